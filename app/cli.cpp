@@ -1,0 +1,221 @@
+#include "app/cli.h"
+
+#include "core/evaluate.h"
+#include "core/fields.h"
+#include "io/presets_io.h"
+#include "io/report_io.h"
+#include "io/scenario_io.h"
+#include "io/text.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QJsonDocument>
+#include <QTextStream>
+#include <cstdio>
+
+namespace cli {
+
+namespace {
+
+const QStringList kCommands{QStringLiteral("eval"), QStringLiteral("presets")};
+
+QTextStream &out()
+{
+    static QTextStream stream(stdout);
+    return stream;
+}
+
+int fail(const core::InputError &e)
+{
+    QTextStream err(stderr);
+    err << "parascope: " << io::qs(e.toString()) << Qt::endl;
+    return invalidInput;
+}
+
+int fail(const QString &key, const QString &message)
+{
+    return fail(core::InputError{key.toStdString(), message.toStdString()});
+}
+
+QString fieldList()
+{
+    QString text;
+    for (const auto &field : core::scenarioFields()) {
+        QString line = QStringLiteral("  %1").arg(io::qs(field.key), -22) + io::qs(field.help);
+        const std::string allowed = core::allowedText(field);
+        if (!allowed.empty())
+            line += QStringLiteral(" (%1)").arg(io::qs(allowed));
+        text += line + QLatin1Char('\n');
+    }
+    return text;
+}
+
+QString overview()
+{
+    return QStringLiteral(
+        "Usage: parascope [SCENARIO]            open the window\n"
+        "       parascope eval [SCENARIO] [--set KEY=VALUE ...] [--check] [--format text|json]\n"
+        "       parascope presets [--format text|json]\n"
+        "\n"
+        "Common options: --presets FILE (extra model/device presets), --help, --version\n"
+        "Run 'parascope COMMAND --help' for a command's options.\n");
+}
+
+// Options every subcommand shares.
+struct Common
+{
+    QCommandLineOption presets{QStringLiteral("presets"),
+                               QStringLiteral("Extra model/device presets (JSON)."),
+                               QStringLiteral("FILE")};
+    QCommandLineOption format{QStringLiteral("format"),
+                              QStringLiteral("Output format: text or json."),
+                              QStringLiteral("text|json"), QStringLiteral("text")};
+    QCommandLineOption help{{QStringLiteral("h"), QStringLiteral("help")},
+                            QStringLiteral("Show this help.")};
+    QCommandLineOption version{{QStringLiteral("v"), QStringLiteral("version")},
+                               QStringLiteral("Show the version.")};
+
+    void addTo(QCommandLineParser &parser) const
+    {
+        parser.addOption(presets);
+        parser.addOption(format);
+        parser.addOption(help);
+        parser.addOption(version);
+    }
+};
+
+// Parses and answers --help / --version. Returns -1 to go on, else an exit status.
+int parse(QCommandLineParser &parser, const Common &common, const QStringList &arguments,
+          const QString &extraHelp = {})
+{
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    if (!parser.parse(arguments))
+        return fail(QString(), parser.errorText());
+    if (parser.isSet(common.help)) {
+        out() << parser.helpText() << extraHelp;
+        out().flush();
+        return ok;
+    }
+    if (parser.isSet(common.version)) {
+        out() << "parascope " << PARASCOPE_VERSION << Qt::endl;
+        return ok;
+    }
+    const QString format = parser.value(common.format);
+    if (format != QLatin1String("text") && format != QLatin1String("json"))
+        return fail(QStringLiteral("--format"),
+                    QStringLiteral("expected text or json, got '%1'").arg(format));
+    return -1;
+}
+
+int loadPresets(const QCommandLineParser &parser, const Common &common, core::Presets &presets)
+{
+    if (auto e = io::loadPresets(presets, parser.value(common.presets)))
+        return fail(*e);
+    return -1;
+}
+
+int runEval(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Evaluate a scenario: memory per pipeline stage against the device."));
+    Common common;
+    common.addTo(parser);
+    QCommandLineOption set(QStringLiteral("set"),
+                           QStringLiteral("Set a scenario key (repeatable), e.g. --set tp=4."),
+                           QStringLiteral("KEY=VALUE"));
+    QCommandLineOption check(QStringLiteral("check"),
+                             QStringLiteral("Exit with status 1 when the plan does not fit."));
+    parser.addOption(set);
+    parser.addOption(check);
+    parser.addPositionalArgument(QStringLiteral("scenario"),
+                                 QStringLiteral("A .parascope.json scenario file (optional)."),
+                                 QStringLiteral("[SCENARIO]"));
+    if (int status =
+            parse(parser, common, arguments, QStringLiteral("\nScenario keys:\n") + fieldList());
+        status >= 0)
+        return status;
+    if (parser.positionalArguments().size() > 1)
+        return fail(QStringLiteral("SCENARIO"), QStringLiteral("expected at most one file, got %1")
+                                                    .arg(parser.positionalArguments().size()));
+
+    core::Presets presets;
+    if (int status = loadPresets(parser, common, presets); status >= 0)
+        return status;
+    core::Scenario scenario;
+    if (!parser.positionalArguments().isEmpty())
+        if (auto e = io::readScenarioFile(parser.positionalArguments().constFirst(), scenario))
+            return fail(*e);
+    for (const QString &assignment : parser.values(set))
+        if (auto e = io::applySetting(scenario, assignment))
+            return fail(*e);
+
+    const core::Report report = core::evaluate(scenario, presets);
+    if (report.error)
+        return fail(*report.error);
+    if (parser.value(common.format) == QLatin1String("json"))
+        out() << QJsonDocument(io::reportToJson(report)).toJson(QJsonDocument::Indented);
+    else
+        out() << io::reportToText(report);
+    out().flush();
+    return parser.isSet(check) && !report.fits ? doesNotFit : ok;
+}
+
+int runPresets(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("List the model and device presets."));
+    Common common;
+    common.addTo(parser);
+    if (int status = parse(parser, common, arguments); status >= 0)
+        return status;
+    if (!parser.positionalArguments().isEmpty())
+        return fail(QString(), QStringLiteral("presets takes no arguments, got '%1'")
+                                   .arg(parser.positionalArguments().constFirst()));
+    core::Presets presets;
+    if (int status = loadPresets(parser, common, presets); status >= 0)
+        return status;
+    if (parser.value(common.format) == QLatin1String("json"))
+        out() << QJsonDocument(io::presetsToJson(presets)).toJson(QJsonDocument::Indented);
+    else
+        out() << io::presetsToText(presets);
+    out().flush();
+    return ok;
+}
+
+} // namespace
+
+bool isCommand(const QString &argument)
+{
+    return kCommands.contains(argument);
+}
+
+bool isInformational(const QStringList &arguments)
+{
+    for (const QString &a : arguments.mid(1)) {
+        if (a == QLatin1String("-h") || a == QLatin1String("--help") || a == QLatin1String("-v") ||
+            a == QLatin1String("--version"))
+            return true;
+    }
+    return false;
+}
+
+int run(const QStringList &arguments)
+{
+    QStringList rest = arguments;
+    const QString command = rest.size() > 1 ? rest.takeAt(1) : QString();
+    if (command == QLatin1String("eval"))
+        return runEval(rest);
+    if (command == QLatin1String("presets"))
+        return runPresets(rest);
+    // Only --help / --version reach here without a command.
+    if (arguments.contains(QLatin1String("--version")) || arguments.contains(QLatin1String("-v"))) {
+        out() << "parascope " << PARASCOPE_VERSION << Qt::endl;
+        return ok;
+    }
+    out() << overview();
+    out().flush();
+    return ok;
+}
+
+} // namespace cli

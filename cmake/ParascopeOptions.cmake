@@ -1,0 +1,29 @@
+# Compile options shared by every Parascope target. Targets link
+# Parascope::Options instead of touching CMAKE_CXX_FLAGS.
+add_library(parascope_options INTERFACE)
+add_library(Parascope::Options ALIAS parascope_options)
+
+target_compile_options(parascope_options INTERFACE
+    -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast)
+
+if(PARASCOPE_SANITIZE)
+    target_compile_options(parascope_options INTERFACE
+        -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+    target_link_options(parascope_options INTERFACE -fsanitize=address,undefined)
+endif()
+
+# Qt's strict string and connection rules (STYLE.md, habit 11).
+add_library(parascope_qt_options INTERFACE)
+add_library(Parascope::QtOptions ALIAS parascope_qt_options)
+target_link_libraries(parascope_qt_options INTERFACE parascope_options)
+target_compile_definitions(parascope_qt_options INTERFACE
+    QT_NO_CAST_FROM_ASCII QT_NO_CAST_TO_ASCII QT_NO_FOREACH QT_NO_KEYWORDS
+    QT_NO_CAST_FROM_BYTEARRAY QT_NO_URL_CAST_FROM_STRING QT_NO_NARROWING_CONVERSIONS_IN_CONNECT)
+
+# The settings every translation unit of core/ compiles with: C++20, Eigen and
+# nothing else. The boundary test compiles a probe with exactly these.
+function(parascope_core_settings target)
+    target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
+    target_link_libraries(${target} PUBLIC Eigen3::Eigen PRIVATE parascope_options)
+    target_compile_features(${target} PUBLIC cxx_std_20)
+endfunction()

@@ -1,0 +1,176 @@
+#include "core/evaluate.h"
+
+#include "core/units.h"
+#include "core/validate.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace core {
+
+namespace {
+
+std::string gb(std::int64_t bytes)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1f GB", static_cast<double>(bytes) / kGB);
+    return buffer;
+}
+
+// Bytes per parameter for gradients and optimizer states (DESIGN §3.5, ZeRO paper §3.1:
+// mixed-precision Adam keeps 2 + 2 + K with K = 12).
+struct TrainingStates
+{
+    int gradBytes = 0;
+    int optimizerBytes = 0;
+};
+
+TrainingStates trainingStates(const Scenario &s)
+{
+    if (s.mode != Mode::training)
+        return {};
+    const bool fp32Weights = s.precision == Precision::fp32;
+    // FP32 training: the weights are the master copy, so only two FP32 moments (4 + 4 + 8).
+    // Otherwise an FP32 master copy plus two FP32 moments (12), as in ZeRO's K = 12.
+    const int optimizer = fp32Weights ? 8 : 12;
+    // Gradients in the training precision, or FP32 when accumulated so (Megatron-LM's 18 B).
+    const int grads = fp32Weights || s.gradPrecision == Precision::fp32 ? 4 : 2;
+    return {grads, optimizer};
+}
+
+std::int64_t stageParams(const ModelSpec &model, const ParamCounts &perDevice, int stage,
+                         int stages, int layers, int tp)
+{
+    if (!model.hasArchitecture())
+        return ceilDiv(ceilDiv(model.params, tp), stages);
+    std::int64_t params = layers * perDevice.perLayer;
+    if (stage == 0)
+        params += perDevice.embedding;
+    if (stage == stages - 1) {
+        params += perDevice.finalNorm + perDevice.lmHead;
+        // A tied LM head on its own stage keeps a copy of the embedding, as Megatron-LM does.
+        if (model.tiedEmbeddings && stages > 1)
+            params += ceilDiv(model.vocab, tp) * static_cast<std::int64_t>(model.hidden);
+    }
+    return params;
+}
+
+int minTpForWeights(const ModelSpec &model, const Scenario &s, std::int64_t capacity,
+                    std::int64_t reserve)
+{
+    const int limit = model.hasArchitecture() ? model.heads : 1 << 16;
+    for (int t = 1; t <= limit; t *= 2) {
+        if (model.hasArchitecture() && model.heads % t != 0)
+            continue;
+        if (weightBytes(countParams(model, t).total, s.precision) + reserve <= capacity)
+            return t;
+    }
+    return 0;
+}
+
+void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const DeviceSpec &device)
+{
+    if (!r.fits && r.firstOverflowStage >= 0) {
+        const auto &st = r.stages[static_cast<std::size_t>(r.firstOverflowStage)];
+        r.warnings.push_back({"does-not-fit", "stage " + std::to_string(st.index) +
+                                                  " does not fit: it needs " + gb(st.totalBytes) +
+                                                  " of " + gb(st.capacityBytes)});
+    }
+    if (s.pp > 1 && s.microbatches < s.pp)
+        r.warnings.push_back({"pipe-never-fills", "m = " + std::to_string(s.microbatches) +
+                                                      " < K = " + std::to_string(s.pp) +
+                                                      ": the pipeline never fills"});
+    if (model.hasArchitecture() && model.layers % s.pp != 0)
+        r.warnings.push_back(
+            {"uneven-stages", std::to_string(model.layers) + " layers do not divide into " +
+                                  std::to_string(s.pp) + " stages; the first " +
+                                  std::to_string(model.layers % s.pp) + " take one more"});
+    if (s.tp > device.devicesPerNode)
+        r.warnings.push_back({"tp-spans-nodes", "tp = " + std::to_string(s.tp) + " exceeds the " +
+                                                    std::to_string(device.devicesPerNode) +
+                                                    " devices of a node: tensor parallelism "
+                                                    "crosses the slower inter-node network"});
+    if (model.hasArchitecture() && s.tp > model.kvHeads)
+        r.warnings.push_back(
+            {"kv-heads-replicated", "tp = " + std::to_string(s.tp) + " exceeds the " +
+                                        std::to_string(model.kvHeads) +
+                                        " KV heads: each device keeps a replicated KV head"});
+}
+
+} // namespace
+
+std::int64_t weightBytes(std::int64_t params, Precision precision)
+{
+    return bytesFor(params, precision);
+}
+
+Report evaluate(const Scenario &s, const Presets &presets)
+{
+    Report r;
+    if (auto e = validate(s, presets)) {
+        r.error = std::move(e);
+        return r;
+    }
+    const ModelSpec &model = *resolveModel(s, presets);
+    const DeviceSpec &device = *resolveDevice(s, presets);
+
+    r.modelId = model.id;
+    r.modelName = model.name.empty() ? model.id : model.name;
+    r.deviceId = device.id;
+    r.deviceName = device.name.empty() ? device.id : device.name;
+    r.precision = s.precision;
+    r.mode = s.mode;
+    r.params = exactParams(model);
+    r.nominalParams = nominalParams(model);
+    r.weightsBytes = weightBytes(r.params, s.precision);
+    r.nominalWeightsBytes = weightBytes(r.nominalParams, s.precision);
+    r.tp = s.tp;
+    r.pp = s.pp;
+    r.dp = s.dp;
+    r.devices = s.devices();
+
+    const TrainingStates states = trainingStates(s);
+    r.weightBytesPerParam = bitsPerValue(s.precision) / 8.0;
+    r.gradBytesPerParam = states.gradBytes;
+    r.optimizerBytesPerParam = states.optimizerBytes;
+
+    const std::int64_t capacity = device.capacityBytes();
+    const std::int64_t reserve = std::llround(s.reserveGib * static_cast<double>(kGiB));
+    r.minTpForWeights = minTpForWeights(model, s, capacity, reserve);
+
+    const ParamCounts perDevice = countParams(model, s.tp);
+    const std::vector<int> layers =
+        model.hasArchitecture() ? splitLayers(model.layers, s.pp) : std::vector<int>(s.pp, 0);
+    // ZeRO-1 shards optimizer states over D, ZeRO-2 also gradients, ZeRO-3 also
+    // parameters (Rajbhandari et al. 2020, §5).
+    const std::int64_t d = s.dp;
+    auto zeroShard = [d](std::int64_t bytes, bool sharded) {
+        return sharded ? ceilDiv(bytes, d) : bytes;
+    };
+
+    r.fits = true;
+    for (int i = 0; i < s.pp; ++i) {
+        StageReport st;
+        st.index = i;
+        st.layers = layers[static_cast<std::size_t>(i)];
+        st.params = stageParams(model, perDevice, i, s.pp, st.layers, s.tp);
+        st.weightsBytes = zeroShard(weightBytes(st.params, s.precision), s.zero >= 3);
+        st.gradsBytes = zeroShard(st.params * states.gradBytes, s.zero >= 2);
+        st.optimizerBytes = zeroShard(st.params * states.optimizerBytes, s.zero >= 1);
+        st.reserveBytes = reserve;
+        st.totalBytes = st.weightsBytes + st.gradsBytes + st.optimizerBytes + st.activationsBytes +
+                        st.cachedOutputsBytes + st.kvCacheBytes + st.reserveBytes;
+        st.capacityBytes = capacity;
+        st.headroomBytes = capacity - st.totalBytes;
+        st.fits = st.headroomBytes >= 0;
+        if (!st.fits && r.fits) {
+            r.fits = false;
+            r.firstOverflowStage = i;
+        }
+        r.stages.push_back(st);
+    }
+    addWarnings(r, s, model, device);
+    return r;
+}
+
+} // namespace core

@@ -1,0 +1,232 @@
+#include "core/fields.h"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+
+namespace core {
+
+namespace {
+
+const std::array kFields{
+    FieldInfo{"model", &Scenario::model,
+              "The model to split: a preset id or an inline definition."},
+    FieldInfo{"device", &Scenario::device, "The accelerator every stage runs on."},
+    FieldInfo{"precision", &Scenario::precision, "Number format of the weights."},
+    FieldInfo{"grad_precision", &Scenario::gradPrecision,
+              "Gradient format in training; fp32 accumulates as Megatron-LM does (18 bytes per "
+              "parameter)."},
+    FieldInfo{"mode", &Scenario::mode,
+              "Training keeps gradients and optimizer states; "
+              "inference keeps a KV cache."},
+    FieldInfo{"tp", &Scenario::tp, "Tensor-parallel degree T: devices that split each matrix."},
+    FieldInfo{"pp", &Scenario::pp, "Pipeline stages K: groups of consecutive layers."},
+    FieldInfo{"dp", &Scenario::dp,
+              "Data-parallel degree D: replicas that each see part of the "
+              "batch."},
+    FieldInfo{"zero", &Scenario::zero,
+              "ZeRO stage 0-3: shard optimizer states (1), gradients "
+              "(2) and parameters (3) across D."},
+    FieldInfo{"microbatches", &Scenario::microbatches,
+              "Micro-batches m per step; more shrink the pipeline bubble."},
+    FieldInfo{"microbatch_size", &Scenario::microbatchSize, "Sequences per micro-batch."},
+    FieldInfo{"seq_len", &Scenario::seqLen, "Tokens per sequence."},
+    FieldInfo{"schedule", &Scenario::schedule, "Pipeline schedule."},
+    FieldInfo{"virtual_stages", &Scenario::virtualStages,
+              "Model chunks v per device for the interleaved schedule."},
+    FieldInfo{"recompute", &Scenario::recompute,
+              "Activation recomputation: none, selective (attention), or full layers."},
+    FieldInfo{"attention", &Scenario::attention,
+              "Attention kernel: flash keeps no s-by-s matrices, eager does."},
+    FieldInfo{"sequence_parallel", &Scenario::sequenceParallel,
+              "Split norms and dropout along the sequence across T (Korthikanti et al. 2022)."},
+    FieldInfo{"cache_outputs", &Scenario::cacheOutputs,
+              "Keep every micro-batch's output on the last stage until the step ends "
+              "(pytorch/pytorch#159251)."},
+    FieldInfo{"reserve_gib", &Scenario::reserveGib,
+              "Memory per device lost to the framework (CUDA context, NCCL buffers), in GiB."},
+    FieldInfo{"inter_node_gb_per_s", &Scenario::interNodeGbPerS,
+              "Inter-node bandwidth per device per direction, in GB/s; empty for the device's."},
+};
+
+template <typename T> std::optional<T> parseNumber(std::string_view text)
+{
+    T value{};
+    const char *end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (ec != std::errc{} || ptr != end || text.empty())
+        return std::nullopt;
+    if constexpr (std::is_floating_point_v<T>) {
+        if (!std::isfinite(value))
+            return std::nullopt;
+    }
+    return value;
+}
+
+std::string quoted(std::string_view text)
+{
+    return "'" + std::string(text) + "'";
+}
+
+template <typename E> std::string enumError(std::string_view text)
+{
+    return "unknown value " + quoted(text) + "; expected " + allowedNames<E>();
+}
+
+std::string numberText(double value)
+{
+    std::array<char, 32> buffer{};
+    auto [ptr, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+    return std::string(buffer.data(), ptr);
+}
+
+} // namespace
+
+std::span<const FieldInfo> scenarioFields()
+{
+    return kFields;
+}
+
+const FieldInfo *findField(std::string_view key)
+{
+    for (const auto &field : kFields)
+        if (field.key == key)
+            return &field;
+    return nullptr;
+}
+
+FieldKind fieldKind(const FieldInfo &field)
+{
+    return std::visit(
+        [](auto member) {
+            using T = std::remove_cvref_t<decltype(std::declval<Scenario>().*member)>;
+            if constexpr (std::is_same_v<T, int>)
+                return FieldKind::integer;
+            else if constexpr (std::is_same_v<T, double> ||
+                               std::is_same_v<T, std::optional<double>>)
+                return FieldKind::number;
+            else if constexpr (std::is_same_v<T, bool>)
+                return FieldKind::boolean;
+            else
+                return FieldKind::text;
+        },
+        field.member);
+}
+
+std::string allowedText(const FieldInfo &field)
+{
+    return std::visit(
+        [](auto member) -> std::string {
+            using T = std::remove_cvref_t<decltype(std::declval<Scenario>().*member)>;
+            if constexpr (std::is_enum_v<T>)
+                return allowedNames<T>();
+            else if constexpr (std::is_same_v<T, bool>)
+                return "true or false";
+            else
+                return {};
+        },
+        field.member);
+}
+
+std::optional<InputError> setField(Scenario &s, std::string_view key, std::string_view text)
+{
+    const FieldInfo *field = findField(key);
+    if (!field)
+        return InputError{std::string(key), "unknown key"};
+    std::string message = std::visit(
+        [&s, text](auto member) -> std::string {
+            auto &slot = s.*member;
+            using T = std::remove_cvref_t<decltype(slot)>;
+            if constexpr (std::is_same_v<T, int>) {
+                auto v = parseNumber<int>(text);
+                if (!v)
+                    return "expected a whole number, got " + quoted(text);
+                slot = *v;
+            } else if constexpr (std::is_same_v<T, double>) {
+                auto v = parseNumber<double>(text);
+                if (!v)
+                    return "expected a number, got " + quoted(text);
+                slot = *v;
+            } else if constexpr (std::is_same_v<T, std::optional<double>>) {
+                if (text.empty()) {
+                    slot.reset();
+                } else {
+                    auto v = parseNumber<double>(text);
+                    if (!v)
+                        return "expected a number, got " + quoted(text);
+                    slot = *v;
+                }
+            } else if constexpr (std::is_same_v<T, bool>) {
+                if (text == "true")
+                    slot = true;
+                else if (text == "false")
+                    slot = false;
+                else
+                    return "expected true or false, got " + quoted(text);
+            } else if constexpr (std::is_same_v<T, std::string>) {
+                if (text.empty())
+                    return "must not be empty";
+                slot = std::string(text);
+            } else {
+                auto v = parseEnum<T>(text);
+                if (!v)
+                    return enumError<T>(text);
+                slot = *v;
+            }
+            return {};
+        },
+        field->member);
+    if (!message.empty())
+        return InputError{std::string(key), message};
+    if (key == "model")
+        s.customModel.reset();
+    else if (key == "device")
+        s.customDevice.reset();
+    return std::nullopt;
+}
+
+std::string fieldText(const Scenario &s, std::string_view key)
+{
+    const FieldInfo *field = findField(key);
+    if (!field)
+        return {};
+    return std::visit(
+        [&s](auto member) -> std::string {
+            const auto &slot = s.*member;
+            using T = std::remove_cvref_t<decltype(slot)>;
+            if constexpr (std::is_same_v<T, int>)
+                return std::to_string(slot);
+            else if constexpr (std::is_same_v<T, double>)
+                return numberText(slot);
+            else if constexpr (std::is_same_v<T, std::optional<double>>)
+                return slot ? numberText(*slot) : std::string();
+            else if constexpr (std::is_same_v<T, bool>)
+                return slot ? "true" : "false";
+            else if constexpr (std::is_same_v<T, std::string>)
+                return slot;
+            else
+                return std::string(toString(slot));
+        },
+        field->member);
+}
+
+std::optional<double> fieldNumber(const Scenario &s, std::string_view key)
+{
+    const FieldInfo *field = findField(key);
+    if (!field)
+        return std::nullopt;
+    return std::visit(
+        [&s](auto member) -> std::optional<double> {
+            const auto &slot = s.*member;
+            using T = std::remove_cvref_t<decltype(slot)>;
+            if constexpr (std::is_same_v<T, int> || std::is_same_v<T, double>)
+                return static_cast<double>(slot);
+            else if constexpr (std::is_same_v<T, std::optional<double>>)
+                return slot;
+            else
+                return std::nullopt;
+        },
+        field->member);
+}
+
+} // namespace core

@@ -1,0 +1,55 @@
+#pragma once
+
+#include "core/error.h"
+#include "core/scenario.h"
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace core {
+
+// Where a scenario key lives in the struct. One table serves the scenario
+// file, `--set KEY=VALUE`, and (later) the window's generic "set field" edit.
+using FieldMember =
+    std::variant<int Scenario::*, double Scenario::*, bool Scenario::*, std::string Scenario::*,
+                 std::optional<double> Scenario::*, Precision Scenario::*, Mode Scenario::*,
+                 Schedule Scenario::*, Recompute Scenario::*, Attention Scenario::*>;
+
+enum class FieldKind
+{
+    integer,
+    number,
+    boolean,
+    text
+};
+
+struct FieldInfo
+{
+    std::string_view key;
+    FieldMember member;
+    std::string_view help; // one sentence, shown as a tooltip and in --help
+};
+
+std::span<const FieldInfo> scenarioFields();
+const FieldInfo *findField(std::string_view key);
+FieldKind fieldKind(const FieldInfo &field);
+
+// Parses `text` into the field named `key`. Only the syntax is checked here;
+// ranges and combinations are `validate`'s job. Setting `model` or `device`
+// to a preset id drops an inline definition.
+std::optional<InputError> setField(Scenario &scenario, std::string_view key, std::string_view text);
+
+// The field's value as `setField` accepts it; empty for an unset optional.
+std::string fieldText(const Scenario &scenario, std::string_view key);
+
+// The numeric value of an integer or number field; nullopt for an unset
+// optional or a non-numeric field.
+std::optional<double> fieldNumber(const Scenario &scenario, std::string_view key);
+
+// "int8, int4 or q4_0"-style list of what a text field accepts; empty if free.
+std::string allowedText(const FieldInfo &field);
+
+} // namespace core

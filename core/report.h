@@ -1,0 +1,83 @@
+#pragma once
+
+#include "core/error.h"
+#include "core/scenario.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace core {
+
+// What one device of a pipeline stage holds, in bytes.
+struct StageReport
+{
+    int index = 0;
+    int layers = 0;
+    std::int64_t params = 0; // parameters on one device of this stage
+    std::int64_t weightsBytes = 0;
+    std::int64_t gradsBytes = 0;
+    std::int64_t optimizerBytes = 0;
+    std::int64_t activationsBytes = 0;   // filled by the pipeline engine (issue 3)
+    std::int64_t cachedOutputsBytes = 0; // filled by the pipeline engine (issue 3)
+    std::int64_t kvCacheBytes = 0;       // filled by the pipeline engine (issue 3)
+    std::int64_t reserveBytes = 0;
+    std::int64_t totalBytes = 0;
+    std::int64_t capacityBytes = 0;
+    std::int64_t headroomBytes = 0; // negative when the stage does not fit
+    bool fits = false;
+};
+
+// A valid configuration worth pointing out (DESIGN §4, "warning" column).
+struct Warning
+{
+    std::string code; // stable identifier, e.g. "does-not-fit"
+    std::string message;
+};
+
+// Every number derived from a scenario. When `error` is set the scenario was
+// invalid and nothing else is meaningful.
+struct Report
+{
+    std::optional<InputError> error;
+
+    std::string modelId;
+    std::string modelName;
+    std::string deviceId;
+    std::string deviceName;
+    Precision precision = Precision::bf16;
+    Mode mode = Mode::training;
+
+    std::int64_t params = 0;              // exact, from the architecture
+    std::int64_t nominalParams = 0;       // advertised size
+    std::int64_t weightsBytes = 0;        // params at the precision
+    std::int64_t nominalWeightsBytes = 0; // nominal size at the precision (the seed's table)
+
+    int tp = 1;
+    int pp = 1;
+    int dp = 1;
+    int devices = 1;
+    int minTpForWeights = 0; // smallest power-of-two T whose weights fit one device; 0 if none
+
+    // Bytes kept per parameter in training (DESIGN §3.5), before ZeRO.
+    double weightBytesPerParam = 0;
+    double gradBytesPerParam = 0;
+    double optimizerBytesPerParam = 0;
+
+    std::vector<StageReport> stages;
+    bool fits = false;
+    int firstOverflowStage = -1;
+    std::vector<Warning> warnings;
+
+    bool ok() const { return !error; }
+    bool hasWarning(std::string_view code) const
+    {
+        for (const auto &w : warnings)
+            if (w.code == code)
+                return true;
+        return false;
+    }
+};
+
+} // namespace core

@@ -1,0 +1,94 @@
+#pragma once
+
+#include "core/device.h"
+#include "core/enums.h"
+#include "core/model.h"
+#include "core/precision.h"
+
+#include <optional>
+#include <string>
+
+namespace core {
+
+enum class Mode
+{
+    training,
+    inference
+};
+enum class Schedule
+{
+    gpipe,
+    oneFOneB,
+    interleaved,
+    zbH1
+};
+enum class Recompute
+{
+    none,
+    selective,
+    full
+};
+enum class Attention
+{
+    flash,
+    eager
+};
+
+constexpr auto enumNames(Mode)
+{
+    return std::array{EnumName<Mode>{Mode::training, "training"},
+                      EnumName<Mode>{Mode::inference, "inference"}};
+}
+constexpr auto enumNames(Schedule)
+{
+    using S = Schedule;
+    return std::array{EnumName<S>{S::gpipe, "gpipe"}, EnumName<S>{S::oneFOneB, "1f1b"},
+                      EnumName<S>{S::interleaved, "interleaved"}, EnumName<S>{S::zbH1, "zb-h1"}};
+}
+constexpr auto enumNames(Recompute)
+{
+    using R = Recompute;
+    return std::array{EnumName<R>{R::none, "none"}, EnumName<R>{R::selective, "selective"},
+                      EnumName<R>{R::full, "full"}};
+}
+constexpr auto enumNames(Attention)
+{
+    return std::array{EnumName<Attention>{Attention::flash, "flash"},
+                      EnumName<Attention>{Attention::eager, "eager"}};
+}
+
+// Every input of an evaluation. The defaults are DESIGN §4's default
+// scenario: Llama 3.1 70B, BF16, training on H100 SXM, T=8, K=4, D=2.
+struct Scenario
+{
+    std::string model = "llama-3.1-70b";
+    std::optional<ModelSpec> customModel; // an inline model replaces the preset
+    std::string device = "h100-sxm";
+    std::optional<DeviceSpec> customDevice;
+    Precision precision = Precision::bf16;
+    Precision gradPrecision = Precision::bf16; // fp32: Megatron-style FP32 accumulation
+    Mode mode = Mode::training;
+    int tp = 8;
+    int pp = 4;
+    int dp = 2;
+    int zero = 1;
+    int microbatches = 16;
+    int microbatchSize = 1;
+    int seqLen = 4096;
+    Schedule schedule = Schedule::oneFOneB;
+    int virtualStages = 1;
+    Recompute recompute = Recompute::selective;
+    Attention attention = Attention::flash;
+    bool sequenceParallel = true;
+    bool cacheOutputs = true; // PyTorch pipelining keeps every micro-batch's output
+    double reserveGib = 2.0;
+    std::optional<double> interNodeGbPerS; // overrides the device's network
+
+    int devices() const { return tp * pp * dp; }
+    bool operator==(const Scenario &) const = default;
+};
+
+inline constexpr const char *kScenarioFormat = "parascope-scenario";
+inline constexpr int kScenarioVersion = 1;
+
+} // namespace core

@@ -1,0 +1,329 @@
+#include "io/presets_io.h"
+
+#include "core/evaluate.h"
+#include "core/validate.h"
+#include "io/json_fields.h"
+#include "io/text.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QStandardPaths>
+#include <QTextStream>
+
+namespace io {
+
+namespace {
+
+std::optional<core::InputError> readJsonObject(const QByteArray &json, QJsonObject &out)
+{
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
+    if (parseError.error != QJsonParseError::NoError)
+        return core::InputError{"", "not valid JSON: " + parseError.errorString().toStdString() +
+                                        " at byte " + std::to_string(parseError.offset)};
+    if (!doc.isObject())
+        return core::InputError{"", "expected a JSON object at the top level"};
+    out = doc.object();
+    return std::nullopt;
+}
+
+std::optional<core::InputError> readFile(const QString &path, QByteArray &out)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return core::InputError{"", "cannot read " + path.toStdString() + ": " +
+                                        file.errorString().toStdString()};
+    out = file.readAll();
+    return std::nullopt;
+}
+
+core::InputError inFile(core::InputError e, const QString &path)
+{
+    e.message += " (in " + path.toStdString() + ")";
+    return e;
+}
+
+} // namespace
+
+std::optional<core::InputError> parseModel(const QJsonObject &object, core::ModelSpec &m,
+                                           const std::string &prefix)
+{
+    JsonFields f(object, prefix);
+    f.text("id", m.id);
+    f.text("name", m.name);
+    f.integer("layers", m.layers);
+    f.integer("hidden", m.hidden);
+    f.integer("heads", m.heads);
+    f.integer("kv_heads", m.kvHeads);
+    f.integer("ffn_hidden", m.ffnHidden);
+    f.integer("vocab", m.vocab);
+    f.boolean("gated_mlp", m.gatedMlp);
+    f.boolean("tied_embeddings", m.tiedEmbeddings);
+    f.boolean("dropout", m.dropout);
+    f.boolean("bias", m.bias);
+    f.integer("learned_positions", m.learnedPositions);
+    f.integer64("params", m.params);
+    f.integer64("nominal_params", m.nominalParams);
+    f.text("source", m.source);
+    if (!f.has("kv_heads"))
+        m.kvHeads = m.heads; // multi-head attention unless said otherwise
+    if (m.id.empty())
+        m.id = m.name;
+    if (m.id.empty())
+        f.fail("name", "a model needs an id or a name");
+    if (m.hasArchitecture() && m.params > 0)
+        f.fail("params", "give either the architecture or params, not both");
+    if (auto e = f.finish())
+        return e;
+    if (auto e = core::validateModel(m)) {
+        e->key = prefix + e->key.substr(e->key.find('.') + 1);
+        return e;
+    }
+    return std::nullopt;
+}
+
+std::optional<core::InputError> parseDevice(const QJsonObject &object, core::DeviceSpec &d,
+                                            const std::string &prefix)
+{
+    JsonFields f(object, prefix);
+    f.text("id", d.id);
+    f.text("name", d.name);
+    f.number("memory_gib", d.memoryGib);
+    f.known("tflops");
+    f.integer("devices_per_node", d.devicesPerNode);
+    f.number("intra_node_gb_per_s", d.intraNodeGbPerS);
+    f.number("inter_node_gb_per_s", d.interNodeGbPerS);
+    f.number("tdp_w", d.tdpW);
+    f.text("process", d.process);
+    f.text("source", d.source);
+    if (d.id.empty())
+        d.id = d.name;
+    if (d.id.empty())
+        f.fail("name", "a device needs an id or a name");
+    if (auto e = f.finish())
+        return e;
+    if (object.contains(QStringLiteral("tflops"))) {
+        const QJsonValue value = object.value(QStringLiteral("tflops"));
+        if (!value.isObject())
+            return core::InputError{prefix + "tflops", "expected an object of precision: TFLOPS, "
+                                                       "got " +
+                                                           describe(value)};
+        d.tflops.clear();
+        const QJsonObject table = value.toObject();
+        for (auto it = table.begin(); it != table.end(); ++it) {
+            const std::string key = it.key().toStdString();
+            auto precision = core::parseEnum<core::Precision>(key);
+            if (!precision)
+                return core::InputError{prefix + "tflops." + key,
+                                        "unknown precision; expected " +
+                                            core::allowedNames<core::Precision>()};
+            if (!it.value().isDouble())
+                return core::InputError{prefix + "tflops." + key,
+                                        "expected a number, got " + describe(it.value())};
+            d.tflops[*precision] = it.value().toDouble();
+        }
+    }
+    if (auto e = core::validateDevice(d)) {
+        e->key = prefix + e->key.substr(e->key.find('.') + 1);
+        return e;
+    }
+    return std::nullopt;
+}
+
+std::optional<core::InputError> mergePresets(core::Presets &presets, const QByteArray &json)
+{
+    QJsonObject root;
+    if (auto e = readJsonObject(json, root))
+        return e;
+    JsonFields f(root, "");
+    std::string format;
+    int version = 0;
+    f.text("format", format);
+    f.integer("version", version);
+    f.known("models");
+    f.known("devices");
+    if (auto e = f.finish())
+        return e;
+    if (format != kPresetsFormat)
+        return core::InputError{"format", "expected \"" + std::string(kPresetsFormat) + "\""};
+    if (version < 1 || version > kPresetsVersion)
+        return core::InputError{"version", "version " + std::to_string(version) +
+                                               " is not one this Parascope reads (1)"};
+
+    // Parse everything before changing anything: a bad file adds nothing.
+    core::Presets incoming;
+    const QJsonArray models = root.value(QStringLiteral("models")).toArray();
+    for (qsizetype i = 0; i < models.size(); ++i) {
+        const std::string prefix = "models[" + std::to_string(i) + "].";
+        if (!models.at(i).isObject())
+            return core::InputError{prefix.substr(0, prefix.size() - 1), "expected an object"};
+        core::ModelSpec m;
+        if (auto e = parseModel(models.at(i).toObject(), m, prefix))
+            return e;
+        incoming.put(std::move(m));
+    }
+    const QJsonArray devices = root.value(QStringLiteral("devices")).toArray();
+    for (qsizetype i = 0; i < devices.size(); ++i) {
+        const std::string prefix = "devices[" + std::to_string(i) + "].";
+        if (!devices.at(i).isObject())
+            return core::InputError{prefix.substr(0, prefix.size() - 1), "expected an object"};
+        core::DeviceSpec d;
+        if (auto e = parseDevice(devices.at(i).toObject(), d, prefix))
+            return e;
+        incoming.put(std::move(d));
+    }
+    for (auto &m : incoming.models)
+        presets.put(std::move(m));
+    for (auto &d : incoming.devices)
+        presets.put(std::move(d));
+    return std::nullopt;
+}
+
+std::optional<core::InputError> mergePresetsFile(core::Presets &presets, const QString &path)
+{
+    QByteArray json;
+    if (auto e = readFile(path, json))
+        return e;
+    if (auto e = mergePresets(presets, json))
+        return inFile(*e, path);
+    return std::nullopt;
+}
+
+core::Presets builtinPresets()
+{
+    core::Presets presets;
+    for (const auto *name : {":/presets/models.json", ":/presets/devices.json"}) {
+        const QString path = QLatin1String(name);
+        if (auto e = mergePresetsFile(presets, path))
+            qFatal("built-in presets are broken: %s", e->toString().c_str());
+    }
+    return presets;
+}
+
+QString userPresetsPath()
+{
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation))
+        .filePath(QStringLiteral("presets.json"));
+}
+
+std::optional<core::InputError> loadPresets(core::Presets &out, const QString &extraFile)
+{
+    core::Presets presets = builtinPresets();
+    const QString user = userPresetsPath();
+    if (QFileInfo::exists(user))
+        if (auto e = mergePresetsFile(presets, user))
+            return e;
+    if (!extraFile.isEmpty())
+        if (auto e = mergePresetsFile(presets, extraFile)) {
+            if (e->key.empty())
+                e->key = "--presets";
+            return e;
+        }
+    out = std::move(presets);
+    return std::nullopt;
+}
+
+QJsonObject modelToJson(const core::ModelSpec &m)
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("id"), qs(m.id));
+    o.insert(QStringLiteral("name"), qs(m.name));
+    if (m.hasArchitecture()) {
+        o.insert(QStringLiteral("layers"), m.layers);
+        o.insert(QStringLiteral("hidden"), m.hidden);
+        o.insert(QStringLiteral("heads"), m.heads);
+        o.insert(QStringLiteral("kv_heads"), m.kvHeads);
+        o.insert(QStringLiteral("ffn_hidden"), m.ffnHidden);
+        o.insert(QStringLiteral("vocab"), m.vocab);
+        o.insert(QStringLiteral("gated_mlp"), m.gatedMlp);
+        o.insert(QStringLiteral("tied_embeddings"), m.tiedEmbeddings);
+        o.insert(QStringLiteral("dropout"), m.dropout);
+        o.insert(QStringLiteral("bias"), m.bias);
+        o.insert(QStringLiteral("learned_positions"), m.learnedPositions);
+    } else {
+        o.insert(QStringLiteral("params"), qint64(m.params));
+    }
+    if (m.nominalParams > 0)
+        o.insert(QStringLiteral("nominal_params"), qint64(m.nominalParams));
+    if (!m.source.empty())
+        o.insert(QStringLiteral("source"), qs(m.source));
+    return o;
+}
+
+QJsonObject deviceToJson(const core::DeviceSpec &d)
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("id"), qs(d.id));
+    o.insert(QStringLiteral("name"), qs(d.name));
+    o.insert(QStringLiteral("memory_gib"), d.memoryGib);
+    QJsonObject tflops;
+    for (const auto &[precision, value] : d.tflops)
+        tflops.insert(qs(core::toString(precision)), value);
+    o.insert(QStringLiteral("tflops"), tflops);
+    o.insert(QStringLiteral("devices_per_node"), d.devicesPerNode);
+    o.insert(QStringLiteral("intra_node_gb_per_s"), d.intraNodeGbPerS);
+    o.insert(QStringLiteral("inter_node_gb_per_s"), d.interNodeGbPerS);
+    o.insert(QStringLiteral("tdp_w"), d.tdpW);
+    if (!d.process.empty())
+        o.insert(QStringLiteral("process"), qs(d.process));
+    if (!d.source.empty())
+        o.insert(QStringLiteral("source"), qs(d.source));
+    return o;
+}
+
+QJsonObject presetsToJson(const core::Presets &presets)
+{
+    QJsonArray models;
+    for (const auto &m : presets.models) {
+        QJsonObject o = modelToJson(m);
+        o.insert(QStringLiteral("exact_params"), qint64(core::exactParams(m)));
+        models.append(o);
+    }
+    QJsonArray devices;
+    for (const auto &d : presets.devices)
+        devices.append(deviceToJson(d));
+    QJsonObject root;
+    root.insert(QStringLiteral("format"), QLatin1String(kPresetsFormat));
+    root.insert(QStringLiteral("version"), kPresetsVersion);
+    root.insert(QStringLiteral("models"), models);
+    root.insert(QStringLiteral("devices"), devices);
+    return root;
+}
+
+QString presetsToText(const core::Presets &presets)
+{
+    QString out;
+    QTextStream s(&out);
+    s << "Models\n";
+    for (const auto &m : presets.models) {
+        s << QStringLiteral("  %1  %2  %3 parameters")
+                 .arg(qs(m.id), -16)
+                 .arg(qs(m.name), -16)
+                 .arg(QLocale::c().toString(qint64(core::exactParams(m))));
+        if (m.hasArchitecture())
+            s << QStringLiteral(" (%1 layers, hidden %2, %3 heads, %4 KV heads)")
+                     .arg(m.layers)
+                     .arg(m.hidden)
+                     .arg(m.heads)
+                     .arg(m.kvHeads);
+        s << "\n";
+    }
+    s << "\nDevices\n";
+    for (const auto &d : presets.devices) {
+        QStringList tflops;
+        for (const auto &[precision, value] : d.tflops)
+            tflops << QStringLiteral("%1 %2").arg(qs(core::toString(precision))).arg(value);
+        s << QStringLiteral("  %1  %2  %3 GiB, %4 W, TFLOPS: %5\n")
+                 .arg(qs(d.id), -16)
+                 .arg(qs(d.name), -22)
+                 .arg(d.memoryGib)
+                 .arg(d.tdpW)
+                 .arg(tflops.join(QStringLiteral(", ")));
+    }
+    return out;
+}
+
+} // namespace io

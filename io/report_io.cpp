@@ -1,0 +1,126 @@
+#include "io/report_io.h"
+
+#include "io/text.h"
+
+#include <QJsonArray>
+#include <QLocale>
+#include <QTextStream>
+
+namespace io {
+
+QJsonObject reportToJson(const core::Report &r)
+{
+    QJsonObject model;
+    model.insert(QStringLiteral("id"), qs(r.modelId));
+    model.insert(QStringLiteral("name"), qs(r.modelName));
+    model.insert(QStringLiteral("params"), qint64(r.params));
+    model.insert(QStringLiteral("nominal_params"), qint64(r.nominalParams));
+
+    QJsonObject device;
+    device.insert(QStringLiteral("id"), qs(r.deviceId));
+    device.insert(QStringLiteral("name"), qs(r.deviceName));
+    device.insert(QStringLiteral("capacity_bytes"),
+                  qint64(r.stages.empty() ? 0 : r.stages.front().capacityBytes));
+
+    QJsonObject perParam;
+    perParam.insert(QStringLiteral("weights"), r.weightBytesPerParam);
+    perParam.insert(QStringLiteral("grads"), r.gradBytesPerParam);
+    perParam.insert(QStringLiteral("optimizer"), r.optimizerBytesPerParam);
+
+    QJsonArray stages;
+    for (const auto &st : r.stages) {
+        QJsonObject o;
+        o.insert(QStringLiteral("index"), st.index);
+        o.insert(QStringLiteral("layers"), st.layers);
+        o.insert(QStringLiteral("params"), qint64(st.params));
+        o.insert(QStringLiteral("weights_bytes"), qint64(st.weightsBytes));
+        o.insert(QStringLiteral("grads_bytes"), qint64(st.gradsBytes));
+        o.insert(QStringLiteral("optimizer_bytes"), qint64(st.optimizerBytes));
+        o.insert(QStringLiteral("activations_bytes"), qint64(st.activationsBytes));
+        o.insert(QStringLiteral("cached_outputs_bytes"), qint64(st.cachedOutputsBytes));
+        o.insert(QStringLiteral("kv_cache_bytes"), qint64(st.kvCacheBytes));
+        o.insert(QStringLiteral("reserve_bytes"), qint64(st.reserveBytes));
+        o.insert(QStringLiteral("total_bytes"), qint64(st.totalBytes));
+        o.insert(QStringLiteral("capacity_bytes"), qint64(st.capacityBytes));
+        o.insert(QStringLiteral("headroom_bytes"), qint64(st.headroomBytes));
+        o.insert(QStringLiteral("fits"), st.fits);
+        stages.append(o);
+    }
+
+    QJsonArray warnings;
+    for (const auto &w : r.warnings) {
+        QJsonObject o;
+        o.insert(QStringLiteral("code"), qs(w.code));
+        o.insert(QStringLiteral("message"), qs(w.message));
+        warnings.append(o);
+    }
+
+    QJsonObject root;
+    root.insert(QStringLiteral("format"), QLatin1String(kReportFormat));
+    root.insert(QStringLiteral("version"), kReportVersion);
+    root.insert(QStringLiteral("model"), model);
+    root.insert(QStringLiteral("device"), device);
+    root.insert(QStringLiteral("precision"), qs(core::toString(r.precision)));
+    root.insert(QStringLiteral("mode"), qs(core::toString(r.mode)));
+    root.insert(QStringLiteral("tp"), r.tp);
+    root.insert(QStringLiteral("pp"), r.pp);
+    root.insert(QStringLiteral("dp"), r.dp);
+    root.insert(QStringLiteral("devices"), r.devices);
+    root.insert(QStringLiteral("weights_bytes"), qint64(r.weightsBytes));
+    root.insert(QStringLiteral("nominal_weights_bytes"), qint64(r.nominalWeightsBytes));
+    root.insert(QStringLiteral("bytes_per_param"), perParam);
+    root.insert(QStringLiteral("min_tp_for_weights"), r.minTpForWeights);
+    root.insert(QStringLiteral("fits"), r.fits);
+    root.insert(QStringLiteral("first_overflow_stage"), r.firstOverflowStage >= 0
+                                                            ? QJsonValue(r.firstOverflowStage)
+                                                            : QJsonValue(QJsonValue::Null));
+    root.insert(QStringLiteral("warnings"), warnings);
+    root.insert(QStringLiteral("stages"), stages);
+    return root;
+}
+
+QString reportToText(const core::Report &r)
+{
+    const QLocale c = QLocale::c();
+    auto gb = [](std::int64_t bytes) { return formatBytes(static_cast<double>(bytes)); };
+    QString out;
+    QTextStream s(&out);
+    s << QStringLiteral("%1 on %2, %3 %4\n")
+             .arg(qs(r.modelName), qs(r.deviceName), qs(core::toString(r.precision)),
+                  qs(core::toString(r.mode)));
+    s << QStringLiteral("Parameters      %1 exact, %2 nominal\n")
+             .arg(c.toString(qint64(r.params)), c.toString(qint64(r.nominalParams)));
+    s << QStringLiteral("Weights         %1 exact, %2 nominal\n")
+             .arg(gb(r.weightsBytes), gb(r.nominalWeightsBytes));
+    s << QStringLiteral("Layout          T=%1 x K=%2 x D=%3 = %4 devices\n")
+             .arg(r.tp)
+             .arg(r.pp)
+             .arg(r.dp)
+             .arg(r.devices);
+    if (r.minTpForWeights > 0)
+        s << QStringLiteral("Smallest T      %1 (power of two whose weights fit one device)\n")
+                 .arg(r.minTpForWeights);
+    else
+        s << QStringLiteral("Smallest T      none: the weights do not fit at any T\n");
+    s << QStringLiteral("\nStage  Layers     Weights       Grads   Optimizer    Reserve      "
+                        "Total    Capacity    Headroom  Fits\n");
+    for (const auto &st : r.stages) {
+        s << QStringLiteral("%1  %2  %3  %4  %5  %6  %7  %8  %9  %10\n")
+                 .arg(st.index, 5)
+                 .arg(st.layers, 6)
+                 .arg(gb(st.weightsBytes), 10)
+                 .arg(gb(st.gradsBytes), 10)
+                 .arg(gb(st.optimizerBytes), 10)
+                 .arg(gb(st.reserveBytes), 9)
+                 .arg(gb(st.totalBytes), 9)
+                 .arg(gb(st.capacityBytes), 10)
+                 .arg(gb(st.headroomBytes), 10)
+                 .arg(st.fits ? QStringLiteral("yes") : QStringLiteral("no"));
+    }
+    s << (r.fits ? QStringLiteral("\nFits: yes\n") : QStringLiteral("\nFits: no\n"));
+    for (const auto &w : r.warnings)
+        s << QStringLiteral("warning: %1\n").arg(qs(w.message));
+    return out;
+}
+
+} // namespace io

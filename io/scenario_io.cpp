@@ -1,0 +1,173 @@
+#include "io/scenario_io.h"
+
+#include "core/fields.h"
+#include "io/json_fields.h"
+#include "io/presets_io.h"
+#include "io/text.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <cmath>
+
+namespace io {
+
+namespace {
+
+// A JSON scalar as the text `core::setField` parses, or an error naming the key.
+std::optional<core::InputError> scalarText(const core::FieldInfo &field, const QJsonValue &value,
+                                           std::string &text)
+{
+    const std::string key(field.key);
+    switch (core::fieldKind(field)) {
+    case core::FieldKind::integer: {
+        const double d = value.toDouble();
+        if (!value.isDouble() || std::floor(d) != d || std::abs(d) > 2e9)
+            return core::InputError{key, "expected a whole number, got " + describe(value)};
+        text = std::to_string(value.toInteger());
+        return std::nullopt;
+    }
+    case core::FieldKind::number:
+        if (value.isNull() && key == "inter_node_gb_per_s") {
+            text.clear();
+            return std::nullopt;
+        }
+        if (!value.isDouble())
+            return core::InputError{key, "expected a number, got " + describe(value)};
+        text = QString::number(value.toDouble(), 'g', 17).toStdString();
+        return std::nullopt;
+    case core::FieldKind::boolean:
+        if (!value.isBool())
+            return core::InputError{key, "expected true or false, got " + describe(value)};
+        text = value.toBool() ? "true" : "false";
+        return std::nullopt;
+    case core::FieldKind::text:
+        if (!value.isString())
+            return core::InputError{key, "expected a string, got " + describe(value)};
+        text = value.toString().toStdString();
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+std::optional<core::InputError> readScenario(const QByteArray &json, core::Scenario &out)
+{
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
+    if (parseError.error != QJsonParseError::NoError)
+        return core::InputError{
+            "", "not a valid scenario file: " + parseError.errorString().toStdString() +
+                    " at byte " + std::to_string(parseError.offset)};
+    if (!doc.isObject())
+        return core::InputError{"", "not a valid scenario file: expected a JSON object"};
+    const QJsonObject root = doc.object();
+
+    const QJsonValue format = root.value(QStringLiteral("format"));
+    if (format.toString() != QLatin1String(core::kScenarioFormat))
+        return core::InputError{"format", "expected \"" + std::string(core::kScenarioFormat) +
+                                              "\", got " + describe(format)};
+    const QJsonValue version = root.value(QStringLiteral("version"));
+    if (!version.isDouble() || version.toDouble() != std::floor(version.toDouble()) ||
+        version.toInteger() < 1)
+        return core::InputError{"version",
+                                "expected a whole number from 1, got " + describe(version)};
+    if (version.toInteger() > core::kScenarioVersion)
+        return core::InputError{"version", "version " + std::to_string(version.toInteger()) +
+                                               " is newer than this Parascope reads (" +
+                                               std::to_string(core::kScenarioVersion) +
+                                               "); please update Parascope"};
+
+    core::Scenario s;
+    for (auto it = root.begin(); it != root.end(); ++it) {
+        const std::string key = it.key().toStdString();
+        if (key == "format" || key == "version")
+            continue;
+        const core::FieldInfo *field = core::findField(key);
+        if (!field)
+            return core::InputError{key, "unknown key"};
+        if (it.value().isObject() && key == "model") {
+            core::ModelSpec model;
+            if (auto e = parseModel(it.value().toObject(), model, "model."))
+                return e;
+            s.model = model.id;
+            s.customModel = std::move(model);
+            continue;
+        }
+        if (it.value().isObject() && key == "device") {
+            core::DeviceSpec device;
+            if (auto e = parseDevice(it.value().toObject(), device, "device."))
+                return e;
+            s.device = device.id;
+            s.customDevice = std::move(device);
+            continue;
+        }
+        std::string text;
+        if (auto e = scalarText(*field, it.value(), text))
+            return e;
+        if (auto e = core::setField(s, key, text))
+            return e;
+    }
+    out = std::move(s);
+    return std::nullopt;
+}
+
+std::optional<core::InputError> readScenarioFile(const QString &path, core::Scenario &out)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return core::InputError{"", "cannot read " + path.toStdString() + ": " +
+                                        file.errorString().toStdString()};
+    auto e = readScenario(file.readAll(), out);
+    if (e)
+        e->message += " (in " + path.toStdString() + ")";
+    return e;
+}
+
+QByteArray writeScenario(const core::Scenario &s)
+{
+    QJsonObject root;
+    root.insert(QStringLiteral("format"), QLatin1String(core::kScenarioFormat));
+    root.insert(QStringLiteral("version"), core::kScenarioVersion);
+    for (const auto &field : core::scenarioFields()) {
+        const QString key = qs(field.key);
+        if (field.key == "model" && s.customModel) {
+            root.insert(key, modelToJson(*s.customModel));
+            continue;
+        }
+        if (field.key == "device" && s.customDevice) {
+            root.insert(key, deviceToJson(*s.customDevice));
+            continue;
+        }
+        const std::string text = core::fieldText(s, field.key);
+        const std::optional<double> number = core::fieldNumber(s, field.key);
+        switch (core::fieldKind(field)) {
+        case core::FieldKind::integer:
+            root.insert(key, qint64(number.value_or(0)));
+            break;
+        case core::FieldKind::number:
+            root.insert(key, number ? QJsonValue(*number) : QJsonValue(QJsonValue::Null));
+            break;
+        case core::FieldKind::boolean:
+            root.insert(key, text == "true");
+            break;
+        case core::FieldKind::text:
+            root.insert(key, qs(text));
+            break;
+        }
+    }
+    return QJsonDocument(root).toJson(QJsonDocument::Indented);
+}
+
+std::optional<core::InputError> applySetting(core::Scenario &s, const QString &assignment)
+{
+    const qsizetype eq = assignment.indexOf(QLatin1Char('='));
+    if (eq <= 0)
+        return core::InputError{"--set",
+                                "expected KEY=VALUE, got '" + assignment.toStdString() + "'"};
+    return core::setField(s, assignment.left(eq).trimmed().toStdString(),
+                          assignment.mid(eq + 1).trimmed().toStdString());
+}
+
+} // namespace io

@@ -1,0 +1,27 @@
+#pragma once
+
+#include <QString>
+#include <string>
+#include <string_view>
+
+namespace io {
+
+inline QString qs(std::string_view text)
+{
+    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+inline std::string ss(const QString &text)
+{
+    return text.toStdString();
+}
+
+// "70.6 GB" or "65.7 GiB": sizes as users read them (DESIGN §3: decimal GB by default).
+enum class SizeUnit
+{
+    gb,
+    gib
+};
+QString formatBytes(double bytes, SizeUnit unit = SizeUnit::gb, int decimals = 1);
+
+} // namespace io

@@ -1,0 +1,273 @@
+// The command line (DESIGN §4), run as users run it: the real binary, no display.
+#include "core/units.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+class TestCli : public QObject
+{
+    Q_OBJECT
+
+private:
+    struct Run
+    {
+        int status = -1;
+        QString out;
+        QString err;
+    };
+
+    QTemporaryDir m_dir;
+
+    Run run(const QStringList &arguments)
+    {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        // Headless subcommands must not need a display or a platform plugin.
+        env.remove(QStringLiteral("DISPLAY"));
+        env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+        env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(PARASCOPE_BIN), arguments);
+        if (!p.waitForFinished(60000))
+            qFatal("parascope did not finish");
+        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+                QString::fromUtf8(p.readAllStandardOutput()),
+                QString::fromUtf8(p.readAllStandardError())};
+    }
+
+    QString file(const QString &name, const QByteArray &content)
+    {
+        const QString path = m_dir.filePath(name);
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly))
+            qFatal("cannot write test file");
+        f.write(content);
+        return path;
+    }
+
+    QJsonObject json(const QStringList &arguments)
+    {
+        const Run r = run(QStringList{QStringLiteral("eval")} + arguments +
+                          QStringList{QStringLiteral("--format"), QStringLiteral("json")});
+        if (r.status != 0)
+            qWarning("%s", qPrintable(r.err));
+        return QJsonDocument::fromJson(r.out.toUtf8()).object();
+    }
+
+private Q_SLOTS:
+    void invalidInput_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("named");
+        const QString newer =
+            file(QStringLiteral("newer.json"), R"({"format": "parascope-scenario", "version": 7})");
+        const QString broken = file(QStringLiteral("broken.json"), "{\"format\": ");
+        const QString badPresets = file(QStringLiteral("presets.json"),
+                                        R"({"format": "parascope-presets", "version": 1,
+                                            "devices": [{"id": "x", "memory_gib": "big"}]})");
+        const QString unknownKey = file(QStringLiteral("unknown.json"),
+                                        R"({"format": "parascope-scenario", "version": 1,
+                                            "gpus": 8})");
+        auto eval = [](std::initializer_list<const char *> rest) {
+            QStringList list{QStringLiteral("eval")};
+            for (const char *a : rest)
+                list << QString::fromUtf8(a);
+            return list;
+        };
+        QTest::addRow("DESIGN §4: unknown key") << eval({"--set", "gpus=8"}) << "gpus: unknown key";
+        QTest::addRow("DESIGN §4: unknown model") << eval({"--set", "model=gpt-9"}) << "model:";
+        QTest::addRow("DESIGN §4: unknown device") << eval({"--set", "device=abacus"}) << "device:";
+        QTest::addRow("DESIGN §4: unparsable value") << eval({"--set", "tp=four"}) << "tp:";
+        QTest::addRow("DESIGN §4: tp = 0") << eval({"--set", "tp=0"}) << "tp:";
+        QTest::addRow("DESIGN §4: dp = -2") << eval({"--set", "dp=-2"}) << "dp:";
+        QTest::addRow("DESIGN §4: microbatches = 0")
+            << eval({"--set", "microbatches=0"}) << "microbatches:";
+        QTest::addRow("DESIGN §4: pp > layers") << eval({"--set", "pp=100"}) << "pp:";
+        QTest::addRow("DESIGN §4: heads not divisible by tp") << eval({"--set", "tp=3"}) << "tp:";
+        QTest::addRow("DESIGN §4: interleaved, m not a multiple of pp")
+            << eval({"--set", "schedule=interleaved", "--set", "microbatches=10"})
+            << "microbatches:";
+        QTest::addRow("DESIGN §4: interleaved, layers per stage not divisible by v")
+            << eval({"--set", "schedule=interleaved", "--set", "virtual_stages=3"})
+            << "virtual_stages:";
+        QTest::addRow("DESIGN §4: int8 in training")
+            << eval({"--set", "precision=int8"}) << "precision:";
+        QTest::addRow("DESIGN §4: zero = 5") << eval({"--set", "zero=5"}) << "zero:";
+        QTest::addRow("DESIGN §4: a newer version")
+            << (QStringList{QStringLiteral("eval"), newer}) << "version:";
+        QTest::addRow("DESIGN §6: malformed file")
+            << (QStringList{QStringLiteral("eval"), broken}) << "not a valid scenario file";
+        QTest::addRow("DESIGN §4: unknown key in a file")
+            << (QStringList{QStringLiteral("eval"), unknownKey}) << "gpus: unknown key";
+        QTest::addRow("missing file")
+            << eval({"/nonexistent/plan.parascope.json"}) << "cannot read";
+        QTest::addRow("--set without =") << eval({"--set", "tp"}) << "--set:";
+        QTest::addRow("--format xml") << eval({"--format", "xml"}) << "--format:";
+        QTest::addRow("unknown option") << eval({"--frobnicate"}) << "frobnicate";
+        QTest::addRow("bad --presets file")
+            << (QStringList{QStringLiteral("eval"), QStringLiteral("--presets"), badPresets})
+            << "devices[0].memory_gib";
+        QTest::addRow("presets with an argument")
+            << QStringList{QStringLiteral("presets"), QStringLiteral("extra")} << "no arguments";
+    }
+    void invalidInput()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, named);
+        const Run r = run(arguments);
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains(named), qPrintable(r.err));
+        QCOMPARE(r.err.trimmed().count(QLatin1Char('\n')), 0); // one line
+        QVERIFY(r.out.isEmpty());
+    }
+
+    void checkExitCodes_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<int>("status");
+        const QString check = QStringLiteral("--check");
+        const QStringList tooBig{QStringLiteral("--set"), QStringLiteral("tp=1"),
+                                 QStringLiteral("--set"), QStringLiteral("pp=1"),
+                                 QStringLiteral("--set"), QStringLiteral("dp=1")};
+        // DESIGN §4: "eval --check exits 1 when the plan does not fit; plain eval exits 0".
+        QTest::addRow("DESIGN §4: default fits, --check") << QStringList{check} << 0;
+        QTest::addRow("DESIGN §4: 70B on one device, --check")
+            << (tooBig + QStringList{check}) << 1;
+        QTest::addRow("DESIGN §4: 70B on one device, plain eval") << tooBig << 0;
+    }
+    void checkExitCodes()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(int, status);
+        const Run r = run(QStringList{QStringLiteral("eval")} + arguments);
+        QCOMPARE(r.status, status);
+        QVERIFY(r.out.contains(QStringLiteral("Fits:")));
+    }
+
+    // Issue 2, "Done when": the report for 405B in FP16.
+    void jsonReport()
+    {
+        const QJsonObject r = json({QStringLiteral("--set"), QStringLiteral("model=llama-3.1-405b"),
+                                    QStringLiteral("--set"), QStringLiteral("precision=fp16")});
+        QCOMPARE(r.value(QStringLiteral("format")).toString(), QStringLiteral("parascope-report"));
+        const QJsonObject model = r.value(QStringLiteral("model")).toObject();
+        QCOMPARE(model.value(QStringLiteral("name")).toString(), QStringLiteral("Llama 3.1 405B"));
+        // DESIGN §3.1: exact count; seed ¶1: 810 GB at FP16 from the nominal size.
+        QCOMPARE(model.value(QStringLiteral("params")).toInteger(), 405'853'388'800);
+        QCOMPARE(model.value(QStringLiteral("nominal_params")).toInteger(), 405'000'000'000);
+        QCOMPARE(r.value(QStringLiteral("nominal_weights_bytes")).toInteger(), 810'000'000'000);
+        QCOMPARE(r.value(QStringLiteral("weights_bytes")).toInteger(), 2 * 405'853'388'800);
+        QCOMPARE(r.value(QStringLiteral("devices")).toInt(), 64);
+        QVERIFY(r.value(QStringLiteral("fits")).isBool());
+        QVERIFY(r.value(QStringLiteral("warnings")).isArray());
+        const QJsonArray stages = r.value(QStringLiteral("stages")).toArray();
+        QCOMPARE(stages.size(), 4);
+        const QStringList sizes{"weights_bytes",     "grads_bytes",          "optimizer_bytes",
+                                "activations_bytes", "cached_outputs_bytes", "reserve_bytes",
+                                "total_bytes",       "capacity_bytes",       "headroom_bytes"};
+        qint64 layers = 0;
+        for (const QJsonValue &v : stages) {
+            const QJsonObject st = v.toObject();
+            QVERIFY(st.contains(QStringLiteral("index")));
+            QVERIFY(st.value(QStringLiteral("fits")).isBool());
+            layers += st.value(QStringLiteral("layers")).toInteger();
+            qint64 sum = 0;
+            for (const QString &key : sizes) {
+                const QJsonValue value = st.value(key);
+                QVERIFY2(value.isDouble(), qPrintable(key));
+                QCOMPARE(value.toDouble(), double(value.toInteger())); // integers, in bytes
+                if (key != QLatin1String("total_bytes") && key != QLatin1String("capacity_bytes") &&
+                    key != QLatin1String("headroom_bytes"))
+                    sum += value.toInteger();
+            }
+            QCOMPARE(st.value(QStringLiteral("total_bytes")).toInteger(), sum);
+            QCOMPARE(st.value(QStringLiteral("capacity_bytes")).toInteger(), 80 * core::kGiB);
+            QCOMPARE(st.value(QStringLiteral("reserve_bytes")).toInteger(), 2 * core::kGiB);
+        }
+        QCOMPARE(layers, 126);
+    }
+
+    void warningsInJson()
+    {
+        const QJsonObject r = json({QStringLiteral("--set"), QStringLiteral("pp=3")});
+        QStringList codes;
+        for (const QJsonValue &w : r.value(QStringLiteral("warnings")).toArray())
+            codes << w.toObject().value(QStringLiteral("code")).toString();
+        QVERIFY(codes.contains(QStringLiteral("uneven-stages")));
+    }
+
+    void scenarioFileAndSetCombine()
+    {
+        const QString path = file(QStringLiteral("plan.parascope.json"),
+                                  R"({"format": "parascope-scenario", "version": 1,
+                                      "model": "llama-3.1-8b", "tp": 2, "pp": 2, "dp": 2})");
+        const QJsonObject r = json({path, QStringLiteral("--set"), QStringLiteral("dp=4")});
+        QCOMPARE(
+            r.value(QStringLiteral("model")).toObject().value(QStringLiteral("params")).toInteger(),
+            8'030'261'248);
+        QCOMPARE(r.value(QStringLiteral("devices")).toInt(), 16);
+    }
+
+    void presetsCommand()
+    {
+        const Run text = run({QStringLiteral("presets")});
+        QCOMPARE(text.status, 0);
+        QVERIFY(text.out.contains(QStringLiteral("sn40l")));
+        const Run js =
+            run({QStringLiteral("presets"), QStringLiteral("--format"), QStringLiteral("json")});
+        QCOMPARE(js.status, 0);
+        const QJsonObject root = QJsonDocument::fromJson(js.out.toUtf8()).object();
+        QCOMPARE(root.value(QStringLiteral("models")).toArray().size(), 4);
+        QCOMPARE(root.value(QStringLiteral("devices")).toArray().size(), 7);
+    }
+
+    void extraPresetsFile()
+    {
+        const QString path = file(QStringLiteral("extra.json"),
+                                  R"({"format": "parascope-presets", "version": 1,
+                                      "devices": [{"id": "lab", "name": "Lab card",
+                                                   "memory_gib": 16, "devices_per_node": 4}]})");
+        const QJsonObject r = json({QStringLiteral("--presets"), path, QStringLiteral("--set"),
+                                    QStringLiteral("device=lab")});
+        QCOMPARE(
+            r.value(QStringLiteral("device")).toObject().value(QStringLiteral("name")).toString(),
+            QStringLiteral("Lab card"));
+        QCOMPARE(r.value(QStringLiteral("fits")).toBool(), false);
+    }
+
+    void helpAndVersion_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("says");
+        QTest::addRow("--help") << QStringList{QStringLiteral("--help")} << "parascope eval";
+        QTest::addRow("--version") << QStringList{QStringLiteral("--version")} << "parascope 0.";
+        QTest::addRow("eval --help")
+            << QStringList{QStringLiteral("eval"), QStringLiteral("--help")} << "sequence_parallel";
+        QTest::addRow("presets --help")
+            << QStringList{QStringLiteral("presets"), QStringLiteral("--help")} << "--format";
+    }
+    void helpAndVersion()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, says);
+        const Run r = run(arguments);
+        QCOMPARE(r.status, 0);
+        QVERIFY2(r.out.contains(says), qPrintable(r.out));
+    }
+
+    // With no display the window does not open: Parascope says so and how to run headless.
+    void windowWithoutDisplay()
+    {
+        const Run r = run({});
+        QCOMPARE(r.status, 1);
+        QVERIFY(r.err.contains(QStringLiteral("no display")));
+        QVERIFY(r.err.contains(QStringLiteral("parascope eval")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

@@ -1,0 +1,217 @@
+// Model size and precision: the seed's first paragraph and DESIGN §3.1.
+#include "core/evaluate.h"
+#include "core/units.h"
+#include "io/presets_io.h"
+
+#include <QTest>
+#include <cmath>
+
+using namespace core;
+
+class TestModelSize : public QObject
+{
+    Q_OBJECT
+
+private:
+    Presets presets = io::builtinPresets();
+
+    Scenario inference(const char *model, Precision precision, int tp = 1)
+    {
+        Scenario s;
+        s.model = model;
+        s.precision = precision;
+        s.mode = Mode::inference;
+        s.tp = tp;
+        s.pp = 1;
+        s.dp = 1;
+        s.schedule = Schedule::oneFOneB;
+        return s;
+    }
+
+private Q_SLOTS:
+    void seedTable_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("precision");
+        QTest::addColumn<double>("gb");
+        QTest::addColumn<int>("seedRoundedGb");
+        const int fp16 = int(Precision::fp16), fp8 = int(Precision::fp8),
+                  int4 = int(Precision::int4);
+        // Seed ¶1: "405B requires 810 GB ... FP16, 405 GB for FP8, and 203 GB for INT4".
+        QTest::addRow("seed ¶1: 405B FP16") << "llama-3.1-405b" << fp16 << 810.0 << 810;
+        QTest::addRow("seed ¶1: 405B FP8") << "llama-3.1-405b" << fp8 << 405.0 << 405;
+        QTest::addRow("seed ¶1: 405B INT4") << "llama-3.1-405b" << int4 << 202.5 << 203;
+        // Seed ¶1: "For the 70B model ... 140 GB for FP16, 70 GB for FP8, and 35 GB for INT4".
+        QTest::addRow("seed ¶1: 70B FP16") << "llama-3.1-70b" << fp16 << 140.0 << 140;
+        QTest::addRow("seed ¶1: 70B FP8") << "llama-3.1-70b" << fp8 << 70.0 << 70;
+        QTest::addRow("seed ¶1: 70B INT4") << "llama-3.1-70b" << int4 << 35.0 << 35;
+        // Seed ¶1: "The 8B model requires 16 GB for FP16, 8 GB for FP8, and 4 GB for INT4".
+        QTest::addRow("seed ¶1: 8B FP16") << "llama-3.1-8b" << fp16 << 16.0 << 16;
+        QTest::addRow("seed ¶1: 8B FP8") << "llama-3.1-8b" << fp8 << 8.0 << 8;
+        QTest::addRow("seed ¶1: 8B INT4") << "llama-3.1-8b" << int4 << 4.0 << 4;
+    }
+    void seedTable()
+    {
+        QFETCH(QString, model);
+        QFETCH(int, precision);
+        QFETCH(double, gb);
+        QFETCH(int, seedRoundedGb);
+        const Report r =
+            evaluate(inference(model.toUtf8().constData(), Precision(precision)), presets);
+        QVERIFY2(r.ok(), r.error ? r.error->toString().c_str() : "");
+        QCOMPARE(r.nominalWeightsBytes, std::llround(gb * kGB));
+        QCOMPARE(std::lround(static_cast<double>(r.nominalWeightsBytes) / kGB), seedRoundedGb);
+    }
+
+    void exactCounts_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<qint64>("params");
+        // DESIGN §3.1: Llama 3.1 exact counts (vocab 128256, untied, head dim 128, 8 KV heads).
+        QTest::addRow("DESIGN §3.1: Llama 3.1 8B") << "llama-3.1-8b" << qint64(8'030'261'248);
+        QTest::addRow("DESIGN §3.1: Llama 3.1 70B") << "llama-3.1-70b" << qint64(70'553'706'496);
+        QTest::addRow("DESIGN §3.1: Llama 3.1 405B") << "llama-3.1-405b" << qint64(405'853'388'800);
+        // Narayanan et al. 2021 (Megatron-LM at scale), eq. 2: P = 12lh^2 (1 + 13/(12h) +
+        // (V+s)/(12lh)) with l=96, h=12288, V=50257, s=2048 gives 174,604,234,752; the
+        // formula leaves out the final LayerNorm's 2h = 24,576.
+        QTest::addRow("Narayanan et al. 2021 eq. 2: GPT-3 175B")
+            << "gpt-3-175b" << qint64(174'604'234'752 + 2 * 12288);
+    }
+    void exactCounts()
+    {
+        QFETCH(QString, model);
+        QFETCH(qint64, params);
+        const ModelSpec *spec = presets.model(model.toStdString());
+        QVERIFY(spec);
+        QCOMPARE(exactParams(*spec), params);
+        const Report r = evaluate(inference(spec->id.c_str(), Precision::bf16), presets);
+        QCOMPARE(r.params, params);
+        QCOMPARE(r.weightsBytes, 2 * params);
+    }
+
+    void quantizedFormats_data()
+    {
+        QTest::addColumn<int>("precision");
+        QTest::addColumn<qint64>("bytes");
+        const qint64 params = 405'853'388'800;
+        // llama.cpp block formats: 32 weights + one FP16 scale (DESIGN §3.1).
+        QTest::addRow("DESIGN §3.1: 405B q4_0 at 4.5 bits")
+            << int(Precision::q4_0) << qint64(params * 9 / 16);
+        QTest::addRow("DESIGN §3.1: 405B q8_0 at 8.5 bits")
+            << int(Precision::q8_0) << qint64(params * 17 / 16);
+    }
+    void quantizedFormats()
+    {
+        QFETCH(int, precision);
+        QFETCH(qint64, bytes);
+        const Report r = evaluate(inference("llama-3.1-405b", Precision(precision)), presets);
+        QVERIFY(r.ok());
+        QCOMPARE(r.weightsBytes, bytes);
+    }
+
+    // Seed ¶1: "This model takes up 231 GB on disk": q4_0 comes to about 228 GB; the
+    // remaining ~3 GB are the few tensors a GGUF file keeps at higher precision.
+    void q4_0IsTheSeedsDiskSize()
+    {
+        const Report r = evaluate(inference("llama-3.1-405b", Precision::q4_0), presets);
+        QCOMPARE(std::lround(static_cast<double>(r.weightsBytes) / kGB), 228);
+        QVERIFY(r.weightsBytes < 231 * kGB);
+        QVERIFY(231 * kGB - static_cast<double>(r.weightsBytes) < 3 * kGB);
+    }
+
+    // Seed ¶1: "A 70B model that does not fit on a single 80GB GPU can fit on 4 GPUs if T=4."
+    void tensorParallelismDividesWeights()
+    {
+        Scenario one = inference("llama-3.1-70b", Precision::fp16, 1);
+        one.device = "h100-sxm";
+        const Report alone = evaluate(one, presets);
+        QVERIFY(alone.ok());
+        QVERIFY(!alone.fits);
+        QVERIFY(alone.hasWarning("does-not-fit"));
+        QCOMPARE(alone.firstOverflowStage, 0);
+        QVERIFY(alone.stages[0].headroomBytes < 0);
+
+        Scenario four = one;
+        four.tp = 4;
+        const Report split = evaluate(four, presets);
+        QVERIFY(split.fits);
+        // 35 GB each: the nominal 140 GB divided by T = 4.
+        QCOMPARE(split.nominalWeightsBytes / 4, std::llround(35 * kGB));
+        // The exact per-device shard is the exact total over four, plus 3/4 of the
+        // replicated RMSNorm weights: (80 × 2 + 1) × 8192 × 2 B × 3/4 = 1,978,368 B.
+        const double perDevice = static_cast<double>(split.stages[0].weightsBytes);
+        QCOMPARE(perDevice - split.weightsBytes / 4.0, 1'978'368.0);
+        QCOMPARE(std::lround(perDevice / kGB), 35);
+        QCOMPARE(split.devices, 4);
+    }
+
+    // Seed ¶3: "A 70B model requiring 4 GPUs for tensor parallelism would need 16 GPUs total
+    // to run 4 data-parallel replicas."
+    void dataParallelDevices()
+    {
+        Scenario s = inference("llama-3.1-70b", Precision::fp16, 4);
+        s.dp = 4;
+        const Report r = evaluate(s, presets);
+        QVERIFY(r.ok());
+        QCOMPARE(r.devices, 16);
+        // Each replica holds the full model: D does not divide the weights without ZeRO-3.
+        QCOMPARE(r.stages[0].weightsBytes,
+                 evaluate(inference("llama-3.1-70b", Precision::fp16, 4), presets)
+                     .stages[0]
+                     .weightsBytes);
+    }
+
+    // The smallest power-of-two T whose weights fit: 70B FP16 is 141 GB exact, so T=2
+    // (70.6 GB + 2 GiB reserve < 80 GiB); the seed's T=4 is enough, not the least.
+    void smallestTensorParallelDegree_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<int>("precision");
+        QTest::addColumn<int>("tp");
+        QTest::addRow("seed ¶1: 70B FP16 on 80 GB") << "llama-3.1-70b"
+                                                    << "h100-sxm" << int(Precision::fp16) << 2;
+        QTest::addRow("seed ¶1: 8B FP16 on 80 GB") << "llama-3.1-8b"
+                                                   << "h100-sxm" << int(Precision::fp16) << 1;
+        // 810 GB over 64 GiB SN40L devices: 16 × 51 GB fits, 8 × 101 GB does not.
+        QTest::addRow("seed ¶1: 405B FP16 on SN40L") << "llama-3.1-405b"
+                                                     << "sn40l" << int(Precision::fp16) << 16;
+        QTest::addRow("seed ¶1: 405B FP8 on SN40L") << "llama-3.1-405b"
+                                                    << "sn40l" << int(Precision::fp8) << 8;
+        QTest::addRow("seed ¶1: 405B INT4 on SN40L") << "llama-3.1-405b"
+                                                     << "sn40l" << int(Precision::int4) << 4;
+    }
+    void smallestTensorParallelDegree()
+    {
+        QFETCH(QString, model);
+        QFETCH(QString, device);
+        QFETCH(int, precision);
+        QFETCH(int, tp);
+        Scenario s = inference(model.toUtf8().constData(), Precision(precision));
+        s.device = device.toStdString();
+        QCOMPARE(evaluate(s, presets).minTpForWeights, tp);
+    }
+
+    // DESIGN §3.3: the first L mod K stages take one extra layer; the first stage adds
+    // the embedding, the last the final norm and LM head.
+    void stagesSplitLayers()
+    {
+        Scenario s = inference("llama-3.1-8b", Precision::bf16);
+        s.pp = 3;
+        const Report r = evaluate(s, presets);
+        QCOMPARE(r.stages.size(), std::size_t(3));
+        QCOMPARE(r.stages[0].layers, 11);
+        QCOMPARE(r.stages[1].layers, 11);
+        QCOMPARE(r.stages[2].layers, 10);
+        QVERIFY(r.hasWarning("uneven-stages"));
+        std::int64_t params = 0;
+        for (const auto &st : r.stages)
+            params += st.params;
+        QCOMPARE(params, r.params);
+        const std::int64_t embedding = 128256LL * 4096;
+        QCOMPARE(r.stages[0].params - r.stages[1].params, embedding);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestModelSize)
+#include "tst_model_size.moc"

@@ -1,0 +1,193 @@
+// Scenario files (DESIGN §4): round trips, and every way a file can be refused.
+#include "core/fields.h"
+#include "io/scenario_io.h"
+
+#include <QTest>
+
+using namespace core;
+
+class TestScenarioIo : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void roundTrip_data()
+    {
+        QTest::addColumn<QStringList>("settings");
+        QTest::addRow("DESIGN §4: default scenario") << QStringList{};
+        QTest::addRow("every key changed") << QStringList{"model=llama-3.1-405b",
+                                                          "device=sn40l",
+                                                          "precision=fp8",
+                                                          "grad_precision=fp32",
+                                                          "mode=inference",
+                                                          "tp=16",
+                                                          "pp=8",
+                                                          "dp=3",
+                                                          "zero=3",
+                                                          "microbatches=32",
+                                                          "microbatch_size=2",
+                                                          "seq_len=8192",
+                                                          "schedule=interleaved",
+                                                          "virtual_stages=2",
+                                                          "recompute=full",
+                                                          "attention=eager",
+                                                          "sequence_parallel=false",
+                                                          "cache_outputs=false",
+                                                          "reserve_gib=1.5",
+                                                          "inter_node_gb_per_s=12.5"};
+    }
+    void roundTrip()
+    {
+        QFETCH(QStringList, settings);
+        Scenario s;
+        for (const QString &setting : settings)
+            QVERIFY(!io::applySetting(s, setting));
+        Scenario back;
+        back.tp = 99; // must be overwritten
+        const auto e = io::readScenario(io::writeScenario(s), back);
+        QVERIFY2(!e, e ? e->toString().c_str() : "");
+        QVERIFY(back == s);
+        // The file names every key, so it reads the same with other defaults.
+        QCOMPARE(QString::fromUtf8(io::writeScenario(back)),
+                 QString::fromUtf8(io::writeScenario(s)));
+    }
+
+    void inlineModelAndDeviceRoundTrip()
+    {
+        const QByteArray json = R"({
+            "format": "parascope-scenario", "version": 1,
+            "model": {"name": "tiny", "layers": 4, "hidden": 256, "heads": 4, "kv_heads": 2,
+                      "ffn_hidden": 1024, "vocab": 1000, "gated_mlp": true},
+            "device": {"name": "lab card", "memory_gib": 24, "tflops": {"bf16": 100},
+                       "devices_per_node": 4, "intra_node_gb_per_s": 32},
+            "tp": 2, "pp": 2, "dp": 1
+        })";
+        Scenario s;
+        auto e = io::readScenario(json, s);
+        QVERIFY2(!e, e ? e->toString().c_str() : "");
+        QVERIFY(s.customModel);
+        QCOMPARE(s.customModel->kvHeads, 2);
+        QCOMPARE(s.customModel->id, std::string("tiny"));
+        QVERIFY(s.customDevice);
+        QCOMPARE(s.customDevice->tflops.at(Precision::bf16), 100.0);
+        Scenario back;
+        e = io::readScenario(io::writeScenario(s), back);
+        QVERIFY(!e);
+        QVERIFY(back == s);
+    }
+
+    void sizeOnlyModel()
+    {
+        Scenario s;
+        QVERIFY(!io::readScenario(R"({"format": "parascope-scenario", "version": 1,
+            "model": {"name": "mystery", "params": 13000000000}})",
+                                  s));
+        QCOMPARE(s.customModel->params, std::int64_t(13'000'000'000));
+        QVERIFY(!s.customModel->hasArchitecture());
+    }
+
+    void refused_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("words");
+        QTest::addRow("DESIGN §6: not JSON") << QByteArray("{\"format\": ") << ""
+                                             << "valid";
+        QTest::addRow("DESIGN §6: an array") << QByteArray("[]") << ""
+                                             << "object";
+        QTest::addRow("DESIGN §6: empty file") << QByteArray() << ""
+                                               << "valid";
+        QTest::addRow("DESIGN §4: another format")
+            << QByteArray(R"({"format": "something-else", "version": 1})") << "format"
+            << "parascope-scenario";
+        QTest::addRow("DESIGN §4: no version")
+            << QByteArray(R"({"format": "parascope-scenario"})") << "version"
+            << "whole";
+        QTest::addRow("DESIGN §4: a newer version")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 2})") << "version"
+            << "newer";
+        QTest::addRow("DESIGN §4: unknown key")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1, "gpus": 8})") << "gpus"
+            << "unknown key";
+        QTest::addRow("DESIGN §4: tp as a string")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1, "tp": "4"})") << "tp"
+            << "whole number";
+        QTest::addRow("DESIGN §4: tp with a fraction")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1, "tp": 2.5})") << "tp"
+            << "whole number";
+        QTest::addRow("DESIGN §4: boolean as a string")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1,
+                              "cache_outputs": "no"})")
+            << "cache_outputs"
+            << "true or false";
+        QTest::addRow("DESIGN §4: unknown schedule")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1,
+                              "schedule": "chimera"})")
+            << "schedule"
+            << "1f1b";
+        QTest::addRow("DESIGN §4: inline model with a bad field")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1,
+                              "model": {"name": "m", "layers": 2, "hidden": "wide"}})")
+            << "model.hidden"
+            << "whole number";
+        QTest::addRow("DESIGN §4: inline model, heads not dividing hidden")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1,
+                              "model": {"name": "m", "layers": 2, "hidden": 100, "heads": 3,
+                                        "ffn_hidden": 400, "vocab": 10}})")
+            << "model.heads"
+            << "divide";
+        QTest::addRow("DESIGN §4: inline model with an unknown key")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1,
+                              "model": {"name": "m", "params": 10, "experts": 8}})")
+            << "model.experts"
+            << "unknown key";
+        QTest::addRow("DESIGN §4: inline device with an unknown precision")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1,
+                              "device": {"name": "d", "memory_gib": 8, "tflops": {"fp6": 1}}})")
+            << "device.tflops.fp6"
+            << "unknown precision";
+        QTest::addRow("DESIGN §4: inline device without memory")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1,
+                              "device": {"name": "d"}})")
+            << "device.memory_gib"
+            << "above 0";
+    }
+    void refused()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, key);
+        QFETCH(QString, words);
+        Scenario s;
+        s.tp = 2;
+        const Scenario before = s;
+        const auto e = io::readScenario(json, s);
+        QVERIFY(e);
+        QCOMPARE(QString::fromStdString(e->key), key);
+        QVERIFY2(QString::fromStdString(e->message).contains(words), e->message.c_str());
+        QVERIFY(s == before); // a refused file changes nothing
+    }
+
+    void settingsFromTheCommandLine_data()
+    {
+        QTest::addColumn<QString>("assignment");
+        QTest::addColumn<QString>("key");
+        QTest::addRow("no equals sign") << "tp"
+                                        << "--set";
+        QTest::addRow("empty key") << "=4"
+                                   << "--set";
+        QTest::addRow("unknown key") << "gpus=8"
+                                     << "gpus";
+    }
+    void settingsFromTheCommandLine()
+    {
+        QFETCH(QString, assignment);
+        QFETCH(QString, key);
+        Scenario s;
+        const auto e = io::applySetting(s, assignment);
+        QVERIFY(e);
+        QCOMPARE(QString::fromStdString(e->key), key);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestScenarioIo)
+#include "tst_scenario_io.moc"

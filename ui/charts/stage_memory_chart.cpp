@@ -1,0 +1,144 @@
+#include "ui/charts/stage_memory_chart.h"
+
+#include "core/units.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QLineSeries>
+#include <QStackedBarSeries>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+
+namespace ui {
+
+namespace {
+
+struct Term
+{
+    const char *label;
+    std::int64_t core::StageReport::*bytes;
+    QRgb colour;
+};
+
+// One colour per term, distinguishable in print and for common colour-vision
+// deficiencies (Okabe & Ito palette).
+const Term kTerms[] = {
+    {"Weights", &core::StageReport::weightsBytes, 0x0072B2},
+    {"Gradients", &core::StageReport::gradsBytes, 0x56B4E9},
+    {"Optimizer states", &core::StageReport::optimizerBytes, 0x009E73},
+    {"Activations", &core::StageReport::activationsBytes, 0xE69F00},
+    {"Cached outputs", &core::StageReport::cachedOutputsBytes, 0xD55E00},
+    {"KV cache", &core::StageReport::kvCacheBytes, 0xCC79A7},
+    {"Reserve", &core::StageReport::reserveBytes, 0x999999},
+};
+
+double toGb(std::int64_t bytes)
+{
+    return static_cast<double>(bytes) / core::kGB;
+}
+
+} // namespace
+
+StageMemoryChart::StageMemoryChart(QWidget *parent)
+    : QWidget(parent), m_chart(new QChart), m_view(new QChartView(m_chart, this)),
+      m_bars(new QStackedBarSeries), m_capacity(new QLineSeries), m_stageAxis(new QBarCategoryAxis),
+      m_memoryAxis(new QValueAxis), m_lineAxis(new QValueAxis)
+{
+    m_chart->setTitle(tr("Memory per device, by pipeline stage"));
+    m_chart->legend()->setAlignment(Qt::AlignBottom);
+    m_view->setRenderHint(QPainter::Antialiasing);
+
+    for (const Term &term : kTerms) {
+        auto *set = new QBarSet(tr(term.label));
+        set->setColor(QColor::fromRgb(term.colour));
+        set->setBorderColor(QColor::fromRgb(term.colour).darker(130));
+        m_bars->append(set);
+        m_sets.append(set);
+    }
+    m_chart->addSeries(m_bars);
+
+    m_capacity->setName(tr("Device capacity"));
+    QPen pen(QColor(0xC0, 0x00, 0x00));
+    pen.setWidthF(2.5);
+    pen.setStyle(Qt::DashLine);
+    m_capacity->setPen(pen);
+    m_chart->addSeries(m_capacity);
+
+    m_stageAxis->setTitleText(tr("Pipeline stage"));
+    m_memoryAxis->setTitleText(tr("Memory per device (GB)"));
+    m_memoryAxis->setLabelFormat(QStringLiteral("%.0f"));
+    m_chart->addAxis(m_stageAxis, Qt::AlignBottom);
+    m_chart->addAxis(m_memoryAxis, Qt::AlignLeft);
+    // The capacity line spans the bars on a hidden value axis over the same range.
+    m_lineAxis->setVisible(false);
+    m_chart->addAxis(m_lineAxis, Qt::AlignBottom);
+    m_bars->attachAxis(m_stageAxis);
+    m_bars->attachAxis(m_memoryAxis);
+    m_capacity->attachAxis(m_lineAxis);
+    m_capacity->attachAxis(m_memoryAxis);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_view);
+}
+
+void StageMemoryChart::setReport(const core::Report &report)
+{
+    QStringList categories;
+    double peak = 0;
+    for (const auto &stage : report.stages) {
+        categories << (stage.fits ? tr("Stage %1").arg(stage.index)
+                                  : tr("Stage %1 (over)").arg(stage.index));
+        peak = std::max(peak, toGb(stage.totalBytes));
+    }
+    for (qsizetype i = 0; i < m_sets.size(); ++i) {
+        QList<qreal> values;
+        for (const auto &stage : report.stages)
+            values << toGb(stage.*kTerms[i].bytes);
+        m_sets[i]->remove(0, m_sets[i]->count());
+        m_sets[i]->append(values);
+    }
+    m_stageAxis->setCategories(categories);
+
+    const double capacity = report.stages.empty() ? 0 : toGb(report.stages.front().capacityBytes);
+    const double stages = static_cast<double>(report.stages.size());
+    m_lineAxis->setRange(-0.5, stages - 0.5);
+    m_capacity->replace({QPointF(-0.5, capacity), QPointF(stages - 0.5, capacity)});
+    m_capacity->setName(tr("Device capacity (%1 GB)").arg(capacity, 0, 'f', 1));
+
+    // Round the axis up to a tidy step so the capacity line is never on the edge.
+    const double top = std::max(peak, capacity) * 1.1;
+    const double step = top > 200 ? 50 : top > 80 ? 20 : 10;
+    m_memoryAxis->setRange(0, std::ceil(top / step) * step);
+    m_memoryAxis->setTickType(QValueAxis::TicksDynamic);
+    m_memoryAxis->setTickAnchor(0);
+    m_memoryAxis->setTickInterval(step);
+}
+
+QList<qreal> StageMemoryChart::values(const QString &term) const
+{
+    for (const QBarSet *set : m_sets)
+        if (set->label() == term) {
+            QList<qreal> out;
+            for (int i = 0; i < set->count(); ++i)
+                out << set->at(i);
+            return out;
+        }
+    return {};
+}
+
+qreal StageMemoryChart::capacityGb() const
+{
+    return m_capacity->count() > 0 ? m_capacity->at(0).y() : 0;
+}
+
+QStringList StageMemoryChart::categories() const
+{
+    return m_stageAxis->categories();
+}
+
+} // namespace ui
