@@ -302,7 +302,7 @@ QString presetsToText(const core::Presets &presets)
         s << QStringLiteral("  %1  %2  %3 parameters")
                  .arg(qs(m.id), -16)
                  .arg(qs(m.name), -16)
-                 .arg(QLocale::c().toString(qint64(core::exactParams(m))));
+                 .arg(formatCount(core::exactParams(m)));
         if (m.hasArchitecture())
             s << QStringLiteral(" (%1 layers, hidden %2, %3 heads, %4 KV heads)")
                      .arg(m.layers)

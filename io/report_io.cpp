@@ -3,7 +3,6 @@
 #include "io/text.h"
 
 #include <QJsonArray>
-#include <QLocale>
 #include <QTextStream>
 
 namespace io {
@@ -81,7 +80,6 @@ QJsonObject reportToJson(const core::Report &r)
 
 QString reportToText(const core::Report &r)
 {
-    const QLocale c = QLocale::c();
     auto gb = [](std::int64_t bytes) { return formatBytes(static_cast<double>(bytes)); };
     QString out;
     QTextStream s(&out);
@@ -89,7 +87,7 @@ QString reportToText(const core::Report &r)
              .arg(qs(r.modelName), qs(r.deviceName), qs(core::toString(r.precision)),
                   qs(core::toString(r.mode)));
     s << QStringLiteral("Parameters      %1 exact, %2 nominal\n")
-             .arg(c.toString(qint64(r.params)), c.toString(qint64(r.nominalParams)));
+             .arg(formatCount(r.params), formatCount(r.nominalParams));
     s << QStringLiteral("Weights         %1 exact, %2 nominal\n")
              .arg(gb(r.weightsBytes), gb(r.nominalWeightsBytes));
     s << QStringLiteral("Layout          T=%1 x K=%2 x D=%3 = %4 devices\n")

@@ -11,4 +11,12 @@ QString formatBytes(double bytes, SizeUnit unit, int decimals)
     return QStringLiteral("%1 %2").arg(bytes / scale, 0, 'f', decimals).arg(suffix);
 }
 
+QString formatCount(qint64 count)
+{
+    QString digits = QString::number(count < 0 ? -count : count);
+    for (qsizetype i = digits.size() - 3; i > 0; i -= 3)
+        digits.insert(i, QLatin1Char(','));
+    return count < 0 ? QLatin1Char('-') + digits : digits;
+}
+
 } // namespace io

@@ -24,4 +24,7 @@ enum class SizeUnit
 };
 QString formatBytes(double bytes, SizeUnit unit = SizeUnit::gb, int decimals = 1);
 
+// "70,553,706,496": whole numbers with thousands separators, whatever the locale.
+QString formatCount(qint64 count);
+
 } // namespace io
