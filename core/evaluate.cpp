@@ -3,6 +3,7 @@
 #include "core/units.h"
 #include "core/validate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -68,13 +69,31 @@ int minTpForWeights(const ModelSpec &model, const Scenario &s, std::int64_t capa
     return 0;
 }
 
+// The biggest contributor to a stage's total: what to shrink first.
+std::string largestTerm(const StageReport &st)
+{
+    const std::pair<std::int64_t, const char *> terms[] = {
+        {st.weightsBytes, "weights"},
+        {st.gradsBytes, "gradients"},
+        {st.optimizerBytes, "optimizer states"},
+        {st.activationsBytes, "activations"},
+        {st.cachedOutputsBytes, "cached outputs"},
+        {st.kvCacheBytes, "KV cache"},
+        {st.reserveBytes, "reserve"},
+    };
+    const auto *best = std::max_element(std::begin(terms), std::end(terms));
+    return best->second;
+}
+
 void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const DeviceSpec &device)
 {
     if (!r.fits && r.firstOverflowStage >= 0) {
         const auto &st = r.stages[static_cast<std::size_t>(r.firstOverflowStage)];
+        r.firstOverflowTerm = largestTerm(st);
         r.warnings.push_back({"does-not-fit", "stage " + std::to_string(st.index) +
                                                   " does not fit: it needs " + gb(st.totalBytes) +
-                                                  " of " + gb(st.capacityBytes)});
+                                                  " of " + gb(st.capacityBytes) + ", most of it " +
+                                                  r.firstOverflowTerm});
     }
     if (s.pp > 1 && s.microbatches < s.pp)
         r.warnings.push_back({"pipe-never-fills", "m = " + std::to_string(s.microbatches) +
@@ -124,6 +143,9 @@ Report evaluate(const Scenario &s, const Presets &presets)
     r.nominalParams = nominalParams(model);
     r.weightsBytes = weightBytes(r.params, s.precision);
     r.nominalWeightsBytes = weightBytes(r.nominalParams, s.precision);
+    for (const auto &entry : enumNames(Precision{}))
+        r.sizeByPrecision.push_back({entry.value, weightBytes(r.params, entry.value),
+                                     weightBytes(r.nominalParams, entry.value)});
     r.tp = s.tp;
     r.pp = s.pp;
     r.dp = s.dp;

@@ -29,6 +29,14 @@ struct StageReport
     bool fits = false;
 };
 
+// The whole model's weights at one precision (the seed's first table).
+struct PrecisionSize
+{
+    Precision precision = Precision::bf16;
+    std::int64_t bytes = 0;        // from the exact parameter count
+    std::int64_t nominalBytes = 0; // from the nominal size
+};
+
 // A valid configuration worth pointing out (DESIGN §4, "warning" column).
 struct Warning
 {
@@ -65,9 +73,12 @@ struct Report
     double gradBytesPerParam = 0;
     double optimizerBytesPerParam = 0;
 
+    std::vector<PrecisionSize> sizeByPrecision; // every precision, in enumNames order
+
     std::vector<StageReport> stages;
     bool fits = false;
     int firstOverflowStage = -1;
+    std::string firstOverflowTerm; // the largest term of that stage ("optimizer states")
     std::vector<Warning> warnings;
 
     bool ok() const { return !error; }

@@ -67,7 +67,7 @@ int runApplication(int argc, char *argv[])
             QTextStream(stderr) << "parascope: " << io::qs(e->toString()) << Qt::endl;
             return 2;
         }
-        document.setScenario(scenario);
+        document.reset(scenario);
     }
 
     MainWindow window(&document);

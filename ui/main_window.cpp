@@ -1,114 +1,126 @@
 #include "ui/main_window.h"
 
-#include "core/fields.h"
-#include "core/precision.h"
 #include "io/text.h"
+#include "ui/charts/model_size_chart.h"
 #include "ui/charts/stage_memory_chart.h"
+#include "ui/controls_panel.h"
 #include "ui/scenario_document.h"
 
-#include <QComboBox>
-#include <QHBoxLayout>
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
 #include <QLabel>
-#include <QLocale>
-#include <QSignalBlocker>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QScrollArea>
 #include <QStatusBar>
+#include <QTabWidget>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
 namespace ui {
 
 MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
-    : QMainWindow(parent), m_document(document), m_summary(new QLabel), m_problem(new QLabel),
-      m_verdict(new QLabel), m_memoryChart(new StageMemoryChart), m_bar(new QWidget)
+    : QMainWindow(parent), m_document(document), m_controls(new ControlsPanel(document)),
+      m_note(new QLabel), m_verdict(new QLabel), m_charts(new QTabWidget),
+      m_memoryChart(new StageMemoryChart), m_modelSizeChart(new ModelSizeChart)
 {
     setWindowTitle(tr("Parascope"));
-    resize(1100, 720);
+    resize(1280, 800);
 
-    auto *barLayout = new QHBoxLayout(m_bar);
-    QComboBox *model =
-        addChoice(tr("&Model"), QStringLiteral("model"), tr("The model to split across devices."));
-    for (const auto &m : document->presets().models)
-        model->addItem(io::qs(m.name), io::qs(m.id));
-    QComboBox *device = addChoice(tr("&Device"), QStringLiteral("device"),
-                                  tr("The accelerator every pipeline stage runs on."));
-    for (const auto &d : document->presets().devices)
-        device->addItem(io::qs(d.name), io::qs(d.id));
-    QComboBox *precision = addChoice(tr("&Precision"), QStringLiteral("precision"),
-                                     tr("Number format of the weights; int and q formats are "
-                                        "for inference only."));
-    for (const auto &p : core::enumNames(core::Precision{}))
-        precision->addItem(io::qs(p.name), io::qs(p.name));
-    QComboBox *mode = addChoice(tr("M&ode"), QStringLiteral("mode"),
-                                tr("Training keeps gradients and optimizer states; inference "
-                                   "keeps only the weights (and later a KV cache)."));
-    for (const auto &m : core::enumNames(core::Mode{}))
-        mode->addItem(io::qs(m.name), io::qs(m.name));
-    barLayout->addStretch();
+    auto *scroll = new QScrollArea;
+    scroll->setWidget(m_controls);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(m_controls->sizeHint().width() + 24);
+    auto *dock = new QDockWidget(tr("Scenario"));
+    dock->setObjectName(QStringLiteral("controls"));
+    dock->setWidget(scroll);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
 
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_problem->setStyleSheet(QStringLiteral("color: #b00020; font-weight: bold;"));
-    m_problem->setWordWrap(true);
+    m_note->setWordWrap(true);
+    m_note->setTextFormat(Qt::RichText);
+    m_note->setObjectName(QStringLiteral("note"));
+    m_charts->addTab(m_memoryChart, tr("Stage &memory"));
+    m_charts->addTab(m_modelSizeChart, tr("Model si&ze"));
+    m_charts->setDocumentMode(true);
 
     auto *central = new QWidget;
     auto *layout = new QVBoxLayout(central);
-    layout->addWidget(m_bar);
-    layout->addWidget(m_summary);
-    layout->addWidget(m_problem);
-    layout->addWidget(m_memoryChart, 1);
+    layout->setContentsMargins(6, 6, 6, 0);
+    layout->addWidget(m_note);
+    layout->addWidget(m_charts, 1);
     setCentralWidget(central);
+    m_verdict->setObjectName(QStringLiteral("verdict"));
     statusBar()->addWidget(m_verdict, 1);
 
+    createMenus();
     connect(document, &ScenarioDocument::changed, this, &MainWindow::refresh);
-    refresh();
+    refresh(FieldMask::all());
 }
 
-QComboBox *MainWindow::addChoice(const QString &label, const QString &key, const QString &tooltip)
+void MainWindow::createMenus()
 {
-    auto *combo = new QComboBox;
-    combo->setObjectName(key);
-    combo->setToolTip(tooltip);
-    auto *caption = new QLabel(label);
-    caption->setBuddy(combo);
-    m_bar->layout()->addWidget(caption);
-    m_bar->layout()->addWidget(combo);
-    connect(combo, &QComboBox::activated, this, [this, combo, key](int index) {
-        m_document->setField(key, combo->itemData(index).toString());
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu *edit = menuBar()->addMenu(tr("&Edit"));
+    QAction *undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction *redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget *dock : findChildren<QDockWidget *>())
+        view->addAction(dock->toggleViewAction());
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Parascope"), this, [this] {
+        QMessageBox::about(this, tr("About Parascope"),
+                           tr("<p><b>Parascope</b> %1</p><p>Explore how large language models "
+                              "split across accelerators: pipeline bubbles, memory per stage, "
+                              "tensor-parallel sharding.</p>")
+                               .arg(QApplication::applicationVersion()));
     });
-    m_choices.append(combo);
-    return combo;
 }
 
-void MainWindow::refresh()
+void MainWindow::refresh(FieldMask)
 {
-    const core::Scenario &s = m_document->scenario();
-    for (QComboBox *combo : std::as_const(m_choices)) {
-        const QSignalBlocker block(combo);
-        const int index =
-            combo->findData(io::qs(core::fieldText(s, combo->objectName().toStdString())));
-        combo->setCurrentIndex(index);
-    }
-
-    const core::Report &current = m_document->report();
-    m_problem->setVisible(!current.ok());
-    if (!current.ok())
-        m_problem->setText(tr("Cannot evaluate: %1. The chart shows the last valid scenario.")
-                               .arg(io::qs(current.error->toString())));
-
+    showNote();
     const core::Report &r = m_document->lastValidReport();
     if (!r.ok() || r.stages.empty())
         return;
-    const QLocale locale;
-    m_summary->setText(tr("<b>%1</b> (%2 parameters) on <b>%3</b>, %4 %5 — weights %6 in all; "
-                          "T=%7 × K=%8 × D=%9")
-                           .arg(io::qs(r.modelName), locale.toString(qint64(r.params)),
-                                io::qs(r.deviceName), io::qs(core::toString(r.precision)),
-                                io::qs(core::toString(r.mode)),
-                                io::formatBytes(static_cast<double>(r.weightsBytes)))
-                           .arg(r.tp)
-                           .arg(r.pp)
-                           .arg(r.dp));
     m_memoryChart->setReport(r);
+    m_modelSizeChart->setReport(r);
+    showVerdict();
+}
 
-    QString verdict = tr("%1 devices. ").arg(r.devices);
+void MainWindow::showNote()
+{
+    const core::Report &current = m_document->report();
+    QStringList lines;
+    if (!current.ok()) {
+        lines << tr("<span style='color:#b00020'><b>Cannot evaluate — %1.</b> The charts show "
+                    "the last valid scenario.</span>")
+                     .arg(io::qs(current.error->toString()).toHtmlEscaped());
+    } else {
+        for (const auto &w : current.warnings)
+            lines << tr("<span style='color:#8a5a00'>⚠ %1</span>")
+                         .arg(io::qs(w.message).toHtmlEscaped());
+    }
+    m_note->setText(lines.join(QStringLiteral("<br>")));
+    m_note->setVisible(!lines.isEmpty());
+}
+
+void MainWindow::showVerdict()
+{
+    const core::Report &r = m_document->lastValidReport();
+    QString verdict =
+        tr("%1 devices (T=%2 × K=%3 × D=%4). ").arg(r.devices).arg(r.tp).arg(r.pp).arg(r.dp);
     if (r.fits) {
         std::int64_t headroom = r.stages.front().headroomBytes;
         for (const auto &stage : r.stages)
@@ -117,10 +129,11 @@ void MainWindow::refresh()
                        .arg(io::formatBytes(static_cast<double>(headroom)));
     } else {
         const auto &stage = r.stages[static_cast<std::size_t>(r.firstOverflowStage)];
-        verdict += tr("Does not fit: stage %1 needs %2 of %3.")
+        verdict += tr("Does not fit: stage %1 needs %2 of %3; its largest term is %4.")
                        .arg(stage.index)
                        .arg(io::formatBytes(static_cast<double>(stage.totalBytes)),
-                            io::formatBytes(static_cast<double>(stage.capacityBytes)));
+                            io::formatBytes(static_cast<double>(stage.capacityBytes)),
+                            io::qs(r.firstOverflowTerm));
     }
     m_verdict->setText(verdict);
 }

@@ -2,17 +2,20 @@
 
 #include <QMainWindow>
 
-class QComboBox;
 class QLabel;
+class QTabWidget;
 
 namespace ui {
 
+class ControlsPanel;
+class FieldMask;
+class ModelSizeChart;
 class ScenarioDocument;
 class StageMemoryChart;
 
-// The explorer window: choices along the top, the stage-memory chart in the
-// middle, the verdict in the status bar. It reads numbers only from the
-// document's report.
+// The explorer window: the controls dock on the left, the charts in tabs, a
+// note for problems and warnings, the verdict in the status bar. It reads
+// numbers only from the document's report.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -20,19 +23,26 @@ class MainWindow : public QMainWindow
 public:
     explicit MainWindow(ScenarioDocument *document, QWidget *parent = nullptr);
 
+    ControlsPanel *controls() const { return m_controls; }
     StageMemoryChart *memoryChart() const { return m_memoryChart; }
+    ModelSizeChart *modelSizeChart() const { return m_modelSizeChart; }
+    QTabWidget *charts() const { return m_charts; }
+    QLabel *note() const { return m_note; }
+    QLabel *verdict() const { return m_verdict; }
 
 private:
-    QComboBox *addChoice(const QString &label, const QString &key, const QString &tooltip);
-    void refresh();
+    void createMenus();
+    void refresh(FieldMask keys);
+    void showNote();
+    void showVerdict();
 
     ScenarioDocument *m_document;
-    QList<QComboBox *> m_choices;
-    QLabel *m_summary;
-    QLabel *m_problem;
+    ControlsPanel *m_controls;
+    QLabel *m_note;
     QLabel *m_verdict;
+    QTabWidget *m_charts;
     StageMemoryChart *m_memoryChart;
-    QWidget *m_bar;
+    ModelSizeChart *m_modelSizeChart;
 };
 
 } // namespace ui

@@ -4,31 +4,141 @@
 #include "core/fields.h"
 
 #include <QTimer>
+#include <QUndoCommand>
+#include <QUndoStack>
 
 namespace ui {
 
+namespace {
+
+int fieldIndex(std::string_view key)
+{
+    const auto fields = core::scenarioFields();
+    for (std::size_t i = 0; i < fields.size(); ++i)
+        if (fields[i].key == key)
+            return static_cast<int>(i);
+    return -1;
+}
+
+} // namespace
+
+FieldMask FieldMask::of(std::initializer_list<const char *> keys)
+{
+    FieldMask mask;
+    for (const char *key : keys) {
+        const int i = fieldIndex(key);
+        Q_ASSERT_X(i >= 0, "FieldMask::of", key);
+        if (i >= 0)
+            mask.m_bits |= quint64(1) << i;
+    }
+    return mask;
+}
+
+FieldMask FieldMask::all()
+{
+    FieldMask mask;
+    mask.m_bits = (quint64(1) << core::scenarioFields().size()) - 1;
+    return mask;
+}
+
+FieldMask FieldMask::between(const core::Scenario &a, const core::Scenario &b)
+{
+    FieldMask mask;
+    const auto fields = core::scenarioFields();
+    for (std::size_t i = 0; i < fields.size(); ++i)
+        if (core::fieldText(a, fields[i].key) != core::fieldText(b, fields[i].key))
+            mask.m_bits |= quint64(1) << i;
+    // An inline model or device can change without its id changing.
+    if (a.customModel != b.customModel)
+        mask |= FieldMask::of({"model"});
+    if (a.customDevice != b.customDevice)
+        mask |= FieldMask::of({"device"});
+    return mask;
+}
+
+bool FieldMask::contains(const QString &key) const
+{
+    const int i = fieldIndex(key.toStdString());
+    return i >= 0 && (m_bits & (quint64(1) << i));
+}
+
+// One generic undoable edit: the scenario before and after. Edits of the same
+// key within one gesture (a slider drag) merge.
+class ScenarioCommand : public QUndoCommand
+{
+public:
+    ScenarioCommand(ScenarioDocument *document, core::Scenario before, core::Scenario after,
+                    const QString &text, int key, int gesture)
+        : QUndoCommand(text), m_document(document), m_before(std::move(before)),
+          m_after(std::move(after)), m_key(key), m_gesture(gesture)
+    {}
+
+    void undo() override { m_document->apply(m_before); }
+    void redo() override { m_document->apply(m_after); }
+    int id() const override { return m_gesture != 0 ? 1 : -1; }
+    bool mergeWith(const QUndoCommand *other) override
+    {
+        const auto *next = static_cast<const ScenarioCommand *>(other);
+        if (next->m_key != m_key || next->m_gesture != m_gesture)
+            return false;
+        m_after = next->m_after;
+        setText(next->text());
+        return true;
+    }
+
+private:
+    ScenarioDocument *m_document;
+    core::Scenario m_before;
+    core::Scenario m_after;
+    int m_key;
+    int m_gesture;
+};
+
 ScenarioDocument::ScenarioDocument(core::Presets presets, QObject *parent)
-    : QObject(parent), m_presets(std::move(presets))
+    : QObject(parent), m_presets(std::move(presets)), m_undo(new QUndoStack(this))
 {
-    evaluate();
+    m_report = core::evaluate(m_scenario, m_presets);
+    m_lastValid = m_report;
+    m_evaluated = m_scenario;
 }
 
-void ScenarioDocument::setScenario(const core::Scenario &scenario)
+ScenarioDocument::~ScenarioDocument() = default;
+
+void ScenarioDocument::reset(const core::Scenario &scenario)
 {
-    m_scenario = scenario;
-    scheduleEvaluation();
+    m_undo->clear();
+    apply(scenario);
 }
 
-bool ScenarioDocument::setField(const QString &key, const QString &value)
+void ScenarioDocument::setScenario(const core::Scenario &scenario, const QString &description)
+{
+    if (scenario == m_scenario)
+        return;
+    m_undo->push(new ScenarioCommand(this, m_scenario, scenario, description, -1, 0));
+}
+
+bool ScenarioDocument::setField(const QString &key, const QString &value, int gesture)
 {
     core::Scenario next = m_scenario;
     if (core::setField(next, key.toStdString(), value.toStdString()))
         return false;
     if (next == m_scenario)
         return true;
-    m_scenario = std::move(next);
-    scheduleEvaluation();
+    m_undo->push(new ScenarioCommand(this, m_scenario, std::move(next),
+                                     tr("Set %1 to %2").arg(key, value),
+                                     fieldIndex(key.toStdString()), gesture));
     return true;
+}
+
+QString ScenarioDocument::fieldText(const QString &key) const
+{
+    return QString::fromStdString(core::fieldText(m_scenario, key.toStdString()));
+}
+
+void ScenarioDocument::apply(const core::Scenario &scenario)
+{
+    m_scenario = scenario;
+    scheduleEvaluation();
 }
 
 void ScenarioDocument::flush()
@@ -48,10 +158,12 @@ void ScenarioDocument::scheduleEvaluation()
 void ScenarioDocument::evaluate()
 {
     m_pending = false;
+    const FieldMask keys = FieldMask::between(m_evaluated, m_scenario);
+    m_evaluated = m_scenario;
     m_report = core::evaluate(m_scenario, m_presets);
     if (m_report.ok())
         m_lastValid = m_report;
-    Q_EMIT changed();
+    Q_EMIT changed(keys);
 }
 
 } // namespace ui

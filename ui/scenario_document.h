@@ -7,17 +7,47 @@
 #include <QObject>
 #include <QString>
 
+class QUndoStack;
+
 namespace ui {
 
-// The one object between core and widgets: it owns the scenario, the presets
-// and the latest report. Panels edit through it; charts redraw on `changed`.
-// Bursts of edits are evaluated once per event-loop turn.
+// Which scenario keys changed: bit i is core::scenarioFields()[i]. Charts
+// compare it with the keys they depend on and skip work that does not
+// concern them.
+class FieldMask
+{
+public:
+    FieldMask() = default;
+    static FieldMask of(std::initializer_list<const char *> keys);
+    static FieldMask all();
+    // The keys whose values differ between two scenarios.
+    static FieldMask between(const core::Scenario &a, const core::Scenario &b);
+
+    bool intersects(FieldMask other) const { return (m_bits & other.m_bits) != 0; }
+    bool contains(const QString &key) const;
+    bool isEmpty() const { return m_bits == 0; }
+    FieldMask &operator|=(FieldMask other)
+    {
+        m_bits |= other.m_bits;
+        return *this;
+    }
+    bool operator==(const FieldMask &) const = default;
+
+private:
+    quint64 m_bits = 0;
+};
+
+// The one object between core and widgets: it owns the scenario, the presets,
+// the undo stack and the latest report. Panels edit through it; charts redraw
+// on `changed`. Every edit is an undoable command, and however many edits
+// arrive in one event-loop turn, the scenario is evaluated once.
 class ScenarioDocument : public QObject
 {
     Q_OBJECT
 
 public:
     explicit ScenarioDocument(core::Presets presets, QObject *parent = nullptr);
+    ~ScenarioDocument() override;
 
     const core::Presets &presets() const { return m_presets; }
     const core::Scenario &scenario() const { return m_scenario; }
@@ -25,27 +55,45 @@ public:
     const core::Report &report() const { return m_report; }
     // The last report without an error, for charts that keep showing it.
     const core::Report &lastValidReport() const { return m_lastValid; }
+    QUndoStack *undoStack() const { return m_undo; }
 
-    void setScenario(const core::Scenario &scenario);
-    // Sets one scenario key from its text form (the same as `--set`). Returns
-    // false, and changes nothing, when the text does not parse.
-    bool setField(const QString &key, const QString &value);
+    // Starts afresh on a scenario (a file opened at start-up): no undo step,
+    // and the undo history is cleared.
+    void reset(const core::Scenario &scenario);
+
+    // Replaces the whole scenario as one undoable step (open, example).
+    void setScenario(const core::Scenario &scenario, const QString &description);
+
+    // Sets one key from its text form (the same as `--set`). Returns false,
+    // and changes nothing, when the text does not parse. Edits that carry
+    // the same non-zero `gesture` (one slider drag) merge into one undo step.
+    bool setField(const QString &key, const QString &value, int gesture = 0);
+    QString fieldText(const QString &key) const;
+
+    // A new gesture id for a drag that should become one undo step.
+    int beginGesture() { return ++m_lastGesture; }
 
     // Evaluates now if an evaluation is pending (tests, export).
     void flush();
 
 Q_SIGNALS:
-    // Emitted after each evaluation.
-    void changed();
+    // Emitted after each evaluation with the keys changed since the last one.
+    void changed(ui::FieldMask keys);
 
 private:
+    friend class ScenarioCommand;
+    // Sets the scenario without an undo step (used by the undo commands).
+    void apply(const core::Scenario &scenario);
     void scheduleEvaluation();
     void evaluate();
 
     core::Presets m_presets;
     core::Scenario m_scenario;
+    core::Scenario m_evaluated;
     core::Report m_report;
     core::Report m_lastValid;
+    QUndoStack *m_undo;
+    int m_lastGesture = 0;
     bool m_pending = false;
 };
 

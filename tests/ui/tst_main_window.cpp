@@ -1,21 +1,65 @@
-// The first window, through its real widgets, offscreen.
+// The explorer window through its real widgets, offscreen (STYLE.md habit 7).
 #include "core/units.h"
 #include "io/presets_io.h"
+#include "ui/charts/model_size_chart.h"
 #include "ui/charts/stage_memory_chart.h"
+#include "ui/controls_panel.h"
 #include "ui/main_window.h"
 #include "ui/scenario_document.h"
+#include "ui/widgets/slider_spin.h"
 
 #include <QComboBox>
 #include <QFontInfo>
 #include <QLabel>
 #include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QStyle>
+#include <QStyleOptionSlider>
 #include <QTest>
+#include <QUndoStack>
 
 using namespace ui;
 
 class TestMainWindow : public QObject
 {
     Q_OBJECT
+
+private:
+    // Drags a slider's handle with the mouse to `fraction` of its groove.
+    static void drag(QSlider *slider, double fraction)
+    {
+        QStyleOptionSlider option;
+        option.initFrom(slider);
+        option.orientation = slider->orientation();
+        option.minimum = slider->minimum();
+        option.maximum = slider->maximum();
+        option.sliderPosition = slider->sliderPosition();
+        option.sliderValue = slider->value();
+        const QRect handle = slider->style()->subControlRect(QStyle::CC_Slider, &option,
+                                                             QStyle::SC_SliderHandle, slider);
+        const QPoint start = handle.center();
+        const int span = slider->width() - handle.width();
+        const QPoint end(handle.width() / 2 + int(span * fraction), start.y());
+        QTest::mousePress(slider, Qt::LeftButton, {}, start);
+        for (int i = 1; i <= 8; ++i)
+            QTest::mouseMove(slider, start + (end - start) * i / 8);
+        QTest::mouseRelease(slider, Qt::LeftButton, {}, end);
+    }
+
+    template <typename T> static T *control(MainWindow &window, const char *key)
+    {
+        return qobject_cast<T *>(window.controls()->control(QString::fromLatin1(key)));
+    }
+
+    static void choose(QComboBox *combo, const QString &data)
+    {
+        combo->setFocus();
+        const int target = combo->findData(data);
+        QVERIFY(target >= 0);
+        while (combo->currentIndex() != target)
+            QTest::keyClick(combo, combo->currentIndex() < target ? Qt::Key_Down : Qt::Key_Up);
+    }
 
 private Q_SLOTS:
     // TOOLCHAIN.md: without a font package text renders as empty boxes.
@@ -33,57 +77,145 @@ private Q_SLOTS:
         QCOMPARE(chart->categories().size(), 4);
         QCOMPARE(chart->capacityGb(), 80.0 * core::kGiB / core::kGB);
         const core::Report &r = document.report();
-        const QList<qreal> weights = chart->values(QStringLiteral("Weights"));
+        const QList<qreal> weights = chart->values("Weights");
         QCOMPARE(weights.size(), 4);
         for (int i = 0; i < 4; ++i)
             QCOMPARE(weights[i], static_cast<double>(r.stages[std::size_t(i)].weightsBytes) / 1e9);
-        QCOMPARE(chart->values(QStringLiteral("Reserve")).constFirst(), 2.0 * core::kGiB / 1e9);
-        QVERIFY(window.findChild<QLabel *>()->isVisible());
+        QCOMPARE(chart->values("Reserve").constFirst(), 2.0 * core::kGiB / 1e9);
+        QVERIFY(window.verdict()->text().contains("64 devices"));
+        QVERIFY(window.verdict()->text().contains("Fits"));
+        QVERIFY(!window.note()->isVisible()); // the default has nothing to warn about
     }
 
-    void choosingADeviceRedraws()
+    void everyControlExplainsItself()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        for (const char *key :
+             {"model", "device", "precision", "mode", "pp", "microbatches", "tp", "dp",
+              "microbatch_size", "seq_len", "zero", "schedule", "virtual_stages", "recompute",
+              "attention", "sequence_parallel", "cache_outputs", "reserve_gib", "grad_precision"}) {
+            QWidget *w = window.controls()->control(QString::fromLatin1(key));
+            QVERIFY2(w, key);
+            QVERIFY2(!w->toolTip().isEmpty(), key);
+        }
+    }
+
+    // Issue 5: "drag the K slider with mouse events and check the stage-memory bar count".
+    void draggingTheStageSlider()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto *k = control<SliderSpin>(window, "pp");
+        QVERIFY(k);
+        drag(k->slider(), 0.0);
+        QTRY_COMPARE(document.scenario().pp, 1);
+        QTRY_COMPARE(window.memoryChart()->categories().size(), 1);
+        // The whole drag is one undo step.
+        QCOMPARE(document.undoStack()->count(), 1);
+        drag(k->slider(), 1.0);
+        QTRY_COMPARE(document.scenario().pp, 128);
+        // 128 stages exceed the 80 layers: refused, named, last valid chart kept.
+        QTRY_VERIFY(window.note()->text().contains("pp:"));
+        QVERIFY(window.note()->isVisible());
+        QCOMPARE(window.memoryChart()->categories().size(), 1);
+        QCOMPARE(k->spinBox()->value(), 128); // nothing silently corrected
+    }
+
+    void undoAndRedoRestoreScenarioAndCharts()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const core::Scenario before = document.scenario();
+        const QList<qreal> weightsBefore = window.memoryChart()->values("Weights");
+
+        auto *t = control<SliderSpin>(window, "tp");
+        t->spinBox()->setFocus();
+        t->spinBox()->selectAll();
+        QTest::keyClicks(t->spinBox(), "4");
+        QTest::keyClick(t->spinBox(), Qt::Key_Return);
+        QTRY_COMPARE(document.scenario().tp, 4);
+        QTRY_VERIFY(window.memoryChart()->values("Weights") != weightsBefore);
+        const core::Scenario after = document.scenario();
+        const QList<qreal> weightsAfter = window.memoryChart()->values("Weights");
+
+        QTest::keySequence(&window, QKeySequence::Undo);
+        QTRY_VERIFY(document.scenario() == before);
+        QTRY_COMPARE(window.memoryChart()->values("Weights"), weightsBefore);
+        QCOMPARE(t->spinBox()->value(), 8);
+        QTest::keySequence(&window, QKeySequence::Redo);
+        QTRY_VERIFY(document.scenario() == after);
+        QTRY_COMPARE(window.memoryChart()->values("Weights"), weightsAfter);
+    }
+
+    // Seed ¶1's table, live: the model-size chart follows the model and T.
+    void modelSizeChartFollowsTheModel()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        choose(control<QComboBox>(window, "model"), "llama-3.1-405b");
+        QTRY_COMPARE(document.scenario().model, std::string("llama-3.1-405b"));
+        QTRY_VERIFY(window.modelSizeChart()->values().constFirst() > 1000);
+        QCOMPARE(window.modelSizeChart()->categories().size(), 8);
+        const QList<qreal> gb = window.modelSizeChart()->values();
+        const QStringList names = window.modelSizeChart()->categories();
+        // DESIGN §3.1: 405,853,388,800 parameters × 2 bytes at FP16, × 0.5 at INT4.
+        QCOMPARE(gb[names.indexOf("fp16")], 811.7067776);
+        QCOMPARE(gb[names.indexOf("int4")], 202.9266944);
+        // One 80 GiB device, and T = 8 of them.
+        QCOMPARE(window.modelSizeChart()->deviceCapacityGb(), 80.0 * core::kGiB / core::kGB);
+        QCOMPARE(window.modelSizeChart()->groupCapacityGb(), 8 * 80.0 * core::kGiB / core::kGB);
+    }
+
+    void choosingADeviceRedrawsOnce()
     {
         ScenarioDocument document(io::builtinPresets());
         MainWindow window(&document);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QSignalSpy changed(&document, &ScenarioDocument::changed);
-
-        auto *device = window.findChild<QComboBox *>(QStringLiteral("device"));
-        QVERIFY(device);
-        device->setFocus();
-        const int mi300x = device->findData(QStringLiteral("mi300x"));
-        QVERIFY(mi300x >= 0);
-        // Keyboard: move down to the MI300X entry, as a user would.
-        while (device->currentIndex() < mi300x)
-            QTest::keyClick(device, Qt::Key_Down);
+        choose(control<QComboBox>(window, "device"), "mi300x");
         // Several key presses in one event-loop turn are evaluated once.
         QTRY_COMPARE(changed.count(), 1);
         QCOMPARE(document.scenario().device, std::string("mi300x"));
         QCOMPARE(window.memoryChart()->capacityGb(), 192.0 * core::kGiB / core::kGB);
     }
 
-    void invalidChoiceKeepsTheLastChart()
+    void trainingInInt4IsExplained()
     {
         ScenarioDocument document(io::builtinPresets());
         MainWindow window(&document);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        const QList<qreal> before = window.memoryChart()->values(QStringLiteral("Weights"));
-
-        auto *precision = window.findChild<QComboBox *>(QStringLiteral("precision"));
-        precision->setFocus();
-        // int4 is for inference only: training with it is refused (DESIGN §4).
-        const int int4 = precision->findData(QStringLiteral("int4"));
-        while (precision->currentIndex() < int4)
-            QTest::keyClick(precision, Qt::Key_Down);
+        const QList<qreal> before = window.memoryChart()->values("Weights");
+        choose(control<QComboBox>(window, "precision"), "int4");
         QTRY_VERIFY(!document.report().ok());
-        QCOMPARE(window.memoryChart()->values(QStringLiteral("Weights")), before);
-        bool shown = false;
-        for (QLabel *label : window.findChildren<QLabel *>())
-            shown = shown ||
-                    (label->isVisible() && label->text().contains(QStringLiteral("precision")));
-        QVERIFY(shown);
+        QTRY_VERIFY(window.note()->isVisible());
+        QVERIFY(window.note()->text().contains("precision"));
+        QVERIFY(window.note()->text().contains("inference only"));
+        QCOMPARE(window.memoryChart()->values("Weights"), before);
+        // Switching to inference makes it valid: the note goes, the charts follow.
+        choose(control<QComboBox>(window, "mode"), "inference");
+        QTRY_VERIFY(document.report().ok());
+        QTRY_VERIFY(!window.note()->isVisible());
+    }
+
+    void warningsAreShown()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        document.setField("pp", "3"); // 80 layers over 3 stages (DESIGN §4: a warning)
+        QTRY_VERIFY(window.note()->isVisible());
+        QVERIFY(window.note()->text().contains("take one more"));
+        QCOMPARE(window.memoryChart()->categories().size(), 3);
     }
 };
 

@@ -1,6 +1,7 @@
 #include "ui/charts/stage_memory_chart.h"
 
 #include "core/units.h"
+#include "ui/charts/chart_style.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -62,10 +63,7 @@ StageMemoryChart::StageMemoryChart(QWidget *parent)
     m_chart->addSeries(m_bars);
 
     m_capacity->setName(tr("Device capacity"));
-    QPen pen(QColor(0xC0, 0x00, 0x00));
-    pen.setWidthF(2.5);
-    pen.setStyle(Qt::DashLine);
-    m_capacity->setPen(pen);
+    m_capacity->setPen(chart_style::capacityPen());
     m_chart->addSeries(m_capacity);
 
     m_stageAxis->setTitleText(tr("Pipeline stage"));
@@ -92,7 +90,7 @@ void StageMemoryChart::setReport(const core::Report &report)
     double peak = 0;
     for (const auto &stage : report.stages) {
         categories << (stage.fits ? tr("Stage %1").arg(stage.index)
-                                  : tr("Stage %1 (over)").arg(stage.index));
+                                  : tr("Stage %1 ✗ over").arg(stage.index));
         peak = std::max(peak, toGb(stage.totalBytes));
     }
     for (qsizetype i = 0; i < m_sets.size(); ++i) {
@@ -108,15 +106,9 @@ void StageMemoryChart::setReport(const core::Report &report)
     const double stages = static_cast<double>(report.stages.size());
     m_lineAxis->setRange(-0.5, stages - 0.5);
     m_capacity->replace({QPointF(-0.5, capacity), QPointF(stages - 0.5, capacity)});
-    m_capacity->setName(tr("Device capacity (%1 GB)").arg(capacity, 0, 'f', 1));
+    m_capacity->setName(tr("Capacity %1 GB").arg(capacity, 0, 'f', 1));
 
-    // Round the axis up to a tidy step so the capacity line is never on the edge.
-    const double top = std::max(peak, capacity) * 1.1;
-    const double step = top > 200 ? 50 : top > 80 ? 20 : 10;
-    m_memoryAxis->setRange(0, std::ceil(top / step) * step);
-    m_memoryAxis->setTickType(QValueAxis::TicksDynamic);
-    m_memoryAxis->setTickAnchor(0);
-    m_memoryAxis->setTickInterval(step);
+    chart_style::setNiceRange(m_memoryAxis, std::max(peak, capacity));
 }
 
 QList<qreal> StageMemoryChart::values(const QString &term) const

@@ -1,0 +1,105 @@
+// The document (STYLE.md habits 2-4): every edit undoable, drags merged,
+// bursts evaluated once, changes named.
+#include "core/fields.h"
+#include "io/presets_io.h"
+#include "ui/scenario_document.h"
+
+#include <QSignalSpy>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace ui;
+
+class TestDocument : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void burstIsEvaluatedOnce()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        QSignalSpy changed(&document, &ScenarioDocument::changed);
+        QVERIFY(document.setField("pp", "2"));
+        QVERIFY(document.setField("tp", "4"));
+        QVERIFY(document.setField("microbatches", "32"));
+        QCOMPARE(changed.count(), 0);
+        QTRY_COMPARE(changed.count(), 1);
+        const auto keys = changed.takeFirst().at(0).value<FieldMask>();
+        QVERIFY(keys.contains("pp"));
+        QVERIFY(keys.contains("tp"));
+        QVERIFY(keys.contains("microbatches"));
+        QVERIFY(!keys.contains("model"));
+        QCOMPARE(document.report().stages.size(), std::size_t(2));
+    }
+
+    void unparsableValueChangesNothing()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        QVERIFY(!document.setField("tp", "four"));
+        QVERIFY(!document.setField("gpus", "8"));
+        QCOMPARE(document.undoStack()->count(), 0);
+        QVERIFY(document.scenario() == core::Scenario{});
+    }
+
+    void everyEditIsOneUndoStep()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        const core::Scenario start = document.scenario();
+        document.setField("pp", "2");
+        document.setField("precision", "fp8");
+        QCOMPARE(document.undoStack()->count(), 2);
+        document.undoStack()->undo();
+        QVERIFY(document.scenario().precision == core::Precision::bf16);
+        QCOMPARE(document.scenario().pp, 2);
+        document.undoStack()->undo();
+        QVERIFY(document.scenario() == start);
+        document.undoStack()->redo();
+        document.undoStack()->redo();
+        QVERIFY(document.scenario().precision == core::Precision::fp8);
+    }
+
+    void aDragMergesIntoOneStep()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        const int drag = document.beginGesture();
+        for (int m : {17, 20, 40, 64, 100})
+            document.setField("microbatches", QString::number(m), drag);
+        QCOMPARE(document.undoStack()->count(), 1);
+        QCOMPARE(document.scenario().microbatches, 100);
+        // A second drag of the same slider is a step of its own.
+        const int again = document.beginGesture();
+        document.setField("microbatches", "8", again);
+        document.setField("microbatches", "4", again);
+        QCOMPARE(document.undoStack()->count(), 2);
+        document.undoStack()->undo();
+        QCOMPARE(document.scenario().microbatches, 100);
+        document.undoStack()->undo();
+        QCOMPARE(document.scenario().microbatches, 16);
+    }
+
+    void invalidScenarioKeepsTheLastValidReport()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        document.setField("pp", "100"); // more stages than the 80 layers (DESIGN §4)
+        document.flush();
+        QVERIFY(!document.report().ok());
+        QCOMPARE(QString::fromStdString(document.report().error->key), QStringLiteral("pp"));
+        QVERIFY(document.lastValidReport().ok());
+        QCOMPARE(document.lastValidReport().stages.size(), std::size_t(4));
+    }
+
+    void resetClearsHistory()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        document.setField("pp", "2");
+        core::Scenario other;
+        other.model = "llama-3.1-8b";
+        document.reset(other);
+        document.flush();
+        QCOMPARE(document.undoStack()->count(), 0);
+        QCOMPARE(document.report().modelId, std::string("llama-3.1-8b"));
+    }
+};
+
+QTEST_MAIN(TestDocument)
+#include "tst_document.moc"

@@ -1,0 +1,62 @@
+#pragma once
+
+#include <QColor>
+#include <QPen>
+
+class QValueAxis;
+
+namespace ui::chart_style {
+
+// Okabe & Ito (2008), "Color Universal Design": distinguishable with the
+// common colour-vision deficiencies and in greyscale print.
+inline QColor black()
+{
+    return QColor(0x00, 0x00, 0x00);
+}
+inline QColor orange()
+{
+    return QColor(0xE6, 0x9F, 0x00);
+}
+inline QColor skyBlue()
+{
+    return QColor(0x56, 0xB4, 0xE9);
+}
+inline QColor green()
+{
+    return QColor(0x00, 0x9E, 0x73);
+}
+inline QColor yellow()
+{
+    return QColor(0xF0, 0xE4, 0x42);
+}
+inline QColor blue()
+{
+    return QColor(0x00, 0x72, 0xB2);
+}
+inline QColor vermillion()
+{
+    return QColor(0xD5, 0x5E, 0x00);
+}
+inline QColor purple()
+{
+    return QColor(0xCC, 0x79, 0xA7);
+}
+inline QColor grey()
+{
+    return QColor(0x99, 0x99, 0x99);
+}
+
+inline QColor weights()
+{
+    return blue();
+}
+
+// The device's capacity: a dashed dark red line, the same in every chart.
+QPen capacityPen();
+// The capacity of T devices together.
+QPen groupCapacityPen();
+
+// 0 .. a round number above `peak` (10 % headroom), with ticks at a round step.
+void setNiceRange(QValueAxis *axis, double peak);
+
+} // namespace ui::chart_style

@@ -1,0 +1,156 @@
+#include "ui/controls_panel.h"
+
+#include "core/fields.h"
+#include "core/precision.h"
+#include "io/text.h"
+#include "ui/scenario_document.h"
+#include "ui/widgets/slider_spin.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QSignalBlocker>
+
+namespace ui {
+
+namespace {
+
+QString tooltipFor(const QString &key)
+{
+    const core::FieldInfo *field = core::findField(key.toStdString());
+    return field ? io::qs(field->help) : QString();
+}
+
+template <typename E> void addEnumItems(QComboBox *combo)
+{
+    for (const auto &entry : core::enumNames(E{}))
+        combo->addItem(io::qs(entry.name), io::qs(entry.name));
+}
+
+} // namespace
+
+ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
+    : QWidget(parent), m_document(document), m_form(new QFormLayout(this))
+{
+    m_form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_form->setLabelAlignment(Qt::AlignLeft);
+
+    QComboBox *model = addChoice(QStringLiteral("model"), tr("&Model"));
+    for (const auto &m : document->presets().models)
+        model->addItem(io::qs(m.name), io::qs(m.id));
+    QComboBox *device = addChoice(QStringLiteral("device"), tr("&Device"));
+    for (const auto &d : document->presets().devices)
+        device->addItem(io::qs(d.name), io::qs(d.id));
+    addEnumItems<core::Precision>(addChoice(QStringLiteral("precision"), tr("&Precision")));
+    addEnumItems<core::Mode>(addChoice(QStringLiteral("mode"), tr("M&ode")));
+
+    addSlider(QStringLiteral("pp"), tr("Pipeline stages &K"), 1, 128, true);
+    addSlider(QStringLiteral("microbatches"), tr("Micro-&batches m"), 1, 1024, true);
+    addSlider(QStringLiteral("tp"), tr("&Tensor parallel T"), 1, 128, true);
+    addSlider(QStringLiteral("dp"), tr("D&ata parallel D"), 1, 1024, true);
+    addSlider(QStringLiteral("microbatch_size"), tr("Micro-batch si&ze (sequences)"), 1, 256, true);
+    addSlider(QStringLiteral("seq_len"), tr("Se&quence length (tokens)"), 128, 131072, true);
+
+    QComboBox *zero = addChoice(QStringLiteral("zero"), tr("&ZeRO stage"));
+    zero->addItem(tr("0 — none"), QStringLiteral("0"));
+    zero->addItem(tr("1 — optimizer states"), QStringLiteral("1"));
+    zero->addItem(tr("2 — + gradients"), QStringLiteral("2"));
+    zero->addItem(tr("3 — + parameters"), QStringLiteral("3"));
+    addEnumItems<core::Schedule>(addChoice(QStringLiteral("schedule"), tr("&Schedule")));
+    addSlider(QStringLiteral("virtual_stages"), tr("&Virtual stages v"), 1, 16, false);
+    addEnumItems<core::Recompute>(addChoice(QStringLiteral("recompute"), tr("&Recomputation")));
+    addEnumItems<core::Attention>(addChoice(QStringLiteral("attention"), tr("Atte&ntion")));
+    QComboBox *grads = addChoice(QStringLiteral("grad_precision"), tr("&Gradients"));
+    grads->addItem(QStringLiteral("bf16"), QStringLiteral("bf16"));
+    grads->addItem(tr("fp32 accumulation"), QStringLiteral("fp32"));
+    addCheck(QStringLiteral("sequence_parallel"), tr("Sequence para&llelism"));
+    addCheck(QStringLiteral("cache_outputs"), tr("&Cache outputs on the last stage"));
+
+    m_reserve = new QDoubleSpinBox;
+    m_reserve->setRange(0, 64);
+    m_reserve->setDecimals(1);
+    m_reserve->setSingleStep(0.5);
+    m_reserve->setSuffix(QStringLiteral(" GiB"));
+    m_reserve->setKeyboardTracking(false);
+    addRow(QStringLiteral("reserve_gib"), tr("Framework r&eserve"), m_reserve);
+    connect(m_reserve, &QDoubleSpinBox::valueChanged, this, [this](double value) {
+        m_document->setField(QStringLiteral("reserve_gib"), QString::number(value));
+    });
+
+    connect(document, &ScenarioDocument::changed, this, &ControlsPanel::refresh);
+    refresh();
+}
+
+void ControlsPanel::addRow(const QString &key, const QString &label, QWidget *control)
+{
+    control->setObjectName(key);
+    control->setToolTip(tooltipFor(key));
+    auto *caption = new QLabel(label);
+    caption->setBuddy(control);
+    caption->setToolTip(control->toolTip());
+    m_form->addRow(caption, control);
+    m_controls.insert(key, control);
+}
+
+QComboBox *ControlsPanel::addChoice(const QString &key, const QString &label)
+{
+    auto *combo = new QComboBox;
+    addRow(key, label, combo);
+    connect(combo, &QComboBox::activated, this, [this, combo, key](int index) {
+        m_document->setField(key, combo->itemData(index).toString());
+    });
+    return combo;
+}
+
+SliderSpin *ControlsPanel::addSlider(const QString &key, const QString &label, int minimum,
+                                     int maximum, bool logarithmic)
+{
+    auto *slider = new SliderSpin(
+        minimum, maximum, logarithmic ? SliderSpin::Scale::logarithmic : SliderSpin::Scale::linear);
+    addRow(key, label, slider);
+    slider->slider()->setToolTip(slider->toolTip());
+    slider->spinBox()->setToolTip(slider->toolTip());
+    // One drag of the slider is one undo step.
+    auto gesture = std::make_shared<int>(0);
+    connect(slider, &SliderSpin::dragStarted, this,
+            [this, gesture] { *gesture = m_document->beginGesture(); });
+    connect(slider, &SliderSpin::valueEdited, this, [this, key, gesture](int value, bool dragging) {
+        m_document->setField(key, QString::number(value), dragging ? *gesture : 0);
+    });
+    return slider;
+}
+
+QCheckBox *ControlsPanel::addCheck(const QString &key, const QString &label)
+{
+    auto *check = new QCheckBox;
+    addRow(key, label, check);
+    connect(check, &QCheckBox::toggled, this, [this, key](bool on) {
+        m_document->setField(key, on ? QStringLiteral("true") : QStringLiteral("false"));
+    });
+    return check;
+}
+
+void ControlsPanel::refresh()
+{
+    for (auto it = m_controls.cbegin(); it != m_controls.cend(); ++it) {
+        const QString value = m_document->fieldText(it.key());
+        QWidget *control = it.value();
+        const QSignalBlocker block(control);
+        if (auto *combo = qobject_cast<QComboBox *>(control)) {
+            combo->setCurrentIndex(combo->findData(value));
+        } else if (auto *slider = qobject_cast<SliderSpin *>(control)) {
+            slider->setValue(value.toInt());
+        } else if (auto *check = qobject_cast<QCheckBox *>(control)) {
+            check->setChecked(value == QLatin1String("true"));
+        } else if (control == m_reserve) {
+            m_reserve->setValue(value.toDouble());
+        }
+    }
+    // Virtual stages only mean something for the interleaved schedule.
+    m_controls.value(QStringLiteral("virtual_stages"))
+        ->setEnabled(m_document->scenario().schedule == core::Schedule::interleaved);
+}
+
+} // namespace ui

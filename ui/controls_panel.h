@@ -1,0 +1,44 @@
+#pragma once
+
+#include <QHash>
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QFormLayout;
+
+namespace ui {
+
+class FieldMask;
+class ScenarioDocument;
+class SliderSpin;
+
+// Every scenario input as a control: pickers, sliders with spin boxes, check
+// boxes. Each control edits one key through the document and shows the
+// document's value; none computes anything.
+class ControlsPanel : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit ControlsPanel(ScenarioDocument *document, QWidget *parent = nullptr);
+
+    // The control that edits a key (object name = the key), for tests and focus.
+    QWidget *control(const QString &key) const { return m_controls.value(key); }
+
+private:
+    QComboBox *addChoice(const QString &key, const QString &label);
+    SliderSpin *addSlider(const QString &key, const QString &label, int minimum, int maximum,
+                          bool logarithmic);
+    QCheckBox *addCheck(const QString &key, const QString &label);
+    void addRow(const QString &key, const QString &label, QWidget *control);
+    void refresh();
+
+    ScenarioDocument *m_document;
+    QFormLayout *m_form;
+    QHash<QString, QWidget *> m_controls;
+    QDoubleSpinBox *m_reserve = nullptr;
+};
+
+} // namespace ui

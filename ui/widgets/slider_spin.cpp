@@ -1,0 +1,91 @@
+#include "ui/widgets/slider_spin.h"
+
+#include <QHBoxLayout>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSpinBox>
+#include <cmath>
+
+namespace ui {
+
+namespace {
+constexpr int kLogSteps = 1000; // slider positions across a logarithmic range
+}
+
+SliderSpin::SliderSpin(int minimum, int maximum, Scale scale, QWidget *parent)
+    : QWidget(parent), m_slider(new QSlider(Qt::Horizontal)), m_spin(new QSpinBox), m_scale(scale),
+      m_minimum(minimum), m_maximum(maximum)
+{
+    m_spin->setRange(minimum, maximum);
+    m_spin->setKeyboardTracking(false); // typing "128" sets 128, not 1, 12, 128
+    m_spin->setAccelerated(true);
+    if (scale == Scale::logarithmic) {
+        m_slider->setRange(0, kLogSteps);
+        m_slider->setPageStep(kLogSteps / 10);
+    } else {
+        m_slider->setRange(minimum, maximum);
+        m_slider->setPageStep(std::max(1, (maximum - minimum) / 10));
+    }
+    m_spin->setMinimumWidth(m_spin->fontMetrics().horizontalAdvance(QStringLiteral("0000000")) +
+                            24);
+
+    auto *layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_slider, 1);
+    layout->addWidget(m_spin);
+    setFocusProxy(m_spin);
+
+    connect(m_slider, &QSlider::sliderPressed, this, &SliderSpin::dragStarted);
+    connect(m_slider, &QSlider::valueChanged, this, [this](int position) {
+        const int value = fromSlider(position);
+        if (value == m_spin->value())
+            return;
+        const QSignalBlocker block(m_spin);
+        m_spin->setValue(value);
+        Q_EMIT valueEdited(value, m_slider->isSliderDown());
+    });
+    connect(m_spin, &QSpinBox::valueChanged, this, [this](int value) {
+        const QSignalBlocker block(m_slider);
+        m_slider->setValue(toSlider(value));
+        Q_EMIT valueEdited(value, false);
+    });
+}
+
+int SliderSpin::value() const
+{
+    return m_spin->value();
+}
+
+void SliderSpin::setValue(int value)
+{
+    const QSignalBlocker blockSpin(m_spin);
+    const QSignalBlocker blockSlider(m_slider);
+    m_spin->setValue(value);
+    if (!m_slider->isSliderDown())
+        m_slider->setValue(toSlider(value));
+}
+
+bool SliderSpin::isDragging() const
+{
+    return m_slider->isSliderDown();
+}
+
+int SliderSpin::toSlider(int value) const
+{
+    if (m_scale == Scale::linear)
+        return value;
+    const double span = std::log(double(m_maximum) / m_minimum);
+    return int(
+        std::lround(kLogSteps * std::log(double(std::max(value, m_minimum)) / m_minimum) / span));
+}
+
+int SliderSpin::fromSlider(int position) const
+{
+    if (m_scale == Scale::linear)
+        return position;
+    const double span = std::log(double(m_maximum) / m_minimum);
+    const long value = std::lround(m_minimum * std::exp(span * position / kLogSteps));
+    return int(std::clamp<long>(value, m_minimum, m_maximum));
+}
+
+} // namespace ui

@@ -1,0 +1,51 @@
+#pragma once
+
+#include <QWidget>
+
+class QSlider;
+class QSpinBox;
+
+namespace ui {
+
+// A slider with a spin box beside it, for one whole-number scenario key. The
+// slider can be logarithmic (m from 1 to 1024); the spin box takes any value
+// in range, typed or stepped.
+class SliderSpin : public QWidget
+{
+    Q_OBJECT
+
+public:
+    enum class Scale
+    {
+        linear,
+        logarithmic
+    };
+
+    SliderSpin(int minimum, int maximum, Scale scale, QWidget *parent = nullptr);
+
+    int value() const;
+    // Shows a value without emitting anything (the document's value).
+    void setValue(int value);
+    bool isDragging() const;
+
+    QSlider *slider() const { return m_slider; }
+    QSpinBox *spinBox() const { return m_spin; }
+
+Q_SIGNALS:
+    // The user chose a value; `dragging` while the slider is held down.
+    void valueEdited(int value, bool dragging);
+    // The user pressed the slider: the edits until release are one gesture.
+    void dragStarted();
+
+private:
+    int toSlider(int value) const;
+    int fromSlider(int position) const;
+
+    QSlider *m_slider;
+    QSpinBox *m_spin;
+    Scale m_scale;
+    int m_minimum;
+    int m_maximum;
+};
+
+} // namespace ui
