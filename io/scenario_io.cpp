@@ -8,6 +8,7 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSaveFile>
 #include <cmath>
 
 namespace io {
@@ -158,6 +159,27 @@ QByteArray writeScenario(const core::Scenario &s)
         }
     }
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
+}
+
+std::optional<QString> writeScenarioFile(const QString &path, const core::Scenario &scenario)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return file.errorString();
+    const QByteArray json = writeScenario(scenario);
+    // Flush before commit: QSaveFile's commit() does not notice a short write
+    // while flushing its buffer (seen with a full disk or a file-size limit) and
+    // would replace the old file with a truncated one.
+    if (file.write(json) != json.size() || !file.flush()) {
+        const QString reason = file.errorString().isEmpty()
+                                   ? QStringLiteral("the file could not be written completely")
+                                   : file.errorString();
+        file.cancelWriting();
+        return reason;
+    }
+    if (!file.commit())
+        return file.errorString();
+    return std::nullopt;
 }
 
 std::optional<core::InputError> applySetting(core::Scenario &s, const QString &assignment)

@@ -18,6 +18,10 @@ std::optional<core::InputError> readScenarioFile(const QString &path, core::Scen
 
 QByteArray writeScenario(const core::Scenario &scenario);
 
+// Writes atomically (QSaveFile): on any failure the old file is left as it
+// was. Returns the reason on failure.
+std::optional<QString> writeScenarioFile(const QString &path, const core::Scenario &scenario);
+
 // Applies one `KEY=VALUE` from the command line.
 std::optional<core::InputError> applySetting(core::Scenario &scenario, const QString &assignment);
 

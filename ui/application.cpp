@@ -1,13 +1,16 @@
 #include "ui/application.h"
 
+#include "core/validate.h"
 #include "io/presets_io.h"
 #include "io/scenario_io.h"
 #include "io/text.h"
 #include "ui/main_window.h"
 #include "ui/scenario_document.h"
+#include "ui/settings.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QMessageBox>
 #include <QTextStream>
 #include <cstdlib>
@@ -20,6 +23,22 @@ bool hasDisplay()
 {
     return qEnvironmentVariableIsSet("QT_QPA_PLATFORM") || qEnvironmentVariableIsSet("DISPLAY") ||
            qEnvironmentVariableIsSet("WAYLAND_DISPLAY");
+}
+
+// After the first start, the window comes back with the scenario it closed
+// on, and knows whether that still matches its file.
+void restoreSession(ScenarioDocument &document, const Settings &settings)
+{
+    const QByteArray json = settings.lastScenario();
+    core::Scenario scenario;
+    if (json.isEmpty() || io::readScenario(json, scenario) ||
+        core::validate(scenario, document.presets()))
+        return; // first start, or a session that no longer reads: the default scenario
+    const QString path = settings.lastFile();
+    core::Scenario onDisk;
+    const bool hasFile =
+        !path.isEmpty() && QFileInfo::exists(path) && !io::readScenarioFile(path, onDisk);
+    document.adopt(scenario, hasFile ? path : QString(), hasFile && !(onDisk == scenario));
 }
 
 } // namespace
@@ -60,17 +79,21 @@ int runApplication(int argc, char *argv[])
         return 2;
     }
     ScenarioDocument document(std::move(presets));
+    Settings settings;
     const QStringList files = parser.positionalArguments();
     if (!files.isEmpty()) {
-        core::Scenario scenario;
-        if (auto e = io::readScenarioFile(files.constFirst(), scenario)) {
-            QTextStream(stderr) << "parascope: " << io::qs(e->toString()) << Qt::endl;
+        if (auto reason = document.open(files.constFirst())) {
+            QTextStream(stderr) << "parascope: " << *reason << Qt::endl;
             return 2;
         }
-        document.reset(scenario);
+        settings.addRecentFile(QFileInfo(files.constFirst()).absoluteFilePath());
+    } else {
+        restoreSession(document, settings);
     }
 
     MainWindow window(&document);
+    window.restoreGeometry(settings.windowGeometry());
+    window.restoreState(settings.windowState());
     window.show();
     return QApplication::exec();
 }

@@ -1,14 +1,19 @@
 #include "ui/main_window.h"
 
+#include "io/scenario_io.h"
 #include "io/text.h"
 #include "ui/charts/model_size_chart.h"
 #include "ui/charts/stage_memory_chart.h"
 #include "ui/controls_panel.h"
+#include "ui/file_actions.h"
 #include "ui/scenario_document.h"
+#include "ui/settings.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QCloseEvent>
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -21,11 +26,11 @@
 namespace ui {
 
 MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
-    : QMainWindow(parent), m_document(document), m_controls(new ControlsPanel(document)),
-      m_note(new QLabel), m_verdict(new QLabel), m_charts(new QTabWidget),
-      m_memoryChart(new StageMemoryChart), m_modelSizeChart(new ModelSizeChart)
+    : QMainWindow(parent), m_document(document), m_files(new FileActions(document, this)),
+      m_controls(new ControlsPanel(document)), m_note(new QLabel), m_verdict(new QLabel),
+      m_charts(new QTabWidget), m_memoryChart(new StageMemoryChart),
+      m_modelSizeChart(new ModelSizeChart)
 {
-    setWindowTitle(tr("Parascope"));
     resize(1280, 800);
 
     auto *scroll = new QScrollArea;
@@ -57,12 +62,39 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
 
     createMenus();
     connect(document, &ScenarioDocument::changed, this, &MainWindow::refresh);
+    connect(document, &ScenarioDocument::fileStateChanged, this, &MainWindow::updateTitle);
     refresh(FieldMask::all());
+    updateTitle();
+}
+
+void MainWindow::updateTitle()
+{
+    const QString path = m_document->filePath();
+    setWindowTitle(
+        tr("%1[*] — Parascope").arg(path.isEmpty() ? tr("Untitled") : QFileInfo(path).fileName()));
+    setWindowFilePath(path);
+    setWindowModified(m_document->isModified());
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    if (!m_files->maybeSave()) {
+        event->ignore();
+        return;
+    }
+    Settings settings;
+    settings.setLastScenario(io::writeScenario(m_document->scenario()));
+    settings.setLastFile(m_document->filePath());
+    settings.setWindowGeometry(saveGeometry());
+    settings.setWindowState(saveState());
+    event->accept();
 }
 
 void MainWindow::createMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
+    m_files->addTo(file);
+    file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
     quit->setShortcut(QKeySequence::Quit);
 

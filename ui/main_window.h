@@ -8,6 +8,7 @@ class QTabWidget;
 namespace ui {
 
 class ControlsPanel;
+class FileActions;
 class FieldMask;
 class ModelSizeChart;
 class ScenarioDocument;
@@ -29,14 +30,20 @@ public:
     QTabWidget *charts() const { return m_charts; }
     QLabel *note() const { return m_note; }
     QLabel *verdict() const { return m_verdict; }
+    FileActions *fileActions() const { return m_files; }
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
 
 private:
+    void updateTitle();
     void createMenus();
     void refresh(FieldMask keys);
     void showNote();
     void showVerdict();
 
     ScenarioDocument *m_document;
+    FileActions *m_files;
     ControlsPanel *m_controls;
     QLabel *m_note;
     QLabel *m_verdict;

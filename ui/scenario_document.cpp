@@ -2,6 +2,9 @@
 
 #include "core/evaluate.h"
 #include "core/fields.h"
+#include "core/validate.h"
+#include "io/scenario_io.h"
+#include "io/text.h"
 
 #include <QTimer>
 #include <QUndoCommand>
@@ -97,12 +100,48 @@ private:
 ScenarioDocument::ScenarioDocument(core::Presets presets, QObject *parent)
     : QObject(parent), m_presets(std::move(presets)), m_undo(new QUndoStack(this))
 {
+    connect(m_undo, &QUndoStack::cleanChanged, this, &ScenarioDocument::fileStateChanged);
     m_report = core::evaluate(m_scenario, m_presets);
     m_lastValid = m_report;
     m_evaluated = m_scenario;
 }
 
 ScenarioDocument::~ScenarioDocument() = default;
+
+bool ScenarioDocument::isModified() const
+{
+    return m_modifiedWithoutHistory || !m_undo->isClean();
+}
+
+std::optional<QString> ScenarioDocument::open(const QString &path)
+{
+    core::Scenario scenario;
+    if (auto e = io::readScenarioFile(path, scenario))
+        return io::qs(e->toString());
+    if (auto e = core::validate(scenario, m_presets))
+        return io::qs(e->toString());
+    adopt(scenario, path, false);
+    return std::nullopt;
+}
+
+std::optional<QString> ScenarioDocument::save(const QString &path)
+{
+    if (auto reason = io::writeScenarioFile(path, m_scenario))
+        return reason;
+    m_filePath = path;
+    m_modifiedWithoutHistory = false;
+    m_undo->setClean();
+    Q_EMIT fileStateChanged();
+    return std::nullopt;
+}
+
+void ScenarioDocument::adopt(const core::Scenario &scenario, const QString &path, bool modified)
+{
+    reset(scenario);
+    m_filePath = path;
+    m_modifiedWithoutHistory = modified;
+    Q_EMIT fileStateChanged();
+}
 
 void ScenarioDocument::reset(const core::Scenario &scenario)
 {

@@ -6,6 +6,7 @@
 
 #include <QObject>
 #include <QString>
+#include <optional>
 
 class QUndoStack;
 
@@ -76,7 +77,23 @@ public:
     // Evaluates now if an evaluation is pending (tests, export).
     void flush();
 
+    // The scenario's file, empty for an unsaved scenario.
+    QString filePath() const { return m_filePath; }
+    // Changed since it was opened or saved.
+    bool isModified() const;
+    // Reads a scenario file and starts afresh on it. A file that does not
+    // read or names an unknown preset is refused with the reason, and the
+    // current scenario stays.
+    std::optional<QString> open(const QString &path);
+    // Saves atomically; on failure the old file is intact and the reason returned.
+    std::optional<QString> save(const QString &path);
+    // Starts afresh on a scenario that came from `path` (or from nowhere).
+    void adopt(const core::Scenario &scenario, const QString &path, bool modified);
+
 Q_SIGNALS:
+    // The file path or the modified state changed.
+    void fileStateChanged();
+
     // Emitted after each evaluation with the keys changed since the last one.
     void changed(ui::FieldMask keys);
 
@@ -93,6 +110,8 @@ private:
     core::Report m_report;
     core::Report m_lastValid;
     QUndoStack *m_undo;
+    QString m_filePath;
+    bool m_modifiedWithoutHistory = false;
     int m_lastGesture = 0;
     bool m_pending = false;
 };

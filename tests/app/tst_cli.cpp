@@ -125,6 +125,36 @@ private Q_SLOTS:
         QVERIFY(r.out.isEmpty());
     }
 
+    // Issue 7's damaged-file corpus, on the command line: exit 2, one line, the reason.
+    void damagedFiles_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("named");
+        QTest::addRow("truncated") << "truncated"
+                                   << "not a valid scenario file";
+        QTest::addRow("binary") << "binary"
+                                << "not a valid scenario file";
+        QTest::addRow("1e300 for tp") << "huge-number"
+                                      << "tp:";
+        QTest::addRow("unknown preset") << "unknown-preset"
+                                        << "model: unknown preset";
+        QTest::addRow("newer version") << "newer-version"
+                                       << "version:";
+        QTest::addRow("negative memory") << "negative-memory"
+                                         << "device.memory_gib";
+    }
+    void damagedFiles()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, named);
+        const QString path =
+            QFINDTESTDATA(QStringLiteral("../data/damaged/%1.parascope.json").arg(file));
+        const Run r = run({QStringLiteral("eval"), path});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains(named), qPrintable(r.err));
+        QCOMPARE(r.err.trimmed().count(QLatin1Char('\n')), 0);
+    }
+
     void checkExitCodes_data()
     {
         QTest::addColumn<QStringList>("arguments");

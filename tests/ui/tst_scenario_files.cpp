@@ -1,0 +1,148 @@
+// Scenario files in the window's document: round trips, atomic saves, and a
+// corpus of damaged files that must each be refused by name without harm.
+#include "io/presets_io.h"
+#include "io/scenario_io.h"
+#include "ui/scenario_document.h"
+
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+#include <csignal>
+#include <sys/resource.h>
+
+using namespace ui;
+
+class TestScenarioFiles : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void saveThenOpenIsTheSameScenario()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        document.setField("model", "llama-3.1-405b");
+        document.setField("device", "b200");
+        document.setField("precision", "fp8");
+        document.setField("tp", "16");
+        document.setField("reserve_gib", "3.5");
+        document.setField("inter_node_gb_per_s", "12.5");
+        QVERIFY(document.isModified());
+        const core::Scenario saved = document.scenario();
+        const QString path = m_dir.filePath("plan.parascope.json");
+        QVERIFY(!document.save(path));
+        QVERIFY(!document.isModified());
+        QCOMPARE(document.filePath(), path);
+
+        ScenarioDocument other(io::builtinPresets());
+        QVERIFY(!other.open(path));
+        QVERIFY(other.scenario() == saved);
+        QCOMPARE(other.filePath(), path);
+        QVERIFY(!other.isModified());
+        other.setField("tp", "8");
+        QVERIFY(other.isModified());
+        other.undoStack()->undo();
+        QVERIFY(!other.isModified());
+    }
+
+    // DESIGN §6: "Saving is atomic (QSaveFile): a failed save loses nothing."
+    void failedSaveLeavesTheOldFileIntact()
+    {
+        const QString path = m_dir.filePath("keep.parascope.json");
+        ScenarioDocument document(io::builtinPresets());
+        QVERIFY(!document.save(path));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray before = file.readAll();
+        file.close();
+
+        document.setField("model", "llama-3.1-8b");
+        // Make every write beyond 64 bytes fail (EFBIG) — even for root, unlike permissions.
+        std::signal(SIGXFSZ, SIG_IGN);
+        rlimit old{};
+        getrlimit(RLIMIT_FSIZE, &old);
+        rlimit tight = old;
+        tight.rlim_cur = 64;
+        QCOMPARE(setrlimit(RLIMIT_FSIZE, &tight), 0);
+        const auto reason = document.save(path);
+        setrlimit(RLIMIT_FSIZE, &old);
+
+        QVERIFY(reason);
+        QVERIFY(!reason->isEmpty());
+        QVERIFY(document.isModified()); // still unsaved
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll(), before);
+        // No temporary file is left behind.
+        QCOMPARE(QDir(m_dir.path()).entryList({"keep*"}, QDir::Files).size(), 1);
+    }
+
+    void saveToAMissingFolderSaysWhy()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        const auto reason = document.save(m_dir.filePath("no/such/folder/plan.parascope.json"));
+        QVERIFY(reason);
+        QVERIFY(document.filePath().isEmpty());
+    }
+
+    void damagedFilesAreRefused_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("message");
+        // Issue 7's corpus: truncated, wrong types, huge numbers, unknown preset, newer
+        // version, not JSON — each with the words that explain it.
+        QTest::addRow("truncated") << "truncated"
+                                   << "not a valid scenario file";
+        QTest::addRow("empty") << "empty"
+                               << "not a valid scenario file";
+        QTest::addRow("YAML, not JSON") << "yaml"
+                                        << "not a valid scenario file";
+        QTest::addRow("binary") << "binary"
+                                << "not a valid scenario file";
+        QTest::addRow("array for a count") << "wrong-type"
+                                           << "microbatches: expected a whole number";
+        QTest::addRow("1e300 for tp") << "huge-number"
+                                      << "tp: expected a whole number";
+        QTest::addRow("count beyond int") << "huge-count"
+                                          << "dp: expected a whole number";
+        QTest::addRow("unknown preset") << "unknown-preset"
+                                        << "model: unknown preset 'llama-9-1t'";
+        QTest::addRow("newer version") << "newer-version"
+                                       << "version: version 3 is newer";
+        QTest::addRow("unknown key") << "unknown-key"
+                                     << "pipeline: unknown key";
+        QTest::addRow("a report, not a scenario") << "wrong-format"
+                                                  << "format: expected";
+        QTest::addRow("null model") << "null-model"
+                                    << "model: expected a string";
+        QTest::addRow("negative memory") << "negative-memory"
+                                         << "device.memory_gib";
+        QTest::addRow("64 stages for 32 layers") << "too-many-stages"
+                                                 << "pp: 64 stages exceed";
+    }
+    void damagedFilesAreRefused()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, message);
+        const QString path =
+            QFINDTESTDATA(QStringLiteral("../data/damaged/%1.parascope.json").arg(file));
+        QVERIFY(!path.isEmpty());
+        ScenarioDocument document(io::builtinPresets());
+        document.setField("tp", "4");
+        document.flush();
+        const core::Scenario before = document.scenario();
+        QSignalSpy fileState(&document, &ScenarioDocument::fileStateChanged);
+        const auto reason = document.open(path);
+        QVERIFY(reason);
+        QVERIFY2(reason->contains(message), qPrintable(*reason));
+        QVERIFY(document.scenario() == before); // never replaces the current scenario
+        QCOMPARE(document.undoStack()->count(), 1);
+        QCOMPARE(fileState.count(), 0);
+    }
+};
+
+QTEST_MAIN(TestScenarioFiles)
+#include "tst_scenario_files.moc"

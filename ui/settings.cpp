@@ -1,0 +1,68 @@
+#include "ui/settings.h"
+
+namespace ui {
+
+namespace {
+const QString kLastScenario = QStringLiteral("session/scenario");
+const QString kLastFile = QStringLiteral("session/file");
+const QString kRecentFiles = QStringLiteral("files/recent");
+const QString kGeometry = QStringLiteral("window/geometry");
+const QString kState = QStringLiteral("window/state");
+} // namespace
+
+QByteArray Settings::lastScenario() const
+{
+    return m_settings.value(kLastScenario).toByteArray();
+}
+
+void Settings::setLastScenario(const QByteArray &json)
+{
+    m_settings.setValue(kLastScenario, json);
+}
+
+QString Settings::lastFile() const
+{
+    return m_settings.value(kLastFile).toString();
+}
+
+void Settings::setLastFile(const QString &path)
+{
+    m_settings.setValue(kLastFile, path);
+}
+
+QStringList Settings::recentFiles() const
+{
+    return m_settings.value(kRecentFiles).toStringList();
+}
+
+void Settings::addRecentFile(const QString &path)
+{
+    QStringList files = recentFiles();
+    files.removeAll(path);
+    files.prepend(path);
+    while (files.size() > kMaxRecent)
+        files.removeLast();
+    m_settings.setValue(kRecentFiles, files);
+}
+
+QByteArray Settings::windowGeometry() const
+{
+    return m_settings.value(kGeometry).toByteArray();
+}
+
+void Settings::setWindowGeometry(const QByteArray &geometry)
+{
+    m_settings.setValue(kGeometry, geometry);
+}
+
+QByteArray Settings::windowState() const
+{
+    return m_settings.value(kState).toByteArray();
+}
+
+void Settings::setWindowState(const QByteArray &state)
+{
+    m_settings.setValue(kState, state);
+}
+
+} // namespace ui
