@@ -1,7 +1,13 @@
 // Scenario files (DESIGN §4): round trips, and every way a file can be refused.
+#include "core/evaluate.h"
 #include "core/fields.h"
+#include "io/presets_io.h"
 #include "io/scenario_io.h"
 
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTest>
 
 using namespace core;
@@ -165,6 +171,36 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(e->key), key);
         QVERIFY2(QString::fromStdString(e->message).contains(words), e->message.c_str());
         QVERIFY(s == before); // a refused file changes nothing
+    }
+
+    // docs/scenario.schema.json describes exactly the keys the program reads.
+    void schemaListsEveryKey()
+    {
+        QFile file(QStringLiteral(PARASCOPE_SOURCE_DIR "/docs/scenario.schema.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject schema = QJsonDocument::fromJson(file.readAll()).object();
+        QStringList documented = schema.value("properties").toObject().keys();
+        QStringList read{"format", "version"};
+        for (const auto &field : scenarioFields())
+            read << QString::fromUtf8(field.key.data(), field.key.size());
+        documented.sort();
+        read.sort();
+        QCOMPARE(documented, read);
+    }
+
+    // Every shipped example reads and evaluates.
+    void examplesEvaluate()
+    {
+        const core::Presets presets = io::builtinPresets();
+        const QDir dir(QStringLiteral(PARASCOPE_SOURCE_DIR "/resources/examples"));
+        const QStringList files = dir.entryList({"*.parascope.json"});
+        QVERIFY(files.size() >= 10);
+        for (const QString &name : files) {
+            Scenario s;
+            const auto e = io::readScenarioFile(dir.filePath(name), s);
+            QVERIFY2(!e, qPrintable(name));
+            QVERIFY2(evaluate(s, presets).ok(), qPrintable(name));
+        }
     }
 
     void settingsFromTheCommandLine_data()
