@@ -2,6 +2,7 @@
 
 #include "core/evaluate.h"
 #include "core/fields.h"
+#include "io/compare.h"
 #include "io/presets_io.h"
 #include "io/report_io.h"
 #include "io/scenario_io.h"
@@ -54,7 +55,8 @@ QString overview()
 {
     return QStringLiteral(
         "Usage: parascope [SCENARIO]            open the window\n"
-        "       parascope eval [SCENARIO] [--set KEY=VALUE ...] [--check] [--format text|json]\n"
+        "       parascope eval [SCENARIO] [--set KEY=VALUE ...] [--compare OTHER] [--check]\n"
+        "                      [--format text|json]\n"
         "       parascope presets [--format text|json]\n"
         "\n"
         "Common options: --presets FILE (extra model/device presets), --help, --version\n"
@@ -126,8 +128,13 @@ int runEval(const QStringList &arguments)
                            QStringLiteral("KEY=VALUE"));
     QCommandLineOption check(QStringLiteral("check"),
                              QStringLiteral("Exit with status 1 when the plan does not fit."));
+    QCommandLineOption compare(QStringLiteral("compare"),
+                               QStringLiteral("Compare with another scenario: what changed, "
+                                              "field by field (--set applies to both)."),
+                               QStringLiteral("OTHER"));
     parser.addOption(set);
     parser.addOption(check);
+    parser.addOption(compare);
     parser.addPositionalArgument(QStringLiteral("scenario"),
                                  QStringLiteral("A .parascope.json scenario file (optional)."),
                                  QStringLiteral("[SCENARIO]"));
@@ -153,6 +160,32 @@ int runEval(const QStringList &arguments)
     const core::Report report = core::evaluate(scenario, presets);
     if (report.error)
         return fail(*report.error);
+    if (parser.isSet(compare)) {
+        core::Scenario other;
+        if (auto e = io::readScenarioFile(parser.value(compare), other))
+            return fail(*e);
+        for (const QString &assignment : parser.values(set))
+            if (auto e = io::applySetting(other, assignment))
+                return fail(*e);
+        const core::Report otherReport = core::evaluate(other, presets);
+        if (otherReport.error) {
+            core::InputError e = *otherReport.error;
+            e.message += " (in " + parser.value(compare).toStdString() + ")";
+            return fail(e);
+        }
+        const auto scenarioJson = [](const core::Scenario &s) {
+            return QJsonDocument::fromJson(io::writeScenario(s)).object();
+        };
+        const QJsonObject a = scenarioJson(scenario), b = scenarioJson(other);
+        const QJsonObject ra = io::reportToJson(report), rb = io::reportToJson(otherReport);
+        if (parser.value(common.format) == QLatin1String("json"))
+            out() << QJsonDocument(io::comparisonToJson(a, b, ra, rb))
+                         .toJson(QJsonDocument::Indented);
+        else
+            out() << io::comparisonToText(a, b, ra, rb);
+        out().flush();
+        return parser.isSet(check) && !(report.fits && otherReport.fits) ? doesNotFit : ok;
+    }
     if (parser.value(common.format) == QLatin1String("json"))
         out() << QJsonDocument(io::reportToJson(report)).toJson(QJsonDocument::Indented);
     else

@@ -242,6 +242,37 @@ private Q_SLOTS:
         QCOMPARE(r.value(QStringLiteral("devices")).toInt(), 16);
     }
 
+    // Issue 7: "compare reports exactly the fields that differ".
+    void compareTwoScenarios()
+    {
+        const QString a = QStringLiteral(
+            PARASCOPE_SOURCE_DIR "/resources/examples/seed-70b-fp16-one-device.parascope.json");
+        const QString b = QStringLiteral(PARASCOPE_SOURCE_DIR
+                                         "/resources/examples/seed-70b-fp16-t4.parascope.json");
+        const QJsonObject r = json({a, "--compare", b});
+        QCOMPARE(r.value("format").toString(), QStringLiteral("parascope-comparison"));
+        const QJsonArray scenario = r.value("scenario_differences").toArray();
+        QCOMPARE(scenario.size(), 1);
+        QCOMPARE(scenario[0].toObject().value("field").toString(), QStringLiteral("tp"));
+        QCOMPARE(scenario[0].toObject().value("a").toInt(), 1);
+        QCOMPARE(scenario[0].toObject().value("b").toInt(), 4);
+        QStringList fields;
+        for (const QJsonValue &d : r.value("report_differences").toArray())
+            fields << d.toObject().value("field").toString();
+        // T changes the device count, the per-device shard and the verdict; the model does not.
+        QVERIFY(fields.contains("tp"));
+        QVERIFY(fields.contains("devices"));
+        QVERIFY(fields.contains("stages[0].weights_bytes"));
+        QVERIFY(fields.contains("fits"));
+        QVERIFY(!fields.contains("model.params"));
+        QVERIFY(!fields.contains("weights_bytes"));
+        QVERIFY(!fields.contains("stages[0].capacity_bytes"));
+        // The same scenario twice differs nowhere.
+        const QJsonObject same = json({a, "--compare", a});
+        QVERIFY(same.value("scenario_differences").toArray().isEmpty());
+        QVERIFY(same.value("report_differences").toArray().isEmpty());
+    }
+
     void presetsCommand()
     {
         const Run text = run({QStringLiteral("presets")});
