@@ -290,13 +290,13 @@ private Q_SLOTS:
         QTest::addColumn<qint64>("rTokens");
         QTest::addColumn<qint64>("rHidden");
         QTest::addColumn<qint64>("rFfn");
-        // f/h kept exactly, h capped at 128 where T allows; tokens scaled by h'/h.
-        QTest::addRow("seed: 8192/32768, T=4 -> 128/512, 4096·128/8192 = 64 tokens")
-            << qint64(4096) << qint64(8192) << qint64(32768) << 4 << qint64(64) << qint64(128)
-            << qint64(512);
-        QTest::addRow("Llama 3.1 8B: 4096/14336 (2:7), T=4 -> 128/448")
-            << qint64(4096) << qint64(4096) << qint64(14336) << 4 << qint64(128) << qint64(128)
-            << qint64(448);
+        // f/h kept exactly, h capped at 64 where T allows; tokens scaled by h'/h.
+        QTest::addRow("seed: 8192/32768, T=4 -> 64/256, 4096·64/8192 = 32 tokens")
+            << qint64(4096) << qint64(8192) << qint64(32768) << 4 << qint64(32) << qint64(64)
+            << qint64(256);
+        QTest::addRow("Llama 3.1 8B: 4096/14336 (2:7), T=4 -> 64/224")
+            << qint64(4096) << qint64(4096) << qint64(14336) << 4 << qint64(64) << qint64(64)
+            << qint64(224);
         QTest::addRow("seed, T=256: h' must be a multiple of 256")
             << qint64(4096) << qint64(8192) << qint64(32768) << 256 << qint64(128) << qint64(256)
             << qint64(1024);
@@ -326,7 +326,7 @@ private Q_SLOTS:
         request.shape = {4096, 8192, 32768};
         const ShardReport r = analyzeSharding(request, preset("h100-sxm"));
         QVERIFY(r.ok());
-        QVERIFY(r.executed == (FfnShape{64, 128, 512}));
+        QVERIFY(r.executed == (FfnShape{32, 64, 256}));
         QVERIFY(r.requested == request.shape);
         for (const auto &s : r.strategies) {
             QVERIFY(s.maxRelError);
