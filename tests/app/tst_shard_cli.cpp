@@ -180,6 +180,26 @@ private Q_SLOTS:
         QVERIFY(r.out.isEmpty());
     }
 
+    // Issue 4: eval's report carries tp_comm; DESIGN §4 default scenario (T=8 on H100, SP on):
+    // 4 all-reduces per layer become 4 reduce-scatters + 4 all-gathers.
+    void evalReportsTpComm()
+    {
+        const Run r =
+            run({QStringLiteral("eval"), QStringLiteral("--format"), QStringLiteral("json")});
+        QCOMPARE(r.status, 0);
+        const QJsonObject tp =
+            QJsonDocument::fromJson(r.out.toUtf8()).object().value("tp_comm").toObject();
+        QCOMPARE(tp.value("collectives_per_layer").toInt(), 8);
+        QCOMPARE(tp.value("link").toString(), "intra-node");
+        // 20 layers x 16 micro-batches x 4 x 2·7/8 x (4096·8192·2 B) per device.
+        QCOMPARE(tp.value("bytes_per_step").toInteger(), 20LL * 16 * 4 * 117'440'512);
+        QVERIFY(tp.value("time_per_step_s").toDouble() > 0);
+        const Run bad =
+            run({QStringLiteral("eval"), QStringLiteral("--set"), QStringLiteral("mfu=0")});
+        QCOMPARE(bad.status, 2);
+        QVERIFY(bad.err.contains("mfu:"));
+    }
+
     void help()
     {
         const Run r = run({QStringLiteral("shard"), QStringLiteral("--help")});
