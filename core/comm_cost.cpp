@@ -48,7 +48,7 @@ double collectiveSeconds(Collective kind, std::int64_t payloadBytes, int tp, con
     if (tp <= 1)
         return 0;
     // Alpha-beta model (Thakur et al. 2005, "Optimization of collective communication
-    // operations in MPICH", §2): steps x latency + bytes / bandwidth.
+    // operations in MPICH"): steps x latency + bytes / bandwidth.
     return ringSteps(kind, tp) * link.stepLatencyS +
            wireBytesPerDevice(kind, payloadBytes, tp) / (link.gbPerS * kGB);
 }

@@ -122,7 +122,7 @@ TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const 
     if (s.mode == Mode::training)
         allReduces += 2;
     // Full recomputation reruns each layer's forward, its all-reduces included (Chen et al.
-    // 2016, "Training deep nets with sublinear memory cost", §3); selective keeps them.
+    // 2016, "Training deep nets with sublinear memory cost"); selective keeps them.
     if (s.mode == Mode::training && s.recompute == Recompute::full)
         allReduces += 2;
     // Korthikanti et al. 2022 §4.2.2: sequence parallelism turns each all-reduce into a
