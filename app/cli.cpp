@@ -1,5 +1,6 @@
 #include "app/cli.h"
 
+#include "app/shard_command.h"
 #include "core/evaluate.h"
 #include "core/fields.h"
 #include "io/compare.h"
@@ -18,7 +19,8 @@ namespace cli {
 
 namespace {
 
-const QStringList kCommands{QStringLiteral("eval"), QStringLiteral("presets")};
+const QStringList kCommands{QStringLiteral("eval"), QStringLiteral("presets"),
+                            QStringLiteral("shard")};
 
 QTextStream &out()
 {
@@ -58,6 +60,8 @@ QString overview()
         "       parascope eval [SCENARIO] [--set KEY=VALUE ...] [--compare OTHER] [--check]\n"
         "                      [--format text|json]\n"
         "       parascope presets [--format text|json]\n"
+        "       parascope shard --hidden H --ffn F --tp T [--tokens N] [--seed S] [--device ID]\n"
+        "                       [--precision P] [--verify small|full|off] [--format text|json]\n"
         "\n"
         "Common options: --presets FILE (extra model/device presets), --help, --version\n"
         "Run 'parascope COMMAND --help' for a command's options.\n");
@@ -241,6 +245,8 @@ int run(const QStringList &arguments)
         return runEval(rest);
     if (command == QLatin1String("presets"))
         return runPresets(rest);
+    if (command == QLatin1String("shard"))
+        return runShard(rest);
     // Only --help / --version reach here without a command.
     if (arguments.contains(QLatin1String("--version")) || arguments.contains(QLatin1String("-v"))) {
         out() << "parascope " << PARASCOPE_VERSION << Qt::endl;

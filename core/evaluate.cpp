@@ -1,5 +1,6 @@
 #include "core/evaluate.h"
 
+#include "core/comm_cost.h"
 #include "core/units.h"
 #include "core/validate.h"
 
@@ -116,6 +117,60 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                                         " KV heads: each device keeps a replicated KV head"});
 }
 
+// Activations cross the wire in 16 bits unless the model runs in FP32: FP8 training keeps
+// BF16 activations between layers (NVIDIA Transformer Engine, "Using FP8"), and weight-only
+// quantized inference computes in 16 bits.
+Precision tpActivationPrecision(Precision p)
+{
+    return p == Precision::fp32 || p == Precision::fp16 ? p : Precision::bf16;
+}
+
+TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const DeviceSpec &device,
+                    int busiestLayers)
+{
+    TpCommReport out;
+    Link link;
+    const auto linkError = chooseLink(device, s.tp, s.interNodeGbPerS, link);
+    out.link = std::string(toString(link.kind));
+    if (s.tp <= 1)
+        return out;
+    // Shoeybi et al. 2019 ("Megatron-LM") §3, Fig. 4: one all-reduce after attention and
+    // one after the MLP in forward (g), the same two in backward (f).
+    int allReduces = 2;
+    if (s.mode == Mode::training)
+        allReduces += 2;
+    // Full recomputation reruns each layer's forward, its all-reduces included (Chen et al.
+    // 2016, "Training deep nets with sublinear memory cost"); selective keeps them.
+    if (s.mode == Mode::training && s.recompute == Recompute::full)
+        allReduces += 2;
+    // Korthikanti et al. 2022 §4.2.2: sequence parallelism turns each all-reduce into a
+    // reduce-scatter plus an all-gather of the same tensor.
+    out.collectivesPerLayer = s.sequenceParallel ? 2 * allReduces : allReduces;
+    if (!model.hasArchitecture())
+        return out; // a size-only model has no hidden size to move
+    const std::int64_t values =
+        std::int64_t{s.microbatchSize} * s.seqLen * static_cast<std::int64_t>(model.hidden);
+    const std::int64_t payload = bytesFor(values, tpActivationPrecision(s.precision));
+    const std::int64_t calls = std::int64_t{busiestLayers} * s.microbatches;
+    // Wire bytes, not payloads: a reduce-scatter plus an all-gather moves what one
+    // all-reduce moves (Korthikanti et al. 2022 §4.2.2), and so do these totals.
+    const double wirePerLayer =
+        allReduces * wireBytesPerDevice(Collective::allReduce, payload, s.tp);
+    out.bytesPerStep = std::llround(wirePerLayer * static_cast<double>(calls));
+    if (linkError) {
+        out.timePerStepS.reset();
+        r.warnings.push_back({"tp-link-unknown", linkError->message});
+        return out;
+    }
+    const double perLayer =
+        s.sequenceParallel
+            ? allReduces * (collectiveSeconds(Collective::reduceScatter, payload, s.tp, link) +
+                            collectiveSeconds(Collective::allGather, payload, s.tp, link))
+            : allReduces * collectiveSeconds(Collective::allReduce, payload, s.tp, link);
+    out.timePerStepS = perLayer * static_cast<double>(calls);
+    return out;
+}
+
 } // namespace
 
 std::int64_t weightBytes(std::int64_t params, Precision precision)
@@ -192,6 +247,7 @@ Report evaluate(const Scenario &s, const Presets &presets)
         r.stages.push_back(st);
     }
     addWarnings(r, s, model, device);
+    r.tpComm = tpComm(r, s, model, device, *std::max_element(layers.begin(), layers.end()));
     return r;
 }
 

@@ -47,6 +47,9 @@ const std::array kFields{
               "Memory per device lost to the framework (CUDA context, NCCL buffers), in GiB."},
     FieldInfo{"inter_node_gb_per_s", &Scenario::interNodeGbPerS,
               "Inter-node bandwidth per device per direction, in GB/s; empty for the device's."},
+    FieldInfo{"mfu", &Scenario::mfu,
+              "Model FLOPs utilisation: the fraction of peak compute achieved, above 0 and at "
+              "most 1."},
 };
 
 template <typename T> std::optional<T> parseNumber(std::string_view text)

@@ -44,6 +44,15 @@ struct Warning
     std::string message;
 };
 
+// Tensor-parallel traffic of one device of the busiest stage (issue 4, DESIGN §3.4).
+struct TpCommReport
+{
+    int collectivesPerLayer = 0;   // per layer per micro-batch, forward and backward
+    std::int64_t bytesPerStep = 0; // sent by one device: its layers x m micro-batches, ring
+    std::string link = "intra-node";
+    std::optional<double> timePerStepS = 0.0; // empty when the link's bandwidth is not published
+};
+
 // Every number derived from a scenario. When `error` is set the scenario was
 // invalid and nothing else is meaningful.
 struct Report
@@ -80,6 +89,7 @@ struct Report
     int firstOverflowStage = -1;
     std::string firstOverflowTerm; // the largest term of that stage ("optimizer states")
     std::vector<Warning> warnings;
+    TpCommReport tpComm;
 
     bool ok() const { return !error; }
     bool hasWarning(std::string_view code) const

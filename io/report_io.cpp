@@ -54,6 +54,14 @@ QJsonObject reportToJson(const core::Report &r)
         warnings.append(o);
     }
 
+    QJsonObject tpComm;
+    tpComm.insert(QStringLiteral("collectives_per_layer"), r.tpComm.collectivesPerLayer);
+    tpComm.insert(QStringLiteral("bytes_per_step"), qint64(r.tpComm.bytesPerStep));
+    tpComm.insert(QStringLiteral("link"), qs(r.tpComm.link));
+    tpComm.insert(QStringLiteral("time_per_step_s"), r.tpComm.timePerStepS
+                                                         ? QJsonValue(*r.tpComm.timePerStepS)
+                                                         : QJsonValue(QJsonValue::Null));
+
     QJsonObject root;
     root.insert(QStringLiteral("format"), QLatin1String(kReportFormat));
     root.insert(QStringLiteral("version"), kReportVersion);
@@ -75,6 +83,7 @@ QJsonObject reportToJson(const core::Report &r)
                                                             : QJsonValue(QJsonValue::Null));
     root.insert(QStringLiteral("warnings"), warnings);
     root.insert(QStringLiteral("stages"), stages);
+    root.insert(QStringLiteral("tp_comm"), tpComm);
     return root;
 }
 
@@ -100,6 +109,14 @@ QString reportToText(const core::Report &r)
                  .arg(r.minTpForWeights);
     else
         s << QStringLiteral("Smallest T      none: the weights do not fit at any T\n");
+    if (r.tp > 1)
+        s << QStringLiteral("TP traffic      %1 per step, %2 collectives per layer, %3, %4\n")
+                 .arg(gb(r.tpComm.bytesPerStep))
+                 .arg(r.tpComm.collectivesPerLayer)
+                 .arg(qs(r.tpComm.link),
+                      r.tpComm.timePerStepS
+                          ? QStringLiteral("%1 s").arg(*r.tpComm.timePerStepS, 0, 'f', 3)
+                          : QStringLiteral("time unknown"));
     s << QStringLiteral("\nStage  Layers     Weights       Grads   Optimizer    Reserve      "
                         "Total    Capacity    Headroom  Fits\n");
     for (const auto &st : r.stages) {

@@ -1,0 +1,46 @@
+// Issue 4: the sharding cost model at the seed's size, and the default numerical check.
+#include "core/sharding.h"
+
+#include <benchmark/benchmark.h>
+
+namespace {
+
+core::DeviceSpec h100()
+{
+    // devices.json's h100-sxm figures that the cost model reads.
+    core::DeviceSpec d;
+    d.id = "h100-sxm";
+    d.memoryGib = 80;
+    d.tflops = {{core::Precision::bf16, 989}};
+    d.devicesPerNode = 8;
+    d.intraNodeGbPerS = 450;
+    d.interNodeGbPerS = 50;
+    return d;
+}
+
+// Counts, payloads and times for the four splits at h=8192, f=32768 (no execution).
+void BM_ShardCostsSeedSize(benchmark::State &state)
+{
+    const core::DeviceSpec device = h100();
+    core::ShardRequest request;
+    request.tp = static_cast<int>(state.range(0));
+    request.verify = core::Verify::off;
+    for (auto _ : state)
+        benchmark::DoNotOptimize(core::analyzeSharding(request, device));
+}
+BENCHMARK(BM_ShardCostsSeedSize)->Arg(4)->Arg(16);
+
+// The default check the GUI runs on every change: seed request, T=4, reduced size.
+void BM_ShardVerifySmall(benchmark::State &state)
+{
+    const core::DeviceSpec device = h100();
+    core::ShardRequest request;
+    request.tp = static_cast<int>(state.range(0));
+    for (auto _ : state)
+        benchmark::DoNotOptimize(core::analyzeSharding(request, device));
+}
+BENCHMARK(BM_ShardVerifySmall)->Arg(4)->Arg(8)->Unit(benchmark::kMillisecond);
+
+} // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,62 @@
+#include "core/comm_cost.h"
+
+#include "core/units.h"
+
+#include <string>
+
+namespace core {
+
+std::optional<InputError> chooseLink(const DeviceSpec &device, int tp,
+                                     std::optional<double> interNodeGbPerS, Link &out)
+{
+    const bool intra = tp <= device.devicesPerNode;
+    out.kind = intra ? LinkKind::intraNode : LinkKind::interNode;
+    out.stepLatencyS = intra ? kIntraNodeStepLatencyS : kInterNodeStepLatencyS;
+    out.gbPerS = intra ? device.intraNodeGbPerS : interNodeGbPerS.value_or(device.interNodeGbPerS);
+    if (tp > 1 && !(out.gbPerS > 0)) {
+        const std::string key = intra ? "device.intra_node_gb_per_s" : "device.inter_node_gb_per_s";
+        std::string message = device.id + " publishes no " + std::string(toString(out.kind)) +
+                              " bandwidth (0 = not published), so tensor-parallel traffic has "
+                              "no time";
+        if (!intra)
+            message += "; set inter_node_gb_per_s";
+        return InputError{key, message};
+    }
+    return std::nullopt;
+}
+
+double wireBytesPerDevice(Collective kind, std::int64_t payloadBytes, int tp)
+{
+    if (tp <= 1)
+        return 0;
+    const double share = static_cast<double>(tp - 1) / tp * static_cast<double>(payloadBytes);
+    // Patarasuk & Yuan 2009, "Bandwidth optimal all-reduce algorithms", §3: a ring all-reduce
+    // is a reduce-scatter then an all-gather, each sending (T-1)/T of the data per device.
+    return kind == Collective::allReduce ? 2 * share : share;
+}
+
+int ringSteps(Collective kind, int tp)
+{
+    if (tp <= 1)
+        return 0;
+    // Patarasuk & Yuan 2009 §3: T-1 steps per phase; all-reduce has two phases.
+    return kind == Collective::allReduce ? 2 * (tp - 1) : tp - 1;
+}
+
+double collectiveSeconds(Collective kind, std::int64_t payloadBytes, int tp, const Link &link)
+{
+    if (tp <= 1)
+        return 0;
+    // Alpha-beta model (Thakur et al. 2005, "Optimization of collective communication
+    // operations in MPICH"): steps x latency + bytes / bandwidth.
+    return ringSteps(kind, tp) * link.stepLatencyS +
+           wireBytesPerDevice(kind, payloadBytes, tp) / (link.gbPerS * kGB);
+}
+
+double computeSeconds(double flops, double tflops, double mfu)
+{
+    // Model FLOPs utilisation as defined by Chowdhery et al. 2022 ("PaLM"), Appendix B.
+    return flops / (tflops * 1e12 * mfu);
+}
+
+} // namespace core

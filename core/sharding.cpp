@@ -1,0 +1,381 @@
+#include "core/sharding.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <string>
+
+namespace core {
+
+namespace {
+
+constexpr std::array kStrategies{
+    std::pair{Split::columns, Split::rows}, std::pair{Split::rows, Split::rows},
+    std::pair{Split::columns, Split::columns}, std::pair{Split::rows, Split::columns}};
+
+// Sizes beyond this would overflow the byte counts (values x 64 half-bits in int64).
+constexpr std::int64_t kMaxDimension = std::int64_t{1} << 24;
+
+Eigen::MatrixXf randomMatrix(Eigen::Index rows, Eigen::Index cols, float scale,
+                             std::mt19937_64 &rng)
+{
+    std::uniform_real_distribution<float> uniform(-scale, scale);
+    Eigen::MatrixXf m(rows, cols);
+    for (Eigen::Index j = 0; j < cols; ++j)
+        for (Eigen::Index i = 0; i < rows; ++i)
+            m(i, j) = uniform(rng);
+    return m;
+}
+
+// Progress in units of one device's matmul; the reference counts as T of them per matmul.
+class Ticker
+{
+public:
+    Ticker(const ProgressFn &progress, int total) : m_progress(progress), m_total(total) {}
+    bool tick(int units = 1)
+    {
+        m_done += units;
+        if (!m_progress)
+            return true;
+        return m_progress(std::min(1.0, static_cast<double>(m_done) / m_total));
+    }
+
+private:
+    const ProgressFn &m_progress;
+    int m_total;
+    int m_done = 0;
+};
+
+class Recorder
+{
+public:
+    Recorder(Precision activations, int tp) : m_precision(activations), m_tp(tp) {}
+    void add(Collective kind, std::int64_t values)
+    {
+        // A group of one has nobody to talk to; Megatron-LM returns the input unchanged.
+        if (m_tp > 1)
+            calls.push_back({kind, values, bytesFor(values, m_precision)});
+    }
+    std::vector<CollectiveCall> calls;
+
+private:
+    Precision m_precision;
+    int m_tp;
+};
+
+struct Inputs
+{
+    Eigen::MatrixXf x, w1, w2, reference;
+    float referenceMax = 0;
+};
+
+std::optional<ExecutedStrategy> runStrategy(Split w1Split, Split w2Split, int tp, const Inputs &in,
+                                            Precision activations, Ticker &ticker)
+{
+    const Eigen::Index t = in.x.rows();
+    const Eigen::Index hs = in.x.cols() / tp;
+    const Eigen::Index fs = in.w1.cols() / tp;
+    Recorder record(activations, tp);
+    const auto n = static_cast<std::size_t>(tp);
+
+    // After the first matmul each device holds act(H) either as its column
+    // shard [t, f/T] or, when W1 was split by rows, replicated in full [t, f].
+    std::vector<Eigen::MatrixXf> act(n);
+    const bool actSharded = w1Split == Split::columns;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto d = static_cast<Eigen::Index>(i);
+        if (actSharded)
+            act[i].noalias() = in.x * in.w1.middleCols(d * fs, fs);
+        else // X is replicated, so the matching column slice of X is already local.
+            act[i].noalias() = in.x.middleCols(d * hs, hs) * in.w1.middleRows(d * hs, hs);
+        if (!ticker.tick())
+            return std::nullopt;
+    }
+    if (!actSharded) {
+        // Row-split W1 leaves partial sums; act() is nonlinear, so they are summed first
+        // (Shoeybi et al. 2019, "Megatron-LM", §3: this is why Megatron splits W1 by columns).
+        allReduce(act);
+        record.add(Collective::allReduce, t * in.w1.cols());
+    }
+    for (auto &a : act)
+        a = a.unaryExpr(&gelu);
+
+    std::vector<Eigen::MatrixXf> y(n);
+    if (w2Split == Split::rows) {
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto d = static_cast<Eigen::Index>(i);
+            const Eigen::MatrixXf &local = act[i];
+            if (actSharded)
+                y[i].noalias() = local * in.w2.middleRows(d * fs, fs);
+            else
+                y[i].noalias() = local.middleCols(d * fs, fs) * in.w2.middleRows(d * fs, fs);
+            if (!ticker.tick())
+                return std::nullopt;
+        }
+        // Each device holds a partial Y; Megatron-LM §3's single all-reduce.
+        allReduce(y);
+        record.add(Collective::allReduce, t * in.x.cols());
+    } else {
+        if (actSharded) {
+            // A column split of W2 needs every column of act(H) on every device.
+            allGatherColumns(act);
+            record.add(Collective::allGather, t * in.w1.cols());
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto d = static_cast<Eigen::Index>(i);
+            y[i].noalias() = act[i] * in.w2.middleCols(d * hs, hs);
+            if (!ticker.tick())
+                return std::nullopt;
+        }
+        allGatherColumns(y);
+        record.add(Collective::allGather, t * in.x.cols());
+    }
+
+    ExecutedStrategy out{w1Split, w2Split, std::move(record.calls), 0, 0};
+    for (const auto &replica : y)
+        out.maxAbsError = std::max(
+            out.maxAbsError, static_cast<double>((replica - in.reference).cwiseAbs().maxCoeff()));
+    out.maxRelError = in.referenceMax > 0 ? out.maxAbsError / in.referenceMax : out.maxAbsError;
+    return out;
+}
+
+} // namespace
+
+float gelu(float x)
+{
+    // Hendrycks & Gimpel 2016, §2: 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))).
+    constexpr float kSqrt2OverPi = 0.7978845608028654f;
+    return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+}
+
+void allReduce(std::vector<Eigen::MatrixXf> &parts)
+{
+    if (parts.empty())
+        return;
+    Eigen::MatrixXf sum = parts.front();
+    for (std::size_t i = 1; i < parts.size(); ++i)
+        sum += parts[i];
+    for (auto &p : parts)
+        p = sum;
+}
+
+void allGatherColumns(std::vector<Eigen::MatrixXf> &shards)
+{
+    if (shards.empty())
+        return;
+    Eigen::Index cols = 0;
+    for (const auto &s : shards)
+        cols += s.cols();
+    Eigen::MatrixXf full(shards.front().rows(), cols);
+    Eigen::Index at = 0;
+    for (const auto &s : shards) {
+        full.middleCols(at, s.cols()) = s;
+        at += s.cols();
+    }
+    for (auto &s : shards)
+        s = full;
+}
+
+void reduceScatterColumns(std::vector<Eigen::MatrixXf> &parts)
+{
+    if (parts.empty())
+        return;
+    Eigen::MatrixXf sum = parts.front();
+    for (std::size_t i = 1; i < parts.size(); ++i)
+        sum += parts[i];
+    const Eigen::Index width = sum.cols() / static_cast<Eigen::Index>(parts.size());
+    for (std::size_t i = 0; i < parts.size(); ++i)
+        parts[i] = sum.middleCols(static_cast<Eigen::Index>(i) * width, width);
+}
+
+CollectiveCounts countCollectives(const std::vector<CollectiveCall> &calls)
+{
+    CollectiveCounts c;
+    for (const auto &call : calls) {
+        switch (call.kind) {
+        case Collective::allReduce:
+            ++c.allReduce;
+            break;
+        case Collective::allGather:
+            ++c.allGather;
+            break;
+        case Collective::reduceScatter:
+            ++c.reduceScatter;
+            break;
+        }
+    }
+    return c;
+}
+
+std::vector<CollectiveCall> requiredCollectives(Split w1, Split w2, const FfnShape &shape, int tp,
+                                                Precision activations)
+{
+    Recorder record(activations, tp);
+    // DESIGN §3.4, with Y replicated at the end; the order is the execution order.
+    if (w1 == Split::rows)
+        record.add(Collective::allReduce, shape.tokens * shape.ffn);
+    if (w1 == Split::columns && w2 == Split::columns)
+        record.add(Collective::allGather, shape.tokens * shape.ffn);
+    record.add(w2 == Split::rows ? Collective::allReduce : Collective::allGather,
+               shape.tokens * shape.hidden);
+    return record.calls;
+}
+
+double ffnFlops(const FfnShape &shape)
+{
+    // Kaplan et al. 2020 §2.1: 2 FLOPs per multiply-add; two matmuls of tokens·h·f.
+    return 2.0 * 2.0 * static_cast<double>(shape.tokens) * static_cast<double>(shape.hidden) *
+           static_cast<double>(shape.ffn);
+}
+
+FfnShape reducedShape(const FfnShape &requested, int tp, std::int64_t hiddenCap)
+{
+    if (tp <= 0 || requested.hidden <= 0 || requested.ffn <= 0)
+        return requested;
+    // h = g·a, f = g·b with gcd(a, b) = 1: every (a·m, b·m) keeps f/h exactly, and both
+    // divide by T exactly when T divides m.
+    const std::int64_t g = std::gcd(requested.hidden, requested.ffn);
+    if (g % tp != 0)
+        return requested;
+    const std::int64_t a = requested.hidden / g;
+    const std::int64_t c = std::max<std::int64_t>(1, std::min(g / tp, hiddenCap / (a * tp)));
+    const std::int64_t m = tp * c;
+    if (a * m >= requested.hidden)
+        return requested;
+    FfnShape out;
+    out.hidden = a * m;
+    out.ffn = (requested.ffn / g) * m;
+    out.tokens = std::max<std::int64_t>(1, (requested.tokens * out.hidden + requested.hidden / 2) /
+                                               requested.hidden);
+    return out;
+}
+
+Execution executeStrategies(const FfnShape &shape, int tp, std::uint64_t seed,
+                            Precision activations, const ProgressFn &progress)
+{
+    Execution out;
+    out.shape = shape;
+    std::mt19937_64 rng(seed);
+    Inputs in;
+    // Scaled so that every entry of H and Y stays of order one.
+    in.x = randomMatrix(shape.tokens, shape.hidden, 1.0f, rng);
+    in.w1 = randomMatrix(shape.hidden, shape.ffn, 1.0f / std::sqrt(float(shape.hidden)), rng);
+    in.w2 = randomMatrix(shape.ffn, shape.hidden, 1.0f / std::sqrt(float(shape.ffn)), rng);
+
+    // The reference counts 2T units, each strategy 2T: one per device per matmul.
+    Ticker ticker(progress, 2 * tp * (1 + static_cast<int>(kStrategies.size())));
+    Eigen::MatrixXf h;
+    h.noalias() = in.x * in.w1;
+    if (!ticker.tick(tp)) {
+        out.cancelled = true;
+        return out;
+    }
+    in.reference.noalias() = h.unaryExpr(&gelu) * in.w2;
+    h.resize(0, 0);
+    in.referenceMax = in.reference.cwiseAbs().maxCoeff();
+    if (!ticker.tick(tp)) {
+        out.cancelled = true;
+        return out;
+    }
+    for (auto [w1, w2] : kStrategies) {
+        auto done = runStrategy(w1, w2, tp, in, activations, ticker);
+        if (!done) {
+            out.cancelled = true;
+            return out;
+        }
+        out.strategies.push_back(std::move(*done));
+    }
+    return out;
+}
+
+std::optional<InputError> validateShardRequest(const ShardRequest &r, const DeviceSpec &device)
+{
+    for (auto [key, value] :
+         {std::pair{"hidden", r.shape.hidden}, std::pair{"ffn", r.shape.ffn},
+          std::pair{"tokens", r.shape.tokens}, std::pair{"tp", std::int64_t{r.tp}}}) {
+        if (value <= 0)
+            return InputError{key, "must be at least 1, got " + std::to_string(value)};
+        if (value > kMaxDimension)
+            return InputError{key, "must be at most " + std::to_string(kMaxDimension)};
+    }
+    if (r.shape.hidden % r.tp != 0)
+        return InputError{"tp", std::to_string(r.tp) + " does not divide hidden size " +
+                                    std::to_string(r.shape.hidden)};
+    if (r.shape.ffn % r.tp != 0)
+        return InputError{"tp", std::to_string(r.tp) + " does not divide ffn size " +
+                                    std::to_string(r.shape.ffn)};
+    if (!isTrainable(r.precision))
+        return InputError{"precision", "activations are fp32, bf16, fp16 or fp8, got " +
+                                           std::string(toString(r.precision))};
+    const auto tflops = device.tflops.find(r.precision);
+    if (tflops == device.tflops.end() || !(tflops->second > 0))
+        return InputError{"precision", device.id + " publishes no " +
+                                           std::string(toString(r.precision)) + " TFLOPS"};
+    if (!(r.mfu > 0 && r.mfu <= 1))
+        return InputError{"mfu", "must be above 0 and at most 1"};
+    if (r.interNodeGbPerS && !(*r.interNodeGbPerS > 0))
+        return InputError{"inter_node_gb_per_s", "must be above 0"};
+    Link link;
+    return chooseLink(device, r.tp, r.interNodeGbPerS, link);
+}
+
+ShardReport analyzeSharding(const ShardRequest &request, const DeviceSpec &device,
+                            const ProgressFn &progress)
+{
+    ShardReport report;
+    report.requested = request.shape;
+    report.verify = request.verify;
+    report.tp = request.tp;
+    report.precision = request.precision;
+    if (auto e = validateShardRequest(request, device)) {
+        report.error = std::move(e);
+        return report;
+    }
+    chooseLink(device, request.tp, request.interNodeGbPerS, report.link);
+    const double tflops = device.tflops.at(request.precision);
+    // Every strategy gives each device 1/T of both matmuls (Shoeybi et al. 2019, §3).
+    const double computeS =
+        computeSeconds(ffnFlops(request.shape) / request.tp, tflops, request.mfu);
+
+    for (auto [w1, w2] : kStrategies) {
+        StrategyReport s;
+        s.w1 = w1;
+        s.w2 = w2;
+        s.collectives = requiredCollectives(w1, w2, request.shape, request.tp, request.precision);
+        s.counts = countCollectives(s.collectives);
+        for (const auto &c : s.collectives) {
+            s.payloadBytes += c.payloadBytes;
+            s.wireBytesPerDevice += wireBytesPerDevice(c.kind, c.payloadBytes, request.tp);
+            s.commS += collectiveSeconds(c.kind, c.payloadBytes, request.tp, report.link);
+        }
+        s.computeS = computeS;
+        // No overlap of communication with compute: the next matmul waits for the data.
+        s.totalS = s.computeS + s.commS;
+        report.strategies.push_back(std::move(s));
+    }
+    for (std::size_t i = 1; i < report.strategies.size(); ++i) {
+        const double total = report.strategies[i].totalS;
+        if (total < report.strategies[static_cast<std::size_t>(report.best)].totalS)
+            report.best = static_cast<int>(i);
+        if (total > report.strategies[static_cast<std::size_t>(report.worst)].totalS)
+            report.worst = static_cast<int>(i);
+    }
+    report.speedupBestOverWorst = report.strategies[static_cast<std::size_t>(report.worst)].totalS /
+                                  report.strategies[static_cast<std::size_t>(report.best)].totalS;
+
+    if (request.verify == Verify::off)
+        return report;
+    report.executed =
+        request.verify == Verify::full ? request.shape : reducedShape(request.shape, request.tp);
+    const Execution run =
+        executeStrategies(report.executed, request.tp, request.seed, request.precision, progress);
+    report.cancelled = run.cancelled;
+    for (std::size_t i = 0; i < run.strategies.size(); ++i) {
+        report.strategies[i].maxAbsError = run.strategies[i].maxAbsError;
+        report.strategies[i].maxRelError = run.strategies[i].maxRelError;
+    }
+    return report;
+}
+
+} // namespace core

@@ -1,0 +1,179 @@
+#pragma once
+
+#include "core/comm_cost.h"
+#include "core/device.h"
+#include "core/error.h"
+#include "core/precision.h"
+
+#include <Eigen/Core>
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace core {
+
+// How a weight matrix is cut across the T devices of a tensor-parallel group.
+enum class Split
+{
+    rows,
+    columns
+};
+
+constexpr auto enumNames(Split)
+{
+    return std::array{EnumName<Split>{Split::rows, "rows"},
+                      EnumName<Split>{Split::columns, "columns"}};
+}
+
+// The numerical check: at a reduced size (default), the requested size, or not at all.
+enum class Verify
+{
+    small,
+    full,
+    off
+};
+
+constexpr auto enumNames(Verify)
+{
+    return std::array{EnumName<Verify>{Verify::small, "small"},
+                      EnumName<Verify>{Verify::full, "full"}, EnumName<Verify>{Verify::off, "off"}};
+}
+
+// The feed-forward block Y = act(X·W1)·W2 with X [tokens, hidden], W1 [hidden, ffn],
+// W2 [ffn, hidden] (DESIGN §3.4).
+struct FfnShape
+{
+    std::int64_t tokens = 0;
+    std::int64_t hidden = 0;
+    std::int64_t ffn = 0;
+    bool operator==(const FfnShape &) const = default;
+};
+
+// One collective a strategy performs, with the size of the full tensor it carries.
+struct CollectiveCall
+{
+    Collective kind = Collective::allReduce;
+    std::int64_t values = 0;       // elements of the full tensor (e.g. tokens·ffn)
+    std::int64_t payloadBytes = 0; // those values at the activation precision
+    bool operator==(const CollectiveCall &) const = default;
+};
+
+struct CollectiveCounts
+{
+    int allReduce = 0;
+    int allGather = 0;
+    int reduceScatter = 0;
+    bool operator==(const CollectiveCounts &) const = default;
+};
+
+CollectiveCounts countCollectives(const std::vector<CollectiveCall> &calls);
+
+// The collectives a strategy needs so that Y ends replicated on every device,
+// in the order they happen (DESIGN §3.4). X starts replicated on every device,
+// as in Megatron-LM (Shoeybi et al. 2019, §3: the block's input is the output
+// of the previous all-reduce), so a device whose W1 shard is a row block takes
+// the matching column slice of X locally, without communication.
+std::vector<CollectiveCall> requiredCollectives(Split w1, Split w2, const FfnShape &shape, int tp,
+                                                Precision activations);
+
+// FLOPs of the block: two matmuls of 2·tokens·hidden·ffn each (Kaplan et al. 2020, §2.1:
+// a multiply-add is two FLOPs).
+double ffnFlops(const FfnShape &shape);
+
+// The size the default numerical check runs at: the ratio ffn/hidden kept exactly,
+// hidden and ffn still divisible by tp, hidden at most `hiddenCap` where that is
+// possible, tokens scaled by the same factor. Never larger than `requested`.
+inline constexpr std::int64_t kVerifyHiddenCap = 64;
+FfnShape reducedShape(const FfnShape &requested, int tp, std::int64_t hiddenCap = kVerifyHiddenCap);
+
+// --- The demonstrator: every strategy really executed on T simulated devices ---
+
+// Called with the fraction done (0..1); returning false cancels the run.
+using ProgressFn = std::function<bool(double)>;
+
+struct ExecutedStrategy
+{
+    Split w1 = Split::columns;
+    Split w2 = Split::rows;
+    std::vector<CollectiveCall> collectives; // what the simulated devices did
+    double maxAbsError = 0;                  // over every device's replica of Y
+    double maxRelError = 0;                  // maxAbsError / max |Y_reference|
+};
+
+struct Execution
+{
+    FfnShape shape;
+    bool cancelled = false;
+    std::vector<ExecutedStrategy> strategies; // complete ones only when cancelled
+};
+
+// Random X, W1, W2 from std::mt19937_64(seed); the unsharded product as the
+// reference; then the four strategies, each on `tp` simulated devices.
+Execution executeStrategies(const FfnShape &shape, int tp, std::uint64_t seed,
+                            Precision activations, const ProgressFn &progress = {});
+
+// Simulated collectives over one matrix per device (exposed for tests).
+void allReduce(std::vector<Eigen::MatrixXf> &parts);
+void allGatherColumns(std::vector<Eigen::MatrixXf> &shards);
+void reduceScatterColumns(std::vector<Eigen::MatrixXf> &parts);
+
+// GeLU, tanh form (Hendrycks & Gimpel 2016, §2); nonlinear, so partial sums
+// must be reduced before it.
+float gelu(float x);
+
+// --- The whole analysis behind `parascope shard` ---
+
+struct ShardRequest
+{
+    FfnShape shape{4096, 8192, 32768}; // seed ¶"Sharding errors": h = 8192, f = 32768
+    int tp = 4;
+    std::uint64_t seed = 42;
+    Precision precision = Precision::bf16;
+    Verify verify = Verify::small;
+    double mfu = 0.5;
+    std::optional<double> interNodeGbPerS;
+};
+
+struct StrategyReport
+{
+    Split w1 = Split::columns;
+    Split w2 = Split::rows;
+    std::vector<CollectiveCall> collectives; // at the requested size
+    CollectiveCounts counts;
+    std::int64_t payloadBytes = 0;
+    double wireBytesPerDevice = 0;
+    double computeS = 0;
+    double commS = 0;
+    double totalS = 0;
+    std::optional<double> maxAbsError; // empty when the check did not run
+    std::optional<double> maxRelError;
+};
+
+struct ShardReport
+{
+    std::optional<InputError> error; // key names the request field ("hidden", "tp", ...)
+    FfnShape requested;
+    FfnShape executed; // all zero when the check is off
+    Verify verify = Verify::small;
+    bool cancelled = false;
+    int tp = 1;
+    Precision precision = Precision::bf16;
+    Link link;
+    std::vector<StrategyReport>
+        strategies; // columns→rows, rows→rows, columns→columns, rows→columns
+    int best = 0;   // index into strategies
+    int worst = 0;
+    double speedupBestOverWorst = 1;
+
+    bool ok() const { return !error; }
+};
+
+std::optional<InputError> validateShardRequest(const ShardRequest &request,
+                                               const DeviceSpec &device);
+
+ShardReport analyzeSharding(const ShardRequest &request, const DeviceSpec &device,
+                            const ProgressFn &progress = {});
+
+} // namespace core
