@@ -54,7 +54,8 @@ QString overview()
 {
     return QStringLiteral(
         "Usage: parascope [SCENARIO]            open the window\n"
-        "       parascope eval [SCENARIO] [--set KEY=VALUE ...] [--check] [--format text|json]\n"
+        "       parascope eval [SCENARIO] [--set KEY=VALUE ...] [--timeline] [--check]\n"
+        "                      [--format text|json]\n"
         "       parascope presets [--format text|json]\n"
         "\n"
         "Common options: --presets FILE (extra model/device presets), --help, --version\n"
@@ -126,8 +127,12 @@ int runEval(const QStringList &arguments)
                            QStringLiteral("KEY=VALUE"));
     QCommandLineOption check(QStringLiteral("check"),
                              QStringLiteral("Exit with status 1 when the plan does not fit."));
+    QCommandLineOption timeline(
+        QStringLiteral("timeline"),
+        QStringLiteral("Add the schedule's timeline (every F/B/W op) to the JSON report."));
     parser.addOption(set);
     parser.addOption(check);
+    parser.addOption(timeline);
     parser.addPositionalArgument(QStringLiteral("scenario"),
                                  QStringLiteral("A .parascope.json scenario file (optional)."),
                                  QStringLiteral("[SCENARIO]"));
@@ -150,7 +155,9 @@ int runEval(const QStringList &arguments)
         if (auto e = io::applySetting(scenario, assignment))
             return fail(*e);
 
-    const core::Report report = core::evaluate(scenario, presets);
+    core::EvaluateOptions options;
+    options.timeline = parser.isSet(timeline);
+    const core::Report report = core::evaluate(scenario, presets, options);
     if (report.error)
         return fail(*report.error);
     if (parser.value(common.format) == QLatin1String("json"))
