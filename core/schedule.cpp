@@ -338,9 +338,9 @@ std::optional<double> closedFormBubble(Schedule schedule, int K, int m, int v, d
         // Narayanan et al. 2021, §2.2.2: bubble time (K-1)(F+B)/v, fraction (K-1)/(v·m+K-1).
         return double(K - 1) / (double(v) * m + K - 1);
     case Schedule::zbH1: {
-        // The paper's count assumes W is no longer than F (it takes F = B = W); with a longer
-        // W the simulation is the answer.
-        if (m < K || weightGrad > forward)
+        // The count holds while each deferred W fits the gap it fills, W <= min(F, B) (the
+        // paper takes F = B = W); beyond that the simulation is the answer.
+        if (m < K || weightGrad > std::min(forward, inputGrad))
             return std::nullopt;
         // Qi et al. 2023, §3.1: ZB-H1's bubble time (K-1)(F+B-W), against m(F+B+W) of work.
         const double bubble = (K - 1) * (forward + inputGrad - weightGrad);

@@ -69,7 +69,8 @@ std::vector<std::vector<ScheduleOp>> scheduleOrder(const PipelineInput &input);
 PipelineResult simulatePipeline(const PipelineInput &input, bool keepTimeline = false);
 
 // Closed-form bubble fraction for uniform stages and free communication; nullopt
-// where the schedule has none (zb-h1 with m < K, interleaved with m not a multiple of K).
+// where the schedule has none (zb-h1 with m < K or W > min(F, B), interleaved with m not a
+// multiple of K).
 // forward/inputGrad/weightGrad matter only for zb-h1.
 std::optional<double> closedFormBubble(Schedule schedule, int stages, int microbatches,
                                        int virtualStages, double forward = 1.0,
