@@ -1,6 +1,7 @@
 #include "core/schedule.h"
 
 #include <algorithm>
+#include <array>
 
 namespace core {
 
@@ -218,17 +219,13 @@ PipelineResult simulatePipeline(const PipelineInput &in, bool keepTimeline)
     if (keepTimeline)
         r.timeline.reserve(ks * cursors.front().size());
 
+    // Per stage and op kind, one chunk's time.
+    std::vector<std::array<double, 3>> durations(ks);
+    for (std::size_t s = 0; s < ks; ++s)
+        durations[s] = {in.forward[s] / v, in.backward[s] / v,
+                        split && s < in.weight.size() ? in.weight[s] / v : 0.0};
     auto duration = [&](const ScheduleOp &o) {
-        const auto s = static_cast<std::size_t>(o.stage);
-        switch (o.kind) {
-        case OpKind::forward:
-            return in.forward[s] / v;
-        case OpKind::backward:
-            return in.backward[s] / v;
-        case OpKind::weight:
-            return in.weight[s] / v;
-        }
-        return 0.0;
+        return durations[static_cast<std::size_t>(o.stage)][static_cast<std::size_t>(o.kind)];
     };
     // Neighbouring virtual stages sit on different devices unless K = 1.
     const double latency = K > 1 ? in.p2pLatency : 0.0;
