@@ -244,6 +244,21 @@ private Q_SLOTS:
         }
     }
 
+    // Issue 3: v only shapes the interleaved schedule; elsewhere it is pointed out.
+    void virtualStagesOutsideInterleavedWarn()
+    {
+        Scenario s;
+        s.virtualStages = 2;
+        const Report r = evaluate(s, io::builtinPresets());
+        QVERIFY(r.ok());
+        QVERIFY(r.hasWarning("virtual-stages-unused"));
+        s.schedule = Schedule::interleaved;
+        const Report interleaved = evaluate(s, io::builtinPresets());
+        QVERIFY(!interleaved.hasWarning("virtual-stages-unused"));
+        // Narayanan §2.2.2: (K-1)/(vm+K-1) = 3/35 for K = 4, m = 16, v = 2.
+        QVERIFY(std::abs(interleaved.bubbleFraction - 3.0 / 35) < 1e-12);
+    }
+
     void closedFormAbsent_data()
     {
         QTest::addColumn<Schedule>("schedule");
