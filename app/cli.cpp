@@ -57,8 +57,8 @@ QString overview()
 {
     return QStringLiteral(
         "Usage: parascope [SCENARIO]            open the window\n"
-        "       parascope eval [SCENARIO] [--set KEY=VALUE ...] [--compare OTHER] [--check]\n"
-        "                      [--format text|json]\n"
+        "       parascope eval [SCENARIO] [--set KEY=VALUE ...] [--timeline] [--compare OTHER]\n"
+        "                      [--check] [--format text|json]\n"
         "       parascope presets [--format text|json]\n"
         "       parascope shard --hidden H --ffn F --tp T [--tokens N] [--seed S] [--device ID]\n"
         "                       [--precision P] [--verify small|full|off] [--format text|json]\n"
@@ -136,9 +136,13 @@ int runEval(const QStringList &arguments)
                                QStringLiteral("Compare with another scenario: what changed, "
                                               "field by field (--set applies to both)."),
                                QStringLiteral("OTHER"));
+    parser.addOption(compare);
+    QCommandLineOption timeline(
+        QStringLiteral("timeline"),
+        QStringLiteral("Add the schedule's timeline (every F/B/W op) to the JSON report."));
     parser.addOption(set);
     parser.addOption(check);
-    parser.addOption(compare);
+    parser.addOption(timeline);
     parser.addPositionalArgument(QStringLiteral("scenario"),
                                  QStringLiteral("A .parascope.json scenario file (optional)."),
                                  QStringLiteral("[SCENARIO]"));
@@ -161,7 +165,9 @@ int runEval(const QStringList &arguments)
         if (auto e = io::applySetting(scenario, assignment))
             return fail(*e);
 
-    const core::Report report = core::evaluate(scenario, presets);
+    core::EvaluateOptions options;
+    options.timeline = parser.isSet(timeline);
+    const core::Report report = core::evaluate(scenario, presets, options);
     if (report.error)
         return fail(*report.error);
     if (parser.isSet(compare)) {

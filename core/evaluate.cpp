@@ -1,6 +1,8 @@
 #include "core/evaluate.h"
 
+#include "core/activations.h"
 #include "core/comm_cost.h"
+#include "core/schedule.h"
 #include "core/units.h"
 #include "core/validate.h"
 
@@ -86,6 +88,40 @@ std::string largestTerm(const StageReport &st)
     return best->second;
 }
 
+// 16-bit activations, logits and KV cache, or 32-bit in FP32 training; FP8 and the
+// weight-only formats compute and keep activations in 16 bits.
+int activationBytes(Precision p)
+{
+    return p == Precision::fp32 ? 4 : 2;
+}
+
+// Stage times for the simulation: layers × one layer's forward FLOPs over the device's
+// peak at the precision; unit time per layer ("teaching" mode) when the device gives no
+// peak or the model has no architecture. Backward = 2 × forward (Narayanan et al. 2021,
+// §5.1); zb-h1 splits it into B = W = F (Qi et al. 2023, §2). Inference runs forwards only.
+PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const DeviceSpec &device,
+                            const std::vector<int> &layers)
+{
+    const bool training = s.mode == Mode::training;
+    PipelineInput in;
+    in.schedule = training ? s.schedule : Schedule::gpipe;
+    in.stages = s.pp;
+    in.microbatches = s.microbatches;
+    in.virtualStages = s.virtualStages;
+    const auto peak = device.tflops.find(s.precision);
+    const double flops = layerForwardFlops(model, s.seqLen, s.microbatchSize, s.tp);
+    const double perLayer =
+        peak != device.tflops.end() && flops > 0 ? flops / (peak->second * 1e12) : 1.0;
+    const bool split = training && s.schedule == Schedule::zbH1;
+    for (int stageLayers : layers) {
+        const double f = (model.hasArchitecture() ? stageLayers : 1) * perLayer;
+        in.forward.push_back(f);
+        in.backward.push_back(training ? (split ? f : 2 * f) : 0.0);
+        in.weight.push_back(split ? f : 0.0);
+    }
+    return in;
+}
+
 void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const DeviceSpec &device)
 {
     if (!r.fits && r.firstOverflowStage >= 0) {
@@ -115,6 +151,10 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
             {"kv-heads-replicated", "tp = " + std::to_string(s.tp) + " exceeds the " +
                                         std::to_string(model.kvHeads) +
                                         " KV heads: each device keeps a replicated KV head"});
+    if (s.virtualStages > 1 && s.schedule != Schedule::interleaved)
+        r.warnings.push_back(
+            {"virtual-stages-unused", "virtual_stages = " + std::to_string(s.virtualStages) +
+                                          " only applies to the interleaved schedule"});
 }
 
 // Activations cross the wire in 16 bits unless the model runs in FP32: FP8 training keeps
@@ -180,6 +220,11 @@ std::int64_t weightBytes(std::int64_t params, Precision precision)
 
 Report evaluate(const Scenario &s, const Presets &presets)
 {
+    return evaluate(s, presets, EvaluateOptions{});
+}
+
+Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions &options)
+{
     Report r;
     if (auto e = validate(s, presets)) {
         r.error = std::move(e);
@@ -225,6 +270,34 @@ Report evaluate(const Scenario &s, const Presets &presets)
         return sharded ? ceilDiv(bytes, d) : bytes;
     };
 
+    const bool training = s.mode == Mode::training;
+    PipelineResult pipe =
+        simulatePipeline(pipelineInput(s, model, device, layers), options.timeline);
+    r.bubbleFraction = pipe.bubbleFraction;
+    r.makespanS = pipe.makespan;
+    r.bubbleFractionClosedForm = closedFormBubble(training ? s.schedule : Schedule::gpipe, s.pp,
+                                                  s.microbatches, s.virtualStages);
+    if (options.timeline) {
+        // Inference has no backward: drop its zero-length B ops.
+        std::erase_if(pipe.timeline, [](const ScheduleOp &o) { return o.end <= o.start; });
+        r.timeline = std::move(pipe.timeline);
+    }
+
+    const int actBytes = activationBytes(s.precision);
+    ActivationConfig act;
+    act.seqLen = s.seqLen;
+    act.microbatchSize = s.microbatchSize;
+    act.tp = s.tp;
+    act.sequenceParallel = s.sequenceParallel;
+    act.recompute = s.recompute;
+    act.attention = s.attention;
+    act.bytesPerValue = actBytes;
+    const std::int64_t perLayer = training ? layerActivationBytes(model, act) : 0;
+    // Full recomputation rebuilds one layer of one micro-batch at a time: that layer's
+    // activations are alive on top of the kept inputs (docs/activations.md).
+    const std::int64_t recomputePeak =
+        training && s.recompute == Recompute::full ? layerPeakRecomputeBytes(model, act) : 0;
+
     r.fits = true;
     for (int i = 0; i < s.pp; ++i) {
         StageReport st;
@@ -234,6 +307,23 @@ Report evaluate(const Scenario &s, const Presets &presets)
         st.weightsBytes = zeroShard(weightBytes(st.params, s.precision), s.zero >= 3);
         st.gradsBytes = zeroShard(st.params * states.gradBytes, s.zero >= 2);
         st.optimizerBytes = zeroShard(st.params * states.optimizerBytes, s.zero >= 1);
+        if (training) {
+            // Activations of every micro-batch the schedule keeps alive on this stage
+            // (DESIGN §3.3: GPipe m, 1F1B min(K-s, m), interleaved and zb-h1 simulated).
+            st.inflightMicrobatches = pipe.inflight[static_cast<std::size_t>(i)];
+            st.activationsBytes =
+                std::llround(st.inflightMicrobatches * static_cast<double>(st.layers * perLayer)) +
+                (st.layers > 0 ? recomputePeak : 0);
+            if (s.cacheOutputs && i == s.pp - 1 && model.hasArchitecture())
+                st.cachedOutputsBytes =
+                    s.microbatches * cachedOutputBytesPerMicrobatch(
+                                         model, s.seqLen, s.microbatchSize, s.tp, actBytes);
+        } else if (model.hasArchitecture()) {
+            // DESIGN §3.7: a pipeline keeps the cache of every micro-batch in flight.
+            st.kvCacheBytes = kvCacheBytes(
+                model, st.layers, s.seqLen,
+                static_cast<std::int64_t>(s.microbatches) * s.microbatchSize, s.tp, actBytes);
+        }
         st.reserveBytes = reserve;
         st.totalBytes = st.weightsBytes + st.gradsBytes + st.optimizerBytes + st.activationsBytes +
                         st.cachedOutputsBytes + st.kvCacheBytes + st.reserveBytes;

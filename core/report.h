@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/scenario.h"
+#include "core/schedule.h"
 
 #include <cstdint>
 #include <optional>
@@ -19,9 +20,10 @@ struct StageReport
     std::int64_t weightsBytes = 0;
     std::int64_t gradsBytes = 0;
     std::int64_t optimizerBytes = 0;
-    std::int64_t activationsBytes = 0;   // filled by the pipeline engine (issue 3)
-    std::int64_t cachedOutputsBytes = 0; // filled by the pipeline engine (issue 3)
-    std::int64_t kvCacheBytes = 0;       // filled by the pipeline engine (issue 3)
+    std::int64_t activationsBytes = 0;   // in-flight micro-batches' activations (training)
+    std::int64_t cachedOutputsBytes = 0; // last stage's kept logits (pytorch/pytorch#159251)
+    std::int64_t kvCacheBytes = 0;       // inference
+    double inflightMicrobatches = 0;     // peak micro-batches with live activations (chunks / v)
     std::int64_t reserveBytes = 0;
     std::int64_t totalBytes = 0;
     std::int64_t capacityBytes = 0;
@@ -90,6 +92,12 @@ struct Report
     std::string firstOverflowTerm; // the largest term of that stage ("optimizer states")
     std::vector<Warning> warnings;
     TpCommReport tpComm;
+
+    // The schedule's event simulation (DESIGN §3.3).
+    double bubbleFraction = 0;                      // 1 - busy / (K × makespan)
+    std::optional<double> bubbleFractionClosedForm; // none for some schedules
+    double makespanS = 0; // one step; in layer-time units when the device has no peak FLOPS
+    std::vector<ScheduleOp> timeline; // only with EvaluateOptions::timeline
 
     bool ok() const { return !error; }
     bool hasWarning(std::string_view code) const

@@ -38,6 +38,7 @@ QJsonObject reportToJson(const core::Report &r)
         o.insert(QStringLiteral("activations_bytes"), qint64(st.activationsBytes));
         o.insert(QStringLiteral("cached_outputs_bytes"), qint64(st.cachedOutputsBytes));
         o.insert(QStringLiteral("kv_cache_bytes"), qint64(st.kvCacheBytes));
+        o.insert(QStringLiteral("inflight_microbatches"), st.inflightMicrobatches);
         o.insert(QStringLiteral("reserve_bytes"), qint64(st.reserveBytes));
         o.insert(QStringLiteral("total_bytes"), qint64(st.totalBytes));
         o.insert(QStringLiteral("capacity_bytes"), qint64(st.capacityBytes));
@@ -84,6 +85,25 @@ QJsonObject reportToJson(const core::Report &r)
     root.insert(QStringLiteral("warnings"), warnings);
     root.insert(QStringLiteral("stages"), stages);
     root.insert(QStringLiteral("tp_comm"), tpComm);
+    root.insert(QStringLiteral("bubble_fraction"), r.bubbleFraction);
+    root.insert(QStringLiteral("bubble_fraction_closed_form"),
+                r.bubbleFractionClosedForm ? QJsonValue(*r.bubbleFractionClosedForm)
+                                           : QJsonValue(QJsonValue::Null));
+    root.insert(QStringLiteral("makespan_s"), r.makespanS);
+    if (!r.timeline.empty()) {
+        QJsonArray timeline;
+        for (const auto &op : r.timeline) {
+            QJsonObject o;
+            o.insert(QStringLiteral("stage"), op.stage);
+            o.insert(QStringLiteral("kind"), QLatin1String(core::opLetter(op.kind)));
+            o.insert(QStringLiteral("microbatch"), op.microbatch);
+            o.insert(QStringLiteral("chunk"), op.chunk);
+            o.insert(QStringLiteral("start_s"), op.start);
+            o.insert(QStringLiteral("end_s"), op.end);
+            timeline.append(o);
+        }
+        root.insert(QStringLiteral("timeline"), timeline);
+    }
     return root;
 }
 
@@ -133,6 +153,18 @@ QString reportToText(const core::Report &r)
                  .arg(st.fits ? QStringLiteral("yes") : QStringLiteral("no"));
     }
     s << (r.fits ? QStringLiteral("\nFits: yes\n") : QStringLiteral("\nFits: no\n"));
+    s << QStringLiteral("Bubble          %1 % simulated").arg(100 * r.bubbleFraction, 0, 'f', 1);
+    if (r.bubbleFractionClosedForm)
+        s << QStringLiteral(", %1 % closed form").arg(100 * *r.bubbleFractionClosedForm, 0, 'f', 1);
+    s << QStringLiteral("; step %1 s\n").arg(r.makespanS, 0, 'g', 4);
+    for (const auto &st : r.stages)
+        s << QStringLiteral(
+                 "Stage %1         activations %2 (%3 micro-batches), cached outputs %4, "
+                 "KV cache %5\n")
+                 .arg(st.index)
+                 .arg(gb(st.activationsBytes))
+                 .arg(st.inflightMicrobatches, 0, 'g', 4)
+                 .arg(gb(st.cachedOutputsBytes), gb(st.kvCacheBytes));
     for (const auto &w : r.warnings)
         s << QStringLiteral("warning: %1\n").arg(qs(w.message));
     return out;

@@ -221,6 +221,72 @@ private Q_SLOTS:
         QCOMPARE(layers, 126);
     }
 
+    // Issue 3, "Done when": the seed's Llama 3-8B DP2-PP2 run with m = 16.
+    void pipelineSeedReport_data()
+    {
+        QTest::addColumn<QStringList>("extra");
+        QTest::addColumn<qint64>("lastStageCached");
+        // DESIGN §3.3 / pytorch/pytorch#159251: 16 × 4096 × 128256 × 2 bytes.
+        QTest::addRow("#159251: cached outputs on the last stage")
+            << QStringList{} << 16 * 1'050'673'152LL;
+        QTest::addRow("#165822: cache_outputs=false")
+            << QStringList{QStringLiteral("--set"), QStringLiteral("cache_outputs=false")} << 0LL;
+    }
+    void pipelineSeedReport()
+    {
+        QFETCH(QStringList, extra);
+        QFETCH(qint64, lastStageCached);
+        QStringList arguments;
+        for (const char *kv : {"model=llama-3.1-8b", "tp=1", "pp=2", "dp=2", "microbatches=16",
+                               "microbatch_size=1", "seq_len=4096"})
+            arguments << QStringLiteral("--set") << QString::fromUtf8(kv);
+        const QJsonObject r = json(arguments + extra);
+        const QJsonArray stages = r.value(QStringLiteral("stages")).toArray();
+        QCOMPARE(stages.size(), 2);
+        const QJsonObject first = stages.at(0).toObject();
+        const QJsonObject last = stages.at(1).toObject();
+        QCOMPARE(first.value(QStringLiteral("cached_outputs_bytes")).toInteger(), 0);
+        QCOMPARE(last.value(QStringLiteral("cached_outputs_bytes")).toInteger(), lastStageCached);
+        // 1F1B keeps min(K-s, m) micro-batches: 2 on the first stage, 1 on the last.
+        QCOMPARE(first.value(QStringLiteral("inflight_microbatches")).toDouble(), 2.0);
+        QCOMPARE(last.value(QStringLiteral("inflight_microbatches")).toDouble(), 1.0);
+        QVERIFY(first.value(QStringLiteral("activations_bytes")).toInteger() > 0);
+        QCOMPARE(first.value(QStringLiteral("kv_cache_bytes")).toInteger(), 0);
+        // DESIGN §3.3: (K-1)/(K-1+m) = 1/17 for K = 2, m = 16.
+        QVERIFY(std::abs(r.value(QStringLiteral("bubble_fraction")).toDouble() - 1.0 / 17) < 1e-12);
+        QVERIFY(std::abs(r.value(QStringLiteral("bubble_fraction_closed_form")).toDouble() -
+                         1.0 / 17) < 1e-12);
+        QVERIFY(r.value(QStringLiteral("makespan_s")).toDouble() > 0);
+        QVERIFY(!r.contains(QStringLiteral("timeline")));
+    }
+
+    // Seed ¶2 bubble numbers through the CLI, and the timeline only with --timeline.
+    void timelineOnRequest()
+    {
+        const QJsonObject r = json({QStringLiteral("--set"), QStringLiteral("microbatches=4"),
+                                    QStringLiteral("--timeline")});
+        // Seed ¶2: K = 4, m = 4 -> 3/7, "43%".
+        QVERIFY(std::abs(r.value(QStringLiteral("bubble_fraction")).toDouble() - 3.0 / 7) < 1e-12);
+        const QJsonArray timeline = r.value(QStringLiteral("timeline")).toArray();
+        QCOMPARE(timeline.size(), 4 * 4 * 2); // K × m × (F, B)
+        int forwards = 0;
+        for (const QJsonValue &v : timeline) {
+            const QJsonObject op = v.toObject();
+            for (const char *key : {"stage", "kind", "microbatch", "chunk", "start_s", "end_s"})
+                QVERIFY2(op.contains(QString::fromUtf8(key)), key);
+            QVERIFY(op.value(QStringLiteral("end_s")).toDouble() >
+                    op.value(QStringLiteral("start_s")).toDouble());
+            forwards += op.value(QStringLiteral("kind")).toString() == QStringLiteral("F");
+        }
+        QCOMPARE(forwards, 16);
+        const QJsonObject zb = json({QStringLiteral("--set"), QStringLiteral("schedule=zb-h1"),
+                                     QStringLiteral("--timeline")});
+        QCOMPARE(zb.value(QStringLiteral("timeline")).toArray().size(), 4 * 16 * 3); // F, B, W
+        // Qi et al. 2023 §3.1 with F = B = W: (K-1)F / (3mF + (K-1)F) = 3/51.
+        QVERIFY(std::abs(zb.value(QStringLiteral("bubble_fraction_closed_form")).toDouble() -
+                         3.0 / 51) < 1e-12);
+    }
+
     void warningsInJson()
     {
         const QJsonObject r = json({QStringLiteral("--set"), QStringLiteral("pp=3")});

@@ -1,0 +1,35 @@
+// Speed of the pipeline engine (issue 3): evaluate() runs on every slider move,
+// and the simulation must stay fast at the timeline's largest size.
+#include "core/evaluate.h"
+#include "core/schedule.h"
+#include "io/presets_io.h"
+
+#include <benchmark/benchmark.h>
+
+namespace {
+
+// DESIGN §4's default scenario: Llama 3.1 70B, H100, T=8, K=4, D=2, m=16, 1F1B.
+void evaluateDefault70B(benchmark::State &state)
+{
+    const core::Presets presets = io::builtinPresets();
+    const core::Scenario scenario;
+    for (auto _ : state)
+        benchmark::DoNotOptimize(core::evaluate(scenario, presets));
+}
+BENCHMARK(evaluateDefault70B)->Unit(benchmark::kMicrosecond);
+
+// DESIGN §2: the timeline's largest case, K=64, m=1024, interleaved with v=4.
+void simulateInterleavedK64m1024v4(benchmark::State &state)
+{
+    const core::PipelineInput input =
+        core::uniformPipeline(core::Schedule::interleaved, 64, 1024, 4);
+    const bool timeline = state.range(0) != 0;
+    for (auto _ : state)
+        benchmark::DoNotOptimize(core::simulatePipeline(input, timeline));
+    state.SetLabel(timeline ? "with timeline" : "numbers only");
+}
+BENCHMARK(simulateInterleavedK64m1024v4)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+} // namespace
+
+BENCHMARK_MAIN();

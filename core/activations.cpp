@@ -1,0 +1,120 @@
+#include "core/activations.h"
+
+#include "core/units.h"
+
+namespace core {
+
+namespace {
+
+constexpr std::int64_t kMaskBytes = 1; // dropout masks: one byte per element (Korthikanti §4.1)
+constexpr std::int64_t kLogSumExpBytes = 4; // flash attention keeps an FP32 log-sum-exp per row
+
+struct PerToken
+{
+    std::int64_t replicated = 0; // split across T only under sequence parallelism
+    std::int64_t sharded = 0;    // split across T by heads or FFN columns
+};
+
+// Bytes per token of one layer, term by term as docs/activations.md lists them.
+PerToken perToken(const ModelSpec &m, const ActivationConfig &c, Recompute recompute)
+{
+    const std::int64_t a = c.bytesPerValue;
+    const std::int64_t h = m.hidden;
+    const std::int64_t hd = m.headDim();
+    const std::int64_t qHeads = m.heads / c.tp;
+    const std::int64_t ffn = ceilDiv(m.ffnHidden, c.tp);
+    const std::int64_t mask = m.dropout ? kMaskBytes : 0;
+    PerToken t;
+    if (recompute == Recompute::full) {
+        // Full recomputation keeps only the layer input (Korthikanti §4.3: 2sbh).
+        t.replicated = a * h;
+        return t;
+    }
+    // Korthikanti §4.1: two norm inputs, the QKV and first-MLP inputs (norm
+    // outputs), and the two residual dropout masks are not split by T (10sbh).
+    t.replicated = 4 * a * h + 2 * mask * h;
+
+    // Q and the output projection's input (the attention output, which is also
+    // what flash attention keeps as O) are split by query heads.
+    t.sharded = 2 * a * qHeads * hd;
+    // Eager attention repeats K and V to every query head before the matmuls
+    // (Hugging Face repeat_kv), so they are kept at full size; flash attention and
+    // the inputs of a recomputed core attention keep them at the grouped size.
+    const bool repeatedKv = c.attention == Attention::eager && recompute == Recompute::none;
+    t.sharded += 2 * a * (repeatedKv ? qHeads : kvHeadsPerDevice(m, c.tp)) * hd;
+    if (recompute == Recompute::none) {
+        if (c.attention == Attention::eager)
+            // Korthikanti §4.1: softmax output 2as²b, its dropout mask as²b and dropout
+            // output 2as²b; without dropout the matmul reuses the softmax output.
+            t.sharded += qHeads * c.seqLen * (a + (m.dropout ? kMaskBytes + a : 0));
+        else
+            t.sharded += qHeads * kLogSumExpBytes;
+    }
+    // MLP: GeLU's input and output (8sbh each for f = 4h, Korthikanti §4.1); SwiGLU
+    // keeps the gate output, its SiLU, the up output and their product (the down
+    // projection's input), 4 × 2sbf.
+    t.sharded += (m.gatedMlp ? 4 : 2) * a * ffn;
+    return t;
+}
+
+std::int64_t layerBytes(const ModelSpec &m, const ActivationConfig &c, Recompute recompute)
+{
+    if (!m.hasArchitecture())
+        return 0;
+    const PerToken t = perToken(m, c, recompute);
+    const std::int64_t tokens = c.seqLen * c.microbatchSize;
+    // Korthikanti §4.2.2: sequence parallelism splits the remaining terms by T too.
+    const std::int64_t replicated =
+        c.sequenceParallel ? ceilDiv(tokens * t.replicated, c.tp) : tokens * t.replicated;
+    return replicated + tokens * t.sharded;
+}
+
+} // namespace
+
+std::int64_t kvHeadsPerDevice(const ModelSpec &m, int tp)
+{
+    // DESIGN §3.7: with more ranks than KV heads each rank keeps one replicated head.
+    return m.kvHeads >= tp ? ceilDiv(m.kvHeads, tp) : 1;
+}
+
+std::int64_t layerActivationBytes(const ModelSpec &m, const ActivationConfig &c)
+{
+    return layerBytes(m, c, c.recompute);
+}
+
+std::int64_t layerPeakRecomputeBytes(const ModelSpec &m, const ActivationConfig &c)
+{
+    return layerBytes(m, c, Recompute::none);
+}
+
+std::int64_t cachedOutputBytesPerMicrobatch(const ModelSpec &m, std::int64_t seqLen,
+                                            std::int64_t microbatchSize, int tp, int bytesPerValue)
+{
+    // pytorch/pytorch#159251: the pipeline keeps each micro-batch's logits, b × s × V,
+    // vocab-parallel under tensor parallelism (Megatron-LM's parallel LM head).
+    return microbatchSize * seqLen * ceilDiv(m.vocab, tp) * bytesPerValue;
+}
+
+std::int64_t kvCacheBytes(const ModelSpec &m, int layers, std::int64_t seqLen,
+                          std::int64_t sequences, int tp, int bytesPerValue)
+{
+    // DESIGN §3.7: 2 (K and V) × layers × KV heads × head dim × seq × batch × bytes.
+    return 2 * static_cast<std::int64_t>(layers) * kvHeadsPerDevice(m, tp) * m.headDim() * seqLen *
+           sequences * bytesPerValue;
+}
+
+double layerForwardFlops(const ModelSpec &m, std::int64_t seqLen, std::int64_t microbatchSize,
+                         int tp)
+{
+    if (!m.hasArchitecture())
+        return 0;
+    const double tokens = static_cast<double>(seqLen * microbatchSize);
+    // Narayanan et al. 2021, §5.1 (Appendix): 2 FLOPs per parameter per token for
+    // the matmuls, plus QKᵀ and attention × V, 2·s²·h FLOPs each per sequence.
+    const double matmuls = 2.0 * static_cast<double>(countParams(m, tp).perLayer) * tokens;
+    const double attention = 4.0 * static_cast<double>(seqLen) * tokens *
+                             static_cast<double>(m.heads / tp) * m.headDim();
+    return matmuls + attention;
+}
+
+} // namespace core

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "core/model.h"
+#include "core/scenario.h"
+
+#include <cstdint>
+
+namespace core {
+
+// How one transformer layer's activations are kept for the backward pass
+// (docs/activations.md derives every term).
+struct ActivationConfig
+{
+    std::int64_t seqLen = 0;         // s
+    std::int64_t microbatchSize = 0; // b
+    int tp = 1;                      // T
+    bool sequenceParallel = false;
+    Recompute recompute = Recompute::none;
+    Attention attention = Attention::flash;
+    int bytesPerValue = 2; // 16-bit activations; 4 in FP32 training
+};
+
+// Bytes one layer keeps per micro-batch on one device of its tensor-parallel
+// group. With MHA, GeLU, FFN = 4h, dropout, eager attention and 16-bit values
+// this is Korthikanti et al. 2022, Table 2, exactly.
+std::int64_t layerActivationBytes(const ModelSpec &model, const ActivationConfig &config);
+
+// The same layer's bytes without recomputation: what a fully recomputed stage
+// rebuilds, one layer and one micro-batch at a time, during its backward pass.
+std::int64_t layerPeakRecomputeBytes(const ModelSpec &model, const ActivationConfig &config);
+
+// Bytes of the logits PyTorch's pipelining keeps for one micro-batch on the last
+// stage (pytorch/pytorch#159251): b × s × vocab / T values (vocab-parallel logits).
+std::int64_t cachedOutputBytesPerMicrobatch(const ModelSpec &model, std::int64_t seqLen,
+                                            std::int64_t microbatchSize, int tp, int bytesPerValue);
+
+// KV cache of `layers` layers on one device (DESIGN §3.7): K and V for every
+// token of every sequence in flight, KV heads split over T (one each when T > kv_heads).
+std::int64_t kvCacheBytes(const ModelSpec &model, int layers, std::int64_t seqLen,
+                          std::int64_t sequences, int tp, int bytesPerValue);
+
+// Forward FLOPs of one layer for one micro-batch on one device of T.
+double layerForwardFlops(const ModelSpec &model, std::int64_t seqLen, std::int64_t microbatchSize,
+                         int tp);
+
+// KV heads one device keeps: split by T, one replicated head when T exceeds them.
+std::int64_t kvHeadsPerDevice(const ModelSpec &model, int tp);
+
+} // namespace core

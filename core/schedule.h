@@ -1,0 +1,79 @@
+#pragma once
+
+#include "core/scenario.h"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace core {
+
+// One block of a pipeline timeline: a forward (F), a backward (B: the whole
+// backward, or only the input gradient in zero-bubble schedules) or a
+// weight-gradient pass (W) of one micro-batch's model chunk on one stage.
+enum class OpKind : std::uint8_t
+{
+    forward,
+    backward,
+    weight
+};
+
+// "F", "B" or "W", as the report and the timeline chart write them.
+const char *opLetter(OpKind kind);
+
+struct ScheduleOp
+{
+    int stage = 0;
+    OpKind kind = OpKind::forward;
+    int microbatch = 0;
+    int chunk = 0; // model chunk on this stage, 0..v-1 (interleaved), else 0
+    double start = 0;
+    double end = 0;
+};
+
+// What the event simulation needs. Times are seconds (or units in teaching
+// mode) for a whole stage's layers and one micro-batch; chunks take 1/v each.
+struct PipelineInput
+{
+    Schedule schedule = Schedule::oneFOneB;
+    int stages = 1;               // K
+    int microbatches = 1;         // m
+    int virtualStages = 1;        // v, interleaved only; other schedules use one chunk
+    std::vector<double> forward;  // per stage
+    std::vector<double> backward; // per stage: input gradient B (zero-bubble) or B + W
+    std::vector<double> weight;   // per stage: W, used by zb-h1 only
+    double p2pLatency = 0;        // between neighbouring stages, per message
+};
+
+// Uniform stages: forward F; backward 2F (zb-h1: B = W = F), as Narayanan et
+// al. 2021 §2.2 and Qi et al. 2023 §2 assume.
+PipelineInput uniformPipeline(Schedule schedule, int stages, int microbatches,
+                              int virtualStages = 1, double forward = 1.0);
+
+struct PipelineResult
+{
+    bool complete = false; // false only if the schedule order deadlocks (a bug)
+    double makespan = 0;
+    double bubbleFraction = 0;        // 1 - busy / (K × makespan)
+    std::vector<double> busy;         // per stage
+    std::vector<double> inflight;     // per stage: peak micro-batches whose activations are alive
+    std::vector<ScheduleOp> timeline; // only when asked for
+};
+
+// Each stage's ops in the order its schedule runs them (no times yet).
+std::vector<std::vector<ScheduleOp>> scheduleOrder(const PipelineInput &input);
+
+// Dependency-driven event simulation: every op starts when its stage is free
+// (in schedule order) and the op it depends on, on the neighbouring stage, has
+// finished (plus the point-to-point latency).
+PipelineResult simulatePipeline(const PipelineInput &input, bool keepTimeline = false);
+
+// Closed-form bubble fraction for uniform stages and free communication; nullopt
+// where the schedule has none (zb-h1 with m < K or W > min(F, B), interleaved with m not a
+// multiple of K).
+// forward/inputGrad/weightGrad matter only for zb-h1.
+std::optional<double> closedFormBubble(Schedule schedule, int stages, int microbatches,
+                                       int virtualStages, double forward = 1.0,
+                                       double inputGrad = 1.0, double weightGrad = 1.0);
+
+} // namespace core

@@ -1,0 +1,286 @@
+// Pipeline schedules (DESIGN §3.3, issue 3): closed forms, the event simulation
+// against them, and the micro-batches each schedule keeps alive per stage.
+#include "core/evaluate.h"
+#include "core/schedule.h"
+#include "io/presets_io.h"
+
+#include <QTest>
+
+using namespace core;
+
+Q_DECLARE_METATYPE(core::Schedule)
+
+namespace {
+
+PipelineInput ratios(Schedule schedule, int K, int m, double f, double b, double w)
+{
+    PipelineInput in = uniformPipeline(schedule, K, m, 1, f);
+    in.backward.assign(std::size_t(K), b);
+    in.weight.assign(std::size_t(K), w);
+    return in;
+}
+
+} // namespace
+
+class TestPipeline : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void seedBubble_data()
+    {
+        QTest::addColumn<int>("K");
+        QTest::addColumn<int>("m");
+        QTest::addColumn<double>("seedValue");
+        QTest::addColumn<double>("exact");
+        // Seed ¶2: "K=4 stages and m=16 micro-batches ... approximately 16%"; DESIGN §3.3: 15.8 %.
+        QTest::addRow("seed ¶2: K=4 m=16 -> 15.8 %%") << 4 << 16 << 0.158 << 3.0 / 19.0;
+        // Seed ¶2: "If m drops to 4, the bubble fraction rises to 43%"; DESIGN §3.3: 42.9 %.
+        QTest::addRow("seed ¶2: K=4 m=4 -> 42.9 %%") << 4 << 4 << 0.429 << 3.0 / 7.0;
+    }
+    void seedBubble()
+    {
+        QFETCH(int, K);
+        QFETCH(int, m);
+        QFETCH(double, seedValue);
+        QFETCH(double, exact);
+        for (Schedule s : {Schedule::gpipe, Schedule::oneFOneB}) {
+            const double closed = *closedFormBubble(s, K, m, 1);
+            QCOMPARE(closed, exact);
+            QVERIFY(std::abs(closed - seedValue) < 0.0005); // the seed rounds to 0.1 %
+            QVERIFY(std::abs(simulatePipeline(uniformPipeline(s, K, m)).bubbleFraction - exact) <
+                    1e-12);
+        }
+        // The default scenario is 1F1B with K=4; evaluate() reports the simulated bubble.
+        Scenario scenario;
+        scenario.microbatches = m;
+        const Report r = evaluate(scenario, io::builtinPresets());
+        QVERIFY(r.ok());
+        QVERIFY(std::abs(r.bubbleFraction - exact) < 1e-12);
+        QVERIFY(r.bubbleFractionClosedForm);
+        QCOMPARE(*r.bubbleFractionClosedForm, exact);
+    }
+
+    // DESIGN §3.3: with uniform stages and free communication the simulation must
+    // equal the closed forms (Narayanan et al. 2021 §2.2 and §2.2.2; Qi et al. 2023 §3.1).
+    void simulationEqualsClosedForm_data()
+    {
+        QTest::addColumn<Schedule>("schedule");
+        QTest::addColumn<int>("K");
+        QTest::addColumn<int>("m");
+        QTest::addColumn<int>("v");
+        for (int K : {1, 2, 3, 4, 8, 16})
+            for (int m : {1, 2, 3, 4, 8, 16, 32, 64}) {
+                QTest::addRow("Narayanan §2.2 GPipe (K-1)/(K-1+m): K=%d m=%d", K, m)
+                    << Schedule::gpipe << K << m << 1;
+                QTest::addRow("Narayanan §2.2 1F1B (K-1)/(K-1+m): K=%d m=%d", K, m)
+                    << Schedule::oneFOneB << K << m << 1;
+                if (m >= K)
+                    QTest::addRow("Qi §3.1 ZB-H1 (K-1)F/(3mF+(K-1)F): K=%d m=%d", K, m)
+                        << Schedule::zbH1 << K << m << 1;
+                if (m % K == 0)
+                    for (int v : {1, 2, 3, 4})
+                        QTest::addRow("Narayanan §2.2.2 interleaved (K-1)/(vm+K-1): K=%d m=%d v=%d",
+                                      K, m, v)
+                            << Schedule::interleaved << K << m << v;
+            }
+    }
+    void simulationEqualsClosedForm()
+    {
+        QFETCH(Schedule, schedule);
+        QFETCH(int, K);
+        QFETCH(int, m);
+        QFETCH(int, v);
+        const PipelineResult r = simulatePipeline(uniformPipeline(schedule, K, m, v, 0.25));
+        QVERIFY(r.complete);
+        const std::optional<double> closed = closedFormBubble(schedule, K, m, v);
+        QVERIFY(closed);
+        QVERIFY2(std::abs(r.bubbleFraction - *closed) < 1e-12,
+                 qPrintable(QString::number(r.bubbleFraction - *closed)));
+    }
+
+    // Qi et al. 2023, §3.1: ZB-H1's bubble is (K-1)(F+B-W) against 1F1B's (K-1)(F+B+W),
+    // over a grid of F/B/W ratios (W no longer than F or B, as the paper's count assumes).
+    void zeroBubbleRatios_data()
+    {
+        QTest::addColumn<double>("f");
+        QTest::addColumn<double>("b");
+        QTest::addColumn<double>("w");
+        const std::initializer_list<std::array<double, 3>> grid{
+            {1, 1, 1}, {1, 2, 1}, {2, 1, 1}, {1, 1, 0.5}, {2, 3, 1}, {1.5, 1.5, 1}};
+        for (const auto &[f, b, w] : grid)
+            QTest::addRow("Qi §3.1: F=%g B=%g W=%g", f, b, w) << f << b << w;
+    }
+    void zeroBubbleRatios()
+    {
+        QFETCH(double, f);
+        QFETCH(double, b);
+        QFETCH(double, w);
+        for (int K : {2, 3, 4, 8})
+            for (int m : {K, 2 * K, 24}) {
+                const PipelineResult zb = simulatePipeline(ratios(Schedule::zbH1, K, m, f, b, w));
+                const PipelineResult ofob =
+                    simulatePipeline(ratios(Schedule::oneFOneB, K, m, f, b + w, 0));
+                const double work = m * (f + b + w);
+                // Every stage does the same work, so each idles makespan - work.
+                QVERIFY(std::abs((zb.makespan - work) - (K - 1) * (f + b - w)) < 1e-9);
+                QVERIFY(std::abs((ofob.makespan - work) - (K - 1) * (f + b + w)) < 1e-9);
+                QVERIFY(std::abs(zb.bubbleFraction -
+                                 *closedFormBubble(Schedule::zbH1, K, m, 1, f, b, w)) < 1e-12);
+            }
+    }
+
+    // DESIGN §3.3: "a third of it when F=B=W".
+    void zeroBubbleIsAThirdOf1F1B()
+    {
+        for (int K : {2, 4, 8})
+            for (int m : {8, 16, 32}) {
+                const double zb = simulatePipeline(ratios(Schedule::zbH1, K, m, 1, 1, 1)).makespan;
+                const double ofob =
+                    simulatePipeline(ratios(Schedule::oneFOneB, K, m, 1, 2, 0)).makespan;
+                QVERIFY(std::abs((zb - 3 * m) * 3 - (ofob - 3 * m)) < 1e-9);
+            }
+    }
+
+    void inflightPerStage_data()
+    {
+        QTest::addColumn<Schedule>("schedule");
+        QTest::addColumn<int>("K");
+        QTest::addColumn<int>("m");
+        QTest::addColumn<int>("v");
+        QTest::addColumn<QList<double>>("inflight");
+        // DESIGN §3.3: 1F1B keeps min(K-s, m) micro-batches on stage s.
+        QTest::addRow("DESIGN §3.3 1F1B min(K-s,m): K=4 m=16")
+            << Schedule::oneFOneB << 4 << 16 << 1 << QList<double>{4, 3, 2, 1};
+        QTest::addRow("DESIGN §3.3 1F1B min(K-s,m): K=4 m=2")
+            << Schedule::oneFOneB << 4 << 2 << 1 << QList<double>{2, 2, 2, 1};
+        // DESIGN §3.3: GPipe keeps all m.
+        QTest::addRow("DESIGN §3.3 GPipe m: K=3 m=5")
+            << Schedule::gpipe << 3 << 5 << 1 << QList<double>{5, 5, 5};
+        // Qi et al. 2023 §3.1: ZB-H1 keeps at most K on every stage, 1F1B's peak.
+        QTest::addRow("Qi §3.1 ZB-H1 K on every stage: K=4 m=16")
+            << Schedule::zbH1 << 4 << 16 << 1 << QList<double>{4, 4, 4, 4};
+        // Megatron-LM interleaved warm-up: 2(K-s-1) + (v-1)K forwards, +1 in steady
+        // state, in chunks of 1/v of the stage: K=4, v=2 -> (6+4+1)/2, (4+4+1)/2, ...
+        QTest::addRow("Megatron interleaved warm-up: K=4 m=16 v=2")
+            << Schedule::interleaved << 4 << 16 << 2 << QList<double>{5.5, 4.5, 3.5, 2.5};
+    }
+    void inflightPerStage()
+    {
+        QFETCH(Schedule, schedule);
+        QFETCH(int, K);
+        QFETCH(int, m);
+        QFETCH(int, v);
+        QFETCH(QList<double>, inflight);
+        const PipelineResult r = simulatePipeline(uniformPipeline(schedule, K, m, v));
+        QCOMPARE(QList<double>(r.inflight.begin(), r.inflight.end()), inflight);
+    }
+
+    // Hand-simulated: GPipe, K=2, m=1, F=1, B=2, 0.5 per hop. F on stage 0 [0,1],
+    // F on stage 1 [1.5,2.5], B on stage 1 [2.5,4.5], B on stage 0 [5,7]; each
+    // stage busy 3 of 7 -> bubble 1 - 6/14 = 4/7.
+    void latencyDelaysNeighbours()
+    {
+        PipelineInput in = uniformPipeline(Schedule::gpipe, 2, 1);
+        in.p2pLatency = 0.5;
+        const PipelineResult r = simulatePipeline(in, true);
+        QCOMPARE(r.makespan, 7.0);
+        QCOMPARE(r.bubbleFraction, 4.0 / 7.0);
+        QCOMPARE(r.timeline.size(), std::size_t(4));
+        for (const ScheduleOp &op : r.timeline)
+            if (op.stage == 0 && op.kind == OpKind::backward) {
+                QCOMPARE(op.start, 5.0);
+                QCOMPARE(op.end, 7.0);
+            }
+    }
+
+    // Hand-simulated uneven 1F1B, K=2, m=2, stage 0 twice as slow (F 2, B 4; stage 1
+    // F 1, B 2): s0 F0 [0,2] F1 [2,4] B0 [5,9] B1 [9,13]; s1 F0 [2,3] B0 [3,5]
+    // F1 [5,6] B1 [6,8]. Makespan 13, busy 12 + 6 -> bubble 1 - 18/26 = 4/13.
+    void unevenStages()
+    {
+        PipelineInput in = uniformPipeline(Schedule::oneFOneB, 2, 2);
+        in.forward = {2, 1};
+        in.backward = {4, 2};
+        const PipelineResult r = simulatePipeline(in);
+        QCOMPARE(r.makespan, 13.0);
+        QCOMPARE(r.busy, (std::vector<double>{12, 6}));
+        QVERIFY(std::abs(r.bubbleFraction - 4.0 / 13.0) < 1e-12);
+    }
+
+    // Every op appears once, stages never overlap themselves, and dependencies hold.
+    void timelineIsConsistent_data()
+    {
+        QTest::addColumn<Schedule>("schedule");
+        QTest::addColumn<int>("v");
+        QTest::addColumn<int>("opsPerMicrobatch");
+        QTest::addRow("issue 3: GPipe F+B") << Schedule::gpipe << 1 << 2;
+        QTest::addRow("issue 3: 1F1B F+B") << Schedule::oneFOneB << 1 << 2;
+        QTest::addRow("issue 3: interleaved v=2, 2 chunks x F+B")
+            << Schedule::interleaved << 2 << 4;
+        QTest::addRow("issue 3: ZB-H1 F+B+W") << Schedule::zbH1 << 1 << 3;
+    }
+    void timelineIsConsistent()
+    {
+        QFETCH(Schedule, schedule);
+        QFETCH(int, v);
+        QFETCH(int, opsPerMicrobatch);
+        const int K = 4, m = 8;
+        const PipelineResult r = simulatePipeline(uniformPipeline(schedule, K, m, v), true);
+        QCOMPARE(r.timeline.size(), std::size_t(K * m * opsPerMicrobatch));
+        for (const ScheduleOp &op : r.timeline) {
+            QVERIFY(op.end > op.start);
+            QVERIFY(op.end <= r.makespan + 1e-12);
+        }
+        // Per stage, ops in the timeline do not overlap.
+        for (int s = 0; s < K; ++s) {
+            std::vector<std::pair<double, double>> spans;
+            for (const ScheduleOp &op : r.timeline)
+                if (op.stage == s)
+                    spans.emplace_back(op.start, op.end);
+            std::sort(spans.begin(), spans.end());
+            for (std::size_t i = 1; i < spans.size(); ++i)
+                QVERIFY(spans[i].first >= spans[i - 1].second - 1e-12);
+        }
+    }
+
+    // Issue 3: v only shapes the interleaved schedule; elsewhere it is pointed out.
+    void virtualStagesOutsideInterleavedWarn()
+    {
+        Scenario s;
+        s.virtualStages = 2;
+        const Report r = evaluate(s, io::builtinPresets());
+        QVERIFY(r.ok());
+        QVERIFY(r.hasWarning("virtual-stages-unused"));
+        s.schedule = Schedule::interleaved;
+        const Report interleaved = evaluate(s, io::builtinPresets());
+        QVERIFY(!interleaved.hasWarning("virtual-stages-unused"));
+        // Narayanan §2.2.2: (K-1)/(vm+K-1) = 3/35 for K = 4, m = 16, v = 2.
+        QVERIFY(std::abs(interleaved.bubbleFraction - 3.0 / 35) < 1e-12);
+    }
+
+    void closedFormAbsent_data()
+    {
+        QTest::addColumn<Schedule>("schedule");
+        QTest::addColumn<int>("K");
+        QTest::addColumn<int>("m");
+        QTest::addColumn<double>("w");
+        QTest::addRow("DESIGN §3.3: interleaved needs m a multiple of K")
+            << Schedule::interleaved << 4 << 6 << 1.0;
+        QTest::addRow("Qi §3.1: ZB-H1 with m < K never reaches steady state")
+            << Schedule::zbH1 << 4 << 2 << 1.0;
+        QTest::addRow("Qi §3.1: ZB-H1 count assumes W <= F (F=B=1, W=2)")
+            << Schedule::zbH1 << 4 << 8 << 2.0;
+    }
+    void closedFormAbsent()
+    {
+        QFETCH(Schedule, schedule);
+        QFETCH(int, K);
+        QFETCH(int, m);
+        QFETCH(double, w);
+        QVERIFY(!closedFormBubble(schedule, K, m, 2, 1.0, 1.0, w));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestPipeline)
+#include "tst_pipeline.moc"

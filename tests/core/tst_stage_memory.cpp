@@ -1,0 +1,225 @@
+// What a pipeline stage holds besides its weights (DESIGN §3.3, §3.6, §3.7; issue 3):
+// activations in flight, the last stage's cached outputs, the inference KV cache.
+#include "core/activations.h"
+#include "core/evaluate.h"
+#include "io/presets_io.h"
+
+#include <QTest>
+
+using namespace core;
+
+Q_DECLARE_METATYPE(core::Recompute)
+
+class TestStageMemory : public QObject
+{
+    Q_OBJECT
+
+private:
+    const Presets m_presets = io::builtinPresets();
+
+    // Seed ¶2: Llama 3-8B (Llama 3.1 8B's architecture), DP2-PP2, seq 4096, b=1, BF16.
+    Scenario seedLlama8b(int microbatches) const
+    {
+        Scenario s;
+        s.model = "llama-3.1-8b";
+        s.tp = 1;
+        s.pp = 2;
+        s.dp = 2;
+        s.microbatches = microbatches;
+        s.microbatchSize = 1;
+        s.seqLen = 4096;
+        return s;
+    }
+
+private Q_SLOTS:
+    // Korthikanti et al. 2022, Table 2, for GPT-3 175B's layer (Table 3: a = 96,
+    // h = 12288) at s = 2048, b = 1, T = 8: MHA, GeLU, FFN = 4h, dropout, eager
+    // attention, 16-bit. sbh = 2048·12288 = 25,165,824 and 5as/h = 5·96·2048/12288 = 80.
+    void korthikantiTable2_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<bool>("sp");
+        QTest::addColumn<Recompute>("recompute");
+        QTest::addColumn<qint64>("bytes");
+        const qint64 sbh = 2048LL * 12288;
+        // sbh(34 + 5as/h) = sbh(34 + 80)
+        QTest::addRow("Korthikanti Table 2: no parallelism, sbh(34+5as/h)")
+            << 1 << false << Recompute::none << sbh * 114;
+        // sbh(10 + 24/t + 5as/(ht)) = sbh(10 + 3 + 10)
+        QTest::addRow("Korthikanti Table 2: tensor parallel, sbh(10+24/t+5as/ht)")
+            << 8 << false << Recompute::none << sbh * 23;
+        // sbh(34/t + 5as/(ht)) = sbh(4.25 + 10)
+        QTest::addRow("Korthikanti Table 2: tensor + sequence parallel, sbh(34/t+5as/ht)")
+            << 8 << true << Recompute::none << sbh * 57 / 4;
+        // sbh(10 + 24/t) = sbh·13
+        QTest::addRow("Korthikanti Table 2: tensor parallel + selective, sbh(10+24/t)")
+            << 8 << false << Recompute::selective << sbh * 13;
+        // sbh·34/t = sbh·4.25
+        QTest::addRow("Korthikanti Table 2: tensor + sequence parallel + selective, sbh·34/t")
+            << 8 << true << Recompute::selective << sbh * 17 / 4;
+        // sbh(34 + 5as/h) without the 5as/h term
+        QTest::addRow("Korthikanti Table 2: selective, no parallelism, 34sbh")
+            << 1 << false << Recompute::selective << sbh * 34;
+        // Full recomputation keeps the layer input, 2sbh
+        QTest::addRow("Korthikanti Table 2: full recompute, 2sbh")
+            << 1 << false << Recompute::full << sbh * 2;
+    }
+    void korthikantiTable2()
+    {
+        QFETCH(int, tp);
+        QFETCH(bool, sp);
+        QFETCH(Recompute, recompute);
+        QFETCH(qint64, bytes);
+        ModelSpec gpt = *m_presets.model("gpt-3-175b");
+        QVERIFY(gpt.dropout && !gpt.gatedMlp && gpt.kvHeads == gpt.heads);
+        QCOMPARE(gpt.ffnHidden, 4 * gpt.hidden);
+        ActivationConfig c;
+        c.seqLen = 2048;
+        c.microbatchSize = 1;
+        c.tp = tp;
+        c.sequenceParallel = sp;
+        c.recompute = recompute;
+        c.attention = Attention::eager;
+        QCOMPARE(layerActivationBytes(gpt, c), bytes);
+    }
+
+    // docs/activations.md, applied by hand to Llama 3.1 8B (h 4096, 32 heads of 128,
+    // 8 KV heads, SwiGLU FFN 14336, no dropout), s = 4096, b = 1, T = 1, per token:
+    // norms' inputs and the QKV/MLP inputs 4·2h = 32,768; Q and O 2·2·4096 = 16,384;
+    // K and V, flash: 2·2·8·128 = 4,096, eager (repeated): 2·2·4096 = 16,384;
+    // flash log-sum-exp 4·32 = 128; eager softmax output 2·32·s = 262,144;
+    // SwiGLU 4·2·14336 = 114,688.
+    void gatedGroupedQueryLayer_data()
+    {
+        QTest::addColumn<int>("attention");
+        QTest::addColumn<qint64>("perToken");
+        QTest::addRow("docs/activations.md: flash, GQA kept at 8 heads")
+            << int(Attention::flash) << qint64(32768 + 16384 + 4096 + 128 + 114688);
+        QTest::addRow("DESIGN §3.6: eager repeats K/V, keeps the softmax")
+            << int(Attention::eager) << qint64(32768 + 16384 + 16384 + 262144 + 114688);
+    }
+    void gatedGroupedQueryLayer()
+    {
+        QFETCH(int, attention);
+        QFETCH(qint64, perToken);
+        ActivationConfig c;
+        c.seqLen = 4096;
+        c.microbatchSize = 1;
+        c.attention = Attention(attention);
+        QCOMPARE(layerActivationBytes(*m_presets.model("llama-3.1-8b"), c), 4096 * perToken);
+    }
+
+    // DESIGN §3.3 / pytorch/pytorch#159251: 4096 × 128256 × 2 = 1,050,673,152 bytes per
+    // micro-batch on the last stage only; pytorch/pytorch#165822's switch removes it.
+    void cachedOutputs_data()
+    {
+        QTest::addColumn<int>("microbatches");
+        QTest::addColumn<bool>("cache");
+        QTest::addColumn<qint64>("lastStage");
+        QTest::addRow("seed ¶2 / #159251: m=2") << 2 << true << 2 * 1'050'673'152LL;
+        QTest::addRow("seed ¶2 / #159251: m=16") << 16 << true << 16 * 1'050'673'152LL;
+        QTest::addRow("#165822: return_outputs=False") << 16 << false << 0LL;
+    }
+    void cachedOutputs()
+    {
+        QFETCH(int, microbatches);
+        QFETCH(bool, cache);
+        QFETCH(qint64, lastStage);
+        Scenario s = seedLlama8b(microbatches);
+        s.cacheOutputs = cache;
+        const Report r = evaluate(s, m_presets);
+        QVERIFY(r.ok());
+        QCOMPARE(r.stages.size(), std::size_t(2));
+        QCOMPARE(r.stages[0].cachedOutputsBytes, 0LL);
+        QCOMPARE(r.stages[1].cachedOutputsBytes, lastStage);
+    }
+
+    // Seed ¶2: the first stage stays flat as m grows: 1F1B keeps min(K-s, m) = 2
+    // micro-batches on stage 0 at both m = 2 and m = 16, while the last stage
+    // grows by 14 cached outputs.
+    void firstStageFlatLastStageGrows()
+    {
+        const Report small = evaluate(seedLlama8b(2), m_presets);
+        const Report large = evaluate(seedLlama8b(16), m_presets);
+        QCOMPARE(small.stages[0].inflightMicrobatches, 2.0);
+        QCOMPARE(large.stages[0].inflightMicrobatches, 2.0);
+        QCOMPARE(large.stages[0].totalBytes, small.stages[0].totalBytes);
+        QCOMPARE(large.stages[1].totalBytes - small.stages[1].totalBytes, 14 * 1'050'673'152LL);
+    }
+
+    // DESIGN §3.3: activations = per-layer bytes × layers in the stage × in-flight count.
+    void activationsScaleWithInflight()
+    {
+        Scenario s = seedLlama8b(16);
+        const Report r = evaluate(s, m_presets);
+        ActivationConfig c;
+        c.seqLen = 4096;
+        c.microbatchSize = 1;
+        c.recompute = s.recompute;
+        const std::int64_t perLayer = layerActivationBytes(*m_presets.model("llama-3.1-8b"), c);
+        QCOMPARE(r.stages[0].activationsBytes, 16 * 2 * perLayer);
+        QCOMPARE(r.stages[1].activationsBytes, 16 * 1 * perLayer);
+        // Full recomputation keeps 2sbh per layer and micro-batch (Korthikanti Table 2),
+        // plus one layer's full activations while it is rebuilt (docs/activations.md).
+        s.recompute = Recompute::full;
+        const Report full = evaluate(s, m_presets);
+        c.recompute = Recompute::none;
+        const std::int64_t oneLayer = layerActivationBytes(*m_presets.model("llama-3.1-8b"), c);
+        QCOMPARE(full.stages[1].activationsBytes, 16 * 1 * (2LL * 4096 * 4096) + oneLayer);
+    }
+
+    // DESIGN §3.7, Llama 3.1 70B (80 layers, 8 KV heads of 128), BF16 inference,
+    // seq 8192, m = 4 micro-batches of 2 sequences (8 in flight), K = 4 (20 layers each).
+    void inferenceKvCache_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<qint64>("perStage");
+        // T = 1: 2 × 20 × 8 × 128 × 8192 × 8 × 2 = 5,368,709,120 (5 GiB; 20 GiB for all 80)
+        QTest::addRow("DESIGN §3.7: 70B, T=1") << 1 << 5'368'709'120LL;
+        // T = 8: one KV head per device, 2 × 20 × 1 × 128 × 8192 × 8 × 2 = 671,088,640
+        QTest::addRow("DESIGN §3.7: 70B, T=8, KV heads / T") << 8 << 671'088'640LL;
+        // T = 16 > 8 KV heads: each device keeps one (replicated), as at T = 8
+        QTest::addRow("DESIGN §3.7: 70B, T=16 > kv_heads, one each") << 16 << 671'088'640LL;
+    }
+    void inferenceKvCache()
+    {
+        QFETCH(int, tp);
+        QFETCH(qint64, perStage);
+        Scenario s;
+        s.mode = Mode::inference;
+        s.tp = tp;
+        s.pp = 4;
+        s.dp = 1;
+        s.seqLen = 8192;
+        s.microbatches = 4;
+        s.microbatchSize = 2;
+        const Report r = evaluate(s, m_presets);
+        QVERIFY(r.ok());
+        for (const StageReport &st : r.stages) {
+            QCOMPARE(st.kvCacheBytes, perStage);
+            QCOMPARE(st.activationsBytes, 0LL);
+            QCOMPARE(st.cachedOutputsBytes, 0LL);
+            QCOMPARE(st.gradsBytes, 0LL);
+            QCOMPARE(st.totalBytes, st.weightsBytes + st.kvCacheBytes + st.reserveBytes);
+        }
+    }
+
+    // Issue 3: the default scenario must still fit with activations counted.
+    void defaultScenarioStillFits()
+    {
+        const Report r = evaluate(Scenario{}, m_presets);
+        QVERIFY(r.ok());
+        QVERIFY(r.fits);
+        QVERIFY(r.stages[0].activationsBytes > 0);
+        QVERIFY(r.stages[3].cachedOutputsBytes > 0);
+        QVERIFY(r.timeline.empty()); // only built on request
+        EvaluateOptions withTimeline;
+        withTimeline.timeline = true;
+        // 1F1B, K = 4, m = 16: one F and one B per micro-batch and stage.
+        QCOMPARE(evaluate(Scenario{}, m_presets, withTimeline).timeline.size(),
+                 std::size_t(4 * 16 * 2));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestStageMemory)
+#include "tst_stage_memory.moc"
