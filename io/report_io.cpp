@@ -137,34 +137,30 @@ QString reportToText(const core::Report &r)
                       r.tpComm.timePerStepS
                           ? QStringLiteral("%1 s").arg(*r.tpComm.timePerStepS, 0, 'f', 3)
                           : QStringLiteral("time unknown"));
-    s << QStringLiteral("\nStage  Layers     Weights       Grads   Optimizer    Reserve      "
-                        "Total    Capacity    Headroom  Fits\n");
-    for (const auto &st : r.stages) {
-        s << QStringLiteral("%1  %2  %3  %4  %5  %6  %7  %8  %9  %10\n")
-                 .arg(st.index, 5)
-                 .arg(st.layers, 6)
-                 .arg(gb(st.weightsBytes), 10)
-                 .arg(gb(st.gradsBytes), 10)
-                 .arg(gb(st.optimizerBytes), 10)
-                 .arg(gb(st.reserveBytes), 9)
-                 .arg(gb(st.totalBytes), 9)
-                 .arg(gb(st.capacityBytes), 10)
-                 .arg(gb(st.headroomBytes), 10)
-                 .arg(st.fits ? QStringLiteral("yes") : QStringLiteral("no"));
-    }
-    s << (r.fits ? QStringLiteral("\nFits: yes\n") : QStringLiteral("\nFits: no\n"));
     s << QStringLiteral("Bubble          %1 % simulated").arg(100 * r.bubbleFraction, 0, 'f', 1);
     if (r.bubbleFractionClosedForm)
         s << QStringLiteral(", %1 % closed form").arg(100 * *r.bubbleFractionClosedForm, 0, 'f', 1);
     s << QStringLiteral("; step %1 s\n").arg(r.makespanS, 0, 'g', 4);
-    for (const auto &st : r.stages)
-        s << QStringLiteral(
-                 "Stage %1         activations %2 (%3 micro-batches), cached outputs %4, "
-                 "KV cache %5\n")
-                 .arg(st.index)
-                 .arg(gb(st.activationsBytes))
-                 .arg(st.inflightMicrobatches, 0, 'g', 4)
-                 .arg(gb(st.cachedOutputsBytes), gb(st.kvCacheBytes));
+
+    // One row per stage, one column per memory term, in GB per device.
+    s << QStringLiteral("\nStage Layers In flight  Weights    Grads    Optim   Activ.   Cached  "
+                        "     KV  Reserve    Total Capacity Headroom  Fits\n");
+    auto cell = [](std::int64_t bytes) {
+        return QStringLiteral("%1").arg(static_cast<double>(bytes) / 1e9, 8, 'f', 1);
+    };
+    for (const auto &st : r.stages) {
+        s << QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9 %10 %11 %12 %13  %14\n")
+                 .arg(st.index, 5)
+                 .arg(st.layers, 6)
+                 .arg(st.inflightMicrobatches, 9, 'g', 4)
+                 .arg(cell(st.weightsBytes), cell(st.gradsBytes), cell(st.optimizerBytes),
+                      cell(st.activationsBytes), cell(st.cachedOutputsBytes), cell(st.kvCacheBytes),
+                      cell(st.reserveBytes), cell(st.totalBytes), cell(st.capacityBytes))
+                 .arg(cell(st.headroomBytes))
+                 .arg(st.fits ? QStringLiteral("yes") : QStringLiteral("no"));
+    }
+    s << QStringLiteral("(GB per device: 10^9 bytes)\n");
+    s << (r.fits ? QStringLiteral("\nFits: yes\n") : QStringLiteral("\nFits: no\n"));
     for (const auto &w : r.warnings)
         s << QStringLiteral("warning: %1\n").arg(qs(w.message));
     return out;
