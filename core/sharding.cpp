@@ -320,6 +320,19 @@ std::optional<InputError> validateShardRequest(const ShardRequest &r, const Devi
     return chooseLink(device, r.tp, r.interNodeGbPerS, link);
 }
 
+std::optional<ShardRequest> shardRequestFor(const Scenario &s, const ModelSpec &model)
+{
+    if (!model.hasArchitecture())
+        return std::nullopt;
+    ShardRequest r;
+    r.shape = {std::int64_t{s.microbatchSize} * s.seqLen, model.hidden, model.ffnHidden};
+    r.tp = s.tp;
+    r.precision = isTrainable(s.precision) ? s.precision : Precision::bf16;
+    r.mfu = s.mfu;
+    r.interNodeGbPerS = s.interNodeGbPerS;
+    return r;
+}
+
 ShardReport analyzeSharding(const ShardRequest &request, const DeviceSpec &device,
                             const ProgressFn &progress)
 {

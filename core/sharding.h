@@ -3,7 +3,9 @@
 #include "core/comm_cost.h"
 #include "core/device.h"
 #include "core/error.h"
+#include "core/model.h"
 #include "core/precision.h"
+#include "core/scenario.h"
 
 #include <Eigen/Core>
 #include <array>
@@ -172,6 +174,12 @@ struct ShardReport
 
 std::optional<InputError> validateShardRequest(const ShardRequest &request,
                                                const DeviceSpec &device);
+
+// The request for one feed-forward layer of a scenario's model: its hidden and
+// FFN sizes, tokens = micro-batch size × sequence length, the scenario's T,
+// MFU and network; weight-only formats (int8, int4, q*) compute in BF16.
+// Empty for a size-only model.
+std::optional<ShardRequest> shardRequestFor(const Scenario &scenario, const ModelSpec &model);
 
 ShardReport analyzeSharding(const ShardRequest &request, const DeviceSpec &device,
                             const ProgressFn &progress = {});

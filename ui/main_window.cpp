@@ -1,11 +1,15 @@
 #include "ui/main_window.h"
 
+#include "core/validate.h"
 #include "io/scenario_io.h"
 #include "io/text.h"
+#include "ui/charts/bubble_chart.h"
 #include "ui/charts/model_size_chart.h"
+#include "ui/charts/sharding_chart.h"
 #include "ui/charts/stage_memory_chart.h"
 #include "ui/controls_panel.h"
 #include "ui/file_actions.h"
+#include "ui/formula_panel.h"
 #include "ui/scenario_document.h"
 #include "ui/settings.h"
 
@@ -29,7 +33,8 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     : QMainWindow(parent), m_document(document), m_files(new FileActions(document, this)),
       m_controls(new ControlsPanel(document)), m_note(new QLabel), m_verdict(new QLabel),
       m_charts(new QTabWidget), m_memoryChart(new StageMemoryChart),
-      m_modelSizeChart(new ModelSizeChart)
+      m_modelSizeChart(new ModelSizeChart), m_bubbleChart(new BubbleChart),
+      m_shardingChart(new ShardingChart), m_formulas(new FormulaPanel)
 {
     resize(1280, 800);
 
@@ -48,7 +53,20 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     m_note->setTextFormat(Qt::RichText);
     m_note->setObjectName(QStringLiteral("note"));
     m_charts->addTab(m_memoryChart, tr("Stage &memory"));
+    m_charts->addTab(m_bubbleChart, tr("&Bubble"));
+    m_charts->addTab(m_shardingChart, tr("S&harding"));
     m_charts->addTab(m_modelSizeChart, tr("Model si&ze"));
+    connect(m_charts, &QTabWidget::currentChanged, this, [this] {
+        updateSharding();
+        updateFormulas();
+    });
+
+    auto *formulaDock = new QDockWidget(tr("Formulas"));
+    formulaDock->setObjectName(QStringLiteral("formulas"));
+    formulaDock->setWidget(m_formulas);
+    m_formulas->setMinimumHeight(120);
+    addDockWidget(Qt::BottomDockWidgetArea, formulaDock);
+    resizeDocks({formulaDock}, {170}, Qt::Vertical);
     m_charts->setDocumentMode(true);
 
     auto *central = new QWidget;
@@ -120,7 +138,7 @@ void MainWindow::createMenus()
     });
 }
 
-void MainWindow::refresh(FieldMask)
+void MainWindow::refresh(FieldMask keys)
 {
     showNote();
     const core::Report &r = m_document->lastValidReport();
@@ -128,7 +146,48 @@ void MainWindow::refresh(FieldMask)
         return;
     m_memoryChart->setReport(r);
     m_modelSizeChart->setReport(r);
+    m_bubbleChart->setScenario(m_document->lastValidScenario(), r);
+    // The sharding demonstrator multiplies matrices (a few ms): only for the keys it
+    // depends on, and only while its chart is on screen.
+    if (keys.intersects(FieldMask::of({"model", "device", "precision", "tp", "seq_len",
+                                       "microbatch_size", "mfu", "inter_node_gb_per_s"})))
+        m_shardingStale = true;
+    updateSharding();
+    updateFormulas();
     showVerdict();
+}
+
+void MainWindow::updateSharding()
+{
+    if (!m_shardingStale || m_charts->currentWidget() != m_shardingChart)
+        return;
+    m_shardingStale = false;
+    const core::Scenario &s = m_document->lastValidScenario();
+    const core::ModelSpec *model = core::resolveModel(s, m_document->presets());
+    const core::DeviceSpec *device = core::resolveDevice(s, m_document->presets());
+    const auto request = model ? core::shardRequestFor(s, *model) : std::nullopt;
+    if (request && device) {
+        m_shardReport = core::analyzeSharding(*request, *device);
+    } else {
+        m_shardReport = {};
+        m_shardReport.error = core::InputError{
+            "model", "a model given only by its size has no feed-forward layer to split"};
+    }
+    m_shardingChart->setReport(m_shardReport, io::qs(m_document->lastValidReport().modelName));
+}
+
+void MainWindow::updateFormulas()
+{
+    FormulaPanel::Topic topic = FormulaPanel::Topic::memory;
+    QWidget *current = m_charts->currentWidget();
+    if (current == m_bubbleChart)
+        topic = FormulaPanel::Topic::bubble;
+    else if (current == m_shardingChart)
+        topic = FormulaPanel::Topic::sharding;
+    else if (current == m_modelSizeChart)
+        topic = FormulaPanel::Topic::modelSize;
+    m_formulas->show(topic, m_document->lastValidScenario(), m_document->lastValidReport(),
+                     m_shardReport.ok() ? &m_shardReport : nullptr);
 }
 
 void MainWindow::showNote()
@@ -151,8 +210,13 @@ void MainWindow::showNote()
 void MainWindow::showVerdict()
 {
     const core::Report &r = m_document->lastValidReport();
-    QString verdict =
-        tr("%1 devices (T=%2 × K=%3 × D=%4). ").arg(r.devices).arg(r.tp).arg(r.pp).arg(r.dp);
+    QString verdict = tr("%1 devices (T=%2 × K=%3 × D=%4). Bubble %5, step %6 s. ")
+                          .arg(r.devices)
+                          .arg(r.tp)
+                          .arg(r.pp)
+                          .arg(r.dp)
+                          .arg(QStringLiteral("%1 %").arg(100 * r.bubbleFraction, 0, 'f', 1))
+                          .arg(r.makespanS, 0, 'g', 3);
     if (r.fits) {
         std::int64_t headroom = r.stages.front().headroomBytes;
         for (const auto &stage : r.stages)

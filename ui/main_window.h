@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/sharding.h"
+
 #include <QMainWindow>
 
 class QLabel;
@@ -7,7 +9,10 @@ class QTabWidget;
 
 namespace ui {
 
+class BubbleChart;
 class ControlsPanel;
+class FormulaPanel;
+class ShardingChart;
 class FileActions;
 class FieldMask;
 class ModelSizeChart;
@@ -27,6 +32,9 @@ public:
     ControlsPanel *controls() const { return m_controls; }
     StageMemoryChart *memoryChart() const { return m_memoryChart; }
     ModelSizeChart *modelSizeChart() const { return m_modelSizeChart; }
+    BubbleChart *bubbleChart() const { return m_bubbleChart; }
+    ShardingChart *shardingChart() const { return m_shardingChart; }
+    FormulaPanel *formulas() const { return m_formulas; }
     QTabWidget *charts() const { return m_charts; }
     QLabel *note() const { return m_note; }
     QLabel *verdict() const { return m_verdict; }
@@ -41,6 +49,8 @@ private:
     void refresh(FieldMask keys);
     void showNote();
     void showVerdict();
+    void updateSharding();
+    void updateFormulas();
 
     ScenarioDocument *m_document;
     FileActions *m_files;
@@ -50,6 +60,11 @@ private:
     QTabWidget *m_charts;
     StageMemoryChart *m_memoryChart;
     ModelSizeChart *m_modelSizeChart;
+    BubbleChart *m_bubbleChart;
+    ShardingChart *m_shardingChart;
+    FormulaPanel *m_formulas;
+    core::ShardReport m_shardReport;
+    bool m_shardingStale = true;
 };
 
 } // namespace ui

@@ -200,8 +200,10 @@ void ScenarioDocument::evaluate()
     const FieldMask keys = FieldMask::between(m_evaluated, m_scenario);
     m_evaluated = m_scenario;
     m_report = core::evaluate(m_scenario, m_presets);
-    if (m_report.ok())
+    if (m_report.ok()) {
         m_lastValid = m_report;
+        m_lastValidScenario = m_scenario;
+    }
     Q_EMIT changed(keys);
 }
 

@@ -56,6 +56,8 @@ public:
     const core::Report &report() const { return m_report; }
     // The last report without an error, for charts that keep showing it.
     const core::Report &lastValidReport() const { return m_lastValid; }
+    // The scenario that produced lastValidReport().
+    const core::Scenario &lastValidScenario() const { return m_lastValidScenario; }
     QUndoStack *undoStack() const { return m_undo; }
 
     // Starts afresh on a scenario (a file opened at start-up): no undo step,
@@ -109,6 +111,7 @@ private:
     core::Scenario m_evaluated;
     core::Report m_report;
     core::Report m_lastValid;
+    core::Scenario m_lastValidScenario;
     QUndoStack *m_undo;
     QString m_filePath;
     bool m_modifiedWithoutHistory = false;

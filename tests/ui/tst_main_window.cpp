@@ -1,9 +1,12 @@
 // The explorer window through its real widgets, offscreen (STYLE.md habit 7).
 #include "core/units.h"
 #include "io/presets_io.h"
+#include "ui/charts/bubble_chart.h"
 #include "ui/charts/model_size_chart.h"
+#include "ui/charts/sharding_chart.h"
 #include "ui/charts/stage_memory_chart.h"
 #include "ui/controls_panel.h"
+#include "ui/formula_panel.h"
 #include "ui/main_window.h"
 #include "ui/scenario_document.h"
 #include "ui/widgets/slider_spin.h"
@@ -16,6 +19,7 @@
 #include <QSpinBox>
 #include <QStyle>
 #include <QStyleOptionSlider>
+#include <QTabWidget>
 #include <QTest>
 #include <QUndoStack>
 
@@ -110,9 +114,15 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         auto *k = control<SliderSpin>(window, "pp");
         QVERIFY(k);
+        // Seed ¶2: K = 4, m = 16 → 3/19 = 15.8 %.
+        QCOMPARE(window.bubbleChart()->marker(), QPointF(16, 300.0 / 19));
+        QCOMPARE(window.bubbleChart()->markerLabel(), QStringLiteral("15.8 % at m = 16"));
         drag(k->slider(), 0.0);
         QTRY_COMPARE(document.scenario().pp, 1);
         QTRY_COMPARE(window.memoryChart()->categories().size(), 1);
+        // One stage has no bubble: (K−1)/(K−1+m) = 0.
+        QCOMPARE(window.bubbleChart()->marker(), QPointF(16, 0));
+        QCOMPARE(window.bubbleChart()->markerLabel(), QStringLiteral("0.0 % at m = 16"));
         // The whole drag is one undo step.
         QCOMPARE(document.undoStack()->count(), 1);
         drag(k->slider(), 1.0);
@@ -171,6 +181,58 @@ private Q_SLOTS:
         // One 80 GiB device, and T = 8 of them.
         QCOMPARE(window.modelSizeChart()->deviceCapacityGb(), 80.0 * core::kGiB / core::kGB);
         QCOMPARE(window.modelSizeChart()->groupCapacityGb(), 8 * 80.0 * core::kGiB / core::kGB);
+    }
+
+    // Seed ¶2 on the bubble chart: the curves are the closed forms, the marker follows m.
+    void bubbleChartFollowsMicrobatches()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const QList<QPointF> curve = window.bubbleChart()->curve(core::Schedule::oneFOneB);
+        auto at = [&curve](int m) {
+            for (const QPointF &p : curve)
+                if (p.x() == m)
+                    return p.y();
+            return -1.0;
+        };
+        QCOMPARE(at(16), 300.0 / 19); // 15.8 %
+        QCOMPARE(at(4), 300.0 / 7);   // 42.9 %
+        QCOMPARE(at(1024), 300.0 / 1027);
+        auto *m = control<SliderSpin>(window, "microbatches");
+        m->spinBox()->setFocus();
+        m->spinBox()->selectAll();
+        QTest::keyClicks(m->spinBox(), "4");
+        QTest::keyClick(m->spinBox(), Qt::Key_Return);
+        QTRY_COMPARE(window.bubbleChart()->marker(), QPointF(4, 300.0 / 7));
+        QCOMPARE(window.bubbleChart()->markerLabel(), QStringLiteral("42.9 % at m = 4"));
+        // The formula panel writes the formula with these numbers.
+        window.charts()->setCurrentWidget(window.bubbleChart());
+        QTRY_VERIFY(window.formulas()->toPlainText().contains("(K−1)/(K−1+m) = 3/7 = 42.9 %"));
+    }
+
+    // DESIGN §3.4 on the sharding chart: the default's 70B layer (h = 8192, f = 28672,
+    // 4096 tokens, T = 8, BF16). Ring all-reduce sends 2(T−1)/T of its payload.
+    void shardingChartShowsTheCollectives()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.charts()->setCurrentWidget(window.shardingChart());
+        QTRY_COMPARE(window.shardingChart()->categories().size(), 4);
+        const double tokensH = 4096.0 * 8192 * 2 * 2 * 7 / 8 / 1e6;  // 117.440512 MB
+        const double tokensF = 4096.0 * 28672 * 2 * 2 * 7 / 8 / 1e6; // 411.041792 MB
+        const QStringList names = window.shardingChart()->categories();
+        const QList<qreal> allReduce = window.shardingChart()->values("all-reduce");
+        QCOMPARE(allReduce[names.indexOf("columns → rows")], tokensH);
+        QCOMPARE(allReduce[names.indexOf("rows → rows")], tokensH + tokensF);
+        const QString summary = window.shardingChart()->summary();
+        QVERIFY(summary.contains("columns → rows (best)"));
+        QVERIFY(summary.contains("2 all-reduce"));
+        QVERIFY(summary.contains("Every split really executed on 8 simulated devices"));
+        QVERIFY(window.formulas()->toPlainText().contains("2(T−1)/T"));
     }
 
     void choosingADeviceRedrawsOnce()

@@ -32,6 +32,7 @@ ModelSizeChart::ModelSizeChart(QWidget *parent)
     bars->setLabelsFormat(QStringLiteral("@value"));
     bars->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
     bars->setLabelsPrecision(4);
+    m_weights->setLabelColor(palette().color(QPalette::WindowText));
     m_chart->addSeries(bars);
 
     m_device->setPen(chart_style::capacityPen());

@@ -7,6 +7,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QStackedBarSeries>
 #include <QVBoxLayout>
@@ -30,7 +31,7 @@ struct Term
 const Term kTerms[] = {
     {"Weights", &core::StageReport::weightsBytes, 0x0072B2},
     {"Gradients", &core::StageReport::gradsBytes, 0x56B4E9},
-    {"Optimizer states", &core::StageReport::optimizerBytes, 0x009E73},
+    {"Optimizer", &core::StageReport::optimizerBytes, 0x009E73},
     {"Activations", &core::StageReport::activationsBytes, 0xE69F00},
     {"Cached outputs", &core::StageReport::cachedOutputsBytes, 0xD55E00},
     {"KV cache", &core::StageReport::kvCacheBytes, 0xCC79A7},
@@ -101,6 +102,13 @@ void StageMemoryChart::setReport(const core::Report &report)
         m_sets[i]->append(values);
     }
     m_stageAxis->setCategories(categories);
+    // Only the terms this scenario has are listed in the legend.
+    const auto markers = m_chart->legend()->markers(m_bars);
+    for (qsizetype i = 0; i < m_sets.size() && i < markers.size(); ++i) {
+        const QList<qreal> values = this->values(m_sets[i]->label());
+        markers[i]->setVisible(
+            std::any_of(values.begin(), values.end(), [](qreal v) { return v > 0; }));
+    }
 
     const double capacity = report.stages.empty() ? 0 : toGb(report.stages.front().capacityBytes);
     const double stages = static_cast<double>(report.stages.size());

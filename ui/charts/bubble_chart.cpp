@@ -1,0 +1,131 @@
+#include "ui/charts/bubble_chart.h"
+
+#include "core/bubble_curves.h"
+#include "io/text.h"
+#include "ui/charts/chart_style.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QScatterSeries>
+#include <QVBoxLayout>
+#include <QValueAxis>
+
+namespace ui {
+
+namespace {
+
+constexpr int kMaxMicrobatches = 1024;
+
+QPen curvePen(core::Schedule schedule)
+{
+    switch (schedule) {
+    case core::Schedule::gpipe: // the same bubble as 1F1B: dashed on top so both show
+        return QPen(chart_style::black(), 1.5, Qt::DashLine);
+    case core::Schedule::oneFOneB:
+        return QPen(chart_style::blue(), 3.5);
+    case core::Schedule::interleaved:
+        return QPen(chart_style::orange(), 2.5);
+    case core::Schedule::zbH1:
+        return QPen(chart_style::green(), 2.5, Qt::DashDotLine);
+    }
+    return {};
+}
+
+} // namespace
+
+BubbleChart::BubbleChart(QWidget *parent)
+    : QWidget(parent), m_chart(new QChart), m_view(new QChartView(m_chart, this)),
+      m_marker(new QScatterSeries), m_mAxis(new QLogValueAxis), m_bubbleAxis(new QValueAxis)
+{
+    m_chart->legend()->setAlignment(Qt::AlignBottom);
+    m_view->setRenderHint(QPainter::Antialiasing);
+
+    m_mAxis->setBase(2);
+    m_mAxis->setRange(1, kMaxMicrobatches);
+    m_mAxis->setLabelFormat(QStringLiteral("%.0f"));
+    m_mAxis->setMinorTickCount(-1);
+    m_mAxis->setTitleText(tr("Micro-batches per step, m (log scale)"));
+    m_bubbleAxis->setRange(0, 100);
+    m_bubbleAxis->setTickCount(11);
+    m_bubbleAxis->setLabelFormat(QStringLiteral("%.0f"));
+    m_bubbleAxis->setTitleText(tr("Bubble: idle share of the step (%)"));
+    m_chart->addAxis(m_mAxis, Qt::AlignBottom);
+    m_chart->addAxis(m_bubbleAxis, Qt::AlignLeft);
+
+    // 1F1B first so GPipe's dashed line (the same values) is drawn over it.
+    for (core::Schedule schedule : {core::Schedule::oneFOneB, core::Schedule::gpipe,
+                                    core::Schedule::interleaved, core::Schedule::zbH1}) {
+        auto *series = new QLineSeries;
+        series->setPen(curvePen(schedule));
+        m_chart->addSeries(series);
+        series->attachAxis(m_mAxis);
+        series->attachAxis(m_bubbleAxis);
+        m_curves.insert(int(schedule), series);
+    }
+
+    m_marker->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+    m_marker->setMarkerSize(13);
+    m_marker->setColor(chart_style::vermillion());
+    m_marker->setBorderColor(Qt::white);
+    m_marker->setPointLabelsVisible(true);
+    m_marker->setPointLabelsClipping(false);
+    QFont font = m_marker->pointLabelsFont();
+    font.setBold(true);
+    font.setPointSizeF(font.pointSizeF() * 1.15);
+    m_marker->setPointLabelsFont(font);
+    m_chart->addSeries(m_marker);
+    m_marker->attachAxis(m_mAxis);
+    m_marker->attachAxis(m_bubbleAxis);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_view);
+}
+
+void BubbleChart::setScenario(const core::Scenario &s, const core::Report &r)
+{
+    if (s.pp != m_stages || s.virtualStages != m_virtualStages) {
+        m_stages = s.pp;
+        m_virtualStages = s.virtualStages;
+        for (const core::BubbleCurve &curve :
+             core::bubbleCurves(s.pp, s.virtualStages, kMaxMicrobatches)) {
+            QList<QPointF> points;
+            points.reserve(static_cast<qsizetype>(curve.points.size()));
+            for (const auto &p : curve.points)
+                points.append(QPointF(p.microbatches, 100 * p.fraction));
+            QLineSeries *series = m_curves.value(int(curve.schedule));
+            series->replace(points);
+            const QString name = io::qs(core::toString(curve.schedule));
+            series->setName(curve.schedule == core::Schedule::interleaved
+                                ? tr("%1, v = %2").arg(name).arg(curve.virtualStages)
+                                : name);
+        }
+        m_chart->setTitle(tr("Pipeline bubble with K = %1 stages").arg(s.pp));
+    }
+    const double percent = 100 * r.bubbleFraction;
+    m_marker->replace({QPointF(s.microbatches, percent)});
+    const QString label = tr("%1 % at m = %2").arg(percent, 0, 'f', 1).arg(s.microbatches);
+    m_marker->setPointLabelsFormat(label);
+    m_marker->setName(
+        tr("This scenario (%1, simulated): %2").arg(io::qs(core::toString(s.schedule)), label));
+}
+
+QList<QPointF> BubbleChart::curve(core::Schedule schedule) const
+{
+    return m_curves.value(int(schedule))->points();
+}
+
+QPointF BubbleChart::marker() const
+{
+    return m_marker->count() > 0 ? m_marker->at(0) : QPointF();
+}
+
+QString BubbleChart::markerLabel() const
+{
+    return m_marker->pointLabelsFormat();
+}
+
+} // namespace ui

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "core/report.h"
+#include "core/scenario.h"
+
+#include <QHash>
+#include <QPointF>
+#include <QWidget>
+
+class QChart;
+class QChartView;
+class QLineSeries;
+class QLogValueAxis;
+class QScatterSeries;
+class QValueAxis;
+
+namespace ui {
+
+// Bubble fraction against the number of micro-batches m (log axis) for the
+// current K, one closed-form curve per schedule, with the current scenario's
+// simulated point marked and labelled. Qt Charts stays inside this class.
+class BubbleChart : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit BubbleChart(QWidget *parent = nullptr);
+
+    void setScenario(const core::Scenario &scenario, const core::Report &report);
+
+    // What is drawn, for tests: points in (m, percent).
+    QList<QPointF> curve(core::Schedule schedule) const;
+    QPointF marker() const;
+    QString markerLabel() const;
+
+private:
+    QChart *m_chart;
+    QChartView *m_view;
+    QHash<int, QLineSeries *> m_curves;
+    QScatterSeries *m_marker;
+    QLogValueAxis *m_mAxis;
+    QValueAxis *m_bubbleAxis;
+    int m_stages = 0;
+    int m_virtualStages = 0;
+};
+
+} // namespace ui

@@ -1,0 +1,191 @@
+#include "ui/charts/sharding_chart.h"
+
+#include "core/comm_cost.h"
+#include "io/text.h"
+#include "ui/charts/chart_style.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QStackedBarSeries>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <algorithm>
+
+namespace ui {
+
+namespace {
+
+const core::Collective kKinds[] = {core::Collective::allReduce, core::Collective::allGather,
+                                   core::Collective::reduceScatter};
+
+QString kindName(core::Collective kind)
+{
+    switch (kind) {
+    case core::Collective::allReduce:
+        return QStringLiteral("all-reduce");
+    case core::Collective::allGather:
+        return QStringLiteral("all-gather");
+    case core::Collective::reduceScatter:
+        return QStringLiteral("reduce-scatter");
+    }
+    return {};
+}
+
+// "columns → rows": W1's split, then W2's.
+QString strategyName(const core::StrategyReport &s)
+{
+    return QStringLiteral("%1 → %2").arg(io::qs(core::toString(s.w1)),
+                                         io::qs(core::toString(s.w2)));
+}
+
+QString counts(const core::CollectiveCounts &c)
+{
+    QStringList parts;
+    if (c.allReduce)
+        parts << QStringLiteral("%1 all-reduce").arg(c.allReduce);
+    if (c.allGather)
+        parts << QStringLiteral("%1 all-gather").arg(c.allGather);
+    if (c.reduceScatter)
+        parts << QStringLiteral("%1 reduce-scatter").arg(c.reduceScatter);
+    return parts.isEmpty() ? QStringLiteral("no collective") : parts.join(QStringLiteral(" + "));
+}
+
+QString seconds(double s)
+{
+    return s >= 1e-3 ? QStringLiteral("%1 ms").arg(s * 1e3, 0, 'f', 2)
+                     : QStringLiteral("%1 µs").arg(s * 1e6, 0, 'f', 1);
+}
+
+} // namespace
+
+ShardingChart::ShardingChart(QWidget *parent)
+    : QWidget(parent), m_chart(new QChart), m_view(new QChartView(m_chart)),
+      m_strategyAxis(new QBarCategoryAxis), m_bytesAxis(new QValueAxis), m_summary(new QLabel)
+{
+    m_chart->legend()->setAlignment(Qt::AlignBottom);
+    m_view->setRenderHint(QPainter::Antialiasing);
+    auto *bars = new QStackedBarSeries;
+    const QColor colours[] = {chart_style::vermillion(), chart_style::skyBlue(),
+                              chart_style::purple()};
+    for (int i = 0; i < 3; ++i) {
+        auto *set = new QBarSet(kindName(kKinds[i]));
+        set->setColor(colours[i]);
+        bars->append(set);
+        m_sets.append(set);
+    }
+    m_chart->addSeries(bars);
+    m_strategyAxis->setTitleText(tr("W1 [h, f] split by … → W2 [f, h] split by …"));
+    m_bytesAxis->setTitleText(tr("Sent per device per layer (MB)"));
+    m_bytesAxis->setLabelFormat(QStringLiteral("%.0f"));
+    m_chart->addAxis(m_strategyAxis, Qt::AlignBottom);
+    m_chart->addAxis(m_bytesAxis, Qt::AlignLeft);
+    bars->attachAxis(m_strategyAxis);
+    bars->attachAxis(m_bytesAxis);
+
+    m_summary->setTextFormat(Qt::RichText);
+    m_summary->setWordWrap(true);
+    m_summary->setObjectName(QStringLiteral("shardingSummary"));
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_view, 1);
+    layout->addWidget(m_summary);
+}
+
+void ShardingChart::setReport(const core::ShardReport &r, const QString &modelName)
+{
+    for (QBarSet *set : std::as_const(m_sets))
+        set->remove(0, set->count());
+    if (!r.ok()) {
+        m_strategyAxis->clear();
+        m_chart->setTitle(tr("Feed-forward sharding"));
+        m_summary->setText(tr("<b>Cannot analyse this layer:</b> %1")
+                               .arg(io::qs(r.error->toString()).toHtmlEscaped()));
+        return;
+    }
+    QStringList categories;
+    double peak = 0;
+    for (const auto &s : r.strategies) {
+        categories << strategyName(s);
+        double total = 0;
+        for (int i = 0; i < 3; ++i) {
+            double bytes = 0;
+            for (const auto &c : s.collectives)
+                if (c.kind == kKinds[i])
+                    bytes += core::wireBytesPerDevice(c.kind, c.payloadBytes, r.tp);
+            m_sets[i]->append(bytes / 1e6);
+            total += bytes / 1e6;
+        }
+        peak = std::max(peak, total);
+    }
+    m_strategyAxis->setCategories(categories);
+    // Only the kinds of collective some split needs are listed in the legend.
+    const auto markers = m_chart->legend()->markers();
+    for (qsizetype i = 0; i < m_sets.size() && i < markers.size(); ++i) {
+        const QList<qreal> sent = values(m_sets[i]->label());
+        markers[i]->setVisible(
+            std::any_of(sent.begin(), sent.end(), [](qreal v) { return v > 0; }));
+    }
+    chart_style::setNiceRange(m_bytesAxis, std::max(peak, 1.0));
+    m_chart->setTitle(tr("%1 feed-forward layer: h = %2, f = %3, %4 tokens, T = %5")
+                          .arg(modelName)
+                          .arg(r.requested.hidden)
+                          .arg(r.requested.ffn)
+                          .arg(r.requested.tokens)
+                          .arg(r.tp));
+
+    QString rows;
+    for (std::size_t i = 0; i < r.strategies.size(); ++i) {
+        const auto &s = r.strategies[i];
+        const QString error =
+            s.maxRelError ? QStringLiteral("%1").arg(*s.maxRelError, 0, 'e', 1) : tr("not checked");
+        const bool best = int(i) == r.best;
+        rows += QStringLiteral("<tr><td>%1%2</td><td>%3</td><td align=right>%4</td>"
+                               "<td align=right>%5</td><td align=right>%6</td></tr>")
+                    .arg(strategyName(s), best ? tr(" (best)") : QString(), counts(s.counts),
+                         seconds(s.commS), seconds(s.totalS), error);
+    }
+    const QString checked =
+        r.executed.hidden > 0
+            ? tr("Every split really executed on %1 simulated devices at h = %2, f = %3, "
+                 "%4 tokens and compared with the unsharded product.")
+                  .arg(r.tp)
+                  .arg(r.executed.hidden)
+                  .arg(r.executed.ffn)
+                  .arg(r.executed.tokens)
+            : tr("Not executed.");
+    m_summary->setText(
+        tr("<table cellspacing=6><tr><th align=left>W1 → W2</th><th align=left>Collectives</th>"
+           "<th>Communication</th><th>Layer time</th><th>Max relative error</th></tr>%1</table>"
+           "%2 Times on the %3 link at the scenario's MFU; the best split is %4× faster "
+           "than the worst.")
+            .arg(rows, checked, io::qs(core::toString(r.link.kind)))
+            .arg(r.speedupBestOverWorst, 0, 'f', 2));
+}
+
+QList<qreal> ShardingChart::values(const QString &kind) const
+{
+    for (const QBarSet *set : m_sets)
+        if (set->label() == kind) {
+            QList<qreal> out;
+            for (int i = 0; i < set->count(); ++i)
+                out << set->at(i);
+            return out;
+        }
+    return {};
+}
+
+QStringList ShardingChart::categories() const
+{
+    return m_strategyAxis->categories();
+}
+
+QString ShardingChart::summary() const
+{
+    return m_summary->text();
+}
+
+} // namespace ui

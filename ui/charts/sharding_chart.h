@@ -1,0 +1,45 @@
+#pragma once
+
+#include "core/sharding.h"
+
+#include <QWidget>
+
+class QBarCategoryAxis;
+class QBarSet;
+class QChart;
+class QChartView;
+class QLabel;
+class QValueAxis;
+
+namespace ui {
+
+// The four ways to split a feed-forward layer's two matrices across T
+// devices: the bytes each device sends, by collective, and below them the
+// counts, times and the demonstrator's numerical error. Qt Charts stays
+// inside this class.
+class ShardingChart : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit ShardingChart(QWidget *parent = nullptr);
+
+    // Shows an analysis (core::analyzeSharding) for a model's layer.
+    void setReport(const core::ShardReport &report, const QString &modelName);
+
+    // What is drawn, for tests: MB per device per strategy for a collective
+    // kind ("all-reduce", "all-gather", "reduce-scatter").
+    QList<qreal> values(const QString &kind) const;
+    QStringList categories() const;
+    QString summary() const;
+
+private:
+    QChart *m_chart;
+    QChartView *m_view;
+    QList<QBarSet *> m_sets;
+    QBarCategoryAxis *m_strategyAxis;
+    QValueAxis *m_bytesAxis;
+    QLabel *m_summary;
+};
+
+} // namespace ui
