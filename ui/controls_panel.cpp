@@ -66,7 +66,7 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     grads->addItem(QStringLiteral("bf16"), QStringLiteral("bf16"));
     grads->addItem(tr("fp32 accumulation"), QStringLiteral("fp32"));
     addCheck(QStringLiteral("sequence_parallel"), tr("Sequence para&llelism"));
-    addCheck(QStringLiteral("cache_outputs"), tr("&Cache outputs on the last stage"));
+    addCheck(QStringLiteral("cache_outputs"), tr("&Cache last-stage outputs"));
 
     m_reserve = new QDoubleSpinBox;
     m_reserve->setRange(0, 64);
@@ -97,6 +97,9 @@ void ControlsPanel::addRow(const QString &key, const QString &label, QWidget *co
 QComboBox *ControlsPanel::addChoice(const QString &key, const QString &label)
 {
     auto *combo = new QComboBox;
+    // Long preset names must not widen the dock: the popup shows them in full.
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(12);
     addRow(key, label, combo);
     connect(combo, &QComboBox::activated, this, [this, combo, key](int index) {
         m_document->setField(key, combo->itemData(index).toString());

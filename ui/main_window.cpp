@@ -22,6 +22,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QUndoStack>
@@ -42,7 +43,8 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     scroll->setWidget(m_controls);
     scroll->setWidgetResizable(true);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(m_controls->sizeHint().width() + 24);
+    scroll->setMinimumWidth(m_controls->minimumSizeHint().width() +
+                            scroll->verticalScrollBar()->sizeHint().width() + 4);
     auto *dock = new QDockWidget(tr("Scenario"));
     dock->setObjectName(QStringLiteral("controls"));
     dock->setWidget(scroll);

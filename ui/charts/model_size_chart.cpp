@@ -31,7 +31,7 @@ ModelSizeChart::ModelSizeChart(QWidget *parent)
     bars->setLabelsVisible(true);
     bars->setLabelsFormat(QStringLiteral("@value"));
     bars->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
-    bars->setLabelsPrecision(4);
+    bars->setLabelsPrecision(3);
     m_weights->setLabelColor(palette().color(QPalette::WindowText));
     m_chart->addSeries(bars);
 

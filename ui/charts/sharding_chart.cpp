@@ -89,6 +89,8 @@ ShardingChart::ShardingChart(QWidget *parent)
     m_summary->setTextFormat(Qt::RichText);
     m_summary->setWordWrap(true);
     m_summary->setObjectName(QStringLiteral("shardingSummary"));
+    // The table may be cut on a narrow window rather than widen it.
+    m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_view, 1);
@@ -130,7 +132,7 @@ void ShardingChart::setReport(const core::ShardReport &r, const QString &modelNa
             std::any_of(sent.begin(), sent.end(), [](qreal v) { return v > 0; }));
     }
     chart_style::setNiceRange(m_bytesAxis, std::max(peak, 1.0));
-    m_chart->setTitle(tr("%1 feed-forward layer: h = %2, f = %3, %4 tokens, T = %5")
+    m_chart->setTitle(tr("%1 FFN layer: h %2, f %3, %4 tokens, T %5")
                           .arg(modelName)
                           .arg(r.requested.hidden)
                           .arg(r.requested.ffn)
@@ -159,7 +161,7 @@ void ShardingChart::setReport(const core::ShardReport &r, const QString &modelNa
             : tr("Not executed.");
     m_summary->setText(
         tr("<table cellspacing=6><tr><th align=left>W1 → W2</th><th align=left>Collectives</th>"
-           "<th>Communication</th><th>Layer time</th><th>Max relative error</th></tr>%1</table>"
+           "<th>Comm.</th><th>Layer</th><th>Rel. error</th></tr>%1</table>"
            "%2 Times on the %3 link at the scenario's MFU; the best split is %4× faster "
            "than the worst.")
             .arg(rows, checked, io::qs(core::toString(r.link.kind)))

@@ -51,7 +51,7 @@ StageMemoryChart::StageMemoryChart(QWidget *parent)
       m_memoryAxis(new QValueAxis), m_lineAxis(new QValueAxis)
 {
     m_chart->setTitle(tr("Memory per device, by pipeline stage"));
-    m_chart->legend()->setAlignment(Qt::AlignBottom);
+    m_chart->legend()->setAlignment(Qt::AlignRight); // seven terms do not fit in a row
     m_view->setRenderHint(QPainter::Antialiasing);
 
     for (const Term &term : kTerms) {

@@ -29,6 +29,7 @@ SliderSpin::SliderSpin(int minimum, int maximum, Scale scale, QWidget *parent)
     m_spin->setMinimumWidth(m_spin->fontMetrics().horizontalAdvance(QStringLiteral("0000000")) +
                             24);
 
+    m_slider->setMinimumWidth(60);
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_slider, 1);
