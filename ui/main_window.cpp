@@ -58,10 +58,7 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     m_charts->addTab(m_bubbleChart, tr("&Bubble"));
     m_charts->addTab(m_shardingChart, tr("S&harding"));
     m_charts->addTab(m_modelSizeChart, tr("Model si&ze"));
-    connect(m_charts, &QTabWidget::currentChanged, this, [this] {
-        updateSharding();
-        updateFormulas();
-    });
+    connect(m_charts, &QTabWidget::currentChanged, this, &MainWindow::updateVisibleChart);
 
     auto *formulaDock = new QDockWidget(tr("Formulas"));
     formulaDock->setObjectName(QStringLiteral("formulas"));
@@ -146,24 +143,39 @@ void MainWindow::refresh(FieldMask keys)
     const core::Report &r = m_document->lastValidReport();
     if (!r.ok() || r.stages.empty())
         return;
-    m_memoryChart->setReport(r);
-    m_modelSizeChart->setReport(r);
-    m_bubbleChart->setScenario(m_document->lastValidScenario(), r);
-    // The sharding demonstrator multiplies matrices (a few ms): only for the keys it
-    // depends on, and only while its chart is on screen.
+    // Charts redraw when they are on screen; the others remember that they are stale.
+    m_stale.insert(m_memoryChart);
+    m_stale.insert(m_bubbleChart);
+    if (keys.intersects(FieldMask::of({"model", "device", "tp"})))
+        m_stale.insert(m_modelSizeChart);
     if (keys.intersects(FieldMask::of({"model", "device", "precision", "tp", "seq_len",
                                        "microbatch_size", "mfu", "inter_node_gb_per_s"})))
-        m_shardingStale = true;
-    updateSharding();
-    updateFormulas();
+        m_stale.insert(m_shardingChart);
+    updateVisibleChart();
     showVerdict();
 }
 
+void MainWindow::updateVisibleChart()
+{
+    QWidget *current = m_charts->currentWidget();
+    if (m_stale.remove(current)) {
+        const core::Report &r = m_document->lastValidReport();
+        if (current == m_memoryChart)
+            m_memoryChart->setReport(r);
+        else if (current == m_modelSizeChart)
+            m_modelSizeChart->setReport(r);
+        else if (current == m_bubbleChart)
+            m_bubbleChart->setScenario(m_document->lastValidScenario(), r);
+        else if (current == m_shardingChart)
+            updateSharding();
+    }
+    updateFormulas();
+}
+
+// The sharding demonstrator multiplies matrices (a few ms): only when its inputs
+// changed and its chart is on screen.
 void MainWindow::updateSharding()
 {
-    if (!m_shardingStale || m_charts->currentWidget() != m_shardingChart)
-        return;
-    m_shardingStale = false;
     const core::Scenario &s = m_document->lastValidScenario();
     const core::ModelSpec *model = core::resolveModel(s, m_document->presets());
     const core::DeviceSpec *device = core::resolveDevice(s, m_document->presets());

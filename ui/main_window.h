@@ -3,6 +3,7 @@
 #include "core/sharding.h"
 
 #include <QMainWindow>
+#include <QSet>
 
 class QLabel;
 class QTabWidget;
@@ -49,6 +50,7 @@ private:
     void refresh(FieldMask keys);
     void showNote();
     void showVerdict();
+    void updateVisibleChart();
     void updateSharding();
     void updateFormulas();
 
@@ -64,7 +66,7 @@ private:
     ShardingChart *m_shardingChart;
     FormulaPanel *m_formulas;
     core::ShardReport m_shardReport;
-    bool m_shardingStale = true;
+    QSet<QWidget *> m_stale; // charts whose report changed while they were hidden
 };
 
 } // namespace ui

@@ -115,14 +115,18 @@ private Q_SLOTS:
         auto *k = control<SliderSpin>(window, "pp");
         QVERIFY(k);
         // Seed ¶2: K = 4, m = 16 → 3/19 = 15.8 %.
+        window.charts()->setCurrentWidget(window.bubbleChart());
         QCOMPARE(window.bubbleChart()->marker(), QPointF(16, 300.0 / 19));
         QCOMPARE(window.bubbleChart()->markerLabel(), QStringLiteral("15.8 % at m = 16"));
+        window.charts()->setCurrentWidget(window.memoryChart());
         drag(k->slider(), 0.0);
         QTRY_COMPARE(document.scenario().pp, 1);
         QTRY_COMPARE(window.memoryChart()->categories().size(), 1);
         // One stage has no bubble: (K−1)/(K−1+m) = 0.
+        window.charts()->setCurrentWidget(window.bubbleChart());
         QCOMPARE(window.bubbleChart()->marker(), QPointF(16, 0));
         QCOMPARE(window.bubbleChart()->markerLabel(), QStringLiteral("0.0 % at m = 16"));
+        window.charts()->setCurrentWidget(window.memoryChart());
         // The whole drag is one undo step.
         QCOMPARE(document.undoStack()->count(), 1);
         drag(k->slider(), 1.0);
@@ -169,6 +173,7 @@ private Q_SLOTS:
         MainWindow window(&document);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.charts()->setCurrentWidget(window.modelSizeChart());
         choose(control<QComboBox>(window, "model"), "llama-3.1-405b");
         QTRY_COMPARE(document.scenario().model, std::string("llama-3.1-405b"));
         QTRY_VERIFY(window.modelSizeChart()->values().constFirst() > 1000);
@@ -190,6 +195,7 @@ private Q_SLOTS:
         MainWindow window(&document);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.charts()->setCurrentWidget(window.bubbleChart());
         const QList<QPointF> curve = window.bubbleChart()->curve(core::Schedule::oneFOneB);
         auto at = [&curve](int m) {
             for (const QPointF &p : curve)
@@ -208,7 +214,6 @@ private Q_SLOTS:
         QTRY_COMPARE(window.bubbleChart()->marker(), QPointF(4, 300.0 / 7));
         QCOMPARE(window.bubbleChart()->markerLabel(), QStringLiteral("42.9 % at m = 4"));
         // The formula panel writes the formula with these numbers.
-        window.charts()->setCurrentWidget(window.bubbleChart());
         QTRY_VERIFY(window.formulas()->toPlainText().contains("(K−1)/(K−1+m) = 3/7 = 42.9 %"));
     }
 
