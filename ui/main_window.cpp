@@ -4,6 +4,7 @@
 #include "io/text.h"
 #include "ui/charts/model_size_chart.h"
 #include "ui/charts/stage_memory_chart.h"
+#include "ui/charts/timeline_panel.h"
 #include "ui/controls_panel.h"
 #include "ui/file_actions.h"
 #include "ui/scenario_document.h"
@@ -29,7 +30,7 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     : QMainWindow(parent), m_document(document), m_files(new FileActions(document, this)),
       m_controls(new ControlsPanel(document)), m_note(new QLabel), m_verdict(new QLabel),
       m_charts(new QTabWidget), m_memoryChart(new StageMemoryChart),
-      m_modelSizeChart(new ModelSizeChart)
+      m_modelSizeChart(new ModelSizeChart), m_timeline(new TimelinePanel(document))
 {
     resize(1280, 800);
 
@@ -49,6 +50,7 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     m_note->setObjectName(QStringLiteral("note"));
     m_charts->addTab(m_memoryChart, tr("Stage &memory"));
     m_charts->addTab(m_modelSizeChart, tr("Model si&ze"));
+    m_charts->addTab(m_timeline, tr("&Timeline"));
     m_charts->setDocumentMode(true);
 
     auto *central = new QWidget;

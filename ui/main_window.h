@@ -13,6 +13,7 @@ class FieldMask;
 class ModelSizeChart;
 class ScenarioDocument;
 class StageMemoryChart;
+class TimelinePanel;
 
 // The explorer window: the controls dock on the left, the charts in tabs, a
 // note for problems and warnings, the verdict in the status bar. It reads
@@ -27,6 +28,7 @@ public:
     ControlsPanel *controls() const { return m_controls; }
     StageMemoryChart *memoryChart() const { return m_memoryChart; }
     ModelSizeChart *modelSizeChart() const { return m_modelSizeChart; }
+    TimelinePanel *timelinePanel() const { return m_timeline; }
     QTabWidget *charts() const { return m_charts; }
     QLabel *note() const { return m_note; }
     QLabel *verdict() const { return m_verdict; }
@@ -50,6 +52,7 @@ private:
     QTabWidget *m_charts;
     StageMemoryChart *m_memoryChart;
     ModelSizeChart *m_modelSizeChart;
+    TimelinePanel *m_timeline;
 };
 
 } // namespace ui
