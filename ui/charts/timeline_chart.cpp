@@ -225,6 +225,7 @@ void TimelineChart::rebuild()
     for (auto &f : c.fills)
         f.clear();
     c.labels.clear();
+    c.edges.clear();
     c.runs = 0;
     c.valid = true;
     if (m_ops.empty())
@@ -252,6 +253,7 @@ void TimelineChart::rebuild()
             const QRectF r(left, plot.top() + op.stage * rowHeight + gap / 2, right - left,
                            rowHeight - gap);
             c.fills[std::size_t(kind)].push_back(r);
+            c.edges.push_back(QLineF(r.topLeft(), r.bottomLeft()));
             if (!roomForText)
                 continue;
             const QString mb = m_chunks ? QStringLiteral("%1.%2").arg(op.microbatch).arg(op.chunk)
@@ -370,9 +372,11 @@ void TimelineChart::paintEvent(QPaintEvent *)
     // Outlines separate neighbouring wide blocks.
     p.setBrush(Qt::NoBrush);
     p.setPen(QPen(pal.color(QPalette::Window), 1));
-    for (const auto &label : m_cache.labels)
-        p.drawLine(label.rect.topLeft(), label.rect.bottomLeft());
+    p.drawLines(m_cache.edges);
     for (const auto &label : m_cache.labels) {
+        // A label cut by the playhead would read as another number.
+        if (teaching && label.rect.right() > playheadX)
+            continue;
         p.setPen(kindText(label.kind));
         p.drawText(label.rect, Qt::AlignCenter, label.text);
     }

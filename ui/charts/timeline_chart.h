@@ -2,6 +2,7 @@
 
 #include "core/report.h"
 
+#include <QLine>
 #include <QRect>
 #include <QString>
 #include <QVector>
@@ -84,6 +85,7 @@ private:
         QRect plot;
         std::array<QVector<QRectF>, 3> fills; // by OpKind
         std::vector<Label> labels;
+        QVector<QLineF> edges; // left edges of blocks drawn one by one
         int runs = 0;
     };
 
