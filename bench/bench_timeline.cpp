@@ -22,13 +22,15 @@ core::Scenario defaultScenario()
     return {};
 }
 
-// DESIGN §2's largest timeline: K = 64, m = 1024 (Llama 3.1 405B has 126 layers).
+// DESIGN §2's largest timeline: K = 64, m = 1024 (Llama 3.1 405B has 126 layers);
+// zb-h1 draws F, B and W: 64 × 1024 × 3 = 196,608 blocks, as in TOOLCHAIN.md.
 core::Scenario largeScenario()
 {
     core::Scenario s;
     s.model = "llama-3.1-405b";
     s.pp = 64;
     s.microbatches = 1024;
+    s.schedule = core::Schedule::zbH1;
     return s;
 }
 

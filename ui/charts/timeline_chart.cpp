@@ -19,6 +19,8 @@ using core::OpKind;
 // Blocks at least this wide are drawn one by one; narrower ones are aggregated.
 constexpr double kDetailPx = 3.0;
 constexpr int kPad = 6;
+// Hatching and dots need a few pixels to show; narrower runs are drawn plain.
+constexpr int kPatternPx = 4;
 
 int kindIndex(OpKind kind)
 {
@@ -224,6 +226,8 @@ void TimelineChart::rebuild()
     c.plot = plotRect();
     for (auto &f : c.fills)
         f.clear();
+    for (auto &f : c.thin)
+        f.clear();
     c.labels.clear();
     c.edges.clear();
     c.runs = 0;
@@ -288,7 +292,8 @@ void TimelineChart::rebuild()
         int runStart = 0;
         auto flush = [&](int end) {
             if (runKind >= 0) {
-                c.fills[std::size_t(runKind)].push_back(
+                auto &into = end - runStart >= kPatternPx ? c.fills : c.thin;
+                into[std::size_t(runKind)].push_back(
                     QRectF(plot.left() + runStart, top, end - runStart, rowHeight - gap));
                 ++c.runs;
             }
@@ -360,9 +365,12 @@ void TimelineChart::paintEvent(QPaintEvent *)
     p.setPen(Qt::NoPen);
     for (int k = 0; k < 3; ++k) {
         const auto &fills = m_cache.fills[std::size_t(k)];
+        const auto &thin = m_cache.thin[std::size_t(k)];
+        p.setBrush(kindColor(k));
+        if (!thin.isEmpty())
+            p.drawRects(thin.constData(), int(thin.size()));
         if (fills.isEmpty())
             continue;
-        p.setBrush(kindColor(k));
         p.drawRects(fills.constData(), int(fills.size()));
         if (kindPattern(k) != Qt::NoBrush) {
             p.setBrush(QBrush(QColor(0, 0, 0, 110), kindPattern(k)));

@@ -84,6 +84,7 @@ private:
         bool valid = false;
         QRect plot;
         std::array<QVector<QRectF>, 3> fills; // by OpKind
+        std::array<QVector<QRectF>, 3> thin;  // runs too narrow to show a pattern
         std::vector<Label> labels;
         QVector<QLineF> edges; // left edges of blocks drawn one by one
         int runs = 0;
