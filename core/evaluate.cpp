@@ -99,6 +99,17 @@ int activationBytes(Precision p)
 // peak at the precision; unit time per layer ("teaching" mode) when the device gives no
 // peak or the model has no architecture. Backward = 2 × forward (Narayanan et al. 2021,
 // §5.1); zb-h1 splits it into B = W = F (Qi et al. 2023, §2). Inference runs forwards only.
+// Seconds of one layer's forward, or nothing when the times must be layer-time units.
+std::optional<double> layerForwardSeconds(const Scenario &s, const ModelSpec &model,
+                                          const DeviceSpec &device)
+{
+    const auto peak = device.tflops.find(s.precision);
+    const double flops = layerForwardFlops(model, s.seqLen, s.microbatchSize, s.tp);
+    if (peak == device.tflops.end() || flops <= 0)
+        return std::nullopt;
+    return flops / (peak->second * 1e12);
+}
+
 PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const DeviceSpec &device,
                             const std::vector<int> &layers)
 {
@@ -108,10 +119,7 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Dev
     in.stages = s.pp;
     in.microbatches = s.microbatches;
     in.virtualStages = s.virtualStages;
-    const auto peak = device.tflops.find(s.precision);
-    const double flops = layerForwardFlops(model, s.seqLen, s.microbatchSize, s.tp);
-    const double perLayer =
-        peak != device.tflops.end() && flops > 0 ? flops / (peak->second * 1e12) : 1.0;
+    const double perLayer = layerForwardSeconds(s, model, device).value_or(1.0);
     const bool split = training && s.schedule == Schedule::zbH1;
     for (int stageLayers : layers) {
         const double f = (model.hasArchitecture() ? stageLayers : 1) * perLayer;
@@ -275,6 +283,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         simulatePipeline(pipelineInput(s, model, device, layers), options.timeline);
     r.bubbleFraction = pipe.bubbleFraction;
     r.makespanS = pipe.makespan;
+    r.timeInLayerUnits = !layerForwardSeconds(s, model, device);
     r.bubbleFractionClosedForm = closedFormBubble(training ? s.schedule : Schedule::gpipe, s.pp,
                                                   s.microbatches, s.virtualStages);
     if (options.timeline) {

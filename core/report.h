@@ -97,6 +97,7 @@ struct Report
     double bubbleFraction = 0;                      // 1 - busy / (K × makespan)
     std::optional<double> bubbleFractionClosedForm; // none for some schedules
     double makespanS = 0; // one step; in layer-time units when the device has no peak FLOPS
+    bool timeInLayerUnits = false;    // makespanS and the timeline count layer-times, not seconds
     std::vector<ScheduleOp> timeline; // only with EvaluateOptions::timeline
 
     bool ok() const { return !error; }

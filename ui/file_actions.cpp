@@ -15,7 +15,7 @@ namespace ui {
 FileActions::FileActions(ScenarioDocument *document, QWidget *window)
     : QObject(window), m_document(document), m_window(window), m_new(new QAction(tr("&New"), this)),
       m_open(new QAction(tr("&Open…"), this)), m_save(new QAction(tr("&Save"), this)),
-      m_saveAs(new QAction(tr("Save &As…"), this)), m_recent(new QMenu(tr("Open &Recent")))
+      m_saveAs(new QAction(tr("Save &As…"), this)), m_recent(new QMenu(tr("Open &Recent"), window))
 {
     m_new->setShortcut(QKeySequence::New);
     m_new->setToolTip(tr("Start again from the default scenario."));

@@ -7,6 +7,7 @@
 #include "ui/charts/model_size_chart.h"
 #include "ui/charts/sharding_chart.h"
 #include "ui/charts/stage_memory_chart.h"
+#include "ui/charts/timeline_panel.h"
 #include "ui/controls_panel.h"
 #include "ui/file_actions.h"
 #include "ui/formula_panel.h"
@@ -35,7 +36,8 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
       m_controls(new ControlsPanel(document)), m_note(new QLabel), m_verdict(new QLabel),
       m_charts(new QTabWidget), m_memoryChart(new StageMemoryChart),
       m_modelSizeChart(new ModelSizeChart), m_bubbleChart(new BubbleChart),
-      m_shardingChart(new ShardingChart), m_formulas(new FormulaPanel)
+      m_shardingChart(new ShardingChart), m_formulas(new FormulaPanel),
+      m_timeline(new TimelinePanel(document))
 {
     resize(1280, 800);
 
@@ -54,10 +56,12 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     m_note->setWordWrap(true);
     m_note->setTextFormat(Qt::RichText);
     m_note->setObjectName(QStringLiteral("note"));
-    m_charts->addTab(m_memoryChart, tr("Stage &memory"));
-    m_charts->addTab(m_bubbleChart, tr("&Bubble"));
+    // Mnemonics that no control in the scenario dock uses.
+    m_charts->addTab(m_memoryChart, tr("Stage memor&y"));
+    m_charts->addTab(m_bubbleChart, tr("B&ubble"));
+    m_charts->addTab(m_timeline, tr("T&imeline"));
     m_charts->addTab(m_shardingChart, tr("S&harding"));
-    m_charts->addTab(m_modelSizeChart, tr("Model si&ze"));
+    m_charts->addTab(m_modelSizeChart, tr("Model &weights"));
     connect(m_charts, &QTabWidget::currentChanged, this, &MainWindow::updateVisibleChart);
 
     auto *formulaDock = new QDockWidget(tr("Formulas"));

@@ -19,6 +19,7 @@ class FieldMask;
 class ModelSizeChart;
 class ScenarioDocument;
 class StageMemoryChart;
+class TimelinePanel;
 
 // The explorer window: the controls dock on the left, the charts in tabs, a
 // note for problems and warnings, the verdict in the status bar. It reads
@@ -36,6 +37,7 @@ public:
     BubbleChart *bubbleChart() const { return m_bubbleChart; }
     ShardingChart *shardingChart() const { return m_shardingChart; }
     FormulaPanel *formulas() const { return m_formulas; }
+    TimelinePanel *timelinePanel() const { return m_timeline; }
     QTabWidget *charts() const { return m_charts; }
     QLabel *note() const { return m_note; }
     QLabel *verdict() const { return m_verdict; }
@@ -67,6 +69,7 @@ private:
     FormulaPanel *m_formulas;
     core::ShardReport m_shardReport;
     QSet<QWidget *> m_stale; // charts whose report changed while they were hidden
+    TimelinePanel *m_timeline;
 };
 
 } // namespace ui

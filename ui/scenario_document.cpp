@@ -14,6 +14,9 @@ namespace ui {
 
 namespace {
 
+// The window draws the simulated schedule, so every evaluation keeps it.
+constexpr core::EvaluateOptions kEvaluateOptions{.timeline = true};
+
 int fieldIndex(std::string_view key)
 {
     const auto fields = core::scenarioFields();
@@ -101,7 +104,7 @@ ScenarioDocument::ScenarioDocument(core::Presets presets, QObject *parent)
     : QObject(parent), m_presets(std::move(presets)), m_undo(new QUndoStack(this))
 {
     connect(m_undo, &QUndoStack::cleanChanged, this, &ScenarioDocument::fileStateChanged);
-    m_report = core::evaluate(m_scenario, m_presets);
+    m_report = core::evaluate(m_scenario, m_presets, kEvaluateOptions);
     m_lastValid = m_report;
     m_evaluated = m_scenario;
 }
@@ -199,7 +202,7 @@ void ScenarioDocument::evaluate()
     m_pending = false;
     const FieldMask keys = FieldMask::between(m_evaluated, m_scenario);
     m_evaluated = m_scenario;
-    m_report = core::evaluate(m_scenario, m_presets);
+    m_report = core::evaluate(m_scenario, m_presets, kEvaluateOptions);
     if (m_report.ok()) {
         m_lastValid = m_report;
         m_lastValidScenario = m_scenario;

@@ -259,6 +259,28 @@ private Q_SLOTS:
         QVERIFY(std::abs(interleaved.bubbleFraction - 3.0 / 35) < 1e-12);
     }
 
+    // core/evaluate.cpp: a device without a peak for the precision times the schedule in
+    // layer-times, and the report says so (the timeline's axis labels units, not seconds).
+    void layerTimeUnits()
+    {
+        Scenario s;
+        const Report seconds = evaluate(s, io::builtinPresets());
+        QVERIFY(seconds.ok());
+        QVERIFY(!seconds.timeInLayerUnits);
+        DeviceSpec device;
+        device.id = "no-peak";
+        device.memoryGib = 80;
+        device.devicesPerNode = 8;
+        s.customDevice = device;
+        s.device = device.id;
+        const Report units = evaluate(s, io::builtinPresets());
+        QVERIFY(units.ok());
+        QVERIFY(units.timeInLayerUnits);
+        // 80 layers over K=4: F = 20 layer-times, B = 2F = 40; 1F1B takes (m + K - 1)(F + B)
+        // = 19 x 60 (Narayanan et al. 2021 §2.2).
+        QCOMPARE(units.makespanS, 19.0 * 60.0);
+    }
+
     void closedFormAbsent_data()
     {
         QTest::addColumn<Schedule>("schedule");

@@ -1,0 +1,307 @@
+// The schedule timeline and its teaching mode (DESIGN §5, issue 6 item 1),
+// through real widgets offscreen (STYLE.md habit 7).
+#include "core/schedule.h"
+#include "io/presets_io.h"
+#include "ui/charts/timeline_chart.h"
+#include "ui/charts/timeline_panel.h"
+#include "ui/main_window.h"
+#include "ui/scenario_document.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QLabel>
+#include <QTabWidget>
+#include <QTest>
+#include <QToolButton>
+#include <QWheelEvent>
+#include <map>
+#include <tuple>
+
+using namespace ui;
+using core::OpKind;
+
+class TestTimeline : public QObject
+{
+    Q_OBJECT
+
+private:
+    static void set(ScenarioDocument &document, const char *key, const char *value)
+    {
+        QVERIFY(document.setField(QString::fromLatin1(key), QString::fromLatin1(value)));
+        document.flush();
+    }
+
+    static void wheel(QWidget *widget, QPoint at, int angle)
+    {
+        QWheelEvent event(at, widget->mapToGlobal(at), QPoint(), QPoint(0, angle), Qt::NoButton,
+                          Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(widget, &event);
+    }
+
+    static int count(const std::vector<core::ScheduleOp> &ops, OpKind kind)
+    {
+        return int(
+            std::count_if(ops.begin(), ops.end(), [kind](auto &o) { return o.kind == kind; }));
+    }
+
+private Q_SLOTS:
+    // Each block drawn is one op of the report's simulated schedule.
+    void blocksMatchTheReport()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        set(document, "pp", "4");
+        set(document, "microbatches", "8");
+        set(document, "schedule", "1f1b");
+        TimelinePanel panel(&document);
+        panel.resize(1000, 500);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+
+        const TimelineChart *chart = panel.chart();
+        const core::Report &r = document.lastValidReport();
+        QCOMPARE(chart->stageCount(), 4);
+        const std::vector<core::ScheduleOp> drawn = chart->visibleBlocks();
+        // 1F1B: K = 4 stages × m = 8 micro-batches × (F, B).
+        QCOMPARE(int(drawn.size()), 4 * 8 * 2);
+        QCOMPARE(drawn.size(), r.timeline.size());
+        std::map<std::tuple<int, int, int>, core::ScheduleOp> expected;
+        for (const auto &op : r.timeline)
+            expected[{op.stage, int(op.kind), op.microbatch}] = op;
+        QCOMPARE(int(expected.size()), 64);
+        for (const auto &op : drawn) {
+            const auto it = expected.find({op.stage, int(op.kind), op.microbatch});
+            QVERIFY(it != expected.end());
+            QCOMPARE(op.start, it->second.start);
+            QCOMPARE(op.end, it->second.end);
+            QCOMPARE(op.chunk, it->second.chunk);
+        }
+        QCOMPARE(count(drawn, OpKind::weight), 0);
+        // At this size every block is wide enough to be drawn on its own.
+        panel.grab();
+        QCOMPARE(chart->aggregatedRuns(), 0);
+    }
+
+    // Qi et al. 2023: zero-bubble schedules split the backward into B and W.
+    void zeroBubbleShowsWeightGradients()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        set(document, "pp", "4");
+        set(document, "microbatches", "8");
+        set(document, "schedule", "zb-h1");
+        TimelinePanel panel(&document);
+        const std::vector<core::ScheduleOp> drawn = panel.chart()->visibleBlocks();
+        QCOMPARE(count(drawn, OpKind::forward), 4 * 8);
+        QCOMPARE(count(drawn, OpKind::backward), 4 * 8);
+        QCOMPARE(count(drawn, OpKind::weight), 4 * 8);
+    }
+
+    void wheelZoomsAndHomeRestores()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        TimelinePanel panel(&document);
+        panel.resize(1000, 500);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        TimelineChart *chart = panel.chart();
+        const double makespan = document.lastValidReport().makespanS;
+        QCOMPARE(chart->visibleStart(), 0.0);
+        QCOMPARE(chart->visibleEnd(), makespan);
+
+        const QPoint middle = chart->rect().center();
+        wheel(chart, middle, 120);
+        const double span = chart->visibleEnd() - chart->visibleStart();
+        QVERIFY(span < makespan);
+        // One notch zooms by 1.25 around the pointer, which stays inside the range.
+        QVERIFY(std::abs(span - makespan / 1.25) < 1e-9 * makespan);
+        QVERIFY(chart->visibleStart() > 0);
+        QVERIFY(chart->visibleEnd() < makespan);
+        QVERIFY(chart->visibleBlocks().size() < document.lastValidReport().timeline.size());
+
+        chart->setFocus();
+        QTest::keyClick(chart, Qt::Key_Home);
+        QCOMPARE(chart->visibleStart(), 0.0);
+        QCOMPARE(chart->visibleEnd(), makespan);
+
+        QTest::keyClick(chart, Qt::Key_Plus);
+        QVERIFY(chart->visibleEnd() - chart->visibleStart() < makespan);
+        QTest::keyClick(chart, Qt::Key_Minus);
+        QVERIFY(std::abs(chart->visibleEnd() - chart->visibleStart() - makespan) < 1e-9 * makespan);
+    }
+
+    void dragPans()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        TimelinePanel panel(&document);
+        panel.resize(1000, 500);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        TimelineChart *chart = panel.chart();
+        chart->setVisibleRange(0, chart->makespan() / 4);
+        const double span = chart->visibleEnd() - chart->visibleStart();
+
+        // Dragging the schedule to the left brings later times into view.
+        const QPoint from = chart->rect().center();
+        const QPoint to = from - QPoint(200, 0);
+        QTest::mousePress(chart, Qt::LeftButton, {}, from);
+        QMouseEvent move(QEvent::MouseMove, to, chart->mapToGlobal(to), Qt::NoButton,
+                         Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(chart, &move);
+        QTest::mouseRelease(chart, Qt::LeftButton, {}, to);
+        QVERIFY(chart->visibleStart() > 0);
+        QVERIFY(std::abs(chart->visibleEnd() - chart->visibleStart() - span) < 1e-9 * span);
+
+        chart->setFocus();
+        const double before = chart->visibleStart();
+        QTest::keyClick(chart, Qt::Key_Left);
+        // Arrows pan by a tenth of the visible range.
+        QVERIFY(std::abs(chart->visibleStart() - (before - span / 10)) < 1e-9 * span);
+    }
+
+    // Seed ¶2: K = 4, m = 16 gives a bubble of 3/19 = 15.8 %; the sweep counts up to it.
+    void playCountsTheBubbleUp()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        TimelinePanel panel(&document);
+        panel.resize(1000, 500);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        TimelineChart *chart = panel.chart();
+        QVERIFY(!chart->isTeaching());
+        panel.speedCombo()->setCurrentIndex(panel.speedCombo()->count() - 1); // 4×
+        QCOMPARE(panel.speedCombo()->currentData().toDouble(), 4.0);
+
+        QTest::mouseClick(panel.playButton(), Qt::LeftButton);
+        QVERIFY(panel.isPlaying());
+        QTRY_VERIFY(chart->playhead() > 0 && chart->isTeaching());
+        panel.pause();
+        const double at = chart->playhead();
+        for (const auto &op : chart->visibleBlocks()) {
+            QVERIFY(op.start < at);
+            QVERIFY(op.end <= at);
+        }
+        QVERIFY(panel.bubbleLabel()->text().contains("so far"));
+
+        panel.play();
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.isPlaying(), 60000);
+        QCOMPARE(chart->playhead(), chart->makespan());
+        QVERIFY(std::abs(chart->bubbleSoFar() - 3.0 / 19.0) < 1e-9);
+        QVERIFY(panel.bubbleLabel()->text().contains("15.8 %"));
+    }
+
+    // Space plays and pauses when the chart has focus.
+    void spaceTogglesPlay()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        TimelinePanel panel(&document);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.chart()->setFocus();
+        QTRY_VERIFY(panel.chart()->hasFocus());
+        QTest::keyClick(panel.chart(), Qt::Key_Space);
+        QVERIFY(panel.isPlaying());
+        QTest::keyClick(panel.chart(), Qt::Key_Space);
+        QVERIFY(!panel.isPlaying());
+    }
+
+    void stepMovesToTheNextEvent()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        TimelinePanel panel(&document);
+        TimelineChart *chart = panel.chart();
+        // 1F1B with uniform stages takes (m + K - 1)(F + B) with B = 2F (Narayanan et al.
+        // 2021 §2.2): for K = 4, m = 16 the makespan is 19 × 3F.
+        const double f = chart->makespan() / (19 * 3);
+        QTest::mouseClick(panel.stepButton(), Qt::LeftButton);
+        QVERIFY(std::abs(chart->playhead() - f) < 1e-12 * chart->makespan());
+        QVERIFY(panel.bubbleLabel()->text().contains("so far"));
+        // Stage 0 alone has worked: 1 - F / (4 F) = 75 %.
+        QVERIFY(std::abs(chart->bubbleSoFar() - 0.75) < 1e-12);
+        QTest::mouseClick(panel.stepButton(), Qt::LeftButton);
+        QVERIFY(std::abs(chart->playhead() - 2 * f) < 1e-12 * chart->makespan());
+        // Stage 0's F0 and F1, stage 1's F0.
+        QCOMPARE(int(chart->visibleBlocks().size()), 3);
+    }
+
+    void newScenarioResetsThePlayhead()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        TimelinePanel panel(&document);
+        TimelineChart *chart = panel.chart();
+        panel.step();
+        panel.play();
+        QVERIFY(chart->isTeaching());
+        set(document, "microbatches", "8");
+        QVERIFY(!panel.isPlaying());
+        QVERIFY(!chart->isTeaching());
+        QCOMPARE(chart->playhead(), document.lastValidReport().makespanS);
+        QCOMPARE(int(chart->blocks().size()), 4 * 8 * 2);
+    }
+
+    void invalidScenarioKeepsTheLastTimeline()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        TimelinePanel panel(&document);
+        TimelineChart *chart = panel.chart();
+        panel.step();
+        const double at = chart->playhead();
+        // 128 stages for 80 layers is refused (DESIGN §6).
+        set(document, "pp", "128");
+        QVERIFY(!document.report().ok());
+        QCOMPARE(int(chart->blocks().size()), 4 * 16 * 2);
+        QCOMPARE(chart->playhead(), at);
+        QCOMPARE(chart->stageCount(), 4);
+    }
+
+    void emptyAndInvalidReportsDrawAMessage()
+    {
+        TimelineChart chart;
+        chart.resize(400, 300);
+        core::Report invalid;
+        invalid.error = core::InputError{"pp", "too many stages"};
+        chart.setReport(invalid);
+        QVERIFY(chart.blocks().empty());
+        QVERIFY(!chart.grab().isNull());
+        chart.setReport(core::Report{});
+        QVERIFY(chart.visibleBlocks().empty());
+        QCOMPARE(chart.bubbleSoFar(), 0.0);
+        QVERIFY(!chart.grab().isNull());
+        QTest::keyClick(&chart, Qt::Key_Plus); // nothing to zoom: no crash
+    }
+
+    // Blocks narrower than a pixel become runs of pixel columns (TOOLCHAIN.md).
+    void narrowBlocksAreAggregated()
+    {
+        const core::PipelineInput input =
+            core::uniformPipeline(core::Schedule::oneFOneB, 8, 512, 1, 1.0);
+        const core::PipelineResult result = core::simulatePipeline(input, true);
+        core::Report r;
+        r.pp = 8;
+        r.makespanS = result.makespan;
+        r.timeline = result.timeline;
+        TimelineChart chart;
+        chart.resize(600, 300);
+        chart.setReport(r);
+        QCOMPARE(int(chart.blocks().size()), 8 * 512 * 2);
+        chart.grab();
+        QVERIFY(chart.aggregatedRuns() > 0);
+        // Zoomed in far enough, every block is drawn on its own again.
+        chart.setVisibleRange(0, 10);
+        chart.grab();
+        QCOMPARE(chart.aggregatedRuns(), 0);
+    }
+
+    void windowHasATimelineTab()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        QVERIFY(window.timelinePanel());
+        const int tab = window.charts()->indexOf(window.timelinePanel());
+        QVERIFY(tab >= 0);
+        QCOMPARE(window.charts()->tabText(tab), "T&imeline");
+        // The document evaluates with the timeline, so the window always has it.
+        QCOMPARE(int(window.timelinePanel()->chart()->blocks().size()), 4 * 16 * 2);
+    }
+};
+
+QTEST_MAIN(TestTimeline)
+#include "tst_timeline.moc"

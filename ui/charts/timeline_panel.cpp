@@ -1,0 +1,144 @@
+#include "ui/charts/timeline_panel.h"
+
+#include "ui/charts/timeline_chart.h"
+#include "ui/scenario_document.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QShortcut>
+#include <QStyle>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace ui {
+
+TimelinePanel::TimelinePanel(ScenarioDocument *document, QWidget *parent)
+    : QWidget(parent), m_document(document), m_chart(new TimelineChart), m_play(new QToolButton),
+      m_step(new QToolButton), m_speed(new QComboBox), m_bubble(new QLabel),
+      m_timer(new QTimer(this))
+{
+    m_play->setObjectName(QStringLiteral("play"));
+    m_play->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_play->setToolTip(tr("Sweep the schedule: blocks appear as they run (Space)"));
+    m_step->setObjectName(QStringLiteral("step"));
+    m_step->setText(tr("S&tep"));
+    m_step->setIcon(style()->standardIcon(QStyle::SP_MediaSkipForward));
+    m_step->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_step->setToolTip(tr("Advance to the next block start or end"));
+    m_speed->setObjectName(QStringLiteral("speed"));
+    for (double speed : {0.25, 0.5, 1.0, 2.0, 4.0})
+        m_speed->addItem(tr("%1×").arg(speed), speed);
+    m_speed->setCurrentIndex(2);
+    m_speed->setToolTip(tr("Speed of the sweep"));
+    m_bubble->setObjectName(QStringLiteral("bubbleSoFar"));
+
+    auto *speedLabel = new QLabel(tr("Sp&eed:"));
+    speedLabel->setBuddy(m_speed);
+    auto *bar = new QHBoxLayout;
+    bar->setContentsMargins(0, 0, 0, 0);
+    bar->addWidget(m_play);
+    bar->addWidget(m_step);
+    bar->addSpacing(12);
+    bar->addWidget(speedLabel);
+    bar->addWidget(m_speed);
+    bar->addSpacing(12);
+    bar->addWidget(m_bubble);
+    bar->addStretch(1);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 6, 0, 0);
+    layout->addLayout(bar);
+    layout->addWidget(m_chart, 1);
+
+    // About 60 frames a second.
+    m_timer->setInterval(16);
+    m_timer->setTimerType(Qt::PreciseTimer);
+    connect(m_timer, &QTimer::timeout, this, &TimelinePanel::tick);
+    connect(m_play, &QToolButton::clicked, this, &TimelinePanel::togglePlay);
+    connect(m_step, &QToolButton::clicked, this, &TimelinePanel::step);
+    auto *space = new QShortcut(QKeySequence(Qt::Key_Space), m_chart);
+    space->setContext(Qt::WidgetShortcut);
+    connect(space, &QShortcut::activated, this, &TimelinePanel::togglePlay);
+    connect(m_chart, &TimelineChart::playheadChanged, this, &TimelinePanel::showState);
+    connect(document, &ScenarioDocument::changed, this, &TimelinePanel::refresh);
+
+    m_chart->setReport(document->lastValidReport());
+    showState();
+}
+
+bool TimelinePanel::isPlaying() const
+{
+    return m_timer->isActive();
+}
+
+void TimelinePanel::play()
+{
+    if (m_chart->makespan() <= 0)
+        return;
+    if (!m_chart->isTeaching())
+        m_chart->setPlayhead(0);
+    m_clock.start();
+    m_timer->start();
+    showState();
+}
+
+void TimelinePanel::pause()
+{
+    m_timer->stop();
+    showState();
+}
+
+void TimelinePanel::togglePlay()
+{
+    if (isPlaying())
+        pause();
+    else
+        play();
+}
+
+void TimelinePanel::step()
+{
+    pause();
+    // From the whole schedule, stepping starts a new walk through it.
+    const double from = m_chart->isTeaching() ? m_chart->playhead() : 0.0;
+    m_chart->setPlayhead(m_chart->nextEvent(from));
+}
+
+void TimelinePanel::tick()
+{
+    const double elapsed = m_clock.restart() / 1000.0;
+    const double speed = m_speed->currentData().toDouble();
+    const double next = m_chart->playhead() + elapsed * speed * m_chart->makespan() / kSweepSeconds;
+    if (next >= m_chart->makespan()) {
+        m_timer->stop();
+        m_chart->setPlayhead(m_chart->makespan());
+    } else {
+        m_chart->setPlayhead(next);
+    }
+    showState();
+}
+
+void TimelinePanel::refresh(FieldMask)
+{
+    // An invalid scenario keeps the last valid timeline (and its animation).
+    if (!m_document->report().ok())
+        return;
+    m_timer->stop();
+    m_chart->setReport(m_document->lastValidReport());
+    showState();
+}
+
+void TimelinePanel::showState()
+{
+    const bool playing = isPlaying();
+    m_play->setText(playing ? tr("&Pause") : tr("&Play"));
+    m_play->setIcon(style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+    m_play->setEnabled(m_chart->makespan() > 0);
+    m_step->setEnabled(m_chart->makespan() > 0);
+    const QString value = QString::number(100 * m_chart->bubbleSoFar(), 'f', 1);
+    m_bubble->setText(m_chart->isTeaching() ? tr("Bubble so far: %1 %").arg(value)
+                                            : tr("Bubble: %1 %").arg(value));
+}
+
+} // namespace ui

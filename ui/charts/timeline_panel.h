@@ -1,0 +1,58 @@
+#pragma once
+
+#include <QElapsedTimer>
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QTimer;
+class QToolButton;
+
+namespace ui {
+
+class FieldMask;
+class ScenarioDocument;
+class TimelineChart;
+
+// The schedule timeline with its teaching controls (issue 6, item 1): Play /
+// Pause sweeps a playhead over the schedule so blocks appear as they run and
+// the bubble counts up; Step jumps to the next block start or end; Speed scales
+// the sweep. It observes the document and restarts on every new report.
+class TimelinePanel : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit TimelinePanel(ScenarioDocument *document, QWidget *parent = nullptr);
+
+    TimelineChart *chart() const { return m_chart; }
+    QToolButton *playButton() const { return m_play; }
+    QToolButton *stepButton() const { return m_step; }
+    QComboBox *speedCombo() const { return m_speed; }
+    QLabel *bubbleLabel() const { return m_bubble; }
+    bool isPlaying() const;
+
+    // Seconds a sweep of the whole schedule takes at 1×.
+    static constexpr double kSweepSeconds = 4.0;
+
+    void play();
+    void pause();
+    void togglePlay();
+    void step();
+
+private:
+    void refresh(FieldMask keys);
+    void tick();
+    void showState();
+
+    ScenarioDocument *m_document;
+    TimelineChart *m_chart;
+    QToolButton *m_play;
+    QToolButton *m_step;
+    QComboBox *m_speed;
+    QLabel *m_bubble;
+    QTimer *m_timer;
+    QElapsedTimer m_clock;
+};
+
+} // namespace ui
