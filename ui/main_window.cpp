@@ -1,6 +1,7 @@
 #include "ui/main_window.h"
 
 #include "core/validate.h"
+#include "io/examples_io.h"
 #include "io/scenario_io.h"
 #include "io/text.h"
 #include "ui/charts/bubble_chart.h"
@@ -19,6 +20,8 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QFrame>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -26,6 +29,7 @@
 #include <QScrollBar>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
@@ -34,10 +38,10 @@ namespace ui {
 MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     : QMainWindow(parent), m_document(document), m_files(new FileActions(document, this)),
       m_controls(new ControlsPanel(document)), m_note(new QLabel), m_verdict(new QLabel),
-      m_charts(new QTabWidget), m_memoryChart(new StageMemoryChart),
-      m_modelSizeChart(new ModelSizeChart), m_bubbleChart(new BubbleChart),
-      m_shardingChart(new ShardingChart), m_formulas(new FormulaPanel),
-      m_timeline(new TimelinePanel(document))
+      m_charts(new QTabWidget), m_example(new QFrame), m_exampleText(new QLabel),
+      m_memoryChart(new StageMemoryChart), m_modelSizeChart(new ModelSizeChart),
+      m_bubbleChart(new BubbleChart), m_shardingChart(new ShardingChart),
+      m_formulas(new FormulaPanel), m_timeline(new TimelinePanel(document))
 {
     resize(1280, 800);
 
@@ -52,6 +56,22 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     dock->setWidget(scroll);
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
+
+    // The explanation of a loaded example, beside the charts it explains.
+    m_example->setFrameShape(QFrame::StyledPanel);
+    m_example->setObjectName(QStringLiteral("example"));
+    m_exampleText->setWordWrap(true);
+    m_exampleText->setTextFormat(Qt::RichText);
+    m_exampleText->setObjectName(QStringLiteral("exampleText"));
+    auto *closeExample = new QToolButton;
+    closeExample->setText(QStringLiteral("×"));
+    closeExample->setToolTip(tr("Hide the explanation"));
+    closeExample->setAutoRaise(true);
+    connect(closeExample, &QToolButton::clicked, m_example, &QWidget::hide);
+    auto *exampleLayout = new QHBoxLayout(m_example);
+    exampleLayout->addWidget(m_exampleText, 1);
+    exampleLayout->addWidget(closeExample, 0, Qt::AlignTop);
+    m_example->hide();
 
     m_note->setWordWrap(true);
     m_note->setTextFormat(Qt::RichText);
@@ -75,6 +95,7 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     auto *central = new QWidget;
     auto *layout = new QVBoxLayout(central);
     layout->setContentsMargins(6, 6, 6, 0);
+    layout->addWidget(m_example);
     layout->addWidget(m_note);
     layout->addWidget(m_charts, 1);
     setCentralWidget(central);
@@ -86,6 +107,33 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     connect(document, &ScenarioDocument::fileStateChanged, this, &MainWindow::updateTitle);
     refresh(FieldMask::all());
     updateTitle();
+}
+
+void MainWindow::loadExample(const QString &id)
+{
+    for (const io::Example &e : io::builtinExamples()) {
+        if (e.id != id)
+            continue;
+        m_document->setScenario(e.scenario, tr("Example: %1").arg(e.title));
+        m_exampleText->setText(QStringLiteral("<b>%1</b><br>%2")
+                                   .arg(e.title.toHtmlEscaped(), e.explanation.toHtmlEscaped()));
+        m_example->show();
+        showChart(e.chart);
+        return;
+    }
+}
+
+void MainWindow::showChart(const QString &id)
+{
+    const QHash<QString, QWidget *> charts{
+        {QStringLiteral("memory"), m_memoryChart},
+        {QStringLiteral("bubble"), m_bubbleChart},
+        {QStringLiteral("timeline"), m_timeline},
+        {QStringLiteral("sharding"), m_shardingChart},
+        {QStringLiteral("model-size"), m_modelSizeChart},
+    };
+    if (QWidget *chart = charts.value(id))
+        m_charts->setCurrentWidget(chart);
 }
 
 void MainWindow::updateTitle()
@@ -126,6 +174,14 @@ void MainWindow::createMenus()
     redo->setShortcut(QKeySequence::Redo);
     edit->addAction(undo);
     edit->addAction(redo);
+
+    QMenu *examples = menuBar()->addMenu(tr("E&xamples"));
+    for (const io::Example &e : io::builtinExamples()) {
+        QAction *action = examples->addAction(e.title);
+        action->setToolTip(e.explanation);
+        const QString id = e.id;
+        connect(action, &QAction::triggered, this, [this, id] { loadExample(id); });
+    }
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     for (QDockWidget *dock : findChildren<QDockWidget *>())

@@ -5,6 +5,7 @@
 #include <QMainWindow>
 #include <QSet>
 
+class QFrame;
 class QLabel;
 class QTabWidget;
 
@@ -42,6 +43,13 @@ public:
     QLabel *note() const { return m_note; }
     QLabel *verdict() const { return m_verdict; }
     FileActions *fileActions() const { return m_files; }
+    // The explanation of the example on screen (hidden when none).
+    QLabel *exampleText() const { return m_exampleText; }
+
+    // Loads one of the seed's worked cases, shows its chart and explanation.
+    void loadExample(const QString &id);
+    // Brings a chart to the front by its id: bubble, memory, timeline, sharding, model-size.
+    void showChart(const QString &id);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -62,6 +70,8 @@ private:
     QLabel *m_note;
     QLabel *m_verdict;
     QTabWidget *m_charts;
+    QFrame *m_example;
+    QLabel *m_exampleText;
     StageMemoryChart *m_memoryChart;
     ModelSizeChart *m_modelSizeChart;
     BubbleChart *m_bubbleChart;

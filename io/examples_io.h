@@ -1,0 +1,26 @@
+#pragma once
+
+#include "core/error.h"
+#include "core/scenario.h"
+
+#include <QList>
+#include <QString>
+#include <optional>
+
+namespace io {
+
+// One of the seed's worked cases, shipped with the program (resources/examples).
+struct Example
+{
+    QString id;
+    QString title;
+    QString chart; // the chart that teaches it: bubble, memory, timeline, sharding, model-size
+    QString explanation;
+    core::Scenario scenario;
+};
+
+// The built-in examples, in menu order. A broken resource is a programming
+// error and stops the program with a message.
+QList<Example> builtinExamples();
+
+} // namespace io

@@ -1,0 +1,133 @@
+// Issue 6: every Examples-menu entry loads and shows the number it teaches, as
+// the seed gives it.
+#include "core/units.h"
+#include "io/examples_io.h"
+#include "io/presets_io.h"
+#include "ui/charts/bubble_chart.h"
+#include "ui/charts/model_size_chart.h"
+#include "ui/charts/sharding_chart.h"
+#include "ui/charts/stage_memory_chart.h"
+#include "ui/main_window.h"
+#include "ui/scenario_document.h"
+
+#include <QLabel>
+#include <QMenuBar>
+#include <QTabWidget>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace ui;
+
+class TestExamples : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void everyExampleIsInTheMenu()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        QMenu *menu = nullptr;
+        for (QAction *a : window.menuBar()->actions())
+            if (a->text() == "E&xamples")
+                menu = a->menu();
+        QVERIFY(menu);
+        QCOMPARE(menu->actions().size(), io::builtinExamples().size());
+        QVERIFY(io::builtinExamples().size() >= 12);
+    }
+
+    void teaches_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<QString>("chart");
+        QTest::addRow("seed ¶2: K=4, m=16 → 15.8 %%") << "bubble-k4-m16"
+                                                     << "bubble";
+        QTest::addRow("seed ¶2: K=4, m=4 → 42.9 %%") << "bubble-k4-m4"
+                                                    << "bubble";
+        QTest::addRow("seed ¶1: 70B FP16 does not fit 80 GB") << "70b-one-device"
+                                                              << "memory";
+        QTest::addRow("seed ¶1: 70B FP16, T=4 → 35 GB each") << "70b-t4"
+                                                             << "memory";
+        QTest::addRow("seed ¶2: 8B DP2-PP2, m=2") << "8b-dp2-pp2-m2"
+                                                  << "memory";
+        QTest::addRow("seed ¶2: 8B DP2-PP2, m=16") << "8b-dp2-pp2-m16"
+                                                   << "memory";
+        QTest::addRow("pytorch#165822: outputs not cached") << "8b-dp2-pp2-no-cache"
+                                                            << "memory";
+        QTest::addRow("seed ¶3: rows→rows vs columns→rows") << "ffn-split"
+                                                            << "sharding";
+        QTest::addRow("seed ¶1: 405B FP16 on 16 SN40L") << "405b-sn40l-fp16"
+                                                        << "model-size";
+        QTest::addRow("seed ¶1: 405B FP8 on 8 SN40L") << "405b-sn40l-fp8"
+                                                      << "model-size";
+        QTest::addRow("seed ¶1: 405B INT4 on 4 SN40L") << "405b-sn40l-int4"
+                                                       << "model-size";
+        QTest::addRow("seed ¶3: 70B, T=4, D=4 → 16 devices") << "70b-t4-d4"
+                                                             << "memory";
+    }
+    void teaches()
+    {
+        QFETCH(QString, id);
+        QFETCH(QString, chart);
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.loadExample(id);
+        document.flush();
+        QTRY_VERIFY(document.report().ok());
+        QCOMPARE(document.undoStack()->count(), 1); // loading an example can be undone
+        QVERIFY(window.exampleText()->isVisible());
+        QVERIFY(!window.exampleText()->text().isEmpty());
+        const QString verdict = window.verdict()->text();
+        const auto memory = [&window](const char *term) {
+            return window.memoryChart()->values(QString::fromLatin1(term));
+        };
+        const double perMicrobatch = 4096.0 * 128256 * 2 / 1e9; // 1.050673152 GB, DESIGN §3.3
+
+        if (chart == "bubble") {
+            QCOMPARE(window.charts()->currentWidget(), window.bubbleChart());
+            const QString expected = id.endsWith("m16") ? "15.8 % at m = 16" : "42.9 % at m = 4";
+            QTRY_COMPARE(window.bubbleChart()->markerLabel(), expected);
+        } else if (id == "70b-one-device") {
+            QVERIFY(verdict.contains("Does not fit"));
+            QCOMPARE(memory("Weights")[0], 2 * 70'553'706'496.0 / 1e9); // 141.1 GB
+        } else if (id == "70b-t4") {
+            QVERIFY(verdict.contains("Fits"));
+            QCOMPARE(qRound(memory("Weights")[0]), 35);
+        } else if (id == "8b-dp2-pp2-m2") {
+            QCOMPARE(memory("Cached outputs")[1], 2 * perMicrobatch);
+            QCOMPARE(memory("Cached outputs")[0], 0.0);
+        } else if (id == "8b-dp2-pp2-m16") {
+            QCOMPARE(memory("Cached outputs")[1], 16 * perMicrobatch);
+            QCOMPARE(memory("Cached outputs")[0], 0.0);
+        } else if (id == "8b-dp2-pp2-no-cache") {
+            QCOMPARE(memory("Cached outputs")[1], 0.0);
+        } else if (id == "ffn-split") {
+            QCOMPARE(window.charts()->currentWidget(), window.shardingChart());
+            QTRY_COMPARE(window.shardingChart()->categories().size(), 4);
+            // T = 4, BF16, 4096 tokens: a ring all-reduce sends 2(T−1)/T of its payload.
+            const double tokensH = 4096.0 * 8192 * 2 * 1.5 / 1e6;  // 100.663296 MB
+            const double tokensF = 4096.0 * 32768 * 2 * 1.5 / 1e6; // 402.653184 MB
+            const QStringList names = window.shardingChart()->categories();
+            const QList<qreal> allReduce = window.shardingChart()->values("all-reduce");
+            QCOMPARE(allReduce[names.indexOf("columns → rows")], tokensH);
+            QCOMPARE(allReduce[names.indexOf("rows → rows")], tokensH + tokensF);
+        } else if (id.startsWith("405b-sn40l")) {
+            QCOMPARE(window.charts()->currentWidget(), window.modelSizeChart());
+            const int devices = id.endsWith("fp16") ? 16 : id.endsWith("fp8") ? 8 : 4;
+            QVERIFY(verdict.startsWith(QString::number(devices) + " devices"));
+            QVERIFY(verdict.contains("Fits"));
+            // The T devices together hold what one cannot: T × 64 GiB.
+            QCOMPARE(window.modelSizeChart()->groupCapacityGb(),
+                     devices * 64.0 * core::kGiB / core::kGB);
+        } else if (id == "70b-t4-d4") {
+            QVERIFY(verdict.startsWith("16 devices"));
+        } else {
+            QFAIL("an example without a check");
+        }
+    }
+};
+
+QTEST_MAIN(TestExamples)
+#include "tst_examples.moc"
