@@ -41,9 +41,9 @@ private Q_SLOTS:
         QTest::addColumn<QString>("id");
         QTest::addColumn<QString>("chart");
         QTest::addRow("seed ¶2: K=4, m=16 → 15.8 %%") << "bubble-k4-m16"
-                                                     << "bubble";
+                                                      << "bubble";
         QTest::addRow("seed ¶2: K=4, m=4 → 42.9 %%") << "bubble-k4-m4"
-                                                    << "bubble";
+                                                     << "bubble";
         QTest::addRow("seed ¶1: 70B FP16 does not fit 80 GB") << "70b-one-device"
                                                               << "memory";
         QTest::addRow("seed ¶1: 70B FP16, T=4 → 35 GB each") << "70b-t4"
