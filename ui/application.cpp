@@ -7,6 +7,7 @@
 #include "ui/main_window.h"
 #include "ui/scenario_document.h"
 #include "ui/settings.h"
+#include "ui/units.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -80,6 +81,7 @@ int runApplication(int argc, char *argv[])
     }
     ScenarioDocument document(std::move(presets));
     Settings settings;
+    units::setCurrent(settings.sizesInGib() ? io::SizeUnit::gib : io::SizeUnit::gb);
     const QStringList files = parser.positionalArguments();
     if (!files.isEmpty()) {
         if (auto reason = document.open(files.constFirst())) {

@@ -2,6 +2,7 @@
 
 #include "core/comm_cost.h"
 #include "io/text.h"
+#include "ui/units.h"
 
 namespace ui {
 
@@ -9,7 +10,7 @@ namespace {
 
 QString gb(std::int64_t bytes)
 {
-    return io::formatBytes(static_cast<double>(bytes));
+    return units::format(static_cast<double>(bytes));
 }
 
 QString percent(double fraction)

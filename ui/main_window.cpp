@@ -14,6 +14,7 @@
 #include "ui/formula_panel.h"
 #include "ui/scenario_document.h"
 #include "ui/settings.h"
+#include "ui/units.h"
 
 #include <QAction>
 #include <QApplication>
@@ -184,6 +185,17 @@ void MainWindow::createMenus()
     }
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
+    m_gibAction = view->addAction(tr("Sizes in &GiB (2³⁰ bytes)"));
+    m_gibAction->setCheckable(true);
+    m_gibAction->setToolTip(
+        tr("Show memory in GiB (2³⁰ bytes) instead of decimal GB (10⁹ bytes)."));
+    m_gibAction->setChecked(units::current() == io::SizeUnit::gib);
+    connect(m_gibAction, &QAction::toggled, this, [this](bool gib) {
+        units::setCurrent(gib ? io::SizeUnit::gib : io::SizeUnit::gb);
+        Settings().setSizesInGib(gib);
+        redrawAll();
+    });
+    view->addSeparator();
     for (QDockWidget *dock : findChildren<QDockWidget *>())
         view->addAction(dock->toggleViewAction());
 
@@ -211,6 +223,16 @@ void MainWindow::refresh(FieldMask keys)
     if (keys.intersects(FieldMask::of({"model", "device", "precision", "tp", "seq_len",
                                        "microbatch_size", "mfu", "inter_node_gb_per_s"})))
         m_stale.insert(m_shardingChart);
+    updateVisibleChart();
+    showVerdict();
+}
+
+void MainWindow::redrawAll()
+{
+    m_stale = {m_memoryChart, m_bubbleChart, m_modelSizeChart, m_shardingChart};
+    showNote();
+    if (!m_document->lastValidReport().ok())
+        return;
     updateVisibleChart();
     showVerdict();
 }
@@ -273,9 +295,18 @@ void MainWindow::showNote()
                     "the last valid scenario.</span>")
                      .arg(io::qs(current.error->toString()).toHtmlEscaped());
     } else {
-        for (const auto &w : current.warnings)
-            lines << tr("<span style='color:#8a5a00'>⚠ %1</span>")
-                         .arg(io::qs(w.message).toHtmlEscaped());
+        for (const auto &w : current.warnings) {
+            QString message = io::qs(w.message);
+            if (w.code == "does-not-fit") { // in the unit the window shows
+                const auto &st = current.stages[std::size_t(current.firstOverflowStage)];
+                message = tr("stage %1 does not fit: it needs %2 of %3, most of it %4")
+                              .arg(st.index)
+                              .arg(units::format(double(st.totalBytes)),
+                                   units::format(double(st.capacityBytes)),
+                                   io::qs(current.firstOverflowTerm));
+            }
+            lines << tr("<span style='color:#8a5a00'>⚠ %1</span>").arg(message.toHtmlEscaped());
+        }
     }
     m_note->setText(lines.join(QStringLiteral("<br>")));
     m_note->setVisible(!lines.isEmpty());
@@ -296,13 +327,13 @@ void MainWindow::showVerdict()
         for (const auto &stage : r.stages)
             headroom = std::min(headroom, stage.headroomBytes);
         verdict += tr("Fits: every stage has at least %1 free.")
-                       .arg(io::formatBytes(static_cast<double>(headroom)));
+                       .arg(units::format(static_cast<double>(headroom)));
     } else {
         const auto &stage = r.stages[static_cast<std::size_t>(r.firstOverflowStage)];
         verdict += tr("Does not fit: stage %1 needs %2 of %3; its largest term is %4.")
                        .arg(stage.index)
-                       .arg(io::formatBytes(static_cast<double>(stage.totalBytes)),
-                            io::formatBytes(static_cast<double>(stage.capacityBytes)),
+                       .arg(units::format(static_cast<double>(stage.totalBytes)),
+                            units::format(static_cast<double>(stage.capacityBytes)),
                             io::qs(r.firstOverflowTerm));
     }
     m_verdict->setText(verdict);

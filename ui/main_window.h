@@ -5,6 +5,7 @@
 #include <QMainWindow>
 #include <QSet>
 
+class QAction;
 class QFrame;
 class QLabel;
 class QTabWidget;
@@ -43,6 +44,8 @@ public:
     QLabel *note() const { return m_note; }
     QLabel *verdict() const { return m_verdict; }
     FileActions *fileActions() const { return m_files; }
+    // View → Sizes in GiB.
+    QAction *gibAction() const { return m_gibAction; }
     // The explanation of the example on screen (hidden when none).
     QLabel *exampleText() const { return m_exampleText; }
 
@@ -61,6 +64,7 @@ private:
     void showNote();
     void showVerdict();
     void updateVisibleChart();
+    void redrawAll();
     void updateSharding();
     void updateFormulas();
 
@@ -71,6 +75,7 @@ private:
     QLabel *m_verdict;
     QTabWidget *m_charts;
     QFrame *m_example;
+    QAction *m_gibAction = nullptr;
     QLabel *m_exampleText;
     StageMemoryChart *m_memoryChart;
     ModelSizeChart *m_modelSizeChart;

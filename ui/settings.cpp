@@ -8,6 +8,7 @@ const QString kLastFile = QStringLiteral("session/file");
 const QString kRecentFiles = QStringLiteral("files/recent");
 const QString kGeometry = QStringLiteral("window/geometry");
 const QString kState = QStringLiteral("window/state");
+const QString kSizesInGib = QStringLiteral("view/sizesInGib");
 } // namespace
 
 QByteArray Settings::lastScenario() const
@@ -43,6 +44,16 @@ void Settings::addRecentFile(const QString &path)
     while (files.size() > kMaxRecent)
         files.removeLast();
     m_settings.setValue(kRecentFiles, files);
+}
+
+bool Settings::sizesInGib() const
+{
+    return m_settings.value(kSizesInGib, false).toBool();
+}
+
+void Settings::setSizesInGib(bool gib)
+{
+    m_settings.setValue(kSizesInGib, gib);
 }
 
 QByteArray Settings::windowGeometry() const

@@ -24,6 +24,10 @@ public:
     void addRecentFile(const QString &path);
     static constexpr int kMaxRecent = 8;
 
+    // Sizes in GiB (2^30) instead of decimal GB.
+    bool sizesInGib() const;
+    void setSizesInGib(bool gib);
+
     QByteArray windowGeometry() const;
     void setWindowGeometry(const QByteArray &geometry);
     QByteArray windowState() const;

@@ -14,6 +14,7 @@
 #include <QComboBox>
 #include <QFontInfo>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
@@ -238,6 +239,38 @@ private Q_SLOTS:
         QVERIFY(summary.contains("2 all-reduce"));
         QVERIFY(summary.contains("Every split really executed on 8 simulated devices"));
         QVERIFY(window.formulas()->toPlainText().contains("2(T−1)/T"));
+    }
+
+    // Issue 6: the GB/GiB toggle changes a label's unit and value consistently.
+    void unitsToggle()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const QRegularExpression free(QStringLiteral("at least ([0-9.]+) (GB|GiB) free"));
+        auto headroom = [&] {
+            const auto match = free.match(window.verdict()->text());
+            return std::pair{match.captured(1).toDouble(), match.captured(2)};
+        };
+        const auto [gb, gbUnit] = headroom();
+        QCOMPARE(gbUnit, QStringLiteral("GB"));
+        QCOMPARE(window.memoryChart()->axisTitle(), QStringLiteral("Memory per device (GB)"));
+        QCOMPARE(window.memoryChart()->capacityName(), QStringLiteral("Capacity 85.9 GB"));
+
+        window.gibAction()->trigger();
+        const auto [gib, gibUnit] = headroom();
+        QCOMPARE(gibUnit, QStringLiteral("GiB"));
+        // The same bytes: GB × 10⁹ = GiB × 2³⁰, up to the one-decimal rounding.
+        QVERIFY(std::abs(gib * core::kGiB - gb * core::kGB) < 0.06 * core::kGiB);
+        QCOMPARE(window.memoryChart()->axisTitle(), QStringLiteral("Memory per device (GiB)"));
+        QCOMPARE(window.memoryChart()->capacityName(), QStringLiteral("Capacity 80.0 GiB"));
+        QCOMPARE(window.memoryChart()->capacityGb(), 80.0);        // 80 GiB of HBM
+        QCOMPARE(window.memoryChart()->values("Reserve")[0], 2.0); // reserve_gib = 2
+        window.charts()->setCurrentWidget(window.modelSizeChart());
+        QCOMPARE(window.modelSizeChart()->deviceCapacityGb(), 80.0);
+        window.gibAction()->trigger(); // back to GB for the other tests
+        QCOMPARE(headroom().second, QStringLiteral("GB"));
     }
 
     void choosingADeviceRedrawsOnce()

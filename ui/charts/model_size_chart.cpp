@@ -3,6 +3,7 @@
 #include "core/units.h"
 #include "io/text.h"
 #include "ui/charts/chart_style.h"
+#include "ui/units.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSeries>
@@ -41,7 +42,6 @@ ModelSizeChart::ModelSizeChart(QWidget *parent)
     m_chart->addSeries(m_group);
 
     m_precisionAxis->setTitleText(tr("Precision"));
-    m_sizeAxis->setTitleText(tr("Weights (GB)"));
     m_sizeAxis->setLabelFormat(QStringLiteral("%.0f"));
     m_chart->addAxis(m_precisionAxis, Qt::AlignBottom);
     m_chart->addAxis(m_sizeAxis, Qt::AlignLeft);
@@ -65,7 +65,7 @@ void ModelSizeChart::setReport(const core::Report &report)
     QList<qreal> values;
     for (const auto &size : report.sizeByPrecision) {
         categories << io::qs(core::toString(size.precision));
-        values << static_cast<double>(size.bytes) / core::kGB;
+        values << units::large(static_cast<double>(size.bytes));
     }
     m_weights->remove(0, m_weights->count());
     m_weights->append(values);
@@ -75,14 +75,19 @@ void ModelSizeChart::setReport(const core::Report &report)
     const double device =
         report.stages.empty()
             ? 0
-            : static_cast<double>(report.stages.front().capacityBytes) / core::kGB;
+            : units::large(static_cast<double>(report.stages.front().capacityBytes));
     const double group = device * report.tp;
     const double n = static_cast<double>(categories.size());
     m_lineAxis->setRange(-0.5, n - 0.5);
     m_device->replace({QPointF(-0.5, device), QPointF(n - 0.5, device)});
     m_group->replace({QPointF(-0.5, group), QPointF(n - 0.5, group)});
-    m_device->setName(tr("One %1 (%2 GB)").arg(io::qs(report.deviceName)).arg(device, 0, 'f', 1));
-    m_group->setName(tr("T = %1 devices (%2 GB)").arg(report.tp).arg(group, 0, 'f', 1));
+    m_device->setName(tr("One %1 (%2 %3)")
+                          .arg(io::qs(report.deviceName))
+                          .arg(device, 0, 'f', 1)
+                          .arg(units::largeName()));
+    m_group->setName(
+        tr("T = %1 devices (%2 %3)").arg(report.tp).arg(group, 0, 'f', 1).arg(units::largeName()));
+    m_sizeAxis->setTitleText(tr("Weights (%1)").arg(units::largeName()));
     m_group->setVisible(report.tp > 1);
 
     const double peak = values.isEmpty() ? 0 : *std::max_element(values.begin(), values.end());

@@ -3,6 +3,7 @@
 #include "core/comm_cost.h"
 #include "io/text.h"
 #include "ui/charts/chart_style.h"
+#include "ui/units.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -79,7 +80,6 @@ ShardingChart::ShardingChart(QWidget *parent)
     }
     m_chart->addSeries(bars);
     m_strategyAxis->setTitleText(tr("W1 [h, f] split by … → W2 [f, h] split by …"));
-    m_bytesAxis->setTitleText(tr("Sent per device per layer (MB)"));
     m_bytesAxis->setLabelFormat(QStringLiteral("%.0f"));
     m_chart->addAxis(m_strategyAxis, Qt::AlignBottom);
     m_chart->addAxis(m_bytesAxis, Qt::AlignLeft);
@@ -118,12 +118,13 @@ void ShardingChart::setReport(const core::ShardReport &r, const QString &modelNa
             for (const auto &c : s.collectives)
                 if (c.kind == kKinds[i])
                     bytes += core::wireBytesPerDevice(c.kind, c.payloadBytes, r.tp);
-            m_sets[i]->append(bytes / 1e6);
-            total += bytes / 1e6;
+            m_sets[i]->append(units::small(bytes));
+            total += units::small(bytes);
         }
         peak = std::max(peak, total);
     }
     m_strategyAxis->setCategories(categories);
+    m_bytesAxis->setTitleText(tr("Sent per device per layer (%1)").arg(units::smallName()));
     // Only the kinds of collective some split needs are listed in the legend.
     const auto markers = m_chart->legend()->markers();
     for (qsizetype i = 0; i < m_sets.size() && i < markers.size(); ++i) {

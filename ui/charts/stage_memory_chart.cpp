@@ -2,6 +2,7 @@
 
 #include "core/units.h"
 #include "ui/charts/chart_style.h"
+#include "ui/units.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -40,7 +41,7 @@ const Term kTerms[] = {
 
 double toGb(std::int64_t bytes)
 {
-    return static_cast<double>(bytes) / core::kGB;
+    return units::large(static_cast<double>(bytes));
 }
 
 } // namespace
@@ -68,7 +69,6 @@ StageMemoryChart::StageMemoryChart(QWidget *parent)
     m_chart->addSeries(m_capacity);
 
     m_stageAxis->setTitleText(tr("Pipeline stage"));
-    m_memoryAxis->setTitleText(tr("Memory per device (GB)"));
     m_memoryAxis->setLabelFormat(QStringLiteral("%.0f"));
     m_chart->addAxis(m_stageAxis, Qt::AlignBottom);
     m_chart->addAxis(m_memoryAxis, Qt::AlignLeft);
@@ -114,7 +114,8 @@ void StageMemoryChart::setReport(const core::Report &report)
     const double stages = static_cast<double>(report.stages.size());
     m_lineAxis->setRange(-0.5, stages - 0.5);
     m_capacity->replace({QPointF(-0.5, capacity), QPointF(stages - 0.5, capacity)});
-    m_capacity->setName(tr("Capacity %1 GB").arg(capacity, 0, 'f', 1));
+    m_capacity->setName(tr("Capacity %1 %2").arg(capacity, 0, 'f', 1).arg(units::largeName()));
+    m_memoryAxis->setTitleText(tr("Memory per device (%1)").arg(units::largeName()));
 
     chart_style::setNiceRange(m_memoryAxis, std::max(peak, capacity));
 }
@@ -134,6 +135,16 @@ QList<qreal> StageMemoryChart::values(const QString &term) const
 qreal StageMemoryChart::capacityGb() const
 {
     return m_capacity->count() > 0 ? m_capacity->at(0).y() : 0;
+}
+
+QString StageMemoryChart::axisTitle() const
+{
+    return m_memoryAxis->titleText();
+}
+
+QString StageMemoryChart::capacityName() const
+{
+    return m_capacity->name();
 }
 
 QStringList StageMemoryChart::categories() const

@@ -29,6 +29,8 @@ public:
     QList<qreal> values(const QString &term) const;
     qreal capacityGb() const;
     QStringList categories() const;
+    QString axisTitle() const;
+    QString capacityName() const;
 
 private:
     QChart *m_chart;
