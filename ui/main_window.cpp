@@ -5,6 +5,7 @@
 #include "io/scenario_io.h"
 #include "io/text.h"
 #include "ui/charts/bubble_chart.h"
+#include "ui/charts/chart_style.h"
 #include "ui/charts/model_size_chart.h"
 #include "ui/charts/sharding_chart.h"
 #include "ui/charts/stage_memory_chart.h"
@@ -18,6 +19,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QChartView>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileInfo>
@@ -196,6 +198,37 @@ void MainWindow::createMenus()
         redrawAll();
     });
     view->addSeparator();
+    m_presentAction = view->addAction(tr("&Presentation mode"));
+    m_presentAction->setCheckable(true);
+    m_presentAction->setShortcut(Qt::Key_F11);
+    m_presentAction->setToolTip(
+        tr("Full screen with larger text and lines, readable from the back of a room."));
+    connect(m_presentAction, &QAction::toggled, this, [this](bool on) {
+        if (on)
+            showFullScreen();
+        else
+            showNormal();
+        applyScale();
+    });
+    QAction *zoomIn = view->addAction(tr("&Larger text"));
+    zoomIn->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence::ZoomIn});
+    connect(zoomIn, &QAction::triggered, this, [this] {
+        m_zoom = std::min(m_zoom * 1.2, 4.0);
+        applyScale();
+    });
+    QAction *zoomOut = view->addAction(tr("&Smaller text"));
+    zoomOut->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Minus)); // also QKeySequence::ZoomOut
+    connect(zoomOut, &QAction::triggered, this, [this] {
+        m_zoom = std::max(m_zoom / 1.2, 0.5);
+        applyScale();
+    });
+    QAction *zoomReset = view->addAction(tr("&Normal text size"));
+    zoomReset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    connect(zoomReset, &QAction::triggered, this, [this] {
+        m_zoom = 1.0;
+        applyScale();
+    });
+    view->addSeparator();
     for (QDockWidget *dock : findChildren<QDockWidget *>())
         view->addAction(dock->toggleViewAction());
 
@@ -225,6 +258,22 @@ void MainWindow::refresh(FieldMask keys)
         m_stale.insert(m_shardingChart);
     updateVisibleChart();
     showVerdict();
+}
+
+double MainWindow::textScale() const
+{
+    // Presentation mode: half as large again, readable from the back of a room.
+    return (m_presentAction && m_presentAction->isChecked() ? 1.5 : 1.0) * m_zoom;
+}
+
+void MainWindow::applyScale()
+{
+    const double scale = textScale();
+    QFont font = QApplication::font();
+    font.setPointSizeF(font.pointSizeF() * scale);
+    setFont(font); // widgets, the timeline and the formulas follow the window's font
+    for (QChartView *view : findChildren<QChartView *>())
+        chart_style::setScale(view->chart(), scale);
 }
 
 void MainWindow::redrawAll()

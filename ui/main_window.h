@@ -46,6 +46,10 @@ public:
     FileActions *fileActions() const { return m_files; }
     // View → Sizes in GiB.
     QAction *gibAction() const { return m_gibAction; }
+    // View → Presentation mode (F11): full screen, larger text and lines.
+    QAction *presentationAction() const { return m_presentAction; }
+    // The text and line scale now in force (presentation × zoom).
+    double textScale() const;
     // The explanation of the example on screen (hidden when none).
     QLabel *exampleText() const { return m_exampleText; }
 
@@ -65,6 +69,7 @@ private:
     void showVerdict();
     void updateVisibleChart();
     void redrawAll();
+    void applyScale();
     void updateSharding();
     void updateFormulas();
 
@@ -76,6 +81,8 @@ private:
     QTabWidget *m_charts;
     QFrame *m_example;
     QAction *m_gibAction = nullptr;
+    QAction *m_presentAction = nullptr;
+    double m_zoom = 1.0; // Ctrl+= / Ctrl+-
     QLabel *m_exampleText;
     StageMemoryChart *m_memoryChart;
     ModelSizeChart *m_modelSizeChart;

@@ -11,6 +11,7 @@
 #include "ui/scenario_document.h"
 #include "ui/widgets/slider_spin.h"
 
+#include <QChartView>
 #include <QComboBox>
 #include <QFontInfo>
 #include <QLabel>
@@ -271,6 +272,31 @@ private Q_SLOTS:
         QCOMPARE(window.modelSizeChart()->deviceCapacityGb(), 80.0);
         window.gibAction()->trigger(); // back to GB for the other tests
         QCOMPARE(headroom().second, QStringLiteral("GB"));
+    }
+
+    // Issue 6: presentation mode and Ctrl+= / Ctrl+- scale the charts' text and lines.
+    void presentationMode()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto *view = window.memoryChart()->findChild<QChartView *>();
+        QVERIFY(view);
+        const double title = view->chart()->titleFont().pointSizeF();
+        const double axis = view->chart()->axes().constFirst()->labelsFont().pointSizeF();
+        QTest::keyClick(&window, Qt::Key_F11);
+        QVERIFY(window.presentationAction()->isChecked());
+        QCOMPARE(window.textScale(), 1.5);
+        QCOMPARE(view->chart()->titleFont().pointSizeF(), 1.5 * title);
+        QCOMPARE(view->chart()->axes().constFirst()->labelsFont().pointSizeF(), 1.5 * axis);
+        QTest::keyClick(&window, Qt::Key_Equal, Qt::ControlModifier);
+        QCOMPARE(window.textScale(), 1.5 * 1.2);
+        QCOMPARE(view->chart()->titleFont().pointSizeF(), 1.8 * title);
+        QTest::keyClick(&window, Qt::Key_Minus, Qt::ControlModifier);
+        QTest::keyClick(&window, Qt::Key_F11);
+        QCOMPARE(window.textScale(), 1.0);
+        QCOMPARE(view->chart()->titleFont().pointSizeF(), title);
     }
 
     void choosingADeviceRedrawsOnce()

@@ -1,6 +1,12 @@
 #include "ui/charts/chart_style.h"
 
+#include <QAbstractAxis>
+#include <QAbstractBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QLegend>
 #include <QValueAxis>
+#include <QXYSeries>
 #include <cmath>
 
 namespace ui::chart_style {
@@ -19,6 +25,51 @@ QPen groupCapacityPen()
     pen.setWidthF(2.0);
     pen.setStyle(Qt::DotLine);
     return pen;
+}
+
+namespace {
+
+// Each item's font and pen at scale 1, kept on the item the first time.
+QFont baseFont(QObject *item, const char *name, const QFont &current)
+{
+    const QVariant stored = item->property(name);
+    if (stored.isValid())
+        return stored.value<QFont>();
+    item->setProperty(name, current);
+    return current;
+}
+
+QFont scaled(QFont font, double scale)
+{
+    font.setPointSizeF(font.pointSizeF() * scale);
+    return font;
+}
+
+} // namespace
+
+void setScale(QChart *chart, double scale)
+{
+    chart->setTitleFont(scaled(baseFont(chart, "baseTitleFont", chart->titleFont()), scale));
+    QLegend *legend = chart->legend();
+    legend->setFont(scaled(baseFont(legend, "baseFont", legend->font()), scale));
+    for (QAbstractAxis *axis : chart->axes()) {
+        axis->setLabelsFont(scaled(baseFont(axis, "baseLabelsFont", axis->labelsFont()), scale));
+        axis->setTitleFont(scaled(baseFont(axis, "baseTitleFont", axis->titleFont()), scale));
+    }
+    for (QAbstractSeries *series : chart->series()) {
+        if (auto *xy = qobject_cast<QXYSeries *>(series)) {
+            xy->setPointLabelsFont(
+                scaled(baseFont(xy, "baseLabelsFont", xy->pointLabelsFont()), scale));
+            if (!xy->property("basePenWidth").isValid())
+                xy->setProperty("basePenWidth", xy->pen().widthF());
+            QPen pen = xy->pen();
+            pen.setWidthF(xy->property("basePenWidth").toDouble() * scale);
+            xy->setPen(pen);
+        } else if (auto *bars = qobject_cast<QAbstractBarSeries *>(series)) {
+            for (QBarSet *set : bars->barSets())
+                set->setLabelFont(scaled(baseFont(set, "baseLabelFont", set->labelFont()), scale));
+        }
+    }
 }
 
 void setNiceRange(QValueAxis *axis, double peak)

@@ -3,6 +3,7 @@
 #include <QColor>
 #include <QPen>
 
+class QChart;
 class QValueAxis;
 
 namespace ui::chart_style {
@@ -55,6 +56,11 @@ inline QColor weights()
 QPen capacityPen();
 // The capacity of T devices together.
 QPen groupCapacityPen();
+
+// Scales every text and line of a chart by `scale` relative to its look at
+// 1 (presentation mode, Ctrl+= / Ctrl+-). The look at 1 is remembered on the
+// first call.
+void setScale(QChart *chart, double scale);
 
 // 0 .. a round number above `peak` (10 % headroom), with ticks at a round step.
 void setNiceRange(QValueAxis *axis, double peak);
