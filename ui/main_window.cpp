@@ -48,7 +48,7 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
 {
     resize(1280, 800);
 
-    auto *scroll = new QScrollArea;
+    auto *scroll = m_controlsScroll = new QScrollArea;
     scroll->setWidget(m_controls);
     scroll->setWidgetResizable(true);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -274,6 +274,10 @@ void MainWindow::applyScale()
     setFont(font); // widgets, the timeline and the formulas follow the window's font
     for (QChartView *view : findChildren<QChartView *>())
         chart_style::setScale(view->chart(), scale);
+    // The controls grow with the text; the dock must not cut them.
+    m_controlsScroll->setMinimumWidth(m_controls->minimumSizeHint().width() +
+                                      m_controlsScroll->verticalScrollBar()->sizeHint().width() +
+                                      4);
 }
 
 void MainWindow::redrawAll()

@@ -7,6 +7,7 @@
 
 class QAction;
 class QFrame;
+class QScrollArea;
 class QLabel;
 class QTabWidget;
 
@@ -80,6 +81,7 @@ private:
     QLabel *m_verdict;
     QTabWidget *m_charts;
     QFrame *m_example;
+    QScrollArea *m_controlsScroll = nullptr;
     QAction *m_gibAction = nullptr;
     QAction *m_presentAction = nullptr;
     double m_zoom = 1.0; // Ctrl+= / Ctrl+-

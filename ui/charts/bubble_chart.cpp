@@ -51,7 +51,7 @@ BubbleChart::BubbleChart(QWidget *parent)
     m_bubbleAxis->setRange(0, 100);
     m_bubbleAxis->setTickCount(11);
     m_bubbleAxis->setLabelFormat(QStringLiteral("%.0f"));
-    m_bubbleAxis->setTitleText(tr("Bubble: idle share of the step (%)"));
+    m_bubbleAxis->setTitleText(tr("Idle share of the step (%)"));
     m_chart->addAxis(m_mAxis, Qt::AlignBottom);
     m_chart->addAxis(m_bubbleAxis, Qt::AlignLeft);
 
@@ -109,8 +109,7 @@ void BubbleChart::setScenario(const core::Scenario &s, const core::Report &r)
     m_marker->replace({QPointF(s.microbatches, percent)});
     const QString label = tr("%1 % at m = %2").arg(percent, 0, 'f', 1).arg(s.microbatches);
     m_marker->setPointLabelsFormat(label);
-    m_marker->setName(
-        tr("This scenario (%1, simulated): %2").arg(io::qs(core::toString(s.schedule)), label));
+    m_marker->setName(tr("This scenario (simulated)"));
 }
 
 QList<QPointF> BubbleChart::curve(core::Schedule schedule) const
