@@ -15,6 +15,7 @@
 #include "ui/formula_panel.h"
 #include "ui/scenario_document.h"
 #include "ui/settings.h"
+#include "ui/sources_dialog.h"
 #include "ui/units.h"
 
 #include <QAction>
@@ -110,6 +111,7 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     connect(document, &ScenarioDocument::fileStateChanged, this, &MainWindow::updateTitle);
     refresh(FieldMask::all());
     updateTitle();
+    applyScale();
 }
 
 void MainWindow::loadExample(const QString &id)
@@ -146,6 +148,14 @@ void MainWindow::updateTitle()
         tr("%1[*] — Parascope").arg(path.isEmpty() ? tr("Untitled") : QFileInfo(path).fileName()));
     setWindowFilePath(path);
     setWindowModified(m_document->isModified());
+}
+
+void MainWindow::changeEvent(QEvent *event)
+{
+    // The system switched between light and dark.
+    if (event->type() == QEvent::PaletteChange)
+        applyScale();
+    QMainWindow::changeEvent(event);
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)
@@ -232,7 +242,22 @@ void MainWindow::createMenus()
     for (QDockWidget *dock : findChildren<QDockWidget *>())
         view->addAction(dock->toggleViewAction());
 
+    QAction *play = view->addAction(tr("&Play / pause the timeline"));
+    play->setShortcut(Qt::Key_F5);
+    play->setToolTip(tr("Animate the schedule on the Timeline tab (teaching mode)."));
+    connect(play, &QAction::triggered, this, [this] {
+        m_charts->setCurrentWidget(m_timeline);
+        m_timeline->togglePlay();
+    });
+
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    QAction *sources = help->addAction(tr("&Formulas && sources"));
+    sources->setShortcut(QKeySequence::HelpContents);
+    connect(sources, &QAction::triggered, this, [this] {
+        auto *dialog = new SourcesDialog(m_document, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->show();
+    });
     help->addAction(tr("&About Parascope"), this, [this] {
         QMessageBox::about(this, tr("About Parascope"),
                            tr("<p><b>Parascope</b> %1</p><p>Explore how large language models "
@@ -272,8 +297,10 @@ void MainWindow::applyScale()
     QFont font = QApplication::font();
     font.setPointSizeF(font.pointSizeF() * scale);
     setFont(font); // widgets, the timeline and the formulas follow the window's font
-    for (QChartView *view : findChildren<QChartView *>())
+    for (QChartView *view : findChildren<QChartView *>()) {
         chart_style::setScale(view->chart(), scale);
+        chart_style::applyPalette(view->chart(), palette());
+    }
     // The controls grow with the text; the dock must not cut them.
     m_controlsScroll->setMinimumWidth(m_controls->minimumSizeHint().width() +
                                       m_controlsScroll->verticalScrollBar()->sizeHint().width() +

@@ -9,8 +9,10 @@
 #include "ui/formula_panel.h"
 #include "ui/main_window.h"
 #include "ui/scenario_document.h"
+#include "ui/sources_dialog.h"
 #include "ui/widgets/slider_spin.h"
 
+#include <QApplication>
 #include <QChartView>
 #include <QComboBox>
 #include <QFontInfo>
@@ -297,6 +299,41 @@ private Q_SLOTS:
         QTest::keyClick(&window, Qt::Key_F11);
         QCOMPARE(window.textScale(), 1.0);
         QCOMPARE(view->chart()->titleFont().pointSizeF(), title);
+    }
+
+    // Issue 6: a dark system palette gives dark charts (decided from the window's lightness).
+    void followsADarkPalette()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        QPalette dark;
+        dark.setColor(QPalette::Window, QColor(0x20, 0x20, 0x20));
+        dark.setColor(QPalette::Base, QColor(0x18, 0x18, 0x18));
+        dark.setColor(QPalette::WindowText, QColor(0xEE, 0xEE, 0xEE));
+        window.setPalette(dark);
+        auto *view = window.memoryChart()->findChild<QChartView *>();
+        QVERIFY(view->chart()->backgroundBrush().color().lightness() < 64);
+        QVERIFY(view->chart()->titleBrush().color().lightness() > 192);
+        window.setPalette(QApplication::style()->standardPalette());
+        QVERIFY(view->chart()->backgroundBrush().color().lightness() > 192);
+    }
+
+    void formulasAndSources()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTest::keySequence(&window, QKeySequence::HelpContents);
+        SourcesDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = window.findChild<SourcesDialog *>()) != nullptr);
+        const QString text = dialog->text();
+        QVERIFY(text.contains("(K−1)/(K−1+m) = 3/19 = 15.8 %")); // seed ¶2, live numbers
+        for (const char *source :
+             {"Korthikanti et al. 2022", "Narayanan et al. 2021", "Qi et al. 2023",
+              "Rajbhandari et al. 2020", "pytorch/pytorch#159251", "Patarasuk & Yuan 2009"})
+            QVERIFY2(text.contains(source), source);
+        dialog->close();
     }
 
     void choosingADeviceRedrawsOnce()

@@ -5,6 +5,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QLegend>
+#include <QPalette>
 #include <QValueAxis>
 #include <QXYSeries>
 #include <cmath>
@@ -69,6 +70,26 @@ void setScale(QChart *chart, double scale)
             for (QBarSet *set : bars->barSets())
                 set->setLabelFont(scaled(baseFont(set, "baseLabelFont", set->labelFont()), scale));
         }
+    }
+}
+
+bool isDark(const QPalette &palette)
+{
+    return palette.color(QPalette::Window).lightness() < 128;
+}
+
+void applyPalette(QChart *chart, const QPalette &palette)
+{
+    const QColor text = palette.color(QPalette::WindowText);
+    const QColor grid = isDark(palette) ? QColor(0x55, 0x55, 0x55) : QColor(0xDD, 0xDD, 0xDD);
+    chart->setBackgroundBrush(palette.color(QPalette::Base));
+    chart->setTitleBrush(text);
+    chart->legend()->setLabelColor(text);
+    for (QAbstractAxis *axis : chart->axes()) {
+        axis->setLabelsColor(text);
+        axis->setTitleBrush(text);
+        axis->setGridLineColor(grid);
+        axis->setLinePenColor(text);
     }
 }
 

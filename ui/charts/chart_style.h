@@ -4,6 +4,7 @@
 #include <QPen>
 
 class QChart;
+class QPalette;
 class QValueAxis;
 
 namespace ui::chart_style {
@@ -61,6 +62,12 @@ QPen groupCapacityPen();
 // 1 (presentation mode, Ctrl+= / Ctrl+-). The look at 1 is remembered on the
 // first call.
 void setScale(QChart *chart, double scale);
+
+// Light or dark, from the palette's window colour (Qt 6.4 has no colour-scheme
+// query): backgrounds, text and grid of a chart follow it; series keep their
+// colour-blind-safe colours.
+bool isDark(const QPalette &palette);
+void applyPalette(QChart *chart, const QPalette &palette);
 
 // 0 .. a round number above `peak` (10 % headroom), with ticks at a round step.
 void setNiceRange(QValueAxis *axis, double peak);

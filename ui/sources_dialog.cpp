@@ -1,0 +1,77 @@
+#include "ui/sources_dialog.h"
+
+#include "ui/formula_panel.h"
+#include "ui/scenario_document.h"
+
+#include <QDialogButtonBox>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+namespace ui {
+
+namespace {
+
+// Works the program relies on, cited without links (DESIGN §3).
+const char *const kSources[] = {
+    "Seed document, ¶1 (model sizes by precision, SN40L and SN30), ¶2 (pipeline bubble, "
+    "last-stage memory), ¶3 (sharding, NVLink vs InfiniBand, ZeRO, data parallelism).",
+    "Narayanan et al. 2021, “Efficient Large-Scale Language Model Training on GPU Clusters "
+    "Using Megatron-LM”: §2.2 bubble (K−1)/(K−1+m), §2.2.2 interleaved (K−1)/(v·m+K−1), "
+    "eq. 2 parameter count, §5.1 backward = 2 × forward.",
+    "Qi et al. 2023, “Zero Bubble Pipeline Parallelism”, §3.1: ZB-H1 bubble (K−1)(F+B−W).",
+    "Korthikanti et al. 2022, “Reducing Activation Recomputation in Large Transformer Models”, "
+    "Table 2: activations per layer sbh(34 + 5as/h) and its tensor-, sequence-parallel and "
+    "recomputation forms; §4.2.2 sequence parallelism.",
+    "Rajbhandari et al. 2020, “ZeRO: Memory Optimizations Toward Training Trillion Parameter "
+    "Models”, §3.1 (2 + 2 + 12 bytes per parameter), §5 (stages 1–3), Figure 1.",
+    "Shoeybi et al. 2019, “Megatron-LM”, §3: column- then row-parallel MLP, one all-reduce "
+    "after attention and one after the MLP.",
+    "Patarasuk & Yuan 2009, “Bandwidth optimal all-reduce algorithms for clusters of "
+    "workstations”: ring all-reduce sends 2(T−1)/T of the payload per device.",
+    "Brown et al. 2020, “Language Models are Few-Shot Learners”, Table 2.1 (GPT-3 175B); "
+    "Dubey et al. 2024, “The Llama 3 Herd of Models”, Table 3 (Llama 3.1).",
+    "pytorch/pytorch#159251 (pipelining caches every micro-batch's output on the last stage) "
+    "and #165822 (return_outputs=False).",
+    "llama.cpp block formats Q8_0 and Q4_0: 32 weights and one FP16 scale (8.5 and 4.5 bits).",
+    "Device data sheets: NVIDIA A100, H100, H200, DGX B200; AMD Instinct MI300X; SambaNova "
+    "SN40L (Prabhakar et al. 2024) — see each preset's source.",
+};
+
+} // namespace
+
+SourcesDialog::SourcesDialog(const ScenarioDocument *document, QWidget *parent)
+    : QDialog(parent), m_browser(new QTextBrowser)
+{
+    setWindowTitle(tr("Formulas & sources"));
+    resize(760, 640);
+    const core::Scenario &s = document->lastValidScenario();
+    const core::Report &r = document->lastValidReport();
+    QString html = tr("<h2>Formulas, with the current scenario's numbers</h2>");
+    const std::pair<FormulaPanel::Topic, QString> topics[] = {
+        {FormulaPanel::Topic::memory, tr("Memory per stage")},
+        {FormulaPanel::Topic::bubble, tr("Pipeline bubble")},
+        {FormulaPanel::Topic::timeline, tr("Schedule")},
+        {FormulaPanel::Topic::sharding, tr("Tensor-parallel sharding")},
+        {FormulaPanel::Topic::modelSize, tr("Model size")},
+    };
+    for (const auto &[topic, title] : topics)
+        html += QStringLiteral("<h3>%1</h3>%2").arg(title, FormulaPanel::html(topic, s, r));
+    html += tr("<h2>Sources</h2><ul>");
+    for (const char *source : kSources)
+        html += QStringLiteral("<li>%1</li>").arg(QString::fromUtf8(source).toHtmlEscaped());
+    html += QStringLiteral("</ul>");
+    m_browser->setHtml(html);
+
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_browser);
+    layout->addWidget(buttons);
+}
+
+QString SourcesDialog::text() const
+{
+    return m_browser->toPlainText();
+}
+
+} // namespace ui
