@@ -358,6 +358,8 @@ void MainWindow::updateFormulas()
     QWidget *current = m_charts->currentWidget();
     if (current == m_bubbleChart)
         topic = FormulaPanel::Topic::bubble;
+    else if (current == m_timeline)
+        topic = FormulaPanel::Topic::timeline;
     else if (current == m_shardingChart)
         topic = FormulaPanel::Topic::sharding;
     else if (current == m_modelSizeChart)
