@@ -79,6 +79,16 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
         m_document->setField(QStringLiteral("reserve_gib"), QString::number(value));
     });
 
+    m_mfu = new QDoubleSpinBox;
+    m_mfu->setRange(0.01, 1.0);
+    m_mfu->setDecimals(2);
+    m_mfu->setSingleStep(0.05);
+    m_mfu->setKeyboardTracking(false);
+    addRow(QStringLiteral("mfu"), tr("Compute e&fficiency (MFU)"), m_mfu);
+    connect(m_mfu, &QDoubleSpinBox::valueChanged, this, [this](double value) {
+        m_document->setField(QStringLiteral("mfu"), QString::number(value));
+    });
+
     connect(document, &ScenarioDocument::changed, this, &ControlsPanel::refresh);
     refresh();
 }
@@ -147,8 +157,8 @@ void ControlsPanel::refresh()
             slider->setValue(value.toInt());
         } else if (auto *check = qobject_cast<QCheckBox *>(control)) {
             check->setChecked(value == QLatin1String("true"));
-        } else if (control == m_reserve) {
-            m_reserve->setValue(value.toDouble());
+        } else if (auto *spin = qobject_cast<QDoubleSpinBox *>(control)) {
+            spin->setValue(value.toDouble());
         }
     }
     // Virtual stages only mean something for the interleaved schedule.

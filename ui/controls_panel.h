@@ -39,6 +39,7 @@ private:
     QFormLayout *m_form;
     QHash<QString, QWidget *> m_controls;
     QDoubleSpinBox *m_reserve = nullptr;
+    QDoubleSpinBox *m_mfu = nullptr;
 };
 
 } // namespace ui

@@ -276,7 +276,7 @@ void MainWindow::refresh(FieldMask keys)
     // Charts redraw when they are on screen; the others remember that they are stale.
     m_stale.insert(m_memoryChart);
     m_stale.insert(m_bubbleChart);
-    if (keys.intersects(FieldMask::of({"model", "device", "tp"})))
+    if (keys.intersects(FieldMask::of({"model", "device", "tp", "precision"})))
         m_stale.insert(m_modelSizeChart);
     if (keys.intersects(FieldMask::of({"model", "device", "precision", "tp", "seq_len",
                                        "microbatch_size", "mfu", "inter_node_gb_per_s"})))

@@ -99,10 +99,26 @@ private Q_SLOTS:
     {
         ScenarioDocument document(io::builtinPresets());
         MainWindow window(&document);
-        for (const char *key :
-             {"model", "device", "precision", "mode", "pp", "microbatches", "tp", "dp",
-              "microbatch_size", "seq_len", "zero", "schedule", "virtual_stages", "recompute",
-              "attention", "sequence_parallel", "cache_outputs", "reserve_gib", "grad_precision"}) {
+        for (const char *key : {"model",
+                                "device",
+                                "precision",
+                                "mode",
+                                "pp",
+                                "microbatches",
+                                "tp",
+                                "dp",
+                                "microbatch_size",
+                                "seq_len",
+                                "zero",
+                                "schedule",
+                                "virtual_stages",
+                                "recompute",
+                                "attention",
+                                "sequence_parallel",
+                                "cache_outputs",
+                                "reserve_gib",
+                                "grad_precision",
+                                "mfu"}) {
             QWidget *w = window.controls()->control(QString::fromLatin1(key));
             QVERIFY2(w, key);
             QVERIFY2(!w->toolTip().isEmpty(), key);
@@ -190,6 +206,10 @@ private Q_SLOTS:
         // One 80 GiB device, and T = 8 of them.
         QCOMPARE(window.modelSizeChart()->deviceCapacityGb(), 80.0 * core::kGiB / core::kGB);
         QCOMPARE(window.modelSizeChart()->groupCapacityGb(), 8 * 80.0 * core::kGiB / core::kGB);
+        // Issue 5: changing the precision moves the highlighted bar.
+        QCOMPARE(window.modelSizeChart()->highlighted(), QStringLiteral("bf16"));
+        choose(control<QComboBox>(window, "precision"), "fp8");
+        QTRY_COMPARE(window.modelSizeChart()->highlighted(), QStringLiteral("fp8"));
     }
 
     // Seed ¶2 on the bubble chart: the curves are the closed forms, the marker follows m.

@@ -27,7 +27,8 @@ ModelSizeChart::ModelSizeChart(QWidget *parent)
     m_view->setRenderHint(QPainter::Antialiasing);
 
     auto *bars = new QBarSeries;
-    m_weights->setColor(chart_style::weights());
+    m_weights->setColor(chart_style::skyBlue());
+    m_weights->setSelectedColor(chart_style::weights());
     bars->append(m_weights);
     bars->setLabelsVisible(true);
     bars->setLabelsFormat(QStringLiteral("@value"));
@@ -69,6 +70,10 @@ void ModelSizeChart::setReport(const core::Report &report)
     }
     m_weights->remove(0, m_weights->count());
     m_weights->append(values);
+    // The scenario's precision stands out.
+    for (qsizetype i = 0; i < categories.size(); ++i)
+        if (report.sizeByPrecision[std::size_t(i)].precision == report.precision)
+            m_weights->selectBar(int(i));
     m_precisionAxis->setCategories(categories);
     m_chart->setTitle(tr("%1: weights by precision").arg(io::qs(report.modelName)));
 
@@ -100,6 +105,12 @@ QList<qreal> ModelSizeChart::values() const
     for (int i = 0; i < m_weights->count(); ++i)
         out << m_weights->at(i);
     return out;
+}
+
+QString ModelSizeChart::highlighted() const
+{
+    const QList<int> selected = m_weights->selectedBars();
+    return selected.size() == 1 ? m_precisionAxis->at(selected.constFirst()) : QString();
 }
 
 QStringList ModelSizeChart::categories() const

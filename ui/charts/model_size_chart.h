@@ -27,6 +27,8 @@ public:
     // What is drawn, for tests: GB per precision, and the two capacity lines.
     QList<qreal> values() const;
     QStringList categories() const;
+    // The precision whose bar is highlighted: the scenario's.
+    QString highlighted() const;
     qreal deviceCapacityGb() const;
     qreal groupCapacityGb() const;
 
