@@ -43,6 +43,19 @@ std::optional<QSize> parseSize(const QString &text)
     return QSize(match.captured(1).toInt(), match.captured(2).toInt());
 }
 
+// The offscreen platform warns about size hints each time a window is shown
+// (harmless, TOOLCHAIN.md); export shows its charts to lay them out, and only
+// its own messages should reach the user's terminal.
+QtMessageHandler g_previousHandler = nullptr;
+
+void dropSizeHintNotice(QtMsgType type, const QMessageLogContext &context, const QString &message)
+{
+    if (message == QLatin1String("This plugin does not support propagateSizeHints()"))
+        return;
+    if (g_previousHandler)
+        g_previousHandler(type, context, message);
+}
+
 } // namespace
 
 int runExport(const QStringList &arguments)
@@ -198,6 +211,7 @@ int runExport(const QStringList &arguments)
         if (auto e = io::applySetting(scenario, assignment))
             return fail(*e);
     const core::Report report = ce::evaluate(scenario, presets);
+    g_previousHandler = qInstallMessageHandler(dropSizeHintNotice);
     if (report.error)
         return fail(*report.error);
 

@@ -72,7 +72,7 @@ private:
         while (!xml.atEnd()) {
             xml.readNext();
             if (xml.isCharacters())
-                text += xml.text() + QLatin1Char('\n');
+                text += xml.text().toString() + QLatin1Char('\n');
         }
         if (xml.hasError())
             return QStringLiteral("XML error: ") + xml.errorString();
@@ -114,11 +114,12 @@ private Q_SLOTS:
         QVERIFY(hasCaptionRule(image));
 
         const QString svg = m_dir.filePath(chart + ".svg");
-        r = run({"--chart", chart, "--out", svg, "--size", "800x500", "--date", "2024-03-01"});
+        // The default size, 1600x1000.
+        r = run({"--chart", chart, "--out", svg, "--date", "2024-03-01"});
         QCOMPARE(r.status, 0);
         QSvgRenderer renderer(svg);
         QVERIFY(renderer.isValid());
-        QCOMPARE(renderer.viewBox(), QRect(0, 0, 800, 500));
+        QCOMPARE(renderer.viewBox(), QRect(0, 0, 1600, 1000));
         const QString text = svgText(svg);
         QVERIFY2(text.contains(axisTitle), qPrintable(text.left(2000)));
         // The caption names the scenario (the default: Llama 3.1 70B on 64 H100s) and the date.

@@ -1,6 +1,11 @@
 // File → Export (issue 7): the window renders through the same function as
 // `parascope export`, so the same scenario gives the same pixels.
 #include "io/presets_io.h"
+#include "ui/charts/bubble_chart.h"
+#include "ui/charts/model_size_chart.h"
+#include "ui/charts/sharding_chart.h"
+#include "ui/charts/stage_memory_chart.h"
+#include "ui/charts/timeline_panel.h"
 #include "ui/export/chart_export.h"
 #include "ui/export/export_actions.h"
 #include "ui/main_window.h"

@@ -69,8 +69,9 @@ public:
         }
         // Built inside the light container, so that colours a chart reads from its
         // palette while it is constructed are light-scheme colours too.
+        // A margin, so that labels drawn at a chart's edge do not touch the image's.
         auto *layout = new QVBoxLayout(m_container.get());
-        layout->setContentsMargins(0, 0, 0, 0);
+        layout->setContentsMargins(kMargin, kMargin, kMargin, kMargin);
         layout->addWidget(createChart(chart, inputs, m_container.get()).release());
         m_container->resize(m_size.width(), m_size.height() - m_captionHeight);
         m_container->show();
@@ -93,14 +94,15 @@ public:
 
 private:
     static constexpr int kCaptionPadding = 6;
+    static constexpr int kMargin = 12;
 
     // A hairline above and one line of grey text, elided when the width is short.
     void paintCaption(QPainter &painter) const
     {
         const QRect strip(0, m_size.height() - m_captionHeight, m_size.width(), m_captionHeight);
         painter.save();
-        painter.setPen(QColor(0xCC, 0xCC, 0xCC));
-        painter.drawLine(strip.topLeft(), strip.topRight());
+        painter.setRenderHint(QPainter::Antialiasing, false);
+        painter.fillRect(QRect(strip.topLeft(), QSize(strip.width(), 1)), QColor(0xCC, 0xCC, 0xCC));
         painter.setFont(m_container->font());
         painter.setPen(QColor(0x44, 0x44, 0x44));
         const QRect text = strip.adjusted(2 * kCaptionPadding, 0, -2 * kCaptionPadding, 0);

@@ -1,5 +1,9 @@
 #include "ui/export/export_actions.h"
 
+#include "ui/charts/bubble_chart.h"
+#include "ui/charts/model_size_chart.h"
+#include "ui/charts/sharding_chart.h"
+#include "ui/charts/timeline_panel.h"
 #include "ui/main_window.h"
 #include "ui/scenario_document.h"
 
