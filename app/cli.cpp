@@ -62,6 +62,9 @@ QString overview()
         "       parascope presets [--format text|json]\n"
         "       parascope shard --hidden H --ffn F --tp T [--tokens N] [--seed S] [--device ID]\n"
         "                       [--precision P] [--verify small|full|off] [--format text|json]\n"
+        "       parascope export [SCENARIO] [--set KEY=VALUE ...] --chart NAME|all --out PATH\n"
+        "                        [--image png|svg] [--size WxH] [--scale S] [--no-caption]\n"
+        "                        [--date YYYY-MM-DD]\n"
         "\n"
         "Common options: --presets FILE (extra model/device presets), --help, --version\n"
         "Run 'parascope COMMAND --help' for a command's options.\n");

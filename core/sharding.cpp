@@ -1,5 +1,7 @@
 #include "core/sharding.h"
 
+#include "core/validate.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -388,6 +390,19 @@ ShardReport analyzeSharding(const ShardRequest &request, const DeviceSpec &devic
         report.strategies[i].maxAbsError = run.strategies[i].maxAbsError;
         report.strategies[i].maxRelError = run.strategies[i].maxRelError;
     }
+    return report;
+}
+
+ShardReport analyzeScenarioSharding(const Scenario &scenario, const Presets &presets)
+{
+    const ModelSpec *model = resolveModel(scenario, presets);
+    const DeviceSpec *device = resolveDevice(scenario, presets);
+    const auto request = model ? shardRequestFor(scenario, *model) : std::nullopt;
+    if (request && device)
+        return analyzeSharding(*request, *device);
+    ShardReport report;
+    report.error =
+        InputError{"model", "a model given only by its size has no feed-forward layer to split"};
     return report;
 }
 

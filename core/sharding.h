@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/model.h"
 #include "core/precision.h"
+#include "core/presets.h"
 #include "core/scenario.h"
 
 #include <Eigen/Core>
@@ -183,5 +184,10 @@ std::optional<ShardRequest> shardRequestFor(const Scenario &scenario, const Mode
 
 ShardReport analyzeSharding(const ShardRequest &request, const DeviceSpec &device,
                             const ProgressFn &progress = {});
+
+// The analysis of a scenario's feed-forward layer on its device, as the window's
+// sharding tab and `parascope export` show it: one function, so both draw the
+// same numbers. An error naming the model when it is known only by its size.
+ShardReport analyzeScenarioSharding(const Scenario &scenario, const Presets &presets);
 
 } // namespace core

@@ -11,6 +11,7 @@
 #include "ui/charts/stage_memory_chart.h"
 #include "ui/charts/timeline_panel.h"
 #include "ui/controls_panel.h"
+#include "ui/export/export_actions.h"
 #include "ui/file_actions.h"
 #include "ui/formula_panel.h"
 #include "ui/scenario_document.h"
@@ -177,6 +178,8 @@ void MainWindow::createMenus()
     QMenu *file = menuBar()->addMenu(tr("&File"));
     m_files->addTo(file);
     file->addSeparator();
+    (new ExportActions(m_document, this))->addTo(file);
+    file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -338,17 +341,8 @@ void MainWindow::updateVisibleChart()
 // changed and its chart is on screen.
 void MainWindow::updateSharding()
 {
-    const core::Scenario &s = m_document->lastValidScenario();
-    const core::ModelSpec *model = core::resolveModel(s, m_document->presets());
-    const core::DeviceSpec *device = core::resolveDevice(s, m_document->presets());
-    const auto request = model ? core::shardRequestFor(s, *model) : std::nullopt;
-    if (request && device) {
-        m_shardReport = core::analyzeSharding(*request, *device);
-    } else {
-        m_shardReport = {};
-        m_shardReport.error = core::InputError{
-            "model", "a model given only by its size has no feed-forward layer to split"};
-    }
+    m_shardReport =
+        core::analyzeScenarioSharding(m_document->lastValidScenario(), m_document->presets());
     m_shardingChart->setReport(m_shardReport, io::qs(m_document->lastValidReport().modelName));
 }
 

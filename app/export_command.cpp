@@ -1,0 +1,238 @@
+#include "app/export_command.h"
+
+#include "app/cli.h"
+#include "io/presets_io.h"
+#include "io/scenario_io.h"
+#include "io/text.h"
+#include "ui/export/chart_export.h"
+
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QTextStream>
+
+namespace cli {
+
+namespace {
+
+namespace ce = ui::chart_export;
+
+// Large enough for a poster at 4×; larger images exhaust memory before they help.
+constexpr int kMaxPixels = 16384;
+
+int fail(const QString &flag, const QString &message)
+{
+    QTextStream err(stderr);
+    err << "parascope: " << (flag.isEmpty() ? message : flag + QStringLiteral(": ") + message)
+        << Qt::endl;
+    return invalidInput;
+}
+
+int fail(const core::InputError &e)
+{
+    return fail(QString(), io::qs(e.toString()));
+}
+
+std::optional<QSize> parseSize(const QString &text)
+{
+    static const QRegularExpression pattern(QStringLiteral("^(\\d{1,6})[xX×](\\d{1,6})$"));
+    const QRegularExpressionMatch match = pattern.match(text);
+    if (!match.hasMatch())
+        return std::nullopt;
+    return QSize(match.captured(1).toInt(), match.captured(2).toInt());
+}
+
+// The offscreen platform warns about size hints each time a window is shown
+// (harmless, TOOLCHAIN.md); export shows its charts to lay them out, and only
+// its own messages should reach the user's terminal.
+QtMessageHandler g_previousHandler = nullptr;
+
+void dropSizeHintNotice(QtMsgType type, const QMessageLogContext &context, const QString &message)
+{
+    if (message == QLatin1String("This plugin does not support propagateSizeHints()"))
+        return;
+    if (g_previousHandler)
+        g_previousHandler(type, context, message);
+}
+
+} // namespace
+
+int runExport(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Render charts to PNG or SVG files, as the window's File → Export does, without a "
+        "display. Each image has a caption with the scenario, the date and the version."));
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    const ce::Options defaults;
+    auto option = [&parser](const char *name, const QString &help, const char *value = nullptr,
+                            const QString &fallback = {}) {
+        QCommandLineOption o(QString::fromLatin1(name), help,
+                             value ? QString::fromLatin1(value) : QString(), fallback);
+        parser.addOption(o);
+        return o;
+    };
+    const auto set = option(
+        "set", QStringLiteral("Set a scenario key (repeatable), e.g. --set tp=4."), "KEY=VALUE");
+    const auto chart =
+        option("chart", QStringLiteral("The chart: %1, or all.").arg(ce::chartIds()), "NAME|all");
+    const auto outPath = option("out",
+                                QStringLiteral("The file to write (.png or .svg); with --chart "
+                                               "all, a folder (created if missing)."),
+                                "PATH");
+    const auto image =
+        option("image", QStringLiteral("Image format for --chart all: png or svg (default png)."),
+               "png|svg");
+    const auto size =
+        option("size", QStringLiteral("Size in logical pixels, the caption included."), "WxH",
+               QStringLiteral("%1x%2").arg(defaults.size.width()).arg(defaults.size.height()));
+    const auto scale = option("scale",
+                              QStringLiteral("PNG pixels per logical pixel, %1 to %2.")
+                                  .arg(ce::kMinScale)
+                                  .arg(ce::kMaxScale),
+                              "S", QString::number(defaults.scale));
+    const auto noCaption =
+        option("no-caption", QStringLiteral("Leave out the caption strip below the chart."));
+    const auto date = option("date",
+                             QStringLiteral("The date printed in the caption (default today), to "
+                                            "compare images made on different days."),
+                             "YYYY-MM-DD");
+    const auto presetsFile =
+        option("presets", QStringLiteral("Extra model/device presets (JSON)."), "FILE");
+    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")},
+                                  QStringLiteral("Show this help."));
+    const QCommandLineOption version({QStringLiteral("v"), QStringLiteral("version")},
+                                     QStringLiteral("Show the version."));
+    parser.addOption(help);
+    parser.addOption(version);
+    parser.addPositionalArgument(QStringLiteral("scenario"),
+                                 QStringLiteral("A .parascope.json scenario file (optional)."),
+                                 QStringLiteral("[SCENARIO]"));
+
+    if (!parser.parse(arguments))
+        return fail(QString(), parser.errorText());
+    QTextStream out(stdout);
+    if (parser.isSet(help)) {
+        out << parser.helpText();
+        return ok;
+    }
+    if (parser.isSet(version)) {
+        out << "parascope " << PARASCOPE_VERSION << Qt::endl;
+        return ok;
+    }
+    if (parser.positionalArguments().size() > 1)
+        return fail(QStringLiteral("SCENARIO"), QStringLiteral("expected at most one file, got %1")
+                                                    .arg(parser.positionalArguments().size()));
+
+    QList<ce::Chart> charts;
+    if (!parser.isSet(chart))
+        return fail(QStringLiteral("--chart"),
+                    QStringLiteral("required; one of %1, all").arg(ce::chartIds()));
+    const QString chartText = parser.value(chart);
+    const bool all = chartText == QLatin1String("all");
+    if (all) {
+        charts = ce::allCharts();
+    } else if (auto c = ce::chartFromId(chartText)) {
+        charts << *c;
+    } else {
+        return fail(
+            QStringLiteral("--chart"),
+            QStringLiteral("unknown chart '%1'; expected %2, all").arg(chartText, ce::chartIds()));
+    }
+
+    ce::Options options;
+    const auto requested = parseSize(parser.value(size));
+    if (!requested || requested->width() < ce::kMinSize.width() ||
+        requested->height() < ce::kMinSize.height() || requested->width() > kMaxPixels ||
+        requested->height() > kMaxPixels)
+        return fail(QStringLiteral("--size"),
+                    QStringLiteral("expected WIDTHxHEIGHT from %1x%2 to %3x%3, got '%4'")
+                        .arg(ce::kMinSize.width())
+                        .arg(ce::kMinSize.height())
+                        .arg(kMaxPixels)
+                        .arg(parser.value(size)));
+    options.size = *requested;
+    bool isNumber = false;
+    options.scale = parser.value(scale).toInt(&isNumber);
+    if (!isNumber || options.scale < ce::kMinScale || options.scale > ce::kMaxScale)
+        return fail(QStringLiteral("--scale"), QStringLiteral("expected a whole number from %1 to "
+                                                              "%2, got '%3'")
+                                                   .arg(ce::kMinScale)
+                                                   .arg(ce::kMaxScale)
+                                                   .arg(parser.value(scale)));
+    if (std::max(options.size.width(), options.size.height()) * options.scale > kMaxPixels)
+        return fail(QStringLiteral("--scale"),
+                    QStringLiteral("%1 at scale %2 exceeds %3 pixels a side")
+                        .arg(parser.value(size))
+                        .arg(options.scale)
+                        .arg(kMaxPixels));
+    options.caption = !parser.isSet(noCaption);
+    if (parser.isSet(date)) {
+        options.date = QDate::fromString(parser.value(date), Qt::ISODate);
+        if (!options.date.isValid())
+            return fail(QStringLiteral("--date"),
+                        QStringLiteral("expected YYYY-MM-DD, got '%1'").arg(parser.value(date)));
+    }
+
+    std::optional<ce::Format> imageFormat;
+    if (parser.isSet(image)) {
+        imageFormat = ce::formatFromSuffix(parser.value(image));
+        if (!imageFormat)
+            return fail(QStringLiteral("--image"),
+                        QStringLiteral("expected png or svg, got '%1'").arg(parser.value(image)));
+    }
+    if (!parser.isSet(outPath) || parser.value(outPath).isEmpty())
+        return fail(QStringLiteral("--out"), all ? QStringLiteral("required: a folder")
+                                                 : QStringLiteral("required: a .png or .svg file"));
+    const QString target = parser.value(outPath);
+    ce::Format format = imageFormat.value_or(ce::Format::png);
+    if (!all) {
+        const auto byName = ce::formatOf(target);
+        if (!byName)
+            return fail(QStringLiteral("--out"),
+                        QStringLiteral("expected a file name ending in .png or .svg, got '%1'")
+                            .arg(target));
+        if (imageFormat && *imageFormat != *byName)
+            return fail(QStringLiteral("--image"),
+                        QStringLiteral("%1 does not match the extension of '%2'")
+                            .arg(parser.value(image), target));
+        format = *byName;
+    }
+
+    core::Presets presets;
+    if (auto e = io::loadPresets(presets, parser.value(presetsFile)))
+        return fail(*e);
+    core::Scenario scenario;
+    if (!parser.positionalArguments().isEmpty())
+        if (auto e = io::readScenarioFile(parser.positionalArguments().constFirst(), scenario))
+            return fail(*e);
+    for (const QString &assignment : parser.values(set))
+        if (auto e = io::applySetting(scenario, assignment))
+            return fail(*e);
+    const core::Report report = ce::evaluate(scenario, presets);
+    g_previousHandler = qInstallMessageHandler(dropSizeHintNotice);
+    if (report.error)
+        return fail(*report.error);
+
+    QStringList paths;
+    if (all) {
+        if (!QDir().mkpath(target))
+            return fail(QStringLiteral("--out"),
+                        QStringLiteral("cannot create the folder '%1'").arg(target));
+        for (ce::Chart c : charts)
+            paths << QDir(target).filePath(ce::chartId(c) + QLatin1Char('.') + ce::suffix(format));
+    } else {
+        paths << target;
+    }
+    const ce::Inputs inputs{scenario, presets, report};
+    for (qsizetype i = 0; i < charts.size(); ++i) {
+        if (auto reason = ce::writeChart(charts[i], inputs, options, format, paths[i]))
+            return fail(QStringLiteral("--out"),
+                        QStringLiteral("cannot write '%1': %2").arg(paths[i], *reason));
+        out << QDir::toNativeSeparators(paths[i]) << Qt::endl;
+    }
+    return ok;
+}
+
+} // namespace cli

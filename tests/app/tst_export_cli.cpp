@@ -1,0 +1,238 @@
+// `parascope export` (issue 7), run as users run it: the real binary, no display.
+#include <QDir>
+#include <QImage>
+#include <QProcess>
+#include <QSet>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QXmlStreamReader>
+
+class TestExportCli : public QObject
+{
+    Q_OBJECT
+
+private:
+    struct Run
+    {
+        int status = -1;
+        QString out;
+        QString err;
+    };
+
+    QTemporaryDir m_dir;
+
+    static Run run(const QStringList &arguments)
+    {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        // export must find a platform by itself when there is no display.
+        env.remove("DISPLAY");
+        env.remove("WAYLAND_DISPLAY");
+        env.remove("QT_QPA_PLATFORM");
+        p.setProcessEnvironment(env);
+        p.start(PARASCOPE_BIN, QStringList{"export"} + arguments);
+        p.waitForFinished(-1);
+        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+                QString::fromUtf8(p.readAllStandardOutput()),
+                QString::fromUtf8(p.readAllStandardError())};
+    }
+
+    static int distinctColours(const QImage &image)
+    {
+        QSet<QRgb> colours;
+        const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
+        for (int y = 0; y < rgb.height(); y += 2)
+            for (int x = 0; x < rgb.width(); x += 2)
+                colours.insert(rgb.pixel(x, y) & 0xFFFFFF);
+        return int(colours.size());
+    }
+
+    // The caption strip starts with a light grey hairline across the whole width.
+    static bool hasCaptionRule(const QImage &image)
+    {
+        const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
+        for (int y = rgb.height() - 1; y >= rgb.height() * 9 / 10; --y) {
+            bool rule = true;
+            for (int x = 0; x < rgb.width() && rule; ++x)
+                rule = (rgb.pixel(x, y) & 0xFFFFFF) == 0xCCCCCC;
+            if (rule)
+                return true;
+        }
+        return false;
+    }
+
+    static QString svgText(const QString &path)
+    {
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return {};
+        QXmlStreamReader xml(&file);
+        QString text;
+        while (!xml.atEnd()) {
+            xml.readNext();
+            if (xml.isCharacters())
+                text += xml.text().toString() + QLatin1Char('\n');
+        }
+        if (xml.hasError())
+            return QStringLiteral("XML error: ") + xml.errorString();
+        return text;
+    }
+
+private Q_SLOTS:
+    void everyChart_data()
+    {
+        QTest::addColumn<QString>("chart");
+        QTest::addColumn<QString>("axisTitle");
+        // The axis titles each chart draws (ui/charts).
+        QTest::addRow("bubble") << "bubble"
+                                << "Micro-batches per step, m (log scale)";
+        QTest::addRow("memory") << "memory"
+                                << "Memory per device (GB)";
+        QTest::addRow("timeline") << "timeline"
+                                  << "Stage 0";
+        QTest::addRow("sharding") << "sharding"
+                                  << "Sent per device per layer (MB)";
+        QTest::addRow("model-size") << "model-size"
+                                    << "Weights (GB)";
+    }
+
+    // Issue 7 item 3: every chart exports to PNG and SVG at the requested size.
+    void everyChart()
+    {
+        QFETCH(QString, chart);
+        QFETCH(QString, axisTitle);
+        const QString png = m_dir.filePath(chart + ".png");
+        Run r = run({"--chart", chart, "--out", png, "--size", "800x500", "--scale", "2", "--date",
+                     "2024-03-01"});
+        QCOMPARE(r.status, 0);
+        QVERIFY2(r.out.contains(QDir::toNativeSeparators(png)), qPrintable(r.out));
+        const QImage image(png);
+        QVERIFY(!image.isNull());
+        QCOMPARE(image.size(), QSize(1600, 1000));
+        QVERIFY2(distinctColours(image) >= 20, qPrintable(QString::number(distinctColours(image))));
+        QVERIFY(hasCaptionRule(image));
+
+        const QString svg = m_dir.filePath(chart + ".svg");
+        // The default size, 1600x1000.
+        r = run({"--chart", chart, "--out", svg, "--date", "2024-03-01"});
+        QCOMPARE(r.status, 0);
+        QSvgRenderer renderer(svg);
+        QVERIFY(renderer.isValid());
+        QCOMPARE(renderer.viewBox(), QRect(0, 0, 1600, 1000));
+        const QString text = svgText(svg);
+        QVERIFY2(text.contains(axisTitle), qPrintable(text.left(2000)));
+        // The caption names the scenario (the default: Llama 3.1 70B on 64 H100s) and the date.
+        QVERIFY(text.contains("Llama 3.1 70B"));
+        QVERIFY(text.contains("T=8 K=4 D=2"));
+        QVERIFY(text.contains("2024-03-01"));
+    }
+
+    // The caption is inside the requested size: without it the chart takes the whole image.
+    void noCaption()
+    {
+        const QString with = m_dir.filePath("with.png");
+        const QString without = m_dir.filePath("without.png");
+        QCOMPARE(run({"--chart", "memory", "--out", with}).status, 0);
+        QCOMPARE(run({"--chart", "memory", "--out", without, "--no-caption"}).status, 0);
+        const QImage a(with), b(without);
+        QCOMPARE(a.size(), QSize(1600, 1000));
+        QCOMPARE(b.size(), QSize(1600, 1000));
+        QVERIFY(hasCaptionRule(a));
+        QVERIFY(!hasCaptionRule(b));
+        QVERIFY(distinctColours(b) >= 20);
+
+        const QString svg = m_dir.filePath("without.svg");
+        QCOMPARE(run({"--chart", "memory", "--out", svg, "--no-caption"}).status, 0);
+        const QString text = svgText(svg);
+        QVERIFY(text.contains("Memory per device (GB)"));
+        QVERIFY(!text.contains("Parascope 0."));
+    }
+
+    // --chart all writes one file per chart into a folder it creates.
+    void allCharts_data()
+    {
+        QTest::addColumn<QString>("image");
+        QTest::addRow("png") << "png";
+        QTest::addRow("svg") << "svg";
+    }
+
+    void allCharts()
+    {
+        QFETCH(QString, image);
+        const QString folder = m_dir.filePath("all-" + image + "/nested");
+        const Run r = run({"--chart", "all", "--out", folder, "--image", image, "--set",
+                           "schedule=zb-h1", "--set", "tp=4", "--size", "640x400"});
+        QCOMPARE(r.status, 0);
+        const QStringList names{"bubble", "memory", "timeline", "sharding", "model-size"};
+        for (const QString &name : names) {
+            const QString path = QDir(folder).filePath(name + "." + image);
+            QVERIFY2(QFileInfo::exists(path), qPrintable(path));
+            QVERIFY(r.out.contains(QDir::toNativeSeparators(path)));
+        }
+        QCOMPARE(QDir(folder).entryList(QDir::Files).size(), names.size());
+        if (image == "png")
+            QCOMPARE(QImage(QDir(folder).filePath("timeline.png")).size(), QSize(640, 400));
+        else
+            QVERIFY(svgText(QDir(folder).filePath("timeline.svg")).contains("T=4 K=4"));
+    }
+
+    // DESIGN §4: invalid input exits 2 with one line naming the flag or key.
+    void invalid_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("named");
+        const QString png = QDir::temp().filePath("parascope-never-written.png");
+        QTest::addRow("unknown chart") << QStringList{"--chart", "pie", "--out", png} << "--chart";
+        QTest::addRow("no chart") << QStringList{"--out", png} << "--chart";
+        QTest::addRow("no out") << QStringList{"--chart", "memory"} << "--out";
+        QTest::addRow("zero width")
+            << QStringList{"--chart", "memory", "--out", png, "--size", "0x10"} << "--size";
+        QTest::addRow("size words")
+            << QStringList{"--chart", "memory", "--out", png, "--size", "abc"} << "--size";
+        QTest::addRow("scale 0") << QStringList{"--chart", "memory", "--out", png, "--scale", "0"}
+                                 << "--scale";
+        QTest::addRow("scale 5") << QStringList{"--chart", "memory", "--out", png, "--scale", "5"}
+                                 << "--scale";
+        QTest::addRow("scale text")
+            << QStringList{"--chart", "memory", "--out", png, "--scale", "big"} << "--scale";
+        QTest::addRow("extension")
+            << QStringList{"--chart", "memory", "--out", QDir::temp().filePath("x.jpg")} << "--out";
+        QTest::addRow("image format")
+            << QStringList{"--chart", "all", "--out", QDir::temp().path(), "--image", "gif"}
+            << "--image";
+        QTest::addRow("image against extension")
+            << QStringList{"--chart", "memory", "--out", png, "--image", "svg"} << "--image";
+        QTest::addRow("date") << QStringList{"--chart", "memory", "--out",
+                                             png,       "--date", "2024-13-01"}
+                              << "--date";
+        QTest::addRow("scenario key")
+            << QStringList{"--chart", "memory", "--out", png, "--set", "tensor=4"} << "tensor";
+        QTest::addRow("scenario value")
+            << QStringList{"--chart", "memory", "--out", png, "--set", "pp=0"} << "pp";
+    }
+
+    void invalid()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, named);
+        const Run r = run(arguments);
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains(named), qPrintable(r.err));
+        QCOMPARE(r.err.trimmed().count('\n'), 0);
+        QVERIFY(r.out.isEmpty());
+        QVERIFY(!QFileInfo::exists(QDir::temp().filePath("parascope-never-written.png")));
+    }
+
+    void help()
+    {
+        const Run r = run({"--help"});
+        QCOMPARE(r.status, 0);
+        for (const char *flag : {"--chart", "--out", "--image", "--size", "--scale", "--no-caption",
+                                 "--date", "--set", "--presets"})
+            QVERIFY2(r.out.contains(flag), flag);
+    }
+};
+
+QTEST_MAIN(TestExportCli)
+#include "tst_export_cli.moc"

@@ -1,0 +1,286 @@
+#include "ui/export/chart_export.h"
+
+#include "core/evaluate.h"
+#include "core/sharding.h"
+#include "io/text.h"
+#include "ui/charts/bubble_chart.h"
+#include "ui/charts/model_size_chart.h"
+#include "ui/charts/sharding_chart.h"
+#include "ui/charts/stage_memory_chart.h"
+#include "ui/charts/timeline_chart.h"
+
+#include <QApplication>
+#include <QBuffer>
+#include <QFile>
+#include <QFontMetrics>
+#include <QPainter>
+#include <QSaveFile>
+#include <QStyle>
+#include <QSvgGenerator>
+#include <QVBoxLayout>
+#include <QWidget>
+
+namespace ui::chart_export {
+
+namespace {
+
+struct ChartName
+{
+    Chart chart;
+    const char *id;
+};
+
+const ChartName kCharts[] = {
+    {Chart::bubble, "bubble"},     {Chart::memory, "memory"},        {Chart::timeline, "timeline"},
+    {Chart::sharding, "sharding"}, {Chart::modelSize, "model-size"},
+};
+
+// Slides and papers are light: the exported widget gets a light palette with a
+// white background whatever the desktop's colour scheme.
+QPalette lightPalette()
+{
+    QPalette palette = QApplication::style()->standardPalette();
+    palette.setColor(QPalette::Window, Qt::white);
+    palette.setColor(QPalette::Base, Qt::white);
+    palette.setColor(QPalette::WindowText, Qt::black);
+    palette.setColor(QPalette::Text, Qt::black);
+    return palette;
+}
+
+QString upper(std::string_view id)
+{
+    return io::qs(id).toUpper();
+}
+
+// A chart laid out at its size, off screen, with its caption.
+class Prepared
+{
+public:
+    Prepared(Chart chart, const Inputs &inputs, const Options &options)
+        : m_size(options.size), m_container(std::make_unique<QWidget>())
+    {
+        m_container->setAttribute(Qt::WA_DontShowOnScreen);
+        m_container->setPalette(lightPalette());
+        m_container->setAutoFillBackground(true);
+        if (options.caption) {
+            m_caption =
+                captionText(inputs, options.date.isNull() ? QDate::currentDate() : options.date);
+            m_captionHeight = m_container->fontMetrics().height() + 2 * kCaptionPadding;
+        }
+        // Built inside the light container, so that colours a chart reads from its
+        // palette while it is constructed are light-scheme colours too.
+        // A margin, so that labels drawn at a chart's edge do not touch the image's.
+        auto *layout = new QVBoxLayout(m_container.get());
+        layout->setContentsMargins(kMargin, kMargin, kMargin, kMargin);
+        layout->addWidget(createChart(chart, inputs, m_container.get()).release());
+        m_container->resize(m_size.width(), m_size.height() - m_captionHeight);
+        m_container->show();
+        // Qt Charts lays out its scene in posted events; no animation runs.
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::sendPostedEvents();
+    }
+
+    int logicalDpi() const { return m_container->logicalDpiX(); }
+    const QString &caption() const { return m_caption; }
+
+    void paint(QPainter &painter) const
+    {
+        painter.fillRect(QRect(QPoint(), m_size), Qt::white);
+        m_container->render(&painter, QPoint(), QRegion(),
+                            QWidget::DrawWindowBackground | QWidget::DrawChildren);
+        if (!m_caption.isEmpty())
+            paintCaption(painter);
+    }
+
+private:
+    static constexpr int kCaptionPadding = 6;
+    static constexpr int kMargin = 12;
+
+    // A hairline above and one line of grey text, elided when the width is short.
+    void paintCaption(QPainter &painter) const
+    {
+        const QRect strip(0, m_size.height() - m_captionHeight, m_size.width(), m_captionHeight);
+        painter.save();
+        painter.setRenderHint(QPainter::Antialiasing, false);
+        painter.fillRect(QRect(strip.topLeft(), QSize(strip.width(), 1)), QColor(0xCC, 0xCC, 0xCC));
+        painter.setFont(m_container->font());
+        painter.setPen(QColor(0x44, 0x44, 0x44));
+        const QRect text = strip.adjusted(2 * kCaptionPadding, 0, -2 * kCaptionPadding, 0);
+        const QString elided =
+            m_container->fontMetrics().elidedText(m_caption, Qt::ElideMiddle, text.width());
+        painter.drawText(text, Qt::AlignLeft | Qt::AlignVCenter, elided);
+        painter.restore();
+    }
+
+    QSize m_size;
+    std::unique_ptr<QWidget> m_container;
+    QString m_caption;
+    int m_captionHeight = 0;
+};
+
+} // namespace
+
+QList<Chart> allCharts()
+{
+    QList<Chart> charts;
+    for (const ChartName &c : kCharts)
+        charts << c.chart;
+    return charts;
+}
+
+QString chartId(Chart chart)
+{
+    for (const ChartName &c : kCharts)
+        if (c.chart == chart)
+            return QString::fromLatin1(c.id);
+    return {};
+}
+
+std::optional<Chart> chartFromId(const QString &id)
+{
+    for (const ChartName &c : kCharts)
+        if (id == QLatin1String(c.id))
+            return c.chart;
+    return std::nullopt;
+}
+
+QString chartIds()
+{
+    QStringList ids;
+    for (const ChartName &c : kCharts)
+        ids << QString::fromLatin1(c.id);
+    return ids.join(QStringLiteral(", "));
+}
+
+QString suffix(Format format)
+{
+    return format == Format::svg ? QStringLiteral("svg") : QStringLiteral("png");
+}
+
+std::optional<Format> formatFromSuffix(const QString &suffix)
+{
+    const QString s = suffix.toLower();
+    if (s == QLatin1String("png"))
+        return Format::png;
+    if (s == QLatin1String("svg"))
+        return Format::svg;
+    return std::nullopt;
+}
+
+std::optional<Format> formatOf(const QString &path)
+{
+    const qsizetype dot = path.lastIndexOf(QLatin1Char('.'));
+    if (dot < 0 || path.indexOf(QLatin1Char('/'), dot) >= 0)
+        return std::nullopt;
+    return formatFromSuffix(path.mid(dot + 1));
+}
+
+core::Report evaluate(const core::Scenario &scenario, const core::Presets &presets)
+{
+    return core::evaluate(scenario, presets, core::EvaluateOptions{.timeline = true});
+}
+
+std::unique_ptr<QWidget> createChart(Chart chart, const Inputs &inputs, QWidget *parent)
+{
+    switch (chart) {
+    case Chart::bubble: {
+        auto widget = std::make_unique<BubbleChart>(parent);
+        widget->setScenario(inputs.scenario, inputs.report);
+        return widget;
+    }
+    case Chart::memory: {
+        auto widget = std::make_unique<StageMemoryChart>(parent);
+        widget->setReport(inputs.report);
+        return widget;
+    }
+    case Chart::timeline: {
+        auto widget = std::make_unique<TimelineChart>(parent);
+        widget->setReport(inputs.report);
+        return widget;
+    }
+    case Chart::sharding: {
+        auto widget = std::make_unique<ShardingChart>(parent);
+        widget->setReport(core::analyzeScenarioSharding(inputs.scenario, inputs.presets),
+                          io::qs(inputs.report.modelName));
+        return widget;
+    }
+    case Chart::modelSize: {
+        auto widget = std::make_unique<ModelSizeChart>(parent);
+        widget->setReport(inputs.report);
+        return widget;
+    }
+    }
+    return nullptr;
+}
+
+QString captionText(const Inputs &inputs, const QDate &date)
+{
+    const core::Report &r = inputs.report;
+    const core::Scenario &s = inputs.scenario;
+    QString schedule = io::qs(core::toString(s.schedule));
+    if (s.schedule == core::Schedule::interleaved)
+        schedule += QStringLiteral(" v=%1").arg(s.virtualStages);
+    const QString mode =
+        s.mode == core::Mode::training ? QObject::tr("training") : QObject::tr("inference");
+    return QObject::tr("%1 on %2 · %3 %4 · T=%5 K=%6 D=%7 (%8 devices) · m=%9 · %10 · ZeRO %11 "
+                       "— Parascope %12, %13")
+        .arg(io::qs(r.modelName), io::qs(r.deviceName), upper(core::toString(s.precision)), mode)
+        .arg(s.tp)
+        .arg(s.pp)
+        .arg(s.dp)
+        .arg(r.devices)
+        .arg(s.microbatches)
+        .arg(schedule)
+        .arg(s.zero)
+        .arg(QStringLiteral(PARASCOPE_VERSION), date.toString(Qt::ISODate));
+}
+
+QImage renderImage(Chart chart, const Inputs &inputs, const Options &options)
+{
+    const Prepared prepared(chart, inputs, options);
+    QImage image(options.size * options.scale, QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(options.scale);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    prepared.paint(painter);
+    painter.end();
+    return image;
+}
+
+QByteArray renderSvg(Chart chart, const Inputs &inputs, const Options &options)
+{
+    const Prepared prepared(chart, inputs, options);
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    QSvgGenerator generator;
+    generator.setOutputDevice(&buffer);
+    generator.setSize(options.size);
+    generator.setViewBox(QRect(QPoint(), options.size));
+    // QSvgGenerator assumes 72 dpi; the widget's fonts were sized for its own.
+    generator.setResolution(prepared.logicalDpi());
+    generator.setTitle(chartId(chart));
+    generator.setDescription(prepared.caption());
+    QPainter painter(&generator);
+    prepared.paint(painter);
+    painter.end();
+    return buffer.data();
+}
+
+std::optional<QString> writeChart(Chart chart, const Inputs &inputs, const Options &options,
+                                  Format format, const QString &path)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return file.errorString();
+    if (format == Format::svg) {
+        file.write(renderSvg(chart, inputs, options));
+    } else if (!renderImage(chart, inputs, options).save(&file, "PNG")) {
+        file.cancelWriting();
+        return QObject::tr("could not encode the PNG image");
+    }
+    if (!file.commit())
+        return file.errorString();
+    return std::nullopt;
+}
+
+} // namespace ui::chart_export

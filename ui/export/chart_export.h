@@ -1,0 +1,90 @@
+#pragma once
+
+#include "core/presets.h"
+#include "core/report.h"
+#include "core/scenario.h"
+
+#include <QDate>
+#include <QImage>
+#include <QList>
+#include <QSize>
+#include <QString>
+#include <memory>
+#include <optional>
+
+class QPainter;
+class QWidget;
+
+namespace ui::chart_export {
+
+// The charts that can be exported. Their ids are typed by users
+// (`parascope export --chart memory`) and name the files of `--chart all`:
+// stable once shipped (DESIGN §4).
+enum class Chart
+{
+    bubble,
+    memory,
+    timeline,
+    sharding,
+    modelSize
+};
+
+QList<Chart> allCharts();
+QString chartId(Chart chart);
+std::optional<Chart> chartFromId(const QString &id);
+// "bubble, memory, timeline, sharding, model-size", for messages.
+QString chartIds();
+
+enum class Format
+{
+    png,
+    svg
+};
+
+QString suffix(Format format);
+std::optional<Format> formatFromSuffix(const QString &suffix);
+// The format a file name's extension names ("slide.SVG" -> svg).
+std::optional<Format> formatOf(const QString &path);
+
+struct Options
+{
+    QSize size{1600, 1000}; // logical pixels, the caption strip included
+    int scale = 1;          // PNG pixels per logical pixel (1–4); SVG ignores it
+    bool caption = true;
+    QDate date; // printed in the caption; null means today
+};
+
+constexpr int kMinScale = 1;
+constexpr int kMaxScale = 4;
+// Smaller than this, a chart's axes and legend overlap.
+constexpr QSize kMinSize{320, 200};
+
+// What a chart is drawn from: the window passes its document's last valid
+// scenario and report, `parascope export` evaluates the scenario it read.
+struct Inputs
+{
+    const core::Scenario &scenario;
+    const core::Presets &presets;
+    const core::Report &report;
+};
+
+// Evaluates as the window's document does (with the schedule's timeline).
+core::Report evaluate(const core::Scenario &scenario, const core::Presets &presets);
+
+// A fresh chart widget of that kind, filled as the window fills its tab.
+std::unique_ptr<QWidget> createChart(Chart chart, const Inputs &inputs, QWidget *parent = nullptr);
+
+// The caption strip's text: the scenario, the date and Parascope's version.
+QString captionText(const Inputs &inputs, const QDate &date);
+
+// Draws the chart and its caption strip into QRect(0, 0, size): the one
+// rendering path of the window's File → Export and of `parascope export`, so
+// that both produce the same pixels from the same inputs.
+QImage renderImage(Chart chart, const Inputs &inputs, const Options &options);
+QByteArray renderSvg(Chart chart, const Inputs &inputs, const Options &options);
+
+// Writes the chart to `path` in `format`. Returns the reason on failure.
+std::optional<QString> writeChart(Chart chart, const Inputs &inputs, const Options &options,
+                                  Format format, const QString &path);
+
+} // namespace ui::chart_export

@@ -1,0 +1,203 @@
+#include "ui/export/export_actions.h"
+
+#include "ui/charts/bubble_chart.h"
+#include "ui/charts/model_size_chart.h"
+#include "ui/charts/sharding_chart.h"
+#include "ui/charts/timeline_panel.h"
+#include "ui/main_window.h"
+#include "ui/scenario_document.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QTabWidget>
+
+namespace ui {
+
+namespace ce = chart_export;
+
+ExportOptionsDialog::ExportOptionsDialog(const ce::Options &options, ce::Format format,
+                                         bool askFormat, QWidget *parent)
+    : QDialog(parent), m_width(new QSpinBox), m_height(new QSpinBox), m_scale(new QComboBox),
+      m_caption(new QCheckBox(tr("&Caption with the scenario, date and version"))),
+      m_format(new QComboBox)
+{
+    setWindowTitle(askFormat ? tr("Export all charts") : tr("Export chart"));
+    m_width->setObjectName(QStringLiteral("width"));
+    m_height->setObjectName(QStringLiteral("height"));
+    m_scale->setObjectName(QStringLiteral("scale"));
+    m_caption->setObjectName(QStringLiteral("caption"));
+    m_format->setObjectName(QStringLiteral("format"));
+    m_width->setRange(ce::kMinSize.width(), 10000);
+    m_height->setRange(ce::kMinSize.height(), 10000);
+    m_width->setValue(options.size.width());
+    m_height->setValue(options.size.height());
+    m_width->setSuffix(tr(" px"));
+    m_height->setSuffix(tr(" px"));
+    for (int scale = ce::kMinScale; scale <= 3; ++scale)
+        m_scale->addItem(tr("%1×").arg(scale), scale);
+    m_scale->setCurrentIndex(std::max(0, m_scale->findData(options.scale)));
+    m_scale->setToolTip(tr("PNG pixels per logical pixel; SVG is drawn at 1×"));
+    m_caption->setChecked(options.caption);
+    m_format->addItem(tr("PNG"), QVariant::fromValue(static_cast<int>(ce::Format::png)));
+    m_format->addItem(tr("SVG"), QVariant::fromValue(static_cast<int>(ce::Format::svg)));
+    m_format->setCurrentIndex(format == ce::Format::svg ? 1 : 0);
+
+    auto *size = new QHBoxLayout;
+    size->addWidget(m_width);
+    size->addWidget(new QLabel(tr("×")));
+    size->addWidget(m_height);
+    auto *form = new QFormLayout;
+    form->addRow(tr("&Size:"), size);
+    form->addRow(tr("Sc&ale:"), m_scale);
+    if (askFormat)
+        form->addRow(tr("&Format:"), m_format);
+    else
+        m_format->hide();
+    form->addRow(m_caption);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(buttons);
+}
+
+ce::Options ExportOptionsDialog::options() const
+{
+    ce::Options options;
+    options.size = QSize(m_width->value(), m_height->value());
+    options.scale = m_scale->currentData().toInt();
+    options.caption = m_caption->isChecked();
+    return options;
+}
+
+ce::Format ExportOptionsDialog::format() const
+{
+    return static_cast<ce::Format>(m_format->currentData().toInt());
+}
+
+ExportActions::ExportActions(ScenarioDocument *document, MainWindow *window)
+    : QObject(window), m_document(document), m_window(window),
+      m_exportChart(new QAction(tr("&Export Chart…"), this)),
+      m_exportAll(new QAction(tr("Export A&ll Charts…"), this))
+{
+    m_exportChart->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    m_exportChart->setToolTip(tr("Save the chart on screen as a PNG or SVG image."));
+    m_exportAll->setToolTip(tr("Save every chart as an image into a folder."));
+    connect(m_exportChart, &QAction::triggered, this, &ExportActions::exportCurrent);
+    connect(m_exportAll, &QAction::triggered, this, &ExportActions::exportAll);
+}
+
+void ExportActions::addTo(QMenu *menu)
+{
+    menu->addAction(m_exportChart);
+    menu->addAction(m_exportAll);
+}
+
+ce::Chart ExportActions::currentChart() const
+{
+    const QWidget *current = m_window->charts()->currentWidget();
+    if (current == m_window->bubbleChart())
+        return ce::Chart::bubble;
+    if (current == m_window->timelinePanel())
+        return ce::Chart::timeline;
+    if (current == m_window->shardingChart())
+        return ce::Chart::sharding;
+    if (current == m_window->modelSizeChart())
+        return ce::Chart::modelSize;
+    return ce::Chart::memory;
+}
+
+std::optional<QString> ExportActions::write(ce::Chart chart, const ce::Options &options,
+                                            ce::Format format, const QString &path) const
+{
+    m_document->flush();
+    const ce::Inputs inputs{m_document->lastValidScenario(), m_document->presets(),
+                            m_document->lastValidReport()};
+    return ce::writeChart(chart, inputs, options, format, path);
+}
+
+bool ExportActions::askOptions(bool askFormat)
+{
+    ExportOptionsDialog dialog(m_options, m_format, askFormat, m_window);
+    if (dialog.exec() != QDialog::Accepted)
+        return false;
+    m_options = dialog.options();
+    if (askFormat)
+        m_format = dialog.format();
+    return true;
+}
+
+void ExportActions::exportCurrent()
+{
+    if (!askOptions(false))
+        return;
+    const ce::Chart chart = currentChart();
+    const QString png = tr("PNG image (*.png)");
+    const QString svg = tr("SVG image (*.svg)");
+    QString filter = m_format == ce::Format::svg ? svg : png;
+    const QString suggested =
+        QDir(m_lastDir.isEmpty() ? QDir::homePath() : m_lastDir)
+            .filePath(ce::chartId(chart) + QLatin1Char('.') + ce::suffix(m_format));
+    QString path = QFileDialog::getSaveFileName(m_window, tr("Export chart"), suggested,
+                                                png + QStringLiteral(";;") + svg, &filter);
+    if (path.isEmpty())
+        return;
+    std::optional<ce::Format> format = ce::formatOf(path);
+    if (!format) {
+        format = filter == svg ? ce::Format::svg : ce::Format::png;
+        path += QLatin1Char('.') + ce::suffix(*format);
+    }
+    m_format = *format;
+    m_lastDir = QFileInfo(path).absolutePath();
+    if (auto reason = write(chart, m_options, *format, path))
+        report({}, {QDir::toNativeSeparators(path) + QStringLiteral(": ") + *reason});
+    else
+        report({QDir::toNativeSeparators(path)}, {});
+}
+
+void ExportActions::exportAll()
+{
+    if (!askOptions(true))
+        return;
+    const QString dir = QFileDialog::getExistingDirectory(
+        m_window, tr("Export all charts into"), m_lastDir.isEmpty() ? QDir::homePath() : m_lastDir);
+    if (dir.isEmpty())
+        return;
+    m_lastDir = dir;
+    QStringList written, errors;
+    for (ce::Chart chart : ce::allCharts()) {
+        const QString path =
+            QDir(dir).filePath(ce::chartId(chart) + QLatin1Char('.') + ce::suffix(m_format));
+        if (auto reason = write(chart, m_options, m_format, path))
+            errors << QDir::toNativeSeparators(path) + QStringLiteral(": ") + *reason;
+        else
+            written << QDir::toNativeSeparators(path);
+    }
+    report(written, errors);
+}
+
+void ExportActions::report(const QStringList &written, const QStringList &errors)
+{
+    if (!errors.isEmpty())
+        QMessageBox::warning(
+            m_window, tr("Export failed"),
+            tr("These charts were not exported:\n\n%1").arg(errors.join(QLatin1Char('\n'))));
+    else if (!written.isEmpty())
+        m_window->statusBar()->showMessage(
+            tr("Exported %1.").arg(written.join(QStringLiteral(", "))), 5000);
+}
+
+} // namespace ui

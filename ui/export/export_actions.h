@@ -1,0 +1,78 @@
+#pragma once
+
+#include "ui/export/chart_export.h"
+
+#include <QDialog>
+#include <QObject>
+
+class QAction;
+class QCheckBox;
+class QComboBox;
+class QMenu;
+class QSpinBox;
+
+namespace ui {
+
+class MainWindow;
+class ScenarioDocument;
+
+// The options of an export: size, scale, caption, and for a folder of charts
+// the image format (a single file takes it from its extension).
+class ExportOptionsDialog : public QDialog
+{
+    Q_OBJECT
+
+public:
+    ExportOptionsDialog(const chart_export::Options &options, chart_export::Format format,
+                        bool askFormat, QWidget *parent = nullptr);
+
+    chart_export::Options options() const;
+    chart_export::Format format() const;
+
+private:
+    QSpinBox *m_width;
+    QSpinBox *m_height;
+    QComboBox *m_scale;
+    QCheckBox *m_caption;
+    QComboBox *m_format;
+};
+
+// File → Export chart… (the current tab) and Export all charts… (a folder).
+// Both render through chart_export, as `parascope export` does, from the
+// document's last valid scenario and report.
+class ExportActions : public QObject
+{
+    Q_OBJECT
+
+public:
+    ExportActions(ScenarioDocument *document, MainWindow *window);
+
+    void addTo(QMenu *menu);
+
+    QAction *exportChartAction() const { return m_exportChart; }
+    QAction *exportAllAction() const { return m_exportAll; }
+
+    // The chart on the window's current tab.
+    chart_export::Chart currentChart() const;
+
+    // Writes one chart without asking anything; the reason on failure.
+    std::optional<QString> write(chart_export::Chart chart, const chart_export::Options &options,
+                                 chart_export::Format format, const QString &path) const;
+
+    void exportCurrent();
+    void exportAll();
+
+private:
+    bool askOptions(bool askFormat);
+    void report(const QStringList &written, const QStringList &errors);
+
+    ScenarioDocument *m_document;
+    MainWindow *m_window;
+    QAction *m_exportChart;
+    QAction *m_exportAll;
+    chart_export::Options m_options; // remembered for the session
+    chart_export::Format m_format = chart_export::Format::png;
+    QString m_lastDir;
+};
+
+} // namespace ui
