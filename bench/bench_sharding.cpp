@@ -41,6 +41,24 @@ void BM_ShardVerifySmall(benchmark::State &state)
 }
 BENCHMARK(BM_ShardVerifySmall)->Arg(4)->Arg(8)->Unit(benchmark::kMillisecond);
 
+// Issue 6: the full-size check of 70B's layer (h 8192, f 28672, 4096 tokens, T 8) with
+// every dimension divided by 8: 1/512 of its FLOPs. The FLOP/s counter is the rate
+// ShardingVerifier's time estimate starts from (ui/sharding_verifier.cpp).
+void BM_ShardVerifyFullEighth(benchmark::State &state)
+{
+    const core::DeviceSpec device = h100();
+    core::ShardRequest request;
+    request.shape = {512, 1024, 3584};
+    request.tp = 8;
+    request.verify = core::Verify::full;
+    for (auto _ : state)
+        benchmark::DoNotOptimize(core::analyzeSharding(request, device));
+    // The unsharded reference and the four splits: five times the layer's FLOPs.
+    state.counters["FLOP/s"] = benchmark::Counter(5 * core::ffnFlops(request.shape),
+                                                  benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_ShardVerifyFullEighth)->Unit(benchmark::kSecond)->UseRealTime();
+
 } // namespace
 
 BENCHMARK_MAIN();

@@ -35,12 +35,14 @@ class Ticker
 {
 public:
     Ticker(const ProgressFn &progress, int total) : m_progress(progress), m_total(total) {}
-    bool tick(int units = 1)
+    bool tick(int units = 1) { return partial(units, 1.0); }
+    // `part` (0..1] of a step of `units` done; the step counts as done at part 1.
+    bool partial(int units, double part)
     {
-        m_done += units;
+        const double done = part >= 1.0 ? (m_done += units) : m_done + units * part;
         if (!m_progress)
             return true;
-        return m_progress(std::min(1.0, static_cast<double>(m_done) / m_total));
+        return m_progress(std::min(1.0, done / m_total));
     }
 
 private:
@@ -48,6 +50,31 @@ private:
     int m_total;
     int m_done = 0;
 };
+
+// A full-size product is a few TFLOP; cut into column blocks of B it reports
+// progress, and can stop, about once per this many FLOPs. Blocks stay at least
+// kMinBlockColumns wide so that Eigen's GEMM keeps its speed.
+constexpr double kFlopsPerTick = 4e9;
+constexpr Eigen::Index kMinBlockColumns = 256;
+
+// out = a·b; false when the progress callback asked to stop.
+template <typename A, typename B>
+bool multiply(Eigen::MatrixXf &out, const A &a, const B &b, int units, Ticker &ticker)
+{
+    const Eigen::Index n = b.cols();
+    const double flops = 2.0 * double(a.rows()) * double(a.cols()) * double(n);
+    const Eigen::Index blocks =
+        std::clamp<Eigen::Index>(static_cast<Eigen::Index>(flops / kFlopsPerTick), 1,
+                                 std::max<Eigen::Index>(1, n / kMinBlockColumns));
+    out.resize(a.rows(), n);
+    for (Eigen::Index k = 0; k < blocks; ++k) {
+        const Eigen::Index begin = n * k / blocks, end = n * (k + 1) / blocks;
+        out.middleCols(begin, end - begin).noalias() = a * b.middleCols(begin, end - begin);
+        if (!ticker.partial(units, double(end) / double(n)))
+            return false;
+    }
+    return true;
+}
 
 class Recorder
 {
@@ -87,11 +114,12 @@ std::optional<ExecutedStrategy> runStrategy(Split w1Split, Split w2Split, int tp
     const bool actSharded = w1Split == Split::columns;
     for (std::size_t i = 0; i < n; ++i) {
         const auto d = static_cast<Eigen::Index>(i);
-        if (actSharded)
-            act[i].noalias() = in.x * in.w1.middleCols(d * fs, fs);
-        else // X is replicated, so the matching column slice of X is already local.
-            act[i].noalias() = in.x.middleCols(d * hs, hs) * in.w1.middleRows(d * hs, hs);
-        if (!ticker.tick())
+        // With W1 split by rows, X is replicated, so the matching column slice of X is local.
+        const bool done = actSharded
+                              ? multiply(act[i], in.x, in.w1.middleCols(d * fs, fs), 1, ticker)
+                              : multiply(act[i], in.x.middleCols(d * hs, hs),
+                                         in.w1.middleRows(d * hs, hs), 1, ticker);
+        if (!done)
             return std::nullopt;
     }
     if (!actSharded) {
@@ -108,11 +136,11 @@ std::optional<ExecutedStrategy> runStrategy(Split w1Split, Split w2Split, int tp
         for (std::size_t i = 0; i < n; ++i) {
             const auto d = static_cast<Eigen::Index>(i);
             const Eigen::MatrixXf &local = act[i];
-            if (actSharded)
-                y[i].noalias() = local * in.w2.middleRows(d * fs, fs);
-            else
-                y[i].noalias() = local.middleCols(d * fs, fs) * in.w2.middleRows(d * fs, fs);
-            if (!ticker.tick())
+            const bool done = actSharded
+                                  ? multiply(y[i], local, in.w2.middleRows(d * fs, fs), 1, ticker)
+                                  : multiply(y[i], local.middleCols(d * fs, fs),
+                                             in.w2.middleRows(d * fs, fs), 1, ticker);
+            if (!done)
                 return std::nullopt;
         }
         // Each device holds a partial Y; Megatron-LM §3's single all-reduce.
@@ -126,8 +154,7 @@ std::optional<ExecutedStrategy> runStrategy(Split w1Split, Split w2Split, int tp
         }
         for (std::size_t i = 0; i < n; ++i) {
             const auto d = static_cast<Eigen::Index>(i);
-            y[i].noalias() = act[i] * in.w2.middleCols(d * hs, hs);
-            if (!ticker.tick())
+            if (!multiply(y[i], act[i], in.w2.middleCols(d * hs, hs), 1, ticker))
                 return std::nullopt;
         }
         allGatherColumns(y);
@@ -268,18 +295,17 @@ Execution executeStrategies(const FfnShape &shape, int tp, std::uint64_t seed,
     // The reference counts 2T units, each strategy 2T: one per device per matmul.
     Ticker ticker(progress, 2 * tp * (1 + static_cast<int>(kStrategies.size())));
     Eigen::MatrixXf h;
-    h.noalias() = in.x * in.w1;
-    if (!ticker.tick(tp)) {
+    if (!multiply(h, in.x, in.w1, tp, ticker)) {
         out.cancelled = true;
         return out;
     }
-    in.reference.noalias() = h.unaryExpr(&gelu) * in.w2;
+    h = h.unaryExpr(&gelu);
+    if (!multiply(in.reference, h, in.w2, tp, ticker)) {
+        out.cancelled = true;
+        return out;
+    }
     h.resize(0, 0);
     in.referenceMax = in.reference.cwiseAbs().maxCoeff();
-    if (!ticker.tick(tp)) {
-        out.cancelled = true;
-        return out;
-    }
     for (auto [w1, w2] : kStrategies) {
         auto done = runStrategy(w1, w2, tp, in, activations, ticker);
         if (!done) {

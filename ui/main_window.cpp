@@ -16,6 +16,7 @@
 #include "ui/formula_panel.h"
 #include "ui/scenario_document.h"
 #include "ui/settings.h"
+#include "ui/sharding_verifier.h"
 #include "ui/sources_dialog.h"
 #include "ui/units.h"
 
@@ -86,6 +87,7 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     m_charts->addTab(m_bubbleChart, tr("B&ubble"));
     m_charts->addTab(m_timeline, tr("T&imeline"));
     m_charts->addTab(m_shardingChart, tr("S&harding"));
+    new ShardingVerifier(document, m_shardingChart); // parented to the chart
     m_charts->addTab(m_modelSizeChart, tr("Model &weights"));
     connect(m_charts, &QTabWidget::currentChanged, this, &MainWindow::updateVisibleChart);
 

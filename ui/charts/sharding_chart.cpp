@@ -9,12 +9,16 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLegendMarker>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QStackedBarSeries>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
+#include <cmath>
 
 namespace ui {
 
@@ -65,7 +69,9 @@ QString seconds(double s)
 
 ShardingChart::ShardingChart(QWidget *parent)
     : QWidget(parent), m_chart(new QChart), m_view(new QChartView(m_chart)),
-      m_strategyAxis(new QBarCategoryAxis), m_bytesAxis(new QValueAxis), m_summary(new QLabel)
+      m_strategyAxis(new QBarCategoryAxis), m_bytesAxis(new QValueAxis), m_summary(new QLabel),
+      m_verifyButton(new QPushButton(tr("Verify at full size"))), m_progress(new QProgressBar),
+      m_cancelButton(new QPushButton(tr("Cancel")))
 {
     m_chart->legend()->setAlignment(Qt::AlignBottom);
     m_view->setRenderHint(QPainter::Antialiasing);
@@ -95,17 +101,60 @@ ShardingChart::ShardingChart(QWidget *parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_view, 1);
     layout->addWidget(m_summary);
+
+    m_verifyButton->setObjectName(QStringLiteral("verifyFullSize"));
+    m_cancelButton->setObjectName(QStringLiteral("cancelVerify"));
+    m_progress->setObjectName(QStringLiteral("verifyProgress"));
+    m_progress->setRange(0, 1000);
+    auto *row = new QHBoxLayout;
+    row->addWidget(m_verifyButton);
+    row->addWidget(m_progress, 1);
+    row->addWidget(m_cancelButton);
+    // Takes the width only while the bar, which stretches, is hidden.
+    row->addStretch();
+    layout->addLayout(row);
+    setVerifying(false);
+}
+
+void ShardingChart::setVerifying(bool running)
+{
+    m_verifyButton->setVisible(!running);
+    m_progress->setVisible(running);
+    m_cancelButton->setVisible(running);
+}
+
+void ShardingChart::setVerifyProgress(double fraction, const QString &detail)
+{
+    m_progress->setValue(static_cast<int>(std::lround(fraction * 1000)));
+    // %p is the bar's own percentage; arg() leaves it alone.
+    m_progress->setFormat(tr("Full-size check: %p % — %1").arg(detail));
+}
+
+void ShardingChart::setNote(const QString &note)
+{
+    m_note = note;
+    showSummary();
+}
+
+void ShardingChart::showSummary()
+{
+    m_summary->setText(m_note.isEmpty()
+                           ? m_table
+                           : m_table +
+                                 QStringLiteral("<p><b>%1</b></p>").arg(m_note.toHtmlEscaped()));
 }
 
 void ShardingChart::setReport(const core::ShardReport &r, const QString &modelName)
 {
     for (QBarSet *set : std::as_const(m_sets))
         set->remove(0, set->count());
+    m_note.clear();
     if (!r.ok()) {
         m_strategyAxis->clear();
         m_chart->setTitle(tr("Feed-forward sharding"));
-        m_summary->setText(tr("<b>Cannot analyse this layer:</b> %1")
-                               .arg(io::qs(r.error->toString()).toHtmlEscaped()));
+        m_table = tr("<b>Cannot analyse this layer:</b> %1")
+                      .arg(io::qs(r.error->toString()).toHtmlEscaped());
+        showSummary();
         return;
     }
     QStringList categories;
@@ -153,20 +202,22 @@ void ShardingChart::setReport(const core::ShardReport &r, const QString &modelNa
     }
     const QString checked =
         r.executed.hidden > 0
-            ? tr("Every split really executed on %1 simulated devices at h = %2, f = %3, "
+            ? tr("Every split really executed on %1 simulated devices at %5h = %2, f = %3, "
                  "%4 tokens and compared with the unsharded product.")
                   .arg(r.tp)
                   .arg(r.executed.hidden)
                   .arg(r.executed.ffn)
                   .arg(r.executed.tokens)
+                  .arg(r.executed == r.requested ? tr("the full size, ") : tr("a reduced size, "))
             : tr("Not executed.");
-    m_summary->setText(
-        tr("<table cellspacing=6><tr><th align=left>W1 → W2</th><th align=left>Collectives</th>"
-           "<th>Comm.</th><th>Layer</th><th>Rel. error</th></tr>%1</table>"
-           "%2 Times on the %3 link at the scenario's MFU; the best split is %4× faster "
-           "than the worst.")
-            .arg(rows, checked, io::qs(core::toString(r.link.kind)))
-            .arg(r.speedupBestOverWorst, 0, 'f', 2));
+    m_table =
+        (tr("<table cellspacing=6><tr><th align=left>W1 → W2</th><th align=left>Collectives</th>"
+            "<th>Comm.</th><th>Layer</th><th>Rel. error</th></tr>%1</table>"
+            "%2 Times on the %3 link at the scenario's MFU; the best split is %4× faster "
+            "than the worst.")
+             .arg(rows, checked, io::qs(core::toString(r.link.kind)))
+             .arg(r.speedupBestOverWorst, 0, 'f', 2));
+    showSummary();
 }
 
 QList<qreal> ShardingChart::values(const QString &kind) const

@@ -9,6 +9,8 @@ class QBarSet;
 class QChart;
 class QChartView;
 class QLabel;
+class QProgressBar;
+class QPushButton;
 class QValueAxis;
 
 namespace ui {
@@ -33,13 +35,30 @@ public:
     QStringList categories() const;
     QString summary() const;
 
+    // The full-size check's controls (ShardingVerifier drives them).
+    QPushButton *verifyButton() const { return m_verifyButton; }
+    QPushButton *cancelButton() const { return m_cancelButton; }
+    QProgressBar *progressBar() const { return m_progress; }
+    // Shows the progress bar and Cancel instead of the verify button, or back.
+    void setVerifying(bool running);
+    void setVerifyProgress(double fraction, const QString &detail);
+    // A line under the table about the last full-size check; setReport clears it.
+    void setNote(const QString &note);
+
 private:
+    void showSummary();
+
     QChart *m_chart;
     QChartView *m_view;
     QList<QBarSet *> m_sets;
     QBarCategoryAxis *m_strategyAxis;
     QValueAxis *m_bytesAxis;
     QLabel *m_summary;
+    QPushButton *m_verifyButton;
+    QProgressBar *m_progress;
+    QPushButton *m_cancelButton;
+    QString m_table;
+    QString m_note;
 };
 
 } // namespace ui
