@@ -1,5 +1,6 @@
 #include "ui/main_window.h"
 
+#include "core/evaluate.h"
 #include "core/validate.h"
 #include "io/examples_io.h"
 #include "io/scenario_io.h"
@@ -24,7 +25,9 @@
 #include <QApplication>
 #include <QChartView>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QFrame>
 #include <QHBoxLayout>
@@ -131,6 +134,27 @@ void MainWindow::loadExample(const QString &id)
     }
 }
 
+std::optional<QString> MainWindow::compareWith(const QString &path)
+{
+    core::Scenario scenario;
+    if (auto e = io::readScenarioFile(path, scenario))
+        return io::qs(e->toString());
+    const core::Report report = core::evaluate(scenario, m_document->presets());
+    if (report.error)
+        return io::qs(report.error->toString());
+    m_comparison = Comparison{scenario, report, tr("B (%1)").arg(QFileInfo(path).fileName())};
+    m_stopComparing->setEnabled(true);
+    redrawAll();
+    return std::nullopt;
+}
+
+void MainWindow::stopComparing()
+{
+    m_comparison.reset();
+    m_stopComparing->setEnabled(false);
+    redrawAll();
+}
+
 void MainWindow::showChart(const QString &id)
 {
     const QHash<QString, QWidget *> charts{
@@ -179,6 +203,24 @@ void MainWindow::createMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
     m_files->addTo(file);
+    file->addSeparator();
+    QAction *compare = file->addAction(tr("Co&mpare with…"));
+    compare->setToolTip(tr("Draw a second scenario beside this one in the stage-memory and bubble "
+                           "charts: what changed between plan A and plan B."));
+    connect(compare, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Compare with scenario"), QFileInfo(m_document->filePath()).absolutePath(),
+            FileActions::fileFilter());
+        if (path.isEmpty())
+            return;
+        if (auto reason = compareWith(path))
+            QMessageBox::warning(
+                this, tr("Cannot compare"),
+                tr("%1 cannot be compared.\n\n%2").arg(QDir::toNativeSeparators(path), *reason));
+    });
+    m_stopComparing = file->addAction(tr("Stop comparing"));
+    m_stopComparing->setEnabled(false);
+    connect(m_stopComparing, &QAction::triggered, this, &MainWindow::stopComparing);
     file->addSeparator();
     (new ExportActions(m_document, this))->addTo(file);
     file->addSeparator();
@@ -327,12 +369,15 @@ void MainWindow::updateVisibleChart()
     QWidget *current = m_charts->currentWidget();
     if (m_stale.remove(current)) {
         const core::Report &r = m_document->lastValidReport();
+        const Comparison *b = m_comparison ? &*m_comparison : nullptr;
         if (current == m_memoryChart)
-            m_memoryChart->setReport(r);
+            m_memoryChart->setReport(r, b ? &b->report : nullptr, b ? b->name : QString());
         else if (current == m_modelSizeChart)
             m_modelSizeChart->setReport(r);
         else if (current == m_bubbleChart)
-            m_bubbleChart->setScenario(m_document->lastValidScenario(), r);
+            m_bubbleChart->setScenario(m_document->lastValidScenario(), r,
+                                       b ? &b->scenario : nullptr, b ? &b->report : nullptr,
+                                       b ? b->name : QString());
         else if (current == m_shardingChart)
             updateSharding();
     }
@@ -413,6 +458,14 @@ void MainWindow::showVerdict()
                        .arg(units::format(static_cast<double>(stage.totalBytes)),
                             units::format(static_cast<double>(stage.capacityBytes)),
                             io::qs(r.firstOverflowTerm));
+    }
+    if (m_comparison) {
+        const core::Report &b = m_comparison->report;
+        verdict += tr("  |  %1: %2 devices, bubble %3, %4.")
+                       .arg(m_comparison->name)
+                       .arg(b.devices)
+                       .arg(QStringLiteral("%1 %").arg(100 * b.bubbleFraction, 0, 'f', 1))
+                       .arg(b.fits ? tr("fits") : tr("does not fit"));
     }
     m_verdict->setText(verdict);
 }

@@ -1,9 +1,11 @@
 #pragma once
 
+#include "core/report.h"
 #include "core/sharding.h"
 
 #include <QMainWindow>
 #include <QSet>
+#include <optional>
 
 class QAction;
 class QFrame;
@@ -56,6 +58,12 @@ public:
 
     // Loads one of the seed's worked cases, shows its chart and explanation.
     void loadExample(const QString &id);
+    // File → Compare with…: a second plan drawn beside this one in the stage-memory
+    // and bubble charts. Returns the reason when the file cannot be compared.
+    std::optional<QString> compareWith(const QString &path);
+    void stopComparing();
+    bool isComparing() const { return m_comparison.has_value(); }
+
     // Brings a chart to the front by its id: bubble, memory, timeline, sharding, model-size.
     void showChart(const QString &id);
 
@@ -84,6 +92,14 @@ private:
     QFrame *m_example;
     QScrollArea *m_controlsScroll = nullptr;
     QAction *m_gibAction = nullptr;
+    QAction *m_stopComparing = nullptr;
+    struct Comparison
+    {
+        core::Scenario scenario;
+        core::Report report;
+        QString name;
+    };
+    std::optional<Comparison> m_comparison;
     QAction *m_presentAction = nullptr;
     double m_zoom = 1.0; // Ctrl+= / Ctrl+-
     QLabel *m_exampleText;

@@ -1,6 +1,8 @@
 // The explorer window through its real widgets, offscreen (STYLE.md habit 7).
+#include "core/evaluate.h"
 #include "core/units.h"
 #include "io/presets_io.h"
+#include "io/scenario_io.h"
 #include "ui/charts/bubble_chart.h"
 #include "ui/charts/model_size_chart.h"
 #include "ui/charts/sharding_chart.h"
@@ -354,6 +356,46 @@ private Q_SLOTS:
               "Rajbhandari et al. 2020", "pytorch/pytorch#159251", "Patarasuk & Yuan 2009"})
             QVERIFY2(text.contains(source), source);
         dialog->close();
+    }
+
+    // Issue 7: File → Compare with… draws plan B beside plan A.
+    void compareTwoPlans()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const QString b = QStringLiteral(PARASCOPE_SOURCE_DIR
+                                         "/resources/examples/seed-bubble-k4-m4.parascope.json");
+        QVERIFY(!window.compareWith(b));
+        QVERIFY(window.isComparing());
+        // Plan B's stage totals, as evaluated, over plan A's bars.
+        core::Scenario scenarioB;
+        QVERIFY(!io::readScenarioFile(b, scenarioB));
+        const core::Report reportB = core::evaluate(scenarioB, document.presets());
+        const QList<qreal> totals = window.memoryChart()->comparison();
+        QCOMPARE(totals.size(), 4);
+        for (int i = 0; i < 4; ++i)
+            QCOMPARE(totals[i], double(reportB.stages[std::size_t(i)].totalBytes) / 1e9);
+        // Seed ¶2 both ways: A at m = 16 (15.8 %), B at m = 4 (42.9 %).
+        window.charts()->setCurrentWidget(window.bubbleChart());
+        QCOMPARE(window.bubbleChart()->marker(), QPointF(16, 300.0 / 19));
+        QCOMPARE(window.bubbleChart()->compareMarker(), QPointF(4, 300.0 / 7));
+        QVERIFY(window.verdict()->text().contains("bubble 42.9 %"));
+        // Editing plan A keeps plan B.
+        document.setField("pp", "2");
+        QTRY_COMPARE(window.bubbleChart()->marker(), QPointF(16, 100.0 / 17));
+        QCOMPARE(window.bubbleChart()->compareMarker(), QPointF(4, 300.0 / 7));
+        window.stopComparing();
+        QCOMPARE(window.bubbleChart()->compareMarker(), QPointF());
+        window.charts()->setCurrentWidget(window.memoryChart());
+        QVERIFY(window.memoryChart()->comparison().isEmpty());
+        // A damaged file is refused with its reason.
+        const auto reason = window.compareWith(QStringLiteral(
+            PARASCOPE_SOURCE_DIR "/tests/data/damaged/newer-version.parascope.json"));
+        QVERIFY(reason);
+        QVERIFY(reason->contains("version"));
+        QVERIFY(!window.isComparing());
     }
 
     void choosingADeviceRedrawsOnce()

@@ -38,7 +38,8 @@ QPen curvePen(core::Schedule schedule)
 
 BubbleChart::BubbleChart(QWidget *parent)
     : QWidget(parent), m_chart(new QChart), m_view(new QChartView(m_chart, this)),
-      m_marker(new QScatterSeries), m_mAxis(new QLogValueAxis), m_bubbleAxis(new QValueAxis)
+      m_marker(new QScatterSeries), m_compare(new QScatterSeries), m_mAxis(new QLogValueAxis),
+      m_bubbleAxis(new QValueAxis)
 {
     m_chart->legend()->setAlignment(Qt::AlignBottom);
     m_view->setRenderHint(QPainter::Antialiasing);
@@ -80,13 +81,39 @@ BubbleChart::BubbleChart(QWidget *parent)
     m_marker->attachAxis(m_mAxis);
     m_marker->attachAxis(m_bubbleAxis);
 
+    m_compare->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
+    m_compare->setMarkerSize(15);
+    m_compare->setColor(chart_style::black());
+    m_compare->setBorderColor(Qt::white);
+    m_compare->setPointLabelsVisible(true);
+    m_compare->setPointLabelsClipping(false);
+    m_compare->setPointLabelsFont(font);
+    m_chart->addSeries(m_compare);
+    m_compare->attachAxis(m_mAxis);
+    m_compare->attachAxis(m_bubbleAxis);
+    m_compare->setVisible(false);
+
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_view);
 }
 
-void BubbleChart::setScenario(const core::Scenario &s, const core::Report &r)
+void BubbleChart::setScenario(const core::Scenario &s, const core::Report &r,
+                              const core::Scenario *compareScenario,
+                              const core::Report *compareReport, const QString &compareName)
 {
+    const bool comparing = compareScenario && compareReport;
+    m_compare->setVisible(comparing);
+    if (comparing) {
+        const double percent = 100 * compareReport->bubbleFraction;
+        m_compare->replace({QPointF(compareScenario->microbatches, percent)});
+        m_compare->setPointLabelsFormat(tr("%1: %2 % at m = %3, K = %4")
+                                            .arg(compareName)
+                                            .arg(percent, 0, 'f', 1)
+                                            .arg(compareScenario->microbatches)
+                                            .arg(compareScenario->pp));
+        m_compare->setName(compareName);
+    }
     if (s.pp != m_stages || s.virtualStages != m_virtualStages) {
         m_stages = s.pp;
         m_virtualStages = s.virtualStages;
@@ -115,6 +142,11 @@ void BubbleChart::setScenario(const core::Scenario &s, const core::Report &r)
 QList<QPointF> BubbleChart::curve(core::Schedule schedule) const
 {
     return m_curves.value(int(schedule))->points();
+}
+
+QPointF BubbleChart::compareMarker() const
+{
+    return m_compare->isVisible() && m_compare->count() > 0 ? m_compare->at(0) : QPointF();
 }
 
 QPointF BubbleChart::marker() const

@@ -26,7 +26,13 @@ class BubbleChart : public QWidget
 public:
     explicit BubbleChart(QWidget *parent = nullptr);
 
-    void setScenario(const core::Scenario &scenario, const core::Report &report);
+    // `compareReport`, when given, marks a second plan's simulated point too
+    // (File → Compare with…).
+    void setScenario(const core::Scenario &scenario, const core::Report &report,
+                     const core::Scenario *compareScenario = nullptr,
+                     const core::Report *compareReport = nullptr, const QString &compareName = {});
+    // Plan B's point (m, percent); null when not comparing.
+    QPointF compareMarker() const;
 
     // What is drawn, for tests: points in (m, percent).
     QList<QPointF> curve(core::Schedule schedule) const;
@@ -38,6 +44,7 @@ private:
     QChartView *m_view;
     QHash<int, QLineSeries *> m_curves;
     QScatterSeries *m_marker;
+    QScatterSeries *m_compare;
     QLogValueAxis *m_mAxis;
     QValueAxis *m_bubbleAxis;
     int m_stages = 0;

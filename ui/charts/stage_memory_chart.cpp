@@ -10,6 +10,7 @@
 #include <QChartView>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QScatterSeries>
 #include <QStackedBarSeries>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -48,7 +49,8 @@ double toGb(std::int64_t bytes)
 
 StageMemoryChart::StageMemoryChart(QWidget *parent)
     : QWidget(parent), m_chart(new QChart), m_view(new QChartView(m_chart, this)),
-      m_bars(new QStackedBarSeries), m_capacity(new QLineSeries), m_stageAxis(new QBarCategoryAxis),
+      m_bars(new QStackedBarSeries), m_capacity(new QLineSeries), m_compare(new QScatterSeries),
+      m_compareCapacity(new QLineSeries), m_stageAxis(new QBarCategoryAxis),
       m_memoryAxis(new QValueAxis), m_lineAxis(new QValueAxis)
 {
     m_chart->setTitle(tr("Memory per device, by pipeline stage"));
@@ -80,12 +82,27 @@ StageMemoryChart::StageMemoryChart(QWidget *parent)
     m_capacity->attachAxis(m_lineAxis);
     m_capacity->attachAxis(m_memoryAxis);
 
+    // Plan B (File → Compare with…): its totals as black diamonds, its capacity dotted.
+    m_compare->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
+    m_compare->setMarkerSize(16);
+    m_compare->setColor(chart_style::black());
+    m_compare->setBorderColor(Qt::white);
+    m_compareCapacity->setPen(chart_style::groupCapacityPen());
+    for (QXYSeries *series :
+         {static_cast<QXYSeries *>(m_compare), static_cast<QXYSeries *>(m_compareCapacity)}) {
+        m_chart->addSeries(series);
+        series->attachAxis(m_lineAxis);
+        series->attachAxis(m_memoryAxis);
+        series->setVisible(false);
+    }
+
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_view);
 }
 
-void StageMemoryChart::setReport(const core::Report &report)
+void StageMemoryChart::setReport(const core::Report &report, const core::Report *compare,
+                                 const QString &compareName)
 {
     QStringList categories;
     double peak = 0;
@@ -94,6 +111,14 @@ void StageMemoryChart::setReport(const core::Report &report)
                                   : tr("Stage %1 ✗ over").arg(stage.index));
         peak = std::max(peak, toGb(stage.totalBytes));
     }
+    QList<QPointF> totalsB;
+    if (compare)
+        for (const auto &stage : compare->stages) {
+            totalsB.append(QPointF(stage.index, toGb(stage.totalBytes)));
+            peak = std::max(peak, toGb(stage.totalBytes));
+            if (stage.index >= categories.size())
+                categories << tr("Stage %1").arg(stage.index);
+        }
     for (qsizetype i = 0; i < m_sets.size(); ++i) {
         QList<qreal> values;
         for (const auto &stage : report.stages)
@@ -111,7 +136,19 @@ void StageMemoryChart::setReport(const core::Report &report)
     }
 
     const double capacity = report.stages.empty() ? 0 : toGb(report.stages.front().capacityBytes);
-    const double stages = static_cast<double>(report.stages.size());
+    const double stages = static_cast<double>(categories.size());
+    m_compare->replace(totalsB);
+    m_compare->setName(tr("%1: total per device").arg(compareName));
+    m_compare->setVisible(compare != nullptr);
+    const double capacityB =
+        compare && !compare->stages.empty() ? toGb(compare->stages.front().capacityBytes) : 0;
+    m_compareCapacity->replace({QPointF(-0.5, capacityB), QPointF(stages - 0.5, capacityB)});
+    m_compareCapacity->setName(tr("%1: capacity %2 %3")
+                                   .arg(compareName)
+                                   .arg(capacityB, 0, 'f', 1)
+                                   .arg(units::largeName()));
+    m_compareCapacity->setVisible(compare && capacityB != capacity);
+    peak = std::max(peak, capacityB);
     m_lineAxis->setRange(-0.5, stages - 0.5);
     m_capacity->replace({QPointF(-0.5, capacity), QPointF(stages - 0.5, capacity)});
     m_capacity->setName(tr("Capacity %1 %2").arg(capacity, 0, 'f', 1).arg(units::largeName()));
@@ -135,6 +172,15 @@ QList<qreal> StageMemoryChart::values(const QString &term) const
 qreal StageMemoryChart::capacityGb() const
 {
     return m_capacity->count() > 0 ? m_capacity->at(0).y() : 0;
+}
+
+QList<qreal> StageMemoryChart::comparison() const
+{
+    QList<qreal> out;
+    if (m_compare->isVisible())
+        for (const QPointF &p : m_compare->points())
+            out << p.y();
+    return out;
 }
 
 QString StageMemoryChart::axisTitle() const

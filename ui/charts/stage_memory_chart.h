@@ -9,6 +9,7 @@ class QBarSet;
 class QChart;
 class QChartView;
 class QLineSeries;
+class QScatterSeries;
 class QStackedBarSeries;
 class QValueAxis;
 
@@ -23,7 +24,12 @@ class StageMemoryChart : public QWidget
 public:
     explicit StageMemoryChart(QWidget *parent = nullptr);
 
-    void setReport(const core::Report &report);
+    // `compare`, when given, is a second plan drawn over the first: its stage
+    // totals as diamonds (File → Compare with…).
+    void setReport(const core::Report &report, const core::Report *compare = nullptr,
+                   const QString &compareName = {});
+    // Plan B's stage totals as drawn (empty when not comparing).
+    QList<qreal> comparison() const;
 
     // What is drawn, for tests: the bar set's values per stage, in GB.
     QList<qreal> values(const QString &term) const;
@@ -38,6 +44,8 @@ private:
     QStackedBarSeries *m_bars;
     QList<QBarSet *> m_sets;
     QLineSeries *m_capacity;
+    QScatterSeries *m_compare;
+    QLineSeries *m_compareCapacity;
     QBarCategoryAxis *m_stageAxis;
     QValueAxis *m_memoryAxis;
     QValueAxis *m_lineAxis;
