@@ -1,5 +1,6 @@
 #include "app/cli.h"
 
+#include "app/command_line.h"
 #include "app/shard_command.h"
 #include "core/evaluate.h"
 #include "core/fields.h"
@@ -26,18 +27,6 @@ QTextStream &out()
 {
     static QTextStream stream(stdout);
     return stream;
-}
-
-int fail(const core::InputError &e)
-{
-    QTextStream err(stderr);
-    err << "parascope: " << io::qs(e.toString()) << Qt::endl;
-    return invalidInput;
-}
-
-int fail(const QString &key, const QString &message)
-{
-    return fail(core::InputError{key.toStdString(), message.toStdString()});
 }
 
 QString fieldList()
@@ -79,17 +68,13 @@ struct Common
     QCommandLineOption format{QStringLiteral("format"),
                               QStringLiteral("Output format: text or json."),
                               QStringLiteral("text|json"), QStringLiteral("text")};
-    QCommandLineOption help{{QStringLiteral("h"), QStringLiteral("help")},
-                            QStringLiteral("Show this help.")};
-    QCommandLineOption version{{QStringLiteral("v"), QStringLiteral("version")},
-                               QStringLiteral("Show the version.")};
+    StandardOptions standard;
 
     void addTo(QCommandLineParser &parser) const
     {
         parser.addOption(presets);
         parser.addOption(format);
-        parser.addOption(help);
-        parser.addOption(version);
+        standard.addTo(parser);
     }
 };
 
@@ -97,18 +82,8 @@ struct Common
 int parse(QCommandLineParser &parser, const Common &common, const QStringList &arguments,
           const QString &extraHelp = {})
 {
-    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    if (!parser.parse(arguments))
-        return fail(QString(), parser.errorText());
-    if (parser.isSet(common.help)) {
-        out() << parser.helpText() << extraHelp;
-        out().flush();
-        return ok;
-    }
-    if (parser.isSet(common.version)) {
-        out() << "parascope " << PARASCOPE_VERSION << Qt::endl;
-        return ok;
-    }
+    if (int status = parseStandard(parser, common.standard, arguments, extraHelp); status >= 0)
+        return status;
     const QString format = parser.value(common.format);
     if (format != QLatin1String("text") && format != QLatin1String("json"))
         return fail(QStringLiteral("--format"),
@@ -153,20 +128,12 @@ int runEval(const QStringList &arguments)
             parse(parser, common, arguments, QStringLiteral("\nScenario keys:\n") + fieldList());
         status >= 0)
         return status;
-    if (parser.positionalArguments().size() > 1)
-        return fail(QStringLiteral("SCENARIO"), QStringLiteral("expected at most one file, got %1")
-                                                    .arg(parser.positionalArguments().size()));
-
     core::Presets presets;
     if (int status = loadPresets(parser, common, presets); status >= 0)
         return status;
     core::Scenario scenario;
-    if (!parser.positionalArguments().isEmpty())
-        if (auto e = io::readScenarioFile(parser.positionalArguments().constFirst(), scenario))
-            return fail(*e);
-    for (const QString &assignment : parser.values(set))
-        if (auto e = io::applySetting(scenario, assignment))
-            return fail(*e);
+    if (int status = readScenario(parser, set, scenario); status >= 0)
+        return status;
 
     core::EvaluateOptions options;
     options.timeline = parser.isSet(timeline);

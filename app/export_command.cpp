@@ -1,6 +1,7 @@
 #include "app/export_command.h"
 
 #include "app/cli.h"
+#include "app/command_line.h"
 #include "io/presets_io.h"
 #include "io/scenario_io.h"
 #include "io/text.h"
@@ -20,19 +21,6 @@ namespace ce = ui::chart_export;
 
 // Large enough for a poster at 4×; larger images exhaust memory before they help.
 constexpr int kMaxPixels = 16384;
-
-int fail(const QString &flag, const QString &message)
-{
-    QTextStream err(stderr);
-    err << "parascope: " << (flag.isEmpty() ? message : flag + QStringLiteral(": ") + message)
-        << Qt::endl;
-    return invalidInput;
-}
-
-int fail(const core::InputError &e)
-{
-    return fail(QString(), io::qs(e.toString()));
-}
 
 std::optional<QSize> parseSize(const QString &text)
 {
@@ -100,30 +88,15 @@ int runExport(const QStringList &arguments)
                              "YYYY-MM-DD");
     const auto presetsFile =
         option("presets", QStringLiteral("Extra model/device presets (JSON)."), "FILE");
-    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")},
-                                  QStringLiteral("Show this help."));
-    const QCommandLineOption version({QStringLiteral("v"), QStringLiteral("version")},
-                                     QStringLiteral("Show the version."));
-    parser.addOption(help);
-    parser.addOption(version);
+    const StandardOptions standard;
+    standard.addTo(parser);
     parser.addPositionalArgument(QStringLiteral("scenario"),
                                  QStringLiteral("A .parascope.json scenario file (optional)."),
                                  QStringLiteral("[SCENARIO]"));
 
-    if (!parser.parse(arguments))
-        return fail(QString(), parser.errorText());
+    if (int status = parseStandard(parser, standard, arguments); status >= 0)
+        return status;
     QTextStream out(stdout);
-    if (parser.isSet(help)) {
-        out << parser.helpText();
-        return ok;
-    }
-    if (parser.isSet(version)) {
-        out << "parascope " << PARASCOPE_VERSION << Qt::endl;
-        return ok;
-    }
-    if (parser.positionalArguments().size() > 1)
-        return fail(QStringLiteral("SCENARIO"), QStringLiteral("expected at most one file, got %1")
-                                                    .arg(parser.positionalArguments().size()));
 
     QList<ce::Chart> charts;
     if (!parser.isSet(chart))
@@ -204,12 +177,8 @@ int runExport(const QStringList &arguments)
     if (auto e = io::loadPresets(presets, parser.value(presetsFile)))
         return fail(*e);
     core::Scenario scenario;
-    if (!parser.positionalArguments().isEmpty())
-        if (auto e = io::readScenarioFile(parser.positionalArguments().constFirst(), scenario))
-            return fail(*e);
-    for (const QString &assignment : parser.values(set))
-        if (auto e = io::applySetting(scenario, assignment))
-            return fail(*e);
+    if (int status = readScenario(parser, set, scenario); status >= 0)
+        return status;
     const core::Report report = ce::evaluate(scenario, presets);
     g_previousHandler = qInstallMessageHandler(dropSizeHintNotice);
     if (report.error)

@@ -1,6 +1,7 @@
 #include "app/shard_command.h"
 
 #include "app/cli.h"
+#include "app/command_line.h"
 #include "core/scenario.h"
 #include "core/sharding.h"
 #include "io/presets_io.h"
@@ -14,14 +15,6 @@
 namespace cli {
 
 namespace {
-
-int fail(const QString &flag, const QString &message)
-{
-    QTextStream err(stderr);
-    err << "parascope: " << (flag.isEmpty() ? message : flag + QStringLiteral(": ") + message)
-        << Qt::endl;
-    return invalidInput;
-}
 
 // The flag a core request field came from ("device.intra_node_gb_per_s" -> "--device").
 QString flagFor(const std::string &key)
@@ -86,24 +79,11 @@ int runShard(const QStringList &arguments)
     const auto presetsFile = option("presets", "Extra model/device presets (JSON).", "FILE");
     const auto format =
         option("format", "Output format: text or json.", "text|json", QStringLiteral("text"));
-    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")},
-                                  QStringLiteral("Show this help."));
-    const QCommandLineOption version({QStringLiteral("v"), QStringLiteral("version")},
-                                     QStringLiteral("Show the version."));
-    parser.addOption(help);
-    parser.addOption(version);
-
-    if (!parser.parse(arguments))
-        return fail(QString(), parser.errorText());
+    const StandardOptions standard;
+    standard.addTo(parser);
+    if (int status = parseStandard(parser, standard, arguments); status >= 0)
+        return status;
     QTextStream out(stdout);
-    if (parser.isSet(help)) {
-        out << parser.helpText();
-        return ok;
-    }
-    if (parser.isSet(version)) {
-        out << "parascope " << PARASCOPE_VERSION << Qt::endl;
-        return ok;
-    }
     if (!parser.positionalArguments().isEmpty())
         return fail(QString(), QStringLiteral("shard takes no arguments, got '%1'")
                                    .arg(parser.positionalArguments().constFirst()));

@@ -1,0 +1,40 @@
+#pragma once
+
+#include "core/error.h"
+#include "core/scenario.h"
+
+#include <QCommandLineOption>
+#include <QCommandLineParser>
+#include <QString>
+#include <QStringList>
+
+// What every headless subcommand shares: errors, --help / --version, and
+// reading a scenario from [SCENARIO] and --set.
+namespace cli {
+
+// One line on stderr, "parascope: KEY: message" (DESIGN §4); returns exit status 2.
+int fail(const QString &key, const QString &message);
+int fail(const core::InputError &error);
+
+// --help and --version, added to a parser.
+struct StandardOptions
+{
+    QCommandLineOption help{{QStringLiteral("h"), QStringLiteral("help")},
+                            QStringLiteral("Show this help.")};
+    QCommandLineOption version{{QStringLiteral("v"), QStringLiteral("version")},
+                               QStringLiteral("Show the version.")};
+
+    void addTo(QCommandLineParser &parser) const;
+};
+
+// Parses and answers --help (with `extraHelp` after the options) and
+// --version. Returns -1 to go on, else the exit status.
+int parseStandard(QCommandLineParser &parser, const StandardOptions &options,
+                  const QStringList &arguments, const QString &extraHelp = {});
+
+// The scenario of [SCENARIO] (at most one file; the default scenario without
+// one) with every --set KEY=VALUE applied. Returns -1 to go on, else the exit status.
+int readScenario(const QCommandLineParser &parser, const QCommandLineOption &set,
+                 core::Scenario &scenario);
+
+} // namespace cli
