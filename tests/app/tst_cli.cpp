@@ -1,5 +1,6 @@
 // The command line (DESIGN §4), run as users run it: the real binary, no display.
 #include "core/units.h"
+#include "run_parascope.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -13,31 +14,11 @@ class TestCli : public QObject
     Q_OBJECT
 
 private:
-    struct Run
-    {
-        int status = -1;
-        QString out;
-        QString err;
-    };
+    using Run = ParascopeRun;
 
     QTemporaryDir m_dir;
 
-    Run run(const QStringList &arguments)
-    {
-        QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        // Headless subcommands must not need a display or a platform plugin.
-        env.remove(QStringLiteral("DISPLAY"));
-        env.remove(QStringLiteral("WAYLAND_DISPLAY"));
-        env.remove(QStringLiteral("QT_QPA_PLATFORM"));
-        p.setProcessEnvironment(env);
-        p.start(QStringLiteral(PARASCOPE_BIN), arguments);
-        if (!p.waitForFinished(60000))
-            qFatal("parascope did not finish");
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-                QString::fromUtf8(p.readAllStandardOutput()),
-                QString::fromUtf8(p.readAllStandardError())};
-    }
+    Run run(const QStringList &arguments) { return runParascope(arguments); }
 
     QString file(const QString &name, const QByteArray &content)
     {

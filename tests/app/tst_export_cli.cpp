@@ -1,4 +1,6 @@
 // `parascope export` (issue 7), run as users run it: the real binary, no display.
+#include "run_parascope.h"
+
 #include <QDir>
 #include <QImage>
 #include <QProcess>
@@ -13,29 +15,13 @@ class TestExportCli : public QObject
     Q_OBJECT
 
 private:
-    struct Run
-    {
-        int status = -1;
-        QString out;
-        QString err;
-    };
+    using Run = ParascopeRun;
 
     QTemporaryDir m_dir;
 
     static Run run(const QStringList &arguments)
     {
-        QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        // export must find a platform by itself when there is no display.
-        env.remove("DISPLAY");
-        env.remove("WAYLAND_DISPLAY");
-        env.remove("QT_QPA_PLATFORM");
-        p.setProcessEnvironment(env);
-        p.start(PARASCOPE_BIN, QStringList{"export"} + arguments);
-        p.waitForFinished(-1);
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-                QString::fromUtf8(p.readAllStandardOutput()),
-                QString::fromUtf8(p.readAllStandardError())};
+        return runParascope(QStringList{"export"} + arguments);
     }
 
     static int distinctColours(const QImage &image)

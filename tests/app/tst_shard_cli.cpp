@@ -1,4 +1,6 @@
 // `parascope shard` (issue 4, DESIGN §4), run as users run it: the real binary, no display.
+#include "run_parascope.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -11,28 +13,9 @@ class TestShardCli : public QObject
     Q_OBJECT
 
 private:
-    struct Run
-    {
-        int status = -1;
-        QString out;
-        QString err;
-    };
+    using Run = ParascopeRun;
 
-    static Run run(const QStringList &arguments)
-    {
-        QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.remove(QStringLiteral("DISPLAY"));
-        env.remove(QStringLiteral("WAYLAND_DISPLAY"));
-        env.remove(QStringLiteral("QT_QPA_PLATFORM"));
-        p.setProcessEnvironment(env);
-        p.start(QStringLiteral(PARASCOPE_BIN), arguments);
-        if (!p.waitForFinished(120000))
-            qFatal("parascope did not finish");
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-                QString::fromUtf8(p.readAllStandardOutput()),
-                QString::fromUtf8(p.readAllStandardError())};
-    }
+    static Run run(const QStringList &arguments) { return runParascope(arguments); }
 
     static QStringList shard(const QString &rest)
     {
