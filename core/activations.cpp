@@ -112,9 +112,18 @@ double layerForwardFlops(const ModelSpec &m, std::int64_t seqLen, std::int64_t m
     // Narayanan et al. 2021, §5.1 (Appendix): 2 FLOPs per parameter per token for
     // the matmuls, plus QKᵀ and attention × V, 2·s²·h FLOPs each per sequence.
     const double matmuls = 2.0 * static_cast<double>(countParams(m, tp).perLayer) * tokens;
-    const double attention = 4.0 * static_cast<double>(seqLen) * tokens *
-                             static_cast<double>(m.heads / tp) * m.headDim();
-    return matmuls + attention;
+    return matmuls + attentionCoreFlops(m, seqLen, microbatchSize, tp);
+}
+
+double attentionCoreFlops(const ModelSpec &m, std::int64_t seqLen, std::int64_t microbatchSize,
+                          int tp)
+{
+    if (!m.hasArchitecture())
+        return 0;
+    const double tokens = static_cast<double>(seqLen * microbatchSize);
+    // Narayanan et al. 2021, §5.1: QKᵀ and attention × V, 2·s²·h FLOPs each per sequence.
+    return 4.0 * static_cast<double>(seqLen) * tokens * static_cast<double>(m.heads / tp) *
+           m.headDim();
 }
 
 } // namespace core

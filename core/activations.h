@@ -43,6 +43,11 @@ std::int64_t kvCacheBytes(const ModelSpec &model, int layers, std::int64_t seqLe
 double layerForwardFlops(const ModelSpec &model, std::int64_t seqLen, std::int64_t microbatchSize,
                          int tp);
 
+// The attention core's part of layerForwardFlops (QKᵀ and attention × V): what selective
+// recomputation reruns (Korthikanti et al. 2022, §5).
+double attentionCoreFlops(const ModelSpec &model, std::int64_t seqLen, std::int64_t microbatchSize,
+                          int tp);
+
 // KV heads one device keeps: split by T, one replicated head when T exceeds them.
 std::int64_t kvHeadsPerDevice(const ModelSpec &model, int tp);
 

@@ -3,6 +3,7 @@
 #include "core/activations.h"
 #include "core/comm_cost.h"
 #include "core/schedule.h"
+#include "core/step_time.h"
 #include "core/units.h"
 #include "core/validate.h"
 
@@ -96,7 +97,7 @@ int activationBytes(Precision p)
 }
 
 // Stage times for the simulation: layers × one layer's forward FLOPs over the device's
-// peak at the precision; unit time per layer ("teaching" mode) when the device gives no
+// peak at the precision × mfu; unit time per layer ("teaching" mode) when the device gives no
 // peak or the model has no architecture. Backward = 2 × forward (Narayanan et al. 2021,
 // §5.1); zb-h1 splits it into B = W = F (Qi et al. 2023, §2). Inference runs forwards only.
 // Seconds of one layer's forward, or nothing when the times must be layer-time units.
@@ -107,7 +108,22 @@ std::optional<double> layerForwardSeconds(const Scenario &s, const ModelSpec &mo
     const double flops = layerForwardFlops(model, s.seqLen, s.microbatchSize, s.tp);
     if (peak == device.tflops.end() || flops <= 0)
         return std::nullopt;
-    return flops / (peak->second * 1e12);
+    return computeSeconds(flops, peak->second, s.mfu);
+}
+
+// Recomputation's extra forward per layer before its backward, in seconds: selective reruns
+// the attention core (Korthikanti et al. 2022, §5), full the whole forward (Chen et al. 2016).
+double layerRecomputeSeconds(const Scenario &s, const ModelSpec &model, const DeviceSpec &device)
+{
+    const auto peak = device.tflops.find(s.precision);
+    if (s.mode != Mode::training || peak == device.tflops.end())
+        return 0;
+    double flops = 0;
+    if (s.recompute == Recompute::selective)
+        flops = attentionCoreFlops(model, s.seqLen, s.microbatchSize, s.tp);
+    else if (s.recompute == Recompute::full)
+        flops = layerForwardFlops(model, s.seqLen, s.microbatchSize, s.tp);
+    return flops > 0 ? computeSeconds(flops, peak->second, s.mfu) : 0;
 }
 
 PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const DeviceSpec &device,
@@ -119,12 +135,17 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Dev
     in.stages = s.pp;
     in.microbatches = s.microbatches;
     in.virtualStages = s.virtualStages;
-    const double perLayer = layerForwardSeconds(s, model, device).value_or(1.0);
+    const auto seconds = layerForwardSeconds(s, model, device);
+    const double perLayer = seconds.value_or(1.0);
+    // Layer-time units keep the teaching ratio B = 2F: recomputation is timed in seconds only.
+    const double recompute = seconds ? layerRecomputeSeconds(s, model, device) : 0.0;
     const bool split = training && s.schedule == Schedule::zbH1;
     for (int stageLayers : layers) {
-        const double f = (model.hasArchitecture() ? stageLayers : 1) * perLayer;
+        const double n = model.hasArchitecture() ? stageLayers : 1;
+        const double f = n * perLayer;
+        const double extra = n * recompute; // rerun just before the backward that needs it
         in.forward.push_back(f);
-        in.backward.push_back(training ? (split ? f : 2 * f) : 0.0);
+        in.backward.push_back(training ? (split ? f : 2 * f) + extra : 0.0);
         in.weight.push_back(split ? f : 0.0);
     }
     return in;
@@ -219,6 +240,56 @@ TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const 
     return out;
 }
 
+// The step-time model (docs/step_time.md): the simulated makespan, then TP traffic (not
+// overlapped) and the exposed part of the data-parallel gradient sync.
+std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const ModelSpec &model,
+                                             const DeviceSpec &device, const TrainingStates &states,
+                                             const PipelineInput &in)
+{
+    if (r.timeInLayerUnits || !r.tpComm.timePerStepS)
+        return std::nullopt;
+    const bool training = s.mode == Mode::training;
+    StepTimeInput st;
+    st.makespanS = r.makespanS;
+    for (std::size_t i = 0; i < in.forward.size(); ++i)
+        st.busiestComputeS = std::max(
+            st.busiestComputeS, s.microbatches * (in.forward[i] + in.backward[i] + in.weight[i]));
+    st.tpCommS = *r.tpComm.timePerStepS;
+    st.dpOverlap = s.dpOverlap;
+
+    StepTimeReport out;
+    if (training && s.dp > 1) {
+        Link link;
+        const auto linkError = chooseLink(device, dpGroupSpan(s.tp, s.dp), s.interNodeGbPerS, link);
+        out.dpLink = std::string(toString(link.kind));
+        if (linkError) {
+            r.warnings.push_back({"dp-link-unknown", linkError->message});
+            return std::nullopt;
+        }
+        // The stage with the most parameters synchronises longest; every stage runs at once.
+        std::int64_t params = 0;
+        for (const auto &stage : r.stages)
+            params = std::max(params, stage.params);
+        const DpSync sync = dpGradientSync(s.zero, params * states.gradBytes,
+                                           weightBytes(params, s.precision), s.dp, link);
+        st.dpCommS = sync.seconds;
+        out.dpBytesPerStep = sync.bytesPerStep;
+    }
+    const double tokens = static_cast<double>(s.microbatches) * s.microbatchSize * s.seqLen * s.dp;
+    st.tokensPerStep = tokens;
+    // Kaplan et al. 2020, §2.1: N counts the transformer layers' parameters, not embeddings.
+    const double n = static_cast<double>(model.layers) * countParams(model, 1).perLayer;
+    // Narayanan et al. 2021, §5.1: 6·N·tokens in training (backward = 2 × forward), 2· inference.
+    st.modelFlopsPerStep = (training ? 6.0 : 2.0) * n * tokens;
+    st.devices = s.devices();
+    st.peakFlops = device.tflops.at(s.precision) * 1e12;
+    st.tdpW = device.tdpW;
+    StepTimeReport computed = stepTime(st);
+    computed.dpLink = out.dpLink;
+    computed.dpBytesPerStep = out.dpBytesPerStep;
+    return computed;
+}
+
 } // namespace
 
 std::int64_t weightBytes(std::int64_t params, Precision precision)
@@ -279,8 +350,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     };
 
     const bool training = s.mode == Mode::training;
-    PipelineResult pipe =
-        simulatePipeline(pipelineInput(s, model, device, layers), options.timeline);
+    const PipelineInput pipeIn = pipelineInput(s, model, device, layers);
+    PipelineResult pipe = simulatePipeline(pipeIn, options.timeline);
     r.bubbleFraction = pipe.bubbleFraction;
     r.makespanS = pipe.makespan;
     r.timeInLayerUnits = !layerForwardSeconds(s, model, device);
@@ -347,6 +418,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     }
     addWarnings(r, s, model, device);
     r.tpComm = tpComm(r, s, model, device, *std::max_element(layers.begin(), layers.end()));
+    r.stepTime = stepTimeReport(r, s, model, device, states, pipeIn);
     return r;
 }
 

@@ -50,6 +50,9 @@ const std::array kFields{
     FieldInfo{"mfu", &Scenario::mfu,
               "Model FLOPs utilisation: the fraction of peak compute achieved, above 0 and at "
               "most 1."},
+    FieldInfo{"dp_overlap", &Scenario::dpOverlap,
+              "Fraction of the data-parallel gradient synchronisation hidden behind the backward "
+              "pass, 0 to 1."},
 };
 
 template <typename T> std::optional<T> parseNumber(std::string_view text)

@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/scenario.h"
 #include "core/schedule.h"
+#include "core/step_time.h"
 
 #include <cstdint>
 #include <optional>
@@ -99,6 +100,10 @@ struct Report
     double makespanS = 0; // one step; in layer-time units when the device has no peak FLOPS
     bool timeInLayerUnits = false;    // makespanS and the timeline count layer-times, not seconds
     std::vector<ScheduleOp> timeline; // only with EvaluateOptions::timeline
+
+    // The step-time model (docs/step_time.md); empty in layer-time units or when a link
+    // the step needs has no published bandwidth.
+    std::optional<StepTimeReport> stepTime;
 
     bool ok() const { return !error; }
     bool hasWarning(std::string_view code) const

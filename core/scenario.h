@@ -83,7 +83,8 @@ struct Scenario
     bool cacheOutputs = true; // PyTorch pipelining keeps every micro-batch's output
     double reserveGib = 2.0;
     std::optional<double> interNodeGbPerS; // overrides the device's network
-    double mfu = 0.5; // fraction of peak FLOPS achieved, for compute times (issue 4)
+    double mfu = 0.5;       // fraction of peak FLOPS achieved, for compute times (issue 4)
+    double dpOverlap = 0.5; // fraction of data-parallel gradient sync hidden behind backward
 
     int devices() const { return tp * pp * dp; }
     bool operator==(const Scenario &) const = default;

@@ -131,6 +131,8 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
         return InputError{"inter_node_gb_per_s", "must be above 0, or empty for the device's"};
     if (!(s.mfu > 0 && s.mfu <= 1))
         return InputError{"mfu", "must be above 0 and at most 1"};
+    if (!(s.dpOverlap >= 0 && s.dpOverlap <= 1))
+        return InputError{"dp_overlap", "must be between 0 and 1"};
     if (s.mode == Mode::training && !isTrainable(s.precision))
         return InputError{"precision", std::string(toString(s.precision)) +
                                            " is for inference only; training needs fp32, bf16, "

@@ -90,6 +90,34 @@ QJsonObject reportToJson(const core::Report &r)
                 r.bubbleFractionClosedForm ? QJsonValue(*r.bubbleFractionClosedForm)
                                            : QJsonValue(QJsonValue::Null));
     root.insert(QStringLiteral("makespan_s"), r.makespanS);
+    // The step-time model (docs/step_time.md): null in layer-time units.
+    auto optional = [](const std::optional<double> &v) {
+        return v ? QJsonValue(*v) : QJsonValue(QJsonValue::Null);
+    };
+    if (r.stepTime) {
+        const core::StepTimeReport &st = *r.stepTime;
+        QJsonObject breakdown;
+        breakdown.insert(QStringLiteral("compute_s"), st.breakdown.computeS);
+        breakdown.insert(QStringLiteral("bubble_s"), st.breakdown.bubbleS);
+        breakdown.insert(QStringLiteral("tp_comm_s"), st.breakdown.tpCommS);
+        breakdown.insert(QStringLiteral("dp_comm_s"), st.breakdown.dpCommS);
+        QJsonObject dpComm;
+        dpComm.insert(QStringLiteral("link"), qs(st.dpLink));
+        dpComm.insert(QStringLiteral("bytes_per_step"), qint64(st.dpBytesPerStep));
+        dpComm.insert(QStringLiteral("time_per_step_s"), st.dpCommTotalS);
+        root.insert(QStringLiteral("step_time_s"), st.stepTimeS);
+        root.insert(QStringLiteral("tokens_per_s"), st.tokensPerS);
+        root.insert(QStringLiteral("mfu_achieved"), st.mfuAchieved);
+        root.insert(QStringLiteral("energy_j_per_step"), optional(st.energyJPerStep));
+        root.insert(QStringLiteral("energy_j_per_million_tokens"),
+                    optional(st.energyJPerMillionTokens));
+        root.insert(QStringLiteral("time_breakdown"), breakdown);
+        root.insert(QStringLiteral("dp_comm"), dpComm);
+    } else {
+        for (const char *key : {"step_time_s", "tokens_per_s", "mfu_achieved", "energy_j_per_step",
+                                "energy_j_per_million_tokens", "time_breakdown", "dp_comm"})
+            root.insert(QLatin1String(key), QJsonValue(QJsonValue::Null));
+    }
     if (!r.timeline.empty()) {
         QJsonArray timeline;
         for (const auto &op : r.timeline) {
@@ -141,6 +169,23 @@ QString reportToText(const core::Report &r)
     if (r.bubbleFractionClosedForm)
         s << QStringLiteral(", %1 % closed form").arg(100 * *r.bubbleFractionClosedForm, 0, 'f', 1);
     s << QStringLiteral("; step %1 s\n").arg(r.makespanS, 0, 'g', 4);
+    if (r.stepTime) {
+        const core::StepTimeReport &st = *r.stepTime;
+        const auto &b = st.breakdown;
+        s << QStringLiteral("Step time       %1 s = compute %2 + bubble %3 + TP %4 + DP %5; "
+                            "%6 tokens/s, MFU %7 %, %8\n")
+                 .arg(st.stepTimeS, 0, 'g', 4)
+                 .arg(b.computeS, 0, 'g', 4)
+                 .arg(b.bubbleS, 0, 'g', 4)
+                 .arg(b.tpCommS, 0, 'g', 4)
+                 .arg(b.dpCommS, 0, 'g', 4)
+                 .arg(st.tokensPerS, 0, 'f', 0)
+                 .arg(100 * st.mfuAchieved, 0, 'f', 1)
+                 .arg(st.energyJPerMillionTokens
+                          ? QStringLiteral("%1 MJ per million tokens")
+                                .arg(*st.energyJPerMillionTokens / 1e6, 0, 'f', 2)
+                          : QStringLiteral("energy unknown"));
+    }
 
     // One row per stage, one column per memory term, in GB per device.
     s << QStringLiteral("\nStage Layers In flight  Weights    Grads    Optim   Activ.   Cached  "
