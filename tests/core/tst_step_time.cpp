@@ -204,13 +204,12 @@ private Q_SLOTS:
     void noStepTimeInLayerUnits()
     {
         Scenario s;
-        DeviceSpec device;
+        DeviceSpec &device = s.customDevice.emplace();
         device.id = "no-peak";
         device.memoryGib = 80;
         device.devicesPerNode = 8;
         device.intraNodeGbPerS = 450;
         device.interNodeGbPerS = 50;
-        s.customDevice = device;
         s.device = device.id;
         const Report r = evaluate(s, io::builtinPresets());
         QVERIFY(r.ok());
