@@ -206,6 +206,9 @@ private Q_SLOTS:
     void stepMovesToTheNextEvent()
     {
         ScenarioDocument document(io::builtinPresets());
+        // The default's selective recomputation lengthens B by the attention core
+        // (docs/step_time.md, Korthikanti et al. 2022 §5); without it B = 2F exactly.
+        set(document, "recompute", "none");
         TimelinePanel panel(&document);
         TimelineChart *chart = panel.chart();
         // 1F1B with uniform stages takes (m + K - 1)(F + B) with B = 2F (Narayanan et al.
