@@ -89,6 +89,16 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
         m_document->setField(QStringLiteral("mfu"), QString::number(value));
     });
 
+    auto *overlap = new QDoubleSpinBox;
+    overlap->setRange(0.0, 1.0);
+    overlap->setDecimals(2);
+    overlap->setSingleStep(0.1);
+    overlap->setKeyboardTracking(false);
+    addRow(QStringLiteral("dp_overlap"), tr("Gradient sync &hidden"), overlap);
+    connect(overlap, &QDoubleSpinBox::valueChanged, this, [this](double value) {
+        m_document->setField(QStringLiteral("dp_overlap"), QString::number(value));
+    });
+
     connect(document, &ScenarioDocument::changed, this, &ControlsPanel::refresh);
     refresh();
 }

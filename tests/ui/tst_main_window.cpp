@@ -120,7 +120,8 @@ private Q_SLOTS:
                                 "cache_outputs",
                                 "reserve_gib",
                                 "grad_precision",
-                                "mfu"}) {
+                                "mfu",
+                                "dp_overlap"}) {
             QWidget *w = window.controls()->control(QString::fromLatin1(key));
             QVERIFY2(w, key);
             QVERIFY2(!w->toolTip().isEmpty(), key);
