@@ -17,6 +17,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QProcess>
+#include <QPushButton>
 #include <QSet>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -73,6 +74,19 @@ private Q_SLOTS:
                 QCOMPARE(id, "model-size");
         }
         QCOMPARE(seen.size(), ce::allCharts().size());
+    }
+
+    // An exported chart carries no controls: the sharding chart's Verify button stays out.
+    void noButtonsInImages()
+    {
+        const core::Presets presets = io::builtinPresets();
+        const core::Scenario scenario;
+        const core::Report report = ui::chart_export::evaluate(scenario, presets);
+        const ui::chart_export::Inputs inputs{scenario, presets, report};
+        const auto widget =
+            ui::chart_export::createChart(ui::chart_export::Chart::sharding, inputs);
+        for (const QPushButton *button : widget->findChildren<QPushButton *>())
+            QVERIFY(button->isHidden());
     }
 
     void sameAsHeadless_data()

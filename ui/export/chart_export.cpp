@@ -14,6 +14,7 @@
 #include <QFile>
 #include <QFontMetrics>
 #include <QPainter>
+#include <QPushButton>
 #include <QSaveFile>
 #include <QStyle>
 #include <QSvgGenerator>
@@ -202,6 +203,7 @@ std::unique_ptr<QWidget> createChart(Chart chart, const Inputs &inputs, QWidget 
         auto widget = std::make_unique<ShardingChart>(parent);
         widget->setReport(core::analyzeScenarioSharding(inputs.scenario, inputs.presets),
                           io::qs(inputs.report.modelName));
+        widget->verifyButton()->hide(); // a button means nothing in an image
         return widget;
     }
     case Chart::modelSize: {
