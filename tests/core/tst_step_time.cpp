@@ -68,10 +68,11 @@ private Q_SLOTS:
     void defaultByHand()
     {
         const Scenario s;
-        const Report r = evaluate(s, io::builtinPresets());
+        const Presets presets = io::builtinPresets(); // outlives the model it resolves
+        const Report r = evaluate(s, presets);
         QVERIFY(r.ok() && r.stepTime);
         const auto &st = *r.stepTime;
-        const ModelSpec &model = *resolveModel(s, io::builtinPresets());
+        const ModelSpec &model = *resolveModel(s, presets);
         // Per layer and micro-batch: F, B = 2F (Narayanan §5.1), plus the attention core again
         // for selective recomputation (Korthikanti §5); 20 layers x 16 micro-batches.
         const double f = layerForwardFlops(model, 4096, 1, 8) / (989e12 * 0.5);
