@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 namespace core {
 
@@ -297,6 +298,68 @@ std::int64_t weightBytes(std::int64_t params, Precision precision)
     return bytesFor(params, precision);
 }
 
+std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &presets)
+{
+    if (validate(s, presets))
+        return std::nullopt;
+    const ModelSpec &model = *resolveModel(s, presets);
+    const DeviceSpec &device = *resolveDevice(s, presets);
+    Report r; // only what the step-time model reads: stage parameters and the TP traffic
+    std::vector<int> layers;
+    for (const auto &st : stageModelStates(s, model)) {
+        StageReport stage;
+        stage.params = st.params;
+        r.stages.push_back(stage);
+        layers.push_back(st.layers);
+    }
+    const PipelineInput in = pipelineInput(s, model, device, layers);
+    // The busiest stage must do its own work: the makespan is at least that.
+    double makespan = 0;
+    for (std::size_t i = 0; i < in.forward.size(); ++i)
+        makespan =
+            std::max(makespan, s.microbatches * (in.forward[i] + in.backward[i] + in.weight[i]));
+    // Equal stages under GPipe or 1F1B: (m + K - 1)(F + B) exactly (Narayanan et al. 2021,
+    // §2.2), shaved by a rounding margin so that the bound never exceeds the simulation.
+    const auto uniform = [](const std::vector<double> &t) {
+        return std::adjacent_find(t.begin(), t.end(), std::not_equal_to<>()) == t.end();
+    };
+    if ((in.schedule == Schedule::gpipe || in.schedule == Schedule::oneFOneB) &&
+        uniform(in.forward) && uniform(in.backward) && !in.forward.empty())
+        makespan = std::max(makespan, (1 - 1e-9) * (s.microbatches + s.pp - 1) *
+                                          (in.forward[0] + in.backward[0]));
+    r.makespanS = makespan;
+    r.timeInLayerUnits = !layerForwardSeconds(s, model, device);
+    r.tpComm = tpComm(r, s, model, device, *std::max_element(layers.begin(), layers.end()));
+    const auto st = stepTimeReport(r, s, model, device, trainingStates(s), in);
+    return st ? std::optional<double>(st->stepTimeS) : std::nullopt;
+}
+
+std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpec &model)
+{
+    const TrainingStates states = trainingStates(s);
+    const ParamCounts perDevice = countParams(model, s.tp);
+    const std::vector<int> layers =
+        model.hasArchitecture() ? splitLayers(model.layers, s.pp) : std::vector<int>(s.pp, 0);
+    // ZeRO-1 shards optimizer states over D, ZeRO-2 also gradients, ZeRO-3 also
+    // parameters (Rajbhandari et al. 2020, §5).
+    const std::int64_t d = s.dp;
+    auto zeroShard = [d](std::int64_t bytes, bool sharded) {
+        return sharded ? ceilDiv(bytes, d) : bytes;
+    };
+    std::vector<StageModelStates> out;
+    out.reserve(layers.size());
+    for (int i = 0; i < s.pp; ++i) {
+        StageModelStates st;
+        st.layers = layers[static_cast<std::size_t>(i)];
+        st.params = stageParams(model, perDevice, i, s.pp, st.layers, s.tp);
+        st.weightsBytes = zeroShard(weightBytes(st.params, s.precision), s.zero >= 3);
+        st.gradsBytes = zeroShard(st.params * states.gradBytes, s.zero >= 2);
+        st.optimizerBytes = zeroShard(st.params * states.optimizerBytes, s.zero >= 1);
+        out.push_back(st);
+    }
+    return out;
+}
+
 Report evaluate(const Scenario &s, const Presets &presets)
 {
     return evaluate(s, presets, EvaluateOptions{});
@@ -339,19 +402,16 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     const std::int64_t reserve = std::llround(s.reserveGib * static_cast<double>(kGiB));
     r.minTpForWeights = minTpForWeights(model, s, capacity, reserve);
 
-    const ParamCounts perDevice = countParams(model, s.tp);
-    const std::vector<int> layers =
-        model.hasArchitecture() ? splitLayers(model.layers, s.pp) : std::vector<int>(s.pp, 0);
-    // ZeRO-1 shards optimizer states over D, ZeRO-2 also gradients, ZeRO-3 also
-    // parameters (Rajbhandari et al. 2020, §5).
-    const std::int64_t d = s.dp;
-    auto zeroShard = [d](std::int64_t bytes, bool sharded) {
-        return sharded ? ceilDiv(bytes, d) : bytes;
-    };
+    const std::vector<StageModelStates> modelStates = stageModelStates(s, model);
+    std::vector<int> layers;
+    for (const auto &st : modelStates)
+        layers.push_back(st.layers);
 
     const bool training = s.mode == Mode::training;
     const PipelineInput pipeIn = pipelineInput(s, model, device, layers);
-    PipelineResult pipe = simulatePipeline(pipeIn, options.timeline);
+    PipelineResult pipe = options.pipelineCache && !options.timeline
+                              ? options.pipelineCache->simulate(pipeIn)
+                              : simulatePipeline(pipeIn, options.timeline);
     r.bubbleFraction = pipe.bubbleFraction;
     r.makespanS = pipe.makespan;
     r.timeInLayerUnits = !layerForwardSeconds(s, model, device);
@@ -382,11 +442,12 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     for (int i = 0; i < s.pp; ++i) {
         StageReport st;
         st.index = i;
-        st.layers = layers[static_cast<std::size_t>(i)];
-        st.params = stageParams(model, perDevice, i, s.pp, st.layers, s.tp);
-        st.weightsBytes = zeroShard(weightBytes(st.params, s.precision), s.zero >= 3);
-        st.gradsBytes = zeroShard(st.params * states.gradBytes, s.zero >= 2);
-        st.optimizerBytes = zeroShard(st.params * states.optimizerBytes, s.zero >= 1);
+        const StageModelStates &ms = modelStates[static_cast<std::size_t>(i)];
+        st.layers = ms.layers;
+        st.params = ms.params;
+        st.weightsBytes = ms.weightsBytes;
+        st.gradsBytes = ms.gradsBytes;
+        st.optimizerBytes = ms.optimizerBytes;
         if (training) {
             // Activations of every micro-batch the schedule keeps alive on this stage
             // (DESIGN §3.3: GPipe m, 1F1B min(K-s, m), interleaved and zb-h1 simulated).

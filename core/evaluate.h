@@ -3,17 +3,40 @@
 #include "core/presets.h"
 #include "core/report.h"
 #include "core/scenario.h"
+#include "core/schedule.h"
+
+#include <optional>
+#include <vector>
 
 namespace core {
 
 struct EvaluateOptions
 {
     bool timeline = false; // fill Report::timeline (every op of the schedule; large at scale)
+    PipelineCache *pipelineCache = nullptr; // reuse simulations (ignored with `timeline`)
 };
 
 // The whole model: pure arithmetic over the scenario and the presets it names.
 Report evaluate(const Scenario &scenario, const Presets &presets);
 Report evaluate(const Scenario &scenario, const Presets &presets, const EvaluateOptions &options);
+
+// A lower bound on the step time (docs/planner.md) without simulating the pipeline: the
+// busiest stage's own work (or the closed form where it is exact) plus the same
+// communication terms as evaluate(). Never more than evaluate()'s step_time_s; nullopt when
+// evaluate() would give no step time.
+std::optional<double> stepTimeLowerBound(const Scenario &scenario, const Presets &presets);
+
+// Weights, gradients and optimizer states one device of each pipeline stage keeps: what
+// no schedule, micro-batch size or recomputation changes (DESIGN §3.5).
+struct StageModelStates
+{
+    int layers = 0;
+    std::int64_t params = 0;
+    std::int64_t weightsBytes = 0;
+    std::int64_t gradsBytes = 0;
+    std::int64_t optimizerBytes = 0;
+};
+std::vector<StageModelStates> stageModelStates(const Scenario &scenario, const ModelSpec &model);
 
 // Weight bytes of `params` parameters at a precision (DESIGN §3.1).
 std::int64_t weightBytes(std::int64_t params, Precision precision);

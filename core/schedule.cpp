@@ -167,6 +167,28 @@ PipelineInput uniformPipeline(Schedule schedule, int stages, int microbatches, i
     return in;
 }
 
+const PipelineResult &PipelineCache::simulate(const PipelineInput &in)
+{
+    std::string key;
+    auto put = [&key](const auto &value) {
+        key.append(reinterpret_cast<const char *>(&value), sizeof value);
+    };
+    put(in.schedule);
+    put(in.stages);
+    put(in.microbatches);
+    put(in.virtualStages);
+    put(in.p2pLatency);
+    for (const auto *times : {&in.forward, &in.backward, &in.weight}) {
+        put(times->size());
+        for (double t : *times)
+            put(t);
+    }
+    auto found = results_.find(key);
+    if (found == results_.end())
+        found = results_.emplace(std::move(key), simulatePipeline(in)).first;
+    return found->second;
+}
+
 std::vector<std::vector<ScheduleOp>> scheduleOrder(const PipelineInput &in)
 {
     std::vector<std::vector<ScheduleOp>> orders;

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace core {
@@ -67,6 +69,21 @@ std::vector<std::vector<ScheduleOp>> scheduleOrder(const PipelineInput &input);
 // (in schedule order) and the op it depends on, on the neighbouring stage, has
 // finished (plus the point-to-point latency).
 PipelineResult simulatePipeline(const PipelineInput &input, bool keepTimeline = false);
+
+// Remembers simulations by their exact input. The planner evaluates many layouts whose
+// pipelines are the same (they differ in ZeRO stage or sequence parallelism only); the
+// simulation is deterministic, so a remembered result is the result. Not thread-safe: one
+// cache per thread.
+class PipelineCache
+{
+public:
+    const PipelineResult &simulate(const PipelineInput &input);
+    std::size_t size() const { return results_.size(); }
+    void clear() { results_.clear(); }
+
+private:
+    std::unordered_map<std::string, PipelineResult> results_;
+};
 
 // Closed-form bubble fraction for uniform stages and free communication; nullopt
 // where the schedule has none (zb-h1 with m < K or W > min(F, B), interleaved with m not a

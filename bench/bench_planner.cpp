@@ -1,0 +1,57 @@
+// Speed of the planner (issue 8): layouts evaluated per second and the wall time of a whole
+// search for the cluster sizes the README quotes.
+#include "core/planner.h"
+#include "io/presets_io.h"
+
+#include <benchmark/benchmark.h>
+
+namespace {
+
+// Llama 3 trained 405B with 16M-token batches (Llama 3 paper, Table 4: 2,048 × 8,192);
+// 70B here with DESIGN §4's default sequence length and 512 sequences.
+core::PlanRequest request(const char *model, int devices, int globalBatch, int seqLen)
+{
+    core::PlanRequest r;
+    r.base.model = model;
+    r.base.device = "h100-sxm";
+    r.base.seqLen = seqLen;
+    r.devices = devices;
+    r.globalBatch = globalBatch;
+    return r;
+}
+
+void planSearch(benchmark::State &state, core::PlanRequest req)
+{
+    const core::Presets presets = io::builtinPresets();
+    req.threads = static_cast<int>(state.range(0));
+    core::PlanResult result;
+    for (auto _ : state)
+        result = core::plan(req, presets);
+    const auto runs = static_cast<double>(state.iterations());
+    state.counters["layouts"] = static_cast<double>(result.layouts);
+    state.counters["evaluated"] = static_cast<double>(result.evaluated);
+    state.counters["evaluated/s"] = benchmark::Counter(static_cast<double>(result.evaluated) * runs,
+                                                       benchmark::Counter::kIsRate);
+    state.counters["layouts/s"] =
+        benchmark::Counter(static_cast<double>(result.layouts) * runs, benchmark::Counter::kIsRate);
+}
+
+BENCHMARK_CAPTURE(planSearch, llama70b_64_devices, request("llama-3.1-70b", 64, 512, 4096))
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(planSearch, llama405b_1024_devices, request("llama-3.1-405b", 1024, 2048, 8192))
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(planSearch, llama405b_16384_devices, request("llama-3.1-405b", 16384, 2048, 8192))
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+} // namespace
+
+BENCHMARK_MAIN();

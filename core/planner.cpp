@@ -1,0 +1,512 @@
+#include "core/planner.h"
+
+#include "core/evaluate.h"
+#include "core/units.h"
+#include "core/validate.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <mutex>
+#include <thread>
+#include <tuple>
+
+namespace core {
+
+namespace {
+
+constexpr const char *kBatchNotDivisible = "global batch not divisible by D";
+constexpr const char *kBatchTooSmall = "global batch smaller than D";
+constexpr const char *kNoStepTime = "link bandwidth not published";
+
+std::vector<int> divisors(int n)
+{
+    std::vector<int> out;
+    for (int i = 1; i <= n / i; ++i) {
+        if (n % i != 0)
+            continue;
+        out.push_back(i);
+        if (i != n / i)
+            out.push_back(n / i);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// The fields a layout sets; a Scenario (with its strings and inline presets) is too heavy to
+// keep tens of thousands of.
+struct Layout
+{
+    int tp = 1;
+    int pp = 1;
+    int dp = 1;
+    int zero = 0;
+    Schedule schedule = Schedule::oneFOneB;
+    int virtualStages = 1;
+    int microbatchSize = 1;
+    int microbatches = 1;
+    Recompute recompute = Recompute::none;
+    bool sequenceParallel = false;
+
+    static Layout of(const Scenario &s)
+    {
+        return {s.tp,
+                s.pp,
+                s.dp,
+                s.zero,
+                s.schedule,
+                s.virtualStages,
+                s.microbatchSize,
+                s.microbatches,
+                s.recompute,
+                s.sequenceParallel};
+    }
+    void applyTo(Scenario &s) const
+    {
+        s.tp = tp;
+        s.pp = pp;
+        s.dp = dp;
+        s.zero = zero;
+        s.schedule = schedule;
+        s.virtualStages = virtualStages;
+        s.microbatchSize = microbatchSize;
+        s.microbatches = microbatches;
+        s.recompute = recompute;
+        s.sequenceParallel = sequenceParallel;
+    }
+    auto key() const
+    {
+        return std::make_tuple(tp, pp, dp, zero, static_cast<int>(schedule), virtualStages,
+                               microbatchSize, static_cast<int>(recompute), sequenceParallel);
+    }
+};
+
+// One T × K × D split of the devices: the unit of work a thread takes.
+struct Split
+{
+    int tp = 1;
+    int pp = 1;
+    int dp = 1;
+};
+
+// Tensor-parallel degrees: powers of two that divide the heads (Megatron-LM splits attention
+// by heads) and the device count, inside and beyond one node.
+std::vector<Split> splits(const ModelSpec &model, int devices)
+{
+    std::vector<Split> out;
+    for (int t = 1; t <= devices; t *= 2) {
+        if (devices % t != 0 || model.heads % t != 0)
+            continue;
+        for (int k : divisors(devices / t)) {
+            if (k > model.layers)
+                break;
+            out.push_back({t, k, devices / t / k});
+        }
+        if (t > devices / 2)
+            break;
+    }
+    return out;
+}
+
+// Comparison for the ranking: faster first, then less memory, then a fixed order of the
+// layout fields so that the result never depends on which thread finished first.
+bool better(const PlanCandidate &a, const PlanCandidate &b)
+{
+    auto key = [](const PlanCandidate &c) {
+        return std::make_tuple(c.stepTimeS, c.peakStageBytes, c.tp, c.pp, c.dp, c.zero,
+                               static_cast<int>(c.schedule), c.virtualStages, c.microbatchSize,
+                               static_cast<int>(c.recompute), c.sequenceParallel);
+    };
+    return key(a) < key(b);
+}
+
+// The fixed part of every layout: what does not change from one candidate to the next.
+struct Context
+{
+    const PlanRequest &request;
+    const Presets &presets;
+    const ModelSpec &model;
+    const DeviceSpec &device;
+    bool training = true;
+};
+
+struct WorkerResult
+{
+    std::vector<PlanCandidate> evaluated;
+    std::vector<std::pair<double, Layout>> pending; // lower bound, layout: for the second pass
+    RejectionCounts rejected;
+    std::int64_t layouts = 0;
+};
+
+// The options of one split that do not depend on the micro-batch size.
+std::vector<int> zeroStages(const Context &c, const Split &split)
+{
+    if (!c.training || split.dp == 1)
+        return {0}; // ZeRO shards over D: with one replica every stage is the same layout
+    return {0, 1, 2, 3};
+}
+
+std::vector<Recompute> recomputations(const Context &c)
+{
+    if (!c.training)
+        return {Recompute::none};
+    return {Recompute::none, Recompute::selective, Recompute::full};
+}
+
+std::vector<bool> sequenceParallelism(const Split &split)
+{
+    if (split.tp == 1)
+        return {false}; // sequence parallelism splits over T: nothing to split
+    return {false, true};
+}
+
+// Schedules with their virtual stages; K = 1 has no pipeline and inference runs forwards.
+std::vector<std::pair<Schedule, int>> schedules(const Context &c, const Split &split,
+                                                int microbatches)
+{
+    if (!c.training)
+        return {{Schedule::gpipe, 1}};
+    if (split.pp == 1)
+        return {{Schedule::oneFOneB, 1}};
+    std::vector<std::pair<Schedule, int>> out = {
+        {Schedule::gpipe, 1}, {Schedule::oneFOneB, 1}, {Schedule::zbH1, 1}};
+    // Narayanan et al. 2021 §2.2.2: m a multiple of K, and each stage's layers split into v
+    // equal chunks.
+    const int layers = c.model.layers;
+    if (layers % split.pp == 0 && microbatches % split.pp == 0) {
+        const int perStage = layers / split.pp;
+        for (int v = 2; v <= c.request.maxVirtualStages; ++v)
+            if (perStage % v == 0)
+                out.push_back({Schedule::interleaved, v});
+    }
+    return out;
+}
+
+// The largest of a stage's model-state terms, named as evaluate names them.
+std::string largestStateTerm(const StageModelStates &st, std::int64_t reserve)
+{
+    const std::pair<std::int64_t, const char *> terms[] = {
+        {st.weightsBytes, "weights"},
+        {st.gradsBytes, "gradients"},
+        {st.optimizerBytes, "optimizer states"},
+        {reserve, "reserve"},
+    };
+    return std::max_element(std::begin(terms), std::end(terms))->second;
+}
+
+PlanCandidate candidateFrom(const Scenario &s, const Report &r)
+{
+    PlanCandidate c;
+    c.tp = s.tp;
+    c.pp = s.pp;
+    c.dp = s.dp;
+    c.zero = s.zero;
+    c.schedule = s.schedule;
+    c.virtualStages = s.virtualStages;
+    c.microbatchSize = s.microbatchSize;
+    c.microbatches = s.microbatches;
+    c.recompute = s.recompute;
+    c.sequenceParallel = s.sequenceParallel;
+    c.fits = r.fits;
+    c.overflowTerm = r.firstOverflowTerm;
+    c.bubbleFraction = r.bubbleFraction;
+    for (const auto &st : r.stages)
+        c.peakStageBytes = std::max(c.peakStageBytes, st.totalBytes);
+    if (r.stepTime) {
+        c.stepTimeS = r.stepTime->stepTimeS;
+        c.tokensPerS = r.stepTime->tokensPerS;
+        c.mfuAchieved = r.stepTime->mfuAchieved;
+        c.breakdown = r.stepTime->breakdown;
+    }
+    return c;
+}
+
+// Evaluates one layout in full; true when it fits (and so may rank).
+bool evaluateLayout(const Context &c, const Scenario &s, const EvaluateOptions &options,
+                    WorkerResult &out)
+{
+    const Report r = evaluate(s, c.presets, options);
+    if (r.error) {
+        ++out.rejected["invalid: " + r.error->toString()];
+        return false;
+    }
+    if (!r.stepTime) {
+        // A link the step needs publishes no bandwidth: there is no time to rank it by.
+        ++out.rejected[kNoStepTime];
+        return false;
+    }
+    PlanCandidate candidate = candidateFrom(s, r);
+    if (!candidate.fits)
+        ++out.rejected[candidate.overflowTerm];
+    out.evaluated.push_back(std::move(candidate));
+    return out.evaluated.back().fits;
+}
+
+// First pass over one split: every layout of its ZeRO stages, micro-batch sizes,
+// recomputation, sequence parallelism and schedules. Without pruning each is evaluated in
+// full here; with pruning, the ones whose weights, gradients and optimizer states overflow
+// are rejected unseen and the rest wait, with a lower bound on their step time, for the
+// second pass.
+void searchSplit(const Context &c, const Split &split, WorkerResult &out, PipelineCache &cache)
+{
+    const PlanRequest &req = c.request;
+    if (req.globalBatch < split.dp || req.globalBatch % split.dp != 0) {
+        ++out.layouts;
+        ++out.rejected[req.globalBatch < split.dp ? kBatchTooSmall : kBatchNotDivisible];
+        return;
+    }
+    const int perReplica = req.globalBatch / split.dp;
+    const std::int64_t capacity = c.device.capacityBytes();
+    const std::int64_t reserve = std::llround(req.base.reserveGib * static_cast<double>(kGiB));
+
+    Scenario s = req.base;
+    s.tp = split.tp;
+    s.pp = split.pp;
+    s.dp = split.dp;
+    // Model states do not depend on the micro-batching, the schedule or recomputation.
+    const std::vector<int> zeros = zeroStages(c, split);
+    std::vector<std::string> overflow(zeros.size());
+    if (req.prune) {
+        for (std::size_t z = 0; z < zeros.size(); ++z) {
+            s.zero = zeros[z];
+            for (const auto &st : stageModelStates(s, c.model)) {
+                if (st.weightsBytes + st.gradsBytes + st.optimizerBytes + reserve > capacity) {
+                    overflow[z] = largestStateTerm(st, reserve);
+                    break;
+                }
+            }
+        }
+    }
+    const auto recomputeList = recomputations(c);
+    const auto spList = sequenceParallelism(split);
+    EvaluateOptions options;
+    options.pipelineCache = &cache;
+    for (int mbs : divisors(perReplica)) {
+        s.microbatchSize = mbs;
+        s.microbatches = perReplica / mbs;
+        for (Recompute recompute : recomputeList) {
+            s.recompute = recompute;
+            // ZeRO and sequence parallelism innermost: they leave the pipeline as it is, so
+            // its simulation comes from the cache.
+            for (auto [schedule, v] : schedules(c, split, s.microbatches)) {
+                s.schedule = schedule;
+                s.virtualStages = v;
+                for (std::size_t z = 0; z < zeros.size(); ++z) {
+                    s.zero = zeros[z];
+                    out.layouts += static_cast<std::int64_t>(spList.size());
+                    if (!overflow[z].empty()) {
+                        out.rejected[overflow[z]] += static_cast<std::int64_t>(spList.size());
+                        continue;
+                    }
+                    for (bool sp : spList) {
+                        s.sequenceParallel = sp;
+                        if (!req.prune) {
+                            evaluateLayout(c, s, options, out);
+                            continue;
+                        }
+                        const auto bound = stepTimeLowerBound(s, c.presets);
+                        if (bound)
+                            out.pending.emplace_back(*bound, Layout::of(s));
+                        else
+                            evaluateLayout(c, s, options, out); // it says why it has no time
+                    }
+                }
+            }
+        }
+    }
+}
+
+// The shared state of the second pass: the best fitting step times so far. A layout whose
+// lower bound exceeds the `top`-th of them can never enter the ranking.
+class Leaderboard
+{
+public:
+    explicit Leaderboard(int top) : top_(static_cast<std::size_t>(top)) {}
+
+    double threshold() const { return threshold_.load(std::memory_order_relaxed); }
+
+    void add(double stepTime)
+    {
+        const std::lock_guard lock(mutex_);
+        best_.insert(std::upper_bound(best_.begin(), best_.end(), stepTime), stepTime);
+        if (best_.size() > top_)
+            best_.pop_back();
+        if (best_.size() == top_)
+            threshold_.store(best_.back(), std::memory_order_relaxed);
+    }
+
+private:
+    std::size_t top_;
+    std::mutex mutex_;
+    std::vector<double> best_;
+    std::atomic<double> threshold_{std::numeric_limits<double>::infinity()};
+};
+
+std::optional<InputError> checkRequest(const PlanRequest &req, const Presets &presets)
+{
+    if (req.devices <= 0)
+        return InputError{"devices",
+                          "must be a positive device count, got " + std::to_string(req.devices)};
+    if (req.globalBatch <= 0)
+        return InputError{"global-batch", "must be a positive number of sequences, got " +
+                                              std::to_string(req.globalBatch)};
+    if (req.top <= 0)
+        return InputError{"top", "must be at least 1, got " + std::to_string(req.top)};
+    // The base scenario's own layout is replaced; everything else must already be valid.
+    Scenario probe = req.base;
+    probe.tp = probe.pp = probe.dp = 1;
+    probe.zero = 0;
+    probe.microbatches = probe.microbatchSize = 1;
+    probe.schedule = Schedule::oneFOneB;
+    probe.virtualStages = 1;
+    if (auto e = validate(probe, presets))
+        return e;
+    const ModelSpec &model = *resolveModel(probe, presets);
+    const DeviceSpec &device = *resolveDevice(probe, presets);
+    if (!model.hasArchitecture())
+        return InputError{"model", "the planner needs a model with an architecture (layers, "
+                                   "hidden, heads); " +
+                                       model.id + " gives only its size"};
+    if (!device.tflops.contains(req.base.precision))
+        return InputError{"device", device.id + " publishes no peak FLOPS at " +
+                                        std::string(toString(req.base.precision)) +
+                                        ": the planner ranks layouts by step time"};
+    return std::nullopt;
+}
+
+} // namespace
+
+Scenario PlanCandidate::apply(const Scenario &base) const
+{
+    Scenario s = base;
+    Layout{tp,
+           pp,
+           dp,
+           zero,
+           schedule,
+           virtualStages,
+           microbatchSize,
+           microbatches,
+           recompute,
+           sequenceParallel}
+        .applyTo(s);
+    return s;
+}
+
+bool PlanCandidate::sameLayout(const PlanCandidate &o) const
+{
+    return tp == o.tp && pp == o.pp && dp == o.dp && zero == o.zero && schedule == o.schedule &&
+           virtualStages == o.virtualStages && microbatchSize == o.microbatchSize &&
+           microbatches == o.microbatches && recompute == o.recompute &&
+           sequenceParallel == o.sequenceParallel;
+}
+
+PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanControl &control)
+{
+    const auto started = std::chrono::steady_clock::now();
+    PlanResult result;
+    if (auto e = checkRequest(request, presets)) {
+        result.error = std::move(e);
+        return result;
+    }
+    const Context context{request, presets, *resolveModel(request.base, presets),
+                          *resolveDevice(request.base, presets),
+                          request.base.mode == Mode::training};
+    const std::vector<Split> work = splits(context.model, request.devices);
+
+    int threads = request.threads > 0 ? request.threads
+                                      : static_cast<int>(std::thread::hardware_concurrency());
+    threads = std::max(threads, 1);
+    std::vector<WorkerResult> partial(static_cast<std::size_t>(threads));
+    std::vector<PipelineCache> caches(static_cast<std::size_t>(threads));
+    auto cancelled = [&control] { return control.cancel && control.cancel->load(); };
+    std::mutex progressMutex;
+    auto report = [&](double fraction) {
+        if (!control.progress)
+            return;
+        const std::lock_guard lock(progressMutex);
+        control.progress(fraction);
+    };
+    auto runOnAllThreads = [threads](const std::function<void(std::size_t)> &body) {
+        std::vector<std::jthread> pool;
+        for (int t = 1; t < threads; ++t)
+            pool.emplace_back(body, static_cast<std::size_t>(t));
+        body(0);
+    };
+    // Without pruning the first pass is the whole search.
+    const double firstShare = request.prune ? 0.5 : 1.0;
+
+    // First pass: one split at a time per thread.
+    std::atomic<std::size_t> nextSplit{0};
+    std::atomic<std::size_t> splitsDone{0};
+    runOnAllThreads([&](std::size_t t) {
+        for (std::size_t i = nextSplit++; i < work.size() && !cancelled(); i = nextSplit++) {
+            searchSplit(context, work[i], partial[t], caches[t]);
+            report(firstShare * static_cast<double>(++splitsDone) /
+                   static_cast<double>(work.size()));
+        }
+    });
+
+    // Second pass: the waiting layouts from the lowest bound up, until the bound passes the
+    // `top`-th best step time found so far.
+    std::vector<std::pair<double, Layout>> pending;
+    for (auto &p : partial) {
+        pending.insert(pending.end(), p.pending.begin(), p.pending.end());
+        p.pending = {};
+    }
+    std::sort(pending.begin(), pending.end(), [](const auto &a, const auto &b) {
+        return std::make_pair(a.first, a.second.key()) < std::make_pair(b.first, b.second.key());
+    });
+    Leaderboard leaders(request.top);
+    std::atomic<std::size_t> nextPending{0};
+    std::atomic<std::int64_t> evaluatedInSecondPass{0};
+    constexpr std::size_t kChunk = 16;
+    runOnAllThreads([&](std::size_t t) {
+        EvaluateOptions options;
+        options.pipelineCache = &caches[t];
+        Scenario s = request.base;
+        while (!cancelled()) {
+            const std::size_t begin = nextPending.fetch_add(kChunk);
+            if (begin >= pending.size())
+                return;
+            const std::size_t end = std::min(begin + kChunk, pending.size());
+            for (std::size_t i = begin; i < end; ++i) {
+                if (pending[i].first > leaders.threshold())
+                    return; // sorted: every later layout is bounded out as well
+                ++evaluatedInSecondPass;
+                pending[i].second.applyTo(s);
+                if (evaluateLayout(context, s, options, partial[t]))
+                    leaders.add(partial[t].evaluated.back().stepTimeS);
+            }
+            report(firstShare + (1 - firstShare) * static_cast<double>(end) /
+                                    static_cast<double>(pending.size()));
+        }
+    });
+    result.cancelled = cancelled();
+    result.pruned = static_cast<std::int64_t>(pending.size()) - evaluatedInSecondPass.load();
+
+    for (auto &p : partial) {
+        result.layouts += p.layouts;
+        result.evaluated += static_cast<std::int64_t>(p.evaluated.size());
+        for (const auto &[reason, count] : p.rejected)
+            result.rejected[reason] += count;
+        std::move(p.evaluated.begin(), p.evaluated.end(),
+                  std::back_inserter(result.evaluatedLayouts));
+    }
+    std::sort(result.evaluatedLayouts.begin(), result.evaluatedLayouts.end(), better);
+    for (const auto &c : result.evaluatedLayouts) {
+        if (!c.fits)
+            continue;
+        ++result.feasible;
+        if (static_cast<int>(result.candidates.size()) < request.top)
+            result.candidates.push_back(c);
+    }
+    report(1.0);
+    result.elapsedS =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return result;
+}
+
+} // namespace core

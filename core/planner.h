@@ -1,0 +1,95 @@
+#pragma once
+
+#include "core/error.h"
+#include "core/presets.h"
+#include "core/scenario.h"
+#include "core/step_time.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace core {
+
+// What the planner searches over (docs/planner.md). Everything else — the model, the device,
+// the precision, the mode, the sequence length, mfu, dp_overlap, the reserve — comes from
+// the base scenario and stays fixed.
+struct PlanRequest
+{
+    Scenario base;
+    int devices = 64;         // N = T × K × D
+    int globalBatch = 512;    // sequences per step, split over D replicas
+    int top = 10;             // candidates to return, best first
+    int maxVirtualStages = 4; // interleaved chunks per stage; more p2p traffic is not charged
+    bool prune = true;        // false: evaluate every layout in full (tests compare both)
+    int threads = 0;          // 0: one per hardware thread
+};
+
+// One layout the planner evaluated, with the numbers it is ranked by.
+struct PlanCandidate
+{
+    int tp = 1;
+    int pp = 1;
+    int dp = 1;
+    int zero = 0;
+    Schedule schedule = Schedule::oneFOneB;
+    int virtualStages = 1;
+    int microbatchSize = 1;
+    int microbatches = 1;
+    Recompute recompute = Recompute::none;
+    bool sequenceParallel = false;
+
+    double stepTimeS = 0;
+    double tokensPerS = 0;
+    double mfuAchieved = 0;
+    double bubbleFraction = 0;
+    std::int64_t peakStageBytes = 0; // the fullest stage's total on one device
+    bool fits = false;
+    std::string overflowTerm; // when it does not fit: the largest term of the first full stage
+    TimeBreakdown breakdown;
+
+    // The base scenario with this layout applied: what "load into the explorer" sets.
+    Scenario apply(const Scenario &base) const;
+    bool sameLayout(const PlanCandidate &other) const;
+};
+
+// Why layouts were dropped, by reason ("optimizer states", "global batch not divisible by
+// D", ...): memory reasons name the largest term of the first stage that overflows.
+using RejectionCounts = std::map<std::string, std::int64_t>;
+
+struct PlanResult
+{
+    std::optional<InputError> error; // the request itself is invalid; nothing else is set
+
+    std::vector<PlanCandidate> candidates; // fitting layouts, fastest first, at most `top`
+    // Every layout evaluated in full (fitting or not), for the step time against memory
+    // scatter; fitting ones that ranked below `top` are here too.
+    std::vector<PlanCandidate> evaluatedLayouts;
+    RejectionCounts rejected;
+    std::int64_t layouts = 0;   // every layout considered (T × K × D × ZeRO × schedule × …)
+    std::int64_t evaluated = 0; // evaluated in full: a simulated pipeline and a step time
+    std::int64_t pruned = 0;    // skipped: a lower bound shows they cannot reach the top
+    std::int64_t feasible = 0;  // layouts that fit
+    double elapsedS = 0;
+    bool cancelled = false;
+};
+
+// Progress and cancellation for a search running off the GUI thread. `progress` is called
+// from worker threads with the fraction done; it must be thread-safe.
+struct PlanControl
+{
+    const std::atomic<bool> *cancel = nullptr;
+    std::function<void(double fraction)> progress;
+};
+
+// Enumerates every layout T × K × D = N with its ZeRO stage, schedule, micro-batch size,
+// recomputation and sequence parallelism; drops those that do not fit and ranks the rest by
+// the step-time model's step time (docs/planner.md).
+PlanResult plan(const PlanRequest &request, const Presets &presets,
+                const PlanControl &control = {});
+
+} // namespace core
