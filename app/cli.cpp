@@ -1,6 +1,7 @@
 #include "app/cli.h"
 
 #include "app/command_line.h"
+#include "app/plan_command.h"
 #include "app/shard_command.h"
 #include "core/evaluate.h"
 #include "core/fields.h"
@@ -20,8 +21,8 @@ namespace cli {
 
 namespace {
 
-const QStringList kCommands{QStringLiteral("eval"), QStringLiteral("presets"),
-                            QStringLiteral("shard")};
+const QStringList kCommands{QStringLiteral("eval"), QStringLiteral("plan"),
+                            QStringLiteral("presets"), QStringLiteral("shard")};
 
 QTextStream &out()
 {
@@ -48,6 +49,8 @@ QString overview()
         "Usage: parascope [SCENARIO]            open the window\n"
         "       parascope eval [SCENARIO] [--set KEY=VALUE ...] [--timeline] [--compare OTHER]\n"
         "                      [--check] [--format text|json]\n"
+        "       parascope plan [SCENARIO] [--set KEY=VALUE ...] --devices N --global-batch B\n"
+        "                      [--top N] [--exhaustive] [--format text|json]\n"
         "       parascope presets [--format text|json]\n"
         "       parascope shard --hidden H --ffn F --tp T [--tokens N] [--seed S] [--device ID]\n"
         "                       [--precision P] [--verify small|full|off] [--format text|json]\n"
@@ -219,6 +222,8 @@ int run(const QStringList &arguments)
     const QString command = rest.size() > 1 ? rest.takeAt(1) : QString();
     if (command == QLatin1String("eval"))
         return runEval(rest);
+    if (command == QLatin1String("plan"))
+        return runPlan(rest);
     if (command == QLatin1String("presets"))
         return runPresets(rest);
     if (command == QLatin1String("shard"))

@@ -1,0 +1,115 @@
+#include "app/plan_command.h"
+
+#include "app/cli.h"
+#include "app/command_line.h"
+#include "core/planner.h"
+#include "core/validate.h"
+#include "io/plan_io.h"
+#include "io/presets_io.h"
+#include "io/text.h"
+
+#include <QCommandLineParser>
+#include <QJsonDocument>
+#include <QTextStream>
+
+namespace cli {
+
+namespace {
+
+// A whole number ≥ 1 from a flag, or the exit status of the error naming it.
+int positive(const QCommandLineParser &parser, const QCommandLineOption &option, int &out)
+{
+    const QString flag = QStringLiteral("--") + option.names().constFirst();
+    if (!parser.isSet(option) && option.defaultValues().isEmpty())
+        return fail(flag, QStringLiteral("required"));
+    bool ok = false;
+    const qlonglong value = parser.value(option).toLongLong(&ok);
+    if (!ok || value < 1 || value > std::numeric_limits<int>::max())
+        return fail(flag, QStringLiteral("expected a whole number from 1 to %1, got '%2'")
+                              .arg(std::numeric_limits<int>::max())
+                              .arg(parser.value(option)));
+    out = static_cast<int>(value);
+    return -1;
+}
+
+} // namespace
+
+int runPlan(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Search every parallel layout T x K x D = N of a model on N devices (with ZeRO stage, "
+        "schedule, micro-batch size, recomputation and sequence parallelism), drop those that "
+        "do not fit memory, and rank the rest by estimated step time (docs/planner.md)."));
+    auto option = [&parser](const char *name, const char *help, const char *value = nullptr,
+                            const QString &fallback = {}) {
+        QCommandLineOption o =
+            value ? QCommandLineOption(QString::fromLatin1(name), QString::fromUtf8(help),
+                                       QString::fromLatin1(value), fallback)
+                  : QCommandLineOption(QString::fromLatin1(name), QString::fromUtf8(help));
+        parser.addOption(o);
+        return o;
+    };
+    const auto set = option("set",
+                            "Set a scenario key (repeatable), e.g. --set model=llama-3.1-405b. "
+                            "The layout keys (tp, pp, dp, zero, microbatches, microbatch_size, "
+                            "schedule, virtual_stages, recompute, sequence_parallel) are what "
+                            "the planner searches; their values here are not used.",
+                            "KEY=VALUE");
+    const auto devices = option("devices", "Devices in the cluster, N = T x K x D.", "N");
+    const auto globalBatch =
+        option("global-batch", "Sequences per step, split over the D replicas.", "B");
+    const auto top =
+        option("top", "How many of the fastest layouts to list.", "N", QStringLiteral("10"));
+    const auto exhaustive =
+        option("exhaustive", "Evaluate every layout in full instead of pruning by the "
+                             "step-time bound (same ranking, slower).");
+    const auto presetsFile = option("presets", "Extra model/device presets (JSON).", "FILE");
+    const auto format =
+        option("format", "Output format: text or json.", "text|json", QStringLiteral("text"));
+    parser.addPositionalArgument(QStringLiteral("scenario"),
+                                 QStringLiteral("A .parascope.json scenario file (optional): the "
+                                                "model, device, precision, mode and sequence "
+                                                "length to plan for."),
+                                 QStringLiteral("[SCENARIO]"));
+    const StandardOptions standard;
+    standard.addTo(parser);
+    if (int status = parseStandard(parser, standard, arguments); status >= 0)
+        return status;
+    const QString formatText = parser.value(format);
+    if (formatText != QLatin1String("text") && formatText != QLatin1String("json"))
+        return fail(QStringLiteral("--format"),
+                    QStringLiteral("expected text or json, got '%1'").arg(formatText));
+
+    core::PlanRequest request;
+    if (int status = positive(parser, devices, request.devices); status >= 0)
+        return status;
+    if (int status = positive(parser, globalBatch, request.globalBatch); status >= 0)
+        return status;
+    if (int status = positive(parser, top, request.top); status >= 0)
+        return status;
+    request.prune = !parser.isSet(exhaustive);
+
+    core::Presets presets;
+    if (auto e = io::loadPresets(presets, parser.value(presetsFile)))
+        return fail(*e);
+    if (int status = readScenario(parser, set, request.base); status >= 0)
+        return status;
+
+    const core::PlanResult result = core::plan(request, presets);
+    if (result.error)
+        return fail(*result.error);
+    const core::ModelSpec &model = *core::resolveModel(request.base, presets);
+    const core::DeviceSpec &device = *core::resolveDevice(request.base, presets);
+    QTextStream out(stdout);
+    if (formatText == QLatin1String("json"))
+        out << QJsonDocument(io::planToJson(request, result, io::qs(model.id), io::qs(device.id)))
+                   .toJson(QJsonDocument::Indented);
+    else
+        out << io::planToText(request, result, io::qs(model.name.empty() ? model.id : model.name),
+                              io::qs(device.name.empty() ? device.id : device.name));
+    out.flush();
+    return ok;
+}
+
+} // namespace cli

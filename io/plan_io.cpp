@@ -1,0 +1,150 @@
+#include "io/plan_io.h"
+
+#include "io/text.h"
+
+#include <QJsonArray>
+#include <QTextStream>
+#include <algorithm>
+
+namespace io {
+
+namespace {
+
+QJsonObject breakdownToJson(const core::TimeBreakdown &b)
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("compute_s"), b.computeS);
+    o.insert(QStringLiteral("bubble_s"), b.bubbleS);
+    o.insert(QStringLiteral("tp_comm_s"), b.tpCommS);
+    o.insert(QStringLiteral("dp_comm_s"), b.dpCommS);
+    return o;
+}
+
+QJsonObject candidateToJson(const core::PlanCandidate &c, int rank)
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("rank"), rank);
+    o.insert(QStringLiteral("tp"), c.tp);
+    o.insert(QStringLiteral("pp"), c.pp);
+    o.insert(QStringLiteral("dp"), c.dp);
+    o.insert(QStringLiteral("zero"), c.zero);
+    o.insert(QStringLiteral("schedule"), qs(core::toString(c.schedule)));
+    o.insert(QStringLiteral("virtual_stages"), c.virtualStages);
+    o.insert(QStringLiteral("microbatch_size"), c.microbatchSize);
+    o.insert(QStringLiteral("microbatches"), c.microbatches);
+    o.insert(QStringLiteral("recompute"), qs(core::toString(c.recompute)));
+    o.insert(QStringLiteral("sequence_parallel"), c.sequenceParallel);
+    o.insert(QStringLiteral("step_time_s"), c.stepTimeS);
+    o.insert(QStringLiteral("tokens_per_s"), c.tokensPerS);
+    o.insert(QStringLiteral("mfu_achieved"), c.mfuAchieved);
+    o.insert(QStringLiteral("bubble_fraction"), c.bubbleFraction);
+    o.insert(QStringLiteral("peak_stage_bytes"), static_cast<qint64>(c.peakStageBytes));
+    o.insert(QStringLiteral("fits"), c.fits);
+    o.insert(QStringLiteral("time_breakdown"), breakdownToJson(c.breakdown));
+    return o;
+}
+
+} // namespace
+
+QString layoutText(const core::PlanCandidate &c)
+{
+    QString schedule = qs(core::toString(c.schedule));
+    if (c.schedule == core::Schedule::interleaved)
+        schedule += QStringLiteral(" v=%1").arg(c.virtualStages);
+    QString text = QStringLiteral("T=%1 K=%2 D=%3, ZeRO %4, %5, micro-batch %6 × %7")
+                       .arg(c.tp)
+                       .arg(c.pp)
+                       .arg(c.dp)
+                       .arg(c.zero)
+                       .arg(schedule)
+                       .arg(c.microbatchSize)
+                       .arg(c.microbatches);
+    if (c.recompute != core::Recompute::none)
+        text += QStringLiteral(", %1 recomputation").arg(qs(core::toString(c.recompute)));
+    if (c.sequenceParallel)
+        text += QStringLiteral(", SP");
+    return text;
+}
+
+QString rejectionsText(const core::RejectionCounts &rejected)
+{
+    std::vector<std::pair<std::string, std::int64_t>> sorted(rejected.begin(), rejected.end());
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const auto &a, const auto &b) { return a.second > b.second; });
+    QStringList parts;
+    for (const auto &[reason, count] : sorted)
+        parts << formatCount(count) + QLatin1Char(' ') + qs(reason);
+    return parts.join(QStringLiteral(", "));
+}
+
+QJsonObject planToJson(const core::PlanRequest &request, const core::PlanResult &result,
+                       const QString &modelId, const QString &deviceId)
+{
+    QJsonObject root;
+    root.insert(QStringLiteral("format"), QLatin1String(kPlanFormat));
+    root.insert(QStringLiteral("version"), kPlanVersion);
+    root.insert(QStringLiteral("model"), modelId);
+    root.insert(QStringLiteral("device"), deviceId);
+    root.insert(QStringLiteral("precision"), qs(core::toString(request.base.precision)));
+    root.insert(QStringLiteral("mode"), qs(core::toString(request.base.mode)));
+    root.insert(QStringLiteral("seq_len"), request.base.seqLen);
+    root.insert(QStringLiteral("devices"), request.devices);
+    root.insert(QStringLiteral("global_batch"), request.globalBatch);
+    root.insert(QStringLiteral("layouts"), static_cast<qint64>(result.layouts));
+    root.insert(QStringLiteral("evaluated"), static_cast<qint64>(result.evaluated));
+    root.insert(QStringLiteral("pruned"), static_cast<qint64>(result.pruned));
+    root.insert(QStringLiteral("feasible"), static_cast<qint64>(result.feasible));
+    root.insert(QStringLiteral("elapsed_s"), result.elapsedS);
+    QJsonObject rejected;
+    for (const auto &[reason, count] : result.rejected)
+        rejected.insert(qs(reason), static_cast<qint64>(count));
+    root.insert(QStringLiteral("rejected"), rejected);
+    QJsonArray candidates;
+    int rank = 1;
+    for (const auto &c : result.candidates)
+        candidates.append(candidateToJson(c, rank++));
+    root.insert(QStringLiteral("candidates"), candidates);
+    return root;
+}
+
+QString planToText(const core::PlanRequest &request, const core::PlanResult &result,
+                   const QString &modelName, const QString &deviceName)
+{
+    QString out;
+    QTextStream s(&out);
+    s << QStringLiteral("%1 on %2 × %3, %4 %5, global batch %6 × %7 tokens\n")
+             .arg(modelName, formatCount(request.devices), deviceName,
+                  qs(core::toString(request.base.precision)), qs(core::toString(request.base.mode)),
+                  formatCount(request.globalBatch))
+             .arg(request.base.seqLen);
+    s << QStringLiteral("Layouts         %1 considered, %2 evaluated, %3 pruned by a step-time "
+                        "bound, %4 fit; %5 ms\n")
+             .arg(formatCount(result.layouts), formatCount(result.evaluated),
+                  formatCount(result.pruned), formatCount(result.feasible))
+             .arg(result.elapsedS * 1e3, 0, 'f', 0);
+    if (!result.rejected.empty())
+        s << QStringLiteral("Rejected        %1\n").arg(rejectionsText(result.rejected));
+    if (result.candidates.empty()) {
+        s << QStringLiteral("No layout of %1 devices fits.\n").arg(formatCount(request.devices));
+        return out;
+    }
+    s << QStringLiteral("\n%1  %2  %3  %4  %5  %6\n")
+             .arg(QStringLiteral("#"), 3)
+             .arg(QStringLiteral("step s"), 8)
+             .arg(QStringLiteral("tokens/s"), 10)
+             .arg(QStringLiteral("MFU"), 6)
+             .arg(QStringLiteral("peak"), 9)
+             .arg(QStringLiteral("layout"));
+    int rank = 1;
+    for (const auto &c : result.candidates)
+        s << QStringLiteral("%1  %2  %3  %4  %5  %6\n")
+                 .arg(rank++, 3)
+                 .arg(c.stepTimeS, 8, 'f', 3)
+                 .arg(c.tokensPerS, 10, 'f', 0)
+                 .arg(QStringLiteral("%1 %").arg(100 * c.mfuAchieved, 0, 'f', 1), 6)
+                 .arg(formatBytes(static_cast<double>(c.peakStageBytes)), 9)
+                 .arg(layoutText(c));
+    return out;
+}
+
+} // namespace io

@@ -1,0 +1,140 @@
+// `parascope plan` (issue 8, DESIGN §4), run as users run it: the real binary, no display.
+#include "run_parascope.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+class TestPlanCli : public QObject
+{
+    Q_OBJECT
+
+private:
+    static QStringList plan(const QString &rest)
+    {
+        return QStringList{QStringLiteral("plan")} +
+               rest.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    }
+
+    static QJsonObject json(const QString &rest)
+    {
+        const ParascopeRun r = runParascope(plan(rest + QStringLiteral(" --format json")));
+        if (r.status != 0)
+            qWarning("%s", qPrintable(r.err));
+        return QJsonDocument::fromJson(r.out.toUtf8()).object();
+    }
+
+private Q_SLOTS:
+    // Issue 8, "Done when", with the JSON fields item 3 names.
+    void doneWhen()
+    {
+        const QJsonObject r = json("--set model=llama-3.1-70b --set device=h100-sxm --devices 64 "
+                                   "--global-batch 512");
+        QCOMPARE(r.value("format").toString(), "parascope-plan");
+        QCOMPARE(r.value("model").toString(), "llama-3.1-70b");
+        QCOMPARE(r.value("device").toString(), "h100-sxm");
+        QCOMPARE(r.value("devices").toInt(), 64);
+        QCOMPARE(r.value("global_batch").toInt(), 512);
+        QVERIFY(r.value("evaluated").toInteger() > 0);
+        QVERIFY(r.value("layouts").toInteger() >= r.value("evaluated").toInteger());
+        QVERIFY(r.value("elapsed_s").toDouble() > 0);
+        QVERIFY(r.value("rejected").toObject().value("activations").toInteger() > 0);
+        const QJsonArray candidates = r.value("candidates").toArray();
+        QCOMPARE(candidates.size(), 10); // --top defaults to 10
+        double previous = 0;
+        for (const QJsonValue &v : candidates) {
+            const QJsonObject c = v.toObject();
+            for (const char *key :
+                 {"tp", "pp", "dp", "zero", "schedule", "virtual_stages", "microbatch_size",
+                  "microbatches", "recompute", "sequence_parallel", "step_time_s", "tokens_per_s",
+                  "mfu_achieved", "peak_stage_bytes", "fits", "time_breakdown"})
+                QVERIFY2(c.contains(QLatin1String(key)), key);
+            QVERIFY(c.value("fits").toBool());
+            QCOMPARE(c.value("tp").toInt() * c.value("pp").toInt() * c.value("dp").toInt(), 64);
+            const double step = c.value("step_time_s").toDouble();
+            QVERIFY(step >= previous);
+            previous = step;
+            // H100 SXM: 80 GiB.
+            QVERIFY(c.value("peak_stage_bytes").toInteger() <= 80LL << 30);
+        }
+    }
+
+    void textNamesTheBestLayout()
+    {
+        const ParascopeRun r = runParascope(plan("--devices 64 --global-batch 512 --top 3"));
+        QCOMPARE(r.status, 0);
+        QVERIFY(r.out.contains("Llama 3.1 70B on 64 × NVIDIA H100 SXM"));
+        QVERIFY(r.out.contains("considered"));
+        QVERIFY(r.out.contains("\n  1 "));
+        QVERIFY(r.out.contains("\n  3 "));
+        QVERIFY(!r.out.contains("\n  4 "));
+    }
+
+    // --exhaustive evaluates every layout: the same ranking as the pruned search.
+    void exhaustiveRanksTheSame()
+    {
+        const QString rest =
+            QStringLiteral("--set model=llama-3.1-8b --devices 16 --global-batch 64");
+        const QJsonObject pruned = json(rest);
+        const QJsonObject all = json(rest + QStringLiteral(" --exhaustive"));
+        QCOMPARE(all.value("pruned").toInt(), 0);
+        QCOMPARE(
+            all.value("evaluated").toInteger() +
+                all.value("rejected").toObject().value("global batch smaller than D").toInteger() +
+                all.value("rejected")
+                    .toObject()
+                    .value("global batch not divisible by D")
+                    .toInteger(),
+            all.value("layouts").toInteger());
+        const QJsonArray a = pruned.value("candidates").toArray();
+        const QJsonArray b = all.value("candidates").toArray();
+        QCOMPARE(a.size(), b.size());
+        for (qsizetype i = 0; i < a.size(); ++i) {
+            QJsonObject x = a.at(i).toObject(), y = b.at(i).toObject();
+            QCOMPARE(x.value("step_time_s").toDouble(), y.value("step_time_s").toDouble());
+            QCOMPARE(x.value("tp"), y.value("tp"));
+            QCOMPARE(x.value("pp"), y.value("pp"));
+        }
+    }
+
+    // DESIGN §4: invalid input exits 2 with one line naming the key.
+    void invalidInput_data()
+    {
+        QTest::addColumn<QString>("arguments");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("no devices") << "--global-batch 8"
+                                    << "--devices: required";
+        QTest::newRow("no batch") << "--devices 8"
+                                  << "--global-batch: required";
+        QTest::newRow("zero devices") << "--devices 0 --global-batch 8"
+                                      << "--devices: expected";
+        QTest::newRow("batch not a number") << "--devices 8 --global-batch many"
+                                            << "--global-batch: expected";
+        QTest::newRow("top 0") << "--devices 8 --global-batch 8 --top 0"
+                               << "--top: expected";
+        QTest::newRow("format") << "--devices 8 --global-batch 8 --format xml"
+                                << "--format";
+        QTest::newRow("unknown model") << "--devices 8 --global-batch 8 --set model=llama-9"
+                                       << "model:";
+        QTest::newRow("missing file")
+            << "/nonexistent/plan.parascope.json --devices 8 --global-batch 8"
+            << "nonexistent";
+        QTest::newRow("device without the precision")
+            << "--devices 8 --global-batch 8 --set device=sn30"
+            << "device:";
+    }
+    void invalidInput()
+    {
+        QFETCH(QString, arguments);
+        QFETCH(QString, message);
+        const ParascopeRun r = runParascope(plan(arguments));
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
+        QVERIFY(r.out.isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPlanCli)
+#include "tst_plan_cli.moc"
