@@ -114,15 +114,45 @@ QString bubble(const core::Scenario &s, const core::Report &r)
     return out;
 }
 
+// The step-time model's sum (docs/step_time.md), with the current numbers.
+QString stepTime(const core::Scenario &s, const core::Report &r)
+{
+    if (!r.stepTime)
+        return {};
+    const core::StepTimeReport &st = *r.stepTime;
+    const core::TimeBreakdown &b = st.breakdown;
+    auto sec = [](double t) { return QStringLiteral("%1 s").arg(t, 0, 'g', 4); };
+    QString out =
+        block(QObject::tr("Step time"),
+              QStringLiteral("compute %1 + bubble %2 + TP %3 + DP %4 × (1 − %5) = %6")
+                  .arg(sec(b.computeS), sec(b.bubbleS), sec(b.tpCommS), sec(st.dpCommTotalS))
+                  .arg(s.dpOverlap)
+                  .arg(sec(st.stepTimeS)),
+              QObject::tr("Compute at peak × mfu = %1; dp_overlap hides part of the gradient "
+                          "sync (docs/step_time.md)")
+                  .arg(s.mfu));
+    out += block(QObject::tr("Throughput"),
+                 QStringLiteral("m·b·s·D ÷ step = %1 tokens/s; MFU = 6·N·tokens ÷ (devices × "
+                                "peak × step) = %2")
+                     .arg(st.tokensPerS, 0, 'f', 0)
+                     .arg(percent(st.mfuAchieved)),
+                 QObject::tr("Narayanan et al. 2021, §5.1 (2·N·tokens in inference)"));
+    return out;
+}
+
 QString timeline(const core::Scenario &s, const core::Report &r)
 {
-    return block(QObject::tr("Step time"),
-                 QStringLiteral("makespan = %1 s for m = %2 micro-batches on K = %3 stages")
-                     .arg(r.makespanS, 0, 'g', 4)
-                     .arg(s.microbatches)
-                     .arg(s.pp),
-                 QObject::tr("Forward per layer = FLOPs ÷ peak at the precision; backward = 2 × "
-                             "forward (Narayanan et al. 2021, §5.1)")) +
+    return stepTime(s, r) +
+           block(
+               QObject::tr("Pipeline makespan"),
+               QStringLiteral("makespan = %1 %2 for m = %3 micro-batches on K = %4 stages")
+                   .arg(r.makespanS, 0, 'g', 4)
+                   .arg(r.timeInLayerUnits ? QObject::tr("layer-times") : QStringLiteral("s"))
+                   .arg(s.microbatches)
+                   .arg(s.pp),
+               QObject::tr("Forward per layer = FLOPs ÷ (peak at the precision × mfu); backward = "
+                           "2 × forward (Narayanan et al. 2021, §5.1); recomputation adds its "
+                           "forward")) +
            bubble(s, r);
 }
 

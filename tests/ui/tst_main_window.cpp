@@ -244,6 +244,25 @@ private Q_SLOTS:
         QTRY_VERIFY(window.formulas()->toPlainText().contains("(K−1)/(K−1+m) = 3/7 = 42.9 %"));
     }
 
+    // Issue 8, item 1: the timeline's formulas write the step-time sum with the report's
+    // numbers (docs/step_time.md: compute + bubble + TP + exposed DP).
+    void formulasShowTheStepTime()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.showChart(QStringLiteral("timeline"));
+        const core::Report &r = document.lastValidReport();
+        QVERIFY(r.stepTime);
+        const QString total = QStringLiteral("= %1 s").arg(r.stepTime->stepTimeS, 0, 'g', 4);
+        const QString compute =
+            QStringLiteral("compute %1 s").arg(r.stepTime->breakdown.computeS, 0, 'g', 4);
+        QTRY_VERIFY(window.formulas()->toPlainText().contains(total));
+        QVERIFY(window.formulas()->toPlainText().contains(compute));
+        QVERIFY(window.formulas()->toPlainText().contains("× (1 − 0.5)")); // dp_overlap default
+    }
+
     // DESIGN §3.4 on the sharding chart: the default's 70B layer (h = 8192, f = 28672,
     // 4096 tokens, T = 8, BF16). Ring all-reduce sends 2(T−1)/T of its payload.
     void shardingChartShowsTheCollectives()
