@@ -223,25 +223,40 @@ PlanCandidate candidateFrom(const Scenario &s, const Report &r)
     return c;
 }
 
-// Evaluates one layout in full; true when it fits (and so may rank).
-bool evaluateLayout(const Context &c, const Scenario &s, const EvaluateOptions &options,
-                    WorkerResult &out)
+// One layout evaluated in full: a candidate (fitting or not), or why it has none.
+struct Outcome
 {
+    std::optional<PlanCandidate> candidate;
+    std::string rejected; // the reason counted, also for a candidate that does not fit
+
+    bool fits() const { return candidate && candidate->fits; }
+};
+
+Outcome evaluateOne(const Context &c, const Scenario &s, const EvaluateOptions &options)
+{
+    Outcome out;
     const Report r = evaluate(s, c.presets, options);
     if (r.error) {
-        ++out.rejected["invalid: " + r.error->toString()];
-        return false;
+        out.rejected = "invalid: " + r.error->toString();
+        return out;
     }
     if (!r.stepTime) {
         // A link the step needs publishes no bandwidth: there is no time to rank it by.
-        ++out.rejected[kNoStepTime];
-        return false;
+        out.rejected = kNoStepTime;
+        return out;
     }
-    PlanCandidate candidate = candidateFrom(s, r);
-    if (!candidate.fits)
-        ++out.rejected[candidate.overflowTerm];
-    out.evaluated.push_back(std::move(candidate));
-    return out.evaluated.back().fits;
+    out.candidate = candidateFrom(s, r);
+    if (!out.candidate->fits)
+        out.rejected = out.candidate->overflowTerm;
+    return out;
+}
+
+void record(Outcome &&outcome, WorkerResult &out)
+{
+    if (!outcome.rejected.empty())
+        ++out.rejected[outcome.rejected];
+    if (outcome.candidate)
+        out.evaluated.push_back(std::move(*outcome.candidate));
 }
 
 // First pass over one split: every layout of its ZeRO stages, micro-batch sizes,
@@ -302,15 +317,12 @@ void searchSplit(const Context &c, const Split &split, WorkerResult &out, Pipeli
                     }
                     for (bool sp : spList) {
                         s.sequenceParallel = sp;
-                        if (!req.prune) {
-                            evaluateLayout(c, s, options, out);
-                            continue;
-                        }
-                        const auto bound = stepTimeLowerBound(s, c.presets);
+                        const auto bound =
+                            req.prune ? stepTimeLowerBound(s, c.presets) : std::nullopt;
                         if (bound)
                             out.pending.emplace_back(*bound, Layout::of(s));
-                        else
-                            evaluateLayout(c, s, options, out); // it says why it has no time
+                        else // no pruning, or it says why it has no step time
+                            record(evaluateOne(c, s, options), out);
                     }
                 }
             }
@@ -460,8 +472,8 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
         return std::make_pair(a.first, a.second.key()) < std::make_pair(b.first, b.second.key());
     });
     Leaderboard leaders(request.top);
+    std::vector<Outcome> outcomes(pending.size()); // each written by the one thread that took it
     std::atomic<std::size_t> nextPending{0};
-    std::atomic<std::int64_t> evaluatedInSecondPass{0};
     constexpr std::size_t kChunk = 16;
     runOnAllThreads([&](std::size_t t) {
         EvaluateOptions options;
@@ -475,17 +487,28 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
             for (std::size_t i = begin; i < end; ++i) {
                 if (pending[i].first > leaders.threshold())
                     return; // sorted: every later layout is bounded out as well
-                ++evaluatedInSecondPass;
                 pending[i].second.applyTo(s);
-                if (evaluateLayout(context, s, options, partial[t]))
-                    leaders.add(partial[t].evaluated.back().stepTimeS);
+                outcomes[i] = evaluateOne(context, s, options);
+                if (outcomes[i].fits())
+                    leaders.add(outcomes[i].candidate->stepTimeS);
             }
             report(firstShare + (1 - firstShare) * static_cast<double>(end) /
                                     static_cast<double>(pending.size()));
         }
     });
     result.cancelled = cancelled();
-    result.pruned = static_cast<std::int64_t>(pending.size()) - evaluatedInSecondPass.load();
+    // Which layouts a thread reached past the final threshold depends on timing; keeping
+    // only those at or under it makes every count the same from run to run (each of them
+    // is evaluated in any run: the threshold only ever falls to its final value).
+    const double finalThreshold = leaders.threshold();
+    WorkerResult &merged = partial.front();
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+        if (pending[i].first <= finalThreshold &&
+            (outcomes[i].candidate || !outcomes[i].rejected.empty()))
+            record(std::move(outcomes[i]), merged);
+        else
+            ++result.pruned;
+    }
 
     for (auto &p : partial) {
         result.layouts += p.layouts;

@@ -329,6 +329,16 @@ private Q_SLOTS:
         for (std::size_t i = 0; i < one.candidates.size(); ++i)
             QVERIFY(one.candidates[i].sameLayout(two.candidates[i]));
         QCOMPARE(one.layouts, two.layouts);
+        // The counts too: how far a thread got past the final threshold is not reported.
+        QCOMPARE(one.evaluated, two.evaluated);
+        QCOMPARE(one.pruned, two.pruned);
+        QCOMPARE(one.feasible, two.feasible);
+        QVERIFY(one.rejected == two.rejected);
+        for (int run = 0; run < 5; ++run) {
+            const PlanResult again = plan(req, presets);
+            QCOMPARE(again.evaluated, two.evaluated);
+            QVERIFY(again.rejected == two.rejected);
+        }
     }
 
     void cancelStopsTheSearch()
