@@ -628,6 +628,12 @@ private Q_SLOTS:
         const core::PlanCandidate &fourth = rowCandidate(w, 3);
         QCOMPARE(chart->selectedSeries()->at(0),
                  QPointF(double(fourth.peakStageBytes) / 1e9, fourth.stepTimeS));
+        // A click on a top candidate's diamond selects its row.
+        const int last = static_cast<int>(r.candidates.size()) - 1;
+        Q_EMIT chart->topSeries()->clicked(chart->topSeries()->at(last));
+        QVERIFY(w.panel->selectedCandidate());
+        QVERIFY(w.panel->selectedCandidate()->sameLayout(r.candidates.back()));
+        QCOMPARE(w.panel->table()->currentIndex().row(), last);
     }
 
     void staleWhenTheInputsChange()
