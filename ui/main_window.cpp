@@ -15,6 +15,7 @@
 #include "ui/export/export_actions.h"
 #include "ui/file_actions.h"
 #include "ui/formula_panel.h"
+#include "ui/planner/planner_panel.h"
 #include "ui/scenario_document.h"
 #include "ui/settings.h"
 #include "ui/sharding_verifier.h"
@@ -50,7 +51,8 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
       m_charts(new QTabWidget), m_example(new QFrame), m_exampleText(new QLabel),
       m_memoryChart(new StageMemoryChart), m_modelSizeChart(new ModelSizeChart),
       m_bubbleChart(new BubbleChart), m_shardingChart(new ShardingChart),
-      m_formulas(new FormulaPanel), m_timeline(new TimelinePanel(document))
+      m_formulas(new FormulaPanel), m_timeline(new TimelinePanel(document)),
+      m_planner(new PlannerPanel(document))
 {
     resize(1280, 800);
 
@@ -101,6 +103,27 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     addDockWidget(Qt::BottomDockWidgetArea, formulaDock);
     resizeDocks({formulaDock}, {170}, Qt::Vertical);
     m_charts->setDocumentMode(true);
+
+    // The planner shares the bottom with the formulas: the charts above it show the layout
+    // a row loads. Hidden until View → Planner asks for it.
+    m_plannerDock = new QDockWidget(tr("Planner"));
+    m_plannerDock->setObjectName(QStringLiteral("planner"));
+    m_plannerDock->setWidget(m_planner);
+    addDockWidget(Qt::BottomDockWidgetArea, m_plannerDock);
+    tabifyDockWidget(formulaDock, m_plannerDock);
+    m_plannerDock->hide();
+    QAction *togglePlanner = m_plannerDock->toggleViewAction();
+    togglePlanner->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    togglePlanner->setToolTip(tr("Search every layout of N devices for the fastest that fit, "
+                                 "and load one into the explorer."));
+    connect(togglePlanner, &QAction::triggered, this, [this](bool on) {
+        if (!on)
+            return;
+        m_plannerDock->raise();
+        // Room for the table and the chart; the charts above keep the rest.
+        resizeDocks({m_plannerDock}, {std::max(320, height() * 9 / 20)}, Qt::Vertical);
+        m_planner->focusInputs();
+    });
 
     auto *central = new QWidget;
     auto *layout = new QVBoxLayout(central);
@@ -252,6 +275,7 @@ void MainWindow::createMenus()
     connect(m_gibAction, &QAction::toggled, this, [this](bool gib) {
         units::setCurrent(gib ? io::SizeUnit::gib : io::SizeUnit::gb);
         Settings().setSizesInGib(gib);
+        m_planner->unitsChanged();
         redrawAll();
     });
     view->addSeparator();

@@ -8,6 +8,7 @@
 #include <optional>
 
 class QAction;
+class QDockWidget;
 class QFrame;
 class QScrollArea;
 class QLabel;
@@ -22,6 +23,7 @@ class ShardingChart;
 class FileActions;
 class FieldMask;
 class ModelSizeChart;
+class PlannerPanel;
 class ScenarioDocument;
 class StageMemoryChart;
 class TimelinePanel;
@@ -43,6 +45,9 @@ public:
     ShardingChart *shardingChart() const { return m_shardingChart; }
     FormulaPanel *formulas() const { return m_formulas; }
     TimelinePanel *timelinePanel() const { return m_timeline; }
+    // The Planner dock (View → Planner, Ctrl+Shift+P): hidden until asked for.
+    PlannerPanel *planner() const { return m_planner; }
+    QDockWidget *plannerDock() const { return m_plannerDock; }
     QTabWidget *charts() const { return m_charts; }
     QLabel *note() const { return m_note; }
     QLabel *verdict() const { return m_verdict; }
@@ -111,6 +116,8 @@ private:
     core::ShardReport m_shardReport;
     QSet<QWidget *> m_stale; // charts whose report changed while they were hidden
     TimelinePanel *m_timeline;
+    PlannerPanel *m_planner;
+    QDockWidget *m_plannerDock = nullptr;
 };
 
 } // namespace ui

@@ -1,0 +1,698 @@
+// The Planner dock (issue 8, item 4) through its real widgets, offscreen: it lists what
+// core::plan finds, sorts by number, loads a layout as one undo step, says why a request
+// cannot be planned, cancels without touching the document, and draws every evaluated
+// layout.
+#include "core/planner.h"
+#include "core/units.h"
+#include "io/presets_io.h"
+#include "io/scenario_io.h"
+#include "ui/charts/plan_chart.h"
+#include "ui/main_window.h"
+#include "ui/planner/plan_runner.h"
+#include "ui/planner/plan_table_model.h"
+#include "ui/planner/planner_panel.h"
+#include "ui/scenario_document.h"
+#include "ui/units.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineSeries>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScatterSeries>
+#include <QSemaphore>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QTableView>
+#include <QTest>
+#include <QThreadPool>
+#include <QToolButton>
+#include <QUndoStack>
+#include <optional>
+
+using namespace ui;
+
+namespace {
+
+// Generous: a safety net for a hung search under the sanitizers, not a speed requirement.
+constexpr int kPatienceMs = 15 * 60 * 1000;
+
+// A number as the table writes it ("57,679", "2.2724").
+double parse(QString text)
+{
+    return text.remove(QLatin1Char(',')).toDouble();
+}
+
+// An enumeration's identifier, for QCOMPARE's messages.
+template <typename E> QString name(E value)
+{
+    return io::qs(core::toString(value));
+}
+
+// Holds the planner's only search thread until released, so that a search started
+// meanwhile waits in the queue: cancelling it then happens before it starts, whatever the
+// machine's speed.
+class PoolGate
+{
+public:
+    explicit PoolGate(PlannerPanel *panel) : m_pool(panel->runner()->threadPool())
+    {
+        m_pool->waitForDone();
+        QCOMPARE_EQ(m_pool->maxThreadCount(), 1);
+        m_pool->start([this] { m_open.acquire(); });
+    }
+    ~PoolGate()
+    {
+        release();
+        m_pool->waitForDone(); // the gate's task still holds the semaphore until it returns
+    }
+    void release()
+    {
+        if (!m_released)
+            m_open.release();
+        m_released = true;
+    }
+
+private:
+    QThreadPool *m_pool;
+    QSemaphore m_open;
+    bool m_released = false;
+};
+
+} // namespace
+
+class TestPlannerPanel : public QObject
+{
+    Q_OBJECT
+
+private:
+    struct Window
+    {
+        ScenarioDocument document{io::builtinPresets()};
+        MainWindow window{&document};
+        PlannerPanel *panel = window.planner();
+    };
+
+    // Opens the window and the Planner dock with its shortcut.
+    static void open(Window &w)
+    {
+        w.window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        w.window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w.window));
+        QVERIFY(!w.window.plannerDock()->isVisible());
+        QTest::keyClick(&w.window, Qt::Key_P, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY(w.window.plannerDock()->isVisible());
+        QVERIFY(w.panel->isVisible());
+    }
+
+    // Types a value into a spin box, as a user does.
+    static void type(QSpinBox *box, int value)
+    {
+        box->setFocus();
+        box->selectAll();
+        QTest::keyClicks(box, QString::number(value));
+        QCOMPARE(box->value(), value);
+    }
+
+    static void setInputs(Window &w, int devices, int globalBatch, int top)
+    {
+        type(w.panel->devicesBox(), devices);
+        type(w.panel->globalBatchBox(), globalBatch);
+        type(w.panel->topBox(), top);
+    }
+
+    // Clicks Run and waits until the panel shows the outcome.
+    static void runAndWait(Window &w)
+    {
+        QSignalSpy finished(w.panel, &PlannerPanel::finished);
+        QTest::mouseClick(w.panel->runButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kPatienceMs);
+        QCOMPARE(finished.at(0).at(0).toBool(), false);
+        QVERIFY(!w.panel->isRunning());
+        QVERIFY(!w.panel->progressBar()->isVisible());
+    }
+
+    static core::PlanRequest requestOf(const Window &w)
+    {
+        core::PlanRequest r;
+        r.base = w.document.scenario();
+        r.devices = w.panel->devicesBox()->value();
+        r.globalBatch = w.panel->globalBatchBox()->value();
+        r.top = w.panel->topBox()->value();
+        return r;
+    }
+
+    // The candidate on a table row as the user sees it (sorted).
+    static const core::PlanCandidate &rowCandidate(const Window &w, int row)
+    {
+        const QSortFilterProxyModel *sorted = w.panel->sortModel();
+        return w.panel->tableModel()->candidate(sorted->mapToSource(sorted->index(row, 0)).row());
+    }
+
+    static QString cell(const Window &w, int row, int column)
+    {
+        return w.panel->sortModel()->index(row, column).data().toString();
+    }
+
+    static void clickRow(Window &w, int row)
+    {
+        QTableView *table = w.panel->table();
+        const QRect rect = table->visualRect(w.panel->sortModel()->index(row, 1));
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, rect.center());
+        QCOMPARE(table->currentIndex().row(), row);
+    }
+
+    static void clickHeader(Window &w, int column)
+    {
+        QHeaderView *header = w.panel->table()->horizontalHeader();
+        const QPoint at(header->sectionViewportPosition(column) + header->sectionSize(column) / 2,
+                        header->height() / 2);
+        QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, at);
+    }
+
+private Q_SLOTS:
+    void init()
+    {
+        // Each test starts in GB, whatever a previous one left in the settings.
+        units::setCurrent(io::SizeUnit::gb);
+    }
+
+    void inputsFollowTheScenario()
+    {
+        Window w;
+        // DESIGN §4's default: T=8 × K=4 × D=2 = 64 devices, m=16 × b=1 × D=2 = 32 sequences.
+        QCOMPARE(w.panel->devicesBox()->value(), 64);
+        QCOMPARE(w.panel->globalBatchBox()->value(), 32);
+        QCOMPARE(w.panel->topBox()->value(), 20);
+        QVERIFY(w.document.setField("dp", "4"));
+        w.document.flush();
+        QCOMPARE(w.panel->devicesBox()->value(), 128);
+        QCOMPARE(w.panel->globalBatchBox()->value(), 64);
+
+        open(w);
+        type(w.panel->devicesBox(), 100);
+        QVERIFY(w.document.setField("dp", "8"));
+        w.document.flush();
+        QCOMPARE(w.panel->devicesBox()->value(), 100); // the user's own number stays
+        QTest::mouseClick(w.panel->fromScenarioButton(), Qt::LeftButton);
+        QCOMPARE(w.panel->devicesBox()->value(), 256);
+        QCOMPARE(w.panel->globalBatchBox()->value(), 128);
+    }
+
+    void everyInputExplainsItself()
+    {
+        Window w;
+        for (QWidget *widget : std::initializer_list<QWidget *>{
+                 w.panel->devicesBox(), w.panel->globalBatchBox(), w.panel->topBox(),
+                 w.panel->fromScenarioButton(), w.panel->runButton(), w.panel->cancelButton(),
+                 w.panel->loadButton(), w.panel->summaryLabel(), w.panel->table()})
+            QVERIFY2(!widget->toolTip().isEmpty(), qPrintable(widget->objectName()));
+        QVERIFY(w.panel->summaryLabel()->toolTip().contains("pruned"));
+        QVERIFY(w.panel->summaryLabel()->toolTip().contains("lower bound"));
+        QVERIFY(w.panel->runButton()->toolTip().contains("T × K × D = N"));
+        const QAbstractItemModel *model = w.panel->tableModel();
+        for (int column = 0; column < model->columnCount(); ++column)
+            QVERIFY2(
+                !model->headerData(column, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty(),
+                qPrintable(model->headerData(column, Qt::Horizontal).toString()));
+        QCOMPARE(model->headerData(PlanTableModel::stepTime, Qt::Horizontal).toString(),
+                 QStringLiteral("Step (s)"));
+        QCOMPARE(model->headerData(PlanTableModel::peakMemory, Qt::Horizontal).toString(),
+                 QStringLiteral("Peak (GB)"));
+        // The dock is one of View's toggles, with its shortcut.
+        QAction *toggle = w.window.plannerDock()->toggleViewAction();
+        QCOMPARE(toggle->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    }
+
+    void tableMatchesThePlanner_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<QString>("precision");
+        QTest::addColumn<int>("devices");
+        QTest::addColumn<int>("globalBatch");
+        QTest::addColumn<int>("top");
+        // DESIGN §4's default scenario: its own 64 devices and 32 sequences.
+        QTest::addRow("70B, 64 H100, 32 sequences") << "llama-3.1-70b"
+                                                    << "h100-sxm"
+                                                    << "bf16" << 64 << 32 << 20;
+        QTest::addRow("70B, 64 H100, 512 sequences, top 30") << "llama-3.1-70b"
+                                                             << "h100-sxm"
+                                                             << "bf16" << 64 << 512 << 30;
+        QTest::addRow("8B, 8 A100, 64 sequences") << "llama-3.1-8b"
+                                                  << "a100-80gb"
+                                                  << "bf16" << 8 << 64 << 10;
+        QTest::addRow("70B FP8, 32 MI300X, 128 sequences") << "llama-3.1-70b"
+                                                           << "mi300x"
+                                                           << "fp8" << 32 << 128 << 25;
+    }
+
+    void tableMatchesThePlanner()
+    {
+        QFETCH(QString, model);
+        QFETCH(QString, device);
+        QFETCH(QString, precision);
+        QFETCH(int, devices);
+        QFETCH(int, globalBatch);
+        QFETCH(int, top);
+        Window w;
+        QVERIFY(w.document.setField("model", model));
+        QVERIFY(w.document.setField("device", device));
+        QVERIFY(w.document.setField("precision", precision));
+        w.document.flush();
+        open(w);
+        setInputs(w, devices, globalBatch, top);
+        runAndWait(w);
+
+        const core::PlanRequest request = requestOf(w);
+        const core::PlanResult expected = core::plan(request, w.document.presets());
+        QVERIFY(!expected.error);
+        QVERIFY(!expected.candidates.empty());
+        QTRY_VERIFY_WITH_TIMEOUT(w.panel->sortModel()->rowCount() > 0, kPatienceMs);
+        const int rows = w.panel->sortModel()->rowCount();
+        QCOMPARE(rows, static_cast<int>(expected.candidates.size()));
+        QVERIFY(rows <= top);
+        double previous = 0;
+        for (int row = 0; row < rows; ++row) {
+            const core::PlanCandidate &shown = rowCandidate(w, row);
+            const core::PlanCandidate &want = expected.candidates[std::size_t(row)];
+            QVERIFY2(shown.sameLayout(want), qPrintable(QString::number(row)));
+            QCOMPARE(shown.stepTimeS, want.stepTimeS);
+            QCOMPARE(shown.peakStageBytes, want.peakStageBytes);
+            // What the cells say.
+            QCOMPARE(cell(w, row, PlanTableModel::rank).toInt(), row + 1);
+            QCOMPARE(cell(w, row, PlanTableModel::tp).toInt(), want.tp);
+            QCOMPARE(cell(w, row, PlanTableModel::pp).toInt(), want.pp);
+            QCOMPARE(cell(w, row, PlanTableModel::dp).toInt(), want.dp);
+            QCOMPARE(cell(w, row, PlanTableModel::zero).toInt(), want.zero);
+            QCOMPARE(cell(w, row, PlanTableModel::microbatchSize).toInt(), want.microbatchSize);
+            QCOMPARE(cell(w, row, PlanTableModel::microbatches).toInt(), want.microbatches);
+            QCOMPARE(want.microbatchSize * want.microbatches * want.dp, globalBatch);
+            QCOMPARE(want.tp * want.pp * want.dp, devices);
+            const QString schedule = cell(w, row, PlanTableModel::schedule);
+            QVERIFY(schedule.startsWith(io::qs(core::toString(want.schedule))));
+            QCOMPARE(schedule.contains(QStringLiteral("v=")),
+                     want.schedule == core::Schedule::interleaved);
+            // Sorted ascending by step time, as shown to four significant places.
+            const double step = parse(cell(w, row, PlanTableModel::stepTime));
+            QVERIFY(std::abs(step - want.stepTimeS) <= 5e-4 * want.stepTimeS);
+            QVERIFY(shown.stepTimeS >= previous);
+            previous = shown.stepTimeS;
+            QCOMPARE(parse(cell(w, row, PlanTableModel::peakMemory)),
+                     std::round(double(want.peakStageBytes) / 1e8) / 10);
+            QVERIFY(shown.fits);
+        }
+        // The summary's counts are the search's.
+        const core::PlanResult &shown = *w.panel->result();
+        const QString summary = w.panel->summaryLabel()->text();
+        QVERIFY2(summary.contains(
+                     QStringLiteral("%1 layouts considered").arg(io::formatCount(shown.layouts))),
+                 qPrintable(summary));
+        QVERIFY(summary.contains(
+            QStringLiteral("%1 evaluated in full").arg(io::formatCount(shown.evaluated))));
+        QVERIFY(summary.contains(QStringLiteral("%1 pruned").arg(io::formatCount(shown.pruned))));
+        QVERIFY(summary.contains(
+            QStringLiteral("%1 of them fit").arg(io::formatCount(shown.feasible))));
+        QVERIFY(summary.contains("Rejected: "));
+        QCOMPARE(shown.layouts, expected.layouts);
+        QCOMPARE(shown.feasible > 0, true);
+        QVERIFY(!w.panel->messageLabel()->isVisible());
+        // The first row is selected and ringed in the chart; Load can take it.
+        QCOMPARE(w.panel->table()->currentIndex().row(), 0);
+        QVERIFY(w.panel->loadButton()->isEnabled());
+    }
+
+    void headerSortsByNumber_data()
+    {
+        QTest::addColumn<int>("column");
+        QTest::addRow("m") << int(PlanTableModel::microbatches);
+        QTest::addRow("step time") << int(PlanTableModel::stepTime);
+        QTest::addRow("tokens/s") << int(PlanTableModel::tokensPerS);
+        QTest::addRow("peak memory") << int(PlanTableModel::peakMemory);
+        QTest::addRow("bubble") << int(PlanTableModel::bubble);
+    }
+
+    void headerSortsByNumber()
+    {
+        QFETCH(int, column);
+        Window w;
+        open(w);
+        // 512 sequences on 64 devices: m runs from 8 to 128, "128" < "16" < "8" as text.
+        setInputs(w, 64, 512, 60);
+        runAndWait(w);
+        const int rows = w.panel->sortModel()->rowCount();
+        QVERIFY(rows > 10);
+        QHeaderView *header = w.panel->table()->horizontalHeader();
+
+        std::optional<Qt::SortOrder> firstOrder;
+        for (int click = 0; click < 2; ++click) {
+            clickHeader(w, column);
+            QCOMPARE(header->sortIndicatorSection(), column);
+            const Qt::SortOrder order = header->sortIndicatorOrder();
+            if (firstOrder) // a second click reverses the first
+                QVERIFY(order != *firstOrder);
+            firstOrder = order;
+            const bool ascending = order == Qt::AscendingOrder;
+            QStringList texts;
+            for (int row = 0; row < rows; ++row)
+                texts << cell(w, row, column);
+            for (int row = 1; row < rows; ++row) {
+                const double a = parse(texts[row - 1]);
+                const double b = parse(texts[row]);
+                QVERIFY2(ascending ? a <= b : a >= b,
+                         qPrintable(texts[row - 1] + QStringLiteral(" then ") + texts[row]));
+            }
+            if (column == PlanTableModel::microbatches) {
+                // The order differs from the text's: the test can tell.
+                QStringList asText = texts;
+                asText.sort();
+                if (!ascending)
+                    std::reverse(asText.begin(), asText.end());
+                QVERIFY(asText != texts);
+            }
+        }
+        // Rank is fixed to the layout: sorting does not renumber.
+        clickHeader(w, PlanTableModel::rank);
+        if (header->sortIndicatorOrder() != Qt::AscendingOrder)
+            clickHeader(w, PlanTableModel::rank);
+        for (int row = 0; row < rows; ++row)
+            QCOMPARE(cell(w, row, PlanTableModel::rank).toInt(), row + 1);
+    }
+
+    void loadingARowIsOneUndoStep()
+    {
+        Window w;
+        open(w);
+        runAndWait(w);
+        const core::Scenario before = w.document.scenario();
+        const QString beforeJson = io::writeScenario(before);
+        QUndoStack *undo = w.document.undoStack();
+        const int steps = undo->count();
+
+        // A row whose layout is not the explorer's already.
+        int row = 0;
+        while (row < w.panel->sortModel()->rowCount() &&
+               rowCandidate(w, row).apply(before) == before)
+            ++row;
+        QVERIFY(row < w.panel->sortModel()->rowCount());
+        clickRow(w, row);
+        const core::PlanCandidate c = rowCandidate(w, row);
+        QTest::mouseClick(w.panel->loadButton(), Qt::LeftButton);
+        w.document.flush();
+
+        const core::Scenario &now = w.document.scenario();
+        QCOMPARE(now.tp, c.tp);
+        QCOMPARE(now.pp, c.pp);
+        QCOMPARE(now.dp, c.dp);
+        QCOMPARE(now.zero, c.zero);
+        QCOMPARE(name(now.schedule), name(c.schedule));
+        QCOMPARE(now.virtualStages, c.virtualStages);
+        QCOMPARE(now.microbatchSize, c.microbatchSize);
+        QCOMPARE(now.microbatches, c.microbatches);
+        QCOMPARE(name(now.recompute), name(c.recompute));
+        QCOMPARE(now.sequenceParallel, c.sequenceParallel);
+        QVERIFY(now == c.apply(before));
+        QCOMPARE(undo->count(), steps + 1);
+        QVERIFY2(undo->undoText().startsWith(
+                     QStringLiteral("Planner: T=%1 K=%2 D=%3").arg(c.tp).arg(c.pp).arg(c.dp)),
+                 qPrintable(undo->undoText()));
+        // The explorer evaluates what the planner promised.
+        QVERIFY(w.document.report().ok());
+        QVERIFY(w.document.report().fits);
+        QCOMPARE(w.document.report().stepTime->stepTimeS, c.stepTimeS);
+        // The loaded row is bold, and loading did not make the results stale.
+        const QModelIndex shown = w.panel->sortModel()->index(row, 0);
+        QVERIFY(shown.data(Qt::FontRole).value<QFont>().bold());
+        QVERIFY(!w.panel->isStale());
+
+        undo->undo();
+        w.document.flush();
+        QVERIFY(w.document.scenario() == before);
+        QCOMPARE(io::writeScenario(w.document.scenario()), beforeJson);
+        QVERIFY(!shown.data(Qt::FontRole).value<QFont>().bold());
+
+        // A double-click loads too, and so does Enter on the table.
+        const int other = row + 1;
+        const QRect rect = w.panel->table()->visualRect(w.panel->sortModel()->index(other, 1));
+        // What a double-click delivers: press, release, double-click, release.
+        QWidget *viewport = w.panel->table()->viewport();
+        QTest::mousePress(viewport, Qt::LeftButton, {}, rect.center());
+        QTest::mouseRelease(viewport, Qt::LeftButton, {}, rect.center());
+        QTest::mouseDClick(viewport, Qt::LeftButton, {}, rect.center());
+        QTest::mouseRelease(viewport, Qt::LeftButton, {}, rect.center());
+        w.document.flush();
+        QVERIFY(w.document.scenario() == rowCandidate(w, other).apply(before));
+        undo->undo();
+        w.document.flush();
+        clickRow(w, row);
+        QTest::keyClick(w.panel->table(), Qt::Key_Return);
+        w.document.flush();
+        QVERIFY(w.document.scenario() == rowCandidate(w, row).apply(before));
+        undo->undo();
+        w.document.flush();
+        QCOMPARE(io::writeScenario(w.document.scenario()), beforeJson);
+    }
+
+    void unplannableRequestsSayWhy_data()
+    {
+        QTest::addColumn<QString>("scenario");
+        QTest::addColumn<int>("devices");
+        QTest::addColumn<QStringList>("expected");
+        // A model known only by its size has no layers to split.
+        QTest::addRow("size-only model")
+            << R"({"format":"parascope-scenario","version":1,
+                  "model":{"name":"Seventy","params":70000000000}})"
+            << 64 << QStringList{"Cannot plan — model:", "architecture"};
+        // The seed's device table gives the SN30 330 TFLOPS at FP16 only.
+        QTest::addRow("SN30 in BF16")
+            << R"({"format":"parascope-scenario","version":1,"device":"sn30"})" << 64
+            << QStringList{"Cannot plan — ", "bf16"};
+        // DESIGN §3.5: 16 bytes per parameter; 70B ÷ 7 devices is 160 GB > 80 GiB.
+        QTest::addRow("70B on 7 devices")
+            << R"({"format":"parascope-scenario","version":1})" << 7
+            << QStringList{"No layout of 7 devices fits: most were rejected for optimizer "
+                           "states"};
+    }
+
+    void unplannableRequestsSayWhy()
+    {
+        QFETCH(QString, scenario);
+        QFETCH(int, devices);
+        QFETCH(QStringList, expected);
+        core::Scenario s;
+        QVERIFY(!io::readScenario(scenario.toUtf8(), s));
+        Window w;
+        w.document.setScenario(s, QStringLiteral("test"));
+        w.document.flush();
+        open(w);
+        type(w.panel->devicesBox(), devices);
+        type(w.panel->globalBatchBox(), 7 * 16);
+        runAndWait(w);
+
+        QVERIFY(w.panel->messageLabel()->isVisible());
+        const QString message = w.panel->messageLabel()->text();
+        for (const QString &part : expected)
+            QVERIFY2(message.contains(part.toHtmlEscaped()), qPrintable(message));
+        QCOMPARE(w.panel->sortModel()->rowCount(), 0);
+        QVERIFY(!w.panel->loadButton()->isEnabled());
+        QCOMPARE(w.panel->chart()->fittingSeries()->count(), 0);
+        QCOMPARE(w.panel->chart()->topSeries()->count(), 0);
+    }
+
+    void cancelLeavesTheDocumentAlone()
+    {
+        Window w;
+        open(w);
+        runAndWait(w); // results to keep
+        const auto shownBefore = w.panel->result()->candidates;
+        const QString beforeJson = io::writeScenario(w.document.scenario());
+        const int steps = w.document.undoStack()->count();
+        QSignalSpy finished(w.panel, &PlannerPanel::finished);
+        {
+            PoolGate gate(w.panel);
+            type(w.panel->devicesBox(), 128);
+            QTest::mouseClick(w.panel->runButton(), Qt::LeftButton);
+            QVERIFY(w.panel->isRunning());
+            QVERIFY(w.panel->progressBar()->isVisible());
+            QVERIFY(w.panel->cancelButton()->isEnabled());
+            QTest::mouseClick(w.panel->cancelButton(), Qt::LeftButton);
+            gate.release();
+            QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kPatienceMs);
+        }
+        QCOMPARE(finished.at(0).at(0).toBool(), true);
+        QVERIFY(!w.panel->isRunning());
+        QVERIFY(!w.panel->progressBar()->isVisible());
+        QVERIFY(!w.panel->cancelButton()->isEnabled());
+        QVERIFY(w.panel->messageLabel()->text().contains("cancelled"));
+        QCOMPARE(io::writeScenario(w.document.scenario()), beforeJson);
+        QCOMPARE(w.document.undoStack()->count(), steps);
+        // The previous search stays on screen.
+        QCOMPARE(w.panel->resultRequest().devices, 64);
+        QCOMPARE(w.panel->sortModel()->rowCount(), static_cast<int>(shownBefore.size()));
+        QVERIFY(rowCandidate(w, 0).sameLayout(shownBefore.front()));
+    }
+
+    void aNewRunReplacesTheRunningOne()
+    {
+        Window w;
+        open(w);
+        QSignalSpy finished(w.panel, &PlannerPanel::finished);
+        {
+            PoolGate gate(w.panel);
+            QTest::mouseClick(w.panel->runButton(), Qt::LeftButton);
+            QVERIFY(w.panel->isRunning());
+            type(w.panel->devicesBox(), 32);
+            QTest::keyClick(w.panel->devicesBox(), Qt::Key_Return); // Enter runs too
+            QVERIFY(w.panel->isRunning());
+            gate.release();
+            QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kPatienceMs);
+        }
+        QCoreApplication::processEvents();
+        // Only the newest search reports; the first was cancelled on the way.
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(finished.at(0).at(0).toBool(), false);
+        QCOMPARE(w.panel->resultRequest().devices, 32);
+        for (int row = 0; row < w.panel->sortModel()->rowCount(); ++row) {
+            const core::PlanCandidate &c = rowCandidate(w, row);
+            QCOMPARE(c.tp * c.pp * c.dp, 32);
+        }
+    }
+
+    void chartDrawsEveryEvaluatedLayout_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("seqLen");
+        QTest::addColumn<int>("devices");
+        QTest::addColumn<int>("globalBatch");
+        QTest::addColumn<bool>("thinned");
+        QTest::addRow("70B on 64, 512 sequences") << "llama-3.1-70b" << 4096 << 64 << 512 << false;
+        // Llama 3 405B's batch (Llama 3 paper, Table 4: 2,048 × 8,192): thousands of
+        // evaluated layouts overflow, more than the chart draws one by one.
+        QTest::addRow("405B on 1,024, 2,048 × 8,192")
+            << "llama-3.1-405b" << 8192 << 1024 << 2048 << true;
+    }
+
+    void chartDrawsEveryEvaluatedLayout()
+    {
+        QFETCH(QString, model);
+        QFETCH(int, seqLen);
+        QFETCH(int, devices);
+        QFETCH(int, globalBatch);
+        QFETCH(bool, thinned);
+        Window w;
+        QVERIFY(w.document.setField("model", model));
+        QVERIFY(w.document.setField("seq_len", QString::number(seqLen)));
+        w.document.flush();
+        open(w);
+        setInputs(w, devices, globalBatch, 20);
+        runAndWait(w);
+
+        const core::PlanResult &r = *w.panel->result();
+        qsizetype fits = 0;
+        qsizetype over = 0;
+        for (const core::PlanCandidate &c : r.evaluatedLayouts)
+            ++(c.fits ? fits : over);
+        QCOMPARE(fits, qsizetype(r.feasible));
+        QCOMPARE(fits + over, qsizetype(r.evaluated));
+        PlanChart *chart = w.panel->chart();
+        QCOMPARE(chart->fittingSeries()->count(), PlanChart::drawnCount(fits));
+        QCOMPARE(chart->overSeries()->count(), PlanChart::drawnCount(over));
+        QCOMPARE(chart->topSeries()->count(), qsizetype(r.candidates.size()));
+        QCOMPARE(chart->overSeries()->count() < over, thinned);
+        QVERIFY(chart->overSeries()->count() <= PlanChart::kMaxPoints);
+        QCOMPARE(chart->caption().contains("Drawing 1 in"), thinned);
+        QVERIFY(chart->overSeries()->name().contains(io::formatCount(over)));
+        QVERIFY(chart->fittingSeries()->name().contains(io::formatCount(fits)));
+        // The fastest layout that does not fit is always drawn, at its memory and time.
+        for (const core::PlanCandidate &c : r.evaluatedLayouts)
+            if (!c.fits) {
+                QCOMPARE(chart->overSeries()->at(0),
+                         QPointF(double(c.peakStageBytes) / 1e9, c.stepTimeS));
+                break;
+            }
+        // The device's capacity: 80 GiB of HBM, in GB.
+        const QLineSeries *capacity = chart->capacitySeries();
+        QCOMPARE(capacity->count(), 2);
+        QCOMPARE(capacity->at(0).x(), 80.0 * core::kGiB / core::kGB);
+        // The selected row is ringed; another row moves the ring.
+        QCOMPARE(chart->selectedSeries()->count(), 1);
+        const core::PlanCandidate &first = rowCandidate(w, 0);
+        QCOMPARE(chart->selectedSeries()->at(0),
+                 QPointF(double(first.peakStageBytes) / 1e9, first.stepTimeS));
+        clickRow(w, 3);
+        const core::PlanCandidate &fourth = rowCandidate(w, 3);
+        QCOMPARE(chart->selectedSeries()->at(0),
+                 QPointF(double(fourth.peakStageBytes) / 1e9, fourth.stepTimeS));
+        // A click on a top candidate's diamond selects its row.
+        const int last = static_cast<int>(r.candidates.size()) - 1;
+        Q_EMIT chart->topSeries()->clicked(chart->topSeries()->at(last));
+        QVERIFY(w.panel->selectedCandidate());
+        QVERIFY(w.panel->selectedCandidate()->sameLayout(r.candidates.back()));
+        QCOMPARE(w.panel->table()->currentIndex().row(), last);
+    }
+
+    void staleWhenTheInputsChange()
+    {
+        Window w;
+        open(w);
+        runAndWait(w);
+        QVERIFY(!w.panel->isStale());
+        QVERIFY(w.document.setField("seq_len", "8192"));
+        w.document.flush();
+        QVERIFY(w.panel->isStale());
+        const QString message = w.panel->messageLabel()->text();
+        QVERIFY2(message.contains("seq_len") && message.contains("Run again"), qPrintable(message));
+        QVERIFY(w.panel->messageLabel()->isVisible());
+        const QModelIndex cell = w.panel->sortModel()->index(0, PlanTableModel::stepTime);
+        QVERIFY(cell.data(Qt::ForegroundRole).isValid()); // greyed out
+
+        w.document.undoStack()->undo();
+        w.document.flush();
+        QVERIFY(!w.panel->isStale());
+        QVERIFY(!w.panel->messageLabel()->isVisible());
+
+        // A layout change is what the planner chooses: not stale.
+        QVERIFY(w.document.setField("tp", "2"));
+        w.document.flush();
+        QVERIFY(!w.panel->isStale());
+        QVERIFY(w.document.setField("model", "llama-3.1-8b"));
+        w.document.flush();
+        QVERIFY(w.panel->isStale());
+        QVERIFY(w.panel->messageLabel()->text().contains("model"));
+        runAndWait(w);
+        QVERIFY(!w.panel->isStale());
+    }
+
+    void memoryFollowsTheGibSetting()
+    {
+        Window w;
+        open(w);
+        runAndWait(w);
+        const core::PlanCandidate &c = rowCandidate(w, 0);
+        const auto header = [&w] {
+            return w.panel->tableModel()
+                ->headerData(PlanTableModel::peakMemory, Qt::Horizontal)
+                .toString();
+        };
+        QCOMPARE(header(), QStringLiteral("Peak (GB)"));
+        QVERIFY(w.panel->chart()->memoryAxisTitle().contains("(GB"));
+        w.window.gibAction()->trigger();
+        QCOMPARE(header(), QStringLiteral("Peak (GiB)"));
+        QCOMPARE(parse(cell(w, 0, PlanTableModel::peakMemory)),
+                 std::round(double(c.peakStageBytes) / double(core::kGiB) * 10) / 10);
+        QVERIFY(w.panel->chart()->memoryAxisTitle().contains("(GiB"));
+        QCOMPARE(w.panel->chart()->capacitySeries()->at(0).x(), 80.0);
+        QCOMPARE(w.panel->chart()->selectedSeries()->at(0).x(),
+                 double(c.peakStageBytes) / double(core::kGiB));
+        w.window.gibAction()->trigger(); // back to GB for the other tests
+        QCOMPARE(header(), QStringLiteral("Peak (GB)"));
+    }
+};
+
+QTEST_MAIN(TestPlannerPanel)
+#include "tst_planner_panel.moc"

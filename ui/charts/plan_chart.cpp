@@ -1,0 +1,310 @@
+#include "ui/charts/plan_chart.h"
+
+#include "io/text.h"
+#include "ui/charts/chart_style.h"
+#include "ui/units.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QFontMetricsF>
+#include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QScatterSeries>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+namespace ui {
+
+namespace {
+
+// A log axis labels every power of its base. Base 2 labels every doubling; when the chart is
+// small (a dock, presentation mode's larger text) or the cloud spans a thousandfold, a larger
+// base keeps at most `maxLabels` labels, which Qt Charts would otherwise elide to "…".
+void setLogRange(QLogValueAxis *axis, double low, double high, int maxLabels)
+{
+    if (!(low > 0) || !(high > 0) || high < low) {
+        low = 1;
+        high = 2;
+    }
+    double bottom = 1;
+    double top = 2;
+    double base = 2;
+    for (double candidate : {2.0, 4.0, 10.0, 100.0, 1000.0}) {
+        base = candidate;
+        const double logBase = std::log(base);
+        bottom = std::pow(base, std::floor(std::log(low) / logBase + 1e-9));
+        top = std::pow(base, std::ceil(std::log(high) / logBase - 1e-9));
+        if (top <= bottom)
+            top = bottom * base;
+        if (std::lround(std::log(top / bottom) / logBase) + 1 <= maxLabels)
+            break;
+    }
+    axis->setBase(base);
+    axis->setRange(bottom, top);
+}
+
+QScatterSeries *scatter(const QColor &fill, const QColor &border, qreal size,
+                        QScatterSeries::MarkerShape shape = QScatterSeries::MarkerShapeCircle)
+{
+    auto *series = new QScatterSeries;
+    series->setMarkerShape(shape);
+    series->setMarkerSize(size);
+    series->setColor(fill);
+    series->setBorderColor(border);
+    return series;
+}
+
+QColor withAlpha(QColor colour, int alpha)
+{
+    colour.setAlpha(alpha);
+    return colour;
+}
+
+} // namespace
+
+qsizetype PlanChart::drawnCount(qsizetype total)
+{
+    if (total <= kMaxPoints)
+        return total;
+    const qsizetype stride = (total + kMaxPoints - 1) / kMaxPoints;
+    return (total + stride - 1) / stride;
+}
+
+PlanChart::PlanChart(QWidget *parent)
+    : QWidget(parent), m_chart(new QChart), m_view(new QChartView(m_chart)),
+      m_over(scatter(withAlpha(chart_style::grey(), 150), Qt::transparent, 6)),
+      m_fitting(scatter(withAlpha(chart_style::skyBlue(), 200), chart_style::blue(), 7)),
+      m_top(scatter(chart_style::orange(), chart_style::black(), 10,
+                    QScatterSeries::MarkerShapeRotatedRectangle)),
+      m_selected(scatter(Qt::transparent, chart_style::vermillion(), 20)),
+      m_capacity(new QLineSeries), m_memoryAxis(new QLogValueAxis), m_timeAxis(new QLogValueAxis),
+      m_caption(new QLabel)
+{
+    m_chart->legend()->setAlignment(Qt::AlignBottom);
+    m_chart->setMargins(QMargins(4, 4, 4, 4));
+    m_view->setRenderHint(QPainter::Antialiasing);
+    m_view->setMinimumSize(280, 220);
+
+    m_over->setPen(Qt::NoPen);
+    QPen ring(chart_style::vermillion(), 3);
+    m_selected->setPen(ring);
+    m_capacity->setPen(chart_style::capacityPen());
+
+    for (QLogValueAxis *axis : {m_memoryAxis, m_timeAxis}) {
+        axis->setLabelFormat(QStringLiteral("%g"));
+        axis->setMinorTickCount(-1);
+    }
+    m_timeAxis->setTitleText(tr("Step time (s)"));
+    m_chart->addAxis(m_memoryAxis, Qt::AlignBottom);
+    m_chart->addAxis(m_timeAxis, Qt::AlignLeft);
+    // Drawn in this order: the cloud, the capacity, then the marks on top.
+    for (QXYSeries *series :
+         std::initializer_list<QXYSeries *>{m_over, m_fitting, m_capacity, m_top, m_selected}) {
+        m_chart->addSeries(series);
+        series->attachAxis(m_memoryAxis);
+        series->attachAxis(m_timeAxis);
+    }
+
+    connect(m_top, &QScatterSeries::clicked, this, [this](const QPointF &point) {
+        // The nearest top candidate to the click, in the series' own coordinates.
+        const QList<QPointF> points = m_top->points();
+        int best = -1;
+        double bestDistance = 0;
+        for (qsizetype i = 0; i < points.size(); ++i) {
+            const double dx = std::log(points[i].x() / point.x());
+            const double dy = std::log(points[i].y() / point.y());
+            const double distance = dx * dx + dy * dy;
+            if (best < 0 || distance < bestDistance) {
+                best = static_cast<int>(i);
+                bestDistance = distance;
+            }
+        }
+        if (best >= 0)
+            Q_EMIT candidateClicked(best);
+    });
+
+    // The ring needs no legend entry; the legend has little room.
+    for (QLegendMarker *marker : m_chart->legend()->markers(m_selected))
+        marker->setVisible(false);
+    const QString explanation =
+        tr("<p>Each point is one layout the planner evaluated in full: its step time against "
+           "the memory of one device of its fullest pipeline stage, both on log scales. Blue "
+           "points fit the device, grey ones overflow it; the dashed line is the device's "
+           "capacity. Orange diamonds are the listed top candidates, the ring is the selected "
+           "row — click a diamond to select its row.</p>"
+           "<p>Layouts rejected before evaluation (their weights, gradients and optimizer "
+           "states alone overflow) and pruned ones (their step time cannot reach the top) are "
+           "not drawn. Beyond %1 points per series, every k-th layout in step-time order is "
+           "drawn, and the caption says so.</p>")
+            .arg(kMaxPoints);
+    m_view->setToolTip(explanation);
+    m_caption->setToolTip(explanation);
+    m_caption->setObjectName(QStringLiteral("planChartCaption"));
+    m_caption->setWordWrap(true);
+    m_caption->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_view, 1);
+    layout->addWidget(m_caption);
+    clear(tr("Run a search to see every layout it evaluated."));
+}
+
+void PlanChart::setResult(const core::PlanResult &result, std::int64_t capacityBytes)
+{
+    m_fitPoints.clear();
+    m_overPoints.clear();
+    m_topPoints.clear();
+    m_selectedPoint.reset();
+    m_fitTotal = m_overTotal = 0;
+    for (const core::PlanCandidate &c : result.evaluatedLayouts)
+        ++(c.fits ? m_fitTotal : m_overTotal);
+    // Every k-th in the planner's order (fastest first): the same shape, fewer markers.
+    const qsizetype fitStride = std::max<qsizetype>(1, (m_fitTotal + kMaxPoints - 1) / kMaxPoints);
+    const qsizetype overStride =
+        std::max<qsizetype>(1, (m_overTotal + kMaxPoints - 1) / kMaxPoints);
+    qsizetype fitSeen = 0;
+    qsizetype overSeen = 0;
+    m_fitPoints.reserve(static_cast<std::size_t>(drawnCount(m_fitTotal)));
+    m_overPoints.reserve(static_cast<std::size_t>(drawnCount(m_overTotal)));
+    for (const core::PlanCandidate &c : result.evaluatedLayouts) {
+        const Point p{c.stepTimeS, static_cast<double>(c.peakStageBytes)};
+        if (c.fits) {
+            if (fitSeen++ % fitStride == 0)
+                m_fitPoints.push_back(p);
+        } else if (overSeen++ % overStride == 0) {
+            m_overPoints.push_back(p);
+        }
+    }
+    for (const core::PlanCandidate &c : result.candidates)
+        m_topPoints.push_back({c.stepTimeS, static_cast<double>(c.peakStageBytes)});
+    m_capacityBytes = static_cast<double>(capacityBytes);
+
+    QStringList caption;
+    caption << tr("Every layout evaluated in full; log scales.");
+    if (m_overTotal > kMaxPoints)
+        caption << tr("Drawing 1 in %1 of the %2 that overflow.")
+                       .arg(overStride)
+                       .arg(io::formatCount(m_overTotal));
+    if (m_fitTotal > kMaxPoints)
+        caption << tr("Drawing 1 in %1 of the %2 that fit.")
+                       .arg(fitStride)
+                       .arg(io::formatCount(m_fitTotal));
+    m_caption->setText(caption.join(QLatin1Char(' ')));
+    redraw();
+}
+
+void PlanChart::clear(const QString &caption)
+{
+    m_fitPoints.clear();
+    m_overPoints.clear();
+    m_topPoints.clear();
+    m_selectedPoint.reset();
+    m_fitTotal = m_overTotal = 0;
+    m_capacityBytes = 0;
+    m_caption->setText(caption);
+    redraw();
+}
+
+void PlanChart::setSelected(const std::optional<core::PlanCandidate> &candidate)
+{
+    if (candidate)
+        m_selectedPoint =
+            Point{candidate->stepTimeS, static_cast<double>(candidate->peakStageBytes)};
+    else
+        m_selectedPoint.reset();
+    m_selected->replace(m_selectedPoint ? points({*m_selectedPoint}) : QList<QPointF>());
+}
+
+void PlanChart::unitsChanged()
+{
+    redraw();
+}
+
+QList<QPointF> PlanChart::points(const std::vector<Point> &from) const
+{
+    QList<QPointF> out;
+    out.reserve(static_cast<qsizetype>(from.size()));
+    for (const Point &p : from)
+        out.append(QPointF(units::large(p.bytes), p.seconds));
+    return out;
+}
+
+void PlanChart::redraw()
+{
+    m_over->replace(points(m_overPoints));
+    m_fitting->replace(points(m_fitPoints));
+    m_top->replace(points(m_topPoints));
+    m_selected->replace(m_selectedPoint ? points({*m_selectedPoint}) : QList<QPointF>());
+    m_memoryAxis->setTitleText(tr("Peak stage memory per device (%1)").arg(units::largeName()));
+    const double capacity = units::large(m_capacityBytes);
+    m_capacity->setName(tr("Capacity %1 %2").arg(capacity, 0, 'f', 1).arg(units::largeName()));
+    m_fitting->setName(tr("Fits (%1)").arg(io::formatCount(m_fitTotal)));
+    m_over->setName(tr("Overflows (%1)").arg(io::formatCount(m_overTotal)));
+    m_top->setName(tr("Top %1").arg(m_topPoints.size()));
+    m_selected->setName(tr("Selected"));
+    updateAxes();
+}
+
+void PlanChart::updateAxes()
+{
+    double lowBytes = m_capacityBytes;
+    double highBytes = m_capacityBytes;
+    double lowSeconds = 0;
+    double highSeconds = 0;
+    for (const auto *set : {&m_overPoints, &m_fitPoints, &m_topPoints})
+        for (const Point &p : *set) {
+            lowBytes = lowBytes > 0 ? std::min(lowBytes, p.bytes) : p.bytes;
+            highBytes = std::max(highBytes, p.bytes);
+            lowSeconds = lowSeconds > 0 ? std::min(lowSeconds, p.seconds) : p.seconds;
+            highSeconds = std::max(highSeconds, p.seconds);
+        }
+    // The plot is the view less about six lines of text (legend, axis title and labels,
+    // margins); labels closer than 1.3 lines apart are elided. Along the bottom a label takes
+    // about six characters.
+    const QFontMetricsF labels(m_timeAxis->labelsFont());
+    const int rows =
+        static_cast<int>((m_view->height() - 6 * labels.height()) / (1.3 * labels.height()));
+    const int columns = static_cast<int>(0.8 * m_view->width() / (6 * labels.averageCharWidth()));
+    setLogRange(m_memoryAxis, units::large(lowBytes), units::large(highBytes),
+                std::max(2, columns));
+    setLogRange(m_timeAxis, lowSeconds, highSeconds, std::max(2, rows));
+
+    const double capacity = units::large(m_capacityBytes);
+    if (capacity > 0)
+        m_capacity->replace(
+            {QPointF(capacity, m_timeAxis->min()), QPointF(capacity, m_timeAxis->max())});
+    else
+        m_capacity->clear();
+}
+
+void PlanChart::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    updateAxes();
+}
+
+void PlanChart::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    // Presentation mode scales the labels' font (chart_style::setScale) right after the
+    // window's: read it once that is done.
+    if (event->type() == QEvent::FontChange)
+        QTimer::singleShot(0, this, &PlanChart::updateAxes);
+}
+
+QString PlanChart::caption() const
+{
+    return m_caption->text();
+}
+
+QString PlanChart::memoryAxisTitle() const
+{
+    return m_memoryAxis->titleText();
+}
+
+} // namespace ui

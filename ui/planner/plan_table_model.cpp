@@ -1,0 +1,285 @@
+#include "ui/planner/plan_table_model.h"
+
+#include "io/text.h"
+#include "ui/planner/plan_text.h"
+#include "ui/units.h"
+
+#include <QApplication>
+#include <QFont>
+#include <QPalette>
+#include <cmath>
+
+namespace ui {
+
+PlanTableModel::PlanTableModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+void PlanTableModel::setCandidates(std::vector<core::PlanCandidate> candidates)
+{
+    beginResetModel();
+    m_candidates = std::move(candidates);
+    m_stale = false;
+    endResetModel();
+}
+
+const core::PlanCandidate &PlanTableModel::candidate(int row) const
+{
+    return m_candidates.at(static_cast<std::size_t>(row));
+}
+
+void PlanTableModel::setStale(bool stale)
+{
+    if (stale == m_stale)
+        return;
+    m_stale = stale;
+    if (!m_candidates.empty())
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1),
+                           {Qt::ForegroundRole, Qt::ToolTipRole});
+}
+
+void PlanTableModel::setLoaded(const std::optional<core::PlanCandidate> &layout)
+{
+    const bool same =
+        layout.has_value() == m_loaded.has_value() && (!layout || layout->sameLayout(*m_loaded));
+    if (same)
+        return;
+    m_loaded = layout;
+    if (!m_candidates.empty())
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1),
+                           {Qt::FontRole, Qt::ToolTipRole});
+}
+
+void PlanTableModel::unitsChanged()
+{
+    Q_EMIT headerDataChanged(Qt::Horizontal, peakMemory, peakMemory);
+    if (!m_candidates.empty())
+        Q_EMIT dataChanged(index(0, peakMemory), index(rowCount() - 1, peakMemory));
+}
+
+int PlanTableModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_candidates.size());
+}
+
+int PlanTableModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(columnsEnd);
+}
+
+QVariant PlanTableModel::display(const core::PlanCandidate &c, int column) const
+{
+    switch (column) {
+    case schedule:
+        return plan_text::schedule(c);
+    case recompute:
+        return plan_text::recompute(c.recompute);
+    case sequenceParallel:
+        return c.sequenceParallel ? tr("yes") : tr("no");
+    case stepTime:
+        return plan_text::stepSeconds(c.stepTimeS);
+    case tokensPerS:
+        return io::formatCount(std::llround(c.tokensPerS));
+    case mfu:
+        return QString::number(100 * c.mfuAchieved, 'f', 1);
+    case bubble:
+        return QString::number(100 * c.bubbleFraction, 'f', 1);
+    case peakMemory:
+        return QString::number(units::large(static_cast<double>(c.peakStageBytes)), 'f', 1);
+    default:
+        return {};
+    }
+}
+
+// The value a column sorts by: numbers as numbers; the schedule by its name.
+QVariant PlanTableModel::number(const core::PlanCandidate &c, int row, int column) const
+{
+    switch (column) {
+    case rank:
+        return row + 1;
+    case tp:
+        return c.tp;
+    case pp:
+        return c.pp;
+    case dp:
+        return c.dp;
+    case zero:
+        return c.zero;
+    case schedule:
+        return plan_text::schedule(c);
+    case microbatchSize:
+        return c.microbatchSize;
+    case microbatches:
+        return c.microbatches;
+    case recompute:
+        return static_cast<int>(c.recompute); // none, selective, full: less memory down the list
+    case sequenceParallel:
+        return c.sequenceParallel ? 1 : 0;
+    case stepTime:
+        return c.stepTimeS;
+    case tokensPerS:
+        return c.tokensPerS;
+    case mfu:
+        return c.mfuAchieved;
+    case bubble:
+        return c.bubbleFraction;
+    case peakMemory:
+        return static_cast<double>(c.peakStageBytes);
+    default:
+        return {};
+    }
+}
+
+QString PlanTableModel::rowTooltip(const core::PlanCandidate &c) const
+{
+    const core::TimeBreakdown &b = c.breakdown;
+    auto part = [&c](double s) {
+        return tr("%1 s (%2 %)")
+            .arg(plan_text::stepSeconds(s))
+            .arg(c.stepTimeS > 0 ? 100 * s / c.stepTimeS : 0.0, 0, 'f', 1);
+    };
+    QString text =
+        tr("<p><b>%1</b></p>"
+           "<p>Step %2 s =<br>"
+           "&nbsp;&nbsp;compute %3<br>"
+           "&nbsp;&nbsp;+ pipeline bubble %4<br>"
+           "&nbsp;&nbsp;+ tensor-parallel collectives %5<br>"
+           "&nbsp;&nbsp;+ exposed gradient sync %6</p>"
+           "<p>Fullest stage: %7 per device.</p>")
+            .arg(plan_text::layout(c).toHtmlEscaped(), plan_text::stepSeconds(c.stepTimeS),
+                 part(b.computeS), part(b.bubbleS), part(b.tpCommS), part(b.dpCommS),
+                 units::format(static_cast<double>(c.peakStageBytes)));
+    if (m_loaded && c.sameLayout(*m_loaded))
+        text += tr("<p>This layout is loaded in the explorer.</p>");
+    if (m_stale)
+        text += tr("<p><i>Computed for inputs that have changed since: Run again.</i></p>");
+    else
+        text += tr("<p>Double-click or press Enter to load it into the explorer.</p>");
+    return text;
+}
+
+QVariant PlanTableModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const core::PlanCandidate &c = candidate(index.row());
+    const int column = index.column();
+    switch (role) {
+    case Qt::DisplayRole: {
+        const QVariant text = display(c, column);
+        return text.isValid() ? text : number(c, index.row(), column);
+    }
+    case SortRole:
+        return number(c, index.row(), column);
+    case Qt::TextAlignmentRole:
+        return (column == schedule || column == recompute || column == sequenceParallel)
+                   ? (Qt::AlignLeft | Qt::AlignVCenter).toInt()
+                   : (Qt::AlignRight | Qt::AlignVCenter).toInt();
+    case Qt::ToolTipRole:
+        return rowTooltip(c);
+    case Qt::FontRole:
+        if (m_loaded && c.sameLayout(*m_loaded)) {
+            QFont font;
+            font.setBold(true);
+            return font;
+        }
+        return {};
+    case Qt::ForegroundRole:
+        if (m_stale)
+            return QApplication::palette().brush(QPalette::Disabled, QPalette::Text);
+        return {};
+    default:
+        return {};
+    }
+}
+
+QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    if (role == Qt::DisplayRole) {
+        switch (section) {
+        case rank:
+            return tr("#");
+        case tp:
+            return tr("T");
+        case pp:
+            return tr("K");
+        case dp:
+            return tr("D");
+        case zero:
+            return tr("ZeRO");
+        case schedule:
+            return tr("Schedule");
+        case microbatchSize:
+            return tr("b");
+        case microbatches:
+            return tr("m");
+        case recompute:
+            return tr("Recompute");
+        case sequenceParallel:
+            return tr("SP");
+        case stepTime:
+            return tr("Step (s)");
+        case tokensPerS:
+            return tr("Tokens/s");
+        case mfu:
+            return tr("MFU (%)");
+        case bubble:
+            return tr("Bubble (%)");
+        case peakMemory:
+            return tr("Peak (%1)").arg(units::largeName());
+        default:
+            return {};
+        }
+    }
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case rank:
+            return tr("Rank by step time among the layouts that fit (1 = fastest).");
+        case tp:
+            return tr("Tensor-parallel degree T: each layer's matrices split across T devices.");
+        case pp:
+            return tr("Pipeline stages K: the layers split into K consecutive stages.");
+        case dp:
+            return tr("Data-parallel degree D: replicas, each taking global batch ÷ D "
+                      "sequences per step. T × K × D is the device count.");
+        case zero:
+            return tr("ZeRO stage: 1 shards the optimizer states over D, 2 also the "
+                      "gradients, 3 also the weights.");
+        case schedule:
+            return tr("Pipeline schedule; \"v\" is the number of model chunks per device of "
+                      "the interleaved schedule.");
+        case microbatchSize:
+            return tr("Micro-batch size b, in sequences.");
+        case microbatches:
+            return tr("Micro-batches per step m: b × m × D is the global batch.");
+        case recompute:
+            return tr("Activation recomputation: selective drops the attention scores, full "
+                      "keeps only each layer's input and recomputes the rest in backward.");
+        case sequenceParallel:
+            return tr("Sequence parallelism: activations outside the tensor-parallel matrices "
+                      "split over T as well.");
+        case stepTime:
+            return tr("Time of one training step in seconds (compute + pipeline bubble + "
+                      "tensor-parallel collectives + exposed gradient sync); the row's "
+                      "tooltip breaks it down.");
+        case tokensPerS:
+            return tr("Tokens per second over the whole cluster: global batch × sequence "
+                      "length ÷ step time.");
+        case mfu:
+            return tr("Model FLOPs utilisation achieved, in %: the model's FLOPs per step ÷ "
+                      "(devices × peak FLOPS × step time). Below the scenario's MFU by the "
+                      "bubble, the communication and the recomputation.");
+        case bubble:
+            return tr("Share of the pipeline step a stage is idle, in %.");
+        case peakMemory:
+            return tr("Memory of one device of the fullest pipeline stage, in %1 (View → "
+                      "Sizes in GiB switches units).")
+                .arg(units::largeName());
+        default:
+            return {};
+        }
+    }
+    return {};
+}
+
+} // namespace ui

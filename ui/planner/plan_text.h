@@ -1,0 +1,45 @@
+#pragma once
+
+#include "core/planner.h"
+
+#include <QString>
+#include <QStringList>
+#include <optional>
+
+// How the planner's results read in the window: the words and numbers of the
+// Planner panel's summary, messages and table, kept out of the widgets so that
+// tests can check them directly.
+namespace ui::plan_text {
+
+// "1f1b", "interleaved v=2".
+QString schedule(const core::PlanCandidate &candidate);
+// "none", "selective", "full".
+QString recompute(core::Recompute recompute);
+// "T=2 K=4 D=8, ZeRO 1, 1f1b, b=1 m=16, selective recompute, SP": one layout in a line, as
+// the undo history and the status bar name it.
+QString layout(const core::PlanCandidate &candidate);
+// "12.3 s", "850 ms".
+QString duration(double seconds);
+// A step time in seconds, precise enough to tell the top candidates apart.
+QString stepSeconds(double seconds);
+
+// "8,745 activations, 975 optimizer states, 3 global batch not divisible by D": most first.
+QString rejected(const core::RejectionCounts &counts);
+// The reason most layouts were dropped for, with its count.
+std::optional<std::pair<QString, qint64>> mostRejected(const core::RejectionCounts &counts);
+
+// "64 devices, 32 sequences per step: 5,377 layouts considered — 978 evaluated in full, 247
+// of them fit; 3,972 pruned; in 20 ms. Rejected: …". Only evaluated layouts are known to fit
+// or not: a pruned one may fit too, it just cannot make the top.
+QString summary(const core::PlanRequest &request, const core::PlanResult &result);
+// What went wrong, when something did: the invalid field, or why nothing fits.
+std::optional<QString> problem(const core::PlanRequest &request, const core::PlanResult &result);
+
+// The scenario fields, other than the layout the planner chooses, that differ between the
+// scenario a plan was made for and the one now in the explorer: "model", "seq_len".
+QStringList changedInputs(const core::Scenario &plannedFor, const core::Scenario &now);
+
+// The layout fields of a scenario, as a candidate (no numbers).
+core::PlanCandidate layoutOf(const core::Scenario &scenario);
+
+} // namespace ui::plan_text

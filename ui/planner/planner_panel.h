@@ -1,0 +1,117 @@
+#pragma once
+
+#include "core/planner.h"
+
+#include <QWidget>
+#include <optional>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSortFilterProxyModel;
+class QSpinBox;
+class QTableView;
+class QToolButton;
+
+namespace ui {
+
+class FieldMask;
+class PlanChart;
+class PlanRunner;
+class PlanTableModel;
+class ScenarioDocument;
+
+// The Planner (issue 8): searches every layout of N devices for the document's model,
+// device, precision, mode and sequence length off the GUI thread, lists the fastest that
+// fit, draws every evaluated layout's step time against its memory, and loads a chosen
+// layout into the explorer as one undoable change. It reads the document and edits it only
+// when a layout is loaded.
+class PlannerPanel : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit PlannerPanel(ScenarioDocument *document, QWidget *parent = nullptr);
+
+    QSpinBox *devicesBox() const { return m_devices; }
+    QSpinBox *globalBatchBox() const { return m_globalBatch; }
+    QSpinBox *topBox() const { return m_top; }
+    QToolButton *fromScenarioButton() const { return m_fromScenario; }
+    QPushButton *runButton() const { return m_run; }
+    QPushButton *cancelButton() const { return m_cancel; }
+    QPushButton *loadButton() const { return m_load; }
+    QProgressBar *progressBar() const { return m_progress; }
+    QLabel *summaryLabel() const { return m_summary; }
+    QLabel *messageLabel() const { return m_message; }
+    QTableView *table() const { return m_table; }
+    PlanTableModel *tableModel() const { return m_model; }
+    QSortFilterProxyModel *sortModel() const { return m_sorted; }
+    PlanChart *chart() const { return m_chart; }
+    PlanRunner *runner() const { return m_runner; }
+
+    bool isRunning() const;
+    // The last search that completed, and what it was asked.
+    const std::optional<core::PlanResult> &result() const { return m_result; }
+    const core::PlanRequest &resultRequest() const { return m_resultRequest; }
+    // The document's inputs changed after the shown search: its numbers are for old ones.
+    bool isStale() const { return m_stale; }
+    // The candidate of the table's selected row, whatever the sort.
+    std::optional<core::PlanCandidate> selectedCandidate() const;
+
+    // Searches with the spin boxes' values; a search already running is cancelled.
+    void run();
+    void cancel();
+    // Loads the selected row's layout into the explorer: one undo step. False when no row is
+    // selected.
+    bool loadSelected();
+    void load(const core::PlanCandidate &candidate);
+    // The window switched between GB and GiB.
+    void unitsChanged();
+    // Puts the keyboard focus on the device count.
+    void focusInputs();
+
+Q_SIGNALS:
+    // A search ended and the panel shows its outcome (or kept the last one when cancelled).
+    void finished(bool cancelled);
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+    void changeEvent(QEvent *event) override;
+
+private:
+    void takeInputsFromScenario();
+    void onDocumentChanged();
+    void onProgress(double fraction);
+    void onFinished(const core::PlanResult &result);
+    void onSelectionChanged();
+    void setRunning(bool running);
+    void showMessages();
+
+    ScenarioDocument *m_document;
+    PlanRunner *m_runner;
+    QSpinBox *m_devices;
+    QSpinBox *m_globalBatch;
+    QSpinBox *m_top;
+    QToolButton *m_fromScenario;
+    QPushButton *m_run;
+    QPushButton *m_cancel;
+    QProgressBar *m_progress;
+    QLabel *m_summary;
+    QLabel *m_message;
+    PlanTableModel *m_model;
+    QSortFilterProxyModel *m_sorted;
+    QTableView *m_table;
+    QPushButton *m_load;
+    PlanChart *m_chart;
+
+    // N and the global batch follow the scenario until the user types their own.
+    bool m_followScenario = true;
+    std::optional<core::PlanResult> m_result;
+    core::PlanRequest m_resultRequest;
+    bool m_stale = false;
+    QStringList m_changedInputs;
+    QString m_cancelNote;
+    double m_fraction = 0;
+};
+
+} // namespace ui
