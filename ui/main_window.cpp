@@ -462,13 +462,18 @@ void MainWindow::showNote()
 void MainWindow::showVerdict()
 {
     const core::Report &r = m_document->lastValidReport();
-    QString verdict = tr("%1 devices (T=%2 × K=%3 × D=%4). Bubble %5, step %6 s. ")
+    // The step-time model's total (what the planner ranks by); the pipeline's makespan in
+    // layer-times when the device publishes no peak FLOPS.
+    const QString step = r.stepTime ? tr("step %1 s").arg(r.stepTime->stepTimeS, 0, 'g', 3)
+                         : r.timeInLayerUnits
+                             ? tr("makespan %1 layer-times").arg(r.makespanS, 0, 'g', 3)
+                             : tr("pipeline %1 s").arg(r.makespanS, 0, 'g', 3);
+    QString verdict = tr("%1 devices (T=%2 × K=%3 × D=%4). Bubble %5, %6. ")
                           .arg(r.devices)
                           .arg(r.tp)
                           .arg(r.pp)
                           .arg(r.dp)
-                          .arg(QStringLiteral("%1 %").arg(100 * r.bubbleFraction, 0, 'f', 1))
-                          .arg(r.makespanS, 0, 'g', 3);
+                          .arg(QStringLiteral("%1 %").arg(100 * r.bubbleFraction, 0, 'f', 1), step);
     if (r.fits) {
         std::int64_t headroom = r.stages.front().headroomBytes;
         for (const auto &stage : r.stages)

@@ -261,6 +261,9 @@ private Q_SLOTS:
         QTRY_VERIFY(window.formulas()->toPlainText().contains(total));
         QVERIFY(window.formulas()->toPlainText().contains(compute));
         QVERIFY(window.formulas()->toPlainText().contains("× (1 − 0.5)")); // dp_overlap default
+        // The status line gives the same total, not the pipeline's makespan alone.
+        QVERIFY(window.verdict()->text().contains(
+            QStringLiteral("step %1 s").arg(r.stepTime->stepTimeS, 0, 'g', 3)));
     }
 
     // DESIGN §3.4 on the sharding chart: the default's 70B layer (h = 8192, f = 28672,
