@@ -4,6 +4,7 @@
 #include "io/presets_io.h"
 #include "io/scenario_io.h"
 #include "ui/charts/bubble_chart.h"
+#include "ui/charts/chart_style.h"
 #include "ui/charts/model_size_chart.h"
 #include "ui/charts/sharding_chart.h"
 #include "ui/charts/stage_memory_chart.h"
@@ -28,6 +29,7 @@
 #include <QTabWidget>
 #include <QTest>
 #include <QUndoStack>
+#include <QValueAxis>
 
 using namespace ui;
 
@@ -430,6 +432,39 @@ private Q_SLOTS:
         choose(control<QComboBox>(window, "mode"), "inference");
         QTRY_VERIFY(document.report().ok());
         QTRY_VERIFY(!window.note()->isVisible());
+    }
+
+    // Issue 9 (tst_monkey): an example's 405B layer after a small one on the Sharding tab
+    // froze the window for minutes. The axis took the new range (0 to 100,000 MB) at the old
+    // tick interval (0.5 MB): 200,000 tick labels laid out before the interval followed.
+    void niceRangeNeverAsksForThousandsOfTicks_data()
+    {
+        QTest::addColumn<double>("from");
+        QTest::addColumn<double>("to");
+        QTest::addColumn<double>("top");
+        QTest::addRow("tst_monkey: 4 MB layer, then the 405B layer's 89,018 MB")
+            << 4.0 << 89018.0 << 100000.0;
+        QTest::addRow("and back") << 89018.0 << 4.0 << 4.5;
+        QTest::addRow("one device's 85.9 GB, then 10^12 GB") << 85.9 << 1e12 << 1.2e12;
+    }
+    void niceRangeNeverAsksForThousandsOfTicks()
+    {
+        QFETCH(double, from);
+        QFETCH(double, to);
+        QFETCH(double, top);
+        QValueAxis axis;
+        chart_style::setNiceRange(&axis, from);
+        double most = 0;
+        auto count = [&] {
+            if (axis.tickType() == QValueAxis::TicksDynamic)
+                most = std::max(most, (axis.max() - axis.min()) / axis.tickInterval());
+        };
+        connect(&axis, &QValueAxis::rangeChanged, this, count);
+        connect(&axis, &QValueAxis::tickIntervalChanged, this, count);
+        connect(&axis, &QValueAxis::tickTypeChanged, this, count);
+        chart_style::setNiceRange(&axis, to);
+        QVERIFY2(most <= 10, qPrintable(QString::number(most)));
+        QCOMPARE(axis.max(), top);
     }
 
     void warningsAreShown()
