@@ -467,6 +467,39 @@ private Q_SLOTS:
         QCOMPARE(axis.max(), top);
     }
 
+    // Issue 9 (tst_monkey): the feed-forward example defines its model inline; the model
+    // picker went blank instead of naming it.
+    void inlineModelIsNamedByThePicker()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto *model = control<QComboBox>(window, "model");
+        const int presets = model->count();
+        window.loadExample("ffn-split");
+        QTRY_VERIFY(document.scenario().customModel.has_value());
+        // resources/examples/seed-ffn-8192x32768.parascope.json
+        const QString name = "Seed feed-forward (h 8192, f 32768)";
+        QTRY_COMPARE(model->count(), presets + 1);
+        QVERIFY(model->currentText().contains(name));
+        QCOMPARE(model->currentData().toString(), name);
+        // Clicking the entry it already shows in the popup changes nothing.
+        const int undoSteps = document.undoStack()->count();
+        Q_EMIT model->activated(model->currentIndex());
+        QCOMPARE(document.undoStack()->count(), undoSteps);
+        QVERIFY(document.scenario().customModel.has_value());
+        // A preset takes its place, and the extra entry goes.
+        choose(model, "llama-3.1-8b");
+        QTRY_COMPARE(document.scenario().model, std::string("llama-3.1-8b"));
+        QTRY_COMPARE(model->count(), presets);
+        // Each arrow key on the way was a step: undo them all.
+        while (document.undoStack()->index() > undoSteps)
+            QTest::keySequence(&window, QKeySequence::Undo);
+        QTRY_VERIFY(model->currentText().contains(name));
+        QVERIFY(document.scenario().customModel.has_value());
+    }
+
     void warningsAreShown()
     {
         ScenarioDocument document(io::builtinPresets());
