@@ -500,6 +500,42 @@ private Q_SLOTS:
         QVERIFY(document.scenario().customModel.has_value());
     }
 
+    // Issue 9 (tst_monkey): the model changed while the scenario was invalid (K = 40 > the 8B
+    // model's 32 layers); the edit that made it valid again (K = 4) is not one the model-weights
+    // and sharding charts redraw for, and they kept showing the 70B model.
+    void chartsFollowWhatChangedWhileInvalid_data()
+    {
+        QTest::addColumn<QString>("chart");
+        QTest::addRow("model weights") << "model-size";
+        QTest::addRow("sharding") << "sharding";
+    }
+    void chartsFollowWhatChangedWhileInvalid()
+    {
+        QFETCH(QString, chart);
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.showChart(chart);
+        document.setField("pp", "40");
+        QTRY_COMPARE(document.lastValidScenario().pp, 40);
+        document.setField("model", "llama-3.1-8b");
+        QTRY_VERIFY(!document.report().ok());
+        document.setField("pp", "4");
+        QTRY_VERIFY(document.report().ok());
+        if (chart == "model-size") {
+            // DESIGN §3.1: Llama 3.1 8B has 8,030,261,248 parameters, 2 bytes each in BF16.
+            const QStringList names = window.modelSizeChart()->categories();
+            QCOMPARE(window.modelSizeChart()->values()[names.indexOf("bf16")], 16.060522496);
+        } else {
+            // DESIGN §3.4: columns → rows all-reduces tokens·h = 4096 · 4096 BF16 values over
+            // T = 8, sending 2(T−1)/T of them.
+            const QStringList names = window.shardingChart()->categories();
+            QCOMPARE(window.shardingChart()->values("all-reduce")[names.indexOf("columns → rows")],
+                     4096.0 * 4096 * 2 * 2 * 7 / 8 / 1e6);
+        }
+    }
+
     void warningsAreShown()
     {
         ScenarioDocument document(io::builtinPresets());
