@@ -46,7 +46,8 @@ PerToken perToken(const ModelSpec &m, const ActivationConfig &c, Recompute recom
         if (c.attention == Attention::eager)
             // Korthikanti §4.1: softmax output 2as²b, its dropout mask as²b and dropout
             // output 2as²b; without dropout the matmul reuses the softmax output.
-            t.sharded += qHeads * c.seqLen * (a + (m.dropout ? kMaskBytes + a : 0));
+            t.sharded = saturatingAdd(
+                t.sharded, saturatingMul(qHeads * c.seqLen, a + (m.dropout ? kMaskBytes + a : 0)));
         else
             t.sharded += qHeads * kLogSumExpBytes;
     }
@@ -62,11 +63,11 @@ std::int64_t layerBytes(const ModelSpec &m, const ActivationConfig &c, Recompute
     if (!m.hasArchitecture())
         return 0;
     const PerToken t = perToken(m, c, recompute);
-    const std::int64_t tokens = c.seqLen * c.microbatchSize;
+    const std::int64_t tokens = saturatingMul(c.seqLen, c.microbatchSize);
     // Korthikanti §4.2.2: sequence parallelism splits the remaining terms by T too.
-    const std::int64_t replicated =
-        c.sequenceParallel ? ceilDiv(tokens * t.replicated, c.tp) : tokens * t.replicated;
-    return replicated + tokens * t.sharded;
+    const std::int64_t all = saturatingMul(tokens, t.replicated);
+    const std::int64_t replicated = c.sequenceParallel ? ceilDiv(all, c.tp) : all;
+    return saturatingAdd(replicated, saturatingMul(tokens, t.sharded));
 }
 
 } // namespace
@@ -92,15 +93,17 @@ std::int64_t cachedOutputBytesPerMicrobatch(const ModelSpec &m, std::int64_t seq
 {
     // pytorch/pytorch#159251: the pipeline keeps each micro-batch's logits, b × s × V,
     // vocab-parallel under tensor parallelism (Megatron-LM's parallel LM head).
-    return microbatchSize * seqLen * ceilDiv(m.vocab, tp) * bytesPerValue;
+    return saturatingMul(saturatingMul(microbatchSize, seqLen),
+                         ceilDiv(m.vocab, tp) * bytesPerValue);
 }
 
 std::int64_t kvCacheBytes(const ModelSpec &m, int layers, std::int64_t seqLen,
                           std::int64_t sequences, int tp, int bytesPerValue)
 {
     // DESIGN §3.7: 2 (K and V) × layers × KV heads × head dim × seq × batch × bytes.
-    return 2 * static_cast<std::int64_t>(layers) * kvHeadsPerDevice(m, tp) * m.headDim() * seqLen *
-           sequences * bytesPerValue;
+    const std::int64_t perToken = 2 * static_cast<std::int64_t>(layers) * kvHeadsPerDevice(m, tp) *
+                                  m.headDim() * bytesPerValue;
+    return saturatingMul(perToken, saturatingMul(seqLen, sequences));
 }
 
 double layerForwardFlops(const ModelSpec &m, std::int64_t seqLen, std::int64_t microbatchSize,

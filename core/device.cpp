@@ -8,7 +8,7 @@ namespace core {
 
 std::int64_t DeviceSpec::capacityBytes() const
 {
-    return std::llround(memoryGib * static_cast<double>(kGiB));
+    return saturatingRound(memoryGib * static_cast<double>(kGiB));
 }
 
 } // namespace core

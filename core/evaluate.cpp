@@ -68,7 +68,8 @@ int minTpForWeights(const ModelSpec &model, const Scenario &s, std::int64_t capa
     for (int t = 1; t <= limit; t *= 2) {
         if (model.hasArchitecture() && model.heads % t != 0)
             continue;
-        if (weightBytes(countParams(model, t).total, s.precision) + reserve <= capacity)
+        if (saturatingAdd(weightBytes(countParams(model, t).total, s.precision), reserve) <=
+            capacity)
             return t;
     }
     return 0;
@@ -226,7 +227,7 @@ TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const 
     // all-reduce moves (Korthikanti et al. 2022 §4.2.2), and so do these totals.
     const double wirePerLayer =
         allReduces * wireBytesPerDevice(Collective::allReduce, payload, s.tp);
-    out.bytesPerStep = std::llround(wirePerLayer * static_cast<double>(calls));
+    out.bytesPerStep = saturatingRound(wirePerLayer * static_cast<double>(calls));
     if (linkError) {
         out.timePerStepS.reset();
         r.warnings.push_back({"tp-link-unknown", linkError->message});
@@ -289,6 +290,29 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     computed.dpLink = out.dpLink;
     computed.dpBytesPerStep = out.dpBytesPerStep;
     return computed;
+}
+
+// A stage or a step whose bytes do not fit 64 bits (kTooLarge): refused, naming the key
+// that drives the term, rather than reported wrapped round to a negative number.
+std::optional<InputError> beyondCounting(const Report &r)
+{
+    const std::string beyond = "more than 2^63 bytes (8 EiB)";
+    const std::string lower = ", beyond what Parascope counts; lower microbatches, "
+                              "microbatch_size or seq_len";
+    for (const StageReport &st : r.stages) {
+        if (st.reserveBytes == kTooLarge)
+            return InputError{"reserve_gib", "is " + beyond +
+                                                 " per device, beyond what "
+                                                 "Parascope counts"};
+        if (st.totalBytes == kTooLarge)
+            return InputError{"microbatches", "stage " + std::to_string(st.index) + "'s " +
+                                                  largestTerm(st) + " would take " + beyond +
+                                                  " per device" + lower};
+    }
+    if (r.tpComm.bytesPerStep == kTooLarge)
+        return InputError{"microbatches",
+                          "tensor-parallel traffic would be " + beyond + " per step" + lower};
+    return std::nullopt;
 }
 
 } // namespace
@@ -399,7 +423,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     r.optimizerBytesPerParam = states.optimizerBytes;
 
     const std::int64_t capacity = device.capacityBytes();
-    const std::int64_t reserve = std::llround(s.reserveGib * static_cast<double>(kGiB));
+    const std::int64_t reserve = saturatingRound(s.reserveGib * static_cast<double>(kGiB));
     r.minTpForWeights = minTpForWeights(model, s, capacity, reserve);
 
     const std::vector<StageModelStates> modelStates = stageModelStates(s, model);
@@ -452,13 +476,16 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
             // Activations of every micro-batch the schedule keeps alive on this stage
             // (DESIGN §3.3: GPipe m, 1F1B min(K-s, m), interleaved and zb-h1 simulated).
             st.inflightMicrobatches = pipe.inflight[static_cast<std::size_t>(i)];
-            st.activationsBytes =
-                std::llround(st.inflightMicrobatches * static_cast<double>(st.layers * perLayer)) +
-                (st.layers > 0 ? recomputePeak : 0);
+            const std::int64_t stageLayers = saturatingMul(st.layers, perLayer);
+            st.activationsBytes = saturatingAdd(
+                stageLayers == kTooLarge
+                    ? kTooLarge
+                    : saturatingRound(st.inflightMicrobatches * static_cast<double>(stageLayers)),
+                st.layers > 0 ? recomputePeak : 0);
             if (s.cacheOutputs && i == s.pp - 1 && model.hasArchitecture())
-                st.cachedOutputsBytes =
-                    s.microbatches * cachedOutputBytesPerMicrobatch(
-                                         model, s.seqLen, s.microbatchSize, s.tp, actBytes);
+                st.cachedOutputsBytes = saturatingMul(
+                    s.microbatches, cachedOutputBytesPerMicrobatch(
+                                        model, s.seqLen, s.microbatchSize, s.tp, actBytes));
         } else if (model.hasArchitecture()) {
             // DESIGN §3.7: a pipeline keeps the cache of every micro-batch in flight.
             st.kvCacheBytes = kvCacheBytes(
@@ -466,8 +493,10 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
                 static_cast<std::int64_t>(s.microbatches) * s.microbatchSize, s.tp, actBytes);
         }
         st.reserveBytes = reserve;
-        st.totalBytes = st.weightsBytes + st.gradsBytes + st.optimizerBytes + st.activationsBytes +
-                        st.cachedOutputsBytes + st.kvCacheBytes + st.reserveBytes;
+        for (std::int64_t term :
+             {st.weightsBytes, st.gradsBytes, st.optimizerBytes, st.activationsBytes,
+              st.cachedOutputsBytes, st.kvCacheBytes, st.reserveBytes})
+            st.totalBytes = saturatingAdd(st.totalBytes, term);
         st.capacityBytes = capacity;
         st.headroomBytes = capacity - st.totalBytes;
         st.fits = st.headroomBytes >= 0;
@@ -479,6 +508,11 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     }
     addWarnings(r, s, model, device);
     r.tpComm = tpComm(r, s, model, device, *std::max_element(layers.begin(), layers.end()));
+    if (auto e = beyondCounting(r)) {
+        Report refused;
+        refused.error = std::move(e);
+        return refused;
+    }
     r.stepTime = stepTimeReport(r, s, model, device, states, pipeIn);
     return r;
 }

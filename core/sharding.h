@@ -87,9 +87,12 @@ double ffnFlops(const FfnShape &shape);
 
 // The size the default numerical check runs at: the ratio ffn/hidden kept exactly,
 // hidden and ffn still divisible by tp, hidden at most `hiddenCap` where that is
-// possible, tokens scaled by the same factor. Never larger than `requested`.
+// possible, tokens scaled by the same factor and at most `tokensCap`. Never larger than
+// `requested`.
 inline constexpr std::int64_t kVerifyHiddenCap = 64;
-FfnShape reducedShape(const FfnShape &requested, int tp, std::int64_t hiddenCap = kVerifyHiddenCap);
+inline constexpr std::int64_t kVerifyTokensCap = 256;
+FfnShape reducedShape(const FfnShape &requested, int tp, std::int64_t hiddenCap = kVerifyHiddenCap,
+                      std::int64_t tokensCap = kVerifyTokensCap);
 
 // --- The demonstrator: every strategy really executed on T simulated devices ---
 

@@ -23,6 +23,23 @@ QString tooltipFor(const QString &key)
     return field ? io::qs(field->help) : QString();
 }
 
+// Marks the entry of a model or device defined inline in the scenario, not a preset.
+constexpr int kInlineRole = Qt::UserRole + 1;
+
+// A scenario file may define its model or device inline: the picker names it in an entry
+// after the presets rather than going blank, for as long as the scenario uses it.
+void showInline(QComboBox *combo, const QString &id, const QString &name)
+{
+    const int last = combo->count() - 1;
+    if (last >= 0 && combo->itemData(last, kInlineRole).toBool())
+        combo->removeItem(last);
+    if (id.isEmpty())
+        return;
+    combo->addItem(ControlsPanel::tr("%1 (inline)").arg(name.isEmpty() ? id : name), id);
+    combo->setItemData(combo->count() - 1, true, kInlineRole);
+    combo->setCurrentIndex(combo->count() - 1);
+}
+
 template <typename E> void addEnumItems(QComboBox *combo)
 {
     for (const auto &entry : core::enumNames(E{}))
@@ -122,6 +139,10 @@ QComboBox *ControlsPanel::addChoice(const QString &key, const QString &label)
     combo->setMinimumContentsLength(12);
     addRow(key, label, combo);
     connect(combo, &QComboBox::activated, this, [this, combo, key](int index) {
+        // The scenario's inline model or device is already in use: setting its id would
+        // look for a preset of that name.
+        if (combo->itemData(index, kInlineRole).toBool())
+            return;
         m_document->setField(key, combo->itemData(index).toString());
     });
     return combo;
@@ -170,6 +191,18 @@ void ControlsPanel::refresh()
         } else if (auto *spin = qobject_cast<QDoubleSpinBox *>(control)) {
             spin->setValue(value.toDouble());
         }
+    }
+    const core::Scenario &s = m_document->scenario();
+    for (auto [key, id, name] : {
+             std::tuple{QStringLiteral("model"), s.customModel ? s.customModel->id : std::string(),
+                        s.customModel ? s.customModel->name : std::string()},
+             std::tuple{QStringLiteral("device"),
+                        s.customDevice ? s.customDevice->id : std::string(),
+                        s.customDevice ? s.customDevice->name : std::string()},
+         }) {
+        auto *combo = static_cast<QComboBox *>(m_controls.value(key));
+        const QSignalBlocker block(combo);
+        showInline(combo, io::qs(id), io::qs(name));
     }
     // Virtual stages only mean something for the interleaved schedule.
     m_controls.value(QStringLiteral("virtual_stages"))

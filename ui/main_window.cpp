@@ -138,7 +138,7 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     createMenus();
     connect(document, &ScenarioDocument::changed, this, &MainWindow::refresh);
     connect(document, &ScenarioDocument::fileStateChanged, this, &MainWindow::updateTitle);
-    refresh(FieldMask::all());
+    refresh();
     updateTitle();
     applyScale();
 }
@@ -338,12 +338,18 @@ void MainWindow::createMenus()
     });
 }
 
-void MainWindow::refresh(FieldMask keys)
+void MainWindow::refresh()
 {
     showNote();
     const core::Report &r = m_document->lastValidReport();
     if (!r.ok() || r.stages.empty())
         return;
+    // The charts show the last valid scenario, so what they redraw for is what changed in it
+    // since they last drew — not the last edit: the model may have changed while the scenario
+    // was invalid, and another key made it valid again.
+    const core::Scenario &shown = m_document->lastValidScenario();
+    const FieldMask keys = m_drawn ? FieldMask::between(*m_drawn, shown) : FieldMask::all();
+    m_drawn = shown;
     // Charts redraw when they are on screen; the others remember that they are stale.
     m_stale.insert(m_memoryChart);
     m_stale.insert(m_bubbleChart);

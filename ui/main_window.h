@@ -21,7 +21,6 @@ class ControlsPanel;
 class FormulaPanel;
 class ShardingChart;
 class FileActions;
-class FieldMask;
 class ModelSizeChart;
 class PlannerPanel;
 class ScenarioDocument;
@@ -79,7 +78,7 @@ protected:
 private:
     void updateTitle();
     void createMenus();
-    void refresh(FieldMask keys);
+    void refresh();
     void showNote();
     void showVerdict();
     void updateVisibleChart();
@@ -114,7 +113,8 @@ private:
     ShardingChart *m_shardingChart;
     FormulaPanel *m_formulas;
     core::ShardReport m_shardReport;
-    QSet<QWidget *> m_stale; // charts whose report changed while they were hidden
+    QSet<QWidget *> m_stale;               // charts whose report changed while they were hidden
+    std::optional<core::Scenario> m_drawn; // the last valid scenario the charts were told of
     TimelinePanel *m_timeline;
     PlannerPanel *m_planner;
     QDockWidget *m_plannerDock = nullptr;

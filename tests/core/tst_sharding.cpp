@@ -290,7 +290,7 @@ private Q_SLOTS:
         QTest::addColumn<qint64>("rTokens");
         QTest::addColumn<qint64>("rHidden");
         QTest::addColumn<qint64>("rFfn");
-        // f/h kept exactly, h capped at 64 where T allows; tokens scaled by h'/h.
+        // f/h kept exactly, h capped at 64 where T allows; tokens scaled by h'/h, at most 256.
         QTest::addRow("seed: 8192/32768, T=4 -> 64/256, 4096·64/8192 = 32 tokens")
             << qint64(4096) << qint64(8192) << qint64(32768) << 4 << qint64(32) << qint64(64)
             << qint64(256);
@@ -302,6 +302,14 @@ private Q_SLOTS:
             << qint64(1024);
         QTest::addRow("already small: unchanged") << qint64(10) << qint64(64) << qint64(256) << 4
                                                   << qint64(10) << qint64(64) << qint64(256);
+        // Issue 9 (tst_monkey): the Sharding tab at the window's largest micro-batch took
+        // 33,554,432·64/8192 = 262,144 tokens, 90 s per change; tokens stop at 256.
+        QTest::addRow("Llama 3.1 70B at 256 x 131072 tokens, T=8 -> 64/224, 256 tokens")
+            << qint64(256 * 131072) << qint64(8192) << qint64(28672) << 8 << qint64(256)
+            << qint64(64) << qint64(224);
+        QTest::addRow("small h, many tokens: tokens stop at 256")
+            << qint64(1000000) << qint64(64) << qint64(256) << 4 << qint64(256) << qint64(64)
+            << qint64(256);
     }
     void reducedShapes()
     {

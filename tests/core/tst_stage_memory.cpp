@@ -3,6 +3,7 @@
 #include "core/activations.h"
 #include "core/evaluate.h"
 #include "io/presets_io.h"
+#include "io/scenario_io.h"
 
 #include <QTest>
 
@@ -202,6 +203,83 @@ private Q_SLOTS:
             QCOMPARE(st.gradsBytes, 0LL);
             QCOMPARE(st.totalBytes, st.weightsBytes + st.kvCacheBytes + st.reserveBytes);
         }
+    }
+
+    // Issue 9 (tst_invariants): byte counts past 2^63 wrapped round to negative totals (and
+    // signed overflow). Such a scenario is refused, naming the key to lower.
+    void refusedBeyondCounting_data()
+    {
+        QTest::addColumn<QStringList>("settings");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("term");
+        // Korthikanti §4.1 with eager attention: 5·a·s/h per sbh; GPT-3 in FP32 at T = 1 keeps
+        // 114,057,216 bytes per token and layer, × 33,554,432 tokens × 96 layers × 4096
+        // micro-batches in flight (GPipe) = 1.5e21 > 2^63.
+        QTest::addRow("GPT-3 FP32, eager, GPipe m=4096, b=256, seq 131072: activations")
+            << QStringList{"model=gpt-3-175b",
+                           "precision=fp32",
+                           "attention=eager",
+                           "recompute=none",
+                           "schedule=gpipe",
+                           "microbatches=4096",
+                           "microbatch_size=256",
+                           "seq_len=131072",
+                           "tp=1",
+                           "pp=1",
+                           "sequence_parallel=false",
+                           "cache_outputs=false"}
+            << "microbatches"
+            << "activations";
+        // DESIGN §3.4: 6 all-reduces (forward, backward, recomputed forward) of b·s·h FP32
+        // values, 2·7/8 of 2,199,023,255,552 bytes each, × 126 layers × 4096 = 1.19e19 > 2^63.
+        QTest::addRow("405B FP32, T=8, full recomputation, m=4096, b=256, seq 131072: TP traffic")
+            << QStringList{"model=llama-3.1-405b",
+                           "precision=fp32",
+                           "recompute=full",
+                           "microbatches=4096",
+                           "microbatch_size=256",
+                           "seq_len=131072",
+                           "tp=8",
+                           "pp=1",
+                           "cache_outputs=false"}
+            << "microbatches"
+            << "tensor-parallel traffic";
+        // 10^10 GiB = 1.07e19 bytes > 2^63 (reachable from a file or --set).
+        QTest::addRow("reserve_gib = 1e10") << QStringList{"reserve_gib=1e10"} << "reserve_gib"
+                                            << "per device";
+    }
+    void refusedBeyondCounting()
+    {
+        QFETCH(QStringList, settings);
+        QFETCH(QString, key);
+        QFETCH(QString, term);
+        Scenario s;
+        for (const QString &setting : settings)
+            QVERIFY(!io::applySetting(s, setting));
+        const Report r = evaluate(s, m_presets);
+        QVERIFY(!r.ok());
+        QCOMPARE(QString::fromStdString(r.error->key), key);
+        const QString message = QString::fromStdString(r.error->message);
+        QVERIFY2(message.contains(term) && message.contains("2^63"), qPrintable(message));
+        QVERIFY(r.stages.empty());
+    }
+
+    // Close to the limit the counts stay exact: DESIGN §3.7 for GPT-3 (96 layers, 96 KV heads
+    // of 128) in FP32 inference, T = 1, 4096 micro-batches of 256 sequences of 131072 tokens:
+    // 2 × 96 × 96 × 128 × 131072 × 1,048,576 × 4 = 1,297,036,692,682,702,848 bytes.
+    void largestKvCacheIsExact()
+    {
+        Scenario s;
+        for (const char *setting :
+             {"model=gpt-3-175b", "mode=inference", "precision=fp32", "microbatches=4096",
+              "microbatch_size=256", "seq_len=131072", "tp=1", "pp=1", "dp=1"})
+            QVERIFY(!io::applySetting(s, QString::fromLatin1(setting)));
+        const Report r = evaluate(s, m_presets);
+        QVERIFY(r.ok());
+        const StageReport &st = r.stages.front();
+        QCOMPARE(st.kvCacheBytes, 1'297'036'692'682'702'848LL);
+        QCOMPARE(st.totalBytes, st.weightsBytes + st.kvCacheBytes + st.reserveBytes);
+        QVERIFY(!r.fits);
     }
 
     // Issue 3: the default scenario must still fit with activations counted.

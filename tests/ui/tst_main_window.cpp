@@ -4,6 +4,7 @@
 #include "io/presets_io.h"
 #include "io/scenario_io.h"
 #include "ui/charts/bubble_chart.h"
+#include "ui/charts/chart_style.h"
 #include "ui/charts/model_size_chart.h"
 #include "ui/charts/sharding_chart.h"
 #include "ui/charts/stage_memory_chart.h"
@@ -28,6 +29,7 @@
 #include <QTabWidget>
 #include <QTest>
 #include <QUndoStack>
+#include <QValueAxis>
 
 using namespace ui;
 
@@ -452,6 +454,108 @@ private Q_SLOTS:
         choose(control<QComboBox>(window, "mode"), "inference");
         QTRY_VERIFY(document.report().ok());
         QTRY_VERIFY(!window.note()->isVisible());
+    }
+
+    // Issue 9 (tst_monkey): an example's 405B layer after a small one on the Sharding tab
+    // froze the window for minutes. The axis took the new range (0 to 100,000 MB) at the old
+    // tick interval (0.5 MB): 200,000 tick labels laid out before the interval followed.
+    void niceRangeNeverAsksForThousandsOfTicks_data()
+    {
+        QTest::addColumn<double>("from");
+        QTest::addColumn<double>("to");
+        QTest::addColumn<double>("top");
+        QTest::addRow("tst_monkey: 4 MB layer, then the 405B layer's 89,018 MB")
+            << 4.0 << 89018.0 << 100000.0;
+        QTest::addRow("and back") << 89018.0 << 4.0 << 4.5;
+        QTest::addRow("one device's 85.9 GB, then 10^12 GB") << 85.9 << 1e12 << 1.2e12;
+    }
+    void niceRangeNeverAsksForThousandsOfTicks()
+    {
+        QFETCH(double, from);
+        QFETCH(double, to);
+        QFETCH(double, top);
+        QValueAxis axis;
+        chart_style::setNiceRange(&axis, from);
+        double most = 0;
+        auto count = [&] {
+            if (axis.tickType() == QValueAxis::TicksDynamic)
+                most = std::max(most, (axis.max() - axis.min()) / axis.tickInterval());
+        };
+        connect(&axis, &QValueAxis::rangeChanged, this, count);
+        connect(&axis, &QValueAxis::tickIntervalChanged, this, count);
+        connect(&axis, &QValueAxis::tickTypeChanged, this, count);
+        chart_style::setNiceRange(&axis, to);
+        QVERIFY2(most <= 10, qPrintable(QString::number(most)));
+        QCOMPARE(axis.max(), top);
+    }
+
+    // Issue 9 (tst_monkey): the feed-forward example defines its model inline; the model
+    // picker went blank instead of naming it.
+    void inlineModelIsNamedByThePicker()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto *model = control<QComboBox>(window, "model");
+        const int presets = model->count();
+        window.loadExample("ffn-split");
+        QTRY_VERIFY(document.scenario().customModel.has_value());
+        // resources/examples/seed-ffn-8192x32768.parascope.json
+        const QString name = "Seed feed-forward (h 8192, f 32768)";
+        QTRY_COMPARE(model->count(), presets + 1);
+        QVERIFY(model->currentText().contains(name));
+        QCOMPARE(model->currentData().toString(), name);
+        // Clicking the entry it already shows in the popup changes nothing.
+        const int undoSteps = document.undoStack()->count();
+        Q_EMIT model->activated(model->currentIndex());
+        QCOMPARE(document.undoStack()->count(), undoSteps);
+        QVERIFY(document.scenario().customModel.has_value());
+        // A preset takes its place, and the extra entry goes.
+        choose(model, "llama-3.1-8b");
+        QTRY_COMPARE(document.scenario().model, std::string("llama-3.1-8b"));
+        QTRY_COMPARE(model->count(), presets);
+        // Each arrow key on the way was a step: undo them all.
+        while (document.undoStack()->index() > undoSteps)
+            QTest::keySequence(&window, QKeySequence::Undo);
+        QTRY_VERIFY(model->currentText().contains(name));
+        QVERIFY(document.scenario().customModel.has_value());
+    }
+
+    // Issue 9 (tst_monkey): the model changed while the scenario was invalid (K = 40 > the 8B
+    // model's 32 layers); the edit that made it valid again (K = 4) is not one the model-weights
+    // and sharding charts redraw for, and they kept showing the 70B model.
+    void chartsFollowWhatChangedWhileInvalid_data()
+    {
+        QTest::addColumn<QString>("chart");
+        QTest::addRow("model weights") << "model-size";
+        QTest::addRow("sharding") << "sharding";
+    }
+    void chartsFollowWhatChangedWhileInvalid()
+    {
+        QFETCH(QString, chart);
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.showChart(chart);
+        document.setField("pp", "40");
+        QTRY_COMPARE(document.lastValidScenario().pp, 40);
+        document.setField("model", "llama-3.1-8b");
+        QTRY_VERIFY(!document.report().ok());
+        document.setField("pp", "4");
+        QTRY_VERIFY(document.report().ok());
+        if (chart == "model-size") {
+            // DESIGN §3.1: Llama 3.1 8B has 8,030,261,248 parameters, 2 bytes each in BF16.
+            const QStringList names = window.modelSizeChart()->categories();
+            QCOMPARE(window.modelSizeChart()->values()[names.indexOf("bf16")], 16.060522496);
+        } else {
+            // DESIGN §3.4: columns → rows all-reduces tokens·h = 4096 · 4096 BF16 values over
+            // T = 8, sending 2(T−1)/T of them.
+            const QStringList names = window.shardingChart()->categories();
+            QCOMPARE(window.shardingChart()->values("all-reduce")[names.indexOf("columns → rows")],
+                     4096.0 * 4096 * 2 * 2 * 7 / 8 / 1e6);
+        }
     }
 
     void warningsAreShown()

@@ -105,10 +105,14 @@ void setNiceRange(QValueAxis *axis, double peak)
             break;
         }
     }
+    // Fixed ticks while the range and the interval change: dynamic ticks lay out the new
+    // range at the old interval first, and 0.5 MB steps over 100,000 MB are 200,000 labels
+    // (minutes of layout; issue 9, found by tst_monkey).
+    axis->setTickType(QValueAxis::TicksFixed);
     axis->setRange(0, std::ceil(top / step) * step);
-    axis->setTickType(QValueAxis::TicksDynamic);
     axis->setTickAnchor(0);
     axis->setTickInterval(step);
+    axis->setTickType(QValueAxis::TicksDynamic);
 }
 
 } // namespace ui::chart_style

@@ -1,0 +1,700 @@
+// Invariants of core::evaluate over the whole range of every control (issue 9, "Hardening"):
+// corner rows, then thousands of scenarios drawn at random from a fixed seed. A broken
+// invariant fails with the scenario as a `parascope eval --set ...` line that reproduces it.
+//
+// PARASCOPE_SWEEP_SCENARIOS  how many random scenarios (default 5000; 2500 under AddressSanitizer)
+// PARASCOPE_SWEEP_SEED       the std::mt19937_64 seed (default 20240909)
+#include "core/evaluate.h"
+#include "core/fields.h"
+#include "core/units.h"
+#include "core/validate.h"
+#include "io/presets_io.h"
+
+#include <QTest>
+#include <cmath>
+#include <random>
+
+using namespace core;
+
+Q_DECLARE_METATYPE(core::Scenario)
+
+namespace {
+
+// AddressSanitizer makes every evaluation several times slower: fewer scenarios by default.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int kDefaultScenarios = 2500;
+#else
+constexpr int kDefaultScenarios = 5000;
+#endif
+constexpr std::uint64_t kDefaultSeed = 20240909;
+
+// The ranges of the window's controls (ui/controls_panel.cpp); m goes to 4096, beyond its
+// slider, as scenario files and --set allow.
+constexpr int kMaxMicrobatches = 4096;
+constexpr int kMaxMicrobatchSize = 256;
+constexpr int kMinSeqLen = 128;
+constexpr int kMaxSeqLen = 131072;
+constexpr int kMaxDp = 1024;
+constexpr int kMaxTp = 128;
+constexpr int kMaxVirtualStages = 16;
+constexpr double kMaxReserveGib = 64;
+
+// The scenario as the command line that reproduces it.
+QString describe(const Scenario &s)
+{
+    QString line = QStringLiteral("parascope eval");
+    for (const FieldInfo &field : scenarioFields())
+        if (const std::string value = fieldText(s, field.key); !value.empty())
+            line += QStringLiteral(" --set %1=%2")
+                        .arg(QString::fromUtf8(field.key.data(), field.key.size()),
+                             QString::fromStdString(value));
+    return line;
+}
+
+Scenario withSettings(std::initializer_list<const char *> settings)
+{
+    Scenario s;
+    for (const char *setting : settings) {
+        const std::string_view text(setting);
+        const auto eq = text.find('=');
+        if (auto e = setField(s, text.substr(0, eq), text.substr(eq + 1)))
+            qFatal("bad test setting %s: %s", setting, e->toString().c_str());
+    }
+    return s;
+}
+
+// Tensor-parallel degrees the model accepts: T divides the attention heads.
+bool validTp(const ModelSpec &model, int tp)
+{
+    return !model.hasArchitecture() || model.heads % tp == 0;
+}
+
+// Virtual stages v the interleaved schedule accepts: v divides every stage's layers.
+std::vector<int> validVirtualStages(const ModelSpec &model, int pp)
+{
+    std::vector<int> out;
+    const std::vector<int> layers = splitLayers(model.layers, pp);
+    for (int v = 1; v <= kMaxVirtualStages; ++v)
+        if (std::all_of(layers.begin(), layers.end(), [v](int n) { return n % v == 0; }))
+            out.push_back(v);
+    return out;
+}
+
+// Random draws over the controls' ranges, from one std::mt19937_64 so that a seed gives the
+// same scenarios on every run (with the same standard library's distributions).
+class Draw
+{
+public:
+    explicit Draw(std::uint64_t seed) : m_rng(seed) {}
+
+    int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(m_rng); }
+    double real(double lo, double hi)
+    {
+        return std::uniform_real_distribution<double>(lo, hi)(m_rng);
+    }
+    bool chance(double p) { return real(0, 1) < p; }
+    // A whole number spread evenly over the logarithm, as the window's sliders give it.
+    int logUniform(int lo, int hi)
+    {
+        const double x = std::exp(real(std::log(double(lo)), std::log(double(hi) + 1)));
+        return std::clamp(int(x), lo, hi);
+    }
+    template <typename T> const T &pick(const std::vector<T> &items)
+    {
+        return items[std::size_t(uniform(0, int(items.size()) - 1))];
+    }
+    template <typename E> E pickEnum()
+    {
+        const auto names = enumNames(E{});
+        return names[std::size_t(uniform(0, int(names.size()) - 1))].value;
+    }
+
+    // A scenario that is valid by construction: every control drawn across its range.
+    Scenario valid(const Presets &presets)
+    {
+        Scenario s;
+        const ModelSpec &model = pick(presets.models);
+        s.model = model.id;
+        s.device = pick(presets.devices).id;
+        s.mode = chance(0.35) ? Mode::inference : Mode::training;
+        do
+            s.precision = pickEnum<Precision>();
+        while (s.mode == Mode::training && !isTrainable(s.precision));
+        s.gradPrecision = chance(0.3) ? Precision::fp32 : Precision::bf16;
+
+        // T: powers of two dividing the heads, now and then T equal to the head count.
+        std::vector<int> tps;
+        for (int t = 1; t <= std::min(model.heads, kMaxTp); t *= 2)
+            if (validTp(model, t))
+                tps.push_back(t);
+        s.tp = chance(0.1) && model.heads <= kMaxTp ? model.heads : pick(tps);
+        s.pp = chance(0.5) ? logUniform(1, model.layers) : uniform(1, model.layers);
+        s.dp = chance(0.1) ? kMaxDp : logUniform(1, kMaxDp);
+        s.zero = uniform(0, 3);
+        s.schedule = pickEnum<Schedule>();
+        if (s.schedule == Schedule::interleaved) {
+            // Megatron-LM's interleaving needs m to be a multiple of K.
+            s.microbatches = s.pp * logUniform(1, std::max(1, kMaxMicrobatches / s.pp));
+            s.virtualStages = pick(validVirtualStages(model, s.pp));
+        } else {
+            s.microbatches = chance(0.1)    ? uniform(1, 8)
+                             : chance(0.05) ? kMaxMicrobatches
+                                            : logUniform(1, kMaxMicrobatches);
+            s.virtualStages = chance(0.1) ? uniform(2, kMaxVirtualStages) : 1;
+        }
+        s.microbatchSize = chance(0.05) ? kMaxMicrobatchSize : logUniform(1, kMaxMicrobatchSize);
+        s.seqLen = chance(0.05) ? kMaxSeqLen : logUniform(kMinSeqLen, kMaxSeqLen);
+        s.recompute = pickEnum<Recompute>();
+        s.attention = pickEnum<Attention>();
+        s.sequenceParallel = chance(0.5);
+        s.cacheOutputs = chance(0.5);
+        s.reserveGib = chance(0.1) ? 0.0 : real(0, kMaxReserveGib);
+        s.mfu = chance(0.05) ? 1.0 : real(0.01, 1.0);
+        s.dpOverlap = chance(0.1) ? double(uniform(0, 1)) : real(0, 1);
+        if (chance(0.2))
+            s.interNodeGbPerS = real(1, 900);
+        return s;
+    }
+
+    // One control moved somewhere the model may refuse: out of the valid combinations, or
+    // out of range altogether.
+    void perturb(Scenario &s)
+    {
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        switch (uniform(0, 11)) {
+        case 0:
+            s.tp = uniform(1, kMaxTp);
+            break;
+        case 1:
+            s.pp = uniform(1, 128);
+            break;
+        case 2:
+            s.schedule = Schedule::interleaved;
+            s.microbatches = uniform(1, kMaxMicrobatches);
+            s.virtualStages = uniform(1, kMaxVirtualStages);
+            break;
+        case 3:
+            s.mode = Mode::training;
+            s.precision = pickEnum<Precision>();
+            break;
+        case 4:
+            s.zero = uniform(-2, 5);
+            break;
+        case 5: {
+            const char *keys[] = {
+                "tp", "pp", "dp", "microbatches", "microbatch_size", "seq_len", "virtual_stages"};
+            const char *key = keys[uniform(0, 6)];
+            setField(s, key, std::to_string(uniform(-3, 0)));
+            break;
+        }
+        case 6:
+            s.mfu = std::array{0.0, -0.5, 1.5, nan}[std::size_t(uniform(0, 3))];
+            break;
+        case 7:
+            s.dpOverlap = std::array{-0.1, 1.1, nan}[std::size_t(uniform(0, 2))];
+            break;
+        case 8:
+            s.reserveGib = chance(0.5) ? -1.0 : nan;
+            break;
+        case 9:
+            s.interNodeGbPerS = std::array{0.0, -5.0, nan}[std::size_t(uniform(0, 2))];
+            break;
+        case 10:
+            if (chance(0.5))
+                s.model = "no-such-model";
+            else
+                s.device = "no-such-device";
+            break;
+        case 11:
+            s.gradPrecision = pickEnum<Precision>();
+            break;
+        }
+    }
+
+private:
+    std::mt19937_64 m_rng;
+};
+
+bool near(double a, double b, double rel = 1e-12)
+{
+    return std::abs(a - b) <= rel * std::max({std::abs(a), std::abs(b), 1e-300});
+}
+
+QString bytes(std::int64_t n)
+{
+    return QString::number(n);
+}
+
+// The invariants, one scenario at a time. Each check returns the first broken one as a
+// sentence, or an empty string.
+class Invariants
+{
+public:
+    explicit Invariants(const Presets &presets) : m_presets(presets) {}
+
+    // How often each kind of check compared something, so that a sweep cannot pass by
+    // checking nothing.
+    struct Coverage
+    {
+        int refused = 0;
+        int reports = 0;
+        int tensorParallel = 0;
+        int oneFOneB = 0;
+        int cachedOutputs = 0;
+        int zero = 0;
+    };
+    const Coverage &coverage() const { return m_coverage; }
+
+    QString check(const Scenario &s) const
+    {
+        const Report r = evaluate(s, m_presets);
+        if (const auto e = validate(s, m_presets)) {
+            if (e->key.empty())
+                return QStringLiteral("refused without naming a key: ") +
+                       QString::fromStdString(e->message);
+            if (e->message.empty())
+                return QStringLiteral("refused without a message, key ") +
+                       QString::fromStdString(e->key);
+            if (!r.error || *r.error != *e)
+                return QStringLiteral("evaluate does not refuse what validate refuses: ") +
+                       QString::fromStdString(e->toString());
+            if (!r.stages.empty())
+                return QStringLiteral("a refused scenario has stages");
+            ++m_coverage.refused;
+            return {};
+        }
+        // Beyond validate, evaluate refuses only byte counts that do not fit 64 bits, and names
+        // the key to lower.
+        if (r.error)
+            return isBeyondCounting(r) && !r.error->key.empty() && r.stages.empty()
+                       ? QString()
+                       : QStringLiteral("evaluate refuses what validate accepts: ") +
+                             QString::fromStdString(r.error->toString());
+        ++m_coverage.reports;
+        for (const QString &broken : {report(s, r), tensorParallel(s, r), microbatches(s, r),
+                                      cachedOutputs(s, r), zero(s, r)})
+            if (!broken.isEmpty())
+                return broken;
+        return {};
+    }
+
+private:
+    Report variant(const Scenario &s, std::string_view key, const std::string &value) const
+    {
+        Scenario v = s;
+        if (auto e = setField(v, key, value))
+            qFatal("bad variant %s", e->toString().c_str());
+        return evaluate(v, m_presets);
+    }
+
+    static bool isBeyondCounting(const Report &r)
+    {
+        return r.error &&
+               r.error->message.find("beyond what Parascope counts") != std::string::npos;
+    }
+
+    // A variant that grows past what 64-bit byte counts hold has nothing to compare.
+    static QString variantRefused(std::string_view key, const std::string &value, const Report &r)
+    {
+        if (isBeyondCounting(r))
+            return {};
+        return QStringLiteral("the variant %1=%2 is refused: %3")
+            .arg(QString::fromUtf8(key.data(), key.size()), QString::fromStdString(value),
+                 QString::fromStdString(r.error->toString()));
+    }
+
+    // What one report must satisfy on its own.
+    QString report(const Scenario &s, const Report &r) const
+    {
+        const ModelSpec &model = *resolveModel(s, m_presets);
+        std::vector<std::pair<QString, double>> numbers{
+            {"weight_bytes_per_param", r.weightBytesPerParam},
+            {"grad_bytes_per_param", r.gradBytesPerParam},
+            {"optimizer_bytes_per_param", r.optimizerBytesPerParam},
+            {"bubble_fraction", r.bubbleFraction},
+            {"makespan_s", r.makespanS},
+        };
+        if (r.bubbleFractionClosedForm)
+            numbers.emplace_back("bubble_fraction_closed_form", *r.bubbleFractionClosedForm);
+        if (r.tpComm.timePerStepS)
+            numbers.emplace_back("tp_comm.time_per_step_s", *r.tpComm.timePerStepS);
+        for (const StageReport &st : r.stages)
+            numbers.emplace_back(QStringLiteral("stage %1 in flight").arg(st.index),
+                                 st.inflightMicrobatches);
+        if (r.stepTime) {
+            const StepTimeReport &t = *r.stepTime;
+            numbers.insert(numbers.end(), {{"step_time_s", t.stepTimeS},
+                                           {"tokens_per_s", t.tokensPerS},
+                                           {"mfu_achieved", t.mfuAchieved},
+                                           {"compute_s", t.breakdown.computeS},
+                                           {"bubble_s", t.breakdown.bubbleS},
+                                           {"tp_comm_s", t.breakdown.tpCommS},
+                                           {"dp_comm_s", t.breakdown.dpCommS},
+                                           {"dp_comm_total_s", t.dpCommTotalS}});
+            if (t.energyJPerStep)
+                numbers.emplace_back("energy_j_per_step", *t.energyJPerStep);
+            if (t.energyJPerMillionTokens)
+                numbers.emplace_back("energy_j_per_million_tokens", *t.energyJPerMillionTokens);
+        }
+        for (const auto &[name, value] : numbers) {
+            if (!std::isfinite(value))
+                return QStringLiteral("%1 is not finite: %2").arg(name).arg(value);
+            // Every time and every count is non-negative; none of these may be below zero.
+            if (value < 0)
+                return QStringLiteral("%1 is negative: %2").arg(name).arg(value);
+        }
+        // Idle time is a share of the step: 0 for one stage, never all of it.
+        if (!(r.bubbleFraction >= 0 && r.bubbleFraction < 1))
+            return QStringLiteral("bubble fraction %1 outside [0, 1)").arg(r.bubbleFraction);
+        if (r.bubbleFractionClosedForm &&
+            !(*r.bubbleFractionClosedForm >= 0 && *r.bubbleFractionClosedForm < 1))
+            return QStringLiteral("closed-form bubble %1 outside [0, 1)")
+                .arg(*r.bubbleFractionClosedForm);
+
+        std::vector<std::pair<QString, std::int64_t>> counts{
+            {"params", r.params},
+            {"nominal_params", r.nominalParams},
+            {"weights_bytes", r.weightsBytes},
+            {"nominal_weights_bytes", r.nominalWeightsBytes},
+            {"tp_comm.bytes_per_step", r.tpComm.bytesPerStep},
+        };
+        if (r.stepTime)
+            counts.emplace_back("dp_bytes_per_step", r.stepTime->dpBytesPerStep);
+        for (const PrecisionSize &size : r.sizeByPrecision) {
+            counts.emplace_back("size_by_precision", size.bytes);
+            counts.emplace_back("size_by_precision nominal", size.nominalBytes);
+        }
+        for (const StageReport &st : r.stages) {
+            const QString stage = QStringLiteral("stage %1 ").arg(st.index);
+            counts.insert(counts.end(), {{stage + "params", st.params},
+                                         {stage + "weights", st.weightsBytes},
+                                         {stage + "gradients", st.gradsBytes},
+                                         {stage + "optimizer", st.optimizerBytes},
+                                         {stage + "activations", st.activationsBytes},
+                                         {stage + "cached outputs", st.cachedOutputsBytes},
+                                         {stage + "KV cache", st.kvCacheBytes},
+                                         {stage + "reserve", st.reserveBytes},
+                                         {stage + "total", st.totalBytes},
+                                         {stage + "capacity", st.capacityBytes}});
+        }
+        for (const auto &[name, value] : counts)
+            if (value < 0)
+                return QStringLiteral("%1 is negative: %2").arg(name, bytes(value));
+
+        if (int(r.stages.size()) != s.pp)
+            return QStringLiteral("%1 stages for pp = %2").arg(r.stages.size()).arg(s.pp);
+        int layers = 0;
+        bool fits = true;
+        int firstOver = -1;
+        for (std::size_t i = 0; i < r.stages.size(); ++i) {
+            const StageReport &st = r.stages[i];
+            layers += st.layers;
+            if (st.index != int(i))
+                return QStringLiteral("stage %1 has index %2").arg(i).arg(st.index);
+            const std::int64_t sum = st.weightsBytes + st.gradsBytes + st.optimizerBytes +
+                                     st.activationsBytes + st.cachedOutputsBytes + st.kvCacheBytes +
+                                     st.reserveBytes;
+            if (st.totalBytes != sum)
+                return QStringLiteral("stage %1 total %2 is not the sum of its terms %3")
+                    .arg(i)
+                    .arg(bytes(st.totalBytes), bytes(sum));
+            if (st.headroomBytes != st.capacityBytes - st.totalBytes)
+                return QStringLiteral("stage %1 headroom %2 is not capacity - total")
+                    .arg(i)
+                    .arg(bytes(st.headroomBytes));
+            if (st.fits != (st.totalBytes <= st.capacityBytes))
+                return QStringLiteral("stage %1 says fits = %2 with %3 of %4")
+                    .arg(i)
+                    .arg(st.fits)
+                    .arg(bytes(st.totalBytes), bytes(st.capacityBytes));
+            if (st.totalBytes > st.capacityBytes) {
+                fits = false;
+                if (firstOver < 0)
+                    firstOver = int(i);
+            }
+            // What training and inference keep are disjoint (DESIGN §3.3, §3.7).
+            if (s.mode == Mode::training && st.kvCacheBytes != 0)
+                return QStringLiteral("stage %1 keeps a KV cache in training").arg(i);
+            if (s.mode == Mode::inference &&
+                (st.gradsBytes | st.optimizerBytes | st.activationsBytes | st.cachedOutputsBytes))
+                return QStringLiteral("stage %1 keeps training state in inference").arg(i);
+        }
+        if (model.hasArchitecture() && layers != model.layers)
+            return QStringLiteral("stages hold %1 of %2 layers").arg(layers).arg(model.layers);
+        if (r.fits != fits)
+            return QStringLiteral("report says fits = %1, its stages say %2").arg(r.fits).arg(fits);
+        if (r.firstOverflowStage != firstOver)
+            return QStringLiteral("first overflowing stage %1, reported %2")
+                .arg(firstOver)
+                .arg(r.firstOverflowStage);
+        if (r.hasWarning("does-not-fit") == r.fits)
+            return QStringLiteral("the does-not-fit warning disagrees with fits");
+
+        if (r.stepTime) {
+            const TimeBreakdown &b = r.stepTime->breakdown;
+            const double parts = b.computeS + b.bubbleS + b.tpCommS + b.dpCommS;
+            if (!near(parts, r.stepTime->stepTimeS))
+                return QStringLiteral("step-time parts sum to %1, step_time_s is %2")
+                    .arg(parts, 0, 'g', 17)
+                    .arg(r.stepTime->stepTimeS, 0, 'g', 17);
+            if (!(r.stepTime->tokensPerS > 0))
+                return QStringLiteral("tokens_per_s %1 with a step time of %2 s")
+                    .arg(r.stepTime->tokensPerS)
+                    .arg(r.stepTime->stepTimeS);
+        }
+        return {};
+    }
+
+    // Per-device weights never grow with T: the next T the heads accept.
+    QString tensorParallel(const Scenario &s, const Report &r) const
+    {
+        const ModelSpec &model = *resolveModel(s, m_presets);
+        int next = s.tp + 1;
+        while (next <= kMaxTp && !validTp(model, next))
+            ++next;
+        if (next > kMaxTp)
+            return {};
+        const std::string value = std::to_string(next);
+        const Report more = variant(s, "tp", value);
+        if (!more.ok())
+            return variantRefused("tp", value, more);
+        ++m_coverage.tensorParallel;
+        for (std::size_t i = 0; i < r.stages.size(); ++i)
+            if (more.stages[i].weightsBytes > r.stages[i].weightsBytes)
+                return QStringLiteral("stage %1 weights grow from %2 to %3 as T goes %4 -> %5")
+                    .arg(i)
+                    .arg(bytes(r.stages[i].weightsBytes), bytes(more.stages[i].weightsBytes))
+                    .arg(s.tp)
+                    .arg(next);
+        return {};
+    }
+
+    // The 1F1B bubble never grows with m.
+    QString microbatches(const Scenario &s, const Report &r) const
+    {
+        if (s.mode != Mode::training || s.schedule != Schedule::oneFOneB)
+            return {};
+        const std::string value = std::to_string(s.microbatches + 1);
+        const Report more = variant(s, "microbatches", value);
+        if (!more.ok())
+            return variantRefused("microbatches", value, more);
+        ++m_coverage.oneFOneB;
+        if (more.bubbleFraction > r.bubbleFraction + 1e-12)
+            return QStringLiteral("1F1B bubble grows from %1 to %2 as m goes %3 -> %4")
+                .arg(r.bubbleFraction, 0, 'g', 17)
+                .arg(more.bubbleFraction, 0, 'g', 17)
+                .arg(s.microbatches)
+                .arg(s.microbatches + 1);
+        return {};
+    }
+
+    // The last stage keeps m micro-batches' outputs (pytorch/pytorch#159251): linear in m,
+    // nothing when cache_outputs is off, nothing on the other stages, and nothing else changes.
+    QString cachedOutputs(const Scenario &s, const Report &r) const
+    {
+        const std::int64_t cached = r.stages.back().cachedOutputsBytes;
+        for (std::size_t i = 0; i + 1 < r.stages.size(); ++i)
+            if (r.stages[i].cachedOutputsBytes != 0)
+                return QStringLiteral("stage %1 (not the last) caches outputs").arg(i);
+        if (!s.cacheOutputs && cached != 0)
+            return QStringLiteral("cache_outputs is off, the last stage caches %1 bytes")
+                .arg(bytes(cached));
+
+        // Another m the schedule accepts: interleaving needs a multiple of K.
+        const int base = s.schedule == Schedule::interleaved ? s.pp : 1;
+        const int m = s.microbatches == base ? 2 * base : base;
+        const Report other = variant(s, "microbatches", std::to_string(m));
+        if (!other.ok())
+            return variantRefused("microbatches", std::to_string(m), other);
+        ++m_coverage.cachedOutputs;
+        const std::int64_t otherCached = other.stages.back().cachedOutputsBytes;
+        if (otherCached % m != 0 || otherCached / m * s.microbatches != cached)
+            return QStringLiteral("cached outputs are not linear in m: %1 bytes at m = %2, %3 "
+                                  "at m = %4")
+                .arg(bytes(cached))
+                .arg(s.microbatches)
+                .arg(bytes(otherCached))
+                .arg(m);
+
+        const std::string flipped = s.cacheOutputs ? "false" : "true";
+        const Report flip = variant(s, "cache_outputs", flipped);
+        if (!flip.ok())
+            return variantRefused("cache_outputs", flipped, flip);
+        const Report &on = s.cacheOutputs ? r : flip;
+        const Report &off = s.cacheOutputs ? flip : r;
+        for (std::size_t i = 0; i < r.stages.size(); ++i) {
+            const StageReport &a = on.stages[i];
+            const StageReport &b = off.stages[i];
+            if (b.cachedOutputsBytes != 0)
+                return QStringLiteral("cache_outputs=false still caches on stage %1").arg(i);
+            if (a.totalBytes - a.cachedOutputsBytes != b.totalBytes)
+                return QStringLiteral("turning cache_outputs off changes stage %1 by more than "
+                                      "its cached outputs")
+                    .arg(i);
+        }
+        return {};
+    }
+
+    // ZeRO-3 keeps 1/D of ZeRO-0's weights, gradients and optimizer states: each term is
+    // divided by D and rounded up (core/evaluate.cpp, ceilDiv per term).
+    QString zero(const Scenario &s, const Report &r) const
+    {
+        const Report z0 = s.zero == 0 ? r : variant(s, "zero", "0");
+        const Report z3 = s.zero == 3 ? r : variant(s, "zero", "3");
+        if (!z0.ok())
+            return variantRefused("zero", "0", z0);
+        if (!z3.ok())
+            return variantRefused("zero", "3", z3);
+        ++m_coverage.zero;
+        const std::int64_t d = s.dp;
+        for (std::size_t i = 0; i < r.stages.size(); ++i) {
+            const StageReport &a = z0.stages[i];
+            const StageReport &b = z3.stages[i];
+            const std::int64_t states0 = a.weightsBytes + a.gradsBytes + a.optimizerBytes;
+            const std::int64_t states3 = b.weightsBytes + b.gradsBytes + b.optimizerBytes;
+            if (b.weightsBytes != ceilDiv(a.weightsBytes, d) ||
+                b.gradsBytes != ceilDiv(a.gradsBytes, d) ||
+                b.optimizerBytes != ceilDiv(a.optimizerBytes, d))
+                return QStringLiteral("stage %1: ZeRO-3 keeps %2 + %3 + %4 bytes, ZeRO-0 %5 + %6 "
+                                      "+ %7 over D = %8")
+                    .arg(i)
+                    .arg(bytes(b.weightsBytes), bytes(b.gradsBytes), bytes(b.optimizerBytes),
+                         bytes(a.weightsBytes), bytes(a.gradsBytes), bytes(a.optimizerBytes))
+                    .arg(d);
+            // Three terms, each rounded up by less than one byte of D.
+            if (states3 * d < states0 || states3 > states0 / d + 3)
+                return QStringLiteral("stage %1: ZeRO-3 model states %2 are not ZeRO-0's %3 / %4")
+                    .arg(i)
+                    .arg(bytes(states3), bytes(states0))
+                    .arg(d);
+            if (a.activationsBytes != b.activationsBytes ||
+                a.cachedOutputsBytes != b.cachedOutputsBytes || a.kvCacheBytes != b.kvCacheBytes)
+                return QStringLiteral("stage %1: the ZeRO stage changes more than model states")
+                    .arg(i);
+        }
+        return {};
+    }
+
+    const Presets &m_presets;
+    mutable Coverage m_coverage;
+};
+
+std::uint64_t environmentNumber(const char *name, std::uint64_t fallback)
+{
+    bool ok = false;
+    const std::uint64_t value = qEnvironmentVariable(name).toULongLong(&ok);
+    return ok ? value : fallback;
+}
+
+} // namespace
+
+class TestInvariants : public QObject
+{
+    Q_OBJECT
+
+private:
+    const Presets m_presets = io::builtinPresets();
+    const Invariants m_invariants{m_presets};
+
+private Q_SLOTS:
+    // The ends of every range, where arithmetic breaks first.
+    void corners_data()
+    {
+        QTest::addColumn<Scenario>("scenario");
+        QTest::addRow("DESIGN §4 default") << Scenario{};
+        QTest::addRow("K = 1") << withSettings({"pp=1"});
+        QTest::addRow("K = 1, m = 1, T = 1, D = 1")
+            << withSettings({"pp=1", "microbatches=1", "tp=1", "dp=1"});
+        QTest::addRow("K = layers (80), m = 1") << withSettings({"pp=80", "microbatches=1"});
+        QTest::addRow("K = layers (126), m = 4096, 405B")
+            << withSettings({"model=llama-3.1-405b", "pp=126", "microbatches=4096"});
+        QTest::addRow("m = 1") << withSettings({"microbatches=1"});
+        QTest::addRow("m = 1, GPipe") << withSettings({"microbatches=1", "schedule=gpipe"});
+        QTest::addRow("m = 1, zb-h1") << withSettings({"microbatches=1", "schedule=zb-h1"});
+        QTest::addRow("m = 4096, GPipe") << withSettings({"microbatches=4096", "schedule=gpipe"});
+        QTest::addRow("T = heads: 8B, T = 32") << withSettings({"model=llama-3.1-8b", "tp=32"});
+        QTest::addRow("T = heads: 70B, T = 64") << withSettings({"tp=64"});
+        QTest::addRow("T = heads: 405B, T = 128")
+            << withSettings({"model=llama-3.1-405b", "tp=128"});
+        QTest::addRow("T = heads: GPT-3, T = 96") << withSettings({"model=gpt-3-175b", "tp=96"});
+        QTest::addRow("D = 1024") << withSettings({"dp=1024"});
+        QTest::addRow("D = 1024, ZeRO-3") << withSettings({"dp=1024", "zero=3"});
+        QTest::addRow("D = 1024, ZeRO-0, fp32 gradients")
+            << withSettings({"dp=1024", "zero=0", "grad_precision=fp32"});
+        QTest::addRow("seq 131072") << withSettings({"seq_len=131072"});
+        QTest::addRow("seq 131072, eager attention, no recomputation")
+            << withSettings({"seq_len=131072", "attention=eager", "recompute=none"});
+        QTest::addRow("seq 128, micro-batch 256")
+            << withSettings({"seq_len=128", "microbatch_size=256"});
+        QTest::addRow("every range at its end: GPT-3 fp32, GPipe m = 4096, b = 256, seq 131072")
+            << withSettings({"model=gpt-3-175b", "precision=fp32", "schedule=gpipe",
+                             "microbatches=4096", "microbatch_size=256", "seq_len=131072",
+                             "attention=eager", "recompute=none", "sequence_parallel=false", "tp=1",
+                             "pp=1", "dp=1024", "reserve_gib=64"});
+        QTest::addRow("seed ¶1: INT4 inference, 405B on SN40L")
+            << withSettings({"mode=inference", "precision=int4", "model=llama-3.1-405b",
+                             "device=sn40l", "tp=8", "pp=1", "dp=1"});
+        QTest::addRow("q4_0 inference, K = 1, m = 1")
+            << withSettings({"mode=inference", "precision=q4_0", "pp=1", "microbatches=1"});
+        QTest::addRow("inference, DESIGN §4 default otherwise") << withSettings({"mode=inference"});
+        QTest::addRow("inference, K = 8, m = 1")
+            << withSettings({"mode=inference", "pp=8", "microbatches=1"});
+        QTest::addRow("inference, every range at its end") << withSettings(
+            {"mode=inference", "precision=fp32", "model=gpt-3-175b", "microbatches=4096",
+             "microbatch_size=256", "seq_len=131072", "tp=1", "pp=1"});
+        QTest::addRow("interleaved, v = 10 (20 layers per stage)")
+            << withSettings({"schedule=interleaved", "virtual_stages=10"});
+        QTest::addRow("interleaved, m = K")
+            << withSettings({"schedule=interleaved", "virtual_stages=2", "microbatches=4"});
+        QTest::addRow("fp8 training, full recomputation")
+            << withSettings({"precision=fp8", "recompute=full"});
+        QTest::addRow("fp32 training, no sequence parallelism")
+            << withSettings({"precision=fp32", "sequence_parallel=false"});
+        QTest::addRow("SN30 (no published links), fp16, T = 8")
+            << withSettings({"device=sn30", "precision=fp16"});
+        QTest::addRow("mfu = 1, dp_overlap = 1, reserve 0")
+            << withSettings({"mfu=1", "dp_overlap=1", "reserve_gib=0"});
+        QTest::addRow("refused: T = 3 with 64 heads") << withSettings({"tp=3"});
+        QTest::addRow("refused: int4 training") << withSettings({"precision=int4"});
+        QTest::addRow("refused: K = 81 > 80 layers") << withSettings({"pp=81"});
+    }
+    void corners()
+    {
+        QFETCH(Scenario, scenario);
+        const QString broken = m_invariants.check(scenario);
+        QVERIFY2(broken.isEmpty(),
+                 qPrintable(broken + QStringLiteral("\n   ") + describe(scenario)));
+    }
+
+    // Thousands of scenarios; the first one that breaks an invariant fails the test.
+    void randomSweep()
+    {
+        const auto count = environmentNumber("PARASCOPE_SWEEP_SCENARIOS", kDefaultScenarios);
+        const auto seed = environmentNumber("PARASCOPE_SWEEP_SEED", kDefaultSeed);
+        const Invariants invariants(m_presets);
+        Draw draw(seed);
+        for (std::uint64_t i = 0; i < count; ++i) {
+            Scenario s = draw.valid(m_presets);
+            if (draw.chance(0.15))
+                draw.perturb(s);
+            const QString broken = invariants.check(s);
+            if (!broken.isEmpty())
+                QFAIL(qPrintable(QStringLiteral("scenario %1 of PARASCOPE_SWEEP_SEED=%2: %3\n   %4")
+                                     .arg(i)
+                                     .arg(seed)
+                                     .arg(broken, describe(s))));
+        }
+        // Every kind of check compared something; most draws were valid reports.
+        const Invariants::Coverage &c = invariants.coverage();
+        const auto some = count / 100;
+        QVERIFY(std::uint64_t(c.reports) >= count * 7 / 10);
+        for (const auto &[name, n] :
+             {std::pair{"refused", c.refused}, std::pair{"tensor parallel", c.tensorParallel},
+              std::pair{"1F1B", c.oneFOneB}, std::pair{"cached outputs", c.cachedOutputs},
+              std::pair{"ZeRO", c.zero}})
+            QVERIFY2(std::uint64_t(n) >= some, name);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestInvariants)
+#include "tst_invariants.moc"
