@@ -157,6 +157,15 @@ private Q_SLOTS:
                               "device": {"name": "d"}})")
             << "device.memory_gib"
             << "above 0";
+        // Rows named after a fuzzer are inputs it found (docs/TESTING.md).
+        QTest::addRow("fuzz_scenario_file: an empty key named nothing")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1, "": 4})") << ""
+            << "empty key; the keys are model, device";
+        QTest::addRow("an empty key in an inline model")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1,
+                              "model": {"name": "m", "params": 10, "": 1}})")
+            << "model"
+            << "empty key";
     }
     void refused()
     {
@@ -207,21 +216,34 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("assignment");
         QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("words");
         QTest::addRow("no equals sign") << "tp"
-                                        << "--set";
+                                        << "--set"
+                                        << "expected KEY=VALUE";
         QTest::addRow("empty key") << "=4"
-                                   << "--set";
+                                   << "--set"
+                                   << "expected KEY=VALUE";
         QTest::addRow("unknown key") << "gpus=8"
-                                     << "gpus";
+                                     << "gpus"
+                                     << "unknown key";
+        // fuzz_set_option: the refusal read "unknown key", naming nothing.
+        QTest::addRow("fuzz_set_option: a key of spaces") << " =4"
+                                                          << ""
+                                                          << "empty key; the keys are model, "
+                                                             "device, precision";
     }
     void settingsFromTheCommandLine()
     {
         QFETCH(QString, assignment);
         QFETCH(QString, key);
+        QFETCH(QString, words);
         Scenario s;
+        const Scenario before = s;
         const auto e = io::applySetting(s, assignment);
         QVERIFY(e);
         QCOMPARE(QString::fromStdString(e->key), key);
+        QVERIFY2(QString::fromStdString(e->message).contains(words), e->message.c_str());
+        QVERIFY(s == before);
     }
 };
 
