@@ -14,6 +14,22 @@ if(PARASCOPE_SANITIZE)
     target_link_options(parascope_options INTERFACE -fsanitize=address,undefined)
 endif()
 
+# The fuzz build: every target carries libFuzzer's coverage instrumentation and the
+# sanitizers; only the fuzzers themselves link libFuzzer's main (fuzz/CMakeLists.txt).
+if(PARASCOPE_FUZZ)
+    if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+        message(FATAL_ERROR "PARASCOPE_FUZZ needs clang (libFuzzer): use the fuzz preset")
+    endif()
+    if(PARASCOPE_SANITIZE)
+        message(FATAL_ERROR "PARASCOPE_FUZZ already builds with ASan and UBSan: "
+                            "leave PARASCOPE_SANITIZE off")
+    endif()
+    target_compile_options(parascope_options INTERFACE
+        -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+        -fno-omit-frame-pointer)
+    target_link_options(parascope_options INTERFACE -fsanitize=address,undefined)
+endif()
+
 # Qt's strict string and connection rules (STYLE.md, habit 11).
 add_library(parascope_qt_options INTERFACE)
 add_library(Parascope::QtOptions ALIAS parascope_qt_options)

@@ -93,6 +93,16 @@ std::span<const FieldInfo> scenarioFields()
     return kFields;
 }
 
+InputError unknownKey(std::string_view key)
+{
+    if (!key.empty())
+        return InputError{std::string(key), "unknown key"};
+    std::string keys;
+    for (const auto &field : kFields)
+        keys += (keys.empty() ? "" : ", ") + std::string(field.key);
+    return InputError{"", "empty key; the keys are " + keys};
+}
+
 const FieldInfo *findField(std::string_view key)
 {
     for (const auto &field : kFields)
@@ -138,7 +148,7 @@ std::optional<InputError> setField(Scenario &s, std::string_view key, std::strin
 {
     const FieldInfo *field = findField(key);
     if (!field)
-        return InputError{std::string(key), "unknown key"};
+        return unknownKey(key);
     std::string message = std::visit(
         [&s, text](auto member) -> std::string {
             auto &slot = s.*member;

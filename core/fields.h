@@ -37,6 +37,9 @@ std::span<const FieldInfo> scenarioFields();
 const FieldInfo *findField(std::string_view key);
 FieldKind fieldKind(const FieldInfo &field);
 
+// The refusal of a key that is not in the table; an empty key lists the keys.
+InputError unknownKey(std::string_view key);
+
 // Parses `text` into the field named `key`. Only the syntax is checked here;
 // ranges and combinations are `validate`'s job. Setting `model` or `device`
 // to a preset id drops an inline definition.

@@ -1,10 +1,21 @@
 #include "core/validate.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <string>
 
 namespace core {
 
 namespace {
+
+// "1.2e+21": magnitudes far beyond what a person counts digit by digit.
+std::string roughly(double value)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.3g", value);
+    return buffer;
+}
 
 std::string joinIds(const auto &items)
 {
@@ -14,11 +25,103 @@ std::string joinIds(const auto &items)
     return out;
 }
 
-std::optional<InputError> positive(std::string_view key, double value, std::string_view what)
+std::optional<InputError> count(std::string_view key, int value, int maximum, std::string_view what)
 {
-    if (value > 0)
+    if (value <= 0)
+        return InputError{std::string(key), "must be at least 1 (" + std::string(what) + ")"};
+    if (value > maximum)
+        return InputError{std::string(key), "must be at most " + std::to_string(maximum) + " (" +
+                                                std::string(what) + "), got " +
+                                                std::to_string(value)};
+    return std::nullopt;
+}
+
+// A bandwidth or peak: tiny ones would make times infinite, huge ones peaks infinite.
+bool plausibleRate(double value)
+{
+    return value >= limits::kMinRate && value <= limits::kMaxRate;
+}
+
+std::string rateRange()
+{
+    return "from " + roughly(limits::kMinRate) + " to " + roughly(limits::kMaxRate);
+}
+
+// Upper bounds of countParams(m, 1)'s layers and embeddings, in floating point: the
+// exact count in 64 bits is only taken once these are known to be small enough.
+struct ParamsBound
+{
+    double layers = 0;
+    double embeddings = 0; // input and output embeddings, learned positions, final norm
+};
+
+ParamsBound paramsBound(const ModelSpec &m)
+{
+    const double h = m.hidden;
+    const double f = m.ffnHidden;
+    // Attention 4h² at most (KV heads <= heads), MLP 3hf, biases and norms.
+    const double perLayer = 4 * h * h + 3 * h * f + 2 * f + 9 * h;
+    return {m.layers * perLayer, (2.0 * m.vocab + m.learnedPositions) * h + 2 * h};
+}
+
+// Upper bounds, in floating point, of the largest byte counts evaluate makes in 64 bits:
+// the activations a stage keeps (docs/activations.md), its cached outputs, its KV cache
+// (DESIGN §3.7) and the tensor-parallel traffic of a step (DESIGN §3.4). Each stays under
+// limits::kBytes, so that a stage's total, their sum, is exact too.
+std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
+{
+    if (!m.hasArchitecture())
+        return std::nullopt; // a size-only model has parameters and nothing per token
+    const bool training = s.mode == Mode::training;
+    const double h = m.hidden;
+    const double heads = m.heads;
+    const double value = s.precision == Precision::fp32 ? 4 : 2; // bytes per activation
+    const double tokens = static_cast<double>(s.microbatchSize) * s.seqLen;
+    const double microbatches = s.microbatches;
+    const double stageLayers = std::ceil(static_cast<double>(m.layers) / s.pp);
+
+    std::string what;
+    double bytes = 0;
+    auto consider = [&](const char *term, double termBytes) {
+        if (termBytes > bytes) {
+            bytes = termBytes;
+            what = term;
+        }
+    };
+    if (training) {
+        // Bytes per token of one layer before T divides anything: norm inputs, residual
+        // masks, Q, K, V and O, the MLP, and the attention core unless it is recomputed.
+        const double core =
+            s.attention == Attention::eager ? heads * s.seqLen * (2 * value + 1) : 4 * heads;
+        const double layer = (8 * value + 2) * h + 4 * value * m.ffnHidden + core;
+        const double kept = s.recompute == Recompute::full        ? value * h
+                            : s.recompute == Recompute::selective ? layer - core
+                                                                  : layer;
+        // Micro-batches in flight on a stage: GPipe keeps all m; 1F1B at most K, ZB-H1
+        // K + 1 and interleaved K(v+1)/v, all within 2K.
+        const double inflight =
+            s.schedule == Schedule::gpipe ? microbatches : std::min(microbatches, 2.0 * s.pp);
+        consider("the activations a stage keeps",
+                 inflight * stageLayers * tokens * kept + tokens * layer);
+        if (s.cacheOutputs)
+            consider("the cached outputs", microbatches * tokens * m.vocab * value);
+    } else {
+        consider("the KV cache", 2 * stageLayers * h * tokens * microbatches * value);
+    }
+    if (s.tp > 1) {
+        // Shoeybi et al. 2019 §3: two all-reduces per layer forward, two backward, two more
+        // with full recomputation; a ring all-reduce sends twice its payload at most.
+        const double allReduces = training ? (s.recompute == Recompute::full ? 6 : 4) : 2;
+        consider("the tensor-parallel traffic of a step",
+                 allReduces * 2 * tokens * h * value * stageLayers * microbatches);
+    }
+    if (bytes <= limits::kBytes)
         return std::nullopt;
-    return InputError{std::string(key), "must be at least 1 (" + std::string(what) + ")"};
+    return InputError{"seq_len", what + " would come to about " + roughly(bytes) +
+                                     " bytes per device, beyond the " + roughly(limits::kBytes) +
+                                     " Parascope evaluates (seq_len " + std::to_string(s.seqLen) +
+                                     ", microbatch_size " + std::to_string(s.microbatchSize) +
+                                     ", microbatches " + std::to_string(s.microbatches) + ")"};
 }
 
 } // namespace
@@ -48,12 +151,16 @@ std::optional<InputError> validateModel(const ModelSpec &m)
     auto error = [](std::string key, std::string message) {
         return InputError{"model." + key, std::move(message)};
     };
+    if (m.nominalParams < 0 || static_cast<double>(m.nominalParams) > limits::kParams)
+        return error("nominal_params", "must be from 0 to " + roughly(limits::kParams));
     if (!m.hasArchitecture()) {
         if (m.layers < 0)
             return error("layers", "must be at least 1");
         if (m.params <= 0)
             return error("params", "a model needs its architecture (layers, hidden, heads, "
                                    "kv_heads, ffn_hidden, vocab) or a parameter count above 0");
+        if (static_cast<double>(m.params) > limits::kParams)
+            return error("params", "must be at most " + roughly(limits::kParams));
         return std::nullopt;
     }
     if (m.hidden <= 0)
@@ -71,8 +178,19 @@ std::optional<InputError> validateModel(const ModelSpec &m)
         return error("vocab", "must be at least 1");
     if (m.learnedPositions < 0)
         return error("learned_positions", "must be 0 (rotary) or more");
-    if (m.nominalParams < 0)
-        return error("nominal_params", "must not be negative");
+    const ParamsBound bound = paramsBound(m);
+    const std::string beyond =
+        " parameters, more than the " + roughly(limits::kParams) + " Parascope evaluates";
+    if (bound.layers + bound.embeddings > limits::kParams) {
+        if (bound.layers >= bound.embeddings)
+            return error("layers", std::to_string(m.layers) + " layers of hidden size " +
+                                       std::to_string(m.hidden) + " and FFN size " +
+                                       std::to_string(m.ffnHidden) + " come to about " +
+                                       roughly(bound.layers) + beyond);
+        return error("vocab", "embeddings of " + std::to_string(m.vocab) +
+                                  " tokens at hidden size " + std::to_string(m.hidden) +
+                                  " come to about " + roughly(bound.embeddings) + beyond);
+    }
     return std::nullopt;
 }
 
@@ -83,15 +201,22 @@ std::optional<InputError> validateDevice(const DeviceSpec &d)
     };
     if (!(d.memoryGib > 0))
         return error("memory_gib", "must be above 0");
+    if (d.memoryGib > limits::kGib)
+        return error("memory_gib", "must be at most " + roughly(limits::kGib));
     if (d.devicesPerNode <= 0)
         return error("devices_per_node", "must be at least 1");
-    if (d.intraNodeGbPerS < 0)
-        return error("intra_node_gb_per_s", "must not be negative");
-    if (d.interNodeGbPerS < 0)
-        return error("inter_node_gb_per_s", "must not be negative");
+    for (auto [key, value] : {std::pair{"intra_node_gb_per_s", d.intraNodeGbPerS},
+                              std::pair{"inter_node_gb_per_s", d.interNodeGbPerS}}) {
+        if (value < 0)
+            return error(key, "must not be negative");
+        if (value != 0 && !plausibleRate(value))
+            return error(key, "must be 0 (not published) or " + rateRange());
+    }
     for (const auto &[precision, tflops] : d.tflops)
-        if (!(tflops > 0))
-            return error("tflops", std::string(toString(precision)) + " must be above 0");
+        if (!plausibleRate(tflops))
+            return error("tflops", std::string(toString(precision)) + " must be " + rateRange());
+    if (!(d.tdpW >= 0 && d.tdpW <= limits::kTdpW))
+        return error("tdp_w", "must be from 0 (not published) to " + roughly(limits::kTdpW));
     return std::nullopt;
 }
 
@@ -110,27 +235,50 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
     if (auto e = validateDevice(*device))
         return e;
 
-    for (auto [key, value, what] : {
-             std::tuple{"tp", s.tp, "tensor-parallel degree"},
-             std::tuple{"pp", s.pp, "pipeline stages"},
-             std::tuple{"dp", s.dp, "data-parallel degree"},
-             std::tuple{"microbatches", s.microbatches, "micro-batches per step"},
-             std::tuple{"microbatch_size", s.microbatchSize, "sequences per micro-batch"},
-             std::tuple{"seq_len", s.seqLen, "tokens per sequence"},
-             std::tuple{"virtual_stages", s.virtualStages, "model chunks per device"},
+    for (auto [key, value, maximum, what] : {
+             std::tuple{"tp", s.tp, limits::kTensorParallel, "tensor-parallel degree"},
+             std::tuple{"pp", s.pp, limits::kPipelineStages, "pipeline stages"},
+             std::tuple{"dp", s.dp, limits::kDataParallel, "data-parallel degree"},
+             std::tuple{"microbatches", s.microbatches, limits::kMicrobatches,
+                        "micro-batches per step"},
+             std::tuple{"microbatch_size", s.microbatchSize, limits::kMicrobatchSize,
+                        "sequences per micro-batch"},
+             std::tuple{"seq_len", s.seqLen, limits::kSeqLen, "tokens per sequence"},
+             std::tuple{"virtual_stages", s.virtualStages, limits::kVirtualStages,
+                        "model chunks per device"},
          })
-        if (auto e = positive(key, value, what))
+        if (auto e = count(key, value, maximum, what))
             return e;
+    if (const std::int64_t devices = std::int64_t{s.tp} * s.pp * s.dp; devices > limits::kDevices)
+        return InputError{"dp", "T x K x D = " + std::to_string(devices) +
+                                    " devices, more than the " + std::to_string(limits::kDevices) +
+                                    " Parascope evaluates"};
+    // The simulation keeps a time per micro-batch and model chunk on every stage.
+    const int chunks = s.schedule == Schedule::interleaved ? s.virtualStages : 1;
+    if (const std::int64_t cells = std::int64_t{s.pp} * s.microbatches * chunks;
+        cells > limits::kScheduleCells)
+        return InputError{"microbatches",
+                          "pp x microbatches" + std::string(chunks > 1 ? " x virtual_stages" : "") +
+                              " = " + std::to_string(cells) + ", more than the " +
+                              std::to_string(limits::kScheduleCells) +
+                              " micro-batch passes the pipeline simulation follows"};
     if (s.zero < 0 || s.zero > 3)
         return InputError{"zero", "must be 0, 1, 2 or 3, got " + std::to_string(s.zero)};
     if (s.gradPrecision != Precision::bf16 && s.gradPrecision != Precision::fp32)
         return InputError{"grad_precision", "must be bf16 or fp32"};
     if (!(s.reserveGib >= 0))
         return InputError{"reserve_gib", "must not be negative"};
+    if (s.reserveGib > limits::kGib)
+        return InputError{"reserve_gib", "must be at most " + roughly(limits::kGib)};
     if (s.interNodeGbPerS && !(*s.interNodeGbPerS > 0))
         return InputError{"inter_node_gb_per_s", "must be above 0, or empty for the device's"};
+    if (s.interNodeGbPerS && !plausibleRate(*s.interNodeGbPerS))
+        return InputError{"inter_node_gb_per_s",
+                          "must be " + rateRange() + ", or empty for the device's"};
     if (!(s.mfu > 0 && s.mfu <= 1))
         return InputError{"mfu", "must be above 0 and at most 1"};
+    if (s.mfu < limits::kMinMfu)
+        return InputError{"mfu", "must be at least " + roughly(limits::kMinMfu)};
     if (!(s.dpOverlap >= 0 && s.dpOverlap <= 1))
         return InputError{"dp_overlap", "must be between 0 and 1"};
     if (s.mode == Mode::training && !isTrainable(s.precision))
@@ -161,7 +309,7 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
                                                             std::to_string(s.virtualStages) +
                                                             " chunks"};
     }
-    return std::nullopt;
+    return checkSizes(s, *model);
 }
 
 } // namespace core

@@ -4,10 +4,33 @@
 #include "core/presets.h"
 #include "core/scenario.h"
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
 namespace core {
+
+// The largest inputs Parascope evaluates (README, "Limits"): far beyond any real job,
+// and small enough that every count in the report is exact in 64 bits, every time is
+// finite and one evaluation stays within a frame of the window.
+namespace limits {
+inline constexpr int kTensorParallel = 1 << 16;         // tp: 65,536
+inline constexpr int kPipelineStages = 1 << 12;         // pp: a stage per layer of 4,096
+inline constexpr int kDataParallel = 1 << 20;           // dp: 1,048,576
+inline constexpr std::int64_t kDevices = 1 << 30;       // T x K x D
+inline constexpr int kMicrobatches = 1 << 20;           // m
+inline constexpr int kMicrobatchSize = 1 << 16;         // b
+inline constexpr int kSeqLen = 1 << 24;                 // s: 16,777,216 tokens
+inline constexpr int kVirtualStages = 1 << 10;          // v
+inline constexpr std::int64_t kScheduleCells = 1 << 21; // K x m x v: the sliders reach it
+inline constexpr double kGib = 1 << 20;                 // memory_gib, reserve_gib: 1 PiB
+inline constexpr double kParams = 9e15;                 // as the JSON reader's whole numbers
+inline constexpr double kBytes = 1ll << 60;             // one term of a stage, or traffic
+inline constexpr double kMinRate = 1e-3;                // GB/s and TFLOPS, when given
+inline constexpr double kMaxRate = 1e9;                 // GB/s and TFLOPS
+inline constexpr double kMinMfu = 1e-3;                 // below it, times overflow
+inline constexpr double kTdpW = 1e6;                    // one device
+} // namespace limits
 
 // The model and device a scenario names: its inline definition, or a preset.
 // Null when the id is unknown.

@@ -84,9 +84,14 @@ std::optional<core::InputError> JsonFields::finish() const
 {
     if (m_error)
         return m_error;
-    for (auto it = m_object.begin(); it != m_object.end(); ++it)
+    for (auto it = m_object.begin(); it != m_object.end(); ++it) {
+        // "model.": unknown key would not say what is wrong; name the object instead.
+        if (it.key().isEmpty())
+            return core::InputError{m_prefix.substr(0, m_prefix.find_last_not_of('.') + 1),
+                                    "empty key"};
         if (!m_known.contains(it.key()))
             return core::InputError{m_prefix + it.key().toStdString(), "unknown key"};
+    }
     return std::nullopt;
 }
 

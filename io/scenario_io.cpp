@@ -87,7 +87,7 @@ std::optional<core::InputError> readScenario(const QByteArray &json, core::Scena
             continue;
         const core::FieldInfo *field = core::findField(key);
         if (!field)
-            return core::InputError{key, "unknown key"};
+            return core::unknownKey(key);
         if (it.value().isObject() && key == "model") {
             core::ModelSpec model;
             if (auto e = parseModel(it.value().toObject(), model, "model."))

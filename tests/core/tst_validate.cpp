@@ -70,6 +70,141 @@ private Q_SLOTS:
         QVERIFY(r.stages.empty());
     }
 
+    // README "Limits": inputs beyond them are refused with the field and the limit. Before,
+    // they overflowed, ran out of memory or gave absurd times. Rows named after a fuzzer are
+    // inputs it found (docs/TESTING.md); the others are the same overflows, found while
+    // writing the fuzzers' properties. Each row's input is also in tests/data/fuzz/set/.
+    void beyondTheLimits_data()
+    {
+        QTest::addColumn<QStringList>("settings");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("words");
+        QTest::addRow("fuzz_set_option: dp = 2042400205 overflowed T x K x D")
+            << QStringList{"dp=2042400205"} << "dp"
+            << "must be at most 1048576 (data-parallel degree), got 2042400205";
+        QTest::addRow("T x K x D beyond 2^30 devices")
+            << QStringList{"tp=64", "pp=64", "dp=1048576"} << "dp"
+            << "T x K x D = 4294967296 devices, more than the 1073741824";
+        QTest::addRow("fuzz_set_option: m = 147834647 ran out of memory in the simulation")
+            << QStringList{"microbatches=147834647"} << "microbatches"
+            << "must be at most 1048576 (micro-batches per step)";
+        QTest::addRow("fuzz_set_option: m = 10251025 simulated for minutes")
+            << QStringList{"microbatches=10251025"} << "microbatches"
+            << "must be at most 1048576 (micro-batches per step)";
+        QTest::addRow("fuzz_set_option: microbatch_size = 214748364 wrapped the TP bytes")
+            << QStringList{"microbatch_size=214748364"} << "microbatch_size"
+            << "must be at most 65536 (sequences per micro-batch)";
+        QTest::addRow("K x m beyond the simulation's 2^21")
+            << QStringList{"pp=4", "microbatches=1048576"} << "microbatches"
+            << "pp x microbatches = 4194304, more than the 2097152";
+        QTest::addRow("K x m x v beyond the simulation's 2^21, interleaved")
+            << QStringList{"schedule=interleaved", "pp=8", "virtual_stages=2",
+                           "microbatches=131080"}
+            << "microbatches"
+            << "pp x microbatches x virtual_stages = 2097280, more than the 2097152";
+        QTest::addRow("pp beyond 4096") << QStringList{"pp=5000"} << "pp"
+                                        << "at most 4096";
+        QTest::addRow("tp beyond 65536") << QStringList{"tp=131072"} << "tp"
+                                         << "at most 65536";
+        QTest::addRow("microbatch_size beyond 65536")
+            << QStringList{"microbatch_size=65537"} << "microbatch_size"
+            << "at most 65536";
+        QTest::addRow("seq_len beyond 2^24") << QStringList{"seq_len=16777217"} << "seq_len"
+                                             << "at most 16777216";
+        QTest::addRow("virtual_stages beyond 1024")
+            << QStringList{"virtual_stages=1025"} << "virtual_stages"
+            << "at most 1024";
+        QTest::addRow("fuzz_set_option: reserve_gib = 48000000002035882 gave negative totals")
+            << QStringList{"reserve_gib=48000000002035882"} << "reserve_gib"
+            << "must be at most 1.05e+06";
+        QTest::addRow("fuzz_scenario_file: reserve_gib = 14294967296.5 gave negative totals")
+            << QStringList{"reserve_gib=14294967296.5"} << "reserve_gib"
+            << "must be at most 1.05e+06";
+        QTest::addRow("mfu = 1e-300 gave a step of 1e300 s") << QStringList{"mfu=1e-300"} << "mfu"
+                                                             << "must be at least 0.001";
+        QTest::addRow("inter_node_gb_per_s = 1e-300 gave a step of 1e302 s")
+            << QStringList{"inter_node_gb_per_s=1e-300"} << "inter_node_gb_per_s"
+            << "must be from 0.001 to 1e+09, or empty for the device's";
+        // Within the window's sliders: 405B, eager attention, s = 131072, b = 256, m = 1024
+        // on one stage came to -9.2e18 bytes of activations.
+        QTest::addRow("activations beyond 64 bits")
+            << QStringList{"model=llama-3.1-405b",
+                           "pp=1",
+                           "dp=1",
+                           "microbatches=1024",
+                           "microbatch_size=256",
+                           "seq_len=131072",
+                           "attention=eager",
+                           "recompute=none",
+                           "schedule=gpipe"}
+            << "seq_len"
+            << "the activations a stage keeps would come to about 3.66e+20 bytes per device, "
+               "beyond the 1.15e+18 Parascope evaluates (seq_len 131072, microbatch_size 256, "
+               "microbatches 1024)";
+        QTest::addRow("tensor-parallel traffic beyond 64 bits")
+            << QStringList{"mode=inference", "microbatches=1024", "microbatch_size=65536",
+                           "seq_len=131072"}
+            << "seq_len"
+            << "the tensor-parallel traffic of a step would come to about";
+        QTest::addRow("KV cache beyond 64 bits") << QStringList{"model=llama-3.1-405b",
+                                                                "mode=inference",
+                                                                "precision=int4",
+                                                                "pp=1",
+                                                                "dp=1",
+                                                                "microbatches=1024",
+                                                                "microbatch_size=65536",
+                                                                "seq_len=1048576"}
+                                                 << "seq_len"
+                                                 << "beyond the 1.15e+18 Parascope evaluates";
+    }
+    void beyondTheLimits()
+    {
+        QFETCH(QStringList, settings);
+        QFETCH(QString, key);
+        QFETCH(QString, words);
+        const Scenario s = with(settings);
+        const auto e = validate(s, presets);
+        QVERIFY(e);
+        QCOMPARE(QString::fromStdString(e->key), key);
+        QVERIFY2(QString::fromStdString(e->message).contains(words), e->message.c_str());
+        QVERIFY(!evaluate(s, presets).ok());
+    }
+
+    // Just within the limits the counts are exact: every stage adds up, nothing wrapped.
+    void justWithinTheLimits_data()
+    {
+        QTest::addColumn<QStringList>("settings");
+        QTest::addRow("activations of GPipe, eager attention, s = 32768")
+            << QStringList{"model=llama-3.1-405b",
+                           "pp=2",
+                           "dp=1",
+                           "microbatches=64",
+                           "microbatch_size=4",
+                           "seq_len=32768",
+                           "attention=eager",
+                           "recompute=none",
+                           "schedule=gpipe"};
+        QTest::addRow("the tensor-parallel traffic of a step at s = 131072")
+            << QStringList{"pp=4", "microbatches=256", "microbatch_size=8", "seq_len=131072"};
+        QTest::addRow("the KV cache of 1024 x 64 sequences of 65536 tokens") << QStringList{
+            "mode=inference",     "tp=1",         "pp=4", "dp=1", "microbatches=1024",
+            "microbatch_size=64", "seq_len=65536"};
+    }
+    void justWithinTheLimits()
+    {
+        QFETCH(QStringList, settings);
+        const Report r = evaluate(with(settings), presets);
+        QVERIFY2(r.ok(), r.error ? r.error->toString().c_str() : "");
+        QVERIFY(r.tpComm.bytesPerStep >= 0);
+        for (const auto &st : r.stages) {
+            QVERIFY(st.activationsBytes >= 0 && st.kvCacheBytes >= 0);
+            QVERIFY(st.totalBytes > st.capacityBytes); // far beyond any device
+            QCOMPARE(st.totalBytes, st.weightsBytes + st.gradsBytes + st.optimizerBytes +
+                                        st.activationsBytes + st.cachedOutputsBytes +
+                                        st.kvCacheBytes + st.reserveBytes);
+        }
+    }
+
     void unparsable_data()
     {
         QTest::addColumn<QString>("key");

@@ -1,0 +1,138 @@
+#include "fuzz/fuzz_support.h"
+
+#include "core/evaluate.h"
+#include "core/fields.h"
+#include "core/validate.h"
+#include "io/presets_io.h"
+#include "io/report_io.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+namespace fuzz {
+
+namespace {
+
+bool finiteAtLeastZero(double value)
+{
+    return std::isfinite(value) && value >= 0;
+}
+
+// A refusal from validate names a scenario key, or a key of an inline model or device.
+bool namesAField(const std::string &key)
+{
+    if (core::findField(key))
+        return true;
+    const std::string_view view(key);
+    return view.starts_with("model.") || view.starts_with("device.");
+}
+
+void checkStages(const core::Scenario &s, const core::Report &r)
+{
+    require(r.stages.size() == static_cast<std::size_t>(s.pp), "one stage report per stage");
+    int layers = 0;
+    bool fits = true;
+    for (const auto &st : r.stages) {
+        for (std::int64_t term :
+             {st.params, st.weightsBytes, st.gradsBytes, st.optimizerBytes, st.activationsBytes,
+              st.cachedOutputsBytes, st.kvCacheBytes, st.reserveBytes, st.capacityBytes})
+            require(term >= 0, "a stage's parameters or bytes are negative");
+        require(st.totalBytes == st.weightsBytes + st.gradsBytes + st.optimizerBytes +
+                                     st.activationsBytes + st.cachedOutputsBytes + st.kvCacheBytes +
+                                     st.reserveBytes,
+                "a stage's total is not the sum of its terms");
+        require(st.headroomBytes == st.capacityBytes - st.totalBytes,
+                "headroom is not capacity minus total");
+        require(st.fits == (st.headroomBytes >= 0), "fits disagrees with the headroom");
+        require(finiteAtLeastZero(st.inflightMicrobatches), "in-flight micro-batches");
+        layers += st.layers;
+        fits = fits && st.fits;
+    }
+    require(r.fits == fits, "the report's fits disagrees with its stages");
+    const core::ModelSpec *model = core::resolveModel(s, presets());
+    if (model->hasArchitecture())
+        require(layers == model->layers, "the stages do not hold every layer once");
+}
+
+void checkTimes(const core::Report &r)
+{
+    require(finiteAtLeastZero(r.makespanS), "makespan");
+    require(r.bubbleFraction >= -1e-9 && r.bubbleFraction <= 1 + 1e-9, "bubble fraction");
+    if (r.bubbleFractionClosedForm)
+        require(*r.bubbleFractionClosedForm >= 0 && *r.bubbleFractionClosedForm <= 1,
+                "closed-form bubble fraction");
+    require(r.tpComm.bytesPerStep >= 0, "tensor-parallel bytes");
+    if (r.tpComm.timePerStepS)
+        require(finiteAtLeastZero(*r.tpComm.timePerStepS), "tensor-parallel time");
+    if (!r.stepTime)
+        return;
+    const core::StepTimeReport &t = *r.stepTime;
+    const core::TimeBreakdown &b = t.breakdown;
+    for (double part : {t.stepTimeS, t.tokensPerS, t.mfuAchieved, b.computeS, b.bubbleS, b.tpCommS,
+                        b.dpCommS, t.dpCommTotalS})
+        require(finiteAtLeastZero(part), "a step-time figure is negative or not finite");
+    require(std::abs(b.computeS + b.bubbleS + b.tpCommS + b.dpCommS - t.stepTimeS) <=
+                1e-9 * t.stepTimeS,
+            "the step time is not the sum of its parts");
+    require(t.dpBytesPerStep >= 0, "data-parallel bytes");
+    if (t.energyJPerStep)
+        require(finiteAtLeastZero(*t.energyJPerStep), "energy per step");
+}
+
+} // namespace
+
+const core::Presets &presets()
+{
+    static const core::Presets builtin = io::builtinPresets();
+    return builtin;
+}
+
+void require(bool condition, const char *what)
+{
+    if (condition)
+        return;
+    std::fprintf(stderr, "parascope fuzz: property violated: %s\n", what);
+    std::abort();
+}
+
+void checkRefusal(const core::InputError &error, bool needsKey)
+{
+    require(!error.message.empty(), "a refusal without a message");
+    // Only an empty key leaves nothing to name, and then the message says so.
+    if (needsKey)
+        require(!error.key.empty() || std::string_view(error.message).starts_with("empty key"),
+                "a refusal that names no field");
+}
+
+void evaluateAndCheck(const core::Scenario &s)
+{
+    const std::optional<core::InputError> error = core::validate(s, presets());
+    const core::Report r = core::evaluate(s, presets());
+    require(r.error == error, "evaluate and validate disagree");
+    if (error) {
+        checkRefusal(*error, true);
+        require(namesAField(error->key), "a refusal names something that is not a field");
+        require(r.stages.empty(), "a refused scenario has stages");
+        return;
+    }
+    require(r.devices == std::int64_t{s.tp} * s.pp * s.dp, "devices is not T x K x D");
+    require(r.params > 0, "a model without parameters");
+    require(r.weightsBytes > 0 && r.nominalWeightsBytes > 0, "the model's weights");
+    checkStages(s, r);
+    checkTimes(r);
+    require(!io::reportToJson(r).isEmpty(), "empty JSON report");
+    require(!io::reportToText(r).isEmpty(), "empty text report");
+
+    // The timeline the window draws, while it stays small enough to keep the fuzzer fast.
+    if (std::int64_t{s.pp} * s.microbatches * s.virtualStages > 4096)
+        return;
+    const core::Report withTimeline = core::evaluate(s, presets(), {.timeline = true});
+    require(withTimeline.makespanS == r.makespanS, "the timeline changes the makespan");
+    for (const auto &op : withTimeline.timeline)
+        require(op.start >= 0 && op.end >= op.start && op.end <= r.makespanS * (1 + 1e-12),
+                "a timeline block outside the step");
+}
+
+} // namespace fuzz

@@ -1,0 +1,28 @@
+#pragma once
+
+#include "core/error.h"
+#include "core/presets.h"
+#include "core/scenario.h"
+
+#include <optional>
+
+namespace fuzz {
+
+// The built-in presets (resources/presets), read once through io's presets
+// reader, as the program reads them.
+const core::Presets &presets();
+
+// Stops the fuzzer with a message when a property does not hold: libFuzzer
+// records the input as a crash, like a sanitizer report.
+void require(bool condition, const char *what);
+
+// A refused input: the error says what is wrong, and names the field unless
+// the whole document is unreadable.
+void checkRefusal(const core::InputError &error, bool needsKey);
+
+// The rest of the chain for an accepted scenario: validate, evaluate, the JSON and
+// text reports, and the report's own arithmetic (every stage adds up, nothing is
+// negative that cannot be, fractions stay fractions).
+void evaluateAndCheck(const core::Scenario &scenario);
+
+} // namespace fuzz
