@@ -297,13 +297,12 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
 std::optional<InputError> beyondCounting(const Report &r)
 {
     const std::string beyond = "more than 2^63 bytes (8 EiB)";
-    const std::string lower = ", beyond what Parascope counts; lower microbatches, "
-                              "microbatch_size or seq_len";
+    const std::string uncounted = ", beyond what Parascope counts";
+    const std::string lower = uncounted + "; lower microbatches, microbatch_size or seq_len";
     for (const StageReport &st : r.stages) {
         if (st.reserveBytes == kTooLarge)
-            return InputError{"reserve_gib", "is " + beyond +
-                                                 " per device, beyond what "
-                                                 "Parascope counts"};
+            return InputError{"reserve_gib",
+                              "must be less than 2^63 bytes (8 EiB) per device" + uncounted};
         if (st.totalBytes == kTooLarge)
             return InputError{"microbatches", "stage " + std::to_string(st.index) + "'s " +
                                                   largestTerm(st) + " would take " + beyond +

@@ -4,6 +4,8 @@
 //
 // PARASCOPE_SWEEP_SCENARIOS  how many random scenarios (default 5000; 2500 under AddressSanitizer)
 // PARASCOPE_SWEEP_SEED       the std::mt19937_64 seed (default 20240909)
+// QtTest stops a test function after 5 minutes: for long sweeps raise QTEST_FUNCTION_TIMEOUT
+// (milliseconds) as well.
 #include "core/evaluate.h"
 #include "core/fields.h"
 #include "core/units.h"

@@ -6,6 +6,8 @@
 //
 // PARASCOPE_MONKEY_STEPS  how many actions (default 2000; 500 under AddressSanitizer)
 // PARASCOPE_MONKEY_SEED   the std::mt19937_64 seed (default 20240909)
+// QtTest stops a test function after 5 minutes: for long runs raise QTEST_FUNCTION_TIMEOUT
+// (milliseconds) as well.
 #include "core/comm_cost.h"
 #include "core/fields.h"
 #include "core/sharding.h"
