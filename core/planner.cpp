@@ -35,54 +35,6 @@ std::vector<int> divisors(int n)
     return out;
 }
 
-// The fields a layout sets; a Scenario (with its strings and inline presets) is too heavy to
-// keep tens of thousands of.
-struct Layout
-{
-    int tp = 1;
-    int pp = 1;
-    int dp = 1;
-    int zero = 0;
-    Schedule schedule = Schedule::oneFOneB;
-    int virtualStages = 1;
-    int microbatchSize = 1;
-    int microbatches = 1;
-    Recompute recompute = Recompute::none;
-    bool sequenceParallel = false;
-
-    static Layout of(const Scenario &s)
-    {
-        return {s.tp,
-                s.pp,
-                s.dp,
-                s.zero,
-                s.schedule,
-                s.virtualStages,
-                s.microbatchSize,
-                s.microbatches,
-                s.recompute,
-                s.sequenceParallel};
-    }
-    void applyTo(Scenario &s) const
-    {
-        s.tp = tp;
-        s.pp = pp;
-        s.dp = dp;
-        s.zero = zero;
-        s.schedule = schedule;
-        s.virtualStages = virtualStages;
-        s.microbatchSize = microbatchSize;
-        s.microbatches = microbatches;
-        s.recompute = recompute;
-        s.sequenceParallel = sequenceParallel;
-    }
-    auto key() const
-    {
-        return std::make_tuple(tp, pp, dp, zero, static_cast<int>(schedule), virtualStages,
-                               microbatchSize, static_cast<int>(recompute), sequenceParallel);
-    }
-};
-
 // One T × K × D split of the devices: the unit of work a thread takes.
 struct Split
 {
@@ -110,16 +62,19 @@ std::vector<Split> splits(const ModelSpec &model, int devices)
     return out;
 }
 
-// Comparison for the ranking: faster first, then less memory, then a fixed order of the
-// layout fields so that the result never depends on which thread finished first.
+// A fixed order of the layout fields, for ties: the result never depends on which thread
+// finished first.
+auto layoutKey(const PlanLayout &l)
+{
+    return std::make_tuple(l.tp, l.pp, l.dp, l.zero, static_cast<int>(l.schedule), l.virtualStages,
+                           l.microbatchSize, static_cast<int>(l.recompute), l.sequenceParallel);
+}
+
+// Comparison for the ranking: faster first, then less memory, then the layout's order.
 bool better(const PlanCandidate &a, const PlanCandidate &b)
 {
-    auto key = [](const PlanCandidate &c) {
-        return std::make_tuple(c.stepTimeS, c.peakStageBytes, c.tp, c.pp, c.dp, c.zero,
-                               static_cast<int>(c.schedule), c.virtualStages, c.microbatchSize,
-                               static_cast<int>(c.recompute), c.sequenceParallel);
-    };
-    return key(a) < key(b);
+    return std::tuple_cat(std::tie(a.stepTimeS, a.peakStageBytes), layoutKey(a)) <
+           std::tuple_cat(std::tie(b.stepTimeS, b.peakStageBytes), layoutKey(b));
 }
 
 // The fixed part of every layout: what does not change from one candidate to the next.
@@ -135,7 +90,7 @@ struct Context
 struct WorkerResult
 {
     std::vector<PlanCandidate> evaluated;
-    std::vector<std::pair<double, Layout>> pending; // lower bound, layout: for the second pass
+    std::vector<std::pair<double, PlanLayout>> pending; // lower bound, layout: for the second pass
     RejectionCounts rejected;
     std::int64_t layouts = 0;
 };
@@ -199,16 +154,7 @@ std::string largestStateTerm(const StageModelStates &st, std::int64_t reserve)
 PlanCandidate candidateFrom(const Scenario &s, const Report &r)
 {
     PlanCandidate c;
-    c.tp = s.tp;
-    c.pp = s.pp;
-    c.dp = s.dp;
-    c.zero = s.zero;
-    c.schedule = s.schedule;
-    c.virtualStages = s.virtualStages;
-    c.microbatchSize = s.microbatchSize;
-    c.microbatches = s.microbatches;
-    c.recompute = s.recompute;
-    c.sequenceParallel = s.sequenceParallel;
+    c.PlanLayout::operator=(PlanLayout::of(s));
     c.fits = r.fits;
     c.overflowTerm = r.firstOverflowTerm;
     c.bubbleFraction = r.bubbleFraction;
@@ -320,7 +266,7 @@ void searchSplit(const Context &c, const Split &split, WorkerResult &out, Pipeli
                         const auto bound =
                             req.prune ? stepTimeLowerBound(s, c.presets) : std::nullopt;
                         if (bound)
-                            out.pending.emplace_back(*bound, Layout::of(s));
+                            out.pending.emplace_back(*bound, PlanLayout::of(s));
                         else // no pruning, or it says why it has no step time
                             record(evaluateOne(c, s, options), out);
                     }
@@ -390,29 +336,39 @@ std::optional<InputError> checkRequest(const PlanRequest &req, const Presets &pr
 
 } // namespace
 
-Scenario PlanCandidate::apply(const Scenario &base) const
+PlanLayout PlanLayout::of(const Scenario &s)
 {
-    Scenario s = base;
-    Layout{tp,
-           pp,
-           dp,
-           zero,
-           schedule,
-           virtualStages,
-           microbatchSize,
-           microbatches,
-           recompute,
-           sequenceParallel}
-        .applyTo(s);
-    return s;
+    return {s.tp,
+            s.pp,
+            s.dp,
+            s.zero,
+            s.schedule,
+            s.virtualStages,
+            s.microbatchSize,
+            s.microbatches,
+            s.recompute,
+            s.sequenceParallel};
 }
 
-bool PlanCandidate::sameLayout(const PlanCandidate &o) const
+void PlanLayout::applyTo(Scenario &s) const
 {
-    return tp == o.tp && pp == o.pp && dp == o.dp && zero == o.zero && schedule == o.schedule &&
-           virtualStages == o.virtualStages && microbatchSize == o.microbatchSize &&
-           microbatches == o.microbatches && recompute == o.recompute &&
-           sequenceParallel == o.sequenceParallel;
+    s.tp = tp;
+    s.pp = pp;
+    s.dp = dp;
+    s.zero = zero;
+    s.schedule = schedule;
+    s.virtualStages = virtualStages;
+    s.microbatchSize = microbatchSize;
+    s.microbatches = microbatches;
+    s.recompute = recompute;
+    s.sequenceParallel = sequenceParallel;
+}
+
+Scenario PlanLayout::apply(const Scenario &base) const
+{
+    Scenario s = base;
+    applyTo(s);
+    return s;
 }
 
 PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanControl &control)
@@ -463,13 +419,14 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
 
     // Second pass: the waiting layouts from the lowest bound up, until the bound passes the
     // `top`-th best step time found so far.
-    std::vector<std::pair<double, Layout>> pending;
+    std::vector<std::pair<double, PlanLayout>> pending;
     for (auto &p : partial) {
         pending.insert(pending.end(), p.pending.begin(), p.pending.end());
         p.pending = {};
     }
     std::sort(pending.begin(), pending.end(), [](const auto &a, const auto &b) {
-        return std::make_pair(a.first, a.second.key()) < std::make_pair(b.first, b.second.key());
+        return std::make_pair(a.first, layoutKey(a.second)) <
+               std::make_pair(b.first, layoutKey(b.second));
     });
     Leaderboard leaders(request.top);
     std::vector<Outcome> outcomes(pending.size()); // each written by the one thread that took it

@@ -29,8 +29,8 @@ struct PlanRequest
     int threads = 0;          // 0: one per hardware thread
 };
 
-// One layout the planner evaluated, with the numbers it is ranked by.
-struct PlanCandidate
+// The scenario keys the planner searches: one parallel layout.
+struct PlanLayout
 {
     int tp = 1;
     int pp = 1;
@@ -43,6 +43,17 @@ struct PlanCandidate
     Recompute recompute = Recompute::none;
     bool sequenceParallel = false;
 
+    static PlanLayout of(const Scenario &scenario);
+    void applyTo(Scenario &scenario) const;
+    // The base scenario with this layout applied: what "load into the explorer" sets.
+    Scenario apply(const Scenario &base) const;
+    bool sameLayout(const PlanLayout &other) const { return *this == other; }
+    bool operator==(const PlanLayout &) const = default;
+};
+
+// One layout the planner evaluated, with the numbers it is ranked by.
+struct PlanCandidate : PlanLayout
+{
     double stepTimeS = 0;
     double tokensPerS = 0;
     double mfuAchieved = 0;
@@ -51,10 +62,6 @@ struct PlanCandidate
     bool fits = false;
     std::string overflowTerm; // when it does not fit: the largest term of the first full stage
     TimeBreakdown breakdown;
-
-    // The base scenario with this layout applied: what "load into the explorer" sets.
-    Scenario apply(const Scenario &base) const;
-    bool sameLayout(const PlanCandidate &other) const;
 };
 
 // Why layouts were dropped, by reason ("optimizer states", "global batch not divisible by

@@ -129,16 +129,7 @@ QStringList changedInputs(const core::Scenario &plannedFor, const core::Scenario
 core::PlanCandidate layoutOf(const core::Scenario &s)
 {
     core::PlanCandidate c;
-    c.tp = s.tp;
-    c.pp = s.pp;
-    c.dp = s.dp;
-    c.zero = s.zero;
-    c.schedule = s.schedule;
-    c.virtualStages = s.virtualStages;
-    c.microbatchSize = s.microbatchSize;
-    c.microbatches = s.microbatches;
-    c.recompute = s.recompute;
-    c.sequenceParallel = s.sequenceParallel;
+    c.PlanLayout::operator=(core::PlanLayout::of(s));
     return c;
 }
 
