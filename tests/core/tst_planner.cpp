@@ -6,6 +6,7 @@
 #include "core/planner.h"
 #include "core/validate.h"
 #include "io/presets_io.h"
+#include "test_scenarios.h"
 
 #include <QTest>
 #include <atomic>
@@ -16,17 +17,6 @@
 using namespace core;
 
 namespace {
-
-Scenario scenario(const QString &set)
-{
-    Scenario s;
-    for (const QString &kv : set.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-        const QStringList p = kv.split(QLatin1Char('='));
-        if (auto e = setField(s, p.at(0).toStdString(), p.at(1).toStdString()))
-            qFatal("bad test scenario %s", qPrintable(kv));
-    }
-    return s;
-}
 
 PlanRequest request(const QString &set, int devices, int globalBatch, int top = 10)
 {
@@ -115,11 +105,6 @@ BruteForce bruteForce(const PlanRequest &req, const Presets &presets)
         }
     }
     return out;
-}
-
-bool near(double a, double b, double rel = 1e-12)
-{
-    return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
 }
 
 } // namespace

@@ -6,31 +6,12 @@
 #include "core/step_time.h"
 #include "core/validate.h"
 #include "io/presets_io.h"
+#include "test_scenarios.h"
 
 #include <QTest>
 #include <cmath>
 
 using namespace core;
-
-namespace {
-
-Scenario scenario(const QString &set)
-{
-    Scenario s;
-    for (const QString &kv : set.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-        const QStringList p = kv.split(QLatin1Char('='));
-        if (auto e = setField(s, p.at(0).toStdString(), p.at(1).toStdString()))
-            qFatal("bad test scenario %s", qPrintable(kv));
-    }
-    return s;
-}
-
-bool near(double a, double b, double rel = 1e-12)
-{
-    return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
-}
-
-} // namespace
 
 class TestStepTime : public QObject
 {
