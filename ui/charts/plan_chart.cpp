@@ -247,6 +247,8 @@ void PlanChart::redraw()
     m_over->setName(tr("Overflows (%1)").arg(io::formatCount(m_overTotal)));
     m_top->setName(tr("Top %1").arg(m_topPoints.size()));
     m_selected->setName(tr("Selected"));
+    // Before a search there is nothing to name: no "Capacity 0.0 GB", no empty counts.
+    m_chart->legend()->setVisible(m_capacityBytes > 0);
     updateAxes();
 }
 
