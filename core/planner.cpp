@@ -36,7 +36,7 @@ std::vector<int> divisors(int n)
 }
 
 // One T × K × D split of the devices: the unit of work a thread takes.
-struct Split
+struct DeviceSplit
 {
     int tp = 1;
     int pp = 1;
@@ -45,9 +45,9 @@ struct Split
 
 // Tensor-parallel degrees: powers of two that divide the heads (Megatron-LM splits attention
 // by heads) and the device count, inside and beyond one node.
-std::vector<Split> splits(const ModelSpec &model, int devices)
+std::vector<DeviceSplit> splits(const ModelSpec &model, int devices)
 {
-    std::vector<Split> out;
+    std::vector<DeviceSplit> out;
     for (int t = 1; t <= devices; t *= 2) {
         if (devices % t != 0 || model.heads % t != 0)
             continue;
@@ -96,7 +96,7 @@ struct WorkerResult
 };
 
 // The options of one split that do not depend on the micro-batch size.
-std::vector<int> zeroStages(const Context &c, const Split &split)
+std::vector<int> zeroStages(const Context &c, const DeviceSplit &split)
 {
     if (!c.training || split.dp == 1)
         return {0}; // ZeRO shards over D: with one replica every stage is the same layout
@@ -110,7 +110,7 @@ std::vector<Recompute> recomputations(const Context &c)
     return {Recompute::none, Recompute::selective, Recompute::full};
 }
 
-std::vector<bool> sequenceParallelism(const Split &split)
+std::vector<bool> sequenceParallelism(const DeviceSplit &split)
 {
     if (split.tp == 1)
         return {false}; // sequence parallelism splits over T: nothing to split
@@ -118,7 +118,7 @@ std::vector<bool> sequenceParallelism(const Split &split)
 }
 
 // Schedules with their virtual stages; K = 1 has no pipeline and inference runs forwards.
-std::vector<std::pair<Schedule, int>> schedules(const Context &c, const Split &split,
+std::vector<std::pair<Schedule, int>> schedules(const Context &c, const DeviceSplit &split,
                                                 int microbatches)
 {
     if (!c.training)
@@ -210,7 +210,8 @@ void record(Outcome &&outcome, WorkerResult &out)
 // full here; with pruning, the ones whose weights, gradients and optimizer states overflow
 // are rejected unseen and the rest wait, with a lower bound on their step time, for the
 // second pass.
-void searchSplit(const Context &c, const Split &split, WorkerResult &out, PipelineCache &cache)
+void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
+                 PipelineCache &cache)
 {
     const PlanRequest &req = c.request;
     if (req.globalBatch < split.dp || req.globalBatch % split.dp != 0) {
@@ -382,7 +383,7 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
     const Context context{request, presets, *resolveModel(request.base, presets),
                           *resolveDevice(request.base, presets),
                           request.base.mode == Mode::training};
-    const std::vector<Split> work = splits(context.model, request.devices);
+    const std::vector<DeviceSplit> work = splits(context.model, request.devices);
 
     int threads = request.threads > 0 ? request.threads
                                       : static_cast<int>(std::thread::hardware_concurrency());
