@@ -10,7 +10,10 @@ if(PARASCOPE_SANITIZE)
     target_compile_options(parascope_options INTERFACE
         -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
         # -O1 keeps reports exact while Eigen's matrix products stay fast enough for the tests.
-        -O1)
+        -O1
+        # Line tables are all a report's stack trace needs; full debug information made
+        # this build a quarter slower to compile (docs/TESTING.md, "Build time").
+        -g1)
     target_link_options(parascope_options INTERFACE -fsanitize=address,undefined)
 endif()
 
