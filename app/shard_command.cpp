@@ -4,6 +4,7 @@
 #include "app/command_line.h"
 #include "core/scenario.h"
 #include "core/sharding.h"
+#include "io/machine.h"
 #include "io/presets_io.h"
 #include "io/shard_io.h"
 #include "io/text.h"
@@ -137,6 +138,8 @@ int runShard(const QStringList &arguments)
                     QStringLiteral("expected %1, got '%2'")
                         .arg(io::qs(core::allowedNames<core::Verify>()), parser.value(verify)));
     request.verify = *v;
+    if (request.verify == core::Verify::full)
+        request.verifyMemoryBytes = io::fullCheckMemoryBytes();
 
     core::Presets presets;
     if (auto e = io::loadPresets(presets, parser.value(presetsFile)))
@@ -152,6 +155,17 @@ int runShard(const QStringList &arguments)
     }
 
     const core::ShardReport report = core::analyzeSharding(request, *spec);
+    if (report.error && report.error->key == "verify") {
+        const auto installed = io::installedMemoryBytes();
+        const QString allowance =
+            installed
+                ? QStringLiteral("half of this computer's %1 GB").arg(*installed / 1e9, 0, 'f', 1)
+                : QStringLiteral("this computer does not say how much memory it has");
+        return fail(
+            QStringLiteral("--verify"),
+            QStringLiteral("%1 (%2); --verify small checks a reduced size with the same f/h")
+                .arg(io::qs(report.error->message), allowance));
+    }
     if (report.error)
         return fail(flagFor(report.error->key), io::qs(report.error->message));
     if (formatText == QLatin1String("json"))

@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <new>
 #include <numeric>
 #include <random>
 #include <string>
+#include <string_view>
 
 namespace core {
 
@@ -16,8 +19,19 @@ constexpr std::array kStrategies{
     std::pair{Split::columns, Split::rows}, std::pair{Split::rows, Split::rows},
     std::pair{Split::columns, Split::columns}, std::pair{Split::rows, Split::columns}};
 
-// Sizes beyond this would overflow the byte counts (values x 64 half-bits in int64).
+// Sizes beyond these would overflow the byte counts in int64: hidden, ffn and T each at
+// most 2^24, and a collective's values (tokens x hidden or ffn) at most 2^58, so its bytes
+// at 4 per value stay below 2^60.
 constexpr std::int64_t kMaxDimension = std::int64_t{1} << 24;
+constexpr std::int64_t kMaxValues = std::int64_t{1} << 58;
+
+// "2.4 GB": one decimal, decimal gigabytes as everywhere in Parascope.
+std::string gigabytes(double bytes)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GB", bytes / 1e9);
+    return text;
+}
 
 Eigen::MatrixXf randomMatrix(Eigen::Index rows, Eigen::Index cols, float scale,
                              std::mt19937_64 &rng)
@@ -251,6 +265,16 @@ std::vector<CollectiveCall> requiredCollectives(Split w1, Split w2, const FfnSha
     return record.calls;
 }
 
+double verifyBytes(const FfnShape &shape, int tp)
+{
+    // Floats held at once (executeStrategies, runStrategy): X [t,h], the reference Y [t,h],
+    // W1 [h,f] and W2 [f,h]; then every device's act [t,f] or shard of it and its Y [t,h]
+    // or shard, plus the one summed or gathered copy a collective builds.
+    const double t = static_cast<double>(shape.tokens), h = static_cast<double>(shape.hidden),
+                 f = static_cast<double>(shape.ffn), devices = std::max(1, tp);
+    return sizeof(float) * (2 * t * h + 2 * h * f + (devices + 1) * t * (h + f));
+}
+
 double ffnFlops(const FfnShape &shape)
 {
     // Kaplan et al. 2020 §2.1: 2 FLOPs per multiply-add; two matmuls of tokens·h·f.
@@ -274,12 +298,23 @@ FfnShape reducedShape(const FfnShape &requested, int tp, std::int64_t hiddenCap,
         if (a * m < requested.hidden) {
             out.hidden = a * m;
             out.ffn = (requested.ffn / g) * m;
-            out.tokens =
-                std::max<std::int64_t>(1, std::llround(static_cast<double>(requested.tokens) *
-                                                       static_cast<double>(out.hidden) /
-                                                       static_cast<double>(requested.hidden)));
         }
     }
+    if (out.hidden == requested.hidden && requested.hidden % tp == 0 && requested.ffn % tp == 0) {
+        // No smaller pair keeps f/h exactly: keep it as nearly as multiples of T allow.
+        const std::int64_t hidden = tp * std::max<std::int64_t>(1, hiddenCap / tp);
+        if (hidden < requested.hidden) {
+            const double ratio =
+                static_cast<double>(requested.ffn) / static_cast<double>(requested.hidden);
+            const auto units = std::llround(ratio * static_cast<double>(hidden) / tp);
+            out.hidden = hidden;
+            out.ffn = std::min(requested.ffn, tp * std::max<std::int64_t>(1, units));
+        }
+    }
+    if (out.hidden < requested.hidden)
+        out.tokens = std::max<std::int64_t>(1, std::llround(static_cast<double>(requested.tokens) *
+                                                            static_cast<double>(out.hidden) /
+                                                            static_cast<double>(requested.hidden)));
     // Each token is one more row of the same check: a few hundred show the split is right,
     // and the check stays milliseconds at any micro-batch size and sequence length (a 70B
     // layer at 256 x 131072 tokens took 90 s and 2.6 GB on every change; issue 9).
@@ -331,9 +366,15 @@ std::optional<InputError> validateShardRequest(const ShardRequest &r, const Devi
           std::pair{"tokens", r.shape.tokens}, std::pair{"tp", std::int64_t{r.tp}}}) {
         if (value <= 0)
             return InputError{key, "must be at least 1, got " + std::to_string(value)};
-        if (value > kMaxDimension)
+        if (key != std::string_view("tokens") && value > kMaxDimension)
             return InputError{key, "must be at most " + std::to_string(kMaxDimension)};
     }
+    const std::int64_t widest = std::max(r.shape.hidden, r.shape.ffn);
+    if (r.shape.tokens > kMaxValues / widest)
+        return InputError{"tokens", "must be at most " + std::to_string(kMaxValues / widest) +
+                                        " at hidden size " + std::to_string(r.shape.hidden) +
+                                        " and ffn size " + std::to_string(r.shape.ffn) + ", got " +
+                                        std::to_string(r.shape.tokens)};
     if (r.shape.hidden % r.tp != 0)
         return InputError{"tp", std::to_string(r.tp) + " does not divide hidden size " +
                                     std::to_string(r.shape.hidden)};
@@ -414,10 +455,32 @@ ShardReport analyzeSharding(const ShardRequest &request, const DeviceSpec &devic
 
     if (request.verify == Verify::off)
         return report;
-    report.executed =
+    const FfnShape shape =
         request.verify == Verify::full ? request.shape : reducedShape(request.shape, request.tp);
-    const Execution run =
-        executeStrategies(report.executed, request.tp, request.seed, request.precision, progress);
+    const double bytes = verifyBytes(shape, request.tp);
+    const auto refuse = [&](const std::string &why) {
+        const std::string message = "the check at h = " + std::to_string(shape.hidden) +
+                                    ", f = " + std::to_string(shape.ffn) + ", " +
+                                    std::to_string(shape.tokens) + " tokens on " +
+                                    std::to_string(request.tp) + " simulated devices " + why;
+        if (request.verify == Verify::full)
+            report.error = InputError{"verify", message};
+        else
+            report.checkNotRun = message;
+    };
+    if (!(bytes <= request.verifyMemoryBytes)) {
+        refuse("would hold " + gigabytes(bytes) + " at once, more than the " +
+               gigabytes(request.verifyMemoryBytes) + " it may use");
+        return report;
+    }
+    Execution run;
+    try {
+        run = executeStrategies(shape, request.tp, request.seed, request.precision, progress);
+    } catch (const std::bad_alloc &) {
+        refuse("ran out of memory (it needs about " + gigabytes(bytes) + ")");
+        return report;
+    }
+    report.executed = shape;
     report.cancelled = run.cancelled;
     for (std::size_t i = 0; i < run.strategies.size(); ++i) {
         report.strategies[i].maxAbsError = run.strategies[i].maxAbsError;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace core {
@@ -87,12 +88,19 @@ double ffnFlops(const FfnShape &shape);
 
 // The size the default numerical check runs at: the ratio ffn/hidden kept exactly,
 // hidden and ffn still divisible by tp, hidden at most `hiddenCap` where that is
-// possible, tokens scaled by the same factor and at most `tokensCap`. Never larger than
-// `requested`.
+// possible, tokens scaled by the same factor and at most `tokensCap`. When hidden and ffn
+// share no factor that allows it (h and f coprime, say), hidden becomes the smallest
+// multiple of tp from `hiddenCap` and ffn the multiple of tp nearest the same ratio.
+// Never larger than `requested`.
 inline constexpr std::int64_t kVerifyHiddenCap = 64;
 inline constexpr std::int64_t kVerifyTokensCap = 256;
 FfnShape reducedShape(const FfnShape &requested, int tp, std::int64_t hiddenCap = kVerifyHiddenCap,
                       std::int64_t tokensCap = kVerifyTokensCap);
+
+// The most bytes executeStrategies holds at once at this shape on `tp` simulated devices
+// (an upper bound, counted from its matrices: X, W1, W2 and the reference, then every
+// device's activations and outputs with one gathered or summed copy of each).
+double verifyBytes(const FfnShape &shape, int tp);
 
 // --- The demonstrator: every strategy really executed on T simulated devices ---
 
@@ -131,6 +139,8 @@ float gelu(float x);
 
 // --- The whole analysis behind `parascope shard` ---
 
+inline constexpr double kDefaultVerifyMemoryBytes = 1024.0 * 1024 * 1024; // 1 GiB
+
 struct ShardRequest
 {
     FfnShape shape{4096, 8192, 32768}; // seed ¶"Sharding errors": h = 8192, f = 32768
@@ -140,6 +150,10 @@ struct ShardRequest
     Verify verify = Verify::small;
     double mfu = 0.5;
     std::optional<double> interNodeGbPerS;
+    // The numerical check may hold at most this many bytes (verifyBytes); a larger one is
+    // refused before it allocates anything. The default suits any reduced check; a
+    // full-size check asks its caller for the computer's memory.
+    double verifyMemoryBytes = kDefaultVerifyMemoryBytes;
 };
 
 struct StrategyReport
@@ -161,7 +175,10 @@ struct ShardReport
 {
     std::optional<InputError> error; // key names the request field ("hidden", "tp", ...)
     FfnShape requested;
-    FfnShape executed; // all zero when the check is off
+    FfnShape executed; // all zero when the check is off or did not run
+    // Why the reduced check did not run although asked (too much memory), else empty. A
+    // full-size check that cannot run is an error naming "verify" instead.
+    std::string checkNotRun;
     Verify verify = Verify::small;
     bool cancelled = false;
     int tp = 1;

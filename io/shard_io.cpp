@@ -74,8 +74,11 @@ QJsonObject shardToJson(const core::ShardReport &r, const QString &deviceId)
     root.insert(QStringLiteral("precision"), qs(core::toString(r.precision)));
     root.insert(QStringLiteral("tp"), r.tp);
     root.insert(QStringLiteral("requested"), shapeToJson(r.requested));
+    const bool executed = verified && r.checkNotRun.empty();
     root.insert(QStringLiteral("executed"),
-                verified ? QJsonValue(shapeToJson(r.executed)) : QJsonValue(QJsonValue::Null));
+                executed ? QJsonValue(shapeToJson(r.executed)) : QJsonValue(QJsonValue::Null));
+    if (!r.checkNotRun.empty())
+        root.insert(QStringLiteral("check_not_run"), qs(r.checkNotRun));
     root.insert(QStringLiteral("verify"), qs(core::toString(r.verify)));
     root.insert(QStringLiteral("link"), qs(core::toString(r.link.kind)));
     root.insert(QStringLiteral("link_gb_per_s"), r.link.gbPerS);
@@ -103,6 +106,8 @@ QString shardToText(const core::ShardReport &r, const QString &deviceName)
              .arg(r.link.gbPerS);
     if (r.verify == core::Verify::off)
         s << QStringLiteral("Numerical check: off\n");
+    else if (!r.checkNotRun.empty())
+        s << QStringLiteral("Numerical check: not run, because %1\n").arg(qs(r.checkNotRun));
     else
         s << QStringLiteral("Numerical check at h=%1, f=%2, tokens=%3 (%4)\n")
                  .arg(r.executed.hidden)

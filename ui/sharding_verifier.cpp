@@ -1,6 +1,7 @@
 #include "ui/sharding_verifier.h"
 
 #include "core/validate.h"
+#include "io/machine.h"
 #include "io/text.h"
 #include "ui/charts/sharding_chart.h"
 #include "ui/scenario_document.h"
@@ -77,6 +78,7 @@ ShardingVerifier::currentRequest(const core::DeviceSpec **device) const
     if (!request || core::validateShardRequest(*request, **device))
         return std::nullopt;
     request->verify = core::Verify::full;
+    request->verifyMemoryBytes = io::fullCheckMemoryBytes();
     return request;
 }
 
@@ -84,7 +86,8 @@ bool ShardingVerifier::start()
 {
     const core::DeviceSpec *device = nullptr;
     const auto request = currentRequest(&device);
-    if (!request || isRunning() || !m_chart)
+    if (!request || isRunning() || !m_chart ||
+        !(core::verifyBytes(request->shape, request->tp) <= request->verifyMemoryBytes))
         return false;
     m_run = std::make_shared<Run>();
     const int generation = ++m_generation;
@@ -159,8 +162,11 @@ void ShardingVerifier::onFinished()
                                 "reduced size.")
                                  .arg(m_cancelReason.isEmpty() ? tr("cancelled") : m_cancelReason)
                                  .arg(std::floor(100 * m_fraction)));
+        } else if (const core::ShardReport &result = m_watcher.result(); !result.ok()) {
+            // Out of memory on the way: the chart keeps the reduced-size check.
+            m_chart->setNote(tr("Full-size check not run: %1.").arg(io::qs(result.error->message)));
         } else {
-            m_chart->setReport(m_watcher.result(), m_modelName);
+            m_chart->setReport(result, m_modelName);
             m_chart->setNote(tr("Full-size check done in %1.").arg(duration(elapsed)));
         }
     }
@@ -184,6 +190,24 @@ void ShardingVerifier::updateTooltip()
         return;
     }
     const core::FfnShape &shape = request->shape;
+    const double bytes = core::verifyBytes(shape, request->tp);
+    if (!(bytes <= request->verifyMemoryBytes)) {
+        button->setEnabled(false);
+        button->setToolTip(
+            tr("<p>At this layer's full size (h %1, f %2, %3 tokens on %4 simulated devices) the "
+               "check would hold <b>%5 GB</b> at once; Parascope lets it use at most %6 GB, %7."
+               "</p><p>The reduced-size check above executes the same splits.</p>")
+                .arg(shape.hidden)
+                .arg(shape.ffn)
+                .arg(shape.tokens)
+                .arg(request->tp)
+                .arg(bytes / 1e9, 0, 'f', 1)
+                .arg(request->verifyMemoryBytes / 1e9, 0, 'f', 1)
+                .arg(io::installedMemoryBytes()
+                         ? tr("half of this computer's memory")
+                         : tr("as this computer does not say how much memory it has")));
+        return;
+    }
     const double flops = verifyFlops(shape);
     button->setToolTip(
         tr("<p>Executes the four splits on %1 simulated devices at this layer's full size "

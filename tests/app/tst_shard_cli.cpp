@@ -94,6 +94,25 @@ private Q_SLOTS:
         QVERIFY(strategy(r, "columns-rows").value("max_rel_error").isNull());
     }
 
+    // Issue 9: a reduced check too large to hold (T = 65,536 keeps a [t, f] activation per
+    // device) is not run, and both reports say why; the costs are still reported.
+    void checkNotRun()
+    {
+        const QString arguments = "--hidden 65536 --ffn 65536 --tp 65536 --tokens 65536";
+        const QJsonObject r = json(arguments);
+        QVERIFY(r.value("executed").isNull());
+        QVERIFY2(r.value("check_not_run").toString().contains("would hold"),
+                 qPrintable(r.value("check_not_run").toString()));
+        QVERIFY(strategy(r, "columns-rows").value("max_rel_error").isNull());
+        QVERIFY(strategy(r, "columns-rows").value("total_s").toDouble() > 0);
+        const Run text = run(shard(arguments));
+        QCOMPARE(text.status, 0);
+        QVERIFY2(
+            text.out.contains(
+                "Numerical check: not run, because the check at h = 65536, f = 65536, 256 tokens"),
+            qPrintable(text.out));
+    }
+
     void interNode()
     {
         // devices.json: 8 H100 per node; T=16 crosses to NDR at 50 GB/s.
@@ -151,6 +170,10 @@ private Q_SLOTS:
                                     << "--seed:";
         QTest::addRow("--format xml") << ok + "--format xml"
                                       << "--format:";
+        // Issue 9: 25,841 GB at once; it aborted with std::bad_alloc.
+        QTest::addRow("issue 9: full check beyond this computer's memory")
+            << "--hidden 8192 --ffn 32768 --tp 8 --tokens 16777216 --verify full"
+            << "--verify: the check at h = 8192, f = 32768, 16777216 tokens";
     }
     void invalidInput()
     {

@@ -327,6 +327,103 @@ private Q_SLOTS:
         QCOMPARE(r.ffn * hidden, ffn * r.hidden);
     }
 
+    // Issue 9: when h and f share no factor that keeps f/h exactly at a small size, the
+    // check used to run at the full size (h = 100,003 meant a 40 GB W1 on every change).
+    // h' is T·⌊64/T⌋, f' the multiple of T nearest f/h·h', tokens scaled by h'/h, at most 256.
+    void reducedShapesWithoutACommonFactor_data()
+    {
+        QTest::addColumn<qint64>("tokens");
+        QTest::addColumn<qint64>("hidden");
+        QTest::addColumn<qint64>("ffn");
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<qint64>("rTokens");
+        QTest::addColumn<qint64>("rHidden");
+        QTest::addColumn<qint64>("rFfn");
+        QTest::addRow("4096/4100 share only 4 = T -> 64/64, 4096·64/4096 = 64 tokens")
+            << qint64(4096) << qint64(4096) << qint64(4100) << 4 << qint64(64) << qint64(64)
+            << qint64(64);
+        QTest::addRow("coprime 100003/100019, T=1 -> 64/64, 4096·64/100003 = 3 tokens")
+            << qint64(4096) << qint64(100003) << qint64(100019) << 1 << qint64(3) << qint64(64)
+            << qint64(64);
+        QTest::addRow("coprime 1001/30013, T=1 -> 64/(30013/1001·64 = 1918.9), 256 tokens")
+            << qint64(4096) << qint64(1001) << qint64(30013) << 1 << qint64(256) << qint64(64)
+            << qint64(1919);
+    }
+    void reducedShapesWithoutACommonFactor()
+    {
+        QFETCH(qint64, tokens);
+        QFETCH(qint64, hidden);
+        QFETCH(qint64, ffn);
+        QFETCH(int, tp);
+        QFETCH(qint64, rTokens);
+        QFETCH(qint64, rHidden);
+        QFETCH(qint64, rFfn);
+        const FfnShape r = reducedShape({tokens, hidden, ffn}, tp);
+        QVERIFY(r == (FfnShape{rTokens, rHidden, rFfn}));
+        QCOMPARE(r.hidden % tp, 0);
+        QCOMPARE(r.ffn % tp, 0);
+        // f' is within T/2 of the exact ratio.
+        QVERIFY(std::abs(double(r.ffn) - double(ffn) / double(hidden) * double(r.hidden)) <=
+                tp / 2.0);
+    }
+
+    // Issue 9: tokens are limited by what the byte counts hold (a collective's values, tokens
+    // times h or f, at most 2^58), not by 2^24: the window reaches 256 × 131,072 = 2^25.
+    void tokenLimits_data()
+    {
+        QTest::addColumn<qint64>("tokens");
+        QTest::addColumn<bool>("accepted");
+        QTest::addRow("Llama 3.1 70B layer, 256 x 131072 tokens") << qint64(256) * 131072 << true;
+        QTest::addRow("2^58 / 32768 = 2^43 tokens") << (qint64(1) << 43) << true;
+        QTest::addRow("2^43 + 1 tokens") << (qint64(1) << 43) + 1 << false;
+    }
+    void tokenLimits()
+    {
+        QFETCH(qint64, tokens);
+        QFETCH(bool, accepted);
+        ShardRequest request;
+        request.shape = {tokens, 8192, 32768};
+        request.tp = 8;
+        const ShardReport r = analyzeSharding(request, preset("h100-sxm"));
+        QCOMPARE(r.ok(), accepted);
+        if (accepted) {
+            QVERIFY(r.checkNotRun.empty());
+            QCOMPARE(r.executed.tokens, qint64(256)); // the reduced check still ran
+        } else {
+            QCOMPARE(QString::fromStdString(r.error->key), QStringLiteral("tokens"));
+        }
+    }
+
+    // Issue 9: a check that needs more memory than it may use is refused before it allocates:
+    // `shard --verify full` at 2^24 tokens aborted with std::bad_alloc (or met the OOM killer).
+    void checkBeyondItsMemory()
+    {
+        ShardRequest full;
+        full.shape = {4096, 8192, 32768}; // the seed's layer: W1 and W2 alone are 2.1 GB in float
+        full.tp = 4;
+        full.verify = Verify::full;
+        full.verifyMemoryBytes = 1e9;
+        const ShardReport refused = analyzeSharding(full, preset("h100-sxm"));
+        QVERIFY(refused.error);
+        QCOMPARE(QString::fromStdString(refused.error->key), QStringLiteral("verify"));
+        QVERIFY(refused.executed == FfnShape{});
+
+        // The reduced check at T = 65,536 still holds a [t, f] activation per device: the
+        // analysis stands, the check says why it did not run.
+        ShardRequest wide;
+        wide.shape = {65536, 65536, 65536};
+        wide.tp = 65536;
+        const ShardReport skipped = analyzeSharding(wide, preset("h100-sxm"));
+        QVERIFY(skipped.ok());
+        QVERIFY(QString::fromStdString(skipped.checkNotRun).contains("would hold"));
+        QVERIFY(skipped.executed == FfnShape{});
+        QCOMPARE(skipped.strategies.size(), std::size_t(4));
+        for (const auto &strategy : skipped.strategies) {
+            QVERIFY(strategy.totalS > 0);
+            QVERIFY(!strategy.maxRelError);
+        }
+    }
+
     // The default check runs at the reduced size and says so; every strategy agrees.
     void seedRequestVerifiedSmall()
     {

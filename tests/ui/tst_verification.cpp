@@ -161,6 +161,34 @@ private Q_SLOTS:
         QVERIFY(w.chart->verifyButton()->isEnabled());
     }
 
+    // Issue 9: a layer too large to execute at full size on this computer (2 × 2^24 tokens
+    // of Llama 3.1 70B's layer: about 2,000 TB at once) keeps its reduced check, and the
+    // button says why it cannot run instead of starting a run that aborts the window.
+    void tooLargeForThisComputer()
+    {
+        core::ModelSpec layer = longLayer();
+        layer.hidden = 8192;
+        layer.heads = 64;
+        layer.kvHeads = 8;
+        layer.ffnHidden = 28672;
+        core::Scenario s = scenarioWith(layer, 1 << 24);
+        s.microbatchSize = 2; // 2^25 tokens: more than the analysis used to accept
+        Window w;
+        w.document.setScenario(s, QStringLiteral("huge layer"));
+        w.document.flush();
+        QVERIFY(w.document.report().ok());
+        w.window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        w.window.charts()->setCurrentWidget(w.chart);
+        QVERIFY2(w.chart->summary().contains("at a reduced size"), qPrintable(w.chart->summary()));
+        QPushButton *button = w.chart->verifyButton();
+        QVERIFY(!button->isEnabled());
+        QVERIFY2(button->toolTip().contains("would hold"), qPrintable(button->toolTip()));
+        QVERIFY(button->toolTip().contains("33554432 tokens"));
+        QVERIFY(!w.verifier->start());
+        QVERIFY(!w.verifier->isRunning());
+    }
+
     void tinyLayerCompletesAtFullSize()
     {
         Window w;

@@ -209,7 +209,9 @@ void ShardingChart::setReport(const core::ShardReport &r, const QString &modelNa
                   .arg(r.executed.ffn)
                   .arg(r.executed.tokens)
                   .arg(r.executed == r.requested ? tr("the full size, ") : tr("a reduced size, "))
-            : tr("Not executed.");
+        : r.checkNotRun.empty()
+            ? tr("Not executed.")
+            : tr("Not executed: %1.").arg(io::qs(r.checkNotRun).toHtmlEscaped());
     m_table =
         (tr("<table cellspacing=6><tr><th align=left>W1 → W2</th><th align=left>Collectives</th>"
             "<th>Comm.</th><th>Layer</th><th>Rel. error</th></tr>%1</table>"
