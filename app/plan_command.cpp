@@ -64,6 +64,9 @@ int runPlan(const QStringList &arguments)
     const auto exhaustive =
         option("exhaustive", "Evaluate every layout in full instead of pruning by the "
                              "step-time bound (same ranking, slower).");
+    const auto distinct =
+        option("distinct", "List only the fastest of layouts that differ only in ZeRO stage, "
+                           "recomputation or sequence parallelism.");
     const auto presetsFile = option("presets", "Extra model/device presets (JSON).", "FILE");
     const auto format =
         option("format", "Output format: text or json.", "text|json", QStringLiteral("text"));
@@ -89,6 +92,7 @@ int runPlan(const QStringList &arguments)
     if (int status = positive(parser, top, request.top); status >= 0)
         return status;
     request.prune = !parser.isSet(exhaustive);
+    request.distinct = parser.isSet(distinct);
 
     core::Presets presets;
     if (auto e = io::loadPresets(presets, parser.value(presetsFile)))

@@ -9,7 +9,9 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <tuple>
 
@@ -277,29 +279,49 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
     }
 }
 
-// The shared state of the second pass: the best fitting step times so far. A layout whose
-// lower bound exceeds the `top`-th of them can never enter the ranking.
+// The split a layout belongs to when the ranking keeps one layout per split.
+auto splitKey(const PlanLayout &l)
+{
+    return std::make_tuple(l.tp, l.pp, l.dp, static_cast<int>(l.schedule), l.virtualStages,
+                           l.microbatchSize);
+}
+
+// The shared state of the second pass: the best fitting step times so far, one per layout or,
+// with `distinct`, one per split (its fastest layout). A layout whose lower bound exceeds the
+// `top`-th of them can never enter the ranking: it is slower than `top` entries that differ
+// from it, or than the fastest of its own split. The threshold only ever falls.
 class Leaderboard
 {
 public:
-    explicit Leaderboard(int top) : top_(static_cast<std::size_t>(top)) {}
+    Leaderboard(int top, bool distinct) : top_(static_cast<std::size_t>(top)), distinct_(distinct)
+    {}
 
     double threshold() const { return threshold_.load(std::memory_order_relaxed); }
 
-    void add(double stepTime)
+    void add(double stepTime, const PlanLayout &layout)
     {
         const std::lock_guard lock(mutex_);
-        best_.insert(std::upper_bound(best_.begin(), best_.end(), stepTime), stepTime);
-        if (best_.size() > top_)
-            best_.pop_back();
-        if (best_.size() == top_)
-            threshold_.store(best_.back(), std::memory_order_relaxed);
+        if (distinct_) {
+            const auto [entry, added] = fastestOfSplit_.try_emplace(splitKey(layout), stepTime);
+            if (!added) {
+                if (stepTime >= entry->second)
+                    return;
+                best_.erase(best_.find(entry->second));
+                entry->second = stepTime;
+            }
+        }
+        best_.insert(stepTime);
+        if (best_.size() >= top_)
+            threshold_.store(*std::next(best_.begin(), static_cast<std::ptrdiff_t>(top_ - 1)),
+                             std::memory_order_relaxed);
     }
 
 private:
     std::size_t top_;
+    bool distinct_;
     std::mutex mutex_;
-    std::vector<double> best_;
+    std::multiset<double> best_;
+    std::map<decltype(splitKey(PlanLayout{})), double> fastestOfSplit_;
     std::atomic<double> threshold_{std::numeric_limits<double>::infinity()};
 };
 
@@ -363,6 +385,11 @@ void PlanLayout::applyTo(Scenario &s) const
     s.microbatches = microbatches;
     s.recompute = recompute;
     s.sequenceParallel = sequenceParallel;
+}
+
+bool PlanLayout::sameSplit(const PlanLayout &other) const
+{
+    return splitKey(*this) == splitKey(other);
 }
 
 Scenario PlanLayout::apply(const Scenario &base) const
@@ -429,7 +456,7 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
         return std::make_pair(a.first, layoutKey(a.second)) <
                std::make_pair(b.first, layoutKey(b.second));
     });
-    Leaderboard leaders(request.top);
+    Leaderboard leaders(request.top, request.distinct);
     std::vector<Outcome> outcomes(pending.size()); // each written by the one thread that took it
     std::atomic<std::size_t> nextPending{0};
     constexpr std::size_t kChunk = 16;
@@ -448,7 +475,7 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
                 pending[i].second.applyTo(s);
                 outcomes[i] = evaluateOne(context, s, options);
                 if (outcomes[i].fits())
-                    leaders.add(outcomes[i].candidate->stepTimeS);
+                    leaders.add(outcomes[i].candidate->stepTimeS, *outcomes[i].candidate);
             }
             report(firstShare + (1 - firstShare) * static_cast<double>(end) /
                                     static_cast<double>(pending.size()));
@@ -481,7 +508,9 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
         if (!c.fits)
             continue;
         ++result.feasible;
-        if (static_cast<int>(result.candidates.size()) < request.top)
+        const auto sameSplit = [&c](const PlanCandidate &kept) { return kept.sameSplit(c); };
+        if (static_cast<int>(result.candidates.size()) < request.top &&
+            !(request.distinct && std::ranges::any_of(result.candidates, sameSplit)))
             result.candidates.push_back(c);
     }
     report(1.0);

@@ -26,7 +26,10 @@ struct PlanRequest
     int top = 10;             // candidates to return, best first
     int maxVirtualStages = 4; // interleaved chunks per stage; more p2p traffic is not charged
     bool prune = true;        // false: evaluate every layout in full (tests compare both)
-    int threads = 0;          // 0: one per hardware thread
+    // Keep only the fastest of layouts that differ only in ZeRO stage, recomputation or
+    // sequence parallelism (PlanLayout::sameSplit): `top` different splits of the work.
+    bool distinct = false;
+    int threads = 0; // 0: one per hardware thread
 };
 
 // The scenario keys the planner searches: one parallel layout.
@@ -48,6 +51,9 @@ struct PlanLayout
     // The base scenario with this layout applied: what "load into the explorer" sets.
     Scenario apply(const Scenario &base) const;
     bool sameLayout(const PlanLayout &other) const { return *this == other; }
+    // The same T, K, D, schedule and micro-batching: the two differ only in how they trade
+    // memory for time (ZeRO stage, recomputation, sequence parallelism).
+    bool sameSplit(const PlanLayout &other) const;
     bool operator==(const PlanLayout &) const = default;
 };
 
@@ -72,7 +78,9 @@ struct PlanResult
 {
     std::optional<InputError> error; // the request itself is invalid; nothing else is set
 
-    std::vector<PlanCandidate> candidates; // fitting layouts, fastest first, at most `top`
+    // Fitting layouts, fastest first, at most `top`; with `distinct`, only the fastest of each
+    // split.
+    std::vector<PlanCandidate> candidates;
     // Every layout evaluated in full (fitting or not), for the step time against memory
     // scatter; fitting ones that ranked below `top` are here too.
     std::vector<PlanCandidate> evaluatedLayouts;

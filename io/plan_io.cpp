@@ -90,6 +90,7 @@ QJsonObject planToJson(const core::PlanRequest &request, const core::PlanResult 
     root.insert(QStringLiteral("seq_len"), request.base.seqLen);
     root.insert(QStringLiteral("devices"), request.devices);
     root.insert(QStringLiteral("global_batch"), request.globalBatch);
+    root.insert(QStringLiteral("distinct"), request.distinct);
     root.insert(QStringLiteral("layouts"), static_cast<qint64>(result.layouts));
     root.insert(QStringLiteral("evaluated"), static_cast<qint64>(result.evaluated));
     root.insert(QStringLiteral("pruned"), static_cast<qint64>(result.pruned));
@@ -124,6 +125,9 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
              .arg(result.elapsedS * 1e3, 0, 'f', 0);
     if (!result.rejected.empty())
         s << QStringLiteral("Rejected        %1\n").arg(rejectionsText(result.rejected));
+    if (request.distinct)
+        s << QStringLiteral("Listed          the fastest layout of each T, K, D, schedule and "
+                            "micro-batch size\n");
     if (result.candidates.empty()) {
         s << QStringLiteral("No layout of %1 devices fits.\n").arg(formatCount(request.devices));
         return out;

@@ -4,6 +4,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSet>
 #include <QTest>
 
 class TestPlanCli : public QObject
@@ -69,6 +70,34 @@ private Q_SLOTS:
         QVERIFY(r.out.contains("\n  1 "));
         QVERIFY(r.out.contains("\n  3 "));
         QVERIFY(!r.out.contains("\n  4 "));
+    }
+
+    // --distinct lists each T, K, D, schedule and micro-batch size once, fastest first.
+    void distinctListsEachSplitOnce()
+    {
+        const QJsonObject r =
+            json(QStringLiteral("--set model=llama-3.1-8b --devices 16 --global-batch 64 "
+                                "--top 8 --distinct"));
+        QCOMPARE(r.value("distinct").toBool(), true);
+        const QJsonArray candidates = r.value("candidates").toArray();
+        QCOMPARE(candidates.size(), 8);
+        QSet<QString> splits;
+        double previous = 0;
+        for (const QJsonValue &v : candidates) {
+            const QJsonObject c = v.toObject();
+            QStringList key;
+            for (const char *field :
+                 {"tp", "pp", "dp", "schedule", "virtual_stages", "microbatch_size"})
+                key << c.value(QLatin1String(field)).toVariant().toString();
+            QVERIFY2(!splits.contains(key.join(',')), qPrintable(key.join(',')));
+            splits.insert(key.join(','));
+            QVERIFY(c.value("step_time_s").toDouble() >= previous);
+            previous = c.value("step_time_s").toDouble();
+        }
+        QCOMPARE(json(QStringLiteral("--set model=llama-3.1-8b --devices 16 --global-batch 64"))
+                     .value("distinct")
+                     .toBool(true),
+                 false);
     }
 
     // --exhaustive evaluates every layout: the same ranking as the pruned search.

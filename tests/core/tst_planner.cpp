@@ -302,6 +302,40 @@ private Q_SLOTS:
         QVERIFY(result.evaluated < result.layouts);
     }
 
+    void distinctKeepsTheFastestOfEachSplit_data() { addCases(); }
+    // With `distinct` the ranking is the full ranking with every layout dropped whose split
+    // (T, K, D, schedule, micro-batch size) an earlier, faster one already has: computed
+    // here from the unpruned planner's whole list; the pruned search must find the same.
+    void distinctKeepsTheFastestOfEachSplit()
+    {
+        QFETCH(QString, set);
+        QFETCH(int, devices);
+        QFETCH(int, globalBatch);
+        PlanRequest everything = request(set, devices, globalBatch, 1000000);
+        everything.prune = false;
+        const PlanResult all = plan(everything, presets);
+        QVERIFY(!all.error);
+        std::vector<PlanCandidate> expected;
+        for (const auto &c : all.candidates) {
+            const bool seen = std::any_of(expected.begin(), expected.end(), [&](const auto &e) {
+                return e.tp == c.tp && e.pp == c.pp && e.dp == c.dp && e.schedule == c.schedule &&
+                       e.virtualStages == c.virtualStages && e.microbatchSize == c.microbatchSize;
+            });
+            if (!seen && expected.size() < 10)
+                expected.push_back(c);
+        }
+        PlanRequest req = request(set, devices, globalBatch);
+        req.distinct = true;
+        const PlanResult distinct = plan(req, presets);
+        QCOMPARE(distinct.candidates.size(), expected.size());
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            QVERIFY2(distinct.candidates[i].sameLayout(expected[i]),
+                     qPrintable(QStringLiteral("rank %1").arg(i + 1)));
+            QCOMPARE(distinct.candidates[i].stepTimeS, expected[i].stepTimeS);
+        }
+        QCOMPARE(distinct.layouts, all.layouts); // the same search space
+    }
+
     // The result never depends on how many threads searched.
     void sameResultOnOneOrTwoThreads()
     {

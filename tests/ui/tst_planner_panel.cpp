@@ -16,6 +16,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QDockWidget>
 #include <QHeaderView>
 #include <QLabel>
@@ -144,6 +145,7 @@ private:
         r.devices = w.panel->devicesBox()->value();
         r.globalBatch = w.panel->globalBatchBox()->value();
         r.top = w.panel->topBox()->value();
+        r.distinct = w.panel->distinctBox()->isChecked();
         return r;
     }
 
@@ -209,8 +211,9 @@ private Q_SLOTS:
         Window w;
         for (QWidget *widget : std::initializer_list<QWidget *>{
                  w.panel->devicesBox(), w.panel->globalBatchBox(), w.panel->topBox(),
-                 w.panel->fromScenarioButton(), w.panel->runButton(), w.panel->cancelButton(),
-                 w.panel->loadButton(), w.panel->summaryLabel(), w.panel->table()})
+                 w.panel->distinctBox(), w.panel->fromScenarioButton(), w.panel->runButton(),
+                 w.panel->cancelButton(), w.panel->loadButton(), w.panel->summaryLabel(),
+                 w.panel->table()})
             QVERIFY2(!widget->toolTip().isEmpty(), qPrintable(widget->objectName()));
         QVERIFY(w.panel->summaryLabel()->toolTip().contains("pruned"));
         QVERIFY(w.panel->summaryLabel()->toolTip().contains("lower bound"));
@@ -237,19 +240,24 @@ private Q_SLOTS:
         QTest::addColumn<int>("devices");
         QTest::addColumn<int>("globalBatch");
         QTest::addColumn<int>("top");
+        QTest::addColumn<bool>("distinct");
         // DESIGN §4's default scenario: its own 64 devices and 32 sequences.
         QTest::addRow("70B, 64 H100, 32 sequences") << "llama-3.1-70b"
                                                     << "h100-sxm"
-                                                    << "bf16" << 64 << 32 << 20;
+                                                    << "bf16" << 64 << 32 << 20 << true;
         QTest::addRow("70B, 64 H100, 512 sequences, top 30") << "llama-3.1-70b"
                                                              << "h100-sxm"
-                                                             << "bf16" << 64 << 512 << 30;
+                                                             << "bf16" << 64 << 512 << 30 << true;
+        QTest::addRow("70B, 64 H100, 512 sequences, every variant")
+            << "llama-3.1-70b"
+            << "h100-sxm"
+            << "bf16" << 64 << 512 << 10 << false;
         QTest::addRow("8B, 8 A100, 64 sequences") << "llama-3.1-8b"
                                                   << "a100-80gb"
-                                                  << "bf16" << 8 << 64 << 10;
+                                                  << "bf16" << 8 << 64 << 10 << true;
         QTest::addRow("70B FP8, 32 MI300X, 128 sequences") << "llama-3.1-70b"
                                                            << "mi300x"
-                                                           << "fp8" << 32 << 128 << 25;
+                                                           << "fp8" << 32 << 128 << 25 << true;
     }
 
     void tableMatchesThePlanner()
@@ -260,6 +268,7 @@ private Q_SLOTS:
         QFETCH(int, devices);
         QFETCH(int, globalBatch);
         QFETCH(int, top);
+        QFETCH(bool, distinct);
         Window w;
         QVERIFY(w.document.setField("model", model));
         QVERIFY(w.document.setField("device", device));
@@ -267,6 +276,11 @@ private Q_SLOTS:
         w.document.flush();
         open(w);
         setInputs(w, devices, globalBatch, top);
+        QVERIFY(w.panel->distinctBox()->isChecked()); // the default: one row per split
+        if (!distinct)
+            QTest::mouseClick(w.panel->distinctBox(), Qt::LeftButton, {},
+                              QPoint(4, w.panel->distinctBox()->height() / 2));
+        QCOMPARE(w.panel->distinctBox()->isChecked(), distinct);
         runAndWait(w);
 
         const core::PlanRequest request = requestOf(w);
@@ -307,6 +321,12 @@ private Q_SLOTS:
                      std::round(double(want.peakStageBytes) / 1e8) / 10);
             QVERIFY(shown.fits);
         }
+        // One row per split when asked; every variant otherwise (this case has ties).
+        bool repeatsASplit = false;
+        for (int row = 0; row < rows; ++row)
+            for (int other = 0; other < row; ++other)
+                repeatsASplit |= rowCandidate(w, row).sameSplit(rowCandidate(w, other));
+        QCOMPARE(repeatsASplit, !distinct);
         // The summary's counts are the search's.
         const core::PlanResult &shown = *w.panel->result();
         const QString summary = w.panel->summaryLabel()->text();
@@ -325,6 +345,28 @@ private Q_SLOTS:
         // The first row is selected and ringed in the chart; Load can take it.
         QCOMPARE(w.panel->table()->currentIndex().row(), 0);
         QVERIFY(w.panel->loadButton()->isEnabled());
+    }
+
+    // The tick answers a different question of the same search: changing it searches again.
+    void togglingOnePerSplitSearchesAgain()
+    {
+        Window w;
+        open(w);
+        setInputs(w, 64, 512, 10);
+        runAndWait(w);
+        const int distinctRows = w.panel->sortModel()->rowCount();
+        QSignalSpy finished(w.panel, &PlannerPanel::finished);
+        w.panel->distinctBox()->setFocus();
+        QTest::keyClick(w.panel->distinctBox(), Qt::Key_Space);
+        QVERIFY(!w.panel->distinctBox()->isChecked());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kPatienceMs);
+        const core::PlanResult expected = core::plan(requestOf(w), w.document.presets());
+        QCOMPARE(w.panel->sortModel()->rowCount(), static_cast<int>(expected.candidates.size()));
+        QCOMPARE(distinctRows, 10);
+        for (int row = 0; row < w.panel->sortModel()->rowCount(); ++row)
+            QVERIFY(rowCandidate(w, row).sameLayout(expected.candidates[std::size_t(row)]));
+        // The default scenario's layouts tie on step time across ZeRO and SP variants.
+        QVERIFY(rowCandidate(w, 1).sameSplit(rowCandidate(w, 2)));
     }
 
     void headerSortsByNumber_data()

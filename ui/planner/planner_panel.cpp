@@ -9,6 +9,7 @@
 #include "ui/planner/plan_text.h"
 #include "ui/scenario_document.h"
 
+#include <QCheckBox>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -82,7 +83,8 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     : QWidget(parent), m_document(document), m_runner(new PlanRunner(this)),
       m_devices(spinBox(QStringLiteral("plannerDevices"), 1, kMaxDevices)),
       m_globalBatch(spinBox(QStringLiteral("plannerGlobalBatch"), 1, kMaxGlobalBatch)),
-      m_top(spinBox(QStringLiteral("plannerTop"), 1, kMaxTop)), m_fromScenario(new QToolButton),
+      m_top(spinBox(QStringLiteral("plannerTop"), 1, kMaxTop)),
+      m_distinct(new QCheckBox(tr("One per split"))), m_fromScenario(new QToolButton),
       m_run(new QPushButton(tr("Run"))), m_cancel(new QPushButton(tr("Cancel"))),
       m_progress(new QProgressBar), m_summary(new QLabel), m_message(new QLabel),
       m_model(new PlanTableModel(this)), m_sorted(new QSortFilterProxyModel(this)),
@@ -101,6 +103,13 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     m_top->setValue(kDefaultTop);
     m_top->setToolTip(tr("How many of the fastest layouts that fit to list. A longer list "
                          "prunes less: more layouts are evaluated in full."));
+    m_distinct->setObjectName(QStringLiteral("plannerDistinct"));
+    m_distinct->setChecked(true);
+    m_distinct->setToolTip(
+        tr("List only the fastest layout of each T, K, D, schedule and micro-batch size. "
+           "Layouts that differ only in ZeRO stage, recomputation or sequence parallelism "
+           "often take the same time; unticked, they fill the list. Changing it searches "
+           "again."));
     m_fromScenario->setObjectName(QStringLiteral("plannerFromScenario"));
     m_fromScenario->setText(tr("From scenario"));
     m_fromScenario->setToolTip(tr("Take N and the global batch from the explorer again "
@@ -164,6 +173,8 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     addLabelled(tr("Devices N:"), m_devices);
     addLabelled(tr("Global batch:"), m_globalBatch);
     addLabelled(tr("Top:"), m_top);
+    inputs->addWidget(m_distinct);
+    inputs->addSpacing(6);
     inputs->addWidget(m_fromScenario);
     inputs->addSpacing(6);
     inputs->addWidget(m_run);
@@ -206,6 +217,11 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     });
     for (QSpinBox *box : {m_devices, m_globalBatch})
         connect(box, &QSpinBox::valueChanged, this, [this] { m_followScenario = false; });
+    // The list on show answers the other question: search again (milliseconds).
+    connect(m_distinct, &QCheckBox::toggled, this, [this] {
+        if (m_result || isRunning())
+            run();
+    });
     connect(m_table, &QTableView::activated, this, [this](const QModelIndex &index) {
         load(m_model->candidate(m_sorted->mapToSource(index).row()));
     });
@@ -256,6 +272,7 @@ void PlannerPanel::run()
     request.devices = m_devices->value();
     request.globalBatch = m_globalBatch->value();
     request.top = m_top->value();
+    request.distinct = m_distinct->isChecked();
     m_cancelNote.clear();
     m_fraction = 0;
     m_runner->start(request, m_document->presets());

@@ -11,6 +11,7 @@ class QPushButton;
 class QSortFilterProxyModel;
 class QSpinBox;
 class QTableView;
+class QCheckBox;
 class QToolButton;
 
 namespace ui {
@@ -36,6 +37,7 @@ public:
     QSpinBox *devicesBox() const { return m_devices; }
     QSpinBox *globalBatchBox() const { return m_globalBatch; }
     QSpinBox *topBox() const { return m_top; }
+    QCheckBox *distinctBox() const { return m_distinct; }
     QToolButton *fromScenarioButton() const { return m_fromScenario; }
     QPushButton *runButton() const { return m_run; }
     QPushButton *cancelButton() const { return m_cancel; }
@@ -92,6 +94,7 @@ private:
     QSpinBox *m_devices;
     QSpinBox *m_globalBatch;
     QSpinBox *m_top;
+    QCheckBox *m_distinct;
     QToolButton *m_fromScenario;
     QPushButton *m_run;
     QPushButton *m_cancel;
