@@ -4,6 +4,7 @@
 #include "core/precision.h"
 #include "io/text.h"
 #include "ui/scenario_document.h"
+#include "ui/widgets/choice_box.h"
 #include "ui/widgets/slider_spin.h"
 
 #include <QCheckBox>
@@ -12,6 +13,7 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QSignalBlocker>
+#include <memory>
 
 namespace ui {
 
@@ -133,17 +135,22 @@ void ControlsPanel::addRow(const QString &key, const QString &label, QWidget *co
 
 QComboBox *ControlsPanel::addChoice(const QString &key, const QString &label)
 {
-    auto *combo = new QComboBox;
+    auto *combo = new ChoiceBox;
     // Long preset names must not widen the dock: the popup shows them in full.
     combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     combo->setMinimumContentsLength(12);
     addRow(key, label, combo);
-    connect(combo, &QComboBox::activated, this, [this, combo, key](int index) {
+    // The items an arrow key passes on its way to one choice are one undo step.
+    auto gesture = std::make_shared<int>(0);
+    connect(combo, &ChoiceBox::burstStarted, this,
+            [this, gesture] { *gesture = m_document->beginGesture(); });
+    connect(combo, &QComboBox::activated, this, [this, combo, key, gesture](int index) {
         // The scenario's inline model or device is already in use: setting its id would
         // look for a preset of that name.
         if (combo->itemData(index, kInlineRole).toBool())
             return;
-        m_document->setField(key, combo->itemData(index).toString());
+        m_document->setField(key, combo->itemData(index).toString(),
+                             combo->isStepping() ? *gesture : 0);
     });
     return combo;
 }

@@ -21,6 +21,7 @@
 #include "ui/sharding_verifier.h"
 #include "ui/sources_dialog.h"
 #include "ui/units.h"
+#include "ui/widgets/dock_toggle.h"
 
 #include <QAction>
 #include <QApplication>
@@ -112,14 +113,14 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     addDockWidget(Qt::BottomDockWidgetArea, m_plannerDock);
     tabifyDockWidget(formulaDock, m_plannerDock);
     m_plannerDock->hide();
-    QAction *togglePlanner = m_plannerDock->toggleViewAction();
-    togglePlanner->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
-    togglePlanner->setToolTip(tr("Search every layout of N devices for the fastest that fit, "
-                                 "and load one into the explorer."));
-    connect(togglePlanner, &QAction::triggered, this, [this](bool on) {
-        if (!on)
-            return;
-        m_plannerDock->raise();
+    // View's toggles bring a dock that sits behind the other tab forward rather than close it.
+    for (QDockWidget *d : {dock, formulaDock, m_plannerDock})
+        m_dockToggles << new DockToggle(d, this);
+    m_plannerToggle = m_dockToggles.back();
+    m_plannerToggle->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    m_plannerToggle->setToolTip(tr("Search every layout of N devices for the fastest that fit, "
+                                   "and load one into the explorer."));
+    connect(m_plannerToggle, &DockToggle::broughtForward, this, [this] {
         // Room for the table and the chart; the charts above keep the rest.
         resizeDocks({m_plannerDock}, {std::max(320, height() * 9 / 20)}, Qt::Vertical);
         m_planner->focusInputs();
@@ -141,6 +142,11 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     refresh();
     updateTitle();
     applyScale();
+}
+
+QAction *MainWindow::plannerAction() const
+{
+    return m_plannerToggle;
 }
 
 void MainWindow::loadExample(const QString &id)
@@ -310,8 +316,8 @@ void MainWindow::createMenus()
         applyScale();
     });
     view->addSeparator();
-    for (QDockWidget *dock : findChildren<QDockWidget *>())
-        view->addAction(dock->toggleViewAction());
+    for (DockToggle *toggle : std::as_const(m_dockToggles))
+        view->addAction(toggle);
 
     QAction *play = view->addAction(tr("&Play / pause the timeline"));
     play->setShortcut(Qt::Key_F5);

@@ -3,6 +3,7 @@
 #include "core/report.h"
 #include "core/sharding.h"
 
+#include <QList>
 #include <QMainWindow>
 #include <QSet>
 #include <optional>
@@ -18,6 +19,7 @@ namespace ui {
 
 class BubbleChart;
 class ControlsPanel;
+class DockToggle;
 class FormulaPanel;
 class ShardingChart;
 class FileActions;
@@ -47,6 +49,8 @@ public:
     // The Planner dock (View → Planner, Ctrl+Shift+P): hidden until asked for.
     PlannerPanel *planner() const { return m_planner; }
     QDockWidget *plannerDock() const { return m_plannerDock; }
+    // View → Planner: opens the dock, brings it forward, or closes it when it is in front.
+    QAction *plannerAction() const;
     QTabWidget *charts() const { return m_charts; }
     QLabel *note() const { return m_note; }
     QLabel *verdict() const { return m_verdict; }
@@ -118,6 +122,8 @@ private:
     TimelinePanel *m_timeline;
     PlannerPanel *m_planner;
     QDockWidget *m_plannerDock = nullptr;
+    QList<DockToggle *> m_dockToggles; // View's dock items, in the menu's order
+    DockToggle *m_plannerToggle = nullptr;
 };
 
 } // namespace ui

@@ -69,7 +69,7 @@ bool FieldMask::contains(const QString &key) const
 }
 
 // One generic undoable edit: the scenario before and after. Edits of the same
-// key within one gesture (a slider drag) merge.
+// key within one gesture (a slider drag, a held arrow key) merge.
 class ScenarioCommand : public QUndoCommand
 {
 public:

@@ -69,11 +69,12 @@ public:
 
     // Sets one key from its text form (the same as `--set`). Returns false,
     // and changes nothing, when the text does not parse. Edits that carry
-    // the same non-zero `gesture` (one slider drag) merge into one undo step.
+    // the same non-zero `gesture` (one slider drag, one arrow key held on a
+    // picker) merge into one undo step.
     bool setField(const QString &key, const QString &value, int gesture = 0);
     QString fieldText(const QString &key) const;
 
-    // A new gesture id for a drag that should become one undo step.
+    // A new gesture id for a drag or a burst of key presses that should become one undo step.
     int beginGesture() { return ++m_lastGesture; }
 
     // Evaluates now if an evaluation is pending (tests, export).

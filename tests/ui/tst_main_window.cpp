@@ -18,14 +18,18 @@
 #include <QApplication>
 #include <QChartView>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QFontInfo>
 #include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
 #include <QStyle>
 #include <QStyleOptionSlider>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTest>
 #include <QUndoStack>
@@ -62,6 +66,38 @@ private:
     template <typename T> static T *control(MainWindow &window, const char *key)
     {
         return qobject_cast<T *>(window.controls()->control(QString::fromLatin1(key)));
+    }
+
+    // The current tab of the visible tab bar that groups the bottom docks, empty when no
+    // two of them are open side by side in tabs.
+    static QString frontDockTab(MainWindow &window)
+    {
+        for (QTabBar *bar : window.findChildren<QTabBar *>(Qt::FindDirectChildrenOnly))
+            if (bar->isVisible() && bar->count() > 1)
+                return bar->tabText(bar->currentIndex());
+        return {};
+    }
+
+    // Clicks a dock's tab, as a user brings it to the front.
+    static void clickDockTab(MainWindow &window, const QString &title)
+    {
+        for (QTabBar *bar : window.findChildren<QTabBar *>(Qt::FindDirectChildrenOnly))
+            for (int i = 0; bar->isVisible() && i < bar->count(); ++i)
+                if (bar->tabText(i) == title) {
+                    QTest::mouseClick(bar, Qt::LeftButton, {}, bar->tabRect(i).center());
+                    return;
+                }
+        QFAIL(qPrintable("no tab " + title));
+    }
+
+    static QAction *viewItem(MainWindow &window, const QString &text)
+    {
+        for (QAction *menu : window.menuBar()->actions())
+            if (menu->text() == "&View")
+                for (QAction *item : menu->menu()->actions())
+                    if (item->text() == text)
+                        return item;
+        return nullptr;
     }
 
     static void choose(QComboBox *combo, const QString &data)
@@ -515,9 +551,9 @@ private Q_SLOTS:
         choose(model, "llama-3.1-8b");
         QTRY_COMPARE(document.scenario().model, std::string("llama-3.1-8b"));
         QTRY_COMPARE(model->count(), presets);
-        // Each arrow key on the way was a step: undo them all.
-        while (document.undoStack()->index() > undoSteps)
-            QTest::keySequence(&window, QKeySequence::Undo);
+        // The arrow keys on the way are one step.
+        QCOMPARE(document.undoStack()->index(), undoSteps + 1);
+        QTest::keySequence(&window, QKeySequence::Undo);
         QTRY_VERIFY(model->currentText().contains(name));
         QVERIFY(document.scenario().customModel.has_value());
     }
@@ -568,6 +604,67 @@ private Q_SLOTS:
         QTRY_VERIFY(window.note()->isVisible());
         QVERIFY(window.note()->text().contains("take one more"));
         QCOMPARE(window.memoryChart()->categories().size(), 3);
+    }
+
+    // View → Planner (Ctrl+Shift+P) and View → Formulas with both docks tabbed below the
+    // charts: a dock behind the other tab comes forward instead of closing (it was closed);
+    // one in front closes; a closed one opens in front. The menu item stays checked while the
+    // dock is open.
+    void viewTogglesBringABackTabForward_data()
+    {
+        QTest::addColumn<QString>("dock");
+        QTest::addColumn<QString>("before"); // "closed", "behind" or "in front"
+        QTest::addColumn<bool>("openAfter");
+        for (const char *dock : {"Planner", "Formulas"}) {
+            QTest::addRow("%s closed: opens in front", dock) << dock << "closed" << true;
+            QTest::addRow("%s behind the other tab: comes forward", dock)
+                << dock << "behind" << true;
+            QTest::addRow("%s in front: closes", dock) << dock << "in front" << false;
+        }
+    }
+    void viewTogglesBringABackTabForward()
+    {
+        QFETCH(QString, dock);
+        QFETCH(QString, before);
+        QFETCH(bool, openAfter);
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        auto *formulas = window.findChild<QDockWidget *>("formulas");
+        QDockWidget *planner = window.plannerDock();
+        QDockWidget *target = dock == "Planner" ? planner : formulas;
+        const QString other = dock == "Planner" ? "Formulas" : "Planner";
+        QAction *item = viewItem(window, dock);
+        QVERIFY(item);
+
+        planner->show();
+        QTRY_COMPARE_NE(frontDockTab(window), QString());
+        clickDockTab(window, before == "behind" ? other : dock);
+        QTRY_COMPARE(frontDockTab(window), before == "behind" ? other : dock);
+        if (before == "closed")
+            target->close();
+        QCOMPARE(item->isChecked(), before != "closed");
+
+        auto toggle = [&] {
+            if (dock == "Planner")
+                QTest::keyClick(&window, Qt::Key_P, Qt::ControlModifier | Qt::ShiftModifier);
+            else
+                item->trigger();
+        };
+        toggle();
+        QCOMPARE(!target->isHidden(), openAfter);
+        QCOMPARE(item->isChecked(), openAfter);
+        QTRY_COMPARE(frontDockTab(window), openAfter ? dock : QString());
+        QCOMPARE(target->isVisible(), openAfter);
+
+        // Now in front or closed: the same key or item does the opposite.
+        toggle();
+        QCOMPARE(!target->isHidden(), !openAfter);
+        QCOMPARE(item->isChecked(), !openAfter);
+        QTRY_COMPARE(frontDockTab(window), openAfter ? QString() : dock);
     }
 };
 

@@ -228,7 +228,7 @@ private Q_SLOTS:
         QCOMPARE(model->headerData(PlanTableModel::peakMemory, Qt::Horizontal).toString(),
                  QStringLiteral("Peak (GB)"));
         // The dock is one of View's toggles, with its shortcut.
-        QAction *toggle = w.window.plannerDock()->toggleViewAction();
+        QAction *toggle = w.window.plannerAction();
         QCOMPARE(toggle->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
     }
 
