@@ -185,14 +185,15 @@ private Q_SLOTS:
     // Layer-time units (no peak FLOPS for the precision) have no seconds to report.
     void noStepTimeInLayerUnits()
     {
-        Scenario s;
-        DeviceSpec &device = s.customDevice.emplace();
+        DeviceSpec device;
         device.id = "no-peak";
         device.memoryGib = 80;
         device.devicesPerNode = 8;
         device.intraNodeGbPerS = 450;
         device.interNodeGbPerS = 50;
+        Scenario s;
         s.device = device.id;
+        s.customDevice = device;
         const Report r = evaluate(s, io::builtinPresets());
         QVERIFY(r.ok());
         QVERIFY(r.timeInLayerUnits);
