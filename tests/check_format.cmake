@@ -2,6 +2,7 @@
 # Run by CTest: cmake -DCLANG_FORMAT=... -DSOURCE_DIR=... -P check_format.cmake
 file(GLOB_RECURSE sources
     ${SOURCE_DIR}/app/*.cpp ${SOURCE_DIR}/app/*.h
+    ${SOURCE_DIR}/bench/*.cpp ${SOURCE_DIR}/bench/*.h
     ${SOURCE_DIR}/core/*.cpp ${SOURCE_DIR}/core/*.h
     ${SOURCE_DIR}/fuzz/*.cpp ${SOURCE_DIR}/fuzz/*.h
     ${SOURCE_DIR}/io/*.cpp ${SOURCE_DIR}/io/*.h
