@@ -347,6 +347,42 @@ private Q_SLOTS:
         QVERIFY(w.panel->loadButton()->isEnabled());
     }
 
+    // Presentation mode, or a narrow window: the inputs wrap onto more rows instead of
+    // widening the dock past the window's right edge (at 1280 pixels in presentation mode
+    // Cancel and the summary were cut off).
+    static void checkInputsInside(Window &w)
+    {
+        for (QWidget *input : std::initializer_list<QWidget *>{
+                 w.panel->devicesBox(), w.panel->globalBatchBox(), w.panel->topBox(),
+                 w.panel->distinctBox(), w.panel->fromScenarioButton(), w.panel->runButton(),
+                 w.panel->cancelButton()}) {
+            const QPoint right = input->mapTo(&w.window, QPoint(input->width(), 0));
+            QVERIFY2(right.x() <= w.window.width(), qPrintable(QStringLiteral("%1 ends at %2 of %3")
+                                                                   .arg(input->objectName())
+                                                                   .arg(right.x())
+                                                                   .arg(w.window.width())));
+        }
+    }
+    void inputsWrapInsteadOfRunningOffTheWindow()
+    {
+        Window w;
+        open(w);
+        // Presentation mode, then larger text twice: 1.5 × 1.2 × 1.2 = 2.16 times the size.
+        w.window.presentationAction()->trigger();
+        QTest::keyClick(&w.window, Qt::Key_Equal, Qt::ControlModifier);
+        QTest::keyClick(&w.window, Qt::Key_Equal, Qt::ControlModifier);
+        QCOMPARE(w.window.textScale(), 1.5 * 1.2 * 1.2);
+        // Run moves to a row below Devices N once the larger text is laid out.
+        QTRY_VERIFY(w.panel->runButton()->mapTo(w.panel, QPoint(0, 0)).y() >
+                    w.panel->devicesBox()->mapTo(w.panel, QPoint(0, 0)).y());
+        QVERIFY(w.panel->width() <= w.window.width());
+        checkInputsInside(w);
+        QTest::keyClick(&w.window, Qt::Key_Minus, Qt::ControlModifier);
+        QTest::keyClick(&w.window, Qt::Key_Minus, Qt::ControlModifier);
+        w.window.presentationAction()->trigger();
+        QCOMPARE(w.window.textScale(), 1.0);
+    }
+
     // The tick answers a different question of the same search: changing it searches again.
     void togglingOnePerSplitSearchesAgain()
     {

@@ -8,6 +8,7 @@
 #include "ui/planner/plan_table_model.h"
 #include "ui/planner/plan_text.h"
 #include "ui/scenario_document.h"
+#include "ui/widgets/flow_layout.h"
 
 #include <QCheckBox>
 #include <QEvent>
@@ -161,26 +162,36 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
                           "step that Edit → Undo takes back."));
     m_chart->setObjectName(QStringLiteral("plannerChart"));
 
-    auto *inputs = new QHBoxLayout;
-    auto addLabelled = [inputs](const QString &text, QWidget *field) {
+    // The inputs wrap onto a second row rather than widen a narrow dock; a label stays with
+    // its field, Run with Cancel.
+    auto *inputs = new FlowLayout;
+    inputs->setSpacing(12);
+    auto group = [inputs](std::initializer_list<QWidget *> widgets) {
+        auto *box = new QWidget;
+        auto *row = new QHBoxLayout(box);
+        row->setContentsMargins(0, 0, 0, 0);
+        for (QWidget *w : widgets)
+            row->addWidget(w);
+        inputs->addWidget(box);
+    };
+    auto labelFor = [](const QString &text, QWidget *field) {
         auto *label = new QLabel(text);
         label->setBuddy(field);
         label->setToolTip(field->toolTip());
-        inputs->addWidget(label);
-        inputs->addWidget(field);
-        inputs->addSpacing(6);
+        return label;
     };
-    addLabelled(tr("Devices N:"), m_devices);
-    addLabelled(tr("Global batch:"), m_globalBatch);
-    addLabelled(tr("Top:"), m_top);
+    group({labelFor(tr("Devices N:"), m_devices), m_devices});
+    group({labelFor(tr("Global batch:"), m_globalBatch), m_globalBatch});
+    group({labelFor(tr("Top:"), m_top), m_top});
     inputs->addWidget(m_distinct);
-    inputs->addSpacing(6);
     inputs->addWidget(m_fromScenario);
-    inputs->addSpacing(6);
-    inputs->addWidget(m_run);
-    inputs->addWidget(m_cancel);
-    inputs->addWidget(m_progress, 1);
-    inputs->addStretch();
+    group({m_run, m_cancel});
+    m_progress->setMinimumWidth(fontMetrics().horizontalAdvance(QLatin1Char('x')) * 30);
+    // Its place is kept while it is hidden: starting a search must not rewrap the row.
+    QSizePolicy keep = m_progress->sizePolicy();
+    keep.setRetainSizeWhenHidden(true);
+    m_progress->setSizePolicy(keep);
+    inputs->addWidget(m_progress);
 
     auto *tableSide = new QWidget;
     auto *tableLayout = new QVBoxLayout(tableSide);
