@@ -20,6 +20,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFontInfo>
+#include <QFontMetricsF>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
@@ -382,6 +383,54 @@ private Q_SLOTS:
         QTest::keyClick(&window, Qt::Key_F11);
         QCOMPARE(window.textScale(), 1.0);
         QCOMPARE(view->chart()->titleFont().pointSizeF(), title);
+    }
+
+    // A chart squeezed short (presentation mode with a dock below it) keeps its memory axis
+    // readable: no more tick intervals than 1.6 label lines each, and a title short enough
+    // not to be cut to "Memory per …", restored in full when there is room again.
+    void shortChartsKeepTheirAxesReadable_data()
+    {
+        QTest::addColumn<int>("height");
+        QTest::addColumn<bool>("fullTitle");
+        QTest::addRow("tall: the whole title, ticks every 10 GB") << 700 << true;
+        QTest::addRow("short") << 260 << false;
+        QTest::addRow("shorter") << 190 << false;
+    }
+    void shortChartsKeepTheirAxesReadable()
+    {
+        QFETCH(int, height);
+        QFETCH(bool, fullTitle);
+        ScenarioDocument document(io::builtinPresets());
+        StageMemoryChart chart;
+        chart.setReport(document.report());
+        chart_style::setScale(chart.findChild<QChartView *>()->chart(), 1.5);
+        chart.resize(900, height);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        QChart *c = chart.findChild<QChartView *>()->chart();
+        QValueAxis *axis = nullptr;
+        for (QAbstractAxis *a : c->axes(Qt::Vertical))
+            if (auto *values = qobject_cast<QValueAxis *>(a))
+                axis = values;
+        QVERIFY(axis);
+        const QString full = QStringLiteral("Memory per device (GB)");
+        QTRY_VERIFY(c->plotArea().height() > 0);
+        const double plot = c->plotArea().height();
+        const double line = QFontMetricsF(axis->labelsFont()).height();
+        const double intervals = (axis->max() - axis->min()) / axis->tickInterval();
+        QVERIFY2(intervals <= std::max(1.0, std::floor(plot / (1.6 * line))) + 1e-9,
+                 qPrintable(QStringLiteral("%1 intervals in %2 px").arg(intervals).arg(plot)));
+        QVERIFY(QFontMetricsF(axis->titleFont()).horizontalAdvance(axis->titleText()) < plot);
+        QVERIFY2(axis->titleText().endsWith(QLatin1String("GB")) ||
+                     axis->titleText().endsWith(QLatin1String("GB)")),
+                 qPrintable(axis->titleText()));
+        QCOMPARE(axis->titleText() == full, fullTitle);
+        if (fullTitle)
+            QCOMPARE(axis->tickInterval(), 10.0); // DESIGN §4's default peaks under 100 GB
+        // Room again: the whole title and the finest ticks come back.
+        chart.resize(900, 700);
+        QTRY_COMPARE(axis->titleText(), full);
+        QTRY_COMPARE(axis->tickInterval(), 10.0);
     }
 
     // Issue 6: a dark system palette gives dark charts (decided from the window's lightness).

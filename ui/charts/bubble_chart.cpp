@@ -55,6 +55,7 @@ BubbleChart::BubbleChart(QWidget *parent)
     m_bubbleAxis->setTitleText(tr("Idle share of the step (%)"));
     m_chart->addAxis(m_mAxis, Qt::AlignBottom);
     m_chart->addAxis(m_bubbleAxis, Qt::AlignLeft);
+    chart_style::keepAxesReadable(m_chart);
 
     // 1F1B first so GPipe's dashed line (the same values) is drawn over it.
     for (core::Schedule schedule : {core::Schedule::oneFOneB, core::Schedule::gpipe,

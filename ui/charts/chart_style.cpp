@@ -4,10 +4,12 @@
 #include <QAbstractBarSeries>
 #include <QBarSet>
 #include <QChart>
+#include <QFontMetricsF>
 #include <QLegend>
 #include <QPalette>
 #include <QValueAxis>
 #include <QXYSeries>
+#include <algorithm>
 #include <cmath>
 
 namespace ui::chart_style {
@@ -29,6 +31,15 @@ QPen groupCapacityPen()
 }
 
 namespace {
+
+// setNiceRange keeps its peak, and keepTicksReadable the intervals there is room for, on the
+// axis itself.
+constexpr const char *kNicePeak = "niceRangePeak";
+constexpr const char *kNiceIntervals = "niceRangeIntervals";
+constexpr int kMostIntervals = 10;
+// keepAxesReadable keeps an axis's whole title, and the one it shows, on the axis.
+constexpr const char *kFullTitle = "fullAxisTitle";
+constexpr const char *kShownTitle = "shownAxisTitle";
 
 // Each item's font and pen at scale 1, kept on the item the first time.
 QFont baseFont(QObject *item, const char *name, const QFont &current)
@@ -95,12 +106,15 @@ void applyPalette(QChart *chart, const QPalette &palette)
 
 void setNiceRange(QValueAxis *axis, double peak)
 {
+    axis->setProperty(kNicePeak, peak);
+    const QVariant room = axis->property(kNiceIntervals);
+    const int intervals = room.isValid() ? room.toInt() : kMostIntervals;
     const double top = std::max(peak, 1.0) * 1.1;
-    // A step of 1, 2 or 5 × 10^k giving 4 to 10 ticks.
+    // The smallest step of 1, 2 or 5 × 10^k that needs at most `intervals` intervals.
     const double magnitude = std::pow(10.0, std::floor(std::log10(top)));
-    double step = magnitude;
-    for (double factor : {0.1, 0.2, 0.5, 1.0}) {
-        if (top / (magnitude * factor) <= 10) {
+    double step = magnitude * 10;
+    for (double factor : {0.1, 0.2, 0.5, 1.0, 2.0, 5.0}) {
+        if (top / (magnitude * factor) <= intervals) {
             step = magnitude * factor;
             break;
         }
@@ -113,6 +127,72 @@ void setNiceRange(QValueAxis *axis, double peak)
     axis->setTickAnchor(0);
     axis->setTickInterval(step);
     axis->setTickType(QValueAxis::TicksDynamic);
+}
+
+namespace {
+
+// The longest of "Memory per device (GB)", "Memory (GB)" and "GB" that fits `length`.
+void fitTitle(QAbstractAxis *axis, double length)
+{
+    QString full = axis->titleText();
+    if (axis->property(kShownTitle).toString() == full && axis->property(kFullTitle).isValid())
+        full = axis->property(kFullTitle).toString(); // on show is our own shortening
+    QStringList choices{full};
+    const qsizetype open = full.lastIndexOf(QLatin1Char('('));
+    if (open > 0 && full.endsWith(QLatin1Char(')'))) {
+        const QString unit = full.mid(open + 1, full.size() - open - 2);
+        const QString first = full.left(open).section(QLatin1Char(' '), 0, 0);
+        if (first + QStringLiteral(" (") + unit + QLatin1Char(')') != full)
+            choices << first + QStringLiteral(" (") + unit + QLatin1Char(')');
+        choices << unit;
+    }
+    const QFontMetricsF metrics(axis->titleFont());
+    QString chosen = choices.last();
+    for (const QString &choice : choices) {
+        // Qt Charts elides a title short of the plot's full height: leave it a margin.
+        if (metrics.horizontalAdvance(choice) <= 0.85 * length - metrics.height()) {
+            chosen = choice;
+            break;
+        }
+    }
+    axis->setProperty(kFullTitle, full);
+    axis->setProperty(kShownTitle, chosen);
+    if (chosen != axis->titleText())
+        axis->setTitleText(chosen);
+}
+
+void fitTicks(QValueAxis *axis, double length)
+{
+    if (!axis->property(kNicePeak).isValid())
+        return;
+    const double line = QFontMetricsF(axis->labelsFont()).height();
+    const int room = std::clamp(static_cast<int>(length / (1.6 * line)), 1, kMostIntervals);
+    const QVariant before = axis->property(kNiceIntervals);
+    if (before.isValid() ? before.toInt() == room : room == kMostIntervals)
+        return;
+    // Only the height decides, so the new labels' width cannot bring this back.
+    axis->setProperty(kNiceIntervals, room);
+    setNiceRange(axis, axis->property(kNicePeak).toDouble());
+}
+
+} // namespace
+
+void keepAxesReadable(QChart *chart)
+{
+    const auto fit = [chart] {
+        const double length = chart->plotArea().height();
+        if (length <= 0)
+            return;
+        for (QAbstractAxis *axis : chart->axes(Qt::Vertical)) {
+            if (auto *values = qobject_cast<QValueAxis *>(axis))
+                fitTicks(values, length);
+            if (!axis->titleText().isEmpty())
+                fitTitle(axis, length);
+        }
+    };
+    QObject::connect(chart, &QChart::plotAreaChanged, chart, fit);
+    for (QAbstractAxis *axis : chart->axes(Qt::Vertical))
+        QObject::connect(axis, &QAbstractAxis::titleTextChanged, chart, fit);
 }
 
 } // namespace ui::chart_style

@@ -69,7 +69,14 @@ void setScale(QChart *chart, double scale);
 bool isDark(const QPalette &palette);
 void applyPalette(QChart *chart, const QPalette &palette);
 
-// 0 .. a round number above `peak` (10 % headroom), with ticks at a round step.
+// 0 .. a round number above `peak` (10 % headroom), with ticks at a round step of 1, 2 or
+// 5 × 10^k: at most 10 intervals, fewer where keepTicksReadable found less room.
 void setNiceRange(QValueAxis *axis, double peak);
+
+// Whenever the plot area changes height, respaces the chart's vertical setNiceRange axes to
+// the intervals their labels have room for (1.6 label lines each), and shortens a vertical
+// axis title that no longer fits: "Memory per device (GB)" to "Memory (GB)", then "GB". A
+// short plot (presentation mode, a dock below the charts) showed "…" instead.
+void keepAxesReadable(QChart *chart);
 
 } // namespace ui::chart_style

@@ -46,6 +46,7 @@ ModelSizeChart::ModelSizeChart(QWidget *parent)
     m_sizeAxis->setLabelFormat(QStringLiteral("%.0f"));
     m_chart->addAxis(m_precisionAxis, Qt::AlignBottom);
     m_chart->addAxis(m_sizeAxis, Qt::AlignLeft);
+    chart_style::keepAxesReadable(m_chart);
     m_lineAxis->setVisible(false);
     m_chart->addAxis(m_lineAxis, Qt::AlignBottom);
     bars->attachAxis(m_precisionAxis);

@@ -102,6 +102,7 @@ PlanChart::PlanChart(QWidget *parent)
     m_timeAxis->setTitleText(tr("Step time (s)"));
     m_chart->addAxis(m_memoryAxis, Qt::AlignBottom);
     m_chart->addAxis(m_timeAxis, Qt::AlignLeft);
+    chart_style::keepAxesReadable(m_chart);
     // Drawn in this order: the cloud, the capacity, then the marks on top.
     for (QXYSeries *series :
          std::initializer_list<QXYSeries *>{m_over, m_fitting, m_capacity, m_top, m_selected}) {

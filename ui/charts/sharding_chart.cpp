@@ -89,6 +89,7 @@ ShardingChart::ShardingChart(QWidget *parent)
     m_bytesAxis->setLabelFormat(QStringLiteral("%.0f"));
     m_chart->addAxis(m_strategyAxis, Qt::AlignBottom);
     m_chart->addAxis(m_bytesAxis, Qt::AlignLeft);
+    chart_style::keepAxesReadable(m_chart);
     bars->attachAxis(m_strategyAxis);
     bars->attachAxis(m_bytesAxis);
 

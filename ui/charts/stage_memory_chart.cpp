@@ -74,6 +74,7 @@ StageMemoryChart::StageMemoryChart(QWidget *parent)
     m_memoryAxis->setLabelFormat(QStringLiteral("%.0f"));
     m_chart->addAxis(m_stageAxis, Qt::AlignBottom);
     m_chart->addAxis(m_memoryAxis, Qt::AlignLeft);
+    chart_style::keepAxesReadable(m_chart);
     // The capacity line spans the bars on a hidden value axis over the same range.
     m_lineAxis->setVisible(false);
     m_chart->addAxis(m_lineAxis, Qt::AlignBottom);
