@@ -4,8 +4,8 @@
 #include "core/precision.h"
 #include "io/text.h"
 #include "ui/scenario_document.h"
-#include "ui/widgets/choice_box.h"
 #include "ui/widgets/slider_spin.h"
+#include "ui/widgets/step_burst.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -13,6 +13,7 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QSignalBlocker>
+#include <functional>
 #include <memory>
 
 namespace ui {
@@ -135,23 +136,20 @@ void ControlsPanel::addRow(const QString &key, const QString &label, QWidget *co
 
 QComboBox *ControlsPanel::addChoice(const QString &key, const QString &label)
 {
-    auto *combo = new ChoiceBox;
+    auto *combo = new Stepped<QComboBox>;
     // Long preset names must not widen the dock: the popup shows them in full.
     combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     combo->setMinimumContentsLength(12);
     addRow(key, label, combo);
     // The items an arrow key passes on its way to one choice are one undo step.
-    auto gesture = std::make_shared<int>(0);
-    connect(combo, &ChoiceBox::burstStarted, this,
-            [this, gesture] { *gesture = m_document->beginGesture(); });
-    connect(combo, &QComboBox::activated, this, [this, combo, key, gesture](int index) {
-        // The scenario's inline model or device is already in use: setting its id would
-        // look for a preset of that name.
-        if (combo->itemData(index, kInlineRole).toBool())
-            return;
-        m_document->setField(key, combo->itemData(index).toString(),
-                             combo->isStepping() ? *gesture : 0);
-    });
+    connect(combo, &QComboBox::activated, this,
+            [this, combo, key, gesture = stepGesture(combo->steps())](int index) {
+                // The scenario's inline model or device is already in use: setting its id
+                // would look for a preset of that name.
+                if (combo->itemData(index, kInlineRole).toBool())
+                    return;
+                m_document->setField(key, combo->itemData(index).toString(), gesture());
+            });
     return combo;
 }
 
@@ -171,6 +169,14 @@ SliderSpin *ControlsPanel::addSlider(const QString &key, const QString &label, i
         m_document->setField(key, QString::number(value), dragging ? *gesture : 0);
     });
     return slider;
+}
+
+std::function<int()> ControlsPanel::stepGesture(const StepBurst *steps)
+{
+    auto gesture = std::make_shared<int>(0);
+    connect(steps, &StepBurst::started, this,
+            [this, gesture] { *gesture = m_document->beginGesture(); });
+    return [steps, gesture] { return steps->isStepping() ? *gesture : 0; };
 }
 
 QCheckBox *ControlsPanel::addCheck(const QString &key, const QString &label)

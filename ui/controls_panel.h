@@ -2,6 +2,7 @@
 
 #include <QHash>
 #include <QWidget>
+#include <functional>
 
 class QCheckBox;
 class QComboBox;
@@ -13,6 +14,7 @@ namespace ui {
 class FieldMask;
 class ScenarioDocument;
 class SliderSpin;
+class StepBurst;
 
 // Every scenario input as a control: pickers, sliders with spin boxes, check
 // boxes. Each control edits one key through the document and shows the
@@ -33,6 +35,9 @@ private:
                           bool logarithmic);
     QCheckBox *addCheck(const QString &key, const QString &label);
     void addRow(const QString &key, const QString &label, QWidget *control);
+    // The gesture for an edit from a control: the current burst's while the edit is one of its
+    // steps, so that the burst is one undo step; 0 (a step of its own) otherwise.
+    std::function<int()> stepGesture(const StepBurst *steps);
     void refresh();
 
     ScenarioDocument *m_document;

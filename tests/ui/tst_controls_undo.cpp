@@ -5,7 +5,7 @@
 #include "ui/controls_panel.h"
 #include "ui/main_window.h"
 #include "ui/scenario_document.h"
-#include "ui/widgets/choice_box.h"
+#include "ui/widgets/step_burst.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -138,7 +138,7 @@ private Q_SLOTS:
         device->setFocus();
         hold(device, Qt::Key_Down, 2); // H100 → H200 → B200
         if (between == "pause") {
-            QTest::qWait(ChoiceBox::kBurstPauseMs + 200);
+            QTest::qWait(StepBurst::kPauseMs + 200);
         } else {
             QTest::keyClick(device, Qt::Key_Tab);
             QTRY_VERIFY(!device->hasFocus());
