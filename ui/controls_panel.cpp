@@ -88,36 +88,41 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     addCheck(QStringLiteral("sequence_parallel"), tr("Sequence para&llelism"));
     addCheck(QStringLiteral("cache_outputs"), tr("&Cache last-stage outputs"));
 
-    m_reserve = new QDoubleSpinBox;
-    m_reserve->setRange(0, 64);
-    m_reserve->setDecimals(1);
-    m_reserve->setSingleStep(0.5);
-    m_reserve->setSuffix(QStringLiteral(" GiB"));
-    m_reserve->setKeyboardTracking(false);
-    addRow(QStringLiteral("reserve_gib"), tr("Framework r&eserve"), m_reserve);
-    connect(m_reserve, &QDoubleSpinBox::valueChanged, this, [this](double value) {
-        m_document->setField(QStringLiteral("reserve_gib"), QString::number(value));
-    });
+    auto *reserve = new Stepped<QDoubleSpinBox>;
+    reserve->setRange(0, 64);
+    reserve->setDecimals(1);
+    reserve->setSingleStep(0.5);
+    reserve->setSuffix(QStringLiteral(" GiB"));
+    reserve->setKeyboardTracking(false);
+    addRow(QStringLiteral("reserve_gib"), tr("Framework r&eserve"), reserve);
+    connect(reserve, &QDoubleSpinBox::valueChanged, this,
+            [this, gesture = stepGesture(reserve->steps())](double value) {
+                m_document->setField(QStringLiteral("reserve_gib"), QString::number(value),
+                                     gesture());
+            });
 
-    m_mfu = new QDoubleSpinBox;
-    m_mfu->setRange(0.01, 1.0);
-    m_mfu->setDecimals(2);
-    m_mfu->setSingleStep(0.05);
-    m_mfu->setKeyboardTracking(false);
-    addRow(QStringLiteral("mfu"), tr("Compute e&fficiency (MFU)"), m_mfu);
-    connect(m_mfu, &QDoubleSpinBox::valueChanged, this, [this](double value) {
-        m_document->setField(QStringLiteral("mfu"), QString::number(value));
-    });
+    auto *mfu = new Stepped<QDoubleSpinBox>;
+    mfu->setRange(0.01, 1.0);
+    mfu->setDecimals(2);
+    mfu->setSingleStep(0.05);
+    mfu->setKeyboardTracking(false);
+    addRow(QStringLiteral("mfu"), tr("Compute e&fficiency (MFU)"), mfu);
+    connect(mfu, &QDoubleSpinBox::valueChanged, this,
+            [this, gesture = stepGesture(mfu->steps())](double value) {
+                m_document->setField(QStringLiteral("mfu"), QString::number(value), gesture());
+            });
 
-    auto *overlap = new QDoubleSpinBox;
+    auto *overlap = new Stepped<QDoubleSpinBox>;
     overlap->setRange(0.0, 1.0);
     overlap->setDecimals(2);
     overlap->setSingleStep(0.1);
     overlap->setKeyboardTracking(false);
     addRow(QStringLiteral("dp_overlap"), tr("Gradient sync &hidden"), overlap);
-    connect(overlap, &QDoubleSpinBox::valueChanged, this, [this](double value) {
-        m_document->setField(QStringLiteral("dp_overlap"), QString::number(value));
-    });
+    connect(overlap, &QDoubleSpinBox::valueChanged, this,
+            [this, gesture = stepGesture(overlap->steps())](double value) {
+                m_document->setField(QStringLiteral("dp_overlap"), QString::number(value),
+                                     gesture());
+            });
 
     connect(document, &ScenarioDocument::changed, this, &ControlsPanel::refresh);
     refresh();
@@ -161,13 +166,14 @@ SliderSpin *ControlsPanel::addSlider(const QString &key, const QString &label, i
     addRow(key, label, slider);
     slider->slider()->setToolTip(slider->toolTip());
     slider->spinBox()->setToolTip(slider->toolTip());
-    // One drag of the slider is one undo step.
-    auto gesture = std::make_shared<int>(0);
+    // One drag of the slider is one undo step, and so is one burst of steps.
+    auto drag = std::make_shared<int>(0);
     connect(slider, &SliderSpin::dragStarted, this,
-            [this, gesture] { *gesture = m_document->beginGesture(); });
-    connect(slider, &SliderSpin::valueEdited, this, [this, key, gesture](int value, bool dragging) {
-        m_document->setField(key, QString::number(value), dragging ? *gesture : 0);
-    });
+            [this, drag] { *drag = m_document->beginGesture(); });
+    connect(slider, &SliderSpin::valueEdited, this,
+            [this, key, drag, steps = stepGesture(slider->steps())](int value, bool dragging) {
+                m_document->setField(key, QString::number(value), dragging ? *drag : steps());
+            });
     return slider;
 }
 

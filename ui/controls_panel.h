@@ -6,7 +6,6 @@
 
 class QCheckBox;
 class QComboBox;
-class QDoubleSpinBox;
 class QFormLayout;
 
 namespace ui {
@@ -43,8 +42,6 @@ private:
     ScenarioDocument *m_document;
     QFormLayout *m_form;
     QHash<QString, QWidget *> m_controls;
-    QDoubleSpinBox *m_reserve = nullptr;
-    QDoubleSpinBox *m_mfu = nullptr;
 };
 
 } // namespace ui

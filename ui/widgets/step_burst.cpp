@@ -35,10 +35,8 @@ bool StepBurst::isStep(const QWidget *control, const QEvent *event)
     case QEvent::Wheel:
         return true;
     // A spin box's text field takes the presses on it: those that reach the box are on its
-    // arrow buttons (the second press of a double click comes as a double click). Its timers
-    // repeat a step while an arrow button or key is held.
+    // arrow buttons. Its timers repeat a step while an arrow button or key is held.
     case QEvent::MouseButtonPress:
-    case QEvent::MouseButtonDblClick:
     case QEvent::Timer:
         return qobject_cast<const QAbstractSpinBox *>(control) != nullptr;
     default:
