@@ -4,8 +4,8 @@
 #include "core/precision.h"
 #include "io/text.h"
 #include "ui/scenario_document.h"
-#include "ui/widgets/choice_box.h"
 #include "ui/widgets/slider_spin.h"
+#include "ui/widgets/step_burst.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -13,6 +13,7 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QSignalBlocker>
+#include <functional>
 #include <memory>
 
 namespace ui {
@@ -87,36 +88,41 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     addCheck(QStringLiteral("sequence_parallel"), tr("Sequence para&llelism"));
     addCheck(QStringLiteral("cache_outputs"), tr("&Cache last-stage outputs"));
 
-    m_reserve = new QDoubleSpinBox;
-    m_reserve->setRange(0, 64);
-    m_reserve->setDecimals(1);
-    m_reserve->setSingleStep(0.5);
-    m_reserve->setSuffix(QStringLiteral(" GiB"));
-    m_reserve->setKeyboardTracking(false);
-    addRow(QStringLiteral("reserve_gib"), tr("Framework r&eserve"), m_reserve);
-    connect(m_reserve, &QDoubleSpinBox::valueChanged, this, [this](double value) {
-        m_document->setField(QStringLiteral("reserve_gib"), QString::number(value));
-    });
+    auto *reserve = new Stepped<QDoubleSpinBox>;
+    reserve->setRange(0, 64);
+    reserve->setDecimals(1);
+    reserve->setSingleStep(0.5);
+    reserve->setSuffix(QStringLiteral(" GiB"));
+    reserve->setKeyboardTracking(false);
+    addRow(QStringLiteral("reserve_gib"), tr("Framework r&eserve"), reserve);
+    connect(reserve, &QDoubleSpinBox::valueChanged, this,
+            [this, gesture = stepGesture(reserve->steps())](double value) {
+                m_document->setField(QStringLiteral("reserve_gib"), QString::number(value),
+                                     gesture());
+            });
 
-    m_mfu = new QDoubleSpinBox;
-    m_mfu->setRange(0.01, 1.0);
-    m_mfu->setDecimals(2);
-    m_mfu->setSingleStep(0.05);
-    m_mfu->setKeyboardTracking(false);
-    addRow(QStringLiteral("mfu"), tr("Compute e&fficiency (MFU)"), m_mfu);
-    connect(m_mfu, &QDoubleSpinBox::valueChanged, this, [this](double value) {
-        m_document->setField(QStringLiteral("mfu"), QString::number(value));
-    });
+    auto *mfu = new Stepped<QDoubleSpinBox>;
+    mfu->setRange(0.01, 1.0);
+    mfu->setDecimals(2);
+    mfu->setSingleStep(0.05);
+    mfu->setKeyboardTracking(false);
+    addRow(QStringLiteral("mfu"), tr("Compute e&fficiency (MFU)"), mfu);
+    connect(mfu, &QDoubleSpinBox::valueChanged, this,
+            [this, gesture = stepGesture(mfu->steps())](double value) {
+                m_document->setField(QStringLiteral("mfu"), QString::number(value), gesture());
+            });
 
-    auto *overlap = new QDoubleSpinBox;
+    auto *overlap = new Stepped<QDoubleSpinBox>;
     overlap->setRange(0.0, 1.0);
     overlap->setDecimals(2);
     overlap->setSingleStep(0.1);
     overlap->setKeyboardTracking(false);
     addRow(QStringLiteral("dp_overlap"), tr("Gradient sync &hidden"), overlap);
-    connect(overlap, &QDoubleSpinBox::valueChanged, this, [this](double value) {
-        m_document->setField(QStringLiteral("dp_overlap"), QString::number(value));
-    });
+    connect(overlap, &QDoubleSpinBox::valueChanged, this,
+            [this, gesture = stepGesture(overlap->steps())](double value) {
+                m_document->setField(QStringLiteral("dp_overlap"), QString::number(value),
+                                     gesture());
+            });
 
     connect(document, &ScenarioDocument::changed, this, &ControlsPanel::refresh);
     refresh();
@@ -135,23 +141,20 @@ void ControlsPanel::addRow(const QString &key, const QString &label, QWidget *co
 
 QComboBox *ControlsPanel::addChoice(const QString &key, const QString &label)
 {
-    auto *combo = new ChoiceBox;
+    auto *combo = new Stepped<QComboBox>;
     // Long preset names must not widen the dock: the popup shows them in full.
     combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     combo->setMinimumContentsLength(12);
     addRow(key, label, combo);
     // The items an arrow key passes on its way to one choice are one undo step.
-    auto gesture = std::make_shared<int>(0);
-    connect(combo, &ChoiceBox::burstStarted, this,
-            [this, gesture] { *gesture = m_document->beginGesture(); });
-    connect(combo, &QComboBox::activated, this, [this, combo, key, gesture](int index) {
-        // The scenario's inline model or device is already in use: setting its id would
-        // look for a preset of that name.
-        if (combo->itemData(index, kInlineRole).toBool())
-            return;
-        m_document->setField(key, combo->itemData(index).toString(),
-                             combo->isStepping() ? *gesture : 0);
-    });
+    connect(combo, &QComboBox::activated, this,
+            [this, combo, key, gesture = stepGesture(combo->steps())](int index) {
+                // The scenario's inline model or device is already in use: setting its id
+                // would look for a preset of that name.
+                if (combo->itemData(index, kInlineRole).toBool())
+                    return;
+                m_document->setField(key, combo->itemData(index).toString(), gesture());
+            });
     return combo;
 }
 
@@ -163,14 +166,23 @@ SliderSpin *ControlsPanel::addSlider(const QString &key, const QString &label, i
     addRow(key, label, slider);
     slider->slider()->setToolTip(slider->toolTip());
     slider->spinBox()->setToolTip(slider->toolTip());
-    // One drag of the slider is one undo step.
-    auto gesture = std::make_shared<int>(0);
+    // One drag of the slider is one undo step, and so is one burst of steps.
+    auto drag = std::make_shared<int>(0);
     connect(slider, &SliderSpin::dragStarted, this,
-            [this, gesture] { *gesture = m_document->beginGesture(); });
-    connect(slider, &SliderSpin::valueEdited, this, [this, key, gesture](int value, bool dragging) {
-        m_document->setField(key, QString::number(value), dragging ? *gesture : 0);
-    });
+            [this, drag] { *drag = m_document->beginGesture(); });
+    connect(slider, &SliderSpin::valueEdited, this,
+            [this, key, drag, steps = stepGesture(slider->steps())](int value, bool dragging) {
+                m_document->setField(key, QString::number(value), dragging ? *drag : steps());
+            });
     return slider;
+}
+
+std::function<int()> ControlsPanel::stepGesture(const StepBurst *steps)
+{
+    auto gesture = std::make_shared<int>(0);
+    connect(steps, &StepBurst::started, this,
+            [this, gesture] { *gesture = m_document->beginGesture(); });
+    return [steps, gesture] { return steps->isStepping() ? *gesture : 0; };
 }
 
 QCheckBox *ControlsPanel::addCheck(const QString &key, const QString &label)

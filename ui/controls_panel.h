@@ -2,10 +2,10 @@
 
 #include <QHash>
 #include <QWidget>
+#include <functional>
 
 class QCheckBox;
 class QComboBox;
-class QDoubleSpinBox;
 class QFormLayout;
 
 namespace ui {
@@ -13,6 +13,7 @@ namespace ui {
 class FieldMask;
 class ScenarioDocument;
 class SliderSpin;
+class StepBurst;
 
 // Every scenario input as a control: pickers, sliders with spin boxes, check
 // boxes. Each control edits one key through the document and shows the
@@ -33,13 +34,14 @@ private:
                           bool logarithmic);
     QCheckBox *addCheck(const QString &key, const QString &label);
     void addRow(const QString &key, const QString &label, QWidget *control);
+    // The gesture for an edit from a control: the current burst's while the edit is one of its
+    // steps, so that the burst is one undo step; 0 (a step of its own) otherwise.
+    std::function<int()> stepGesture(const StepBurst *steps);
     void refresh();
 
     ScenarioDocument *m_document;
     QFormLayout *m_form;
     QHash<QString, QWidget *> m_controls;
-    QDoubleSpinBox *m_reserve = nullptr;
-    QDoubleSpinBox *m_mfu = nullptr;
 };
 
 } // namespace ui

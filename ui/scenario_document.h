@@ -69,8 +69,8 @@ public:
 
     // Sets one key from its text form (the same as `--set`). Returns false,
     // and changes nothing, when the text does not parse. Edits that carry
-    // the same non-zero `gesture` (one slider drag, one arrow key held on a
-    // picker) merge into one undo step.
+    // the same non-zero `gesture` (one slider drag, one burst of key, wheel
+    // or arrow-button steps on a control) merge into one undo step.
     bool setField(const QString &key, const QString &value, int gesture = 0);
     QString fieldText(const QString &key) const;
 

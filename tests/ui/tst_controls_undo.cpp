@@ -1,17 +1,27 @@
 // Undo steps of the scenario controls, through the real widgets and Edit's shortcuts (STYLE.md
-// habit 4): holding an arrow key on a picker passes many items on the way to one choice, and
-// that choice is one undo step, as a slider drag is.
+// habit 4): holding an arrow key on a picker, a slider or a spin box, turning the wheel on one
+// or clicking a spin box's arrows passes many values on the way to one, and that value is one
+// undo step, as a slider drag is.
 #include "io/presets_io.h"
 #include "ui/controls_panel.h"
 #include "ui/main_window.h"
 #include "ui/scenario_document.h"
-#include "ui/widgets/choice_box.h"
+#include "ui/widgets/slider_spin.h"
+#include "ui/widgets/step_burst.h"
 
 #include <QApplication>
 #include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QStyle>
+#include <QStyleOptionSlider>
+#include <QStyleOptionSpinBox>
 #include <QTest>
 #include <QUndoStack>
 #include <QWheelEvent>
+#include <memory>
 
 using namespace ui;
 
@@ -44,6 +54,140 @@ private:
     {
         for (int i = 0; i < presses; ++i)
             QTest::keyClick(combo, key);
+    }
+
+    static SliderSpin *sliderSpin(Window &w, const QString &key)
+    {
+        return qobject_cast<SliderSpin *>(w.window.controls()->control(key));
+    }
+
+    // The control a row steps: a slider, the spin box beside it, or a spin box of its own.
+    enum class Part
+    {
+        slider,
+        spin,
+        box
+    };
+
+    // The control, enabled: virtual stages only for the interleaved schedule, set as a file
+    // opened would (no undo step).
+    static QWidget *control(Window &w, const QString &key, Part part)
+    {
+        if (key == QLatin1String("virtual_stages")) {
+            core::Scenario scenario = w.document.scenario();
+            scenario.schedule = core::Schedule::interleaved;
+            w.document.reset(scenario);
+            w.document.flush();
+        }
+        QWidget *control = w.window.controls()->control(key);
+        if (part == Part::slider)
+            control = sliderSpin(w, key)->slider();
+        else if (part == Part::spin)
+            control = sliderSpin(w, key)->spinBox();
+        return control;
+    }
+
+    static void turnWheel(QWidget *control, int notches)
+    {
+        const QPointF centre = QRectF(control->rect()).center();
+        for (int i = 0; i < std::abs(notches); ++i) {
+            QWheelEvent wheel(centre, control->mapToGlobal(centre), QPoint(),
+                              QPoint(0, notches > 0 ? 120 : -120), Qt::NoButton, Qt::NoModifier,
+                              Qt::NoScrollPhase, false);
+            QApplication::sendEvent(control, &wheel);
+        }
+    }
+
+    static QRect arrowButton(QAbstractSpinBox *spin, QStyle::SubControl button)
+    {
+        QStyleOptionSpinBox option;
+        option.initFrom(spin);
+        option.subControls = QStyle::SC_SpinBoxUp | QStyle::SC_SpinBoxDown |
+                             QStyle::SC_SpinBoxFrame | QStyle::SC_SpinBoxEditField;
+        option.buttonSymbols = spin->buttonSymbols();
+        option.frame = spin->hasFrame();
+        option.stepEnabled = QAbstractSpinBox::StepUpEnabled | QAbstractSpinBox::StepDownEnabled;
+        return spin->style()->subControlRect(QStyle::CC_SpinBox, &option, button, spin);
+    }
+
+    // Plays a row's script on a control, one action after another with no event-loop turn
+    // between them, as auto-repeat sends keys: "Up×8" (a key, 8 times), "Wheel+×3" / "Wheel-"
+    // (notches of the wheel), "Arrow+×2" / "Arrow-" (clicks on a spin box's arrow buttons),
+    // "type:12" (select the text, type, Enter), "pause" (longer than a burst's pause),
+    // "focus" (Tab to the next control and back).
+    static void play(QWidget *control, const QString &script)
+    {
+        static const QHash<QString, Qt::Key> keys = {
+            {QStringLiteral("Up"), Qt::Key_Up},
+            {QStringLiteral("Down"), Qt::Key_Down},
+            {QStringLiteral("Left"), Qt::Key_Left},
+            {QStringLiteral("Right"), Qt::Key_Right},
+            {QStringLiteral("PageUp"), Qt::Key_PageUp},
+            {QStringLiteral("PageDown"), Qt::Key_PageDown},
+            {QStringLiteral("Home"), Qt::Key_Home},
+            {QStringLiteral("End"), Qt::Key_End},
+        };
+        control->setFocus();
+        QTRY_VERIFY(control->hasFocus());
+        for (const QString &token : script.split(u' ', Qt::SkipEmptyParts)) {
+            const QStringList parts = token.split(u'×');
+            const QString action = parts[0];
+            const int times = parts.size() > 1 ? parts[1].toInt() : 1;
+            for (int i = 0; i < times; ++i) {
+                if (keys.contains(action)) {
+                    QTest::keyClick(control, keys.value(action));
+                } else if (action.startsWith(QLatin1String("Wheel"))) {
+                    turnWheel(control, action.endsWith(u'+') ? 1 : -1);
+                } else if (action.startsWith(QLatin1String("Arrow"))) {
+                    auto *spin = qobject_cast<QAbstractSpinBox *>(control);
+                    QVERIFY(spin);
+                    const QRect button =
+                        arrowButton(spin, action.endsWith(u'+') ? QStyle::SC_SpinBoxUp
+                                                                : QStyle::SC_SpinBoxDown);
+                    QTest::mouseClick(spin, Qt::LeftButton, {}, button.center());
+                } else if (action.startsWith(QLatin1String("type:"))) {
+                    auto *spin = qobject_cast<QAbstractSpinBox *>(control);
+                    QVERIFY(spin);
+                    spin->selectAll();
+                    QTest::keyClicks(spin, action.mid(5));
+                    QTest::keyClick(spin, Qt::Key_Return);
+                } else if (action == QLatin1String("pause")) {
+                    QTest::qWait(StepBurst::kPauseMs + 200);
+                } else if (action == QLatin1String("focus")) {
+                    QTest::keyClick(control, Qt::Key_Tab);
+                    QTRY_VERIFY(!control->hasFocus());
+                    control->setFocus();
+                    QTRY_VERIFY(control->hasFocus());
+                } else {
+                    QFAIL(qPrintable(QStringLiteral("unknown action ") + action));
+                }
+            }
+        }
+    }
+
+    // Each undo step of `trail` (the values, first to last) back with Undo, then forward again
+    // with Redo; the control shows each.
+    static void walk(Window &w, const QString &key, const QStringList &trail)
+    {
+        const auto shows = [&w, &key](const QString &value) {
+            QWidget *control = w.window.controls()->control(key);
+            if (auto *slider = qobject_cast<SliderSpin *>(control))
+                return slider->value() == value.toInt();
+            return qobject_cast<QDoubleSpinBox *>(control)->value() == value.toDouble();
+        };
+        QCOMPARE(w.document.undoStack()->count(), trail.size() - 1);
+        QCOMPARE(w.document.fieldText(key), trail.last());
+        for (qsizetype i = trail.size() - 2; i >= 0; --i) {
+            QTest::keySequence(&w.window, QKeySequence::Undo);
+            QCOMPARE(w.document.fieldText(key), trail[i]);
+            QTRY_VERIFY2(shows(trail[i]), qPrintable(trail[i]));
+        }
+        QVERIFY(!w.document.undoStack()->canUndo());
+        for (qsizetype i = 1; i < trail.size(); ++i) {
+            QTest::keySequence(&w.window, QKeySequence::Redo);
+            QCOMPARE(w.document.fieldText(key), trail[i]);
+            QTRY_VERIFY2(shows(trail[i]), qPrintable(trail[i]));
+        }
     }
 
 private Q_SLOTS:
@@ -138,7 +282,7 @@ private Q_SLOTS:
         device->setFocus();
         hold(device, Qt::Key_Down, 2); // H100 → H200 → B200
         if (between == "pause") {
-            QTest::qWait(ChoiceBox::kBurstPauseMs + 200);
+            QTest::qWait(StepBurst::kPauseMs + 200);
         } else {
             QTest::keyClick(device, Qt::Key_Tab);
             QTRY_VERIFY(!device->hasFocus());
@@ -185,6 +329,243 @@ private Q_SLOTS:
         QTest::keySequence(&w.window, QKeySequence::Undo);
         QCOMPARE(w.document.fieldText("device"), QStringLiteral("h100-sxm"));
         QVERIFY(!w.document.undoStack()->canUndo());
+    }
+
+    // Keys, the wheel and the arrow buttons on the sliders and spin boxes: a burst of steps on
+    // one control is one undo step. `values` counts the values the burst passes: each was an
+    // undo step of its own before bursts. Sliders: SliderSpin's logarithmic scale has 1000
+    // positions from the minimum to the maximum (value = min·(max/min)^(p/1000), rounded), an
+    // arrow key moves 1, PageUp 100, a wheel notch 3 (QApplication::wheelScrollLines()); spin
+    // boxes step by their singleStep, PageUp by 10 of them. Values before: the default
+    // scenario (DESIGN §4, core/scenario.h).
+    void stepBurstIsOneUndoStep_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<Part>("part");
+        QTest::addColumn<QString>("script");
+        QTest::addColumn<int>("values");
+        QTest::addColumn<QStringList>("trail");
+        constexpr Part slider = Part::slider;
+        constexpr Part spin = Part::spin;
+        constexpr Part box = Part::box;
+        // Sliders. K: positions 286 + 150 pass 5, 6, 7 and 8.
+        QTest::addRow("K slider: Right ×150")
+            << "pp" << slider << "Right×150" << 4 << QStringList{"4", "8"};
+        QTest::addRow("K slider: PageUp ×2")
+            << "pp" << slider << "PageUp×2" << 2 << QStringList{"4", "11"};
+        QTest::addRow("K slider: End, Home")
+            << "pp" << slider << "End Home" << 2 << QStringList{"4", "1"};
+        QTest::addRow("K slider: wheel ×40")
+            << "pp" << slider << "Wheel+×40" << 3 << QStringList{"4", "7"};
+        QTest::addRow("m slider: Left ×150")
+            << "microbatches" << slider << "Left×150" << 10 << QStringList{"16", "6"};
+        QTest::addRow("m slider: PageDown ×2")
+            << "microbatches" << slider << "PageDown×2" << 2 << QStringList{"16", "4"};
+        QTest::addRow("T slider: PageDown ×2")
+            << "tp" << slider << "PageDown×2" << 2 << QStringList{"8", "3"};
+        QTest::addRow("T slider: Home, End")
+            << "tp" << slider << "Home End" << 2 << QStringList{"8", "128"};
+        QTest::addRow("D slider: PageUp ×2")
+            << "dp" << slider << "PageUp×2" << 2 << QStringList{"2", "8"};
+        QTest::addRow("D slider: wheel ×40")
+            << "dp" << slider << "Wheel+×40" << 3 << QStringList{"2", "5"};
+        QTest::addRow("micro-batch size slider: PageUp ×2")
+            << "microbatch_size" << slider << "PageUp×2" << 2 << QStringList{"1", "3"};
+        QTest::addRow("sequence length slider: PageDown ×2")
+            << "seq_len" << slider << "PageDown×2" << 2 << QStringList{"4096", "1024"};
+        QTest::addRow("sequence length slider: wheel ×4 back")
+            << "seq_len" << slider << "Wheel-×4" << 4 << QStringList{"4096", "3769"};
+        // Virtual stages: a linear slider, 1..16, page step a tenth of that (at least 1).
+        QTest::addRow("v slider: Up ×3")
+            << "virtual_stages" << slider << "Up×3" << 3 << QStringList{"1", "4"};
+        QTest::addRow("v slider: End, PageDown")
+            << "virtual_stages" << slider << "End PageDown" << 2 << QStringList{"1", "15"};
+        // The sliders' spin boxes. The defect: "holding Up on Pipeline stages K from 4 to 12
+        // makes 8 undo steps".
+        QTest::addRow("K box: Up ×8") << "pp" << spin << "Up×8" << 8 << QStringList{"4", "12"};
+        QTest::addRow("K box: Down ×3") << "pp" << spin << "Down×3" << 3 << QStringList{"4", "1"};
+        QTest::addRow("m box: PageUp ×2")
+            << "microbatches" << spin << "PageUp×2" << 2 << QStringList{"16", "36"};
+        QTest::addRow("sequence length box: Up ×3")
+            << "seq_len" << spin << "Up×3" << 3 << QStringList{"4096", "4099"};
+        QTest::addRow("T box: wheel ×3 back")
+            << "tp" << spin << "Wheel-×3" << 3 << QStringList{"8", "5"};
+        QTest::addRow("D box: up arrow ×3")
+            << "dp" << spin << "Arrow+×3" << 3 << QStringList{"2", "5"};
+        QTest::addRow("micro-batch size box: Up, up arrow, wheel")
+            << "microbatch_size" << spin << "Up Arrow+ Wheel+" << 3 << QStringList{"1", "4"};
+        QTest::addRow("v box: Up ×2")
+            << "virtual_stages" << spin << "Up×2" << 2 << QStringList{"1", "3"};
+        // The framework boxes: reserve in 0.5 GiB steps, MFU in 0.05, gradient sync in 0.1.
+        QTest::addRow("reserve: Up ×3")
+            << "reserve_gib" << box << "Up×3" << 3 << QStringList{"2", "3.5"};
+        QTest::addRow("reserve: down arrow ×2")
+            << "reserve_gib" << box << "Arrow-×2" << 2 << QStringList{"2", "1"};
+        QTest::addRow("MFU: Down ×4") << "mfu" << box << "Down×4" << 4 << QStringList{"0.5", "0.3"};
+        QTest::addRow("MFU: wheel ×2")
+            << "mfu" << box << "Wheel+×2" << 2 << QStringList{"0.5", "0.6"};
+        QTest::addRow("gradient sync hidden: wheel ×3")
+            << "dp_overlap" << box << "Wheel+×3" << 3 << QStringList{"0.5", "0.8"};
+        QTest::addRow("gradient sync hidden: up arrow ×2, PageDown")
+            << "dp_overlap" << box << "Arrow+×2 PageDown" << 3 << QStringList{"0.5", "0"};
+    }
+    void stepBurstIsOneUndoStep()
+    {
+        QFETCH(QString, key);
+        QFETCH(Part, part);
+        QFETCH(QString, script);
+        QFETCH(int, values);
+        QFETCH(QStringList, trail);
+        Window w;
+        open(w);
+        QWidget *stepped = control(w, key, part);
+        QVERIFY(stepped->isEnabled());
+        QCOMPARE(w.document.fieldText(key), trail.first());
+        const SliderSpin *slider = sliderSpin(w, key);
+        const auto passed =
+            slider ? std::make_unique<QSignalSpy>(slider, &SliderSpin::valueEdited)
+                   : std::make_unique<QSignalSpy>(qobject_cast<QDoubleSpinBox *>(stepped),
+                                                  &QDoubleSpinBox::valueChanged);
+        play(stepped, script);
+        QCOMPARE(passed->count(), values);
+        walk(w, key, trail);
+    }
+
+    // What else makes or ends a step on a slider or spin box. `trail`: the values, one per
+    // undo step.
+    void stepsAroundABurst_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<Part>("part");
+        QTest::addColumn<QString>("script");
+        QTest::addColumn<QStringList>("trail");
+        constexpr Part slider = Part::slider;
+        constexpr Part spin = Part::spin;
+        constexpr Part box = Part::box;
+        // A typed value stays a step of its own, however quickly it follows a burst.
+        QTest::addRow("K box: 12 typed") << "pp" << spin << "type:12" << QStringList{"4", "12"};
+        QTest::addRow("K box: Up ×2, 12 typed")
+            << "pp" << spin << "Up×2 type:12" << QStringList{"4", "6", "12"};
+        QTest::addRow("K box: Up, 12 typed, Up")
+            << "pp" << spin << "Up type:12 Up" << QStringList{"4", "5", "12", "13"};
+        QTest::addRow("MFU: Up ×2, 0.9 typed")
+            << "mfu" << box << "Up×2 type:0.9" << QStringList{"0.5", "0.6", "0.9"};
+        // A pause longer than auto-repeat's delay, or the control losing focus, ends a burst.
+        QTest::addRow("K box: Up ×2, pause, Up")
+            << "pp" << spin << "Up×2 pause Up" << QStringList{"4", "6", "7"};
+        QTest::addRow("K box: Up ×2, Tab and back, Up")
+            << "pp" << spin << "Up×2 focus Up" << QStringList{"4", "6", "7"};
+        QTest::addRow("K slider: PageUp, pause, PageUp")
+            << "pp" << slider << "PageUp pause PageUp" << QStringList{"4", "7", "11"};
+        QTest::addRow("K slider: PageUp, Tab and back, PageUp")
+            << "pp" << slider << "PageUp focus PageUp" << QStringList{"4", "7", "11"};
+        QTest::addRow("reserve: up arrow, pause, up arrow ×2")
+            << "reserve_gib" << box << "Arrow+ pause Arrow+×2" << QStringList{"2", "2.5", "3.5"};
+        QTest::addRow("gradient sync hidden: wheel, Tab and back, wheel")
+            << "dp_overlap" << box << "Wheel+ focus Wheel+" << QStringList{"0.5", "0.6", "0.7"};
+    }
+    void stepsAroundABurst()
+    {
+        QFETCH(QString, key);
+        QFETCH(Part, part);
+        QFETCH(QString, script);
+        QFETCH(QStringList, trail);
+        Window w;
+        open(w);
+        QWidget *stepped = control(w, key, part);
+        QVERIFY(stepped->isEnabled());
+        play(stepped, script);
+        walk(w, key, trail);
+    }
+
+    // A slider and its spin box are two controls: a step on one after a burst on the other
+    // starts a step of its own, even without a change of focus (the wheel needs none).
+    void sliderAndItsSpinBoxAreTwoControls()
+    {
+        Window w;
+        open(w);
+        SliderSpin *k = sliderSpin(w, "pp");
+        w.window.controls()->control("model")->setFocus();
+        turnWheel(k->slider(), 40); // positions 286 → 406: 4 → 7
+        turnWheel(k->spinBox(), 1); // 8
+        turnWheel(k->slider(), 40); // positions 429 → 549: 8 → 14
+        walk(w, "pp", {"4", "7", "8", "14"});
+    }
+
+    // A drag between key steps on a slider stays its own undo step, and the keys after it do
+    // not merge into it.
+    void dragBetweenKeyStepsIsAStepOfItsOwn()
+    {
+        Window w;
+        open(w);
+        QSlider *k = sliderSpin(w, "pp")->slider();
+        play(k, "PageUp"); // 4 → 7
+        QStyleOptionSlider option;
+        option.initFrom(k);
+        option.orientation = k->orientation();
+        option.minimum = k->minimum();
+        option.maximum = k->maximum();
+        option.sliderPosition = k->sliderPosition();
+        option.sliderValue = k->value();
+        const QPoint handle =
+            k->style()
+                ->subControlRect(QStyle::CC_Slider, &option, QStyle::SC_SliderHandle, k)
+                .center();
+        QTest::mousePress(k, Qt::LeftButton, {}, handle);
+        for (int x = handle.x(); x >= 0; x -= 10)
+            QTest::mouseMove(k, QPoint(x, handle.y()));
+        QTest::mouseMove(k, QPoint(0, handle.y()));
+        QTest::mouseRelease(k, Qt::LeftButton, {}, QPoint(0, handle.y()));
+        QCOMPARE(w.document.fieldText("pp"), QStringLiteral("1"));
+        play(k, "PageUp"); // position 0 → 100: 2
+        walk(w, "pp", {"4", "7", "1", "2"});
+    }
+
+    // An arrow button or an Up key held down on a spin box repeats the step from a timer
+    // (QAbstractSpinBox's auto-repeat): the whole hold is one undo step.
+    void heldArrowIsOneUndoStep_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<Part>("part");
+        QTest::addColumn<bool>("button");
+        QTest::addRow("K box: up arrow held") << "pp" << Part::spin << true;
+        QTest::addRow("K box: Up held") << "pp" << Part::spin << false;
+        QTest::addRow("MFU: down arrow held") << "mfu" << Part::box << true;
+    }
+    void heldArrowIsOneUndoStep()
+    {
+        QFETCH(QString, key);
+        QFETCH(Part, part);
+        QFETCH(bool, button);
+        Window w;
+        open(w);
+        auto *spin = qobject_cast<QAbstractSpinBox *>(control(w, key, part));
+        spin->setFocus();
+        QTRY_VERIFY(spin->hasFocus());
+        const QString before = w.document.fieldText(key);
+        const bool up = key == QLatin1String("pp");
+        if (button) {
+            const QPoint arrow =
+                arrowButton(spin, up ? QStyle::SC_SpinBoxUp : QStyle::SC_SpinBoxDown).center();
+            QTest::mousePress(spin, Qt::LeftButton, {}, arrow);
+            QTest::qWait(1500);
+            QTest::mouseRelease(spin, Qt::LeftButton, {}, arrow);
+        } else {
+            QTest::keyPress(spin, Qt::Key_Up);
+            for (int i = 0; i < 30; ++i) {
+                QKeyEvent repeat(QEvent::KeyPress, Qt::Key_Up, Qt::NoModifier, QString(), true);
+                QApplication::sendEvent(spin, &repeat);
+                QTest::qWait(50);
+            }
+            QTest::keyRelease(spin, Qt::Key_Up);
+        }
+        const QString after = w.document.fieldText(key);
+        // More than one value went by: a step more than the press itself makes.
+        if (up)
+            QVERIFY2(after.toInt() > before.toInt() + 1, qPrintable(after));
+        else
+            QVERIFY2(after.toDouble() < before.toDouble() - 0.06, qPrintable(after));
+        walk(w, key, {before, after});
     }
 };
 

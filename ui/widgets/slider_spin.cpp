@@ -1,5 +1,7 @@
 #include "ui/widgets/slider_spin.h"
 
+#include "ui/widgets/step_burst.h"
+
 #include <QHBoxLayout>
 #include <QSignalBlocker>
 #include <QSlider>
@@ -13,9 +15,10 @@ constexpr int kLogSteps = 1000; // slider positions across a logarithmic range
 }
 
 SliderSpin::SliderSpin(int minimum, int maximum, Scale scale, QWidget *parent)
-    : QWidget(parent), m_slider(new QSlider(Qt::Horizontal)), m_spin(new QSpinBox), m_scale(scale),
-      m_minimum(minimum), m_maximum(maximum)
+    : QWidget(parent), m_steps(new StepBurst(this)), m_slider(new Stepped<QSlider>(m_steps)),
+      m_spin(new Stepped<QSpinBox>(m_steps)), m_scale(scale), m_minimum(minimum), m_maximum(maximum)
 {
+    m_slider->setOrientation(Qt::Horizontal);
     m_spin->setRange(minimum, maximum);
     m_spin->setKeyboardTracking(false); // typing "128" sets 128, not 1, 12, 128
     m_spin->setAccelerated(true);

@@ -7,9 +7,12 @@ class QSpinBox;
 
 namespace ui {
 
+class StepBurst;
+
 // A slider with a spin box beside it, for one whole-number scenario key. The
 // slider can be logarithmic (m from 1 to 1024); the spin box takes any value
-// in range, typed or stepped.
+// in range, typed or stepped. Steps by key, wheel or arrow button on either
+// come in bursts (StepBurst).
 class SliderSpin : public QWidget
 {
     Q_OBJECT
@@ -30,6 +33,8 @@ public:
 
     QSlider *slider() const { return m_slider; }
     QSpinBox *spinBox() const { return m_spin; }
+    // The bursts of steps on the slider and on the spin box.
+    StepBurst *steps() const { return m_steps; }
 
 Q_SIGNALS:
     // The user chose a value; `dragging` while the slider is held down.
@@ -41,6 +46,7 @@ private:
     int toSlider(int value) const;
     int fromSlider(int position) const;
 
+    StepBurst *m_steps;
     QSlider *m_slider;
     QSpinBox *m_spin;
     Scale m_scale;
