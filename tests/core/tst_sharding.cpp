@@ -424,6 +424,39 @@ private Q_SLOTS:
         }
     }
 
+    // Issue 9 and fuzz_shard_request: a collective's bytes are exact up to the largest
+    // payload the analysis takes (2^58 values); values x half-bits overflowed 64 bits first.
+    void payloadsAtTheLimit_data()
+    {
+        QTest::addColumn<qint64>("tokens");
+        QTest::addColumn<qint64>("hidden");
+        QTest::addColumn<qint64>("ffn");
+        QTest::addColumn<QString>("precision");
+        QTest::addColumn<qint64>("bytesPerValue");
+        QTest::addRow("tokenLimits: 2^43 tokens x f = 2^15 = 2^58 BF16 values")
+            << (qint64(1) << 43) << qint64(8192) << qint64(32768) << "bf16" << qint64(2);
+        QTest::addRow("fuzz_shard_request: 2^34 tokens x h = 2^23 = 2^57 FP32 values")
+            << (qint64(1) << 34) << (qint64(1) << 23) << qint64(1024) << "fp32" << qint64(4);
+    }
+    void payloadsAtTheLimit()
+    {
+        QFETCH(qint64, tokens);
+        QFETCH(qint64, hidden);
+        QFETCH(qint64, ffn);
+        QFETCH(QString, precision);
+        QFETCH(qint64, bytesPerValue);
+        ShardRequest request;
+        request.shape = {tokens, hidden, ffn};
+        request.tp = 4;
+        request.precision = *parseEnum<Precision>(precision.toStdString());
+        request.verify = Verify::off;
+        const ShardReport r = analyzeSharding(request, preset("h100-sxm"));
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error->toString().c_str());
+        for (const auto &s : r.strategies)
+            for (const auto &call : s.collectives)
+                QCOMPARE(call.payloadBytes, call.values * bytesPerValue);
+    }
+
     // The default check runs at the reduced size and says so; every strategy agrees.
     void seedRequestVerifiedSmall()
     {
