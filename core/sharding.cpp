@@ -25,6 +25,14 @@ constexpr std::array kStrategies{
 constexpr std::int64_t kMaxDimension = std::int64_t{1} << 24;
 constexpr std::int64_t kMaxValues = std::int64_t{1} << 58;
 
+// "0.001", "1e+09", "16.8": three digits at most, as a person reads a limit.
+std::string shortNumber(double value)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", value);
+    return text;
+}
+
 // "2.4 GB": one decimal, decimal gigabytes as everywhere in Parascope.
 std::string gigabytes(double bytes)
 {
@@ -390,8 +398,16 @@ std::optional<InputError> validateShardRequest(const ShardRequest &r, const Devi
                                            std::string(toString(r.precision)) + " TFLOPS"};
     if (!(r.mfu > 0 && r.mfu <= 1))
         return InputError{"mfu", "must be above 0 and at most 1"};
+    // The limits a scenario has (validate.h, limits): below them times overflow to infinity
+    // (fuzz_shard_request: an MFU of 2.6e-318 gave compute_s = inf).
+    if (r.mfu < limits::kMinMfu)
+        return InputError{"mfu", "must be at least " + shortNumber(limits::kMinMfu)};
     if (r.interNodeGbPerS && !(*r.interNodeGbPerS > 0))
         return InputError{"inter_node_gb_per_s", "must be above 0"};
+    if (r.interNodeGbPerS &&
+        !(*r.interNodeGbPerS >= limits::kMinRate && *r.interNodeGbPerS <= limits::kMaxRate))
+        return InputError{"inter_node_gb_per_s", "must be from " + shortNumber(limits::kMinRate) +
+                                                     " to " + shortNumber(limits::kMaxRate)};
     Link link;
     return chooseLink(device, r.tp, r.interNodeGbPerS, link);
 }

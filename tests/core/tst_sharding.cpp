@@ -509,29 +509,43 @@ private Q_SLOTS:
         QTest::addColumn<QString>("precision");
         QTest::addColumn<QString>("device");
         QTest::addColumn<double>("mfu");
+        QTest::addColumn<double>("interNode"); // GB/s; 0 = the device's own
         QTest::addColumn<QString>("key");
         QTest::addRow("DESIGN §4: hidden = 0") << qint64(0) << qint64(64) << 2 << "bf16"
-                                               << "h100-sxm" << 0.5 << "hidden";
+                                               << "h100-sxm" << 0.5 << 0.0 << "hidden";
         QTest::addRow("DESIGN §4: ffn < 0") << qint64(64) << qint64(-4) << 2 << "bf16"
-                                            << "h100-sxm" << 0.5 << "ffn";
+                                            << "h100-sxm" << 0.5 << 0.0 << "ffn";
         QTest::addRow("DESIGN §4: tp = 0") << qint64(64) << qint64(64) << 0 << "bf16"
-                                           << "h100-sxm" << 0.5 << "tp";
+                                           << "h100-sxm" << 0.5 << 0.0 << "tp";
         QTest::addRow("issue 4: T does not divide h") << qint64(66) << qint64(96) << 4 << "bf16"
-                                                      << "h100-sxm" << 0.5 << "tp";
+                                                      << "h100-sxm" << 0.5 << 0.0 << "tp";
         QTest::addRow("issue 4: T does not divide f") << qint64(64) << qint64(90) << 4 << "bf16"
-                                                      << "h100-sxm" << 0.5 << "tp";
+                                                      << "h100-sxm" << 0.5 << 0.0 << "tp";
         QTest::addRow("devices.json: a100 has no fp8") << qint64(64) << qint64(64) << 2 << "fp8"
-                                                       << "a100-80gb" << 0.5 << "precision";
+                                                       << "a100-80gb" << 0.5 << 0.0 << "precision";
         QTest::addRow("DESIGN §3.5: int4 is no activation format")
             << qint64(64) << qint64(64) << 2 << "int4"
-            << "h100-sxm" << 0.5 << "precision";
+            << "h100-sxm" << 0.5 << 0.0 << "precision";
         QTest::addRow("issue 4: mfu = 0") << qint64(64) << qint64(64) << 2 << "bf16"
-                                          << "h100-sxm" << 0.0 << "mfu";
+                                          << "h100-sxm" << 0.0 << 0.0 << "mfu";
         QTest::addRow("issue 4: mfu > 1") << qint64(64) << qint64(64) << 2 << "bf16"
-                                          << "h100-sxm" << 1.5 << "mfu";
+                                          << "h100-sxm" << 1.5 << 0.0 << "mfu";
         QTest::addRow("devices.json: sn40l links unpublished")
             << qint64(64) << qint64(64) << 2 << "bf16"
-            << "sn40l" << 0.5 << "device.intra_node_gb_per_s";
+            << "sn40l" << 0.5 << 0.0 << "device.intra_node_gb_per_s";
+        // fuzz_shard_request: validate.h's limits, which a scenario has; below them the
+        // times were infinite.
+        QTest::addRow("fuzz_shard_request: mfu = 2.6e-318")
+            << qint64(64) << qint64(64) << 2 << "bf16"
+            << "h100-sxm" << 2.6e-318 << 0.0 << "mfu";
+        QTest::addRow("validate.h: mfu below 0.001") << qint64(64) << qint64(64) << 2 << "bf16"
+                                                     << "h100-sxm" << 0.0009 << 0.0 << "mfu";
+        QTest::addRow("validate.h: inter-node 1e-300 GB/s")
+            << qint64(64) << qint64(64) << 16 << "bf16"
+            << "h100-sxm" << 0.5 << 1e-300 << "inter_node_gb_per_s";
+        QTest::addRow("validate.h: inter-node beyond 1e9 GB/s")
+            << qint64(64) << qint64(64) << 16 << "bf16"
+            << "h100-sxm" << 0.5 << 2e9 << "inter_node_gb_per_s";
     }
     void invalidRequests()
     {
@@ -541,12 +555,15 @@ private Q_SLOTS:
         QFETCH(QString, precision);
         QFETCH(QString, device);
         QFETCH(double, mfu);
+        QFETCH(double, interNode);
         QFETCH(QString, key);
         ShardRequest request;
         request.shape = {16, hidden, ffn};
         request.tp = tp;
         request.precision = *parseEnum<Precision>(precision.toStdString());
         request.mfu = mfu;
+        if (interNode > 0)
+            request.interNodeGbPerS = interNode;
         const ShardReport r = analyzeSharding(request, preset(device.toUtf8().constData()));
         QVERIFY(r.error);
         QCOMPARE(QString::fromStdString(r.error->key), key);
