@@ -297,10 +297,12 @@ FfnShape reducedShape(const FfnShape &requested, int tp, std::int64_t hiddenCap,
         return requested;
     FfnShape out = requested;
     // h = g·a, f = g·b with gcd(a, b) = 1: every (a·m, b·m) keeps f/h exactly, and both
-    // divide by T exactly when T divides m.
+    // divide by T exactly when T divides m. The smallest, a·T, must still be within the
+    // cap (or be T itself): h = 16,382, f = 16,384 gave 8,191/8,192, a check of 344 GFLOP
+    // that froze the window for half a minute.
     const std::int64_t g = std::gcd(requested.hidden, requested.ffn);
-    if (g % tp == 0) {
-        const std::int64_t a = requested.hidden / g;
+    const std::int64_t a = requested.hidden / g;
+    if (g % tp == 0 && a * tp <= std::max<std::int64_t>(hiddenCap, tp)) {
         const std::int64_t c = std::max<std::int64_t>(1, std::min(g / tp, hiddenCap / (a * tp)));
         const std::int64_t m = tp * c;
         if (a * m < requested.hidden) {

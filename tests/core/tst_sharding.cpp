@@ -348,6 +348,15 @@ private Q_SLOTS:
         QTest::addRow("coprime 1001/30013, T=1 -> 64/(30013/1001·64 = 1918.9), 256 tokens")
             << qint64(4096) << qint64(1001) << qint64(30013) << 1 << qint64(256) << qint64(64)
             << qint64(1919);
+        // The exact pair 8191/8192 made a 344 GFLOP check: 33 s at -O2 at every change
+        // (regress-check-exact-pair-too-big.bin).
+        QTest::addRow("16382/16384 share only 2, T=1 -> 64/64, 16 tokens")
+            << qint64(4096) << qint64(16382) << qint64(16384) << 1 << qint64(16) << qint64(64)
+            << qint64(64);
+        // The exact pair needs h' = 4·128 = 512 (3.3 s at every change in the window).
+        QTest::addRow("Llama 3.1 405B: 16384/53248 (4:13), T=128 -> 128/384, 32 tokens")
+            << qint64(4096) << qint64(16384) << qint64(53248) << 128 << qint64(32) << qint64(128)
+            << qint64(384);
     }
     void reducedShapesWithoutACommonFactor()
     {
