@@ -297,8 +297,10 @@ private Q_SLOTS:
         QTest::addRow("Llama 3.1 8B: 4096/14336 (2:7), T=4 -> 64/224")
             << qint64(4096) << qint64(4096) << qint64(14336) << 4 << qint64(64) << qint64(64)
             << qint64(224);
-        QTest::addRow("seed, T=256: h' must be a multiple of 256")
-            << qint64(4096) << qint64(8192) << qint64(32768) << 256 << qint64(128) << qint64(256)
+        // 128 tokens on 257 simulated devices held 171 MB and took 3.0 s at every change;
+        // 11 tokens fit kVerifyBytesCap, (16 MiB - 4·2hf) / 4(2h + (T+1)(h+f)) = 11.1.
+        QTest::addRow("seed, T=256: h' must be a multiple of 256, 11 tokens fit 16 MiB")
+            << qint64(4096) << qint64(8192) << qint64(32768) << 256 << qint64(11) << qint64(256)
             << qint64(1024);
         QTest::addRow("already small: unchanged") << qint64(10) << qint64(64) << qint64(256) << 4
                                                   << qint64(10) << qint64(64) << qint64(256);
@@ -310,6 +312,14 @@ private Q_SLOTS:
         QTest::addRow("small h, many tokens: tokens stop at 256")
             << qint64(1000000) << qint64(64) << qint64(256) << 4 << qint64(256) << qint64(64)
             << qint64(256);
+        // FLOPs and bytes that grow with f rather than with the tokens (the fuzz corpus's
+        // regress-check-*.bin).
+        QTest::addRow("f/h = 64: 1 GFLOP / (5·4·64·4096 per token) = 190 tokens")
+            << qint64(4096) << qint64(64) << qint64(4096) << 1 << qint64(190) << qint64(64)
+            << qint64(4096);
+        QTest::addRow("h = 1, f = 262,144 (8.7 s): 6 tokens fit 16 MiB")
+            << qint64(4096) << qint64(1) << qint64(262144) << 1 << qint64(6) << qint64(1)
+            << qint64(262144);
     }
     void reducedShapes()
     {
@@ -430,6 +440,53 @@ private Q_SLOTS:
         for (const auto &strategy : skipped.strategies) {
             QVERIFY(strategy.totalS > 0);
             QVERIFY(!strategy.maxRelError);
+        }
+    }
+
+    // The reduced check runs at every change in the window: within kVerifyFlopsCap and
+    // kVerifyBytesCap, or not at all, saying why. Before, these layers' reduced checks took
+    // the times given (-O2, one core; the fuzz corpus's regress-check-*.bin).
+    void checkWithinItsBudget_data()
+    {
+        QTest::addColumn<qint64>("hidden");
+        QTest::addColumn<qint64>("ffn");
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<bool>("runs");
+        QTest::addRow("16382/16384, T=1 (33 s) runs at 64/64")
+            << qint64(16382) << qint64(16384) << 1 << true;
+        QTest::addRow("64/409600, T=1 (1.4 s; 213 MB at 1 token) not run")
+            << qint64(64) << qint64(409600) << 1 << false;
+        QTest::addRow("seed's layer, T=256 (3.0 s) runs")
+            << qint64(8192) << qint64(32768) << 256 << true;
+        QTest::addRow("Llama 3.1 405B, T=128 (3.3 s) runs")
+            << qint64(16384) << qint64(53248) << 128 << true;
+        QTest::addRow("4096/4096, T=4096 (4.4 s; 269 MB at 1 token) not run")
+            << qint64(4096) << qint64(4096) << 4096 << false;
+    }
+    void checkWithinItsBudget()
+    {
+        QFETCH(qint64, hidden);
+        QFETCH(qint64, ffn);
+        QFETCH(int, tp);
+        QFETCH(bool, runs);
+        ShardRequest request;
+        request.shape = {4096, hidden, ffn};
+        request.tp = tp;
+        const ShardReport r = analyzeSharding(request, preset("h100-sxm"));
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error->toString().c_str());
+        QCOMPARE(r.checkNotRun.empty(), runs);
+        QCOMPARE(r.executed != FfnShape{}, runs);
+        if (runs) {
+            QVERIFY(checkFlops(r.executed) <= kVerifyFlopsCap);
+            QVERIFY(verifyBytes(r.executed, tp) <= kVerifyBytesCap);
+            for (const auto &s : r.strategies)
+                QVERIFY2(*s.maxRelError < 1e-5, QByteArray::number(*s.maxRelError));
+        } else {
+            QVERIFY2(
+                QString::fromStdString(r.checkNotRun).contains("more than a reduced check may"),
+                r.checkNotRun.c_str());
+            for (const auto &s : r.strategies)
+                QVERIFY(s.totalS > 0 && !s.maxRelError);
         }
     }
 
