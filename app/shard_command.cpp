@@ -72,7 +72,7 @@ int runShard(const QStringList &arguments)
                "Numerical check: small (a reduced size with the same f/h, the default), full "
                "(the requested size; slow) or off.",
                "small|full|off", io::qs(core::toString(defaults.verify)));
-    const auto mfu = option("mfu", "Fraction of peak FLOPS achieved, in (0, 1].", "M",
+    const auto mfu = option("mfu", "Fraction of peak FLOPS achieved, from 0.001 to 1.", "M",
                             QString::number(defaults.mfu));
     const auto interNode =
         option("inter-node-gb-per-s",

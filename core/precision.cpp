@@ -45,8 +45,11 @@ bool isTrainable(Precision p)
 
 std::int64_t bytesFor(std::int64_t values, Precision p)
 {
-    // 16 half-bits per byte.
-    return ceilDiv(values * halfBitsPerValue(p), 16);
+    // 16 half-bits per byte. Whole groups of 16 values first: values × half-bits overflows
+    // 64 bits long before the bytes do (2^58 BF16 values, 2^59 bytes, are 2^63 half-bits;
+    // fuzz_shard_request).
+    const std::int64_t halfBits = halfBitsPerValue(p);
+    return values / 16 * halfBits + ceilDiv(values % 16 * halfBits, 16);
 }
 
 } // namespace core

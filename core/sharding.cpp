@@ -25,6 +25,14 @@ constexpr std::array kStrategies{
 constexpr std::int64_t kMaxDimension = std::int64_t{1} << 24;
 constexpr std::int64_t kMaxValues = std::int64_t{1} << 58;
 
+// "0.001", "1e+09", "16.8": three digits at most, as a person reads a limit.
+std::string shortNumber(double value)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", value);
+    return text;
+}
+
 // "2.4 GB": one decimal, decimal gigabytes as everywhere in Parascope.
 std::string gigabytes(double bytes)
 {
@@ -282,17 +290,26 @@ double ffnFlops(const FfnShape &shape)
            static_cast<double>(shape.ffn);
 }
 
+double checkFlops(const FfnShape &shape)
+{
+    // executeStrategies: the unsharded reference, then four strategies that each do the
+    // layer's FLOPs once, spread over the T devices.
+    return 5 * ffnFlops(shape);
+}
+
 FfnShape reducedShape(const FfnShape &requested, int tp, std::int64_t hiddenCap,
-                      std::int64_t tokensCap)
+                      std::int64_t tokensCap, double flopsCap, double bytesCap)
 {
     if (tp <= 0 || requested.hidden <= 0 || requested.ffn <= 0)
         return requested;
     FfnShape out = requested;
     // h = g·a, f = g·b with gcd(a, b) = 1: every (a·m, b·m) keeps f/h exactly, and both
-    // divide by T exactly when T divides m.
+    // divide by T exactly when T divides m. The smallest, a·T, must still be within the
+    // cap (or be T itself): h = 16,382, f = 16,384 gave 8,191/8,192, a check of 344 GFLOP
+    // that froze the window for half a minute.
     const std::int64_t g = std::gcd(requested.hidden, requested.ffn);
-    if (g % tp == 0) {
-        const std::int64_t a = requested.hidden / g;
+    const std::int64_t a = requested.hidden / g;
+    if (g % tp == 0 && a * tp <= std::max<std::int64_t>(hiddenCap, tp)) {
         const std::int64_t c = std::max<std::int64_t>(1, std::min(g / tp, hiddenCap / (a * tp)));
         const std::int64_t m = tp * c;
         if (a * m < requested.hidden) {
@@ -319,6 +336,17 @@ FfnShape reducedShape(const FfnShape &requested, int tp, std::int64_t hiddenCap,
     // and the check stays milliseconds at any micro-batch size and sequence length (a 70B
     // layer at 256 x 131072 tokens took 90 s and 2.6 GB on every change; issue 9).
     out.tokens = std::min(out.tokens, tokensCap);
+    // Fewer rows still where the check's FLOPs or bytes grow with the layer rather than
+    // with the tokens (at -O2: h = 64, f = 409,600 took 1.4 s; h = 1, f = 262,144 8.7 s;
+    // the seed's layer at T = 256 3.0 s, copying act to 257 simulated devices). Both are
+    // affine in the tokens.
+    const FfnShape none{0, out.hidden, out.ffn}, one{1, out.hidden, out.ffn};
+    const double tokensForFlops = flopsCap / checkFlops(one);
+    const double tokensForBytes =
+        (bytesCap - verifyBytes(none, tp)) / (verifyBytes(one, tp) - verifyBytes(none, tp));
+    const double fits = std::floor(std::min(tokensForFlops, tokensForBytes));
+    if (fits < static_cast<double>(out.tokens))
+        out.tokens = std::max<std::int64_t>(1, static_cast<std::int64_t>(fits));
     return out;
 }
 
@@ -390,8 +418,16 @@ std::optional<InputError> validateShardRequest(const ShardRequest &r, const Devi
                                            std::string(toString(r.precision)) + " TFLOPS"};
     if (!(r.mfu > 0 && r.mfu <= 1))
         return InputError{"mfu", "must be above 0 and at most 1"};
+    // The limits a scenario has (validate.h, limits): below them times overflow to infinity
+    // (fuzz_shard_request: an MFU of 2.6e-318 gave compute_s = inf).
+    if (r.mfu < limits::kMinMfu)
+        return InputError{"mfu", "must be at least " + shortNumber(limits::kMinMfu)};
     if (r.interNodeGbPerS && !(*r.interNodeGbPerS > 0))
         return InputError{"inter_node_gb_per_s", "must be above 0"};
+    if (r.interNodeGbPerS &&
+        !(*r.interNodeGbPerS >= limits::kMinRate && *r.interNodeGbPerS <= limits::kMaxRate))
+        return InputError{"inter_node_gb_per_s", "must be from " + shortNumber(limits::kMinRate) +
+                                                     " to " + shortNumber(limits::kMaxRate)};
     Link link;
     return chooseLink(device, r.tp, r.interNodeGbPerS, link);
 }
@@ -461,7 +497,8 @@ ShardReport analyzeSharding(const ShardRequest &request, const DeviceSpec &devic
     const auto refuse = [&](const std::string &why) {
         const std::string message = "the check at h = " + std::to_string(shape.hidden) +
                                     ", f = " + std::to_string(shape.ffn) + ", " +
-                                    std::to_string(shape.tokens) + " tokens on " +
+                                    std::to_string(shape.tokens) +
+                                    (shape.tokens == 1 ? " token on " : " tokens on ") +
                                     std::to_string(request.tp) + " simulated devices " + why;
         if (request.verify == Verify::full)
             report.error = InputError{"verify", message};
@@ -471,6 +508,17 @@ ShardReport analyzeSharding(const ShardRequest &request, const DeviceSpec &devic
     if (!(bytes <= request.verifyMemoryBytes)) {
         refuse("would hold " + gigabytes(bytes) + " at once, more than the " +
                gigabytes(request.verifyMemoryBytes) + " it may use");
+        return report;
+    }
+    // One token can still be too much for a reduced check (f/h beyond about 500 at h = 64,
+    // or T beyond about 1,000); a full one is asked for knowing it is slow, and can be
+    // cancelled.
+    if (request.verify == Verify::small &&
+        !(checkFlops(shape) <= kVerifyFlopsCap && bytes <= kVerifyBytesCap)) {
+        refuse("would hold " + shortNumber(bytes / 1e6) + " MB and take " +
+               shortNumber(checkFlops(shape) / 1e9) + " GFLOP, more than a reduced check may (" +
+               shortNumber(kVerifyBytesCap / 1e6) + " MB, " + shortNumber(kVerifyFlopsCap / 1e9) +
+               " GFLOP: it runs at every change)");
         return report;
     }
     Execution run;

@@ -86,16 +86,30 @@ std::vector<CollectiveCall> requiredCollectives(Split w1, Split w2, const FfnSha
 // a multiply-add is two FLOPs).
 double ffnFlops(const FfnShape &shape);
 
+// The FLOPs of the numerical check at `shape`: the unsharded reference and the four
+// strategies, each the layer's FLOPs once.
+double checkFlops(const FfnShape &shape);
+
 // The size the default numerical check runs at: the ratio ffn/hidden kept exactly,
 // hidden and ffn still divisible by tp, hidden at most `hiddenCap` where that is
-// possible, tokens scaled by the same factor and at most `tokensCap`. When hidden and ffn
-// share no factor that allows it (h and f coprime, say), hidden becomes the smallest
+// possible, tokens scaled by the same factor, at most `tokensCap` and few enough for
+// `flopsCap` and `bytesCap` (checkFlops, verifyBytes), but at least one. When hidden and
+// ffn share no factor that allows it (h and f coprime, say), hidden becomes the smallest
 // multiple of tp from `hiddenCap` and ffn the multiple of tp nearest the same ratio.
 // Never larger than `requested`.
 inline constexpr std::int64_t kVerifyHiddenCap = 64;
 inline constexpr std::int64_t kVerifyTokensCap = 256;
+// The window runs the reduced check on the GUI thread at every change, so it must take a
+// fraction of a second whatever the layer. Its time follows its FLOPs and the bytes it
+// holds and copies (measured at -O2 on one core: about 10 GFLOP/s, and 7 to 20 ms per MB
+// held), so these caps keep it within about 0.3 s. Llama 3.1 70B at T = 8 needs 73 MFLOP
+// and 3 MB; without the caps the seed's layer at T = 256 took 3.0 s, and h = 1,
+// f = 262,144 8.7 s.
+inline constexpr double kVerifyFlopsCap = 1e9;
+inline constexpr double kVerifyBytesCap = 16.0 * 1024 * 1024;
 FfnShape reducedShape(const FfnShape &requested, int tp, std::int64_t hiddenCap = kVerifyHiddenCap,
-                      std::int64_t tokensCap = kVerifyTokensCap);
+                      std::int64_t tokensCap = kVerifyTokensCap, double flopsCap = kVerifyFlopsCap,
+                      double bytesCap = kVerifyBytesCap);
 
 // The most bytes executeStrategies holds at once at this shape on `tp` simulated devices
 // (an upper bound, counted from its matrices: X, W1, W2 and the reference, then every
@@ -176,8 +190,9 @@ struct ShardReport
     std::optional<InputError> error; // key names the request field ("hidden", "tp", ...)
     FfnShape requested;
     FfnShape executed; // all zero when the check is off or did not run
-    // Why the reduced check did not run although asked (too much memory), else empty. A
-    // full-size check that cannot run is an error naming "verify" instead.
+    // Why the reduced check did not run although asked (too much memory, or more than
+    // kVerifyFlopsCap or kVerifyBytesCap at one token), else empty. A full-size check that cannot
+    // run is an error naming "verify" instead.
     std::string checkNotRun;
     Verify verify = Verify::small;
     bool cancelled = false;

@@ -29,7 +29,7 @@ bool namesAField(const std::string &key)
     return view.starts_with("model.") || view.starts_with("device.");
 }
 
-void checkStages(const core::Scenario &s, const core::Report &r)
+void checkStages(const core::Scenario &s, const core::Presets &with, const core::Report &r)
 {
     require(r.stages.size() == static_cast<std::size_t>(s.pp), "one stage report per stage");
     int layers = 0;
@@ -51,7 +51,7 @@ void checkStages(const core::Scenario &s, const core::Report &r)
         fits = fits && st.fits;
     }
     require(r.fits == fits, "the report's fits disagrees with its stages");
-    const core::ModelSpec *model = core::resolveModel(s, presets());
+    const core::ModelSpec *model = core::resolveModel(s, with);
     if (model->hasArchitecture())
         require(layers == model->layers, "the stages do not hold every layer once");
 }
@@ -106,10 +106,10 @@ void checkRefusal(const core::InputError &error, bool needsKey)
                 "a refusal that names no field");
 }
 
-void evaluateAndCheck(const core::Scenario &s)
+void evaluateAndCheck(const core::Scenario &s, const core::Presets &with)
 {
-    const std::optional<core::InputError> error = core::validate(s, presets());
-    const core::Report r = core::evaluate(s, presets());
+    const std::optional<core::InputError> error = core::validate(s, with);
+    const core::Report r = core::evaluate(s, with);
     require(r.error == error, "evaluate and validate disagree");
     if (error) {
         checkRefusal(*error, true);
@@ -120,7 +120,7 @@ void evaluateAndCheck(const core::Scenario &s)
     require(r.devices == std::int64_t{s.tp} * s.pp * s.dp, "devices is not T x K x D");
     require(r.params > 0, "a model without parameters");
     require(r.weightsBytes > 0 && r.nominalWeightsBytes > 0, "the model's weights");
-    checkStages(s, r);
+    checkStages(s, with, r);
     checkTimes(r);
     require(!io::reportToJson(r).isEmpty(), "empty JSON report");
     require(!io::reportToText(r).isEmpty(), "empty text report");
@@ -128,11 +128,71 @@ void evaluateAndCheck(const core::Scenario &s)
     // The timeline the window draws, while it stays small enough to keep the fuzzer fast.
     if (std::int64_t{s.pp} * s.microbatches * s.virtualStages > 4096)
         return;
-    const core::Report withTimeline = core::evaluate(s, presets(), {.timeline = true});
+    const core::Report withTimeline = core::evaluate(s, with, {.timeline = true});
     require(withTimeline.makespanS == r.makespanS, "the timeline changes the makespan");
     for (const auto &op : withTimeline.timeline)
         require(op.start >= 0 && op.end >= op.start && op.end <= r.makespanS * (1 + 1e-12),
                 "a timeline block outside the step");
+}
+
+void checkShardReport(const core::ShardRequest &request, const core::ShardReport &r)
+{
+    if (r.error) {
+        checkRefusal(*r.error, true);
+        return;
+    }
+    require(r.strategies.size() == 4, "a sharding analysis without its four strategies");
+    if (request.tp > 1)
+        require(std::isfinite(r.link.gbPerS) && r.link.gbPerS > 0, "a link without bandwidth");
+    for (const auto &st : r.strategies) {
+        for (double figure : {st.computeS, st.commS, st.totalS, st.wireBytesPerDevice})
+            require(finiteAtLeastZero(figure), "a strategy's time or bytes are negative or "
+                                               "not finite");
+        require(st.payloadBytes >= 0, "a strategy's payload is negative");
+        require(st.totalS == st.computeS + st.commS, "a strategy's time is not its sum");
+        require(st.counts == core::countCollectives(st.collectives), "collective counts");
+        require(request.tp > 1 || (st.collectives.empty() && st.commS == 0),
+                "a group of one communicates");
+    }
+    const auto at = [&r](int i) -> const core::StrategyReport & {
+        require(i >= 0 && i < 4, "best or worst is not a strategy");
+        return r.strategies[static_cast<std::size_t>(i)];
+    };
+    for (const auto &st : r.strategies)
+        require(at(r.best).totalS <= st.totalS && st.totalS <= at(r.worst).totalS,
+                "best or worst is not the fastest or the slowest");
+    require(std::isfinite(r.speedupBestOverWorst) && r.speedupBestOverWorst >= 1,
+            "the speed-up of best over worst");
+
+    const bool ran = r.executed != core::FfnShape{};
+    require(!(ran && !r.checkNotRun.empty()), "a check that ran says it did not");
+    require(ran || request.verify == core::Verify::off || !r.checkNotRun.empty(),
+            "a check asked for neither ran nor said why not");
+    for (const auto &st : r.strategies)
+        require(st.maxAbsError.has_value() == ran && st.maxRelError.has_value() == ran,
+                "errors reported for a check that did not run, or missing");
+    if (!ran)
+        return;
+    const core::FfnShape &e = r.executed;
+    require(e.tokens > 0 && e.hidden > 0 && e.ffn > 0, "an empty check");
+    require(e.tokens <= request.shape.tokens && e.hidden <= request.shape.hidden &&
+                e.ffn <= request.shape.ffn,
+            "the check ran larger than asked");
+    require(e.hidden % request.tp == 0 && e.ffn % request.tp == 0,
+            "the check's sizes do not divide by T");
+    require(core::verifyBytes(e, request.tp) <= request.verifyMemoryBytes,
+            "the check held more than it may");
+    require(request.verify != core::Verify::small ||
+                (core::checkFlops(e) <= core::kVerifyFlopsCap &&
+                 core::verifyBytes(e, request.tp) <= core::kVerifyBytesCap),
+            "the reduced check took more FLOPs or bytes than it may");
+    for (const auto &st : r.strategies) {
+        require(finiteAtLeastZero(*st.maxAbsError) && finiteAtLeastZero(*st.maxRelError),
+                "a check's error is negative or not finite");
+        // Every strategy computes the same Y in float: a split that is wrong is off by the
+        // size of Y itself, rounding by far less than 1 %.
+        require(*st.maxRelError < 1e-2, "a strategy disagrees with the unsharded product");
+    }
 }
 
 } // namespace fuzz

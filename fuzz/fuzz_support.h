@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/presets.h"
 #include "core/scenario.h"
+#include "core/sharding.h"
 
 #include <optional>
 
@@ -22,7 +23,14 @@ void checkRefusal(const core::InputError &error, bool needsKey);
 
 // The rest of the chain for an accepted scenario: validate, evaluate, the JSON and
 // text reports, and the report's own arithmetic (every stage adds up, nothing is
-// negative that cannot be, fractions stay fractions).
-void evaluateAndCheck(const core::Scenario &scenario);
+// negative that cannot be, fractions stay fractions). `with` holds the presets the
+// scenario may name: the built-in ones unless a presets file added its own.
+void evaluateAndCheck(const core::Scenario &scenario, const core::Presets &with = presets());
+
+// A sharding analysis of `request`: a refusal names the request field; an accepted
+// request has four strategies whose times and bytes are finite and not negative, the
+// best no slower than the worst, and a numerical check that ran at a size T divides,
+// no larger than asked, or says why it did not run.
+void checkShardReport(const core::ShardRequest &request, const core::ShardReport &report);
 
 } // namespace fuzz

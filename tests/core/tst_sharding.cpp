@@ -297,8 +297,10 @@ private Q_SLOTS:
         QTest::addRow("Llama 3.1 8B: 4096/14336 (2:7), T=4 -> 64/224")
             << qint64(4096) << qint64(4096) << qint64(14336) << 4 << qint64(64) << qint64(64)
             << qint64(224);
-        QTest::addRow("seed, T=256: h' must be a multiple of 256")
-            << qint64(4096) << qint64(8192) << qint64(32768) << 256 << qint64(128) << qint64(256)
+        // 128 tokens on 257 simulated devices held 171 MB and took 3.0 s at every change;
+        // 11 tokens fit kVerifyBytesCap, (16 MiB - 4·2hf) / 4(2h + (T+1)(h+f)) = 11.1.
+        QTest::addRow("seed, T=256: h' must be a multiple of 256, 11 tokens fit 16 MiB")
+            << qint64(4096) << qint64(8192) << qint64(32768) << 256 << qint64(11) << qint64(256)
             << qint64(1024);
         QTest::addRow("already small: unchanged") << qint64(10) << qint64(64) << qint64(256) << 4
                                                   << qint64(10) << qint64(64) << qint64(256);
@@ -310,6 +312,14 @@ private Q_SLOTS:
         QTest::addRow("small h, many tokens: tokens stop at 256")
             << qint64(1000000) << qint64(64) << qint64(256) << 4 << qint64(256) << qint64(64)
             << qint64(256);
+        // FLOPs and bytes that grow with f rather than with the tokens (the fuzz corpus's
+        // regress-check-*.bin).
+        QTest::addRow("f/h = 64: 1 GFLOP / (5·4·64·4096 per token) = 190 tokens")
+            << qint64(4096) << qint64(64) << qint64(4096) << 1 << qint64(190) << qint64(64)
+            << qint64(4096);
+        QTest::addRow("h = 1, f = 262,144 (8.7 s): 6 tokens fit 16 MiB")
+            << qint64(4096) << qint64(1) << qint64(262144) << 1 << qint64(6) << qint64(1)
+            << qint64(262144);
     }
     void reducedShapes()
     {
@@ -348,6 +358,15 @@ private Q_SLOTS:
         QTest::addRow("coprime 1001/30013, T=1 -> 64/(30013/1001·64 = 1918.9), 256 tokens")
             << qint64(4096) << qint64(1001) << qint64(30013) << 1 << qint64(256) << qint64(64)
             << qint64(1919);
+        // The exact pair 8191/8192 made a 344 GFLOP check: 33 s at -O2 at every change
+        // (regress-check-exact-pair-too-big.bin).
+        QTest::addRow("16382/16384 share only 2, T=1 -> 64/64, 16 tokens")
+            << qint64(4096) << qint64(16382) << qint64(16384) << 1 << qint64(16) << qint64(64)
+            << qint64(64);
+        // The exact pair needs h' = 4·128 = 512 (3.3 s at every change in the window).
+        QTest::addRow("Llama 3.1 405B: 16384/53248 (4:13), T=128 -> 128/384, 32 tokens")
+            << qint64(4096) << qint64(16384) << qint64(53248) << 128 << qint64(32) << qint64(128)
+            << qint64(384);
     }
     void reducedShapesWithoutACommonFactor()
     {
@@ -424,6 +443,86 @@ private Q_SLOTS:
         }
     }
 
+    // The reduced check runs at every change in the window: within kVerifyFlopsCap and
+    // kVerifyBytesCap, or not at all, saying why. Before, these layers' reduced checks took
+    // the times given (-O2, one core; the fuzz corpus's regress-check-*.bin).
+    void checkWithinItsBudget_data()
+    {
+        QTest::addColumn<qint64>("hidden");
+        QTest::addColumn<qint64>("ffn");
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<bool>("runs");
+        QTest::addRow("16382/16384, T=1 (33 s) runs at 64/64")
+            << qint64(16382) << qint64(16384) << 1 << true;
+        QTest::addRow("64/409600, T=1 (1.4 s; 213 MB at 1 token) not run")
+            << qint64(64) << qint64(409600) << 1 << false;
+        QTest::addRow("seed's layer, T=256 (3.0 s) runs")
+            << qint64(8192) << qint64(32768) << 256 << true;
+        QTest::addRow("Llama 3.1 405B, T=128 (3.3 s) runs")
+            << qint64(16384) << qint64(53248) << 128 << true;
+        QTest::addRow("4096/4096, T=4096 (4.4 s; 269 MB at 1 token) not run")
+            << qint64(4096) << qint64(4096) << 4096 << false;
+    }
+    void checkWithinItsBudget()
+    {
+        QFETCH(qint64, hidden);
+        QFETCH(qint64, ffn);
+        QFETCH(int, tp);
+        QFETCH(bool, runs);
+        ShardRequest request;
+        request.shape = {4096, hidden, ffn};
+        request.tp = tp;
+        const ShardReport r = analyzeSharding(request, preset("h100-sxm"));
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error->toString().c_str());
+        QCOMPARE(r.checkNotRun.empty(), runs);
+        QCOMPARE(r.executed != FfnShape{}, runs);
+        if (runs) {
+            QVERIFY(checkFlops(r.executed) <= kVerifyFlopsCap);
+            QVERIFY(verifyBytes(r.executed, tp) <= kVerifyBytesCap);
+            for (const auto &s : r.strategies)
+                QVERIFY2(*s.maxRelError < 1e-5, QByteArray::number(*s.maxRelError));
+        } else {
+            QVERIFY2(
+                QString::fromStdString(r.checkNotRun).contains("more than a reduced check may"),
+                r.checkNotRun.c_str());
+            for (const auto &s : r.strategies)
+                QVERIFY(s.totalS > 0 && !s.maxRelError);
+        }
+    }
+
+    // Issue 9 and fuzz_shard_request: a collective's bytes are exact up to the largest
+    // payload the analysis takes (2^58 values); values x half-bits overflowed 64 bits first.
+    void payloadsAtTheLimit_data()
+    {
+        QTest::addColumn<qint64>("tokens");
+        QTest::addColumn<qint64>("hidden");
+        QTest::addColumn<qint64>("ffn");
+        QTest::addColumn<QString>("precision");
+        QTest::addColumn<qint64>("bytesPerValue");
+        QTest::addRow("tokenLimits: 2^43 tokens x f = 2^15 = 2^58 BF16 values")
+            << (qint64(1) << 43) << qint64(8192) << qint64(32768) << "bf16" << qint64(2);
+        QTest::addRow("fuzz_shard_request: 2^34 tokens x h = 2^23 = 2^57 FP32 values")
+            << (qint64(1) << 34) << (qint64(1) << 23) << qint64(1024) << "fp32" << qint64(4);
+    }
+    void payloadsAtTheLimit()
+    {
+        QFETCH(qint64, tokens);
+        QFETCH(qint64, hidden);
+        QFETCH(qint64, ffn);
+        QFETCH(QString, precision);
+        QFETCH(qint64, bytesPerValue);
+        ShardRequest request;
+        request.shape = {tokens, hidden, ffn};
+        request.tp = 4;
+        request.precision = *parseEnum<Precision>(precision.toStdString());
+        request.verify = Verify::off;
+        const ShardReport r = analyzeSharding(request, preset("h100-sxm"));
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error->toString().c_str());
+        for (const auto &s : r.strategies)
+            for (const auto &call : s.collectives)
+                QCOMPARE(call.payloadBytes, call.values * bytesPerValue);
+    }
+
     // The default check runs at the reduced size and says so; every strategy agrees.
     void seedRequestVerifiedSmall()
     {
@@ -476,29 +575,43 @@ private Q_SLOTS:
         QTest::addColumn<QString>("precision");
         QTest::addColumn<QString>("device");
         QTest::addColumn<double>("mfu");
+        QTest::addColumn<double>("interNode"); // GB/s; 0 = the device's own
         QTest::addColumn<QString>("key");
         QTest::addRow("DESIGN §4: hidden = 0") << qint64(0) << qint64(64) << 2 << "bf16"
-                                               << "h100-sxm" << 0.5 << "hidden";
+                                               << "h100-sxm" << 0.5 << 0.0 << "hidden";
         QTest::addRow("DESIGN §4: ffn < 0") << qint64(64) << qint64(-4) << 2 << "bf16"
-                                            << "h100-sxm" << 0.5 << "ffn";
+                                            << "h100-sxm" << 0.5 << 0.0 << "ffn";
         QTest::addRow("DESIGN §4: tp = 0") << qint64(64) << qint64(64) << 0 << "bf16"
-                                           << "h100-sxm" << 0.5 << "tp";
+                                           << "h100-sxm" << 0.5 << 0.0 << "tp";
         QTest::addRow("issue 4: T does not divide h") << qint64(66) << qint64(96) << 4 << "bf16"
-                                                      << "h100-sxm" << 0.5 << "tp";
+                                                      << "h100-sxm" << 0.5 << 0.0 << "tp";
         QTest::addRow("issue 4: T does not divide f") << qint64(64) << qint64(90) << 4 << "bf16"
-                                                      << "h100-sxm" << 0.5 << "tp";
+                                                      << "h100-sxm" << 0.5 << 0.0 << "tp";
         QTest::addRow("devices.json: a100 has no fp8") << qint64(64) << qint64(64) << 2 << "fp8"
-                                                       << "a100-80gb" << 0.5 << "precision";
+                                                       << "a100-80gb" << 0.5 << 0.0 << "precision";
         QTest::addRow("DESIGN §3.5: int4 is no activation format")
             << qint64(64) << qint64(64) << 2 << "int4"
-            << "h100-sxm" << 0.5 << "precision";
+            << "h100-sxm" << 0.5 << 0.0 << "precision";
         QTest::addRow("issue 4: mfu = 0") << qint64(64) << qint64(64) << 2 << "bf16"
-                                          << "h100-sxm" << 0.0 << "mfu";
+                                          << "h100-sxm" << 0.0 << 0.0 << "mfu";
         QTest::addRow("issue 4: mfu > 1") << qint64(64) << qint64(64) << 2 << "bf16"
-                                          << "h100-sxm" << 1.5 << "mfu";
+                                          << "h100-sxm" << 1.5 << 0.0 << "mfu";
         QTest::addRow("devices.json: sn40l links unpublished")
             << qint64(64) << qint64(64) << 2 << "bf16"
-            << "sn40l" << 0.5 << "device.intra_node_gb_per_s";
+            << "sn40l" << 0.5 << 0.0 << "device.intra_node_gb_per_s";
+        // fuzz_shard_request: validate.h's limits, which a scenario has; below them the
+        // times were infinite.
+        QTest::addRow("fuzz_shard_request: mfu = 2.6e-318")
+            << qint64(64) << qint64(64) << 2 << "bf16"
+            << "h100-sxm" << 2.6e-318 << 0.0 << "mfu";
+        QTest::addRow("validate.h: mfu below 0.001") << qint64(64) << qint64(64) << 2 << "bf16"
+                                                     << "h100-sxm" << 0.0009 << 0.0 << "mfu";
+        QTest::addRow("validate.h: inter-node 1e-300 GB/s")
+            << qint64(64) << qint64(64) << 16 << "bf16"
+            << "h100-sxm" << 0.5 << 1e-300 << "inter_node_gb_per_s";
+        QTest::addRow("validate.h: inter-node beyond 1e9 GB/s")
+            << qint64(64) << qint64(64) << 16 << "bf16"
+            << "h100-sxm" << 0.5 << 2e9 << "inter_node_gb_per_s";
     }
     void invalidRequests()
     {
@@ -508,12 +621,15 @@ private Q_SLOTS:
         QFETCH(QString, precision);
         QFETCH(QString, device);
         QFETCH(double, mfu);
+        QFETCH(double, interNode);
         QFETCH(QString, key);
         ShardRequest request;
         request.shape = {16, hidden, ffn};
         request.tp = tp;
         request.precision = *parseEnum<Precision>(precision.toStdString());
         request.mfu = mfu;
+        if (interNode > 0)
+            request.interNodeGbPerS = interNode;
         const ShardReport r = analyzeSharding(request, preset(device.toUtf8().constData()));
         QVERIFY(r.error);
         QCOMPARE(QString::fromStdString(r.error->key), key);
