@@ -21,13 +21,6 @@ namespace {
 // the last full-size run long enough to time.
 constexpr double kBenchFlopsPerSecond = 10.3e9;
 
-// What analyzeSharding executes at full size: the unsharded reference and the
-// four splits, each the whole layer's FLOPs spread over T devices.
-double verifyFlops(const core::FfnShape &shape)
-{
-    return 5 * core::ffnFlops(shape);
-}
-
 QString duration(double s)
 {
     if (s < 90)
@@ -93,7 +86,7 @@ bool ShardingVerifier::start()
     const int generation = ++m_generation;
     m_modelName = io::qs(m_document->lastValidReport().modelName);
     m_cancelReason.clear();
-    m_flops = verifyFlops(request->shape);
+    m_flops = core::checkFlops(request->shape);
     m_fraction = 0;
     m_clock.start();
 
@@ -208,7 +201,7 @@ void ShardingVerifier::updateTooltip()
                          : tr("as this computer does not say how much memory it has")));
         return;
     }
-    const double flops = verifyFlops(shape);
+    const double flops = core::checkFlops(shape);
     button->setToolTip(
         tr("<p>Executes the four splits on %1 simulated devices at this layer's full size "
            "(h %2, f %3, %4 tokens) instead of the reduced size, and compares each with the "
