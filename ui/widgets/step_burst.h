@@ -64,20 +64,25 @@ private:
 template <typename Control> class Stepped : public Control
 {
 public:
-    explicit Stepped(StepBurst *steps = nullptr, QWidget *parent = nullptr)
-        : Control(parent), m_steps(steps ? steps : new StepBurst(this))
-    {}
+    // The burst is set in the body: creating one parented to this control sends it a
+    // ChildAdded event, which event() must see before m_steps exists (ASan, tst_monkey).
+    explicit Stepped(StepBurst *steps = nullptr, QWidget *parent = nullptr) : Control(parent)
+    {
+        m_steps = steps ? steps : new StepBurst(this);
+    }
 
     StepBurst *steps() const { return m_steps; }
 
 protected:
     bool event(QEvent *event) override
     {
+        if (!m_steps)
+            return Control::event(event);
         return m_steps->handle(this, event, [&] { return Control::event(event); });
     }
 
 private:
-    StepBurst *m_steps;
+    StepBurst *m_steps = nullptr;
 };
 
 } // namespace ui
