@@ -88,41 +88,10 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     addCheck(QStringLiteral("sequence_parallel"), tr("Sequence para&llelism"));
     addCheck(QStringLiteral("cache_outputs"), tr("&Cache last-stage outputs"));
 
-    auto *reserve = new Stepped<QDoubleSpinBox>;
-    reserve->setRange(0, 64);
-    reserve->setDecimals(1);
-    reserve->setSingleStep(0.5);
-    reserve->setSuffix(QStringLiteral(" GiB"));
-    reserve->setKeyboardTracking(false);
-    addRow(QStringLiteral("reserve_gib"), tr("Framework r&eserve"), reserve);
-    connect(reserve, &QDoubleSpinBox::valueChanged, this,
-            [this, gesture = stepGesture(reserve->steps())](double value) {
-                m_document->setField(QStringLiteral("reserve_gib"), QString::number(value),
-                                     gesture());
-            });
-
-    auto *mfu = new Stepped<QDoubleSpinBox>;
-    mfu->setRange(0.01, 1.0);
-    mfu->setDecimals(2);
-    mfu->setSingleStep(0.05);
-    mfu->setKeyboardTracking(false);
-    addRow(QStringLiteral("mfu"), tr("Compute e&fficiency (MFU)"), mfu);
-    connect(mfu, &QDoubleSpinBox::valueChanged, this,
-            [this, gesture = stepGesture(mfu->steps())](double value) {
-                m_document->setField(QStringLiteral("mfu"), QString::number(value), gesture());
-            });
-
-    auto *overlap = new Stepped<QDoubleSpinBox>;
-    overlap->setRange(0.0, 1.0);
-    overlap->setDecimals(2);
-    overlap->setSingleStep(0.1);
-    overlap->setKeyboardTracking(false);
-    addRow(QStringLiteral("dp_overlap"), tr("Gradient sync &hidden"), overlap);
-    connect(overlap, &QDoubleSpinBox::valueChanged, this,
-            [this, gesture = stepGesture(overlap->steps())](double value) {
-                m_document->setField(QStringLiteral("dp_overlap"), QString::number(value),
-                                     gesture());
-            });
+    addNumber(QStringLiteral("reserve_gib"), tr("Framework r&eserve"), {0, 64, 1, 0.5})
+        ->setSuffix(QStringLiteral(" GiB"));
+    addNumber(QStringLiteral("mfu"), tr("Compute e&fficiency (MFU)"), {0.01, 1.0, 2, 0.05});
+    addNumber(QStringLiteral("dp_overlap"), tr("Gradient sync &hidden"), {0.0, 1.0, 2, 0.1});
 
     connect(document, &ScenarioDocument::changed, this, &ControlsPanel::refresh);
     refresh();
@@ -183,6 +152,22 @@ std::function<int()> ControlsPanel::stepGesture(const StepBurst *steps)
     connect(steps, &StepBurst::started, this,
             [this, gesture] { *gesture = m_document->beginGesture(); });
     return [steps, gesture] { return steps->isStepping() ? *gesture : 0; };
+}
+
+QDoubleSpinBox *ControlsPanel::addNumber(const QString &key, const QString &label,
+                                         const NumberRange &range)
+{
+    auto *box = new Stepped<QDoubleSpinBox>;
+    box->setRange(range.minimum, range.maximum);
+    box->setDecimals(range.decimals);
+    box->setSingleStep(range.step);
+    box->setKeyboardTracking(false);
+    addRow(key, label, box);
+    connect(box, &QDoubleSpinBox::valueChanged, this,
+            [this, key, gesture = stepGesture(box->steps())](double value) {
+                m_document->setField(key, QString::number(value), gesture());
+            });
+    return box;
 }
 
 QCheckBox *ControlsPanel::addCheck(const QString &key, const QString &label)

@@ -5,6 +5,7 @@
 #include <functional>
 
 class QCheckBox;
+class QDoubleSpinBox;
 class QComboBox;
 class QFormLayout;
 
@@ -33,6 +34,15 @@ private:
     SliderSpin *addSlider(const QString &key, const QString &label, int minimum, int maximum,
                           bool logarithmic);
     QCheckBox *addCheck(const QString &key, const QString &label);
+    struct NumberRange
+    {
+        double minimum = 0;
+        double maximum = 1;
+        int decimals = 2;
+        double step = 0.1;
+    };
+    // A spin box for a decimal key, one undo step per typed value or burst of steps.
+    QDoubleSpinBox *addNumber(const QString &key, const QString &label, const NumberRange &range);
     void addRow(const QString &key, const QString &label, QWidget *control);
     // The gesture for an edit from a control: the current burst's while the edit is one of its
     // steps, so that the burst is one undo step; 0 (a step of its own) otherwise.

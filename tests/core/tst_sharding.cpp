@@ -39,6 +39,34 @@ DeviceSpec preset(const char *id)
     return *d;
 }
 
+// reducedShapes' table: the requested shape and T, then the reduced shape expected.
+void shapeColumns()
+{
+    QTest::addColumn<qint64>("tokens");
+    QTest::addColumn<qint64>("hidden");
+    QTest::addColumn<qint64>("ffn");
+    QTest::addColumn<int>("tp");
+    QTest::addColumn<qint64>("rTokens");
+    QTest::addColumn<qint64>("rHidden");
+    QTest::addColumn<qint64>("rFfn");
+}
+
+// The current row's reduced shape into `r`, checked against the row and for divisibility by T.
+void fetchAndReduce(FfnShape &r)
+{
+    QFETCH(qint64, tokens);
+    QFETCH(qint64, hidden);
+    QFETCH(qint64, ffn);
+    QFETCH(int, tp);
+    QFETCH(qint64, rTokens);
+    QFETCH(qint64, rHidden);
+    QFETCH(qint64, rFfn);
+    r = reducedShape({tokens, hidden, ffn}, tp);
+    QVERIFY(r == (FfnShape{rTokens, rHidden, rFfn}));
+    QCOMPARE(r.hidden % tp, 0);
+    QCOMPARE(r.ffn % tp, 0);
+}
+
 } // namespace
 
 class TestSharding : public QObject
@@ -283,13 +311,7 @@ private Q_SLOTS:
 
     void reducedShapes_data()
     {
-        QTest::addColumn<qint64>("tokens");
-        QTest::addColumn<qint64>("hidden");
-        QTest::addColumn<qint64>("ffn");
-        QTest::addColumn<int>("tp");
-        QTest::addColumn<qint64>("rTokens");
-        QTest::addColumn<qint64>("rHidden");
-        QTest::addColumn<qint64>("rFfn");
+        shapeColumns();
         // f/h kept exactly, h capped at 64 where T allows; tokens scaled by h'/h, at most 256.
         QTest::addRow("seed: 8192/32768, T=4 -> 64/256, 4096·64/8192 = 32 tokens")
             << qint64(4096) << qint64(8192) << qint64(32768) << 4 << qint64(32) << qint64(64)
@@ -323,17 +345,13 @@ private Q_SLOTS:
     }
     void reducedShapes()
     {
-        QFETCH(qint64, tokens);
         QFETCH(qint64, hidden);
         QFETCH(qint64, ffn);
+        FfnShape r;
+        fetchAndReduce(r);
+        if (QTest::currentTestFailed())
+            return;
         QFETCH(int, tp);
-        QFETCH(qint64, rTokens);
-        QFETCH(qint64, rHidden);
-        QFETCH(qint64, rFfn);
-        const FfnShape r = reducedShape({tokens, hidden, ffn}, tp);
-        QVERIFY(r == (FfnShape{rTokens, rHidden, rFfn}));
-        QCOMPARE(r.hidden % tp, 0);
-        QCOMPARE(r.ffn % tp, 0);
         QCOMPARE(r.ffn * hidden, ffn * r.hidden);
     }
 
@@ -342,13 +360,7 @@ private Q_SLOTS:
     // h' is T·⌊64/T⌋, f' the multiple of T nearest f/h·h', tokens scaled by h'/h, at most 256.
     void reducedShapesWithoutACommonFactor_data()
     {
-        QTest::addColumn<qint64>("tokens");
-        QTest::addColumn<qint64>("hidden");
-        QTest::addColumn<qint64>("ffn");
-        QTest::addColumn<int>("tp");
-        QTest::addColumn<qint64>("rTokens");
-        QTest::addColumn<qint64>("rHidden");
-        QTest::addColumn<qint64>("rFfn");
+        shapeColumns();
         QTest::addRow("4096/4100 share only 4 = T -> 64/64, 4096·64/4096 = 64 tokens")
             << qint64(4096) << qint64(4096) << qint64(4100) << 4 << qint64(64) << qint64(64)
             << qint64(64);
@@ -370,17 +382,13 @@ private Q_SLOTS:
     }
     void reducedShapesWithoutACommonFactor()
     {
-        QFETCH(qint64, tokens);
         QFETCH(qint64, hidden);
         QFETCH(qint64, ffn);
+        FfnShape r;
+        fetchAndReduce(r);
+        if (QTest::currentTestFailed())
+            return;
         QFETCH(int, tp);
-        QFETCH(qint64, rTokens);
-        QFETCH(qint64, rHidden);
-        QFETCH(qint64, rFfn);
-        const FfnShape r = reducedShape({tokens, hidden, ffn}, tp);
-        QVERIFY(r == (FfnShape{rTokens, rHidden, rFfn}));
-        QCOMPARE(r.hidden % tp, 0);
-        QCOMPARE(r.ffn % tp, 0);
         // f' is within T/2 of the exact ratio.
         QVERIFY(std::abs(double(r.ffn) - double(ffn) / double(hidden) * double(r.hidden)) <=
                 tp / 2.0);
