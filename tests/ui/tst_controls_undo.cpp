@@ -30,6 +30,15 @@ class TestControlsUndo : public QObject
     Q_OBJECT
 
 private:
+    // The bursts' clock: a pause passes by moving it on, not by sleeping (StepBurst::setClock).
+    static inline qint64 s_now = 0;
+    static qint64 now() { return s_now; }
+    static void pass(qint64 ms)
+    {
+        s_now += ms;
+        QCoreApplication::processEvents();
+    }
+
     struct Window
     {
         ScenarioDocument document{io::builtinPresets()};
@@ -152,7 +161,7 @@ private:
                     QTest::keyClicks(spin, action.mid(5));
                     QTest::keyClick(spin, Qt::Key_Return);
                 } else if (action == QLatin1String("pause")) {
-                    QTest::qWait(StepBurst::kPauseMs + 200);
+                    pass(StepBurst::kPauseMs + 200);
                 } else if (action == QLatin1String("focus")) {
                     QTest::keyClick(control, Qt::Key_Tab);
                     QTRY_VERIFY(!control->hasFocus());
@@ -191,6 +200,9 @@ private:
     }
 
 private Q_SLOTS:
+    void initTestCase() { StepBurst::setClock(&now); }
+    void cleanupTestCase() { StepBurst::setClock(nullptr); }
+
     void heldArrowKeyIsOneUndoStep_data()
     {
         QTest::addColumn<QString>("key");
@@ -282,7 +294,7 @@ private Q_SLOTS:
         device->setFocus();
         hold(device, Qt::Key_Down, 2); // H100 → H200 → B200
         if (between == "pause") {
-            QTest::qWait(StepBurst::kPauseMs + 200);
+            pass(StepBurst::kPauseMs + 200);
         } else {
             QTest::keyClick(device, Qt::Key_Tab);
             QTRY_VERIFY(!device->hasFocus());
@@ -548,6 +560,8 @@ private Q_SLOTS:
             const QPoint arrow =
                 arrowButton(spin, up ? QStyle::SC_SpinBoxUp : QStyle::SC_SpinBoxDown).center();
             QTest::mousePress(spin, Qt::LeftButton, {}, arrow);
+            // Real time: the spin box's own timer repeats the step (its first repeat comes
+            // after about half a second); the bursts' clock stands still meanwhile.
             QTest::qWait(1500);
             QTest::mouseRelease(spin, Qt::LeftButton, {}, arrow);
         } else {
@@ -555,7 +569,7 @@ private Q_SLOTS:
             for (int i = 0; i < 30; ++i) {
                 QKeyEvent repeat(QEvent::KeyPress, Qt::Key_Up, Qt::NoModifier, QString(), true);
                 QApplication::sendEvent(spin, &repeat);
-                QTest::qWait(50);
+                pass(50);
             }
             QTest::keyRelease(spin, Qt::Key_Up);
         }

@@ -3,6 +3,7 @@
 #include <QAbstractSlider>
 #include <QAbstractSpinBox>
 #include <QComboBox>
+#include <QElapsedTimer>
 #include <QKeyEvent>
 
 namespace ui {
@@ -25,7 +26,24 @@ bool isStepKey(const QWidget *control, int key)
     return false;
 }
 
+qint64 steadyClock()
+{
+    static const QElapsedTimer started = [] {
+        QElapsedTimer timer;
+        timer.start();
+        return timer;
+    }();
+    return started.elapsed();
+}
+
+StepBurst::Clock g_clock = &steadyClock;
+
 } // namespace
+
+void StepBurst::setClock(Clock clock)
+{
+    g_clock = clock ? clock : &steadyClock;
+}
 
 bool StepBurst::isStep(const QWidget *control, const QEvent *event)
 {
@@ -46,18 +64,19 @@ bool StepBurst::isStep(const QWidget *control, const QEvent *event)
 
 void StepBurst::begin(const QWidget *control)
 {
-    if (control != m_control || !m_lastStep.isValid() || m_lastStep.hasExpired(kPauseMs)) {
+    const qint64 now = g_clock();
+    if (control != m_control || !m_lastStep || now - *m_lastStep > kPauseMs) {
         m_control = control;
         Q_EMIT started();
     }
-    m_lastStep.start();
+    m_lastStep = now;
 }
 
 void StepBurst::end(const QWidget *control)
 {
     // Includes a combo box's list popping up: a choice from it is a step of its own.
     if (control == m_control)
-        m_lastStep.invalidate();
+        m_lastStep.reset();
 }
 
 } // namespace ui

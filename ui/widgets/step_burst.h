@@ -1,10 +1,10 @@
 #pragma once
 
-#include <QElapsedTimer>
 #include <QEvent>
 #include <QObject>
 #include <QScopedValueRollback>
 #include <QWidget>
+#include <optional>
 
 namespace ui {
 
@@ -21,6 +21,11 @@ public:
     // A pause longer than this ends a burst: longer than a keyboard's auto-repeat delay
     // (typically 250–660 ms), so that holding a key after its first press is one burst.
     static constexpr int kPauseMs = 1000;
+
+    // Milliseconds on a steady clock. Tests set their own to pass a pause without waiting for
+    // it; nullptr restores the steady clock.
+    using Clock = qint64 (*)();
+    static void setClock(Clock clock);
 
     using QObject::QObject;
 
@@ -54,7 +59,7 @@ private:
     void begin(const QWidget *control);
     void end(const QWidget *control);
 
-    QElapsedTimer m_lastStep;           // invalid when no burst is going on
+    std::optional<qint64> m_lastStep;   // empty when no burst is going on
     const QWidget *m_control = nullptr; // compared, never followed
     bool m_stepping = false;
 };
