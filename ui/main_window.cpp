@@ -154,7 +154,7 @@ void MainWindow::loadExample(const QString &id)
     for (const io::Example &e : io::builtinExamples()) {
         if (e.id != id)
             continue;
-        m_document->setScenario(e.scenario, tr("Example: %1").arg(e.title));
+        m_document->loadExample(e.scenario, tr("Example: %1").arg(e.title));
         m_exampleText->setText(QStringLiteral("<b>%1</b><br>%2")
                                    .arg(e.title.toHtmlEscaped(), e.explanation.toHtmlEscaped()));
         m_example->show();

@@ -89,6 +89,9 @@ public:
             return false;
         m_after = next->m_after;
         setText(next->text());
+        // A drag back to where it started changes nothing: QUndoStack drops the step, and a
+        // document that was saved is clean again.
+        setObsolete(m_after == m_before);
         return true;
     }
 
@@ -157,6 +160,14 @@ void ScenarioDocument::setScenario(const core::Scenario &scenario, const QString
     if (scenario == m_scenario)
         return;
     m_undo->push(new ScenarioCommand(this, m_scenario, scenario, description, -1, 0));
+}
+
+void ScenarioDocument::loadExample(const core::Scenario &scenario, const QString &description)
+{
+    const bool untouched = m_filePath.isEmpty() && !isModified();
+    setScenario(scenario, description);
+    if (untouched)
+        m_undo->setClean();
 }
 
 bool ScenarioDocument::setField(const QString &key, const QString &value, int gesture)

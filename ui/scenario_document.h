@@ -66,6 +66,9 @@ public:
 
     // Replaces the whole scenario as one undoable step (open, example).
     void setScenario(const core::Scenario &scenario, const QString &description);
+    // The same for a built-in example: an untitled document nobody has edited stays
+    // unmodified, since an example, like the default scenario, needs no saving.
+    void loadExample(const core::Scenario &scenario, const QString &description);
 
     // Sets one key from its text form (the same as `--set`). Returns false,
     // and changes nothing, when the text does not parse. Edits that carry

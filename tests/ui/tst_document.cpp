@@ -5,6 +5,7 @@
 #include "ui/scenario_document.h"
 
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
 
@@ -75,6 +76,57 @@ private Q_SLOTS:
         QCOMPARE(document.scenario().microbatches, 100);
         document.undoStack()->undo();
         QCOMPARE(document.scenario().microbatches, 16);
+    }
+
+    // A drag that returns to its start leaves no step and no unsaved mark (STYLE.md habit 17).
+    void aDragBackToItsStartLeavesNoStep_data()
+    {
+        QTest::addColumn<bool>("saved");
+        QTest::addRow("untitled") << false;
+        QTest::addRow("saved file") << true;
+    }
+    void aDragBackToItsStartLeavesNoStep()
+    {
+        QFETCH(bool, saved);
+        ScenarioDocument document(io::builtinPresets());
+        QTemporaryDir dir;
+        if (saved)
+            QVERIFY(!document.save(dir.filePath("s.parascope.json")));
+        document.setField("pp", "2");
+        const int steps = document.undoStack()->count();
+        const int drag = document.beginGesture();
+        for (int m : {20, 40, 33, 16})
+            document.setField("microbatches", QString::number(m), drag);
+        QCOMPARE(document.undoStack()->count(), steps);
+        QCOMPARE(document.scenario().microbatches, 16);
+        document.undoStack()->undo(); // the pp edit, not an empty step
+        QCOMPARE(document.scenario().pp, 4);
+        QVERIFY(!document.isModified());
+    }
+
+    // Loading an example into an untitled, untouched document is nothing to save; into edited
+    // work or a file it is an edit like any other.
+    void anExampleIsNotUnsavedWork_data()
+    {
+        QTest::addColumn<bool>("edited");
+        QTest::addColumn<bool>("modified");
+        QTest::addRow("untouched") << false << false;
+        QTest::addRow("after an edit") << true << true;
+    }
+    void anExampleIsNotUnsavedWork()
+    {
+        QFETCH(bool, edited);
+        QFETCH(bool, modified);
+        ScenarioDocument document(io::builtinPresets());
+        if (edited)
+            document.setField("pp", "2");
+        core::Scenario example;
+        example.model = "llama-3.1-8b";
+        document.loadExample(example, "Example");
+        QCOMPARE(document.isModified(), modified);
+        QCOMPARE(document.scenario().model, std::string("llama-3.1-8b"));
+        document.undoStack()->undo(); // still undoable
+        QVERIFY(document.scenario().model != "llama-3.1-8b");
     }
 
     void invalidScenarioKeepsTheLastValidReport()
