@@ -2,7 +2,7 @@
 // corner rows, then thousands of scenarios drawn at random from a fixed seed. A broken
 // invariant fails with the scenario as a `parascope eval --set ...` line that reproduces it.
 //
-// PARASCOPE_SWEEP_SCENARIOS  how many random scenarios (default 5000; 2500 under AddressSanitizer)
+// PARASCOPE_SWEEP_SCENARIOS  how many random scenarios (default 5000; 1000 under the sanitizers)
 // PARASCOPE_SWEEP_SEED       the std::mt19937_64 seed (default 20240909)
 // QtTest stops a test function after 5 minutes: for long sweeps raise QTEST_FUNCTION_TIMEOUT
 // (milliseconds) as well.
@@ -22,9 +22,9 @@ Q_DECLARE_METATYPE(core::Scenario)
 
 namespace {
 
-// AddressSanitizer makes every evaluation several times slower: fewer scenarios by default.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr int kDefaultScenarios = 2500;
+// The sanitizers make every evaluation several times slower: fewer scenarios by default.
+#if defined(PARASCOPE_SANITIZED)
+constexpr int kDefaultScenarios = 1000;
 #else
 constexpr int kDefaultScenarios = 5000;
 #endif

@@ -351,7 +351,6 @@ private Q_SLOTS:
         fetchAndReduce(r);
         if (QTest::currentTestFailed())
             return;
-        QFETCH(int, tp);
         QCOMPARE(r.ffn * hidden, ffn * r.hidden);
     }
 
