@@ -2,6 +2,7 @@
 
 #include "core/fields.h"
 #include "core/precision.h"
+#include "core/validate.h"
 #include "io/text.h"
 #include "ui/scenario_document.h"
 #include "ui/widgets/slider_spin.h"
@@ -90,6 +91,9 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
 
     addNumber(QStringLiteral("reserve_gib"), tr("Framework r&eserve"), {0, 64, 1, 0.5})
         ->setSuffix(QStringLiteral(" GiB"));
+    // 0 is the device's own figure: the key's value is then empty.
+    addNumber(QStringLiteral("inter_node_gb_per_s"), tr("&Inter-node bandwidth"), {0, 100000, 1, 5})
+        ->setSuffix(QStringLiteral(" GB/s"));
     addNumber(QStringLiteral("mfu"), tr("Compute e&fficiency (MFU)"), {0.01, 1.0, 2, 0.05});
     addNumber(QStringLiteral("dp_overlap"), tr("Gradient sync &hidden"), {0.0, 1.0, 2, 0.1});
 
@@ -164,8 +168,10 @@ QDoubleSpinBox *ControlsPanel::addNumber(const QString &key, const QString &labe
     box->setKeyboardTracking(false);
     addRow(key, label, box);
     connect(box, &QDoubleSpinBox::valueChanged, this,
-            [this, key, gesture = stepGesture(box->steps())](double value) {
-                m_document->setField(key, QString::number(value), gesture());
+            [this, box, key, gesture = stepGesture(box->steps())](double value) {
+                // A box with a special value at its minimum stands for an empty key.
+                const bool unset = value == box->minimum() && !box->specialValueText().isEmpty();
+                m_document->setField(key, unset ? QString() : QString::number(value), gesture());
             });
     return box;
 }
@@ -207,6 +213,13 @@ void ControlsPanel::refresh()
         auto *combo = static_cast<QComboBox *>(m_controls.value(key));
         const QSignalBlocker block(combo);
         showInline(combo, io::qs(id), io::qs(name));
+    }
+    // An empty inter-node bandwidth is the device's, which the box names at its minimum.
+    if (auto *box = qobject_cast<QDoubleSpinBox *>(
+            m_controls.value(QStringLiteral("inter_node_gb_per_s")))) {
+        const core::DeviceSpec *device = core::resolveDevice(s, m_document->presets());
+        box->setSpecialValueText(device ? tr("device's, %1 GB/s").arg(device->interNodeGbPerS)
+                                        : tr("device's"));
     }
     // Virtual stages only mean something for the interleaved schedule.
     m_controls.value(QStringLiteral("virtual_stages"))

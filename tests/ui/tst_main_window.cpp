@@ -1,5 +1,6 @@
 // The explorer window through its real widgets, offscreen (STYLE.md habit 7).
 #include "core/evaluate.h"
+#include "core/fields.h"
 #include "core/units.h"
 #include "io/presets_io.h"
 #include "io/scenario_io.h"
@@ -19,6 +20,7 @@
 #include <QChartView>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QFontInfo>
 #include <QFontMetricsF>
 #include <QLabel>
@@ -140,31 +142,29 @@ private Q_SLOTS:
     {
         ScenarioDocument document(io::builtinPresets());
         MainWindow window(&document);
-        for (const char *key : {"model",
-                                "device",
-                                "precision",
-                                "mode",
-                                "pp",
-                                "microbatches",
-                                "tp",
-                                "dp",
-                                "microbatch_size",
-                                "seq_len",
-                                "zero",
-                                "schedule",
-                                "virtual_stages",
-                                "recompute",
-                                "attention",
-                                "sequence_parallel",
-                                "cache_outputs",
-                                "reserve_gib",
-                                "grad_precision",
-                                "mfu",
-                                "dp_overlap"}) {
-            QWidget *w = window.controls()->control(QString::fromLatin1(key));
-            QVERIFY2(w, key);
-            QVERIFY2(!w->toolTip().isEmpty(), key);
+        for (const core::FieldInfo &field : core::scenarioFields()) {
+            const QString key = QString::fromUtf8(field.key.data(), qsizetype(field.key.size()));
+            QWidget *w = window.controls()->control(key);
+            QVERIFY2(w, qPrintable(key));
+            QVERIFY2(!w->toolTip().isEmpty(), qPrintable(key));
         }
+    }
+
+    // The warnings tell users to set the inter-node bandwidth: its box sets the key, and its
+    // minimum, which names the device's own figure, empties it.
+    void interNodeBandwidthHasAControl()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        auto *box =
+            qobject_cast<QDoubleSpinBox *>(window.controls()->control("inter_node_gb_per_s"));
+        QVERIFY(box);
+        QCOMPARE(box->value(), box->minimum());
+        QVERIFY2(box->text().contains("GB/s"), qPrintable(box->text())); // the H100's, named
+        box->setValue(12.5);
+        QCOMPARE(document.fieldText("inter_node_gb_per_s"), QStringLiteral("12.5"));
+        box->setValue(box->minimum());
+        QCOMPARE(document.fieldText("inter_node_gb_per_s"), QString());
     }
 
     // Issue 5: "drag the K slider with mouse events and check the stage-memory bar count".

@@ -100,7 +100,7 @@ const char *const kSliders[] = {"pp",      "microbatches",  "tp", "dp", "microba
 const char *const kCombos[] = {"model",    "device",    "precision", "mode",          "zero",
                                "schedule", "recompute", "attention", "grad_precision"};
 const char *const kChecks[] = {"sequence_parallel", "cache_outputs"};
-const char *const kNumbers[] = {"reserve_gib", "mfu", "dp_overlap"};
+const char *const kNumbers[] = {"reserve_gib", "inter_node_gb_per_s", "mfu", "dp_overlap"};
 
 // The memory chart's bar sets, by the report's terms.
 const std::pair<const char *, std::int64_t core::StageReport::*> kTerms[] = {
