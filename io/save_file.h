@@ -11,9 +11,9 @@ class QIODevice;
 class QSaveFile;
 
 // Every file Parascope writes (scenario files, exported charts) goes through
-// here (STYLE.md, habit 18): a new file replaces the old one only once all of
-// it is written, and a failure names the path and the system's reason
-// ("No space left on device", "File too large").
+// here: a new file replaces the old one only once all of it is written, and a
+// failure names the path and the system's reason ("No space left on device",
+// "File too large").
 namespace io {
 
 // Writes all of `bytes` to the open `device`, then flushes it if it is a file.

@@ -1,6 +1,6 @@
 // io::writeAll, io::saveFile and io::SaveFiles: the one way Parascope writes a
-// file (STYLE.md, habit 18). A failed write never replaces a good file, leaves
-// no temporary file, and names the path and the system's reason.
+// file. A failed write never replaces a good file, leaves no temporary file,
+// and names the path and the system's reason.
 #include "io/save_file.h"
 
 #include <QDir>
@@ -94,7 +94,7 @@ private Q_SLOTS:
         QTest::addColumn<qint64>("room");
         QTest::addColumn<qint64>("chunk");
         QTest::addColumn<bool>("fails");
-        // The full disk: a PNG cut at 36,864 bytes of 50,000.
+        // A full disk as reported: a PNG cut at 36,864 bytes of 50,000.
         QTest::addRow("disk full after 36864 bytes") << qint64(36864) << qint64(1 << 20) << true;
         QTest::addRow("full before the first byte") << qint64(0) << qint64(1 << 20) << true;
         // Short writes that each succeed are continued, not taken for the whole.

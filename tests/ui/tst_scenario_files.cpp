@@ -77,7 +77,7 @@ private Q_SLOTS:
         setrlimit(RLIMIT_FSIZE, &old);
 
         QVERIFY(reason);
-        // STYLE.md, habit 18: the path and the system's reason.
+        // A failure names the path and the system's reason.
         QVERIFY2(reason->contains(path), qPrintable(*reason));
         QVERIFY2(reason->contains(QString::fromLocal8Bit(std::strerror(EFBIG))),
                  qPrintable(*reason));
