@@ -194,13 +194,14 @@ int runExport(const QStringList &arguments)
     } else {
         paths << target;
     }
-    const ce::Inputs inputs{scenario, presets, report};
-    for (qsizetype i = 0; i < charts.size(); ++i) {
-        if (auto reason = ce::writeChart(charts[i], inputs, options, format, paths[i]))
-            return fail(QStringLiteral("--out"),
-                        QStringLiteral("cannot write '%1': %2").arg(paths[i], *reason));
-        out << QDir::toNativeSeparators(paths[i]) << Qt::endl;
-    }
+    // All or none: a chart that cannot be written leaves every old file as it was.
+    QStringList written;
+    const auto reason =
+        ce::writeCharts(charts, {scenario, presets, report}, options, format, paths, &written);
+    for (const QString &path : std::as_const(written))
+        out << QDir::toNativeSeparators(path) << Qt::endl;
+    if (reason)
+        return fail(QStringLiteral("--out"), *reason);
     return ok;
 }
 

@@ -3,12 +3,12 @@
 #include "core/fields.h"
 #include "io/json_fields.h"
 #include "io/presets_io.h"
+#include "io/save_file.h"
 #include "io/text.h"
 
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 #include <cmath>
 
 namespace io {
@@ -163,23 +163,7 @@ QByteArray writeScenario(const core::Scenario &s)
 
 std::optional<QString> writeScenarioFile(const QString &path, const core::Scenario &scenario)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return file.errorString();
-    const QByteArray json = writeScenario(scenario);
-    // Flush before commit: QSaveFile's commit() does not notice a short write
-    // while flushing its buffer (seen with a full disk or a file-size limit) and
-    // would replace the old file with a truncated one.
-    if (file.write(json) != json.size() || !file.flush()) {
-        const QString reason = file.errorString().isEmpty()
-                                   ? QStringLiteral("the file could not be written completely")
-                                   : file.errorString();
-        file.cancelWriting();
-        return reason;
-    }
-    if (!file.commit())
-        return file.errorString();
-    return std::nullopt;
+    return saveFile(path, writeScenario(scenario));
 }
 
 std::optional<core::InputError> applySetting(core::Scenario &s, const QString &assignment)

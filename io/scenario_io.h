@@ -18,8 +18,8 @@ std::optional<core::InputError> readScenarioFile(const QString &path, core::Scen
 
 QByteArray writeScenario(const core::Scenario &scenario);
 
-// Writes atomically (QSaveFile): on any failure the old file is left as it
-// was. Returns the reason on failure.
+// Writes atomically (io::saveFile): on any failure the old file is left as it
+// was. Returns the reason on failure, naming the path and the system's reason.
 std::optional<QString> writeScenarioFile(const QString &path, const core::Scenario &scenario);
 
 // Applies one `KEY=VALUE` from the command line.

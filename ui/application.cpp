@@ -4,6 +4,7 @@
 #include "io/presets_io.h"
 #include "io/scenario_io.h"
 #include "io/text.h"
+#include "ui/file_actions.h"
 #include "ui/main_window.h"
 #include "ui/scenario_document.h"
 #include "ui/settings.h"
@@ -11,9 +12,11 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QTextStream>
+#include <QTimer>
 #include <cstdlib>
 
 namespace ui {
@@ -42,7 +45,93 @@ void restoreSession(ScenarioDocument &document, const Settings &settings)
     document.adopt(scenario, hasFile ? path : QString(), hasFile && !(onDisk == scenario));
 }
 
+// A file the window opened without, and why.
+struct Unread
+{
+    QString path;
+    QString reason;
+};
+
+// The built-in presets, the user's presets.json and `--presets FILE`, as
+// io::loadPresets reads them; when one of the files is refused, the presets
+// without it (each file adds all of its entries or none).
+core::Presets readPresets(const QString &extraFile, QList<Unread> &unread)
+{
+    core::Presets presets;
+    if (!io::loadPresets(presets, extraFile))
+        return presets;
+    presets = io::builtinPresets();
+    QStringList files;
+    if (QFileInfo::exists(io::userPresetsPath()))
+        files << io::userPresetsPath();
+    if (!extraFile.isEmpty())
+        files << extraFile;
+    for (const QString &file : std::as_const(files))
+        if (auto e = io::mergePresetsFile(presets, file))
+            unread.append({file, io::qs(e->toString())});
+    return presets;
+}
+
+void showPresetsNotRead(QWidget *window, const Unread &file)
+{
+    QMessageBox::warning(window, QObject::tr("Cannot read presets"),
+                         QObject::tr("%1 was not read; the window opens without the "
+                                     "models and devices in it.\n\n%2")
+                             .arg(QDir::toNativeSeparators(file.path), file.reason));
+}
+
 } // namespace
+
+std::optional<StartedWindow> startWindow(const QStringList &arguments, QString &error)
+{
+    QCommandLineParser parser;
+    parser.addPositionalArgument(QStringLiteral("scenario"),
+                                 QStringLiteral("A .parascope.json scenario file to open."),
+                                 QStringLiteral("[SCENARIO]"));
+    QCommandLineOption presetsOption(QStringLiteral("presets"),
+                                     QStringLiteral("Extra model/device presets (JSON)."),
+                                     QStringLiteral("FILE"));
+    parser.addOption(presetsOption);
+    if (!parser.parse(arguments)) {
+        error = parser.errorText();
+        return std::nullopt;
+    }
+
+    QList<Unread> presetsNotRead;
+    StartedWindow started;
+    started.document = std::make_unique<ScenarioDocument>(
+        readPresets(parser.value(presetsOption), presetsNotRead));
+    ScenarioDocument &document = *started.document;
+    Settings settings;
+    units::setCurrent(settings.sizesInGib() ? io::SizeUnit::gib : io::SizeUnit::gb);
+    const QStringList files = parser.positionalArguments();
+    std::optional<Unread> scenarioNotRead;
+    if (!files.isEmpty()) {
+        const QString &path = files.constFirst();
+        if (auto reason = document.open(path))
+            scenarioNotRead = Unread{path, *reason};
+        else
+            settings.addRecentFile(QFileInfo(path).absoluteFilePath());
+    } else {
+        restoreSession(document, settings);
+    }
+
+    started.window = std::make_unique<MainWindow>(&document);
+    MainWindow *window = started.window.get();
+    window->restoreGeometry(settings.windowGeometry());
+    window->restoreState(settings.windowState());
+    window->show();
+    // Once the window is on screen, so that the message sits over it.
+    if (!presetsNotRead.isEmpty() || scenarioNotRead)
+        QTimer::singleShot(0, window, [window, presetsNotRead, scenarioNotRead] {
+            for (const Unread &file : presetsNotRead)
+                showPresetsNotRead(window, file);
+            if (scenarioNotRead)
+                window->fileActions()->showNotOpened(scenarioNotRead->path,
+                                                     scenarioNotRead->reason);
+        });
+    return started;
+}
 
 int runApplication(int argc, char *argv[])
 {
@@ -61,42 +150,12 @@ int runApplication(int argc, char *argv[])
     QApplication::setApplicationDisplayName(QStringLiteral("Parascope"));
     QApplication::setOrganizationName(QStringLiteral("Parascope"));
 
-    QCommandLineParser parser;
-    parser.addPositionalArgument(QStringLiteral("scenario"),
-                                 QStringLiteral("A .parascope.json scenario file to open."),
-                                 QStringLiteral("[SCENARIO]"));
-    QCommandLineOption presetsOption(QStringLiteral("presets"),
-                                     QStringLiteral("Extra model/device presets (JSON)."),
-                                     QStringLiteral("FILE"));
-    parser.addOption(presetsOption);
-    if (!parser.parse(QApplication::arguments())) {
-        QTextStream(stderr) << "parascope: " << parser.errorText() << Qt::endl;
+    QString error;
+    const auto started = startWindow(QApplication::arguments(), error);
+    if (!started) {
+        QTextStream(stderr) << "parascope: " << error << Qt::endl;
         return 2;
     }
-
-    core::Presets presets;
-    if (auto e = io::loadPresets(presets, parser.value(presetsOption))) {
-        QTextStream(stderr) << "parascope: " << io::qs(e->toString()) << Qt::endl;
-        return 2;
-    }
-    ScenarioDocument document(std::move(presets));
-    Settings settings;
-    units::setCurrent(settings.sizesInGib() ? io::SizeUnit::gib : io::SizeUnit::gb);
-    const QStringList files = parser.positionalArguments();
-    if (!files.isEmpty()) {
-        if (auto reason = document.open(files.constFirst())) {
-            QTextStream(stderr) << "parascope: " << *reason << Qt::endl;
-            return 2;
-        }
-        settings.addRecentFile(QFileInfo(files.constFirst()).absoluteFilePath());
-    } else {
-        restoreSession(document, settings);
-    }
-
-    MainWindow window(&document);
-    window.restoreGeometry(settings.windowGeometry());
-    window.restoreState(settings.windowState());
-    window.show();
     return QApplication::exec();
 }
 

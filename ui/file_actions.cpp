@@ -59,13 +59,18 @@ void FileActions::addTo(QMenu *menu)
 bool FileActions::open(const QString &path)
 {
     if (auto reason = m_document->open(path)) {
-        QMessageBox::warning(m_window, tr("Cannot open scenario"),
-                             tr("%1 was not opened; the current scenario is unchanged.\n\n%2")
-                                 .arg(QDir::toNativeSeparators(path), *reason));
+        showNotOpened(path, *reason);
         return false;
     }
     Settings().addRecentFile(QFileInfo(path).absoluteFilePath());
     return true;
+}
+
+void FileActions::showNotOpened(const QString &path, const QString &reason)
+{
+    QMessageBox::warning(m_window, tr("Cannot open scenario"),
+                         tr("%1 was not opened; the current scenario is unchanged.\n\n%2")
+                             .arg(QDir::toNativeSeparators(path), reason));
 }
 
 bool FileActions::save()

@@ -24,6 +24,9 @@ public:
 
     // Opens `path`, telling the user why not on failure.
     bool open(const QString &path);
+    // The message box open() shows when `path` cannot be opened, naming the file
+    // and, in `reason`, the key.
+    void showNotOpened(const QString &path, const QString &reason);
     bool save();
     bool saveAs();
     // Asks to save unsaved changes. False when the user cancels.

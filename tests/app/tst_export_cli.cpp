@@ -3,12 +3,17 @@
 
 #include <QDir>
 #include <QImage>
+#include <QMap>
 #include <QProcess>
 #include <QSet>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXmlStreamReader>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <sys/resource.h>
 
 class TestExportCli : public QObject
 {
@@ -22,6 +27,47 @@ private:
     static Run run(const QStringList &arguments)
     {
         return runParascope(QStringList{"export"} + arguments);
+    }
+
+    // `parascope export` in a process whose writes fail past `limit` bytes of a file,
+    // with EFBIG ("File too large"): a real system error on a real file, without root,
+    // as a nearly full disk gives ENOSPC.
+    static Run runWithFileSizeLimit(const QStringList &arguments, rlim_t limit)
+    {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("DISPLAY");
+        env.remove("WAYLAND_DISPLAY");
+        env.remove("QT_QPA_PLATFORM");
+        p.setProcessEnvironment(env);
+        p.setChildProcessModifier([limit] {
+            std::signal(SIGXFSZ, SIG_IGN);
+            rlimit r{};
+            getrlimit(RLIMIT_FSIZE, &r);
+            r.rlim_cur = limit;
+            setrlimit(RLIMIT_FSIZE, &r);
+        });
+        p.start(PARASCOPE_BIN, QStringList{"export"} + arguments);
+        p.waitForFinished(-1);
+        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+                QString::fromUtf8(p.readAllStandardOutput()),
+                QString::fromUtf8(p.readAllStandardError())};
+    }
+
+    static QByteArray contents(const QString &path)
+    {
+        QFile file(path);
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    }
+
+    // Every file of a folder with its bytes, hidden ones included.
+    static QMap<QString, QByteArray> folder(const QString &path)
+    {
+        QMap<QString, QByteArray> files;
+        const QDir dir(path);
+        for (const QString &name : dir.entryList(QDir::Files | QDir::Hidden))
+            files.insert(name, contents(dir.filePath(name)));
+        return files;
     }
 
     static int distinctColours(const QImage &image)
@@ -161,6 +207,78 @@ private Q_SLOTS:
             QCOMPARE(QImage(QDir(folder).filePath("timeline.png")).size(), QSize(640, 400));
         else
             QVERIFY(svgText(QDir(folder).filePath("timeline.svg")).contains("T=4 K=4"));
+    }
+
+    void failedWriteKeepsTheOldFiles_data()
+    {
+        QTest::addColumn<QString>("chart");
+        QTest::addColumn<QString>("out");
+        QTest::addColumn<QString>("image");
+        QTest::addColumn<bool>("laterChartFails");
+        // As reported: a truncated PNG (36,864 bytes, no end marker) replacing a
+        // good one, an SVG cut short, and `--chart all` leaving a 0-byte file among five.
+        QTest::addRow("PNG") << "memory"
+                             << "target.png"
+                             << "png" << false;
+        QTest::addRow("SVG") << "memory"
+                             << "target.svg"
+                             << "svg" << false;
+        QTest::addRow("all, PNG, first chart fails") << "all"
+                                                     << "all-png"
+                                                     << "png" << false;
+        QTest::addRow("all, SVG, first chart fails") << "all"
+                                                     << "all-svg"
+                                                     << "svg" << false;
+        QTest::addRow("all, PNG, a later chart fails") << "all"
+                                                       << "all-later"
+                                                       << "png" << true;
+    }
+
+    // A write that fails (here: past a file-size limit) exits non-zero with one line
+    // naming the path and the system's reason, and leaves every old file byte for byte
+    // as it was, with no temporary file beside it.
+    void failedWriteKeepsTheOldFiles()
+    {
+        QFETCH(QString, chart);
+        QFETCH(QString, out);
+        QFETCH(QString, image);
+        QFETCH(bool, laterChartFails);
+        const QString dir = m_dir.filePath("full-" + out);
+        QVERIFY(QDir().mkpath(dir));
+        const QString target = QDir(dir).filePath(chart == "all" ? "charts" : out);
+        QStringList arguments{"--chart", chart, "--out", target, "--size", "640x400"};
+        if (chart == "all")
+            arguments << "--image" << image;
+        QCOMPARE(run(arguments + QStringList{"--date", "2024-03-01"}).status, 0);
+        const QString parent = chart == "all" ? target : dir;
+        const QMap<QString, QByteArray> before = folder(parent);
+        QCOMPARE(before.size(), chart == "all" ? 5 : 1);
+
+        // Small enough that no chart fits, or (laterChartFails) large enough for the
+        // first chart, bubble, and too small for a later one.
+        rlim_t limit = 2048;
+        if (laterChartFails) {
+            const qsizetype first = before.value("bubble." + image).size();
+            qsizetype largest = 0;
+            for (const QByteArray &bytes : before)
+                largest = std::max(largest, bytes.size());
+            // A different date changes a few bytes of each image, not kilobytes.
+            QVERIFY2(largest > first + 4096,
+                     qPrintable(QStringLiteral("bubble %1, largest %2").arg(first).arg(largest)));
+            limit = rlim_t(first + 1024);
+        }
+        const Run r = runWithFileSizeLimit(arguments + QStringList{"--date", "2024-03-02"}, limit);
+        QVERIFY2(r.status != 0, qPrintable(r.out));
+        QVERIFY2(r.err.contains(QString::fromLocal8Bit(std::strerror(EFBIG))), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QDir::toNativeSeparators(target)), qPrintable(r.err));
+        if (laterChartFails)
+            QVERIFY2(!r.err.contains("bubble"), qPrintable(r.err));
+        QCOMPARE(r.err.trimmed().count('\n'), 0);
+        QVERIFY2(r.out.isEmpty(), qPrintable(r.out)); // nothing was written
+        const QMap<QString, QByteArray> after = folder(parent);
+        QCOMPARE(after.keys(), before.keys()); // no temporary file left
+        for (auto it = before.cbegin(); it != before.cend(); ++it)
+            QVERIFY2(after.value(it.key()) == it.value(), qPrintable(it.key()));
     }
 
     // DESIGN §4: invalid input exits 2 with one line naming the flag or key.

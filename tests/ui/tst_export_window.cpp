@@ -1,6 +1,7 @@
 // File → Export (issue 7): the window renders through the same function as
 // `parascope export`, so the same scenario gives the same pixels.
 #include "io/presets_io.h"
+#include "modal_answerer.h"
 #include "ui/charts/bubble_chart.h"
 #include "ui/charts/model_size_chart.h"
 #include "ui/charts/sharding_chart.h"
@@ -14,14 +15,21 @@
 #include <QAction>
 #include <QApplication>
 #include <QDir>
+#include <QFileDialog>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QProcess>
 #include <QPushButton>
 #include <QSet>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <sys/resource.h>
 
 using namespace ui;
 namespace ce = ui::chart_export;
@@ -41,6 +49,52 @@ private:
         if (p.exitCode() != 0)
             qWarning("%s", p.readAllStandardError().constData());
         return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    }
+
+    static QMap<QString, QByteArray> folder(const QString &path)
+    {
+        QMap<QString, QByteArray> files;
+        const QDir dir(path);
+        for (const QString &name : dir.entryList(QDir::Files | QDir::Hidden)) {
+            QFile file(dir.filePath(name));
+            files.insert(name, file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray());
+        }
+        return files;
+    }
+
+    // Triggers `action` as a user would, answering its dialogs: the options at 640×400,
+    // then `path` in the file dialog, then "replace it?" with Yes. Meanwhile every write
+    // past 2,048 bytes of a file fails with EFBIG, as a full disk fails with ENOSPC.
+    // Returns what the message boxes said.
+    static QStringList exportWhileWritesFail(QAction *action, const QString &path)
+    {
+        ModalAnswerer answerer([path](QWidget *modal) {
+            if (auto *options = qobject_cast<ExportOptionsDialog *>(modal)) {
+                options->findChild<QSpinBox *>("width")->setValue(640);
+                options->findChild<QSpinBox *>("height")->setValue(400);
+                options->accept();
+            } else if (auto *files = qobject_cast<QFileDialog *>(modal)) {
+                if (files->fileMode() == QFileDialog::Directory) {
+                    files->setDirectory(path);
+                } else {
+                    // As typed: selectFile() leaves alone the name field a user types in.
+                    files->setDirectory(QFileInfo(path).absolutePath());
+                    files->findChild<QLineEdit *>("fileNameEdit")
+                        ->setText(QFileInfo(path).fileName());
+                }
+                static_cast<QDialog *>(files)->accept(); // QFileDialog::accept() is protected
+            }
+        });
+        std::signal(SIGXFSZ, SIG_IGN);
+        rlimit old{};
+        getrlimit(RLIMIT_FSIZE, &old);
+        rlimit tight = old;
+        tight.rlim_cur = 2048;
+        if (setrlimit(RLIMIT_FSIZE, &tight) != 0)
+            return {"setrlimit failed"};
+        action->trigger();
+        setrlimit(RLIMIT_FSIZE, &old);
+        return answerer.messages;
     }
 
 private Q_SLOTS:
@@ -140,6 +194,59 @@ private Q_SLOTS:
             for (int x = 0; x < a.width(); ++x)
                 different += a.pixel(x, y) != b.pixel(x, y);
         QCOMPARE(different, 0);
+    }
+
+    void failedExportSaysWhy_data()
+    {
+        QTest::addColumn<bool>("all");
+        QTest::addColumn<QString>("name");
+        QTest::addRow("Export Chart, PNG") << false << "memory.png";
+        QTest::addRow("Export Chart, SVG") << false << "memory.svg";
+        QTest::addRow("Export All Charts") << true << "all";
+    }
+
+    // File → Export through its menu action, its dialogs answered: a write that fails
+    // shows a message naming the path and the system's reason, and leaves the old
+    // files byte for byte, with no temporary file beside them.
+    void failedExportSaysWhy()
+    {
+        QFETCH(bool, all);
+        QFETCH(QString, name);
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.showChart("memory");
+        auto *actions = window.findChild<ExportActions *>();
+        const QDir dir(m_dir.filePath("full-" + name));
+        QVERIFY(dir.mkpath("."));
+        ce::Options options;
+        options.size = QSize(640, 400);
+        const auto format = all ? ce::Format::png : *ce::formatOf(name);
+        QString path = dir.filePath(name);
+        if (all) {
+            path = dir.path();
+            for (ce::Chart chart : ce::allCharts())
+                QVERIFY(!actions->write(chart, options, format,
+                                        dir.filePath(ce::chartId(chart) + ".png")));
+        } else {
+            QVERIFY(!actions->write(ce::Chart::memory, options, format, path));
+        }
+        const QMap<QString, QByteArray> before = folder(dir.path());
+        QCOMPARE(before.size(), all ? ce::allCharts().size() : 1);
+        QVERIFY(document.setField("tp", "4")); // a different chart to write
+
+        const QStringList messages = exportWhileWritesFail(
+            all ? actions->exportAllAction() : actions->exportChartAction(), path);
+        QVERIFY(!messages.isEmpty());
+        const QString shown = messages.constLast();
+        QVERIFY2(shown.startsWith("Export failed"), qPrintable(messages.join('|')));
+        QVERIFY2(shown.contains(QDir::toNativeSeparators(path)), qPrintable(shown));
+        QVERIFY2(shown.contains(QString::fromLocal8Bit(std::strerror(EFBIG))), qPrintable(shown));
+        const QMap<QString, QByteArray> after = folder(dir.path());
+        QCOMPARE(after.keys(), before.keys());
+        for (auto it = before.cbegin(); it != before.cend(); ++it)
+            QVERIFY2(after.value(it.key()) == it.value(), qPrintable(it.key()));
     }
 
     // A dark desktop still exports a light chart.

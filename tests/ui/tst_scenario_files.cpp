@@ -2,6 +2,9 @@
 // corpus of damaged files that must each be refused by name without harm.
 #include "io/presets_io.h"
 #include "io/scenario_io.h"
+#include "modal_answerer.h"
+#include "ui/file_actions.h"
+#include "ui/main_window.h"
 #include "ui/scenario_document.h"
 
 #include <QFile>
@@ -9,7 +12,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <sys/resource.h>
 
 using namespace ui;
@@ -72,12 +77,54 @@ private Q_SLOTS:
         setrlimit(RLIMIT_FSIZE, &old);
 
         QVERIFY(reason);
-        QVERIFY(!reason->isEmpty());
+        // A failure names the path and the system's reason.
+        QVERIFY2(reason->contains(path), qPrintable(*reason));
+        QVERIFY2(reason->contains(QString::fromLocal8Bit(std::strerror(EFBIG))),
+                 qPrintable(*reason));
         QVERIFY(document.isModified()); // still unsaved
         QVERIFY(file.open(QIODevice::ReadOnly));
         QCOMPARE(file.readAll(), before);
         // No temporary file is left behind.
         QCOMPARE(QDir(m_dir.path()).entryList({"keep*"}, QDir::Files).size(), 1);
+    }
+
+    // File → Save in the window, through FileActions: the message names the path and
+    // the system's reason, and the old file and the unsaved mark stay.
+    void failedSaveInTheWindowSaysWhy()
+    {
+        const QString path = m_dir.filePath("window.parascope.json");
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(!document.save(path));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray before = file.readAll();
+        file.close();
+        document.setField("model", "llama-3.1-8b");
+
+        ModalAnswerer answerer;
+        std::signal(SIGXFSZ, SIG_IGN);
+        rlimit old{};
+        getrlimit(RLIMIT_FSIZE, &old);
+        rlimit tight = old;
+        tight.rlim_cur = 64;
+        QCOMPARE(setrlimit(RLIMIT_FSIZE, &tight), 0);
+        const bool saved = window.fileActions()->save();
+        setrlimit(RLIMIT_FSIZE, &old);
+
+        QVERIFY(!saved);
+        QCOMPARE(answerer.messages.size(), 1);
+        const QString shown = answerer.messages.constFirst();
+        QVERIFY2(shown.startsWith("Cannot save scenario"), qPrintable(shown));
+        QVERIFY2(shown.contains(QDir::toNativeSeparators(path)), qPrintable(shown));
+        QVERIFY2(shown.contains(QString::fromLocal8Bit(std::strerror(EFBIG))), qPrintable(shown));
+        QVERIFY(document.isModified());
+        QVERIFY(window.isWindowModified());
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll(), before);
+        QCOMPARE(QDir(m_dir.path()).entryList({"window*"}, QDir::Files | QDir::Hidden).size(), 1);
     }
 
     void saveToAMissingFolderSaysWhy()

@@ -2,6 +2,7 @@
 
 #include "core/evaluate.h"
 #include "core/sharding.h"
+#include "io/save_file.h"
 #include "io/text.h"
 #include "ui/charts/bubble_chart.h"
 #include "ui/charts/model_size_chart.h"
@@ -11,11 +12,10 @@
 
 #include <QApplication>
 #include <QBuffer>
-#include <QFile>
+#include <QDir>
 #include <QFontMetrics>
 #include <QPainter>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QStyle>
 #include <QSvgGenerator>
 #include <QVBoxLayout>
@@ -268,21 +268,45 @@ QByteArray renderSvg(Chart chart, const Inputs &inputs, const Options &options)
     return buffer.data();
 }
 
+QByteArray encodeChart(Chart chart, const Inputs &inputs, const Options &options, Format format)
+{
+    if (format == Format::svg)
+        return renderSvg(chart, inputs, options);
+    QByteArray png;
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    if (!renderImage(chart, inputs, options).save(&buffer, "PNG"))
+        return {};
+    return png;
+}
+
 std::optional<QString> writeChart(Chart chart, const Inputs &inputs, const Options &options,
                                   Format format, const QString &path)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return file.errorString();
-    if (format == Format::svg) {
-        file.write(renderSvg(chart, inputs, options));
-    } else if (!renderImage(chart, inputs, options).save(&file, "PNG")) {
-        file.cancelWriting();
-        return QObject::tr("could not encode the PNG image");
+    return writeCharts({chart}, inputs, options, format, {path});
+}
+
+std::optional<QString> writeCharts(const QList<Chart> &charts, const Inputs &inputs,
+                                   const Options &options, Format format, const QStringList &paths,
+                                   QStringList *written)
+{
+    Q_ASSERT(charts.size() == paths.size());
+    if (written)
+        written->clear();
+    io::SaveFiles files;
+    for (qsizetype i = 0; i < charts.size(); ++i) {
+        // One image in memory at a time: at 16384 pixels a side it takes 1 GiB.
+        const QByteArray bytes = encodeChart(charts[i], inputs, options, format);
+        if (bytes.isEmpty())
+            return QObject::tr("cannot write '%1': the image could not be encoded as %2")
+                .arg(QDir::toNativeSeparators(paths[i]), suffix(format).toUpper());
+        if (auto reason = files.add(paths[i], bytes))
+            return reason;
     }
-    if (!file.commit())
-        return file.errorString();
-    return std::nullopt;
+    auto reason = files.commit();
+    if (written)
+        *written = files.committed();
+    return reason;
 }
 
 } // namespace ui::chart_export

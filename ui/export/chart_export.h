@@ -83,8 +83,23 @@ QString captionText(const Inputs &inputs, const QDate &date);
 QImage renderImage(Chart chart, const Inputs &inputs, const Options &options);
 QByteArray renderSvg(Chart chart, const Inputs &inputs, const Options &options);
 
-// Writes the chart to `path` in `format`. Returns the reason on failure.
+// The file's content: the PNG encoded in memory, or the SVG. Empty when the
+// image cannot be encoded.
+QByteArray encodeChart(Chart chart, const Inputs &inputs, const Options &options, Format format);
+
+// Writes the chart to `path` in `format` through io::saveFile: on failure the
+// old file is left as it was, and the reason names the path and the system's
+// reason ("cannot write 'slides/memory.png': No space left on device").
 std::optional<QString> writeChart(Chart chart, const Inputs &inputs, const Options &options,
                                   Format format, const QString &path);
+
+// Writes charts[i] to paths[i], all or none (io::SaveFiles): every chart is
+// drawn and written to a temporary file before any old file is replaced, so a
+// failure leaves every old file as it was. `written` receives the paths
+// replaced: all of them on success, and none unless the system refused to
+// move a complete file into place (io::SaveFiles::commit()).
+std::optional<QString> writeCharts(const QList<Chart> &charts, const Inputs &inputs,
+                                   const Options &options, Format format, const QStringList &paths,
+                                   QStringList *written = nullptr);
 
 } // namespace ui::chart_export

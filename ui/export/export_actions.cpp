@@ -120,13 +120,16 @@ ce::Chart ExportActions::currentChart() const
     return ce::Chart::memory;
 }
 
+ce::Inputs ExportActions::inputs() const
+{
+    m_document->flush();
+    return {m_document->lastValidScenario(), m_document->presets(), m_document->lastValidReport()};
+}
+
 std::optional<QString> ExportActions::write(ce::Chart chart, const ce::Options &options,
                                             ce::Format format, const QString &path) const
 {
-    m_document->flush();
-    const ce::Inputs inputs{m_document->lastValidScenario(), m_document->presets(),
-                            m_document->lastValidReport()};
-    return ce::writeChart(chart, inputs, options, format, path);
+    return ce::writeChart(chart, inputs(), options, format, path);
 }
 
 bool ExportActions::askOptions(bool askFormat)
@@ -163,9 +166,9 @@ void ExportActions::exportCurrent()
     m_format = *format;
     m_lastDir = QFileInfo(path).absolutePath();
     if (auto reason = write(chart, m_options, *format, path))
-        report({}, {QDir::toNativeSeparators(path) + QStringLiteral(": ") + *reason});
+        report({}, *reason);
     else
-        report({QDir::toNativeSeparators(path)}, {});
+        report({path}, std::nullopt);
 }
 
 void ExportActions::exportAll()
@@ -177,27 +180,30 @@ void ExportActions::exportAll()
     if (dir.isEmpty())
         return;
     m_lastDir = dir;
-    QStringList written, errors;
-    for (ce::Chart chart : ce::allCharts()) {
-        const QString path =
-            QDir(dir).filePath(ce::chartId(chart) + QLatin1Char('.') + ce::suffix(m_format));
-        if (auto reason = write(chart, m_options, m_format, path))
-            errors << QDir::toNativeSeparators(path) + QStringLiteral(": ") + *reason;
-        else
-            written << QDir::toNativeSeparators(path);
-    }
-    report(written, errors);
+    QStringList paths;
+    const QList<ce::Chart> charts = ce::allCharts();
+    for (ce::Chart chart : charts)
+        paths << QDir(dir).filePath(ce::chartId(chart) + QLatin1Char('.') + ce::suffix(m_format));
+    QStringList written;
+    const auto reason = ce::writeCharts(charts, inputs(), m_options, m_format, paths, &written);
+    report(written, reason);
 }
 
-void ExportActions::report(const QStringList &written, const QStringList &errors)
+void ExportActions::report(const QStringList &written, const std::optional<QString> &error)
 {
-    if (!errors.isEmpty())
-        QMessageBox::warning(
-            m_window, tr("Export failed"),
-            tr("These charts were not exported:\n\n%1").arg(errors.join(QLatin1Char('\n'))));
-    else if (!written.isEmpty())
-        m_window->statusBar()->showMessage(
-            tr("Exported %1.").arg(written.join(QStringLiteral(", "))), 5000);
+    QStringList names;
+    for (const QString &path : written)
+        names << QDir::toNativeSeparators(path);
+    if (error) {
+        QString text =
+            names.isEmpty()
+                ? tr("Nothing was exported; any earlier files are intact.")
+                : tr("Only these were exported: %1.").arg(names.join(QStringLiteral(", ")));
+        QMessageBox::warning(m_window, tr("Export failed"), text + QStringLiteral("\n\n") + *error);
+    } else if (!names.isEmpty()) {
+        m_window->statusBar()->showMessage(tr("Exported %1.").arg(names.join(QStringLiteral(", "))),
+                                           5000);
+    }
 }
 
 } // namespace ui

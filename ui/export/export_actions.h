@@ -39,7 +39,8 @@ private:
 
 // File → Export chart… (the current tab) and Export all charts… (a folder).
 // Both render through chart_export, as `parascope export` does, from the
-// document's last valid scenario and report.
+// document's last valid scenario and report. A folder of charts is written all
+// or none, as `parascope export --chart all` writes it.
 class ExportActions : public QObject
 {
     Q_OBJECT
@@ -63,8 +64,11 @@ public:
     void exportAll();
 
 private:
+    // The document's last valid scenario and report, with pending edits evaluated.
+    chart_export::Inputs inputs() const;
     bool askOptions(bool askFormat);
-    void report(const QStringList &written, const QStringList &errors);
+    // The status bar names the files written; a failure is a message box with its reason.
+    void report(const QStringList &written, const std::optional<QString> &error);
 
     ScenarioDocument *m_document;
     MainWindow *m_window;
