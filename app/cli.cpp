@@ -3,6 +3,7 @@
 #include "app/command_line.h"
 #include "app/plan_command.h"
 #include "app/shard_command.h"
+#include "core/echo.h"
 #include "core/evaluate.h"
 #include "core/fields.h"
 #include "io/compare.h"
@@ -141,21 +142,23 @@ int runEval(const QStringList &arguments)
     core::EvaluateOptions options;
     options.timeline = parser.isSet(timeline);
     const core::Report report = core::evaluate(scenario, presets, options);
+    const QString file = parser.positionalArguments().value(0);
     if (report.error)
-        return fail(*report.error);
+        return fail(fromScenario(*report.error, file, parser.values(set)));
     if (parser.isSet(compare)) {
         core::Scenario other;
-        if (auto e = io::readScenarioFile(parser.value(compare), other))
+        if (auto e = io::readScenarioFile(parser.value(compare), other)) {
+            if (e->key.empty())
+                e->key = "--compare";
             return fail(*e);
+        }
         for (const QString &assignment : parser.values(set))
             if (auto e = io::applySetting(other, assignment))
                 return fail(*e);
         const core::Report otherReport = core::evaluate(other, presets);
-        if (otherReport.error) {
-            core::InputError e = *otherReport.error;
-            e.message += " (in " + parser.value(compare).toStdString() + ")";
-            return fail(e);
-        }
+        if (otherReport.error)
+            return fail(
+                fromScenario(*otherReport.error, parser.value(compare), parser.values(set)));
         const auto scenarioJson = [](const core::Scenario &s) {
             return QJsonDocument::fromJson(io::writeScenario(s)).object();
         };
@@ -186,8 +189,9 @@ int runPresets(const QStringList &arguments)
     if (int status = parse(parser, common, arguments); status >= 0)
         return status;
     if (!parser.positionalArguments().isEmpty())
-        return fail(QString(), QStringLiteral("presets takes no arguments, got '%1'")
-                                   .arg(parser.positionalArguments().constFirst()));
+        return fail(QString(), QStringLiteral("presets takes no arguments, got %1")
+                                   .arg(io::qs(core::quoted(
+                                       parser.positionalArguments().constFirst().toStdString()))));
     core::Presets presets;
     if (int status = loadPresets(parser, common, presets); status >= 0)
         return status;

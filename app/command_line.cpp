@@ -1,6 +1,8 @@
 #include "app/command_line.h"
 
 #include "app/cli.h"
+#include "core/echo.h"
+#include "io/input_file.h"
 #include "io/scenario_io.h"
 #include "io/text.h"
 
@@ -10,9 +12,9 @@ namespace cli {
 
 int fail(const QString &key, const QString &message)
 {
+    const QString line = key.isEmpty() ? message : key + QStringLiteral(": ") + message;
     QTextStream err(stderr);
-    err << "parascope: " << (key.isEmpty() ? message : key + QStringLiteral(": ") + message)
-        << Qt::endl;
+    err << "parascope: " << io::qs(core::escapeControls(line.toStdString())) << Qt::endl;
     return invalidInput;
 }
 
@@ -59,6 +61,18 @@ int readScenario(const QCommandLineParser &parser, const QCommandLineOption &set
         if (auto e = io::applySetting(scenario, assignment))
             return fail(*e);
     return -1;
+}
+
+core::InputError fromScenario(core::InputError error, const QString &file,
+                              const QStringList &assignments)
+{
+    if (file.isEmpty())
+        return error;
+    const std::string field = error.key.substr(0, error.key.find_first_of(".["));
+    for (const QString &assignment : assignments)
+        if (assignment.section(QLatin1Char('='), 0, 0).trimmed().toStdString() == field)
+            return error;
+    return io::inFile(std::move(error), file);
 }
 
 } // namespace cli

@@ -12,7 +12,8 @@
 // reading a scenario from [SCENARIO] and --set.
 namespace cli {
 
-// One line on stderr, "parascope: KEY: message" (DESIGN §4); returns exit status 2.
+// One line on stderr, "parascope: KEY: message" (DESIGN §4), with control characters
+// escaped so that no input reaches the terminal raw; returns exit status 2.
 int fail(const QString &key, const QString &message);
 int fail(const core::InputError &error);
 
@@ -36,5 +37,10 @@ int parseStandard(QCommandLineParser &parser, const StandardOptions &options,
 // one) with every --set KEY=VALUE applied. Returns -1 to go on, else the exit status.
 int readScenario(const QCommandLineParser &parser, const QCommandLineOption &set,
                  core::Scenario &scenario);
+
+// A refusal of the scenario read from `file` with --set applied, naming the file
+// unless a --set gave the key refused.
+core::InputError fromScenario(core::InputError error, const QString &file,
+                              const QStringList &assignments);
 
 } // namespace cli

@@ -182,7 +182,8 @@ int runExport(const QStringList &arguments)
     const core::Report report = ce::evaluate(scenario, presets);
     g_previousHandler = qInstallMessageHandler(dropSizeHintNotice);
     if (report.error)
-        return fail(*report.error);
+        return fail(
+            fromScenario(*report.error, parser.positionalArguments().value(0), parser.values(set)));
 
     QStringList paths;
     if (all) {

@@ -1,8 +1,11 @@
 #include "core/fields.h"
 
+#include "core/echo.h"
+
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 namespace core {
 
@@ -69,9 +72,20 @@ template <typename T> std::optional<T> parseNumber(std::string_view text)
     return value;
 }
 
-std::string quoted(std::string_view text)
+// Why `text`, a whole number, is not an int: "99999999999 is more than the limit of
+// 2147483647". Nullopt when it is no whole number at all.
+std::optional<std::string> beyondInt(std::string_view text)
 {
-    return "'" + std::string(text) + "'";
+    int value = 0;
+    const char *end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (ec != std::errc::result_out_of_range || ptr != end)
+        return std::nullopt;
+    if (text.starts_with('-'))
+        return excerpt(text) + " is less than the limit of " +
+               std::to_string(std::numeric_limits<int>::min());
+    return excerpt(text) + " is more than the limit of " +
+           std::to_string(std::numeric_limits<int>::max());
 }
 
 template <typename E> std::string enumError(std::string_view text)
@@ -96,7 +110,7 @@ std::span<const FieldInfo> scenarioFields()
 InputError unknownKey(std::string_view key)
 {
     if (!key.empty())
-        return InputError{std::string(key), "unknown key"};
+        return InputError{excerpt(key), "unknown key"};
     std::string keys;
     for (const auto &field : kFields)
         keys += (keys.empty() ? "" : ", ") + std::string(field.key);
@@ -156,7 +170,7 @@ std::optional<InputError> setField(Scenario &s, std::string_view key, std::strin
             if constexpr (std::is_same_v<T, int>) {
                 auto v = parseNumber<int>(text);
                 if (!v)
-                    return "expected a whole number, got " + quoted(text);
+                    return beyondInt(text).value_or("expected a whole number, got " + quoted(text));
                 slot = *v;
             } else if constexpr (std::is_same_v<T, double>) {
                 auto v = parseNumber<double>(text);

@@ -1,6 +1,8 @@
 #include "core/presets.h"
 
 #include <algorithm>
+#include <string>
+#include <unordered_map>
 
 namespace core {
 
@@ -19,6 +21,22 @@ template <typename T> void putById(std::vector<T> &items, T item)
         items.push_back(std::move(item));
     else
         *it = std::move(item);
+}
+
+template <typename T> void mergeById(std::vector<T> &items, std::vector<T> incoming)
+{
+    // Where each id is: the first entry with it, as findById finds it.
+    std::unordered_map<std::string, std::size_t> index;
+    index.reserve(items.size() + incoming.size());
+    for (std::size_t i = 0; i < items.size(); ++i)
+        index.try_emplace(items[i].id, i);
+    for (T &item : incoming) {
+        const auto [at, added] = index.try_emplace(item.id, items.size());
+        if (added)
+            items.push_back(std::move(item));
+        else
+            items[at->second] = std::move(item);
+    }
 }
 } // namespace
 
@@ -40,6 +58,12 @@ void Presets::put(ModelSpec m)
 void Presets::put(DeviceSpec d)
 {
     putById(devices, std::move(d));
+}
+
+void Presets::merge(Presets other)
+{
+    mergeById(models, std::move(other.models));
+    mergeById(devices, std::move(other.devices));
 }
 
 } // namespace core

@@ -21,6 +21,10 @@ struct Presets
     // Adds an entry, or replaces the one with the same id.
     void put(ModelSpec model);
     void put(DeviceSpec device);
+
+    // Puts every model and device of `other`, in order, in time linear in the number of
+    // entries (a presets file may hold thousands).
+    void merge(Presets other);
 };
 
 } // namespace core

@@ -1,28 +1,44 @@
 #include "core/validate.h"
 
+#include "core/echo.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace core {
 
 namespace {
 
-// "1.2e+21": magnitudes far beyond what a person counts digit by digit.
+// "1.2e21": an estimate far beyond what a person counts digit by digit, to three digits.
 std::string roughly(double value)
 {
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.3g", value);
-    return buffer;
+    return plainNumber(std::strtod(buffer, nullptr));
 }
 
+// The ids a scenario may name, for a message: the first dozen, then how many more.
 std::string joinIds(const auto &items)
 {
+    constexpr std::size_t kListed = 12;
     std::string out;
-    for (const auto &item : items)
-        out += (out.empty() ? "" : ", ") + item.id;
+    for (std::size_t i = 0; i < items.size() && i < kListed; ++i)
+        out += (out.empty() ? "" : ", ") + excerpt(items[i].id);
+    if (items.size() > kListed)
+        out += " and " + std::to_string(items.size() - kListed) + " more";
     return out;
+}
+
+// The byte limit as checkSizes' message writes it.
+static_assert(limits::kBytes == static_cast<double>(std::int64_t{1} << 60));
+
+// "1048576 GiB": a limit or a value in the unit the user wrote it in.
+std::string inUnit(double value, std::string_view unit)
+{
+    return plainNumber(value) + " " + std::string(unit);
 }
 
 std::optional<InputError> count(std::string_view key, int value, int maximum, std::string_view what)
@@ -42,9 +58,9 @@ bool plausibleRate(double value)
     return value >= limits::kMinRate && value <= limits::kMaxRate;
 }
 
-std::string rateRange()
+std::string rateRange(std::string_view unit)
 {
-    return "from " + roughly(limits::kMinRate) + " to " + roughly(limits::kMaxRate);
+    return "from " + plainNumber(limits::kMinRate) + " to " + inUnit(limits::kMaxRate, unit);
 }
 
 // Upper bounds of countParams(m, 1)'s layers and embeddings, in floating point: the
@@ -118,10 +134,11 @@ std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
     if (bytes <= limits::kBytes)
         return std::nullopt;
     return InputError{"seq_len", what + " would come to about " + roughly(bytes) +
-                                     " bytes per device, beyond the " + roughly(limits::kBytes) +
-                                     " Parascope evaluates (seq_len " + std::to_string(s.seqLen) +
-                                     ", microbatch_size " + std::to_string(s.microbatchSize) +
-                                     ", microbatches " + std::to_string(s.microbatches) + ")"};
+                                     " bytes per device, more than the limit of 2^60 bytes "
+                                     "(1 EiB) (seq_len " +
+                                     std::to_string(s.seqLen) + ", microbatch_size " +
+                                     std::to_string(s.microbatchSize) + ", microbatches " +
+                                     std::to_string(s.microbatches) + ")"};
 }
 
 } // namespace
@@ -152,7 +169,9 @@ std::optional<InputError> validateModel(const ModelSpec &m)
         return InputError{"model." + key, std::move(message)};
     };
     if (m.nominalParams < 0 || static_cast<double>(m.nominalParams) > limits::kParams)
-        return error("nominal_params", "must be from 0 to " + roughly(limits::kParams));
+        return error("nominal_params", "must be from 0 to " +
+                                           inUnit(limits::kParams, "parameters") + ", got " +
+                                           plainNumber(static_cast<double>(m.nominalParams)));
     if (!m.hasArchitecture()) {
         if (m.layers < 0)
             return error("layers", "must be at least 1");
@@ -160,7 +179,8 @@ std::optional<InputError> validateModel(const ModelSpec &m)
             return error("params", "a model needs its architecture (layers, hidden, heads, "
                                    "kv_heads, ffn_hidden, vocab) or a parameter count above 0");
         if (static_cast<double>(m.params) > limits::kParams)
-            return error("params", "must be at most " + roughly(limits::kParams));
+            return error("params", "must be at most " + inUnit(limits::kParams, "parameters") +
+                                       ", got " + plainNumber(static_cast<double>(m.params)));
         return std::nullopt;
     }
     if (m.hidden <= 0)
@@ -180,7 +200,7 @@ std::optional<InputError> validateModel(const ModelSpec &m)
         return error("learned_positions", "must be 0 (rotary) or more");
     const ParamsBound bound = paramsBound(m);
     const std::string beyond =
-        " parameters, more than the " + roughly(limits::kParams) + " Parascope evaluates";
+        " parameters, more than the limit of " + inUnit(limits::kParams, "parameters");
     if (bound.layers + bound.embeddings > limits::kParams) {
         if (bound.layers >= bound.embeddings)
             return error("layers", std::to_string(m.layers) + " layers of hidden size " +
@@ -202,7 +222,8 @@ std::optional<InputError> validateDevice(const DeviceSpec &d)
     if (!(d.memoryGib > 0))
         return error("memory_gib", "must be above 0");
     if (d.memoryGib > limits::kGib)
-        return error("memory_gib", "must be at most " + roughly(limits::kGib));
+        return error("memory_gib", "must be at most " + inUnit(limits::kGib, "GiB") +
+                                       " (1 PiB), got " + inUnit(d.memoryGib, "GiB"));
     if (d.devicesPerNode <= 0)
         return error("devices_per_node", "must be at least 1");
     for (auto [key, value] : {std::pair{"intra_node_gb_per_s", d.intraNodeGbPerS},
@@ -210,13 +231,16 @@ std::optional<InputError> validateDevice(const DeviceSpec &d)
         if (value < 0)
             return error(key, "must not be negative");
         if (value != 0 && !plausibleRate(value))
-            return error(key, "must be 0 (not published) or " + rateRange());
+            return error(key, "must be 0 (not published) or " + rateRange("GB/s") + ", got " +
+                                  inUnit(value, "GB/s"));
     }
     for (const auto &[precision, tflops] : d.tflops)
         if (!plausibleRate(tflops))
-            return error("tflops", std::string(toString(precision)) + " must be " + rateRange());
+            return error("tflops", std::string(toString(precision)) + " must be " +
+                                       rateRange("TFLOPS") + ", got " + inUnit(tflops, "TFLOPS"));
     if (!(d.tdpW >= 0 && d.tdpW <= limits::kTdpW))
-        return error("tdp_w", "must be from 0 (not published) to " + roughly(limits::kTdpW));
+        return error("tdp_w", "must be from 0 (not published) to " + inUnit(limits::kTdpW, "W") +
+                                  ", got " + inUnit(d.tdpW, "W"));
     return std::nullopt;
 }
 
@@ -224,14 +248,14 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
 {
     const ModelSpec *model = resolveModel(s, presets);
     if (!model)
-        return InputError{"model",
-                          "unknown preset '" + s.model + "'; known: " + joinIds(presets.models)};
+        return InputError{"model", "unknown preset " + quoted(s.model) +
+                                       "; known: " + joinIds(presets.models)};
     if (auto e = validateModel(*model))
         return e;
     const DeviceSpec *device = resolveDevice(s, presets);
     if (!device)
-        return InputError{"device",
-                          "unknown preset '" + s.device + "'; known: " + joinIds(presets.devices)};
+        return InputError{"device", "unknown preset " + quoted(s.device) +
+                                        "; known: " + joinIds(presets.devices)};
     if (auto e = validateDevice(*device))
         return e;
 
@@ -269,16 +293,19 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
     if (!(s.reserveGib >= 0))
         return InputError{"reserve_gib", "must not be negative"};
     if (s.reserveGib > limits::kGib)
-        return InputError{"reserve_gib", "must be at most " + roughly(limits::kGib)};
+        return InputError{"reserve_gib", "must be at most " + inUnit(limits::kGib, "GiB") +
+                                             " (1 PiB), got " + inUnit(s.reserveGib, "GiB")};
     if (s.interNodeGbPerS && !(*s.interNodeGbPerS > 0))
         return InputError{"inter_node_gb_per_s", "must be above 0, or empty for the device's"};
     if (s.interNodeGbPerS && !plausibleRate(*s.interNodeGbPerS))
-        return InputError{"inter_node_gb_per_s",
-                          "must be " + rateRange() + ", or empty for the device's"};
+        return InputError{"inter_node_gb_per_s", "must be " + rateRange("GB/s") +
+                                                     ", or empty for the device's; got " +
+                                                     inUnit(*s.interNodeGbPerS, "GB/s")};
     if (!(s.mfu > 0 && s.mfu <= 1))
         return InputError{"mfu", "must be above 0 and at most 1"};
     if (s.mfu < limits::kMinMfu)
-        return InputError{"mfu", "must be at least " + roughly(limits::kMinMfu)};
+        return InputError{"mfu", "must be at least " + plainNumber(limits::kMinMfu) + ", got " +
+                                     plainNumber(s.mfu)};
     if (!(s.dpOverlap >= 0 && s.dpOverlap <= 1))
         return InputError{"dp_overlap", "must be between 0 and 1"};
     if (s.mode == Mode::training && !isTrainable(s.precision))

@@ -1,7 +1,9 @@
 #include "io/presets_io.h"
 
+#include "core/echo.h"
 #include "core/evaluate.h"
 #include "core/validate.h"
+#include "io/input_file.h"
 #include "io/json_fields.h"
 #include "io/text.h"
 
@@ -17,33 +19,30 @@ namespace io {
 
 namespace {
 
-std::optional<core::InputError> readJsonObject(const QByteArray &json, QJsonObject &out)
+// The models or the devices of a presets file: an array of objects, each read by
+// `parse` as "models[3].".
+template <typename Spec, typename Parse>
+std::optional<core::InputError> parseList(const QJsonObject &root, const char *key,
+                                          std::vector<Spec> &out, Parse parse)
 {
-    QJsonParseError parseError;
-    const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
-    if (parseError.error != QJsonParseError::NoError)
-        return core::InputError{"", "not valid JSON: " + parseError.errorString().toStdString() +
-                                        " at byte " + std::to_string(parseError.offset)};
-    if (!doc.isObject())
-        return core::InputError{"", "expected a JSON object at the top level"};
-    out = doc.object();
+    const QJsonValue list = root.value(QLatin1String(key));
+    if (list.isUndefined())
+        return std::nullopt;
+    if (!list.isArray())
+        return core::InputError{key, "expected an array of objects, got " + describe(list)};
+    const QJsonArray array = list.toArray();
+    out.reserve(static_cast<std::size_t>(array.size()));
+    for (qsizetype i = 0; i < array.size(); ++i) {
+        const std::string prefix = key + ("[" + std::to_string(i) + "].");
+        if (!array.at(i).isObject())
+            return core::InputError{prefix.substr(0, prefix.size() - 1),
+                                    "expected an object, got " + describe(array.at(i))};
+        Spec spec;
+        if (auto e = parse(array.at(i).toObject(), spec, prefix))
+            return e;
+        out.push_back(std::move(spec));
+    }
     return std::nullopt;
-}
-
-std::optional<core::InputError> readFile(const QString &path, QByteArray &out)
-{
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return core::InputError{"", "cannot read " + path.toStdString() + ": " +
-                                        file.errorString().toStdString()};
-    out = file.readAll();
-    return std::nullopt;
-}
-
-core::InputError inFile(core::InputError e, const QString &path)
-{
-    e.message += " (in " + path.toStdString() + ")";
-    return e;
 }
 
 } // namespace
@@ -65,8 +64,8 @@ std::optional<core::InputError> parseModel(const QJsonObject &object, core::Mode
     f.boolean("dropout", m.dropout);
     f.boolean("bias", m.bias);
     f.integer("learned_positions", m.learnedPositions);
-    f.integer64("params", m.params);
-    f.integer64("nominal_params", m.nominalParams);
+    f.integer64("params", m.params, core::limits::kParams, "parameters");
+    f.integer64("nominal_params", m.nominalParams, core::limits::kParams, "parameters");
     f.text("source", m.source);
     if (!f.has("kv_heads"))
         m.kvHeads = m.heads; // multi-head attention unless said otherwise
@@ -117,7 +116,7 @@ std::optional<core::InputError> parseDevice(const QJsonObject &object, core::Dev
             const std::string key = it.key().toStdString();
             auto precision = core::parseEnum<core::Precision>(key);
             if (!precision)
-                return core::InputError{prefix + "tflops." + key,
+                return core::InputError{prefix + "tflops." + core::excerpt(key),
                                         "unknown precision; expected " +
                                             core::allowedNames<core::Precision>()};
             if (!it.value().isDouble())
@@ -136,56 +135,39 @@ std::optional<core::InputError> parseDevice(const QJsonObject &object, core::Dev
 std::optional<core::InputError> mergePresets(core::Presets &presets, const QByteArray &json)
 {
     QJsonObject root;
-    if (auto e = readJsonObject(json, root))
+    if (auto e = parseJsonObject(json, root, "presets file"))
         return e;
     JsonFields f(root, "");
     std::string format;
-    int version = 0;
+    double version = 0;
     f.text("format", format);
-    f.integer("version", version);
+    f.number("version", version);
     f.known("models");
     f.known("devices");
     if (auto e = f.finish())
         return e;
     if (format != kPresetsFormat)
-        return core::InputError{"format", "expected \"" + std::string(kPresetsFormat) + "\""};
-    if (version < 1 || version > kPresetsVersion)
-        return core::InputError{"version", "version " + std::to_string(version) +
-                                               " is not one this Parascope reads (1)"};
+        return core::InputError{"format", "expected \"" + std::string(kPresetsFormat) + "\", got " +
+                                              describe(root.value(QStringLiteral("format")))};
+    if (version != kPresetsVersion)
+        return core::InputError{"version", "expected " + std::to_string(kPresetsVersion) +
+                                               ", the version this Parascope reads, got " +
+                                               describe(root.value(QStringLiteral("version")))};
 
     // Parse everything before changing anything: a bad file adds nothing.
     core::Presets incoming;
-    const QJsonArray models = root.value(QStringLiteral("models")).toArray();
-    for (qsizetype i = 0; i < models.size(); ++i) {
-        const std::string prefix = "models[" + std::to_string(i) + "].";
-        if (!models.at(i).isObject())
-            return core::InputError{prefix.substr(0, prefix.size() - 1), "expected an object"};
-        core::ModelSpec m;
-        if (auto e = parseModel(models.at(i).toObject(), m, prefix))
-            return e;
-        incoming.put(std::move(m));
-    }
-    const QJsonArray devices = root.value(QStringLiteral("devices")).toArray();
-    for (qsizetype i = 0; i < devices.size(); ++i) {
-        const std::string prefix = "devices[" + std::to_string(i) + "].";
-        if (!devices.at(i).isObject())
-            return core::InputError{prefix.substr(0, prefix.size() - 1), "expected an object"};
-        core::DeviceSpec d;
-        if (auto e = parseDevice(devices.at(i).toObject(), d, prefix))
-            return e;
-        incoming.put(std::move(d));
-    }
-    for (auto &m : incoming.models)
-        presets.put(std::move(m));
-    for (auto &d : incoming.devices)
-        presets.put(std::move(d));
+    if (auto e = parseList(root, "models", incoming.models, parseModel))
+        return e;
+    if (auto e = parseList(root, "devices", incoming.devices, parseDevice))
+        return e;
+    presets.merge(std::move(incoming));
     return std::nullopt;
 }
 
 std::optional<core::InputError> mergePresetsFile(core::Presets &presets, const QString &path)
 {
     QByteArray json;
-    if (auto e = readFile(path, json))
+    if (auto e = readInputFile(path, json))
         return e;
     if (auto e = mergePresets(presets, json))
         return inFile(*e, path);

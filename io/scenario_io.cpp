@@ -1,6 +1,8 @@
 #include "io/scenario_io.h"
 
+#include "core/echo.h"
 #include "core/fields.h"
+#include "io/input_file.h"
 #include "io/json_fields.h"
 #include "io/presets_io.h"
 #include "io/save_file.h"
@@ -10,6 +12,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <cmath>
+#include <limits>
 
 namespace io {
 
@@ -23,8 +26,11 @@ std::optional<core::InputError> scalarText(const core::FieldInfo &field, const Q
     switch (core::fieldKind(field)) {
     case core::FieldKind::integer: {
         const double d = value.toDouble();
-        if (!value.isDouble() || std::floor(d) != d || std::abs(d) > 2e9)
+        if (!value.isDouble() || std::floor(d) != d)
             return core::InputError{key, "expected a whole number, got " + describe(value)};
+        if (d > std::numeric_limits<int>::max() || d < std::numeric_limits<int>::min())
+            return core::InputError{key, beyondLimit(d, d < 0 ? std::numeric_limits<int>::min()
+                                                              : std::numeric_limits<int>::max())};
         text = std::to_string(value.toInteger());
         return std::nullopt;
     }
@@ -55,27 +61,21 @@ std::optional<core::InputError> scalarText(const core::FieldInfo &field, const Q
 
 std::optional<core::InputError> readScenario(const QByteArray &json, core::Scenario &out)
 {
-    QJsonParseError parseError;
-    const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
-    if (parseError.error != QJsonParseError::NoError)
-        return core::InputError{
-            "", "not a valid scenario file: " + parseError.errorString().toStdString() +
-                    " at byte " + std::to_string(parseError.offset)};
-    if (!doc.isObject())
-        return core::InputError{"", "not a valid scenario file: expected a JSON object"};
-    const QJsonObject root = doc.object();
+    QJsonObject root;
+    if (auto e = parseJsonObject(json, root, "scenario file"))
+        return e;
 
     const QJsonValue format = root.value(QStringLiteral("format"));
     if (format.toString() != QLatin1String(core::kScenarioFormat))
         return core::InputError{"format", "expected \"" + std::string(core::kScenarioFormat) +
                                               "\", got " + describe(format)};
     const QJsonValue version = root.value(QStringLiteral("version"));
-    if (!version.isDouble() || version.toDouble() != std::floor(version.toDouble()) ||
-        version.toInteger() < 1)
+    const double number = version.toDouble();
+    if (!version.isDouble() || number != std::floor(number) || number < 1)
         return core::InputError{"version",
                                 "expected a whole number from 1, got " + describe(version)};
-    if (version.toInteger() > core::kScenarioVersion)
-        return core::InputError{"version", "version " + std::to_string(version.toInteger()) +
+    if (number > core::kScenarioVersion)
+        return core::InputError{"version", "version " + core::plainNumber(number) +
                                                " is newer than this Parascope reads (" +
                                                std::to_string(core::kScenarioVersion) +
                                                "); please update Parascope"};
@@ -116,14 +116,12 @@ std::optional<core::InputError> readScenario(const QByteArray &json, core::Scena
 
 std::optional<core::InputError> readScenarioFile(const QString &path, core::Scenario &out)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return core::InputError{"", "cannot read " + path.toStdString() + ": " +
-                                        file.errorString().toStdString()};
-    auto e = readScenario(file.readAll(), out);
-    if (e)
-        e->message += " (in " + path.toStdString() + ")";
-    return e;
+    QByteArray json;
+    if (auto e = readInputFile(path, json))
+        return e;
+    if (auto e = readScenario(json, out))
+        return inFile(*e, path);
+    return std::nullopt;
 }
 
 QByteArray writeScenario(const core::Scenario &s)
@@ -170,8 +168,8 @@ std::optional<core::InputError> applySetting(core::Scenario &s, const QString &a
 {
     const qsizetype eq = assignment.indexOf(QLatin1Char('='));
     if (eq <= 0)
-        return core::InputError{"--set",
-                                "expected KEY=VALUE, got '" + assignment.toStdString() + "'"};
+        return core::InputError{"--set", "expected KEY=VALUE, got " +
+                                             core::quoted(assignment.toStdString())};
     return core::setField(s, assignment.left(eq).trimmed().toStdString(),
                           assignment.mid(eq + 1).trimmed().toStdString());
 }

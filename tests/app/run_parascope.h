@@ -8,12 +8,15 @@
 
 struct ParascopeRun
 {
-    int status = -1; // -1 when it crashed
+    int status = -1;       // -1 when it crashed or was stopped
+    bool crashed = false;  // ended by a signal (an abort, a sanitizer report)
+    bool timedOut = false; // still running when the time was up, and killed
     QString out;
     QString err;
 };
 
-inline ParascopeRun runParascope(const QStringList &arguments)
+// `timeoutMs` -1 waits as long as it takes (CTest's timeout bounds a run that hangs).
+inline ParascopeRun runParascope(const QStringList &arguments, int timeoutMs = -1)
 {
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -22,8 +25,16 @@ inline ParascopeRun runParascope(const QStringList &arguments)
     env.remove(QStringLiteral("QT_QPA_PLATFORM"));
     p.setProcessEnvironment(env);
     p.start(QStringLiteral(PARASCOPE_BIN), arguments);
-    p.waitForFinished(-1); // CTest's timeout bounds a run that hangs
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
+    ParascopeRun run;
+    if (!p.waitForFinished(timeoutMs) && p.state() != QProcess::NotRunning) {
+        run.timedOut = true;
+        p.kill();
+        p.waitForFinished(-1);
+    }
+    run.crashed = !run.timedOut && p.exitStatus() == QProcess::CrashExit;
+    if (!run.timedOut && !run.crashed)
+        run.status = p.exitCode();
+    run.out = QString::fromUtf8(p.readAllStandardOutput());
+    run.err = QString::fromUtf8(p.readAllStandardError());
+    return run;
 }

@@ -106,6 +106,41 @@ private Q_SLOTS:
         QVERIFY(r.out.isEmpty());
     }
 
+    // A scenario that reads but does not validate: the refusal names the file, unless
+    // the key refused came from --set.
+    void validationNamesTheFile_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("named"); // the file the message names, or none
+        const QString three = file(QStringLiteral("tp3.parascope.json"),
+                                   R"({"format": "parascope-scenario", "version": 1, "tp": 3})");
+        const QString two = file(QStringLiteral("tp2.parascope.json"),
+                                 R"({"format": "parascope-scenario", "version": 1, "tp": 2})");
+        QTest::addRow("tp = 3 in the file") << QStringList{"eval", three} << three;
+        QTest::addRow("tp = 3 in the file, refused by export")
+            << QStringList{"export", three,   "--chart",
+                           "memory", "--out", m_dir.filePath("never.png")}
+            << three;
+        QTest::addRow("tp = 3 from --set over the file")
+            << QStringList{"eval", two, "--set", "tp=3"} << QString();
+        QTest::addRow("tp = 3 in the file compared with")
+            << QStringList{"eval", "--compare", three} << three;
+    }
+    void validationNamesTheFile()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, named);
+        const Run r = run(arguments);
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("tp: the model's 64 attention heads do not "
+                                               "divide by 3")),
+                 qPrintable(r.err));
+        if (named.isEmpty())
+            QVERIFY2(!r.err.contains(QStringLiteral(" (in ")), qPrintable(r.err));
+        else
+            QVERIFY2(r.err.contains(QStringLiteral(" (in %1)").arg(named)), qPrintable(r.err));
+    }
+
     // Issue 7's damaged-file corpus, on the command line: exit 2, one line, the reason.
     void damagedFiles_data()
     {

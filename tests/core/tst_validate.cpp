@@ -1,4 +1,5 @@
 // DESIGN §4's table: what is refused (naming the key) and what is only warned about.
+#include "core/echo.h"
 #include "core/evaluate.h"
 #include "core/fields.h"
 #include "core/validate.h"
@@ -116,15 +117,22 @@ private Q_SLOTS:
             << "at most 1024";
         QTest::addRow("fuzz_set_option: reserve_gib = 48000000002035882 gave negative totals")
             << QStringList{"reserve_gib=48000000002035882"} << "reserve_gib"
-            << "must be at most 1.05e+06";
+            << "must be at most 1048576 GiB (1 PiB), got ";
         QTest::addRow("fuzz_scenario_file: reserve_gib = 14294967296.5 gave negative totals")
             << QStringList{"reserve_gib=14294967296.5"} << "reserve_gib"
-            << "must be at most 1.05e+06";
+            << "must be at most 1048576 GiB (1 PiB), got 14294967296.5 GiB";
+        // The limit as written in README "Limits", 2^20 GiB, not rounded to 1.05e+06: a
+        // value just above it was refused with a limit that looked larger than the value.
+        QTest::addRow("reserve_gib one GiB beyond 2^20")
+            << QStringList{"reserve_gib=1048577"} << "reserve_gib"
+            << "must be at most 1048576 GiB (1 PiB), got 1048577 GiB";
         QTest::addRow("mfu = 1e-300 gave a step of 1e300 s") << QStringList{"mfu=1e-300"} << "mfu"
                                                              << "must be at least 0.001";
         QTest::addRow("inter_node_gb_per_s = 1e-300 gave a step of 1e302 s")
             << QStringList{"inter_node_gb_per_s=1e-300"} << "inter_node_gb_per_s"
-            << "must be from 0.001 to 1e+09, or empty for the device's";
+            << "must be from 0.001 to 1e9 GB/s, or empty for the device's; got 1e-300 GB/s";
+        QTest::addRow("mfu = 0.0005") << QStringList{"mfu=0.0005"} << "mfu"
+                                      << "must be at least 0.001, got 0.0005";
         // Within the window's sliders: 405B, eager attention, s = 131072, b = 256, m = 1024
         // on one stage came to -9.2e18 bytes of activations.
         QTest::addRow("activations beyond 64 bits")
@@ -138,8 +146,8 @@ private Q_SLOTS:
                            "recompute=none",
                            "schedule=gpipe"}
             << "seq_len"
-            << "the activations a stage keeps would come to about 3.66e+20 bytes per device, "
-               "beyond the 1.15e+18 Parascope evaluates (seq_len 131072, microbatch_size 256, "
+            << "the activations a stage keeps would come to about 3.66e20 bytes per device, "
+               "more than the limit of 2^60 bytes (1 EiB) (seq_len 131072, microbatch_size 256, "
                "microbatches 1024)";
         QTest::addRow("tensor-parallel traffic beyond 64 bits")
             << QStringList{"mode=inference", "microbatches=1024", "microbatch_size=65536",
@@ -155,7 +163,7 @@ private Q_SLOTS:
                                                                 "microbatch_size=65536",
                                                                 "seq_len=1048576"}
                                                  << "seq_len"
-                                                 << "beyond the 1.15e+18 Parascope evaluates";
+                                                 << "more than the limit of 2^60 bytes (1 EiB)";
     }
     void beyondTheLimits()
     {
@@ -168,6 +176,100 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(e->key), key);
         QVERIFY2(QString::fromStdString(e->message).contains(words), e->message.c_str());
         QVERIFY(!evaluate(s, presets).ok());
+    }
+
+    // A value a message echoes is short and safe on a terminal: a file's or --set's value
+    // once came back whole (100 MB) and with its escape sequences live.
+    void echoedValues_data()
+    {
+        QTest::addColumn<QStringList>("settings");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("words");
+        QTest::addRow("ANSI clear screen and red in a model id")
+            << QStringList{"model=\x1b[2J\x1b[31mred"} << "model"
+            << "unknown preset '\\x1b[2J\\x1b[31mred'";
+        QTest::addRow("a newline in a device id") << QStringList{"device=a\nb"} << "device"
+                                                  << "unknown preset 'a\\nb'";
+        QTest::addRow("a right-to-left override in a device id")
+            << QStringList{QString::fromUtf8("device=\u202eevil")} << "device"
+            << "unknown preset '\\u202eevil'";
+        QTest::addRow("a model id of 100000 characters")
+            << QStringList{"model=" + QString(100000, QLatin1Char('x'))} << "model"
+            << "unknown preset '" + QString(int(kEchoChars), QLatin1Char('x')) +
+                   QString::fromUtf8("\u2026' (100000 bytes)");
+    }
+    void echoedValues()
+    {
+        QFETCH(QStringList, settings);
+        QFETCH(QString, key);
+        QFETCH(QString, words);
+        const auto e = validate(with(settings), presets);
+        QVERIFY(e);
+        QCOMPARE(QString::fromStdString(e->key), key);
+        const QString message = QString::fromStdString(e->message);
+        QVERIFY2(message.contains(words), e->message.c_str());
+        QVERIFY(message.size() < 500);
+        for (const QChar c : message)
+            QVERIFY2(c.unicode() >= 0x20 && (c.unicode() < 0x7f || c.unicode() > 0x9f),
+                     e->message.c_str());
+    }
+
+    void escapedAndShortened_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<QString>("echo");
+        QTest::addRow("plain") << QByteArray("tp=4") << "tp=4";
+        QTest::addRow("newline, tab, return") << QByteArray("a\nb\tc\r") << "a\\nb\\tc\\r";
+        QTest::addRow("ANSI escape") << QByteArray("\x1b[31m") << "\\x1b[31m";
+        QTest::addRow("NUL") << QByteArray("a\0b", 3) << "a\\x00b";
+        QTest::addRow("DEL") << QByteArray("\x7f") << "\\x7f";
+        QTest::addRow("C1 control sequence introducer") << QByteArray("\xc2\x9b") << "\\x9b";
+        QTest::addRow("a byte that is not UTF-8") << QByteArray("a\xff"
+                                                                "b")
+                                                  << "a\\xffb";
+        QTest::addRow("a truncated UTF-8 sequence") << QByteArray("\xe2\x80") << "\\xe2\\x80";
+        QTest::addRow("right-to-left override") << QByteArray("\xe2\x80\xae") << "\\u202e";
+        QTest::addRow("accents stay") << QByteArray("caf\xc3\xa9") << QString::fromUtf8("café");
+        QTest::addRow("60 characters stay whole")
+            << QByteArray(60, 'a') << QString(60, QLatin1Char('a'));
+        QTest::addRow("61 characters are cut")
+            << QByteArray(61, 'a')
+            << QString(60, QLatin1Char('a')) + QString::fromUtf8("\u2026 (61 bytes)");
+        QTest::addRow("cut between characters, not bytes")
+            << QByteArray("\xc3\xa9").repeated(61)
+            << QString(60, QChar(0xe9)) + QString::fromUtf8("\u2026 (122 bytes)");
+    }
+    void escapedAndShortened()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(QString, echo);
+        QCOMPARE(QString::fromStdString(excerpt(std::string_view(text.constData(), text.size()))),
+                 echo);
+    }
+
+    // Numbers in messages are exact and read as people write them (README "Limits").
+    void plainNumbers_data()
+    {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("text");
+        QTest::addRow("2^20 GiB") << 1048576.0 << "1048576";
+        QTest::addRow("a TDP limit of 10^6 W") << 1e6 << "1000000";
+        QTest::addRow("9 x 10^15 parameters") << 9e15 << "9e15";
+        QTest::addRow("10^9 GB/s") << 1e9 << "1e9";
+        QTest::addRow("0.001") << 0.001 << "0.001";
+        QTest::addRow("0.0005") << 0.0005 << "0.0005";
+        QTest::addRow("1.5") << 1.5 << "1.5";
+        QTest::addRow("1e-300") << 1e-300 << "1e-300";
+        QTest::addRow("-3 x 10^9") << -3e9 << "-3e9";
+        QTest::addRow("2^63, exact") << 9223372036854775808.0 << "9223372036854775808";
+        QTest::addRow("2^31 - 1") << 2147483647.0 << "2147483647";
+        QTest::addRow("a fraction") << 14294967296.5 << "14294967296.5";
+    }
+    void plainNumbers()
+    {
+        QFETCH(double, value);
+        QFETCH(QString, text);
+        QCOMPARE(QString::fromStdString(plainNumber(value)), text);
     }
 
     // Just within the limits the counts are exact: every stage adds up, nothing wrapped.

@@ -1,6 +1,7 @@
 // Scenario files (DESIGN §4): round trips, and every way a file can be refused.
 #include "core/evaluate.h"
 #include "core/fields.h"
+#include "io/input_file.h"
 #include "io/presets_io.h"
 #include "io/scenario_io.h"
 
@@ -8,7 +9,9 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QTest>
+#include <sys/stat.h>
 
 using namespace core;
 
@@ -16,7 +19,19 @@ class TestScenarioIo : public QObject
 {
     Q_OBJECT
 
+    QTemporaryDir m_dir;
+
 private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QCOMPARE(mkfifo(QFile::encodeName(m_dir.filePath("pipe.parascope.json")).constData(), 0600),
+                 0);
+        QFile large(m_dir.filePath("large.parascope.json"));
+        QVERIFY(large.open(QIODevice::WriteOnly));
+        QVERIFY(large.resize(io::kMaxInputFileBytes + 1)); // sparse: no disk written
+    }
+
     void roundTrip_data()
     {
         QTest::addColumn<QStringList>("settings");
@@ -97,8 +112,9 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("json");
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("words");
-        QTest::addRow("DESIGN §6: not JSON") << QByteArray("{\"format\": ") << ""
-                                             << "valid";
+        // A document that is not JSON names the key whose value it broke off in.
+        QTest::addRow("DESIGN §6: not JSON") << QByteArray("{\"format\": ") << "format"
+                                             << "not a valid scenario file";
         QTest::addRow("DESIGN §6: an array") << QByteArray("[]") << ""
                                              << "object";
         QTest::addRow("DESIGN §6: empty file") << QByteArray() << ""
@@ -173,7 +189,7 @@ private Q_SLOTS:
                               "model": {"name": "mystery", "params": 13000000000,
                                         "nominal_params": -3000000000}})")
             << "model.nominal_params"
-            << "must be from 0 to 9e+15";
+            << "must be from 0 to 9e15 parameters, got -3e9";
         QTest::addRow("an inline model beyond 64-bit counts")
             << QByteArray(R"({"format": "parascope-scenario", "version": 1,
                               "model": {"name": "m", "layers": 2000000000, "hidden": 65536,
@@ -185,29 +201,132 @@ private Q_SLOTS:
                               "model": {"name": "m", "layers": 1, "hidden": 4194304,
                                         "heads": 64, "ffn_hidden": 1, "vocab": 2000000000}})")
             << "model.vocab"
-            << "embeddings of 2000000000 tokens at hidden size 4194304 come to about 1.68e+16 "
-               "parameters, more than the 9e+15 Parascope evaluates";
+            << "embeddings of 2000000000 tokens at hidden size 4194304 come to about 1.68e16 "
+               "parameters, more than the limit of 9e15 parameters";
         QTest::addRow("an inline device's memory beyond 1 PiB")
             << QByteArray(R"({"format": "parascope-scenario", "version": 1,
                               "device": {"name": "d", "memory_gib": 1e300}})")
             << "device.memory_gib"
-            << "at most 1.05e+06";
+            << "must be at most 1048576 GiB (1 PiB), got 1e300 GiB";
         QTest::addRow("a peak of 1e-300 TFLOPS gave a step of 1e300 s")
             << QByteArray(R"({"format": "parascope-scenario", "version": 1,
                               "device": {"name": "d", "memory_gib": 8, "tflops": {"bf16": 1e-300}}})")
             << "device.tflops"
-            << "bf16 must be from 0.001 to 1e+09";
+            << "bf16 must be from 0.001 to 1e9 TFLOPS, got 1e-300 TFLOPS";
         QTest::addRow("a link of 1e-300 GB/s")
             << QByteArray(R"({"format": "parascope-scenario", "version": 1,
                               "device": {"name": "d", "memory_gib": 8,
                                          "intra_node_gb_per_s": 1e-300}})")
             << "device.intra_node_gb_per_s"
-            << "must be 0 (not published) or from 0.001 to 1e+09";
+            << "must be 0 (not published) or from 0.001 to 1e9 GB/s, got 1e-300 GB/s";
         QTest::addRow("a TDP of 1e308 W gave infinite energy")
             << QByteArray(R"({"format": "parascope-scenario", "version": 1,
                               "device": {"name": "d", "memory_gib": 8, "tdp_w": 1e308}})")
             << "device.tdp_w"
-            << "must be from 0 (not published) to 1e+06";
+            << "must be from 0 (not published) to 1000000 W, got 1e308 W";
+
+        // Numbers beyond what a key holds say so, with the limit, not "expected a whole
+        // number" (they are whole).
+        QTest::addRow("params of 1e18")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1,
+                              "model": {"name": "m", "params": 1e18}})")
+            << "model.params"
+            << "1e18 is more than the limit of 9e15 parameters";
+        QTest::addRow("tp of 1e18") << QByteArray(R"({"format": "parascope-scenario", "version": 1,
+                                                      "tp": 1e18})")
+                                    << "tp"
+                                    << "1e18 is more than the limit of 2147483647";
+        QTest::addRow("tp of 2^63") << QByteArray(R"({"format": "parascope-scenario", "version": 1,
+                              "tp": 9223372036854775808})")
+                                    << "tp"
+                                    << "9223372036854775808 is more than the limit of 2147483647";
+        QTest::addRow("dp of -1e18") << QByteArray(R"({"format": "parascope-scenario", "version": 1,
+                                                       "dp": -1e18})")
+                                     << "dp"
+                                     << "-1e18 is less than the limit of -2147483648";
+        QTest::addRow("layers of 3e9")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1,
+                              "model": {"name": "m", "layers": 3e9}})")
+            << "model.layers"
+            << "3e9 is more than the limit of 2147483647";
+        QTest::addRow("version 2^63")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 9223372036854775808})")
+            << "version"
+            << "version 9223372036854775808 is newer";
+
+        // A key given twice: QJsonDocument keeps the last one silently.
+        QTest::addRow("tp twice") << QByteArray(R"({"format": "parascope-scenario", "version": 1,
+                                                    "tp": 4, "tp": 8})")
+                                  << "tp"
+                                  << "duplicate key";
+        QTest::addRow("tp twice, once escaped")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1,
+                              "tp": 4, "\u0074p": 8})")
+            << "tp"
+            << "duplicate key";
+        QTest::addRow("format twice")
+            << QByteArray(R"({"format": "parascope-scenario", "format": "parascope-scenario",
+                              "version": 1})")
+            << "format"
+            << "duplicate key";
+        QTest::addRow("a key twice in an inline model")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1,
+                              "model": {"name": "m", "params": 10, "params": 20}})")
+            << "model.params"
+            << "duplicate key";
+        QTest::addRow("a precision twice in an inline device's peaks")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1,
+                              "device": {"name": "d", "memory_gib": 8,
+                                         "tflops": {"bf16": 1, "bf16": 2}}})")
+            << "device.tflops.bf16"
+            << "duplicate key";
+        QTest::addRow("an empty key twice")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1, "": 1, "": 2})") << ""
+            << "empty key, given twice";
+
+        // Not JSON: the message names the key whose value broke off.
+        QTest::addRow("NaN") << QByteArray(R"({"format": "parascope-scenario", "version": 1,
+                                               "mfu": NaN})")
+                             << "mfu"
+                             << "not a valid scenario file: illegal number";
+        QTest::addRow("Infinity") << QByteArray(R"({"format": "parascope-scenario", "version": 1,
+                                                    "reserve_gib": Infinity})")
+                                  << "reserve_gib"
+                                  << "not a valid scenario file";
+        QTest::addRow("truncated inside an inline model")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1,
+                              "model": {"name": "m", "layers": )")
+            << "model.layers"
+            << "not a valid scenario file";
+        QTest::addRow("nested 2000 deep")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1, "model": )") +
+                   QByteArray(2000, '[')
+            // The path is cut once longer than 120 characters: "model" and 39 levels.
+            << "model" + QString("[0]").repeated(39) + QString::fromUtf8("\u2026")
+            << "too deeply nested";
+
+        // Control characters are refused in what becomes a label, and escaped when echoed.
+        QTest::addRow("an ANSI escape in an inline model's name")
+            << QByteArray("{\"format\": \"parascope-scenario\", \"version\": 1, "
+                          "\"model\": {\"name\": \"a\x1b[2Jb\", \"params\": 10}}")
+            << "model.name"
+            << "must not contain control characters, got 'a\\x1b[2Jb'";
+        QTest::addRow("an ANSI escape in an unknown key")
+            << QByteArray("{\"format\": \"parascope-scenario\", \"version\": 1, "
+                          "\"\\u001b[31mred\": 1}")
+            << "\\x1b[31mred"
+            << "unknown key";
+        QTest::addRow("an unknown key of 10000 characters")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1, ")") +
+                   QByteArray(10000, 'k') + QByteArray(R"(": 1})")
+            << QString(60, QLatin1Char('k')) + QString::fromUtf8("\u2026 (10000 bytes)")
+            << "unknown key";
+        QTest::addRow("a string of 1 MiB for tp")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1, "tp": ")") +
+                   QByteArray(1 << 20, 's') + QByteArray(R"("})")
+            << "tp"
+            << "expected a whole number, got '" + QString(60, QLatin1Char('s')) +
+                   QString::fromUtf8("\u2026' (1048576 bytes)");
     }
     void refused()
     {
@@ -221,7 +340,77 @@ private Q_SLOTS:
         QVERIFY(e);
         QCOMPARE(QString::fromStdString(e->key), key);
         QVERIFY2(QString::fromStdString(e->message).contains(words), e->message.c_str());
+        QVERIFY(e->message.size() < 500);
         QVERIFY(s == before); // a refused file changes nothing
+    }
+
+    // The same key in different objects is no duplicate.
+    void sameKeyInTwoObjects()
+    {
+        Scenario s;
+        const auto e = io::readScenario(R"({"format": "parascope-scenario", "version": 1,
+            "model": {"name": "m", "params": 10},
+            "device": {"name": "d", "memory_gib": 8, "tflops": {"bf16": 1}}})",
+                                        s);
+        QVERIFY2(!e, e ? e->toString().c_str() : "");
+        QCOMPARE(s.customModel->name, std::string("m"));
+        QCOMPARE(s.customDevice->name, std::string("d"));
+    }
+
+    // Only regular files of at most io::kMaxInputFileBytes are read, and the refusal names
+    // the path; a device or a pipe is never opened (/dev/zero grew memory without end, a
+    // named pipe waited for a writer for ever).
+    void refusedFiles_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("words");
+        QTest::addRow("/dev/zero") << "/dev/zero"
+                                   << "not a regular file";
+        QTest::addRow("a named pipe")
+            << m_dir.filePath("pipe.parascope.json") << "not a regular file";
+        QTest::addRow("a folder") << m_dir.path() << "folder";
+        QTest::addRow("missing") << m_dir.filePath("missing.parascope.json") << "no such file";
+        QTest::addRow("one byte beyond the limit")
+            << m_dir.filePath("large.parascope.json")
+            << QString::number(io::kMaxInputFileBytes + 1) + " bytes, more than the 4 MiB";
+    }
+    void refusedFiles()
+    {
+        QFETCH(QString, path);
+        QFETCH(QString, words);
+        Scenario s;
+        s.tp = 2;
+        const Scenario before = s;
+        const auto e = io::readScenarioFile(path, s);
+        QVERIFY(e);
+        const QString message = QString::fromStdString(e->toString());
+        QVERIFY2(message.contains(path), qPrintable(message));
+        QVERIFY2(message.contains(words), qPrintable(message));
+        QVERIFY(s == before);
+    }
+
+    // A file at the limit is read; the same file with a refusal inside names the file.
+    void fileAtTheLimit()
+    {
+        QByteArray json = R"({"format": "parascope-scenario", "version": 1, "tp": 4})";
+        json += QByteArray(io::kMaxInputFileBytes - json.size(), ' ');
+        const QString path = m_dir.filePath("at-limit.parascope.json");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QCOMPARE(file.write(json), io::kMaxInputFileBytes);
+        file.close();
+        Scenario s;
+        const auto e = io::readScenarioFile(path, s);
+        QVERIFY2(!e, e ? e->toString().c_str() : "");
+        QCOMPARE(s.tp, 4);
+
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"format": "parascope-scenario", "version": 1, "tp": "four"})");
+        file.close();
+        const auto refused = io::readScenarioFile(path, s);
+        QVERIFY(refused);
+        QCOMPARE(QString::fromStdString(refused->key), QStringLiteral("tp"));
+        QVERIFY(QString::fromStdString(refused->message).endsWith(" (in " + path + ")"));
     }
 
     // docs/scenario.schema.json describes exactly the keys the program reads.
@@ -273,6 +462,27 @@ private Q_SLOTS:
                                                           << ""
                                                           << "empty key; the keys are model, "
                                                              "device, precision";
+        QTest::addRow("tp beyond what an int holds")
+            << "tp=99999999999"
+            << "tp"
+            << "99999999999 is more than the limit of 2147483647";
+        QTest::addRow("dp below what an int holds")
+            << "dp=-99999999999"
+            << "dp"
+            << "-99999999999 is less than the limit of -2147483648";
+        QTest::addRow("an ANSI escape for tp") << "tp=\x1b[2J"
+                                               << "tp"
+                                               << "expected a whole number, got '\\x1b[2J'";
+        QTest::addRow("an ANSI escape as the key") << "\x1b[2J=4"
+                                                   << "\\x1b[2J"
+                                                   << "unknown key";
+        QTest::addRow("an ANSI escape without =") << "\x1b]0;title\x07"
+                                                  << "--set"
+                                                  << "got '\\x1b]0;title\\x07'";
+        QTest::addRow("100000 digits for tp")
+            << "tp=" + QString(100000, QLatin1Char('9')) << "tp"
+            << QString(60, QLatin1Char('9')) +
+                   QString::fromUtf8("\u2026 (100000 bytes) is more than the limit of 2147483647");
     }
     void settingsFromTheCommandLine()
     {
@@ -285,6 +495,7 @@ private Q_SLOTS:
         QVERIFY(e);
         QCOMPARE(QString::fromStdString(e->key), key);
         QVERIFY2(QString::fromStdString(e->message).contains(words), e->message.c_str());
+        QVERIFY(e->toString().size() < 500);
         QVERIFY(s == before);
     }
 };

@@ -152,9 +152,9 @@ private Q_SLOTS:
         QTest::addRow("array for a count") << "wrong-type"
                                            << "microbatches: expected a whole number";
         QTest::addRow("1e300 for tp") << "huge-number"
-                                      << "tp: expected a whole number";
+                                      << "tp: 1e300 is more than the limit of 2147483647";
         QTest::addRow("count beyond int") << "huge-count"
-                                          << "dp: expected a whole number";
+                                          << "dp: 99999999999 is more than the limit of 2147483647";
         QTest::addRow("unknown preset") << "unknown-preset"
                                         << "model: unknown preset 'llama-9-1t'";
         QTest::addRow("newer version") << "newer-version"
