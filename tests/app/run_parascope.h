@@ -5,6 +5,7 @@
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+#include <functional>
 
 struct ParascopeRun
 {
@@ -16,7 +17,9 @@ struct ParascopeRun
 };
 
 // `timeoutMs` -1 waits as long as it takes (CTest's timeout bounds a run that hangs).
-inline ParascopeRun runParascope(const QStringList &arguments, int timeoutMs = -1)
+// `inChild`, when given, runs in the child before the program starts (a resource limit).
+inline ParascopeRun runParascope(const QStringList &arguments, int timeoutMs = -1,
+                                 const std::function<void()> &inChild = {})
 {
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -24,6 +27,8 @@ inline ParascopeRun runParascope(const QStringList &arguments, int timeoutMs = -
     env.remove(QStringLiteral("WAYLAND_DISPLAY"));
     env.remove(QStringLiteral("QT_QPA_PLATFORM"));
     p.setProcessEnvironment(env);
+    if (inChild)
+        p.setChildProcessModifier(inChild);
     p.start(QStringLiteral(PARASCOPE_BIN), arguments);
     ParascopeRun run;
     if (!p.waitForFinished(timeoutMs) && p.state() != QProcess::NotRunning) {

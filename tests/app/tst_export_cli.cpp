@@ -34,24 +34,13 @@ private:
     // as a nearly full disk gives ENOSPC.
     static Run runWithFileSizeLimit(const QStringList &arguments, rlim_t limit)
     {
-        QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.remove("DISPLAY");
-        env.remove("WAYLAND_DISPLAY");
-        env.remove("QT_QPA_PLATFORM");
-        p.setProcessEnvironment(env);
-        p.setChildProcessModifier([limit] {
+        return runParascope(QStringList{"export"} + arguments, -1, [limit] {
             std::signal(SIGXFSZ, SIG_IGN);
             rlimit r{};
             getrlimit(RLIMIT_FSIZE, &r);
             r.rlim_cur = limit;
             setrlimit(RLIMIT_FSIZE, &r);
         });
-        p.start(PARASCOPE_BIN, QStringList{"export"} + arguments);
-        p.waitForFinished(-1);
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-                QString::fromUtf8(p.readAllStandardOutput()),
-                QString::fromUtf8(p.readAllStandardError())};
     }
 
     static QByteArray contents(const QString &path)
