@@ -46,20 +46,20 @@ struct DeviceSplit
 };
 
 // Tensor-parallel degrees: powers of two that divide the heads (Megatron-LM splits attention
-// by heads) and the device count, inside and beyond one node.
+// by heads) and the device count, inside and beyond one node. T counts in 64 bits: doubling
+// past the largest int must end the loop, not wrap round to a zero divisor.
 std::vector<DeviceSplit> splits(const ModelSpec &model, int devices)
 {
     std::vector<DeviceSplit> out;
-    for (int t = 1; t <= devices; t *= 2) {
+    for (std::int64_t t = 1; t <= devices && t <= model.heads; t *= 2) {
         if (devices % t != 0 || model.heads % t != 0)
             continue;
-        for (int k : divisors(devices / t)) {
+        const int tp = static_cast<int>(t);
+        for (int k : divisors(devices / tp)) {
             if (k > model.layers)
                 break;
-            out.push_back({t, k, devices / t / k});
+            out.push_back({tp, k, devices / tp / k});
         }
-        if (t > devices / 2)
-            break;
     }
     return out;
 }
@@ -327,9 +327,10 @@ private:
 
 std::optional<InputError> checkRequest(const PlanRequest &req, const Presets &presets)
 {
-    if (req.devices <= 0)
-        return InputError{"devices",
-                          "must be a positive device count, got " + std::to_string(req.devices)};
+    if (req.devices <= 0 || req.devices > limits::kPlanDevices)
+        return InputError{"devices", "must be a device count from 1 to " +
+                                         std::to_string(limits::kPlanDevices) + ", got " +
+                                         std::to_string(req.devices)};
     if (req.globalBatch <= 0)
         return InputError{"global-batch", "must be a positive number of sequences, got " +
                                               std::to_string(req.globalBatch)};

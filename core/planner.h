@@ -21,7 +21,7 @@ namespace core {
 struct PlanRequest
 {
     Scenario base;
-    int devices = 64;         // N = T × K × D
+    int devices = 64;         // N = T × K × D, at most limits::kPlanDevices
     int globalBatch = 512;    // sequences per step, split over D replicas
     int top = 10;             // candidates to return, best first
     int maxVirtualStages = 4; // interleaved chunks per stage; more p2p traffic is not charged

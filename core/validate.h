@@ -30,6 +30,9 @@ inline constexpr double kMinRate = 1e-3;                // GB/s and TFLOPS, when
 inline constexpr double kMaxRate = 1e9;                 // GB/s and TFLOPS
 inline constexpr double kMinMfu = 1e-3;                 // below it, times overflow
 inline constexpr double kTdpW = 1e6;                    // one device
+
+// The planner's N, in `plan --devices` and the window's Planner.
+inline constexpr int kPlanDevices = 1 << 20;
 } // namespace limits
 
 // The model and device a scenario names: its inline definition, or a preset.

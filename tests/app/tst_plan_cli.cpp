@@ -152,6 +152,15 @@ private Q_SLOTS:
         QTest::newRow("device without the precision")
             << "--devices 8 --global-batch 8 --set device=sn30"
             << "device:";
+        // README, "Limits": N up to 2^20, as in the window; 2^30 to 2^31 - 1 once crashed.
+        QTest::newRow("2^20 + 1 devices") << "--devices 1048577 --global-batch 2048"
+                                          << "--devices: expected a whole number from 1 to 1048576";
+        QTest::newRow("2^30 devices (was SIGFPE)")
+            << "--devices 1073741824 --global-batch 2048"
+            << "--devices: expected a whole number from 1 to 1048576, got '1073741824'";
+        QTest::newRow("2^31 - 1 devices (was SIGFPE)")
+            << "--devices 2147483647 --global-batch 2048"
+            << "--devices: expected a whole number from 1 to 1048576, got '2147483647'";
     }
     void invalidInput()
     {

@@ -414,6 +414,40 @@ private Q_SLOTS:
         QVERIFY(!result.error->message.empty());
     }
 
+    // README, "Limits": N up to 2^20, as the window's spin box; beyond it the request is
+    // refused naming the field, never searched (2^30 to 2^31 - 1 once overflowed the search
+    // for tensor-parallel degrees into a division by zero).
+    void devicesLimit_data()
+    {
+        QTest::addColumn<int>("devices");
+        QTest::addColumn<bool>("accepted");
+        QTest::newRow("2^20, the limit") << limits::kPlanDevices << true;
+        QTest::newRow("2^20 + 1") << limits::kPlanDevices + 1 << false;
+        QTest::newRow("2^30 (was SIGFPE)") << (1 << 30) << false;
+        QTest::newRow("2^30 + 2^29 (was SIGFPE)") << (1 << 30) + (1 << 29) << false;
+        QTest::newRow("2^31 - 1 (was SIGFPE)") << std::numeric_limits<int>::max() << false;
+        QTest::newRow("negative") << -64 << false;
+    }
+    void devicesLimit()
+    {
+        QFETCH(int, devices);
+        QFETCH(bool, accepted);
+        const PlanResult result = plan(request("model=llama-3.1-70b", devices, 2048), presets);
+        if (accepted) {
+            QVERIFY2(!result.error, result.error ? result.error->toString().c_str() : "");
+            QVERIFY(!result.candidates.empty());
+            for (const auto &c : result.candidates)
+                QCOMPARE(std::int64_t{c.tp} * c.pp * c.dp, std::int64_t{devices});
+            return;
+        }
+        QVERIFY(result.error);
+        QCOMPARE(result.error->key, std::string("devices"));
+        QVERIFY2(result.error->message.find(std::to_string(limits::kPlanDevices)) !=
+                     std::string::npos,
+                 result.error->message.c_str());
+        QCOMPARE(result.layouts, 0);
+    }
+
     void sizeOnlyModelIsRefused()
     {
         PlanRequest req = request("", 8, 16);

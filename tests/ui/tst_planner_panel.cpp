@@ -4,6 +4,7 @@
 // layout.
 #include "core/planner.h"
 #include "core/units.h"
+#include "core/validate.h"
 #include "io/presets_io.h"
 #include "io/scenario_io.h"
 #include "ui/charts/plan_chart.h"
@@ -339,6 +340,8 @@ private Q_SLOTS:
         QVERIFY(summary.contains(
             QStringLiteral("%1 of them fit").arg(io::formatCount(shown.feasible))));
         QVERIFY(summary.contains("Rejected: "));
+        // The same device limit as `plan --devices` (README, "Limits").
+        QCOMPARE(w.panel->devicesBox()->maximum(), core::limits::kPlanDevices);
         QCOMPARE(shown.layouts, expected.layouts);
         QCOMPARE(shown.feasible > 0, true);
         QVERIFY(!w.panel->messageLabel()->isVisible());

@@ -31,8 +31,6 @@ namespace ui {
 
 namespace {
 
-// The planner's answer is "T × K × D = N": a cluster as large as anyone plans for.
-constexpr int kMaxDevices = 1 << 20;
 constexpr int kMaxGlobalBatch = 1 << 24;
 constexpr int kMaxTop = 1000;
 constexpr int kDefaultTop = 20;
@@ -82,7 +80,7 @@ QString summaryTooltip()
 
 PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     : QWidget(parent), m_document(document), m_runner(new PlanRunner(this)),
-      m_devices(spinBox(QStringLiteral("plannerDevices"), 1, kMaxDevices)),
+      m_devices(spinBox(QStringLiteral("plannerDevices"), 1, core::limits::kPlanDevices)),
       m_globalBatch(spinBox(QStringLiteral("plannerGlobalBatch"), 1, kMaxGlobalBatch)),
       m_top(spinBox(QStringLiteral("plannerTop"), 1, kMaxTop)),
       m_distinct(new QCheckBox(tr("One per split"))), m_fromScenario(new QToolButton),
