@@ -75,22 +75,6 @@ int minTpForWeights(const ModelSpec &model, const Scenario &s, std::int64_t capa
     return 0;
 }
 
-// The biggest contributor to a stage's total: what to shrink first.
-std::string largestTerm(const StageReport &st)
-{
-    const std::pair<std::int64_t, const char *> terms[] = {
-        {st.weightsBytes, "weights"},
-        {st.gradsBytes, "gradients"},
-        {st.optimizerBytes, "optimizer states"},
-        {st.activationsBytes, "activations"},
-        {st.cachedOutputsBytes, "cached outputs"},
-        {st.kvCacheBytes, "KV cache"},
-        {st.reserveBytes, "reserve"},
-    };
-    const auto *best = std::max_element(std::begin(terms), std::end(terms));
-    return best->second;
-}
-
 // 16-bit activations, logits and KV cache, or 32-bit in FP32 training; FP8 and the
 // weight-only formats compute and keep activations in 16 bits.
 int activationBytes(Precision p)
@@ -157,7 +141,7 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
 {
     if (!r.fits && r.firstOverflowStage >= 0) {
         const auto &st = r.stages[static_cast<std::size_t>(r.firstOverflowStage)];
-        r.firstOverflowTerm = largestTerm(st);
+        r.firstOverflowTerm = largestMemoryTerm(st);
         r.warnings.push_back({"does-not-fit", "stage " + std::to_string(st.index) +
                                                   " does not fit: it needs " + gb(st.totalBytes) +
                                                   " of " + gb(st.capacityBytes) + ", most of it " +
@@ -305,7 +289,7 @@ std::optional<InputError> beyondCounting(const Report &r)
                               "must be less than 2^63 bytes (8 EiB) per device" + uncounted};
         if (st.totalBytes == kTooLarge)
             return InputError{"microbatches", "stage " + std::to_string(st.index) + "'s " +
-                                                  largestTerm(st) + " would take " + beyond +
+                                                  largestMemoryTerm(st) + " would take " + beyond +
                                                   " per device" + lower};
     }
     if (r.tpComm.bytesPerStep == kTooLarge)
@@ -492,10 +476,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
                 static_cast<std::int64_t>(s.microbatches) * s.microbatchSize, s.tp, actBytes);
         }
         st.reserveBytes = reserve;
-        for (std::int64_t term :
-             {st.weightsBytes, st.gradsBytes, st.optimizerBytes, st.activationsBytes,
-              st.cachedOutputsBytes, st.kvCacheBytes, st.reserveBytes})
-            st.totalBytes = saturatingAdd(st.totalBytes, term);
+        for (const MemoryTerm &term : kMemoryTerms)
+            st.totalBytes = saturatingAdd(st.totalBytes, st.*term.bytes);
         st.capacityBytes = capacity;
         st.headroomBytes = capacity - st.totalBytes;
         st.fits = st.headroomBytes >= 0;

@@ -141,16 +141,15 @@ std::vector<std::pair<Schedule, int>> schedules(const Context &c, const DeviceSp
     return out;
 }
 
-// The largest of a stage's model-state terms, named as evaluate names them.
+// The largest of a stage's model-state terms, named and tied as evaluate names them.
 std::string largestStateTerm(const StageModelStates &st, std::int64_t reserve)
 {
-    const std::pair<std::int64_t, const char *> terms[] = {
-        {st.weightsBytes, "weights"},
-        {st.gradsBytes, "gradients"},
-        {st.optimizerBytes, "optimizer states"},
-        {reserve, "reserve"},
-    };
-    return std::max_element(std::begin(terms), std::end(terms))->second;
+    StageReport stage;
+    stage.weightsBytes = st.weightsBytes;
+    stage.gradsBytes = st.gradsBytes;
+    stage.optimizerBytes = st.optimizerBytes;
+    stage.reserveBytes = reserve;
+    return largestMemoryTerm(stage);
 }
 
 PlanCandidate candidateFrom(const Scenario &s, const Report &r)

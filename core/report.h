@@ -32,6 +32,34 @@ struct StageReport
     bool fits = false;
 };
 
+// The memory terms of a stage, in one fixed order: the report's columns, the stage memory
+// chart's stack, and the order ties are settled in when naming the largest term.
+struct MemoryTerm
+{
+    const char *name; // as warnings and the planner's rejections name it
+    std::int64_t StageReport::*bytes;
+};
+inline constexpr MemoryTerm kMemoryTerms[] = {
+    {"weights", &StageReport::weightsBytes},
+    {"gradients", &StageReport::gradsBytes},
+    {"optimizer states", &StageReport::optimizerBytes},
+    {"activations", &StageReport::activationsBytes},
+    {"cached outputs", &StageReport::cachedOutputsBytes},
+    {"KV cache", &StageReport::kvCacheBytes},
+    {"reserve", &StageReport::reserveBytes},
+};
+
+// The biggest term of a stage, what to shrink first; on a tie the first in kMemoryTerms, so
+// the answer never depends on where the compiler put a string.
+inline const char *largestMemoryTerm(const StageReport &stage)
+{
+    const MemoryTerm *largest = &kMemoryTerms[0];
+    for (const MemoryTerm &term : kMemoryTerms)
+        if (stage.*term.bytes > stage.*largest->bytes)
+            largest = &term;
+    return largest->name;
+}
+
 // The whole model's weights at one precision (the seed's first table).
 struct PrecisionSize
 {

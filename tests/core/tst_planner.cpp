@@ -448,6 +448,25 @@ private Q_SLOTS:
         QCOMPARE(result.layouts, 0);
     }
 
+    // Mixed-precision Adam with ZeRO 1 over D >= 7 keeps weights and gradients at 2 bytes a
+    // parameter each, more than the sharded optimizer states: an exact tie, named by the first
+    // of the memory terms' fixed order, "weights", in every build (it once depended on where
+    // the compiler put the string literals, and differed under AddressSanitizer).
+    void tiesNameTheFirstMemoryTerm()
+    {
+        for (bool prune : {true, false}) {
+            PlanRequest req = request("model=llama-3.1-405b", 64, 64);
+            req.prune = prune;
+            const PlanResult result = plan(req, presets);
+            QVERIFY(!result.error);
+            QVERIFY(result.rejected.contains("weights"));
+            QVERIFY(!result.rejected.contains("gradients"));
+            for (const auto &c : result.evaluatedLayouts)
+                if (!c.fits)
+                    QVERIFY(c.overflowTerm != "gradients");
+        }
+    }
+
     void sizeOnlyModelIsRefused()
     {
         PlanRequest req = request("", 8, 16);
