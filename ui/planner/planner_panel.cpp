@@ -68,8 +68,9 @@ QString summaryTooltip()
         "<b>fit</b>: of the evaluated layouts, those within the device's memory. Pruned "
         "layouts are not checked, and some of them would fit too.<br>"
         "<b>rejected</b>: by reason — the largest memory term of the first stage that "
-        "overflows, or a global batch that D does not divide. Layouts whose weights, "
-        "gradients and optimizer states alone overflow are rejected without being "
+        "overflows, a global batch that D does not divide, or a limit of Parascope's that "
+        "the layout passes (its key and the kind of problem, numbers as #). Layouts whose "
+        "weights, gradients and optimizer states alone overflow are rejected without being "
         "evaluated.</p>"
         "<p>Which layouts are pruned depends on the order in which the search's threads "
         "finish, so these counts can differ a little from one run to the next; the list of "
@@ -387,6 +388,7 @@ void PlannerPanel::onFinished(const core::PlanResult &result)
         m_chart->clear(tr("No search result."));
     } else {
         m_summary->setText(plan_text::summary(m_resultRequest, result));
+        m_summary->setToolTip(summaryTooltip() + plan_text::rejectionExamples(result.rejected));
         const core::DeviceSpec *device = core::resolveDevice(base, m_document->presets());
         m_chart->setResult(result, device ? device->capacityBytes() : 0);
     }
