@@ -422,8 +422,10 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     r.bubbleFraction = pipe.bubbleFraction;
     r.makespanS = pipe.makespan;
     r.timeInLayerUnits = !layerForwardSeconds(s, model, device);
-    r.bubbleFractionClosedForm = closedFormBubble(training ? s.schedule : Schedule::gpipe, s.pp,
-                                                  s.microbatches, s.virtualStages);
+    // With the stage times simulated, not F = B = W = 1: the closed form only where it holds.
+    ClosedFormBubble closed = closedFormBubble(pipeIn);
+    r.bubbleFractionClosedForm = closed.fraction;
+    r.bubbleClosedFormMissing = std::move(closed.missing);
     if (options.timeline) {
         // Inference has no backward: drop its zero-length B ops.
         std::erase_if(pipe.timeline, [](const ScheduleOp &o) { return o.end <= o.start; });

@@ -124,7 +124,8 @@ struct Report
 
     // The schedule's event simulation (DESIGN §3.3).
     double bubbleFraction = 0;                      // 1 - busy / (K × makespan)
-    std::optional<double> bubbleFractionClosedForm; // none for some schedules
+    std::optional<double> bubbleFractionClosedForm; // only where it holds
+    std::string bubbleClosedFormMissing;            // why there is none, when there is none
     double makespanS = 0; // one step; in layer-time units when the device has no peak FLOPS
     bool timeInLayerUnits = false;    // makespanS and the timeline count layer-times, not seconds
     std::vector<ScheduleOp> timeline; // only with EvaluateOptions::timeline

@@ -89,6 +89,9 @@ QJsonObject reportToJson(const core::Report &r)
     root.insert(QStringLiteral("bubble_fraction_closed_form"),
                 r.bubbleFractionClosedForm ? QJsonValue(*r.bubbleFractionClosedForm)
                                            : QJsonValue(QJsonValue::Null));
+    root.insert(QStringLiteral("bubble_closed_form_missing"),
+                r.bubbleFractionClosedForm ? QJsonValue(QJsonValue::Null)
+                                           : QJsonValue(qs(r.bubbleClosedFormMissing)));
     root.insert(QStringLiteral("makespan_s"), r.makespanS);
     // The step-time model (docs/step_time.md): null in layer-time units.
     auto optional = [](const std::optional<double> &v) {
@@ -168,6 +171,8 @@ QString reportToText(const core::Report &r)
     s << QStringLiteral("Bubble          %1 % simulated").arg(100 * r.bubbleFraction, 0, 'f', 1);
     if (r.bubbleFractionClosedForm)
         s << QStringLiteral(", %1 % closed form").arg(100 * *r.bubbleFractionClosedForm, 0, 'f', 1);
+    else if (!r.bubbleClosedFormMissing.empty())
+        s << QStringLiteral(", no closed form (%1)").arg(qs(r.bubbleClosedFormMissing));
     s << QStringLiteral("; step %1 s\n").arg(r.makespanS, 0, 'g', 4);
     if (r.stepTime) {
         const core::StepTimeReport &st = *r.stepTime;

@@ -261,11 +261,37 @@ private Q_SLOTS:
         }
         QCOMPARE(forwards, 16);
         const QJsonObject zb = json({QStringLiteral("--set"), QStringLiteral("schedule=zb-h1"),
+                                     QStringLiteral("--set"), QStringLiteral("recompute=none"),
                                      QStringLiteral("--timeline")});
         QCOMPARE(zb.value(QStringLiteral("timeline")).toArray().size(), 4 * 16 * 3); // F, B, W
-        // Qi et al. 2023 §3.1 with F = B = W: (K-1)F / (3mF + (K-1)F) = 3/51.
+        // Qi et al. (ICLR 2024) §2.1 with F = B = W, no recomputation: (K-1)F / (3mF + (K-1)F)
+        // = 3/51.
         QVERIFY(std::abs(zb.value(QStringLiteral("bubble_fraction_closed_form")).toDouble() -
                          3.0 / 51) < 1e-12);
+        // Selective recomputation lengthens B: the closed form follows the simulation, not 3/51.
+        const QJsonObject selective =
+            json({QStringLiteral("--set"), QStringLiteral("schedule=zb-h1")});
+        const double closed =
+            selective.value(QStringLiteral("bubble_fraction_closed_form")).toDouble();
+        QVERIFY(closed > 3.0 / 51);
+        QVERIFY(std::abs(closed - selective.value(QStringLiteral("bubble_fraction")).toDouble()) <
+                1e-9);
+    }
+
+    // A closed form only where it holds: 80 layers over K = 3 take 27, 27 and 26 layers, so
+    // the stages take different times; null, with the reason, in JSON and in text.
+    void noClosedFormForUnevenStages()
+    {
+        const QJsonObject r = json({QStringLiteral("--set"), QStringLiteral("pp=3")});
+        QVERIFY(r.value(QStringLiteral("bubble_fraction_closed_form")).isNull());
+        QVERIFY(r.value(QStringLiteral("bubble_closed_form_missing"))
+                    .toString()
+                    .contains(QStringLiteral("different times")));
+        const Run text =
+            run({QStringLiteral("eval"), QStringLiteral("--set"), QStringLiteral("pp=3")});
+        QVERIFY2(
+            text.out.contains(QStringLiteral("no closed form (the stages take different times")),
+            qPrintable(text.out));
     }
 
     void warningsInJson()
