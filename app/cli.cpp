@@ -143,6 +143,8 @@ int runEval(const QStringList &arguments)
     const core::Report report = core::evaluate(scenario, presets, options);
     if (report.error)
         return fail(*report.error);
+    if (report.timelineRefused)
+        return fail(*report.timelineRefused);
     if (parser.isSet(compare)) {
         core::Scenario other;
         if (auto e = io::readScenarioFile(parser.value(compare), other))
@@ -170,7 +172,7 @@ int runEval(const QStringList &arguments)
         return parser.isSet(check) && !(report.fits && otherReport.fits) ? doesNotFit : ok;
     }
     if (parser.value(common.format) == QLatin1String("json"))
-        out() << QJsonDocument(io::reportToJson(report)).toJson(QJsonDocument::Indented);
+        io::writeReportJson(report, out());
     else
         out() << io::reportToText(report);
     out().flush();

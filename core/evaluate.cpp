@@ -305,6 +305,34 @@ std::int64_t weightBytes(std::int64_t params, Precision precision)
     return bytesFor(params, precision);
 }
 
+std::int64_t timelineBlocks(const Scenario &s)
+{
+    const bool training = s.mode == Mode::training;
+    const bool interleaved = training && s.schedule == Schedule::interleaved;
+    const std::int64_t chunks = interleaved ? s.virtualStages : 1;
+    const int passes = !training ? 1 : s.schedule == Schedule::zbH1 ? 3 : 2;
+    return std::int64_t{s.pp} * s.microbatches * chunks * passes;
+}
+
+std::optional<InputError> checkTimeline(const Scenario &s)
+{
+    const std::int64_t blocks = timelineBlocks(s);
+    if (blocks <= limits::kTimelineBlocks)
+        return std::nullopt;
+    const bool training = s.mode == Mode::training;
+    const bool interleaved = training && s.schedule == Schedule::interleaved;
+    const std::string passes = !training                      ? ""
+                               : s.schedule == Schedule::zbH1 ? " x 3 passes (F, B, W)"
+                                                              : " x 2 passes (F, B)";
+    return InputError{
+        "microbatches",
+        "the timeline would hold pp x microbatches" +
+            std::string(interleaved ? " x virtual_stages" : "") + passes + " = " +
+            std::to_string(blocks) + " blocks, more than the " +
+            std::to_string(limits::kTimelineBlocks) + " Parascope draws or writes; lower " +
+            (interleaved ? "pp, microbatches or virtual_stages" : "pp or microbatches")};
+}
+
 std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &presets)
 {
     if (validate(s, presets))
@@ -416,9 +444,12 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
 
     const bool training = s.mode == Mode::training;
     const PipelineInput pipeIn = pipelineInput(s, model, device, layers);
-    PipelineResult pipe = options.pipelineCache && !options.timeline
+    if (options.timeline)
+        r.timelineRefused = checkTimeline(s);
+    const bool keepTimeline = options.timeline && !r.timelineRefused;
+    PipelineResult pipe = options.pipelineCache && !keepTimeline
                               ? options.pipelineCache->simulate(pipeIn)
-                              : simulatePipeline(pipeIn, options.timeline);
+                              : simulatePipeline(pipeIn, keepTimeline);
     r.bubbleFraction = pipe.bubbleFraction;
     r.makespanS = pipe.makespan;
     r.timeInLayerUnits = !layerForwardSeconds(s, model, device);
@@ -426,7 +457,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     ClosedFormBubble closed = closedFormBubble(pipeIn);
     r.bubbleFractionClosedForm = closed.fraction;
     r.bubbleClosedFormMissing = std::move(closed.missing);
-    if (options.timeline) {
+    if (keepTimeline) {
         // Inference has no backward: drop its zero-length B ops.
         std::erase_if(pipe.timeline, [](const ScheduleOp &o) { return o.end <= o.start; });
         r.timeline = std::move(pipe.timeline);

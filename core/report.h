@@ -129,6 +129,9 @@ struct Report
     double makespanS = 0; // one step; in layer-time units when the device has no peak FLOPS
     bool timeInLayerUnits = false;    // makespanS and the timeline count layer-times, not seconds
     std::vector<ScheduleOp> timeline; // only with EvaluateOptions::timeline
+    // With EvaluateOptions::timeline, why the timeline is empty: more blocks than
+    // limits::kTimelineBlocks. The rest of the report is complete.
+    std::optional<InputError> timelineRefused;
 
     // The step-time model (docs/step_time.md); empty in layer-time units or when a link
     // the step needs has no published bandwidth.

@@ -31,6 +31,9 @@ inline constexpr double kMaxRate = 1e9;                 // GB/s and TFLOPS
 inline constexpr double kMinMfu = 1e-3;                 // below it, times overflow
 inline constexpr double kTdpW = 1e6;                    // one device
 
+// Blocks of a timeline (F, B and W passes) that evaluate() keeps, the window draws and
+// `eval --timeline` writes (about 100 bytes a block): K = 64, m = 1024 with zb-h1 fit.
+inline constexpr std::int64_t kTimelineBlocks = 1 << 20;
 // The planner's N, in `plan --devices` and the window's Planner.
 inline constexpr int kPlanDevices = 1 << 20;
 } // namespace limits

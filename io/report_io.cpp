@@ -3,6 +3,8 @@
 #include "io/text.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QLocale>
 #include <QTextStream>
 
 namespace io {
@@ -121,21 +123,34 @@ QJsonObject reportToJson(const core::Report &r)
                                 "energy_j_per_million_tokens", "time_breakdown", "dp_comm"})
             root.insert(QLatin1String(key), QJsonValue(QJsonValue::Null));
     }
-    if (!r.timeline.empty()) {
-        QJsonArray timeline;
-        for (const auto &op : r.timeline) {
-            QJsonObject o;
-            o.insert(QStringLiteral("stage"), op.stage);
-            o.insert(QStringLiteral("kind"), QLatin1String(core::opLetter(op.kind)));
-            o.insert(QStringLiteral("microbatch"), op.microbatch);
-            o.insert(QStringLiteral("chunk"), op.chunk);
-            o.insert(QStringLiteral("start_s"), op.start);
-            o.insert(QStringLiteral("end_s"), op.end);
-            timeline.append(o);
-        }
-        root.insert(QStringLiteral("timeline"), timeline);
-    }
     return root;
+}
+
+void writeReportJson(const core::Report &r, QTextStream &out)
+{
+    QByteArray head = QJsonDocument(reportToJson(r)).toJson(QJsonDocument::Indented);
+    if (r.timeline.empty()) {
+        out << head;
+        return;
+    }
+    // The object's closing brace comes after the timeline: "...\n}\n" loses its last 3 bytes.
+    if (head.endsWith("\n}\n"))
+        head.chop(3);
+    out << head << ",\n    \"timeline\": [";
+    // As QJsonDocument writes a double: the shortest text that reads back the same.
+    const auto number = [](double v) {
+        return QByteArray::number(v, 'g', QLocale::FloatingPointShortest);
+    };
+    bool first = true;
+    for (const core::ScheduleOp &op : r.timeline) {
+        out << (first ? "\n" : ",\n") << "        {\"stage\": " << op.stage << ", \"kind\": \""
+            << core::opLetter(op.kind) << "\", \"microbatch\": " << op.microbatch
+            << ", \"chunk\": " << op.chunk;
+        out << ", \"start_s\": " << number(op.start) << ", \"end_s\": " << number(op.end);
+        out << '}';
+        first = false;
+    }
+    out << "\n    ]\n}\n";
 }
 
 QString reportToText(const core::Report &r)

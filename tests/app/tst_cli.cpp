@@ -94,6 +94,12 @@ private Q_SLOTS:
             << "devices[0].memory_gib";
         QTest::addRow("presets with an argument")
             << QStringList{QStringLiteral("presets"), QStringLiteral("extra")} << "no arguments";
+        // README, "Limits": 6,291,432 blocks once took 98 s, 12.3 GB and 1.3 GB of JSON.
+        QTest::addRow("a timeline beyond 2^20 blocks")
+            << eval({"--timeline", "--format", "json", "--set", "model=llama-3.1-405b", "--set",
+                     "pp=126", "--set", "microbatches=16644", "--set", "schedule=zb-h1"})
+            << "microbatches: the timeline would hold pp x microbatches x 3 passes (F, B, W) = "
+               "6291432 blocks, more than the 1048576";
     }
     void invalidInput()
     {

@@ -2,6 +2,7 @@
 // against them, and the micro-batches each schedule keeps alive per stage.
 #include "core/evaluate.h"
 #include "core/schedule.h"
+#include "core/validate.h"
 #include "io/presets_io.h"
 #include "test_scenarios.h"
 
@@ -365,6 +366,65 @@ private Q_SLOTS:
         const ClosedFormBubble early = closedFormBubble(uniformPipeline(Schedule::zbH1, 4, 2));
         QVERIFY(!early.fraction);
         QVERIFY(early.missing.find("micro-batches") != std::string::npos);
+    }
+
+    // README, "Limits": a timeline holds at most 2^20 blocks (K × m × v × passes). Beyond it
+    // evaluate() keeps none and says why, naming the keys to lower; the rest of the report is
+    // whole. The issue's case asked for 6,291,432 blocks (1.3 GB of JSON).
+    void timelineLimit_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<qint64>("blocks");
+        QTest::addColumn<bool>("kept");
+        QTest::addRow("issue: 405B zb-h1 K=126 m=16644, 3 passes")
+            << "model=llama-3.1-405b,pp=126,microbatches=16644,schedule=zb-h1"
+            << qint64(126) * 16644 * 3 << false;
+        QTest::addRow("the window's largest: 405B zb-h1 K=64 m=1024")
+            << "model=llama-3.1-405b,pp=64,microbatches=1024,schedule=zb-h1"
+            << qint64(64) * 1024 * 3 << true;
+        QTest::addRow("1F1B K=64 m=8192: 2^20, the limit")
+            << "pp=64,microbatches=8192" << (qint64(1) << 20) << true;
+        QTest::addRow("1F1B K=64 m=8193: one micro-batch more")
+            << "pp=64,microbatches=8193" << qint64(64) * 8193 * 2 << false;
+        QTest::addRow("interleaved K=4 v=4 m=32772")
+            << "pp=4,schedule=interleaved,virtual_stages=4,microbatches=32772"
+            << qint64(4) * 32772 * 4 * 2 << false;
+        QTest::addRow("inference K=64 m=16384: forwards only, 2^20")
+            << "mode=inference,precision=int8,pp=64,microbatches=16384" << (qint64(1) << 20)
+            << true;
+        QTest::addRow("inference K=64 m=16385")
+            << "mode=inference,precision=int8,pp=64,microbatches=16385" << qint64(64) * 16385
+            << false;
+    }
+    void timelineLimit()
+    {
+        QFETCH(QString, set);
+        QFETCH(qint64, blocks);
+        QFETCH(bool, kept);
+        const Scenario s = scenario(set);
+        QCOMPARE(timelineBlocks(s), blocks);
+        EvaluateOptions options;
+        options.timeline = true;
+        const Report r = evaluate(s, io::builtinPresets(), options);
+        QVERIFY2(r.ok(), r.error ? r.error->toString().c_str() : "");
+        QVERIFY(r.bubbleFraction > 0 && r.makespanS > 0);
+        if (kept) {
+            QVERIFY(!r.timelineRefused);
+            QCOMPARE(qint64(r.timeline.size()), blocks);
+            return;
+        }
+        QVERIFY(r.timeline.empty());
+        QVERIFY(r.timelineRefused);
+        QCOMPARE(r.timelineRefused->key, std::string("microbatches"));
+        const std::string &message = r.timelineRefused->message;
+        QVERIFY2(message.find(std::to_string(blocks)) != std::string::npos, message.c_str());
+        QVERIFY(message.find(std::to_string(limits::kTimelineBlocks)) != std::string::npos);
+        QVERIFY(message.find("lower pp") != std::string::npos);
+        if (s.schedule == Schedule::interleaved)
+            QVERIFY(message.find("virtual_stages") != std::string::npos);
+        QVERIFY(checkTimeline(s) == r.timelineRefused);
+        // Without a timeline asked for, nothing is refused.
+        QVERIFY(!evaluate(s, io::builtinPresets()).timelineRefused);
     }
 
     void closedFormAbsent_data()
