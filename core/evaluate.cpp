@@ -97,6 +97,21 @@ std::optional<double> layerForwardSeconds(const Scenario &s, const ModelSpec &mo
     return computeSeconds(flops, peak->second, s.mfu);
 }
 
+// Why layerForwardSeconds() has no answer, for the "no-timing" warning; nullopt when it has.
+std::optional<std::string> noTimingReason(const Scenario &s, const ModelSpec &model,
+                                          const DeviceSpec &device)
+{
+    if (layerForwardSeconds(s, model, device))
+        return std::nullopt;
+    const std::string deviceName = device.name.empty() ? device.id : device.name;
+    if (!device.tflops.contains(s.precision))
+        return deviceName + " publishes no " + std::string(toString(s.precision)) + " peak FLOPS";
+    const std::string modelName = model.name.empty() ? model.id : model.name;
+    if (!model.hasArchitecture())
+        return modelName + " gives only its size, no layers whose FLOPs could be timed";
+    return modelName + " has no FLOPs per layer at this size";
+}
+
 // Recomputation's extra forward per layer before its backward, in seconds: selective reruns
 // the attention core (Korthikanti et al. 2022, §5), full the whole forward (Chen et al. 2016).
 double layerRecomputeSeconds(const Scenario &s, const ModelSpec &model, const DeviceSpec &device)
@@ -166,6 +181,10 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
             {"kv-heads-replicated", "tp = " + std::to_string(s.tp) + " exceeds the " +
                                         std::to_string(model.kvHeads) +
                                         " KV heads: each device keeps a replicated KV head"});
+    if (r.timeInLayerUnits)
+        r.warnings.push_back({"no-timing", "no timing: " + r.untimedReason +
+                                               ", so times are in layer-times (relative units), "
+                                               "not seconds"});
     if (s.virtualStages > 1 && s.schedule != Schedule::interleaved)
         r.warnings.push_back(
             {"virtual-stages-unused", "virtual_stages = " + std::to_string(s.virtualStages) +
@@ -452,7 +471,10 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
                               : simulatePipeline(pipeIn, keepTimeline);
     r.bubbleFraction = pipe.bubbleFraction;
     r.makespanS = pipe.makespan;
-    r.timeInLayerUnits = !layerForwardSeconds(s, model, device);
+    if (auto why = noTimingReason(s, model, device)) {
+        r.timeInLayerUnits = true;
+        r.untimedReason = std::move(*why);
+    }
     // With the stage times simulated, not F = B = W = 1: the closed form only where it holds.
     ClosedFormBubble closed = closedFormBubble(pipeIn);
     r.bubbleFractionClosedForm = closed.fraction;

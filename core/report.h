@@ -127,7 +127,9 @@ struct Report
     std::optional<double> bubbleFractionClosedForm; // only where it holds
     std::string bubbleClosedFormMissing;            // why there is none, when there is none
     double makespanS = 0; // one step; in layer-time units when the device has no peak FLOPS
-    bool timeInLayerUnits = false;    // makespanS and the timeline count layer-times, not seconds
+    // makespanS and the timeline count layer-times, not seconds; warning "no-timing" too.
+    bool timeInLayerUnits = false;
+    std::string untimedReason;        // why: "SambaNova SN40L publishes no int4 peak FLOPS"
     std::vector<ScheduleOp> timeline; // only with EvaluateOptions::timeline
     // With EvaluateOptions::timeline, why the timeline is empty: more blocks than
     // limits::kTimelineBlocks. The rest of the report is complete.

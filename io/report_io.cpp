@@ -94,7 +94,11 @@ QJsonObject reportToJson(const core::Report &r)
     root.insert(QStringLiteral("bubble_closed_form_missing"),
                 r.bubbleFractionClosedForm ? QJsonValue(QJsonValue::Null)
                                            : QJsonValue(qs(r.bubbleClosedFormMissing)));
-    root.insert(QStringLiteral("makespan_s"), r.makespanS);
+    // Never layer-times under a name in seconds: warning "no-timing" says why there are none.
+    root.insert(QStringLiteral("makespan_s"),
+                r.timeInLayerUnits ? QJsonValue(QJsonValue::Null) : QJsonValue(r.makespanS));
+    root.insert(QStringLiteral("makespan_layer_times"),
+                r.timeInLayerUnits ? QJsonValue(r.makespanS) : QJsonValue(QJsonValue::Null));
     // The step-time model (docs/step_time.md): null in layer-time units.
     auto optional = [](const std::optional<double> &v) {
         return v ? QJsonValue(*v) : QJsonValue(QJsonValue::Null);
@@ -141,12 +145,17 @@ void writeReportJson(const core::Report &r, QTextStream &out)
     const auto number = [](double v) {
         return QByteArray::number(v, 'g', QLocale::FloatingPointShortest);
     };
+    const bool seconds = !r.timeInLayerUnits;
     bool first = true;
     for (const core::ScheduleOp &op : r.timeline) {
         out << (first ? "\n" : ",\n") << "        {\"stage\": " << op.stage << ", \"kind\": \""
             << core::opLetter(op.kind) << "\", \"microbatch\": " << op.microbatch
             << ", \"chunk\": " << op.chunk;
-        out << ", \"start_s\": " << number(op.start) << ", \"end_s\": " << number(op.end);
+        if (seconds)
+            out << ", \"start_s\": " << number(op.start) << ", \"end_s\": " << number(op.end);
+        else
+            out << ", \"start_s\": null, \"end_s\": null, \"start_layer_times\": "
+                << number(op.start) << ", \"end_layer_times\": " << number(op.end);
         out << '}';
         first = false;
     }
@@ -188,7 +197,11 @@ QString reportToText(const core::Report &r)
         s << QStringLiteral(", %1 % closed form").arg(100 * *r.bubbleFractionClosedForm, 0, 'f', 1);
     else if (!r.bubbleClosedFormMissing.empty())
         s << QStringLiteral(", no closed form (%1)").arg(qs(r.bubbleClosedFormMissing));
-    s << QStringLiteral("; step %1 s\n").arg(r.makespanS, 0, 'g', 4);
+    if (r.timeInLayerUnits)
+        s << QStringLiteral("; makespan %1 layer-times, not seconds (no timing)\n")
+                 .arg(r.makespanS, 0, 'g', 4);
+    else
+        s << QStringLiteral("; step %1 s\n").arg(r.makespanS, 0, 'g', 4);
     if (r.stepTime) {
         const core::StepTimeReport &st = *r.stepTime;
         const auto &b = st.breakdown;

@@ -284,6 +284,70 @@ private Q_SLOTS:
                 1e-9);
     }
 
+    // No number with the wrong unit: without a peak for the precision the schedule is timed in
+    // layer-times, and neither report calls them seconds; both say there is no timing and why.
+    void noTimingInTextAndJson_data()
+    {
+        QTest::addColumn<QStringList>("settings");
+        QTest::addColumn<QString>("why");
+        QTest::addRow("INT4 inference on an H100")
+            << QStringList{"mode=inference", "precision=int4", "device=h100-sxm"}
+            << "NVIDIA H100 SXM publishes no int4 peak FLOPS";
+        QTest::addRow("the SN40L serving 405B in INT4")
+            << QStringList{"model=llama-3.1-405b",
+                           "mode=inference",
+                           "precision=int4",
+                           "device=sn40l",
+                           "tp=8",
+                           "pp=8",
+                           "dp=1"}
+            << "SambaNova SN40L publishes no int4 peak FLOPS";
+    }
+    void noTimingInTextAndJson()
+    {
+        QFETCH(QStringList, settings);
+        QFETCH(QString, why);
+        QStringList arguments;
+        for (const QString &kv : settings)
+            arguments << QStringLiteral("--set") << kv;
+        const QJsonObject r = json(arguments + QStringList{QStringLiteral("--timeline")});
+        QVERIFY(r.value(QStringLiteral("makespan_s")).isNull());
+        QVERIFY(r.value(QStringLiteral("makespan_layer_times")).toDouble() > 0);
+        QVERIFY(r.value(QStringLiteral("step_time_s")).isNull());
+        QJsonObject warning;
+        for (const QJsonValue &w : r.value(QStringLiteral("warnings")).toArray())
+            if (w.toObject().value(QStringLiteral("code")).toString() == QLatin1String("no-timing"))
+                warning = w.toObject();
+        QVERIFY2(warning.value(QStringLiteral("message")).toString().contains(why),
+                 qPrintable(warning.value(QStringLiteral("message")).toString()));
+        const QJsonArray timeline = r.value(QStringLiteral("timeline")).toArray();
+        QVERIFY(!timeline.isEmpty());
+        for (const QJsonValue &v : timeline) {
+            const QJsonObject op = v.toObject();
+            QVERIFY(op.value(QStringLiteral("start_s")).isNull());
+            QVERIFY(op.value(QStringLiteral("end_s")).isNull());
+            QVERIFY(op.value(QStringLiteral("end_layer_times")).toDouble() >
+                    op.value(QStringLiteral("start_layer_times")).toDouble());
+        }
+
+        const Run text = run(QStringList{QStringLiteral("eval")} + arguments);
+        QCOMPARE(text.status, 0);
+        QVERIFY2(text.out.contains(QStringLiteral("layer-times, not seconds")),
+                 qPrintable(text.out));
+        QVERIFY2(text.out.contains(QStringLiteral("warning: no timing: ") + why),
+                 qPrintable(text.out));
+        QVERIFY(!text.out.contains(QStringLiteral("; step ")));
+    }
+
+    // With a peak, seconds, and no layer-times.
+    void timedReportHasNoLayerTimes()
+    {
+        const QJsonObject r = json({});
+        QVERIFY(r.value(QStringLiteral("makespan_s")).toDouble() > 0);
+        QVERIFY(r.value(QStringLiteral("makespan_layer_times")).isNull());
+        QVERIFY(r.value(QStringLiteral("bubble_closed_form_missing")).isNull());
+    }
+
     // A closed form only where it holds: 80 layers over K = 3 take 27, 27 and 26 layers, so
     // the stages take different times; null, with the reason, in JSON and in text.
     void noClosedFormForUnevenStages()

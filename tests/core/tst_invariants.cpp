@@ -361,6 +361,10 @@ private:
                 .arg(r.bubbleFraction);
         if (!r.bubbleFractionClosedForm && r.bubbleClosedFormMissing.empty())
             return QStringLiteral("no closed-form bubble, and no reason");
+        // No layer-times under a name in seconds: timing or a reason why there is none.
+        if (r.timeInLayerUnits != r.hasWarning("no-timing") ||
+            r.timeInLayerUnits == r.untimedReason.empty())
+            return QStringLiteral("layer-time units without the no-timing warning or its reason");
 
         std::vector<std::pair<QString, std::int64_t>> counts{
             {"params", r.params},

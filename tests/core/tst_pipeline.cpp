@@ -281,6 +281,56 @@ private Q_SLOTS:
         // 80 layers over K=4: F = 20 layer-times, B = 2F = 40; 1F1B takes (m + K - 1)(F + B)
         // = 19 x 60 (Narayanan et al. 2021 §2.2).
         QCOMPARE(units.makespanS, 19.0 * 60.0);
+        QVERIFY(!units.stepTime);
+    }
+
+    // No number with the wrong unit: without a peak for the precision, or without layers to
+    // time, the report says there is no timing and why, naming the device and precision.
+    void noTimingSaysWhy_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<QString>("reason");
+        QTest::addRow("INT4 inference on an H100 (no INT4 peak)")
+            << "mode=inference,precision=int4,device=h100-sxm"
+            << "NVIDIA H100 SXM publishes no int4 peak FLOPS";
+        QTest::addRow("the SN40L serving 405B in INT4 (FP8 1,024 TFLOPS, no INT4 peak)")
+            << "model=llama-3.1-405b,mode=inference,precision=int4,device=sn40l,tp=8,pp=8,dp=1"
+            << "SambaNova SN40L publishes no int4 peak FLOPS";
+        QTest::addRow("a device that publishes none") << "device=no-peak"
+                                                      << "no-peak publishes no bf16 peak FLOPS";
+        QTest::addRow("a size-only model") << "model=mystery"
+                                           << "mystery gives only its size";
+    }
+    void noTimingSaysWhy()
+    {
+        QFETCH(QString, set);
+        QFETCH(QString, reason);
+        Presets presets = io::builtinPresets();
+        DeviceSpec device;
+        device.id = "no-peak";
+        device.memoryGib = 80;
+        device.devicesPerNode = 8;
+        presets.devices.push_back(device);
+        ModelSpec sizeOnly;
+        sizeOnly.id = "mystery";
+        sizeOnly.params = 7'000'000'000;
+        presets.models.push_back(sizeOnly);
+        const Report r = evaluate(scenario(set), presets);
+        QVERIFY2(r.ok(), r.error ? r.error->toString().c_str() : "");
+        QVERIFY(r.timeInLayerUnits);
+        QVERIFY(!r.stepTime);
+        QVERIFY2(r.untimedReason.starts_with(reason.toStdString()), r.untimedReason.c_str());
+        QVERIFY(r.hasWarning("no-timing"));
+        for (const Warning &w : r.warnings)
+            if (w.code == "no-timing") {
+                QVERIFY2(w.message.find(reason.toStdString()) != std::string::npos,
+                         w.message.c_str());
+                QVERIFY(w.message.find("layer-times") != std::string::npos);
+            }
+        // With a peak there is timing, and no such warning.
+        const Report timed = evaluate(Scenario{}, presets);
+        QVERIFY(!timed.timeInLayerUnits && !timed.hasWarning("no-timing"));
+        QVERIFY(timed.untimedReason.empty());
     }
 
     // The report's closed form is the one of the stages as simulated, with their own F, B and
