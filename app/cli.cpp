@@ -145,6 +145,8 @@ int runEval(const QStringList &arguments)
     const QString file = parser.positionalArguments().value(0);
     if (report.error)
         return fail(fromScenario(*report.error, file, parser.values(set)));
+    if (report.timelineRefused)
+        return fail(fromScenario(*report.timelineRefused, file, parser.values(set)));
     if (parser.isSet(compare)) {
         core::Scenario other;
         if (auto e = io::readScenarioFile(parser.value(compare), other)) {
@@ -173,7 +175,7 @@ int runEval(const QStringList &arguments)
         return parser.isSet(check) && !(report.fits && otherReport.fits) ? doesNotFit : ok;
     }
     if (parser.value(common.format) == QLatin1String("json"))
-        out() << QJsonDocument(io::reportToJson(report)).toJson(QJsonDocument::Indented);
+        io::writeReportJson(report, out());
     else
         out() << io::reportToText(report);
     out().flush();

@@ -16,17 +16,18 @@ namespace cli {
 
 namespace {
 
-// A whole number ≥ 1 from a flag, or the exit status of the error naming it.
-int positive(const QCommandLineParser &parser, const QCommandLineOption &option, int &out)
+// A whole number from 1 to `maximum` from a flag, or the exit status of the error naming it.
+int positive(const QCommandLineParser &parser, const QCommandLineOption &option, int &out,
+             int maximum = std::numeric_limits<int>::max())
 {
     const QString flag = QStringLiteral("--") + option.names().constFirst();
     if (!parser.isSet(option) && option.defaultValues().isEmpty())
         return fail(flag, QStringLiteral("required"));
     bool ok = false;
     const qlonglong value = parser.value(option).toLongLong(&ok);
-    if (!ok || value < 1 || value > std::numeric_limits<int>::max())
+    if (!ok || value < 1 || value > maximum)
         return fail(flag, QStringLiteral("expected a whole number from 1 to %1, got '%2'")
-                              .arg(std::numeric_limits<int>::max())
+                              .arg(maximum)
                               .arg(parser.value(option)));
     out = static_cast<int>(value);
     return -1;
@@ -85,7 +86,8 @@ int runPlan(const QStringList &arguments)
                     QStringLiteral("expected text or json, got '%1'").arg(formatText));
 
     core::PlanRequest request;
-    if (int status = positive(parser, devices, request.devices); status >= 0)
+    if (int status = positive(parser, devices, request.devices, core::limits::kPlanDevices);
+        status >= 0)
         return status;
     if (int status = positive(parser, globalBatch, request.globalBatch); status >= 0)
         return status;

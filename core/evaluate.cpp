@@ -75,22 +75,6 @@ int minTpForWeights(const ModelSpec &model, const Scenario &s, std::int64_t capa
     return 0;
 }
 
-// The biggest contributor to a stage's total: what to shrink first.
-std::string largestTerm(const StageReport &st)
-{
-    const std::pair<std::int64_t, const char *> terms[] = {
-        {st.weightsBytes, "weights"},
-        {st.gradsBytes, "gradients"},
-        {st.optimizerBytes, "optimizer states"},
-        {st.activationsBytes, "activations"},
-        {st.cachedOutputsBytes, "cached outputs"},
-        {st.kvCacheBytes, "KV cache"},
-        {st.reserveBytes, "reserve"},
-    };
-    const auto *best = std::max_element(std::begin(terms), std::end(terms));
-    return best->second;
-}
-
 // 16-bit activations, logits and KV cache, or 32-bit in FP32 training; FP8 and the
 // weight-only formats compute and keep activations in 16 bits.
 int activationBytes(Precision p)
@@ -111,6 +95,21 @@ std::optional<double> layerForwardSeconds(const Scenario &s, const ModelSpec &mo
     if (peak == device.tflops.end() || flops <= 0)
         return std::nullopt;
     return computeSeconds(flops, peak->second, s.mfu);
+}
+
+// Why layerForwardSeconds() has no answer, for the "no-timing" warning; nullopt when it has.
+std::optional<std::string> noTimingReason(const Scenario &s, const ModelSpec &model,
+                                          const DeviceSpec &device)
+{
+    if (layerForwardSeconds(s, model, device))
+        return std::nullopt;
+    const std::string deviceName = device.name.empty() ? device.id : device.name;
+    if (!device.tflops.contains(s.precision))
+        return deviceName + " publishes no " + std::string(toString(s.precision)) + " peak FLOPS";
+    const std::string modelName = model.name.empty() ? model.id : model.name;
+    if (!model.hasArchitecture())
+        return modelName + " gives only its size, no layers whose FLOPs could be timed";
+    return modelName + " has no FLOPs per layer at this size";
 }
 
 // Recomputation's extra forward per layer before its backward, in seconds: selective reruns
@@ -157,7 +156,7 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
 {
     if (!r.fits && r.firstOverflowStage >= 0) {
         const auto &st = r.stages[static_cast<std::size_t>(r.firstOverflowStage)];
-        r.firstOverflowTerm = largestTerm(st);
+        r.firstOverflowTerm = largestMemoryTerm(st);
         r.warnings.push_back({"does-not-fit", "stage " + std::to_string(st.index) +
                                                   " does not fit: it needs " + gb(st.totalBytes) +
                                                   " of " + gb(st.capacityBytes) + ", most of it " +
@@ -182,6 +181,10 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
             {"kv-heads-replicated", "tp = " + std::to_string(s.tp) + " exceeds the " +
                                         std::to_string(model.kvHeads) +
                                         " KV heads: each device keeps a replicated KV head"});
+    if (r.timeInLayerUnits)
+        r.warnings.push_back({"no-timing", "no timing: " + r.untimedReason +
+                                               ", so times are in layer-times (relative units), "
+                                               "not seconds"});
     if (s.virtualStages > 1 && s.schedule != Schedule::interleaved)
         r.warnings.push_back(
             {"virtual-stages-unused", "virtual_stages = " + std::to_string(s.virtualStages) +
@@ -305,7 +308,7 @@ std::optional<InputError> beyondCounting(const Report &r)
                               "must be less than 2^63 bytes (8 EiB) per device" + uncounted};
         if (st.totalBytes == kTooLarge)
             return InputError{"microbatches", "stage " + std::to_string(st.index) + "'s " +
-                                                  largestTerm(st) + " would take " + beyond +
+                                                  largestMemoryTerm(st) + " would take " + beyond +
                                                   " per device" + lower};
     }
     if (r.tpComm.bytesPerStep == kTooLarge)
@@ -319,6 +322,34 @@ std::optional<InputError> beyondCounting(const Report &r)
 std::int64_t weightBytes(std::int64_t params, Precision precision)
 {
     return bytesFor(params, precision);
+}
+
+std::int64_t timelineBlocks(const Scenario &s)
+{
+    const bool training = s.mode == Mode::training;
+    const bool interleaved = training && s.schedule == Schedule::interleaved;
+    const std::int64_t chunks = interleaved ? s.virtualStages : 1;
+    const int passes = !training ? 1 : s.schedule == Schedule::zbH1 ? 3 : 2;
+    return std::int64_t{s.pp} * s.microbatches * chunks * passes;
+}
+
+std::optional<InputError> checkTimeline(const Scenario &s)
+{
+    const std::int64_t blocks = timelineBlocks(s);
+    if (blocks <= limits::kTimelineBlocks)
+        return std::nullopt;
+    const bool training = s.mode == Mode::training;
+    const bool interleaved = training && s.schedule == Schedule::interleaved;
+    const std::string passes = !training                      ? ""
+                               : s.schedule == Schedule::zbH1 ? " x 3 passes (F, B, W)"
+                                                              : " x 2 passes (F, B)";
+    return InputError{
+        "microbatches",
+        "the timeline would hold pp x microbatches" +
+            std::string(interleaved ? " x virtual_stages" : "") + passes + " = " +
+            std::to_string(blocks) + " blocks, more than the " +
+            std::to_string(limits::kTimelineBlocks) + " Parascope draws or writes; lower " +
+            (interleaved ? "pp, microbatches or virtual_stages" : "pp or microbatches")};
 }
 
 std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &presets)
@@ -432,15 +463,23 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
 
     const bool training = s.mode == Mode::training;
     const PipelineInput pipeIn = pipelineInput(s, model, device, layers);
-    PipelineResult pipe = options.pipelineCache && !options.timeline
+    if (options.timeline)
+        r.timelineRefused = checkTimeline(s);
+    const bool keepTimeline = options.timeline && !r.timelineRefused;
+    PipelineResult pipe = options.pipelineCache && !keepTimeline
                               ? options.pipelineCache->simulate(pipeIn)
-                              : simulatePipeline(pipeIn, options.timeline);
+                              : simulatePipeline(pipeIn, keepTimeline);
     r.bubbleFraction = pipe.bubbleFraction;
     r.makespanS = pipe.makespan;
-    r.timeInLayerUnits = !layerForwardSeconds(s, model, device);
-    r.bubbleFractionClosedForm = closedFormBubble(training ? s.schedule : Schedule::gpipe, s.pp,
-                                                  s.microbatches, s.virtualStages);
-    if (options.timeline) {
+    if (auto why = noTimingReason(s, model, device)) {
+        r.timeInLayerUnits = true;
+        r.untimedReason = std::move(*why);
+    }
+    // With the stage times simulated, not F = B = W = 1: the closed form only where it holds.
+    ClosedFormBubble closed = closedFormBubble(pipeIn);
+    r.bubbleFractionClosedForm = closed.fraction;
+    r.bubbleClosedFormMissing = std::move(closed.missing);
+    if (keepTimeline) {
         // Inference has no backward: drop its zero-length B ops.
         std::erase_if(pipe.timeline, [](const ScheduleOp &o) { return o.end <= o.start; });
         r.timeline = std::move(pipe.timeline);
@@ -492,10 +531,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
                 static_cast<std::int64_t>(s.microbatches) * s.microbatchSize, s.tp, actBytes);
         }
         st.reserveBytes = reserve;
-        for (std::int64_t term :
-             {st.weightsBytes, st.gradsBytes, st.optimizerBytes, st.activationsBytes,
-              st.cachedOutputsBytes, st.kvCacheBytes, st.reserveBytes})
-            st.totalBytes = saturatingAdd(st.totalBytes, term);
+        for (const MemoryTerm &term : kMemoryTerms)
+            st.totalBytes = saturatingAdd(st.totalBytes, st.*term.bytes);
         st.capacityBytes = capacity;
         st.headroomBytes = capacity - st.totalBytes;
         st.fits = st.headroomBytes >= 0;

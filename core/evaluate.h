@@ -12,13 +12,21 @@ namespace core {
 
 struct EvaluateOptions
 {
-    bool timeline = false; // fill Report::timeline (every op of the schedule; large at scale)
+    // Fill Report::timeline with every block of the schedule, up to limits::kTimelineBlocks
+    // (beyond it Report::timelineRefused says why there is none).
+    bool timeline = false;
     PipelineCache *pipelineCache = nullptr; // reuse simulations (ignored with `timeline`)
 };
 
 // The whole model: pure arithmetic over the scenario and the presets it names.
 Report evaluate(const Scenario &scenario, const Presets &presets);
 Report evaluate(const Scenario &scenario, const Presets &presets, const EvaluateOptions &options);
+
+// The blocks of the scenario's timeline: an F per micro-batch, model chunk and stage, and in
+// training a B, and a W with zb-h1: K × m × v × passes.
+std::int64_t timelineBlocks(const Scenario &scenario);
+// Refuses a timeline of more than limits::kTimelineBlocks blocks, naming the keys to lower.
+std::optional<InputError> checkTimeline(const Scenario &scenario);
 
 // A lower bound on the step time (docs/planner.md) without simulating the pipeline: the
 // busiest stage's own work (or the closed form where it is exact) plus the same

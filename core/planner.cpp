@@ -5,8 +5,10 @@
 #include "core/validate.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <map>
@@ -46,20 +48,20 @@ struct DeviceSplit
 };
 
 // Tensor-parallel degrees: powers of two that divide the heads (Megatron-LM splits attention
-// by heads) and the device count, inside and beyond one node.
+// by heads) and the device count, inside and beyond one node. T counts in 64 bits: doubling
+// past the largest int must end the loop, not wrap round to a zero divisor.
 std::vector<DeviceSplit> splits(const ModelSpec &model, int devices)
 {
     std::vector<DeviceSplit> out;
-    for (int t = 1; t <= devices; t *= 2) {
+    for (std::int64_t t = 1; t <= devices && t <= model.heads; t *= 2) {
         if (devices % t != 0 || model.heads % t != 0)
             continue;
-        for (int k : divisors(devices / t)) {
+        const int tp = static_cast<int>(t);
+        for (int k : divisors(devices / tp)) {
             if (k > model.layers)
                 break;
-            out.push_back({t, k, devices / t / k});
+            out.push_back({tp, k, devices / tp / k});
         }
-        if (t > devices / 2)
-            break;
     }
     return out;
 }
@@ -141,16 +143,70 @@ std::vector<std::pair<Schedule, int>> schedules(const Context &c, const DeviceSp
     return out;
 }
 
-// The largest of a stage's model-state terms, named as evaluate names them.
-std::string largestStateTerm(const StageModelStates &st, std::int64_t reserve)
+// A stage whose weights, gradients and optimizer states overflow on their own: the largest
+// of them (ties in kMemoryTerms order, as evaluate settles them) and the message.
+struct StateOverflow
 {
-    const std::pair<std::int64_t, const char *> terms[] = {
-        {st.weightsBytes, "weights"},
-        {st.gradsBytes, "gradients"},
-        {st.optimizerBytes, "optimizer states"},
-        {reserve, "reserve"},
+    std::string term; // empty: the states fit
+    std::string message;
+};
+
+std::string planGigabytes(std::int64_t bytes)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1f GB", static_cast<double>(bytes) / kGB);
+    return buffer;
+}
+
+StateOverflow stateOverflow(const StageModelStates &st, int index, std::int64_t reserve,
+                            std::int64_t capacity)
+{
+    StageReport stage;
+    stage.weightsBytes = st.weightsBytes;
+    stage.gradsBytes = st.gradsBytes;
+    stage.optimizerBytes = st.optimizerBytes;
+    stage.reserveBytes = reserve;
+    const std::int64_t total = st.weightsBytes + st.gradsBytes + st.optimizerBytes + reserve;
+    if (total <= capacity)
+        return {};
+    const std::string term = largestMemoryTerm(stage);
+    return {term, "stage " + std::to_string(index) +
+                      "'s weights, gradients and optimizer states with the reserve need " +
+                      planGigabytes(total) + " of " + planGigabytes(capacity) + ", most of it " +
+                      term};
+}
+
+// The kind of problem a message describes: its numbers as # ("got 125000", "1.3e+18"),
+// digits inside words ("bf16", "q4_0") kept.
+std::string problemKind(const std::string &message)
+{
+    const auto digit = [&message](std::size_t i) {
+        return i < message.size() && std::isdigit(static_cast<unsigned char>(message[i]));
     };
-    return std::max_element(std::begin(terms), std::end(terms))->second;
+    const auto inWord = [&message](std::size_t i) {
+        return i > 0 &&
+               (std::isalpha(static_cast<unsigned char>(message[i - 1])) || message[i - 1] == '_');
+    };
+    std::string out;
+    std::size_t i = 0;
+    while (i < message.size()) {
+        if (!digit(i) || inWord(i)) {
+            out += message[i++];
+            continue;
+        }
+        // Digits, with separators or a decimal point between them, then any exponent.
+        while (digit(i) || ((message[i] == ',' || message[i] == '.') && digit(i + 1)))
+            ++i;
+        if (i < message.size() && (message[i] == 'e' || message[i] == 'E')) {
+            std::size_t exponent = i + 1;
+            if (exponent < message.size() && (message[exponent] == '+' || message[exponent] == '-'))
+                ++exponent;
+            while (digit(exponent))
+                i = ++exponent;
+        }
+        out += '#';
+    }
+    return out;
 }
 
 PlanCandidate candidateFrom(const Scenario &s, const Report &r)
@@ -171,38 +227,76 @@ PlanCandidate candidateFrom(const Scenario &s, const Report &r)
     return c;
 }
 
+// Counts `count` layouts under `reason`; the group's example is its first layout in
+// layoutKey order, so that it never depends on which thread got there first.
+void reject(RejectionCounts &to, const std::string &reason, std::int64_t count,
+            const std::string &example, const PlanLayout &layout)
+{
+    RejectionGroup &group = to[reason];
+    if (group.count == 0 || layoutKey(layout) < layoutKey(group.layout)) {
+        group.example = example;
+        group.layout = layout;
+    }
+    group.count += count;
+}
+
+void merge(RejectionCounts &to, const RejectionCounts &from)
+{
+    for (const auto &[reason, group] : from)
+        reject(to, reason, group.count, group.example, group.layout);
+}
+
 // One layout evaluated in full: a candidate (fitting or not), or why it has none.
 struct Outcome
 {
     std::optional<PlanCandidate> candidate;
     std::string rejected; // the reason counted, also for a candidate that does not fit
+    std::string message;  // the layout's own account of it
+    PlanLayout layout;
 
     bool fits() const { return candidate && candidate->fits; }
 };
 
+std::string warningMessage(const Report &r, std::string_view code)
+{
+    for (const Warning &w : r.warnings)
+        if (w.code == code)
+            return w.message;
+    return {};
+}
+
 Outcome evaluateOne(const Context &c, const Scenario &s, const EvaluateOptions &options)
 {
     Outcome out;
+    out.layout = PlanLayout::of(s);
     const Report r = evaluate(s, c.presets, options);
     if (r.error) {
-        out.rejected = "invalid: " + r.error->toString();
+        out.rejected = "invalid " + r.error->key + ": " + problemKind(r.error->message);
+        out.message = r.error->toString();
         return out;
     }
     if (!r.stepTime) {
         // A link the step needs publishes no bandwidth: there is no time to rank it by.
         out.rejected = kNoStepTime;
+        for (const char *code : {"dp-link-unknown", "tp-link-unknown"})
+            if (out.message.empty())
+                out.message = warningMessage(r, code);
+        if (out.message.empty())
+            out.message = "a link the step needs publishes no bandwidth";
         return out;
     }
     out.candidate = candidateFrom(s, r);
-    if (!out.candidate->fits)
+    if (!out.candidate->fits) {
         out.rejected = out.candidate->overflowTerm;
+        out.message = warningMessage(r, "does-not-fit");
+    }
     return out;
 }
 
 void record(Outcome &&outcome, WorkerResult &out)
 {
     if (!outcome.rejected.empty())
-        ++out.rejected[outcome.rejected];
+        reject(out.rejected, outcome.rejected, 1, outcome.message, outcome.layout);
     if (outcome.candidate)
         out.evaluated.push_back(std::move(*outcome.candidate));
 }
@@ -216,30 +310,39 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
                  PipelineCache &cache)
 {
     const PlanRequest &req = c.request;
+    Scenario s = req.base;
+    s.tp = split.tp;
+    s.pp = split.pp;
+    s.dp = split.dp;
     if (req.globalBatch < split.dp || req.globalBatch % split.dp != 0) {
         ++out.layouts;
-        ++out.rejected[req.globalBatch < split.dp ? kBatchTooSmall : kBatchNotDivisible];
+        const bool tooSmall = req.globalBatch < split.dp;
+        PlanLayout layout; // the split only: it has no micro-batching to try
+        layout.tp = split.tp;
+        layout.pp = split.pp;
+        layout.dp = split.dp;
+        reject(out.rejected, tooSmall ? kBatchTooSmall : kBatchNotDivisible, 1,
+               "global batch " + std::to_string(req.globalBatch) +
+                   (tooSmall ? " is smaller than D = " : " does not divide by D = ") +
+                   std::to_string(split.dp),
+               layout);
         return;
     }
     const int perReplica = req.globalBatch / split.dp;
     const std::int64_t capacity = c.device.capacityBytes();
     const std::int64_t reserve = std::llround(req.base.reserveGib * static_cast<double>(kGiB));
 
-    Scenario s = req.base;
-    s.tp = split.tp;
-    s.pp = split.pp;
-    s.dp = split.dp;
     // Model states do not depend on the micro-batching, the schedule or recomputation.
     const std::vector<int> zeros = zeroStages(c, split);
-    std::vector<std::string> overflow(zeros.size());
+    std::vector<StateOverflow> overflow(zeros.size());
     if (req.prune) {
         for (std::size_t z = 0; z < zeros.size(); ++z) {
             s.zero = zeros[z];
+            int index = 0;
             for (const auto &st : stageModelStates(s, c.model)) {
-                if (st.weightsBytes + st.gradsBytes + st.optimizerBytes + reserve > capacity) {
-                    overflow[z] = largestStateTerm(st, reserve);
+                overflow[z] = stateOverflow(st, index++, reserve, capacity);
+                if (!overflow[z].term.empty())
                     break;
-                }
             }
         }
     }
@@ -260,8 +363,11 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
                 for (std::size_t z = 0; z < zeros.size(); ++z) {
                     s.zero = zeros[z];
                     out.layouts += static_cast<std::int64_t>(spList.size());
-                    if (!overflow[z].empty()) {
-                        out.rejected[overflow[z]] += static_cast<std::int64_t>(spList.size());
+                    if (!overflow[z].term.empty()) {
+                        s.sequenceParallel = spList.front();
+                        reject(out.rejected, overflow[z].term,
+                               static_cast<std::int64_t>(spList.size()), overflow[z].message,
+                               PlanLayout::of(s));
                         continue;
                     }
                     for (bool sp : spList) {
@@ -327,9 +433,10 @@ private:
 
 std::optional<InputError> checkRequest(const PlanRequest &req, const Presets &presets)
 {
-    if (req.devices <= 0)
-        return InputError{"devices",
-                          "must be a positive device count, got " + std::to_string(req.devices)};
+    if (req.devices <= 0 || req.devices > limits::kPlanDevices)
+        return InputError{"devices", "must be a device count from 1 to " +
+                                         std::to_string(limits::kPlanDevices) + ", got " +
+                                         std::to_string(req.devices)};
     if (req.globalBatch <= 0)
         return InputError{"global-batch", "must be a positive number of sequences, got " +
                                               std::to_string(req.globalBatch)};
@@ -498,8 +605,7 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
     for (auto &p : partial) {
         result.layouts += p.layouts;
         result.evaluated += static_cast<std::int64_t>(p.evaluated.size());
-        for (const auto &[reason, count] : p.rejected)
-            result.rejected[reason] += count;
+        merge(result.rejected, p.rejected);
         std::move(p.evaluated.begin(), p.evaluated.end(),
                   std::back_inserter(result.evaluatedLayouts));
     }

@@ -21,7 +21,7 @@ namespace core {
 struct PlanRequest
 {
     Scenario base;
-    int devices = 64;         // N = T × K × D
+    int devices = 64;         // N = T × K × D, at most limits::kPlanDevices
     int globalBatch = 512;    // sequences per step, split over D replicas
     int top = 10;             // candidates to return, best first
     int maxVirtualStages = 4; // interleaved chunks per stage; more p2p traffic is not charged
@@ -70,9 +70,21 @@ struct PlanCandidate : PlanLayout
     TimeBreakdown breakdown;
 };
 
-// Why layouts were dropped, by reason ("optimizer states", "global batch not divisible by
-// D", ...): memory reasons name the largest term of the first stage that overflows.
-using RejectionCounts = std::map<std::string, std::int64_t>;
+// The layouts dropped for one reason, with one of them as an example.
+struct RejectionGroup
+{
+    std::int64_t count = 0;
+    std::string example; // that layout's own message, numbers included
+    PlanLayout layout;   // the first layout of the group in a fixed order of the layout fields
+    bool operator==(const RejectionGroup &) const = default;
+};
+
+// Why layouts were dropped, grouped by reason: the largest term of the first stage that
+// overflows ("optimizer states", as evaluate names it), "global batch smaller than D",
+// "global batch not divisible by D", "link bandwidth not published", or for a layout the
+// scenario's limits refuse, the key and the kind of problem with its numbers as #
+// ("invalid microbatch_size: must be at most # (sequences per micro-batch), got #").
+using RejectionCounts = std::map<std::string, RejectionGroup>;
 
 struct PlanResult
 {

@@ -32,6 +32,34 @@ struct StageReport
     bool fits = false;
 };
 
+// The memory terms of a stage, in one fixed order: the report's columns, the stage memory
+// chart's stack, and the order ties are settled in when naming the largest term.
+struct MemoryTerm
+{
+    const char *name; // as warnings and the planner's rejections name it
+    std::int64_t StageReport::*bytes;
+};
+inline constexpr MemoryTerm kMemoryTerms[] = {
+    {"weights", &StageReport::weightsBytes},
+    {"gradients", &StageReport::gradsBytes},
+    {"optimizer states", &StageReport::optimizerBytes},
+    {"activations", &StageReport::activationsBytes},
+    {"cached outputs", &StageReport::cachedOutputsBytes},
+    {"KV cache", &StageReport::kvCacheBytes},
+    {"reserve", &StageReport::reserveBytes},
+};
+
+// The biggest term of a stage, what to shrink first; on a tie the first in kMemoryTerms, so
+// the answer never depends on where the compiler put a string.
+inline const char *largestMemoryTerm(const StageReport &stage)
+{
+    const MemoryTerm *largest = &kMemoryTerms[0];
+    for (const MemoryTerm &term : kMemoryTerms)
+        if (stage.*term.bytes > stage.*largest->bytes)
+            largest = &term;
+    return largest->name;
+}
+
 // The whole model's weights at one precision (the seed's first table).
 struct PrecisionSize
 {
@@ -96,10 +124,16 @@ struct Report
 
     // The schedule's event simulation (DESIGN §3.3).
     double bubbleFraction = 0;                      // 1 - busy / (K × makespan)
-    std::optional<double> bubbleFractionClosedForm; // none for some schedules
+    std::optional<double> bubbleFractionClosedForm; // only where it holds
+    std::string bubbleClosedFormMissing;            // why there is none, when there is none
     double makespanS = 0; // one step; in layer-time units when the device has no peak FLOPS
-    bool timeInLayerUnits = false;    // makespanS and the timeline count layer-times, not seconds
+    // makespanS and the timeline count layer-times, not seconds; warning "no-timing" too.
+    bool timeInLayerUnits = false;
+    std::string untimedReason;        // why: "SambaNova SN40L publishes no int4 peak FLOPS"
     std::vector<ScheduleOp> timeline; // only with EvaluateOptions::timeline
+    // With EvaluateOptions::timeline, why the timeline is empty: more blocks than
+    // limits::kTimelineBlocks. The rest of the report is complete.
+    std::optional<InputError> timelineRefused;
 
     // The step-time model (docs/step_time.md); empty in layer-time units or when a link
     // the step needs has no published bandwidth.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 
 namespace core {
 
@@ -361,12 +362,50 @@ std::optional<double> closedFormBubble(Schedule schedule, int K, int m, int v, d
         // paper takes F = B = W); beyond that the simulation is the answer.
         if (m < K || weightGrad > std::min(forward, inputGrad))
             return std::nullopt;
-        // Qi et al. 2023, §3.1: ZB-H1's bubble time (K-1)(F+B-W), against m(F+B+W) of work.
+        // Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024, §2.1: (K-1)(F+B-W) idle.
         const double bubble = (K - 1) * (forward + inputGrad - weightGrad);
         return bubble / (m * (forward + inputGrad + weightGrad) + bubble);
     }
     }
     return std::nullopt;
+}
+
+ClosedFormBubble closedFormBubble(const PipelineInput &in)
+{
+    const auto k = static_cast<std::size_t>(std::max(in.stages, 0));
+    if (in.stages <= 0 || in.microbatches <= 0 || in.forward.size() != k || in.backward.size() != k)
+        return {std::nullopt, "there is no pipeline"};
+    const bool split = in.schedule == Schedule::zbH1;
+    const auto uniform = [](const std::vector<double> &t) {
+        return std::adjacent_find(t.begin(), t.end(), std::not_equal_to<>()) == t.end();
+    };
+    // Every closed form counts the fill and drain of equal stages (Narayanan et al. 2021,
+    // §2.2); with uneven ones the slowest stage sets the pace and only the simulation knows.
+    if (!uniform(in.forward) || !uniform(in.backward) || (split && !uniform(in.weight)))
+        return {std::nullopt, "the stages take different times; the closed form assumes "
+                              "equal stages"};
+    if (in.p2pLatency > 0 && in.stages > 1)
+        return {std::nullopt, "the closed form assumes free point-to-point communication"};
+    const double w = split && !in.weight.empty() ? in.weight.front() : 0.0;
+    const double f = in.forward.front();
+    const double b = in.backward.front();
+    if (auto fraction =
+            closedFormBubble(in.schedule, in.stages, in.microbatches, in.virtualStages, f, b, w))
+        return {fraction, {}};
+    switch (in.schedule) {
+    case Schedule::zbH1:
+        if (in.microbatches < in.stages)
+            return {std::nullopt, "ZB-H1's closed form needs at least as many micro-batches as "
+                                  "stages"};
+        return {std::nullopt, "ZB-H1's closed form needs W no longer than F or B"};
+    case Schedule::interleaved:
+        return {std::nullopt, "the interleaved closed form needs micro-batches a multiple of "
+                              "the stages"};
+    case Schedule::gpipe:
+    case Schedule::oneFOneB:
+        break;
+    }
+    return {std::nullopt, "there is no pipeline"};
 }
 
 } // namespace core

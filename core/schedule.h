@@ -93,4 +93,14 @@ std::optional<double> closedFormBubble(Schedule schedule, int stages, int microb
                                        int virtualStages, double forward = 1.0,
                                        double inputGrad = 1.0, double weightGrad = 1.0);
 
+// The closed form of a pipeline as simulated: with its own F, B and W, and only where it
+// holds (every stage takes the same times, no point-to-point latency); otherwise no
+// fraction and the reason.
+struct ClosedFormBubble
+{
+    std::optional<double> fraction;
+    std::string missing; // why there is no fraction: "the stages take different times", ...
+};
+ClosedFormBubble closedFormBubble(const PipelineInput &input);
+
 } // namespace core

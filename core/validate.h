@@ -30,6 +30,12 @@ inline constexpr double kMinRate = 1e-3;                // GB/s and TFLOPS, when
 inline constexpr double kMaxRate = 1e9;                 // GB/s and TFLOPS
 inline constexpr double kMinMfu = 1e-3;                 // below it, times overflow
 inline constexpr double kTdpW = 1e6;                    // one device
+
+// Blocks of a timeline (F, B and W passes) that evaluate() keeps, the window draws and
+// `eval --timeline` writes (about 100 bytes a block): K = 64, m = 1024 with zb-h1 fit.
+inline constexpr std::int64_t kTimelineBlocks = 1 << 20;
+// The planner's N, in `plan --devices` and the window's Planner.
+inline constexpr int kPlanDevices = 1 << 20;
 } // namespace limits
 
 // The model and device a scenario names: its inline definition, or a preset.

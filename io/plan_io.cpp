@@ -20,20 +20,26 @@ QJsonObject breakdownToJson(const core::TimeBreakdown &b)
     return o;
 }
 
-QJsonObject candidateToJson(const core::PlanCandidate &c, int rank)
+QJsonObject layoutToJson(const core::PlanLayout &l)
 {
     QJsonObject o;
+    o.insert(QStringLiteral("tp"), l.tp);
+    o.insert(QStringLiteral("pp"), l.pp);
+    o.insert(QStringLiteral("dp"), l.dp);
+    o.insert(QStringLiteral("zero"), l.zero);
+    o.insert(QStringLiteral("schedule"), qs(core::toString(l.schedule)));
+    o.insert(QStringLiteral("virtual_stages"), l.virtualStages);
+    o.insert(QStringLiteral("microbatch_size"), l.microbatchSize);
+    o.insert(QStringLiteral("microbatches"), l.microbatches);
+    o.insert(QStringLiteral("recompute"), qs(core::toString(l.recompute)));
+    o.insert(QStringLiteral("sequence_parallel"), l.sequenceParallel);
+    return o;
+}
+
+QJsonObject candidateToJson(const core::PlanCandidate &c, int rank)
+{
+    QJsonObject o = layoutToJson(c);
     o.insert(QStringLiteral("rank"), rank);
-    o.insert(QStringLiteral("tp"), c.tp);
-    o.insert(QStringLiteral("pp"), c.pp);
-    o.insert(QStringLiteral("dp"), c.dp);
-    o.insert(QStringLiteral("zero"), c.zero);
-    o.insert(QStringLiteral("schedule"), qs(core::toString(c.schedule)));
-    o.insert(QStringLiteral("virtual_stages"), c.virtualStages);
-    o.insert(QStringLiteral("microbatch_size"), c.microbatchSize);
-    o.insert(QStringLiteral("microbatches"), c.microbatches);
-    o.insert(QStringLiteral("recompute"), qs(core::toString(c.recompute)));
-    o.insert(QStringLiteral("sequence_parallel"), c.sequenceParallel);
     o.insert(QStringLiteral("step_time_s"), c.stepTimeS);
     o.insert(QStringLiteral("tokens_per_s"), c.tokensPerS);
     o.insert(QStringLiteral("mfu_achieved"), c.mfuAchieved);
@@ -66,15 +72,21 @@ QString layoutText(const core::PlanCandidate &c)
     return text;
 }
 
-QString rejectionsText(const core::RejectionCounts &rejected)
+QStringList rejectionsText(const core::RejectionCounts &rejected)
 {
-    std::vector<std::pair<std::string, std::int64_t>> sorted(rejected.begin(), rejected.end());
+    std::vector<std::pair<std::string, core::RejectionGroup>> sorted(rejected.begin(),
+                                                                     rejected.end());
     std::stable_sort(sorted.begin(), sorted.end(),
-                     [](const auto &a, const auto &b) { return a.second > b.second; });
-    QStringList parts;
-    for (const auto &[reason, count] : sorted)
-        parts << formatCount(count) + QLatin1Char(' ') + qs(reason);
-    return parts.join(QStringLiteral(", "));
+                     [](const auto &a, const auto &b) { return a.second.count > b.second.count; });
+    QStringList lines;
+    for (const auto &[reason, group] : sorted) {
+        core::PlanCandidate example;
+        example.PlanLayout::operator=(group.layout);
+        lines << QStringLiteral("%1 %2; e.g. %3: %4")
+                     .arg(formatCount(group.count), qs(reason), layoutText(example),
+                          qs(group.example));
+    }
+    return lines;
 }
 
 QJsonObject planToJson(const core::PlanRequest &request, const core::PlanResult &result,
@@ -96,10 +108,17 @@ QJsonObject planToJson(const core::PlanRequest &request, const core::PlanResult 
     root.insert(QStringLiteral("pruned"), static_cast<qint64>(result.pruned));
     root.insert(QStringLiteral("feasible"), static_cast<qint64>(result.feasible));
     root.insert(QStringLiteral("elapsed_s"), result.elapsedS);
+    // Counts by reason, and one example of each: the layout and its message.
     QJsonObject rejected;
-    for (const auto &[reason, count] : result.rejected)
-        rejected.insert(qs(reason), static_cast<qint64>(count));
+    QJsonObject examples;
+    for (const auto &[reason, group] : result.rejected) {
+        rejected.insert(qs(reason), static_cast<qint64>(group.count));
+        QJsonObject example = layoutToJson(group.layout);
+        example.insert(QStringLiteral("message"), qs(group.example));
+        examples.insert(qs(reason), example);
+    }
     root.insert(QStringLiteral("rejected"), rejected);
+    root.insert(QStringLiteral("rejected_examples"), examples);
     QJsonArray candidates;
     int rank = 1;
     for (const auto &c : result.candidates)
@@ -123,8 +142,10 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
              .arg(formatCount(result.layouts), formatCount(result.evaluated),
                   formatCount(result.pruned), formatCount(result.feasible))
              .arg(result.elapsedS * 1e3, 0, 'f', 0);
-    if (!result.rejected.empty())
-        s << QStringLiteral("Rejected        %1\n").arg(rejectionsText(result.rejected));
+    const QStringList rejected = rejectionsText(result.rejected);
+    for (qsizetype i = 0; i < rejected.size(); ++i)
+        s << (i == 0 ? QStringLiteral("Rejected        ") : QString(16, QLatin1Char(' ')))
+          << rejected.at(i) << '\n';
     if (request.distinct)
         s << QStringLiteral("Listed          the fastest layout of each T, K, D, schedule and "
                             "micro-batch size\n");

@@ -4,6 +4,7 @@
 
 #include <QJsonObject>
 #include <QString>
+#include <QStringList>
 
 namespace io {
 
@@ -20,7 +21,9 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
 // as the window and the text report write it.
 QString layoutText(const core::PlanCandidate &candidate);
 
-// "8,745 activations, 975 optimizer states": the rejections, most frequent first.
-QString rejectionsText(const core::RejectionCounts &rejected);
+// The rejection groups, most frequent first (ties in the reasons' order): one line each,
+// "975 optimizer states; e.g. T=1 K=1 D=64, ZeRO 0, …: stage 0's weights, … most of it
+// optimizer states".
+QStringList rejectionsText(const core::RejectionCounts &rejected);
 
 } // namespace io

@@ -3,6 +3,8 @@
 #include "io/text.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QLocale>
 #include <QTextStream>
 
 namespace io {
@@ -89,7 +91,14 @@ QJsonObject reportToJson(const core::Report &r)
     root.insert(QStringLiteral("bubble_fraction_closed_form"),
                 r.bubbleFractionClosedForm ? QJsonValue(*r.bubbleFractionClosedForm)
                                            : QJsonValue(QJsonValue::Null));
-    root.insert(QStringLiteral("makespan_s"), r.makespanS);
+    root.insert(QStringLiteral("bubble_closed_form_missing"),
+                r.bubbleFractionClosedForm ? QJsonValue(QJsonValue::Null)
+                                           : QJsonValue(qs(r.bubbleClosedFormMissing)));
+    // Never layer-times under a name in seconds: warning "no-timing" says why there are none.
+    root.insert(QStringLiteral("makespan_s"),
+                r.timeInLayerUnits ? QJsonValue(QJsonValue::Null) : QJsonValue(r.makespanS));
+    root.insert(QStringLiteral("makespan_layer_times"),
+                r.timeInLayerUnits ? QJsonValue(r.makespanS) : QJsonValue(QJsonValue::Null));
     // The step-time model (docs/step_time.md): null in layer-time units.
     auto optional = [](const std::optional<double> &v) {
         return v ? QJsonValue(*v) : QJsonValue(QJsonValue::Null);
@@ -118,21 +127,39 @@ QJsonObject reportToJson(const core::Report &r)
                                 "energy_j_per_million_tokens", "time_breakdown", "dp_comm"})
             root.insert(QLatin1String(key), QJsonValue(QJsonValue::Null));
     }
-    if (!r.timeline.empty()) {
-        QJsonArray timeline;
-        for (const auto &op : r.timeline) {
-            QJsonObject o;
-            o.insert(QStringLiteral("stage"), op.stage);
-            o.insert(QStringLiteral("kind"), QLatin1String(core::opLetter(op.kind)));
-            o.insert(QStringLiteral("microbatch"), op.microbatch);
-            o.insert(QStringLiteral("chunk"), op.chunk);
-            o.insert(QStringLiteral("start_s"), op.start);
-            o.insert(QStringLiteral("end_s"), op.end);
-            timeline.append(o);
-        }
-        root.insert(QStringLiteral("timeline"), timeline);
-    }
     return root;
+}
+
+void writeReportJson(const core::Report &r, QTextStream &out)
+{
+    QByteArray head = QJsonDocument(reportToJson(r)).toJson(QJsonDocument::Indented);
+    if (r.timeline.empty()) {
+        out << head;
+        return;
+    }
+    // The object's closing brace comes after the timeline: "...\n}\n" loses its last 3 bytes.
+    if (head.endsWith("\n}\n"))
+        head.chop(3);
+    out << head << ",\n    \"timeline\": [";
+    // As QJsonDocument writes a double: the shortest text that reads back the same.
+    const auto number = [](double v) {
+        return QByteArray::number(v, 'g', QLocale::FloatingPointShortest);
+    };
+    const bool seconds = !r.timeInLayerUnits;
+    bool first = true;
+    for (const core::ScheduleOp &op : r.timeline) {
+        out << (first ? "\n" : ",\n") << "        {\"stage\": " << op.stage << ", \"kind\": \""
+            << core::opLetter(op.kind) << "\", \"microbatch\": " << op.microbatch
+            << ", \"chunk\": " << op.chunk;
+        if (seconds)
+            out << ", \"start_s\": " << number(op.start) << ", \"end_s\": " << number(op.end);
+        else
+            out << ", \"start_s\": null, \"end_s\": null, \"start_layer_times\": "
+                << number(op.start) << ", \"end_layer_times\": " << number(op.end);
+        out << '}';
+        first = false;
+    }
+    out << "\n    ]\n}\n";
 }
 
 QString reportToText(const core::Report &r)
@@ -168,7 +195,13 @@ QString reportToText(const core::Report &r)
     s << QStringLiteral("Bubble          %1 % simulated").arg(100 * r.bubbleFraction, 0, 'f', 1);
     if (r.bubbleFractionClosedForm)
         s << QStringLiteral(", %1 % closed form").arg(100 * *r.bubbleFractionClosedForm, 0, 'f', 1);
-    s << QStringLiteral("; step %1 s\n").arg(r.makespanS, 0, 'g', 4);
+    else if (!r.bubbleClosedFormMissing.empty())
+        s << QStringLiteral(", no closed form (%1)").arg(qs(r.bubbleClosedFormMissing));
+    if (r.timeInLayerUnits)
+        s << QStringLiteral("; makespan %1 layer-times, not seconds (no timing)\n")
+                 .arg(r.makespanS, 0, 'g', 4);
+    else
+        s << QStringLiteral("; step %1 s\n").arg(r.makespanS, 0, 'g', 4);
     if (r.stepTime) {
         const core::StepTimeReport &st = *r.stepTime;
         const auto &b = st.breakdown;

@@ -4,15 +4,21 @@
 
 #include <QJsonObject>
 #include <QString>
+#include <QTextStream>
 
 namespace io {
 
 inline constexpr const char *kReportFormat = "parascope-report";
 inline constexpr int kReportVersion = 1;
 
-// The JSON report of `parascope eval --format json`. Field names are part of
-// the interface (README, "Report fields"): add, never rename.
+// The JSON report of `parascope eval --format json`, without the timeline. Field names
+// are part of the interface (README, "Report fields"): add, never rename.
 QJsonObject reportToJson(const core::Report &report);
+
+// The whole JSON report, indented, timeline included: the timeline (up to
+// core::limits::kTimelineBlocks blocks) is written block by block as it goes, never held
+// as JSON values, so memory stays that of the report.
+void writeReportJson(const core::Report &report, QTextStream &out);
 
 // The same, for people.
 QString reportToText(const core::Report &report);

@@ -475,11 +475,12 @@ void MainWindow::showVerdict()
 {
     const core::Report &r = m_document->lastValidReport();
     // The step-time model's total (what the planner ranks by); the pipeline's makespan in
-    // layer-times when the device publishes no peak FLOPS.
+    // layer-times, and why, when there is no timing (no peak FLOPS, or a size-only model).
     const QString step = r.stepTime ? tr("step %1 s").arg(r.stepTime->stepTimeS, 0, 'g', 3)
-                         : r.timeInLayerUnits
-                             ? tr("makespan %1 layer-times").arg(r.makespanS, 0, 'g', 3)
-                             : tr("pipeline %1 s").arg(r.makespanS, 0, 'g', 3);
+                         : r.timeInLayerUnits ? tr("makespan %1 layer-times, no seconds: %2")
+                                                    .arg(r.makespanS, 0, 'g', 3)
+                                                    .arg(io::qs(r.untimedReason))
+                                              : tr("pipeline %1 s").arg(r.makespanS, 0, 'g', 3);
     QString verdict = tr("%1 devices (T=%2 × K=%3 × D=%4). Bubble %5, %6. ")
                           .arg(r.devices)
                           .arg(r.tp)

@@ -94,6 +94,12 @@ private Q_SLOTS:
             << "devices[0].memory_gib";
         QTest::addRow("presets with an argument")
             << QStringList{QStringLiteral("presets"), QStringLiteral("extra")} << "no arguments";
+        // README, "Limits": 6,291,432 blocks once took 98 s, 12.3 GB and 1.3 GB of JSON.
+        QTest::addRow("a timeline beyond 2^20 blocks")
+            << eval({"--timeline", "--format", "json", "--set", "model=llama-3.1-405b", "--set",
+                     "pp=126", "--set", "microbatches=16644", "--set", "schedule=zb-h1"})
+            << "microbatches: the timeline would hold pp x microbatches x 3 passes (F, B, W) = "
+               "6291432 blocks, more than the 1048576";
     }
     void invalidInput()
     {
@@ -296,11 +302,101 @@ private Q_SLOTS:
         }
         QCOMPARE(forwards, 16);
         const QJsonObject zb = json({QStringLiteral("--set"), QStringLiteral("schedule=zb-h1"),
+                                     QStringLiteral("--set"), QStringLiteral("recompute=none"),
                                      QStringLiteral("--timeline")});
         QCOMPARE(zb.value(QStringLiteral("timeline")).toArray().size(), 4 * 16 * 3); // F, B, W
-        // Qi et al. 2023 §3.1 with F = B = W: (K-1)F / (3mF + (K-1)F) = 3/51.
+        // Qi et al. (ICLR 2024) §2.1 with F = B = W, no recomputation: (K-1)F / (3mF + (K-1)F)
+        // = 3/51.
         QVERIFY(std::abs(zb.value(QStringLiteral("bubble_fraction_closed_form")).toDouble() -
                          3.0 / 51) < 1e-12);
+        // Selective recomputation lengthens B: the closed form follows the simulation, not 3/51.
+        const QJsonObject selective =
+            json({QStringLiteral("--set"), QStringLiteral("schedule=zb-h1")});
+        const double closed =
+            selective.value(QStringLiteral("bubble_fraction_closed_form")).toDouble();
+        QVERIFY(closed > 3.0 / 51);
+        QVERIFY(std::abs(closed - selective.value(QStringLiteral("bubble_fraction")).toDouble()) <
+                1e-9);
+    }
+
+    // No number with the wrong unit: without a peak for the precision the schedule is timed in
+    // layer-times, and neither report calls them seconds; both say there is no timing and why.
+    void noTimingInTextAndJson_data()
+    {
+        QTest::addColumn<QStringList>("settings");
+        QTest::addColumn<QString>("why");
+        QTest::addRow("INT4 inference on an H100")
+            << QStringList{"mode=inference", "precision=int4", "device=h100-sxm"}
+            << "NVIDIA H100 SXM publishes no int4 peak FLOPS";
+        QTest::addRow("the SN40L serving 405B in INT4")
+            << QStringList{"model=llama-3.1-405b",
+                           "mode=inference",
+                           "precision=int4",
+                           "device=sn40l",
+                           "tp=8",
+                           "pp=8",
+                           "dp=1"}
+            << "SambaNova SN40L publishes no int4 peak FLOPS";
+    }
+    void noTimingInTextAndJson()
+    {
+        QFETCH(QStringList, settings);
+        QFETCH(QString, why);
+        QStringList arguments;
+        for (const QString &kv : settings)
+            arguments << QStringLiteral("--set") << kv;
+        const QJsonObject r = json(arguments + QStringList{QStringLiteral("--timeline")});
+        QVERIFY(r.value(QStringLiteral("makespan_s")).isNull());
+        QVERIFY(r.value(QStringLiteral("makespan_layer_times")).toDouble() > 0);
+        QVERIFY(r.value(QStringLiteral("step_time_s")).isNull());
+        QJsonObject warning;
+        for (const QJsonValue &w : r.value(QStringLiteral("warnings")).toArray())
+            if (w.toObject().value(QStringLiteral("code")).toString() == QLatin1String("no-timing"))
+                warning = w.toObject();
+        QVERIFY2(warning.value(QStringLiteral("message")).toString().contains(why),
+                 qPrintable(warning.value(QStringLiteral("message")).toString()));
+        const QJsonArray timeline = r.value(QStringLiteral("timeline")).toArray();
+        QVERIFY(!timeline.isEmpty());
+        for (const QJsonValue &v : timeline) {
+            const QJsonObject op = v.toObject();
+            QVERIFY(op.value(QStringLiteral("start_s")).isNull());
+            QVERIFY(op.value(QStringLiteral("end_s")).isNull());
+            QVERIFY(op.value(QStringLiteral("end_layer_times")).toDouble() >
+                    op.value(QStringLiteral("start_layer_times")).toDouble());
+        }
+
+        const Run text = run(QStringList{QStringLiteral("eval")} + arguments);
+        QCOMPARE(text.status, 0);
+        QVERIFY2(text.out.contains(QStringLiteral("layer-times, not seconds")),
+                 qPrintable(text.out));
+        QVERIFY2(text.out.contains(QStringLiteral("warning: no timing: ") + why),
+                 qPrintable(text.out));
+        QVERIFY(!text.out.contains(QStringLiteral("; step ")));
+    }
+
+    // With a peak, seconds, and no layer-times.
+    void timedReportHasNoLayerTimes()
+    {
+        const QJsonObject r = json({});
+        QVERIFY(r.value(QStringLiteral("makespan_s")).toDouble() > 0);
+        QVERIFY(r.value(QStringLiteral("makespan_layer_times")).isNull());
+        QVERIFY(r.value(QStringLiteral("bubble_closed_form_missing")).isNull());
+    }
+
+    // A closed form only where it holds: 80 layers over K = 3 take 27, 27 and 26 layers, so
+    // the stages take different times; null, with the reason, in JSON and in text.
+    void noClosedFormForUnevenStages()
+    {
+        const QJsonObject r = json({QStringLiteral("--set"), QStringLiteral("pp=3")});
+        QVERIFY(r.value(QStringLiteral("bubble_fraction_closed_form")).isNull());
+        QVERIFY(r.value(QStringLiteral("bubble_closed_form_missing"))
+                    .toString()
+                    .contains(QStringLiteral("different times")));
+        const Run text =
+            run({QStringLiteral("eval"), QStringLiteral("--set"), QStringLiteral("pp=3")});
+        QVERIFY2(
+            text.out.contains(QStringLiteral("no closed form (the stages take different times")),
+            qPrintable(text.out));
     }
 
     void warningsInJson()

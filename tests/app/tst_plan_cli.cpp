@@ -6,6 +6,7 @@
 #include <QJsonObject>
 #include <QSet>
 #include <QTest>
+#include <algorithm>
 
 class TestPlanCli : public QObject
 {
@@ -127,6 +128,50 @@ private Q_SLOTS:
         }
     }
 
+    // Rejections grouped by key and kind of problem, one example each: a global batch of 2^27
+    // on one device refuses micro-batch sizes 1 ... 2^27 for eighteen different numbers, in
+    // three groups. (`--devices 64 --global-batch 1000000000` once printed a 305 KB line.)
+    void rejectionsAreGrouped()
+    {
+        const QString rest = QStringLiteral(
+            "--set model=llama-3.1-8b --set mode=inference --devices 1 --global-batch 134217728");
+        const QJsonObject r = json(rest);
+        const QJsonObject rejected = r.value("rejected").toObject();
+        const QJsonObject examples = r.value("rejected_examples").toObject();
+        QCOMPARE(rejected.keys(), examples.keys());
+        const QString tooLarge = QStringLiteral(
+            "invalid microbatch_size: must be at most # (sequences per micro-batch), got #");
+        QCOMPARE(rejected.value(tooLarge).toInteger(), 11); // b = 2^17 ... 2^27
+        QCOMPARE(
+            rejected
+                .value(QStringLiteral("invalid microbatches: must be at most # (micro-batches per "
+                                      "step), got #"))
+                .toInteger(),
+            7); // m = 2^27 ... 2^21
+        QCOMPARE(rejected.size(), 3);
+        const QJsonObject example = examples.value(tooLarge).toObject();
+        QCOMPARE(example.value("microbatch_size").toInt(), 1 << 17);
+        QCOMPARE(example.value("microbatches").toInt(), 1 << 10);
+        QCOMPARE(example.value("message").toString(),
+                 QStringLiteral("microbatch_size: must be at most 65536 (sequences per "
+                                "micro-batch), got 131072"));
+
+        const ParascopeRun text = runParascope(plan(rest));
+        QCOMPARE(text.status, 0);
+        const QStringList lines = text.out.split(QLatin1Char('\n'));
+        const auto first = std::find_if(lines.begin(), lines.end(), [](const QString &line) {
+            return line.startsWith(QStringLiteral("Rejected "));
+        });
+        QVERIFY(first != lines.end());
+        // One line a group, each with its example, and none of them long.
+        QVERIFY2(first->contains(QStringLiteral("11 ") + tooLarge + QStringLiteral("; e.g. ")),
+                 qPrintable(*first));
+        QCOMPARE(lines.filter(QStringLiteral("; e.g. ")).size(), 3);
+        for (const QString &line : lines)
+            QVERIFY2(line.size() < 300, qPrintable(line));
+        QVERIFY(text.out.size() < 2000);
+    }
+
     // DESIGN §4: invalid input exits 2 with one line naming the key.
     void invalidInput_data()
     {
@@ -152,6 +197,15 @@ private Q_SLOTS:
         QTest::newRow("device without the precision")
             << "--devices 8 --global-batch 8 --set device=sn30"
             << "device:";
+        // README, "Limits": N up to 2^20, as in the window; 2^30 to 2^31 - 1 once crashed.
+        QTest::newRow("2^20 + 1 devices") << "--devices 1048577 --global-batch 2048"
+                                          << "--devices: expected a whole number from 1 to 1048576";
+        QTest::newRow("2^30 devices (was SIGFPE)")
+            << "--devices 1073741824 --global-batch 2048"
+            << "--devices: expected a whole number from 1 to 1048576, got '1073741824'";
+        QTest::newRow("2^31 - 1 devices (was SIGFPE)")
+            << "--devices 2147483647 --global-batch 2048"
+            << "--devices: expected a whole number from 1 to 1048576, got '2147483647'";
     }
     void invalidInput()
     {

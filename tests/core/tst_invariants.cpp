@@ -352,6 +352,19 @@ private:
             !(*r.bubbleFractionClosedForm >= 0 && *r.bubbleFractionClosedForm < 1))
             return QStringLiteral("closed-form bubble %1 outside [0, 1)")
                 .arg(*r.bubbleFractionClosedForm);
+        // A closed form only where it holds: then it is the simulated bubble; otherwise the
+        // report says why there is none.
+        if (r.bubbleFractionClosedForm &&
+            !(std::abs(*r.bubbleFractionClosedForm - r.bubbleFraction) <= 1e-9))
+            return QStringLiteral("closed-form bubble %1, simulated %2")
+                .arg(*r.bubbleFractionClosedForm)
+                .arg(r.bubbleFraction);
+        if (!r.bubbleFractionClosedForm && r.bubbleClosedFormMissing.empty())
+            return QStringLiteral("no closed-form bubble, and no reason");
+        // No layer-times under a name in seconds: timing or a reason why there is none.
+        if (r.timeInLayerUnits != r.hasWarning("no-timing") ||
+            r.timeInLayerUnits == r.untimedReason.empty())
+            return QStringLiteral("layer-time units without the no-timing warning or its reason");
 
         std::vector<std::pair<QString, std::int64_t>> counts{
             {"params", r.params},

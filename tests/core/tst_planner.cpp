@@ -167,8 +167,8 @@ private Q_SLOTS:
         // Every layout is accounted for: evaluated, rejected unseen, or pruned.
         for (const PlanResult *r : {&pruned, &full}) {
             std::int64_t rejected = 0;
-            for (const auto &[reason, count] : r->rejected)
-                rejected += count;
+            for (const auto &[reason, group] : r->rejected)
+                rejected += group.count;
             QCOMPARE(rejected + r->feasible + r->pruned, r->layouts);
         }
     }
@@ -208,7 +208,7 @@ private Q_SLOTS:
             }
         }
         for (const auto &[reason, count] : rejectedSeen)
-            QCOMPARE(result.rejected.at(reason), count);
+            QCOMPARE(result.rejected.at(reason).count, count);
     }
 
     void boundNeverExceedsStepTime_data() { addCases(); }
@@ -414,6 +414,106 @@ private Q_SLOTS:
         QVERIFY(!result.error->message.empty());
     }
 
+    // README, "Limits": N up to 2^20, as the window's spin box; beyond it the request is
+    // refused naming the field, never searched (2^30 to 2^31 - 1 once overflowed the search
+    // for tensor-parallel degrees into a division by zero).
+    void devicesLimit_data()
+    {
+        QTest::addColumn<int>("devices");
+        QTest::addColumn<bool>("accepted");
+        QTest::newRow("2^20, the limit") << limits::kPlanDevices << true;
+        QTest::newRow("2^20 + 1") << limits::kPlanDevices + 1 << false;
+        QTest::newRow("2^30 (was SIGFPE)") << (1 << 30) << false;
+        QTest::newRow("2^30 + 2^29 (was SIGFPE)") << (1 << 30) + (1 << 29) << false;
+        QTest::newRow("2^31 - 1 (was SIGFPE)") << std::numeric_limits<int>::max() << false;
+        QTest::newRow("negative") << -64 << false;
+    }
+    void devicesLimit()
+    {
+        QFETCH(int, devices);
+        QFETCH(bool, accepted);
+        const PlanResult result = plan(request("model=llama-3.1-70b", devices, 2048), presets);
+        if (accepted) {
+            QVERIFY2(!result.error, result.error ? result.error->toString().c_str() : "");
+            QVERIFY(!result.candidates.empty());
+            for (const auto &c : result.candidates)
+                QCOMPARE(std::int64_t{c.tp} * c.pp * c.dp, std::int64_t{devices});
+            return;
+        }
+        QVERIFY(result.error);
+        QCOMPARE(result.error->key, std::string("devices"));
+        QVERIFY2(result.error->message.find(std::to_string(limits::kPlanDevices)) !=
+                     std::string::npos,
+                 result.error->message.c_str());
+        QCOMPARE(result.layouts, 0);
+    }
+
+    // A global batch of 2^27 on one device: micro-batch sizes from 1 to 2^27, each refused
+    // for a different number (m = 2^27, 2^26, ... beyond 2^20; b = 2^17, ... beyond 65,536).
+    // Grouped by key and kind of problem, that is three reasons, not one per number, each
+    // with an example that is a real layout's message.
+    void rejectionsAreGroupedByKindOfProblem()
+    {
+        const PlanRequest req = request("model=llama-3.1-8b,mode=inference", 1, 1 << 27);
+        const PlanResult result = plan(req, presets);
+        QVERIFY(!result.error);
+        const std::string tooLarge =
+            "invalid microbatch_size: must be at most # (sequences per micro-batch), got #";
+        const std::string tooMany =
+            "invalid microbatches: must be at most # (micro-batches per step), got #";
+        QVERIFY(result.rejected.contains(tooLarge));
+        QVERIFY(result.rejected.contains(tooMany));
+        // b = 2^17 ... 2^27: eleven sizes; m = 2^27 ... 2^21: seven counts.
+        QCOMPARE(result.rejected.at(tooLarge).count, 11);
+        QCOMPARE(result.rejected.at(tooMany).count, 7);
+        QCOMPARE(result.rejected.size(), std::size_t(3)); // and the KV cache that overflows
+        std::int64_t counted = 0;
+        for (const auto &[reason, group] : result.rejected) {
+            counted += group.count;
+            QVERIFY(group.count > 0);
+            const Report r = evaluate(group.layout.apply(req.base), presets);
+            if (reason.starts_with("invalid ")) {
+                QVERIFY(r.error);
+                QCOMPARE(r.error->toString(), group.example);
+            } else {
+                QVERIFY(r.ok() && !r.fits);
+                QCOMPARE(r.firstOverflowTerm, reason);
+                QVERIFY(r.warnings.front().message == group.example);
+            }
+        }
+        QCOMPARE(counted + result.feasible + result.pruned, result.layouts);
+        // The example is the first layout of its group: the smallest micro-batch size that
+        // is too large, the largest count that is too many.
+        QCOMPARE(result.rejected.at(tooLarge).layout.microbatchSize, 1 << 17);
+        QCOMPARE(result.rejected.at(tooMany).layout.microbatchSize, 1);
+        QCOMPARE(result.rejected.at(tooMany).example,
+                 std::string("microbatches: must be at most 1048576 (micro-batches per step), "
+                             "got 134217728"));
+    }
+
+    // Mixed-precision Adam with ZeRO 1 over D >= 7 keeps weights and gradients at 2 bytes a
+    // parameter each, more than the sharded optimizer states: an exact tie, named by the first
+    // of the memory terms' fixed order, "weights", in every build (it once depended on where
+    // the compiler put the string literals, and differed under AddressSanitizer).
+    void tiesNameTheFirstMemoryTerm()
+    {
+        for (bool prune : {true, false}) {
+            PlanRequest req = request("model=llama-3.1-405b", 64, 64);
+            req.prune = prune;
+            const PlanResult result = plan(req, presets);
+            QVERIFY(!result.error);
+            QVERIFY(result.rejected.contains("weights"));
+            QVERIFY(!result.rejected.contains("gradients"));
+            const RejectionGroup &weights = result.rejected.at("weights");
+            const Report r = evaluate(weights.layout.apply(req.base), presets);
+            QCOMPARE(r.firstOverflowTerm, std::string("weights"));
+            const StageReport &stage = r.stages[std::size_t(r.firstOverflowStage)];
+            QVERIFY(stage.optimizerBytes < stage.weightsBytes);
+            if (weights.layout.zero == 1)
+                QCOMPARE(stage.gradsBytes, stage.weightsBytes);
+        }
+    }
+
     void sizeOnlyModelIsRefused()
     {
         PlanRequest req = request("", 8, 16);
@@ -431,7 +531,7 @@ private Q_SLOTS:
     {
         const PlanResult result = plan(request("model=llama-3.1-8b", 8, 3), presets);
         QVERIFY(!result.error);
-        QVERIFY(result.rejected.at("global batch smaller than D") > 0);
+        QVERIFY(result.rejected.at("global batch smaller than D").count > 0);
         for (const auto &c : result.candidates)
             QCOMPARE(c.dp, 1);
     }

@@ -299,6 +299,58 @@ private Q_SLOTS:
         QCOMPARE(evaluate(Scenario{}, m_presets, withTimeline).timeline.size(),
                  std::size_t(4 * 16 * 2));
     }
+
+    // The largest term of a stage, with ties settled by the terms' fixed order (weights,
+    // gradients, optimizer states, activations, cached outputs, KV cache, reserve), never by
+    // where the string literals happen to lie: the answer is the same in every build.
+    void largestTermTies_data()
+    {
+        QTest::addColumn<int>("first");
+        QTest::addColumn<int>("second");
+        const int n = int(std::size(kMemoryTerms));
+        for (int a = 0; a < n; ++a)
+            for (int b = a + 1; b < n; ++b)
+                QTest::addRow("%s = %s", kMemoryTerms[a].name, kMemoryTerms[b].name) << a << b;
+    }
+    void largestTermTies()
+    {
+        QFETCH(int, first);
+        QFETCH(int, second);
+        StageReport stage;
+        for (const MemoryTerm &term : kMemoryTerms)
+            stage.*term.bytes = 1'000;
+        stage.*kMemoryTerms[first].bytes = 5'000'000'000;
+        stage.*kMemoryTerms[second].bytes = 5'000'000'000;
+        QCOMPARE(std::string(largestMemoryTerm(stage)), std::string(kMemoryTerms[first].name));
+        // One byte more decides it.
+        stage.*kMemoryTerms[second].bytes += 1;
+        QCOMPARE(std::string(largestMemoryTerm(stage)), std::string(kMemoryTerms[second].name));
+        // Every term equal: the first of all.
+        for (const MemoryTerm &term : kMemoryTerms)
+            stage.*term.bytes = 7;
+        QCOMPARE(std::string(largestMemoryTerm(stage)), std::string("weights"));
+    }
+
+    // An exact tie from a real scenario: 70B in BF16 with ZeRO 1 over D = 8 keeps 2 bytes of
+    // weights and 2 of gradients per parameter (ZeRO paper §3.1), 12 ÷ 8 of optimizer states.
+    void overflowTieNamesWeights()
+    {
+        Scenario s;
+        s.tp = 1;
+        s.pp = 1;
+        s.dp = 8;
+        s.zero = 1;
+        const Report r = evaluate(s, m_presets);
+        QVERIFY(r.ok());
+        QVERIFY(!r.fits);
+        const StageReport &stage = r.stages.front();
+        QCOMPARE(stage.gradsBytes, stage.weightsBytes);
+        for (const MemoryTerm &term : kMemoryTerms)
+            QVERIFY(stage.*term.bytes <= stage.weightsBytes);
+        QCOMPARE(r.firstOverflowTerm, std::string("weights"));
+        QVERIFY(r.hasWarning("does-not-fit"));
+        QVERIFY(r.warnings.front().message.ends_with("most of it weights"));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestStageMemory)

@@ -4,6 +4,7 @@
 // layout.
 #include "core/planner.h"
 #include "core/units.h"
+#include "core/validate.h"
 #include "io/presets_io.h"
 #include "io/scenario_io.h"
 #include "ui/charts/plan_chart.h"
@@ -339,6 +340,14 @@ private Q_SLOTS:
         QVERIFY(summary.contains(
             QStringLiteral("%1 of them fit").arg(io::formatCount(shown.feasible))));
         QVERIFY(summary.contains("Rejected: "));
+        // One example of each reason in the summary's tooltip.
+        const QString tooltip = w.panel->summaryLabel()->toolTip();
+        for (const auto &[reason, group] : shown.rejected)
+            QVERIFY2(tooltip.contains(QString::fromStdString(reason).toHtmlEscaped() +
+                                      QStringLiteral("</b>, e.g. ")),
+                     qPrintable(tooltip));
+        // The same device limit as `plan --devices` (README, "Limits").
+        QCOMPARE(w.panel->devicesBox()->maximum(), core::limits::kPlanDevices);
         QCOMPARE(shown.layouts, expected.layouts);
         QCOMPARE(shown.feasible > 0, true);
         QVERIFY(!w.panel->messageLabel()->isVisible());

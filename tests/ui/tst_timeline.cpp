@@ -255,6 +255,30 @@ private Q_SLOTS:
         QCOMPARE(chart->stageCount(), 4);
     }
 
+    // README, "Limits": a schedule of more than 2^20 blocks is evaluated but not drawn; the
+    // chart says why and which keys to lower, and draws again once they are lowered.
+    void tooManyBlocksDrawAMessage()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        TimelinePanel panel(&document);
+        panel.resize(800, 400);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        TimelineChart *chart = panel.chart();
+        set(document, "pp", "64");
+        set(document, "microbatches", "8193"); // 64 × 8193 × 2 = 2^20 + 128 blocks
+        QVERIFY(document.report().ok());
+        QVERIFY(document.report().timelineRefused);
+        QVERIFY(chart->blocks().empty());
+        QVERIFY2(chart->message().contains(QStringLiteral("lower pp or microbatches")),
+                 qPrintable(chart->message()));
+        QVERIFY(!chart->grab().isNull());
+        panel.step(); // nothing to step through: no crash
+        set(document, "microbatches", "16");
+        QVERIFY(!document.report().timelineRefused);
+        QCOMPARE(int(chart->blocks().size()), 64 * 16 * 2);
+    }
+
     void emptyAndInvalidReportsDrawAMessage()
     {
         TimelineChart chart;

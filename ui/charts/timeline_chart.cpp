@@ -86,6 +86,9 @@ void TimelineChart::setReport(const core::Report &report)
     m_message.clear();
     if (!report.ok()) {
         m_message = tr("The scenario is invalid: no schedule to show.");
+    } else if (report.timelineRefused) {
+        m_message = tr("Too many blocks to draw: %1.")
+                        .arg(QString::fromStdString(report.timelineRefused->toString()));
     } else if (report.timeline.empty() || report.makespanS <= 0) {
         m_message = tr("No schedule to show.");
     } else {

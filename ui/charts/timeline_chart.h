@@ -33,6 +33,8 @@ public:
     // playhead, each cut at it.
     std::vector<core::ScheduleOp> visibleBlocks() const;
     int stageCount() const { return m_stages; }
+    // Drawn instead of blocks when there are none: why.
+    const QString &message() const { return m_message; }
     double makespan() const { return m_makespan; }
 
     // The visible time range; zoom and pan change it, Home restores it.

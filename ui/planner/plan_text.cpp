@@ -19,7 +19,9 @@ QString tr(const char *text)
 
 std::vector<std::pair<std::string, std::int64_t>> byCount(const core::RejectionCounts &counts)
 {
-    std::vector<std::pair<std::string, std::int64_t>> sorted(counts.begin(), counts.end());
+    std::vector<std::pair<std::string, std::int64_t>> sorted;
+    for (const auto &[reason, group] : counts)
+        sorted.emplace_back(reason, group.count);
     // Most first; ties in the map's (alphabetical) order, so the line never changes by chance.
     std::stable_sort(sorted.begin(), sorted.end(),
                      [](const auto &a, const auto &b) { return a.second > b.second; });
@@ -76,6 +78,20 @@ QString rejected(const core::RejectionCounts &counts)
     for (const auto &[reason, count] : byCount(counts))
         parts << tr("%1 %2").arg(io::formatCount(count), io::qs(reason));
     return parts.join(QStringLiteral(", "));
+}
+
+QString rejectionExamples(const core::RejectionCounts &counts)
+{
+    QString text;
+    for (const auto &[reason, count] : byCount(counts)) {
+        const core::RejectionGroup &group = counts.at(reason);
+        core::PlanCandidate example;
+        example.PlanLayout::operator=(group.layout);
+        text += tr("<p><b>%1</b>, e.g. %2: %3</p>")
+                    .arg(io::qs(reason).toHtmlEscaped(), layout(example).toHtmlEscaped(),
+                         io::qs(group.example).toHtmlEscaped());
+    }
+    return text;
 }
 
 std::optional<std::pair<QString, qint64>> mostRejected(const core::RejectionCounts &counts)

@@ -25,6 +25,9 @@ QString stepSeconds(double seconds);
 
 // "8,745 activations, 975 optimizer states, 3 global batch not divisible by D": most first.
 QString rejected(const core::RejectionCounts &counts);
+// One example of each reason, as rich text for a tooltip: "<p><b>optimizer states</b>, e.g.
+// T=1 K=1 D=64, …: stage 0's weights, … most of it optimizer states</p>"; empty without any.
+QString rejectionExamples(const core::RejectionCounts &counts);
 // The reason most layouts were dropped for, with its count.
 std::optional<std::pair<QString, qint64>> mostRejected(const core::RejectionCounts &counts);
 

@@ -31,8 +31,6 @@ namespace ui {
 
 namespace {
 
-// The planner's answer is "T × K × D = N": a cluster as large as anyone plans for.
-constexpr int kMaxDevices = 1 << 20;
 constexpr int kMaxGlobalBatch = 1 << 24;
 constexpr int kMaxTop = 1000;
 constexpr int kDefaultTop = 20;
@@ -70,8 +68,9 @@ QString summaryTooltip()
         "<b>fit</b>: of the evaluated layouts, those within the device's memory. Pruned "
         "layouts are not checked, and some of them would fit too.<br>"
         "<b>rejected</b>: by reason — the largest memory term of the first stage that "
-        "overflows, or a global batch that D does not divide. Layouts whose weights, "
-        "gradients and optimizer states alone overflow are rejected without being "
+        "overflows, a global batch that D does not divide, or a limit of Parascope's that "
+        "the layout passes (its key and the kind of problem, numbers as #). Layouts whose "
+        "weights, gradients and optimizer states alone overflow are rejected without being "
         "evaluated.</p>"
         "<p>Which layouts are pruned depends on the order in which the search's threads "
         "finish, so these counts can differ a little from one run to the next; the list of "
@@ -82,7 +81,7 @@ QString summaryTooltip()
 
 PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     : QWidget(parent), m_document(document), m_runner(new PlanRunner(this)),
-      m_devices(spinBox(QStringLiteral("plannerDevices"), 1, kMaxDevices)),
+      m_devices(spinBox(QStringLiteral("plannerDevices"), 1, core::limits::kPlanDevices)),
       m_globalBatch(spinBox(QStringLiteral("plannerGlobalBatch"), 1, kMaxGlobalBatch)),
       m_top(spinBox(QStringLiteral("plannerTop"), 1, kMaxTop)),
       m_distinct(new QCheckBox(tr("One per split"))), m_fromScenario(new QToolButton),
@@ -389,6 +388,7 @@ void PlannerPanel::onFinished(const core::PlanResult &result)
         m_chart->clear(tr("No search result."));
     } else {
         m_summary->setText(plan_text::summary(m_resultRequest, result));
+        m_summary->setToolTip(summaryTooltip() + plan_text::rejectionExamples(result.rejected));
         const core::DeviceSpec *device = core::resolveDevice(base, m_document->presets());
         m_chart->setResult(result, device ? device->capacityBytes() : 0);
     }

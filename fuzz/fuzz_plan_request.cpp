@@ -1,0 +1,177 @@
+// libFuzzer target: any bytes as a planner request, the inputs of `parascope plan` and of
+// the window's Planner (docs/TESTING.md), searched by core::plan on a built-in model and
+// device. A refused request names the field (and any device count beyond the limit is
+// refused, never searched); an accepted one returns only layouts that fit, fastest first,
+// each what core::evaluate says of it, with every layout counted once: rejected (with an
+// example), fitting or pruned.
+//
+// The bytes, little-endian, a missing tail read as zeros (tests/data/fuzz/plan/):
+//   0 devices int32 | 4 global batch int32 | 8 top int32 | 12 model uint8 | 13 device uint8
+//   (indices into the built-in presets) | 14 precision uint8 (index into core::Precision)
+//   15 flags uint8: bit 0 exhaustive (no pruning), bit 1 distinct, bit 2 inference,
+//   bit 3 FP32 gradients, bit 4 keep a large device count as it is
+//   16 maxVirtualStages uint8 | 17 sequence length uint8: 2^(7 + n mod 8) tokens
+//
+// The work per input stays small: a value the planner must refuse goes to it as it is
+// (refusing is cheap), and an accepted one is folded into a small search: at most 16 devices
+// and 16 sequences (8 and 8 without pruning), or, with bit 4, any device count up to the
+// limit with at most 4 sequences, which leaves few splits to evaluate.
+#include "core/evaluate.h"
+#include "core/planner.h"
+#include "core/precision.h"
+#include "core/validate.h"
+#include "fuzz/fuzz_support.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <set>
+#include <string_view>
+#include <tuple>
+
+namespace {
+
+constexpr std::size_t kSize = 18;
+
+class Fields
+{
+public:
+    Fields(const std::uint8_t *data, std::size_t size)
+    {
+        std::memcpy(m_bytes.data(), data, std::min(size, m_bytes.size()));
+    }
+    template <typename T> T at(std::size_t offset) const
+    {
+        T value;
+        std::memcpy(&value, m_bytes.data() + offset, sizeof value);
+        return value;
+    }
+
+private:
+    std::array<std::uint8_t, kSize> m_bytes{};
+};
+
+static_assert(std::endian::native == std::endian::little, "the seed corpus is little-endian");
+
+// 1 ... limit for a value the planner accepts; the value itself otherwise.
+int fold(int value, int acceptedMax, int limit)
+{
+    if (value < 1 || value > acceptedMax)
+        return value;
+    return 1 + (value - 1) % limit;
+}
+
+void checkRefused(const core::PlanRequest &request, const core::PlanResult &result)
+{
+    const core::InputError &error = *result.error;
+    fuzz::checkRefusal(error, true);
+    fuzz::require(result.candidates.empty() && result.evaluatedLayouts.empty() &&
+                      result.rejected.empty() && result.layouts == 0,
+                  "a refused plan request has results");
+    if (request.devices < 1 || request.devices > core::limits::kPlanDevices)
+        fuzz::require(error.key == "devices", "a device count beyond the limit is not refused");
+    else if (request.globalBatch < 1)
+        fuzz::require(error.key == "global-batch", "a global batch below 1 is not refused");
+    else if (request.top < 1)
+        fuzz::require(error.key == "top", "top below 1 is not refused");
+}
+
+void checkPlan(const core::PlanRequest &request, const core::PlanResult &result)
+{
+    fuzz::require(static_cast<int>(result.candidates.size()) <= request.top,
+                  "more candidates than top");
+    fuzz::require(result.evaluated == static_cast<std::int64_t>(result.evaluatedLayouts.size()),
+                  "evaluated is not the number of evaluated layouts");
+    fuzz::require(result.feasible <= result.evaluated, "more layouts fit than were evaluated");
+    fuzz::require(result.pruned >= 0 && result.layouts >= 0, "negative counts");
+    std::int64_t rejected = 0;
+    for (const auto &[reason, group] : result.rejected) {
+        fuzz::require(!reason.empty(), "a rejection without a reason");
+        fuzz::require(group.count > 0, "a rejection group without layouts");
+        fuzz::require(!group.example.empty(), "a rejection group without an example");
+        rejected += group.count;
+    }
+    fuzz::require(rejected + result.feasible + result.pruned == result.layouts,
+                  "rejected, fitting and pruned layouts do not add up to those considered");
+
+    std::set<std::tuple<int, int, int, int, int, int>> splits;
+    const core::PlanCandidate *previous = nullptr;
+    for (const core::PlanCandidate &c : result.candidates) {
+        fuzz::require(c.fits, "a candidate that does not fit");
+        fuzz::require(std::int64_t{c.tp} * c.pp * c.dp == request.devices,
+                      "a candidate with another device count");
+        fuzz::require(std::int64_t{c.microbatches} * c.microbatchSize * c.dp == request.globalBatch,
+                      "a candidate with another global batch");
+        fuzz::require(std::isfinite(c.stepTimeS) && c.stepTimeS > 0,
+                      "a candidate's step time is not a positive number");
+        if (previous)
+            fuzz::require(std::tie(previous->stepTimeS, previous->peakStageBytes) <=
+                              std::tie(c.stepTimeS, c.peakStageBytes),
+                          "candidates out of order");
+        previous = &c;
+        if (request.distinct)
+            fuzz::require(splits
+                              .insert({c.tp, c.pp, c.dp, static_cast<int>(c.schedule),
+                                       c.virtualStages, c.microbatchSize})
+                              .second,
+                          "--distinct lists a split twice");
+    }
+    // The first few candidates are exactly what the explorer shows after loading them.
+    for (std::size_t i = 0; i < std::min<std::size_t>(result.candidates.size(), 3); ++i) {
+        const core::PlanCandidate &c = result.candidates[i];
+        const core::Report r = core::evaluate(c.apply(request.base), fuzz::presets());
+        fuzz::require(r.ok() && r.fits && r.stepTime, "a candidate evaluate() refuses");
+        fuzz::require(r.stepTime->stepTimeS == c.stepTimeS,
+                      "a candidate's step time is not evaluate()'s");
+    }
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
+{
+    if (size > kSize)
+        return -1; // bytes past the fields mean nothing: keep them out of the corpus
+    const Fields in(data, size);
+    const auto flags = in.at<std::uint8_t>(15);
+    const bool exhaustive = flags & 1;
+    const bool large = (flags & 16) && !exhaustive;
+
+    core::PlanRequest request;
+    request.threads = 1;
+    request.prune = !exhaustive;
+    request.distinct = flags & 2;
+    const int devices = in.at<std::int32_t>(0);
+    const int batch = in.at<std::int32_t>(4);
+    request.devices =
+        large ? devices : fold(devices, core::limits::kPlanDevices, exhaustive ? 8 : 16);
+    request.globalBatch = fold(batch, std::numeric_limits<int>::max(),
+                               large        ? 4
+                               : exhaustive ? 8
+                                            : 16);
+    request.top = fold(in.at<std::int32_t>(8), std::numeric_limits<int>::max(), 16);
+    request.maxVirtualStages = 1 + in.at<std::uint8_t>(16) % 8;
+
+    const auto &presets = fuzz::presets();
+    request.base.model = presets.models[in.at<std::uint8_t>(12) % presets.models.size()].id;
+    request.base.device = presets.devices[in.at<std::uint8_t>(13) % presets.devices.size()].id;
+    constexpr auto precisions = core::enumNames(core::Precision{});
+    request.base.precision = precisions[in.at<std::uint8_t>(14) % precisions.size()].value;
+    if (flags & 4)
+        request.base.mode = core::Mode::inference;
+    if (flags & 8)
+        request.base.gradPrecision = core::Precision::fp32;
+    request.base.seqLen = 1 << (7 + in.at<std::uint8_t>(17) % 8);
+
+    const core::PlanResult result = core::plan(request, presets);
+    if (result.error)
+        checkRefused(request, result);
+    else
+        checkPlan(request, result);
+    return 0;
+}
