@@ -2,6 +2,7 @@
 
 #include "app/cli.h"
 #include "core/echo.h"
+#include "core/fields.h"
 #include "io/input_file.h"
 #include "io/scenario_io.h"
 #include "io/text.h"
@@ -66,9 +67,10 @@ int readScenario(const QCommandLineParser &parser, const QCommandLineOption &set
 core::InputError fromScenario(core::InputError error, const QString &file,
                               const QStringList &assignments)
 {
-    if (file.isEmpty())
-        return error;
     const std::string field = error.key.substr(0, error.key.find_first_of(".["));
+    // Only a scenario key can have come from the file (not --devices, say).
+    if (file.isEmpty() || !core::findField(field))
+        return error;
     for (const QString &assignment : assignments)
         if (assignment.section(QLatin1Char('='), 0, 0).trimmed().toStdString() == field)
             return error;
