@@ -104,8 +104,8 @@ int runPlan(const QStringList &arguments)
 
     const core::PlanResult result = core::plan(request, presets);
     if (result.error)
-        return fail(fromScenario(*result.error, parser.positionalArguments().value(0),
-                                 parser.values(set)));
+        return fail(
+            fromScenario(*result.error, parser.positionalArguments().value(0), parser.values(set)));
     const core::ModelSpec &model = *core::resolveModel(request.base, presets);
     const core::DeviceSpec &device = *core::resolveDevice(request.base, presets);
     QTextStream out(stdout);
