@@ -7,6 +7,7 @@
 #include "io/machine.h"
 #include "io/presets_io.h"
 #include "io/shard_io.h"
+#include "io/shared_options.h"
 #include "io/text.h"
 
 #include <QCommandLineParser>
@@ -77,9 +78,9 @@ int runShard(const QStringList &arguments)
     const auto interNode =
         option("inter-node-gb-per-s",
                "Inter-node bandwidth per direction, overriding the device's.", "GB/s");
-    const auto presetsFile = option("presets", "Extra model/device presets (JSON).", "FILE");
-    const auto format =
-        option("format", "Output format: text or json.", "text|json", QStringLiteral("text"));
+    const QCommandLineOption presetsFile = io::presetsOption(), format = formatOption();
+    parser.addOption(presetsFile);
+    parser.addOption(format);
     const StandardOptions standard;
     standard.addTo(parser);
     if (int status = parseStandard(parser, standard, arguments); status >= 0)
@@ -88,10 +89,9 @@ int runShard(const QStringList &arguments)
     if (!parser.positionalArguments().isEmpty())
         return fail(QString(), QStringLiteral("shard takes no arguments, got '%1'")
                                    .arg(parser.positionalArguments().constFirst()));
-    const QString formatText = parser.value(format);
-    if (formatText != QLatin1String("text") && formatText != QLatin1String("json"))
-        return fail(QStringLiteral("--format"),
-                    QStringLiteral("expected text or json, got '%1'").arg(formatText));
+    bool json = false;
+    if (int status = isJson(parser, format, json); status >= 0)
+        return status;
 
     core::ShardRequest request;
     for (const auto &[o, slot] :
@@ -168,7 +168,7 @@ int runShard(const QStringList &arguments)
     }
     if (report.error)
         return fail(flagFor(report.error->key), io::qs(report.error->message));
-    if (formatText == QLatin1String("json"))
+    if (json)
         out << QJsonDocument(io::shardToJson(report, io::qs(spec->id)))
                    .toJson(QJsonDocument::Indented);
     else
