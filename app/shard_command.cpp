@@ -2,6 +2,7 @@
 
 #include "app/cli.h"
 #include "app/command_line.h"
+#include "core/precision.h"
 #include "core/scenario.h"
 #include "core/sharding.h"
 #include "io/machine.h"
@@ -27,6 +28,18 @@ QString flagFor(const std::string &key)
     if (k == QLatin1String("inter_node_gb_per_s"))
         return QStringLiteral("--inter-node-gb-per-s");
     return QStringLiteral("--") + k;
+}
+
+// "fp32, bf16, fp16 or fp8": the precisions activations can take, those
+// core::analyzeSharding accepts.
+QString activationPrecisions()
+{
+    QStringList names;
+    for (const auto &entry : core::enumNames(core::Precision{}))
+        if (core::isTrainable(entry.value))
+            names << io::qs(entry.name);
+    return names.mid(0, names.size() - 1).join(QStringLiteral(", ")) + QStringLiteral(" or ") +
+           names.constLast();
 }
 
 template <typename T> bool parseInteger(const QString &text, T &out)
@@ -66,8 +79,11 @@ int runShard(const QStringList &arguments)
                              QString::number(defaults.seed));
     const auto device =
         option("device", "Device preset id.", "ID", io::qs(core::Scenario{}.device));
-    const auto precision = option("precision", "Activation precision: fp32, bf16, fp16 or fp8.",
-                                  "P", io::qs(core::toString(defaults.precision)));
+    const QCommandLineOption precision(
+        QStringLiteral("precision"),
+        QStringLiteral("Activation precision: %1.").arg(activationPrecisions()),
+        QStringLiteral("P"), io::qs(core::toString(defaults.precision)));
+    parser.addOption(precision);
     const auto verify =
         option("verify",
                "Numerical check: small (a reduced size with the same f/h, the default), full "
@@ -127,10 +143,9 @@ int runShard(const QStringList &arguments)
     }
     const auto p = core::parseEnum<core::Precision>(io::ss(parser.value(precision)));
     if (!p)
-        return fail(
-            QStringLiteral("--precision"),
-            QStringLiteral("unknown precision '%1'; expected %2")
-                .arg(parser.value(precision), io::qs(core::allowedNames<core::Precision>())));
+        return fail(QStringLiteral("--precision"),
+                    QStringLiteral("unknown precision '%1'; expected %2")
+                        .arg(parser.value(precision), activationPrecisions()));
     request.precision = *p;
     const auto v = core::parseEnum<core::Verify>(io::ss(parser.value(verify)));
     if (!v)
