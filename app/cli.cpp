@@ -10,6 +10,7 @@
 #include "io/presets_io.h"
 #include "io/report_io.h"
 #include "io/scenario_io.h"
+#include "io/shared_options.h"
 #include "io/text.h"
 
 #include <QCommandLineParser>
@@ -21,9 +22,6 @@
 namespace cli {
 
 namespace {
-
-const QStringList kCommands{QStringLiteral("eval"), QStringLiteral("plan"),
-                            QStringLiteral("presets"), QStringLiteral("shard")};
 
 QTextStream &out()
 {
@@ -44,74 +42,26 @@ QString fieldList()
     return text;
 }
 
-QString overview()
+int loadPresets(const QCommandLineParser &parser, const QCommandLineOption &option,
+                core::Presets &presets)
 {
-    return QStringLiteral(
-        "Usage: parascope [SCENARIO]            open the window\n"
-        "       parascope eval [SCENARIO] [--set KEY=VALUE ...] [--timeline] [--compare OTHER]\n"
-        "                      [--check] [--format text|json]\n"
-        "       parascope plan [SCENARIO] [--set KEY=VALUE ...] --devices N --global-batch B\n"
-        "                      [--top N] [--exhaustive] [--format text|json]\n"
-        "       parascope presets [--format text|json]\n"
-        "       parascope shard --hidden H --ffn F --tp T [--tokens N] [--seed S] [--device ID]\n"
-        "                       [--precision P] [--verify small|full|off] [--format text|json]\n"
-        "       parascope export [SCENARIO] [--set KEY=VALUE ...] --chart NAME|all --out PATH\n"
-        "                        [--image png|svg] [--size WxH] [--scale S] [--no-caption]\n"
-        "                        [--date YYYY-MM-DD]\n"
-        "\n"
-        "Common options: --presets FILE (extra model/device presets), --help, --version\n"
-        "Run 'parascope COMMAND --help' for a command's options.\n");
-}
-
-// Options every subcommand shares.
-struct Common
-{
-    QCommandLineOption presets{QStringLiteral("presets"),
-                               QStringLiteral("Extra model/device presets (JSON)."),
-                               QStringLiteral("FILE")};
-    QCommandLineOption format{QStringLiteral("format"),
-                              QStringLiteral("Output format: text or json."),
-                              QStringLiteral("text|json"), QStringLiteral("text")};
-    StandardOptions standard;
-
-    void addTo(QCommandLineParser &parser) const
-    {
-        parser.addOption(presets);
-        parser.addOption(format);
-        standard.addTo(parser);
-    }
-};
-
-// Parses and answers --help / --version. Returns -1 to go on, else an exit status.
-int parse(QCommandLineParser &parser, const Common &common, const QStringList &arguments,
-          const QString &extraHelp = {})
-{
-    if (int status = parseStandard(parser, common.standard, arguments, extraHelp); status >= 0)
-        return status;
-    const QString format = parser.value(common.format);
-    if (format != QLatin1String("text") && format != QLatin1String("json"))
-        return fail(QStringLiteral("--format"),
-                    QStringLiteral("expected text or json, got '%1'").arg(format));
-    return -1;
-}
-
-int loadPresets(const QCommandLineParser &parser, const Common &common, core::Presets &presets)
-{
-    if (auto e = io::loadPresets(presets, parser.value(common.presets)))
+    if (auto e = io::loadPresets(presets, parser.value(option)))
         return fail(*e);
     return -1;
 }
+
+} // namespace
 
 int runEval(const QStringList &arguments)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("Evaluate a scenario: memory per pipeline stage against the device."));
-    Common common;
-    common.addTo(parser);
-    QCommandLineOption set(QStringLiteral("set"),
-                           QStringLiteral("Set a scenario key (repeatable), e.g. --set tp=4."),
-                           QStringLiteral("KEY=VALUE"));
+    const QCommandLineOption presetsFile = io::presetsOption(), format = formatOption(),
+                             set = setOption();
+    parser.addOption(presetsFile);
+    parser.addOption(format);
+    parser.addOption(set);
     QCommandLineOption check(QStringLiteral("check"),
                              QStringLiteral("Exit with status 1 when the plan does not fit."));
     QCommandLineOption compare(QStringLiteral("compare"),
@@ -122,18 +72,22 @@ int runEval(const QStringList &arguments)
     QCommandLineOption timeline(
         QStringLiteral("timeline"),
         QStringLiteral("Add the schedule's timeline (every F/B/W op) to the JSON report."));
-    parser.addOption(set);
     parser.addOption(check);
     parser.addOption(timeline);
     parser.addPositionalArgument(QStringLiteral("scenario"),
                                  QStringLiteral("A .parascope.json scenario file (optional)."),
                                  QStringLiteral("[SCENARIO]"));
-    if (int status =
-            parse(parser, common, arguments, QStringLiteral("\nScenario keys:\n") + fieldList());
+    const StandardOptions standard;
+    standard.addTo(parser);
+    if (int status = parseStandard(parser, standard, arguments,
+                                   QStringLiteral("\nScenario keys:\n") + fieldList());
         status >= 0)
         return status;
+    bool json = false;
+    if (int status = isJson(parser, format, json); status >= 0)
+        return status;
     core::Presets presets;
-    if (int status = loadPresets(parser, common, presets); status >= 0)
+    if (int status = loadPresets(parser, presetsFile, presets); status >= 0)
         return status;
     core::Scenario scenario;
     if (int status = readScenario(parser, set, scenario); status >= 0)
@@ -166,7 +120,7 @@ int runEval(const QStringList &arguments)
         };
         const QJsonObject a = scenarioJson(scenario), b = scenarioJson(other);
         const QJsonObject ra = io::reportToJson(report), rb = io::reportToJson(otherReport);
-        if (parser.value(common.format) == QLatin1String("json"))
+        if (json)
             out() << QJsonDocument(io::comparisonToJson(a, b, ra, rb))
                          .toJson(QJsonDocument::Indented);
         else
@@ -174,7 +128,7 @@ int runEval(const QStringList &arguments)
         out().flush();
         return parser.isSet(check) && !(report.fits && otherReport.fits) ? doesNotFit : ok;
     }
-    if (parser.value(common.format) == QLatin1String("json"))
+    if (json)
         io::writeReportJson(report, out());
     else
         out() << io::reportToText(report);
@@ -185,19 +139,26 @@ int runEval(const QStringList &arguments)
 int runPresets(const QStringList &arguments)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("List the model and device presets."));
-    Common common;
-    common.addTo(parser);
-    if (int status = parse(parser, common, arguments); status >= 0)
+    parser.setApplicationDescription(QStringLiteral(
+        "List the built-in model and device presets, with those of --presets FILE."));
+    const QCommandLineOption presetsFile = io::presetsOption(), format = formatOption();
+    parser.addOption(presetsFile);
+    parser.addOption(format);
+    const StandardOptions standard;
+    standard.addTo(parser);
+    if (int status = parseStandard(parser, standard, arguments); status >= 0)
+        return status;
+    bool json = false;
+    if (int status = isJson(parser, format, json); status >= 0)
         return status;
     if (!parser.positionalArguments().isEmpty())
         return fail(QString(), QStringLiteral("presets takes no arguments, got %1")
                                    .arg(io::qs(core::quoted(
                                        parser.positionalArguments().constFirst().toStdString()))));
     core::Presets presets;
-    if (int status = loadPresets(parser, common, presets); status >= 0)
+    if (int status = loadPresets(parser, presetsFile, presets); status >= 0)
         return status;
-    if (parser.value(common.format) == QLatin1String("json"))
+    if (json)
         out() << QJsonDocument(io::presetsToJson(presets)).toJson(QJsonDocument::Indented);
     else
         out() << io::presetsToText(presets);
@@ -205,11 +166,12 @@ int runPresets(const QStringList &arguments)
     return ok;
 }
 
-} // namespace
-
-bool isCommand(const QString &argument)
+const Command *findCommand(std::span<const Command> commands, const QStringList &arguments)
 {
-    return kCommands.contains(argument);
+    for (const Command &command : commands)
+        if (arguments.value(1) == QLatin1String(command.name))
+            return &command;
+    return nullptr;
 }
 
 bool isInformational(const QStringList &arguments)
@@ -222,26 +184,36 @@ bool isInformational(const QStringList &arguments)
     return false;
 }
 
-int run(const QStringList &arguments)
+int run(const Command &command, const QStringList &arguments)
 {
+    QStringList rest = arguments.mid(2);
+    rest.prepend(QStringLiteral("parascope ") + QLatin1String(command.name));
+    return command.run(rest);
+}
+
+int runInformational(const QStringList &arguments, std::span<const Command> commands)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Open the window on a scenario, or run a command without a display."));
+    const io::WindowOptions window;
+    window.addTo(parser);
+    const StandardOptions standard;
+    standard.addTo(parser);
+    int width = 0;
+    for (const Command &command : commands)
+        width = std::max(width, int(qstrlen(command.name)));
+    QString list = QStringLiteral("\nCommands:\n");
+    for (const Command &command : commands)
+        list += QStringLiteral("  %1  %2\n")
+                    .arg(QLatin1String(command.name), -width)
+                    .arg(QString::fromUtf8(command.summary));
+    list += QStringLiteral("\nRun 'parascope COMMAND --help' for a command's options.\n");
     QStringList rest = arguments;
-    const QString command = rest.size() > 1 ? rest.takeAt(1) : QString();
-    if (command == QLatin1String("eval"))
-        return runEval(rest);
-    if (command == QLatin1String("plan"))
-        return runPlan(rest);
-    if (command == QLatin1String("presets"))
-        return runPresets(rest);
-    if (command == QLatin1String("shard"))
-        return runShard(rest);
-    // Only --help / --version reach here without a command.
-    if (arguments.contains(QLatin1String("--version")) || arguments.contains(QLatin1String("-v"))) {
-        out() << "parascope " << PARASCOPE_VERSION << Qt::endl;
-        return ok;
-    }
-    out() << overview();
-    out().flush();
-    return ok;
+    rest.replace(0, QStringLiteral("parascope"));
+    const int status = parseStandard(parser, standard, rest, list);
+    // "parascope -- --help" names a file.
+    return status >= 0 ? status : fail(QString(), QStringLiteral("expected --help or --version"));
 }
 
 } // namespace cli

@@ -7,6 +7,7 @@
 #include "io/scenario_io.h"
 #include "io/text.h"
 
+#include <QCoreApplication>
 #include <QTextStream>
 
 namespace cli {
@@ -30,6 +31,51 @@ void StandardOptions::addTo(QCommandLineParser &parser) const
     parser.addOption(version);
 }
 
+QCommandLineOption setOption(const QString &more)
+{
+    QString help = QStringLiteral("Set a scenario key (repeatable), e.g. --set tp=4; "
+                                  "'parascope eval --help' lists the keys.");
+    if (!more.isEmpty())
+        help += QLatin1Char(' ') + more;
+    return QCommandLineOption(QStringLiteral("set"), help, QStringLiteral("KEY=VALUE"));
+}
+
+namespace {
+
+const QString kText = QStringLiteral("text");
+const QString kJson = QStringLiteral("json");
+
+// The parser's help with "Usage: parascope eval [options] ..." as its first line: Qt
+// names the executable's path there, whatever the command.
+QString helpText(const QCommandLineParser &parser, const QString &invocation)
+{
+    QString text = parser.helpText();
+    const QString usage = QStringLiteral("Usage: ");
+    const QString program = usage + QCoreApplication::arguments().value(0);
+    if (text.startsWith(program))
+        text.replace(0, program.size(), usage + invocation);
+    return text;
+}
+
+} // namespace
+
+QCommandLineOption formatOption()
+{
+    return QCommandLineOption(QStringLiteral("format"),
+                              QStringLiteral("Output format: %1 or %2.").arg(kText, kJson),
+                              kText + QLatin1Char('|') + kJson, kText);
+}
+
+int isJson(const QCommandLineParser &parser, const QCommandLineOption &format, bool &json)
+{
+    const QString value = parser.value(format);
+    if (value != kText && value != kJson)
+        return fail(QStringLiteral("--format"),
+                    QStringLiteral("expected %1 or %2, got '%3'").arg(kText, kJson, value));
+    json = value == kJson;
+    return -1;
+}
+
 int parseStandard(QCommandLineParser &parser, const StandardOptions &options,
                   const QStringList &arguments, const QString &extraHelp)
 {
@@ -38,7 +84,7 @@ int parseStandard(QCommandLineParser &parser, const StandardOptions &options,
         return fail(QString(), parser.errorText());
     QTextStream out(stdout);
     if (parser.isSet(options.help)) {
-        out << parser.helpText() << extraHelp;
+        out << helpText(parser, arguments.value(0)) << extraHelp;
         return ok;
     }
     if (parser.isSet(options.version)) {

@@ -28,10 +28,21 @@ struct StandardOptions
     void addTo(QCommandLineParser &parser) const;
 };
 
-// Parses and answers --help (with `extraHelp` after the options) and
-// --version. Returns -1 to go on, else the exit status.
+// The options several commands take, each declared here once.
+// --set KEY=VALUE (repeatable); `more` follows the shared help.
+QCommandLineOption setOption(const QString &more = {});
+// --format text|json, text by default; read it with `isJson`.
+QCommandLineOption formatOption();
+
+// Parses and answers --help (the parser's help with `arguments`' first
+// element in its usage line, then `extraHelp`) and --version. Returns -1 to go
+// on, else the exit status.
 int parseStandard(QCommandLineParser &parser, const StandardOptions &options,
                   const QStringList &arguments, const QString &extraHelp = {});
+
+// Whether --format asks for JSON; refuses a format other than text or json.
+// Returns -1 to go on, else the exit status.
+int isJson(const QCommandLineParser &parser, const QCommandLineOption &format, bool &json);
 
 // The scenario of [SCENARIO] (at most one file; the default scenario without
 // one) with every --set KEY=VALUE applied. Returns -1 to go on, else the exit status.

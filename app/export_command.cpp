@@ -4,6 +4,7 @@
 #include "app/command_line.h"
 #include "io/presets_io.h"
 #include "io/scenario_io.h"
+#include "io/shared_options.h"
 #include "io/text.h"
 #include "ui/export/chart_export.h"
 
@@ -61,8 +62,8 @@ int runExport(const QStringList &arguments)
         parser.addOption(o);
         return o;
     };
-    const auto set = option(
-        "set", QStringLiteral("Set a scenario key (repeatable), e.g. --set tp=4."), "KEY=VALUE");
+    const QCommandLineOption set = setOption();
+    parser.addOption(set);
     const auto chart =
         option("chart", QStringLiteral("The chart: %1, or all.").arg(ce::chartIds()), "NAME|all");
     const auto outPath = option("out",
@@ -86,8 +87,8 @@ int runExport(const QStringList &arguments)
                              QStringLiteral("The date printed in the caption (default today), to "
                                             "compare images made on different days."),
                              "YYYY-MM-DD");
-    const auto presetsFile =
-        option("presets", QStringLiteral("Extra model/device presets (JSON)."), "FILE");
+    const QCommandLineOption presetsFile = io::presetsOption();
+    parser.addOption(presetsFile);
     const StandardOptions standard;
     standard.addTo(parser);
     parser.addPositionalArgument(QStringLiteral("scenario"),

@@ -1,10 +1,28 @@
 // parascope: the window, or a headless subcommand (DESIGN §4).
 #include "app/cli.h"
 #include "app/export_command.h"
+#include "app/plan_command.h"
+#include "app/shard_command.h"
 #include "ui/application.h"
 
 #include <QApplication>
 #include <QCoreApplication>
+
+namespace {
+
+// The headless commands, in the order `parascope --help` lists them.
+const cli::Command kCommands[]{
+    {"eval", "Whether a scenario fits: memory per pipeline stage, and the step time.", cli::runEval,
+     false},
+    {"plan", "Rank the parallel layouts of a model on N devices by step time.", cli::runPlan,
+     false},
+    {"presets", "List the model and device presets.", cli::runPresets, false},
+    {"shard", "Split the feed-forward block over T devices four ways and check each split.",
+     cli::runShard, false},
+    {"export", "Render the window's charts to PNG or SVG files.", cli::runExport, true},
+};
+
+} // namespace
 
 int main(int argc, char *argv[])
 {
@@ -12,9 +30,10 @@ int main(int argc, char *argv[])
     for (int i = 0; i < argc; ++i)
         arguments << QString::fromLocal8Bit(argv[i]);
 
+    const cli::Command *command = cli::findCommand(kCommands, arguments);
     // export draws the window's charts: widgets need a QApplication, and without a
     // display the offscreen platform serves.
-    if (arguments.size() > 1 && arguments.at(1) == QLatin1String("export")) {
+    if (command && command->drawsWidgets) {
         if (!qEnvironmentVariableIsSet("DISPLAY") &&
             !qEnvironmentVariableIsSet("WAYLAND_DISPLAY") &&
             !qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
@@ -22,16 +41,15 @@ int main(int argc, char *argv[])
         QApplication app(argc, argv);
         QApplication::setApplicationName(QStringLiteral("parascope"));
         QApplication::setOrganizationName(QStringLiteral("Parascope"));
-        arguments.removeAt(1);
-        return cli::runExport(arguments);
+        return cli::run(*command, arguments);
     }
     // Subcommands, --help and --version never need a display.
-    if (arguments.size() > 1 &&
-        (cli::isCommand(arguments.at(1)) || cli::isInformational(arguments))) {
+    if (command || cli::isInformational(arguments)) {
         QCoreApplication app(argc, argv);
         QCoreApplication::setApplicationName(QStringLiteral("parascope"));
         QCoreApplication::setOrganizationName(QStringLiteral("Parascope"));
-        return cli::run(arguments);
+        return command ? cli::run(*command, arguments)
+                       : cli::runInformational(arguments, kCommands);
     }
     return ui::runApplication(argc, argv);
 }

@@ -6,6 +6,7 @@
 #include "core/validate.h"
 #include "io/plan_io.h"
 #include "io/presets_io.h"
+#include "io/shared_options.h"
 #include "io/text.h"
 
 #include <QCommandLineParser>
@@ -51,12 +52,12 @@ int runPlan(const QStringList &arguments)
         parser.addOption(o);
         return o;
     };
-    const auto set = option("set",
-                            "Set a scenario key (repeatable), e.g. --set model=llama-3.1-405b. "
-                            "The layout keys (tp, pp, dp, zero, microbatches, microbatch_size, "
-                            "schedule, virtual_stages, recompute, sequence_parallel) are what "
-                            "the planner searches; their values here are not used.",
-                            "KEY=VALUE");
+    const QCommandLineOption set =
+        setOption(QStringLiteral("The layout keys (tp, pp, dp, zero, microbatches, "
+                                 "microbatch_size, schedule, virtual_stages, recompute, "
+                                 "sequence_parallel) are what the planner searches; their values "
+                                 "here are not used."));
+    parser.addOption(set);
     const auto devices = option("devices", "Devices in the cluster, N = T x K x D.", "N");
     const auto globalBatch =
         option("global-batch", "Sequences per step, split over the D replicas.", "B");
@@ -68,9 +69,9 @@ int runPlan(const QStringList &arguments)
     const auto distinct =
         option("distinct", "List only the fastest of layouts that differ only in ZeRO stage, "
                            "recomputation or sequence parallelism.");
-    const auto presetsFile = option("presets", "Extra model/device presets (JSON).", "FILE");
-    const auto format =
-        option("format", "Output format: text or json.", "text|json", QStringLiteral("text"));
+    const QCommandLineOption presetsFile = io::presetsOption(), format = formatOption();
+    parser.addOption(presetsFile);
+    parser.addOption(format);
     parser.addPositionalArgument(QStringLiteral("scenario"),
                                  QStringLiteral("A .parascope.json scenario file (optional): the "
                                                 "model, device, precision, mode and sequence "
@@ -80,10 +81,9 @@ int runPlan(const QStringList &arguments)
     standard.addTo(parser);
     if (int status = parseStandard(parser, standard, arguments); status >= 0)
         return status;
-    const QString formatText = parser.value(format);
-    if (formatText != QLatin1String("text") && formatText != QLatin1String("json"))
-        return fail(QStringLiteral("--format"),
-                    QStringLiteral("expected text or json, got '%1'").arg(formatText));
+    bool json = false;
+    if (int status = isJson(parser, format, json); status >= 0)
+        return status;
 
     core::PlanRequest request;
     if (int status = positive(parser, devices, request.devices, core::limits::kPlanDevices);
@@ -109,7 +109,7 @@ int runPlan(const QStringList &arguments)
     const core::ModelSpec &model = *core::resolveModel(request.base, presets);
     const core::DeviceSpec &device = *core::resolveDevice(request.base, presets);
     QTextStream out(stdout);
-    if (formatText == QLatin1String("json"))
+    if (json)
         out << QJsonDocument(io::planToJson(request, result, io::qs(model.id), io::qs(device.id)))
                    .toJson(QJsonDocument::Indented);
     else

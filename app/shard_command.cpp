@@ -2,11 +2,13 @@
 
 #include "app/cli.h"
 #include "app/command_line.h"
+#include "core/precision.h"
 #include "core/scenario.h"
 #include "core/sharding.h"
 #include "io/machine.h"
 #include "io/presets_io.h"
 #include "io/shard_io.h"
+#include "io/shared_options.h"
 #include "io/text.h"
 
 #include <QCommandLineParser>
@@ -26,6 +28,18 @@ QString flagFor(const std::string &key)
     if (k == QLatin1String("inter_node_gb_per_s"))
         return QStringLiteral("--inter-node-gb-per-s");
     return QStringLiteral("--") + k;
+}
+
+// "fp32, bf16, fp16 or fp8": the precisions activations can take, those
+// core::analyzeSharding accepts.
+QString activationPrecisions()
+{
+    QStringList names;
+    for (const auto &entry : core::enumNames(core::Precision{}))
+        if (core::isTrainable(entry.value))
+            names << io::qs(entry.name);
+    return names.mid(0, names.size() - 1).join(QStringLiteral(", ")) + QStringLiteral(" or ") +
+           names.constLast();
 }
 
 template <typename T> bool parseInteger(const QString &text, T &out)
@@ -65,8 +79,11 @@ int runShard(const QStringList &arguments)
                              QString::number(defaults.seed));
     const auto device =
         option("device", "Device preset id.", "ID", io::qs(core::Scenario{}.device));
-    const auto precision = option("precision", "Activation precision: fp32, bf16, fp16 or fp8.",
-                                  "P", io::qs(core::toString(defaults.precision)));
+    const QCommandLineOption precision(
+        QStringLiteral("precision"),
+        QStringLiteral("Activation precision: %1.").arg(activationPrecisions()),
+        QStringLiteral("P"), io::qs(core::toString(defaults.precision)));
+    parser.addOption(precision);
     const auto verify =
         option("verify",
                "Numerical check: small (a reduced size with the same f/h, the default), full "
@@ -77,9 +94,9 @@ int runShard(const QStringList &arguments)
     const auto interNode =
         option("inter-node-gb-per-s",
                "Inter-node bandwidth per direction, overriding the device's.", "GB/s");
-    const auto presetsFile = option("presets", "Extra model/device presets (JSON).", "FILE");
-    const auto format =
-        option("format", "Output format: text or json.", "text|json", QStringLiteral("text"));
+    const QCommandLineOption presetsFile = io::presetsOption(), format = formatOption();
+    parser.addOption(presetsFile);
+    parser.addOption(format);
     const StandardOptions standard;
     standard.addTo(parser);
     if (int status = parseStandard(parser, standard, arguments); status >= 0)
@@ -88,10 +105,9 @@ int runShard(const QStringList &arguments)
     if (!parser.positionalArguments().isEmpty())
         return fail(QString(), QStringLiteral("shard takes no arguments, got '%1'")
                                    .arg(parser.positionalArguments().constFirst()));
-    const QString formatText = parser.value(format);
-    if (formatText != QLatin1String("text") && formatText != QLatin1String("json"))
-        return fail(QStringLiteral("--format"),
-                    QStringLiteral("expected text or json, got '%1'").arg(formatText));
+    bool json = false;
+    if (int status = isJson(parser, format, json); status >= 0)
+        return status;
 
     core::ShardRequest request;
     for (const auto &[o, slot] :
@@ -127,10 +143,9 @@ int runShard(const QStringList &arguments)
     }
     const auto p = core::parseEnum<core::Precision>(io::ss(parser.value(precision)));
     if (!p)
-        return fail(
-            QStringLiteral("--precision"),
-            QStringLiteral("unknown precision '%1'; expected %2")
-                .arg(parser.value(precision), io::qs(core::allowedNames<core::Precision>())));
+        return fail(QStringLiteral("--precision"),
+                    QStringLiteral("unknown precision '%1'; expected %2")
+                        .arg(parser.value(precision), activationPrecisions()));
     request.precision = *p;
     const auto v = core::parseEnum<core::Verify>(io::ss(parser.value(verify)));
     if (!v)
@@ -168,7 +183,7 @@ int runShard(const QStringList &arguments)
     }
     if (report.error)
         return fail(flagFor(report.error->key), io::qs(report.error->message));
-    if (formatText == QLatin1String("json"))
+    if (json)
         out << QJsonDocument(io::shardToJson(report, io::qs(spec->id)))
                    .toJson(QJsonDocument::Indented);
     else

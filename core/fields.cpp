@@ -11,6 +11,9 @@ namespace core {
 
 namespace {
 
+// Gradients are kept in bf16, or accumulated in fp32 as Megatron-LM does; nothing narrower.
+constexpr std::array<std::string_view, 2> kGradPrecisions{"bf16", "fp32"};
+
 const std::array kFields{
     FieldInfo{"model", &Scenario::model,
               "The model to split: a preset id or an inline definition."},
@@ -18,7 +21,8 @@ const std::array kFields{
     FieldInfo{"precision", &Scenario::precision, "Number format of the weights."},
     FieldInfo{"grad_precision", &Scenario::gradPrecision,
               "Gradient format in training; fp32 accumulates as Megatron-LM does (18 bytes per "
-              "parameter)."},
+              "parameter).",
+              kGradPrecisions},
     FieldInfo{"mode", &Scenario::mode,
               "Training keeps gradients and optimizer states; "
               "inference keeps a KV cache."},
@@ -145,6 +149,15 @@ FieldKind fieldKind(const FieldInfo &field)
 
 std::string allowedText(const FieldInfo &field)
 {
+    if (!field.only.empty()) {
+        std::string out;
+        for (std::size_t i = 0; i < field.only.size(); ++i)
+            out += (i == 0                       ? ""
+                    : i + 1 == field.only.size() ? " or "
+                                                 : ", ") +
+                   std::string(field.only[i]);
+        return out;
+    }
     return std::visit(
         [](auto member) -> std::string {
             using T = std::remove_cvref_t<decltype(std::declval<Scenario>().*member)>;
@@ -156,6 +169,17 @@ std::string allowedText(const FieldInfo &field)
                 return {};
         },
         field.member);
+}
+
+bool allowedValue(const Scenario &scenario, const FieldInfo &field)
+{
+    if (field.only.empty())
+        return true;
+    const std::string value = fieldText(scenario, field.key);
+    for (std::string_view name : field.only)
+        if (name == value)
+            return true;
+    return false;
 }
 
 std::optional<InputError> setField(Scenario &s, std::string_view key, std::string_view text)

@@ -31,6 +31,9 @@ struct FieldInfo
     std::string_view key;
     FieldMember member;
     std::string_view help; // one sentence, shown as a tooltip and in --help
+    // For a key that takes only some of its enumeration's names, those names;
+    // empty when it takes them all. `validate` refuses any other.
+    std::span<const std::string_view> only = {};
 };
 
 std::span<const FieldInfo> scenarioFields();
@@ -54,5 +57,8 @@ std::optional<double> fieldNumber(const Scenario &scenario, std::string_view key
 
 // "int8, int4 or q4_0"-style list of what a text field accepts; empty if free.
 std::string allowedText(const FieldInfo &field);
+
+// Whether the scenario's value of `field` is one its `only` list allows.
+bool allowedValue(const Scenario &scenario, const FieldInfo &field);
 
 } // namespace core

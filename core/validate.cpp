@@ -1,6 +1,7 @@
 #include "core/validate.h"
 
 #include "core/echo.h"
+#include "core/fields.h"
 
 #include <algorithm>
 #include <cmath>
@@ -288,8 +289,9 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
                               " micro-batch passes the pipeline simulation follows"};
     if (s.zero < 0 || s.zero > 3)
         return InputError{"zero", "must be 0, 1, 2 or 3, got " + std::to_string(s.zero)};
-    if (s.gradPrecision != Precision::bf16 && s.gradPrecision != Precision::fp32)
-        return InputError{"grad_precision", "must be bf16 or fp32"};
+    for (const FieldInfo &field : scenarioFields())
+        if (!allowedValue(s, field))
+            return InputError{std::string(field.key), "must be " + allowedText(field)};
     if (!(s.reserveGib >= 0))
         return InputError{"reserve_gib", "must not be negative"};
     if (s.reserveGib > limits::kGib)

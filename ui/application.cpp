@@ -3,6 +3,7 @@
 #include "core/validate.h"
 #include "io/presets_io.h"
 #include "io/scenario_io.h"
+#include "io/shared_options.h"
 #include "io/text.h"
 #include "ui/file_actions.h"
 #include "ui/main_window.h"
@@ -85,13 +86,8 @@ void showPresetsNotRead(QWidget *window, const Unread &file)
 std::optional<StartedWindow> startWindow(const QStringList &arguments, QString &error)
 {
     QCommandLineParser parser;
-    parser.addPositionalArgument(QStringLiteral("scenario"),
-                                 QStringLiteral("A .parascope.json scenario file to open."),
-                                 QStringLiteral("[SCENARIO]"));
-    QCommandLineOption presetsOption(QStringLiteral("presets"),
-                                     QStringLiteral("Extra model/device presets (JSON)."),
-                                     QStringLiteral("FILE"));
-    parser.addOption(presetsOption);
+    const io::WindowOptions options;
+    options.addTo(parser);
     if (!parser.parse(arguments)) {
         error = parser.errorText();
         return std::nullopt;
@@ -100,7 +96,7 @@ std::optional<StartedWindow> startWindow(const QStringList &arguments, QString &
     QList<Unread> presetsNotRead;
     StartedWindow started;
     started.document = std::make_unique<ScenarioDocument>(
-        readPresets(parser.value(presetsOption), presetsNotRead));
+        readPresets(parser.value(options.presets), presetsNotRead));
     ScenarioDocument &document = *started.document;
     Settings settings;
     units::setCurrent(settings.sizesInGib() ? io::SizeUnit::gib : io::SizeUnit::gb);

@@ -6,6 +6,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -482,7 +483,8 @@ private Q_SLOTS:
     {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("says");
-        QTest::addRow("--help") << QStringList{QStringLiteral("--help")} << "parascope eval";
+        QTest::addRow("--help") << QStringList{QStringLiteral("--help")}
+                                << "Run 'parascope COMMAND --help'";
         QTest::addRow("--version") << QStringList{QStringLiteral("--version")} << "parascope 0.";
         QTest::addRow("eval --help")
             << QStringList{QStringLiteral("eval"), QStringLiteral("--help")} << "sequence_parallel";
@@ -496,6 +498,146 @@ private Q_SLOTS:
         const Run r = run(arguments);
         QCOMPARE(r.status, 0);
         QVERIFY2(r.out.contains(says), qPrintable(r.out));
+    }
+
+    // Each command's --help names the command in its usage line and lists exactly the
+    // options the command takes.
+    // Each command's options, from the README's "Command line" section: the
+    // program's declarations are not consulted, so an option dropped from one
+    // of them shows.
+    static void addCommandOptions()
+    {
+        QTest::addColumn<QString>("command"); // empty: the window
+        QTest::addColumn<QStringList>("options");
+        const QStringList standard{"help", "version"};
+        QTest::addRow("the window") << QString() << QStringList{"presets"} + standard;
+        QTest::addRow("eval") << "eval"
+                              << QStringList{"set",   "timeline", "compare",
+                                             "check", "format",   "presets"} +
+                                     standard;
+        QTest::addRow("plan") << "plan"
+                              << QStringList{"set",      "devices",    "global-batch", "top",
+                                             "distinct", "exhaustive", "format",       "presets"} +
+                                     standard;
+        QTest::addRow("presets") << "presets" << QStringList{"format", "presets"} + standard;
+        QTest::addRow("shard") << "shard"
+                               << QStringList{"hidden",    "ffn",
+                                              "tp",        "tokens",
+                                              "seed",      "device",
+                                              "precision", "verify",
+                                              "mfu",       "inter-node-gb-per-s",
+                                              "format",    "presets"} +
+                                      standard;
+        QTest::addRow("export") << "export"
+                                << QStringList{"set",   "chart",      "out",  "image",  "size",
+                                               "scale", "no-caption", "date", "presets"} +
+                                       standard;
+    }
+
+    void helpListsEveryOption_data() { addCommandOptions(); }
+    void helpListsEveryOption()
+    {
+        QFETCH(QString, command);
+        QFETCH(QStringList, options);
+        const Run r = run(command.isEmpty() ? QStringList{QStringLiteral("--help")}
+                                            : QStringList{command, QStringLiteral("--help")});
+        QCOMPARE(r.status, 0);
+        const QStringList lines = r.out.split(QLatin1Char('\n'));
+        const QString invocation = command.isEmpty() ? QStringLiteral("parascope")
+                                                     : QStringLiteral("parascope ") + command;
+        QVERIFY2(
+            lines.constFirst().startsWith(QStringLiteral("Usage: %1 [options]").arg(invocation)),
+            qPrintable(lines.constFirst()));
+        // Qt lists each option at the start of a line, two spaces in: "  -h, --help".
+        static const QRegularExpression optionLine(QStringLiteral("^  (?:-\\w, )?--([a-z-]+)"));
+        QStringList listed;
+        for (const QString &line : lines)
+            if (const auto match = optionLine.match(line); match.hasMatch())
+                listed << match.captured(1);
+        listed.sort();
+        options.sort();
+        QCOMPARE(listed, options);
+    }
+
+    // The README's synopsis of each command names every option the command takes.
+    void readmeListsEveryOption_data() { addCommandOptions(); }
+    void readmeListsEveryOption()
+    {
+        QFETCH(QString, command);
+        QFETCH(QStringList, options);
+        QFile file(QStringLiteral(PARASCOPE_README));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString readme = QString::fromUtf8(file.readAll());
+        const QString synopsis = readme.section(QStringLiteral("## Command line"), 1)
+                                     .section(QStringLiteral("```"), 1, 1);
+        QVERIFY(!synopsis.isEmpty());
+        // The command's lines (a line starting "parascope COMMAND" and the indented
+        // lines after it) and the line of options common to all.
+        const QString start = command.isEmpty() ? QStringLiteral("parascope [")
+                                                : QStringLiteral("parascope %1 ").arg(command);
+        QString text;
+        bool inCommand = false;
+        for (const QString &line : synopsis.split(QLatin1Char('\n'))) {
+            if (!line.startsWith(QLatin1Char(' ')))
+                inCommand = line.startsWith(start);
+            if (inCommand || line.startsWith(QLatin1String("common:")))
+                text += line + QLatin1Char('\n');
+        }
+        for (const QString &option : std::as_const(options))
+            QVERIFY2(text.contains(QRegularExpression(
+                         QStringLiteral("--%1(?![a-z-])").arg(QRegularExpression::escape(option)))),
+                     qPrintable(QStringLiteral("--%1 missing from:\n%2").arg(option, text)));
+    }
+
+    // `parascope --help` lists every command with a line saying what it does.
+    void overviewListsEveryCommand_data()
+    {
+        QTest::addColumn<QString>("command");
+        for (const char *command : {"eval", "plan", "presets", "shard", "export"})
+            QTest::addRow("%s", command) << QString::fromLatin1(command);
+    }
+    void overviewListsEveryCommand()
+    {
+        QFETCH(QString, command);
+        const Run r = run({QStringLiteral("--help")});
+        QCOMPARE(r.status, 0);
+        const QString commands = r.out.section(QStringLiteral("\nCommands:\n"), 1);
+        const QRegularExpression row(QStringLiteral("^  %1 +\\S").arg(command),
+                                     QRegularExpression::MultilineOption);
+        QVERIFY2(row.match(commands).hasMatch(), qPrintable(r.out));
+    }
+
+    // `eval --help` lists each scenario key with the values it takes, as the README's
+    // table of keys gives them.
+    void helpListsKeyValues_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("values");
+        QTest::addRow("grad_precision: bf16 or fp32 only") << "grad_precision"
+                                                           << "bf16 or fp32";
+        QTest::addRow("mode") << "mode"
+                              << "training or inference";
+        QTest::addRow("schedule") << "schedule"
+                                  << "gpipe, 1f1b, interleaved or zb-h1";
+        QTest::addRow("recompute") << "recompute"
+                                   << "none, selective or full";
+        QTest::addRow("attention") << "attention"
+                                   << "flash or eager";
+        QTest::addRow("sequence_parallel") << "sequence_parallel"
+                                           << "true or false";
+    }
+    void helpListsKeyValues()
+    {
+        QFETCH(QString, key);
+        QFETCH(QString, values);
+        const Run r = run({QStringLiteral("eval"), QStringLiteral("--help")});
+        QCOMPARE(r.status, 0);
+        const QRegularExpression line(
+            QStringLiteral("^  %1 .*\\(([^()]*)\\)$").arg(QRegularExpression::escape(key)),
+            QRegularExpression::MultilineOption);
+        const QRegularExpressionMatch match = line.match(r.out);
+        QVERIFY2(match.hasMatch(), qPrintable(r.out));
+        QCOMPARE(match.captured(1), values);
     }
 
     // With no display the window does not open: Parascope says so and how to run headless.
