@@ -531,8 +531,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
                 static_cast<std::int64_t>(s.microbatches) * s.microbatchSize, s.tp, actBytes);
         }
         st.reserveBytes = reserve;
-        for (const MemoryTerm &term : kMemoryTerms)
-            st.totalBytes = saturatingAdd(st.totalBytes, st.*term.bytes);
+        st.totalBytes = memoryTermsTotal(st);
         st.capacityBytes = capacity;
         st.headroomBytes = capacity - st.totalBytes;
         st.fits = st.headroomBytes >= 0;

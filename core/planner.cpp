@@ -66,19 +66,13 @@ std::vector<DeviceSplit> splits(const ModelSpec &model, int devices)
     return out;
 }
 
-// A fixed order of the layout fields, for ties: the result never depends on which thread
-// finished first.
-auto layoutKey(const PlanLayout &l)
-{
-    return std::make_tuple(l.tp, l.pp, l.dp, l.zero, static_cast<int>(l.schedule), l.virtualStages,
-                           l.microbatchSize, static_cast<int>(l.recompute), l.sequenceParallel);
-}
-
 // Comparison for the ranking: faster first, then less memory, then the layout's order.
 bool better(const PlanCandidate &a, const PlanCandidate &b)
 {
-    return std::tuple_cat(std::tie(a.stepTimeS, a.peakStageBytes), layoutKey(a)) <
-           std::tuple_cat(std::tie(b.stepTimeS, b.peakStageBytes), layoutKey(b));
+    const PlanLayout &la = a;
+    const PlanLayout &lb = b;
+    return std::tie(a.stepTimeS, a.peakStageBytes, la) <
+           std::tie(b.stepTimeS, b.peakStageBytes, lb);
 }
 
 // The fixed part of every layout: what does not change from one candidate to the next.
@@ -166,7 +160,7 @@ StateOverflow stateOverflow(const StageModelStates &st, int index, std::int64_t 
     stage.gradsBytes = st.gradsBytes;
     stage.optimizerBytes = st.optimizerBytes;
     stage.reserveBytes = reserve;
-    const std::int64_t total = st.weightsBytes + st.gradsBytes + st.optimizerBytes + reserve;
+    const std::int64_t total = memoryTermsTotal(stage);
     if (total <= capacity)
         return {};
     const std::string term = largestMemoryTerm(stage);
@@ -228,12 +222,12 @@ PlanCandidate candidateFrom(const Scenario &s, const Report &r)
 }
 
 // Counts `count` layouts under `reason`; the group's example is its first layout in
-// layoutKey order, so that it never depends on which thread got there first.
+// layout order, so that it never depends on which thread got there first.
 void reject(RejectionCounts &to, const std::string &reason, std::int64_t count,
             const std::string &example, const PlanLayout &layout)
 {
     RejectionGroup &group = to[reason];
-    if (group.count == 0 || layoutKey(layout) < layoutKey(group.layout)) {
+    if (group.count == 0 || layout < group.layout) {
         group.example = example;
         group.layout = layout;
     }
@@ -385,11 +379,16 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
     }
 }
 
-// The split a layout belongs to when the ranking keeps one layout per split.
-auto splitKey(const PlanLayout &l)
+// The split a layout belongs to when the ranking keeps one layout per split: the layout with
+// the keys that only trade memory for time at their defaults.
+PlanLayout splitKey(const PlanLayout &l)
 {
-    return std::make_tuple(l.tp, l.pp, l.dp, static_cast<int>(l.schedule), l.virtualStages,
-                           l.microbatchSize);
+    PlanLayout split = l;
+    forEachLayoutField([&split](const auto &field) {
+        if (field.tradesMemory)
+            split.*field.layout = PlanLayout{}.*field.layout;
+    });
+    return split;
 }
 
 // The shared state of the second pass: the best fitting step times so far, one per layout or,
@@ -427,7 +426,7 @@ private:
     bool distinct_;
     std::mutex mutex_;
     std::multiset<double> best_;
-    std::map<decltype(splitKey(PlanLayout{})), double> fastestOfSplit_;
+    std::map<PlanLayout, double> fastestOfSplit_;
     std::atomic<double> threshold_{std::numeric_limits<double>::infinity()};
 };
 
@@ -443,12 +442,7 @@ std::optional<InputError> checkRequest(const PlanRequest &req, const Presets &pr
     if (req.top <= 0)
         return InputError{"top", "must be at least 1, got " + std::to_string(req.top)};
     // The base scenario's own layout is replaced; everything else must already be valid.
-    Scenario probe = req.base;
-    probe.tp = probe.pp = probe.dp = 1;
-    probe.zero = 0;
-    probe.microbatches = probe.microbatchSize = 1;
-    probe.schedule = Schedule::oneFOneB;
-    probe.virtualStages = 1;
+    const Scenario probe = PlanLayout{}.apply(req.base);
     if (auto e = validate(probe, presets))
         return e;
     const ModelSpec &model = *resolveModel(probe, presets);
@@ -468,30 +462,14 @@ std::optional<InputError> checkRequest(const PlanRequest &req, const Presets &pr
 
 PlanLayout PlanLayout::of(const Scenario &s)
 {
-    return {s.tp,
-            s.pp,
-            s.dp,
-            s.zero,
-            s.schedule,
-            s.virtualStages,
-            s.microbatchSize,
-            s.microbatches,
-            s.recompute,
-            s.sequenceParallel};
+    PlanLayout l;
+    forEachLayoutField([&](const auto &field) { l.*field.layout = s.*field.scenario; });
+    return l;
 }
 
 void PlanLayout::applyTo(Scenario &s) const
 {
-    s.tp = tp;
-    s.pp = pp;
-    s.dp = dp;
-    s.zero = zero;
-    s.schedule = schedule;
-    s.virtualStages = virtualStages;
-    s.microbatchSize = microbatchSize;
-    s.microbatches = microbatches;
-    s.recompute = recompute;
-    s.sequenceParallel = sequenceParallel;
+    forEachLayoutField([&](const auto &field) { s.*field.scenario = this->*field.layout; });
 }
 
 bool PlanLayout::sameSplit(const PlanLayout &other) const
@@ -504,6 +482,14 @@ Scenario PlanLayout::apply(const Scenario &base) const
     Scenario s = base;
     applyTo(s);
     return s;
+}
+
+std::vector<std::pair<std::string, RejectionGroup>> rejectionsByCount(const RejectionCounts &counts)
+{
+    std::vector<std::pair<std::string, RejectionGroup>> sorted(counts.begin(), counts.end());
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const auto &a, const auto &b) { return a.second.count > b.second.count; });
+    return sorted;
 }
 
 PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanControl &control)
@@ -560,8 +546,7 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
         p.pending = {};
     }
     std::sort(pending.begin(), pending.end(), [](const auto &a, const auto &b) {
-        return std::make_pair(a.first, layoutKey(a.second)) <
-               std::make_pair(b.first, layoutKey(b.second));
+        return std::tie(a.first, a.second) < std::tie(b.first, b.second);
     });
     Leaderboard leaders(request.top, request.distinct);
     std::vector<Outcome> outcomes(pending.size()); // each written by the one thread that took it

@@ -11,6 +11,9 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace core {
@@ -54,8 +57,44 @@ struct PlanLayout
     // The same T, K, D, schedule and micro-batching: the two differ only in how they trade
     // memory for time (ZeRO stage, recomputation, sequence parallelism).
     bool sameSplit(const PlanLayout &other) const;
-    bool operator==(const PlanLayout &) const = default;
+    // Field by field in the order above: the fixed order ties are settled in, so that a result
+    // never depends on which thread finished first.
+    auto operator<=>(const PlanLayout &) const = default;
 };
+
+// One scenario key a layout varies: its key in the field table (core/fields.cpp), where it
+// lives in a Scenario and in a PlanLayout, and whether it only trades memory for time (ZeRO,
+// recomputation, sequence parallelism) rather than splitting the work (sameSplit ignores it).
+template <typename T> struct LayoutField
+{
+    std::string_view key;
+    T Scenario::*scenario;
+    T PlanLayout::*layout;
+    bool tradesMemory = false;
+};
+
+// The keys of the scenario table that the planner searches, in PlanLayout's order. Typed
+// rather than through setField/fieldText, because PlanLayout::of and applyTo run for every
+// layout the planner evaluates; tst_planner checks each row against the scenario table. A new
+// layout key is a member of PlanLayout and a row here.
+inline constexpr auto kLayoutFields = std::make_tuple(
+    LayoutField<int>{"tp", &Scenario::tp, &PlanLayout::tp},
+    LayoutField<int>{"pp", &Scenario::pp, &PlanLayout::pp},
+    LayoutField<int>{"dp", &Scenario::dp, &PlanLayout::dp},
+    LayoutField<int>{"zero", &Scenario::zero, &PlanLayout::zero, true},
+    LayoutField<Schedule>{"schedule", &Scenario::schedule, &PlanLayout::schedule},
+    LayoutField<int>{"virtual_stages", &Scenario::virtualStages, &PlanLayout::virtualStages},
+    LayoutField<int>{"microbatch_size", &Scenario::microbatchSize, &PlanLayout::microbatchSize},
+    LayoutField<int>{"microbatches", &Scenario::microbatches, &PlanLayout::microbatches},
+    LayoutField<Recompute>{"recompute", &Scenario::recompute, &PlanLayout::recompute, true},
+    LayoutField<bool>{"sequence_parallel", &Scenario::sequenceParallel,
+                      &PlanLayout::sequenceParallel, true});
+
+// Calls `visit(field)` for each row of kLayoutFields, in order.
+template <typename Visit> constexpr void forEachLayoutField(Visit &&visit)
+{
+    std::apply([&visit](const auto &...field) { (visit(field), ...); }, kLayoutFields);
+}
 
 // One layout the planner evaluated, with the numbers it is ranked by.
 struct PlanCandidate : PlanLayout
@@ -85,6 +124,11 @@ struct RejectionGroup
 // scenario's limits refuse, the key and the kind of problem with its numbers as #
 // ("invalid microbatch_size: must be at most # (sequences per micro-batch), got #").
 using RejectionCounts = std::map<std::string, RejectionGroup>;
+
+// The groups, most layouts first; ties in the reasons' (alphabetical) order, so that a list
+// of them never changes by chance.
+std::vector<std::pair<std::string, RejectionGroup>>
+rejectionsByCount(const RejectionCounts &counts);
 
 struct PlanResult
 {

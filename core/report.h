@@ -4,6 +4,7 @@
 #include "core/scenario.h"
 #include "core/schedule.h"
 #include "core/step_time.h"
+#include "core/units.h"
 
 #include <cstdint>
 #include <optional>
@@ -32,22 +33,37 @@ struct StageReport
     bool fits = false;
 };
 
-// The memory terms of a stage, in one fixed order: the report's columns, the stage memory
-// chart's stack, and the order ties are settled in when naming the largest term.
+// The memory terms of a stage, in one fixed order: the report's columns and JSON fields, the
+// stage memory chart's stack (colours by position), the stage total, and the order ties are
+// settled in when naming the largest term. A new term is one row here and its member above.
 struct MemoryTerm
 {
-    const char *name; // as warnings and the planner's rejections name it
+    const char *name;   // as warnings and the planner's rejections name it
+    const char *key;    // the stage's field in the JSON report
+    const char *label;  // the stage memory chart's legend
+    const char *column; // the text report's column header, at most 8 characters
     std::int64_t StageReport::*bytes;
 };
 inline constexpr MemoryTerm kMemoryTerms[] = {
-    {"weights", &StageReport::weightsBytes},
-    {"gradients", &StageReport::gradsBytes},
-    {"optimizer states", &StageReport::optimizerBytes},
-    {"activations", &StageReport::activationsBytes},
-    {"cached outputs", &StageReport::cachedOutputsBytes},
-    {"KV cache", &StageReport::kvCacheBytes},
-    {"reserve", &StageReport::reserveBytes},
+    {"weights", "weights_bytes", "Weights", "Weights", &StageReport::weightsBytes},
+    {"gradients", "grads_bytes", "Gradients", "Grads", &StageReport::gradsBytes},
+    {"optimizer states", "optimizer_bytes", "Optimizer", "Optim", &StageReport::optimizerBytes},
+    {"activations", "activations_bytes", "Activations", "Activ.", &StageReport::activationsBytes},
+    {"cached outputs", "cached_outputs_bytes", "Cached outputs", "Cached",
+     &StageReport::cachedOutputsBytes},
+    {"KV cache", "kv_cache_bytes", "KV cache", "KV", &StageReport::kvCacheBytes},
+    {"reserve", "reserve_bytes", "Reserve", "Reserve", &StageReport::reserveBytes},
 };
+
+// The sum of a stage's terms: its total. A sum past 64 bits stays at the largest value
+// (kTooLarge) rather than wrapping round to a negative number.
+inline std::int64_t memoryTermsTotal(const StageReport &stage)
+{
+    std::int64_t total = 0;
+    for (const MemoryTerm &term : kMemoryTerms)
+        total = saturatingAdd(total, stage.*term.bytes);
+    return total;
+}
 
 // The biggest term of a stage, what to shrink first; on a tie the first in kMemoryTerms, so
 // the answer never depends on where the compiler put a string.

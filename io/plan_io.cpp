@@ -1,38 +1,35 @@
 #include "io/plan_io.h"
 
+#include "io/report_io.h"
 #include "io/text.h"
 
 #include <QJsonArray>
 #include <QTextStream>
-#include <algorithm>
 
 namespace io {
 
 namespace {
 
-QJsonObject breakdownToJson(const core::TimeBreakdown &b)
+QJsonValue layoutValue(int value)
 {
-    QJsonObject o;
-    o.insert(QStringLiteral("compute_s"), b.computeS);
-    o.insert(QStringLiteral("bubble_s"), b.bubbleS);
-    o.insert(QStringLiteral("tp_comm_s"), b.tpCommS);
-    o.insert(QStringLiteral("dp_comm_s"), b.dpCommS);
-    return o;
+    return value;
+}
+QJsonValue layoutValue(bool value)
+{
+    return value;
+}
+template <typename E> QJsonValue layoutValue(E value)
+{
+    return qs(core::toString(value));
 }
 
+// Every layout key under its scenario key, as a scenario file writes it.
 QJsonObject layoutToJson(const core::PlanLayout &l)
 {
     QJsonObject o;
-    o.insert(QStringLiteral("tp"), l.tp);
-    o.insert(QStringLiteral("pp"), l.pp);
-    o.insert(QStringLiteral("dp"), l.dp);
-    o.insert(QStringLiteral("zero"), l.zero);
-    o.insert(QStringLiteral("schedule"), qs(core::toString(l.schedule)));
-    o.insert(QStringLiteral("virtual_stages"), l.virtualStages);
-    o.insert(QStringLiteral("microbatch_size"), l.microbatchSize);
-    o.insert(QStringLiteral("microbatches"), l.microbatches);
-    o.insert(QStringLiteral("recompute"), qs(core::toString(l.recompute)));
-    o.insert(QStringLiteral("sequence_parallel"), l.sequenceParallel);
+    core::forEachLayoutField([&](const auto &field) {
+        o.insert(qs(std::string(field.key)), layoutValue(l.*field.layout));
+    });
     return o;
 }
 
@@ -46,46 +43,44 @@ QJsonObject candidateToJson(const core::PlanCandidate &c, int rank)
     o.insert(QStringLiteral("bubble_fraction"), c.bubbleFraction);
     o.insert(QStringLiteral("peak_stage_bytes"), static_cast<qint64>(c.peakStageBytes));
     o.insert(QStringLiteral("fits"), c.fits);
-    o.insert(QStringLiteral("time_breakdown"), breakdownToJson(c.breakdown));
+    o.insert(QStringLiteral("time_breakdown"), timeBreakdownToJson(c.breakdown));
     return o;
 }
 
 } // namespace
 
-QString layoutText(const core::PlanCandidate &c)
+QString scheduleText(const core::PlanLayout &l)
 {
-    QString schedule = qs(core::toString(c.schedule));
-    if (c.schedule == core::Schedule::interleaved)
-        schedule += QStringLiteral(" v=%1").arg(c.virtualStages);
-    QString text = QStringLiteral("T=%1 K=%2 D=%3, ZeRO %4, %5, micro-batch %6 × %7")
-                       .arg(c.tp)
-                       .arg(c.pp)
-                       .arg(c.dp)
-                       .arg(c.zero)
-                       .arg(schedule)
-                       .arg(c.microbatchSize)
-                       .arg(c.microbatches);
-    if (c.recompute != core::Recompute::none)
-        text += QStringLiteral(", %1 recomputation").arg(qs(core::toString(c.recompute)));
-    if (c.sequenceParallel)
+    const QString name = qs(core::toString(l.schedule));
+    if (l.schedule == core::Schedule::interleaved)
+        return QStringLiteral("%1 v=%2").arg(name).arg(l.virtualStages);
+    return name;
+}
+
+QString layoutText(const core::PlanLayout &l)
+{
+    QString text = QStringLiteral("T=%1 K=%2 D=%3, ZeRO %4, %5, b=%6 m=%7")
+                       .arg(l.tp)
+                       .arg(l.pp)
+                       .arg(l.dp)
+                       .arg(l.zero)
+                       .arg(scheduleText(l))
+                       .arg(l.microbatchSize)
+                       .arg(l.microbatches);
+    if (l.recompute != core::Recompute::none)
+        text += QStringLiteral(", %1 recompute").arg(qs(core::toString(l.recompute)));
+    if (l.sequenceParallel)
         text += QStringLiteral(", SP");
     return text;
 }
 
 QStringList rejectionsText(const core::RejectionCounts &rejected)
 {
-    std::vector<std::pair<std::string, core::RejectionGroup>> sorted(rejected.begin(),
-                                                                     rejected.end());
-    std::stable_sort(sorted.begin(), sorted.end(),
-                     [](const auto &a, const auto &b) { return a.second.count > b.second.count; });
     QStringList lines;
-    for (const auto &[reason, group] : sorted) {
-        core::PlanCandidate example;
-        example.PlanLayout::operator=(group.layout);
+    for (const auto &[reason, group] : core::rejectionsByCount(rejected))
         lines << QStringLiteral("%1 %2; e.g. %3: %4")
-                     .arg(formatCount(group.count), qs(reason), layoutText(example),
+                     .arg(formatCount(group.count), qs(reason), layoutText(group.layout),
                           qs(group.example));
-    }
     return lines;
 }
 

@@ -17,9 +17,11 @@ QJsonObject planToJson(const core::PlanRequest &request, const core::PlanResult 
 QString planToText(const core::PlanRequest &request, const core::PlanResult &result,
                    const QString &modelName, const QString &deviceName);
 
-// "T=2 K=4 D=8, ZeRO 3, 1f1b, micro-batch 1 × 64, selective recomputation, SP": one layout
-// as the window and the text report write it.
-QString layoutText(const core::PlanCandidate &candidate);
+// "1f1b", "interleaved v=2".
+QString scheduleText(const core::PlanLayout &layout);
+// "T=2 K=4 D=8, ZeRO 1, 1f1b, b=1 m=16, selective recompute, SP": one layout in a line, as
+// the text report, the window's table, its undo history and its status bar write it.
+QString layoutText(const core::PlanLayout &layout);
 
 // The rejection groups, most frequent first (ties in the reasons' order): one line each,
 // "975 optimizer states; e.g. T=1 K=1 D=64, ZeRO 0, …: stage 0's weights, … most of it

@@ -9,6 +9,16 @@
 
 namespace io {
 
+QJsonObject timeBreakdownToJson(const core::TimeBreakdown &b)
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("compute_s"), b.computeS);
+    o.insert(QStringLiteral("bubble_s"), b.bubbleS);
+    o.insert(QStringLiteral("tp_comm_s"), b.tpCommS);
+    o.insert(QStringLiteral("dp_comm_s"), b.dpCommS);
+    return o;
+}
+
 QJsonObject reportToJson(const core::Report &r)
 {
     QJsonObject model;
@@ -34,14 +44,9 @@ QJsonObject reportToJson(const core::Report &r)
         o.insert(QStringLiteral("index"), st.index);
         o.insert(QStringLiteral("layers"), st.layers);
         o.insert(QStringLiteral("params"), qint64(st.params));
-        o.insert(QStringLiteral("weights_bytes"), qint64(st.weightsBytes));
-        o.insert(QStringLiteral("grads_bytes"), qint64(st.gradsBytes));
-        o.insert(QStringLiteral("optimizer_bytes"), qint64(st.optimizerBytes));
-        o.insert(QStringLiteral("activations_bytes"), qint64(st.activationsBytes));
-        o.insert(QStringLiteral("cached_outputs_bytes"), qint64(st.cachedOutputsBytes));
-        o.insert(QStringLiteral("kv_cache_bytes"), qint64(st.kvCacheBytes));
+        for (const core::MemoryTerm &term : core::kMemoryTerms)
+            o.insert(QLatin1String(term.key), qint64(st.*term.bytes));
         o.insert(QStringLiteral("inflight_microbatches"), st.inflightMicrobatches);
-        o.insert(QStringLiteral("reserve_bytes"), qint64(st.reserveBytes));
         o.insert(QStringLiteral("total_bytes"), qint64(st.totalBytes));
         o.insert(QStringLiteral("capacity_bytes"), qint64(st.capacityBytes));
         o.insert(QStringLiteral("headroom_bytes"), qint64(st.headroomBytes));
@@ -105,11 +110,6 @@ QJsonObject reportToJson(const core::Report &r)
     };
     if (r.stepTime) {
         const core::StepTimeReport &st = *r.stepTime;
-        QJsonObject breakdown;
-        breakdown.insert(QStringLiteral("compute_s"), st.breakdown.computeS);
-        breakdown.insert(QStringLiteral("bubble_s"), st.breakdown.bubbleS);
-        breakdown.insert(QStringLiteral("tp_comm_s"), st.breakdown.tpCommS);
-        breakdown.insert(QStringLiteral("dp_comm_s"), st.breakdown.dpCommS);
         QJsonObject dpComm;
         dpComm.insert(QStringLiteral("link"), qs(st.dpLink));
         dpComm.insert(QStringLiteral("bytes_per_step"), qint64(st.dpBytesPerStep));
@@ -120,7 +120,7 @@ QJsonObject reportToJson(const core::Report &r)
         root.insert(QStringLiteral("energy_j_per_step"), optional(st.energyJPerStep));
         root.insert(QStringLiteral("energy_j_per_million_tokens"),
                     optional(st.energyJPerMillionTokens));
-        root.insert(QStringLiteral("time_breakdown"), breakdown);
+        root.insert(QStringLiteral("time_breakdown"), timeBreakdownToJson(st.breakdown));
         root.insert(QStringLiteral("dp_comm"), dpComm);
     } else {
         for (const char *key : {"step_time_s", "tokens_per_s", "mfu_achieved", "energy_j_per_step",
@@ -221,21 +221,22 @@ QString reportToText(const core::Report &r)
     }
 
     // One row per stage, one column per memory term, in GB per device.
-    s << QStringLiteral("\nStage Layers In flight  Weights    Grads    Optim   Activ.   Cached  "
-                        "     KV  Reserve    Total Capacity Headroom  Fits\n");
     auto cell = [](std::int64_t bytes) {
-        return QStringLiteral("%1").arg(static_cast<double>(bytes) / 1e9, 8, 'f', 1);
+        return QStringLiteral(" %1").arg(static_cast<double>(bytes) / 1e9, 8, 'f', 1);
     };
+    s << QStringLiteral("\nStage Layers In flight");
+    for (const core::MemoryTerm &term : core::kMemoryTerms)
+        s << QStringLiteral(" %1").arg(QLatin1String(term.column), 8);
+    s << QStringLiteral("    Total Capacity Headroom  Fits\n");
     for (const auto &st : r.stages) {
-        s << QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9 %10 %11 %12 %13  %14\n")
+        s << QStringLiteral("%1 %2 %3")
                  .arg(st.index, 5)
                  .arg(st.layers, 6)
-                 .arg(st.inflightMicrobatches, 9, 'g', 4)
-                 .arg(cell(st.weightsBytes), cell(st.gradsBytes), cell(st.optimizerBytes),
-                      cell(st.activationsBytes), cell(st.cachedOutputsBytes), cell(st.kvCacheBytes),
-                      cell(st.reserveBytes), cell(st.totalBytes), cell(st.capacityBytes))
-                 .arg(cell(st.headroomBytes))
-                 .arg(st.fits ? QStringLiteral("yes") : QStringLiteral("no"));
+                 .arg(st.inflightMicrobatches, 9, 'g', 4);
+        for (const core::MemoryTerm &term : core::kMemoryTerms)
+            s << cell(st.*term.bytes);
+        s << cell(st.totalBytes) << cell(st.capacityBytes) << cell(st.headroomBytes)
+          << (st.fits ? QStringLiteral("  yes\n") : QStringLiteral("  no\n"));
     }
     s << QStringLiteral("(GB per device: 10^9 bytes)\n");
     s << (r.fits ? QStringLiteral("\nFits: yes\n") : QStringLiteral("\nFits: no\n"));

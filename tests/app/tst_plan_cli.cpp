@@ -71,6 +71,36 @@ private Q_SLOTS:
         QVERIFY(r.out.contains("\n  1 "));
         QVERIFY(r.out.contains("\n  3 "));
         QVERIFY(!r.out.contains("\n  4 "));
+
+        // Each line names its layout as the window does: "T=2 K=2 D=16, ZeRO 3, interleaved
+        // v=4, b=1 m=32, SP", the micro-batch size b and count m as the controls call them.
+        const QJsonArray candidates =
+            json("--devices 64 --global-batch 512 --top 3").value("candidates").toArray();
+        QCOMPARE(candidates.size(), 3);
+        for (const QJsonValue &value : candidates) {
+            const QJsonObject c = value.toObject();
+            QString schedule = c.value("schedule").toString();
+            if (schedule == QStringLiteral("interleaved"))
+                schedule += QStringLiteral(" v=%1").arg(c.value("virtual_stages").toInt());
+            QString layout = QStringLiteral("T=%1 K=%2 D=%3, ZeRO %4, %5, b=%6 m=%7")
+                                 .arg(c.value("tp").toInt())
+                                 .arg(c.value("pp").toInt())
+                                 .arg(c.value("dp").toInt())
+                                 .arg(c.value("zero").toInt())
+                                 .arg(schedule)
+                                 .arg(c.value("microbatch_size").toInt())
+                                 .arg(c.value("microbatches").toInt());
+            if (c.value("recompute").toString() != QStringLiteral("none"))
+                layout += QStringLiteral(", %1 recompute").arg(c.value("recompute").toString());
+            if (c.value("sequence_parallel").toBool())
+                layout += QStringLiteral(", SP");
+            const QString line = QStringLiteral("\n%1 ").arg(c.value("rank").toInt(), 3);
+            const qsizetype at = r.out.indexOf(line);
+            QVERIFY(at >= 0);
+            QVERIFY2(r.out.indexOf(layout + QLatin1Char('\n'), at) ==
+                         r.out.indexOf(QLatin1Char('\n'), at + 1) - layout.size(),
+                     qPrintable(layout));
+        }
     }
 
     // --distinct lists each T, K, D, schedule and micro-batch size once, fastest first.

@@ -514,6 +514,105 @@ private Q_SLOTS:
         }
     }
 
+    // The planner's layout keys are keys of the scenario table, each bound to the same member
+    // there, and between them they are the whole of PlanLayout: a layout with every field
+    // away from its default survives a trip through a scenario, and applying it leaves every
+    // other key of the base as it was.
+    void layoutKeysAreScenarioFields_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("text");
+        // docs/planner.md: T, K, D, ZeRO, the schedule with its chunks, the micro-batching,
+        // recomputation and sequence parallelism.
+        QTest::addRow("tp") << "tp"
+                            << "2";
+        QTest::addRow("pp") << "pp"
+                            << "2";
+        QTest::addRow("dp") << "dp"
+                            << "4";
+        QTest::addRow("zero") << "zero"
+                              << "3";
+        QTest::addRow("schedule") << "schedule"
+                                  << "interleaved";
+        QTest::addRow("virtual_stages") << "virtual_stages"
+                                        << "2";
+        QTest::addRow("microbatch_size") << "microbatch_size"
+                                         << "2";
+        QTest::addRow("microbatches") << "microbatches"
+                                      << "8";
+        QTest::addRow("recompute") << "recompute"
+                                   << "full";
+        QTest::addRow("sequence_parallel") << "sequence_parallel"
+                                           << "false";
+    }
+    void layoutKeysAreScenarioFields()
+    {
+        QFETCH(QString, key);
+        QFETCH(QString, text);
+        const PlanLayout layout{2, 2, 4, 3, Schedule::interleaved, 2, 2, 8, Recompute::full, false};
+        const Scenario base; // the default layout differs from `layout` in every field
+        const Scenario applied = layout.apply(base);
+        QVERIFY(PlanLayout::of(applied) == layout);
+        QCOMPARE(QString::fromStdString(fieldText(applied, key.toStdString())), text);
+        QVERIFY(fieldText(base, key.toStdString()) != text.toStdString());
+
+        int rows = 0;
+        int matches = 0;
+        forEachLayoutField([&](const auto &field) {
+            ++rows;
+            const FieldInfo *info = findField(field.key);
+            QVERIFY(info);
+            using Member = std::remove_cvref_t<decltype(field.scenario)>;
+            const Member *member = std::get_if<Member>(&info->member);
+            QVERIFY(member && *member == field.scenario);
+            if (field.key == key.toStdString())
+                ++matches;
+        });
+        QCOMPARE(rows, 10); // one per row of the _data table
+        QCOMPARE(matches, 1);
+        for (const FieldInfo &field : scenarioFields()) {
+            bool isLayoutKey = false;
+            forEachLayoutField([&](const auto &f) { isLayoutKey |= f.key == field.key; });
+            if (!isLayoutKey)
+                QCOMPARE(fieldText(applied, field.key), fieldText(base, field.key));
+        }
+    }
+
+    // Layouts are ordered field by field in PlanLayout's order (T first, sequence parallelism
+    // last): the tie-break the ranking and the rejection examples use.
+    void layoutsOrderFieldByField()
+    {
+        PlanLayout a;
+        PlanLayout b;
+        b.sequenceParallel = true;
+        QVERIFY(a < b);
+        a.tp = 2;
+        QVERIFY(b < a);
+        b.tp = 2;
+        b.schedule = Schedule::interleaved;
+        QVERIFY(a < b);
+        QVERIFY(a.sameSplit(
+            PlanLayout{2, 1, 1, 3, Schedule::oneFOneB, 1, 1, 1, Recompute::full, true}));
+        QVERIFY(!a.sameSplit(b));
+    }
+
+    // Rejection groups, most first, ties alphabetical: the order of the text report's lines
+    // and of the window's summary.
+    void rejectionsByCountMostFirst()
+    {
+        RejectionCounts counts;
+        counts["weights"].count = 5;
+        counts["activations"].count = 5;
+        counts["optimizer states"].count = 9;
+        counts["KV cache"].count = 1;
+        const auto sorted = rejectionsByCount(counts);
+        QCOMPARE(sorted.size(), std::size_t(4));
+        QCOMPARE(sorted[0].first, std::string("optimizer states"));
+        QCOMPARE(sorted[1].first, std::string("activations"));
+        QCOMPARE(sorted[2].first, std::string("weights"));
+        QCOMPARE(sorted[3].first, std::string("KV cache"));
+    }
+
     void sizeOnlyModelIsRefused()
     {
         PlanRequest req = request("", 8, 16);

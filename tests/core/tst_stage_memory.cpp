@@ -2,6 +2,7 @@
 // activations in flight, the last stage's cached outputs, the inference KV cache.
 #include "core/activations.h"
 #include "core/evaluate.h"
+#include "core/fields.h"
 #include "io/presets_io.h"
 #include "io/scenario_io.h"
 
@@ -329,6 +330,80 @@ private Q_SLOTS:
         for (const MemoryTerm &term : kMemoryTerms)
             stage.*term.bytes = 7;
         QCOMPARE(std::string(largestMemoryTerm(stage)), std::string("weights"));
+    }
+
+    // The table of memory terms is the whole of a stage: its terms add up to the stage's
+    // total and to capacity minus headroom, each term is a different member with its own JSON
+    // key, label and column, and each is non-zero in some scenario below (training with and
+    // without cached outputs, inference, a reserve), so none is a row that nothing fills.
+    void termsMakeTheTotal_data()
+    {
+        QTest::addColumn<QStringList>("settings");
+        QTest::addRow("seed 8B DP2-PP2, cached outputs")
+            << QStringList{"model=llama-3.1-8b", "pp=2", "dp=2", "microbatches=4"};
+        QTest::addRow("70B T=8 K=4 D=2 ZeRO 2, interleaved, reserve 2.5 GiB")
+            << QStringList{"tp=8",
+                           "pp=4",
+                           "dp=2",
+                           "zero=2",
+                           "schedule=interleaved",
+                           "virtual_stages=2",
+                           "microbatches=16",
+                           "reserve_gib=2.5"};
+        QTest::addRow("405B inference T=8 K=2, KV cache")
+            << QStringList{"model=llama-3.1-405b", "mode=inference",   "tp=8", "pp=2", "dp=1",
+                           "microbatches=4",       "microbatch_size=2"};
+        QTest::addRow("70B no cached outputs, full recomputation")
+            << QStringList{"tp=4", "pp=2", "dp=1", "cache_outputs=false", "recompute=full"};
+    }
+    void termsMakeTheTotal()
+    {
+        QFETCH(QStringList, settings);
+        Scenario s;
+        for (const QString &kv : settings) {
+            const qsizetype eq = kv.indexOf(QLatin1Char('='));
+            QVERIFY(!setField(s, kv.left(eq).toStdString(), kv.mid(eq + 1).toStdString()));
+        }
+        const Report r = evaluate(s, m_presets);
+        QVERIFY2(r.ok(), r.error ? r.error->toString().c_str() : "");
+        for (const StageReport &st : r.stages) {
+            std::int64_t sum = 0;
+            for (const MemoryTerm &term : kMemoryTerms)
+                sum += st.*term.bytes;
+            QCOMPARE(sum, st.totalBytes);
+            QCOMPARE(st.capacityBytes - st.headroomBytes, st.totalBytes);
+            QCOMPARE(memoryTermsTotal(st), st.totalBytes);
+        }
+    }
+    void termsAreDistinctAndFilled()
+    {
+        const std::size_t n = std::size(kMemoryTerms);
+        for (std::size_t a = 0; a < n; ++a)
+            for (std::size_t b = a + 1; b < n; ++b) {
+                QVERIFY(kMemoryTerms[a].bytes != kMemoryTerms[b].bytes);
+                QVERIFY(std::string_view(kMemoryTerms[a].key) != kMemoryTerms[b].key);
+                QVERIFY(std::string_view(kMemoryTerms[a].name) != kMemoryTerms[b].name);
+                QVERIFY(std::string_view(kMemoryTerms[a].label) != kMemoryTerms[b].label);
+            }
+        for (const MemoryTerm &term : kMemoryTerms)
+            QVERIFY(std::string_view(term.column).size() <= 8); // the text report's column
+        std::vector<bool> filled(n, false);
+        for (const char *set : {"model=llama-3.1-8b,pp=2,dp=2,microbatches=4,reserve_gib=1",
+                                "model=llama-3.1-8b,mode=inference,microbatches=4"}) {
+            Scenario s;
+            for (const QString &kv : QString::fromLatin1(set).split(QLatin1Char(','))) {
+                const qsizetype eq = kv.indexOf(QLatin1Char('='));
+                QVERIFY(!setField(s, kv.left(eq).toStdString(), kv.mid(eq + 1).toStdString()));
+            }
+            const Report r = evaluate(s, m_presets);
+            QVERIFY(r.ok());
+            for (const StageReport &st : r.stages)
+                for (std::size_t i = 0; i < n; ++i)
+                    if (st.*kMemoryTerms[i].bytes > 0)
+                        filled[i] = true;
+        }
+        for (std::size_t i = 0; i < n; ++i)
+            QVERIFY2(filled[i], kMemoryTerms[i].name);
     }
 
     // An exact tie from a real scenario: 70B in BF16 with ZeRO 1 over D = 8 keeps 2 bytes of

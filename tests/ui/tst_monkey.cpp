@@ -102,17 +102,6 @@ const char *const kCombos[] = {"model",    "device",    "precision", "mode",    
 const char *const kChecks[] = {"sequence_parallel", "cache_outputs"};
 const char *const kNumbers[] = {"reserve_gib", "inter_node_gb_per_s", "mfu", "dp_overlap"};
 
-// The memory chart's bar sets, by the report's terms.
-const std::pair<const char *, std::int64_t core::StageReport::*> kTerms[] = {
-    {"Weights", &core::StageReport::weightsBytes},
-    {"Gradients", &core::StageReport::gradsBytes},
-    {"Optimizer", &core::StageReport::optimizerBytes},
-    {"Activations", &core::StageReport::activationsBytes},
-    {"Cached outputs", &core::StageReport::cachedOutputsBytes},
-    {"KV cache", &core::StageReport::kvCacheBytes},
-    {"Reserve", &core::StageReport::reserveBytes},
-};
-
 // One random user at the window.
 class Monkey
 {
@@ -427,15 +416,15 @@ QString disagreement(const MainWindow &window, const ScenarioDocument &document)
             return QStringLiteral("%1 bars for %2 stages")
                 .arg(chart->categories().size())
                 .arg(r.stages.size());
-        for (const auto &[label, bytes] : kTerms) {
-            const QList<qreal> values = chart->values(QString::fromLatin1(label));
+        for (const core::MemoryTerm &term : core::kMemoryTerms) {
+            const QList<qreal> values = chart->values(QString::fromLatin1(term.label));
             for (std::size_t i = 0; i < r.stages.size(); ++i)
-                if (values.value(qsizetype(i), -1) != units::large(double(r.stages[i].*bytes)))
+                if (values.value(qsizetype(i), -1) != units::large(double(r.stages[i].*term.bytes)))
                     return QStringLiteral("stage %1's %2 bar is %3, the report says %4")
                         .arg(i)
-                        .arg(label)
+                        .arg(QLatin1String(term.label))
                         .arg(values.value(qsizetype(i), -1))
-                        .arg(units::large(double(r.stages[i].*bytes)));
+                        .arg(units::large(double(r.stages[i].*term.bytes)));
         }
         for (std::size_t i = 0; i < r.stages.size(); ++i)
             if (chart->categories()[qsizetype(i)].contains(QStringLiteral("over")) ==

@@ -2,6 +2,8 @@
 
 #include <QColor>
 #include <QPen>
+#include <cstddef>
+#include <iterator>
 
 class QChart;
 class QPalette;
@@ -51,6 +53,16 @@ inline QColor grey()
 inline QColor weights()
 {
     return blue();
+}
+
+// The palette in a fixed order, for series told apart by colour alone (the memory terms of
+// core::kMemoryTerms, by position): blue, sky blue, green, orange, vermillion, purple, grey,
+// yellow, black, then round again.
+inline QColor series(std::size_t index)
+{
+    const QColor palette[] = {blue(),   skyBlue(), green(),  orange(), vermillion(),
+                              purple(), grey(),    yellow(), black()};
+    return palette[index % std::size(palette)];
 }
 
 // The device's capacity: a dashed dark red line, the same in every chart.

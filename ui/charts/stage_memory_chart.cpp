@@ -21,25 +21,6 @@ namespace ui {
 
 namespace {
 
-struct Term
-{
-    const char *label;
-    std::int64_t core::StageReport::*bytes;
-    QRgb colour;
-};
-
-// One colour per term, distinguishable in print and for common colour-vision
-// deficiencies (Okabe & Ito palette).
-const Term kTerms[] = {
-    {"Weights", &core::StageReport::weightsBytes, 0x0072B2},
-    {"Gradients", &core::StageReport::gradsBytes, 0x56B4E9},
-    {"Optimizer", &core::StageReport::optimizerBytes, 0x009E73},
-    {"Activations", &core::StageReport::activationsBytes, 0xE69F00},
-    {"Cached outputs", &core::StageReport::cachedOutputsBytes, 0xD55E00},
-    {"KV cache", &core::StageReport::kvCacheBytes, 0xCC79A7},
-    {"Reserve", &core::StageReport::reserveBytes, 0x999999},
-};
-
 double toGb(std::int64_t bytes)
 {
     return units::large(static_cast<double>(bytes));
@@ -57,10 +38,10 @@ StageMemoryChart::StageMemoryChart(QWidget *parent)
     m_chart->legend()->setAlignment(Qt::AlignRight); // seven terms do not fit in a row
     m_view->setRenderHint(QPainter::Antialiasing);
 
-    for (const Term &term : kTerms) {
-        auto *set = new QBarSet(tr(term.label));
-        set->setColor(QColor::fromRgb(term.colour));
-        set->setBorderColor(QColor::fromRgb(term.colour).darker(130));
+    for (std::size_t i = 0; i < std::size(core::kMemoryTerms); ++i) {
+        auto *set = new QBarSet(tr(core::kMemoryTerms[i].label));
+        set->setColor(chart_style::series(i));
+        set->setBorderColor(chart_style::series(i).darker(130));
         m_bars->append(set);
         m_sets.append(set);
     }
@@ -123,7 +104,7 @@ void StageMemoryChart::setReport(const core::Report &report, const core::Report 
     for (qsizetype i = 0; i < m_sets.size(); ++i) {
         QList<qreal> values;
         for (const auto &stage : report.stages)
-            values << toGb(stage.*kTerms[i].bytes);
+            values << toGb(stage.*core::kMemoryTerms[i].bytes);
         m_sets[i]->remove(0, m_sets[i]->count());
         m_sets[i]->append(values);
     }

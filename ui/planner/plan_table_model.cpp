@@ -1,5 +1,6 @@
 #include "ui/planner/plan_table_model.h"
 
+#include "io/plan_io.h"
 #include "io/text.h"
 #include "ui/planner/plan_text.h"
 #include "ui/units.h"
@@ -69,7 +70,7 @@ QVariant PlanTableModel::display(const core::PlanCandidate &c, int column) const
 {
     switch (column) {
     case schedule:
-        return plan_text::schedule(c);
+        return io::scheduleText(c);
     case recompute:
         return plan_text::recompute(c.recompute);
     case sequenceParallel:
@@ -104,7 +105,7 @@ QVariant PlanTableModel::number(const core::PlanCandidate &c, int row, int colum
     case zero:
         return c.zero;
     case schedule:
-        return plan_text::schedule(c);
+        return io::scheduleText(c);
     case microbatchSize:
         return c.microbatchSize;
     case microbatches:
@@ -136,17 +137,16 @@ QString PlanTableModel::rowTooltip(const core::PlanCandidate &c) const
             .arg(plan_text::stepSeconds(s))
             .arg(c.stepTimeS > 0 ? 100 * s / c.stepTimeS : 0.0, 0, 'f', 1);
     };
-    QString text =
-        tr("<p><b>%1</b></p>"
-           "<p>Step %2 s =<br>"
-           "&nbsp;&nbsp;compute %3<br>"
-           "&nbsp;&nbsp;+ pipeline bubble %4<br>"
-           "&nbsp;&nbsp;+ tensor-parallel collectives %5<br>"
-           "&nbsp;&nbsp;+ exposed gradient sync %6</p>"
-           "<p>Fullest stage: %7 per device.</p>")
-            .arg(plan_text::layout(c).toHtmlEscaped(), plan_text::stepSeconds(c.stepTimeS),
-                 part(b.computeS), part(b.bubbleS), part(b.tpCommS), part(b.dpCommS),
-                 units::format(static_cast<double>(c.peakStageBytes)));
+    QString text = tr("<p><b>%1</b></p>"
+                      "<p>Step %2 s =<br>"
+                      "&nbsp;&nbsp;compute %3<br>"
+                      "&nbsp;&nbsp;+ pipeline bubble %4<br>"
+                      "&nbsp;&nbsp;+ tensor-parallel collectives %5<br>"
+                      "&nbsp;&nbsp;+ exposed gradient sync %6</p>"
+                      "<p>Fullest stage: %7 per device.</p>")
+                       .arg(io::layoutText(c).toHtmlEscaped(), plan_text::stepSeconds(c.stepTimeS),
+                            part(b.computeS), part(b.bubbleS), part(b.tpCommS), part(b.dpCommS),
+                            units::format(static_cast<double>(c.peakStageBytes)));
     if (m_loaded && c.sameLayout(*m_loaded))
         text += tr("<p>This layout is loaded in the explorer.</p>");
     if (m_stale)

@@ -1,6 +1,7 @@
 #include "ui/planner/plan_text.h"
 
 #include "core/fields.h"
+#include "io/plan_io.h"
 #include "io/text.h"
 #include "ui/scenario_document.h"
 
@@ -17,47 +18,11 @@ QString tr(const char *text)
     return QCoreApplication::translate("PlanText", text);
 }
 
-std::vector<std::pair<std::string, std::int64_t>> byCount(const core::RejectionCounts &counts)
-{
-    std::vector<std::pair<std::string, std::int64_t>> sorted;
-    for (const auto &[reason, group] : counts)
-        sorted.emplace_back(reason, group.count);
-    // Most first; ties in the map's (alphabetical) order, so the line never changes by chance.
-    std::stable_sort(sorted.begin(), sorted.end(),
-                     [](const auto &a, const auto &b) { return a.second > b.second; });
-    return sorted;
-}
-
 } // namespace
-
-QString schedule(const core::PlanCandidate &c)
-{
-    const QString name = io::qs(core::toString(c.schedule));
-    if (c.schedule == core::Schedule::interleaved)
-        return tr("%1 v=%2").arg(name).arg(c.virtualStages);
-    return name;
-}
 
 QString recompute(core::Recompute r)
 {
     return io::qs(core::toString(r));
-}
-
-QString layout(const core::PlanCandidate &c)
-{
-    QString text = tr("T=%1 K=%2 D=%3, ZeRO %4, %5, b=%6 m=%7")
-                       .arg(c.tp)
-                       .arg(c.pp)
-                       .arg(c.dp)
-                       .arg(c.zero)
-                       .arg(schedule(c))
-                       .arg(c.microbatchSize)
-                       .arg(c.microbatches);
-    if (c.recompute != core::Recompute::none)
-        text += tr(", %1 recompute").arg(recompute(c.recompute));
-    if (c.sequenceParallel)
-        text += tr(", SP");
-    return text;
 }
 
 QString duration(double s)
@@ -75,31 +40,28 @@ QString stepSeconds(double s)
 QString rejected(const core::RejectionCounts &counts)
 {
     QStringList parts;
-    for (const auto &[reason, count] : byCount(counts))
-        parts << tr("%1 %2").arg(io::formatCount(count), io::qs(reason));
+    for (const auto &[reason, group] : core::rejectionsByCount(counts))
+        parts << tr("%1 %2").arg(io::formatCount(group.count), io::qs(reason));
     return parts.join(QStringLiteral(", "));
 }
 
 QString rejectionExamples(const core::RejectionCounts &counts)
 {
     QString text;
-    for (const auto &[reason, count] : byCount(counts)) {
-        const core::RejectionGroup &group = counts.at(reason);
-        core::PlanCandidate example;
-        example.PlanLayout::operator=(group.layout);
-        text += tr("<p><b>%1</b>, e.g. %2: %3</p>")
-                    .arg(io::qs(reason).toHtmlEscaped(), layout(example).toHtmlEscaped(),
-                         io::qs(group.example).toHtmlEscaped());
-    }
+    for (const auto &[reason, group] : core::rejectionsByCount(counts))
+        text +=
+            tr("<p><b>%1</b>, e.g. %2: %3</p>")
+                .arg(io::qs(reason).toHtmlEscaped(), io::layoutText(group.layout).toHtmlEscaped(),
+                     io::qs(group.example).toHtmlEscaped());
     return text;
 }
 
 std::optional<std::pair<QString, qint64>> mostRejected(const core::RejectionCounts &counts)
 {
-    const auto sorted = byCount(counts);
+    const auto sorted = core::rejectionsByCount(counts);
     if (sorted.empty())
         return std::nullopt;
-    return std::make_pair(io::qs(sorted.front().first), qint64(sorted.front().second));
+    return std::make_pair(io::qs(sorted.front().first), qint64(sorted.front().second.count));
 }
 
 QString summary(const core::PlanRequest &request, const core::PlanResult &r)

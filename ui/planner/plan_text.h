@@ -11,13 +11,8 @@
 // tests can check them directly.
 namespace ui::plan_text {
 
-// "1f1b", "interleaved v=2".
-QString schedule(const core::PlanCandidate &candidate);
 // "none", "selective", "full".
 QString recompute(core::Recompute recompute);
-// "T=2 K=4 D=8, ZeRO 1, 1f1b, b=1 m=16, selective recompute, SP": one layout in a line, as
-// the undo history and the status bar name it.
-QString layout(const core::PlanCandidate &candidate);
 // "12.3 s", "850 ms".
 QString duration(double seconds);
 // A step time in seconds, precise enough to tell the top candidates apart.

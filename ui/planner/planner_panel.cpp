@@ -1,6 +1,7 @@
 #include "ui/planner/planner_panel.h"
 
 #include "core/validate.h"
+#include "io/plan_io.h"
 #include "io/text.h"
 #include "ui/charts/chart_style.h"
 #include "ui/charts/plan_chart.h"
@@ -308,7 +309,7 @@ bool PlannerPanel::loadSelected()
 void PlannerPanel::load(const core::PlanCandidate &candidate)
 {
     m_document->setScenario(candidate.apply(m_document->scenario()),
-                            tr("Planner: %1").arg(plan_text::layout(candidate)));
+                            tr("Planner: %1").arg(io::layoutText(candidate)));
 }
 
 void PlannerPanel::unitsChanged()
