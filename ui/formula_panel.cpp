@@ -13,7 +13,11 @@ FormulaPanel::FormulaPanel(QWidget *parent) : QTextBrowser(parent)
 
 void FormulaPanel::showFormulas(const ChartPage &page, const ChartInputs &inputs)
 {
-    setHtml(formula::html(page, inputs));
+    QString html = formula::html(page, inputs);
+    if (html == m_html)
+        return;
+    m_html = std::move(html);
+    setHtml(m_html);
 }
 
 namespace formula {

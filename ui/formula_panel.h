@@ -19,6 +19,9 @@ public:
     explicit FormulaPanel(QWidget *parent = nullptr);
 
     void showFormulas(const ChartPage &page, const ChartInputs &inputs);
+
+private:
+    QString m_html; // what it shows: laying out the same text again costs milliseconds
 };
 
 // What the pages write their formulas with.

@@ -18,6 +18,7 @@
 #include "ui/sources_dialog.h"
 #include "ui/units.h"
 #include "ui/widgets/dock_toggle.h"
+#include "ui/widgets/wrapped_label.h"
 
 #include <QAction>
 #include <QApplication>
@@ -44,7 +45,7 @@ namespace ui {
 
 MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     : QMainWindow(parent), m_document(document), m_files(new FileActions(document, this)),
-      m_controls(new ControlsPanel(document)), m_note(new QLabel), m_verdict(new QLabel),
+      m_controls(new ControlsPanel(document)), m_note(new WrappedLabel), m_verdict(new QLabel),
       m_charts(new QTabWidget), m_example(new QFrame), m_exampleText(new QLabel),
       m_formulas(new FormulaPanel), m_planner(new PlannerPanel(document))
 {
@@ -78,7 +79,6 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     exampleLayout->addWidget(closeExample, 0, Qt::AlignTop);
     m_example->hide();
 
-    m_note->setWordWrap(true);
     m_note->setTextFormat(Qt::RichText);
     m_note->setObjectName(QStringLiteral("note"));
     for (auto &page : createChartPages()) {

@@ -24,6 +24,8 @@
 #include <QFontInfo>
 #include <QFontMetricsF>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QMenu>
 #include <QMenuBar>
 #include <QRegularExpression>
@@ -647,6 +649,37 @@ private Q_SLOTS:
                          "all-reduce")[names.indexOf("columns → rows")],
                      4096.0 * 4096 * 2 * 2 * 7 / 8 / 1e6);
         }
+    }
+
+    // The legend lists only the terms the scenario has: training keeps gradients, optimizer
+    // states and activations and no KV cache; inference the reverse (docs/activations.md).
+    // Drawn before the chart is first shown, as an exported image is, and redrawn after.
+    void legendListsTheScenariosTerms()
+    {
+        const core::Presets presets = io::builtinPresets();
+        core::Scenario training;
+        core::Scenario inference;
+        inference.mode = core::Mode::inference;
+        StageMemoryChart chart;
+        chart.setReport(core::evaluate(training, presets));
+        chart.resize(900, 500);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        const auto shown = [&chart] {
+            QStringList terms;
+            for (QLegendMarker *marker :
+                 chart.findChild<QChartView *>()->chart()->legend()->markers())
+                if (marker->isVisible())
+                    terms << marker->label();
+            return terms;
+        };
+        QCOMPARE(shown(), QStringList({"Weights", "Gradients", "Optimizer", "Activations",
+                                       "Cached outputs", "Reserve", "Capacity 85.9 GB"}));
+        chart.setReport(core::evaluate(inference, presets));
+        QCOMPARE(shown(), QStringList({"Weights", "KV cache", "Reserve", "Capacity 85.9 GB"}));
+        chart.setReport(core::evaluate(training, presets));
+        QVERIFY(!shown().contains("KV cache"));
+        QVERIFY(shown().contains("Optimizer"));
     }
 
     void warningsAreShown()
