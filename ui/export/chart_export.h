@@ -51,7 +51,8 @@ constexpr QSize kMinSize{320, 200};
 // scenario and report, `parascope export` evaluates the scenario it read.
 using Inputs = ChartInputs;
 
-// Evaluates for these charts: with the schedule's timeline when one of them draws it.
+// Evaluates what charts with these needs draw from (chartNeeds()): the schedule's blocks
+// only for ChartNeeds::timeline.
 core::Report evaluate(const core::Scenario &scenario, const core::Presets &presets,
                       ChartNeeds needs = ChartNeeds::timeline);
 
