@@ -21,6 +21,10 @@ constexpr double kDetailPx = 3.0;
 constexpr int kPad = 6;
 // Hatching and dots need a few pixels to show; narrower runs are drawn plain.
 constexpr int kPatternPx = 4;
+// Qt's raster engine fills this many pixel rows or more on its thread pool (qdrawhelper.cpp,
+// QT_THREAD_PARALLEL_FILLS); bands of kBandRows stay below it.
+constexpr double kThreadedRows = 96;
+constexpr int kBandRows = 64;
 
 int kindIndex(OpKind kind)
 {
@@ -378,18 +382,39 @@ void TimelineChart::paintEvent(QPaintEvent *)
     p.save();
     p.setClipRect(QRectF(plot.left(), plot.top(), playheadX - plot.left(), plot.height()));
     p.setPen(Qt::NoPen);
-    for (int k = 0; k < 3; ++k) {
-        const auto &fills = m_cache.fills[std::size_t(k)];
-        const auto &thin = m_cache.thin[std::size_t(k)];
-        p.setBrush(kindColor(k));
-        if (!thin.isEmpty())
-            p.drawRects(thin.constData(), int(thin.size()));
-        if (fills.isEmpty())
-            continue;
-        p.drawRects(fills.constData(), int(fills.size()));
-        if (kindPattern(k) != Qt::NoBrush) {
-            p.setBrush(QBrush(QColor(0, 0, 0, 110), kindPattern(k)));
+    const auto fillBlocks = [&] {
+        for (int k = 0; k < 3; ++k) {
+            const auto &fills = m_cache.fills[std::size_t(k)];
+            const auto &thin = m_cache.thin[std::size_t(k)];
+            p.setBrush(kindColor(k));
+            if (!thin.isEmpty())
+                p.drawRects(thin.constData(), int(thin.size()));
+            if (fills.isEmpty())
+                continue;
             p.drawRects(fills.constData(), int(fills.size()));
+            if (kindPattern(k) != Qt::NoBrush) {
+                p.setBrush(QBrush(QColor(0, 0, 0, 110), kindPattern(k)));
+                p.drawRects(fills.constData(), int(fills.size()));
+            }
+        }
+    };
+    // Qt's raster engine hands a fill of kThreadedRows device rows or more to its thread pool
+    // and waits for it, block by block: with a few tall stages that is hundreds of round trips
+    // per paint, and hatching ten times slower than the same rows in shorter fills. Clipped
+    // to bands of whole rows, the same fills cover the same pixels, each band's without the
+    // pool. (An image exported at scale 2 has two device rows per row.)
+    const QTransform &device = p.deviceTransform();
+    const double scale = device.m22();
+    if (device.type() > QTransform::TxScale || device.m11() != scale ||
+        scale != std::round(scale) || scale < 1 || rowHeight * scale < kThreadedRows) {
+        fillBlocks();
+    } else {
+        const int band = std::max(1, kBandRows / int(scale));
+        for (int top = plot.top(); top <= plot.bottom(); top += band) {
+            p.save();
+            p.setClipRect(QRect(plot.left(), top, plot.width(), band), Qt::IntersectClip);
+            fillBlocks();
+            p.restore();
         }
     }
     // Outlines separate neighbouring wide blocks.
