@@ -99,16 +99,16 @@ int runExport(const QStringList &arguments)
         return status;
     QTextStream out(stdout);
 
-    QList<ce::Chart> charts;
+    ui::ChartPages charts;
     if (!parser.isSet(chart))
         return fail(QStringLiteral("--chart"),
                     QStringLiteral("required; one of %1, all").arg(ce::chartIds()));
     const QString chartText = parser.value(chart);
     const bool all = chartText == QLatin1String("all");
     if (all) {
-        charts = ce::allCharts();
-    } else if (auto c = ce::chartFromId(chartText)) {
-        charts << *c;
+        charts = ui::createChartPages();
+    } else if (auto page = ui::createChartPage(chartText)) {
+        charts.push_back(std::move(page));
     } else {
         return fail(
             QStringLiteral("--chart"),
@@ -180,7 +180,7 @@ int runExport(const QStringList &arguments)
     core::Scenario scenario;
     if (int status = readScenario(parser, set, scenario); status >= 0)
         return status;
-    const core::Report report = ce::evaluate(scenario, presets);
+    const core::Report report = ce::evaluate(scenario, presets, ui::chartNeeds(charts));
     g_previousHandler = qInstallMessageHandler(dropSizeHintNotice);
     if (report.error)
         return fail(
@@ -191,8 +191,8 @@ int runExport(const QStringList &arguments)
         if (!QDir().mkpath(target))
             return fail(QStringLiteral("--out"),
                         QStringLiteral("cannot create the folder '%1'").arg(target));
-        for (ce::Chart c : charts)
-            paths << QDir(target).filePath(ce::chartId(c) + QLatin1Char('.') + ce::suffix(format));
+        for (const auto &page : charts)
+            paths << ce::chartPath(target, *page, format);
     } else {
         paths << target;
     }

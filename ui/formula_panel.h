@@ -1,37 +1,42 @@
 #pragma once
 
-#include "core/report.h"
-#include "core/scenario.h"
-#include "core/sharding.h"
-
 #include <QTextBrowser>
+#include <cstdint>
 
 namespace ui {
 
+class ChartPage;
+struct ChartInputs;
+
 // The formulas behind the chart on screen, written out with the current
-// numbers in them, each with its source.
+// numbers in them, each with its source. Each page writes its own
+// (ChartPage::formulas); the panel shows them.
 class FormulaPanel : public QTextBrowser
 {
     Q_OBJECT
 
 public:
-    enum class Topic
-    {
-        memory,
-        bubble,
-        timeline,
-        sharding,
-        modelSize
-    };
-
     explicit FormulaPanel(QWidget *parent = nullptr);
 
-    void show(Topic topic, const core::Scenario &scenario, const core::Report &report,
-              const core::ShardReport *sharding = nullptr);
+    void showFormulas(const ChartPage &page, const ChartInputs &inputs);
 
-    // The HTML for a topic (also used by Help → Formulas & sources).
-    static QString html(Topic topic, const core::Scenario &scenario, const core::Report &report,
-                        const core::ShardReport *sharding = nullptr);
+private:
+    QString m_html; // what it shows: laying out the same text again costs milliseconds
 };
+
+// What the pages write their formulas with.
+namespace formula {
+
+// A page's formulas, or nothing when the report is invalid (also Help → Formulas & sources).
+QString html(const ChartPage &page, const ChartInputs &inputs);
+
+// One formula: a title, the expression with numbers, and where it comes from.
+QString block(const QString &title, const QString &expression, const QString &source);
+// Bytes in the unit the window shows (GB or GiB).
+QString bytes(std::int64_t bytes);
+// "15.8 %".
+QString percent(double fraction);
+
+} // namespace formula
 
 } // namespace ui

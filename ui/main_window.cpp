@@ -5,11 +5,8 @@
 #include "io/examples_io.h"
 #include "io/scenario_io.h"
 #include "io/text.h"
-#include "ui/charts/bubble_chart.h"
+#include "ui/charts/chart_pages.h"
 #include "ui/charts/chart_style.h"
-#include "ui/charts/model_size_chart.h"
-#include "ui/charts/sharding_chart.h"
-#include "ui/charts/stage_memory_chart.h"
 #include "ui/charts/timeline_panel.h"
 #include "ui/controls_panel.h"
 #include "ui/export/export_actions.h"
@@ -18,10 +15,10 @@
 #include "ui/planner/planner_panel.h"
 #include "ui/scenario_document.h"
 #include "ui/settings.h"
-#include "ui/sharding_verifier.h"
 #include "ui/sources_dialog.h"
 #include "ui/units.h"
 #include "ui/widgets/dock_toggle.h"
+#include "ui/widgets/wrapped_label.h"
 
 #include <QAction>
 #include <QApplication>
@@ -48,12 +45,9 @@ namespace ui {
 
 MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     : QMainWindow(parent), m_document(document), m_files(new FileActions(document, this)),
-      m_controls(new ControlsPanel(document)), m_note(new QLabel), m_verdict(new QLabel),
+      m_controls(new ControlsPanel(document)), m_note(new WrappedLabel), m_verdict(new QLabel),
       m_charts(new QTabWidget), m_example(new QFrame), m_exampleText(new QLabel),
-      m_memoryChart(new StageMemoryChart), m_modelSizeChart(new ModelSizeChart),
-      m_bubbleChart(new BubbleChart), m_shardingChart(new ShardingChart),
-      m_formulas(new FormulaPanel), m_timeline(new TimelinePanel(document)),
-      m_planner(new PlannerPanel(document))
+      m_formulas(new FormulaPanel), m_planner(new PlannerPanel(document))
 {
     resize(1280, 800);
 
@@ -85,16 +79,13 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     exampleLayout->addWidget(closeExample, 0, Qt::AlignTop);
     m_example->hide();
 
-    m_note->setWordWrap(true);
     m_note->setTextFormat(Qt::RichText);
     m_note->setObjectName(QStringLiteral("note"));
-    // Mnemonics that no control in the scenario dock uses.
-    m_charts->addTab(m_memoryChart, tr("Stage memor&y"));
-    m_charts->addTab(m_bubbleChart, tr("B&ubble"));
-    m_charts->addTab(m_timeline, tr("T&imeline"));
-    m_charts->addTab(m_shardingChart, tr("S&harding"));
-    new ShardingVerifier(document, m_shardingChart); // parented to the chart
-    m_charts->addTab(m_modelSizeChart, tr("Model &weights"));
+    for (auto &page : createChartPages()) {
+        QWidget *widget = page->createWidget(document);
+        m_charts->addTab(widget, page->title());
+        m_tabs.push_back({std::move(page), widget});
+    }
     connect(m_charts, &QTabWidget::currentChanged, this, &MainWindow::updateVisibleChart);
 
     auto *formulaDock = new QDockWidget(tr("Formulas"));
@@ -184,17 +175,25 @@ void MainWindow::stopComparing()
     redrawAll();
 }
 
+const ChartPage *MainWindow::currentPage() const
+{
+    const int index = m_charts->currentIndex();
+    return index >= 0 ? m_tabs[std::size_t(index)].page.get() : nullptr;
+}
+
+const ChartPage *MainWindow::page(const QString &id) const
+{
+    for (const Tab &tab : m_tabs)
+        if (tab.page->id() == id)
+            return tab.page.get();
+    return nullptr;
+}
+
 void MainWindow::showChart(const QString &id)
 {
-    const QHash<QString, QWidget *> charts{
-        {QStringLiteral("memory"), m_memoryChart},
-        {QStringLiteral("bubble"), m_bubbleChart},
-        {QStringLiteral("timeline"), m_timeline},
-        {QStringLiteral("sharding"), m_shardingChart},
-        {QStringLiteral("model-size"), m_modelSizeChart},
-    };
-    if (QWidget *chart = charts.value(id))
-        m_charts->setCurrentWidget(chart);
+    for (const Tab &tab : m_tabs)
+        if (tab.page->id() == id)
+            m_charts->setCurrentWidget(tab.widget);
 }
 
 void MainWindow::updateTitle()
@@ -323,8 +322,10 @@ void MainWindow::createMenus()
     play->setShortcut(Qt::Key_F5);
     play->setToolTip(tr("Animate the schedule on the Timeline tab (teaching mode)."));
     connect(play, &QAction::triggered, this, [this] {
-        m_charts->setCurrentWidget(m_timeline);
-        m_timeline->togglePlay();
+        if (auto *timeline = chart<TimelinePanel>()) {
+            m_charts->setCurrentWidget(timeline);
+            timeline->togglePlay();
+        }
     });
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
@@ -356,14 +357,10 @@ void MainWindow::refresh()
     const core::Scenario &shown = m_document->lastValidScenario();
     const FieldMask keys = m_drawn ? FieldMask::between(*m_drawn, shown) : FieldMask::all();
     m_drawn = shown;
-    // Charts redraw when they are on screen; the others remember that they are stale.
-    m_stale.insert(m_memoryChart);
-    m_stale.insert(m_bubbleChart);
-    if (keys.intersects(FieldMask::of({"model", "device", "tp", "precision"})))
-        m_stale.insert(m_modelSizeChart);
-    if (keys.intersects(FieldMask::of({"model", "device", "precision", "tp", "seq_len",
-                                       "microbatch_size", "mfu", "inter_node_gb_per_s"})))
-        m_stale.insert(m_shardingChart);
+    // A page redraws when it is on screen; the others remember that they are stale.
+    for (Tab &tab : m_tabs)
+        if (keys.intersects(tab.page->dependsOn()))
+            tab.stale = true;
     updateVisibleChart();
     showVerdict();
 }
@@ -392,7 +389,8 @@ void MainWindow::applyScale()
 
 void MainWindow::redrawAll()
 {
-    m_stale = {m_memoryChart, m_bubbleChart, m_modelSizeChart, m_shardingChart};
+    for (Tab &tab : m_tabs)
+        tab.stale = true;
     showNote();
     if (!m_document->lastValidReport().ok())
         return;
@@ -400,49 +398,37 @@ void MainWindow::redrawAll()
     showVerdict();
 }
 
+MainWindow::Tab *MainWindow::currentTab()
+{
+    const int index = m_charts->currentIndex();
+    return index >= 0 ? &m_tabs[std::size_t(index)] : nullptr;
+}
+
+ChartInputs MainWindow::chartInputs() const
+{
+    return {m_document->lastValidScenario(), m_document->presets(), m_document->lastValidReport(),
+            m_comparison ? &*m_comparison : nullptr};
+}
+
+// Only the page on screen is drawn, and the document computes only what it needs: the
+// schedule's blocks while the timeline is in front, nothing more for the others.
 void MainWindow::updateVisibleChart()
 {
-    QWidget *current = m_charts->currentWidget();
-    if (m_stale.remove(current)) {
-        const core::Report &r = m_document->lastValidReport();
-        const Comparison *b = m_comparison ? &*m_comparison : nullptr;
-        if (current == m_memoryChart)
-            m_memoryChart->setReport(r, b ? &b->report : nullptr, b ? b->name : QString());
-        else if (current == m_modelSizeChart)
-            m_modelSizeChart->setReport(r);
-        else if (current == m_bubbleChart)
-            m_bubbleChart->setScenario(m_document->lastValidScenario(), r,
-                                       b ? &b->scenario : nullptr, b ? &b->report : nullptr,
-                                       b ? b->name : QString());
-        else if (current == m_shardingChart)
-            updateSharding();
+    Tab *tab = currentTab();
+    if (!tab)
+        return;
+    m_document->setTimelineWanted(tab->page->needs() == ChartNeeds::timeline);
+    if (!m_document->lastValidReport().ok())
+        return;
+    const bool redraw = tab->stale;
+    if (redraw) {
+        tab->stale = false;
+        tab->page->update(chartInputs());
     }
-    updateFormulas();
-}
-
-// The sharding demonstrator multiplies matrices (a few ms): only when its inputs
-// changed and its chart is on screen.
-void MainWindow::updateSharding()
-{
-    m_shardReport =
-        core::analyzeScenarioSharding(m_document->lastValidScenario(), m_document->presets());
-    m_shardingChart->setReport(m_shardReport, io::qs(m_document->lastValidReport().modelName));
-}
-
-void MainWindow::updateFormulas()
-{
-    FormulaPanel::Topic topic = FormulaPanel::Topic::memory;
-    QWidget *current = m_charts->currentWidget();
-    if (current == m_bubbleChart)
-        topic = FormulaPanel::Topic::bubble;
-    else if (current == m_timeline)
-        topic = FormulaPanel::Topic::timeline;
-    else if (current == m_shardingChart)
-        topic = FormulaPanel::Topic::sharding;
-    else if (current == m_modelSizeChart)
-        topic = FormulaPanel::Topic::modelSize;
-    m_formulas->show(topic, m_document->lastValidScenario(), m_document->lastValidReport(),
-                     m_shardReport.ok() ? &m_shardReport : nullptr);
+    if (redraw || m_formulasOf != tab->page.get()) {
+        m_formulasOf = tab->page.get();
+        m_formulas->showFormulas(*tab->page, chartInputs());
+    }
 }
 
 void MainWindow::showNote()

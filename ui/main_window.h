@@ -1,12 +1,12 @@
 #pragma once
 
-#include "core/report.h"
-#include "core/sharding.h"
+#include "ui/charts/chart_page.h"
 
 #include <QList>
 #include <QMainWindow>
-#include <QSet>
+#include <memory>
 #include <optional>
+#include <vector>
 
 class QAction;
 class QDockWidget;
@@ -17,21 +17,16 @@ class QTabWidget;
 
 namespace ui {
 
-class BubbleChart;
 class ControlsPanel;
 class DockToggle;
 class FormulaPanel;
-class ShardingChart;
 class FileActions;
-class ModelSizeChart;
 class PlannerPanel;
 class ScenarioDocument;
-class StageMemoryChart;
-class TimelinePanel;
 
-// The explorer window: the controls dock on the left, the charts in tabs, a
-// note for problems and warnings, the verdict in the status bar. It reads
-// numbers only from the document's report.
+// The explorer window: the controls dock on the left, the charts in tabs (one per
+// ChartPage of ui/charts/chart_pages.cpp), a note for problems and warnings, the verdict
+// in the status bar. It reads numbers only from the document's report.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -40,12 +35,18 @@ public:
     explicit MainWindow(ScenarioDocument *document, QWidget *parent = nullptr);
 
     ControlsPanel *controls() const { return m_controls; }
-    StageMemoryChart *memoryChart() const { return m_memoryChart; }
-    ModelSizeChart *modelSizeChart() const { return m_modelSizeChart; }
-    BubbleChart *bubbleChart() const { return m_bubbleChart; }
-    ShardingChart *shardingChart() const { return m_shardingChart; }
     FormulaPanel *formulas() const { return m_formulas; }
-    TimelinePanel *timelinePanel() const { return m_timeline; }
+    // The page on the current tab, and the page with an id (null when there is none).
+    const ChartPage *currentPage() const;
+    const ChartPage *page(const QString &id) const;
+    // The tab's widget of that class (StageMemoryChart, TimelinePanel, ...), or null.
+    template <typename Widget> Widget *chart() const
+    {
+        for (const Tab &tab : m_tabs)
+            if (auto *widget = qobject_cast<Widget *>(tab.widget))
+                return widget;
+        return nullptr;
+    }
     // The Planner dock (View → Planner, Ctrl+Shift+P): hidden until asked for.
     PlannerPanel *planner() const { return m_planner; }
     QDockWidget *plannerDock() const { return m_plannerDock; }
@@ -72,7 +73,7 @@ public:
     void stopComparing();
     bool isComparing() const { return m_comparison.has_value(); }
 
-    // Brings a chart to the front by its id: bubble, memory, timeline, sharding, model-size.
+    // Brings a chart to the front by its page's id (memory, bubble, timeline, ...).
     void showChart(const QString &id);
 
 protected:
@@ -80,6 +81,13 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
+    struct Tab
+    {
+        std::unique_ptr<ChartPage> page;
+        QWidget *widget = nullptr; // owned by the tab widget
+        bool stale = true;         // the page's keys changed since it last drew
+    };
+
     void updateTitle();
     void createMenus();
     void refresh();
@@ -88,8 +96,8 @@ private:
     void updateVisibleChart();
     void redrawAll();
     void applyScale();
-    void updateSharding();
-    void updateFormulas();
+    Tab *currentTab();
+    ChartInputs chartInputs() const;
 
     ScenarioDocument *m_document;
     FileActions *m_files;
@@ -101,25 +109,14 @@ private:
     QScrollArea *m_controlsScroll = nullptr;
     QAction *m_gibAction = nullptr;
     QAction *m_stopComparing = nullptr;
-    struct Comparison
-    {
-        core::Scenario scenario;
-        core::Report report;
-        QString name;
-    };
     std::optional<Comparison> m_comparison;
     QAction *m_presentAction = nullptr;
     double m_zoom = 1.0; // Ctrl+= / Ctrl+-
     QLabel *m_exampleText;
-    StageMemoryChart *m_memoryChart;
-    ModelSizeChart *m_modelSizeChart;
-    BubbleChart *m_bubbleChart;
-    ShardingChart *m_shardingChart;
     FormulaPanel *m_formulas;
-    core::ShardReport m_shardReport;
-    QSet<QWidget *> m_stale;               // charts whose report changed while they were hidden
-    std::optional<core::Scenario> m_drawn; // the last valid scenario the charts were told of
-    TimelinePanel *m_timeline;
+    const ChartPage *m_formulasOf = nullptr; // the page whose formulas the panel shows
+    std::vector<Tab> m_tabs;                 // in tab order
+    std::optional<core::Scenario> m_drawn;   // the last valid scenario the charts were told of
     PlannerPanel *m_planner;
     QDockWidget *m_plannerDock = nullptr;
     QList<DockToggle *> m_dockToggles; // View's dock items, in the menu's order

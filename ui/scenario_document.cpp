@@ -14,9 +14,6 @@ namespace ui {
 
 namespace {
 
-// The window draws the simulated schedule, so every evaluation keeps it.
-constexpr core::EvaluateOptions kEvaluateOptions{.timeline = true};
-
 int fieldIndex(std::string_view key)
 {
     const auto fields = core::scenarioFields();
@@ -107,8 +104,7 @@ ScenarioDocument::ScenarioDocument(core::Presets presets, QObject *parent)
     : QObject(parent), m_presets(std::move(presets)), m_undo(new QUndoStack(this))
 {
     connect(m_undo, &QUndoStack::cleanChanged, this, &ScenarioDocument::fileStateChanged);
-    m_report = core::evaluate(m_scenario, m_presets, kEvaluateOptions);
-    m_lastValid = m_report;
+    m_lastValid = core::evaluate(m_scenario, m_presets);
     m_evaluated = m_scenario;
 }
 
@@ -208,15 +204,35 @@ void ScenarioDocument::scheduleEvaluation()
     QTimer::singleShot(0, this, &ScenarioDocument::flush);
 }
 
+void ScenarioDocument::setTimelineWanted(bool wanted)
+{
+    m_timelineWanted = wanted;
+    if (wanted)
+        ensureTimeline();
+}
+
+void ScenarioDocument::ensureTimeline()
+{
+    if (m_lastValidHasTimeline || !m_lastValid.ok())
+        return;
+    m_lastValid = core::evaluate(m_lastValidScenario, m_presets, {.timeline = true});
+    m_lastValidHasTimeline = true;
+}
+
 void ScenarioDocument::evaluate()
 {
     m_pending = false;
     const FieldMask keys = FieldMask::between(m_evaluated, m_scenario);
     m_evaluated = m_scenario;
-    m_report = core::evaluate(m_scenario, m_presets, kEvaluateOptions);
-    if (m_report.ok()) {
-        m_lastValid = m_report;
+    core::Report report = core::evaluate(m_scenario, m_presets, {.timeline = m_timelineWanted});
+    m_currentIsValid = report.ok();
+    if (m_currentIsValid) {
+        m_lastValid = std::move(report);
         m_lastValidScenario = m_scenario;
+        m_lastValidHasTimeline = m_timelineWanted;
+        m_report = {};
+    } else {
+        m_report = std::move(report);
     }
     Q_EMIT changed(keys);
 }

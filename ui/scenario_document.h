@@ -53,7 +53,7 @@ public:
     const core::Presets &presets() const { return m_presets; }
     const core::Scenario &scenario() const { return m_scenario; }
     // The latest evaluation; its `error` is set when the scenario is invalid.
-    const core::Report &report() const { return m_report; }
+    const core::Report &report() const { return m_currentIsValid ? m_lastValid : m_report; }
     // The last report without an error, for charts that keep showing it.
     const core::Report &lastValidReport() const { return m_lastValid; }
     // The scenario that produced lastValidReport().
@@ -82,6 +82,18 @@ public:
 
     // Evaluates now if an evaluation is pending (tests, export).
     void flush();
+
+    // Whether evaluations keep every block of the simulated schedule (Report::timeline): only
+    // while a chart that draws them is on screen, since at K=64, m=1024 they are 131,072
+    // blocks, 4 MB to fill in, move and copy on every edit. Turning it on evaluates the
+    // timeline of the last valid scenario now, if its report has none.
+    void setTimelineWanted(bool wanted);
+    bool timelineWanted() const { return m_timelineWanted; }
+    // Whether lastValidReport() holds the timeline.
+    bool hasTimeline() const { return m_lastValidHasTimeline; }
+    // Makes lastValidReport() hold the timeline, evaluating it now if it does not (export).
+    // A pending evaluation stays pending: flush() first for the latest scenario.
+    void ensureTimeline();
 
     // The scenario's file, empty for an unsaved scenario.
     QString filePath() const { return m_filePath; }
@@ -113,9 +125,12 @@ private:
     core::Presets m_presets;
     core::Scenario m_scenario;
     core::Scenario m_evaluated;
-    core::Report m_report;
+    core::Report m_report; // the latest report when it has an error
     core::Report m_lastValid;
     core::Scenario m_lastValidScenario;
+    bool m_currentIsValid = true; // the latest report is m_lastValid (one copy, not two)
+    bool m_timelineWanted = false;
+    bool m_lastValidHasTimeline = false;
     QUndoStack *m_undo;
     QString m_filePath;
     bool m_modifiedWithoutHistory = false;

@@ -30,17 +30,12 @@ QString duration(double s)
     return ShardingVerifier::tr("%1 h").arg(s / 3600, 0, 'f', 1);
 }
 
-// The keys core::shardRequestFor reads, and the device (MainWindow::refresh lists the same).
-FieldMask shardingKeys()
-{
-    return FieldMask::of({"model", "device", "precision", "tp", "seq_len", "microbatch_size", "mfu",
-                          "inter_node_gb_per_s"});
-}
-
 } // namespace
 
-ShardingVerifier::ShardingVerifier(ScenarioDocument *document, ShardingChart *chart)
-    : QObject(chart), m_document(document), m_chart(chart), m_flopsPerSecond(kBenchFlopsPerSecond)
+ShardingVerifier::ShardingVerifier(ScenarioDocument *document, ShardingChart *chart,
+                                   FieldMask layerKeys)
+    : QObject(chart), m_document(document), m_chart(chart), m_layerKeys(layerKeys),
+      m_flopsPerSecond(kBenchFlopsPerSecond)
 {
     setObjectName(QStringLiteral("shardingVerifier"));
     connect(chart->verifyButton(), &QPushButton::clicked, this, &ShardingVerifier::start);
@@ -124,7 +119,7 @@ void ShardingVerifier::cancel()
 
 void ShardingVerifier::onDocumentChanged(FieldMask keys)
 {
-    if (isRunning() && keys.intersects(shardingKeys())) {
+    if (isRunning() && keys.intersects(m_layerKeys)) {
         m_cancelReason = tr("cancelled because the scenario changed");
         cancel();
     }

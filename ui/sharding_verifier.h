@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/sharding.h"
+#include "ui/scenario_document.h"
 
 #include <QElapsedTimer>
 #include <QFutureWatcher>
@@ -12,8 +13,6 @@
 
 namespace ui {
 
-class FieldMask;
-class ScenarioDocument;
 class ShardingChart;
 
 // The numerical check of the sharding demonstrator at the layer's full size
@@ -27,7 +26,8 @@ class ShardingVerifier : public QObject
 
 public:
     // Wires the chart's "Verify at full size" and "Cancel" buttons; parented to the chart.
-    ShardingVerifier(ScenarioDocument *document, ShardingChart *chart);
+    // A change of one of `layerKeys` (the sharding page's) cancels a running check.
+    ShardingVerifier(ScenarioDocument *document, ShardingChart *chart, FieldMask layerKeys);
     // Asks a running check to stop and waits for it: it reads only its own copies.
     ~ShardingVerifier() override;
 
@@ -61,6 +61,7 @@ private:
 
     ScenarioDocument *m_document;
     QPointer<ShardingChart> m_chart;
+    FieldMask m_layerKeys;
     QFutureWatcher<core::ShardReport> m_watcher;
     std::shared_ptr<Run> m_run;
     int m_generation = 0;

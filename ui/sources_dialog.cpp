@@ -1,5 +1,6 @@
 #include "ui/sources_dialog.h"
 
+#include "ui/charts/chart_pages.h"
 #include "ui/formula_panel.h"
 #include "ui/scenario_document.h"
 
@@ -44,18 +45,11 @@ SourcesDialog::SourcesDialog(const ScenarioDocument *document, QWidget *parent)
 {
     setWindowTitle(tr("Formulas & sources"));
     resize(760, 640);
-    const core::Scenario &s = document->lastValidScenario();
-    const core::Report &r = document->lastValidReport();
+    const ChartInputs inputs{document->lastValidScenario(), document->presets(),
+                             document->lastValidReport()};
     QString html = tr("<h2>Formulas, with the current scenario's numbers</h2>");
-    const std::pair<FormulaPanel::Topic, QString> topics[] = {
-        {FormulaPanel::Topic::memory, tr("Memory per stage")},
-        {FormulaPanel::Topic::bubble, tr("Pipeline bubble")},
-        {FormulaPanel::Topic::timeline, tr("Schedule")},
-        {FormulaPanel::Topic::sharding, tr("Tensor-parallel sharding")},
-        {FormulaPanel::Topic::modelSize, tr("Model size")},
-    };
-    for (const auto &[topic, title] : topics)
-        html += QStringLiteral("<h3>%1</h3>%2").arg(title, FormulaPanel::html(topic, s, r));
+    for (const auto &page : createChartPages())
+        html += QStringLiteral("<h3>%1</h3>%2").arg(page->subject(), formula::html(*page, inputs));
     html += tr("<h2>Sources</h2><ul>");
     for (const char *source : kSources)
         html += QStringLiteral("<li>%1</li>").arg(QString::fromUtf8(source).toHtmlEscaped());

@@ -4,6 +4,7 @@
 #include "io/examples_io.h"
 #include "io/presets_io.h"
 #include "ui/charts/bubble_chart.h"
+#include "ui/charts/chart_pages.h"
 #include "ui/charts/model_size_chart.h"
 #include "ui/charts/sharding_chart.h"
 #include "ui/charts/stage_memory_chart.h"
@@ -34,6 +35,20 @@ private Q_SLOTS:
         QVERIFY(menu);
         QCOMPARE(menu->actions().size(), io::builtinExamples().size());
         QVERIFY(io::builtinExamples().size() >= 12);
+    }
+
+    // An example's "chart" (resources/examples/examples.json) is the id of a chart page, and
+    // loading the example brings that page to the front.
+    void everyExampleNamesAChart()
+    {
+        const QStringList ids = chartPageIds();
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        for (const io::Example &e : io::builtinExamples()) {
+            QVERIFY2(ids.contains(e.chart), qPrintable(e.id + ": " + e.chart));
+            window.loadExample(e.id);
+            QCOMPARE(window.currentPage()->id(), e.chart);
+        }
     }
 
     void teaches_data()
@@ -81,14 +96,14 @@ private Q_SLOTS:
         QVERIFY(!window.exampleText()->text().isEmpty());
         const QString verdict = window.verdict()->text();
         const auto memory = [&window](const char *term) {
-            return window.memoryChart()->values(QString::fromLatin1(term));
+            return window.chart<StageMemoryChart>()->values(QString::fromLatin1(term));
         };
         const double perMicrobatch = 4096.0 * 128256 * 2 / 1e9; // 1.050673152 GB, DESIGN §3.3
 
         if (chart == "bubble") {
-            QCOMPARE(window.charts()->currentWidget(), window.bubbleChart());
+            QCOMPARE(window.charts()->currentWidget(), window.chart<BubbleChart>());
             const QString expected = id.endsWith("m16") ? "15.8 % at m = 16" : "42.9 % at m = 4";
-            QTRY_COMPARE(window.bubbleChart()->markerLabel(), expected);
+            QTRY_COMPARE(window.chart<BubbleChart>()->markerLabel(), expected);
         } else if (id == "70b-one-device") {
             QVERIFY(verdict.contains("Does not fit"));
             QCOMPARE(memory("Weights")[0], 2 * 70'553'706'496.0 / 1e9); // 141.1 GB
@@ -104,22 +119,22 @@ private Q_SLOTS:
         } else if (id == "8b-dp2-pp2-no-cache") {
             QCOMPARE(memory("Cached outputs")[1], 0.0);
         } else if (id == "ffn-split") {
-            QCOMPARE(window.charts()->currentWidget(), window.shardingChart());
-            QTRY_COMPARE(window.shardingChart()->categories().size(), 4);
+            QCOMPARE(window.charts()->currentWidget(), window.chart<ShardingChart>());
+            QTRY_COMPARE(window.chart<ShardingChart>()->categories().size(), 4);
             // T = 4, BF16, 4096 tokens: a ring all-reduce sends 2(T−1)/T of its payload.
             const double tokensH = 4096.0 * 8192 * 2 * 1.5 / 1e6;  // 100.663296 MB
             const double tokensF = 4096.0 * 32768 * 2 * 1.5 / 1e6; // 402.653184 MB
-            const QStringList names = window.shardingChart()->categories();
-            const QList<qreal> allReduce = window.shardingChart()->values("all-reduce");
+            const QStringList names = window.chart<ShardingChart>()->categories();
+            const QList<qreal> allReduce = window.chart<ShardingChart>()->values("all-reduce");
             QCOMPARE(allReduce[names.indexOf("columns → rows")], tokensH);
             QCOMPARE(allReduce[names.indexOf("rows → rows")], tokensH + tokensF);
         } else if (id.startsWith("405b-sn40l")) {
-            QCOMPARE(window.charts()->currentWidget(), window.modelSizeChart());
+            QCOMPARE(window.charts()->currentWidget(), window.chart<ModelSizeChart>());
             const int devices = id.endsWith("fp16") ? 16 : id.endsWith("fp8") ? 8 : 4;
             QVERIFY(verdict.startsWith(QString::number(devices) + " devices"));
             QVERIFY(verdict.contains("Fits"));
             // The T devices together hold what one cannot: T × 64 GiB.
-            QCOMPARE(window.modelSizeChart()->groupCapacityGb(),
+            QCOMPARE(window.chart<ModelSizeChart>()->groupCapacityGb(),
                      devices * 64.0 * core::kGiB / core::kGB);
         } else if (id == "70b-t4-d4") {
             QVERIFY(verdict.startsWith("16 devices"));

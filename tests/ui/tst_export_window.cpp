@@ -114,20 +114,20 @@ private Q_SLOTS:
         for (int i = 0; i < window.charts()->count(); ++i) {
             window.charts()->setCurrentIndex(i);
             QWidget *tab = window.charts()->currentWidget();
-            const QString id = ce::chartId(actions->currentChart());
+            const QString id = actions->currentPage()->id();
             seen.insert(id);
-            if (tab == window.memoryChart())
+            if (tab == window.chart<StageMemoryChart>())
                 QCOMPARE(id, "memory");
-            else if (tab == window.bubbleChart())
+            else if (tab == window.chart<BubbleChart>())
                 QCOMPARE(id, "bubble");
-            else if (tab == window.timelinePanel())
+            else if (tab == window.chart<TimelinePanel>())
                 QCOMPARE(id, "timeline");
-            else if (tab == window.shardingChart())
+            else if (tab == window.chart<ShardingChart>())
                 QCOMPARE(id, "sharding");
-            else if (tab == window.modelSizeChart())
+            else if (tab == window.chart<ModelSizeChart>())
                 QCOMPARE(id, "model-size");
         }
-        QCOMPARE(seen.size(), ce::allCharts().size());
+        QCOMPARE(seen.size(), chartPageIds().size());
     }
 
     // An exported chart carries no controls: the sharding chart's Verify button stays out.
@@ -137,8 +137,7 @@ private Q_SLOTS:
         const core::Scenario scenario;
         const core::Report report = ui::chart_export::evaluate(scenario, presets);
         const ui::chart_export::Inputs inputs{scenario, presets, report};
-        const auto widget =
-            ui::chart_export::createChart(ui::chart_export::Chart::sharding, inputs);
+        const auto widget = createChartPage("sharding")->createImage(inputs, nullptr);
         for (const QPushButton *button : widget->findChildren<QPushButton *>())
             QVERIFY(button->isHidden());
     }
@@ -147,8 +146,8 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("chart");
         QTest::addColumn<bool>("caption");
-        for (ce::Chart chart : ce::allCharts())
-            QTest::addRow("%s", qPrintable(ce::chartId(chart))) << ce::chartId(chart) << true;
+        for (const QString &id : chartPageIds())
+            QTest::addRow("%s", qPrintable(id)) << id << true;
         QTest::addRow("memory, no caption") << "memory" << false;
     }
 
@@ -173,9 +172,9 @@ private Q_SLOTS:
         options.date = QDate(2024, 3, 1);
         const QString fromWindow = m_dir.filePath("window-" + chart + ".png");
         auto *actions = window.findChild<ExportActions *>();
-        const auto kind = ce::chartFromId(chart);
-        QVERIFY(kind);
-        QVERIFY(!actions->write(*kind, options, ce::Format::png, fromWindow));
+        const ChartPage *page = window.page(chart);
+        QVERIFY(page);
+        QVERIFY(!actions->write(*page, options, ce::Format::png, fromWindow));
 
         const QString headless = m_dir.filePath("cli-" + chart + ".png");
         QStringList arguments{"--chart",        chart,   "--out",  headless,    "--set",
@@ -226,14 +225,14 @@ private Q_SLOTS:
         QString path = dir.filePath(name);
         if (all) {
             path = dir.path();
-            for (ce::Chart chart : ce::allCharts())
-                QVERIFY(!actions->write(chart, options, format,
-                                        dir.filePath(ce::chartId(chart) + ".png")));
+            for (const auto &page : createChartPages())
+                QVERIFY(!actions->write(*page, options, format,
+                                        ce::chartPath(dir.path(), *page, ce::Format::png)));
         } else {
-            QVERIFY(!actions->write(ce::Chart::memory, options, format, path));
+            QVERIFY(!actions->write(*window.page("memory"), options, format, path));
         }
         const QMap<QString, QByteArray> before = folder(dir.path());
-        QCOMPARE(before.size(), all ? ce::allCharts().size() : 1);
+        QCOMPARE(before.size(), all ? chartPageIds().size() : 1);
         QVERIFY(document.setField("tp", "4")); // a different chart to write
 
         const QStringList messages = exportWhileWritesFail(
@@ -263,7 +262,8 @@ private Q_SLOTS:
         const core::Report report = ce::evaluate(scenario, p);
         ce::Options options;
         options.size = QSize(640, 400);
-        const QImage image = ce::renderImage(ce::Chart::timeline, {scenario, p, report}, options);
+        const QImage image =
+            ce::renderImage(*createChartPage("timeline"), {scenario, p, report}, options);
         QApplication::setPalette(original);
         // Corners are background: white, not the desktop's dark grey.
         QCOMPARE(image.pixelColor(2, 2), QColor(Qt::white));

@@ -24,6 +24,8 @@
 #include <QFontInfo>
 #include <QFontMetricsF>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QMenu>
 #include <QMenuBar>
 #include <QRegularExpression>
@@ -123,7 +125,7 @@ private Q_SLOTS:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
 
-        StageMemoryChart *chart = window.memoryChart();
+        StageMemoryChart *chart = window.chart<StageMemoryChart>();
         // DESIGN §4 default: K = 4 stages on an 80 GiB H100.
         QCOMPARE(chart->categories().size(), 4);
         QCOMPARE(chart->capacityGb(), 80.0 * core::kGiB / core::kGB);
@@ -177,18 +179,18 @@ private Q_SLOTS:
         auto *k = control<SliderSpin>(window, "pp");
         QVERIFY(k);
         // Seed ¶2: K = 4, m = 16 → 3/19 = 15.8 %.
-        window.charts()->setCurrentWidget(window.bubbleChart());
-        QCOMPARE(window.bubbleChart()->marker(), QPointF(16, 300.0 / 19));
-        QCOMPARE(window.bubbleChart()->markerLabel(), QStringLiteral("15.8 % at m = 16"));
-        window.charts()->setCurrentWidget(window.memoryChart());
+        window.charts()->setCurrentWidget(window.chart<BubbleChart>());
+        QCOMPARE(window.chart<BubbleChart>()->marker(), QPointF(16, 300.0 / 19));
+        QCOMPARE(window.chart<BubbleChart>()->markerLabel(), QStringLiteral("15.8 % at m = 16"));
+        window.charts()->setCurrentWidget(window.chart<StageMemoryChart>());
         drag(k->slider(), 0.0);
         QTRY_COMPARE(document.scenario().pp, 1);
-        QTRY_COMPARE(window.memoryChart()->categories().size(), 1);
+        QTRY_COMPARE(window.chart<StageMemoryChart>()->categories().size(), 1);
         // One stage has no bubble: (K−1)/(K−1+m) = 0.
-        window.charts()->setCurrentWidget(window.bubbleChart());
-        QCOMPARE(window.bubbleChart()->marker(), QPointF(16, 0));
-        QCOMPARE(window.bubbleChart()->markerLabel(), QStringLiteral("0.0 % at m = 16"));
-        window.charts()->setCurrentWidget(window.memoryChart());
+        window.charts()->setCurrentWidget(window.chart<BubbleChart>());
+        QCOMPARE(window.chart<BubbleChart>()->marker(), QPointF(16, 0));
+        QCOMPARE(window.chart<BubbleChart>()->markerLabel(), QStringLiteral("0.0 % at m = 16"));
+        window.charts()->setCurrentWidget(window.chart<StageMemoryChart>());
         // The whole drag is one undo step.
         QCOMPARE(document.undoStack()->count(), 1);
         drag(k->slider(), 1.0);
@@ -196,7 +198,7 @@ private Q_SLOTS:
         // 128 stages exceed the 80 layers: refused, named, last valid chart kept.
         QTRY_VERIFY(window.note()->text().contains("pp:"));
         QVERIFY(window.note()->isVisible());
-        QCOMPARE(window.memoryChart()->categories().size(), 1);
+        QCOMPARE(window.chart<StageMemoryChart>()->categories().size(), 1);
         QCOMPARE(k->spinBox()->value(), 128); // nothing silently corrected
     }
 
@@ -207,7 +209,7 @@ private Q_SLOTS:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         const core::Scenario before = document.scenario();
-        const QList<qreal> weightsBefore = window.memoryChart()->values("Weights");
+        const QList<qreal> weightsBefore = window.chart<StageMemoryChart>()->values("Weights");
 
         auto *t = control<SliderSpin>(window, "tp");
         t->spinBox()->setFocus();
@@ -215,17 +217,17 @@ private Q_SLOTS:
         QTest::keyClicks(t->spinBox(), "4");
         QTest::keyClick(t->spinBox(), Qt::Key_Return);
         QTRY_COMPARE(document.scenario().tp, 4);
-        QTRY_VERIFY(window.memoryChart()->values("Weights") != weightsBefore);
+        QTRY_VERIFY(window.chart<StageMemoryChart>()->values("Weights") != weightsBefore);
         const core::Scenario after = document.scenario();
-        const QList<qreal> weightsAfter = window.memoryChart()->values("Weights");
+        const QList<qreal> weightsAfter = window.chart<StageMemoryChart>()->values("Weights");
 
         QTest::keySequence(&window, QKeySequence::Undo);
         QTRY_VERIFY(document.scenario() == before);
-        QTRY_COMPARE(window.memoryChart()->values("Weights"), weightsBefore);
+        QTRY_COMPARE(window.chart<StageMemoryChart>()->values("Weights"), weightsBefore);
         QCOMPARE(t->spinBox()->value(), 8);
         QTest::keySequence(&window, QKeySequence::Redo);
         QTRY_VERIFY(document.scenario() == after);
-        QTRY_COMPARE(window.memoryChart()->values("Weights"), weightsAfter);
+        QTRY_COMPARE(window.chart<StageMemoryChart>()->values("Weights"), weightsAfter);
     }
 
     // Seed ¶1's table, live: the model-size chart follows the model and T.
@@ -235,23 +237,24 @@ private Q_SLOTS:
         MainWindow window(&document);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        window.charts()->setCurrentWidget(window.modelSizeChart());
+        window.charts()->setCurrentWidget(window.chart<ModelSizeChart>());
         choose(control<QComboBox>(window, "model"), "llama-3.1-405b");
         QTRY_COMPARE(document.scenario().model, std::string("llama-3.1-405b"));
-        QTRY_VERIFY(window.modelSizeChart()->values().constFirst() > 1000);
-        QCOMPARE(window.modelSizeChart()->categories().size(), 8);
-        const QList<qreal> gb = window.modelSizeChart()->values();
-        const QStringList names = window.modelSizeChart()->categories();
+        QTRY_VERIFY(window.chart<ModelSizeChart>()->values().constFirst() > 1000);
+        QCOMPARE(window.chart<ModelSizeChart>()->categories().size(), 8);
+        const QList<qreal> gb = window.chart<ModelSizeChart>()->values();
+        const QStringList names = window.chart<ModelSizeChart>()->categories();
         // DESIGN §3.1: 405,853,388,800 parameters × 2 bytes at FP16, × 0.5 at INT4.
         QCOMPARE(gb[names.indexOf("fp16")], 811.7067776);
         QCOMPARE(gb[names.indexOf("int4")], 202.9266944);
         // One 80 GiB device, and T = 8 of them.
-        QCOMPARE(window.modelSizeChart()->deviceCapacityGb(), 80.0 * core::kGiB / core::kGB);
-        QCOMPARE(window.modelSizeChart()->groupCapacityGb(), 8 * 80.0 * core::kGiB / core::kGB);
+        QCOMPARE(window.chart<ModelSizeChart>()->deviceCapacityGb(), 80.0 * core::kGiB / core::kGB);
+        QCOMPARE(window.chart<ModelSizeChart>()->groupCapacityGb(),
+                 8 * 80.0 * core::kGiB / core::kGB);
         // Issue 5: changing the precision moves the highlighted bar.
-        QCOMPARE(window.modelSizeChart()->highlighted(), QStringLiteral("bf16"));
+        QCOMPARE(window.chart<ModelSizeChart>()->highlighted(), QStringLiteral("bf16"));
         choose(control<QComboBox>(window, "precision"), "fp8");
-        QTRY_COMPARE(window.modelSizeChart()->highlighted(), QStringLiteral("fp8"));
+        QTRY_COMPARE(window.chart<ModelSizeChart>()->highlighted(), QStringLiteral("fp8"));
     }
 
     // Seed ¶2 on the bubble chart: the curves are the closed forms, the marker follows m.
@@ -261,8 +264,8 @@ private Q_SLOTS:
         MainWindow window(&document);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        window.charts()->setCurrentWidget(window.bubbleChart());
-        const QList<QPointF> curve = window.bubbleChart()->curve(core::Schedule::oneFOneB);
+        window.charts()->setCurrentWidget(window.chart<BubbleChart>());
+        const QList<QPointF> curve = window.chart<BubbleChart>()->curve(core::Schedule::oneFOneB);
         auto at = [&curve](int m) {
             for (const QPointF &p : curve)
                 if (p.x() == m)
@@ -277,8 +280,8 @@ private Q_SLOTS:
         m->spinBox()->selectAll();
         QTest::keyClicks(m->spinBox(), "4");
         QTest::keyClick(m->spinBox(), Qt::Key_Return);
-        QTRY_COMPARE(window.bubbleChart()->marker(), QPointF(4, 300.0 / 7));
-        QCOMPARE(window.bubbleChart()->markerLabel(), QStringLiteral("42.9 % at m = 4"));
+        QTRY_COMPARE(window.chart<BubbleChart>()->marker(), QPointF(4, 300.0 / 7));
+        QCOMPARE(window.chart<BubbleChart>()->markerLabel(), QStringLiteral("42.9 % at m = 4"));
         // The formula panel writes the formula with these numbers.
         QTRY_VERIFY(window.formulas()->toPlainText().contains("(K−1)/(K−1+m) = 3/7 = 42.9 %"));
     }
@@ -313,15 +316,15 @@ private Q_SLOTS:
         MainWindow window(&document);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        window.charts()->setCurrentWidget(window.shardingChart());
-        QTRY_COMPARE(window.shardingChart()->categories().size(), 4);
+        window.charts()->setCurrentWidget(window.chart<ShardingChart>());
+        QTRY_COMPARE(window.chart<ShardingChart>()->categories().size(), 4);
         const double tokensH = 4096.0 * 8192 * 2 * 2 * 7 / 8 / 1e6;  // 117.440512 MB
         const double tokensF = 4096.0 * 28672 * 2 * 2 * 7 / 8 / 1e6; // 411.041792 MB
-        const QStringList names = window.shardingChart()->categories();
-        const QList<qreal> allReduce = window.shardingChart()->values("all-reduce");
+        const QStringList names = window.chart<ShardingChart>()->categories();
+        const QList<qreal> allReduce = window.chart<ShardingChart>()->values("all-reduce");
         QCOMPARE(allReduce[names.indexOf("columns → rows")], tokensH);
         QCOMPARE(allReduce[names.indexOf("rows → rows")], tokensH + tokensF);
-        const QString summary = window.shardingChart()->summary();
+        const QString summary = window.chart<ShardingChart>()->summary();
         QVERIFY(summary.contains("columns → rows (best)"));
         QVERIFY(summary.contains("2 all-reduce"));
         QVERIFY(summary.contains("Every split really executed on 8 simulated devices"));
@@ -342,20 +345,24 @@ private Q_SLOTS:
         };
         const auto [gb, gbUnit] = headroom();
         QCOMPARE(gbUnit, QStringLiteral("GB"));
-        QCOMPARE(window.memoryChart()->axisTitle(), QStringLiteral("Memory per device (GB)"));
-        QCOMPARE(window.memoryChart()->capacityName(), QStringLiteral("Capacity 85.9 GB"));
+        QCOMPARE(window.chart<StageMemoryChart>()->axisTitle(),
+                 QStringLiteral("Memory per device (GB)"));
+        QCOMPARE(window.chart<StageMemoryChart>()->capacityName(),
+                 QStringLiteral("Capacity 85.9 GB"));
 
         window.gibAction()->trigger();
         const auto [gib, gibUnit] = headroom();
         QCOMPARE(gibUnit, QStringLiteral("GiB"));
         // The same bytes: GB × 10⁹ = GiB × 2³⁰, up to the one-decimal rounding.
         QVERIFY(std::abs(gib * core::kGiB - gb * core::kGB) < 0.06 * core::kGiB);
-        QCOMPARE(window.memoryChart()->axisTitle(), QStringLiteral("Memory per device (GiB)"));
-        QCOMPARE(window.memoryChart()->capacityName(), QStringLiteral("Capacity 80.0 GiB"));
-        QCOMPARE(window.memoryChart()->capacityGb(), 80.0);        // 80 GiB of HBM
-        QCOMPARE(window.memoryChart()->values("Reserve")[0], 2.0); // reserve_gib = 2
-        window.charts()->setCurrentWidget(window.modelSizeChart());
-        QCOMPARE(window.modelSizeChart()->deviceCapacityGb(), 80.0);
+        QCOMPARE(window.chart<StageMemoryChart>()->axisTitle(),
+                 QStringLiteral("Memory per device (GiB)"));
+        QCOMPARE(window.chart<StageMemoryChart>()->capacityName(),
+                 QStringLiteral("Capacity 80.0 GiB"));
+        QCOMPARE(window.chart<StageMemoryChart>()->capacityGb(), 80.0);        // 80 GiB of HBM
+        QCOMPARE(window.chart<StageMemoryChart>()->values("Reserve")[0], 2.0); // reserve_gib = 2
+        window.charts()->setCurrentWidget(window.chart<ModelSizeChart>());
+        QCOMPARE(window.chart<ModelSizeChart>()->deviceCapacityGb(), 80.0);
         window.gibAction()->trigger(); // back to GB for the other tests
         QCOMPARE(headroom().second, QStringLiteral("GB"));
     }
@@ -367,7 +374,7 @@ private Q_SLOTS:
         MainWindow window(&document);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        auto *view = window.memoryChart()->findChild<QChartView *>();
+        auto *view = window.chart<StageMemoryChart>()->findChild<QChartView *>();
         QVERIFY(view);
         const double title = view->chart()->titleFont().pointSizeF();
         const double axis = view->chart()->axes().constFirst()->labelsFont().pointSizeF();
@@ -443,7 +450,7 @@ private Q_SLOTS:
         dark.setColor(QPalette::Base, QColor(0x18, 0x18, 0x18));
         dark.setColor(QPalette::WindowText, QColor(0xEE, 0xEE, 0xEE));
         window.setPalette(dark);
-        auto *view = window.memoryChart()->findChild<QChartView *>();
+        auto *view = window.chart<StageMemoryChart>()->findChild<QChartView *>();
         QVERIFY(view->chart()->backgroundBrush().color().lightness() < 64);
         QVERIFY(view->chart()->titleBrush().color().lightness() > 192);
         window.setPalette(QApplication::style()->standardPalette());
@@ -483,23 +490,23 @@ private Q_SLOTS:
         core::Scenario scenarioB;
         QVERIFY(!io::readScenarioFile(b, scenarioB));
         const core::Report reportB = core::evaluate(scenarioB, document.presets());
-        const QList<qreal> totals = window.memoryChart()->comparison();
+        const QList<qreal> totals = window.chart<StageMemoryChart>()->comparison();
         QCOMPARE(totals.size(), 4);
         for (int i = 0; i < 4; ++i)
             QCOMPARE(totals[i], double(reportB.stages[std::size_t(i)].totalBytes) / 1e9);
         // Seed ¶2 both ways: A at m = 16 (15.8 %), B at m = 4 (42.9 %).
-        window.charts()->setCurrentWidget(window.bubbleChart());
-        QCOMPARE(window.bubbleChart()->marker(), QPointF(16, 300.0 / 19));
-        QCOMPARE(window.bubbleChart()->compareMarker(), QPointF(4, 300.0 / 7));
+        window.charts()->setCurrentWidget(window.chart<BubbleChart>());
+        QCOMPARE(window.chart<BubbleChart>()->marker(), QPointF(16, 300.0 / 19));
+        QCOMPARE(window.chart<BubbleChart>()->compareMarker(), QPointF(4, 300.0 / 7));
         QVERIFY(window.verdict()->text().contains("bubble 42.9 %"));
         // Editing plan A keeps plan B.
         document.setField("pp", "2");
-        QTRY_COMPARE(window.bubbleChart()->marker(), QPointF(16, 100.0 / 17));
-        QCOMPARE(window.bubbleChart()->compareMarker(), QPointF(4, 300.0 / 7));
+        QTRY_COMPARE(window.chart<BubbleChart>()->marker(), QPointF(16, 100.0 / 17));
+        QCOMPARE(window.chart<BubbleChart>()->compareMarker(), QPointF(4, 300.0 / 7));
         window.stopComparing();
-        QCOMPARE(window.bubbleChart()->compareMarker(), QPointF());
-        window.charts()->setCurrentWidget(window.memoryChart());
-        QVERIFY(window.memoryChart()->comparison().isEmpty());
+        QCOMPARE(window.chart<BubbleChart>()->compareMarker(), QPointF());
+        window.charts()->setCurrentWidget(window.chart<StageMemoryChart>());
+        QVERIFY(window.chart<StageMemoryChart>()->comparison().isEmpty());
         // A damaged file is refused with its reason.
         const auto reason = window.compareWith(QStringLiteral(
             PARASCOPE_SOURCE_DIR "/tests/data/damaged/newer-version.parascope.json"));
@@ -519,7 +526,7 @@ private Q_SLOTS:
         // Several key presses in one event-loop turn are evaluated once.
         QTRY_COMPARE(changed.count(), 1);
         QCOMPARE(document.scenario().device, std::string("mi300x"));
-        QCOMPARE(window.memoryChart()->capacityGb(), 192.0 * core::kGiB / core::kGB);
+        QCOMPARE(window.chart<StageMemoryChart>()->capacityGb(), 192.0 * core::kGiB / core::kGB);
     }
 
     void trainingInInt4IsExplained()
@@ -528,13 +535,13 @@ private Q_SLOTS:
         MainWindow window(&document);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        const QList<qreal> before = window.memoryChart()->values("Weights");
+        const QList<qreal> before = window.chart<StageMemoryChart>()->values("Weights");
         choose(control<QComboBox>(window, "precision"), "int4");
         QTRY_VERIFY(!document.report().ok());
         QTRY_VERIFY(window.note()->isVisible());
         QVERIFY(window.note()->text().contains("precision"));
         QVERIFY(window.note()->text().contains("inference only"));
-        QCOMPARE(window.memoryChart()->values("Weights"), before);
+        QCOMPARE(window.chart<StageMemoryChart>()->values("Weights"), before);
         // Switching to inference makes it valid: the error goes, the charts follow. The H100
         // publishes no INT4 peak, so the note says instead why there are no seconds.
         choose(control<QComboBox>(window, "mode"), "inference");
@@ -637,15 +644,47 @@ private Q_SLOTS:
         QTRY_VERIFY(document.report().ok());
         if (chart == "model-size") {
             // DESIGN §3.1: Llama 3.1 8B has 8,030,261,248 parameters, 2 bytes each in BF16.
-            const QStringList names = window.modelSizeChart()->categories();
-            QCOMPARE(window.modelSizeChart()->values()[names.indexOf("bf16")], 16.060522496);
+            const QStringList names = window.chart<ModelSizeChart>()->categories();
+            QCOMPARE(window.chart<ModelSizeChart>()->values()[names.indexOf("bf16")], 16.060522496);
         } else {
             // DESIGN §3.4: columns → rows all-reduces tokens·h = 4096 · 4096 BF16 values over
             // T = 8, sending 2(T−1)/T of them.
-            const QStringList names = window.shardingChart()->categories();
-            QCOMPARE(window.shardingChart()->values("all-reduce")[names.indexOf("columns → rows")],
+            const QStringList names = window.chart<ShardingChart>()->categories();
+            QCOMPARE(window.chart<ShardingChart>()->values(
+                         "all-reduce")[names.indexOf("columns → rows")],
                      4096.0 * 4096 * 2 * 2 * 7 / 8 / 1e6);
         }
+    }
+
+    // The legend lists only the terms the scenario has: training keeps gradients, optimizer
+    // states and activations and no KV cache; inference the reverse (docs/activations.md).
+    // Drawn before the chart is first shown, as an exported image is, and redrawn after.
+    void legendListsTheScenariosTerms()
+    {
+        const core::Presets presets = io::builtinPresets();
+        core::Scenario training;
+        core::Scenario inference;
+        inference.mode = core::Mode::inference;
+        StageMemoryChart chart;
+        chart.setReport(core::evaluate(training, presets));
+        chart.resize(900, 500);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        const auto shown = [&chart] {
+            QStringList terms;
+            for (QLegendMarker *marker :
+                 chart.findChild<QChartView *>()->chart()->legend()->markers())
+                if (marker->isVisible())
+                    terms << marker->label();
+            return terms;
+        };
+        QCOMPARE(shown(), QStringList({"Weights", "Gradients", "Optimizer", "Activations",
+                                       "Cached outputs", "Reserve", "Capacity 85.9 GB"}));
+        chart.setReport(core::evaluate(inference, presets));
+        QCOMPARE(shown(), QStringList({"Weights", "KV cache", "Reserve", "Capacity 85.9 GB"}));
+        chart.setReport(core::evaluate(training, presets));
+        QVERIFY(!shown().contains("KV cache"));
+        QVERIFY(shown().contains("Optimizer"));
     }
 
     void warningsAreShown()
@@ -657,7 +696,7 @@ private Q_SLOTS:
         document.setField("pp", "3"); // 80 layers over 3 stages (DESIGN §4: a warning)
         QTRY_VERIFY(window.note()->isVisible());
         QVERIFY(window.note()->text().contains("take one more"));
-        QCOMPARE(window.memoryChart()->categories().size(), 3);
+        QCOMPARE(window.chart<StageMemoryChart>()->categories().size(), 3);
     }
 
     // View → Planner (Ctrl+Shift+P) and View → Formulas with both docks tabbed below the

@@ -318,9 +318,9 @@ private:
         QTest::mouseClick(bar, Qt::LeftButton, {}, bar->tabRect(tab).center());
         QString what = QStringLiteral("show the %1 tab").arg(bar->tabText(tab));
         // On the timeline, now and then play or step it.
-        if (m_window.charts()->currentWidget() == m_window.timelinePanel()) {
-            QToolButton *play = m_window.timelinePanel()->playButton();
-            QToolButton *step = m_window.timelinePanel()->stepButton();
+        if (m_window.charts()->currentWidget() == m_window.chart<TimelinePanel>()) {
+            QToolButton *play = m_window.chart<TimelinePanel>()->playButton();
+            QToolButton *step = m_window.chart<TimelinePanel>()->stepButton();
             if (const int button = uniform(0, 3); button == 1 && play->isEnabled()) {
                 QTest::mouseClick(play, Qt::LeftButton);
                 what += QStringLiteral(", press Play");
@@ -410,8 +410,8 @@ QString disagreement(const MainWindow &window, const ScenarioDocument &document)
         return QStringLiteral("the status line '%1' lacks '%2'").arg(verdict, fits);
 
     QWidget *visible = window.charts()->currentWidget();
-    if (visible == window.memoryChart()) {
-        const StageMemoryChart *chart = window.memoryChart();
+    if (visible == window.chart<StageMemoryChart>()) {
+        const StageMemoryChart *chart = window.chart<StageMemoryChart>();
         if (chart->categories().size() != qsizetype(r.stages.size()))
             return QStringLiteral("%1 bars for %2 stages")
                 .arg(chart->categories().size())
@@ -434,8 +434,8 @@ QString disagreement(const MainWindow &window, const ScenarioDocument &document)
                     .arg(chart->categories()[qsizetype(i)]);
         if (chart->capacityGb() != units::large(double(r.stages.front().capacityBytes)))
             return QStringLiteral("the capacity line is at %1").arg(chart->capacityGb());
-    } else if (visible == window.bubbleChart()) {
-        const BubbleChart *chart = window.bubbleChart();
+    } else if (visible == window.chart<BubbleChart>()) {
+        const BubbleChart *chart = window.chart<BubbleChart>();
         const QPointF expected(s.microbatches, 100 * r.bubbleFraction);
         if (chart->marker() != expected)
             return QStringLiteral("the bubble marker is at (%1, %2), the report at (%3, %4)")
@@ -447,16 +447,16 @@ QString disagreement(const MainWindow &window, const ScenarioDocument &document)
         const QList<QPointF> curve = chart->curve(core::Schedule::oneFOneB);
         if (curve.isEmpty() || curve.front() != QPointF(1, 100.0 * (r.pp - 1) / r.pp))
             return QStringLiteral("the 1F1B curve is not K = %1's").arg(r.pp);
-    } else if (visible == window.timelinePanel()) {
-        const TimelineChart *chart = window.timelinePanel()->chart();
+    } else if (visible == window.chart<TimelinePanel>()) {
+        const TimelineChart *chart = window.chart<TimelinePanel>()->chart();
         if (chart->blocks().size() != r.timeline.size() || chart->makespan() != r.makespanS)
             return QStringLiteral("the timeline has %1 blocks over %2, the report %3 over %4")
                 .arg(chart->blocks().size())
                 .arg(chart->makespan())
                 .arg(r.timeline.size())
                 .arg(r.makespanS);
-    } else if (visible == window.modelSizeChart()) {
-        const ModelSizeChart *chart = window.modelSizeChart();
+    } else if (visible == window.chart<ModelSizeChart>()) {
+        const ModelSizeChart *chart = window.chart<ModelSizeChart>();
         const QList<qreal> values = chart->values();
         if (values.size() != qsizetype(r.sizeByPrecision.size()))
             return QStringLiteral("%1 precision bars").arg(values.size());
@@ -471,9 +471,9 @@ QString disagreement(const MainWindow &window, const ScenarioDocument &document)
                 .arg(chart->highlighted(), io::qs(core::toString(r.precision)));
         if (chart->deviceCapacityGb() != units::large(double(r.stages.front().capacityBytes)))
             return QStringLiteral("the device line is at %1").arg(chart->deviceCapacityGb());
-    } else if (visible == window.shardingChart()) {
+    } else if (visible == window.chart<ShardingChart>()) {
         const core::ShardReport shard = core::analyzeScenarioSharding(s, document.presets());
-        const ShardingChart *chart = window.shardingChart();
+        const ShardingChart *chart = window.chart<ShardingChart>();
         if (!shard.ok())
             return chart->categories().isEmpty()
                        ? QString()

@@ -31,6 +31,14 @@ private:
         document.flush();
     }
 
+    // The panel as the window's timeline tab fills it: the document's report, with the blocks
+    // the document evaluates while a timeline is on screen.
+    static void fill(TimelinePanel &panel, ScenarioDocument &document)
+    {
+        document.setTimelineWanted(true);
+        panel.setReport(document.lastValidReport());
+    }
+
     static void wheel(QWidget *widget, QPoint at, int angle)
     {
         QWheelEvent event(at, widget->mapToGlobal(at), QPoint(), QPoint(0, angle), Qt::NoButton,
@@ -52,7 +60,8 @@ private Q_SLOTS:
         set(document, "pp", "4");
         set(document, "microbatches", "8");
         set(document, "schedule", "1f1b");
-        TimelinePanel panel(&document);
+        TimelinePanel panel;
+        fill(panel, document);
         panel.resize(1000, 500);
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
@@ -88,7 +97,8 @@ private Q_SLOTS:
         set(document, "pp", "4");
         set(document, "microbatches", "8");
         set(document, "schedule", "zb-h1");
-        TimelinePanel panel(&document);
+        TimelinePanel panel;
+        fill(panel, document);
         const std::vector<core::ScheduleOp> drawn = panel.chart()->visibleBlocks();
         QCOMPARE(count(drawn, OpKind::forward), 4 * 8);
         QCOMPARE(count(drawn, OpKind::backward), 4 * 8);
@@ -98,7 +108,8 @@ private Q_SLOTS:
     void wheelZoomsAndHomeRestores()
     {
         ScenarioDocument document(io::builtinPresets());
-        TimelinePanel panel(&document);
+        TimelinePanel panel;
+        fill(panel, document);
         panel.resize(1000, 500);
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
@@ -131,7 +142,8 @@ private Q_SLOTS:
     void dragPans()
     {
         ScenarioDocument document(io::builtinPresets());
-        TimelinePanel panel(&document);
+        TimelinePanel panel;
+        fill(panel, document);
         panel.resize(1000, 500);
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
@@ -161,7 +173,8 @@ private Q_SLOTS:
     void playCountsTheBubbleUp()
     {
         ScenarioDocument document(io::builtinPresets());
-        TimelinePanel panel(&document);
+        TimelinePanel panel;
+        fill(panel, document);
         panel.resize(1000, 500);
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
@@ -192,7 +205,8 @@ private Q_SLOTS:
     void spaceTogglesPlay()
     {
         ScenarioDocument document(io::builtinPresets());
-        TimelinePanel panel(&document);
+        TimelinePanel panel;
+        fill(panel, document);
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         panel.chart()->setFocus();
@@ -209,7 +223,8 @@ private Q_SLOTS:
         // The default's selective recomputation lengthens B by the attention core
         // (docs/step_time.md, Korthikanti et al. 2022 §5); without it B = 2F exactly.
         set(document, "recompute", "none");
-        TimelinePanel panel(&document);
+        TimelinePanel panel;
+        fill(panel, document);
         TimelineChart *chart = panel.chart();
         // 1F1B with uniform stages takes (m + K - 1)(F + B) with B = 2F (Narayanan et al.
         // 2021 §2.2): for K = 4, m = 16 the makespan is 19 × 3F.
@@ -225,10 +240,13 @@ private Q_SLOTS:
         QCOMPARE(int(chart->visibleBlocks().size()), 3);
     }
 
+    // Through the window's timeline tab, which redraws on every new valid scenario.
     void newScenarioResetsThePlayhead()
     {
         ScenarioDocument document(io::builtinPresets());
-        TimelinePanel panel(&document);
+        MainWindow window(&document);
+        window.showChart("timeline");
+        TimelinePanel &panel = *window.chart<TimelinePanel>();
         TimelineChart *chart = panel.chart();
         panel.step();
         panel.play();
@@ -243,7 +261,9 @@ private Q_SLOTS:
     void invalidScenarioKeepsTheLastTimeline()
     {
         ScenarioDocument document(io::builtinPresets());
-        TimelinePanel panel(&document);
+        MainWindow window(&document);
+        window.showChart("timeline");
+        TimelinePanel &panel = *window.chart<TimelinePanel>();
         TimelineChart *chart = panel.chart();
         panel.step();
         const double at = chart->playhead();
@@ -321,12 +341,45 @@ private Q_SLOTS:
     {
         ScenarioDocument document(io::builtinPresets());
         MainWindow window(&document);
-        QVERIFY(window.timelinePanel());
-        const int tab = window.charts()->indexOf(window.timelinePanel());
+        QVERIFY(window.chart<TimelinePanel>());
+        const int tab = window.charts()->indexOf(window.chart<TimelinePanel>());
         QVERIFY(tab >= 0);
         QCOMPARE(window.charts()->tabText(tab), "T&imeline");
-        // The document evaluates with the timeline, so the window always has it.
-        QCOMPARE(int(window.timelinePanel()->chart()->blocks().size()), 4 * 16 * 2);
+        window.showChart("timeline");
+        QCOMPARE(int(window.chart<TimelinePanel>()->chart()->blocks().size()), 4 * 16 * 2);
+    }
+
+    // The schedule's blocks are evaluated only while the timeline is on screen (at K=64,
+    // m=1024 they cost more than the rest of the evaluation); the other tabs and the status
+    // line get the same numbers without them.
+    void blocksOnlyWhileTheTimelineIsShown()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        TimelineChart *chart = window.chart<TimelinePanel>()->chart();
+        QCOMPARE(window.currentPage()->id(), "memory");
+        set(document, "microbatches", "8");
+        QVERIFY(document.lastValidReport().timeline.empty());
+        QVERIFY(chart->blocks().empty()); // stale, not drawn
+        const double bubble = document.lastValidReport().bubbleFraction;
+
+        window.showChart("timeline");
+        // 1F1B: K = 4 stages × m = 8 micro-batches × (F, B).
+        QCOMPARE(int(document.lastValidReport().timeline.size()), 4 * 8 * 2);
+        QCOMPARE(int(chart->blocks().size()), 4 * 8 * 2);
+        QCOMPARE(document.lastValidReport().bubbleFraction, bubble);
+        set(document, "microbatches", "4");
+        QCOMPARE(int(document.lastValidReport().timeline.size()), 4 * 4 * 2);
+        QCOMPARE(int(chart->blocks().size()), 4 * 4 * 2);
+
+        window.showChart("bubble");
+        set(document, "microbatches", "16");
+        QVERIFY(document.lastValidReport().timeline.empty());
+        QCOMPARE(int(chart->blocks().size()), 4 * 4 * 2); // hidden: still the old schedule
+        window.showChart("timeline");
+        QCOMPARE(int(chart->blocks().size()), 4 * 16 * 2);
     }
 };
 

@@ -76,7 +76,7 @@ private:
     {
         ScenarioDocument document{io::builtinPresets()};
         MainWindow window{&document};
-        ShardingChart *chart = window.shardingChart();
+        ShardingChart *chart = window.chart<ShardingChart>();
         ShardingVerifier *verifier = chart->findChild<ShardingVerifier *>();
     };
 

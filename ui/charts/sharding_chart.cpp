@@ -4,6 +4,7 @@
 #include "io/text.h"
 #include "ui/charts/chart_style.h"
 #include "ui/units.h"
+#include "ui/widgets/wrapped_label.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -69,9 +70,9 @@ QString seconds(double s)
 
 ShardingChart::ShardingChart(QWidget *parent)
     : QWidget(parent), m_chart(new QChart), m_view(new QChartView(m_chart)),
-      m_strategyAxis(new QBarCategoryAxis), m_bytesAxis(new QValueAxis), m_summary(new QLabel),
-      m_verifyButton(new QPushButton(tr("Verify at full size"))), m_progress(new QProgressBar),
-      m_cancelButton(new QPushButton(tr("Cancel")))
+      m_strategyAxis(new QBarCategoryAxis), m_bytesAxis(new QValueAxis),
+      m_summary(new WrappedLabel), m_verifyButton(new QPushButton(tr("Verify at full size"))),
+      m_progress(new QProgressBar), m_cancelButton(new QPushButton(tr("Cancel")))
 {
     m_chart->legend()->setAlignment(Qt::AlignBottom);
     m_view->setRenderHint(QPainter::Antialiasing);
@@ -94,7 +95,6 @@ ShardingChart::ShardingChart(QWidget *parent)
     bars->attachAxis(m_bytesAxis);
 
     m_summary->setTextFormat(Qt::RichText);
-    m_summary->setWordWrap(true);
     m_summary->setObjectName(QStringLiteral("shardingSummary"));
     // The table may be cut on a narrow window rather than widen it.
     m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);

@@ -101,20 +101,35 @@ void StageMemoryChart::setReport(const core::Report &report, const core::Report 
             if (stage.index >= categories.size())
                 categories << tr("Stage %1").arg(stage.index);
         }
+    // Only what changed: at K=64 every new label or bar costs Qt Charts a layout of all 64.
     for (qsizetype i = 0; i < m_sets.size(); ++i) {
+        QBarSet *set = m_sets[i];
         QList<qreal> values;
         for (const auto &stage : report.stages)
             values << toGb(stage.*core::kMemoryTerms[i].bytes);
-        m_sets[i]->remove(0, m_sets[i]->count());
-        m_sets[i]->append(values);
+        if (set->count() != values.size()) {
+            set->remove(0, set->count());
+            set->append(values);
+            continue;
+        }
+        for (int j = 0; j < set->count(); ++j)
+            if (set->at(j) != values[j])
+                set->replace(j, values[j]);
     }
-    m_stageAxis->setCategories(categories);
+    if (m_stageAxis->categories() != categories)
+        m_stageAxis->setCategories(categories);
     // Only the terms this scenario has are listed in the legend.
     const auto markers = m_chart->legend()->markers(m_bars);
     for (qsizetype i = 0; i < m_sets.size() && i < markers.size(); ++i) {
         const QList<qreal> values = this->values(m_sets[i]->label());
-        markers[i]->setVisible(
-            std::any_of(values.begin(), values.end(), [](qreal v) { return v > 0; }));
+        const bool shown = std::any_of(values.begin(), values.end(), [](qreal v) { return v > 0; });
+        // Each setVisible() lays the whole chart out again; isVisible() is the graphics
+        // item's, false until the legend is laid out, so the marker keeps what it was told.
+        QLegendMarker *marker = markers[i];
+        if (const QVariant was = marker->property("shownTerm"); !was.isValid() || was != shown) {
+            marker->setVisible(shown);
+            marker->setProperty("shownTerm", shown);
+        }
     }
 
     const double capacity = report.stages.empty() ? 0 : toGb(report.stages.front().capacityBytes);

@@ -104,12 +104,13 @@ private:
     bool isDark() const;
 
     std::vector<core::ScheduleOp> m_ops;
-    std::vector<double> m_events; // sorted distinct starts and ends
+    mutable std::vector<double> m_events; // sorted distinct starts and ends, once asked for
     int m_stages = 0;
     double m_makespan = 0;
     bool m_units = false;
     bool m_chunks = false;
     bool m_hasW = false;
+    double m_busy = 0; // the blocks' total time
     QString m_message;
 
     double m_viewStart = 0;

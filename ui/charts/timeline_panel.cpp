@@ -1,7 +1,6 @@
 #include "ui/charts/timeline_panel.h"
 
 #include "ui/charts/timeline_chart.h"
-#include "ui/scenario_document.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -14,10 +13,9 @@
 
 namespace ui {
 
-TimelinePanel::TimelinePanel(ScenarioDocument *document, QWidget *parent)
-    : QWidget(parent), m_document(document), m_chart(new TimelineChart), m_play(new QToolButton),
-      m_step(new QToolButton), m_speed(new QComboBox), m_bubble(new QLabel),
-      m_timer(new QTimer(this))
+TimelinePanel::TimelinePanel(QWidget *parent)
+    : QWidget(parent), m_chart(new TimelineChart), m_play(new QToolButton), m_step(new QToolButton),
+      m_speed(new QComboBox), m_bubble(new QLabel), m_timer(new QTimer(this))
 {
     m_play->setObjectName(QStringLiteral("play"));
     m_play->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
@@ -61,9 +59,6 @@ TimelinePanel::TimelinePanel(ScenarioDocument *document, QWidget *parent)
     space->setContext(Qt::WidgetShortcut);
     connect(space, &QShortcut::activated, this, &TimelinePanel::togglePlay);
     connect(m_chart, &TimelineChart::playheadChanged, this, &TimelinePanel::showState);
-    connect(document, &ScenarioDocument::changed, this, &TimelinePanel::refresh);
-
-    m_chart->setReport(document->lastValidReport());
     showState();
 }
 
@@ -119,13 +114,10 @@ void TimelinePanel::tick()
     showState();
 }
 
-void TimelinePanel::refresh(FieldMask)
+void TimelinePanel::setReport(const core::Report &report)
 {
-    // An invalid scenario keeps the last valid timeline (and its animation).
-    if (!m_document->report().ok())
-        return;
     m_timer->stop();
-    m_chart->setReport(m_document->lastValidReport());
+    m_chart->setReport(report);
     showState();
 }
 

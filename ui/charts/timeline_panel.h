@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/report.h"
+
 #include <QElapsedTimer>
 #include <QWidget>
 
@@ -10,20 +12,21 @@ class QToolButton;
 
 namespace ui {
 
-class FieldMask;
-class ScenarioDocument;
 class TimelineChart;
 
 // The schedule timeline with its teaching controls (issue 6, item 1): Play /
 // Pause sweeps a playhead over the schedule so blocks appear as they run and
 // the bubble counts up; Step jumps to the next block start or end; Speed scales
-// the sweep. It observes the document and restarts on every new report.
+// the sweep. A new report stops the sweep and shows the whole schedule.
 class TimelinePanel : public QWidget
 {
     Q_OBJECT
 
 public:
-    explicit TimelinePanel(ScenarioDocument *document, QWidget *parent = nullptr);
+    explicit TimelinePanel(QWidget *parent = nullptr);
+
+    // Shows the report's schedule (Report::timeline), from the start.
+    void setReport(const core::Report &report);
 
     TimelineChart *chart() const { return m_chart; }
     QToolButton *playButton() const { return m_play; }
@@ -41,11 +44,9 @@ public:
     void step();
 
 private:
-    void refresh(FieldMask keys);
     void tick();
     void showState();
 
-    ScenarioDocument *m_document;
     TimelineChart *m_chart;
     QToolButton *m_play;
     QToolButton *m_step;

@@ -1,21 +1,14 @@
 #include "ui/export/chart_export.h"
 
 #include "core/evaluate.h"
-#include "core/sharding.h"
 #include "io/save_file.h"
 #include "io/text.h"
-#include "ui/charts/bubble_chart.h"
-#include "ui/charts/model_size_chart.h"
-#include "ui/charts/sharding_chart.h"
-#include "ui/charts/stage_memory_chart.h"
-#include "ui/charts/timeline_chart.h"
 
 #include <QApplication>
 #include <QBuffer>
 #include <QDir>
 #include <QFontMetrics>
 #include <QPainter>
-#include <QPushButton>
 #include <QStyle>
 #include <QSvgGenerator>
 #include <QVBoxLayout>
@@ -24,17 +17,6 @@
 namespace ui::chart_export {
 
 namespace {
-
-struct ChartName
-{
-    Chart chart;
-    const char *id;
-};
-
-const ChartName kCharts[] = {
-    {Chart::bubble, "bubble"},     {Chart::memory, "memory"},        {Chart::timeline, "timeline"},
-    {Chart::sharding, "sharding"}, {Chart::modelSize, "model-size"},
-};
 
 // Slides and papers are light: the exported widget gets a light palette with a
 // white background whatever the desktop's colour scheme.
@@ -57,7 +39,7 @@ QString upper(std::string_view id)
 class Prepared
 {
 public:
-    Prepared(Chart chart, const Inputs &inputs, const Options &options)
+    Prepared(const ChartPage &page, const Inputs &inputs, const Options &options)
         : m_size(options.size), m_container(std::make_unique<QWidget>())
     {
         m_container->setAttribute(Qt::WA_DontShowOnScreen);
@@ -73,7 +55,7 @@ public:
         // A margin, so that labels drawn at a chart's edge do not touch the image's.
         auto *layout = new QVBoxLayout(m_container.get());
         layout->setContentsMargins(kMargin, kMargin, kMargin, kMargin);
-        layout->addWidget(createChart(chart, inputs, m_container.get()).release());
+        layout->addWidget(page.createImage(inputs, m_container.get()).release());
         m_container->resize(m_size.width(), m_size.height() - m_captionHeight);
         m_container->show();
         // Qt Charts lays out its scene in posted events; no animation runs.
@@ -121,36 +103,9 @@ private:
 
 } // namespace
 
-QList<Chart> allCharts()
-{
-    QList<Chart> charts;
-    for (const ChartName &c : kCharts)
-        charts << c.chart;
-    return charts;
-}
-
-QString chartId(Chart chart)
-{
-    for (const ChartName &c : kCharts)
-        if (c.chart == chart)
-            return QString::fromLatin1(c.id);
-    return {};
-}
-
-std::optional<Chart> chartFromId(const QString &id)
-{
-    for (const ChartName &c : kCharts)
-        if (id == QLatin1String(c.id))
-            return c.chart;
-    return std::nullopt;
-}
-
 QString chartIds()
 {
-    QStringList ids;
-    for (const ChartName &c : kCharts)
-        ids << QString::fromLatin1(c.id);
-    return ids.join(QStringLiteral(", "));
+    return chartPageIds().join(QStringLiteral(", "));
 }
 
 QString suffix(Format format)
@@ -176,43 +131,10 @@ std::optional<Format> formatOf(const QString &path)
     return formatFromSuffix(path.mid(dot + 1));
 }
 
-core::Report evaluate(const core::Scenario &scenario, const core::Presets &presets)
+core::Report evaluate(const core::Scenario &scenario, const core::Presets &presets,
+                      ChartNeeds needs)
 {
-    return core::evaluate(scenario, presets, core::EvaluateOptions{.timeline = true});
-}
-
-std::unique_ptr<QWidget> createChart(Chart chart, const Inputs &inputs, QWidget *parent)
-{
-    switch (chart) {
-    case Chart::bubble: {
-        auto widget = std::make_unique<BubbleChart>(parent);
-        widget->setScenario(inputs.scenario, inputs.report);
-        return widget;
-    }
-    case Chart::memory: {
-        auto widget = std::make_unique<StageMemoryChart>(parent);
-        widget->setReport(inputs.report);
-        return widget;
-    }
-    case Chart::timeline: {
-        auto widget = std::make_unique<TimelineChart>(parent);
-        widget->setReport(inputs.report);
-        return widget;
-    }
-    case Chart::sharding: {
-        auto widget = std::make_unique<ShardingChart>(parent);
-        widget->setReport(core::analyzeScenarioSharding(inputs.scenario, inputs.presets),
-                          io::qs(inputs.report.modelName));
-        widget->verifyButton()->hide(); // a button means nothing in an image
-        return widget;
-    }
-    case Chart::modelSize: {
-        auto widget = std::make_unique<ModelSizeChart>(parent);
-        widget->setReport(inputs.report);
-        return widget;
-    }
-    }
-    return nullptr;
+    return core::evaluate(scenario, presets, {.timeline = needs == ChartNeeds::timeline});
 }
 
 QString captionText(const Inputs &inputs, const QDate &date)
@@ -237,9 +159,9 @@ QString captionText(const Inputs &inputs, const QDate &date)
         .arg(QStringLiteral(PARASCOPE_VERSION), date.toString(Qt::ISODate));
 }
 
-QImage renderImage(Chart chart, const Inputs &inputs, const Options &options)
+QImage renderImage(const ChartPage &page, const Inputs &inputs, const Options &options)
 {
-    const Prepared prepared(chart, inputs, options);
+    const Prepared prepared(page, inputs, options);
     QImage image(options.size * options.scale, QImage::Format_ARGB32_Premultiplied);
     image.setDevicePixelRatio(options.scale);
     image.fill(Qt::white);
@@ -249,9 +171,9 @@ QImage renderImage(Chart chart, const Inputs &inputs, const Options &options)
     return image;
 }
 
-QByteArray renderSvg(Chart chart, const Inputs &inputs, const Options &options)
+QByteArray renderSvg(const ChartPage &page, const Inputs &inputs, const Options &options)
 {
-    const Prepared prepared(chart, inputs, options);
+    const Prepared prepared(page, inputs, options);
     QBuffer buffer;
     buffer.open(QIODevice::WriteOnly);
     QSvgGenerator generator;
@@ -260,7 +182,7 @@ QByteArray renderSvg(Chart chart, const Inputs &inputs, const Options &options)
     generator.setViewBox(QRect(QPoint(), options.size));
     // QSvgGenerator assumes 72 dpi; the widget's fonts were sized for its own.
     generator.setResolution(prepared.logicalDpi());
-    generator.setTitle(chartId(chart));
+    generator.setTitle(page.id());
     generator.setDescription(prepared.caption());
     QPainter painter(&generator);
     prepared.paint(painter);
@@ -268,35 +190,32 @@ QByteArray renderSvg(Chart chart, const Inputs &inputs, const Options &options)
     return buffer.data();
 }
 
-QByteArray encodeChart(Chart chart, const Inputs &inputs, const Options &options, Format format)
+QByteArray encodeChart(const ChartPage &page, const Inputs &inputs, const Options &options,
+                       Format format)
 {
     if (format == Format::svg)
-        return renderSvg(chart, inputs, options);
+        return renderSvg(page, inputs, options);
     QByteArray png;
     QBuffer buffer(&png);
     buffer.open(QIODevice::WriteOnly);
-    if (!renderImage(chart, inputs, options).save(&buffer, "PNG"))
+    if (!renderImage(page, inputs, options).save(&buffer, "PNG"))
         return {};
     return png;
 }
 
-std::optional<QString> writeChart(Chart chart, const Inputs &inputs, const Options &options,
-                                  Format format, const QString &path)
-{
-    return writeCharts({chart}, inputs, options, format, {path});
-}
+namespace {
 
-std::optional<QString> writeCharts(const QList<Chart> &charts, const Inputs &inputs,
-                                   const Options &options, Format format, const QStringList &paths,
-                                   QStringList *written)
+std::optional<QString> writePages(const QList<const ChartPage *> &pages, const Inputs &inputs,
+                                  const Options &options, Format format, const QStringList &paths,
+                                  QStringList *written)
 {
-    Q_ASSERT(charts.size() == paths.size());
+    Q_ASSERT(pages.size() == paths.size());
     if (written)
         written->clear();
     io::SaveFiles files;
-    for (qsizetype i = 0; i < charts.size(); ++i) {
+    for (qsizetype i = 0; i < pages.size(); ++i) {
         // One image in memory at a time: at 16384 pixels a side it takes 1 GiB.
-        const QByteArray bytes = encodeChart(charts[i], inputs, options, format);
+        const QByteArray bytes = encodeChart(*pages[i], inputs, options, format);
         if (bytes.isEmpty())
             return QObject::tr("cannot write '%1': the image could not be encoded as %2")
                 .arg(QDir::toNativeSeparators(paths[i]), suffix(format).toUpper());
@@ -307,6 +226,29 @@ std::optional<QString> writeCharts(const QList<Chart> &charts, const Inputs &inp
     if (written)
         *written = files.committed();
     return reason;
+}
+
+} // namespace
+
+std::optional<QString> writeChart(const ChartPage &page, const Inputs &inputs,
+                                  const Options &options, Format format, const QString &path)
+{
+    return writePages({&page}, inputs, options, format, {path}, nullptr);
+}
+
+QString chartPath(const QString &folder, const ChartPage &page, Format format)
+{
+    return QDir(folder).filePath(page.id() + QLatin1Char('.') + suffix(format));
+}
+
+std::optional<QString> writeCharts(const ChartPages &pages, const Inputs &inputs,
+                                   const Options &options, Format format, const QStringList &paths,
+                                   QStringList *written)
+{
+    QList<const ChartPage *> list;
+    for (const auto &page : pages)
+        list << page.get();
+    return writePages(list, inputs, options, format, paths, written);
 }
 
 } // namespace ui::chart_export

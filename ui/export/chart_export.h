@@ -3,6 +3,7 @@
 #include "core/presets.h"
 #include "core/report.h"
 #include "core/scenario.h"
+#include "ui/charts/chart_pages.h"
 
 #include <QDate>
 #include <QImage>
@@ -15,24 +16,11 @@
 class QPainter;
 class QWidget;
 
+// Every chart page can be exported (ui/charts/chart_pages.h): its id is the name users type
+// (`parascope export --chart memory`) and the name of its file in `--chart all`.
 namespace ui::chart_export {
 
-// The charts that can be exported. Their ids are typed by users
-// (`parascope export --chart memory`) and name the files of `--chart all`:
-// stable once shipped (DESIGN §4).
-enum class Chart
-{
-    bubble,
-    memory,
-    timeline,
-    sharding,
-    modelSize
-};
-
-QList<Chart> allCharts();
-QString chartId(Chart chart);
-std::optional<Chart> chartFromId(const QString &id);
-// "bubble, memory, timeline, sharding, model-size", for messages.
+// "memory, bubble, timeline, sharding, model-size", for messages.
 QString chartIds();
 
 enum class Format
@@ -61,18 +49,12 @@ constexpr QSize kMinSize{320, 200};
 
 // What a chart is drawn from: the window passes its document's last valid
 // scenario and report, `parascope export` evaluates the scenario it read.
-struct Inputs
-{
-    const core::Scenario &scenario;
-    const core::Presets &presets;
-    const core::Report &report;
-};
+using Inputs = ChartInputs;
 
-// Evaluates as the window's document does (with the schedule's timeline).
-core::Report evaluate(const core::Scenario &scenario, const core::Presets &presets);
-
-// A fresh chart widget of that kind, filled as the window fills its tab.
-std::unique_ptr<QWidget> createChart(Chart chart, const Inputs &inputs, QWidget *parent = nullptr);
+// Evaluates what charts with these needs draw from (chartNeeds()): the schedule's blocks
+// only for ChartNeeds::timeline.
+core::Report evaluate(const core::Scenario &scenario, const core::Presets &presets,
+                      ChartNeeds needs = ChartNeeds::timeline);
 
 // The caption strip's text: the scenario, the date and Parascope's version.
 QString captionText(const Inputs &inputs, const QDate &date);
@@ -80,25 +62,30 @@ QString captionText(const Inputs &inputs, const QDate &date);
 // Draws the chart and its caption strip into QRect(0, 0, size): the one
 // rendering path of the window's File → Export and of `parascope export`, so
 // that both produce the same pixels from the same inputs.
-QImage renderImage(Chart chart, const Inputs &inputs, const Options &options);
-QByteArray renderSvg(Chart chart, const Inputs &inputs, const Options &options);
+// `inputs.report` has what the page needs (ChartPage::needs).
+QImage renderImage(const ChartPage &page, const Inputs &inputs, const Options &options);
+QByteArray renderSvg(const ChartPage &page, const Inputs &inputs, const Options &options);
 
 // The file's content: the PNG encoded in memory, or the SVG. Empty when the
 // image cannot be encoded.
-QByteArray encodeChart(Chart chart, const Inputs &inputs, const Options &options, Format format);
+QByteArray encodeChart(const ChartPage &page, const Inputs &inputs, const Options &options,
+                       Format format);
 
 // Writes the chart to `path` in `format` through io::saveFile: on failure the
 // old file is left as it was, and the reason names the path and the system's
 // reason ("cannot write 'slides/memory.png': No space left on device").
-std::optional<QString> writeChart(Chart chart, const Inputs &inputs, const Options &options,
-                                  Format format, const QString &path);
+std::optional<QString> writeChart(const ChartPage &page, const Inputs &inputs,
+                                  const Options &options, Format format, const QString &path);
 
-// Writes charts[i] to paths[i], all or none (io::SaveFiles): every chart is
+// The file of a page in a folder: "slides/memory.png".
+QString chartPath(const QString &folder, const ChartPage &page, Format format);
+
+// Writes pages[i] to paths[i], all or none (io::SaveFiles): every chart is
 // drawn and written to a temporary file before any old file is replaced, so a
 // failure leaves every old file as it was. `written` receives the paths
 // replaced: all of them on success, and none unless the system refused to
 // move a complete file into place (io::SaveFiles::commit()).
-std::optional<QString> writeCharts(const QList<Chart> &charts, const Inputs &inputs,
+std::optional<QString> writeCharts(const ChartPages &pages, const Inputs &inputs,
                                    const Options &options, Format format, const QStringList &paths,
                                    QStringList *written = nullptr);
 

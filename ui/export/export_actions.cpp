@@ -1,9 +1,5 @@
 #include "ui/export/export_actions.h"
 
-#include "ui/charts/bubble_chart.h"
-#include "ui/charts/model_size_chart.h"
-#include "ui/charts/sharding_chart.h"
-#include "ui/charts/timeline_panel.h"
 #include "ui/main_window.h"
 #include "ui/scenario_document.h"
 
@@ -106,30 +102,23 @@ void ExportActions::addTo(QMenu *menu)
     menu->addAction(m_exportAll);
 }
 
-ce::Chart ExportActions::currentChart() const
+const ChartPage *ExportActions::currentPage() const
 {
-    const QWidget *current = m_window->charts()->currentWidget();
-    if (current == m_window->bubbleChart())
-        return ce::Chart::bubble;
-    if (current == m_window->timelinePanel())
-        return ce::Chart::timeline;
-    if (current == m_window->shardingChart())
-        return ce::Chart::sharding;
-    if (current == m_window->modelSizeChart())
-        return ce::Chart::modelSize;
-    return ce::Chart::memory;
+    return m_window->currentPage();
 }
 
-ce::Inputs ExportActions::inputs() const
+ce::Inputs ExportActions::inputs(ChartNeeds needs) const
 {
     m_document->flush();
+    if (needs == ChartNeeds::timeline)
+        m_document->ensureTimeline();
     return {m_document->lastValidScenario(), m_document->presets(), m_document->lastValidReport()};
 }
 
-std::optional<QString> ExportActions::write(ce::Chart chart, const ce::Options &options,
+std::optional<QString> ExportActions::write(const ChartPage &page, const ce::Options &options,
                                             ce::Format format, const QString &path) const
 {
-    return ce::writeChart(chart, inputs(), options, format, path);
+    return ce::writeChart(page, inputs(page.needs()), options, format, path);
 }
 
 bool ExportActions::askOptions(bool askFormat)
@@ -145,15 +134,14 @@ bool ExportActions::askOptions(bool askFormat)
 
 void ExportActions::exportCurrent()
 {
-    if (!askOptions(false))
+    const ChartPage *page = currentPage();
+    if (!page || !askOptions(false))
         return;
-    const ce::Chart chart = currentChart();
     const QString png = tr("PNG image (*.png)");
     const QString svg = tr("SVG image (*.svg)");
     QString filter = m_format == ce::Format::svg ? svg : png;
     const QString suggested =
-        QDir(m_lastDir.isEmpty() ? QDir::homePath() : m_lastDir)
-            .filePath(ce::chartId(chart) + QLatin1Char('.') + ce::suffix(m_format));
+        ce::chartPath(m_lastDir.isEmpty() ? QDir::homePath() : m_lastDir, *page, m_format);
     QString path = QFileDialog::getSaveFileName(m_window, tr("Export chart"), suggested,
                                                 png + QStringLiteral(";;") + svg, &filter);
     if (path.isEmpty())
@@ -165,7 +153,7 @@ void ExportActions::exportCurrent()
     }
     m_format = *format;
     m_lastDir = QFileInfo(path).absolutePath();
-    if (auto reason = write(chart, m_options, *format, path))
+    if (auto reason = write(*page, m_options, *format, path))
         report({}, *reason);
     else
         report({path}, std::nullopt);
@@ -181,11 +169,12 @@ void ExportActions::exportAll()
         return;
     m_lastDir = dir;
     QStringList paths;
-    const QList<ce::Chart> charts = ce::allCharts();
-    for (ce::Chart chart : charts)
-        paths << QDir(dir).filePath(ce::chartId(chart) + QLatin1Char('.') + ce::suffix(m_format));
+    const ChartPages pages = createChartPages();
+    for (const auto &page : pages)
+        paths << ce::chartPath(dir, *page, m_format);
     QStringList written;
-    const auto reason = ce::writeCharts(charts, inputs(), m_options, m_format, paths, &written);
+    const auto reason =
+        ce::writeCharts(pages, inputs(chartNeeds(pages)), m_options, m_format, paths, &written);
     report(written, reason);
 }
 

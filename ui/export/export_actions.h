@@ -54,18 +54,19 @@ public:
     QAction *exportAllAction() const { return m_exportAll; }
 
     // The chart on the window's current tab.
-    chart_export::Chart currentChart() const;
+    const ChartPage *currentPage() const;
 
     // Writes one chart without asking anything; the reason on failure.
-    std::optional<QString> write(chart_export::Chart chart, const chart_export::Options &options,
+    std::optional<QString> write(const ChartPage &page, const chart_export::Options &options,
                                  chart_export::Format format, const QString &path) const;
 
     void exportCurrent();
     void exportAll();
 
 private:
-    // The document's last valid scenario and report, with pending edits evaluated.
-    chart_export::Inputs inputs() const;
+    // The document's last valid scenario and report, with pending edits evaluated and what
+    // the charts need.
+    chart_export::Inputs inputs(ChartNeeds needs) const;
     bool askOptions(bool askFormat);
     // The status bar names the files written; a failure is a message box with its reason.
     void report(const QStringList &written, const std::optional<QString> &error);

@@ -1,0 +1,83 @@
+#include "ui/charts/bubble_page.h"
+
+#include "io/text.h"
+#include "ui/charts/bubble_chart.h"
+#include "ui/formula_panel.h"
+
+#include <QObject>
+
+namespace ui {
+
+QString BubblePage::title() const
+{
+    return QObject::tr("B&ubble");
+}
+
+QString BubblePage::subject() const
+{
+    return QObject::tr("Pipeline bubble");
+}
+
+// The simulated point moves with every stage time, so with the whole scenario.
+FieldMask BubblePage::dependsOn() const
+{
+    return FieldMask::all();
+}
+
+QWidget *BubblePage::createWidget(ScenarioDocument *)
+{
+    return m_chart = new BubbleChart;
+}
+
+void BubblePage::update(const ChartInputs &inputs)
+{
+    const Comparison *b = inputs.comparison;
+    m_chart->setScenario(inputs.scenario, inputs.report, b ? &b->scenario : nullptr,
+                         b ? &b->report : nullptr, b ? b->name : QString());
+}
+
+std::unique_ptr<QWidget> BubblePage::createImage(const ChartInputs &inputs, QWidget *parent) const
+{
+    auto chart = std::make_unique<BubbleChart>(parent);
+    chart->setScenario(inputs.scenario, inputs.report);
+    return chart;
+}
+
+QString BubblePage::formulas(const ChartInputs &inputs) const
+{
+    return bubbleFormulas(inputs.scenario, inputs.report);
+}
+
+QString BubblePage::bubbleFormulas(const core::Scenario &s, const core::Report &r)
+{
+    const int k = s.pp, m = s.microbatches, v = s.virtualStages;
+    QString expression;
+    QString source;
+    switch (s.schedule) {
+    case core::Schedule::gpipe:
+    case core::Schedule::oneFOneB:
+        expression = QStringLiteral("bubble = (K−1)/(K−1+m) = %1/%2").arg(k - 1).arg(k - 1 + m);
+        source = QObject::tr("Seed ¶2; Narayanan et al. 2021, §2.2 (K=4, m=16 → 15.8 %)");
+        break;
+    case core::Schedule::interleaved:
+        expression =
+            QStringLiteral("bubble = (K−1)/(v·m+K−1) = %1/%2").arg(k - 1).arg(v * m + k - 1);
+        source = QObject::tr("Narayanan et al. 2021, §2.2.2 (interleaved 1F1B)");
+        break;
+    case core::Schedule::zbH1:
+        expression = QStringLiteral("bubble time = (K−1)(F+B−W) vs 1F1B's (K−1)(F+B+W)");
+        source = QObject::tr("Qi et al. 2023, 'Zero Bubble Pipeline Parallelism', §3.1");
+        break;
+    }
+    if (r.bubbleFractionClosedForm)
+        expression += QStringLiteral(" = %1").arg(formula::percent(*r.bubbleFractionClosedForm));
+    QString out = formula::block(QObject::tr("Bubble (%1)").arg(io::qs(core::toString(s.schedule))),
+                                 expression, source);
+    out += formula::block(
+        QObject::tr("Simulated"),
+        QStringLiteral("1 − busy ÷ (K × makespan) = %1").arg(formula::percent(r.bubbleFraction)),
+        QObject::tr("Event simulation of the schedule, uneven stages included"));
+    return out;
+}
+
+} // namespace ui

@@ -1,0 +1,107 @@
+#include "ui/charts/memory_page.h"
+
+#include "io/text.h"
+#include "ui/charts/stage_memory_chart.h"
+#include "ui/formula_panel.h"
+
+#include <QObject>
+
+namespace ui {
+
+QString MemoryPage::title() const
+{
+    return QObject::tr("Stage memor&y");
+}
+
+QString MemoryPage::subject() const
+{
+    return QObject::tr("Memory per stage");
+}
+
+// Every term of every stage follows from the whole scenario.
+FieldMask MemoryPage::dependsOn() const
+{
+    return FieldMask::all();
+}
+
+QWidget *MemoryPage::createWidget(ScenarioDocument *)
+{
+    return m_chart = new StageMemoryChart;
+}
+
+void MemoryPage::update(const ChartInputs &inputs)
+{
+    const Comparison *b = inputs.comparison;
+    m_chart->setReport(inputs.report, b ? &b->report : nullptr, b ? b->name : QString());
+}
+
+std::unique_ptr<QWidget> MemoryPage::createImage(const ChartInputs &inputs, QWidget *parent) const
+{
+    auto chart = std::make_unique<StageMemoryChart>(parent);
+    chart->setReport(inputs.report);
+    return chart;
+}
+
+QString MemoryPage::formulas(const ChartInputs &inputs) const
+{
+    using formula::block;
+    using formula::bytes;
+    const core::Scenario &s = inputs.scenario;
+    const core::Report &r = inputs.report;
+    QString out;
+    const core::StageReport &st = r.stages.front();
+    const core::StageReport &last = r.stages.back();
+    out += block(QObject::tr("Weights on a device of stage 0"),
+                 QStringLiteral("%1 params × %2 B%3 = %4")
+                     .arg(io::formatCount(st.params))
+                     .arg(r.weightBytesPerParam)
+                     .arg(s.zero >= 3 ? QStringLiteral(" ÷ D=%1").arg(s.dp) : QString(),
+                          bytes(st.weightsBytes)),
+                 QObject::tr("Layers split over K, matrices over T (Megatron-LM); seed ¶1"));
+    if (r.mode == core::Mode::training) {
+        out +=
+            block(QObject::tr("Gradients and optimizer states"),
+                  QStringLiteral("%1 B%2 + %3 B%4 per parameter = %5 + %6")
+                      .arg(r.gradBytesPerParam)
+                      .arg(s.zero >= 2 ? QStringLiteral(" ÷ D") : QString())
+                      .arg(r.optimizerBytesPerParam)
+                      .arg(s.zero >= 1 ? QStringLiteral(" ÷ D") : QString(), bytes(st.gradsBytes),
+                           bytes(st.optimizerBytes)),
+                  QObject::tr("Mixed-precision Adam keeps 2 + 2 + 12 bytes per parameter; ZeRO-%1 "
+                              "(Rajbhandari et al. 2020, §5)")
+                      .arg(s.zero));
+        out += block(QObject::tr("Activations of stage 0"),
+                     QStringLiteral("%1 layers × %2 micro-batches in flight → %3")
+                         .arg(st.layers)
+                         .arg(st.inflightMicrobatches, 0, 'g', 4)
+                         .arg(bytes(st.activationsBytes)),
+                     QObject::tr("Per layer sbh(34 + 5as/h), with T, sequence parallelism and "
+                                 "recomputation (Korthikanti et al. 2022, Table 2); "
+                                 "docs/activations.md"));
+        if (s.cacheOutputs)
+            out += block(QObject::tr("Cached outputs on the last stage"),
+                         QStringLiteral("m × b × s × V × 2 B ÷ T = %1 × %2 × %3 × vocab × 2 ÷ %4 "
+                                        "= %5")
+                             .arg(s.microbatches)
+                             .arg(s.microbatchSize)
+                             .arg(s.seqLen)
+                             .arg(s.tp)
+                             .arg(bytes(last.cachedOutputsBytes)),
+                         QObject::tr("PyTorch's pipelining keeps every micro-batch's output "
+                                     "(pytorch/pytorch#159251; switch: #165822)"));
+    } else {
+        out += block(QObject::tr("KV cache of stage 0"),
+                     QStringLiteral("2 × layers × KV heads ÷ T × head dim × s × m·b × 2 B = %1")
+                         .arg(bytes(st.kvCacheBytes)),
+                     QObject::tr("DESIGN §3.7; one KV head per device when T exceeds them"));
+    }
+    out += block(QObject::tr("Fit"),
+                 QStringLiteral("%1 needed of %2 → %3")
+                     .arg(bytes(st.totalBytes), bytes(st.capacityBytes),
+                          st.fits ? QObject::tr("fits") : QObject::tr("does not fit")),
+                 QObject::tr("Capacity = memory_gib × 2³⁰; reserve %1 GiB for the framework")
+                     .arg(s.reserveGib));
+    return out;
+}
+
+} // namespace ui

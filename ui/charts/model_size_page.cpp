@@ -1,0 +1,70 @@
+#include "ui/charts/model_size_page.h"
+
+#include "io/text.h"
+#include "ui/charts/model_size_chart.h"
+#include "ui/formula_panel.h"
+
+#include <QObject>
+
+namespace ui {
+
+QString ModelSizePage::title() const
+{
+    return QObject::tr("Model &weights");
+}
+
+QString ModelSizePage::subject() const
+{
+    return QObject::tr("Model size");
+}
+
+// The model's size at each precision, the scenario's precision, one device's memory and T.
+FieldMask ModelSizePage::dependsOn() const
+{
+    return FieldMask::of({"model", "device", "tp", "precision"});
+}
+
+QWidget *ModelSizePage::createWidget(ScenarioDocument *)
+{
+    return m_chart = new ModelSizeChart;
+}
+
+void ModelSizePage::update(const ChartInputs &inputs)
+{
+    m_chart->setReport(inputs.report);
+}
+
+std::unique_ptr<QWidget> ModelSizePage::createImage(const ChartInputs &inputs,
+                                                    QWidget *parent) const
+{
+    auto chart = std::make_unique<ModelSizeChart>(parent);
+    chart->setReport(inputs.report);
+    return chart;
+}
+
+QString ModelSizePage::formulas(const ChartInputs &inputs) const
+{
+    using formula::block;
+    using formula::bytes;
+    const core::Report &r = inputs.report;
+    QString rows;
+    for (const auto &size : r.sizeByPrecision)
+        rows += QStringLiteral("%1: %2<br>")
+                    .arg(io::qs(core::toString(size.precision)), bytes(size.nominalBytes));
+    QString exact;
+    for (const auto &size : r.sizeByPrecision)
+        if (size.precision == r.precision)
+            exact = block(QObject::tr("The bars: exact count × bytes per value"),
+                          QStringLiteral("%1 × %2 B = %3")
+                              .arg(io::formatCount(r.params))
+                              .arg(r.weightBytesPerParam)
+                              .arg(bytes(size.bytes)),
+                          QObject::tr("Parameters counted from the architecture (DESIGN §3.1)"));
+    return exact +
+           block(QObject::tr("The seed's table: nominal size × bytes per value"),
+                 QStringLiteral("%1 × bytes =<br>%2").arg(io::formatCount(r.nominalParams), rows),
+                 QObject::tr("Seed ¶1 (405B → 810 / 405 / 202.5 GB); q8_0 and q4_0 carry an FP16 "
+                             "scale per 32 weights (llama.cpp)"));
+}
+
+} // namespace ui

@@ -1,0 +1,77 @@
+#include "ui/charts/sharding_page.h"
+
+#include "io/text.h"
+#include "ui/charts/sharding_chart.h"
+#include "ui/formula_panel.h"
+#include "ui/sharding_verifier.h"
+
+#include <QObject>
+#include <QPushButton>
+
+namespace ui {
+
+QString ShardingPage::title() const
+{
+    return QObject::tr("S&harding");
+}
+
+QString ShardingPage::subject() const
+{
+    return QObject::tr("Tensor-parallel sharding");
+}
+
+// The keys core::shardRequestFor reads, and the device.
+FieldMask ShardingPage::dependsOn() const
+{
+    return FieldMask::of({"model", "device", "precision", "tp", "seq_len", "microbatch_size", "mfu",
+                          "inter_node_gb_per_s"});
+}
+
+QWidget *ShardingPage::createWidget(ScenarioDocument *document)
+{
+    m_chart = new ShardingChart;
+    new ShardingVerifier(document, m_chart, dependsOn()); // parented to the chart
+    return m_chart;
+}
+
+void ShardingPage::update(const ChartInputs &inputs)
+{
+    m_report = core::analyzeScenarioSharding(inputs.scenario, inputs.presets);
+    m_chart->setReport(*m_report, io::qs(inputs.report.modelName));
+}
+
+std::unique_ptr<QWidget> ShardingPage::createImage(const ChartInputs &inputs, QWidget *parent) const
+{
+    auto chart = std::make_unique<ShardingChart>(parent);
+    chart->setReport(core::analyzeScenarioSharding(inputs.scenario, inputs.presets),
+                     io::qs(inputs.report.modelName));
+    chart->verifyButton()->hide(); // a button means nothing in an image
+    return chart;
+}
+
+QString ShardingPage::formulas(const ChartInputs &inputs) const
+{
+    using formula::block;
+    const core::Scenario &s = inputs.scenario;
+    QString out = block(
+        QObject::tr("Ring all-reduce"),
+        QStringLiteral("2(T−1)/T × payload = 2×%1/%2 × payload per device").arg(s.tp - 1).arg(s.tp),
+        QObject::tr("Patarasuk & Yuan 2009; all-gather and reduce-scatter move (T−1)/T"));
+    out += block(QObject::tr("Columns then rows"), QStringLiteral("one all-reduce of tokens × h"),
+                 QObject::tr("Shoeybi et al. 2019 (Megatron-LM), §3; seed ¶3"));
+    out += block(QObject::tr("Rows then rows"),
+                 QStringLiteral("all-reduce(tokens × f) + all-reduce(tokens × h)"),
+                 QObject::tr("Seed ¶3: splitting both matrices the same way needs more "
+                             "all-reduces; docs/sharding.md"));
+    // The link, once the page has analysed this scenario's layer.
+    if (m_report && m_report->ok())
+        out += block(QObject::tr("Link"),
+                     QStringLiteral("%1, %2 GB/s per direction; best split %3× faster")
+                         .arg(io::qs(core::toString(m_report->link.kind)))
+                         .arg(m_report->link.gbPerS)
+                         .arg(m_report->speedupBestOverWorst, 0, 'f', 2),
+                     QObject::tr("DESIGN §3.2: NVLink figures halved to per direction"));
+    return out;
+}
+
+} // namespace ui
