@@ -280,10 +280,9 @@ private Q_SLOTS:
     void tooManyBlocksDrawAMessage()
     {
         ScenarioDocument document(io::builtinPresets());
-        TimelinePanel panel(&document);
-        panel.resize(800, 400);
-        panel.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        MainWindow window(&document);
+        window.showChart("timeline");
+        TimelinePanel &panel = *window.chart<TimelinePanel>();
         TimelineChart *chart = panel.chart();
         set(document, "pp", "64");
         set(document, "microbatches", "8193"); // 64 × 8193 × 2 = 2^20 + 128 blocks
