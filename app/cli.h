@@ -5,7 +5,7 @@
 
 namespace cli {
 
-// Exit statuses (DESIGN §4).
+// Exit statuses (docs/DESIGN.md §4).
 enum Exit
 {
     ok = 0,

@@ -12,7 +12,7 @@
 // reading a scenario from [SCENARIO] and --set.
 namespace cli {
 
-// One line on stderr, "parascope: KEY: message" (DESIGN §4), with control characters
+// One line on stderr, "parascope: KEY: message" (docs/DESIGN.md §4), with control characters
 // escaped so that no input reaches the terminal raw; returns exit status 2.
 int fail(const QString &key, const QString &message);
 int fail(const core::InputError &error);

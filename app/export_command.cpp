@@ -33,7 +33,7 @@ std::optional<QSize> parseSize(const QString &text)
 }
 
 // The offscreen platform warns about size hints each time a window is shown
-// (harmless, TOOLCHAIN.md); export shows its charts to lay them out, and only
+// (harmless, docs/DESIGN.md §2); export shows its charts to lay them out, and only
 // its own messages should reach the user's terminal.
 QtMessageHandler g_previousHandler = nullptr;
 

@@ -5,7 +5,7 @@
 namespace cli {
 
 // `parascope export`: renders charts to PNG or SVG files without a window
-// (issue 7, DESIGN §4), through the same function as the window's File →
+// (docs/DESIGN.md §4), through the same function as the window's File →
 // Export. Needs a QApplication (the offscreen platform will do). `arguments`
 // start with the program name, without the subcommand. Returns the exit status.
 int runExport(const QStringList &arguments);

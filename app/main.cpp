@@ -1,4 +1,4 @@
-// parascope: the window, or a headless subcommand (DESIGN §4).
+// parascope: the window, or a headless subcommand (docs/DESIGN.md §4).
 #include "app/cli.h"
 #include "app/export_command.h"
 #include "app/plan_command.h"

@@ -5,7 +5,7 @@
 namespace cli {
 
 // `parascope shard`: the feed-forward sharding demonstrator and cost model
-// (issue 4, DESIGN §3.4). `arguments` start with the program name, without
+// (docs/DESIGN.md §3.4). `arguments` start with the program name, without
 // the subcommand. Returns the exit status.
 int runShard(const QStringList &arguments);
 

@@ -1,4 +1,4 @@
-// Speed of the pipeline engine (issue 3): evaluate() runs on every slider move,
+// Speed of the pipeline engine (docs/DESIGN.md §3.3): evaluate() runs on every slider move,
 // and the simulation must stay fast at the timeline's largest size.
 #include "core/evaluate.h"
 #include "core/schedule.h"
@@ -8,7 +8,7 @@
 
 namespace {
 
-// DESIGN §4's default scenario: Llama 3.1 70B, H100, T=8, K=4, D=2, m=16, 1F1B.
+// docs/DESIGN.md §4's default scenario: Llama 3.1 70B, H100, T=8, K=4, D=2, m=16, 1F1B.
 void evaluateDefault70B(benchmark::State &state)
 {
     const core::Presets presets = io::builtinPresets();
@@ -18,7 +18,7 @@ void evaluateDefault70B(benchmark::State &state)
 }
 BENCHMARK(evaluateDefault70B)->Unit(benchmark::kMicrosecond);
 
-// DESIGN §2: the timeline's largest case, K=64, m=1024, interleaved with v=4.
+// docs/DESIGN.md §2: the timeline's largest case, K=64, m=1024, interleaved with v=4.
 void simulateInterleavedK64m1024v4(benchmark::State &state)
 {
     const core::PipelineInput input =

@@ -1,4 +1,4 @@
-// Speed of the planner (issue 8): layouts evaluated per second and the wall time of a whole
+// Speed of the planner (docs/planner.md): layouts evaluated per second and the wall time of a whole
 // search for the cluster sizes the README quotes.
 #include "core/planner.h"
 #include "io/presets_io.h"
@@ -8,7 +8,7 @@
 namespace {
 
 // Llama 3 trained 405B with 16M-token batches (Llama 3 paper, Table 4: 2,048 × 8,192);
-// 70B here with DESIGN §4's default sequence length and 512 sequences.
+// 70B here with docs/DESIGN.md §4's default sequence length and 512 sequences.
 core::PlanRequest request(const char *model, int devices, int globalBatch, int seqLen)
 {
     core::PlanRequest r;

@@ -1,4 +1,5 @@
-// Issue 4: the sharding cost model at the seed's size, and the default numerical check.
+// docs/sharding.md: the sharding cost model at the 8192 × 32768 layer's size, and the default
+// numerical check.
 #include "core/sharding.h"
 
 #include <benchmark/benchmark.h>
@@ -19,7 +20,7 @@ core::DeviceSpec h100()
 }
 
 // Counts, payloads and times for the four splits at h=8192, f=32768 (no execution).
-void BM_ShardCostsSeedSize(benchmark::State &state)
+void BM_ShardCostsFfn8192(benchmark::State &state)
 {
     const core::DeviceSpec device = h100();
     core::ShardRequest request;
@@ -28,9 +29,10 @@ void BM_ShardCostsSeedSize(benchmark::State &state)
     for (auto _ : state)
         benchmark::DoNotOptimize(core::analyzeSharding(request, device));
 }
-BENCHMARK(BM_ShardCostsSeedSize)->Arg(4)->Arg(16);
+BENCHMARK(BM_ShardCostsFfn8192)->Arg(4)->Arg(16);
 
-// The default check the GUI runs on every change: seed request, T=4, reduced size.
+// The default check the GUI runs on every change: the default request (h 8192, f 32768), T=4,
+// reduced size.
 void BM_ShardVerifySmall(benchmark::State &state)
 {
     const core::DeviceSpec device = h100();
@@ -41,7 +43,7 @@ void BM_ShardVerifySmall(benchmark::State &state)
 }
 BENCHMARK(BM_ShardVerifySmall)->Arg(4)->Arg(8)->Unit(benchmark::kMillisecond);
 
-// Issue 6: the full-size check of 70B's layer (h 8192, f 28672, 4096 tokens, T 8) with
+// docs/sharding.md: the full-size check of 70B's layer (h 8192, f 28672, 4096 tokens, T 8) with
 // every dimension divided by 8: 1/512 of its FLOPs. The FLOP/s counter is the rate
 // ShardingVerifier's time estimate starts from (ui/sharding_verifier.cpp).
 void BM_ShardVerifyFullEighth(benchmark::State &state)

@@ -1,5 +1,5 @@
-// Drawing speed of the schedule timeline (DESIGN §5: every change redraws within
-// one frame; TOOLCHAIN.md "Drawing many blocks"). Renders the chart into a
+// Drawing speed of the schedule timeline (docs/DESIGN.md §5: every change redraws within
+// one frame; docs/DESIGN.md §2). Renders the chart into a
 // 1280×800 image offscreen: the first paint aggregates, a repaint reuses the cache.
 #include "core/evaluate.h"
 #include "io/presets_io.h"
@@ -16,14 +16,14 @@ core::Report evaluateWithTimeline(const core::Scenario &scenario)
     return core::evaluate(scenario, io::builtinPresets(), core::EvaluateOptions{.timeline = true});
 }
 
-// DESIGN §4's default scenario: K = 4, m = 16, 1F1B (128 blocks).
+// docs/DESIGN.md §4's default scenario: K = 4, m = 16, 1F1B (128 blocks).
 core::Scenario defaultScenario()
 {
     return {};
 }
 
-// DESIGN §2's largest timeline: K = 64, m = 1024 (Llama 3.1 405B has 126 layers);
-// zb-h1 draws F, B and W: 64 × 1024 × 3 = 196,608 blocks, as in TOOLCHAIN.md.
+// docs/DESIGN.md §2's largest timeline: K = 64, m = 1024 (Llama 3.1 405B has 126 layers);
+// zb-h1 draws F, B and W: 64 × 1024 × 3 = 196,608 blocks, as in docs/DESIGN.md §2.
 core::Scenario largeScenario()
 {
     core::Scenario s;

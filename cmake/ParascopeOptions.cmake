@@ -33,7 +33,7 @@ if(PARASCOPE_FUZZ)
     target_link_options(parascope_options INTERFACE -fsanitize=address,undefined)
 endif()
 
-# Qt's strict string and connection rules (STYLE.md, habit 11).
+# Qt's strict string and connection rules (docs/DESIGN.md §6).
 add_library(parascope_qt_options INTERFACE)
 add_library(Parascope::QtOptions ALIAS parascope_qt_options)
 target_link_libraries(parascope_qt_options INTERFACE parascope_options)

@@ -74,7 +74,7 @@ std::int64_t layerBytes(const ModelSpec &m, const ActivationConfig &c, Recompute
 
 std::int64_t kvHeadsPerDevice(const ModelSpec &m, int tp)
 {
-    // DESIGN §3.7: with more ranks than KV heads each rank keeps one replicated head.
+    // docs/DESIGN.md §3.7: with more ranks than KV heads each rank keeps one replicated head.
     return m.kvHeads >= tp ? ceilDiv(m.kvHeads, tp) : 1;
 }
 
@@ -100,7 +100,7 @@ std::int64_t cachedOutputBytesPerMicrobatch(const ModelSpec &m, std::int64_t seq
 std::int64_t kvCacheBytes(const ModelSpec &m, int layers, std::int64_t seqLen,
                           std::int64_t sequences, int tp, int bytesPerValue)
 {
-    // DESIGN §3.7: 2 (K and V) × layers × KV heads × head dim × seq × batch × bytes.
+    // docs/DESIGN.md §3.7: 2 (K and V) × layers × KV heads × head dim × seq × batch × bytes.
     const std::int64_t perToken = 2 * static_cast<std::int64_t>(layers) * kvHeadsPerDevice(m, tp) *
                                   m.headDim() * bytesPerValue;
     return saturatingMul(perToken, saturatingMul(seqLen, sequences));

@@ -34,7 +34,7 @@ std::int64_t layerPeakRecomputeBytes(const ModelSpec &model, const ActivationCon
 std::int64_t cachedOutputBytesPerMicrobatch(const ModelSpec &model, std::int64_t seqLen,
                                             std::int64_t microbatchSize, int tp, int bytesPerValue);
 
-// KV cache of `layers` layers on one device (DESIGN §3.7): K and V for every
+// KV cache of `layers` layers on one device (docs/DESIGN.md §3.7): K and V for every
 // token of every sequence in flight, KV heads split over T (one each when T > kv_heads).
 std::int64_t kvCacheBytes(const ModelSpec &model, int layers, std::int64_t seqLen,
                           std::int64_t sequences, int tp, int bytesPerValue);

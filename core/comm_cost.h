@@ -42,7 +42,7 @@ constexpr auto enumNames(LinkKind)
 inline constexpr double kIntraNodeStepLatencyS = 5.7e-6;
 inline constexpr double kInterNodeStepLatencyS = 6.6e-6;
 
-// The link one tensor-parallel group talks over (DESIGN §3.2: per direction).
+// The link one tensor-parallel group talks over (docs/DESIGN.md §3.2: per direction).
 struct Link
 {
     LinkKind kind = LinkKind::intraNode;
@@ -52,7 +52,7 @@ struct Link
 };
 
 // The link for a group of `tp` devices: intra-node when the group fits in one
-// node of the device (DESIGN §3.4), inter-node otherwise. `interNodeGbPerS`
+// node of the device (docs/DESIGN.md §3.4), inter-node otherwise. `interNodeGbPerS`
 // overrides the device's network (scenario key inter_node_gb_per_s). A
 // bandwidth of 0 means "not published"; that is an error only when the group
 // actually communicates (tp > 1), keyed by the device field that is missing.

@@ -9,12 +9,12 @@
 namespace core {
 
 // An accelerator. Bandwidths are GB/s (10^9 B/s) per direction per device;
-// 0 means "not published" (DESIGN §3.2).
+// 0 means "not published" (docs/DESIGN.md §3.2).
 struct DeviceSpec
 {
     std::string id;
     std::string name;
-    double memoryGib = 0;               // an "80 GB" H100 has 80 GiB of HBM (DESIGN §3)
+    double memoryGib = 0;               // an "80 GB" H100 has 80 GiB of HBM (docs/DESIGN.md §3)
     std::map<Precision, double> tflops; // dense peak by precision
     int devicesPerNode = 1;
     double intraNodeGbPerS = 0;

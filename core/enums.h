@@ -8,7 +8,7 @@
 namespace core {
 
 // The identifiers users type for an enumeration, kept stable once shipped
-// (DESIGN §4). Each enum provides `enumNames(E{})` returning an array of these.
+// (docs/DESIGN.md §4). Each enum provides `enumNames(E{})` returning an array of these.
 template <typename E> struct EnumName
 {
     E value;

@@ -4,7 +4,7 @@
 
 namespace core {
 
-// An input the program refuses: which key, and what is allowed (DESIGN §4:
+// An input the program refuses: which key, and what is allowed (docs/DESIGN.md §4:
 // "one line on stderr naming the key and what is allowed").
 struct InputError
 {

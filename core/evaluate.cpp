@@ -23,7 +23,7 @@ std::string gb(std::int64_t bytes)
     return buffer;
 }
 
-// Bytes per parameter for gradients and optimizer states (DESIGN §3.5, ZeRO paper §3.1:
+// Bytes per parameter for gradients and optimizer states (docs/DESIGN.md §3.5, ZeRO paper §3.1:
 // mixed-precision Adam keeps 2 + 2 + K with K = 12).
 struct TrainingStates
 {
@@ -512,7 +512,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         st.optimizerBytes = ms.optimizerBytes;
         if (training) {
             // Activations of every micro-batch the schedule keeps alive on this stage
-            // (DESIGN §3.3: GPipe m, 1F1B min(K-s, m), interleaved and zb-h1 simulated).
+            // (docs/DESIGN.md §3.3: GPipe m, 1F1B min(K-s, m), interleaved and zb-h1 simulated).
             st.inflightMicrobatches = pipe.inflight[static_cast<std::size_t>(i)];
             const std::int64_t stageLayers = saturatingMul(st.layers, perLayer);
             st.activationsBytes = saturatingAdd(
@@ -525,7 +525,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
                     s.microbatches, cachedOutputBytesPerMicrobatch(
                                         model, s.seqLen, s.microbatchSize, s.tp, actBytes));
         } else if (model.hasArchitecture()) {
-            // DESIGN §3.7: a pipeline keeps the cache of every micro-batch in flight.
+            // docs/DESIGN.md §3.7: a pipeline keeps the cache of every micro-batch in flight.
             st.kvCacheBytes = kvCacheBytes(
                 model, st.layers, s.seqLen,
                 static_cast<std::int64_t>(s.microbatches) * s.microbatchSize, s.tp, actBytes);

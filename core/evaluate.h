@@ -35,7 +35,7 @@ std::optional<InputError> checkTimeline(const Scenario &scenario);
 std::optional<double> stepTimeLowerBound(const Scenario &scenario, const Presets &presets);
 
 // Weights, gradients and optimizer states one device of each pipeline stage keeps: what
-// no schedule, micro-batch size or recomputation changes (DESIGN §3.5).
+// no schedule, micro-batch size or recomputation changes (docs/DESIGN.md §3.5).
 struct StageModelStates
 {
     int layers = 0;
@@ -46,7 +46,7 @@ struct StageModelStates
 };
 std::vector<StageModelStates> stageModelStates(const Scenario &scenario, const ModelSpec &model);
 
-// Weight bytes of `params` parameters at a precision (DESIGN §3.1).
+// Weight bytes of `params` parameters at a precision (docs/DESIGN.md §3.1).
 std::int64_t weightBytes(std::int64_t params, Precision precision);
 
 } // namespace core

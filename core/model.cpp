@@ -17,7 +17,7 @@ ParamCounts countParams(const ModelSpec &m, int tp)
     const std::int64_t t = tp;
     const std::int64_t qHeads = m.heads / tp;
     // Megatron-LM shards K/V by head; with more ranks than KV heads each rank
-    // keeps one (replicated) KV head (DESIGN §3.7).
+    // keeps one (replicated) KV head (docs/DESIGN.md §3.7).
     const std::int64_t kvHeads = m.kvHeads >= tp ? ceilDiv(m.kvHeads, t) : 1;
     const std::int64_t ffn = ceilDiv(m.ffnHidden, t);
     const std::int64_t normParams = m.bias ? 2 * h : h; // LayerNorm has a bias, RMSNorm does not

@@ -47,7 +47,7 @@ ParamCounts countParams(const ModelSpec &model, int tp = 1);
 // Exact parameter count: derived from the architecture, or the given `params`.
 std::int64_t exactParams(const ModelSpec &model);
 
-// The advertised size used by the seed's table; the exact count when unset.
+// The advertised size (docs/worked-examples.md §1); the exact count when unset.
 std::int64_t nominalParams(const ModelSpec &model);
 
 } // namespace core

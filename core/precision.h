@@ -33,7 +33,7 @@ int halfBitsPerValue(Precision p);
 // Bits per stored value (4.5 for q4_0).
 double bitsPerValue(Precision p);
 
-// Whether weights in this format can be trained (DESIGN §3.5: INT8/INT4 and
+// Whether weights in this format can be trained (docs/DESIGN.md §3.5: INT8/INT4 and
 // the quantized block formats are for inference only).
 bool isTrainable(Precision p);
 

@@ -76,7 +76,7 @@ inline const char *largestMemoryTerm(const StageReport &stage)
     return largest->name;
 }
 
-// The whole model's weights at one precision (the seed's first table).
+// The whole model's weights at one precision (docs/worked-examples.md §1).
 struct PrecisionSize
 {
     Precision precision = Precision::bf16;
@@ -84,14 +84,14 @@ struct PrecisionSize
     std::int64_t nominalBytes = 0; // from the nominal size
 };
 
-// A valid configuration worth pointing out (DESIGN §4, "warning" column).
+// A valid configuration worth pointing out (docs/DESIGN.md §4, "warning" column).
 struct Warning
 {
     std::string code; // stable identifier, e.g. "does-not-fit"
     std::string message;
 };
 
-// Tensor-parallel traffic of one device of the busiest stage (issue 4, DESIGN §3.4).
+// Tensor-parallel traffic of one device of the busiest stage (docs/DESIGN.md §3.4).
 struct TpCommReport
 {
     int collectivesPerLayer = 0;   // per layer per micro-batch, forward and backward
@@ -116,7 +116,7 @@ struct Report
     std::int64_t params = 0;              // exact, from the architecture
     std::int64_t nominalParams = 0;       // advertised size
     std::int64_t weightsBytes = 0;        // params at the precision
-    std::int64_t nominalWeightsBytes = 0; // nominal size at the precision (the seed's table)
+    std::int64_t nominalWeightsBytes = 0; // nominal size × bytes (docs/worked-examples.md §1)
 
     int tp = 1;
     int pp = 1;
@@ -124,7 +124,7 @@ struct Report
     int devices = 1;
     int minTpForWeights = 0; // smallest power-of-two T whose weights fit one device; 0 if none
 
-    // Bytes kept per parameter in training (DESIGN §3.5), before ZeRO.
+    // Bytes kept per parameter in training (docs/DESIGN.md §3.5), before ZeRO.
     double weightBytesPerParam = 0;
     double gradBytesPerParam = 0;
     double optimizerBytesPerParam = 0;
@@ -138,7 +138,7 @@ struct Report
     std::vector<Warning> warnings;
     TpCommReport tpComm;
 
-    // The schedule's event simulation (DESIGN §3.3).
+    // The schedule's event simulation (docs/DESIGN.md §3.3).
     double bubbleFraction = 0;                      // 1 - busy / (K × makespan)
     std::optional<double> bubbleFractionClosedForm; // only where it holds
     std::string bubbleClosedFormMissing;            // why there is none, when there is none

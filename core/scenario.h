@@ -57,7 +57,7 @@ constexpr auto enumNames(Attention)
                       EnumName<Attention>{Attention::eager, "eager"}};
 }
 
-// Every input of an evaluation. The defaults are DESIGN §4's default
+// Every input of an evaluation. The defaults are docs/DESIGN.md §4's default
 // scenario: Llama 3.1 70B, BF16, training on H100 SXM, T=8, K=4, D=2.
 struct Scenario
 {
@@ -83,7 +83,7 @@ struct Scenario
     bool cacheOutputs = true; // PyTorch pipelining keeps every micro-batch's output
     double reserveGib = 2.0;
     std::optional<double> interNodeGbPerS; // overrides the device's network
-    double mfu = 0.5;       // fraction of peak FLOPS achieved, for compute times (issue 4)
+    double mfu = 0.5; // fraction of peak FLOPS achieved, for compute times (docs/step_time.md)
     double dpOverlap = 0.5; // fraction of data-parallel gradient sync hidden behind backward
 
     int devices() const { return tp * pp * dp; }

@@ -350,7 +350,7 @@ std::optional<double> closedFormBubble(Schedule schedule, int K, int m, int v, d
     switch (schedule) {
     case Schedule::gpipe:
     case Schedule::oneFOneB:
-        // Narayanan et al. 2021, §2.2: bubble fraction (K-1)/(K-1+m) (DESIGN §3.3).
+        // Narayanan et al. 2021, §2.2: bubble fraction (K-1)/(K-1+m) (docs/DESIGN.md §3.3).
         return double(K - 1) / (K - 1 + m);
     case Schedule::interleaved:
         if (v <= 0 || m % K != 0)

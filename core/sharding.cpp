@@ -263,7 +263,7 @@ std::vector<CollectiveCall> requiredCollectives(Split w1, Split w2, const FfnSha
                                                 Precision activations)
 {
     Recorder record(activations, tp);
-    // DESIGN §3.4, with Y replicated at the end; the order is the execution order.
+    // docs/DESIGN.md §3.4, with Y replicated at the end; the order is the execution order.
     if (w1 == Split::rows)
         record.add(Collective::allReduce, shape.tokens * shape.ffn);
     if (w1 == Split::columns && w2 == Split::columns)
@@ -334,11 +334,11 @@ FfnShape reducedShape(const FfnShape &requested, int tp, std::int64_t hiddenCap,
                                                             static_cast<double>(requested.hidden)));
     // Each token is one more row of the same check: a few hundred show the split is right,
     // and the check stays milliseconds at any micro-batch size and sequence length (a 70B
-    // layer at 256 x 131072 tokens took 90 s and 2.6 GB on every change; issue 9).
+    // layer at 256 x 131072 tokens took 90 s and 2.6 GB on every change).
     out.tokens = std::min(out.tokens, tokensCap);
     // Fewer rows still where the check's FLOPs or bytes grow with the layer rather than
     // with the tokens (at -O2: h = 64, f = 409,600 took 1.4 s; h = 1, f = 262,144 8.7 s;
-    // the seed's layer at T = 256 3.0 s, copying act to 257 simulated devices). Both are
+    // the 8192 × 32768 layer at T = 256 3.0 s, copying act to 257 simulated devices). Both are
     // affine in the tokens.
     const FfnShape none{0, out.hidden, out.ffn}, one{1, out.hidden, out.ffn};
     const double tokensForFlops = flopsCap / checkFlops(one);

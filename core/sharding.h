@@ -46,7 +46,7 @@ constexpr auto enumNames(Verify)
 }
 
 // The feed-forward block Y = act(X·W1)·W2 with X [tokens, hidden], W1 [hidden, ffn],
-// W2 [ffn, hidden] (DESIGN §3.4).
+// W2 [ffn, hidden] (docs/DESIGN.md §3.4).
 struct FfnShape
 {
     std::int64_t tokens = 0;
@@ -75,7 +75,7 @@ struct CollectiveCounts
 CollectiveCounts countCollectives(const std::vector<CollectiveCall> &calls);
 
 // The collectives a strategy needs so that Y ends replicated on every device,
-// in the order they happen (DESIGN §3.4). X starts replicated on every device,
+// in the order they happen (docs/DESIGN.md §3.4). X starts replicated on every device,
 // as in Megatron-LM (Shoeybi et al. 2019, §3: the block's input is the output
 // of the previous all-reduce), so a device whose W1 shard is a row block takes
 // the matching column slice of X locally, without communication.
@@ -103,7 +103,7 @@ inline constexpr std::int64_t kVerifyTokensCap = 256;
 // fraction of a second whatever the layer. Its time follows its FLOPs and the bytes it
 // holds and copies (measured at -O2 on one core: about 10 GFLOP/s, and 7 to 20 ms per MB
 // held), so these caps keep it within about 0.3 s. Llama 3.1 70B at T = 8 needs 73 MFLOP
-// and 3 MB; without the caps the seed's layer at T = 256 took 3.0 s, and h = 1,
+// and 3 MB; without the caps the 8192 × 32768 layer at T = 256 took 3.0 s, and h = 1,
 // f = 262,144 8.7 s.
 inline constexpr double kVerifyFlopsCap = 1e9;
 inline constexpr double kVerifyBytesCap = 16.0 * 1024 * 1024;
@@ -157,7 +157,7 @@ inline constexpr double kDefaultVerifyMemoryBytes = 1024.0 * 1024 * 1024; // 1 G
 
 struct ShardRequest
 {
-    FfnShape shape{4096, 8192, 32768}; // seed ¶"Sharding errors": h = 8192, f = 32768
+    FfnShape shape{4096, 8192, 32768}; // docs/worked-examples.md §6: h = 8192, f = 32768
     int tp = 4;
     std::uint64_t seed = 42;
     Precision precision = Precision::bf16;

@@ -7,7 +7,7 @@
 namespace core {
 
 inline constexpr std::int64_t kGiB = std::int64_t{1} << 30; // memory_gib, reserve_gib
-inline constexpr double kGB = 1e9;                          // decimal GB, GB/s (DESIGN §3)
+inline constexpr double kGB = 1e9;                          // decimal GB, GB/s (docs/DESIGN.md §3)
 
 // A byte count that does not fit the report's 64-bit integers (8 EiB). The controls reach
 // it (GPT-3 in FP32 with eager attention keeps s x s scores: 1.5e21 bytes for GPipe's 4096

@@ -83,8 +83,8 @@ ParamsBound paramsBound(const ModelSpec &m)
 
 // Upper bounds, in floating point, of the largest byte counts evaluate makes in 64 bits:
 // the activations a stage keeps (docs/activations.md), its cached outputs, its KV cache
-// (DESIGN §3.7) and the tensor-parallel traffic of a step (DESIGN §3.4). Each stays under
-// limits::kBytes, so that a stage's total, their sum, is exact too.
+// (docs/DESIGN.md §3.7) and the tensor-parallel traffic of a step (docs/DESIGN.md §3.4). Each stays
+// under limits::kBytes, so that a stage's total, their sum, is exact too.
 std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
 {
     if (!m.hasArchitecture())

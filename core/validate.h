@@ -43,7 +43,7 @@ inline constexpr int kPlanDevices = 1 << 20;
 const ModelSpec *resolveModel(const Scenario &scenario, const Presets &presets);
 const DeviceSpec *resolveDevice(const Scenario &scenario, const Presets &presets);
 
-// The first reason the scenario cannot be evaluated (DESIGN §4, "exit 2"
+// The first reason the scenario cannot be evaluated (docs/DESIGN.md §4, "exit 2"
 // column), naming the key; nullopt when it can be.
 std::optional<InputError> validate(const Scenario &scenario, const Presets &presets);
 
@@ -52,7 +52,7 @@ std::optional<InputError> validateModel(const ModelSpec &model);
 std::optional<InputError> validateDevice(const DeviceSpec &device);
 
 // Layers per pipeline stage: the first L mod K stages take one extra layer
-// (DESIGN §3.3).
+// (docs/DESIGN.md §3.3).
 std::vector<int> splitLayers(int layers, int stages);
 
 } // namespace core

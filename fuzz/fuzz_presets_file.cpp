@@ -57,7 +57,7 @@ void analyseSharding(const core::Scenario &scenario, const core::Presets &preset
     fuzz::checkShardReport(*request, core::analyzeSharding(*request, *device));
 }
 
-// The default scenario (DESIGN §4), and the same on one device, which any model's
+// The default scenario (docs/DESIGN.md §4), and the same on one device, which any model's
 // heads divide and any layer count splits into.
 void evaluateWith(core::Scenario scenario, const core::Presets &presets)
 {

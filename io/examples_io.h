@@ -9,7 +9,8 @@
 
 namespace io {
 
-// One of the seed's worked cases, shipped with the program (resources/examples).
+// One of the worked examples (docs/worked-examples.md), shipped with the program
+// (resources/examples).
 struct Example
 {
     QString id;

@@ -11,7 +11,7 @@ namespace io {
 inline constexpr const char *kPlanFormat = "parascope-plan";
 inline constexpr int kPlanVersion = 1;
 
-// `parascope plan`'s report (issue 8). Field names are part of the interface (README).
+// `parascope plan`'s report (docs/planner.md). Field names are part of the interface (README).
 QJsonObject planToJson(const core::PlanRequest &request, const core::PlanResult &result,
                        const QString &modelId, const QString &deviceId);
 QString planToText(const core::PlanRequest &request, const core::PlanResult &result,

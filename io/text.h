@@ -16,7 +16,7 @@ inline std::string ss(const QString &text)
     return text.toStdString();
 }
 
-// "70.6 GB" or "65.7 GiB": sizes as users read them (DESIGN §3: decimal GB by default).
+// "70.6 GB" or "65.7 GiB": sizes as users read them (docs/DESIGN.md §3: decimal GB by default).
 enum class SizeUnit
 {
     gb,

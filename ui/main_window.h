@@ -65,7 +65,7 @@ public:
     // The explanation of the example on screen (hidden when none).
     QLabel *exampleText() const { return m_exampleText; }
 
-    // Loads one of the seed's worked cases, shows its chart and explanation.
+    // Loads one of the worked examples (docs/worked-examples.md), shows its chart and explanation.
     void loadExample(const QString &id);
     // File → Compare with…: a second plan drawn beside this one in the stage-memory
     // and bubble charts. Returns the reason when the file cannot be compared.

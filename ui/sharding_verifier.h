@@ -16,7 +16,7 @@ namespace ui {
 class ShardingChart;
 
 // The numerical check of the sharding demonstrator at the layer's full size
-// (DESIGN §3.4, §5): core::analyzeSharding with Verify::full on the global
+// (docs/DESIGN.md §3.4, §5): core::analyzeSharding with Verify::full on the global
 // thread pool, progress and cancel through the chart's controls. It reads the
 // document and never edits it; a change of the layer cancels the run, whose
 // result would be for an old scenario.

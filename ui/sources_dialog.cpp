@@ -12,10 +12,13 @@ namespace ui {
 
 namespace {
 
-// Works the program relies on, cited without links (DESIGN §3).
+// Works the program relies on, cited without links (docs/DESIGN.md §3).
 const char *const kSources[] = {
-    "Seed document, ¶1 (model sizes by precision, SN40L and SN30), ¶2 (pipeline bubble, "
-    "last-stage memory), ¶3 (sharding, NVLink vs InfiniBand, ZeRO, data parallelism).",
+    "Parascope's design and worked examples: docs/DESIGN.md and docs/worked-examples.md in "
+    "the source repository, every formula with its source and every reproduced number with "
+    "the command that reproduces it.",
+    "Huang et al. 2019, “GPipe: Efficient Training of Giant Neural Networks using "
+    "Pipeline Parallelism”, §2.3: the bubble (K−1)/(K−1+m) as a share of the step.",
     "Narayanan et al. 2021, “Efficient Large-Scale Language Model Training on GPU Clusters "
     "Using Megatron-LM”: §2.2 bubble (K−1)/(K−1+m), §2.2.2 interleaved (K−1)/(v·m+K−1), "
     "eq. 2 parameter count, §5.1 backward = 2 × forward.",

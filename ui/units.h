@@ -5,7 +5,7 @@
 #include <QString>
 
 // How sizes are shown: decimal GB (10^9, the default) or GiB (2^30) — a view
-// preference that every label, tooltip and axis follows (DESIGN §3).
+// preference that every label, tooltip and axis follows (docs/DESIGN.md §3).
 namespace ui::units {
 
 io::SizeUnit current();

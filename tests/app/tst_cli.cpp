@@ -1,4 +1,4 @@
-// The command line (DESIGN §4), run as users run it: the real binary, no display.
+// The command line (docs/DESIGN.md §4), run as users run it: the real binary, no display.
 #include "core/units.h"
 #include "run_parascope.h"
 
@@ -60,30 +60,34 @@ private Q_SLOTS:
                 list << QString::fromUtf8(a);
             return list;
         };
-        QTest::addRow("DESIGN §4: unknown key") << eval({"--set", "gpus=8"}) << "gpus: unknown key";
-        QTest::addRow("DESIGN §4: unknown model") << eval({"--set", "model=gpt-9"}) << "model:";
-        QTest::addRow("DESIGN §4: unknown device") << eval({"--set", "device=abacus"}) << "device:";
-        QTest::addRow("DESIGN §4: unparsable value") << eval({"--set", "tp=four"}) << "tp:";
-        QTest::addRow("DESIGN §4: tp = 0") << eval({"--set", "tp=0"}) << "tp:";
-        QTest::addRow("DESIGN §4: dp = -2") << eval({"--set", "dp=-2"}) << "dp:";
-        QTest::addRow("DESIGN §4: microbatches = 0")
+        QTest::addRow("docs/DESIGN.md §4: unknown key")
+            << eval({"--set", "gpus=8"}) << "gpus: unknown key";
+        QTest::addRow("docs/DESIGN.md §4: unknown model")
+            << eval({"--set", "model=gpt-9"}) << "model:";
+        QTest::addRow("docs/DESIGN.md §4: unknown device")
+            << eval({"--set", "device=abacus"}) << "device:";
+        QTest::addRow("docs/DESIGN.md §4: unparsable value") << eval({"--set", "tp=four"}) << "tp:";
+        QTest::addRow("docs/DESIGN.md §4: tp = 0") << eval({"--set", "tp=0"}) << "tp:";
+        QTest::addRow("docs/DESIGN.md §4: dp = -2") << eval({"--set", "dp=-2"}) << "dp:";
+        QTest::addRow("docs/DESIGN.md §4: microbatches = 0")
             << eval({"--set", "microbatches=0"}) << "microbatches:";
-        QTest::addRow("DESIGN §4: pp > layers") << eval({"--set", "pp=100"}) << "pp:";
-        QTest::addRow("DESIGN §4: heads not divisible by tp") << eval({"--set", "tp=3"}) << "tp:";
-        QTest::addRow("DESIGN §4: interleaved, m not a multiple of pp")
+        QTest::addRow("docs/DESIGN.md §4: pp > layers") << eval({"--set", "pp=100"}) << "pp:";
+        QTest::addRow("docs/DESIGN.md §4: heads not divisible by tp")
+            << eval({"--set", "tp=3"}) << "tp:";
+        QTest::addRow("docs/DESIGN.md §4: interleaved, m not a multiple of pp")
             << eval({"--set", "schedule=interleaved", "--set", "microbatches=10"})
             << "microbatches:";
-        QTest::addRow("DESIGN §4: interleaved, layers per stage not divisible by v")
+        QTest::addRow("docs/DESIGN.md §4: interleaved, layers per stage not divisible by v")
             << eval({"--set", "schedule=interleaved", "--set", "virtual_stages=3"})
             << "virtual_stages:";
-        QTest::addRow("DESIGN §4: int8 in training")
+        QTest::addRow("docs/DESIGN.md §4: int8 in training")
             << eval({"--set", "precision=int8"}) << "precision:";
-        QTest::addRow("DESIGN §4: zero = 5") << eval({"--set", "zero=5"}) << "zero:";
-        QTest::addRow("DESIGN §4: a newer version")
+        QTest::addRow("docs/DESIGN.md §4: zero = 5") << eval({"--set", "zero=5"}) << "zero:";
+        QTest::addRow("docs/DESIGN.md §4: a newer version")
             << (QStringList{QStringLiteral("eval"), newer}) << "version:";
-        QTest::addRow("DESIGN §6: malformed file")
+        QTest::addRow("docs/DESIGN.md §6: malformed file")
             << (QStringList{QStringLiteral("eval"), broken}) << "not a valid scenario file";
-        QTest::addRow("DESIGN §4: unknown key in a file")
+        QTest::addRow("docs/DESIGN.md §4: unknown key in a file")
             << (QStringList{QStringLiteral("eval"), unknownKey}) << "gpus: unknown key";
         QTest::addRow("missing file")
             << eval({"/nonexistent/plan.parascope.json"}) << "cannot read";
@@ -148,7 +152,7 @@ private Q_SLOTS:
             QVERIFY2(r.err.contains(QStringLiteral(" (in %1)").arg(named)), qPrintable(r.err));
     }
 
-    // Issue 7's damaged-file corpus, on the command line: exit 2, one line, the reason.
+    // The damaged files of tests/data/damaged/, on the command line: exit 2, one line, the reason.
     void damagedFiles_data()
     {
         QTest::addColumn<QString>("file");
@@ -186,11 +190,11 @@ private Q_SLOTS:
         const QStringList tooBig{QStringLiteral("--set"), QStringLiteral("tp=1"),
                                  QStringLiteral("--set"), QStringLiteral("pp=1"),
                                  QStringLiteral("--set"), QStringLiteral("dp=1")};
-        // DESIGN §4: "eval --check exits 1 when the plan does not fit; plain eval exits 0".
-        QTest::addRow("DESIGN §4: default fits, --check") << QStringList{check} << 0;
-        QTest::addRow("DESIGN §4: 70B on one device, --check")
+        // docs/DESIGN.md §4: eval --check exits 1 when the plan does not fit; plain eval exits 0.
+        QTest::addRow("docs/DESIGN.md §4: default fits, --check") << QStringList{check} << 0;
+        QTest::addRow("docs/DESIGN.md §4: 70B on one device, --check")
             << (tooBig + QStringList{check}) << 1;
-        QTest::addRow("DESIGN §4: 70B on one device, plain eval") << tooBig << 0;
+        QTest::addRow("docs/DESIGN.md §4: 70B on one device, plain eval") << tooBig << 0;
     }
     void checkExitCodes()
     {
@@ -201,7 +205,7 @@ private Q_SLOTS:
         QVERIFY(r.out.contains(QStringLiteral("Fits:")));
     }
 
-    // Issue 2, "Done when": the report for 405B in FP16.
+    // docs/worked-examples.md §1: the report for 405B in FP16.
     void jsonReport()
     {
         const QJsonObject r = json({QStringLiteral("--set"), QStringLiteral("model=llama-3.1-405b"),
@@ -209,7 +213,8 @@ private Q_SLOTS:
         QCOMPARE(r.value(QStringLiteral("format")).toString(), QStringLiteral("parascope-report"));
         const QJsonObject model = r.value(QStringLiteral("model")).toObject();
         QCOMPARE(model.value(QStringLiteral("name")).toString(), QStringLiteral("Llama 3.1 405B"));
-        // DESIGN §3.1: exact count; seed ¶1: 810 GB at FP16 from the nominal size.
+        // docs/DESIGN.md §3.1: exact count; docs/worked-examples.md §1: 810 GB at FP16 from the
+        // nominal size.
         QCOMPARE(model.value(QStringLiteral("params")).toInteger(), 405'853'388'800);
         QCOMPARE(model.value(QStringLiteral("nominal_params")).toInteger(), 405'000'000'000);
         QCOMPARE(r.value(QStringLiteral("nominal_weights_bytes")).toInteger(), 810'000'000'000);
@@ -244,18 +249,18 @@ private Q_SLOTS:
         QCOMPARE(layers, 126);
     }
 
-    // Issue 3, "Done when": the seed's Llama 3-8B DP2-PP2 run with m = 16.
-    void pipelineSeedReport_data()
+    // docs/worked-examples.md §5: the Llama 3-8B DP2-PP2 run with m = 16.
+    void pipelineLlama8bReport_data()
     {
         QTest::addColumn<QStringList>("extra");
         QTest::addColumn<qint64>("lastStageCached");
-        // DESIGN §3.3 / pytorch/pytorch#159251: 16 × 4096 × 128256 × 2 bytes.
+        // docs/DESIGN.md §3.3 / pytorch/pytorch#159251: 16 × 4096 × 128256 × 2 bytes.
         QTest::addRow("#159251: cached outputs on the last stage")
             << QStringList{} << 16 * 1'050'673'152LL;
         QTest::addRow("#165822: cache_outputs=false")
             << QStringList{QStringLiteral("--set"), QStringLiteral("cache_outputs=false")} << 0LL;
     }
-    void pipelineSeedReport()
+    void pipelineLlama8bReport()
     {
         QFETCH(QStringList, extra);
         QFETCH(qint64, lastStageCached);
@@ -275,7 +280,7 @@ private Q_SLOTS:
         QCOMPARE(last.value(QStringLiteral("inflight_microbatches")).toDouble(), 1.0);
         QVERIFY(first.value(QStringLiteral("activations_bytes")).toInteger() > 0);
         QCOMPARE(first.value(QStringLiteral("kv_cache_bytes")).toInteger(), 0);
-        // DESIGN §3.3: (K-1)/(K-1+m) = 1/17 for K = 2, m = 16.
+        // docs/DESIGN.md §3.3: (K-1)/(K-1+m) = 1/17 for K = 2, m = 16.
         QVERIFY(std::abs(r.value(QStringLiteral("bubble_fraction")).toDouble() - 1.0 / 17) < 1e-12);
         QVERIFY(std::abs(r.value(QStringLiteral("bubble_fraction_closed_form")).toDouble() -
                          1.0 / 17) < 1e-12);
@@ -283,12 +288,13 @@ private Q_SLOTS:
         QVERIFY(!r.contains(QStringLiteral("timeline")));
     }
 
-    // Seed ¶2 bubble numbers through the CLI, and the timeline only with --timeline.
+    // docs/worked-examples.md §4 bubble numbers through the CLI, and the timeline only with
+    // --timeline.
     void timelineOnRequest()
     {
         const QJsonObject r = json({QStringLiteral("--set"), QStringLiteral("microbatches=4"),
                                     QStringLiteral("--timeline")});
-        // Seed ¶2: K = 4, m = 4 -> 3/7, "43%".
+        // docs/worked-examples.md §4: K = 4, m = 4 -> 3/7 = 42.9 %.
         QVERIFY(std::abs(r.value(QStringLiteral("bubble_fraction")).toDouble() - 3.0 / 7) < 1e-12);
         const QJsonArray timeline = r.value(QStringLiteral("timeline")).toArray();
         QCOMPARE(timeline.size(), 4 * 4 * 2); // K × m × (F, B)
@@ -421,7 +427,7 @@ private Q_SLOTS:
         QCOMPARE(r.value(QStringLiteral("devices")).toInt(), 16);
     }
 
-    // Issue 7: "compare reports exactly the fields that differ".
+    // docs/DESIGN.md §4: compare reports exactly the fields that differ.
     void compareTwoScenarios()
     {
         const QString a = QStringLiteral(

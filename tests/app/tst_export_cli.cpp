@@ -1,4 +1,4 @@
-// `parascope export` (issue 7), run as users run it: the real binary, no display.
+// `parascope export` (docs/DESIGN.md §4), run as users run it: the real binary, no display.
 #include "run_parascope.h"
 
 #include <QDir>
@@ -118,7 +118,7 @@ private Q_SLOTS:
                                     << "Weights (GB)";
     }
 
-    // Issue 7 item 3: every chart exports to PNG and SVG at the requested size.
+    // docs/DESIGN.md §4: every chart exports to PNG and SVG at the requested size.
     void everyChart()
     {
         QFETCH(QString, chart);
@@ -275,7 +275,7 @@ private Q_SLOTS:
             QVERIFY2(after.value(it.key()) == it.value(), qPrintable(it.key()));
     }
 
-    // DESIGN §4: invalid input exits 2 with one line naming the flag or key.
+    // docs/DESIGN.md §4: invalid input exits 2 with one line naming the flag or key.
     void invalid_data()
     {
         QTest::addColumn<QStringList>("arguments");

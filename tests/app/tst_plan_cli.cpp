@@ -1,4 +1,4 @@
-// `parascope plan` (issue 8, DESIGN §4), run as users run it: the real binary, no display.
+// `parascope plan` (docs/DESIGN.md §4), run as users run it: the real binary, no display.
 #include "run_parascope.h"
 
 #include <QJsonArray>
@@ -28,7 +28,7 @@ private:
     }
 
 private Q_SLOTS:
-    // Issue 8, "Done when", with the JSON fields item 3 names.
+    // docs/planner.md: 70B on 64 H100s, with the JSON fields the README lists.
     void doneWhen()
     {
         const QJsonObject r = json("--set model=llama-3.1-70b --set device=h100-sxm --devices 64 "
@@ -202,7 +202,7 @@ private Q_SLOTS:
         QVERIFY(text.out.size() < 2000);
     }
 
-    // DESIGN §4: invalid input exits 2 with one line naming the key.
+    // docs/DESIGN.md §4: invalid input exits 2 with one line naming the key.
     void invalidInput_data()
     {
         QTest::addColumn<QString>("arguments");

@@ -1,4 +1,4 @@
-// `parascope shard` (issue 4, DESIGN §4), run as users run it: the real binary, no display.
+// `parascope shard` (docs/DESIGN.md §4), run as users run it: the real binary, no display.
 #include "run_parascope.h"
 
 #include <QJsonArray>
@@ -40,7 +40,7 @@ private:
     }
 
 private Q_SLOTS:
-    // Issue 4, "Done when".
+    // docs/worked-examples.md §6: the 8192 × 32768 layer at T = 4.
     void doneWhen()
     {
         const QJsonObject r = json("--hidden 8192 --ffn 32768 --tp 4 --tokens 4096");
@@ -56,7 +56,7 @@ private Q_SLOTS:
         QCOMPARE(executed.value("tokens").toInteger(), 32);
         QCOMPARE(r.value("link").toString(), "intra-node"); // T=4 ≤ 8 per H100 node
 
-        // DESIGN §3.4: columns→rows one all-reduce, rows→rows two.
+        // docs/DESIGN.md §3.4: columns→rows one all-reduce, rows→rows two.
         const QJsonObject cr = strategy(r, "columns-rows");
         const QJsonObject rr = strategy(r, "rows-rows");
         QCOMPARE(cr.value("w1_split").toString(), "columns");
@@ -94,7 +94,7 @@ private Q_SLOTS:
         QVERIFY(strategy(r, "columns-rows").value("max_rel_error").isNull());
     }
 
-    // Issue 9: a reduced check too large to hold (T = 65,536 keeps a [t, f] activation per
+    // Regression: a reduced check too large to hold (T = 65,536 keeps a [t, f] activation per
     // device) is not run, and both reports say why; the costs are still reported. Its
     // tokens are as few as the check's budget makes them (core::kVerifyBytesCap).
     void checkNotRun()
@@ -135,44 +135,44 @@ private Q_SLOTS:
         QTest::addColumn<QString>("arguments");
         QTest::addColumn<QString>("named");
         const QString ok = "--hidden 8192 --ffn 32768 --tp 4 --verify off ";
-        QTest::addRow("issue 4: T does not divide h") << "--hidden 8190 --ffn 32760 --tp 4"
-                                                      << "--tp:";
-        QTest::addRow("issue 4: T does not divide f") << "--hidden 8192 --ffn 1002 --tp 4"
-                                                      << "--tp:";
-        QTest::addRow("DESIGN §4: hidden = 0") << "--hidden 0 --ffn 32768 --tp 4"
-                                               << "--hidden:";
-        QTest::addRow("DESIGN §4: negative ffn") << "--hidden 8192 --ffn -8 --tp 4"
-                                                 << "--ffn:";
-        QTest::addRow("DESIGN §4: tp = 0") << "--hidden 8192 --ffn 32768 --tp 0"
-                                           << "--tp:";
-        QTest::addRow("DESIGN §4: tokens = 0") << ok + "--tokens 0"
-                                               << "--tokens:";
-        QTest::addRow("DESIGN §4: not a number") << "--hidden big --ffn 32768 --tp 4"
-                                                 << "--hidden:";
-        QTest::addRow("DESIGN §4: tp not a number") << "--hidden 8192 --ffn 32768 --tp four"
-                                                    << "--tp:";
+        QTest::addRow("docs/sharding.md: T does not divide h") << "--hidden 8190 --ffn 32760 --tp 4"
+                                                               << "--tp:";
+        QTest::addRow("docs/sharding.md: T does not divide f") << "--hidden 8192 --ffn 1002 --tp 4"
+                                                               << "--tp:";
+        QTest::addRow("docs/DESIGN.md §4: hidden = 0") << "--hidden 0 --ffn 32768 --tp 4"
+                                                       << "--hidden:";
+        QTest::addRow("docs/DESIGN.md §4: negative ffn") << "--hidden 8192 --ffn -8 --tp 4"
+                                                         << "--ffn:";
+        QTest::addRow("docs/DESIGN.md §4: tp = 0") << "--hidden 8192 --ffn 32768 --tp 0"
+                                                   << "--tp:";
+        QTest::addRow("docs/DESIGN.md §4: tokens = 0") << ok + "--tokens 0"
+                                                       << "--tokens:";
+        QTest::addRow("docs/DESIGN.md §4: not a number") << "--hidden big --ffn 32768 --tp 4"
+                                                         << "--hidden:";
+        QTest::addRow("docs/DESIGN.md §4: tp not a number") << "--hidden 8192 --ffn 32768 --tp four"
+                                                            << "--tp:";
         QTest::addRow("missing --hidden") << "--ffn 32768 --tp 4"
                                           << "--hidden:";
         QTest::addRow("missing --tp") << "--hidden 8192 --ffn 32768"
                                       << "--tp:";
-        QTest::addRow("DESIGN §4: unknown device") << ok + "--device abacus"
-                                                   << "--device:";
-        QTest::addRow("DESIGN §4: unknown precision") << ok + "--precision fp9"
-                                                      << "--precision:";
+        QTest::addRow("docs/DESIGN.md §4: unknown device") << ok + "--device abacus"
+                                                           << "--device:";
+        QTest::addRow("docs/DESIGN.md §4: unknown precision") << ok + "--precision fp9"
+                                                              << "--precision:";
         QTest::addRow("devices.json: a100 has no fp8") << ok + "--device a100-80gb --precision fp8"
                                                        << "--precision:";
         QTest::addRow("devices.json: sn40l links unpublished") << ok + "--device sn40l"
                                                                << "--device:";
         QTest::addRow("bad --verify") << ok + "--verify maybe"
                                       << "--verify:";
-        QTest::addRow("issue 4: mfu above 1") << ok + "--mfu 2"
-                                              << "--mfu:";
+        QTest::addRow("docs/step_time.md: mfu above 1") << ok + "--mfu 2"
+                                                        << "--mfu:";
         QTest::addRow("bad --seed") << ok + "--seed -1"
                                     << "--seed:";
         QTest::addRow("--format xml") << ok + "--format xml"
                                       << "--format:";
-        // Issue 9: 25,841 GB at once; it aborted with std::bad_alloc.
-        QTest::addRow("issue 9: full check beyond this computer's memory")
+        // Regression: 25,841 GB at once; it aborted with std::bad_alloc.
+        QTest::addRow("regression: full check beyond this computer's memory")
             << "--hidden 8192 --ffn 32768 --tp 8 --tokens 16777216 --verify full"
             << "--verify: the check at h = 8192, f = 32768, 16777216 tokens";
     }
@@ -187,8 +187,8 @@ private Q_SLOTS:
         QVERIFY(r.out.isEmpty());
     }
 
-    // Issue 4: eval's report carries tp_comm; DESIGN §4 default scenario (T=8 on H100, SP on):
-    // 4 all-reduces per layer become 4 reduce-scatters + 4 all-gathers.
+    // docs/sharding.md: eval's report carries tp_comm; docs/DESIGN.md §4 default scenario (T=8 on
+    // H100, SP on): 4 all-reduces per layer become 4 reduce-scatters + 4 all-gathers.
     void evalReportsTpComm()
     {
         const Run r =

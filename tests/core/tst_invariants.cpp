@@ -1,4 +1,4 @@
-// Invariants of core::evaluate over the whole range of every control (issue 9, "Hardening"):
+// Invariants of core::evaluate over the whole range of every control (docs/TESTING.md):
 // corner rows, then thousands of scenarios drawn at random from a fixed seed. A broken
 // invariant fails with the scenario as a `parascope eval --set ...` line that reproduces it.
 //
@@ -427,7 +427,7 @@ private:
                 if (firstOver < 0)
                     firstOver = int(i);
             }
-            // What training and inference keep are disjoint (DESIGN §3.3, §3.7).
+            // What training and inference keep are disjoint (docs/DESIGN.md §3.3, §3.7).
             if (s.mode == Mode::training && st.kvCacheBytes != 0)
                 return QStringLiteral("stage %1 keeps a KV cache in training").arg(i);
             if (s.mode == Mode::inference &&
@@ -616,7 +616,7 @@ private Q_SLOTS:
     void corners_data()
     {
         QTest::addColumn<Scenario>("scenario");
-        QTest::addRow("DESIGN §4 default") << Scenario{};
+        QTest::addRow("docs/DESIGN.md §4 default") << Scenario{};
         QTest::addRow("K = 1") << withSettings({"pp=1"});
         QTest::addRow("K = 1, m = 1, T = 1, D = 1")
             << withSettings({"pp=1", "microbatches=1", "tp=1", "dp=1"});
@@ -646,12 +646,13 @@ private Q_SLOTS:
                              "microbatches=4096", "microbatch_size=256", "seq_len=131072",
                              "attention=eager", "recompute=none", "sequence_parallel=false", "tp=1",
                              "pp=1", "dp=1024", "reserve_gib=64"});
-        QTest::addRow("seed ¶1: INT4 inference, 405B on SN40L")
+        QTest::addRow("docs/worked-examples.md §3: INT4 inference, 405B on SN40L")
             << withSettings({"mode=inference", "precision=int4", "model=llama-3.1-405b",
                              "device=sn40l", "tp=8", "pp=1", "dp=1"});
         QTest::addRow("q4_0 inference, K = 1, m = 1")
             << withSettings({"mode=inference", "precision=q4_0", "pp=1", "microbatches=1"});
-        QTest::addRow("inference, DESIGN §4 default otherwise") << withSettings({"mode=inference"});
+        QTest::addRow("inference, docs/DESIGN.md §4 default otherwise")
+            << withSettings({"mode=inference"});
         QTest::addRow("inference, K = 8, m = 1")
             << withSettings({"mode=inference", "pp=8", "microbatches=1"});
         QTest::addRow("inference, every range at its end") << withSettings(

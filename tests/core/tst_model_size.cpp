@@ -1,4 +1,4 @@
-// Model size and precision: the seed's first paragraph and DESIGN §3.1.
+// Model size and precision: docs/worked-examples.md §1–3 and docs/DESIGN.md §3.1.
 #include "core/evaluate.h"
 #include "core/units.h"
 #include "io/presets_io.h"
@@ -29,48 +29,60 @@ private:
     }
 
 private Q_SLOTS:
-    void seedTable_data()
+    void nominalSizeTable_data()
     {
         QTest::addColumn<QString>("model");
         QTest::addColumn<int>("precision");
         QTest::addColumn<double>("gb");
-        QTest::addColumn<int>("seedRoundedGb");
+        QTest::addColumn<int>("roundedGb");
         const int fp16 = int(Precision::fp16), fp8 = int(Precision::fp8),
                   int4 = int(Precision::int4);
-        // Seed ¶1: "405B requires 810 GB ... FP16, 405 GB for FP8, and 203 GB for INT4".
-        QTest::addRow("seed ¶1: 405B FP16") << "llama-3.1-405b" << fp16 << 810.0 << 810;
-        QTest::addRow("seed ¶1: 405B FP8") << "llama-3.1-405b" << fp8 << 405.0 << 405;
-        QTest::addRow("seed ¶1: 405B INT4") << "llama-3.1-405b" << int4 << 202.5 << 203;
-        // Seed ¶1: "For the 70B model ... 140 GB for FP16, 70 GB for FP8, and 35 GB for INT4".
-        QTest::addRow("seed ¶1: 70B FP16") << "llama-3.1-70b" << fp16 << 140.0 << 140;
-        QTest::addRow("seed ¶1: 70B FP8") << "llama-3.1-70b" << fp8 << 70.0 << 70;
-        QTest::addRow("seed ¶1: 70B INT4") << "llama-3.1-70b" << int4 << 35.0 << 35;
-        // Seed ¶1: "The 8B model requires 16 GB for FP16, 8 GB for FP8, and 4 GB for INT4".
-        QTest::addRow("seed ¶1: 8B FP16") << "llama-3.1-8b" << fp16 << 16.0 << 16;
-        QTest::addRow("seed ¶1: 8B FP8") << "llama-3.1-8b" << fp8 << 8.0 << 8;
-        QTest::addRow("seed ¶1: 8B INT4") << "llama-3.1-8b" << int4 << 4.0 << 4;
+        // docs/worked-examples.md §1: 405B is 810 / 405 / 202.5 GB at FP16 / FP8 / INT4 (tables
+        // round to 203).
+        QTest::addRow("docs/worked-examples.md §1: 405B FP16")
+            << "llama-3.1-405b" << fp16 << 810.0 << 810;
+        QTest::addRow("docs/worked-examples.md §1: 405B FP8")
+            << "llama-3.1-405b" << fp8 << 405.0 << 405;
+        QTest::addRow("docs/worked-examples.md §1: 405B INT4")
+            << "llama-3.1-405b" << int4 << 202.5 << 203;
+        // docs/worked-examples.md §1: 70B is 140 / 70 / 35 GB.
+        QTest::addRow("docs/worked-examples.md §1: 70B FP16")
+            << "llama-3.1-70b" << fp16 << 140.0 << 140;
+        QTest::addRow("docs/worked-examples.md §1: 70B FP8")
+            << "llama-3.1-70b" << fp8 << 70.0 << 70;
+        QTest::addRow("docs/worked-examples.md §1: 70B INT4")
+            << "llama-3.1-70b" << int4 << 35.0 << 35;
+        // docs/worked-examples.md §1: 8B is 16 / 8 / 4 GB.
+        QTest::addRow("docs/worked-examples.md §1: 8B FP16")
+            << "llama-3.1-8b" << fp16 << 16.0 << 16;
+        QTest::addRow("docs/worked-examples.md §1: 8B FP8") << "llama-3.1-8b" << fp8 << 8.0 << 8;
+        QTest::addRow("docs/worked-examples.md §1: 8B INT4") << "llama-3.1-8b" << int4 << 4.0 << 4;
     }
-    void seedTable()
+    void nominalSizeTable()
     {
         QFETCH(QString, model);
         QFETCH(int, precision);
         QFETCH(double, gb);
-        QFETCH(int, seedRoundedGb);
+        QFETCH(int, roundedGb);
         const Report r =
             evaluate(inference(model.toUtf8().constData(), Precision(precision)), presets);
         QVERIFY2(r.ok(), r.error ? r.error->toString().c_str() : "");
         QCOMPARE(r.nominalWeightsBytes, std::llround(gb * kGB));
-        QCOMPARE(std::lround(static_cast<double>(r.nominalWeightsBytes) / kGB), seedRoundedGb);
+        QCOMPARE(std::lround(static_cast<double>(r.nominalWeightsBytes) / kGB), roundedGb);
     }
 
     void exactCounts_data()
     {
         QTest::addColumn<QString>("model");
         QTest::addColumn<qint64>("params");
-        // DESIGN §3.1: Llama 3.1 exact counts (vocab 128256, untied, head dim 128, 8 KV heads).
-        QTest::addRow("DESIGN §3.1: Llama 3.1 8B") << "llama-3.1-8b" << qint64(8'030'261'248);
-        QTest::addRow("DESIGN §3.1: Llama 3.1 70B") << "llama-3.1-70b" << qint64(70'553'706'496);
-        QTest::addRow("DESIGN §3.1: Llama 3.1 405B") << "llama-3.1-405b" << qint64(405'853'388'800);
+        // docs/DESIGN.md §3.1: Llama 3.1 exact counts (vocab 128256, untied, head dim 128, 8 KV
+        // heads).
+        QTest::addRow("docs/DESIGN.md §3.1: Llama 3.1 8B")
+            << "llama-3.1-8b" << qint64(8'030'261'248);
+        QTest::addRow("docs/DESIGN.md §3.1: Llama 3.1 70B")
+            << "llama-3.1-70b" << qint64(70'553'706'496);
+        QTest::addRow("docs/DESIGN.md §3.1: Llama 3.1 405B")
+            << "llama-3.1-405b" << qint64(405'853'388'800);
         // Narayanan et al. 2021 (Megatron-LM at scale), eq. 2: P = 12lh^2 (1 + 13/(12h) +
         // (V+s)/(12lh)) with l=96, h=12288, V=50257, s=2048 gives 174,604,234,752; the
         // formula leaves out the final LayerNorm's 2h = 24,576.
@@ -94,10 +106,10 @@ private Q_SLOTS:
         QTest::addColumn<int>("precision");
         QTest::addColumn<qint64>("bytes");
         const qint64 params = 405'853'388'800;
-        // llama.cpp block formats: 32 weights + one FP16 scale (DESIGN §3.1).
-        QTest::addRow("DESIGN §3.1: 405B q4_0 at 4.5 bits")
+        // llama.cpp block formats: 32 weights + one FP16 scale (docs/DESIGN.md §3.1).
+        QTest::addRow("docs/DESIGN.md §3.1: 405B q4_0 at 4.5 bits")
             << int(Precision::q4_0) << qint64(params * 9 / 16);
-        QTest::addRow("DESIGN §3.1: 405B q8_0 at 8.5 bits")
+        QTest::addRow("docs/DESIGN.md §3.1: 405B q8_0 at 8.5 bits")
             << int(Precision::q8_0) << qint64(params * 17 / 16);
     }
     void quantizedFormats()
@@ -109,9 +121,10 @@ private Q_SLOTS:
         QCOMPARE(r.weightsBytes, bytes);
     }
 
-    // Seed ¶1: "This model takes up 231 GB on disk": q4_0 comes to about 228 GB; the
-    // remaining ~3 GB are the few tensors a GGUF file keeps at higher precision.
-    void q4_0IsTheSeedsDiskSize()
+    // docs/worked-examples.md §1: a 405B q4_0 file is a little larger than its 4.5 bits per weight:
+    // q4_0 comes to about 228 GB; the remaining ~3 GB are the few tensors a GGUF file keeps at
+    // higher precision.
+    void q4_0IsNearTheDiskSize()
     {
         const Report r = evaluate(inference("llama-3.1-405b", Precision::q4_0), presets);
         QCOMPARE(std::lround(static_cast<double>(r.weightsBytes) / kGB), 228);
@@ -119,7 +132,7 @@ private Q_SLOTS:
         QVERIFY(231 * kGB - static_cast<double>(r.weightsBytes) < 3 * kGB);
     }
 
-    // Seed ¶1: "A 70B model that does not fit on a single 80GB GPU can fit on 4 GPUs if T=4."
+    // docs/worked-examples.md §2: 70B in FP16 does not fit one 80 GB device; with T = 4 it does.
     void tensorParallelismDividesWeights()
     {
         Scenario one = inference("llama-3.1-70b", Precision::fp16, 1);
@@ -145,8 +158,7 @@ private Q_SLOTS:
         QCOMPARE(split.devices, 4);
     }
 
-    // Seed ¶3: "A 70B model requiring 4 GPUs for tensor parallelism would need 16 GPUs total
-    // to run 4 data-parallel replicas."
+    // docs/worked-examples.md §8: 70B at T = 4 with four data-parallel replicas takes 16 devices.
     void dataParallelDevices()
     {
         Scenario s = inference("llama-3.1-70b", Precision::fp16, 4);
@@ -162,24 +174,29 @@ private Q_SLOTS:
     }
 
     // The smallest power-of-two T whose weights fit: 70B FP16 is 141 GB exact, so T=2
-    // (70.6 GB + 2 GiB reserve < 80 GiB); the seed's T=4 is enough, not the least.
+    // (70.6 GB + 2 GiB reserve < 80 GiB); the worked example's T=4 is enough, not the least.
     void smallestTensorParallelDegree_data()
     {
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("device");
         QTest::addColumn<int>("precision");
         QTest::addColumn<int>("tp");
-        QTest::addRow("seed ¶1: 70B FP16 on 80 GB") << "llama-3.1-70b"
-                                                    << "h100-sxm" << int(Precision::fp16) << 2;
-        QTest::addRow("seed ¶1: 8B FP16 on 80 GB") << "llama-3.1-8b"
-                                                   << "h100-sxm" << int(Precision::fp16) << 1;
+        QTest::addRow("docs/worked-examples.md §2: 70B FP16 on 80 GB")
+            << "llama-3.1-70b"
+            << "h100-sxm" << int(Precision::fp16) << 2;
+        QTest::addRow("docs/worked-examples.md §2: 8B FP16 on 80 GB")
+            << "llama-3.1-8b"
+            << "h100-sxm" << int(Precision::fp16) << 1;
         // 810 GB over 64 GiB SN40L devices: 16 × 51 GB fits, 8 × 101 GB does not.
-        QTest::addRow("seed ¶1: 405B FP16 on SN40L") << "llama-3.1-405b"
-                                                     << "sn40l" << int(Precision::fp16) << 16;
-        QTest::addRow("seed ¶1: 405B FP8 on SN40L") << "llama-3.1-405b"
-                                                    << "sn40l" << int(Precision::fp8) << 8;
-        QTest::addRow("seed ¶1: 405B INT4 on SN40L") << "llama-3.1-405b"
-                                                     << "sn40l" << int(Precision::int4) << 4;
+        QTest::addRow("docs/worked-examples.md §3: 405B FP16 on SN40L")
+            << "llama-3.1-405b"
+            << "sn40l" << int(Precision::fp16) << 16;
+        QTest::addRow("docs/worked-examples.md §3: 405B FP8 on SN40L")
+            << "llama-3.1-405b"
+            << "sn40l" << int(Precision::fp8) << 8;
+        QTest::addRow("docs/worked-examples.md §3: 405B INT4 on SN40L")
+            << "llama-3.1-405b"
+            << "sn40l" << int(Precision::int4) << 4;
     }
     void smallestTensorParallelDegree()
     {
@@ -192,7 +209,7 @@ private Q_SLOTS:
         QCOMPARE(evaluate(s, presets).minTpForWeights, tp);
     }
 
-    // DESIGN §3.3: the first L mod K stages take one extra layer; the first stage adds
+    // docs/DESIGN.md §3.3: the first L mod K stages take one extra layer; the first stage adds
     // the embedding, the last the final norm and LM head.
     void stagesSplitLayers()
     {

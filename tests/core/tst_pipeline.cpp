@@ -1,4 +1,4 @@
-// Pipeline schedules (DESIGN §3.3, issue 3): closed forms, the event simulation
+// Pipeline schedules (docs/DESIGN.md §3.3): closed forms, the event simulation
 // against them, and the micro-batches each schedule keeps alive per stage.
 #include "core/evaluate.h"
 #include "core/schedule.h"
@@ -29,27 +29,29 @@ class TestPipeline : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
-    void seedBubble_data()
+    void bubbleWorkedExamples_data()
     {
         QTest::addColumn<int>("K");
         QTest::addColumn<int>("m");
-        QTest::addColumn<double>("seedValue");
+        QTest::addColumn<double>("roundedValue");
         QTest::addColumn<double>("exact");
-        // Seed ¶2: "K=4 stages and m=16 micro-batches ... approximately 16%"; DESIGN §3.3: 15.8 %.
-        QTest::addRow("seed ¶2: K=4 m=16 -> 15.8 %%") << 4 << 16 << 0.158 << 3.0 / 19.0;
-        // Seed ¶2: "If m drops to 4, the bubble fraction rises to 43%"; DESIGN §3.3: 42.9 %.
-        QTest::addRow("seed ¶2: K=4 m=4 -> 42.9 %%") << 4 << 4 << 0.429 << 3.0 / 7.0;
+        // docs/worked-examples.md §4: K=4, m=16 rounds to 16 %; docs/DESIGN.md §3.3: 15.8 %.
+        QTest::addRow("docs/worked-examples.md §4: K=4 m=16 -> 15.8 %%")
+            << 4 << 16 << 0.158 << 3.0 / 19.0;
+        // docs/worked-examples.md §4: K=4, m=4 rounds to 43 %; docs/DESIGN.md §3.3: 42.9 %.
+        QTest::addRow("docs/worked-examples.md §4: K=4 m=4 -> 42.9 %%")
+            << 4 << 4 << 0.429 << 3.0 / 7.0;
     }
-    void seedBubble()
+    void bubbleWorkedExamples()
     {
         QFETCH(int, K);
         QFETCH(int, m);
-        QFETCH(double, seedValue);
+        QFETCH(double, roundedValue);
         QFETCH(double, exact);
         for (Schedule s : {Schedule::gpipe, Schedule::oneFOneB}) {
             const double closed = *closedFormBubble(s, K, m, 1);
             QCOMPARE(closed, exact);
-            QVERIFY(std::abs(closed - seedValue) < 0.0005); // the seed rounds to 0.1 %
+            QVERIFY(std::abs(closed - roundedValue) < 0.0005); // rounded to 0.1 %
             QVERIFY(std::abs(simulatePipeline(uniformPipeline(s, K, m)).bubbleFraction - exact) <
                     1e-12);
         }
@@ -63,7 +65,7 @@ private Q_SLOTS:
         QCOMPARE(*r.bubbleFractionClosedForm, exact);
     }
 
-    // DESIGN §3.3: with uniform stages and free communication the simulation must
+    // docs/DESIGN.md §3.3: with uniform stages and free communication the simulation must
     // equal the closed forms (Narayanan et al. 2021 §2.2 and §2.2.2; Qi et al. 2023 §3.1).
     void simulationEqualsClosedForm_data()
     {
@@ -132,7 +134,7 @@ private Q_SLOTS:
             }
     }
 
-    // DESIGN §3.3: "a third of it when F=B=W".
+    // docs/DESIGN.md §3.3: a third of it when F=B=W.
     void zeroBubbleIsAThirdOf1F1B()
     {
         for (int K : {2, 4, 8})
@@ -151,13 +153,13 @@ private Q_SLOTS:
         QTest::addColumn<int>("m");
         QTest::addColumn<int>("v");
         QTest::addColumn<QList<double>>("inflight");
-        // DESIGN §3.3: 1F1B keeps min(K-s, m) micro-batches on stage s.
-        QTest::addRow("DESIGN §3.3 1F1B min(K-s,m): K=4 m=16")
+        // docs/DESIGN.md §3.3: 1F1B keeps min(K-s, m) micro-batches on stage s.
+        QTest::addRow("docs/DESIGN.md §3.3 1F1B min(K-s,m): K=4 m=16")
             << Schedule::oneFOneB << 4 << 16 << 1 << QList<double>{4, 3, 2, 1};
-        QTest::addRow("DESIGN §3.3 1F1B min(K-s,m): K=4 m=2")
+        QTest::addRow("docs/DESIGN.md §3.3 1F1B min(K-s,m): K=4 m=2")
             << Schedule::oneFOneB << 4 << 2 << 1 << QList<double>{2, 2, 2, 1};
-        // DESIGN §3.3: GPipe keeps all m.
-        QTest::addRow("DESIGN §3.3 GPipe m: K=3 m=5")
+        // docs/DESIGN.md §3.3: GPipe keeps all m.
+        QTest::addRow("docs/DESIGN.md §3.3 GPipe m: K=3 m=5")
             << Schedule::gpipe << 3 << 5 << 1 << QList<double>{5, 5, 5};
         // Qi et al. 2023 §3.1: ZB-H1 keeps at most K on every stage, 1F1B's peak.
         QTest::addRow("Qi §3.1 ZB-H1 K on every stage: K=4 m=16")
@@ -216,11 +218,11 @@ private Q_SLOTS:
         QTest::addColumn<Schedule>("schedule");
         QTest::addColumn<int>("v");
         QTest::addColumn<int>("opsPerMicrobatch");
-        QTest::addRow("issue 3: GPipe F+B") << Schedule::gpipe << 1 << 2;
-        QTest::addRow("issue 3: 1F1B F+B") << Schedule::oneFOneB << 1 << 2;
-        QTest::addRow("issue 3: interleaved v=2, 2 chunks x F+B")
+        QTest::addRow("docs/DESIGN.md §3.3: GPipe F+B") << Schedule::gpipe << 1 << 2;
+        QTest::addRow("docs/DESIGN.md §3.3: 1F1B F+B") << Schedule::oneFOneB << 1 << 2;
+        QTest::addRow("docs/DESIGN.md §3.3: interleaved v=2, 2 chunks x F+B")
             << Schedule::interleaved << 2 << 4;
-        QTest::addRow("issue 3: ZB-H1 F+B+W") << Schedule::zbH1 << 1 << 3;
+        QTest::addRow("docs/DESIGN.md §3.3: ZB-H1 F+B+W") << Schedule::zbH1 << 1 << 3;
     }
     void timelineIsConsistent()
     {
@@ -246,7 +248,7 @@ private Q_SLOTS:
         }
     }
 
-    // Issue 3: v only shapes the interleaved schedule; elsewhere it is pointed out.
+    // docs/DESIGN.md §3.3: v only shapes the interleaved schedule; elsewhere it is pointed out.
     void virtualStagesOutsideInterleavedWarn()
     {
         Scenario s;
@@ -483,7 +485,7 @@ private Q_SLOTS:
         QTest::addColumn<int>("K");
         QTest::addColumn<int>("m");
         QTest::addColumn<double>("w");
-        QTest::addRow("DESIGN §3.3: interleaved needs m a multiple of K")
+        QTest::addRow("docs/DESIGN.md §3.3: interleaved needs m a multiple of K")
             << Schedule::interleaved << 4 << 6 << 1.0;
         QTest::addRow("Qi §3.1: ZB-H1 with m < K never reaches steady state")
             << Schedule::zbH1 << 4 << 2 << 1.0;

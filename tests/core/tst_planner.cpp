@@ -1,4 +1,4 @@
-// The planner (issue 8, docs/planner.md): its ranking equals an exhaustive search written
+// The planner (docs/planner.md): its ranking equals an exhaustive search written
 // independently here, every candidate fits and every rejection does not, and the facts the
 // issue names hold.
 #include "core/evaluate.h"
@@ -133,7 +133,7 @@ class TestPlanner : public QObject
 
 private Q_SLOTS:
     void bestEqualsBruteForce_data() { addCases(); }
-    // Issue 8, item 6: on small cases the planner's best is the exhaustive search's best.
+    // docs/planner.md: on small cases the planner's best is the exhaustive search's best.
     void bestEqualsBruteForce()
     {
         QFETCH(QString, set);
@@ -174,7 +174,7 @@ private Q_SLOTS:
     }
 
     void candidatesFitAndRejectionsDoNot_data() { addCases(); }
-    // Issue 8, item 6: every returned candidate fits, every rejected one does not; the
+    // docs/planner.md: every returned candidate fits, every rejected one does not; the
     // numbers are evaluate()'s own, and the step-time pieces add up.
     void candidatesFitAndRejectionsDoNot()
     {
@@ -233,7 +233,7 @@ private Q_SLOTS:
         }
     }
 
-    // Issue 8, item 6: more micro-batches never increase the 1F1B bubble.
+    // docs/planner.md: more micro-batches never increase the 1F1B bubble.
     void moreMicrobatchesNeverIncreaseTheBubble()
     {
         PlanRequest req = request("model=llama-3.1-8b", 16, 64);
@@ -256,15 +256,15 @@ private Q_SLOTS:
         QVERIFY(pairs > 20);
     }
 
-    // Issue 8, item 6, and the seed: Llama 3.1 70B in FP16 is 141 GB of weights; no single
-    // 80 GB device holds them, so no inference layout with T·K < 2 fits.
-    void seed70BInferenceNeedsTwoDevicesPerReplica_data()
+    // docs/planner.md and docs/worked-examples.md §2: Llama 3.1 70B in FP16 is 141 GB of weights;
+    // no single 80 GB device holds them, so no inference layout with T·K < 2 fits.
+    void inference70BNeedsTwoDevicesPerReplica_data()
     {
         QTest::addColumn<QString>("device");
         QTest::newRow("A100 80GB") << "a100-80gb";
         QTest::newRow("H100 SXM") << "h100-sxm";
     }
-    void seed70BInferenceNeedsTwoDevicesPerReplica()
+    void inference70BNeedsTwoDevicesPerReplica()
     {
         QFETCH(QString, device);
         for (bool prune : {true, false}) {
@@ -284,7 +284,7 @@ private Q_SLOTS:
         }
     }
 
-    // Issue 8, "Done when": 70B on 64 H100s with 512 sequences gives ranked, fitting layouts.
+    // docs/planner.md: 70B on 64 H100s with 512 sequences gives ranked, fitting layouts.
     void doneWhen()
     {
         const PlanRequest req = request("model=llama-3.1-70b,device=h100-sxm", 64, 512);
@@ -385,7 +385,7 @@ private Q_SLOTS:
         QCOMPARE(last.load(), 1.0);
     }
 
-    // Bad requests name the field (DESIGN §6).
+    // Bad requests name the field (docs/DESIGN.md §6).
     void invalidRequests_data()
     {
         QTest::addColumn<QString>("set");

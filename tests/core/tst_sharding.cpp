@@ -1,4 +1,4 @@
-// Tensor parallelism of the feed-forward block (issue 4, DESIGN §3.4): the four
+// Tensor parallelism of the feed-forward block (docs/DESIGN.md §3.4): the four
 // splits executed on simulated devices, their collectives, and the cost model.
 #include "core/comm_cost.h"
 #include "core/sharding.h"
@@ -11,7 +11,7 @@ using namespace core;
 
 namespace {
 
-// "all_reduce:tf,all_gather:th": a list of collectives in DESIGN §3.4's notation,
+// "all_reduce:tf,all_gather:th": a list of collectives in docs/DESIGN.md §3.4's notation,
 // t = tokens, h = hidden, f = ffn.
 std::vector<CollectiveCall> parseCalls(const QString &text, const FfnShape &shape, Precision p)
 {
@@ -83,12 +83,13 @@ private Q_SLOTS:
         const auto C = Split::columns;
         const auto R = Split::rows;
         for (int tp : {2, 4, 8}) {
-            QTest::addRow("DESIGN §3.4: columns→rows, T=%d", tp) << C << R << tp << "all_reduce:th";
-            QTest::addRow("DESIGN §3.4: rows→rows, T=%d", tp)
+            QTest::addRow("docs/DESIGN.md §3.4: columns→rows, T=%d", tp)
+                << C << R << tp << "all_reduce:th";
+            QTest::addRow("docs/DESIGN.md §3.4: rows→rows, T=%d", tp)
                 << R << R << tp << "all_reduce:tf,all_reduce:th";
-            QTest::addRow("DESIGN §3.4: columns→columns, T=%d", tp)
+            QTest::addRow("docs/DESIGN.md §3.4: columns→columns, T=%d", tp)
                 << C << C << tp << "all_gather:tf,all_gather:th";
-            QTest::addRow("DESIGN §3.4: rows→columns, T=%d", tp)
+            QTest::addRow("docs/DESIGN.md §3.4: rows→columns, T=%d", tp)
                 << R << C << tp << "all_reduce:tf,all_gather:th";
         }
     }
@@ -199,13 +200,13 @@ private Q_SLOTS:
         QTest::addColumn<LinkKind>("kind");
         QTest::addColumn<double>("gbPerS");
         // devices.json: h100-sxm has 8 per node, NVLink 450 GB/s per direction, NDR 50 GB/s.
-        QTest::addRow("DESIGN §3.2: h100-sxm T=8 in one node")
+        QTest::addRow("docs/DESIGN.md §3.2: h100-sxm T=8 in one node")
             << 8 << QVariant() << LinkKind::intraNode << 450.0;
-        QTest::addRow("DESIGN §3.2: h100-sxm T=16 spans nodes")
+        QTest::addRow("docs/DESIGN.md §3.2: h100-sxm T=16 spans nodes")
             << 16 << QVariant() << LinkKind::interNode << 50.0;
-        QTest::addRow("DESIGN §3.2: inter_node_gb_per_s overrides, T=16")
+        QTest::addRow("docs/DESIGN.md §3.2: inter_node_gb_per_s overrides, T=16")
             << 16 << QVariant(100.0) << LinkKind::interNode << 100.0;
-        QTest::addRow("DESIGN §3.2: override ignored inside a node, T=8")
+        QTest::addRow("docs/DESIGN.md §3.2: override ignored inside a node, T=8")
             << 8 << QVariant(100.0) << LinkKind::intraNode << 450.0;
     }
     void linkAtNodeBoundary()
@@ -234,14 +235,14 @@ private Q_SLOTS:
         QVERIFY(!chooseLink(preset("sn40l"), 16, 25.0, link)); // an override makes it usable
     }
 
-    void seedPayloads_data()
+    void ffnPayloads_data()
     {
         QTest::addColumn<Split>("w1");
         QTest::addColumn<Split>("w2");
         QTest::addColumn<qint64>("payload");
         QTest::addColumn<double>("wire");
         QTest::addColumn<double>("comm");
-        // Seed ¶"Sharding errors": h = 8192, f = 32768; tokens = 4096, BF16 (2 bytes), T = 4.
+        // docs/worked-examples.md §6: h = 8192, f = 32768; tokens = 4096, BF16 (2 bytes), T = 4.
         // t·h = 4096·8192 = 33,554,432 values = 67,108,864 B;
         // t·f = 4096·32768 = 134,217,728 values = 268,435,456 B.
         // Ring at T=4: all-reduce sends 2·3/4 = 1.5x, all-gather 3/4 = 0.75x, per device;
@@ -249,26 +250,26 @@ private Q_SLOTS:
         const double th = 67'108'864, tf = 268'435'456, bw = 450e9, lat = 5.7e-6;
         const auto C = Split::columns;
         const auto R = Split::rows;
-        QTest::addRow("seed + DESIGN §3.4: columns→rows")
+        QTest::addRow("docs/DESIGN.md §3.4: columns→rows")
             << C << R << qint64(67'108'864) << 1.5 * th << 1.5 * th / bw + 6 * lat;
-        QTest::addRow("seed + DESIGN §3.4: rows→rows")
+        QTest::addRow("docs/DESIGN.md §3.4: rows→rows")
             << R << R << qint64(268'435'456 + 67'108'864) << 1.5 * (tf + th)
             << 1.5 * (tf + th) / bw + 12 * lat;
-        QTest::addRow("seed + DESIGN §3.4: columns→columns")
+        QTest::addRow("docs/DESIGN.md §3.4: columns→columns")
             << C << C << qint64(268'435'456 + 67'108'864) << 0.75 * (tf + th)
             << 0.75 * (tf + th) / bw + 6 * lat;
-        QTest::addRow("seed + DESIGN §3.4: rows→columns")
+        QTest::addRow("docs/DESIGN.md §3.4: rows→columns")
             << R << C << qint64(268'435'456 + 67'108'864) << 1.5 * tf + 0.75 * th
             << (1.5 * tf + 0.75 * th) / bw + 9 * lat;
     }
-    void seedPayloads()
+    void ffnPayloads()
     {
         QFETCH(Split, w1);
         QFETCH(Split, w2);
         QFETCH(qint64, payload);
         QFETCH(double, wire);
         QFETCH(double, comm);
-        ShardRequest request; // defaults: the seed's h, f; 4096 tokens, T=4, BF16
+        ShardRequest request; // defaults: h = 8192, f = 32768; 4096 tokens, T=4, BF16
         request.verify = Verify::off;
         const ShardReport r = analyzeSharding(request, preset("h100-sxm"));
         QVERIFY(r.ok());
@@ -289,10 +290,10 @@ private Q_SLOTS:
         QFAIL("strategy missing");
     }
 
-    // The seed: fixing row-row to column-row improves the FF layer by 30–50 %. At the seed's
-    // size with 4096 tokens on H100 NVLink the model's ratio is, by the hand arithmetic above,
-    // (compute + 1.5(tf+th)/bw + 12 lat) / (compute + 1.5 th/bw + 6 lat).
-    void seedSpeedup()
+    // Claim (docs/sharding.md): fixing row-row to column-row improves the FF layer by 30–50 %. At
+    // the 8192 × 32768 layer's size with 4096 tokens on H100 NVLink the model's ratio is, by the
+    // hand arithmetic above, (compute + 1.5(tf+th)/bw + 12 lat) / (compute + 1.5 th/bw + 6 lat).
+    void ffnSpeedup()
     {
         ShardRequest request;
         request.verify = Verify::off;
@@ -306,14 +307,14 @@ private Q_SLOTS:
         QVERIFY(r.strategies.at(std::size_t(r.worst)).w1 == Split::rows);
         QVERIFY(r.strategies.at(std::size_t(r.worst)).w2 == Split::rows);
         QVERIFY(std::abs(r.speedupBestOverWorst - expected) <= 1e-12 * expected);
-        QVERIFY(expected > 1.3 && expected < 1.5); // the seed's 30–50 %
+        QVERIFY(expected > 1.3 && expected < 1.5); // 30–50 % (docs/sharding.md)
     }
 
     void reducedShapes_data()
     {
         shapeColumns();
         // f/h kept exactly, h capped at 64 where T allows; tokens scaled by h'/h, at most 256.
-        QTest::addRow("seed: 8192/32768, T=4 -> 64/256, 4096·64/8192 = 32 tokens")
+        QTest::addRow("FFN 8192/32768, T=4 -> 64/256, 4096·64/8192 = 32 tokens")
             << qint64(4096) << qint64(8192) << qint64(32768) << 4 << qint64(32) << qint64(64)
             << qint64(256);
         QTest::addRow("Llama 3.1 8B: 4096/14336 (2:7), T=4 -> 64/224")
@@ -321,12 +322,12 @@ private Q_SLOTS:
             << qint64(224);
         // 128 tokens on 257 simulated devices held 171 MB and took 3.0 s at every change;
         // 11 tokens fit kVerifyBytesCap, (16 MiB - 4·2hf) / 4(2h + (T+1)(h+f)) = 11.1.
-        QTest::addRow("seed, T=256: h' must be a multiple of 256, 11 tokens fit 16 MiB")
+        QTest::addRow("FFN 8192/32768, T=256: h' must be a multiple of 256, 11 tokens fit 16 MiB")
             << qint64(4096) << qint64(8192) << qint64(32768) << 256 << qint64(11) << qint64(256)
             << qint64(1024);
         QTest::addRow("already small: unchanged") << qint64(10) << qint64(64) << qint64(256) << 4
                                                   << qint64(10) << qint64(64) << qint64(256);
-        // Issue 9 (tst_monkey): the Sharding tab at the window's largest micro-batch took
+        // Found by tst_monkey: the Sharding tab at the window's largest micro-batch took
         // 33,554,432·64/8192 = 262,144 tokens, 90 s per change; tokens stop at 256.
         QTest::addRow("Llama 3.1 70B at 256 x 131072 tokens, T=8 -> 64/224, 256 tokens")
             << qint64(256 * 131072) << qint64(8192) << qint64(28672) << 8 << qint64(256)
@@ -354,7 +355,7 @@ private Q_SLOTS:
         QCOMPARE(r.ffn * hidden, ffn * r.hidden);
     }
 
-    // Issue 9: when h and f share no factor that keeps f/h exactly at a small size, the
+    // Regression: when h and f share no factor that keeps f/h exactly at a small size, the
     // check used to run at the full size (h = 100,003 meant a 40 GB W1 on every change).
     // h' is T·⌊64/T⌋, f' the multiple of T nearest f/h·h', tokens scaled by h'/h, at most 256.
     void reducedShapesWithoutACommonFactor_data()
@@ -393,7 +394,7 @@ private Q_SLOTS:
                 tp / 2.0);
     }
 
-    // Issue 9: tokens are limited by what the byte counts hold (a collective's values, tokens
+    // Regression: tokens are limited by what the byte counts hold (a collective's values, tokens
     // times h or f, at most 2^58), not by 2^24: the window reaches 256 × 131,072 = 2^25.
     void tokenLimits_data()
     {
@@ -420,12 +421,12 @@ private Q_SLOTS:
         }
     }
 
-    // Issue 9: a check that needs more memory than it may use is refused before it allocates:
+    // Regression: a check that needs more memory than it may use is refused before it allocates:
     // `shard --verify full` at 2^24 tokens aborted with std::bad_alloc (or met the OOM killer).
     void checkBeyondItsMemory()
     {
         ShardRequest full;
-        full.shape = {4096, 8192, 32768}; // the seed's layer: W1 and W2 alone are 2.1 GB in float
+        full.shape = {4096, 8192, 32768}; // 8192 × 32768: W1 and W2 alone are 2.1 GB in float
         full.tp = 4;
         full.verify = Verify::full;
         full.verifyMemoryBytes = 1e9;
@@ -463,7 +464,7 @@ private Q_SLOTS:
             << qint64(16382) << qint64(16384) << 1 << true;
         QTest::addRow("64/409600, T=1 (1.4 s; 213 MB at 1 token) not run")
             << qint64(64) << qint64(409600) << 1 << false;
-        QTest::addRow("seed's layer, T=256 (3.0 s) runs")
+        QTest::addRow("FFN 8192/32768, T=256 (3.0 s) runs")
             << qint64(8192) << qint64(32768) << 256 << true;
         QTest::addRow("Llama 3.1 405B, T=128 (3.3 s) runs")
             << qint64(16384) << qint64(53248) << 128 << true;
@@ -497,7 +498,7 @@ private Q_SLOTS:
         }
     }
 
-    // Issue 9 and fuzz_shard_request: a collective's bytes are exact up to the largest
+    // Found by fuzz_shard_request: a collective's bytes are exact up to the largest
     // payload the analysis takes (2^58 values); values x half-bits overflowed 64 bits first.
     void payloadsAtTheLimit_data()
     {
@@ -531,7 +532,7 @@ private Q_SLOTS:
     }
 
     // The default check runs at the reduced size and says so; every strategy agrees.
-    void seedRequestVerifiedSmall()
+    void defaultRequestVerifiedSmall()
     {
         ShardRequest request;
         request.shape = {4096, 8192, 32768};
@@ -584,25 +585,27 @@ private Q_SLOTS:
         QTest::addColumn<double>("mfu");
         QTest::addColumn<double>("interNode"); // GB/s; 0 = the device's own
         QTest::addColumn<QString>("key");
-        QTest::addRow("DESIGN §4: hidden = 0") << qint64(0) << qint64(64) << 2 << "bf16"
-                                               << "h100-sxm" << 0.5 << 0.0 << "hidden";
-        QTest::addRow("DESIGN §4: ffn < 0") << qint64(64) << qint64(-4) << 2 << "bf16"
-                                            << "h100-sxm" << 0.5 << 0.0 << "ffn";
-        QTest::addRow("DESIGN §4: tp = 0") << qint64(64) << qint64(64) << 0 << "bf16"
-                                           << "h100-sxm" << 0.5 << 0.0 << "tp";
-        QTest::addRow("issue 4: T does not divide h") << qint64(66) << qint64(96) << 4 << "bf16"
-                                                      << "h100-sxm" << 0.5 << 0.0 << "tp";
-        QTest::addRow("issue 4: T does not divide f") << qint64(64) << qint64(90) << 4 << "bf16"
-                                                      << "h100-sxm" << 0.5 << 0.0 << "tp";
+        QTest::addRow("docs/DESIGN.md §4: hidden = 0") << qint64(0) << qint64(64) << 2 << "bf16"
+                                                       << "h100-sxm" << 0.5 << 0.0 << "hidden";
+        QTest::addRow("docs/DESIGN.md §4: ffn < 0") << qint64(64) << qint64(-4) << 2 << "bf16"
+                                                    << "h100-sxm" << 0.5 << 0.0 << "ffn";
+        QTest::addRow("docs/DESIGN.md §4: tp = 0") << qint64(64) << qint64(64) << 0 << "bf16"
+                                                   << "h100-sxm" << 0.5 << 0.0 << "tp";
+        QTest::addRow("docs/sharding.md: T does not divide h")
+            << qint64(66) << qint64(96) << 4 << "bf16"
+            << "h100-sxm" << 0.5 << 0.0 << "tp";
+        QTest::addRow("docs/sharding.md: T does not divide f")
+            << qint64(64) << qint64(90) << 4 << "bf16"
+            << "h100-sxm" << 0.5 << 0.0 << "tp";
         QTest::addRow("devices.json: a100 has no fp8") << qint64(64) << qint64(64) << 2 << "fp8"
                                                        << "a100-80gb" << 0.5 << 0.0 << "precision";
-        QTest::addRow("DESIGN §3.5: int4 is no activation format")
+        QTest::addRow("docs/DESIGN.md §3.5: int4 is no activation format")
             << qint64(64) << qint64(64) << 2 << "int4"
             << "h100-sxm" << 0.5 << 0.0 << "precision";
-        QTest::addRow("issue 4: mfu = 0") << qint64(64) << qint64(64) << 2 << "bf16"
-                                          << "h100-sxm" << 0.0 << 0.0 << "mfu";
-        QTest::addRow("issue 4: mfu > 1") << qint64(64) << qint64(64) << 2 << "bf16"
-                                          << "h100-sxm" << 1.5 << 0.0 << "mfu";
+        QTest::addRow("docs/step_time.md: mfu = 0") << qint64(64) << qint64(64) << 2 << "bf16"
+                                                    << "h100-sxm" << 0.0 << 0.0 << "mfu";
+        QTest::addRow("docs/step_time.md: mfu > 1") << qint64(64) << qint64(64) << 2 << "bf16"
+                                                    << "h100-sxm" << 1.5 << 0.0 << "mfu";
         QTest::addRow("devices.json: sn40l links unpublished")
             << qint64(64) << qint64(64) << 2 << "bf16"
             << "sn40l" << 0.5 << 0.0 << "device.intra_node_gb_per_s";

@@ -1,4 +1,4 @@
-// What a pipeline stage holds besides its weights (DESIGN §3.3, §3.6, §3.7; issue 3):
+// What a pipeline stage holds besides its weights (docs/DESIGN.md §3.3, §3.6, §3.7):
 // activations in flight, the last stage's cached outputs, the inference KV cache.
 #include "core/activations.h"
 #include "core/evaluate.h"
@@ -19,8 +19,9 @@ class TestStageMemory : public QObject
 private:
     const Presets m_presets = io::builtinPresets();
 
-    // Seed ¶2: Llama 3-8B (Llama 3.1 8B's architecture), DP2-PP2, seq 4096, b=1, BF16.
-    Scenario seedLlama8b(int microbatches) const
+    // docs/worked-examples.md §5: Llama 3-8B (Llama 3.1 8B's architecture), DP2-PP2, seq 4096, b=1,
+    // BF16.
+    Scenario llama8bDp2Pp2(int microbatches) const
     {
         Scenario s;
         s.model = "llama-3.1-8b";
@@ -97,7 +98,7 @@ private Q_SLOTS:
         QTest::addColumn<qint64>("perToken");
         QTest::addRow("docs/activations.md: flash, GQA kept at 8 heads")
             << int(Attention::flash) << qint64(32768 + 16384 + 4096 + 128 + 114688);
-        QTest::addRow("DESIGN §3.6: eager repeats K/V, keeps the softmax")
+        QTest::addRow("docs/DESIGN.md §3.6: eager repeats K/V, keeps the softmax")
             << int(Attention::eager) << qint64(32768 + 16384 + 16384 + 262144 + 114688);
     }
     void gatedGroupedQueryLayer()
@@ -111,15 +112,17 @@ private Q_SLOTS:
         QCOMPARE(layerActivationBytes(*m_presets.model("llama-3.1-8b"), c), 4096 * perToken);
     }
 
-    // DESIGN §3.3 / pytorch/pytorch#159251: 4096 × 128256 × 2 = 1,050,673,152 bytes per
+    // docs/DESIGN.md §3.3 / pytorch/pytorch#159251: 4096 × 128256 × 2 = 1,050,673,152 bytes per
     // micro-batch on the last stage only; pytorch/pytorch#165822's switch removes it.
     void cachedOutputs_data()
     {
         QTest::addColumn<int>("microbatches");
         QTest::addColumn<bool>("cache");
         QTest::addColumn<qint64>("lastStage");
-        QTest::addRow("seed ¶2 / #159251: m=2") << 2 << true << 2 * 1'050'673'152LL;
-        QTest::addRow("seed ¶2 / #159251: m=16") << 16 << true << 16 * 1'050'673'152LL;
+        QTest::addRow("docs/worked-examples.md §5 / #159251: m=2")
+            << 2 << true << 2 * 1'050'673'152LL;
+        QTest::addRow("docs/worked-examples.md §5 / #159251: m=16")
+            << 16 << true << 16 * 1'050'673'152LL;
         QTest::addRow("#165822: return_outputs=False") << 16 << false << 0LL;
     }
     void cachedOutputs()
@@ -127,7 +130,7 @@ private Q_SLOTS:
         QFETCH(int, microbatches);
         QFETCH(bool, cache);
         QFETCH(qint64, lastStage);
-        Scenario s = seedLlama8b(microbatches);
+        Scenario s = llama8bDp2Pp2(microbatches);
         s.cacheOutputs = cache;
         const Report r = evaluate(s, m_presets);
         QVERIFY(r.ok());
@@ -136,23 +139,23 @@ private Q_SLOTS:
         QCOMPARE(r.stages[1].cachedOutputsBytes, lastStage);
     }
 
-    // Seed ¶2: the first stage stays flat as m grows: 1F1B keeps min(K-s, m) = 2
+    // docs/worked-examples.md §5: the first stage stays flat as m grows: 1F1B keeps min(K-s, m) = 2
     // micro-batches on stage 0 at both m = 2 and m = 16, while the last stage
     // grows by 14 cached outputs.
     void firstStageFlatLastStageGrows()
     {
-        const Report small = evaluate(seedLlama8b(2), m_presets);
-        const Report large = evaluate(seedLlama8b(16), m_presets);
+        const Report small = evaluate(llama8bDp2Pp2(2), m_presets);
+        const Report large = evaluate(llama8bDp2Pp2(16), m_presets);
         QCOMPARE(small.stages[0].inflightMicrobatches, 2.0);
         QCOMPARE(large.stages[0].inflightMicrobatches, 2.0);
         QCOMPARE(large.stages[0].totalBytes, small.stages[0].totalBytes);
         QCOMPARE(large.stages[1].totalBytes - small.stages[1].totalBytes, 14 * 1'050'673'152LL);
     }
 
-    // DESIGN §3.3: activations = per-layer bytes × layers in the stage × in-flight count.
+    // docs/DESIGN.md §3.3: activations = per-layer bytes × layers in the stage × in-flight count.
     void activationsScaleWithInflight()
     {
-        Scenario s = seedLlama8b(16);
+        Scenario s = llama8bDp2Pp2(16);
         const Report r = evaluate(s, m_presets);
         ActivationConfig c;
         c.seqLen = 4096;
@@ -170,18 +173,18 @@ private Q_SLOTS:
         QCOMPARE(full.stages[1].activationsBytes, 16 * 1 * (2LL * 4096 * 4096) + oneLayer);
     }
 
-    // DESIGN §3.7, Llama 3.1 70B (80 layers, 8 KV heads of 128), BF16 inference,
+    // docs/DESIGN.md §3.7, Llama 3.1 70B (80 layers, 8 KV heads of 128), BF16 inference,
     // seq 8192, m = 4 micro-batches of 2 sequences (8 in flight), K = 4 (20 layers each).
     void inferenceKvCache_data()
     {
         QTest::addColumn<int>("tp");
         QTest::addColumn<qint64>("perStage");
         // T = 1: 2 × 20 × 8 × 128 × 8192 × 8 × 2 = 5,368,709,120 (5 GiB; 20 GiB for all 80)
-        QTest::addRow("DESIGN §3.7: 70B, T=1") << 1 << 5'368'709'120LL;
+        QTest::addRow("docs/DESIGN.md §3.7: 70B, T=1") << 1 << 5'368'709'120LL;
         // T = 8: one KV head per device, 2 × 20 × 1 × 128 × 8192 × 8 × 2 = 671,088,640
-        QTest::addRow("DESIGN §3.7: 70B, T=8, KV heads / T") << 8 << 671'088'640LL;
+        QTest::addRow("docs/DESIGN.md §3.7: 70B, T=8, KV heads / T") << 8 << 671'088'640LL;
         // T = 16 > 8 KV heads: each device keeps one (replicated), as at T = 8
-        QTest::addRow("DESIGN §3.7: 70B, T=16 > kv_heads, one each") << 16 << 671'088'640LL;
+        QTest::addRow("docs/DESIGN.md §3.7: 70B, T=16 > kv_heads, one each") << 16 << 671'088'640LL;
     }
     void inferenceKvCache()
     {
@@ -206,7 +209,7 @@ private Q_SLOTS:
         }
     }
 
-    // Issue 9 (tst_invariants, fuzz_set_option): byte counts past 2^63 wrapped round to
+    // Found by tst_invariants, fuzz_set_option: byte counts past 2^63 wrapped round to
     // negative totals (and signed overflow). validate refuses such a scenario first, from
     // upper bounds of each term against 2^60, naming the key to lower; evaluate's saturating
     // counts stay behind it as a second line.
@@ -233,7 +236,7 @@ private Q_SLOTS:
                            "cache_outputs=false"}
             << "seq_len"
             << "activations";
-        // DESIGN §3.4: 6 all-reduces (forward, backward, recomputed forward) of b·s·h FP32
+        // docs/DESIGN.md §3.4: 6 all-reduces (forward, backward, recomputed forward) of b·s·h FP32
         // values, 2·7/8 of 2,199,023,255,552 bytes each, × 126 layers × 4096 = 1.19e19 > 2^63.
         QTest::addRow("405B FP32, T=8, full recomputation, m=4096, b=256, seq 131072: TP traffic")
             << QStringList{"model=llama-3.1-405b",
@@ -267,8 +270,8 @@ private Q_SLOTS:
         QVERIFY(r.stages.empty());
     }
 
-    // Close to the limit the counts stay exact: DESIGN §3.7 for GPT-3 (96 layers, 96 KV heads
-    // of 128) in FP32 inference, T = 1, 2048 micro-batches of 256 sequences of 131072 tokens:
+    // Close to the limit the counts stay exact: docs/DESIGN.md §3.7 for GPT-3 (96 layers, 96 KV
+    // heads of 128) in FP32 inference, T = 1, 2048 micro-batches of 256 sequences of 131072 tokens:
     // 2 × 96 × 96 × 128 × 131072 × 524,288 × 4 = 648,518,346,341,351,424 bytes (< 2^60).
     void largestKvCacheIsExact()
     {
@@ -285,7 +288,7 @@ private Q_SLOTS:
         QVERIFY(!r.fits);
     }
 
-    // Issue 3: the default scenario must still fit with activations counted.
+    // docs/DESIGN.md §3.3: the default scenario must still fit with activations counted.
     void defaultScenarioStillFits()
     {
         const Report r = evaluate(Scenario{}, m_presets);
@@ -339,7 +342,7 @@ private Q_SLOTS:
     void termsMakeTheTotal_data()
     {
         QTest::addColumn<QStringList>("settings");
-        QTest::addRow("seed 8B DP2-PP2, cached outputs")
+        QTest::addRow("8B DP2-PP2 (pytorch/pytorch#159251), cached outputs")
             << QStringList{"model=llama-3.1-8b", "pp=2", "dp=2", "microbatches=4"};
         QTest::addRow("70B T=8 K=4 D=2 ZeRO 2, interleaved, reserve 2.5 GiB")
             << QStringList{"tp=8",

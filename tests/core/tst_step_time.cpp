@@ -1,4 +1,4 @@
-// The step-time model (issue 8, docs/step_time.md): breakdown, throughput, MFU, energy and
+// The step-time model (docs/step_time.md): breakdown, throughput, MFU, energy and
 // the data-parallel gradient synchronisation.
 #include "core/activations.h"
 #include "core/evaluate.h"
@@ -21,7 +21,7 @@ private Q_SLOTS:
     void breakdownSumsToStepTime_data()
     {
         QTest::addColumn<QString>("set");
-        QTest::addRow("DESIGN §4 default: 1F1B, ZeRO-1, selective") << "";
+        QTest::addRow("docs/DESIGN.md §4 default: 1F1B, ZeRO-1, selective") << "";
         QTest::addRow("Rajbhandari §7.2.2: ZeRO-3") << "zero=3";
         QTest::addRow("Rajbhandari §7.1: ZeRO-0 all-reduce") << "zero=0";
         QTest::addRow("Qi et al. 2023: zb-h1") << "schedule=zb-h1";
@@ -44,8 +44,8 @@ private Q_SLOTS:
         QVERIFY(near(b.computeS + b.bubbleS, r.makespanS, 1e-9));
     }
 
-    // Hand arithmetic for DESIGN §4's default: Llama 3.1 70B, T=8, K=4 (20 layers per stage),
-    // D=2, m=16, micro-batch 1, seq 4096, H100 SXM (989 TFLOPS BF16, 700 W TDP), mfu 0.5.
+    // Hand arithmetic for docs/DESIGN.md §4's default: Llama 3.1 70B, T=8, K=4 (20 layers per
+    // stage), D=2, m=16, micro-batch 1, seq 4096, H100 SXM (989 TFLOPS BF16, 700 W TDP), mfu 0.5.
     void defaultByHand()
     {
         const Scenario s;
@@ -164,10 +164,10 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("value");
         QTest::addColumn<bool>("valid");
-        QTest::addRow("issue 8: dp_overlap = -0.1") << "-0.1" << false;
-        QTest::addRow("issue 8: dp_overlap = 1.5") << "1.5" << false;
-        QTest::addRow("issue 8: dp_overlap = 0") << "0" << true;
-        QTest::addRow("issue 8: dp_overlap = 1") << "1" << true;
+        QTest::addRow("docs/step_time.md: dp_overlap = -0.1") << "-0.1" << false;
+        QTest::addRow("docs/step_time.md: dp_overlap = 1.5") << "1.5" << false;
+        QTest::addRow("docs/step_time.md: dp_overlap = 0") << "0" << true;
+        QTest::addRow("docs/step_time.md: dp_overlap = 1") << "1" << true;
     }
     void dpOverlapIsValidated()
     {

@@ -1,4 +1,4 @@
-// Whole-model tensor-parallel traffic in evaluate() (issue 4, DESIGN §3.4).
+// Whole-model tensor-parallel traffic in evaluate() (docs/DESIGN.md §3.4).
 #include "core/evaluate.h"
 #include "core/fields.h"
 #include "io/presets_io.h"
@@ -20,8 +20,8 @@ private Q_SLOTS:
         QTest::addColumn<qint64>("bytes");
         QTest::addColumn<QString>("link");
         QTest::addColumn<double>("seconds");
-        // DESIGN §4 default: Llama 3.1 70B (h = 8192, 80 layers), K=4 -> 20 layers per stage,
-        // m=16, micro-batch 1, seq 4096, BF16. One collective's tensor: 4096·8192·2 =
+        // docs/DESIGN.md §4 default: Llama 3.1 70B (h = 8192, 80 layers), K=4 -> 20 layers per
+        // stage, m=16, micro-batch 1, seq 4096, BF16. One collective's tensor: 4096·8192·2 =
         // 67,108,864 B. T=8 ring: all-reduce sends 2·7/8 of it = 117,440,512 B per device in
         // 14 steps; reduce-scatter or all-gather 7/8 = 58,720,256 B in 7 steps.
         // H100 NVLink 450 GB/s, 5.7 µs per step; NDR 50 GB/s, 6.6 µs (T=16: 2·15/16).
@@ -40,10 +40,10 @@ private Q_SLOTS:
             << "recompute=full,sequence_parallel=false" << 6 << qint64(6 * 117'440'512LL * 320)
             << "intra-node" << calls * 6 * ar8;
         // T=16, K=4: 20 layers per stage still; 2·15/16·67,108,864 = 125,829,120 B, 30 steps.
-        QTest::addRow("DESIGN §3.2: T=16 crosses nodes (NDR 50 GB/s)")
+        QTest::addRow("docs/DESIGN.md §3.2: T=16 crosses nodes (NDR 50 GB/s)")
             << "tp=16,dp=1,sequence_parallel=false" << 4 << qint64(4 * 125'829'120LL * 320)
             << "inter-node" << calls * 4 * (125'829'120 / 50e9 + 30 * 6.6e-6);
-        QTest::addRow("issue 4: T=1 moves nothing")
+        QTest::addRow("docs/sharding.md: T=1 moves nothing")
             << "tp=1" << 0 << qint64(0) << "intra-node" << 0.0;
     }
     void defaultScenario()
@@ -86,10 +86,10 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("value");
         QTest::addColumn<bool>("valid");
-        QTest::addRow("issue 4: mfu = 0") << "0" << false;
-        QTest::addRow("issue 4: mfu = 1.01") << "1.01" << false;
-        QTest::addRow("issue 4: mfu = 1") << "1" << true;
-        QTest::addRow("issue 4: mfu = 0.4") << "0.4" << true;
+        QTest::addRow("docs/step_time.md: mfu = 0") << "0" << false;
+        QTest::addRow("docs/step_time.md: mfu = 1.01") << "1.01" << false;
+        QTest::addRow("docs/step_time.md: mfu = 1") << "1" << true;
+        QTest::addRow("docs/step_time.md: mfu = 0.4") << "0.4" << true;
     }
     void mfuIsValidated()
     {

@@ -1,4 +1,4 @@
-// Training states and ZeRO (DESIGN §3.5), on a parameter-only model so the
+// Training states and ZeRO (docs/DESIGN.md §3.5), on a parameter-only model so the
 // numbers are the ZeRO paper's own.
 #include "core/evaluate.h"
 #include "core/units.h"
@@ -69,12 +69,13 @@ private Q_SLOTS:
         QTest::addRow("ZeRO §3.1: BF16 mixed precision, 2+2+12")
             << bf16 << bf16 << 2.0 << 2.0 << 12.0;
         // Megatron-LM keeps FP32 gradients for accumulation: 18 bytes per parameter.
-        QTest::addRow("DESIGN §3.5: FP32 gradient accumulation, 2+4+12")
+        QTest::addRow("docs/DESIGN.md §3.5: FP32 gradient accumulation, 2+4+12")
             << bf16 << fp32 << 2.0 << 4.0 << 12.0;
         // FP32 training: the weights are the master copy; Adam adds two FP32 moments.
-        QTest::addRow("DESIGN §3.5: FP32 training, 4+4+8") << fp32 << bf16 << 4.0 << 4.0 << 8.0;
+        QTest::addRow("docs/DESIGN.md §3.5: FP32 training, 4+4+8")
+            << fp32 << bf16 << 4.0 << 4.0 << 8.0;
         // FP8 training keeps FP8 weights plus the same FP32 master and moments.
-        QTest::addRow("DESIGN §3.5: FP8 training, 1+2+12")
+        QTest::addRow("docs/DESIGN.md §3.5: FP8 training, 1+2+12")
             << int(Precision::fp8) << bf16 << 1.0 << 2.0 << 12.0;
     }
     void bytesPerParameter()
@@ -109,7 +110,7 @@ private Q_SLOTS:
         QCOMPARE(r.stages[0].totalBytes, std::llround(15e9));
     }
 
-    // DESIGN §3.7: a per-device framework reserve, 2 GiB by default, in every stage.
+    // docs/DESIGN.md §3.7: a per-device framework reserve, 2 GiB by default, in every stage.
     void reserveIsCountedOnEveryStage()
     {
         const Presets presets = io::builtinPresets();

@@ -1,4 +1,4 @@
-// DESIGN §4's table: what is refused (naming the key) and what is only warned about.
+// docs/DESIGN.md §4's table: what is refused (naming the key) and what is only warned about.
 #include "core/echo.h"
 #include "core/evaluate.h"
 #include "core/fields.h"
@@ -33,28 +33,32 @@ private Q_SLOTS:
     {
         QTest::addColumn<QStringList>("settings");
         QTest::addColumn<QString>("key");
-        QTest::addRow("DESIGN §4: unknown model preset") << QStringList{"model=gpt-5"} << "model";
-        QTest::addRow("DESIGN §4: unknown device preset") << QStringList{"device=tpu"} << "device";
-        QTest::addRow("DESIGN §4: tp = 0") << QStringList{"tp=0"} << "tp";
-        QTest::addRow("DESIGN §4: pp = -1") << QStringList{"pp=-1"} << "pp";
-        QTest::addRow("DESIGN §4: dp = 0") << QStringList{"dp=0"} << "dp";
-        QTest::addRow("DESIGN §4: microbatches = 0")
+        QTest::addRow("docs/DESIGN.md §4: unknown model preset")
+            << QStringList{"model=gpt-5"} << "model";
+        QTest::addRow("docs/DESIGN.md §4: unknown device preset")
+            << QStringList{"device=tpu"} << "device";
+        QTest::addRow("docs/DESIGN.md §4: tp = 0") << QStringList{"tp=0"} << "tp";
+        QTest::addRow("docs/DESIGN.md §4: pp = -1") << QStringList{"pp=-1"} << "pp";
+        QTest::addRow("docs/DESIGN.md §4: dp = 0") << QStringList{"dp=0"} << "dp";
+        QTest::addRow("docs/DESIGN.md §4: microbatches = 0")
             << QStringList{"microbatches=0"} << "microbatches";
-        QTest::addRow("DESIGN §4: microbatch_size = 0")
+        QTest::addRow("docs/DESIGN.md §4: microbatch_size = 0")
             << QStringList{"microbatch_size=0"} << "microbatch_size";
-        QTest::addRow("DESIGN §4: seq_len = 0") << QStringList{"seq_len=0"} << "seq_len";
-        QTest::addRow("DESIGN §4: K > layers (70B has 80)") << QStringList{"pp=100"} << "pp";
-        QTest::addRow("DESIGN §4: 64 heads not divisible by 3") << QStringList{"tp=3"} << "tp";
-        QTest::addRow("DESIGN §4: interleaved, m not a multiple of K")
+        QTest::addRow("docs/DESIGN.md §4: seq_len = 0") << QStringList{"seq_len=0"} << "seq_len";
+        QTest::addRow("docs/DESIGN.md §4: K > layers (70B has 80)")
+            << QStringList{"pp=100"} << "pp";
+        QTest::addRow("docs/DESIGN.md §4: 64 heads not divisible by 3")
+            << QStringList{"tp=3"} << "tp";
+        QTest::addRow("docs/DESIGN.md §4: interleaved, m not a multiple of K")
             << QStringList{"schedule=interleaved", "microbatches=6"} << "microbatches";
-        QTest::addRow("DESIGN §4: interleaved, 20 layers per stage into 3 chunks")
+        QTest::addRow("docs/DESIGN.md §4: interleaved, 20 layers per stage into 3 chunks")
             << QStringList{"schedule=interleaved", "virtual_stages=3"} << "virtual_stages";
-        QTest::addRow("DESIGN §4: int4 in training")
+        QTest::addRow("docs/DESIGN.md §4: int4 in training")
             << QStringList{"precision=int4"} << "precision";
-        QTest::addRow("DESIGN §4: q4_0 in training")
+        QTest::addRow("docs/DESIGN.md §4: q4_0 in training")
             << QStringList{"precision=q4_0"} << "precision";
-        QTest::addRow("DESIGN §4: zero = 4") << QStringList{"zero=4"} << "zero";
-        QTest::addRow("DESIGN §3.5: grad_precision fp8")
+        QTest::addRow("docs/DESIGN.md §4: zero = 4") << QStringList{"zero=4"} << "zero";
+        QTest::addRow("docs/DESIGN.md §3.5: grad_precision fp8")
             << QStringList{"grad_precision=fp8"} << "grad_precision";
         QTest::addRow("negative reserve") << QStringList{"reserve_gib=-1"} << "reserve_gib";
         QTest::addRow("zero inter-node bandwidth")
@@ -311,24 +315,24 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("value");
-        QTest::addRow("DESIGN §4: unknown key") << "tensor_parallel"
-                                                << "4";
-        QTest::addRow("DESIGN §4: tp not a number") << "tp"
-                                                    << "four";
-        QTest::addRow("DESIGN §4: tp with a fraction") << "tp"
-                                                       << "4.5";
-        QTest::addRow("DESIGN §4: tp with trailing text") << "tp"
-                                                          << "4x";
-        QTest::addRow("DESIGN §4: unknown schedule") << "schedule"
-                                                     << "pipedream";
-        QTest::addRow("DESIGN §4: unknown precision") << "precision"
-                                                      << "fp4";
-        QTest::addRow("DESIGN §4: boolean spelled yes") << "sequence_parallel"
-                                                        << "yes";
-        QTest::addRow("DESIGN §4: reserve not a number") << "reserve_gib"
-                                                         << "lots";
-        QTest::addRow("DESIGN §4: reserve is NaN") << "reserve_gib"
-                                                   << "nan";
+        QTest::addRow("docs/DESIGN.md §4: unknown key") << "tensor_parallel"
+                                                        << "4";
+        QTest::addRow("docs/DESIGN.md §4: tp not a number") << "tp"
+                                                            << "four";
+        QTest::addRow("docs/DESIGN.md §4: tp with a fraction") << "tp"
+                                                               << "4.5";
+        QTest::addRow("docs/DESIGN.md §4: tp with trailing text") << "tp"
+                                                                  << "4x";
+        QTest::addRow("docs/DESIGN.md §4: unknown schedule") << "schedule"
+                                                             << "pipedream";
+        QTest::addRow("docs/DESIGN.md §4: unknown precision") << "precision"
+                                                              << "fp4";
+        QTest::addRow("docs/DESIGN.md §4: boolean spelled yes") << "sequence_parallel"
+                                                                << "yes";
+        QTest::addRow("docs/DESIGN.md §4: reserve not a number") << "reserve_gib"
+                                                                 << "lots";
+        QTest::addRow("docs/DESIGN.md §4: reserve is NaN") << "reserve_gib"
+                                                           << "nan";
     }
     void unparsable()
     {
@@ -346,14 +350,15 @@ private Q_SLOTS:
     {
         QTest::addColumn<QStringList>("settings");
         QTest::addColumn<QString>("code");
-        QTest::addRow("DESIGN §4: does not fit")
+        QTest::addRow("docs/DESIGN.md §4: does not fit")
             << QStringList{"tp=1", "pp=1", "dp=1"} << "does-not-fit";
-        QTest::addRow("DESIGN §4: m < K") << QStringList{"microbatches=2"} << "pipe-never-fills";
-        QTest::addRow("DESIGN §4: uneven stages (80 layers, K=3)")
+        QTest::addRow("docs/DESIGN.md §4: m < K")
+            << QStringList{"microbatches=2"} << "pipe-never-fills";
+        QTest::addRow("docs/DESIGN.md §4: uneven stages (80 layers, K=3)")
             << QStringList{"pp=3"} << "uneven-stages";
-        QTest::addRow("DESIGN §4: tp spans nodes (T=16 > 8 per node)")
+        QTest::addRow("docs/DESIGN.md §4: tp spans nodes (T=16 > 8 per node)")
             << QStringList{"tp=16"} << "tp-spans-nodes";
-        QTest::addRow("DESIGN §4: tp > kv_heads (T=16 > 8)")
+        QTest::addRow("docs/DESIGN.md §4: tp > kv_heads (T=16 > 8)")
             << QStringList{"tp=16"} << "kv-heads-replicated";
     }
     void warned()
@@ -373,7 +378,7 @@ private Q_SLOTS:
         QVERIFY(r.warnings.empty());
     }
 
-    // DESIGN §3.3: "the first L mod K stages take one extra layer".
+    // docs/DESIGN.md §3.3: the first L mod K stages take one extra layer.
     void splitLayersGivesTheRemainderToTheFirst_data()
     {
         QTest::addColumn<int>("layers");

@@ -1,4 +1,4 @@
-// Presets as data (issue 2, item 4): the built-in files and user files that add
+// Presets as data (docs/DESIGN.md §3.2): the built-in files and user files that add
 // or override entries.
 #include "core/evaluate.h"
 #include "core/validate.h"
@@ -34,11 +34,11 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("id");
         QTest::addColumn<bool>("isModel");
-        // DESIGN §4: identifiers users type, kept stable once shipped.
+        // docs/DESIGN.md §4: identifiers users type, kept stable once shipped.
         for (const char *id : {"llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "gpt-3-175b"})
-            QTest::addRow("DESIGN §4: model %s", id) << QString::fromLatin1(id) << true;
+            QTest::addRow("docs/DESIGN.md §4: model %s", id) << QString::fromLatin1(id) << true;
         for (const char *id : {"a100-80gb", "h100-sxm", "h200", "b200", "mi300x", "sn40l", "sn30"})
-            QTest::addRow("DESIGN §4: device %s", id) << QString::fromLatin1(id) << false;
+            QTest::addRow("docs/DESIGN.md §4: device %s", id) << QString::fromLatin1(id) << false;
     }
     void builtinIds()
     {
@@ -56,7 +56,7 @@ private Q_SLOTS:
         }
     }
 
-    void seedDeviceTable_data()
+    void sambaNovaDeviceTable_data()
     {
         QTest::addColumn<QString>("id");
         QTest::addColumn<int>("precision");
@@ -64,14 +64,14 @@ private Q_SLOTS:
         QTest::addColumn<double>("memoryGib");
         QTest::addColumn<double>("tdp");
         QTest::addColumn<QString>("process");
-        // Seed table: SN40L 1,024 TFLOPS FP8, 64 GB, 800 W, 5 nm; SN30 330 TFLOPS FP16,
-        // 32 GB, 400 W, 7 nm.
-        QTest::addRow("seed table: SN40L")
+        // docs/worked-examples.md §3: SN40L 1,024 TFLOPS FP8, 64 GB, 800 W, 5 nm; SN30 330 TFLOPS
+        // FP16, 32 GB, 400 W, 7 nm.
+        QTest::addRow("SambaNova preset: SN40L")
             << "sn40l" << int(Precision::fp8) << 1024.0 << 64.0 << 800.0 << "5 nm";
-        QTest::addRow("seed table: SN30")
+        QTest::addRow("SambaNova preset: SN30")
             << "sn30" << int(Precision::fp16) << 330.0 << 32.0 << 400.0 << "7 nm";
     }
-    void seedDeviceTable()
+    void sambaNovaDeviceTable()
     {
         QFETCH(QString, id);
         QFETCH(int, precision);
@@ -88,8 +88,9 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(d->process), process);
     }
 
-    // DESIGN §3.2: NVLink is quoted bidirectional; the model uses per direction.
-    // Seed ¶3: "NVLink provides 600 GB/s ... InfiniBand is 10 to 30 times slower".
+    // docs/DESIGN.md §3.2: NVLink is quoted bidirectional; the model uses per direction.
+    // docs/worked-examples.md §7: NVLink's 600 GB/s counts both directions; HDR InfiniBand is 12
+    // times slower.
     void a100Links()
     {
         const Presets presets = io::builtinPresets();

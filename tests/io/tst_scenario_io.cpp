@@ -1,4 +1,4 @@
-// Scenario files (DESIGN §4): round trips, and every way a file can be refused.
+// Scenario files (docs/DESIGN.md §4): round trips, and every way a file can be refused.
 #include "core/evaluate.h"
 #include "core/fields.h"
 #include "io/input_file.h"
@@ -35,7 +35,7 @@ private Q_SLOTS:
     void roundTrip_data()
     {
         QTest::addColumn<QStringList>("settings");
-        QTest::addRow("DESIGN §4: default scenario") << QStringList{};
+        QTest::addRow("docs/DESIGN.md §4: default scenario") << QStringList{};
         QTest::addRow("every key changed") << QStringList{"model=llama-3.1-405b",
                                                           "device=sn40l",
                                                           "precision=fp8",
@@ -113,62 +113,62 @@ private Q_SLOTS:
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("words");
         // A document that is not JSON names the key whose value it broke off in.
-        QTest::addRow("DESIGN §6: not JSON") << QByteArray("{\"format\": ") << "format"
-                                             << "not a valid scenario file";
-        QTest::addRow("DESIGN §6: an array") << QByteArray("[]") << ""
-                                             << "object";
-        QTest::addRow("DESIGN §6: empty file") << QByteArray() << ""
-                                               << "valid";
-        QTest::addRow("DESIGN §4: another format")
+        QTest::addRow("docs/DESIGN.md §6: not JSON") << QByteArray("{\"format\": ") << "format"
+                                                     << "not a valid scenario file";
+        QTest::addRow("docs/DESIGN.md §6: an array") << QByteArray("[]") << ""
+                                                     << "object";
+        QTest::addRow("docs/DESIGN.md §6: empty file") << QByteArray() << ""
+                                                       << "valid";
+        QTest::addRow("docs/DESIGN.md §4: another format")
             << QByteArray(R"({"format": "something-else", "version": 1})") << "format"
             << "parascope-scenario";
-        QTest::addRow("DESIGN §4: no version")
+        QTest::addRow("docs/DESIGN.md §4: no version")
             << QByteArray(R"({"format": "parascope-scenario"})") << "version"
             << "whole";
-        QTest::addRow("DESIGN §4: a newer version")
+        QTest::addRow("docs/DESIGN.md §4: a newer version")
             << QByteArray(R"({"format": "parascope-scenario", "version": 2})") << "version"
             << "newer";
-        QTest::addRow("DESIGN §4: unknown key")
+        QTest::addRow("docs/DESIGN.md §4: unknown key")
             << QByteArray(R"({"format": "parascope-scenario", "version": 1, "gpus": 8})") << "gpus"
             << "unknown key";
-        QTest::addRow("DESIGN §4: tp as a string")
+        QTest::addRow("docs/DESIGN.md §4: tp as a string")
             << QByteArray(R"({"format": "parascope-scenario", "version": 1, "tp": "4"})") << "tp"
             << "whole number";
-        QTest::addRow("DESIGN §4: tp with a fraction")
+        QTest::addRow("docs/DESIGN.md §4: tp with a fraction")
             << QByteArray(R"({"format": "parascope-scenario", "version": 1, "tp": 2.5})") << "tp"
             << "whole number";
-        QTest::addRow("DESIGN §4: boolean as a string")
+        QTest::addRow("docs/DESIGN.md §4: boolean as a string")
             << QByteArray(R"({"format": "parascope-scenario", "version": 1,
                               "cache_outputs": "no"})")
             << "cache_outputs"
             << "true or false";
-        QTest::addRow("DESIGN §4: unknown schedule")
+        QTest::addRow("docs/DESIGN.md §4: unknown schedule")
             << QByteArray(R"({"format": "parascope-scenario", "version": 1,
                               "schedule": "chimera"})")
             << "schedule"
             << "1f1b";
-        QTest::addRow("DESIGN §4: inline model with a bad field")
+        QTest::addRow("docs/DESIGN.md §4: inline model with a bad field")
             << QByteArray(R"({"format": "parascope-scenario", "version": 1,
                               "model": {"name": "m", "layers": 2, "hidden": "wide"}})")
             << "model.hidden"
             << "whole number";
-        QTest::addRow("DESIGN §4: inline model, heads not dividing hidden")
+        QTest::addRow("docs/DESIGN.md §4: inline model, heads not dividing hidden")
             << QByteArray(R"({"format": "parascope-scenario", "version": 1,
                               "model": {"name": "m", "layers": 2, "hidden": 100, "heads": 3,
                                         "ffn_hidden": 400, "vocab": 10}})")
             << "model.heads"
             << "divide";
-        QTest::addRow("DESIGN §4: inline model with an unknown key")
+        QTest::addRow("docs/DESIGN.md §4: inline model with an unknown key")
             << QByteArray(R"({"format": "parascope-scenario", "version": 1,
                               "model": {"name": "m", "params": 10, "experts": 8}})")
             << "model.experts"
             << "unknown key";
-        QTest::addRow("DESIGN §4: inline device with an unknown precision")
+        QTest::addRow("docs/DESIGN.md §4: inline device with an unknown precision")
             << QByteArray(R"({"format": "parascope-scenario", "version": 1,
                               "device": {"name": "d", "memory_gib": 8, "tflops": {"fp6": 1}}})")
             << "device.tflops.fp6"
             << "unknown precision";
-        QTest::addRow("DESIGN §4: inline device without memory")
+        QTest::addRow("docs/DESIGN.md §4: inline device without memory")
             << QByteArray(R"({"format": "parascope-scenario", "version": 1,
                               "device": {"name": "d"}})")
             << "device.memory_gib"

@@ -1,6 +1,6 @@
 // The chart pages (ui/charts/chart_pages.cpp): one table that the window's tabs, the
 // formula panel, File → Export and `parascope export --chart` all take, and redraws of
-// only what an edit concerns, through the real window offscreen (STYLE.md habits 3, 7, 16).
+// only what an edit concerns, through the real window offscreen (docs/DESIGN.md §2, 7, 16).
 #include "io/presets_io.h"
 #include "modal_answerer.h"
 #include "ui/charts/chart_pages.h"

@@ -1,7 +1,7 @@
-// Undo steps of the scenario controls, through the real widgets and Edit's shortcuts (STYLE.md
-// habit 4): holding an arrow key on a picker, a slider or a spin box, turning the wheel on one
-// or clicking a spin box's arrows passes many values on the way to one, and that value is one
-// undo step, as a slider drag is.
+// Undo steps of the scenario controls, through the real widgets and Edit's shortcuts
+// (docs/DESIGN.md §5): holding an arrow key on a picker, a slider or a spin box, turning the wheel
+// on one or clicking a spin box's arrows passes many values on the way to one, and that value is
+// one undo step, as a slider drag is.
 #include "io/presets_io.h"
 #include "ui/controls_panel.h"
 #include "ui/main_window.h"
@@ -210,7 +210,7 @@ private Q_SLOTS:
         QTest::addColumn<int>("presses");
         QTest::addColumn<QString>("before");
         QTest::addColumn<QString>("after");
-        // The default scenario (DESIGN §4) and the built-in presets' order
+        // The default scenario (docs/DESIGN.md §4) and the built-in presets' order
         // (resources/presets/*.json, core::enumNames).
         QTest::addRow("model: Down ×2, 70B → GPT-3")
             << "model" << Qt::Key_Down << 2 << "llama-3.1-70b"
@@ -349,7 +349,7 @@ private Q_SLOTS:
     // positions from the minimum to the maximum (value = min·(max/min)^(p/1000), rounded), an
     // arrow key moves 1, PageUp 100, a wheel notch 3 (QApplication::wheelScrollLines()); spin
     // boxes step by their singleStep, PageUp by 10 of them. Values before: the default
-    // scenario (DESIGN §4, core/scenario.h).
+    // scenario (docs/DESIGN.md §4, core/scenario.h).
     void stepBurstIsOneUndoStep_data()
     {
         QTest::addColumn<QString>("key");

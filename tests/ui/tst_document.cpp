@@ -1,4 +1,4 @@
-// The document (STYLE.md habits 2-4): every edit undoable, drags merged,
+// The document (docs/DESIGN.md §2, §5): every edit undoable, drags merged,
 // bursts evaluated once, changes named.
 #include "core/fields.h"
 #include "io/presets_io.h"
@@ -78,7 +78,7 @@ private Q_SLOTS:
         QCOMPARE(document.scenario().microbatches, 16);
     }
 
-    // A drag that returns to its start leaves no step and no unsaved mark (STYLE.md habit 17).
+    // A drag that returns to its start leaves no step and no unsaved mark (docs/DESIGN.md §5).
     void aDragBackToItsStartLeavesNoStep_data()
     {
         QTest::addColumn<bool>("saved");
@@ -132,7 +132,7 @@ private Q_SLOTS:
     void invalidScenarioKeepsTheLastValidReport()
     {
         ScenarioDocument document(io::builtinPresets());
-        document.setField("pp", "100"); // more stages than the 80 layers (DESIGN §4)
+        document.setField("pp", "100"); // more stages than the 80 layers (docs/DESIGN.md §4)
         document.flush();
         QVERIFY(!document.report().ok());
         QCOMPARE(QString::fromStdString(document.report().error->key), QStringLiteral("pp"));

@@ -1,5 +1,5 @@
-// Issue 6: every Examples-menu entry loads and shows the number it teaches, as
-// the seed gives it.
+// Every Examples-menu entry loads and shows the number it teaches, as
+// docs/worked-examples.md gives it.
 #include "core/units.h"
 #include "io/examples_io.h"
 #include "io/presets_io.h"
@@ -55,30 +55,30 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("id");
         QTest::addColumn<QString>("chart");
-        QTest::addRow("seed ¶2: K=4, m=16 → 15.8 %%") << "bubble-k4-m16"
-                                                      << "bubble";
-        QTest::addRow("seed ¶2: K=4, m=4 → 42.9 %%") << "bubble-k4-m4"
-                                                     << "bubble";
-        QTest::addRow("seed ¶1: 70B FP16 does not fit 80 GB") << "70b-one-device"
-                                                              << "memory";
-        QTest::addRow("seed ¶1: 70B FP16, T=4 → 35 GB each") << "70b-t4"
-                                                             << "memory";
-        QTest::addRow("seed ¶2: 8B DP2-PP2, m=2") << "8b-dp2-pp2-m2"
-                                                  << "memory";
-        QTest::addRow("seed ¶2: 8B DP2-PP2, m=16") << "8b-dp2-pp2-m16"
-                                                   << "memory";
+        QTest::addRow("docs/worked-examples.md §4: K=4, m=16 → 15.8 %%") << "bubble-k4-m16"
+                                                                         << "bubble";
+        QTest::addRow("docs/worked-examples.md §4: K=4, m=4 → 42.9 %%") << "bubble-k4-m4"
+                                                                        << "bubble";
+        QTest::addRow("docs/worked-examples.md §2: 70B FP16 does not fit 80 GB") << "70b-one-device"
+                                                                                 << "memory";
+        QTest::addRow("docs/worked-examples.md §2: 70B FP16, T=4 → 35 GB each") << "70b-t4"
+                                                                                << "memory";
+        QTest::addRow("docs/worked-examples.md §5: 8B DP2-PP2, m=2") << "8b-dp2-pp2-m2"
+                                                                     << "memory";
+        QTest::addRow("docs/worked-examples.md §5: 8B DP2-PP2, m=16") << "8b-dp2-pp2-m16"
+                                                                      << "memory";
         QTest::addRow("pytorch#165822: outputs not cached") << "8b-dp2-pp2-no-cache"
                                                             << "memory";
-        QTest::addRow("seed ¶3: rows→rows vs columns→rows") << "ffn-split"
-                                                            << "sharding";
-        QTest::addRow("seed ¶1: 405B FP16 on 16 SN40L") << "405b-sn40l-fp16"
-                                                        << "model-size";
-        QTest::addRow("seed ¶1: 405B FP8 on 8 SN40L") << "405b-sn40l-fp8"
-                                                      << "model-size";
-        QTest::addRow("seed ¶1: 405B INT4 on 4 SN40L") << "405b-sn40l-int4"
-                                                       << "model-size";
-        QTest::addRow("seed ¶3: 70B, T=4, D=4 → 16 devices") << "70b-t4-d4"
-                                                             << "memory";
+        QTest::addRow("docs/worked-examples.md §6: rows→rows vs columns→rows") << "ffn-split"
+                                                                               << "sharding";
+        QTest::addRow("docs/worked-examples.md §3: 405B FP16 on 16 SN40L") << "405b-sn40l-fp16"
+                                                                           << "model-size";
+        QTest::addRow("docs/worked-examples.md §3: 405B FP8 on 8 SN40L") << "405b-sn40l-fp8"
+                                                                         << "model-size";
+        QTest::addRow("docs/worked-examples.md §3: 405B INT4 on 4 SN40L") << "405b-sn40l-int4"
+                                                                          << "model-size";
+        QTest::addRow("docs/worked-examples.md §8: 70B, T=4, D=4 → 16 devices") << "70b-t4-d4"
+                                                                                << "memory";
     }
     void teaches()
     {
@@ -98,7 +98,8 @@ private Q_SLOTS:
         const auto memory = [&window](const char *term) {
             return window.chart<StageMemoryChart>()->values(QString::fromLatin1(term));
         };
-        const double perMicrobatch = 4096.0 * 128256 * 2 / 1e9; // 1.050673152 GB, DESIGN §3.3
+        const double perMicrobatch =
+            4096.0 * 128256 * 2 / 1e9; // 1.050673152 GB, docs/DESIGN.md §3.3
 
         if (chart == "bubble") {
             QCOMPARE(window.charts()->currentWidget(), window.chart<BubbleChart>());

@@ -1,4 +1,4 @@
-// File → Export (issue 7): the window renders through the same function as
+// File → Export (docs/DESIGN.md §4): the window renders through the same function as
 // `parascope export`, so the same scenario gives the same pixels.
 #include "io/presets_io.h"
 #include "modal_answerer.h"
@@ -151,7 +151,7 @@ private Q_SLOTS:
         QTest::addRow("memory, no caption") << "memory" << false;
     }
 
-    // Issue 7: window export and headless export are identical pixel for pixel.
+    // docs/DESIGN.md §4: window export and headless export are identical pixel for pixel.
     void sameAsHeadless()
     {
         QFETCH(QString, chart);

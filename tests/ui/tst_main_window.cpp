@@ -1,4 +1,4 @@
-// The explorer window through its real widgets, offscreen (STYLE.md habit 7).
+// The explorer window through its real widgets, offscreen (docs/DESIGN.md §6).
 #include "core/evaluate.h"
 #include "core/fields.h"
 #include "core/units.h"
@@ -115,7 +115,7 @@ private:
     }
 
 private Q_SLOTS:
-    // TOOLCHAIN.md: without a font package text renders as empty boxes.
+    // docs/DESIGN.md §2: without a font package text renders as empty boxes.
     void fontsAreInstalled() { QVERIFY(!QFontInfo(QFont()).family().isEmpty()); }
 
     void chartShowsTheDefaultScenario()
@@ -126,7 +126,7 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&window));
 
         StageMemoryChart *chart = window.chart<StageMemoryChart>();
-        // DESIGN §4 default: K = 4 stages on an 80 GiB H100.
+        // docs/DESIGN.md §4 default: K = 4 stages on an 80 GiB H100.
         QCOMPARE(chart->categories().size(), 4);
         QCOMPARE(chart->capacityGb(), 80.0 * core::kGiB / core::kGB);
         const core::Report &r = document.report();
@@ -169,7 +169,7 @@ private Q_SLOTS:
         QCOMPARE(document.fieldText("inter_node_gb_per_s"), QString());
     }
 
-    // Issue 5: "drag the K slider with mouse events and check the stage-memory bar count".
+    // docs/DESIGN.md §5: drag the K slider with mouse events and check the stage-memory bar count.
     void draggingTheStageSlider()
     {
         ScenarioDocument document(io::builtinPresets());
@@ -178,7 +178,7 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         auto *k = control<SliderSpin>(window, "pp");
         QVERIFY(k);
-        // Seed ¶2: K = 4, m = 16 → 3/19 = 15.8 %.
+        // docs/worked-examples.md §4: K = 4, m = 16 → 3/19 = 15.8 %.
         window.charts()->setCurrentWidget(window.chart<BubbleChart>());
         QCOMPARE(window.chart<BubbleChart>()->marker(), QPointF(16, 300.0 / 19));
         QCOMPARE(window.chart<BubbleChart>()->markerLabel(), QStringLiteral("15.8 % at m = 16"));
@@ -230,7 +230,8 @@ private Q_SLOTS:
         QTRY_COMPARE(window.chart<StageMemoryChart>()->values("Weights"), weightsAfter);
     }
 
-    // Seed ¶1's table, live: the model-size chart follows the model and T.
+    // The size table of docs/worked-examples.md §1, live: the model-size chart follows the model
+    // and T.
     void modelSizeChartFollowsTheModel()
     {
         ScenarioDocument document(io::builtinPresets());
@@ -244,20 +245,21 @@ private Q_SLOTS:
         QCOMPARE(window.chart<ModelSizeChart>()->categories().size(), 8);
         const QList<qreal> gb = window.chart<ModelSizeChart>()->values();
         const QStringList names = window.chart<ModelSizeChart>()->categories();
-        // DESIGN §3.1: 405,853,388,800 parameters × 2 bytes at FP16, × 0.5 at INT4.
+        // docs/DESIGN.md §3.1: 405,853,388,800 parameters × 2 bytes at FP16, × 0.5 at INT4.
         QCOMPARE(gb[names.indexOf("fp16")], 811.7067776);
         QCOMPARE(gb[names.indexOf("int4")], 202.9266944);
         // One 80 GiB device, and T = 8 of them.
         QCOMPARE(window.chart<ModelSizeChart>()->deviceCapacityGb(), 80.0 * core::kGiB / core::kGB);
         QCOMPARE(window.chart<ModelSizeChart>()->groupCapacityGb(),
                  8 * 80.0 * core::kGiB / core::kGB);
-        // Issue 5: changing the precision moves the highlighted bar.
+        // docs/DESIGN.md §5: changing the precision moves the highlighted bar.
         QCOMPARE(window.chart<ModelSizeChart>()->highlighted(), QStringLiteral("bf16"));
         choose(control<QComboBox>(window, "precision"), "fp8");
         QTRY_COMPARE(window.chart<ModelSizeChart>()->highlighted(), QStringLiteral("fp8"));
     }
 
-    // Seed ¶2 on the bubble chart: the curves are the closed forms, the marker follows m.
+    // docs/worked-examples.md §4 on the bubble chart: the curves are the closed forms, the marker
+    // follows m.
     void bubbleChartFollowsMicrobatches()
     {
         ScenarioDocument document(io::builtinPresets());
@@ -286,7 +288,7 @@ private Q_SLOTS:
         QTRY_VERIFY(window.formulas()->toPlainText().contains("(K−1)/(K−1+m) = 3/7 = 42.9 %"));
     }
 
-    // Issue 8, item 1: the timeline's formulas write the step-time sum with the report's
+    // docs/step_time.md: the timeline's formulas write the step-time sum with the report's
     // numbers (docs/step_time.md: compute + bubble + TP + exposed DP).
     void formulasShowTheStepTime()
     {
@@ -308,7 +310,7 @@ private Q_SLOTS:
             QStringLiteral("step %1 s").arg(r.stepTime->stepTimeS, 0, 'g', 3)));
     }
 
-    // DESIGN §3.4 on the sharding chart: the default's 70B layer (h = 8192, f = 28672,
+    // docs/DESIGN.md §3.4 on the sharding chart: the default's 70B layer (h = 8192, f = 28672,
     // 4096 tokens, T = 8, BF16). Ring all-reduce sends 2(T−1)/T of its payload.
     void shardingChartShowsTheCollectives()
     {
@@ -331,7 +333,7 @@ private Q_SLOTS:
         QVERIFY(window.formulas()->toPlainText().contains("2(T−1)/T"));
     }
 
-    // Issue 6: the GB/GiB toggle changes a label's unit and value consistently.
+    // docs/DESIGN.md §5: the GB/GiB toggle changes a label's unit and value consistently.
     void unitsToggle()
     {
         ScenarioDocument document(io::builtinPresets());
@@ -367,7 +369,7 @@ private Q_SLOTS:
         QCOMPARE(headroom().second, QStringLiteral("GB"));
     }
 
-    // Issue 6: presentation mode and Ctrl+= / Ctrl+- scale the charts' text and lines.
+    // docs/DESIGN.md §5: presentation mode and Ctrl+= / Ctrl+- scale the charts' text and lines.
     void presentationMode()
     {
         ScenarioDocument document(io::builtinPresets());
@@ -433,14 +435,15 @@ private Q_SLOTS:
                  qPrintable(axis->titleText()));
         QCOMPARE(axis->titleText() == full, fullTitle);
         if (fullTitle)
-            QCOMPARE(axis->tickInterval(), 10.0); // DESIGN §4's default peaks under 100 GB
+            QCOMPARE(axis->tickInterval(), 10.0); // docs/DESIGN.md §4's default peaks under 100 GB
         // Room again: the whole title and the finest ticks come back.
         chart.resize(900, 700);
         QTRY_COMPARE(axis->titleText(), full);
         QTRY_COMPARE(axis->tickInterval(), 10.0);
     }
 
-    // Issue 6: a dark system palette gives dark charts (decided from the window's lightness).
+    // docs/DESIGN.md §5: a dark system palette gives dark charts (decided from the window's
+    // lightness).
     void followsADarkPalette()
     {
         ScenarioDocument document(io::builtinPresets());
@@ -467,7 +470,8 @@ private Q_SLOTS:
         SourcesDialog *dialog = nullptr;
         QTRY_VERIFY((dialog = window.findChild<SourcesDialog *>()) != nullptr);
         const QString text = dialog->text();
-        QVERIFY(text.contains("(K−1)/(K−1+m) = 3/19 = 15.8 %")); // seed ¶2, live numbers
+        QVERIFY(text.contains(
+            "(K−1)/(K−1+m) = 3/19 = 15.8 %")); // docs/worked-examples.md §4, live numbers
         for (const char *source :
              {"Korthikanti et al. 2022", "Narayanan et al. 2021", "Qi et al. 2023",
               "Rajbhandari et al. 2020", "pytorch/pytorch#159251", "Patarasuk & Yuan 2009"})
@@ -475,7 +479,7 @@ private Q_SLOTS:
         dialog->close();
     }
 
-    // Issue 7: File → Compare with… draws plan B beside plan A.
+    // docs/DESIGN.md §4: File → Compare with… draws plan B beside plan A.
     void compareTwoPlans()
     {
         ScenarioDocument document(io::builtinPresets());
@@ -494,7 +498,7 @@ private Q_SLOTS:
         QCOMPARE(totals.size(), 4);
         for (int i = 0; i < 4; ++i)
             QCOMPARE(totals[i], double(reportB.stages[std::size_t(i)].totalBytes) / 1e9);
-        // Seed ¶2 both ways: A at m = 16 (15.8 %), B at m = 4 (42.9 %).
+        // docs/worked-examples.md §4 both ways: A at m = 16 (15.8 %), B at m = 4 (42.9 %).
         window.charts()->setCurrentWidget(window.chart<BubbleChart>());
         QCOMPARE(window.chart<BubbleChart>()->marker(), QPointF(16, 300.0 / 19));
         QCOMPARE(window.chart<BubbleChart>()->compareMarker(), QPointF(4, 300.0 / 7));
@@ -553,7 +557,7 @@ private Q_SLOTS:
                                                   "publishes no int4 peak FLOPS"));
     }
 
-    // Issue 9 (tst_monkey): an example's 405B layer after a small one on the Sharding tab
+    // Found by tst_monkey: an example's 405B layer after a small one on the Sharding tab
     // froze the window for minutes. The axis took the new range (0 to 100,000 MB) at the old
     // tick interval (0.5 MB): 200,000 tick labels laid out before the interval followed.
     void niceRangeNeverAsksForThousandsOfTicks_data()
@@ -586,7 +590,7 @@ private Q_SLOTS:
         QCOMPARE(axis.max(), top);
     }
 
-    // Issue 9 (tst_monkey): the feed-forward example defines its model inline; the model
+    // Found by tst_monkey: the feed-forward example defines its model inline; the model
     // picker went blank instead of naming it.
     void inlineModelIsNamedByThePicker()
     {
@@ -599,7 +603,7 @@ private Q_SLOTS:
         window.loadExample("ffn-split");
         QTRY_VERIFY(document.scenario().customModel.has_value());
         // resources/examples/seed-ffn-8192x32768.parascope.json
-        const QString name = "Seed feed-forward (h 8192, f 32768)";
+        const QString name = "Feed-forward layer (h 8192, f 32768)";
         QTRY_COMPARE(model->count(), presets + 1);
         QVERIFY(model->currentText().contains(name));
         QCOMPARE(model->currentData().toString(), name);
@@ -619,7 +623,7 @@ private Q_SLOTS:
         QVERIFY(document.scenario().customModel.has_value());
     }
 
-    // Issue 9 (tst_monkey): the model changed while the scenario was invalid (K = 40 > the 8B
+    // Found by tst_monkey: the model changed while the scenario was invalid (K = 40 > the 8B
     // model's 32 layers); the edit that made it valid again (K = 4) is not one the model-weights
     // and sharding charts redraw for, and they kept showing the 70B model.
     void chartsFollowWhatChangedWhileInvalid_data()
@@ -643,12 +647,12 @@ private Q_SLOTS:
         document.setField("pp", "4");
         QTRY_VERIFY(document.report().ok());
         if (chart == "model-size") {
-            // DESIGN §3.1: Llama 3.1 8B has 8,030,261,248 parameters, 2 bytes each in BF16.
+            // docs/DESIGN.md §3.1: Llama 3.1 8B has 8,030,261,248 parameters, 2 bytes each in BF16.
             const QStringList names = window.chart<ModelSizeChart>()->categories();
             QCOMPARE(window.chart<ModelSizeChart>()->values()[names.indexOf("bf16")], 16.060522496);
         } else {
-            // DESIGN §3.4: columns → rows all-reduces tokens·h = 4096 · 4096 BF16 values over
-            // T = 8, sending 2(T−1)/T of them.
+            // docs/DESIGN.md §3.4: columns → rows all-reduces tokens·h = 4096 · 4096 BF16 values
+            // over T = 8, sending 2(T−1)/T of them.
             const QStringList names = window.chart<ShardingChart>()->categories();
             QCOMPARE(window.chart<ShardingChart>()->values(
                          "all-reduce")[names.indexOf("columns → rows")],
@@ -693,7 +697,7 @@ private Q_SLOTS:
         MainWindow window(&document);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        document.setField("pp", "3"); // 80 layers over 3 stages (DESIGN §4: a warning)
+        document.setField("pp", "3"); // 80 layers over 3 stages (docs/DESIGN.md §4: a warning)
         QTRY_VERIFY(window.note()->isVisible());
         QVERIFY(window.note()->text().contains("take one more"));
         QCOMPARE(window.chart<StageMemoryChart>()->categories().size(), 3);

@@ -1,4 +1,4 @@
-// A monkey at the explorer window (issue 9, "Hardening"): thousands of random actions through
+// A monkey at the explorer window (docs/TESTING.md): thousands of random actions through
 // the real widgets, offscreen — slider drags and keys, typed and stepped spin boxes, combo
 // boxes, check boxes, undo and redo, the Examples menu, chart tabs, the View menu. After every
 // action the chart on screen and the status line must show the document's report, and no Qt
@@ -59,7 +59,7 @@ constexpr std::uint64_t kDefaultSteps = 2000;
 #endif
 constexpr std::uint64_t kDefaultSeed = 20240909;
 
-// TOOLCHAIN.md: the offscreen platform prints this for every top-level window; harmless.
+// docs/DESIGN.md §2: the offscreen platform prints this for every top-level window; harmless.
 constexpr const char *kHarmless = "This plugin does not support propagateSizeHints()";
 
 // Every Qt warning, critical or fatal message since the last check, except the harmless one.

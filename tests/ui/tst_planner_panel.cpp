@@ -1,4 +1,4 @@
-// The Planner dock (issue 8, item 4) through its real widgets, offscreen: it lists what
+// The Planner dock (docs/planner.md) through its real widgets, offscreen: it lists what
 // core::plan finds, sorts by number, loads a layout as one undo step, says why a request
 // cannot be planned, cancels without touching the document, and draws every evaluated
 // layout.
@@ -188,7 +188,8 @@ private Q_SLOTS:
     void inputsFollowTheScenario()
     {
         Window w;
-        // DESIGN §4's default: T=8 × K=4 × D=2 = 64 devices, m=16 × b=1 × D=2 = 32 sequences.
+        // docs/DESIGN.md §4's default: T=8 × K=4 × D=2 = 64 devices, m=16 × b=1 × D=2 = 32
+        // sequences.
         QCOMPARE(w.panel->devicesBox()->value(), 64);
         QCOMPARE(w.panel->globalBatchBox()->value(), 32);
         QCOMPARE(w.panel->topBox()->value(), 20);
@@ -242,7 +243,7 @@ private Q_SLOTS:
         QTest::addColumn<int>("globalBatch");
         QTest::addColumn<int>("top");
         QTest::addColumn<bool>("distinct");
-        // DESIGN §4's default scenario: its own 64 devices and 32 sequences.
+        // docs/DESIGN.md §4's default scenario: its own 64 devices and 32 sequences.
         QTest::addRow("70B, 64 H100, 32 sequences") << "llama-3.1-70b"
                                                     << "h100-sxm"
                                                     << "bf16" << 64 << 32 << 20 << true;
@@ -555,11 +556,11 @@ private Q_SLOTS:
             << R"({"format":"parascope-scenario","version":1,
                   "model":{"name":"Seventy","params":70000000000}})"
             << 64 << QStringList{"Cannot plan — model:", "architecture"};
-        // The seed's device table gives the SN30 330 TFLOPS at FP16 only.
+        // The sn30 preset gives 330 TFLOPS at FP16 only.
         QTest::addRow("SN30 in BF16")
             << R"({"format":"parascope-scenario","version":1,"device":"sn30"})" << 64
             << QStringList{"Cannot plan — ", "bf16"};
-        // DESIGN §3.5: 16 bytes per parameter; 70B ÷ 7 devices is 160 GB > 80 GiB.
+        // docs/DESIGN.md §3.5: 16 bytes per parameter; 70B ÷ 7 devices is 160 GB > 80 GiB.
         QTest::addRow("70B on 7 devices")
             << R"({"format":"parascope-scenario","version":1})" << 7
             << QStringList{"No layout of 7 devices fits: most were rejected for optimizer "

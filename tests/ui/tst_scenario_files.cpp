@@ -54,7 +54,7 @@ private Q_SLOTS:
         QVERIFY(!other.isModified());
     }
 
-    // DESIGN §6: "Saving is atomic (QSaveFile): a failed save loses nothing."
+    // docs/DESIGN.md §6: Saving is atomic (QSaveFile): a failed save loses nothing.
     void failedSaveLeavesTheOldFileIntact()
     {
         const QString path = m_dir.filePath("keep.parascope.json");
@@ -139,8 +139,8 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("message");
-        // Issue 7's corpus: truncated, wrong types, huge numbers, unknown preset, newer
-        // version, not JSON — each with the words that explain it.
+        // The damaged files of tests/data/damaged/: truncated, wrong types, huge numbers, unknown
+        // preset, newer version, not JSON — each with the words that explain it.
         QTest::addRow("truncated") << "truncated"
                                    << "not a valid scenario file";
         QTest::addRow("empty") << "empty"

@@ -1,5 +1,5 @@
-// The schedule timeline and its teaching mode (DESIGN §5, issue 6 item 1),
-// through real widgets offscreen (STYLE.md habit 7).
+// The schedule timeline and its teaching mode (docs/DESIGN.md §5),
+// through real widgets offscreen (docs/DESIGN.md §6).
 #include "core/schedule.h"
 #include "io/presets_io.h"
 #include "ui/charts/timeline_chart.h"
@@ -169,7 +169,8 @@ private Q_SLOTS:
         QVERIFY(std::abs(chart->visibleStart() - (before - span / 10)) < 1e-9 * span);
     }
 
-    // Seed ¶2: K = 4, m = 16 gives a bubble of 3/19 = 15.8 %; the sweep counts up to it.
+    // docs/worked-examples.md §4: K = 4, m = 16 gives a bubble of 3/19 = 15.8 %; the sweep counts
+    // up to it.
     void playCountsTheBubbleUp()
     {
         ScenarioDocument document(io::builtinPresets());
@@ -267,7 +268,7 @@ private Q_SLOTS:
         TimelineChart *chart = panel.chart();
         panel.step();
         const double at = chart->playhead();
-        // 128 stages for 80 layers is refused (DESIGN §6).
+        // 128 stages for 80 layers is refused (docs/DESIGN.md §6).
         set(document, "pp", "128");
         QVERIFY(!document.report().ok());
         QCOMPARE(int(chart->blocks().size()), 4 * 16 * 2);
@@ -314,7 +315,7 @@ private Q_SLOTS:
         QTest::keyClick(&chart, Qt::Key_Plus); // nothing to zoom: no crash
     }
 
-    // Blocks narrower than a pixel become runs of pixel columns (TOOLCHAIN.md).
+    // Blocks narrower than a pixel become runs of pixel columns (docs/DESIGN.md §2).
     void narrowBlocksAreAggregated()
     {
         const core::PipelineInput input =

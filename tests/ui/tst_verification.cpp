@@ -1,4 +1,4 @@
-// The full-size sharding check (issue 6, item 6) through the real window, offscreen:
+// The full-size sharding check (docs/sharding.md) through the real window, offscreen:
 // it runs off the GUI thread, reports progress, cancels, and never edits the document.
 #include "io/presets_io.h"
 #include "io/scenario_io.h"
@@ -161,7 +161,7 @@ private Q_SLOTS:
         QVERIFY(w.chart->verifyButton()->isEnabled());
     }
 
-    // Issue 9: a layer too large to execute at full size on this computer (2 × 2^24 tokens
+    // Regression: a layer too large to execute at full size on this computer (2 × 2^24 tokens
     // of Llama 3.1 70B's layer: about 2,000 TB at once) keeps its reduced check, and the
     // button says why it cannot run instead of starting a run that aborts the window.
     void tooLargeForThisComputer()
@@ -209,7 +209,7 @@ private Q_SLOTS:
         QVERIFY(summary.contains("Full-size check done"));
         QVERIFY(!summary.contains("not checked"));
         // Every strategy's relative error, the last column of the table, in float
-        // precision: DESIGN §3.4's check that each split computes the same Y.
+        // precision: docs/DESIGN.md §3.4's check that each split computes the same Y.
         const QRegularExpression error(R"(<td align=right>([0-9.]+e[-+][0-9]+)</td></tr>)");
         int rows = 0;
         for (auto it = error.globalMatch(summary); it.hasNext(); ++rows) {

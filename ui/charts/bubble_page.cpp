@@ -57,7 +57,8 @@ QString BubblePage::bubbleFormulas(const core::Scenario &s, const core::Report &
     case core::Schedule::gpipe:
     case core::Schedule::oneFOneB:
         expression = QStringLiteral("bubble = (K−1)/(K−1+m) = %1/%2").arg(k - 1).arg(k - 1 + m);
-        source = QObject::tr("Seed ¶2; Narayanan et al. 2021, §2.2 (K=4, m=16 → 15.8 %)");
+        source = QObject::tr(
+            "Huang et al. 2019 (GPipe), §2.3; Narayanan et al. 2021, §2.2 (K=4, m=16 → 15.8 %)");
         break;
     case core::Schedule::interleaved:
         expression =

@@ -127,7 +127,7 @@ void setNiceRange(QValueAxis *axis, double peak)
         return;
     // Fixed ticks while the range and the interval change: dynamic ticks lay out the new
     // range at the old interval first, and 0.5 MB steps over 100,000 MB are 200,000 labels
-    // (minutes of layout; issue 9, found by tst_monkey).
+    // (minutes of layout; found by tst_monkey).
     axis->setTickType(QValueAxis::TicksFixed);
     axis->setRange(0, max);
     axis->setTickAnchor(0);

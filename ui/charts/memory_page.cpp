@@ -57,7 +57,8 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                      .arg(r.weightBytesPerParam)
                      .arg(s.zero >= 3 ? QStringLiteral(" ÷ D=%1").arg(s.dp) : QString(),
                           bytes(st.weightsBytes)),
-                 QObject::tr("Layers split over K, matrices over T (Megatron-LM); seed ¶1"));
+                 QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, §3); "
+                             "docs/worked-examples.md §2"));
     if (r.mode == core::Mode::training) {
         out +=
             block(QObject::tr("Gradients and optimizer states"),
@@ -90,10 +91,11 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                          QObject::tr("PyTorch's pipelining keeps every micro-batch's output "
                                      "(pytorch/pytorch#159251; switch: #165822)"));
     } else {
-        out += block(QObject::tr("KV cache of stage 0"),
-                     QStringLiteral("2 × layers × KV heads ÷ T × head dim × s × m·b × 2 B = %1")
-                         .arg(bytes(st.kvCacheBytes)),
-                     QObject::tr("DESIGN §3.7; one KV head per device when T exceeds them"));
+        out +=
+            block(QObject::tr("KV cache of stage 0"),
+                  QStringLiteral("2 × layers × KV heads ÷ T × head dim × s × m·b × 2 B = %1")
+                      .arg(bytes(st.kvCacheBytes)),
+                  QObject::tr("docs/DESIGN.md §3.7; one KV head per device when T exceeds them"));
     }
     out += block(QObject::tr("Fit"),
                  QStringLiteral("%1 needed of %2 → %3")

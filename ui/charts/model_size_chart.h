@@ -14,7 +14,8 @@ class QValueAxis;
 namespace ui {
 
 // The model's weights at every precision against the capacity of one device
-// and of T devices: the seed's first table, live. Qt Charts stays inside.
+// and of T devices: the published size table (docs/worked-examples.md §1), live. Qt Charts stays
+// inside.
 class ModelSizeChart : public QWidget
 {
     Q_OBJECT

@@ -54,16 +54,18 @@ QString ModelSizePage::formulas(const ChartInputs &inputs) const
     QString exact;
     for (const auto &size : r.sizeByPrecision)
         if (size.precision == r.precision)
-            exact = block(QObject::tr("The bars: exact count × bytes per value"),
-                          QStringLiteral("%1 × %2 B = %3")
-                              .arg(io::formatCount(r.params))
-                              .arg(r.weightBytesPerParam)
-                              .arg(bytes(size.bytes)),
-                          QObject::tr("Parameters counted from the architecture (DESIGN §3.1)"));
+            exact = block(
+                QObject::tr("The bars: exact count × bytes per value"),
+                QStringLiteral("%1 × %2 B = %3")
+                    .arg(io::formatCount(r.params))
+                    .arg(r.weightBytesPerParam)
+                    .arg(bytes(size.bytes)),
+                QObject::tr("Parameters counted from the architecture (docs/DESIGN.md §3.1)"));
     return exact +
-           block(QObject::tr("The seed's table: nominal size × bytes per value"),
+           block(QObject::tr("Published tables: nominal size × bytes per value"),
                  QStringLiteral("%1 × bytes =<br>%2").arg(io::formatCount(r.nominalParams), rows),
-                 QObject::tr("Seed ¶1 (405B → 810 / 405 / 202.5 GB); q8_0 and q4_0 carry an FP16 "
+                 QObject::tr("docs/worked-examples.md §1 (405B → 810 / 405 / 202.5 GB); q8_0 and "
+                             "q4_0 carry an FP16 "
                              "scale per 32 weights (llama.cpp)"));
 }
 

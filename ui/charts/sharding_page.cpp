@@ -58,10 +58,10 @@ QString ShardingPage::formulas(const ChartInputs &inputs) const
         QStringLiteral("2(T−1)/T × payload = 2×%1/%2 × payload per device").arg(s.tp - 1).arg(s.tp),
         QObject::tr("Patarasuk & Yuan 2009; all-gather and reduce-scatter move (T−1)/T"));
     out += block(QObject::tr("Columns then rows"), QStringLiteral("one all-reduce of tokens × h"),
-                 QObject::tr("Shoeybi et al. 2019 (Megatron-LM), §3; seed ¶3"));
+                 QObject::tr("Shoeybi et al. 2019 (Megatron-LM), §3, Fig. 3a"));
     out += block(QObject::tr("Rows then rows"),
                  QStringLiteral("all-reduce(tokens × f) + all-reduce(tokens × h)"),
-                 QObject::tr("Seed ¶3: splitting both matrices the same way needs more "
+                 QObject::tr("Splitting both matrices the same way needs more "
                              "all-reduces; docs/sharding.md"));
     // The link, once the page has analysed this scenario's layer.
     if (m_report && m_report->ok())
@@ -70,7 +70,7 @@ QString ShardingPage::formulas(const ChartInputs &inputs) const
                          .arg(io::qs(core::toString(m_report->link.kind)))
                          .arg(m_report->link.gbPerS)
                          .arg(m_report->speedupBestOverWorst, 0, 'f', 2),
-                     QObject::tr("DESIGN §3.2: NVLink figures halved to per direction"));
+                     QObject::tr("docs/DESIGN.md §3.2: NVLink figures halved to per direction"));
     return out;
 }
 

@@ -14,10 +14,10 @@ namespace ui {
 
 // The simulated pipeline schedule, one row per stage, painted by hand: at K=64
 // and m=1024 it has ~200,000 blocks, more than Qt Charts redraws in a frame
-// (DESIGN §2, TOOLCHAIN.md "Drawing many blocks"). Blocks narrower than a few
+// (docs/DESIGN.md §2). Blocks narrower than a few
 // pixels are aggregated per pixel column and stage, merged into runs and drawn
 // with one call per kind; the result is cached until the report, the zoom or the
-// size changes. A playhead (teaching mode, issue 6) hides what has not run yet.
+// size changes. A playhead (teaching mode) hides what has not run yet.
 class TimelineChart : public QWidget
 {
     Q_OBJECT
@@ -48,7 +48,7 @@ public:
     double playhead() const { return m_playhead; }
     void setPlayhead(double time);
     bool isTeaching() const { return m_playhead < m_makespan; }
-    // 1 - busy so far / (K × playhead), over the blocks drawn (issue 6).
+    // 1 - busy so far / (K × playhead), over the blocks drawn (docs/DESIGN.md §5).
     double bubbleSoFar() const;
     // The next block start or end after `time`, or the makespan.
     double nextEvent(double time) const;

@@ -14,7 +14,7 @@ namespace ui {
 
 class TimelineChart;
 
-// The schedule timeline with its teaching controls (issue 6, item 1): Play /
+// The schedule timeline with its teaching controls (docs/DESIGN.md §5): Play /
 // Pause sweeps a playhead over the schedule so blocks appear as they run and
 // the bubble counts up; Step jumps to the next block start or end; Speed scales
 // the sweep. A new report stops the sweep and shows the whole schedule.

@@ -12,7 +12,7 @@
 
 namespace ui {
 
-// Runs core::plan off the GUI thread (DESIGN §5: a large search must not block the window),
+// Runs core::plan off the GUI thread (docs/DESIGN.md §5: a large search must not block the window),
 // posts its progress to the GUI thread, and cancels through the planner's atomic flag.
 // Starting a search while one runs cancels the old one; only the newest reports.
 //

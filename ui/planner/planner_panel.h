@@ -22,7 +22,7 @@ class PlanRunner;
 class PlanTableModel;
 class ScenarioDocument;
 
-// The Planner (issue 8): searches every layout of N devices for the document's model,
+// The Planner (docs/planner.md): searches every layout of N devices for the document's model,
 // device, precision, mode and sequence length off the GUI thread, lists the fastest that
 // fit, draws every evaluated layout's step time against its memory, and loads a chosen
 // layout into the explorer as one undoable change. It reads the document and edits it only
