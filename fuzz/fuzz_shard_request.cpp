@@ -25,25 +25,7 @@ namespace {
 
 constexpr std::size_t kSize = 47;
 
-class Fields
-{
-public:
-    Fields(const std::uint8_t *data, std::size_t size)
-    {
-        std::memcpy(m_bytes.data(), data, std::min(size, m_bytes.size()));
-    }
-    template <typename T> T at(std::size_t offset) const
-    {
-        T value;
-        std::memcpy(&value, m_bytes.data() + offset, sizeof value);
-        return value;
-    }
-
-private:
-    std::array<std::uint8_t, kSize> m_bytes{};
-};
-
-static_assert(std::endian::native == std::endian::little, "the seed corpus is little-endian");
+using Fields = fuzz::Fields<kSize>;
 
 } // namespace
 

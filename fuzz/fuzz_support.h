@@ -5,9 +5,36 @@
 #include "core/scenario.h"
 #include "core/sharding.h"
 
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <optional>
 
 namespace fuzz {
+
+// A binary request of `Size` bytes, little-endian: a shorter input is padded with zeros.
+template <std::size_t Size> class Fields
+{
+public:
+    Fields(const std::uint8_t *data, std::size_t size)
+    {
+        std::memcpy(m_bytes.data(), data, std::min(size, m_bytes.size()));
+    }
+    template <typename T> T at(std::size_t offset) const
+    {
+        T value;
+        std::memcpy(&value, m_bytes.data() + offset, sizeof value);
+        return value;
+    }
+
+private:
+    std::array<std::uint8_t, Size> m_bytes{};
+};
+
+static_assert(std::endian::native == std::endian::little, "the seed corpora are little-endian");
 
 // The built-in presets (resources/presets), read once through io's presets
 // reader, as the program reads them.
