@@ -27,7 +27,7 @@ ExportOptionsDialog::ExportOptionsDialog(const ce::Options &options, ce::Format 
                                          bool askFormat, QWidget *parent)
     : QDialog(parent), m_width(new QSpinBox), m_height(new QSpinBox), m_scale(new QComboBox),
       m_caption(new QCheckBox(tr("&Caption with the scenario, date and version"))),
-      m_format(new QComboBox)
+      m_format(new QComboBox(this))
 {
     setWindowTitle(askFormat ? tr("Export all charts") : tr("Export chart"));
     m_width->setObjectName(QStringLiteral("width"));
@@ -60,7 +60,7 @@ ExportOptionsDialog::ExportOptionsDialog(const ce::Options &options, ce::Format 
     if (askFormat)
         form->addRow(tr("&Format:"), m_format);
     else
-        m_format->hide();
+        m_format->hide(); // a hidden child: the dialog still owns it
     form->addRow(m_caption);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
