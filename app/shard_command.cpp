@@ -89,8 +89,10 @@ int runShard(const QStringList &arguments)
                "Numerical check: small (a reduced size with the same f/h, the default), full "
                "(the requested size; slow) or off.",
                "small|full|off", io::qs(core::toString(defaults.verify)));
-    const auto mfu = option("mfu", "Fraction of peak FLOPS achieved, from 0.001 to 1.", "M",
-                            QString::number(defaults.mfu));
+    const auto mfu = option("mfu",
+                            "Fraction of peak FLOPS achieved, from 0.001 to 1, or auto for the "
+                            "device's matrix-multiply efficiency.",
+                            "M", QStringLiteral("auto"));
     const auto interNode =
         option("inter-node-gb-per-s",
                "Inter-node bandwidth per direction, overriding the device's.", "GB/s");
@@ -131,10 +133,13 @@ int runShard(const QStringList &arguments)
         return fail(
             QStringLiteral("--seed"),
             QStringLiteral("expected a whole number ≥ 0, got '%1'").arg(parser.value(seed)));
-    request.mfu = parser.value(mfu).toDouble(&ok);
-    if (!ok)
-        return fail(QStringLiteral("--mfu"),
-                    QStringLiteral("expected a number, got '%1'").arg(parser.value(mfu)));
+    if (parser.value(mfu) != QLatin1String("auto")) {
+        request.mfu = parser.value(mfu).toDouble(&ok);
+        if (!ok)
+            return fail(
+                QStringLiteral("--mfu"),
+                QStringLiteral("expected a number or auto, got '%1'").arg(parser.value(mfu)));
+    }
     if (parser.isSet(interNode)) {
         request.interNodeGbPerS = parser.value(interNode).toDouble(&ok);
         if (!ok)

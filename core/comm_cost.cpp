@@ -13,6 +13,7 @@ std::optional<InputError> chooseLink(const DeviceSpec &device, int tp,
     out.kind = intra ? LinkKind::intraNode : LinkKind::interNode;
     out.stepLatencyS = intra ? kIntraNodeStepLatencyS : kInterNodeStepLatencyS;
     out.gbPerS = intra ? device.intraNodeGbPerS : interNodeGbPerS.value_or(device.interNodeGbPerS);
+    out.efficiency = device.linkEfficiencyOrDefault(intra);
     if (tp > 1 && !(out.gbPerS > 0)) {
         const std::string key = intra ? "device.intra_node_gb_per_s" : "device.inter_node_gb_per_s";
         std::string message = device.id + " publishes no " + std::string(toString(out.kind)) +
@@ -48,9 +49,9 @@ double collectiveSeconds(Collective kind, std::int64_t payloadBytes, int tp, con
     if (tp <= 1)
         return 0;
     // Alpha-beta model (Thakur et al. 2005, "Optimization of collective communication
-    // operations in MPICH"): steps x latency + bytes / bandwidth.
+    // operations in MPICH"): steps x latency + bytes / achieved bandwidth.
     return ringSteps(kind, tp) * link.stepLatencyS +
-           wireBytesPerDevice(kind, payloadBytes, tp) / (link.gbPerS * kGB);
+           wireBytesPerDevice(kind, payloadBytes, tp) / (link.gbPerS * kGB * link.efficiency);
 }
 
 double computeSeconds(double flops, double tflops, double mfu)

@@ -48,6 +48,7 @@ struct Link
     LinkKind kind = LinkKind::intraNode;
     double gbPerS = 0;       // per direction per device, 10^9 B/s
     double stepLatencyS = 0; // added once per ring step
+    double efficiency = 1;   // achieved bus bandwidth ÷ gbPerS (the device's link efficiency)
     bool operator==(const Link &) const = default;
 };
 

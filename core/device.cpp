@@ -11,4 +11,37 @@ std::int64_t DeviceSpec::capacityBytes() const
     return saturatingRound(memoryGib * static_cast<double>(kGiB));
 }
 
+// Defaults for a device that publishes no efficiency (docs/step_time.md, "Device data").
+// 0.8: the middle of the measured largest-matmul efficiencies of 60-86 % (ml-engineering,
+// "Maximum Achievable Matmul FLOPS comparison table"); 0.9 of the memory bandwidth is an
+// assumption; NCCL loses about 20 % of NVLink's line rate to its protocol
+// (NVIDIA/nccl-tests#212) and about 10 % of InfiniBand's (NVIDIA/nccl-tests#119).
+constexpr double kDefaultMatmulEfficiency = 0.8;
+constexpr double kDefaultMemoryEfficiency = 0.9;
+constexpr double kDefaultIntraNodeEfficiency = 0.8;
+constexpr double kDefaultInterNodeEfficiency = 0.9;
+
+double DeviceSpec::matmulEfficiencyOrDefault() const
+{
+    return matmulEfficiency > 0 ? matmulEfficiency : kDefaultMatmulEfficiency;
+}
+
+double DeviceSpec::attentionEfficiencyOrDefault() const
+{
+    return attentionEfficiency > 0 ? attentionEfficiency : matmulEfficiencyOrDefault();
+}
+
+double DeviceSpec::memoryEfficiencyOrDefault() const
+{
+    return memoryEfficiency > 0 ? memoryEfficiency : kDefaultMemoryEfficiency;
+}
+
+double DeviceSpec::linkEfficiencyOrDefault(bool intraNode) const
+{
+    const double given = intraNode ? intraNodeEfficiency : interNodeEfficiency;
+    if (given > 0)
+        return given;
+    return intraNode ? kDefaultIntraNodeEfficiency : kDefaultInterNodeEfficiency;
+}
+
 } // namespace core

@@ -20,10 +20,25 @@ struct DeviceSpec
     double intraNodeGbPerS = 0;
     double interNodeGbPerS = 0;
     double tdpW = 0;
+    // The per-operation step-time model (docs/step_time.md). 0 means "not published": memory
+    // bandwidth then leaves memory-bound operations untimed, the efficiencies take the
+    // defaults below, and no compute units means no wave quantization.
+    double hbmGbPerS = 0;           // memory bandwidth, GB/s
+    double matmulEfficiency = 0;    // largest matrix multiply's fraction of peak (MAMF ÷ peak)
+    double attentionEfficiency = 0; // fused attention kernels' fraction of peak; 0: as matmul
+    double memoryEfficiency = 0;    // achieved ÷ datasheet memory bandwidth
+    double intraNodeEfficiency = 0; // collective bus bandwidth ÷ link bandwidth, in a node
+    double interNodeEfficiency = 0; // the same between nodes
+    int computeUnits = 0;           // SMs or CUs a matrix multiply's tiles spread over
     std::string process;
     std::string source;
 
     std::int64_t capacityBytes() const;
+    // The efficiencies with their defaults applied (docs/step_time.md, "Device data").
+    double matmulEfficiencyOrDefault() const;
+    double attentionEfficiencyOrDefault() const;
+    double memoryEfficiencyOrDefault() const;
+    double linkEfficiencyOrDefault(bool intraNode) const;
     bool operator==(const DeviceSpec &) const = default;
 };
 

@@ -2,6 +2,7 @@
 
 #include "core/activations.h"
 #include "core/comm_cost.h"
+#include "core/op_model.h"
 #include "core/schedule.h"
 #include "core/step_time.h"
 #include "core/units.h"
@@ -82,52 +83,89 @@ int activationBytes(Precision p)
     return p == Precision::fp32 ? 4 : 2;
 }
 
-// Stage times for the simulation: layers × one layer's forward FLOPs over the device's
-// peak at the precision × mfu; unit time per layer ("teaching" mode) when the device gives no
-// peak or the model has no architecture. Backward = 2 × forward (Narayanan et al. 2021,
-// §5.1); zb-h1 splits it into B = W = F (Qi et al. 2023, §2). Inference runs forwards only.
-// Seconds of one layer's forward, or nothing when the times must be layer-time units.
-std::optional<double> layerForwardSeconds(const Scenario &s, const ModelSpec &model,
-                                          const DeviceSpec &device)
+// Activations cross the wire in 16 bits unless the model runs in FP32: FP8 training keeps
+// BF16 activations between layers (NVIDIA Transformer Engine, "Using FP8"), and weight-only
+// quantized inference computes in 16 bits.
+Precision tpActivationPrecision(Precision p)
 {
-    const auto peak = device.tflops.find(s.precision);
-    const double flops = layerForwardFlops(model, s.seqLen, s.microbatchSize, s.tp);
-    if (peak == device.tflops.end() || flops <= 0)
-        return std::nullopt;
-    return computeSeconds(flops, peak->second, s.mfu);
+    return p == Precision::fp32 || p == Precision::fp16 ? p : Precision::bf16;
 }
 
-// Why layerForwardSeconds() has no answer, for the "no-timing" warning; nullopt when it has.
+// The link between neighbouring pipeline stages. Megatron-LM orders ranks T, then D, then K,
+// so a stage's neighbour is T·D ranks away: the pipeline stays in one node only when all
+// T·D·K devices fit one.
+int pipelineSpan(const Scenario &s)
+{
+    return s.pp <= 1 ? 1 : s.devices();
+}
+
+// Everything the per-operation model (docs/step_time.md) derives for one scenario: one
+// layer's operations, the work around the layers and the pipeline's sends.
+struct Timing
+{
+    std::optional<DeviceRates> rates; // nothing: the schedule runs in layer-time units
+    LayerTimes layer;
+    EndTimes first;
+    EndTimes last;
+    double p2pSendS = 0;
+    std::optional<InputError> tpLinkError;
+    std::optional<InputError> ppLinkError;
+    Link tpLink;
+};
+
+Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &device)
+{
+    Timing t;
+    t.tpLinkError = chooseLink(device, s.tp, s.interNodeGbPerS, t.tpLink);
+    if (!model.hasArchitecture())
+        return t;
+    t.rates = deviceRates(device, s.precision, s.mfu);
+    if (!t.rates)
+        return t;
+    LayerConfig c;
+    c.seqLen = s.seqLen;
+    c.microbatchSize = s.microbatchSize;
+    c.tp = s.tp;
+    c.sequenceParallel = s.sequenceParallel && s.tp > 1;
+    c.training = s.mode == Mode::training;
+    c.recompute = c.training ? s.recompute : Recompute::none;
+    c.attention = s.attention;
+    c.activationBytes = activationBytes(s.precision);
+    c.weightBytes = bitsPerValue(s.precision) / 8.0;
+    c.commBytes = static_cast<int>(bitsPerValue(tpActivationPrecision(s.precision)) / 8);
+    c.tpLink = t.tpLink;
+    t.layer = layerTimes(model, c, *t.rates);
+    t.first = firstStageTimes(model, c, *t.rates);
+    t.last = lastStageTimes(model, c, *t.rates);
+    if (s.pp > 1) {
+        Link link;
+        t.ppLinkError = chooseLink(device, pipelineSpan(s), s.interNodeGbPerS, link);
+        // One micro-batch's hidden state, 1/T of it per device: with sequence parallelism
+        // it is already split; without, Megatron-LM sends 1/T and all-gathers it over the
+        // node (Narayanan et al. 2021, §4.1, "scatter/gather").
+        const double values = static_cast<double>(s.seqLen) * s.microbatchSize * model.hidden;
+        const double bytes = values * c.commBytes / s.tp;
+        if (!t.ppLinkError)
+            t.p2pSendS = link.stepLatencyS + bytes / (link.gbPerS * kGB * link.efficiency);
+    }
+    return t;
+}
+
+// Why the schedule has no seconds, for the "no-timing" warning; nullopt when it has.
 std::optional<std::string> noTimingReason(const Scenario &s, const ModelSpec &model,
                                           const DeviceSpec &device)
 {
-    if (layerForwardSeconds(s, model, device))
-        return std::nullopt;
     const std::string deviceName = device.name.empty() ? device.id : device.name;
-    if (!device.tflops.contains(s.precision))
-        return deviceName + " publishes no " + std::string(toString(s.precision)) + " peak FLOPS";
     const std::string modelName = model.name.empty() ? model.id : model.name;
     if (!model.hasArchitecture())
         return modelName + " gives only its size, no layers whose FLOPs could be timed";
-    return modelName + " has no FLOPs per layer at this size";
+    const Precision compute = computePrecision(s.precision, device);
+    if (!device.tflops.contains(compute))
+        return deviceName + " publishes no " + std::string(toString(compute)) + " peak FLOPS";
+    return std::nullopt;
 }
 
-// Recomputation's extra forward per layer before its backward, in seconds: selective reruns
-// the attention core (Korthikanti et al. 2022, §5), full the whole forward (Chen et al. 2016).
-double layerRecomputeSeconds(const Scenario &s, const ModelSpec &model, const DeviceSpec &device)
-{
-    const auto peak = device.tflops.find(s.precision);
-    if (s.mode != Mode::training || peak == device.tflops.end())
-        return 0;
-    double flops = 0;
-    if (s.recompute == Recompute::selective)
-        flops = attentionCoreFlops(model, s.seqLen, s.microbatchSize, s.tp);
-    else if (s.recompute == Recompute::full)
-        flops = layerForwardFlops(model, s.seqLen, s.microbatchSize, s.tp);
-    return flops > 0 ? computeSeconds(flops, peak->second, s.mfu) : 0;
-}
-
-PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const DeviceSpec &device,
+PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Timing &t,
                             const std::vector<int> &layers)
 {
     const bool training = s.mode == Mode::training;
@@ -136,20 +174,64 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Dev
     in.stages = s.pp;
     in.microbatches = s.microbatches;
     in.virtualStages = s.virtualStages;
-    const auto seconds = layerForwardSeconds(s, model, device);
-    const double perLayer = seconds.value_or(1.0);
-    // Layer-time units keep the teaching ratio B = 2F: recomputation is timed in seconds only.
-    const double recompute = seconds ? layerRecomputeSeconds(s, model, device) : 0.0;
     const bool split = training && s.schedule == Schedule::zbH1;
-    for (int stageLayers : layers) {
-        const double n = model.hasArchitecture() ? stageLayers : 1;
-        const double f = n * perLayer;
-        const double extra = n * recompute; // rerun just before the backward that needs it
+    const std::size_t last = layers.size() - 1;
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        if (!t.rates) {
+            // Layer-time units (teaching mode): F = 1 per layer, B = 2F (Narayanan et al.
+            // 2021, §5.1), zb-h1 B = W = F (Qi et al. 2023, §2), no recomputation.
+            const double f = model.hasArchitecture() ? layers[i] : 1;
+            in.forward.push_back(f);
+            in.backward.push_back(training ? (split ? f : 2 * f) : 0.0);
+            in.weight.push_back(split ? f : 0.0);
+            continue;
+        }
+        const double n = layers[i];
+        double f = n * t.layer.forwardS;
+        double b = n * (t.layer.backwardS + t.layer.recomputeS);
+        double w = n * t.layer.weightS;
+        for (const EndTimes *end : {i == 0 ? &t.first : nullptr, i == last ? &t.last : nullptr})
+            if (end) {
+                f += end->forwardS;
+                b += end->backwardS;
+                w += end->weightS;
+            }
         in.forward.push_back(f);
-        in.backward.push_back(training ? (split ? f : 2 * f) + extra : 0.0);
-        in.weight.push_back(split ? f : 0.0);
+        // Recomputation reruns its part of the forward just before the backward that needs it.
+        in.backward.push_back(training ? (split ? b : b + w) : 0.0);
+        in.weight.push_back(split ? w : 0.0);
     }
+    in.p2pSend = t.p2pSendS;
     return in;
+}
+
+// Each stage's own work in one step, by part: m micro-batches of its layers and ends, and
+// the sends its ops make (every F but the model's last, every B but its first).
+std::vector<TimeBreakdown> stageWork(const Scenario &s, const Timing &t,
+                                     const std::vector<int> &layers)
+{
+    const bool training = s.mode == Mode::training;
+    const double m = s.microbatches;
+    const double v = training && s.schedule == Schedule::interleaved ? s.virtualStages : 1;
+    std::vector<TimeBreakdown> out;
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        TimeBreakdown b;
+        for (std::size_t p = 0; p < kTimePartCount; ++p)
+            b.seconds[p] = m * layers[i] * t.layer.parts.seconds[p];
+        for (const EndTimes *end :
+             {i == 0 ? &t.first : nullptr, i + 1 == layers.size() ? &t.last : nullptr})
+            if (end)
+                for (const LayerOp &op : end->ops)
+                    b[op.part] +=
+                        m * (op.forward.seconds + op.backward.seconds + op.weight.seconds);
+        if (s.pp > 1) {
+            const double forwardSends = m * v - (i + 1 == layers.size() ? m : 0);
+            const double backwardSends = training ? m * v - (i == 0 ? m : 0) : 0;
+            b[TimePart::pipelineComm] = (forwardSends + backwardSends) * t.p2pSendS;
+        }
+        out.push_back(b);
+    }
+    return out;
 }
 
 void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const DeviceSpec &device)
@@ -191,35 +273,23 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                                           " only applies to the interleaved schedule"});
 }
 
-// Activations cross the wire in 16 bits unless the model runs in FP32: FP8 training keeps
-// BF16 activations between layers (NVIDIA Transformer Engine, "Using FP8"), and weight-only
-// quantized inference computes in 16 bits.
-Precision tpActivationPrecision(Precision p)
-{
-    return p == Precision::fp32 || p == Precision::fp16 ? p : Precision::bf16;
-}
-
-TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const DeviceSpec &device,
+// The tensor-parallel traffic of the busiest stage in one step, from the layer's own
+// collectives (core/op_model.cpp), for the report's "tp_comm" block.
+TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const Timing &t,
                     int busiestLayers)
 {
     TpCommReport out;
-    Link link;
-    const auto linkError = chooseLink(device, s.tp, s.interNodeGbPerS, link);
-    out.link = std::string(toString(link.kind));
+    out.link = std::string(toString(t.tpLink.kind));
     if (s.tp <= 1)
         return out;
-    // Shoeybi et al. 2019 ("Megatron-LM") §3, Fig. 4: one all-reduce after attention and
-    // one after the MLP in forward (g), the same two in backward (f).
-    int allReduces = 2;
-    if (s.mode == Mode::training)
-        allReduces += 2;
-    // Full recomputation reruns each layer's forward, its all-reduces included (Chen et al.
-    // 2016, "Training deep nets with sublinear memory cost"); selective keeps them.
-    if (s.mode == Mode::training && s.recompute == Recompute::full)
-        allReduces += 2;
-    // Korthikanti et al. 2022 §4.2.2: sequence parallelism turns each all-reduce into a
-    // reduce-scatter plus an all-gather of the same tensor.
-    out.collectivesPerLayer = s.sequenceParallel ? 2 * allReduces : allReduces;
+    const bool training = s.mode == Mode::training;
+    // Shoeybi et al. 2019 §3: two all-reduces forward, two backward; full recomputation
+    // reruns the forward's (Chen et al. 2016). Korthikanti et al. 2022 §4.2.2: sequence
+    // parallelism makes each a reduce-scatter plus an all-gather, and backward gathers the
+    // input of each of the two again.
+    const int allReduces =
+        2 + (training ? 2 : 0) + (training && s.recompute == Recompute::full ? 2 : 0);
+    out.collectivesPerLayer = s.sequenceParallel ? 2 * allReduces + (training ? 2 : 0) : allReduces;
     if (!model.hasArchitecture())
         return out; // a size-only model has no hidden size to move
     const std::int64_t values =
@@ -227,42 +297,56 @@ TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const 
     const std::int64_t payload = bytesFor(values, tpActivationPrecision(s.precision));
     const std::int64_t calls = std::int64_t{busiestLayers} * s.microbatches;
     // Wire bytes, not payloads: a reduce-scatter plus an all-gather moves what one
-    // all-reduce moves (Korthikanti et al. 2022 §4.2.2), and so do these totals.
-    const double wirePerLayer =
-        allReduces * wireBytesPerDevice(Collective::allReduce, payload, s.tp);
+    // all-reduce moves (Korthikanti et al. 2022 §4.2.2); the redone all-gathers half of one.
+    double wirePerLayer = allReduces * wireBytesPerDevice(Collective::allReduce, payload, s.tp);
+    if (s.sequenceParallel && training)
+        wirePerLayer += 2 * wireBytesPerDevice(Collective::allGather, payload, s.tp);
     out.bytesPerStep = saturatingRound(wirePerLayer * static_cast<double>(calls));
-    if (linkError) {
+    if (t.tpLinkError) {
         out.timePerStepS.reset();
-        r.warnings.push_back({"tp-link-unknown", linkError->message});
+        r.warnings.push_back({"tp-link-unknown", t.tpLinkError->message});
         return out;
     }
-    const double perLayer =
-        s.sequenceParallel
-            ? allReduces * (collectiveSeconds(Collective::reduceScatter, payload, s.tp, link) +
-                            collectiveSeconds(Collective::allGather, payload, s.tp, link))
-            : allReduces * collectiveSeconds(Collective::allReduce, payload, s.tp, link);
+    double perLayer = 0;
+    for (const LayerOp &op : t.layer.ops)
+        if (op.part == TimePart::tpComm)
+            perLayer +=
+                op.forward.seconds + op.backward.seconds + (op.rerun ? op.forward.seconds : 0);
     out.timePerStepS = perLayer * static_cast<double>(calls);
     return out;
 }
 
-// The step-time model (docs/step_time.md): the simulated makespan, then TP traffic (not
-// overlapped) and the exposed part of the data-parallel gradient sync.
+// The step-time model (docs/step_time.md): the simulated makespan of every stage's
+// per-operation work and sends, then the exposed data-parallel sync and the optimizer step.
 std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const ModelSpec &model,
                                              const DeviceSpec &device, const TrainingStates &states,
-                                             const PipelineInput &in)
+                                             const Timing &t, const std::vector<int> &layers)
 {
-    if (r.timeInLayerUnits || !r.tpComm.timePerStepS)
+    if (r.timeInLayerUnits || !r.tpComm.timePerStepS || !t.rates)
         return std::nullopt;
+    if (t.ppLinkError) {
+        r.warnings.push_back({"pp-link-unknown", t.ppLinkError->message});
+        return std::nullopt;
+    }
     const bool training = s.mode == Mode::training;
     StepTimeInput st;
     st.makespanS = r.makespanS;
-    for (std::size_t i = 0; i < in.forward.size(); ++i)
-        st.busiestComputeS = std::max(
-            st.busiestComputeS, s.microbatches * (in.forward[i] + in.backward[i] + in.weight[i]));
-    st.tpCommS = *r.tpComm.timePerStepS;
+    st.stageWork = stageWork(s, t, layers);
     st.dpOverlap = s.dpOverlap;
 
     StepTimeReport out;
+    if (training) {
+        std::int64_t params = 0;
+        for (const auto &stage : r.stages)
+            params = std::max(params, stage.params);
+        // Adam's update of the parameters this device owns: 1/D of them from ZeRO-1 on
+        // (Rajbhandari et al. 2020, §5), at memory bandwidth.
+        const double owned = s.zero >= 1 ? static_cast<double>(params) / s.dp : params;
+        st.optimizerS = memorySeconds(
+            *t.rates, owned * optimizerBytesPerParam(states.optimizerBytes, states.gradBytes,
+                                                     bitsPerValue(s.precision) / 8.0,
+                                                     s.precision == Precision::fp32));
+    }
     if (training && s.dp > 1) {
         Link link;
         const auto linkError = chooseLink(device, dpGroupSpan(s.tp, s.dp), s.interNodeGbPerS, link);
@@ -287,7 +371,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     // Narayanan et al. 2021, §5.1: 6·N·tokens in training (backward = 2 × forward), 2· inference.
     st.modelFlopsPerStep = (training ? 6.0 : 2.0) * n * tokens;
     st.devices = s.devices();
-    st.peakFlops = device.tflops.at(s.precision) * 1e12;
+    st.peakFlops = t.rates->peakFlops;
     st.tdpW = device.tdpW;
     StepTimeReport computed = stepTime(st);
     computed.dpLink = out.dpLink;
@@ -366,7 +450,8 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
         r.stages.push_back(stage);
         layers.push_back(st.layers);
     }
-    const PipelineInput in = pipelineInput(s, model, device, layers);
+    const Timing t = timing(s, model, device);
+    const PipelineInput in = pipelineInput(s, model, t, layers);
     // The busiest stage must do its own work: the makespan is at least that.
     double makespan = 0;
     for (std::size_t i = 0; i < in.forward.size(); ++i)
@@ -382,9 +467,9 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
         makespan = std::max(makespan, (1 - 1e-9) * (s.microbatches + s.pp - 1) *
                                           (in.forward[0] + in.backward[0]));
     r.makespanS = makespan;
-    r.timeInLayerUnits = !layerForwardSeconds(s, model, device);
-    r.tpComm = tpComm(r, s, model, device, *std::max_element(layers.begin(), layers.end()));
-    const auto st = stepTimeReport(r, s, model, device, trainingStates(s), in);
+    r.timeInLayerUnits = !t.rates;
+    r.tpComm = tpComm(r, s, model, t, *std::max_element(layers.begin(), layers.end()));
+    const auto st = stepTimeReport(r, s, model, device, trainingStates(s), t, layers);
     return st ? std::optional<double>(st->stepTimeS) : std::nullopt;
 }
 
@@ -462,7 +547,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         layers.push_back(st.layers);
 
     const bool training = s.mode == Mode::training;
-    const PipelineInput pipeIn = pipelineInput(s, model, device, layers);
+    const Timing t = timing(s, model, device);
+    const PipelineInput pipeIn = pipelineInput(s, model, t, layers);
     if (options.timeline)
         r.timelineRefused = checkTimeline(s);
     const bool keepTimeline = options.timeline && !r.timelineRefused;
@@ -542,13 +628,21 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         r.stages.push_back(st);
     }
     addWarnings(r, s, model, device);
-    r.tpComm = tpComm(r, s, model, device, *std::max_element(layers.begin(), layers.end()));
+    r.tpComm = tpComm(r, s, model, t, *std::max_element(layers.begin(), layers.end()));
+    if (t.rates && !(t.rates->forcedMfu > 0) && !(device.hbmGbPerS > 0))
+        r.warnings.push_back(
+            {"memory-untimed", r.deviceName + " publishes no memory bandwidth (hbm_gb_per_s), so "
+                                              "norms, activations, the loss and the optimizer "
+                                              "step take no time; the step time is too short"});
     if (auto e = beyondCounting(r)) {
         Report refused;
         refused.error = std::move(e);
         return refused;
     }
-    r.stepTime = stepTimeReport(r, s, model, device, states, pipeIn);
+    r.stepTime = stepTimeReport(r, s, model, device, states, t, layers);
+    r.layerOps = t.layer.ops;
+    for (const EndTimes *end : {&t.first, &t.last})
+        r.endOps.insert(r.endOps.end(), end->ops.begin(), end->ops.end());
     return r;
 }
 

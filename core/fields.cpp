@@ -54,9 +54,12 @@ const std::array kFields{
               "Memory per device lost to the framework (CUDA context, NCCL buffers), in GiB."},
     FieldInfo{"inter_node_gb_per_s", &Scenario::interNodeGbPerS,
               "Inter-node bandwidth per device per direction, in GB/s; empty for the device's."},
-    FieldInfo{"mfu", &Scenario::mfu,
-              "Model FLOPs utilisation: the fraction of peak compute achieved, above 0 and at "
-              "most 1."},
+    FieldInfo{"mfu",
+              &Scenario::mfu,
+              "auto times every operation from its own FLOPs and bytes; a number from 0.001 "
+              "to 1 forces that fraction of peak compute on every operation.",
+              {},
+              "auto"},
     FieldInfo{"dp_overlap", &Scenario::dpOverlap,
               "Fraction of the data-parallel gradient synchronisation hidden behind the backward "
               "pass, 0 to 1."},
@@ -188,7 +191,7 @@ std::optional<InputError> setField(Scenario &s, std::string_view key, std::strin
     if (!field)
         return unknownKey(key);
     std::string message = std::visit(
-        [&s, text](auto member) -> std::string {
+        [&s, text, field](auto member) -> std::string {
             auto &slot = s.*member;
             using T = std::remove_cvref_t<decltype(slot)>;
             if constexpr (std::is_same_v<T, int>) {
@@ -202,7 +205,7 @@ std::optional<InputError> setField(Scenario &s, std::string_view key, std::strin
                     return "expected a number, got " + quoted(text);
                 slot = *v;
             } else if constexpr (std::is_same_v<T, std::optional<double>>) {
-                if (text.empty()) {
+                if (text.empty() || (!field->unset.empty() && text == field->unset)) {
                     slot.reset();
                 } else {
                     auto v = parseNumber<double>(text);
@@ -245,7 +248,7 @@ std::string fieldText(const Scenario &s, std::string_view key)
     if (!field)
         return {};
     return std::visit(
-        [&s](auto member) -> std::string {
+        [&s, field](auto member) -> std::string {
             const auto &slot = s.*member;
             using T = std::remove_cvref_t<decltype(slot)>;
             if constexpr (std::is_same_v<T, int>)
@@ -253,7 +256,7 @@ std::string fieldText(const Scenario &s, std::string_view key)
             else if constexpr (std::is_same_v<T, double>)
                 return numberText(slot);
             else if constexpr (std::is_same_v<T, std::optional<double>>)
-                return slot ? numberText(*slot) : std::string();
+                return slot ? numberText(*slot) : std::string(field->unset);
             else if constexpr (std::is_same_v<T, bool>)
                 return slot ? "true" : "false";
             else if constexpr (std::is_same_v<T, std::string>)

@@ -34,6 +34,8 @@ struct FieldInfo
     // For a key that takes only some of its enumeration's names, those names;
     // empty when it takes them all. `validate` refuses any other.
     std::span<const std::string_view> only = {};
+    // For an optional number, the word that means "unset" ("auto"); empty text also does.
+    std::string_view unset = {};
 };
 
 std::span<const FieldInfo> scenarioFields();
@@ -48,7 +50,8 @@ InputError unknownKey(std::string_view key);
 // to a preset id drops an inline definition.
 std::optional<InputError> setField(Scenario &scenario, std::string_view key, std::string_view text);
 
-// The field's value as `setField` accepts it; empty for an unset optional.
+// The field's value as `setField` accepts it; for an unset optional its `unset` word, or
+// empty.
 std::string fieldText(const Scenario &scenario, std::string_view key);
 
 // The numeric value of an integer or number field; nullopt for an unset

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/error.h"
+#include "core/op_model.h"
 #include "core/scenario.h"
 #include "core/schedule.h"
 #include "core/step_time.h"
@@ -137,6 +138,10 @@ struct Report
     std::string firstOverflowTerm; // the largest term of that stage ("optimizer states")
     std::vector<Warning> warnings;
     TpCommReport tpComm;
+    // The per-operation model's table (docs/step_time.md): one layer's operations on one
+    // device for one micro-batch, and the embedding, LM head and loss of the end stages.
+    std::vector<LayerOp> layerOps;
+    std::vector<LayerOp> endOps;
 
     // The schedule's event simulation (docs/DESIGN.md §3.3).
     double bubbleFraction = 0;                      // 1 - busy / (K × makespan)

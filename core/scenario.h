@@ -83,7 +83,9 @@ struct Scenario
     bool cacheOutputs = true; // PyTorch pipelining keeps every micro-batch's output
     double reserveGib = 2.0;
     std::optional<double> interNodeGbPerS; // overrides the device's network
-    double mfu = 0.5; // fraction of peak FLOPS achieved, for compute times (docs/step_time.md)
+    // One efficiency forced on every operation, as a fraction of peak FLOPS; empty ("auto")
+    // for the per-operation model (docs/step_time.md).
+    std::optional<double> mfu;
     double dpOverlap = 0.5; // fraction of data-parallel gradient sync hidden behind backward
 
     int devices() const { return tp * pp * dp; }

@@ -179,6 +179,7 @@ const PipelineResult &PipelineCache::simulate(const PipelineInput &in)
     put(in.microbatches);
     put(in.virtualStages);
     put(in.p2pLatency);
+    put(in.p2pSend);
     for (const auto *times : {&in.forward, &in.backward, &in.weight}) {
         put(times->size());
         for (double t : *times)
@@ -250,6 +251,13 @@ PipelineResult simulatePipeline(const PipelineInput &in, bool keepTimeline)
     auto duration = [&](const ScheduleOp &o) {
         return durations[static_cast<std::size_t>(o.stage)][static_cast<std::size_t>(o.kind)];
     };
+    // The blocking send of an F to the next virtual stage, of a B to the previous one.
+    const double send = K > 1 ? in.p2pSend : 0.0;
+    auto sends = [&](const ScheduleOp &o) {
+        const int j = o.chunk * K + o.stage;
+        return (o.kind == OpKind::forward && j + 1 < virtualStages) ||
+               (o.kind == OpKind::backward && j > 0 && duration(o) > 0);
+    };
     // Neighbouring virtual stages sit on different devices unless K = 1.
     const double latency = K > 1 ? in.p2pLatency : 0.0;
     // When the op's input is ready, or a negative number while it is not.
@@ -299,7 +307,8 @@ PipelineResult simulatePipeline(const PipelineInput &in, bool keepTimeline)
             if (ready < 0)
                 break;
             const double start = std::max(ready, freeAt[si]);
-            const double end = start + duration(o);
+            const double sent = sends(o) ? send : 0.0;
+            const double end = start + duration(o) + sent;
             freeAt[si] = end;
             r.busy[si] += end - start;
             const int j = o.chunk * K + o.stage;
@@ -323,6 +332,7 @@ PipelineResult simulatePipeline(const PipelineInput &in, bool keepTimeline)
                 ScheduleOp timed = o;
                 timed.start = start;
                 timed.end = end;
+                timed.send = sent;
                 r.timeline.push_back(timed);
             }
         }
@@ -384,7 +394,7 @@ ClosedFormBubble closedFormBubble(const PipelineInput &in)
     if (!uniform(in.forward) || !uniform(in.backward) || (split && !uniform(in.weight)))
         return {std::nullopt, "the stages take different times; the closed form assumes "
                               "equal stages"};
-    if (in.p2pLatency > 0 && in.stages > 1)
+    if ((in.p2pLatency > 0 || in.p2pSend > 0) && in.stages > 1)
         return {std::nullopt, "the closed form assumes free point-to-point communication"};
     const double w = split && !in.weight.empty() ? in.weight.front() : 0.0;
     const double f = in.forward.front();

@@ -31,6 +31,7 @@ struct ScheduleOp
     int chunk = 0; // model chunk on this stage, 0..v-1 (interleaved), else 0
     double start = 0;
     double end = 0;
+    double send = 0; // the last `send` seconds of [start, end]: the blocking send to a neighbour
 };
 
 // What the event simulation needs. Times are seconds (or units in teaching
@@ -45,6 +46,10 @@ struct PipelineInput
     std::vector<double> backward; // per stage: input gradient B (zero-bubble) or B + W
     std::vector<double> weight;   // per stage: W, used by zb-h1 only
     double p2pLatency = 0;        // between neighbouring stages, per message
+    // A blocking point-to-point send, per message: an F that feeds another stage (or chunk)
+    // and a B that returns gradients to one end this much later. Megatron-LM's 1F1B waits
+    // for its sends and receives (p2p_communication.py), so the stage is busy meanwhile.
+    double p2pSend = 0;
 };
 
 // Uniform stages: forward F; backward 2F (zb-h1: B = W = F), as Narayanan et

@@ -416,11 +416,11 @@ std::optional<InputError> validateShardRequest(const ShardRequest &r, const Devi
     if (tflops == device.tflops.end() || !(tflops->second > 0))
         return InputError{"precision", device.id + " publishes no " +
                                            std::string(toString(r.precision)) + " TFLOPS"};
-    if (!(r.mfu > 0 && r.mfu <= 1))
-        return InputError{"mfu", "must be above 0 and at most 1"};
+    if (r.mfu && !(*r.mfu > 0 && *r.mfu <= 1))
+        return InputError{"mfu", "must be above 0 and at most 1, or auto"};
     // The limits a scenario has (validate.h, limits): below them times overflow to infinity
     // (fuzz_shard_request: an MFU of 2.6e-318 gave compute_s = inf).
-    if (r.mfu < limits::kMinMfu)
+    if (r.mfu && *r.mfu < limits::kMinMfu)
         return InputError{"mfu", "must be at least " + shortNumber(limits::kMinMfu)};
     if (r.interNodeGbPerS && !(*r.interNodeGbPerS > 0))
         return InputError{"inter_node_gb_per_s", "must be above 0"};
@@ -461,7 +461,8 @@ ShardReport analyzeSharding(const ShardRequest &request, const DeviceSpec &devic
     const double tflops = device.tflops.at(request.precision);
     // Every strategy gives each device 1/T of both matmuls (Shoeybi et al. 2019, §3).
     const double computeS =
-        computeSeconds(ffnFlops(request.shape) / request.tp, tflops, request.mfu);
+        computeSeconds(ffnFlops(request.shape) / request.tp, tflops,
+                       request.mfu.value_or(device.matmulEfficiencyOrDefault()));
 
     for (auto [w1, w2] : kStrategies) {
         StrategyReport s;

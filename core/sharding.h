@@ -162,7 +162,7 @@ struct ShardRequest
     std::uint64_t seed = 42;
     Precision precision = Precision::bf16;
     Verify verify = Verify::small;
-    double mfu = 0.5;
+    std::optional<double> mfu; // forced efficiency; empty: the device's matmul efficiency
     std::optional<double> interNodeGbPerS;
     // The numerical check may hold at most this many bytes (verifyBytes); a larger one is
     // refused before it allocates anything. The default suits any reduced check; a

@@ -32,18 +32,49 @@ int dpGroupSpan(int tp, int dp)
     return dp <= 1 ? 1 : tp * dp;
 }
 
+const TimePartInfo &timePartInfo(TimePart part)
+{
+    return kTimeParts[static_cast<std::size_t>(part)];
+}
+
+double TimeBreakdown::total() const
+{
+    double sum = 0;
+    for (double s : seconds)
+        sum += s;
+    return sum;
+}
+
+double TimeBreakdown::stageWork() const
+{
+    const TimeBreakdown &b = *this;
+    return total() - b[TimePart::bubble] - b[TimePart::dpSync] - b[TimePart::optimizer];
+}
+
 StepTimeReport stepTime(const StepTimeInput &in)
 {
     StepTimeReport r;
-    TimeBreakdown &b = r.breakdown;
-    b.computeS = in.busiestComputeS;
-    // The stage's idle time in the schedule: what the simulation adds to its own work.
-    b.bubbleS = std::max(0.0, in.makespanS - in.busiestComputeS);
-    b.tpCommS = in.tpCommS;
-    r.dpCommTotalS = in.dpCommS;
+    r.makespanS = in.makespanS;
     // dp_overlap: the fraction of the gradient sync hidden behind backward (docs/step_time.md).
-    b.dpCommS = (1.0 - in.dpOverlap) * in.dpCommS;
-    r.stepTimeS = b.computeS + b.bubbleS + b.tpCommS + b.dpCommS;
+    const double dpExposed = (1.0 - in.dpOverlap) * in.dpCommS;
+    r.dpCommTotalS = in.dpCommS;
+    double busiest = -1;
+    for (std::size_t i = 0; i < in.stageWork.size(); ++i) {
+        TimeBreakdown b = in.stageWork[i];
+        const double work = b.stageWork();
+        // The stage's idle time in the schedule: what the simulation adds to its own work.
+        b[TimePart::bubble] = std::max(0.0, in.makespanS - work);
+        b[TimePart::dpSync] = dpExposed;
+        b[TimePart::optimizer] = in.optimizerS;
+        if (work > busiest) {
+            busiest = work;
+            r.busiestStage = static_cast<int>(i);
+        }
+        r.stages.push_back(b);
+    }
+    if (!r.stages.empty())
+        r.breakdown = r.stages[static_cast<std::size_t>(r.busiestStage)];
+    r.stepTimeS = r.breakdown.total();
     if (!(r.stepTimeS > 0))
         return r;
     r.tokensPerS = in.tokensPerStep / r.stepTimeS;

@@ -2,31 +2,93 @@
 
 #include "core/comm_cost.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace core {
 
-// Where one training or inference step's time goes (docs/step_time.md). The parts add up
-// to the step time exactly: compute + bubble is the simulated pipeline makespan, and the
-// communication that is not overlapped comes after it.
+// Where one training or inference step's time goes (docs/step_time.md), in the order the
+// breakdown lists and the Step time chart stacks the parts. Each row is one part: adding a
+// part is one row here and the code that times it.
+enum class TimePart : std::uint8_t
+{
+    matmul,
+    memoryBound,
+    attention,
+    recompute,
+    embeddingHead,
+    tpComm,
+    pipelineComm,
+    bubble,
+    dpSync,
+    optimizer
+};
+
+struct TimePartInfo
+{
+    TimePart part;
+    std::string_view key;   // JSON key in "time_breakdown"
+    std::string_view label; // chart legend and text report
+    std::string_view description;
+};
+
+inline constexpr std::array kTimeParts{
+    TimePartInfo{TimePart::matmul, "matmul_s", "matrix multiplies",
+                 "QKV, output and feed-forward projections, forward and backward"},
+    TimePartInfo{TimePart::memoryBound, "memory_bound_s", "memory-bound",
+                 "norms, activation functions, dropout, residual adds and rotary embeddings, "
+                 "timed at memory bandwidth"},
+    TimePartInfo{TimePart::attention, "attention_s", "attention",
+                 "the attention core (QKᵀ, softmax, × V), forward and backward"},
+    TimePartInfo{TimePart::recompute, "recompute_s", "recomputation",
+                 "forward work rerun before the backward pass"},
+    TimePartInfo{TimePart::embeddingHead, "embedding_head_s", "embedding and LM head",
+                 "the embedding on the first stage; the LM head and the loss on the last"},
+    TimePartInfo{TimePart::tpComm, "tp_comm_s", "tensor-parallel comm.",
+                 "all-reduces, or reduce-scatters and all-gathers with sequence parallelism, "
+                 "not overlapped"},
+    TimePartInfo{TimePart::pipelineComm, "pipeline_comm_s", "pipeline sends",
+                 "blocking point-to-point sends of activations and gradients between stages"},
+    TimePartInfo{TimePart::bubble, "bubble_s", "bubble",
+                 "time the stage waits in the pipeline schedule"},
+    TimePartInfo{TimePart::dpSync, "dp_comm_s", "data-parallel sync",
+                 "the gradient synchronisation not hidden behind the backward pass"},
+    TimePartInfo{TimePart::optimizer, "optimizer_s", "optimizer step",
+                 "the Adam update after the step, at memory bandwidth"},
+};
+inline constexpr std::size_t kTimePartCount = kTimeParts.size();
+
+const TimePartInfo &timePartInfo(TimePart part);
+
+// The parts add up to the step time exactly: the stage's own work and its bubble make the
+// simulated makespan; the exposed data-parallel sync and the optimizer step come after it.
 struct TimeBreakdown
 {
-    double computeS = 0; // the busiest stage's forward, backward and recomputation work
-    double bubbleS = 0;  // makespan - computeS: that stage's idle time in the schedule
-    double tpCommS = 0;  // tensor-parallel collectives, not overlapped
-    double dpCommS = 0;  // the exposed (not hidden) part of the gradient synchronisation
+    std::array<double, kTimePartCount> seconds{};
+
+    double &operator[](TimePart part) { return seconds[static_cast<std::size_t>(part)]; }
+    double operator[](TimePart part) const { return seconds[static_cast<std::size_t>(part)]; }
+    double total() const;
+    // The stage's own work in the pipeline: everything but bubble, DP sync and optimizer.
+    double stageWork() const;
+    bool operator==(const TimeBreakdown &) const = default;
 };
 
 struct StepTimeReport
 {
     double stepTimeS = 0;
+    double makespanS = 0;                 // the simulated pipeline: every stage's work and bubble
     double tokensPerS = 0;                // global: m × microbatch_size × seq_len × D per step
     double mfuAchieved = 0;               // model FLOPs ÷ (devices × peak × step time)
     std::optional<double> energyJPerStep; // empty when the device publishes no TDP
     std::optional<double> energyJPerMillionTokens;
-    TimeBreakdown breakdown;
+    TimeBreakdown breakdown;           // the busiest stage's, which sets the pace
+    std::vector<TimeBreakdown> stages; // every stage's, each adding up to the step time
+    int busiestStage = 0;
     std::string dpLink = "intra-node"; // the link the data-parallel group talks over
     std::int64_t dpBytesPerStep = 0;   // sent by one device of the busiest stage, ring
     double dpCommTotalS = 0;           // before dp_overlap hides part of it
@@ -51,13 +113,13 @@ int dpGroupSpan(int tp, int dp);
 
 struct StepTimeInput
 {
-    double makespanS = 0;         // simulated pipeline step (compute + bubble)
-    double busiestComputeS = 0;   // the busiest stage's own work in that step
-    double tpCommS = 0;           // per step, not overlapped
-    double dpCommS = 0;           // per step, before overlap
-    double dpOverlap = 0;         // fraction of dpCommS hidden
-    double tokensPerStep = 0;     // global
-    double modelFlopsPerStep = 0; // 6·N·tokens (training) or 2·N·tokens (inference)
+    double makespanS = 0;                 // simulated pipeline step (work + bubble)
+    std::vector<TimeBreakdown> stageWork; // each stage's own work in that step
+    double dpCommS = 0;                   // per step, before overlap
+    double dpOverlap = 0;                 // fraction of dpCommS hidden
+    double optimizerS = 0;                // the slowest stage's optimizer step
+    double tokensPerStep = 0;             // global
+    double modelFlopsPerStep = 0;         // 6·N·tokens (training) or 2·N·tokens (inference)
     int devices = 1;
     double peakFlops = 0; // one device, FLOP/s
     double tdpW = 0;      // one device; 0 = not published

@@ -128,7 +128,8 @@ std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
     if (s.tp > 1) {
         // Shoeybi et al. 2019 §3: two all-reduces per layer forward, two backward, two more
         // with full recomputation; a ring all-reduce sends twice its payload at most.
-        const double allReduces = training ? (s.recompute == Recompute::full ? 6 : 4) : 2;
+        // Sequence parallelism's redone all-gathers add one all-reduce's traffic.
+        const double allReduces = training ? (s.recompute == Recompute::full ? 7 : 5) : 2;
         consider("the tensor-parallel traffic of a step",
                  allReduces * 2 * tokens * h * value * stageLayers * microbatches);
     }
@@ -239,6 +240,22 @@ std::optional<InputError> validateDevice(const DeviceSpec &d)
         if (!plausibleRate(tflops))
             return error("tflops", std::string(toString(precision)) + " must be " +
                                        rateRange("TFLOPS") + ", got " + inUnit(tflops, "TFLOPS"));
+    if (d.hbmGbPerS < 0 || (d.hbmGbPerS != 0 && !plausibleRate(d.hbmGbPerS)))
+        return error("hbm_gb_per_s", "must be 0 (not published) or " + rateRange("GB/s") +
+                                         ", got " + inUnit(d.hbmGbPerS, "GB/s"));
+    for (auto [key, value] : {std::pair{"matmul_efficiency", d.matmulEfficiency},
+                              std::pair{"attention_efficiency", d.attentionEfficiency},
+                              std::pair{"memory_efficiency", d.memoryEfficiency},
+                              std::pair{"intra_node_efficiency", d.intraNodeEfficiency},
+                              std::pair{"inter_node_efficiency", d.interNodeEfficiency}})
+        if (!(value == 0 || (value >= limits::kMinMfu && value <= 1)))
+            return error(key, "must be 0 (not published: the default) or from " +
+                                  plainNumber(limits::kMinMfu) + " to 1, got " +
+                                  plainNumber(value));
+    if (d.computeUnits < 0 || d.computeUnits > limits::kComputeUnits)
+        return error("compute_units", "must be from 0 (not published) to " +
+                                          std::to_string(limits::kComputeUnits) + ", got " +
+                                          std::to_string(d.computeUnits));
     if (!(d.tdpW >= 0 && d.tdpW <= limits::kTdpW))
         return error("tdp_w", "must be from 0 (not published) to " + inUnit(limits::kTdpW, "W") +
                                   ", got " + inUnit(d.tdpW, "W"));
@@ -303,11 +320,11 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
         return InputError{"inter_node_gb_per_s", "must be " + rateRange("GB/s") +
                                                      ", or empty for the device's; got " +
                                                      inUnit(*s.interNodeGbPerS, "GB/s")};
-    if (!(s.mfu > 0 && s.mfu <= 1))
-        return InputError{"mfu", "must be above 0 and at most 1"};
-    if (s.mfu < limits::kMinMfu)
+    if (s.mfu && !(*s.mfu > 0 && *s.mfu <= 1))
+        return InputError{"mfu", "must be above 0 and at most 1, or auto"};
+    if (s.mfu && *s.mfu < limits::kMinMfu)
         return InputError{"mfu", "must be at least " + plainNumber(limits::kMinMfu) + ", got " +
-                                     plainNumber(s.mfu)};
+                                     plainNumber(*s.mfu)};
     if (!(s.dpOverlap >= 0 && s.dpOverlap <= 1))
         return InputError{"dp_overlap", "must be between 0 and 1"};
     if (s.mode == Mode::training && !isTrainable(s.precision))

@@ -28,6 +28,7 @@ inline constexpr double kParams = 9e15;                 // as the JSON reader's 
 inline constexpr double kBytes = 1ll << 60;             // one term of a stage, or traffic
 inline constexpr double kMinRate = 1e-3;                // GB/s and TFLOPS, when given
 inline constexpr double kMaxRate = 1e9;                 // GB/s and TFLOPS
+inline constexpr int kComputeUnits = 1 << 20;           // SMs or CUs of one device
 inline constexpr double kMinMfu = 1e-3;                 // below it, times overflow
 inline constexpr double kTdpW = 1e6;                    // one device
 

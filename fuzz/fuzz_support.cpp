@@ -70,11 +70,15 @@ void checkTimes(const core::Report &r)
         return;
     const core::StepTimeReport &t = *r.stepTime;
     const core::TimeBreakdown &b = t.breakdown;
-    for (double part : {t.stepTimeS, t.tokensPerS, t.mfuAchieved, b.computeS, b.bubbleS, b.tpCommS,
-                        b.dpCommS, t.dpCommTotalS})
+    for (double part : {t.stepTimeS, t.tokensPerS, t.mfuAchieved, t.dpCommTotalS})
         require(finiteAtLeastZero(part), "a step-time figure is negative or not finite");
-    require(std::abs(b.computeS + b.bubbleS + b.tpCommS + b.dpCommS - t.stepTimeS) <=
-                1e-9 * t.stepTimeS,
+    for (const core::TimeBreakdown &stage : t.stages) {
+        for (double part : stage.seconds)
+            require(finiteAtLeastZero(part), "a step-time part is negative or not finite");
+        require(std::abs(stage.total() - t.stepTimeS) <= 1e-9 * t.stepTimeS,
+                "a stage's parts do not add up to the step time");
+    }
+    require(std::abs(b.total() - t.stepTimeS) <= 1e-9 * t.stepTimeS,
             "the step time is not the sum of its parts");
     require(t.dpBytesPerStep >= 0, "data-parallel bytes");
     if (t.energyJPerStep)

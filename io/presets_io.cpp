@@ -96,6 +96,13 @@ std::optional<core::InputError> parseDevice(const QJsonObject &object, core::Dev
     f.number("intra_node_gb_per_s", d.intraNodeGbPerS);
     f.number("inter_node_gb_per_s", d.interNodeGbPerS);
     f.number("tdp_w", d.tdpW);
+    f.number("hbm_gb_per_s", d.hbmGbPerS);
+    f.number("matmul_efficiency", d.matmulEfficiency);
+    f.number("attention_efficiency", d.attentionEfficiency);
+    f.number("memory_efficiency", d.memoryEfficiency);
+    f.number("intra_node_efficiency", d.intraNodeEfficiency);
+    f.number("inter_node_efficiency", d.interNodeEfficiency);
+    f.integer("compute_units", d.computeUnits);
     f.text("process", d.process);
     f.text("source", d.source);
     if (d.id.empty())
@@ -249,6 +256,17 @@ QJsonObject deviceToJson(const core::DeviceSpec &d)
     o.insert(QStringLiteral("intra_node_gb_per_s"), d.intraNodeGbPerS);
     o.insert(QStringLiteral("inter_node_gb_per_s"), d.interNodeGbPerS);
     o.insert(QStringLiteral("tdp_w"), d.tdpW);
+    // The step-time model's data: written only when given, 0 being "not published".
+    for (const auto &[key, value] :
+         {std::pair{"hbm_gb_per_s", d.hbmGbPerS}, std::pair{"matmul_efficiency", d.matmulEfficiency},
+          std::pair{"attention_efficiency", d.attentionEfficiency},
+          std::pair{"memory_efficiency", d.memoryEfficiency},
+          std::pair{"intra_node_efficiency", d.intraNodeEfficiency},
+          std::pair{"inter_node_efficiency", d.interNodeEfficiency}})
+        if (value != 0)
+            o.insert(QLatin1String(key), value);
+    if (d.computeUnits != 0)
+        o.insert(QStringLiteral("compute_units"), d.computeUnits);
     if (!d.process.empty())
         o.insert(QStringLiteral("process"), qs(d.process));
     if (!d.source.empty())

@@ -12,12 +12,42 @@ namespace io {
 QJsonObject timeBreakdownToJson(const core::TimeBreakdown &b)
 {
     QJsonObject o;
-    o.insert(QStringLiteral("compute_s"), b.computeS);
-    o.insert(QStringLiteral("bubble_s"), b.bubbleS);
-    o.insert(QStringLiteral("tp_comm_s"), b.tpCommS);
-    o.insert(QStringLiteral("dp_comm_s"), b.dpCommS);
+    for (const core::TimePartInfo &part : core::kTimeParts)
+        o.insert(qs(part.key), b[part.part]);
     return o;
 }
+
+namespace {
+
+QJsonObject opCostToJson(const core::OpCost &c)
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("flops"), c.flops);
+    o.insert(QStringLiteral("bytes"), c.bytes);
+    o.insert(QStringLiteral("seconds"), c.seconds);
+    return o;
+}
+
+// The per-operation table (docs/step_time.md): one micro-batch on one device.
+QJsonArray layerOpsToJson(const std::vector<core::LayerOp> &ops)
+{
+    QJsonArray out;
+    for (const core::LayerOp &op : ops) {
+        QJsonObject o;
+        o.insert(QStringLiteral("op"), qs(op.key));
+        o.insert(QStringLiteral("label"), qs(op.label));
+        o.insert(QStringLiteral("part"), qs(core::timePartInfo(op.part).key));
+        o.insert(QStringLiteral("shape"), qs(op.shape));
+        o.insert(QStringLiteral("forward"), opCostToJson(op.forward));
+        o.insert(QStringLiteral("backward"), opCostToJson(op.backward));
+        o.insert(QStringLiteral("weight_gradient"), opCostToJson(op.weight));
+        o.insert(QStringLiteral("recomputed"), op.rerun);
+        out.append(o);
+    }
+    return out;
+}
+
+} // namespace
 
 QJsonObject reportToJson(const core::Report &r)
 {
@@ -121,10 +151,19 @@ QJsonObject reportToJson(const core::Report &r)
         root.insert(QStringLiteral("energy_j_per_million_tokens"),
                     optional(st.energyJPerMillionTokens));
         root.insert(QStringLiteral("time_breakdown"), timeBreakdownToJson(st.breakdown));
+        QJsonArray stages;
+        for (const core::TimeBreakdown &stage : st.stages)
+            stages.append(timeBreakdownToJson(stage));
+        root.insert(QStringLiteral("stage_time_breakdown"), stages);
+        root.insert(QStringLiteral("busiest_stage"), st.busiestStage);
         root.insert(QStringLiteral("dp_comm"), dpComm);
+        root.insert(QStringLiteral("layer_ops"), layerOpsToJson(r.layerOps));
+        root.insert(QStringLiteral("end_ops"), layerOpsToJson(r.endOps));
     } else {
-        for (const char *key : {"step_time_s", "tokens_per_s", "mfu_achieved", "energy_j_per_step",
-                                "energy_j_per_million_tokens", "time_breakdown", "dp_comm"})
+        for (const char *key :
+             {"step_time_s", "tokens_per_s", "mfu_achieved", "energy_j_per_step",
+              "energy_j_per_million_tokens", "time_breakdown", "stage_time_breakdown",
+              "busiest_stage", "dp_comm", "layer_ops", "end_ops"})
             root.insert(QLatin1String(key), QJsonValue(QJsonValue::Null));
     }
     return root;
@@ -204,14 +243,16 @@ QString reportToText(const core::Report &r)
         s << QStringLiteral("; step %1 s\n").arg(r.makespanS, 0, 'g', 4);
     if (r.stepTime) {
         const core::StepTimeReport &st = *r.stepTime;
-        const auto &b = st.breakdown;
-        s << QStringLiteral("Step time       %1 s = compute %2 + bubble %3 + TP %4 + DP %5; "
-                            "%6 tokens/s, MFU %7 %, %8\n")
+        QStringList parts;
+        for (const core::TimePartInfo &part : core::kTimeParts)
+            if (st.breakdown[part.part] > 0)
+                parts << QStringLiteral("%1 %2")
+                             .arg(qs(part.label))
+                             .arg(st.breakdown[part.part], 0, 'g', 4);
+        s << QStringLiteral("Step time       %1 s = %2 (stage %3); %4 tokens/s, MFU %5 %, %6\n")
                  .arg(st.stepTimeS, 0, 'g', 4)
-                 .arg(b.computeS, 0, 'g', 4)
-                 .arg(b.bubbleS, 0, 'g', 4)
-                 .arg(b.tpCommS, 0, 'g', 4)
-                 .arg(b.dpCommS, 0, 'g', 4)
+                 .arg(parts.join(QStringLiteral(" + ")))
+                 .arg(st.busiestStage)
                  .arg(st.tokensPerS, 0, 'f', 0)
                  .arg(100 * st.mfuAchieved, 0, 'f', 1)
                  .arg(st.energyJPerMillionTokens

@@ -19,15 +19,20 @@ QString stepTimeFormulas(const core::Scenario &s, const core::Report &r)
     const core::StepTimeReport &st = *r.stepTime;
     const core::TimeBreakdown &b = st.breakdown;
     auto sec = [](double t) { return QStringLiteral("%1 s").arg(t, 0, 'g', 4); };
+    QStringList parts;
+    for (const core::TimePartInfo &part : core::kTimeParts)
+        if (b[part.part] > 0)
+            parts << QStringLiteral("%1 %2").arg(QString::fromUtf8(part.label), sec(b[part.part]));
     QString out = formula::block(
-        QObject::tr("Step time"),
-        QStringLiteral("compute %1 + bubble %2 + TP %3 + DP %4 × (1 − %5) = %6")
-            .arg(sec(b.computeS), sec(b.bubbleS), sec(b.tpCommS), sec(st.dpCommTotalS))
-            .arg(s.dpOverlap)
-            .arg(sec(st.stepTimeS)),
-        QObject::tr("Compute at peak × mfu = %1; dp_overlap hides part of the gradient "
-                    "sync (docs/step_time.md)")
-            .arg(s.mfu));
+        QObject::tr("Step time (stage %1)").arg(st.busiestStage),
+        QStringLiteral("%1 = %2").arg(parts.join(QStringLiteral(" + ")), sec(st.stepTimeS)),
+        s.mfu ? QObject::tr("Every operation at peak × mfu = %1; dp_overlap = %2 hides part of "
+                            "the gradient sync (docs/step_time.md)")
+                    .arg(*s.mfu)
+                    .arg(s.dpOverlap)
+              : QObject::tr("Each operation timed from its FLOPs and bytes on the device; "
+                            "dp_overlap = %1 hides part of the gradient sync (docs/step_time.md)")
+                    .arg(s.dpOverlap));
     out += formula::block(QObject::tr("Throughput"),
                           QStringLiteral("m·b·s·D ÷ step = %1 tokens/s; MFU = 6·N·tokens ÷ "
                                          "(devices × peak × step) = %2")
@@ -87,9 +92,9 @@ QString TimelinePage::formulas(const ChartInputs &inputs) const
                    .arg(r.timeInLayerUnits ? QObject::tr("layer-times") : QStringLiteral("s"))
                    .arg(s.microbatches)
                    .arg(s.pp),
-               QObject::tr("Forward per layer = FLOPs ÷ (peak at the precision × mfu); backward = "
-                           "2 × forward (Narayanan et al. 2021, §5.1); recomputation adds its "
-                           "forward")) +
+               QObject::tr("Each block: its layers' operations (docs/step_time.md) plus the "
+                           "blocking send to the next stage; recomputation runs before its "
+                           "backward")) +
            BubblePage::bubbleFormulas(s, r);
 }
 

@@ -137,16 +137,15 @@ QString PlanTableModel::rowTooltip(const core::PlanCandidate &c) const
             .arg(plan_text::stepSeconds(s))
             .arg(c.stepTimeS > 0 ? 100 * s / c.stepTimeS : 0.0, 0, 'f', 1);
     };
-    QString text = tr("<p><b>%1</b></p>"
-                      "<p>Step %2 s =<br>"
-                      "&nbsp;&nbsp;compute %3<br>"
-                      "&nbsp;&nbsp;+ pipeline bubble %4<br>"
-                      "&nbsp;&nbsp;+ tensor-parallel collectives %5<br>"
-                      "&nbsp;&nbsp;+ exposed gradient sync %6</p>"
-                      "<p>Fullest stage: %7 per device.</p>")
-                       .arg(io::layoutText(c).toHtmlEscaped(), plan_text::stepSeconds(c.stepTimeS),
-                            part(b.computeS), part(b.bubbleS), part(b.tpCommS), part(b.dpCommS),
-                            units::format(static_cast<double>(c.peakStageBytes)));
+    QString rows;
+    for (const core::TimePartInfo &info : core::kTimeParts)
+        if (b[info.part] > 0)
+            rows +=
+                tr("&nbsp;&nbsp;%1 %2<br>").arg(QString::fromUtf8(info.label), part(b[info.part]));
+    QString text =
+        tr("<p><b>%1</b></p><p>Step %2 s =<br>%3</p><p>Fullest stage: %4 per device.</p>")
+            .arg(io::layoutText(c).toHtmlEscaped(), plan_text::stepSeconds(c.stepTimeS), rows,
+                 units::format(static_cast<double>(c.peakStageBytes)));
     if (m_loaded && c.sameLayout(*m_loaded))
         text += tr("<p>This layout is loaded in the explorer.</p>");
     if (m_stale)

@@ -1,0 +1,383 @@
+#include "core/op_model.h"
+
+#include "core/activations.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace core {
+
+namespace {
+
+// The thread-block tile a large multiply runs in, 256 × 128 outputs: one tile per SM at a
+// time, so a wave is `computeUnits` tiles (NVIDIA, "Matrix Multiplication Background User's
+// Guide", "Wave Quantization").
+constexpr double kTileRows = 256;
+constexpr double kTileCols = 128;
+
+std::string dims(double m, double n, double k, double batch = 1)
+{
+    char buffer[96];
+    if (batch > 1)
+        std::snprintf(buffer, sizeof buffer, "%.0f × (%.0f×%.0f×%.0f)", batch, m, n, k);
+    else
+        std::snprintf(buffer, sizeof buffer, "%.0f×%.0f×%.0f", m, n, k);
+    return buffer;
+}
+
+std::string elements(double rows, double cols)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.0f×%.0f", rows, cols);
+    return buffer;
+}
+
+struct Builder
+{
+    const DeviceRates &rates;
+    std::vector<LayerOp> ops;
+
+    OpCost matmul(double m, double n, double k, double batch, double weightBytes, int actBytes)
+    {
+        // A (m×k activations) × B (k×n weights) = C (m×n activations), each read or written once.
+        const double bytes = batch * (m * k * actBytes + k * n * weightBytes + m * n * actBytes);
+        return {2 * m * n * k * batch, bytes, matmulSeconds(rates, m, n, k, batch, bytes)};
+    }
+    OpCost memory(double bytes) { return {0, bytes, memorySeconds(rates, bytes)}; }
+
+    // A projection of `tokens` rows from k to n columns: forward C = A·B, backward dA = dC·Bᵀ
+    // (tokens×k×n) and dB = Aᵀ·dC (k×n×tokens), the same FLOPs each (Narayanan et al. 2021,
+    // §5.1: backward = 2 × forward).
+    void projection(std::string_view key, std::string_view label, double tokens, double n, double k,
+                    double weightBytes, int actBytes, bool rerun)
+    {
+        LayerOp op{key, label, TimePart::matmul, dims(tokens, n, k)};
+        op.forward = matmul(tokens, n, k, 1, weightBytes, actBytes);
+        op.backward = matmul(tokens, k, n, 1, weightBytes, actBytes);
+        op.weight = matmul(k, n, tokens, 1, actBytes, actBytes);
+        op.rerun = rerun;
+        op.source = "Narayanan et al. 2021, §5.1: 2·m·n·k FLOPs forward, twice that backward";
+        ops.push_back(std::move(op));
+    }
+    void memoryOp(std::string_view key, std::string_view label, double rows, double cols,
+                  double forwardBytes, double backwardBytes, bool rerun, std::string_view source)
+    {
+        LayerOp op{key, label, TimePart::memoryBound, elements(rows, cols)};
+        op.forward = memory(forwardBytes);
+        op.backward = memory(backwardBytes);
+        op.rerun = rerun;
+        op.source = source;
+        ops.push_back(std::move(op));
+    }
+};
+
+OpCost collective(Collective kind, double payload, int n, const Link &link, int times)
+{
+    const auto bytes = static_cast<std::int64_t>(payload);
+    return {0, times * wireBytesPerDevice(kind, bytes, n),
+            times * collectiveSeconds(kind, bytes, n, link)};
+}
+
+OpCost plus(OpCost a, const OpCost &b)
+{
+    a.flops += b.flops;
+    a.bytes += b.bytes;
+    a.seconds += b.seconds;
+    return a;
+}
+
+void sum(LayerTimes &t)
+{
+    for (const LayerOp &op : t.ops) {
+        t.forwardS += op.forward.seconds;
+        t.backwardS += op.backward.seconds;
+        t.weightS += op.weight.seconds;
+        t.parts[op.part] += op.forward.seconds + op.backward.seconds + op.weight.seconds;
+        if (op.rerun) {
+            t.recomputeS += op.forward.seconds;
+            t.parts[TimePart::recompute] += op.forward.seconds;
+        }
+    }
+}
+
+} // namespace
+
+Precision computePrecision(Precision weights, const DeviceSpec &device)
+{
+    switch (weights) {
+    case Precision::int8:
+    case Precision::int4:
+    case Precision::q8_0:
+    case Precision::q4_0:
+        // Weight-only quantization dequantizes to 16 bits and multiplies there (Frantar et
+        // al. 2023, "GPTQ", §5; Lin et al. 2024, "AWQ", §3).
+        return device.tflops.contains(Precision::bf16) ? Precision::bf16 : Precision::fp16;
+    default:
+        return weights;
+    }
+}
+
+std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weights,
+                                       std::optional<double> mfu)
+{
+    const Precision compute = computePrecision(weights, device);
+    const auto peak = device.tflops.find(compute);
+    if (peak == device.tflops.end())
+        return std::nullopt;
+    DeviceRates r;
+    r.peakFlops = peak->second * 1e12;
+    r.matmulFlops = r.peakFlops * device.matmulEfficiencyOrDefault();
+    // Fused attention runs in 16 bits whatever the multiplies do (FP8 training keeps BF16
+    // attention: NVIDIA Transformer Engine, "Using FP8"); its own efficiency of that peak.
+    const auto half = device.tflops.find(Precision::bf16) != device.tflops.end()
+                          ? device.tflops.find(Precision::bf16)
+                          : device.tflops.find(Precision::fp16);
+    const double attentionPeak = compute == Precision::fp8 && half != device.tflops.end()
+                                     ? half->second * 1e12
+                                     : r.peakFlops;
+    r.attentionFlops = attentionPeak * device.attentionEfficiencyOrDefault();
+    r.memoryBytesPerS = device.hbmGbPerS * 1e9 * device.memoryEfficiencyOrDefault();
+    r.computeUnits = device.computeUnits;
+    r.forcedMfu = mfu.value_or(0.0);
+    return r;
+}
+
+double matmulSeconds(const DeviceRates &rates, double m, double n, double k, double batch,
+                     double bytes)
+{
+    const double flops = 2 * m * n * k * batch;
+    if (rates.forcedMfu > 0)
+        return flops / (rates.peakFlops * rates.forcedMfu);
+    // Wave quantization: tiles run in waves of one per compute unit; a last, partial wave
+    // takes as long as a full one (NVIDIA, "Matrix Multiplication Background User's Guide").
+    double utilisation = 1;
+    if (rates.computeUnits > 0) {
+        const auto waveUse = [&](double rows, double cols) {
+            const double tiles = batch * std::ceil(m / rows) * std::ceil(n / cols);
+            const double waves = std::ceil(tiles / rates.computeUnits);
+            return tiles / (waves * rates.computeUnits);
+        };
+        utilisation = std::max(waveUse(kTileRows, kTileCols), waveUse(kTileCols, kTileRows));
+    }
+    const double compute = flops / (rates.matmulFlops * utilisation);
+    // Roofline (Williams et al. 2009): a multiply is never faster than its operands' traffic.
+    const double traffic = rates.memoryBytesPerS > 0 ? bytes / rates.memoryBytesPerS : 0;
+    return std::max(compute, traffic);
+}
+
+double memorySeconds(const DeviceRates &rates, double bytes)
+{
+    if (rates.forcedMfu > 0 || !(rates.memoryBytesPerS > 0))
+        return 0;
+    return bytes / rates.memoryBytesPerS;
+}
+
+LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const DeviceRates &rates)
+{
+    LayerTimes out;
+    if (!model.hasArchitecture())
+        return out;
+    Builder b{rates, {}};
+    const double e = c.activationBytes;
+    const double h = model.hidden;
+    const double d = model.headDim();
+    const double heads = static_cast<double>(model.heads) / c.tp;
+    const double kvHeads = static_cast<double>(kvHeadsPerDevice(model, c.tp));
+    const double f = static_cast<double>(model.ffnHidden) / c.tp;
+    const double s = static_cast<double>(c.seqLen);
+    const double tokens = s * static_cast<double>(c.microbatchSize);
+    // Norms, dropout and residual adds see 1/T of the tokens with sequence parallelism
+    // (Korthikanti et al. 2022, §4.2.2).
+    const double spTokens = c.sequenceParallel ? tokens / c.tp : tokens;
+    const bool full = c.recompute == Recompute::full;
+    const bool selective = c.recompute == Recompute::selective;
+    const double mask = model.dropout ? 1 : 0; // a one-byte dropout mask per value
+    constexpr std::string_view normSource =
+        "reads x and writes y; backward reads x and dy, writes dx";
+    constexpr std::string_view residualSource =
+        "reads the branch and the residual, writes the sum (and the dropout mask)";
+
+    b.memoryOp("norm1", "attention norm", spTokens, h, 2 * spTokens * h * e, 3 * spTokens * h * e,
+               full, normSource);
+    b.projection("qkv", "QKV projection", tokens, (heads + 2 * kvHeads) * d, h, c.weightBytes,
+                 c.activationBytes, full);
+    if (model.learnedPositions == 0)
+        b.memoryOp("rope", "rotary embedding", tokens, (heads + kvHeads) * d,
+                   2 * tokens * (heads + kvHeads) * d * e, 2 * tokens * (heads + kvHeads) * d * e,
+                   full, "reads and writes Q and K (Su et al. 2021, RoFormer)");
+
+    {
+        LayerOp op{"attention", "attention core", TimePart::attention,
+                   dims(s, s, d, heads * static_cast<double>(c.microbatchSize))};
+        const double batch = heads * static_cast<double>(c.microbatchSize);
+        if (c.attention == Attention::flash) {
+            // Causal flash attention skips the masked half of QKᵀ and attention × V
+            // (Dao 2023, "FlashAttention-2", §3.1); its backward does 5 multiplies of the
+            // forward's 2, 2.5 × the FLOPs (ibid. §3.1.2).
+            const double flops = 4 * batch * s * s * d / 2;
+            const double rate =
+                rates.forcedMfu > 0 ? rates.peakFlops * rates.forcedMfu : rates.attentionFlops;
+            const double bytes = 4 * tokens * heads * d * e; // Q, K, V in, O out
+            op.forward = {flops, bytes, flops / rate};
+            op.backward = {2.5 * flops, 2 * bytes, 2.5 * flops / rate};
+            op.source = "Dao 2023 (FlashAttention-2): causal 2·b·s²·h/T FLOPs, backward 2.5×";
+        } else {
+            // Eager attention (Megatron-LM's fused scale-mask-softmax): QKᵀ and attention × V
+            // as batched multiplies over the full s × s scores, softmax (and dropout) read and
+            // write every score (Korthikanti et al. 2022, §4.1).
+            const double scores = batch * s * s;
+            const OpCost qk = b.matmul(s, s, d, batch, e, c.activationBytes);
+            const OpCost av = b.matmul(s, d, s, batch, e, c.activationBytes);
+            const OpCost softmax = b.memory(scores * (2 * e + mask * (2 * e + 1)));
+            op.forward = plus(plus(qk, av), softmax);
+            // Each multiply twice, softmax backward reads y and dy and writes dx.
+            const OpCost softmaxBack = b.memory(scores * (3 * e + mask * (e + 1)));
+            op.backward = plus(plus(plus(qk, qk), plus(av, av)), softmaxBack);
+            op.source = "Korthikanti et al. 2022, §4.1: 4·b·s²·h/T FLOPs and the s² scores";
+        }
+        op.rerun = full || selective;
+        b.ops.push_back(std::move(op));
+    }
+    b.projection("proj", "output projection", tokens, h, heads * d, c.weightBytes,
+                 c.activationBytes, full);
+    b.memoryOp("residual1", "attention residual", spTokens, h, spTokens * h * (3 * e + mask),
+               spTokens * h * (2 * e + mask), full, residualSource);
+    b.memoryOp("norm2", "MLP norm", spTokens, h, 2 * spTokens * h * e, 3 * spTokens * h * e, full,
+               normSource);
+    b.projection("fc1", model.gatedMlp ? "gate and up projection" : "MLP up projection", tokens,
+                 (model.gatedMlp ? 2 : 1) * f, h, c.weightBytes, c.activationBytes, full);
+    if (model.gatedMlp)
+        b.memoryOp("act", "SwiGLU", tokens, f, 3 * tokens * f * e, 5 * tokens * f * e, full,
+                   "reads gate and up, writes their product; backward reads both and dy, "
+                   "writes two gradients (Shazeer 2020)");
+    else
+        b.memoryOp("act", "GeLU", tokens, f, 2 * tokens * f * e, 3 * tokens * f * e, full,
+                   "reads x, writes y; backward reads x and dy, writes dx");
+    b.projection("fc2", "MLP down projection", tokens, h, f, c.weightBytes, c.activationBytes,
+                 full);
+    b.memoryOp("residual2", "MLP residual", spTokens, h, spTokens * h * (3 * e + mask),
+               spTokens * h * (2 * e + mask), full, residualSource);
+
+    if (c.tp > 1) {
+        LayerOp op{"tp", "tensor-parallel collectives", TimePart::tpComm, elements(tokens, h)};
+        const double payload = tokens * h * c.commBytes;
+        if (c.sequenceParallel) {
+            // Korthikanti et al. 2022, §4.2.2: an all-gather before and a reduce-scatter after
+            // each of attention and MLP; backward reverses them and gathers the input again
+            // for the weight gradients, as Megatron-LM does rather than keeping it.
+            const OpCost pair =
+                plus(collective(Collective::allGather, payload, c.tp, c.tpLink, 2),
+                     collective(Collective::reduceScatter, payload, c.tp, c.tpLink, 2));
+            op.forward = pair;
+            op.backward = plus(pair, collective(Collective::allGather, payload, c.tp, c.tpLink, 2));
+            op.source = "Korthikanti et al. 2022, §4.2.2: g and ḡ, with the all-gather redone "
+                        "in backward";
+        } else {
+            // Shoeybi et al. 2019, §3, Fig. 4: one all-reduce after attention and one after
+            // the MLP in forward (g), the same two in backward (f).
+            op.forward = collective(Collective::allReduce, payload, c.tp, c.tpLink, 2);
+            op.backward = op.forward;
+            op.source = "Shoeybi et al. 2019, §3: two all-reduces forward, two backward";
+        }
+        op.rerun = full;
+        b.ops.push_back(std::move(op));
+    }
+    if (!c.training)
+        for (LayerOp &op : b.ops) {
+            op.backward = {};
+            op.weight = {};
+            op.rerun = false;
+        }
+    out.ops = std::move(b.ops);
+    sum(out);
+    return out;
+}
+
+namespace {
+
+EndTimes endTimes(std::vector<LayerOp> ops, bool training)
+{
+    EndTimes out;
+    for (LayerOp &op : ops) {
+        op.part = op.part == TimePart::tpComm ? TimePart::tpComm : TimePart::embeddingHead;
+        if (!training) {
+            op.backward = {};
+            op.weight = {};
+        }
+        out.forwardS += op.forward.seconds;
+        out.backwardS += op.backward.seconds;
+        out.weightS += op.weight.seconds;
+    }
+    out.ops = std::move(ops);
+    return out;
+}
+
+} // namespace
+
+EndTimes firstStageTimes(const ModelSpec &model, const LayerConfig &c, const DeviceRates &rates)
+{
+    if (!model.hasArchitecture())
+        return {};
+    Builder b{rates, {}};
+    const double e = c.activationBytes;
+    const double h = model.hidden;
+    const double tokens = static_cast<double>(c.seqLen) * static_cast<double>(c.microbatchSize);
+    // A lookup gathers one row per token (plus a learned position row); backward adds the
+    // gradients into the rows.
+    const double rows = model.learnedPositions > 0 ? 2 : 1;
+    b.memoryOp("embedding", "embedding lookup", tokens, h, (rows + 1) * tokens * h * e,
+               (rows + 1) * tokens * h * e, false,
+               "reads a row per token, writes the hidden state");
+    if (c.tp > 1) {
+        // Megatron-LM's vocabulary-parallel embedding sums the partial lookups over T (a
+        // reduce-scatter into the sequence-parallel layout).
+        LayerOp op{"embedding_comm", "embedding all-reduce", TimePart::tpComm, elements(tokens, h)};
+        op.forward =
+            collective(c.sequenceParallel ? Collective::reduceScatter : Collective::allReduce,
+                       tokens * h * c.commBytes, c.tp, c.tpLink, 1);
+        op.source = "Shoeybi et al. 2019, §3: the embedding is split along the vocabulary";
+        b.ops.push_back(std::move(op));
+    }
+    return endTimes(std::move(b.ops), c.training);
+}
+
+EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const DeviceRates &rates)
+{
+    if (!model.hasArchitecture())
+        return {};
+    Builder b{rates, {}};
+    const double e = c.activationBytes;
+    const double h = model.hidden;
+    const double tokens = static_cast<double>(c.seqLen) * static_cast<double>(c.microbatchSize);
+    const double spTokens = c.sequenceParallel ? tokens / c.tp : tokens;
+    const double vocab = std::ceil(static_cast<double>(model.vocab) / c.tp);
+    b.memoryOp("final_norm", "final norm", spTokens, h, 2 * spTokens * h * e, 3 * spTokens * h * e,
+               false, "reads x and writes y; backward reads x and dy, writes dx");
+    if (c.tp > 1 && c.sequenceParallel) {
+        LayerOp op{"head_comm", "LM head all-gather", TimePart::tpComm, elements(tokens, h)};
+        const double payload = tokens * h * c.commBytes;
+        op.forward = collective(Collective::allGather, payload, c.tp, c.tpLink, 1);
+        op.backward = collective(Collective::reduceScatter, payload, c.tp, c.tpLink, 1);
+        op.source = "Korthikanti et al. 2022, §4.2.2: gathered before the vocabulary projection";
+        b.ops.push_back(std::move(op));
+    }
+    b.projection("lm_head", "LM head", tokens, vocab, h, c.weightBytes, c.activationBytes, false);
+    // Vocabulary-parallel cross-entropy in FP32 (Megatron-LM): the logits are read and the
+    // FP32 softmax written in forward, read again and the 16-bit gradient written backward.
+    b.memoryOp("loss", "cross-entropy loss", tokens, vocab, tokens * vocab * (e + 4 + 4),
+               tokens * vocab * (4 + e), false,
+               "reads the logits, writes the FP32 softmax; backward writes the logit gradients");
+    return endTimes(std::move(b.ops), c.training);
+}
+
+double optimizerBytesPerParam(int optimizerBytes, int gradBytes, double weightBytes,
+                              bool fp32Weights)
+{
+    // Adam (Kingma & Ba 2015) with an FP32 master copy (Micikevicius et al. 2018): read and
+    // write the optimizer states (master weights and two moments), read the gradient for
+    // the norm and for the update and zero it, and write the 16-bit weights it trains.
+    return 2.0 * optimizerBytes + 3.0 * gradBytes + (fp32Weights ? 0.0 : weightBytes);
+}
+
+} // namespace core

@@ -1,0 +1,117 @@
+#pragma once
+
+// The per-operation step-time model (docs/step_time.md): every operation of a transformer
+// layer, and the work around the layers, timed from its own FLOPs and bytes on the device.
+#include "core/comm_cost.h"
+#include "core/device.h"
+#include "core/model.h"
+#include "core/scenario.h"
+#include "core/step_time.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace core {
+
+// How fast one device does each kind of work, for one compute precision.
+struct DeviceRates
+{
+    double peakFlops = 0;       // dense peak at the compute precision, FLOP/s
+    double matmulFlops = 0;     // the largest matrix multiply's rate: peak × matmul efficiency
+    double attentionFlops = 0;  // fused attention's rate: peak × attention efficiency
+    double memoryBytesPerS = 0; // achieved memory bandwidth; 0 when not published
+    int computeUnits = 0;       // SMs or CUs; 0: no wave quantization
+    // A scenario `mfu`: every operation's FLOPs at peak × mfu, memory-bound work free, as
+    // one fixed efficiency has always done; 0 for the per-operation model.
+    double forcedMfu = 0;
+};
+
+// The precision the multiplies run in: weight-only formats (INT8, INT4, q8_0, q4_0) store
+// weights narrow and compute in BF16, or FP16 on a device without BF16.
+Precision computePrecision(Precision weights, const DeviceSpec &device);
+
+// Nothing when the device has no peak at the compute precision.
+std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weights,
+                                       std::optional<double> mfu);
+
+// Seconds of one M×K by K×N multiply (`batch` of them): the larger of its FLOPs at the
+// matmul rate, slowed by wave quantization, and its bytes at the memory bandwidth.
+double matmulSeconds(const DeviceRates &rates, double m, double n, double k, double batch,
+                     double bytes);
+
+// Seconds of memory-bound work moving `bytes`.
+double memorySeconds(const DeviceRates &rates, double bytes);
+
+// One operation's cost for one micro-batch on one device.
+struct OpCost
+{
+    double flops = 0;
+    double bytes = 0; // memory traffic, or bytes on the wire for communication
+    double seconds = 0;
+};
+
+// One row of the per-operation table (the Formulas panel shows it).
+struct LayerOp
+{
+    std::string_view key;   // "qkv"
+    std::string_view label; // "QKV projection"
+    TimePart part = TimePart::matmul;
+    std::string shape;  // "M×N×K" for multiplies, elements for the rest
+    OpCost forward;     // F
+    OpCost backward;    // B: input gradients (and all of it for non-matmuls)
+    OpCost weight;      // W: weight gradients of a multiply
+    bool rerun = false; // recomputed before the backward pass
+    std::string_view source;
+};
+
+struct LayerConfig
+{
+    std::int64_t seqLen = 0;
+    std::int64_t microbatchSize = 1;
+    int tp = 1;
+    bool sequenceParallel = false;
+    bool training = true;
+    Recompute recompute = Recompute::none;
+    Attention attention = Attention::flash;
+    int activationBytes = 2; // bytes per activation value
+    double weightBytes = 2;  // bytes per stored weight (0.5 for INT4)
+    int commBytes = 2;       // bytes per value on the tensor-parallel wire
+    Link tpLink;             // with its efficiency; unused when tp = 1
+};
+
+// Every operation of one transformer layer, and the sums the pipeline needs.
+struct LayerTimes
+{
+    std::vector<LayerOp> ops;
+    double forwardS = 0;   // F of one micro-batch
+    double backwardS = 0;  // B (input gradients) of one micro-batch, without recomputation
+    double weightS = 0;    // W (weight gradients)
+    double recomputeS = 0; // what recomputation reruns before B
+    TimeBreakdown parts;   // F + B + W + recomputation of one micro-batch, by part
+};
+
+LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &config, const DeviceRates &rates);
+
+// The work around the layers for one micro-batch: the embedding on the first stage; the
+// final norm, LM head and loss on the last.
+struct EndTimes
+{
+    std::vector<LayerOp> ops;
+    double forwardS = 0;
+    double backwardS = 0;
+    double weightS = 0;
+};
+
+EndTimes firstStageTimes(const ModelSpec &model, const LayerConfig &config,
+                         const DeviceRates &rates);
+EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &config,
+                        const DeviceRates &rates);
+
+// Bytes per parameter the Adam step reads and writes, for the optimizer and gradient
+// bytes per parameter of the scenario and the weight precision.
+double optimizerBytesPerParam(int optimizerBytes, int gradBytes, double weightBytes,
+                              bool fp32Weights);
+
+} // namespace core
