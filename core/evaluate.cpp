@@ -165,8 +165,10 @@ std::optional<std::string> noTimingReason(const Scenario &s, const ModelSpec &mo
     return std::nullopt;
 }
 
+// `ideal`: the layers only, without the end stages' embedding and LM head or the sends: the
+// equal stages and free communication the closed forms assume (Narayanan et al. 2021, §2.2).
 PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Timing &t,
-                            const std::vector<int> &layers)
+                            const std::vector<int> &layers, bool ideal = false)
 {
     const bool training = s.mode == Mode::training;
     PipelineInput in;
@@ -191,7 +193,7 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
         double b = n * (t.layer.backwardS + t.layer.recomputeS);
         double w = n * t.layer.weightS;
         for (const EndTimes *end : {i == 0 ? &t.first : nullptr, i == last ? &t.last : nullptr})
-            if (end) {
+            if (end && !ideal) {
                 f += end->forwardS;
                 b += end->backwardS;
                 w += end->weightS;
@@ -201,7 +203,7 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
         in.backward.push_back(training ? (split ? b : b + w) : 0.0);
         in.weight.push_back(split ? w : 0.0);
     }
-    in.p2pSend = t.p2pSendS;
+    in.p2pSend = ideal ? 0.0 : t.p2pSendS;
     return in;
 }
 
@@ -562,7 +564,9 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         r.untimedReason = std::move(*why);
     }
     // With the stage times simulated, not F = B = W = 1: the closed form only where it holds.
-    ClosedFormBubble closed = closedFormBubble(pipeIn);
+    // The textbook closed form: the layers' own times on equal stages with free sends; the
+    // simulation above adds the end stages' work and the sends.
+    ClosedFormBubble closed = closedFormBubble(pipelineInput(s, model, t, layers, true));
     r.bubbleFractionClosedForm = closed.fraction;
     r.bubbleClosedFormMissing = std::move(closed.missing);
     if (keepTimeline) {

@@ -72,11 +72,12 @@ struct Builder
     }
 };
 
+// A link with no published bandwidth times nothing; the caller reports the step untimed.
 OpCost collective(Collective kind, double payload, int n, const Link &link, int times)
 {
     const auto bytes = static_cast<std::int64_t>(payload);
-    return {0, times * wireBytesPerDevice(kind, bytes, n),
-            times * collectiveSeconds(kind, bytes, n, link)};
+    const double seconds = link.gbPerS > 0 ? collectiveSeconds(kind, bytes, n, link) : 0.0;
+    return {0, times * wireBytesPerDevice(kind, bytes, n), times * seconds};
 }
 
 OpCost plus(OpCost a, const OpCost &b)

@@ -240,7 +240,7 @@ QString reportToText(const core::Report &r)
         s << QStringLiteral("; makespan %1 layer-times, not seconds (no timing)\n")
                  .arg(r.makespanS, 0, 'g', 4);
     else
-        s << QStringLiteral("; step %1 s\n").arg(r.makespanS, 0, 'g', 4);
+        s << QStringLiteral("; makespan %1 s\n").arg(r.makespanS, 0, 'g', 4);
     if (r.stepTime) {
         const core::StepTimeReport &st = *r.stepTime;
         QStringList parts;

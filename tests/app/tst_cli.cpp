@@ -280,8 +280,10 @@ private Q_SLOTS:
         QCOMPARE(last.value(QStringLiteral("inflight_microbatches")).toDouble(), 1.0);
         QVERIFY(first.value(QStringLiteral("activations_bytes")).toInteger() > 0);
         QCOMPARE(first.value(QStringLiteral("kv_cache_bytes")).toInteger(), 0);
-        // docs/DESIGN.md §3.3: (K-1)/(K-1+m) = 1/17 for K = 2, m = 16.
-        QVERIFY(std::abs(r.value(QStringLiteral("bubble_fraction")).toDouble() - 1.0 / 17) < 1e-12);
+        // docs/DESIGN.md §3.3: (K-1)/(K-1+m) = 1/17 for K = 2, m = 16, in the closed form. The
+        // simulation adds the last stage's LM head (7.5 % of Llama 3 8B's FLOPs, a sixth of
+        // that stage's work), which the first stage waits for: a larger bubble.
+        QVERIFY(r.value(QStringLiteral("bubble_fraction")).toDouble() > 1.0 / 17);
         QVERIFY(std::abs(r.value(QStringLiteral("bubble_fraction_closed_form")).toDouble() -
                          1.0 / 17) < 1e-12);
         QVERIFY(r.value(QStringLiteral("makespan_s")).toDouble() > 0);
@@ -294,8 +296,9 @@ private Q_SLOTS:
     {
         const QJsonObject r = json({QStringLiteral("--set"), QStringLiteral("microbatches=4"),
                                     QStringLiteral("--timeline")});
-        // docs/worked-examples.md §4: K = 4, m = 4 -> 3/7 = 42.9 %.
-        QVERIFY(std::abs(r.value(QStringLiteral("bubble_fraction")).toDouble() - 3.0 / 7) < 1e-12);
+        // docs/worked-examples.md §4: K = 4, m = 4 -> 3/7 = 42.9 % in the closed form.
+        QVERIFY(std::abs(r.value(QStringLiteral("bubble_fraction_closed_form")).toDouble() -
+                         3.0 / 7) < 1e-12);
         const QJsonArray timeline = r.value(QStringLiteral("timeline")).toArray();
         QCOMPARE(timeline.size(), 4 * 4 * 2); // K × m × (F, B)
         int forwards = 0;
@@ -312,18 +315,29 @@ private Q_SLOTS:
                                      QStringLiteral("--set"), QStringLiteral("recompute=none"),
                                      QStringLiteral("--timeline")});
         QCOMPARE(zb.value(QStringLiteral("timeline")).toArray().size(), 4 * 16 * 3); // F, B, W
-        // Qi et al. (ICLR 2024) §2.1 with F = B = W, no recomputation: (K-1)F / (3mF + (K-1)F)
-        // = 3/51.
+        // Qi et al. (ICLR 2024) §2.1, ZB-H1: (K-1)(F+B-W) / (m(F+B+W) + (K-1)(F+B-W)), with
+        // one layer's F, B (input gradients) and W (weight gradients) from its operations
+        // (equal stages: the per-layer factor cancels).
+        double f = 0, b = 0, w = 0;
+        for (const QJsonValue &v : zb.value(QStringLiteral("layer_ops")).toArray()) {
+            const QJsonObject op = v.toObject();
+            f += op.value(QStringLiteral("forward"))
+                     .toObject()
+                     .value(QStringLiteral("seconds"))
+                     .toDouble();
+            b += op.value(QStringLiteral("backward"))
+                     .toObject()
+                     .value(QStringLiteral("seconds"))
+                     .toDouble();
+            w += op.value(QStringLiteral("weight_gradient"))
+                     .toObject()
+                     .value(QStringLiteral("seconds"))
+                     .toDouble();
+        }
+        QVERIFY(f > 0 && b > 0 && w > 0);
+        const double idle = 3 * (f + b - w);
         QVERIFY(std::abs(zb.value(QStringLiteral("bubble_fraction_closed_form")).toDouble() -
-                         3.0 / 51) < 1e-12);
-        // Selective recomputation lengthens B: the closed form follows the simulation, not 3/51.
-        const QJsonObject selective =
-            json({QStringLiteral("--set"), QStringLiteral("schedule=zb-h1")});
-        const double closed =
-            selective.value(QStringLiteral("bubble_fraction_closed_form")).toDouble();
-        QVERIFY(closed > 3.0 / 51);
-        QVERIFY(std::abs(closed - selective.value(QStringLiteral("bubble_fraction")).toDouble()) <
-                1e-9);
+                         idle / (16 * (f + b + w) + idle)) < 1e-9);
     }
 
     // No number with the wrong unit: without a peak for the precision the schedule is timed in
@@ -332,18 +346,24 @@ private Q_SLOTS:
     {
         QTest::addColumn<QStringList>("settings");
         QTest::addColumn<QString>("why");
-        QTest::addRow("INT4 inference on an H100")
-            << QStringList{"mode=inference", "precision=int4", "device=h100-sxm"}
-            << "NVIDIA H100 SXM publishes no int4 peak FLOPS";
-        QTest::addRow("the SN40L serving 405B in INT4")
-            << QStringList{"model=llama-3.1-405b",
-                           "mode=inference",
-                           "precision=int4",
+        // INT4 weights compute in BF16 (docs/step_time.md), so the SN30, which publishes only an
+        // FP16 peak, has no timing for BF16; nor has the SN40L for FP32.
+        QTest::addRow("BF16 on the SN30") << QStringList{"model=llama-3.1-8b",
+                                                         "mode=inference",
+                                                         "precision=bf16",
+                                                         "device=sn30",
+                                                         "tp=1",
+                                                         "pp=2",
+                                                         "dp=1"}
+                                          << "SambaNova SN30 publishes no bf16 peak FLOPS";
+        QTest::addRow("FP32 training on the SN40L")
+            << QStringList{"model=llama-3.1-8b",
+                           "precision=fp32",
                            "device=sn40l",
-                           "tp=8",
-                           "pp=8",
+                           "tp=1",
+                           "pp=2",
                            "dp=1"}
-            << "SambaNova SN40L publishes no int4 peak FLOPS";
+            << "SambaNova SN40L publishes no fp32 peak FLOPS";
     }
     void noTimingInTextAndJson()
     {

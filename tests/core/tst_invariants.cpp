@@ -328,11 +328,10 @@ private:
             numbers.insert(numbers.end(), {{"step_time_s", t.stepTimeS},
                                            {"tokens_per_s", t.tokensPerS},
                                            {"mfu_achieved", t.mfuAchieved},
-                                           {"compute_s", t.breakdown.computeS},
-                                           {"bubble_s", t.breakdown.bubbleS},
-                                           {"tp_comm_s", t.breakdown.tpCommS},
-                                           {"dp_comm_s", t.breakdown.dpCommS},
                                            {"dp_comm_total_s", t.dpCommTotalS}});
+            for (const TimePartInfo &part : kTimeParts)
+                numbers.emplace_back(QString::fromUtf8(part.key.data(), qsizetype(part.key.size())),
+                                     t.breakdown[part.part]);
             if (t.energyJPerStep)
                 numbers.emplace_back("energy_j_per_step", *t.energyJPerStep);
             if (t.energyJPerMillionTokens)
@@ -352,9 +351,10 @@ private:
             !(*r.bubbleFractionClosedForm >= 0 && *r.bubbleFractionClosedForm < 1))
             return QStringLiteral("closed-form bubble %1 outside [0, 1)")
                 .arg(*r.bubbleFractionClosedForm);
-        // A closed form only where it holds: then it is the simulated bubble; otherwise the
-        // report says why there is none.
-        if (r.bubbleFractionClosedForm &&
+        // A closed form (the layers' equal stages with free sends, docs/step_time.md) only where
+        // it holds; in layer-time units, which have no end stages or sends, it is the simulated
+        // bubble; otherwise the report says why there is none.
+        if (r.timeInLayerUnits && r.bubbleFractionClosedForm &&
             !(std::abs(*r.bubbleFractionClosedForm - r.bubbleFraction) <= 1e-9))
             return QStringLiteral("closed-form bubble %1, simulated %2")
                 .arg(*r.bubbleFractionClosedForm)
@@ -447,7 +447,7 @@ private:
 
         if (r.stepTime) {
             const TimeBreakdown &b = r.stepTime->breakdown;
-            const double parts = b.computeS + b.bubbleS + b.tpCommS + b.dpCommS;
+            const double parts = b.total();
             if (!near(parts, r.stepTime->stepTimeS))
                 return QStringLiteral("step-time parts sum to %1, step_time_s is %2")
                     .arg(parts, 0, 'g', 17)

@@ -55,14 +55,17 @@ private Q_SLOTS:
             QVERIFY(std::abs(simulatePipeline(uniformPipeline(s, K, m)).bubbleFraction - exact) <
                     1e-12);
         }
-        // The default scenario is 1F1B with K=4; evaluate() reports the simulated bubble.
+        // The default scenario is 1F1B with K=4: evaluate() reports the closed form for its
+        // layers and the simulated bubble, which the first stage's embedding, the last
+        // stage's LM head and the pipeline sends move by a little.
         Scenario scenario;
         scenario.microbatches = m;
         const Report r = evaluate(scenario, io::builtinPresets());
         QVERIFY(r.ok());
-        QVERIFY(std::abs(r.bubbleFraction - exact) < 1e-12);
         QVERIFY(r.bubbleFractionClosedForm);
         QCOMPARE(*r.bubbleFractionClosedForm, exact);
+        QVERIFY2(std::abs(r.bubbleFraction - exact) < 0.03,
+                 qPrintable(QString::number(r.bubbleFraction)));
     }
 
     // docs/DESIGN.md §3.3: with uniform stages and free communication the simulation must
@@ -260,7 +263,8 @@ private Q_SLOTS:
         const Report interleaved = evaluate(s, io::builtinPresets());
         QVERIFY(!interleaved.hasWarning("virtual-stages-unused"));
         // Narayanan §2.2.2: (K-1)/(vm+K-1) = 3/35 for K = 4, m = 16, v = 2.
-        QVERIFY(std::abs(interleaved.bubbleFraction - 3.0 / 35) < 1e-12);
+        QVERIFY(interleaved.bubbleFractionClosedForm);
+        QVERIFY(std::abs(*interleaved.bubbleFractionClosedForm - 3.0 / 35) < 1e-12);
     }
 
     // core/evaluate.cpp: a device without a peak for the precision times the schedule in
@@ -292,12 +296,10 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("set");
         QTest::addColumn<QString>("reason");
-        QTest::addRow("INT4 inference on an H100 (no INT4 peak)")
-            << "mode=inference,precision=int4,device=h100-sxm"
-            << "NVIDIA H100 SXM publishes no int4 peak FLOPS";
-        QTest::addRow("the SN40L serving 405B in INT4 (FP8 1,024 TFLOPS, no INT4 peak)")
-            << "model=llama-3.1-405b,mode=inference,precision=int4,device=sn40l,tp=8,pp=8,dp=1"
-            << "SambaNova SN40L publishes no int4 peak FLOPS";
+        // INT4 weights compute in BF16 (core/op_model.h), so only a missing BF16 peak is left.
+        QTest::addRow("INT4 weights on a device without a BF16 or FP16 peak")
+            << "mode=inference,precision=int4,device=no-peak"
+            << "no-peak publishes no fp16 peak FLOPS";
         QTest::addRow("a device that publishes none") << "device=no-peak"
                                                       << "no-peak publishes no bf16 peak FLOPS";
         QTest::addRow("a size-only model") << "model=mystery"

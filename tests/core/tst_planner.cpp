@@ -195,7 +195,7 @@ private Q_SLOTS:
             QVERIFY(c.stepTimeS >= previous); // fastest first
             previous = c.stepTimeS;
             const auto &b = c.breakdown;
-            QVERIFY(near(b.computeS + b.bubbleS + b.tpCommS + b.dpCommS, c.stepTimeS, 1e-12));
+            QVERIFY(near(b.total(), c.stepTimeS, 1e-12));
             QVERIFY(c.peakStageBytes <= r.stages.front().capacityBytes);
         }
         std::map<std::string, std::int64_t> rejectedSeen;

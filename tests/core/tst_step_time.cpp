@@ -3,6 +3,7 @@
 #include "core/activations.h"
 #include "core/evaluate.h"
 #include "core/fields.h"
+#include "core/op_model.h"
 #include "core/step_time.h"
 #include "core/validate.h"
 #include "io/presets_io.h"
@@ -37,40 +38,191 @@ private Q_SLOTS:
         const Report r = evaluate(scenario(set), io::builtinPresets());
         QVERIFY(r.ok());
         QVERIFY(r.stepTime);
-        const auto &b = r.stepTime->breakdown;
-        QVERIFY(b.computeS > 0 && b.bubbleS >= 0 && b.tpCommS >= 0 && b.dpCommS >= 0);
-        QVERIFY(near(b.computeS + b.bubbleS + b.tpCommS + b.dpCommS, r.stepTime->stepTimeS));
-        // compute + bubble is the simulated makespan.
-        QVERIFY(near(b.computeS + b.bubbleS, r.makespanS, 1e-9));
+        const StepTimeReport &st = *r.stepTime;
+        QCOMPARE(st.stages.size(), r.stages.size());
+        // Every stage's parts add up to the step: its own work, its wait in the schedule, and
+        // the data-parallel sync and optimizer step after it.
+        for (const TimeBreakdown &b : st.stages) {
+            for (double part : b.seconds)
+                QVERIFY(part >= 0);
+            QVERIFY(near(b.total(), st.stepTimeS, 1e-9));
+            QVERIFY(near(b.stageWork() + b[TimePart::bubble], r.makespanS, 1e-9));
+        }
+        QVERIFY(st.breakdown == st.stages[std::size_t(st.busiestStage)]);
+        QVERIFY(st.breakdown[TimePart::matmul] > 0);
     }
 
-    // Hand arithmetic for docs/DESIGN.md §4's default: Llama 3.1 70B, T=8, K=4 (20 layers per
-    // stage), D=2, m=16, micro-batch 1, seq 4096, H100 SXM (989 TFLOPS BF16, 700 W TDP), mfu 0.5.
-    void defaultByHand()
+    // Hand arithmetic with one forced efficiency (mfu = 0.5) for docs/DESIGN.md §4's default:
+    // Llama 3.1 70B (h 8192, 64 heads, 8 KV heads of 128, SwiGLU f 28672), T=8, K=4 (20 layers
+    // per stage), m=16, micro-batch 1, seq 4096, H100 SXM (989 TFLOPS BF16).
+    void forcedMfuByHand()
+    {
+        const Report r = evaluate(scenario("mfu=0.5"), io::builtinPresets());
+        QVERIFY(r.ok() && r.stepTime);
+        const TimeBreakdown &stage1 = r.stepTime->stages[1]; // a middle stage: layers only
+        const double rate = 989e12 * 0.5;
+        const double t = 4096;
+        // Per device: QKV (8 + 2·1 heads of 128) × 8192, output 1024 × 8192, gate and up
+        // 2·3584 × 8192, down 3584 × 8192 (Shoeybi et al. 2019, §3), 2 FLOPs per multiply-add.
+        const double matmul = 2 * t * 8192 * (1280 + 1024 + 7168 + 3584);
+        // Causal flash attention: half of 4·s²·d per head, 8 heads per device (Dao 2023).
+        const double attention = 4 * t * t * 128 * 8 / 2;
+        // 20 layers × 16 micro-batches; backward twice the multiplies, 2.5 × the attention;
+        // selective recomputation reruns the attention's forward once.
+        QVERIFY(near(stage1[TimePart::matmul], 20 * 16 * 3 * matmul / rate, 1e-9));
+        QVERIFY(near(stage1[TimePart::attention], 20 * 16 * 3.5 * attention / rate, 1e-9));
+        QVERIFY(near(stage1[TimePart::recompute], 20 * 16 * attention / rate, 1e-9));
+        // One forced efficiency times FLOPs only: memory-bound work is free, as it always was.
+        QCOMPARE(stage1[TimePart::memoryBound], 0.0);
+    }
+
+    // The same default with the per-operation model, checked operation by operation.
+    void perOperationByHand()
     {
         const Scenario s;
-        const Presets presets = io::builtinPresets(); // outlives the model it resolves
+        const Presets presets = io::builtinPresets();
         const Report r = evaluate(s, presets);
         QVERIFY(r.ok() && r.stepTime);
-        const auto &st = *r.stepTime;
-        const ModelSpec &model = *resolveModel(s, presets);
-        // Per layer and micro-batch: F, B = 2F (Narayanan §5.1), plus the attention core again
-        // for selective recomputation (Korthikanti §5); 20 layers x 16 micro-batches.
-        const double f = layerForwardFlops(model, 4096, 1, 8) / (989e12 * 0.5);
-        const double extra = attentionCoreFlops(model, 4096, 1, 8) / (989e12 * 0.5);
-        QVERIFY(near(st.breakdown.computeS, 20 * 16 * (3 * f + extra), 1e-9));
-        // 1F1B with uniform stages: the bubble is (K-1)/m of the work (Narayanan §2.2).
-        QVERIFY(near(st.breakdown.bubbleS, st.breakdown.computeS * 3 / 16, 1e-9));
-        // Tokens per step: m · b · s · D = 16 · 1 · 4096 · 2 = 131,072.
+        const auto op = [&r](std::string_view key) -> const LayerOp & {
+            for (const LayerOp &o : r.layerOps)
+                if (o.key == key)
+                    return o;
+            qFatal("no op %s", std::string(key).c_str());
+        };
+        // QKV: 4096 × 1280 × 8192 on 132 SMs in 256 × 128 tiles: 16 × 10 = 160 tiles, two waves
+        // of 132, so 160/264 of the largest matmul's 0.801 × 989 TFLOPS (NVIDIA, "Matrix
+        // Multiplication Background User's Guide"; ml-engineering MAMF table).
+        const double qkvFlops = 2.0 * 4096 * 1280 * 8192;
+        QVERIFY(near(op("qkv").forward.flops, qkvFlops));
+        QVERIFY(near(op("qkv").forward.seconds, qkvFlops / (989e12 * 0.801 * 160 / 264), 1e-9));
+        // SwiGLU: reads gate and up (2 × 3584), writes 3584 values per token, 2 bytes each, at
+        // 0.9 of 3,350 GB/s; backward reads three, writes two.
+        const double act = 4096.0 * 3584 * 2;
+        QVERIFY(near(op("act").forward.seconds, 3 * act / (3350e9 * 0.9), 1e-9));
+        QVERIFY(near(op("act").backward.seconds, 5 * act / (3350e9 * 0.9), 1e-9));
+        // Sequence parallelism: 2 all-gathers + 2 reduce-scatters of 4096 × 8192 × 2 bytes over
+        // 8 NVLink devices, each 7/8 of it at 0.82 × 450 GB/s plus 7 steps of 5.7 µs
+        // (NVIDIA/nccl-tests#212); backward gathers twice more (Korthikanti et al. 2022).
+        const double one = 7.0 / 8 * 4096 * 8192 * 2 / (450e9 * 0.82) + 7 * 5.7e-6;
+        QVERIFY(near(op("tp").forward.seconds, 4 * one, 1e-9));
+        QVERIFY(near(op("tp").backward.seconds, 6 * one, 1e-9));
+        // Pipeline sends: T·D·K = 64 devices span nodes, so InfiniBand at 0.9 × 50 GB/s; each
+        // send is 1/T of a micro-batch's 4096 × 8192 BF16 hidden state plus 6.6 µs. A middle
+        // stage sends after every F and every B: 2 × 16 sends.
+        const double send = 6.6e-6 + 4096.0 * 8192 * 2 / 8 / (50e9 * 0.9);
+        QVERIFY(near(r.stepTime->stages[1][TimePart::pipelineComm], 32 * send, 1e-9));
+        // The first stage sends forward only, the last backward only.
+        QVERIFY(near(r.stepTime->stages[0][TimePart::pipelineComm], 16 * send, 1e-9));
+        QVERIFY(near(r.stepTime->stages[3][TimePart::pipelineComm], 16 * send, 1e-9));
+        // Optimizer: ZeRO-1 over D = 2, each owned parameter reads and writes 12 bytes of
+        // FP32 states, reads its BF16 gradient twice and zeroes it, and writes BF16 weights:
+        // 2·12 + 3·2 + 2 = 32 bytes, at 0.9 × 3,350 GB/s, for the stage with most parameters.
+        std::int64_t params = 0;
+        for (const StageReport &st : r.stages)
+            params = std::max(params, st.params);
+        QVERIFY(near(r.stepTime->breakdown[TimePart::optimizer], params / 2.0 * 32 / (3350e9 * 0.9),
+                     1e-9));
+        // Tokens per step: m · b · s · D = 16 · 1 · 4096 · 2 = 131,072; energy at 700 W × 64.
+        const StepTimeReport &st = *r.stepTime;
         QVERIFY(near(st.tokensPerS, 131'072 / st.stepTimeS));
-        // Energy: T·K·D = 64 devices x 700 W x the step.
         QVERIFY(st.energyJPerStep);
         QVERIFY(near(*st.energyJPerStep, 64 * 700 * st.stepTimeS));
         QVERIFY(near(*st.energyJPerMillionTokens, 64 * 700 * st.stepTimeS / 131'072 * 1e6));
-        // DP groups span T·D = 16 devices > 8 per node: InfiniBand.
+        // DP groups span T·D = 16 devices > 8 per node: InfiniBand; dp_overlap hides half.
         QCOMPARE(st.dpLink, std::string("inter-node"));
         QVERIFY(st.dpCommTotalS > 0);
-        QVERIFY(near(st.breakdown.dpCommS, 0.5 * st.dpCommTotalS));
+        QVERIFY(near(st.breakdown[TimePart::dpSync], 0.5 * st.dpCommTotalS));
+    }
+
+    // Wave quantization and the memory roofline of a single multiply, by hand.
+    void matmulSecondsByHand_data()
+    {
+        QTest::addColumn<double>("m");
+        QTest::addColumn<double>("n");
+        QTest::addColumn<double>("k");
+        QTest::addColumn<double>("seconds");
+        const double rate = 989e12 * 0.801;
+        // 132 × (256 × 128) tiles exactly: one full wave.
+        QTest::addRow("one full wave")
+            << 33.0 * 256 << 4.0 * 128 << 8192.0 << 2.0 * 33 * 256 * 4 * 128 * 8192 / rate;
+        // 133 tiles: a second wave for one tile, so 133/264 of the rate.
+        QTest::addRow("one tile over a wave")
+            << 133.0 * 256 << 128.0 << 8192.0 << 2.0 * 133 * 256 * 128 * 8192 / (rate * 133 / 264);
+        // K = 16: 2·(4096·16 + 16·4096 + 4096²) bytes at 0.9 × 3,350 GB/s outlast the FLOPs
+        // (Williams et al. 2009).
+        QTest::addRow("memory-bound: K = 16")
+            << 4096.0 << 4096.0 << 16.0 << 2.0 * (4096 * 16 * 2 + 4096.0 * 4096) / (3350e9 * 0.9);
+    }
+    void matmulSecondsByHand()
+    {
+        QFETCH(double, m);
+        QFETCH(double, n);
+        QFETCH(double, k);
+        QFETCH(double, seconds);
+        const Presets presets = io::builtinPresets();
+        const auto rates = deviceRates(*presets.device("h100-sxm"), Precision::bf16, std::nullopt);
+        QVERIFY(rates);
+        const double bytes = 2 * (m * k + k * n + m * n);
+        QVERIFY(near(matmulSeconds(*rates, m, n, k, 1, bytes), seconds, 1e-12));
+    }
+
+    // Weight-only formats store narrow weights and multiply in 16 bits (GPTQ, AWQ): every
+    // case has seconds, including SN40L INT4 (docs/worked-examples.md) and INT4 on an H100.
+    void weightOnlyHasTime_data()
+    {
+        QTest::addColumn<QString>("set");
+        // One SN40L: its links publish no bandwidth, so only T = 1 has every part timed.
+        QTest::addRow("SN40L, 70B INT4 inference")
+            << "device=sn40l,precision=int4,mode=inference,tp=1,pp=1,dp=1,microbatches=1";
+        QTest::addRow("H100, 70B INT4 inference")
+            << "precision=int4,mode=inference,tp=1,pp=1,dp=1,microbatches=1";
+        QTest::addRow("H100, 70B INT8 inference")
+            << "precision=int8,mode=inference,tp=2,pp=1,dp=1,microbatches=1";
+    }
+    void weightOnlyHasTime()
+    {
+        QFETCH(QString, set);
+        const Report r = evaluate(scenario(set), io::builtinPresets());
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        QVERIFY(!r.timeInLayerUnits);
+        QVERIFY(r.stepTime && r.stepTime->stepTimeS > 0);
+        QVERIFY(r.stepTime->breakdown[TimePart::matmul] > 0);
+    }
+
+    // A device with no memory bandwidth gets a warning rather than free memory traffic unsaid.
+    void memoryUntimedIsWarned()
+    {
+        const Report r =
+            evaluate(scenario("device=sn30,precision=fp16,tp=1,pp=1,dp=1,mode=inference,"
+                              "model=llama-3.1-8b,microbatches=1"),
+                     io::builtinPresets());
+        QVERIFY(r.ok());
+        const bool warned = std::any_of(r.warnings.begin(), r.warnings.end(), [](const Warning &w) {
+            return w.code == "memory-untimed";
+        });
+        QVERIFY(warned);
+    }
+
+    // Nothing runs faster than the largest matrix multiply: the achieved MFU of the
+    // per-operation model stays under the device's matmul efficiency.
+    void autoMfuBelowMatmulEfficiency_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<double>("efficiency");
+        QTest::addRow("default on H100") << "" << 0.801;
+        QTest::addRow("one stage, no recomputation") << "pp=1,dp=1,recompute=none,tp=8" << 0.801;
+        QTest::addRow("A100, 8B, T=1")
+            << "device=a100-80gb,model=llama-3.1-8b,tp=1,pp=1,dp=8" << 0.859;
+    }
+    void autoMfuBelowMatmulEfficiency()
+    {
+        QFETCH(QString, set);
+        QFETCH(double, efficiency);
+        const Report r = evaluate(scenario(set), io::builtinPresets());
+        QVERIFY(r.ok() && r.stepTime);
+        QVERIFY2(r.stepTime->mfuAchieved < efficiency,
+                 qPrintable(QString::number(r.stepTime->mfuAchieved)));
+        QVERIFY(r.stepTime->mfuAchieved > 0.2);
     }
 
     void dpGradientSyncByHand_data()
@@ -117,7 +269,7 @@ private Q_SLOTS:
         QFETCH(bool, anyTraffic);
         const Report r = evaluate(scenario(set), io::builtinPresets());
         QVERIFY(r.ok() && r.stepTime);
-        QCOMPARE(r.stepTime->breakdown.dpCommS, 0.0);
+        QCOMPARE(r.stepTime->breakdown[TimePart::dpSync], 0.0);
         QCOMPARE(r.stepTime->dpCommTotalS > 0, anyTraffic);
     }
 
@@ -154,7 +306,7 @@ private Q_SLOTS:
             s.microbatches = m;
             const Report r = evaluate(s, io::builtinPresets());
             QVERIFY(r.ok() && r.stepTime);
-            const double share = r.stepTime->breakdown.bubbleS / r.stepTime->stepTimeS;
+            const double share = r.stepTime->breakdown[TimePart::bubble] / r.stepTime->stepTimeS;
             QVERIFY2(share <= previous + 1e-12, qPrintable(QString::number(m)));
             previous = share;
         }

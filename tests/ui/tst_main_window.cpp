@@ -300,11 +300,11 @@ private Q_SLOTS:
         const core::Report &r = document.lastValidReport();
         QVERIFY(r.stepTime);
         const QString total = QStringLiteral("= %1 s").arg(r.stepTime->stepTimeS, 0, 'g', 4);
-        const QString compute =
-            QStringLiteral("compute %1 s").arg(r.stepTime->breakdown.computeS, 0, 'g', 4);
+        const QString matmul = QStringLiteral("matrix multiplies %1 s")
+                                   .arg(r.stepTime->breakdown[core::TimePart::matmul], 0, 'g', 4);
         QTRY_VERIFY(window.formulas()->toPlainText().contains(total));
-        QVERIFY(window.formulas()->toPlainText().contains(compute));
-        QVERIFY(window.formulas()->toPlainText().contains("× (1 − 0.5)")); // dp_overlap default
+        QVERIFY(window.formulas()->toPlainText().contains(matmul));
+        QVERIFY(window.formulas()->toPlainText().contains("dp_overlap = 0.5")); // the default
         // The status line gives the same total, not the pipeline's makespan alone.
         QVERIFY(window.verdict()->text().contains(
             QStringLiteral("step %1 s").arg(r.stepTime->stepTimeS, 0, 'g', 3)));
