@@ -16,21 +16,14 @@ namespace {
 constexpr double kTileRows = 256;
 constexpr double kTileCols = 128;
 
-std::string dims(double m, double n, double k, double batch = 1)
+OpShape dims(double m, double n, double k, double batch = 1)
 {
-    char buffer[96];
-    if (batch > 1)
-        std::snprintf(buffer, sizeof buffer, "%.0f × (%.0f×%.0f×%.0f)", batch, m, n, k);
-    else
-        std::snprintf(buffer, sizeof buffer, "%.0f×%.0f×%.0f", m, n, k);
-    return buffer;
+    return {m, n, k, batch};
 }
 
-std::string elements(double rows, double cols)
+OpShape elements(double rows, double cols)
 {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.0f×%.0f", rows, cols);
-    return buffer;
+    return {rows, cols, 0, 1};
 }
 
 struct Builder
@@ -103,6 +96,19 @@ void sum(LayerTimes &t)
 }
 
 } // namespace
+
+std::string shapeText(const OpShape &shape)
+{
+    char buffer[96];
+    if (shape.k == 0)
+        std::snprintf(buffer, sizeof buffer, "%.0f×%.0f", shape.m, shape.n);
+    else if (shape.batch > 1)
+        std::snprintf(buffer, sizeof buffer, "%.0f × (%.0f×%.0f×%.0f)", shape.batch, shape.m,
+                      shape.n, shape.k);
+    else
+        std::snprintf(buffer, sizeof buffer, "%.0f×%.0f×%.0f", shape.m, shape.n, shape.k);
+    return buffer;
+}
 
 Precision computePrecision(Precision weights, const DeviceSpec &device)
 {

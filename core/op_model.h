@@ -52,13 +52,25 @@ struct OpCost
     double seconds = 0;
 };
 
+// The operands' sizes: a batch of M×K by K×N multiplies, or (k = 0) a rows × columns tensor.
+struct OpShape
+{
+    double m = 0;
+    double n = 0;
+    double k = 0;
+    double batch = 1;
+};
+
+// "8192×1280×8192", "16 × (4096×4096×128)" or "4096×8192", as the reports write it.
+std::string shapeText(const OpShape &shape);
+
 // One row of the per-operation table (the Formulas panel shows it).
 struct LayerOp
 {
     std::string_view key;   // "qkv"
     std::string_view label; // "QKV projection"
     TimePart part = TimePart::matmul;
-    std::string shape;  // "M×N×K" for multiplies, elements for the rest
+    OpShape shape;      // M×N×K for multiplies, rows × columns for the rest
     OpCost forward;     // F
     OpCost backward;    // B: input gradients (and all of it for non-matmuls)
     OpCost weight;      // W: weight gradients of a multiply

@@ -37,7 +37,7 @@ QJsonArray layerOpsToJson(const std::vector<core::LayerOp> &ops)
         o.insert(QStringLiteral("op"), qs(op.key));
         o.insert(QStringLiteral("label"), qs(op.label));
         o.insert(QStringLiteral("part"), qs(core::timePartInfo(op.part).key));
-        o.insert(QStringLiteral("shape"), qs(op.shape));
+        o.insert(QStringLiteral("shape"), qs(core::shapeText(op.shape)));
         o.insert(QStringLiteral("forward"), opCostToJson(op.forward));
         o.insert(QStringLiteral("backward"), opCostToJson(op.backward));
         o.insert(QStringLiteral("weight_gradient"), opCostToJson(op.weight));

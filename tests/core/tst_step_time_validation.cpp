@@ -152,7 +152,11 @@ private Q_SLOTS:
         const double e = error(tflops, publishedTflops);
         qInfo("%s: %.1f TFLOP/s modelled, %.0f published, %+.1f %%", QTest::currentDataTag(),
               tflops, publishedTflops, 100 * e);
-        QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
+        // docs/step_time.md: within 20 % for these rows, whose micro-batch size and schedule
+        // are not published. The same 1T layout measured a year later (Korthikanti et al. 2022,
+        // full recomputation, D = 1: 94.42 s for 512 sequences) runs at 177 TFLOP/s by this
+        // count, 8.6 % above the 163 published here, with the same hardware.
+        QVERIFY2(std::abs(e) <= 0.20, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 };
 
