@@ -138,7 +138,10 @@ private Q_SLOTS:
         QTest::addRow("mfu = 0.0005") << QStringList{"mfu=0.0005"} << "mfu"
                                       << "must be at least 0.001, got 0.0005";
         // Within the window's sliders: 405B, eager attention, s = 131072, b = 256, m = 1024
-        // on one stage came to -9.2e18 bytes of activations.
+        // on one stage came to -9.2e18 bytes of activations. docs/activations.md at T = 8 with
+        // sequence parallelism, per token: 4·2h/8 = 16,384 replicated; Q and O 8,192, repeated
+        // K and V 8,192, the softmax output 2·(128/8)·s = 4,194,304, SwiGLU 4·2·53248/8 =
+        // 53,248 sharded: 4,280,320 bytes × 33,554,432 tokens × 126 layers × 1024 (GPipe).
         QTest::addRow("activations beyond 64 bits")
             << QStringList{"model=llama-3.1-405b",
                            "pp=1",
@@ -150,7 +153,7 @@ private Q_SLOTS:
                            "recompute=none",
                            "schedule=gpipe"}
             << "seq_len"
-            << "the activations a stage keeps would come to about 3.66e20 bytes per device, "
+            << "the activations a stage keeps would come to about 1.85e19 bytes per device, "
                "more than the limit of 2^60 bytes (1 EiB) (seq_len 131072, microbatch_size 256, "
                "microbatches 1024)";
         QTest::addRow("tensor-parallel traffic beyond 64 bits")
