@@ -2,10 +2,8 @@
 // activations in flight, the last stage's cached outputs, the inference KV cache.
 #include "core/activations.h"
 #include "core/evaluate.h"
-#include "core/fields.h"
 #include "core/validate.h"
 #include "io/presets_io.h"
-#include "io/scenario_io.h"
 #include "test_scenarios.h"
 
 #include <QTest>
@@ -262,10 +260,7 @@ private Q_SLOTS:
         QFETCH(QStringList, settings);
         QFETCH(QString, key);
         QFETCH(QString, term);
-        Scenario s;
-        for (const QString &setting : settings)
-            QVERIFY(!io::applySetting(s, setting));
-        const Report r = evaluate(s, m_presets);
+        const Report r = evaluate(scenario(settings), m_presets);
         QVERIFY(!r.ok());
         QCOMPARE(QString::fromStdString(r.error->key), key);
         const QString message = QString::fromStdString(r.error->message);
@@ -278,12 +273,10 @@ private Q_SLOTS:
     // 2 × 96 × 96 × 128 × 131072 × 524,288 × 4 = 648,518,346,341,351,424 bytes (< 2^60).
     void largestKvCacheIsExact()
     {
-        Scenario s;
-        for (const char *setting :
-             {"model=gpt-3-175b", "mode=inference", "precision=fp32", "microbatches=2048",
-              "microbatch_size=256", "seq_len=131072", "tp=1", "pp=1", "dp=1"})
-            QVERIFY(!io::applySetting(s, QString::fromLatin1(setting)));
-        const Report r = evaluate(s, m_presets);
+        const Report r = evaluate(
+            scenario({"model=gpt-3-175b", "mode=inference", "precision=fp32", "microbatches=2048",
+                      "microbatch_size=256", "seq_len=131072", "tp=1", "pp=1", "dp=1"}),
+            m_presets);
         QVERIFY(r.ok());
         const StageReport &st = r.stages.front();
         QCOMPARE(st.kvCacheBytes, 648'518'346'341'351'424LL);
@@ -464,12 +457,7 @@ private Q_SLOTS:
     void termsMakeTheTotal()
     {
         QFETCH(QStringList, settings);
-        Scenario s;
-        for (const QString &kv : settings) {
-            const qsizetype eq = kv.indexOf(QLatin1Char('='));
-            QVERIFY(!setField(s, kv.left(eq).toStdString(), kv.mid(eq + 1).toStdString()));
-        }
-        const Report r = evaluate(s, m_presets);
+        const Report r = evaluate(scenario(settings), m_presets);
         QVERIFY2(r.ok(), r.error ? r.error->toString().c_str() : "");
         for (const StageReport &st : r.stages) {
             std::int64_t sum = 0;
@@ -495,12 +483,7 @@ private Q_SLOTS:
         std::vector<bool> filled(n, false);
         for (const char *set : {"model=llama-3.1-8b,pp=2,dp=2,microbatches=4,reserve_gib=1",
                                 "model=llama-3.1-8b,mode=inference,microbatches=4"}) {
-            Scenario s;
-            for (const QString &kv : QString::fromLatin1(set).split(QLatin1Char(','))) {
-                const qsizetype eq = kv.indexOf(QLatin1Char('='));
-                QVERIFY(!setField(s, kv.left(eq).toStdString(), kv.mid(eq + 1).toStdString()));
-            }
-            const Report r = evaluate(s, m_presets);
+            const Report r = evaluate(scenario(QString::fromLatin1(set)), m_presets);
             QVERIFY(r.ok());
             for (const StageReport &st : r.stages)
                 for (std::size_t i = 0; i < n; ++i)

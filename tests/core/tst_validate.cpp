@@ -4,7 +4,7 @@
 #include "core/fields.h"
 #include "core/validate.h"
 #include "io/presets_io.h"
-#include "io/scenario_io.h"
+#include "test_scenarios.h"
 
 #include <QTest>
 
@@ -16,17 +16,6 @@ class TestValidate : public QObject
 
 private:
     Presets presets = io::builtinPresets();
-
-    Scenario with(const QStringList &settings)
-    {
-        Scenario s;
-        for (const QString &setting : settings) {
-            auto e = io::applySetting(s, setting);
-            if (e)
-                qFatal("bad test setting %s", e->toString().c_str());
-        }
-        return s;
-    }
 
 private Q_SLOTS:
     void refused_data()
@@ -68,7 +57,7 @@ private Q_SLOTS:
     {
         QFETCH(QStringList, settings);
         QFETCH(QString, key);
-        const Report r = evaluate(with(settings), presets);
+        const Report r = evaluate(scenario(settings), presets);
         QVERIFY(!r.ok());
         QCOMPARE(QString::fromStdString(r.error->key), key);
         QVERIFY(!r.error->message.empty());
@@ -177,7 +166,7 @@ private Q_SLOTS:
         QFETCH(QStringList, settings);
         QFETCH(QString, key);
         QFETCH(QString, words);
-        const Scenario s = with(settings);
+        const Scenario s = scenario(settings);
         const auto e = validate(s, presets);
         QVERIFY(e);
         QCOMPARE(QString::fromStdString(e->key), key);
@@ -210,7 +199,7 @@ private Q_SLOTS:
         QFETCH(QStringList, settings);
         QFETCH(QString, key);
         QFETCH(QString, words);
-        const auto e = validate(with(settings), presets);
+        const auto e = validate(scenario(settings), presets);
         QVERIFY(e);
         QCOMPARE(QString::fromStdString(e->key), key);
         const QString message = QString::fromStdString(e->message);
@@ -302,7 +291,7 @@ private Q_SLOTS:
     void justWithinTheLimits()
     {
         QFETCH(QStringList, settings);
-        const Report r = evaluate(with(settings), presets);
+        const Report r = evaluate(scenario(settings), presets);
         QVERIFY2(r.ok(), r.error ? r.error->toString().c_str() : "");
         QVERIFY(r.tpComm.bytesPerStep >= 0);
         for (const auto &st : r.stages) {
@@ -368,7 +357,7 @@ private Q_SLOTS:
     {
         QFETCH(QStringList, settings);
         QFETCH(QString, code);
-        const Report r = evaluate(with(settings), presets);
+        const Report r = evaluate(scenario(settings), presets);
         QVERIFY2(r.ok(), r.error ? r.error->toString().c_str() : "");
         QVERIFY(r.hasWarning(code.toStdString()));
     }
