@@ -28,7 +28,6 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QMenu>
-#include <QMenuBar>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSlider>
@@ -71,11 +70,10 @@ private:
 
     static QAction *viewItem(MainWindow &window, const QString &text)
     {
-        for (QAction *menu : window.menuBar()->actions())
-            if (menu->text() == "&View")
-                for (QAction *item : menu->menu()->actions())
-                    if (item->text() == text)
-                        return item;
+        if (QMenu *view = menuTitled(window, "&View"))
+            for (QAction *item : view->actions())
+                if (item->text() == text)
+                    return item;
         return nullptr;
     }
 

@@ -36,7 +36,6 @@
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QMenu>
-#include <QMenuBar>
 #include <QScrollArea>
 #include <QSlider>
 #include <QSpinBox>
@@ -91,12 +90,10 @@ public:
     Monkey(MainWindow &window, ScenarioDocument &document, std::uint64_t seed)
         : Dice(seed), m_window(window), m_document(document)
     {
-        for (QAction *menu : m_window.menuBar()->actions()) {
-            if (menu->text() == QStringLiteral("E&xamples"))
-                m_examples = menu->menu()->actions();
-            else if (menu->text() == QStringLiteral("&Edit"))
-                m_edit = menu->menu()->actions();
-        }
+        if (QMenu *examples = menuTitled(m_window, QStringLiteral("E&xamples")))
+            m_examples = examples->actions();
+        if (QMenu *edit = menuTitled(m_window, QStringLiteral("&Edit")))
+            m_edit = edit->actions();
     }
 
     int examples() const { return int(m_examples.size()); }

@@ -1,7 +1,8 @@
 #pragma once
 
 // What the window's tests do to it, as a user would, through its real widgets: open it,
-// set a field, find a control, drag a slider, choose in a combo box, turn the wheel.
+// set a field, find a control or a menu, drag a slider, choose in a combo box, turn the
+// wheel.
 #include "io/presets_io.h"
 #include "ui/controls_panel.h"
 #include "ui/main_window.h"
@@ -9,6 +10,9 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QMainWindow>
+#include <QMenu>
+#include <QMenuBar>
 #include <QSlider>
 #include <QStyle>
 #include <QStyleOptionSlider>
@@ -43,6 +47,15 @@ inline void setAndEvaluate(ui::ScenarioDocument &document, const char *key, cons
 template <typename T> T *control(ui::MainWindow &window, const QString &key)
 {
     return qobject_cast<T *>(window.controls()->control(key));
+}
+
+// The window's menu titled `title` as the menu bar shows it ("&View"), or null.
+inline QMenu *menuTitled(QMainWindow &window, const QString &title)
+{
+    for (QAction *menu : window.menuBar()->actions())
+        if (menu->text() == title)
+            return menu->menu();
+    return nullptr;
 }
 
 // Drags a slider's handle with the mouse to `fraction` of its groove, in `moves` moves.
