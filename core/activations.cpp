@@ -2,6 +2,9 @@
 
 #include "core/units.h"
 
+#include <cmath>
+#include <type_traits>
+
 namespace core {
 
 namespace {
@@ -9,22 +12,48 @@ namespace {
 constexpr std::int64_t kMaskBytes = 1; // dropout masks: one byte per element (Korthikanti §4.1)
 constexpr std::int64_t kLogSumExpBytes = 4; // flash attention keeps an FP32 log-sum-exp per row
 
-struct PerToken
+// The arithmetic the byte counts below are written in, once for both: Count = std::int64_t
+// gives evaluate's exact counts, which stop at kTooLarge; Count = double gives validate's
+// bound, which cannot overflow. Small per-token terms use plain operators in both.
+template <typename Count> Count mulBytes(Count a, Count b)
 {
-    std::int64_t replicated = 0; // split across T only under sequence parallelism
-    std::int64_t sharded = 0;    // split across T by heads or FFN columns
+    if constexpr (std::is_floating_point_v<Count>)
+        return a * b;
+    else
+        return saturatingMul(a, b);
+}
+template <typename Count> Count addBytes(Count a, Count b)
+{
+    if constexpr (std::is_floating_point_v<Count>)
+        return a + b;
+    else
+        return saturatingAdd(a, b);
+}
+template <typename Count> Count divBytesUp(Count a, Count b)
+{
+    if constexpr (std::is_floating_point_v<Count>)
+        return std::ceil(a / b);
+    else
+        return ceilDiv(a, b);
+}
+
+template <typename Count> struct PerToken
+{
+    Count replicated = 0; // split across T only under sequence parallelism
+    Count sharded = 0;    // split across T by heads or FFN columns
 };
 
 // Bytes per token of one layer, term by term as docs/activations.md lists them.
-PerToken perToken(const ModelSpec &m, const ActivationConfig &c, Recompute recompute)
+template <typename Count>
+PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recompute recompute)
 {
-    const std::int64_t a = c.bytesPerValue;
-    const std::int64_t h = m.hidden;
-    const std::int64_t hd = m.headDim();
-    const std::int64_t qHeads = m.heads / c.tp;
-    const std::int64_t ffn = ceilDiv(m.ffnHidden, c.tp);
-    const std::int64_t mask = m.dropout ? kMaskBytes : 0;
-    PerToken t;
+    const Count a = c.bytesPerValue;
+    const Count h = m.hidden;
+    const Count hd = m.headDim();
+    const Count qHeads = m.heads / c.tp;
+    const Count ffn = divBytesUp<Count>(m.ffnHidden, c.tp);
+    const Count mask = m.dropout ? kMaskBytes : 0;
+    PerToken<Count> t;
     if (recompute == Recompute::full) {
         // Full recomputation keeps only the layer input (Korthikanti §4.3: 2sbh).
         t.replicated = a * h;
@@ -41,13 +70,14 @@ PerToken perToken(const ModelSpec &m, const ActivationConfig &c, Recompute recom
     // (Hugging Face repeat_kv), so they are kept at full size; flash attention and
     // the inputs of a recomputed core attention keep them at the grouped size.
     const bool repeatedKv = c.attention == Attention::eager && recompute == Recompute::none;
-    t.sharded += 2 * a * (repeatedKv ? qHeads : kvHeadsPerDevice(m, c.tp)) * hd;
+    t.sharded += 2 * a * (repeatedKv ? qHeads : static_cast<Count>(kvHeadsPerDevice(m, c.tp))) * hd;
     if (recompute == Recompute::none) {
         if (c.attention == Attention::eager)
             // Korthikanti §4.1: softmax output 2as²b, its dropout mask as²b and dropout
             // output 2as²b; without dropout the matmul reuses the softmax output.
-            t.sharded = saturatingAdd(
-                t.sharded, saturatingMul(qHeads * c.seqLen, a + (m.dropout ? kMaskBytes + a : 0)));
+            t.sharded =
+                addBytes<Count>(t.sharded, mulBytes<Count>(mulBytes<Count>(qHeads, c.seqLen),
+                                                           a + (m.dropout ? kMaskBytes + a : 0)));
         else
             t.sharded += qHeads * kLogSumExpBytes;
     }
@@ -58,19 +88,58 @@ PerToken perToken(const ModelSpec &m, const ActivationConfig &c, Recompute recom
     return t;
 }
 
-std::int64_t layerBytes(const ModelSpec &m, const ActivationConfig &c, Recompute recompute)
+template <typename Count>
+Count layerBytes(const ModelSpec &m, const ActivationConfig &c, Recompute recompute)
 {
     if (!m.hasArchitecture())
         return 0;
-    const PerToken t = perToken(m, c, recompute);
-    const std::int64_t tokens = saturatingMul(c.seqLen, c.microbatchSize);
+    const PerToken<Count> t = perToken<Count>(m, c, recompute);
+    const Count tokens = mulBytes<Count>(c.seqLen, c.microbatchSize);
     // Korthikanti §4.2.2: sequence parallelism splits the remaining terms by T too.
-    const std::int64_t all = saturatingMul(tokens, t.replicated);
-    const std::int64_t replicated = c.sequenceParallel ? ceilDiv(all, c.tp) : all;
-    return saturatingAdd(replicated, saturatingMul(tokens, t.sharded));
+    const Count all = mulBytes<Count>(tokens, t.replicated);
+    const Count replicated = c.sequenceParallel ? divBytesUp<Count>(all, c.tp) : all;
+    return addBytes<Count>(replicated, mulBytes<Count>(tokens, t.sharded));
+}
+
+template <typename Count>
+Count cachedOutputBytes(const ModelSpec &m, std::int64_t seqLen, std::int64_t microbatchSize,
+                        int tp, int bytesPerValue)
+{
+    // pytorch/pytorch#159251: the pipeline keeps each micro-batch's logits, b × s × V,
+    // vocab-parallel under tensor parallelism (Megatron-LM's parallel LM head).
+    return mulBytes<Count>(mulBytes<Count>(microbatchSize, seqLen),
+                           divBytesUp<Count>(m.vocab, tp) * bytesPerValue);
+}
+
+template <typename Count>
+Count kvBytes(const ModelSpec &m, int layers, std::int64_t seqLen, std::int64_t sequences, int tp,
+              int bytesPerValue)
+{
+    // docs/DESIGN.md §3.7: 2 (K and V) × layers × KV heads × head dim × seq × batch × bytes.
+    const Count bytesPerToken = Count{2} * layers * static_cast<Count>(kvHeadsPerDevice(m, tp)) *
+                                m.headDim() * bytesPerValue;
+    return mulBytes<Count>(bytesPerToken, mulBytes<Count>(seqLen, sequences));
 }
 
 } // namespace
+
+int activationValueBytes(Precision p)
+{
+    return p == Precision::fp32 ? 4 : 2;
+}
+
+ActivationConfig activationConfig(const Scenario &s)
+{
+    ActivationConfig c;
+    c.seqLen = s.seqLen;
+    c.microbatchSize = s.microbatchSize;
+    c.tp = s.tp;
+    c.sequenceParallel = s.sequenceParallel;
+    c.recompute = s.recompute;
+    c.attention = s.attention;
+    c.bytesPerValue = activationValueBytes(s.precision);
+    return c;
+}
 
 std::int64_t kvHeadsPerDevice(const ModelSpec &m, int tp)
 {
@@ -80,30 +149,46 @@ std::int64_t kvHeadsPerDevice(const ModelSpec &m, int tp)
 
 std::int64_t layerActivationBytes(const ModelSpec &m, const ActivationConfig &c)
 {
-    return layerBytes(m, c, c.recompute);
+    return layerBytes<std::int64_t>(m, c, c.recompute);
+}
+
+double layerActivationBytesBound(const ModelSpec &m, const ActivationConfig &c)
+{
+    return layerBytes<double>(m, c, c.recompute);
 }
 
 std::int64_t layerPeakRecomputeBytes(const ModelSpec &m, const ActivationConfig &c)
 {
-    return layerBytes(m, c, Recompute::none);
+    return layerBytes<std::int64_t>(m, c, Recompute::none);
+}
+
+double layerPeakRecomputeBytesBound(const ModelSpec &m, const ActivationConfig &c)
+{
+    return layerBytes<double>(m, c, Recompute::none);
 }
 
 std::int64_t cachedOutputBytesPerMicrobatch(const ModelSpec &m, std::int64_t seqLen,
                                             std::int64_t microbatchSize, int tp, int bytesPerValue)
 {
-    // pytorch/pytorch#159251: the pipeline keeps each micro-batch's logits, b × s × V,
-    // vocab-parallel under tensor parallelism (Megatron-LM's parallel LM head).
-    return saturatingMul(saturatingMul(microbatchSize, seqLen),
-                         ceilDiv(m.vocab, tp) * bytesPerValue);
+    return cachedOutputBytes<std::int64_t>(m, seqLen, microbatchSize, tp, bytesPerValue);
+}
+
+double cachedOutputBytesPerMicrobatchBound(const ModelSpec &m, std::int64_t seqLen,
+                                           std::int64_t microbatchSize, int tp, int bytesPerValue)
+{
+    return cachedOutputBytes<double>(m, seqLen, microbatchSize, tp, bytesPerValue);
 }
 
 std::int64_t kvCacheBytes(const ModelSpec &m, int layers, std::int64_t seqLen,
                           std::int64_t sequences, int tp, int bytesPerValue)
 {
-    // docs/DESIGN.md §3.7: 2 (K and V) × layers × KV heads × head dim × seq × batch × bytes.
-    const std::int64_t perToken = 2 * static_cast<std::int64_t>(layers) * kvHeadsPerDevice(m, tp) *
-                                  m.headDim() * bytesPerValue;
-    return saturatingMul(perToken, saturatingMul(seqLen, sequences));
+    return kvBytes<std::int64_t>(m, layers, seqLen, sequences, tp, bytesPerValue);
+}
+
+double kvCacheBytesBound(const ModelSpec &m, int layers, std::int64_t seqLen,
+                         std::int64_t sequences, int tp, int bytesPerValue)
+{
+    return kvBytes<double>(m, layers, seqLen, sequences, tp, bytesPerValue);
 }
 
 double layerForwardFlops(const ModelSpec &m, std::int64_t seqLen, std::int64_t microbatchSize,

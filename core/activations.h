@@ -20,24 +20,43 @@ struct ActivationConfig
     int bytesPerValue = 2; // 16-bit activations; 4 in FP32 training
 };
 
+// Bytes of one activation, logit or KV-cache value: 16 bits, or 32 in FP32; FP8 and the
+// weight-only formats compute and keep activations in 16 bits.
+int activationValueBytes(Precision precision);
+
+// How the scenario keeps its layers' activations.
+ActivationConfig activationConfig(const Scenario &scenario);
+
+// Each byte count below comes twice, from one formula: exact in 64 bits, stopping at
+// kTooLarge (core/units.h), for evaluate's report; and as a `...Bound` in floating point,
+// which cannot overflow, for validate to compare with limits::kBytes before evaluate counts.
+// The bound equals the exact count wherever that is below 2^53, and is never below it by
+// more than a double's rounding.
+
 // Bytes one layer keeps per micro-batch on one device of its tensor-parallel
 // group. With MHA, GeLU, FFN = 4h, dropout, eager attention and 16-bit values
 // this is Korthikanti et al. 2022, Table 2, exactly.
 std::int64_t layerActivationBytes(const ModelSpec &model, const ActivationConfig &config);
+double layerActivationBytesBound(const ModelSpec &model, const ActivationConfig &config);
 
 // The same layer's bytes without recomputation: what a fully recomputed stage
 // rebuilds, one layer and one micro-batch at a time, during its backward pass.
 std::int64_t layerPeakRecomputeBytes(const ModelSpec &model, const ActivationConfig &config);
+double layerPeakRecomputeBytesBound(const ModelSpec &model, const ActivationConfig &config);
 
 // Bytes of the logits PyTorch's pipelining keeps for one micro-batch on the last
 // stage (pytorch/pytorch#159251): b × s × vocab / T values (vocab-parallel logits).
 std::int64_t cachedOutputBytesPerMicrobatch(const ModelSpec &model, std::int64_t seqLen,
                                             std::int64_t microbatchSize, int tp, int bytesPerValue);
+double cachedOutputBytesPerMicrobatchBound(const ModelSpec &model, std::int64_t seqLen,
+                                           std::int64_t microbatchSize, int tp, int bytesPerValue);
 
 // KV cache of `layers` layers on one device (docs/DESIGN.md §3.7): K and V for every
 // token of every sequence in flight, KV heads split over T (one each when T > kv_heads).
 std::int64_t kvCacheBytes(const ModelSpec &model, int layers, std::int64_t seqLen,
                           std::int64_t sequences, int tp, int bytesPerValue);
+double kvCacheBytesBound(const ModelSpec &model, int layers, std::int64_t seqLen,
+                         std::int64_t sequences, int tp, int bytesPerValue);
 
 // Forward FLOPs of one layer for one micro-batch on one device of T.
 double layerForwardFlops(const ModelSpec &model, std::int64_t seqLen, std::int64_t microbatchSize,

@@ -1,5 +1,6 @@
 #include "core/validate.h"
 
+#include "core/activations.h"
 #include "core/echo.h"
 #include "core/fields.h"
 
@@ -82,20 +83,23 @@ ParamsBound paramsBound(const ModelSpec &m)
 }
 
 // Upper bounds, in floating point, of the largest byte counts evaluate makes in 64 bits:
-// the activations a stage keeps (docs/activations.md), its cached outputs, its KV cache
-// (docs/DESIGN.md §3.7) and the tensor-parallel traffic of a step (docs/DESIGN.md §3.4). Each stays
-// under limits::kBytes, so that a stage's total, their sum, is exact too.
+// the activations a stage keeps, its cached outputs and its KV cache, from the formulas
+// evaluate counts them with (core/activations.h), and the tensor-parallel traffic of a step
+// (docs/DESIGN.md §3.4). Each stays under limits::kBytes, so that a stage's total, their
+// sum, is exact too.
 std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
 {
     if (!m.hasArchitecture())
         return std::nullopt; // a size-only model has parameters and nothing per token
     const bool training = s.mode == Mode::training;
+    const ActivationConfig act = activationConfig(s);
     const double h = m.hidden;
-    const double heads = m.heads;
-    const double value = s.precision == Precision::fp32 ? 4 : 2; // bytes per activation
+    const double value = act.bytesPerValue;
     const double tokens = static_cast<double>(s.microbatchSize) * s.seqLen;
     const double microbatches = s.microbatches;
-    const double stageLayers = std::ceil(static_cast<double>(m.layers) / s.pp);
+    // The first stages take the extra layers of an uneven split (splitLayers).
+    const int firstStageLayers = (m.layers + s.pp - 1) / s.pp;
+    const double stageLayers = firstStageLayers;
 
     std::string what;
     double bytes = 0;
@@ -106,24 +110,24 @@ std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
         }
     };
     if (training) {
-        // Bytes per token of one layer before T divides anything: norm inputs, residual
-        // masks, Q, K, V and O, the MLP, and the attention core unless it is recomputed.
-        const double core =
-            s.attention == Attention::eager ? heads * s.seqLen * (2 * value + 1) : 4 * heads;
-        const double layer = (8 * value + 2) * h + 4 * value * m.ffnHidden + core;
-        const double kept = s.recompute == Recompute::full        ? value * h
-                            : s.recompute == Recompute::selective ? layer - core
-                                                                  : layer;
         // Micro-batches in flight on a stage: GPipe keeps all m; 1F1B at most K, ZB-H1
         // K + 1 and interleaved K(v+1)/v, all within 2K.
         const double inflight =
             s.schedule == Schedule::gpipe ? microbatches : std::min(microbatches, 2.0 * s.pp);
+        // As evaluate adds them up: every layer of every micro-batch in flight, and with full
+        // recomputation one layer rebuilt whole (docs/activations.md).
+        const double rebuilt =
+            s.recompute == Recompute::full ? layerPeakRecomputeBytesBound(m, act) : 0;
         consider("the activations a stage keeps",
-                 inflight * stageLayers * tokens * kept + tokens * layer);
+                 inflight * stageLayers * layerActivationBytesBound(m, act) + rebuilt);
         if (s.cacheOutputs)
-            consider("the cached outputs", microbatches * tokens * m.vocab * value);
+            consider("the cached outputs",
+                     microbatches * cachedOutputBytesPerMicrobatchBound(
+                                        m, s.seqLen, s.microbatchSize, s.tp, act.bytesPerValue));
     } else {
-        consider("the KV cache", 2 * stageLayers * h * tokens * microbatches * value);
+        consider("the KV cache", kvCacheBytesBound(m, firstStageLayers, s.seqLen,
+                                                   std::int64_t{s.microbatches} * s.microbatchSize,
+                                                   s.tp, act.bytesPerValue));
     }
     if (s.tp > 1) {
         // Shoeybi et al. 2019 §3: two all-reduces per layer forward, two backward, two more

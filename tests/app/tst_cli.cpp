@@ -1,6 +1,7 @@
 // The command line (docs/DESIGN.md §4), run as users run it: the real binary, no display.
 #include "core/units.h"
 #include "run_parascope.h"
+#include "test_files.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -15,29 +16,20 @@ class TestCli : public QObject
     Q_OBJECT
 
 private:
-    using Run = ParascopeRun;
-
     QTemporaryDir m_dir;
-
-    Run run(const QStringList &arguments) { return runParascope(arguments); }
 
     QString file(const QString &name, const QByteArray &content)
     {
         const QString path = m_dir.filePath(name);
-        QFile f(path);
-        if (!f.open(QIODevice::WriteOnly))
+        if (!writeFile(path, content))
             qFatal("cannot write test file");
-        f.write(content);
         return path;
     }
 
-    QJsonObject json(const QStringList &arguments)
+    // `parascope eval` with `arguments`, as JSON.
+    static QJsonObject json(const QStringList &arguments)
     {
-        const Run r = run(QStringList{QStringLiteral("eval")} + arguments +
-                          QStringList{QStringLiteral("--format"), QStringLiteral("json")});
-        if (r.status != 0)
-            qWarning("%s", qPrintable(r.err));
-        return QJsonDocument::fromJson(r.out.toUtf8()).object();
+        return runParascopeJson(QStringList{QStringLiteral("eval")} + arguments);
     }
 
 private Q_SLOTS:
@@ -110,7 +102,7 @@ private Q_SLOTS:
     {
         QFETCH(QStringList, arguments);
         QFETCH(QString, named);
-        const Run r = run(arguments);
+        const ParascopeRun r = runParascope(arguments);
         QCOMPARE(r.status, 2);
         QVERIFY2(r.err.contains(named), qPrintable(r.err));
         QCOMPARE(r.err.trimmed().count(QLatin1Char('\n')), 0); // one line
@@ -141,7 +133,7 @@ private Q_SLOTS:
     {
         QFETCH(QStringList, arguments);
         QFETCH(QString, named);
-        const Run r = run(arguments);
+        const ParascopeRun r = runParascope(arguments);
         QCOMPARE(r.status, 2);
         QVERIFY2(r.err.contains(QStringLiteral("tp: the model's 64 attention heads do not "
                                                "divide by 3")),
@@ -176,7 +168,7 @@ private Q_SLOTS:
         QFETCH(QString, named);
         const QString path =
             QFINDTESTDATA(QStringLiteral("../data/damaged/%1.parascope.json").arg(file));
-        const Run r = run({QStringLiteral("eval"), path});
+        const ParascopeRun r = runParascope({QStringLiteral("eval"), path});
         QCOMPARE(r.status, 2);
         QVERIFY2(r.err.contains(named), qPrintable(r.err));
         QCOMPARE(r.err.trimmed().count(QLatin1Char('\n')), 0);
@@ -200,7 +192,7 @@ private Q_SLOTS:
     {
         QFETCH(QStringList, arguments);
         QFETCH(int, status);
-        const Run r = run(QStringList{QStringLiteral("eval")} + arguments);
+        const ParascopeRun r = runParascope(QStringList{QStringLiteral("eval")} + arguments);
         QCOMPARE(r.status, status);
         QVERIFY(r.out.contains(QStringLiteral("Fits:")));
     }
@@ -392,7 +384,7 @@ private Q_SLOTS:
                     op.value(QStringLiteral("start_layer_times")).toDouble());
         }
 
-        const Run text = run(QStringList{QStringLiteral("eval")} + arguments);
+        const ParascopeRun text = runParascope(QStringList{QStringLiteral("eval")} + arguments);
         QCOMPARE(text.status, 0);
         QVERIFY2(text.out.contains(QStringLiteral("layer-times, not seconds")),
                  qPrintable(text.out));
@@ -419,8 +411,8 @@ private Q_SLOTS:
         QVERIFY(r.value(QStringLiteral("bubble_closed_form_missing"))
                     .toString()
                     .contains(QStringLiteral("different times")));
-        const Run text =
-            run({QStringLiteral("eval"), QStringLiteral("--set"), QStringLiteral("pp=3")});
+        const ParascopeRun text =
+            runParascope({QStringLiteral("eval"), QStringLiteral("--set"), QStringLiteral("pp=3")});
         QVERIFY2(
             text.out.contains(QStringLiteral("no closed form (the stages take different times")),
             qPrintable(text.out));
@@ -480,11 +472,11 @@ private Q_SLOTS:
 
     void presetsCommand()
     {
-        const Run text = run({QStringLiteral("presets")});
+        const ParascopeRun text = runParascope({QStringLiteral("presets")});
         QCOMPARE(text.status, 0);
         QVERIFY(text.out.contains(QStringLiteral("sn40l")));
-        const Run js =
-            run({QStringLiteral("presets"), QStringLiteral("--format"), QStringLiteral("json")});
+        const ParascopeRun js = runParascope(
+            {QStringLiteral("presets"), QStringLiteral("--format"), QStringLiteral("json")});
         QCOMPARE(js.status, 0);
         const QJsonObject root = QJsonDocument::fromJson(js.out.toUtf8()).object();
         QCOMPARE(root.value(QStringLiteral("models")).toArray().size(), 4);
@@ -521,7 +513,7 @@ private Q_SLOTS:
     {
         QFETCH(QStringList, arguments);
         QFETCH(QString, says);
-        const Run r = run(arguments);
+        const ParascopeRun r = runParascope(arguments);
         QCOMPARE(r.status, 0);
         QVERIFY2(r.out.contains(says), qPrintable(r.out));
     }
@@ -565,8 +557,9 @@ private Q_SLOTS:
     {
         QFETCH(QString, command);
         QFETCH(QStringList, options);
-        const Run r = run(command.isEmpty() ? QStringList{QStringLiteral("--help")}
-                                            : QStringList{command, QStringLiteral("--help")});
+        const ParascopeRun r =
+            runParascope(command.isEmpty() ? QStringList{QStringLiteral("--help")}
+                                           : QStringList{command, QStringLiteral("--help")});
         QCOMPARE(r.status, 0);
         const QStringList lines = r.out.split(QLatin1Char('\n'));
         const QString invocation = command.isEmpty() ? QStringLiteral("parascope")
@@ -591,9 +584,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, command);
         QFETCH(QStringList, options);
-        QFile file(QStringLiteral(PARASCOPE_README));
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        const QString readme = QString::fromUtf8(file.readAll());
+        const QString readme = QString::fromUtf8(readFile(QStringLiteral(PARASCOPE_README)));
         const QString synopsis = readme.section(QStringLiteral("## Command line"), 1)
                                      .section(QStringLiteral("```"), 1, 1);
         QVERIFY(!synopsis.isEmpty());
@@ -625,7 +616,7 @@ private Q_SLOTS:
     void overviewListsEveryCommand()
     {
         QFETCH(QString, command);
-        const Run r = run({QStringLiteral("--help")});
+        const ParascopeRun r = runParascope({QStringLiteral("--help")});
         QCOMPARE(r.status, 0);
         const QString commands = r.out.section(QStringLiteral("\nCommands:\n"), 1);
         const QRegularExpression row(QStringLiteral("^  %1 +\\S").arg(command),
@@ -656,7 +647,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, key);
         QFETCH(QString, values);
-        const Run r = run({QStringLiteral("eval"), QStringLiteral("--help")});
+        const ParascopeRun r = runParascope({QStringLiteral("eval"), QStringLiteral("--help")});
         QCOMPARE(r.status, 0);
         const QRegularExpression line(
             QStringLiteral("^  %1 .*\\(([^()]*)\\)$").arg(QRegularExpression::escape(key)),
@@ -669,7 +660,7 @@ private Q_SLOTS:
     // With no display the window does not open: Parascope says so and how to run headless.
     void windowWithoutDisplay()
     {
-        const Run r = run({});
+        const ParascopeRun r = runParascope({});
         QCOMPARE(r.status, 1);
         QVERIFY(r.err.contains(QStringLiteral("no display")));
         QVERIFY(r.err.contains(QStringLiteral("parascope eval")));

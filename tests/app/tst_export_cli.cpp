@@ -1,18 +1,17 @@
 // `parascope export` (docs/DESIGN.md §4), run as users run it: the real binary, no display.
 #include "run_parascope.h"
+#include "test_files.h"
+#include "test_images.h"
 
 #include <QDir>
 #include <QImage>
 #include <QMap>
 #include <QProcess>
-#include <QSet>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXmlStreamReader>
 #include <cerrno>
-#include <csignal>
-#include <cstring>
 #include <sys/resource.h>
 
 class TestExportCli : public QObject
@@ -34,39 +33,8 @@ private:
     // as a nearly full disk gives ENOSPC.
     static Run runWithFileSizeLimit(const QStringList &arguments, rlim_t limit)
     {
-        return runParascope(QStringList{"export"} + arguments, -1, [limit] {
-            std::signal(SIGXFSZ, SIG_IGN);
-            rlimit r{};
-            getrlimit(RLIMIT_FSIZE, &r);
-            r.rlim_cur = limit;
-            setrlimit(RLIMIT_FSIZE, &r);
-        });
-    }
-
-    static QByteArray contents(const QString &path)
-    {
-        QFile file(path);
-        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-    }
-
-    // Every file of a folder with its bytes, hidden ones included.
-    static QMap<QString, QByteArray> folder(const QString &path)
-    {
-        QMap<QString, QByteArray> files;
-        const QDir dir(path);
-        for (const QString &name : dir.entryList(QDir::Files | QDir::Hidden))
-            files.insert(name, contents(dir.filePath(name)));
-        return files;
-    }
-
-    static int distinctColours(const QImage &image)
-    {
-        QSet<QRgb> colours;
-        const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
-        for (int y = 0; y < rgb.height(); y += 2)
-            for (int x = 0; x < rgb.width(); x += 2)
-                colours.insert(rgb.pixel(x, y) & 0xFFFFFF);
-        return int(colours.size());
+        return runParascope(QStringList{"export"} + arguments, -1,
+                            [limit] { limitFileSize(limit); });
     }
 
     // The caption strip starts with a light grey hairline across the whole width.
@@ -241,7 +209,7 @@ private Q_SLOTS:
         const Run written = run(arguments + QStringList{"--date", "2024-03-01"});
         QCOMPARE(written.status, 0);
         const QString parent = chart == "all" ? target : dir;
-        const QMap<QString, QByteArray> before = folder(parent);
+        const QMap<QString, QByteArray> before = filesIn(parent);
         QCOMPARE(before.size(), chart == "all" ? 5 : 1);
         // The files in the order they are written, one path a line.
         const QString firstName = QFileInfo(written.out.section('\n', 0, 0).trimmed()).fileName();
@@ -263,13 +231,13 @@ private Q_SLOTS:
         }
         const Run r = runWithFileSizeLimit(arguments + QStringList{"--date", "2024-03-02"}, limit);
         QVERIFY2(r.status != 0, qPrintable(r.out));
-        QVERIFY2(r.err.contains(QString::fromLocal8Bit(std::strerror(EFBIG))), qPrintable(r.err));
+        QVERIFY2(r.err.contains(systemReason(EFBIG)), qPrintable(r.err));
         QVERIFY2(r.err.contains(QDir::toNativeSeparators(target)), qPrintable(r.err));
         if (laterChartFails)
             QVERIFY2(!r.err.contains(firstName), qPrintable(r.err));
         QCOMPARE(r.err.trimmed().count('\n'), 0);
         QVERIFY2(r.out.isEmpty(), qPrintable(r.out)); // nothing was written
-        const QMap<QString, QByteArray> after = folder(parent);
+        const QMap<QString, QByteArray> after = filesIn(parent);
         QCOMPARE(after.keys(), before.keys()); // no temporary file left
         for (auto it = before.cbegin(); it != before.cend(); ++it)
             QVERIFY2(after.value(it.key()) == it.value(), qPrintable(it.key()));

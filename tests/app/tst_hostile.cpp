@@ -2,6 +2,7 @@
 // refused within a bounded time, with exit status 2, one short line on stderr naming
 // the file and the field, and nothing on the terminal that is not text.
 #include "run_parascope.h"
+#include "test_files.h"
 
 #include <QDir>
 #include <QFile>
@@ -90,22 +91,8 @@ class TestHostile : public QObject
 
     QString made(const QString &name) const { return m_made.filePath(name); }
 
-    // Files are written with plain string literals: moc misreads raw ones that end in '"'.
-    // A file of `size` bytes that starts with `head`; the rest is a hole of zeros.
-    static bool writeSparse(const QString &path, const QByteArray &head, qint64 size)
-    {
-        QFile file(path);
-        return file.open(QIODevice::WriteOnly) && file.write(head) == head.size() &&
-               file.resize(size);
-    }
-
-    static bool write(const QString &path, const QByteArray &bytes)
-    {
-        QFile file(path);
-        return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
-    }
-
 private Q_SLOTS:
+    // Files are written with plain string literals: moc misreads raw ones that end in '"'.
     void initTestCase()
     {
         QVERIFY(m_made.isValid());
@@ -115,10 +102,10 @@ private Q_SLOTS:
         constexpr qint64 k100MB = 100 * 1024 * 1024;
         QVERIFY(writeSparse(made("large.parascope.json"), scenario + "\"model\": \"", k100MB));
         QVERIFY(writeSparse(made("presets-large.json"), presets + "\"models\": [", k100MB));
-        QVERIFY(write(made("long-string.parascope.json"),
-                      scenario + "\"model\": \"" + QByteArray(3 << 20, 's') + "\"}"));
-        QVERIFY(write(made("long-key.parascope.json"),
-                      scenario + "\"" + QByteArray(1 << 20, 'k') + "\": 1}"));
+        QVERIFY(writeFile(made("long-string.parascope.json"),
+                          scenario + "\"model\": \"" + QByteArray(3 << 20, 's') + "\"}"));
+        QVERIFY(writeFile(made("long-key.parascope.json"),
+                          scenario + "\"" + QByteArray(1 << 20, 'k') + "\": 1}"));
     }
 
     // Every file in the folder is a case, or a case's sidecar, or the README.

@@ -15,17 +15,10 @@ class TestPlanCli : public QObject
 private:
     static QStringList plan(const QString &rest)
     {
-        return QStringList{QStringLiteral("plan")} +
-               rest.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        return parascopeCommand(QStringLiteral("plan"), rest);
     }
 
-    static QJsonObject json(const QString &rest)
-    {
-        const ParascopeRun r = runParascope(plan(rest + QStringLiteral(" --format json")));
-        if (r.status != 0)
-            qWarning("%s", qPrintable(r.err));
-        return QJsonDocument::fromJson(r.out.toUtf8()).object();
-    }
+    static QJsonObject json(const QString &rest) { return runParascopeJson(plan(rest)); }
 
 private Q_SLOTS:
     // docs/planner.md: 70B on 64 H100s, with the JSON fields the README lists.

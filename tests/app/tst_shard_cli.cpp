@@ -13,23 +13,12 @@ class TestShardCli : public QObject
     Q_OBJECT
 
 private:
-    using Run = ParascopeRun;
-
-    static Run run(const QStringList &arguments) { return runParascope(arguments); }
-
     static QStringList shard(const QString &rest)
     {
-        return QStringList{QStringLiteral("shard")} +
-               rest.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        return parascopeCommand(QStringLiteral("shard"), rest);
     }
 
-    static QJsonObject json(const QString &rest)
-    {
-        const Run r = run(shard(rest + QStringLiteral(" --format json")));
-        if (r.status != 0)
-            qWarning("%s", qPrintable(r.err));
-        return QJsonDocument::fromJson(r.out.toUtf8()).object();
-    }
+    static QJsonObject json(const QString &rest) { return runParascopeJson(shard(rest)); }
 
     static QJsonObject strategy(const QJsonObject &root, const QString &name)
     {
@@ -107,7 +96,7 @@ private Q_SLOTS:
                  qPrintable(r.value("check_not_run").toString()));
         QVERIFY(strategy(r, "columns-rows").value("max_rel_error").isNull());
         QVERIFY(strategy(r, "columns-rows").value("total_s").toDouble() > 0);
-        const Run text = run(shard(arguments));
+        const ParascopeRun text = runParascope(shard(arguments));
         QCOMPARE(text.status, 0);
         QVERIFY2(
             text.out.contains(
@@ -125,7 +114,7 @@ private Q_SLOTS:
 
     void textReport()
     {
-        const Run r = run(shard("--hidden 8192 --ffn 32768 --tp 4"));
+        const ParascopeRun r = runParascope(shard("--hidden 8192 --ffn 32768 --tp 4"));
         QCOMPARE(r.status, 0);
         QVERIFY2(r.out.contains("reduced size"), qPrintable(r.out));
         QVERIFY(r.out.contains("columns-rows"));
@@ -181,7 +170,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, arguments);
         QFETCH(QString, named);
-        const Run r = run(shard(arguments));
+        const ParascopeRun r = runParascope(shard(arguments));
         QCOMPARE(r.status, 2);
         QVERIFY2(r.err.contains(named), qPrintable(r.err));
         QCOMPARE(r.err.trimmed().count(QLatin1Char('\n')), 0); // one line
@@ -193,8 +182,8 @@ private Q_SLOTS:
     // backward gathers the two layer inputs again (Korthikanti et al. 2022, §4.2.2).
     void evalReportsTpComm()
     {
-        const Run r =
-            run({QStringLiteral("eval"), QStringLiteral("--format"), QStringLiteral("json")});
+        const ParascopeRun r = runParascope(
+            {QStringLiteral("eval"), QStringLiteral("--format"), QStringLiteral("json")});
         QCOMPARE(r.status, 0);
         const QJsonObject tp =
             QJsonDocument::fromJson(r.out.toUtf8()).object().value("tp_comm").toObject();
@@ -204,19 +193,19 @@ private Q_SLOTS:
         QCOMPARE(tp.value("bytes_per_step").toInteger(),
                  20LL * 16 * (4 * 117'440'512LL + 2 * 58'720'256LL));
         QVERIFY(tp.value("time_per_step_s").toDouble() > 0);
-        const Run bad =
-            run({QStringLiteral("eval"), QStringLiteral("--set"), QStringLiteral("mfu=0")});
+        const ParascopeRun bad = runParascope(
+            {QStringLiteral("eval"), QStringLiteral("--set"), QStringLiteral("mfu=0")});
         QCOMPARE(bad.status, 2);
         QVERIFY(bad.err.contains("mfu:"));
     }
 
     void help()
     {
-        const Run r = run({QStringLiteral("shard"), QStringLiteral("--help")});
+        const ParascopeRun r = runParascope({QStringLiteral("shard"), QStringLiteral("--help")});
         QCOMPARE(r.status, 0);
         QVERIFY(r.out.startsWith("Usage: parascope shard [options]"));
         QVERIFY(r.out.contains("--verify"));
-        const Run overview = run({QStringLiteral("--help")});
+        const ParascopeRun overview = runParascope({QStringLiteral("--help")});
         QVERIFY2(overview.out.contains("\n  shard  "), qPrintable(overview.out));
     }
 };

@@ -11,10 +11,11 @@
 #include "core/units.h"
 #include "core/validate.h"
 #include "io/presets_io.h"
+#include "test_random.h"
+#include "test_scenarios.h"
 
 #include <QTest>
 #include <cmath>
-#include <random>
 
 using namespace core;
 
@@ -44,25 +45,7 @@ constexpr double kMaxReserveGib = 64;
 // The scenario as the command line that reproduces it.
 QString describe(const Scenario &s)
 {
-    QString line = QStringLiteral("parascope eval");
-    for (const FieldInfo &field : scenarioFields())
-        if (const std::string value = fieldText(s, field.key); !value.empty())
-            line += QStringLiteral(" --set %1=%2")
-                        .arg(QString::fromUtf8(field.key.data(), field.key.size()),
-                             QString::fromStdString(value));
-    return line;
-}
-
-Scenario withSettings(std::initializer_list<const char *> settings)
-{
-    Scenario s;
-    for (const char *setting : settings) {
-        const std::string_view text(setting);
-        const auto eq = text.find('=');
-        if (auto e = setField(s, text.substr(0, eq), text.substr(eq + 1)))
-            qFatal("bad test setting %s: %s", setting, e->toString().c_str());
-    }
-    return s;
+    return QStringLiteral("parascope eval ") + settingsLine(s);
 }
 
 // Tensor-parallel degrees the model accepts: T divides the attention heads.
@@ -82,28 +65,17 @@ std::vector<int> validVirtualStages(const ModelSpec &model, int pp)
     return out;
 }
 
-// Random draws over the controls' ranges, from one std::mt19937_64 so that a seed gives the
-// same scenarios on every run (with the same standard library's distributions).
-class Draw
+// Random draws over the controls' ranges: a seed gives the same scenarios on every run.
+class Draw : public Dice
 {
 public:
-    explicit Draw(std::uint64_t seed) : m_rng(seed) {}
+    using Dice::Dice;
 
-    int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(m_rng); }
-    double real(double lo, double hi)
-    {
-        return std::uniform_real_distribution<double>(lo, hi)(m_rng);
-    }
-    bool chance(double p) { return real(0, 1) < p; }
     // A whole number spread evenly over the logarithm, as the window's sliders give it.
     int logUniform(int lo, int hi)
     {
         const double x = std::exp(real(std::log(double(lo)), std::log(double(hi) + 1)));
         return std::clamp(int(x), lo, hi);
-    }
-    template <typename T> const T &pick(const std::vector<T> &items)
-    {
-        return items[std::size_t(uniform(0, int(items.size()) - 1))];
     }
     template <typename E> E pickEnum()
     {
@@ -212,15 +184,7 @@ public:
             break;
         }
     }
-
-private:
-    std::mt19937_64 m_rng;
 };
-
-bool near(double a, double b, double rel = 1e-12)
-{
-    return std::abs(a - b) <= rel * std::max({std::abs(a), std::abs(b), 1e-300});
-}
 
 QString bytes(std::int64_t n)
 {
@@ -594,13 +558,6 @@ private:
     mutable Coverage m_coverage;
 };
 
-std::uint64_t environmentNumber(const char *name, std::uint64_t fallback)
-{
-    bool ok = false;
-    const std::uint64_t value = qEnvironmentVariable(name).toULongLong(&ok);
-    return ok ? value : fallback;
-}
-
 } // namespace
 
 class TestInvariants : public QObject
@@ -617,62 +574,61 @@ private Q_SLOTS:
     {
         QTest::addColumn<Scenario>("scenario");
         QTest::addRow("docs/DESIGN.md §4 default") << Scenario{};
-        QTest::addRow("K = 1") << withSettings({"pp=1"});
+        QTest::addRow("K = 1") << scenario({"pp=1"});
         QTest::addRow("K = 1, m = 1, T = 1, D = 1")
-            << withSettings({"pp=1", "microbatches=1", "tp=1", "dp=1"});
-        QTest::addRow("K = layers (80), m = 1") << withSettings({"pp=80", "microbatches=1"});
+            << scenario({"pp=1", "microbatches=1", "tp=1", "dp=1"});
+        QTest::addRow("K = layers (80), m = 1") << scenario({"pp=80", "microbatches=1"});
         QTest::addRow("K = layers (126), m = 4096, 405B")
-            << withSettings({"model=llama-3.1-405b", "pp=126", "microbatches=4096"});
-        QTest::addRow("m = 1") << withSettings({"microbatches=1"});
-        QTest::addRow("m = 1, GPipe") << withSettings({"microbatches=1", "schedule=gpipe"});
-        QTest::addRow("m = 1, zb-h1") << withSettings({"microbatches=1", "schedule=zb-h1"});
-        QTest::addRow("m = 4096, GPipe") << withSettings({"microbatches=4096", "schedule=gpipe"});
-        QTest::addRow("T = heads: 8B, T = 32") << withSettings({"model=llama-3.1-8b", "tp=32"});
-        QTest::addRow("T = heads: 70B, T = 64") << withSettings({"tp=64"});
-        QTest::addRow("T = heads: 405B, T = 128")
-            << withSettings({"model=llama-3.1-405b", "tp=128"});
-        QTest::addRow("T = heads: GPT-3, T = 96") << withSettings({"model=gpt-3-175b", "tp=96"});
-        QTest::addRow("D = 1024") << withSettings({"dp=1024"});
-        QTest::addRow("D = 1024, ZeRO-3") << withSettings({"dp=1024", "zero=3"});
+            << scenario({"model=llama-3.1-405b", "pp=126", "microbatches=4096"});
+        QTest::addRow("m = 1") << scenario({"microbatches=1"});
+        QTest::addRow("m = 1, GPipe") << scenario({"microbatches=1", "schedule=gpipe"});
+        QTest::addRow("m = 1, zb-h1") << scenario({"microbatches=1", "schedule=zb-h1"});
+        QTest::addRow("m = 4096, GPipe") << scenario({"microbatches=4096", "schedule=gpipe"});
+        QTest::addRow("T = heads: 8B, T = 32") << scenario({"model=llama-3.1-8b", "tp=32"});
+        QTest::addRow("T = heads: 70B, T = 64") << scenario({"tp=64"});
+        QTest::addRow("T = heads: 405B, T = 128") << scenario({"model=llama-3.1-405b", "tp=128"});
+        QTest::addRow("T = heads: GPT-3, T = 96") << scenario({"model=gpt-3-175b", "tp=96"});
+        QTest::addRow("D = 1024") << scenario({"dp=1024"});
+        QTest::addRow("D = 1024, ZeRO-3") << scenario({"dp=1024", "zero=3"});
         QTest::addRow("D = 1024, ZeRO-0, fp32 gradients")
-            << withSettings({"dp=1024", "zero=0", "grad_precision=fp32"});
-        QTest::addRow("seq 131072") << withSettings({"seq_len=131072"});
+            << scenario({"dp=1024", "zero=0", "grad_precision=fp32"});
+        QTest::addRow("seq 131072") << scenario({"seq_len=131072"});
         QTest::addRow("seq 131072, eager attention, no recomputation")
-            << withSettings({"seq_len=131072", "attention=eager", "recompute=none"});
+            << scenario({"seq_len=131072", "attention=eager", "recompute=none"});
         QTest::addRow("seq 128, micro-batch 256")
-            << withSettings({"seq_len=128", "microbatch_size=256"});
+            << scenario({"seq_len=128", "microbatch_size=256"});
         QTest::addRow("every range at its end: GPT-3 fp32, GPipe m = 4096, b = 256, seq 131072")
-            << withSettings({"model=gpt-3-175b", "precision=fp32", "schedule=gpipe",
-                             "microbatches=4096", "microbatch_size=256", "seq_len=131072",
-                             "attention=eager", "recompute=none", "sequence_parallel=false", "tp=1",
-                             "pp=1", "dp=1024", "reserve_gib=64"});
+            << scenario({"model=gpt-3-175b", "precision=fp32", "schedule=gpipe",
+                         "microbatches=4096", "microbatch_size=256", "seq_len=131072",
+                         "attention=eager", "recompute=none", "sequence_parallel=false", "tp=1",
+                         "pp=1", "dp=1024", "reserve_gib=64"});
         QTest::addRow("docs/worked-examples.md §3: INT4 inference, 405B on SN40L")
-            << withSettings({"mode=inference", "precision=int4", "model=llama-3.1-405b",
-                             "device=sn40l", "tp=8", "pp=1", "dp=1"});
+            << scenario({"mode=inference", "precision=int4", "model=llama-3.1-405b", "device=sn40l",
+                         "tp=8", "pp=1", "dp=1"});
         QTest::addRow("q4_0 inference, K = 1, m = 1")
-            << withSettings({"mode=inference", "precision=q4_0", "pp=1", "microbatches=1"});
+            << scenario({"mode=inference", "precision=q4_0", "pp=1", "microbatches=1"});
         QTest::addRow("inference, docs/DESIGN.md §4 default otherwise")
-            << withSettings({"mode=inference"});
+            << scenario({"mode=inference"});
         QTest::addRow("inference, K = 8, m = 1")
-            << withSettings({"mode=inference", "pp=8", "microbatches=1"});
-        QTest::addRow("inference, every range at its end") << withSettings(
+            << scenario({"mode=inference", "pp=8", "microbatches=1"});
+        QTest::addRow("inference, every range at its end") << scenario(
             {"mode=inference", "precision=fp32", "model=gpt-3-175b", "microbatches=4096",
              "microbatch_size=256", "seq_len=131072", "tp=1", "pp=1"});
         QTest::addRow("interleaved, v = 10 (20 layers per stage)")
-            << withSettings({"schedule=interleaved", "virtual_stages=10"});
+            << scenario({"schedule=interleaved", "virtual_stages=10"});
         QTest::addRow("interleaved, m = K")
-            << withSettings({"schedule=interleaved", "virtual_stages=2", "microbatches=4"});
+            << scenario({"schedule=interleaved", "virtual_stages=2", "microbatches=4"});
         QTest::addRow("fp8 training, full recomputation")
-            << withSettings({"precision=fp8", "recompute=full"});
+            << scenario({"precision=fp8", "recompute=full"});
         QTest::addRow("fp32 training, no sequence parallelism")
-            << withSettings({"precision=fp32", "sequence_parallel=false"});
+            << scenario({"precision=fp32", "sequence_parallel=false"});
         QTest::addRow("SN30 (no published links), fp16, T = 8")
-            << withSettings({"device=sn30", "precision=fp16"});
+            << scenario({"device=sn30", "precision=fp16"});
         QTest::addRow("mfu = 1, dp_overlap = 1, reserve 0")
-            << withSettings({"mfu=1", "dp_overlap=1", "reserve_gib=0"});
-        QTest::addRow("refused: T = 3 with 64 heads") << withSettings({"tp=3"});
-        QTest::addRow("refused: int4 training") << withSettings({"precision=int4"});
-        QTest::addRow("refused: K = 81 > 80 layers") << withSettings({"pp=81"});
+            << scenario({"mfu=1", "dp_overlap=1", "reserve_gib=0"});
+        QTest::addRow("refused: T = 3 with 64 heads") << scenario({"tp=3"});
+        QTest::addRow("refused: int4 training") << scenario({"precision=int4"});
+        QTest::addRow("refused: K = 81 > 80 layers") << scenario({"pp=81"});
     }
     void corners()
     {

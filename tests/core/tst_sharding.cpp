@@ -3,6 +3,7 @@
 #include "core/comm_cost.h"
 #include "core/sharding.h"
 #include "io/presets_io.h"
+#include "test_scenarios.h"
 
 #include <QTest>
 #include <cmath>
@@ -283,8 +284,8 @@ private Q_SLOTS:
                 continue;
             QCOMPARE(s.payloadBytes, payload);
             QCOMPARE(s.wireBytesPerDevice, wire);
-            QVERIFY(std::abs(s.commS - comm) <= 1e-12 * comm);
-            QVERIFY(std::abs(s.computeS - compute) <= 1e-12 * compute);
+            QVERIFY(near(s.commS, comm));
+            QVERIFY(near(s.computeS, compute));
             QCOMPARE(s.totalS, s.computeS + s.commS);
             QVERIFY(!s.maxAbsError);
             return;
@@ -308,7 +309,7 @@ private Q_SLOTS:
         QVERIFY(r.strategies.at(std::size_t(r.best)).w2 == Split::rows);
         QVERIFY(r.strategies.at(std::size_t(r.worst)).w1 == Split::rows);
         QVERIFY(r.strategies.at(std::size_t(r.worst)).w2 == Split::rows);
-        QVERIFY(std::abs(r.speedupBestOverWorst - expected) <= 1e-12 * expected);
+        QVERIFY(near(r.speedupBestOverWorst, expected));
         QVERIFY(expected > 1.3 && expected < 1.5); // 30–50 % (docs/sharding.md)
     }
 

@@ -2,15 +2,16 @@
 // activations in flight, the last stage's cached outputs, the inference KV cache.
 #include "core/activations.h"
 #include "core/evaluate.h"
-#include "core/fields.h"
+#include "core/validate.h"
 #include "io/presets_io.h"
-#include "io/scenario_io.h"
+#include "test_scenarios.h"
 
 #include <QTest>
 
 using namespace core;
 
 Q_DECLARE_METATYPE(core::Recompute)
+Q_DECLARE_METATYPE(core::Scenario)
 
 class TestStageMemory : public QObject
 {
@@ -259,10 +260,7 @@ private Q_SLOTS:
         QFETCH(QStringList, settings);
         QFETCH(QString, key);
         QFETCH(QString, term);
-        Scenario s;
-        for (const QString &setting : settings)
-            QVERIFY(!io::applySetting(s, setting));
-        const Report r = evaluate(s, m_presets);
+        const Report r = evaluate(scenario(settings), m_presets);
         QVERIFY(!r.ok());
         QCOMPARE(QString::fromStdString(r.error->key), key);
         const QString message = QString::fromStdString(r.error->message);
@@ -275,12 +273,10 @@ private Q_SLOTS:
     // 2 × 96 × 96 × 128 × 131072 × 524,288 × 4 = 648,518,346,341,351,424 bytes (< 2^60).
     void largestKvCacheIsExact()
     {
-        Scenario s;
-        for (const char *setting :
-             {"model=gpt-3-175b", "mode=inference", "precision=fp32", "microbatches=2048",
-              "microbatch_size=256", "seq_len=131072", "tp=1", "pp=1", "dp=1"})
-            QVERIFY(!io::applySetting(s, QString::fromLatin1(setting)));
-        const Report r = evaluate(s, m_presets);
+        const Report r = evaluate(
+            scenario({"model=gpt-3-175b", "mode=inference", "precision=fp32", "microbatches=2048",
+                      "microbatch_size=256", "seq_len=131072", "tp=1", "pp=1", "dp=1"}),
+            m_presets);
         QVERIFY(r.ok());
         const StageReport &st = r.stages.front();
         QCOMPARE(st.kvCacheBytes, 648'518'346'341'351'424LL);
@@ -302,6 +298,105 @@ private Q_SLOTS:
         // 1F1B, K = 4, m = 16: one F and one B per micro-batch and stage.
         QCOMPARE(evaluate(Scenario{}, m_presets, withTimeline).timeline.size(),
                  std::size_t(4 * 16 * 2));
+    }
+
+    // validate refuses a scenario from floating-point bounds of the byte counts evaluate then
+    // makes in 64 bits; both come from the same formulas (core/activations.h). The bound repeats
+    // every rounding up (FFN columns, vocabulary, KV heads over T), so below 2^53 it equals the
+    // exact count: a change to one that the other does not follow fails here.
+    void boundsFollowExactCounts_data()
+    {
+        QTest::addColumn<Scenario>("scenario");
+        QTest::addRow("Korthikanti Table 2: GPT-3, eager, T=8, no SP, no recomputation")
+            << scenario("model=gpt-3-175b,tp=8,pp=8,dp=1,seq_len=2048,attention=eager,"
+                        "recompute=none,sequence_parallel=false");
+        QTest::addRow("Korthikanti Table 2: GPT-3, eager, T=8, SP, selective")
+            << scenario("model=gpt-3-175b,tp=8,pp=8,dp=1,seq_len=2048,attention=eager,"
+                        "recompute=selective,sequence_parallel=true");
+        QTest::addRow("docs/activations.md: 70B, flash, SP, full recomputation")
+            << scenario("recompute=full");
+        QTest::addRow("docs/activations.md: 70B, flash, no SP, full recomputation, GPipe")
+            << scenario("recompute=full,sequence_parallel=false,schedule=gpipe");
+        QTest::addRow("docs/activations.md: 8B FP32, eager, T=1, no recomputation")
+            << scenario("model=llama-3.1-8b,precision=fp32,tp=1,pp=2,dp=1,attention=eager,"
+                        "recompute=none,sequence_parallel=false,microbatch_size=2");
+        QTest::addRow("docs/activations.md: 405B, eager, selective, interleaved")
+            << scenario("model=llama-3.1-405b,tp=8,pp=9,dp=1,schedule=interleaved,"
+                        "virtual_stages=2,microbatches=18,attention=eager,recompute=selective");
+        QTest::addRow("docs/DESIGN.md §3.7: 70B inference, T=16 > 8 KV heads")
+            << scenario("mode=inference,tp=16,pp=4,dp=1,seq_len=8192,microbatches=4,"
+                        "microbatch_size=2");
+        QTest::addRow("docs/DESIGN.md §3.7: 8B inference, FP32, T=1")
+            << scenario("model=llama-3.1-8b,mode=inference,precision=fp32,tp=1,pp=1,dp=1,"
+                        "microbatches=8");
+        // FFN 11001 and vocabulary 32001 over T = 8: 1375.125 → 1376 columns, 4000.125 → 4001
+        // logits each.
+        Scenario rounded = scenario("tp=8,pp=2,dp=1,attention=eager,recompute=none");
+        ModelSpec model;
+        model.id = "rounded";
+        model.name = "Rounded";
+        model.layers = 6;
+        model.hidden = 2048;
+        model.heads = 16;
+        model.kvHeads = 4;
+        model.ffnHidden = 11001;
+        model.vocab = 32001;
+        model.gatedMlp = true;
+        model.dropout = true;
+        rounded.customModel = model;
+        QTest::addRow("FFN and vocabulary not divisible by T, rounded up") << rounded;
+    }
+    void boundsFollowExactCounts()
+    {
+        QFETCH(Scenario, scenario);
+        if (const auto e = validate(scenario, m_presets))
+            QFAIL(e->toString().c_str());
+        const ModelSpec &m = *resolveModel(scenario, m_presets);
+        const ActivationConfig c = activationConfig(scenario);
+        const int b = c.bytesPerValue;
+        const int layers = splitLayers(m.layers, scenario.pp).front();
+        const std::int64_t sequences =
+            std::int64_t{scenario.microbatches} * scenario.microbatchSize;
+        const auto follows = [](double bound, std::int64_t exact) {
+            return exact > 0 && bound >= double(exact) && near(bound, double(exact), 1e-9);
+        };
+        const auto why = [](double bound, std::int64_t exact) {
+            return QByteArray::number(bound, 'g', 17) + " for " + QByteArray::number(exact);
+        };
+        const auto check = [&](const char *term, double bound, std::int64_t exact) {
+            return follows(bound, exact) ? QByteArray() : term + (": " + why(bound, exact));
+        };
+        for (const QByteArray &failed :
+             {check("layer", layerActivationBytesBound(m, c), layerActivationBytes(m, c)),
+              check("rebuilt layer", layerPeakRecomputeBytesBound(m, c),
+                    layerPeakRecomputeBytes(m, c)),
+              check("cached outputs",
+                    cachedOutputBytesPerMicrobatchBound(m, c.seqLen, c.microbatchSize, c.tp, b),
+                    cachedOutputBytesPerMicrobatch(m, c.seqLen, c.microbatchSize, c.tp, b)),
+              check("KV cache", kvCacheBytesBound(m, layers, c.seqLen, sequences, c.tp, b),
+                    kvCacheBytes(m, layers, c.seqLen, sequences, c.tp, b))})
+            QVERIFY2(failed.isEmpty(), failed.constData());
+
+        // What evaluate reports is what the bounds say of the scenario's own configuration.
+        const Report r = evaluate(scenario, m_presets);
+        QVERIFY2(r.ok(), r.error ? r.error->toString().c_str() : "");
+        const StageReport &first = r.stages.front();
+        QCOMPARE(first.layers, layers);
+        if (scenario.mode == Mode::inference) {
+            const double kv = kvCacheBytesBound(m, layers, c.seqLen, sequences, c.tp, b);
+            QVERIFY2(follows(kv, first.kvCacheBytes), why(kv, first.kvCacheBytes));
+            return;
+        }
+        const double rebuilt =
+            c.recompute == Recompute::full ? layerPeakRecomputeBytesBound(m, c) : 0;
+        const double activations =
+            first.inflightMicrobatches * layers * layerActivationBytesBound(m, c) + rebuilt;
+        QVERIFY2(follows(activations, first.activationsBytes),
+                 why(activations, first.activationsBytes));
+        const double cached = scenario.microbatches * cachedOutputBytesPerMicrobatchBound(
+                                                          m, c.seqLen, c.microbatchSize, c.tp, b);
+        QVERIFY2(follows(cached, r.stages.back().cachedOutputsBytes),
+                 why(cached, r.stages.back().cachedOutputsBytes));
     }
 
     // The largest term of a stage, with ties settled by the terms' fixed order (weights,
@@ -362,12 +457,7 @@ private Q_SLOTS:
     void termsMakeTheTotal()
     {
         QFETCH(QStringList, settings);
-        Scenario s;
-        for (const QString &kv : settings) {
-            const qsizetype eq = kv.indexOf(QLatin1Char('='));
-            QVERIFY(!setField(s, kv.left(eq).toStdString(), kv.mid(eq + 1).toStdString()));
-        }
-        const Report r = evaluate(s, m_presets);
+        const Report r = evaluate(scenario(settings), m_presets);
         QVERIFY2(r.ok(), r.error ? r.error->toString().c_str() : "");
         for (const StageReport &st : r.stages) {
             std::int64_t sum = 0;
@@ -393,12 +483,7 @@ private Q_SLOTS:
         std::vector<bool> filled(n, false);
         for (const char *set : {"model=llama-3.1-8b,pp=2,dp=2,microbatches=4,reserve_gib=1",
                                 "model=llama-3.1-8b,mode=inference,microbatches=4"}) {
-            Scenario s;
-            for (const QString &kv : QString::fromLatin1(set).split(QLatin1Char(','))) {
-                const qsizetype eq = kv.indexOf(QLatin1Char('='));
-                QVERIFY(!setField(s, kv.left(eq).toStdString(), kv.mid(eq + 1).toStdString()));
-            }
-            const Report r = evaluate(s, m_presets);
+            const Report r = evaluate(scenario(QString::fromLatin1(set)), m_presets);
             QVERIFY(r.ok());
             for (const StageReport &st : r.stages)
                 for (std::size_t i = 0; i < n; ++i)

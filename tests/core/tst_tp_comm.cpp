@@ -2,6 +2,7 @@
 #include "core/evaluate.h"
 #include "core/fields.h"
 #include "io/presets_io.h"
+#include "test_scenarios.h"
 
 #include <QTest>
 #include <cmath>
@@ -58,12 +59,7 @@ private Q_SLOTS:
         QFETCH(qint64, bytes);
         QFETCH(QString, link);
         QFETCH(double, seconds);
-        Scenario s;
-        for (const QString &kv : set.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-            const QStringList p = kv.split(QLatin1Char('='));
-            QVERIFY(!setField(s, p.at(0).toStdString(), p.at(1).toStdString()));
-        }
-        const Report r = evaluate(s, io::builtinPresets());
+        const Report r = evaluate(scenario(set), io::builtinPresets());
         QVERIFY2(r.ok(), r.error ? r.error->toString().c_str() : "");
         QCOMPARE(r.tpComm.collectivesPerLayer, collectives);
         QCOMPARE(r.tpComm.bytesPerStep, bytes);

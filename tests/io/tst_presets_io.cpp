@@ -4,8 +4,8 @@
 #include "core/validate.h"
 #include "io/input_file.h"
 #include "io/presets_io.h"
+#include "test_files.h"
 
-#include <QDir>
 #include <QFile>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -25,9 +25,7 @@ private Q_SLOTS:
     {
         QVERIFY(m_dir.isValid());
         QCOMPARE(mkfifo(QFile::encodeName(m_dir.filePath("pipe.json")).constData(), 0600), 0);
-        QFile large(m_dir.filePath("large.json"));
-        QVERIFY(large.open(QIODevice::WriteOnly));
-        QVERIFY(large.resize(100 * 1024 * 1024)); // sparse: no disk written
+        QVERIFY(writeSparse(m_dir.filePath("large.json"), {}, 100 * 1024 * 1024));
     }
 
     void builtinIds_data()
@@ -218,10 +216,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("path");
         QTest::addColumn<QString>("words");
         const QString bad = m_dir.filePath("bad.json");
-        QFile file(bad);
-        if (!file.open(QIODevice::WriteOnly))
+        if (!writeFile(bad, R"({"format": "parascope-presets", "version": 1, "models": {}})"))
             qFatal("cannot write %s", qPrintable(bad));
-        file.write(R"({"format": "parascope-presets", "version": 1, "models": {}})");
         QTest::addRow("a wrong container") << bad << "models: expected an array";
         QTest::addRow("/dev/zero") << "/dev/zero"
                                    << "not a regular file";
@@ -283,12 +279,8 @@ private Q_SLOTS:
     {
         // Tests run with XDG_CONFIG_HOME pointing into the build folder.
         const QString path = io::userPresetsPath();
-        QDir().mkpath(QFileInfo(path).absolutePath());
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(R"({"format": "parascope-presets", "version": 1,
-            "devices": [{"id": "lab-card", "memory_gib": 24}]})");
-        file.close();
+        QVERIFY(writeFile(path, R"({"format": "parascope-presets", "version": 1,
+            "devices": [{"id": "lab-card", "memory_gib": 24}]})"));
         Presets presets;
         const auto e = io::loadPresets(presets);
         QFile::remove(path);

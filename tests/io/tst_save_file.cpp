@@ -2,15 +2,12 @@
 // file. A failed write never replaces a good file, leaves no temporary file,
 // and names the path and the system's reason.
 #include "io/save_file.h"
+#include "test_files.h"
 
 #include <QDir>
-#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 #include <cerrno>
-#include <csignal>
-#include <cstring>
-#include <sys/resource.h>
 
 namespace {
 
@@ -45,38 +42,6 @@ private:
     qint64 m_room;
     qint64 m_chunk;
     QString m_reason;
-};
-
-QString systemReason(int error)
-{
-    return QString::fromLocal8Bit(std::strerror(error));
-}
-
-QByteArray readAll(const QString &path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
-// Every write past `bytes` bytes of a file fails with EFBIG ("File too large"):
-// a real system error, for root too (unlike permissions), while it lives.
-class FileSizeLimit
-{
-public:
-    explicit FileSizeLimit(rlim_t bytes)
-    {
-        std::signal(SIGXFSZ, SIG_IGN);
-        getrlimit(RLIMIT_FSIZE, &m_old);
-        rlimit tight = m_old;
-        tight.rlim_cur = bytes;
-        m_ok = setrlimit(RLIMIT_FSIZE, &tight) == 0;
-    }
-    ~FileSizeLimit() { setrlimit(RLIMIT_FSIZE, &m_old); }
-    bool ok() const { return m_ok; }
-
-private:
-    rlimit m_old{};
-    bool m_ok = false;
 };
 
 } // namespace
@@ -126,7 +91,7 @@ private Q_SLOTS:
         const QString path = m_dir.filePath("replace.json");
         QVERIFY(!io::saveFile(path, "old"));
         QVERIFY(!io::saveFile(path, "new content"));
-        QCOMPARE(readAll(path), QByteArray("new content"));
+        QCOMPARE(readFile(path), QByteArray("new content"));
         QCOMPARE(QDir(m_dir.path()).entryList({"replace*"}, QDir::Files),
                  QStringList{"replace.json"});
     }
@@ -161,7 +126,7 @@ private Q_SLOTS:
         QVERIFY2(error->contains(systemReason(EFBIG)), qPrintable(*error));
         QCOMPARE(QFileInfo::exists(path), hadOldFile);
         if (hadOldFile)
-            QCOMPARE(readAll(path), old);
+            QCOMPARE(readFile(path), old);
         // No temporary file is left beside it.
         QCOMPARE(QDir(m_dir.path()).entryList({name + "*"}, QDir::Files).size(),
                  hadOldFile ? 1 : 0);
@@ -202,18 +167,18 @@ private Q_SLOTS:
         QVERIFY2(error->contains(dir.filePath("b.png")), qPrintable(*error));
         QVERIFY2(error->contains(systemReason(EFBIG)), qPrintable(*error));
         for (const QString &name : names)
-            QCOMPARE(readAll(dir.filePath(name)), "old " + name.toUtf8());
+            QCOMPARE(readFile(dir.filePath(name)), "old " + name.toUtf8());
         QCOMPARE(dir.entryList(QDir::Files | QDir::Hidden), names);
 
         // Without a failure, every file is replaced when the batch commits, not before.
         io::SaveFiles files;
         for (const QString &name : names)
             QVERIFY(!files.add(dir.filePath(name), "new " + name.toUtf8()));
-        QCOMPARE(readAll(dir.filePath("a.png")), QByteArray("old a.png"));
+        QCOMPARE(readFile(dir.filePath("a.png")), QByteArray("old a.png"));
         QVERIFY(!files.commit());
         QCOMPARE(files.committed().size(), names.size());
         for (const QString &name : names)
-            QCOMPARE(readAll(dir.filePath(name)), "new " + name.toUtf8());
+            QCOMPARE(readFile(dir.filePath(name)), "new " + name.toUtf8());
         QCOMPARE(dir.entryList(QDir::Files | QDir::Hidden), names);
     }
 };

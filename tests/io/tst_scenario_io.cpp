@@ -4,6 +4,8 @@
 #include "io/input_file.h"
 #include "io/presets_io.h"
 #include "io/scenario_io.h"
+#include "test_files.h"
+#include "test_scenarios.h"
 
 #include <QDir>
 #include <QFile>
@@ -27,9 +29,8 @@ private Q_SLOTS:
         QVERIFY(m_dir.isValid());
         QCOMPARE(mkfifo(QFile::encodeName(m_dir.filePath("pipe.parascope.json")).constData(), 0600),
                  0);
-        QFile large(m_dir.filePath("large.parascope.json"));
-        QVERIFY(large.open(QIODevice::WriteOnly));
-        QVERIFY(large.resize(io::kMaxInputFileBytes + 1)); // sparse: no disk written
+        QVERIFY(
+            writeSparse(m_dir.filePath("large.parascope.json"), {}, io::kMaxInputFileBytes + 1));
     }
 
     void roundTrip_data()
@@ -60,9 +61,7 @@ private Q_SLOTS:
     void roundTrip()
     {
         QFETCH(QStringList, settings);
-        Scenario s;
-        for (const QString &setting : settings)
-            QVERIFY(!io::applySetting(s, setting));
+        const Scenario s = scenario(settings);
         Scenario back;
         back.tp = 99; // must be overwritten
         const auto e = io::readScenario(io::writeScenario(s), back);
@@ -395,18 +394,14 @@ private Q_SLOTS:
         QByteArray json = R"({"format": "parascope-scenario", "version": 1, "tp": 4})";
         json += QByteArray(io::kMaxInputFileBytes - json.size(), ' ');
         const QString path = m_dir.filePath("at-limit.parascope.json");
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        QCOMPARE(file.write(json), io::kMaxInputFileBytes);
-        file.close();
+        QVERIFY(writeFile(path, json));
+        QCOMPARE(qint64(json.size()), io::kMaxInputFileBytes);
         Scenario s;
         const auto e = io::readScenarioFile(path, s);
         QVERIFY2(!e, e ? e->toString().c_str() : "");
         QCOMPARE(s.tp, 4);
 
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(R"({"format": "parascope-scenario", "version": 1, "tp": "four"})");
-        file.close();
+        QVERIFY(writeFile(path, R"({"format": "parascope-scenario", "version": 1, "tp": "four"})"));
         const auto refused = io::readScenarioFile(path, s);
         QVERIFY(refused);
         QCOMPARE(QString::fromStdString(refused->key), QStringLiteral("tp"));
@@ -416,9 +411,10 @@ private Q_SLOTS:
     // docs/scenario.schema.json describes exactly the keys the program reads.
     void schemaListsEveryKey()
     {
-        QFile file(QStringLiteral(PARASCOPE_SOURCE_DIR "/docs/scenario.schema.json"));
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        const QJsonObject schema = QJsonDocument::fromJson(file.readAll()).object();
+        const QJsonObject schema =
+            QJsonDocument::fromJson(readFile(PARASCOPE_SOURCE_DIR "/docs/scenario.schema.json"))
+                .object();
+        QVERIFY(!schema.isEmpty());
         QStringList documented = schema.value("properties").toObject().keys();
         QStringList read{"format", "version"};
         for (const auto &field : scenarioFields())

@@ -3,6 +3,9 @@
 // only what an edit concerns, through the real window offscreen (docs/DESIGN.md §2, 7, 16).
 #include "io/presets_io.h"
 #include "modal_answerer.h"
+#include "run_parascope.h"
+#include "test_files.h"
+#include "test_images.h"
 #include "ui/charts/chart_pages.h"
 #include "ui/charts/model_size_chart.h"
 #include "ui/charts/sharding_chart.h"
@@ -14,14 +17,12 @@
 #include "ui/formula_panel.h"
 #include "ui/main_window.h"
 #include "ui/scenario_document.h"
+#include "widget_helpers.h"
 
 #include <QDialog>
-#include <QFile>
 #include <QFileDialog>
 #include <QImage>
 #include <QLineEdit>
-#include <QProcess>
-#include <QSet>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -35,22 +36,6 @@ class TestChartPages : public QObject
 
 private:
     QTemporaryDir m_dir;
-
-    static void set(ScenarioDocument &document, const char *key, const char *value)
-    {
-        QVERIFY(document.setField(QString::fromLatin1(key), QString::fromLatin1(value)));
-        document.flush();
-    }
-
-    static int distinctColours(const QImage &image)
-    {
-        QSet<QRgb> colours;
-        const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
-        for (int y = 0; y < rgb.height(); y += 2)
-            for (int x = 0; x < rgb.width(); x += 2)
-                colours.insert(rgb.pixel(x, y) & 0xFFFFFF);
-        return int(colours.size());
-    }
 
 private Q_SLOTS:
     // The tabs, their mnemonics and ids as shipped (README, "Export for slides"): users type
@@ -104,11 +89,10 @@ private Q_SLOTS:
         QVERIFY2(formulas.size() > 100, qPrintable(formulas));
 
         const QString png = m_dir.filePath(id + ".png");
-        QProcess cli;
-        cli.start(PARASCOPE_BIN,
-                  {"export", "--chart", id, "--out", png, "--size", "640x400", "--no-caption"});
-        QVERIFY(cli.waitForFinished(60000));
-        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        const ParascopeRun cli = runParascope(
+            {"export", "--chart", id, "--out", png, "--size", "640x400", "--no-caption"}, 60000);
+        QVERIFY(!cli.timedOut);
+        QVERIFY2(cli.status == 0, qPrintable(cli.err));
         const QImage image(png);
         QCOMPARE(image.size(), QSize(640, 400));
         QVERIFY2(distinctColours(image) >= 20, qPrintable(QString::number(distinctColours(image))));
@@ -158,9 +142,7 @@ private Q_SLOTS:
         actions->exportChartAction()->trigger();
         QVERIFY2(answerer.messages.isEmpty(), qPrintable(answerer.messages.join('|')));
         QCOMPARE(offered, id + ".png");
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        const QByteArray svg = file.readAll();
+        const QByteArray svg = readFile(path);
         QVERIFY2(svg.contains("<title>" + id.toUtf8() + "</title>"), svg.left(600).constData());
     }
 
@@ -181,14 +163,14 @@ private Q_SLOTS:
         window.showChart("model-size");
         QCOMPARE(weights->highlighted(), "bf16");
         window.showChart("memory");
-        set(document, "precision", "fp8");
+        setAndEvaluate(document, "precision", "fp8");
         QCOMPARE(weights->highlighted(), "bf16");
-        set(document, "pp", "2");
+        setAndEvaluate(document, "pp", "2");
         QCOMPARE(memory->categories().size(), 2); // on screen: drawn at once
         window.showChart("model-size");
         QCOMPARE(weights->highlighted(), "fp8");
         // …and the memory tab, hidden now, catches up with K when it is shown.
-        set(document, "pp", "8");
+        setAndEvaluate(document, "pp", "8");
         QCOMPARE(memory->categories().size(), 2);
         window.showChart("memory");
         QCOMPARE(memory->categories().size(), 8);
@@ -205,10 +187,10 @@ private Q_SLOTS:
         window.showChart("sharding");
         auto *sharding = window.chart<ShardingChart>();
         sharding->setNote(QStringLiteral("Full-size check done in 1 s."));
-        set(document, "microbatches", "32");
-        set(document, "zero", "2");
+        setAndEvaluate(document, "microbatches", "32");
+        setAndEvaluate(document, "zero", "2");
         QVERIFY(sharding->summary().contains("Full-size check done"));
-        set(document, "tp", "4");
+        setAndEvaluate(document, "tp", "4");
         QVERIFY(!sharding->summary().contains("Full-size check done"));
     }
 };

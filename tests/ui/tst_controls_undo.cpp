@@ -8,6 +8,7 @@
 #include "ui/scenario_document.h"
 #include "ui/widgets/slider_spin.h"
 #include "ui/widgets/step_burst.h"
+#include "widget_helpers.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -16,11 +17,9 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QStyle>
-#include <QStyleOptionSlider>
 #include <QStyleOptionSpinBox>
 #include <QTest>
 #include <QUndoStack>
-#include <QWheelEvent>
 #include <memory>
 
 using namespace ui;
@@ -39,23 +38,11 @@ private:
         QCoreApplication::processEvents();
     }
 
-    struct Window
-    {
-        ScenarioDocument document{io::builtinPresets()};
-        MainWindow window{&document};
-    };
-
-    static void open(Window &w)
-    {
-        w.window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
-        w.window.activateWindow();
-        QVERIFY(QTest::qWaitForWindowActive(&w.window));
-    }
+    using Window = ExplorerWindow;
 
     static QComboBox *picker(Window &w, const QString &key)
     {
-        return qobject_cast<QComboBox *>(w.window.controls()->control(key));
+        return ::control<QComboBox>(w.window, key);
     }
 
     // An arrow key held down: presses in quick succession, as auto-repeat sends them.
@@ -67,7 +54,7 @@ private:
 
     static SliderSpin *sliderSpin(Window &w, const QString &key)
     {
-        return qobject_cast<SliderSpin *>(w.window.controls()->control(key));
+        return ::control<SliderSpin>(w.window, key);
     }
 
     // The control a row steps: a slider, the spin box beside it, or a spin box of its own.
@@ -96,15 +83,12 @@ private:
         return control;
     }
 
-    static void turnWheel(QWidget *control, int notches)
+    // Notches of the mouse wheel over the control's centre, up when positive.
+    static void turnNotches(QWidget *control, int notches)
     {
         const QPointF centre = QRectF(control->rect()).center();
-        for (int i = 0; i < std::abs(notches); ++i) {
-            QWheelEvent wheel(centre, control->mapToGlobal(centre), QPoint(),
-                              QPoint(0, notches > 0 ? 120 : -120), Qt::NoButton, Qt::NoModifier,
-                              Qt::NoScrollPhase, false);
-            QApplication::sendEvent(control, &wheel);
-        }
+        for (int i = 0; i < std::abs(notches); ++i)
+            turnWheel(control, centre, notches > 0 ? 120 : -120);
     }
 
     static QRect arrowButton(QAbstractSpinBox *spin, QStyle::SubControl button)
@@ -146,7 +130,7 @@ private:
                 if (keys.contains(action)) {
                     QTest::keyClick(control, keys.value(action));
                 } else if (action.startsWith(QLatin1String("Wheel"))) {
-                    turnWheel(control, action.endsWith(u'+') ? 1 : -1);
+                    turnNotches(control, action.endsWith(u'+') ? 1 : -1);
                 } else if (action.startsWith(QLatin1String("Arrow"))) {
                     auto *spin = qobject_cast<QAbstractSpinBox *>(control);
                     QVERIFY(spin);
@@ -241,7 +225,7 @@ private Q_SLOTS:
         QFETCH(QString, before);
         QFETCH(QString, after);
         Window w;
-        open(w);
+        showActive(w.window);
         QComboBox *combo = picker(w, key);
         QCOMPARE(w.document.fieldText(key), before);
         combo->setFocus();
@@ -263,15 +247,10 @@ private Q_SLOTS:
     void wheelTurnIsOneUndoStep()
     {
         Window w;
-        open(w);
+        showActive(w.window);
         QComboBox *device = picker(w, "device");
         device->setFocus();
-        const QPointF centre = QRectF(device->rect()).center();
-        for (int notch = 0; notch < 3; ++notch) {
-            QWheelEvent wheel(centre, device->mapToGlobal(centre), QPoint(), QPoint(0, -120),
-                              Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
-            QApplication::sendEvent(device, &wheel);
-        }
+        turnNotches(device, -3);
         QCOMPARE(w.document.fieldText("device"), QStringLiteral("mi300x")); // H100 + 3
         QCOMPARE(w.document.undoStack()->count(), 1);
         QTest::keySequence(&w.window, QKeySequence::Undo);
@@ -289,7 +268,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, between);
         Window w;
-        open(w);
+        showActive(w.window);
         QComboBox *device = picker(w, "device");
         device->setFocus();
         hold(device, Qt::Key_Down, 2); // H100 → H200 → B200
@@ -314,7 +293,7 @@ private Q_SLOTS:
     void burstsStayWithTheirPicker()
     {
         Window w;
-        open(w);
+        showActive(w.window);
         QComboBox *device = picker(w, "device");
         QComboBox *precision = picker(w, "precision");
         device->setFocus();
@@ -429,7 +408,7 @@ private Q_SLOTS:
         QFETCH(int, values);
         QFETCH(QStringList, trail);
         Window w;
-        open(w);
+        showActive(w.window);
         QWidget *stepped = control(w, key, part);
         QVERIFY(stepped->isEnabled());
         QCOMPARE(w.document.fieldText(key), trail.first());
@@ -483,7 +462,7 @@ private Q_SLOTS:
         QFETCH(QString, script);
         QFETCH(QStringList, trail);
         Window w;
-        open(w);
+        showActive(w.window);
         QWidget *stepped = control(w, key, part);
         QVERIFY(stepped->isEnabled());
         play(stepped, script);
@@ -495,12 +474,12 @@ private Q_SLOTS:
     void sliderAndItsSpinBoxAreTwoControls()
     {
         Window w;
-        open(w);
+        showActive(w.window);
         SliderSpin *k = sliderSpin(w, "pp");
         w.window.controls()->control("model")->setFocus();
-        turnWheel(k->slider(), 40); // positions 286 → 406: 4 → 7
-        turnWheel(k->spinBox(), 1); // 8
-        turnWheel(k->slider(), 40); // positions 429 → 549: 8 → 14
+        turnNotches(k->slider(), 40); // positions 286 → 406: 4 → 7
+        turnNotches(k->spinBox(), 1); // 8
+        turnNotches(k->slider(), 40); // positions 429 → 549: 8 → 14
         walk(w, "pp", {"4", "7", "8", "14"});
     }
 
@@ -509,25 +488,10 @@ private Q_SLOTS:
     void dragBetweenKeyStepsIsAStepOfItsOwn()
     {
         Window w;
-        open(w);
+        showActive(w.window);
         QSlider *k = sliderSpin(w, "pp")->slider();
-        play(k, "PageUp"); // 4 → 7
-        QStyleOptionSlider option;
-        option.initFrom(k);
-        option.orientation = k->orientation();
-        option.minimum = k->minimum();
-        option.maximum = k->maximum();
-        option.sliderPosition = k->sliderPosition();
-        option.sliderValue = k->value();
-        const QPoint handle =
-            k->style()
-                ->subControlRect(QStyle::CC_Slider, &option, QStyle::SC_SliderHandle, k)
-                .center();
-        QTest::mousePress(k, Qt::LeftButton, {}, handle);
-        for (int x = handle.x(); x >= 0; x -= 10)
-            QTest::mouseMove(k, QPoint(x, handle.y()));
-        QTest::mouseMove(k, QPoint(0, handle.y()));
-        QTest::mouseRelease(k, Qt::LeftButton, {}, QPoint(0, handle.y()));
+        play(k, "PageUp");  // 4 → 7
+        dragSlider(k, 0.0); // to the start of the groove
         QCOMPARE(w.document.fieldText("pp"), QStringLiteral("1"));
         play(k, "PageUp"); // position 0 → 100: 2
         walk(w, "pp", {"4", "7", "1", "2"});
@@ -550,7 +514,7 @@ private Q_SLOTS:
         QFETCH(Part, part);
         QFETCH(bool, button);
         Window w;
-        open(w);
+        showActive(w.window);
         auto *spin = qobject_cast<QAbstractSpinBox *>(control(w, key, part));
         spin->setFocus();
         QTRY_VERIFY(spin->hasFocus());

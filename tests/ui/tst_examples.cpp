@@ -10,9 +10,9 @@
 #include "ui/charts/stage_memory_chart.h"
 #include "ui/main_window.h"
 #include "ui/scenario_document.h"
+#include "widget_helpers.h"
 
 #include <QLabel>
-#include <QMenuBar>
 #include <QTabWidget>
 #include <QTest>
 #include <QUndoStack>
@@ -28,10 +28,7 @@ private Q_SLOTS:
     {
         ScenarioDocument document(io::builtinPresets());
         MainWindow window(&document);
-        QMenu *menu = nullptr;
-        for (QAction *a : window.menuBar()->actions())
-            if (a->text() == "E&xamples")
-                menu = a->menu();
+        QMenu *menu = menuTitled(window, "E&xamples");
         QVERIFY(menu);
         QCOMPARE(menu->actions().size(), io::builtinExamples().size());
         QVERIFY(io::builtinExamples().size() >= 12);

@@ -2,6 +2,8 @@
 // `parascope export`, so the same scenario gives the same pixels.
 #include "io/presets_io.h"
 #include "modal_answerer.h"
+#include "run_parascope.h"
+#include "test_files.h"
 #include "ui/charts/bubble_chart.h"
 #include "ui/charts/model_size_chart.h"
 #include "ui/charts/sharding_chart.h"
@@ -19,7 +21,6 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
-#include <QProcess>
 #include <QPushButton>
 #include <QSet>
 #include <QSpinBox>
@@ -27,9 +28,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <cerrno>
-#include <csignal>
-#include <cstring>
-#include <sys/resource.h>
 
 using namespace ui;
 namespace ce = ui::chart_export;
@@ -41,25 +39,13 @@ class TestExportWindow : public QObject
 private:
     QTemporaryDir m_dir;
 
+    // `parascope export` with `arguments`: its exit status, -1 when it crashed.
     static int runCli(const QStringList &arguments)
     {
-        QProcess p;
-        p.start(PARASCOPE_BIN, QStringList{"export"} + arguments);
-        p.waitForFinished(-1);
-        if (p.exitCode() != 0)
-            qWarning("%s", p.readAllStandardError().constData());
-        return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    }
-
-    static QMap<QString, QByteArray> folder(const QString &path)
-    {
-        QMap<QString, QByteArray> files;
-        const QDir dir(path);
-        for (const QString &name : dir.entryList(QDir::Files | QDir::Hidden)) {
-            QFile file(dir.filePath(name));
-            files.insert(name, file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray());
-        }
-        return files;
+        const ParascopeRun r = runParascope(QStringList{"export"} + arguments);
+        if (r.status != 0)
+            qWarning("%s", qPrintable(r.err));
+        return r.status;
     }
 
     // Triggers `action` as a user would, answering its dialogs: the options at 640×400,
@@ -85,15 +71,12 @@ private:
                 static_cast<QDialog *>(files)->accept(); // QFileDialog::accept() is protected
             }
         });
-        std::signal(SIGXFSZ, SIG_IGN);
-        rlimit old{};
-        getrlimit(RLIMIT_FSIZE, &old);
-        rlimit tight = old;
-        tight.rlim_cur = 2048;
-        if (setrlimit(RLIMIT_FSIZE, &tight) != 0)
-            return {"setrlimit failed"};
-        action->trigger();
-        setrlimit(RLIMIT_FSIZE, &old);
+        {
+            const FileSizeLimit limit(2048);
+            if (!limit.ok())
+                return {"setrlimit failed"};
+            action->trigger();
+        }
         return answerer.messages;
     }
 
@@ -231,7 +214,7 @@ private Q_SLOTS:
         } else {
             QVERIFY(!actions->write(*window.page("memory"), options, format, path));
         }
-        const QMap<QString, QByteArray> before = folder(dir.path());
+        const QMap<QString, QByteArray> before = filesIn(dir.path());
         QCOMPARE(before.size(), all ? chartPageIds().size() : 1);
         QVERIFY(document.setField("tp", "4")); // a different chart to write
 
@@ -241,8 +224,8 @@ private Q_SLOTS:
         const QString shown = messages.constLast();
         QVERIFY2(shown.startsWith("Export failed"), qPrintable(messages.join('|')));
         QVERIFY2(shown.contains(QDir::toNativeSeparators(path)), qPrintable(shown));
-        QVERIFY2(shown.contains(QString::fromLocal8Bit(std::strerror(EFBIG))), qPrintable(shown));
-        const QMap<QString, QByteArray> after = folder(dir.path());
+        QVERIFY2(shown.contains(systemReason(EFBIG)), qPrintable(shown));
+        const QMap<QString, QByteArray> after = filesIn(dir.path());
         QCOMPARE(after.keys(), before.keys());
         for (auto it = before.cbegin(); it != before.cend(); ++it)
             QVERIFY2(after.value(it.key()) == it.value(), qPrintable(it.key()));

@@ -15,6 +15,7 @@
 #include "ui/scenario_document.h"
 #include "ui/sources_dialog.h"
 #include "ui/widgets/slider_spin.h"
+#include "widget_helpers.h"
 
 #include <QApplication>
 #include <QChartView>
@@ -27,13 +28,11 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QMenu>
-#include <QMenuBar>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
 #include <QStyle>
-#include <QStyleOptionSlider>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTest>
@@ -47,32 +46,6 @@ class TestMainWindow : public QObject
     Q_OBJECT
 
 private:
-    // Drags a slider's handle with the mouse to `fraction` of its groove.
-    static void drag(QSlider *slider, double fraction)
-    {
-        QStyleOptionSlider option;
-        option.initFrom(slider);
-        option.orientation = slider->orientation();
-        option.minimum = slider->minimum();
-        option.maximum = slider->maximum();
-        option.sliderPosition = slider->sliderPosition();
-        option.sliderValue = slider->value();
-        const QRect handle = slider->style()->subControlRect(QStyle::CC_Slider, &option,
-                                                             QStyle::SC_SliderHandle, slider);
-        const QPoint start = handle.center();
-        const int span = slider->width() - handle.width();
-        const QPoint end(handle.width() / 2 + int(span * fraction), start.y());
-        QTest::mousePress(slider, Qt::LeftButton, {}, start);
-        for (int i = 1; i <= 8; ++i)
-            QTest::mouseMove(slider, start + (end - start) * i / 8);
-        QTest::mouseRelease(slider, Qt::LeftButton, {}, end);
-    }
-
-    template <typename T> static T *control(MainWindow &window, const char *key)
-    {
-        return qobject_cast<T *>(window.controls()->control(QString::fromLatin1(key)));
-    }
-
     // The current tab of the visible tab bar that groups the bottom docks, empty when no
     // two of them are open side by side in tabs.
     static QString frontDockTab(MainWindow &window)
@@ -97,21 +70,19 @@ private:
 
     static QAction *viewItem(MainWindow &window, const QString &text)
     {
-        for (QAction *menu : window.menuBar()->actions())
-            if (menu->text() == "&View")
-                for (QAction *item : menu->menu()->actions())
-                    if (item->text() == text)
-                        return item;
+        if (QMenu *view = menuTitled(window, "&View"))
+            for (QAction *item : view->actions())
+                if (item->text() == text)
+                    return item;
         return nullptr;
     }
 
+    // Chooses the item whose data is `data` with the arrow keys.
     static void choose(QComboBox *combo, const QString &data)
     {
-        combo->setFocus();
         const int target = combo->findData(data);
         QVERIFY(target >= 0);
-        while (combo->currentIndex() != target)
-            QTest::keyClick(combo, combo->currentIndex() < target ? Qt::Key_Down : Qt::Key_Up);
+        chooseWithKeys(combo, target);
     }
 
 private Q_SLOTS:
@@ -183,7 +154,7 @@ private Q_SLOTS:
         QCOMPARE(window.chart<BubbleChart>()->marker(), QPointF(16, 300.0 / 19));
         QCOMPARE(window.chart<BubbleChart>()->markerLabel(), QStringLiteral("15.8 % at m = 16"));
         window.charts()->setCurrentWidget(window.chart<StageMemoryChart>());
-        drag(k->slider(), 0.0);
+        dragSlider(k->slider(), 0.0);
         QTRY_COMPARE(document.scenario().pp, 1);
         QTRY_COMPARE(window.chart<StageMemoryChart>()->categories().size(), 1);
         // One stage has no bubble: (K−1)/(K−1+m) = 0.
@@ -193,7 +164,7 @@ private Q_SLOTS:
         window.charts()->setCurrentWidget(window.chart<StageMemoryChart>());
         // The whole drag is one undo step.
         QCOMPARE(document.undoStack()->count(), 1);
-        drag(k->slider(), 1.0);
+        dragSlider(k->slider(), 1.0);
         QTRY_COMPARE(document.scenario().pp, 128);
         // 128 stages exceed the 80 layers: refused, named, last valid chart kept.
         QTRY_VERIFY(window.note()->text().contains("pp:"));
@@ -726,10 +697,7 @@ private Q_SLOTS:
         QFETCH(bool, openAfter);
         ScenarioDocument document(io::builtinPresets());
         MainWindow window(&document);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        window.activateWindow();
-        QVERIFY(QTest::qWaitForWindowActive(&window));
+        showActive(window);
         auto *formulas = window.findChild<QDockWidget *>("formulas");
         QDockWidget *planner = window.plannerDock();
         QDockWidget *target = dock == "Planner" ? planner : formulas;

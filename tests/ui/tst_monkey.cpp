@@ -14,6 +14,8 @@
 #include "io/presets_io.h"
 #include "io/scenario_io.h"
 #include "io/text.h"
+#include "test_random.h"
+#include "test_scenarios.h"
 #include "ui/charts/bubble_chart.h"
 #include "ui/charts/model_size_chart.h"
 #include "ui/charts/sharding_chart.h"
@@ -26,6 +28,7 @@
 #include "ui/settings.h"
 #include "ui/units.h"
 #include "ui/widgets/slider_spin.h"
+#include "widget_helpers.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -33,19 +36,16 @@
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QMenu>
-#include <QMenuBar>
 #include <QScrollArea>
 #include <QSlider>
 #include <QSpinBox>
 #include <QStyle>
 #include <QStyleOptionButton>
-#include <QStyleOptionSlider>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTest>
 #include <QToolButton>
 #include <QUndoStack>
-#include <random>
 
 using namespace ui;
 
@@ -76,25 +76,6 @@ void collectWarnings(QtMsgType type, const QMessageLogContext &context, const QS
         g_previousHandler(type, context, message);
 }
 
-// The scenario as the --set arguments that reproduce it.
-QString settingsLine(const core::Scenario &s)
-{
-    QStringList settings;
-    for (const core::FieldInfo &field : core::scenarioFields())
-        if (const std::string value = core::fieldText(s, field.key); !value.empty())
-            settings << QStringLiteral("--set %1=%2")
-                            .arg(QString::fromUtf8(field.key.data(), field.key.size()),
-                                 QString::fromStdString(value));
-    return settings.join(QLatin1Char(' '));
-}
-
-std::uint64_t environmentNumber(const char *name, std::uint64_t fallback)
-{
-    bool ok = false;
-    const std::uint64_t value = qEnvironmentVariable(name).toULongLong(&ok);
-    return ok ? value : fallback;
-}
-
 const char *const kSliders[] = {"pp",      "microbatches",  "tp", "dp", "microbatch_size",
                                 "seq_len", "virtual_stages"};
 const char *const kCombos[] = {"model",    "device",    "precision", "mode",          "zero",
@@ -103,18 +84,16 @@ const char *const kChecks[] = {"sequence_parallel", "cache_outputs"};
 const char *const kNumbers[] = {"reserve_gib", "inter_node_gb_per_s", "mfu", "dp_overlap"};
 
 // One random user at the window.
-class Monkey
+class Monkey : private Dice
 {
 public:
     Monkey(MainWindow &window, ScenarioDocument &document, std::uint64_t seed)
-        : m_window(window), m_document(document), m_rng(seed)
+        : Dice(seed), m_window(window), m_document(document)
     {
-        for (QAction *menu : m_window.menuBar()->actions()) {
-            if (menu->text() == QStringLiteral("E&xamples"))
-                m_examples = menu->menu()->actions();
-            else if (menu->text() == QStringLiteral("&Edit"))
-                m_edit = menu->menu()->actions();
-        }
+        if (QMenu *examples = menuTitled(m_window, QStringLiteral("E&xamples")))
+            m_examples = examples->actions();
+        if (QMenu *edit = menuTitled(m_window, QStringLiteral("&Edit")))
+            m_edit = edit->actions();
     }
 
     int examples() const { return int(m_examples.size()); }
@@ -164,16 +143,6 @@ public:
     }
 
 private:
-    int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(m_rng); }
-    double real(double lo, double hi)
-    {
-        return std::uniform_real_distribution<double>(lo, hi)(m_rng);
-    }
-    template <typename T, std::size_t N> T pick(T const (&items)[N])
-    {
-        return items[uniform(0, int(N) - 1)];
-    }
-
     // A slider the user can reach: the virtual-stages one is disabled outside interleaving.
     SliderSpin *enabledSlider(const char **key)
     {
@@ -185,10 +154,10 @@ private:
 
     template <typename T> T *control(const char *key) const
     {
-        QWidget *w = m_window.controls()->control(QString::fromLatin1(key));
+        T *w = ::control<T>(m_window, QString::fromLatin1(key));
         if (auto *scroll = m_window.findChild<QScrollArea *>())
             scroll->ensureWidgetVisible(w); // as a user scrolls to it
-        return qobject_cast<T *>(w);
+        return w;
     }
 
     QString dragSlider()
@@ -196,23 +165,7 @@ private:
         const char *key = nullptr;
         QSlider *slider = enabledSlider(&key)->slider();
         const double fraction = real(0, 1);
-        QStyleOptionSlider option;
-        option.initFrom(slider);
-        option.orientation = slider->orientation();
-        option.minimum = slider->minimum();
-        option.maximum = slider->maximum();
-        option.sliderPosition = slider->sliderPosition();
-        option.sliderValue = slider->value();
-        const QRect handle = slider->style()->subControlRect(QStyle::CC_Slider, &option,
-                                                             QStyle::SC_SliderHandle, slider);
-        const QPoint start = handle.center();
-        const int span = slider->width() - handle.width();
-        const QPoint end(handle.width() / 2 + int(span * fraction), start.y());
-        const int moves = uniform(1, 8);
-        QTest::mousePress(slider, Qt::LeftButton, {}, start);
-        for (int i = 1; i <= moves; ++i)
-            QTest::mouseMove(slider, start + (end - start) * i / moves);
-        QTest::mouseRelease(slider, Qt::LeftButton, {}, end);
+        ::dragSlider(slider, fraction, uniform(1, 8));
         return QStringLiteral("drag the %1 slider to %2 of its groove").arg(key).arg(fraction);
     }
 
@@ -251,11 +204,8 @@ private:
     {
         const char *key = pick(kCombos);
         auto *combo = control<QComboBox>(key);
-        combo->setFocus();
         const int target = uniform(0, combo->count() - 1);
-        // Arrow keys, one item at a time, as on a closed combo box.
-        while (combo->currentIndex() != target)
-            QTest::keyClick(combo, combo->currentIndex() < target ? Qt::Key_Down : Qt::Key_Up);
+        chooseWithKeys(combo, target);
         return QStringLiteral("choose %1 = %2").arg(key, combo->itemData(target).toString());
     }
 
@@ -352,7 +302,6 @@ private:
 
     MainWindow &m_window;
     ScenarioDocument &m_document;
-    std::mt19937_64 m_rng;
     QList<QAction *> m_examples;
     QList<QAction *> m_edit;
 };

@@ -7,6 +7,7 @@
 #include "core/validate.h"
 #include "io/presets_io.h"
 #include "io/scenario_io.h"
+#include "test_scenarios.h"
 #include "ui/charts/plan_chart.h"
 #include "ui/main_window.h"
 #include "ui/planner/plan_runner.h"
@@ -14,6 +15,7 @@
 #include "ui/planner/planner_panel.h"
 #include "ui/scenario_document.h"
 #include "ui/units.h"
+#include "widget_helpers.h"
 
 #include <QAction>
 #include <QApplication>
@@ -92,20 +94,17 @@ class TestPlannerPanel : public QObject
     Q_OBJECT
 
 private:
-    struct Window
+    struct Window : ExplorerWindow
     {
-        ScenarioDocument document{io::builtinPresets()};
-        MainWindow window{&document};
         PlannerPanel *panel = window.planner();
     };
 
     // Opens the window and the Planner dock with its shortcut.
     static void open(Window &w)
     {
-        w.window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
-        w.window.activateWindow();
-        QVERIFY(QTest::qWaitForWindowActive(&w.window));
+        showActive(w.window);
+        if (QTest::currentTestFailed())
+            return;
         QVERIFY(!w.window.plannerDock()->isVisible());
         QTest::keyClick(&w.window, Qt::Key_P, Qt::ControlModifier | Qt::ShiftModifier);
         QVERIFY(w.window.plannerDock()->isVisible());
@@ -316,7 +315,7 @@ private Q_SLOTS:
                      want.schedule == core::Schedule::interleaved);
             // Sorted ascending by step time, as shown to four significant places.
             const double step = parse(cell(w, row, PlanTableModel::stepTime));
-            QVERIFY(std::abs(step - want.stepTimeS) <= 5e-4 * want.stepTimeS);
+            QVERIFY(near(step, want.stepTimeS, 5e-4));
             QVERIFY(shown.stepTimeS >= previous);
             previous = shown.stepTimeS;
             QCOMPARE(parse(cell(w, row, PlanTableModel::peakMemory)),

@@ -3,19 +3,17 @@
 #include "io/presets_io.h"
 #include "io/scenario_io.h"
 #include "modal_answerer.h"
+#include "test_files.h"
 #include "ui/file_actions.h"
 #include "ui/main_window.h"
 #include "ui/scenario_document.h"
 
-#include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
 #include <cerrno>
-#include <csignal>
-#include <cstring>
-#include <sys/resource.h>
+#include <optional>
 
 using namespace ui;
 
@@ -60,30 +58,24 @@ private Q_SLOTS:
         const QString path = m_dir.filePath("keep.parascope.json");
         ScenarioDocument document(io::builtinPresets());
         QVERIFY(!document.save(path));
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        const QByteArray before = file.readAll();
-        file.close();
+        const QByteArray before = readFile(path);
+        QVERIFY(!before.isEmpty());
 
         document.setField("model", "llama-3.1-8b");
         // Make every write beyond 64 bytes fail (EFBIG) — even for root, unlike permissions.
-        std::signal(SIGXFSZ, SIG_IGN);
-        rlimit old{};
-        getrlimit(RLIMIT_FSIZE, &old);
-        rlimit tight = old;
-        tight.rlim_cur = 64;
-        QCOMPARE(setrlimit(RLIMIT_FSIZE, &tight), 0);
-        const auto reason = document.save(path);
-        setrlimit(RLIMIT_FSIZE, &old);
+        std::optional<QString> reason;
+        {
+            const FileSizeLimit limit(64);
+            QVERIFY(limit.ok());
+            reason = document.save(path);
+        }
 
         QVERIFY(reason);
         // A failure names the path and the system's reason.
         QVERIFY2(reason->contains(path), qPrintable(*reason));
-        QVERIFY2(reason->contains(QString::fromLocal8Bit(std::strerror(EFBIG))),
-                 qPrintable(*reason));
+        QVERIFY2(reason->contains(systemReason(EFBIG)), qPrintable(*reason));
         QVERIFY(document.isModified()); // still unsaved
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        QCOMPARE(file.readAll(), before);
+        QCOMPARE(readFile(path), before);
         // No temporary file is left behind.
         QCOMPARE(QDir(m_dir.path()).entryList({"keep*"}, QDir::Files).size(), 1);
     }
@@ -98,32 +90,27 @@ private Q_SLOTS:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QVERIFY(!document.save(path));
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        const QByteArray before = file.readAll();
-        file.close();
+        const QByteArray before = readFile(path);
+        QVERIFY(!before.isEmpty());
         document.setField("model", "llama-3.1-8b");
 
         ModalAnswerer answerer;
-        std::signal(SIGXFSZ, SIG_IGN);
-        rlimit old{};
-        getrlimit(RLIMIT_FSIZE, &old);
-        rlimit tight = old;
-        tight.rlim_cur = 64;
-        QCOMPARE(setrlimit(RLIMIT_FSIZE, &tight), 0);
-        const bool saved = window.fileActions()->save();
-        setrlimit(RLIMIT_FSIZE, &old);
+        bool saved = true;
+        {
+            const FileSizeLimit limit(64);
+            QVERIFY(limit.ok());
+            saved = window.fileActions()->save();
+        }
 
         QVERIFY(!saved);
         QCOMPARE(answerer.messages.size(), 1);
         const QString shown = answerer.messages.constFirst();
         QVERIFY2(shown.startsWith("Cannot save scenario"), qPrintable(shown));
         QVERIFY2(shown.contains(QDir::toNativeSeparators(path)), qPrintable(shown));
-        QVERIFY2(shown.contains(QString::fromLocal8Bit(std::strerror(EFBIG))), qPrintable(shown));
+        QVERIFY2(shown.contains(systemReason(EFBIG)), qPrintable(shown));
         QVERIFY(document.isModified());
         QVERIFY(window.isWindowModified());
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        QCOMPARE(file.readAll(), before);
+        QCOMPARE(readFile(path), before);
         QCOMPARE(QDir(m_dir.path()).entryList({"window*"}, QDir::Files | QDir::Hidden).size(), 1);
     }
 

@@ -4,6 +4,7 @@
 #include "core/scenario.h"
 #include "io/presets_io.h"
 #include "modal_answerer.h"
+#include "test_files.h"
 #include "ui/application.h"
 #include "ui/file_actions.h"
 #include "ui/main_window.h"
@@ -25,13 +26,6 @@ QStringList ids(const std::vector<core::ModelSpec> &models)
     for (const auto &m : models)
         out << QString::fromStdString(m.id);
     return out;
-}
-
-bool writeFile(const QString &path, const QByteArray &bytes)
-{
-    QDir().mkpath(QFileInfo(path).absolutePath());
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
 }
 
 // One model that reads and one that does not: a refused file adds neither.

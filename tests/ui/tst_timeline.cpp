@@ -6,6 +6,7 @@
 #include "ui/charts/timeline_panel.h"
 #include "ui/main_window.h"
 #include "ui/scenario_document.h"
+#include "widget_helpers.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -13,7 +14,6 @@
 #include <QTabWidget>
 #include <QTest>
 #include <QToolButton>
-#include <QWheelEvent>
 #include <map>
 #include <tuple>
 
@@ -25,25 +25,12 @@ class TestTimeline : public QObject
     Q_OBJECT
 
 private:
-    static void set(ScenarioDocument &document, const char *key, const char *value)
-    {
-        QVERIFY(document.setField(QString::fromLatin1(key), QString::fromLatin1(value)));
-        document.flush();
-    }
-
     // The panel as the window's timeline tab fills it: the document's report, with the blocks
     // the document evaluates while a timeline is on screen.
     static void fill(TimelinePanel &panel, ScenarioDocument &document)
     {
         document.setTimelineWanted(true);
         panel.setReport(document.lastValidReport());
-    }
-
-    static void wheel(QWidget *widget, QPoint at, int angle)
-    {
-        QWheelEvent event(at, widget->mapToGlobal(at), QPoint(), QPoint(0, angle), Qt::NoButton,
-                          Qt::NoModifier, Qt::NoScrollPhase, false);
-        QApplication::sendEvent(widget, &event);
     }
 
     static int count(const std::vector<core::ScheduleOp> &ops, OpKind kind)
@@ -57,9 +44,9 @@ private Q_SLOTS:
     void blocksMatchTheReport()
     {
         ScenarioDocument document(io::builtinPresets());
-        set(document, "pp", "4");
-        set(document, "microbatches", "8");
-        set(document, "schedule", "1f1b");
+        setAndEvaluate(document, "pp", "4");
+        setAndEvaluate(document, "microbatches", "8");
+        setAndEvaluate(document, "schedule", "1f1b");
         TimelinePanel panel;
         fill(panel, document);
         panel.resize(1000, 500);
@@ -94,9 +81,9 @@ private Q_SLOTS:
     void zeroBubbleShowsWeightGradients()
     {
         ScenarioDocument document(io::builtinPresets());
-        set(document, "pp", "4");
-        set(document, "microbatches", "8");
-        set(document, "schedule", "zb-h1");
+        setAndEvaluate(document, "pp", "4");
+        setAndEvaluate(document, "microbatches", "8");
+        setAndEvaluate(document, "schedule", "zb-h1");
         TimelinePanel panel;
         fill(panel, document);
         const std::vector<core::ScheduleOp> drawn = panel.chart()->visibleBlocks();
@@ -119,7 +106,7 @@ private Q_SLOTS:
         QCOMPARE(chart->visibleEnd(), makespan);
 
         const QPoint middle = chart->rect().center();
-        wheel(chart, middle, 120);
+        turnWheel(chart, middle, 120);
         const double span = chart->visibleEnd() - chart->visibleStart();
         QVERIFY(span < makespan);
         // One notch zooms by 1.25 around the pointer, which stays inside the range.
@@ -223,7 +210,7 @@ private Q_SLOTS:
         ScenarioDocument document(io::builtinPresets());
         // The default's selective recomputation lengthens B by the attention core
         // (docs/step_time.md, Korthikanti et al. 2022 §5); without it B = 2F exactly.
-        set(document, "recompute", "none");
+        setAndEvaluate(document, "recompute", "none");
         TimelinePanel panel;
         fill(panel, document);
         TimelineChart *chart = panel.chart();
@@ -252,7 +239,7 @@ private Q_SLOTS:
         panel.step();
         panel.play();
         QVERIFY(chart->isTeaching());
-        set(document, "microbatches", "8");
+        setAndEvaluate(document, "microbatches", "8");
         QVERIFY(!panel.isPlaying());
         QVERIFY(!chart->isTeaching());
         QCOMPARE(chart->playhead(), document.lastValidReport().makespanS);
@@ -269,7 +256,7 @@ private Q_SLOTS:
         panel.step();
         const double at = chart->playhead();
         // 128 stages for 80 layers is refused (docs/DESIGN.md §6).
-        set(document, "pp", "128");
+        setAndEvaluate(document, "pp", "128");
         QVERIFY(!document.report().ok());
         QCOMPARE(int(chart->blocks().size()), 4 * 16 * 2);
         QCOMPARE(chart->playhead(), at);
@@ -285,8 +272,8 @@ private Q_SLOTS:
         window.showChart("timeline");
         TimelinePanel &panel = *window.chart<TimelinePanel>();
         TimelineChart *chart = panel.chart();
-        set(document, "pp", "64");
-        set(document, "microbatches", "8193"); // 64 × 8193 × 2 = 2^20 + 128 blocks
+        setAndEvaluate(document, "pp", "64");
+        setAndEvaluate(document, "microbatches", "8193"); // 64 × 8193 × 2 = 2^20 + 128 blocks
         QVERIFY(document.report().ok());
         QVERIFY(document.report().timelineRefused);
         QVERIFY(chart->blocks().empty());
@@ -294,7 +281,7 @@ private Q_SLOTS:
                  qPrintable(chart->message()));
         QVERIFY(!chart->grab().isNull());
         panel.step(); // nothing to step through: no crash
-        set(document, "microbatches", "16");
+        setAndEvaluate(document, "microbatches", "16");
         QVERIFY(!document.report().timelineRefused);
         QCOMPARE(int(chart->blocks().size()), 64 * 16 * 2);
     }
@@ -360,7 +347,7 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         TimelineChart *chart = window.chart<TimelinePanel>()->chart();
         QCOMPARE(window.currentPage()->id(), "memory");
-        set(document, "microbatches", "8");
+        setAndEvaluate(document, "microbatches", "8");
         QVERIFY(document.lastValidReport().timeline.empty());
         QVERIFY(chart->blocks().empty()); // stale, not drawn
         const double bubble = document.lastValidReport().bubbleFraction;
@@ -370,12 +357,12 @@ private Q_SLOTS:
         QCOMPARE(int(document.lastValidReport().timeline.size()), 4 * 8 * 2);
         QCOMPARE(int(chart->blocks().size()), 4 * 8 * 2);
         QCOMPARE(document.lastValidReport().bubbleFraction, bubble);
-        set(document, "microbatches", "4");
+        setAndEvaluate(document, "microbatches", "4");
         QCOMPARE(int(document.lastValidReport().timeline.size()), 4 * 4 * 2);
         QCOMPARE(int(chart->blocks().size()), 4 * 4 * 2);
 
         window.showChart("bubble");
-        set(document, "microbatches", "16");
+        setAndEvaluate(document, "microbatches", "16");
         QVERIFY(document.lastValidReport().timeline.empty());
         QCOMPARE(int(chart->blocks().size()), 4 * 4 * 2); // hidden: still the old schedule
         window.showChart("timeline");

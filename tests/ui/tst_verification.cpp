@@ -6,6 +6,7 @@
 #include "ui/main_window.h"
 #include "ui/scenario_document.h"
 #include "ui/sharding_verifier.h"
+#include "widget_helpers.h"
 
 #include <QProgressBar>
 #include <QPushButton>
@@ -72,10 +73,8 @@ class TestVerification : public QObject
     Q_OBJECT
 
 private:
-    struct Window
+    struct Window : ExplorerWindow
     {
-        ScenarioDocument document{io::builtinPresets()};
-        MainWindow window{&document};
         ShardingChart *chart = window.chart<ShardingChart>();
         ShardingVerifier *verifier = chart->findChild<ShardingVerifier *>();
     };

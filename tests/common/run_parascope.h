@@ -1,7 +1,10 @@
 #pragma once
 
 // Runs the real `parascope` binary as a user would, with no display in its
-// environment: headless commands must find their way without one.
+// environment: headless commands must find their way without one. The test target
+// defines PARASCOPE_BIN, the binary's path.
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
@@ -42,4 +45,21 @@ inline ParascopeRun runParascope(const QStringList &arguments, int timeoutMs = -
     run.out = QString::fromUtf8(p.readAllStandardOutput());
     run.err = QString::fromUtf8(p.readAllStandardError());
     return run;
+}
+
+// `parascope COMMAND` followed by the words of `rest`, split at spaces.
+inline QStringList parascopeCommand(const QString &command, const QString &rest)
+{
+    return QStringList{command} + rest.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+}
+
+// The JSON object `parascope` writes with `arguments` and `--format json`, or an empty one;
+// its error output goes to the test's log when it fails.
+inline QJsonObject runParascopeJson(const QStringList &arguments)
+{
+    const ParascopeRun r =
+        runParascope(arguments + QStringList{QStringLiteral("--format"), QStringLiteral("json")});
+    if (r.status != 0)
+        qWarning("%s", qPrintable(r.err));
+    return QJsonDocument::fromJson(r.out.toUtf8()).object();
 }

@@ -1,0 +1,63 @@
+#pragma once
+
+// Scenarios as tests write them and as a failure reports them: from "key=value" settings
+// (the keys of core/fields.cpp, as --set takes them), as the --set arguments that
+// reproduce them, and a relative comparison of doubles. For the tests of every module:
+// core, io, the command line and the window.
+#include "core/fields.h"
+#include "core/scenario.h"
+
+#include <QString>
+#include <QStringList>
+#include <QtGlobal>
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+
+// The default scenario with each "key=value" set in turn. A setting the scenario table
+// refuses is a mistake in the test: it stops the test program, naming the setting.
+inline core::Scenario scenario(const QStringList &settings)
+{
+    core::Scenario s;
+    for (const QString &setting : settings) {
+        const qsizetype eq = setting.indexOf(QLatin1Char('='));
+        if (eq <= 0)
+            qFatal("bad test setting %s: expected KEY=VALUE", qPrintable(setting));
+        if (auto e = core::setField(s, setting.left(eq).toStdString(),
+                                    setting.mid(eq + 1).toStdString()))
+            qFatal("bad test setting %s: %s", qPrintable(setting), e->toString().c_str());
+    }
+    return s;
+}
+
+inline core::Scenario scenario(std::initializer_list<const char *> settings)
+{
+    QStringList list;
+    for (const char *setting : settings)
+        list << QString::fromUtf8(setting);
+    return scenario(list);
+}
+
+// "key=value,key=value".
+inline core::Scenario scenario(const QString &set)
+{
+    return scenario(set.split(QLatin1Char(','), Qt::SkipEmptyParts));
+}
+
+// The scenario as the --set arguments that reproduce it: "--set model=... --set tp=8 ...".
+inline QString settingsLine(const core::Scenario &s)
+{
+    QStringList settings;
+    for (const core::FieldInfo &field : core::scenarioFields())
+        if (const std::string value = core::fieldText(s, field.key); !value.empty())
+            settings << QStringLiteral("--set %1=%2")
+                            .arg(QString::fromUtf8(field.key.data(), qsizetype(field.key.size())),
+                                 QString::fromStdString(value));
+    return settings.join(QLatin1Char(' '));
+}
+
+// a and b differ by at most `rel` of the larger.
+inline bool near(double a, double b, double rel = 1e-12)
+{
+    return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
+}
