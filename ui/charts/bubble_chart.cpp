@@ -12,6 +12,7 @@
 #include <QScatterSeries>
 #include <QVBoxLayout>
 #include <QValueAxis>
+#include <cmath>
 
 namespace ui {
 
@@ -106,7 +107,8 @@ void BubbleChart::setScenario(const core::Scenario &s, const core::Report &r,
     const bool comparing = compareScenario && compareReport;
     m_compare->setVisible(comparing);
     if (comparing) {
-        const double percent = 100 * compareReport->bubbleFraction;
+        const double percent =
+            100 * compareReport->bubbleFractionClosedForm.value_or(compareReport->bubbleFraction);
         m_compare->replace({QPointF(compareScenario->microbatches, percent)});
         m_compare->setPointLabelsFormat(tr("%1: %2 % at m = %3, K = %4")
                                             .arg(compareName)
@@ -133,11 +135,17 @@ void BubbleChart::setScenario(const core::Scenario &s, const core::Report &r,
         }
         m_chart->setTitle(tr("Pipeline bubble with K = %1 stages").arg(s.pp));
     }
-    const double percent = 100 * r.bubbleFraction;
+    // On the curve: the closed form of this scenario's layers (docs/step_time.md); the
+    // simulation, which adds the end stages' work and the sends, is named beside it.
+    const double percent = 100 * r.bubbleFractionClosedForm.value_or(r.bubbleFraction);
+    const double simulated = 100 * r.bubbleFraction;
     m_marker->replace({QPointF(s.microbatches, percent)});
-    const QString label = tr("%1 % at m = %2").arg(percent, 0, 'f', 1).arg(s.microbatches);
+    QString label = tr("%1 % at m = %2").arg(percent, 0, 'f', 1).arg(s.microbatches);
+    if (r.bubbleFractionClosedForm && std::abs(simulated - percent) >= 0.05)
+        label += tr(" (simulated %1 %)").arg(simulated, 0, 'f', 1);
     m_marker->setPointLabelsFormat(label);
-    m_marker->setName(tr("This scenario (simulated)"));
+    m_marker->setName(r.bubbleFractionClosedForm ? tr("This scenario")
+                                                 : tr("This scenario (simulated)"));
 }
 
 QList<QPointF> BubbleChart::curve(core::Schedule schedule) const
