@@ -453,14 +453,17 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
         makespan =
             std::max(makespan, s.microbatches * (in.forward[i] + in.backward[i] + in.weight[i]));
     // Equal stages under GPipe or 1F1B: (m + K - 1)(F + B) exactly (Narayanan et al. 2021,
-    // §2.2), shaved by a rounding margin so that the bound never exceeds the simulation.
-    const auto uniform = [](const std::vector<double> &t) {
-        return std::adjacent_find(t.begin(), t.end(), std::not_equal_to<>()) == t.end();
+    // §2.2) for the layers alone; the end stages' work and the sends only lengthen ops of a
+    // fixed order, which never ends the schedule sooner. Shaved by a rounding margin so that
+    // the bound never exceeds the simulation.
+    const PipelineInput ideal = pipelineInput(s, model, t, layers, true);
+    const auto uniform = [](const std::vector<double> &times) {
+        return std::adjacent_find(times.begin(), times.end(), std::not_equal_to<>()) == times.end();
     };
-    if ((in.schedule == Schedule::gpipe || in.schedule == Schedule::oneFOneB) &&
-        uniform(in.forward) && uniform(in.backward) && !in.forward.empty())
+    if ((ideal.schedule == Schedule::gpipe || ideal.schedule == Schedule::oneFOneB) &&
+        uniform(ideal.forward) && uniform(ideal.backward) && !ideal.forward.empty())
         makespan = std::max(makespan, (1 - 1e-9) * (s.microbatches + s.pp - 1) *
-                                          (in.forward[0] + in.backward[0]));
+                                          (ideal.forward[0] + ideal.backward[0]));
     r.makespanS = makespan;
     r.timeInLayerUnits = !t.rates;
     r.tpComm = tpComm(r, s, model, t, *std::max_element(layers.begin(), layers.end()));

@@ -410,8 +410,13 @@ private Q_SLOTS:
         QCOMPARE(distinctRows, 10);
         for (int row = 0; row < w.panel->sortModel()->rowCount(); ++row)
             QVERIFY(rowCandidate(w, row).sameLayout(expected.candidates[std::size_t(row)]));
-        // The default scenario's layouts tie on step time across ZeRO and SP variants.
-        QVERIFY(rowCandidate(w, 1).sameSplit(rowCandidate(w, 2)));
+        // Without "one per split", variants of one split (ZeRO stage, recomputation, SP) are
+        // listed side by side.
+        bool repeated = false;
+        for (int i = 0; i < w.panel->sortModel()->rowCount() && !repeated; ++i)
+            for (int j = i + 1; j < w.panel->sortModel()->rowCount() && !repeated; ++j)
+                repeated = rowCandidate(w, i).sameSplit(rowCandidate(w, j));
+        QVERIFY(repeated);
     }
 
     void headerSortsByNumber_data()
@@ -690,9 +695,12 @@ private Q_SLOTS:
         QCOMPARE(chart->fittingSeries()->count(), PlanChart::drawnCount(fits));
         QCOMPARE(chart->overSeries()->count(), PlanChart::drawnCount(over));
         QCOMPARE(chart->topSeries()->count(), qsizetype(r.candidates.size()));
-        QCOMPARE(chart->overSeries()->count() < over, thinned);
+        // Thinned exactly when more than the chart draws one by one; the 405B row always is.
+        const bool thins = over > PlanChart::kMaxPoints;
+        QVERIFY(!thinned || thins);
+        QCOMPARE(chart->overSeries()->count() < over, thins);
         QVERIFY(chart->overSeries()->count() <= PlanChart::kMaxPoints);
-        QCOMPARE(chart->caption().contains("Drawing 1 in"), thinned);
+        QCOMPARE(chart->caption().contains("Drawing 1 in"), thins);
         QVERIFY(chart->overSeries()->name().contains(io::formatCount(over)));
         QVERIFY(chart->fittingSeries()->name().contains(io::formatCount(fits)));
         // The fastest layout that does not fit is always drawn, at its memory and time.
