@@ -63,7 +63,9 @@ StepTimeReport stepTime(const StepTimeInput &in)
         TimeBreakdown b = in.stageWork[i];
         const double work = b.stageWork();
         // The stage's idle time in the schedule: what the simulation adds to its own work.
-        b[TimePart::bubble] = std::max(0.0, in.makespanS - work);
+        // (Below a billionth of the makespan it is rounding, not waiting.)
+        const double idle = in.makespanS - work;
+        b[TimePart::bubble] = idle > 1e-9 * in.makespanS ? idle : 0.0;
         b[TimePart::dpSync] = dpExposed;
         b[TimePart::optimizer] = in.optimizerS;
         if (work > busiest) {

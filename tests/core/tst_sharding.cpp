@@ -310,7 +310,8 @@ private Q_SLOTS:
         QVERIFY(r.strategies.at(std::size_t(r.worst)).w1 == Split::rows);
         QVERIFY(r.strategies.at(std::size_t(r.worst)).w2 == Split::rows);
         QVERIFY(near(r.speedupBestOverWorst, expected));
-        QVERIFY(expected > 1.3 && expected < 1.5); // 30–50 % (docs/sharding.md)
+        // 30–50 % of the time saved (docs/sharding.md): 1 - 1/speed-up, 40 % here.
+        QVERIFY(1 - 1 / expected > 0.3 && 1 - 1 / expected < 0.5);
     }
 
     void reducedShapes_data()
