@@ -35,7 +35,10 @@ std::optional<core::InputError> scalarText(const core::FieldInfo &field, const Q
         return std::nullopt;
     }
     case core::FieldKind::number:
-        if (value.isNull() && key == "inter_node_gb_per_s") {
+        // An optional number is unset as null (as it is written) or as its word ("auto").
+        if (std::holds_alternative<std::optional<double> core::Scenario::*>(field.member) &&
+            (value.isNull() ||
+             (!field.unset.empty() && value.toString().toStdString() == field.unset))) {
             text.clear();
             return std::nullopt;
         }

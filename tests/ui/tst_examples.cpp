@@ -101,7 +101,9 @@ private Q_SLOTS:
         if (chart == "bubble") {
             QCOMPARE(window.charts()->currentWidget(), window.chart<BubbleChart>());
             const QString expected = id.endsWith("m16") ? "15.8 % at m = 16" : "42.9 % at m = 4";
-            QTRY_COMPARE(window.chart<BubbleChart>()->markerLabel(), expected);
+            // The closed form first; the simulation, with the end stages and sends, beside it.
+            QTRY_VERIFY2(window.chart<BubbleChart>()->markerLabel().startsWith(expected),
+                         qPrintable(window.chart<BubbleChart>()->markerLabel()));
         } else if (id == "70b-one-device") {
             QVERIFY(verdict.contains("Does not fit"));
             QCOMPARE(memory("Weights")[0], 2 * 70'553'706'496.0 / 1e9); // 141.1 GB

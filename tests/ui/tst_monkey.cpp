@@ -385,7 +385,9 @@ QString disagreement(const MainWindow &window, const ScenarioDocument &document)
             return QStringLiteral("the capacity line is at %1").arg(chart->capacityGb());
     } else if (visible == window.chart<BubbleChart>()) {
         const BubbleChart *chart = window.chart<BubbleChart>();
-        const QPointF expected(s.microbatches, 100 * r.bubbleFraction);
+        // On the curve: the closed form where there is one (docs/step_time.md).
+        const QPointF expected(s.microbatches,
+                               100 * r.bubbleFractionClosedForm.value_or(r.bubbleFraction));
         if (chart->marker() != expected)
             return QStringLiteral("the bubble marker is at (%1, %2), the report at (%3, %4)")
                 .arg(chart->marker().x())
