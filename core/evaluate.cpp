@@ -636,6 +636,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     }
     r.stepTime = stepTimeReport(r, s, model, device, states, t, layers);
     r.layerOps = t.layer.ops;
+    r.firstStageEndOps = t.first.ops.size();
     for (const EndTimes *end : {&t.first, &t.last})
         r.endOps.insert(r.endOps.end(), end->ops.begin(), end->ops.end());
     return r;

@@ -7,6 +7,7 @@
 #include "core/step_time.h"
 #include "core/units.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -142,6 +143,7 @@ struct Report
     // device for one micro-batch, and the embedding, LM head and loss of the end stages.
     std::vector<LayerOp> layerOps;
     std::vector<LayerOp> endOps;
+    std::size_t firstStageEndOps = 0; // endOps' first this many are the first stage's
 
     // The schedule's event simulation (docs/DESIGN.md §3.3).
     double bubbleFraction = 0;                      // 1 - busy / (K × makespan)
