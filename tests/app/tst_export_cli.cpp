@@ -80,6 +80,8 @@ private Q_SLOTS:
                                 << "Memory per device (GB)";
         QTest::addRow("timeline") << "timeline"
                                   << "Stage 0";
+        QTest::addRow("step-time") << "step-time"
+                                   << "Time per step (s)";
         QTest::addRow("sharding") << "sharding"
                                   << "Sent per device per layer (MB)";
         QTest::addRow("model-size") << "model-size"
@@ -153,7 +155,8 @@ private Q_SLOTS:
         const Run r = run({"--chart", "all", "--out", folder, "--image", image, "--set",
                            "schedule=zb-h1", "--set", "tp=4", "--size", "640x400"});
         QCOMPARE(r.status, 0);
-        const QStringList names{"bubble", "memory", "timeline", "sharding", "model-size"};
+        const QStringList names{"bubble",    "memory",   "timeline",
+                                "step-time", "sharding", "model-size"};
         for (const QString &name : names) {
             const QString path = QDir(folder).filePath(name + "." + image);
             QVERIFY2(QFileInfo::exists(path), qPrintable(path));
@@ -210,7 +213,7 @@ private Q_SLOTS:
         QCOMPARE(written.status, 0);
         const QString parent = chart == "all" ? target : dir;
         const QMap<QString, QByteArray> before = filesIn(parent);
-        QCOMPARE(before.size(), chart == "all" ? 5 : 1);
+        QCOMPARE(before.size(), chart == "all" ? 6 : 1); // the six charts
         // The files in the order they are written, one path a line.
         const QString firstName = QFileInfo(written.out.section('\n', 0, 0).trimmed()).fileName();
 

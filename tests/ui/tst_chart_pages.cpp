@@ -10,6 +10,7 @@
 #include "ui/charts/model_size_chart.h"
 #include "ui/charts/sharding_chart.h"
 #include "ui/charts/stage_memory_chart.h"
+#include "ui/charts/step_time_chart.h"
 #include "ui/charts/timeline_chart.h"
 #include "ui/charts/timeline_panel.h"
 #include "ui/export/chart_export.h"
@@ -19,14 +20,21 @@
 #include "ui/scenario_document.h"
 #include "widget_helpers.h"
 
+#include <QChartView>
 #include <QDialog>
+#include <QFile>
 #include <QFileDialog>
 #include <QImage>
+#include <QLabel>
 #include <QLineEdit>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolTip>
+#include <QXmlStreamReader>
+#include <cmath>
 
 using namespace ui;
 
@@ -37,6 +45,42 @@ class TestChartPages : public QObject
 private:
     QTemporaryDir m_dir;
 
+    // The text of an SVG, every run of it, without white space (a label may wrap anywhere).
+    static QString svgText(const QString &path)
+    {
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return {};
+        QXmlStreamReader xml(&file);
+        QString text;
+        while (!xml.atEnd())
+            if (xml.readNext() == QXmlStreamReader::Characters)
+                text += xml.text().toString();
+        return text.remove(QRegularExpression(QStringLiteral("\\s")));
+    }
+
+    // The window on the step-time tab, after `settings` (KEY=VALUE) are applied.
+    struct StepTimeWindow
+    {
+        ScenarioDocument document{io::builtinPresets()};
+        MainWindow window{&document};
+        StepTimeChart *chart = nullptr;
+
+        explicit StepTimeWindow(const QStringList &settings)
+        {
+            for (const QString &setting : settings) {
+                const QString key = setting.section(u'=', 0, 0);
+                if (!document.setField(key, setting.section(u'=', 1)))
+                    qWarning("not set: %s", qPrintable(setting));
+            }
+            document.flush();
+            window.resize(1280, 800);
+            window.show();
+            window.showChart(QStringLiteral("step-time"));
+            chart = window.chart<StepTimeChart>();
+        }
+    };
+
 private Q_SLOTS:
     // The tabs, their mnemonics and ids as shipped (README, "Export for slides"): users type
     // the ids and examples name them, so a new table must keep them.
@@ -45,9 +89,9 @@ private Q_SLOTS:
         ScenarioDocument document(io::builtinPresets());
         MainWindow window(&document);
         const QList<std::pair<QString, QString>> shipped{
-            {"memory", "Stage memor&y"},      {"bubble", "B&ubble"},
-            {"timeline", "T&imeline"},        {"sharding", "S&harding"},
-            {"model-size", "Model &weights"},
+            {"memory", "Stage memor&y"}, {"bubble", "B&ubble"},
+            {"timeline", "T&imeline"},   {"step-time", "Step ti&me"},
+            {"sharding", "S&harding"},   {"model-size", "Model &weights"},
         };
         QCOMPARE(window.charts()->count(), shipped.size());
         for (int i = 0; i < window.charts()->count(); ++i) {
@@ -55,8 +99,8 @@ private Q_SLOTS:
             QCOMPARE(window.currentPage()->id(), shipped[i].first);
             QCOMPARE(window.charts()->tabText(i), shipped[i].second);
         }
-        QCOMPARE(chartPageIds(),
-                 QStringList({"memory", "bubble", "timeline", "sharding", "model-size"}));
+        QCOMPARE(chartPageIds(), QStringList({"memory", "bubble", "timeline", "step-time",
+                                              "sharding", "model-size"}));
     }
 
     void everyPage_data()
@@ -96,6 +140,177 @@ private Q_SLOTS:
         const QImage image(png);
         QCOMPARE(image.size(), QSize(640, 400));
         QVERIFY2(distinctColours(image) >= 20, qPrintable(QString::number(distinctColours(image))));
+    }
+
+    // docs/step_time.md: every stage's parts add up to the step time, so each bar, read back
+    // from the chart's series, reaches it; one bar per stage, the busiest marked.
+    void stepTimeBarsAddUpToTheStep_data()
+    {
+        QTest::addColumn<QStringList>("settings");
+        QTest::addRow("the default: 70B, T=8 K=4 D=2, 1f1b") << QStringList{};
+        QTest::addRow("interleaved, v=2, K=8, m=32")
+            << QStringList{"pp=8", "schedule=interleaved", "virtual_stages=2", "microbatches=32"};
+        QTest::addRow("zb-h1") << QStringList{"schedule=zb-h1"};
+        QTest::addRow("gpipe, full recomputation")
+            << QStringList{"schedule=gpipe", "recompute=full"};
+        QTest::addRow("inference, K=2") << QStringList{"mode=inference", "pp=2"};
+        QTest::addRow("mfu forced to 0.5") << QStringList{"mfu=0.5"};
+        QTest::addRow("one stage, one device")
+            << QStringList{"model=llama-3.1-8b", "pp=1", "tp=1", "dp=1"};
+        QTest::addRow("405B, K=63 (2 layers a stage), m=64")
+            << QStringList{"model=llama-3.1-405b", "pp=63", "microbatches=64", "dp=1"};
+    }
+    void stepTimeBarsAddUpToTheStep()
+    {
+        QFETCH(QStringList, settings);
+        StepTimeWindow w(settings);
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        const core::Report &r = w.document.lastValidReport();
+        QVERIFY(r.ok());
+        QVERIFY(r.stepTime);
+        QVERIFY(w.chart->message().isEmpty());
+        const double unit = w.chart->secondsPerUnit();
+        std::vector<double> sums(static_cast<std::size_t>(r.pp), 0.0);
+        for (const core::TimePartInfo &part : core::kTimeParts) {
+            const QList<qreal> values = w.chart->values(part.part);
+            QCOMPARE(values.size(), r.pp);
+            for (int stage = 0; stage < r.pp; ++stage) {
+                QVERIFY(values[stage] >= 0);
+                sums[static_cast<std::size_t>(stage)] += values[stage] * unit;
+            }
+        }
+        for (int stage = 0; stage < r.pp; ++stage)
+            QVERIFY2(std::abs(sums[static_cast<std::size_t>(stage)] - r.stepTime->stepTimeS) <=
+                         1e-9 * r.stepTime->stepTimeS,
+                     qPrintable(QStringLiteral("stage %1: %2 s of %3 s")
+                                    .arg(stage)
+                                    .arg(sums[static_cast<std::size_t>(stage)], 0, 'g', 12)
+                                    .arg(r.stepTime->stepTimeS, 0, 'g', 12)));
+        // The value axis's unit keeps the step at 1 or more of it: s, ms or µs.
+        QVERIFY(r.stepTime->stepTimeS / unit >= 1);
+        QVERIFY(w.chart->axisTitle().endsWith(unit == 1 ? "(s)" : unit == 1e-3 ? "(ms)" : "(µs)"));
+        QCOMPARE(w.chart->busiestStage(), r.stepTime->busiestStage);
+        const QRegularExpression busiest(
+            QStringLiteral("^(Stage )?%1 ★$").arg(r.stepTime->busiestStage));
+        QVERIFY2(w.chart->stageLabels().indexOf(busiest) >= 0,
+                 qPrintable(w.chart->stageLabels().join(u'|')));
+    }
+
+    // Only the parts a scenario has are in the legend: one device has no communication and,
+    // with K = 1, no bubble ((K−1)/(K−1+m) = 0).
+    void stepTimeLegendListsThePartsThereAre_data()
+    {
+        QTest::addColumn<QStringList>("settings");
+        QTest::addColumn<QStringList>("absent");
+        QTest::addRow("one device") << QStringList{"model=llama-3.1-8b", "pp=1", "tp=1", "dp=1"}
+                                    << QStringList{"tensor-parallel comm.", "pipeline sends",
+                                                   "bubble", "data-parallel sync"};
+        QTest::addRow("T=8, K=1, D=1, no recomputation")
+            << QStringList{"pp=1", "dp=1", "model=llama-3.1-8b", "recompute=none"}
+            << QStringList{"pipeline sends", "bubble", "data-parallel sync", "recomputation"};
+        QTest::addRow("inference has no optimizer step")
+            << QStringList{"mode=inference", "dp=1"}
+            << QStringList{"optimizer step", "data-parallel sync", "recomputation"};
+    }
+    void stepTimeLegendListsThePartsThereAre()
+    {
+        QFETCH(QStringList, settings);
+        QFETCH(QStringList, absent);
+        StepTimeWindow w(settings);
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        const QStringList legend = w.chart->legendLabels();
+        for (const QString &part : absent)
+            QVERIFY2(!legend.contains(part), qPrintable(legend.join(u'|')));
+        for (const char *always : {"matrix multiplies", "memory-bound", "attention"})
+            QVERIFY2(legend.contains(QString::fromUtf8(always)), qPrintable(legend.join(u'|')));
+        QVERIFY(legend.contains(QStringLiteral("Busiest stage: %1").arg(w.chart->busiestStage())));
+    }
+
+    // At K = 63 the stage axis names every n-th stage (n of 1, 2, 5, 10, …) and the busiest,
+    // not 63 labels cut to "…".
+    void stepTimeStageLabelsThinOut()
+    {
+        StepTimeWindow w({"model=llama-3.1-405b", "pp=63", "microbatches=64", "dp=1"});
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        QTRY_VERIFY(!w.chart->stageLabels().isEmpty());
+        const QStringList labels = w.chart->stageLabels();
+        QVERIFY2(labels.size() < 63 && labels.size() >= 4, qPrintable(labels.join(u'|')));
+        QList<int> plain;
+        for (const QString &label : labels) {
+            bool number = false;
+            const int stage = QString(label).remove(QStringLiteral(" ★")).toInt(&number);
+            QVERIFY2(number, qPrintable(label)); // bare numbers under "Pipeline stage"
+            if (!label.endsWith(QStringLiteral(" ★")))
+                plain << stage;
+        }
+        QCOMPARE(plain.front(), 0);
+        const int every = plain[1] - plain[0];
+        QVERIFY(every == 2 || every == 5 || every == 10 || every == 20);
+        for (int stage : plain)
+            QCOMPARE(stage % every, 0);
+        QCOMPARE(labels.filter(QStringLiteral("★")).size(), 1);
+    }
+
+    // Hovering a segment names its stage and part with its seconds and share of the step.
+    void stepTimeToolTips()
+    {
+        StepTimeWindow w({});
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        const core::StepTimeReport &st = *w.document.lastValidReport().stepTime;
+        for (int stage = 0; stage < w.document.lastValidReport().pp; ++stage) {
+            const double s = st.stages[static_cast<std::size_t>(stage)][core::TimePart::matmul];
+            const QString tip = w.chart->toolTipFor(stage, core::TimePart::matmul);
+            QVERIFY2(tip.startsWith(QStringLiteral("Stage %1").arg(stage)), qPrintable(tip));
+            QVERIFY2(tip.contains(QStringLiteral("matrix multiplies: %1 s").arg(s, 0, 'g', 3)),
+                     qPrintable(tip));
+            QVERIFY2(
+                tip.contains(QStringLiteral("%1 % of the").arg(100 * s / st.stepTimeS, 0, 'f', 1)),
+                qPrintable(tip));
+            QCOMPARE(tip.contains("(busiest)"), stage == st.busiestStage);
+        }
+        // The real mouse over the middle of stage 0's bottom segment (the matrix multiplies).
+        auto *view = w.chart->findChild<QChartView *>();
+        QVERIFY(view);
+        const QPointF at = view->chart()->mapToPosition(
+            QPointF(0, st.stages[0][core::TimePart::matmul] / 2 / w.chart->secondsPerUnit()));
+        QTest::mouseMove(view->viewport(), view->mapFromScene(at));
+        QTRY_VERIFY(QToolTip::isVisible());
+        QCOMPARE(QToolTip::text(), w.chart->toolTipFor(0, core::TimePart::matmul));
+    }
+
+    // Without seconds (a device without the precision's peak FLOPS: layer-time units) the
+    // page says why, in the tab, its formulas and an exported image, rather than drawing an
+    // empty chart.
+    void stepTimeWithoutSeconds()
+    {
+        const QStringList settings{"device=a100-80gb", "precision=fp8"};
+        StepTimeWindow w(settings);
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        const core::Report &r = w.document.lastValidReport();
+        QVERIFY(r.timeInLayerUnits);
+        QVERIFY(!r.stepTime);
+        const QString why = QStringLiteral("NVIDIA A100 80GB SXM publishes no fp8 peak FLOPS");
+        QVERIFY2(w.chart->message().contains(why), qPrintable(w.chart->message()));
+        QVERIFY(!w.chart->findChild<QChartView *>()->isVisible());
+        auto *label = w.chart->findChild<QLabel *>(QStringLiteral("stepTimeMessage"));
+        QVERIFY(label && label->isVisible());
+        QCOMPARE(label->text(), w.chart->message());
+        QTRY_VERIFY(w.window.formulas()->toPlainText().contains(why));
+
+        // Back to seconds: the bars return.
+        QVERIFY(w.document.setField(QStringLiteral("device"), QStringLiteral("h100-sxm")));
+        w.document.flush();
+        QVERIFY(w.chart->message().isEmpty());
+        QVERIFY(w.chart->findChild<QChartView *>()->isVisible());
+
+        const QString svg = m_dir.filePath("step-time-layer-units.svg");
+        QStringList arguments{"export", "--chart", "step-time", "--out", svg, "--no-caption"};
+        for (const QString &setting : settings)
+            arguments << "--set" << setting;
+        const ParascopeRun cli = runParascope(arguments);
+        QVERIFY2(cli.status == 0, qPrintable(cli.err));
+        const QString text = svgText(svg);
+        QVERIFY2(text.contains(QString(why).remove(u' ')), qPrintable(text.left(600)));
     }
 
     // An unknown id is no page: nothing falls back to another chart.

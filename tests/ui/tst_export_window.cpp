@@ -8,6 +8,7 @@
 #include "ui/charts/model_size_chart.h"
 #include "ui/charts/sharding_chart.h"
 #include "ui/charts/stage_memory_chart.h"
+#include "ui/charts/step_time_chart.h"
 #include "ui/charts/timeline_panel.h"
 #include "ui/export/chart_export.h"
 #include "ui/export/export_actions.h"
@@ -105,6 +106,8 @@ private Q_SLOTS:
                 QCOMPARE(id, "bubble");
             else if (tab == window.chart<TimelinePanel>())
                 QCOMPARE(id, "timeline");
+            else if (tab == window.chart<StepTimeChart>())
+                QCOMPARE(id, "step-time");
             else if (tab == window.chart<ShardingChart>())
                 QCOMPARE(id, "sharding");
             else if (tab == window.chart<ModelSizeChart>())

@@ -4,6 +4,7 @@
 #include "ui/charts/memory_page.h"
 #include "ui/charts/model_size_page.h"
 #include "ui/charts/sharding_page.h"
+#include "ui/charts/step_time_page.h"
 #include "ui/charts/timeline_page.h"
 
 #include <algorithm>
@@ -21,8 +22,8 @@ template <typename Page> std::unique_ptr<ChartPage> makePage()
 
 // The charts, one row each, in tab order.
 constexpr PageFactory kChartPages[] = {
-    &makePage<MemoryPage>,   &makePage<BubblePage>,    &makePage<TimelinePage>,
-    &makePage<ShardingPage>, &makePage<ModelSizePage>,
+    &makePage<MemoryPage>,   &makePage<BubblePage>,   &makePage<TimelinePage>,
+    &makePage<StepTimePage>, &makePage<ShardingPage>, &makePage<ModelSizePage>,
 };
 
 } // namespace

@@ -20,7 +20,7 @@ class QWidget;
 // (`parascope export --chart memory`) and the name of its file in `--chart all`.
 namespace ui::chart_export {
 
-// "memory, bubble, timeline, sharding, model-size", for messages.
+// "memory, bubble, timeline, step-time, sharding, model-size", for messages.
 QString chartIds();
 
 enum class Format

@@ -1,0 +1,223 @@
+#include "ui/charts/step_time_page.h"
+
+#include "io/text.h"
+#include "ui/charts/step_time_chart.h"
+#include "ui/formula_panel.h"
+#include "ui/units.h"
+
+#include <QObject>
+#include <QStringList>
+
+namespace ui {
+
+namespace {
+
+QString sec(double t)
+{
+    return QStringLiteral("%1 s").arg(t, 0, 'g', 4);
+}
+
+QString ms(double t)
+{
+    return QString::number(t * 1e3, 'f', 3);
+}
+
+QString cell(const QString &text, bool right = true)
+{
+    return QStringLiteral("<td%1>%2</td>")
+        .arg(right ? QStringLiteral(" align='right'") : QString(), text);
+}
+
+// The operations a stage runs for one micro-batch, as rows of the table: F, B and W in ms,
+// FLOPs and bytes of all three, the part each is counted in, and a note to its source.
+class OpTable
+{
+public:
+    void heading(const QString &text)
+    {
+        m_rows += QStringLiteral("<tr><td colspan='8'><i>%1</i></td></tr>").arg(text);
+    }
+
+    void add(const core::LayerOp &op)
+    {
+        const QString source = io::qs(op.source);
+        qsizetype note = m_sources.indexOf(source);
+        if (note < 0) {
+            m_sources << source;
+            note = m_sources.size() - 1;
+        }
+        const double flops = op.forward.flops + op.backward.flops + op.weight.flops;
+        const double bytes = op.forward.bytes + op.backward.bytes + op.weight.bytes;
+        m_rows +=
+            QStringLiteral("<tr>") +
+            cell(io::qs(op.label).toHtmlEscaped() + (op.rerun ? QStringLiteral(" ↻") : QString()) +
+                     QStringLiteral("<sup>%1</sup>").arg(note + 1),
+                 false) +
+            cell(QString::fromStdString(core::shapeText(op.shape)).toHtmlEscaped()) +
+            cell(ms(op.forward.seconds)) + cell(ms(op.backward.seconds)) +
+            cell(ms(op.weight.seconds)) + cell(QString::number(flops / 1e9, 'f', 1)) +
+            cell(QString::number(units::small(bytes), 'f', 1)) +
+            cell(QObject::tr(core::timePartInfo(op.part).label.data()), false) +
+            QStringLiteral("</tr>");
+    }
+
+    void total(const QString &label, double f, double b, double w)
+    {
+        m_rows += QStringLiteral("<tr><td><b>%1</b></td><td></td>").arg(label) +
+                  cell(QStringLiteral("<b>%1</b>").arg(ms(f))) +
+                  cell(QStringLiteral("<b>%1</b>").arg(ms(b))) +
+                  cell(QStringLiteral("<b>%1</b>").arg(ms(w))) +
+                  QStringLiteral("<td colspan='3'></td></tr>");
+    }
+
+    QString html(const QString &title) const
+    {
+        QString out = QStringLiteral("<p><b>%1</b></p><table cellspacing='0' cellpadding='2'>"
+                                     "<tr><th align='left'>%2</th><th align='right'>%3</th>"
+                                     "<th align='right'>F ms</th><th align='right'>B ms</th>"
+                                     "<th align='right'>W ms</th><th align='right'>GFLOP</th>"
+                                     "<th align='right'>%4</th><th align='left'>%5</th></tr>")
+                          .arg(title, QObject::tr("operation"), QObject::tr("shape"),
+                               units::smallName(), QObject::tr("part"));
+        out += m_rows + QStringLiteral("</table><p><small><i>");
+        for (qsizetype i = 0; i < m_sources.size(); ++i)
+            out += QStringLiteral("%1 %2<br>").arg(i + 1).arg(m_sources[i].toHtmlEscaped());
+        return out + QStringLiteral("</i></small></p>");
+    }
+
+private:
+    QString m_rows;
+    QStringList m_sources;
+};
+
+} // namespace
+
+QString StepTimePage::title() const
+{
+    return QObject::tr("Step ti&me");
+}
+
+QString StepTimePage::subject() const
+{
+    return QObject::tr("Step time by stage and operation");
+}
+
+// Every operation's time follows from the whole scenario.
+FieldMask StepTimePage::dependsOn() const
+{
+    return FieldMask::all();
+}
+
+QWidget *StepTimePage::createWidget(ScenarioDocument *)
+{
+    return m_chart = new StepTimeChart;
+}
+
+void StepTimePage::update(const ChartInputs &inputs)
+{
+    m_chart->setReport(inputs.report);
+}
+
+std::unique_ptr<QWidget> StepTimePage::createImage(const ChartInputs &inputs, QWidget *parent) const
+{
+    auto chart = std::make_unique<StepTimeChart>(parent);
+    chart->setReport(inputs.report);
+    return chart;
+}
+
+QString StepTimePage::stepTimeFormulas(const core::Scenario &s, const core::Report &r)
+{
+    if (!r.stepTime)
+        return {};
+    const core::StepTimeReport &st = *r.stepTime;
+    const core::TimeBreakdown &b = st.breakdown;
+    QStringList parts;
+    for (const core::TimePartInfo &part : core::kTimeParts)
+        if (b[part.part] > 0)
+            parts << QStringLiteral("%1 %2").arg(QString::fromUtf8(part.label), sec(b[part.part]));
+    QString out = formula::block(
+        QObject::tr("Step time (stage %1)").arg(st.busiestStage),
+        QStringLiteral("%1 = %2").arg(parts.join(QStringLiteral(" + ")), sec(st.stepTimeS)),
+        s.mfu ? QObject::tr("Every operation at peak × mfu = %1; dp_overlap = %2 hides part of "
+                            "the gradient sync (docs/step_time.md)")
+                    .arg(*s.mfu)
+                    .arg(s.dpOverlap)
+              : QObject::tr("Each operation timed from its FLOPs and bytes on the device; "
+                            "dp_overlap = %1 hides part of the gradient sync (docs/step_time.md)")
+                    .arg(s.dpOverlap));
+    out += formula::block(QObject::tr("Throughput"),
+                          QStringLiteral("m·b·s·D ÷ step = %1 tokens/s; MFU = 6·N·tokens ÷ "
+                                         "(devices × peak × step) = %2")
+                              .arg(st.tokensPerS, 0, 'f', 0)
+                              .arg(formula::percent(st.mfuAchieved)),
+                          QObject::tr("Narayanan et al. 2021, §5.1 (2·N·tokens in inference)"));
+    return out;
+}
+
+QString StepTimePage::formulas(const ChartInputs &inputs) const
+{
+    const core::Scenario &s = inputs.scenario;
+    const core::Report &r = inputs.report;
+    QString out = stepTimeFormulas(s, r);
+    if (r.layerOps.empty()) {
+        return out + formula::block(QObject::tr("Step time"),
+                                    r.timeInLayerUnits
+                                        ? QObject::tr("no seconds: %1; makespan = %2 layer-times")
+                                              .arg(io::qs(r.untimedReason))
+                                              .arg(r.makespanS, 0, 'g', 4)
+                                        : QObject::tr("no seconds = no operation timed"),
+                                    QObject::tr("docs/step_time.md"));
+    }
+    const int stage = r.stepTime ? r.stepTime->busiestStage : 0;
+    const auto &report = r.stages[static_cast<std::size_t>(stage)];
+
+    // One layer's operations, then the ends this stage runs: the embedding on the first, the
+    // LM head and loss on the last.
+    OpTable table;
+    double f = 0, b = 0, w = 0, rerun = 0;
+    for (const core::LayerOp &op : r.layerOps) {
+        table.add(op);
+        f += op.forward.seconds;
+        b += op.backward.seconds;
+        w += op.weight.seconds;
+        rerun += op.rerun ? op.forward.seconds : 0;
+    }
+    table.total(QObject::tr("one layer"), f, b, w);
+    const std::size_t first = std::min(r.firstStageEndOps, r.endOps.size());
+    double ends = 0;
+    const auto addEnds = [&](std::size_t from, std::size_t to, const QString &heading) {
+        if (from < to)
+            table.heading(heading);
+        for (std::size_t i = from; i < to; ++i) {
+            const core::LayerOp &op = r.endOps[i];
+            table.add(op);
+            ends += op.forward.seconds + op.backward.seconds + op.weight.seconds;
+        }
+    };
+    if (stage == 0)
+        addEnds(0, first, QObject::tr("around the layers: first stage"));
+    if (stage == r.pp - 1)
+        addEnds(first, r.endOps.size(), QObject::tr("around the layers: last stage"));
+    const double layer = f + b + w + rerun;
+    out += formula::block(
+        QObject::tr("Work of stage %1 in one step").arg(stage),
+        QStringLiteral("m × (layers × (F + B + W + rerun) + ends) + sends = %1 × (%2 × (%3 + %4 + "
+                       "%5 + %6 ms) + %7 ms) + %8 = %9")
+            .arg(s.microbatches)
+            .arg(report.layers)
+            .arg(ms(f), ms(b), ms(w), ms(rerun), ms(ends),
+                 sec(r.stepTime ? r.stepTime->stages[static_cast<std::size_t>(stage)]
+                                                    [core::TimePart::pipelineComm]
+                                : 0.0),
+                 r.stepTime ? sec(r.stepTime->stages[static_cast<std::size_t>(stage)].stageWork())
+                            : sec(s.microbatches * (report.layers * layer + ends))),
+        QObject::tr("One micro-batch's operations on one device, below; the rest of the step "
+                    "is the stage's bubble, the exposed gradient sync and the optimizer step "
+                    "(docs/step_time.md)"));
+    out += table.html(QObject::tr("Operations of stage %1: one layer, one micro-batch, one device "
+                                  "(↻ rerun before the backward pass)")
+                          .arg(stage));
+    return out;
+}
+
+} // namespace ui
