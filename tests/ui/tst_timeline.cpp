@@ -337,6 +337,77 @@ private Q_SLOTS:
         QCOMPARE(chart.aggregatedRuns(), 0);
     }
 
+    // A block that ends in a blocking send to the next stage (ScheduleOp::send) is drawn with
+    // a dark strip at its end. Megatron-LM's schedules send after every forward but the last
+    // stage's and every backward but the first stage's, chunk by chunk when interleaved
+    // (core/schedule.h): 2·(K·v·m − m) sends in training, K·m − m in inference.
+    void sendTailsEndTheBlocks_data()
+    {
+        QTest::addColumn<QStringList>("settings");
+        QTest::addColumn<int>("sends");
+        QTest::addRow("K=1: no neighbour") << QStringList{"pp=1", "microbatches=8"} << 0;
+        QTest::addRow("1f1b, K=4, m=8")
+            << QStringList{"pp=4", "microbatches=8", "schedule=1f1b"} << 2 * (4 * 8 - 8);
+        QTest::addRow("gpipe, K=4, m=8")
+            << QStringList{"pp=4", "microbatches=8", "schedule=gpipe"} << 2 * (4 * 8 - 8);
+        QTest::addRow("zb-h1, K=4, m=8: W sends nothing")
+            << QStringList{"pp=4", "microbatches=8", "schedule=zb-h1"} << 2 * (4 * 8 - 8);
+        QTest::addRow("interleaved, K=4, v=2, m=8")
+            << QStringList{"pp=4", "microbatches=8", "schedule=interleaved", "virtual_stages=2"}
+            << 2 * (4 * 2 * 8 - 8);
+        QTest::addRow("inference, K=4, m=8: forward only")
+            << QStringList{"pp=4", "microbatches=8", "mode=inference"} << 4 * 8 - 8;
+    }
+    void sendTailsEndTheBlocks()
+    {
+        QFETCH(QStringList, settings);
+        QFETCH(int, sends);
+        ScenarioDocument document(io::builtinPresets());
+        for (const QString &setting : settings)
+            QVERIFY(document.setField(setting.section(u'=', 0, 0), setting.section(u'=', 1)));
+        document.flush();
+        TimelinePanel panel;
+        fill(panel, document);
+        panel.resize(1600, 500);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        TimelineChart *chart = panel.chart();
+        const auto &blocks = chart->blocks();
+        QCOMPARE(
+            int(std::count_if(blocks.begin(), blocks.end(), [](auto &o) { return o.send > 0; })),
+            sends);
+        chart->grab();
+        QCOMPARE(chart->aggregatedRuns(), 0); // every block drawn on its own
+        QCOMPARE(int(chart->sendStrips().size()), sends);
+        for (const QRectF &strip : chart->sendStrips()) {
+            QVERIFY(strip.width() >= 2); // visible before it is zoomed in to
+            QVERIFY(chart->rect().contains(strip.toAlignedRect()));
+        }
+        if (sends == 0)
+            return;
+        // Zoomed to one block, its strip is the send's share of the block, at its end.
+        const auto sending =
+            std::find_if(blocks.begin(), blocks.end(), [](auto &o) { return o.send > 0; });
+        chart->setVisibleRange(sending->start, sending->end);
+        chart->grab();
+        const QRect plot = chart->plotArea();
+        const double rowHeight = double(plot.height()) / chart->stageCount();
+        const double top = plot.top() + sending->stage * rowHeight;
+        const auto strip = std::find_if(
+            chart->sendStrips().begin(), chart->sendStrips().end(), [&](const QRectF &r) {
+                return r.center().y() > top && r.center().y() < top + rowHeight;
+            });
+        QVERIFY(strip != chart->sendStrips().end());
+        QCOMPARE(strip->right(), double(plot.left() + plot.width()));
+        const double share = sending->send / (sending->end - sending->start);
+        QVERIFY(share < 1.0 / 3);
+        QVERIFY2(std::abs(strip->width() - std::max(2.0, share * plot.width())) < 1e-6,
+                 qPrintable(QStringLiteral("%1 px for %2 of %3 px")
+                                .arg(strip->width())
+                                .arg(share)
+                                .arg(plot.width())));
+    }
+
     void windowHasATimelineTab()
     {
         ScenarioDocument document(io::builtinPresets());

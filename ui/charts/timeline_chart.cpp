@@ -61,6 +61,14 @@ QColor kindText(int kind)
     return kind == 1 ? QColor(0, 0, 0) : QColor(255, 255, 255);
 }
 
+// A block's blocking send, darkening its end: at least two pixels wide, so that it shows before
+// the view is zoomed in to its true width, and never more than a third of the block.
+constexpr double kSendMinPx = 2.0;
+QColor sendShade()
+{
+    return QColor(0, 0, 0, 150);
+}
+
 // A step of 1, 2 or 5 × 10^k giving ticks at least `minStep` apart.
 double niceStep(double minStep)
 {
@@ -100,12 +108,14 @@ void TimelineChart::setReport(const core::Report &report)
         m_stages = std::max(report.pp, 1);
         m_chunks = false;
         m_hasW = false;
+        m_hasSends = false;
         m_busy = 0;
         // One pass: at K=64, m=1024 each pass over the blocks is a tenth of a frame.
         for (const auto &op : m_ops) {
             m_stages = std::max(m_stages, op.stage + 1);
             m_chunks = m_chunks || op.chunk > 0;
             m_hasW = m_hasW || op.kind == OpKind::weight;
+            m_hasSends = m_hasSends || op.send > 0;
             m_busy += op.end - op.start;
         }
         m_makespan = report.makespanS;
@@ -248,6 +258,7 @@ void TimelineChart::rebuild()
         f.clear();
     c.labels.clear();
     c.edges.clear();
+    c.sends.clear();
     c.runs = 0;
     c.valid = true;
     if (m_ops.empty())
@@ -276,6 +287,10 @@ void TimelineChart::rebuild()
                            rowHeight - gap);
             c.fills[std::size_t(kind)].push_back(r);
             c.edges.push_back(QLineF(r.topLeft(), r.bottomLeft()));
+            if (op.send > 0 && x1 > 0 && x1 <= columns + 1.0) {
+                const double tail = std::min(std::max(op.send * scale, kSendMinPx), (x1 - x0) / 3);
+                c.sends.push_back(QRectF(r.right() - tail, r.top(), tail, r.height()));
+            }
             if (!roomForText)
                 continue;
             const QString mb = m_chunks ? QStringLiteral("%1.%2").arg(op.microbatch).arg(op.chunk)
@@ -420,6 +435,9 @@ void TimelineChart::paintEvent(QPaintEvent *)
             p.restore();
         }
     }
+    p.setPen(Qt::NoPen);
+    p.setBrush(sendShade());
+    p.drawRects(m_cache.sends.constData(), int(m_cache.sends.size()));
     // Outlines separate neighbouring wide blocks.
     p.setBrush(Qt::NoBrush);
     p.setPen(QPen(pal.color(QPalette::Window), 1));
@@ -484,31 +502,58 @@ void TimelineChart::paintLegend(QPainter &p) const
     const QPalette pal = palette();
     const QFontMetrics fm = fontMetrics();
     const int box = fm.height() - 4;
-    int x = plotRect().left();
-    const int y = kPad;
-    auto entry = [&](const QBrush &fill, const QBrush &pattern, const QString &text) {
-        const QRect swatch(x, y + 2, box * 2, box);
-        p.fillRect(swatch, fill);
-        if (pattern.style() != Qt::NoBrush)
-            p.fillRect(swatch, pattern);
-        x += swatch.width() + 4;
-        p.setPen(pal.color(QPalette::WindowText));
-        p.drawText(QPoint(x, y + fm.ascent()), text);
-        x += fm.horizontalAdvance(text) + 14;
+    const bool dark = isDark();
+    struct Entry
+    {
+        QBrush fill;
+        QBrush pattern;
+        QString text;  // in full
+        QString brief; // when the full texts do not fit the width
+        bool send = false;
     };
+    std::vector<Entry> entries;
     for (int k = 0; k < 3; ++k) {
         if (k == 2 && !m_hasW)
             continue;
-        const QString text = k == 0   ? tr("F forward")
-                             : k == 1 ? tr("B backward / input gradient")
-                                      : tr("W weight gradient");
-        entry(kindColor(k), QBrush(QColor(0, 0, 0, 110), kindPattern(k)), text);
+        const QBrush pattern(QColor(0, 0, 0, 110), kindPattern(k));
+        if (k == 0)
+            entries.push_back({kindColor(k), pattern, tr("F forward"), tr("F"), false});
+        else if (k == 1)
+            entries.push_back(
+                {kindColor(k), pattern, tr("B backward / input gradient"), tr("B"), false});
+        else
+            entries.push_back({kindColor(k), pattern, tr("W weight gradient"), tr("W"), false});
     }
-    const bool dark = isDark();
-    entry(dark ? QColor(0x3C, 0x3C, 0x3C) : QColor(0xE8, 0xE8, 0xE8), Qt::NoBrush, tr("idle"));
+    if (m_hasSends)
+        entries.push_back(
+            {kindColor(0), Qt::NoBrush, tr("send to the next stage"), tr("send"), true});
+    const QColor idle = dark ? QColor(0x3C, 0x3C, 0x3C) : QColor(0xE8, 0xE8, 0xE8);
+    entries.push_back({idle, Qt::NoBrush, tr("idle"), tr("idle"), false});
     if (isTeaching())
-        entry(dark ? QColor(0x6A, 0x3A, 0x2A) : QColor(0xF7, 0xC9, 0xB5), Qt::NoBrush,
-              tr("idle so far"));
+        entries.push_back({dark ? QColor(0x6A, 0x3A, 0x2A) : QColor(0xF7, 0xC9, 0xB5), Qt::NoBrush,
+                           tr("idle so far"), tr("so far"), false});
+
+    const int left = plotRect().left();
+    int width = 0;
+    for (const Entry &e : entries)
+        width += box * 2 + 4 + fm.horizontalAdvance(e.text) + 14;
+    const bool brief = left + width > this->width();
+    int x = left;
+    const int y = kPad;
+    for (const Entry &e : entries) {
+        const QRect swatch(x, y + 2, box * 2, box);
+        p.fillRect(swatch, e.fill);
+        if (e.pattern.style() != Qt::NoBrush)
+            p.fillRect(swatch, e.pattern);
+        if (e.send)
+            p.fillRect(QRect(swatch.right() - box / 2, swatch.top(), box / 2 + 1, box),
+                       sendShade());
+        x += swatch.width() + 4;
+        const QString &text = brief ? e.brief : e.text;
+        p.setPen(pal.color(QPalette::WindowText));
+        p.drawText(QPoint(x, y + fm.ascent()), text);
+        x += fm.horizontalAdvance(text) + 14;
+    }
 }
 
 void TimelineChart::resizeEvent(QResizeEvent *event)

@@ -55,6 +55,11 @@ public:
 
     // Pixel columns drawn as aggregated runs in the last paint, for tests.
     int aggregatedRuns() const { return m_cache.runs; }
+    // The send strips drawn in the last paint, for tests: one at the end of each block drawn
+    // one by one that ends in a blocking send (ScheduleOp::send).
+    const QVector<QRectF> &sendStrips() const { return m_cache.sends; }
+    // Where the blocks are drawn: stage rows from the top, the visible range across.
+    QRect plotArea() const { return plotRect(); }
 
     QSize sizeHint() const override { return {900, 420}; }
     QSize minimumSizeHint() const override { return {320, 180}; }
@@ -89,6 +94,7 @@ private:
         std::array<QVector<QRectF>, 3> thin;  // runs too narrow to show a pattern
         std::vector<Label> labels;
         QVector<QLineF> edges; // left edges of blocks drawn one by one
+        QVector<QRectF> sends; // the blocking send at the end of a block drawn one by one
         int runs = 0;
     };
 
@@ -110,6 +116,7 @@ private:
     bool m_units = false;
     bool m_chunks = false;
     bool m_hasW = false;
+    bool m_hasSends = false;
     double m_busy = 0; // the blocks' total time
     QString m_message;
 
