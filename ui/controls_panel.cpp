@@ -94,7 +94,10 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     // 0 is the device's own figure: the key's value is then empty.
     addNumber(QStringLiteral("inter_node_gb_per_s"), tr("&Inter-node bandwidth"), {0, 100000, 1, 5})
         ->setSuffix(QStringLiteral(" GB/s"));
-    addNumber(QStringLiteral("mfu"), tr("Compute e&fficiency (MFU)"), {0.01, 1.0, 2, 0.05});
+    // "auto" at the minimum: the per-operation model; a number forces one efficiency. Three
+    // decimals reach the smallest value allowed, 0.001, so no forced value reads as auto.
+    addNumber(QStringLiteral("mfu"), tr("Compute e&fficiency (MFU)"), {0.0, 1.0, 3, 0.05})
+        ->setSpecialValueText(tr("auto"));
     addNumber(QStringLiteral("dp_overlap"), tr("Gradient sync &hidden"), {0.0, 1.0, 2, 0.1});
 
     connect(document, &ScenarioDocument::changed, this, &ControlsPanel::refresh);
@@ -199,7 +202,10 @@ void ControlsPanel::refresh()
         } else if (auto *check = qobject_cast<QCheckBox *>(control)) {
             check->setChecked(value == QLatin1String("true"));
         } else if (auto *spin = qobject_cast<QDoubleSpinBox *>(control)) {
-            spin->setValue(value.toDouble());
+            // An unset key ("" or its word, "auto") is the box's minimum, its special value.
+            bool number = false;
+            const double v = value.toDouble(&number);
+            spin->setValue(number ? v : spin->minimum());
         }
     }
     const core::Scenario &s = m_document->scenario();

@@ -166,7 +166,12 @@ private:
             QWidget *control = w.window.controls()->control(key);
             if (auto *slider = qobject_cast<SliderSpin *>(control))
                 return slider->value() == value.toInt();
-            return qobject_cast<QDoubleSpinBox *>(control)->value() == value.toDouble();
+            auto *box = qobject_cast<QDoubleSpinBox *>(control);
+            // An unset key ("auto") shows as the box's special value at its minimum.
+            bool number = false;
+            const double v = value.toDouble(&number);
+            return number ? box->value() == v
+                          : box->value() == box->minimum() && box->text() == value;
         };
         QCOMPARE(w.document.undoStack()->count(), trail.size() - 1);
         QCOMPARE(w.document.fieldText(key), trail.last());
@@ -387,14 +392,18 @@ private Q_SLOTS:
             << "microbatch_size" << spin << "Up Arrow+ Wheel+" << 3 << QStringList{"1", "4"};
         QTest::addRow("v box: Up ×2")
             << "virtual_stages" << spin << "Up×2" << 2 << QStringList{"1", "3"};
-        // The framework boxes: reserve in 0.5 GiB steps, MFU in 0.05, gradient sync in 0.1.
+        // The framework boxes: reserve in 0.5 GiB steps, MFU in 0.05 up from "auto" (its
+        // minimum: core/fields.cpp), gradient sync in 0.1.
         QTest::addRow("reserve: Up ×3")
             << "reserve_gib" << box << "Up×3" << 3 << QStringList{"2", "3.5"};
         QTest::addRow("reserve: down arrow ×2")
             << "reserve_gib" << box << "Arrow-×2" << 2 << QStringList{"2", "1"};
-        QTest::addRow("MFU: Down ×4") << "mfu" << box << "Down×4" << 4 << QStringList{"0.5", "0.3"};
+        QTest::addRow("MFU: Up ×4") << "mfu" << box << "Up×4" << 4 << QStringList{"auto", "0.2"};
         QTest::addRow("MFU: wheel ×2")
-            << "mfu" << box << "Wheel+×2" << 2 << QStringList{"0.5", "0.6"};
+            << "mfu" << box << "Wheel+×2" << 2 << QStringList{"auto", "0.1"};
+        // Back where it started: the merged step is obsolete and goes (ScenarioDocument).
+        QTest::addRow("MFU: Up ×2, Down ×2 back to auto")
+            << "mfu" << box << "Up×2 Down×2" << 4 << QStringList{"auto"};
         QTest::addRow("gradient sync hidden: wheel ×3")
             << "dp_overlap" << box << "Wheel+×3" << 3 << QStringList{"0.5", "0.8"};
         QTest::addRow("gradient sync hidden: up arrow ×2, PageDown")
@@ -440,7 +449,10 @@ private Q_SLOTS:
         QTest::addRow("K box: Up, 12 typed, Up")
             << "pp" << spin << "Up type:12 Up" << QStringList{"4", "5", "12", "13"};
         QTest::addRow("MFU: Up ×2, 0.9 typed")
-            << "mfu" << box << "Up×2 type:0.9" << QStringList{"0.5", "0.6", "0.9"};
+            << "mfu" << box << "Up×2 type:0.9" << QStringList{"auto", "0.1", "0.9"};
+        // 0, the box's minimum, is its special value: auto again.
+        QTest::addRow("MFU: 0.5 typed, 0 typed")
+            << "mfu" << box << "type:0.5 type:0" << QStringList{"auto", "0.5", "auto"};
         // A pause longer than auto-repeat's delay, or the control losing focus, ends a burst.
         QTest::addRow("K box: Up ×2, pause, Up")
             << "pp" << spin << "Up×2 pause Up" << QStringList{"4", "6", "7"};
@@ -504,22 +516,28 @@ private Q_SLOTS:
         QTest::addColumn<QString>("key");
         QTest::addColumn<Part>("part");
         QTest::addColumn<bool>("button");
-        QTest::addRow("K box: up arrow held") << "pp" << Part::spin << true;
-        QTest::addRow("K box: Up held") << "pp" << Part::spin << false;
-        QTest::addRow("MFU: down arrow held") << "mfu" << Part::box << true;
+        QTest::addColumn<bool>("up");
+        QTest::addColumn<double>("step"); // the box's single step
+        QTest::addRow("K box: up arrow held") << "pp" << Part::spin << true << true << 1.0;
+        QTest::addRow("K box: Up held") << "pp" << Part::spin << false << true << 1.0;
+        // Up from "auto", the box's minimum.
+        QTest::addRow("MFU: up arrow held") << "mfu" << Part::box << true << true << 0.05;
+        QTest::addRow("gradient sync hidden: down arrow held")
+            << "dp_overlap" << Part::box << true << false << 0.1;
     }
     void heldArrowIsOneUndoStep()
     {
         QFETCH(QString, key);
         QFETCH(Part, part);
         QFETCH(bool, button);
+        QFETCH(bool, up);
+        QFETCH(double, step);
         Window w;
         showActive(w.window);
         auto *spin = qobject_cast<QAbstractSpinBox *>(control(w, key, part));
         spin->setFocus();
         QTRY_VERIFY(spin->hasFocus());
         const QString before = w.document.fieldText(key);
-        const bool up = key == QLatin1String("pp");
         if (button) {
             const QPoint arrow =
                 arrowButton(spin, up ? QStyle::SC_SpinBoxUp : QStyle::SC_SpinBoxDown).center();
@@ -529,20 +547,20 @@ private Q_SLOTS:
             QTest::qWait(1500);
             QTest::mouseRelease(spin, Qt::LeftButton, {}, arrow);
         } else {
-            QTest::keyPress(spin, Qt::Key_Up);
+            const Qt::Key arrow = up ? Qt::Key_Up : Qt::Key_Down;
+            QTest::keyPress(spin, arrow);
             for (int i = 0; i < 30; ++i) {
-                QKeyEvent repeat(QEvent::KeyPress, Qt::Key_Up, Qt::NoModifier, QString(), true);
+                QKeyEvent repeat(QEvent::KeyPress, arrow, Qt::NoModifier, QString(), true);
                 QApplication::sendEvent(spin, &repeat);
                 pass(50);
             }
-            QTest::keyRelease(spin, Qt::Key_Up);
+            QTest::keyRelease(spin, arrow);
         }
         const QString after = w.document.fieldText(key);
-        // More than one value went by: a step more than the press itself makes.
-        if (up)
-            QVERIFY2(after.toInt() > before.toInt() + 1, qPrintable(after));
-        else
-            QVERIFY2(after.toDouble() < before.toDouble() - 0.06, qPrintable(after));
+        // More than one value went by: a step more than the press itself makes. "auto" is 0,
+        // the MFU box's minimum.
+        const double moved = (after.toDouble() - before.toDouble()) * (up ? 1 : -1);
+        QVERIFY2(moved > 1.2 * step, qPrintable(before + QStringLiteral(" → ") + after));
         walk(w, key, {before, after});
     }
 };
