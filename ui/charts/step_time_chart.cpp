@@ -152,6 +152,9 @@ void StepTimeChart::setReport(const core::Report &report)
                 why << io::qs(w.message);
         m_message = why.isEmpty() ? tr("No step time for this scenario.")
                                   : tr("No step time: %1.").arg(why.join(QStringLiteral("; ")));
+    } else if (!(std::isfinite(report.stepTime->stepTimeS) && report.stepTime->stepTimeS > 0)) {
+        // Nothing to scale an axis to (an operation at a rate of zero would do it).
+        m_message = tr("No finite step time for this scenario.");
     }
     if (!m_message.isEmpty()) {
         m_stages.clear();
