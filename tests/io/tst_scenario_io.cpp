@@ -56,7 +56,11 @@ private Q_SLOTS:
                                                           "sequence_parallel=false",
                                                           "cache_outputs=false",
                                                           "reserve_gib=1.5",
-                                                          "inter_node_gb_per_s=12.5"};
+                                                          "inter_node_gb_per_s=12.5",
+                                                          "mfu=0.25",
+                                                          "dp_overlap=0.75"};
+        // core/fields.cpp: mfu is auto unless a number forces it; the file says null.
+        QTest::addRow("mfu auto, set back from a number") << QStringList{"mfu=0.5", "mfu=auto"};
     }
     void roundTrip()
     {
@@ -283,6 +287,11 @@ private Q_SLOTS:
             << QByteArray(R"({"format": "parascope-scenario", "version": 1, "": 1, "": 2})") << ""
             << "empty key, given twice";
 
+        QTest::addRow("mfu: a word other than auto")
+            << QByteArray(R"({"format": "parascope-scenario", "version": 1, "mfu": "fast"})")
+            << "mfu"
+            << "expected a number, got 'fast'";
+
         // Not JSON: the message names the key whose value broke off.
         QTest::addRow("NaN") << QByteArray(R"({"format": "parascope-scenario", "version": 1,
                                                "mfu": NaN})")
@@ -341,6 +350,36 @@ private Q_SLOTS:
         QVERIFY2(QString::fromStdString(e->message).contains(words), e->message.c_str());
         QVERIFY(e->message.size() < 500);
         QVERIFY(s == before); // a refused file changes nothing
+    }
+
+    // An optional number is unset by null (what writeScenario writes) or its word, "auto" for
+    // mfu (core/fields.cpp), and forced by a number.
+    void unsetOptionalNumbers_data()
+    {
+        QTest::addColumn<QByteArray>("value");
+        QTest::addColumn<bool>("unset");
+        QTest::addRow("null") << QByteArray("null") << true;
+        QTest::addRow("auto") << QByteArray("\"auto\"") << true;
+        QTest::addRow("a number") << QByteArray("0.4") << false;
+    }
+    void unsetOptionalNumbers()
+    {
+        QFETCH(QByteArray, value);
+        QFETCH(bool, unset);
+        Scenario s;
+        s.mfu = 0.9;
+        const auto e = io::readScenario(
+            R"({"format": "parascope-scenario", "version": 1, "mfu": )" + value + "}", s);
+        QVERIFY2(!e, e ? e->toString().c_str() : "");
+        QCOMPARE(s.mfu.has_value(), !unset);
+        if (!unset)
+            QCOMPARE(*s.mfu, 0.4);
+        // inter_node_gb_per_s has no word: null only.
+        Scenario t;
+        const QByteArray bandwidth =
+            R"({"format": "parascope-scenario", "version": 1, "inter_node_gb_per_s": )" + value +
+            "}";
+        QCOMPARE(bool(io::readScenario(bandwidth, t)), value == "\"auto\"");
     }
 
     // The same key in different objects is no duplicate.
