@@ -35,6 +35,7 @@
 #include <QStyle>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
 #include <QValueAxis>
@@ -138,6 +139,64 @@ private Q_SLOTS:
         QCOMPARE(document.fieldText("inter_node_gb_per_s"), QStringLiteral("12.5"));
         box->setValue(box->minimum());
         QCOMPARE(document.fieldText("inter_node_gb_per_s"), QString());
+    }
+
+    // mfu is auto unless a number forces it (core/fields.cpp): its box shows "auto" at its
+    // minimum, and auto and a forced value come back through undo, redo, saving and opening.
+    void mfuBoxShowsAuto_data()
+    {
+        QTest::addColumn<double>("forced");
+        QTest::addRow("0.5") << 0.5;
+        QTest::addRow("0.001, the least allowed") << 0.001;
+        QTest::addRow("1") << 1.0;
+    }
+    void mfuBoxShowsAuto()
+    {
+        QFETCH(double, forced);
+        const auto box = [](MainWindow &window) {
+            return qobject_cast<QDoubleSpinBox *>(window.controls()->control("mfu"));
+        };
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        QVERIFY(box(window));
+        QCOMPARE(document.fieldText("mfu"), QStringLiteral("auto"));
+        QCOMPARE(box(window)->value(), box(window)->minimum());
+        QCOMPARE(box(window)->text(), QStringLiteral("auto"));
+        QVERIFY(box(window)->toolTip().contains("auto"));
+
+        box(window)->setValue(forced);
+        QCOMPARE(document.fieldText("mfu"), QString::number(forced));
+        document.flush();
+        QVERIFY(document.lastValidReport().stepTime);
+        // The controls follow the document once it has evaluated (ScenarioDocument::changed).
+        document.undoStack()->undo();
+        QCOMPARE(document.fieldText("mfu"), QStringLiteral("auto"));
+        QTRY_COMPARE(box(window)->text(), QStringLiteral("auto"));
+        document.undoStack()->redo();
+        QTRY_COMPARE(box(window)->value(), forced);
+
+        // Saved and opened again, in another window: the forced value, then auto.
+        QTemporaryDir dir;
+        const QString path = dir.filePath("mfu.parascope.json");
+        QVERIFY(!document.save(path));
+        {
+            ScenarioDocument reopened(io::builtinPresets());
+            MainWindow other(&reopened);
+            QVERIFY(!reopened.open(path));
+            QCOMPARE(reopened.scenario().mfu, std::optional<double>(forced));
+            QTRY_COMPARE(box(other)->value(), forced);
+        }
+        box(window)->setValue(box(window)->minimum());
+        QCOMPARE(document.fieldText("mfu"), QStringLiteral("auto"));
+        QVERIFY(!document.save(path));
+        ScenarioDocument reopened(io::builtinPresets());
+        MainWindow other(&reopened);
+        QVERIFY(reopened.setField("mfu", "0.7")); // not the default: opening must reset it
+        reopened.flush();
+        QCOMPARE(box(other)->value(), 0.7);
+        QVERIFY(!reopened.open(path));
+        QVERIFY(!reopened.scenario().mfu);
+        QTRY_COMPARE(box(other)->text(), QStringLiteral("auto"));
     }
 
     // docs/DESIGN.md §5: drag the K slider with mouse events and check the stage-memory bar count.
