@@ -26,6 +26,17 @@ OpShape elements(double rows, double cols)
     return {rows, cols, 0, 1};
 }
 
+// A row of the table with its name, part and shape; costs and source follow.
+LayerOp newOp(std::string_view key, std::string_view label, TimePart part, OpShape shape)
+{
+    LayerOp op;
+    op.key = key;
+    op.label = label;
+    op.part = part;
+    op.shape = shape;
+    return op;
+}
+
 struct Builder
 {
     const DeviceRates &rates;
@@ -45,7 +56,7 @@ struct Builder
     void projection(std::string_view key, std::string_view label, double tokens, double n, double k,
                     double weightBytes, int actBytes, bool rerun)
     {
-        LayerOp op{key, label, TimePart::matmul, dims(tokens, n, k)};
+        LayerOp op = newOp(key, label, TimePart::matmul, dims(tokens, n, k));
         op.forward = matmul(tokens, n, k, 1, weightBytes, actBytes);
         op.backward = matmul(tokens, k, n, 1, weightBytes, actBytes);
         op.weight = matmul(k, n, tokens, 1, actBytes, actBytes);
@@ -56,7 +67,7 @@ struct Builder
     void memoryOp(std::string_view key, std::string_view label, double rows, double cols,
                   double forwardBytes, double backwardBytes, bool rerun, std::string_view source)
     {
-        LayerOp op{key, label, TimePart::memoryBound, elements(rows, cols)};
+        LayerOp op = newOp(key, label, TimePart::memoryBound, elements(rows, cols));
         op.forward = memory(forwardBytes);
         op.backward = memory(backwardBytes);
         op.rerun = rerun;
@@ -215,8 +226,8 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                    full, "reads and writes Q and K (Su et al. 2021, RoFormer)");
 
     {
-        LayerOp op{"attention", "attention core", TimePart::attention,
-                   dims(s, s, d, heads * static_cast<double>(c.microbatchSize))};
+        LayerOp op = newOp("attention", "attention core", TimePart::attention,
+                           dims(s, s, d, heads * static_cast<double>(c.microbatchSize)));
         const double batch = heads * static_cast<double>(c.microbatchSize);
         if (c.attention == Attention::flash) {
             // Causal flash attention skips the masked half of QKᵀ and attention × V
@@ -267,7 +278,8 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                spTokens * h * (2 * e + mask), full, residualSource);
 
     if (c.tp > 1) {
-        LayerOp op{"tp", "tensor-parallel collectives", TimePart::tpComm, elements(tokens, h)};
+        LayerOp op =
+            newOp("tp", "tensor-parallel collectives", TimePart::tpComm, elements(tokens, h));
         const double payload = tokens * h * c.commBytes;
         if (c.sequenceParallel) {
             // Korthikanti et al. 2022, §4.2.2: an all-gather before and a reduce-scatter after
@@ -339,7 +351,8 @@ EndTimes firstStageTimes(const ModelSpec &model, const LayerConfig &c, const Dev
     if (c.tp > 1) {
         // Megatron-LM's vocabulary-parallel embedding sums the partial lookups over T (a
         // reduce-scatter into the sequence-parallel layout).
-        LayerOp op{"embedding_comm", "embedding all-reduce", TimePart::tpComm, elements(tokens, h)};
+        LayerOp op =
+            newOp("embedding_comm", "embedding all-reduce", TimePart::tpComm, elements(tokens, h));
         op.forward =
             collective(c.sequenceParallel ? Collective::reduceScatter : Collective::allReduce,
                        tokens * h * c.commBytes, c.tp, c.tpLink, 1);
@@ -362,7 +375,8 @@ EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const Devi
     b.memoryOp("final_norm", "final norm", spTokens, h, 2 * spTokens * h * e, 3 * spTokens * h * e,
                false, "reads x and writes y; backward reads x and dy, writes dx");
     if (c.tp > 1 && c.sequenceParallel) {
-        LayerOp op{"head_comm", "LM head all-gather", TimePart::tpComm, elements(tokens, h)};
+        LayerOp op =
+            newOp("head_comm", "LM head all-gather", TimePart::tpComm, elements(tokens, h));
         const double payload = tokens * h * c.commBytes;
         op.forward = collective(Collective::allGather, payload, c.tp, c.tpLink, 1);
         op.backward = collective(Collective::reduceScatter, payload, c.tp, c.tpLink, 1);
