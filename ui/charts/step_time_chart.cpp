@@ -179,14 +179,24 @@ void StepTimeChart::setReport(const core::Report &report)
         QList<qreal> values;
         for (const core::TimeBreakdown &stage : m_stages)
             values << stage.seconds[p] / m_secondsPerUnit;
-        if (set->count() != values.size()) {
-            set->remove(0, set->count());
-            set->append(values);
+        qsizetype changed = 0;
+        if (set->count() == values.size())
+            for (int j = 0; j < set->count(); ++j)
+                changed += set->at(j) != values[j];
+        else
+            changed = values.size();
+        if (changed == 0)
+            continue;
+        // One value: replace it. More: every replace() lays the series out again, so swap
+        // the whole row in two calls.
+        if (changed == 1 && set->count() == values.size()) {
+            for (int j = 0; j < set->count(); ++j)
+                if (set->at(j) != values[j])
+                    set->replace(j, values[j]);
             continue;
         }
-        for (int j = 0; j < set->count(); ++j)
-            if (set->at(j) != values[j])
-                set->replace(j, values[j]);
+        set->remove(0, set->count());
+        set->append(values);
     }
     // Only the parts this scenario has are listed in the legend.
     const auto markers = m_chart->legend()->markers(m_bars);
