@@ -215,18 +215,23 @@ void StepTimeChart::setReport(const core::Report &report)
 
     const double stages = static_cast<double>(m_stages.size());
     const double step = st.stepTimeS / m_secondsPerUnit;
-    m_stageAxis->setRange(-0.5, stages - 0.5);
-    m_stageAxis->setStartValue(-0.5);
+    if (m_stageAxis->min() != -0.5 || m_stageAxis->max() != stages - 0.5) {
+        m_stageAxis->setRange(-0.5, stages - 0.5);
+        m_stageAxis->setStartValue(-0.5);
+    }
     m_stepLine->replace({QPointF(-0.5, step), QPointF(stages - 0.5, step)});
     m_stepLine->setName(tr("Step time %1").arg(seconds(st.stepTimeS)));
     m_busiestMarker->replace({QPointF(m_busiest, step * 1.04)});
     m_busiestMarker->setName(tr("Busiest stage: %1").arg(m_busiest));
-    m_timeAxis->setTitleText(tr("Time per step (%1)").arg(unit));
+    if (const QString title = tr("Time per step (%1)").arg(unit); m_timeAxis->titleText() != title)
+        m_timeAxis->setTitleText(title);
     chart_style::setNiceRange(m_timeAxis, step);
     // Decimals for the finest step setNiceRange may choose (ten intervals).
     const double finest = std::max(step, 1.0) * 1.1 / 10;
     const int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(finest))));
-    m_timeAxis->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
+    if (const QString format = QStringLiteral("%.%1f").arg(decimals);
+        m_timeAxis->labelFormat() != format)
+        m_timeAxis->setLabelFormat(format);
     relabelStages();
 }
 
