@@ -37,6 +37,7 @@
 #include <QScrollBar>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolButton>
 #include <QUndoStack>
 #include <QVBoxLayout>
@@ -92,6 +93,9 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     formulaDock->setObjectName(QStringLiteral("formulas"));
     formulaDock->setWidget(m_formulas);
     m_formulas->setMinimumHeight(120);
+    m_formulaTimer = new QTimer(this);
+    m_formulaTimer->setSingleShot(true);
+    connect(m_formulaTimer, &QTimer::timeout, this, &MainWindow::showFormulasNow);
     addDockWidget(Qt::BottomDockWidgetArea, formulaDock);
     resizeDocks({formulaDock}, {170}, Qt::Vertical);
     m_charts->setDocumentMode(true);
@@ -425,10 +429,27 @@ void MainWindow::updateVisibleChart()
         tab->stale = false;
         tab->page->update(chartInputs());
     }
-    if (redraw || m_formulasOf != tab->page.get()) {
-        m_formulasOf = tab->page.get();
-        m_formulas->showFormulas(*tab->page, chartInputs());
+    if (m_formulasOf != tab->page.get()) {
+        showFormulasNow(); // a page just shown: its formulas at once
+    } else if (redraw && !m_formulaTimer->isActive()) {
+        // The first change after a pause shows at once; the ones that follow within the
+        // interval wait for the timer, which shows the latest.
+        if (!m_formulasShown.isValid() || m_formulasShown.elapsed() >= kFormulaIntervalMs)
+            showFormulasNow();
+        else
+            m_formulaTimer->start(kFormulaIntervalMs - static_cast<int>(m_formulasShown.elapsed()));
     }
+}
+
+void MainWindow::showFormulasNow()
+{
+    m_formulaTimer->stop();
+    Tab *tab = currentTab();
+    if (!tab || !m_document->lastValidReport().ok())
+        return;
+    m_formulasOf = tab->page.get();
+    m_formulas->showFormulas(*tab->page, chartInputs());
+    m_formulasShown.start();
 }
 
 void MainWindow::showNote()

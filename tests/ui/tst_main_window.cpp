@@ -320,6 +320,22 @@ private Q_SLOTS:
         QTRY_VERIFY(window.formulas()->toPlainText().contains("(K−1)/(K−1+m) = 3/7 = 42.9 %"));
     }
 
+    // A drag changes m at every step: the chart follows each one, the formulas at most a few
+    // times a second, and always end on the last value.
+    void formulasCatchUpAfterABurst()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.charts()->setCurrentWidget(window.chart<BubbleChart>());
+        for (const char *m : {"5", "6", "7", "8", "9", "4"}) {
+            setAndEvaluate(document, "microbatches", m);
+            QCOMPARE(window.chart<BubbleChart>()->marker().x(), QByteArray(m).toDouble());
+        }
+        QTRY_VERIFY(window.formulas()->toPlainText().contains("(K−1)/(K−1+m) = 3/7 = 42.9 %"));
+    }
+
     // docs/step_time.md: the timeline's and the step-time page's formulas write the busiest
     // stage's sum, one term per part of core::kTimeParts with the report's seconds.
     void formulasShowTheStepTime_data()
