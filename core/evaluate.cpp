@@ -170,7 +170,6 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
     in.microbatches = s.microbatches;
     in.virtualStages = s.virtualStages;
     const bool split = training && s.schedule == Schedule::zbH1;
-    const std::size_t last = layers.size() - 1;
     for (std::size_t i = 0; i < layers.size(); ++i) {
         if (!t.rates) {
             // Layer-time units (teaching mode): F = 1 per layer, B = 2F (Narayanan et al.
@@ -182,19 +181,24 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
             continue;
         }
         const double n = layers[i];
-        double f = n * t.layer.forwardS;
-        double b = n * (t.layer.backwardS + t.layer.recomputeS);
-        double w = n * t.layer.weightS;
-        for (const EndTimes *end : {i == 0 ? &t.first : nullptr, i == last ? &t.last : nullptr})
-            if (end && !ideal) {
-                f += end->forwardS;
-                b += end->backwardS;
-                w += end->weightS;
-            }
-        in.forward.push_back(f);
+        const double f = n * t.layer.forwardS;
         // Recomputation reruns its part of the forward just before the backward that needs it.
+        const double b = n * (t.layer.backwardS + t.layer.recomputeS);
+        const double w = n * t.layer.weightS;
+        in.forward.push_back(f);
         in.backward.push_back(training ? (split ? b : b + w) : 0.0);
         in.weight.push_back(split ? w : 0.0);
+    }
+    // The embedding belongs to the model's first chunk, the LM head and loss to its last.
+    if (t.rates && !ideal) {
+        const auto extra = [&](const EndTimes &end) {
+            return std::array<double, 3>{
+                end.forwardS,
+                training ? (split ? end.backwardS : end.backwardS + end.weightS) : 0.0,
+                split ? end.weightS : 0.0};
+        };
+        in.firstChunkExtra = extra(t.first);
+        in.lastChunkExtra = extra(t.last);
     }
     in.p2pSend = ideal ? 0.0 : t.p2pSendS;
     return in;

@@ -180,6 +180,8 @@ const PipelineResult &PipelineCache::simulate(const PipelineInput &in)
     put(in.virtualStages);
     put(in.p2pLatency);
     put(in.p2pSend);
+    put(in.firstChunkExtra);
+    put(in.lastChunkExtra);
     for (const auto *times : {&in.forward, &in.backward, &in.weight}) {
         put(times->size());
         for (double t : *times)
@@ -249,7 +251,11 @@ PipelineResult simulatePipeline(const PipelineInput &in, bool keepTimeline)
         durations[s] = {in.forward[s] / v, in.backward[s] / v,
                         split && s < in.weight.size() ? in.weight[s] / v : 0.0};
     auto duration = [&](const ScheduleOp &o) {
-        return durations[static_cast<std::size_t>(o.stage)][static_cast<std::size_t>(o.kind)];
+        const auto kind = static_cast<std::size_t>(o.kind);
+        const int j = o.chunk * K + o.stage;
+        return durations[static_cast<std::size_t>(o.stage)][kind] +
+               (j == 0 ? in.firstChunkExtra[kind] : 0.0) +
+               (j == virtualStages - 1 ? in.lastChunkExtra[kind] : 0.0);
     };
     // The blocking send of an F to the next virtual stage, of a B to the previous one.
     const double send = K > 1 ? in.p2pSend : 0.0;

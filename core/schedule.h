@@ -2,6 +2,7 @@
 
 #include "core/scenario.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -50,6 +51,11 @@ struct PipelineInput
     // and a B that returns gradients to one end this much later. Megatron-LM's 1F1B waits
     // for its sends and receives (p2p_communication.py), so the stage is busy meanwhile.
     double p2pSend = 0;
+    // Work only the model's first chunk (stage 0, chunk 0) and its last (stage K-1, chunk
+    // v-1) do, by kind F, B, W, on top of their stage's share: the embedding, and the LM head
+    // with the loss. With one chunk per stage they are just part of those stages.
+    std::array<double, 3> firstChunkExtra{};
+    std::array<double, 3> lastChunkExtra{};
 };
 
 // Uniform stages: forward F; backward 2F (zb-h1: B = W = F), as Narayanan et

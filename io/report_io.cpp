@@ -151,10 +151,10 @@ QJsonObject reportToJson(const core::Report &r)
         root.insert(QStringLiteral("energy_j_per_million_tokens"),
                     optional(st.energyJPerMillionTokens));
         root.insert(QStringLiteral("time_breakdown"), timeBreakdownToJson(st.breakdown));
-        QJsonArray stages;
+        QJsonArray stageTimes;
         for (const core::TimeBreakdown &stage : st.stages)
-            stages.append(timeBreakdownToJson(stage));
-        root.insert(QStringLiteral("stage_time_breakdown"), stages);
+            stageTimes.append(timeBreakdownToJson(stage));
+        root.insert(QStringLiteral("stage_time_breakdown"), stageTimes);
         root.insert(QStringLiteral("busiest_stage"), st.busiestStage);
         root.insert(QStringLiteral("dp_comm"), dpComm);
         root.insert(QStringLiteral("layer_ops"), layerOpsToJson(r.layerOps));

@@ -4,6 +4,7 @@
 #include "core/evaluate.h"
 #include "core/fields.h"
 #include "core/op_model.h"
+#include "core/schedule.h"
 #include "core/step_time.h"
 #include "core/validate.h"
 #include "io/presets_io.h"
@@ -132,6 +133,35 @@ private Q_SLOTS:
         QCOMPARE(st.dpLink, std::string("inter-node"));
         QVERIFY(st.dpCommTotalS > 0);
         QVERIFY(near(st.breakdown[TimePart::dpSync], 0.5 * st.dpCommTotalS));
+    }
+
+    // The embedding belongs to the model's first chunk and the LM head to its last: with the
+    // interleaved schedule only those chunks' blocks are longer (Narayanan et al. 2021,
+    // §2.2.2: chunk c of stage s holds the layers of virtual stage c·K + s).
+    void endsOnTheirChunks()
+    {
+        EvaluateOptions options;
+        options.timeline = true;
+        const Report r = evaluate(scenario("schedule=interleaved,virtual_stages=2,microbatches=8"),
+                                  io::builtinPresets(), options);
+        QVERIFY(r.ok() && !r.timeline.empty());
+        double head = 0;
+        for (const LayerOp &op : r.endOps)
+            if (op.key == "lm_head" || op.key == "loss" || op.key == "final_norm" ||
+                op.key == "head_comm")
+                head += op.forward.seconds;
+        QVERIFY(head > 0);
+        auto forward = [&r](int stage, int chunk) {
+            for (const ScheduleOp &op : r.timeline)
+                if (op.stage == stage && op.chunk == chunk && op.kind == OpKind::forward &&
+                    op.microbatch == 0)
+                    return op.end - op.start - op.send;
+            return -1.0;
+        };
+        // Stage 3's chunk 1 is the model's last: its F is chunk 0's plus the head's forward.
+        QVERIFY(near(forward(3, 1) - forward(3, 0), head, 1e-9));
+        // Stage 1 holds neither end: its chunks take the same time.
+        QVERIFY(near(forward(1, 1), forward(1, 0), 1e-12));
     }
 
     // Wave quantization and the memory roofline of a single multiply, by hand.
