@@ -27,7 +27,7 @@ struct PlanRequest
     int devices = 64;         // N = T × K × D, at most limits::kPlanDevices
     int globalBatch = 512;    // sequences per step, split over D replicas
     int top = 10;             // candidates to return, best first
-    int maxVirtualStages = 4; // interleaved chunks per stage; more p2p traffic is not charged
+    int maxVirtualStages = 4; // interleaved chunks per stage searched, to bound the search
     bool prune = true;        // false: evaluate every layout in full (tests compare both)
     // Keep only the fastest of layouts that differ only in ZeRO stage, recomputation or
     // sequence parallelism (PlanLayout::sameSplit): `top` different splits of the work.
