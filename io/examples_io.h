@@ -15,7 +15,7 @@ struct Example
 {
     QString id;
     QString title;
-    QString chart; // the chart that teaches it: bubble, memory, timeline, sharding, model-size
+    QString chart; // the chart that teaches it: a page id of ui/charts/chart_pages.cpp
     QString explanation;
     core::Scenario scenario;
 };
