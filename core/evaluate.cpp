@@ -333,11 +333,13 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     st.stageWork = stageWork(s, t, layers);
     st.dpOverlap = s.dpOverlap;
 
+    // The stage with the most parameters updates and synchronises longest; every stage runs
+    // at once.
+    std::int64_t params = 0;
+    for (const auto &stage : r.stages)
+        params = std::max(params, stage.params);
     StepTimeReport out;
     if (training) {
-        std::int64_t params = 0;
-        for (const auto &stage : r.stages)
-            params = std::max(params, stage.params);
         // Adam's update of the parameters this device owns: 1/D of them from ZeRO-1 on
         // (Rajbhandari et al. 2020, §5), at memory bandwidth.
         const double owned = s.zero >= 1 ? static_cast<double>(params) / s.dp : params;
@@ -354,10 +356,6 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             r.warnings.push_back({"dp-link-unknown", linkError->message});
             return std::nullopt;
         }
-        // The stage with the most parameters synchronises longest; every stage runs at once.
-        std::int64_t params = 0;
-        for (const auto &stage : r.stages)
-            params = std::max(params, stage.params);
         const DpSync sync = dpGradientSync(s.zero, params * states.gradBytes,
                                            weightBytes(params, s.precision), s.dp, link);
         st.dpCommS = sync.seconds;
