@@ -331,7 +331,6 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     StepTimeInput st;
     st.makespanS = r.makespanS;
     st.stageWork = stageWork(s, t, layers);
-    st.dpOverlap = s.dpOverlap;
 
     // The stage with the most parameters updates and synchronises longest; every stage runs
     // at once.
@@ -356,10 +355,29 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             r.warnings.push_back({"dp-link-unknown", linkError->message});
             return std::nullopt;
         }
-        const DpSync sync = dpGradientSync(s.zero, params * states.gradBytes,
-                                           weightBytes(params, s.precision), s.dp, link);
-        st.dpCommS = sync.seconds;
-        out.dpBytesPerStep = sync.bytesPerStep;
+        // Each stage syncs its own parameters behind its own passes; the step waits for the
+        // stage that exposes most.
+        for (std::size_t i = 0; i < layers.size() && i < r.stages.size(); ++i) {
+            const std::int64_t own = r.stages[i].params;
+            const DpSync sync =
+                dpGradientSync(s.zero, own * states.gradBytes, weightBytes(own, s.precision), s.dp,
+                               link, s.microbatches);
+            double forward = layers[i] * t.layer.forwardS;
+            double backward =
+                layers[i] * (t.layer.backwardS + t.layer.recomputeS + t.layer.weightS);
+            for (const EndTimes *end :
+                 {i == 0 ? &t.first : nullptr, i + 1 == layers.size() ? &t.last : nullptr})
+                if (end) {
+                    forward += end->forwardS;
+                    backward += end->backwardS + end->weightS;
+                }
+            st.dpExposedS =
+                std::max(st.dpExposedS, dpExposedSeconds(sync, s.dpOverlap, forward, backward));
+            if (sync.seconds > st.dpCommS) {
+                st.dpCommS = sync.seconds;
+                out.dpBytesPerStep = sync.bytesPerStep;
+            }
+        }
     }
     const double tokens = static_cast<double>(s.microbatches) * s.microbatchSize * s.seqLen * s.dp;
     st.tokensPerStep = tokens;

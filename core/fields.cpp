@@ -60,9 +60,13 @@ const std::array kFields{
               "to 1 forces that fraction of peak compute on every operation.",
               {},
               "auto"},
-    FieldInfo{"dp_overlap", &Scenario::dpOverlap,
-              "Fraction of the data-parallel gradient synchronisation hidden behind the backward "
-              "pass, 0 to 1."},
+    FieldInfo{"dp_overlap",
+              &Scenario::dpOverlap,
+              "auto hides the gradient synchronisation behind the last micro-batch's backward "
+              "pass and the parameter all-gather behind the first one's forward, as far as they "
+              "fit; a number from 0 to 1 hides that fraction of it.",
+              {},
+              "auto"},
 };
 
 template <typename T> std::optional<T> parseNumber(std::string_view text)

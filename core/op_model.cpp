@@ -384,11 +384,15 @@ EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const Devi
         b.ops.push_back(std::move(op));
     }
     b.projection("lm_head", "LM head", tokens, vocab, h, c.weightBytes, c.activationBytes, false);
-    // Vocabulary-parallel cross-entropy in FP32 (Megatron-LM): the logits are read and the
-    // FP32 softmax written in forward, read again and the 16-bit gradient written backward.
-    b.memoryOp("loss", "cross-entropy loss", tokens, vocab, tokens * vocab * (e + 4 + 4),
-               tokens * vocab * (4 + e), false,
-               "reads the logits, writes the FP32 softmax; backward writes the logit gradients");
+    // Vocabulary-parallel cross-entropy, one pass over the logits per PyTorch operation
+    // (NVIDIA/Megatron-LM, megatron/core/tensor_parallel/cross_entropy.py): forward casts them
+    // to FP32 (e + 4 bytes each), takes the max (4), subtracts it (8), exponentiates (8), sums
+    // (4) and divides (8), all in place; backward scales the saved softmax (8) and casts the
+    // gradient back (4 + e).
+    b.memoryOp("loss", "cross-entropy loss", tokens, vocab, tokens * vocab * (e + 36),
+               tokens * vocab * (12 + e), false,
+               "FP32 cast, max, subtract, exp, sum and divide over the logits; backward scales "
+               "the softmax and casts the gradient back");
     return endTimes(std::move(b.ops), c.training);
 }
 

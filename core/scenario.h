@@ -86,7 +86,9 @@ struct Scenario
     // One efficiency forced on every operation, as a fraction of peak FLOPS; empty ("auto")
     // for the per-operation model (docs/step_time.md).
     std::optional<double> mfu;
-    double dpOverlap = 0.5; // fraction of data-parallel gradient sync hidden behind backward
+    // Fraction of the data-parallel sync hidden behind compute; unset ("auto"): whatever fits
+    // behind the last micro-batch's backward and the first one's forward (docs/step_time.md).
+    std::optional<double> dpOverlap;
 
     int devices() const { return tp * pp * dp; }
     bool operator==(const Scenario &) const = default;

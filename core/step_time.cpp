@@ -5,31 +5,64 @@
 namespace core {
 
 DpSync dpGradientSync(int zero, std::int64_t gradBytes, std::int64_t weightBytes, int dp,
-                      const Link &link)
+                      const Link &link, int microbatches)
 {
     DpSync out;
+    out.microbatches = std::max(1, microbatches);
     if (dp <= 1)
         return out;
-    auto add = [&](Collective kind, std::int64_t payload, int times) {
+    const auto add = [&](Collective kind, std::int64_t payload, double &behind, int times) {
         out.bytesPerStep +=
             static_cast<std::int64_t>(times * wireBytesPerDevice(kind, payload, dp));
-        out.seconds += times * collectiveSeconds(kind, payload, dp, link);
+        const double seconds = collectiveSeconds(kind, payload, dp, link);
+        out.seconds += times * seconds;
+        behind += seconds;
     };
+    const int m = out.microbatches;
     if (zero == 0) {
         // Rajbhandari et al. 2020, §7.1: plain data parallelism all-reduces the gradients (2Ψ).
-        add(Collective::allReduce, gradBytes, 1);
+        add(Collective::allReduce, gradBytes, out.stepBackwardS, 1);
         return out;
     }
     // Rajbhandari et al. 2020, §7.2.1: ZeRO-1/2 reduce-scatter gradients, all-gather parameters.
-    add(Collective::reduceScatter, gradBytes, 1);
-    // Rajbhandari et al. 2020, §7.2.2: ZeRO-3 all-gathers parameters in forward and backward (3Ψ).
-    add(Collective::allGather, weightBytes, zero >= 3 ? 2 : 1);
+    // ZeRO-2 holds 1/D of the gradients, so each micro-batch's are reduced as they are made.
+    if (zero == 1)
+        add(Collective::reduceScatter, gradBytes, out.stepBackwardS, 1);
+    else
+        add(Collective::reduceScatter, gradBytes, out.microbatchBackwardS, m);
+    // Rajbhandari et al. 2020, §7.2.2: ZeRO-3 holds 1/D of the parameters and gathers them for
+    // each forward and each backward (3Ψ per micro-batch); 1 and 2 gather the update once.
+    if (zero >= 3) {
+        add(Collective::allGather, weightBytes, out.microbatchForwardS, m);
+        add(Collective::allGather, weightBytes, out.microbatchBackwardS, m);
+    } else {
+        add(Collective::allGather, weightBytes, out.stepForwardS, 1);
+    }
     return out;
 }
 
 int dpGroupSpan(int tp, int dp)
 {
     return dp <= 1 ? 1 : tp * dp;
+}
+
+double dpExposedSeconds(const DpSync &sync, std::optional<double> overlap, double forwardS,
+                        double backwardS)
+{
+    if (overlap)
+        return (1.0 - *overlap) * sync.seconds;
+    // Megatron-LM's --overlap-grad-reduce starts each bucket's reduction as the last
+    // micro-batch's backward produces it, --overlap-param-gather each bucket's gather in the
+    // next step's first forward (Megatron-LM, docs/user-guide/parallelism-guide.md); PyTorch
+    // FSDP prefetches alike (Zhao et al. 2023, §3.3). Whatever outlasts that pass is waited for.
+    // The last backward carries the once-per-step reduction as well as its own; the first
+    // forward the once-per-step gather as well as its own.
+    const auto exposed = [&](double once, double each, double window) {
+        return std::max(0.0, once + each - window) +
+               (sync.microbatches - 1) * std::max(0.0, each - window);
+    };
+    return exposed(sync.stepBackwardS, sync.microbatchBackwardS, backwardS) +
+           exposed(sync.stepForwardS, sync.microbatchForwardS, forwardS);
 }
 
 const TimePartInfo &timePartInfo(TimePart part)
@@ -55,8 +88,7 @@ StepTimeReport stepTime(const StepTimeInput &in)
 {
     StepTimeReport r;
     r.makespanS = in.makespanS;
-    // dp_overlap: the fraction of the gradient sync hidden behind backward (docs/step_time.md).
-    const double dpExposed = (1.0 - in.dpOverlap) * in.dpCommS;
+    const double dpExposed = in.dpExposedS;
     r.dpCommTotalS = in.dpCommS;
     double busiest = -1;
     for (std::size_t i = 0; i < in.stageWork.size(); ++i) {

@@ -91,32 +91,49 @@ struct StepTimeReport
     int busiestStage = 0;
     std::string dpLink = "intra-node"; // the link the data-parallel group talks over
     std::int64_t dpBytesPerStep = 0;   // sent by one device of the busiest stage, ring
-    double dpCommTotalS = 0;           // before dp_overlap hides part of it
+    double dpCommTotalS = 0;           // the longest stage's, before overlap hides part of it
 };
 
-// Gradient synchronisation of one device over a data-parallel group of `dp`.
+// Gradient synchronisation of one device over a data-parallel group of `dp`, by where each
+// collective can hide (docs/step_time.md, "Data-parallel sync"): once per step, behind the
+// last micro-batch's backward or the first one's forward, or in every micro-batch, behind
+// that micro-batch's backward or forward.
 struct DpSync
 {
     std::int64_t bytesPerStep = 0;
-    double seconds = 0;
+    double seconds = 0; // per step: the once-per-step collectives plus m × the per-micro-batch
+    double stepBackwardS = 0;
+    double stepForwardS = 0;
+    double microbatchBackwardS = 0;
+    double microbatchForwardS = 0;
+    int microbatches = 1;
 };
 
-// ZeRO 0: an all-reduce of the gradients; 1 and 2: a reduce-scatter of the gradients and an
-// all-gather of the updated parameters; 3: plus a parameter all-gather in forward and one in
-// backward (Rajbhandari et al. 2020, §7.2).
+// With m micro-batches (Rajbhandari et al. 2020, §7; the per-step volumes are theirs at m = 1):
+// ZeRO 0 all-reduces the accumulated gradients once; 1 reduce-scatters them once and
+// all-gathers the updated parameters; 2 keeps only its gradient partition, so it
+// reduce-scatters after every micro-batch; 3 also gathers the parameters in every
+// micro-batch's forward and again in its backward.
 DpSync dpGradientSync(int zero, std::int64_t gradBytes, std::int64_t weightBytes, int dp,
-                      const Link &link);
+                      const Link &link, int microbatches = 1);
 
 // Devices a data-parallel group spans: D replicas T devices apart (Megatron-LM orders ranks
 // T, then D, then K), so T·D consecutive devices; intra-node only when they fit one node.
 int dpGroupSpan(int tp, int dp);
 
+// The part of one stage's data-parallel sync the step waits for. `overlap` set: that fraction
+// is hidden. Unset ("auto"): each collective hides behind the micro-batch pass it can overlap
+// (`forwardS`, `backwardS`: the stage's time for one micro-batch) and what outlasts it is
+// exposed.
+double dpExposedSeconds(const DpSync &sync, std::optional<double> overlap, double forwardS,
+                        double backwardS);
+
 struct StepTimeInput
 {
     double makespanS = 0;                 // simulated pipeline step (work + bubble)
     std::vector<TimeBreakdown> stageWork; // each stage's own work in that step
-    double dpCommS = 0;                   // per step, before overlap
-    double dpOverlap = 0;                 // fraction of dpCommS hidden
+    double dpCommS = 0;                   // the longest stage's sync per step, before overlap
+    double dpExposedS = 0;                // the most any stage waits for it
     double optimizerS = 0;                // the slowest stage's optimizer step
     double tokensPerStep = 0;             // global
     double modelFlopsPerStep = 0;         // 6·N·tokens (training) or 2·N·tokens (inference)

@@ -330,7 +330,7 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
     if (s.mfu && *s.mfu < limits::kMinMfu)
         return InputError{"mfu", "must be at least " + plainNumber(limits::kMinMfu) + ", got " +
                                      plainNumber(*s.mfu)};
-    if (!(s.dpOverlap >= 0 && s.dpOverlap <= 1))
+    if (s.dpOverlap && !(*s.dpOverlap >= 0 && *s.dpOverlap <= 1))
         return InputError{"dp_overlap", "must be between 0 and 1"};
     if (s.mode == Mode::training && !isTrainable(s.precision))
         return InputError{"precision", std::string(toString(s.precision)) +

@@ -98,7 +98,10 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     // decimals reach the smallest value allowed, 0.001, so no forced value reads as auto.
     addNumber(QStringLiteral("mfu"), tr("Compute e&fficiency (MFU)"), {0.0, 1.0, 3, 0.05})
         ->setSpecialValueText(tr("auto"));
-    addNumber(QStringLiteral("dp_overlap"), tr("Gradient sync &hidden"), {0.0, 1.0, 2, 0.1});
+    // "auto" just below 0: the sync hides behind the passes it overlaps (docs/step_time.md);
+    // 0 to 1 hides that fraction of it.
+    addNumber(QStringLiteral("dp_overlap"), tr("Gradient sync &hidden"), {-0.1, 1.0, 2, 0.1})
+        ->setSpecialValueText(tr("auto"));
 
     connect(document, &ScenarioDocument::changed, this, &ControlsPanel::refresh);
     refresh();

@@ -124,7 +124,8 @@ public:
         s.cacheOutputs = chance(0.5);
         s.reserveGib = chance(0.1) ? 0.0 : real(0, kMaxReserveGib);
         s.mfu = chance(0.05) ? 1.0 : real(0.01, 1.0);
-        s.dpOverlap = chance(0.1) ? double(uniform(0, 1)) : real(0, 1);
+        if (!chance(0.3))
+            s.dpOverlap = chance(0.1) ? double(uniform(0, 1)) : real(0, 1);
         if (chance(0.2))
             s.interNodeGbPerS = real(1, 900);
         return s;

@@ -11,6 +11,7 @@
 #include "test_scenarios.h"
 
 #include <QTest>
+#include <algorithm>
 #include <cmath>
 
 using namespace core;
@@ -101,6 +102,15 @@ private Q_SLOTS:
         const double act = 4096.0 * 3584 * 2;
         QVERIFY(near(op("act").forward.seconds, 3 * act / (3350e9 * 0.9), 1e-9));
         QVERIFY(near(op("act").backward.seconds, 5 * act / (3350e9 * 0.9), 1e-9));
+        // Cross-entropy over 4096 × 128,256/8 logits, one pass per operation of Megatron-LM's
+        // vocab-parallel loss: cast 2 + 4, max 4, subtract 8, exp 8, sum 4, divide 8 bytes
+        // forward; scale 8 and cast back 4 + 2 backward.
+        const auto loss = std::find_if(r.endOps.begin(), r.endOps.end(),
+                                       [](const LayerOp &o) { return o.key == "loss"; });
+        QVERIFY(loss != r.endOps.end());
+        const double logits = 4096.0 * (128256 / 8);
+        QVERIFY(near(loss->forward.seconds, logits * 38 / (3350e9 * 0.9), 1e-9));
+        QVERIFY(near(loss->backward.seconds, logits * 14 / (3350e9 * 0.9), 1e-9));
         // Sequence parallelism: 2 all-gathers + 2 reduce-scatters of 4096 × 8192 × 2 bytes over
         // 8 NVLink devices, each 7/8 of it at 0.82 × 450 GB/s plus 7 steps of 5.7 µs
         // (NVIDIA/nccl-tests#212); backward gathers twice more (Korthikanti et al. 2022).
@@ -129,10 +139,28 @@ private Q_SLOTS:
         QVERIFY(st.energyJPerStep);
         QVERIFY(near(*st.energyJPerStep, 64 * 700 * st.stepTimeS));
         QVERIFY(near(*st.energyJPerMillionTokens, 64 * 700 * st.stepTimeS / 131'072 * 1e6));
-        // DP groups span T·D = 16 devices > 8 per node: InfiniBand; dp_overlap hides half.
+        // DP groups span T·D = 16 devices > 8 per node: InfiniBand. dp_overlap = auto: each
+        // stage reduce-scatters its own gradients behind one micro-batch's backward and
+        // gathers its parameters behind one forward; the step waits for the most exposed.
         QCOMPARE(st.dpLink, std::string("inter-node"));
         QVERIFY(st.dpCommTotalS > 0);
-        QVERIFY(near(st.breakdown[TimePart::dpSync], 0.5 * st.dpCommTotalS));
+        double forward = 0, backward = 0;
+        for (const LayerOp &o : r.layerOps) {
+            forward += o.forward.seconds;
+            backward += o.backward.seconds + o.weight.seconds + (o.rerun ? o.forward.seconds : 0);
+        }
+        const Link ib{LinkKind::interNode, 50, 6.6e-6, 0.9};
+        double exposed = 0;
+        for (int i : {1, 2}) { // the middle stages: 20 layers, no embedding or LM head
+            const std::int64_t own = r.stages[std::size_t(i)].params;
+            const DpSync sync = dpGradientSync(1, 2 * own, 2 * own, 2, ib);
+            QVERIFY(near(sync.stepBackwardS, own * 2 / 2.0 / (50e9 * 0.9) + 6.6e-6, 1e-9));
+            exposed = std::max(exposed,
+                               dpExposedSeconds(sync, std::nullopt, 20 * forward, 20 * backward));
+        }
+        QVERIFY(exposed > 0);
+        QVERIFY(st.breakdown[TimePart::dpSync] >= exposed * (1 - 1e-9));
+        QVERIFY(st.breakdown[TimePart::dpSync] < st.dpCommTotalS);
     }
 
     // The embedding belongs to the model's first chunk and the LM head to its last: with the
@@ -274,6 +302,53 @@ private Q_SLOTS:
         QTest::addRow("Rajbhandari §7.2.2: ZeRO-3 adds an all-gather, 3Ψ")
             << 3 << qint64(1'500'000'000) << 1.5e9 / 50e9 + 3 * 6.6e-6;
     }
+    // dp_overlap: a number hides that fraction of the whole sync; auto hides the gradient
+    // reduction behind one backward and the parameter gather behind one forward.
+    void dpExposedByHand_data()
+    {
+        QTest::addColumn<double>("overlap"); // NaN: auto
+        QTest::addColumn<double>("forward");
+        QTest::addColumn<double>("backward");
+        QTest::addColumn<double>("exposed");
+        const double autoOverlap = std::nan("");
+        // Sync: 3 s behind backward, 2 s behind forward.
+        QTest::addRow("auto, both outlast their pass") << autoOverlap << 0.5 << 1.0 << 2.0 + 1.5;
+        QTest::addRow("auto, gather hidden") << autoOverlap << 5.0 << 1.0 << 2.0;
+        QTest::addRow("auto, everything hidden") << autoOverlap << 2.0 << 3.0 << 0.0;
+        QTest::addRow("0.25 of 5 s hidden") << 0.25 << 5.0 << 5.0 << 3.75;
+        QTest::addRow("0: nothing hidden") << 0.0 << 5.0 << 5.0 << 5.0;
+        QTest::addRow("1: all hidden") << 1.0 << 0.0 << 0.0 << 0.0;
+    }
+    void dpExposedByHand()
+    {
+        QFETCH(double, overlap);
+        QFETCH(double, forward);
+        QFETCH(double, backward);
+        QFETCH(double, exposed);
+        DpSync sync;
+        sync.seconds = 5;
+        sync.stepBackwardS = 3;
+        sync.stepForwardS = 2;
+        const auto fraction = std::isnan(overlap) ? std::nullopt : std::optional(overlap);
+        QVERIFY(near(dpExposedSeconds(sync, fraction, forward, backward), exposed));
+    }
+
+    // In every micro-batch (ZeRO 2 and 3): each micro-batch's collectives hide behind its own
+    // pass; the last backward also carries the once-per-step reduction.
+    void dpExposedPerMicrobatch()
+    {
+        DpSync sync;
+        sync.microbatches = 4;
+        sync.stepBackwardS = 1;
+        sync.microbatchBackwardS = 2;
+        sync.microbatchForwardS = 1.5;
+        sync.seconds = 1 + 4 * 2 + 4 * 1.5;
+        // Backward window 2.5: the first three hide all of 2, the last exposes 1 + 2 - 2.5;
+        // forward window 1: each of the four exposes 0.5.
+        QVERIFY(near(dpExposedSeconds(sync, std::nullopt, 1.0, 2.5), 0.5 + 4 * 0.5));
+        QVERIFY(near(dpExposedSeconds(sync, 0.0, 1.0, 2.5), 15.0));
+    }
+
     void dpGradientSyncByHand()
     {
         QFETCH(int, zero);
@@ -284,6 +359,16 @@ private Q_SLOTS:
         QCOMPARE(sync.bytesPerStep, bytes);
         QVERIFY(near(sync.seconds, seconds));
         QCOMPARE(dpGradientSync(zero, 1'000'000'000, 1'000'000'000, 1, link).seconds, 0.0);
+        const double gather = 0.5e9 / 50e9 + 6.6e-6;
+        QVERIFY(near(sync.stepForwardS + sync.microbatchForwardS, zero == 0 ? 0.0 : gather));
+        // Four micro-batches: ZeRO 0 and 1 reduce once, 2 after every micro-batch, 3 also
+        // gathers twice in every micro-batch.
+        const DpSync four = dpGradientSync(zero, 1'000'000'000, 1'000'000'000, 2, link, 4);
+        const double reduce = zero == 0 ? 1e9 / 50e9 + 2 * 6.6e-6 : gather;
+        const double perStep = std::array{reduce + 0, reduce + gather, 4 * reduce + gather,
+                                          4 * reduce + 8 * gather}[std::size_t(zero)];
+        QVERIFY(near(four.seconds, perStep));
+        QCOMPARE(four.microbatches, 4);
     }
 
     void dpCommZero_data()
@@ -351,13 +436,14 @@ private Q_SLOTS:
         QTest::addRow("docs/step_time.md: dp_overlap = 1.5") << "1.5" << false;
         QTest::addRow("docs/step_time.md: dp_overlap = 0") << "0" << true;
         QTest::addRow("docs/step_time.md: dp_overlap = 1") << "1" << true;
+        QTest::addRow("docs/step_time.md: dp_overlap = auto") << "auto" << true;
     }
     void dpOverlapIsValidated()
     {
         QFETCH(QString, value);
         QFETCH(bool, valid);
         Scenario s;
-        QCOMPARE(s.dpOverlap, 0.5);
+        QVERIFY(!s.dpOverlap); // auto
         QVERIFY(!setField(s, "dp_overlap", value.toStdString()));
         const Report r = evaluate(s, io::builtinPresets());
         QCOMPARE(r.ok(), valid);

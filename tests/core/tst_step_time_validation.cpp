@@ -158,6 +158,70 @@ private Q_SLOTS:
         // count, 8.6 % above the 163 published here, with the same hardware.
         QVERIFY2(std::abs(e) <= 0.20, qPrintable(QString::number(100 * e, 'f', 1)));
     }
+
+    // The Megatron-LM README, "Training Speed and Scalability" (NVIDIA/Megatron-LM, model
+    // table of July 2024): GPT models with a 131,072-token vocabulary and 4,096-token
+    // sequences, weak-scaled on H100 with D = 48, per-GPU TFLOP/s by Megatron-LM's count
+    // (megatron/training/training.py, num_floating_point_operations: 72·B·s·l·h²·(1 + s/6h +
+    // V/12lh) for these models, no recomputation counted). The README does not give the
+    // micro-batch size, recomputation or schedule: micro-batch 1, no recomputation, sequence
+    // parallelism when T > 1, 1F1B, BF16, flash attention and the distributed optimizer
+    // (ZeRO-1) with its gradient reduce and parameter gather overlapped (--overlap-grad-reduce,
+    // --overlap-param-gather, as the README says) are assumed.
+    void megatronReadmeH100_data()
+    {
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<int>("hidden");
+        QTest::addColumn<int>("heads");
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<double>("publishedTflops");
+        QTest::addRow("1.7B") << 24 << 2048 << 16 << 1 << 1 << 192 << 408.8;
+        QTest::addRow("7.1B") << 30 << 4096 << 32 << 2 << 1 << 192 << 465.9;
+        QTest::addRow("16B") << 32 << 6144 << 48 << 4 << 1 << 192 << 489.1;
+        QTest::addRow("32B") << 48 << 7168 << 56 << 8 << 1 << 192 << 459.6;
+        QTest::addRow("70B") << 84 << 8192 << 64 << 8 << 2 << 384 << 419.7;
+        QTest::addRow("119B") << 92 << 10240 << 80 << 8 << 4 << 768 << 420.5;
+        QTest::addRow("177B") << 96 << 12288 << 96 << 8 << 6 << 1152 << 432.8;
+        QTest::addRow("314B") << 96 << 16384 << 128 << 8 << 8 << 1536 << 474.4;
+        QTest::addRow("462B") << 112 << 18432 << 144 << 8 << 16 << 3072 << 459.9;
+    }
+    void megatronReadmeH100()
+    {
+        QFETCH(int, layers);
+        QFETCH(int, hidden);
+        QFETCH(int, heads);
+        QFETCH(int, tp);
+        QFETCH(int, pp);
+        QFETCH(int, batch);
+        QFETCH(double, publishedTflops);
+        ModelSpec model = megatronGpt(layers, hidden, heads);
+        model.vocab = 131072;
+        model.learnedPositions = 4096;
+        const int dp = 48;
+        const QString set =
+            QStringLiteral("device=h100-sxm,precision=bf16,tp=%1,pp=%2,dp=%3,microbatches=%4,"
+                           "microbatch_size=1,seq_len=4096,zero=1,attention=flash,"
+                           "recompute=none,sequence_parallel=%5,cache_outputs=false")
+                .arg(tp)
+                .arg(pp)
+                .arg(dp)
+                .arg(batch / dp)
+                .arg(tp > 1 ? "true" : "false");
+        const Report r = evaluateRun(model, set);
+        QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
+        const double l = layers, h = hidden, s = 4096, v = 131072;
+        const double flops = 72.0 * batch * s * l * h * h * (1 + s / (6 * h) + v / (12 * l * h));
+        const double tflops = flops / (tp * pp * dp) / r.stepTime->stepTimeS / 1e12;
+        const double e = error(tflops, publishedTflops);
+        qInfo("%s: %.1f TFLOP/s modelled, %.1f published, %+.1f %%", QTest::currentDataTag(),
+              tflops, publishedTflops, 100 * e);
+        // docs/step_time.md: within 15 %, but for the smallest model (T = 1, h = 2,048),
+        // which Parascope still times about a quarter too fast: a known gap, kept in view.
+        const double tolerance = layers == 24 ? 0.30 : 0.15;
+        QVERIFY2(std::abs(e) <= tolerance, qPrintable(QString::number(100 * e, 'f', 1)));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestStepTimeValidation)

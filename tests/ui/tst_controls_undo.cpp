@@ -393,7 +393,7 @@ private Q_SLOTS:
         QTest::addRow("v box: Up ×2")
             << "virtual_stages" << spin << "Up×2" << 2 << QStringList{"1", "3"};
         // The framework boxes: reserve in 0.5 GiB steps, MFU in 0.05 up from "auto" (its
-        // minimum: core/fields.cpp), gradient sync in 0.1.
+        // minimum: core/fields.cpp), gradient sync in 0.1 up from "auto" (just below 0).
         QTest::addRow("reserve: Up ×3")
             << "reserve_gib" << box << "Up×3" << 3 << QStringList{"2", "3.5"};
         QTest::addRow("reserve: down arrow ×2")
@@ -405,9 +405,9 @@ private Q_SLOTS:
         QTest::addRow("MFU: Up ×2, Down ×2 back to auto")
             << "mfu" << box << "Up×2 Down×2" << 4 << QStringList{"auto"};
         QTest::addRow("gradient sync hidden: wheel ×3")
-            << "dp_overlap" << box << "Wheel+×3" << 3 << QStringList{"0.5", "0.8"};
-        QTest::addRow("gradient sync hidden: up arrow ×2, PageDown")
-            << "dp_overlap" << box << "Arrow+×2 PageDown" << 3 << QStringList{"0.5", "0"};
+            << "dp_overlap" << box << "Wheel+×3" << 3 << QStringList{"auto", "0.2"};
+        QTest::addRow("gradient sync hidden: up arrow ×2, PageDown back to auto")
+            << "dp_overlap" << box << "Arrow+×2 PageDown" << 3 << QStringList{"auto"};
     }
     void stepBurstIsOneUndoStep()
     {
@@ -465,7 +465,7 @@ private Q_SLOTS:
         QTest::addRow("reserve: up arrow, pause, up arrow ×2")
             << "reserve_gib" << box << "Arrow+ pause Arrow+×2" << QStringList{"2", "2.5", "3.5"};
         QTest::addRow("gradient sync hidden: wheel, Tab and back, wheel")
-            << "dp_overlap" << box << "Wheel+ focus Wheel+" << QStringList{"0.5", "0.6", "0.7"};
+            << "dp_overlap" << box << "Wheel+ focus Wheel+" << QStringList{"auto", "0", "0.1"};
     }
     void stepsAroundABurst()
     {
@@ -522,8 +522,8 @@ private Q_SLOTS:
         QTest::addRow("K box: Up held") << "pp" << Part::spin << false << true << 1.0;
         // Up from "auto", the box's minimum.
         QTest::addRow("MFU: up arrow held") << "mfu" << Part::box << true << true << 0.05;
-        QTest::addRow("gradient sync hidden: down arrow held")
-            << "dp_overlap" << Part::box << true << false << 0.1;
+        QTest::addRow("gradient sync hidden: up arrow held from auto")
+            << "dp_overlap" << Part::box << true << true << 0.1;
     }
     void heldArrowIsOneUndoStep()
     {

@@ -368,7 +368,11 @@ private Q_SLOTS:
             terms += seconds > 0;
         }
         QVERIFY(terms >= 5); // matmuls, memory-bound, attention, TP comm., bubble at least
-        QVERIFY(text.contains("dp_overlap = 0.5")); // the default
+        // The default: the sync hides behind the passes it overlaps, and the part left is named.
+        QVERIFY(text.contains("dp_overlap = auto"));
+        QVERIFY(text.contains(QStringLiteral("%1 of %2 is left exposed")
+                                  .arg(sec(r.stepTime->breakdown[core::TimePart::dpSync]),
+                                       sec(r.stepTime->dpCommTotalS))));
         // The default times every operation (mfu auto), not one fixed efficiency.
         QVERIFY(text.contains("timed from its FLOPs and bytes"));
         // The status line gives the same total, not the pipeline's makespan alone.

@@ -138,13 +138,16 @@ QString StepTimePage::stepTimeFormulas(const core::Scenario &s, const core::Repo
     QString out = formula::block(
         QObject::tr("Step time (stage %1)").arg(st.busiestStage),
         QStringLiteral("%1 = %2").arg(parts.join(QStringLiteral(" + ")), sec(st.stepTimeS)),
-        s.mfu ? QObject::tr("Every operation at peak × mfu = %1; dp_overlap = %2 hides part of "
-                            "the gradient sync (docs/step_time.md)")
-                    .arg(*s.mfu)
-                    .arg(s.dpOverlap)
-              : QObject::tr("Each operation timed from its FLOPs and bytes on the device; "
-                            "dp_overlap = %1 hides part of the gradient sync (docs/step_time.md)")
-                    .arg(s.dpOverlap));
+        (s.mfu ? QObject::tr("Every operation at peak × mfu = %1; ").arg(*s.mfu)
+               : QObject::tr("Each operation timed from its FLOPs and bytes on the device; ")) +
+            (s.dpOverlap
+                 ? QObject::tr("dp_overlap = %1 hides that fraction of the data-parallel sync "
+                               "(docs/step_time.md)")
+                       .arg(*s.dpOverlap)
+                 : QObject::tr("dp_overlap = auto hides the data-parallel sync behind one "
+                               "micro-batch's backward (gradients) and forward (parameters); "
+                               "%1 of %2 is left exposed (docs/step_time.md)")
+                       .arg(sec(b[core::TimePart::dpSync]), sec(st.dpCommTotalS))));
     out += formula::block(QObject::tr("Throughput"),
                           QStringLiteral("m·b·s·D ÷ step = %1 tokens/s; MFU = 6·N·tokens ÷ "
                                          "(devices × peak × step) = %2")
