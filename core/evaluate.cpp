@@ -120,6 +120,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     c.microbatchSize = s.microbatchSize;
     c.tp = s.tp;
     c.sequenceParallel = s.sequenceParallel && s.tp > 1;
+    c.tpOverlap = s.tpOverlap && c.sequenceParallel;
     c.training = s.mode == Mode::training;
     c.recompute = c.training ? s.recompute : Recompute::none;
     c.attention = s.attention;
@@ -266,6 +267,10 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
         r.warnings.push_back({"no-timing", "no timing: " + r.untimedReason +
                                                ", so times are in layer-times (relative units), "
                                                "not seconds"});
+    if (s.tpOverlap && !(s.sequenceParallel && s.tp > 1))
+        r.warnings.push_back({"tp-overlap-unused",
+                              "tp_overlap hides sequence parallelism's collectives; it has none "
+                              "to hide without sequence_parallel and T > 1"});
     if (s.virtualStages > 1 && s.schedule != Schedule::interleaved)
         r.warnings.push_back(
             {"virtual-stages-unused", "virtual_stages = " + std::to_string(s.virtualStages) +

@@ -47,6 +47,9 @@ const std::array kFields{
               "Attention kernel: flash keeps no s-by-s matrices, eager does."},
     FieldInfo{"sequence_parallel", &Scenario::sequenceParallel,
               "Split norms and dropout along the sequence across T (Korthikanti et al. 2022)."},
+    FieldInfo{"tp_overlap", &Scenario::tpOverlap,
+              "Overlap sequence parallelism's all-gathers and reduce-scatters with the "
+              "projections they feed, in chunks (Megatron-LM --tp-comm-overlap)."},
     FieldInfo{"cache_outputs", &Scenario::cacheOutputs,
               "Keep every micro-batch's output on the last stage until the step ends "
               "(pytorch/pytorch#159251)."},

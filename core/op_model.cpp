@@ -292,6 +292,55 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             op.backward = plus(pair, collective(Collective::allGather, payload, c.tp, c.tpLink, 2));
             op.source = "Korthikanti et al. 2022, §4.2.2: g and ḡ, with the all-gather redone "
                         "in backward";
+            if (c.tpOverlap) {
+                // Transformer Engine's defaults for Megatron-LM's --tp-comm-overlap
+                // (NVIDIA/TransformerEngine, transformer_engine/pytorch/module/base.py,
+                // initialize_ub): gathers before QKV and fc1 and of the gradients into proj
+                // and fc2 are ring exchanges on the copy engines, hidden behind the multiply
+                // except what outlasts it; the reduce-scatters after proj and fc2 are
+                // pipelined in 4 splits on 16 SMs, so the multiply runs on the rest and the
+                // last split's transfer is exposed; QKV's and fc1's backward collectives run
+                // in bulk on 16 SMs beside the input- and weight-gradient multiplies.
+                const auto projection = [&b](std::string_view key) -> const LayerOp & {
+                    return *std::find_if(b.ops.begin(), b.ops.end(),
+                                         [key](const LayerOp &o) { return o.key == key; });
+                };
+                const double units = rates.computeUnits > 16 ? rates.computeUnits : 0;
+                const double slower = units > 0 ? units / (units - 16) : 1;
+                const auto ring = [](double comm, double gemm) {
+                    return std::max(0.0, comm - gemm);
+                };
+                const auto pipelined = [slower](double comm, double gemm) {
+                    const double g = gemm * slower;
+                    return g - gemm + std::max(0.0, comm - g) + std::min(comm, g) / 4;
+                };
+                const auto bulk = [slower](double comm, double gemm) {
+                    const double g = gemm * slower;
+                    return g - gemm + std::max(0.0, comm - g);
+                };
+                const double gather =
+                    collective(Collective::allGather, payload, c.tp, c.tpLink, 1).seconds;
+                const double scatter =
+                    collective(Collective::reduceScatter, payload, c.tp, c.tpLink, 1).seconds;
+                double forward = 0, backward = 0;
+                for (std::string_view key : {"qkv", "fc1"}) {
+                    const LayerOp &p = projection(key);
+                    forward += ring(gather, p.forward.seconds);
+                    // The input gathered again beside dgrad; dgrad reduce-scattered beside
+                    // wgrad.
+                    backward += bulk(gather, p.backward.seconds) + bulk(scatter, p.weight.seconds);
+                }
+                for (std::string_view key : {"proj", "fc2"}) {
+                    const LayerOp &p = projection(key);
+                    forward += pipelined(scatter, p.forward.seconds);
+                    // The incoming gradient gathered behind dgrad, wgrad ("external") too.
+                    backward += ring(gather, p.backward.seconds + p.weight.seconds);
+                }
+                op.forward.seconds = forward;
+                op.backward.seconds = backward;
+                op.source = "Korthikanti et al. 2022, §4.2.2, overlapped as Transformer Engine's "
+                            "userbuffers do by default";
+            }
         } else {
             // Shoeybi et al. 2019, §3, Fig. 4: one all-reduce after attention and one after
             // the MLP in forward (g), the same two in backward (f).

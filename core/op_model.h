@@ -91,6 +91,7 @@ struct LayerConfig
     double weightBytes = 2;  // bytes per stored weight (0.5 for INT4)
     int commBytes = 2;       // bytes per value on the tensor-parallel wire
     Link tpLink;             // with its efficiency; unused when tp = 1
+    bool tpOverlap = false;  // sequence parallelism's collectives hidden behind the projections
 };
 
 // Every operation of one transformer layer, and the sums the pipeline needs.

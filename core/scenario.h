@@ -80,6 +80,9 @@ struct Scenario
     Recompute recompute = Recompute::selective;
     Attention attention = Attention::flash;
     bool sequenceParallel = true;
+    // Overlap sequence parallelism's all-gathers and reduce-scatters with the projections
+    // they feed (Megatron-LM --tp-comm-overlap; docs/step_time.md).
+    bool tpOverlap = false;
     bool cacheOutputs = true; // PyTorch pipelining keeps every micro-batch's output
     double reserveGib = 2.0;
     std::optional<double> interNodeGbPerS; // overrides the device's network

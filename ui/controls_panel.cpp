@@ -87,6 +87,7 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     grads->addItem(QStringLiteral("bf16"), QStringLiteral("bf16"));
     grads->addItem(tr("fp32 accumulation"), QStringLiteral("fp32"));
     addCheck(QStringLiteral("sequence_parallel"), tr("Sequence para&llelism"));
+    addCheck(QStringLiteral("tp_overlap"), tr("Overlap TP comm&unication"));
     addCheck(QStringLiteral("cache_outputs"), tr("&Cache last-stage outputs"));
 
     addNumber(QStringLiteral("reserve_gib"), tr("Framework r&eserve"), {0, 64, 1, 0.5})

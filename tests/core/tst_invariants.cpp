@@ -121,6 +121,7 @@ public:
         s.recompute = pickEnum<Recompute>();
         s.attention = pickEnum<Attention>();
         s.sequenceParallel = chance(0.5);
+        s.tpOverlap = chance(0.3);
         s.cacheOutputs = chance(0.5);
         s.reserveGib = chance(0.1) ? 0.0 : real(0, kMaxReserveGib);
         s.mfu = chance(0.05) ? 1.0 : real(0.01, 1.0);

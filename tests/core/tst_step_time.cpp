@@ -262,6 +262,67 @@ private Q_SLOTS:
         QVERIFY(warned);
     }
 
+    // tp_overlap on the default (Llama 3.1 70B, T = 8, SP, H100), collective by collective as
+    // Transformer Engine's userbuffers run them by default (docs/step_time.md): ring
+    // exchanges hide behind their multiply, pipelined reduce-scatters cost the multiply 16 of
+    // 132 SMs and expose a quarter of the transfer, bulk collectives run beside the multiply
+    // on 116 SMs.
+    void tpOverlapByHand()
+    {
+        const Report plain = evaluate(scenario(""), io::builtinPresets());
+        const Report r = evaluate(scenario("tp_overlap=true"), io::builtinPresets());
+        QVERIFY(r.ok() && r.stepTime && plain.stepTime);
+        const auto op = [&r](std::string_view key) -> const LayerOp & {
+            for (const LayerOp &o : r.layerOps)
+                if (o.key == key)
+                    return o;
+            qFatal("no op %s", std::string(key).c_str());
+        };
+        // One collective: 7/8 of 4096 × 8192 × 2 bytes at 0.82 × 450 GB/s plus 7 × 5.7 µs.
+        const double one = 7.0 / 8 * 4096 * 8192 * 2 / (450e9 * 0.82) + 7 * 5.7e-6;
+        const double slower = 132.0 / 116;
+        double forward = 0, backward = 0;
+        const auto bulk = [slower](double comm, double gemm) {
+            return gemm * (slower - 1) + std::max(0.0, comm - gemm * slower);
+        };
+        for (const char *key : {"qkv", "fc1"}) {
+            const LayerOp &p = op(key);
+            // QKV's multiply (4096 × 1280 × 8192, GQA) is shorter than the gather; fc1's not.
+            forward += std::max(0.0, one - p.forward.seconds);
+            backward += bulk(one, p.backward.seconds) + bulk(one, p.weight.seconds);
+        }
+        QVERIFY(one > op("qkv").forward.seconds && one < op("fc1").forward.seconds);
+        for (const char *key : {"proj", "fc2"}) {
+            const LayerOp &p = op(key);
+            const double g = p.forward.seconds * slower;
+            forward += g - p.forward.seconds + std::max(0.0, one - g) + std::min(one, g) / 4;
+            backward += std::max(0.0, one - p.backward.seconds - p.weight.seconds);
+        }
+        QVERIFY(near(op("tp").forward.seconds, forward, 1e-9));
+        QVERIFY(near(op("tp").backward.seconds, backward, 1e-9));
+        // The bytes on the wire do not change; the step gets shorter.
+        QCOMPARE(r.tpComm.bytesPerStep, plain.tpComm.bytesPerStep);
+        QVERIFY(r.stepTime->stepTimeS < plain.stepTime->stepTimeS);
+    }
+
+    // Nothing to overlap without sequence parallelism: said, and nothing changes.
+    void tpOverlapUnusedIsWarned_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addRow("sequence_parallel=false") << "sequence_parallel=false";
+        QTest::addRow("T = 1") << "tp=1,pp=8,dp=8,microbatches=32";
+    }
+    void tpOverlapUnusedIsWarned()
+    {
+        QFETCH(QString, set);
+        const Report off = evaluate(scenario(set), io::builtinPresets());
+        const Report on = evaluate(scenario(set + ",tp_overlap=true"), io::builtinPresets());
+        QVERIFY(on.ok() && on.stepTime && off.stepTime);
+        QCOMPARE(on.stepTime->stepTimeS, off.stepTime->stepTimeS);
+        QVERIFY(std::any_of(on.warnings.begin(), on.warnings.end(),
+                            [](const Warning &w) { return w.code == "tp-overlap-unused"; }));
+    }
+
     // Nothing runs faster than the largest matrix multiply: the achieved MFU of the
     // per-operation model stays under the device's matmul efficiency.
     void autoMfuBelowMatmulEfficiency_data()

@@ -163,11 +163,12 @@ private Q_SLOTS:
     // table of July 2024): GPT models with a 131,072-token vocabulary and 4,096-token
     // sequences, weak-scaled on H100 with D = 48, per-GPU TFLOP/s by Megatron-LM's count
     // (megatron/training/training.py, num_floating_point_operations: 72·B·s·l·h²·(1 + s/6h +
-    // V/12lh) for these models, no recomputation counted). The README does not give the
-    // micro-batch size, recomputation or schedule: micro-batch 1, no recomputation, sequence
-    // parallelism when T > 1, 1F1B, BF16, flash attention and the distributed optimizer
-    // (ZeRO-1) with its gradient reduce and parameter gather overlapped (--overlap-grad-reduce,
-    // --overlap-param-gather, as the README says) are assumed.
+    // V/12lh) for these models, no recomputation counted). As the README says: the gradient
+    // reduce and parameter gather overlapped (dp_overlap auto) and the tensor-parallel
+    // collectives overlapped (tp_overlap). Megatron-LM's defaults for BF16: FP32 gradients
+    // reduced in FP32 (megatron/training/arguments.py), the distributed optimizer (ZeRO-1).
+    // Not published, assumed: micro-batch 1, 1F1B, no recomputation (every row fits without),
+    // sequence parallelism when T > 1, flash attention.
     void megatronReadmeH100_data()
     {
         QTest::addColumn<int>("layers");
@@ -201,9 +202,10 @@ private Q_SLOTS:
         model.learnedPositions = 4096;
         const int dp = 48;
         const QString set =
-            QStringLiteral("device=h100-sxm,precision=bf16,tp=%1,pp=%2,dp=%3,microbatches=%4,"
-                           "microbatch_size=1,seq_len=4096,zero=1,attention=flash,"
-                           "recompute=none,sequence_parallel=%5,cache_outputs=false")
+            QStringLiteral(
+                "device=h100-sxm,precision=bf16,tp=%1,pp=%2,dp=%3,microbatches=%4,"
+                "microbatch_size=1,seq_len=4096,zero=1,grad_precision=fp32,attention=flash,"
+                "recompute=none,sequence_parallel=%5,tp_overlap=%5,cache_outputs=false")
                 .arg(tp)
                 .arg(pp)
                 .arg(dp)
@@ -217,10 +219,10 @@ private Q_SLOTS:
         const double e = error(tflops, publishedTflops);
         qInfo("%s: %.1f TFLOP/s modelled, %.1f published, %+.1f %%", QTest::currentDataTag(),
               tflops, publishedTflops, 100 * e);
-        // docs/step_time.md: within 15 %, but for the smallest model (T = 1, h = 2,048),
-        // which Parascope still times about a quarter too fast: a known gap, kept in view.
-        const double tolerance = layers == 24 ? 0.30 : 0.15;
-        QVERIFY2(std::abs(e) <= tolerance, qPrintable(QString::number(100 * e, 'f', 1)));
+        QVERIFY(r.fits); // the run was measured, so it fitted: no recomputation is needed
+        // docs/step_time.md: within 20 % for these rows, whose micro-batch size and schedule
+        // are not published.
+        QVERIFY2(std::abs(e) <= 0.20, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 };
 

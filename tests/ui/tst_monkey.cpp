@@ -80,7 +80,7 @@ const char *const kSliders[] = {"pp",      "microbatches",  "tp", "dp", "microba
                                 "seq_len", "virtual_stages"};
 const char *const kCombos[] = {"model",    "device",    "precision", "mode",          "zero",
                                "schedule", "recompute", "attention", "grad_precision"};
-const char *const kChecks[] = {"sequence_parallel", "cache_outputs"};
+const char *const kChecks[] = {"sequence_parallel", "tp_overlap", "cache_outputs"};
 const char *const kNumbers[] = {"reserve_gib", "inter_node_gb_per_s", "mfu", "dp_overlap"};
 
 // One random user at the window.
