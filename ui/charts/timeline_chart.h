@@ -2,8 +2,10 @@
 
 #include "core/report.h"
 
+#include <QHash>
 #include <QLine>
 #include <QRect>
+#include <QStaticText>
 #include <QString>
 #include <QVector>
 #include <QWidget>
@@ -130,6 +132,8 @@ private:
 
     Cache m_cache;
     std::vector<float> m_coverage; // K × columns × 3, reused between rebuilds
+    // Block labels laid out once ("B12" shapes the same every frame); cleared on a font change.
+    QHash<QString, QStaticText> m_labelText;
 };
 
 } // namespace ui
