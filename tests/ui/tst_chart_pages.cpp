@@ -269,11 +269,11 @@ private Q_SLOTS:
             QCOMPARE(tip.contains("(busiest)"), stage == st.busiestStage);
         }
         // The real mouse over the middle of stage 0's bottom segment (the matrix multiplies).
-        auto *view = w.chart->findChild<QChartView *>();
-        QVERIFY(view);
-        const QPointF at = view->chart()->mapToPosition(
-            QPointF(0, st.stages[0][core::TimePart::matmul] / 2 / w.chart->secondsPerUnit()));
-        QTest::mouseMove(view->viewport(), view->mapFromScene(at));
+        auto *bars = w.chart->findChild<QWidget *>(QStringLiteral("stepTimeBars"));
+        QVERIFY(bars);
+        const QPointF at = w.chart->positionOf(0, st.stages[0][core::TimePart::matmul] / 2 /
+                                                      w.chart->secondsPerUnit());
+        QTest::mouseMove(bars, at.toPoint());
         QTRY_VERIFY(QToolTip::isVisible());
         QCOMPARE(QToolTip::text(), w.chart->toolTipFor(0, core::TimePart::matmul));
     }
@@ -291,7 +291,7 @@ private Q_SLOTS:
         QVERIFY(!r.stepTime);
         const QString why = QStringLiteral("NVIDIA A100 80GB SXM publishes no fp8 peak FLOPS");
         QVERIFY2(w.chart->message().contains(why), qPrintable(w.chart->message()));
-        QVERIFY(!w.chart->findChild<QChartView *>()->isVisible());
+        QVERIFY(!w.chart->findChild<QWidget *>(QStringLiteral("stepTimeBars"))->isVisible());
         auto *label = w.chart->findChild<QLabel *>(QStringLiteral("stepTimeMessage"));
         QVERIFY(label && label->isVisible());
         QCOMPARE(label->text(), w.chart->message());
@@ -301,7 +301,7 @@ private Q_SLOTS:
         QVERIFY(w.document.setField(QStringLiteral("device"), QStringLiteral("h100-sxm")));
         w.document.flush();
         QVERIFY(w.chart->message().isEmpty());
-        QVERIFY(w.chart->findChild<QChartView *>()->isVisible());
+        QVERIFY(w.chart->findChild<QWidget *>(QStringLiteral("stepTimeBars"))->isVisible());
 
         const QString svg = m_dir.filePath("step-time-layer-units.svg");
         QStringList arguments{"export", "--chart", "step-time", "--out", svg, "--no-caption"};

@@ -3,20 +3,14 @@
 #include "io/text.h"
 #include "ui/charts/chart_style.h"
 
-#include <QBarSet>
-#include <QCategoryAxis>
-#include <QChart>
-#include <QChartView>
-#include <QCursor>
 #include <QFontMetricsF>
+#include <QHelpEvent>
 #include <QLabel>
-#include <QLegendMarker>
-#include <QLineSeries>
-#include <QScatterSeries>
-#include <QStackedBarSeries>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
 #include <QStackedLayout>
 #include <QToolTip>
-#include <QValueAxis>
 #include <algorithm>
 #include <cmath>
 
@@ -77,62 +71,72 @@ int niceSpacing(double stages)
                 return factor * magnitude;
 }
 
+constexpr double kBarPad = 8;
+constexpr double kBarSwatch = 14;
+constexpr int kBarIntervals = 10;
+
+QFont boldFont(QFont font)
+{
+    font.setBold(true);
+    font.setPointSizeF(font.pointSizeF() * 1.15);
+    return font;
+}
+
+// A five-pointed star of outer radius r around c, as Qt Charts' star marker.
+QPolygonF star(QPointF c, double r)
+{
+    QPolygonF out;
+    for (int i = 0; i < 10; ++i) {
+        const double angle = -M_PI / 2 + i * M_PI / 5;
+        const double radius = i % 2 == 0 ? r : r * 0.4;
+        out << c + QPointF(radius * std::cos(angle), radius * std::sin(angle));
+    }
+    return out;
+}
+
 } // namespace
+
+// The bars, axes and legend, painted from the chart's numbers.
+class StepTimeBars : public QWidget
+{
+public:
+    explicit StepTimeBars(StepTimeChart *chart) : m_chart(chart)
+    {
+        setObjectName(QStringLiteral("stepTimeBars"));
+        setMouseTracking(true);
+        setAttribute(Qt::WA_OpaquePaintEvent);
+    }
+
+protected:
+    void paintEvent(QPaintEvent *) override
+    {
+        QPainter p(this);
+        m_chart->paintBars(p, size());
+    }
+    void mouseMoveEvent(QMouseEvent *event) override
+    {
+        const auto [stage, part] = m_chart->hit(event->position());
+        if (part)
+            QToolTip::showText(event->globalPosition().toPoint(), m_chart->toolTipFor(stage, *part),
+                               this);
+        else
+            QToolTip::hideText();
+    }
+    void leaveEvent(QEvent *) override { QToolTip::hideText(); }
+
+private:
+    StepTimeChart *m_chart;
+};
 
 StepTimeChart::StepTimeChart(QWidget *parent)
     : QWidget(parent), m_stack(new QStackedLayout(this)), m_messageLabel(new QLabel),
-      m_chart(new QChart), m_view(new QChartView(m_chart)), m_bars(new QStackedBarSeries),
-      m_stepLine(new QLineSeries), m_busiestMarker(new QScatterSeries),
-      m_stageAxis(new QCategoryAxis), m_timeAxis(new QValueAxis)
+      m_bars(new StepTimeBars(this))
 {
-    m_chart->setTitle(tr("Where one step's time goes, by pipeline stage"));
-    m_chart->legend()->setAlignment(Qt::AlignRight); // ten parts do not fit in a row
-    m_view->setRenderHint(QPainter::Antialiasing);
-
-    for (const core::TimePartInfo &info : core::kTimeParts) {
-        auto *set = new QBarSet(partLabel(info.part));
-        const QBrush brush = partBrush(info.part);
-        set->setBrush(brush);
-        set->setBorderColor(brush.style() == Qt::SolidPattern && brush.color() != Qt::black
-                                ? brush.color().darker(130)
-                                : chart_style::grey());
-        connect(set, &QBarSet::hovered, this,
-                [this, part = info.part](bool status, int index) { hovered(status, index, part); });
-        m_bars->append(set);
-        m_sets.append(set);
-    }
-    m_bars->setBarWidth(0.8);
-    m_chart->addSeries(m_bars);
-
-    QPen stepPen(QColor(0x44, 0x44, 0x44));
-    stepPen.setWidthF(1.5);
-    stepPen.setStyle(Qt::DashLine);
-    m_stepLine->setPen(stepPen);
-    m_chart->addSeries(m_stepLine);
-    m_busiestMarker->setMarkerShape(QScatterSeries::MarkerShapeStar);
-    m_busiestMarker->setMarkerSize(18);
-    m_busiestMarker->setColor(chart_style::black());
-    m_busiestMarker->setBorderColor(Qt::white);
-    m_chart->addSeries(m_busiestMarker);
-
-    // Stages on a value axis labelled by hand: at K = 64 every n-th stage is named.
-    m_stageAxis->setTitleText(tr("Pipeline stage"));
-    m_stageAxis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
-    m_stageAxis->setGridLineVisible(false);
-    m_chart->addAxis(m_stageAxis, Qt::AlignBottom);
-    m_chart->addAxis(m_timeAxis, Qt::AlignLeft);
-    chart_style::keepAxesReadable(m_chart);
-    for (QAbstractSeries *series : m_chart->series()) {
-        series->attachAxis(m_stageAxis);
-        series->attachAxis(m_timeAxis);
-    }
-    connect(m_chart, &QChart::plotAreaChanged, this, &StepTimeChart::relabelStages);
-
     m_messageLabel->setAlignment(Qt::AlignCenter);
     m_messageLabel->setWordWrap(true);
     m_messageLabel->setMargin(24);
     m_messageLabel->setObjectName(QStringLiteral("stepTimeMessage"));
-    m_stack->addWidget(m_view);
+    m_stack->addWidget(m_bars);
     m_stack->addWidget(m_messageLabel);
 }
 
@@ -163,7 +167,7 @@ void StepTimeChart::setReport(const core::Report &report)
         m_stack->setCurrentWidget(m_messageLabel);
         return;
     }
-    m_stack->setCurrentWidget(m_view);
+    m_stack->setCurrentWidget(m_bars);
     const core::StepTimeReport &st = *report.stepTime;
     m_stages = st.stages;
     m_stepTimeS = st.stepTimeS;
@@ -172,81 +176,220 @@ void StepTimeChart::setReport(const core::Report &report)
     const QString unit = m_secondsPerUnit == 1      ? tr("s")
                          : m_secondsPerUnit == 1e-3 ? tr("ms")
                                                     : tr("µs");
-
-    // Only what changed: at K = 64 every new bar costs Qt Charts a layout of all of them.
-    for (std::size_t p = 0; p < core::kTimePartCount; ++p) {
-        QBarSet *set = m_sets[static_cast<qsizetype>(p)];
-        QList<qreal> values;
-        for (const core::TimeBreakdown &stage : m_stages)
-            values << stage.seconds[p] / m_secondsPerUnit;
-        qsizetype changed = 0;
-        if (set->count() == values.size())
-            for (int j = 0; j < set->count(); ++j)
-                changed += set->at(j) != values[j];
-        else
-            changed = values.size();
-        if (changed == 0)
-            continue;
-        // One value: replace it. More: every replace() lays the series out again, so swap
-        // the whole row in two calls.
-        if (changed == 1 && set->count() == values.size()) {
-            for (int j = 0; j < set->count(); ++j)
-                if (set->at(j) != values[j])
-                    set->replace(j, values[j]);
-            continue;
-        }
-        set->remove(0, set->count());
-        set->append(values);
-    }
-    // Only the parts this scenario has are listed in the legend.
-    const auto markers = m_chart->legend()->markers(m_bars);
-    for (qsizetype i = 0; i < m_sets.size() && i < markers.size(); ++i) {
-        const std::size_t p = static_cast<std::size_t>(i);
-        const bool shown =
-            std::any_of(m_stages.begin(), m_stages.end(),
-                        [p](const core::TimeBreakdown &b) { return b.seconds[p] > 0; });
-        // Each setVisible() lays the whole chart out again; the marker keeps what it was told.
-        QLegendMarker *marker = markers[i];
-        if (const QVariant was = marker->property("shownPart"); !was.isValid() || was != shown) {
-            marker->setVisible(shown);
-            marker->setProperty("shownPart", shown);
-        }
-    }
-
-    const double stages = static_cast<double>(m_stages.size());
-    const double step = st.stepTimeS / m_secondsPerUnit;
-    if (m_stageAxis->min() != -0.5 || m_stageAxis->max() != stages - 0.5) {
-        m_stageAxis->setRange(-0.5, stages - 0.5);
-        m_stageAxis->setStartValue(-0.5);
-    }
-    m_stepLine->replace({QPointF(-0.5, step), QPointF(stages - 0.5, step)});
-    m_stepLine->setName(tr("Step time %1").arg(seconds(st.stepTimeS)));
-    m_busiestMarker->replace({QPointF(m_busiest, step * 1.04)});
-    m_busiestMarker->setName(tr("Busiest stage: %1").arg(m_busiest));
-    if (const QString title = tr("Time per step (%1)").arg(unit); m_timeAxis->titleText() != title)
-        m_timeAxis->setTitleText(title);
-    chart_style::setNiceRange(m_timeAxis, step);
-    // Decimals for the finest step setNiceRange may choose (ten intervals).
-    const double finest = std::max(step, 1.0) * 1.1 / 10;
-    const int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(finest))));
-    if (const QString format = QStringLiteral("%.%1f").arg(decimals);
-        m_timeAxis->labelFormat() != format)
-        m_timeAxis->setLabelFormat(format);
+    m_axisTitle = tr("Time per step (%1)").arg(unit);
     relabelStages();
+    m_bars->update();
+}
+
+StepTimeChart::Layout StepTimeChart::layout(const QSize &size) const
+{
+    const QFontMetricsF fm(font());
+    const QFontMetricsF title(boldFont(font()));
+    Layout out;
+    double legendWidth = 0;
+    for (const QString &label : legendLabels())
+        legendWidth = std::max(legendWidth, fm.horizontalAdvance(label));
+    legendWidth += kBarSwatch + 3 * kBarPad;
+    const double step = m_stepTimeS / m_secondsPerUnit;
+    const double top = title.height() + 2 * kBarPad;
+    const double bottom = size.height() - 2 * fm.height() - 3 * kBarPad;
+    // Ticks at least two lines apart, at most ten intervals (chart_style::setNiceRange).
+    const double height = std::max(bottom - top, 1.0);
+    const int intervals =
+        std::clamp(static_cast<int>(height / (2 * fm.height())), 1, kBarIntervals);
+    const double peak = std::max(step, 1.0) * 1.1;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(peak)));
+    out.tick = magnitude * 10;
+    for (double factor : {0.1, 0.2, 0.5, 1.0, 2.0, 5.0})
+        if (peak / (magnitude * factor) <= intervals) {
+            out.tick = magnitude * factor;
+            break;
+        }
+    out.top = std::ceil(peak / out.tick - 1e-9) * out.tick;
+    const int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(out.tick))));
+    double tickWidth = 0;
+    for (double v = 0; v <= out.top + out.tick / 2; v += out.tick)
+        tickWidth = std::max(tickWidth, fm.horizontalAdvance(QString::number(v, 'f', decimals)));
+    const double left = fm.height() + 2 * kBarPad + tickWidth + kBarPad;
+    const double right = size.width() - legendWidth;
+    out.plot = QRectF(left, top, std::max(right - left, 1.0), height);
+    out.legend = QRectF(right + kBarPad, top, legendWidth - kBarPad, height);
+    return out;
+}
+
+QPointF StepTimeChart::positionOf(int stage, double value) const
+{
+    const Layout l = layout(m_bars->size());
+    const double slot = l.plot.width() / std::max<std::size_t>(m_stages.size(), 1);
+    return {l.plot.left() + (stage + 0.5) * slot,
+            l.plot.bottom() - value / l.top * l.plot.height()};
+}
+
+std::pair<int, std::optional<core::TimePart>> StepTimeChart::hit(const QPointF &at) const
+{
+    if (m_stages.empty())
+        return {-1, std::nullopt};
+    const Layout l = layout(m_bars->size());
+    const double slot = l.plot.width() / static_cast<double>(m_stages.size());
+    const int stage = static_cast<int>(std::floor((at.x() - l.plot.left()) / slot));
+    if (stage < 0 || stage >= static_cast<int>(m_stages.size()))
+        return {-1, std::nullopt};
+    const double offset = at.x() - l.plot.left() - stage * slot;
+    if (offset < 0.1 * slot || offset > 0.9 * slot)
+        return {stage, std::nullopt};
+    double value = (l.plot.bottom() - at.y()) / l.plot.height() * l.top * m_secondsPerUnit;
+    if (value < 0)
+        return {stage, std::nullopt};
+    const core::TimeBreakdown &b = m_stages[static_cast<std::size_t>(stage)];
+    for (const core::TimePartInfo &info : core::kTimeParts) {
+        if (value < b[info.part])
+            return {stage, info.part};
+        value -= b[info.part];
+    }
+    return {stage, std::nullopt};
+}
+
+void StepTimeChart::paintBars(QPainter &p, const QSize &size) const
+{
+    const QPalette pal = palette();
+    p.fillRect(QRect(QPoint(), size), pal.color(QPalette::Base));
+    if (m_stages.empty())
+        return;
+    const Layout l = layout(size);
+    const QFontMetricsF fm(font());
+    const QColor text = pal.color(QPalette::Text);
+    const QColor faint =
+        chart_style::isDark(pal) ? QColor(0x50, 0x50, 0x50) : QColor(0xDD, 0xDD, 0xDD);
+
+    p.setFont(boldFont(font()));
+    p.setPen(text);
+    p.drawText(QRectF(0, kBarPad, size.width(), QFontMetricsF(p.font()).height()), Qt::AlignCenter,
+               tr("Where one step's time goes, by pipeline stage"));
+    p.setFont(font());
+
+    // The value axis: grid lines, tick labels, its title turned up the left edge.
+    const int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(l.tick))));
+    const auto y = [&](double value) { return l.plot.bottom() - value / l.top * l.plot.height(); };
+    for (double v = 0; v <= l.top + l.tick / 2; v += l.tick) {
+        p.setPen(faint);
+        p.drawLine(QPointF(l.plot.left(), y(v)), QPointF(l.plot.right(), y(v)));
+        p.setPen(text);
+        p.drawText(QRectF(0, y(v) - fm.height() / 2, l.plot.left() - kBarPad, fm.height()),
+                   Qt::AlignRight | Qt::AlignVCenter, QString::number(v, 'f', decimals));
+    }
+    p.save();
+    p.translate(kBarPad, l.plot.center().y());
+    p.rotate(-90);
+    p.drawText(QRectF(-l.plot.height() / 2, 0, l.plot.height(), fm.height()), Qt::AlignCenter,
+               fm.elidedText(m_axisTitle, Qt::ElideRight, l.plot.height()));
+    p.restore();
+
+    // The bars: whole pixels, no antialiasing; a border only where bars are wide enough.
+    const double slot = l.plot.width() / static_cast<double>(m_stages.size());
+    const bool borders = slot * 0.8 >= 6;
+    p.save();
+    p.setRenderHint(QPainter::Antialiasing, false);
+    p.setClipRect(l.plot.adjusted(0, -1, 1, 1));
+    for (std::size_t s = 0; s < m_stages.size(); ++s) {
+        double base = 0;
+        const double left = l.plot.left() + (static_cast<double>(s) + 0.1) * slot;
+        for (const core::TimePartInfo &info : core::kTimeParts) {
+            const double v = m_stages[s][info.part] / m_secondsPerUnit;
+            if (!(v > 0))
+                continue;
+            const QRectF r(QPointF(left, y(base + v)), QPointF(left + 0.8 * slot, y(base)));
+            const QBrush brush = partBrush(info.part);
+            p.setBrush(brush);
+            if (borders)
+                p.setPen(brush.style() == Qt::SolidPattern && brush.color() != Qt::black
+                             ? brush.color().darker(130)
+                             : chart_style::grey());
+            else
+                p.setPen(Qt::NoPen);
+            p.drawRect(r);
+            base += v;
+        }
+    }
+    p.restore();
+    p.setPen(text);
+    p.drawLine(l.plot.bottomLeft(), l.plot.bottomRight());
+    p.drawLine(l.plot.bottomLeft(), l.plot.topLeft());
+
+    // The step time across every stage, and a star over the busiest.
+    p.save();
+    p.setRenderHint(QPainter::Antialiasing, true);
+    QPen stepPen(QColor(0x44, 0x44, 0x44));
+    if (chart_style::isDark(pal))
+        stepPen.setColor(QColor(0xCC, 0xCC, 0xCC));
+    stepPen.setWidthF(1.5);
+    stepPen.setStyle(Qt::DashLine);
+    const double stepY = y(m_stepTimeS / m_secondsPerUnit);
+    p.setPen(stepPen);
+    p.drawLine(QPointF(l.plot.left(), stepY), QPointF(l.plot.right(), stepY));
+    const QPointF busiest(l.plot.left() + (m_busiest + 0.5) * slot,
+                          y(1.04 * m_stepTimeS / m_secondsPerUnit));
+    p.setPen(QPen(Qt::white, 1));
+    p.setBrush(chart_style::black());
+    p.drawPolygon(star(busiest, 9));
+    p.restore();
+
+    // Stage labels under their bars, and the axis title.
+    for (qsizetype i = 0; i < m_stageLabels.size(); ++i) {
+        const double x = l.plot.left() + (m_labelledStages[i] + 0.5) * slot;
+        p.drawText(QRectF(x - 200, l.plot.bottom() + kBarPad / 2, 400, fm.height()),
+                   Qt::AlignHCenter | Qt::AlignTop, m_stageLabels[i]);
+    }
+    p.drawText(
+        QRectF(l.plot.left(), l.plot.bottom() + fm.height() + kBarPad, l.plot.width(), fm.height()),
+        Qt::AlignCenter, tr("Pipeline stage"));
+
+    // The legend: a swatch and a label per entry, centred beside the plot.
+    const QStringList entries = legendLabels();
+    const double rowHeight = fm.height() + kBarPad / 2;
+    double top = l.legend.center().y() - rowHeight * entries.size() / 2;
+    for (qsizetype i = 0; i < entries.size(); ++i) {
+        const QString &entry = entries[i];
+        const QRectF swatch(l.legend.left(), top + (rowHeight - kBarSwatch) / 2, kBarSwatch,
+                            kBarSwatch);
+        p.save();
+        p.setRenderHint(QPainter::Antialiasing, true);
+        if (i == entries.size() - 2) { // the step line
+            p.setPen(stepPen);
+            p.drawLine(QPointF(swatch.left(), swatch.center().y()),
+                       QPointF(swatch.right(), swatch.center().y()));
+        } else if (i == entries.size() - 1) { // the busiest stage's star
+            p.setPen(QPen(Qt::white, 1));
+            p.setBrush(chart_style::black());
+            p.drawPolygon(star(swatch.center(), kBarSwatch / 2));
+        } else {
+            for (const core::TimePartInfo &info : core::kTimeParts)
+                if (partLabel(info.part) == entry) {
+                    const QBrush brush = partBrush(info.part);
+                    p.setPen(brush.style() == Qt::SolidPattern ? brush.color().darker(130)
+                                                               : chart_style::grey());
+                    p.setBrush(brush);
+                    p.drawRect(swatch);
+                }
+        }
+        p.restore();
+        p.setPen(text);
+        p.drawText(QRectF(swatch.right() + kBarPad, top, l.legend.width(), rowHeight),
+                   Qt::AlignLeft | Qt::AlignVCenter, entry);
+        top += rowHeight;
+    }
 }
 
 void StepTimeChart::relabelStages()
 {
     const int count = static_cast<int>(m_stages.size());
+    m_stageLabels.clear();
+    m_labelledStages.clear();
     if (count == 0)
         return;
-    // Before the first layout the plot area is empty: the widget's width is near enough.
-    const double plot = m_chart->plotArea().width() > 0 ? m_chart->plotArea().width()
-                                                        : std::max(width() - 200, 100);
-    const QFontMetricsF metrics(m_stageAxis->labelsFont());
+    const double plot = layout(m_bars->size().isEmpty() ? size() : m_bars->size()).plot.width();
+    const QFontMetricsF metrics(font());
     // "Stage 3 ★" under every bar while they fit, else bare numbers under every n-th stage
-    // (1, 2, 5, 10, … apart) and the busiest. Qt Charts gives each label of a category axis
-    // the plot's width ÷ (labels + 1), less its padding, and cuts a longer one to "...".
+    // (1, 2, 5, 10, … apart) and the busiest, each with room for its label and a gap.
     struct Choice
     {
         QStringList labels;
@@ -267,28 +410,28 @@ void StepTimeChart::relabelStages()
         return c;
     };
     const auto fits = [&](const Choice &c) {
-        const double room = plot / static_cast<double>(c.labels.size() + 1) - 14;
-        return std::all_of(c.labels.begin(), c.labels.end(), [&](const QString &label) {
-            return metrics.horizontalAdvance(label) <= room;
-        });
+        const double slot = plot / count;
+        for (qsizetype i = 0; i + 1 < c.stages.size(); ++i) {
+            const double room = (c.stages[i + 1] - c.stages[i]) * slot - 12;
+            if ((metrics.horizontalAdvance(c.labels[i]) +
+                 metrics.horizontalAdvance(c.labels[i + 1])) /
+                    2 >
+                room)
+                return false;
+        }
+        return true;
     };
     Choice chosen = choose(1, true);
-    int every = 1;
     if (!fits(chosen)) {
-        // The widest bare label and a gap: the spacing to start from.
         const double wide =
-            metrics.horizontalAdvance(QString::number(count - 1) + QStringLiteral(" ★")) + 14;
-        every = niceSpacing(std::max(1.0, std::floor(wide * count / plot)));
+            metrics.horizontalAdvance(QString::number(count - 1) + QStringLiteral(" ★")) + 12;
+        int every = niceSpacing(std::max(1.0, std::floor(wide * count / plot)));
         for (chosen = choose(every, false); !fits(chosen) && every < count;
              chosen = choose(every, false))
             every = niceSpacing(every + 1);
     }
-    if (chosen.labels == m_stageAxis->categoriesLabels())
-        return;
-    for (const QString &label : m_stageAxis->categoriesLabels())
-        m_stageAxis->remove(label);
-    for (qsizetype i = 0; i < chosen.labels.size(); ++i)
-        m_stageAxis->append(chosen.labels[i], chosen.stages[i]);
+    m_stageLabels = chosen.labels;
+    m_labelledStages = chosen.stages;
 }
 
 void StepTimeChart::resizeEvent(QResizeEvent *event)
@@ -310,41 +453,35 @@ QString StepTimeChart::toolTipFor(int stage, core::TimePart part) const
              seconds(m_stepTimeS), io::qs(core::timePartInfo(part).description));
 }
 
-void StepTimeChart::hovered(bool status, int stage, core::TimePart part)
-{
-    if (status)
-        QToolTip::showText(QCursor::pos(), toolTipFor(stage, part), m_view);
-    else
-        QToolTip::hideText();
-}
-
 QList<qreal> StepTimeChart::values(core::TimePart part) const
 {
-    const QBarSet *set = m_sets[static_cast<qsizetype>(part)];
     QList<qreal> out;
-    for (int i = 0; i < set->count(); ++i)
-        out << set->at(i);
+    for (const core::TimeBreakdown &stage : m_stages)
+        out << stage[part] / m_secondsPerUnit;
     return out;
 }
 
 QString StepTimeChart::axisTitle() const
 {
-    return m_timeAxis->titleText();
+    return m_axisTitle;
 }
 
 QStringList StepTimeChart::stageLabels() const
 {
-    return m_stageAxis->categoriesLabels();
+    return m_stageLabels;
 }
 
 QStringList StepTimeChart::legendLabels() const
 {
     QStringList out;
-    // A part's marker says whether it is shown; the step time and the busiest always are.
-    for (QLegendMarker *marker : m_chart->legend()->markers())
-        if (const QVariant shown = marker->property("shownPart");
-            !shown.isValid() || shown.toBool())
-            out << marker->label();
+    for (const core::TimePartInfo &info : core::kTimeParts)
+        if (std::any_of(m_stages.begin(), m_stages.end(),
+                        [&](const core::TimeBreakdown &b) { return b[info.part] > 0; }))
+            out << partLabel(info.part);
+    if (!m_stages.empty()) {
+        out << tr("Step time %1").arg(seconds(m_stepTimeS));
+        out << tr("Busiest stage: %1").arg(m_busiest);
+    }
     return out;
 }
 

@@ -3,24 +3,19 @@
 #include "core/report.h"
 
 #include <QWidget>
+#include <optional>
+#include <utility>
 
-class QBarSet;
-class QCategoryAxis;
-class QChart;
-class QChartView;
 class QLabel;
-class QLineSeries;
-class QScatterSeries;
-class QStackedBarSeries;
 class QStackedLayout;
-class QValueAxis;
 
 namespace ui {
 
 // Where one step's time goes on each pipeline stage: a stacked bar per stage, one segment per
 // part of core::kTimeParts, every bar reaching the step time (docs/step_time.md); the busiest
 // stage, which sets the pace, marked. Without seconds (layer-time units, a link of unknown
-// bandwidth) it says why instead. Qt Charts stays inside this class.
+// bandwidth) it says why instead. Painted by hand: at K = 64 Qt Charts' 640 bar items cost
+// more than a frame on every edit.
 class StepTimeChart : public QWidget
 {
     Q_OBJECT
@@ -44,30 +39,40 @@ public:
     QString message() const { return m_message; }
     // The hover text of a bar segment.
     QString toolTipFor(int stage, core::TimePart part) const;
+    // Where `value` (in the axis's unit) on stage `stage`'s bar is drawn, in the bars
+    // widget's coordinates; the widget is findChild<QWidget *>("stepTimeBars").
+    QPointF positionOf(int stage, double value) const;
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
 
 private:
+    friend class StepTimeBars;
+    struct Layout
+    {
+        QRectF plot;
+        QRectF legend;
+        double top = 1;  // the value axis's top, in its unit
+        double tick = 1; // between ticks, in its unit
+    };
+    Layout layout(const QSize &size) const;
     void relabelStages();
-    void hovered(bool status, int stage, core::TimePart part);
+    void paintBars(class QPainter &p, const QSize &size) const;
+    // The stage and part under a point of the bars widget; part is empty off the bars.
+    std::pair<int, std::optional<core::TimePart>> hit(const QPointF &at) const;
 
     QStackedLayout *m_stack;
     QLabel *m_messageLabel;
-    QChart *m_chart;
-    QChartView *m_view;
-    QStackedBarSeries *m_bars;
-    QList<QBarSet *> m_sets; // in core::kTimeParts order
-    QLineSeries *m_stepLine;
-    QScatterSeries *m_busiestMarker;
-    QCategoryAxis *m_stageAxis;
-    QValueAxis *m_timeAxis;
+    QWidget *m_bars;
 
     QString m_message;
     std::vector<core::TimeBreakdown> m_stages; // seconds, as the report gives them
     double m_stepTimeS = 0;
     int m_busiest = -1;
     double m_secondsPerUnit = 1;
+    QString m_axisTitle;
+    QStringList m_stageLabels;
+    QList<int> m_labelledStages;
 };
 
 } // namespace ui
