@@ -83,8 +83,9 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     }
     // MLP: GeLU's input and output (8sbh each for f = 4h, Korthikanti §4.1); SwiGLU
     // keeps the gate output, its SiLU, the up output and their product (the down
-    // projection's input), 4 × 2sbf.
-    t.sharded += (m.gatedMlp ? 4 : 2) * a * ffn;
+    // projection's input), 4 × 2sbf; fused, its 2f-wide input and the down projection's
+    // input, 3 × 2sbf (Megatron-LM megatron/core/fusions/fused_bias_swiglu.py).
+    t.sharded += (m.gatedMlp ? (c.fusedSwiglu ? 3 : 4) : 2) * a * ffn;
     return t;
 }
 
@@ -137,6 +138,7 @@ ActivationConfig activationConfig(const Scenario &s)
     c.sequenceParallel = s.sequenceParallel;
     c.recompute = s.recompute;
     c.attention = s.attention;
+    c.fusedSwiglu = s.fusedSwiglu;
     c.bytesPerValue = activationValueBytes(s.precision);
     return c;
 }

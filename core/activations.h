@@ -17,7 +17,8 @@ struct ActivationConfig
     bool sequenceParallel = false;
     Recompute recompute = Recompute::none;
     Attention attention = Attention::flash;
-    int bytesPerValue = 2; // 16-bit activations; 4 in FP32 training
+    bool fusedSwiglu = false; // SwiGLU keeps its 2f-wide input only (docs/activations.md)
+    int bytesPerValue = 2;    // 16-bit activations; 4 in FP32 training
 };
 
 // Bytes of one activation, logit or KV-cache value: 16 bits, or 32 in FP32; FP8 and the

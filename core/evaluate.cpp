@@ -2,6 +2,7 @@
 
 #include "core/activations.h"
 #include "core/comm_cost.h"
+#include "core/framework.h"
 #include "core/op_model.h"
 #include "core/schedule.h"
 #include "core/step_time.h"
@@ -267,6 +268,8 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
         r.warnings.push_back({"no-timing", "no timing: " + r.untimedReason +
                                                ", so times are in layer-times (relative units), "
                                                "not seconds"});
+    for (const std::string &why : unsupportedByFramework(s))
+        r.warnings.push_back({"framework-unsupported", why});
     if (s.tpOverlap && !(s.sequenceParallel && s.tp > 1))
         r.warnings.push_back({"tp-overlap-unused",
                               "tp_overlap hides sequence parallelism's collectives; it has none "
@@ -498,6 +501,32 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
     return st ? std::optional<double>((1 - 1e-9) * st->stepTimeS) : std::nullopt;
 }
 
+namespace {
+
+// The parameters of the largest single module on one device of a stage, as DeepSpeed's
+// estimator counts a layer (a module's own parameters): a projection matrix, the embedding
+// on the first stage, the LM head on the last; split by T.
+std::int64_t largestModuleParams(const ModelSpec &m, int tp, bool first, bool last, bool hasLayers)
+{
+    if (!m.hasArchitecture())
+        return 0;
+    const std::int64_t h = m.hidden;
+    const std::int64_t vocabShare = ceilDiv(std::int64_t{m.vocab}, tp) * h;
+    std::int64_t largest = 0;
+    if (hasLayers) {
+        const std::int64_t q = std::int64_t{m.heads} * m.headDim();
+        const std::int64_t kv = std::int64_t{m.kvHeads} * m.headDim();
+        // The query, key, value and output projections and the feed-forward matrices.
+        for (std::int64_t cols : {q, kv, std::int64_t{m.ffnHidden}})
+            largest = std::max(largest, ceilDiv(h * cols, std::int64_t{tp}));
+    }
+    if (first || (last && !m.tiedEmbeddings))
+        largest = std::max(largest, vocabShare);
+    return largest;
+}
+
+} // namespace
+
 std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpec &model)
 {
     const TrainingStates states = trainingStates(s);
@@ -519,6 +548,11 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
         st.weightsBytes = zeroShard(weightBytes(st.params, s.precision), s.zero >= 3);
         st.gradsBytes = zeroShard(st.params * states.gradBytes, s.zero >= 2);
         st.optimizerBytes = zeroShard(st.params * states.optimizerBytes, s.zero >= 1);
+        if (s.mode == Mode::training && s.zero >= 3 && s.gatherBuffer == GatherBuffer::deepspeed)
+            // DeepSpeed's estimate_zero3_model_states_mem_needs: 4 bytes (16-bit parameters
+            // and gradients) per parameter of the largest layer, beside the 18 per sharded one.
+            st.gatheredBytes =
+                4 * largestModuleParams(model, s.tp, i == 0, i + 1 == s.pp, st.layers > 0);
         out.push_back(st);
     }
     return out;
@@ -545,6 +579,10 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     r.deviceName = device.name.empty() ? device.id : device.name;
     r.precision = s.precision;
     r.mode = s.mode;
+    r.framework = s.framework;
+    for (std::string_view key : changedFromProfile(s))
+        r.frameworkChanged.emplace_back(key);
+    r.frameworkSummary = frameworkSummary(s);
     r.params = exactParams(model);
     r.nominalParams = nominalParams(model);
     r.weightsBytes = weightBytes(r.params, s.precision);
@@ -616,6 +654,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         st.weightsBytes = ms.weightsBytes;
         st.gradsBytes = ms.gradsBytes;
         st.optimizerBytes = ms.optimizerBytes;
+        st.gatheredBytes = ms.gatheredBytes;
         if (training) {
             // Activations of every micro-batch the schedule keeps alive on this stage
             // (docs/DESIGN.md §3.3: GPipe m, 1F1B min(K-s, m), interleaved and zb-h1 simulated).

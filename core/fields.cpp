@@ -1,6 +1,7 @@
 #include "core/fields.h"
 
 #include "core/echo.h"
+#include "core/framework.h"
 
 #include <array>
 #include <charconv>
@@ -15,6 +16,9 @@ namespace {
 constexpr std::array<std::string_view, 2> kGradPrecisions{"bf16", "fp32"};
 
 const std::array kFields{
+    FieldInfo{"framework", &Scenario::framework,
+              "The training framework whose defaults to follow: megatron, torchtitan or "
+              "deepspeed set their profile's keys (docs/frameworks.md); custom sets none."},
     FieldInfo{"model", &Scenario::model,
               "The model to split: a preset id or an inline definition."},
     FieldInfo{"device", &Scenario::device, "The accelerator every stage runs on."},
@@ -50,6 +54,12 @@ const std::array kFields{
     FieldInfo{"tp_overlap", &Scenario::tpOverlap,
               "Overlap sequence parallelism's all-gathers and reduce-scatters with the "
               "projections they feed, in chunks (Megatron-LM --tp-comm-overlap)."},
+    FieldInfo{"fused_swiglu", &Scenario::fusedSwiglu,
+              "A fused SwiGLU keeps only its 2f-wide input for backward, not four f-wide "
+              "tensors (docs/activations.md)."},
+    FieldInfo{"gather_buffer", &Scenario::gatherBuffer,
+              "What ZeRO-3 holds while gathering a layer: none, or deepspeed's 4 bytes per "
+              "parameter of the largest layer (docs/frameworks.md)."},
     FieldInfo{"cache_outputs", &Scenario::cacheOutputs,
               "Keep every micro-batch's output on the last stage until the step ends "
               "(pytorch/pytorch#159251)."},
@@ -246,6 +256,8 @@ std::optional<InputError> setField(Scenario &s, std::string_view key, std::strin
         s.customModel.reset();
     else if (key == "device")
         s.customDevice.reset();
+    else if (key == "framework")
+        applyFramework(s, s.framework);
     return std::nullopt;
 }
 

@@ -16,7 +16,8 @@ namespace core {
 using FieldMember =
     std::variant<int Scenario::*, double Scenario::*, bool Scenario::*, std::string Scenario::*,
                  std::optional<double> Scenario::*, Precision Scenario::*, Mode Scenario::*,
-                 Schedule Scenario::*, Recompute Scenario::*, Attention Scenario::*>;
+                 Schedule Scenario::*, Recompute Scenario::*, Attention Scenario::*,
+                 Framework Scenario::*, GatherBuffer Scenario::*>;
 
 enum class FieldKind
 {

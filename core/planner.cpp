@@ -1,6 +1,7 @@
 #include "core/planner.h"
 
 #include "core/evaluate.h"
+#include "core/framework.h"
 #include "core/units.h"
 #include "core/validate.h"
 
@@ -98,7 +99,12 @@ std::vector<int> zeroStages(const Context &c, const DeviceSplit &split)
 {
     if (!c.training || split.dp == 1)
         return {0}; // ZeRO shards over D: with one replica every stage is the same layout
-    return {0, 1, 2, 3};
+    // Within the framework's profile: only the stages it runs (docs/frameworks.md).
+    std::vector<int> out;
+    for (int zero : {0, 1, 2, 3})
+        if (offersZero(c.request.base.framework, zero, split.pp))
+            out.push_back(zero);
+    return out;
 }
 
 std::vector<Recompute> recomputations(const Context &c)
@@ -123,8 +129,13 @@ std::vector<std::pair<Schedule, int>> schedules(const Context &c, const DeviceSp
         return {{Schedule::gpipe, 1}};
     if (split.pp == 1)
         return {{Schedule::oneFOneB, 1}};
-    std::vector<std::pair<Schedule, int>> out = {
-        {Schedule::gpipe, 1}, {Schedule::oneFOneB, 1}, {Schedule::zbH1, 1}};
+    std::vector<std::pair<Schedule, int>> out;
+    const Framework framework = c.request.base.framework;
+    for (Schedule schedule : {Schedule::gpipe, Schedule::oneFOneB, Schedule::zbH1})
+        if (offersSchedule(framework, schedule))
+            out.push_back({schedule, 1});
+    if (!offersSchedule(framework, Schedule::interleaved))
+        return out;
     // Narayanan et al. 2021 §2.2.2: m a multiple of K, and each stage's layers split into v
     // equal chunks.
     const int layers = c.model.layers;
@@ -159,6 +170,7 @@ StateOverflow stateOverflow(const StageModelStates &st, int index, std::int64_t 
     stage.weightsBytes = st.weightsBytes;
     stage.gradsBytes = st.gradsBytes;
     stage.optimizerBytes = st.optimizerBytes;
+    stage.gatheredBytes = st.gatheredBytes;
     stage.reserveBytes = reserve;
     const std::int64_t total = memoryTermsTotal(stage);
     if (total <= capacity)

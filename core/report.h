@@ -29,6 +29,7 @@ struct StageReport
     std::int64_t kvCacheBytes = 0;       // inference
     double inflightMicrobatches = 0;     // peak micro-batches with live activations (chunks / v)
     std::int64_t reserveBytes = 0;
+    std::int64_t gatheredBytes = 0; // ZeRO-3's buffer for a gathered layer (gather_buffer)
     std::int64_t totalBytes = 0;
     std::int64_t capacityBytes = 0;
     std::int64_t headroomBytes = 0; // negative when the stage does not fit
@@ -55,6 +56,8 @@ inline constexpr MemoryTerm kMemoryTerms[] = {
      &StageReport::cachedOutputsBytes},
     {"KV cache", "kv_cache_bytes", "KV cache", "KV", &StageReport::kvCacheBytes},
     {"reserve", "reserve_bytes", "Reserve", "Reserve", &StageReport::reserveBytes},
+    {"gathered parameters", "gathered_bytes", "Gathered params", "Gathered",
+     &StageReport::gatheredBytes},
 };
 
 // The sum of a stage's terms: its total. A sum past 64 bits stays at the largest value
@@ -112,6 +115,9 @@ struct Report
     std::string modelName;
     std::string deviceId;
     std::string deviceName;
+    Framework framework = Framework::custom;
+    std::vector<std::string> frameworkChanged; // the profile's keys set differently
+    std::string frameworkSummary;              // "torchtitan, changed: cache_outputs"
     Precision precision = Precision::bf16;
     Mode mode = Mode::training;
 

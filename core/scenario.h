@@ -33,6 +33,21 @@ enum class Attention
     flash,
     eager
 };
+// The training framework whose defaults a scenario follows (docs/frameworks.md); custom
+// follows none.
+enum class Framework
+{
+    custom,
+    megatron,
+    torchtitan,
+    deepspeed
+};
+// What a ZeRO-3 device holds beyond its shard while a layer's parameters are gathered.
+enum class GatherBuffer
+{
+    none,
+    deepspeed // 4 bytes per parameter of the largest layer (DeepSpeed's ZeRO-3 estimator)
+};
 
 constexpr auto enumNames(Mode)
 {
@@ -56,11 +71,25 @@ constexpr auto enumNames(Attention)
     return std::array{EnumName<Attention>{Attention::flash, "flash"},
                       EnumName<Attention>{Attention::eager, "eager"}};
 }
+constexpr auto enumNames(Framework)
+{
+    using F = Framework;
+    return std::array{EnumName<F>{F::custom, "custom"}, EnumName<F>{F::megatron, "megatron"},
+                      EnumName<F>{F::torchtitan, "torchtitan"},
+                      EnumName<F>{F::deepspeed, "deepspeed"}};
+}
+constexpr auto enumNames(GatherBuffer)
+{
+    return std::array{EnumName<GatherBuffer>{GatherBuffer::none, "none"},
+                      EnumName<GatherBuffer>{GatherBuffer::deepspeed, "deepspeed"}};
+}
 
 // Every input of an evaluation. The defaults are docs/DESIGN.md §4's default
 // scenario: Llama 3.1 70B, BF16, training on H100 SXM, T=8, K=4, D=2.
 struct Scenario
 {
+    // Set first: choosing a framework sets its profile's keys (core/framework.h).
+    Framework framework = Framework::custom;
     std::string model = "llama-3.1-70b";
     std::optional<ModelSpec> customModel; // an inline model replaces the preset
     std::string device = "h100-sxm";
@@ -84,6 +113,10 @@ struct Scenario
     // they feed (Megatron-LM --tp-comm-overlap; docs/step_time.md).
     bool tpOverlap = false;
     bool cacheOutputs = true; // PyTorch pipelining keeps every micro-batch's output
+    // A fused SwiGLU saves its 2f-wide input for backward, not four f-wide tensors
+    // (docs/activations.md).
+    bool fusedSwiglu = false;
+    GatherBuffer gatherBuffer = GatherBuffer::none;
     double reserveGib = 2.0;
     std::optional<double> interNodeGbPerS; // overrides the device's network
     // One efficiency forced on every operation, as a fraction of peak FLOPS; empty ("auto")

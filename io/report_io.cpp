@@ -105,6 +105,11 @@ QJsonObject reportToJson(const core::Report &r)
     root.insert(QStringLiteral("version"), kReportVersion);
     root.insert(QStringLiteral("model"), model);
     root.insert(QStringLiteral("device"), device);
+    root.insert(QStringLiteral("framework"), qs(core::toString(r.framework)));
+    QJsonArray changed;
+    for (const std::string &key : r.frameworkChanged)
+        changed.append(qs(key));
+    root.insert(QStringLiteral("framework_changed"), changed);
     root.insert(QStringLiteral("precision"), qs(core::toString(r.precision)));
     root.insert(QStringLiteral("mode"), qs(core::toString(r.mode)));
     root.insert(QStringLiteral("tp"), r.tp);
@@ -209,6 +214,7 @@ QString reportToText(const core::Report &r)
     s << QStringLiteral("%1 on %2, %3 %4\n")
              .arg(qs(r.modelName), qs(r.deviceName), qs(core::toString(r.precision)),
                   qs(core::toString(r.mode)));
+    s << QStringLiteral("Framework       %1\n").arg(qs(r.frameworkSummary));
     s << QStringLiteral("Parameters      %1 exact, %2 nominal\n")
              .arg(formatCount(r.params), formatCount(r.nominalParams));
     s << QStringLiteral("Weights         %1 exact, %2 nominal\n")

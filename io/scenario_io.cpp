@@ -84,9 +84,18 @@ std::optional<core::InputError> readScenario(const QByteArray &json, core::Scena
                                                "); please update Parascope"};
 
     core::Scenario s;
+    // The framework first: its profile sets keys that the file's own values then override.
+    if (const QJsonValue framework = root.value(QStringLiteral("framework"));
+        !framework.isUndefined()) {
+        std::string text;
+        if (auto e = scalarText(*core::findField("framework"), framework, text))
+            return e;
+        if (auto e = core::setField(s, "framework", text))
+            return e;
+    }
     for (auto it = root.begin(); it != root.end(); ++it) {
         const std::string key = it.key().toStdString();
-        if (key == "format" || key == "version")
+        if (key == "format" || key == "version" || key == "framework")
             continue;
         const core::FieldInfo *field = core::findField(key);
         if (!field)

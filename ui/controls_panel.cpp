@@ -1,6 +1,7 @@
 #include "ui/controls_panel.h"
 
 #include "core/fields.h"
+#include "core/framework.h"
 #include "core/precision.h"
 #include "core/validate.h"
 #include "io/text.h"
@@ -58,6 +59,17 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     m_form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_form->setLabelAlignment(Qt::AlignLeft);
 
+    // The framework first: choosing one sets its profile's keys below (docs/frameworks.md).
+    QComboBox *framework = addChoice(QStringLiteral("framework"), tr("Frame&work"));
+    for (const auto &entry : core::enumNames(core::Framework{}))
+        framework->addItem(io::qs(core::frameworkProfile(entry.value).name), io::qs(entry.name));
+    m_profileNote = new QLabel;
+    m_profileNote->setObjectName(QStringLiteral("profileNote"));
+    m_profileNote->setWordWrap(true);
+    m_profileNote->setToolTip(tr("Keys set differently from the framework's profile; choose "
+                                 "the framework again to restore them."));
+    m_form->addRow(QString(), m_profileNote);
+
     QComboBox *model = addChoice(QStringLiteral("model"), tr("&Model"));
     for (const auto &m : document->presets().models)
         model->addItem(io::qs(m.name), io::qs(m.id));
@@ -88,6 +100,10 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     grads->addItem(tr("fp32 accumulation"), QStringLiteral("fp32"));
     addCheck(QStringLiteral("sequence_parallel"), tr("Sequence para&llelism"));
     addCheck(QStringLiteral("tp_overlap"), tr("Overlap TP comm&unication"));
+    addCheck(QStringLiteral("fused_swiglu"), tr("Fused SwiGLU"));
+    QComboBox *gather = addChoice(QStringLiteral("gather_buffer"), tr("ZeRO-3 gather buffer"));
+    gather->addItem(tr("none"), QStringLiteral("none"));
+    gather->addItem(tr("DeepSpeed: 4 B × largest layer"), QStringLiteral("deepspeed"));
     addCheck(QStringLiteral("cache_outputs"), tr("&Cache last-stage outputs"));
 
     addNumber(QStringLiteral("reserve_gib"), tr("Framework r&eserve"), {0, 64, 1, 0.5})
@@ -213,6 +229,12 @@ void ControlsPanel::refresh()
         }
     }
     const core::Scenario &s = m_document->scenario();
+    QStringList changed;
+    for (std::string_view key : core::changedFromProfile(s))
+        changed << io::qs(key);
+    m_profileNote->setText(changed.isEmpty() ? QString()
+                                             : tr("changed: %1").arg(changed.join(u", ")));
+    m_profileNote->setVisible(!changed.isEmpty());
     for (auto [key, id, name] : {
              std::tuple{QStringLiteral("model"), s.customModel ? s.customModel->id : std::string(),
                         s.customModel ? s.customModel->name : std::string()},

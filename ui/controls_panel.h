@@ -8,6 +8,7 @@ class QCheckBox;
 class QDoubleSpinBox;
 class QComboBox;
 class QFormLayout;
+class QLabel;
 
 namespace ui {
 
@@ -28,6 +29,9 @@ public:
 
     // The control that edits a key (object name = the key), for tests and focus.
     QWidget *control(const QString &key) const { return m_controls.value(key); }
+    // Under the framework picker: the profile's keys set differently ("changed:
+    // cache_outputs"), hidden when none is.
+    QLabel *profileNote() const { return m_profileNote; }
 
 private:
     QComboBox *addChoice(const QString &key, const QString &label);
@@ -52,6 +56,7 @@ private:
     ScenarioDocument *m_document;
     QFormLayout *m_form;
     QHash<QString, QWidget *> m_controls;
+    QLabel *m_profileNote = nullptr;
 };
 
 } // namespace ui

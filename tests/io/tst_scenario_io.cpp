@@ -181,7 +181,7 @@ private Q_SLOTS:
         // tests/data/fuzz/scenario/.
         QTest::addRow("fuzz_scenario_file: an empty key named nothing")
             << QByteArray(R"({"format": "parascope-scenario", "version": 1, "": 4})") << ""
-            << "empty key; the keys are model, device";
+            << "empty key; the keys are framework, model, device";
         QTest::addRow("an empty key in an inline model")
             << QByteArray(R"({"format": "parascope-scenario", "version": 1,
                               "model": {"name": "m", "params": 10, "": 1}})")
@@ -493,10 +493,11 @@ private Q_SLOTS:
                                      << "gpus"
                                      << "unknown key";
         // fuzz_set_option: the refusal read "unknown key", naming nothing.
-        QTest::addRow("fuzz_set_option: a key of spaces") << " =4"
-                                                          << ""
-                                                          << "empty key; the keys are model, "
-                                                             "device, precision";
+        QTest::addRow("fuzz_set_option: a key of spaces")
+            << " =4"
+            << ""
+            << "empty key; the keys are framework, model, "
+               "device, precision";
         QTest::addRow("tp beyond what an int holds")
             << "tp=99999999999"
             << "tp"

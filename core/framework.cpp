@@ -1,0 +1,155 @@
+#include "core/framework.h"
+
+#include "core/fields.h"
+
+#include <algorithm>
+#include <array>
+
+namespace core {
+
+namespace {
+
+constexpr std::array kMegatronSettings{
+    ProfileSetting{"grad_precision", "fp32",
+                   "BF16 parameters with FP32 main gradients, 18 bytes per parameter (6 + 12/D "
+                   "with the distributed optimizer): Megatron-LM "
+                   "docs/user-guide/features/dist_optimizer.md"},
+    ProfileSetting{"cache_outputs", "false",
+                   "the last stage's output is the loss; the logits go with the micro-batch's "
+                   "backward (megatron/core/pipeline_parallel/schedules.py)"},
+    ProfileSetting{"fused_swiglu", "true",
+                   "the fused bias-SwiGLU keeps its 2f-wide input, not four f-wide tensors "
+                   "(megatron/core/fusions/fused_bias_swiglu.py)"},
+    ProfileSetting{"attention", "flash", "fused attention through Transformer Engine"},
+    ProfileSetting{"gather_buffer", "none", "no ZeRO-3: parameters stay whole on each replica"},
+};
+constexpr std::array kMegatronZero{0, 1}; // DDP, the distributed optimizer
+constexpr std::array kMegatronSchedules{Schedule::oneFOneB, Schedule::interleaved};
+
+constexpr std::array kTorchtitanSettings{
+    ProfileSetting{"grad_precision", "fp32",
+                   "FSDP2 reduces gradients in FP32 (MixedPrecisionPolicy reduce_dtype)"},
+    ProfileSetting{"cache_outputs", "true",
+                   "torch.distributed.pipelining keeps every micro-batch's output until the "
+                   "step ends (pytorch/pytorch#159251) unless return_outputs=False "
+                   "(pytorch/pytorch#165822)"},
+    ProfileSetting{"fused_swiglu", "false",
+                   "the Llama feed-forward is w2(silu(w1(x)) * w3(x)) in PyTorch operations"},
+    ProfileSetting{"attention", "flash", "scaled_dot_product_attention's flash kernel"},
+    ProfileSetting{"gather_buffer", "none", "FSDP2 gathers one block at a time"},
+};
+constexpr std::array kTorchtitanZero{0, 3}; // DDP, FSDP2
+constexpr std::array kTorchtitanSchedules{Schedule::gpipe, Schedule::oneFOneB,
+                                          Schedule::interleaved, Schedule::zbH1};
+
+constexpr std::array kDeepSpeedSettings{
+    ProfileSetting{"grad_precision", "fp32",
+                   "18 bytes per parameter of model states (DeepSpeed's ZeRO estimators, "
+                   "estimate_zero3_model_states_mem_needs)"},
+    ProfileSetting{"cache_outputs", "false",
+                   "the pipeline engine keeps no outputs beyond each micro-batch's loss"},
+    ProfileSetting{"fused_swiglu", "false", "Hugging Face Transformers models run SwiGLU unfused"},
+    ProfileSetting{"attention", "flash", "scaled_dot_product_attention in Transformers"},
+    ProfileSetting{"gather_buffer", "deepspeed",
+                   "ZeRO-3 holds 4 bytes per parameter of the largest layer while gathering "
+                   "(estimate_zero3_model_states_mem_needs)"},
+};
+constexpr std::array kDeepSpeedZero{0, 1, 2, 3};
+constexpr std::array kDeepSpeedSchedules{Schedule::oneFOneB}; // deepspeed.pipe TrainSchedule
+
+const std::array kProfiles{
+    FrameworkProfile{Framework::custom, "custom", {}, {}, {}, "Parascope's own defaults"},
+    FrameworkProfile{Framework::megatron, "Megatron-LM", kMegatronSettings, kMegatronZero,
+                     kMegatronSchedules, "NVIDIA/Megatron-LM"},
+    FrameworkProfile{Framework::torchtitan, "torchtitan", kTorchtitanSettings, kTorchtitanZero,
+                     kTorchtitanSchedules, "pytorch/torchtitan"},
+    FrameworkProfile{Framework::deepspeed, "DeepSpeed", kDeepSpeedSettings, kDeepSpeedZero,
+                     kDeepSpeedSchedules, "deepspeedai/DeepSpeed"},
+};
+
+} // namespace
+
+const FrameworkProfile &frameworkProfile(Framework framework)
+{
+    for (const FrameworkProfile &p : kProfiles)
+        if (p.framework == framework)
+            return p;
+    return kProfiles.front();
+}
+
+void applyFramework(Scenario &s, Framework framework)
+{
+    s.framework = framework;
+    for (const ProfileSetting &setting : frameworkProfile(framework).settings)
+        setField(s, setting.key, setting.value); // the table's own values always parse
+}
+
+std::vector<std::string_view> changedFromProfile(const Scenario &s)
+{
+    std::vector<std::string_view> out;
+    for (const ProfileSetting &setting : frameworkProfile(s.framework).settings)
+        if (fieldText(s, setting.key) != setting.value)
+            out.push_back(setting.key);
+    return out;
+}
+
+std::string frameworkSummary(const Scenario &s)
+{
+    std::string out(frameworkProfile(s.framework).name);
+    const auto changed = changedFromProfile(s);
+    for (std::size_t i = 0; i < changed.size(); ++i)
+        out += (i == 0 ? ", changed: " : ", ") + std::string(changed[i]);
+    return out;
+}
+
+bool offersZero(Framework framework, int zero, int pp)
+{
+    // deepspeed/runtime/pipe/engine.py: "ZeRO-2 and ZeRO-3 are incompatible with pipeline
+    // parallelism".
+    if (framework == Framework::deepspeed && pp > 1 && zero >= 2)
+        return false;
+    const auto stages = frameworkProfile(framework).zeroStages;
+    return stages.empty() || std::find(stages.begin(), stages.end(), zero) != stages.end();
+}
+
+bool offersSchedule(Framework framework, Schedule schedule)
+{
+    const auto schedules = frameworkProfile(framework).schedules;
+    return schedules.empty() ||
+           std::find(schedules.begin(), schedules.end(), schedule) != schedules.end();
+}
+
+std::vector<std::string> unsupportedByFramework(const Scenario &s)
+{
+    std::vector<std::string> out;
+    const FrameworkProfile &p = frameworkProfile(s.framework);
+    const std::string name(p.name);
+    // "a", "a or b", "a, b or c".
+    const auto either = [](const std::vector<std::string> &items) {
+        std::string text;
+        for (std::size_t i = 0; i < items.size(); ++i)
+            text += (i == 0 ? "" : i + 1 == items.size() ? " or " : ", ") + items[i];
+        return text;
+    };
+    if (!offersZero(s.framework, s.zero, s.pp)) {
+        std::vector<std::string> stages;
+        for (int z : p.zeroStages)
+            if (offersZero(s.framework, z, s.pp))
+                stages.push_back(std::to_string(z));
+        // Say so when it is the pipeline that rules the stage out.
+        const bool pipeline = offersZero(s.framework, s.zero, 1);
+        out.push_back(name + " runs ZeRO stage " + either(stages) +
+                      (pipeline ? " with pipeline stages" : "") + ", not " +
+                      std::to_string(s.zero));
+    }
+    if (s.mode == Mode::training && s.pp > 1 && !offersSchedule(s.framework, s.schedule)) {
+        std::vector<std::string> schedules;
+        for (Schedule sc : p.schedules)
+            schedules.emplace_back(toString(sc));
+        out.push_back(name + " runs the " + either(schedules) + " schedule, not " +
+                      std::string(toString(s.schedule)));
+    }
+    return out;
+}
+
+} // namespace core

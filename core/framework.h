@@ -1,0 +1,54 @@
+#pragma once
+
+#include "core/scenario.h"
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace core {
+
+// One scenario key a framework profile sets, as `setField` takes it.
+struct ProfileSetting
+{
+    std::string_view key;
+    std::string_view value;
+    std::string_view why; // the framework's behaviour behind the value, with its source
+};
+
+// A training framework's defaults as a block of scenario keys, and the layouts it offers
+// (docs/frameworks.md). Choosing the framework sets the block; every key stays settable,
+// and a key set differently afterwards shows the profile as changed.
+struct FrameworkProfile
+{
+    Framework framework;
+    std::string_view name; // "Megatron-LM"
+    std::span<const ProfileSetting> settings;
+    // The ZeRO stages and pipeline schedules the framework runs; empty offers every one.
+    std::span<const int> zeroStages;
+    std::span<const Schedule> schedules;
+    std::string_view source;
+};
+
+const FrameworkProfile &frameworkProfile(Framework framework);
+
+// Sets the profile's keys on `s` (custom sets none) and records the framework.
+void applyFramework(Scenario &s, Framework framework);
+
+// The profile's keys whose value in `s` differs from the profile's, in profile order.
+std::vector<std::string_view> changedFromProfile(const Scenario &s);
+
+// "Megatron-LM", "torchtitan, changed: cache_outputs", "custom".
+std::string frameworkSummary(const Scenario &s);
+
+// Whether the framework runs this ZeRO stage / schedule (with K pipeline stages: DeepSpeed's
+// pipeline engine runs ZeRO 0 and 1 only).
+bool offersZero(Framework framework, int zero, int pp = 1);
+bool offersSchedule(Framework framework, Schedule schedule);
+
+// What the scenario asks of its framework that the framework does not run, one sentence
+// each ("Megatron-LM runs ZeRO stage 0 or 1, not 3"); empty for custom.
+std::vector<std::string> unsupportedByFramework(const Scenario &s);
+
+} // namespace core

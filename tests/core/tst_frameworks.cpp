@@ -1,0 +1,282 @@
+// Framework profiles (docs/frameworks.md): a framework sets its keys as a block, every key
+// stays settable, and the memory each framework really holds agrees with the framework's
+// own formula or estimator where the assumptions agree.
+#include "core/evaluate.h"
+#include "core/fields.h"
+#include "core/framework.h"
+#include "core/planner.h"
+#include "io/presets_io.h"
+#include "io/scenario_io.h"
+#include "test_scenarios.h"
+
+#include <QTest>
+#include <algorithm>
+
+using namespace core;
+
+namespace {
+
+// Megatron-LM's GPT (Narayanan et al. 2021): LayerNorm with biases, biased linear layers,
+// GeLU, FFN = 4h, learned positions, the vocabulary padded to 51,200 as Megatron-LM pads
+// GPT-2's, tied embeddings.
+ModelSpec megatronGpt(int layers, int hidden, int heads)
+{
+    ModelSpec m;
+    m.id = "megatron-gpt";
+    m.layers = layers;
+    m.hidden = hidden;
+    m.heads = heads;
+    m.kvHeads = heads;
+    m.ffnHidden = 4 * hidden;
+    m.vocab = 51200;
+    m.tiedEmbeddings = true;
+    m.dropout = true;
+    m.bias = true;
+    m.learnedPositions = 2048;
+    return m;
+}
+
+std::int64_t modelStates(const StageReport &st)
+{
+    return st.weightsBytes + st.gradsBytes + st.optimizerBytes + st.gatheredBytes;
+}
+
+} // namespace
+
+class TestFrameworks : public QObject
+{
+    Q_OBJECT
+
+private:
+    const Presets m_presets = io::builtinPresets();
+
+private Q_SLOTS:
+    // Choosing a framework sets its profile's keys; setting one afterwards marks the profile
+    // as changed, and choosing the framework again restores it.
+    void profileIsABlock_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("profileValue");
+        QTest::addColumn<QString>("otherValue");
+        QTest::addRow("Megatron-LM keeps FP32 main gradients (dist_optimizer.md)")
+            << "megatron"
+            << "grad_precision"
+            << "fp32"
+            << "bf16";
+        QTest::addRow("Megatron-LM frees the logits (schedules.py)") << "megatron"
+                                                                     << "cache_outputs"
+                                                                     << "false"
+                                                                     << "true";
+        QTest::addRow("Megatron-LM's fused SwiGLU (fused_bias_swiglu.py)") << "megatron"
+                                                                           << "fused_swiglu"
+                                                                           << "true"
+                                                                           << "false";
+        QTest::addRow("torchtitan caches outputs (pytorch/pytorch#159251)") << "torchtitan"
+                                                                            << "cache_outputs"
+                                                                            << "true"
+                                                                            << "false";
+        QTest::addRow("DeepSpeed's ZeRO-3 gather buffer (its estimator)") << "deepspeed"
+                                                                          << "gather_buffer"
+                                                                          << "deepspeed"
+                                                                          << "none";
+    }
+    void profileIsABlock()
+    {
+        QFETCH(QString, framework);
+        QFETCH(QString, key);
+        QFETCH(QString, profileValue);
+        QFETCH(QString, otherValue);
+        Scenario s = scenario({QStringLiteral("%1=%2").arg(key, otherValue)});
+        QVERIFY(!setField(s, "framework", framework.toStdString()));
+        QCOMPARE(QString::fromStdString(fieldText(s, key.toStdString())), profileValue);
+        QVERIFY(changedFromProfile(s).empty());
+        QVERIFY(!QString::fromStdString(frameworkSummary(s)).contains("changed"));
+
+        QVERIFY(!setField(s, key.toStdString(), otherValue.toStdString()));
+        const auto changed = changedFromProfile(s);
+        QCOMPARE(changed.size(), std::size_t(1));
+        QCOMPARE(QString::fromUtf8(changed.front().data(), qsizetype(changed.front().size())), key);
+        const QString name = QString::fromUtf8(frameworkProfile(s.framework).name.data());
+        QCOMPARE(QString::fromStdString(frameworkSummary(s)),
+                 QStringLiteral("%1, changed: %2").arg(name, key));
+
+        QVERIFY(!setField(s, "framework", framework.toStdString()));
+        QVERIFY(changedFromProfile(s).empty());
+    }
+
+    // custom sets nothing, and a scenario without the key is custom with today's defaults.
+    void customSetsNothing()
+    {
+        Scenario s = scenario({"cache_outputs=false", "grad_precision=fp32"});
+        const Scenario before = s;
+        QVERIFY(!setField(s, "framework", "custom"));
+        QVERIFY(s == before);
+        QVERIFY(Scenario{}.framework == Framework::custom);
+        QCOMPARE(frameworkSummary(Scenario{}), std::string("custom"));
+    }
+
+    // A file keeps the framework and the keys set differently from it: its framework is read
+    // first, whatever the order of the JSON object, so the file's own values win.
+    void fileKeepsTheChanges()
+    {
+        Scenario s = scenario({"framework=torchtitan", "cache_outputs=false"});
+        Scenario back;
+        QVERIFY(!io::readScenario(io::writeScenario(s), back));
+        QVERIFY(back == s);
+        QCOMPARE(frameworkSummary(back), std::string("torchtitan, changed: cache_outputs"));
+        // Without the key: custom, as every file saved before profiles existed.
+        Scenario old;
+        QVERIFY(!io::readScenario(R"({"format": "parascope-scenario", "version": 1,
+                                      "cache_outputs": false})",
+                                  old));
+        QVERIFY(old.framework == Framework::custom);
+        QVERIFY(!old.cacheOutputs);
+    }
+
+    // docs/frameworks.md, row 1: DeepSpeed's estimate_zero3_model_states_mem_needs for Llama
+    // 3.1 8B on 64 GPUs: 4 × the largest layer (the 128,256 × 4,096 embedding) + 18 bytes ×
+    // 8,030,261,248 / 64 = 4,359,857,280 bytes (4.06 GiB), exactly.
+    void deepSpeedZero3Estimator()
+    {
+        const Report r = evaluate(scenario({"framework=deepspeed", "model=llama-3.1-8b", "tp=1",
+                                            "pp=1", "dp=64", "zero=3", "microbatches=1"}),
+                                  m_presets);
+        QVERIFY(r.ok());
+        QCOMPARE(r.stages[0].gatheredBytes, std::int64_t{4} * 128256 * 4096);
+        QCOMPARE(modelStates(r.stages[0]), std::int64_t{4'359'857'280});
+        // Without the profile: no buffer and 16-bit gradients, 1.87 GiB.
+        const Report plain = evaluate(
+            scenario({"model=llama-3.1-8b", "tp=1", "pp=1", "dp=64", "zero=3", "microbatches=1"}),
+            m_presets);
+        QCOMPARE(modelStates(plain.stages[0]), std::int64_t{16} * 8'030'261'248 / 64);
+    }
+
+    // Row 2: Llama 3 70B, T8 K4 D16, s = 4096, selective recomputation with sequence
+    // parallelism, stage 0: Megatron-core's fused SwiGLU keeps its 2f-wide input and fc2's
+    // f-wide input. Per token and layer: the norms' and projections' inputs 4 × 2h / T (SP),
+    // Q and O 2 × 2 × 1,024, K and V 2 × 2 × 128 (one KV head per device), the MLP 3 × 2 ×
+    // 3,584: 34,304 bytes; × 4,096 tokens × 20 layers × 4 micro-batches in flight.
+    void megatronFusedSwiglu()
+    {
+        const QStringList layout{"model=llama-3.1-70b",
+                                 "tp=8",
+                                 "pp=4",
+                                 "dp=16",
+                                 "microbatches=16",
+                                 "seq_len=4096",
+                                 "recompute=selective",
+                                 "sequence_parallel=true"};
+        const Report r = evaluate(scenario(QStringList(layout) << "framework=megatron"), m_presets);
+        QVERIFY(r.ok());
+        const std::int64_t perToken = 4 * 2 * 8192 / 8 + 2 * 2 * 1024 + 2 * 2 * 128 + 3 * 2 * 3584;
+        QCOMPARE(perToken, std::int64_t{34'304});
+        QCOMPARE(r.stages[0].activationsBytes, perToken * 4096 * 20 * 4);
+        // About 10.5 GiB, where the unfused count is 12.66 GiB.
+        QVERIFY(std::abs(r.stages[0].activationsBytes / double(kGiB) - 10.47) < 0.01);
+        const Report unfused = evaluate(scenario(layout), m_presets);
+        QVERIFY(std::abs(unfused.stages[0].activationsBytes / double(kGiB) - 12.66) < 0.01);
+    }
+
+    // Row 3: GPT-3 175B, T8 K8 D16, the distributed optimizer, BF16 with FP32 gradients:
+    // Megatron-LM's theoretical_memory_usage.py gives stage 0 (6 + 12/16) bytes × P, where
+    // P = ((A + M)·L/K + V·h)/T + (N·L + n·h)/K with A = 4h², M = 8h², N = 4h, n·h = 2h:
+    // 18,880,729,344 bytes (17.58 GiB). It leaves out the linear layers' biases (3h/T + h +
+    // 4h/T + h per layer) and the learned positions (2,048 × h), and spreads the final norm
+    // (2h) over the K stages; with those, Parascope's count is the same to the byte.
+    void megatronDistributedOptimizer()
+    {
+        Scenario s = scenario({"framework=megatron", "tp=8", "pp=8", "dp=16", "zero=1",
+                               "microbatches=96", "seq_len=2048"});
+        s.customModel = megatronGpt(96, 12288, 96);
+        const Report r = evaluate(s, m_presets);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        const std::int64_t h = 12288;
+        const std::int64_t megatronParams =
+            ((4 * h * h + 8 * h * h) * 96 / 8 + 51200 * h) / 8 + (4 * h * 96 + 2 * h) / 8;
+        QCOMPARE(megatronParams * 27 / 4, std::int64_t{18'880'729'344});
+        const std::int64_t left = 12 * (3 * h / 8 + h + 4 * h / 8 + h) + 2048 * h - 2 * h / 8;
+        QCOMPARE(r.stages[0].params, megatronParams + left);
+        QCOMPARE(modelStates(r.stages[0]), (megatronParams + left) * 27 / 4);
+    }
+
+    // Row 4: Megatron-LM's last stage keeps no logits; PyTorch pipelining, before
+    // return_outputs=False, keeps every micro-batch's (pytorch/pytorch#159251).
+    void cachedOutputsByFramework_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<bool>("cached");
+        QTest::addRow("megatron") << "megatron" << false;
+        QTest::addRow("torchtitan") << "torchtitan" << true;
+        QTest::addRow("deepspeed") << "deepspeed" << false;
+    }
+    void cachedOutputsByFramework()
+    {
+        QFETCH(QString, framework);
+        QFETCH(bool, cached);
+        Scenario s = scenario({"framework=" + framework, "tp=4", "pp=64", "dp=1", "zero=0",
+                               "microbatches=512", "seq_len=2048"});
+        s.customModel = megatronGpt(128, 25600, 160);
+        const Report r = evaluate(s, m_presets);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        // 512 micro-batches × 2,048 tokens × 51,200/4 logits × 2 bytes: 25 GiB when kept.
+        QCOMPARE(r.stages.back().cachedOutputsBytes,
+                 cached ? std::int64_t{512} * 2048 * 12800 * 2 : 0);
+    }
+
+    // What a framework does not run is said, not refused: every key stays settable.
+    void unsupportedIsWarned_data()
+    {
+        QTest::addColumn<QString>("settings");
+        QTest::addColumn<QString>("words");
+        QTest::addRow("Megatron-LM has no ZeRO-3") << "framework=megatron,zero=3"
+                                                   << "Megatron-LM runs ZeRO stage 0 or 1, not 3";
+        QTest::addRow("DeepSpeed's pipeline engine: ZeRO 0 and 1")
+            << "framework=deepspeed,zero=2"
+            << "DeepSpeed runs ZeRO stage 0 or 1 with pipeline stages, not 2";
+        QTest::addRow("DeepSpeed runs 1F1B only") << "framework=deepspeed,schedule=gpipe"
+                                                  << "DeepSpeed runs the 1f1b schedule, not gpipe";
+    }
+    void unsupportedIsWarned()
+    {
+        QFETCH(QString, settings);
+        QFETCH(QString, words);
+        const Report r = evaluate(scenario(settings.split(u',')), m_presets);
+        QVERIFY(r.ok());
+        const auto w = std::find_if(r.warnings.begin(), r.warnings.end(), [](const Warning &x) {
+            return x.code == "framework-unsupported";
+        });
+        QVERIFY(w != r.warnings.end());
+        QVERIFY2(QString::fromStdString(w->message).contains(words), w->message.c_str());
+    }
+
+    // The planner searches within the profile: no layout it lists uses a ZeRO stage or a
+    // schedule the framework does not run.
+    void plannerStaysInTheProfile_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addRow("megatron") << "megatron";
+        QTest::addRow("torchtitan") << "torchtitan";
+        QTest::addRow("deepspeed") << "deepspeed";
+    }
+    void plannerStaysInTheProfile()
+    {
+        QFETCH(QString, framework);
+        PlanRequest req;
+        req.base = scenario({"framework=" + framework, "model=llama-3.1-8b"});
+        req.devices = 16;
+        req.globalBatch = 64;
+        req.top = 1000;
+        const PlanResult result = plan(req, m_presets);
+        QVERIFY(!result.candidates.empty());
+        const Framework f = req.base.framework;
+        for (const PlanCandidate &c : result.candidates) {
+            QVERIFY(offersZero(f, c.zero, c.pp));
+            if (c.pp > 1)
+                QVERIFY(offersSchedule(f, c.schedule));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFrameworks)
+#include "tst_frameworks.moc"
