@@ -38,7 +38,10 @@ constexpr std::array kTorchtitanSettings{
     ProfileSetting{"attention", "flash", "scaled_dot_product_attention's flash kernel"},
     ProfileSetting{"gather_buffer", "none", "FSDP2 gathers one block at a time"},
 };
-constexpr std::array kTorchtitanZero{0, 3}; // DDP, FSDP2
+// DDP; FSDP2 under pipeline parallelism, which keeps the gathered parameters and the
+// unsharded gradients for the whole step (reshard_after_forward off, one gradient sync):
+// ZeRO-1 in memory; FSDP2 without it: ZeRO-3.
+constexpr std::array kTorchtitanZero{0, 1, 3};
 constexpr std::array kTorchtitanSchedules{Schedule::gpipe, Schedule::oneFOneB,
                                           Schedule::interleaved, Schedule::zbH1};
 

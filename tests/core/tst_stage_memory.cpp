@@ -453,6 +453,8 @@ private Q_SLOTS:
                            "microbatches=4",       "microbatch_size=2"};
         QTest::addRow("70B no cached outputs, full recomputation")
             << QStringList{"tp=4", "pp=2", "dp=1", "cache_outputs=false", "recompute=full"};
+        QTest::addRow("8B ZeRO-3 with DeepSpeed's gather buffer")
+            << QStringList{"model=llama-3.1-8b", "framework=deepspeed", "zero=3", "pp=1", "dp=8"};
     }
     void termsMakeTheTotal()
     {
