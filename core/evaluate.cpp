@@ -503,6 +503,9 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
 
 namespace {
 
+// DeepSpeed's default reduce_bucket_size, in values (deepspeed/runtime/zero/config.py).
+constexpr std::int64_t kDeepSpeedReduceBucket = 500'000'000;
+
 // The parameters of the largest single module on one device of a stage, as DeepSpeed's
 // estimator counts a layer (a module's own parameters): a projection matrix, the embedding
 // on the first stage, the LM head on the last; split by T.
@@ -548,11 +551,18 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
         st.weightsBytes = zeroShard(weightBytes(st.params, s.precision), s.zero >= 3);
         st.gradsBytes = zeroShard(st.params * states.gradBytes, s.zero >= 2);
         st.optimizerBytes = zeroShard(st.params * states.optimizerBytes, s.zero >= 1);
-        if (s.mode == Mode::training && s.zero >= 3 && s.gatherBuffer == GatherBuffer::deepspeed)
-            // DeepSpeed's estimate_zero3_model_states_mem_needs: 4 bytes (16-bit parameters
-            // and gradients) per parameter of the largest layer, beside the 18 per sharded one.
-            st.gatheredBytes =
-                4 * largestModuleParams(model, s.tp, i == 0, i + 1 == s.pp, st.layers > 0);
+        if (s.mode == Mode::training && s.zeroBuffers == ZeroBuffers::deepspeed) {
+            if (s.zero >= 3)
+                // DeepSpeed's estimate_zero3_model_states_mem_needs: 4 bytes (16-bit
+                // parameters and gradients) per parameter of the largest layer, beside the 18
+                // per sharded one.
+                st.zeroBuffersBytes =
+                    4 * largestModuleParams(model, s.tp, i == 0, i + 1 == s.pp, st.layers > 0);
+            else if (s.zero >= 1)
+                // deepspeed/runtime/zero/stage_1_and_2.py, setup_buckets: one contiguous
+                // gradient bucket of reduce_bucket_size (5e8) values in the model's type.
+                st.zeroBuffersBytes = weightBytes(kDeepSpeedReduceBucket, s.precision);
+        }
         out.push_back(st);
     }
     return out;
@@ -654,7 +664,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         st.weightsBytes = ms.weightsBytes;
         st.gradsBytes = ms.gradsBytes;
         st.optimizerBytes = ms.optimizerBytes;
-        st.gatheredBytes = ms.gatheredBytes;
+        st.zeroBuffersBytes = ms.zeroBuffersBytes;
         if (training) {
             // Activations of every micro-batch the schedule keeps alive on this stage
             // (docs/DESIGN.md §3.3: GPipe m, 1F1B min(K-s, m), interleaved and zb-h1 simulated).

@@ -43,7 +43,7 @@ struct StageModelStates
     std::int64_t weightsBytes = 0;
     std::int64_t gradsBytes = 0;
     std::int64_t optimizerBytes = 0;
-    std::int64_t gatheredBytes = 0;
+    std::int64_t zeroBuffersBytes = 0;
 };
 std::vector<StageModelStates> stageModelStates(const Scenario &scenario, const ModelSpec &model);
 

@@ -21,7 +21,8 @@ constexpr std::array kMegatronSettings{
                    "the fused bias-SwiGLU keeps its 2f-wide input, not four f-wide tensors "
                    "(megatron/core/fusions/fused_bias_swiglu.py)"},
     ProfileSetting{"attention", "flash", "fused attention through Transformer Engine"},
-    ProfileSetting{"gather_buffer", "none", "no ZeRO-3: parameters stay whole on each replica"},
+    ProfileSetting{"zero_buffers", "none",
+                   "the distributed optimizer's buckets are views of its gradient buffer"},
 };
 constexpr std::array kMegatronZero{0, 1}; // DDP, the distributed optimizer
 constexpr std::array kMegatronSchedules{Schedule::oneFOneB, Schedule::interleaved};
@@ -36,7 +37,7 @@ constexpr std::array kTorchtitanSettings{
     ProfileSetting{"fused_swiglu", "false",
                    "the Llama feed-forward is w2(silu(w1(x)) * w3(x)) in PyTorch operations"},
     ProfileSetting{"attention", "flash", "scaled_dot_product_attention's flash kernel"},
-    ProfileSetting{"gather_buffer", "none", "FSDP2 gathers one block at a time"},
+    ProfileSetting{"zero_buffers", "none", "FSDP2's buffers are not modelled yet"},
 };
 // DDP; FSDP2 under pipeline parallelism, which keeps the gathered parameters and the
 // unsharded gradients for the whole step (reshard_after_forward off, one gradient sync):
@@ -53,9 +54,10 @@ constexpr std::array kDeepSpeedSettings{
                    "the pipeline engine keeps no outputs beyond each micro-batch's loss"},
     ProfileSetting{"fused_swiglu", "false", "Hugging Face Transformers models run SwiGLU unfused"},
     ProfileSetting{"attention", "flash", "scaled_dot_product_attention in Transformers"},
-    ProfileSetting{"gather_buffer", "deepspeed",
+    ProfileSetting{"zero_buffers", "deepspeed",
                    "ZeRO-3 holds 4 bytes per parameter of the largest layer while gathering "
-                   "(estimate_zero3_model_states_mem_needs)"},
+                   "(estimate_zero3_model_states_mem_needs); ZeRO-1 and 2 a bucket of 5e8 "
+                   "gradient values (stage_1_and_2.py, setup_buckets)"},
 };
 constexpr std::array kDeepSpeedZero{0, 1, 2, 3};
 constexpr std::array kDeepSpeedSchedules{Schedule::oneFOneB}; // deepspeed.pipe TrainSchedule

@@ -170,7 +170,7 @@ StateOverflow stateOverflow(const StageModelStates &st, int index, std::int64_t 
     stage.weightsBytes = st.weightsBytes;
     stage.gradsBytes = st.gradsBytes;
     stage.optimizerBytes = st.optimizerBytes;
-    stage.gatheredBytes = st.gatheredBytes;
+    stage.zeroBuffersBytes = st.zeroBuffersBytes;
     stage.reserveBytes = reserve;
     const std::int64_t total = memoryTermsTotal(stage);
     if (total <= capacity)

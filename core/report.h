@@ -29,7 +29,7 @@ struct StageReport
     std::int64_t kvCacheBytes = 0;       // inference
     double inflightMicrobatches = 0;     // peak micro-batches with live activations (chunks / v)
     std::int64_t reserveBytes = 0;
-    std::int64_t gatheredBytes = 0; // ZeRO-3's buffer for a gathered layer (gather_buffer)
+    std::int64_t zeroBuffersBytes = 0; // the ZeRO implementation's own buffers (zero_buffers)
     std::int64_t totalBytes = 0;
     std::int64_t capacityBytes = 0;
     std::int64_t headroomBytes = 0; // negative when the stage does not fit
@@ -56,8 +56,8 @@ inline constexpr MemoryTerm kMemoryTerms[] = {
      &StageReport::cachedOutputsBytes},
     {"KV cache", "kv_cache_bytes", "KV cache", "KV", &StageReport::kvCacheBytes},
     {"reserve", "reserve_bytes", "Reserve", "Reserve", &StageReport::reserveBytes},
-    {"gathered parameters", "gathered_bytes", "Gathered params", "Gathered",
-     &StageReport::gatheredBytes},
+    {"ZeRO buffers", "zero_buffers_bytes", "ZeRO buffers", "ZeRO buf",
+     &StageReport::zeroBuffersBytes},
 };
 
 // The sum of a stage's terms: its total. A sum past 64 bits stays at the largest value

@@ -42,11 +42,13 @@ enum class Framework
     torchtitan,
     deepspeed
 };
-// What a ZeRO-3 device holds beyond its shard while a layer's parameters are gathered.
-enum class GatherBuffer
+// The buffers a ZeRO implementation allocates beside the model states.
+enum class ZeroBuffers
 {
     none,
-    deepspeed // 4 bytes per parameter of the largest layer (DeepSpeed's ZeRO-3 estimator)
+    // DeepSpeed: ZeRO-3 4 bytes per parameter of the largest layer (its estimator); ZeRO-1
+    // and 2 a gradient bucket of 5e8 values.
+    deepspeed
 };
 
 constexpr auto enumNames(Mode)
@@ -78,10 +80,10 @@ constexpr auto enumNames(Framework)
                       EnumName<F>{F::torchtitan, "torchtitan"},
                       EnumName<F>{F::deepspeed, "deepspeed"}};
 }
-constexpr auto enumNames(GatherBuffer)
+constexpr auto enumNames(ZeroBuffers)
 {
-    return std::array{EnumName<GatherBuffer>{GatherBuffer::none, "none"},
-                      EnumName<GatherBuffer>{GatherBuffer::deepspeed, "deepspeed"}};
+    return std::array{EnumName<ZeroBuffers>{ZeroBuffers::none, "none"},
+                      EnumName<ZeroBuffers>{ZeroBuffers::deepspeed, "deepspeed"}};
 }
 
 // Every input of an evaluation. The defaults are docs/DESIGN.md §4's default
@@ -116,7 +118,7 @@ struct Scenario
     // A fused SwiGLU saves its 2f-wide input for backward, not four f-wide tensors
     // (docs/activations.md).
     bool fusedSwiglu = false;
-    GatherBuffer gatherBuffer = GatherBuffer::none;
+    ZeroBuffers zeroBuffers = ZeroBuffers::none;
     double reserveGib = 2.0;
     std::optional<double> interNodeGbPerS; // overrides the device's network
     // One efficiency forced on every operation, as a fraction of peak FLOPS; empty ("auto")

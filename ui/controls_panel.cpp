@@ -101,9 +101,9 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     addCheck(QStringLiteral("sequence_parallel"), tr("Sequence para&llelism"));
     addCheck(QStringLiteral("tp_overlap"), tr("Overlap TP comm&unication"));
     addCheck(QStringLiteral("fused_swiglu"), tr("Fused SwiGLU"));
-    QComboBox *gather = addChoice(QStringLiteral("gather_buffer"), tr("ZeRO-3 gather buffer"));
-    gather->addItem(tr("none"), QStringLiteral("none"));
-    gather->addItem(tr("DeepSpeed: 4 B × largest layer"), QStringLiteral("deepspeed"));
+    QComboBox *buffers = addChoice(QStringLiteral("zero_buffers"), tr("ZeRO buffers"));
+    buffers->addItem(tr("none"), QStringLiteral("none"));
+    buffers->addItem(tr("DeepSpeed's"), QStringLiteral("deepspeed"));
     addCheck(QStringLiteral("cache_outputs"), tr("&Cache last-stage outputs"));
 
     addNumber(QStringLiteral("reserve_gib"), tr("Framework r&eserve"), {0, 64, 1, 0.5})

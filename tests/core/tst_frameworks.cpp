@@ -38,7 +38,7 @@ ModelSpec megatronGpt(int layers, int hidden, int heads)
 
 std::int64_t modelStates(const StageReport &st)
 {
-    return st.weightsBytes + st.gradsBytes + st.optimizerBytes + st.gatheredBytes;
+    return st.weightsBytes + st.gradsBytes + st.optimizerBytes + st.zeroBuffersBytes;
 }
 
 } // namespace
@@ -77,7 +77,7 @@ private Q_SLOTS:
                                                                             << "true"
                                                                             << "false";
         QTest::addRow("DeepSpeed's ZeRO-3 gather buffer (its estimator)") << "deepspeed"
-                                                                          << "gather_buffer"
+                                                                          << "zero_buffers"
                                                                           << "deepspeed"
                                                                           << "none";
     }
@@ -143,13 +143,32 @@ private Q_SLOTS:
                                             "pp=1", "dp=64", "zero=3", "microbatches=1"}),
                                   m_presets);
         QVERIFY(r.ok());
-        QCOMPARE(r.stages[0].gatheredBytes, std::int64_t{4} * 128256 * 4096);
+        QCOMPARE(r.stages[0].zeroBuffersBytes, std::int64_t{4} * 128256 * 4096);
         QCOMPARE(modelStates(r.stages[0]), std::int64_t{4'359'857'280});
         // Without the profile: no buffer and 16-bit gradients, 1.87 GiB.
         const Report plain = evaluate(
             scenario({"model=llama-3.1-8b", "tp=1", "pp=1", "dp=64", "zero=3", "microbatches=1"}),
             m_presets);
         QCOMPARE(modelStates(plain.stages[0]), std::int64_t{16} * 8'030'261'248 / 64);
+    }
+
+    // DeepSpeed's estimate_zero2_model_states_mem_needs (since deepspeedai/DeepSpeed#5099):
+    // 2P + 18P/N. Parascope counts 2P + 16P/N of model states (16-bit weights, FP32
+    // gradients and the optimizer's 12 bytes, sharded): the estimator also counts the 16-bit
+    // gradient partition DeepSpeed keeps beside the FP32 one, 2P/N (docs/frameworks.md).
+    // Beside them, the contiguous gradient bucket: 5e8 values of BF16 (setup_buckets).
+    void deepSpeedZero2Estimator()
+    {
+        const Report r = evaluate(scenario({"framework=deepspeed", "model=llama-3.1-8b", "tp=1",
+                                            "pp=1", "dp=64", "zero=2", "microbatches=1"}),
+                                  m_presets);
+        QVERIFY(r.ok());
+        const std::int64_t p = 8'030'261'248;
+        const std::int64_t estimator = 2 * p + 18 * p / 64;
+        QCOMPARE(estimator, std::int64_t{18'319'033'472}); // 17.06 GiB
+        const StageReport &st = r.stages[0];
+        QCOMPARE(st.weightsBytes + st.gradsBytes + st.optimizerBytes, estimator - 2 * p / 64);
+        QCOMPARE(st.zeroBuffersBytes, std::int64_t{1'000'000'000});
     }
 
     // Row 2: Llama 3 70B, T8 K4 D16, s = 4096, selective recomputation with sequence

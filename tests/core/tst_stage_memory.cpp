@@ -485,7 +485,7 @@ private Q_SLOTS:
         std::vector<bool> filled(n, false);
         for (const char *set : {"model=llama-3.1-8b,pp=2,dp=2,microbatches=4,reserve_gib=1",
                                 "model=llama-3.1-8b,mode=inference,microbatches=4",
-                                "model=llama-3.1-8b,zero=3,gather_buffer=deepspeed"}) {
+                                "model=llama-3.1-8b,zero=3,zero_buffers=deepspeed"}) {
             const Report r = evaluate(scenario(QString::fromLatin1(set)), m_presets);
             QVERIFY(r.ok());
             for (const StageReport &st : r.stages)

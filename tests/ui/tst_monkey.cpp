@@ -78,9 +78,9 @@ void collectWarnings(QtMsgType type, const QMessageLogContext &context, const QS
 
 const char *const kSliders[] = {"pp",      "microbatches",  "tp", "dp", "microbatch_size",
                                 "seq_len", "virtual_stages"};
-const char *const kCombos[] = {"framework", "model",          "device",       "precision",
-                               "mode",      "zero",           "schedule",     "recompute",
-                               "attention", "grad_precision", "gather_buffer"};
+const char *const kCombos[] = {"framework", "model",          "device",      "precision",
+                               "mode",      "zero",           "schedule",    "recompute",
+                               "attention", "grad_precision", "zero_buffers"};
 const char *const kChecks[] = {"sequence_parallel", "tp_overlap", "fused_swiglu", "cache_outputs"};
 const char *const kNumbers[] = {"reserve_gib", "inter_node_gb_per_s", "mfu", "dp_overlap"};
 
