@@ -140,6 +140,21 @@ private Q_SLOTS:
         QVERIFY(!text.contains("Parascope 0."));
     }
 
+    // A scenario that follows a framework says which, and what differs from its profile
+    // (docs/frameworks.md); the default (custom) adds nothing.
+    void captionNamesTheFramework()
+    {
+        const QString svg = m_dir.filePath("framework.svg");
+        QCOMPARE(run({"--chart", "memory", "--out", svg, "--set", "framework=torchtitan", "--set",
+                      "cache_outputs=false"})
+                     .status,
+                 0);
+        QVERIFY(svgText(svg).contains("torchtitan, changed: cache_outputs"));
+        const QString plain = m_dir.filePath("custom.svg");
+        QCOMPARE(run({"--chart", "memory", "--out", plain}).status, 0);
+        QVERIFY(!svgText(plain).contains("custom"));
+    }
+
     // --chart all writes one file per chart into a folder it creates.
     void allCharts_data()
     {

@@ -146,8 +146,12 @@ QString captionText(const Inputs &inputs, const QDate &date)
         schedule += QStringLiteral(" v=%1").arg(s.virtualStages);
     const QString mode =
         s.mode == core::Mode::training ? QObject::tr("training") : QObject::tr("inference");
-    return QObject::tr("%1 on %2 · %3 %4 · T=%5 K=%6 D=%7 (%8 devices) · m=%9 · %10 · ZeRO %11 "
-                       "— Parascope %12, %13")
+    // The framework's profile, when the scenario follows one (docs/frameworks.md).
+    const QString profile = s.framework == core::Framework::custom
+                                ? QString()
+                                : QStringLiteral(" · ") + io::qs(r.frameworkSummary);
+    return QObject::tr("%1 on %2 · %3 %4 · T=%5 K=%6 D=%7 (%8 devices) · m=%9 · %10 · ZeRO "
+                       "%11%14 — Parascope %12, %13")
         .arg(io::qs(r.modelName), io::qs(r.deviceName), upper(core::toString(s.precision)), mode)
         .arg(s.tp)
         .arg(s.pp)
@@ -156,7 +160,8 @@ QString captionText(const Inputs &inputs, const QDate &date)
         .arg(s.microbatches)
         .arg(schedule)
         .arg(s.zero)
-        .arg(QStringLiteral(PARASCOPE_VERSION), date.toString(Qt::ISODate));
+        .arg(QStringLiteral(PARASCOPE_VERSION), date.toString(Qt::ISODate))
+        .arg(profile);
 }
 
 QImage renderImage(const ChartPage &page, const Inputs &inputs, const Options &options)
