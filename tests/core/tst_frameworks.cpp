@@ -7,6 +7,7 @@
 #include "core/planner.h"
 #include "io/presets_io.h"
 #include "io/scenario_io.h"
+#include "test_models.h"
 #include "test_scenarios.h"
 
 #include <QTest>
@@ -15,26 +16,6 @@
 using namespace core;
 
 namespace {
-
-// Megatron-LM's GPT (Narayanan et al. 2021): LayerNorm with biases, biased linear layers,
-// GeLU, FFN = 4h, learned positions, the vocabulary padded to 51,200 as Megatron-LM pads
-// GPT-2's, tied embeddings.
-ModelSpec megatronGpt(int layers, int hidden, int heads)
-{
-    ModelSpec m;
-    m.id = "megatron-gpt";
-    m.layers = layers;
-    m.hidden = hidden;
-    m.heads = heads;
-    m.kvHeads = heads;
-    m.ffnHidden = 4 * hidden;
-    m.vocab = 51200;
-    m.tiedEmbeddings = true;
-    m.dropout = true;
-    m.bias = true;
-    m.learnedPositions = 2048;
-    return m;
-}
 
 std::int64_t modelStates(const StageReport &st)
 {

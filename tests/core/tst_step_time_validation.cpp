@@ -3,6 +3,7 @@
 // constants come from datasheets and public benchmarks, none from these runs.
 #include "core/evaluate.h"
 #include "io/presets_io.h"
+#include "test_models.h"
 #include "test_scenarios.h"
 
 #include <QTest>
@@ -11,25 +12,6 @@
 using namespace core;
 
 namespace {
-
-// Megatron-LM's GPT models (Narayanan et al. 2021, Table 1; Korthikanti et al. 2022, Table 3):
-// multi-head attention, FFN = 4h, GeLU, learned positions, biases, dropout, vocabulary
-// padded to 51,200, sequences of 2,048 tokens.
-ModelSpec megatronGpt(int layers, int hidden, int heads)
-{
-    ModelSpec m;
-    m.id = "gpt-" + std::to_string(hidden);
-    m.layers = layers;
-    m.hidden = hidden;
-    m.heads = heads;
-    m.kvHeads = heads;
-    m.ffnHidden = 4 * hidden;
-    m.vocab = 51200;
-    m.dropout = true;
-    m.bias = true;
-    m.learnedPositions = 2048;
-    return m;
-}
 
 struct Run
 {
