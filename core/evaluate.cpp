@@ -563,6 +563,22 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
                 // gradient bucket of reduce_bucket_size (5e8) values in the model's type.
                 st.zeroBuffersBytes = weightBytes(kDeepSpeedReduceBucket, s.precision);
         }
+        if (s.mode == Mode::training && s.zeroBuffers == ZeroBuffers::fsdp && s.zero >= 1) {
+            // PyTorch FSDP2 (torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py), one
+            // unit per block, the embedding and the output layer units of their own.
+            const std::int64_t block = st.layers > 0 ? perDevice.perLayer : 0;
+            const std::int64_t unit =
+                std::max(block, largestModuleParams(model, s.tp, i == 0, i + 1 == s.pp, false));
+            st.zeroBuffersBytes =
+                s.zero >= 3
+                    // Backward: the block gathered in 16 bits (2), the next one prefetched
+                    // (2), its 16-bit gradients (2), and the previous unit's FP32
+                    // reduce-scatter input (4) kept until this one's post-backward.
+                    ? 6 * block + 4 * unit
+                    // Under pipelining the gathered parameters stay all step; what comes
+                    // and goes is one unit's FP32 reduce-scatter input at the step's end.
+                    : 4 * unit;
+        }
         out.push_back(st);
     }
     return out;

@@ -58,9 +58,10 @@ const std::array kFields{
               "A fused SwiGLU keeps only its 2f-wide input for backward, not four f-wide "
               "tensors (docs/activations.md)."},
     FieldInfo{"zero_buffers", &Scenario::zeroBuffers,
-              "Buffers the ZeRO implementation allocates beside the model states: none, or "
-              "DeepSpeed's (ZeRO-3: 4 bytes per parameter of the largest layer; ZeRO-1 and 2: "
-              "a bucket of 5e8 gradient values) (docs/frameworks.md)."},
+              "Buffers the ZeRO implementation allocates beside the model states: none; "
+              "deepspeed (ZeRO-3: 4 bytes per parameter of the largest layer; ZeRO-1 and 2: a "
+              "bucket of 5e8 gradient values); fsdp (PyTorch FSDP2's gathered blocks and "
+              "reduce-scatter inputs) (docs/frameworks.md)."},
     FieldInfo{"cache_outputs", &Scenario::cacheOutputs,
               "Keep every micro-batch's output on the last stage until the step ends "
               "(pytorch/pytorch#159251)."},

@@ -37,7 +37,9 @@ constexpr std::array kTorchtitanSettings{
     ProfileSetting{"fused_swiglu", "false",
                    "the Llama feed-forward is w2(silu(w1(x)) * w3(x)) in PyTorch operations"},
     ProfileSetting{"attention", "flash", "scaled_dot_product_attention's flash kernel"},
-    ProfileSetting{"zero_buffers", "none", "FSDP2's buffers are not modelled yet"},
+    ProfileSetting{"zero_buffers", "fsdp",
+                   "FSDP2's gathered blocks, 16-bit gradients and FP32 reduce-scatter inputs "
+                   "(torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py)"},
 };
 // DDP; FSDP2 under pipeline parallelism, which keeps the gathered parameters and the
 // unsharded gradients for the whole step (reshard_after_forward off, one gradient sync):

@@ -48,7 +48,12 @@ enum class ZeroBuffers
     none,
     // DeepSpeed: ZeRO-3 4 bytes per parameter of the largest layer (its estimator); ZeRO-1
     // and 2 a gradient bucket of 5e8 values.
-    deepspeed
+    deepspeed,
+    // PyTorch FSDP2, one unit per transformer block: ZeRO-3 the backward's gathered block,
+    // its prefetched successor, its 16-bit gradients and the previous unit's FP32
+    // reduce-scatter input; ZeRO-1 (FSDP2 under pipelining) one unit's FP32 reduce-scatter
+    // input or gathered pair.
+    fsdp
 };
 
 constexpr auto enumNames(Mode)
@@ -83,7 +88,8 @@ constexpr auto enumNames(Framework)
 constexpr auto enumNames(ZeroBuffers)
 {
     return std::array{EnumName<ZeroBuffers>{ZeroBuffers::none, "none"},
-                      EnumName<ZeroBuffers>{ZeroBuffers::deepspeed, "deepspeed"}};
+                      EnumName<ZeroBuffers>{ZeroBuffers::deepspeed, "deepspeed"},
+                      EnumName<ZeroBuffers>{ZeroBuffers::fsdp, "fsdp"}};
 }
 
 // Every input of an evaluation. The defaults are docs/DESIGN.md §4's default

@@ -104,6 +104,7 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     QComboBox *buffers = addChoice(QStringLiteral("zero_buffers"), tr("ZeRO buffers"));
     buffers->addItem(tr("none"), QStringLiteral("none"));
     buffers->addItem(tr("DeepSpeed's"), QStringLiteral("deepspeed"));
+    buffers->addItem(tr("FSDP2's"), QStringLiteral("fsdp"));
     addCheck(QStringLiteral("cache_outputs"), tr("&Cache last-stage outputs"));
 
     addNumber(QStringLiteral("reserve_gib"), tr("Framework r&eserve"), {0, 64, 1, 0.5})

@@ -61,6 +61,10 @@ private Q_SLOTS:
                                                                           << "zero_buffers"
                                                                           << "deepspeed"
                                                                           << "none";
+        QTest::addRow("torchtitan's FSDP2 buffers") << "torchtitan"
+                                                    << "zero_buffers"
+                                                    << "fsdp"
+                                                    << "none";
     }
     void profileIsABlock()
     {
@@ -150,6 +154,35 @@ private Q_SLOTS:
         const StageReport &st = r.stages[0];
         QCOMPARE(st.weightsBytes + st.gradsBytes + st.optimizerBytes, estimator - 2 * p / 64);
         QCOMPARE(st.zeroBuffersBytes, std::int64_t{1'000'000'000});
+    }
+
+    // PyTorch FSDP2's buffers as torchtitan wraps Llama 3.1 8B (a unit per block of
+    // 218,112,000 parameters; the embedding and the output layer, 525,336,576 each, as units
+    // of their own), read from torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py:
+    // without pipelining the backward holds its block gathered in BF16, the next one
+    // prefetched, the block's BF16 gradients and the previous unit's FP32 reduce-scatter
+    // input, 6 × 218,112,000 + 4 × 525,336,576 bytes at most; under pipelining (ZeRO-1 here)
+    // the gathered parameters stay and one unit's FP32 reduce-scatter input comes and goes.
+    void fsdp2Buffers_data()
+    {
+        QTest::addColumn<QString>("layout");
+        QTest::addColumn<qint64>("bytes");
+        QTest::addRow("FSDP2, D = 8") << "pp=1,dp=8,zero=3" << qint64(3'410'018'304);
+        QTest::addRow("FSDP2 under pipelining, K = 2")
+            << "pp=2,dp=4,zero=1" << qint64(4) * 525'336'576;
+    }
+    void fsdp2Buffers()
+    {
+        QFETCH(QString, layout);
+        QFETCH(qint64, bytes);
+        const Report r = evaluate(
+            scenario(
+                QStringList{"framework=torchtitan", "model=llama-3.1-8b", "tp=1", "microbatches=8"}
+                << layout.split(u',')),
+            m_presets);
+        QVERIFY(r.ok());
+        for (const StageReport &st : r.stages)
+            QCOMPARE(st.zeroBuffersBytes, bytes);
     }
 
     // Row 2: Llama 3 70B, T8 K4 D16, s = 4096, selective recomputation with sequence
