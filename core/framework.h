@@ -2,6 +2,7 @@
 
 #include "core/scenario.h"
 
+#include <array>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,6 +30,10 @@ struct FrameworkProfile
     std::span<const int> zeroStages;
     std::span<const Schedule> schedules;
     std::string_view source;
+    // What the framework calls each ZeRO stage (empty: it has no such stage), and how its
+    // configuration spells each recomputation (empty: it has none), for the window.
+    std::array<std::string_view, 4> zeroNames{};
+    std::array<std::string_view, 3> recomputeNames{};
 };
 
 const FrameworkProfile &frameworkProfile(Framework framework);

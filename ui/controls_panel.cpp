@@ -86,11 +86,10 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     addSlider(QStringLiteral("microbatch_size"), tr("Micro-batch si&ze (sequences)"), 1, 256, true);
     addSlider(QStringLiteral("seq_len"), tr("Se&quence length (tokens)"), 128, 131072, true);
 
+    // Item texts follow the framework's names for each stage (refresh).
     QComboBox *zero = addChoice(QStringLiteral("zero"), tr("&ZeRO stage"));
-    zero->addItem(tr("0 — none"), QStringLiteral("0"));
-    zero->addItem(tr("1 — optimizer states"), QStringLiteral("1"));
-    zero->addItem(tr("2 — + gradients"), QStringLiteral("2"));
-    zero->addItem(tr("3 — + parameters"), QStringLiteral("3"));
+    for (int stage = 0; stage <= 3; ++stage)
+        zero->addItem(QString(), QString::number(stage));
     addEnumItems<core::Schedule>(addChoice(QStringLiteral("schedule"), tr("&Schedule")));
     addSlider(QStringLiteral("virtual_stages"), tr("&Virtual stages v"), 1, 16, false);
     addEnumItems<core::Recompute>(addChoice(QStringLiteral("recompute"), tr("&Recomputation")));
@@ -236,6 +235,26 @@ void ControlsPanel::refresh()
     m_profileNote->setText(changed.isEmpty() ? QString()
                                              : tr("changed: %1").arg(changed.join(u", ")));
     m_profileNote->setVisible(!changed.isEmpty());
+    // The framework's own names for ZeRO stages and recomputation (docs/frameworks.md).
+    const core::FrameworkProfile &profile = core::frameworkProfile(s.framework);
+    const core::FrameworkProfile &generic = core::frameworkProfile(core::Framework::custom);
+    if (auto *zero = qobject_cast<QComboBox *>(m_controls.value(QStringLiteral("zero"))))
+        for (int stage = 0; stage < zero->count() && stage < 4; ++stage) {
+            const auto name = profile.zeroNames[std::size_t(stage)];
+            zero->setItemText(stage, name.empty()
+                                         ? tr("%1 — %2 (not in %3)")
+                                               .arg(stage)
+                                               .arg(io::qs(generic.zeroNames[std::size_t(stage)]),
+                                                    io::qs(profile.name))
+                                         : tr("%1 — %2").arg(stage).arg(io::qs(name)));
+        }
+    if (auto *recompute = qobject_cast<QComboBox *>(m_controls.value(QStringLiteral("recompute"))))
+        for (int i = 0; i < recompute->count() && i < 3; ++i) {
+            const auto name = profile.recomputeNames[std::size_t(i)];
+            recompute->setItemData(
+                i, name.empty() ? QString() : tr("%1: %2").arg(io::qs(profile.name), io::qs(name)),
+                Qt::ToolTipRole);
+        }
     for (auto [key, id, name] : {
              std::tuple{QStringLiteral("model"), s.customModel ? s.customModel->id : std::string(),
                         s.customModel ? s.customModel->name : std::string()},

@@ -24,6 +24,7 @@
 #include <QDoubleSpinBox>
 #include <QFontInfo>
 #include <QFontMetricsF>
+#include <QFormLayout>
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
@@ -126,6 +127,47 @@ private Q_SLOTS:
 
     // The warnings tell users to set the inter-node bandwidth: its box sets the key, and its
     // minimum, which names the device's own figure, empties it.
+    // The framework picker comes first and sets its profile as one undoable edit; the note
+    // under it names what differs, and the pickers speak the framework's words
+    // (docs/frameworks.md).
+    void frameworkPicker()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        auto *framework = qobject_cast<QComboBox *>(window.controls()->control("framework"));
+        QVERIFY(framework);
+        auto *form = window.controls()->findChild<QFormLayout *>();
+        QVERIFY(form);
+        int row = -1;
+        QFormLayout::ItemRole role{};
+        form->getWidgetPosition(framework, &row, &role);
+        QCOMPARE(row, 0);
+        QCOMPARE(framework->currentData().toString(), QStringLiteral("custom"));
+        QVERIFY(window.controls()->profileNote()->isHidden());
+
+        QVERIFY(document.setField(QStringLiteral("framework"), QStringLiteral("torchtitan")));
+        document.flush();
+        auto *zero = qobject_cast<QComboBox *>(window.controls()->control("zero"));
+        QCOMPARE(zero->itemText(3), QStringLiteral("3 — FSDP2"));
+        QVERIFY(zero->itemText(2).contains("not in torchtitan"));
+        auto *recompute = qobject_cast<QComboBox *>(window.controls()->control("recompute"));
+        QVERIFY(recompute->itemData(2, Qt::ToolTipRole).toString().contains("mode = \"full\""));
+        QVERIFY(document.setField(QStringLiteral("cache_outputs"), QStringLiteral("false")));
+        document.flush();
+        QVERIFY(!window.controls()->profileNote()->isHidden());
+        QCOMPARE(window.controls()->profileNote()->text(),
+                 QStringLiteral("changed: cache_outputs"));
+        // Undo the change, then the framework: the note goes, the names come back.
+        document.undoStack()->undo();
+        document.flush();
+        QVERIFY(window.controls()->profileNote()->isHidden());
+        document.undoStack()->undo();
+        document.flush();
+        QCOMPARE(framework->currentData().toString(), QStringLiteral("custom"));
+        QCOMPARE(zero->itemText(3), QStringLiteral("3 — + parameters"));
+        QVERIFY(document.scenario().cacheOutputs);
+    }
+
     void interNodeBandwidthHasAControl()
     {
         ScenarioDocument document(io::builtinPresets());
