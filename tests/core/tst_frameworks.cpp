@@ -211,6 +211,25 @@ private Q_SLOTS:
         QVERIFY(std::abs(unfused.stages[0].activationsBytes / double(kGiB) - 12.66) < 0.01);
     }
 
+    // Megatron-LM's own activation formula (theoretical_memory_usage.py,
+    // compute_activation_memory, selective recomputation with sequence parallelism) counts
+    // s·b·h·(18 + 4F/h)/T bytes per layer. Parascope's per-tensor count for the 70B layer
+    // differs by three terms (docs/frameworks.md): the formula keeps K and V at full size
+    // (+3.5 s·b·h/T against one KV head per device), leaves out the down projection's f-wide
+    // input (−7, 2·F/h with F = 28,672) and counts dropout masks Llama has not (+2).
+    void megatronActivationFormula()
+    {
+        Scenario s = scenario({"framework=megatron", "tp=8", "pp=4", "dp=16", "seq_len=4096",
+                               "recompute=selective", "sequence_parallel=true"});
+        const Report r = evaluate(s, m_presets);
+        QVERIFY(r.ok());
+        const std::int64_t sbhT = std::int64_t{4096} * 8192 / 8;
+        const std::int64_t formula = sbhT * (18 + 4 * 28672 / 8192);
+        const std::int64_t perLayer =
+            r.stages[0].activationsBytes / (20 * std::int64_t(r.stages[0].inflightMicrobatches));
+        QCOMPARE(perLayer + (sbhT * 7) / 2 - sbhT * 7 + 2 * sbhT, formula);
+    }
+
     // Row 3: GPT-3 175B, T8 K8 D16, the distributed optimizer, BF16 with FP32 gradients:
     // Megatron-LM's theoretical_memory_usage.py gives stage 0 (6 + 12/16) bytes × P, where
     // P = ((A + M)·L/K + V·h)/T + (N·L + n·h)/K with A = 4h², M = 8h², N = 4h, n·h = 2h:
