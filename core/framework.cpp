@@ -142,6 +142,9 @@ bool offersZero(Framework framework, int zero, int pp)
     // parallelism".
     if (framework == Framework::deepspeed && pp > 1 && zero >= 2)
         return false;
+    // torchtitan's ZeRO-1 is FSDP2 under pipelining; without pipelines FSDP2 reshards.
+    if (framework == Framework::torchtitan && pp == 1 && zero == 1)
+        return false;
     const auto stages = frameworkProfile(framework).zeroStages;
     return stages.empty() || std::find(stages.begin(), stages.end(), zero) != stages.end();
 }
@@ -170,11 +173,12 @@ std::vector<std::string> unsupportedByFramework(const Scenario &s)
         for (int z : p.zeroStages)
             if (offersZero(s.framework, z, s.pp))
                 stages.push_back(std::to_string(z));
-        // Say so when it is the pipeline that rules the stage out.
-        const bool pipeline = offersZero(s.framework, s.zero, 1);
-        out.push_back(name + " runs ZeRO stage " + either(stages) +
-                      (pipeline ? " with pipeline stages" : "") + ", not " +
-                      std::to_string(s.zero));
+        // Say so when the pipeline (or its absence) rules the stage out.
+        const bool elsewhere = offersZero(s.framework, s.zero, s.pp > 1 ? 1 : 2);
+        out.push_back(
+            name + " runs ZeRO stage " + either(stages) +
+            (elsewhere ? (s.pp > 1 ? " with pipeline stages" : " without pipeline stages") : "") +
+            ", not " + std::to_string(s.zero));
     }
     if (s.mode == Mode::training && s.pp > 1 && !offersSchedule(s.framework, s.schedule)) {
         std::vector<std::string> schedules;

@@ -47,8 +47,8 @@ std::vector<std::string_view> changedFromProfile(const Scenario &s);
 // "Megatron-LM", "torchtitan, changed: cache_outputs", "custom".
 std::string frameworkSummary(const Scenario &s);
 
-// Whether the framework runs this ZeRO stage / schedule (with K pipeline stages: DeepSpeed's
-// pipeline engine runs ZeRO 0 and 1 only).
+// Whether the framework runs this ZeRO stage / schedule with K pipeline stages (DeepSpeed's
+// pipeline engine runs ZeRO 0 and 1 only; torchtitan's ZeRO-1 is FSDP2 under pipelining).
 bool offersZero(Framework framework, int zero, int pp = 1);
 bool offersSchedule(Framework framework, Schedule schedule);
 

@@ -286,6 +286,9 @@ private Q_SLOTS:
         QTest::addRow("DeepSpeed's pipeline engine: ZeRO 0 and 1")
             << "framework=deepspeed,zero=2"
             << "DeepSpeed runs ZeRO stage 0 or 1 with pipeline stages, not 2";
+        QTest::addRow("torchtitan's ZeRO-1 needs pipelining")
+            << "framework=torchtitan,pp=1,zero=1"
+            << "torchtitan runs ZeRO stage 0 or 3 without pipeline stages, not 1";
         QTest::addRow("DeepSpeed runs 1F1B only") << "framework=deepspeed,schedule=gpipe"
                                                   << "DeepSpeed runs the 1f1b schedule, not gpipe";
     }
