@@ -7,6 +7,8 @@
 
 #include <QApplication>
 #include <QCoreApplication>
+#include <QDir>
+#include <QFile>
 
 namespace {
 
@@ -21,6 +23,21 @@ const cli::Command kCommands[]{
      cli::runShard, false},
     {"export", "Render the window's charts to PNG or SVG files.", cli::runExport, true},
 };
+
+// Without XDG_RUNTIME_DIR (a container, a cron job) Qt picks /tmp/runtime-<user> and warns
+// on every run; pick the same owner-only folder here, so a headless export prints only
+// its own messages.
+void useRuntimeFolder()
+{
+    if (!qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR"))
+        return;
+    const QString user = qEnvironmentVariable("USER", QStringLiteral("parascope"));
+    const QString path = QDir::tempPath() + QStringLiteral("/runtime-") + user;
+    if (!QDir().mkpath(path) ||
+        !QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner))
+        return; // Qt says why itself
+    qputenv("XDG_RUNTIME_DIR", QFile::encodeName(path));
+}
 
 } // namespace
 
@@ -38,6 +55,7 @@ int main(int argc, char *argv[])
             !qEnvironmentVariableIsSet("WAYLAND_DISPLAY") &&
             !qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
+        useRuntimeFolder();
         QApplication app(argc, argv);
         QApplication::setApplicationName(QStringLiteral("parascope"));
         QApplication::setOrganizationName(QStringLiteral("Parascope"));

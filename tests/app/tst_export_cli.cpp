@@ -4,14 +4,17 @@
 #include "test_images.h"
 
 #include <QDir>
+#include <QFile>
 #include <QImage>
 #include <QMap>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXmlStreamReader>
 #include <cerrno>
+#include <cstdlib>
 #include <sys/resource.h>
 
 class TestExportCli : public QObject
@@ -153,6 +156,36 @@ private Q_SLOTS:
         const QString plain = m_dir.filePath("custom.svg");
         QCOMPARE(run({"--chart", "memory", "--out", plain}).status, 0);
         QVERIFY(!svgText(plain).contains("custom"));
+    }
+
+    // An SVG's fonts end in a CSS generic family, so a viewer without the exact face still
+    // draws sans-serif text (CSS Fonts Level 4, §2.1).
+    void svgFontsEndInAGenericFamily()
+    {
+        const QString svg = m_dir.filePath("fonts.svg");
+        QCOMPARE(run({"--chart", "step-time", "--out", svg}).status, 0);
+        QFile file(svg);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(file.readAll());
+        const QRegularExpression family(QStringLiteral("font-family=\"([^\"]*)\""));
+        int families = 0;
+        for (auto it = family.globalMatch(text); it.hasNext(); ++families) {
+            const QString value = it.next().captured(1);
+            QVERIFY2(value.endsWith(QLatin1String("sans-serif")), qPrintable(value));
+        }
+        QVERIFY(families > 0);
+    }
+
+    // Headless, without XDG_RUNTIME_DIR (a container, a cron job): the export prints only
+    // what it wrote, no Qt notice about the runtime folder.
+    void noRuntimeFolderNotice()
+    {
+        const QString png = m_dir.filePath("runtime.png");
+        const ParascopeRun r = runParascope({"export", "--chart", "memory", "--out", png}, -1,
+                                            [] { unsetenv("XDG_RUNTIME_DIR"); });
+        QCOMPARE(r.status, 0);
+        QVERIFY2(!r.err.contains("QStandardPaths"), qPrintable(r.err));
+        QVERIFY2(r.err.trimmed().isEmpty(), qPrintable(r.err));
     }
 
     // --chart all writes one file per chart into a folder it creates.

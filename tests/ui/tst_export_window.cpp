@@ -19,6 +19,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QFileDialog>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
@@ -82,6 +83,21 @@ private:
     }
 
 private Q_SLOTS:
+    // Every label of the export dialog shows its text, not a literal "&": each has a buddy
+    // that its mnemonic focuses.
+    void exportDialogLabelsHaveBuddies()
+    {
+        ExportOptionsDialog dialog(chart_export::Options{}, chart_export::Format::png, true);
+        const auto labels = dialog.findChildren<QLabel *>();
+        int mnemonics = 0;
+        for (const QLabel *label : labels)
+            if (label->text().contains(u'&')) {
+                ++mnemonics;
+                QVERIFY2(label->buddy(), qPrintable(label->text()));
+            }
+        QVERIFY(mnemonics >= 3); // size, scale, format
+    }
+
     // Each tab maps to its chart id; Ctrl+E exports the current one.
     void menuAndTabs()
     {

@@ -9,6 +9,7 @@
 #include <QDir>
 #include <QFontMetrics>
 #include <QPainter>
+#include <QRegularExpression>
 #include <QStyle>
 #include <QSvgGenerator>
 #include <QVBoxLayout>
@@ -176,6 +177,29 @@ QImage renderImage(const ChartPage &page, const Inputs &inputs, const Options &o
     return image;
 }
 
+// QSvgGenerator writes the widget's family alone ("Sans Serif", Qt's alias, no CSS family):
+// a viewer without it falls back to a serif face. Quote it and end the list with
+// sans-serif, as CSS wants (CSS Fonts Level 4, §2.1).
+QByteArray withGenericFonts(const QByteArray &svg)
+{
+    static const QRegularExpression family(QStringLiteral("font-family=\"([^\"]*)\""));
+    QString text = QString::fromUtf8(svg);
+    QString out;
+    qsizetype last = 0;
+    for (auto it = family.globalMatch(text); it.hasNext();) {
+        const QRegularExpressionMatch match = it.next();
+        QString name = match.captured(1).trimmed();
+        out += QStringView(text).mid(last, match.capturedStart() - last);
+        if (!name.endsWith(QLatin1String("sans-serif")) && !name.endsWith(QLatin1String("serif")) &&
+            !name.endsWith(QLatin1String("monospace")))
+            name = QStringLiteral("'%1', sans-serif").arg(name.remove(QLatin1Char('\'')));
+        out += QStringLiteral("font-family=\"%1\"").arg(name);
+        last = match.capturedEnd();
+    }
+    out += QStringView(text).mid(last);
+    return out.toUtf8();
+}
+
 QByteArray renderSvg(const ChartPage &page, const Inputs &inputs, const Options &options)
 {
     const Prepared prepared(page, inputs, options);
@@ -192,7 +216,7 @@ QByteArray renderSvg(const ChartPage &page, const Inputs &inputs, const Options 
     QPainter painter(&generator);
     prepared.paint(painter);
     painter.end();
-    return buffer.data();
+    return withGenericFonts(buffer.data());
 }
 
 QByteArray encodeChart(const ChartPage &page, const Inputs &inputs, const Options &options,

@@ -55,7 +55,10 @@ ExportOptionsDialog::ExportOptionsDialog(const ce::Options &options, ce::Format 
     size->addWidget(new QLabel(tr("×")));
     size->addWidget(m_height);
     auto *form = new QFormLayout;
-    form->addRow(tr("&Size:"), size);
+    // A row of a layout gets a plain label: give it the width box as buddy, or "&" shows.
+    auto *sizeLabel = new QLabel(tr("&Size:"));
+    sizeLabel->setBuddy(m_width);
+    form->addRow(sizeLabel, size);
     form->addRow(tr("Sc&ale:"), m_scale);
     if (askFormat)
         form->addRow(tr("&Format:"), m_format);
