@@ -28,6 +28,11 @@ QString tooltipFor(const QString &key)
     return field ? io::qs(field->help) : QString();
 }
 
+// The keys about backward passes, gradients, optimizer states and saved activations.
+constexpr const char *kTrainingOnly[] = {"zero",         "schedule",       "virtual_stages",
+                                         "recompute",    "grad_precision", "dp_overlap",
+                                         "fused_swiglu", "zero_buffers",   "cache_outputs"};
+
 // Marks the entry of a model or device defined inline in the scenario, not a preset.
 constexpr int kInlineRole = Qt::UserRole + 1;
 
@@ -273,9 +278,24 @@ void ControlsPanel::refresh()
         box->setSpecialValueText(device ? tr("device's, %1 GB/s").arg(device->interNodeGbPerS)
                                         : tr("device's"));
     }
-    // Virtual stages only mean something for the interleaved schedule.
+    // Inference keeps no gradients, optimizer states or saved activations and runs the
+    // forward passes only: the keys about those do not apply, and their tooltips say so.
+    const bool inference = s.mode == core::Mode::inference;
+    for (const char *key : kTrainingOnly) {
+        QWidget *control = m_controls.value(QString::fromLatin1(key));
+        if (!control)
+            continue;
+        control->setEnabled(!inference);
+        const QString help = tooltipFor(QString::fromLatin1(key));
+        control->setToolTip(inference ? tr("Not used in inference: it runs forward passes only "
+                                           "and keeps no gradients, optimizer states or saved "
+                                           "activations.\n%1")
+                                            .arg(help)
+                                      : help);
+    }
+    // Virtual stages only mean something for the interleaved schedule, in training.
     m_controls.value(QStringLiteral("virtual_stages"))
-        ->setEnabled(m_document->scenario().schedule == core::Schedule::interleaved);
+        ->setEnabled(!inference && s.schedule == core::Schedule::interleaved);
 }
 
 } // namespace ui

@@ -168,6 +168,35 @@ private Q_SLOTS:
         QVERIFY(document.scenario().cacheOutputs);
     }
 
+    // Inference runs forward passes only: the controls about gradients, optimizer states,
+    // backward schedules and saved activations are disabled and say why; training brings
+    // them back (virtual stages only with the interleaved schedule).
+    void inferenceDisablesTrainingControls()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        const QStringList trainingOnly{"zero",           "schedule",     "recompute",
+                                       "grad_precision", "dp_overlap",   "fused_swiglu",
+                                       "zero_buffers",   "cache_outputs"};
+        for (const QString &key : trainingOnly)
+            QVERIFY2(window.controls()->control(key)->isEnabled(), qPrintable(key));
+        QVERIFY(document.setField(QStringLiteral("mode"), QStringLiteral("inference")));
+        document.flush();
+        for (const QString &key : trainingOnly + QStringList{"virtual_stages"}) {
+            QWidget *w = window.controls()->control(key);
+            QVERIFY2(!w->isEnabled(), qPrintable(key));
+            QVERIFY2(w->toolTip().startsWith("Not used in inference"), qPrintable(key));
+        }
+        // Still enabled: what inference uses.
+        for (const char *key : {"tp", "pp", "microbatches", "precision", "tp_overlap"})
+            QVERIFY2(window.controls()->control(key)->isEnabled(), key);
+        QVERIFY(document.setField(QStringLiteral("mode"), QStringLiteral("training")));
+        document.flush();
+        QVERIFY(window.controls()->control("zero")->isEnabled());
+        QVERIFY(!window.controls()->control("zero")->toolTip().startsWith("Not used"));
+        QVERIFY(!window.controls()->control("virtual_stages")->isEnabled()); // 1f1b
+    }
+
     void interNodeBandwidthHasAControl()
     {
         ScenarioDocument document(io::builtinPresets());
