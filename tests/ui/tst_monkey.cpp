@@ -153,6 +153,17 @@ private:
         return control<SliderSpin>(*key);
     }
 
+    // A key whose control the user can reach: inference disables the training-only ones
+    // (ControlsPanel), and every list keeps some that are always enabled.
+    template <std::size_t N> const char *enabledKey(const char *const (&keys)[N])
+    {
+        const char *key = nullptr;
+        do
+            key = pick(keys);
+        while (!m_window.controls()->control(QString::fromLatin1(key))->isEnabled());
+        return key;
+    }
+
     template <typename T> T *control(const char *key) const
     {
         T *w = ::control<T>(m_window, QString::fromLatin1(key));
@@ -203,7 +214,7 @@ private:
 
     QString chooseInCombo()
     {
-        const char *key = pick(kCombos);
+        const char *key = enabledKey(kCombos);
         auto *combo = control<QComboBox>(key);
         const int target = uniform(0, combo->count() - 1);
         chooseWithKeys(combo, target);
@@ -212,7 +223,7 @@ private:
 
     QString toggleCheck()
     {
-        const char *key = pick(kChecks);
+        const char *key = enabledKey(kChecks);
         auto *check = control<QCheckBox>(key);
         if (uniform(0, 1) == 0) {
             QStyleOptionButton option;
@@ -229,7 +240,7 @@ private:
 
     QString stepNumber()
     {
-        const char *key = pick(kNumbers);
+        const char *key = enabledKey(kNumbers);
         auto *spin = control<QDoubleSpinBox>(key);
         spin->setFocus();
         const std::pair<Qt::Key, const char *> keys[] = {{Qt::Key_Up, "Up"},
