@@ -83,6 +83,37 @@ private:
     }
 
 private Q_SLOTS:
+    // A caption too wide for the image loses whole items from the end, program and date
+    // first, never a word cut in two (issue: "at 800×500 the caption is cut mid-word").
+    void captionKeepsWholeItems_data()
+    {
+        QTest::addColumn<int>("width");
+        QTest::addRow("1600 px: all of it") << 1600;
+        QTest::addRow("800 px, an 800 × 500 export") << 800 - 24;
+        QTest::addRow("500 px") << 500;
+        QTest::addRow("300 px") << 300;
+    }
+    void captionKeepsWholeItems()
+    {
+        QFETCH(int, width);
+        const QString caption = QStringLiteral(
+            "Llama 3.1 70B on NVIDIA H100 SXM · BF16 training · T=8 K=4 D=2 (64 devices) · "
+            "m=16 · 1f1b · ZeRO 1 — Parascope 0.1.0, 2026-12-02");
+        const QFontMetrics metrics(QApplication::font());
+        const QString fitted = chart_export::fittedCaption(caption, metrics, width);
+        QVERIFY(metrics.horizontalAdvance(fitted) <= width);
+        QVERIFY2(fitted.startsWith("Llama 3.1 70B on NVIDIA H100 SXM"), qPrintable(fitted));
+        if (metrics.horizontalAdvance(caption) <= width) {
+            QCOMPARE(fitted, caption);
+            return;
+        }
+        QVERIFY2(!fitted.contains(u'…') && !fitted.contains("Parascope"), qPrintable(fitted));
+        // What is left is the caption's first items, whole.
+        QVERIFY2(caption.startsWith(fitted + QStringLiteral(" · ")) ||
+                     caption.startsWith(fitted + QStringLiteral(" — ")),
+                 qPrintable(fitted));
+    }
+
     // Every label of the export dialog shows its text, not a literal "&": each has a buddy
     // that its mnemonic focuses.
     void exportDialogLabelsHaveBuddies()

@@ -90,9 +90,8 @@ private:
         painter.setFont(m_container->font());
         painter.setPen(QColor(0x44, 0x44, 0x44));
         const QRect text = strip.adjusted(2 * kCaptionPadding, 0, -2 * kCaptionPadding, 0);
-        const QString elided =
-            m_container->fontMetrics().elidedText(m_caption, Qt::ElideMiddle, text.width());
-        painter.drawText(text, Qt::AlignLeft | Qt::AlignVCenter, elided);
+        painter.drawText(text, Qt::AlignLeft | Qt::AlignVCenter,
+                         fittedCaption(m_caption, m_container->fontMetrics(), text.width()));
         painter.restore();
     }
 
@@ -136,6 +135,19 @@ core::Report evaluate(const core::Scenario &scenario, const core::Presets &prese
                       ChartNeeds needs)
 {
     return core::evaluate(scenario, presets, {.timeline = needs == ChartNeeds::timeline});
+}
+
+QString fittedCaption(const QString &caption, const QFontMetrics &metrics, int width)
+{
+    if (metrics.horizontalAdvance(caption) <= width)
+        return caption;
+    // Whole items, never a word cut in two: first without the program and date, then
+    // without the last items, the model and device kept.
+    const QString separator = QStringLiteral(" · ");
+    QStringList items = caption.section(QStringLiteral(" — "), 0, 0).split(separator);
+    while (items.size() > 1 && metrics.horizontalAdvance(items.join(separator)) > width)
+        items.removeLast();
+    return metrics.elidedText(items.join(separator), Qt::ElideRight, width);
 }
 
 QString captionText(const Inputs &inputs, const QDate &date)

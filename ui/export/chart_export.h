@@ -6,6 +6,7 @@
 #include "ui/charts/chart_pages.h"
 
 #include <QDate>
+#include <QFontMetrics>
 #include <QImage>
 #include <QList>
 #include <QSize>
@@ -55,6 +56,10 @@ using Inputs = ChartInputs;
 // only for ChartNeeds::timeline.
 core::Report evaluate(const core::Scenario &scenario, const core::Presets &presets,
                       ChartNeeds needs = ChartNeeds::timeline);
+
+// The caption as it fits `width` pixels: whole, or without the program and date, then
+// without its last items; cut with an ellipsis only if the model and device alone are wider.
+QString fittedCaption(const QString &caption, const QFontMetrics &metrics, int width);
 
 // The caption strip's text: the scenario, the date and Parascope's version.
 QString captionText(const Inputs &inputs, const QDate &date);
