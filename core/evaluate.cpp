@@ -608,7 +608,6 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     r.framework = s.framework;
     for (std::string_view key : changedFromProfile(s))
         r.frameworkChanged.emplace_back(key);
-    r.frameworkSummary = frameworkSummary(s);
     r.params = exactParams(model);
     r.nominalParams = nominalParams(model);
     r.weightsBytes = weightBytes(r.params, s.precision);

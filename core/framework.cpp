@@ -127,13 +127,20 @@ std::vector<std::string_view> changedFromProfile(const Scenario &s)
     return out;
 }
 
+std::string frameworkSummary(Framework framework, std::span<const std::string> changed)
+{
+    std::string out(frameworkProfile(framework).name);
+    for (std::size_t i = 0; i < changed.size(); ++i)
+        out += (i == 0 ? ", changed: " : ", ") + changed[i];
+    return out;
+}
+
 std::string frameworkSummary(const Scenario &s)
 {
-    std::string out(frameworkProfile(s.framework).name);
-    const auto changed = changedFromProfile(s);
-    for (std::size_t i = 0; i < changed.size(); ++i)
-        out += (i == 0 ? ", changed: " : ", ") + std::string(changed[i]);
-    return out;
+    std::vector<std::string> changed;
+    for (std::string_view key : changedFromProfile(s))
+        changed.emplace_back(key);
+    return frameworkSummary(s.framework, changed);
 }
 
 bool offersZero(Framework framework, int zero, int pp)

@@ -44,8 +44,10 @@ void applyFramework(Scenario &s, Framework framework);
 // The profile's keys whose value in `s` differs from the profile's, in profile order.
 std::vector<std::string_view> changedFromProfile(const Scenario &s);
 
-// "Megatron-LM", "torchtitan, changed: cache_outputs", "custom".
+// "Megatron-LM", "torchtitan, changed: cache_outputs", "custom": for a scenario, or for a
+// report's framework and the keys it found changed.
 std::string frameworkSummary(const Scenario &s);
+std::string frameworkSummary(Framework framework, std::span<const std::string> changed);
 
 // Whether the framework runs this ZeRO stage / schedule with K pipeline stages (DeepSpeed's
 // pipeline engine runs ZeRO 0 and 1 only; torchtitan's ZeRO-1 is FSDP2 under pipelining).

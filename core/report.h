@@ -117,7 +117,6 @@ struct Report
     std::string deviceName;
     Framework framework = Framework::custom;
     std::vector<std::string> frameworkChanged; // the profile's keys set differently
-    std::string frameworkSummary;              // "torchtitan, changed: cache_outputs"
     Precision precision = Precision::bf16;
     Mode mode = Mode::training;
 

@@ -1,5 +1,6 @@
 #include "io/report_io.h"
 
+#include "core/framework.h"
 #include "io/text.h"
 
 #include <QJsonArray>
@@ -214,7 +215,8 @@ QString reportToText(const core::Report &r)
     s << QStringLiteral("%1 on %2, %3 %4\n")
              .arg(qs(r.modelName), qs(r.deviceName), qs(core::toString(r.precision)),
                   qs(core::toString(r.mode)));
-    s << QStringLiteral("Framework       %1\n").arg(qs(r.frameworkSummary));
+    s << QStringLiteral("Framework       %1\n")
+             .arg(qs(core::frameworkSummary(r.framework, r.frameworkChanged)));
     s << QStringLiteral("Parameters      %1 exact, %2 nominal\n")
              .arg(formatCount(r.params), formatCount(r.nominalParams));
     s << QStringLiteral("Weights         %1 exact, %2 nominal\n")

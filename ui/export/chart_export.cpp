@@ -1,6 +1,7 @@
 #include "ui/export/chart_export.h"
 
 #include "core/evaluate.h"
+#include "core/framework.h"
 #include "io/save_file.h"
 #include "io/text.h"
 
@@ -162,7 +163,7 @@ QString captionText(const Inputs &inputs, const QDate &date)
     // The framework's profile, when the scenario follows one (docs/frameworks.md).
     const QString profile = s.framework == core::Framework::custom
                                 ? QString()
-                                : QStringLiteral(" · ") + io::qs(r.frameworkSummary);
+                                : QStringLiteral(" · ") + io::qs(core::frameworkSummary(s));
     return QObject::tr("%1 on %2 · %3 %4 · T=%5 K=%6 D=%7 (%8 devices) · m=%9 · %10 · ZeRO "
                        "%11%14 — Parascope %12, %13")
         .arg(io::qs(r.modelName), io::qs(r.deviceName), upper(core::toString(s.precision)), mode)
