@@ -18,6 +18,22 @@ void evaluateDefault70B(benchmark::State &state)
 }
 BENCHMARK(evaluateDefault70B)->Unit(benchmark::kMicrosecond);
 
+// The status line at the timeline's largest 1F1B case: Llama 3.1 405B, T=8, K=64, m=1024,
+// evaluated without the timeline as the window does for every page but the Timeline.
+void evaluate405BK64m1024(benchmark::State &state)
+{
+    const core::Presets presets = io::builtinPresets();
+    core::Scenario scenario;
+    scenario.model = "llama-3.1-405b";
+    scenario.tp = 8;
+    scenario.pp = 64;
+    scenario.dp = 1;
+    scenario.microbatches = 1024 + static_cast<int>(state.range(0));
+    for (auto _ : state)
+        benchmark::DoNotOptimize(core::evaluate(scenario, presets));
+}
+BENCHMARK(evaluate405BK64m1024)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
 // docs/DESIGN.md §2: the timeline's largest case, K=64, m=1024, interleaved with v=4.
 void simulateInterleavedK64m1024v4(benchmark::State &state)
 {

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <functional>
+#include <optional>
 
 namespace core {
 
@@ -208,7 +210,78 @@ std::vector<std::vector<ScheduleOp>> scheduleOrder(const PipelineInput &in)
     return orders;
 }
 
-PipelineResult simulatePipeline(const PipelineInput &in, bool keepTimeline)
+namespace {
+
+// Per stage and op kind, one chunk's time and whether it ends with a blocking send: one
+// description for the event simulation and for the shortcuts below.
+class OpTimes
+{
+public:
+    explicit OpTimes(const PipelineInput &in)
+        : m_in(in), m_K(in.stages), m_virtualStages(chunksOf(in) * in.stages),
+          m_send(in.stages > 1 ? in.p2pSend : 0.0)
+    {
+        const int v = chunksOf(in);
+        const bool split = in.schedule == Schedule::zbH1;
+        const auto ks = static_cast<std::size_t>(m_K);
+        m_durations.resize(ks);
+        for (std::size_t s = 0; s < ks; ++s)
+            m_durations[s] = {in.forward[s] / v, in.backward[s] / v,
+                              split && s < in.weight.size() ? in.weight[s] / v : 0.0};
+    }
+
+    double duration(const ScheduleOp &o) const
+    {
+        const auto kind = static_cast<std::size_t>(o.kind);
+        const int j = o.chunk * m_K + o.stage;
+        return m_durations[static_cast<std::size_t>(o.stage)][kind] +
+               (j == 0 ? m_in.firstChunkExtra[kind] : 0.0) +
+               (j == m_virtualStages - 1 ? m_in.lastChunkExtra[kind] : 0.0);
+    }
+
+    // The blocking send of an F to the next virtual stage, of a B to the previous one.
+    double send(const ScheduleOp &o) const
+    {
+        const int j = o.chunk * m_K + o.stage;
+        const bool sends = (o.kind == OpKind::forward && j + 1 < m_virtualStages) ||
+                           (o.kind == OpKind::backward && j > 0 && duration(o) > 0);
+        return sends ? m_send : 0.0;
+    }
+
+    // Time the stage is busy with one op of this kind, micro-batch and chunk aside.
+    double busy(int stage, OpKind kind) const
+    {
+        ScheduleOp o;
+        o.stage = stage;
+        o.kind = kind;
+        return duration(o) + send(o);
+    }
+
+private:
+    const PipelineInput &m_in;
+    int m_K;
+    int m_virtualStages;
+    double m_send;
+    std::vector<std::array<double, 3>> m_durations;
+};
+
+// The bubble fraction from the stages' busy times: 1 - busy / (K × makespan).
+void finish(PipelineResult &r)
+{
+    double busy = 0;
+    for (double b : r.busy)
+        busy += b;
+    // A stage is never busier than the makespan: what is below 0 is rounding.
+    r.bubbleFraction =
+        r.makespan > 0
+            ? std::max(0.0, 1.0 - busy / (static_cast<double>(r.busy.size()) * r.makespan))
+            : 0.0;
+}
+
+// The event simulation of every op. endF and endB receive each (virtual stage, micro-batch)
+// op's finish time at index j·m + micro-batch.
+PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
+                               std::vector<double> &endF, std::vector<double> &endB)
 {
     PipelineResult r;
     const int K = in.stages;
@@ -220,12 +293,9 @@ PipelineResult simulatePipeline(const PipelineInput &in, bool keepTimeline)
     const auto ks = static_cast<std::size_t>(K);
 
     // Virtual stage j = chunk·K + stage (Megatron-LM's model-chunk numbering);
-    // finish times per (virtual stage, micro-batch), negative until done. The
-    // buffers are reused between calls: fresh pages cost more than the simulation.
+    // finish times per (virtual stage, micro-batch), negative until done.
     const int virtualStages = v * K;
     const auto cells = static_cast<std::size_t>(virtualStages) * static_cast<std::size_t>(m);
-    thread_local std::vector<double> endF;
-    thread_local std::vector<double> endB;
     endF.assign(cells, -1.0);
     endB.assign(cells, -1.0);
     auto cell = [m](int j, int mb) {
@@ -245,25 +315,7 @@ PipelineResult simulatePipeline(const PipelineInput &in, bool keepTimeline)
     if (keepTimeline)
         r.timeline.reserve(ks * cursors.front().size());
 
-    // Per stage and op kind, one chunk's time.
-    std::vector<std::array<double, 3>> durations(ks);
-    for (std::size_t s = 0; s < ks; ++s)
-        durations[s] = {in.forward[s] / v, in.backward[s] / v,
-                        split && s < in.weight.size() ? in.weight[s] / v : 0.0};
-    auto duration = [&](const ScheduleOp &o) {
-        const auto kind = static_cast<std::size_t>(o.kind);
-        const int j = o.chunk * K + o.stage;
-        return durations[static_cast<std::size_t>(o.stage)][kind] +
-               (j == 0 ? in.firstChunkExtra[kind] : 0.0) +
-               (j == virtualStages - 1 ? in.lastChunkExtra[kind] : 0.0);
-    };
-    // The blocking send of an F to the next virtual stage, of a B to the previous one.
-    const double send = K > 1 ? in.p2pSend : 0.0;
-    auto sends = [&](const ScheduleOp &o) {
-        const int j = o.chunk * K + o.stage;
-        return (o.kind == OpKind::forward && j + 1 < virtualStages) ||
-               (o.kind == OpKind::backward && j > 0 && duration(o) > 0);
-    };
+    const OpTimes times(in);
     // Neighbouring virtual stages sit on different devices unless K = 1.
     const double latency = K > 1 ? in.p2pLatency : 0.0;
     // When the op's input is ready, or a negative number while it is not.
@@ -313,8 +365,8 @@ PipelineResult simulatePipeline(const PipelineInput &in, bool keepTimeline)
             if (ready < 0)
                 break;
             const double start = std::max(ready, freeAt[si]);
-            const double sent = sends(o) ? send : 0.0;
-            const double end = start + duration(o) + sent;
+            const double sent = times.send(o);
+            const double end = start + times.duration(o) + sent;
             freeAt[si] = end;
             r.busy[si] += end - start;
             const int j = o.chunk * K + o.stage;
@@ -351,11 +403,128 @@ PipelineResult simulatePipeline(const PipelineInput &in, bool keepTimeline)
         // A chunk holds 1/v of the stage's layers: report micro-batch equivalents.
         r.inflight[s] = static_cast<double>(peak[s]) / v;
     }
-    double busy = 0;
-    for (double b : r.busy)
-        busy += b;
-    r.bubbleFraction = r.makespan > 0 ? 1.0 - busy / (K * r.makespan) : 0.0;
+    finish(r);
+    r.simulatedMicrobatches = m;
     return r;
+}
+
+// GPipe without simulating its ops: every forward, then every backward, is a flow shop of m
+// equal jobs through K machines, whose makespan is the longest path through the grid of
+// (stage, micro-batch) ops: each stage's op once, the slowest stage's m-1 more times, and a
+// hop between stages K-1 times (Johnson 1954's two-machine case, generalised by Conway,
+// Maxwell and Miller, "Theory of Scheduling", 1967, §6). The backwards start when the
+// last stage's forwards end and run the same way from stage K-1 to stage 0.
+PipelineResult gpipeFlowShop(const PipelineInput &in)
+{
+    PipelineResult r;
+    const int K = in.stages;
+    const int m = in.microbatches;
+    const OpTimes times(in);
+    const double hop = K > 1 ? in.p2pLatency : 0.0;
+    double sumF = 0, maxF = 0, sumB = 0, maxB = 0;
+    r.busy.resize(static_cast<std::size_t>(K));
+    r.inflight.assign(static_cast<std::size_t>(K), static_cast<double>(m));
+    for (int s = 0; s < K; ++s) {
+        const double f = times.busy(s, OpKind::forward);
+        const double b = times.busy(s, OpKind::backward);
+        sumF += f;
+        sumB += b;
+        maxF = std::max(maxF, f);
+        maxB = std::max(maxB, b);
+        r.busy[static_cast<std::size_t>(s)] = m * (f + b);
+    }
+    r.makespan = sumF + sumB + (m - 1) * (maxF + maxB) + 2 * (K - 1) * hop;
+    r.complete = true;
+    finish(r);
+    return r;
+}
+
+// The period of a one-chunk 1F1B or ZB-H1 pipeline in its steady state, read off a
+// simulation of m micro-batches. In round k every stage s runs F(k + K-s-1), B(k) (and
+// ZB-H1's W(k-s)); each round's finish times are the same max-plus function of the round
+// before (Baccelli et al., "Synchronization and Linearity", 1992, §3.7), so once a round
+// ends exactly Λ after the round c before it on every stage, every later round does too.
+// Equal stages repeat after c = K-2 rounds, not one: a wave runs around the pipeline.
+struct SteadyPeriod
+{
+    int rounds = 0;    // c
+    double time = 0.0; // Λ
+};
+
+std::optional<SteadyPeriod> steadyPeriod(const PipelineInput &in, const std::vector<double> &endF,
+                                         const std::vector<double> &endB, double scale)
+{
+    const int K = in.stages;
+    const int m = in.microbatches;
+    auto at = [m](const std::vector<double> &ends, int stage, int microbatch) {
+        return ends[static_cast<std::size_t>(stage) * static_cast<std::size_t>(m) +
+                    static_cast<std::size_t>(microbatch)];
+    };
+    // Rounds from K on run every op (ZB-H1's W from round s); round m-K is the last before
+    // the drain, and the drain looks back no further than it.
+    const int last = m - K;
+    const double tolerance = 1e-12 * scale;
+    for (int c = 1; c <= 2 * K + 2 && last - c >= K; ++c) {
+        const int k = last - c;
+        const double period = at(endB, 0, last) - at(endB, 0, k);
+        bool steady = true;
+        for (int s = 0; s < K && steady; ++s) {
+            const int f = K - s - 1;
+            steady = std::abs(at(endF, s, last + f) - at(endF, s, k + f) - period) <= tolerance &&
+                     std::abs(at(endB, s, last) - at(endB, s, k) - period) <= tolerance;
+        }
+        if (steady)
+            return SteadyPeriod{c, period};
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+// The status line and the planner need the makespan, not every op: at K=64, m=1024 that is
+// 131,072 ops. GPipe has a closed form; one-chunk 1F1B and ZB-H1 are simulated for a few
+// rounds past their steady state and the remaining rounds added at the period, which gives
+// the simulation's own numbers (tst_pipeline compares them).
+PipelineResult simulatePipeline(const PipelineInput &in, bool keepTimeline)
+{
+    // The buffers are reused between calls: fresh pages cost more than the simulation.
+    thread_local std::vector<double> endF;
+    thread_local std::vector<double> endB;
+    const int K = in.stages;
+    const int m = in.microbatches;
+    if (keepTimeline || K <= 0 || m <= 0)
+        return simulateEveryOp(in, keepTimeline, endF, endB);
+    if (in.schedule == Schedule::gpipe)
+        return gpipeFlowShop(in);
+    if (in.schedule == Schedule::oneFOneB || in.schedule == Schedule::zbH1) {
+        const OpTimes times(in);
+        // Stages whose end stages carry the embedding and the LM head settle by round K
+        // with a period of one round; equal stages need 3K rounds (see steadyPeriod).
+        for (int rounds = 2 * K + 4; 2 * rounds <= m;
+             rounds = rounds < 3 * K + 16 ? 3 * K + 16 : 4 * rounds) {
+            PipelineInput shorter = in;
+            shorter.microbatches = rounds;
+            PipelineResult r = simulateEveryOp(shorter, false, endF, endB);
+            const std::optional<SteadyPeriod> period =
+                r.complete ? steadyPeriod(shorter, endF, endB, r.makespan) : std::nullopt;
+            if (!period)
+                continue;
+            // A whole number of periods from the shorter pipeline to this one.
+            if (const int extra = (m - rounds) % period->rounds; extra != 0) {
+                shorter.microbatches += extra;
+                r = simulateEveryOp(shorter, false, endF, endB);
+            }
+            const int more = m - shorter.microbatches;
+            r.makespan += more / period->rounds * period->time;
+            for (int s = 0; s < K; ++s)
+                r.busy[static_cast<std::size_t>(s)] +=
+                    more * (times.busy(s, OpKind::forward) + times.busy(s, OpKind::backward) +
+                            (in.schedule == Schedule::zbH1 ? times.busy(s, OpKind::weight) : 0.0));
+            finish(r);
+            return r;
+        }
+    }
+    return simulateEveryOp(in, false, endF, endB);
 }
 
 std::optional<double> closedFormBubble(Schedule schedule, int K, int m, int v, double forward,

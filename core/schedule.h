@@ -71,6 +71,9 @@ struct PipelineResult
     std::vector<double> busy;         // per stage
     std::vector<double> inflight;     // per stage: peak micro-batches whose activations are alive
     std::vector<ScheduleOp> timeline; // only when asked for
+    // How many micro-batches the event simulation ran: m, fewer when the steady state was
+    // extended at its period, 0 for GPipe's closed form (simulatePipeline).
+    int simulatedMicrobatches = 0;
 };
 
 // Each stage's ops in the order its schedule runs them (no times yet).
@@ -78,7 +81,8 @@ std::vector<std::vector<ScheduleOp>> scheduleOrder(const PipelineInput &input);
 
 // Dependency-driven event simulation: every op starts when its stage is free
 // (in schedule order) and the op it depends on, on the neighbouring stage, has
-// finished (plus the point-to-point latency).
+// finished (plus the point-to-point latency). Without the timeline, GPipe takes its closed
+// form and long one-chunk 1F1B and ZB-H1 pipelines their steady period: the same numbers.
 PipelineResult simulatePipeline(const PipelineInput &input, bool keepTimeline = false);
 
 // Remembers simulations by their exact input. The planner evaluates many layouts whose

@@ -7,6 +7,7 @@
 #include "test_scenarios.h"
 
 #include <QTest>
+#include <random>
 
 using namespace core;
 
@@ -213,6 +214,81 @@ private Q_SLOTS:
         QCOMPARE(r.makespan, 13.0);
         QCOMPARE(r.busy, (std::vector<double>{12, 6}));
         QVERIFY(std::abs(r.bubbleFraction - 4.0 / 13.0) < 1e-12);
+    }
+
+    // The shortcuts without a timeline (GPipe's flow-shop closed form, the steady period of
+    // one-chunk 1F1B and ZB-H1) give what simulating every op gives, on uneven stages with
+    // end-stage extras, sends and latency; the steady ones simulate only a few rounds.
+    void shortcutsMatchEveryOp_data()
+    {
+        QTest::addColumn<Schedule>("schedule");
+        QTest::addColumn<int>("K");
+        QTest::addColumn<int>("m");
+        QTest::addColumn<unsigned>("seed"); // 0: equal stages, else random stage times
+        QTest::addColumn<bool>("shortened");
+        // Random stages may stay in their transient for hundreds of rounds (then every op
+        // is simulated); equal stages with the end stages' extra work settle within K.
+        for (const unsigned seed : {1u, 2u, 3u}) {
+            QTest::addRow("GPipe K=7 m=300 random %u", seed)
+                << Schedule::gpipe << 7 << 300 << seed << true;
+            QTest::addRow("1F1B K=8 m=1024 random %u", seed)
+                << Schedule::oneFOneB << 8 << 1024 << seed << false;
+            QTest::addRow("1F1B K=64 m=1024 random %u", seed)
+                << Schedule::oneFOneB << 64 << 1024 << seed << false;
+            QTest::addRow("ZB-H1 K=16 m=777 random %u", seed)
+                << Schedule::zbH1 << 16 << 777 << seed << false;
+        }
+        QTest::addRow("GPipe K=1 m=50") << Schedule::gpipe << 1 << 50 << 0u << true;
+        QTest::addRow("1F1B K=64 m=1024") << Schedule::oneFOneB << 64 << 1024 << 0u << true;
+        QTest::addRow("1F1B K=64 m=1023") << Schedule::oneFOneB << 64 << 1023 << 0u << true;
+        QTest::addRow("1F1B K=5 m=301") << Schedule::oneFOneB << 5 << 301 << 0u << true;
+        QTest::addRow("ZB-H1 K=32 m=1000") << Schedule::zbH1 << 32 << 1000 << 0u << true;
+        QTest::addRow("1F1B K=8 m=30: too short to shorten")
+            << Schedule::oneFOneB << 8 << 30 << 0u << false;
+    }
+    void shortcutsMatchEveryOp()
+    {
+        QFETCH(Schedule, schedule);
+        QFETCH(int, K);
+        QFETCH(int, m);
+        QFETCH(unsigned, seed);
+        QFETCH(bool, shortened);
+        const bool zb = schedule == Schedule::zbH1;
+        PipelineInput in = uniformPipeline(schedule, K, m);
+        std::mt19937 random(seed);
+        std::uniform_real_distribution<double> time(0.5, 2.0);
+        for (int s = 0; seed != 0 && s < K; ++s) {
+            in.forward[std::size_t(s)] = time(random);
+            in.backward[std::size_t(s)] = 2 * time(random);
+            in.weight[std::size_t(s)] = zb ? time(random) : 0.0;
+        }
+        in.p2pLatency = 0.001;
+        in.p2pSend = 0.02;
+        in.firstChunkExtra = {0.05, 0.1, 0.0};
+        in.lastChunkExtra = {0.3, 0.6, zb ? 0.2 : 0.0};
+        const PipelineResult everyOp = simulatePipeline(in, true);
+        const PipelineResult quick = simulatePipeline(in);
+        QCOMPARE(everyOp.simulatedMicrobatches, m);
+        if (schedule == Schedule::gpipe)
+            QCOMPARE(quick.simulatedMicrobatches, 0);
+        else if (shortened)
+            QVERIFY2(quick.simulatedMicrobatches <= m / 2,
+                     qPrintable(QString::number(quick.simulatedMicrobatches)));
+        else if (seed == 0)
+            QCOMPARE(quick.simulatedMicrobatches, m);
+        QVERIFY(quick.complete);
+        const auto near = [](double a, double b) {
+            return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b));
+        };
+        QVERIFY2(near(quick.makespan, everyOp.makespan),
+                 qPrintable(QStringLiteral("%1 vs %2")
+                                .arg(quick.makespan, 0, 'g', 17)
+                                .arg(everyOp.makespan, 0, 'g', 17)));
+        QVERIFY(near(quick.bubbleFraction, everyOp.bubbleFraction));
+        QCOMPARE(quick.busy.size(), everyOp.busy.size());
+        for (std::size_t s = 0; s < quick.busy.size(); ++s)
+            QVERIFY(near(quick.busy[s], everyOp.busy[s]));
+        QCOMPARE(quick.inflight, everyOp.inflight);
     }
 
     // Every op appears once, stages never overlap themselves, and dependencies hold.
