@@ -114,8 +114,7 @@ std::optional<StartedWindow> startWindow(const QStringList &arguments, QString &
 
     started.window = std::make_unique<MainWindow>(&document);
     MainWindow *window = started.window.get();
-    window->restoreGeometry(settings.windowGeometry());
-    window->restoreState(settings.windowState());
+    window->restoreLayout(settings.windowGeometry(), settings.windowState());
     window->show();
     // Once the window is on screen, so that the message sits over it.
     if (!presetsNotRead.isEmpty() || scenarioNotRead)

@@ -129,6 +129,16 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     refresh();
 }
 
+void ControlsPanel::setStacked(bool stacked)
+{
+    m_form->setRowWrapPolicy(stacked ? QFormLayout::WrapAllRows : QFormLayout::DontWrapRows);
+}
+
+bool ControlsPanel::isStacked() const
+{
+    return m_form->rowWrapPolicy() == QFormLayout::WrapAllRows;
+}
+
 void ControlsPanel::addRow(const QString &key, const QString &label, QWidget *control)
 {
     control->setObjectName(key);

@@ -32,6 +32,10 @@ public:
     // Under the framework picker: the profile's keys set differently ("changed:
     // cache_outputs"), hidden when none is.
     QLabel *profileNote() const { return m_profileNote; }
+    // Labels above their controls rather than beside them: half the width, for large text on
+    // a narrow screen.
+    void setStacked(bool stacked);
+    bool isStacked() const;
 
 private:
     QComboBox *addChoice(const QString &key, const QString &label);

@@ -33,14 +33,17 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolButton>
 #include <QUndoStack>
 #include <QVBoxLayout>
+#include <cmath>
 
 namespace ui {
 
@@ -50,15 +53,16 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
       m_charts(new QTabWidget), m_example(new QFrame), m_exampleText(new QLabel),
       m_formulas(new FormulaPanel), m_planner(new PlannerPanel(document))
 {
-    resize(1280, 800);
+    // 1280 × 800 where the screen has room, never more than the screen (less its panels and
+    // the window's frame).
+    const QRect screen = this->screen()->availableGeometry();
+    resize(std::min(1280, screen.width() * 95 / 100), std::min(800, screen.height() * 9 / 10));
 
     auto *scroll = m_controlsScroll = new QScrollArea;
     scroll->setWidget(m_controls);
     scroll->setWidgetResizable(true);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(m_controls->minimumSizeHint().width() +
-                            scroll->verticalScrollBar()->sizeHint().width() + 4);
-    auto *dock = new QDockWidget(tr("Scenario"));
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    auto *dock = m_controlsDock = new QDockWidget(tr("Scenario"));
     dock->setObjectName(QStringLiteral("controls"));
     dock->setWidget(scroll);
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
@@ -89,7 +93,7 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     }
     connect(m_charts, &QTabWidget::currentChanged, this, &MainWindow::updateVisibleChart);
 
-    auto *formulaDock = new QDockWidget(tr("Formulas"));
+    auto *formulaDock = m_formulaDock = new QDockWidget(tr("Formulas"));
     formulaDock->setObjectName(QStringLiteral("formulas"));
     formulaDock->setWidget(m_formulas);
     m_formulas->setMinimumHeight(120);
@@ -117,18 +121,35 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
                                    "and load one into the explorer."));
     connect(m_plannerToggle, &DockToggle::broughtForward, this, [this] {
         // Room for the table and the chart; the charts above keep the rest.
-        resizeDocks({m_plannerDock}, {std::max(320, height() * 9 / 20)}, Qt::Vertical);
+        resizeDocks({m_plannerDock},
+                    {std::min(std::max(320, height() * 9 / 20), maxBottomDockHeight())},
+                    Qt::Vertical);
         m_planner->focusInputs();
     });
+    // Closed, the planner gives its room back to the charts, not to the formulas.
+    connect(m_plannerDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (!visible && !m_plannerDock->isVisible())
+            QTimer::singleShot(0, this, [this] { fitLayout(true); });
+    });
+
+    // Problems and warnings have a place of two lines that is there whether or not there is
+    // anything to say: a warning appearing during a drag does not move the tabs or the chart.
+    m_noteStrip = new QWidget;
+    m_noteStrip->setObjectName(QStringLiteral("noteStrip"));
+    auto *noteLayout = new QVBoxLayout(m_noteStrip);
+    noteLayout->setContentsMargins(0, 0, 0, 0);
+    noteLayout->addWidget(m_note);
+    noteLayout->addStretch();
 
     auto *central = new QWidget;
     auto *layout = new QVBoxLayout(central);
     layout->setContentsMargins(6, 6, 6, 0);
     layout->addWidget(m_example);
-    layout->addWidget(m_note);
+    layout->addWidget(m_noteStrip);
     layout->addWidget(m_charts, 1);
     setCentralWidget(central);
     m_verdict->setObjectName(QStringLiteral("verdict"));
+    m_verdict->setWordWrap(true); // two lines rather than a cut one at large text
     statusBar()->addWidget(m_verdict, 1);
 
     createMenus();
@@ -137,6 +158,85 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     refresh();
     updateTitle();
     applyScale();
+}
+
+int MainWindow::maxBottomDockHeight() const
+{
+    // What leaves the charts their share, less the menu, note, tabs and status line.
+    const int chrome = menuBar()->sizeHint().height() + statusBar()->sizeHint().height() +
+                       m_noteStrip->height() + m_charts->tabBar()->sizeHint().height();
+    return std::max(80, static_cast<int>(height() * (1.0 - kChartHeightShare)) - chrome);
+}
+
+void MainWindow::fitLayout(bool reset)
+{
+    // The controls: beside their labels when that fits the width they may have, else stacked.
+    // Less than all the rest: the dock's frame, the splitter and the margins take some.
+    const int maxControls = static_cast<int>(width() * (0.95 - kChartWidthShare));
+    const int bar = m_controlsScroll->verticalScrollBar()->sizeHint().width() + 4;
+    // Larger text than normal stacks them anyway: the pickers then show whole names.
+    m_controls->setStacked(false);
+    int controlsWidth = m_controls->minimumSizeHint().width() + bar;
+    if (controlsWidth > maxControls || textScale() > 1.1) {
+        m_controls->setStacked(true);
+        controlsWidth = m_controls->minimumSizeHint().width() + bar;
+    }
+    controlsWidth = std::min(controlsWidth, maxControls);
+    m_controlsScroll->setMinimumWidth(controlsWidth);
+    if (reset || m_controlsDock->width() > maxControls)
+        resizeDocks({m_controlsDock}, {controlsWidth}, Qt::Horizontal);
+
+    // The note's two lines at the current text size.
+    const QFontMetrics metrics(m_note->font());
+    m_noteStrip->setFixedHeight(kNoteLines * metrics.lineSpacing() + 4);
+
+    // The bottom docks: the formulas at their default height, the planner at its own, neither
+    // more than leaves the charts their share.
+    const int maxBottom = maxBottomDockHeight();
+    QDockWidget *bottom = m_plannerDock->isVisible() ? m_plannerDock : m_formulaDock;
+    const int wanted = bottom == m_plannerDock
+                           ? std::max(320, height() * 9 / 20)
+                           : std::min(static_cast<int>(170 * textScale()), height() * 22 / 100);
+    if (reset || bottom->height() > maxBottom)
+        resizeDocks({bottom}, {std::min(wanted, maxBottom)}, Qt::Vertical);
+}
+
+bool MainWindow::chartsHaveTheirShare() const
+{
+    // Within a few pixels: docks snap to their layout's spacing.
+    return m_charts->width() + 8 >= static_cast<int>(width() * kChartWidthShare) &&
+           m_charts->height() + 8 >= static_cast<int>(height() * kChartHeightShare);
+}
+
+bool MainWindow::restoreLayout(const QByteArray &savedGeometry, const QByteArray &savedState)
+{
+    const QByteArray defaultGeometry = saveGeometry();
+    const QByteArray defaultState = saveState();
+    if (savedGeometry.isEmpty() || !restoreGeometry(savedGeometry))
+        return false;
+    const QRect available = screen()->availableGeometry();
+    if (!available.contains(frameGeometry()) && !available.contains(geometry())) {
+        restoreGeometry(defaultGeometry);
+        return false;
+    }
+    if (!savedState.isEmpty())
+        restoreState(savedState);
+    // A layout that leaves the charts too little room (saved at a text size since reset, or
+    // on another screen) gives way to the default one.
+    layout()->activate();
+    if (!chartsHaveTheirShare()) {
+        restoreState(defaultState);
+        fitLayout(true);
+        return false;
+    }
+    return true;
+}
+
+void MainWindow::resizeEvent(QResizeEvent *event)
+{
+    QMainWindow::resizeEvent(event);
+    fitLayout(m_relayoutOnResize);
+    m_relayoutOnResize = false;
 }
 
 QAction *MainWindow::plannerAction() const
@@ -294,6 +394,7 @@ void MainWindow::createMenus()
     m_presentAction->setToolTip(
         tr("Full screen with larger text and lines, readable from the back of a room."));
     connect(m_presentAction, &QAction::toggled, this, [this](bool on) {
+        m_relayoutOnResize = true; // the docks are sized again for the new window size
         if (on)
             showFullScreen();
         else
@@ -302,20 +403,22 @@ void MainWindow::createMenus()
     });
     QAction *zoomIn = view->addAction(tr("&Larger text"));
     zoomIn->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence::ZoomIn});
+    zoomIn->setToolTip(tr("Text and lines 1.2× larger, up to three steps"));
     connect(zoomIn, &QAction::triggered, this, [this] {
-        m_zoom = std::min(m_zoom * 1.2, 4.0);
+        m_zoomStep = std::min(m_zoomStep + 1, kMaxZoomStep);
         applyScale();
     });
     QAction *zoomOut = view->addAction(tr("&Smaller text"));
     zoomOut->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Minus)); // also QKeySequence::ZoomOut
     connect(zoomOut, &QAction::triggered, this, [this] {
-        m_zoom = std::max(m_zoom / 1.2, 0.5);
+        m_zoomStep = std::max(m_zoomStep - 1, -kMaxZoomStep);
         applyScale();
     });
     QAction *zoomReset = view->addAction(tr("&Normal text size"));
     zoomReset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    zoomReset->setToolTip(tr("Normal text and the default layout of the panels"));
     connect(zoomReset, &QAction::triggered, this, [this] {
-        m_zoom = 1.0;
+        m_zoomStep = 0;
         applyScale();
     });
     view->addSeparator();
@@ -372,7 +475,8 @@ void MainWindow::refresh()
 double MainWindow::textScale() const
 {
     // Presentation mode: half as large again, readable from the back of a room.
-    return (m_presentAction && m_presentAction->isChecked() ? 1.5 : 1.0) * m_zoom;
+    return (m_presentAction && m_presentAction->isChecked() ? 1.5 : 1.0) *
+           std::pow(1.2, m_zoomStep);
 }
 
 void MainWindow::applyScale()
@@ -385,10 +489,10 @@ void MainWindow::applyScale()
         chart_style::setScale(view->chart(), scale);
         chart_style::applyPalette(view->chart(), palette());
     }
-    // The controls grow with the text; the dock must not cut them.
-    m_controlsScroll->setMinimumWidth(m_controls->minimumSizeHint().width() +
-                                      m_controlsScroll->verticalScrollBar()->sizeHint().width() +
-                                      4);
+    // The controls grow with the text, the charts keep their share: once the widgets have
+    // taken the new font's sizes.
+    fitLayout(true);
+    QTimer::singleShot(0, this, [this] { fitLayout(true); });
 }
 
 void MainWindow::redrawAll()
@@ -455,11 +559,20 @@ void MainWindow::showFormulasNow()
 void MainWindow::showNote()
 {
     const core::Report &current = m_document->report();
+    // Each line elided to the strip's width; the tooltip has every line in full.
+    const QFontMetrics metrics(m_note->font());
+    const int width = std::max(200, m_noteStrip->width() - 8);
+    auto fit = [&](const QString &text) {
+        return metrics.elidedText(text, Qt::ElideRight, width).toHtmlEscaped();
+    };
     QStringList lines;
+    QStringList full;
     if (!current.ok()) {
-        lines << tr("<span style='color:#b00020'><b>Cannot evaluate — %1.</b> The charts show "
-                    "the last valid scenario.</span>")
-                     .arg(io::qs(current.error->toString()).toHtmlEscaped());
+        const QString message = tr("Cannot evaluate — %1. The charts show the last valid "
+                                   "scenario.")
+                                    .arg(io::qs(current.error->toString()));
+        full << message;
+        lines << tr("<span style='color:#b00020'><b>%1</b></span>").arg(fit(message));
     } else {
         for (const auto &w : current.warnings) {
             QString message = io::qs(w.message);
@@ -471,10 +584,22 @@ void MainWindow::showNote()
                                    units::format(double(st.capacityBytes)),
                                    io::qs(current.firstOverflowTerm));
             }
-            lines << tr("<span style='color:#8a5a00'>⚠ %1</span>").arg(message.toHtmlEscaped());
+            full << message;
+            lines << tr("<span style='color:#8a5a00'>%1</span>")
+                         .arg(fit(QStringLiteral("⚠ ") + message));
         }
     }
+    // The strip's room: past that, the first lines and how many more there are.
+    if (lines.size() > kNoteLines) {
+        const qsizetype more = lines.size() - (kNoteLines - 1);
+        lines = lines.mid(0, kNoteLines - 1);
+        lines.append(tr("<span style='color:#8a5a00'>⚠ and %n more warning(s): point "
+                        "here to read them all</span>",
+                        nullptr, static_cast<int>(more)));
+    }
     m_note->setText(lines.join(QStringLiteral("<br>")));
+    m_note->setToolTip(full.size() > 1 || lines.size() > 1 ? full.join(QStringLiteral("\n"))
+                                                           : QString());
     m_note->setVisible(!lines.isEmpty());
 }
 

@@ -14,6 +14,7 @@ class QDockWidget;
 class QFrame;
 class QScrollArea;
 class QLabel;
+class QResizeEvent;
 class QTabWidget;
 
 class QTimer;
@@ -79,9 +80,26 @@ public:
     // Brings a chart to the front by its page's id (memory, bubble, timeline, ...).
     void showChart(const QString &id);
 
+    // View → Larger text / Smaller text: steps of 1.2× from -3 to +3; Normal text size
+    // (Ctrl+0) goes back to step 0 and to the default layout.
+    int zoomStep() const { return m_zoomStep; }
+    static constexpr int kMaxZoomStep = 3;
+    // Restores a saved geometry and dock layout when they fit the screen the window is on,
+    // and keeps the default otherwise (a layout saved on a larger screen or at a text size
+    // that left the charts no room). Returns whether the saved layout was used.
+    bool restoreLayout(const QByteArray &geometry, const QByteArray &state);
+    // The charts' share of the window the layout keeps at every text size.
+    static constexpr double kChartWidthShare = 0.55;
+    static constexpr double kChartHeightShare = 0.45;
+    // Lines of warnings the fixed note above the tabs has room for.
+    static constexpr int kNoteLines = 2;
+    // Whether the charts have that share now.
+    bool chartsHaveTheirShare() const;
+
 protected:
     void closeEvent(QCloseEvent *event) override;
     void changeEvent(QEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     struct Tab
@@ -99,6 +117,12 @@ private:
     void updateVisibleChart();
     void redrawAll();
     void applyScale();
+    // Sizes the docks for the window and the text: the controls at most 0.95 - kChartWidthShare
+    // of the width (labels above the controls when beside them would not fit), the bottom
+    // docks at most what leaves the charts kChartHeightShare of the height. With `reset`, the
+    // default sizes within those limits; without, only what exceeds a limit shrinks.
+    void fitLayout(bool reset);
+    int maxBottomDockHeight() const;
     Tab *currentTab();
     ChartInputs chartInputs() const;
 
@@ -114,7 +138,11 @@ private:
     QAction *m_stopComparing = nullptr;
     std::optional<Comparison> m_comparison;
     QAction *m_presentAction = nullptr;
-    double m_zoom = 1.0; // Ctrl+= / Ctrl+-
+    int m_zoomStep = 0;              // Ctrl+= / Ctrl+-
+    bool m_relayoutOnResize = false; // presentation mode toggled: the new size is coming
+    QDockWidget *m_controlsDock = nullptr;
+    QDockWidget *m_formulaDock = nullptr;
+    QWidget *m_noteStrip = nullptr; // the note's fixed place above the tabs
     QLabel *m_exampleText;
     FormulaPanel *m_formulas;
     const ChartPage *m_formulasOf = nullptr; // the page whose formulas the panel shows

@@ -58,6 +58,14 @@ StageMemoryChart::StageMemoryChart(QWidget *parent)
     chart_style::keepAxesReadable(m_chart);
     // The capacity line spans the bars on a hidden value axis over the same range.
     m_lineAxis->setVisible(false);
+    // It numbers the stages when the categories have no room for their labels.
+    m_lineAxis->setTitleText(m_stageAxis->titleText());
+    m_lineAxis->setLabelFormat(QStringLiteral("%d"));
+    m_lineAxis->setTickType(QValueAxis::TicksDynamic);
+    m_lineAxis->setTickAnchor(0);
+    m_lineAxis->setTickInterval(1);
+    m_lineAxis->setGridLineVisible(false);
+    m_lineAxis->setMinorGridLineVisible(false);
     m_chart->addAxis(m_lineAxis, Qt::AlignBottom);
     m_bars->attachAxis(m_stageAxis);
     m_bars->attachAxis(m_memoryAxis);
@@ -81,16 +89,18 @@ StageMemoryChart::StageMemoryChart(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_view);
+    // The labels that fit depend on the plot's width: chosen again once it is laid out.
+    connect(m_chart, &QChart::plotAreaChanged, this, &StageMemoryChart::labelStages,
+            Qt::QueuedConnection);
 }
 
 void StageMemoryChart::setReport(const core::Report &report, const core::Report *compare,
                                  const QString &compareName)
 {
-    QStringList categories;
+    m_stages.clear();
     double peak = 0;
     for (const auto &stage : report.stages) {
-        categories << (stage.fits ? tr("Stage %1").arg(stage.index)
-                                  : tr("Stage %1 ✗ over").arg(stage.index));
+        m_stages.append({stage.index, stage.fits});
         peak = std::max(peak, toGb(stage.totalBytes));
     }
     QList<QPointF> totalsB;
@@ -98,8 +108,8 @@ void StageMemoryChart::setReport(const core::Report &report, const core::Report 
         for (const auto &stage : compare->stages) {
             totalsB.append(QPointF(stage.index, toGb(stage.totalBytes)));
             peak = std::max(peak, toGb(stage.totalBytes));
-            if (stage.index >= categories.size())
-                categories << tr("Stage %1").arg(stage.index);
+            if (stage.index >= m_stages.size())
+                m_stages.append({stage.index, true});
         }
     // Only what changed: at K=64 every new label or bar costs Qt Charts a layout of all 64.
     for (qsizetype i = 0; i < m_sets.size(); ++i) {
@@ -116,8 +126,7 @@ void StageMemoryChart::setReport(const core::Report &report, const core::Report 
             if (set->at(j) != values[j])
                 set->replace(j, values[j]);
     }
-    if (m_stageAxis->categories() != categories)
-        m_stageAxis->setCategories(categories);
+    labelStages();
     // Only the terms this scenario has are listed in the legend.
     const auto markers = m_chart->legend()->markers(m_bars);
     for (qsizetype i = 0; i < m_sets.size() && i < markers.size(); ++i) {
@@ -133,7 +142,7 @@ void StageMemoryChart::setReport(const core::Report &report, const core::Report 
     }
 
     const double capacity = report.stages.empty() ? 0 : toGb(report.stages.front().capacityBytes);
-    const double stages = static_cast<double>(categories.size());
+    const double stages = static_cast<double>(m_stages.size());
     m_compare->replace(totalsB);
     m_compare->setName(tr("%1: total per device").arg(compareName));
     m_compare->setVisible(compare != nullptr);
@@ -152,6 +161,69 @@ void StageMemoryChart::setReport(const core::Report &report, const core::Report 
     m_memoryAxis->setTitleText(tr("Memory per device (%1)").arg(units::largeName()));
 
     chart_style::setNiceRange(m_memoryAxis, std::max(peak, capacity));
+}
+
+void StageMemoryChart::labelStages()
+{
+    // The room per stage: the plot's width once laid out, else most of the widget's.
+    const qreal plot =
+        m_chart->plotArea().width() > 0 ? m_chart->plotArea().width() : width() * 0.6;
+    const qreal slot = m_stages.isEmpty() ? plot : plot / m_stages.size();
+    const QFontMetricsF metrics(m_stageAxis->labelsFont());
+    // Qt Charts keeps some of a category's width as padding.
+    const qreal gap = metrics.horizontalAdvance(QStringLiteral("    "));
+    auto widest = [&](auto label) {
+        qreal w = 0;
+        for (const StageLabel &stage : std::as_const(m_stages))
+            w = std::max(w, metrics.horizontalAdvance(label(stage)) + gap);
+        return w;
+    };
+    auto full = [this](const StageLabel &s) {
+        return s.fits ? tr("Stage %1").arg(s.index) : tr("Stage %1 ✗ over").arg(s.index);
+    };
+    auto number = [this](const StageLabel &s) {
+        return s.fits ? QString::number(s.index) : tr("%1 ✗").arg(s.index);
+    };
+    QStringList categories;
+    int every = 0; // 0: every stage labelled on the category axis
+    if (widest(full) <= slot) {
+        for (const StageLabel &stage : std::as_const(m_stages))
+            categories << full(stage);
+    } else if (widest(number) <= slot) {
+        for (const StageLabel &stage : std::as_const(m_stages))
+            categories << number(stage);
+    } else {
+        // Qt Charts cuts a category's label to the category's width ("…" at K = 64): the
+        // numbers go on the hidden stage-number axis instead, every n-th stage.
+        const qreal needed = widest(number);
+        for (const int step : {2, 4, 5, 8, 10, 16, 20, 32, 50, 64, 100, 128, 256})
+            if ((every = step) * slot >= needed)
+                break;
+        for (const StageLabel &stage : std::as_const(m_stages))
+            categories << number(stage);
+    }
+    if (m_stageAxis->categories() != categories)
+        m_stageAxis->setCategories(categories);
+    const bool thinned = every > 0;
+    if (m_stageAxis->labelsVisible() == thinned) {
+        m_stageAxis->setLabelsVisible(!thinned);
+        m_stageAxis->setTitleVisible(!thinned);
+        m_lineAxis->setVisible(thinned);
+    }
+    if (thinned && m_lineAxis->tickInterval() != every)
+        m_lineAxis->setTickInterval(every);
+}
+
+QStringList StageMemoryChart::shownLabels() const
+{
+    if (m_stageAxis->labelsVisible())
+        return m_stageAxis->categories();
+    // The numbered axis: a label at every tick from 0.
+    const int every = static_cast<int>(m_lineAxis->tickInterval());
+    QStringList labels;
+    for (qsizetype i = 0; i < m_stages.size(); ++i)
+        labels << (i % every == 0 ? QString::number(i) : QString());
+    return labels;
 }
 
 QList<qreal> StageMemoryChart::values(const QString &term) const

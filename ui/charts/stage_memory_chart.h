@@ -37,8 +37,18 @@ public:
     QStringList categories() const;
     QString axisTitle() const;
     QString capacityName() const;
+    // The stage labels as shown: "Stage 3" where there is room, "3" where not, and every
+    // n-th number (the others blank) where even numbers would not fit, as at K = 64.
+    QStringList shownLabels() const;
 
 private:
+    void labelStages();
+    struct StageLabel
+    {
+        int index = 0;
+        bool fits = true;
+    };
+    QList<StageLabel> m_stages; // what the axis labels, in order
     QChart *m_chart;
     QChartView *m_view;
     QStackedBarSeries *m_bars;

@@ -1,0 +1,241 @@
+// The window on a projector's screen (issue #18 §3): run once per screen size, with the
+// offscreen platform given that screen (tests/ui/screens/*.json, CMakeLists.txt). At every
+// text size in presentation mode the charts keep their share, nothing is cut, Ctrl+0 brings
+// the default layout back, warnings do not move the charts, and a saved layout that does
+// not fit the screen is not restored.
+#include "core/evaluate.h"
+#include "io/presets_io.h"
+#include "ui/charts/stage_memory_chart.h"
+#include "ui/main_window.h"
+#include "widget_helpers.h"
+
+#include <QComboBox>
+#include <QDockWidget>
+#include <QLabel>
+#include <QScreen>
+#include <QStatusBar>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QTest>
+
+using namespace ui;
+
+namespace {
+
+// Lets the docks and the charts take the sizes a change of text size leads to.
+void settle()
+{
+    for (int i = 0; i < 4; ++i)
+        QApplication::processEvents();
+}
+
+// View's item with this text (the "&" left out).
+void triggerViewItem(MainWindow &window, const QString &text)
+{
+    for (QAction *action : menuTitled(window, "&View")->actions())
+        if (action->text().remove(QLatin1Char('&')) == text) {
+            action->trigger();
+            return;
+        }
+    QFAIL(qPrintable(QStringLiteral("no View item %1").arg(text)));
+}
+
+void setZoom(MainWindow &window, int step)
+{
+    const QString name = step > window.zoomStep() ? "Larger text" : "Smaller text";
+    for (int i = 0; i < 2 * MainWindow::kMaxZoomStep && window.zoomStep() != step; ++i)
+        triggerViewItem(window, name);
+    settle();
+}
+
+QString sizeOf(const QWidget *w)
+{
+    return QStringLiteral("%1×%2").arg(w->width()).arg(w->height());
+}
+
+} // namespace
+
+class TestProjector : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        const QRect screen = QGuiApplication::primaryScreen()->geometry();
+        qInfo("screen %d×%d", screen.width(), screen.height());
+    }
+
+    // The first window is never larger than the screen.
+    void defaultWindowFitsTheScreen()
+    {
+        ExplorerWindow w;
+        showActive(w.window);
+        const QRect available = w.window.screen()->availableGeometry();
+        QVERIFY2(w.window.width() <= available.width() && w.window.height() <= available.height(),
+                 qPrintable(sizeOf(&w.window)));
+    }
+
+    void everyTextSizeInPresentationMode_data()
+    {
+        QTest::addColumn<bool>("presentation");
+        QTest::addColumn<int>("step");
+        for (int step = -MainWindow::kMaxZoomStep; step <= MainWindow::kMaxZoomStep; ++step)
+            QTest::addRow("presentation, text step %d", step) << true << step;
+        QTest::addRow("window, largest text") << false << MainWindow::kMaxZoomStep;
+    }
+    void everyTextSizeInPresentationMode()
+    {
+        QFETCH(bool, presentation);
+        QFETCH(int, step);
+        ExplorerWindow w;
+        MainWindow &window = w.window;
+        showActive(window);
+        window.presentationAction()->setChecked(presentation);
+        settle();
+        setZoom(window, step);
+        const QRect available = window.screen()->geometry();
+        QVERIFY2(available.contains(window.geometry()), qPrintable(sizeOf(&window)));
+        QVERIFY2(
+            window.chartsHaveTheirShare(),
+            qPrintable(
+                QStringLiteral("charts %1 of %2").arg(sizeOf(window.charts()), sizeOf(&window))));
+        // The status line shows all of itself: as many lines as its text needs.
+        QLabel *verdict = window.verdict();
+        QVERIFY2(verdict->height() >= verdict->heightForWidth(verdict->width()),
+                 qPrintable(QStringLiteral("%1 < %2")
+                                .arg(verdict->height())
+                                .arg(verdict->heightForWidth(verdict->width()))));
+        // No tab title is cut: the tab bar scrolls instead.
+        QTabBar *tabs = window.charts()->tabBar();
+        QCOMPARE(tabs->elideMode(), Qt::ElideNone);
+        // Each picker shows its whole choice, the device's name the longest of the defaults.
+        auto *device = qobject_cast<QComboBox *>(window.controls()->control("device"));
+        QVERIFY(device->width() >=
+                device->fontMetrics().horizontalAdvance(device->currentText()) + 20);
+        // Ctrl+0: normal text and the default layout.
+        triggerViewItem(window, "Normal text size");
+        settle();
+        QCOMPARE(window.zoomStep(), 0);
+        QVERIFY(window.chartsHaveTheirShare());
+        window.presentationAction()->setChecked(false);
+        settle();
+    }
+
+    // A warning appearing (m < K leaves stages idle) does not move the tabs or the chart.
+    void warningsDoNotMoveTheCharts()
+    {
+        ExplorerWindow w;
+        showActive(w.window);
+        settle();
+        const QRect before = w.window.charts()->geometry();
+        QVERIFY(!w.window.note()->isVisible());
+        setAndEvaluate(w.document, "microbatches", "2");
+        settle();
+        QVERIFY(w.window.note()->isVisible());
+        QCOMPARE(w.window.charts()->geometry(), before);
+    }
+
+    // Closing the planner gives its room back to the charts, not to the formulas.
+    void closingThePlannerGivesTheChartsTheirRoom()
+    {
+        ExplorerWindow w;
+        MainWindow &window = w.window;
+        showActive(window);
+        settle();
+        const int chartsBefore = window.charts()->height();
+        window.plannerAction()->trigger();
+        settle();
+        QVERIFY(window.plannerDock()->isVisible());
+        window.plannerDock()->close();
+        settle();
+        QVERIFY2(
+            window.charts()->height() + 8 >= chartsBefore,
+            qPrintable(QStringLiteral("%1 < %2").arg(window.charts()->height()).arg(chartsBefore)));
+    }
+
+    // A geometry saved on a larger screen, or a layout that left the charts no room, is not
+    // restored: the window opens with its default layout.
+    void unfitLayoutIsNotRestored()
+    {
+        QByteArray geometry;
+        QByteArray squeezed;
+        {
+            ExplorerWindow w;
+            showActive(w.window);
+            w.window.setGeometry(0, 0, 3000, 2000);
+            geometry = w.window.saveGeometry();
+        }
+        {
+            ExplorerWindow w;
+            showActive(w.window);
+            settle();
+            // The formulas dock given nearly all the height, as a large text size once did.
+            auto *formulas = w.window.findChild<QDockWidget *>(QStringLiteral("formulas"));
+            w.window.resizeDocks({formulas}, {w.window.height() - 150}, Qt::Vertical);
+            settle();
+            QVERIFY(!w.window.chartsHaveTheirShare());
+            squeezed = w.window.saveState();
+        }
+        ExplorerWindow w;
+        QVERIFY(!w.window.restoreLayout(geometry, {}));
+        showActive(w.window);
+        QVERIFY(w.window.screen()->availableGeometry().contains(w.window.geometry()));
+        ExplorerWindow v;
+        v.window.restoreLayout(v.window.saveGeometry(), squeezed);
+        showActive(v.window);
+        settle();
+        QVERIFY(v.window.chartsHaveTheirShare());
+    }
+
+    // Stage labels thin out instead of becoming "…": whole names where they fit, numbers
+    // where names do not, every n-th number where even numbers would be cut (K = 64).
+    void stageLabelsThinOut_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("stages");
+        QTest::addColumn<int>("width");
+        QTest::addColumn<QString>("first");
+        QTest::addColumn<QString>("second");
+        QTest::addRow("K=4, wide: names") << "llama-3.1-70b" << 4 << 1200 << "Stage 0"
+                                          << "Stage 1";
+        QTest::addRow("K=16: numbers") << "llama-3.1-70b" << 16 << 1000 << "0"
+                                       << "1";
+        QTest::addRow("K=64, narrow: every n-th number") << "llama-3.1-405b" << 64 << 700 << "0"
+                                                         << "";
+    }
+    void stageLabelsThinOut()
+    {
+        QFETCH(QString, model);
+        QFETCH(int, stages);
+        QFETCH(int, width);
+        QFETCH(QString, first);
+        QFETCH(QString, second);
+        core::Scenario s; // every stage fits at T = 8: no "✗ over" marks
+        s.model = model.toStdString();
+        s.microbatches = stages;
+        s.pp = stages;
+        s.tp = 8;
+        s.dp = 1;
+        const core::Report report = core::evaluate(s, io::builtinPresets());
+        QVERIFY(report.ok());
+        StageMemoryChart chart;
+        chart.resize(width, 500);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setReport(report);
+        settle();
+        const QStringList labels = chart.shownLabels();
+        QCOMPARE(labels.size(), stages);
+        QCOMPARE(labels[0], first);
+        QCOMPARE(labels[1], second);
+        for (const QString &label : labels)
+            QVERIFY2(!label.contains(QChar(0x2026)), qPrintable(label));
+        // At K = 64 the numbered stages are evenly spaced and the last tens are there.
+        if (stages == 64)
+            QVERIFY(labels.contains("60") || labels.contains("56") || labels.contains("48"));
+    }
+};
+
+QTEST_MAIN(TestProjector)
+#include "tst_projector.moc"
