@@ -29,6 +29,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFrame>
+#include <QGraphicsOpacityEffect>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
@@ -250,8 +251,11 @@ void MainWindow::loadExample(const QString &id)
         if (e.id != id)
             continue;
         m_document->loadExample(e.scenario, tr("Example: %1").arg(e.title));
-        m_exampleText->setText(QStringLiteral("<b>%1</b><br>%2")
-                                   .arg(e.title.toHtmlEscaped(), e.explanation.toHtmlEscaped()));
+        m_exampleHtml = QStringLiteral("<b>%1</b><br>%2")
+                            .arg(e.title.toHtmlEscaped(), e.explanation.toHtmlEscaped());
+        m_exampleScenario = m_document->scenario();
+        m_exampleStale = true; // shown afresh below
+        showExampleState();
         m_example->show();
         showChart(e.chart);
         return;
@@ -452,8 +456,43 @@ void MainWindow::createMenus()
     });
 }
 
+void MainWindow::showExampleState()
+{
+    const bool stale = m_exampleScenario && m_document->scenario() != *m_exampleScenario;
+    if (stale == m_exampleStale && !m_exampleText->text().isEmpty())
+        return;
+    m_exampleStale = stale;
+    // The numbers it quotes are the example's: once the scenario departs from it, it says so
+    // and steps back (greyed) rather than contradict the charts.
+    m_exampleText->setText(
+        stale ? tr("<i>About the example as loaded; the scenario has changed since.</i><br>"
+                   "<span style='color:#7a7a7a'>%1</span>")
+                    .arg(m_exampleHtml)
+              : m_exampleHtml);
+}
+
+void MainWindow::showValidity()
+{
+    const bool lastValid = !m_document->report().ok();
+    if (lastValid == m_showsLastValid)
+        return;
+    m_showsLastValid = lastValid;
+    // Greyed while they show the last valid scenario, so that no one reads them as this one.
+    if (lastValid) {
+        auto *faded = new QGraphicsOpacityEffect(m_charts);
+        faded->setOpacity(0.45);
+        m_charts->setGraphicsEffect(faded);
+    } else {
+        m_charts->setGraphicsEffect(nullptr);
+    }
+    m_verdict->setEnabled(!lastValid);
+    showVerdict();
+}
+
 void MainWindow::refresh()
 {
+    showExampleState();
+    showValidity();
     showNote();
     const core::Report &r = m_document->lastValidReport();
     if (!r.ok() || r.stages.empty())
@@ -613,12 +652,13 @@ void MainWindow::showVerdict()
                                                     .arg(r.makespanS, 0, 'g', 3)
                                                     .arg(io::qs(r.untimedReason))
                                               : tr("pipeline %1 s").arg(r.makespanS, 0, 'g', 3);
-    QString verdict = tr("%1 devices (T=%2 × K=%3 × D=%4). Bubble %5, %6. ")
-                          .arg(r.devices)
-                          .arg(r.tp)
-                          .arg(r.pp)
-                          .arg(r.dp)
-                          .arg(QStringLiteral("%1 %").arg(100 * r.bubbleFraction, 0, 'f', 1), step);
+    QString verdict = m_showsLastValid ? tr("Last valid scenario: ") : QString();
+    verdict += tr("%1 devices (T=%2 × K=%3 × D=%4). Bubble %5, %6. ")
+                   .arg(r.devices)
+                   .arg(r.tp)
+                   .arg(r.pp)
+                   .arg(r.dp)
+                   .arg(QStringLiteral("%1 %").arg(100 * r.bubbleFraction, 0, 'f', 1), step);
     if (r.fits) {
         std::int64_t headroom = r.stages.front().headroomBytes;
         for (const auto &stage : r.stages)

@@ -68,6 +68,12 @@ public:
     double textScale() const;
     // The explanation of the example on screen (hidden when none).
     QLabel *exampleText() const { return m_exampleText; }
+    // Whether the scenario has changed since the example on screen was loaded: its
+    // explanation is then marked as describing the example, not what the charts show.
+    bool exampleIsStale() const { return m_exampleStale; }
+    // Whether the charts and the status line show the last valid scenario, greyed, because
+    // the current one cannot be evaluated.
+    bool showsLastValid() const { return m_showsLastValid; }
 
     // Loads one of the worked examples (docs/worked-examples.md), shows its chart and explanation.
     void loadExample(const QString &id);
@@ -144,6 +150,12 @@ private:
     QDockWidget *m_formulaDock = nullptr;
     QWidget *m_noteStrip = nullptr; // the note's fixed place above the tabs
     QLabel *m_exampleText;
+    QString m_exampleHtml;                           // the explanation as loaded
+    std::optional<core::Scenario> m_exampleScenario; // the example's scenario as loaded
+    bool m_exampleStale = false;
+    bool m_showsLastValid = false;
+    void showExampleState();
+    void showValidity();
     FormulaPanel *m_formulas;
     const ChartPage *m_formulasOf = nullptr; // the page whose formulas the panel shows
     // While the inputs keep changing (a slider drag) the chart redraws at every step and the

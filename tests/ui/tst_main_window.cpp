@@ -302,6 +302,35 @@ private Q_SLOTS:
         QVERIFY(window.note()->isVisible());
         QCOMPARE(window.chart<StageMemoryChart>()->categories().size(), 1);
         QCOMPARE(k->spinBox()->value(), 128); // nothing silently corrected
+        // The charts and the status line say they show the last valid scenario, greyed.
+        QVERIFY(window.showsLastValid());
+        QVERIFY(window.charts()->graphicsEffect());
+        QVERIFY(!window.verdict()->isEnabled());
+        QVERIFY(window.verdict()->text().startsWith("Last valid scenario: "));
+        QVERIFY(window.verdict()->text().contains("K=1 "));
+        dragSlider(k->slider(), 0.0);
+        QTRY_COMPARE(document.scenario().pp, 1);
+        QTRY_VERIFY(!window.showsLastValid());
+        QVERIFY(!window.charts()->graphicsEffect());
+        QVERIFY(window.verdict()->isEnabled());
+        QVERIFY(!window.verdict()->text().startsWith("Last valid"));
+    }
+
+    // An example's explanation quotes the example's numbers: once the scenario departs from
+    // it, it says so; back at the example's scenario (undo), it stands as loaded.
+    void exampleExplanationMarkedWhenTheScenarioDeparts()
+    {
+        ExplorerWindow w;
+        w.window.loadExample("bubble-k4-m16");
+        QVERIFY(w.window.exampleText()->text().contains("15.8"));
+        QVERIFY(!w.window.exampleIsStale());
+        setAndEvaluate(w.document, "microbatches", "3");
+        QVERIFY(w.window.exampleIsStale());
+        QVERIFY(w.window.exampleText()->text().contains("the scenario has changed since"));
+        w.document.undoStack()->undo();
+        w.document.flush();
+        QVERIFY(!w.window.exampleIsStale());
+        QVERIFY(!w.window.exampleText()->text().contains("changed since"));
     }
 
     void undoAndRedoRestoreScenarioAndCharts()
