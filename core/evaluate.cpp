@@ -142,6 +142,13 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
         const double bytes = values * c.commBytes / s.tp;
         if (!t.ppLinkError)
             t.p2pSendS = link.stepLatencyS + bytes / (link.gbPerS * kGB * link.efficiency);
+        // The receiver all-gathers the T pieces over NVLink before using them (Narayanan et
+        // al. 2021, §4.1; Megatron-LM p2p_communication.py, gather_split_1d_tensor); the send
+        // blocks until then, so it is timed as part of the send.
+        if (!t.ppLinkError && s.tp > 1 && !c.sequenceParallel && t.tpLink.gbPerS > 0)
+            t.p2pSendS +=
+                collectiveSeconds(Collective::allGather,
+                                  static_cast<std::int64_t>(values * c.commBytes), s.tp, t.tpLink);
     }
     return t;
 }

@@ -167,14 +167,15 @@ double matmulSeconds(const DeviceRates &rates, double m, double n, double k, dou
     const double flops = 2 * m * n * k * batch;
     if (rates.forcedMfu > 0)
         return flops / (rates.peakFlops * rates.forcedMfu);
-    // Wave quantization: tiles run in waves of one per compute unit; a last, partial wave
-    // takes as long as a full one (NVIDIA, "Matrix Multiplication Background User's Guide").
+    // Tile and wave quantization (NVIDIA, "Matrix Multiplication Background User's Guide"):
+    // an edge tile computes its whole 256 × 128 outputs however few are in the matrix, and
+    // tiles run in waves of one per compute unit, a last partial wave as long as a full one.
     double utilisation = 1;
     if (rates.computeUnits > 0) {
         const auto waveUse = [&](double rows, double cols) {
             const double tiles = batch * std::ceil(m / rows) * std::ceil(n / cols);
             const double waves = std::ceil(tiles / rates.computeUnits);
-            return tiles / (waves * rates.computeUnits);
+            return batch * m * n / (waves * rates.computeUnits * rows * cols);
         };
         utilisation = std::max(waveUse(kTileRows, kTileCols), waveUse(kTileCols, kTileRows));
     }
@@ -249,9 +250,11 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             const OpCost av = b.matmul(s, d, s, batch, e, c.activationBytes);
             const OpCost softmax = b.memory(scores * (2 * e + mask * (2 * e + 1)));
             op.forward = plus(plus(qk, av), softmax);
-            // Each multiply twice, softmax backward reads y and dy and writes dx.
+            // The gradient of the dropped probabilities dO·Vᵀ has QKᵀ's shape; dV = Pᵀ·dO,
+            // dQ = dS·K and dK = dSᵀ·Q have attention × V's (s × d outputs, s deep). Softmax
+            // backward reads y and dy and writes dx; dropout's reads dy and the mask.
             const OpCost softmaxBack = b.memory(scores * (3 * e + mask * (e + 1)));
-            op.backward = plus(plus(plus(qk, qk), plus(av, av)), softmaxBack);
+            op.backward = plus(plus(plus(qk, av), plus(av, av)), softmaxBack);
             op.source = "Korthikanti et al. 2022, §4.1: 4·b·s²·h/T FLOPs and the s² scores";
         }
         op.rerun = full || selective;

@@ -207,6 +207,12 @@ private Q_SLOTS:
         // 30 of them, so 162/264 of the rate.
         QTest::addRow("a partial second wave")
             << 2304.0 << 2304.0 << 8192.0 << 2.0 * 2304 * 2304 * 8192 / (rate * 162 / 264);
+        // N = 96, an attention head (Korthikanti et al. 2022's 22B): 16 × 1 tiles of 256 ×
+        // 128, each computing 128 columns for 96, so 16 tiles on 132 SMs do 16·256·96 of
+        // 132·256·128 outputs' work in one wave.
+        QTest::addRow("tile quantization: N = 96")
+            << 4096.0 << 96.0 << 4096.0
+            << 2.0 * 4096 * 96 * 4096 / (rate * 16 * 256 * 96 / (132.0 * 256 * 128));
         // K = 16: 2·(4096·16 + 16·4096 + 4096²) bytes at 0.9 × 3,350 GB/s outlast the FLOPs
         // (Williams et al. 2009).
         QTest::addRow("memory-bound: K = 16")
