@@ -388,8 +388,7 @@ QString disagreement(const MainWindow &window, const ScenarioDocument &document)
                         .arg(units::large(double(r.stages[i].*term.bytes)));
         }
         for (std::size_t i = 0; i < r.stages.size(); ++i)
-            if (chart->categories()[qsizetype(i)].contains(QStringLiteral("✗")) ==
-                r.stages[i].fits)
+            if (chart->categories()[qsizetype(i)].contains(QStringLiteral("✗")) == r.stages[i].fits)
                 return QStringLiteral("stage %1's label '%2' disagrees with fits")
                     .arg(i)
                     .arg(chart->categories()[qsizetype(i)]);
