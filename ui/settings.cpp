@@ -9,6 +9,7 @@ const QString kRecentFiles = QStringLiteral("files/recent");
 const QString kGeometry = QStringLiteral("window/geometry");
 const QString kState = QStringLiteral("window/state");
 const QString kSizesInGib = QStringLiteral("view/sizesInGib");
+const QString kSweepSeconds = QStringLiteral("timeline/sweepSeconds");
 } // namespace
 
 QByteArray Settings::lastScenario() const
@@ -54,6 +55,16 @@ bool Settings::sizesInGib() const
 void Settings::setSizesInGib(bool gib)
 {
     m_settings.setValue(kSizesInGib, gib);
+}
+
+double Settings::sweepSeconds() const
+{
+    return m_settings.value(kSweepSeconds, 15.0).toDouble();
+}
+
+void Settings::setSweepSeconds(double seconds)
+{
+    m_settings.setValue(kSweepSeconds, seconds);
 }
 
 QByteArray Settings::windowGeometry() const

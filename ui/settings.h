@@ -28,6 +28,10 @@ public:
     bool sizesInGib() const;
     void setSizesInGib(bool gib);
 
+    // The timeline's sweep: seconds for the whole step (Timeline tab, Speed).
+    double sweepSeconds() const;
+    void setSweepSeconds(double seconds);
+
     QByteArray windowGeometry() const;
     void setWindowGeometry(const QByteArray &geometry);
     QByteArray windowState() const;

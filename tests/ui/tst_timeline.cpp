@@ -190,6 +190,57 @@ private Q_SLOTS:
         const double bubble = document.report().bubbleFraction;
         QVERIFY(std::abs(chart->bubbleSoFar() - bubble) < 1e-9);
         QVERIFY(panel.bubbleLabel()->text().contains(QString::number(100 * bubble, 'f', 1) + " %"));
+        // The final frame is held: idle time still tinted, Step stopped at the end, and Play
+        // sweeps again from the start.
+        QVERIFY(chart->isTeaching());
+        QVERIFY(chart->isHeldAtEnd());
+        QVERIFY(panel.bubbleLabel()->text().contains("whole step"));
+        QVERIFY(!panel.stepButton()->isEnabled());
+        panel.step();
+        QCOMPARE(chart->playhead(), chart->makespan());
+        panel.play();
+        QVERIFY(chart->playhead() < chart->makespan());
+        QVERIFY(!chart->isHeldAtEnd());
+        panel.pause();
+    }
+
+    // Stepping walks to the end and stops there; it does not wrap to the start.
+    void stepStopsAtTheEnd()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        setAndEvaluate(document, "pp", "2");
+        setAndEvaluate(document, "microbatches", "2");
+        TimelinePanel panel;
+        fill(panel, document);
+        TimelineChart *chart = panel.chart();
+        int steps = 0;
+        while (!chart->isHeldAtEnd() && steps < 100) {
+            panel.step();
+            ++steps;
+            QVERIFY(chart->playhead() > 0);
+        }
+        QVERIFY(chart->isHeldAtEnd());
+        QCOMPARE(chart->playhead(), chart->makespan());
+        QVERIFY(steps > 4);
+        panel.step();
+        QCOMPARE(chart->playhead(), chart->makespan());
+        QVERIFY(chart->isHeldAtEnd());
+    }
+
+    // Speed is how long a sweep of the step takes, from a minute to talk over down to four
+    // seconds; the choice outlives the panel.
+    void speedIsRemembered()
+    {
+        {
+            TimelinePanel panel;
+            QCOMPARE(panel.speedCombo()->count(), int(TimelinePanel::kSweepChoices.size()));
+            panel.speedCombo()->setCurrentIndex(0);
+            QCOMPARE(panel.sweepSeconds(), 60.0);
+        }
+        TimelinePanel again;
+        QCOMPARE(again.sweepSeconds(), 60.0);
+        again.speedCombo()->setCurrentIndex(2);
+        QCOMPARE(TimelinePanel().sweepSeconds(), 15.0);
     }
 
     // Space plays and pauses when the chart has focus.

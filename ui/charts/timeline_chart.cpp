@@ -148,6 +148,7 @@ void TimelineChart::setReport(const core::Report &report)
     m_viewStart = 0;
     m_viewEnd = m_makespan > 0 ? m_makespan : 1;
     m_playhead = m_makespan;
+    m_held = false;
     invalidate();
     Q_EMIT visibleRangeChanged(m_viewStart, m_viewEnd);
     Q_EMIT playheadChanged(m_playhead);
@@ -186,9 +187,19 @@ void TimelineChart::fitAll()
     setVisibleRange(0, m_makespan);
 }
 
+void TimelineChart::holdEnd()
+{
+    m_held = true;
+    setPlayhead(m_makespan);
+    update();
+    Q_EMIT playheadChanged(m_playhead);
+}
+
 void TimelineChart::setPlayhead(double time)
 {
     time = std::clamp(time, 0.0, m_makespan);
+    if (time < m_makespan)
+        m_held = false;
     if (time == m_playhead)
         return;
     m_playhead = time;

@@ -49,7 +49,11 @@ public:
     // whole schedule shows and teaching mode is off.
     double playhead() const { return m_playhead; }
     void setPlayhead(double time);
-    bool isTeaching() const { return m_playhead < m_makespan; }
+    bool isTeaching() const { return m_playhead < m_makespan || m_held; }
+    // A sweep that reached the end holds its final frame: the idle time tinted and the
+    // bubble so far (then the whole step's) shown, until the next sweep or scenario.
+    void holdEnd();
+    bool isHeldAtEnd() const { return m_held; }
     // 1 - busy so far / (K × playhead), over the blocks drawn (docs/DESIGN.md §5).
     double bubbleSoFar() const;
     // The next block start or end after `time`, or the makespan.
@@ -124,6 +128,7 @@ private:
 
     double m_viewStart = 0;
     double m_viewEnd = 1;
+    bool m_held = false;
     double m_playhead = 0;
 
     bool m_dragging = false;

@@ -1,6 +1,7 @@
 #include "ui/charts/timeline_panel.h"
 
 #include "ui/charts/timeline_chart.h"
+#include "ui/settings.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -26,10 +27,13 @@ TimelinePanel::TimelinePanel(QWidget *parent)
     m_step->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_step->setToolTip(tr("Advance to the next block start or end"));
     m_speed->setObjectName(QStringLiteral("speed"));
-    for (double speed : {0.25, 0.5, 1.0, 2.0, 4.0})
-        m_speed->addItem(tr("%1×").arg(speed), speed);
-    m_speed->setCurrentIndex(2);
-    m_speed->setToolTip(tr("Speed of the sweep"));
+    for (double seconds : kSweepChoices)
+        m_speed->addItem(tr("%1 s a step").arg(seconds), seconds);
+    const int remembered = m_speed->findData(Settings().sweepSeconds());
+    m_speed->setCurrentIndex(remembered >= 0 ? remembered : 2);
+    m_speed->setToolTip(tr("How long a sweep of the whole step takes; remembered"));
+    connect(m_speed, &QComboBox::currentIndexChanged, this,
+            [this] { Settings().setSweepSeconds(sweepSeconds()); });
     m_bubble->setObjectName(QStringLiteral("bubbleSoFar"));
 
     auto *speedLabel = new QLabel(tr("Sp&eed:"));
@@ -67,11 +71,17 @@ bool TimelinePanel::isPlaying() const
     return m_timer->isActive();
 }
 
+double TimelinePanel::sweepSeconds() const
+{
+    return m_speed->currentData().toDouble();
+}
+
 void TimelinePanel::play()
 {
     if (m_chart->makespan() <= 0)
         return;
-    if (!m_chart->isTeaching())
+    // From the start when the whole schedule shows or the last sweep ended.
+    if (!m_chart->isTeaching() || m_chart->isHeldAtEnd())
         m_chart->setPlayhead(0);
     m_clock.start();
     m_timer->start();
@@ -95,19 +105,26 @@ void TimelinePanel::togglePlay()
 void TimelinePanel::step()
 {
     pause();
-    // From the whole schedule, stepping starts a new walk through it.
+    // At the end of a walk Step stops (Play starts again); from the whole schedule it starts
+    // a new walk.
+    if (m_chart->isHeldAtEnd())
+        return;
     const double from = m_chart->isTeaching() ? m_chart->playhead() : 0.0;
-    m_chart->setPlayhead(m_chart->nextEvent(from));
+    const double next = m_chart->nextEvent(from);
+    if (next >= m_chart->makespan())
+        m_chart->holdEnd();
+    else
+        m_chart->setPlayhead(next);
+    showState();
 }
 
 void TimelinePanel::tick()
 {
     const double elapsed = m_clock.restart() / 1000.0;
-    const double speed = m_speed->currentData().toDouble();
-    const double next = m_chart->playhead() + elapsed * speed * m_chart->makespan() / kSweepSeconds;
+    const double next = m_chart->playhead() + elapsed * m_chart->makespan() / sweepSeconds();
     if (next >= m_chart->makespan()) {
         m_timer->stop();
-        m_chart->setPlayhead(m_chart->makespan());
+        m_chart->holdEnd(); // the final frame stays: the bubble as the class saw it add up
     } else {
         m_chart->setPlayhead(next);
     }
@@ -127,10 +144,14 @@ void TimelinePanel::showState()
     m_play->setText(playing ? tr("&Pause") : tr("&Play"));
     m_play->setIcon(style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
     m_play->setEnabled(m_chart->makespan() > 0);
-    m_step->setEnabled(m_chart->makespan() > 0);
+    const bool atEnd = m_chart->isHeldAtEnd();
+    m_step->setEnabled(m_chart->makespan() > 0 && !atEnd);
+    m_step->setToolTip(atEnd ? tr("The end of the step: Play sweeps it again")
+                             : tr("Advance to the next block start or end"));
     const QString value = QString::number(100 * m_chart->bubbleSoFar(), 'f', 1);
-    m_bubble->setText(m_chart->isTeaching() ? tr("Bubble so far: %1 %").arg(value)
-                                            : tr("Bubble: %1 %").arg(value));
+    m_bubble->setText(atEnd                   ? tr("Bubble, the whole step: %1 %").arg(value)
+                      : m_chart->isTeaching() ? tr("Bubble so far: %1 %").arg(value)
+                                              : tr("Bubble: %1 %").arg(value));
 }
 
 } // namespace ui

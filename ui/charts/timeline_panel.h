@@ -4,6 +4,7 @@
 
 #include <QElapsedTimer>
 #include <QWidget>
+#include <array>
 
 class QComboBox;
 class QLabel;
@@ -16,8 +17,9 @@ class TimelineChart;
 
 // The schedule timeline with its teaching controls (docs/DESIGN.md §5): Play /
 // Pause sweeps a playhead over the schedule so blocks appear as they run and
-// the bubble counts up; Step jumps to the next block start or end; Speed scales
-// the sweep. A new report stops the sweep and shows the whole schedule.
+// the bubble counts up, and holds the last frame; Step jumps to the next block
+// end and stops at the step's end; Speed is how long a sweep takes. A new report
+// stops the sweep and shows the whole schedule.
 class TimelinePanel : public QWidget
 {
     Q_OBJECT
@@ -35,8 +37,10 @@ public:
     QLabel *bubbleLabel() const { return m_bubble; }
     bool isPlaying() const;
 
-    // Seconds a sweep of the whole schedule takes at 1×.
-    static constexpr double kSweepSeconds = 4.0;
+    // The sweep's lengths Speed offers, in seconds for the whole step: long enough to talk
+    // over, down to a quick look. The choice is remembered (Settings::sweepSeconds).
+    static constexpr std::array<double, 5> kSweepChoices = {60, 30, 15, 8, 4};
+    double sweepSeconds() const;
 
     void play();
     void pause();
