@@ -416,6 +416,16 @@ private Q_SLOTS:
         QTRY_COMPARE(window.chart<BubbleChart>()->marker(), QPointF(4, 300.0 / 7));
         QVERIFY(window.chart<BubbleChart>()->markerLabel().startsWith(
             QStringLiteral("42.9 % at m = 4")));
+        // The label sits beside the marker, clear of the curve it is on; GPipe's curve, the
+        // same as 1F1B's, has one legend entry that says so.
+        BubbleChart *chart = window.chart<BubbleChart>();
+        QTRY_VERIFY(!chart->markerLabelRect().isEmpty());
+        for (const QPointF &p : chart->curve(core::Schedule::oneFOneB))
+            QVERIFY2(!chart->markerLabelRect().contains(chart->positionOf(p)),
+                     qPrintable(QStringLiteral("m = %1").arg(p.x())));
+        const QStringList legend = chart->legendNames();
+        QVERIFY(legend.contains("1f1b = gpipe (same bubble; they differ in memory)"));
+        QVERIFY(!legend.contains("gpipe"));
         // The formula panel writes the formula with these numbers.
         QTRY_VERIFY(window.formulas()->toPlainText().contains("(K−1)/(K−1+m) = 3/7 = 42.9 %"));
     }

@@ -6,6 +6,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QGraphicsSimpleTextItem>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -40,7 +41,7 @@ QPen curvePen(core::Schedule schedule)
 BubbleChart::BubbleChart(QWidget *parent)
     : QWidget(parent), m_chart(new QChart), m_view(new QChartView(m_chart, this)),
       m_marker(new QScatterSeries), m_compare(new QScatterSeries), m_mAxis(new QLogValueAxis),
-      m_bubbleAxis(new QValueAxis)
+      m_bubbleAxis(new QValueAxis), m_label(new QGraphicsSimpleTextItem(m_chart))
 {
     m_chart->legend()->setAlignment(Qt::AlignBottom);
     m_view->setRenderHint(QPainter::Antialiasing);
@@ -73,7 +74,8 @@ BubbleChart::BubbleChart(QWidget *parent)
     m_marker->setMarkerSize(13);
     m_marker->setColor(chart_style::vermillion());
     m_marker->setBorderColor(Qt::white);
-    m_marker->setPointLabelsVisible(true);
+    // Its label is drawn beside it, not centred above it where the curve it sits on passes.
+    m_marker->setPointLabelsVisible(false);
     m_marker->setPointLabelsClipping(false);
     QFont font = m_marker->pointLabelsFont();
     font.setBold(true);
@@ -95,9 +97,71 @@ BubbleChart::BubbleChart(QWidget *parent)
     m_compare->attachAxis(m_bubbleAxis);
     m_compare->setVisible(false);
 
+    m_label->setZValue(20);
+    connect(m_chart, &QChart::plotAreaChanged, this, &BubbleChart::placeLabel,
+            Qt::QueuedConnection);
+    connect(m_marker, &QXYSeries::pointLabelsFontChanged, this, &BubbleChart::placeLabel);
+    connect(m_marker, &QXYSeries::pointLabelsColorChanged, this, &BubbleChart::placeLabel);
+
+    // GPipe and 1F1B idle the same share of the step, (K-1)/(K-1+m) (Narayanan et al. 2021,
+    // §2.2): one curve, one legend entry that says so; they differ in memory.
+    for (QLegendMarker *marker :
+         m_chart->legend()->markers(m_curves.value(int(core::Schedule::gpipe))))
+        marker->setVisible(false);
+
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_view);
+}
+
+void BubbleChart::placeLabel()
+{
+    if (m_marker->count() == 0 || m_label->text().isEmpty()) {
+        m_label->hide();
+        return;
+    }
+    m_label->setFont(m_marker->pointLabelsFont());
+    m_label->setBrush(m_marker->pointLabelsColor());
+    const QPointF at = m_chart->mapToPosition(m_marker->at(0), m_marker);
+    const QRectF plot = m_chart->plotArea();
+    const QRectF text = m_label->boundingRect();
+    const qreal gap = m_marker->markerSize() / 2 + 4;
+    // Above and to the right, where the falling curve has already dropped; where that leaves
+    // the plot, above and to the left, then below.
+    const QPointF places[] = {{at.x() + gap, at.y() - gap - text.height()},
+                              {at.x() - gap - text.width(), at.y() - gap - text.height()},
+                              {at.x() + gap, at.y() + gap},
+                              {at.x() - gap - text.width(), at.y() + gap}};
+    QPointF topLeft = places[0];
+    for (const QPointF &place : places)
+        if (plot.contains(QRectF(place, text.size()))) {
+            topLeft = place;
+            break;
+        }
+    topLeft.setY(std::clamp(topLeft.y(), plot.top(), plot.bottom() - text.height()));
+    topLeft.setX(std::clamp(topLeft.x(), plot.left(), plot.right() - text.width()));
+    m_label->setPos(topLeft);
+    m_label->show();
+}
+
+QRectF BubbleChart::markerLabelRect() const
+{
+    return m_label->isVisible() ? m_label->sceneBoundingRect() : QRectF();
+}
+
+QPointF BubbleChart::positionOf(QPointF value) const
+{
+    return m_chart->mapToPosition(value, m_marker);
+}
+
+QStringList BubbleChart::legendNames() const
+{
+    QStringList names;
+    for (QLegendMarker *marker : m_chart->legend()->markers())
+        if (marker->isVisible() && qobject_cast<QLineSeries *>(marker->series()) &&
+            !qobject_cast<QScatterSeries *>(marker->series()))
+            names << marker->label();
+    return names;
 }
 
 void BubbleChart::setScenario(const core::Scenario &s, const core::Report &r,
@@ -131,6 +195,8 @@ void BubbleChart::setScenario(const core::Scenario &s, const core::Report &r,
             const QString name = io::qs(core::toString(curve.schedule));
             series->setName(curve.schedule == core::Schedule::interleaved
                                 ? tr("%1, v = %2").arg(name).arg(curve.virtualStages)
+                            : curve.schedule == core::Schedule::oneFOneB
+                                ? tr("1f1b = gpipe (same bubble; they differ in memory)")
                                 : name);
         }
         m_chart->setTitle(tr("Pipeline bubble with K = %1 stages").arg(s.pp));
@@ -144,6 +210,8 @@ void BubbleChart::setScenario(const core::Scenario &s, const core::Report &r,
     if (r.bubbleFractionClosedForm && std::abs(simulated - percent) >= 0.05)
         label += tr(" (simulated %1 %)").arg(simulated, 0, 'f', 1);
     m_marker->setPointLabelsFormat(label);
+    m_label->setText(label);
+    placeLabel();
     m_marker->setName(r.bubbleFractionClosedForm ? tr("This scenario")
                                                  : tr("This scenario (simulated)"));
 }
@@ -165,7 +233,7 @@ QPointF BubbleChart::marker() const
 
 QString BubbleChart::markerLabel() const
 {
-    return m_marker->pointLabelsFormat();
+    return m_label->text();
 }
 
 } // namespace ui

@@ -5,9 +5,11 @@
 
 #include <QHash>
 #include <QPointF>
+#include <QRectF>
 #include <QWidget>
 
 class QChart;
+class QGraphicsSimpleTextItem;
 class QChartView;
 class QLineSeries;
 class QLogValueAxis;
@@ -38,8 +40,15 @@ public:
     QList<QPointF> curve(core::Schedule schedule) const;
     QPointF marker() const;
     QString markerLabel() const;
+    // Where the marker's label is drawn, in the chart's coordinates, and the curves' names
+    // in the legend (GPipe's and 1F1B's curves are one: a single entry says so).
+    QRectF markerLabelRect() const;
+    QStringList legendNames() const;
+    // A point (m, percent) in the chart's coordinates.
+    QPointF positionOf(QPointF value) const;
 
 private:
+    void placeLabel();
     QChart *m_chart;
     QChartView *m_view;
     QHash<int, QLineSeries *> m_curves;
@@ -49,6 +58,7 @@ private:
     QValueAxis *m_bubbleAxis;
     int m_stages = 0;
     int m_virtualStages = 0;
+    QGraphicsSimpleTextItem *m_label; // the marker's label, owned by the chart
 };
 
 } // namespace ui
