@@ -535,7 +535,8 @@ private Q_SLOTS:
                                      standard;
         QTest::addRow("plan") << "plan"
                               << QStringList{"set",      "devices",    "global-batch", "top",
-                                             "distinct", "exhaustive", "format",       "presets"} +
+                                             "distinct", "exhaustive", "headroom-gib", "rank",
+                                             "format",   "presets"} +
                                      standard;
         QTest::addRow("presets") << "presets" << QStringList{"format", "presets"} + standard;
         QTest::addRow("shard") << "shard"
