@@ -666,6 +666,51 @@ private Q_SLOTS:
         QVERIFY(r.err.contains(QStringLiteral("no display")));
         QVERIFY(r.err.contains(QStringLiteral("parascope eval")));
     }
+
+    // Issue #18 §6: scripts/run passes every command through to the binary without a
+    // display (it once evaluated the default scenario for `plan`, `shard` and `export`);
+    // only the bare window start needs one. --no-build runs this build's binary.
+    void scriptsRunPassesCommandsThrough_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("says");
+        QTest::addRow("plan --help") << QStringList{"plan", "--help"} << "Usage: parascope plan";
+        QTest::addRow("shard --help") << QStringList{"shard", "--help"} << "Usage: parascope shard";
+        QTest::addRow("export --help")
+            << QStringList{"export", "--help"} << "Usage: parascope export";
+        QTest::addRow("eval --help") << QStringList{"eval", "--help"} << "Usage: parascope eval";
+        QTest::addRow("presets") << QStringList{"presets"} << "h100-sxm";
+        QTest::addRow("plan") << QStringList{"plan",      "--set", "model=llama-3.1-8b",
+                                             "--devices", "8",     "--global-batch",
+                                             "16",        "--top", "1"}
+                              << "Llama 3.1 8B on 8 × NVIDIA H100 SXM";
+        QTest::addRow("--version") << QStringList{"--version"} << "parascope 0.";
+        QTest::addRow("the window") << QStringList{} << "No display found";
+    }
+    void scriptsRunPassesCommandsThrough()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, says);
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const char *name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+            env.remove(QLatin1String(name));
+        env.insert(QStringLiteral("PARASCOPE_BIN"), QStringLiteral(PARASCOPE_BIN));
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral("bash"),
+                QStringList{QStringLiteral(PARASCOPE_SOURCE_DIR "/scripts/run"),
+                            QStringLiteral("--no-build")} +
+                    arguments);
+        QVERIFY(p.waitForFinished(60000));
+        const QString out = QString::fromUtf8(p.readAllStandardOutput());
+        QCOMPARE(p.exitCode(), 0);
+        QVERIFY2(out.contains(says), qPrintable(out));
+        if (!arguments.isEmpty()) {
+            QVERIFY2(!out.contains(QStringLiteral("No display found")), qPrintable(out));
+        } else { // and then the default scenario, evaluated
+            QVERIFY2(out.contains(QStringLiteral("Fits: ")), qPrintable(out));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCli)
