@@ -470,6 +470,43 @@ private Q_SLOTS:
         QVERIFY(same.value("report_differences").toArray().isEmpty());
     }
 
+    // Issue #18 §6: the text comparison printed raw field names and byte counts
+    // ("1.27307e+06"). Now labelled, with units: 70B's 70,553,706,496 parameters at 2 bytes
+    // are 141.1 GB on one device, a quarter of it (35.3 GB) at T = 4; throughput grouped.
+    void compareTextIsLabelled()
+    {
+        const QString a = QStringLiteral(
+            PARASCOPE_SOURCE_DIR "/resources/examples/seed-70b-fp16-one-device.parascope.json");
+        const QString b = QStringLiteral(PARASCOPE_SOURCE_DIR
+                                         "/resources/examples/seed-70b-fp16-t4.parascope.json");
+        const ParascopeRun r =
+            runParascope({QStringLiteral("eval"), a, QStringLiteral("--compare"), b});
+        QCOMPARE(r.status, 0);
+        const QStringList lines = r.out.split(QLatin1Char('\n'));
+        const auto line = [&lines](const QString &label) {
+            const QRegularExpression start(QStringLiteral("^  %1  +").arg(label));
+            for (const QString &l : lines)
+                if (start.match(l).hasMatch())
+                    return l.simplified();
+            return QString();
+        };
+        QCOMPARE(line(QStringLiteral("T")), QStringLiteral("T 1 -> 4"));
+        QCOMPARE(line(QStringLiteral("stage 0 weights")),
+                 QStringLiteral("stage 0 weights 141.1 GB -> 35.3 GB"));
+        QCOMPARE(line(QStringLiteral("devices")), QStringLiteral("devices 1 -> 4"));
+        QVERIFY(line(QStringLiteral("stage 0 params")).contains(QStringLiteral("70,553,706,496")));
+        QVERIFY(line(QStringLiteral("throughput"))
+                    .contains(QRegularExpression(
+                        QStringLiteral("^throughput \\d{1,3}(,\\d{3})* tokens/s -> "
+                                       "\\d{1,3}(,\\d{3})* tokens/s$"))));
+        QVERIFY(line(QStringLiteral("step time")).endsWith(QStringLiteral(" s")));
+        // No raw keys, no exponents, no ungrouped numbers of four digits or more.
+        QVERIFY2(!r.out.contains(QStringLiteral("_bytes")), qPrintable(r.out));
+        QVERIFY2(!r.out.contains(QStringLiteral("e+")), qPrintable(r.out));
+        QVERIFY2(!r.out.contains(QRegularExpression(QStringLiteral("(^|[^\\d,.])\\d{4,}"))),
+                 qPrintable(r.out));
+    }
+
     void presetsCommand()
     {
         const ParascopeRun text = runParascope({QStringLiteral("presets")});
