@@ -507,6 +507,62 @@ private Q_SLOTS:
                  qPrintable(r.out));
     }
 
+    // Issue #18 §6: the README's examples show what the program prints. A fenced block right
+    // after a "<!-- checked -->" line holds commands ("$ parascope ...") each followed by its
+    // output (standard output, then standard error); every one is run and compared line by
+    // line. Only a time in milliseconds ("; 33 ms") is not compared.
+    void readmeExamplesAreTheProgramsOutput_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("expected");
+        const QStringList lines =
+            QString::fromUtf8(readFile(QStringLiteral(PARASCOPE_README))).split(QLatin1Char('\n'));
+        int commands = 0;
+        for (qsizetype i = 0; i + 1 < lines.size(); ++i) {
+            if (lines.at(i).trimmed() != QLatin1String("<!-- checked -->"))
+                continue;
+            QVERIFY2(lines.at(i + 1).startsWith(QLatin1String("```")),
+                     "<!-- checked --> must come right before a fenced block");
+            QString command;
+            QString output;
+            auto add = [&] {
+                if (command.isEmpty())
+                    return;
+                QTest::addRow("%s", qPrintable(command))
+                    << command.mid(2).split(QLatin1Char(' '), Qt::SkipEmptyParts).mid(1) << output;
+                ++commands;
+            };
+            for (i += 2; i < lines.size() && !lines.at(i).startsWith(QLatin1String("```")); ++i) {
+                if (lines.at(i).startsWith(QLatin1String("$ parascope "))) {
+                    add();
+                    command = lines.at(i);
+                    output.clear();
+                } else {
+                    output += lines.at(i) + QLatin1Char('\n');
+                }
+            }
+            add();
+        }
+        QVERIFY2(commands >= 4, "the README's checked examples went missing");
+    }
+    void readmeExamplesAreTheProgramsOutput()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, expected);
+        const ParascopeRun r = runParascope(arguments);
+        QVERIFY(!r.crashed && !r.timedOut);
+        const auto normal = [](QString text) {
+            static const QRegularExpression ms(QStringLiteral("\\b\\d+ ms\\b"));
+            static const QRegularExpression trailing(QStringLiteral("[ \\t]+\\n"));
+            text.replace(ms, QStringLiteral("# ms"));
+            text.replace(trailing, QStringLiteral("\n"));
+            while (text.endsWith(QLatin1Char('\n')))
+                text.chop(1);
+            return text;
+        };
+        QCOMPARE(normal(r.out + r.err), normal(expected));
+    }
+
     void presetsCommand()
     {
         const ParascopeRun text = runParascope({QStringLiteral("presets")});
