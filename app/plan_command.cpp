@@ -69,6 +69,17 @@ int runPlan(const QStringList &arguments)
     const auto distinct =
         option("distinct", "List only the fastest of layouts that differ only in ZeRO stage, "
                            "recomputation or sequence parallelism.");
+    const auto headroom =
+        option("headroom-gib",
+               "Memory every device must leave free, on top of the scenario's reserve_gib, for a "
+               "layout to count as fitting: the memory model is an estimate (default 2).",
+               "GiB", QStringLiteral("2"));
+    const auto rank = option(
+        "rank",
+        "What to rank the fitting layouts by: time (step time on exactly N devices, the "
+        "default), cost (device-hours per million tokens) or energy (joules per million tokens "
+        "at the device's TDP); cost and energy search every device count that divides N.",
+        "time|cost|energy", QStringLiteral("time"));
     const QCommandLineOption presetsFile = io::presetsOption(), format = formatOption();
     parser.addOption(presetsFile);
     parser.addOption(format);
@@ -95,6 +106,22 @@ int runPlan(const QStringList &arguments)
         return status;
     request.prune = !parser.isSet(exhaustive);
     request.distinct = parser.isSet(distinct);
+    {
+        bool ok = false;
+        const double gib = parser.value(headroom).toDouble(&ok);
+        if (!ok || !(gib >= 0) || gib > core::limits::kGib)
+            return fail(QStringLiteral("--headroom-gib"),
+                        QStringLiteral("expected GiB from 0 to %1, got '%2'")
+                            .arg(core::limits::kGib, 0, 'f', 0)
+                            .arg(parser.value(headroom)));
+        request.headroomGib = gib;
+        const auto ranked = core::parseEnum<core::PlanRank>(io::ss(parser.value(rank)));
+        if (!ranked)
+            return fail(QStringLiteral("--rank"),
+                        QStringLiteral("expected %1, got '%2'")
+                            .arg(io::qs(core::allowedNames<core::PlanRank>()), parser.value(rank)));
+        request.rank = *ranked;
+    }
 
     core::Presets presets;
     if (auto e = io::loadPresets(presets, parser.value(presetsFile)))

@@ -647,9 +647,15 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     if (options.timeline)
         r.timelineRefused = checkTimeline(s);
     const bool keepTimeline = options.timeline && !r.timelineRefused;
-    PipelineResult pipe = options.pipelineCache && !keepTimeline
-                              ? options.pipelineCache->simulate(pipeIn)
-                              : simulatePipeline(pipeIn, keepTimeline);
+    PipelineResult pipe;
+    if (options.memoryOnly)
+        pipe.inflight = options.pipelineCache
+                            ? options.pipelineCache->inflight(pipeIn)
+                            : inflightMicrobatches(pipeIn.schedule, pipeIn.stages,
+                                                   pipeIn.microbatches, pipeIn.virtualStages);
+    else
+        pipe = options.pipelineCache && !keepTimeline ? options.pipelineCache->simulate(pipeIn)
+                                                      : simulatePipeline(pipeIn, keepTimeline);
     r.bubbleFraction = pipe.bubbleFraction;
     r.makespanS = pipe.makespan;
     if (auto why = noTimingReason(s, model, device)) {
@@ -659,9 +665,11 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     // With the stage times simulated, not F = B = W = 1: the closed form only where it holds.
     // The textbook closed form: the layers' own times on equal stages with free sends; the
     // simulation above adds the end stages' work and the sends.
-    ClosedFormBubble closed = closedFormBubble(pipelineInput(s, model, t, layers, true));
-    r.bubbleFractionClosedForm = closed.fraction;
-    r.bubbleClosedFormMissing = std::move(closed.missing);
+    if (!options.memoryOnly) {
+        ClosedFormBubble closed = closedFormBubble(pipelineInput(s, model, t, layers, true));
+        r.bubbleFractionClosedForm = closed.fraction;
+        r.bubbleClosedFormMissing = std::move(closed.missing);
+    }
     if (keepTimeline) {
         // Inference has no backward: drop its zero-length B ops.
         std::erase_if(pipe.timeline, [](const ScheduleOp &o) { return o.end <= o.start; });
@@ -730,6 +738,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         refused.error = std::move(e);
         return refused;
     }
+    if (options.memoryOnly)
+        return r;
     r.stepTime = stepTimeReport(r, s, model, device, states, t, layers);
     r.layerOps = t.layer.ops;
     r.firstStageEndOps = t.first.ops.size();

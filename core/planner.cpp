@@ -67,13 +67,29 @@ std::vector<DeviceSplit> splits(const ModelSpec &model, int devices)
     return out;
 }
 
-// Comparison for the ranking: faster first, then less memory, then the layout's order.
+// The splits a search takes: of exactly N devices when ranking by time. Ranking by cost or
+// energy, which on one device count rank as the step time does, of every divisor N' of N whose
+// D divides the global batch: N / N' copies of the job fill the N devices, so a job's cost per
+// token is the cluster's (docs/planner.md).
+std::vector<DeviceSplit> searchSplits(const ModelSpec &model, const PlanRequest &req)
+{
+    if (req.rank == PlanRank::time)
+        return splits(model, req.devices);
+    std::vector<DeviceSplit> out;
+    for (int n : divisors(req.devices))
+        for (const DeviceSplit &split : splits(model, n))
+            if (req.globalBatch % split.dp == 0)
+                out.push_back(split);
+    return out;
+}
+
+// Comparison for the ranking: the lower score (faster, cheaper or less energy) first, then less
+// memory, then the layout's order.
 bool better(const PlanCandidate &a, const PlanCandidate &b)
 {
     const PlanLayout &la = a;
     const PlanLayout &lb = b;
-    return std::tie(a.stepTimeS, a.peakStageBytes, la) <
-           std::tie(b.stepTimeS, b.peakStageBytes, lb);
+    return std::tie(a.score, a.peakStageBytes, la) < std::tie(b.score, b.peakStageBytes, lb);
 }
 
 // The fixed part of every layout: what does not change from one candidate to the next.
@@ -84,7 +100,45 @@ struct Context
     const ModelSpec &model;
     const DeviceSpec &device;
     bool training = true;
+    std::int64_t headroomBytes = 0;
+    double tokensPerStep = 1; // global batch × sequence length
+
+    // Device-hours per million tokens per second of step time on `devices` devices.
+    double costPerSecond(int devices) const { return devices / 3600.0 / tokensPerStep * 1e6; }
+    // Joules per million tokens per second of step time: every device at its TDP, the upper
+    // bound docs/step_time.md states.
+    double energyPerSecond(int devices) const
+    {
+        return devices * device.tdpW / tokensPerStep * 1e6;
+    }
+    // What a second of step time scores on `devices` devices: the score is step time × this,
+    // so a lower bound on the step time bounds the score too.
+    double scorePerSecond(int devices) const
+    {
+        switch (request.rank) {
+        case PlanRank::time:
+            return 1;
+        case PlanRank::cost:
+            return costPerSecond(devices);
+        case PlanRank::energy:
+            return energyPerSecond(devices);
+        }
+        return 1;
+    }
 };
+
+// "2 GiB", "0.5 GiB".
+std::string gibText(double gib)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.10g GiB", gib);
+    return buffer;
+}
+
+std::string headroomReason(const Context &c)
+{
+    return "less than " + gibText(c.request.headroomGib) + " headroom";
+}
 
 struct WorkerResult
 {
@@ -92,6 +146,7 @@ struct WorkerResult
     std::vector<std::pair<double, PlanLayout>> pending; // lower bound, layout: for the second pass
     RejectionCounts rejected;
     std::int64_t layouts = 0;
+    std::int64_t fitting = 0; // with the headroom free
 };
 
 // The options of one split that do not depend on the micro-batch size.
@@ -215,7 +270,7 @@ std::string problemKind(const std::string &message)
     return out;
 }
 
-PlanCandidate candidateFrom(const Scenario &s, const Report &r)
+PlanCandidate candidateFrom(const Context &context, const Scenario &s, const Report &r)
 {
     PlanCandidate c;
     c.PlanLayout::operator=(PlanLayout::of(s));
@@ -229,6 +284,11 @@ PlanCandidate candidateFrom(const Scenario &s, const Report &r)
         c.tokensPerS = r.stepTime->tokensPerS;
         c.mfuAchieved = r.stepTime->mfuAchieved;
         c.breakdown = r.stepTime->breakdown;
+        const int devices = s.devices();
+        c.deviceHoursPerMTokens = c.stepTimeS * context.costPerSecond(devices);
+        if (context.device.tdpW > 0)
+            c.energyJPerMTokens = c.stepTimeS * context.energyPerSecond(devices);
+        c.score = c.stepTimeS * context.scorePerSecond(devices);
     }
     return c;
 }
@@ -259,8 +319,9 @@ struct Outcome
     std::string rejected; // the reason counted, also for a candidate that does not fit
     std::string message;  // the layout's own account of it
     PlanLayout layout;
+    bool fitsSearch = false; // fits, with the headroom free on every stage
 
-    bool fits() const { return candidate && candidate->fits; }
+    bool fits() const { return fitsSearch; }
 };
 
 std::string warningMessage(const Report &r, std::string_view code)
@@ -281,7 +342,7 @@ Outcome evaluateOne(const Context &c, const Scenario &s, const EvaluateOptions &
         out.message = r.error->toString();
         return out;
     }
-    if (!r.stepTime) {
+    if (!r.stepTime && !options.memoryOnly) {
         // A link the step needs publishes no bandwidth: there is no time to rank it by.
         out.rejected = kNoStepTime;
         for (const char *code : {"dp-link-unknown", "tp-link-unknown"})
@@ -291,20 +352,44 @@ Outcome evaluateOne(const Context &c, const Scenario &s, const EvaluateOptions &
             out.message = "a link the step needs publishes no bandwidth";
         return out;
     }
-    out.candidate = candidateFrom(s, r);
+    out.candidate = candidateFrom(c, s, r);
     if (!out.candidate->fits) {
         out.rejected = out.candidate->overflowTerm;
         out.message = warningMessage(r, "does-not-fit");
+        return out;
     }
+    for (const StageReport &st : r.stages) {
+        if (st.headroomBytes >= c.headroomBytes)
+            continue;
+        out.rejected = headroomReason(c);
+        out.message = "stage " + std::to_string(st.index) + " leaves " +
+                      planGigabytes(st.headroomBytes) + " of " + planGigabytes(st.capacityBytes) +
+                      " free, less than the " + gibText(c.request.headroomGib) + " headroom";
+        return out;
+    }
+    out.fitsSearch = true;
     return out;
+}
+
+// Counts a layout that was not ranked: fitting, or rejected for its reason.
+void count(const Outcome &outcome, RejectionCounts &rejected, std::int64_t &fitting)
+{
+    if (outcome.fitsSearch)
+        ++fitting;
+    else if (!outcome.rejected.empty())
+        reject(rejected, outcome.rejected, 1, outcome.message, outcome.layout);
 }
 
 void record(Outcome &&outcome, WorkerResult &out)
 {
     if (!outcome.rejected.empty())
         reject(out.rejected, outcome.rejected, 1, outcome.message, outcome.layout);
-    if (outcome.candidate)
+    if (outcome.fitsSearch)
+        ++out.fitting;
+    if (outcome.candidate) {
+        outcome.candidate->leavesHeadroom = outcome.fitsSearch;
         out.evaluated.push_back(std::move(*outcome.candidate));
+    }
 }
 
 // First pass over one split: every layout of its ZeRO stages, micro-batch sizes,
@@ -381,11 +466,113 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
                         const auto bound =
                             req.prune ? stepTimeLowerBound(s, c.presets) : std::nullopt;
                         if (bound)
-                            out.pending.emplace_back(*bound, PlanLayout::of(s));
+                            out.pending.emplace_back(*bound * c.scorePerSecond(s.devices()),
+                                                     PlanLayout::of(s));
                         else // no pruning, or it says why it has no step time
                             record(evaluateOne(c, s, options), out);
                     }
                 }
+            }
+        }
+    }
+}
+
+// The device counts above the request's that a request could take, ascending: T × K × D with
+// T a power of two dividing the heads, K at most the layers and D dividing the global batch,
+// up to limits::kPlanDevices.
+std::vector<int> countsAbove(const ModelSpec &model, const PlanRequest &req)
+{
+    std::set<int> counts;
+    const std::vector<int> replicas = divisors(req.globalBatch);
+    for (std::int64_t t = 1; t <= model.heads; t *= 2) {
+        if (model.heads % t != 0)
+            continue;
+        for (int d : replicas)
+            for (std::int64_t k = 1; k <= model.layers; ++k) {
+                const std::int64_t n = t * k * d;
+                if (n > limits::kPlanDevices)
+                    break;
+                if (n > req.devices)
+                    counts.insert(static_cast<int>(n));
+            }
+    }
+    return {counts.begin(), counts.end()};
+}
+
+// One layout of the split that fits with the headroom free, checked for memory only (no step
+// time), in the first pass's order; none when no layout of the split fits.
+std::optional<PlanLayout> firstFitting(const Context &c, const DeviceSplit &split,
+                                       PipelineCache &cache)
+{
+    const PlanRequest &req = c.request;
+    Scenario s = req.base;
+    s.tp = split.tp;
+    s.pp = split.pp;
+    s.dp = split.dp;
+    const int perReplica = req.globalBatch / split.dp;
+    const std::int64_t room = c.device.capacityBytes() - c.headroomBytes;
+    const std::int64_t reserve = std::llround(req.base.reserveGib * static_cast<double>(kGiB));
+    EvaluateOptions options;
+    options.pipelineCache = &cache;
+    options.memoryOnly = true;
+    for (int zero : zeroStages(c, split)) {
+        s.zero = zero;
+        // Weights, gradients and optimizer states alone leave too little room: so does every
+        // layout of this ZeRO stage.
+        bool statesFit = true;
+        for (const auto &st : stageModelStates(s, c.model))
+            statesFit = statesFit && stateOverflow(st, 0, reserve, room).term.empty();
+        if (!statesFit)
+            continue;
+        for (int mbs : divisors(perReplica)) {
+            s.microbatchSize = mbs;
+            s.microbatches = perReplica / mbs;
+            for (Recompute recompute : recomputations(c)) {
+                s.recompute = recompute;
+                for (auto [schedule, v] : schedules(c, split, s.microbatches)) {
+                    s.schedule = schedule;
+                    s.virtualStages = v;
+                    for (bool sp : sequenceParallelism(split)) {
+                        s.sequenceParallel = sp;
+                        if (evaluateOne(c, s, options).fitsSearch)
+                            return PlanLayout::of(s);
+                    }
+                }
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+// When nothing fits: the smallest device count above the request's with a layout that fits,
+// trying the counts in ascending order. A count whose model states, spread evenly over every
+// device, already leave too little room is skipped unseen: no layout holds fewer than its
+// share of them (tensor parallelism replicates the norms, ZeRO shards at most D ways).
+void searchSmallest(const Context &c, PlanResult &result, const std::function<bool()> &cancelled)
+{
+    result.smallestSearched = true;
+    Scenario whole = PlanLayout{}.apply(c.request.base);
+    whole.zero = 0;
+    std::int64_t states = 0;
+    for (const auto &st : stageModelStates(whole, c.model))
+        states += st.weightsBytes + st.gradsBytes + st.optimizerBytes;
+    const double room =
+        static_cast<double>(c.device.capacityBytes() - c.headroomBytes) -
+        static_cast<double>(std::llround(c.request.base.reserveGib * static_cast<double>(kGiB)));
+    PipelineCache cache;
+    for (int n : countsAbove(c.model, c.request)) {
+        if (cancelled())
+            return;
+        // Shares rounded down lose less than a parameter's bytes (16) per device.
+        if ((static_cast<double>(states) - 64.0 * n) / n > room)
+            continue;
+        for (const DeviceSplit &split : splits(c.model, n)) {
+            if (c.request.globalBatch % split.dp != 0)
+                continue;
+            if (auto layout = firstFitting(c, split, cache)) {
+                result.smallestFittingDevices = n;
+                result.smallestFittingLayout = *layout;
+                return;
             }
         }
     }
@@ -453,6 +640,9 @@ std::optional<InputError> checkRequest(const PlanRequest &req, const Presets &pr
                                               std::to_string(req.globalBatch)};
     if (req.top <= 0)
         return InputError{"top", "must be at least 1, got " + std::to_string(req.top)};
+    if (!(req.headroomGib >= 0) || req.headroomGib > limits::kGib)
+        return InputError{"headroom-gib", "must be from 0 to " + gibText(limits::kGib) +
+                                              " (1 PiB), got " + gibText(req.headroomGib)};
     // The base scenario's own layout is replaced; everything else must already be valid.
     const Scenario probe = PlanLayout{}.apply(req.base);
     if (auto e = validate(probe, presets))
@@ -467,6 +657,9 @@ std::optional<InputError> checkRequest(const PlanRequest &req, const Presets &pr
         return InputError{"device", device.id + " publishes no peak FLOPS at " +
                                         std::string(toString(req.base.precision)) +
                                         ": the planner ranks layouts by step time"};
+    if (req.rank == PlanRank::energy && !(device.tdpW > 0))
+        return InputError{"rank", device.id + " publishes no TDP (tdp_w): there is no energy to "
+                                              "rank by; rank by time or cost"};
     return std::nullopt;
 }
 
@@ -512,10 +705,15 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
         result.error = std::move(e);
         return result;
     }
-    const Context context{request, presets, *resolveModel(request.base, presets),
-                          *resolveDevice(request.base, presets),
-                          request.base.mode == Mode::training};
-    const std::vector<DeviceSplit> work = splits(context.model, request.devices);
+    const DeviceSpec &device = *resolveDevice(request.base, presets);
+    const Context context{request,
+                          presets,
+                          *resolveModel(request.base, presets),
+                          device,
+                          request.base.mode == Mode::training,
+                          std::llround(request.headroomGib * static_cast<double>(kGiB)),
+                          static_cast<double>(request.globalBatch) * request.base.seqLen};
+    const std::vector<DeviceSplit> work = searchSplits(context.model, request);
 
     int threads = request.threads > 0 ? request.threads
                                       : static_cast<int>(std::thread::hardware_concurrency());
@@ -579,7 +777,7 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
                 pending[i].second.applyTo(s);
                 outcomes[i] = evaluateOne(context, s, options);
                 if (outcomes[i].fits())
-                    leaders.add(outcomes[i].candidate->stepTimeS, *outcomes[i].candidate);
+                    leaders.add(outcomes[i].candidate->score, *outcomes[i].candidate);
             }
             report(firstShare + (1 - firstShare) * static_cast<double>(end) /
                                     static_cast<double>(pending.size()));
@@ -591,31 +789,60 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
     // is evaluated in any run: the threshold only ever falls to its final value).
     const double finalThreshold = leaders.threshold();
     WorkerResult &merged = partial.front();
+    std::vector<std::size_t> unranked; // pruned: their memory is checked below
     for (std::size_t i = 0; i < pending.size(); ++i) {
         if (pending[i].first <= finalThreshold &&
-            (outcomes[i].candidate || !outcomes[i].rejected.empty()))
+            (outcomes[i].candidate || !outcomes[i].rejected.empty())) {
             record(std::move(outcomes[i]), merged);
-        else
+        } else {
             ++result.pruned;
+            unranked.push_back(i);
+        }
     }
+    // Whether each pruned layout fits, from its memory alone (no step time), so that the count
+    // of fitting layouts and the rejections are exact whatever `top` and `distinct` are.
+    std::atomic<std::size_t> nextUnranked{0};
+    runOnAllThreads([&](std::size_t t) {
+        EvaluateOptions options;
+        options.pipelineCache = &caches[t];
+        options.memoryOnly = true;
+        Scenario s = request.base;
+        while (!cancelled()) {
+            const std::size_t begin = nextUnranked.fetch_add(kChunk);
+            if (begin >= unranked.size())
+                return;
+            for (std::size_t u = begin; u < std::min(begin + kChunk, unranked.size()); ++u) {
+                const std::size_t i = unranked[u];
+                if (outcomes[i].candidate || !outcomes[i].rejected.empty())
+                    continue; // evaluated in full past the final threshold: the same verdict
+                pending[i].second.applyTo(s);
+                outcomes[i] = evaluateOne(context, s, options);
+            }
+        }
+    });
+    for (std::size_t i : unranked)
+        count(outcomes[i], merged.rejected, merged.fitting);
 
     for (auto &p : partial) {
         result.layouts += p.layouts;
         result.evaluated += static_cast<std::int64_t>(p.evaluated.size());
+        result.feasible += p.fitting;
         merge(result.rejected, p.rejected);
         std::move(p.evaluated.begin(), p.evaluated.end(),
                   std::back_inserter(result.evaluatedLayouts));
     }
     std::sort(result.evaluatedLayouts.begin(), result.evaluatedLayouts.end(), better);
     for (const auto &c : result.evaluatedLayouts) {
-        if (!c.fits)
+        if (!c.leavesHeadroom)
             continue;
-        ++result.feasible;
         const auto sameSplit = [&c](const PlanCandidate &kept) { return kept.sameSplit(c); };
         if (static_cast<int>(result.candidates.size()) < request.top &&
             !(request.distinct && std::ranges::any_of(result.candidates, sameSplit)))
             result.candidates.push_back(c);
     }
+    if (result.feasible == 0 && !result.cancelled)
+        searchSmallest(context, result, cancelled);
+    result.cancelled = cancelled();
     report(1.0);
     result.elapsedS =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -1,10 +1,12 @@
 #pragma once
 
+#include "core/enums.h"
 #include "core/error.h"
 #include "core/presets.h"
 #include "core/scenario.h"
 #include "core/step_time.h"
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -17,6 +19,22 @@
 #include <vector>
 
 namespace core {
+
+// What the planner ranks the layouts that fit by (docs/planner.md, "Ranking by cost or
+// energy"). Time searches exactly N devices; cost and energy every divisor of N, since on one
+// device count both are the step time times a constant.
+enum class PlanRank
+{
+    time,   // step time, seconds
+    cost,   // device-hours per million tokens: N × step time ÷ 3,600 ÷ tokens × 10^6
+    energy, // joules per million tokens at the device's TDP: N × TDP × step time ÷ tokens × 10^6
+};
+constexpr auto enumNames(PlanRank)
+{
+    return std::array{EnumName<PlanRank>{PlanRank::time, "time"},
+                      EnumName<PlanRank>{PlanRank::cost, "cost"},
+                      EnumName<PlanRank>{PlanRank::energy, "energy"}};
+}
 
 // What the planner searches over (docs/planner.md). Everything else — the model, the device,
 // the precision, the mode, the sequence length, mfu, dp_overlap, the reserve — comes from
@@ -32,6 +50,10 @@ struct PlanRequest
     // Keep only the fastest of layouts that differ only in ZeRO stage, recomputation or
     // sequence parallelism (PlanLayout::sameSplit): `top` different splits of the work.
     bool distinct = false;
+    // Memory every stage must leave free, on top of the scenario's reserve, for a layout to fit
+    // the search (docs/planner.md, "Headroom"): the memory model is an estimate.
+    double headroomGib = 2.0;
+    PlanRank rank = PlanRank::time;
     int threads = 0; // 0: one per hardware thread
 };
 
@@ -103,9 +125,13 @@ struct PlanCandidate : PlanLayout
     double tokensPerS = 0;
     double mfuAchieved = 0;
     double bubbleFraction = 0;
-    std::int64_t peakStageBytes = 0; // the fullest stage's total on one device
-    bool fits = false;
-    std::string overflowTerm; // when it does not fit: the largest term of the first full stage
+    std::int64_t peakStageBytes = 0;         // the fullest stage's total on one device
+    double deviceHoursPerMTokens = 0;        // T × K × D × step time ÷ 3,600 per million tokens
+    std::optional<double> energyJPerMTokens; // at the device's TDP; empty without one
+    double score = 0;                        // what it is ranked by (PlanRequest::rank)
+    bool fits = false;           // within the device's memory, as eval says (the headroom aside)
+    bool leavesHeadroom = false; // fits with the request's headroom free: fits the search
+    std::string overflowTerm;    // when it does not fit: the largest term of the first full stage
     TimeBreakdown breakdown;
 };
 
@@ -144,9 +170,19 @@ struct PlanResult
     std::int64_t layouts = 0;   // every layout considered (T × K × D × ZeRO × schedule × …)
     std::int64_t evaluated = 0; // evaluated in full: a simulated pipeline and a step time
     std::int64_t pruned = 0;    // skipped: a lower bound shows they cannot reach the top
-    std::int64_t feasible = 0;  // layouts that fit
+    // Layouts that fit with the headroom left free: every one of them, exactly, whatever `top`
+    // and `distinct` (a pruned layout is checked for memory without its step time). The
+    // rejected counts cover every layout too: feasible + rejected = layouts.
+    std::int64_t feasible = 0;
     double elapsedS = 0;
     bool cancelled = false;
+    // When nothing fits: the smallest device count above the request's (T × K × D with D
+    // dividing the global batch) with a layout that fits, and its first such layout in layout
+    // order; empty when none up to limits::kPlanDevices does. `smallestSearched` says whether
+    // the search ran (only when nothing fits).
+    bool smallestSearched = false;
+    std::optional<int> smallestFittingDevices;
+    std::optional<PlanLayout> smallestFittingLayout;
 };
 
 // Progress and cancellation for a search running off the GUI thread. `progress` is called

@@ -195,6 +195,58 @@ const PipelineResult &PipelineCache::simulate(const PipelineInput &in)
     return found->second;
 }
 
+const std::vector<double> &PipelineCache::inflight(const PipelineInput &in)
+{
+    const int v = chunksOf(in);
+    std::string key;
+    for (int value : {static_cast<int>(in.schedule), in.stages, in.microbatches, v})
+        key.append(reinterpret_cast<const char *>(&value), sizeof value);
+    auto found = inflight_.find(key);
+    if (found == inflight_.end())
+        found = inflight_
+                    .emplace(std::move(key),
+                             inflightMicrobatches(in.schedule, in.stages, in.microbatches, v))
+                    .first;
+    return found->second;
+}
+
+std::vector<double> inflightMicrobatches(Schedule schedule, int K, int m, int v)
+{
+    std::vector<double> out(static_cast<std::size_t>(std::max(K, 0)), 0.0);
+    if (K <= 0 || m <= 0)
+        return out;
+    for (int s = 0; s < K; ++s) {
+        auto &peakOut = out[static_cast<std::size_t>(s)];
+        switch (schedule) {
+        case Schedule::gpipe:
+            peakOut = m; // every forward before the first backward
+            continue;
+        case Schedule::oneFOneB:
+            peakOut = std::min(K - s, m); // Narayanan et al. 2021, §2.2
+            continue;
+        case Schedule::zbH1:
+        case Schedule::interleaved:
+            break;
+        }
+        PipelineInput in;
+        in.schedule = schedule;
+        in.stages = K;
+        in.microbatches = m;
+        in.virtualStages = v;
+        const bool split = schedule == Schedule::zbH1;
+        int alive = 0, peak = 0;
+        for (StageCursor cursor(in, s); !cursor.done(); cursor.advance()) {
+            const OpKind kind = cursor.current().kind;
+            if (kind == OpKind::forward)
+                peak = std::max(peak, ++alive);
+            else if ((kind == OpKind::backward) != split)
+                --alive;
+        }
+        peakOut = static_cast<double>(peak) / chunksOf(in);
+    }
+    return out;
+}
+
 std::vector<std::vector<ScheduleOp>> scheduleOrder(const PipelineInput &in)
 {
     std::vector<std::vector<ScheduleOp>> orders;

@@ -85,6 +85,14 @@ std::vector<std::vector<ScheduleOp>> scheduleOrder(const PipelineInput &input);
 // form and long one-chunk 1F1B and ZB-H1 pipelines their steady period: the same numbers.
 PipelineResult simulatePipeline(const PipelineInput &input, bool keepTimeline = false);
 
+// Each stage's peak micro-batches with live activations, in micro-batch equivalents (a chunk
+// holds 1/v of the stage's layers): what simulatePipeline reports as `inflight`, read off the
+// schedule's order alone, which no op time changes (an F makes one alive, the B that reads it
+// last, or the W in zero-bubble schedules, frees it). GPipe keeps m, 1F1B min(K-s, m)
+// (Narayanan et al. 2021, §2.2); ZB-H1 and interleaved 1F1B are counted op by op.
+std::vector<double> inflightMicrobatches(Schedule schedule, int stages, int microbatches,
+                                         int virtualStages);
+
 // Remembers simulations by their exact input. The planner evaluates many layouts whose
 // pipelines are the same (they differ in ZeRO stage or sequence parallelism only); the
 // simulation is deterministic, so a remembered result is the result. Not thread-safe: one
@@ -93,11 +101,18 @@ class PipelineCache
 {
 public:
     const PipelineResult &simulate(const PipelineInput &input);
+    // inflightMicrobatches for the input's schedule, K, m and v, remembered by those four.
+    const std::vector<double> &inflight(const PipelineInput &input);
     std::size_t size() const { return results_.size(); }
-    void clear() { results_.clear(); }
+    void clear()
+    {
+        results_.clear();
+        inflight_.clear();
+    }
 
 private:
     std::unordered_map<std::string, PipelineResult> results_;
+    std::unordered_map<std::string, std::vector<double>> inflight_;
 };
 
 // Closed-form bubble fraction for uniform stages and free communication; nullopt

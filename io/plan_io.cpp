@@ -1,10 +1,12 @@
 #include "io/plan_io.h"
 
+#include "core/validate.h"
 #include "io/report_io.h"
 #include "io/text.h"
 
 #include <QJsonArray>
 #include <QTextStream>
+#include <cmath>
 
 namespace io {
 
@@ -42,6 +44,10 @@ QJsonObject candidateToJson(const core::PlanCandidate &c, int rank)
     o.insert(QStringLiteral("mfu_achieved"), c.mfuAchieved);
     o.insert(QStringLiteral("bubble_fraction"), c.bubbleFraction);
     o.insert(QStringLiteral("peak_stage_bytes"), static_cast<qint64>(c.peakStageBytes));
+    o.insert(QStringLiteral("devices"), c.tp * c.pp * c.dp);
+    o.insert(QStringLiteral("device_hours_per_million_tokens"), c.deviceHoursPerMTokens);
+    o.insert(QStringLiteral("energy_j_per_million_tokens"),
+             c.energyJPerMTokens ? QJsonValue(*c.energyJPerMTokens) : QJsonValue());
     o.insert(QStringLiteral("fits"), c.fits);
     o.insert(QStringLiteral("time_breakdown"), timeBreakdownToJson(c.breakdown));
     return o;
@@ -74,6 +80,38 @@ QString layoutText(const core::PlanLayout &l)
     return text;
 }
 
+QString rankText(core::PlanRank rank)
+{
+    switch (rank) {
+    case core::PlanRank::time:
+        return QStringLiteral("step time");
+    case core::PlanRank::cost:
+        return QStringLiteral("cost (device-hours per million tokens)");
+    case core::PlanRank::energy:
+        return QStringLiteral("energy (joules per million tokens at the device's TDP)");
+    }
+    return {};
+}
+
+QString noFitText(const core::PlanRequest &request, const core::PlanResult &result)
+{
+    const QString devices =
+        request.rank == core::PlanRank::time
+            ? QStringLiteral("%1 devices").arg(formatCount(request.devices))
+            : QStringLiteral("any divisor of %1 devices").arg(formatCount(request.devices));
+    QString text = QStringLiteral("No layout of %1 fits with %2 GiB free per device.")
+                       .arg(devices)
+                       .arg(request.headroomGib);
+    if (!result.smallestSearched)
+        return text;
+    if (result.smallestFittingDevices && result.smallestFittingLayout)
+        return text + QStringLiteral(" The smallest device count with one that does: %1 (%2).")
+                          .arg(formatCount(*result.smallestFittingDevices),
+                               layoutText(*result.smallestFittingLayout));
+    return text + QStringLiteral(" Nor does any of up to %1 devices.")
+                      .arg(formatCount(core::limits::kPlanDevices));
+}
+
 QStringList rejectionsText(const core::RejectionCounts &rejected)
 {
     QStringList lines;
@@ -98,6 +136,8 @@ QJsonObject planToJson(const core::PlanRequest &request, const core::PlanResult 
     root.insert(QStringLiteral("devices"), request.devices);
     root.insert(QStringLiteral("global_batch"), request.globalBatch);
     root.insert(QStringLiteral("distinct"), request.distinct);
+    root.insert(QStringLiteral("headroom_gib"), request.headroomGib);
+    root.insert(QStringLiteral("rank"), qs(core::toString(request.rank)));
     root.insert(QStringLiteral("layouts"), static_cast<qint64>(result.layouts));
     root.insert(QStringLiteral("evaluated"), static_cast<qint64>(result.evaluated));
     root.insert(QStringLiteral("pruned"), static_cast<qint64>(result.pruned));
@@ -119,6 +159,13 @@ QJsonObject planToJson(const core::PlanRequest &request, const core::PlanResult 
     for (const auto &c : result.candidates)
         candidates.append(candidateToJson(c, rank++));
     root.insert(QStringLiteral("candidates"), candidates);
+    root.insert(QStringLiteral("smallest_fitting_devices"),
+                result.smallestFittingDevices ? QJsonValue(*result.smallestFittingDevices)
+                                              : QJsonValue());
+    root.insert(QStringLiteral("smallest_fitting_layout"),
+                result.smallestFittingLayout
+                    ? QJsonValue(layoutToJson(*result.smallestFittingLayout))
+                    : QJsonValue());
     return root;
 }
 
@@ -132,38 +179,57 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
                   qs(core::toString(request.base.precision)), qs(core::toString(request.base.mode)),
                   formatCount(request.globalBatch))
              .arg(request.base.seqLen);
-    s << QStringLiteral("Layouts         %1 considered, %2 evaluated, %3 pruned by a step-time "
-                        "bound, %4 fit; %5 ms\n")
-             .arg(formatCount(result.layouts), formatCount(result.evaluated),
-                  formatCount(result.pruned), formatCount(result.feasible))
+    if (request.rank != core::PlanRank::time)
+        s << QStringLiteral("Ranked by       %1, over every device count that divides %2\n")
+                 .arg(rankText(request.rank), formatCount(request.devices));
+    s << QStringLiteral("Layouts         %1 considered: %2 fit with %3 GiB free per device, %4 "
+                        "rejected; %5 evaluated in full, %6 pruned by a step-time bound; %7 ms\n")
+             .arg(formatCount(result.layouts), formatCount(result.feasible))
+             .arg(request.headroomGib)
+             .arg(formatCount(result.layouts - result.feasible), formatCount(result.evaluated),
+                  formatCount(result.pruned))
              .arg(result.elapsedS * 1e3, 0, 'f', 0);
     const QStringList rejected = rejectionsText(result.rejected);
     for (qsizetype i = 0; i < rejected.size(); ++i)
         s << (i == 0 ? QStringLiteral("Rejected        ") : QString(16, QLatin1Char(' ')))
           << rejected.at(i) << '\n';
     if (request.distinct)
-        s << QStringLiteral("Listed          the fastest layout of each T, K, D, schedule and "
+        s << QStringLiteral("Listed          the best-ranked layout of each T, K, D, schedule and "
                             "micro-batch size\n");
     if (result.candidates.empty()) {
-        s << QStringLiteral("No layout of %1 devices fits.\n").arg(formatCount(request.devices));
+        s << noFitText(request, result) << '\n';
         return out;
     }
-    s << QStringLiteral("\n%1  %2  %3  %4  %5  %6\n")
+    const bool time = request.rank == core::PlanRank::time;
+    s << QStringLiteral("\n%1  %2  %3  %4  %5  ")
              .arg(QStringLiteral("#"), 3)
              .arg(QStringLiteral("step s"), 8)
              .arg(QStringLiteral("tokens/s"), 10)
              .arg(QStringLiteral("MFU"), 6)
-             .arg(QStringLiteral("peak"), 9)
-             .arg(QStringLiteral("layout"));
+             .arg(QStringLiteral("peak"), 9);
+    if (!time)
+        s << QStringLiteral("%1  %2  %3  ")
+                 .arg(QStringLiteral("N"), 7)
+                 .arg(QStringLiteral("dev-h/Mtok"), 10)
+                 .arg(QStringLiteral("MJ/Mtok"), 8);
+    s << QStringLiteral("layout\n");
     int rank = 1;
-    for (const auto &c : result.candidates)
-        s << QStringLiteral("%1  %2  %3  %4  %5  %6\n")
+    for (const auto &c : result.candidates) {
+        s << QStringLiteral("%1  %2  %3  %4  %5  ")
                  .arg(rank++, 3)
                  .arg(c.stepTimeS, 8, 'f', 3)
-                 .arg(c.tokensPerS, 10, 'f', 0)
+                 .arg(formatCount(std::llround(c.tokensPerS)), 10)
                  .arg(QStringLiteral("%1 %").arg(100 * c.mfuAchieved, 0, 'f', 1), 6)
-                 .arg(formatBytes(static_cast<double>(c.peakStageBytes)), 9)
-                 .arg(layoutText(c));
+                 .arg(formatBytes(static_cast<double>(c.peakStageBytes)), 9);
+        if (!time)
+            s << QStringLiteral("%1  %2  %3  ")
+                     .arg(formatCount(c.tp * c.pp * c.dp), 7)
+                     .arg(c.deviceHoursPerMTokens, 10, 'f', 4)
+                     .arg(c.energyJPerMTokens ? QString::number(*c.energyJPerMTokens / 1e6, 'f', 3)
+                                              : QStringLiteral("—"),
+                          8);
+        s << layoutText(c) << '\n';
+    }
     return out;
 }
 

@@ -23,6 +23,13 @@ QString scheduleText(const core::PlanLayout &layout);
 // the text report, the window's table, its undo history and its status bar write it.
 QString layoutText(const core::PlanLayout &layout);
 
+// "step time", "cost (device-hours per million tokens)", …: what a ranking is by.
+QString rankText(core::PlanRank rank);
+// When nothing fits: "No layout of 64 devices fits with 2 GiB free per device. The smallest
+// device count with one that does: 96 (T=8 K=12 D=1, …)." The window and the text report
+// share it.
+QString noFitText(const core::PlanRequest &request, const core::PlanResult &result);
+
 // The rejection groups, most frequent first (ties in the reasons' order): one line each,
 // "975 optimizer states; e.g. T=1 K=1 D=64, ZeRO 0, …: stage 0's weights, … most of it
 // optimizer states".

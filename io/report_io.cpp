@@ -7,6 +7,7 @@
 #include <QJsonDocument>
 #include <QLocale>
 #include <QTextStream>
+#include <cmath>
 
 namespace io {
 
@@ -261,7 +262,7 @@ QString reportToText(const core::Report &r)
                  .arg(st.stepTimeS, 0, 'g', 4)
                  .arg(parts.join(QStringLiteral(" + ")))
                  .arg(st.busiestStage)
-                 .arg(st.tokensPerS, 0, 'f', 0)
+                 .arg(formatCount(std::llround(st.tokensPerS)))
                  .arg(100 * st.mfuAchieved, 0, 'f', 1)
                  .arg(st.energyJPerMillionTokens
                           ? QStringLiteral("%1 MJ per million tokens")

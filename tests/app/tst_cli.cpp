@@ -470,6 +470,99 @@ private Q_SLOTS:
         QVERIFY(same.value("report_differences").toArray().isEmpty());
     }
 
+    // Issue #18 §6: the text comparison printed raw field names and byte counts
+    // ("1.27307e+06"). Now labelled, with units: 70B's 70,553,706,496 parameters at 2 bytes
+    // are 141.1 GB on one device, a quarter of it (35.3 GB) at T = 4; throughput grouped.
+    void compareTextIsLabelled()
+    {
+        const QString a = QStringLiteral(
+            PARASCOPE_SOURCE_DIR "/resources/examples/seed-70b-fp16-one-device.parascope.json");
+        const QString b = QStringLiteral(PARASCOPE_SOURCE_DIR
+                                         "/resources/examples/seed-70b-fp16-t4.parascope.json");
+        const ParascopeRun r =
+            runParascope({QStringLiteral("eval"), a, QStringLiteral("--compare"), b});
+        QCOMPARE(r.status, 0);
+        const QStringList lines = r.out.split(QLatin1Char('\n'));
+        const auto line = [&lines](const QString &label) {
+            const QRegularExpression start(QStringLiteral("^  %1  +").arg(label));
+            for (const QString &l : lines)
+                if (start.match(l).hasMatch())
+                    return l.simplified();
+            return QString();
+        };
+        QCOMPARE(line(QStringLiteral("T")), QStringLiteral("T 1 -> 4"));
+        QCOMPARE(line(QStringLiteral("stage 0 weights")),
+                 QStringLiteral("stage 0 weights 141.1 GB -> 35.3 GB"));
+        QCOMPARE(line(QStringLiteral("devices")), QStringLiteral("devices 1 -> 4"));
+        QVERIFY(line(QStringLiteral("stage 0 params")).contains(QStringLiteral("70,553,706,496")));
+        QVERIFY(line(QStringLiteral("throughput"))
+                    .contains(QRegularExpression(
+                        QStringLiteral("^throughput \\d{1,3}(,\\d{3})* tokens/s -> "
+                                       "\\d{1,3}(,\\d{3})* tokens/s$"))));
+        QVERIFY(line(QStringLiteral("step time")).endsWith(QStringLiteral(" s")));
+        // No raw keys, no exponents, no ungrouped numbers of four digits or more.
+        QVERIFY2(!r.out.contains(QStringLiteral("_bytes")), qPrintable(r.out));
+        QVERIFY2(!r.out.contains(QStringLiteral("e+")), qPrintable(r.out));
+        QVERIFY2(!r.out.contains(QRegularExpression(QStringLiteral("(^|[^\\d,.])\\d{4,}"))),
+                 qPrintable(r.out));
+    }
+
+    // Issue #18 §6: the README's examples show what the program prints. A fenced block right
+    // after a "<!-- checked -->" line holds commands ("$ parascope ...") each followed by its
+    // output (standard output, then standard error); every one is run and compared line by
+    // line. Only a time in milliseconds ("; 33 ms") is not compared.
+    void readmeExamplesAreTheProgramsOutput_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("expected");
+        const QStringList lines =
+            QString::fromUtf8(readFile(QStringLiteral(PARASCOPE_README))).split(QLatin1Char('\n'));
+        int commands = 0;
+        for (qsizetype i = 0; i + 1 < lines.size(); ++i) {
+            if (lines.at(i).trimmed() != QLatin1String("<!-- checked -->"))
+                continue;
+            QVERIFY2(lines.at(i + 1).startsWith(QLatin1String("```")),
+                     "<!-- checked --> must come right before a fenced block");
+            QString command;
+            QString output;
+            auto add = [&] {
+                if (command.isEmpty())
+                    return;
+                QTest::addRow("%s", qPrintable(command))
+                    << command.mid(2).split(QLatin1Char(' '), Qt::SkipEmptyParts).mid(1) << output;
+                ++commands;
+            };
+            for (i += 2; i < lines.size() && !lines.at(i).startsWith(QLatin1String("```")); ++i) {
+                if (lines.at(i).startsWith(QLatin1String("$ parascope "))) {
+                    add();
+                    command = lines.at(i);
+                    output.clear();
+                } else {
+                    output += lines.at(i) + QLatin1Char('\n');
+                }
+            }
+            add();
+        }
+        QVERIFY2(commands >= 4, "the README's checked examples went missing");
+    }
+    void readmeExamplesAreTheProgramsOutput()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, expected);
+        const ParascopeRun r = runParascope(arguments);
+        QVERIFY(!r.crashed && !r.timedOut);
+        const auto normal = [](QString text) {
+            static const QRegularExpression ms(QStringLiteral("\\b\\d+ ms\\b"));
+            static const QRegularExpression trailing(QStringLiteral("[ \\t]+\\n"));
+            text.replace(ms, QStringLiteral("# ms"));
+            text.replace(trailing, QStringLiteral("\n"));
+            while (text.endsWith(QLatin1Char('\n')))
+                text.chop(1);
+            return text;
+        };
+        QCOMPARE(normal(r.out + r.err), normal(expected));
+    }
+
     void presetsCommand()
     {
         const ParascopeRun text = runParascope({QStringLiteral("presets")});
@@ -535,7 +628,8 @@ private Q_SLOTS:
                                      standard;
         QTest::addRow("plan") << "plan"
                               << QStringList{"set",      "devices",    "global-batch", "top",
-                                             "distinct", "exhaustive", "format",       "presets"} +
+                                             "distinct", "exhaustive", "headroom-gib", "rank",
+                                             "format",   "presets"} +
                                      standard;
         QTest::addRow("presets") << "presets" << QStringList{"format", "presets"} + standard;
         QTest::addRow("shard") << "shard"
@@ -664,6 +758,51 @@ private Q_SLOTS:
         QCOMPARE(r.status, 1);
         QVERIFY(r.err.contains(QStringLiteral("no display")));
         QVERIFY(r.err.contains(QStringLiteral("parascope eval")));
+    }
+
+    // Issue #18 §6: scripts/run passes every command through to the binary without a
+    // display (it once evaluated the default scenario for `plan`, `shard` and `export`);
+    // only the bare window start needs one. --no-build runs this build's binary.
+    void scriptsRunPassesCommandsThrough_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("says");
+        QTest::addRow("plan --help") << QStringList{"plan", "--help"} << "Usage: parascope plan";
+        QTest::addRow("shard --help") << QStringList{"shard", "--help"} << "Usage: parascope shard";
+        QTest::addRow("export --help")
+            << QStringList{"export", "--help"} << "Usage: parascope export";
+        QTest::addRow("eval --help") << QStringList{"eval", "--help"} << "Usage: parascope eval";
+        QTest::addRow("presets") << QStringList{"presets"} << "h100-sxm";
+        QTest::addRow("plan") << QStringList{"plan",      "--set", "model=llama-3.1-8b",
+                                             "--devices", "8",     "--global-batch",
+                                             "16",        "--top", "1"}
+                              << "Llama 3.1 8B on 8 × NVIDIA H100 SXM";
+        QTest::addRow("--version") << QStringList{"--version"} << "parascope 0.";
+        QTest::addRow("the window") << QStringList{} << "No display found";
+    }
+    void scriptsRunPassesCommandsThrough()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, says);
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const char *name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+            env.remove(QLatin1String(name));
+        env.insert(QStringLiteral("PARASCOPE_BIN"), QStringLiteral(PARASCOPE_BIN));
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral("bash"),
+                QStringList{QStringLiteral(PARASCOPE_SOURCE_DIR "/scripts/run"),
+                            QStringLiteral("--no-build")} +
+                    arguments);
+        QVERIFY(p.waitForFinished(60000));
+        const QString out = QString::fromUtf8(p.readAllStandardOutput());
+        QCOMPARE(p.exitCode(), 0);
+        QVERIFY2(out.contains(says), qPrintable(out));
+        if (!arguments.isEmpty()) {
+            QVERIFY2(!out.contains(QStringLiteral("No display found")), qPrintable(out));
+        } else { // and then the default scenario, evaluated
+            QVERIFY2(out.contains(QStringLiteral("Fits: ")), qPrintable(out));
+        }
     }
 };
 

@@ -4,6 +4,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLocale>
 #include <QSet>
 #include <QTest>
 #include <algorithm>
@@ -195,6 +196,112 @@ private Q_SLOTS:
         QVERIFY(text.out.size() < 2000);
     }
 
+    // Issue #18 §7: the count of fitting layouts is the question's, not the listing's: the same
+    // for any --top, --distinct or --exhaustive.
+    void fitCountIsTheQuestions_data()
+    {
+        QTest::addColumn<QString>("listing");
+        QTest::newRow("--top 3") << "--top 3";
+        QTest::newRow("--top 100") << "--top 100";
+        QTest::newRow("--distinct") << "--distinct";
+        QTest::newRow("--top 100 --distinct") << "--top 100 --distinct";
+        QTest::newRow("--exhaustive") << "--exhaustive";
+    }
+    void fitCountIsTheQuestions()
+    {
+        QFETCH(QString, listing);
+        const QString question = QStringLiteral("--set model=llama-3.1-8b --devices 16 "
+                                                "--global-batch 64 ");
+        const QJsonObject reference = json(question + QStringLiteral("--top 1"));
+        const QJsonObject r = json(question + listing);
+        QVERIFY(reference.value("feasible").toInteger() > 0);
+        QCOMPARE(r.value("feasible").toInteger(), reference.value("feasible").toInteger());
+        const ParascopeRun text = runParascope(plan(question + listing));
+        QVERIFY2(
+            text.out.contains(QStringLiteral(" %1 fit with 2 GiB free per device")
+                                  .arg(QLocale(QLocale::English)
+                                           .toString(reference.value("feasible").toInteger()))),
+            qPrintable(text.out));
+    }
+
+    // --headroom-gib: an H100 SXM has 80 GiB; with 10 GiB left free no candidate's fullest
+    // stage holds more than 70 GiB.
+    void headroomOption()
+    {
+        const QString question =
+            QStringLiteral("--set model=llama-3.1-70b --devices 16 --global-batch 32 "
+                           "--set seq_len=2048 --top 50 ");
+        QCOMPARE(json(question).value("headroom_gib").toDouble(), 2.0);
+        const QJsonObject r = json(question + QStringLiteral("--headroom-gib 10"));
+        QCOMPARE(r.value("headroom_gib").toDouble(), 10.0);
+        const QJsonArray candidates = r.value("candidates").toArray();
+        QVERIFY(!candidates.isEmpty());
+        for (const QJsonValue &c : candidates)
+            QVERIFY(c.toObject().value("peak_stage_bytes").toInteger() <= 70LL << 30);
+        QVERIFY(r.value("feasible").toInteger() < json(question).value("feasible").toInteger());
+    }
+
+    // Issue #18 §7: nothing of 405B fits 64 H100s (6.49 TB of model states need 80 devices
+    // at least); the text, the JSON and its layout say how many devices the smallest fitting
+    // layout takes. When something fits there is no such search: null.
+    void smallestDeviceCountWhenNothingFits()
+    {
+        const QString question =
+            QStringLiteral("--set model=llama-3.1-405b --devices 64 --global-batch 512");
+        const QJsonObject r = json(question);
+        QCOMPARE(r.value("feasible").toInteger(), 0);
+        const int smallest = r.value("smallest_fitting_devices").toInt();
+        QVERIFY2(smallest >= 80, qPrintable(QString::number(smallest)));
+        const QJsonObject layout = r.value("smallest_fitting_layout").toObject();
+        QCOMPARE(layout.value("tp").toInt() * layout.value("pp").toInt() *
+                     layout.value("dp").toInt(),
+                 smallest);
+        const ParascopeRun text = runParascope(plan(question));
+        QCOMPARE(text.status, 0);
+        QVERIFY2(text.out.contains(QStringLiteral("No layout of 64 devices fits with 2 GiB free "
+                                                  "per device. The smallest device count with "
+                                                  "one that does: %1 (T=%2 K=%3 D=%4,")
+                                       .arg(smallest)
+                                       .arg(layout.value("tp").toInt())
+                                       .arg(layout.value("pp").toInt())
+                                       .arg(layout.value("dp").toInt())),
+                 qPrintable(text.out));
+        // At that count it fits.
+        const QJsonObject there = json(QStringLiteral("--set model=llama-3.1-405b --devices %1 "
+                                                      "--global-batch 512")
+                                           .arg(smallest));
+        QVERIFY(there.value("feasible").toInteger() > 0);
+        QVERIFY(there.value("smallest_fitting_devices").isNull());
+    }
+
+    // --rank cost: every candidate's device count divides N, and the list is cheapest first by
+    // N × step time ÷ 3,600 per million tokens; the text shows the devices and the cost.
+    void rankByCost()
+    {
+        const QString question =
+            QStringLiteral("--set model=llama-3.1-8b --devices 16 --global-batch 64 --distinct ");
+        const QJsonObject r = json(question + QStringLiteral("--rank cost"));
+        QCOMPARE(r.value("rank").toString(), QStringLiteral("cost"));
+        double previous = 0;
+        for (const QJsonValue &v : r.value("candidates").toArray()) {
+            const QJsonObject c = v.toObject();
+            const int n = c.value("devices").toInt();
+            QCOMPARE(16 % n, 0);
+            const double cost = n * c.value("step_time_s").toDouble() / 3600 / (64.0 * 4096) * 1e6;
+            QVERIFY(qAbs(c.value("device_hours_per_million_tokens").toDouble() - cost) <=
+                    1e-9 * cost);
+            QVERIFY(cost >= previous);
+            previous = cost;
+        }
+        const QJsonObject fastest = json(question).value("candidates").toArray()[0].toObject();
+        const QJsonObject cheapest = r.value("candidates").toArray()[0].toObject();
+        QVERIFY(cheapest.value("devices").toInt() < fastest.value("devices").toInt());
+        const ParascopeRun text = runParascope(plan(question + QStringLiteral("--rank energy")));
+        QCOMPARE(text.status, 0);
+        QVERIFY2(text.out.contains(QStringLiteral("dev-h/Mtok")), qPrintable(text.out));
+        QVERIFY(text.out.contains(QStringLiteral("Ranked by       energy")));
+    }
+
     // docs/DESIGN.md §4: invalid input exits 2 with one line naming the key.
     void invalidInput_data()
     {
@@ -226,6 +333,15 @@ private Q_SLOTS:
         QTest::newRow("2^30 devices (was SIGFPE)")
             << "--devices 1073741824 --global-batch 2048"
             << "--devices: expected a whole number from 1 to 1048576, got '1073741824'";
+        QTest::newRow("negative headroom") << "--devices 8 --global-batch 8 --headroom-gib -1"
+                                           << "--headroom-gib: expected GiB from 0 to";
+        QTest::newRow("headroom not a number")
+            << "--devices 8 --global-batch 8 --headroom-gib lots"
+            << "--headroom-gib: expected GiB from 0 to 1048576, got 'lots'";
+        QTest::newRow("headroom NaN") << "--devices 8 --global-batch 8 --headroom-gib nan"
+                                      << "--headroom-gib: expected";
+        QTest::newRow("rank") << "--devices 8 --global-batch 8 --rank speed"
+                              << "--rank: expected time, cost or energy, got 'speed'";
         QTest::newRow("2^31 - 1 devices (was SIGFPE)")
             << "--devices 2147483647 --global-batch 2048"
             << "--devices: expected a whole number from 1 to 1048576, got '2147483647'";

@@ -9,6 +9,7 @@
 #include "test_scenarios.h"
 
 #include <QTest>
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <limits>
@@ -95,6 +96,14 @@ BruteForce bruteForce(const PlanRequest &req, const Presets &presets)
                                     const Report r = evaluate(s, presets);
                                     if (r.error || !r.fits || !r.stepTime)
                                         continue;
+                                    // The headroom left free on every stage (docs/planner.md).
+                                    const auto headroom = static_cast<std::int64_t>(
+                                        req.headroomGib * 1024 * 1024 * 1024);
+                                    if (std::any_of(r.stages.begin(), r.stages.end(),
+                                                    [headroom](const StageReport &st) {
+                                                        return st.headroomBytes < headroom;
+                                                    }))
+                                        continue;
                                     ++out.fitting;
                                     if (r.stepTime->stepTimeS < out.best) {
                                         out.best = r.stepTime->stepTimeS;
@@ -164,12 +173,12 @@ private Q_SLOTS:
             QVERIFY(pruned.candidates[i].sameLayout(full.candidates[i]));
             QCOMPARE(pruned.candidates[i].stepTimeS, full.candidates[i].stepTimeS);
         }
-        // Every layout is accounted for: evaluated, rejected unseen, or pruned.
+        // Every layout is accounted for: it fits, or it is rejected for a reason, pruned or not.
         for (const PlanResult *r : {&pruned, &full}) {
             std::int64_t rejected = 0;
             for (const auto &[reason, group] : r->rejected)
                 rejected += group.count;
-            QCOMPARE(rejected + r->feasible + r->pruned, r->layouts);
+            QCOMPARE(rejected + r->feasible, r->layouts);
         }
     }
 
@@ -503,7 +512,7 @@ private Q_SLOTS:
                 QVERIFY(r.warnings.front().message == group.example);
             }
         }
-        QCOMPARE(counted + result.feasible + result.pruned, result.layouts);
+        QCOMPARE(counted + result.feasible, result.layouts);
         // The example is the first layout of its group: the smallest micro-batch size that
         // is too large, the largest count that is too many.
         QCOMPARE(result.rejected.at(tooLarge).layout.microbatchSize, 1 << 17);
@@ -655,6 +664,235 @@ private Q_SLOTS:
         QVERIFY(result.rejected.at("global batch smaller than D").count > 0);
         for (const auto &c : result.candidates)
             QCOMPARE(c.dp, 1);
+    }
+    // Issue #18 §7: "N fit" counted only the layouts that escaped pruning, so the same
+    // question gave 4, 15, 100 or 1,636. The count and the rejections are now every layout's,
+    // the same for any `top`, with or without `distinct`, and as the unpruned search counts
+    // them (each layout evaluated in full there; pruned ones are checked for memory only here).
+    void fitCountIsTheSameForEveryTopAndDistinct_data() { addCases(); }
+    void fitCountIsTheSameForEveryTopAndDistinct()
+    {
+        QFETCH(QString, set);
+        QFETCH(int, devices);
+        QFETCH(int, globalBatch);
+        PlanRequest all = request(set, devices, globalBatch);
+        all.prune = false;
+        const PlanResult exhaustive = plan(all, presets);
+        QVERIFY(exhaustive.feasible > 0);
+        // Rejected unseen, a layout whose model states overflow is named by the largest of
+        // them; evaluated, by the largest term: compare the reasons among pruned searches.
+        const PlanResult reference = plan(request(set, devices, globalBatch), presets);
+        for (int top : {1, 3, 10, 100}) {
+            for (bool distinct : {false, true}) {
+                PlanRequest req = request(set, devices, globalBatch, top);
+                req.distinct = distinct;
+                const PlanResult r = plan(req, presets);
+                const QByteArray row = QStringLiteral("top %1%2")
+                                           .arg(top)
+                                           .arg(distinct ? QStringLiteral(", distinct") : QString())
+                                           .toUtf8();
+                QVERIFY2(r.feasible == exhaustive.feasible, row.constData());
+                QVERIFY2(r.rejected == reference.rejected, row.constData());
+                QCOMPARE(r.layouts, exhaustive.layouts);
+            }
+        }
+    }
+
+    // The in-flight micro-batches the fit count reads off the schedule's order are the event
+    // simulation's. Hand-derived rows: GPipe keeps all m (Huang et al. 2019), 1F1B K - s
+    // (Narayanan et al. 2021 §2.2), ZB-H1 K on every stage (Qi et al. 2023 §3.1: W(i - s)
+    // runs after B(i), so stage s keeps s more than 1F1B's K - s).
+    void inflightFromTheOrder_data()
+    {
+        QTest::addColumn<Schedule>("schedule");
+        QTest::addColumn<int>("stages");
+        QTest::addColumn<int>("microbatches");
+        QTest::addColumn<int>("virtualStages");
+        QTest::addColumn<QList<double>>("expected"); // empty: only the simulation's
+        QTest::newRow("gpipe K=4 m=8")
+            << Schedule::gpipe << 4 << 8 << 1 << QList<double>{8, 8, 8, 8};
+        QTest::newRow("1f1b K=4 m=8")
+            << Schedule::oneFOneB << 4 << 8 << 1 << QList<double>{4, 3, 2, 1};
+        QTest::newRow("1f1b K=4 m=2")
+            << Schedule::oneFOneB << 4 << 2 << 1 << QList<double>{2, 2, 2, 1};
+        QTest::newRow("zb-h1 K=4 m=8")
+            << Schedule::zbH1 << 4 << 8 << 1 << QList<double>{4, 4, 4, 4};
+        QTest::newRow("zb-h1 K=8 m=3") << Schedule::zbH1 << 8 << 3 << 1 << QList<double>{};
+        QTest::newRow("interleaved K=4 m=8 v=2")
+            << Schedule::interleaved << 4 << 8 << 2 << QList<double>{};
+        QTest::newRow("interleaved K=4 m=4 v=3")
+            << Schedule::interleaved << 4 << 4 << 3 << QList<double>{};
+        QTest::newRow("interleaved K=8 m=64 v=4")
+            << Schedule::interleaved << 8 << 64 << 4 << QList<double>{};
+        QTest::newRow("1f1b K=16 m=200 (simulated at its steady period)")
+            << Schedule::oneFOneB << 16 << 200 << 1 << QList<double>{};
+        QTest::newRow("zb-h1 K=16 m=200 (simulated at its steady period)")
+            << Schedule::zbH1 << 16 << 200 << 1 << QList<double>{};
+    }
+    void inflightFromTheOrder()
+    {
+        QFETCH(Schedule, schedule);
+        QFETCH(int, stages);
+        QFETCH(int, microbatches);
+        QFETCH(int, virtualStages);
+        QFETCH(QList<double>, expected);
+        const std::vector<double> order =
+            inflightMicrobatches(schedule, stages, microbatches, virtualStages);
+        const PipelineResult simulated =
+            simulatePipeline(uniformPipeline(schedule, stages, microbatches, virtualStages));
+        QCOMPARE(order, simulated.inflight);
+        if (!expected.isEmpty())
+            QCOMPARE(QList<double>(order.begin(), order.end()), expected);
+    }
+
+    // Issue #18 §7: the top pick used 84.2 of 85.9 GB. A layout fits the search only with the
+    // headroom free on every stage: H100 SXM has 80 GiB (NVIDIA's datasheet), so at 2 GiB
+    // every candidate's fullest stage holds at most 78 GiB, at 10 GiB 70 GiB; at 80 GiB
+    // nothing fits, and the layouts that fit the device are counted under the headroom.
+    void headroomIsLeftFree_data()
+    {
+        QTest::addColumn<double>("headroomGib");
+        QTest::addColumn<std::int64_t>("maxPeakBytes");
+        QTest::newRow("0 GiB") << 0.0 << (std::int64_t{80} << 30);
+        QTest::newRow("2 GiB, the default") << 2.0 << (std::int64_t{78} << 30);
+        QTest::newRow("10 GiB") << 10.0 << (std::int64_t{70} << 30);
+        QTest::newRow("80 GiB: nothing") << 80.0 << std::int64_t{0};
+    }
+    void headroomIsLeftFree()
+    {
+        QFETCH(double, headroomGib);
+        QFETCH(std::int64_t, maxPeakBytes);
+        PlanRequest req = request("model=llama-3.1-70b,seq_len=2048", 16, 32, 1000);
+        QCOMPARE(req.headroomGib, 2.0); // the default docs/planner.md states
+        req.headroomGib = headroomGib;
+        const PlanResult r = plan(req, presets);
+        QVERIFY(!r.error);
+        QCOMPARE(r.candidates.size(), std::size_t(r.feasible));
+        for (const auto &c : r.candidates) {
+            QVERIFY(c.leavesHeadroom);
+            QVERIFY2(c.peakStageBytes <= maxPeakBytes, qPrintable(describe(c.apply(req.base))));
+        }
+        // Less headroom never fits fewer layouts; the unpruned search counts the same.
+        PlanRequest less = req;
+        less.headroomGib = headroomGib / 2;
+        QVERIFY(plan(less, presets).feasible >= r.feasible);
+        PlanRequest all = req;
+        all.prune = false;
+        QCOMPARE(plan(all, presets).feasible, r.feasible);
+        const std::string reason =
+            "less than " + QString::number(headroomGib).toStdString() + " GiB headroom";
+        if (maxPeakBytes == 0) {
+            QCOMPARE(r.feasible, 0);
+            QVERIFY(r.rejected.contains(reason));
+            const Report example = evaluate(r.rejected.at(reason).layout.apply(req.base), presets);
+            QVERIFY(example.fits); // it fits the device, not the headroom
+        }
+    }
+
+    // Issue #18 §7: when nothing fits, the smallest device count that has a layout that fits.
+    // Llama 3.1 405B (405,853,388,800 parameters) with mixed-precision Adam keeps 16 bytes a
+    // parameter (ZeRO paper §3.1): 6.49 TB, and an H100 leaves 80 - 2 (reserve) - 2 (headroom)
+    // = 76 GiB = 81.6 GB for them, so no fewer than 80 devices can hold them. The count found
+    // has a layout that fits (evaluate says so, with the headroom free), and every count between
+    // 64 and it that the planner accepts (T × K × D, D dividing the 512 sequences) has none.
+    void smallestDeviceCountWhenNothingFits()
+    {
+        const PlanRequest req = request("model=llama-3.1-405b", 64, 512);
+        const PlanResult r = plan(req, presets);
+        QVERIFY(!r.error);
+        QCOMPARE(r.feasible, 0);
+        QVERIFY(r.candidates.empty());
+        QVERIFY(r.smallestSearched);
+        QVERIFY(r.smallestFittingDevices && r.smallestFittingLayout);
+        const int smallest = *r.smallestFittingDevices;
+        QVERIFY2(smallest >= 80, qPrintable(QString::number(smallest)));
+        const Scenario layout = r.smallestFittingLayout->apply(req.base);
+        QCOMPARE(layout.devices(), smallest);
+        const Report fits = evaluate(layout, presets);
+        QVERIFY(fits.ok() && fits.fits);
+        for (const StageReport &st : fits.stages)
+            QVERIFY(st.headroomBytes >= std::int64_t{2} << 30);
+        for (int n = 65; n < smallest; ++n) {
+            PlanRequest between = req;
+            between.devices = n;
+            const PlanResult none = plan(between, presets);
+            QVERIFY2(none.feasible == 0, qPrintable(QString::number(n)));
+        }
+        PlanRequest at = req;
+        at.devices = smallest;
+        const PlanResult some = plan(at, presets);
+        QVERIFY(some.feasible > 0);
+        QVERIFY(!some.smallestSearched); // only searched when nothing fits
+    }
+
+    // Issue #18 §7: ranking by cost (device-hours per million tokens) or energy (joules per
+    // million tokens at the TDP). On up to 16 H100s, 8B's fastest layout takes all 16, but
+    // half as many devices lose less to communication than they gain in step time: fewer
+    // device-hours per token. Energy is cost × TDP × 3,600 s (H100 SXM: 700 W, NVIDIA's
+    // datasheet) with one device type, so it ranks the same.
+    void rankingByCostOrEnergy()
+    {
+        PlanRequest req = request("model=llama-3.1-8b", 16, 64, 5);
+        req.distinct = true;
+        const PlanResult byTime = plan(req, presets);
+        req.rank = PlanRank::cost;
+        const PlanResult byCost = plan(req, presets);
+        req.rank = PlanRank::energy;
+        const PlanResult byEnergy = plan(req, presets);
+        for (const PlanResult *r : {&byTime, &byCost, &byEnergy})
+            QVERIFY(!r->error && !r->candidates.empty());
+        const PlanCandidate &fastest = byTime.candidates.front();
+        const PlanCandidate &cheapest = byCost.candidates.front();
+        QCOMPARE(fastest.tp * fastest.pp * fastest.dp, 16);
+        const int n = cheapest.tp * cheapest.pp * cheapest.dp;
+        QVERIFY2(n < 16, qPrintable(QString::number(n)));
+        QCOMPARE(16 % n, 0); // the divisors of N are searched
+        QVERIFY(cheapest.stepTimeS > fastest.stepTimeS);
+        // Device-hours per million tokens: N × step time ÷ 3,600 ÷ (64 × 4,096 tokens) × 10^6.
+        const auto deviceHours = [](const PlanCandidate &c) {
+            return c.tp * c.pp * c.dp * c.stepTimeS / 3600 / (64.0 * 4096) * 1e6;
+        };
+        QVERIFY(near(cheapest.deviceHoursPerMTokens, deviceHours(cheapest)));
+        QVERIFY(near(fastest.deviceHoursPerMTokens, deviceHours(fastest)));
+        QVERIFY(cheapest.deviceHoursPerMTokens < fastest.deviceHoursPerMTokens);
+        for (std::size_t i = 1; i < byCost.candidates.size(); ++i)
+            QVERIFY(byCost.candidates[i - 1].deviceHoursPerMTokens <=
+                    byCost.candidates[i].deviceHoursPerMTokens);
+        // Energy ranks as cost does, 700 W × 3,600 s = 2.52 MJ per device-hour; and eval's
+        // energy per million tokens for the same layout agrees.
+        QCOMPARE(byEnergy.candidates.size(), byCost.candidates.size());
+        for (std::size_t i = 0; i < byCost.candidates.size(); ++i) {
+            const PlanCandidate &c = byEnergy.candidates[i];
+            QVERIFY(c.sameLayout(byCost.candidates[i]));
+            QVERIFY(c.energyJPerMTokens);
+            QVERIFY(near(*c.energyJPerMTokens, c.deviceHoursPerMTokens * 2.52e6, 1e-9));
+            const Report r = evaluate(c.apply(req.base), presets);
+            QVERIFY(near(*c.energyJPerMTokens, *r.stepTime->energyJPerMillionTokens, 1e-9));
+        }
+        // A device without a TDP has no energy to rank by: the request names `rank`.
+        Presets noTdp = presets;
+        for (DeviceSpec &d : noTdp.devices)
+            d.tdpW = 0;
+        const PlanResult refused = plan(req, noTdp);
+        QVERIFY(refused.error);
+        QCOMPARE(refused.error->key, std::string("rank"));
+    }
+
+    void invalidHeadroom_data()
+    {
+        QTest::addColumn<double>("headroomGib");
+        QTest::newRow("negative") << -1.0;
+        QTest::newRow("NaN") << std::numeric_limits<double>::quiet_NaN();
+        QTest::newRow("beyond 1 PiB") << 2e6;
+    }
+    void invalidHeadroom()
+    {
+        QFETCH(double, headroomGib);
+        PlanRequest req = request("model=llama-3.1-8b", 8, 16);
+        req.headroomGib = headroomGib;
+        const PlanResult r = plan(req, presets);
+        QVERIFY(r.error);
+        QCOMPARE(r.error->key, std::string("headroom-gib"));
     }
 };
 

@@ -5,6 +5,7 @@
 #include "core/planner.h"
 #include "core/units.h"
 #include "core/validate.h"
+#include "io/plan_io.h"
 #include "io/presets_io.h"
 #include "io/scenario_io.h"
 #include "test_scenarios.h"
@@ -20,7 +21,9 @@
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineSeries>
@@ -146,6 +149,8 @@ private:
         r.globalBatch = w.panel->globalBatchBox()->value();
         r.top = w.panel->topBox()->value();
         r.distinct = w.panel->distinctBox()->isChecked();
+        r.headroomGib = w.panel->headroomBox()->value();
+        r.rank = static_cast<core::PlanRank>(w.panel->rankBox()->currentData().toInt());
         return r;
     }
 
@@ -212,9 +217,9 @@ private Q_SLOTS:
         Window w;
         for (QWidget *widget : std::initializer_list<QWidget *>{
                  w.panel->devicesBox(), w.panel->globalBatchBox(), w.panel->topBox(),
-                 w.panel->distinctBox(), w.panel->fromScenarioButton(), w.panel->runButton(),
-                 w.panel->cancelButton(), w.panel->loadButton(), w.panel->summaryLabel(),
-                 w.panel->table()})
+                 w.panel->distinctBox(), w.panel->headroomBox(), w.panel->rankBox(),
+                 w.panel->fromScenarioButton(), w.panel->runButton(), w.panel->cancelButton(),
+                 w.panel->loadButton(), w.panel->summaryLabel(), w.panel->table()})
             QVERIFY2(!widget->toolTip().isEmpty(), qPrintable(widget->objectName()));
         QVERIFY(w.panel->summaryLabel()->toolTip().contains("pruned"));
         QVERIFY(w.panel->summaryLabel()->toolTip().contains("lower bound"));
@@ -338,7 +343,7 @@ private Q_SLOTS:
             QStringLiteral("%1 evaluated in full").arg(io::formatCount(shown.evaluated))));
         QVERIFY(summary.contains(QStringLiteral("%1 pruned").arg(io::formatCount(shown.pruned))));
         QVERIFY(summary.contains(
-            QStringLiteral("%1 of them fit").arg(io::formatCount(shown.feasible))));
+            QStringLiteral("%1 fit with 2 GiB free").arg(io::formatCount(shown.feasible))));
         QVERIFY(summary.contains("Rejected: "));
         // One example of each reason in the summary's tooltip.
         const QString tooltip = w.panel->summaryLabel()->toolTip();
@@ -363,8 +368,8 @@ private Q_SLOTS:
     {
         for (QWidget *input : std::initializer_list<QWidget *>{
                  w.panel->devicesBox(), w.panel->globalBatchBox(), w.panel->topBox(),
-                 w.panel->distinctBox(), w.panel->fromScenarioButton(), w.panel->runButton(),
-                 w.panel->cancelButton()}) {
+                 w.panel->distinctBox(), w.panel->headroomBox(), w.panel->rankBox(),
+                 w.panel->fromScenarioButton(), w.panel->runButton(), w.panel->cancelButton()}) {
             const QPoint right = input->mapTo(&w.window, QPoint(input->width(), 0));
             QVERIFY2(right.x() <= w.window.width(), qPrintable(QStringLiteral("%1 ends at %2 of %3")
                                                                    .arg(input->objectName())
@@ -550,6 +555,56 @@ private Q_SLOTS:
         QCOMPARE(io::writeScenario(w.document.scenario()), beforeJson);
     }
 
+    // Issue #18 §7 in the window: the headroom spin box and the ranking combo box feed the
+    // search (an H100 SXM has 80 GiB: with 10 GiB free no row holds more than 70 GiB; by
+    // cost, 8B's cheapest layout on up to 16 devices takes fewer than 16), and when nothing
+    // fits the message names the smallest device count with a layout that fits: 405B's
+    // 6.49 TB of model states need at least 80 H100s.
+    void headroomRankAndSmallestCount()
+    {
+        Window w;
+        QVERIFY(w.document.setField("model", "llama-3.1-8b"));
+        w.document.flush();
+        open(w);
+        QCOMPARE(w.panel->headroomBox()->value(), 2.0);
+        QCOMPARE(w.panel->rankBox()->currentText(), QStringLiteral("Step time"));
+        setInputs(w, 16, 64, 10);
+        QDoubleSpinBox *headroom = w.panel->headroomBox();
+        headroom->setFocus();
+        headroom->selectAll();
+        QTest::keyClicks(headroom, QStringLiteral("10"));
+        QCOMPARE(headroom->value(), 10.0);
+        w.panel->rankBox()->setFocus();
+        QTest::keyClick(w.panel->rankBox(), Qt::Key_Down);
+        QCOMPARE(w.panel->rankBox()->currentText(), QStringLiteral("Cost per token"));
+        runAndWait(w);
+        QCOMPARE(w.panel->resultRequest().headroomGib, 10.0);
+        QVERIFY(w.panel->resultRequest().rank == core::PlanRank::cost);
+        QVERIFY(w.panel->sortModel()->rowCount() > 0);
+        for (int row = 0; row < w.panel->sortModel()->rowCount(); ++row)
+            QVERIFY(rowCandidate(w, row).peakStageBytes <= 70LL << 30);
+        const core::PlanCandidate &cheapest = rowCandidate(w, 0);
+        QVERIFY(cheapest.tp * cheapest.pp * cheapest.dp < 16);
+        QVERIFY(w.panel->summaryLabel()->text().contains(QStringLiteral("fit with 10 GiB free")));
+
+        QVERIFY(w.document.setField("model", "llama-3.1-405b"));
+        w.document.flush();
+        w.panel->rankBox()->setCurrentIndex(0);
+        headroom->setValue(2);
+        setInputs(w, 64, 512, 10);
+        runAndWait(w);
+        const core::PlanResult expected = core::plan(requestOf(w), w.document.presets());
+        QVERIFY(expected.smallestFittingDevices && expected.smallestFittingLayout);
+        QVERIFY(*expected.smallestFittingDevices >= 80);
+        const QString message = w.panel->messageLabel()->text();
+        QVERIFY2(message.contains(QStringLiteral("The smallest device count with a layout that "
+                                                 "fits: %1 (%2).")
+                                      .arg(*expected.smallestFittingDevices)
+                                      .arg(io::layoutText(*expected.smallestFittingLayout))
+                                      .toHtmlEscaped()),
+                 qPrintable(message));
+    }
+
     void unplannableRequestsSayWhy_data()
     {
         QTest::addColumn<QString>("scenario");
@@ -687,9 +742,15 @@ private Q_SLOTS:
         const core::PlanResult &r = *w.panel->result();
         qsizetype fits = 0;
         qsizetype over = 0;
-        for (const core::PlanCandidate &c : r.evaluatedLayouts)
+        qsizetype fitsTheSearch = 0;
+        for (const core::PlanCandidate &c : r.evaluatedLayouts) {
             ++(c.fits ? fits : over);
-        QCOMPARE(fits, qsizetype(r.feasible));
+            fitsTheSearch += c.leavesHeadroom ? 1 : 0;
+        }
+        // The chart draws the evaluated layouts; the count of fitting ones covers the pruned
+        // ones too (checked for memory only).
+        QVERIFY(fitsTheSearch <= qsizetype(r.feasible));
+        QVERIFY(fitsTheSearch <= fits);
         QCOMPARE(fits + over, qsizetype(r.evaluated));
         PlanChart *chart = w.panel->chart();
         QCOMPARE(chart->fittingSeries()->count(), PlanChart::drawnCount(fits));

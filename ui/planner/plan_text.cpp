@@ -1,6 +1,7 @@
 #include "ui/planner/plan_text.h"
 
 #include "core/fields.h"
+#include "core/validate.h"
 #include "io/plan_io.h"
 #include "io/text.h"
 #include "ui/scenario_document.h"
@@ -67,11 +68,16 @@ std::optional<std::pair<QString, qint64>> mostRejected(const core::RejectionCoun
 QString summary(const core::PlanRequest &request, const core::PlanResult &r)
 {
     QString text =
-        tr("%1 devices, %2 sequences per step: %3 layouts considered — %4 evaluated "
-           "in full, %5 of them fit; %6 pruned; in %7.")
-            .arg(io::formatCount(request.devices), io::formatCount(request.globalBatch),
-                 io::formatCount(r.layouts), io::formatCount(r.evaluated),
-                 io::formatCount(r.feasible), io::formatCount(r.pruned), duration(r.elapsedS));
+        tr("%1 devices, %2 sequences per step: %3 layouts considered, %4 fit with %5 GiB "
+           "free — %6 evaluated in full, %7 pruned; in %8.")
+            .arg(request.rank == core::PlanRank::time
+                     ? io::formatCount(request.devices)
+                     : tr("divisors of %1").arg(io::formatCount(request.devices)),
+                 io::formatCount(request.globalBatch), io::formatCount(r.layouts),
+                 io::formatCount(r.feasible), QString::number(request.headroomGib),
+                 io::formatCount(r.evaluated), io::formatCount(r.pruned), duration(r.elapsedS));
+    if (request.rank != core::PlanRank::time)
+        text += QLatin1Char(' ') + tr("Ranked by %1.").arg(io::rankText(request.rank));
     if (!r.rejected.empty())
         text += QLatin1Char(' ') + tr("Rejected: %1.").arg(rejected(r.rejected));
     return text;
@@ -84,11 +90,20 @@ std::optional<QString> problem(const core::PlanRequest &request, const core::Pla
     if (r.feasible > 0)
         return std::nullopt;
     const auto most = mostRejected(r.rejected);
-    if (!most)
-        return tr("No layout of %1 devices fits.").arg(io::formatCount(request.devices));
-    return tr("No layout of %1 devices fits: most were rejected for %2 (%3 of %4 layouts).")
-        .arg(io::formatCount(request.devices), most->first, io::formatCount(most->second),
-             io::formatCount(r.layouts));
+    QString text =
+        most ? tr("No layout of %1 devices fits: most were rejected for %2 (%3 of %4 layouts).")
+                   .arg(io::formatCount(request.devices), most->first,
+                        io::formatCount(most->second), io::formatCount(r.layouts))
+             : tr("No layout of %1 devices fits.").arg(io::formatCount(request.devices));
+    if (r.smallestFittingDevices && r.smallestFittingLayout)
+        text += QLatin1Char(' ') + tr("The smallest device count with a layout that fits: %1 "
+                                      "(%2).")
+                                       .arg(io::formatCount(*r.smallestFittingDevices),
+                                            io::layoutText(*r.smallestFittingLayout));
+    else if (r.smallestSearched)
+        text += QLatin1Char(' ') + tr("No device count up to %1 has one.")
+                                       .arg(io::formatCount(core::limits::kPlanDevices));
+    return text;
 }
 
 QStringList changedInputs(const core::Scenario &plannedFor, const core::Scenario &now)

@@ -12,6 +12,8 @@
 #include "ui/widgets/flow_layout.h"
 
 #include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -35,6 +37,7 @@ namespace {
 constexpr int kMaxGlobalBatch = 1 << 24;
 constexpr int kMaxTop = 1000;
 constexpr int kDefaultTop = 20;
+constexpr double kMaxHeadroomGib = 1024;
 
 QSpinBox *spinBox(const QString &name, int minimum, int maximum)
 {
@@ -66,16 +69,16 @@ QString summaryTooltip()
         "these are the chart's points.<br>"
         "<b>pruned</b>: skipped because a lower bound on their step time already exceeds the "
         "top N's, so they could never make the list.<br>"
-        "<b>fit</b>: of the evaluated layouts, those within the device's memory. Pruned "
-        "layouts are not checked, and some of them would fit too.<br>"
+        "<b>fit</b>: every layout within the device's memory with the headroom left free, "
+        "evaluated or pruned: a pruned layout's memory is checked without its step time, so "
+        "the count is the same whatever Top and One per split are.<br>"
         "<b>rejected</b>: by reason — the largest memory term of the first stage that "
         "overflows, a global batch that D does not divide, or a limit of Parascope's that "
         "the layout passes (its key and the kind of problem, numbers as #). Layouts whose "
         "weights, gradients and optimizer states alone overflow are rejected without being "
         "evaluated.</p>"
-        "<p>Which layouts are pruned depends on the order in which the search's threads "
-        "finish, so these counts can differ a little from one run to the next; the list of "
-        "the fastest layouts does not.</p>");
+        "<p>When nothing fits, the message names the smallest device count with a layout "
+        "that does.</p>");
 }
 
 } // namespace
@@ -85,12 +88,12 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
       m_devices(spinBox(QStringLiteral("plannerDevices"), 1, core::limits::kPlanDevices)),
       m_globalBatch(spinBox(QStringLiteral("plannerGlobalBatch"), 1, kMaxGlobalBatch)),
       m_top(spinBox(QStringLiteral("plannerTop"), 1, kMaxTop)),
-      m_distinct(new QCheckBox(tr("One per split"))), m_fromScenario(new QToolButton),
-      m_run(new QPushButton(tr("Run"))), m_cancel(new QPushButton(tr("Cancel"))),
-      m_progress(new QProgressBar), m_summary(new QLabel), m_message(new QLabel),
-      m_model(new PlanTableModel(this)), m_sorted(new QSortFilterProxyModel(this)),
-      m_table(new QTableView), m_load(new QPushButton(tr("Load into explorer"))),
-      m_chart(new PlanChart)
+      m_distinct(new QCheckBox(tr("One per split"))), m_headroom(new QDoubleSpinBox),
+      m_rank(new QComboBox), m_fromScenario(new QToolButton), m_run(new QPushButton(tr("Run"))),
+      m_cancel(new QPushButton(tr("Cancel"))), m_progress(new QProgressBar), m_summary(new QLabel),
+      m_message(new QLabel), m_model(new PlanTableModel(this)),
+      m_sorted(new QSortFilterProxyModel(this)), m_table(new QTableView),
+      m_load(new QPushButton(tr("Load into explorer"))), m_chart(new PlanChart)
 {
     setObjectName(QStringLiteral("plannerPanel"));
 
@@ -111,6 +114,29 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
            "Layouts that differ only in ZeRO stage, recomputation or sequence parallelism "
            "often take the same time; unticked, they fill the list. Changing it searches "
            "again."));
+    m_headroom->setObjectName(QStringLiteral("plannerHeadroom"));
+    m_headroom->setRange(0, kMaxHeadroomGib);
+    m_headroom->setDecimals(1);
+    m_headroom->setSingleStep(0.5);
+    m_headroom->setValue(core::PlanRequest{}.headroomGib);
+    m_headroom->setSuffix(tr(" GiB"));
+    m_headroom->setToolTip(
+        tr("Memory every device must leave free, on top of the scenario's reserve, for a "
+           "layout to count as fitting (default 2 GiB). The memory model is an estimate "
+           "(docs/planner.md, \"Headroom\"): a layout that fills the device to the last "
+           "gigabyte is likely to run out of memory in practice."));
+    m_rank->setObjectName(QStringLiteral("plannerRank"));
+    m_rank->addItem(tr("Step time"), static_cast<int>(core::PlanRank::time));
+    m_rank->addItem(tr("Cost per token"), static_cast<int>(core::PlanRank::cost));
+    m_rank->addItem(tr("Energy per token"), static_cast<int>(core::PlanRank::energy));
+    m_rank->setToolTip(
+        tr("<p>What the fitting layouts are ranked by.</p>"
+           "<p><b>Step time</b>: the fastest on exactly N devices.<br>"
+           "<b>Cost per token</b>: the fewest device-hours per million tokens, over every "
+           "device count that divides N (N ÷ N' copies of the job fill the cluster); more "
+           "devices are often faster but cost more per token.<br>"
+           "<b>Energy per token</b>: the fewest joules per million tokens, every device at its "
+           "TDP (an upper bound); with one kind of device it ranks as cost does.</p>"));
     m_fromScenario->setObjectName(QStringLiteral("plannerFromScenario"));
     m_fromScenario->setText(tr("From scenario"));
     m_fromScenario->setToolTip(tr("Take N and the global batch from the explorer again "
@@ -184,6 +210,8 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     group({labelFor(tr("Global batch:"), m_globalBatch), m_globalBatch});
     group({labelFor(tr("Top:"), m_top), m_top});
     inputs->addWidget(m_distinct);
+    group({labelFor(tr("Headroom:"), m_headroom), m_headroom});
+    group({labelFor(tr("Rank by:"), m_rank), m_rank});
     inputs->addWidget(m_fromScenario);
     group({m_run, m_cancel});
     m_progress->setMinimumWidth(fontMetrics().horizontalAdvance(QLatin1Char('x')) * 30);
@@ -284,6 +312,8 @@ void PlannerPanel::run()
     request.globalBatch = m_globalBatch->value();
     request.top = m_top->value();
     request.distinct = m_distinct->isChecked();
+    request.headroomGib = m_headroom->value();
+    request.rank = static_cast<core::PlanRank>(m_rank->currentData().toInt());
     m_cancelNote.clear();
     m_fraction = 0;
     m_runner->start(request, m_document->presets());

@@ -12,6 +12,8 @@ class QSortFilterProxyModel;
 class QSpinBox;
 class QTableView;
 class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
 class QToolButton;
 
 namespace ui {
@@ -38,6 +40,8 @@ public:
     QSpinBox *globalBatchBox() const { return m_globalBatch; }
     QSpinBox *topBox() const { return m_top; }
     QCheckBox *distinctBox() const { return m_distinct; }
+    QDoubleSpinBox *headroomBox() const { return m_headroom; }
+    QComboBox *rankBox() const { return m_rank; }
     QToolButton *fromScenarioButton() const { return m_fromScenario; }
     QPushButton *runButton() const { return m_run; }
     QPushButton *cancelButton() const { return m_cancel; }
@@ -95,6 +99,8 @@ private:
     QSpinBox *m_globalBatch;
     QSpinBox *m_top;
     QCheckBox *m_distinct;
+    QDoubleSpinBox *m_headroom;
+    QComboBox *m_rank;
     QToolButton *m_fromScenario;
     QPushButton *m_run;
     QPushButton *m_cancel;
