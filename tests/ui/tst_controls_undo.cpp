@@ -330,7 +330,8 @@ private Q_SLOTS:
     // Keys, the wheel and the arrow buttons on the sliders and spin boxes: a burst of steps on
     // one control is one undo step. `values` counts the values the burst passes: each was an
     // undo step of its own before bursts. Sliders: SliderSpin's logarithmic scale has 1000
-    // positions from the minimum to the maximum (value = min·(max/min)^(p/1000), rounded), an
+    // positions from the minimum to the maximum (value = min·(max/min)^(p/1000), rounded, and
+    // a power of two wherever that is within 0.2 octave of one), an
     // arrow key moves 1, PageUp 100, a wheel notch 3 (QApplication::wheelScrollLines()); spin
     // boxes step by their singleStep, PageUp by 10 of them. Values before: the default
     // scenario (docs/DESIGN.md §4, core/scenario.h).
@@ -352,9 +353,10 @@ private Q_SLOTS:
         QTest::addRow("K slider: End, Home")
             << "pp" << slider << "End Home" << 2 << QStringList{"4", "1"};
         QTest::addRow("K slider: wheel ×40")
-            << "pp" << slider << "Wheel+×40" << 3 << QStringList{"4", "7"};
+            << "pp" << slider << "Wheel+×40" << 4 << QStringList{"4", "8"};
+        // m: 16 holds from 13.9 to 18.4, so the first step down is 13, not 15.
         QTest::addRow("m slider: Left ×150")
-            << "microbatches" << slider << "Left×150" << 10 << QStringList{"16", "6"};
+            << "microbatches" << slider << "Left×150" << 9 << QStringList{"16", "6"};
         QTest::addRow("m slider: PageDown ×2")
             << "microbatches" << slider << "PageDown×2" << 2 << QStringList{"16", "4"};
         QTest::addRow("T slider: PageDown ×2")
@@ -364,13 +366,14 @@ private Q_SLOTS:
         QTest::addRow("D slider: PageUp ×2")
             << "dp" << slider << "PageUp×2" << 2 << QStringList{"2", "8"};
         QTest::addRow("D slider: wheel ×40")
-            << "dp" << slider << "Wheel+×40" << 3 << QStringList{"2", "5"};
+            << "dp" << slider << "Wheel+×40" << 2 << QStringList{"2", "4"};
         QTest::addRow("micro-batch size slider: PageUp ×2")
             << "microbatch_size" << slider << "PageUp×2" << 2 << QStringList{"1", "3"};
         QTest::addRow("sequence length slider: PageDown ×2")
             << "seq_len" << slider << "PageDown×2" << 2 << QStringList{"4096", "1024"};
-        QTest::addRow("sequence length slider: wheel ×4 back")
-            << "seq_len" << slider << "Wheel-×4" << 4 << QStringList{"4096", "3769"};
+        // 4096 holds down to 3566 (0.2 octave): eight notches pass 3541 and 3468.
+        QTest::addRow("sequence length slider: wheel ×8 back")
+            << "seq_len" << slider << "Wheel-×8" << 2 << QStringList{"4096", "3468"};
         // Virtual stages: a linear slider, 1..16, page step a tenth of that (at least 1).
         QTest::addRow("v slider: Up ×3")
             << "virtual_stages" << slider << "Up×3" << 3 << QStringList{"1", "4"};
@@ -489,10 +492,10 @@ private Q_SLOTS:
         showActive(w.window);
         SliderSpin *k = sliderSpin(w, "pp");
         w.window.controls()->control("model")->setFocus();
-        turnNotches(k->slider(), 40); // positions 286 → 406: 4 → 7
-        turnNotches(k->spinBox(), 1); // 8
-        turnNotches(k->slider(), 40); // positions 429 → 549: 8 → 14
-        walk(w, "pp", {"4", "7", "8", "14"});
+        turnNotches(k->slider(), 40); // positions 286 → 406: 7.2, within 0.2 octave of 8
+        turnNotches(k->spinBox(), 1); // 9
+        turnNotches(k->slider(), 40); // positions 453 → 573: 16.1, so 16
+        walk(w, "pp", {"4", "8", "9", "16"});
     }
 
     // A drag between key steps on a slider stays its own undo step, and the keys after it do
@@ -562,6 +565,32 @@ private Q_SLOTS:
         const double moved = (after.toDouble() - before.toDouble()) * (up ? 1 : -1);
         QVERIFY2(moved > 1.2 * step, qPrintable(before + QStringLiteral(" → ") + after));
         walk(w, key, {before, after});
+    }
+
+    // A logarithmic slider (m, 1 to 1024, as the scenario dock has it) holds each power of two
+    // over the middle 40 % of its octave: aimed near 4 it gives 4, never 3 or 5; between two
+    // powers of two the other whole numbers are still there.
+    void logarithmicSliderSnapsToPowersOfTwo_data()
+    {
+        QTest::addColumn<double>("octaves"); // log2 of where the handle is
+        QTest::addColumn<int>("value");
+        QTest::addRow("at 4") << 2.0 << 4;
+        QTest::addRow("0.15 octave below 4 (3.6)") << 1.85 << 4;
+        QTest::addRow("0.15 octave above 4 (4.4)") << 2.15 << 4;
+        QTest::addRow("0.4 octave above 2 (2.6)") << 1.4 << 3;
+        QTest::addRow("0.3 octave below 8 (6.5)") << 2.7 << 6;
+        QTest::addRow("0.1 octave below 1024") << 9.9 << 1024;
+        QTest::addRow("0.45 octave above 16 (21.9)") << 4.45 << 22;
+    }
+    void logarithmicSliderSnapsToPowersOfTwo()
+    {
+        QFETCH(double, octaves);
+        QFETCH(int, value);
+        SliderSpin spin(1, 1024, SliderSpin::Scale::logarithmic);
+        QSlider *slider = spin.slider();
+        // Positions run linearly in log(m) from 1 to 1024: 10 octaves.
+        slider->setValue(int(std::lround(octaves / 10.0 * slider->maximum())));
+        QCOMPARE(spin.value(), value);
     }
 };
 

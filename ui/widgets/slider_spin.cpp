@@ -11,8 +11,9 @@
 namespace ui {
 
 namespace {
-constexpr int kLogSteps = 1000; // slider positions across a logarithmic range
-}
+constexpr int kLogSteps = 1000;      // slider positions across a logarithmic range
+constexpr double kSnapOctaves = 0.2; // a power of two holds this far either side of it
+} // namespace
 
 SliderSpin::SliderSpin(int minimum, int maximum, Scale scale, QWidget *parent)
     : QWidget(parent), m_steps(new StepBurst(this)), m_slider(new Stepped<QSlider>(m_steps)),
@@ -88,7 +89,13 @@ int SliderSpin::fromSlider(int position) const
     if (m_scale == Scale::linear)
         return position;
     const double span = std::log(double(m_maximum) / m_minimum);
-    const long value = std::lround(m_minimum * std::exp(span * position / kLogSteps));
+    const double exact = m_minimum * std::exp(span * position / kLogSteps);
+    // Powers of two (the m, K, T and D people try) hold the middle 40 % of the octave around
+    // them, so that a short slider lands on 4 when aimed at it, not on 3 or 5.
+    const double octaves = std::log2(exact);
+    const double nearest = std::round(octaves);
+    const long value = std::abs(octaves - nearest) <= kSnapOctaves ? std::lround(std::exp2(nearest))
+                                                                   : std::lround(exact);
     return int(std::clamp<long>(value, m_minimum, m_maximum));
 }
 
