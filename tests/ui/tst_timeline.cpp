@@ -195,6 +195,10 @@ private Q_SLOTS:
         QVERIFY(chart->isTeaching());
         QVERIFY(chart->isHeldAtEnd());
         QVERIFY(panel.bubbleLabel()->text().contains("whole step"));
+        // docs/worked-examples.md §4: the closed form 3/19 = 15.8 %, named beside the simulated
+        // bubble, which the end stages' embedding and LM head and the sends make larger.
+        QVERIFY(bubble > 3.0 / 19 + 0.001);
+        QVERIFY(panel.bubbleLabel()->text().contains("closed form's 15.8 %"));
         QVERIFY(!panel.stepButton()->isEnabled());
         panel.step();
         QCOMPARE(chart->playhead(), chart->makespan());

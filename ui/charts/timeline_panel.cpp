@@ -11,6 +11,7 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <cmath>
 
 namespace ui {
 
@@ -135,6 +136,7 @@ void TimelinePanel::setReport(const core::Report &report)
 {
     m_timer->stop();
     m_chart->setReport(report);
+    m_closedForm = report.bubbleFractionClosedForm;
     showState();
 }
 
@@ -149,7 +151,13 @@ void TimelinePanel::showState()
     m_step->setToolTip(atEnd ? tr("The end of the step: Play sweeps it again")
                              : tr("Advance to the next block start or end"));
     const QString value = QString::number(100 * m_chart->bubbleSoFar(), 'f', 1);
-    m_bubble->setText(atEnd                   ? tr("Bubble, the whole step: %1 %").arg(value)
+    // At the end, the textbook's number beside the simulated one when they differ: the
+    // closed form assumes equal stages and free sends (docs/DESIGN.md, "Event simulation").
+    QString whole = tr("Bubble, the whole step: %1 %").arg(value);
+    if (m_closedForm && std::abs(*m_closedForm - m_chart->bubbleSoFar()) >= 0.0005)
+        whole += tr(" (the closed form's %1 % assumes equal stages and free sends)")
+                     .arg(100 * *m_closedForm, 0, 'f', 1);
+    m_bubble->setText(atEnd                   ? whole
                       : m_chart->isTeaching() ? tr("Bubble so far: %1 %").arg(value)
                                               : tr("Bubble: %1 %").arg(value));
 }

@@ -5,6 +5,7 @@
 #include <QElapsedTimer>
 #include <QWidget>
 #include <array>
+#include <optional>
 
 class QComboBox;
 class QLabel;
@@ -58,6 +59,7 @@ private:
     QLabel *m_bubble;
     QTimer *m_timer;
     QElapsedTimer m_clock;
+    std::optional<double> m_closedForm; // the report's closed-form bubble, where it has one
 };
 
 } // namespace ui
