@@ -429,7 +429,7 @@ void MainWindow::createMenus()
     for (DockToggle *toggle : std::as_const(m_dockToggles))
         view->addAction(toggle);
 
-    QAction *play = view->addAction(tr("&Play / pause the timeline"));
+    QAction *play = view->addAction(tr("Pla&y / pause the timeline"));
     play->setShortcut(Qt::Key_F5);
     play->setToolTip(tr("Animate the schedule on the Timeline tab (teaching mode)."));
     connect(play, &QAction::triggered, this, [this] {

@@ -29,6 +29,7 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QMenu>
+#include <QMenuBar>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSlider>
@@ -314,6 +315,29 @@ private Q_SLOTS:
         QVERIFY(!window.charts()->graphicsEffect());
         QVERIFY(window.verdict()->isEnabled());
         QVERIFY(!window.verdict()->text().startsWith("Last valid"));
+    }
+
+    // Every menu item can be reached from the keyboard: no two items of one menu share a
+    // mnemonic (View had Presentation mode and Play both on P: Alt+V, P reached neither).
+    void menuMnemonicsAreUnique()
+    {
+        ExplorerWindow w;
+        for (QAction *menuAction : w.window.menuBar()->actions()) {
+            QMenu *menu = menuAction->menu();
+            QVERIFY(menu);
+            QHash<QChar, QString> seen;
+            for (QAction *item : menu->actions()) {
+                const QString text = item->text();
+                const qsizetype amp = text.indexOf(QRegularExpression(QStringLiteral("&[^&]")));
+                if (item->isSeparator() || amp < 0)
+                    continue;
+                const QChar key = text.at(amp + 1).toLower();
+                QVERIFY2(!seen.contains(key),
+                         qPrintable(QStringLiteral("%1: %2 and %3 share &%4")
+                                        .arg(menuAction->text(), seen[key], text, QString(key))));
+                seen.insert(key, text);
+            }
+        }
     }
 
     // An example's explanation quotes the example's numbers: once the scenario departs from
