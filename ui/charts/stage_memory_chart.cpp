@@ -8,6 +8,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
@@ -212,6 +213,28 @@ void StageMemoryChart::labelStages()
     }
     if (thinned && m_lineAxis->tickInterval() != every)
         m_lineAxis->setTickInterval(every);
+    fitLegend();
+}
+
+void StageMemoryChart::fitLegend()
+{
+    // Qt Charts drops the legend's last entries when they are taller than the chart (large
+    // text on a projector): the legend's text shrinks until every entry has a line.
+    QLegend *legend = m_chart->legend();
+    int entries = 0;
+    for (QLegendMarker *marker : legend->markers())
+        entries += marker->isVisible() ? 1 : 0;
+    const qreal room = m_chart->size().height() - 2 * QFontMetricsF(m_chart->titleFont()).height();
+    if (entries == 0 || room <= 0)
+        return;
+    QFont font = legend->font();
+    const qreal perEntry = room / entries;
+    // A marker's line is about 1.6 times the text's height (Qt Charts' legend layout).
+    const qreal fits = perEntry / 1.6 / QFontMetricsF(font).height() * font.pointSizeF();
+    if (fits < font.pointSizeF() && fits >= 4) {
+        font.setPointSizeF(fits);
+        legend->setFont(font);
+    }
 }
 
 QStringList StageMemoryChart::shownLabels() const

@@ -43,6 +43,7 @@ public:
 
 private:
     void labelStages();
+    void fitLegend();
     struct StageLabel
     {
         int index = 0;
