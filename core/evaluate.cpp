@@ -129,6 +129,9 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     c.weightBytes = bitsPerValue(s.precision) / 8.0;
     c.commBytes = static_cast<int>(bitsPerValue(tpActivationPrecision(s.precision)) / 8);
     c.tpLink = t.tpLink;
+    // A separate add reads the accumulated and the new gradient and writes the sum.
+    if (!s.fusedGradAccumulation)
+        c.gradAccumulationBytes = 2.0 * trainingStates(s).gradBytes + c.weightBytes;
     t.layer = layerTimes(model, c, *t.rates);
     t.first = firstStageTimes(model, c, *t.rates);
     t.last = lastStageTimes(model, c, *t.rates);

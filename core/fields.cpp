@@ -57,6 +57,10 @@ const std::array kFields{
     FieldInfo{"fused_swiglu", &Scenario::fusedSwiglu,
               "A fused SwiGLU keeps only its 2f-wide input for backward, not four f-wide "
               "tensors (docs/activations.md)."},
+    FieldInfo{"fused_grad_accumulation", &Scenario::fusedGradAccumulation,
+              "The weight-gradient multiply adds into the accumulated gradients (Megatron-LM "
+              "--gradient-accumulation-fusion); off, each micro-batch's gradients are added in "
+              "a pass of their own (docs/step_time.md)."},
     FieldInfo{"zero_buffers", &Scenario::zeroBuffers,
               "Buffers the ZeRO implementation allocates beside the model states: none; "
               "deepspeed (ZeRO-3: 4 bytes per parameter of the largest layer; ZeRO-1 and 2: a "

@@ -20,6 +20,9 @@ constexpr std::array kMegatronSettings{
     ProfileSetting{"fused_swiglu", "true",
                    "the fused bias-SwiGLU keeps its 2f-wide input, not four f-wide tensors "
                    "(megatron/core/fusions/fused_bias_swiglu.py)"},
+    ProfileSetting{"fused_grad_accumulation", "true",
+                   "the weight-gradient GEMM accumulates into main_grad "
+                   "(--gradient-accumulation-fusion, on by default)"},
     ProfileSetting{"attention", "flash", "fused attention through Transformer Engine"},
     ProfileSetting{"zero_buffers", "none",
                    "the distributed optimizer's buckets are views of its gradient buffer"},
@@ -36,6 +39,8 @@ constexpr std::array kTorchtitanSettings{
                    "(pytorch/pytorch#165822)"},
     ProfileSetting{"fused_swiglu", "false",
                    "the Llama feed-forward is w2(silu(w1(x)) * w3(x)) in PyTorch operations"},
+    ProfileSetting{"fused_grad_accumulation", "false",
+                   "autograd's AccumulateGrad adds each micro-batch's gradients into .grad"},
     ProfileSetting{"attention", "flash", "scaled_dot_product_attention's flash kernel"},
     ProfileSetting{"zero_buffers", "fsdp",
                    "FSDP2's gathered blocks, 16-bit gradients and FP32 reduce-scatter inputs "
@@ -55,6 +60,8 @@ constexpr std::array kDeepSpeedSettings{
     ProfileSetting{"cache_outputs", "false",
                    "the pipeline engine keeps no outputs beyond each micro-batch's loss"},
     ProfileSetting{"fused_swiglu", "false", "Hugging Face Transformers models run SwiGLU unfused"},
+    ProfileSetting{"fused_grad_accumulation", "false",
+                   "autograd's AccumulateGrad adds each micro-batch's gradients into .grad"},
     ProfileSetting{"attention", "flash", "scaled_dot_product_attention in Transformers"},
     ProfileSetting{"zero_buffers", "deepspeed",
                    "ZeRO-3 holds 4 bytes per parameter of the largest layer while gathering "

@@ -192,6 +192,20 @@ double memorySeconds(const DeviceRates &rates, double bytes)
     return bytes / rates.memoryBytesPerS;
 }
 
+// Megatron-LM before its gradient-accumulation fusion (2022) and PyTorch autograd's
+// AccumulateGrad add each micro-batch's weight gradients into the accumulated ones in a pass
+// of their own: read the sum and the new gradients, write the sum, for every weight the
+// device holds (Megatron-LM v2.5, megatron/model/distributed.py, main_grad.add_; PyTorch,
+// torch/csrc/autograd/functions/accumulate_grad.h). Part of the weight-gradient pass.
+void addGradAccumulation(Builder &b, double weights, const LayerConfig &c)
+{
+    LayerOp op = newOp("grad_accumulation", "gradient accumulation", TimePart::memoryBound,
+                       elements(weights, 1));
+    op.weight = b.memory(weights * c.gradAccumulationBytes);
+    op.source = "a separate add of each micro-batch's weight gradients: read both, write the sum";
+    b.ops.push_back(std::move(op));
+}
+
 LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const DeviceRates &rates)
 {
     LayerTimes out;
@@ -354,6 +368,8 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
         op.rerun = full;
         b.ops.push_back(std::move(op));
     }
+    if (c.training && c.gradAccumulationBytes > 0)
+        addGradAccumulation(b, static_cast<double>(countParams(model, c.tp).perLayer), c);
     if (!c.training)
         for (LayerOp &op : b.ops) {
             op.backward = {};
@@ -411,6 +427,8 @@ EndTimes firstStageTimes(const ModelSpec &model, const LayerConfig &c, const Dev
         op.source = "Shoeybi et al. 2019, §3: the embedding is split along the vocabulary";
         b.ops.push_back(std::move(op));
     }
+    if (c.training && c.gradAccumulationBytes > 0)
+        addGradAccumulation(b, static_cast<double>(countParams(model, c.tp).embedding), c);
     return endTimes(std::move(b.ops), c.training);
 }
 
@@ -445,6 +463,15 @@ EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const Devi
                tokens * vocab * (12 + e), false,
                "FP32 cast, max, subtract, exp, sum and divide over the logits; backward scales "
                "the softmax and casts the gradient back");
+    // The last stage's head: its own weights, or with tied embeddings its copy of the
+    // embedding's (Megatron-LM keeps one there and all-reduces their gradients).
+    if (c.training && c.gradAccumulationBytes > 0) {
+        const ParamCounts counts = countParams(model, c.tp);
+        addGradAccumulation(
+            b,
+            static_cast<double>(counts.finalNorm + (counts.lmHead > 0 ? counts.lmHead : vocab * h)),
+            c);
+    }
     return endTimes(std::move(b.ops), c.training);
 }
 

@@ -92,6 +92,10 @@ struct LayerConfig
     int commBytes = 2;       // bytes per value on the tensor-parallel wire
     Link tpLink;             // with its efficiency; unused when tp = 1
     bool tpOverlap = false;  // sequence parallelism's collectives hidden behind the projections
+    // Bytes per weight that adding one micro-batch's weight gradients into the accumulated
+    // ones moves when the add is a pass of its own (read both, write the sum); 0 when the
+    // weight-gradient multiply accumulates in place (fused_grad_accumulation).
+    double gradAccumulationBytes = 0;
 };
 
 // Every operation of one transformer layer, and the sums the pipeline needs.

@@ -124,6 +124,9 @@ struct Scenario
     // A fused SwiGLU saves its 2f-wide input for backward, not four f-wide tensors
     // (docs/activations.md).
     bool fusedSwiglu = false;
+    // The weight-gradient multiply adds into the accumulated gradients (Megatron-LM's
+    // gradient-accumulation fusion); false: a separate add per micro-batch (docs/step_time.md).
+    bool fusedGradAccumulation = true;
     ZeroBuffers zeroBuffers = ZeroBuffers::none;
     double reserveGib = 2.0;
     std::optional<double> interNodeGbPerS; // overrides the device's network

@@ -29,9 +29,9 @@ QString tooltipFor(const QString &key)
 }
 
 // The keys about backward passes, gradients, optimizer states and saved activations.
-constexpr const char *kTrainingOnly[] = {"zero",         "schedule",       "virtual_stages",
-                                         "recompute",    "grad_precision", "dp_overlap",
-                                         "fused_swiglu", "zero_buffers",   "cache_outputs"};
+constexpr const char *kTrainingOnly[] = {
+    "zero",       "schedule",     "virtual_stages", "recompute",     "grad_precision",
+    "dp_overlap", "fused_swiglu", "zero_buffers",   "cache_outputs", "fused_grad_accumulation"};
 
 // Marks the entry of a model or device defined inline in the scenario, not a preset.
 constexpr int kInlineRole = Qt::UserRole + 1;
@@ -105,6 +105,7 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     addCheck(QStringLiteral("sequence_parallel"), tr("Sequence para&llelism"));
     addCheck(QStringLiteral("tp_overlap"), tr("Overlap TP comm&unication"));
     addCheck(QStringLiteral("fused_swiglu"), tr("Fused SwiGLU"));
+    addCheck(QStringLiteral("fused_grad_accumulation"), tr("Fused gradient accumulation"));
     QComboBox *buffers = addChoice(QStringLiteral("zero_buffers"), tr("ZeRO buffers"));
     buffers->addItem(tr("none"), QStringLiteral("none"));
     buffers->addItem(tr("DeepSpeed's"), QStringLiteral("deepspeed"));

@@ -254,6 +254,41 @@ private Q_SLOTS:
         QVERIFY(r.stepTime->breakdown[TimePart::matmul] > 0);
     }
 
+    // fused_grad_accumulation = false (docs/step_time.md, "Gradient accumulation"): every
+    // micro-batch's weight-gradient pass reads the accumulated and the new gradients and writes
+    // the sum. Llama 3.1 70B's layer at T = 8: h = 8192, 64 heads and 8 KV heads of 128,
+    // SwiGLU f = 28672, two RMSNorms: (8192·(8192 + 2·1024) + 8192·8192 + 3·8192·28672)/8 +
+    // 2·8192 = 109,068,288 weights. BF16 gradients: 2 + 2 + 2 bytes each; FP32: 4 + 2 + 4.
+    void separateGradAccumulationByHand_data()
+    {
+        QTest::addColumn<QString>("grads");
+        QTest::addColumn<double>("bytesPerWeight");
+        QTest::addRow("BF16 gradients") << "bf16" << 6.0;
+        QTest::addRow("FP32 gradients") << "fp32" << 10.0;
+    }
+    void separateGradAccumulationByHand()
+    {
+        QFETCH(QString, grads);
+        QFETCH(double, bytesPerWeight);
+        const Report fused = evaluate(scenario("grad_precision=" + grads), io::builtinPresets());
+        const Report r = evaluate(scenario("fused_grad_accumulation=false,grad_precision=" + grads),
+                                  io::builtinPresets());
+        QVERIFY(r.ok() && r.stepTime && fused.stepTime);
+        const double weights =
+            (8192.0 * (8192 + 2 * 1024) + 8192.0 * 8192 + 3.0 * 8192 * 28672) / 8 + 2 * 8192;
+        const auto found = std::find_if(r.layerOps.begin(), r.layerOps.end(), [](const LayerOp &o) {
+            return o.key == "grad_accumulation";
+        });
+        QVERIFY(found != r.layerOps.end());
+        QCOMPARE(found->weight.bytes, weights * bytesPerWeight);
+        QCOMPARE(found->forward.seconds, 0.0);
+        // At the H100's achieved bandwidth, once per micro-batch: the step gets longer.
+        QVERIFY(found->weight.seconds > 0);
+        QVERIFY(r.stepTime->stepTimeS > fused.stepTime->stepTimeS);
+        QVERIFY(std::none_of(fused.layerOps.begin(), fused.layerOps.end(),
+                             [](const LayerOp &o) { return o.key == "grad_accumulation"; }));
+    }
+
     // A device with no memory bandwidth gets a warning rather than free memory traffic unsaid.
     void memoryUntimedIsWarned()
     {

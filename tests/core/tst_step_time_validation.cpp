@@ -159,7 +159,9 @@ private Q_SLOTS:
     // micro-batch size, the interleaved schedule's chunks per stage (layers per stage ÷
     // --num-layers-per-virtual-pipeline-stage), full recomputation, local DDP, whose gradient
     // all-reduce runs after the pipeline flush (megatron/training.py, train_step), not
-    // overlapped: dp_overlap = 0.
+    // overlapped: dp_overlap = 0, and adds each micro-batch's FP16 weight gradients into
+    // main_grad in a pass of their own (megatron/model/distributed.py; the fusion into the
+    // weight-gradient multiply came in 2022): fused_grad_accumulation = false.
     void narayananTable1_data()
     {
         QTest::addColumn<int>("layers");
@@ -196,7 +198,7 @@ private Q_SLOTS:
             QStringLiteral("device=a100-80gb,precision=fp16,tp=8,pp=%1,dp=%2,microbatches=%3,"
                            "microbatch_size=%4,seq_len=2048,zero=0,attention=eager,"
                            "recompute=full,sequence_parallel=false,dp_overlap=0,"
-                           "cache_outputs=false,%5")
+                           "fused_grad_accumulation=false,cache_outputs=false,%5")
                 .arg(pp)
                 .arg(dp)
                 .arg(batch / dp / microbatchSize)

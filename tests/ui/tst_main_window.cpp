@@ -176,9 +176,9 @@ private Q_SLOTS:
     {
         ScenarioDocument document(io::builtinPresets());
         MainWindow window(&document);
-        const QStringList trainingOnly{"zero",           "schedule",     "recompute",
-                                       "grad_precision", "dp_overlap",   "fused_swiglu",
-                                       "zero_buffers",   "cache_outputs"};
+        const QStringList trainingOnly{
+            "zero",         "schedule",     "recompute",     "grad_precision",         "dp_overlap",
+            "fused_swiglu", "zero_buffers", "cache_outputs", "fused_grad_accumulation"};
         for (const QString &key : trainingOnly)
             QVERIFY2(window.controls()->control(key)->isEnabled(), qPrintable(key));
         QVERIFY(document.setField(QStringLiteral("mode"), QStringLiteral("inference")));
