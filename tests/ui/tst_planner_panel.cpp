@@ -764,6 +764,10 @@ private Q_SLOTS:
         QCOMPARE(chart->caption().contains("Drawing 1 in"), thins);
         QVERIFY(chart->overSeries()->name().contains(io::formatCount(over)));
         QVERIFY(chart->fittingSeries()->name().contains(io::formatCount(fits)));
+        // Its legend says these are the evaluated layouts, not the summary's count of all
+        // that fit.
+        QVERIFY(chart->fittingSeries()->name().startsWith("Evaluated, fit"));
+        QVERIFY(chart->overSeries()->name().startsWith("Evaluated, overflow"));
         // The fastest layout that does not fit is always drawn, at its memory and time.
         for (const core::PlanCandidate &c : r.evaluatedLayouts)
             if (!c.fits) {

@@ -244,8 +244,10 @@ void PlanChart::redraw()
     m_memoryAxis->setTitleText(tr("Peak stage memory per device (%1)").arg(units::largeName()));
     const double capacity = units::large(m_capacityBytes);
     m_capacity->setName(tr("Capacity %1 %2").arg(capacity, 0, 'f', 1).arg(units::largeName()));
-    m_fitting->setName(tr("Fits (%1)").arg(io::formatCount(m_fitTotal)));
-    m_over->setName(tr("Overflows (%1)").arg(io::formatCount(m_overTotal)));
+    // The points drawn are the layouts evaluated in full; the planner's summary counts every
+    // layout that fits, pruned or not.
+    m_fitting->setName(tr("Evaluated, fit (%1)").arg(io::formatCount(m_fitTotal)));
+    m_over->setName(tr("Evaluated, overflow (%1)").arg(io::formatCount(m_overTotal)));
     m_top->setName(tr("Top %1").arg(m_topPoints.size()));
     m_selected->setName(tr("Selected"));
     // Before a search there is nothing to name: no "Capacity 0.0 GB", no empty counts.
