@@ -30,6 +30,7 @@ MemoryTimeline memoryTimeline(const std::vector<ScheduleOp> &timeline, const Sta
 {
     MemoryTimeline out;
     out.stage = stage.index;
+    out.terms = stage;
     out.capacityBytes = stage.capacityBytes;
     out.makespan = makespan;
     out.sizes = sizes;

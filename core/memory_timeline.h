@@ -36,6 +36,7 @@ struct MemoryStepSizes
 struct MemoryTimeline
 {
     int stage = 0;
+    StageReport terms; // the stage's terms in the report, each at its peak
     // The terms no op changes within a step: weights, gradients, optimizer states, ZeRO
     // buffers, KV cache and reserve.
     std::int64_t flatBytes = 0;
