@@ -39,7 +39,7 @@ std::unique_ptr<QWidget> MemoryStepPage::createImage(const ChartInputs &inputs,
                                                      QWidget *parent) const
 {
     auto chart = std::make_unique<MemoryStepChart>(parent);
-    MemoryStepPanel::draw(chart.get(), inputs, m_panel ? m_panel->stage() : -1);
+    MemoryStepPanel::draw(chart.get(), inputs, m_panel ? m_panel->pickedStage() : -1);
     return chart;
 }
 
@@ -51,7 +51,7 @@ QString MemoryStepPage::formulas(const ChartInputs &inputs) const
     const core::Report &r = inputs.report;
     if (r.stages.empty())
         return {};
-    int stage = m_panel ? m_panel->stage() : -1;
+    int stage = m_panel ? m_panel->pickedStage() : -1;
     if (stage < 0 || stage >= static_cast<int>(r.stages.size()))
         stage = core::highestStage(r);
     const core::StageReport &st = r.stages[static_cast<std::size_t>(stage)];

@@ -86,6 +86,12 @@ int MemoryStepPanel::stage() const
     return m_chart->timeline().stage;
 }
 
+int MemoryStepPanel::pickedStage() const
+{
+    const QVariant data = m_stage->currentData();
+    return data.isValid() ? data.toInt() : -1;
+}
+
 void MemoryStepPanel::setInputs(const ChartInputs &inputs)
 {
     m_scenario = inputs.scenario;
@@ -111,7 +117,7 @@ void MemoryStepPanel::redraw()
     if (!m_report || !m_presets)
         return;
     const ChartInputs inputs{*m_scenario, *m_presets, *m_report};
-    const int stage = m_stage->currentData().isValid() ? m_stage->currentData().toInt() : -1;
+    const int stage = pickedStage();
     draw(m_chart, inputs, stage);
     m_summary->setText(summaryText(inputs, shownStage(inputs, stage)));
     followPlayhead();

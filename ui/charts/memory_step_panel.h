@@ -33,6 +33,8 @@ public:
     QLabel *summary() const { return m_summary; }
     // The stage on screen.
     int stage() const;
+    // The stage the picker names, or -1 for the highest (also before anything is drawn).
+    int pickedStage() const;
 
     // A chart of one stage of the inputs, as the tab draws it; stage -1 is the highest.
     static void draw(MemoryStepChart *chart, const ChartInputs &inputs, int stage);
