@@ -13,6 +13,7 @@
 #include "ui/file_actions.h"
 #include "ui/formula_panel.h"
 #include "ui/planner/planner_panel.h"
+#include "ui/playhead.h"
 #include "ui/scenario_document.h"
 #include "ui/settings.h"
 #include "ui/sources_dialog.h"
@@ -93,6 +94,7 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
         m_tabs.push_back({std::move(page), widget});
     }
     connect(m_charts, &QTabWidget::currentChanged, this, &MainWindow::updateVisibleChart);
+    connect(document->playhead(), &Playhead::togglePlayRequested, this, &MainWindow::togglePlay);
 
     auto *formulaDock = m_formulaDock = new QDockWidget(tr("Formulas"));
     formulaDock->setObjectName(QStringLiteral("formulas"));
@@ -431,13 +433,9 @@ void MainWindow::createMenus()
 
     QAction *play = view->addAction(tr("Pla&y / pause the timeline"));
     play->setShortcut(Qt::Key_F5);
-    play->setToolTip(tr("Animate the schedule on the Timeline tab (teaching mode)."));
-    connect(play, &QAction::triggered, this, [this] {
-        if (auto *timeline = chart<TimelinePanel>()) {
-            m_charts->setCurrentWidget(timeline);
-            timeline->togglePlay();
-        }
-    });
+    play->setToolTip(tr("Animate the schedule on the Timeline tab, and Memory over the step with "
+                        "it (teaching mode)."));
+    connect(play, &QAction::triggered, this, &MainWindow::togglePlay);
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     QAction *sources = help->addAction(tr("&Formulas && sources"));
@@ -582,6 +580,27 @@ void MainWindow::updateVisibleChart()
         else
             m_formulaTimer->start(kFormulaIntervalMs - static_cast<int>(m_formulasShown.elapsed()));
     }
+}
+
+// F5, and Play on a page that follows the Timeline's sweep (ui::Playhead). A page that draws
+// the schedule stays in front, with the Timeline brought up to its scenario so that both sweep
+// the same step; from any other page the Timeline comes forward.
+void MainWindow::togglePlay()
+{
+    auto *timeline = chart<TimelinePanel>();
+    if (!timeline)
+        return;
+    Tab *current = currentTab();
+    if (!current || current->page->needs() != ChartNeeds::timeline) {
+        m_charts->setCurrentWidget(timeline);
+    } else if (m_document->lastValidReport().ok()) {
+        for (Tab &tab : m_tabs)
+            if (tab.widget == timeline && tab.stale) {
+                tab.stale = false;
+                tab.page->update(chartInputs());
+            }
+    }
+    timeline->togglePlay();
 }
 
 void MainWindow::showFormulasNow()

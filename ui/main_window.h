@@ -121,6 +121,7 @@ private:
     void showNote();
     void showVerdict();
     void updateVisibleChart();
+    void togglePlay();
     void redrawAll();
     void applyScale();
     // Sizes the docks for the window and the text: the controls at most 0.95 - kChartWidthShare

@@ -5,6 +5,7 @@
 #include "core/validate.h"
 #include "io/scenario_io.h"
 #include "io/text.h"
+#include "ui/playhead.h"
 
 #include <QTimer>
 #include <QUndoCommand>
@@ -101,7 +102,8 @@ private:
 };
 
 ScenarioDocument::ScenarioDocument(core::Presets presets, QObject *parent)
-    : QObject(parent), m_presets(std::move(presets)), m_undo(new QUndoStack(this))
+    : QObject(parent), m_presets(std::move(presets)), m_undo(new QUndoStack(this)),
+      m_playhead(new Playhead(this))
 {
     connect(m_undo, &QUndoStack::cleanChanged, this, &ScenarioDocument::fileStateChanged);
     m_lastValid = core::evaluate(m_scenario, m_presets);

@@ -12,6 +12,8 @@ class QUndoStack;
 
 namespace ui {
 
+class Playhead;
+
 // Which scenario keys changed: bit i is core::scenarioFields()[i]. Charts
 // compare it with the keys they depend on and skip work that does not
 // concern them.
@@ -59,6 +61,8 @@ public:
     // The scenario that produced lastValidReport().
     const core::Scenario &lastValidScenario() const { return m_lastValidScenario; }
     QUndoStack *undoStack() const { return m_undo; }
+    // The Timeline's sweep, which the pages that draw time through the step share.
+    Playhead *playhead() const { return m_playhead; }
 
     // Starts afresh on a scenario (a file opened at start-up): no undo step,
     // and the undo history is cleared.
@@ -132,6 +136,7 @@ private:
     bool m_timelineWanted = false;
     bool m_lastValidHasTimeline = false;
     QUndoStack *m_undo;
+    Playhead *m_playhead;
     QString m_filePath;
     bool m_modifiedWithoutHistory = false;
     int m_lastGesture = 0;

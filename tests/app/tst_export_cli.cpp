@@ -83,6 +83,8 @@ private Q_SLOTS:
                                 << "Memory per device (GB)";
         QTest::addRow("timeline") << "timeline"
                                   << "Stage 0";
+        QTest::addRow("memory-over-step") << "memory-over-step"
+                                          << "Memory of one device (GB)";
         QTest::addRow("step-time") << "step-time"
                                    << "Time per step (s)";
         QTest::addRow("sharding") << "sharding"
@@ -203,7 +205,7 @@ private Q_SLOTS:
         const Run r = run({"--chart", "all", "--out", folder, "--image", image, "--set",
                            "schedule=zb-h1", "--set", "tp=4", "--size", "640x400"});
         QCOMPARE(r.status, 0);
-        const QStringList names{"bubble",    "memory",   "timeline",
+        const QStringList names{"bubble",    "memory",   "timeline",  "memory-over-step",
                                 "step-time", "sharding", "model-size"};
         for (const QString &name : names) {
             const QString path = QDir(folder).filePath(name + "." + image);
@@ -261,7 +263,7 @@ private Q_SLOTS:
         QCOMPARE(written.status, 0);
         const QString parent = chart == "all" ? target : dir;
         const QMap<QString, QByteArray> before = filesIn(parent);
-        QCOMPARE(before.size(), chart == "all" ? 6 : 1); // the six charts
+        QCOMPARE(before.size(), chart == "all" ? 7 : 1); // the seven charts
         // The files in the order they are written, one path a line.
         const QString firstName = QFileInfo(written.out.section('\n', 0, 0).trimmed()).fileName();
 

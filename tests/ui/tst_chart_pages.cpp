@@ -89,9 +89,10 @@ private Q_SLOTS:
         ScenarioDocument document(io::builtinPresets());
         MainWindow window(&document);
         const QList<std::pair<QString, QString>> shipped{
-            {"memory", "Stage memor&y"}, {"bubble", "B&ubble"},
-            {"timeline", "T&imeline"},   {"step-time", "Step ti&me"},
-            {"sharding", "S&harding"},   {"model-size", "Model &weights"},
+            {"memory", "Stage memor&y"},      {"bubble", "B&ubble"},
+            {"timeline", "T&imeline"},        {"memory-over-step", "Memor&y over the step"},
+            {"step-time", "Step ti&me"},      {"sharding", "S&harding"},
+            {"model-size", "Model &weights"},
         };
         QCOMPARE(window.charts()->count(), shipped.size());
         for (int i = 0; i < window.charts()->count(); ++i) {
@@ -99,8 +100,8 @@ private Q_SLOTS:
             QCOMPARE(window.currentPage()->id(), shipped[i].first);
             QCOMPARE(window.charts()->tabText(i), shipped[i].second);
         }
-        QCOMPARE(chartPageIds(), QStringList({"memory", "bubble", "timeline", "step-time",
-                                              "sharding", "model-size"}));
+        QCOMPARE(chartPageIds(), QStringList({"memory", "bubble", "timeline", "memory-over-step",
+                                              "step-time", "sharding", "model-size"}));
     }
 
     void everyPage_data()

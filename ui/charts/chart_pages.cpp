@@ -2,6 +2,7 @@
 
 #include "ui/charts/bubble_page.h"
 #include "ui/charts/memory_page.h"
+#include "ui/charts/memory_step_page.h"
 #include "ui/charts/model_size_page.h"
 #include "ui/charts/sharding_page.h"
 #include "ui/charts/step_time_page.h"
@@ -22,8 +23,9 @@ template <typename Page> std::unique_ptr<ChartPage> makePage()
 
 // The charts, one row each, in tab order.
 constexpr PageFactory kChartPages[] = {
-    &makePage<MemoryPage>,   &makePage<BubblePage>,   &makePage<TimelinePage>,
-    &makePage<StepTimePage>, &makePage<ShardingPage>, &makePage<ModelSizePage>,
+    &makePage<MemoryPage>,     &makePage<BubblePage>,   &makePage<TimelinePage>,
+    &makePage<MemoryStepPage>, &makePage<StepTimePage>, &makePage<ShardingPage>,
+    &makePage<ModelSizePage>,
 };
 
 } // namespace

@@ -5,6 +5,7 @@
 #include "ui/charts/timeline_chart.h"
 #include "ui/charts/timeline_panel.h"
 #include "ui/formula_panel.h"
+#include "ui/playhead.h"
 
 #include <QObject>
 
@@ -26,9 +27,20 @@ FieldMask TimelinePage::dependsOn() const
     return FieldMask::all();
 }
 
-QWidget *TimelinePage::createWidget(ScenarioDocument *)
+QWidget *TimelinePage::createWidget(ScenarioDocument *document)
 {
-    return m_panel = new TimelinePanel;
+    m_panel = new TimelinePanel;
+    // The sweep and the range, for the pages that draw time through the step beside it.
+    if (Playhead *playhead = document ? document->playhead() : nullptr) {
+        TimelineChart *chart = m_panel->chart();
+        QObject::connect(chart, &TimelineChart::playheadChanged, playhead, [chart, playhead] {
+            playhead->setTime(chart->playhead(), chart->isTeaching(), chart->makespan());
+        });
+        QObject::connect(chart, &TimelineChart::visibleRangeChanged, playhead, [chart, playhead] {
+            playhead->setVisibleRange(chart->visibleStart(), chart->visibleEnd());
+        });
+    }
+    return m_panel;
 }
 
 void TimelinePage::update(const ChartInputs &inputs)

@@ -1,0 +1,150 @@
+#include "core/memory_timeline.h"
+
+#include "core/activations.h"
+#include "core/units.h"
+#include "core/validate.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace core {
+
+namespace {
+
+// Kept activations of `alive` chunks, rounded as core::evaluate rounds the peak, so that the
+// curve's highest value is the report's term to the byte.
+std::int64_t keptBytes(int alive, const MemoryStepSizes &sizes)
+{
+    if (alive <= 0)
+        return 0;
+    if (sizes.stageLayersBytes == kTooLarge)
+        return kTooLarge;
+    const double microbatches = static_cast<double>(alive) / std::max(sizes.chunks, 1);
+    return saturatingRound(microbatches * static_cast<double>(sizes.stageLayersBytes));
+}
+
+} // namespace
+
+MemoryTimeline memoryTimeline(const std::vector<ScheduleOp> &timeline, const StageReport &stage,
+                              const MemoryStepSizes &sizes, double makespan)
+{
+    MemoryTimeline out;
+    out.stage = stage.index;
+    out.terms = stage;
+    out.capacityBytes = stage.capacityBytes;
+    out.makespan = makespan;
+    out.sizes = sizes;
+    for (const MemoryTerm &term : kMemoryTerms)
+        if (term.bytes != &StageReport::activationsBytes &&
+            term.bytes != &StageReport::cachedOutputsBytes)
+            out.flatBytes = saturatingAdd(out.flatBytes, stage.*term.bytes);
+
+    std::vector<const ScheduleOp *> ops;
+    for (const ScheduleOp &op : timeline)
+        if (op.stage == stage.index)
+            ops.push_back(&op);
+    // A stage runs one op at a time: by start, its ops are in the order its schedule runs them.
+    std::stable_sort(ops.begin(), ops.end(),
+                     [](const ScheduleOp *a, const ScheduleOp *b) { return a->start < b->start; });
+
+    const int chunks = std::max(sizes.chunks, 1);
+    int alive = 0;            // chunks whose activations are kept
+    bool recomputing = false; // a B rebuilding one layer (full recomputation)
+    std::int64_t cachedCount = 0;
+    auto record = [&](double time) {
+        MemoryPoint p;
+        p.time = time;
+        p.microbatches = static_cast<double>(alive) / chunks;
+        p.activationsBytes =
+            saturatingAdd(keptBytes(alive, sizes), recomputing ? sizes.recomputeBytes : 0);
+        p.cachedOutputsBytes = saturatingMul(cachedCount, sizes.cachedOutputBytes);
+        p.totalBytes =
+            saturatingAdd(saturatingAdd(out.flatBytes, p.activationsBytes), p.cachedOutputsBytes);
+        if (!out.points.empty() && out.points.back().time >= time)
+            out.points.back() = p; // the earlier state lasted no time
+        else
+            out.points.push_back(p);
+    };
+    record(0);
+    for (const ScheduleOp *op : ops) {
+        switch (op->kind) {
+        case OpKind::forward:
+            ++alive; // its outputs are saved from the moment it runs
+            record(op->start);
+            if (sizes.cachedOutputBytes > 0 && op->chunk == chunks - 1) {
+                ++cachedCount; // the micro-batch's logits, kept until the step ends
+                record(op->end);
+            }
+            break;
+        case OpKind::backward:
+            if (sizes.recomputeBytes > 0) {
+                recomputing = true;
+                record(op->start);
+                recomputing = false;
+            }
+            if (!sizes.freedAtWeight)
+                --alive;
+            record(op->end);
+            break;
+        case OpKind::weight:
+            if (sizes.freedAtWeight)
+                --alive;
+            record(op->end);
+            break;
+        }
+    }
+    const double end = std::max(makespan, out.points.back().time);
+    if (out.points.back().time < end) {
+        MemoryPoint last = out.points.back();
+        last.time = end;
+        out.points.push_back(last);
+    }
+    out.makespan = end;
+    const auto highest = std::max_element(
+        out.points.begin(), out.points.end(),
+        [](const MemoryPoint &a, const MemoryPoint &b) { return a.totalBytes < b.totalBytes; });
+    out.peak = static_cast<std::size_t>(std::distance(out.points.begin(), highest));
+    return out;
+}
+
+MemoryStepSizes memoryStepSizes(const Scenario &s, const Presets &presets, const Report &report,
+                                int stage)
+{
+    MemoryStepSizes sizes;
+    const ModelSpec *model = resolveModel(s, presets);
+    if (!model || stage < 0 || stage >= static_cast<int>(report.stages.size()) ||
+        s.mode != Mode::training)
+        return sizes;
+    const StageReport &st = report.stages[static_cast<std::size_t>(stage)];
+    const ActivationConfig act = activationConfig(s);
+    // The same terms as core::evaluate (docs/activations.md, "Per stage").
+    sizes.stageLayersBytes = saturatingMul(st.layers, layerActivationBytes(*model, act));
+    sizes.chunks = s.schedule == Schedule::interleaved ? std::max(s.virtualStages, 1) : 1;
+    sizes.freedAtWeight = s.schedule == Schedule::zbH1;
+    if (s.recompute == Recompute::full && st.layers > 0)
+        sizes.recomputeBytes = layerPeakRecomputeBytes(*model, act);
+    // The report keeps m micro-batches' logits (pytorch/pytorch#159251): one is 1/m of them.
+    if (st.cachedOutputsBytes > 0 && s.microbatches > 0)
+        sizes.cachedOutputBytes = st.cachedOutputsBytes / s.microbatches;
+    return sizes;
+}
+
+MemoryTimeline memoryTimeline(const Scenario &s, const Presets &presets, const Report &report,
+                              int stage)
+{
+    if (stage < 0 || stage >= static_cast<int>(report.stages.size()) || report.timeline.empty())
+        return {};
+    return memoryTimeline(report.timeline, report.stages[static_cast<std::size_t>(stage)],
+                          memoryStepSizes(s, presets, report, stage), report.makespanS);
+}
+
+int highestStage(const Report &report)
+{
+    int best = 0;
+    for (const StageReport &st : report.stages)
+        if (st.totalBytes > report.stages[static_cast<std::size_t>(best)].totalBytes)
+            best = st.index;
+    return best;
+}
+
+} // namespace core

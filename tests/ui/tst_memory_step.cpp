@@ -1,0 +1,192 @@
+// The Memory over the step page (ui/charts/memory_step_page.h) through the real window,
+// offscreen: it follows m and the schedule, its peak is the report's, its stage picker, and
+// the Timeline's sweep moving it through the shared playhead (ui::Playhead).
+#include "core/memory_timeline.h"
+#include "io/presets_io.h"
+#include "ui/charts/memory_step_chart.h"
+#include "ui/charts/memory_step_panel.h"
+#include "ui/charts/timeline_chart.h"
+#include "ui/charts/timeline_panel.h"
+#include "ui/main_window.h"
+#include "ui/playhead.h"
+#include "ui/scenario_document.h"
+#include "ui/units.h"
+#include "widget_helpers.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTest>
+#include <QToolButton>
+#include <algorithm>
+
+using namespace ui;
+
+namespace {
+
+double highestMicrobatches(const MemoryStepChart &chart)
+{
+    double peak = 0;
+    for (const core::MemoryPoint &p : chart.timeline().points)
+        peak = std::max(peak, p.microbatches);
+    return peak;
+}
+
+void pickStage(MemoryStepPanel &panel, int stage)
+{
+    chooseWithKeys(panel.stagePicker(), panel.stagePicker()->findData(stage));
+}
+
+} // namespace
+
+class TestMemoryStep : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    // GPipe keeps every micro-batch (Huang et al. 2019, §2.3), 1F1B at most K - s of them
+    // (Narayanan et al. 2021, §2.2): the page redraws when m or the schedule changes.
+    void followsMicrobatchesAndSchedule()
+    {
+        ExplorerWindow f;
+        showActive(f.window);
+        setAndEvaluate(f.document, "pp", "4");
+        setAndEvaluate(f.document, "schedule", "gpipe");
+        setAndEvaluate(f.document, "microbatches", "8");
+        f.window.showChart(QStringLiteral("memory-over-step"));
+        auto *panel = f.window.chart<MemoryStepPanel>();
+        QVERIFY(panel);
+        QCOMPARE(f.window.charts()->currentWidget(), panel);
+        pickStage(*panel, 0);
+        QCOMPARE(panel->stage(), 0);
+        QCOMPARE(highestMicrobatches(*panel->chart()), 8.0);
+        setAndEvaluate(f.document, "microbatches", "12");
+        QCOMPARE(highestMicrobatches(*panel->chart()), 12.0);
+        setAndEvaluate(f.document, "schedule", "1f1b");
+        QCOMPARE(panel->stage(), 0);
+        QCOMPARE(highestMicrobatches(*panel->chart()), 4.0);
+        pickStage(*panel, 3);
+        QCOMPARE(highestMicrobatches(*panel->chart()), 1.0);
+        QVERIFY(panel->chart()->peakLabel().contains(QStringLiteral("1 micro-batch's")));
+    }
+
+    // The curve's peak is the report's stage total, on every stage the picker offers, and
+    // the picker's first entry is the stage with the highest total.
+    void peakIsTheReportsTotal_data()
+    {
+        QTest::addColumn<QString>("schedule");
+        QTest::addRow("1F1B, cached outputs") << "1f1b";
+        QTest::addRow("GPipe") << "gpipe";
+        QTest::addRow("ZB-H1") << "zb-h1";
+    }
+    void peakIsTheReportsTotal()
+    {
+        QFETCH(QString, schedule);
+        ExplorerWindow f;
+        showActive(f.window);
+        setAndEvaluate(f.document, "schedule", schedule.toLatin1().constData());
+        setAndEvaluate(f.document, "microbatches", "8");
+        f.window.showChart(QStringLiteral("memory-over-step"));
+        auto *panel = f.window.chart<MemoryStepPanel>();
+        const core::Report &r = f.document.lastValidReport();
+        QCOMPARE(panel->stagePicker()->currentIndex(), 0);
+        QCOMPARE(panel->stage(), core::highestStage(r));
+        for (const core::StageReport &st : r.stages) {
+            pickStage(*panel, st.index);
+            QCOMPARE(panel->stage(), st.index);
+            QCOMPARE(panel->chart()->peakBytes(), st.totalBytes);
+            QCOMPARE(panel->chart()->timeline().capacityBytes, st.capacityBytes);
+        }
+        // Back to the highest.
+        chooseWithKeys(panel->stagePicker(), 0);
+        QCOMPARE(panel->stage(), core::highestStage(r));
+    }
+
+    // Axes and legend name their units, GB or GiB as View → Sizes in GiB says.
+    void unitsFollowTheView()
+    {
+        ExplorerWindow f;
+        showActive(f.window);
+        f.window.showChart(QStringLiteral("memory-over-step"));
+        auto *panel = f.window.chart<MemoryStepPanel>();
+        const bool gib = f.window.gibAction()->isChecked();
+        const QString unit = gib ? QStringLiteral("GiB") : QStringLiteral("GB");
+        QCOMPARE(panel->chart()->memoryAxisTitle(),
+                 QStringLiteral("Memory of one device (%1)").arg(unit));
+        QVERIFY(panel->chart()->timeAxisTitle().startsWith(QStringLiteral("Time in the step (")));
+        QVERIFY(panel->chart()
+                    ->legendEntries()
+                    .join(QLatin1Char('\n'))
+                    .contains(QStringLiteral(" ") + unit));
+        f.window.gibAction()->trigger();
+        const QString other = gib ? QStringLiteral("GB") : QStringLiteral("GiB");
+        QCOMPARE(panel->chart()->memoryAxisTitle(),
+                 QStringLiteral("Memory of one device (%1)").arg(other));
+        f.window.gibAction()->trigger();
+    }
+
+    // Play on this page (or F5) plays the Timeline's sweep without leaving the page, and the
+    // curve is drawn up to the shared playhead.
+    void playSweepsThisPage()
+    {
+        ExplorerWindow f;
+        showActive(f.window);
+        f.window.showChart(QStringLiteral("memory-over-step"));
+        auto *panel = f.window.chart<MemoryStepPanel>();
+        auto *timeline = f.window.chart<TimelinePanel>();
+        timeline->speedCombo()->setCurrentIndex(int(TimelinePanel::kSweepChoices.size()) - 1);
+        QVERIFY(!panel->chart()->isSweeping());
+        const int all = panel->chart()->drawnPoints();
+        QTest::mouseClick(panel->playButton(), Qt::LeftButton);
+        QCOMPARE(f.window.charts()->currentWidget(), panel); // the page stays in front
+        QVERIFY(timeline->isPlaying());
+        QCOMPARE(timeline->chart()->makespan(), panel->chart()->timeline().makespan);
+        QTRY_VERIFY(panel->chart()->playhead() > 0);
+        QVERIFY(panel->chart()->isSweeping());
+        QVERIFY(panel->chart()->playhead() < panel->chart()->timeline().makespan);
+        QVERIFY(panel->chart()->drawnPoints() < all);
+        QCOMPARE(panel->chart()->playhead(), timeline->chart()->playhead());
+        // F5 pauses it, still on this page.
+        QTest::keyClick(&f.window, Qt::Key_F5);
+        QVERIFY(!timeline->isPlaying());
+        QCOMPARE(f.window.charts()->currentWidget(), panel);
+        const double paused = panel->chart()->playhead();
+        QTest::qWait(50);
+        QCOMPARE(panel->chart()->playhead(), paused);
+    }
+
+    // Play on the Timeline tab moves this page's playhead too, through the document's
+    // playhead; a new scenario shows the whole curve again.
+    void timelinePlayMovesThisPage()
+    {
+        ExplorerWindow f;
+        showActive(f.window);
+        setAndEvaluate(f.document, "microbatches", "8");
+        f.window.showChart(QStringLiteral("memory-over-step"));
+        auto *panel = f.window.chart<MemoryStepPanel>();
+        f.window.showChart(QStringLiteral("timeline"));
+        auto *timeline = f.window.chart<TimelinePanel>();
+        QSignalSpy moved(f.document.playhead(), &Playhead::moved);
+        timeline->step(); // to the first block's end
+        QVERIFY(moved.count() > 0);
+        QVERIFY(f.document.playhead()->isSweeping());
+        QCOMPARE(panel->chart()->playhead(), timeline->chart()->playhead());
+        QVERIFY(panel->chart()->isSweeping());
+        QTest::mouseClick(timeline->playButton(), Qt::LeftButton);
+        QVERIFY(timeline->isPlaying());
+        const double before = panel->chart()->playhead();
+        QTRY_VERIFY(panel->chart()->playhead() > before);
+        QCOMPARE(panel->chart()->playhead(), timeline->chart()->playhead());
+        timeline->pause();
+        f.window.showChart(QStringLiteral("memory-over-step"));
+        QVERIFY(panel->chart()->isSweeping());
+        // A new m: a new schedule, drawn whole.
+        setAndEvaluate(f.document, "microbatches", "6");
+        QVERIFY(!panel->chart()->isSweeping());
+        QCOMPARE(panel->chart()->drawnPoints(), int(panel->chart()->timeline().points.size()));
+    }
+};
+
+QTEST_MAIN(TestMemoryStep)
+#include "tst_memory_step.moc"

@@ -1,0 +1,536 @@
+#include "ui/charts/memory_step_chart.h"
+
+#include "ui/charts/chart_style.h"
+#include "ui/units.h"
+
+#include <QEvent>
+#include <QHelpEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
+namespace ui {
+
+namespace {
+
+constexpr int kMemoryStepPad = 8;
+
+// 1, 2 or 5 × 10^k, the smallest at least `raw`.
+double memoryStepNice(double raw)
+{
+    if (!(raw > 0))
+        return 1;
+    const double p = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double f : {1.0, 2.0, 5.0})
+        if (f * p >= raw * (1 - 1e-9))
+            return f * p;
+    return 10 * p;
+}
+
+enum : int
+{
+    kFilled = 0,
+    kCapacityLine = 1,
+    kPeakMarker = 2,
+};
+
+bool isVaryingTerm(const core::MemoryTerm &term)
+{
+    return term.bytes == &core::StageReport::activationsBytes ||
+           term.bytes == &core::StageReport::cachedOutputsBytes;
+}
+
+// The colour of a term: its place in kMemoryTerms, as in the Stage memory chart.
+QColor termColour(std::int64_t core::StageReport::*bytes)
+{
+    for (std::size_t i = 0; i < std::size(core::kMemoryTerms); ++i)
+        if (core::kMemoryTerms[i].bytes == bytes)
+            return chart_style::series(i);
+    return chart_style::grey();
+}
+
+} // namespace
+
+MemoryStepChart::MemoryStepChart(QWidget *parent) : QWidget(parent)
+{
+    setAttribute(Qt::WA_OpaquePaintEvent);
+}
+
+void MemoryStepChart::setTimeline(core::MemoryTimeline timeline, const QString &title,
+                                  bool layerUnits)
+{
+    m_timeline = std::move(timeline);
+    m_title = title;
+    m_layerUnits = layerUnits;
+    m_message.clear();
+    m_bands.clear();
+    for (const core::MemoryTerm &term : core::kMemoryTerms)
+        if (!isVaryingTerm(term) && m_timeline.terms.*term.bytes > 0)
+            m_bands.push_back(
+                {tr(term.label), termColour(term.bytes), m_timeline.terms.*term.bytes});
+    m_viewStart = 0;
+    m_viewEnd = m_timeline.makespan;
+    m_playhead = m_timeline.makespan;
+    m_sweeping = false;
+    if (m_timeline.points.empty())
+        m_message = tr("No schedule to show.");
+    m_valid = false;
+    update();
+}
+
+void MemoryStepChart::setMessage(const QString &message)
+{
+    m_timeline = {};
+    m_bands.clear();
+    m_message = message;
+    m_valid = false;
+    update();
+}
+
+void MemoryStepChart::setPlayhead(double time, bool sweeping)
+{
+    time = std::clamp(time, 0.0, std::max(m_timeline.makespan, 0.0));
+    if (time == m_playhead && sweeping == m_sweeping)
+        return;
+    m_playhead = time;
+    m_sweeping = sweeping;
+    update(); // the cached polygons do not depend on the playhead: painting clips at it
+}
+
+void MemoryStepChart::setVisibleRange(double start, double end)
+{
+    const double makespan = m_timeline.makespan;
+    if (!(end > start) || makespan <= 0) {
+        start = 0;
+        end = makespan;
+    }
+    start = std::clamp(start, 0.0, makespan);
+    end = std::clamp(end, start, makespan);
+    if (start == m_viewStart && end == m_viewEnd)
+        return;
+    m_viewStart = start;
+    m_viewEnd = end;
+    m_valid = false;
+    update();
+}
+
+std::int64_t MemoryStepChart::peakBytes() const
+{
+    return m_timeline.points.empty() ? 0 : m_timeline.points[m_timeline.peak].totalBytes;
+}
+
+QString MemoryStepChart::peakLabel() const
+{
+    if (m_timeline.points.empty())
+        return {};
+    const core::MemoryPoint &peak = m_timeline.points[m_timeline.peak];
+    QString text = tr("Peak %1").arg(units::format(static_cast<double>(peak.totalBytes)));
+    if (peak.microbatches == 1)
+        text += tr(": 1 micro-batch's activations");
+    else if (peak.microbatches > 0)
+        text +=
+            tr(": %1 micro-batches' activations").arg(QString::number(peak.microbatches, 'g', 4));
+    return text;
+}
+
+int MemoryStepChart::drawnPoints() const
+{
+    if (!m_sweeping)
+        return static_cast<int>(m_timeline.points.size());
+    const auto end =
+        std::upper_bound(m_timeline.points.begin(), m_timeline.points.end(), m_playhead,
+                         [](double time, const core::MemoryPoint &p) { return time < p.time; });
+    return static_cast<int>(std::distance(m_timeline.points.begin(), end));
+}
+
+double MemoryStepChart::timeUnit(QString *name) const
+{
+    if (m_layerUnits) {
+        *name = tr("layer-time units");
+        return 1;
+    }
+    if (m_viewEnd >= 1) {
+        *name = tr("s");
+        return 1;
+    }
+    if (m_viewEnd >= 1e-3) {
+        *name = tr("ms");
+        return 1e-3;
+    }
+    *name = tr("µs");
+    return 1e-6;
+}
+
+QString MemoryStepChart::timeAxisTitle() const
+{
+    QString unit;
+    timeUnit(&unit);
+    return tr("Time in the step (%1)").arg(unit);
+}
+
+QString MemoryStepChart::memoryAxisTitle() const
+{
+    return tr("Memory of one device (%1)").arg(units::largeName());
+}
+
+std::vector<MemoryStepChart::LegendEntry> MemoryStepChart::legend() const
+{
+    std::vector<LegendEntry> out;
+    if (m_timeline.points.empty())
+        return out;
+    // Top down, as the bands stack.
+    if (m_timeline.terms.cachedOutputsBytes > 0)
+        out.push_back({tr("Cached outputs, up to %1")
+                           .arg(units::format(double(m_timeline.terms.cachedOutputsBytes))),
+                       termColour(&core::StageReport::cachedOutputsBytes), kFilled});
+    if (m_timeline.terms.activationsBytes > 0)
+        out.push_back({tr("Activations, up to %1")
+                           .arg(units::format(double(m_timeline.terms.activationsBytes))),
+                       termColour(&core::StageReport::activationsBytes), kFilled});
+    for (auto band = m_bands.rbegin(); band != m_bands.rend(); ++band)
+        out.push_back({QStringLiteral("%1 %2").arg(band->label, units::format(double(band->bytes))),
+                       band->colour, kFilled});
+    out.push_back({tr("Device capacity %1").arg(units::format(double(m_timeline.capacityBytes))),
+                   chart_style::capacityPen().color(), kCapacityLine});
+    out.push_back({tr("Peak %1").arg(units::format(double(peakBytes()))),
+                   palette().color(QPalette::WindowText), kPeakMarker});
+    return out;
+}
+
+QStringList MemoryStepChart::legendEntries() const
+{
+    QStringList out;
+    for (const LegendEntry &e : legend())
+        out << e.text;
+    return out;
+}
+
+int MemoryStepChart::legendWidth() const
+{
+    const QFontMetrics fm = fontMetrics();
+    int widest = 0;
+    for (const LegendEntry &e : legend())
+        widest = std::max(widest, fm.horizontalAdvance(e.text));
+    return widest > 0 ? widest + fm.height() + 3 * kMemoryStepPad : 0;
+}
+
+QRect MemoryStepChart::plotRect() const
+{
+    const QFontMetrics fm = fontMetrics();
+    const int left = fm.height() + kMemoryStepPad + fm.horizontalAdvance(QStringLiteral("0000.0")) +
+                     kMemoryStepPad;
+    const int top = fm.height() * 2 + kMemoryStepPad;
+    const int bottom = 2 * fm.height() + 2 * kMemoryStepPad;
+    const int right = legendWidth() + kMemoryStepPad;
+    return QRect(left, top, std::max(10, width() - left - right),
+                 std::max(10, height() - top - bottom));
+}
+
+double MemoryStepChart::topBytes() const
+{
+    // 8 % above the higher of the peak and the capacity, rounded to a tick.
+    const double highest = std::max(double(peakBytes()), double(m_timeline.capacityBytes));
+    const double top = units::large(highest * 1.08);
+    const double step = memoryStepNice(top / 8);
+    return std::ceil(top / step) * step;
+}
+
+double MemoryStepChart::xAt(double time) const
+{
+    const QRect plot = plotRect();
+    const double span = m_viewEnd - m_viewStart;
+    return plot.left() + (span > 0 ? (time - m_viewStart) / span : 0) * plot.width();
+}
+
+double MemoryStepChart::timeAt(double x) const
+{
+    const QRect plot = plotRect();
+    return m_viewStart + (x - plot.left()) / std::max(1, plot.width()) * (m_viewEnd - m_viewStart);
+}
+
+double MemoryStepChart::yAt(double bytes) const
+{
+    const QRect plot = plotRect();
+    const double top = topBytes();
+    return plot.bottom() + 1 - units::large(bytes) / (top > 0 ? top : 1) * plot.height();
+}
+
+// Steps in pixels: each point holds until the next one's time. Points that fall in the same
+// pixel column keep their highest and lowest, so that no spike is lost at m = 1024.
+void MemoryStepChart::rebuild()
+{
+    m_valid = true;
+    m_activations.clear();
+    m_cached.clear();
+    m_total.clear();
+    const auto &points = m_timeline.points;
+    if (points.empty() || m_viewEnd <= m_viewStart)
+        return;
+    const double flat = double(m_timeline.flatBytes);
+    const double base = yAt(flat);
+    QPolygonF actTop, cachedTop, cachedBottom;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const double t0 = points[i].time;
+        const double t1 = i + 1 < points.size() ? points[i + 1].time : m_timeline.makespan;
+        if (t1 < m_viewStart || t0 > m_viewEnd)
+            continue;
+        const double x0 = xAt(std::max(t0, m_viewStart));
+        const double x1 = xAt(std::min(t1, m_viewEnd));
+        const double act = yAt(flat + double(points[i].activationsBytes));
+        const double total = yAt(double(points[i].totalBytes));
+        actTop << QPointF(x0, act) << QPointF(x1, act);
+        cachedBottom << QPointF(x0, act) << QPointF(x1, act);
+        cachedTop << QPointF(x0, total) << QPointF(x1, total);
+    }
+    if (actTop.isEmpty())
+        return;
+    m_total = cachedTop;
+    m_activations = actTop;
+    m_activations << QPointF(actTop.back().x(), base) << QPointF(actTop.front().x(), base);
+    if (m_timeline.terms.cachedOutputsBytes > 0) {
+        m_cached = cachedTop;
+        for (auto p = cachedBottom.rbegin(); p != cachedBottom.rend(); ++p)
+            m_cached << *p;
+    }
+}
+
+void MemoryStepChart::resizeEvent(QResizeEvent *event)
+{
+    m_valid = false;
+    QWidget::resizeEvent(event);
+}
+
+void MemoryStepChart::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::FontChange || event->type() == QEvent::PaletteChange)
+        m_valid = false;
+    QWidget::changeEvent(event);
+}
+
+QString MemoryStepChart::toolTipAt(double time) const
+{
+    const auto &points = m_timeline.points;
+    if (points.empty())
+        return {};
+    auto after = std::upper_bound(points.begin(), points.end(), time,
+                                  [](double t, const core::MemoryPoint &p) { return t < p.time; });
+    const core::MemoryPoint &p = after == points.begin() ? points.front() : *std::prev(after);
+    QString unit;
+    const double scale = timeUnit(&unit);
+    QString text =
+        tr("t = %1 %2\nTotal %3\nActivations %4 (%5 micro-batches)")
+            .arg(QString::number(time / scale, 'g', 4), unit, units::format(double(p.totalBytes)),
+                 units::format(double(p.activationsBytes)),
+                 QString::number(p.microbatches, 'g', 4));
+    if (m_timeline.terms.cachedOutputsBytes > 0)
+        text += tr("\nCached outputs %1").arg(units::format(double(p.cachedOutputsBytes)));
+    text += tr("\nWeights, gradients, optimizer and the rest %1")
+                .arg(units::format(double(m_timeline.flatBytes)));
+    return text;
+}
+
+bool MemoryStepChart::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        const QRect plot = plotRect();
+        if (plot.contains(help->pos()) && !m_timeline.points.empty()) {
+            const double time = timeAt(help->pos().x());
+            if (!m_sweeping || time <= m_playhead) {
+                QToolTip::showText(help->globalPos(), toolTipAt(time), this);
+                return true;
+            }
+        }
+        QToolTip::hideText();
+        event->ignore();
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+void MemoryStepChart::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    const QPalette pal = palette();
+    p.fillRect(rect(), pal.color(QPalette::Base));
+    p.setPen(pal.color(QPalette::WindowText));
+    const QFontMetrics fm = fontMetrics();
+    if (!m_message.isEmpty() || m_timeline.points.empty()) {
+        p.drawText(rect(), Qt::AlignCenter, m_message);
+        return;
+    }
+    if (!m_valid)
+        rebuild();
+    const QRect plot = plotRect();
+
+    // The title.
+    QFont bold = font();
+    bold.setBold(true);
+    p.setFont(bold);
+    p.drawText(QRect(plot.left(), kMemoryStepPad / 2, plot.width(), fm.height() + 4),
+               Qt::AlignHCenter | Qt::AlignVCenter,
+               tr("Memory of one device through one step: %1").arg(m_title));
+    p.setFont(font());
+
+    paintAxes(p, plot);
+
+    // What ran: the whole step, or up to the playhead during a sweep.
+    p.save();
+    QRectF drawn(plot);
+    drawn.setTop(0);
+    if (m_sweeping)
+        drawn.setRight(std::clamp(xAt(m_playhead), double(plot.left()), double(plot.right() + 1)));
+    p.setClipRect(
+        drawn.intersected(QRectF(plot.left(), plot.top(), plot.width() + 1, plot.height() + 1)));
+    double level = 0;
+    for (const Band &band : m_bands) {
+        const double y0 = yAt(level);
+        level += double(band.bytes);
+        const double y1 = yAt(level);
+        p.fillRect(QRectF(QPointF(plot.left(), y1), QPointF(plot.right() + 1, y0)), band.colour);
+    }
+    p.setPen(Qt::NoPen);
+    QColor act = termColour(&core::StageReport::activationsBytes);
+    p.setBrush(act);
+    p.drawPolygon(m_activations);
+    if (!m_cached.isEmpty()) {
+        p.setBrush(termColour(&core::StageReport::cachedOutputsBytes));
+        p.drawPolygon(m_cached);
+    }
+    QPen outline(pal.color(QPalette::WindowText));
+    outline.setWidthF(1.2);
+    p.setPen(outline);
+    p.setBrush(Qt::NoBrush);
+    p.drawPolyline(m_total);
+    p.restore();
+
+    p.setRenderHint(QPainter::Antialiasing);
+    // The capacity, across the whole plot.
+    const double capY = yAt(double(m_timeline.capacityBytes));
+    p.setPen(chart_style::capacityPen());
+    p.drawLine(QPointF(plot.left(), capY), QPointF(plot.right(), capY));
+    p.setPen(chart_style::capacityPen().color());
+    p.drawText(QRectF(plot.left() + kMemoryStepPad, capY - fm.height() - 2,
+                      plot.width() - 2 * kMemoryStepPad, fm.height()),
+               Qt::AlignRight | Qt::AlignVCenter,
+               tr("Device capacity %1").arg(units::format(double(m_timeline.capacityBytes))));
+
+    // The peak, once the sweep has reached it.
+    const core::MemoryPoint &peak = m_timeline.points[m_timeline.peak];
+    if ((!m_sweeping || peak.time <= m_playhead) && peak.time >= m_viewStart &&
+        peak.time <= m_viewEnd) {
+        const QPointF at(xAt(peak.time), yAt(double(peak.totalBytes)));
+        p.setPen(QPen(pal.color(QPalette::WindowText), 2));
+        p.setBrush(pal.color(QPalette::Base));
+        p.drawEllipse(at, 5, 5);
+        const QString text = peakLabel();
+        const double w = fm.horizontalAdvance(text) + 8;
+        double left = std::clamp(at.x() + 8, double(plot.left()), double(plot.right()) - w);
+        // Above the point, clear of the capacity's label; below the capacity when that is close.
+        double top = at.y() - fm.height() - 10;
+        if (std::abs(top + fm.height() / 2.0 - (capY - fm.height() / 2.0 - 2)) < fm.height())
+            top = capY + 4;
+        top = std::clamp(top, double(plot.top()), double(plot.bottom()) - fm.height());
+        const QRectF box(left, top, w, fm.height() + 2);
+        QColor back = pal.color(QPalette::Base);
+        back.setAlpha(220);
+        p.fillRect(box, back);
+        p.setPen(pal.color(QPalette::WindowText));
+        p.drawText(box, Qt::AlignCenter, text);
+    }
+
+    // The playhead.
+    if (m_sweeping && m_playhead >= m_viewStart && m_playhead <= m_viewEnd) {
+        const double x = xAt(m_playhead);
+        p.setPen(QPen(pal.color(QPalette::Highlight), 2));
+        p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
+    }
+    paintLegend(p, plot);
+}
+
+void MemoryStepChart::paintAxes(QPainter &p, const QRect &plot) const
+{
+    const QPalette pal = palette();
+    const QFontMetrics fm = fontMetrics();
+    const QColor grid =
+        chart_style::isDark(pal) ? QColor(0x55, 0x55, 0x55) : QColor(0xDD, 0xDD, 0xDD);
+    // Memory, up the left.
+    const double top = topBytes();
+    const double step = memoryStepNice(top / std::max(2.0, plot.height() / (1.6 * fm.height())));
+    const int decimals = std::max(0, -int(std::floor(std::log10(step) + 1e-9)));
+    for (double v = 0; v <= top * (1 + 1e-9); v += step) {
+        const double y = plot.bottom() + 1 - v / top * plot.height();
+        p.setPen(grid);
+        p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
+        p.setPen(pal.color(QPalette::WindowText));
+        const QString text = QString::number(v, 'f', decimals);
+        p.drawText(QRectF(0, y - fm.height() / 2.0, plot.left() - kMemoryStepPad, fm.height()),
+                   Qt::AlignRight | Qt::AlignVCenter, text);
+    }
+    p.save();
+    p.translate(kMemoryStepPad / 2.0, plot.center().y());
+    p.rotate(-90);
+    p.drawText(QRectF(-plot.height() / 2.0, 0, plot.height(), fm.height()), Qt::AlignCenter,
+               memoryAxisTitle());
+    p.restore();
+
+    // Time, across the bottom.
+    QString unitName;
+    const double unit = timeUnit(&unitName);
+    const int y = plot.bottom() + 1;
+    p.drawLine(plot.left(), y, plot.right(), y);
+    const double span = m_viewEnd - m_viewStart;
+    const double sample = fm.horizontalAdvance(QString::number(m_viewEnd / unit, 'f', 1)) + 24;
+    const double tStep = memoryStepNice(span / unit * sample / std::max(1, plot.width())) * unit;
+    const int tDecimals = std::max(0, -int(std::floor(std::log10(tStep / unit) + 1e-9)));
+    for (double t = std::ceil(m_viewStart / tStep) * tStep; t <= m_viewEnd + tStep * 1e-9;
+         t += tStep) {
+        const double x = xAt(t);
+        p.drawLine(QPointF(x, y), QPointF(x, y + 4));
+        const QString text = QString::number(t / unit, 'f', tDecimals);
+        const double w = fm.horizontalAdvance(text);
+        const double left = std::clamp(x - w / 2, 0.0, width() - w - 1);
+        p.drawText(QPointF(left, y + 4 + fm.ascent()), text);
+    }
+    p.drawText(
+        QRect(plot.left(), y + 4 + fm.height() + kMemoryStepPad / 2, plot.width(), fm.height()),
+        Qt::AlignHCenter | Qt::AlignTop, timeAxisTitle());
+}
+
+void MemoryStepChart::paintLegend(QPainter &p, const QRect &plot) const
+{
+    const QFontMetrics fm = fontMetrics();
+    const int box = fm.height() - 4;
+    const int left = plot.right() + 2 * kMemoryStepPad;
+    int y = plot.top();
+    for (const LegendEntry &e : legend()) {
+        const QRectF marker(left, y + 2, box, box);
+        switch (e.kind) {
+        case kFilled:
+            p.setPen(e.colour.darker(130));
+            p.setBrush(e.colour);
+            p.drawRect(marker);
+            break;
+        case kCapacityLine: {
+            QPen pen = chart_style::capacityPen();
+            pen.setWidthF(2);
+            p.setPen(pen);
+            p.drawLine(QPointF(marker.left(), marker.center().y()),
+                       QPointF(marker.right(), marker.center().y()));
+            break;
+        }
+        default:
+            p.setPen(QPen(e.colour, 2));
+            p.setBrush(palette().color(QPalette::Base));
+            p.drawEllipse(marker.center(), 4, 4);
+            break;
+        }
+        p.setPen(palette().color(QPalette::WindowText));
+        p.drawText(QPointF(left + box + kMemoryStepPad, y + fm.ascent()), e.text);
+        y += fm.height() + 4;
+    }
+}
+
+} // namespace ui

@@ -1,0 +1,138 @@
+#include "ui/charts/memory_step_page.h"
+
+#include "core/memory_timeline.h"
+#include "ui/charts/memory_step_chart.h"
+#include "ui/charts/memory_step_panel.h"
+#include "ui/formula_panel.h"
+
+#include <QObject>
+
+namespace ui {
+
+QString MemoryStepPage::title() const
+{
+    return QObject::tr("Memor&y over the step");
+}
+
+QString MemoryStepPage::subject() const
+{
+    return QObject::tr("Memory over the step");
+}
+
+// The schedule's times and every memory term follow from the whole scenario.
+FieldMask MemoryStepPage::dependsOn() const
+{
+    return FieldMask::all();
+}
+
+QWidget *MemoryStepPage::createWidget(ScenarioDocument *document)
+{
+    return m_panel = new MemoryStepPanel(document ? document->playhead() : nullptr);
+}
+
+void MemoryStepPage::update(const ChartInputs &inputs)
+{
+    m_panel->setInputs(inputs);
+}
+
+std::unique_ptr<QWidget> MemoryStepPage::createImage(const ChartInputs &inputs,
+                                                     QWidget *parent) const
+{
+    auto chart = std::make_unique<MemoryStepChart>(parent);
+    MemoryStepPanel::draw(chart.get(), inputs, m_panel ? m_panel->pickedStage() : -1);
+    return chart;
+}
+
+QString MemoryStepPage::formulas(const ChartInputs &inputs) const
+{
+    using formula::block;
+    using formula::bytes;
+    const core::Scenario &s = inputs.scenario;
+    const core::Report &r = inputs.report;
+    if (r.stages.empty())
+        return {};
+    int stage = m_panel ? m_panel->pickedStage() : -1;
+    if (stage < 0 || stage >= static_cast<int>(r.stages.size()))
+        stage = core::highestStage(r);
+    const core::StageReport &st = r.stages[static_cast<std::size_t>(stage)];
+    const core::MemoryStepSizes sizes = core::memoryStepSizes(s, inputs.presets, r, stage);
+    std::int64_t flat = 0;
+    for (const core::MemoryTerm &term : core::kMemoryTerms)
+        if (term.bytes != &core::StageReport::activationsBytes &&
+            term.bytes != &core::StageReport::cachedOutputsBytes)
+            flat += st.*term.bytes;
+    QString out;
+    out += block(QObject::tr("Flat through the step, stage %1").arg(stage),
+                 QStringLiteral("weights + gradients + optimizer + ZeRO buffers + KV cache + "
+                                "reserve = %1")
+                     .arg(bytes(flat)),
+                 QObject::tr("No op of the schedule changes them (Rajbhandari et al. 2020, §5; "
+                             "docs/DESIGN.md §3.5)"));
+    if (r.mode != core::Mode::training)
+        return out +
+               block(QObject::tr("Peak"),
+                     QStringLiteral("%1 of %2").arg(bytes(st.totalBytes), bytes(st.capacityBytes)),
+                     QObject::tr("Inference keeps no activations for a backward pass "
+                                 "(docs/activations.md, \"Inference\")"));
+    const int v = sizes.chunks;
+    out += block(QObject::tr("Activations one op keeps or frees"),
+                 v > 1 ? QStringLiteral("%1 layers × per layer ÷ v = %2 ÷ %3 per chunk")
+                             .arg(st.layers)
+                             .arg(bytes(sizes.stageLayersBytes))
+                             .arg(v)
+                       : QStringLiteral("%1 layers × per layer = %2 per micro-batch")
+                             .arg(st.layers)
+                             .arg(bytes(sizes.stageLayersBytes)),
+                 QObject::tr("+ at each F, − at each %1 (Korthikanti et al. 2022, Table 2; "
+                             "docs/activations.md, \"Per stage\")")
+                     .arg(sizes.freedAtWeight ? QStringLiteral("W") : QStringLiteral("B")));
+    QString schedule;
+    switch (s.schedule) {
+    case core::Schedule::gpipe:
+        schedule = QObject::tr("GPipe runs every forward first: m alive (Huang et al. 2019, §2.3)");
+        break;
+    case core::Schedule::oneFOneB:
+        schedule = QObject::tr("1F1B: min(K − s, m) alive (Narayanan et al. 2021, §2.2)");
+        break;
+    case core::Schedule::interleaved:
+        schedule = QObject::tr("Interleaved: 2(K − s − 1) + (v − 1)K + 1 chunks of warm-up "
+                               "(Narayanan et al. 2021, §2.2; Megatron-LM's schedules.py)");
+        break;
+    case core::Schedule::zbH1:
+        schedule = QObject::tr("ZB-H1: 1F1B's warm-up, freed at W (Qi et al. 2023, §3.1)");
+        break;
+    }
+    out += block(
+        QObject::tr("Highest activations"),
+        QStringLiteral("%1 micro-batches × %2%3 = %4")
+            .arg(st.inflightMicrobatches, 0, 'g', 4)
+            .arg(bytes(sizes.stageLayersBytes))
+            .arg(sizes.recomputeBytes > 0
+                     ? QStringLiteral(" + %1 rebuilt during a B").arg(bytes(sizes.recomputeBytes))
+                     : QString())
+            .arg(bytes(st.activationsBytes)),
+        schedule + (sizes.recomputeBytes > 0
+                        ? QObject::tr("; full recomputation rebuilds one layer at a "
+                                      "time (docs/activations.md)")
+                        : QString()));
+    if (sizes.cachedOutputBytes > 0)
+        out += block(QObject::tr("Cached outputs on the last stage"),
+                     QStringLiteral("+ %1 at the end of each micro-batch's last F, m = %2 of "
+                                    "them = %3")
+                         .arg(bytes(sizes.cachedOutputBytes))
+                         .arg(s.microbatches)
+                         .arg(bytes(st.cachedOutputsBytes)),
+                     QObject::tr("b × s × vocab × 2 B ÷ T per micro-batch, kept to the step's "
+                                 "end (pytorch/pytorch#159251)"));
+    out += block(
+        QObject::tr("Peak of stage %1").arg(stage),
+        QStringLiteral("%1 of %2 → %3")
+            .arg(bytes(st.totalBytes), bytes(st.capacityBytes),
+                 st.fits ? QObject::tr("fits") : QObject::tr("does not fit")),
+        QObject::tr(
+            "The report's stage total: flat + highest activations + cached "
+            "outputs (docs/DESIGN.md §3.3, §3.6); the curve reaches it where their peaks meet"));
+    return out;
+}
+
+} // namespace ui

@@ -1,0 +1,203 @@
+#include "ui/charts/memory_step_panel.h"
+
+#include "core/memory_timeline.h"
+#include "ui/charts/memory_step_chart.h"
+#include "ui/playhead.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QStyle>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <cmath>
+
+namespace ui {
+
+namespace {
+
+QString scheduleText(core::Schedule schedule)
+{
+    switch (schedule) {
+    case core::Schedule::gpipe:
+        return QObject::tr("GPipe");
+    case core::Schedule::oneFOneB:
+        return QObject::tr("1F1B");
+    case core::Schedule::interleaved:
+        return QObject::tr("interleaved 1F1B");
+    case core::Schedule::zbH1:
+        return QObject::tr("ZB-H1");
+    }
+    return {};
+}
+
+int shownStage(const ChartInputs &inputs, int stage)
+{
+    const int count = static_cast<int>(inputs.report.stages.size());
+    return stage >= 0 && stage < count ? stage : core::highestStage(inputs.report);
+}
+
+} // namespace
+
+MemoryStepPanel::MemoryStepPanel(Playhead *playhead, QWidget *parent)
+    : QWidget(parent), m_playhead(playhead), m_chart(new MemoryStepChart), m_stage(new QComboBox),
+      m_play(new QToolButton), m_summary(new QLabel)
+{
+    m_stage->setObjectName(QStringLiteral("memoryStage"));
+    m_stage->setToolTip(tr("The pipeline stage whose device is drawn; at first the one with "
+                           "the highest peak"));
+    m_stage->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_play->setObjectName(QStringLiteral("memoryPlay"));
+    m_play->setText(tr("&Play / pause"));
+    m_play->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+    m_play->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_play->setToolTip(tr("Sweep the Timeline's schedule: this curve is drawn as it runs (F5)"));
+    m_summary->setObjectName(QStringLiteral("memorySummary"));
+    m_summary->setWordWrap(true);
+    m_summary->setTextFormat(Qt::PlainText);
+
+    auto *stageLabel = new QLabel(tr("Sta&ge:"));
+    stageLabel->setBuddy(m_stage);
+    auto *bar = new QHBoxLayout;
+    bar->setContentsMargins(0, 0, 0, 0);
+    bar->addWidget(stageLabel);
+    bar->addWidget(m_stage);
+    bar->addSpacing(12);
+    bar->addWidget(m_play);
+    bar->addSpacing(12);
+    bar->addWidget(m_summary, 1);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 6, 0, 0);
+    layout->addLayout(bar);
+    layout->addWidget(m_chart, 1);
+
+    connect(m_stage, &QComboBox::currentIndexChanged, this, &MemoryStepPanel::redraw);
+    if (m_playhead) {
+        connect(m_play, &QToolButton::clicked, m_playhead, &Playhead::requestTogglePlay);
+        connect(m_playhead, &Playhead::moved, this, &MemoryStepPanel::followPlayhead);
+        connect(m_playhead, &Playhead::visibleRangeChanged, this, &MemoryStepPanel::followPlayhead);
+    } else {
+        m_play->hide();
+    }
+}
+
+int MemoryStepPanel::stage() const
+{
+    return m_chart->timeline().stage;
+}
+
+int MemoryStepPanel::pickedStage() const
+{
+    const QVariant data = m_stage->currentData();
+    return data.isValid() ? data.toInt() : -1;
+}
+
+void MemoryStepPanel::setInputs(const ChartInputs &inputs)
+{
+    m_scenario = inputs.scenario;
+    m_report = inputs.report;
+    m_presets = &inputs.presets;
+    // The first entry follows the report's highest stage; the others name one.
+    const int picked = m_stage->currentIndex();
+    const int count = static_cast<int>(inputs.report.stages.size());
+    const int highest = core::highestStage(inputs.report);
+    {
+        const QSignalBlocker block(m_stage);
+        m_stage->clear();
+        m_stage->addItem(tr("Highest peak (%1)").arg(highest), -1);
+        for (int i = 0; i < count; ++i)
+            m_stage->addItem(tr("Stage %1").arg(i), i);
+        m_stage->setCurrentIndex(picked > 0 && picked <= count ? picked : 0);
+    }
+    redraw();
+}
+
+void MemoryStepPanel::redraw()
+{
+    if (!m_report || !m_presets)
+        return;
+    const ChartInputs inputs{*m_scenario, *m_presets, *m_report};
+    const int stage = pickedStage();
+    draw(m_chart, inputs, stage);
+    m_summary->setText(summaryText(inputs, shownStage(inputs, stage)));
+    followPlayhead();
+}
+
+// The Timeline's playhead and range, when they belong to the schedule drawn here: a
+// Timeline still showing an older scenario leaves this chart whole.
+void MemoryStepPanel::followPlayhead()
+{
+    if (!m_playhead)
+        return;
+    const double makespan = m_chart->timeline().makespan;
+    const bool same = makespan > 0 && std::abs(m_playhead->makespan() - makespan) <=
+                                          1e-12 * std::max(1.0, makespan);
+    m_chart->setPlayhead(same ? m_playhead->time() : makespan, same && m_playhead->isSweeping());
+    if (same)
+        m_chart->setVisibleRange(m_playhead->visibleStart(), m_playhead->visibleEnd());
+    else
+        m_chart->setVisibleRange(0, makespan);
+}
+
+QString MemoryStepPanel::stageTitle(const ChartInputs &inputs, int stage)
+{
+    return tr("stage %1 of %2 · %3 · m = %4")
+        .arg(stage)
+        .arg(inputs.report.pp)
+        .arg(scheduleText(inputs.scenario.schedule))
+        .arg(inputs.scenario.microbatches);
+}
+
+QString MemoryStepPanel::summaryText(const ChartInputs &inputs, int stage)
+{
+    const core::Report &r = inputs.report;
+    if (stage < 0 || stage >= static_cast<int>(r.stages.size()))
+        return {};
+    const core::StageReport &st = r.stages[static_cast<std::size_t>(stage)];
+    if (r.mode != core::Mode::training)
+        return tr("Inference keeps no activations for a backward pass: memory is flat.");
+    const QString alive = QString::number(st.inflightMicrobatches, 'g', 4);
+    const int m = inputs.scenario.microbatches;
+    switch (inputs.scenario.schedule) {
+    case core::Schedule::gpipe:
+        return tr("GPipe runs every forward first: all %1 of %2 micro-batches' activations are "
+                  "alive at once.")
+            .arg(alive)
+            .arg(m);
+    case core::Schedule::oneFOneB:
+        return tr("1F1B frees one micro-batch per backward: at most %1 of %2 alive on stage %3 "
+                  "(min(K − s, m)).")
+            .arg(alive)
+            .arg(m)
+            .arg(stage);
+    case core::Schedule::interleaved:
+        return tr("Interleaved 1F1B keeps chunks of 1/v of the stage: at most %1 of %2 "
+                  "micro-batches' worth alive.")
+            .arg(alive)
+            .arg(m);
+    case core::Schedule::zbH1:
+        return tr("ZB-H1 frees activations at W, not B: at most %1 of %2 micro-batches alive.")
+            .arg(alive)
+            .arg(m);
+    }
+    return {};
+}
+
+void MemoryStepPanel::draw(MemoryStepChart *chart, const ChartInputs &inputs, int stage)
+{
+    const core::Report &r = inputs.report;
+    if (r.timelineRefused) {
+        chart->setMessage(tr("Too many blocks to simulate: %1.")
+                              .arg(QString::fromStdString(r.timelineRefused->toString())));
+        return;
+    }
+    if (r.timeline.empty() || r.stages.empty()) {
+        chart->setMessage(tr("No schedule to show."));
+        return;
+    }
+    stage = shownStage(inputs, stage);
+    chart->setTimeline(core::memoryTimeline(inputs.scenario, inputs.presets, r, stage),
+                       stageTitle(inputs, stage), r.timeInLayerUnits);
+}
+
+} // namespace ui
