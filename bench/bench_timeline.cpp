@@ -58,7 +58,7 @@ void render(benchmark::State &state, const core::Scenario &scenario, bool aggreg
         benchmark::DoNotOptimize(image.constBits());
     }
     state.counters["blocks"] = double(chart.blocks().size());
-    state.counters["runs"] = chart.aggregatedRuns();
+    state.counters["aggregated"] = chart.aggregatedColumns();
 }
 
 void firstPaintDefault(benchmark::State &state)
