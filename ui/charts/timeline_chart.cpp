@@ -77,11 +77,20 @@ QBrush patternFill(const QColor &color, int kind)
     return kindPattern(kind) == Qt::NoBrush ? QBrush(color) : QBrush(patternTile(color, kind));
 }
 
-// The phases' tiles, for the aggregated bands' pixels.
-const std::array<QImage, 3> &kindTiles()
+// The phases' tiles' pixels, row by row, for the aggregated bands.
+using TilePixels = std::array<QRgb, 64>;
+const std::array<TilePixels, 3> &kindTiles()
 {
-    static const std::array<QImage, 3> tiles = {
-        patternTile(kindColor(0), 0), patternTile(kindColor(1), 1), patternTile(kindColor(2), 2)};
+    static const std::array<TilePixels, 3> tiles = [] {
+        std::array<TilePixels, 3> out{};
+        for (int k = 0; k < 3; ++k) {
+            const QImage tile = patternTile(kindColor(k), k);
+            for (int y = 0; y < 8; ++y)
+                for (int x = 0; x < 8; ++x)
+                    out[std::size_t(k)][std::size_t(8 * y + x)] = tile.pixel(x, y);
+        }
+        return out;
+    }();
     return tiles;
 }
 
@@ -467,12 +476,8 @@ void TimelineChart::rebuild(int deviceScale)
     const int tileX = plot.left() * deviceScale;
     const int tileY = plot.top() * deviceScale;
     const int patternRows = kPatternPx * deviceScale;
-    struct Cut
-    {
-        std::array<int, 3> ends; // device rows from the row's top where F, B and W end
-        unsigned patterned;      // the bands tall enough for a pattern, one bit per kind
-    };
-    std::vector<Cut> cuts(static_cast<std::size_t>(columns));
+    auto *const pixels = reinterpret_cast<QRgb *>(c.aggregate.bits());
+    const qsizetype stride = c.aggregate.bytesPerLine() / qsizetype(sizeof(QRgb));
     for (int s = 0; s < m_stages; ++s) {
         if (!stageHasCoverage[std::size_t(s)])
             continue;
@@ -482,49 +487,30 @@ void TimelineChart::rebuild(int deviceScale)
         if (h <= 0)
             continue;
         const float *cov = &m_coverage[(std::size_t(s) * std::size_t(columns)) * 3];
-        int firstBusy = columns;
-        int lastBusy = -1;
+        // Column by column: a stage's rows of the image are a few tens of kilobytes, in cache.
         for (int col = 0; col < columns; ++col) {
             const float *v = cov + col * 3;
             const double busy = double(v[0]) + v[1] + v[2];
-            Cut &cut = cuts[std::size_t(col)];
-            if (busy <= 0) {
-                cut = {{0, 0, 0}, 0};
+            if (busy <= 0)
                 continue;
-            }
             ++c.aggregated;
-            firstBusy = std::min(firstBusy, col);
-            lastBusy = col;
             const double norm = h / std::max(busy, 1.0);
             double sum = 0;
-            int previous = 0;
-            cut.patterned = 0;
+            int from = 0;
             for (int k = 0; k < 3; ++k) {
                 sum += v[k];
-                cut.ends[std::size_t(k)] = int(std::lround(sum * norm));
-                if (cut.ends[std::size_t(k)] - previous >= patternRows)
-                    cut.patterned |= 1u << k;
-                previous = cut.ends[std::size_t(k)];
-            }
-        }
-        for (int y = y0; y < y1; ++y) {
-            const int dy = y - y0;
-            auto *line = reinterpret_cast<QRgb *>(c.aggregate.scanLine(y));
-            std::array<const QRgb *, 3> tileLine{};
-            for (int k = 0; k < 3; ++k)
-                tileLine[std::size_t(k)] = reinterpret_cast<const QRgb *>(
-                    tiles[std::size_t(k)].constScanLine((tileY + y) & 7));
-            for (int col = firstBusy; col <= lastBusy; ++col) {
-                const Cut &cut = cuts[std::size_t(col)];
-                if (dy >= cut.ends[2])
+                const int to = int(sum * norm + 0.5); // not std::lround: a call, per band
+                if (to == from)
                     continue;
-                const int k = dy < cut.ends[0] ? 0 : dy < cut.ends[1] ? 1 : 2;
-                const bool pattern = cut.patterned & (1u << k);
-                for (int i = 0; i < deviceScale; ++i) {
-                    const int x = col * deviceScale + i;
-                    line[x] =
-                        pattern ? tileLine[std::size_t(k)][(tileX + x) & 7] : plain[std::size_t(k)];
+                const bool pattern = to - from >= patternRows;
+                const QRgb *tile = tiles[std::size_t(k)].data();
+                for (int y = y0 + from; y < y0 + to; ++y) {
+                    QRgb *line = pixels + y * stride;
+                    const QRgb *tileLine = tile + 8 * ((tileY + y) & 7);
+                    for (int x = col * deviceScale; x < (col + 1) * deviceScale; ++x)
+                        line[x] = pattern ? tileLine[(tileX + x) & 7] : plain[std::size_t(k)];
                 }
+                from = to;
             }
         }
     }
