@@ -6,7 +6,10 @@
 #include "ui/charts/timeline_chart.h"
 
 #include <QApplication>
+#include <QHelpEvent>
 #include <QImage>
+#include <QToolTip>
+#include <QWheelEvent>
 #include <benchmark/benchmark.h>
 
 namespace {
@@ -58,7 +61,7 @@ void render(benchmark::State &state, const core::Scenario &scenario, bool aggreg
         benchmark::DoNotOptimize(image.constBits());
     }
     state.counters["blocks"] = double(chart.blocks().size());
-    state.counters["runs"] = chart.aggregatedRuns();
+    state.counters["aggregated"] = chart.aggregatedColumns();
 }
 
 void firstPaintDefault(benchmark::State &state)
@@ -77,10 +80,70 @@ void repaintK64m1024(benchmark::State &state)
 {
     render(state, largeScenario(), false);
 }
+// One notch of the wheel, as the user turns it over the K=64, m=1024 schedule: the event, the
+// new range aggregated again and the chart painted. In and out in turn, about the pointer,
+// from the whole step down to about a hundred blocks per row, and back.
+void zoomStepK64m1024(benchmark::State &state)
+{
+    const core::Report report = evaluateWithTimeline(largeScenario());
+    if (!report.ok()) {
+        state.SkipWithError("scenario does not evaluate");
+        return;
+    }
+    ui::TimelineChart chart;
+    chart.resize(1280, 800);
+    chart.setReport(report);
+    QImage image(chart.size(), QImage::Format_ARGB32_Premultiplied);
+    chart.render(&image);
+    const QPointF at = chart.plotArea().center();
+    int notch = 0;
+    int direction = 1;
+    for (auto _ : state) {
+        if (notch == 20 || (notch == 0 && direction < 0))
+            direction = -direction;
+        notch += direction;
+        QWheelEvent wheel(at, at, QPoint(), QPoint(0, 120 * direction), Qt::NoButton,
+                          Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(&chart, &wheel);
+        chart.render(&image);
+        benchmark::DoNotOptimize(image.constBits());
+    }
+    state.counters["blocks"] = double(chart.blocks().size());
+}
+
+// A hover over the K=64, m=1024 schedule: the tooltip's block found and its text shown, at
+// points across the plot. The first hover sorts each stage's blocks, outside the loop.
+void hoverK64m1024(benchmark::State &state)
+{
+    const core::Report report = evaluateWithTimeline(largeScenario());
+    if (!report.ok()) {
+        state.SkipWithError("scenario does not evaluate");
+        return;
+    }
+    ui::TimelineChart chart;
+    chart.resize(1280, 800);
+    chart.setReport(report);
+    chart.show();
+    const QRect plot = chart.plotArea();
+    benchmark::DoNotOptimize(chart.toolTipAt(plot.center()));
+    int i = 0;
+    for (auto _ : state) {
+        const QPoint at(plot.left() + (i * 37) % plot.width(),
+                        plot.top() + (i * 13) % plot.height());
+        ++i;
+        QHelpEvent help(QEvent::ToolTip, at, chart.mapToGlobal(at));
+        QApplication::sendEvent(&chart, &help);
+    }
+    benchmark::DoNotOptimize(QToolTip::text());
+    QToolTip::hideText();
+}
+
 BENCHMARK(firstPaintDefault)->Unit(benchmark::kMillisecond);
 BENCHMARK(repaintDefault)->Unit(benchmark::kMillisecond);
 BENCHMARK(firstPaintK64m1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(repaintK64m1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(zoomStepK64m1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(hoverK64m1024)->Unit(benchmark::kMicrosecond);
 
 } // namespace
 

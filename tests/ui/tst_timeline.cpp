@@ -14,6 +14,7 @@
 #include <QTabWidget>
 #include <QTest>
 #include <QToolButton>
+#include <QToolTip>
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -38,6 +39,46 @@ private:
     {
         return int(
             std::count_if(ops.begin(), ops.end(), [kind](auto &o) { return o.kind == kind; }));
+    }
+
+    // A schedule of uniform stages (F = 1, B = 2 layer-times), as the simulation lays it out.
+    static core::Report uniformReport(core::Schedule schedule, int stages, int microbatches)
+    {
+        const core::PipelineInput input =
+            core::uniformPipeline(schedule, stages, microbatches, 1, 1.0);
+        const core::PipelineResult result = core::simulatePipeline(input, true);
+        core::Report r;
+        r.pp = stages;
+        r.makespanS = result.makespan;
+        r.timeline = result.timeline;
+        r.timeInLayerUnits = true;
+        return r;
+    }
+
+    // What the tooltip says at `at`, as the application asks for it after a hover.
+    static QString hover(TimelineChart *chart, QPoint at)
+    {
+        QHelpEvent help(QEvent::ToolTip, at, chart->mapToGlobal(at));
+        QApplication::sendEvent(chart, &help);
+        return QToolTip::isVisible() ? QToolTip::text() : QString();
+    }
+
+    // A point inside the block, away from its label: a quarter into its width, on its row.
+    static QPoint inside(const TimelineChart *chart, const core::ScheduleOp &op)
+    {
+        const QRect plot = chart->plotArea();
+        const double rowHeight = double(plot.height()) / chart->stageCount();
+        const double span = chart->visibleEnd() - chart->visibleStart();
+        const double x0 = plot.left() + (op.start - chart->visibleStart()) / span * plot.width();
+        const double x1 = plot.left() + (op.end - chart->visibleStart()) / span * plot.width();
+        return QPoint(int(x0 + (x1 - x0) / 4), int(plot.top() + (op.stage + 0.3) * rowHeight));
+    }
+
+    static void showPanel(TimelinePanel &panel, int width = 1000, int height = 500)
+    {
+        panel.resize(width, height);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
     }
 
 private Q_SLOTS:
@@ -75,7 +116,286 @@ private Q_SLOTS:
         QCOMPARE(count(drawn, OpKind::weight), 0);
         // At this size every block is wide enough to be drawn on its own.
         panel.grab();
-        QCOMPARE(chart->aggregatedRuns(), 0);
+        QCOMPARE(chart->aggregatedColumns(), 0);
+    }
+
+    // Shift+wheel pans by a tenth of the range a notch, as a sideways wheel does; the plain
+    // wheel still zooms (issue #18 §2).
+    void shiftWheelPans()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        TimelinePanel panel;
+        fill(panel, document);
+        showPanel(panel);
+        TimelineChart *chart = panel.chart();
+        chart->setVisibleRange(0, chart->makespan() / 4);
+        const double span = chart->visibleEnd() - chart->visibleStart();
+        const QPoint middle = chart->plotArea().center();
+
+        QWheelEvent down(middle, chart->mapToGlobal(middle), QPoint(), QPoint(0, -120),
+                         Qt::NoButton, Qt::ShiftModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(chart, &down);
+        QVERIFY(std::abs(chart->visibleStart() - span / 10) < 1e-9 * span);
+        QVERIFY(std::abs(chart->visibleEnd() - chart->visibleStart() - span) < 1e-9 * span);
+
+        QWheelEvent sideways(middle, chart->mapToGlobal(middle), QPoint(), QPoint(120, 0),
+                             Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(chart, &sideways);
+        QVERIFY(std::abs(chart->visibleStart()) < 1e-9 * span);
+        QVERIFY(std::abs(chart->visibleEnd() - chart->visibleStart() - span) < 1e-9 * span);
+    }
+
+    // Dragging over the time axis (or anywhere with the right button) zooms to the range
+    // dragged over; a click is no range, and Escape cancels the drag.
+    void dragOnTheAxisZoomsToTheRange_data()
+    {
+        QTest::addColumn<bool>("rightButton");
+        QTest::addRow("left button on the axis") << false;
+        QTest::addRow("right button on the rows") << true;
+    }
+    void dragOnTheAxisZoomsToTheRange()
+    {
+        QFETCH(bool, rightButton);
+        ScenarioDocument document(io::builtinPresets());
+        TimelinePanel panel;
+        fill(panel, document);
+        showPanel(panel);
+        TimelineChart *chart = panel.chart();
+        const double makespan = chart->makespan();
+        const QRect plot = chart->plotArea();
+        const int y = rightButton ? plot.center().y() : plot.bottom() + 10;
+        const Qt::MouseButton button = rightButton ? Qt::RightButton : Qt::LeftButton;
+        const QPoint from(plot.left() + plot.width() / 4, y);
+        const QPoint to(plot.left() + plot.width() / 2, y);
+
+        QTest::mousePress(chart, button, {}, from);
+        QVERIFY(chart->isSelectingRange());
+        QMouseEvent move(QEvent::MouseMove, to, chart->mapToGlobal(to), Qt::NoButton, button,
+                         Qt::NoModifier);
+        QApplication::sendEvent(chart, &move);
+        QVERIFY(!chart->grab().isNull()); // the band over the range, and the view unchanged
+        QCOMPARE(chart->visibleEnd(), makespan);
+        QTest::mouseRelease(chart, button, {}, to);
+        QVERIFY(!chart->isSelectingRange());
+        const auto timeAt = [&](QPoint at) {
+            return double(at.x() - plot.left()) / plot.width() * makespan;
+        };
+        QVERIFY(std::abs(chart->visibleStart() - timeAt(from)) < 1e-9 * makespan);
+        QVERIFY(std::abs(chart->visibleEnd() - timeAt(to)) < 1e-9 * makespan);
+        // The axis says what part of the step is shown.
+        QVERIFY2(chart->axisTitle().contains(QStringLiteral("of")) &&
+                     chart->axisTitle().contains(QStringLiteral("Home")),
+                 qPrintable(chart->axisTitle()));
+
+        // A click is no range.
+        const double start = chart->visibleStart();
+        QTest::mouseClick(chart, button, {}, from);
+        QCOMPARE(chart->visibleStart(), start);
+        // Escape drops a range being dragged.
+        QTest::mousePress(chart, button, {}, from);
+        QApplication::sendEvent(chart, &move);
+        chart->setFocus();
+        QTest::keyClick(chart, Qt::Key_Escape);
+        QVERIFY(!chart->isSelectingRange());
+        QTest::mouseRelease(chart, button, {}, to);
+        QCOMPARE(chart->visibleStart(), start);
+
+        QTest::keyClick(chart, Qt::Key_Home);
+        QCOMPARE(chart->axisTitle(), QStringLiteral("Time (s)"));
+    }
+
+    // Away from a block, the chart's tooltip says how to zoom and pan.
+    void tooltipSaysHowToZoom()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        TimelinePanel panel;
+        fill(panel, document);
+        showPanel(panel);
+        TimelineChart *chart = panel.chart();
+        const QRect plot = chart->plotArea();
+        const QString text = hover(chart, QPoint(plot.center().x(), plot.bottom() + 10));
+        for (const char *says : {"wheel", "Shift+wheel", "time axis", "right button", "Home"})
+            QVERIFY2(text.contains(QLatin1String(says)), qPrintable(text));
+        QCOMPARE(text, TimelineChart::controlsHelp());
+    }
+
+    // Hovering a block names it: stage, micro-batch, phase, chunk, start, duration and send,
+    // with units (issue #18 §2).
+    void hoverNamesTheBlock_data()
+    {
+        QTest::addColumn<QStringList>("settings");
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<QString>("phase");
+        QTest::addRow("1f1b, B with its send")
+            << QStringList{"pp=4", "microbatches=8", "schedule=1f1b"} << int(OpKind::backward)
+            << "B, backward";
+        QTest::addRow("interleaved, F of a chunk")
+            << QStringList{"pp=4", "microbatches=8", "schedule=interleaved", "virtual_stages=2"}
+            << int(OpKind::forward) << "F, forward";
+        QTest::addRow("zb-h1, W sends nothing")
+            << QStringList{"pp=4", "microbatches=8", "schedule=zb-h1"} << int(OpKind::weight)
+            << "W, weight gradient";
+    }
+    void hoverNamesTheBlock()
+    {
+        QFETCH(QStringList, settings);
+        QFETCH(int, kind);
+        QFETCH(QString, phase);
+        ScenarioDocument document(io::builtinPresets());
+        for (const QString &setting : settings)
+            QVERIFY(document.setField(setting.section(u'=', 0, 0), setting.section(u'=', 1)));
+        document.flush();
+        TimelinePanel panel;
+        fill(panel, document);
+        showPanel(panel, 1600, 500);
+        TimelineChart *chart = panel.chart();
+        // The last such block of stage 1 (a chunk 1 when interleaved), alone in view.
+        const auto &blocks = chart->blocks();
+        const auto it = std::find_if(blocks.rbegin(), blocks.rend(),
+                                     [&](auto &o) { return o.stage == 1 && int(o.kind) == kind; });
+        QVERIFY(it != blocks.rend());
+        const core::ScheduleOp op = *it;
+        const QString text = hover(chart, inside(chart, op));
+        QVERIFY2(text.contains(phase), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("Stage 1, micro-batch %1").arg(op.microbatch)),
+                 qPrintable(text));
+        QVERIFY2(text.contains(TimelineChart::formatTime(op.start, false, 6)), qPrintable(text));
+        QVERIFY2(text.contains(TimelineChart::formatTime(op.end - op.start, false)),
+                 qPrintable(text));
+        const QString unit = TimelineChart::formatTime(op.end - op.start, false).section(u' ', 1);
+        QVERIFY2(unit == QStringLiteral("s") || unit == QStringLiteral("ms") ||
+                     unit == QStringLiteral("µs"),
+                 qPrintable(unit));
+        if (chart->chunkCount() > 1)
+            QVERIFY2(text.contains(QStringLiteral("chunk %1 of 2").arg(op.chunk)),
+                     qPrintable(text));
+        else
+            QVERIFY(!text.contains(QStringLiteral("chunk")));
+        if (op.send > 0)
+            QVERIFY2(text.contains(TimelineChart::formatTime(op.send, false)), qPrintable(text));
+        else
+            QVERIFY2(text.contains(QStringLiteral("No send")), qPrintable(text));
+        QCOMPARE(chart->blockAt(inside(chart, op)), &*it);
+    }
+
+    // An untimed schedule (teaching mode's F = 1, B = 2) counts in layer-times.
+    void hoverInLayerTimesWhenUntimed()
+    {
+        TimelineChart chart;
+        chart.resize(900, 300);
+        chart.setReport(uniformReport(core::Schedule::oneFOneB, 4, 4));
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        const core::ScheduleOp &op = chart.blocks().front();
+        const QString text = hover(&chart, inside(&chart, op));
+        QVERIFY2(text.contains(QStringLiteral("duration %1 layer-times")
+                                   .arg(op.end - op.start == 1 ? QStringLiteral("1.000")
+                                                               : QStringLiteral("2.000"))),
+                 qPrintable(text));
+        QVERIFY(chart.axisTitle().contains(QStringLiteral("layer-time")));
+    }
+
+    // Interleaved chunks are told apart by shade: each block drawn in its chunk's shade of its
+    // phase's colour, and the legend has an entry per chunk.
+    void chunksHaveTheirOwnShade()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        setAndEvaluate(document, "pp", "4");
+        setAndEvaluate(document, "microbatches", "8");
+        setAndEvaluate(document, "schedule", "interleaved");
+        setAndEvaluate(document, "virtual_stages", "2");
+        TimelinePanel panel;
+        fill(panel, document);
+        showPanel(panel, 1600, 500);
+        TimelineChart *chart = panel.chart();
+        QCOMPARE(chart->chunkCount(), 2);
+        const QImage image = chart->grab().toImage();
+        const QRect plot = chart->plotArea();
+        for (OpKind kind : {OpKind::forward, OpKind::backward}) {
+            QVERIFY(chart->blockColor(kind, 0) != chart->blockColor(kind, 1));
+            for (int chunk = 0; chunk < 2; ++chunk) {
+                const QColor shade = chart->blockColor(kind, chunk);
+                // A pixel of that colour in the legend, above the rows...
+                bool inLegend = false;
+                for (int y = 0; y < plot.top() && !inLegend; ++y)
+                    for (int x = 0; x < image.width() && !inLegend; ++x)
+                        inLegend = image.pixelColor(x, y) == shade;
+                QVERIFY2(inLegend, qPrintable(shade.name()));
+            }
+        }
+        // ...and each block's first pixels in its shade (B is hatched: F is plain).
+        const qreal dpr = image.devicePixelRatio();
+        for (const auto &op : chart->blocks()) {
+            if (op.kind != OpKind::forward || op.stage != 2)
+                continue;
+            const QPoint at = inside(chart, op);
+            QCOMPARE(image.pixelColor(QPoint(int(at.x() * dpr), int(at.y() * dpr))),
+                     chart->blockColor(op.kind, op.chunk));
+        }
+    }
+
+    // Zoomed out, with blocks far narrower than a pixel, both F and B show: each column's row
+    // is split by their shares, not painted all in the longer B (issue #18 §2, K=64, m=1024).
+    void zoomedOutShowsForwardAndBackward()
+    {
+        TimelineChart chart;
+        chart.resize(1280, 800);
+        chart.setReport(uniformReport(core::Schedule::oneFOneB, 64, 1024));
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        const QImage image = chart.grab().toImage();
+        QVERIFY(chart.aggregatedColumns() > 0);
+        const QRect plot = chart.plotArea();
+        const auto hueOf = [](QColor c) { return c.hsvHue(); };
+        const int forwardHue = hueOf(chart.blockColor(OpKind::forward, 0));
+        const int backwardHue = hueOf(chart.blockColor(OpKind::backward, 0));
+        qint64 forward = 0;
+        qint64 backward = 0;
+        const qreal dpr = image.devicePixelRatio();
+        for (int y = int(plot.top() * dpr); y < int((plot.bottom() + 1) * dpr); ++y)
+            for (int x = int(plot.left() * dpr); x < int((plot.right() + 1) * dpr); ++x) {
+                const QColor c = image.pixelColor(x, y);
+                if (c.hsvSaturation() < 100)
+                    continue; // idle, or a gap between rows
+                forward += std::abs(c.hsvHue() - forwardHue) < 8;
+                backward += std::abs(c.hsvHue() - backwardHue) < 8;
+            }
+        // F is a third of the busy time (F = 1, B = 2).
+        const double share = double(forward) / double(forward + backward);
+        QVERIFY2(share > 0.25 && share < 0.42, qPrintable(QString::number(share)));
+        // Zoomed in to a few blocks, each is drawn on its own again.
+        chart.setVisibleRange(chart.makespan() / 2, chart.makespan() / 2 + 30);
+        chart.grab();
+        QCOMPARE(chart.aggregatedColumns(), 0);
+    }
+
+    // Zoomed in so far that a block's end lies past the right edge, the part of its send in
+    // view is still drawn.
+    void sendsShowWhenZoomedIn()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        TimelinePanel panel;
+        fill(panel, document);
+        showPanel(panel, 1600, 500);
+        TimelineChart *chart = panel.chart();
+        const auto &blocks = chart->blocks();
+        const auto sending =
+            std::find_if(blocks.begin(), blocks.end(), [](auto &o) { return o.send > 0; });
+        QVERIFY(sending != blocks.end());
+        // The view ends half-way into the send.
+        const double end = sending->end - sending->send / 2;
+        chart->setVisibleRange(end - (sending->end - sending->start), end);
+        chart->grab();
+        const QRect plot = chart->plotArea();
+        const double rowHeight = double(plot.height()) / chart->stageCount();
+        const double top = plot.top() + sending->stage * rowHeight;
+        const auto strip = std::find_if(
+            chart->sendStrips().begin(), chart->sendStrips().end(), [&](const QRectF &r) {
+                return r.center().y() > top && r.center().y() < top + rowHeight;
+            });
+        QVERIFY(strip != chart->sendStrips().end());
+        QVERIFY(strip->right() >= plot.left() + plot.width());
+        QVERIFY(strip->width() >= 2);
     }
 
     // Qi et al. 2023: zero-bubble schedules split the backward into B and W.
@@ -385,11 +705,11 @@ private Q_SLOTS:
         chart.setReport(r);
         QCOMPARE(int(chart.blocks().size()), 8 * 512 * 2);
         chart.grab();
-        QVERIFY(chart.aggregatedRuns() > 0);
+        QVERIFY(chart.aggregatedColumns() > 0);
         // Zoomed in far enough, every block is drawn on its own again.
         chart.setVisibleRange(0, 10);
         chart.grab();
-        QCOMPARE(chart.aggregatedRuns(), 0);
+        QCOMPARE(chart.aggregatedColumns(), 0);
     }
 
     // A block that ends in a blocking send to the next stage (ScheduleOp::send) is drawn with
@@ -432,7 +752,7 @@ private Q_SLOTS:
             int(std::count_if(blocks.begin(), blocks.end(), [](auto &o) { return o.send > 0; })),
             sends);
         chart->grab();
-        QCOMPARE(chart->aggregatedRuns(), 0); // every block drawn on its own
+        QCOMPARE(chart->aggregatedColumns(), 0); // every block drawn on its own
         QCOMPARE(int(chart->sendStrips().size()), sends);
         for (const QRectF &strip : chart->sendStrips()) {
             QVERIFY(strip.width() >= 2); // visible before it is zoomed in to

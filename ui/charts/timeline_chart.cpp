@@ -3,10 +3,12 @@
 #include "ui/charts/chart_style.h"
 
 #include <QEvent>
+#include <QHelpEvent>
 #include <QImage>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QToolTip>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
@@ -57,32 +59,56 @@ Qt::BrushStyle kindPattern(int kind)
     }
 }
 
-// The block's colour with its pattern already laid over it, as one opaque 8 × 8 tile: one
+// A colour with its phase's pattern already laid over it, as one opaque 8 × 8 tile: one
 // fill per block instead of a colour fill plus a translucent pattern fill, the same pixels.
-QBrush kindFill(int kind)
+QImage patternTile(const QColor &color, int kind)
 {
-    static const std::array<QBrush, 3> fills = [] {
-        std::array<QBrush, 3> out;
+    QImage tile(8, 8, QImage::Format_ARGB32_Premultiplied);
+    tile.fill(color);
+    if (kindPattern(kind) != Qt::NoBrush) {
+        QPainter p(&tile);
+        p.fillRect(tile.rect(), QBrush(QColor(0, 0, 0, 110), kindPattern(kind)));
+    }
+    return tile;
+}
+
+QBrush patternFill(const QColor &color, int kind)
+{
+    return kindPattern(kind) == Qt::NoBrush ? QBrush(color) : QBrush(patternTile(color, kind));
+}
+
+// The phases' tiles' pixels, row by row, for the aggregated bands.
+using TilePixels = std::array<QRgb, 64>;
+const std::array<TilePixels, 3> &kindTiles()
+{
+    static const std::array<TilePixels, 3> tiles = [] {
+        std::array<TilePixels, 3> out{};
         for (int k = 0; k < 3; ++k) {
-            if (kindPattern(k) == Qt::NoBrush) {
-                out[std::size_t(k)] = QBrush(kindColor(k));
-                continue;
-            }
-            QImage tile(8, 8, QImage::Format_ARGB32_Premultiplied);
-            tile.fill(kindColor(k));
-            QPainter p(&tile);
-            p.fillRect(tile.rect(), QBrush(QColor(0, 0, 0, 110), kindPattern(k)));
-            p.end();
-            out[std::size_t(k)] = QBrush(tile);
+            const QImage tile = patternTile(kindColor(k), k);
+            for (int y = 0; y < 8; ++y)
+                for (int x = 0; x < 8; ++x)
+                    out[std::size_t(k)][std::size_t(8 * y + x)] = tile.pixel(x, y);
         }
         return out;
     }();
-    return fills[std::size_t(kind)];
+    return tiles;
 }
 
-QColor kindText(int kind)
+// On whole 8-bit channels, as the pixels drawn are.
+QColor mixed(const QColor &a, const QColor &b, double t)
 {
-    return kind == 1 ? QColor(0, 0, 0) : QColor(255, 255, 255);
+    const auto channel = [t](int x, int y) { return int(std::lround(x + (y - x) * t)); };
+    return QColor(channel(a.red(), b.red()), channel(a.green(), b.green()),
+                  channel(a.blue(), b.blue()));
+}
+
+// Black on light fills (orange, the light chunks), white on dark ones; brightness as
+// ITU-R BT.601 weighs it.
+QColor textOn(const QColor &fill)
+{
+    const double brightness =
+        (0.299 * fill.red() + 0.587 * fill.green() + 0.114 * fill.blue()) / 255;
+    return brightness > 0.55 ? QColor(0, 0, 0) : QColor(255, 255, 255);
 }
 
 // A block's blocking send, darkening its end: at least two pixels wide, so that it shows before
@@ -103,6 +129,13 @@ double niceStep(double minStep)
     return magnitude * 10;
 }
 
+// A number of the axis unit with enough decimals to tell `span` apart.
+QString axisNumber(double value, double span)
+{
+    const int decimals = std::clamp(2 - int(std::floor(std::log10(span))), 0, 6);
+    return QString::number(value, 'f', decimals);
+}
+
 } // namespace
 
 TimelineChart::TimelineChart(QWidget *parent) : QWidget(parent)
@@ -110,7 +143,51 @@ TimelineChart::TimelineChart(QWidget *parent) : QWidget(parent)
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(false);
     setAttribute(Qt::WA_OpaquePaintEvent);
+    // The right button drags out a range to zoom to.
+    setContextMenuPolicy(Qt::PreventContextMenu);
     m_message = tr("No schedule to show.");
+}
+
+QColor TimelineChart::blockColor(OpKind kind, int chunk) const
+{
+    const QColor base = kindColor(kindIndex(kind));
+    if (m_chunkCount <= 1)
+        return base;
+    // From a darker shade for the first chunk to a lighter one for the last; the middle
+    // of an odd count is the phase's own colour.
+    const double t = double(std::clamp(chunk, 0, m_chunkCount - 1)) / (m_chunkCount - 1);
+    return t < 0.5 ? mixed(base, QColor(0, 0, 0), 0.35 * (1 - 2 * t))
+                   : mixed(base, QColor(255, 255, 255), 0.5 * (2 * t - 1));
+}
+
+QString TimelineChart::formatTime(double value, bool layerUnits, int digits)
+{
+    const auto number = [digits](double v) {
+        if (v == 0)
+            return QStringLiteral("0");
+        const int decimals =
+            std::clamp(digits - 1 - int(std::floor(std::log10(std::abs(v)))), 0, digits);
+        return QString::number(v, 'f', decimals);
+    };
+    if (layerUnits)
+        return tr("%1 layer-times").arg(number(value));
+    const double magnitude = std::abs(value);
+    if (magnitude >= 1 || magnitude == 0)
+        return tr("%1 s").arg(number(value));
+    if (magnitude >= 1e-3)
+        return tr("%1 ms").arg(number(value * 1e3));
+    if (magnitude >= 1e-6)
+        return tr("%1 µs").arg(number(value * 1e6));
+    return tr("%1 ns").arg(number(value * 1e9));
+}
+
+QString TimelineChart::controlsHelp()
+{
+    return tr("<b>Zoom</b>: the wheel (about the pointer), + and −, or drag over a range on the "
+              "time axis (or with the right button)<br>"
+              "<b>Pan</b>: drag, Shift+wheel, ← and →<br>"
+              "<b>The whole step</b>: Home<br>"
+              "Hover a block for its details; Space plays the schedule.");
 }
 
 void TimelineChart::setReport(const core::Report &report)
@@ -131,6 +208,7 @@ void TimelineChart::setReport(const core::Report &report)
         m_ops = report.timeline;
         m_stages = std::max(report.pp, 1);
         m_chunks = false;
+        m_chunkCount = 1;
         m_hasW = false;
         m_hasSends = false;
         m_busy = 0;
@@ -138,6 +216,7 @@ void TimelineChart::setReport(const core::Report &report)
         for (const auto &op : m_ops) {
             m_stages = std::max(m_stages, op.stage + 1);
             m_chunks = m_chunks || op.chunk > 0;
+            m_chunkCount = std::max(m_chunkCount, op.chunk + 1);
             m_hasW = m_hasW || op.kind == OpKind::weight;
             m_hasSends = m_hasSends || op.send > 0;
             m_busy += op.end - op.start;
@@ -145,6 +224,12 @@ void TimelineChart::setReport(const core::Report &report)
         m_makespan = report.makespanS;
         m_units = report.timeInLayerUnits;
     }
+    m_byStage.clear();
+    m_fillBrushes.clear();
+    for (int k = 0; k < 3; ++k)
+        for (int chunk = 0; chunk < m_chunkCount; ++chunk)
+            m_fillBrushes.push_back(patternFill(blockColor(OpKind(k), chunk), k));
+    m_selecting = false;
     m_viewStart = 0;
     m_viewEnd = m_makespan > 0 ? m_makespan : 1;
     m_playhead = m_makespan;
@@ -283,21 +368,30 @@ bool TimelineChart::isDark() const
     return palette().color(QPalette::Window).lightness() < 128;
 }
 
-void TimelineChart::rebuild()
+bool TimelineChart::onTimeAxis(QPointF pos) const
+{
+    const QRect plot = plotRect();
+    return pos.y() > plot.bottom() && pos.x() >= plot.left() - kPad &&
+           pos.x() <= plot.right() + kPad;
+}
+
+void TimelineChart::rebuild(int deviceScale)
 {
     Cache &c = m_cache;
     c.plot = plotRect();
+    c.deviceScale = deviceScale;
+    c.fills.resize(std::size_t(3 * m_chunkCount));
     for (auto &f : c.fills)
-        f.clear();
-    for (auto &f : c.thin)
         f.clear();
     c.labels.clear();
     c.edges.clear();
     c.sends.clear();
-    c.runs = 0;
+    c.aggregated = 0;
     c.valid = true;
-    if (m_ops.empty())
+    if (m_ops.empty()) {
+        c.aggregate = QImage();
         return;
+    }
 
     const QRect plot = c.plot;
     const int columns = plot.width();
@@ -320,11 +414,16 @@ void TimelineChart::rebuild()
             const double right = std::min(x1, columns + 1.0) + plot.left();
             const QRectF r(left, plot.top() + op.stage * rowHeight + gap / 2, right - left,
                            rowHeight - gap);
-            c.fills[std::size_t(kind)].push_back(r);
+            c.fills[std::size_t(fillIndex(kind, op.chunk))].push_back(r);
             c.edges.push_back(QLineF(r.topLeft(), r.bottomLeft()));
-            if (op.send > 0 && x1 > 0 && x1 <= columns + 1.0) {
+            // The send's strip, also when the block's end lies past the right edge: zoomed in,
+            // the send may be all that is in view of it.
+            if (op.send > 0) {
                 const double tail = std::min(std::max(op.send * scale, kSendMinPx), (x1 - x0) / 3);
-                c.sends.push_back(QRectF(r.right() - tail, r.top(), tail, r.height()));
+                const double from = std::max(x1 - tail, -1.0);
+                const double to = std::min(x1, columns + 1.0);
+                if (to > from)
+                    c.sends.push_back(QRectF(plot.left() + from, r.top(), to - from, r.height()));
             }
             if (!roomForText)
                 continue;
@@ -332,10 +431,11 @@ void TimelineChart::rebuild()
                                         : QString::number(op.microbatch);
             const QString full = QString::fromLatin1(core::opLetter(op.kind)) + mb;
             const double room = r.width() - 4;
+            const QColor pen = textOn(blockColor(op.kind, op.chunk));
             if (fm.horizontalAdvance(full) <= room)
-                c.labels.push_back({r, full, kind});
+                c.labels.push_back({r, full, pen});
             else if (fm.horizontalAdvance(mb) <= room)
-                c.labels.push_back({r, mb, kind});
+                c.labels.push_back({r, mb, pen});
             continue;
         }
         // Spread the block's time over the pixel columns it touches. The columns by hand, not
@@ -353,40 +453,66 @@ void TimelineChart::rebuild()
         }
     }
 
-    // One owner per column: the kind covering most of it, or idle; equal
-    // neighbours merge into one run.
+    if (std::find(stageHasCoverage.begin(), stageHasCoverage.end(), true) ==
+        stageHasCoverage.end()) {
+        c.aggregate = QImage();
+        return;
+    }
+    // Each column of a stage's row is split into bands, F on top, then B, then W, each as tall
+    // as its share of the column's time; the rest is idle. One owner per column would paint a
+    // zoomed-out 1F1B all B, which is twice as long as F (issue #18 §2). The bands are written
+    // into an image pixel by pixel, row after row: at K=64, m=1024 every column of every stage
+    // differs from its neighbour, too many rectangles to fill one by one.
+    const QSize size(columns * deviceScale, plot.height() * deviceScale);
+    if (c.aggregate.size() != size)
+        c.aggregate = QImage(size, QImage::Format_ARGB32_Premultiplied);
+    c.aggregate.setDevicePixelRatio(deviceScale);
+    c.aggregate.fill(Qt::transparent);
+    const auto &tiles = kindTiles();
+    std::array<QRgb, 3> plain{};
+    for (int k = 0; k < 3; ++k)
+        plain[std::size_t(k)] = kindColor(k).rgba();
+    // The band's patterns line up with the blocks' (the brush's origin is the widget's).
+    const int tileX = plot.left() * deviceScale;
+    const int tileY = plot.top() * deviceScale;
+    const int patternRows = kPatternPx * deviceScale;
+    auto *const pixels = reinterpret_cast<QRgb *>(c.aggregate.bits());
+    const qsizetype stride = c.aggregate.bytesPerLine() / qsizetype(sizeof(QRgb));
     for (int s = 0; s < m_stages; ++s) {
         if (!stageHasCoverage[std::size_t(s)])
             continue;
+        const int y0 = int(std::lround((s * rowHeight + gap / 2) * deviceScale));
+        const int y1 = int(std::lround(((s + 1) * rowHeight - gap / 2) * deviceScale));
+        const int h = y1 - y0;
+        if (h <= 0)
+            continue;
         const float *cov = &m_coverage[(std::size_t(s) * std::size_t(columns)) * 3];
-        const double top = plot.top() + s * rowHeight + gap / 2;
-        int runKind = -1;
-        int runStart = 0;
-        auto flush = [&](int end) {
-            if (runKind >= 0) {
-                auto &into = end - runStart >= kPatternPx ? c.fills : c.thin;
-                into[std::size_t(runKind)].push_back(
-                    QRectF(plot.left() + runStart, top, end - runStart, rowHeight - gap));
-                ++c.runs;
-            }
-        };
+        // Column by column: a stage's rows of the image are a few tens of kilobytes, in cache.
         for (int col = 0; col < columns; ++col) {
             const float *v = cov + col * 3;
-            const float busy = v[0] + v[1] + v[2];
-            int owner = -1;
-            float best = std::max(0.0f, 1.0f - busy); // idle's share
-            for (int k = 0; k < 3; ++k)
-                if (v[k] > best) {
-                    best = v[k];
-                    owner = k;
+            const double busy = double(v[0]) + v[1] + v[2];
+            if (busy <= 0)
+                continue;
+            ++c.aggregated;
+            const double norm = h / std::max(busy, 1.0);
+            double sum = 0;
+            int from = 0;
+            for (int k = 0; k < 3; ++k) {
+                sum += v[k];
+                const int to = int(sum * norm + 0.5); // not std::lround: a call, per band
+                if (to == from)
+                    continue;
+                const bool pattern = to - from >= patternRows;
+                const QRgb *tile = tiles[std::size_t(k)].data();
+                for (int y = y0 + from; y < y0 + to; ++y) {
+                    QRgb *line = pixels + y * stride;
+                    const QRgb *tileLine = tile + 8 * ((tileY + y) & 7);
+                    for (int x = col * deviceScale; x < (col + 1) * deviceScale; ++x)
+                        line[x] = pattern ? tileLine[(tileX + x) & 7] : plain[std::size_t(k)];
                 }
-            if (owner != runKind) {
-                flush(col);
-                runKind = owner;
-                runStart = col;
+                from = to;
             }
         }
-        flush(columns);
     }
 }
 
@@ -400,8 +526,14 @@ void TimelineChart::paintEvent(QPaintEvent *)
         p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap, m_message);
         return;
     }
-    if (!m_cache.valid)
-        rebuild();
+    // The aggregated bands are drawn at the device's resolution (an export at scale 2).
+    const QTransform &device = p.deviceTransform();
+    const double scale = device.m22();
+    const bool wholeScale = device.type() <= QTransform::TxScale && device.m11() == scale &&
+                            scale == std::round(scale) && scale >= 1 && scale <= 4;
+    const int deviceScale = wholeScale ? int(scale) : 1;
+    if (!m_cache.valid || m_cache.deviceScale != deviceScale)
+        rebuild(deviceScale);
     const QRect plot = m_cache.plot;
     const double rowHeight = double(plot.height()) / m_stages;
     const double gap = rowHeight >= 8 ? 2 : 0;
@@ -435,16 +567,14 @@ void TimelineChart::paintEvent(QPaintEvent *)
     p.save();
     p.setClipRect(QRectF(plot.left(), plot.top(), playheadX - plot.left(), plot.height()));
     p.setPen(Qt::NoPen);
+    if (!m_cache.aggregate.isNull())
+        p.drawImage(QPointF(plot.topLeft()), m_cache.aggregate);
     const auto fillBlocks = [&] {
-        for (int k = 0; k < 3; ++k) {
-            const auto &fills = m_cache.fills[std::size_t(k)];
-            const auto &thin = m_cache.thin[std::size_t(k)];
-            p.setBrush(kindColor(k));
-            if (!thin.isEmpty())
-                p.drawRects(thin.constData(), int(thin.size()));
+        for (std::size_t i = 0; i < m_cache.fills.size(); ++i) {
+            const auto &fills = m_cache.fills[i];
             if (fills.isEmpty())
                 continue;
-            p.setBrush(kindFill(k));
+            p.setBrush(m_fillBrushes[i]);
             p.drawRects(fills.constData(), int(fills.size()));
         }
         // Each block's send darkens its end, on whole pixels without antialiasing: a
@@ -461,10 +591,7 @@ void TimelineChart::paintEvent(QPaintEvent *)
     // to bands of whole rows, the same fills cover the same pixels, each band's without the
     // pool. (An image exported at scale 2 has two device rows per row.) The send strips, as
     // tall as their blocks, too: on the pool they cost 7 ms of the default scenario's paint.
-    const QTransform &device = p.deviceTransform();
-    const double scale = device.m22();
-    if (device.type() > QTransform::TxScale || device.m11() != scale ||
-        scale != std::round(scale) || scale < 1 || rowHeight * scale < kThreadedRows) {
+    if (!wholeScale || rowHeight * scale < kThreadedRows) {
         fillBlocks();
     } else {
         const int band = std::max(1, kBandRows / int(scale));
@@ -483,7 +610,7 @@ void TimelineChart::paintEvent(QPaintEvent *)
         // A label cut by the playhead would read as another number.
         if (teaching && label.rect.right() > playheadX)
             continue;
-        p.setPen(kindText(label.kind));
+        p.setPen(label.pen);
         auto text = m_labelText.find(label.text);
         if (text == m_labelText.end()) {
             if (m_labelText.size() > 4096)
@@ -504,6 +631,60 @@ void TimelineChart::paintEvent(QPaintEvent *)
     }
     paintAxis(p, plot);
     paintLegend(p);
+
+    if (m_selecting) {
+        // The range dragged out so far, over the rows and the axis, with its times.
+        const double left = std::min(m_selectFrom, m_selectTo);
+        const double right = std::max(m_selectFrom, m_selectTo);
+        QColor shade = pal.color(QPalette::Highlight);
+        shade.setAlpha(60);
+        const QRectF band(left, plot.top(), right - left, height() - plot.top() - 1);
+        p.fillRect(band, shade);
+        p.setPen(QPen(pal.color(QPalette::Highlight), 1));
+        p.drawLine(QPointF(left, band.top()), QPointF(left, band.bottom()));
+        p.drawLine(QPointF(right, band.top()), QPointF(right, band.bottom()));
+        const QString text =
+            tr("%1 to %2")
+                .arg(formatTime(timeAt(left), m_units), formatTime(timeAt(right), m_units));
+        const QRectF box(
+            std::clamp(left, 0.0, std::max(0.0, width() - fm.horizontalAdvance(text) - 8.0)),
+            plot.top(), fm.horizontalAdvance(text) + 8, fm.height() + 4);
+        p.fillRect(box, pal.color(QPalette::ToolTipBase));
+        p.setPen(pal.color(QPalette::ToolTipText));
+        p.drawText(box, Qt::AlignCenter, text);
+    }
+}
+
+double TimelineChart::axisUnit(QString *name) const
+{
+    if (m_units) {
+        *name = tr("layer-time units");
+        return 1;
+    }
+    if (m_viewEnd >= 1) {
+        *name = tr("s");
+        return 1;
+    }
+    if (m_viewEnd >= 1e-3) {
+        *name = tr("ms");
+        return 1e-3;
+    }
+    *name = tr("µs");
+    return 1e-6;
+}
+
+QString TimelineChart::axisTitle() const
+{
+    QString unitName;
+    const double unit = axisUnit(&unitName);
+    const double span = m_viewEnd - m_viewStart;
+    if (m_makespan <= 0 || span >= m_makespan * (1 - 1e-9))
+        return tr("Time (%1)").arg(unitName);
+    // Zoomed in, the title says which part of the step is shown, and how to see all of it.
+    return tr("Time (%1): %2 to %3 of %4, zoomed %5× (Home: the whole step)")
+        .arg(unitName, axisNumber(m_viewStart / unit, span / unit),
+             axisNumber(m_viewEnd / unit, span / unit), axisNumber(m_makespan / unit, span / unit))
+        .arg(m_makespan / span, 0, 'f', m_makespan / span < 10 ? 1 : 0);
 }
 
 void TimelineChart::paintAxis(QPainter &p, const QRect &plot) const
@@ -511,19 +692,8 @@ void TimelineChart::paintAxis(QPainter &p, const QRect &plot) const
     const QPalette pal = palette();
     const QFontMetrics fm = fontMetrics();
     const double span = m_viewEnd - m_viewStart;
-    double unit = 1;
     QString unitName;
-    if (m_units) {
-        unitName = tr("layer-time units");
-    } else if (m_viewEnd >= 1) {
-        unitName = tr("s");
-    } else if (m_viewEnd >= 1e-3) {
-        unit = 1e-3;
-        unitName = tr("ms");
-    } else {
-        unit = 1e-6;
-        unitName = tr("µs");
-    }
+    const double unit = axisUnit(&unitName);
     p.setPen(pal.color(QPalette::WindowText));
     const int y = plot.bottom() + 1;
     p.drawLine(plot.left(), y, plot.right(), y);
@@ -539,7 +709,7 @@ void TimelineChart::paintAxis(QPainter &p, const QRect &plot) const
         const double left = std::clamp(x - w / 2, 0.0, width() - w - 1);
         p.drawText(QPointF(left, y + 4 + fm.ascent()), text);
     }
-    const QString title = tr("Time (%1)").arg(unitName);
+    const QString title = fm.elidedText(axisTitle(), Qt::ElideRight, plot.width());
     p.drawText(QRect(plot.left(), y + 4 + fm.height() + kPad / 2, plot.width(), fm.height()),
                Qt::AlignHCenter | Qt::AlignTop, title);
 }
@@ -571,6 +741,18 @@ void TimelineChart::paintLegend(QPainter &p) const
         else
             entries.push_back({kindColor(k), pattern, tr("W weight gradient"), tr("W"), false});
     }
+    // A chunk's entry shows its shade of each phase, side by side.
+    std::vector<std::vector<QColor>> shades;
+    if (m_chunkCount > 1) {
+        for (int chunk = 0; chunk < m_chunkCount; ++chunk) {
+            std::vector<QColor> colors;
+            for (int k = 0; k < (m_hasW ? 3 : 2); ++k)
+                colors.push_back(blockColor(OpKind(k), chunk));
+            shades.push_back(colors);
+            entries.push_back({Qt::NoBrush, Qt::NoBrush, tr("chunk %1").arg(chunk),
+                               QString::number(chunk), false});
+        }
+    }
     if (m_hasSends)
         entries.push_back(
             {kindColor(0), Qt::NoBrush, tr("send to the next stage"), tr("send"), true});
@@ -587,8 +769,18 @@ void TimelineChart::paintLegend(QPainter &p) const
     const bool brief = left + width > this->width();
     int x = left;
     const int y = kPad;
+    std::size_t chunk = 0;
     for (const Entry &e : entries) {
         const QRect swatch(x, y + 2, box * 2, box);
+        if (e.fill.style() == Qt::NoBrush && chunk < shades.size()) {
+            const auto &colors = shades[chunk++];
+            const int part = swatch.width() / int(colors.size());
+            for (std::size_t i = 0; i < colors.size(); ++i)
+                p.fillRect(QRect(swatch.left() + int(i) * part, swatch.top(),
+                                 i + 1 == colors.size() ? swatch.width() - int(i) * part : part,
+                                 swatch.height()),
+                           colors[i]);
+        }
         p.fillRect(swatch, e.fill);
         if (e.pattern.style() != Qt::NoBrush)
             p.fillRect(swatch, e.pattern);
@@ -622,7 +814,15 @@ void TimelineChart::wheelEvent(QWheelEvent *event)
 {
     if (m_ops.empty())
         return;
-    const double steps = event->angleDelta().y() / 120.0;
+    const QPoint delta = event->angleDelta();
+    // Shift+wheel pans, as a horizontal wheel or a touchpad's sideways swipe does.
+    if (event->modifiers() & Qt::ShiftModifier || (delta.y() == 0 && delta.x() != 0)) {
+        const int turned = delta.y() != 0 ? delta.y() : delta.x();
+        pan(-turned / 120.0 * (m_viewEnd - m_viewStart) / 10);
+        event->accept();
+        return;
+    }
+    const double steps = delta.y() / 120.0;
     if (steps == 0)
         return;
     zoomAround(timeAt(event->position().x()), std::pow(1.25, steps));
@@ -631,6 +831,19 @@ void TimelineChart::wheelEvent(QWheelEvent *event)
 
 void TimelineChart::mousePressEvent(QMouseEvent *event)
 {
+    if (m_ops.empty())
+        return QWidget::mousePressEvent(event);
+    const QRect plot = plotRect();
+    const double x =
+        std::clamp(event->position().x(), double(plot.left()), double(plot.left() + plot.width()));
+    if (event->button() == Qt::RightButton ||
+        (event->button() == Qt::LeftButton && onTimeAxis(event->position()))) {
+        m_selecting = true;
+        m_selectFrom = m_selectTo = x;
+        setCursor(Qt::SizeHorCursor);
+        update();
+        return;
+    }
     if (event->button() != Qt::LeftButton)
         return QWidget::mousePressEvent(event);
     m_dragging = true;
@@ -641,6 +854,13 @@ void TimelineChart::mousePressEvent(QMouseEvent *event)
 
 void TimelineChart::mouseMoveEvent(QMouseEvent *event)
 {
+    if (m_selecting) {
+        const QRect plot = plotRect();
+        m_selectTo = std::clamp(event->position().x(), double(plot.left()),
+                                double(plot.left() + plot.width()));
+        update(); // the band only: the cache stays
+        return;
+    }
     if (!m_dragging)
         return;
     const double perPixel = (m_viewEnd - m_viewStart) / plotRect().width();
@@ -650,6 +870,17 @@ void TimelineChart::mouseMoveEvent(QMouseEvent *event)
 
 void TimelineChart::mouseReleaseEvent(QMouseEvent *event)
 {
+    if (m_selecting && (event->button() == Qt::LeftButton || event->button() == Qt::RightButton)) {
+        m_selecting = false;
+        unsetCursor();
+        update();
+        const double left = std::min(m_selectFrom, m_selectTo);
+        const double right = std::max(m_selectFrom, m_selectTo);
+        // A click, or a range of a pixel or two, is no range.
+        if (right - left >= 3)
+            setVisibleRange(timeAt(left), timeAt(right));
+        return;
+    }
     if (event->button() == Qt::LeftButton && m_dragging) {
         m_dragging = false;
         unsetCursor();
@@ -677,9 +908,114 @@ void TimelineChart::keyPressEvent(QKeyEvent *event)
     case Qt::Key_Home:
         fitAll();
         break;
+    case Qt::Key_Escape:
+        if (m_selecting) {
+            m_selecting = false;
+            unsetCursor();
+            update();
+            break;
+        }
+        QWidget::keyPressEvent(event);
+        break;
     default:
         QWidget::keyPressEvent(event);
     }
+}
+
+bool TimelineChart::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        const auto *help = static_cast<QHelpEvent *>(event);
+        const QString text = toolTipAt(help->pos());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+const core::ScheduleOp *TimelineChart::blockAt(QPointF pos) const
+{
+    const QRect plot = plotRect();
+    if (m_ops.empty() || pos.x() < plot.left() || pos.x() >= plot.left() + plot.width() ||
+        pos.y() < plot.top() || pos.y() >= plot.top() + plot.height())
+        return nullptr;
+    // Built on the first hover, not on every report: a field change must stay within a frame.
+    if (m_byStage.empty()) {
+        m_byStage.resize(std::size_t(m_stages));
+        for (std::size_t i = 0; i < m_ops.size(); ++i)
+            m_byStage[std::size_t(m_ops[i].stage)].push_back(int(i));
+        for (auto &row : m_byStage)
+            std::sort(row.begin(), row.end(), [this](int a, int b) {
+                return m_ops[std::size_t(a)].start < m_ops[std::size_t(b)].start;
+            });
+    }
+    const double rowHeight = double(plot.height()) / m_stages;
+    const int stage = std::clamp(int((pos.y() - plot.top()) / rowHeight), 0, m_stages - 1);
+    const double time = timeAt(pos.x());
+    if (time >= m_playhead)
+        return nullptr; // not drawn yet
+    const auto &row = m_byStage[std::size_t(stage)];
+    // The stage's blocks do not overlap: the last to start at or before `time` is the one
+    // covering it, if any.
+    const auto next = std::upper_bound(row.begin(), row.end(), time, [this](double t, int i) {
+        return t < m_ops[std::size_t(i)].start;
+    });
+    const core::ScheduleOp *before =
+        next == row.begin() ? nullptr : &m_ops[std::size_t(*(next - 1))];
+    if (before && before->end > time)
+        return before;
+    // Zoomed out, a block a pixel or two away is what the pointer is over.
+    const double slack = 2 * (m_viewEnd - m_viewStart) / plot.width();
+    const core::ScheduleOp *after = next == row.end() ? nullptr : &m_ops[std::size_t(*next)];
+    const double gapBefore = before ? time - before->end : slack + 1;
+    const double gapAfter = after && after->start < m_playhead ? after->start - time : slack + 1;
+    if (std::min(gapBefore, gapAfter) > slack)
+        return nullptr;
+    return gapBefore <= gapAfter ? before : after;
+}
+
+QString TimelineChart::toolTipAt(QPointF pos) const
+{
+    if (m_ops.empty())
+        return {};
+    const core::ScheduleOp *op = blockAt(pos);
+    if (!op)
+        return controlsHelp();
+    QString phase;
+    switch (op->kind) {
+    case OpKind::forward:
+        phase = tr("F, forward");
+        break;
+    case OpKind::backward:
+        phase = m_hasW ? tr("B, backward (input gradient)") : tr("B, backward");
+        break;
+    case OpKind::weight:
+        phase = tr("W, weight gradient");
+        break;
+    }
+    // One line per fact, unwrapped: a time wrapped in two reads as two.
+    QString text = tr("<p style=\"white-space:nowrap\"><b>%1</b><br>Stage %2, micro-batch %3")
+                       .arg(phase)
+                       .arg(op->stage)
+                       .arg(op->microbatch);
+    if (m_chunkCount > 1)
+        text += tr(", chunk %1 of %2").arg(op->chunk).arg(m_chunkCount);
+    text += tr("<br>Start %1, duration %2 (ends at %3)")
+                .arg(formatTime(op->start, m_units, 6), formatTime(op->end - op->start, m_units),
+                     formatTime(op->end, m_units, 6));
+    if (op->send > 0)
+        text += (op->kind == OpKind::forward
+                     ? tr("<br>Send of activations to the next stage: %1, the block's last %2 %")
+                     : tr("<br>Send of gradients to the previous stage: %1, the block's last %2 %"))
+                    .arg(formatTime(op->send, m_units))
+                    .arg(100 * op->send / (op->end - op->start), 0, 'f', 1);
+    else
+        text += tr("<br>No send");
+    return text + tr("<br><small>Wheel: zoom · Shift+wheel or drag: pan · drag on the axis: zoom "
+                     "to a range · Home: the whole step</small></p>");
 }
 
 } // namespace ui

@@ -2,7 +2,9 @@
 
 #include "core/report.h"
 
+#include <QBrush>
 #include <QHash>
+#include <QImage>
 #include <QLine>
 #include <QRect>
 #include <QStaticText>
@@ -17,9 +19,16 @@ namespace ui {
 // The simulated pipeline schedule, one row per stage, painted by hand: at K=64
 // and m=1024 it has ~200,000 blocks, more than Qt Charts redraws in a frame
 // (docs/DESIGN.md §2). Blocks narrower than a few
-// pixels are aggregated per pixel column and stage, merged into runs and drawn
-// with one call per kind; the result is cached until the report, the zoom or the
-// size changes. A playhead (teaching mode) hides what has not run yet.
+// pixels are aggregated per pixel column and stage into one image, each column's
+// row split into an F, a B and a W band by their shares of it, so that a
+// zoomed-out schedule shows both phases; the result is cached until the report,
+// the zoom or the size changes. A playhead (teaching mode) hides what has not run
+// yet. Interleaved chunks are shades of their phase's colour.
+//
+// Controls (controlsHelp(), the chart's tooltip): the wheel zooms about the
+// pointer, Shift+wheel and a drag pan, a drag on the time axis or with the right
+// button zooms to that range, + / - zoom, Left / Right pan, Home shows the whole
+// step. Hovering a block shows its stage, micro-batch, phase, chunk, times and send.
 class TimelineChart : public QWidget
 {
     Q_OBJECT
@@ -43,6 +52,8 @@ public:
     double visibleStart() const { return m_viewStart; }
     double visibleEnd() const { return m_viewEnd; }
     void setVisibleRange(double start, double end);
+    // The time axis's title: its unit, and when zoomed in the range shown.
+    QString axisTitle() const;
     void fitAll();
 
     // The playhead: the time up to which the schedule is drawn; at or past the makespan the
@@ -59,13 +70,29 @@ public:
     // The next block start or end after `time`, or the makespan.
     double nextEvent(double time) const;
 
-    // Pixel columns drawn as aggregated runs in the last paint, for tests.
-    int aggregatedRuns() const { return m_cache.runs; }
+    // Model chunks per stage: v when interleaved, else 1.
+    int chunkCount() const { return m_chunkCount; }
+    // The fill of a block drawn on its own: its phase's colour, shaded by its chunk.
+    QColor blockColor(core::OpKind kind, int chunk) const;
+
+    // The block drawn under `pos`, or null: the one covering that time on that stage's row, or
+    // when zoomed out the nearest within a few pixels.
+    const core::ScheduleOp *blockAt(QPointF pos) const;
+    // What the tooltip at `pos` says: the block's details, or how to zoom and pan.
+    QString toolTipAt(QPointF pos) const;
+    static QString controlsHelp();
+    // A duration or a time, with its unit: s, ms, µs, or layer-times when untimed.
+    static QString formatTime(double value, bool layerUnits, int digits = 4);
+
+    // (stage, pixel column) cells drawn aggregated in the last paint, for tests.
+    int aggregatedColumns() const { return m_cache.aggregated; }
     // The send strips drawn in the last paint, for tests: one at the end of each block drawn
     // one by one that ends in a blocking send (ScheduleOp::send).
     const QVector<QRectF> &sendStrips() const { return m_cache.sends; }
     // Where the blocks are drawn: stage rows from the top, the visible range across.
     QRect plotArea() const { return plotRect(); }
+    // Whether a range is being dragged out on the time axis (or with the right button).
+    bool isSelectingRange() const { return m_selecting; }
 
     QSize sizeHint() const override { return {900, 420}; }
     QSize minimumSizeHint() const override { return {320, 180}; }
@@ -83,34 +110,39 @@ protected:
     void mouseMoveEvent(QMouseEvent *event) override;
     void mouseReleaseEvent(QMouseEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
+    bool event(QEvent *event) override;
 
 private:
     struct Label
     {
         QRectF rect;
         QString text;
-        int kind = 0;
+        QColor pen;
     };
     // What a paint needs, derived from the report, the range and the size.
     struct Cache
     {
         bool valid = false;
         QRect plot;
-        std::array<QVector<QRectF>, 3> fills; // by OpKind
-        std::array<QVector<QRectF>, 3> thin;  // runs too narrow to show a pattern
+        int deviceScale = 1;
+        std::vector<QVector<QRectF>> fills; // blocks drawn one by one, by fillIndex
+        QImage aggregate; // the narrow blocks' bands over the plot, transparent where idle
         std::vector<Label> labels;
         QVector<QLineF> edges; // left edges of blocks drawn one by one
         QVector<QRectF> sends; // the blocking send at the end of a block drawn one by one
-        int runs = 0;
+        int aggregated = 0;
     };
 
+    int fillIndex(int kind, int chunk) const { return kind * m_chunkCount + chunk; }
     QRect plotRect() const;
+    bool onTimeAxis(QPointF pos) const;
     double timeAt(double x) const;
     double xAt(double time) const;
     void zoomAround(double time, double factor);
     void pan(double dt);
     void invalidate();
-    void rebuild();
+    void rebuild(int deviceScale);
+    double axisUnit(QString *name) const;
     void paintAxis(class QPainter &p, const QRect &plot) const;
     void paintLegend(class QPainter &p) const;
     bool isDark() const;
@@ -121,6 +153,7 @@ private:
     double m_makespan = 0;
     bool m_units = false;
     bool m_chunks = false;
+    int m_chunkCount = 1;
     bool m_hasW = false;
     bool m_hasSends = false;
     double m_busy = 0; // the blocks' total time
@@ -134,9 +167,15 @@ private:
     bool m_dragging = false;
     double m_dragX = 0;
     double m_dragStart = 0;
+    bool m_selecting = false; // a range on the time axis, to zoom to
+    double m_selectFrom = 0;
+    double m_selectTo = 0;
 
     Cache m_cache;
-    std::vector<float> m_coverage; // K × columns × 3, reused between rebuilds
+    std::vector<float> m_coverage;     // K × columns × 3, reused between rebuilds
+    std::vector<QBrush> m_fillBrushes; // by fillIndex: the shade with its phase's pattern
+    // Each stage's blocks by start time, once a tooltip asks.
+    mutable std::vector<std::vector<int>> m_byStage;
     // Block labels laid out once ("B12" shapes the same every frame); cleared on a font change.
     QHash<QString, QStaticText> m_labelText;
 };
