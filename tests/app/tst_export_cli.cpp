@@ -85,8 +85,10 @@ private Q_SLOTS:
                                   << "Stage 0";
         QTest::addRow("step-time") << "step-time"
                                    << "Time per step (s)";
+        // Its plot shares the image with the table: at slide-sized text the title is shortened
+        // (chart_style::keepAxesReadable).
         QTest::addRow("sharding") << "sharding"
-                                  << "Sent per device per layer (MB)";
+                                  << "Sent (MB)";
         QTest::addRow("model-size") << "model-size"
                                     << "Weights (GB)";
     }
@@ -120,6 +122,46 @@ private Q_SLOTS:
         QVERIFY(text.contains("Llama 3.1 70B"));
         QVERIFY(text.contains("T=8 K=4 D=2"));
         QVERIFY(text.contains("2024-03-01"));
+    }
+
+    // Issue #18 §5: text grows with the image (ui::chart_export::textScale), so that a
+    // 1600×1000 export pasted across a 16:9 slide is readable from the back of the room.
+    // Slide text wants 18 pt on a 540 pt high slide, 1/30 of its height; a chart taking
+    // three quarters of the slide needs its title's letters at least 1/40 of its own
+    // height: 25 px of 1000. At 1600×1000 the titles were 11 px.
+    void titlesReadableOnASlide_data()
+    {
+        QTest::addColumn<QString>("chart");
+        for (const char *chart : {"memory", "timeline", "step-time", "model-size", "sharding"})
+            QTest::addRow("%s", chart) << chart;
+    }
+    void titlesReadableOnASlide()
+    {
+        QFETCH(QString, chart);
+        const QString big = m_dir.filePath("slide-" + chart + ".png");
+        const QString small = m_dir.filePath("small-" + chart + ".png");
+        QCOMPARE(run({"--chart", chart, "--out", big, "--no-caption"}).status, 0);
+        QCOMPARE(
+            run({"--chart", chart, "--out", small, "--no-caption", "--size", "800x500"}).status, 0);
+        const int title = topTextHeight(QImage(big));
+        QVERIFY2(title >= 1000 / 40 && title < 1000 / 10, qPrintable(QString::number(title)));
+        // Half the size, about half the text: the same look at every size.
+        const int half = topTextHeight(QImage(small));
+        QVERIFY2(std::abs(2 * half - title) <= 6,
+                 qPrintable(QStringLiteral("%1 and %2").arg(title).arg(half)));
+    }
+
+    // The timeline's image says what schedule it shows (issue #18 §5).
+    void timelineHasATitle()
+    {
+        const QString svg = m_dir.filePath("titled-timeline.svg");
+        QCOMPARE(run({"--chart", "timeline", "--out", svg, "--set", "schedule=interleaved", "--set",
+                      "microbatches=8", "--set", "virtual_stages=2"})
+                     .status,
+                 0);
+        const QString text = svgText(svg);
+        QVERIFY2(text.contains("Schedule, K = 4 stages, m = 8 micro-batches, interleaved (v = 2)"),
+                 qPrintable(text.left(500)));
     }
 
     // The caption is inside the requested size: without it the chart takes the whole image.

@@ -4,6 +4,7 @@
 #include <QAbstractBarSeries>
 #include <QBarSet>
 #include <QChart>
+#include <QChartView>
 #include <QFontMetricsF>
 #include <QLegend>
 #include <QPalette>
@@ -81,6 +82,21 @@ void setScale(QChart *chart, double scale)
             for (QBarSet *set : bars->barSets())
                 set->setLabelFont(scaled(baseFont(set, "baseLabelFont", set->labelFont()), scale));
         }
+    }
+}
+
+void setExportScale(QWidget *widget, double scale)
+{
+    QList<QChartView *> views = widget->findChildren<QChartView *>();
+    if (auto *view = qobject_cast<QChartView *>(widget))
+        views.prepend(view);
+    for (QChartView *view : std::as_const(views)) {
+        QChart *chart = view->chart();
+        QFont title = chart->titleFont();
+        title.setBold(true);
+        title.setPointSizeF(title.pointSizeF() * 1.15);
+        chart->setTitleFont(title);
+        setScale(chart, scale);
     }
 }
 
