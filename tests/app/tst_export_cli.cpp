@@ -151,6 +151,46 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("%1 and %2").arg(title).arg(half)));
     }
 
+    // --units follows the window's View → sizes preference (issue #18 §5): GB by default,
+    // GiB on request, in every chart's axis titles and labels.
+    void units_data()
+    {
+        QTest::addColumn<QString>("chart");
+        QTest::addColumn<QStringList>("units");
+        QTest::addColumn<QString>("expected");
+        QTest::addColumn<QString>("absent");
+        // An H100's 80 GiB are 85.9 GB (docs/worked-examples.md).
+        QTest::addRow("memory, default") << "memory" << QStringList{} << "Capacity 85.9 GB"
+                                         << "GiB";
+        QTest::addRow("memory, gb")
+            << "memory" << QStringList{"--units", "gb"} << "Memory per device (GB)"
+            << "GiB";
+        QTest::addRow("memory, gib")
+            << "memory" << QStringList{"--units", "gib"} << "Capacity 80.0 GiB"
+            << "GB)";
+        QTest::addRow("memory axis, gib")
+            << "memory" << QStringList{"--units", "GiB"} << "Memory per device (GiB)"
+            << "85.9";
+        QTest::addRow("model-size, gib")
+            << "model-size" << QStringList{"--units", "gib"} << "Weights (GiB)"
+            << "(85.9 GB)";
+        QTest::addRow("sharding, gib") << "sharding" << QStringList{"--units", "gib"} << "(MiB)"
+                                       << "(MB)";
+    }
+    void units()
+    {
+        QFETCH(QString, chart);
+        QFETCH(QStringList, units);
+        QFETCH(QString, expected);
+        QFETCH(QString, absent);
+        const QString svg = m_dir.filePath("units-" + chart + ".svg");
+        const Run r = run(QStringList{"--chart", chart, "--out", svg, "--no-caption"} + units);
+        QCOMPARE(r.status, 0);
+        const QString text = svgText(svg);
+        QVERIFY2(text.contains(expected), qPrintable(text.left(1500)));
+        QVERIFY2(!text.contains(absent), qPrintable(text.left(1500)));
+    }
+
     // The timeline's image says what schedule it shows (issue #18 §5).
     void timelineHasATitle()
     {
@@ -362,6 +402,8 @@ private Q_SLOTS:
             << "--image";
         QTest::addRow("image against extension")
             << QStringList{"--chart", "memory", "--out", png, "--image", "svg"} << "--image";
+        QTest::addRow("units") << QStringList{"--chart", "memory", "--out", png, "--units", "tb"}
+                               << "--units";
         QTest::addRow("date") << QStringList{"--chart", "memory", "--out",
                                              png,       "--date", "2024-13-01"}
                               << "--date";
@@ -388,7 +430,7 @@ private Q_SLOTS:
         const Run r = run({"--help"});
         QCOMPARE(r.status, 0);
         for (const char *flag : {"--chart", "--out", "--image", "--size", "--scale", "--no-caption",
-                                 "--date", "--set", "--presets"})
+                                 "--date", "--units", "--set", "--presets"})
             QVERIFY2(r.out.contains(flag), flag);
     }
 };
