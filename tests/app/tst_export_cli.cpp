@@ -191,6 +191,20 @@ private Q_SLOTS:
         QVERIFY2(!text.contains(absent), qPrintable(text.left(1500)));
     }
 
+    // Numbers in an exported chart read as numbers (issue #18 §5: FP32 was "1.62e+03"): bar
+    // values and axis ticks with thousands separators.
+    void numbersWithSeparators()
+    {
+        const QString svg = m_dir.filePath("numbers.svg");
+        QCOMPARE(
+            run({"--chart", "model-size", "--out", svg, "--set", "model=llama-3.1-405b"}).status,
+            0);
+        const QString text = svgText(svg);
+        QVERIFY2(text.contains("\n1,623\n"), qPrintable(text.left(1500))); // FP32's bar
+        QVERIFY2(text.contains("\n1,600\n"), qPrintable(text.left(1500))); // a tick
+        QVERIFY2(!text.contains("e+"), qPrintable(text.left(1500)));
+    }
+
     // The timeline's image says what schedule it shows (issue #18 §5).
     void timelineHasATitle()
     {

@@ -100,6 +100,13 @@ void setExportScale(QWidget *widget, double scale)
     }
 }
 
+void groupDigits(QChart *chart)
+{
+    // Qt Charts formats "%.0f" with the chart's locale when asked to; English groups digits.
+    chart->setLocale(QLocale(QLocale::English, QLocale::UnitedStates));
+    chart->setLocalizeNumbers(true);
+}
+
 bool isDark(const QPalette &palette)
 {
     return palette.color(QPalette::Window).lightness() < 128;

@@ -80,6 +80,10 @@ void setScale(QChart *chart, double scale);
 // a slide's chart has a title that stands out from its labels.
 void setExportScale(QWidget *widget, double scale);
 
+// Axis labels with thousands separators ("1,000", not "1000"), whatever the system's locale,
+// as the rest of Parascope writes numbers (io::formatCount).
+void groupDigits(QChart *chart);
+
 // Light or dark, from the palette's window colour (Qt 6.4 has no colour-scheme
 // query): backgrounds, text and grid of a chart follow it; series keep their
 // colour-blind-safe colours.
