@@ -7,6 +7,7 @@
 #include "io/shared_options.h"
 #include "io/text.h"
 #include "ui/export/chart_export.h"
+#include "ui/units.h"
 
 #include <QCommandLineParser>
 #include <QDir>
@@ -81,6 +82,10 @@ int runExport(const QStringList &arguments)
                                   .arg(ce::kMinScale)
                                   .arg(ce::kMaxScale),
                               "S", QString::number(defaults.scale));
+    const auto sizeUnits = option("units",
+                                  QStringLiteral("Sizes in decimal GB (10^9 bytes, the default, as "
+                                                 "the window's) or GiB (2^30 bytes)."),
+                                  "gb|gib", QStringLiteral("gb"));
     const auto noCaption =
         option("no-caption", QStringLiteral("Leave out the caption strip below the chart."));
     const auto date = option("date",
@@ -142,6 +147,12 @@ int runExport(const QStringList &arguments)
                         .arg(options.scale)
                         .arg(kMaxPixels));
     options.caption = !parser.isSet(noCaption);
+    const QString unitText = parser.value(sizeUnits).toLower();
+    if (unitText != QLatin1String("gb") && unitText != QLatin1String("gib"))
+        return fail(QStringLiteral("--units"),
+                    QStringLiteral("expected gb or gib, got '%1'").arg(parser.value(sizeUnits)));
+    // The window's View → sizes preference, for this process: every chart's axes and labels.
+    ui::units::setCurrent(unitText == QLatin1String("gib") ? io::SizeUnit::gib : io::SizeUnit::gb);
     if (parser.isSet(date)) {
         options.date = QDate::fromString(parser.value(date), Qt::ISODate);
         if (!options.date.isValid())

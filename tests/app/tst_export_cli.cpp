@@ -87,8 +87,10 @@ private Q_SLOTS:
                                           << "Memory of one device (GB)";
         QTest::addRow("step-time") << "step-time"
                                    << "Time per step (s)";
+        // Its plot shares the image with the table: at slide-sized text the title is shortened
+        // (chart_style::keepAxesReadable).
         QTest::addRow("sharding") << "sharding"
-                                  << "Sent per device per layer (MB)";
+                                  << "Sent (MB)";
         QTest::addRow("model-size") << "model-size"
                                     << "Weights (GB)";
     }
@@ -122,6 +124,100 @@ private Q_SLOTS:
         QVERIFY(text.contains("Llama 3.1 70B"));
         QVERIFY(text.contains("T=8 K=4 D=2"));
         QVERIFY(text.contains("2024-03-01"));
+    }
+
+    // Issue #18 §5: text grows with the image (ui::chart_export::textScale), so that a
+    // 1600×1000 export pasted across a 16:9 slide is readable from the back of the room.
+    // Slide text wants 18 pt on a 540 pt high slide, 1/30 of its height; a chart taking
+    // three quarters of the slide needs its title's letters at least 1/40 of its own
+    // height: 25 px of 1000. At 1600×1000 the titles were 11 px.
+    void titlesReadableOnASlide_data()
+    {
+        QTest::addColumn<QString>("chart");
+        for (const char *chart : {"memory", "timeline", "step-time", "model-size", "sharding"})
+            QTest::addRow("%s", chart) << chart;
+    }
+    void titlesReadableOnASlide()
+    {
+        QFETCH(QString, chart);
+        const QString big = m_dir.filePath("slide-" + chart + ".png");
+        const QString small = m_dir.filePath("small-" + chart + ".png");
+        QCOMPARE(run({"--chart", chart, "--out", big, "--no-caption"}).status, 0);
+        QCOMPARE(
+            run({"--chart", chart, "--out", small, "--no-caption", "--size", "800x500"}).status, 0);
+        const int title = topTextHeight(QImage(big));
+        QVERIFY2(title >= 1000 / 40 && title < 1000 / 10, qPrintable(QString::number(title)));
+        // Half the size, about half the text: the same look at every size.
+        const int half = topTextHeight(QImage(small));
+        QVERIFY2(std::abs(2 * half - title) <= 6,
+                 qPrintable(QStringLiteral("%1 and %2").arg(title).arg(half)));
+    }
+
+    // --units follows the window's View → sizes preference (issue #18 §5): GB by default,
+    // GiB on request, in every chart's axis titles and labels.
+    void units_data()
+    {
+        QTest::addColumn<QString>("chart");
+        QTest::addColumn<QStringList>("units");
+        QTest::addColumn<QString>("expected");
+        QTest::addColumn<QString>("absent");
+        // An H100's 80 GiB are 85.9 GB (docs/worked-examples.md).
+        QTest::addRow("memory, default") << "memory" << QStringList{} << "Capacity 85.9 GB"
+                                         << "GiB";
+        QTest::addRow("memory, gb")
+            << "memory" << QStringList{"--units", "gb"} << "Memory per device (GB)"
+            << "GiB";
+        QTest::addRow("memory, gib")
+            << "memory" << QStringList{"--units", "gib"} << "Capacity 80.0 GiB"
+            << "GB)";
+        QTest::addRow("memory axis, gib")
+            << "memory" << QStringList{"--units", "GiB"} << "Memory per device (GiB)"
+            << "85.9";
+        QTest::addRow("model-size, gib")
+            << "model-size" << QStringList{"--units", "gib"} << "Weights (GiB)"
+            << "(85.9 GB)";
+        QTest::addRow("sharding, gib") << "sharding" << QStringList{"--units", "gib"} << "(MiB)"
+                                       << "(MB)";
+    }
+    void units()
+    {
+        QFETCH(QString, chart);
+        QFETCH(QStringList, units);
+        QFETCH(QString, expected);
+        QFETCH(QString, absent);
+        const QString svg = m_dir.filePath("units-" + chart + ".svg");
+        const Run r = run(QStringList{"--chart", chart, "--out", svg, "--no-caption"} + units);
+        QCOMPARE(r.status, 0);
+        const QString text = svgText(svg);
+        QVERIFY2(text.contains(expected), qPrintable(text.left(1500)));
+        QVERIFY2(!text.contains(absent), qPrintable(text.left(1500)));
+    }
+
+    // Numbers in an exported chart read as numbers (issue #18 §5: FP32 was "1.62e+03"): bar
+    // values and axis ticks with thousands separators.
+    void numbersWithSeparators()
+    {
+        const QString svg = m_dir.filePath("numbers.svg");
+        QCOMPARE(
+            run({"--chart", "model-size", "--out", svg, "--set", "model=llama-3.1-405b"}).status,
+            0);
+        const QString text = svgText(svg);
+        QVERIFY2(text.contains("\n1,623\n"), qPrintable(text.left(1500))); // FP32's bar
+        QVERIFY2(text.contains("\n1,600\n"), qPrintable(text.left(1500))); // a tick
+        QVERIFY2(!text.contains("e+"), qPrintable(text.left(1500)));
+    }
+
+    // The timeline's image says what schedule it shows (issue #18 §5).
+    void timelineHasATitle()
+    {
+        const QString svg = m_dir.filePath("titled-timeline.svg");
+        QCOMPARE(run({"--chart", "timeline", "--out", svg, "--set", "schedule=interleaved", "--set",
+                      "microbatches=8", "--set", "virtual_stages=2"})
+                     .status,
+                 0);
+        const QString text = svgText(svg);
+        QVERIFY2(text.contains("Schedule, K = 4 stages, m = 8 micro-batches, interleaved (v = 2)"),
+                 qPrintable(text.left(500)));
     }
 
     // The caption is inside the requested size: without it the chart takes the whole image.
@@ -322,6 +418,8 @@ private Q_SLOTS:
             << "--image";
         QTest::addRow("image against extension")
             << QStringList{"--chart", "memory", "--out", png, "--image", "svg"} << "--image";
+        QTest::addRow("units") << QStringList{"--chart", "memory", "--out", png, "--units", "tb"}
+                               << "--units";
         QTest::addRow("date") << QStringList{"--chart", "memory", "--out",
                                              png,       "--date", "2024-13-01"}
                               << "--date";
@@ -348,7 +446,7 @@ private Q_SLOTS:
         const Run r = run({"--help"});
         QCOMPARE(r.status, 0);
         for (const char *flag : {"--chart", "--out", "--image", "--size", "--scale", "--no-caption",
-                                 "--date", "--set", "--presets"})
+                                 "--date", "--units", "--set", "--presets"})
             QVERIFY2(r.out.contains(flag), flag);
     }
 };

@@ -1,9 +1,11 @@
 // File → Export (docs/DESIGN.md §4): the window renders through the same function as
 // `parascope export`, so the same scenario gives the same pixels.
+#include "core/fields.h"
 #include "io/presets_io.h"
 #include "modal_answerer.h"
 #include "run_parascope.h"
 #include "test_files.h"
+#include "ui/charts/bar_labels.h"
 #include "ui/charts/bubble_chart.h"
 #include "ui/charts/model_size_chart.h"
 #include "ui/charts/sharding_chart.h"
@@ -82,7 +84,103 @@ private:
         return answerer.messages;
     }
 
+    // Draws `report` into a chart of `T` shown at a slide's size and laid out.
+    template <typename Chart> static std::unique_ptr<Chart> shown(const core::Report &report)
+    {
+        auto chart = std::make_unique<Chart>();
+        chart->setReport(report);
+        chart->resize(1400, 860);
+        chart->show();
+        if (!QTest::qWaitForWindowExposed(chart.get()))
+            return nullptr;
+        QTest::qWait(50); // the labels are placed once the plot is laid out (queued)
+        return chart;
+    }
+
+    // No label touches a line: its box is wholly above or below each line's y, with room.
+    static bool clearOfLines(const BarLabels &labels, const QList<qreal> &lines)
+    {
+        for (const QRectF &rect : labels.rects())
+            for (qreal value : lines) {
+                const qreal y = labels.lineY(value);
+                if (rect.bottom() + 1 > y && rect.top() - 1 < y)
+                    return false;
+            }
+        return true;
+    }
+
 private Q_SLOTS:
+    // Issue #18 §5: chart values as people write them, never "1.62e+03".
+    void chartNumbers_data()
+    {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("text");
+        QTest::addRow("Llama 3.1 405B in FP32, GB") << 1623.4 << "1,623";
+        QTest::addRow("Llama 3.1 70B in FP32, GB") << 282.21 << "282";
+        QTest::addRow("70B in FP8") << 70.56 << "70.6";
+        QTest::addRow("a step in seconds") << 2.356 << "2.36";
+        QTest::addRow("small") << 0.1234 << "0.123";
+        QTest::addRow("zero") << 0.0 << "0";
+        QTest::addRow("millions") << 1234567.8 << "1,234,568";
+        QTest::addRow("negative") << -1500.0 << "-1,500";
+    }
+    void chartNumbers()
+    {
+        QFETCH(double, value);
+        QFETCH(QString, text);
+        QCOMPARE(chartNumber(value), text);
+    }
+
+    // Model size of Llama 3.1 405B: FP32 is 1,623 GB, written so, above its bar and clear of
+    // the capacity lines (issue #18 §5, "1.62e+03").
+    void modelSizeLabelsAreNumbers()
+    {
+        const core::Presets presets = io::builtinPresets();
+        core::Scenario scenario;
+        QVERIFY(!core::setField(scenario, "model", "llama-3.1-405b"));
+        const core::Report report = ce::evaluate(scenario, presets, ChartNeeds::report);
+        const auto chart = shown<ModelSizeChart>(report);
+        QVERIFY(chart);
+        const QStringList texts = chart->valueLabels()->texts();
+        QCOMPARE(texts.size(), chart->values().size());
+        for (qsizetype i = 0; i < texts.size(); ++i) {
+            QVERIFY2(!texts[i].contains(u'e'), qPrintable(texts[i]));
+            QCOMPARE(texts[i], chartNumber(chart->values()[i]));
+        }
+        QCOMPARE(texts.first(), "1,623"); // FP32: 405.85e9 parameters × 4 bytes
+        QVERIFY(clearOfLines(*chart->valueLabels(),
+                             {chart->deviceCapacityGb(), chart->groupCapacityGb()}));
+    }
+
+    // Each stage's total above its bar, equal to the report's, and never on the capacity line:
+    // at T=4, m=112 stage 3 needs 83.8 GB of 85.9, so its label would sit on the line.
+    void stageTotalsClearOfCapacity_data()
+    {
+        QTest::addColumn<int>("microbatches");
+        QTest::addRow("far below capacity") << 16;
+        QTest::addRow("stage 3 just under capacity") << 112;
+        QTest::addRow("stage 3 over capacity") << 128;
+    }
+    void stageTotalsClearOfCapacity()
+    {
+        QFETCH(int, microbatches);
+        const core::Presets presets = io::builtinPresets();
+        core::Scenario scenario;
+        QVERIFY(!core::setField(scenario, "tp", "4"));
+        QVERIFY(!core::setField(scenario, "microbatches", std::to_string(microbatches)));
+        const core::Report report = ce::evaluate(scenario, presets, ChartNeeds::report);
+        const auto chart = shown<StageMemoryChart>(report);
+        QVERIFY(chart);
+        const BarLabels &totals = *chart->totals();
+        QCOMPARE(totals.texts().size(), qsizetype(report.stages.size()));
+        for (std::size_t i = 0; i < report.stages.size(); ++i) {
+            const double gb = double(report.stages[i].totalBytes) / 1e9;
+            QCOMPARE(totals.texts()[qsizetype(i)], chartNumber(gb));
+            QVERIFY(totals.rects()[qsizetype(i)].bottom() <= totals.lineY(gb)); // above its bar
+        }
+        QVERIFY(clearOfLines(totals, {chart->capacityGb()}));
+    }
+
     // A caption too wide for the image loses whole items from the end, program and date
     // first, never a word cut in two (issue: "at 800×500 the caption is cut mid-word").
     void captionKeepsWholeItems_data()

@@ -58,6 +58,7 @@ BubbleChart::BubbleChart(QWidget *parent)
     m_chart->addAxis(m_mAxis, Qt::AlignBottom);
     m_chart->addAxis(m_bubbleAxis, Qt::AlignLeft);
     chart_style::keepAxesReadable(m_chart);
+    chart_style::groupDigits(m_chart);
 
     // 1F1B first so GPipe's dashed line (the same values) is drawn over it.
     for (core::Schedule schedule : {core::Schedule::oneFOneB, core::Schedule::gpipe,

@@ -4,6 +4,7 @@
 #include <QAbstractBarSeries>
 #include <QBarSet>
 #include <QChart>
+#include <QChartView>
 #include <QFontMetricsF>
 #include <QLegend>
 #include <QPalette>
@@ -82,6 +83,28 @@ void setScale(QChart *chart, double scale)
                 set->setLabelFont(scaled(baseFont(set, "baseLabelFont", set->labelFont()), scale));
         }
     }
+}
+
+void setExportScale(QWidget *widget, double scale)
+{
+    QList<QChartView *> views = widget->findChildren<QChartView *>();
+    if (auto *view = qobject_cast<QChartView *>(widget))
+        views.prepend(view);
+    for (QChartView *view : std::as_const(views)) {
+        QChart *chart = view->chart();
+        QFont title = chart->titleFont();
+        title.setBold(true);
+        title.setPointSizeF(title.pointSizeF() * 1.15);
+        chart->setTitleFont(title);
+        setScale(chart, scale);
+    }
+}
+
+void groupDigits(QChart *chart)
+{
+    // Qt Charts formats "%.0f" with the chart's locale when asked to; English groups digits.
+    chart->setLocale(QLocale(QLocale::English, QLocale::UnitedStates));
+    chart->setLocalizeNumbers(true);
 }
 
 bool isDark(const QPalette &palette)

@@ -8,6 +8,7 @@
 class QChart;
 class QPalette;
 class QValueAxis;
+class QWidget;
 
 namespace ui::chart_style {
 
@@ -74,6 +75,14 @@ QPen groupCapacityPen();
 // 1 (presentation mode, Ctrl+= / Ctrl+-). The look at 1 is remembered on the
 // first call.
 void setScale(QChart *chart, double scale);
+// For an exported image (ui/export/chart_export.h): every chart of `widget` at `scale`, its
+// title bold and 15 % larger, as the painted charts' titles (step time, timeline), so that
+// a slide's chart has a title that stands out from its labels.
+void setExportScale(QWidget *widget, double scale);
+
+// Axis labels with thousands separators ("1,000", not "1000"), whatever the system's locale,
+// as the rest of Parascope writes numbers (io::formatCount).
+void groupDigits(QChart *chart);
 
 // Light or dark, from the palette's window colour (Qt 6.4 has no colour-scheme
 // query): backgrounds, text and grid of a chart follow it; series keep their

@@ -2,6 +2,7 @@
 
 #include "core/units.h"
 #include "io/text.h"
+#include "ui/charts/bar_labels.h"
 #include "ui/charts/chart_style.h"
 #include "ui/units.h"
 
@@ -30,11 +31,6 @@ ModelSizeChart::ModelSizeChart(QWidget *parent)
     m_weights->setColor(chart_style::skyBlue());
     m_weights->setSelectedColor(chart_style::weights());
     bars->append(m_weights);
-    bars->setLabelsVisible(true);
-    bars->setLabelsFormat(QStringLiteral("@value"));
-    bars->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
-    bars->setLabelsPrecision(3);
-    m_weights->setLabelColor(palette().color(QPalette::WindowText));
     m_chart->addSeries(bars);
 
     m_device->setPen(chart_style::capacityPen());
@@ -47,6 +43,7 @@ ModelSizeChart::ModelSizeChart(QWidget *parent)
     m_chart->addAxis(m_precisionAxis, Qt::AlignBottom);
     m_chart->addAxis(m_sizeAxis, Qt::AlignLeft);
     chart_style::keepAxesReadable(m_chart);
+    chart_style::groupDigits(m_chart);
     m_lineAxis->setVisible(false);
     m_chart->addAxis(m_lineAxis, Qt::AlignBottom);
     bars->attachAxis(m_precisionAxis);
@@ -55,6 +52,8 @@ ModelSizeChart::ModelSizeChart(QWidget *parent)
         line->attachAxis(m_lineAxis);
         line->attachAxis(m_sizeAxis);
     }
+
+    m_labels = new BarLabels(m_chart, bars, m_sizeAxis);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -95,6 +94,14 @@ void ModelSizeChart::setReport(const core::Report &report)
         tr("T = %1 devices (%2 %3)").arg(report.tp).arg(group, 0, 'f', 1).arg(units::largeName()));
     m_sizeAxis->setTitleText(tr("Weights (%1)").arg(units::largeName()));
     m_group->setVisible(report.tp > 1);
+    QList<QPointF> tops;
+    QStringList texts;
+    for (qsizetype i = 0; i < values.size(); ++i) {
+        tops << QPointF(double(i), values[i]);
+        texts << chartNumber(values[i]);
+    }
+    m_labels->setLines(report.tp > 1 ? QList<qreal>{device, group} : QList<qreal>{device});
+    m_labels->setLabels(tops, texts);
 
     const double peak = values.isEmpty() ? 0 : *std::max_element(values.begin(), values.end());
     chart_style::setNiceRange(m_sizeAxis, std::max({peak, device, report.tp > 1 ? group : 0.0}));

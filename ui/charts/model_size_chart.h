@@ -12,6 +12,10 @@ class QLineSeries;
 class QValueAxis;
 
 namespace ui {
+class BarLabels;
+}
+
+namespace ui {
 
 // The model's weights at every precision against the capacity of one device
 // and of T devices: the published size table (docs/worked-examples.md §1), live. Qt Charts stays
@@ -32,6 +36,8 @@ public:
     QString highlighted() const;
     qreal deviceCapacityGb() const;
     qreal groupCapacityGb() const;
+    // The value drawn above each bar ("1,620"), and where.
+    const BarLabels *valueLabels() const { return m_labels; }
 
 private:
     QChart *m_chart;
@@ -42,6 +48,7 @@ private:
     QBarCategoryAxis *m_precisionAxis;
     QValueAxis *m_sizeAxis;
     QValueAxis *m_lineAxis;
+    BarLabels *m_labels;
 };
 
 } // namespace ui

@@ -91,6 +91,7 @@ ShardingChart::ShardingChart(QWidget *parent)
     m_chart->addAxis(m_strategyAxis, Qt::AlignBottom);
     m_chart->addAxis(m_bytesAxis, Qt::AlignLeft);
     chart_style::keepAxesReadable(m_chart);
+    chart_style::groupDigits(m_chart);
     bars->attachAxis(m_strategyAxis);
     bars->attachAxis(m_bytesAxis);
 

@@ -1,6 +1,7 @@
 #include "ui/charts/stage_memory_chart.h"
 
 #include "core/units.h"
+#include "ui/charts/bar_labels.h"
 #include "ui/charts/chart_style.h"
 #include "ui/units.h"
 
@@ -57,6 +58,7 @@ StageMemoryChart::StageMemoryChart(QWidget *parent)
     m_chart->addAxis(m_stageAxis, Qt::AlignBottom);
     m_chart->addAxis(m_memoryAxis, Qt::AlignLeft);
     chart_style::keepAxesReadable(m_chart);
+    chart_style::groupDigits(m_chart);
     // The capacity line spans the bars on a hidden value axis over the same range.
     m_lineAxis->setVisible(false);
     // It numbers the stages when the categories have no room for their labels.
@@ -86,6 +88,8 @@ StageMemoryChart::StageMemoryChart(QWidget *parent)
         series->attachAxis(m_memoryAxis);
         series->setVisible(false);
     }
+
+    m_totals = new BarLabels(m_chart, m_bars, m_memoryAxis);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -162,6 +166,16 @@ void StageMemoryChart::setReport(const core::Report &report, const core::Report 
     m_memoryAxis->setTitleText(tr("Memory per device (%1)").arg(units::largeName()));
 
     chart_style::setNiceRange(m_memoryAxis, std::max(peak, capacity));
+
+    QList<QPointF> tops;
+    QStringList texts;
+    for (const auto &stage : report.stages) {
+        tops << QPointF(stage.index, toGb(stage.totalBytes));
+        texts << chartNumber(toGb(stage.totalBytes));
+    }
+    m_totals->setLines(m_compareCapacity->isVisible() ? QList<qreal>{capacity, capacityB}
+                                                      : QList<qreal>{capacity});
+    m_totals->setLabels(tops, texts);
 }
 
 void StageMemoryChart::labelStages()

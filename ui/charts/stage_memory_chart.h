@@ -15,6 +15,8 @@ class QValueAxis;
 
 namespace ui {
 
+class BarLabels;
+
 // Memory of one device per pipeline stage, as stacked bars by term, with a
 // line at the device's capacity. Qt Charts stays inside this class.
 class StageMemoryChart : public QWidget
@@ -40,6 +42,8 @@ public:
     // The stage labels as shown: "Stage 3" where there is room, "3" where not, and every
     // n-th number (the others blank) where even numbers would not fit, as at K = 64.
     QStringList shownLabels() const;
+    // Each stage's total above its bar ("38.4"), clear of the capacity line.
+    const BarLabels *totals() const { return m_totals; }
 
 private:
     void labelStages();
@@ -60,6 +64,7 @@ private:
     QBarCategoryAxis *m_stageAxis;
     QValueAxis *m_memoryAxis;
     QValueAxis *m_lineAxis;
+    BarLabels *m_totals;
 };
 
 } // namespace ui

@@ -1,5 +1,6 @@
 #include "ui/charts/timeline_page.h"
 
+#include "io/text.h"
 #include "ui/charts/bubble_page.h"
 #include "ui/charts/step_time_page.h"
 #include "ui/charts/timeline_chart.h"
@@ -7,9 +8,67 @@
 #include "ui/formula_panel.h"
 #include "ui/playhead.h"
 
+#include <QEvent>
+#include <QLabel>
 #include <QObject>
+#include <QVBoxLayout>
 
 namespace ui {
+
+namespace {
+
+// The exported schedule with a title above it, bold and a little larger than the chart's
+// text as the step-time chart's, following the font the export gives it.
+class TitledTimeline : public QWidget
+{
+public:
+    TitledTimeline(const QString &title, QWidget *parent)
+        : QWidget(parent), m_title(new QLabel(title)), m_chart(new TimelineChart)
+    {
+        m_title->setObjectName(QStringLiteral("title"));
+        m_title->setAlignment(Qt::AlignCenter);
+        auto *layout = new QVBoxLayout(this);
+        layout->setContentsMargins(0, 0, 0, 0);
+        layout->addWidget(m_title);
+        layout->addWidget(m_chart, 1);
+        fitTitleFont();
+    }
+
+    TimelineChart *chart() const { return m_chart; }
+
+protected:
+    void changeEvent(QEvent *event) override
+    {
+        if (event->type() == QEvent::FontChange)
+            fitTitleFont();
+        QWidget::changeEvent(event);
+    }
+
+private:
+    void fitTitleFont()
+    {
+        QFont title = font();
+        title.setBold(true);
+        title.setPointSizeF(title.pointSizeF() * 1.15);
+        m_title->setFont(title);
+    }
+
+    QLabel *m_title;
+    TimelineChart *m_chart;
+};
+
+} // namespace
+
+QString TimelinePage::imageTitle(const core::Scenario &s)
+{
+    QString schedule = io::qs(core::toString(s.schedule));
+    if (s.schedule == core::Schedule::interleaved)
+        schedule += QStringLiteral(" (v = %1)").arg(s.virtualStages);
+    return QObject::tr("Schedule, K = %1 stages, m = %2 micro-batches, %3")
+        .arg(s.pp)
+        .arg(s.microbatches)
+        .arg(schedule);
+}
 
 QString TimelinePage::title() const
 {
@@ -53,9 +112,9 @@ void TimelinePage::update(const ChartInputs &inputs)
 
 std::unique_ptr<QWidget> TimelinePage::createImage(const ChartInputs &inputs, QWidget *parent) const
 {
-    auto chart = std::make_unique<TimelineChart>(parent);
-    chart->setReport(inputs.report);
-    return chart;
+    auto image = std::make_unique<TitledTimeline>(imageTitle(inputs.scenario), parent);
+    image->chart()->setReport(inputs.report);
+    return image;
 }
 
 QString TimelinePage::formulas(const ChartInputs &inputs) const

@@ -4,6 +4,7 @@
 #include "core/framework.h"
 #include "io/save_file.h"
 #include "io/text.h"
+#include "ui/charts/chart_style.h"
 
 #include <QApplication>
 #include <QBuffer>
@@ -15,6 +16,8 @@
 #include <QSvgGenerator>
 #include <QVBoxLayout>
 #include <QWidget>
+#include <algorithm>
+#include <cmath>
 
 namespace ui::chart_export {
 
@@ -42,22 +45,36 @@ class Prepared
 {
 public:
     Prepared(const ChartPage &page, const Inputs &inputs, const Options &options)
-        : m_size(options.size), m_container(std::make_unique<QWidget>())
+        : m_size(options.size), m_padding(int(std::lround(kCaptionPadding * textScale(m_size)))),
+          m_container(std::make_unique<QWidget>())
     {
         m_container->setAttribute(Qt::WA_DontShowOnScreen);
         m_container->setPalette(lightPalette());
         m_container->setAutoFillBackground(true);
+        // Painted charts (timeline, step time) and the caption follow the container's font,
+        // Qt Charts' items are scaled below, as presentation mode scales them.
+        const double scale = textScale(m_size);
+        QFont font = QApplication::font();
+        font.setPointSizeF(font.pointSizeF() * scale);
+        m_container->setFont(font);
+        // The caption is a footnote: smaller than the chart's text, so that the scenario,
+        // version and date fit one line of a 16:9 export.
+        m_captionFont = QApplication::font();
+        m_captionFont.setPointSizeF(m_captionFont.pointSizeF() * std::max(1.0, 0.7 * scale));
         if (options.caption) {
             m_caption =
                 captionText(inputs, options.date.isNull() ? QDate::currentDate() : options.date);
-            m_captionHeight = m_container->fontMetrics().height() + 2 * kCaptionPadding;
+            m_captionHeight = QFontMetrics(m_captionFont).height() + 2 * m_padding;
         }
         // Built inside the light container, so that colours a chart reads from its
         // palette while it is constructed are light-scheme colours too.
         // A margin, so that labels drawn at a chart's edge do not touch the image's.
         auto *layout = new QVBoxLayout(m_container.get());
-        layout->setContentsMargins(kMargin, kMargin, kMargin, kMargin);
-        layout->addWidget(page.createImage(inputs, m_container.get()).release());
+        const int margin = int(std::lround(kMargin * scale));
+        layout->setContentsMargins(margin, margin, margin, margin);
+        QWidget *chart = page.createImage(inputs, m_container.get()).release();
+        layout->addWidget(chart);
+        chart_style::setExportScale(chart, scale);
         m_container->resize(m_size.width(), m_size.height() - m_captionHeight);
         m_container->show();
         // Qt Charts lays out its scene in posted events; no animation runs.
@@ -88,21 +105,29 @@ private:
         painter.save();
         painter.setRenderHint(QPainter::Antialiasing, false);
         painter.fillRect(QRect(strip.topLeft(), QSize(strip.width(), 1)), QColor(0xCC, 0xCC, 0xCC));
-        painter.setFont(m_container->font());
+        painter.setFont(m_captionFont);
         painter.setPen(QColor(0x44, 0x44, 0x44));
-        const QRect text = strip.adjusted(2 * kCaptionPadding, 0, -2 * kCaptionPadding, 0);
+        const QRect text = strip.adjusted(2 * m_padding, 0, -2 * m_padding, 0);
         painter.drawText(text, Qt::AlignLeft | Qt::AlignVCenter,
-                         fittedCaption(m_caption, m_container->fontMetrics(), text.width()));
+                         fittedCaption(m_caption, QFontMetrics(m_captionFont), text.width()));
         painter.restore();
     }
 
     QSize m_size;
+    int m_padding; // around the caption's line
     std::unique_ptr<QWidget> m_container;
+    QFont m_captionFont;
     QString m_caption;
     int m_captionHeight = 0;
 };
 
 } // namespace
+
+double textScale(QSize size)
+{
+    return std::max(1.0, std::min(double(size.width()) / kReferenceSize.width(),
+                                  double(size.height()) / kReferenceSize.height()));
+}
 
 QString chartIds()
 {

@@ -43,6 +43,13 @@ struct Options
     QDate date; // printed in the caption; null means today
 };
 
+// Text and lines grow with the image: an export looks the same at every size, as a chart
+// in the window looks at kReferenceSize, so that a 1600×1000 image pasted across a 16:9
+// slide keeps its text readable from the back of the room (README, "Export for slides").
+// The factor is the smaller of width and height over the reference's, at least 1.
+constexpr QSize kReferenceSize{800, 500};
+double textScale(QSize size);
+
 constexpr int kMinScale = 1;
 constexpr int kMaxScale = 4;
 // Smaller than this, a chart's axes and legend overlap.
