@@ -7,6 +7,7 @@
 #include <QChartView>
 #include <QFontMetricsF>
 #include <QLegend>
+#include <QLocale>
 #include <QPalette>
 #include <QValueAxis>
 #include <QXYSeries>

@@ -88,8 +88,8 @@ int MemoryStepPanel::stage() const
 
 int MemoryStepPanel::pickedStage() const
 {
-    const QVariant data = m_stage->currentData();
-    return data.isValid() ? data.toInt() : -1;
+    const QVariant picked = m_stage->currentData();
+    return picked.isValid() ? picked.toInt() : -1;
 }
 
 void MemoryStepPanel::setInputs(const ChartInputs &inputs)
