@@ -656,9 +656,10 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
                             ? options.pipelineCache->inflight(pipeIn)
                             : inflightMicrobatches(pipeIn.schedule, pipeIn.stages,
                                                    pipeIn.microbatches, pipeIn.virtualStages);
-    else
-        pipe = options.pipelineCache && !keepTimeline ? options.pipelineCache->simulate(pipeIn)
-                                                      : simulatePipeline(pipeIn, keepTimeline);
+    else if (options.pipelineCache && !keepTimeline)
+        pipe = options.pipelineCache->simulate(pipeIn);
+    else // moved, not copied: at K=64, m=1024 the timeline is 131,072 blocks
+        pipe = simulatePipeline(pipeIn, keepTimeline);
     r.bubbleFraction = pipe.bubbleFraction;
     r.makespanS = pipe.makespan;
     if (auto why = noTimingReason(s, model, device)) {

@@ -76,7 +76,7 @@ void MemoryStepChart::setTimeline(core::MemoryTimeline timeline, const QString &
     m_sweeping = false;
     if (m_timeline.points.empty())
         m_message = tr("No schedule to show.");
-    m_valid = false;
+    invalidate();
     update();
 }
 
@@ -85,7 +85,7 @@ void MemoryStepChart::setMessage(const QString &message)
     m_timeline = {};
     m_bands.clear();
     m_message = message;
-    m_valid = false;
+    invalidate();
     update();
 }
 
@@ -112,7 +112,7 @@ void MemoryStepChart::setVisibleRange(double start, double end)
         return;
     m_viewStart = start;
     m_viewEnd = end;
-    m_valid = false;
+    invalidate();
     update();
 }
 
@@ -216,7 +216,22 @@ int MemoryStepChart::legendWidth() const
     return widest > 0 ? widest + fm.height() + 3 * kMemoryStepPad : 0;
 }
 
+void MemoryStepChart::invalidate()
+{
+    m_valid = false;
+    m_plotCache.reset();
+    m_topCache.reset();
+}
+
 QRect MemoryStepChart::plotRect() const
+{
+    // Measured once per size, font and timeline: every point's x and y ask for it.
+    if (!m_plotCache)
+        m_plotCache = measurePlot();
+    return *m_plotCache;
+}
+
+QRect MemoryStepChart::measurePlot() const
 {
     const QFontMetrics fm = fontMetrics();
     const int left = fm.height() + kMemoryStepPad + fm.horizontalAdvance(QStringLiteral("0000.0")) +
@@ -229,6 +244,13 @@ QRect MemoryStepChart::plotRect() const
 }
 
 double MemoryStepChart::topBytes() const
+{
+    if (!m_topCache)
+        m_topCache = measureTop();
+    return *m_topCache;
+}
+
+double MemoryStepChart::measureTop() const
 {
     // 8 % above the higher of the peak and the capacity, rounded to a tick.
     const double highest = std::max(double(peakBytes()), double(m_timeline.capacityBytes));
@@ -298,14 +320,14 @@ void MemoryStepChart::rebuild()
 
 void MemoryStepChart::resizeEvent(QResizeEvent *event)
 {
-    m_valid = false;
+    invalidate();
     QWidget::resizeEvent(event);
 }
 
 void MemoryStepChart::changeEvent(QEvent *event)
 {
     if (event->type() == QEvent::FontChange || event->type() == QEvent::PaletteChange)
-        m_valid = false;
+        invalidate();
     QWidget::changeEvent(event);
 }
 

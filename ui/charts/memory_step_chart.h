@@ -6,6 +6,7 @@
 #include <QString>
 #include <QStringList>
 #include <QWidget>
+#include <optional>
 #include <vector>
 
 namespace ui {
@@ -98,6 +99,13 @@ private:
 
     // In pixels, rebuilt when the timeline, the range or the size changes.
     bool m_valid = false;
+    // The plot's rectangle and the memory axis's top, kept until the size, the font or the
+    // timeline changes (invalidate()).
+    mutable std::optional<QRect> m_plotCache;
+    mutable std::optional<double> m_topCache;
+    void invalidate();
+    QRect measurePlot() const;
+    double measureTop() const;
     QPolygonF m_activations; // the activations' area above the flat bands
     QPolygonF m_cached;      // the cached outputs' area above the activations
     QPolygonF m_total;       // the outline of the total

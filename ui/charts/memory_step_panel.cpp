@@ -46,7 +46,9 @@ MemoryStepPanel::MemoryStepPanel(Playhead *playhead, QWidget *parent)
     m_stage->setObjectName(QStringLiteral("memoryStage"));
     m_stage->setToolTip(tr("The pipeline stage whose device is drawn; at first the one with "
                            "the highest peak"));
-    m_stage->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // Wide enough for "Highest peak (63)" without measuring every item on each change.
+    m_stage->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_stage->setMinimumContentsLength(18);
     m_play->setObjectName(QStringLiteral("memoryPlay"));
     m_play->setText(tr("&Play / pause"));
     m_play->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
@@ -95,19 +97,26 @@ int MemoryStepPanel::pickedStage() const
 void MemoryStepPanel::setInputs(const ChartInputs &inputs)
 {
     m_scenario = inputs.scenario;
-    m_report = inputs.report;
+    m_report = &inputs.report;
     m_presets = &inputs.presets;
     // The first entry follows the report's highest stage; the others name one.
     const int picked = m_stage->currentIndex();
     const int count = static_cast<int>(inputs.report.stages.size());
     const int highest = core::highestStage(inputs.report);
     {
+        // Rebuilt only when the stages change: each item added lays the combo box (and the
+        // window around it) out again, 65 times at K = 64 on every edit otherwise.
         const QSignalBlocker block(m_stage);
-        m_stage->clear();
-        m_stage->addItem(tr("Highest peak (%1)").arg(highest), -1);
-        for (int i = 0; i < count; ++i)
-            m_stage->addItem(tr("Stage %1").arg(i), i);
-        m_stage->setCurrentIndex(picked > 0 && picked <= count ? picked : 0);
+        if (m_stage->count() != count + 1) {
+            m_stage->clear();
+            m_stage->addItem(tr("Highest peak (%1)").arg(highest), -1);
+            for (int i = 0; i < count; ++i)
+                m_stage->addItem(tr("Stage %1").arg(i), i);
+            m_stage->setCurrentIndex(picked > 0 && picked <= count ? picked : 0);
+        } else if (const QString first = tr("Highest peak (%1)").arg(highest);
+                   m_stage->itemText(0) != first) {
+            m_stage->setItemText(0, first);
+        }
     }
     redraw();
 }

@@ -53,7 +53,10 @@ private:
     QToolButton *m_play;
     QLabel *m_summary;
     std::optional<core::Scenario> m_scenario;
-    std::optional<core::Report> m_report;
+    // The report drawn from, not a copy (its schedule is 131,072 blocks at K = 64, m = 1024):
+    // the document's last valid report, which the window updates this page for whenever it
+    // changes while the page shows, or an export's, which outlives the image.
+    const core::Report *m_report = nullptr;
     const core::Presets *m_presets = nullptr;
 };
 
