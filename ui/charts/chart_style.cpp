@@ -5,6 +5,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QCoreApplication>
 #include <QFontMetricsF>
 #include <QLegend>
 #include <QLocale>
@@ -106,6 +107,25 @@ void groupDigits(QChart *chart)
     // Qt Charts formats "%.0f" with the chart's locale when asked to; English groups digits.
     chart->setLocale(QLocale(QLocale::English, QLocale::UnitedStates));
     chart->setLocalizeNumbers(true);
+}
+
+double timeAxisUnit(double end, bool layerUnits, QString *name)
+{
+    const auto tr = [](const char *text) { return QCoreApplication::translate("TimeAxis", text); };
+    if (layerUnits) {
+        *name = tr("layer-time units");
+        return 1;
+    }
+    if (end >= 1) {
+        *name = tr("s");
+        return 1;
+    }
+    if (end >= 1e-3) {
+        *name = tr("ms");
+        return 1e-3;
+    }
+    *name = tr("µs");
+    return 1e-6;
 }
 
 bool isDark(const QPalette &palette)

@@ -87,6 +87,10 @@ void groupDigits(QChart *chart);
 // Light or dark, from the palette's window colour (Qt 6.4 has no colour-scheme
 // query): backgrounds, text and grid of a chart follow it; series keep their
 // colour-blind-safe colours.
+// The unit a time axis ending at `end` seconds is labelled in: "s", "ms" or "µs" (or
+// layer-time units for an untimed schedule), written to `name`; returns its size in seconds.
+double timeAxisUnit(double end, bool layerUnits, QString *name);
+
 bool isDark(const QPalette &palette);
 void applyPalette(QChart *chart, const QPalette &palette);
 

@@ -147,20 +147,7 @@ int MemoryStepChart::drawnPoints() const
 
 double MemoryStepChart::timeUnit(QString *name) const
 {
-    if (m_layerUnits) {
-        *name = tr("layer-time units");
-        return 1;
-    }
-    if (m_viewEnd >= 1) {
-        *name = tr("s");
-        return 1;
-    }
-    if (m_viewEnd >= 1e-3) {
-        *name = tr("ms");
-        return 1e-3;
-    }
-    *name = tr("µs");
-    return 1e-6;
+    return chart_style::timeAxisUnit(m_viewEnd, m_layerUnits, name);
 }
 
 QString MemoryStepChart::timeAxisTitle() const

@@ -657,20 +657,7 @@ void TimelineChart::paintEvent(QPaintEvent *)
 
 double TimelineChart::axisUnit(QString *name) const
 {
-    if (m_units) {
-        *name = tr("layer-time units");
-        return 1;
-    }
-    if (m_viewEnd >= 1) {
-        *name = tr("s");
-        return 1;
-    }
-    if (m_viewEnd >= 1e-3) {
-        *name = tr("ms");
-        return 1e-3;
-    }
-    *name = tr("µs");
-    return 1e-6;
+    return chart_style::timeAxisUnit(m_viewEnd, m_units, name);
 }
 
 QString TimelineChart::axisTitle() const
