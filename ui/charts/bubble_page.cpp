@@ -82,7 +82,7 @@ QString BubblePage::bubbleFormulas(const core::Scenario &s, const core::Report &
     return out;
 }
 
-// The closed-form curves the chart draws, then the scenario's simulated point.
+// The closed-form curves the chart draws, then the scenario's point and its simulation.
 ChartData BubblePage::data(const ChartInputs &inputs) const
 {
     const core::Scenario &s = inputs.scenario;
@@ -98,9 +98,15 @@ ChartData BubblePage::data(const ChartInputs &inputs) const
             d.rows << QList<ChartValue>{
                 QStringLiteral("curve"), io::qs(core::toString(curve.schedule)),
                 qint64(curve.virtualStages), qint64(point.microbatches), point.fraction};
-    d.rows << QList<ChartValue>{QStringLiteral("current"), io::qs(core::toString(s.schedule)),
-                                qint64(s.virtualStages), qint64(s.microbatches),
-                                inputs.report.bubbleFraction};
+    // The marker sits on the curve (the closed form where it holds); the simulation, with the
+    // end stages' work and the sends, is named beside it.
+    const core::Report &r = inputs.report;
+    const QString schedule = io::qs(core::toString(s.schedule));
+    d.rows << QList<ChartValue>{QStringLiteral("current"), schedule, qint64(s.virtualStages),
+                                qint64(s.microbatches),
+                                r.bubbleFractionClosedForm.value_or(r.bubbleFraction)};
+    d.rows << QList<ChartValue>{QStringLiteral("simulated"), schedule, qint64(s.virtualStages),
+                                qint64(s.microbatches), r.bubbleFraction};
     return d;
 }
 
