@@ -138,7 +138,7 @@ private Q_SLOTS:
         QVERIFY(expected.size() <= rows);
 
         // CSV: a header naming every column with its unit, then one record per row.
-        const QList<QStringList> csv = parseCsv(de::toCsv(data));
+        const QList<QStringList> csv = parseCsv(io::toCsv(data));
         QCOMPARE(csv.size(), rows + 1);
         QCOMPARE(csv.front().size(), data.columns.size());
         for (qsizetype i = 0; i < data.columns.size(); ++i) {
@@ -159,15 +159,15 @@ private Q_SLOTS:
 
         // JSON: the same columns and values.
         QJsonParseError error;
-        const QJsonDocument json = QJsonDocument::fromJson(de::toJson(data, chart), &error);
+        const QJsonDocument json = QJsonDocument::fromJson(io::toJson(data, chart), &error);
         QCOMPARE(error.error, QJsonParseError::NoError);
         const QJsonObject root = json.object();
         QCOMPARE(root.value("chart").toString(), chart);
         QCOMPARE(root.value("title").toString(), data.title);
         const QJsonArray columns = root.value("columns").toArray();
         QCOMPARE(columns.size(), data.columns.size());
-        QCOMPARE(de::header({columns[at].toObject().value("name").toString(),
-                             columns[at].toObject().value("unit").toString()}),
+        QCOMPARE(io::dataHeader({columns[at].toObject().value("name").toString(),
+                                 columns[at].toObject().value("unit").toString()}),
                  column);
         const QJsonArray jsonRows = root.value("rows").toArray();
         QCOMPARE(jsonRows.size(), rows);
@@ -193,8 +193,8 @@ private Q_SLOTS:
         ui::ChartData data;
         data.columns = {{"name", {}}, {"size", "bytes"}, {"none", {}}};
         data.rows = {{text, 0.1, std::monostate()}};
-        QCOMPARE(de::toCsv(data), "name,size (bytes),none\r\n" + field + ",0.1,\r\n");
-        const QList<QStringList> parsed = parseCsv(de::toCsv(data));
+        QCOMPARE(io::toCsv(data), "name,size (bytes),none\r\n" + field + ",0.1,\r\n");
+        const QList<QStringList> parsed = parseCsv(io::toCsv(data));
         QCOMPARE(parsed.size(), 2);
         QCOMPARE(parsed[1][0], text);
     }

@@ -7,7 +7,7 @@
 #include <QStringList>
 #include <optional>
 
-// A chart's numbers (ChartPage::data) as CSV or JSON: the one writer of the window's
+// A chart's numbers (ChartPage::data) as CSV or JSON (io/data_table.h): the files of the window's
 // File → Export Chart Data… and of `parascope export --out FILE.csv|.json`.
 namespace ui::data_export {
 
@@ -21,17 +21,6 @@ QString suffix(Format format);
 std::optional<Format> formatFromSuffix(const QString &suffix);
 // The format a file name's extension names ("stages.CSV" -> csv).
 std::optional<Format> formatOf(const QString &path);
-
-// A column's header: "total (bytes)", or the bare name when it has no unit.
-QString header(const ChartColumn &column);
-
-// RFC 4180: a header line, then one line per row, CRLF-terminated; a field with a comma, a
-// quote or a line break is quoted, its quotes doubled. Numbers at full precision (the
-// shortest text that reads back as the same double); an empty cell is an empty field.
-QByteArray toCsv(const ChartData &data);
-// {"chart": id, "title": ..., "columns": [{"name", "unit"}], "rows": [[...]]}; an empty cell
-// or a number that is not finite is null.
-QByteArray toJson(const ChartData &data, const QString &chartId);
 
 QByteArray encode(const ChartPage &page, const ChartInputs &inputs, Format format);
 
