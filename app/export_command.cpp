@@ -7,6 +7,7 @@
 #include "io/shared_options.h"
 #include "io/text.h"
 #include "ui/export/chart_export.h"
+#include "ui/export/data_export.h"
 #include "ui/units.h"
 
 #include <QCommandLineParser>
@@ -20,6 +21,7 @@ namespace cli {
 namespace {
 
 namespace ce = ui::chart_export;
+namespace de = ui::data_export;
 
 // Large enough for a poster at 4×; larger images exhaust memory before they help.
 constexpr int kMaxPixels = 16384;
@@ -53,7 +55,8 @@ int runExport(const QStringList &arguments)
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Render charts to PNG or SVG files, as the window's File → Export does, without a "
-        "display. Each image has a caption with the scenario, the date and the version."));
+        "display. Each image has a caption with the scenario, the date and the version. A .csv "
+        "or .json file gets the chart's numbers instead, at full precision."));
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     const ce::Options defaults;
     auto option = [&parser](const char *name, const QString &help, const char *value = nullptr,
@@ -68,12 +71,18 @@ int runExport(const QStringList &arguments)
     const auto chart =
         option("chart", QStringLiteral("The chart: %1, or all.").arg(ce::chartIds()), "NAME|all");
     const auto outPath = option("out",
-                                QStringLiteral("The file to write (.png or .svg); with --chart "
+                                QStringLiteral("The file to write: an image (.png or .svg) or "
+                                               "the chart's data (.csv or .json); with --chart "
                                                "all, a folder (created if missing)."),
                                 "PATH");
     const auto image =
         option("image", QStringLiteral("Image format for --chart all: png or svg (default png)."),
                "png|svg");
+    const auto dataOption =
+        option("data",
+               QStringLiteral("Write the charts' numbers instead of images: csv or json (a single "
+                              "file takes it from its extension)."),
+               "csv|json");
     const auto size =
         option("size", QStringLiteral("Size in logical pixels, the caption included."), "WxH",
                QStringLiteral("%1x%2").arg(defaults.size.width()).arg(defaults.size.height()));
@@ -167,22 +176,42 @@ int runExport(const QStringList &arguments)
             return fail(QStringLiteral("--image"),
                         QStringLiteral("expected png or svg, got '%1'").arg(parser.value(image)));
     }
+    std::optional<de::Format> dataFormat;
+    if (parser.isSet(dataOption)) {
+        dataFormat = de::formatFromSuffix(parser.value(dataOption));
+        if (!dataFormat)
+            return fail(
+                QStringLiteral("--data"),
+                QStringLiteral("expected csv or json, got '%1'").arg(parser.value(dataOption)));
+        if (imageFormat)
+            return fail(QStringLiteral("--data"), QStringLiteral("writes data, not images: leave "
+                                                                 "out --image"));
+    }
     if (!parser.isSet(outPath) || parser.value(outPath).isEmpty())
-        return fail(QStringLiteral("--out"), all ? QStringLiteral("required: a folder")
-                                                 : QStringLiteral("required: a .png or .svg file"));
+        return fail(QStringLiteral("--out"),
+                    all ? QStringLiteral("required: a folder")
+                        : QStringLiteral("required: a .png, .svg, .csv or .json file"));
     const QString target = parser.value(outPath);
     ce::Format format = imageFormat.value_or(ce::Format::png);
     if (!all) {
         const auto byName = ce::formatOf(target);
-        if (!byName)
+        const auto dataByName = de::formatOf(target);
+        if (!byName && !dataByName)
             return fail(QStringLiteral("--out"),
-                        QStringLiteral("expected a file name ending in .png or .svg, got '%1'")
+                        QStringLiteral("expected a file name ending in .png, .svg, .csv or .json, "
+                                       "got '%1'")
                             .arg(target));
-        if (imageFormat && *imageFormat != *byName)
+        if (imageFormat && imageFormat != byName)
             return fail(QStringLiteral("--image"),
                         QStringLiteral("%1 does not match the extension of '%2'")
                             .arg(parser.value(image), target));
-        format = *byName;
+        if (dataFormat && dataFormat != dataByName)
+            return fail(QStringLiteral("--data"),
+                        QStringLiteral("%1 does not match the extension of '%2'")
+                            .arg(parser.value(dataOption), target));
+        if (byName)
+            format = *byName;
+        dataFormat = dataByName;
     }
 
     core::Presets presets;
@@ -203,14 +232,23 @@ int runExport(const QStringList &arguments)
             return fail(QStringLiteral("--out"),
                         QStringLiteral("cannot create the folder '%1'").arg(target));
         for (const auto &page : charts)
-            paths << ce::chartPath(target, *page, format);
+            paths << (dataFormat ? de::dataPath(target, *page, *dataFormat)
+                                 : ce::chartPath(target, *page, format));
     } else {
         paths << target;
     }
     // All or none: a chart that cannot be written leaves every old file as it was.
     QStringList written;
-    const auto reason =
-        ce::writeCharts(charts, {scenario, presets, report}, options, format, paths, &written);
+    const ui::ChartInputs inputs{scenario, presets, report};
+    std::optional<QString> reason;
+    if (dataFormat) {
+        QList<const ui::ChartPage *> pages;
+        for (const auto &page : charts)
+            pages << page.get();
+        reason = de::writeData(pages, inputs, *dataFormat, paths, &written);
+    } else {
+        reason = ce::writeCharts(charts, inputs, options, format, paths, &written);
+    }
     for (const QString &path : std::as_const(written))
         out << QDir::toNativeSeparators(path) << Qt::endl;
     if (reason)

@@ -80,7 +80,12 @@ int runPlan(const QStringList &arguments)
         "default), cost (device-hours per million tokens) or energy (joules per million tokens "
         "at the device's TDP); cost and energy search every device count that divides N.",
         "time|cost|energy", QStringLiteral("time"));
-    const QCommandLineOption presetsFile = io::presetsOption(), format = formatOption();
+    const QCommandLineOption presetsFile = io::presetsOption();
+    // text and json as every command; csv, the candidates' table for a spreadsheet.
+    const QCommandLineOption format(
+        QStringLiteral("format"),
+        QStringLiteral("Output format: text, json or csv (the candidates, one row each)."),
+        QStringLiteral("text|json|csv"), QStringLiteral("text"));
     parser.addOption(presetsFile);
     parser.addOption(format);
     parser.addPositionalArgument(QStringLiteral("scenario"),
@@ -92,9 +97,13 @@ int runPlan(const QStringList &arguments)
     standard.addTo(parser);
     if (int status = parseStandard(parser, standard, arguments); status >= 0)
         return status;
-    bool json = false;
-    if (int status = isJson(parser, format, json); status >= 0)
-        return status;
+    const QString formatText = parser.value(format);
+    if (formatText != QLatin1String("text") && formatText != QLatin1String("json") &&
+        formatText != QLatin1String("csv"))
+        return fail(QStringLiteral("--format"),
+                    QStringLiteral("expected text, json or csv, got '%1'").arg(formatText));
+    const bool json = formatText == QLatin1String("json");
+    const bool csv = formatText == QLatin1String("csv");
 
     core::PlanRequest request;
     if (int status = positive(parser, devices, request.devices, core::limits::kPlanDevices);
@@ -136,7 +145,9 @@ int runPlan(const QStringList &arguments)
     const core::ModelSpec &model = *core::resolveModel(request.base, presets);
     const core::DeviceSpec &device = *core::resolveDevice(request.base, presets);
     QTextStream out(stdout);
-    if (json)
+    if (csv)
+        out << QString::fromUtf8(io::toCsv(io::planTable(result.candidates)));
+    else if (json)
         out << QJsonDocument(io::planToJson(request, result, io::qs(model.id), io::qs(device.id)))
                    .toJson(QJsonDocument::Indented);
     else

@@ -7,6 +7,7 @@
 #include <QJsonArray>
 #include <QTextStream>
 #include <cmath>
+#include <type_traits>
 
 namespace io {
 
@@ -231,6 +232,42 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
         s << layoutText(c) << '\n';
     }
     return out;
+}
+
+DataTable planTable(const std::vector<core::PlanCandidate> &candidates)
+{
+    DataTable table;
+    table.title = QStringLiteral("Planner candidates");
+    table.columns << DataColumn{QStringLiteral("rank"), {}};
+    core::forEachLayoutField([&table](const auto &field) {
+        table.columns << DataColumn{qs(field.key), {}};
+    });
+    table.columns << DataColumn{QStringLiteral("step time"), QStringLiteral("s")}
+                  << DataColumn{QStringLiteral("tokens per second"), QStringLiteral("tokens/s")}
+                  << DataColumn{QStringLiteral("mfu"), QStringLiteral("fraction")}
+                  << DataColumn{QStringLiteral("bubble"), QStringLiteral("fraction")}
+                  << DataColumn{QStringLiteral("peak stage memory"), QStringLiteral("bytes")}
+                  << DataColumn{QStringLiteral("cost"), QStringLiteral("device-hours/Mtoken")}
+                  << DataColumn{QStringLiteral("energy"), QStringLiteral("J/Mtoken")};
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        const core::PlanCandidate &c = candidates[i];
+        QList<DataValue> row{qint64(i + 1)};
+        core::forEachLayoutField([&row, &c](const auto &field) {
+            const auto value = c.*field.layout;
+            using T = std::decay_t<decltype(value)>;
+            if constexpr (std::is_same_v<T, bool>)
+                row << (value ? QStringLiteral("true") : QStringLiteral("false"));
+            else if constexpr (std::is_enum_v<T>)
+                row << qs(core::toString(value));
+            else
+                row << qint64(value);
+        });
+        row << c.stepTimeS << c.tokensPerS << c.mfuAchieved << c.bubbleFraction
+            << qint64(c.peakStageBytes) << c.deviceHoursPerMTokens
+            << (c.energyJPerMTokens ? DataValue(*c.energyJPerMTokens) : DataValue());
+        table.rows << row;
+    }
+    return table;
 }
 
 } // namespace io

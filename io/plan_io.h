@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/planner.h"
+#include "io/data_table.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -16,6 +17,11 @@ QJsonObject planToJson(const core::PlanRequest &request, const core::PlanResult 
                        const QString &modelId, const QString &deviceId);
 QString planToText(const core::PlanRequest &request, const core::PlanResult &result,
                    const QString &modelName, const QString &deviceName);
+
+// The candidates as a table, one row per layout in rank order: `parascope plan --format csv`
+// and the Planner's Export CSV… write it (io::toCsv). The layout's columns are the scenario
+// keys of core::kLayoutFields; numbers at full precision, sizes in bytes.
+DataTable planTable(const std::vector<core::PlanCandidate> &candidates);
 
 // "1f1b", "interleaved v=2".
 QString scheduleText(const core::PlanLayout &layout);

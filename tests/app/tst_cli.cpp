@@ -641,8 +641,9 @@ private Q_SLOTS:
                                               "format",    "presets"} +
                                       standard;
         QTest::addRow("export") << "export"
-                                << QStringList{"set",   "chart", "out",        "image", "size",
-                                               "scale", "units", "no-caption", "date",  "presets"} +
+                                << QStringList{"set",        "chart", "out",    "image",
+                                               "data",       "size",  "scale",  "units",
+                                               "no-caption", "date",  "presets"} +
                                        standard;
     }
 

@@ -6,6 +6,9 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMap>
 #include <QProcess>
 #include <QRegularExpression>
@@ -315,6 +318,51 @@ private Q_SLOTS:
             QVERIFY(svgText(QDir(folder).filePath("timeline.svg")).contains("T=4 K=4"));
     }
 
+    // Issue #18 §5: a chart's numbers, the format from --out's extension; both formats hold
+    // the same values (the stage totals of the default scenario, in bytes).
+    void dataFiles()
+    {
+        const QString csvPath = m_dir.filePath("stages.csv");
+        const QString jsonPath = m_dir.filePath("stages.JSON");
+        Run r = run({"--chart", "memory", "--out", csvPath});
+        QCOMPARE(r.status, 0);
+        QCOMPARE(r.out.trimmed(), QDir::toNativeSeparators(csvPath));
+        r = run({"--chart", "memory", "--out", jsonPath, "--data", "json"});
+        QCOMPARE(r.status, 0);
+        QFile csvFile(csvPath);
+        QVERIFY(csvFile.open(QIODevice::ReadOnly));
+        const QStringList lines =
+            QString::fromUtf8(csvFile.readAll()).split("\r\n", Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 1 + 4); // the header and K = 4 stages
+        const qsizetype total = lines[0].split(',').indexOf("total (bytes)");
+        QVERIFY2(total >= 0, qPrintable(lines[0]));
+        QFile jsonFile(jsonPath);
+        QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+        const QJsonObject json = QJsonDocument::fromJson(jsonFile.readAll()).object();
+        QCOMPARE(json.value("chart").toString(), "memory");
+        const QJsonArray rows = json.value("rows").toArray();
+        QCOMPARE(rows.size(), 4);
+        for (qsizetype i = 0; i < rows.size(); ++i) {
+            bool ok = false;
+            const qint64 fromCsv = lines[i + 1].split(',')[total].toLongLong(&ok);
+            QVERIFY(ok);
+            QVERIFY(fromCsv > 1'000'000'000);
+            QCOMPARE(rows[i].toArray()[total].toInteger(), fromCsv);
+        }
+    }
+
+    void allData()
+    {
+        const QString folder = m_dir.filePath("all-data");
+        const Run r = run({"--chart", "all", "--out", folder, "--data", "csv"});
+        QCOMPARE(r.status, 0);
+        const QStringList names{"bubble",    "memory",   "timeline",  "memory-over-step",
+                                "step-time", "sharding", "model-size"};
+        for (const QString &name : names)
+            QVERIFY(QFileInfo(QDir(folder).filePath(name + ".csv")).size() > 0);
+        QCOMPARE(QDir(folder).entryList(QDir::Files).size(), names.size());
+    }
+
     void failedWriteKeepsTheOldFiles_data()
     {
         QTest::addColumn<QString>("chart");
@@ -413,6 +461,20 @@ private Q_SLOTS:
             << QStringList{"--chart", "memory", "--out", png, "--scale", "big"} << "--scale";
         QTest::addRow("extension")
             << QStringList{"--chart", "memory", "--out", QDir::temp().filePath("x.jpg")} << "--out";
+        QTest::addRow("unknown data extension")
+            << QStringList{"--chart", "memory", "--out", QDir::temp().filePath("x.xlsx")}
+            << "--out";
+        QTest::addRow("data format")
+            << QStringList{"--chart", "all", "--out", QDir::temp().path(), "--data", "xml"}
+            << "--data";
+        QTest::addRow("data against extension")
+            << QStringList{"--chart", "memory", "--out", QDir::temp().filePath("x.csv"),
+                           "--data",  "json"}
+            << "--data";
+        QTest::addRow("data and image")
+            << QStringList{"--chart", "all", "--out",   QDir::temp().path(),
+                           "--data",  "csv", "--image", "png"}
+            << "--data";
         QTest::addRow("image format")
             << QStringList{"--chart", "all", "--out", QDir::temp().path(), "--image", "gif"}
             << "--image";
@@ -446,7 +508,7 @@ private Q_SLOTS:
         const Run r = run({"--help"});
         QCOMPARE(r.status, 0);
         for (const char *flag : {"--chart", "--out", "--image", "--size", "--scale", "--no-caption",
-                                 "--date", "--units", "--set", "--presets"})
+                                 "--date", "--units", "--set", "--presets", "--data"})
             QVERIFY2(r.out.contains(flag), flag);
     }
 };

@@ -56,6 +56,36 @@ private Q_SLOTS:
         }
     }
 
+    // Issue #18 §5: the candidates as CSV, a header with units and one row per candidate,
+    // holding the JSON report's numbers exactly.
+    void csvHoldsTheJsonNumbers()
+    {
+        const QString rest = QStringLiteral("--devices 64 --global-batch 512 --top 3");
+        const ParascopeRun r = runParascope(plan(rest + QStringLiteral(" --format csv")));
+        QCOMPARE(r.status, 0);
+        const QStringList lines = r.out.split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 1 + 3);
+        const QStringList header = lines[0].split(',');
+        const qsizetype tp = header.indexOf("tp");
+        const qsizetype step = header.indexOf("step time (s)");
+        const qsizetype peak = header.indexOf("peak stage memory (bytes)");
+        QVERIFY2(tp >= 0 && step >= 0 && peak >= 0, qPrintable(lines[0]));
+        const QJsonArray candidates = json(rest).value("candidates").toArray();
+        QCOMPARE(candidates.size(), 3);
+        for (qsizetype i = 0; i < candidates.size(); ++i) {
+            const QStringList fields = lines[i + 1].split(',');
+            QCOMPARE(fields.size(), header.size());
+            const QJsonObject c = candidates[i].toObject();
+            QCOMPARE(fields[0].toInt(), i + 1);
+            QCOMPARE(fields[tp].toInt(), c.value("tp").toInt());
+            QCOMPARE(fields[step].toDouble(), c.value("step_time_s").toDouble());
+            QCOMPARE(fields[peak].toLongLong(), c.value("peak_stage_bytes").toInteger());
+        }
+        const ParascopeRun bad = runParascope(plan(rest + QStringLiteral(" --format xml")));
+        QCOMPARE(bad.status, 2);
+        QVERIFY(bad.err.contains("--format"));
+    }
+
     void textNamesTheBestLayout()
     {
         const ParascopeRun r = runParascope(plan("--devices 64 --global-batch 512 --top 3"));

@@ -326,6 +326,63 @@ private Q_SLOTS:
         QCOMPARE(different, 0);
     }
 
+    void dataSameAsHeadless_data()
+    {
+        QTest::addColumn<QString>("chart");
+        QTest::addColumn<QString>("suffix");
+        for (const QString &id : chartPageIds())
+            for (const char *suffix : {"csv", "json"})
+                QTest::addRow("%s.%s", qPrintable(id), suffix) << id << suffix;
+    }
+
+    // Issue #18 §5: File → Export Chart Data… on a tab writes the file `parascope export`
+    // writes, byte for byte: one writer for both.
+    void dataSameAsHeadless()
+    {
+        QFETCH(QString, chart);
+        QFETCH(QString, suffix);
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(document.setField("schedule", "zb-h1"));
+        QVERIFY(document.setField("tp", "4"));
+        document.flush();
+        auto *actions = window.findChild<ExportActions *>();
+        QMenu *file = window.menuBar()->actions().constFirst()->menu();
+        QVERIFY(file->actions().contains(actions->exportDataAction()));
+        for (int i = 0; i < window.charts()->count(); ++i) {
+            window.charts()->setCurrentIndex(i);
+            if (actions->currentPage()->id() == chart)
+                break;
+        }
+        QCOMPARE(actions->currentPage()->id(), chart);
+
+        const QString fromWindow = m_dir.filePath("window-data-" + chart + "." + suffix);
+        ModalAnswerer answerer([fromWindow](QWidget *modal) {
+            if (auto *files = qobject_cast<QFileDialog *>(modal)) {
+                files->setDirectory(QFileInfo(fromWindow).absolutePath());
+                files->findChild<QLineEdit *>("fileNameEdit")
+                    ->setText(QFileInfo(fromWindow).fileName());
+                static_cast<QDialog *>(files)->accept();
+            }
+        });
+        actions->exportDataAction()->trigger();
+        QVERIFY2(answerer.messages.isEmpty(), qPrintable(answerer.messages.join('|')));
+
+        const QString headless = m_dir.filePath("cli-data-" + chart + "." + suffix);
+        QCOMPARE(runCli({"--chart", chart, "--out", headless, "--set", "schedule=zb-h1", "--set",
+                         "tp=4"}),
+                 0);
+        QFile a(fromWindow);
+        QFile b(headless);
+        QVERIFY(a.open(QIODevice::ReadOnly));
+        QVERIFY(b.open(QIODevice::ReadOnly));
+        const QByteArray bytes = a.readAll();
+        QVERIFY(bytes.size() > 50);
+        QCOMPARE(bytes, b.readAll());
+    }
+
     void failedExportSaysWhy_data()
     {
         QTest::addColumn<bool>("all");

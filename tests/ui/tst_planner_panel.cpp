@@ -24,6 +24,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QFile>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineSeries>
@@ -35,6 +36,7 @@
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QThreadPool>
 #include <QToolButton>
@@ -359,6 +361,16 @@ private Q_SLOTS:
         // The first row is selected and ringed in the chart; Load can take it.
         QCOMPARE(w.panel->table()->currentIndex().row(), 0);
         QVERIFY(w.panel->loadButton()->isEnabled());
+        // Export CSV… writes the planner's candidates, as `parascope plan --format csv` does.
+        QVERIFY(w.panel->exportCsvButton()->isEnabled());
+        QTemporaryDir dir;
+        const QString path = dir.filePath("plan.csv");
+        QVERIFY(!w.panel->writeCsv(path));
+        QFile written(path);
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        const QByteArray csv = written.readAll();
+        QCOMPARE(csv, io::toCsv(io::planTable(expected.candidates)));
+        QCOMPARE(csv.count("\r\n"), rows + 1);
     }
 
     // Presentation mode, or a narrow window: the inputs wrap onto more rows instead of

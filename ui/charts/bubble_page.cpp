@@ -1,5 +1,6 @@
 #include "ui/charts/bubble_page.h"
 
+#include "core/bubble_curves.h"
 #include "io/text.h"
 #include "ui/charts/bubble_chart.h"
 #include "ui/formula_panel.h"
@@ -79,6 +80,34 @@ QString BubblePage::bubbleFormulas(const core::Scenario &s, const core::Report &
         QStringLiteral("1 − busy ÷ (K × makespan) = %1").arg(formula::percent(r.bubbleFraction)),
         QObject::tr("Event simulation of the schedule, uneven stages included"));
     return out;
+}
+
+// The closed-form curves the chart draws, then the scenario's point and its simulation.
+ChartData BubblePage::data(const ChartInputs &inputs) const
+{
+    const core::Scenario &s = inputs.scenario;
+    ChartData d;
+    d.title = QObject::tr("Pipeline bubble, K = %1 stages").arg(s.pp);
+    d.columns << ChartColumn{QStringLiteral("series"), {}}
+              << ChartColumn{QStringLiteral("schedule"), {}}
+              << ChartColumn{QStringLiteral("virtual stages"), {}}
+              << ChartColumn{QStringLiteral("micro-batches"), {}}
+              << ChartColumn{QStringLiteral("bubble"), QStringLiteral("fraction")};
+    for (const core::BubbleCurve &curve : core::bubbleCurves(s.pp, s.virtualStages))
+        for (const core::BubblePoint &point : curve.points)
+            d.rows << QList<ChartValue>{
+                QStringLiteral("curve"), io::qs(core::toString(curve.schedule)),
+                qint64(curve.virtualStages), qint64(point.microbatches), point.fraction};
+    // The marker sits on the curve (the closed form where it holds); the simulation, with the
+    // end stages' work and the sends, is named beside it.
+    const core::Report &r = inputs.report;
+    const QString schedule = io::qs(core::toString(s.schedule));
+    d.rows << QList<ChartValue>{QStringLiteral("current"), schedule, qint64(s.virtualStages),
+                                qint64(s.microbatches),
+                                r.bubbleFractionClosedForm.value_or(r.bubbleFraction)};
+    d.rows << QList<ChartValue>{QStringLiteral("simulated"), schedule, qint64(s.virtualStages),
+                                qint64(s.microbatches), r.bubbleFraction};
+    return d;
 }
 
 } // namespace ui

@@ -19,6 +19,7 @@ public:
     void update(const ChartInputs &inputs) override;
     QString formulas(const ChartInputs &inputs) const override;
     std::unique_ptr<QWidget> createImage(const ChartInputs &inputs, QWidget *parent) const override;
+    ChartData data(const ChartInputs &inputs) const override;
 
     // The closed form and the simulation, also written out under the timeline.
     static QString bubbleFormulas(const core::Scenario &s, const core::Report &r);

@@ -3,6 +3,7 @@
 #include "core/presets.h"
 #include "core/report.h"
 #include "core/scenario.h"
+#include "ui/charts/chart_data.h"
 #include "ui/scenario_document.h"
 
 #include <QString>
@@ -74,6 +75,9 @@ public:
     // A new widget for an exported image, drawn as the tab is and without controls.
     virtual std::unique_ptr<QWidget> createImage(const ChartInputs &inputs,
                                                  QWidget *parent) const = 0;
+    // The numbers the chart draws, as a table with a unit per column, at full precision:
+    // File → Export Chart Data… and `parascope export --out FILE.csv|.json`.
+    virtual ChartData data(const ChartInputs &inputs) const = 0;
 };
 
 } // namespace ui

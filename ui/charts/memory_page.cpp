@@ -106,4 +106,31 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
     return out;
 }
 
+// Bytes, exact: the report's integers whatever unit the window shows (View → sizes).
+ChartData MemoryPage::data(const ChartInputs &inputs) const
+{
+    const core::Report &r = inputs.report;
+    const QString bytes = QStringLiteral("bytes");
+    ChartData d;
+    d.title =
+        QObject::tr("Memory per stage, %1 on %2").arg(io::qs(r.modelName), io::qs(r.deviceName));
+    d.columns << ChartColumn{QStringLiteral("stage"), {}}
+              << ChartColumn{QStringLiteral("layers"), {}};
+    for (const core::MemoryTerm &term : core::kMemoryTerms)
+        d.columns << ChartColumn{QString::fromLatin1(term.name), bytes};
+    d.columns << ChartColumn{QStringLiteral("total"), bytes}
+              << ChartColumn{QStringLiteral("capacity"), bytes}
+              << ChartColumn{QStringLiteral("headroom"), bytes}
+              << ChartColumn{QStringLiteral("fits"), {}};
+    for (const core::StageReport &st : r.stages) {
+        QList<ChartValue> row{qint64(st.index), qint64(st.layers)};
+        for (const core::MemoryTerm &term : core::kMemoryTerms)
+            row << qint64(st.*term.bytes);
+        row << qint64(st.totalBytes) << qint64(st.capacityBytes) << qint64(st.headroomBytes)
+            << (st.fits ? QStringLiteral("yes") : QStringLiteral("no"));
+        d.rows << row;
+    }
+    return d;
+}
+
 } // namespace ui

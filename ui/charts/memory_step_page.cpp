@@ -135,4 +135,30 @@ QString MemoryStepPage::formulas(const ChartInputs &inputs) const
     return out;
 }
 
+// The stage on screen (or the fullest), as the exported image draws it; sizes in bytes.
+ChartData MemoryStepPage::data(const ChartInputs &inputs) const
+{
+    const core::Report &r = inputs.report;
+    ChartData d;
+    d.columns << ChartColumn{QStringLiteral("time"), r.timeInLayerUnits
+                                                         ? QStringLiteral("layer-times")
+                                                         : QStringLiteral("s")}
+              << ChartColumn{QStringLiteral("micro-batches alive"), {}}
+              << ChartColumn{QStringLiteral("activations"), QStringLiteral("bytes")}
+              << ChartColumn{QStringLiteral("cached outputs"), QStringLiteral("bytes")}
+              << ChartColumn{QStringLiteral("total"), QStringLiteral("bytes")};
+    if (r.stages.empty() || r.timeline.empty())
+        return d;
+    int stage = m_panel ? m_panel->pickedStage() : -1;
+    if (stage < 0 || stage >= static_cast<int>(r.stages.size()))
+        stage = core::highestStage(r);
+    d.title = QObject::tr("Memory of a device of stage %1 over the step").arg(stage);
+    const core::MemoryTimeline timeline =
+        core::memoryTimeline(inputs.scenario, inputs.presets, r, stage);
+    for (const core::MemoryPoint &point : timeline.points)
+        d.rows << QList<ChartValue>{point.time, point.microbatches, qint64(point.activationsBytes),
+                                    qint64(point.cachedOutputsBytes), qint64(point.totalBytes)};
+    return d;
+}
+
 } // namespace ui

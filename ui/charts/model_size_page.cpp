@@ -69,4 +69,19 @@ QString ModelSizePage::formulas(const ChartInputs &inputs) const
                              "scale per 32 weights (llama.cpp)"));
 }
 
+// The whole model's weights at every precision, in bytes.
+ChartData ModelSizePage::data(const ChartInputs &inputs) const
+{
+    const core::Report &r = inputs.report;
+    ChartData d;
+    d.title = QObject::tr("Weights of %1 by precision").arg(io::qs(r.modelName));
+    d.columns << ChartColumn{QStringLiteral("precision"), {}}
+              << ChartColumn{QStringLiteral("exact"), QStringLiteral("bytes")}
+              << ChartColumn{QStringLiteral("nominal"), QStringLiteral("bytes")};
+    for (const core::PrecisionSize &size : r.sizeByPrecision)
+        d.rows << QList<ChartValue>{io::qs(core::toString(size.precision)), qint64(size.bytes),
+                                    qint64(size.nominalBytes)};
+    return d;
+}
+
 } // namespace ui

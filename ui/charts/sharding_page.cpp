@@ -74,4 +74,44 @@ QString ShardingPage::formulas(const ChartInputs &inputs) const
     return out;
 }
 
+// One row per way of splitting the two matrices, as the chart's bars.
+ChartData ShardingPage::data(const ChartInputs &inputs) const
+{
+    const core::ShardReport report = core::analyzeScenarioSharding(inputs.scenario, inputs.presets);
+    ChartData d;
+    d.title =
+        QObject::tr("Tensor-parallel sharding of a feed-forward layer, T = %1").arg(report.tp);
+    d.columns << ChartColumn{QStringLiteral("first matrix"), {}}
+              << ChartColumn{QStringLiteral("second matrix"), {}}
+              << ChartColumn{QStringLiteral("all-reduces"), {}}
+              << ChartColumn{QStringLiteral("all-gathers"), {}}
+              << ChartColumn{QStringLiteral("reduce-scatters"), {}}
+              << ChartColumn{QStringLiteral("payload"), QStringLiteral("bytes")}
+              << ChartColumn{QStringLiteral("wire per device"), QStringLiteral("bytes")}
+              << ChartColumn{QStringLiteral("compute"), QStringLiteral("s")}
+              << ChartColumn{QStringLiteral("communication"), QStringLiteral("s")}
+              << ChartColumn{QStringLiteral("total"), QStringLiteral("s")}
+              << ChartColumn{QStringLiteral("max abs error"), {}}
+              << ChartColumn{QStringLiteral("max rel error"), {}};
+    auto optional = [](const std::optional<double> &v) {
+        return v ? ChartValue(*v) : ChartValue(std::monostate());
+    };
+    if (!report.ok())
+        return d;
+    for (const core::StrategyReport &st : report.strategies)
+        d.rows << QList<ChartValue>{io::qs(core::toString(st.w1)),
+                                    io::qs(core::toString(st.w2)),
+                                    qint64(st.counts.allReduce),
+                                    qint64(st.counts.allGather),
+                                    qint64(st.counts.reduceScatter),
+                                    qint64(st.payloadBytes),
+                                    st.wireBytesPerDevice,
+                                    st.computeS,
+                                    st.commS,
+                                    st.totalS,
+                                    optional(st.maxAbsError),
+                                    optional(st.maxRelError)};
+    return d;
+}
+
 } // namespace ui

@@ -23,6 +23,7 @@ public:
     void update(const ChartInputs &inputs) override;
     QString formulas(const ChartInputs &inputs) const override;
     std::unique_ptr<QWidget> createImage(const ChartInputs &inputs, QWidget *parent) const override;
+    ChartData data(const ChartInputs &inputs) const override;
 
 private:
     ShardingChart *m_chart = nullptr;

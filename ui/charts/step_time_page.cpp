@@ -223,4 +223,27 @@ QString StepTimePage::formulas(const ChartInputs &inputs) const
     return out;
 }
 
+// Seconds per stage and part; the parts of a stage add up to the step time.
+ChartData StepTimePage::data(const ChartInputs &inputs) const
+{
+    ChartData d;
+    d.title = QObject::tr("Step time by stage");
+    const QString s = QStringLiteral("s");
+    d.columns << ChartColumn{QStringLiteral("stage"), {}};
+    for (const core::TimePartInfo &info : core::kTimeParts)
+        d.columns << ChartColumn{io::qs(info.label), s};
+    d.columns << ChartColumn{QStringLiteral("total"), s};
+    if (!inputs.report.stepTime)
+        return d;
+    const std::vector<core::TimeBreakdown> &stages = inputs.report.stepTime->stages;
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+        QList<ChartValue> row{qint64(i)};
+        for (double seconds : stages[i].seconds)
+            row << seconds;
+        row << stages[i].total();
+        d.rows << row;
+    }
+    return d;
+}
+
 } // namespace ui

@@ -135,4 +135,24 @@ QString TimelinePage::formulas(const ChartInputs &inputs) const
            BubblePage::bubbleFormulas(s, r);
 }
 
+ChartData TimelinePage::data(const ChartInputs &inputs) const
+{
+    const core::Report &r = inputs.report;
+    const QString unit = r.timeInLayerUnits ? QStringLiteral("layer-times") : QStringLiteral("s");
+    ChartData d;
+    d.title = imageTitle(inputs.scenario);
+    d.columns << ChartColumn{QStringLiteral("stage"), {}}
+              << ChartColumn{QStringLiteral("micro-batch"), {}}
+              << ChartColumn{QStringLiteral("chunk"), {}} << ChartColumn{QStringLiteral("kind"), {}}
+              << ChartColumn{QStringLiteral("start"), unit}
+              << ChartColumn{QStringLiteral("end"), unit}
+              << ChartColumn{QStringLiteral("send"), unit};
+    for (const core::ScheduleOp &op : r.timeline)
+        d.rows << QList<ChartValue>{qint64(op.stage), qint64(op.microbatch),
+                                    qint64(op.chunk), QString::fromLatin1(core::opLetter(op.kind)),
+                                    op.start,         op.end,
+                                    op.send};
+    return d;
+}
+
 } // namespace ui

@@ -21,6 +21,7 @@ public:
     void update(const ChartInputs &inputs) override;
     QString formulas(const ChartInputs &inputs) const override;
     std::unique_ptr<QWidget> createImage(const ChartInputs &inputs, QWidget *parent) const override;
+    ChartData data(const ChartInputs &inputs) const override;
     // The exported image's title: "Schedule, K = 4 stages, m = 16 micro-batches, 1f1b".
     static QString imageTitle(const core::Scenario &scenario);
 

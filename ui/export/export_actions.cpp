@@ -90,19 +90,23 @@ ce::Format ExportOptionsDialog::format() const
 ExportActions::ExportActions(ScenarioDocument *document, MainWindow *window)
     : QObject(window), m_document(document), m_window(window),
       m_exportChart(new QAction(tr("&Export Chart…"), this)),
-      m_exportAll(new QAction(tr("Export A&ll Charts…"), this))
+      m_exportAll(new QAction(tr("Export A&ll Charts…"), this)),
+      m_exportData(new QAction(tr("Export Chart &Data…"), this))
 {
     m_exportChart->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     m_exportChart->setToolTip(tr("Save the chart on screen as a PNG or SVG image."));
     m_exportAll->setToolTip(tr("Save every chart as an image into a folder."));
     connect(m_exportChart, &QAction::triggered, this, &ExportActions::exportCurrent);
+    m_exportData->setToolTip(tr("Save the numbers of the chart on screen as a CSV or JSON table."));
     connect(m_exportAll, &QAction::triggered, this, &ExportActions::exportAll);
+    connect(m_exportData, &QAction::triggered, this, &ExportActions::exportCurrentData);
 }
 
 void ExportActions::addTo(QMenu *menu)
 {
     menu->addAction(m_exportChart);
     menu->addAction(m_exportAll);
+    menu->addAction(m_exportData);
 }
 
 const ChartPage *ExportActions::currentPage() const
@@ -179,6 +183,34 @@ void ExportActions::exportAll()
     const auto reason =
         ce::writeCharts(pages, inputs(chartNeeds(pages)), m_options, m_format, paths, &written);
     report(written, reason);
+}
+
+void ExportActions::exportCurrentData()
+{
+    namespace de = data_export;
+    const ChartPage *page = currentPage();
+    if (!page)
+        return;
+    const QString csv = tr("CSV table (*.csv)");
+    const QString json = tr("JSON (*.json)");
+    QString filter = m_dataFormat == de::Format::json ? json : csv;
+    const QString suggested =
+        de::dataPath(m_lastDir.isEmpty() ? QDir::homePath() : m_lastDir, *page, m_dataFormat);
+    QString path = QFileDialog::getSaveFileName(m_window, tr("Export chart data"), suggested,
+                                                csv + QStringLiteral(";;") + json, &filter);
+    if (path.isEmpty())
+        return;
+    std::optional<de::Format> format = de::formatOf(path);
+    if (!format) {
+        format = filter == json ? de::Format::json : de::Format::csv;
+        path += QLatin1Char('.') + de::suffix(*format);
+    }
+    m_dataFormat = *format;
+    m_lastDir = QFileInfo(path).absolutePath();
+    if (auto reason = de::writeData({page}, inputs(page->needs()), *format, {path}))
+        report({}, *reason);
+    else
+        report({path}, std::nullopt);
 }
 
 void ExportActions::report(const QStringList &written, const std::optional<QString> &error)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ui/export/chart_export.h"
+#include "ui/export/data_export.h"
 
 #include <QDialog>
 #include <QObject>
@@ -37,7 +38,8 @@ private:
     QComboBox *m_format;
 };
 
-// File → Export chart… (the current tab) and Export all charts… (a folder).
+// File → Export chart… (the current tab), Export all charts… (a folder) and Export chart
+// data… (the current tab's numbers as CSV or JSON).
 // Both render through chart_export, as `parascope export` does, from the
 // document's last valid scenario and report. A folder of charts is written all
 // or none, as `parascope export --chart all` writes it.
@@ -52,6 +54,7 @@ public:
 
     QAction *exportChartAction() const { return m_exportChart; }
     QAction *exportAllAction() const { return m_exportAll; }
+    QAction *exportDataAction() const { return m_exportData; }
 
     // The chart on the window's current tab.
     const ChartPage *currentPage() const;
@@ -62,6 +65,8 @@ public:
 
     void exportCurrent();
     void exportAll();
+    // The current tab's numbers as CSV or JSON (data_export), chosen by the file's extension.
+    void exportCurrentData();
 
 private:
     // The document's last valid scenario and report, with pending edits evaluated and what
@@ -75,8 +80,10 @@ private:
     MainWindow *m_window;
     QAction *m_exportChart;
     QAction *m_exportAll;
+    QAction *m_exportData;
     chart_export::Options m_options; // remembered for the session
     chart_export::Format m_format = chart_export::Format::png;
+    data_export::Format m_dataFormat = data_export::Format::csv;
     QString m_lastDir;
 };
 

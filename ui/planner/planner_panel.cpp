@@ -2,6 +2,7 @@
 
 #include "core/validate.h"
 #include "io/plan_io.h"
+#include "io/save_file.h"
 #include "io/text.h"
 #include "ui/charts/chart_style.h"
 #include "ui/charts/plan_chart.h"
@@ -13,12 +14,15 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QEvent>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalBlocker>
@@ -93,7 +97,8 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
       m_cancel(new QPushButton(tr("Cancel"))), m_progress(new QProgressBar), m_summary(new QLabel),
       m_message(new QLabel), m_model(new PlanTableModel(this)),
       m_sorted(new QSortFilterProxyModel(this)), m_table(new QTableView),
-      m_load(new QPushButton(tr("Load into explorer"))), m_chart(new PlanChart)
+      m_load(new QPushButton(tr("Load into explorer"))),
+      m_exportCsv(new QPushButton(tr("Export CSV…"))), m_chart(new PlanChart)
 {
     setObjectName(QStringLiteral("plannerPanel"));
 
@@ -230,6 +235,7 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     auto *loadHint = new QLabel(tr("or double-click a row; Edit → Undo takes it back."));
     loadHint->setWordWrap(true);
     loadRow->addWidget(loadHint, 1);
+    loadRow->addWidget(m_exportCsv);
     tableLayout->addLayout(loadRow);
 
     auto *splitter = new QSplitter(Qt::Horizontal);
@@ -250,6 +256,11 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     connect(m_run, &QPushButton::clicked, this, &PlannerPanel::run);
     connect(m_cancel, &QPushButton::clicked, this, &PlannerPanel::cancel);
     connect(m_load, &QPushButton::clicked, this, &PlannerPanel::loadSelected);
+    m_exportCsv->setObjectName(QStringLiteral("plannerExportCsv"));
+    m_exportCsv->setEnabled(false);
+    m_exportCsv->setToolTip(tr("Save the candidates as a CSV table, every number at full "
+                               "precision, as parascope plan --format csv prints them."));
+    connect(m_exportCsv, &QPushButton::clicked, this, &PlannerPanel::exportCsv);
     connect(m_fromScenario, &QToolButton::clicked, this, [this] {
         m_followScenario = true;
         takeInputsFromScenario();
@@ -426,6 +437,7 @@ void PlannerPanel::onFinished(const core::PlanResult &result)
     onDocumentChanged(); // stale already, if the explorer changed while it searched
     if (m_model->rowCount() > 0)
         m_table->selectRow(0);
+    m_exportCsv->setEnabled(m_model->rowCount() > 0);
     onSelectionChanged();
     showMessages();
     Q_EMIT finished(false);
@@ -467,6 +479,22 @@ void PlannerPanel::showMessages()
         lines << m_cancelNote.toHtmlEscaped();
     m_message->setText(lines.join(QStringLiteral("<br>")));
     m_message->setVisible(!lines.isEmpty());
+}
+
+std::optional<QString> PlannerPanel::writeCsv(const QString &path) const
+{
+    return io::saveFile(path, io::toCsv(io::planTable(m_model->candidates())));
+}
+
+void PlannerPanel::exportCsv()
+{
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export the candidates"), QDir::home().filePath(QStringLiteral("plan.csv")),
+        tr("CSV table (*.csv)"));
+    if (path.isEmpty())
+        return;
+    if (auto reason = writeCsv(path))
+        QMessageBox::warning(this, tr("Export failed"), *reason);
 }
 
 } // namespace ui

@@ -46,6 +46,7 @@ public:
     QPushButton *runButton() const { return m_run; }
     QPushButton *cancelButton() const { return m_cancel; }
     QPushButton *loadButton() const { return m_load; }
+    QPushButton *exportCsvButton() const { return m_exportCsv; }
     QProgressBar *progressBar() const { return m_progress; }
     QLabel *summaryLabel() const { return m_summary; }
     QLabel *messageLabel() const { return m_message; }
@@ -71,6 +72,11 @@ public:
     // selected.
     bool loadSelected();
     void load(const core::PlanCandidate &candidate);
+    // Writes the last search's candidates to `path` as `parascope plan --format csv` prints
+    // them (io::planTable); the reason on failure.
+    std::optional<QString> writeCsv(const QString &path) const;
+    // Asks for a file and writes the table to it; a failure is a message box with its reason.
+    void exportCsv();
     // The window switched between GB and GiB.
     void unitsChanged();
     // Puts the keyboard focus on the device count.
@@ -111,6 +117,7 @@ private:
     QSortFilterProxyModel *m_sorted;
     QTableView *m_table;
     QPushButton *m_load;
+    QPushButton *m_exportCsv;
     PlanChart *m_chart;
 
     // N and the global batch follow the scenario until the user types their own.
