@@ -9,6 +9,7 @@
 #include "ui/charts/model_size_chart.h"
 #include "ui/charts/sharding_chart.h"
 #include "ui/charts/stage_memory_chart.h"
+#include "ui/charts/step_time_chart.h"
 #include "ui/controls_panel.h"
 #include "ui/formula_panel.h"
 #include "ui/main_window.h"
@@ -770,7 +771,33 @@ private Q_SLOTS:
         QVERIFY(legend.contains(QStringLiteral("Weights")));
         QVERIFY(window.verdict()->text().contains(QStringLiteral("B (k2.parascope.json)")));
 
+        // Step time: both plans' breakdowns on one time axis, each plan's step named.
+        auto *step = window.chart<StepTimeChart>();
+        window.charts()->setCurrentWidget(step);
+        QTRY_VERIFY(step->isComparing());
+        QVERIFY(reportA.stepTime && reportB.stepTime);
+        const double unit = step->secondsPerUnit();
+        for (const core::TimePartInfo &info : core::kTimeParts) {
+            const QList<qreal> a = step->values(info.part);
+            const QList<qreal> b = step->comparisonValues(info.part);
+            QCOMPARE(a.size(), 4);
+            QCOMPARE(b.size(), 2);
+            for (int i = 0; i < 2; ++i)
+                QCOMPARE(b[i], reportB.stepTime->stages[std::size_t(i)][info.part] / unit);
+        }
+        const QStringList stepLegend = step->legendLabels();
+        QVERIFY2(stepLegend.filter(QStringLiteral("A (current): step")).size() == 1,
+                 qPrintable(stepLegend.join(u'|')));
+        QVERIFY2(stepLegend.filter(QStringLiteral("B (k2.parascope.json): step")).size() == 1,
+                 qPrintable(stepLegend.join(u'|')));
+        // Plan B's bars say whose they are when hovered.
+        QVERIFY(step->toolTipFor(0, core::TimePart::matmul, 1)
+                    .startsWith(QStringLiteral("B (k2.parascope.json)")));
+
         window.stopComparing();
+        QTRY_VERIFY(!step->isComparing());
+        QVERIFY(step->legendLabels().filter(QStringLiteral("k2.parascope.json")).isEmpty());
+        window.charts()->setCurrentWidget(chart);
         QTRY_COMPARE(chart->categories(),
                      QStringList({"Stage 0", "Stage 1", "Stage 2", "Stage 3"}));
         QVERIFY(chart->comparisonValues(QStringLiteral("Weights")).isEmpty());
