@@ -40,6 +40,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolTip>
 #include <QUndoStack>
 #include <QValueAxis>
 
@@ -777,6 +778,7 @@ private Q_SLOTS:
         QTRY_VERIFY(step->isComparing());
         QVERIFY(reportA.stepTime && reportB.stepTime);
         const double unit = step->secondsPerUnit();
+        const double b0Matmul = reportB.stepTime->stages[0][core::TimePart::matmul];
         for (const core::TimePartInfo &info : core::kTimeParts) {
             const QList<qreal> a = step->values(info.part);
             const QList<qreal> b = step->comparisonValues(info.part);
@@ -790,9 +792,15 @@ private Q_SLOTS:
                  qPrintable(stepLegend.join(u'|')));
         QVERIFY2(stepLegend.filter(QStringLiteral("B (k2.parascope.json): step")).size() == 1,
                  qPrintable(stepLegend.join(u'|')));
-        // Plan B's bars say whose they are when hovered.
-        QVERIFY(step->toolTipFor(0, core::TimePart::matmul, 1)
-                    .startsWith(QStringLiteral("B (k2.parascope.json)")));
+        // The real mouse over plan B's bar (right of plan A's in stage 0's slot) names plan B.
+        auto *bars = step->findChild<QWidget *>(QStringLiteral("stepTimeBars"));
+        QVERIFY(bars);
+        QPointF at = step->positionOf(0, b0Matmul / unit / 2);
+        at.rx() += (step->positionOf(1, 0).x() - step->positionOf(0, 0).x()) * 0.46;
+        QTest::mouseMove(bars, at.toPoint());
+        QTRY_VERIFY(QToolTip::isVisible());
+        QCOMPARE(QToolTip::text(), step->toolTipFor(0, core::TimePart::matmul, 1));
+        QVERIFY(QToolTip::text().startsWith(QStringLiteral("B (k2.parascope.json), Stage 0")));
 
         window.stopComparing();
         QTRY_VERIFY(!step->isComparing());

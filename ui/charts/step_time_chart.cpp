@@ -268,7 +268,7 @@ StepTimeChart::Hit StepTimeChart::hit(const QPointF &at) const
         return out;
     out.stage = stage;
     const double offset = (at.x() - l.plot.left() - stage * slot) / slot;
-    out.plan = offset < barSpan(1).first ? 0 : 1;
+    out.plan = isComparing() && offset >= 0.5 ? 1 : 0;
     const auto [from, to] = barSpan(out.plan);
     const auto &stages = out.plan == 0 ? m_stages : m_stagesB;
     if (offset < from || offset > to || stage >= static_cast<int>(stages.size()))
