@@ -343,8 +343,8 @@ void MainWindow::createMenus()
     m_files->addTo(file);
     file->addSeparator();
     QAction *compare = file->addAction(tr("Co&mpare with…"));
-    compare->setToolTip(tr("Draw a second scenario beside this one in the stage-memory and bubble "
-                           "charts: what changed between plan A and plan B."));
+    compare->setToolTip(tr("Draw a second scenario beside this one in the stage-memory, bubble "
+                           "and step-time charts: what changed between plan A and plan B."));
     connect(compare, &QAction::triggered, this, [this] {
         const QString path = QFileDialog::getOpenFileName(
             this, tr("Compare with scenario"), QFileInfo(m_document->filePath()).absolutePath(),

@@ -77,8 +77,8 @@ public:
 
     // Loads one of the worked examples (docs/worked-examples.md), shows its chart and explanation.
     void loadExample(const QString &id);
-    // File → Compare with…: a second plan drawn beside this one in the stage-memory
-    // and bubble charts. Returns the reason when the file cannot be compared.
+    // File → Compare with…: a second plan drawn beside this one in the stage-memory,
+    // bubble and step-time charts. Returns the reason when the file cannot be compared.
     std::optional<QString> compareWith(const QString &path);
     void stopComparing();
     bool isComparing() const { return m_comparison.has_value(); }

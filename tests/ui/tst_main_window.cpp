@@ -9,6 +9,7 @@
 #include "ui/charts/model_size_chart.h"
 #include "ui/charts/sharding_chart.h"
 #include "ui/charts/stage_memory_chart.h"
+#include "ui/charts/step_time_chart.h"
 #include "ui/controls_panel.h"
 #include "ui/formula_panel.h"
 #include "ui/main_window.h"
@@ -39,6 +40,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolTip>
 #include <QUndoStack>
 #include <QValueAxis>
 
@@ -722,6 +724,94 @@ private Q_SLOTS:
         QVERIFY(reason);
         QVERIFY(reason->contains("version"));
         QVERIFY(!window.isComparing());
+    }
+
+    // Issue #18 §5: plan B's stacked bars beside plan A's, per stage, with both capacity
+    // lines and both plans named in the legend; Stop comparing draws plan A alone again.
+    void compareSideBySide()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        QCOMPARE(document.scenario().pp, 4);
+        core::Scenario scenarioB = document.scenario();
+        scenarioB.pp = 2;
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("k2.parascope.json"));
+        QVERIFY(!io::writeScenarioFile(path, scenarioB));
+        const core::Report reportA = core::evaluate(document.scenario(), document.presets());
+        const core::Report reportB = core::evaluate(scenarioB, document.presets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.charts()->setCurrentWidget(window.chart<StageMemoryChart>());
+        QVERIFY(!window.compareWith(path));
+        auto *chart = window.chart<StageMemoryChart>();
+        const auto gb = [](std::int64_t bytes) { return static_cast<double>(bytes) / 1e9; };
+        // Every term of plan B as evaluating B's scenario gives it, beside plan A's.
+        for (const core::MemoryTerm &term : core::kMemoryTerms) {
+            const QString label = QString::fromUtf8(term.label);
+            const QList<qreal> a = chart->values(label);
+            const QList<qreal> b = chart->comparisonValues(label);
+            QCOMPARE(a.size(), 4);
+            QCOMPARE(b.size(), 2);
+            for (int i = 0; i < 4; ++i)
+                QCOMPARE(a[i], gb(reportA.stages[std::size_t(i)].*term.bytes));
+            for (int i = 0; i < 2; ++i)
+                QCOMPARE(b[i], gb(reportB.stages[std::size_t(i)].*term.bytes));
+        }
+        // Stages 2 and 3 are plan A's only: still shown, plan B's slots empty.
+        QCOMPARE(chart->categories(),
+                 QStringList({"A 0", "B 0", "A 1", "B 1", "A 2", "B 2", "A 3", "B 3"}));
+        QCOMPARE(chart->comparison().size(), 2);
+        QCOMPARE(chart->capacityGb(), gb(reportA.stages.front().capacityBytes));
+        QCOMPARE(chart->comparisonCapacityGb(), gb(reportB.stages.front().capacityBytes));
+        const QStringList legend = chart->legendLabels();
+        QVERIFY2(legend.filter(QStringLiteral("A (current):<br>capacity")).size() == 1,
+                 qPrintable(legend.join(u'|')));
+        QVERIFY2(legend.filter(QStringLiteral("B (k2.parascope.json):<br>capacity")).size() == 1,
+                 qPrintable(legend.join(u'|')));
+        QVERIFY(legend.contains(QStringLiteral("Weights")));
+        QVERIFY(window.verdict()->text().contains(QStringLiteral("B (k2.parascope.json)")));
+
+        // Step time: both plans' breakdowns on one time axis, each plan's step named.
+        auto *step = window.chart<StepTimeChart>();
+        window.charts()->setCurrentWidget(step);
+        QTRY_VERIFY(step->isComparing());
+        QVERIFY(reportA.stepTime && reportB.stepTime);
+        const double unit = step->secondsPerUnit();
+        const double b0Matmul = reportB.stepTime->stages[0][core::TimePart::matmul];
+        for (const core::TimePartInfo &info : core::kTimeParts) {
+            const QList<qreal> a = step->values(info.part);
+            const QList<qreal> b = step->comparisonValues(info.part);
+            QCOMPARE(a.size(), 4);
+            QCOMPARE(b.size(), 2);
+            for (int i = 0; i < 2; ++i)
+                QCOMPARE(b[i], reportB.stepTime->stages[std::size_t(i)][info.part] / unit);
+        }
+        const QStringList stepLegend = step->legendLabels();
+        QVERIFY2(stepLegend.filter(QStringLiteral("A (current): step")).size() == 1,
+                 qPrintable(stepLegend.join(u'|')));
+        QVERIFY2(stepLegend.filter(QStringLiteral("B (k2.parascope.json): step")).size() == 1,
+                 qPrintable(stepLegend.join(u'|')));
+        // The real mouse over plan B's bar (right of plan A's in stage 0's slot) names plan B.
+        auto *bars = step->findChild<QWidget *>(QStringLiteral("stepTimeBars"));
+        QVERIFY(bars);
+        QPointF at = step->positionOf(0, b0Matmul / unit / 2);
+        at.rx() += (step->positionOf(1, 0).x() - step->positionOf(0, 0).x()) * 0.46;
+        QTest::mouseMove(bars, at.toPoint());
+        QTRY_VERIFY(QToolTip::isVisible());
+        QCOMPARE(QToolTip::text(), step->toolTipFor(0, core::TimePart::matmul, 1));
+        QVERIFY(QToolTip::text().startsWith(QStringLiteral("B (k2.parascope.json), Stage 0")));
+
+        window.stopComparing();
+        QTRY_VERIFY(!step->isComparing());
+        QVERIFY(step->legendLabels().filter(QStringLiteral("k2.parascope.json")).isEmpty());
+        window.charts()->setCurrentWidget(chart);
+        QTRY_COMPARE(chart->categories(),
+                     QStringList({"Stage 0", "Stage 1", "Stage 2", "Stage 3"}));
+        QVERIFY(chart->comparisonValues(QStringLiteral("Weights")).isEmpty());
+        QCOMPARE(chart->comparisonCapacityGb(), 0.0);
+        QVERIFY(chart->legendLabels().filter(QStringLiteral("(k2.parascope.json)")).isEmpty());
+        QVERIFY(chart->capacityName().startsWith(QStringLiteral("Capacity ")));
     }
 
     void choosingADeviceRedrawsOnce()

@@ -12,7 +12,6 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QScatterSeries>
 #include <QStackedBarSeries>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -32,7 +31,7 @@ double toGb(std::int64_t bytes)
 
 StageMemoryChart::StageMemoryChart(QWidget *parent)
     : QWidget(parent), m_chart(new QChart), m_view(new QChartView(m_chart, this)),
-      m_bars(new QStackedBarSeries), m_capacity(new QLineSeries), m_compare(new QScatterSeries),
+      m_bars(new QStackedBarSeries), m_capacity(new QLineSeries),
       m_compareCapacity(new QLineSeries), m_stageAxis(new QBarCategoryAxis),
       m_memoryAxis(new QValueAxis), m_lineAxis(new QValueAxis)
 {
@@ -44,6 +43,8 @@ StageMemoryChart::StageMemoryChart(QWidget *parent)
         auto *set = new QBarSet(tr(core::kMemoryTerms[i].label));
         set->setColor(chart_style::series(i));
         set->setBorderColor(chart_style::series(i).darker(130));
+        // Comparing, plan B's bars are the same colours, lighter ("selected" bars).
+        set->setSelectedColor(chart_style::series(i).lighter(140));
         m_bars->append(set);
         m_sets.append(set);
     }
@@ -75,19 +76,12 @@ StageMemoryChart::StageMemoryChart(QWidget *parent)
     m_capacity->attachAxis(m_lineAxis);
     m_capacity->attachAxis(m_memoryAxis);
 
-    // Plan B (File → Compare with…): its totals as black diamonds, its capacity dotted.
-    m_compare->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
-    m_compare->setMarkerSize(16);
-    m_compare->setColor(chart_style::black());
-    m_compare->setBorderColor(Qt::white);
+    // Plan B's capacity (File → Compare with…), dotted.
     m_compareCapacity->setPen(chart_style::groupCapacityPen());
-    for (QXYSeries *series :
-         {static_cast<QXYSeries *>(m_compare), static_cast<QXYSeries *>(m_compareCapacity)}) {
-        m_chart->addSeries(series);
-        series->attachAxis(m_lineAxis);
-        series->attachAxis(m_memoryAxis);
-        series->setVisible(false);
-    }
+    m_chart->addSeries(m_compareCapacity);
+    m_compareCapacity->attachAxis(m_lineAxis);
+    m_compareCapacity->attachAxis(m_memoryAxis);
+    m_compareCapacity->setVisible(false);
 
     m_totals = new BarLabels(m_chart, m_bars, m_memoryAxis);
 
@@ -102,41 +96,58 @@ StageMemoryChart::StageMemoryChart(QWidget *parent)
 void StageMemoryChart::setReport(const core::Report &report, const core::Report *compare,
                                  const QString &compareName)
 {
+    // Comparing, each stage has two slots side by side: plan A's bar, then plan B's.
+    std::vector<const core::Report *> plans{&report};
+    if (compare)
+        plans.push_back(compare);
+    m_plans = static_cast<int>(plans.size());
+    std::size_t count = 0;
+    for (const core::Report *r : plans)
+        count = std::max(count, r->stages.size());
     m_stages.clear();
     double peak = 0;
-    for (const auto &stage : report.stages) {
-        m_stages.append({stage.index, stage.fits});
-        peak = std::max(peak, toGb(stage.totalBytes));
-    }
-    QList<QPointF> totalsB;
-    if (compare)
-        for (const auto &stage : compare->stages) {
-            totalsB.append(QPointF(stage.index, toGb(stage.totalBytes)));
-            peak = std::max(peak, toGb(stage.totalBytes));
-            if (stage.index >= m_stages.size())
-                m_stages.append({stage.index, true});
+    for (std::size_t i = 0; i < count; ++i)
+        for (int p = 0; p < m_plans; ++p) {
+            const auto &stages = plans[std::size_t(p)]->stages;
+            const bool present = i < stages.size();
+            m_stages.append(
+                {static_cast<int>(i), !present || stages[i].fits, compare ? p : -1, present});
+            if (present)
+                peak = std::max(peak, toGb(stages[i].totalBytes));
         }
+    QList<int> slotsB;
+    for (qsizetype j = 0; j < m_stages.size(); ++j)
+        if (m_stages[j].plan == 1)
+            slotsB << static_cast<int>(j);
     // Only what changed: at K=64 every new label or bar costs Qt Charts a layout of all 64.
-    for (qsizetype i = 0; i < m_sets.size(); ++i) {
-        QBarSet *set = m_sets[i];
+    for (qsizetype t = 0; t < m_sets.size(); ++t) {
+        QBarSet *set = m_sets[t];
         QList<qreal> values;
-        for (const auto &stage : report.stages)
-            values << toGb(stage.*core::kMemoryTerms[i].bytes);
+        for (const StageLabel &slot : std::as_const(m_stages))
+            values << (slot.present ? toGb(plans[std::size_t(std::max(slot.plan, 0))]
+                                               ->stages[std::size_t(slot.index)].*
+                                           core::kMemoryTerms[t].bytes)
+                                    : 0.0);
         if (set->count() != values.size()) {
             set->remove(0, set->count());
             set->append(values);
-            continue;
+        } else {
+            for (int j = 0; j < set->count(); ++j)
+                if (set->at(j) != values[j])
+                    set->replace(j, values[j]);
         }
-        for (int j = 0; j < set->count(); ++j)
-            if (set->at(j) != values[j])
-                set->replace(j, values[j]);
+        if (set->selectedBars() != slotsB) {
+            set->deselectAllBars();
+            set->selectBars(slotsB);
+        }
     }
     labelStages();
-    // Only the terms this scenario has are listed in the legend.
+    // Only the terms either plan has are listed in the legend.
     const auto markers = m_chart->legend()->markers(m_bars);
     for (qsizetype i = 0; i < m_sets.size() && i < markers.size(); ++i) {
-        const QList<qreal> values = this->values(m_sets[i]->label());
-        const bool shown = std::any_of(values.begin(), values.end(), [](qreal v) { return v > 0; });
+        bool shown = false;
+        for (int j = 0; j < m_sets[i]->count(); ++j)
+            shown = shown || m_sets[i]->at(j) > 0;
         // Each setVisible() lays the whole chart out again; isVisible() is the graphics
         // item's, false until the legend is laid out, so the marker keeps what it was told.
         QLegendMarker *marker = markers[i];
@@ -146,35 +157,47 @@ void StageMemoryChart::setReport(const core::Report &report, const core::Report 
         }
     }
 
+    // The lines run on a hidden axis in stages: slot j of the bars sits at j / m_plans.
+    const double slots = static_cast<double>(m_stages.size());
+    const double left = -0.5 / m_plans;
+    const double right = (slots - 0.5) / m_plans;
     const double capacity = report.stages.empty() ? 0 : toGb(report.stages.front().capacityBytes);
-    const double stages = static_cast<double>(m_stages.size());
-    m_compare->replace(totalsB);
-    m_compare->setName(tr("%1: total per device").arg(compareName));
-    m_compare->setVisible(compare != nullptr);
     const double capacityB =
         compare && !compare->stages.empty() ? toGb(compare->stages.front().capacityBytes) : 0;
-    m_compareCapacity->replace({QPointF(-0.5, capacityB), QPointF(stages - 0.5, capacityB)});
-    m_compareCapacity->setName(tr("%1: capacity %2 %3")
-                                   .arg(compareName)
+    m_compareCapacity->replace({QPointF(left, capacityB), QPointF(right, capacityB)});
+    // On two lines: the legend is at most a third of the chart wide (presentation mode).
+    m_compareCapacity->setName(tr("%1:<br>capacity %2 %3")
+                                   .arg(compareName.toHtmlEscaped())
                                    .arg(capacityB, 0, 'f', 1)
                                    .arg(units::largeName()));
-    m_compareCapacity->setVisible(compare && capacityB != capacity);
+    m_compareCapacity->setVisible(compare != nullptr);
     peak = std::max(peak, capacityB);
-    m_lineAxis->setRange(-0.5, stages - 0.5);
-    m_capacity->replace({QPointF(-0.5, capacity), QPointF(stages - 0.5, capacity)});
-    m_capacity->setName(tr("Capacity %1 %2").arg(capacity, 0, 'f', 1).arg(units::largeName()));
+    m_lineAxis->setRange(left, right);
+    m_capacity->replace({QPointF(left, capacity), QPointF(right, capacity)});
+    const QString capacityText =
+        tr("capacity %1 %2").arg(capacity, 0, 'f', 1).arg(units::largeName());
+    m_capacity->setName(
+        compare ? tr("A (current):<br>%1").arg(capacityText)
+                : tr("Capacity %1 %2").arg(capacity, 0, 'f', 1).arg(units::largeName()));
     m_memoryAxis->setTitleText(tr("Memory per device (%1)").arg(units::largeName()));
 
     chart_style::setNiceRange(m_memoryAxis, std::max(peak, capacity));
 
     QList<QPointF> tops;
     QStringList texts;
-    for (const auto &stage : report.stages) {
-        tops << QPointF(stage.index, toGb(stage.totalBytes));
-        texts << chartNumber(toGb(stage.totalBytes));
+    m_totalsB.clear();
+    for (qsizetype j = 0; j < m_stages.size(); ++j) {
+        const StageLabel &slot = m_stages[j];
+        if (!slot.present)
+            continue;
+        const double total = toGb(
+            plans[std::size_t(std::max(slot.plan, 0))]->stages[std::size_t(slot.index)].totalBytes);
+        tops << QPointF(static_cast<qreal>(j), total);
+        if (slot.plan == 1)
+            m_totalsB << total;
+        texts << chartNumber(total);
     }
-    m_totals->setLines(m_compareCapacity->isVisible() ? QList<qreal>{capacity, capacityB}
-                                                      : QList<qreal>{capacity});
+    m_totals->setLines(compare ? QList<qreal>{capacity, capacityB} : QList<qreal>{capacity});
     m_totals->setLabels(tops, texts);
 }
 
@@ -193,11 +216,19 @@ void StageMemoryChart::labelStages()
             w = std::max(w, metrics.horizontalAdvance(label(stage)) + gap);
         return w;
     };
-    auto full = [this](const StageLabel &s) {
+    // Comparing, a slot is named by its plan: "A 3", "B 3".
+    auto plan = [](const StageLabel &s) {
+        return s.plan < 0 ? QString() : s.plan == 0 ? QStringLiteral("A") : QStringLiteral("B");
+    };
+    auto full = [&](const StageLabel &s) {
+        if (s.plan >= 0)
+            return s.fits ? tr("%1 %2").arg(plan(s)).arg(s.index)
+                          : tr("%1 %2 ✗").arg(plan(s)).arg(s.index);
         return s.fits ? tr("Stage %1").arg(s.index) : tr("Stage %1 ✗ over").arg(s.index);
     };
-    auto number = [this](const StageLabel &s) {
-        return s.fits ? QString::number(s.index) : tr("%1 ✗").arg(s.index);
+    auto number = [&](const StageLabel &s) {
+        const QString n = plan(s) + QString::number(s.index);
+        return s.fits ? n : tr("%1 ✗").arg(n);
     };
     QStringList categories;
     int every = 0; // 0: every stage labelled on the category axis
@@ -258,21 +289,33 @@ QStringList StageMemoryChart::shownLabels() const
     // The numbered axis: a label at every tick from 0.
     const int every = static_cast<int>(m_lineAxis->tickInterval());
     QStringList labels;
-    for (qsizetype i = 0; i < m_stages.size(); ++i)
-        labels << (i % every == 0 ? QString::number(i) : QString());
+    for (const StageLabel &slot : std::as_const(m_stages))
+        labels << (slot.index % every == 0 && slot.plan <= 0 ? QString::number(slot.index)
+                                                             : QString());
     return labels;
 }
 
-QList<qreal> StageMemoryChart::values(const QString &term) const
+QList<qreal> StageMemoryChart::planValues(const QString &term, int plan) const
 {
     for (const QBarSet *set : m_sets)
         if (set->label() == term) {
             QList<qreal> out;
-            for (int i = 0; i < set->count(); ++i)
-                out << set->at(i);
+            for (qsizetype i = 0; i < set->count() && i < m_stages.size(); ++i)
+                if (m_stages[i].present && std::max(m_stages[i].plan, 0) == plan)
+                    out << set->at(static_cast<int>(i));
             return out;
         }
     return {};
+}
+
+QList<qreal> StageMemoryChart::values(const QString &term) const
+{
+    return planValues(term, 0);
+}
+
+QList<qreal> StageMemoryChart::comparisonValues(const QString &term) const
+{
+    return m_plans > 1 ? planValues(term, 1) : QList<qreal>{};
 }
 
 qreal StageMemoryChart::capacityGb() const
@@ -280,12 +323,29 @@ qreal StageMemoryChart::capacityGb() const
     return m_capacity->count() > 0 ? m_capacity->at(0).y() : 0;
 }
 
+qreal StageMemoryChart::comparisonCapacityGb() const
+{
+    return m_compareCapacity->isVisible() && m_compareCapacity->count() > 0
+               ? m_compareCapacity->at(0).y()
+               : 0;
+}
+
+QString StageMemoryChart::comparisonCapacityName() const
+{
+    return m_compareCapacity->isVisible() ? m_compareCapacity->name() : QString();
+}
+
 QList<qreal> StageMemoryChart::comparison() const
 {
-    QList<qreal> out;
-    if (m_compare->isVisible())
-        for (const QPointF &p : m_compare->points())
-            out << p.y();
+    return m_totalsB;
+}
+
+QStringList StageMemoryChart::legendLabels() const
+{
+    QStringList out;
+    for (QLegendMarker *marker : m_chart->legend()->markers())
+        if (marker->isVisible() && marker->series()->isVisible())
+            out << marker->label();
     return out;
 }
 

@@ -115,10 +115,10 @@ protected:
     }
     void mouseMoveEvent(QMouseEvent *event) override
     {
-        const auto [stage, part] = m_chart->hit(event->position());
-        if (part)
-            QToolTip::showText(event->globalPosition().toPoint(), m_chart->toolTipFor(stage, *part),
-                               this);
+        const auto at = m_chart->hit(event->position());
+        if (at.part)
+            QToolTip::showText(event->globalPosition().toPoint(),
+                               m_chart->toolTipFor(at.stage, *at.part, at.plan), this);
         else
             QToolTip::hideText();
     }
@@ -140,8 +140,23 @@ StepTimeChart::StepTimeChart(QWidget *parent)
     m_stack->addWidget(m_messageLabel);
 }
 
-void StepTimeChart::setReport(const core::Report &report)
+void StepTimeChart::setReport(const core::Report &report, const core::Report *compare,
+                              const QString &compareName)
 {
+    const auto timed = [](const core::Report *r) {
+        return r && r->ok() && !r->timeInLayerUnits && r->stepTime &&
+               !r->stepTime->stages.empty() && std::isfinite(r->stepTime->stepTimeS) &&
+               r->stepTime->stepTimeS > 0;
+    };
+    m_stagesB.clear();
+    m_busiestB = -1;
+    m_stepTimeSB = 0;
+    m_compareName = compareName;
+    if (timed(compare)) {
+        m_stagesB = compare->stepTime->stages;
+        m_stepTimeSB = compare->stepTime->stepTimeS;
+        m_busiestB = compare->stepTime->busiestStage;
+    }
     m_message.clear();
     if (!report.ok()) {
         m_message = tr("The scenario is invalid: no step time to show.");
@@ -172,7 +187,8 @@ void StepTimeChart::setReport(const core::Report &report)
     m_stages = st.stages;
     m_stepTimeS = st.stepTimeS;
     m_busiest = st.busiestStage;
-    m_secondsPerUnit = st.stepTimeS >= 1 ? 1 : st.stepTimeS >= 1e-3 ? 1e-3 : 1e-6;
+    const double longest = std::max(st.stepTimeS, m_stepTimeSB);
+    m_secondsPerUnit = longest >= 1 ? 1 : longest >= 1e-3 ? 1e-3 : 1e-6;
     const QString unit = m_secondsPerUnit == 1      ? tr("s")
                          : m_secondsPerUnit == 1e-3 ? tr("ms")
                                                     : tr("µs");
@@ -190,9 +206,11 @@ StepTimeChart::Layout StepTimeChart::layout(const QSize &size) const
     for (const QString &label : legendLabels())
         legendWidth = std::max(legendWidth, fm.horizontalAdvance(label));
     legendWidth += kBarSwatch + 3 * kBarPad;
-    const double step = m_stepTimeS / m_secondsPerUnit;
+    const double step = std::max(m_stepTimeS, m_stepTimeSB) / m_secondsPerUnit;
     const double top = title.height() + 2 * kBarPad;
-    const double bottom = size.height() - 2 * fm.height() - 3 * kBarPad;
+    // Comparing, a row of plan letters ("A", "B") under the bars.
+    const int rows = isComparing() ? 3 : 2;
+    const double bottom = size.height() - rows * fm.height() - 3 * kBarPad;
     // Ticks at least two lines apart, at most ten intervals (chart_style::setNiceRange).
     const double height = std::max(bottom - top, 1.0);
     const int intervals =
@@ -220,33 +238,53 @@ StepTimeChart::Layout StepTimeChart::layout(const QSize &size) const
 QPointF StepTimeChart::positionOf(int stage, double value) const
 {
     const Layout l = layout(m_bars->size());
-    const double slot = l.plot.width() / std::max<std::size_t>(m_stages.size(), 1);
-    return {l.plot.left() + (stage + 0.5) * slot,
+    const double slot = l.plot.width() / std::max(stageCount(), 1);
+    const auto [from, to] = barSpan(0);
+    return {l.plot.left() + (stage + (from + to) / 2) * slot,
             l.plot.bottom() - value / l.top * l.plot.height()};
 }
 
-std::pair<int, std::optional<core::TimePart>> StepTimeChart::hit(const QPointF &at) const
+int StepTimeChart::stageCount() const
 {
+    return static_cast<int>(std::max(m_stages.size(), m_stagesB.size()));
+}
+
+std::pair<double, double> StepTimeChart::barSpan(int plan) const
+{
+    if (!isComparing())
+        return {0.1, 0.9};
+    return plan == 0 ? std::pair{0.06, 0.48} : std::pair{0.52, 0.94};
+}
+
+StepTimeChart::Hit StepTimeChart::hit(const QPointF &at) const
+{
+    Hit out;
     if (m_stages.empty())
-        return {-1, std::nullopt};
+        return out;
     const Layout l = layout(m_bars->size());
-    const double slot = l.plot.width() / static_cast<double>(m_stages.size());
+    const double slot = l.plot.width() / stageCount();
     const int stage = static_cast<int>(std::floor((at.x() - l.plot.left()) / slot));
-    if (stage < 0 || stage >= static_cast<int>(m_stages.size()))
-        return {-1, std::nullopt};
-    const double offset = at.x() - l.plot.left() - stage * slot;
-    if (offset < 0.1 * slot || offset > 0.9 * slot)
-        return {stage, std::nullopt};
+    if (stage < 0 || stage >= stageCount())
+        return out;
+    out.stage = stage;
+    const double offset = (at.x() - l.plot.left() - stage * slot) / slot;
+    out.plan = isComparing() && offset >= 0.5 ? 1 : 0;
+    const auto [from, to] = barSpan(out.plan);
+    const auto &stages = out.plan == 0 ? m_stages : m_stagesB;
+    if (offset < from || offset > to || stage >= static_cast<int>(stages.size()))
+        return out;
     double value = (l.plot.bottom() - at.y()) / l.plot.height() * l.top * m_secondsPerUnit;
     if (value < 0)
-        return {stage, std::nullopt};
-    const core::TimeBreakdown &b = m_stages[static_cast<std::size_t>(stage)];
+        return out;
+    const core::TimeBreakdown &b = stages[static_cast<std::size_t>(stage)];
     for (const core::TimePartInfo &info : core::kTimeParts) {
-        if (value < b[info.part])
-            return {stage, info.part};
+        if (value < b[info.part]) {
+            out.part = info.part;
+            return out;
+        }
         value -= b[info.part];
     }
-    return {stage, std::nullopt};
+    return out;
 }
 
 void StepTimeChart::paintBars(QPainter &p, const QSize &size) const
@@ -285,29 +323,34 @@ void StepTimeChart::paintBars(QPainter &p, const QSize &size) const
     p.restore();
 
     // The bars: whole pixels, no antialiasing; a border only where bars are wide enough.
-    const double slot = l.plot.width() / static_cast<double>(m_stages.size());
-    const bool borders = slot * 0.8 >= 6;
+    const double slot = l.plot.width() / static_cast<double>(stageCount());
+    const double barWidth = (barSpan(0).second - barSpan(0).first) * slot;
+    const bool borders = barWidth >= 6;
     p.save();
     p.setRenderHint(QPainter::Antialiasing, false);
     p.setClipRect(l.plot.adjusted(0, -1, 1, 1));
-    for (std::size_t s = 0; s < m_stages.size(); ++s) {
-        double base = 0;
-        const double left = l.plot.left() + (static_cast<double>(s) + 0.1) * slot;
-        for (const core::TimePartInfo &info : core::kTimeParts) {
-            const double v = m_stages[s][info.part] / m_secondsPerUnit;
-            if (!(v > 0))
-                continue;
-            const QRectF r(QPointF(left, y(base + v)), QPointF(left + 0.8 * slot, y(base)));
-            const QBrush brush = partBrush(info.part);
-            p.setBrush(brush);
-            if (borders)
-                p.setPen(brush.style() == Qt::SolidPattern && brush.color() != Qt::black
-                             ? brush.color().darker(130)
-                             : chart_style::grey());
-            else
-                p.setPen(Qt::NoPen);
-            p.drawRect(r);
-            base += v;
+    for (int plan = 0; plan < (isComparing() ? 2 : 1); ++plan) {
+        const auto &stages = plan == 0 ? m_stages : m_stagesB;
+        for (std::size_t s = 0; s < stages.size(); ++s) {
+            double base = 0;
+            const double left =
+                l.plot.left() + (static_cast<double>(s) + barSpan(plan).first) * slot;
+            for (const core::TimePartInfo &info : core::kTimeParts) {
+                const double v = stages[s][info.part] / m_secondsPerUnit;
+                if (!(v > 0))
+                    continue;
+                const QRectF r(QPointF(left, y(base + v)), QPointF(left + barWidth, y(base)));
+                const QBrush brush = partBrush(info.part);
+                p.setBrush(brush);
+                if (borders)
+                    p.setPen(brush.style() == Qt::SolidPattern && brush.color() != Qt::black
+                                 ? brush.color().darker(130)
+                                 : chart_style::grey());
+                else
+                    p.setPen(Qt::NoPen);
+                p.drawRect(r);
+                base += v;
+            }
         }
     }
     p.restore();
@@ -323,41 +366,75 @@ void StepTimeChart::paintBars(QPainter &p, const QSize &size) const
         stepPen.setColor(QColor(0xCC, 0xCC, 0xCC));
     stepPen.setWidthF(1.5);
     stepPen.setStyle(Qt::DashLine);
-    const double stepY = y(m_stepTimeS / m_secondsPerUnit);
+    QPen stepPenB = stepPen;
+    stepPenB.setStyle(Qt::DotLine);
+    stepPenB.setWidthF(2);
+    const auto busiestStar = [&](int plan, int stage, double stepS) {
+        const auto [from, to] = barSpan(plan);
+        const QPointF at(l.plot.left() + (stage + (from + to) / 2) * slot,
+                         y(1.04 * stepS / m_secondsPerUnit));
+        p.setPen(QPen(Qt::white, 1));
+        p.setBrush(chart_style::black());
+        p.drawPolygon(star(at, 9));
+    };
     p.setPen(stepPen);
-    p.drawLine(QPointF(l.plot.left(), stepY), QPointF(l.plot.right(), stepY));
-    const QPointF busiest(l.plot.left() + (m_busiest + 0.5) * slot,
-                          y(1.04 * m_stepTimeS / m_secondsPerUnit));
-    p.setPen(QPen(Qt::white, 1));
-    p.setBrush(chart_style::black());
-    p.drawPolygon(star(busiest, 9));
+    p.drawLine(QPointF(l.plot.left(), y(m_stepTimeS / m_secondsPerUnit)),
+               QPointF(l.plot.right(), y(m_stepTimeS / m_secondsPerUnit)));
+    if (isComparing()) {
+        p.setPen(stepPenB);
+        p.drawLine(QPointF(l.plot.left(), y(m_stepTimeSB / m_secondsPerUnit)),
+                   QPointF(l.plot.right(), y(m_stepTimeSB / m_secondsPerUnit)));
+        busiestStar(1, m_busiestB, m_stepTimeSB);
+    }
+    busiestStar(0, m_busiest, m_stepTimeS);
     p.restore();
+
+    // Comparing, each bar's plan under it, where the bars are wide enough for a letter.
+    double labelTop = l.plot.bottom() + kBarPad / 2;
+    if (isComparing()) {
+        if (barWidth >= fm.horizontalAdvance(QStringLiteral("B")) + 2)
+            for (int s = 0; s < stageCount(); ++s)
+                for (int plan = 0; plan < 2; ++plan) {
+                    const auto [from, to] = barSpan(plan);
+                    p.drawText(QRectF(l.plot.left() + (s + from) * slot, labelTop,
+                                      (to - from) * slot, fm.height()),
+                               Qt::AlignHCenter | Qt::AlignTop,
+                               plan == 0 ? QStringLiteral("A") : QStringLiteral("B"));
+                }
+        labelTop += fm.height();
+    }
 
     // Stage labels under their bars, and the axis title.
     for (qsizetype i = 0; i < m_stageLabels.size(); ++i) {
         const double x = l.plot.left() + (m_labelledStages[i] + 0.5) * slot;
-        p.drawText(QRectF(x - 200, l.plot.bottom() + kBarPad / 2, 400, fm.height()),
-                   Qt::AlignHCenter | Qt::AlignTop, m_stageLabels[i]);
+        p.drawText(QRectF(x - 200, labelTop, 400, fm.height()), Qt::AlignHCenter | Qt::AlignTop,
+                   m_stageLabels[i]);
     }
     p.drawText(
-        QRectF(l.plot.left(), l.plot.bottom() + fm.height() + kBarPad, l.plot.width(), fm.height()),
+        QRectF(l.plot.left(), labelTop + fm.height() + kBarPad / 2, l.plot.width(), fm.height()),
         Qt::AlignCenter, tr("Pipeline stage"));
 
     // The legend: a swatch and a label per entry, centred beside the plot.
-    const QStringList entries = legendLabels();
+    const QList<std::pair<QString, Entry>> entries = legendEntries();
     const double rowHeight = fm.height() + kBarPad / 2;
-    double top = l.legend.center().y() - rowHeight * entries.size() / 2;
+    // Centred beside the plot, but never over the title: a tall legend (presentation mode,
+    // two plans compared) runs down past the plot's bottom instead.
+    const double legendHeight = rowHeight * static_cast<double>(entries.size());
+    const double highest = l.plot.top() - kBarPad;
+    double top = std::max(l.legend.center().y() - legendHeight / 2, highest);
+    if (top + legendHeight > size.height())
+        top = std::max(highest, size.height() - legendHeight);
     for (qsizetype i = 0; i < entries.size(); ++i) {
-        const QString &entry = entries[i];
+        const auto &[entry, kind] = entries[i];
         const QRectF swatch(l.legend.left(), top + (rowHeight - kBarSwatch) / 2, kBarSwatch,
                             kBarSwatch);
         p.save();
         p.setRenderHint(QPainter::Antialiasing, true);
-        if (i == entries.size() - 2) { // the step line
-            p.setPen(stepPen);
+        if (kind == Entry::stepA || kind == Entry::stepB) {
+            p.setPen(kind == Entry::stepA ? stepPen : stepPenB);
             p.drawLine(QPointF(swatch.left(), swatch.center().y()),
                        QPointF(swatch.right(), swatch.center().y()));
-        } else if (i == entries.size() - 1) { // the busiest stage's star
+        } else if (kind == Entry::busiest) {
             p.setPen(QPen(Qt::white, 1));
             p.setBrush(chart_style::black());
             p.drawPolygon(star(swatch.center(), kBarSwatch / 2));
@@ -381,7 +458,7 @@ void StepTimeChart::paintBars(QPainter &p, const QSize &size) const
 
 void StepTimeChart::relabelStages()
 {
-    const int count = static_cast<int>(m_stages.size());
+    const int count = stageCount();
     m_stageLabels.clear();
     m_labelledStages.clear();
     if (count == 0)
@@ -440,17 +517,22 @@ void StepTimeChart::resizeEvent(QResizeEvent *event)
     relabelStages();
 }
 
-QString StepTimeChart::toolTipFor(int stage, core::TimePart part) const
+QString StepTimeChart::toolTipFor(int stage, core::TimePart part, int plan) const
 {
-    if (stage < 0 || stage >= static_cast<int>(m_stages.size()))
+    const auto &stages = plan == 0 ? m_stages : m_stagesB;
+    if (stage < 0 || stage >= static_cast<int>(stages.size()))
         return {};
-    const double s = m_stages[static_cast<std::size_t>(stage)][part];
-    return tr("Stage %1%2\n%3: %4, %5 of the %6 step\n%7")
+    const double step = plan == 0 ? m_stepTimeS : m_stepTimeSB;
+    const double s = stages[static_cast<std::size_t>(stage)][part];
+    const QString who = !isComparing() ? QString()
+                        : plan == 0    ? tr("A (current), ")
+                                       : m_compareName + tr(", ");
+    return tr("%8Stage %1%2\n%3: %4, %5 of the %6 step\n%7")
         .arg(stage)
-        .arg(stage == m_busiest ? tr(" (busiest)") : QString())
+        .arg(stage == (plan == 0 ? m_busiest : m_busiestB) ? tr(" (busiest)") : QString())
         .arg(partLabel(part), seconds(s),
-             QStringLiteral("%1 %").arg(m_stepTimeS > 0 ? 100 * s / m_stepTimeS : 0.0, 0, 'f', 1),
-             seconds(m_stepTimeS), io::qs(core::timePartInfo(part).description));
+             QStringLiteral("%1 %").arg(step > 0 ? 100 * s / step : 0.0, 0, 'f', 1), seconds(step),
+             io::qs(core::timePartInfo(part).description), who);
 }
 
 QList<qreal> StepTimeChart::values(core::TimePart part) const
@@ -471,17 +553,43 @@ QStringList StepTimeChart::stageLabels() const
     return m_stageLabels;
 }
 
+QList<qreal> StepTimeChart::comparisonValues(core::TimePart part) const
+{
+    QList<qreal> out;
+    for (const core::TimeBreakdown &stage : m_stagesB)
+        out << stage[part] / m_secondsPerUnit;
+    return out;
+}
+
+QList<std::pair<QString, StepTimeChart::Entry>> StepTimeChart::legendEntries() const
+{
+    QList<std::pair<QString, Entry>> out;
+    const auto has = [](const std::vector<core::TimeBreakdown> &stages, core::TimePart part) {
+        return std::any_of(stages.begin(), stages.end(),
+                           [&](const core::TimeBreakdown &b) { return b[part] > 0; });
+    };
+    for (const core::TimePartInfo &info : core::kTimeParts)
+        if (has(m_stages, info.part) || has(m_stagesB, info.part))
+            out.append({partLabel(info.part), Entry::part});
+    if (m_stages.empty())
+        return out;
+    if (!isComparing()) {
+        out.append({tr("Step time %1").arg(seconds(m_stepTimeS)), Entry::stepA});
+        out.append({tr("Busiest stage: %1").arg(m_busiest), Entry::busiest});
+        return out;
+    }
+    // Comparing: each plan's step time on a line of its own, named as the status line does.
+    out.append({tr("A (current): step %1").arg(seconds(m_stepTimeS)), Entry::stepA});
+    out.append({tr("%1: step %2").arg(m_compareName, seconds(m_stepTimeSB)), Entry::stepB});
+    out.append({tr("Busiest: A %1, B %2").arg(m_busiest).arg(m_busiestB), Entry::busiest});
+    return out;
+}
+
 QStringList StepTimeChart::legendLabels() const
 {
     QStringList out;
-    for (const core::TimePartInfo &info : core::kTimeParts)
-        if (std::any_of(m_stages.begin(), m_stages.end(),
-                        [&](const core::TimeBreakdown &b) { return b[info.part] > 0; }))
-            out << partLabel(info.part);
-    if (!m_stages.empty()) {
-        out << tr("Step time %1").arg(seconds(m_stepTimeS));
-        out << tr("Busiest stage: %1").arg(m_busiest);
-    }
+    for (const auto &entry : legendEntries())
+        out << entry.first;
     return out;
 }
 

@@ -23,10 +23,17 @@ class StepTimeChart : public QWidget
 public:
     explicit StepTimeChart(QWidget *parent = nullptr);
 
-    void setReport(const core::Report &report);
+    // `compare`, when given, is a second plan (File → Compare with…): per stage, plan A's bar
+    // and plan B's side by side on one time axis, each plan's step time a line of its own.
+    // Plan B is drawn only when it has a step time in seconds.
+    void setReport(const core::Report &report, const core::Report *compare = nullptr,
+                   const QString &compareName = {});
 
     // What is drawn, for tests. A part's bar values per stage, in the value axis's unit.
     QList<qreal> values(core::TimePart part) const;
+    // Plan B's, per stage of B (empty when not comparing).
+    QList<qreal> comparisonValues(core::TimePart part) const;
+    bool isComparing() const { return !m_stagesB.empty(); }
     // Seconds per unit of the value axis: 1, 1e-3 (ms) or 1e-6 (µs).
     double secondsPerUnit() const { return m_secondsPerUnit; }
     QString axisTitle() const;
@@ -37,8 +44,8 @@ public:
     int busiestStage() const { return m_busiest; }
     // What the chart says instead of drawing bars; empty when it draws them.
     QString message() const { return m_message; }
-    // The hover text of a bar segment.
-    QString toolTipFor(int stage, core::TimePart part) const;
+    // The hover text of a bar segment of plan A's (plan 0) or plan B's (1).
+    QString toolTipFor(int stage, core::TimePart part, int plan = 0) const;
     // Where `value` (in the axis's unit) on stage `stage`'s bar is drawn, in the bars
     // widget's coordinates; the widget is findChild<QWidget *>("stepTimeBars").
     QPointF positionOf(int stage, double value) const;
@@ -57,9 +64,26 @@ private:
     };
     Layout layout(const QSize &size) const;
     void relabelStages();
+    int stageCount() const;
+    // A plan's bar in a stage's slot, as fractions of the slot's width.
+    std::pair<double, double> barSpan(int plan) const;
+    enum class Entry
+    {
+        part,
+        stepA,
+        stepB,
+        busiest,
+    };
+    QList<std::pair<QString, Entry>> legendEntries() const;
+    struct Hit
+    {
+        int stage = -1;
+        int plan = 0;
+        std::optional<core::TimePart> part;
+    };
     void paintBars(class QPainter &p, const QSize &size) const;
-    // The stage and part under a point of the bars widget; part is empty off the bars.
-    std::pair<int, std::optional<core::TimePart>> hit(const QPointF &at) const;
+    // The stage, plan and part under a point of the bars widget; part is empty off the bars.
+    Hit hit(const QPointF &at) const;
 
     QStackedLayout *m_stack;
     QLabel *m_messageLabel;
@@ -69,6 +93,10 @@ private:
     std::vector<core::TimeBreakdown> m_stages; // seconds, as the report gives them
     double m_stepTimeS = 0;
     int m_busiest = -1;
+    std::vector<core::TimeBreakdown> m_stagesB; // plan B's, empty when not comparing
+    double m_stepTimeSB = 0;
+    int m_busiestB = -1;
+    QString m_compareName;
     double m_secondsPerUnit = 1;
     QString m_axisTitle;
     QStringList m_stageLabels;

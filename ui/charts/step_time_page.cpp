@@ -115,7 +115,8 @@ QWidget *StepTimePage::createWidget(ScenarioDocument *)
 
 void StepTimePage::update(const ChartInputs &inputs)
 {
-    m_chart->setReport(inputs.report);
+    const Comparison *b = inputs.comparison;
+    m_chart->setReport(inputs.report, b ? &b->report : nullptr, b ? b->name : QString());
 }
 
 std::unique_ptr<QWidget> StepTimePage::createImage(const ChartInputs &inputs, QWidget *parent) const
