@@ -9,8 +9,10 @@
 #include "ui/main_window.h"
 #include "widget_helpers.h"
 
+#include <QChartView>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QGraphicsTextItem>
 #include <QLabel>
 #include <QScreen>
 #include <QStatusBar>
@@ -234,6 +236,15 @@ private Q_SLOTS:
         // At K = 64 the numbered stages are evenly spaced and the last tens are there.
         if (stages == 64)
             QVERIFY(labels.contains("60") || labels.contains("56") || labels.contains("48"));
+        // And the scene really draws those numbers (a label format the chart's localised
+        // numbers cannot print drew nothing at all).
+        QStringList drawn;
+        for (QGraphicsItem *item : chart.findChild<QChartView *>()->scene()->items())
+            if (auto *text = dynamic_cast<QGraphicsTextItem *>(item); text && text->isVisible())
+                drawn << text->toPlainText();
+        for (const QString &label : labels)
+            if (!label.isEmpty())
+                QVERIFY2(drawn.contains(label), qPrintable(label + " is not drawn"));
     }
 };
 
