@@ -64,7 +64,8 @@ StageMemoryChart::StageMemoryChart(QWidget *parent)
     m_lineAxis->setVisible(false);
     // It numbers the stages when the categories have no room for their labels.
     m_lineAxis->setTitleText(m_stageAxis->titleText());
-    m_lineAxis->setLabelFormat(QStringLiteral("%.0f")); // "%d" prints nothing with localised numbers
+    m_lineAxis->setLabelFormat(
+        QStringLiteral("%.0f")); // "%d" prints nothing with localised numbers
     m_lineAxis->setTickType(QValueAxis::TicksDynamic);
     m_lineAxis->setTickAnchor(0);
     m_lineAxis->setTickInterval(1);
