@@ -133,9 +133,17 @@ void evaluateAndCheck(const core::Scenario &s, const core::Presets &with)
     if (std::int64_t{s.pp} * s.microbatches * s.virtualStages > 4096)
         return;
     const core::Report withTimeline = core::evaluate(s, with, {.timeline = true});
-    require(withTimeline.makespanS == r.makespanS, "the timeline changes the makespan");
+    // Without the timeline GPipe takes its closed form and 1F1B and ZB-H1 their steady period
+    // (docs/DESIGN.md, "Event simulation"): the same makespan up to rounding.
+    if (std::abs(withTimeline.makespanS - r.makespanS) >
+        1e-9 * std::max(1.0, std::abs(withTimeline.makespanS))) {
+        std::fprintf(stderr, "makespan %.17g with the timeline, %.17g without\n",
+                     withTimeline.makespanS, r.makespanS);
+        require(false, "the timeline changes the makespan");
+    }
     for (const auto &op : withTimeline.timeline)
-        require(op.start >= 0 && op.end >= op.start && op.end <= r.makespanS * (1 + 1e-12),
+        require(op.start >= 0 && op.end >= op.start &&
+                    op.end <= withTimeline.makespanS * (1 + 1e-12),
                 "a timeline block outside the step");
 }
 
