@@ -6,6 +6,21 @@ add_library(Parascope::Options ALIAS parascope_options)
 target_compile_options(parascope_options INTERFACE
     -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast)
 
+# A fresh build links about seventy executables: lld links a test in a fifth of the time of
+# the default BFD linker (measured: tst_main_window 1.7 s -> 0.4 s; gold 0.5 s). scripts/deps
+# installs lld; without it, gold with g++ (with clang's sanitizer runtime gold warns about
+# every local symbol), else the default.
+include(CheckLinkerFlag)
+check_linker_flag(CXX -fuse-ld=lld PARASCOPE_HAVE_LLD)
+if(PARASCOPE_HAVE_LLD)
+    target_link_options(parascope_options INTERFACE -fuse-ld=lld)
+elseif(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    check_linker_flag(CXX -fuse-ld=gold PARASCOPE_HAVE_GOLD)
+    if(PARASCOPE_HAVE_GOLD)
+        target_link_options(parascope_options INTERFACE -fuse-ld=gold)
+    endif()
+endif()
+
 if(PARASCOPE_SANITIZE)
     target_compile_options(parascope_options INTERFACE
         -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
