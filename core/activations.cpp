@@ -129,6 +129,26 @@ int activationValueBytes(Precision p)
     return p == Precision::fp32 ? 4 : 2;
 }
 
+int kvBytesPerValue(const Scenario &s)
+{
+    switch (s.kvPrecision) {
+    case KvPrecision::automatic:
+        return activationValueBytes(s.precision);
+    case KvPrecision::bf16:
+    case KvPrecision::fp16:
+        return 2;
+    case KvPrecision::fp8:
+    case KvPrecision::int8:
+        return 1;
+    }
+    return activationValueBytes(s.precision);
+}
+
+std::int64_t contextTokens(const Scenario &s)
+{
+    return std::int64_t{s.seqLen} + (s.mode == Mode::inference ? s.outputLen : 0);
+}
+
 ActivationConfig activationConfig(const Scenario &s)
 {
     ActivationConfig c;

@@ -25,6 +25,14 @@ struct ActivationConfig
 // weight-only formats compute and keep activations in 16 bits.
 int activationValueBytes(Precision precision);
 
+// Bytes of one KV-cache value: kv_precision's (2 for BF16 and FP16, 1 for FP8 and INT8), or
+// for auto the activations' (docs/inference.md).
+int kvBytesPerValue(const Scenario &scenario);
+
+// The tokens a sequence holds when its last token is generated: the prompt (seq_len) and,
+// in inference, every output token (output_len).
+std::int64_t contextTokens(const Scenario &scenario);
+
 // How the scenario keeps its layers' activations.
 ActivationConfig activationConfig(const Scenario &scenario);
 

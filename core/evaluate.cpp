@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 
 namespace core {
 
@@ -102,6 +103,7 @@ struct Timing
     EndTimes first;
     EndTimes last;
     double p2pSendS = 0;
+    Link ppLink;
     std::optional<InputError> tpLinkError;
     std::optional<InputError> ppLinkError;
     Link tpLink;
@@ -138,6 +140,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     if (s.pp > 1) {
         Link link;
         t.ppLinkError = chooseLink(device, pipelineSpan(s), s.interNodeGbPerS, link);
+        t.ppLink = link;
         // One micro-batch's hidden state, 1/T of it per device: with sequence parallelism
         // it is already split; without, Megatron-LM sends 1/T and all-gathers it over the
         // node (Narayanan et al. 2021, §4.1, "scatter/gather").
@@ -410,6 +413,54 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     computed.dpLink = out.dpLink;
     computed.dpBytesPerStep = out.dpBytesPerStep;
     return computed;
+}
+
+// Serving (docs/inference.md): the prefill is the forward pipeline just simulated; decode and
+// the memory limits follow from the stages' terms.
+ServingReport servingReport(const Report &r, const Scenario &s, const ModelSpec &model,
+                            const DeviceSpec &device, const Timing &t,
+                            const std::vector<int> &layers)
+{
+    ServingInput in;
+    in.model = &model;
+    in.stageLayers = layers;
+    in.microbatches = s.microbatches;
+    in.microbatchSize = s.microbatchSize;
+    in.promptTokens = s.seqLen;
+    in.outputTokens = s.outputLen;
+    in.tp = s.tp;
+    in.activationBytes = activationValueBytes(s.precision);
+    in.weightBytes = bitsPerValue(s.precision) / 8.0;
+    in.kvBytes = kvBytesPerValue(s);
+    in.commBytes = bitsPerValue(tpActivationPrecision(s.precision)) / 8.0;
+    in.rates = *t.rates;
+    in.tpLink = t.tpLink;
+    if (s.pp > 1)
+        in.ppLink = t.ppLink;
+    in.prefillS = r.makespanS;
+    in.tdpW = device.tdpW;
+    ServingReport out = serving(in);
+
+    // The cache grows with sequences × context; everything else on a stage stays.
+    const std::int64_t context = contextTokens(s);
+    const std::int64_t sequences = std::int64_t{s.microbatches} * s.microbatchSize;
+    std::int64_t maxSequences = std::numeric_limits<std::int64_t>::max();
+    std::int64_t maxContext = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t i = 0; i < r.stages.size(); ++i) {
+        const StageReport &st = r.stages[i];
+        const std::int64_t perToken =
+            kvCacheBytes(model, layers[i], 1, 1, s.tp, kvBytesPerValue(s));
+        const std::int64_t free = st.capacityBytes - (st.totalBytes - st.kvCacheBytes);
+        if (perToken <= 0)
+            continue;
+        maxSequences = std::min(maxSequences, std::max<std::int64_t>(free, 0) / perToken / context);
+        maxContext = std::min(maxContext, std::max<std::int64_t>(free, 0) / perToken / sequences);
+    }
+    if (maxSequences != std::numeric_limits<std::int64_t>::max()) {
+        out.maxBatch = maxSequences / s.microbatches * s.microbatches;
+        out.maxContext = maxContext;
+    }
+    return out;
 }
 
 // A stage or a step whose bytes do not fit 64 bits (kTooLarge): refused, naming the key
@@ -715,9 +766,10 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
                                         model, s.seqLen, s.microbatchSize, s.tp, actBytes));
         } else if (model.hasArchitecture()) {
             // docs/DESIGN.md §3.7: a pipeline keeps the cache of every micro-batch in flight.
-            st.kvCacheBytes = kvCacheBytes(
-                model, st.layers, s.seqLen,
-                static_cast<std::int64_t>(s.microbatches) * s.microbatchSize, s.tp, actBytes);
+            st.kvCacheBytes =
+                kvCacheBytes(model, st.layers, contextTokens(s),
+                             static_cast<std::int64_t>(s.microbatches) * s.microbatchSize, s.tp,
+                             kvBytesPerValue(s));
         }
         st.reserveBytes = reserve;
         st.totalBytes = memoryTermsTotal(st);
@@ -745,6 +797,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     if (options.memoryOnly)
         return r;
     r.stepTime = stepTimeReport(r, s, model, device, states, t, layers);
+    if (!training && r.stepTime && model.hasArchitecture())
+        r.serving = servingReport(r, s, model, device, t, layers);
     r.layerOps = t.layer.ops;
     r.firstStageEndOps = t.first.ops.size();
     for (const EndTimes *end : {&t.first, &t.last})

@@ -41,7 +41,14 @@ const std::array kFields{
     FieldInfo{"microbatches", &Scenario::microbatches,
               "Micro-batches m per step; more shrink the pipeline bubble."},
     FieldInfo{"microbatch_size", &Scenario::microbatchSize, "Sequences per micro-batch."},
-    FieldInfo{"seq_len", &Scenario::seqLen, "Tokens per sequence."},
+    FieldInfo{"seq_len", &Scenario::seqLen,
+              "Tokens per sequence; in inference, the prompt's tokens."},
+    FieldInfo{"output_len", &Scenario::outputLen,
+              "Inference: tokens each sequence generates after its prompt; the KV cache ends "
+              "with seq_len + output_len tokens (docs/inference.md)."},
+    FieldInfo{"kv_precision", &Scenario::kvPrecision,
+              "Inference: the KV cache's format; auto keeps the activations' (BF16, or FP16/FP32 "
+              "when the model runs so), fp8 and int8 take one byte a value."},
     FieldInfo{"schedule", &Scenario::schedule, "Pipeline schedule."},
     FieldInfo{"virtual_stages", &Scenario::virtualStages,
               "Model chunks v per device for the interleaved schedule."},

@@ -17,7 +17,7 @@ using FieldMember =
     std::variant<int Scenario::*, double Scenario::*, bool Scenario::*, std::string Scenario::*,
                  std::optional<double> Scenario::*, Precision Scenario::*, Mode Scenario::*,
                  Schedule Scenario::*, Recompute Scenario::*, Attention Scenario::*,
-                 Framework Scenario::*, ZeroBuffers Scenario::*>;
+                 Framework Scenario::*, ZeroBuffers Scenario::*, KvPrecision Scenario::*>;
 
 enum class FieldKind
 {

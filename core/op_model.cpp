@@ -453,6 +453,13 @@ EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const Devi
         op.source = "Korthikanti et al. 2022, §4.2.2: gathered before the vocabulary projection";
         b.ops.push_back(std::move(op));
     }
+    if (!c.training) {
+        // Generation projects only each sequence's last position onto the vocabulary (Hugging
+        // Face generate's logits_to_keep = 1, vLLM's logits indices), and computes no loss.
+        b.projection("lm_head", "LM head", static_cast<double>(c.microbatchSize), vocab, h,
+                     c.weightBytes, c.activationBytes, false);
+        return endTimes(std::move(b.ops), c.training);
+    }
     b.projection("lm_head", "LM head", tokens, vocab, h, c.weightBytes, c.activationBytes, false);
     // Vocabulary-parallel cross-entropy, one pass over the logits per PyTorch operation
     // (NVIDIA/Megatron-LM, megatron/core/tensor_parallel/cross_entropy.py): forward casts them

@@ -4,6 +4,7 @@
 #include "core/op_model.h"
 #include "core/scenario.h"
 #include "core/schedule.h"
+#include "core/serving.h"
 #include "core/step_time.h"
 #include "core/units.h"
 
@@ -166,6 +167,10 @@ struct Report
     // The step-time model (docs/step_time.md); empty in layer-time units or when a link
     // the step needs has no published bandwidth.
     std::optional<StepTimeReport> stepTime;
+
+    // Inference: prefill, decode per output token, latency and throughput of one replica
+    // (docs/inference.md); empty in training, in layer-time units, or when a link is unknown.
+    std::optional<ServingReport> serving;
 
     bool ok() const { return !error; }
     bool hasWarning(std::string_view code) const

@@ -56,6 +56,25 @@ enum class ZeroBuffers
     fsdp
 };
 
+// The format of the KV cache in inference: auto keeps it in the activations' format (BF16,
+// or FP16/FP32 when the model runs so); FP8 and INT8 halve it (docs/inference.md).
+enum class KvPrecision
+{
+    automatic,
+    bf16,
+    fp16,
+    fp8,
+    int8
+};
+
+constexpr auto enumNames(KvPrecision)
+{
+    using K = KvPrecision;
+    return std::array{EnumName<K>{K::automatic, "auto"}, EnumName<K>{K::bf16, "bf16"},
+                      EnumName<K>{K::fp16, "fp16"}, EnumName<K>{K::fp8, "fp8"},
+                      EnumName<K>{K::int8, "int8"}};
+}
+
 constexpr auto enumNames(Mode)
 {
     return std::array{EnumName<Mode>{Mode::training, "training"},
@@ -111,7 +130,11 @@ struct Scenario
     int zero = 1;
     int microbatches = 16;
     int microbatchSize = 1;
-    int seqLen = 4096;
+    int seqLen = 4096; // in inference, the prompt's tokens
+    // Inference: tokens each sequence generates after its prompt; the KV cache holds
+    // seq_len + output_len tokens when the last is generated (docs/inference.md).
+    int outputLen = 0;
+    KvPrecision kvPrecision = KvPrecision::automatic;
     Schedule schedule = Schedule::oneFOneB;
     int virtualStages = 1;
     Recompute recompute = Recompute::selective;

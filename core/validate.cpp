@@ -125,9 +125,9 @@ std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
                      microbatches * cachedOutputBytesPerMicrobatchBound(
                                         m, s.seqLen, s.microbatchSize, s.tp, act.bytesPerValue));
     } else {
-        consider("the KV cache", kvCacheBytesBound(m, firstStageLayers, s.seqLen,
+        consider("the KV cache", kvCacheBytesBound(m, firstStageLayers, contextTokens(s),
                                                    std::int64_t{s.microbatches} * s.microbatchSize,
-                                                   s.tp, act.bytesPerValue));
+                                                   s.tp, kvBytesPerValue(s)));
     }
     if (s.tp > 1) {
         // Shoeybi et al. 2019 §3: two all-reduces per layer forward, two backward, two more
@@ -309,6 +309,14 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
                               " = " + std::to_string(cells) + ", more than the " +
                               std::to_string(limits::kScheduleCells) +
                               " micro-batch passes the pipeline simulation follows"};
+    // The context a sequence ends with: its prompt and every token it generates.
+    if (s.outputLen < 0)
+        return InputError{"output_len", "must not be negative (tokens generated per sequence)"};
+    if (s.outputLen > limits::kSeqLen - s.seqLen)
+        return InputError{"output_len", "seq_len + output_len must be at most " +
+                                            std::to_string(limits::kSeqLen) +
+                                            " (tokens a sequence ends with), got " +
+                                            std::to_string(std::int64_t{s.seqLen} + s.outputLen)};
     if (s.zero < 0 || s.zero > 3)
         return InputError{"zero", "must be 0, 1, 2 or 3, got " + std::to_string(s.zero)};
     for (const FieldInfo &field : scenarioFields())

@@ -83,6 +83,19 @@ void checkTimes(const core::Report &r)
     require(t.dpBytesPerStep >= 0, "data-parallel bytes");
     if (t.energyJPerStep)
         require(finiteAtLeastZero(*t.energyJPerStep), "energy per step");
+    if (!r.serving)
+        return;
+    // Serving (docs/inference.md): times finite, the batch's latency at least its prefill,
+    // each decode step at least its busiest stage's turn, the limits not negative.
+    const core::ServingReport &sv = *r.serving;
+    for (double v : {sv.prefillS, sv.first.tokenS, sv.last.tokenS, sv.decodeMeanS, sv.latencyS,
+                     sv.tokensPerS, sv.decodeTokensPerS, sv.joulesPerMillionTokens})
+        require(finiteAtLeastZero(v), "a serving figure is negative or not finite");
+    require(sv.latencyS >= sv.prefillS, "the latency is shorter than the prefill");
+    for (const core::DecodeStep *step : {&sv.first, &sv.last})
+        require(step->tokenS >= step->busiest.totalS * (1 - 1e-12),
+                "a decode step is shorter than its busiest stage");
+    require(sv.maxBatch >= 0 && sv.maxContext >= 0, "a serving limit is negative");
 }
 
 } // namespace

@@ -30,6 +30,54 @@ QJsonObject opCostToJson(const core::OpCost &c)
     return o;
 }
 
+// One decode step (docs/inference.md): a token for every sequence at one context length.
+QJsonObject decodeStepToJson(const core::DecodeStep &step)
+{
+    const core::DecodeCost &c = step.busiest;
+    QJsonObject stage;
+    stage.insert(QStringLiteral("matmul_s"), c.matmulS);
+    stage.insert(QStringLiteral("attention_s"), c.attentionS);
+    stage.insert(QStringLiteral("memory_ops_s"), c.memoryOpsS);
+    stage.insert(QStringLiteral("tp_comm_s"), c.tpCommS);
+    stage.insert(QStringLiteral("total_s"), c.totalS);
+    stage.insert(QStringLiteral("flops"), c.flops);
+    stage.insert(QStringLiteral("weight_bytes"), c.weightBytes);
+    stage.insert(QStringLiteral("kv_bytes"), c.kvBytes);
+    stage.insert(QStringLiteral("other_bytes"), c.otherBytes);
+    stage.insert(QStringLiteral("memory_bound"), c.memoryBound);
+    QJsonObject o;
+    o.insert(QStringLiteral("context_tokens"), qint64(step.context));
+    o.insert(QStringLiteral("time_per_token_s"), step.tokenS);
+    o.insert(QStringLiteral("busiest_stage"), step.busiestStage);
+    o.insert(QStringLiteral("stage_bound"), step.stageBound);
+    o.insert(QStringLiteral("busiest_stage_per_microbatch"), stage);
+    return o;
+}
+
+QJsonObject servingToJson(const core::ServingReport &sv)
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("batch"), qint64(sv.batch));
+    o.insert(QStringLiteral("prompt_tokens"), qint64(sv.promptTokens));
+    o.insert(QStringLiteral("output_tokens"), qint64(sv.outputTokens));
+    o.insert(QStringLiteral("devices_per_replica"), sv.devicesPerReplica);
+    o.insert(QStringLiteral("time_to_first_token_s"), sv.prefillS);
+    o.insert(QStringLiteral("decode_first"), decodeStepToJson(sv.first));
+    o.insert(QStringLiteral("decode_last"), decodeStepToJson(sv.last));
+    o.insert(QStringLiteral("time_per_output_token_s"), sv.decodeMeanS);
+    o.insert(QStringLiteral("latency_s"), sv.latencyS);
+    o.insert(QStringLiteral("output_tokens_per_s_per_replica"), sv.tokensPerS);
+    o.insert(QStringLiteral("output_tokens_per_s_per_device"), sv.tokensPerSPerDevice);
+    o.insert(QStringLiteral("decode_tokens_per_s_per_replica"), sv.decodeTokensPerS);
+    o.insert(QStringLiteral("energy_j_per_million_output_tokens"),
+             sv.joulesPerMillionTokens > 0 ? QJsonValue(sv.joulesPerMillionTokens)
+                                           : QJsonValue(QJsonValue::Null));
+    o.insert(QStringLiteral("pipeline_idle"), sv.pipelineIdle);
+    o.insert(QStringLiteral("max_batch"), qint64(sv.maxBatch));
+    o.insert(QStringLiteral("max_context_tokens"), qint64(sv.maxContext));
+    return o;
+}
+
 // The per-operation table (docs/step_time.md): one micro-batch on one device.
 QJsonArray layerOpsToJson(const std::vector<core::LayerOp> &ops)
 {
@@ -173,6 +221,8 @@ QJsonObject reportToJson(const core::Report &r)
               "busiest_stage", "dp_comm", "layer_ops", "end_ops"})
             root.insert(QLatin1String(key), QJsonValue(QJsonValue::Null));
     }
+    root.insert(QStringLiteral("serving"),
+                r.serving ? QJsonValue(servingToJson(*r.serving)) : QJsonValue(QJsonValue::Null));
     return root;
 }
 
@@ -268,6 +318,38 @@ QString reportToText(const core::Report &r)
                           ? QStringLiteral("%1 MJ per million tokens")
                                 .arg(*st.energyJPerMillionTokens / 1e6, 0, 'f', 2)
                           : QStringLiteral("energy unknown"));
+    }
+
+    if (r.serving) {
+        const core::ServingReport &sv = *r.serving;
+        const auto ms = [](double seconds) {
+            return QStringLiteral("%1 ms").arg(1e3 * seconds, 0, 'f', 2);
+        };
+        s << QStringLiteral("Serving         batch %1, prompt %2 + output %3 tokens, %4 devices "
+                            "per replica\n")
+                 .arg(formatCount(sv.batch), formatCount(sv.promptTokens),
+                      formatCount(sv.outputTokens))
+                 .arg(sv.devicesPerReplica);
+        s << QStringLiteral("  First token   %1 (prefill of the whole batch)\n")
+                 .arg(ms(sv.prefillS));
+        s << QStringLiteral("  Per token     %1 mean; %2 at %3 tokens of context, %4 at %5 (%6)\n")
+                 .arg(ms(sv.decodeMeanS), ms(sv.first.tokenS), formatCount(sv.first.context),
+                      ms(sv.last.tokenS), formatCount(sv.last.context))
+                 .arg(sv.first.busiest.memoryBound ? QStringLiteral("memory-bound")
+                                                   : QStringLiteral("compute-bound"));
+        if (sv.outputTokens > 0)
+            s << QStringLiteral("  Latency       %1 s for the batch; %2 output tokens/s per "
+                                "replica, %3 per device%4\n")
+                     .arg(sv.latencyS, 0, 'g', 4)
+                     .arg(formatCount(std::llround(sv.tokensPerS)))
+                     .arg(formatCount(std::llround(sv.tokensPerSPerDevice)))
+                     .arg(sv.joulesPerMillionTokens > 0
+                              ? QStringLiteral(", %1 MJ per million output tokens")
+                                    .arg(sv.joulesPerMillionTokens / 1e6, 0, 'f', 2)
+                              : QString());
+        s << QStringLiteral("  Fits          up to batch %1 at this context, up to %2 tokens of "
+                            "context at this batch\n")
+                 .arg(formatCount(sv.maxBatch), formatCount(sv.maxContext));
     }
 
     // One row per stage, one column per memory term, in GB per device.

@@ -33,6 +33,9 @@ constexpr const char *kTrainingOnly[] = {
     "zero",       "schedule",     "virtual_stages", "recompute",     "grad_precision",
     "dp_overlap", "fused_swiglu", "zero_buffers",   "cache_outputs", "fused_grad_accumulation"};
 
+// The keys about generating tokens: training has no KV cache and generates nothing.
+constexpr const char *kInferenceOnly[] = {"output_len", "kv_precision"};
+
 // Marks the entry of a model or device defined inline in the scenario, not a preset.
 constexpr int kInlineRole = Qt::UserRole + 1;
 
@@ -90,6 +93,11 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     addSlider(QStringLiteral("dp"), tr("D&ata parallel D"), 1, 1024, true);
     addSlider(QStringLiteral("microbatch_size"), tr("Micro-batch si&ze (sequences)"), 1, 256, true);
     addSlider(QStringLiteral("seq_len"), tr("Se&quence length (tokens)"), 128, 131072, true);
+    // Serving (docs/inference.md): how many tokens each sequence generates, and the cache's
+    // format.
+    addNumber(QStringLiteral("output_len"), tr("Output tokens"), {0, 1048576, 0, 64});
+    addEnumItems<core::KvPrecision>(
+        addChoice(QStringLiteral("kv_precision"), tr("KV cache t&ype")));
 
     // Item texts follow the framework's names for each stage (refresh).
     QComboBox *zero = addChoice(QStringLiteral("zero"), tr("&ZeRO stage"));
@@ -303,6 +311,15 @@ void ControlsPanel::refresh()
                                            "activations.\n%1")
                                             .arg(help)
                                       : help);
+    }
+    for (const char *key : kInferenceOnly) {
+        QWidget *control = m_controls.value(QString::fromLatin1(key));
+        control->setEnabled(inference);
+        const QString help = tooltipFor(QString::fromLatin1(key));
+        control->setToolTip(inference ? help
+                                      : tr("Used in inference only: training generates no tokens "
+                                           "and keeps no KV cache.\n%1")
+                                            .arg(help));
     }
     // Virtual stages only mean something for the interleaved schedule, in training.
     m_controls.value(QStringLiteral("virtual_stages"))

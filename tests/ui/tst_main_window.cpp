@@ -842,14 +842,18 @@ private Q_SLOTS:
         QVERIFY(window.note()->text().contains("inference only"));
         QCOMPARE(window.chart<StageMemoryChart>()->values("Weights"), before);
         // Switching to inference makes it valid: the error goes, the charts follow. INT4
-        // weights multiply in BF16 (docs/step_time.md), so the step has seconds.
+        // weights multiply in BF16 (docs/step_time.md), so serving has seconds: the status
+        // line gives the first token's wait and each later token's (docs/inference.md).
         choose(control<QComboBox>(window, "mode"), "inference");
         QTRY_VERIFY(document.report().ok());
         QTRY_VERIFY(!window.note()->text().contains("inference only"));
         QVERIFY(!window.note()->text().contains("no timing"));
-        QVERIFY(document.report().stepTime);
+        QVERIFY(document.report().serving);
+        const core::ServingReport &serving = *document.report().serving;
         QVERIFY(window.verdict()->text().contains(
-            QStringLiteral("step %1 s").arg(document.report().stepTime->stepTimeS, 0, 'g', 3)));
+            QStringLiteral("first token %1 ms, then %2 ms a token")
+                .arg(1e3 * serving.prefillS, 0, 'f', 1)
+                .arg(1e3 * serving.decodeMeanS, 0, 'f', 1)));
     }
 
     // Found by tst_monkey: an example's 405B layer after a small one on the Sharding tab

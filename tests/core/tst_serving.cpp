@@ -1,0 +1,297 @@
+// Serving (docs/inference.md): the KV cache to the byte, decode per output token from the
+// roofline by hand, the bounds no prediction may beat, the cyclic pipeline, and the batch
+// and context that fit.
+#include "core/activations.h"
+#include "core/evaluate.h"
+#include "core/fields.h"
+#include "core/serving.h"
+#include "core/validate.h"
+#include "io/presets_io.h"
+#include "test_scenarios.h"
+
+#include <QTest>
+#include <cmath>
+
+using namespace core;
+
+namespace {
+
+const Presets &presets()
+{
+    static const Presets p = io::builtinPresets();
+    return p;
+}
+
+Report serve(const QString &set)
+{
+    return evaluate(scenario(QStringLiteral("mode=inference,dp=1,") + set), presets());
+}
+
+// Bytes of the weights a decode step reads on one device: every layer's and the LM head's,
+// not the input embedding, of which it reads one row per sequence.
+double weightsReadPerDevice(const ModelSpec &m, int tp, double bytesPerWeight)
+{
+    const ParamCounts c = countParams(m, tp);
+    const double head = c.lmHead > 0 ? c.lmHead : c.embedding;
+    return (m.layers * static_cast<double>(c.perLayer) + head) * bytesPerWeight;
+}
+
+} // namespace
+
+class TestServing : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    // docs/DESIGN.md §3.7 with the generated tokens: 2 (K and V) × layers × KV heads per
+    // device × head dim × (prompt + output) × sequences × bytes. Llama 3.1 70B: 80 layers,
+    // 8 KV heads of 128.
+    void kvCacheToTheByte_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<qint64>("bytes");
+        // 2 × 80 × 1 × 128 × (1000 + 24) × 4 × 2 = 167,772,160
+        QTest::addRow("T=8: one KV head per device, BF16")
+            << "tp=8,pp=1,seq_len=1000,output_len=24,microbatches=1,microbatch_size=4"
+            << qint64(167'772'160);
+        QTest::addRow("T=8, FP8 cache: one byte a value")
+            << "tp=8,pp=1,seq_len=1000,output_len=24,microbatches=1,microbatch_size=4,"
+               "kv_precision=fp8"
+            << qint64(83'886'080);
+        // T = 16 > 8 KV heads: each device keeps one, replicated (docs/DESIGN.md §3.7).
+        QTest::addRow("T=16: the KV head replicated")
+            << "tp=16,pp=1,seq_len=1000,output_len=24,microbatches=1,microbatch_size=4"
+            << qint64(167'772'160);
+        // K = 2: 40 layers a stage; m = 2 micro-batches of 2 sequences are all in flight.
+        // 2 × 40 × 2 × 128 × 4096 × 4 × 2
+        QTest::addRow("T=4, K=2: 40 layers, two KV heads")
+            << "tp=4,pp=2,seq_len=4000,output_len=96,microbatches=2,microbatch_size=2"
+            << qint64(671'088'640);
+        // auto keeps the activations' format: FP32 inference, four bytes a value.
+        QTest::addRow("auto in FP32: four bytes")
+            << "tp=8,pp=1,seq_len=1000,output_len=24,microbatches=1,microbatch_size=4,"
+               "precision=fp32"
+            << qint64(335'544'320);
+    }
+    void kvCacheToTheByte()
+    {
+        QFETCH(QString, set);
+        QFETCH(qint64, bytes);
+        const Report r = serve(set);
+        QVERIFY2(r.ok(), r.error ? r.error->toString().c_str() : "");
+        QCOMPARE(r.stages.front().kvCacheBytes, bytes);
+    }
+
+    // Decode at batch 1 reads every weight once per token: no prediction is faster than the
+    // weights over the devices' datasheet bandwidth (the bound), whatever the model,
+    // device, precision and split.
+    void decodeNeverBeatsTheWeightsOverBandwidth_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addRow("8B, H100, BF16, T=1") << "model=llama-3.1-8b,tp=1,pp=1";
+        QTest::addRow("8B, A100, BF16, T=1") << "model=llama-3.1-8b,tp=1,pp=1,device=a100-80gb";
+        QTest::addRow("8B, H100, FP8, T=1") << "model=llama-3.1-8b,tp=1,pp=1,precision=fp8";
+        QTest::addRow("70B, H100, BF16, T=4") << "model=llama-3.1-70b,tp=4,pp=1";
+        QTest::addRow("70B, H100, INT4, T=1") << "model=llama-3.1-70b,tp=1,pp=1,precision=int4";
+        QTest::addRow("70B, H200, BF16, T=2, K=2") << "model=llama-3.1-70b,tp=2,pp=2,device=h200";
+        QTest::addRow("405B, H100, FP8, T=8") << "model=llama-3.1-405b,tp=8,pp=1,precision=fp8";
+        QTest::addRow("405B, H100, BF16, T=8, K=2") << "model=llama-3.1-405b,tp=8,pp=2";
+    }
+    void decodeNeverBeatsTheWeightsOverBandwidth()
+    {
+        QFETCH(QString, set);
+        const Report r =
+            serve(set + ",microbatches=1,microbatch_size=1,seq_len=128,output_len=128");
+        QVERIFY2(r.ok(), r.error ? r.error->toString().c_str() : "");
+        QVERIFY(r.serving);
+        const ModelSpec &m = *resolveModel(scenario(set), presets());
+        const DeviceSpec &d = *resolveDevice(scenario(set), presets());
+        const double weights =
+            weightsReadPerDevice(m, 1, bitsPerValue(r.precision) / 8.0); // the whole model
+        const double floor = weights / (r.devices * d.hbmGbPerS * 1e9);
+        QVERIFY2(r.serving->first.tokenS >= floor,
+                 qPrintable(QStringLiteral("%1 s < %2 s").arg(r.serving->first.tokenS).arg(floor)));
+        QVERIFY(r.serving->first.busiest.memoryBound);
+    }
+
+    // Llama 3.1 8B on one H100 SXM, batch 1, by hand: each decode step reads the layers'
+    // projections (32 × 218,103,808 weights), the LM head (128,256 × 4,096) and the KV cache
+    // of 1,025 tokens (2 × 32 × 8 × 128 × 1,025 values), two bytes each, at 3,350 GB/s × 0.9
+    // achieved (docs/step_time.md, "Device data"). The rest, activations read and written, is
+    // under 0.1 %.
+    void decodeByHand()
+    {
+        const Report r = serve("model=llama-3.1-8b,tp=1,pp=1,microbatches=1,microbatch_size=1,"
+                               "seq_len=1024,output_len=2");
+        QVERIFY(r.ok() && r.serving);
+        const DecodeStep &step = r.serving->first;
+        QCOMPARE(step.context, std::int64_t{1025});
+        const double weights = (32.0 * 218'103'808 + 128'256.0 * 4'096) * 2;
+        const double kv = 2.0 * 32 * 8 * 128 * 1'025 * 2;
+        QCOMPARE(step.busiest.weightBytes, weights);
+        QCOMPARE(step.busiest.kvBytes, kv);
+        const double byHand = (weights + kv) / (3'350e9 * 0.9);
+        QVERIFY2(step.tokenS >= byHand && step.tokenS < 1.001 * byHand,
+                 qPrintable(QStringLiteral("%1 s, by hand %2 s").arg(step.tokenS).arg(byHand)));
+        // One step, one token: the mean is that step, and the latency adds it to the prefill.
+        QCOMPARE(r.serving->decodeMeanS, step.tokenS);
+        QCOMPARE(r.serving->latencyS, r.serving->prefillS + step.tokenS);
+    }
+
+    // The KV cache is read once per step: from one context to another a memory-bound step
+    // grows by exactly the added cache over the bandwidth.
+    void attentionGrowsWithTheCache()
+    {
+        const Report r = serve("model=llama-3.1-8b,tp=1,pp=1,microbatches=1,microbatch_size=8,"
+                               "seq_len=2048,output_len=4097");
+        QVERIFY(r.ok() && r.serving);
+        const DecodeStep &a = r.serving->first;
+        const DecodeStep &b = r.serving->last;
+        QCOMPARE(a.context, std::int64_t{2049});
+        QCOMPARE(b.context, std::int64_t{6144});
+        // 2 × 32 layers × 8 KV heads × 128 × 4,095 more tokens × 8 sequences × 2 bytes
+        const double added = 2.0 * 32 * 8 * 128 * 4'095 * 8 * 2;
+        QVERIFY(near(b.busiest.kvBytes - a.busiest.kvBytes, added));
+        QVERIFY(near(b.busiest.attentionS - a.busiest.attentionS, added / (3'350e9 * 0.9), 1e-9));
+        // Linear in the context, so the mean over the output is the midpoint's step.
+        QVERIFY(near(r.serving->decodeMeanS, (a.tokenS + b.tokenS) / 2, 1e-9));
+    }
+
+    // At batch 1 a step reads every weight for two FLOPs each: far below the H100's ridge
+    // (989 TFLOPS over 3.35 TB/s, about 295 FLOPs a byte). At batch 2,048 it does 4,096
+    // FLOPs per weight byte: compute-bound.
+    void memoryBoundThenComputeBound()
+    {
+        const QString base =
+            "model=llama-3.1-8b,tp=1,pp=1,microbatches=1,seq_len=128,output_len=2,";
+        const Report small = serve(base + "microbatch_size=1");
+        const Report large = serve(base + "microbatch_size=2048");
+        QVERIFY(small.ok() && small.serving && large.ok() && large.serving);
+        QVERIFY(small.serving->first.busiest.memoryBound);
+        QVERIFY(!large.serving->first.busiest.memoryBound);
+        // Throughput grows with the batch until compute bounds it.
+        QVERIFY(large.serving->decodeTokensPerS > 100 * small.serving->decodeTokensPerS);
+    }
+
+    // A cyclic pipeline: with m < K the stages wait for one token's trip through all of
+    // them; with m ≥ K each stage serves every micro-batch in turn.
+    void pipelinedDecode()
+    {
+        const QString base =
+            "model=llama-3.1-70b,tp=4,pp=4,seq_len=512,output_len=64,microbatch_size=4,";
+        const Report idle = serve(base + "microbatches=1");
+        const Report busy = serve(base + "microbatches=8");
+        QVERIFY(idle.ok() && idle.serving && busy.ok() && busy.serving);
+        QVERIFY(idle.serving->pipelineIdle);
+        QVERIFY(!idle.serving->first.stageBound);
+        QVERIFY(!busy.serving->pipelineIdle);
+        QVERIFY(busy.serving->first.stageBound);
+        QVERIFY(near(busy.serving->first.tokenS, 8 * busy.serving->first.busiest.totalS, 1e-12));
+        // The trip: all four stages and three sends, longer than any stage alone.
+        QVERIFY(idle.serving->first.tokenS > 4 * 0.9 * idle.serving->first.busiest.totalS);
+        // Eight micro-batches in flight deliver more tokens per second than one.
+        QVERIFY(busy.serving->decodeTokensPerS > 2 * idle.serving->decodeTokensPerS);
+    }
+
+    // The first token comes from the prefill: the forward pipeline over every prompt, whose
+    // LM head projects each sequence's last position only.
+    void firstTokenIsThePrefill()
+    {
+        const Report r = serve("model=llama-3.1-8b,tp=1,pp=1,microbatches=1,microbatch_size=4,"
+                               "seq_len=2048,output_len=128");
+        QVERIFY(r.ok() && r.serving);
+        QCOMPARE(r.serving->prefillS, r.makespanS);
+        const auto head = std::find_if(r.endOps.begin(), r.endOps.end(),
+                                       [](const LayerOp &o) { return o.key == "lm_head"; });
+        QVERIFY(head != r.endOps.end());
+        QCOMPARE(head->shape.m, 4.0); // four sequences, one position each
+        QVERIFY(std::none_of(r.endOps.begin(), r.endOps.end(),
+                             [](const LayerOp &o) { return o.key == "loss"; }));
+        QVERIFY(near(r.serving->latencyS, r.serving->prefillS + 127 * r.serving->decodeMeanS));
+        QVERIFY(near(r.serving->tokensPerS, 4 * 128 / r.serving->latencyS));
+    }
+
+    // The largest batch that fits fits, and one more micro-batch's worth of sequences does
+    // not; the same for the context.
+    void largestBatchAndContext_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addRow("70B BF16 on 4 H100") << "model=llama-3.1-70b,tp=4,pp=1,microbatches=1";
+        QTest::addRow("70B INT4 on one H100, FP8 cache")
+            << "model=llama-3.1-70b,tp=1,pp=1,precision=int4,kv_precision=fp8,microbatches=1";
+        QTest::addRow("405B FP8 on 8 H100 over 2 stages, m=2")
+            << "model=llama-3.1-405b,tp=8,pp=2,precision=fp8,microbatches=2";
+    }
+    void largestBatchAndContext()
+    {
+        QFETCH(QString, set);
+        const QString lengths = ",seq_len=4096,output_len=4096,microbatch_size=";
+        const Report r = serve(set + lengths + "1");
+        QVERIFY2(r.ok() && r.serving, r.error ? r.error->toString().c_str() : "no serving");
+        const int m = r.stages.size() > 1 ? 2 : 1;
+        const std::int64_t batch = r.serving->maxBatch;
+        QVERIFY2(batch >= m, qPrintable(QString::number(batch)));
+        QCOMPARE(batch % m, std::int64_t{0});
+        const auto b = [&](std::int64_t sequences) {
+            return serve(set + lengths + QString::number(sequences / m));
+        };
+        QVERIFY(b(batch).fits);
+        QVERIFY(!b(batch + m).fits);
+        const std::int64_t context = r.serving->maxContext;
+        QVERIFY(context > 8192);
+        const auto c = [&](std::int64_t tokens) {
+            return serve(
+                set +
+                QStringLiteral(",seq_len=4096,microbatch_size=1,output_len=%1").arg(tokens - 4096));
+        };
+        QVERIFY(c(context).fits);
+        QVERIFY(!c(context + 1).fits);
+    }
+
+    void outputLenIsChecked_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<QString>("message");
+        QTest::addRow("negative") << "output_len=-1"
+                                  << "output_len: must not be negative (tokens generated per "
+                                     "sequence)";
+        QTest::addRow("prompt and output beyond the context limit")
+            << "seq_len=16777216,output_len=1"
+            << "output_len: seq_len + output_len must be at most 16777216 (tokens a sequence "
+               "ends with), got 16777217";
+        QTest::addRow("unknown cache format")
+            << "kv_precision=int4"
+            << "kv_precision: unknown value 'int4'; expected auto, bf16, fp16, fp8 or int8";
+    }
+    void outputLenIsChecked()
+    {
+        QFETCH(QString, set);
+        QFETCH(QString, message);
+        Scenario s = scenario("mode=inference");
+        std::string got;
+        for (const QString &setting : set.split(QLatin1Char(','))) {
+            const qsizetype at = setting.indexOf(QLatin1Char('='));
+            if (const auto e =
+                    setField(s, setting.left(at).toStdString(), setting.mid(at + 1).toStdString()))
+                got = e->toString();
+        }
+        if (got.empty()) {
+            const Report r = evaluate(s, presets());
+            QVERIFY(r.error);
+            got = r.error->toString();
+        }
+        QCOMPARE(QString::fromStdString(got), message);
+    }
+
+    // Training has no serving block, and output_len leaves its memory alone.
+    void trainingHasNone()
+    {
+        const Report plain = evaluate(scenario(""), presets());
+        const Report withOutput = evaluate(scenario("output_len=512"), presets());
+        QVERIFY(plain.ok() && !plain.serving);
+        QCOMPARE(withOutput.stages.front().totalBytes, plain.stages.front().totalBytes);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestServing)
+#include "tst_serving.moc"
