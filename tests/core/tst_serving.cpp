@@ -36,7 +36,52 @@ double weightsReadPerDevice(const ModelSpec &m, int tp, double bytesPerWeight)
     return (m.layers * static_cast<double>(c.perLayer) + head) * bytesPerWeight;
 }
 
+// Llama 2 (Touvron et al. 2023, Table 1 and the released config.json): SwiGLU, RMSNorm,
+// rotary, 32,000-token vocabulary, untied; 70B with 8 KV heads, 7B with multi-head attention.
+ModelSpec llama2(int layers, int hidden, int heads, int kvHeads, int ffn)
+{
+    ModelSpec m;
+    m.id = "llama-2-" + std::to_string(layers);
+    m.layers = layers;
+    m.hidden = hidden;
+    m.heads = heads;
+    m.kvHeads = kvHeads;
+    m.ffnHidden = ffn;
+    m.vocab = 32000;
+    m.gatedMlp = true;
+    return m;
+}
+
+// The 13B of llm-analysis's FasterTransformer comparison (llm_analysis/model_configs/
+// test-13b.json): 40 layers, h 5,120, 40 heads, FFN 20,480, vocabulary 50,272, GeLU, biases,
+// learned positions, the head tied to the embedding.
+ModelSpec test13b()
+{
+    ModelSpec m;
+    m.id = "test-13b";
+    m.layers = 40;
+    m.hidden = 5120;
+    m.heads = 40;
+    m.kvHeads = 40;
+    m.ffnHidden = 20480;
+    m.vocab = 50272;
+    m.tiedEmbeddings = true;
+    m.bias = true;
+    m.learnedPositions = 2048;
+    return m;
+}
+
 } // namespace
+
+// What a published serving run reports.
+enum class Measured
+{
+    timePerOutputTokenMs, // decode, one token after the first
+    firstTokenMs,         // prefill
+    latencyS,             // the whole batch, first token to last
+    outputTokensPerSPerDevice,
+};
+Q_DECLARE_METATYPE(Measured)
 
 class TestServing : public QObject
 {
@@ -281,6 +326,133 @@ private Q_SLOTS:
             got = r.error->toString();
         }
         QCOMPARE(QString::fromStdString(got), message);
+    }
+
+    // docs/inference.md, "Validation": published serving runs, each with its model, device,
+    // layout, precision, batch and lengths as stated. Parascope times the roofline of every
+    // operation and leaves out what an engine adds (kernel launches and tails, sampling,
+    // scheduling between steps): a lower bound on time, never above a measurement. Where a
+    // single sequence decodes (batch 1), every row is within 30 % of it.
+    void publishedRuns_data()
+    {
+        QTest::addColumn<int>("run"); // which model and device, below
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<Measured>("kind");
+        QTest::addColumn<double>("measured");
+        // kipp.ly, "Transformer Inference Arithmetic", FasterTransformer on A100 40GB, batch 1,
+        // 512-token context (llm-analysis examples/fastertransformer/README.md).
+        const QString ft = "precision=fp16,microbatch_size=1,seq_len=512,output_len=10,";
+        QTest::addRow("FT 13B, 1 A100 40GB: decode")
+            << 0 << ft + "tp=1" << Measured::timePerOutputTokenMs << 22.0;
+        QTest::addRow("FT 13B, 1 A100 40GB: prefill")
+            << 0 << ft + "tp=1" << Measured::firstTokenMs << 63.17;
+        QTest::addRow("FT 13B, 2 A100 40GB: decode")
+            << 0 << ft + "tp=2" << Measured::timePerOutputTokenMs << 13.5;
+        QTest::addRow("FT 13B, 2 A100 40GB: prefill")
+            << 0 << ft + "tp=2" << Measured::firstTokenMs << 45.45;
+        // NVIDIA NIM 1.8.0 benchmarking, Llama 3.3 70B Instruct (Llama 3.1 70B's shapes), FP8,
+        // 2 × H100 80GB, TP2, concurrency 1.
+        const QString nim =
+            "model=llama-3.1-70b,precision=fp8,kv_precision=fp8,tp=2,microbatch_size=1,";
+        QTest::addRow("NIM 70B FP8, 2 H100, 5000 in: time per token")
+            << 1 << nim + "seq_len=5000,output_len=500" << Measured::timePerOutputTokenMs << 18.58;
+        QTest::addRow("NIM 70B FP8, 2 H100, 5000 in: first token")
+            << 1 << nim + "seq_len=5000,output_len=500" << Measured::firstTokenMs << 406.77;
+        QTest::addRow("NIM 70B FP8, 2 H100, 500 in: time per token")
+            << 1 << nim + "seq_len=500,output_len=2000" << Measured::timePerOutputTokenMs << 18.91;
+        QTest::addRow("NIM 70B FP8, 2 H100, 500 in: first token")
+            << 1 << nim + "seq_len=500,output_len=2000" << Measured::firstTokenMs << 47.77;
+        // LLM-Inference-Bench (Chitty-Venkata et al. 2024), TensorRT-LLM 0.11, FP16, batch 1,
+        // 128 tokens in and out (Plots/All_results.csv); Llama 3 shares Llama 3.1's shapes.
+        QTest::addRow("LLM-Inference-Bench 70B, 4 H100, batch 1")
+            << 1
+            << "model=llama-3.1-70b,precision=fp16,tp=4,microbatch_size=1,seq_len=128,output_len="
+               "128"
+            << Measured::latencyS << 2.312;
+        QTest::addRow("LLM-Inference-Bench 8B, 1 H100, batch 1")
+            << 1
+            << "model=llama-3.1-8b,precision=fp16,tp=1,microbatch_size=1,seq_len=128,output_len=128"
+            << Measured::latencyS << 0.897;
+        // TensorRT-LLM v0.6.1 "Performance of TensorRT-LLM", H100-HBM3-80GB, FP8 weights,
+        // activations and KV cache, static batches (gptSessionBenchmark).
+        const QString trt = "precision=fp8,kv_precision=fp8,";
+        QTest::addRow("TRT-LLM 70B, TP2, 64 x 2048/2048")
+            << 2 << trt + "tp=2,microbatch_size=64,seq_len=2048,output_len=2048"
+            << Measured::outputTokensPerSPerDevice << 547.0;
+        QTest::addRow("TRT-LLM 70B, TP2, 1024 x 128/128")
+            << 2 << trt + "tp=2,microbatch_size=1024,seq_len=128,output_len=128"
+            << Measured::outputTokensPerSPerDevice << 2657.0;
+        QTest::addRow("TRT-LLM 70B, TP4, 480 x 128/2048")
+            << 2 << trt + "tp=4,microbatch_size=480,seq_len=128,output_len=2048"
+            << Measured::outputTokensPerSPerDevice << 1486.0;
+        QTest::addRow("TRT-LLM 70B, TP2, 96 x 2048/128")
+            << 2 << trt + "tp=2,microbatch_size=96,seq_len=2048,output_len=128"
+            << Measured::outputTokensPerSPerDevice << 306.0;
+        QTest::addRow("TRT-LLM 7B, TP1, 768 x 128/128")
+            << 3 << trt + "tp=1,microbatch_size=768,seq_len=128,output_len=128"
+            << Measured::outputTokensPerSPerDevice << 19694.0;
+        QTest::addRow("TRT-LLM 7B, TP1, 112 x 128/2048")
+            << 3 << trt + "tp=1,microbatch_size=112,seq_len=128,output_len=2048"
+            << Measured::outputTokensPerSPerDevice << 6818.0;
+        QTest::addRow("TRT-LLM 7B, TP1, 80 x 2048/128")
+            << 3 << trt + "tp=1,microbatch_size=80,seq_len=2048,output_len=128"
+            << Measured::outputTokensPerSPerDevice << 2244.0;
+        QTest::addRow("TRT-LLM 7B, TP1, 48 x 2048/2048")
+            << 3 << trt + "tp=1,microbatch_size=48,seq_len=2048,output_len=2048"
+            << Measured::outputTokensPerSPerDevice << 2740.0;
+    }
+    void publishedRuns()
+    {
+        QFETCH(int, run);
+        QFETCH(QString, set);
+        QFETCH(Measured, kind);
+        QFETCH(double, measured);
+        Scenario s = scenario(QStringLiteral("mode=inference,pp=1,dp=1,microbatches=1,") + set);
+        if (run == 0) {
+            // NVIDIA A100 Tensor Core GPU datasheet: the 40 GB SXM part, 1,555 GB/s of HBM2;
+            // otherwise the 80 GB preset's chip.
+            DeviceSpec d = *resolveDevice(scenario("device=a100-80gb"), presets());
+            d.id = "a100-40gb";
+            d.name = "NVIDIA A100 40GB SXM";
+            d.memoryGib = 40;
+            d.hbmGbPerS = 1555;
+            s.customDevice = d;
+            s.customModel = test13b();
+        } else if (run == 2) {
+            s.customModel = llama2(80, 8192, 64, 8, 28672);
+        } else if (run == 3) {
+            s.customModel = llama2(32, 4096, 32, 32, 11008);
+        }
+        const Report r = evaluate(s, presets());
+        QVERIFY2(r.ok(), r.error ? r.error->toString().c_str() : "");
+        QVERIFY(r.fits && r.serving);
+        const ServingReport &sv = *r.serving;
+        // Both as times: the model's and the measurement's.
+        double modelled = 0;
+        double published = measured;
+        switch (kind) {
+        case Measured::timePerOutputTokenMs:
+            modelled = 1e3 * sv.decodeMeanS;
+            break;
+        case Measured::firstTokenMs:
+            modelled = 1e3 * sv.prefillS;
+            break;
+        case Measured::latencyS:
+            modelled = sv.latencyS;
+            break;
+        case Measured::outputTokensPerSPerDevice:
+            modelled = 1 / sv.tokensPerSPerDevice;
+            published = 1 / measured;
+            break;
+        }
+        const QByteArray why = QStringLiteral("modelled %1, measured %2 (%3 %)")
+                                   .arg(modelled)
+                                   .arg(published)
+                                   .arg(100 * (modelled / published - 1), 0, 'f', 1)
+                                   .toUtf8();
+        QVERIFY2(modelled <= published, why.constData());
+        if (sv.batch == 1)
+            QVERIFY2(modelled >= 0.7 * published, why.constData());
     }
 
     // Training has no serving block, and output_len leaves its memory alone.
