@@ -18,6 +18,25 @@ void evaluateDefault70B(benchmark::State &state)
 }
 BENCHMARK(evaluateDefault70B)->Unit(benchmark::kMicrosecond);
 
+// Serving (docs/inference.md): Llama 3.1 70B on 4 H100s, a batch of 32, 2,048 tokens in and
+// 512 out; K = 1 and K = 4 (the decode model runs nine contexts per stage).
+void evaluateServing70B(benchmark::State &state)
+{
+    const core::Presets presets = io::builtinPresets();
+    core::Scenario scenario;
+    scenario.mode = core::Mode::inference;
+    scenario.tp = 4;
+    scenario.pp = static_cast<int>(state.range(0));
+    scenario.dp = 1;
+    scenario.microbatches = 1;
+    scenario.microbatchSize = 32;
+    scenario.seqLen = 2048;
+    scenario.outputLen = 512;
+    for (auto _ : state)
+        benchmark::DoNotOptimize(core::evaluate(scenario, presets));
+}
+BENCHMARK(evaluateServing70B)->Arg(1)->Arg(4)->Unit(benchmark::kMicrosecond);
+
 // The status line at the timeline's largest 1F1B case: Llama 3.1 405B, T=8, K=64, m=1024,
 // evaluated without the timeline as the window does for every page but the Timeline.
 void evaluate405BK64m1024(benchmark::State &state)
