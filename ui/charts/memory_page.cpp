@@ -1,5 +1,6 @@
 #include "ui/charts/memory_page.h"
 
+#include "core/activations.h"
 #include "io/text.h"
 #include "ui/charts/stage_memory_chart.h"
 #include "ui/formula_panel.h"
@@ -91,11 +92,19 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                          QObject::tr("PyTorch's pipelining keeps every micro-batch's output "
                                      "(pytorch/pytorch#159251; switch: #165822)"));
     } else {
-        out +=
-            block(QObject::tr("KV cache of stage 0"),
-                  QStringLiteral("2 × layers × KV heads ÷ T × head dim × s × m·b × 2 B = %1")
-                      .arg(bytes(st.kvCacheBytes)),
-                  QObject::tr("docs/DESIGN.md §3.7; one KV head per device when T exceeds them"));
+        out += block(QObject::tr("KV cache of stage 0"),
+                     QStringLiteral("2 × layers × KV heads ÷ T × head dim × (prompt + output) × "
+                                    "m·b × bytes = %1, with %2 layers, %3 + %4 tokens, %5 "
+                                    "sequence(s), %6 B a value")
+                         .arg(bytes(st.kvCacheBytes))
+                         .arg(st.layers)
+                         .arg(s.seqLen)
+                         .arg(s.outputLen)
+                         .arg(std::int64_t{s.microbatches} * s.microbatchSize)
+                         .arg(core::kvBytesPerValue(s)),
+                     QObject::tr("docs/DESIGN.md §3.7; one KV head per device when T exceeds "
+                                 "them; kv_precision sets the bytes per value; "
+                                 "docs/inference.md"));
     }
     out += block(QObject::tr("Fit"),
                  QStringLiteral("%1 needed of %2 → %3")
