@@ -520,6 +520,38 @@ std::optional<InputError> checkTimeline(const Scenario &s)
             (interleaved ? "pp, microbatches or virtual_stages" : "pp or microbatches")};
 }
 
+std::vector<ServingPoint> servingCurve(const Scenario &s, const Presets &presets)
+{
+    const Report base = evaluate(s, presets);
+    if (!base.serving)
+        return {};
+    const std::int64_t most =
+        std::min<std::int64_t>(base.serving->maxBatch / s.microbatches, limits::kMicrobatchSize);
+    std::vector<std::int64_t> sizes;
+    for (std::int64_t b = 1; b <= most; b *= 2)
+        sizes.push_back(b);
+    sizes.push_back(std::max<std::int64_t>(most, 1));
+    sizes.push_back(s.microbatchSize);
+    std::sort(sizes.begin(), sizes.end());
+    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+    std::vector<ServingPoint> out;
+    for (const std::int64_t b : sizes) {
+        Scenario at = s;
+        at.microbatchSize = static_cast<int>(b);
+        const Report r = b == s.microbatchSize ? base : evaluate(at, presets);
+        if (!r.serving)
+            continue;
+        ServingPoint p;
+        p.batch = r.serving->batch;
+        p.timePerTokenS = r.serving->decodeMeanS;
+        p.tokensPerSPerDevice = r.serving->decodeTokensPerS / r.serving->devicesPerReplica;
+        p.memoryBound = r.serving->first.busiest.memoryBound;
+        p.fits = r.fits;
+        out.push_back(p);
+    }
+    return out;
+}
+
 std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &presets)
 {
     if (validate(s, presets))

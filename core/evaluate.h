@@ -33,6 +33,22 @@ std::int64_t timelineBlocks(const Scenario &scenario);
 // Refuses a timeline of more than limits::kTimelineBlocks blocks, naming the keys to lower.
 std::optional<InputError> checkTimeline(const Scenario &scenario);
 
+// One point of the serving page's latency-throughput curve (docs/inference.md): the
+// scenario evaluated at another micro-batch size.
+struct ServingPoint
+{
+    std::int64_t batch = 0;         // m × b sequences in flight per replica
+    double timePerTokenS = 0;       // the mean time per output token
+    double tokensPerSPerDevice = 0; // while decoding: batch ÷ time per token ÷ (T × K)
+    bool memoryBound = false;       // the first decode step's busiest stage
+    bool fits = false;
+};
+
+// The curve from one sequence per micro-batch up to the most that fit, on powers of two, with
+// the most that fit and the scenario's own micro-batch size, in order of batch; empty when
+// the scenario has no serving report (training, no timing, an unknown link).
+std::vector<ServingPoint> servingCurve(const Scenario &scenario, const Presets &presets);
+
 // A lower bound on the step time (docs/planner.md) without simulating the pipeline: the
 // busiest stage's own work (or the closed form where it is exact) plus the same
 // communication terms as evaluate(). Never more than evaluate()'s step_time_s; nullopt when

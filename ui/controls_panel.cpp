@@ -96,8 +96,7 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     // Serving (docs/inference.md): how many tokens each sequence generates, and the cache's
     // format.
     addNumber(QStringLiteral("output_len"), tr("Output tokens"), {0, 1048576, 0, 64});
-    addEnumItems<core::KvPrecision>(
-        addChoice(QStringLiteral("kv_precision"), tr("KV cache t&ype")));
+    addEnumItems<core::KvPrecision>(addChoice(QStringLiteral("kv_precision"), tr("KV cache type")));
 
     // Item texts follow the framework's names for each stage (refresh).
     QComboBox *zero = addChoice(QStringLiteral("zero"), tr("&ZeRO stage"));

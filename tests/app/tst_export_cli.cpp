@@ -304,8 +304,8 @@ private Q_SLOTS:
         const Run r = run({"--chart", "all", "--out", folder, "--image", image, "--set",
                            "schedule=zb-h1", "--set", "tp=4", "--size", "640x400"});
         QCOMPARE(r.status, 0);
-        const QStringList names{"bubble",    "memory",   "timeline",  "memory-over-step",
-                                "step-time", "sharding", "model-size"};
+        const QStringList names{"bubble",    "memory",  "timeline", "memory-over-step",
+                                "step-time", "serving", "sharding", "model-size"};
         for (const QString &name : names) {
             const QString path = QDir(folder).filePath(name + "." + image);
             QVERIFY2(QFileInfo::exists(path), qPrintable(path));
@@ -356,8 +356,8 @@ private Q_SLOTS:
         const QString folder = m_dir.filePath("all-data");
         const Run r = run({"--chart", "all", "--out", folder, "--data", "csv"});
         QCOMPARE(r.status, 0);
-        const QStringList names{"bubble",    "memory",   "timeline",  "memory-over-step",
-                                "step-time", "sharding", "model-size"};
+        const QStringList names{"bubble",    "memory",  "timeline", "memory-over-step",
+                                "step-time", "serving", "sharding", "model-size"};
         for (const QString &name : names)
             QVERIFY(QFileInfo(QDir(folder).filePath(name + ".csv")).size() > 0);
         QCOMPARE(QDir(folder).entryList(QDir::Files).size(), names.size());
@@ -407,7 +407,7 @@ private Q_SLOTS:
         QCOMPARE(written.status, 0);
         const QString parent = chart == "all" ? target : dir;
         const QMap<QString, QByteArray> before = filesIn(parent);
-        QCOMPARE(before.size(), chart == "all" ? 7 : 1); // the seven charts
+        QCOMPARE(before.size(), chart == "all" ? 8 : 1); // the eight charts
         // The files in the order they are written, one path a line.
         const QString firstName = QFileInfo(written.out.section('\n', 0, 0).trimmed()).fileName();
 

@@ -455,6 +455,40 @@ private Q_SLOTS:
             QVERIFY2(modelled >= 0.7 * published, why.constData());
     }
 
+    // The Serving page's curve: the scenario at each micro-batch size from 1 to the most that
+    // fit, on powers of two, with that most and the scenario's own; each point is evaluate()'s
+    // at that size. A larger batch never makes a token faster nor the throughput lower.
+    void servingCurveIsEvaluateAtEachBatch()
+    {
+        const QString set = "model=llama-3.1-70b,tp=4,pp=1,microbatches=1,seq_len=2048,"
+                            "output_len=512,microbatch_size=";
+        const Scenario s = scenario("mode=inference,dp=1," + set + "24");
+        const Report r = evaluate(s, presets());
+        QVERIFY(r.ok() && r.serving);
+        const std::vector<ServingPoint> curve = servingCurve(s, presets());
+        QVERIFY(curve.size() >= 4);
+        QCOMPARE(curve.front().batch, std::int64_t{1});
+        const std::int64_t most = r.serving->maxBatch;
+        QVERIFY(most > 24);
+        QVERIFY(std::any_of(curve.begin(), curve.end(),
+                            [](const ServingPoint &p) { return p.batch == 24; }));
+        QCOMPARE(curve.back().batch, most);
+        for (std::size_t i = 0; i < curve.size(); ++i) {
+            const ServingPoint &p = curve[i];
+            const Report at = serve(set + QString::number(p.batch));
+            QVERIFY(at.serving);
+            QCOMPARE(p.timePerTokenS, at.serving->decodeMeanS);
+            QCOMPARE(p.fits, at.fits);
+            QVERIFY(p.fits);
+            if (i > 0) {
+                QVERIFY(p.batch > curve[i - 1].batch);
+                QVERIFY(p.timePerTokenS >= curve[i - 1].timePerTokenS);
+                QVERIFY(p.tokensPerSPerDevice >= curve[i - 1].tokensPerSPerDevice);
+            }
+        }
+        QVERIFY(servingCurve(scenario(""), presets()).empty());
+    }
+
     // Training has no serving block, and output_len leaves its memory alone.
     void trainingHasNone()
     {

@@ -6,8 +6,10 @@
 #include "run_parascope.h"
 #include "test_files.h"
 #include "test_images.h"
+#include "test_scenarios.h"
 #include "ui/charts/chart_pages.h"
 #include "ui/charts/model_size_chart.h"
+#include "ui/charts/serving_chart.h"
 #include "ui/charts/sharding_chart.h"
 #include "ui/charts/stage_memory_chart.h"
 #include "ui/charts/step_time_chart.h"
@@ -89,10 +91,10 @@ private Q_SLOTS:
         ScenarioDocument document(io::builtinPresets());
         MainWindow window(&document);
         const QList<std::pair<QString, QString>> shipped{
-            {"memory", "Stage memor&y"},      {"bubble", "B&ubble"},
-            {"timeline", "T&imeline"},        {"memory-over-step", "Memor&y over the step"},
-            {"step-time", "Step ti&me"},      {"sharding", "S&harding"},
-            {"model-size", "Model &weights"},
+            {"memory", "Stage memor&y"}, {"bubble", "B&ubble"},
+            {"timeline", "T&imeline"},   {"memory-over-step", "Memor&y over the step"},
+            {"step-time", "Step ti&me"}, {"serving", "Ser&ving"},
+            {"sharding", "S&harding"},   {"model-size", "Model &weights"},
         };
         QCOMPARE(window.charts()->count(), shipped.size());
         for (int i = 0; i < window.charts()->count(); ++i) {
@@ -101,7 +103,7 @@ private Q_SLOTS:
             QCOMPARE(window.charts()->tabText(i), shipped[i].second);
         }
         QCOMPARE(chartPageIds(), QStringList({"memory", "bubble", "timeline", "memory-over-step",
-                                              "step-time", "sharding", "model-size"}));
+                                              "step-time", "serving", "sharding", "model-size"}));
     }
 
     void everyPage_data()
@@ -312,6 +314,53 @@ private Q_SLOTS:
         QVERIFY2(cli.status == 0, qPrintable(cli.err));
         const QString text = svgText(svg);
         QVERIFY2(text.contains(QString(why).remove(u' ')), qPrintable(text.left(600)));
+    }
+
+    // docs/inference.md: the Serving tab draws core::servingCurve, the memory-bound points
+    // apart from the compute-bound ones, the scenario's batch where the report puts it, and
+    // memory against the context from the fullest stage's terms; in training it says why it
+    // draws nothing.
+    void servingCurve()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        for (const auto &[key, value] : {std::pair{"mode", "inference"},
+                                         {"tp", "4"},
+                                         {"pp", "1"},
+                                         {"dp", "1"},
+                                         {"microbatches", "1"},
+                                         {"microbatch_size", "16"},
+                                         {"seq_len", "2048"},
+                                         {"output_len", "512"}})
+            QVERIFY(document.setField(QString::fromLatin1(key), QString::fromLatin1(value)));
+        document.flush();
+        window.resize(1280, 800);
+        window.show();
+        window.showChart(QStringLiteral("serving"));
+        auto *chart = window.chart<ServingChart>();
+        QVERIFY(chart);
+        QVERIFY2(chart->message().isEmpty(), qPrintable(chart->message()));
+        const core::Report &r = document.lastValidReport();
+        QVERIFY(r.serving);
+        const auto curve = core::servingCurve(document.scenario(), document.presets());
+        QVERIFY(curve.size() >= 3);
+        QCOMPARE(curve.front().batch, std::int64_t{1});
+        QVERIFY(curve.front().memoryBound);
+        const QList<QPointF> memory = chart->memoryBoundPoints();
+        QVERIFY(!memory.isEmpty());
+        QCOMPARE(memory.front(),
+                 QPointF(1e3 * curve.front().timePerTokenS, curve.front().tokensPerSPerDevice));
+        QCOMPARE(chart->currentPoint(),
+                 QPointF(1e3 * r.serving->decodeMeanS, r.serving->decodeTokensPerS / 4));
+        const QList<QPointF> line = chart->memoryLine();
+        QCOMPARE(line.size(), 2);
+        const core::StageReport &stage = r.stages.front();
+        QVERIFY(near(line.front().y(), double(stage.totalBytes - stage.kvCacheBytes) / 1e9, 1e-9));
+        QVERIFY(near(chart->capacityGb(), double(stage.capacityBytes) / 1e9, 1e-9));
+
+        QVERIFY(document.setField(QStringLiteral("mode"), QStringLiteral("training")));
+        document.flush();
+        QTRY_VERIFY(chart->message().contains("inference"));
     }
 
     // An unknown id is no page: nothing falls back to another chart.

@@ -4,6 +4,7 @@
 #include "ui/charts/memory_page.h"
 #include "ui/charts/memory_step_page.h"
 #include "ui/charts/model_size_page.h"
+#include "ui/charts/serving_page.h"
 #include "ui/charts/sharding_page.h"
 #include "ui/charts/step_time_page.h"
 #include "ui/charts/timeline_page.h"
@@ -23,9 +24,9 @@ template <typename Page> std::unique_ptr<ChartPage> makePage()
 
 // The charts, one row each, in tab order.
 constexpr PageFactory kChartPages[] = {
-    &makePage<MemoryPage>,     &makePage<BubblePage>,   &makePage<TimelinePage>,
-    &makePage<MemoryStepPage>, &makePage<StepTimePage>, &makePage<ShardingPage>,
-    &makePage<ModelSizePage>,
+    &makePage<MemoryPage>,     &makePage<BubblePage>,    &makePage<TimelinePage>,
+    &makePage<MemoryStepPage>, &makePage<StepTimePage>,  &makePage<ServingPage>,
+    &makePage<ShardingPage>,   &makePage<ModelSizePage>,
 };
 
 } // namespace

@@ -1,0 +1,210 @@
+#include "ui/charts/serving_chart.h"
+
+#include "io/text.h"
+#include "ui/charts/chart_style.h"
+#include "ui/units.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QHBoxLayout>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QValueAxis>
+#include <algorithm>
+
+namespace ui {
+
+namespace {
+
+QChartView *newView(QChart *chart, QWidget *parent)
+{
+    auto *view = new QChartView(chart, parent);
+    view->setRenderHint(QPainter::Antialiasing);
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    return view;
+}
+
+void attach(QChart *chart, QAbstractSeries *series, QValueAxis *x, QValueAxis *y)
+{
+    chart->addSeries(series);
+    series->attachAxis(x);
+    series->attachAxis(y);
+}
+
+} // namespace
+
+ServingChart::ServingChart(QWidget *parent)
+    : QWidget(parent), m_curveChart(new QChart), m_curveView(newView(m_curveChart, this)),
+      m_memoryBound(new QLineSeries), m_computeBound(new QLineSeries),
+      m_current(new QScatterSeries), m_timeAxis(new QValueAxis), m_rateAxis(new QValueAxis),
+      m_memoryChart(new QChart), m_memoryView(newView(m_memoryChart, this)),
+      m_memory(new QLineSeries), m_capacity(new QLineSeries), m_context(new QScatterSeries),
+      m_contextAxis(new QValueAxis), m_bytesAxis(new QValueAxis)
+{
+    m_timeAxis->setTitleText(tr("Time per output token (ms)"));
+    m_rateAxis->setTitleText(tr("Output tokens/s per device"));
+    m_curveChart->addAxis(m_timeAxis, Qt::AlignBottom);
+    m_curveChart->addAxis(m_rateAxis, Qt::AlignLeft);
+    m_memoryBound->setName(tr("Memory-bound"));
+    m_computeBound->setName(tr("Compute-bound"));
+    QPen pen(chart_style::blue(), 2.5);
+    m_memoryBound->setPen(pen);
+    pen.setColor(chart_style::orange());
+    m_computeBound->setPen(pen);
+    m_memoryBound->setPointsVisible(true);
+    m_computeBound->setPointsVisible(true);
+    m_current->setColor(chart_style::vermillion());
+    m_current->setBorderColor(chart_style::black());
+    m_current->setMarkerSize(13);
+    for (QAbstractSeries *series :
+         std::initializer_list<QAbstractSeries *>{m_memoryBound, m_computeBound, m_current})
+        attach(m_curveChart, series, m_timeAxis, m_rateAxis);
+
+    m_contextAxis->setTitleText(tr("Context (thousand tokens)"));
+    m_memoryChart->addAxis(m_contextAxis, Qt::AlignBottom);
+    m_memoryChart->addAxis(m_bytesAxis, Qt::AlignLeft);
+    pen.setColor(chart_style::green());
+    m_memory->setPen(pen);
+    m_capacity->setPen(chart_style::capacityPen());
+    m_context->setColor(chart_style::vermillion());
+    m_context->setBorderColor(chart_style::black());
+    m_context->setMarkerSize(13);
+    for (QAbstractSeries *series :
+         std::initializer_list<QAbstractSeries *>{m_memory, m_capacity, m_context})
+        attach(m_memoryChart, series, m_contextAxis, m_bytesAxis);
+
+    for (QChart *chart : {m_curveChart, m_memoryChart}) {
+        chart_style::keepAxesReadable(chart);
+        chart_style::groupDigits(chart);
+    }
+    auto *layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_curveView, 3);
+    layout->addWidget(m_memoryView, 2);
+}
+
+void ServingChart::setReport(const core::Report &report,
+                             const std::vector<core::ServingPoint> &curve)
+{
+    m_message.clear();
+    if (report.mode != core::Mode::inference)
+        m_message = tr("Serving is for inference: set Mode to inference");
+    else if (!report.serving || curve.empty())
+        m_message = report.timeInLayerUnits
+                        ? tr("No serving times: %1").arg(io::qs(report.untimedReason))
+                        : tr("No serving times: a link this layout uses has no published "
+                             "bandwidth (see the warnings)");
+    const bool drawn = m_message.isEmpty();
+    for (QAbstractSeries *series : std::initializer_list<QAbstractSeries *>{
+             m_memoryBound, m_computeBound, m_current, m_memory, m_capacity, m_context})
+        series->setVisible(drawn);
+    for (QValueAxis *axis : {m_timeAxis, m_rateAxis, m_contextAxis, m_bytesAxis})
+        axis->setVisible(drawn);
+    m_curveChart->legend()->setVisible(drawn);
+    m_memoryChart->legend()->setVisible(drawn);
+    if (!drawn) {
+        // The model and device are the caption's and the status line's: the title keeps to
+        // what only this chart says.
+        m_curveChart->setTitle(m_message);
+        m_memoryChart->setTitle(QString());
+        return;
+    }
+    const core::ServingReport &sv = *report.serving;
+
+    // The latency-throughput curve: the memory-bound points, then the compute-bound ones,
+    // joined at the first compute-bound point.
+    QList<QPointF> memory;
+    QList<QPointF> compute;
+    std::int64_t most = 0;
+    double slowest = 0;
+    double fastest = 0;
+    for (const core::ServingPoint &p : curve) {
+        const QPointF at(1e3 * p.timePerTokenS, p.tokensPerSPerDevice);
+        (p.memoryBound ? memory : compute) << at;
+        if (!p.memoryBound && compute.size() == 1 && !memory.isEmpty())
+            memory << at;
+        if (p.fits)
+            most = std::max(most, p.batch);
+        slowest = std::max(slowest, at.x());
+        fastest = std::max(fastest, at.y());
+    }
+    m_memoryBound->replace(memory);
+    m_computeBound->replace(compute);
+    const QPointF here(1e3 * sv.decodeMeanS,
+                       sv.decodeTokensPerS / std::max(sv.devicesPerReplica, 1));
+    m_current->replace({here});
+    m_current->setName(tr("This batch (%1)%2")
+                           .arg(io::formatCount(sv.batch))
+                           .arg(report.fits ? QString() : tr(", does not fit")));
+    // The model and device are the caption's and the status line's: the title keeps to what
+    // only this chart says.
+    m_curveChart->setTitle(tr("Batch 1 to %1, the most that fit").arg(io::formatCount(most)));
+    chart_style::setNiceRange(m_timeAxis, std::max(slowest, here.x()));
+    chart_style::setNiceRange(m_rateAxis, std::max(fastest, here.y()));
+    m_timeAxis->setLabelFormat(m_timeAxis->max() < 5 ? QStringLiteral("%.1f")
+                                                     : QStringLiteral("%.0f"));
+    m_rateAxis->setLabelFormat(QStringLiteral("%.0f"));
+
+    // Memory against the context, for the stage that holds the most: everything but the
+    // cache stays, the cache grows by the same bytes for every token.
+    const auto fullest =
+        std::max_element(report.stages.begin(), report.stages.end(),
+                         [](const core::StageReport &a, const core::StageReport &b) {
+                             return a.totalBytes < b.totalBytes;
+                         });
+    const double context = static_cast<double>(sv.promptTokens + sv.outputTokens);
+    const double fixed = static_cast<double>(fullest->totalBytes - fullest->kvCacheBytes);
+    const double perToken = static_cast<double>(fullest->kvCacheBytes) / context;
+    const double end = 1.2 * std::max(context, static_cast<double>(sv.maxContext));
+    const double capacity = units::large(static_cast<double>(fullest->capacityBytes));
+    // Thousands of tokens on the axis: "120", not a cut "120,0…".
+    m_memory->replace({QPointF(0, units::large(fixed)),
+                       QPointF(end / 1e3, units::large(fixed + perToken * end))});
+    m_memory->setName(tr("Stage %1").arg(fullest->index));
+    m_capacity->replace({QPointF(0, capacity), QPointF(end / 1e3, capacity)});
+    m_capacity->setName(tr("Capacity"));
+    m_context->replace(
+        {QPointF(context / 1e3, units::large(static_cast<double>(fullest->totalBytes)))});
+    m_context->setName(tr("This context"));
+    m_memoryChart->setTitle(tr("Up to %1 tokens fit").arg(io::formatCount(sv.maxContext)));
+    m_bytesAxis->setTitleText(tr("Memory per device (%1)").arg(units::largeName()));
+    chart_style::setNiceRange(m_contextAxis, end / 1e3);
+    m_contextAxis->setLabelFormat(m_contextAxis->max() < 10 ? QStringLiteral("%.1f")
+                                                            : QStringLiteral("%.0f"));
+    m_bytesAxis->setLabelFormat(QStringLiteral("%.0f"));
+    chart_style::setNiceRange(m_bytesAxis,
+                              std::max(capacity, units::large(fixed + perToken * end)));
+}
+
+QList<QPointF> ServingChart::memoryBoundPoints() const
+{
+    return m_memoryBound->points();
+}
+
+QList<QPointF> ServingChart::computeBoundPoints() const
+{
+    return m_computeBound->points();
+}
+
+QPointF ServingChart::currentPoint() const
+{
+    return m_current->count() > 0 ? m_current->at(0) : QPointF();
+}
+
+QList<QPointF> ServingChart::memoryLine() const
+{
+    return m_memory->points();
+}
+
+qreal ServingChart::capacityGb() const
+{
+    return m_capacity->count() > 0 ? m_capacity->at(0).y() : 0;
+}
+
+QString ServingChart::message() const
+{
+    return m_message;
+}
+
+} // namespace ui

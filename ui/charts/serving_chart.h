@@ -1,0 +1,60 @@
+#pragma once
+
+#include "core/evaluate.h"
+#include "core/report.h"
+
+#include <QWidget>
+#include <vector>
+
+class QChart;
+class QChartView;
+class QLineSeries;
+class QLogValueAxis;
+class QScatterSeries;
+class QValueAxis;
+
+namespace ui {
+
+// Serving (docs/inference.md), two charts side by side. Left: throughput per device against
+// time per output token as the batch grows from 1 to the most that fit, the memory-bound
+// part of the curve apart from the compute-bound part, the scenario's batch marked. Right:
+// memory per device of the fullest stage against the context, with the capacity line and
+// the longest context that fits. Qt Charts stays inside.
+class ServingChart : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit ServingChart(QWidget *parent = nullptr);
+
+    // `curve` is core::servingCurve of the report's scenario; empty outside inference.
+    void setReport(const core::Report &report, const std::vector<core::ServingPoint> &curve);
+
+    // What is drawn, for tests: the curve's points (ms, tokens/s per device) in its memory-
+    // and compute-bound series, the marked batch, and the memory line's ends and capacity.
+    QList<QPointF> memoryBoundPoints() const;
+    QList<QPointF> computeBoundPoints() const;
+    QPointF currentPoint() const;
+    QList<QPointF> memoryLine() const;
+    qreal capacityGb() const;
+    QString message() const; // why there is nothing to draw, or empty
+
+private:
+    QChart *m_curveChart;
+    QChartView *m_curveView;
+    QLineSeries *m_memoryBound;
+    QLineSeries *m_computeBound;
+    QScatterSeries *m_current;
+    QValueAxis *m_timeAxis;
+    QValueAxis *m_rateAxis;
+    QChart *m_memoryChart;
+    QChartView *m_memoryView;
+    QLineSeries *m_memory;
+    QLineSeries *m_capacity;
+    QScatterSeries *m_context;
+    QValueAxis *m_contextAxis;
+    QValueAxis *m_bytesAxis;
+    QString m_message;
+};
+
+} // namespace ui
