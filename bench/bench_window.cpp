@@ -115,6 +115,23 @@ void k64m1024(benchmark::State &state)
     run(state, s);
 }
 
+// Serving (docs/inference.md): Llama 3.1 70B on 4 H100s, 16 sequences of 2,048 + 512 tokens;
+// each step moves m between 1 and 2, so the Serving page recomputes its whole curve (batch 1
+// to the most that fit, about ten evaluations).
+void serving70B(benchmark::State &state)
+{
+    core::Scenario s;
+    s.mode = core::Mode::inference;
+    s.tp = 4;
+    s.pp = 1;
+    s.dp = 1;
+    s.microbatches = 1;
+    s.microbatchSize = 16;
+    s.seqLen = 2048;
+    s.outputLen = 512;
+    run(state, s);
+}
+
 // Steps per tab: 200, enough for a 99th percentile; PARASCOPE_BENCH_STEPS sets fewer for a
 // run under callgrind.
 benchmark::IterationCount steps()
@@ -126,6 +143,7 @@ benchmark::IterationCount steps()
 
 // One benchmark per tab (ui/charts/chart_pages.cpp), labelled with its title.
 const int kLastTab = int(ui::chartPageIds().size()) - 1;
+const int kServingTab = int(ui::chartPageIds().indexOf(QStringLiteral("serving")));
 
 } // namespace
 
@@ -136,6 +154,11 @@ BENCHMARK(defaultScenario)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(k64m1024)
     ->DenseRange(0, kLastTab)
+    ->Iterations(steps())
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(serving70B)
+    ->Arg(kServingTab)
     ->Iterations(steps())
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
