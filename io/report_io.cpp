@@ -325,11 +325,13 @@ QString reportToText(const core::Report &r)
         const auto ms = [](double seconds) {
             return QStringLiteral("%1 ms").arg(1e3 * seconds, 0, 'f', 2);
         };
-        s << QStringLiteral("Serving         batch %1, prompt %2 + output %3 tokens, %4 devices "
-                            "per replica\n")
+        s << QStringLiteral("Serving         batch %1, prompt %2 + output %3 tokens, %4 per "
+                            "replica\n")
                  .arg(formatCount(sv.batch), formatCount(sv.promptTokens),
-                      formatCount(sv.outputTokens))
-                 .arg(sv.devicesPerReplica);
+                      formatCount(sv.outputTokens),
+                      sv.devicesPerReplica == 1
+                          ? QStringLiteral("1 device")
+                          : QStringLiteral("%1 devices").arg(sv.devicesPerReplica));
         s << QStringLiteral("  First token   %1 (prefill of the whole batch)\n")
                  .arg(ms(sv.prefillS));
         s << QStringLiteral("  Per token     %1 mean; %2 at %3 tokens of context, %4 at %5 (%6)\n")
