@@ -7,6 +7,7 @@
 #include "core/serving.h"
 #include "core/validate.h"
 #include "io/presets_io.h"
+#include "test_models.h"
 #include "test_scenarios.h"
 
 #include <QTest>
@@ -34,41 +35,6 @@ double weightsReadPerDevice(const ModelSpec &m, int tp, double bytesPerWeight)
     const ParamCounts c = countParams(m, tp);
     const double head = c.lmHead > 0 ? c.lmHead : c.embedding;
     return (m.layers * static_cast<double>(c.perLayer) + head) * bytesPerWeight;
-}
-
-// Llama 2 (Touvron et al. 2023, Table 1 and the released config.json): SwiGLU, RMSNorm,
-// rotary, 32,000-token vocabulary, untied; 70B with 8 KV heads, 7B with multi-head attention.
-ModelSpec llama2(int layers, int hidden, int heads, int kvHeads, int ffn)
-{
-    ModelSpec m;
-    m.id = "llama-2-" + std::to_string(layers);
-    m.layers = layers;
-    m.hidden = hidden;
-    m.heads = heads;
-    m.kvHeads = kvHeads;
-    m.ffnHidden = ffn;
-    m.vocab = 32000;
-    m.gatedMlp = true;
-    return m;
-}
-
-// The 13B of llm-analysis's FasterTransformer comparison (llm_analysis/model_configs/
-// test-13b.json): 40 layers, h 5,120, 40 heads, FFN 20,480, vocabulary 50,272, GeLU, biases,
-// learned positions, the head tied to the embedding.
-ModelSpec test13b()
-{
-    ModelSpec m;
-    m.id = "test-13b";
-    m.layers = 40;
-    m.hidden = 5120;
-    m.heads = 40;
-    m.kvHeads = 40;
-    m.ffnHidden = 20480;
-    m.vocab = 50272;
-    m.tiedEmbeddings = true;
-    m.bias = true;
-    m.learnedPositions = 2048;
-    return m;
 }
 
 } // namespace
