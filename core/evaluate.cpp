@@ -287,6 +287,10 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
         r.warnings.push_back({"tp-overlap-unused",
                               "tp_overlap hides sequence parallelism's collectives; it has none "
                               "to hide without sequence_parallel and T > 1"});
+    if (s.mode == Mode::training && (s.outputLen != 0 || s.kvPrecision != KvPrecision::automatic))
+        r.warnings.push_back({"inference-keys-unused",
+                              "output_len and kv_precision only apply in inference; training "
+                              "generates no tokens and keeps no KV cache"});
     if (s.virtualStages > 1 && s.schedule != Schedule::interleaved)
         r.warnings.push_back(
             {"virtual-stages-unused", "virtual_stages = " + std::to_string(s.virtualStages) +

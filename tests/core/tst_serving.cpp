@@ -462,6 +462,11 @@ private Q_SLOTS:
         const Report withOutput = evaluate(scenario("output_len=512"), presets());
         QVERIFY(plain.ok() && !plain.serving);
         QCOMPARE(withOutput.stages.front().totalBytes, plain.stages.front().totalBytes);
+        // Said, not silently ignored.
+        QVERIFY(!plain.hasWarning("inference-keys-unused"));
+        QVERIFY(withOutput.hasWarning("inference-keys-unused"));
+        QVERIFY(
+            evaluate(scenario("kv_precision=fp8"), presets()).hasWarning("inference-keys-unused"));
     }
 };
 
