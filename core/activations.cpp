@@ -2,6 +2,7 @@
 
 #include "core/units.h"
 
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 
@@ -113,6 +114,38 @@ Count cachedOutputBytes(const ModelSpec &m, std::int64_t seqLen, std::int64_t mi
 }
 
 template <typename Count>
+Count prefillBytes(const ModelSpec &m, bool hasLayers, bool lastStage, std::int64_t seqLen,
+                   std::int64_t microbatchSize, int tp, int bytesPerValue)
+{
+    if (!m.hasArchitecture())
+        return 0;
+    const Count h = m.hidden;
+    const Count q = static_cast<Count>(m.heads / tp) * m.headDim();
+    const Count qkv = q + 2 * static_cast<Count>(kvHeadsPerDevice(m, tp)) * m.headDim();
+    const Count f = divBytesUp<Count>(m.ffnHidden, tp);
+    const Count up = (m.gatedMlp ? 2 : 1) * f;
+    // docs/inference.md, "Memory": one layer's forward keeps nothing for a backward; at any
+    // moment the residual stream x and the widest pair of tensors in flight are alive: the
+    // normed input and QKV, QKV and attention's output, the normed input and the up (and
+    // gate) projection, that and the activation, the activation and the down projection.
+    Count widest = 0;
+    for (const Count pair : {h + qkv, qkv + q, h + up, up + f, f + h})
+        widest = std::max(widest, pair);
+    const Count tokens = mulBytes<Count>(microbatchSize, seqLen);
+    const Count layer = hasLayers ? mulBytes<Count>(tokens, (h + widest) * bytesPerValue) : 0;
+    if (!lastStage)
+        return layer;
+    // The last stage then projects each sequence's last position onto its share of the
+    // vocabulary and gathers the logits in FP32 for sampling (vLLM's sampler casts them),
+    // beside the final hidden states.
+    const Count vocab = divBytesUp<Count>(m.vocab, tp);
+    const Count head = addBytes<Count>(
+        mulBytes<Count>(tokens, h * bytesPerValue),
+        mulBytes<Count>(microbatchSize, vocab * bytesPerValue + static_cast<Count>(m.vocab) * 4));
+    return std::max(layer, head);
+}
+
+template <typename Count>
 Count kvBytes(const ModelSpec &m, int layers, std::int64_t seqLen, std::int64_t sequences, int tp,
               int bytesPerValue)
 {
@@ -199,6 +232,21 @@ double cachedOutputBytesPerMicrobatchBound(const ModelSpec &m, std::int64_t seqL
                                            std::int64_t microbatchSize, int tp, int bytesPerValue)
 {
     return cachedOutputBytes<double>(m, seqLen, microbatchSize, tp, bytesPerValue);
+}
+
+std::int64_t prefillBufferBytes(const ModelSpec &m, bool hasLayers, bool lastStage,
+                                std::int64_t seqLen, std::int64_t microbatchSize, int tp,
+                                int bytesPerValue)
+{
+    return prefillBytes<std::int64_t>(m, hasLayers, lastStage, seqLen, microbatchSize, tp,
+                                      bytesPerValue);
+}
+
+double prefillBufferBytesBound(const ModelSpec &m, bool hasLayers, bool lastStage,
+                               std::int64_t seqLen, std::int64_t microbatchSize, int tp,
+                               int bytesPerValue)
+{
+    return prefillBytes<double>(m, hasLayers, lastStage, seqLen, microbatchSize, tp, bytesPerValue);
 }
 
 std::int64_t kvCacheBytes(const ModelSpec &m, int layers, std::int64_t seqLen,

@@ -60,6 +60,17 @@ std::int64_t cachedOutputBytesPerMicrobatch(const ModelSpec &model, std::int64_t
 double cachedOutputBytesPerMicrobatchBound(const ModelSpec &model, std::int64_t seqLen,
                                            std::int64_t microbatchSize, int tp, int bytesPerValue);
 
+// Inference: the working set of the prefill on one device of a stage, for one micro-batch of
+// b prompts of s tokens (docs/inference.md, "Memory"): the residual stream and the widest
+// pair of one layer's tensors, and on the last stage the larger of that and the final hidden
+// states with the last positions' logits (vocab-parallel, and gathered in FP32).
+std::int64_t prefillBufferBytes(const ModelSpec &model, bool hasLayers, bool lastStage,
+                                std::int64_t seqLen, std::int64_t microbatchSize, int tp,
+                                int bytesPerValue);
+double prefillBufferBytesBound(const ModelSpec &model, bool hasLayers, bool lastStage,
+                               std::int64_t seqLen, std::int64_t microbatchSize, int tp,
+                               int bytesPerValue);
+
 // KV cache of `layers` layers on one device (docs/DESIGN.md §3.7): K and V for every
 // token of every sequence in flight, KV heads split over T (one each when T > kv_heads).
 std::int64_t kvCacheBytes(const ModelSpec &model, int layers, std::int64_t seqLen,

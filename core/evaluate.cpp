@@ -445,23 +445,32 @@ ServingReport servingReport(const Report &r, const Scenario &s, const ModelSpec 
     in.tdpW = device.tdpW;
     ServingReport out = serving(in);
 
-    // The cache grows with sequences × context; everything else on a stage stays.
+    // The cache grows with m × b sequences and with the context, the prefill buffers with the
+    // b prompts of one micro-batch; weights and the reserve stay. Both grow linearly, so the
+    // largest b is the free memory over their growth per sequence; the longest context keeps
+    // the prompt (and so the buffers) and grows the cache alone.
     const std::int64_t context = contextTokens(s);
     const std::int64_t sequences = std::int64_t{s.microbatches} * s.microbatchSize;
-    std::int64_t maxSequences = std::numeric_limits<std::int64_t>::max();
+    std::int64_t maxSize = std::numeric_limits<std::int64_t>::max();
     std::int64_t maxContext = std::numeric_limits<std::int64_t>::max();
     for (std::size_t i = 0; i < r.stages.size(); ++i) {
         const StageReport &st = r.stages[i];
         const std::int64_t perToken =
             kvCacheBytes(model, layers[i], 1, 1, s.tp, kvBytesPerValue(s));
-        const std::int64_t free = st.capacityBytes - (st.totalBytes - st.kvCacheBytes);
         if (perToken <= 0)
             continue;
-        maxSequences = std::min(maxSequences, std::max<std::int64_t>(free, 0) / perToken / context);
+        const std::int64_t buffersPerSequence =
+            prefillBufferBytes(model, st.layers > 0, st.index == s.pp - 1, s.seqLen, 1, s.tp,
+                               activationValueBytes(s.precision));
+        const std::int64_t fixed = st.totalBytes - st.kvCacheBytes - st.prefillBuffersBytes;
+        const std::int64_t growth = saturatingAdd(
+            saturatingMul(saturatingMul(perToken, context), s.microbatches), buffersPerSequence);
+        maxSize = std::min(maxSize, std::max<std::int64_t>(st.capacityBytes - fixed, 0) / growth);
+        const std::int64_t free = st.capacityBytes - (st.totalBytes - st.kvCacheBytes);
         maxContext = std::min(maxContext, std::max<std::int64_t>(free, 0) / perToken / sequences);
     }
-    if (maxSequences != std::numeric_limits<std::int64_t>::max()) {
-        out.maxBatch = maxSequences / s.microbatches * s.microbatches;
+    if (maxSize != std::numeric_limits<std::int64_t>::max()) {
+        out.maxBatch = saturatingMul(maxSize, s.microbatches);
         out.maxContext = maxContext;
     }
     return out;
@@ -806,6 +815,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
                 kvCacheBytes(model, st.layers, contextTokens(s),
                              static_cast<std::int64_t>(s.microbatches) * s.microbatchSize, s.tp,
                              kvBytesPerValue(s));
+            st.prefillBuffersBytes = prefillBufferBytes(model, st.layers > 0, i == s.pp - 1,
+                                                        s.seqLen, s.microbatchSize, s.tp, actBytes);
         }
         st.reserveBytes = reserve;
         st.totalBytes = memoryTermsTotal(st);

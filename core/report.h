@@ -25,10 +25,11 @@ struct StageReport
     std::int64_t weightsBytes = 0;
     std::int64_t gradsBytes = 0;
     std::int64_t optimizerBytes = 0;
-    std::int64_t activationsBytes = 0;   // in-flight micro-batches' activations (training)
-    std::int64_t cachedOutputsBytes = 0; // last stage's kept logits (pytorch/pytorch#159251)
-    std::int64_t kvCacheBytes = 0;       // inference
-    double inflightMicrobatches = 0;     // peak micro-batches with live activations (chunks / v)
+    std::int64_t activationsBytes = 0;    // in-flight micro-batches' activations (training)
+    std::int64_t cachedOutputsBytes = 0;  // last stage's kept logits (pytorch/pytorch#159251)
+    std::int64_t kvCacheBytes = 0;        // inference
+    std::int64_t prefillBuffersBytes = 0; // inference: one micro-batch's prefill working set
+    double inflightMicrobatches = 0;      // peak micro-batches with live activations (chunks / v)
     std::int64_t reserveBytes = 0;
     std::int64_t zeroBuffersBytes = 0; // the ZeRO implementation's own buffers (zero_buffers)
     std::int64_t totalBytes = 0;
@@ -56,6 +57,8 @@ inline constexpr MemoryTerm kMemoryTerms[] = {
     {"cached outputs", "cached_outputs_bytes", "Cached outputs", "Cached",
      &StageReport::cachedOutputsBytes},
     {"KV cache", "kv_cache_bytes", "KV cache", "KV", &StageReport::kvCacheBytes},
+    {"prefill buffers", "prefill_buffers_bytes", "Prefill buffers", "Prefill",
+     &StageReport::prefillBuffersBytes},
     {"reserve", "reserve_bytes", "Reserve", "Reserve", &StageReport::reserveBytes},
     {"ZeRO buffers", "zero_buffers_bytes", "ZeRO buffers", "ZeRO buf",
      &StageReport::zeroBuffersBytes},

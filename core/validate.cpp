@@ -128,6 +128,9 @@ std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
         consider("the KV cache", kvCacheBytesBound(m, firstStageLayers, contextTokens(s),
                                                    std::int64_t{s.microbatches} * s.microbatchSize,
                                                    s.tp, kvBytesPerValue(s)));
+        consider("the prefill buffers",
+                 prefillBufferBytesBound(m, true, true, s.seqLen, s.microbatchSize, s.tp,
+                                         act.bytesPerValue));
     }
     if (s.tp > 1) {
         // Shoeybi et al. 2019 §3: two all-reduces per layer forward, two backward, two more

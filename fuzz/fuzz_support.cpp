@@ -35,13 +35,13 @@ void checkStages(const core::Scenario &s, const core::Presets &with, const core:
     int layers = 0;
     bool fits = true;
     for (const auto &st : r.stages) {
-        for (std::int64_t term :
-             {st.params, st.weightsBytes, st.gradsBytes, st.optimizerBytes, st.activationsBytes,
-              st.cachedOutputsBytes, st.kvCacheBytes, st.reserveBytes, st.capacityBytes})
+        for (std::int64_t term : {st.params, st.weightsBytes, st.gradsBytes, st.optimizerBytes,
+                                  st.activationsBytes, st.cachedOutputsBytes, st.kvCacheBytes,
+                                  st.prefillBuffersBytes, st.reserveBytes, st.capacityBytes})
             require(term >= 0, "a stage's parameters or bytes are negative");
         require(st.totalBytes == st.weightsBytes + st.gradsBytes + st.optimizerBytes +
                                      st.activationsBytes + st.cachedOutputsBytes + st.kvCacheBytes +
-                                     st.reserveBytes,
+                                     st.prefillBuffersBytes + st.reserveBytes,
                 "a stage's total is not the sum of its terms");
         require(st.headroomBytes == st.capacityBytes - st.totalBytes,
                 "headroom is not capacity minus total");

@@ -374,7 +374,7 @@ private:
                 return QStringLiteral("stage %1 has index %2").arg(i).arg(st.index);
             const std::int64_t sum = st.weightsBytes + st.gradsBytes + st.optimizerBytes +
                                      st.activationsBytes + st.cachedOutputsBytes + st.kvCacheBytes +
-                                     st.reserveBytes;
+                                     st.prefillBuffersBytes + st.reserveBytes;
             if (st.totalBytes != sum)
                 return QStringLiteral("stage %1 total %2 is not the sum of its terms %3")
                     .arg(i)

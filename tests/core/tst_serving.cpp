@@ -93,6 +93,37 @@ private Q_SLOTS:
         QCOMPARE(r.stages.front().kvCacheBytes, bytes);
     }
 
+    // docs/inference.md, "Memory": the prefill's working set for one micro-batch, by hand. The
+    // residual stream x and the widest pair of one layer's tensors: for Llama 3.1 8B (h 4,096,
+    // 32 query and 8 KV heads of 128, SwiGLU f 14,336) the pairs are h + QKV = 10,240, QKV +
+    // attention = 10,240, h + up and gate = 32,768, up and gate + activation = 43,008,
+    // activation + h = 18,432 values a token; so (4,096 + 43,008) × 2 B × 2 × 1,024 tokens.
+    // The last stage's logits (2 × (128,256 × 2 + 128,256 × 4) B) with the final hidden states
+    // (2,048 × 4,096 × 2 B) are less. 70B at T = 8: h + up and gate = 8,192 + 7,168 wins.
+    void prefillBuffersByHand_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<qint64>("first");
+        QTest::addColumn<qint64>("last");
+        QTest::addRow("8B, T=1, 2 x 1,024 tokens")
+            << "model=llama-3.1-8b,tp=1,pp=1,microbatches=1,microbatch_size=2,seq_len=1024"
+            << qint64(192'937'984) << qint64(192'937'984);
+        QTest::addRow("70B, T=8, K=2, 4 x 512 tokens")
+            << "model=llama-3.1-70b,tp=8,pp=2,microbatches=2,microbatch_size=4,seq_len=512"
+            << qint64((8'192 + 15'360) * 2 * 2'048) << qint64((8'192 + 15'360) * 2 * 2'048);
+    }
+    void prefillBuffersByHand()
+    {
+        QFETCH(QString, set);
+        QFETCH(qint64, first);
+        QFETCH(qint64, last);
+        const Report r = serve(set);
+        QVERIFY2(r.ok(), r.error ? r.error->toString().c_str() : "");
+        QCOMPARE(r.stages.front().prefillBuffersBytes, first);
+        QCOMPARE(r.stages.back().prefillBuffersBytes, last);
+        QCOMPARE(evaluate(scenario(set), presets()).stages.front().prefillBuffersBytes, 0);
+    }
+
     // Decode at batch 1 reads every weight once per token: no prediction is faster than the
     // weights over the devices' datasheet bandwidth (the bound), whatever the model,
     // device, precision and split.

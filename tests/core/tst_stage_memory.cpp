@@ -206,7 +206,8 @@ private Q_SLOTS:
             QCOMPARE(st.activationsBytes, 0LL);
             QCOMPARE(st.cachedOutputsBytes, 0LL);
             QCOMPARE(st.gradsBytes, 0LL);
-            QCOMPARE(st.totalBytes, st.weightsBytes + st.kvCacheBytes + st.reserveBytes);
+            QCOMPARE(st.totalBytes,
+                     st.weightsBytes + st.kvCacheBytes + st.prefillBuffersBytes + st.reserveBytes);
         }
     }
 
@@ -280,7 +281,8 @@ private Q_SLOTS:
         QVERIFY(r.ok());
         const StageReport &st = r.stages.front();
         QCOMPARE(st.kvCacheBytes, 648'518'346'341'351'424LL);
-        QCOMPARE(st.totalBytes, st.weightsBytes + st.kvCacheBytes + st.reserveBytes);
+        QCOMPARE(st.totalBytes,
+                 st.weightsBytes + st.kvCacheBytes + st.prefillBuffersBytes + st.reserveBytes);
         QVERIFY(!r.fits);
     }
 

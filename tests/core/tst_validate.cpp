@@ -299,7 +299,7 @@ private Q_SLOTS:
             QVERIFY(st.totalBytes > st.capacityBytes); // far beyond any device
             QCOMPARE(st.totalBytes, st.weightsBytes + st.gradsBytes + st.optimizerBytes +
                                         st.activationsBytes + st.cachedOutputsBytes +
-                                        st.kvCacheBytes + st.reserveBytes);
+                                        st.kvCacheBytes + st.prefillBuffersBytes + st.reserveBytes);
         }
     }
 

@@ -984,7 +984,8 @@ private Q_SLOTS:
         QCOMPARE(shown(), QStringList({"Weights", "Gradients", "Optimizer", "Activations",
                                        "Cached outputs", "Reserve", "Capacity 85.9 GB"}));
         chart.setReport(core::evaluate(inference, presets));
-        QCOMPARE(shown(), QStringList({"Weights", "KV cache", "Reserve", "Capacity 85.9 GB"}));
+        QCOMPARE(shown(), QStringList({"Weights", "KV cache", "Prefill buffers", "Reserve",
+                                       "Capacity 85.9 GB"}));
         chart.setReport(core::evaluate(training, presets));
         QVERIFY(!shown().contains("KV cache"));
         QVERIFY(shown().contains("Optimizer"));
