@@ -105,6 +105,14 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                      QObject::tr("docs/DESIGN.md §3.7; one KV head per device when T exceeds "
                                  "them; kv_precision sets the bytes per value; "
                                  "docs/inference.md"));
+        out += block(QObject::tr("Prefill buffers of stage 0"),
+                     QStringLiteral("(h + the widest pair of one layer's tensors) × b × s × "
+                                    "bytes = %1, with b × s = %2 × %3 tokens")
+                         .arg(bytes(st.prefillBuffersBytes))
+                         .arg(s.microbatchSize)
+                         .arg(s.seqLen),
+                     QObject::tr("One micro-batch's prompts prefilled at once; the last stage "
+                                 "also its logits (docs/inference.md, \"Memory\")"));
     }
     out += block(QObject::tr("Fit"),
                  QStringLiteral("%1 needed of %2 → %3")
