@@ -35,14 +35,14 @@ void checkStages(const core::Scenario &s, const core::Presets &with, const core:
     int layers = 0;
     bool fits = true;
     for (const auto &st : r.stages) {
-        for (std::int64_t term : {st.params, st.weightsBytes, st.gradsBytes, st.optimizerBytes,
-                                  st.activationsBytes, st.cachedOutputsBytes, st.kvCacheBytes,
-                                  st.prefillBuffersBytes, st.reserveBytes, st.capacityBytes})
-            require(term >= 0, "a stage's parameters or bytes are negative");
-        require(st.totalBytes == st.weightsBytes + st.gradsBytes + st.optimizerBytes +
-                                     st.activationsBytes + st.cachedOutputsBytes + st.kvCacheBytes +
-                                     st.prefillBuffersBytes + st.reserveBytes,
-                "a stage's total is not the sum of its terms");
+        require(st.params >= 0 && st.capacityBytes >= 0,
+                "a stage's parameters or capacity are negative");
+        std::int64_t sum = 0; // every row of the terms' table (core/report.h)
+        for (const core::MemoryTerm &term : core::kMemoryTerms) {
+            require(st.*term.bytes >= 0, "a stage's bytes are negative");
+            sum += st.*term.bytes;
+        }
+        require(st.totalBytes == sum, "a stage's total is not the sum of its terms");
         require(st.headroomBytes == st.capacityBytes - st.totalBytes,
                 "headroom is not capacity minus total");
         require(st.fits == (st.headroomBytes >= 0), "fits disagrees with the headroom");

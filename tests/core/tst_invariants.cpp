@@ -372,9 +372,10 @@ private:
             layers += st.layers;
             if (st.index != int(i))
                 return QStringLiteral("stage %1 has index %2").arg(i).arg(st.index);
-            const std::int64_t sum = st.weightsBytes + st.gradsBytes + st.optimizerBytes +
-                                     st.activationsBytes + st.cachedOutputsBytes + st.kvCacheBytes +
-                                     st.prefillBuffersBytes + st.reserveBytes;
+            // Every term of the table, ZeRO's buffers included: a new term is a row there.
+            std::int64_t sum = 0;
+            for (const MemoryTerm &term : kMemoryTerms)
+                sum += st.*term.bytes;
             if (st.totalBytes != sum)
                 return QStringLiteral("stage %1 total %2 is not the sum of its terms %3")
                     .arg(i)
