@@ -29,6 +29,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLineSeries>
 #include <QRegularExpression>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -352,6 +353,20 @@ private Q_SLOTS:
                  QPointF(1e3 * curve.front().timePerTokenS, curve.front().tokensPerSPerDevice));
         QCOMPARE(chart->currentPoint(),
                  QPointF(1e3 * r.serving->decodeMeanS, r.serving->decodeTokensPerS / 4));
+        // A point's tooltip names its batch, time, throughput and bound; off the curve, none.
+        QCOMPARE(chart->describe(memory.front()),
+                 QStringLiteral("Batch 1: %1 ms a token, %2 tokens/s per device, memory-bound")
+                     .arg(1e3 * curve.front().timePerTokenS, 0, 'f', 2)
+                     .arg(std::llround(curve.front().tokensPerSPerDevice)));
+        QVERIFY(chart->describe(QPointF(0, 1e9)).isEmpty());
+        // Hovering the curve shows that text as a tooltip.
+        auto *curveSeries = qobject_cast<QLineSeries *>(
+            chart->findChildren<QChartView *>().constFirst()->chart()->series().constFirst());
+        QVERIFY(curveSeries);
+        Q_EMIT curveSeries->hovered(memory.front(), true);
+        QTRY_VERIFY(QToolTip::isVisible());
+        QCOMPARE(QToolTip::text(), chart->describe(memory.front()));
+        Q_EMIT curveSeries->hovered(memory.front(), false);
         const QList<QPointF> line = chart->memoryLine();
         QCOMPARE(line.size(), 2);
         const core::StageReport &stage = r.stages.front();

@@ -6,9 +6,11 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QCursor>
 #include <QHBoxLayout>
 #include <QLineSeries>
 #include <QScatterSeries>
+#include <QToolTip>
 #include <QValueAxis>
 #include <algorithm>
 
@@ -73,6 +75,14 @@ ServingChart::ServingChart(QWidget *parent)
          std::initializer_list<QAbstractSeries *>{m_memory, m_capacity, m_context})
         attach(m_memoryChart, series, m_contextAxis, m_bytesAxis);
 
+    // Hovering a point of the curve names its batch and what bounds it.
+    for (QLineSeries *line : {m_memoryBound, m_computeBound})
+        connect(line, &QLineSeries::hovered, this, [this](const QPointF &at, bool entered) {
+            if (entered)
+                QToolTip::showText(QCursor::pos(), describe(at), m_curveView);
+            else
+                QToolTip::hideText();
+        });
     for (QChart *chart : {m_curveChart, m_memoryChart}) {
         chart_style::keepAxesReadable(chart);
         chart_style::groupDigits(chart);
@@ -88,6 +98,7 @@ void ServingChart::setReport(const core::Report &report,
                              const std::vector<core::ServingPoint> &curve)
 {
     m_message.clear();
+    m_curve = curve;
     if (report.mode != core::Mode::inference)
         m_message = tr("Serving is for inference: set Mode to inference");
     else if (!report.serving || curve.empty())
@@ -200,6 +211,30 @@ QList<QPointF> ServingChart::memoryLine() const
 qreal ServingChart::capacityGb() const
 {
     return m_capacity->count() > 0 ? m_capacity->at(0).y() : 0;
+}
+
+QString ServingChart::describe(QPointF at) const
+{
+    const core::ServingPoint *nearest = nullptr;
+    double best = 0;
+    for (const core::ServingPoint &p : m_curve) {
+        // Distance in each axis's own range, so that ms and tokens/s weigh alike.
+        const double dx = (1e3 * p.timePerTokenS - at.x()) / std::max(m_timeAxis->max(), 1e-12);
+        const double dy = (p.tokensPerSPerDevice - at.y()) / std::max(m_rateAxis->max(), 1e-12);
+        const double d = dx * dx + dy * dy;
+        if (!nearest || d < best) {
+            nearest = &p;
+            best = d;
+        }
+    }
+    if (!nearest || best > 0.01)
+        return {};
+    return tr("Batch %1: %2 ms a token, %3 tokens/s per device, %4%5")
+        .arg(io::formatCount(nearest->batch))
+        .arg(1e3 * nearest->timePerTokenS, 0, 'f', 2)
+        .arg(io::formatCount(std::llround(nearest->tokensPerSPerDevice)))
+        .arg(nearest->memoryBound ? tr("memory-bound") : tr("compute-bound"))
+        .arg(nearest->fits ? QString() : tr(" (does not fit)"));
 }
 
 QString ServingChart::message() const

@@ -38,6 +38,9 @@ public:
     QList<QPointF> memoryLine() const;
     qreal capacityGb() const;
     QString message() const; // why there is nothing to draw, or empty
+    // The tooltip of the curve's point nearest `at` (ms, tokens/s per device): its batch,
+    // time per token, throughput and bound; empty off the curve.
+    QString describe(QPointF at) const;
 
 private:
     QChart *m_curveChart;
@@ -55,6 +58,7 @@ private:
     QValueAxis *m_contextAxis;
     QValueAxis *m_bytesAxis;
     QString m_message;
+    std::vector<core::ServingPoint> m_curve;
 };
 
 } // namespace ui
