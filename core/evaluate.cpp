@@ -287,6 +287,13 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
         r.warnings.push_back({"tp-overlap-unused",
                               "tp_overlap hides sequence parallelism's collectives; it has none "
                               "to hide without sequence_parallel and T > 1"});
+    if (model.contextWindow > 0 && contextTokens(s) > model.contextWindow)
+        r.warnings.push_back(
+            {"beyond-context-window",
+             (s.mode == Mode::inference ? "seq_len + output_len = " : "seq_len = ") +
+                 std::to_string(contextTokens(s)) + " tokens exceed " +
+                 (model.name.empty() ? model.id : model.name) + "'s context window of " +
+                 std::to_string(model.contextWindow)});
     if (s.mode == Mode::training && (s.outputLen != 0 || s.kvPrecision != KvPrecision::automatic))
         r.warnings.push_back({"inference-keys-unused",
                               "output_len and kv_precision only apply in inference; training "
@@ -472,6 +479,11 @@ ServingReport servingReport(const Report &r, const Scenario &s, const ModelSpec 
     if (maxSize != std::numeric_limits<std::int64_t>::max()) {
         out.maxBatch = saturatingMul(maxSize, s.microbatches);
         out.maxContext = maxContext;
+        // No longer than the model takes, however much memory is free.
+        if (model.contextWindow > 0 && maxContext > model.contextWindow) {
+            out.maxContext = model.contextWindow;
+            out.maxContextIsModelWindow = true;
+        }
     }
     return out;
 }

@@ -22,6 +22,7 @@ struct ModelSpec
     bool dropout = false;
     bool bias = false;              // biases on linear layers and LayerNorm (GPT-3), none in Llama
     int learnedPositions = 0;       // learned absolute position embeddings; 0 for rotary
+    int contextWindow = 0;          // the longest sequence the model takes, tokens; 0: unstated
     std::int64_t params = 0;        // size-only models
     std::int64_t nominalParams = 0; // the advertised size ("70B"); 0 = same as the exact count
     std::string source;

@@ -88,6 +88,7 @@ struct ServingReport
     // even one fits.
     std::int64_t maxBatch = 0;
     std::int64_t maxContext = 0;
+    bool maxContextIsModelWindow = false; // the model's context window, not memory, sets it
 };
 
 // One micro-batch's decode step on one device of a stage with `layers` layers, at `context`.

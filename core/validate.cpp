@@ -208,6 +208,8 @@ std::optional<InputError> validateModel(const ModelSpec &m)
         return error("vocab", "must be at least 1");
     if (m.learnedPositions < 0)
         return error("learned_positions", "must be 0 (rotary) or more");
+    if (m.contextWindow < 0)
+        return error("context_window", "must be 0 (not stated) or more tokens");
     const ParamsBound bound = paramsBound(m);
     const std::string beyond =
         " parameters, more than the limit of " + inUnit(limits::kParams, "parameters");

@@ -64,6 +64,7 @@ std::optional<core::InputError> parseModel(const QJsonObject &object, core::Mode
     f.boolean("dropout", m.dropout);
     f.boolean("bias", m.bias);
     f.integer("learned_positions", m.learnedPositions);
+    f.integer("context_window", m.contextWindow);
     f.integer64("params", m.params, core::limits::kParams, "parameters");
     f.integer64("nominal_params", m.nominalParams, core::limits::kParams, "parameters");
     f.text("source", m.source);
@@ -232,6 +233,8 @@ QJsonObject modelToJson(const core::ModelSpec &m)
         o.insert(QStringLiteral("dropout"), m.dropout);
         o.insert(QStringLiteral("bias"), m.bias);
         o.insert(QStringLiteral("learned_positions"), m.learnedPositions);
+        if (m.contextWindow > 0)
+            o.insert(QStringLiteral("context_window"), m.contextWindow);
     } else {
         o.insert(QStringLiteral("params"), qint64(m.params));
     }

@@ -75,6 +75,7 @@ QJsonObject servingToJson(const core::ServingReport &sv)
     o.insert(QStringLiteral("pipeline_idle"), sv.pipelineIdle);
     o.insert(QStringLiteral("max_batch"), qint64(sv.maxBatch));
     o.insert(QStringLiteral("max_context_tokens"), qint64(sv.maxContext));
+    o.insert(QStringLiteral("max_context_is_model_window"), sv.maxContextIsModelWindow);
     return o;
 }
 
@@ -350,8 +351,10 @@ QString reportToText(const core::Report &r)
                                     .arg(sv.joulesPerMillionTokens / 1e6, 0, 'f', 2)
                               : QString());
         s << QStringLiteral("  Fits          up to batch %1 at this context, up to %2 tokens of "
-                            "context at this batch\n")
-                 .arg(formatCount(sv.maxBatch), formatCount(sv.maxContext));
+                            "context at this batch%3\n")
+                 .arg(formatCount(sv.maxBatch), formatCount(sv.maxContext),
+                      sv.maxContextIsModelWindow ? QStringLiteral(" (the model's window)")
+                                                 : QString());
     }
 
     // One row per stage, one column per memory term, in GB per device.

@@ -287,7 +287,39 @@ private Q_SLOTS:
                 QStringLiteral(",seq_len=4096,microbatch_size=1,output_len=%1").arg(tokens - 4096));
         };
         QVERIFY(c(context).fits);
-        QVERIFY(!c(context + 1).fits);
+        QVERIFY(!c(context).hasWarning("beyond-context-window"));
+        // Memory or the model's window (Llama 3.1: 131,072 tokens) ends it.
+        if (r.serving->maxContextIsModelWindow) {
+            QCOMPARE(context, std::int64_t{131'072});
+            QVERIFY(c(context + 1).hasWarning("beyond-context-window"));
+        } else {
+            QVERIFY(!c(context + 1).fits);
+        }
+    }
+
+    // Llama 3.1 takes 131,072 tokens (config.json's max_position_embeddings): an 8B on one
+    // H100 at batch 1 has memory for far more, so the model's window is the answer, said as
+    // such; a longer scenario is evaluated and warned about.
+    void contextWindowOfTheModel()
+    {
+        const Report r = serve("model=llama-3.1-8b,tp=1,pp=1,microbatches=1,microbatch_size=1,"
+                               "seq_len=1024,output_len=1024");
+        QVERIFY(r.ok() && r.serving);
+        QCOMPARE(r.serving->maxContext, std::int64_t{131'072});
+        QVERIFY(r.serving->maxContextIsModelWindow);
+        const Report beyond = serve("model=llama-3.1-8b,tp=1,pp=1,microbatches=1,"
+                                    "microbatch_size=1,seq_len=131072,output_len=1");
+        QVERIFY(beyond.ok());
+        const auto w =
+            std::find_if(beyond.warnings.begin(), beyond.warnings.end(),
+                         [](const Warning &x) { return x.code == "beyond-context-window"; });
+        QVERIFY(w != beyond.warnings.end());
+        QCOMPARE(QString::fromStdString(w->message),
+                 QStringLiteral("seq_len + output_len = 131073 tokens exceed Llama 3.1 8B's "
+                                "context window of 131072"));
+        // GPT-3 was trained on 2,048 tokens (Brown et al. 2020): the default 4,096 in training.
+        QVERIFY(
+            evaluate(scenario("model=gpt-3-175b"), presets()).hasWarning("beyond-context-window"));
     }
 
     void outputLenIsChecked_data()

@@ -178,7 +178,10 @@ void ServingChart::setReport(const core::Report &report,
     m_context->replace(
         {QPointF(context / 1e3, units::large(static_cast<double>(fullest->totalBytes)))});
     m_context->setName(tr("This context"));
-    m_memoryChart->setTitle(tr("Up to %1 tokens fit").arg(io::formatCount(sv.maxContext)));
+    m_memoryChart->setTitle(
+        sv.maxContextIsModelWindow
+            ? tr("Up to %1 tokens: the model's window").arg(io::formatCount(sv.maxContext))
+            : tr("Up to %1 tokens fit").arg(io::formatCount(sv.maxContext)));
     m_bytesAxis->setTitleText(tr("Memory per device (%1)").arg(units::largeName()));
     chart_style::setNiceRange(m_contextAxis, end / 1e3);
     m_contextAxis->setLabelFormat(m_contextAxis->max() < 10 ? QStringLiteral("%.1f")
