@@ -3,15 +3,20 @@
 #include "app/cli.h"
 #include "app/command_line.h"
 #include "core/planner.h"
+#include "core/serving_plan.h"
 #include "core/validate.h"
 #include "io/plan_io.h"
 #include "io/presets_io.h"
+#include "io/serving_plan_io.h"
 #include "io/shared_options.h"
 #include "io/text.h"
 
 #include <QCommandLineParser>
 #include <QJsonDocument>
 #include <QTextStream>
+#include <cmath>
+#include <optional>
+#include <tuple>
 
 namespace cli {
 
@@ -34,15 +39,67 @@ int positive(const QCommandLineParser &parser, const QCommandLineOption &option,
     return -1;
 }
 
+// A positive number from a flag, scaled by `scale`; the exit status of the error naming it.
+int positiveNumber(const QCommandLineParser &parser, const QCommandLineOption &option,
+                   std::optional<double> &out, double scale, const QString &what)
+{
+    if (!parser.isSet(option))
+        return -1;
+    bool ok = false;
+    const double value = parser.value(option).toDouble(&ok);
+    if (!ok || !std::isfinite(value) || value <= 0)
+        return fail(QStringLiteral("--") + option.names().constFirst(),
+                    QStringLiteral("expected %1, got '%2'").arg(what, parser.value(option)));
+    out = value * scale;
+    return -1;
+}
+
+// `plan` in inference: the deployment planner (docs/inference.md, "Planning a deployment").
+int runServingPlan(const QCommandLineParser &parser, const core::Presets &presets,
+                   core::ServingPlanRequest &request, const QCommandLineOption &devices,
+                   const QCommandLineOption &top, const QCommandLineOption &set, bool json,
+                   bool csv)
+{
+    if (parser.isSet(devices))
+        if (int status = positive(parser, devices, request.devices, core::limits::kPlanDevices);
+            status >= 0)
+            return status;
+    if (int status = positive(parser, top, request.top); status >= 0)
+        return status;
+    const core::ServingPlanResult result = core::planServing(request, presets);
+    if (result.error)
+        return fail(
+            fromScenario(*result.error, parser.positionalArguments().value(0), parser.values(set)));
+    const core::ModelSpec &model = *core::resolveModel(request.base, presets);
+    const core::DeviceSpec &device = *core::resolveDevice(request.base, presets);
+    QTextStream out(stdout);
+    if (csv)
+        out << QString::fromUtf8(io::toCsv(io::servingPlanTable(result.candidates)));
+    else if (json)
+        out << QJsonDocument(
+                   io::servingPlanToJson(request, result, io::qs(model.id), io::qs(device.id)))
+                   .toJson(QJsonDocument::Indented);
+    else
+        out << io::servingPlanToText(request, result,
+                                     io::qs(model.name.empty() ? model.id : model.name),
+                                     io::qs(device.name.empty() ? device.id : device.name));
+    out.flush();
+    return ok;
+}
+
 } // namespace
 
 int runPlan(const QStringList &arguments)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
-        "Search every parallel layout T x K x D = N of a model on N devices (with ZeRO stage, "
-        "schedule, micro-batch size, recomputation and sequence parallelism), drop those that "
-        "do not fit memory, and rank the rest by estimated step time (docs/planner.md)."));
+        "Training: search every parallel layout T x K x D = N of a model on N devices (with "
+        "ZeRO stage, schedule, micro-batch size, recomputation and sequence parallelism), drop "
+        "those that do not fit memory, and rank the rest by estimated step time "
+        "(docs/planner.md). Inference: search every replica shape T x K of at most N devices, "
+        "each at the largest batch that fits and meets the latency targets, rank them by output "
+        "tokens per second per device, and name the smallest deployment that fits "
+        "(docs/inference.md)."));
     auto option = [&parser](const char *name, const char *help, const char *value = nullptr,
                             const QString &fallback = {}) {
         QCommandLineOption o =
@@ -58,9 +115,29 @@ int runPlan(const QStringList &arguments)
                                  "sequence_parallel) are what the planner searches; their values "
                                  "here are not used."));
     parser.addOption(set);
-    const auto devices = option("devices", "Devices in the cluster, N = T x K x D.", "N");
+    const auto devices = option("devices",
+                                "Devices in the cluster, N = T x K x D. In inference, the devices "
+                                "available (default 64): replicas of a shape fill them.",
+                                "N");
     const auto globalBatch =
-        option("global-batch", "Sequences per step, split over the D replicas.", "B");
+        option("global-batch", "Training: sequences per step, split over the D replicas.", "B");
+    const auto mode = option("mode",
+                             "training or inference; overrides the scenario's mode. Inference "
+                             "plans a deployment: prompt tokens from seq_len, generated tokens "
+                             "from output_len.",
+                             "training|inference");
+    const auto tpot = option("tpot-ms",
+                             "Inference: the most time per output token (mean after the first) "
+                             "a deployment may take, in milliseconds.",
+                             "ms");
+    const auto ttft = option("ttft-ms",
+                             "Inference: the most time to the first token (the prefill of the "
+                             "whole batch) a deployment may take, in milliseconds.",
+                             "ms");
+    const auto tokensPerS = option("tokens-per-s",
+                                   "Inference: output tokens per second the deployment must "
+                                   "serve over all its replicas; replicas are added to reach it.",
+                                   "tokens/s");
     const auto top =
         option("top", "How many of the fastest layouts to list.", "N", QStringLiteral("10"));
     const auto exhaustive =
@@ -105,7 +182,49 @@ int runPlan(const QStringList &arguments)
     const bool json = formatText == QLatin1String("json");
     const bool csv = formatText == QLatin1String("csv");
 
+    core::Presets presets;
+    if (auto e = io::loadPresets(presets, parser.value(presetsFile)))
+        return fail(*e);
+    core::Scenario base;
+    if (int status = readScenario(parser, set, base); status >= 0)
+        return status;
+    if (parser.isSet(mode)) {
+        const auto parsed = core::parseEnum<core::Mode>(io::ss(parser.value(mode)));
+        if (!parsed)
+            return fail(QStringLiteral("--mode"),
+                        QStringLiteral("expected %1, got '%2'")
+                            .arg(io::qs(core::allowedNames<core::Mode>()), parser.value(mode)));
+        base.mode = *parsed;
+    }
+    if (base.mode == core::Mode::inference) {
+        core::ServingPlanRequest serving;
+        serving.base = base;
+        for (const auto &[flag, target, scale, what] :
+             {std::tuple{&tpot, &serving.tpotTargetS, 1e-3, "a positive number of milliseconds"},
+              std::tuple{&ttft, &serving.ttftTargetS, 1e-3, "a positive number of milliseconds"},
+              std::tuple{&tokensPerS, &serving.tokensPerSTarget, 1.0,
+                         "a positive number of tokens a second"}})
+            if (int status =
+                    positiveNumber(parser, *flag, *target, scale, QString::fromLatin1(what));
+                status >= 0)
+                return status;
+        bool okHeadroom = false;
+        serving.headroomGib = parser.value(headroom).toDouble(&okHeadroom);
+        if (!okHeadroom)
+            return fail(QStringLiteral("--headroom-gib"),
+                        QStringLiteral("expected GiB from 0 to %1, got '%2'")
+                            .arg(core::limits::kGib, 0, 'f', 0)
+                            .arg(parser.value(headroom)));
+        return runServingPlan(parser, presets, serving, devices, top, set, json, csv);
+    }
+    for (const QCommandLineOption *servingOnly : {&tpot, &ttft, &tokensPerS})
+        if (parser.isSet(*servingOnly))
+            return fail(QStringLiteral("--") + servingOnly->names().constFirst(),
+                        QStringLiteral("is for inference (--mode inference): training is ranked "
+                                       "by step time"));
+
     core::PlanRequest request;
+    request.base = base;
     if (int status = positive(parser, devices, request.devices, core::limits::kPlanDevices);
         status >= 0)
         return status;
@@ -131,12 +250,6 @@ int runPlan(const QStringList &arguments)
                             .arg(io::qs(core::allowedNames<core::PlanRank>()), parser.value(rank)));
         request.rank = *ranked;
     }
-
-    core::Presets presets;
-    if (auto e = io::loadPresets(presets, parser.value(presetsFile)))
-        return fail(*e);
-    if (int status = readScenario(parser, set, request.base); status >= 0)
-        return status;
 
     const core::PlanResult result = core::plan(request, presets);
     if (result.error)
