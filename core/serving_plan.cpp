@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <limits>
 #include <tuple>
+#include <utility>
 
 namespace core {
 
@@ -51,7 +52,18 @@ struct ServingSearch
     bool targets = false; // a latency target is set: an untimed shape cannot be checked
     std::int64_t evaluations = 0;
 
-    Scenario scenario(int tp, int pp, int b) const
+    // The i-th batch of a shape with K stages, i = 1, 2, …: up to K sequences one
+    // micro-batch each (m = i, b = 1), then K micro-batches of i − K + 1 sequences. One
+    // micro-batch per stage keeps a pipeline busy in decode (docs/inference.md); fewer leave
+    // stages idle, but may be all that fits or meets a target.
+    static std::pair<int, int> batching(int pp, int i)
+    {
+        if (i < pp)
+            return {i, 1};
+        return {pp, i - pp + 1};
+    }
+
+    Scenario scenario(int tp, int pp, int i) const
     {
         Scenario s = request.base;
         s.tp = tp;
@@ -62,18 +74,16 @@ struct ServingSearch
         s.virtualStages = 1;
         s.recompute = Recompute::none;
         s.sequenceParallel = false;
-        // One micro-batch per stage keeps a pipeline busy in decode (docs/inference.md).
-        s.microbatches = pp;
-        s.microbatchSize = b;
+        std::tie(s.microbatches, s.microbatchSize) = batching(pp, i);
         return s;
     }
 
-    Report evaluateAt(int tp, int pp, int b, bool memoryOnly)
+    Report evaluateAt(int tp, int pp, int i, bool memoryOnly)
     {
         ++evaluations;
         EvaluateOptions options;
         options.memoryOnly = memoryOnly;
-        return evaluate(scenario(tp, pp, b), presets, options);
+        return evaluate(scenario(tp, pp, i), presets, options);
     }
 
     bool leavesHeadroom(const Report &r) const
@@ -113,14 +123,13 @@ std::int64_t fullestStageBytes(const Report &r)
     return peak;
 }
 
-ServingCandidate servingCandidate(int tp, int pp, int b, const Report &r)
+ServingCandidate servingCandidate(int tp, int pp, int i, const Report &r)
 {
     ServingCandidate c;
     c.tp = tp;
     c.pp = pp;
-    c.microbatches = pp;
-    c.microbatchSize = b;
-    c.batch = std::int64_t{pp} * b;
+    std::tie(c.microbatches, c.microbatchSize) = ServingSearch::batching(pp, i);
+    c.batch = std::int64_t{c.microbatches} * c.microbatchSize;
     c.peakStageBytes = fullestStageBytes(r);
     if (r.serving) {
         const ServingReport &sv = *r.serving;
@@ -187,7 +196,7 @@ ShapeOutcome searchShape(ServingSearch &search, int tp, int pp)
         const bool tpot = *missed == BatchLimit::tpotTarget;
         out.reason = tpot ? kTpotMissed : kTtftMissed;
         out.message =
-            shape + ", " + (pp > 1 ? std::to_string(pp) + " sequences" : "one sequence") + ": " +
+            shape + ", one sequence: " +
             (tpot ? numberText("%.3g ms", one.serving->decodeMeanS * 1e3) +
                         " per output token, above the " +
                         numberText("%.3g ms", *search.request.tpotTargetS * 1e3) + " target"
@@ -196,34 +205,41 @@ ShapeOutcome searchShape(ServingSearch &search, int tp, int pp)
                         numberText("%.3g ms", *search.request.ttftTargetS * 1e3) + " target");
         return out;
     }
-    // The largest b that will do: memory, TPOT and TTFT all grow with b, so the sizes that
-    // do are 1 … some b*, found by bisection. The serving report's memory limit (the whole
-    // capacity, no headroom) bounds b* from above.
+    // The largest batch that will do: memory, TPOT and TTFT all grow with it, so the batches
+    // that do are the first i* rungs of the ladder. The serving report's memory limit at one
+    // sequence (the whole capacity, no headroom) is a first guess at i*; doubling from it
+    // brackets i*, and bisection finds it.
     const bool timed = one.serving.has_value();
-    std::int64_t most = limits::kMicrobatchSize;
-    if (one.serving && one.serving->maxBatch > 0)
-        most = std::min<std::int64_t>(most, one.serving->maxBatch / pp);
-    most = std::max<std::int64_t>(most, 1);
-    int lo = 1;
-    int hi = static_cast<int>(most) + 1; // the smallest size known not to do, or past `most`
+    const int last = pp - 1 + limits::kMicrobatchSize; // the ladder's last rung
     Report best = one;
     std::optional<BatchLimit> refusedAtHi;
-    while (hi - lo > 1) {
-        const int mid = lo + (hi - lo) / 2;
-        const Report r = search.evaluateAt(tp, pp, mid, !timed);
+    int lo = 1;
+    int hi = last + 1; // known not to do, or past the last rung
+    const auto tryRung = [&](int i) {
+        Report r = search.evaluateAt(tp, pp, i, !timed);
         if (auto why = search.refusal(r)) {
-            hi = mid;
+            hi = i;
             refusedAtHi = why;
-        } else {
-            lo = mid;
-            best = r;
+            return false;
         }
-    }
+        lo = i;
+        best = std::move(r);
+        return true;
+    };
+    int guess = 2;
+    if (one.serving && one.serving->maxBatch > 1)
+        guess = static_cast<int>(std::min<std::int64_t>(
+            last, pp - 1 + std::max<std::int64_t>(one.serving->maxBatch / pp, 1)));
+    while (guess > lo && guess < hi && tryRung(guess) && guess < last)
+        guess = static_cast<int>(std::min<std::int64_t>(std::int64_t{guess} * 2, last));
+    while (hi - lo > 1)
+        tryRung(lo + (hi - lo) / 2);
     ServingCandidate c = servingCandidate(tp, pp, lo, best);
     if (refusedAtHi)
         c.limit = *refusedAtHi;
-    else // b* reached `most`: the memory limit, or the largest micro-batch Parascope takes
-        c.limit = lo >= limits::kMicrobatchSize ? BatchLimit::batchLimit : BatchLimit::memory;
+    else // the ladder's last rung: the memory limit, or the largest micro-batch Parascope takes
+        c.limit = c.microbatchSize >= limits::kMicrobatchSize ? BatchLimit::batchLimit
+                                                              : BatchLimit::memory;
     out.candidate = c;
     return out;
 }

@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <utility>
 
 namespace io {
 
@@ -23,6 +24,15 @@ QList<Example> builtinExamples()
         e.title = o.value(QStringLiteral("title")).toString();
         e.chart = o.value(QStringLiteral("chart")).toString();
         e.explanation = o.value(QStringLiteral("explanation")).toString();
+        if (o.contains(QStringLiteral("plan"))) {
+            const QJsonObject plan = o.value(QStringLiteral("plan")).toObject();
+            ExamplePlan p;
+            for (const auto &[key, target] :
+                 {std::pair{"tpot_ms", &p.tpotMs}, std::pair{"ttft_ms", &p.ttftMs}})
+                if (plan.contains(QLatin1String(key)))
+                    *target = plan.value(QLatin1String(key)).toDouble();
+            e.plan = p;
+        }
         const QString file =
             QStringLiteral(":/examples/") + o.value(QStringLiteral("file")).toString();
         if (auto error = readScenarioFile(file, e.scenario))
