@@ -39,6 +39,20 @@ int positive(const QCommandLineParser &parser, const QCommandLineOption &option,
     return -1;
 }
 
+// GiB of headroom from 0 to limits::kGib; the exit status of the error naming the flag.
+int headroomGib(const QCommandLineParser &parser, const QCommandLineOption &option, double &out)
+{
+    bool ok = false;
+    const double gib = parser.value(option).toDouble(&ok);
+    if (!ok || !(gib >= 0) || gib > core::limits::kGib)
+        return fail(QStringLiteral("--headroom-gib"),
+                    QStringLiteral("expected GiB from 0 to %1, got '%2'")
+                        .arg(core::limits::kGib, 0, 'f', 0)
+                        .arg(parser.value(option)));
+    out = gib;
+    return -1;
+}
+
 // A positive number from a flag, scaled by `scale`; the exit status of the error naming it.
 int positiveNumber(const QCommandLineParser &parser, const QCommandLineOption &option,
                    std::optional<double> &out, double scale, const QString &what)
@@ -208,13 +222,14 @@ int runPlan(const QStringList &arguments)
                     positiveNumber(parser, *flag, *target, scale, QString::fromLatin1(what));
                 status >= 0)
                 return status;
-        bool okHeadroom = false;
-        serving.headroomGib = parser.value(headroom).toDouble(&okHeadroom);
-        if (!okHeadroom)
-            return fail(QStringLiteral("--headroom-gib"),
-                        QStringLiteral("expected GiB from 0 to %1, got '%2'")
-                            .arg(core::limits::kGib, 0, 'f', 0)
-                            .arg(parser.value(headroom)));
+        if (int status = headroomGib(parser, headroom, serving.headroomGib); status >= 0)
+            return status;
+        for (const QCommandLineOption *trainingOnly : {&globalBatch, &rank, &distinct, &exhaustive})
+            if (parser.isSet(*trainingOnly))
+                return fail(QStringLiteral("--") + trainingOnly->names().constFirst(),
+                            QStringLiteral("is for training: in inference the planner chooses "
+                                           "each shape's batch and ranks by tokens per second "
+                                           "per device"));
         return runServingPlan(parser, presets, serving, devices, top, set, json, csv);
     }
     for (const QCommandLineOption *servingOnly : {&tpot, &ttft, &tokensPerS})
@@ -234,15 +249,9 @@ int runPlan(const QStringList &arguments)
         return status;
     request.prune = !parser.isSet(exhaustive);
     request.distinct = parser.isSet(distinct);
+    if (int status = headroomGib(parser, headroom, request.headroomGib); status >= 0)
+        return status;
     {
-        bool ok = false;
-        const double gib = parser.value(headroom).toDouble(&ok);
-        if (!ok || !(gib >= 0) || gib > core::limits::kGib)
-            return fail(QStringLiteral("--headroom-gib"),
-                        QStringLiteral("expected GiB from 0 to %1, got '%2'")
-                            .arg(core::limits::kGib, 0, 'f', 0)
-                            .arg(parser.value(headroom)));
-        request.headroomGib = gib;
         const auto ranked = core::parseEnum<core::PlanRank>(io::ss(parser.value(rank)));
         if (!ranked)
             return fail(QStringLiteral("--rank"),
