@@ -627,9 +627,11 @@ private Q_SLOTS:
                                              "check", "format",   "presets"} +
                                      standard;
         QTest::addRow("plan") << "plan"
-                              << QStringList{"set",      "devices",    "global-batch", "top",
-                                             "distinct", "exhaustive", "headroom-gib", "rank",
-                                             "format",   "presets"} +
+                              << QStringList{"set",          "devices",  "global-batch",
+                                             "top",          "distinct", "exhaustive",
+                                             "headroom-gib", "rank",     "mode",
+                                             "tpot-ms",      "ttft-ms",  "tokens-per-s",
+                                             "format",       "presets"} +
                                      standard;
         QTest::addRow("presets") << "presets" << QStringList{"format", "presets"} + standard;
         QTest::addRow("shard") << "shard"
