@@ -260,6 +260,12 @@ void MainWindow::loadExample(const QString &id)
         showExampleState();
         m_example->show();
         showChart(e.chart);
+        // An example that asks a deployment question answers it in the Planner.
+        if (e.plan) {
+            if (!DockToggle::isInSight(m_plannerDock))
+                m_plannerToggle->trigger();
+            m_planner->planExample(*e.plan);
+        }
         return;
     }
 }

@@ -75,7 +75,8 @@ public:
     // the current one cannot be evaluated.
     bool showsLastValid() const { return m_showsLastValid; }
 
-    // Loads one of the worked examples (docs/worked-examples.md), shows its chart and explanation.
+    // Loads one of the worked examples (docs/worked-examples.md), shows its chart and explanation;
+    // one with a deployment question also opens the Planner and searches.
     void loadExample(const QString &id);
     // File → Compare with…: a second plan drawn beside this one in the stage-memory,
     // bubble and step-time charts. Returns the reason when the file cannot be compared.

@@ -7,7 +7,7 @@ namespace ui {
 PlanRunner::PlanRunner(QObject *parent) : QObject(parent)
 {
     m_pool.setMaxThreadCount(1);
-    connect(&m_watcher, &QFutureWatcher<core::PlanResult>::finished, this, &PlanRunner::onFinished);
+    connect(&m_watcher, &QFutureWatcher<Outcome>::finished, this, &PlanRunner::onFinished);
 }
 
 PlanRunner::~PlanRunner()
@@ -15,25 +15,42 @@ PlanRunner::~PlanRunner()
     m_watcher.disconnect(this);
     cancel();
     m_watcher.waitForFinished();
-    for (QFuture<core::PlanResult> &old : m_superseded)
+    for (QFuture<Outcome> &old : m_superseded)
         old.waitForFinished();
 }
 
 void PlanRunner::start(const core::PlanRequest &request, const core::Presets &presets)
 {
+    m_request = request;
+    m_serving = false;
+    launch([request, presets](const core::PlanControl &control) -> Outcome {
+        return core::plan(request, presets, control);
+    });
+}
+
+void PlanRunner::start(const core::ServingPlanRequest &request, const core::Presets &presets)
+{
+    m_servingRequest = request;
+    m_serving = true;
+    launch([request, presets](const core::PlanControl &control) -> Outcome {
+        return core::planServing(request, presets, control);
+    });
+}
+
+void PlanRunner::launch(Search search)
+{
     if (isRunning()) {
         cancel();
         m_superseded.append(m_watcher.future());
     }
-    m_superseded.removeIf([](const QFuture<core::PlanResult> &f) { return f.isFinished(); });
+    m_superseded.removeIf([](const QFuture<Outcome> &f) { return f.isFinished(); });
 
-    m_request = request;
     m_run = std::make_shared<Run>();
     const int generation = ++m_generation;
     // The search owns copies of its inputs and the run's flags; `this` outlives it through
     // the destructor's wait.
     m_watcher.setFuture(QtConcurrent::run(
-        &m_pool, [this, generation, run = m_run, request, presets]() -> core::PlanResult {
+        &m_pool, [this, generation, run = m_run, search = std::move(search)]() -> Outcome {
             core::PlanControl control;
             control.cancel = &run->cancel;
             control.progress = [this, generation, run](double fraction) {
@@ -49,7 +66,7 @@ void PlanRunner::start(const core::PlanRequest &request, const core::Presets &pr
                     },
                     Qt::QueuedConnection);
             };
-            return core::plan(request, presets, control);
+            return search(control);
         }));
 }
 
@@ -65,12 +82,22 @@ void PlanRunner::onFinished()
     if (!m_watcher.isFinished())
         return;
     if (m_watcher.future().resultCount() == 0) {
-        core::PlanResult none;
-        none.cancelled = true;
-        Q_EMIT finished(none);
+        if (m_serving) {
+            core::ServingPlanResult none;
+            none.cancelled = true;
+            Q_EMIT servingFinished(none);
+        } else {
+            core::PlanResult none;
+            none.cancelled = true;
+            Q_EMIT finished(none);
+        }
         return;
     }
-    Q_EMIT finished(m_watcher.result());
+    const Outcome outcome = m_watcher.result();
+    if (const auto *serving = std::get_if<core::ServingPlanResult>(&outcome))
+        Q_EMIT servingFinished(*serving);
+    else
+        Q_EMIT finished(std::get<core::PlanResult>(outcome));
 }
 
 } // namespace ui

@@ -3,6 +3,7 @@
 #include "core/fields.h"
 #include "core/validate.h"
 #include "io/plan_io.h"
+#include "io/serving_plan_io.h"
 #include "io/text.h"
 #include "ui/scenario_document.h"
 
@@ -104,6 +105,35 @@ std::optional<QString> problem(const core::PlanRequest &request, const core::Pla
         text += QLatin1Char(' ') + tr("No device count up to %1 has one.")
                                        .arg(io::formatCount(core::limits::kPlanDevices));
     return text;
+}
+
+QString servingSummary(const core::ServingPlanRequest &request, const core::ServingPlanResult &r)
+{
+    const bool targets = !io::servingTargetsText(request).isEmpty();
+    return tr("Up to %1 devices: %2 replica shapes searched, %3 fit with %4 GiB free%5; %6 "
+              "evaluations in %7.")
+        .arg(io::formatCount(request.devices), io::formatCount(r.shapes),
+             io::formatCount(r.feasible), QString::number(request.headroomGib),
+             targets ? tr(" and meet the targets") : QString(), io::formatCount(r.evaluations),
+             duration(r.elapsedS));
+}
+
+std::optional<QString> servingProblem(const core::ServingPlanRequest &request,
+                                      const core::ServingPlanResult &r)
+{
+    if (r.error)
+        return tr("Cannot plan — %1.").arg(io::qs(r.error->toString()));
+    if (r.feasible > 0)
+        return std::nullopt;
+    const bool targets = !io::servingTargetsText(request).isEmpty();
+    const auto most = mostRejected(r.rejected);
+    const QString none = tr("No replica shape of at most %1 devices fits%2")
+                             .arg(io::formatCount(request.devices),
+                                  targets ? tr(" and meets the targets") : QString());
+    return most ? tr("%1: most were rejected for %2 (%3 of %4 shapes).")
+                      .arg(none, most->first, io::formatCount(most->second),
+                           io::formatCount(r.shapes))
+                : none + QLatin1Char('.');
 }
 
 QStringList changedInputs(const core::Scenario &plannedFor, const core::Scenario &now)

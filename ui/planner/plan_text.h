@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/planner.h"
+#include "core/serving_plan.h"
 
 #include <QString>
 #include <QStringList>
@@ -32,6 +33,15 @@ std::optional<std::pair<QString, qint64>> mostRejected(const core::RejectionCoun
 QString summary(const core::PlanRequest &request, const core::PlanResult &result);
 // What went wrong, when something did: the invalid field, or why nothing fits.
 std::optional<QString> problem(const core::PlanRequest &request, const core::PlanResult &result);
+
+// The deployment planner's summary: "Up to 64 devices: 560 replica shapes searched, 23 fit
+// with 2 GiB free and meet the targets; 1,204 evaluations in 18 ms."
+QString servingSummary(const core::ServingPlanRequest &request,
+                       const core::ServingPlanResult &result);
+// What went wrong, when something did: the invalid field, or that no shape of at most N
+// devices will do and why most did not.
+std::optional<QString> servingProblem(const core::ServingPlanRequest &request,
+                                      const core::ServingPlanResult &result);
 
 // The scenario fields, other than the layout the planner chooses, that differ between the
 // scenario a plan was made for and the one now in the explorer: "model", "seq_len".

@@ -1,14 +1,18 @@
 #include "ui/planner/planner_panel.h"
 
 #include "core/validate.h"
+#include "io/examples_io.h"
 #include "io/plan_io.h"
 #include "io/save_file.h"
+#include "io/serving_plan_io.h"
 #include "io/text.h"
 #include "ui/charts/chart_style.h"
 #include "ui/charts/plan_chart.h"
+#include "ui/charts/serving_plan_chart.h"
 #include "ui/planner/plan_runner.h"
 #include "ui/planner/plan_table_model.h"
 #include "ui/planner/plan_text.h"
+#include "ui/planner/serving_table_model.h"
 #include "ui/scenario_document.h"
 #include "ui/widgets/flow_layout.h"
 
@@ -29,10 +33,13 @@
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <cmath>
+#include <optional>
+#include <tuple>
 
 namespace ui {
 
@@ -42,6 +49,9 @@ constexpr int kMaxGlobalBatch = 1 << 24;
 constexpr int kMaxTop = 1000;
 constexpr int kDefaultTop = 20;
 constexpr double kMaxHeadroomGib = 1024;
+// The targets' ranges: far beyond any deployment either way.
+constexpr double kMaxTargetMs = 1e7;
+constexpr double kMaxTokensPerS = 1e12;
 
 QSpinBox *spinBox(const QString &name, int minimum, int maximum)
 {
@@ -63,6 +73,50 @@ QString searchTooltip()
         "<p>Layouts that do not fit the device's memory are rejected; the rest are ranked by "
         "step time. The search runs in the background: the window stays usable, and Cancel "
         "stops it.</p>");
+}
+
+QDoubleSpinBox *targetBox(const QString &name, double minimum, double maximum, int decimals,
+                          double value, const QString &suffix)
+{
+    auto *box = new QDoubleSpinBox;
+    box->setObjectName(name);
+    box->setRange(minimum, maximum);
+    box->setDecimals(decimals);
+    box->setValue(value);
+    box->setSuffix(suffix);
+    box->setGroupSeparatorShown(true);
+    box->setAccelerated(true);
+    box->setEnabled(false); // until its box is ticked
+    return box;
+}
+
+QString servingSearchTooltip()
+{
+    return PlannerPanel::tr(
+        "<p>Searches every replica shape T × K of at most N devices (tensor-parallel T, a "
+        "power of two dividing the heads; pipeline stages K, at most one per layer) for the "
+        "explorer's model, device, precisions, prompt length (seq_len) and output length "
+        "(output_len). Each shape takes the largest batch that fits the device's memory with "
+        "the headroom and meets the targets; D replicas of it fill the N devices.</p>"
+        "<p>Shapes are ranked by output tokens per second per device. The search runs in the "
+        "background: the window stays usable, and Cancel stops it.</p>");
+}
+
+QString servingSummaryTooltip()
+{
+    return PlannerPanel::tr(
+        "<p><b>replica shapes searched</b>: every T × K of at most N devices.<br>"
+        "<b>fit</b>: shapes whose largest batch fits memory with the headroom free (and meets "
+        "the targets); the table lists the best Top of them.<br>"
+        "<b>evaluations</b>: scenarios the search evaluated to find each shape's batch.</p>"
+        "<p>The second line names the smallest deployment that fits: the fewest devices per "
+        "replica, beyond N when nothing within N does. The rejected lines group the shapes "
+        "that will not do by reason, with an example of each.</p>");
+}
+
+bool isServingScenario(const core::Scenario &s)
+{
+    return s.mode == core::Mode::inference;
 }
 
 QString summaryTooltip()
@@ -98,20 +152,25 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
       m_message(new QLabel), m_model(new PlanTableModel(this)),
       m_sorted(new QSortFilterProxyModel(this)), m_table(new QTableView),
       m_load(new QPushButton(tr("Load into explorer"))),
-      m_exportCsv(new QPushButton(tr("Export CSV…"))), m_chart(new PlanChart)
+      m_exportCsv(new QPushButton(tr("Export CSV…"))), m_chart(new PlanChart),
+      m_tpotOn(new QCheckBox(tr("Time per output token ≤"))),
+      m_tpot(targetBox(QStringLiteral("plannerTpot"), 0.1, kMaxTargetMs, 1, 50, tr(" ms"))),
+      m_ttftOn(new QCheckBox(tr("Time to first token ≤"))),
+      m_ttft(targetBox(QStringLiteral("plannerTtft"), 1, kMaxTargetMs, 0, 2000, tr(" ms"))),
+      m_rateOn(new QCheckBox(tr("Throughput ≥"))),
+      m_rate(targetBox(QStringLiteral("plannerTokensPerS"), 1, kMaxTokensPerS, 0, 1000,
+                       tr(" tokens/s"))),
+      m_servingModel(new ServingTableModel(this)), m_servingChart(new ServingPlanChart),
+      m_charts(new QStackedWidget)
 {
     setObjectName(QStringLiteral("plannerPanel"));
 
-    m_devices->setToolTip(tr("Devices N to split the model over: T × K × D = N. Starts at the "
-                             "explorer's T × K × D."));
     m_devices->setSuffix(tr(" devices"));
     m_globalBatch->setToolTip(tr("Sequences per step over all replicas; each of the "
                                  "D replicas takes global batch ÷ D as m micro-batches of b. "
                                  "Starts at the explorer's m × b × D."));
     m_globalBatch->setSuffix(tr(" sequences"));
     m_top->setValue(kDefaultTop);
-    m_top->setToolTip(tr("How many of the fastest layouts that fit to list. A longer list "
-                         "prunes less: more layouts are evaluated in full."));
     m_distinct->setObjectName(QStringLiteral("plannerDistinct"));
     m_distinct->setChecked(true);
     m_distinct->setToolTip(
@@ -129,7 +188,8 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
         tr("Memory every device must leave free, on top of the scenario's reserve, for a "
            "layout to count as fitting (default 2 GiB). The memory model is an estimate "
            "(docs/planner.md, \"Headroom\"): a layout that fills the device to the last "
-           "gigabyte is likely to run out of memory in practice."));
+           "gigabyte is likely to run out of memory in practice. In inference it bounds the "
+           "batch: the KV cache grows with it until the headroom is reached."));
     m_rank->setObjectName(QStringLiteral("plannerRank"));
     m_rank->addItem(tr("Step time"), static_cast<int>(core::PlanRank::time));
     m_rank->addItem(tr("Cost per token"), static_cast<int>(core::PlanRank::cost));
@@ -146,11 +206,38 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     m_fromScenario->setText(tr("From scenario"));
     m_fromScenario->setToolTip(tr("Take N and the global batch from the explorer again "
                                   "(T × K × D and m × b × D), and follow its changes."));
-    for (QSpinBox *box : {m_devices, m_globalBatch, m_top})
+
+    // The deployment planner's targets: a ticked box makes its number a limit.
+    m_tpotOn->setObjectName(QStringLiteral("plannerTpotOn"));
+    m_ttftOn->setObjectName(QStringLiteral("plannerTtftOn"));
+    m_rateOn->setObjectName(QStringLiteral("plannerTokensPerSOn"));
+    const QString tpotTip =
+        tr("Time per output token target, in milliseconds: the mean decode step after the "
+           "first token may take at most this long. A larger batch makes every token slower, "
+           "so the target caps each shape's batch. Unticked: no target, the largest batch "
+           "that fits.");
+    const QString ttftTip =
+        tr("Time to first token target, in milliseconds: the prefill of the whole batch's "
+           "prompts may take at most this long. Unticked: no target.");
+    const QString rateTip =
+        tr("Throughput target, in output tokens per second over all replicas: a shape gets as "
+           "many replicas as the target needs, and is rejected when N devices cannot hold "
+           "them. Unticked: replicas fill the N devices.");
+    for (const auto &[check, box, tip, name] :
+         {std::tuple{m_tpotOn, m_tpot, tpotTip, tr("Time per output token target")},
+          std::tuple{m_ttftOn, m_ttft, ttftTip, tr("Time to first token target")},
+          std::tuple{m_rateOn, m_rate, rateTip, tr("Throughput target")}}) {
+        check->setToolTip(tip);
+        box->setToolTip(tip);
+        box->setAccessibleName(name);
+        connect(check, &QCheckBox::toggled, box, &QWidget::setEnabled);
+    }
+
+    for (QAbstractSpinBox *box : std::initializer_list<QAbstractSpinBox *>{
+             m_devices, m_globalBatch, m_top, m_tpot, m_ttft, m_rate})
         box->installEventFilter(this);
 
     m_run->setObjectName(QStringLiteral("plannerRun"));
-    m_run->setToolTip(searchTooltip() + tr("<p>Enter in any of the fields runs it too.</p>"));
     m_cancel->setObjectName(QStringLiteral("plannerCancel"));
     m_cancel->setToolTip(tr("Stop the search; the table keeps the previous results."));
     m_progress->setObjectName(QStringLiteral("plannerProgress"));
@@ -162,9 +249,6 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     m_summary->setObjectName(QStringLiteral("plannerSummary"));
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_summary->setToolTip(summaryTooltip());
-    m_summary->setText(tr("Finds the fastest layouts of N devices that fit. Set N and the "
-                          "global batch, then Run (Enter)."));
     m_message->setObjectName(QStringLiteral("plannerMessage"));
     m_message->setWordWrap(true);
     m_message->setTextFormat(Qt::RichText);
@@ -184,13 +268,8 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setHighlightSections(false);
-    m_table->setToolTip(tr("The fastest layouts that fit. Click a header to sort; double-click "
-                           "a row or press Enter to load it into the explorer."));
     m_load->setObjectName(QStringLiteral("plannerLoad"));
     m_load->setEnabled(false);
-    m_load->setToolTip(tr("Set the explorer's layout (T, K, D, ZeRO, schedule, b, m, "
-                          "recomputation, sequence parallelism) to the selected row's, as one "
-                          "step that Edit → Undo takes back."));
     m_chart->setObjectName(QStringLiteral("plannerChart"));
 
     // The inputs wrap onto a second row rather than widen a narrow dock; a label stays with
@@ -204,6 +283,7 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
         for (QWidget *w : widgets)
             row->addWidget(w);
         inputs->addWidget(box);
+        return box;
     };
     auto labelFor = [](const QString &text, QWidget *field) {
         auto *label = new QLabel(text);
@@ -211,12 +291,17 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
         label->setToolTip(field->toolTip());
         return label;
     };
-    group({labelFor(tr("Devices N:"), m_devices), m_devices});
-    group({labelFor(tr("Global batch:"), m_globalBatch), m_globalBatch});
-    group({labelFor(tr("Top:"), m_top), m_top});
+    m_devicesLabel = labelFor(tr("Devices N:"), m_devices);
+    group({m_devicesLabel, m_devices});
+    m_trainingInputs << group({labelFor(tr("Global batch:"), m_globalBatch), m_globalBatch});
+    m_servingInputs << group({m_tpotOn, m_tpot}) << group({m_ttftOn, m_ttft})
+                    << group({m_rateOn, m_rate});
+    m_topLabel = labelFor(tr("Top:"), m_top);
+    group({m_topLabel, m_top});
     inputs->addWidget(m_distinct);
+    m_trainingInputs << m_distinct;
     group({labelFor(tr("Headroom:"), m_headroom), m_headroom});
-    group({labelFor(tr("Rank by:"), m_rank), m_rank});
+    m_trainingInputs << group({labelFor(tr("Rank by:"), m_rank), m_rank});
     inputs->addWidget(m_fromScenario);
     group({m_run, m_cancel});
     m_progress->setMinimumWidth(fontMetrics().horizontalAdvance(QLatin1Char('x')) * 30);
@@ -242,7 +327,10 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     splitter->setObjectName(QStringLiteral("plannerSplitter"));
     splitter->setChildrenCollapsible(false);
     splitter->addWidget(tableSide);
-    splitter->addWidget(m_chart);
+    m_servingChart->setObjectName(QStringLiteral("servingPlanChart"));
+    m_charts->addWidget(m_chart);
+    m_charts->addWidget(m_servingChart);
+    splitter->addWidget(m_charts);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 1);
 
@@ -258,8 +346,6 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     connect(m_load, &QPushButton::clicked, this, &PlannerPanel::loadSelected);
     m_exportCsv->setObjectName(QStringLiteral("plannerExportCsv"));
     m_exportCsv->setEnabled(false);
-    m_exportCsv->setToolTip(tr("Save the candidates as a CSV table, every number at full "
-                               "precision, as parascope plan --format csv prints them."));
     connect(m_exportCsv, &QPushButton::clicked, this, &PlannerPanel::exportCsv);
     connect(m_fromScenario, &QToolButton::clicked, this, [this] {
         m_followScenario = true;
@@ -273,21 +359,34 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
             run();
     });
     connect(m_table, &QTableView::activated, this, [this](const QModelIndex &index) {
-        load(m_model->candidate(m_sorted->mapToSource(index).row()));
+        const int row = m_sorted->mapToSource(index).row();
+        if (m_serving)
+            load(m_servingModel->candidate(row));
+        else
+            load(m_model->candidate(row));
     });
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &PlannerPanel::onSelectionChanged);
-    connect(m_chart, &PlanChart::candidateClicked, this, [this](int index) {
-        const QModelIndex row = m_sorted->mapFromSource(m_model->index(index, 0));
+    const auto selectSourceRow = [this](const QAbstractItemModel *model, int index) {
+        if (m_sorted->sourceModel() != model)
+            return;
+        const QModelIndex row = m_sorted->mapFromSource(model->index(index, 0));
         m_table->setCurrentIndex(row);
         m_table->scrollTo(row);
-    });
+    };
+    connect(m_chart, &PlanChart::candidateClicked, this,
+            [this, selectSourceRow](int index) { selectSourceRow(m_model, index); });
+    connect(m_servingChart, &ServingPlanChart::candidateClicked, this,
+            [this, selectSourceRow](int index) { selectSourceRow(m_servingModel, index); });
     connect(m_runner, &PlanRunner::progressChanged, this, &PlannerPanel::onProgress);
     connect(m_runner, &PlanRunner::finished, this, &PlannerPanel::onFinished);
+    connect(m_runner, &PlanRunner::servingFinished, this, &PlannerPanel::onServingFinished);
     connect(document, &ScenarioDocument::changed, this, &PlannerPanel::onDocumentChanged);
 
     m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     takeInputsFromScenario();
+    m_serving = !isServingScenario(m_document->scenario()); // followMode() sets up either way
+    followMode();
     setRunning(false);
 }
 
@@ -299,9 +398,17 @@ bool PlannerPanel::isRunning() const
 std::optional<core::PlanCandidate> PlannerPanel::selectedCandidate() const
 {
     const QModelIndexList rows = m_table->selectionModel()->selectedRows();
-    if (rows.isEmpty())
+    if (m_serving || rows.isEmpty())
         return std::nullopt;
     return m_model->candidate(m_sorted->mapToSource(rows.constFirst()).row());
+}
+
+std::optional<core::ServingCandidate> PlannerPanel::selectedServingCandidate() const
+{
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    if (!m_serving || rows.isEmpty())
+        return std::nullopt;
+    return m_servingModel->candidate(m_sorted->mapToSource(rows.constFirst()).row());
 }
 
 void PlannerPanel::takeInputsFromScenario()
@@ -315,21 +422,110 @@ void PlannerPanel::takeInputsFromScenario()
     m_globalBatch->setValue(s.microbatches * s.microbatchSize * s.dp);
 }
 
-void PlannerPanel::run()
+void PlannerPanel::followMode()
 {
-    core::PlanRequest request;
+    const bool serving = isServingScenario(m_document->scenario());
+    if (serving == m_serving)
+        return;
+    m_serving = serving;
+    m_cancelNote.clear(); // about the other mode's search
+    for (QWidget *w : std::as_const(m_trainingInputs))
+        w->setVisible(!serving);
+    for (QWidget *w : std::as_const(m_servingInputs))
+        w->setVisible(serving);
+    m_devicesLabel->setText(serving ? tr("Devices available:") : tr("Devices N:"));
+    m_devices->setToolTip(
+        serving ? tr("Devices N available for the deployment. Replica shapes T × K of at most N "
+                     "devices are searched, and D = N ÷ (T × K) replicas of each fill them (or "
+                     "as many as the throughput target needs). Starts at the explorer's "
+                     "T × K × D.")
+                : tr("Devices N to split the model over: T × K × D = N. Starts at the "
+                     "explorer's T × K × D."));
+    m_devicesLabel->setToolTip(m_devices->toolTip());
+    m_top->setToolTip(serving ? tr("How many of the shapes with the most output tokens per "
+                                   "second per device to list, and to draw.")
+                              : tr("How many of the fastest layouts that fit to list. A longer "
+                                   "list prunes less: more layouts are evaluated in full."));
+    m_topLabel->setToolTip(m_top->toolTip());
+    m_run->setToolTip((serving ? servingSearchTooltip() : searchTooltip()) +
+                      tr("<p>Enter in any of the fields runs it too.</p>"));
+    m_load->setToolTip(
+        serving ? tr("Set the explorer's layout to the selected row's: T, K, D replicas, m "
+                     "micro-batches of b sequences (no ZeRO, GPipe, no recomputation, no "
+                     "sequence parallelism), as one step that Edit → Undo takes back.")
+                : tr("Set the explorer's layout (T, K, D, ZeRO, schedule, b, m, "
+                     "recomputation, sequence parallelism) to the selected row's, as one "
+                     "step that Edit → Undo takes back."));
+    m_table->setToolTip(serving ? tr("The replica shapes with the most output tokens per second "
+                                     "per device that fit and meet the targets. Click a header "
+                                     "to sort; double-click a row or press Enter to load it "
+                                     "into the explorer.")
+                                : tr("The fastest layouts that fit. Click a header to sort; "
+                                     "double-click a row or press Enter to load it into the "
+                                     "explorer."));
+    m_exportCsv->setToolTip(
+        tr("Save the candidates as a CSV table, every number at full precision, as parascope "
+           "plan %1--format csv prints them.")
+            .arg(serving ? QStringLiteral("--mode inference ") : QString()));
+    m_sorted->setSourceModel(serving ? static_cast<QAbstractItemModel *>(m_servingModel)
+                                     : static_cast<QAbstractItemModel *>(m_model));
+    m_table->sortByColumn(PlanTableModel::rank, Qt::AscendingOrder);
+    m_charts->setCurrentWidget(serving ? static_cast<QWidget *>(m_servingChart)
+                                       : static_cast<QWidget *>(m_chart));
+    showResult();
+}
+
+core::ServingPlanRequest PlannerPanel::servingRequestFromInputs() const
+{
+    core::ServingPlanRequest request;
     request.base = m_document->scenario();
     request.devices = m_devices->value();
-    request.globalBatch = m_globalBatch->value();
     request.top = m_top->value();
-    request.distinct = m_distinct->isChecked();
     request.headroomGib = m_headroom->value();
-    request.rank = static_cast<core::PlanRank>(m_rank->currentData().toInt());
+    if (m_tpotOn->isChecked())
+        request.tpotTargetS = m_tpot->value() * 1e-3;
+    if (m_ttftOn->isChecked())
+        request.ttftTargetS = m_ttft->value() * 1e-3;
+    if (m_rateOn->isChecked())
+        request.tokensPerSTarget = m_rate->value();
+    return request;
+}
+
+void PlannerPanel::run()
+{
+    // The mode of the scenario now, even before the document's change notice arrives.
+    followMode();
     m_cancelNote.clear();
     m_fraction = 0;
-    m_runner->start(request, m_document->presets());
+    if (m_serving) {
+        m_runner->start(servingRequestFromInputs(), m_document->presets());
+    } else {
+        core::PlanRequest request;
+        request.base = m_document->scenario();
+        request.devices = m_devices->value();
+        request.globalBatch = m_globalBatch->value();
+        request.top = m_top->value();
+        request.distinct = m_distinct->isChecked();
+        request.headroomGib = m_headroom->value();
+        request.rank = static_cast<core::PlanRank>(m_rank->currentData().toInt());
+        m_runner->start(request, m_document->presets());
+    }
     setRunning(true);
     showMessages();
+}
+
+void PlannerPanel::planExample(const io::ExamplePlan &plan)
+{
+    for (const auto &[check, box, target] :
+         {std::tuple{m_tpotOn, m_tpot, plan.tpotMs}, std::tuple{m_ttftOn, m_ttft, plan.ttftMs},
+          std::tuple{m_rateOn, m_rate, std::optional<double>{}}}) {
+        check->setChecked(target.has_value());
+        if (target)
+            box->setValue(*target);
+    }
+    m_followScenario = true;
+    takeInputsFromScenario();
+    run();
 }
 
 void PlannerPanel::cancel()
@@ -340,6 +536,10 @@ void PlannerPanel::cancel()
 
 bool PlannerPanel::loadSelected()
 {
+    if (const auto candidate = selectedServingCandidate()) {
+        load(*candidate);
+        return true;
+    }
     const auto candidate = selectedCandidate();
     if (!candidate)
         return false;
@@ -353,9 +553,16 @@ void PlannerPanel::load(const core::PlanCandidate &candidate)
                             tr("Planner: %1").arg(io::layoutText(candidate)));
 }
 
+void PlannerPanel::load(const core::ServingCandidate &candidate)
+{
+    m_document->setScenario(candidate.apply(m_document->scenario()),
+                            tr("Planner: %1").arg(io::servingShapeText(candidate)));
+}
+
 void PlannerPanel::unitsChanged()
 {
     m_model->unitsChanged();
+    m_servingModel->unitsChanged();
     m_chart->unitsChanged();
 }
 
@@ -369,7 +576,7 @@ bool PlannerPanel::eventFilter(QObject *watched, QEvent *event)
 {
     if (event->type() == QEvent::KeyPress) {
         const int key = static_cast<QKeyEvent *>(event)->key();
-        auto *box = qobject_cast<QSpinBox *>(watched);
+        auto *box = qobject_cast<QAbstractSpinBox *>(watched);
         if (box && (key == Qt::Key_Return || key == Qt::Key_Enter)) {
             box->interpretText(); // the value typed so far, before the search reads it
             run();
@@ -393,14 +600,23 @@ void PlannerPanel::changeEvent(QEvent *event)
 void PlannerPanel::onDocumentChanged()
 {
     takeInputsFromScenario();
+    followMode();
     const core::Scenario &now = m_document->scenario();
     m_model->setLoaded(plan_text::layoutOf(now));
+    m_servingModel->setLoaded(core::PlanLayout::of(now));
+    // Each mode's search is stale when anything but the layout it chooses has changed; a
+    // change of mode is one, so a search of the other mode is stale until it comes back.
     if (m_result) {
         m_changedInputs = plan_text::changedInputs(m_resultRequest.base, now);
         m_stale = !m_changedInputs.isEmpty();
         m_model->setStale(m_stale);
-        showMessages();
     }
+    if (m_servingResult) {
+        m_servingChangedInputs = plan_text::changedInputs(m_servingRequest.base, now);
+        m_servingStale = !m_servingChangedInputs.isEmpty();
+        m_servingModel->setStale(m_servingStale);
+    }
+    showMessages();
 }
 
 void PlannerPanel::onProgress(double fraction)
@@ -424,30 +640,105 @@ void PlannerPanel::onFinished(const core::PlanResult &result)
     m_result = result;
     m_resultRequest = m_runner->request();
     m_model->setCandidates(result.candidates);
-    const core::Scenario &base = m_resultRequest.base;
     if (result.error) {
-        m_summary->setText(tr("No search: the request is invalid."));
         m_chart->clear(tr("No search result."));
     } else {
-        m_summary->setText(plan_text::summary(m_resultRequest, result));
-        m_summary->setToolTip(summaryTooltip() + plan_text::rejectionExamples(result.rejected));
-        const core::DeviceSpec *device = core::resolveDevice(base, m_document->presets());
+        const core::DeviceSpec *device =
+            core::resolveDevice(m_resultRequest.base, m_document->presets());
         m_chart->setResult(result, device ? device->capacityBytes() : 0);
     }
     onDocumentChanged(); // stale already, if the explorer changed while it searched
-    if (m_model->rowCount() > 0)
+    if (!m_serving)      // else it waits, with its selection, until the mode comes back
+        showResult();
+    Q_EMIT finished(false);
+}
+
+void PlannerPanel::onServingFinished(const core::ServingPlanResult &result)
+{
+    setRunning(false);
+    if (result.cancelled) {
+        m_cancelNote = m_servingResult
+                           ? tr("Search cancelled at %1 %; the table shows the "
+                                "previous search.")
+                                 .arg(std::floor(100 * m_fraction))
+                           : tr("Search cancelled at %1 %.").arg(std::floor(100 * m_fraction));
+        showMessages();
+        Q_EMIT finished(true);
+        return;
+    }
+    m_servingResult = result;
+    m_servingRequest = m_runner->servingRequest();
+    m_servingModel->setCandidates(result.candidates);
+    if (result.error)
+        m_servingChart->clear(tr("No search: the request is invalid (see the message above)."));
+    else
+        m_servingChart->setResult(result);
+    onDocumentChanged();
+    if (m_serving)
+        showResult();
+    Q_EMIT finished(false);
+}
+
+void PlannerPanel::showResult()
+{
+    showSummary();
+    if (m_sorted->rowCount() > 0)
         m_table->selectRow(0);
-    m_exportCsv->setEnabled(m_model->rowCount() > 0);
+    m_exportCsv->setEnabled(m_sorted->rowCount() > 0);
     onSelectionChanged();
     showMessages();
-    Q_EMIT finished(false);
+}
+
+void PlannerPanel::showSummary()
+{
+    if (m_serving) {
+        m_summary->setTextFormat(Qt::RichText);
+        m_summary->setToolTip(servingSummaryTooltip());
+        if (!m_servingResult) {
+            m_summary->setText(tr("Finds the replica shapes of at most N devices with the most "
+                                  "output tokens per second per device that fit and meet the "
+                                  "targets. Set N and the targets, then Run (Enter)."));
+            return;
+        }
+        const core::ServingPlanResult &r = *m_servingResult;
+        if (r.error) {
+            m_summary->setText(tr("No search: the request is invalid."));
+            return;
+        }
+        QStringList lines{plan_text::servingSummary(m_servingRequest, r).toHtmlEscaped(),
+                          io::smallestText(m_servingRequest, r).toHtmlEscaped()};
+        const QStringList rejected = io::servingRejectionsText(r.rejected);
+        for (qsizetype i = 0; i < rejected.size(); ++i)
+            lines << (i == 0 ? tr("Rejected: %1") : QStringLiteral("%1"))
+                         .arg(rejected.at(i).toHtmlEscaped());
+        m_summary->setText(lines.join(QStringLiteral("<br>")));
+        return;
+    }
+    m_summary->setTextFormat(Qt::PlainText);
+    if (!m_result) {
+        m_summary->setToolTip(summaryTooltip());
+        m_summary->setText(tr("Finds the fastest layouts of N devices that fit. Set N and the "
+                              "global batch, then Run (Enter)."));
+    } else if (m_result->error) {
+        m_summary->setToolTip(summaryTooltip());
+        m_summary->setText(tr("No search: the request is invalid."));
+    } else {
+        m_summary->setText(plan_text::summary(m_resultRequest, *m_result));
+        m_summary->setToolTip(summaryTooltip() + plan_text::rejectionExamples(m_result->rejected));
+    }
 }
 
 void PlannerPanel::onSelectionChanged()
 {
-    const auto candidate = selectedCandidate();
-    m_chart->setSelected(candidate);
-    m_load->setEnabled(candidate.has_value());
+    if (m_serving) {
+        const auto candidate = selectedServingCandidate();
+        m_servingChart->setSelected(candidate);
+        m_load->setEnabled(candidate.has_value());
+    } else {
+        const auto candidate = selectedCandidate();
+        m_chart->setSelected(candidate);
+        m_load->setEnabled(candidate.has_value());
+    }
 }
 
 void PlannerPanel::setRunning(bool running)
@@ -464,17 +755,23 @@ void PlannerPanel::showMessages()
     const QString error = dark ? QStringLiteral("#ff7b7b") : QStringLiteral("#b00020");
     const QString warning = dark ? QStringLiteral("#f0c060") : QStringLiteral("#8a5a00");
     QStringList lines;
-    if (m_result && !isRunning()) {
-        if (auto problem = plan_text::problem(m_resultRequest, *m_result))
+    const bool shown = m_serving ? m_servingResult.has_value() : m_result.has_value();
+    if (shown && !isRunning()) {
+        const auto problem = m_serving
+                                 ? plan_text::servingProblem(m_servingRequest, *m_servingResult)
+                                 : plan_text::problem(m_resultRequest, *m_result);
+        if (problem)
             lines << QStringLiteral("<span style='color:%1'><b>%2</b></span>")
                          .arg(error, problem->toHtmlEscaped());
     }
-    if (m_result && m_stale)
+    if (shown && isStale())
         lines << QStringLiteral("<span style='color:%1'>⚠ %2</span>")
-                     .arg(warning, tr("The explorer's %1 changed since this search: these "
-                                      "results are for the previous inputs — Run again.")
-                                       .arg(m_changedInputs.join(QStringLiteral(", ")))
-                                       .toHtmlEscaped());
+                     .arg(warning,
+                          tr("The explorer's %1 changed since this search: these results are "
+                             "for the previous inputs — Run again.")
+                              .arg((m_serving ? m_servingChangedInputs : m_changedInputs)
+                                       .join(QStringLiteral(", ")))
+                              .toHtmlEscaped());
     if (!m_cancelNote.isEmpty())
         lines << m_cancelNote.toHtmlEscaped();
     m_message->setText(lines.join(QStringLiteral("<br>")));
@@ -483,13 +780,17 @@ void PlannerPanel::showMessages()
 
 std::optional<QString> PlannerPanel::writeCsv(const QString &path) const
 {
+    if (m_serving)
+        return io::saveFile(path, io::toCsv(io::servingPlanTable(m_servingModel->candidates())));
     return io::saveFile(path, io::toCsv(io::planTable(m_model->candidates())));
 }
 
 void PlannerPanel::exportCsv()
 {
     const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export the candidates"), QDir::home().filePath(QStringLiteral("plan.csv")),
+        this, tr("Export the candidates"),
+        QDir::home().filePath(m_serving ? QStringLiteral("deployments.csv")
+                                        : QStringLiteral("plan.csv")),
         tr("CSV table (*.csv)"));
     if (path.isEmpty())
         return;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/planner.h"
+#include "core/serving_plan.h"
 
 #include <QWidget>
 #include <optional>
@@ -14,7 +15,12 @@ class QTableView;
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QStackedWidget;
 class QToolButton;
+
+namespace io {
+struct ExamplePlan;
+}
 
 namespace ui {
 
@@ -23,12 +29,20 @@ class PlanChart;
 class PlanRunner;
 class PlanTableModel;
 class ScenarioDocument;
+class ServingPlanChart;
+class ServingTableModel;
 
 // The Planner (docs/planner.md): searches every layout of N devices for the document's model,
 // device, precision, mode and sequence length off the GUI thread, lists the fastest that
 // fit, draws every evaluated layout's step time against its memory, and loads a chosen
 // layout into the explorer as one undoable change. It reads the document and edits it only
 // when a layout is loaded.
+//
+// When the scenario is in inference mode it is the deployment planner (docs/inference.md,
+// "Planning a deployment"): its inputs become the devices available and the latency and
+// throughput targets, and it lists the replica shapes with the most output tokens per second
+// per device, their latency against throughput beside them. Each mode keeps its own last
+// search.
 class PlannerPanel : public QWidget
 {
     Q_OBJECT
@@ -37,6 +51,7 @@ public:
     explicit PlannerPanel(ScenarioDocument *document, QWidget *parent = nullptr);
 
     QSpinBox *devicesBox() const { return m_devices; }
+    QLabel *devicesLabel() const { return m_devicesLabel; }
     QSpinBox *globalBatchBox() const { return m_globalBatch; }
     QSpinBox *topBox() const { return m_top; }
     QCheckBox *distinctBox() const { return m_distinct; }
@@ -55,15 +70,32 @@ public:
     QSortFilterProxyModel *sortModel() const { return m_sorted; }
     PlanChart *chart() const { return m_chart; }
     PlanRunner *runner() const { return m_runner; }
+    // The deployment planner's targets: each off until its box is ticked.
+    QCheckBox *tpotCheck() const { return m_tpotOn; }
+    QDoubleSpinBox *tpotBox() const { return m_tpot; }
+    QCheckBox *ttftCheck() const { return m_ttftOn; }
+    QDoubleSpinBox *ttftBox() const { return m_ttft; }
+    QCheckBox *tokensPerSCheck() const { return m_rateOn; }
+    QDoubleSpinBox *tokensPerSBox() const { return m_rate; }
+    ServingTableModel *servingModel() const { return m_servingModel; }
+    ServingPlanChart *servingChart() const { return m_servingChart; }
+
+    // Whether the panel plans deployments: the document's scenario is in inference mode.
+    bool isServing() const { return m_serving; }
 
     bool isRunning() const;
     // The last search that completed, and what it was asked.
     const std::optional<core::PlanResult> &result() const { return m_result; }
     const core::PlanRequest &resultRequest() const { return m_resultRequest; }
-    // The document's inputs changed after the shown search: its numbers are for old ones.
-    bool isStale() const { return m_stale; }
+    // The last deployment search that completed, and what it was asked.
+    const std::optional<core::ServingPlanResult> &servingResult() const { return m_servingResult; }
+    const core::ServingPlanRequest &servingRequest() const { return m_servingRequest; }
+    // The document's inputs changed after the shown search (of the panel's mode): its numbers
+    // are for old ones.
+    bool isStale() const { return m_serving ? m_servingStale : m_stale; }
     // The candidate of the table's selected row, whatever the sort.
     std::optional<core::PlanCandidate> selectedCandidate() const;
+    std::optional<core::ServingCandidate> selectedServingCandidate() const;
 
     // Searches with the spin boxes' values; a search already running is cancelled.
     void run();
@@ -72,8 +104,12 @@ public:
     // selected.
     bool loadSelected();
     void load(const core::PlanCandidate &candidate);
+    void load(const core::ServingCandidate &candidate);
+    // An example's deployment search: its targets (off where it sets none), N from the
+    // scenario's T × K × D, then a search.
+    void planExample(const io::ExamplePlan &plan);
     // Writes the last search's candidates to `path` as `parascope plan --format csv` prints
-    // them (io::planTable); the reason on failure.
+    // them (io::planTable, or io::servingPlanTable in inference); the reason on failure.
     std::optional<QString> writeCsv(const QString &path) const;
     // Asks for a file and writes the table to it; a failure is a message box with its reason.
     void exportCsv();
@@ -95,9 +131,17 @@ private:
     void onDocumentChanged();
     void onProgress(double fraction);
     void onFinished(const core::PlanResult &result);
+    void onServingFinished(const core::ServingPlanResult &result);
+    // A search of the panel's mode ended (or the mode changed): the table, the summary, the
+    // buttons follow.
+    void showResult();
     void onSelectionChanged();
     void setRunning(bool running);
     void showMessages();
+    void showSummary();
+    // Shows the inputs, the table and the chart of the scenario's mode.
+    void followMode();
+    core::ServingPlanRequest servingRequestFromInputs() const;
 
     ScenarioDocument *m_document;
     PlanRunner *m_runner;
@@ -119,6 +163,19 @@ private:
     QPushButton *m_load;
     QPushButton *m_exportCsv;
     PlanChart *m_chart;
+    QLabel *m_devicesLabel = nullptr;
+    QLabel *m_topLabel = nullptr;
+    QCheckBox *m_tpotOn;
+    QDoubleSpinBox *m_tpot;
+    QCheckBox *m_ttftOn;
+    QDoubleSpinBox *m_ttft;
+    QCheckBox *m_rateOn;
+    QDoubleSpinBox *m_rate;
+    ServingTableModel *m_servingModel;
+    ServingPlanChart *m_servingChart;
+    QStackedWidget *m_charts;
+    QList<QWidget *> m_trainingInputs; // shown in training only
+    QList<QWidget *> m_servingInputs;  // shown in inference only
 
     // N and the global batch follow the scenario until the user types their own.
     bool m_followScenario = true;
@@ -126,6 +183,11 @@ private:
     core::PlanRequest m_resultRequest;
     bool m_stale = false;
     QStringList m_changedInputs;
+    bool m_serving = false;
+    std::optional<core::ServingPlanResult> m_servingResult;
+    core::ServingPlanRequest m_servingRequest;
+    bool m_servingStale = false;
+    QStringList m_servingChangedInputs;
     QString m_cancelNote;
     double m_fraction = 0;
 };

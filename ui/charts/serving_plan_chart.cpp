@@ -1,0 +1,229 @@
+#include "ui/charts/serving_plan_chart.h"
+
+#include "io/serving_plan_io.h"
+#include "io/text.h"
+#include "ui/charts/chart_style.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QCursor>
+#include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QScatterSeries>
+#include <QStackedWidget>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+
+namespace ui {
+
+namespace {
+
+QPointF pointOf(const core::ServingCandidate &c)
+{
+    return {1e3 * c.tpotS, c.tokensPerSPerDevice};
+}
+
+QScatterSeries *scatter(const QColor &fill, qreal size, QScatterSeries::MarkerShape shape)
+{
+    auto *series = new QScatterSeries;
+    series->setMarkerShape(shape);
+    series->setMarkerSize(size);
+    series->setColor(fill);
+    series->setBorderColor(chart_style::black());
+    return series;
+}
+
+} // namespace
+
+ServingPlanChart::ServingPlanChart(QWidget *parent)
+    : QWidget(parent), m_stack(new QStackedWidget), m_chart(new QChart),
+      m_view(new QChartView(m_chart)), m_message(new QLabel), m_caption(new QLabel),
+      m_memoryBound(scatter(chart_style::blue(), 11, QScatterSeries::MarkerShapeCircle)),
+      m_computeBound(
+          scatter(chart_style::orange(), 12, QScatterSeries::MarkerShapeRotatedRectangle)),
+      m_selected(scatter(Qt::transparent, 22, QScatterSeries::MarkerShapeCircle)),
+      m_timeAxis(new QValueAxis), m_rateAxis(new QValueAxis)
+{
+    m_chart->legend()->setAlignment(Qt::AlignBottom);
+    m_chart->setMargins(QMargins(4, 4, 4, 4));
+    m_view->setRenderHint(QPainter::Antialiasing);
+    m_view->setMinimumSize(280, 220);
+    m_selected->setPen(QPen(chart_style::vermillion(), 3));
+    m_memoryBound->setName(tr("Memory-bound"));
+    m_computeBound->setName(tr("Compute-bound"));
+    m_selected->setName(tr("Selected"));
+
+    m_timeAxis->setTitleText(tr("Time per output token (ms)"));
+    m_rateAxis->setTitleText(tr("Output tokens/s per device"));
+    m_chart->addAxis(m_timeAxis, Qt::AlignBottom);
+    m_chart->addAxis(m_rateAxis, Qt::AlignLeft);
+    for (QScatterSeries *series : {m_memoryBound, m_computeBound, m_selected}) {
+        m_chart->addSeries(series);
+        series->attachAxis(m_timeAxis);
+        series->attachAxis(m_rateAxis);
+    }
+    // The ring needs no legend entry; the legend has little room.
+    for (QLegendMarker *marker : m_chart->legend()->markers(m_selected))
+        marker->setVisible(false);
+    chart_style::keepAxesReadable(m_chart);
+    chart_style::groupDigits(m_chart);
+
+    for (QScatterSeries *series : {m_memoryBound, m_computeBound}) {
+        connect(series, &QScatterSeries::clicked, this, [this](const QPointF &at) {
+            if (const int index = nearest(at); index >= 0)
+                Q_EMIT candidateClicked(index);
+        });
+        connect(series, &QScatterSeries::hovered, this, [this](const QPointF &at, bool entered) {
+            if (entered)
+                QToolTip::showText(QCursor::pos(), describe(at), m_view);
+            else
+                QToolTip::hideText();
+        });
+    }
+
+    const QString explanation =
+        tr("<p>Each point is one replica shape the deployment planner listed, at the largest "
+           "batch that fits and meets the targets: its mean time per output token against the "
+           "output tokens per second each device delivers. Up and to the left is better; a "
+           "shape further right buys throughput with latency. Blue circles are memory-bound "
+           "(decode reads the weights and the KV cache), orange diamonds compute-bound. The "
+           "ring is the selected row — click a point to select its row.</p>"
+           "<p>Shapes without a time (a link they need publishes no bandwidth) are listed in "
+           "the table but not drawn.</p>");
+    m_view->setToolTip(explanation);
+    m_message->setObjectName(QStringLiteral("servingPlanChartMessage"));
+    m_message->setAlignment(Qt::AlignCenter);
+    m_message->setWordWrap(true);
+    m_message->setMargin(24);
+    m_message->setFrameShape(QFrame::StyledPanel);
+    m_caption->setObjectName(QStringLiteral("servingPlanChartCaption"));
+    m_caption->setWordWrap(true);
+    m_caption->setToolTip(explanation);
+    m_caption->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
+    m_stack->addWidget(m_view);
+    m_stack->addWidget(m_message);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_stack, 1);
+    layout->addWidget(m_caption);
+    clear(tr("Run a search to see each deployment's time per output token against its "
+             "throughput per device."));
+}
+
+void ServingPlanChart::setResult(const core::ServingPlanResult &result)
+{
+    m_candidates = result.candidates;
+    QList<QPointF> memory;
+    QList<QPointF> compute;
+    double slowest = 0;
+    double fastest = 0;
+    qsizetype untimed = 0;
+    for (const core::ServingCandidate &c : m_candidates) {
+        if (!c.timed) {
+            ++untimed;
+            continue;
+        }
+        const QPointF at = pointOf(c);
+        (c.memoryBound ? memory : compute) << at;
+        slowest = std::max(slowest, at.x());
+        fastest = std::max(fastest, at.y());
+    }
+    if (memory.isEmpty() && compute.isEmpty()) {
+        clear(m_candidates.empty()
+                  ? tr("No deployment to draw: no shape fits and meets the targets.")
+                  : tr("No deployment to draw: none of the %1 listed shapes has a time, since "
+                       "a link each needs publishes no bandwidth. The table lists their "
+                       "memory.")
+                        .arg(io::formatCount(untimed)));
+        m_candidates = result.candidates; // still listed, and selectable from the table
+        return;
+    }
+    m_memoryBound->replace(memory);
+    m_computeBound->replace(compute);
+    m_selected->clear();
+    m_memoryBound->setName(tr("Memory-bound (%1)").arg(memory.size()));
+    m_computeBound->setName(tr("Compute-bound (%1)").arg(compute.size()));
+    chart_style::setNiceRange(m_timeAxis, slowest);
+    chart_style::setNiceRange(m_rateAxis, fastest);
+    m_timeAxis->setLabelFormat(m_timeAxis->max() < 5 ? QStringLiteral("%.1f")
+                                                     : QStringLiteral("%.0f"));
+    m_rateAxis->setLabelFormat(QStringLiteral("%.0f"));
+    QString caption = tr("The %1 listed shapes, each at its largest batch.")
+                          .arg(io::formatCount(qint64(m_candidates.size())));
+    if (untimed > 0)
+        caption += QLatin1Char(' ') + tr("%1 without a time (no link bandwidth) are not drawn.")
+                                          .arg(io::formatCount(untimed));
+    m_caption->setText(caption);
+    m_message->clear();
+    m_stack->setCurrentWidget(m_view);
+}
+
+void ServingPlanChart::clear(const QString &message)
+{
+    m_candidates.clear();
+    for (QScatterSeries *series : {m_memoryBound, m_computeBound, m_selected})
+        series->clear();
+    m_message->setText(message);
+    m_caption->clear();
+    m_stack->setCurrentWidget(m_message);
+}
+
+void ServingPlanChart::setSelected(const std::optional<core::ServingCandidate> &candidate)
+{
+    if (candidate && candidate->timed && m_stack->currentWidget() == m_view)
+        m_selected->replace({pointOf(*candidate)});
+    else
+        m_selected->clear();
+}
+
+QString ServingPlanChart::message() const
+{
+    return m_stack->currentWidget() == m_message ? m_message->text() : QString();
+}
+
+QString ServingPlanChart::caption() const
+{
+    return m_caption->text();
+}
+
+int ServingPlanChart::nearest(QPointF at) const
+{
+    // Compared on screen: the axes' units differ by orders of magnitude.
+    const QPointF target = m_chart->mapToPosition(at);
+    int best = -1;
+    double bestDistance = 0;
+    for (std::size_t i = 0; i < m_candidates.size(); ++i) {
+        if (!m_candidates[i].timed)
+            continue;
+        const QPointF d = m_chart->mapToPosition(pointOf(m_candidates[i])) - target;
+        const double distance = QPointF::dotProduct(d, d);
+        if (best < 0 || distance < bestDistance) {
+            best = static_cast<int>(i);
+            bestDistance = distance;
+        }
+    }
+    return best;
+}
+
+QString ServingPlanChart::describe(QPointF at) const
+{
+    const int index = nearest(at);
+    if (index < 0)
+        return {};
+    const core::ServingCandidate &c = m_candidates[std::size_t(index)];
+    return tr("#%1 %2<br>%3 ms per output token, %4 to the first<br>%5 tokens/s per device, "
+              "%6 in all; %7-bound")
+        .arg(index + 1)
+        .arg(io::servingShapeText(c).toHtmlEscaped())
+        .arg(c.tpotS * 1e3, 0, 'f', 2)
+        .arg(QStringLiteral("%1 ms").arg(c.ttftS * 1e3, 0, 'f', 0))
+        .arg(io::formatCount(std::llround(c.tokensPerSPerDevice)),
+             io::formatCount(std::llround(c.tokensPerS())),
+             c.memoryBound ? tr("memory") : tr("compute"));
+}
+
+} // namespace ui

@@ -1,0 +1,282 @@
+#include "ui/planner/serving_table_model.h"
+
+#include "io/serving_plan_io.h"
+#include "io/text.h"
+#include "ui/units.h"
+
+#include <QApplication>
+#include <QFont>
+#include <QPalette>
+#include <cmath>
+
+namespace ui {
+
+namespace {
+
+// What an untimed shape shows for every number derived from time.
+QString noTime()
+{
+    return QStringLiteral("—");
+}
+
+QString milliseconds(double seconds, int decimals)
+{
+    return QString::number(seconds * 1e3, 'f', decimals);
+}
+
+} // namespace
+
+ServingTableModel::ServingTableModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+void ServingTableModel::setCandidates(std::vector<core::ServingCandidate> candidates)
+{
+    beginResetModel();
+    m_candidates = std::move(candidates);
+    m_stale = false;
+    endResetModel();
+}
+
+const core::ServingCandidate &ServingTableModel::candidate(int row) const
+{
+    return m_candidates.at(static_cast<std::size_t>(row));
+}
+
+void ServingTableModel::setStale(bool stale)
+{
+    if (stale == m_stale)
+        return;
+    m_stale = stale;
+    if (!m_candidates.empty())
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1),
+                           {Qt::ForegroundRole, Qt::ToolTipRole});
+}
+
+core::PlanLayout ServingTableModel::layoutOf(const core::ServingCandidate &c)
+{
+    // apply() sets every layout key and nothing else: the base does not matter.
+    return core::PlanLayout::of(c.apply(core::Scenario{}));
+}
+
+void ServingTableModel::setLoaded(const core::PlanLayout &loaded)
+{
+    if (m_loaded == loaded)
+        return;
+    m_loaded = loaded;
+    if (!m_candidates.empty())
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1),
+                           {Qt::FontRole, Qt::ToolTipRole});
+}
+
+bool ServingTableModel::isLoaded(const core::ServingCandidate &c) const
+{
+    return m_loaded && layoutOf(c) == *m_loaded;
+}
+
+void ServingTableModel::unitsChanged()
+{
+    Q_EMIT headerDataChanged(Qt::Horizontal, peakMemory, peakMemory);
+    if (!m_candidates.empty())
+        Q_EMIT dataChanged(index(0, peakMemory), index(rowCount() - 1, peakMemory));
+}
+
+int ServingTableModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_candidates.size());
+}
+
+int ServingTableModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(columnsEnd);
+}
+
+QVariant ServingTableModel::display(const core::ServingCandidate &c, int row, int column) const
+{
+    const bool timed = c.timed;
+    switch (column) {
+    case rank:
+        return row + 1;
+    case tokensPerSPerDevice:
+        return timed ? io::formatCount(std::llround(c.tokensPerSPerDevice)) : noTime();
+    case tokensPerS:
+        return timed ? io::formatCount(std::llround(c.tokensPerS())) : noTime();
+    case tpot:
+        return timed ? milliseconds(c.tpotS, 2) : noTime();
+    case ttft:
+        // Tenths below 100 ms, where a prompt's prefill often is.
+        return timed ? milliseconds(c.ttftS, c.ttftS < 0.1 ? 1 : 0) : noTime();
+    case peakMemory:
+        return QString::number(units::large(static_cast<double>(c.peakStageBytes)), 'f', 1);
+    case bound:
+        return !timed ? noTime() : c.memoryBound ? tr("memory") : tr("compute");
+    case limit:
+        return io::qs(core::toString(c.limit));
+    case layout:
+        return io::servingShapeText(c);
+    default:
+        return {};
+    }
+}
+
+// The value a column sorts by: numbers as numbers; an untimed shape's times as nothing.
+QVariant ServingTableModel::number(const core::ServingCandidate &c, int row, int column) const
+{
+    const auto timed = [&c](double value) { return c.timed ? QVariant(value) : QVariant(); };
+    switch (column) {
+    case rank:
+        return row + 1;
+    case tokensPerSPerDevice:
+        return timed(c.tokensPerSPerDevice);
+    case tokensPerS:
+        return timed(c.tokensPerS());
+    case tpot:
+        return timed(c.tpotS);
+    case ttft:
+        return timed(c.ttftS);
+    case peakMemory:
+        return static_cast<double>(c.peakStageBytes);
+    case bound:
+        return c.timed ? QVariant(c.memoryBound ? tr("memory") : tr("compute")) : QVariant();
+    case limit:
+        return io::qs(core::toString(c.limit));
+    case layout:
+        // T, then K, then D, as the text reads, but 16 after 2.
+        return (qint64(c.tp) << 40) | (qint64(c.pp) << 20) | qint64(c.replicas);
+    default:
+        return {};
+    }
+}
+
+QString ServingTableModel::rowTooltip(const core::ServingCandidate &c) const
+{
+    QString text = tr("<p><b>%1</b></p>").arg(io::servingShapeText(c).toHtmlEscaped());
+    text += tr("<p>%1 devices per replica × %2 replicas = %3 devices.</p>")
+                .arg(io::formatCount(c.devicesPerReplica()), io::formatCount(c.replicas),
+                     io::formatCount(c.devices()));
+    if (c.timed) {
+        text += tr("<p>First token after %1 ms, then %2 ms per token; a request of the "
+                   "scenario's output length takes %3 s.<br>%4 output tokens/s per replica, "
+                   "%5 per device.</p>")
+                    .arg(c.ttftS * 1e3, 0, 'f', 1)
+                    .arg(c.tpotS * 1e3, 0, 'f', 2)
+                    .arg(c.latencyS, 0, 'f', 2)
+                    .arg(io::formatCount(std::llround(c.tokensPerSPerReplica)),
+                         io::formatCount(std::llround(c.tokensPerSPerDevice)));
+        if (c.joulesPerMillionTokens > 0)
+            text += tr("<p>%1 J per million output tokens, every device at its TDP.</p>")
+                        .arg(io::formatCount(std::llround(c.joulesPerMillionTokens)));
+    } else {
+        text += tr("<p>Not timed: a link the replica needs publishes no bandwidth. It fits "
+                   "memory, and ranks after every timed shape.</p>");
+    }
+    text += tr("<p>Fullest stage: %1 per device. A larger batch would pass the %2.</p>")
+                .arg(units::format(static_cast<double>(c.peakStageBytes)),
+                     io::qs(core::toString(c.limit)));
+    if (isLoaded(c))
+        text += tr("<p>This shape is loaded in the explorer.</p>");
+    if (m_stale)
+        text += tr("<p><i>Computed for inputs that have changed since: Run again.</i></p>");
+    else
+        text += tr("<p>Double-click or press Enter to load it into the explorer.</p>");
+    return text;
+}
+
+QVariant ServingTableModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const core::ServingCandidate &c = candidate(index.row());
+    const int column = index.column();
+    switch (role) {
+    case Qt::DisplayRole:
+        return display(c, index.row(), column);
+    case SortRole:
+        return number(c, index.row(), column);
+    case Qt::TextAlignmentRole:
+        return (column == bound || column == limit || column == layout)
+                   ? (Qt::AlignLeft | Qt::AlignVCenter).toInt()
+                   : (Qt::AlignRight | Qt::AlignVCenter).toInt();
+    case Qt::ToolTipRole:
+        return rowTooltip(c);
+    case Qt::FontRole:
+        if (isLoaded(c)) {
+            QFont font;
+            font.setBold(true);
+            return font;
+        }
+        return {};
+    case Qt::ForegroundRole:
+        if (m_stale)
+            return QApplication::palette().brush(QPalette::Disabled, QPalette::Text);
+        return {};
+    default:
+        return {};
+    }
+}
+
+QVariant ServingTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    if (role == Qt::DisplayRole) {
+        switch (section) {
+        case rank:
+            return tr("#");
+        case tokensPerSPerDevice:
+            return tr("Tokens/s/device");
+        case tokensPerS:
+            return tr("Tokens/s");
+        case tpot:
+            return tr("TPOT (ms)");
+        case ttft:
+            return tr("TTFT (ms)");
+        case peakMemory:
+            return tr("Peak (%1)").arg(units::largeName());
+        case bound:
+            return tr("Bound");
+        case limit:
+            return tr("Batch limited by");
+        case layout:
+            return tr("Layout");
+        default:
+            return {};
+        }
+    }
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case rank:
+            return tr("Rank by output tokens per second per device among the shapes that fit "
+                      "and meet the targets (1 = most); untimed shapes after every timed one.");
+        case tokensPerSPerDevice:
+            return tr("Output tokens per second per device: one replica's output tokens over "
+                      "the whole request (prefill and decode) ÷ its T × K devices. What the "
+                      "shapes are ranked by.");
+        case tokensPerS:
+            return tr("Output tokens per second over all D replicas.");
+        case tpot:
+            return tr("Time per output token in milliseconds: the mean decode step after the "
+                      "first token, at the row's batch.");
+        case ttft:
+            return tr("Time to first token in milliseconds: the prefill of the whole batch's "
+                      "prompts.");
+        case peakMemory:
+            return tr("Memory of one device of the fullest pipeline stage, in %1 (View → "
+                      "Sizes in GiB switches units).")
+                .arg(units::largeName());
+        case bound:
+            return tr("What bounds the first decode step of the busiest stage: memory "
+                      "bandwidth (reading weights and KV cache) or compute.");
+        case limit:
+            return tr("Why the batch is not larger: one more sequence per micro-batch would "
+                      "not fit the memory with the headroom, would miss a latency target, or "
+                      "the largest micro-batch Parascope takes.");
+        case layout:
+            return tr("The replica shape: T-way tensor parallel, K pipeline stages, D replicas; "
+                      "the batch in flight per replica, m micro-batches of b sequences.");
+        default:
+            return {};
+        }
+    }
+    return {};
+}
+
+} // namespace ui
