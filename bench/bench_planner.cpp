@@ -1,9 +1,11 @@
 // Speed of the planner (docs/planner.md): layouts evaluated per second and the wall time of a whole
 // search for the cluster sizes the README quotes.
 #include "core/planner.h"
+#include "core/serving_plan.h"
 #include "io/presets_io.h"
 
 #include <benchmark/benchmark.h>
+#include <optional>
 
 namespace {
 
@@ -49,6 +51,46 @@ BENCHMARK_CAPTURE(planSearch, llama405b_1024_devices, request("llama-3.1-405b", 
 BENCHMARK_CAPTURE(planSearch, llama405b_16384_devices, request("llama-3.1-405b", 16384, 2048, 8192))
     ->Arg(1)
     ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// The deployment planner (docs/inference.md, "Planning a deployment"): every replica shape
+// at its largest batch. 70B at FP8 with the README's targets; 405B with no limit on N, which
+// searches every shape up to T = 128 and K = 126.
+core::ServingPlanRequest servingRequest(const char *model, core::Precision precision, int devices,
+                                        std::optional<double> tpotS)
+{
+    core::ServingPlanRequest r;
+    r.base.model = model;
+    r.base.device = "h100-sxm";
+    r.base.mode = core::Mode::inference;
+    r.base.precision = precision;
+    r.base.seqLen = 1024;
+    r.base.outputLen = 256;
+    r.devices = devices;
+    r.tpotTargetS = tpotS;
+    return r;
+}
+
+void servingPlanSearch(benchmark::State &state, const core::ServingPlanRequest &req)
+{
+    const core::Presets presets = io::builtinPresets();
+    core::ServingPlanResult result;
+    for (auto _ : state)
+        result = core::planServing(req, presets);
+    const auto runs = static_cast<double>(state.iterations());
+    state.counters["shapes"] = static_cast<double>(result.shapes);
+    state.counters["evaluations"] = static_cast<double>(result.evaluations);
+    state.counters["evaluations/s"] = benchmark::Counter(
+        static_cast<double>(result.evaluations) * runs, benchmark::Counter::kIsRate);
+}
+
+BENCHMARK_CAPTURE(servingPlanSearch, llama70b_fp8_64_devices_20ms,
+                  servingRequest("llama-3.1-70b", core::Precision::fp8, 64, 0.020))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(servingPlanSearch, llama405b_bf16_every_shape,
+                  servingRequest("llama-3.1-405b", core::Precision::bf16, 1 << 20, std::nullopt))
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
