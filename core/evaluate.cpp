@@ -451,6 +451,9 @@ ServingReport servingReport(const Report &r, const Scenario &s, const ModelSpec 
     in.prefillS = r.makespanS;
     in.tdpW = device.tdpW;
     ServingReport out = serving(in);
+    // Replicas share nothing while serving: each answers its own batch.
+    out.replicas = s.dp;
+    out.tokensPerSAllReplicas = out.tokensPerS * s.dp;
 
     // The cache grows with m × b sequences and with the context, the prefill buffers with the
     // b prompts of one micro-batch; weights and the reserve stay. Both grow linearly, so the

@@ -71,6 +71,7 @@ struct ServingReport
     std::int64_t promptTokens = 0;
     std::int64_t outputTokens = 0;
     int devicesPerReplica = 1;
+    int replicas = 1;    // D: independent copies, each serving its own batch
     double prefillS = 0; // time to first token, for the last micro-batch's sequences
     // The decode steps after the first token: the first (context prompt + 1) and the last
     // (prompt + output - 1); both at prompt + 1 when one token or none is generated.
@@ -80,6 +81,7 @@ struct ServingReport
     double latencyS = 0;    // prefill + (output - 1) × mean: the last token of the batch
     double tokensPerS = 0;  // output tokens per second per replica, over the whole request
     double tokensPerSPerDevice = 0;
+    double tokensPerSAllReplicas = 0;  // D × tokens per second per replica
     double decodeTokensPerS = 0;       // while decoding: batch ÷ mean time per token
     double joulesPerMillionTokens = 0; // at TDP over the whole request; 0 when unknown
     bool pipelineIdle = false;         // m < K: stages wait for each other every token

@@ -68,6 +68,8 @@ QJsonObject servingToJson(const core::ServingReport &sv)
     o.insert(QStringLiteral("latency_s"), sv.latencyS);
     o.insert(QStringLiteral("output_tokens_per_s_per_replica"), sv.tokensPerS);
     o.insert(QStringLiteral("output_tokens_per_s_per_device"), sv.tokensPerSPerDevice);
+    o.insert(QStringLiteral("replicas"), sv.replicas);
+    o.insert(QStringLiteral("output_tokens_per_s"), sv.tokensPerSAllReplicas);
     o.insert(QStringLiteral("decode_tokens_per_s_per_replica"), sv.decodeTokensPerS);
     o.insert(QStringLiteral("energy_j_per_million_output_tokens"),
              sv.joulesPerMillionTokens > 0 ? QJsonValue(sv.joulesPerMillionTokens)
@@ -346,10 +348,15 @@ QString reportToText(const core::Report &r)
                      .arg(sv.latencyS, 0, 'g', 4)
                      .arg(formatCount(std::llround(sv.tokensPerS)))
                      .arg(formatCount(std::llround(sv.tokensPerSPerDevice)))
-                     .arg(sv.joulesPerMillionTokens > 0
-                              ? QStringLiteral(", %1 MJ per million output tokens")
-                                    .arg(sv.joulesPerMillionTokens / 1e6, 0, 'f', 2)
-                              : QString());
+                     .arg((sv.replicas > 1
+                               ? QStringLiteral(", %1 over the %2 replicas")
+                                     .arg(formatCount(std::llround(sv.tokensPerSAllReplicas)),
+                                          formatCount(sv.replicas))
+                               : QString()) +
+                          (sv.joulesPerMillionTokens > 0
+                               ? QStringLiteral(", %1 MJ per million output tokens")
+                                     .arg(sv.joulesPerMillionTokens / 1e6, 0, 'f', 2)
+                               : QString()));
         s << QStringLiteral("  Fits          up to batch %1 at this context, up to %2 tokens of "
                             "context at this batch%3\n")
                  .arg(formatCount(sv.maxBatch), formatCount(sv.maxContext),

@@ -54,6 +54,23 @@ class TestServing : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    // Replicas serve their own batches and share nothing: D of them answer D times the
+    // tokens, each as fast as one alone, per device the same.
+    void replicasMultiplyThroughput()
+    {
+        const Report one = serve("model=llama-3.1-70b,precision=fp8,tp=2,pp=1,microbatches=1,"
+                                 "microbatch_size=8,seq_len=1024,output_len=256");
+        const Report four = serve("model=llama-3.1-70b,precision=fp8,tp=2,pp=1,dp=4,"
+                                  "microbatches=1,microbatch_size=8,seq_len=1024,output_len=256");
+        QVERIFY(one.serving && four.serving);
+        QCOMPARE(one.serving->replicas, 1);
+        QCOMPARE(four.serving->replicas, 4);
+        QCOMPARE(four.serving->tokensPerS, one.serving->tokensPerS);
+        QCOMPARE(four.serving->tokensPerSPerDevice, one.serving->tokensPerSPerDevice);
+        QCOMPARE(four.serving->tokensPerSAllReplicas, 4 * one.serving->tokensPerS);
+        QCOMPARE(four.serving->decodeMeanS, one.serving->decodeMeanS);
+    }
+
     // docs/DESIGN.md §3.7 with the generated tokens: 2 (K and V) × layers × KV heads per
     // device × head dim × (prompt + output) × sequences × bytes. Llama 3.1 70B: 80 layers,
     // 8 KV heads of 128.
