@@ -446,11 +446,12 @@ ServingReport servingReport(const Report &r, const Scenario &s, const ModelSpec 
     in.commBytes = bitsPerValue(tpActivationPrecision(s.precision)) / 8.0;
     in.rates = *t.rates;
     in.tpLink = t.tpLink;
-    if (s.pp > 1)
+    if (s.pp > 1 && !t.ppLinkError)
         in.ppLink = t.ppLink;
     in.prefillS = r.makespanS;
     in.tdpW = device.tdpW;
     ServingReport out = serving(in);
+    out.linkTimeExcluded = t.tpLinkError || t.ppLinkError;
     // Replicas share nothing while serving: each answers its own batch.
     out.replicas = s.dp;
     out.tokensPerSAllReplicas = out.tokensPerS * s.dp;
@@ -859,7 +860,10 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     if (options.memoryOnly)
         return r;
     r.stepTime = stepTimeReport(r, s, model, device, states, t, layers);
-    if (!training && r.stepTime && model.hasArchitecture())
+    // Serving needs no data-parallel link; without a published tensor- or pipeline-parallel
+    // one it is still bounded from below by the stages' own work (docs/inference.md).
+    const bool linksUnknown = (t.tpLinkError || t.ppLinkError) && t.rates && !r.timeInLayerUnits;
+    if (!training && (r.stepTime || linksUnknown) && model.hasArchitecture())
         r.serving = servingReport(r, s, model, device, t, layers);
     r.layerOps = t.layer.ops;
     r.firstStageEndOps = t.first.ops.size();

@@ -47,7 +47,7 @@ struct DecodeBuilder
 
     void allReduce(double values, int tp)
     {
-        if (tp > 1)
+        if (tp > 1 && in.tpLink.gbPerS > 0)
             cost.tpCommS +=
                 collectiveSeconds(Collective::allReduce,
                                   static_cast<std::int64_t>(values * in.commBytes), tp, in.tpLink);
@@ -119,7 +119,7 @@ DecodeCost decodeStageCost(const ServingInput &in, int layers, bool firstStage, 
         // logits indices), vocab-parallel over T, gathered for sampling.
         const double vocab = std::ceil(static_cast<double>(m.vocab) / in.tp);
         b.projection(rows, vocab, h);
-        if (in.tp > 1)
+        if (in.tp > 1 && in.tpLink.gbPerS > 0)
             b.cost.tpCommS += collectiveSeconds(
                 Collective::allGather,
                 static_cast<std::int64_t>(rows * vocab * in.tp * in.activationBytes), in.tp,

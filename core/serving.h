@@ -59,8 +59,8 @@ struct ServingInput
     double kvBytes = 2;         // bytes per KV-cache value
     double commBytes = 2;       // bytes per value on the tensor-parallel wire
     DeviceRates rates;
-    Link tpLink;
-    std::optional<Link> ppLink; // K > 1 only
+    Link tpLink;                // a bandwidth of 0 (not published): its collectives are left out
+    std::optional<Link> ppLink; // K > 1 with a published link only
     double prefillS = 0;        // the forward pipeline's makespan over every prompt
     double tdpW = 0;            // per device; 0 when not published
 };
@@ -85,6 +85,9 @@ struct ServingReport
     double decodeTokensPerS = 0;       // while decoding: batch ÷ mean time per token
     double joulesPerMillionTokens = 0; // at TDP over the whole request; 0 when unknown
     bool pipelineIdle = false;         // m < K: stages wait for each other every token
+    // A link the replica needs publishes no bandwidth (the SN40L's): its transfers are left
+    // out, so every time is a lower bound, as if the link were infinitely fast.
+    bool linkTimeExcluded = false;
     // Memory: the most sequences (m × b, b growing) whose cache fits at this context, and
     // the longest context (prompt + output tokens) whose cache fits at this batch; 0 when not
     // even one fits.

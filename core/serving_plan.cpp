@@ -133,7 +133,8 @@ ServingCandidate servingCandidate(int tp, int pp, int i, const Report &r)
     c.peakStageBytes = fullestStageBytes(r);
     if (r.serving) {
         const ServingReport &sv = *r.serving;
-        c.timed = true;
+        c.timed = !sv.linkTimeExcluded;
+        c.linkTimeExcluded = sv.linkTimeExcluded;
         c.ttftS = sv.prefillS;
         c.tpotS = sv.decodeMeanS;
         c.latencyS = sv.latencyS;
@@ -146,11 +147,15 @@ ServingCandidate servingCandidate(int tp, int pp, int i, const Report &r)
 }
 
 // Best first: timed before untimed; more tokens per second per device; fewer devices per
-// replica; then T and K, so that ties never depend on the order shapes were searched in.
+// replica; then T (and so K), so that ties never depend on the order shapes were searched in.
 bool rankedBefore(const ServingCandidate &a, const ServingCandidate &b)
 {
-    return std::make_tuple(!a.timed, -a.tokensPerSPerDevice, a.devicesPerReplica(), a.tp) <
-           std::make_tuple(!b.timed, -b.tokensPerSPerDevice, b.devicesPerReplica(), b.tp);
+    // An untimed shape's throughput, if any, is only an upper bound: not a rank.
+    const auto key = [](const ServingCandidate &c) {
+        return std::make_tuple(!c.timed, c.timed ? -c.tokensPerSPerDevice : 0.0,
+                               c.devicesPerReplica(), c.tp);
+    };
+    return key(a) < key(b);
 }
 
 // One shape: nullopt with the reason counted when no batch of it will do; otherwise the
@@ -186,17 +191,21 @@ ShapeOutcome searchShape(ServingSearch &search, int tp, int pp)
                                       one.firstOverflowTerm);
         return out;
     }
-    if (!one.serving && search.targets) {
+    // Without a link's time the times are lower bounds: one above a target proves a miss,
+    // one below it proves nothing.
+    const bool exact = one.serving && !one.serving->linkTimeExcluded;
+    const auto missed = search.missedTarget(one);
+    if (search.targets && !exact && !missed) {
         out.reason = kNoTime;
         out.message = shape + ": a link the replica needs publishes no bandwidth, so its "
                               "latency cannot be checked against the targets";
         return out;
     }
-    if (auto missed = search.missedTarget(one)) {
+    if (missed) {
         const bool tpot = *missed == BatchLimit::tpotTarget;
         out.reason = tpot ? kTpotMissed : kTtftMissed;
         out.message =
-            shape + ", one sequence: " +
+            shape + ", one sequence: " + (exact ? "" : "at least ") +
             (tpot ? numberText("%.3g ms", one.serving->decodeMeanS * 1e3) +
                         " per output token, above the " +
                         numberText("%.3g ms", *search.request.tpotTargetS * 1e3) + " target"
@@ -209,7 +218,8 @@ ShapeOutcome searchShape(ServingSearch &search, int tp, int pp)
     // that do are the first i* rungs of the ladder. The serving report's memory limit at one
     // sequence (the whole capacity, no headroom) is a first guess at i*; doubling from it
     // brackets i*, and bisection finds it.
-    const bool timed = one.serving.has_value();
+    // Memory alone decides the batch of a shape without exact times: no pipeline to simulate.
+    const bool timed = exact;
     const int last = pp - 1 + limits::kMicrobatchSize; // the ladder's last rung
     Report best = one;
     std::optional<BatchLimit> refusedAtHi;
@@ -234,6 +244,8 @@ ShapeOutcome searchShape(ServingSearch &search, int tp, int pp)
         guess = static_cast<int>(std::min<std::int64_t>(std::int64_t{guess} * 2, last));
     while (hi - lo > 1)
         tryRung(lo + (hi - lo) / 2);
+    if (one.serving && !exact && lo > 1) // the lower bounds at the batch found
+        best = search.evaluateAt(tp, pp, lo, false);
     ServingCandidate c = servingCandidate(tp, pp, lo, best);
     if (refusedAtHi)
         c.limit = *refusedAtHi;

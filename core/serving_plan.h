@@ -57,9 +57,11 @@ struct ServingCandidate
     int microbatchSize = 1; // b
     std::int64_t batch = 1; // m × b sequences in flight per replica
     int replicas = 1;       // D
-    // False: a link the replica needs publishes no bandwidth, so it has memory numbers only
-    // and ranks after every timed shape.
+    // False: a link the replica needs publishes no bandwidth, so it ranks after every timed
+    // shape, fewest devices first. Its times are then lower bounds, with the link's
+    // transfers left out (linkTimeExcluded), or absent when the device gives no rates.
     bool timed = false;
+    bool linkTimeExcluded = false;
     double ttftS = 0;                  // prefill of the whole batch: time to first token
     double tpotS = 0;                  // mean time per output token after the first
     double latencyS = 0;               // prefill + (output − 1) × the mean

@@ -8,8 +8,9 @@
 // The bytes, little-endian, a missing tail read as zeros (tests/data/fuzz/plan/):
 //   0 devices int32 | 4 global batch int32 | 8 top int32 | 12 model uint8 | 13 device uint8
 //   (indices into the built-in presets) | 14 precision uint8 (index into core::Precision)
-//   15 flags uint8: bit 0 exhaustive (no pruning), bit 1 distinct, bit 2 inference,
-//   bit 3 FP32 gradients, bit 4 keep a large device count as it is
+//   15 flags uint8: bit 0 exhaustive (no pruning), bit 1 distinct, bit 2 inference (also
+//   searched by core::planServing, generating byte 16 mod 64 tokens), bit 3 FP32 gradients,
+//   bit 4 keep a large device count as it is, bits 5 and 6 the deployment's targets
 //   16 maxVirtualStages uint8 | 17 sequence length uint8: 2^(7 + n mod 8) tokens
 //
 // The work per input stays small: a value the planner must refuse goes to it as it is
@@ -19,6 +20,7 @@
 #include "core/evaluate.h"
 #include "core/planner.h"
 #include "core/precision.h"
+#include "core/serving_plan.h"
 #include "core/validate.h"
 #include "fuzz/fuzz_support.h"
 
@@ -120,6 +122,59 @@ void checkPlan(const core::PlanRequest &request, const core::PlanResult &result)
     }
 }
 
+// The deployment planner on the same model, device and precision (docs/inference.md,
+// "Planning a deployment"): every shape counted once; candidates ranked, within N and the
+// targets, each what evaluate() says of it at its batch; the smallest deployment no larger
+// than any candidate.
+void checkServingPlan(const core::ServingPlanRequest &request,
+                      const core::ServingPlanResult &result)
+{
+    if (result.error) {
+        fuzz::checkRefusal(*result.error, true);
+        fuzz::require(result.candidates.empty() && !result.smallest && result.rejected.empty(),
+                      "a refused deployment request has results");
+        return;
+    }
+    std::int64_t rejected = 0;
+    for (const auto &[reason, group] : result.rejected) {
+        fuzz::require(!reason.empty() && !group.example.empty() && group.count > 0,
+                      "a deployment rejection without a reason, an example or a count");
+        rejected += group.count;
+    }
+    fuzz::require(rejected + result.feasible == result.shapes,
+                  "rejected and fitting shapes do not add up to those searched");
+    fuzz::require(static_cast<int>(result.candidates.size()) <= request.top,
+                  "more deployment candidates than top");
+    const core::ServingCandidate *previous = nullptr;
+    for (const core::ServingCandidate &c : result.candidates) {
+        fuzz::require(c.devices() <= request.devices && c.replicas >= 1,
+                      "a deployment beyond the devices");
+        if (previous)
+            fuzz::require(previous->timed >= c.timed &&
+                              (!c.timed || previous->tokensPerSPerDevice >= c.tokensPerSPerDevice),
+                          "deployment candidates out of order");
+        previous = &c;
+        if (result.smallest)
+            fuzz::require(result.smallest->devicesPerReplica() <= c.devicesPerReplica(),
+                          "a candidate smaller than the smallest deployment");
+    }
+    for (std::size_t i = 0; i < std::min<std::size_t>(result.candidates.size(), 2); ++i) {
+        const core::ServingCandidate &c = result.candidates[i];
+        core::Scenario s = c.apply(request.base);
+        s.dp = 1;
+        const core::Report r = core::evaluate(s, fuzz::presets());
+        fuzz::require(r.ok() && r.fits, "a deployment candidate evaluate() refuses");
+        if (!c.timed)
+            continue;
+        fuzz::require(r.serving && r.serving->decodeMeanS == c.tpotS,
+                      "a deployment's time per token is not evaluate()'s");
+        fuzz::require(!request.tpotTargetS || c.tpotS <= *request.tpotTargetS,
+                      "a deployment over its time-per-token target");
+        fuzz::require(!request.ttftTargetS || c.ttftS <= *request.ttftTargetS,
+                      "a deployment over its first-token target");
+    }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
@@ -162,5 +217,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         checkRefused(request, result);
     else
         checkPlan(request, result);
+
+    if (request.base.mode == core::Mode::inference) {
+        // Bit 5: a time-per-token target of 1 … 100 ms from the batch field; bit 6: a
+        // first-token target of 10 ms … 1 s from the top field.
+        core::ServingPlanRequest serving;
+        serving.base = request.base;
+        serving.base.outputLen = in.at<std::uint8_t>(16) % 64; // 0: refused, naming output_len
+        serving.devices = large ? devices : fold(devices, core::limits::kPlanDevices, 16);
+        serving.top = request.top;
+        if (flags & 32)
+            serving.tpotTargetS = 1e-3 * (1 + static_cast<unsigned>(batch) % 100);
+        if (flags & 64)
+            serving.ttftTargetS = 1e-2 * (1 + static_cast<unsigned>(in.at<std::int32_t>(8)) % 100);
+        // A search of every shape of a large N is slow for a fuzzer; beyond the limit, refused.
+        if (serving.devices > 64 && serving.devices <= core::limits::kPlanDevices)
+            serving.devices = 1 + serving.devices % 64;
+        checkServingPlan(serving, core::planServing(serving, presets));
+    }
     return 0;
 }

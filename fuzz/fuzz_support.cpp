@@ -56,6 +56,26 @@ void checkStages(const core::Scenario &s, const core::Presets &with, const core:
         require(layers == model->layers, "the stages do not hold every layer once");
 }
 
+// Serving (docs/inference.md): times finite, the batch's latency at least its prefill, each
+// decode step at least its busiest stage's turn, the limits not negative; without a step time
+// only when a link's time is left out.
+void checkServing(const core::Report &r)
+{
+    if (!r.serving)
+        return;
+    require(r.stepTime || r.serving->linkTimeExcluded,
+            "serving times without a step time, and not marked as lower bounds");
+    const core::ServingReport &sv = *r.serving;
+    for (double v : {sv.prefillS, sv.first.tokenS, sv.last.tokenS, sv.decodeMeanS, sv.latencyS,
+                     sv.tokensPerS, sv.decodeTokensPerS, sv.joulesPerMillionTokens})
+        require(finiteAtLeastZero(v), "a serving figure is negative or not finite");
+    require(sv.latencyS >= sv.prefillS, "the latency is shorter than the prefill");
+    for (const core::DecodeStep *step : {&sv.first, &sv.last})
+        require(step->tokenS >= step->busiest.totalS * (1 - 1e-12),
+                "a decode step is shorter than its busiest stage");
+    require(sv.maxBatch >= 0 && sv.maxContext >= 0, "a serving limit is negative");
+}
+
 void checkTimes(const core::Report &r)
 {
     require(finiteAtLeastZero(r.makespanS), "makespan");
@@ -83,19 +103,6 @@ void checkTimes(const core::Report &r)
     require(t.dpBytesPerStep >= 0, "data-parallel bytes");
     if (t.energyJPerStep)
         require(finiteAtLeastZero(*t.energyJPerStep), "energy per step");
-    if (!r.serving)
-        return;
-    // Serving (docs/inference.md): times finite, the batch's latency at least its prefill,
-    // each decode step at least its busiest stage's turn, the limits not negative.
-    const core::ServingReport &sv = *r.serving;
-    for (double v : {sv.prefillS, sv.first.tokenS, sv.last.tokenS, sv.decodeMeanS, sv.latencyS,
-                     sv.tokensPerS, sv.decodeTokensPerS, sv.joulesPerMillionTokens})
-        require(finiteAtLeastZero(v), "a serving figure is negative or not finite");
-    require(sv.latencyS >= sv.prefillS, "the latency is shorter than the prefill");
-    for (const core::DecodeStep *step : {&sv.first, &sv.last})
-        require(step->tokenS >= step->busiest.totalS * (1 - 1e-12),
-                "a decode step is shorter than its busiest stage");
-    require(sv.maxBatch >= 0 && sv.maxContext >= 0, "a serving limit is negative");
 }
 
 } // namespace
@@ -139,6 +146,7 @@ void evaluateAndCheck(const core::Scenario &s, const core::Presets &with)
     require(r.weightsBytes > 0 && r.nominalWeightsBytes > 0, "the model's weights");
     checkStages(s, with, r);
     checkTimes(r);
+    checkServing(r);
     require(!io::reportToJson(r).isEmpty(), "empty JSON report");
     require(!io::reportToText(r).isEmpty(), "empty text report");
 

@@ -75,6 +75,7 @@ QJsonObject servingToJson(const core::ServingReport &sv)
              sv.joulesPerMillionTokens > 0 ? QJsonValue(sv.joulesPerMillionTokens)
                                            : QJsonValue(QJsonValue::Null));
     o.insert(QStringLiteral("pipeline_idle"), sv.pipelineIdle);
+    o.insert(QStringLiteral("link_time_excluded"), sv.linkTimeExcluded);
     o.insert(QStringLiteral("max_batch"), qint64(sv.maxBatch));
     o.insert(QStringLiteral("max_context_tokens"), qint64(sv.maxContext));
     o.insert(QStringLiteral("max_context_is_model_window"), sv.maxContextIsModelWindow);
@@ -325,8 +326,11 @@ QString reportToText(const core::Report &r)
 
     if (r.serving) {
         const core::ServingReport &sv = *r.serving;
-        const auto ms = [](double seconds) {
-            return QStringLiteral("%1 ms").arg(1e3 * seconds, 0, 'f', 2);
+        // Without a link's time a time is a lower bound and a rate an upper one.
+        const QString atLeast = sv.linkTimeExcluded ? QStringLiteral("≥ ") : QString();
+        const QString atMost = sv.linkTimeExcluded ? QStringLiteral("≤ ") : QString();
+        const auto ms = [&atLeast](double seconds) {
+            return atLeast + QStringLiteral("%1 ms").arg(1e3 * seconds, 0, 'f', 2);
         };
         s << QStringLiteral("Serving         batch %1, prompt %2 + output %3 tokens, %4 per "
                             "replica\n")
@@ -335,6 +339,10 @@ QString reportToText(const core::Report &r)
                       sv.devicesPerReplica == 1
                           ? QStringLiteral("1 device")
                           : QStringLiteral("%1 devices").arg(sv.devicesPerReplica));
+        if (sv.linkTimeExcluded)
+            s << QStringLiteral("  Lower bounds  a link the replica needs publishes no bandwidth: "
+                                "its transfers are left out, so every time below is at least "
+                                "what it shows\n");
         s << QStringLiteral("  First token   %1 (prefill of the whole batch)\n")
                  .arg(ms(sv.prefillS));
         s << QStringLiteral("  Per token     %1 mean; %2 at %3 tokens of context, %4 at %5 (%6)\n")
@@ -345,16 +353,17 @@ QString reportToText(const core::Report &r)
         if (sv.outputTokens > 0)
             s << QStringLiteral("  Latency       %1 s for the batch; %2 output tokens/s per "
                                 "replica, %3 per device%4\n")
-                     .arg(sv.latencyS, 0, 'g', 4)
-                     .arg(formatCount(std::llround(sv.tokensPerS)))
-                     .arg(formatCount(std::llround(sv.tokensPerSPerDevice)))
+                     .arg(atLeast + QString::number(sv.latencyS, 'g', 4))
+                     .arg(atMost + formatCount(std::llround(sv.tokensPerS)))
+                     .arg(atMost + formatCount(std::llround(sv.tokensPerSPerDevice)))
                      .arg((sv.replicas > 1
                                ? QStringLiteral(", %1 over the %2 replicas")
                                      .arg(formatCount(std::llround(sv.tokensPerSAllReplicas)),
                                           formatCount(sv.replicas))
                                : QString()) +
                           (sv.joulesPerMillionTokens > 0
-                               ? QStringLiteral(", %1 MJ per million output tokens")
+                               ? QStringLiteral(", %1%2 MJ per million output tokens")
+                                     .arg(atLeast)
                                      .arg(sv.joulesPerMillionTokens / 1e6, 0, 'f', 2)
                                : QString()));
         s << QStringLiteral("  Fits          up to batch %1 at this context, up to %2 tokens of "

@@ -29,7 +29,12 @@ QJsonObject candidateToJson(const core::ServingCandidate &c, int rank)
     o.insert(QStringLiteral("devices_per_replica"), c.devicesPerReplica());
     o.insert(QStringLiteral("devices"), c.devices());
     o.insert(QStringLiteral("timed"), c.timed);
-    const auto timed = [&c](double value) { return c.timed ? QJsonValue(value) : QJsonValue(); };
+    // Times without a link's transfers are lower bounds (rates upper bounds), marked so.
+    o.insert(QStringLiteral("link_time_excluded"), c.linkTimeExcluded);
+    const bool hasTimes = c.timed || c.linkTimeExcluded;
+    const auto timed = [hasTimes](double value) {
+        return hasTimes ? QJsonValue(value) : QJsonValue();
+    };
     o.insert(QStringLiteral("time_to_first_token_s"), timed(c.ttftS));
     o.insert(QStringLiteral("time_per_output_token_s"), timed(c.tpotS));
     o.insert(QStringLiteral("latency_s"), timed(c.latencyS));
@@ -101,10 +106,12 @@ QString smallestText(const core::ServingPlanRequest &request, const core::Servin
     if (c.timed)
         text += QStringLiteral(", %1 sequences at %2 per output token")
                     .arg(formatCount(c.batch), ms(c.tpotS));
+    else if (c.linkTimeExcluded)
+        text += QStringLiteral(", up to %1 sequences at no less than %2 per output token (a link "
+                               "it needs publishes no bandwidth, so its transfers are left out)")
+                    .arg(formatCount(c.batch), ms(c.tpotS));
     else
-        text += QStringLiteral(", up to %1 sequences; not timed: a link it needs publishes no "
-                               "bandwidth")
-                    .arg(formatCount(c.batch));
+        text += QStringLiteral(", up to %1 sequences; not timed").arg(formatCount(c.batch));
     if (result.smallestBeyondDevices)
         text +=
             QStringLiteral(", more than the %1 devices searched").arg(formatCount(request.devices));
@@ -204,25 +211,24 @@ QString servingPlanToText(const core::ServingPlanRequest &request,
              .arg(QStringLiteral("layout"));
     int rank = 1;
     for (const auto &c : result.candidates) {
-        const auto number = [&c](double value, int width, int decimals) {
-            return c.timed ? QStringLiteral("%1").arg(value, width, 'f', decimals)
-                           : QStringLiteral("%1").arg(QStringLiteral("—"), width);
+        // Exact, a bound ("≥ 35.65" for a time, "≤ 27" for a rate) or unknown ("—").
+        const bool bound = !c.timed && c.linkTimeExcluded;
+        const auto cell = [&](const QString &value, const QString &boundSign, int width) {
+            if (c.timed)
+                return QStringLiteral("%1").arg(value, width);
+            return QStringLiteral("%1").arg(bound ? boundSign + value : QStringLiteral("—"), width);
         };
+        const QString atLeast = QStringLiteral("≥");
+        const QString atMost = QStringLiteral("≤");
         s << QStringLiteral("%1  %2  %3  %4  %5  %6  %7  %8  %9\n")
                  .arg(rank++, 3)
-                 .arg(c.timed ? QStringLiteral("%1").arg(
-                                    formatCount(std::llround(c.tokensPerSPerDevice)), 9)
-                              : QStringLiteral("%1").arg(QStringLiteral("—"), 9))
-                 .arg(c.timed
-                          ? QStringLiteral("%1").arg(formatCount(std::llround(c.tokensPerS())), 9)
-                          : QStringLiteral("%1").arg(QStringLiteral("—"), 9))
-                 .arg(number(c.tpotS * 1e3, 8, 2))
-                 .arg(number(c.ttftS * 1e3, 8, 0))
+                 .arg(cell(formatCount(std::llround(c.tokensPerSPerDevice)), atMost, 9))
+                 .arg(cell(formatCount(std::llround(c.tokensPerS())), atMost, 9))
+                 .arg(cell(QString::number(c.tpotS * 1e3, 'f', 2), atLeast, 8))
+                 .arg(cell(QString::number(c.ttftS * 1e3, 'f', 0), atLeast, 8))
                  .arg(formatBytes(static_cast<double>(c.peakStageBytes)), 9)
-                 .arg(c.timed
-                          ? (c.memoryBound ? QStringLiteral("memory") : QStringLiteral("compute"))
-                          : QStringLiteral("—"),
-                      7)
+                 .arg(cell(c.memoryBound ? QStringLiteral("memory") : QStringLiteral("compute"),
+                           QString(), 7))
                  .arg(qs(core::toString(c.limit)), -28)
                  .arg(servingShapeText(c));
     }
@@ -245,18 +251,22 @@ DataTable servingPlanTable(const std::vector<core::ServingCandidate> &candidates
                                 QStringLiteral("tokens/s")}
                   << DataColumn{QStringLiteral("peak stage memory"), QStringLiteral("bytes")}
                   << DataColumn{QStringLiteral("energy"), QStringLiteral("J/Mtoken")}
-                  << DataColumn{QStringLiteral("batch limited by"), {}};
+                  << DataColumn{QStringLiteral("batch limited by"), {}}
+                  << DataColumn{QStringLiteral("link time excluded"), {}};
     for (std::size_t i = 0; i < candidates.size(); ++i) {
         const core::ServingCandidate &c = candidates[i];
-        const auto timed = [&c](double v) { return c.timed ? DataValue(v) : DataValue(); };
+        // Lower bounds when a link's time is left out (the column "link time excluded" says so).
+        const auto timed = [&c](double v) {
+            return c.timed || c.linkTimeExcluded ? DataValue(v) : DataValue();
+        };
         QList<DataValue> row{qint64(i + 1),      qint64(c.tp),           qint64(c.pp),
                              qint64(c.replicas), qint64(c.microbatches), qint64(c.microbatchSize),
                              qint64(c.batch)};
         row << timed(c.ttftS) << timed(c.tpotS) << timed(c.tokensPerS())
             << timed(c.tokensPerSPerDevice) << qint64(c.peakStageBytes)
-            << (c.timed && c.joulesPerMillionTokens > 0 ? DataValue(c.joulesPerMillionTokens)
-                                                        : DataValue())
-            << qs(core::toString(c.limit));
+            << (c.joulesPerMillionTokens > 0 ? timed(c.joulesPerMillionTokens) : DataValue())
+            << qs(core::toString(c.limit))
+            << (c.linkTimeExcluded ? QStringLiteral("true") : QStringLiteral("false"));
         table.rows << row;
     }
     return table;

@@ -54,6 +54,41 @@ class TestServing : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    // SN40L publishes no chip-to-chip bandwidth (devices.json): serving is still timed from
+    // the stages' own work, with the links' transfers left out, so every time is a lower
+    // bound. It is exactly the time with a link, less that link's all-reduces; and no
+    // token is faster than the weights over the memory bandwidth.
+    void unpublishedLinksGiveLowerBounds()
+    {
+        const QString layout = QStringLiteral(
+            "model=llama-3.1-405b,precision=fp8,tp=8,pp=1,microbatches=1,microbatch_size=4,"
+            "seq_len=4096,output_len=256");
+        const Report bound = serve(QStringLiteral("device=sn40l,") + layout);
+        QVERIFY(bound.ok());
+        QVERIFY(bound.hasWarning("tp-link-unknown"));
+        QVERIFY(!bound.stepTime);
+        QVERIFY(bound.serving);
+        QVERIFY(bound.serving->linkTimeExcluded);
+        QCOMPARE(bound.serving->first.busiest.tpCommS, 0.0);
+
+        Scenario linked = scenario(QStringLiteral("mode=inference,dp=1,device=sn40l,") + layout);
+        DeviceSpec device = *resolveDevice(linked, presets());
+        device.intraNodeGbPerS = 100; // an assumed link, for the comparison only
+        device.interNodeGbPerS = 100;
+        linked.customDevice = device;
+        const Report withLink = evaluate(linked, presets());
+        QVERIFY(withLink.serving && !withLink.serving->linkTimeExcluded);
+        const DecodeStep &a = bound.serving->first;
+        const DecodeStep &b = withLink.serving->first;
+        QVERIFY(b.busiest.tpCommS > 0);
+        QCOMPARE(a.tokenS, b.tokenS - b.busiest.tpCommS);
+        QVERIFY(bound.serving->decodeMeanS < withLink.serving->decodeMeanS);
+        QVERIFY(bound.serving->prefillS <= withLink.serving->prefillS);
+
+        const ModelSpec &m = *resolveModel(linked, presets());
+        QVERIFY(a.tokenS >= weightsReadPerDevice(m, 8, 1.0) / (device.hbmGbPerS * 1e9));
+    }
+
     // Replicas serve their own batches and share nothing: D of them answer D times the
     // tokens, each as fast as one alone, per device the same.
     void replicasMultiplyThroughput()

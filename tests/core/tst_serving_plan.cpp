@@ -282,11 +282,25 @@ private Q_SLOTS:
         QVERIFY(!r.candidates.empty());
         for (const ServingCandidate &c : r.candidates)
             QVERIFY(!c.timed);
+        // Their times are lower bounds, with the links' transfers left out.
+        for (const ServingCandidate &c : r.candidates) {
+            QVERIFY(c.linkTimeExcluded);
+            QCOMPARE(
+                c.tpotS,
+                evaluateCandidate(req, c, c.microbatches, c.microbatchSize).serving->decodeMeanS);
+        }
+        // A lower bound below a target proves nothing…
         req.tpotTargetS = 1.0;
         r = planServing(req, presets());
         QVERIFY(r.candidates.empty());
         QVERIFY(!r.smallest);
         QVERIFY(r.rejected.contains("link bandwidth not published"));
+        // … one above it proves a miss: 203 GB over 16 devices' 1.6 TB/s is 7.9 ms at least.
+        req.tpotTargetS = 0.005;
+        r = planServing(req, presets());
+        QVERIFY(r.candidates.empty());
+        QVERIFY(!r.rejected.contains("link bandwidth not published"));
+        QVERIFY(r.rejected.contains("time per output token above the target"));
     }
 
     void errorsNameTheField_data()
