@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QLineSeries>
 #include <QScatterSeries>
 #include <QStackedWidget>
 #include <QToolTip>
@@ -17,6 +18,7 @@
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace ui {
 
@@ -25,6 +27,43 @@ namespace {
 QPointF pointOf(const core::ServingCandidate &c)
 {
     return {1e3 * c.tpotS, c.tokensPerSPerDevice};
+}
+
+// From a round number below the fastest shape to one above the slowest, with a margin, in
+// steps of 1, 2 or 5 × 10^k: the shapes often differ by a few milliseconds around tens of
+// them, which an axis from 0 would crowd into one corner.
+void setSpanRange(QValueAxis *axis, double low, double high)
+{
+    const double span = high > low ? high - low : std::max(0.2 * high, 1e-3);
+    low = std::max(0.0, low - 0.08 * span);
+    high += 0.08 * span;
+    const double magnitude = std::pow(10.0, std::floor(std::log10((high - low) / 6)));
+    double step = magnitude * 10;
+    for (double factor : {1.0, 2.0, 5.0})
+        if ((high - low) / (magnitude * factor) <= 8) {
+            step = magnitude * factor;
+            break;
+        }
+    axis->setTickType(QValueAxis::TicksFixed);
+    axis->setRange(std::floor(low / step) * step, std::ceil(high / step) * step);
+    axis->setTickAnchor(0);
+    axis->setTickInterval(step);
+    axis->setTickType(QValueAxis::TicksDynamic);
+    axis->setLabelFormat(step < 1 ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
+}
+
+// The shapes no other beats on both counts: none is faster per token and delivers more per
+// device. Sorted by time per token.
+QList<QPointF> frontier(QList<QPointF> points)
+{
+    std::sort(points.begin(), points.end(), [](const QPointF &a, const QPointF &b) {
+        return a.x() < b.x() || (a.x() == b.x() && a.y() > b.y());
+    });
+    QList<QPointF> out;
+    for (const QPointF &p : points)
+        if (out.isEmpty() || p.y() > out.back().y())
+            out << p;
+    return out;
 }
 
 QScatterSeries *scatter(const QColor &fill, qreal size, QScatterSeries::MarkerShape shape)
@@ -46,7 +85,7 @@ ServingPlanChart::ServingPlanChart(QWidget *parent)
       m_computeBound(
           scatter(chart_style::orange(), 12, QScatterSeries::MarkerShapeRotatedRectangle)),
       m_selected(scatter(Qt::transparent, 22, QScatterSeries::MarkerShapeCircle)),
-      m_timeAxis(new QValueAxis), m_rateAxis(new QValueAxis)
+      m_frontier(new QLineSeries), m_timeAxis(new QValueAxis), m_rateAxis(new QValueAxis)
 {
     m_chart->legend()->setAlignment(Qt::AlignBottom);
     m_chart->setMargins(QMargins(4, 4, 4, 4));
@@ -56,12 +95,17 @@ ServingPlanChart::ServingPlanChart(QWidget *parent)
     m_memoryBound->setName(tr("Memory-bound"));
     m_computeBound->setName(tr("Compute-bound"));
     m_selected->setName(tr("Selected"));
+    m_frontier->setName(tr("Best trade-offs"));
+    m_frontier->setPen(QPen(chart_style::grey(), 1.5, Qt::DashLine));
 
     m_timeAxis->setTitleText(tr("Time per output token (ms)"));
-    m_rateAxis->setTitleText(tr("Output tokens/s per device"));
+    // Shortened to "Throughput (tokens/s)" on a short plot (chart_style::keepAxesReadable).
+    m_rateAxis->setTitleText(tr("Throughput per device (tokens/s)"));
     m_chart->addAxis(m_timeAxis, Qt::AlignBottom);
     m_chart->addAxis(m_rateAxis, Qt::AlignLeft);
-    for (QScatterSeries *series : {m_memoryBound, m_computeBound, m_selected}) {
+    // The frontier under the points, the ring on top.
+    for (QXYSeries *series : std::initializer_list<QXYSeries *>{m_frontier, m_memoryBound,
+                                                                m_computeBound, m_selected}) {
         m_chart->addSeries(series);
         series->attachAxis(m_timeAxis);
         series->attachAxis(m_rateAxis);
@@ -91,7 +135,9 @@ ServingPlanChart::ServingPlanChart(QWidget *parent)
            "output tokens per second each device delivers. Up and to the left is better; a "
            "shape further right buys throughput with latency. Blue circles are memory-bound "
            "(decode reads the weights and the KV cache), orange diamonds compute-bound. The "
-           "ring is the selected row — click a point to select its row.</p>"
+           "dashed line joins the best trade-offs: the shapes no other beats on both time per "
+           "token and throughput per device. The ring is the selected row — click a point to "
+           "select its row.</p>"
            "<p>Shapes without a time (a link they need publishes no bandwidth) are listed in "
            "the table but not drawn.</p>");
     m_view->setToolTip(explanation);
@@ -119,6 +165,7 @@ void ServingPlanChart::setResult(const core::ServingPlanResult &result)
     m_candidates = result.candidates;
     QList<QPointF> memory;
     QList<QPointF> compute;
+    double quickest = std::numeric_limits<double>::infinity();
     double slowest = 0;
     double fastest = 0;
     qsizetype untimed = 0;
@@ -129,6 +176,7 @@ void ServingPlanChart::setResult(const core::ServingPlanResult &result)
         }
         const QPointF at = pointOf(c);
         (c.memoryBound ? memory : compute) << at;
+        quickest = std::min(quickest, at.x());
         slowest = std::max(slowest, at.x());
         fastest = std::max(fastest, at.y());
     }
@@ -144,16 +192,23 @@ void ServingPlanChart::setResult(const core::ServingPlanResult &result)
     }
     m_memoryBound->replace(memory);
     m_computeBound->replace(compute);
+    m_frontier->replace(frontier(memory + compute));
     m_selected->clear();
+    // The legend names only what is drawn: a narrow chart elides a crowded one.
+    for (QXYSeries *series :
+         std::initializer_list<QXYSeries *>{m_memoryBound, m_computeBound, m_frontier})
+        for (QLegendMarker *marker : m_chart->legend()->markers(series))
+            marker->setVisible(series->count() >= (series == m_frontier ? 2 : 1));
     m_memoryBound->setName(tr("Memory-bound (%1)").arg(memory.size()));
     m_computeBound->setName(tr("Compute-bound (%1)").arg(compute.size()));
-    chart_style::setNiceRange(m_timeAxis, slowest);
+    setSpanRange(m_timeAxis, quickest, slowest);
+    // Throughput from 0: how far apart the shapes are is part of the answer.
     chart_style::setNiceRange(m_rateAxis, fastest);
-    m_timeAxis->setLabelFormat(m_timeAxis->max() < 5 ? QStringLiteral("%.1f")
-                                                     : QStringLiteral("%.0f"));
     m_rateAxis->setLabelFormat(QStringLiteral("%.0f"));
-    QString caption = tr("The %1 listed shapes, each at its largest batch.")
-                          .arg(io::formatCount(qint64(m_candidates.size())));
+    QString caption = m_candidates.size() == 1
+                          ? tr("The listed shape, at its largest batch.")
+                          : tr("The %1 listed shapes, each at its largest batch.")
+                                .arg(io::formatCount(qint64(m_candidates.size())));
     if (untimed > 0)
         caption += QLatin1Char(' ') + tr("%1 without a time (no link bandwidth) are not drawn.")
                                           .arg(io::formatCount(untimed));
@@ -165,7 +220,8 @@ void ServingPlanChart::setResult(const core::ServingPlanResult &result)
 void ServingPlanChart::clear(const QString &message)
 {
     m_candidates.clear();
-    for (QScatterSeries *series : {m_memoryBound, m_computeBound, m_selected})
+    for (QXYSeries *series :
+         std::initializer_list<QXYSeries *>{m_memoryBound, m_computeBound, m_selected, m_frontier})
         series->clear();
     m_message->setText(message);
     m_caption->clear();

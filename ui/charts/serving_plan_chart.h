@@ -9,6 +9,7 @@
 class QChart;
 class QChartView;
 class QLabel;
+class QLineSeries;
 class QScatterSeries;
 class QStackedWidget;
 class QValueAxis;
@@ -38,6 +39,8 @@ public:
     QScatterSeries *memoryBoundSeries() const { return m_memoryBound; }
     QScatterSeries *computeBoundSeries() const { return m_computeBound; }
     QScatterSeries *selectedSeries() const { return m_selected; }
+    // The shapes no other beats on both time per token and throughput per device.
+    QLineSeries *frontierSeries() const { return m_frontier; }
     QValueAxis *timeAxis() const { return m_timeAxis; }
     QValueAxis *rateAxis() const { return m_rateAxis; }
     // Why there is no plot; empty while one is shown.
@@ -62,6 +65,7 @@ private:
     QScatterSeries *m_memoryBound;
     QScatterSeries *m_computeBound;
     QScatterSeries *m_selected;
+    QLineSeries *m_frontier;
     QValueAxis *m_timeAxis;
     QValueAxis *m_rateAxis;
     std::vector<core::ServingCandidate> m_candidates; // as the result holds them

@@ -110,9 +110,10 @@ std::optional<QString> problem(const core::PlanRequest &request, const core::Pla
 QString servingSummary(const core::ServingPlanRequest &request, const core::ServingPlanResult &r)
 {
     const bool targets = !io::servingTargetsText(request).isEmpty();
-    return tr("Up to %1 devices: %2 replica shapes searched, %3 fit with %4 GiB free%5; %6 "
-              "evaluations in %7.")
-        .arg(io::formatCount(request.devices), io::formatCount(r.shapes),
+    return tr("Up to %1 %2: %3 replica %4 searched, %5 fit with %6 GiB free%7; %8 evaluations "
+              "in %9.")
+        .arg(io::formatCount(request.devices), request.devices == 1 ? tr("device") : tr("devices"),
+             io::formatCount(r.shapes), r.shapes == 1 ? tr("shape") : tr("shapes"),
              io::formatCount(r.feasible), QString::number(request.headroomGib),
              targets ? tr(" and meet the targets") : QString(), io::formatCount(r.evaluations),
              duration(r.elapsedS));

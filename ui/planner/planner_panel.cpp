@@ -29,6 +29,7 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
@@ -37,6 +38,7 @@
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <tuple>
@@ -114,6 +116,12 @@ QString servingSummaryTooltip()
         "that will not do by reason, with an example of each.</p>");
 }
 
+// "1 device", not "1 devices": one device is a deployment the examples ask about.
+QString devicesSuffix(int devices)
+{
+    return devices == 1 ? PlannerPanel::tr(" device") : PlannerPanel::tr(" devices");
+}
+
 bool isServingScenario(const core::Scenario &s)
 {
     return s.mode == core::Mode::inference;
@@ -165,7 +173,7 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
 {
     setObjectName(QStringLiteral("plannerPanel"));
 
-    m_devices->setSuffix(tr(" devices"));
+    m_devices->setSuffix(devicesSuffix(m_devices->value()));
     m_globalBatch->setToolTip(tr("Sequences per step over all replicas; each of the "
                                  "D replicas takes global batch ÷ D as m micro-batches of b. "
                                  "Starts at the explorer's m × b × D."));
@@ -323,7 +331,7 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     loadRow->addWidget(m_exportCsv);
     tableLayout->addLayout(loadRow);
 
-    auto *splitter = new QSplitter(Qt::Horizontal);
+    auto *splitter = m_splitter = new QSplitter(Qt::Horizontal);
     splitter->setObjectName(QStringLiteral("plannerSplitter"));
     splitter->setChildrenCollapsible(false);
     splitter->addWidget(tableSide);
@@ -333,6 +341,7 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     splitter->addWidget(m_charts);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 1);
+    connect(splitter, &QSplitter::splitterMoved, this, [this] { m_splitterMoved = true; });
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 4, 6, 4);
@@ -353,6 +362,13 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     });
     for (QSpinBox *box : {m_devices, m_globalBatch})
         connect(box, &QSpinBox::valueChanged, this, [this] { m_followScenario = false; });
+    // Not while the user types: a new suffix rewrites the text being typed.
+    connect(m_devices, &QSpinBox::valueChanged, this, [this](int n) {
+        if (!m_devices->hasFocus())
+            m_devices->setSuffix(devicesSuffix(n));
+    });
+    connect(m_devices, &QSpinBox::editingFinished, this,
+            [this] { m_devices->setSuffix(devicesSuffix(m_devices->value())); });
     // The list on show answers the other question: search again (milliseconds).
     connect(m_distinct, &QCheckBox::toggled, this, [this] {
         if (m_result || isRunning())
@@ -419,6 +435,7 @@ void PlannerPanel::takeInputsFromScenario()
     const QSignalBlocker blockDevices(m_devices);
     const QSignalBlocker blockBatch(m_globalBatch);
     m_devices->setValue(s.devices());
+    m_devices->setSuffix(devicesSuffix(s.devices()));
     m_globalBatch->setValue(s.microbatches * s.microbatchSize * s.dp);
 }
 
@@ -495,6 +512,7 @@ void PlannerPanel::run()
 {
     // The mode of the scenario now, even before the document's change notice arrives.
     followMode();
+    m_devices->setSuffix(devicesSuffix(m_devices->value()));
     m_cancelNote.clear();
     m_fraction = 0;
     if (m_serving) {
@@ -684,6 +702,21 @@ void PlannerPanel::showResult()
     showSummary();
     if (m_sorted->rowCount() > 0)
         m_table->selectRow(0);
+    // The deployments' table is wider than the training one (its last column is the whole
+    // shape): it takes the width it needs, leaving the chart its minimum and a little more,
+    // unless the user has set the split.
+    if (!m_splitterMoved && m_splitter->width() > 0) {
+        const int total = m_splitter->width() - m_splitter->handleWidth();
+        int table = total / 2;
+        if (m_serving && m_sorted->rowCount() > 0) {
+            m_table->resizeColumnsToContents();
+            const int wanted = m_table->horizontalHeader()->length() + 2 * m_table->frameWidth() +
+                               m_table->verticalScrollBar()->sizeHint().width();
+            const int chart = m_charts->minimumSizeHint().width() + 40;
+            table = std::clamp(wanted, total / 2, std::max(total / 2, total - chart));
+        }
+        m_splitter->setSizes({table, total - table});
+    }
     m_exportCsv->setEnabled(m_sorted->rowCount() > 0);
     onSelectionChanged();
     showMessages();

@@ -15,6 +15,7 @@ class QTableView;
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QSplitter;
 class QStackedWidget;
 class QToolButton;
 
@@ -174,6 +175,8 @@ private:
     ServingTableModel *m_servingModel;
     ServingPlanChart *m_servingChart;
     QStackedWidget *m_charts;
+    QSplitter *m_splitter = nullptr;
+    bool m_splitterMoved = false;      // the user's split stays
     QList<QWidget *> m_trainingInputs; // shown in training only
     QList<QWidget *> m_servingInputs;  // shown in inference only
 

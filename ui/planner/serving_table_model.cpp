@@ -24,6 +24,22 @@ QString milliseconds(double seconds, int decimals)
     return QString::number(seconds * 1e3, 'f', decimals);
 }
 
+// The reason in a word or two, for a narrow column; the row's tooltip gives it in full.
+QString limitText(core::BatchLimit limit)
+{
+    switch (limit) {
+    case core::BatchLimit::memory:
+        return ServingTableModel::tr("memory");
+    case core::BatchLimit::tpotTarget:
+        return ServingTableModel::tr("TPOT target");
+    case core::BatchLimit::ttftTarget:
+        return ServingTableModel::tr("TTFT target");
+    case core::BatchLimit::batchLimit:
+        return ServingTableModel::tr("batch limit");
+    }
+    return {};
+}
+
 } // namespace
 
 ServingTableModel::ServingTableModel(QObject *parent) : QAbstractTableModel(parent) {}
@@ -109,7 +125,7 @@ QVariant ServingTableModel::display(const core::ServingCandidate &c, int row, in
     case bound:
         return !timed ? noTime() : c.memoryBound ? tr("memory") : tr("compute");
     case limit:
-        return io::qs(core::toString(c.limit));
+        return limitText(c.limit);
     case layout:
         return io::servingShapeText(c);
     default:
@@ -168,7 +184,7 @@ QString ServingTableModel::rowTooltip(const core::ServingCandidate &c) const
         text += tr("<p>Not timed: a link the replica needs publishes no bandwidth. It fits "
                    "memory, and ranks after every timed shape.</p>");
     }
-    text += tr("<p>Fullest stage: %1 per device. A larger batch would pass the %2.</p>")
+    text += tr("<p>Fullest stage: %1 per device.<br>Batch limited by the %2.</p>")
                 .arg(units::format(static_cast<double>(c.peakStageBytes)),
                      io::qs(core::toString(c.limit)));
     if (isLoaded(c))
@@ -221,20 +237,21 @@ QVariant ServingTableModel::headerData(int section, Qt::Orientation orientation,
         switch (section) {
         case rank:
             return tr("#");
+        // Two lines: the columns are as narrow as their numbers, and the layout fits beside.
         case tokensPerSPerDevice:
-            return tr("Tokens/s/device");
+            return tr("Tokens/s\nper device");
         case tokensPerS:
-            return tr("Tokens/s");
+            return tr("Tokens/s\nin all");
         case tpot:
-            return tr("TPOT (ms)");
+            return tr("TPOT\n(ms)");
         case ttft:
-            return tr("TTFT (ms)");
+            return tr("TTFT\n(ms)");
         case peakMemory:
-            return tr("Peak (%1)").arg(units::largeName());
+            return tr("Peak\n(%1)").arg(units::largeName());
         case bound:
             return tr("Bound");
         case limit:
-            return tr("Batch limited by");
+            return tr("Batch\nlimited by");
         case layout:
             return tr("Layout");
         default:
@@ -267,8 +284,10 @@ QVariant ServingTableModel::headerData(int section, Qt::Orientation orientation,
                       "bandwidth (reading weights and KV cache) or compute.");
         case limit:
             return tr("Why the batch is not larger: one more sequence per micro-batch would "
-                      "not fit the memory with the headroom, would miss a latency target, or "
-                      "the largest micro-batch Parascope takes.");
+                      "not fit the memory with the headroom (memory), would take longer than "
+                      "the time per output token or time to first token target (TPOT target, "
+                      "TTFT target), or the micro-batch is the largest Parascope takes (batch "
+                      "limit).");
         case layout:
             return tr("The replica shape: T-way tensor parallel, K pipeline stages, D replicas; "
                       "the batch in flight per replica, m micro-batches of b sequences.");
