@@ -29,12 +29,21 @@ QPointF pointOf(const core::ServingCandidate &c)
     return {1e3 * c.tpotS, c.tokensPerSPerDevice};
 }
 
+// Drawn: exact times, or bounds without a link's transfers.
+bool drawn(const core::ServingCandidate &c)
+{
+    return c.timed || c.linkTimeExcluded;
+}
+
 // From a round number below the fastest shape to one above the slowest, with a margin, in
 // steps of 1, 2 or 5 × 10^k: the shapes often differ by a few milliseconds around tens of
 // them, which an axis from 0 would crowd into one corner.
 void setSpanRange(QValueAxis *axis, double low, double high)
 {
-    const double span = high > low ? high - low : std::max(0.2 * high, 1e-3);
+    // One shape (or one time): from 0, as a single point has no spread to show.
+    if (!(high > low))
+        low = 0;
+    const double span = high > low ? high - low : std::max(high, 1e-3);
     low = std::max(0.0, low - 0.08 * span);
     high += 0.08 * span;
     const double magnitude = std::pow(10.0, std::floor(std::log10((high - low) / 6)));
@@ -85,17 +94,22 @@ ServingPlanChart::ServingPlanChart(QWidget *parent)
       m_computeBound(
           scatter(chart_style::orange(), 12, QScatterSeries::MarkerShapeRotatedRectangle)),
       m_selected(scatter(Qt::transparent, 22, QScatterSeries::MarkerShapeCircle)),
+      m_bounds(scatter(Qt::transparent, 11, QScatterSeries::MarkerShapeCircle)),
       m_frontier(new QLineSeries), m_timeAxis(new QValueAxis), m_rateAxis(new QValueAxis)
 {
     m_chart->legend()->setAlignment(Qt::AlignBottom);
     m_chart->setMargins(QMargins(4, 4, 4, 4));
     m_view->setRenderHint(QPainter::Antialiasing);
-    m_view->setMinimumSize(280, 220);
+    // Shorter than the training chart's: a few points, and an example's explanation above the
+    // charts leaves the dock little height.
+    m_view->setMinimumSize(280, 180);
     m_selected->setPen(QPen(chart_style::vermillion(), 3));
     m_memoryBound->setName(tr("Memory-bound"));
     m_computeBound->setName(tr("Compute-bound"));
     m_selected->setName(tr("Selected"));
     m_frontier->setName(tr("Best trade-offs"));
+    // Hollow: the shape is at least this slow, at most this fast, somewhere down and right.
+    m_bounds->setPen(QPen(chart_style::blue(), 2));
     m_frontier->setPen(QPen(chart_style::grey(), 1.5, Qt::DashLine));
 
     m_timeAxis->setTitleText(tr("Time per output token (ms)"));
@@ -104,7 +118,7 @@ ServingPlanChart::ServingPlanChart(QWidget *parent)
     m_chart->addAxis(m_timeAxis, Qt::AlignBottom);
     m_chart->addAxis(m_rateAxis, Qt::AlignLeft);
     // The frontier under the points, the ring on top.
-    for (QXYSeries *series : std::initializer_list<QXYSeries *>{m_frontier, m_memoryBound,
+    for (QXYSeries *series : std::initializer_list<QXYSeries *>{m_frontier, m_bounds, m_memoryBound,
                                                                 m_computeBound, m_selected}) {
         m_chart->addSeries(series);
         series->attachAxis(m_timeAxis);
@@ -116,7 +130,7 @@ ServingPlanChart::ServingPlanChart(QWidget *parent)
     chart_style::keepAxesReadable(m_chart);
     chart_style::groupDigits(m_chart);
 
-    for (QScatterSeries *series : {m_memoryBound, m_computeBound}) {
+    for (QScatterSeries *series : {m_memoryBound, m_computeBound, m_bounds}) {
         connect(series, &QScatterSeries::clicked, this, [this](const QPointF &at) {
             if (const int index = nearest(at); index >= 0)
                 Q_EMIT candidateClicked(index);
@@ -138,8 +152,10 @@ ServingPlanChart::ServingPlanChart(QWidget *parent)
            "dashed line joins the best trade-offs: the shapes no other beats on both time per "
            "token and throughput per device. The ring is the selected row — click a point to "
            "select its row.</p>"
-           "<p>Shapes without a time (a link they need publishes no bandwidth) are listed in "
-           "the table but not drawn.</p>");
+           "<p>Hollow circles are bounds: a link the shape needs publishes no bandwidth, so its "
+           "transfers are left out; the shape takes at least this long per token and delivers "
+           "at most this much. Shapes without any time are listed in the table but not "
+           "drawn.</p>");
     m_view->setToolTip(explanation);
     m_message->setObjectName(QStringLiteral("servingPlanChartMessage"));
     m_message->setAlignment(Qt::AlignCenter);
@@ -165,42 +181,46 @@ void ServingPlanChart::setResult(const core::ServingPlanResult &result)
     m_candidates = result.candidates;
     QList<QPointF> memory;
     QList<QPointF> compute;
+    QList<QPointF> bounds;
     double quickest = std::numeric_limits<double>::infinity();
     double slowest = 0;
     double fastest = 0;
     qsizetype untimed = 0;
     for (const core::ServingCandidate &c : m_candidates) {
-        if (!c.timed) {
+        if (!drawn(c)) {
             ++untimed;
             continue;
         }
         const QPointF at = pointOf(c);
-        (c.memoryBound ? memory : compute) << at;
+        (!c.timed ? bounds : c.memoryBound ? memory : compute) << at;
         quickest = std::min(quickest, at.x());
         slowest = std::max(slowest, at.x());
         fastest = std::max(fastest, at.y());
     }
-    if (memory.isEmpty() && compute.isEmpty()) {
+    if (memory.isEmpty() && compute.isEmpty() && bounds.isEmpty()) {
         clear(m_candidates.empty()
                   ? tr("No deployment to draw: no shape fits and meets the targets.")
                   : tr("No deployment to draw: none of the %1 listed shapes has a time, since "
-                       "a link each needs publishes no bandwidth. The table lists their "
-                       "memory.")
+                       "the device publishes no rates for this precision. The table lists "
+                       "their memory.")
                         .arg(io::formatCount(untimed)));
         m_candidates = result.candidates; // still listed, and selectable from the table
         return;
     }
     m_memoryBound->replace(memory);
     m_computeBound->replace(compute);
+    m_bounds->replace(bounds);
+    // Among exact times only: a bound beats nothing for sure.
     m_frontier->replace(frontier(memory + compute));
     m_selected->clear();
     // The legend names only what is drawn: a narrow chart elides a crowded one.
     for (QXYSeries *series :
-         std::initializer_list<QXYSeries *>{m_memoryBound, m_computeBound, m_frontier})
+         std::initializer_list<QXYSeries *>{m_memoryBound, m_computeBound, m_bounds, m_frontier})
         for (QLegendMarker *marker : m_chart->legend()->markers(series))
             marker->setVisible(series->count() >= (series == m_frontier ? 2 : 1));
     m_memoryBound->setName(tr("Memory-bound (%1)").arg(memory.size()));
     m_computeBound->setName(tr("Compute-bound (%1)").arg(compute.size()));
+    m_bounds->setName(tr("Bounds, links left out (%1)").arg(bounds.size()));
     setSpanRange(m_timeAxis, quickest, slowest);
     // Throughput from 0: how far apart the shapes are is part of the answer.
     chart_style::setNiceRange(m_rateAxis, fastest);
@@ -210,8 +230,8 @@ void ServingPlanChart::setResult(const core::ServingPlanResult &result)
                           : tr("The %1 listed shapes, each at its largest batch.")
                                 .arg(io::formatCount(qint64(m_candidates.size())));
     if (untimed > 0)
-        caption += QLatin1Char(' ') + tr("%1 without a time (no link bandwidth) are not drawn.")
-                                          .arg(io::formatCount(untimed));
+        caption +=
+            QLatin1Char(' ') + tr("%1 without a time are not drawn.").arg(io::formatCount(untimed));
     m_caption->setText(caption);
     m_message->clear();
     m_stack->setCurrentWidget(m_view);
@@ -220,8 +240,8 @@ void ServingPlanChart::setResult(const core::ServingPlanResult &result)
 void ServingPlanChart::clear(const QString &message)
 {
     m_candidates.clear();
-    for (QXYSeries *series :
-         std::initializer_list<QXYSeries *>{m_memoryBound, m_computeBound, m_selected, m_frontier})
+    for (QXYSeries *series : std::initializer_list<QXYSeries *>{m_memoryBound, m_computeBound,
+                                                                m_bounds, m_selected, m_frontier})
         series->clear();
     m_message->setText(message);
     m_caption->clear();
@@ -230,7 +250,7 @@ void ServingPlanChart::clear(const QString &message)
 
 void ServingPlanChart::setSelected(const std::optional<core::ServingCandidate> &candidate)
 {
-    if (candidate && candidate->timed && m_stack->currentWidget() == m_view)
+    if (candidate && drawn(*candidate) && m_stack->currentWidget() == m_view)
         m_selected->replace({pointOf(*candidate)});
     else
         m_selected->clear();
@@ -253,7 +273,7 @@ int ServingPlanChart::nearest(QPointF at) const
     int best = -1;
     double bestDistance = 0;
     for (std::size_t i = 0; i < m_candidates.size(); ++i) {
-        if (!m_candidates[i].timed)
+        if (!drawn(m_candidates[i]))
             continue;
         const QPointF d = m_chart->mapToPosition(pointOf(m_candidates[i])) - target;
         const double distance = QPointF::dotProduct(d, d);
@@ -271,6 +291,16 @@ QString ServingPlanChart::describe(QPointF at) const
     if (index < 0)
         return {};
     const core::ServingCandidate &c = m_candidates[std::size_t(index)];
+    if (!c.timed)
+        return tr("#%1 %2<br>at least %3 ms per output token, %4 to the first<br>at most %5 "
+                  "tokens/s per device, %6 in all<br>(a link it needs publishes no bandwidth: "
+                  "its transfers are left out)")
+            .arg(index + 1)
+            .arg(io::servingShapeText(c).toHtmlEscaped())
+            .arg(c.tpotS * 1e3, 0, 'f', 2)
+            .arg(QStringLiteral("%1 ms").arg(c.ttftS * 1e3, 0, 'f', 0))
+            .arg(io::formatCount(std::llround(c.tokensPerSPerDevice)),
+                 io::formatCount(std::llround(c.tokensPerS())));
     return tr("#%1 %2<br>%3 ms per output token, %4 to the first<br>%5 tokens/s per device, "
               "%6 in all; %7-bound")
         .arg(index + 1)

@@ -19,7 +19,8 @@ namespace ui {
 // The deployment planner's candidates as the latency–throughput trade-off of their shapes:
 // each timed candidate a point of time per output token (ms) against output tokens per
 // second per device, memory-bound and compute-bound shapes apart, the selected row ringed.
-// Without a timed candidate it shows why in words instead of an empty plot. Qt Charts stays
+// A shape whose links publish no bandwidth is a hollow point at its bounds. Without any
+// time to draw it shows why in words instead of an empty plot. Qt Charts stays
 // inside this class.
 class ServingPlanChart : public QWidget
 {
@@ -39,6 +40,8 @@ public:
     QScatterSeries *memoryBoundSeries() const { return m_memoryBound; }
     QScatterSeries *computeBoundSeries() const { return m_computeBound; }
     QScatterSeries *selectedSeries() const { return m_selected; }
+    // Shapes whose links publish no bandwidth: their times are lower bounds.
+    QScatterSeries *boundsSeries() const { return m_bounds; }
     // The shapes no other beats on both time per token and throughput per device.
     QLineSeries *frontierSeries() const { return m_frontier; }
     QValueAxis *timeAxis() const { return m_timeAxis; }
@@ -65,6 +68,7 @@ private:
     QScatterSeries *m_memoryBound;
     QScatterSeries *m_computeBound;
     QScatterSeries *m_selected;
+    QScatterSeries *m_bounds;
     QLineSeries *m_frontier;
     QValueAxis *m_timeAxis;
     QValueAxis *m_rateAxis;

@@ -34,7 +34,6 @@
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
-#include <QStackedWidget>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -51,9 +50,10 @@ constexpr int kMaxGlobalBatch = 1 << 24;
 constexpr int kMaxTop = 1000;
 constexpr int kDefaultTop = 20;
 constexpr double kMaxHeadroomGib = 1024;
-// The targets' ranges: far beyond any deployment either way.
-constexpr double kMaxTargetMs = 1e7;
-constexpr double kMaxTokensPerS = 1e12;
+// The targets' ranges: far beyond any deployment, and no wider than the boxes need.
+constexpr double kMaxTpotMs = 1e5;
+constexpr double kMaxTtftMs = 1e6;
+constexpr double kMaxTokensPerS = 1e9;
 
 QSpinBox *spinBox(const QString &name, int minimum, int maximum)
 {
@@ -162,14 +162,14 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
       m_load(new QPushButton(tr("Load into explorer"))),
       m_exportCsv(new QPushButton(tr("Export CSV…"))), m_chart(new PlanChart),
       m_tpotOn(new QCheckBox(tr("Time per output token ≤"))),
-      m_tpot(targetBox(QStringLiteral("plannerTpot"), 0.1, kMaxTargetMs, 1, 50, tr(" ms"))),
+      m_tpot(targetBox(QStringLiteral("plannerTpot"), 0.1, kMaxTpotMs, 1, 50, tr(" ms"))),
       m_ttftOn(new QCheckBox(tr("Time to first token ≤"))),
-      m_ttft(targetBox(QStringLiteral("plannerTtft"), 1, kMaxTargetMs, 0, 2000, tr(" ms"))),
+      m_ttft(targetBox(QStringLiteral("plannerTtft"), 1, kMaxTtftMs, 0, 2000, tr(" ms"))),
       m_rateOn(new QCheckBox(tr("Throughput ≥"))),
       m_rate(targetBox(QStringLiteral("plannerTokensPerS"), 1, kMaxTokensPerS, 0, 1000,
                        tr(" tokens/s"))),
       m_servingModel(new ServingTableModel(this)), m_servingChart(new ServingPlanChart),
-      m_charts(new QStackedWidget)
+      m_charts(new QWidget)
 {
     setObjectName(QStringLiteral("plannerPanel"));
 
@@ -322,6 +322,10 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     auto *tableSide = new QWidget;
     auto *tableLayout = new QVBoxLayout(tableSide);
     tableLayout->setContentsMargins(0, 0, 0, 0);
+    // The summary and the messages above the table they describe: the chart beside takes the
+    // dock's full height, which a dock under an example's explanation has little of.
+    tableLayout->addWidget(m_summary);
+    tableLayout->addWidget(m_message);
     tableLayout->addWidget(m_table, 1);
     auto *loadRow = new QHBoxLayout;
     loadRow->addWidget(m_load);
@@ -336,8 +340,12 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     splitter->setChildrenCollapsible(false);
     splitter->addWidget(tableSide);
     m_servingChart->setObjectName(QStringLiteral("servingPlanChart"));
-    m_charts->addWidget(m_chart);
-    m_charts->addWidget(m_servingChart);
+    // One chart shown, the other hidden rather than stacked: a hidden one does not hold the
+    // dock to its minimum height.
+    auto *charts = new QVBoxLayout(m_charts);
+    charts->setContentsMargins(0, 0, 0, 0);
+    charts->addWidget(m_chart);
+    charts->addWidget(m_servingChart);
     splitter->addWidget(m_charts);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 1);
@@ -346,8 +354,6 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 4, 6, 4);
     layout->addLayout(inputs);
-    layout->addWidget(m_summary);
-    layout->addWidget(m_message);
     layout->addWidget(splitter, 1);
 
     connect(m_run, &QPushButton::clicked, this, &PlannerPanel::run);
@@ -487,8 +493,8 @@ void PlannerPanel::followMode()
     m_sorted->setSourceModel(serving ? static_cast<QAbstractItemModel *>(m_servingModel)
                                      : static_cast<QAbstractItemModel *>(m_model));
     m_table->sortByColumn(PlanTableModel::rank, Qt::AscendingOrder);
-    m_charts->setCurrentWidget(serving ? static_cast<QWidget *>(m_servingChart)
-                                       : static_cast<QWidget *>(m_chart));
+    m_chart->setVisible(!serving);
+    m_servingChart->setVisible(serving);
     showResult();
 }
 

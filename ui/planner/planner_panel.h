@@ -16,7 +16,6 @@ class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QSplitter;
-class QStackedWidget;
 class QToolButton;
 
 namespace io {
@@ -174,7 +173,8 @@ private:
     QDoubleSpinBox *m_rate;
     ServingTableModel *m_servingModel;
     ServingPlanChart *m_servingChart;
-    QStackedWidget *m_charts;
+    QWidget *m_charts; // the training chart or the deployments'
+
     QSplitter *m_splitter = nullptr;
     bool m_splitterMoved = false;      // the user's split stays
     QList<QWidget *> m_trainingInputs; // shown in training only

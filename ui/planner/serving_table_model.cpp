@@ -105,25 +105,36 @@ int ServingTableModel::columnCount(const QModelIndex &parent) const
     return parent.isValid() ? 0 : int(columnsEnd);
 }
 
+bool ServingTableModel::hasTimes(const core::ServingCandidate &c)
+{
+    return c.timed || c.linkTimeExcluded;
+}
+
 QVariant ServingTableModel::display(const core::ServingCandidate &c, int row, int column) const
 {
-    const bool timed = c.timed;
+    // Exact, a bound ("≥ 562.31" for a time, "≤ 14" for a rate, as `parascope plan` writes
+    // them) or unknown.
+    const auto cell = [&c](const QString &value, const QString &sign) {
+        return c.timed ? value : c.linkTimeExcluded ? sign + value : noTime();
+    };
+    const QString atLeast = QStringLiteral("≥ ");
+    const QString atMost = QStringLiteral("≤ ");
     switch (column) {
     case rank:
         return row + 1;
     case tokensPerSPerDevice:
-        return timed ? io::formatCount(std::llround(c.tokensPerSPerDevice)) : noTime();
+        return cell(io::formatCount(std::llround(c.tokensPerSPerDevice)), atMost);
     case tokensPerS:
-        return timed ? io::formatCount(std::llround(c.tokensPerS())) : noTime();
+        return cell(io::formatCount(std::llround(c.tokensPerS())), atMost);
     case tpot:
-        return timed ? milliseconds(c.tpotS, 2) : noTime();
+        return cell(milliseconds(c.tpotS, 2), atLeast);
     case ttft:
         // Tenths below 100 ms, where a prompt's prefill often is.
-        return timed ? milliseconds(c.ttftS, c.ttftS < 0.1 ? 1 : 0) : noTime();
+        return cell(milliseconds(c.ttftS, c.ttftS < 0.1 ? 1 : 0), atLeast);
     case peakMemory:
         return QString::number(units::large(static_cast<double>(c.peakStageBytes)), 'f', 1);
     case bound:
-        return !timed ? noTime() : c.memoryBound ? tr("memory") : tr("compute");
+        return cell(c.memoryBound ? tr("memory") : tr("compute"), QString());
     case limit:
         return limitText(c.limit);
     case layout:
@@ -133,10 +144,11 @@ QVariant ServingTableModel::display(const core::ServingCandidate &c, int row, in
     }
 }
 
-// The value a column sorts by: numbers as numbers; an untimed shape's times as nothing.
+// The value a column sorts by: numbers as numbers, bounds as their bound; a shape without
+// times has none there.
 QVariant ServingTableModel::number(const core::ServingCandidate &c, int row, int column) const
 {
-    const auto timed = [&c](double value) { return c.timed ? QVariant(value) : QVariant(); };
+    const auto timed = [&c](double value) { return hasTimes(c) ? QVariant(value) : QVariant(); };
     switch (column) {
     case rank:
         return row + 1;
@@ -151,7 +163,7 @@ QVariant ServingTableModel::number(const core::ServingCandidate &c, int row, int
     case peakMemory:
         return static_cast<double>(c.peakStageBytes);
     case bound:
-        return c.timed ? QVariant(c.memoryBound ? tr("memory") : tr("compute")) : QVariant();
+        return hasTimes(c) ? QVariant(c.memoryBound ? tr("memory") : tr("compute")) : QVariant();
     case limit:
         return io::qs(core::toString(c.limit));
     case layout:
@@ -180,8 +192,16 @@ QString ServingTableModel::rowTooltip(const core::ServingCandidate &c) const
         if (c.joulesPerMillionTokens > 0)
             text += tr("<p>%1 J per million output tokens, every device at its TDP.</p>")
                         .arg(io::formatCount(std::llround(c.joulesPerMillionTokens)));
+    } else if (c.linkTimeExcluded) {
+        text += tr("<p>Bounds only: a link the replica needs publishes no bandwidth, so its "
+                   "transfers are left out. At least %1 ms to the first token and %2 ms per "
+                   "token; at most %3 output tokens/s per device. It ranks after every timed "
+                   "shape, fewest devices first.</p>")
+                    .arg(c.ttftS * 1e3, 0, 'f', 1)
+                    .arg(c.tpotS * 1e3, 0, 'f', 2)
+                    .arg(io::formatCount(std::llround(c.tokensPerSPerDevice)));
     } else {
-        text += tr("<p>Not timed: a link the replica needs publishes no bandwidth. It fits "
+        text += tr("<p>Not timed: the device publishes no rates for this precision. It fits "
                    "memory, and ranks after every timed shape.</p>");
     }
     text += tr("<p>Fullest stage: %1 per device.<br>Batch limited by the %2.</p>")
@@ -271,7 +291,8 @@ QVariant ServingTableModel::headerData(int section, Qt::Orientation orientation,
             return tr("Output tokens per second over all D replicas.");
         case tpot:
             return tr("Time per output token in milliseconds: the mean decode step after the "
-                      "first token, at the row's batch.");
+                      "first token, at the row's batch. \"≥\": a lower bound, a link the shape "
+                      "needs publishing no bandwidth (and \"≤\" for its tokens/s).");
         case ttft:
             return tr("Time to first token in milliseconds: the prefill of the whole batch's "
                       "prompts.");

@@ -11,8 +11,9 @@ namespace ui {
 
 // The deployment planner's candidates as a table: one row per replica shape at its batch,
 // most tokens per second per device first. Every cell also gives its number under SortRole
-// (PlanTableModel's), so that a sort proxy orders 9.5 before 10.2 rather than as text; an
-// untimed shape's times are "—" and have no number, so they sort after every timed one.
+// (PlanTableModel's), so that a sort proxy orders 9.5 before 10.2 rather than as text. A
+// shape whose links publish no bandwidth shows bounds ("≥ 562.31" ms, "≤ 14" tokens/s),
+// sorted by the bound; one without any time shows "—", sorted after every number.
 class ServingTableModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -47,6 +48,8 @@ public:
     // The window switched between GB and GiB: the memory column and its header follow.
     void unitsChanged();
 
+    // Whether a candidate has times: exact, or lower bounds without a link's transfers.
+    static bool hasTimes(const core::ServingCandidate &candidate);
     // The scenario keys a candidate's "load" sets, to compare with the explorer's.
     static core::PlanLayout layoutOf(const core::ServingCandidate &candidate);
 
