@@ -694,7 +694,9 @@ void PlannerPanel::onServingFinished(const core::ServingPlanResult &result)
     m_servingRequest = m_runner->servingRequest();
     m_servingModel->setCandidates(result.candidates);
     if (result.error)
-        m_servingChart->clear(tr("No search: the request is invalid (see the message above)."));
+        m_servingChart->clear(
+            tr("Nothing to draw: the request is invalid (the message beside the table says "
+               "why)."));
     else
         m_servingChart->setResult(result);
     onDocumentChanged();
@@ -714,7 +716,7 @@ void PlannerPanel::showResult()
     if (!m_splitterMoved && m_splitter->width() > 0) {
         const int total = m_splitter->width() - m_splitter->handleWidth();
         int table = total / 2;
-        if (m_serving && m_sorted->rowCount() > 0) {
+        if (m_serving) {
             m_table->resizeColumnsToContents();
             const int wanted = m_table->horizontalHeader()->length() + 2 * m_table->frameWidth() +
                                m_table->verticalScrollBar()->sizeHint().width();
