@@ -303,10 +303,56 @@ private Q_SLOTS:
             QVERIFY2(
                 !model->headerData(column, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty(),
                 qPrintable(model->headerData(column, Qt::Horizontal).toString()));
+        // Tab goes through the inputs in reading order: each target's box right after its tick.
+        p->tpotCheck()->setChecked(true);
+        QList<QWidget *> order;
+        p->devicesBox()->setFocus();
+        for (int i = 0; i < 6; ++i) {
+            QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+            order << QApplication::focusWidget();
+        }
+        const QList<QWidget *> expected{p->tpotCheck(),       p->tpotBox(), p->ttftCheck(),
+                                        p->tokensPerSCheck(), p->topBox(),  p->headroomBox()};
+        QCOMPARE(order.size(), expected.size());
+        for (qsizetype i = 0; i < order.size(); ++i)
+            QVERIFY2(
+                order[i] == expected[i] || (order[i] && order[i]->parentWidget() == expected[i]),
+                qPrintable(QStringLiteral("%1: %2").arg(i).arg(order[i] ? order[i]->objectName()
+                                                                        : QString())));
+        p->tpotCheck()->setChecked(false);
         // Undo takes the mode back, and the panel with it.
         w.document.undoStack()->undo();
         w.document.flush();
         check(false);
+    }
+
+    // Presentation mode with larger text still: the deployment planner's inputs wrap onto more
+    // rows rather than run off the window.
+    void inputsStayInsideTheWindow()
+    {
+        Window w;
+        open(w);
+        setAndEvaluate(w.document, "mode", "inference");
+        w.window.presentationAction()->trigger();
+        QTest::keyClick(&w.window, Qt::Key_Equal, Qt::ControlModifier);
+        QCOMPARE(w.window.textScale(), 1.5 * 1.2);
+        PlannerPanel *p = w.panel;
+        QTRY_VERIFY(p->runButton()->mapTo(p, QPoint(0, 0)).y() >
+                    p->tokensPerSBox()->mapTo(p, QPoint(0, 0)).y());
+        for (QWidget *input : std::initializer_list<QWidget *>{
+                 p->devicesBox(), p->tpotCheck(), p->tpotBox(), p->ttftCheck(), p->ttftBox(),
+                 p->tokensPerSCheck(), p->tokensPerSBox(), p->topBox(), p->headroomBox(),
+                 p->runButton(), p->cancelButton()}) {
+            QVERIFY(input->isVisible());
+            const QPoint right = input->mapTo(&w.window, QPoint(input->width(), 0));
+            QVERIFY2(right.x() <= w.window.width(), qPrintable(QStringLiteral("%1 ends at %2 of %3")
+                                                                   .arg(input->objectName())
+                                                                   .arg(right.x())
+                                                                   .arg(w.window.width())));
+        }
+        QTest::keyClick(&w.window, Qt::Key_Minus, Qt::ControlModifier);
+        w.window.presentationAction()->trigger();
+        QCOMPARE(w.window.textScale(), 1.0);
     }
 
     void tableMatchesPlanServing_data()
