@@ -120,8 +120,9 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
         m_dockToggles << new DockToggle(d, this);
     m_plannerToggle = m_dockToggles.back();
     m_plannerToggle->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
-    m_plannerToggle->setToolTip(tr("Search every layout of N devices for the fastest that fit, "
-                                   "and load one into the explorer."));
+    m_plannerToggle->setToolTip(tr("Search every layout of N devices for the fastest that fit "
+                                   "(in inference, every replica shape for the most tokens per "
+                                   "second per device), and load one into the explorer."));
     connect(m_plannerToggle, &DockToggle::broughtForward, this, [this] {
         // Room for the table and the chart; the charts above keep the rest.
         resizeDocks({m_plannerDock},
