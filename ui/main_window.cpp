@@ -164,6 +164,11 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     applyScale();
 }
 
+MainWindow::~MainWindow()
+{
+    m_plannerDock->disconnect(this);
+}
+
 int MainWindow::maxBottomDockHeight() const
 {
     // What leaves the charts their share, less the menu, note, tabs and status line.

@@ -37,6 +37,9 @@ class MainWindow : public QMainWindow
 
 public:
     explicit MainWindow(ScenarioDocument *document, QWidget *parent = nullptr);
+    // Stops the planner dock's visibility notices, which QWidget's destructor would otherwise
+    // deliver to a window that is no longer a MainWindow (UBSan: tst_planner_panel).
+    ~MainWindow() override;
 
     ControlsPanel *controls() const { return m_controls; }
     FormulaPanel *formulas() const { return m_formulas; }
