@@ -220,7 +220,7 @@ void ServingPlanChart::setResult(const core::ServingPlanResult &result)
             marker->setVisible(series->count() >= (series == m_frontier ? 2 : 1));
     m_memoryBound->setName(tr("Memory-bound (%1)").arg(memory.size()));
     m_computeBound->setName(tr("Compute-bound (%1)").arg(compute.size()));
-    m_bounds->setName(tr("Bounds, links left out (%1)").arg(bounds.size()));
+    m_bounds->setName(tr("Bounds only (%1)").arg(bounds.size()));
     setSpanRange(m_timeAxis, quickest, slowest);
     // Throughput from 0: how far apart the shapes are is part of the answer.
     chart_style::setNiceRange(m_rateAxis, fastest);
