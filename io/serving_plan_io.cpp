@@ -50,9 +50,13 @@ QJsonObject candidateToJson(const core::ServingCandidate &c, int rank)
     return o;
 }
 
+// "7.9 ms", "20 ms", "5000 ms": three significant digits, never an exponent.
 QString ms(double seconds)
 {
-    return QStringLiteral("%1 ms").arg(seconds * 1e3, 0, 'g', 3);
+    const double milliseconds = seconds * 1e3;
+    if (milliseconds >= 100)
+        return QStringLiteral("%1 ms").arg(milliseconds, 0, 'f', 0);
+    return QStringLiteral("%1 ms").arg(milliseconds, 0, 'g', 3);
 }
 
 } // namespace

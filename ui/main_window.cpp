@@ -680,15 +680,23 @@ void MainWindow::showVerdict()
     // layer-times, and why, when there is no timing (no peak FLOPS, or a size-only model).
     // Serving: the first token's wait and each later token's (docs/inference.md).
     const QString step =
-        r.serving ? tr("first token %1 ms, then %2 ms a token, %3 tokens/s per device")
+        r.serving && r.serving->linkTimeExcluded
+            // No published link: the times are lower bounds, the rate an upper one.
+            ? tr("first token ≥ %1 ms, then ≥ %2 ms a token, ≤ %3 tokens/s per device (link time "
+                 "not published)")
+                  .arg(1e3 * r.serving->prefillS, 0, 'f', 1)
+                  .arg(1e3 * r.serving->decodeMeanS, 0, 'f', 1)
+                  .arg(r.serving->decodeTokensPerS / r.serving->devicesPerReplica, 0, 'f', 0)
+            : r.serving
+                  ? tr("first token %1 ms, then %2 ms a token, %3 tokens/s per device")
                         .arg(1e3 * r.serving->prefillS, 0, 'f', 1)
                         .arg(1e3 * r.serving->decodeMeanS, 0, 'f', 1)
                         .arg(r.serving->decodeTokensPerS / r.serving->devicesPerReplica, 0, 'f', 0)
-        : r.stepTime         ? tr("step %1 s").arg(r.stepTime->stepTimeS, 0, 'g', 3)
-        : r.timeInLayerUnits ? tr("makespan %1 layer-times, no seconds: %2")
-                                   .arg(r.makespanS, 0, 'g', 3)
-                                   .arg(io::qs(r.untimedReason))
-                             : tr("pipeline %1 s").arg(r.makespanS, 0, 'g', 3);
+              : r.stepTime         ? tr("step %1 s").arg(r.stepTime->stepTimeS, 0, 'g', 3)
+              : r.timeInLayerUnits ? tr("makespan %1 layer-times, no seconds: %2")
+                                         .arg(r.makespanS, 0, 'g', 3)
+                                         .arg(io::qs(r.untimedReason))
+                                   : tr("pipeline %1 s").arg(r.makespanS, 0, 'g', 3);
     QString verdict = m_showsLastValid ? tr("Last valid scenario: ") : QString();
     verdict += tr("%1 devices (T=%2 × K=%3 × D=%4). Bubble %5, %6. ")
                    .arg(r.devices)

@@ -225,6 +225,24 @@ void fitTicks(QValueAxis *axis, double length)
     setNiceRange(axis, axis->property(kNicePeak).toDouble());
 }
 
+// A horizontal axis: as many intervals as labels as wide as the peak's, with a gap of one
+// such label between them, fit its length ("120" beside "140", not "1…" beside "1…").
+void fitTicksAcross(QValueAxis *axis, double length)
+{
+    if (!axis->property(kNicePeak).isValid())
+        return;
+    const QString widest = QString::number(std::max(axis->property(kNicePeak).toDouble(), 1.0) *
+                                               1.1 * 10, // one digit more than the peak's
+                                           'f', 0);
+    const double label = QFontMetricsF(axis->labelsFont()).horizontalAdvance(widest);
+    const int room = std::clamp(static_cast<int>(length / (2 * label)), 1, kMostIntervals);
+    const QVariant before = axis->property(kNiceIntervals);
+    if (before.isValid() ? before.toInt() == room : room == kMostIntervals)
+        return;
+    axis->setProperty(kNiceIntervals, room);
+    setNiceRange(axis, axis->property(kNicePeak).toDouble());
+}
+
 } // namespace
 
 void keepAxesReadable(QChart *chart)
@@ -233,6 +251,9 @@ void keepAxesReadable(QChart *chart)
         const double length = chart->plotArea().height();
         if (length <= 0)
             return;
+        for (QAbstractAxis *axis : chart->axes(Qt::Horizontal))
+            if (auto *values = qobject_cast<QValueAxis *>(axis))
+                fitTicksAcross(values, chart->plotArea().width());
         for (QAbstractAxis *axis : chart->axes(Qt::Vertical)) {
             if (auto *values = qobject_cast<QValueAxis *>(axis))
                 fitTicks(values, length);

@@ -98,10 +98,12 @@ void applyPalette(QChart *chart, const QPalette &palette);
 // 5 × 10^k: at most 10 intervals, fewer where keepTicksReadable found less room.
 void setNiceRange(QValueAxis *axis, double peak);
 
-// Whenever the plot area changes height, respaces the chart's vertical setNiceRange axes to
-// the intervals their labels have room for (1.6 label lines each), and shortens a vertical
-// axis title that no longer fits: "Memory per device (GB)" to "Memory (GB)", then "GB". A
-// short plot (presentation mode, a dock below the charts) showed "…" instead.
+// Whenever the plot area changes, respaces the chart's vertical setNiceRange axes to the
+// intervals their labels have room for (1.6 label lines each) and its horizontal ones to
+// labels as wide as the peak's with a label's gap between, and shortens a vertical axis
+// title that no longer fits: "Memory per device (GB)" to "Memory (GB)", then "GB". A short
+// plot (presentation mode, a dock below the charts) showed "…" instead, and a narrow one
+// "1…" for "120".
 void keepAxesReadable(QChart *chart);
 
 } // namespace ui::chart_style

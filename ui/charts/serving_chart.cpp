@@ -150,7 +150,14 @@ void ServingChart::setReport(const core::Report &report,
                            .arg(report.fits ? QString() : tr(", does not fit")));
     // The model and device are the caption's and the status line's: the title keeps to what
     // only this chart says.
-    m_curveChart->setTitle(tr("Batch 1 to %1, the most that fit").arg(io::formatCount(most)));
+    // Without a published link the times are lower bounds and the rates upper ones.
+    m_curveChart->setTitle(
+        sv.linkTimeExcluded
+            ? tr("Batch 1 to %1; bounds: no link bandwidth published").arg(io::formatCount(most))
+            : tr("Batch 1 to %1, the most that fit").arg(io::formatCount(most)));
+    m_timeAxis->setTitleText(sv.linkTimeExcluded ? tr("Time per output token (ms, at least)")
+                                                 : tr("Time per output token (ms)"));
+
     chart_style::setNiceRange(m_timeAxis, std::max(slowest, here.x()));
     chart_style::setNiceRange(m_rateAxis, std::max(fastest, here.y()));
     m_timeAxis->setLabelFormat(m_timeAxis->max() < 5 ? QStringLiteral("%.1f")

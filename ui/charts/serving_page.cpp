@@ -54,8 +54,17 @@ QString ServingPage::formulas(const ChartInputs &inputs) const
                      QObject::tr("docs/inference.md"));
     const core::ServingReport &sv = *r.serving;
     const core::DecodeCost &c = sv.first.busiest;
+    const QString bounds =
+        sv.linkTimeExcluded
+            ? block(QObject::tr("Lower bounds"),
+                    QObject::tr("a link this layout needs publishes no bandwidth: its "
+                                "all-reduces and sends take no time below, so every time is "
+                                "at least what it shows"),
+                    QObject::tr("docs/inference.md, \"Links without a published bandwidth\""))
+            : QString();
     const auto ms = [](double s) { return QStringLiteral("%1 ms").arg(1e3 * s, 0, 'f', 3); };
-    return block(QObject::tr("First token: the prefill"),
+    return bounds +
+           block(QObject::tr("First token: the prefill"),
                  QObject::tr("the forward pipeline over every prompt = %1").arg(ms(sv.prefillS)),
                  QObject::tr("docs/inference.md, \"Prefill\"; the LM head projects each "
                              "sequence's last position only")) +
