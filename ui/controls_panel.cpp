@@ -96,21 +96,22 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     // Serving (docs/inference.md): how many tokens each sequence generates, and the cache's
     // format.
     addNumber(QStringLiteral("output_len"), tr("Output tokens"), {0, 1048576, 0, 64});
-    addEnumItems<core::KvPrecision>(addChoice(QStringLiteral("kv_precision"), tr("KV cache type")));
+    addEnumItems<core::KvPrecision>(
+        addChoice(QStringLiteral("kv_precision"), tr("KV cache t&ype")));
 
     // Item texts follow the framework's names for each stage (refresh).
-    QComboBox *zero = addChoice(QStringLiteral("zero"), tr("&ZeRO stage"));
+    QComboBox *zero = addChoice(QStringLiteral("zero"), tr("ZeRO sta&ge"));
     for (int stage = 0; stage <= 3; ++stage)
         zero->addItem(QString(), QString::number(stage));
     addEnumItems<core::Schedule>(addChoice(QStringLiteral("schedule"), tr("&Schedule")));
-    addSlider(QStringLiteral("virtual_stages"), tr("&Virtual stages v"), 1, 16, false);
+    addSlider(QStringLiteral("virtual_stages"), tr("Virt&ual stages v"), 1, 16, false);
     addEnumItems<core::Recompute>(addChoice(QStringLiteral("recompute"), tr("&Recomputation")));
     addEnumItems<core::Attention>(addChoice(QStringLiteral("attention"), tr("Atte&ntion")));
-    QComboBox *grads = addChoice(QStringLiteral("grad_precision"), tr("&Gradients"));
+    QComboBox *grads = addChoice(QStringLiteral("grad_precision"), tr("Gradients"));
     grads->addItem(QStringLiteral("bf16"), QStringLiteral("bf16"));
     grads->addItem(tr("fp32 accumulation"), QStringLiteral("fp32"));
     addCheck(QStringLiteral("sequence_parallel"), tr("Sequence para&llelism"));
-    addCheck(QStringLiteral("tp_overlap"), tr("Overlap TP comm&unication"));
+    addCheck(QStringLiteral("tp_overlap"), tr("Overlap TP communication"));
     addCheck(QStringLiteral("fused_swiglu"), tr("Fused SwiGLU"));
     addCheck(QStringLiteral("fused_grad_accumulation"), tr("Fused gradient accumulation"));
     QComboBox *buffers = addChoice(QStringLiteral("zero_buffers"), tr("ZeRO buffers"));
@@ -119,18 +120,18 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     buffers->addItem(tr("FSDP2's"), QStringLiteral("fsdp"));
     addCheck(QStringLiteral("cache_outputs"), tr("&Cache last-stage outputs"));
 
-    addNumber(QStringLiteral("reserve_gib"), tr("Framework r&eserve"), {0, 64, 1, 0.5})
+    addNumber(QStringLiteral("reserve_gib"), tr("Framework reserve"), {0, 64, 1, 0.5})
         ->setSuffix(QStringLiteral(" GiB"));
     // 0 is the device's own figure: the key's value is then empty.
     addNumber(QStringLiteral("inter_node_gb_per_s"), tr("&Inter-node bandwidth"), {0, 100000, 1, 5})
         ->setSuffix(QStringLiteral(" GB/s"));
     // "auto" at the minimum: the per-operation model; a number forces one efficiency. Three
     // decimals reach the smallest value allowed, 0.001, so no forced value reads as auto.
-    addNumber(QStringLiteral("mfu"), tr("Compute e&fficiency (MFU)"), {0.0, 1.0, 3, 0.05})
+    addNumber(QStringLiteral("mfu"), tr("Compute efficiency (MFU)"), {0.0, 1.0, 3, 0.05})
         ->setSpecialValueText(tr("auto"));
     // "auto" just below 0: the sync hides behind the passes it overlaps (docs/step_time.md);
     // 0 to 1 hides that fraction of it.
-    addNumber(QStringLiteral("dp_overlap"), tr("Gradient sync &hidden"), {-0.1, 1.0, 2, 0.1})
+    addNumber(QStringLiteral("dp_overlap"), tr("Gradient sync hidden"), {-0.1, 1.0, 2, 0.1})
         ->setSpecialValueText(tr("auto"));
 
     connect(document, &ScenarioDocument::changed, this, &ControlsPanel::refresh);

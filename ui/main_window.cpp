@@ -38,6 +38,7 @@
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QShortcut>
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
@@ -90,7 +91,17 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     m_note->setObjectName(QStringLiteral("note"));
     for (auto &page : createChartPages()) {
         QWidget *widget = page->createWidget(document);
-        m_charts->addTab(widget, page->title());
+        const int index = m_charts->addTab(widget, page->title());
+        // Ctrl+1 … Ctrl+9 pick a tab, as in a browser: the letters are the controls' and the
+        // menus' (tst_main_window, mnemonicsAreUnique).
+        if (index < 9) {
+            const QKeySequence keys(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + index));
+            auto *select = new QShortcut(keys, this);
+            connect(select, &QShortcut::activated, this,
+                    [this, index] { m_charts->setCurrentIndex(index); });
+            m_charts->setTabToolTip(
+                index, tr("%1 (%2)").arg(page->subject(), keys.toString(QKeySequence::NativeText)));
+        }
         m_tabs.push_back({std::move(page), widget});
     }
     connect(m_charts, &QTabWidget::currentChanged, this, &MainWindow::updateVisibleChart);

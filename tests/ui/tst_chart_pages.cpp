@@ -85,17 +85,17 @@ private:
     };
 
 private Q_SLOTS:
-    // The tabs, their mnemonics and ids as shipped (README, "Export for slides"): users type
+    // The tabs, their titles and ids as shipped (README, "Export for slides"): users type
     // the ids and examples name them, so a new table must keep them.
     void tabsAsShipped()
     {
         ScenarioDocument document(io::builtinPresets());
         MainWindow window(&document);
         const QList<std::pair<QString, QString>> shipped{
-            {"memory", "Stage memor&y"}, {"bubble", "B&ubble"},
-            {"timeline", "T&imeline"},   {"memory-over-step", "Memor&y over the step"},
-            {"step-time", "Step ti&me"}, {"serving", "Ser&ving"},
-            {"sharding", "S&harding"},   {"model-size", "Model &weights"},
+            {"memory", "Stage memory"}, {"bubble", "Bubble"},
+            {"timeline", "Timeline"},   {"memory-over-step", "Memory over the step"},
+            {"step-time", "Step time"}, {"serving", "Serving"},
+            {"sharding", "Sharding"},   {"model-size", "Model weights"},
         };
         QCOMPARE(window.charts()->count(), shipped.size());
         for (int i = 0; i < window.charts()->count(); ++i) {

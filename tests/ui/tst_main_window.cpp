@@ -18,6 +18,7 @@
 #include "ui/widgets/slider_spin.h"
 #include "widget_helpers.h"
 
+#include <QAbstractButton>
 #include <QApplication>
 #include <QChartView>
 #include <QComboBox>
@@ -26,6 +27,7 @@
 #include <QFontInfo>
 #include <QFontMetricsF>
 #include <QFormLayout>
+#include <QGroupBox>
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
@@ -339,6 +341,66 @@ private Q_SLOTS:
                                         .arg(menuAction->text(), seen[key], text, QString(key))));
                 seen.insert(key, text);
             }
+        }
+    }
+
+    // Alt+letter reaches one thing only, on whichever tab: the menu bar's titles, the controls'
+    // labels and the buttons of the page on screen share no mnemonic (Alt+V opened the View
+    // menu, the Serving tab and Virtual stages in turn; Alt+E the Edit menu or the reserve).
+    // The tabs take Ctrl+1 … Ctrl+8 instead.
+    void mnemonicsAreUnique()
+    {
+        ExplorerWindow w;
+        w.window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        w.window.plannerDock()->show();
+        static const QRegularExpression mnemonic(QStringLiteral("&([^&])"));
+        const auto keyOf = [](const QString &text) {
+            const QRegularExpressionMatch m = mnemonic.match(text);
+            return m.hasMatch() ? m.captured(1).at(0).toLower() : QChar();
+        };
+        for (int tab = 0; tab < w.window.charts()->count(); ++tab) {
+            w.window.charts()->setCurrentIndex(tab);
+            QCoreApplication::processEvents();
+            QHash<QChar, QString> seen;
+            const auto add = [&](const QString &text) {
+                const QChar key = keyOf(text);
+                if (key.isNull())
+                    return true;
+                if (seen.contains(key)) {
+                    qWarning("%s: '%s' and '%s' share &%s",
+                             qPrintable(w.window.charts()->tabText(tab)), qPrintable(seen[key]),
+                             qPrintable(text), qPrintable(QString(key)));
+                    return false;
+                }
+                seen.insert(key, text);
+                return true;
+            };
+            bool unique = true;
+            for (QAction *menu : w.window.menuBar()->actions())
+                unique = add(menu->text()) && unique;
+            for (QWidget *widget : w.window.findChildren<QWidget *>()) {
+                if (!widget->isVisibleTo(&w.window))
+                    continue;
+                if (auto *label = qobject_cast<QLabel *>(widget); label && label->buddy())
+                    unique = add(label->text()) && unique;
+                else if (auto *button = qobject_cast<QAbstractButton *>(widget))
+                    unique = add(button->text()) && unique;
+                else if (auto *group = qobject_cast<QGroupBox *>(widget))
+                    unique = add(group->title()) && unique;
+                else if (auto *bar = qobject_cast<QTabBar *>(widget))
+                    for (int i = 0; i < bar->count(); ++i)
+                        unique = add(bar->tabText(i)) && unique;
+            }
+            QVERIFY2(unique, qPrintable(w.window.charts()->tabText(tab)));
+            QVERIFY(seen.size() >= 20); // the controls keep theirs
+        }
+        // Ctrl+N shows the N-th tab.
+        for (int tab = 0; tab < w.window.charts()->count(); ++tab) {
+            QTest::keyClick(&w.window, static_cast<Qt::Key>(Qt::Key_1 + tab), Qt::ControlModifier);
+            QCOMPARE(w.window.charts()->currentIndex(), tab);
+            QVERIFY(w.window.charts()->tabToolTip(tab).endsWith(
+                QStringLiteral("(Ctrl+%1)").arg(tab + 1)));
         }
     }
 

@@ -790,7 +790,7 @@ private Q_SLOTS:
         QVERIFY(window.chart<TimelinePanel>());
         const int tab = window.charts()->indexOf(window.chart<TimelinePanel>());
         QVERIFY(tab >= 0);
-        QCOMPARE(window.charts()->tabText(tab), "T&imeline");
+        QCOMPARE(window.charts()->tabText(tab), "Timeline");
         window.showChart("timeline");
         QCOMPARE(int(window.chart<TimelinePanel>()->chart()->blocks().size()), 4 * 16 * 2);
     }

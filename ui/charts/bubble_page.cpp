@@ -11,7 +11,7 @@ namespace ui {
 
 QString BubblePage::title() const
 {
-    return QObject::tr("B&ubble");
+    return QObject::tr("Bubble");
 }
 
 QString BubblePage::subject() const

@@ -11,7 +11,7 @@ namespace ui {
 
 QString MemoryPage::title() const
 {
-    return QObject::tr("Stage memor&y");
+    return QObject::tr("Stage memory");
 }
 
 QString MemoryPage::subject() const

@@ -11,7 +11,7 @@ namespace ui {
 
 QString MemoryStepPage::title() const
 {
-    return QObject::tr("Memor&y over the step");
+    return QObject::tr("Memory over the step");
 }
 
 QString MemoryStepPage::subject() const

@@ -50,7 +50,7 @@ MemoryStepPanel::MemoryStepPanel(Playhead *playhead, QWidget *parent)
     m_stage->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_stage->setMinimumContentsLength(18);
     m_play->setObjectName(QStringLiteral("memoryPlay"));
-    m_play->setText(tr("&Play / pause"));
+    m_play->setText(tr("Play / pause"));
     m_play->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
     m_play->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_play->setToolTip(tr("Sweep the Timeline's schedule: this curve is drawn as it runs (F5)"));
@@ -58,7 +58,7 @@ MemoryStepPanel::MemoryStepPanel(Playhead *playhead, QWidget *parent)
     m_summary->setWordWrap(true);
     m_summary->setTextFormat(Qt::PlainText);
 
-    auto *stageLabel = new QLabel(tr("Sta&ge:"));
+    auto *stageLabel = new QLabel(tr("Stage:"));
     stageLabel->setBuddy(m_stage);
     auto *bar = new QHBoxLayout;
     bar->setContentsMargins(0, 0, 0, 0);

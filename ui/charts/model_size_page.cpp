@@ -10,7 +10,7 @@ namespace ui {
 
 QString ModelSizePage::title() const
 {
-    return QObject::tr("Model &weights");
+    return QObject::tr("Model weights");
 }
 
 QString ModelSizePage::subject() const

@@ -10,7 +10,7 @@ namespace ui {
 
 QString ServingPage::title() const
 {
-    return QObject::tr("Ser&ving");
+    return QObject::tr("Serving");
 }
 
 QString ServingPage::subject() const

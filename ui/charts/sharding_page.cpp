@@ -12,7 +12,7 @@ namespace ui {
 
 QString ShardingPage::title() const
 {
-    return QObject::tr("S&harding");
+    return QObject::tr("Sharding");
 }
 
 QString ShardingPage::subject() const

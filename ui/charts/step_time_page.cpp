@@ -94,7 +94,7 @@ private:
 
 QString StepTimePage::title() const
 {
-    return QObject::tr("Step ti&me");
+    return QObject::tr("Step time");
 }
 
 QString StepTimePage::subject() const

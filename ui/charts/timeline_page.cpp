@@ -72,7 +72,7 @@ QString TimelinePage::imageTitle(const core::Scenario &s)
 
 QString TimelinePage::title() const
 {
-    return QObject::tr("T&imeline");
+    return QObject::tr("Timeline");
 }
 
 QString TimelinePage::subject() const

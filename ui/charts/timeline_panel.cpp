@@ -23,7 +23,7 @@ TimelinePanel::TimelinePanel(QWidget *parent)
     m_play->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_play->setToolTip(tr("Sweep the schedule: blocks appear as they run (Space)"));
     m_step->setObjectName(QStringLiteral("step"));
-    m_step->setText(tr("S&tep"));
+    m_step->setText(tr("Step"));
     m_step->setIcon(style()->standardIcon(QStyle::SP_MediaSkipForward));
     m_step->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_step->setToolTip(tr("Advance to the next block start or end"));
@@ -37,7 +37,7 @@ TimelinePanel::TimelinePanel(QWidget *parent)
             [this] { Settings().setSweepSeconds(sweepSeconds()); });
     m_bubble->setObjectName(QStringLiteral("bubbleSoFar"));
 
-    auto *speedLabel = new QLabel(tr("Sp&eed:"));
+    auto *speedLabel = new QLabel(tr("Speed:"));
     speedLabel->setBuddy(m_speed);
     auto *bar = new QHBoxLayout;
     bar->setContentsMargins(0, 0, 0, 0);
@@ -143,7 +143,7 @@ void TimelinePanel::setReport(const core::Report &report)
 void TimelinePanel::showState()
 {
     const bool playing = isPlaying();
-    m_play->setText(playing ? tr("&Pause") : tr("&Play"));
+    m_play->setText(playing ? tr("Pause") : tr("Play"));
     m_play->setIcon(style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
     m_play->setEnabled(m_chart->makespan() > 0);
     const bool atEnd = m_chart->isHeldAtEnd();
