@@ -512,7 +512,7 @@ private Q_SLOTS:
             QVERIFY2(!chart->markerLabelRect().contains(chart->positionOf(p)),
                      qPrintable(QStringLiteral("m = %1").arg(p.x())));
         const QStringList legend = chart->legendNames();
-        QVERIFY(legend.contains("1f1b = gpipe (same bubble; they differ in memory)"));
+        QVERIFY(legend.contains("1f1b = gpipe (same bubble)"));
         QVERIFY(!legend.contains("gpipe"));
         // The formula panel writes the formula with these numbers.
         QTRY_VERIFY(window.formulas()->toPlainText().contains("(K−1)/(K−1+m) = 3/7 = 42.9 %"));

@@ -5,13 +5,18 @@
 // not fit the screen is not restored.
 #include "core/evaluate.h"
 #include "io/presets_io.h"
+#include "ui/charts/memory_step_chart.h"
+#include "ui/charts/sharding_chart.h"
 #include "ui/charts/stage_memory_chart.h"
 #include "ui/main_window.h"
 #include "widget_helpers.h"
 
+#include <QBarCategoryAxis>
+#include <QChart>
 #include <QChartView>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFontMetricsF>
 #include <QGraphicsTextItem>
 #include <QLabel>
 #include <QScreen>
@@ -19,6 +24,7 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTest>
+#include <QValueAxis>
 
 using namespace ui;
 
@@ -192,6 +198,63 @@ private Q_SLOTS:
 
     // Stage labels thin out instead of becoming "…": whole names where they fit, numbers
     // where names do not, every n-th number where even numbers would be cut (K = 64).
+    // At the largest text in presentation mode the charts' words stay whole (issue #18 §3; at
+    // 1280×800 under X the Bubble chart's ticks, the Sharding chart's bars and the Memory over
+    // the step title were cut to "…"): the percentage axis has as many ticks as lines fit,
+    // the splits under the bars fit their slots (abbreviated when they must be), and the
+    // memory page's titles fit its width and its plot's height.
+    void largestTextKeepsChartWordsWhole()
+    {
+        ExplorerWindow w;
+        MainWindow &window = w.window;
+        showActive(window);
+        window.presentationAction()->setChecked(true);
+        settle();
+        setZoom(window, MainWindow::kMaxZoomStep);
+
+        window.showChart(QStringLiteral("bubble"));
+        settle();
+        QChart *bubble = window.charts()->currentWidget()->findChild<QChartView *>()->chart();
+        auto *percent = qobject_cast<QValueAxis *>(bubble->axes(Qt::Vertical).constFirst());
+        QVERIFY(percent);
+        const double line = QFontMetricsF(percent->labelsFont()).height();
+        QCOMPARE(percent->max(), 100.0);
+        QVERIFY2((percent->tickCount() - 1) * 1.6 * line <= bubble->plotArea().height() ||
+                     percent->tickCount() == 3,
+                 qPrintable(QStringLiteral("%1 ticks on %2 px")
+                                .arg(percent->tickCount())
+                                .arg(bubble->plotArea().height())));
+
+        window.showChart(QStringLiteral("sharding"));
+        settle();
+        QChart *sharding = window.charts()->currentWidget()->findChild<QChartView *>()->chart();
+        auto *splits =
+            qobject_cast<QBarCategoryAxis *>(sharding->axes(Qt::Horizontal).constFirst());
+        QVERIFY(splits);
+        const double slot = sharding->plotArea().width() / splits->count();
+        const QFontMetricsF labels(splits->labelsFont());
+        for (const QString &split : splits->categories())
+            QVERIFY2(labels.horizontalAdvance(split) <= slot,
+                     qPrintable(QStringLiteral("%1 in %2 px").arg(split).arg(slot)));
+        QCOMPARE(window.chart<ShardingChart>()->categories().size(), splits->count());
+
+        window.showChart(QStringLiteral("memory-over-step"));
+        settle();
+        auto *memory = window.charts()->currentWidget()->findChild<MemoryStepChart *>();
+        QVERIFY(memory);
+        QFont bold = memory->font();
+        bold.setBold(true);
+        QVERIFY2(QFontMetrics(bold).horizontalAdvance(memory->shownTitle()) <= memory->width(),
+                 qPrintable(memory->shownTitle()));
+        QVERIFY(!memory->shownTitle().isEmpty());
+        QVERIFY2(memory->fontMetrics().horizontalAdvance(memory->shownMemoryAxisTitle()) <=
+                         memory->plotArea().height() ||
+                     memory->shownMemoryAxisTitle().size() <= 3,
+                 qPrintable(memory->shownMemoryAxisTitle()));
+        window.presentationAction()->setChecked(false);
+        settle();
+    }
+
     void stageLabelsThinOut_data()
     {
         QTest::addColumn<QString>("model");

@@ -51,8 +51,7 @@ BubbleChart::BubbleChart(QWidget *parent)
     m_mAxis->setLabelFormat(QStringLiteral("%.0f"));
     m_mAxis->setMinorTickCount(-1);
     m_mAxis->setTitleText(tr("Micro-batches per step, m (log scale)"));
-    m_bubbleAxis->setRange(0, 100);
-    m_bubbleAxis->setTickCount(11);
+    chart_style::setPercentRange(m_bubbleAxis);
     m_bubbleAxis->setLabelFormat(QStringLiteral("%.0f"));
     m_bubbleAxis->setTitleText(tr("Idle share of the step (%)"));
     m_chart->addAxis(m_mAxis, Qt::AlignBottom);
@@ -197,7 +196,7 @@ void BubbleChart::setScenario(const core::Scenario &s, const core::Report &r,
             series->setName(curve.schedule == core::Schedule::interleaved
                                 ? tr("%1, v = %2").arg(name).arg(curve.virtualStages)
                             : curve.schedule == core::Schedule::oneFOneB
-                                ? tr("1f1b = gpipe (same bubble; they differ in memory)")
+                                ? tr("1f1b = gpipe (same bubble)")
                                 : name);
         }
         m_chart->setTitle(tr("Pipeline bubble with K = %1 stages").arg(s.pp));

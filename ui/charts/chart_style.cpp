@@ -39,6 +39,8 @@ namespace {
 // axis itself.
 constexpr const char *kNicePeak = "niceRangePeak";
 constexpr const char *kNiceIntervals = "niceRangeIntervals";
+// setPercentRange marks its axis: 0 … 100 in steps of 10, 20, 25 or 50 as room allows.
+constexpr const char *kPercentAxis = "percentAxis";
 constexpr int kMostIntervals = 10;
 // keepAxesReadable keeps an axis's whole title, and the one it shows, on the axis.
 constexpr const char *kFullTitle = "fullAxisTitle";
@@ -179,6 +181,24 @@ void setNiceRange(QValueAxis *axis, double peak)
     axis->setTickType(QValueAxis::TicksDynamic);
 }
 
+void setPercentRange(QValueAxis *axis)
+{
+    axis->setProperty(kPercentAxis, true);
+    const QVariant room = axis->property(kNiceIntervals);
+    const int most = room.isValid() ? room.toInt() : kMostIntervals;
+    int intervals = 1;
+    for (int n : {10, 5, 4, 2}) {
+        if (n <= most) {
+            intervals = n;
+            break;
+        }
+    }
+    if (axis->min() != 0 || axis->max() != 100)
+        axis->setRange(0, 100);
+    if (axis->tickCount() != intervals + 1)
+        axis->setTickCount(intervals + 1);
+}
+
 namespace {
 
 // The longest of "Memory per device (GB)", "Memory (GB)" and "GB" that fits `length`.
@@ -213,7 +233,8 @@ void fitTitle(QAbstractAxis *axis, double length)
 
 void fitTicks(QValueAxis *axis, double length)
 {
-    if (!axis->property(kNicePeak).isValid())
+    const bool percent = axis->property(kPercentAxis).toBool();
+    if (!axis->property(kNicePeak).isValid() && !percent)
         return;
     const double line = QFontMetricsF(axis->labelsFont()).height();
     const int room = std::clamp(static_cast<int>(length / (1.6 * line)), 1, kMostIntervals);
@@ -222,7 +243,10 @@ void fitTicks(QValueAxis *axis, double length)
         return;
     // Only the height decides, so the new labels' width cannot bring this back.
     axis->setProperty(kNiceIntervals, room);
-    setNiceRange(axis, axis->property(kNicePeak).toDouble());
+    if (percent)
+        setPercentRange(axis);
+    else
+        setNiceRange(axis, axis->property(kNicePeak).toDouble());
 }
 
 // A horizontal axis: as many intervals as labels as wide as the peak's, with a gap of one

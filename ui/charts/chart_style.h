@@ -97,6 +97,9 @@ void applyPalette(QChart *chart, const QPalette &palette);
 // 0 .. a round number above `peak` (10 % headroom), with ticks at a round step of 1, 2 or
 // 5 × 10^k: at most 10 intervals, fewer where keepTicksReadable found less room.
 void setNiceRange(QValueAxis *axis, double peak);
+// A percentage axis: 0 … 100 with ticks every 10, 20, 25 or 50, the most that
+// keepTicksReadable finds room for.
+void setPercentRange(QValueAxis *axis);
 
 // Whenever the plot area changes, respaces the chart's vertical setNiceRange axes to the
 // intervals their labels have room for (1.6 label lines each) and its horizontal ones to

@@ -162,6 +162,29 @@ QString MemoryStepChart::memoryAxisTitle() const
     return tr("Memory of one device (%1)").arg(units::largeName());
 }
 
+QString MemoryStepChart::shownTitle() const
+{
+    QFont bold = font();
+    bold.setBold(true);
+    const QFontMetrics metrics(bold);
+    const QString full = tr("Memory of one device through one step: %1").arg(m_title);
+    const int across = width() - 2 * kMemoryStepPad;
+    if (metrics.horizontalAdvance(full) <= across)
+        return full;
+    return metrics.elidedText(m_title, Qt::ElideRight, across);
+}
+
+QString MemoryStepChart::shownMemoryAxisTitle() const
+{
+    // The longest of "Memory of one device (GB)", "Memory (GB)" and "GB" that fits, as the
+    // charts' vertical axes shorten theirs (chart_style::keepAxesReadable).
+    const int room = plotRect().height();
+    for (const QString &choice : {memoryAxisTitle(), tr("Memory (%1)").arg(units::largeName())})
+        if (fontMetrics().horizontalAdvance(choice) <= room)
+            return choice;
+    return units::largeName();
+}
+
 std::vector<MemoryStepChart::LegendEntry> MemoryStepChart::legend() const
 {
     std::vector<LegendEntry> out;
@@ -378,9 +401,15 @@ void MemoryStepChart::paintEvent(QPaintEvent *)
     QFont bold = font();
     bold.setBold(true);
     p.setFont(bold);
-    p.drawText(QRect(plot.left(), kMemoryStepPad / 2, plot.width(), fm.height() + 4),
-               Qt::AlignHCenter | Qt::AlignVCenter,
-               tr("Memory of one device through one step: %1").arg(m_title));
+    // Over the plot when it fits there, else over the whole width.
+    {
+        const QString shown = shownTitle();
+        QRect box(plot.left(), kMemoryStepPad / 2, plot.width(), fm.height() + 4);
+        if (QFontMetrics(bold).horizontalAdvance(shown) > plot.width())
+            box = QRect(kMemoryStepPad, kMemoryStepPad / 2, width() - 2 * kMemoryStepPad,
+                        fm.height() + 4);
+        p.drawText(box, Qt::AlignHCenter | Qt::AlignVCenter, shown);
+    }
     p.setFont(font());
 
     paintAxes(p, plot);
@@ -481,8 +510,9 @@ void MemoryStepChart::paintAxes(QPainter &p, const QRect &plot) const
     p.save();
     p.translate(kMemoryStepPad / 2.0, plot.center().y());
     p.rotate(-90);
+    const QString memoryTitle = shownMemoryAxisTitle();
     p.drawText(QRectF(-plot.height() / 2.0, 0, plot.height(), fm.height()), Qt::AlignCenter,
-               memoryAxisTitle());
+               memoryTitle);
     p.restore();
 
     // Time, across the bottom.

@@ -46,6 +46,11 @@ public:
     int drawnPoints() const;
     QString timeAxisTitle() const;
     QString memoryAxisTitle() const;
+    // What the chart draws at its present size: the title, shortened to the widget's width,
+    // and the memory axis's title, shortened to the plot's height (at the largest text on a
+    // projector both were cut at their ends).
+    QString shownTitle() const;
+    QString shownMemoryAxisTitle() const;
     QStringList legendEntries() const;
     // Where the curve is drawn.
     QRect plotArea() const { return plotRect(); }

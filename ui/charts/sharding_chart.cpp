@@ -10,11 +10,14 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QFontMetricsF>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLegendMarker>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QResizeEvent>
+#include <QScrollArea>
 #include <QStackedBarSeries>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -91,6 +94,7 @@ ShardingChart::ShardingChart(QWidget *parent)
     m_chart->addAxis(m_strategyAxis, Qt::AlignBottom);
     m_chart->addAxis(m_bytesAxis, Qt::AlignLeft);
     chart_style::keepAxesReadable(m_chart);
+    connect(m_chart, &QChart::plotAreaChanged, this, &ShardingChart::fitCategories);
     chart_style::groupDigits(m_chart);
     bars->attachAxis(m_strategyAxis);
     bars->attachAxis(m_bytesAxis);
@@ -102,7 +106,13 @@ ShardingChart::ShardingChart(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_view, 1);
-    layout->addWidget(m_summary);
+    auto *scroll = m_summaryScroll = new QScrollArea;
+    scroll->setObjectName(QStringLiteral("shardingSummaryScroll"));
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setWidget(m_summary);
+    layout->addWidget(scroll);
 
     m_verifyButton->setObjectName(QStringLiteral("verifyFullSize"));
     m_cancelButton->setObjectName(QStringLiteral("cancelVerify"));
@@ -116,6 +126,62 @@ ShardingChart::ShardingChart(QWidget *parent)
     row->addStretch();
     layout->addLayout(row);
     setVerifying(false);
+}
+
+void ShardingChart::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    fitSummary();
+}
+
+void ShardingChart::fitCategories()
+{
+    // "columns → rows" where each bar's slot holds it; else "c → r", then "c→r", under an
+    // axis title that spells the letters out (a projector at the largest text).
+    const double slot = m_chart->plotArea().width() / std::max<qsizetype>(m_categories.size(), 1);
+    const QFontMetricsF metrics(m_strategyAxis->labelsFont());
+    const auto allFit = [&](const QStringList &names) {
+        return std::all_of(names.begin(), names.end(), [&](const QString &name) {
+            return metrics.horizontalAdvance(name) <= 0.9 * slot;
+        });
+    };
+    QStringList shown = m_categories;
+    const bool fits = allFit(shown);
+    if (!fits) {
+        for (QString &name : shown)
+            name = name.replace(QStringLiteral("columns"), QStringLiteral("c"))
+                       .replace(QStringLiteral("rows"), QStringLiteral("r"));
+        if (!allFit(shown))
+            for (QString &name : shown)
+                name.remove(QLatin1Char(' '));
+    }
+    const QString title = fits ? tr("W1 [h, f] split by … → W2 [f, h] split by …")
+                               : tr("W1 → W2 split by c(olumns) or r(ows)");
+    if (m_strategyAxis->categories() != shown)
+        m_strategyAxis->setCategories(shown);
+    // A short chart (a projector at the largest text) gives its axis title's line to the
+    // labels, which Qt Charts otherwise cuts to "…"; the table below names the splits. The
+    // view's height decides, which the title does not change.
+    const bool roomForTitle = m_view->height() >= 16 * metrics.height();
+    if (m_strategyAxis->isTitleVisible() != roomForTitle)
+        m_strategyAxis->setTitleVisible(roomForTitle);
+    if (m_strategyAxis->titleText() != title)
+        m_strategyAxis->setTitleText(title);
+}
+
+void ShardingChart::fitSummary()
+{
+    if (!m_summaryScroll)
+        return;
+    const int width = m_summaryScroll->viewport()->width();
+    int need = m_summary->heightForWidth(width > 0 ? width : this->width());
+    if (need <= 0)
+        need = m_summary->sizeHint().height();
+    // The chart first: its title, axes, legend and a readable plot take about fourteen lines
+    // of text; the table has what is left, and never less than three lines.
+    const int line = fontMetrics().height();
+    const int room = std::min(need, std::max(height() - 14 * line, 3 * line));
+    m_summaryScroll->setFixedHeight(std::max(room, 0));
 }
 
 void ShardingChart::setVerifying(bool running)
@@ -144,6 +210,7 @@ void ShardingChart::showSummary()
                            ? m_table
                            : m_table +
                                  QStringLiteral("<p><b>%1</b></p>").arg(m_note.toHtmlEscaped()));
+    fitSummary();
 }
 
 void ShardingChart::setReport(const core::ShardReport &r, const QString &modelName)
@@ -152,6 +219,7 @@ void ShardingChart::setReport(const core::ShardReport &r, const QString &modelNa
         set->remove(0, set->count());
     m_note.clear();
     if (!r.ok()) {
+        m_categories.clear();
         m_strategyAxis->clear();
         m_chart->setTitle(tr("Feed-forward sharding"));
         m_table = tr("<b>Cannot analyse this layer:</b> %1")
@@ -174,7 +242,8 @@ void ShardingChart::setReport(const core::ShardReport &r, const QString &modelNa
         }
         peak = std::max(peak, total);
     }
-    m_strategyAxis->setCategories(categories);
+    m_categories = categories;
+    fitCategories();
     m_bytesAxis->setTitleText(tr("Sent per device per layer (%1)").arg(units::smallName()));
     // Only the kinds of collective some split needs are listed in the legend.
     const auto markers = m_chart->legend()->markers();
@@ -238,7 +307,7 @@ QList<qreal> ShardingChart::values(const QString &kind) const
 
 QStringList ShardingChart::categories() const
 {
-    return m_strategyAxis->categories();
+    return m_categories;
 }
 
 QString ShardingChart::summary() const

@@ -10,6 +10,7 @@ class QChart;
 class QChartView;
 class QLabel;
 class QProgressBar;
+class QScrollArea;
 class QPushButton;
 class QValueAxis;
 
@@ -45,8 +46,18 @@ public:
     // A line under the table about the last full-size check; setReport clears it.
     void setNote(const QString &note);
 
+protected:
+    // Keeps the chart readable: on a short page (a projector at the largest text) the table
+    // below scrolls instead of squeezing the bars to "…".
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
     void showSummary();
+    // The table's room: all of it when the chart keeps its own, else what is left and a
+    // scroll bar.
+    void fitSummary();
+    // Each strategy's name under its bars, abbreviated when the bars are too narrow for it.
+    void fitCategories();
 
     QChart *m_chart;
     QChartView *m_view;
@@ -54,9 +65,11 @@ private:
     QBarCategoryAxis *m_strategyAxis;
     QValueAxis *m_bytesAxis;
     QLabel *m_summary;
+    QScrollArea *m_summaryScroll = nullptr;
     QPushButton *m_verifyButton;
     QProgressBar *m_progress;
     QPushButton *m_cancelButton;
+    QStringList m_categories; // the strategies' full names, in bar order
     QString m_table;
     QString m_note;
 };
