@@ -102,7 +102,7 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
             m_charts->setTabToolTip(
                 index, tr("%1 (%2)").arg(page->subject(), keys.toString(QKeySequence::NativeText)));
         }
-        m_tabs.push_back({std::move(page), widget});
+        m_tabs.push_back({std::move(page), widget, true, 1.0});
     }
     connect(m_charts, &QTabWidget::currentChanged, this, &MainWindow::updateVisibleChart);
     connect(document->playhead(), &Playhead::togglePlayRequested, this, &MainWindow::togglePlay);
@@ -110,7 +110,10 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     auto *formulaDock = m_formulaDock = new QDockWidget(tr("Formulas"));
     formulaDock->setObjectName(QStringLiteral("formulas"));
     formulaDock->setWidget(m_formulas);
-    m_formulas->setMinimumHeight(120);
+    // Three lines of formulas at the least, and a scroll bar: behind the Planner's tab (the two
+    // share the bottom, which is as tall as the taller minimum) more would take the charts'
+    // share on a projector.
+    m_formulas->setMinimumHeight(60);
     m_formulaTimer = new QTimer(this);
     m_formulaTimer->setSingleShot(true);
     connect(m_formulaTimer, &QTimer::timeout, this, &MainWindow::showFormulasNow);
@@ -122,7 +125,16 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     // a row loads. Hidden until View → Planner asks for it.
     m_plannerDock = new QDockWidget(tr("Planner"));
     m_plannerDock->setObjectName(QStringLiteral("planner"));
-    m_plannerDock->setWidget(m_planner);
+    // In a scroll area: on a short screen at the largest text the panel's inputs, summary and
+    // table need more height than leaves the charts their share; the panel scrolls then,
+    // rather than squeezing the charts above to "…".
+    auto *plannerScroll = new QScrollArea;
+    plannerScroll->setObjectName(QStringLiteral("plannerScroll"));
+    plannerScroll->setFrameShape(QFrame::NoFrame);
+    plannerScroll->setWidgetResizable(true);
+    plannerScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    plannerScroll->setWidget(m_planner);
+    m_plannerDock->setWidget(plannerScroll);
     addDockWidget(Qt::BottomDockWidgetArea, m_plannerDock);
     tabifyDockWidget(formulaDock, m_plannerDock);
     m_plannerDock->hide();
@@ -183,8 +195,12 @@ MainWindow::~MainWindow()
 int MainWindow::maxBottomDockHeight() const
 {
     // What leaves the charts their share, less the menu, note, tabs and status line.
-    const int chrome = menuBar()->sizeHint().height() + statusBar()->sizeHint().height() +
-                       m_noteStrip->height() + m_charts->tabBar()->sizeHint().height();
+    int chrome = menuBar()->sizeHint().height() + statusBar()->sizeHint().height() +
+                 m_noteStrip->height() + m_charts->tabBar()->sizeHint().height();
+    // The Formulas and the Planner share the bottom as tabs: their tab bar is below the
+    // dock, outside the height the dock is given.
+    if (m_formulaDock->isVisible() && m_plannerDock->isVisible())
+        chrome += m_charts->tabBar()->sizeHint().height();
     return std::max(80, static_cast<int>(height() * (1.0 - kChartHeightShare)) - chrome);
 }
 
@@ -549,6 +565,9 @@ void MainWindow::applyScale()
         chart_style::setScale(view->chart(), scale);
         chart_style::applyPalette(view->chart(), palette());
     }
+    for (Tab &tab : m_tabs)
+        if (tab.widget->isVisible())
+            tab.laidOutScale = scale;
     // The controls grow with the text, the charts keep their share: once the widgets have
     // taken the new font's sizes.
     fitLayout(true);
@@ -586,6 +605,16 @@ void MainWindow::updateVisibleChart()
     if (!tab)
         return;
     m_document->setTimelineWanted(tab->page->needs() == ChartNeeds::timeline);
+    // A page hidden while the text size changed kept the old size's label layout, its axis
+    // labels cut to "…" at the larger text; invalidating the chart's layout does not redo it,
+    // a change of font seen on screen does: set the fonts again as the page comes on screen.
+    const double scale = textScale();
+    if (tab->laidOutScale != scale)
+        for (QChartView *view : tab->widget->findChildren<QChartView *>()) {
+            chart_style::setScale(view->chart(), scale * 1.001);
+            chart_style::setScale(view->chart(), scale);
+        }
+    tab->laidOutScale = scale;
     if (!m_document->lastValidReport().ok())
         return;
     const bool redraw = tab->stale;

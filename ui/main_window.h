@@ -117,6 +117,8 @@ private:
         std::unique_ptr<ChartPage> page;
         QWidget *widget = nullptr; // owned by the tab widget
         bool stale = true;         // the page's keys changed since it last drew
+        // The text scale the page's charts were last laid out at: 1 as created.
+        double laidOutScale = 1.0;
     };
 
     void updateTitle();

@@ -9,6 +9,7 @@
 #include "ui/charts/sharding_chart.h"
 #include "ui/charts/stage_memory_chart.h"
 #include "ui/main_window.h"
+#include "ui/planner/planner_panel.h"
 #include "widget_helpers.h"
 
 #include <QBarCategoryAxis>
@@ -20,6 +21,7 @@
 #include <QGraphicsTextItem>
 #include <QLabel>
 #include <QScreen>
+#include <QScrollArea>
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
@@ -142,6 +144,32 @@ private Q_SLOTS:
         settle();
         QVERIFY(w.window.note()->isVisible());
         QCOMPARE(w.window.charts()->geometry(), before);
+    }
+
+    // The Planner open in presentation mode at the largest text: the charts keep their share
+    // and the Planner scrolls (at 1366×768 its inputs, summary and table squeezed the charts
+    // to a strip of "…").
+    void plannerOpenAtLargestTextLeavesTheChartsTheirShare()
+    {
+        ExplorerWindow w;
+        MainWindow &window = w.window;
+        showActive(window);
+        window.presentationAction()->setChecked(true);
+        settle();
+        setZoom(window, MainWindow::kMaxZoomStep);
+        window.plannerAction()->trigger();
+        settle();
+        QVERIFY(window.plannerDock()->isVisible());
+        QVERIFY2(
+            window.chartsHaveTheirShare(),
+            qPrintable(
+                QStringLiteral("charts %1 of %2").arg(sizeOf(window.charts()), sizeOf(&window))));
+        auto *scroll =
+            window.plannerDock()->findChild<QScrollArea *>(QStringLiteral("plannerScroll"));
+        QVERIFY(scroll);
+        QCOMPARE(scroll->widget(), static_cast<QWidget *>(window.planner()));
+        window.presentationAction()->setChecked(false);
+        settle();
     }
 
     // Closing the planner gives its room back to the charts, not to the formulas.

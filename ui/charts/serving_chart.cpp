@@ -44,7 +44,9 @@ ServingChart::ServingChart(QWidget *parent)
       m_contextAxis(new QValueAxis), m_bytesAxis(new QValueAxis)
 {
     m_timeAxis->setTitleText(tr("Time per output token (ms)"));
-    m_rateAxis->setTitleText(tr("Output tokens/s per device"));
+    // Shortened to "Throughput (tokens/s)", then "tokens/s", on a short plot
+    // (chart_style::keepAxesReadable).
+    m_rateAxis->setTitleText(tr("Throughput per device (tokens/s)"));
     m_curveChart->addAxis(m_timeAxis, Qt::AlignBottom);
     m_curveChart->addAxis(m_rateAxis, Qt::AlignLeft);
     m_memoryBound->setName(tr("Memory-bound"));
