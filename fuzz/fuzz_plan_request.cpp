@@ -224,15 +224,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         core::ServingPlanRequest serving;
         serving.base = request.base;
         serving.base.outputLen = in.at<std::uint8_t>(16) % 64; // 0: refused, naming output_len
-        serving.devices = large ? devices : fold(devices, core::limits::kPlanDevices, 16);
+        serving.devices = fold(devices, core::limits::kPlanDevices, 16);
         serving.top = request.top;
         if (flags & 32)
             serving.tpotTargetS = 1e-3 * (1 + static_cast<unsigned>(batch) % 100);
         if (flags & 64)
             serving.ttftTargetS = 1e-2 * (1 + static_cast<unsigned>(in.at<std::int32_t>(8)) % 100);
-        // A search of every shape of a large N is slow for a fuzzer; beyond the limit, refused.
-        if (serving.devices > 64 && serving.devices <= core::limits::kPlanDevices)
-            serving.devices = 1 + serving.devices % 64;
         checkServingPlan(serving, core::planServing(serving, presets));
     }
     return 0;

@@ -211,7 +211,8 @@ private Q_SLOTS:
         for (const char *precision : {"bf16", "fp8", "int4"}) {
             ServingPlanRequest req =
                 request(QStringLiteral("model=llama-3.1-70b,device=h100-sxm,precision=") +
-                        QLatin1String(precision));
+                            QLatin1String(precision),
+                        16);
             req.top = 1000;
             const ServingPlanResult r = planServing(req, presets());
             QVERIFY(!r.candidates.empty());
@@ -232,7 +233,7 @@ private Q_SLOTS:
     // after every timed one.
     void rankedByTokensPerSecondPerDevice()
     {
-        ServingPlanRequest req = request("model=llama-3.1-70b,precision=fp8,device=h100-sxm");
+        ServingPlanRequest req = request("model=llama-3.1-70b,precision=fp8,device=h100-sxm", 16);
         req.top = 1000;
         const ServingPlanResult r = planServing(req, presets());
         QCOMPARE(static_cast<std::int64_t>(r.candidates.size()), r.feasible);
