@@ -353,13 +353,16 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
                                              const DeviceSpec &device, const TrainingStates &states,
                                              const Timing &t, const std::vector<int> &layers)
 {
-    if (r.timeInLayerUnits || !r.tpComm.timePerStepS || !t.rates)
-        return std::nullopt;
-    if (t.ppLinkError) {
-        r.warnings.push_back({"pp-link-unknown", t.ppLinkError->message});
-        return std::nullopt;
-    }
     const bool training = s.mode == Mode::training;
+    if (r.timeInLayerUnits || !t.rates)
+        return std::nullopt;
+    if (t.ppLinkError)
+        r.warnings.push_back({"pp-link-unknown", t.ppLinkError->message});
+    // Training needs every link's time; an inference forward without a published link is
+    // still bounded from below by the stages' own work (its transfers taking no time).
+    const bool linksUnknown = t.tpLinkError || t.ppLinkError;
+    if (linksUnknown && training)
+        return std::nullopt;
     StepTimeInput st;
     st.makespanS = r.makespanS;
     st.stageWork = stageWork(s, t, layers);
@@ -423,6 +426,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     StepTimeReport computed = stepTime(st);
     computed.dpLink = out.dpLink;
     computed.dpBytesPerStep = out.dpBytesPerStep;
+    computed.linkTimeExcluded = linksUnknown;
     return computed;
 }
 
@@ -619,8 +623,9 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
     r.tpComm = tpComm(r, s, model, t, *std::max_element(layers.begin(), layers.end()));
     const auto st = stepTimeReport(r, s, model, device, trainingStates(s), t, layers);
     // Shaved by a rounding margin: with one stage the bound is the step itself, summed in
-    // another order.
-    return st ? std::optional<double>((1 - 1e-9) * st->stepTimeS) : std::nullopt;
+    // another order. A step without its links' time is not one the planner ranks.
+    return st && !st->linkTimeExcluded ? std::optional<double>((1 - 1e-9) * st->stepTimeS)
+                                       : std::nullopt;
 }
 
 namespace {
@@ -861,9 +866,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         return r;
     r.stepTime = stepTimeReport(r, s, model, device, states, t, layers);
     // Serving needs no data-parallel link; without a published tensor- or pipeline-parallel
-    // one it is still bounded from below by the stages' own work (docs/inference.md).
-    const bool linksUnknown = (t.tpLinkError || t.ppLinkError) && t.rates && !r.timeInLayerUnits;
-    if (!training && (r.stepTime || linksUnknown) && model.hasArchitecture())
+    // one the step time, and so serving, is a lower bound (docs/inference.md).
+    if (!training && r.stepTime && model.hasArchitecture())
         r.serving = servingReport(r, s, model, device, t, layers);
     r.layerOps = t.layer.ops;
     r.firstStageEndOps = t.first.ops.size();

@@ -342,10 +342,10 @@ Outcome evaluateOne(const Context &c, const Scenario &s, const EvaluateOptions &
         out.message = r.error->toString();
         return out;
     }
-    if (!r.stepTime && !options.memoryOnly) {
+    if ((!r.stepTime || r.stepTime->linkTimeExcluded) && !options.memoryOnly) {
         // A link the step needs publishes no bandwidth: there is no time to rank it by.
         out.rejected = kNoStepTime;
-        for (const char *code : {"dp-link-unknown", "tp-link-unknown"})
+        for (const char *code : {"dp-link-unknown", "tp-link-unknown", "pp-link-unknown"})
             if (out.message.empty())
                 out.message = warningMessage(r, code);
         if (out.message.empty())

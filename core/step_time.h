@@ -92,6 +92,10 @@ struct StepTimeReport
     std::string dpLink = "intra-node"; // the link the data-parallel group talks over
     std::int64_t dpBytesPerStep = 0;   // sent by one device of the busiest stage, ring
     double dpCommTotalS = 0;           // the longest stage's, before overlap hides part of it
+    // Inference only: a link the forward needs publishes no bandwidth (the SN40L's), so its
+    // transfers take no time here and the step time is a lower bound (docs/step_time.md).
+    // The planner ranks no such layout.
+    bool linkTimeExcluded = false;
 };
 
 // Gradient synchronisation of one device over a data-parallel group of `dp`, by where each

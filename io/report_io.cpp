@@ -204,6 +204,8 @@ QJsonObject reportToJson(const core::Report &r)
         dpComm.insert(QStringLiteral("bytes_per_step"), qint64(st.dpBytesPerStep));
         dpComm.insert(QStringLiteral("time_per_step_s"), st.dpCommTotalS);
         root.insert(QStringLiteral("step_time_s"), st.stepTimeS);
+        // Inference without a published link: the step time is a lower bound.
+        root.insert(QStringLiteral("step_time_link_time_excluded"), st.linkTimeExcluded);
         root.insert(QStringLiteral("tokens_per_s"), st.tokensPerS);
         root.insert(QStringLiteral("mfu_achieved"), st.mfuAchieved);
         root.insert(QStringLiteral("energy_j_per_step"), optional(st.energyJPerStep));
@@ -312,14 +314,21 @@ QString reportToText(const core::Report &r)
                 parts << QStringLiteral("%1 %2")
                              .arg(qs(part.label))
                              .arg(st.breakdown[part.part], 0, 'g', 4);
+        if (st.linkTimeExcluded)
+            s << QStringLiteral("Step time       a lower bound: a link the step needs publishes no "
+                                "bandwidth, and its transfers are left out\n");
         s << QStringLiteral("Step time       %1 s = %2 (stage %3); %4 tokens/s, MFU %5 %, %6\n")
-                 .arg(st.stepTimeS, 0, 'g', 4)
+                 .arg((st.linkTimeExcluded ? QStringLiteral("≥ ") : QString()) +
+                      QString::number(st.stepTimeS, 'g', 4))
                  .arg(parts.join(QStringLiteral(" + ")))
                  .arg(st.busiestStage)
-                 .arg(formatCount(std::llround(st.tokensPerS)))
-                 .arg(100 * st.mfuAchieved, 0, 'f', 1)
+                 .arg((st.linkTimeExcluded ? QStringLiteral("≤ ") : QString()) +
+                      formatCount(std::llround(st.tokensPerS)))
+                 .arg((st.linkTimeExcluded ? QStringLiteral("≤ ") : QString()) +
+                      QString::number(100 * st.mfuAchieved, 'f', 1))
                  .arg(st.energyJPerMillionTokens
-                          ? QStringLiteral("%1 MJ per million tokens")
+                          ? QStringLiteral("%1%2 MJ per million tokens")
+                                .arg(st.linkTimeExcluded ? QStringLiteral("≥ ") : QString())
                                 .arg(*st.energyJPerMillionTokens / 1e6, 0, 'f', 2)
                           : QStringLiteral("energy unknown"));
     }

@@ -4,7 +4,9 @@
 #include "core/activations.h"
 #include "core/evaluate.h"
 #include "core/fields.h"
+#include "core/planner.h"
 #include "core/serving.h"
+#include "core/step_time.h"
 #include "core/validate.h"
 #include "io/presets_io.h"
 #include "test_models.h"
@@ -66,7 +68,9 @@ private Q_SLOTS:
         const Report bound = serve(QStringLiteral("device=sn40l,") + layout);
         QVERIFY(bound.ok());
         QVERIFY(bound.hasWarning("tp-link-unknown"));
-        QVERIFY(!bound.stepTime);
+        // The step (the prefill) is a lower bound too, marked so.
+        QVERIFY(bound.stepTime && bound.stepTime->linkTimeExcluded);
+        QCOMPARE(bound.stepTime->breakdown[TimePart::tpComm], 0.0);
         QVERIFY(bound.serving);
         QVERIFY(bound.serving->linkTimeExcluded);
         QCOMPARE(bound.serving->first.busiest.tpCommS, 0.0);
@@ -84,6 +88,31 @@ private Q_SLOTS:
         QCOMPARE(a.tokenS, b.tokenS - b.busiest.tpCommS);
         QVERIFY(bound.serving->decodeMeanS < withLink.serving->decodeMeanS);
         QVERIFY(bound.serving->prefillS <= withLink.serving->prefillS);
+        QVERIFY(withLink.stepTime && !withLink.stepTime->linkTimeExcluded);
+        QVERIFY(bound.stepTime->stepTimeS < withLink.stepTime->stepTimeS);
+
+        // Training needs every link's time: no step at all, and the planner ranks none.
+        Scenario training = linked;
+        training.customDevice.reset();
+        training.mode = Mode::training;
+        training.precision = Precision::bf16;
+        QVERIFY(!evaluate(training, presets()).stepTime);
+        // Nor does the planner rank a bounded step: 405B at FP8 on eight SN40L fits only
+        // split, and every split needs a link.
+        PlanRequest plan;
+        plan.base = scenario(QStringLiteral("mode=inference,model=llama-3.1-405b,precision=fp8,"
+                                            "device=sn40l,seq_len=4096"));
+        plan.devices = 8;
+        plan.globalBatch = 8;
+        plan.threads = 1;
+        const PlanResult planned = core::plan(plan, presets());
+        QVERIFY2(!planned.error, planned.error ? planned.error->toString().c_str() : "");
+        QVERIFY(planned.candidates.empty());
+        QStringList reasons;
+        for (const auto &[reason, group] : planned.rejected)
+            reasons << QString::fromStdString(reason);
+        QVERIFY2(planned.rejected.contains("link bandwidth not published"),
+                 qPrintable(reasons.join(u'|')));
 
         const ModelSpec &m = *resolveModel(linked, presets());
         QVERIFY(a.tokenS >= weightsReadPerDevice(m, 8, 1.0) / (device.hbmGbPerS * 1e9));

@@ -193,6 +193,11 @@ void StepTimeChart::setReport(const core::Report &report, const core::Report *co
                          : m_secondsPerUnit == 1e-3 ? tr("ms")
                                                     : tr("µs");
     m_axisTitle = tr("Time per step (%1)").arg(unit);
+    const bool prefill = report.mode == core::Mode::inference;
+    m_title = prefill ? tr("Where the prefill's time goes, by pipeline stage")
+                      : tr("Where one step's time goes, by pipeline stage");
+    if (st.linkTimeExcluded)
+        m_title += tr(" (at least: link time not published)");
     relabelStages();
     m_bars->update();
 }
@@ -302,7 +307,7 @@ void StepTimeChart::paintBars(QPainter &p, const QSize &size) const
     p.setFont(boldFont(font()));
     p.setPen(text);
     p.drawText(QRectF(0, kBarPad, size.width(), QFontMetricsF(p.font()).height()), Qt::AlignCenter,
-               tr("Where one step's time goes, by pipeline stage"));
+               QFontMetricsF(p.font()).elidedText(m_title, Qt::ElideRight, size.width()));
     p.setFont(font());
 
     // The value axis: grid lines, tick labels, its title turned up the left edge.

@@ -99,6 +99,9 @@ private:
     QString m_compareName;
     double m_secondsPerUnit = 1;
     QString m_axisTitle;
+    // "Where one step's time goes, by pipeline stage"; in inference the step is the prefill,
+    // and without a published link its time is a lower bound.
+    QString m_title;
     QStringList m_stageLabels;
     QList<int> m_labelledStages;
 };
