@@ -282,6 +282,25 @@ private Q_SLOTS:
         QCOMPARE(QToolTip::text(), w.chart->toolTipFor(0, core::TimePart::matmul));
     }
 
+    // In inference the step is the prefill; without a published link (SN40L at T = 4) its time
+    // is a lower bound, and the title and the legend say so (docs/step_time.md).
+    void stepTimeAsALowerBound()
+    {
+        const QStringList settings{"mode=inference", "model=llama-3.1-405b",
+                                   "device=sn40l",   "precision=int4",
+                                   "tp=4",           "pp=1",
+                                   "dp=1",           "microbatches=1"};
+        StepTimeWindow w(settings);
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        const core::Report &r = w.document.lastValidReport();
+        QVERIFY(r.stepTime && r.stepTime->linkTimeExcluded);
+        QVERIFY2(w.chart->title().startsWith("Where the prefill's time goes"),
+                 qPrintable(w.chart->title()));
+        QVERIFY(w.chart->title().contains("at least"));
+        QVERIFY2(!w.chart->legendLabels().filter("Step time ≥").isEmpty(),
+                 qPrintable(w.chart->legendLabels().join(u'|')));
+    }
+
     // Without seconds (a device without the precision's peak FLOPS: layer-time units) the
     // page says why, in the tab, its formulas and an exported image, rather than drawing an
     // empty chart.

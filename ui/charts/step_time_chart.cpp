@@ -186,6 +186,7 @@ void StepTimeChart::setReport(const core::Report &report, const core::Report *co
     const core::StepTimeReport &st = *report.stepTime;
     m_stages = st.stages;
     m_stepTimeS = st.stepTimeS;
+    m_atLeast = st.linkTimeExcluded;
     m_busiest = st.busiestStage;
     const double longest = std::max(st.stepTimeS, m_stepTimeSB);
     m_secondsPerUnit = longest >= 1 ? 1 : longest >= 1e-3 ? 1e-3 : 1e-6;
@@ -579,7 +580,9 @@ QList<std::pair<QString, StepTimeChart::Entry>> StepTimeChart::legendEntries() c
     if (m_stages.empty())
         return out;
     if (!isComparing()) {
-        out.append({tr("Step time %1").arg(seconds(m_stepTimeS)), Entry::stepA});
+        out.append(
+            {(m_atLeast ? tr("Step time ≥ %1") : tr("Step time %1")).arg(seconds(m_stepTimeS)),
+             Entry::stepA});
         out.append({tr("Busiest stage: %1").arg(m_busiest), Entry::busiest});
         return out;
     }

@@ -37,6 +37,7 @@ public:
     // Seconds per unit of the value axis: 1, 1e-3 (ms) or 1e-6 (µs).
     double secondsPerUnit() const { return m_secondsPerUnit; }
     QString axisTitle() const;
+    QString title() const { return m_title; }
     // The stage axis's labels, left to right: every n-th stage when they do not all fit.
     QStringList stageLabels() const;
     // The legend's visible entries: the parts this scenario has, the step time, the busiest.
@@ -102,6 +103,7 @@ private:
     // "Where one step's time goes, by pipeline stage"; in inference the step is the prefill,
     // and without a published link its time is a lower bound.
     QString m_title;
+    bool m_atLeast = false; // the step time is a lower bound (a link's time not published)
     QStringList m_stageLabels;
     QList<int> m_labelledStages;
 };
