@@ -44,6 +44,24 @@ std::vector<int> tensorDegrees(const ModelSpec &model, std::int64_t most)
     return out;
 }
 
+// The base scenario served by T × K devices, D replicas, m micro-batches of b sequences:
+// forward passes only, so no ZeRO, recomputation, interleaving or sequence parallelism.
+Scenario servingLayout(const Scenario &base, int tp, int pp, int dp, int m, int b)
+{
+    Scenario s = base;
+    s.tp = tp;
+    s.pp = pp;
+    s.dp = dp;
+    s.zero = 0;
+    s.schedule = Schedule::gpipe;
+    s.virtualStages = 1;
+    s.recompute = Recompute::none;
+    s.sequenceParallel = false;
+    s.microbatches = m;
+    s.microbatchSize = b;
+    return s;
+}
+
 struct ServingSearch
 {
     const ServingPlanRequest &request;
@@ -65,17 +83,8 @@ struct ServingSearch
 
     Scenario scenario(int tp, int pp, int i) const
     {
-        Scenario s = request.base;
-        s.tp = tp;
-        s.pp = pp;
-        s.dp = 1;
-        s.zero = 0;
-        s.schedule = Schedule::gpipe;
-        s.virtualStages = 1;
-        s.recompute = Recompute::none;
-        s.sequenceParallel = false;
-        std::tie(s.microbatches, s.microbatchSize) = batching(pp, i);
-        return s;
+        const auto [m, b] = batching(pp, i);
+        return servingLayout(request.base, tp, pp, 1, m, b);
     }
 
     Report evaluateAt(int tp, int pp, int i, bool memoryOnly)
@@ -309,17 +318,7 @@ std::optional<InputError> checkServingRequest(const ServingPlanRequest &req, con
         return InputError{"output_len", "the deployment planner ranks by output tokens a "
                                         "second: set how many tokens each sequence generates "
                                         "(at least 1)"};
-    Scenario probe = req.base;
-    probe.tp = 1;
-    probe.pp = 1;
-    probe.dp = 1;
-    probe.zero = 0;
-    probe.schedule = Schedule::gpipe;
-    probe.virtualStages = 1;
-    probe.recompute = Recompute::none;
-    probe.sequenceParallel = false;
-    probe.microbatches = 1;
-    probe.microbatchSize = 1;
+    const Scenario probe = servingLayout(req.base, 1, 1, 1, 1, 1);
     if (auto e = validate(probe, presets))
         return e;
     const ModelSpec &model = *resolveModel(probe, presets);
@@ -334,18 +333,7 @@ std::optional<InputError> checkServingRequest(const ServingPlanRequest &req, con
 
 Scenario ServingCandidate::apply(const Scenario &base) const
 {
-    Scenario s = base;
-    s.tp = tp;
-    s.pp = pp;
-    s.dp = replicas;
-    s.zero = 0;
-    s.schedule = Schedule::gpipe;
-    s.virtualStages = 1;
-    s.recompute = Recompute::none;
-    s.sequenceParallel = false;
-    s.microbatches = microbatches;
-    s.microbatchSize = microbatchSize;
-    return s;
+    return servingLayout(base, tp, pp, replicas, microbatches, microbatchSize);
 }
 
 ServingPlanResult planServing(const ServingPlanRequest &request, const Presets &presets,
