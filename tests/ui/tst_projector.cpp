@@ -58,6 +58,15 @@ void setZoom(MainWindow &window, int step)
     settle();
 }
 
+// Presentation mode at the largest text size, on screen.
+void presentAtTheLargestText(MainWindow &window)
+{
+    showActive(window);
+    window.presentationAction()->setChecked(true);
+    settle();
+    setZoom(window, MainWindow::kMaxZoomStep);
+}
+
 QString sizeOf(const QWidget *w)
 {
     return QStringLiteral("%1×%2").arg(w->width()).arg(w->height());
@@ -153,10 +162,7 @@ private Q_SLOTS:
     {
         ExplorerWindow w;
         MainWindow &window = w.window;
-        showActive(window);
-        window.presentationAction()->setChecked(true);
-        settle();
-        setZoom(window, MainWindow::kMaxZoomStep);
+        presentAtTheLargestText(window);
         window.plannerAction()->trigger();
         settle();
         QVERIFY(window.plannerDock()->isVisible());
@@ -235,10 +241,7 @@ private Q_SLOTS:
     {
         ExplorerWindow w;
         MainWindow &window = w.window;
-        showActive(window);
-        window.presentationAction()->setChecked(true);
-        settle();
-        setZoom(window, MainWindow::kMaxZoomStep);
+        presentAtTheLargestText(window);
 
         window.showChart(QStringLiteral("bubble"));
         settle();
