@@ -68,6 +68,31 @@ int positiveNumber(const QCommandLineParser &parser, const QCommandLineOption &o
     return -1;
 }
 
+// A planner's result as `--format` asks (csv: the candidates' table), with the writers of
+// that planner; or the error naming the key, and the file or --set that gave it.
+template <typename Request, typename Result, typename Table, typename Json, typename Text>
+int printPlan(const QCommandLineParser &parser, const QCommandLineOption &set,
+              const core::Presets &presets, const Request &request, const Result &result, bool json,
+              bool csv, Table table, Json toJson, Text toText)
+{
+    if (result.error)
+        return fail(
+            fromScenario(*result.error, parser.positionalArguments().value(0), parser.values(set)));
+    const core::ModelSpec &model = *core::resolveModel(request.base, presets);
+    const core::DeviceSpec &device = *core::resolveDevice(request.base, presets);
+    QTextStream out(stdout);
+    if (csv)
+        out << QString::fromUtf8(io::toCsv(table(result.candidates)));
+    else if (json)
+        out << QJsonDocument(toJson(request, result, io::qs(model.id), io::qs(device.id)))
+                   .toJson(QJsonDocument::Indented);
+    else
+        out << toText(request, result, io::qs(model.name.empty() ? model.id : model.name),
+                      io::qs(device.name.empty() ? device.id : device.name));
+    out.flush();
+    return ok;
+}
+
 // `plan` in inference: the deployment planner (docs/inference.md, "Planning a deployment").
 int runServingPlan(const QCommandLineParser &parser, const core::Presets &presets,
                    core::ServingPlanRequest &request, const QCommandLineOption &devices,
@@ -80,25 +105,8 @@ int runServingPlan(const QCommandLineParser &parser, const core::Presets &preset
             return status;
     if (int status = positive(parser, top, request.top); status >= 0)
         return status;
-    const core::ServingPlanResult result = core::planServing(request, presets);
-    if (result.error)
-        return fail(
-            fromScenario(*result.error, parser.positionalArguments().value(0), parser.values(set)));
-    const core::ModelSpec &model = *core::resolveModel(request.base, presets);
-    const core::DeviceSpec &device = *core::resolveDevice(request.base, presets);
-    QTextStream out(stdout);
-    if (csv)
-        out << QString::fromUtf8(io::toCsv(io::servingPlanTable(result.candidates)));
-    else if (json)
-        out << QJsonDocument(
-                   io::servingPlanToJson(request, result, io::qs(model.id), io::qs(device.id)))
-                   .toJson(QJsonDocument::Indented);
-    else
-        out << io::servingPlanToText(request, result,
-                                     io::qs(model.name.empty() ? model.id : model.name),
-                                     io::qs(device.name.empty() ? device.id : device.name));
-    out.flush();
-    return ok;
+    return printPlan(parser, set, presets, request, core::planServing(request, presets), json, csv,
+                     io::servingPlanTable, io::servingPlanToJson, io::servingPlanToText);
 }
 
 } // namespace
@@ -260,23 +268,8 @@ int runPlan(const QStringList &arguments)
         request.rank = *ranked;
     }
 
-    const core::PlanResult result = core::plan(request, presets);
-    if (result.error)
-        return fail(
-            fromScenario(*result.error, parser.positionalArguments().value(0), parser.values(set)));
-    const core::ModelSpec &model = *core::resolveModel(request.base, presets);
-    const core::DeviceSpec &device = *core::resolveDevice(request.base, presets);
-    QTextStream out(stdout);
-    if (csv)
-        out << QString::fromUtf8(io::toCsv(io::planTable(result.candidates)));
-    else if (json)
-        out << QJsonDocument(io::planToJson(request, result, io::qs(model.id), io::qs(device.id)))
-                   .toJson(QJsonDocument::Indented);
-    else
-        out << io::planToText(request, result, io::qs(model.name.empty() ? model.id : model.name),
-                              io::qs(device.name.empty() ? device.id : device.name));
-    out.flush();
-    return ok;
+    return printPlan(parser, set, presets, request, core::plan(request, presets), json, csv,
+                     io::planTable, io::planToJson, io::planToText);
 }
 
 } // namespace cli
