@@ -1,10 +1,12 @@
 // File → Export (docs/DESIGN.md §4): the window renders through the same function as
 // `parascope export`, so the same scenario gives the same pixels.
+#include "core/evaluate.h"
 #include "core/fields.h"
 #include "io/presets_io.h"
 #include "modal_answerer.h"
 #include "run_parascope.h"
 #include "test_files.h"
+#include "test_scenarios.h"
 #include "ui/charts/bar_labels.h"
 #include "ui/charts/bubble_chart.h"
 #include "ui/charts/model_size_chart.h"
@@ -179,6 +181,33 @@ private Q_SLOTS:
             QVERIFY(totals.rects()[qsizetype(i)].bottom() <= totals.lineY(gb)); // above its bar
         }
         QVERIFY(clearOfLines(totals, {chart->capacityGb()}));
+    }
+
+    // The caption states the keys that shaped the numbers: in training the schedule's, in
+    // inference (forwards only, no ZeRO or schedule) the batch and the requests' lengths.
+    void captionNamesTheModesKeys_data()
+    {
+        QTest::addColumn<QString>("settings");
+        QTest::addColumn<QString>("expected");
+        QTest::addRow("training") << ""
+                                  << "Llama 3.1 70B on NVIDIA H100 SXM · BF16 training · T=8 K=4 "
+                                     "D=2 (64 devices) · m=16 · 1f1b · ZeRO 1 — Parascope";
+        QTest::addRow("inference")
+            << "mode=inference,tp=2,pp=1,dp=1,microbatches=1,microbatch_size=16,seq_len=1024,"
+               "output_len=256"
+            << "Llama 3.1 70B on NVIDIA H100 SXM · BF16 inference · T=2 K=1 D=1 (2 devices) · "
+               "batch 16 (m=1 b=16) · 1024 + 256 tokens — Parascope";
+    }
+    void captionNamesTheModesKeys()
+    {
+        QFETCH(QString, settings);
+        QFETCH(QString, expected);
+        const core::Scenario s =
+            settings.isEmpty() ? core::Scenario{} : scenario(settings.split(QLatin1Char(',')));
+        const core::Presets presets = io::builtinPresets();
+        const core::Report r = core::evaluate(s, presets);
+        const QString caption = chart_export::captionText({s, presets, r}, QDate(2026, 12, 2));
+        QVERIFY2(caption.startsWith(expected), qPrintable(caption));
     }
 
     // A caption too wide for the image loses whole items from the end, program and date

@@ -189,18 +189,25 @@ QString captionText(const Inputs &inputs, const QDate &date)
     const QString profile = s.framework == core::Framework::custom
                                 ? QString()
                                 : QStringLiteral(" · ") + io::qs(core::frameworkSummary(s));
-    return QObject::tr("%1 on %2 · %3 %4 · T=%5 K=%6 D=%7 (%8 devices) · m=%9 · %10 · ZeRO "
-                       "%11%14 — Parascope %12, %13")
+    // Training: the schedule's keys. Inference runs forwards only, and ZeRO and the schedule
+    // do not apply: the batch and the lengths of the requests instead.
+    const QString work =
+        s.mode == core::Mode::training
+            ? QObject::tr("m=%1 · %2 · ZeRO %3").arg(s.microbatches).arg(schedule).arg(s.zero)
+            : QObject::tr("batch %1 (m=%2 b=%3) · %4 + %5 tokens")
+                  .arg(std::int64_t{s.microbatches} * s.microbatchSize)
+                  .arg(s.microbatches)
+                  .arg(s.microbatchSize)
+                  .arg(s.seqLen)
+                  .arg(s.outputLen);
+    return QObject::tr("%1 on %2 · %3 %4 · T=%5 K=%6 D=%7 (%8 devices) · %9%10 — Parascope %11, "
+                       "%12")
         .arg(io::qs(r.modelName), io::qs(r.deviceName), upper(core::toString(s.precision)), mode)
         .arg(s.tp)
         .arg(s.pp)
         .arg(s.dp)
         .arg(r.devices)
-        .arg(s.microbatches)
-        .arg(schedule)
-        .arg(s.zero)
-        .arg(QStringLiteral(PARASCOPE_VERSION), date.toString(Qt::ISODate))
-        .arg(profile);
+        .arg(work, profile, QStringLiteral(PARASCOPE_VERSION), date.toString(Qt::ISODate));
 }
 
 QImage renderImage(const ChartPage &page, const Inputs &inputs, const Options &options)
