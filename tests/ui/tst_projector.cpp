@@ -5,6 +5,7 @@
 // not fit the screen is not restored.
 #include "core/evaluate.h"
 #include "io/presets_io.h"
+#include "ui/charts/chart_style.h"
 #include "ui/charts/memory_step_chart.h"
 #include "ui/charts/sharding_chart.h"
 #include "ui/charts/stage_memory_chart.h"
@@ -20,6 +21,7 @@
 #include <QFontMetricsF>
 #include <QGraphicsTextItem>
 #include <QLabel>
+#include <QLineSeries>
 #include <QScreen>
 #include <QScrollArea>
 #include <QStatusBar>
@@ -284,6 +286,39 @@ private Q_SLOTS:
                  qPrintable(memory->shownMemoryAxisTitle()));
         window.presentationAction()->setChecked(false);
         settle();
+    }
+
+    // A horizontal axis title that does not fit the plot's width shortens as vertical ones do
+    // ("Context (thousand tokens)" read "Context (thousand..." on a projector), and comes back
+    // whole when there is room.
+    void horizontalAxisTitlesShorten()
+    {
+        QChartView view;
+        auto *chart = view.chart();
+        auto *series = new QLineSeries;
+        series->append(0, 0);
+        series->append(100, 100);
+        chart->addSeries(series);
+        auto *context = new QValueAxis;
+        context->setTitleText(QStringLiteral("Context (thousand tokens)"));
+        chart->addAxis(context, Qt::AlignBottom);
+        series->attachAxis(context);
+        chart_style::keepAxesReadable(chart);
+        view.resize(1000, 400);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        settle();
+        QCOMPARE(context->titleText(), QStringLiteral("Context (thousand tokens)"));
+        const QFontMetricsF metrics(context->titleFont());
+        view.resize(static_cast<int>(metrics.horizontalAdvance(context->titleText()) * 0.8) + 80,
+                    400);
+        settle();
+        QVERIFY2(metrics.horizontalAdvance(context->titleText()) <= chart->plotArea().width(),
+                 qPrintable(context->titleText()));
+        QCOMPARE(context->titleText(), QStringLiteral("thousand tokens"));
+        view.resize(1000, 400);
+        settle();
+        QCOMPARE(context->titleText(), QStringLiteral("Context (thousand tokens)"));
     }
 
     void stageLabelsThinOut_data()

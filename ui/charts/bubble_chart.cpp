@@ -199,7 +199,8 @@ void BubbleChart::setScenario(const core::Scenario &s, const core::Report &r,
                                 ? tr("1f1b = gpipe (same bubble)")
                                 : name);
         }
-        m_chart->setTitle(tr("Pipeline bubble with K = %1 stages").arg(s.pp));
+        m_chart->setTitle(s.pp == 1 ? tr("Pipeline bubble with K = 1 stage: none")
+                                    : tr("Pipeline bubble with K = %1 stages").arg(s.pp));
     }
     // On the curve: the closed form of this scenario's layers (docs/step_time.md); the
     // simulation, which adds the end stages' work and the sends, is named beside it.

@@ -202,7 +202,7 @@ void setPercentRange(QValueAxis *axis)
 namespace {
 
 // The longest of "Memory per device (GB)", "Memory (GB)" and "GB" that fits `length`.
-void fitTitle(QAbstractAxis *axis, double length)
+void fitTitle(QAbstractAxis *axis, double length, bool vertical = true)
 {
     QString full = axis->titleText();
     if (axis->property(kShownTitle).toString() == full && axis->property(kFullTitle).isValid())
@@ -219,8 +219,10 @@ void fitTitle(QAbstractAxis *axis, double length)
     const QFontMetricsF metrics(axis->titleFont());
     QString chosen = choices.last();
     for (const QString &choice : choices) {
-        // Qt Charts elides a title short of the plot's full height: leave it a margin.
-        if (metrics.horizontalAdvance(choice) <= 0.85 * length - metrics.height()) {
+        // Qt Charts elides a vertical title short of the plot's full height: leave it a
+        // margin; a horizontal one has the plot's width.
+        const double room = vertical ? 0.85 * length - metrics.height() : length;
+        if (metrics.horizontalAdvance(choice) <= room) {
             chosen = choice;
             break;
         }
@@ -275,9 +277,12 @@ void keepAxesReadable(QChart *chart)
         const double length = chart->plotArea().height();
         if (length <= 0)
             return;
-        for (QAbstractAxis *axis : chart->axes(Qt::Horizontal))
+        for (QAbstractAxis *axis : chart->axes(Qt::Horizontal)) {
             if (auto *values = qobject_cast<QValueAxis *>(axis))
                 fitTicksAcross(values, chart->plotArea().width());
+            if (!axis->titleText().isEmpty())
+                fitTitle(axis, chart->plotArea().width(), false);
+        }
         for (QAbstractAxis *axis : chart->axes(Qt::Vertical)) {
             if (auto *values = qobject_cast<QValueAxis *>(axis))
                 fitTicks(values, length);
@@ -286,7 +291,7 @@ void keepAxesReadable(QChart *chart)
         }
     };
     QObject::connect(chart, &QChart::plotAreaChanged, chart, fit);
-    for (QAbstractAxis *axis : chart->axes(Qt::Vertical))
+    for (QAbstractAxis *axis : chart->axes())
         QObject::connect(axis, &QAbstractAxis::titleTextChanged, chart, fit);
 }
 

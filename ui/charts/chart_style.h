@@ -103,10 +103,10 @@ void setPercentRange(QValueAxis *axis);
 
 // Whenever the plot area changes, respaces the chart's vertical setNiceRange axes to the
 // intervals their labels have room for (1.6 label lines each) and its horizontal ones to
-// labels as wide as the peak's with a label's gap between, and shortens a vertical axis
-// title that no longer fits: "Memory per device (GB)" to "Memory (GB)", then "GB". A short
-// plot (presentation mode, a dock below the charts) showed "…" instead, and a narrow one
-// "1…" for "120".
+// labels as wide as the peak's with a label's gap between, and shortens an axis title that
+// no longer fits: "Memory per device (GB)" to "Memory (GB)", then "GB". A short plot
+// (presentation mode, a dock below the charts) showed "…" instead, and a narrow one "1…"
+// for "120".
 void keepAxesReadable(QChart *chart);
 
 } // namespace ui::chart_style

@@ -156,7 +156,7 @@ void ShardingChart::fitCategories()
                 name.remove(QLatin1Char(' '));
     }
     const QString title = fits ? tr("W1 [h, f] split by … → W2 [f, h] split by …")
-                               : tr("W1 → W2 split by c(olumns) or r(ows)");
+                               : tr("W1 → W2 split: c = columns, r = rows");
     if (m_strategyAxis->categories() != shown)
         m_strategyAxis->setCategories(shown);
     // A short chart (a projector at the largest text) gives its axis title's line to the
