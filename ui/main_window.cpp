@@ -738,7 +738,8 @@ void MainWindow::showVerdict()
                                          .arg(io::qs(r.untimedReason))
                                    : tr("pipeline %1 s").arg(r.makespanS, 0, 'g', 3);
     QString verdict = m_showsLastValid ? tr("Last valid scenario: ") : QString();
-    verdict += tr("%1 devices (T=%2 × K=%3 × D=%4). Bubble %5, %6. ")
+    verdict += (r.devices == 1 ? tr("%1 device (T=%2 × K=%3 × D=%4). Bubble %5, %6. ")
+                               : tr("%1 devices (T=%2 × K=%3 × D=%4). Bubble %5, %6. "))
                    .arg(r.devices)
                    .arg(r.tp)
                    .arg(r.pp)

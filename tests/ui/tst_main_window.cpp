@@ -344,6 +344,20 @@ private Q_SLOTS:
         }
     }
 
+    // One device is "1 device", not "1 devices".
+    void statusLineCountsOneDevice()
+    {
+        ExplorerWindow w;
+        setAndEvaluate(w.document, "mode", "inference");
+        for (const char *key : {"tp", "pp", "dp"})
+            setAndEvaluate(w.document, key, "1");
+        QVERIFY2(w.window.verdict()->text().startsWith("1 device (T=1 × K=1 × D=1)"),
+                 qPrintable(w.window.verdict()->text()));
+        setAndEvaluate(w.document, "tp", "2");
+        QVERIFY2(w.window.verdict()->text().startsWith("2 devices (T=2 × K=1 × D=1)"),
+                 qPrintable(w.window.verdict()->text()));
+    }
+
     // Alt+letter reaches one thing only, on whichever tab: the menu bar's titles, the controls'
     // labels and the buttons of the page on screen share no mnemonic (Alt+V opened the View
     // menu, the Serving tab and Virtual stages in turn; Alt+E the Edit menu or the reserve).

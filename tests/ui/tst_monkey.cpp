@@ -358,7 +358,8 @@ QString disagreement(const MainWindow &window, const ScenarioDocument &document)
     const core::Report &r = document.lastValidReport();
     const core::Scenario &s = document.lastValidScenario();
     const QString verdict = window.verdict()->text();
-    const QString layout = QStringLiteral("%1 devices (T=%2 × K=%3 × D=%4)")
+    const QString layout = (r.devices == 1 ? QStringLiteral("%1 device (T=%2 × K=%3 × D=%4)")
+                                           : QStringLiteral("%1 devices (T=%2 × K=%3 × D=%4)"))
                                .arg(r.devices)
                                .arg(r.tp)
                                .arg(r.pp)
