@@ -3,6 +3,7 @@
 #include "io/plan_io.h"
 #include "io/text.h"
 #include "ui/planner/plan_text.h"
+#include "ui/planner/table_look.h"
 #include "ui/units.h"
 
 #include <QApplication>
@@ -168,23 +169,13 @@ QVariant PlanTableModel::data(const QModelIndex &index, int role) const
     }
     case SortRole:
         return number(c, index.row(), column);
-    case Qt::TextAlignmentRole:
-        return (column == schedule || column == recompute || column == sequenceParallel)
-                   ? (Qt::AlignLeft | Qt::AlignVCenter).toInt()
-                   : (Qt::AlignRight | Qt::AlignVCenter).toInt();
     case Qt::ToolTipRole:
         return rowTooltip(c);
+    case Qt::TextAlignmentRole:
     case Qt::FontRole:
-        if (m_loaded && c.sameLayout(*m_loaded)) {
-            QFont font;
-            font.setBold(true);
-            return font;
-        }
-        return {};
     case Qt::ForegroundRole:
-        if (m_stale)
-            return QApplication::palette().brush(QPalette::Disabled, QPalette::Text);
-        return {};
+        return rowLook(role, m_loaded && c.sameLayout(*m_loaded), m_stale,
+                       column == schedule || column == recompute || column == sequenceParallel);
     default:
         return {};
     }

@@ -2,6 +2,7 @@
 
 #include "io/serving_plan_io.h"
 #include "io/text.h"
+#include "ui/planner/table_look.h"
 #include "ui/units.h"
 
 #include <QApplication>
@@ -227,23 +228,13 @@ QVariant ServingTableModel::data(const QModelIndex &index, int role) const
         return display(c, index.row(), column);
     case SortRole:
         return number(c, index.row(), column);
-    case Qt::TextAlignmentRole:
-        return (column == bound || column == limit || column == layout)
-                   ? (Qt::AlignLeft | Qt::AlignVCenter).toInt()
-                   : (Qt::AlignRight | Qt::AlignVCenter).toInt();
     case Qt::ToolTipRole:
         return rowTooltip(c);
+    case Qt::TextAlignmentRole:
     case Qt::FontRole:
-        if (isLoaded(c)) {
-            QFont font;
-            font.setBold(true);
-            return font;
-        }
-        return {};
     case Qt::ForegroundRole:
-        if (m_stale)
-            return QApplication::palette().brush(QPalette::Disabled, QPalette::Text);
-        return {};
+        return rowLook(role, isLoaded(c), m_stale,
+                       column == bound || column == limit || column == layout);
     default:
         return {};
     }
