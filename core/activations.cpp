@@ -86,7 +86,22 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     // keeps the gate output, its SiLU, the up output and their product (the down
     // projection's input), 4 × 2sbf; fused, its 2f-wide input and the down projection's
     // input, 3 × 2sbf (Megatron-LM megatron/core/fusions/fused_bias_swiglu.py).
-    t.sharded += (m.gatedMlp ? (c.fusedSwiglu ? 3 : 4) : 2) * a * ffn;
+    const Count mlpTensors = m.gatedMlp ? (c.fusedSwiglu ? 3 : 4) : 2;
+    if (!c.moe) {
+        t.sharded += mlpTensors * a * ffn;
+        return t;
+    }
+    // docs/experts.md, "Memory": shared experts are a dense MLP of their own; every token's
+    // top-k copies go to the experts, and a device gets k x expert T / T copies per token of
+    // its group (the copies of C x D token sets shared over T x C x D / expert T groups). Each
+    // copy keeps its dispatched input and expert output (for the combine), h wide, and the
+    // MLP's tensors at f_e / expert T.
+    const Count fe = divBytesUp<Count>(m.expertFfnHidden, c.tp);
+    const Count feShard = divBytesUp<Count>(m.expertFfnHidden, c.expertTp);
+    t.sharded += static_cast<Count>(m.sharedExperts) * mlpTensors * a * fe;
+    const double copies = static_cast<double>(m.expertsPerToken) * c.expertTp / c.tp;
+    t.sharded += static_cast<Count>(
+        std::ceil(copies * static_cast<double>(2 * a * h + mlpTensors * a * feShard)));
     return t;
 }
 
@@ -96,7 +111,10 @@ Count layerBytes(const ModelSpec &m, const ActivationConfig &c, Recompute recomp
     if (!m.hasArchitecture())
         return 0;
     const PerToken<Count> t = perToken<Count>(m, c, recompute);
-    const Count tokens = mulBytes<Count>(c.seqLen, c.microbatchSize);
+    // Context parallelism: each device keeps its s / C of every sequence (Megatron-LM
+    // context_parallel, load-balanced chunks of s / 2C).
+    const Count tokens =
+        mulBytes<Count>(divBytesUp<Count>(c.seqLen, std::max(1, c.cp)), c.microbatchSize);
     // Korthikanti §4.2.2: sequence parallelism splits the remaining terms by T too.
     const Count all = mulBytes<Count>(tokens, t.replicated);
     const Count replicated = c.sequenceParallel ? divBytesUp<Count>(all, c.tp) : all;
@@ -150,8 +168,14 @@ Count kvBytes(const ModelSpec &m, int layers, std::int64_t seqLen, std::int64_t 
               int bytesPerValue)
 {
     // docs/DESIGN.md §3.7: 2 (K and V) × layers × KV heads × head dim × seq × batch × bytes.
-    const Count bytesPerToken = Count{2} * layers * static_cast<Count>(kvHeadsPerDevice(m, tp)) *
-                                m.headDim() * bytesPerValue;
+    // Multi-head latent attention caches the compressed latent and the shared rotary key
+    // instead, kv_lora_rank + rope_head_dim values per token and layer on every device
+    // (DeepSeek-AI 2024, "DeepSeek-V3 Technical Report", §2.1.1).
+    const Count bytesPerToken =
+        m.latentAttention()
+            ? static_cast<Count>(layers) * (m.kvLoraRank + m.ropeHeadDim) * bytesPerValue
+            : Count{2} * layers * static_cast<Count>(kvHeadsPerDevice(m, tp)) * m.headDim() *
+                  bytesPerValue;
     return mulBytes<Count>(bytesPerToken, mulBytes<Count>(seqLen, sequences));
 }
 
@@ -193,6 +217,8 @@ ActivationConfig activationConfig(const Scenario &s)
     c.attention = s.attention;
     c.fusedSwiglu = s.fusedSwiglu;
     c.bytesPerValue = activationValueBytes(s.precision);
+    c.cp = s.cp;
+    c.expertTp = s.expertTpDegree();
     return c;
 }
 
@@ -210,6 +236,32 @@ std::int64_t layerActivationBytes(const ModelSpec &m, const ActivationConfig &c)
 double layerActivationBytesBound(const ModelSpec &m, const ActivationConfig &c)
 {
     return layerBytes<double>(m, c, c.recompute);
+}
+
+std::int64_t stageActivationBytes(const ModelSpec &m, const ActivationConfig &c, int layers,
+                                  int moeLayers)
+{
+    ActivationConfig dense = c;
+    dense.moe = false;
+    ActivationConfig moe = c;
+    moe.moe = true;
+    const std::int64_t experts =
+        moeLayers > 0 ? saturatingMul(moeLayers, layerActivationBytes(m, moe)) : 0;
+    return saturatingAdd(saturatingMul(layers - moeLayers, layerActivationBytes(m, dense)),
+                         experts);
+}
+
+std::int64_t stageRecomputePeakBytes(const ModelSpec &m, const ActivationConfig &c, int layers,
+                                     int moeLayers)
+{
+    if (c.recompute != Recompute::full || layers == 0)
+        return 0;
+    ActivationConfig dense = c;
+    dense.moe = false;
+    ActivationConfig moe = c;
+    moe.moe = true;
+    const std::int64_t denseBytes = layers > moeLayers ? layerPeakRecomputeBytes(m, dense) : 0;
+    return moeLayers > 0 ? std::max(denseBytes, layerPeakRecomputeBytes(m, moe)) : denseBytes;
 }
 
 std::int64_t layerPeakRecomputeBytes(const ModelSpec &m, const ActivationConfig &c)

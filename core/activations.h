@@ -19,6 +19,9 @@ struct ActivationConfig
     Attention attention = Attention::flash;
     bool fusedSwiglu = false; // SwiGLU keeps its 2f-wide input only (docs/activations.md)
     int bytesPerValue = 2;    // 16-bit activations; 4 in FP32 training
+    int cp = 1;               // context parallelism: each device keeps s / C of the tokens
+    int expertTp = 1;         // devices that split each expert (docs/experts.md)
+    bool moe = false;         // the layer's MLP is a mixture of experts
 };
 
 // Bytes of one activation, logit or KV-cache value: 16 bits, or 32 in FP32; FP8 and the
@@ -47,6 +50,14 @@ ActivationConfig activationConfig(const Scenario &scenario);
 // this is Korthikanti et al. 2022, Table 2, exactly.
 std::int64_t layerActivationBytes(const ModelSpec &model, const ActivationConfig &config);
 double layerActivationBytesBound(const ModelSpec &model, const ActivationConfig &config);
+
+// One micro-batch's bytes over a stage's `layers`, `moeLayers` of them with experts
+// (docs/experts.md, "Memory"); and what full recomputation rebuilds at most, the larger kind of
+// layer it holds, 0 when recomputation is not full.
+std::int64_t stageActivationBytes(const ModelSpec &model, const ActivationConfig &config,
+                                  int layers, int moeLayers);
+std::int64_t stageRecomputePeakBytes(const ModelSpec &model, const ActivationConfig &config,
+                                     int layers, int moeLayers);
 
 // The same layer's bytes without recomputation: what a fully recomputed stage
 // rebuilds, one layer and one micro-batch at a time, during its backward pass.

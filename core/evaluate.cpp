@@ -48,11 +48,12 @@ TrainingStates trainingStates(const Scenario &s)
 }
 
 std::int64_t stageParams(const ModelSpec &model, const ParamCounts &perDevice, int stage,
-                         int stages, int layers, int tp)
+                         int stages, int layers, int moeLayers, int tp)
 {
     if (!model.hasArchitecture())
         return ceilDiv(ceilDiv(model.params, tp), stages);
-    std::int64_t params = layers * perDevice.perLayer;
+    std::int64_t params =
+        (layers - moeLayers) * perDevice.perLayer + moeLayers * perDevice.perMoeLayer;
     if (stage == 0)
         params += perDevice.embedding;
     if (stage == stages - 1) {
@@ -71,8 +72,9 @@ int minTpForWeights(const ModelSpec &model, const Scenario &s, std::int64_t capa
     for (int t = 1; t <= limit; t *= 2) {
         if (model.hasArchitecture() && model.heads % t != 0)
             continue;
-        if (saturatingAdd(weightBytes(countParams(model, t).total, s.precision), reserve) <=
-            capacity)
+        if (saturatingAdd(
+                weightBytes(countParams(model, t, ExpertSplit{s.ep, t}).total, s.precision),
+                reserve) <= capacity)
             return t;
     }
     return 0;
@@ -100,6 +102,19 @@ struct Timing
 {
     std::optional<DeviceRates> rates; // nothing: the schedule runs in layer-time units
     LayerTimes layer;
+    LayerTimes moeLayer;        // a layer with experts (docs/experts.md)
+    std::vector<int> moeLayers; // per stage, of its layers
+    // `layers` of stage i, by the member of LayerTimes given: F, B, W or recomputation.
+    double stageLayers(std::size_t i, int layers, double LayerTimes::*part) const
+    {
+        const int moe = i < moeLayers.size() ? moeLayers[i] : 0;
+        return (layers - moe) * layer.*part + moe * moeLayer.*part;
+    }
+    double stagePart(std::size_t i, int layers, std::size_t p) const
+    {
+        const int moe = i < moeLayers.size() ? moeLayers[i] : 0;
+        return (layers - moe) * layer.parts.seconds[p] + moe * moeLayer.parts.seconds[p];
+    }
     EndTimes first;
     EndTimes last;
     double p2pSendS = 0;
@@ -109,9 +124,11 @@ struct Timing
     Link tpLink;
 };
 
-Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &device)
+Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &device,
+              std::vector<int> moeLayers)
 {
     Timing t;
+    t.moeLayers = std::move(moeLayers);
     t.tpLinkError = chooseLink(device, s.tp, s.interNodeGbPerS, t.tpLink);
     if (!model.hasArchitecture())
         return t;
@@ -131,10 +148,26 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     c.weightBytes = bitsPerValue(s.precision) / 8.0;
     c.commBytes = static_cast<int>(bitsPerValue(tpActivationPrecision(s.precision)) / 8);
     c.tpLink = t.tpLink;
+    // Megatron-core orders ranks T, C, E, D, K: a sequence's C ranks span T x C devices, an
+    // all-to-all E x expert T (parallel_state.py, RankGenerator order "tp-cp-ep-dp-pp").
+    c.cp = s.cp;
+    if (s.cp > 1)
+        chooseLink(device, s.tp * s.cp, s.interNodeGbPerS, c.cpLink);
+    c.ep = s.ep;
+    c.expertTp = s.expertTpDegree();
+    if (model.hasExperts()) {
+        chooseLink(device, s.ep * c.expertTp, s.interNodeGbPerS, c.epLink);
+        chooseLink(device, c.expertTp, s.interNodeGbPerS, c.expertTpLink);
+    }
     // A separate add reads the accumulated and the new gradient and writes the sum.
     if (!s.fusedGradAccumulation)
         c.gradAccumulationBytes = 2.0 * trainingStates(s).gradBytes + c.weightBytes;
     t.layer = layerTimes(model, c, *t.rates);
+    if (model.hasExperts()) {
+        LayerConfig moe = c;
+        moe.moe = true;
+        t.moeLayer = layerTimes(model, moe, *t.rates);
+    }
     t.first = firstStageTimes(model, c, *t.rates);
     t.last = lastStageTimes(model, c, *t.rates);
     if (s.pp > 1) {
@@ -144,7 +177,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
         // One micro-batch's hidden state, 1/T of it per device: with sequence parallelism
         // it is already split; without, Megatron-LM sends 1/T and all-gathers it over the
         // node (Narayanan et al. 2021, §4.1, "scatter/gather").
-        const double values = static_cast<double>(s.seqLen) * s.microbatchSize * model.hidden;
+        const double values = localTokens(c) * model.hidden;
         const double bytes = values * c.commBytes / s.tp;
         if (!t.ppLinkError)
             t.p2pSendS = link.stepLatencyS + bytes / (link.gbPerS * kGB * link.efficiency);
@@ -195,11 +228,11 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
             in.weight.push_back(split ? f : 0.0);
             continue;
         }
-        const double n = layers[i];
-        const double f = n * t.layer.forwardS;
+        const double f = t.stageLayers(i, layers[i], &LayerTimes::forwardS);
         // Recomputation reruns its part of the forward just before the backward that needs it.
-        const double b = n * (t.layer.backwardS + t.layer.recomputeS);
-        const double w = n * t.layer.weightS;
+        const double b = t.stageLayers(i, layers[i], &LayerTimes::backwardS) +
+                         t.stageLayers(i, layers[i], &LayerTimes::recomputeS);
+        const double w = t.stageLayers(i, layers[i], &LayerTimes::weightS);
         in.forward.push_back(f);
         in.backward.push_back(training ? (split ? b : b + w) : 0.0);
         in.weight.push_back(split ? w : 0.0);
@@ -231,7 +264,7 @@ std::vector<TimeBreakdown> stageWork(const Scenario &s, const Timing &t,
     for (std::size_t i = 0; i < layers.size(); ++i) {
         TimeBreakdown b;
         for (std::size_t p = 0; p < kTimePartCount; ++p)
-            b.seconds[p] = m * layers[i] * t.layer.parts.seconds[p];
+            b.seconds[p] = m * t.stagePart(i, layers[i], p);
         for (const EndTimes *end :
              {i == 0 ? &t.first : nullptr, i + 1 == layers.size() ? &t.last : nullptr})
             if (end)
@@ -298,6 +331,31 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
         r.warnings.push_back({"inference-keys-unused",
                               "output_len and kv_precision only apply in inference; training "
                               "generates no tokens and keeps no KV cache"});
+    const std::string name = model.name.empty() ? model.id : model.name;
+    if ((s.ep > 1 || s.expertTp > 0) && !model.hasExperts())
+        r.warnings.push_back({"experts-unused", "ep and expert_tp spread experts; " + name +
+                                                    " is dense, so they change nothing"});
+    if (model.hasExperts() && model.experts % s.ep != 0)
+        r.warnings.push_back(
+            {"experts-uneven",
+             "E = " + std::to_string(s.ep) + " does not divide the " +
+                 std::to_string(model.experts) +
+                 " experts: some devices hold one more (Megatron-LM refuses this)"});
+    // Megatron-core orders expert ranks expert T first, then E: the all-to-all of a group of
+    // E x expert T consecutive ranks stays in a node when they fit one.
+    if (model.hasExperts() && s.ep > 1 &&
+        std::int64_t{s.ep} * s.expertTpDegree() > device.devicesPerNode)
+        r.warnings.push_back({"all-to-all-spans-nodes",
+                              "E x expert T = " + std::to_string(s.ep * s.expertTpDegree()) +
+                                  " exceeds the " + std::to_string(device.devicesPerNode) +
+                                  " devices of a node: every MoE layer's all-to-all crosses the "
+                                  "slower inter-node network"});
+    if (s.cp > 1 && s.seqLen % (2 * s.cp) != 0)
+        r.warnings.push_back(
+            {"cp-uneven", "seq_len = " + std::to_string(s.seqLen) +
+                              " does not split into 2C = " + std::to_string(2 * s.cp) +
+                              " equal chunks, as load-balanced context parallelism needs "
+                              "(Megatron-LM requires it)"});
     if (s.virtualStages > 1 && s.schedule != Schedule::interleaved)
         r.warnings.push_back(
             {"virtual-stages-unused", "virtual_stages = " + std::to_string(s.virtualStages) +
@@ -397,9 +455,10 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             const DpSync sync =
                 dpGradientSync(s.zero, own * states.gradBytes, weightBytes(own, s.precision), s.dp,
                                link, s.microbatches);
-            double forward = layers[i] * t.layer.forwardS;
-            double backward =
-                layers[i] * (t.layer.backwardS + t.layer.recomputeS + t.layer.weightS);
+            double forward = t.stageLayers(i, layers[i], &LayerTimes::forwardS);
+            double backward = t.stageLayers(i, layers[i], &LayerTimes::backwardS) +
+                              t.stageLayers(i, layers[i], &LayerTimes::recomputeS) +
+                              t.stageLayers(i, layers[i], &LayerTimes::weightS);
             for (const EndTimes *end :
                  {i == 0 ? &t.first : nullptr, i + 1 == layers.size() ? &t.last : nullptr})
                 if (end) {
@@ -416,8 +475,9 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     }
     const double tokens = static_cast<double>(s.microbatches) * s.microbatchSize * s.seqLen * s.dp;
     st.tokensPerStep = tokens;
-    // Kaplan et al. 2020, §2.1: N counts the transformer layers' parameters, not embeddings.
-    const double n = static_cast<double>(model.layers) * countParams(model, 1).perLayer;
+    // Kaplan et al. 2020, §2.1: N counts the transformer layers' parameters, not embeddings;
+    // of a mixture of experts, those a token uses (its top-k experts).
+    const double n = static_cast<double>(activeLayerParams(model));
     // Narayanan et al. 2021, §5.1: 6·N·tokens in training (backward = 2 × forward), 2· inference.
     st.modelFlopsPerStep = (training ? 6.0 : 2.0) * n * tokens;
     st.devices = s.devices();
@@ -593,13 +653,15 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
     const DeviceSpec &device = *resolveDevice(s, presets);
     Report r; // only what the step-time model reads: stage parameters and the TP traffic
     std::vector<int> layers;
+    std::vector<int> moeLayers;
     for (const auto &st : stageModelStates(s, model)) {
         StageReport stage;
         stage.params = st.params;
         r.stages.push_back(stage);
         layers.push_back(st.layers);
+        moeLayers.push_back(st.moeLayers);
     }
-    const Timing t = timing(s, model, device);
+    const Timing t = timing(s, model, device, std::move(moeLayers));
     const PipelineInput in = pipelineInput(s, model, t, layers);
     // The busiest stage must do its own work: the makespan is at least that.
     double makespan = 0;
@@ -660,24 +722,36 @@ std::int64_t largestModuleParams(const ModelSpec &m, int tp, bool first, bool la
 std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpec &model)
 {
     const TrainingStates states = trainingStates(s);
-    const ParamCounts perDevice = countParams(model, s.tp);
+    const ParamCounts perDevice = countParams(model, s.tp, ExpertSplit{s.ep, s.expertTpDegree()});
     const std::vector<int> layers =
         model.hasArchitecture() ? splitLayers(model.layers, s.pp) : std::vector<int>(s.pp, 0);
     // ZeRO-1 shards optimizer states over D, ZeRO-2 also gradients, ZeRO-3 also
-    // parameters (Rajbhandari et al. 2020, §5).
-    const std::int64_t d = s.dp;
-    auto zeroShard = [d](std::int64_t bytes, bool sharded) {
-        return sharded ? ceilDiv(bytes, d) : bytes;
+    // parameters (Rajbhandari et al. 2020, §5). Megatron-core shards the dense parameters over
+    // the D x C ranks that hold the same ones, and the routed experts over the expert
+    // data-parallel group (distributed_data_parallel.py, expert_data_parallel_group).
+    const std::int64_t d = std::int64_t{s.dp} * s.cp;
+    const std::int64_t ed = s.expertDp();
+    auto zeroShard = [d, ed](std::int64_t dense, std::int64_t expert, bool sharded) {
+        return sharded ? saturatingAdd(ceilDiv(dense, d), ceilDiv(expert, ed))
+                       : saturatingAdd(dense, expert);
     };
     std::vector<StageModelStates> out;
     out.reserve(layers.size());
+    int firstLayer = 0;
     for (int i = 0; i < s.pp; ++i) {
         StageModelStates st;
         st.layers = layers[static_cast<std::size_t>(i)];
-        st.params = stageParams(model, perDevice, i, s.pp, st.layers, s.tp);
-        st.weightsBytes = zeroShard(weightBytes(st.params, s.precision), s.zero >= 3);
-        st.gradsBytes = zeroShard(st.params * states.gradBytes, s.zero >= 2);
-        st.optimizerBytes = zeroShard(st.params * states.optimizerBytes, s.zero >= 1);
+        st.moeLayers = moeLayersIn(model, firstLayer, st.layers);
+        firstLayer += st.layers;
+        st.params = stageParams(model, perDevice, i, s.pp, st.layers, st.moeLayers, s.tp);
+        st.expertParams = st.moeLayers * perDevice.perMoeLayerExperts;
+        const std::int64_t dense = st.params - st.expertParams;
+        st.weightsBytes = zeroShard(weightBytes(dense, s.precision),
+                                    weightBytes(st.expertParams, s.precision), s.zero >= 3);
+        st.gradsBytes =
+            zeroShard(dense * states.gradBytes, st.expertParams * states.gradBytes, s.zero >= 2);
+        st.optimizerBytes = zeroShard(dense * states.optimizerBytes,
+                                      st.expertParams * states.optimizerBytes, s.zero >= 1);
         if (s.mode == Mode::training && s.zeroBuffers == ZeroBuffers::deepspeed) {
             if (s.zero >= 3)
                 // DeepSpeed's estimate_zero3_model_states_mem_needs: 4 bytes (16-bit
@@ -693,7 +767,11 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
         if (s.mode == Mode::training && s.zeroBuffers == ZeroBuffers::fsdp && s.zero >= 1) {
             // PyTorch FSDP2 (torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py), one
             // unit per block, the embedding and the output layer units of their own.
-            const std::int64_t block = st.layers > 0 ? perDevice.perLayer : 0;
+            const std::int64_t block = st.layers == 0      ? 0
+                                       : st.moeLayers == 0 ? perDevice.perLayer
+                                       : st.moeLayers == st.layers
+                                           ? perDevice.perMoeLayer
+                                           : std::max(perDevice.perLayer, perDevice.perMoeLayer);
             const std::int64_t unit =
                 std::max(block, largestModuleParams(model, s.tp, i == 0, i + 1 == s.pp, false));
             st.zeroBuffersBytes =
@@ -745,6 +823,11 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     r.tp = s.tp;
     r.pp = s.pp;
     r.dp = s.dp;
+    r.cp = s.cp;
+    r.ep = s.ep;
+    r.expertTp = s.expertTpDegree();
+    r.expertDp = s.expertDp();
+    r.activeParams = activeParams(model);
     r.devices = s.devices();
 
     const TrainingStates states = trainingStates(s);
@@ -762,7 +845,10 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         layers.push_back(st.layers);
 
     const bool training = s.mode == Mode::training;
-    const Timing t = timing(s, model, device);
+    std::vector<int> moeLayers;
+    for (const auto &st : modelStates)
+        moeLayers.push_back(st.moeLayers);
+    const Timing t = timing(s, model, device, std::move(moeLayers));
     const PipelineInput pipeIn = pipelineInput(s, model, t, layers);
     if (options.timeline)
         r.timelineRefused = checkTimeline(s);
@@ -799,11 +885,6 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
 
     const ActivationConfig act = activationConfig(s);
     const int actBytes = act.bytesPerValue;
-    const std::int64_t perLayer = training ? layerActivationBytes(model, act) : 0;
-    // Full recomputation rebuilds one layer of one micro-batch at a time: that layer's
-    // activations are alive on top of the kept inputs (docs/activations.md).
-    const std::int64_t recomputePeak =
-        training && s.recompute == Recompute::full ? layerPeakRecomputeBytes(model, act) : 0;
 
     r.fits = true;
     for (int i = 0; i < s.pp; ++i) {
@@ -811,7 +892,9 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         st.index = i;
         const StageModelStates &ms = modelStates[static_cast<std::size_t>(i)];
         st.layers = ms.layers;
+        st.moeLayers = ms.moeLayers;
         st.params = ms.params;
+        st.expertParams = ms.expertParams;
         st.weightsBytes = ms.weightsBytes;
         st.gradsBytes = ms.gradsBytes;
         st.optimizerBytes = ms.optimizerBytes;
@@ -820,16 +903,23 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
             // Activations of every micro-batch the schedule keeps alive on this stage
             // (docs/DESIGN.md §3.3: GPipe m, 1F1B min(K-s, m), interleaved and zb-h1 simulated).
             st.inflightMicrobatches = pipe.inflight[static_cast<std::size_t>(i)];
-            const std::int64_t stageLayers = saturatingMul(st.layers, perLayer);
+            const std::int64_t stageLayers =
+                stageActivationBytes(model, act, st.layers, st.moeLayers);
+            // Full recomputation rebuilds one layer of one micro-batch at a time: that layer's
+            // activations are alive on top of the kept inputs (docs/activations.md).
+            const std::int64_t rebuilt =
+                stageRecomputePeakBytes(model, act, st.layers, st.moeLayers);
             st.activationsBytes = saturatingAdd(
                 stageLayers == kTooLarge
                     ? kTooLarge
                     : saturatingRound(st.inflightMicrobatches * static_cast<double>(stageLayers)),
-                st.layers > 0 ? recomputePeak : 0);
+                rebuilt);
+            // Context parallelism: the last stage's logits for its s / C tokens.
             if (s.cacheOutputs && i == s.pp - 1 && model.hasArchitecture())
                 st.cachedOutputsBytes = saturatingMul(
-                    s.microbatches, cachedOutputBytesPerMicrobatch(
-                                        model, s.seqLen, s.microbatchSize, s.tp, actBytes));
+                    s.microbatches,
+                    cachedOutputBytesPerMicrobatch(model, ceilDiv(std::int64_t{s.seqLen}, s.cp),
+                                                   s.microbatchSize, s.tp, actBytes));
         } else if (model.hasArchitecture()) {
             // docs/DESIGN.md §3.7: a pipeline keeps the cache of every micro-batch in flight.
             st.kvCacheBytes =
@@ -869,7 +959,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     // one the step time, and so serving, is a lower bound (docs/inference.md).
     if (!training && r.stepTime && model.hasArchitecture())
         r.serving = servingReport(r, s, model, device, t, layers);
-    r.layerOps = t.layer.ops;
+    // A model with experts shows its expert layer, the kind most of its layers are.
+    r.layerOps = model.hasExperts() ? t.moeLayer.ops : t.layer.ops;
     r.firstStageEndOps = t.first.ops.size();
     for (const EndTimes *end : {&t.first, &t.last})
         r.endOps.insert(r.endOps.end(), end->ops.begin(), end->ops.end());

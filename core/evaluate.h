@@ -60,7 +60,9 @@ std::optional<double> stepTimeLowerBound(const Scenario &scenario, const Presets
 struct StageModelStates
 {
     int layers = 0;
+    int moeLayers = 0; // of `layers`, those with experts
     std::int64_t params = 0;
+    std::int64_t expertParams = 0; // of `params`, the routed experts (ZeRO over expert D)
     std::int64_t weightsBytes = 0;
     std::int64_t gradsBytes = 0;
     std::int64_t optimizerBytes = 0;

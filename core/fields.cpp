@@ -35,6 +35,14 @@ const std::array kFields{
     FieldInfo{"dp", &Scenario::dp,
               "Data-parallel degree D: replicas that each see part of the "
               "batch."},
+    FieldInfo{"cp", &Scenario::cp,
+              "Context-parallel degree C: devices that split each sequence; attention passes "
+              "keys and values around them. Devices = T x C x K x D."},
+    FieldInfo{"ep", &Scenario::ep,
+              "Expert-parallel degree E: devices that share out each MoE layer's routed "
+              "experts, drawn from the T x C x D devices of a stage (docs/experts.md)."},
+    FieldInfo{"expert_tp", &Scenario::expertTp,
+              "Devices that split each expert's matrices; 0 follows T, as Megatron-LM does."},
     FieldInfo{"zero", &Scenario::zero,
               "ZeRO stage 0-3: shard optimizer states (1), gradients "
               "(2) and parameters (3) across D."},

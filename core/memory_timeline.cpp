@@ -118,11 +118,10 @@ MemoryStepSizes memoryStepSizes(const Scenario &s, const Presets &presets, const
     const StageReport &st = report.stages[static_cast<std::size_t>(stage)];
     const ActivationConfig act = activationConfig(s);
     // The same terms as core::evaluate (docs/activations.md, "Per stage").
-    sizes.stageLayersBytes = saturatingMul(st.layers, layerActivationBytes(*model, act));
+    sizes.stageLayersBytes = stageActivationBytes(*model, act, st.layers, st.moeLayers);
     sizes.chunks = s.schedule == Schedule::interleaved ? std::max(s.virtualStages, 1) : 1;
     sizes.freedAtWeight = s.schedule == Schedule::zbH1;
-    if (s.recompute == Recompute::full && st.layers > 0)
-        sizes.recomputeBytes = layerPeakRecomputeBytes(*model, act);
+    sizes.recomputeBytes = stageRecomputePeakBytes(*model, act, st.layers, st.moeLayers);
     // The report keeps m micro-batches' logits (pytorch/pytorch#159251): one is 1/m of them.
     if (st.cachedOutputsBytes > 0 && s.microbatches > 0)
         sizes.cachedOutputBytes = st.cachedOutputsBytes / s.microbatches;

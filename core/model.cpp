@@ -2,9 +2,80 @@
 
 #include "core/units.h"
 
+#include <algorithm>
+
 namespace core {
 
-ParamCounts countParams(const ModelSpec &m, int tp)
+namespace {
+
+// Attention's parameters on one device of a tensor-parallel group of `tp`.
+std::int64_t attentionParams(const ModelSpec &m, int tp)
+{
+    const std::int64_t h = m.hidden;
+    const std::int64_t t = tp;
+    const std::int64_t qHeads = m.heads / tp;
+    if (m.latentAttention()) {
+        // DeepSeek-V3 (DeepSeek-AI 2024, §2.1.1, eqs. 1-11) as Megatron-core builds MLA
+        // (theoretical_memory_usage.py): the down projections and their norms are replicated,
+        // the up projections and the output projection split by heads.
+        const std::int64_t qk = m.headDim(); // nope + rope
+        const std::int64_t v = m.valueHeadDim();
+        const std::int64_t rmsNorm = 1;
+        const std::int64_t q = m.qLoraRank > 0 ? h * m.qLoraRank + rmsNorm * m.qLoraRank +
+                                                     std::int64_t{m.qLoraRank} * qHeads * qk
+                                               : h * qHeads * qk;
+        const std::int64_t kvDown = h * (m.kvLoraRank + m.ropeHeadDim) + m.kvLoraRank;
+        const std::int64_t kvUp = std::int64_t{m.kvLoraRank} * qHeads * (qk - m.ropeHeadDim + v);
+        return q + kvDown + kvUp + qHeads * v * h;
+    }
+    const std::int64_t hd = m.headDim();
+    // Megatron-LM shards K/V by head; with more ranks than KV heads each rank
+    // keeps one (replicated) KV head (docs/DESIGN.md §3.7).
+    const std::int64_t kvHeads = m.kvHeads >= tp ? ceilDiv(m.kvHeads, t) : 1;
+    // Q and O by query heads, K and V by KV heads (Megatron-LM column/row split).
+    std::int64_t attention = h * qHeads * hd + 2 * h * kvHeads * hd + qHeads * hd * h;
+    if (m.bias || m.attentionBias)
+        attention += (qHeads + 2 * kvHeads) * hd + h; // QKV bias split, output bias replicated
+    if (m.qkNorm)
+        attention += 2 * hd; // Qwen3: one RMSNorm weight for queries, one for keys
+    if (m.attentionSinks)
+        attention += qHeads; // gpt-oss: one sink logit per head
+    return attention;
+}
+
+// One feed-forward block of width `ffn` split over `tp`: SwiGLU has gate, up and down
+// projections, GPT up and down.
+std::int64_t mlpParams(const ModelSpec &m, std::int64_t ffn, int tp, bool bias)
+{
+    const std::int64_t h = m.hidden;
+    const std::int64_t f = ceilDiv(ffn, std::int64_t{tp});
+    std::int64_t mlp = (m.gatedMlp ? 3 : 2) * h * f;
+    if (bias)
+        mlp += (m.gatedMlp ? 2 : 1) * f + h; // column biases split, row bias replicated
+    return mlp;
+}
+
+} // namespace
+
+bool isMoeLayer(const ModelSpec &m, int index)
+{
+    return m.hasExperts() && index >= m.denseLayers &&
+           (index + 1) % std::max(1, m.moeLayerPeriod) == 0;
+}
+
+int moeLayersIn(const ModelSpec &m, int first, int count)
+{
+    if (!m.hasExperts() || count <= 0)
+        return 0;
+    // Layers i in [max(first, dense), first + count) with (i + 1) % p == 0: multiples of p
+    // in [lo + 1, hi].
+    const int p = std::max(1, m.moeLayerPeriod);
+    const int lo = std::max(first, m.denseLayers);
+    const int hi = first + count;
+    return hi <= lo ? 0 : hi / p - lo / p;
+}
+
+ParamCounts countParams(const ModelSpec &m, int tp, ExpertSplit split)
 {
     ParamCounts c;
     if (!m.hasArchitecture()) {
@@ -13,32 +84,55 @@ ParamCounts countParams(const ModelSpec &m, int tp)
         return c;
     }
     const std::int64_t h = m.hidden;
-    const std::int64_t hd = m.headDim();
-    const std::int64_t t = tp;
-    const std::int64_t qHeads = m.heads / tp;
-    // Megatron-LM shards K/V by head; with more ranks than KV heads each rank
-    // keeps one (replicated) KV head (docs/DESIGN.md §3.7).
-    const std::int64_t kvHeads = m.kvHeads >= tp ? ceilDiv(m.kvHeads, t) : 1;
-    const std::int64_t ffn = ceilDiv(m.ffnHidden, t);
     const std::int64_t normParams = m.bias ? 2 * h : h; // LayerNorm has a bias, RMSNorm does not
-
-    // Attention: Q and O by query heads, K and V by KV heads (Megatron-LM column/row split).
-    std::int64_t attention = h * qHeads * hd + 2 * h * kvHeads * hd + qHeads * hd * h;
-    // MLP: SwiGLU has gate, up and down projections; GPT has up and down.
-    std::int64_t mlp = (m.gatedMlp ? 3 : 2) * h * ffn;
-    if (m.bias) {
-        attention += (qHeads + 2 * kvHeads) * hd + h; // QKV bias split, output bias replicated
-        mlp += (m.gatedMlp ? 2 : 1) * ffn + h;        // column biases split, row bias replicated
+    const std::int64_t attention = attentionParams(m, tp);
+    c.perLayer = attention + mlpParams(m, m.ffnHidden, tp, m.bias) + 2 * normParams;
+    if (m.hasExperts()) {
+        // Megatron-core: the router is replicated, shared experts split like a dense MLP, and
+        // routed experts spread over E devices and split over the expert-tensor group.
+        const std::int64_t router = h * m.experts + (m.routerBias ? m.experts : 0);
+        const std::int64_t shared =
+            m.sharedExperts * mlpParams(m, m.expertFfnHidden, tp, m.expertBias);
+        c.perMoeLayerExperts = ceilDiv(std::int64_t{m.experts}, std::int64_t{split.ep}) *
+                               mlpParams(m, m.expertFfnHidden, split.tp, m.expertBias);
+        c.perMoeLayer = attention + 2 * normParams + router + shared + c.perMoeLayerExperts;
     }
-    c.perLayer = attention + mlp + 2 * normParams;
+    const int moe = moeLayersIn(m, 0, m.layers);
 
     // Vocabulary-parallel embedding and LM head (Megatron-LM VocabParallelEmbedding).
-    const std::int64_t vocabShard = ceilDiv(m.vocab, t) * h;
+    const std::int64_t vocabShard = ceilDiv(m.vocab, tp) * h;
     c.embedding = vocabShard + static_cast<std::int64_t>(m.learnedPositions) * h;
     c.finalNorm = normParams;
     c.lmHead = m.tiedEmbeddings ? 0 : vocabShard;
-    c.total = c.embedding + m.layers * c.perLayer + c.finalNorm + c.lmHead;
+    c.total =
+        c.embedding + (m.layers - moe) * c.perLayer + moe * c.perMoeLayer + c.finalNorm + c.lmHead;
     return c;
+}
+
+std::int64_t activeLayerParams(const ModelSpec &m)
+{
+    if (!m.hasArchitecture())
+        return m.params;
+    const ParamCounts all = countParams(m, 1);
+    const int moe = moeLayersIn(m, 0, m.layers);
+    // Top-k of the routed experts instead of all of them (Megatron-LM
+    // theoretical_memory_usage.py, active_routed_expert_params).
+    const std::int64_t activeMoe =
+        m.hasExperts()
+            ? all.perMoeLayer - all.perMoeLayerExperts +
+                  std::int64_t{m.expertsPerToken} * mlpParams(m, m.expertFfnHidden, 1, m.expertBias)
+            : 0;
+    return (m.layers - moe) * all.perLayer + moe * activeMoe;
+}
+
+std::int64_t activeParams(const ModelSpec &m)
+{
+    if (!m.hasArchitecture())
+        return m.params;
+    const ParamCounts all = countParams(m, 1);
+    // The LM head multiplies every token's hidden state; tied, it is the embedding matrix.
+    const std::int64_t head = std::int64_t{m.vocab} * m.hidden;
+    return activeLayerParams(m) + all.finalNorm + head;
 }
 
 std::int64_t exactParams(const ModelSpec &model)

@@ -20,15 +20,45 @@ struct ModelSpec
     bool gatedMlp = false;       // SwiGLU: three FFN matrices instead of two
     bool tiedEmbeddings = false; // the LM head reuses the input embedding
     bool dropout = false;
-    bool bias = false;              // biases on linear layers and LayerNorm (GPT-3), none in Llama
-    int learnedPositions = 0;       // learned absolute position embeddings; 0 for rotary
-    int contextWindow = 0;          // the longest sequence the model takes, tokens; 0: unstated
+    bool bias = false;        // biases on linear layers and LayerNorm (GPT-3), none in Llama
+    int learnedPositions = 0; // learned absolute position embeddings; 0 for rotary
+    int contextWindow = 0;    // the longest sequence the model takes, tokens; 0: unstated
+    // Attention beyond hidden / heads (docs/experts.md, "Describing a model").
+    int headDimOverride = 0;     // head_dim: each head's query/key width when not hidden/heads
+    bool qkNorm = false;         // an RMSNorm over each head's queries and keys (Qwen3)
+    bool attentionBias = false;  // biases on the QKV and output projections only (gpt-oss)
+    bool attentionSinks = false; // a learned logit per head (gpt-oss)
+    // Multi-head latent attention (DeepSeek-V2/V3): keys and values come from one compressed
+    // latent of kv_lora_rank values plus a shared rotary key of rope_head_dim; head_dim is
+    // then the query/key width without the rotary part.
+    int kvLoraRank = 0; // 0: ordinary (grouped-query) attention
+    int qLoraRank = 0;  // 0: queries projected straight from the hidden state
+    int ropeHeadDim = 0;
+    int vHeadDim = 0; // value width per head; 0: head_dim
+    // Mixture of experts (docs/experts.md). experts == 0: every layer has the dense MLP.
+    int experts = 0;                // routed experts in each MoE layer
+    int expertsPerToken = 0;        // top-k
+    int sharedExperts = 0;          // experts every token goes through, each expert_ffn_hidden wide
+    int expertFfnHidden = 0;        // each expert's feed-forward width
+    int denseLayers = 0;            // the first layers keep the dense MLP (DeepSeek first_k_dense)
+    int moeLayerPeriod = 1;         // after those, layer i (from 1) is MoE when i % period == 0
+    bool routerBias = false;        // a bias on the router's logits
+    bool expertBias = false;        // biases on the experts' projections (gpt-oss)
     std::int64_t params = 0;        // size-only models
     std::int64_t nominalParams = 0; // the advertised size ("70B"); 0 = same as the exact count
     std::string source;
 
     bool hasArchitecture() const { return layers > 0; }
-    int headDim() const { return heads > 0 ? hidden / heads : 0; }
+    // The query/key width of a head that attention scores use (with MLA, the rotary part too).
+    int headDim() const
+    {
+        return headDimOverride > 0 ? headDimOverride + (kvLoraRank > 0 ? ropeHeadDim : 0)
+               : heads > 0         ? hidden / heads
+                                   : 0;
+    }
+    int valueHeadDim() const { return vHeadDim > 0 ? vHeadDim : headDim(); }
+    bool hasExperts() const { return experts > 0; }
+    bool latentAttention() const { return kvLoraRank > 0; }
     bool operator==(const ModelSpec &) const = default;
 };
 
@@ -37,13 +67,42 @@ struct ModelSpec
 struct ParamCounts
 {
     std::int64_t embedding = 0; // word (+ learned position) embeddings: first stage
-    std::int64_t perLayer = 0;  // one transformer layer
-    std::int64_t finalNorm = 0; // last stage
-    std::int64_t lmHead = 0;    // last stage; 0 when tied to the embedding
-    std::int64_t total = 0;     // embedding + layers·perLayer + finalNorm + lmHead
+    std::int64_t perLayer = 0;  // one transformer layer with the dense MLP
+    // One mixture-of-experts layer: attention, norms, router and shared experts, plus this
+    // device's routed experts (experts / E of them, each split over the expert-tensor group).
+    std::int64_t perMoeLayer = 0;
+    std::int64_t perMoeLayerExperts = 0; // of perMoeLayer: the routed experts, sharded by ZeRO
+                                         // over the expert data-parallel group
+    std::int64_t finalNorm = 0;          // last stage
+    std::int64_t lmHead = 0;             // last stage; 0 when tied to the embedding
+    std::int64_t total = 0;              // embedding + layers·perLayer + finalNorm + lmHead
 };
 
-ParamCounts countParams(const ModelSpec &model, int tp = 1);
+// How the routed experts are spread: over E devices (expert parallelism), each expert split
+// over `tp` more (expert tensor parallelism), as Megatron-core lays them out.
+struct ExpertSplit
+{
+    int ep = 1;
+    int tp = 1;
+};
+
+ParamCounts countParams(const ModelSpec &model, int tp = 1, ExpertSplit experts = {});
+
+// Whether layer `index` (from 0) has experts: past the dense first layers, every
+// moe_layer_period-th (Megatron-LM --moe-layer-freq; DeepSeek-V3 first_k_dense_replace).
+bool isMoeLayer(const ModelSpec &model, int index);
+
+// How many of the `count` layers from `first` have experts: O(1).
+int moeLayersIn(const ModelSpec &model, int first, int count);
+
+// Parameters one token's forward pass multiplies with: every layer's attention, norms,
+// router, shared experts and the top-k routed experts, and the LM head; not the input
+// embedding, which is a lookup (docs/experts.md, "Active parameters").
+std::int64_t activeParams(const ModelSpec &model);
+
+// The transformer layers' parameters a token multiplies with, without embedding or LM head:
+// the N of Kaplan et al. 2020's 6N FLOPs per token.
+std::int64_t activeLayerParams(const ModelSpec &model);
 
 // Exact parameter count: derived from the architecture, or the given `params`.
 std::int64_t exactParams(const ModelSpec &model);

@@ -53,13 +53,14 @@ struct Builder
     // A projection of `tokens` rows from k to n columns: forward C = A·B, backward dA = dC·Bᵀ
     // (tokens×k×n) and dB = Aᵀ·dC (k×n×tokens), the same FLOPs each (Narayanan et al. 2021,
     // §5.1: backward = 2 × forward).
+    // `batch` such multiplies at once, each with its own weights: the experts' grouped GEMM.
     void projection(std::string_view key, std::string_view label, double tokens, double n, double k,
-                    double weightBytes, int actBytes, bool rerun)
+                    double weightBytes, int actBytes, bool rerun, double batch = 1)
     {
-        LayerOp op = newOp(key, label, TimePart::matmul, dims(tokens, n, k));
-        op.forward = matmul(tokens, n, k, 1, weightBytes, actBytes);
-        op.backward = matmul(tokens, k, n, 1, weightBytes, actBytes);
-        op.weight = matmul(k, n, tokens, 1, actBytes, actBytes);
+        LayerOp op = newOp(key, label, TimePart::matmul, dims(tokens, n, k, batch));
+        op.forward = matmul(tokens, n, k, batch, weightBytes, actBytes);
+        op.backward = matmul(tokens, k, n, batch, weightBytes, actBytes);
+        op.weight = matmul(k, n, tokens, batch, actBytes, actBytes);
         op.rerun = rerun;
         op.source = "Narayanan et al. 2021, §5.1: 2·m·n·k FLOPs forward, twice that backward";
         ops.push_back(std::move(op));
@@ -206,6 +207,85 @@ void addGradAccumulation(Builder &b, double weights, const LayerConfig &c)
     b.ops.push_back(std::move(op));
 }
 
+double localTokens(const LayerConfig &c)
+{
+    return std::ceil(static_cast<double>(c.seqLen) / std::max(1, c.cp)) *
+           static_cast<double>(c.microbatchSize);
+}
+
+namespace {
+
+// A mixture-of-experts MLP on one device (docs/experts.md, "Time"): the router, shared
+// experts, the all-to-all dispatch of every token's top-k copies, the local experts' grouped
+// multiplies, and the combine back.
+void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double tokens,
+                double spTokens, bool full)
+{
+    const double e = c.activationBytes;
+    const double h = model.hidden;
+    const double k = model.expertsPerToken;
+    b.projection("router", "router", spTokens, model.experts, h, c.weightBytes, c.activationBytes,
+                 full);
+    if (model.sharedExperts > 0) {
+        const double f = static_cast<double>(model.sharedExperts) * model.expertFfnHidden / c.tp;
+        b.projection("shared_fc1", "shared experts' up projections", tokens,
+                     (model.gatedMlp ? 2 : 1) * f, h, c.weightBytes, c.activationBytes, full);
+        b.projection("shared_fc2", "shared experts' down projections", tokens, h, f, c.weightBytes,
+                     c.activationBytes, full);
+    }
+    // Megatron-core's all-to-all dispatcher: each device sends its s·b / (C·T) tokens' top-k
+    // copies to the experts' owners and gathers them over expert T; a device computes
+    // R = s·b/C · k · expert T / T copies, which the combine returns.
+    const double sent = tokens / c.tp * k;
+    const double received = tokens * k * c.expertTp / c.tp;
+    {
+        LayerOp op = newOp("dispatch", "all-to-all dispatch and combine", TimePart::expertComm,
+                           elements(sent, h));
+        // Each device keeps the copies for its own experts, 1/E of them, and sends the rest:
+        // sent · h · bytes · (E − 1)/E each way (Lepikhin et al. 2021, "GShard", §2.2).
+        const double wire = sent * h * c.commBytes * (c.ep - 1) / c.ep;
+        const double a2a =
+            c.ep > 1 && c.epLink.gbPerS > 0
+                ? c.epLink.stepLatencyS + wire / (c.epLink.gbPerS * kGB * c.epLink.efficiency)
+                : 0.0;
+        OpCost one{0, c.ep > 1 ? wire : 0.0, a2a};
+        OpCost both = plus(one, one); // dispatch and combine
+        if (c.expertTp > 1) {
+            // The copies gathered over expert T before the experts, reduce-scattered after.
+            const double payload = received * h * c.commBytes;
+            both =
+                plus(both,
+                     plus(collective(Collective::allGather, payload, c.expertTp, c.expertTpLink, 1),
+                          collective(Collective::reduceScatter, payload, c.expertTp, c.expertTpLink,
+                                     1)));
+        }
+        op.forward = both;
+        op.backward = both; // the gradients travel the same way back
+        op.rerun = full;
+        op.source = "Lepikhin et al. 2021 (GShard), §2.2: two all-to-alls per MoE layer each way";
+        b.ops.push_back(std::move(op));
+    }
+    // Permute before the dispatch and unpermute after the combine: read and write each copy.
+    b.memoryOp("permute", "token permutation", received, h, 4 * received * h * e,
+               4 * received * h * e, full,
+               "gathers each token's copies into expert order and back, reading and writing h");
+    const double local = std::ceil(static_cast<double>(model.experts) / c.ep);
+    const double perExpert = received / local;
+    const double f = static_cast<double>(model.expertFfnHidden) / c.expertTp;
+    b.projection("expert_fc1", "experts' up projections", perExpert, (model.gatedMlp ? 2 : 1) * f,
+                 h, c.weightBytes, c.activationBytes, full, local);
+    if (model.gatedMlp)
+        b.memoryOp("expert_act", "experts' SwiGLU", received, f, 3 * received * f * e,
+                   5 * received * f * e, full, "as the dense SwiGLU, over every routed copy");
+    else
+        b.memoryOp("expert_act", "experts' GeLU", received, f, 2 * received * f * e,
+                   3 * received * f * e, full, "as the dense GeLU, over every routed copy");
+    b.projection("expert_fc2", "experts' down projections", perExpert, h, f, c.weightBytes,
+                 c.activationBytes, full, local);
+}
+
+} // namespace
+
 LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const DeviceRates &rates)
 {
     LayerTimes out;
@@ -219,7 +299,10 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
     const double kvHeads = static_cast<double>(kvHeadsPerDevice(model, c.tp));
     const double f = static_cast<double>(model.ffnHidden) / c.tp;
     const double s = static_cast<double>(c.seqLen);
-    const double tokens = s * static_cast<double>(c.microbatchSize);
+    // Context parallelism: a device holds s / C of each sequence's queries and attends to all
+    // s keys (Megatron-LM context parallelism, ring attention: Liu et al. 2023).
+    const double tokens = localTokens(c);
+    const double sq = tokens / static_cast<double>(c.microbatchSize);
     // Norms, dropout and residual adds see 1/T of the tokens with sequence parallelism
     // (Korthikanti et al. 2022, §4.2.2).
     const double spTokens = c.sequenceParallel ? tokens / c.tp : tokens;
@@ -242,13 +325,13 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
 
     {
         LayerOp op = newOp("attention", "attention core", TimePart::attention,
-                           dims(s, s, d, heads * static_cast<double>(c.microbatchSize)));
+                           dims(sq, s, d, heads * static_cast<double>(c.microbatchSize)));
         const double batch = heads * static_cast<double>(c.microbatchSize);
         if (c.attention == Attention::flash) {
             // Causal flash attention skips the masked half of QKᵀ and attention × V
             // (Dao 2023, "FlashAttention-2", §3.1); its backward does 5 multiplies of the
             // forward's 2, 2.5 × the FLOPs (ibid. §3.1.2).
-            const double flops = 4 * batch * s * s * d / 2;
+            const double flops = 4 * batch * sq * s * d / 2;
             const double rate =
                 rates.forcedMfu > 0 ? rates.peakFlops * rates.forcedMfu : rates.attentionFlops;
             const double bytes = 4 * tokens * heads * d * e; // Q, K, V in, O out
@@ -259,9 +342,9 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             // Eager attention (Megatron-LM's fused scale-mask-softmax): QKᵀ and attention × V
             // as batched multiplies over the full s × s scores, softmax (and dropout) read and
             // write every score (Korthikanti et al. 2022, §4.1).
-            const double scores = batch * s * s;
-            const OpCost qk = b.matmul(s, s, d, batch, e, c.activationBytes);
-            const OpCost av = b.matmul(s, d, s, batch, e, c.activationBytes);
+            const double scores = batch * sq * s;
+            const OpCost qk = b.matmul(sq, s, d, batch, e, c.activationBytes);
+            const OpCost av = b.matmul(sq, d, s, batch, e, c.activationBytes);
             const OpCost softmax = b.memory(scores * (2 * e + mask * (2 * e + 1)));
             op.forward = plus(plus(qk, av), softmax);
             // The gradient of the dropped probabilities dO·Vᵀ has QKᵀ's shape; dV = Pᵀ·dO,
@@ -272,7 +355,34 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             op.source = "Korthikanti et al. 2022, §4.1: 4·b·s²·h/T FLOPs and the s² scores";
         }
         op.rerun = full || selective;
+        const OpCost attentionForward = op.forward;
+        const OpCost attentionBackward = op.backward;
         b.ops.push_back(std::move(op));
+        if (c.cp > 1) {
+            // Ring attention (Liu et al. 2023, §3; Megatron-LM context parallelism): C − 1
+            // steps pass each device's K and V block to its neighbour behind the attention of
+            // the block it has; backward passes K, V and their gradients. Only what outlasts
+            // the attention it overlaps is exposed.
+            LayerOp ring = newOp("cp_exchange", "context-parallel KV exchange",
+                                 TimePart::contextComm, elements(tokens, 2 * kvHeads * d));
+            const double block = tokens * 2 * kvHeads * d * c.commBytes;
+            const double steps = c.cp - 1;
+            const double perStep =
+                c.cpLink.gbPerS > 0
+                    ? c.cpLink.stepLatencyS + block / (c.cpLink.gbPerS * kGB * c.cpLink.efficiency)
+                    : 0.0;
+            const double hiddenBehind = steps / c.cp;
+            ring.forward = {
+                0, steps * block,
+                std::max(0.0, steps * perStep - hiddenBehind * attentionForward.seconds)};
+            ring.backward = {
+                0, 2 * steps * block,
+                std::max(0.0, 2 * steps * perStep - hiddenBehind * attentionBackward.seconds)};
+            ring.rerun = full || selective;
+            ring.source = "Liu et al. 2023 (Ring Attention), §3: C − 1 KV blocks per pass, "
+                          "overlapped with the attention of the previous one";
+            b.ops.push_back(std::move(ring));
+        }
     }
     b.projection("proj", "output projection", tokens, h, heads * d, c.weightBytes,
                  c.activationBytes, full);
@@ -280,17 +390,21 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                spTokens * h * (2 * e + mask), full, residualSource);
     b.memoryOp("norm2", "MLP norm", spTokens, h, 2 * spTokens * h * e, 3 * spTokens * h * e, full,
                normSource);
-    b.projection("fc1", model.gatedMlp ? "gate and up projection" : "MLP up projection", tokens,
-                 (model.gatedMlp ? 2 : 1) * f, h, c.weightBytes, c.activationBytes, full);
-    if (model.gatedMlp)
-        b.memoryOp("act", "SwiGLU", tokens, f, 3 * tokens * f * e, 5 * tokens * f * e, full,
-                   "reads gate and up, writes their product; backward reads both and dy, "
-                   "writes two gradients (Shazeer 2020)");
-    else
-        b.memoryOp("act", "GeLU", tokens, f, 2 * tokens * f * e, 3 * tokens * f * e, full,
-                   "reads x, writes y; backward reads x and dy, writes dx");
-    b.projection("fc2", "MLP down projection", tokens, h, f, c.weightBytes, c.activationBytes,
-                 full);
+    if (c.moe) {
+        addExperts(b, model, c, tokens, spTokens, full);
+    } else {
+        b.projection("fc1", model.gatedMlp ? "gate and up projection" : "MLP up projection", tokens,
+                     (model.gatedMlp ? 2 : 1) * f, h, c.weightBytes, c.activationBytes, full);
+        if (model.gatedMlp)
+            b.memoryOp("act", "SwiGLU", tokens, f, 3 * tokens * f * e, 5 * tokens * f * e, full,
+                       "reads gate and up, writes their product; backward reads both and dy, "
+                       "writes two gradients (Shazeer 2020)");
+        else
+            b.memoryOp("act", "GeLU", tokens, f, 2 * tokens * f * e, 3 * tokens * f * e, full,
+                       "reads x, writes y; backward reads x and dy, writes dx");
+        b.projection("fc2", "MLP down projection", tokens, h, f, c.weightBytes, c.activationBytes,
+                     full);
+    }
     b.memoryOp("residual2", "MLP residual", spTokens, h, spTokens * h * (3 * e + mask),
                spTokens * h * (2 * e + mask), full, residualSource);
 
@@ -341,6 +455,8 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                     collective(Collective::reduceScatter, payload, c.tp, c.tpLink, 1).seconds;
                 double forward = 0, backward = 0;
                 for (std::string_view key : {"qkv", "fc1"}) {
+                    if (c.moe && key == "fc1")
+                        continue; // the experts' collectives are their own (dispatch)
                     const LayerOp &p = projection(key);
                     forward += ring(gather, p.forward.seconds);
                     // The input gathered again beside dgrad; dgrad reduce-scattered beside
@@ -348,6 +464,8 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                     backward += bulk(gather, p.backward.seconds) + bulk(scatter, p.weight.seconds);
                 }
                 for (std::string_view key : {"proj", "fc2"}) {
+                    if (c.moe && key == "fc2")
+                        continue;
                     const LayerOp &p = projection(key);
                     forward += pipelined(scatter, p.forward.seconds);
                     // The incoming gradient gathered behind dgrad, wgrad ("external") too.
@@ -368,8 +486,11 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
         op.rerun = full;
         b.ops.push_back(std::move(op));
     }
-    if (c.training && c.gradAccumulationBytes > 0)
-        addGradAccumulation(b, static_cast<double>(countParams(model, c.tp).perLayer), c);
+    if (c.training && c.gradAccumulationBytes > 0) {
+        const ParamCounts counts = countParams(model, c.tp, ExpertSplit{c.ep, c.expertTp});
+        addGradAccumulation(b, static_cast<double>(c.moe ? counts.perMoeLayer : counts.perLayer),
+                            c);
+    }
     if (!c.training)
         for (LayerOp &op : b.ops) {
             op.backward = {};
@@ -409,7 +530,7 @@ EndTimes firstStageTimes(const ModelSpec &model, const LayerConfig &c, const Dev
     Builder b{rates, {}};
     const double e = c.activationBytes;
     const double h = model.hidden;
-    const double tokens = static_cast<double>(c.seqLen) * static_cast<double>(c.microbatchSize);
+    const double tokens = localTokens(c);
     // A lookup gathers one row per token (plus a learned position row); backward adds the
     // gradients into the rows.
     const double rows = model.learnedPositions > 0 ? 2 : 1;
@@ -439,7 +560,7 @@ EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const Devi
     Builder b{rates, {}};
     const double e = c.activationBytes;
     const double h = model.hidden;
-    const double tokens = static_cast<double>(c.seqLen) * static_cast<double>(c.microbatchSize);
+    const double tokens = localTokens(c);
     const double spTokens = c.sequenceParallel ? tokens / c.tp : tokens;
     const double vocab = std::ceil(static_cast<double>(model.vocab) / c.tp);
     b.memoryOp("final_norm", "final norm", spTokens, h, 2 * spTokens * h * e, 3 * spTokens * h * e,

@@ -96,7 +96,17 @@ struct LayerConfig
     // ones moves when the add is a pass of its own (read both, write the sum); 0 when the
     // weight-gradient multiply accumulates in place (fused_grad_accumulation).
     double gradAccumulationBytes = 0;
+    int cp = 1;        // context parallelism: s / C of each sequence on a device
+    Link cpLink;       // the T x C ranks of a sequence; unused when cp = 1
+    bool moe = false;  // the layer's MLP is a mixture of experts (docs/experts.md)
+    int ep = 1;        // experts spread over E devices
+    int expertTp = 1;  // each expert split over this many
+    Link epLink;       // the E x expert T ranks of the all-to-all
+    Link expertTpLink; // the expert T ranks
 };
+
+// Tokens of one micro-batch on one device: b × s / C.
+double localTokens(const LayerConfig &config);
 
 // Every operation of one transformer layer, and the sums the pipeline needs.
 struct LayerTimes

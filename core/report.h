@@ -21,7 +21,9 @@ struct StageReport
 {
     int index = 0;
     int layers = 0;
-    std::int64_t params = 0; // parameters on one device of this stage
+    int moeLayers = 0;             // of `layers`, those with experts (docs/experts.md)
+    std::int64_t params = 0;       // parameters on one device of this stage
+    std::int64_t expertParams = 0; // of `params`, this device's share of the routed experts
     std::int64_t weightsBytes = 0;
     std::int64_t gradsBytes = 0;
     std::int64_t optimizerBytes = 0;
@@ -132,6 +134,11 @@ struct Report
     int tp = 1;
     int pp = 1;
     int dp = 1;
+    int cp = 1;
+    int ep = 1;
+    int expertTp = 1;              // as used: T when the scenario leaves it at 0
+    int expertDp = 1;              // T x C x D / (E x expert T)
+    std::int64_t activeParams = 0; // per token (docs/experts.md, "Active parameters")
     int devices = 1;
     int minTpForWeights = 0; // smallest power-of-two T whose weights fit one device; 0 if none
 

@@ -127,6 +127,15 @@ struct Scenario
     int tp = 8;
     int pp = 4;
     int dp = 2;
+    // Context parallelism C: each sequence split over C devices, attention exchanging keys and
+    // values around them (docs/experts.md, "Context parallelism").
+    int cp = 1;
+    // Expert parallelism E: the routed experts of every MoE layer spread over E devices of the
+    // T x C x D ranks of a stage, as Megatron-core lays them out (docs/experts.md).
+    int ep = 1;
+    // Expert tensor parallelism: each expert split over this many devices; 0 follows T
+    // (Megatron-LM's default for --expert-tensor-parallel-size).
+    int expertTp = 0;
     int zero = 1;
     int microbatches = 16;
     int microbatchSize = 1;
@@ -160,7 +169,11 @@ struct Scenario
     // behind the last micro-batch's backward and the first one's forward (docs/step_time.md).
     std::optional<double> dpOverlap;
 
-    int devices() const { return tp * pp * dp; }
+    int devices() const { return tp * cp * pp * dp; }
+    int expertTpDegree() const { return expertTp > 0 ? expertTp : tp; }
+    // The expert data-parallel degree: the T x C x D ranks of a stage over E x expert T
+    // (Megatron-core parallel_state.py, expert_data_parallel_size).
+    int expertDp() const { return tp * cp * dp / (expertTpDegree() * ep); }
     bool operator==(const Scenario &) const = default;
 };
 

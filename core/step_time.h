@@ -22,6 +22,8 @@ enum class TimePart : std::uint8_t
     recompute,
     embeddingHead,
     tpComm,
+    expertComm,
+    contextComm,
     pipelineComm,
     bubble,
     dpSync,
@@ -51,6 +53,12 @@ inline constexpr std::array kTimeParts{
     TimePartInfo{TimePart::tpComm, "tp_comm_s", "tensor-parallel comm.",
                  "all-reduces, or reduce-scatters and all-gathers with sequence parallelism, "
                  "not overlapped"},
+    TimePartInfo{TimePart::expertComm, "expert_comm_s", "expert all-to-all",
+                 "every MoE layer's dispatch and combine of routed tokens, and their gathers "
+                 "over expert tensor parallelism"},
+    TimePartInfo{TimePart::contextComm, "context_comm_s", "context-parallel exchange",
+                 "keys and values passed around the C devices of a sequence, where attention "
+                 "does not hide them"},
     TimePartInfo{TimePart::pipelineComm, "pipeline_comm_s", "pipeline sends",
                  "blocking point-to-point sends of activations and gradients between stages"},
     TimePartInfo{TimePart::bubble, "bubble_s", "bubble",

@@ -77,8 +77,17 @@ ParamsBound paramsBound(const ModelSpec &m)
 {
     const double h = m.hidden;
     const double f = m.ffnHidden;
-    // Attention 4h² at most (KV heads <= heads), MLP 3hf, biases and norms.
-    const double perLayer = 4 * h * h + 3 * h * f + 2 * f + 9 * h;
+    // Attention 4·h·(the wider of h and the heads' width) at most (KV heads <= heads), and the
+    // latent projections; MLP 3hf, or every expert's 3·h·f_e and the router; biases and norms.
+    const double width =
+        std::max(h, static_cast<double>(m.heads) * std::max(m.headDim(), m.valueHeadDim()));
+    const double latent =
+        (static_cast<double>(m.qLoraRank) + m.kvLoraRank + m.ropeHeadDim) * (h + 2 * width + 1);
+    const double fe = m.expertFfnHidden;
+    const double experts = static_cast<double>(m.experts) + m.sharedExperts;
+    const double moe = experts * (3 * h * fe + 2 * fe + h) + (h + 1) * m.experts;
+    const double perLayer =
+        4 * h * width + latent + std::max(3 * h * f + 2 * f, moe) + 9 * h + 2 * width + m.heads;
     return {m.layers * perLayer, (2.0 * m.vocab + m.learnedPositions) * h + 2 * h};
 }
 
@@ -116,10 +125,16 @@ std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
             s.schedule == Schedule::gpipe ? microbatches : std::min(microbatches, 2.0 * s.pp);
         // As evaluate adds them up: every layer of every micro-batch in flight, and with full
         // recomputation one layer rebuilt whole (docs/activations.md).
-        const double rebuilt =
-            s.recompute == Recompute::full ? layerPeakRecomputeBytesBound(m, act) : 0;
-        consider("the activations a stage keeps",
-                 inflight * stageLayers * layerActivationBytesBound(m, act) + rebuilt);
+        // The larger of a dense and an expert layer (docs/experts.md, "Memory").
+        ActivationConfig moeAct = act;
+        moeAct.moe = m.hasExperts();
+        const double rebuilt = s.recompute == Recompute::full
+                                   ? std::max(layerPeakRecomputeBytesBound(m, act),
+                                              layerPeakRecomputeBytesBound(m, moeAct))
+                                   : 0;
+        const double perLayer =
+            std::max(layerActivationBytesBound(m, act), layerActivationBytesBound(m, moeAct));
+        consider("the activations a stage keeps", inflight * stageLayers * perLayer + rebuilt);
         if (s.cacheOutputs)
             consider("the cached outputs",
                      microbatches * cachedOutputBytesPerMicrobatchBound(
@@ -173,6 +188,67 @@ std::vector<int> splitLayers(int layers, int stages)
     return out;
 }
 
+namespace {
+
+// head_dim and multi-head latent attention (docs/experts.md, "Describing a model").
+std::optional<InputError> validateAttentionShape(const ModelSpec &m)
+{
+    constexpr int kWidth = 1 << 16;
+    if (m.headDimOverride < 0 || m.headDimOverride > kWidth)
+        return InputError{"head_dim", "must be 0 (hidden / heads) to " + std::to_string(kWidth)};
+    for (const auto &[key, value] :
+         {std::pair{"kv_lora_rank", m.kvLoraRank}, std::pair{"q_lora_rank", m.qLoraRank},
+          std::pair{"rope_head_dim", m.ropeHeadDim}, std::pair{"v_head_dim", m.vHeadDim}})
+        if (value < 0 || value > kWidth)
+            return InputError{key, "must be from 0 to " + std::to_string(kWidth)};
+    const bool latentOnly = m.qLoraRank > 0 || m.ropeHeadDim > 0;
+    if (m.kvLoraRank == 0 && latentOnly)
+        return InputError{"kv_lora_rank", "q_lora_rank and rope_head_dim describe multi-head "
+                                          "latent attention, which needs kv_lora_rank above 0"};
+    if (m.kvLoraRank > 0 && m.headDimOverride == 0)
+        return InputError{"head_dim", "multi-head latent attention needs head_dim, the query and "
+                                      "key width without the rotary part"};
+    if (m.kvLoraRank > 0 && m.kvHeads != m.heads)
+        return InputError{"kv_heads", "multi-head latent attention gives every head its own keys "
+                                      "and values: kv_heads must equal heads (" +
+                                          std::to_string(m.heads) + ")"};
+    return std::nullopt;
+}
+
+std::optional<InputError> validateExperts(const ModelSpec &m)
+{
+    constexpr int kMostExperts = 1 << 14;
+    if (m.experts < 0 || m.experts > kMostExperts)
+        return InputError{"experts",
+                          "must be 0 (a dense model) to " + std::to_string(kMostExperts)};
+    if (m.experts == 0) {
+        for (const auto &[key, value] : {std::pair{"experts_per_token", m.expertsPerToken},
+                                         std::pair{"shared_experts", m.sharedExperts},
+                                         std::pair{"expert_ffn_hidden", m.expertFfnHidden}})
+            if (value != 0)
+                return InputError{key, "describes experts, but experts is 0"};
+        return std::nullopt;
+    }
+    if (m.expertsPerToken < 1 || m.expertsPerToken > m.experts)
+        return InputError{"experts_per_token", "must be from 1 to experts (" +
+                                                   std::to_string(m.experts) + "), got " +
+                                                   std::to_string(m.expertsPerToken)};
+    if (m.sharedExperts < 0 || m.sharedExperts > kMostExperts)
+        return InputError{"shared_experts", "must be from 0 to " + std::to_string(kMostExperts)};
+    if (m.expertFfnHidden < 1 || m.expertFfnHidden > (1 << 20))
+        return InputError{"expert_ffn_hidden", "must be from 1 to " + std::to_string(1 << 20)};
+    if (m.denseLayers < 0 || m.denseLayers >= m.layers)
+        return InputError{"dense_layers", "must be from 0 to layers - 1 (" +
+                                              std::to_string(m.layers - 1) +
+                                              "), so that some layer has experts"};
+    if (m.moeLayerPeriod < 1 || m.moeLayerPeriod > m.layers - m.denseLayers)
+        return InputError{"moe_layer_period", "must be from 1 to the layers after dense_layers (" +
+                                                  std::to_string(m.layers - m.denseLayers) + ")"};
+    return std::nullopt;
+}
+
+} // namespace
+
 std::optional<InputError> validateModel(const ModelSpec &m)
 {
     auto error = [](std::string key, std::string message) {
@@ -210,6 +286,10 @@ std::optional<InputError> validateModel(const ModelSpec &m)
         return error("learned_positions", "must be 0 (rotary) or more");
     if (m.contextWindow < 0)
         return error("context_window", "must be 0 (not stated) or more tokens");
+    if (auto e = validateAttentionShape(m))
+        return error(e->key, e->message);
+    if (auto e = validateExperts(m))
+        return error(e->key, e->message);
     const ParamsBound bound = paramsBound(m);
     const std::string beyond =
         " parameters, more than the limit of " + inUnit(limits::kParams, "parameters");
@@ -291,6 +371,8 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
              std::tuple{"tp", s.tp, limits::kTensorParallel, "tensor-parallel degree"},
              std::tuple{"pp", s.pp, limits::kPipelineStages, "pipeline stages"},
              std::tuple{"dp", s.dp, limits::kDataParallel, "data-parallel degree"},
+             std::tuple{"cp", s.cp, limits::kContextParallel, "context-parallel degree"},
+             std::tuple{"ep", s.ep, limits::kExpertParallel, "expert-parallel degree"},
              std::tuple{"microbatches", s.microbatches, limits::kMicrobatches,
                         "micro-batches per step"},
              std::tuple{"microbatch_size", s.microbatchSize, limits::kMicrobatchSize,
@@ -301,10 +383,27 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
          })
         if (auto e = count(key, value, maximum, what))
             return e;
-    if (const std::int64_t devices = std::int64_t{s.tp} * s.pp * s.dp; devices > limits::kDevices)
-        return InputError{"dp", "T x K x D = " + std::to_string(devices) +
+    if (s.expertTp < 0 || s.expertTp > limits::kExpertParallel)
+        return InputError{"expert_tp", "must be 0 (as T) to " +
+                                           std::to_string(limits::kExpertParallel) + ", got " +
+                                           std::to_string(s.expertTp)};
+    if (const std::int64_t devices = std::int64_t{s.tp} * s.cp * s.pp * s.dp;
+        devices > limits::kDevices)
+        return InputError{"dp", "T x C x K x D = " + std::to_string(devices) +
                                     " devices, more than the " + std::to_string(limits::kDevices) +
                                     " Parascope evaluates"};
+    // Megatron-core parallel_state.py: the expert ranks E x expert T tile the T x C x D ranks
+    // of a stage, the rest being expert data parallelism.
+    if (const std::int64_t stageRanks = std::int64_t{s.tp} * s.cp * s.dp,
+        expertRanks = std::int64_t{s.ep} * s.expertTpDegree();
+        stageRanks % expertRanks != 0)
+        return InputError{s.ep > 1 ? "ep" : "expert_tp",
+                          "E x expert T = " + std::to_string(expertRanks) +
+                              " must divide the T x C x D = " + std::to_string(stageRanks) +
+                              " devices of a stage, which the experts are spread over"};
+    if (s.cp > 1 && s.mode == Mode::inference)
+        return InputError{"cp", "context parallelism splits training sequences; inference "
+                                "here runs each prompt on one C = 1 group"};
     // The simulation keeps a time per micro-batch and model chunk on every stage.
     const int chunks = s.schedule == Schedule::interleaved ? s.virtualStages : 1;
     if (const std::int64_t cells = std::int64_t{s.pp} * s.microbatches * chunks;

@@ -17,7 +17,9 @@ namespace limits {
 inline constexpr int kTensorParallel = 1 << 16;         // tp: 65,536
 inline constexpr int kPipelineStages = 1 << 12;         // pp: a stage per layer of 4,096
 inline constexpr int kDataParallel = 1 << 20;           // dp: 1,048,576
-inline constexpr std::int64_t kDevices = 1 << 30;       // T x K x D
+inline constexpr std::int64_t kDevices = 1 << 30;       // T x C x K x D
+inline constexpr int kContextParallel = 1 << 12;        // cp
+inline constexpr int kExpertParallel = 1 << 14;         // ep and expert_tp
 inline constexpr int kMicrobatches = 1 << 20;           // m
 inline constexpr int kMicrobatchSize = 1 << 16;         // b
 inline constexpr int kSeqLen = 1 << 24;                 // s: 16,777,216 tokens

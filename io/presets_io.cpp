@@ -65,6 +65,22 @@ std::optional<core::InputError> parseModel(const QJsonObject &object, core::Mode
     f.boolean("bias", m.bias);
     f.integer("learned_positions", m.learnedPositions);
     f.integer("context_window", m.contextWindow);
+    f.integer("head_dim", m.headDimOverride);
+    f.boolean("qk_norm", m.qkNorm);
+    f.boolean("attention_bias", m.attentionBias);
+    f.boolean("attention_sinks", m.attentionSinks);
+    f.integer("kv_lora_rank", m.kvLoraRank);
+    f.integer("q_lora_rank", m.qLoraRank);
+    f.integer("rope_head_dim", m.ropeHeadDim);
+    f.integer("v_head_dim", m.vHeadDim);
+    f.integer("experts", m.experts);
+    f.integer("experts_per_token", m.expertsPerToken);
+    f.integer("shared_experts", m.sharedExperts);
+    f.integer("expert_ffn_hidden", m.expertFfnHidden);
+    f.integer("dense_layers", m.denseLayers);
+    f.integer("moe_layer_period", m.moeLayerPeriod);
+    f.boolean("router_bias", m.routerBias);
+    f.boolean("expert_bias", m.expertBias);
     f.integer64("params", m.params, core::limits::kParams, "parameters");
     f.integer64("nominal_params", m.nominalParams, core::limits::kParams, "parameters");
     f.text("source", m.source);
@@ -235,6 +251,32 @@ QJsonObject modelToJson(const core::ModelSpec &m)
         o.insert(QStringLiteral("learned_positions"), m.learnedPositions);
         if (m.contextWindow > 0)
             o.insert(QStringLiteral("context_window"), m.contextWindow);
+        // Written only when set, so a dense model's file stays as it was.
+        const auto nonZero = [&o](const char *key, int value) {
+            if (value != 0)
+                o.insert(QLatin1String(key), value);
+        };
+        const auto isTrue = [&o](const char *key, bool value) {
+            if (value)
+                o.insert(QLatin1String(key), true);
+        };
+        nonZero("head_dim", m.headDimOverride);
+        isTrue("qk_norm", m.qkNorm);
+        isTrue("attention_bias", m.attentionBias);
+        isTrue("attention_sinks", m.attentionSinks);
+        nonZero("kv_lora_rank", m.kvLoraRank);
+        nonZero("q_lora_rank", m.qLoraRank);
+        nonZero("rope_head_dim", m.ropeHeadDim);
+        nonZero("v_head_dim", m.vHeadDim);
+        nonZero("experts", m.experts);
+        nonZero("experts_per_token", m.expertsPerToken);
+        nonZero("shared_experts", m.sharedExperts);
+        nonZero("expert_ffn_hidden", m.expertFfnHidden);
+        nonZero("dense_layers", m.denseLayers);
+        if (m.moeLayerPeriod != 1)
+            o.insert(QStringLiteral("moe_layer_period"), m.moeLayerPeriod);
+        isTrue("router_bias", m.routerBias);
+        isTrue("expert_bias", m.expertBias);
     } else {
         o.insert(QStringLiteral("params"), qint64(m.params));
     }

@@ -31,7 +31,8 @@ QString tooltipFor(const QString &key)
 // The keys about backward passes, gradients, optimizer states and saved activations.
 constexpr const char *kTrainingOnly[] = {
     "zero",       "schedule",     "virtual_stages", "recompute",     "grad_precision",
-    "dp_overlap", "fused_swiglu", "zero_buffers",   "cache_outputs", "fused_grad_accumulation"};
+    "dp_overlap", "fused_swiglu", "zero_buffers",   "cache_outputs", "fused_grad_accumulation",
+    "cp"};
 
 // The keys about generating tokens: training has no KV cache and generates nothing.
 constexpr const char *kInferenceOnly[] = {"output_len", "kv_precision"};
@@ -91,6 +92,11 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     addSlider(QStringLiteral("microbatches"), tr("Micro-&batches m"), 1, 1024, true);
     addSlider(QStringLiteral("tp"), tr("&Tensor parallel T"), 1, 128, true);
     addSlider(QStringLiteral("dp"), tr("D&ata parallel D"), 1, 1024, true);
+    // Long context and experts (docs/experts.md): enabled where they apply (refresh).
+    addSlider(QStringLiteral("cp"), tr("Context parallel C"), 1, 64, true);
+    addSlider(QStringLiteral("ep"), tr("Expert parallel E"), 1, 256, true);
+    addNumber(QStringLiteral("expert_tp"), tr("Expert tensor parallel"), {0, 128, 0, 1})
+        ->setSpecialValueText(tr("as T"));
     addSlider(QStringLiteral("microbatch_size"), tr("Micro-batch si&ze (sequences)"), 1, 256, true);
     addSlider(QStringLiteral("seq_len"), tr("Se&quence length (tokens)"), 128, 131072, true);
     // Serving (docs/inference.md): how many tokens each sequence generates, and the cache's
@@ -320,6 +326,16 @@ void ControlsPanel::refresh()
                                       : tr("Used in inference only: training generates no tokens "
                                            "and keeps no KV cache.\n%1")
                                             .arg(help));
+    }
+    // Experts are spread only where the model has them.
+    const core::ModelSpec *model = core::resolveModel(s, m_document->presets());
+    const bool experts = model && model->hasExperts();
+    for (const char *key : {"ep", "expert_tp"}) {
+        QWidget *control = m_controls.value(QString::fromLatin1(key));
+        control->setEnabled(experts);
+        const QString help = tooltipFor(QString::fromLatin1(key));
+        control->setToolTip(
+            experts ? help : tr("The model is dense: it has no experts to spread.\n%1").arg(help));
     }
     // Virtual stages only mean something for the interleaved schedule, in training.
     m_controls.value(QStringLiteral("virtual_stages"))

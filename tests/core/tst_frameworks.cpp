@@ -252,6 +252,68 @@ private Q_SLOTS:
         QCOMPARE(modelStates(r.stages[0]), (megatronParams + left) * 27 / 4);
     }
 
+    // Megatron-LM's theoretical_memory_usage.py for mixtures of experts
+    // (compute_weight_and_optimizer_memory): stage 0 holds
+    //   ((A + S)·L/K + V·h)/T + (N + R)·L/K + h/K          at 6 + 12/D bytes, and
+    //   X·L/(K·E·E_T)                                       at 6 + 12/E_D bytes,
+    // with A = 2h²(1 + g/a) attention, S shared experts, N = 2h norms, R = h·experts router,
+    // X = 3h·f_e·experts routed experts and E_D = T·K·D/(E_T·E·K). Parascope holds the same
+    // per device but keeps the final norm's h on the last stage, not h/K on each.
+    void megatronExpertMemory_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("dp");
+        QTest::addColumn<int>("ep");
+        QTest::addColumn<int>("expertTp"); // 0: as T
+        QTest::addRow("Mixtral 8x7B, T2 K4 D8, E8, expert T = T")
+            << "mixtral-8x7b" << 2 << 4 << 8 << 8 << 0;
+        QTest::addRow("Mixtral 8x7B, T2 K4 D8, E4, expert T 1")
+            << "mixtral-8x7b" << 2 << 4 << 8 << 4 << 1;
+        QTest::addRow("Mixtral 8x22B, T4 K8 D16, E8, expert T 1")
+            << "mixtral-8x22b" << 4 << 8 << 16 << 8 << 1;
+        QTest::addRow("Mixtral 8x22B, T8 K7 D4, E2, expert T 8")
+            << "mixtral-8x22b" << 8 << 7 << 4 << 2 << 8;
+    }
+    void megatronExpertMemory()
+    {
+        QFETCH(QString, model);
+        QFETCH(int, tp);
+        QFETCH(int, pp);
+        QFETCH(int, dp);
+        QFETCH(int, ep);
+        QFETCH(int, expertTp);
+        Scenario s = scenario({"framework=megatron", "zero=1", "microbatches=16", "seq_len=4096"});
+        s.model = model.toStdString();
+        s.tp = tp;
+        s.pp = pp;
+        s.dp = dp;
+        s.ep = ep;
+        s.expertTp = expertTp;
+        const Report r = evaluate(s, m_presets);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        const ModelSpec &m = *m_presets.model(s.model);
+        // The vocabularies (32,000 and 32,768) need no padding to a multiple of 128·T.
+        const double h = m.hidden, a = m.heads, g = m.kvHeads, L = m.layers, V = m.vocab;
+        const double attention = 2 * h * h * (1 + g / a);
+        const double norms = 2 * h, router = h * m.experts;
+        const double routed = 2 * h * m.expertFfnHidden * m.experts * 1.5; // SwiGLU's 3/2
+        const double eTp = expertTp > 0 ? expertTp : tp;
+        const double eDp = double(tp) * pp * dp / (eTp * ep * pp);
+        const double tpSharded = (attention * L / pp + V * h) / tp;
+        const double replicated = ((norms + router) * L + h) / pp;
+        const double experts = routed * L / pp / (eTp * ep);
+        const double megatron =
+            (tpSharded + replicated) * (6 + 12.0 / dp) + experts * (6 + 12.0 / eDp);
+        // Parascope: the same parameters but the final norm's h / K share.
+        const double finalNormShare = h / pp * (6 + 12.0 / dp);
+        QVERIFY2(std::abs(double(modelStates(r.stages[0])) - (megatron - finalNormShare)) <= 2,
+                 QByteArray::number(double(modelStates(r.stages[0])) - megatron, 'f', 0));
+        QCOMPARE(r.expertDp, int(eDp));
+        QCOMPARE(r.stages[0].expertParams, std::int64_t(experts));
+    }
+
     // Row 4: Megatron-LM's last stage keeps no logits; PyTorch pipelining, before
     // return_outputs=False, keeps every micro-batch's (pytorch/pytorch#159251).
     void cachedOutputsByFramework_data()

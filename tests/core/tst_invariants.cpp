@@ -129,6 +129,19 @@ public:
             s.dpOverlap = chance(0.1) ? double(uniform(0, 1)) : real(0, 1);
         if (chance(0.2))
             s.interNodeGbPerS = real(1, 900);
+        // Context parallelism in training; experts spread over E devices that divide a stage's
+        // T x C x D ranks (docs/experts.md).
+        if (s.mode == Mode::training && chance(0.3))
+            s.cp = logUniform(1, 16);
+        if (model.hasExperts() && chance(0.6)) {
+            s.expertTp = chance(0.5) ? 0 : 1;
+            const int ranks = s.tp * s.cp * s.dp / s.expertTpDegree();
+            std::vector<int> eps;
+            for (int e = 1; e <= model.experts; e *= 2)
+                if (ranks % e == 0)
+                    eps.push_back(e);
+            s.ep = pick(eps);
+        }
         return s;
     }
 
@@ -431,8 +444,14 @@ private:
     QString tensorParallel(const Scenario &s, const Report &r) const
     {
         const ModelSpec &model = *resolveModel(s, m_presets);
+        // ... whose stage ranks E x expert T still divide (docs/experts.md).
+        const auto expertsFit = [&s](int t) {
+            return std::int64_t{t} * s.cp * s.dp %
+                       (std::int64_t{s.ep} * (s.expertTp > 0 ? s.expertTp : t)) ==
+                   0;
+        };
         int next = s.tp + 1;
-        while (next <= kMaxTp && !validTp(model, next))
+        while (next <= kMaxTp && !(validTp(model, next) && expertsFit(next)))
             ++next;
         if (next > kMaxTp)
             return {};
@@ -518,7 +537,9 @@ private:
     }
 
     // ZeRO-3 keeps 1/D of ZeRO-0's weights, gradients and optimizer states: each term is
-    // divided by D and rounded up (core/evaluate.cpp, ceilDiv per term).
+    // divided by D and rounded up (core/evaluate.cpp, ceilDiv per term). D counts the C
+    // context-parallel ranks too; a stage with routed experts divides those by the expert
+    // data-parallel degree instead, which its own test checks (tst_frameworks).
     QString zero(const Scenario &s, const Report &r) const
     {
         const Report z0 = s.zero == 0 ? r : variant(s, "zero", "0");
@@ -528,10 +549,12 @@ private:
         if (!z3.ok())
             return variantRefused("zero", "3", z3);
         ++m_coverage.zero;
-        const std::int64_t d = s.dp;
+        const std::int64_t d = std::int64_t{s.dp} * s.cp;
         for (std::size_t i = 0; i < r.stages.size(); ++i) {
             const StageReport &a = z0.stages[i];
             const StageReport &b = z3.stages[i];
+            if (a.expertParams > 0)
+                continue;
             const std::int64_t states0 = a.weightsBytes + a.gradsBytes + a.optimizerBytes;
             const std::int64_t states3 = b.weightsBytes + b.gradsBytes + b.optimizerBytes;
             if (b.weightsBytes != ceilDiv(a.weightsBytes, d) ||

@@ -101,6 +101,142 @@ private Q_SLOTS:
         QCOMPARE(r.weightsBytes, 2 * params);
     }
 
+    // Mixture-of-experts presets against their publishers' stated sizes (docs/experts.md,
+    // "Active parameters"). A publisher rounds (or cuts) to the digits it prints; `digits` is
+    // how many decimals of billions it gives. `withEmbedding`: the publisher's active count
+    // includes the input embedding (Mistral and Qwen do; DeepSeek and OpenAI count only what
+    // a token multiplies with, their totals minus unused experts minus the lookup table).
+    void expertModelSizes_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<double>("totalB");
+        QTest::addColumn<double>("activeB");
+        QTest::addColumn<int>("digits");
+        QTest::addColumn<bool>("withEmbedding");
+        QTest::addRow("Mistral AI 2023: Mixtral 8x7B 46.7B, 12.9B per token")
+            << "mixtral-8x7b" << 46.7 << 12.9 << 1 << true;
+        QTest::addRow("Mistral AI 2024: Mixtral 8x22B 141B, 39B active")
+            << "mixtral-8x22b" << 141.0 << 39.0 << 0 << true;
+        QTest::addRow("Qwen3-30B-A3B model card: 30.5B, 3.3B activated")
+            << "qwen3-30b-a3b" << 30.5 << 3.3 << 1 << true;
+        QTest::addRow("Qwen3-235B-A22B model card: 235B, 22B activated")
+            << "qwen3-235b-a22b" << 235.0 << 22.0 << 0 << true;
+        QTest::addRow("DeepSeek-V3 Technical Report: 671B, 37B activated")
+            << "deepseek-v3" << 671.0 << 37.0 << 0 << false;
+        QTest::addRow("gpt-oss model card, Table 1: 116.83B, 5.13B active")
+            << "gpt-oss-120b" << 116.83 << 5.13 << 2 << false;
+    }
+    void expertModelSizes()
+    {
+        QFETCH(QString, model);
+        QFETCH(double, totalB);
+        QFETCH(double, activeB);
+        QFETCH(int, digits);
+        QFETCH(bool, withEmbedding);
+        const ModelSpec *spec = presets.model(model.toStdString());
+        QVERIFY(spec);
+        QVERIFY(spec->hasExperts());
+        const double scale = std::pow(10.0, digits);
+        // What the publisher would print: rounded, or cut to its digits.
+        const auto prints = [scale](double params, double published) {
+            const double b = params / 1e9 * scale;
+            const double target = published * scale;
+            return std::abs(std::round(b) - target) < 1e-6 ||
+                   std::abs(std::floor(b) - target) < 1e-6;
+        };
+        const double total = static_cast<double>(exactParams(*spec));
+        QVERIFY2(prints(total, totalB), QByteArray::number(total / 1e9, 'f', 4).constData());
+        const double lookup = static_cast<double>(spec->vocab) * spec->hidden;
+        const double active =
+            static_cast<double>(activeParams(*spec)) + (withEmbedding ? lookup : 0);
+        QVERIFY2(prints(active, activeB), QByteArray::number(active / 1e9, 'f', 4).constData());
+    }
+
+    // Exact counts derived by hand from each configuration (docs/experts.md works them out).
+    void expertModelExactCounts_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<qint64>("total");
+        QTest::addColumn<qint64>("nonEmbedding");
+        // Mixtral 8x7B: per layer attention 4096·(4096 + 2·1024 + 4096) = 41,943,040, norms
+        // 8,192, router 32,768, 8 experts of 3·4096·14336 = 176,160,768; 32 layers plus
+        // 2·32000·4096 embeddings and a 4096 final norm.
+        QTest::addRow("Mixtral 8x7B by hand")
+            << "mixtral-8x7b" << qint64(46'702'792'704) << qint64(46'702'792'704 - 262'144'000);
+        // Qwen3 model cards: 29.9B and 234B without the two 151936-row embeddings.
+        QTest::addRow("Qwen3-30B-A3B model card: 29.9B non-embedding")
+            << "qwen3-30b-a3b" << qint64(0) << qint64(29'900'000'000);
+        QTest::addRow("Qwen3-235B-A22B model card: 234B non-embedding")
+            << "qwen3-235b-a22b" << qint64(0) << qint64(234'000'000'000);
+    }
+    void expertModelExactCounts()
+    {
+        QFETCH(QString, model);
+        QFETCH(qint64, total);
+        QFETCH(qint64, nonEmbedding);
+        const ModelSpec *spec = presets.model(model.toStdString());
+        QVERIFY(spec);
+        const ParamCounts c = countParams(*spec);
+        if (total > 0) {
+            QCOMPARE(c.total, total);
+            QCOMPARE(c.total - c.embedding - c.lmHead, nonEmbedding);
+        } else {
+            // Published to three significant figures: within half of the last digit.
+            const double halfDigit = nonEmbedding >= 100'000'000'000 ? 0.5e9 : 0.05e9;
+            QVERIFY(std::abs(static_cast<double>(c.total - c.embedding - c.lmHead) -
+                             static_cast<double>(nonEmbedding)) <= halfDigit);
+        }
+    }
+
+    // Expert parallelism and expert tensor parallelism divide only the routed experts
+    // (Megatron-core's layout); attention, norms and the router stay as T splits them.
+    void expertSplitDividesRoutedExperts()
+    {
+        const ModelSpec *spec = presets.model("mixtral-8x7b");
+        QVERIFY(spec);
+        const ParamCounts one = countParams(*spec, 1);
+        const ParamCounts split = countParams(*spec, 1, ExpertSplit{4, 2});
+        // 8 experts over E = 4: two each, each expert's 14336 columns over 2.
+        QCOMPARE(one.perMoeLayerExperts, qint64(8) * 3 * 4096 * 14336);
+        QCOMPARE(split.perMoeLayerExperts, qint64(2) * 3 * 4096 * 7168);
+        QCOMPARE(one.perMoeLayer - one.perMoeLayerExperts,
+                 split.perMoeLayer - split.perMoeLayerExperts);
+        QCOMPARE(moeLayersIn(*spec, 0, spec->layers), 32);
+    }
+
+    // DeepSeek-V3's first three layers are dense (first_k_dense_replace = 3); a period of 2
+    // makes every second layer MoE (Megatron-LM --moe-layer-freq 2).
+    void denseAndMoeLayersCount_data()
+    {
+        QTest::addColumn<int>("dense");
+        QTest::addColumn<int>("period");
+        QTest::addColumn<int>("first");
+        QTest::addColumn<int>("count");
+        QTest::addColumn<int>("moe");
+        QTest::addRow("first 3 dense, all of 61") << 3 << 1 << 0 << 61 << 58;
+        QTest::addRow("first 3 dense, stage of layers 0-3") << 3 << 1 << 0 << 4 << 1;
+        QTest::addRow("first 3 dense, stage of layers 3-6") << 3 << 1 << 3 << 4 << 4;
+        QTest::addRow("period 2: layers 2, 4, 6, 8 of 1-8") << 0 << 2 << 0 << 8 << 4;
+        QTest::addRow("period 2: layers 1-3 hold layer 2") << 0 << 2 << 1 << 2 << 1;
+        QTest::addRow("period 2 after 3 dense: 4 and 6 of 1-7") << 3 << 2 << 0 << 7 << 2;
+    }
+    void denseAndMoeLayersCount()
+    {
+        QFETCH(int, dense);
+        QFETCH(int, period);
+        QFETCH(int, first);
+        QFETCH(int, count);
+        QFETCH(int, moe);
+        ModelSpec m = *presets.model("deepseek-v3");
+        m.denseLayers = dense;
+        m.moeLayerPeriod = period;
+        QCOMPARE(moeLayersIn(m, first, count), moe);
+        int byLayer = 0;
+        for (int i = first; i < first + count; ++i)
+            byLayer += isMoeLayer(m, i) ? 1 : 0;
+        QCOMPARE(byLayer, moe);
+    }
+
     void quantizedFormats_data()
     {
         QTest::addColumn<int>("precision");

@@ -570,6 +570,90 @@ private Q_SLOTS:
         QVERIFY(r.timeInLayerUnits);
         QVERIFY(!r.stepTime);
     }
+
+    // docs/experts.md, "Time": Mixtral 8x7B, s = 4096, b = 1, T = 1. Every token sends its
+    // top-2 copies, 8,192 of them, h = 4,096 wide in BF16; with E devices a device keeps 1/E
+    // and sends the rest, in the dispatch and again in the combine (GShard, §2.2). Its
+    // experts' multiply is 8/E experts of 8,192·E/8 rows each.
+    void expertAllToAll_data()
+    {
+        QTest::addColumn<int>("ep");
+        QTest::addColumn<double>("wireBytes"); // forward: dispatch + combine
+        QTest::addColumn<double>("expertsHere");
+        QTest::addColumn<double>("rowsPerExpert");
+        const double copies = 4096.0 * 2, h = 4096, bytes = 2;
+        QTest::addRow("E = 1: nothing leaves the device") << 1 << 0.0 << 8.0 << copies / 8;
+        QTest::addRow("E = 2: half of it does")
+            << 2 << 2 * copies * h * bytes / 2 << 4.0 << copies / 4;
+        QTest::addRow("E = 8: 7/8 of it does")
+            << 8 << 2 * copies * h * bytes * 7 / 8 << 1.0 << copies;
+    }
+    void expertAllToAll()
+    {
+        const Presets presets = io::builtinPresets();
+        QFETCH(int, ep);
+        QFETCH(double, wireBytes);
+        QFETCH(double, expertsHere);
+        QFETCH(double, rowsPerExpert);
+        Scenario s = scenario({"model=mixtral-8x7b", "tp=1", "pp=4", "microbatch_size=1",
+                               "seq_len=4096", "sequence_parallel=false"});
+        s.dp = 8;
+        s.ep = ep;
+        const Report r = evaluate(s, presets);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        const auto op = [&r](std::string_view key) {
+            return std::find_if(r.layerOps.begin(), r.layerOps.end(),
+                                [key](const LayerOp &o) { return o.key == key; });
+        };
+        QVERIFY(op("dispatch") != r.layerOps.end());
+        QCOMPARE(op("dispatch")->forward.bytes, wireBytes);
+        QCOMPARE(op("dispatch")->backward.bytes, wireBytes);
+        QCOMPARE(op("expert_fc1")->shape.batch, expertsHere);
+        QCOMPARE(op("expert_fc1")->shape.m, rowsPerExpert);
+        QCOMPARE(op("expert_fc1")->shape.n, 2.0 * 14336);
+        QVERIFY(op("fc1") == r.layerOps.end()); // no dense MLP in an expert layer
+        QVERIFY(r.stepTime);
+        QCOMPARE(r.stepTime->breakdown[TimePart::expertComm] > 0, ep > 1);
+        // The model FLOPs count the top-2 experts a token uses, not all 8 (docs/experts.md).
+        const ModelSpec &m = *presets.model("mixtral-8x7b");
+        QCOMPARE(activeLayerParams(m), std::int64_t(32) * (41'943'040 + 8'192 + 32'768 +
+                                                           2 * std::int64_t(3) * 4096 * 14336));
+    }
+
+    // Context parallelism (Liu et al. 2023, ring attention): each of C devices holds s/C of
+    // the queries and attends to all s keys, so its attention FLOPs are 1/C; it passes its K
+    // and V block, s/C × 2 × 8 KV heads × 128 × 2 bytes, C − 1 times in forward.
+    void contextParallelSplitsAttention_data()
+    {
+        QTest::addColumn<int>("cp");
+        QTest::addRow("C = 2") << 2;
+        QTest::addRow("C = 4") << 4;
+    }
+    void contextParallelSplitsAttention()
+    {
+        const Presets presets = io::builtinPresets();
+        QFETCH(int, cp);
+        Scenario one = scenario(
+            {"model=llama-3.1-8b", "tp=1", "pp=1", "dp=8", "seq_len=8192", "microbatch_size=1"});
+        Scenario split = one;
+        split.cp = cp;
+        const Report a = evaluate(one, presets);
+        const Report b = evaluate(split, presets);
+        QVERIFY(a.ok() && b.ok());
+        const auto op = [](const Report &r, std::string_view key) {
+            return *std::find_if(r.layerOps.begin(), r.layerOps.end(),
+                                 [key](const LayerOp &o) { return o.key == key; });
+        };
+        QCOMPARE(op(b, "attention").forward.flops * cp, op(a, "attention").forward.flops);
+        QCOMPARE(op(b, "qkv").shape.m * cp, op(a, "qkv").shape.m);
+        const double block = 8192.0 / cp * 2 * 8 * 128 * 2;
+        QCOMPARE(op(b, "cp_exchange").forward.bytes, (cp - 1) * block);
+        QCOMPARE(op(b, "cp_exchange").backward.bytes, 2 * (cp - 1) * block);
+        QCOMPARE(b.devices, 8 * cp);
+        // The activations a device keeps are 1/C of them (docs/experts.md, "Memory").
+        QVERIFY(std::abs(double(b.stages[0].activationsBytes) * cp -
+                         double(a.stages[0].activationsBytes)) < cp);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestStepTime)

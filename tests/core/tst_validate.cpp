@@ -76,9 +76,9 @@ private Q_SLOTS:
         QTest::addRow("fuzz_set_option: dp = 2042400205 overflowed T x K x D")
             << QStringList{"dp=2042400205"} << "dp"
             << "must be at most 1048576 (data-parallel degree), got 2042400205";
-        QTest::addRow("T x K x D beyond 2^30 devices")
+        QTest::addRow("T x C x K x D beyond 2^30 devices")
             << QStringList{"tp=64", "pp=64", "dp=1048576"} << "dp"
-            << "T x K x D = 4294967296 devices, more than the 1073741824";
+            << "T x C x K x D = 4294967296 devices, more than the 1073741824";
         QTest::addRow("fuzz_set_option: m = 147834647 ran out of memory in the simulation")
             << QStringList{"microbatches=147834647"} << "microbatches"
             << "must be at most 1048576 (micro-batches per step)";

@@ -163,8 +163,8 @@ private Q_SLOTS:
             << "divide";
         QTest::addRow("docs/DESIGN.md §4: inline model with an unknown key")
             << QByteArray(R"({"format": "parascope-scenario", "version": 1,
-                              "model": {"name": "m", "params": 10, "experts": 8}})")
-            << "model.experts"
+                              "model": {"name": "m", "params": 10, "num_experts": 8}})")
+            << "model.num_experts"
             << "unknown key";
         QTest::addRow("docs/DESIGN.md §4: inline device with an unknown precision")
             << QByteArray(R"({"format": "parascope-scenario", "version": 1,

@@ -204,9 +204,9 @@ private Q_SLOTS:
         QTest::addRow("model: Down ×2, 70B → GPT-3")
             << "model" << Qt::Key_Down << 2 << "llama-3.1-70b"
             << "gpt-3-175b";
-        QTest::addRow("model: Down ×6 runs into the last item")
-            << "model" << Qt::Key_Down << 6 << "llama-3.1-70b"
-            << "gpt-3-175b";
+        QTest::addRow("model: Down ×12 runs into the last item")
+            << "model" << Qt::Key_Down << 12 << "llama-3.1-70b"
+            << "gpt-oss-120b";
         QTest::addRow("device: Down ×4, H100 → SN40L")
             << "device" << Qt::Key_Down << 4 << "h100-sxm"
             << "sn40l";

@@ -35,6 +35,10 @@ QBrush partBrush(core::TimePart part)
         return chart_style::purple();
     case core::TimePart::tpComm:
         return chart_style::vermillion();
+    case core::TimePart::expertComm:
+        return QBrush(chart_style::vermillion(), Qt::DiagCrossPattern); // a2a: crossed
+    case core::TimePart::contextComm:
+        return QBrush(chart_style::green(), Qt::Dense4Pattern);
     case core::TimePart::pipelineComm:
         return chart_style::yellow();
     case core::TimePart::bubble:
