@@ -499,6 +499,7 @@ ServingReport servingReport(const Report &r, const Scenario &s, const ModelSpec 
     ServingInput in;
     in.model = &model;
     in.stageLayers = layers;
+    in.stageMoeLayers = t.moeLayers;
     in.microbatches = s.microbatches;
     in.microbatchSize = s.microbatchSize;
     in.promptTokens = s.seqLen;

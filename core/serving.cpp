@@ -56,8 +56,8 @@ struct DecodeBuilder
 
 } // namespace
 
-DecodeCost decodeStageCost(const ServingInput &in, int layers, bool firstStage, bool lastStage,
-                           std::int64_t context)
+DecodeCost decodeStageCost(const ServingInput &in, int layers, int moeLayers, bool firstStage,
+                           bool lastStage, std::int64_t context)
 {
     DecodeBuilder b{in, {}};
     const ModelSpec &m = *in.model;
@@ -76,13 +76,17 @@ DecodeCost decodeStageCost(const ServingInput &in, int layers, bool firstStage, 
     layer.memoryOp(2 * rows * h * e); // attention norm: read x, write its output
     layer.projection(rows, (qHeads + 2 * kvHeads) * hd, h);
     layer.memoryOp(2 * rows * (qHeads + kvHeads) * hd * e); // rotary on q and k
-    layer.memoryOp(2 * rows * kvHeads * hd * in.kvBytes);   // append k and v to the cache
+    // Multi-head latent attention caches one compressed latent and rotary key per token
+    // (DeepSeek-V3 Technical Report, §2.1.1) on every device; others K and V per KV head.
+    const double cachedPerToken =
+        m.latentAttention() ? m.kvLoraRank + m.ropeHeadDim : 2 * kvHeads * hd;
+    layer.memoryOp(rows * cachedPerToken * in.kvBytes); // append to the cache
     {
         // Attention over the cache (Dao et al. 2023, FlashDecoding): q·Kᵀ and p·V for every
         // query head over `context` positions; each KV head's cache is read once for the
         // query heads that share it (GQA, Ainslie et al. 2023).
         const double flops = 4 * rows * qHeads * hd * c;
-        const double kv = 2 * rows * kvHeads * hd * c * in.kvBytes;
+        const double kv = rows * cachedPerToken * c * in.kvBytes;
         const double rate = in.rates.forcedMfu > 0 ? in.rates.peakFlops * in.rates.forcedMfu
                                                    : in.rates.attentionFlops;
         layer.cost.attentionS += std::max(flops / rate, memorySeconds(in.rates, kv));
@@ -93,12 +97,45 @@ DecodeCost decodeStageCost(const ServingInput &in, int layers, bool firstStage, 
     layer.allReduce(rows * h, in.tp);
     layer.memoryOp(3 * rows * h * e); // residual add: read both, write the sum
     layer.memoryOp(2 * rows * h * e); // MLP norm
+    DecodeBuilder moe = layer;        // the same attention, then experts instead of the dense MLP
     layer.projection(rows, (m.gatedMlp ? 2 : 1) * ffn, h);
     // SwiGLU reads gate and up and writes their product; GeLU reads and writes one.
     layer.memoryOp((m.gatedMlp ? 3 : 2) * rows * ffn * e);
     layer.projection(rows, h, ffn);
     layer.allReduce(rows * h, in.tp);
     layer.memoryOp(3 * rows * h * e);
+    if (m.hasExperts() && moeLayers > 0) {
+        // docs/experts.md, "Serving": the router, shared experts, and each token's top-k
+        // experts. A step reads the experts its b tokens touch, each token k distinct ones:
+        // with balanced routing experts × (1 − (1 − k/experts)^b) in expectation; it
+        // multiplies b·k rows.
+        const double fe = std::ceil(static_cast<double>(m.expertFfnHidden) / in.tp);
+        const double up = (m.gatedMlp ? 2 : 1) * fe;
+        moe.projection(rows, m.experts, h);
+        if (m.sharedExperts > 0) {
+            moe.projection(rows, m.sharedExperts * up, h);
+            moe.projection(rows, h, m.sharedExperts * fe);
+        }
+        const double picks = rows * m.expertsPerToken;
+        const double touched =
+            m.experts *
+            (1 - std::pow(1 - static_cast<double>(m.expertsPerToken) / m.experts, rows));
+        const double perExpert = picks / touched;
+        for (int i = 0; i < 2; ++i) {
+            DecodeBuilder one{in, {}};
+            if (i == 0)
+                one.projection(perExpert, up, h);
+            else
+                one.projection(perExpert, h, fe);
+            moe.cost.matmulS += touched * one.cost.matmulS;
+            moe.cost.flops += touched * one.cost.flops;
+            moe.cost.weightBytes += touched * one.cost.weightBytes;
+            moe.cost.otherBytes += touched * one.cost.otherBytes;
+        }
+        moe.memoryOp((m.gatedMlp ? 3 : 2) * picks * fe * e);
+        moe.allReduce(rows * h, in.tp);
+        moe.memoryOp(3 * rows * h * e);
+    }
 
     const auto addScaled = [](DecodeCost &to, const DecodeCost &from, double n) {
         to.matmulS += n * from.matmulS;
@@ -110,7 +147,9 @@ DecodeCost decodeStageCost(const ServingInput &in, int layers, bool firstStage, 
         to.kvBytes += n * from.kvBytes;
         to.otherBytes += n * from.otherBytes;
     };
-    addScaled(b.cost, layer.cost, layers);
+    addScaled(b.cost, layer.cost, layers - moeLayers);
+    if (moeLayers > 0)
+        addScaled(b.cost, moe.cost, moeLayers);
     if (firstStage)
         b.memoryOp(2 * rows * h * e); // the embedding's rows for the new tokens
     if (lastStage) {
@@ -141,8 +180,10 @@ DecodeStep decodeStep(const ServingInput &in, std::int64_t context)
     double trip = 0;
     double busiest = -1;
     for (int i = 0; i < stages; ++i) {
-        const DecodeCost cost = decodeStageCost(in, in.stageLayers[static_cast<std::size_t>(i)],
-                                                i == 0, i + 1 == stages, context);
+        const auto at = static_cast<std::size_t>(i);
+        const DecodeCost cost = decodeStageCost(
+            in, in.stageLayers[at], at < in.stageMoeLayers.size() ? in.stageMoeLayers[at] : 0,
+            i == 0, i + 1 == stages, context);
         trip += cost.totalS;
         if (cost.totalS > busiest) {
             busiest = cost.totalS;

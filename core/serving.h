@@ -48,7 +48,8 @@ struct DecodeStep
 struct ServingInput
 {
     const ModelSpec *model = nullptr;
-    std::vector<int> stageLayers; // layers of each of the K stages
+    std::vector<int> stageLayers;    // layers of each of the K stages
+    std::vector<int> stageMoeLayers; // of those, the layers with experts (docs/experts.md)
     std::int64_t microbatches = 1;
     std::int64_t microbatchSize = 1;
     std::int64_t promptTokens = 1;
@@ -97,8 +98,8 @@ struct ServingReport
 };
 
 // One micro-batch's decode step on one device of a stage with `layers` layers, at `context`.
-DecodeCost decodeStageCost(const ServingInput &in, int layers, bool firstStage, bool lastStage,
-                           std::int64_t context);
+DecodeCost decodeStageCost(const ServingInput &in, int layers, int moeLayers, bool firstStage,
+                           bool lastStage, std::int64_t context);
 
 // One output token for every micro-batch at `context`: a sequence's token passes through
 // the K stages and their sends; each stage serves all m micro-batches in turn.

@@ -159,6 +159,13 @@ private Q_SLOTS:
         QTest::addRow("T=4, K=2: 40 layers, two KV heads")
             << "tp=4,pp=2,seq_len=4000,output_len=96,microbatches=2,microbatch_size=2"
             << qint64(671'088'640);
+        // Multi-head latent attention (DeepSeek-V3 Technical Report, §2.1.1): 512 + 64 values a
+        // token and layer, on every device of T; stage 0 of 16 holds 4 of the 61 layers.
+        // 4 × 576 × 1024 × 4 × 2
+        QTest::addRow("DeepSeek-V3, T=8, K=16: the compressed latent")
+            << "model=deepseek-v3,tp=8,pp=16,seq_len=1000,output_len=24,microbatches=1,"
+               "microbatch_size=4"
+            << qint64(18'874'368);
         // auto keeps the activations' format: FP32 inference, four bytes a value.
         QTest::addRow("auto in FP32: four bytes")
             << "tp=8,pp=1,seq_len=1000,output_len=24,microbatches=1,microbatch_size=4,"
@@ -259,6 +266,32 @@ private Q_SLOTS:
         // One step, one token: the mean is that step, and the latency adds it to the prefill.
         QCOMPARE(r.serving->decodeMeanS, step.tokenS);
         QCOMPARE(r.serving->latencyS, r.serving->prefillS + step.tokenS);
+    }
+
+    // docs/experts.md, "Serving": one sequence's decode step reads the 2 experts its token
+    // picks, not all 8. Mixtral 8x7B at T = 2, per device and layer: attention 20,971,520,
+    // router 32,768 (replicated), norms 8,192 (read as activations' weights: not counted) and
+    // two experts of 3 × 4,096 × 7,168 = 88,080,384; with the LM head's 16,000 × 4,096 rows,
+    // in BF16. A batch of 64 touches 8 × (1 − (6/8)^64) experts: all 8, to 1e-7.
+    void decodeReadsTheExpertsItPicks_data()
+    {
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<double>("experts");
+        QTest::addRow("b = 1: its top-2") << 1 << 2.0;
+        QTest::addRow("b = 64: all eight") << 64 << 8.0 * (1 - std::pow(0.75, 64));
+    }
+    void decodeReadsTheExpertsItPicks()
+    {
+        QFETCH(int, batch);
+        QFETCH(double, experts);
+        const Report r = serve(QStringLiteral("model=mixtral-8x7b,tp=2,pp=1,microbatches=1,"
+                                              "seq_len=1024,output_len=2,microbatch_size=%1")
+                                   .arg(batch));
+        QVERIFY2(r.ok() && r.serving, r.error ? r.error->toString().c_str() : "");
+        const double layer = 20'971'520.0 + 32'768 + experts * 88'080'384;
+        const double weights = (32 * layer + 16'000.0 * 4'096) * 2;
+        QVERIFY2(std::abs(r.serving->first.busiest.weightBytes - weights) < 1e-6 * weights,
+                 qPrintable(QString::number(r.serving->first.busiest.weightBytes - weights)));
     }
 
     // The KV cache is read once per step: from one context to another a memory-bound step
