@@ -738,12 +738,17 @@ void MainWindow::showVerdict()
                                          .arg(io::qs(r.untimedReason))
                                    : tr("pipeline %1 s").arg(r.makespanS, 0, 'g', 3);
     QString verdict = m_showsLastValid ? tr("Last valid scenario: ") : QString();
-    verdict += (r.devices == 1 ? tr("%1 device (T=%2 × K=%3 × D=%4). Bubble %5, %6. ")
-                               : tr("%1 devices (T=%2 × K=%3 × D=%4). Bubble %5, %6. "))
+    // C shows when it splits sequences; E when it spreads experts (docs/experts.md).
+    const QString context = r.cp > 1 ? tr(" × C=%1").arg(r.cp) : QString();
+    const QString experts = r.ep > 1 ? tr(", experts over E=%1").arg(r.ep) : QString();
+    verdict += (r.devices == 1 ? tr("%1 device (T=%2%3 × K=%4 × D=%5%6). Bubble %7, %8. ")
+                               : tr("%1 devices (T=%2%3 × K=%4 × D=%5%6). Bubble %7, %8. "))
                    .arg(r.devices)
                    .arg(r.tp)
+                   .arg(context)
                    .arg(r.pp)
                    .arg(r.dp)
+                   .arg(experts)
                    .arg(QStringLiteral("%1 %").arg(100 * r.bubbleFraction, 0, 'f', 1), step);
     if (r.fits) {
         std::int64_t headroom = r.stages.front().headroomBytes;

@@ -60,18 +60,34 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                           bytes(st.weightsBytes)),
                  QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, §3); "
                              "docs/worked-examples.md §2"));
+    if (st.expertParams > 0)
+        out += block(QObject::tr("Routed experts on a device of stage 0"),
+                     QObject::tr("%1 of the %2 params: %3 MoE layers × experts ÷ E=%4, each ÷ "
+                                 "expert T=%5")
+                         .arg(io::formatCount(st.expertParams), io::formatCount(st.params))
+                         .arg(st.moeLayers)
+                         .arg(r.ep)
+                         .arg(r.expertTp),
+                     QObject::tr("Megatron-core's expert layout; ZeRO shards them over the expert "
+                                 "data-parallel group of %1 (docs/experts.md)")
+                         .arg(r.expertDp));
     if (r.mode == core::Mode::training) {
-        out +=
-            block(QObject::tr("Gradients and optimizer states"),
-                  QStringLiteral("%1 B%2 + %3 B%4 per parameter = %5 + %6")
-                      .arg(r.gradBytesPerParam)
-                      .arg(s.zero >= 2 ? QStringLiteral(" ÷ D") : QString())
-                      .arg(r.optimizerBytesPerParam)
-                      .arg(s.zero >= 1 ? QStringLiteral(" ÷ D") : QString(), bytes(st.gradsBytes),
-                           bytes(st.optimizerBytes)),
-                  QObject::tr("Mixed-precision Adam keeps 2 + 2 + 12 bytes per parameter; ZeRO-%1 "
-                              "(Rajbhandari et al. 2020, §5)")
-                      .arg(s.zero));
+        // ZeRO divides by D × C for the dense parameters and by the expert data-parallel
+        // degree for the routed experts (docs/experts.md, "Memory").
+        const QString d = st.expertParams > 0
+                              ? QStringLiteral(" ÷ D·C (experts ÷ %1)").arg(r.expertDp)
+                          : r.cp > 1 ? QStringLiteral(" ÷ D·C")
+                                     : QStringLiteral(" ÷ D");
+        out += block(
+            QObject::tr("Gradients and optimizer states"),
+            QStringLiteral("%1 B%2 + %3 B%4 per parameter = %5 + %6")
+                .arg(r.gradBytesPerParam)
+                .arg(s.zero >= 2 ? d : QString())
+                .arg(r.optimizerBytesPerParam)
+                .arg(s.zero >= 1 ? d : QString(), bytes(st.gradsBytes), bytes(st.optimizerBytes)),
+            QObject::tr("Mixed-precision Adam keeps 2 + 2 + 12 bytes per parameter; ZeRO-%1 "
+                        "(Rajbhandari et al. 2020, §5)")
+                .arg(s.zero));
         out += block(QObject::tr("Activations of stage 0"),
                      QStringLiteral("%1 layers × %2 micro-batches in flight → %3")
                          .arg(st.layers)
