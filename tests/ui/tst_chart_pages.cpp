@@ -8,6 +8,7 @@
 #include "test_images.h"
 #include "test_scenarios.h"
 #include "ui/charts/chart_pages.h"
+#include "ui/charts/expert_chart.h"
 #include "ui/charts/model_size_chart.h"
 #include "ui/charts/serving_chart.h"
 #include "ui/charts/sharding_chart.h"
@@ -23,19 +24,24 @@
 #include "widget_helpers.h"
 
 #include <QChartView>
+#include <QComboBox>
 #include <QDialog>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileDialog>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSpinBox>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolTip>
+#include <QUndoStack>
 #include <QXmlStreamReader>
 #include <cmath>
 
@@ -491,6 +497,82 @@ private Q_SLOTS:
         QVERIFY(sharding->summary().contains("Full-size check done"));
         setAndEvaluate(document, "tp", "4");
         QVERIFY(!sharding->summary().contains("Full-size check done"));
+    }
+
+    // The expert-parallel demonstrator beside the feed-forward one (docs/sharding.md): reached
+    // and driven from the keyboard, its bars are core::runExpertParallel's numbers for the
+    // inputs its controls show, and a batch E does not divide is refused naming the field.
+    void expertParallelFollowsItsControls()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.showChart("sharding");
+        auto *sharding = window.chart<ShardingChart>();
+        ExpertChart *experts = sharding->experts();
+        QVERIFY(!experts->isVisible());
+        sharding->modeBar()->setFocus();
+        QTest::keyClick(sharding->modeBar(), Qt::Key_Right);
+        QCOMPARE(sharding->modeBar()->currentIndex(), 1);
+        QVERIFY(experts->isVisible());
+        QVERIFY(!sharding->verifyButton()->isVisible());
+
+        // E from 4 to 2, then the router's skew up six steps of 0.5.
+        QCOMPARE(experts->devicesBox()->currentText(), "4");
+        chooseWithKeys(experts->devicesBox(), experts->devicesBox()->findText("2"));
+        experts->skewBox()->setFocus();
+        for (int i = 0; i < 6; ++i)
+            QTest::keyClick(experts->skewBox(), Qt::Key_Up);
+        QCOMPARE(experts->skewBox()->value(), 3.0);
+
+        // The controls' defaults and the two changes, written out here rather than read back.
+        core::ExpertRoutingInputs in;
+        in.tokens = 256;
+        in.hidden = 64;
+        in.expertFfn = 128;
+        in.experts = 8;
+        in.topK = 2;
+        in.devices = 2;
+        in.skew = 3;
+        QVERIFY(experts->inputs() == in);
+        const core::ExpertRoutingResult r = core::runExpertParallel(in);
+        QVERIFY(r.ok() && r.passed);
+        const QList<qreal> loads = experts->loads();
+        const QList<qreal> dispatch = experts->bytes(QStringLiteral("dispatch"));
+        const QList<qreal> combine = experts->bytes(QStringLiteral("combine"));
+        QCOMPARE(loads.size(), 2);
+        QCOMPARE(dispatch.size(), 2);
+        QCOMPARE(combine.size(), 2);
+        for (int d = 0; d < 2; ++d) {
+            QCOMPARE(loads[d], qreal(r.devices[std::size_t(d)].load));
+            QCOMPARE(dispatch[d] * experts->bytesUnit(),
+                     qreal(r.devices[std::size_t(d)].dispatchBytes));
+            QCOMPARE(combine[d] * experts->bytesUnit(),
+                     qreal(r.devices[std::size_t(d)].combineBytes));
+        }
+        // 256 tokens × top-2 over 2 devices: a mean of 256 copies. Balanced, each device's
+        // 128 × 2 copies leave half the time: 128 rows of 64 values × 2 B = 16,384 B.
+        QCOMPARE(loads[0] + loads[1], 512.0);
+        QCOMPARE(experts->meanLine(), 256.0);
+        QCOMPARE(experts->expectationLine() * experts->bytesUnit(), 16384.0);
+        // Device 0 owns experts 0–3, the ones the skew favours.
+        QVERIFY(loads[0] > loads[1]);
+        QVERIFY(r.imbalance > 1);
+        QVERIFY2(
+            experts->verification().contains("Executed and checked</b> on 2 simulated devices"),
+            qPrintable(experts->verification()));
+        QVERIFY(experts->summary().contains("128 × 2 × 64 × 2 × 1/2"));
+
+        // 255 tokens do not split over 2 devices: nothing drawn, and the field named.
+        experts->tokensBox()->setFocus();
+        QTest::keyClick(experts->tokensBox(), Qt::Key_Down);
+        QCOMPARE(experts->tokensBox()->value(), 255);
+        QVERIFY(experts->loads().isEmpty());
+        QVERIFY2(experts->verification().contains("tokens: 255 do not split evenly"),
+                 qPrintable(experts->verification()));
+        // The scenario is not the demonstrator's: nothing was edited.
+        QVERIFY(!document.undoStack()->canUndo());
     }
 };
 

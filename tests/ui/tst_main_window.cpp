@@ -373,8 +373,18 @@ private Q_SLOTS:
             const QRegularExpressionMatch m = mnemonic.match(text);
             return m.hasMatch() ? m.captured(1).at(0).toLower() : QChar();
         };
+        // Every tab, and the sharding tab with each of its demonstrators (the expert one has
+        // controls of its own).
+        ShardingChart *sharding = w.window.chart<ShardingChart>();
+        QList<std::pair<int, int>> states;
         for (int tab = 0; tab < w.window.charts()->count(); ++tab) {
+            states.append({tab, 0});
+            if (w.window.charts()->widget(tab) == sharding)
+                states.append({tab, 1});
+        }
+        for (const auto &[tab, mode] : std::as_const(states)) {
             w.window.charts()->setCurrentIndex(tab);
+            sharding->modeBar()->setCurrentIndex(mode);
             QCoreApplication::processEvents();
             QHash<QChar, QString> seen;
             const auto add = [&](const QString &text) {

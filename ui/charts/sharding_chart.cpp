@@ -3,6 +3,7 @@
 #include "core/comm_cost.h"
 #include "io/text.h"
 #include "ui/charts/chart_style.h"
+#include "ui/charts/expert_chart.h"
 #include "ui/units.h"
 #include "ui/widgets/wrapped_label.h"
 
@@ -19,6 +20,8 @@
 #include <QResizeEvent>
 #include <QScrollArea>
 #include <QStackedBarSeries>
+#include <QStackedWidget>
+#include <QTabBar>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
@@ -72,7 +75,8 @@ QString seconds(double s)
 } // namespace
 
 ShardingChart::ShardingChart(QWidget *parent)
-    : QWidget(parent), m_chart(new QChart), m_view(new QChartView(m_chart)),
+    : QWidget(parent), m_modes(new QTabBar), m_pages(new QStackedWidget),
+      m_experts(new ExpertChart), m_chart(new QChart), m_view(new QChartView(m_chart)),
       m_strategyAxis(new QBarCategoryAxis), m_bytesAxis(new QValueAxis),
       m_summary(new WrappedLabel), m_verifyButton(new QPushButton(tr("Verify at full size"))),
       m_progress(new QProgressBar), m_cancelButton(new QPushButton(tr("Cancel")))
@@ -103,7 +107,8 @@ ShardingChart::ShardingChart(QWidget *parent)
     m_summary->setObjectName(QStringLiteral("shardingSummary"));
     // The table may be cut on a narrow window rather than widen it.
     m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    auto *layout = new QVBoxLayout(this);
+    auto *tensor = new QWidget;
+    auto *layout = new QVBoxLayout(tensor);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_view, 1);
     auto *scroll = m_summaryScroll = new QScrollArea;
@@ -126,6 +131,25 @@ ShardingChart::ShardingChart(QWidget *parent)
     row->addStretch();
     layout->addLayout(row);
     setVerifying(false);
+
+    // Two demonstrators, one page: the tabs take the keyboard's focus and arrow keys.
+    m_modes->setObjectName(QStringLiteral("shardingMode"));
+    m_modes->setExpanding(false);
+    m_modes->setDrawBase(false);
+    m_modes->addTab(tr("Tensor parallel (rows, columns)"));
+    m_modes->setTabToolTip(0, tr("The four ways to split W1 and W2 over the scenario's T "
+                                 "devices, executed and compared with the unsharded layer."));
+    m_modes->addTab(tr("Expert parallel (mixture of experts)"));
+    m_modes->setTabToolTip(1, tr("A mixture-of-experts layer routed to E simulated devices: "
+                                 "dispatch, experts, combine, executed and compared with the "
+                                 "unsharded layer, with the bytes each device sends."));
+    m_pages->addWidget(tensor);
+    m_pages->addWidget(m_experts);
+    connect(m_modes, &QTabBar::currentChanged, m_pages, &QStackedWidget::setCurrentIndex);
+    auto *outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(m_modes);
+    outer->addWidget(m_pages, 1);
 }
 
 void ShardingChart::resizeEvent(QResizeEvent *event)
@@ -180,7 +204,7 @@ void ShardingChart::fitSummary()
     // The chart first: its title, axes, legend and a readable plot take about fourteen lines
     // of text; the table has what is left, and never less than three lines.
     const int line = fontMetrics().height();
-    const int room = std::min(need, std::max(height() - 14 * line, 3 * line));
+    const int room = std::min(need, std::max(m_pages->height() - 14 * line, 3 * line));
     m_summaryScroll->setFixedHeight(std::max(room, 0));
 }
 

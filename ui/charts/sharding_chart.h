@@ -12,14 +12,19 @@ class QLabel;
 class QProgressBar;
 class QScrollArea;
 class QPushButton;
+class QStackedWidget;
+class QTabBar;
 class QValueAxis;
 
 namespace ui {
 
+class ExpertChart;
+
 // The four ways to split a feed-forward layer's two matrices across T
 // devices: the bytes each device sends, by collective, and below them the
 // counts, times and the demonstrator's numerical error. Qt Charts stays
-// inside this class.
+// inside this class. A bar above switches to the expert-parallel demonstrator (ExpertChart),
+// which has its own controls.
 class ShardingChart : public QWidget
 {
     Q_OBJECT
@@ -46,6 +51,10 @@ public:
     // A line under the table about the last full-size check; setReport clears it.
     void setNote(const QString &note);
 
+    // Tensor parallel (0, the feed-forward splits) or expert parallel (1).
+    QTabBar *modeBar() const { return m_modes; }
+    ExpertChart *experts() const { return m_experts; }
+
 protected:
     // Keeps the chart readable: on a short page (a projector at the largest text) the table
     // below scrolls instead of squeezing the bars to "…".
@@ -59,6 +68,9 @@ private:
     // Each strategy's name under its bars, abbreviated when the bars are too narrow for it.
     void fitCategories();
 
+    QTabBar *m_modes;
+    QStackedWidget *m_pages;
+    ExpertChart *m_experts;
     QChart *m_chart;
     QChartView *m_view;
     QList<QBarSet *> m_sets;

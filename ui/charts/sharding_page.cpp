@@ -1,12 +1,14 @@
 #include "ui/charts/sharding_page.h"
 
 #include "io/text.h"
+#include "ui/charts/expert_chart.h"
 #include "ui/charts/sharding_chart.h"
 #include "ui/formula_panel.h"
 #include "ui/sharding_verifier.h"
 
 #include <QObject>
 #include <QPushButton>
+#include <QTabBar>
 
 namespace ui {
 
@@ -38,6 +40,8 @@ void ShardingPage::update(const ChartInputs &inputs)
 {
     m_report = core::analyzeScenarioSharding(inputs.scenario, inputs.presets);
     m_chart->setReport(*m_report, io::qs(inputs.report.modelName));
+    // The expert demonstrator has its own controls; only its units follow the window.
+    m_chart->experts()->redraw();
 }
 
 std::unique_ptr<QWidget> ShardingPage::createImage(const ChartInputs &inputs, QWidget *parent) const
@@ -46,6 +50,7 @@ std::unique_ptr<QWidget> ShardingPage::createImage(const ChartInputs &inputs, QW
     chart->setReport(core::analyzeScenarioSharding(inputs.scenario, inputs.presets),
                      io::qs(inputs.report.modelName));
     chart->verifyButton()->hide(); // a button means nothing in an image
+    chart->modeBar()->hide();      // the image is the feed-forward splits
     return chart;
 }
 
@@ -63,6 +68,10 @@ QString ShardingPage::formulas(const ChartInputs &inputs) const
                  QStringLiteral("all-reduce(tokens × f) + all-reduce(tokens × h)"),
                  QObject::tr("Splitting both matrices the same way needs more "
                              "all-reduces; docs/sharding.md"));
+    out += block(QObject::tr("Expert parallel, each all-to-all"),
+                 QStringLiteral("tokens/E × k × h × bytes × (E−1)/E sent per device"),
+                 QObject::tr("Lepikhin et al. 2021 (GShard), dispatch and combine; balanced "
+                             "routing, one copy per (token, expert); docs/sharding.md"));
     // The link, once the page has analysed this scenario's layer.
     if (m_report && m_report->ok())
         out += block(QObject::tr("Link"),
