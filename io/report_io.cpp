@@ -7,6 +7,7 @@
 #include <QJsonDocument>
 #include <QLocale>
 #include <QTextStream>
+#include <algorithm>
 #include <cmath>
 
 namespace io {
@@ -169,6 +170,11 @@ QJsonObject reportToJson(const core::Report &r)
     root.insert(QStringLiteral("tp"), r.tp);
     root.insert(QStringLiteral("pp"), r.pp);
     root.insert(QStringLiteral("dp"), r.dp);
+    root.insert(QStringLiteral("cp"), r.cp);
+    root.insert(QStringLiteral("ep"), r.ep);
+    root.insert(QStringLiteral("expert_tp"), r.expertTp);
+    root.insert(QStringLiteral("expert_dp"), r.expertDp);
+    root.insert(QStringLiteral("active_params"), qint64(r.activeParams));
     root.insert(QStringLiteral("devices"), r.devices);
     root.insert(QStringLiteral("weights_bytes"), qint64(r.weightsBytes));
     root.insert(QStringLiteral("nominal_weights_bytes"), qint64(r.nominalWeightsBytes));
@@ -278,11 +284,21 @@ QString reportToText(const core::Report &r)
              .arg(formatCount(r.params), formatCount(r.nominalParams));
     s << QStringLiteral("Weights         %1 exact, %2 nominal\n")
              .arg(gb(r.weightsBytes), gb(r.nominalWeightsBytes));
-    s << QStringLiteral("Layout          T=%1 x K=%2 x D=%3 = %4 devices\n")
+    s << QStringLiteral("Layout          T=%1%2 x K=%3 x D=%4 = %5 devices\n")
              .arg(r.tp)
+             .arg(r.cp > 1 ? QStringLiteral(" x C=%1").arg(r.cp) : QString())
              .arg(r.pp)
              .arg(r.dp)
              .arg(r.devices);
+    // docs/experts.md: the routed experts' own layout over a stage's devices.
+    if (std::any_of(r.stages.begin(), r.stages.end(),
+                    [](const core::StageReport &st) { return st.moeLayers > 0; }))
+        s << QStringLiteral("Experts         E=%1 x expert T=%2, expert D=%3; %4 active "
+                            "parameters a token\n")
+                 .arg(r.ep)
+                 .arg(r.expertTp)
+                 .arg(r.expertDp)
+                 .arg(formatCount(r.activeParams));
     if (r.minTpForWeights > 0)
         s << QStringLiteral("Smallest T      %1 (power of two whose weights fit one device)\n")
                  .arg(r.minTpForWeights);
