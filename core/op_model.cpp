@@ -316,12 +316,39 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
 
     b.memoryOp("norm1", "attention norm", spTokens, h, 2 * spTokens * h * e, 3 * spTokens * h * e,
                full, normSource);
-    b.projection("qkv", "QKV projection", tokens, (heads + 2 * kvHeads) * d, h, c.weightBytes,
-                 c.activationBytes, full);
-    if (model.learnedPositions == 0)
-        b.memoryOp("rope", "rotary embedding", tokens, (heads + kvHeads) * d,
-                   2 * tokens * (heads + kvHeads) * d * e, 2 * tokens * (heads + kvHeads) * d * e,
-                   full, "reads and writes Q and K (Su et al. 2021, RoFormer)");
+    // The value width of a head: head_dim, or v_head_dim with multi-head latent attention.
+    const double dv = model.valueHeadDim();
+    if (model.latentAttention()) {
+        // DeepSeek-V3 Technical Report, §2.1.1: queries through a q_lora_rank latent, keys and
+        // values expanded from one kv_lora_rank latent plus a shared rotary key. The down
+        // projections run on every device of T (replicated), the up projections by heads.
+        const double rope = model.ropeHeadDim;
+        const double latent = model.kvLoraRank;
+        if (model.qLoraRank > 0) {
+            b.projection("q_down", "query down-projection", tokens, model.qLoraRank, h,
+                         c.weightBytes, c.activationBytes, full);
+            b.projection("q_up", "query up-projection", tokens, heads * d, model.qLoraRank,
+                         c.weightBytes, c.activationBytes, full);
+        } else {
+            b.projection("q_proj", "query projection", tokens, heads * d, h, c.weightBytes,
+                         c.activationBytes, full);
+        }
+        b.projection("kv_down", "key/value down-projection", tokens, latent + rope, h,
+                     c.weightBytes, c.activationBytes, full);
+        b.projection("kv_up", "key/value up-projection", tokens, heads * (d - rope + dv), latent,
+                     c.weightBytes, c.activationBytes, full);
+        b.memoryOp("rope", "rotary embedding", tokens, (heads + 1) * rope,
+                   2 * tokens * (heads + 1) * rope * e, 2 * tokens * (heads + 1) * rope * e, full,
+                   "reads and writes the rotary parts of Q and the shared K (Su et al. 2021)");
+    } else {
+        b.projection("qkv", "QKV projection", tokens, (heads + 2 * kvHeads) * d, h, c.weightBytes,
+                     c.activationBytes, full);
+        if (model.learnedPositions == 0)
+            b.memoryOp("rope", "rotary embedding", tokens, (heads + kvHeads) * d,
+                       2 * tokens * (heads + kvHeads) * d * e,
+                       2 * tokens * (heads + kvHeads) * d * e, full,
+                       "reads and writes Q and K (Su et al. 2021, RoFormer)");
+    }
 
     {
         LayerOp op = newOp("attention", "attention core", TimePart::attention,
@@ -331,10 +358,11 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             // Causal flash attention skips the masked half of QKᵀ and attention × V
             // (Dao 2023, "FlashAttention-2", §3.1); its backward does 5 multiplies of the
             // forward's 2, 2.5 × the FLOPs (ibid. §3.1.2).
-            const double flops = 4 * batch * sq * s * d / 2;
+            // QKᵀ over the query/key width d, attention × V over the value width.
+            const double flops = 2 * batch * sq * s * (d + dv) / 2;
             const double rate =
                 rates.forcedMfu > 0 ? rates.peakFlops * rates.forcedMfu : rates.attentionFlops;
-            const double bytes = 4 * tokens * heads * d * e; // Q, K, V in, O out
+            const double bytes = 2 * tokens * heads * (d + dv) * e; // Q, K, V in, O out
             op.forward = {flops, bytes, flops / rate};
             op.backward = {2.5 * flops, 2 * bytes, 2.5 * flops / rate};
             op.source = "Dao 2023 (FlashAttention-2): causal 2·b·s²·h/T FLOPs, backward 2.5×";
@@ -344,7 +372,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             // write every score (Korthikanti et al. 2022, §4.1).
             const double scores = batch * sq * s;
             const OpCost qk = b.matmul(sq, s, d, batch, e, c.activationBytes);
-            const OpCost av = b.matmul(sq, d, s, batch, e, c.activationBytes);
+            const OpCost av = b.matmul(sq, dv, s, batch, e, c.activationBytes);
             const OpCost softmax = b.memory(scores * (2 * e + mask * (2 * e + 1)));
             op.forward = plus(plus(qk, av), softmax);
             // The gradient of the dropped probabilities dO·Vᵀ has QKᵀ's shape; dV = Pᵀ·dO,
@@ -358,14 +386,17 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
         const OpCost attentionForward = op.forward;
         const OpCost attentionBackward = op.backward;
         b.ops.push_back(std::move(op));
+        // The keys and values a device holds per token: K and V per KV head, or with latent
+        // attention every head's expanded K (d) and V (dv).
+        const double kvWidth = model.latentAttention() ? heads * (d + dv) : 2 * kvHeads * d;
         if (c.cp > 1) {
             // Ring attention (Liu et al. 2023, §3; Megatron-LM context parallelism): C − 1
             // steps pass each device's K and V block to its neighbour behind the attention of
             // the block it has; backward passes K, V and their gradients. Only what outlasts
             // the attention it overlaps is exposed.
             LayerOp ring = newOp("cp_exchange", "context-parallel KV exchange",
-                                 TimePart::contextComm, elements(tokens, 2 * kvHeads * d));
-            const double block = tokens * 2 * kvHeads * d * c.commBytes;
+                                 TimePart::contextComm, elements(tokens, kvWidth));
+            const double block = tokens * kvWidth * c.commBytes;
             const double steps = c.cp - 1;
             const double perStep =
                 c.cpLink.gbPerS > 0
@@ -384,7 +415,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             b.ops.push_back(std::move(ring));
         }
     }
-    b.projection("proj", "output projection", tokens, h, heads * d, c.weightBytes,
+    b.projection("proj", "output projection", tokens, h, heads * dv, c.weightBytes,
                  c.activationBytes, full);
     b.memoryOp("residual1", "attention residual", spTokens, h, spTokens * h * (3 * e + mask),
                spTokens * h * (2 * e + mask), full, residualSource);
@@ -412,15 +443,20 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
         LayerOp op =
             newOp("tp", "tensor-parallel collectives", TimePart::tpComm, elements(tokens, h));
         const double payload = tokens * h * c.commBytes;
+        // Attention's half and the MLP's; an MoE layer's routed experts take their tokens by
+        // the all-to-all instead (Megatron-core's token dispatcher keeps them sequence-split),
+        // so only shared experts need the MLP half.
+        const int halves = c.moe && model.sharedExperts == 0 ? 1 : 2;
         if (c.sequenceParallel) {
             // Korthikanti et al. 2022, §4.2.2: an all-gather before and a reduce-scatter after
             // each of attention and MLP; backward reverses them and gathers the input again
             // for the weight gradients, as Megatron-LM does rather than keeping it.
             const OpCost pair =
-                plus(collective(Collective::allGather, payload, c.tp, c.tpLink, 2),
-                     collective(Collective::reduceScatter, payload, c.tp, c.tpLink, 2));
+                plus(collective(Collective::allGather, payload, c.tp, c.tpLink, halves),
+                     collective(Collective::reduceScatter, payload, c.tp, c.tpLink, halves));
             op.forward = pair;
-            op.backward = plus(pair, collective(Collective::allGather, payload, c.tp, c.tpLink, 2));
+            op.backward =
+                plus(pair, collective(Collective::allGather, payload, c.tp, c.tpLink, halves));
             op.source = "Korthikanti et al. 2022, §4.2.2: g and ḡ, with the all-gather redone "
                         "in backward";
             if (c.tpOverlap) {
@@ -432,9 +468,13 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                 // pipelined in 4 splits on 16 SMs, so the multiply runs on the rest and the
                 // last split's transfer is exposed; QKV's and fc1's backward collectives run
                 // in bulk on 16 SMs beside the input- and weight-gradient multiplies.
-                const auto projection = [&b](std::string_view key) -> const LayerOp & {
-                    return *std::find_if(b.ops.begin(), b.ops.end(),
-                                         [key](const LayerOp &o) { return o.key == key; });
+                // The projection a collective overlaps; nothing where the layer has none of
+                // that name (latent attention's, an MoE layer's MLP).
+                const auto projection = [&b](std::string_view key) -> const LayerOp * {
+                    const auto found =
+                        std::find_if(b.ops.begin(), b.ops.end(),
+                                     [key](const LayerOp &o) { return o.key == key; });
+                    return found == b.ops.end() ? nullptr : &*found;
                 };
                 const double units = rates.computeUnits > 16 ? rates.computeUnits : 0;
                 const double slower = units > 0 ? units / (units - 16) : 1;
@@ -454,22 +494,25 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                 const double scatter =
                     collective(Collective::reduceScatter, payload, c.tp, c.tpLink, 1).seconds;
                 double forward = 0, backward = 0;
-                for (std::string_view key : {"qkv", "fc1"}) {
-                    if (c.moe && key == "fc1")
-                        continue; // the experts' collectives are their own (dispatch)
-                    const LayerOp &p = projection(key);
-                    forward += ring(gather, p.forward.seconds);
+                // Latent attention's first head-split projection is q_up (or q_proj); an MoE
+                // layer's MLP half has shared_fc1/shared_fc2, or no collectives at all.
+                for (std::string_view key : {"qkv", "q_up", "q_proj", "fc1", "shared_fc1"}) {
+                    const LayerOp *p = projection(key);
+                    if (!p)
+                        continue;
+                    forward += ring(gather, p->forward.seconds);
                     // The input gathered again beside dgrad; dgrad reduce-scattered beside
                     // wgrad.
-                    backward += bulk(gather, p.backward.seconds) + bulk(scatter, p.weight.seconds);
+                    backward +=
+                        bulk(gather, p->backward.seconds) + bulk(scatter, p->weight.seconds);
                 }
-                for (std::string_view key : {"proj", "fc2"}) {
-                    if (c.moe && key == "fc2")
+                for (std::string_view key : {"proj", "fc2", "shared_fc2"}) {
+                    const LayerOp *p = projection(key);
+                    if (!p)
                         continue;
-                    const LayerOp &p = projection(key);
-                    forward += pipelined(scatter, p.forward.seconds);
+                    forward += pipelined(scatter, p->forward.seconds);
                     // The incoming gradient gathered behind dgrad, wgrad ("external") too.
-                    backward += ring(gather, p.backward.seconds + p.weight.seconds);
+                    backward += ring(gather, p->backward.seconds + p->weight.seconds);
                 }
                 op.forward.seconds = forward;
                 op.backward.seconds = backward;
@@ -479,7 +522,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
         } else {
             // Shoeybi et al. 2019, §3, Fig. 4: one all-reduce after attention and one after
             // the MLP in forward (g), the same two in backward (f).
-            op.forward = collective(Collective::allReduce, payload, c.tp, c.tpLink, 2);
+            op.forward = collective(Collective::allReduce, payload, c.tp, c.tpLink, halves);
             op.backward = op.forward;
             op.source = "Shoeybi et al. 2019, §3: two all-reduces forward, two backward";
         }
