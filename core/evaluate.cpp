@@ -365,8 +365,22 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
 // The tensor-parallel traffic of the busiest stage in one step, from the layer's own
 // collectives (core/op_model.cpp), for the report's "tp_comm" block.
 TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const Timing &t,
-                    int busiestLayers)
+                    const std::vector<int> &layers)
 {
+    // The stage with the most layers; of those, the one with the most dense layers, whose
+    // MLP half gathers over T as well (docs/experts.md, "Time").
+    std::size_t busiest = 0;
+    const auto moeAt = [&t](std::size_t i) { return i < t.moeLayers.size() ? t.moeLayers[i] : 0; };
+    for (std::size_t i = 1; i < layers.size(); ++i)
+        if (layers[i] > layers[busiest] ||
+            (layers[i] == layers[busiest] && moeAt(i) < moeAt(busiest)))
+            busiest = i;
+    const int busiestLayers = layers.empty() ? 0 : layers[busiest];
+    const int busiestMoe = layers.empty() ? 0 : moeAt(busiest);
+    // Routed experts take their tokens by the all-to-all: an MoE layer without shared experts
+    // has only attention's half of the collectives.
+    const double moeShare = model.hasExperts() && model.sharedExperts == 0 ? 0.5 : 1.0;
+    const double layerEquivalents = (busiestLayers - busiestMoe) + moeShare * busiestMoe;
     TpCommReport out;
     out.link = std::string(toString(t.tpLink.kind));
     if (s.tp <= 1)
@@ -384,7 +398,7 @@ TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const 
     const std::int64_t values =
         std::int64_t{s.microbatchSize} * s.seqLen * static_cast<std::int64_t>(model.hidden);
     const std::int64_t payload = bytesFor(values, tpActivationPrecision(s.precision));
-    const std::int64_t calls = std::int64_t{busiestLayers} * s.microbatches;
+    const double calls = layerEquivalents * s.microbatches;
     // Wire bytes, not payloads: a reduce-scatter plus an all-gather moves what one
     // all-reduce moves (Korthikanti et al. 2022 §4.2.2); the redone all-gathers half of one.
     double wirePerLayer = allReduces * wireBytesPerDevice(Collective::allReduce, payload, s.tp);
@@ -396,12 +410,17 @@ TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const 
         r.warnings.push_back({"tp-link-unknown", t.tpLinkError->message});
         return out;
     }
-    double perLayer = 0;
-    for (const LayerOp &op : t.layer.ops)
-        if (op.part == TimePart::tpComm)
-            perLayer +=
-                op.forward.seconds + op.backward.seconds + (op.rerun ? op.forward.seconds : 0);
-    out.timePerStepS = perLayer * static_cast<double>(calls);
+    const auto tpSeconds = [](const LayerTimes &layer) {
+        double seconds = 0;
+        for (const LayerOp &op : layer.ops)
+            if (op.part == TimePart::tpComm)
+                seconds +=
+                    op.forward.seconds + op.backward.seconds + (op.rerun ? op.forward.seconds : 0);
+        return seconds;
+    };
+    out.timePerStepS =
+        ((busiestLayers - busiestMoe) * tpSeconds(t.layer) + busiestMoe * tpSeconds(t.moeLayer)) *
+        static_cast<double>(s.microbatches);
     return out;
 }
 
@@ -683,7 +702,7 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
                                           (ideal.forward[0] + ideal.backward[0]));
     r.makespanS = makespan;
     r.timeInLayerUnits = !t.rates;
-    r.tpComm = tpComm(r, s, model, t, *std::max_element(layers.begin(), layers.end()));
+    r.tpComm = tpComm(r, s, model, t, layers);
     const auto st = stepTimeReport(r, s, model, device, trainingStates(s), t, layers);
     // Shaved by a rounding margin: with one stage the bound is the step itself, summed in
     // another order. A step without its links' time is not one the planner ranks.
@@ -942,7 +961,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         r.stages.push_back(st);
     }
     addWarnings(r, s, model, device);
-    r.tpComm = tpComm(r, s, model, t, *std::max_element(layers.begin(), layers.end()));
+    r.tpComm = tpComm(r, s, model, t, layers);
     if (t.rates && !(t.rates->forcedMfu > 0) && !(device.hbmGbPerS > 0))
         r.warnings.push_back(
             {"memory-untimed", r.deviceName + " publishes no memory bandwidth (hbm_gb_per_s), so "

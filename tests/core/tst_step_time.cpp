@@ -700,6 +700,22 @@ private Q_SLOTS:
         QVERIFY(std::isfinite(overlapped.stepTime->stepTimeS));
         QVERIFY(tpPart(overlapped) >= 0 && tpPart(overlapped) <= tpPart(plain));
     }
+
+    // An MoE layer's routed experts take their tokens by the all-to-all, so sequence
+    // parallelism gathers and scatters over T for attention's half only. Mixtral 8x7B, T = 2,
+    // 8 layers a stage, m = 16, s·b·h = 4096 × 4096 in BF16 (33,554,432 B): per dense layer 4
+    // all-reduce equivalents and the 2 redone all-gathers move 5 × 33,554,432 B per device
+    // (Korthikanti et al. 2022, §4.2.2); an expert layer half of that.
+    void expertLayersGatherOnlyForAttention()
+    {
+        const Presets presets = io::builtinPresets();
+        const Report r = evaluate(scenario({"model=mixtral-8x7b", "tp=2", "pp=4", "dp=8", "ep=8",
+                                            "microbatches=16", "microbatch_size=1", "seq_len=4096",
+                                            "sequence_parallel=true", "recompute=selective"}),
+                                  presets);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        QCOMPARE(r.tpComm.bytesPerStep, std::int64_t(5) * 33'554'432 / 2 * 8 * 16);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestStepTime)
