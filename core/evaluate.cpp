@@ -151,6 +151,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     // Megatron-core orders ranks T, C, E, D, K: a sequence's C ranks span T x C devices, an
     // all-to-all E x expert T (parallel_state.py, RankGenerator order "tp-cp-ep-dp-pp").
     c.cp = s.cp;
+    c.cpExchange = s.cpExchange;
     if (s.cp > 1)
         chooseLink(device, s.tp * s.cp, s.interNodeGbPerS, c.cpLink);
     c.ep = s.ep;
@@ -350,6 +351,14 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                                   " exceeds the " + std::to_string(device.devicesPerNode) +
                                   " devices of a node: every MoE layer's all-to-all crosses the "
                                   "slower inter-node network"});
+    if (s.cp > 1 && s.cpExchange == CpExchange::alltoall && model.hasArchitecture() &&
+        (model.heads / s.tp) % s.cp != 0)
+        r.warnings.push_back(
+            {"cp-heads-uneven",
+             std::to_string(model.heads / s.tp) +
+                 " heads per device of T do not divide over C = " + std::to_string(s.cp) +
+                 ": the all-to-all exchange gives some devices one more head "
+                 "(DeepSpeed-Ulysses needs them to divide)"});
     if (s.cp > 1 && s.seqLen % (2 * s.cp) != 0)
         r.warnings.push_back(
             {"cp-uneven", "seq_len = " + std::to_string(s.seqLen) +

@@ -38,6 +38,9 @@ const std::array kFields{
     FieldInfo{"cp", &Scenario::cp,
               "Context-parallel degree C: devices that split each sequence; attention passes "
               "keys and values around them. Devices = T x C x K x D."},
+    FieldInfo{"cp_exchange", &Scenario::cpExchange,
+              "How the C devices of a sequence pass keys and values: ring (Megatron-LM), "
+              "allgather (torchtitan) or alltoall (DeepSpeed-Ulysses) (docs/experts.md)."},
     FieldInfo{"ep", &Scenario::ep,
               "Expert-parallel degree E: devices that share out each MoE layer's routed "
               "experts, drawn from the T x C x D devices of a stage (docs/experts.md)."},

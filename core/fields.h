@@ -17,7 +17,8 @@ using FieldMember =
     std::variant<int Scenario::*, double Scenario::*, bool Scenario::*, std::string Scenario::*,
                  std::optional<double> Scenario::*, Precision Scenario::*, Mode Scenario::*,
                  Schedule Scenario::*, Recompute Scenario::*, Attention Scenario::*,
-                 Framework Scenario::*, ZeroBuffers Scenario::*, KvPrecision Scenario::*>;
+                 Framework Scenario::*, ZeroBuffers Scenario::*, KvPrecision Scenario::*,
+                 CpExchange Scenario::*>;
 
 enum class FieldKind
 {

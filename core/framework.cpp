@@ -24,6 +24,9 @@ constexpr std::array kMegatronSettings{
                    "the weight-gradient GEMM accumulates into main_grad "
                    "(--gradient-accumulation-fusion, on by default)"},
     ProfileSetting{"attention", "flash", "fused attention through Transformer Engine"},
+    ProfileSetting{"cp_exchange", "ring",
+                   "context parallelism passes K/V blocks around a ring (--cp-comm-type p2p, "
+                   "the default)"},
     ProfileSetting{"zero_buffers", "none",
                    "the distributed optimizer's buckets are views of its gradient buffer"},
 };
@@ -42,6 +45,9 @@ constexpr std::array kTorchtitanSettings{
     ProfileSetting{"fused_grad_accumulation", "false",
                    "autograd's AccumulateGrad adds each micro-batch's gradients into .grad"},
     ProfileSetting{"attention", "flash", "scaled_dot_product_attention's flash kernel"},
+    ProfileSetting{"cp_exchange", "allgather",
+                   "context_parallel_rotate_method defaults to allgather: every K/V shard "
+                   "gathered after the first local block (torchtitan job_config.py)"},
     ProfileSetting{"zero_buffers", "fsdp",
                    "FSDP2's gathered blocks, 16-bit gradients and FP32 reduce-scatter inputs "
                    "(torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py)"},
@@ -63,6 +69,9 @@ constexpr std::array kDeepSpeedSettings{
     ProfileSetting{"fused_grad_accumulation", "false",
                    "autograd's AccumulateGrad adds each micro-batch's gradients into .grad"},
     ProfileSetting{"attention", "flash", "scaled_dot_product_attention in Transformers"},
+    ProfileSetting{"cp_exchange", "alltoall",
+                   "DeepSpeed-Ulysses splits sequences by all-to-alls of Q, K, V and the "
+                   "output between the sequence and the heads (Jacobs et al. 2023)"},
     ProfileSetting{"zero_buffers", "deepspeed",
                    "ZeRO-3 holds 4 bytes per parameter of the largest layer while gathering "
                    "(estimate_zero3_model_states_mem_needs); ZeRO-1 and 2 a bucket of 5e8 "

@@ -284,6 +284,66 @@ void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double
                  c.activationBytes, full, local);
 }
 
+// How the C devices of a sequence exchange keys and values (docs/experts.md, "Context
+// parallelism"), on the link of its T x C ranks; `kvWidth` values a token of K and V,
+// `qkvoWidth` of Q, K, V and the output; only what outlasts the attention it overlaps shows.
+LayerOp contextExchange(const LayerConfig &c, double tokens, double qkvoWidth, double kvWidth,
+                        const OpCost &attentionForward, const OpCost &attentionBackward)
+{
+    LayerOp op = newOp("cp_exchange", "context-parallel exchange", TimePart::contextComm,
+                       elements(tokens, kvWidth));
+    const double block = tokens * kvWidth * c.commBytes; // this device's K and V
+    const double steps = c.cp - 1;
+    const double bandwidth = c.cpLink.gbPerS * kGB * c.cpLink.efficiency;
+    const auto transfer = [&](double bytes, double messages) {
+        return bandwidth > 0 ? messages * c.cpLink.stepLatencyS + bytes / bandwidth : 0.0;
+    };
+    switch (c.cpExchange) {
+    case CpExchange::ring: {
+        // Ring attention (Liu et al. 2023, §3; Megatron-LM --cp-comm-type p2p): C − 1 steps
+        // pass a K/V block to the neighbour behind the attention of the block in hand;
+        // backward passes K, V and their gradients.
+        const double hidden = steps / c.cp;
+        op.forward = {
+            0, steps * block,
+            std::max(0.0, transfer(steps * block, steps) - hidden * attentionForward.seconds)};
+        op.backward = {0, 2 * steps * block,
+                       std::max(0.0, transfer(2 * steps * block, 2 * steps) -
+                                         hidden * attentionBackward.seconds)};
+        op.source = "Liu et al. 2023 (Ring Attention), §3: C − 1 K/V blocks per pass, each "
+                    "behind the attention of the block before";
+        break;
+    }
+    case CpExchange::allgather: {
+        // torchtitan's allgather rotation: every K/V shard gathered behind the first local
+        // block's attention (1/C of it); backward gathers again and reduce-scatters dK, dV.
+        const double gathered = block * c.cp; // the whole sequence's K and V
+        const OpCost gather = collective(Collective::allGather, gathered, c.cp, c.cpLink, 1);
+        const OpCost scatter = collective(Collective::reduceScatter, gathered, c.cp, c.cpLink, 1);
+        op.forward = {0, gather.bytes,
+                      std::max(0.0, gather.seconds - attentionForward.seconds / c.cp)};
+        op.backward = {
+            0, gather.bytes + scatter.bytes,
+            std::max(0.0, gather.seconds + scatter.seconds - attentionBackward.seconds / c.cp)};
+        op.source = "torchtitan context_parallel_rotate_method allgather: K and V gathered "
+                    "once, behind the first local block";
+        break;
+    }
+    case CpExchange::alltoall: {
+        // DeepSpeed-Ulysses (Jacobs et al. 2023, §3.1): an all-to-all turns the sequence split
+        // of Q, K and V into a head split before attention and one turns the output back;
+        // backward mirrors both. A device keeps 1/C of what it holds and sends the rest.
+        const double bytes = tokens * qkvoWidth * c.commBytes * steps / c.cp;
+        op.forward = {0, bytes, transfer(bytes, 2)};
+        op.backward = op.forward;
+        op.source = "Jacobs et al. 2023 (DeepSpeed-Ulysses), §3.1: all-to-alls of Q, K, V "
+                    "before attention and of the output after, not overlapped";
+        break;
+    }
+    }
+    return op;
+}
+
 } // namespace
 
 LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const DeviceRates &rates)
@@ -390,29 +450,11 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
         // attention every head's expanded K (d) and V (dv).
         const double kvWidth = model.latentAttention() ? heads * (d + dv) : 2 * kvHeads * d;
         if (c.cp > 1) {
-            // Ring attention (Liu et al. 2023, §3; Megatron-LM context parallelism): C − 1
-            // steps pass each device's K and V block to its neighbour behind the attention of
-            // the block it has; backward passes K, V and their gradients. Only what outlasts
-            // the attention it overlaps is exposed.
-            LayerOp ring = newOp("cp_exchange", "context-parallel KV exchange",
-                                 TimePart::contextComm, elements(tokens, kvWidth));
-            const double block = tokens * kvWidth * c.commBytes;
-            const double steps = c.cp - 1;
-            const double perStep =
-                c.cpLink.gbPerS > 0
-                    ? c.cpLink.stepLatencyS + block / (c.cpLink.gbPerS * kGB * c.cpLink.efficiency)
-                    : 0.0;
-            const double hiddenBehind = steps / c.cp;
-            ring.forward = {
-                0, steps * block,
-                std::max(0.0, steps * perStep - hiddenBehind * attentionForward.seconds)};
-            ring.backward = {
-                0, 2 * steps * block,
-                std::max(0.0, 2 * steps * perStep - hiddenBehind * attentionBackward.seconds)};
-            ring.rerun = full || selective;
-            ring.source = "Liu et al. 2023 (Ring Attention), §3: C − 1 KV blocks per pass, "
-                          "overlapped with the attention of the previous one";
-            b.ops.push_back(std::move(ring));
+            // Q, K, V and the output, for an exchange that moves them all.
+            LayerOp exchange = contextExchange(c, tokens, heads * (d + dv) + kvWidth, kvWidth,
+                                               attentionForward, attentionBackward);
+            exchange.rerun = full || selective;
+            b.ops.push_back(std::move(exchange));
         }
     }
     b.projection("proj", "output projection", tokens, h, heads * dv, c.weightBytes,

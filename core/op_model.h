@@ -96,8 +96,9 @@ struct LayerConfig
     // ones moves when the add is a pass of its own (read both, write the sum); 0 when the
     // weight-gradient multiply accumulates in place (fused_grad_accumulation).
     double gradAccumulationBytes = 0;
-    int cp = 1;        // context parallelism: s / C of each sequence on a device
-    Link cpLink;       // the T x C ranks of a sequence; unused when cp = 1
+    int cp = 1;  // context parallelism: s / C of each sequence on a device
+    Link cpLink; // the T x C ranks of a sequence; unused when cp = 1
+    CpExchange cpExchange = CpExchange::ring;
     bool moe = false;  // the layer's MLP is a mixture of experts (docs/experts.md)
     int ep = 1;        // experts spread over E devices
     int expertTp = 1;  // each expert split over this many

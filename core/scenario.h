@@ -56,6 +56,25 @@ enum class ZeroBuffers
     fsdp
 };
 
+// How context parallelism passes keys and values between the C devices of a sequence
+// (docs/experts.md, "Context parallelism"): a ring of K/V blocks behind the attention of the
+// block in hand (Megatron-LM's cp_comm_type p2p); one all-gather of every block behind the
+// first local block (torchtitan's default rotate method); or all-to-alls that trade the
+// sequence split for a head split around attention (DeepSpeed-Ulysses).
+enum class CpExchange
+{
+    ring,
+    allgather,
+    alltoall
+};
+
+constexpr auto enumNames(CpExchange)
+{
+    using C = CpExchange;
+    return std::array{EnumName<C>{C::ring, "ring"}, EnumName<C>{C::allgather, "allgather"},
+                      EnumName<C>{C::alltoall, "alltoall"}};
+}
+
 // The format of the KV cache in inference: auto keeps it in the activations' format (BF16,
 // or FP16/FP32 when the model runs so); FP8 and INT8 halve it (docs/inference.md).
 enum class KvPrecision
@@ -130,6 +149,7 @@ struct Scenario
     // Context parallelism C: each sequence split over C devices, attention exchanging keys and
     // values around them (docs/experts.md, "Context parallelism").
     int cp = 1;
+    CpExchange cpExchange = CpExchange::ring;
     // Expert parallelism E: the routed experts of every MoE layer spread over E devices of the
     // T x C x D ranks of a stage, as Megatron-core lays them out (docs/experts.md).
     int ep = 1;

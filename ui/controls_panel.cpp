@@ -32,7 +32,7 @@ QString tooltipFor(const QString &key)
 constexpr const char *kTrainingOnly[] = {
     "zero",       "schedule",     "virtual_stages", "recompute",     "grad_precision",
     "dp_overlap", "fused_swiglu", "zero_buffers",   "cache_outputs", "fused_grad_accumulation",
-    "cp"};
+    "cp",         "cp_exchange"};
 
 // The keys about generating tokens: training has no KV cache and generates nothing.
 constexpr const char *kInferenceOnly[] = {"output_len", "kv_precision"};
@@ -94,6 +94,10 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     addSlider(QStringLiteral("dp"), tr("D&ata parallel D"), 1, 1024, true);
     // Long context and experts (docs/experts.md): enabled where they apply (refresh).
     addSlider(QStringLiteral("cp"), tr("Context parallel C"), 1, 64, true);
+    QComboBox *exchange = addChoice(QStringLiteral("cp_exchange"), tr("Context exchange"));
+    exchange->addItem(tr("ring"), QStringLiteral("ring"));
+    exchange->addItem(tr("all-gather"), QStringLiteral("allgather"));
+    exchange->addItem(tr("all-to-all (Ulysses)"), QStringLiteral("alltoall"));
     addSlider(QStringLiteral("ep"), tr("Expert parallel E"), 1, 256, true);
     addNumber(QStringLiteral("expert_tp"), tr("Expert tensor parallel"), {0, 128, 0, 1})
         ->setSpecialValueText(tr("as T"));
@@ -327,6 +331,8 @@ void ControlsPanel::refresh()
                                            "and keeps no KV cache.\n%1")
                                             .arg(help));
     }
+    // The exchange only matters when C splits sequences.
+    m_controls.value(QStringLiteral("cp_exchange"))->setEnabled(!inference && s.cp > 1);
     // Experts are spread only where the model has them.
     const core::ModelSpec *model = core::resolveModel(s, m_document->presets());
     const bool experts = model && model->hasExperts();

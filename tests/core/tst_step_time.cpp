@@ -3,6 +3,7 @@
 #include "core/activations.h"
 #include "core/evaluate.h"
 #include "core/fields.h"
+#include "core/framework.h"
 #include "core/op_model.h"
 #include "core/schedule.h"
 #include "core/step_time.h"
@@ -715,6 +716,48 @@ private Q_SLOTS:
                                   presets);
         QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
         QCOMPARE(r.tpComm.bytesPerStep, std::int64_t(5) * 33'554'432 / 2 * 8 * 16);
+    }
+
+    // The three ways C devices exchange keys and values (docs/experts.md), for Llama 3.1 8B at
+    // T = 1, s = 8192, C = 4: a device holds 2,048 tokens, its K and V block 2,048 × 2 × 8 ×
+    // 128 × 2 B = 8,388,608 B. Ring and all-gather move 3 blocks forward (C − 1 of them, by
+    // neighbour or gathered at once) and 6 backward (the gradients return); the all-to-all
+    // moves 3/4 of Q, K, V and the output, 2,048 × (32 × 256 + 2,048) × 2 B × 3/4, each way.
+    // Each framework's profile picks its own.
+    void contextExchanges_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<QString>("exchange");
+        QTest::addColumn<double>("forwardBytes");
+        QTest::addColumn<double>("backwardBytes");
+        const double block = 8'388'608;
+        const double ulysses = 2048.0 * (32 * 256 + 2048) * 2 * 3 / 4;
+        QTest::addRow("Megatron-LM: ring") << "megatron"
+                                           << "ring" << 3 * block << 6 * block;
+        QTest::addRow("torchtitan: all-gather") << "torchtitan"
+                                                << "allgather" << 3 * block << 6 * block;
+        QTest::addRow("DeepSpeed: all-to-all (Ulysses)") << "deepspeed"
+                                                         << "alltoall" << ulysses << ulysses;
+    }
+    void contextExchanges()
+    {
+        QFETCH(QString, framework);
+        QFETCH(QString, exchange);
+        QFETCH(double, forwardBytes);
+        QFETCH(double, backwardBytes);
+        const Presets presets = io::builtinPresets();
+        Scenario s = scenario({"model=llama-3.1-8b", "tp=1", "pp=1", "dp=2", "seq_len=8192",
+                               "microbatch_size=1", "cp=4"});
+        applyFramework(s, parseEnum<Framework>(framework.toStdString()).value());
+        s.zero = 1;
+        QCOMPARE(QString::fromStdString(fieldText(s, "cp_exchange")), exchange);
+        const Report r = evaluate(s, presets);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        const LayerOp &op = *std::find_if(r.layerOps.begin(), r.layerOps.end(),
+                                          [](const LayerOp &o) { return o.key == "cp_exchange"; });
+        QCOMPARE(op.forward.bytes, forwardBytes);
+        QCOMPARE(op.backward.bytes, backwardBytes);
+        QVERIFY(op.forward.seconds >= 0 && op.backward.seconds >= 0);
     }
 };
 
