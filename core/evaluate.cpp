@@ -238,6 +238,21 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
         in.backward.push_back(training ? (split ? b : b + w) : 0.0);
         in.weight.push_back(split ? w : 0.0);
     }
+    // The MoE layers' all-to-all inside each stage's passes, for the timeline to show.
+    if (t.rates && !ideal && !t.moeLayers.empty()) {
+        double forward = 0, backward = 0;
+        for (const LayerOp &op : t.moeLayer.ops)
+            if (op.part == TimePart::expertComm) {
+                forward += op.forward.seconds;
+                backward += op.backward.seconds + (op.rerun ? op.forward.seconds : 0);
+            }
+        if (forward + backward > 0)
+            for (std::size_t i = 0; i < layers.size(); ++i) {
+                const int moe = i < t.moeLayers.size() ? t.moeLayers[i] : 0;
+                in.forwardExpertComm.push_back(moe * forward);
+                in.backwardExpertComm.push_back(training ? moe * backward : 0.0);
+            }
+    }
     // The embedding belongs to the model's first chunk, the LM head and loss to its last.
     if (t.rates && !ideal) {
         const auto extra = [&](const EndTimes &end) {

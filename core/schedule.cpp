@@ -300,6 +300,16 @@ public:
         return sends ? m_send : 0.0;
     }
 
+    // The all-to-all inside one op: its stage's share, a chunk's 1/v of it.
+    double expertComm(const ScheduleOp &o) const
+    {
+        const auto &part = o.kind == OpKind::forward    ? m_in.forwardExpertComm
+                           : o.kind == OpKind::backward ? m_in.backwardExpertComm
+                                                        : m_noComm;
+        const auto s = static_cast<std::size_t>(o.stage);
+        return s < part.size() ? part[s] / chunksOf(m_in) : 0.0;
+    }
+
     // Time the stage is busy with one op of this kind, micro-batch and chunk aside.
     double busy(int stage, OpKind kind) const
     {
@@ -315,6 +325,7 @@ private:
     int m_virtualStages;
     double m_send;
     std::vector<std::array<double, 3>> m_durations;
+    std::vector<double> m_noComm;
 };
 
 // The bubble fraction from the stages' busy times: 1 - busy / (K × makespan).
@@ -443,6 +454,7 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
                 timed.start = start;
                 timed.end = end;
                 timed.send = sent;
+                timed.expertComm = times.expertComm(o);
                 r.timeline.push_back(timed);
             }
         }

@@ -33,6 +33,9 @@ struct ScheduleOp
     double start = 0;
     double end = 0;
     double send = 0; // the last `send` seconds of [start, end]: the blocking send to a neighbour
+    // Of [start, end], the seconds its MoE layers spend in the all-to-all (docs/experts.md),
+    // spread through the block, layer by layer.
+    double expertComm = 0;
 };
 
 // What the event simulation needs. Times are seconds (or units in teaching
@@ -56,6 +59,10 @@ struct PipelineInput
     // with the loss. With one chunk per stage they are just part of those stages.
     std::array<double, 3> firstChunkExtra{};
     std::array<double, 3> lastChunkExtra{};
+    // Per stage, of `forward` and `backward`: the MoE layers' all-to-all, for the timeline
+    // only; empty for a dense model.
+    std::vector<double> forwardExpertComm;
+    std::vector<double> backwardExpertComm;
 };
 
 // Uniform stages: forward F; backward 2F (zb-h1: B = W = F), as Narayanan et

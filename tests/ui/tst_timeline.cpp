@@ -827,6 +827,56 @@ private Q_SLOTS:
         window.showChart("timeline");
         QCOMPARE(int(chart->blocks().size()), 4 * 16 * 2);
     }
+
+    // docs/experts.md: the MoE layers' all-to-all shows in every block of a Mixtral stage as a
+    // band along its bottom, as wide as the all-to-all's share of the block: the step-time
+    // model's all-to-all of a layer times the stage's MoE layers, one micro-batch. A dense
+    // model's blocks have none.
+    void expertAllToAllShowsInTheBlocks_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<bool>("bands");
+        QTest::addRow("Mixtral 8x7B, E = 8: every block") << "mixtral-8x7b" << true;
+        QTest::addRow("Llama 3.1 70B: none") << "llama-3.1-70b" << false;
+    }
+    void expertAllToAllShowsInTheBlocks()
+    {
+        QFETCH(QString, model);
+        QFETCH(bool, bands);
+        ScenarioDocument document(io::builtinPresets());
+        for (const QString &setting :
+             {QStringLiteral("model=") + model, QStringLiteral("tp=2"), QStringLiteral("pp=4"),
+              QStringLiteral("dp=8"), QStringLiteral("microbatches=8")})
+            QVERIFY(document.setField(setting.section(u'=', 0, 0), setting.section(u'=', 1)));
+        if (bands)
+            QVERIFY(document.setField(QStringLiteral("ep"), QStringLiteral("8")));
+        document.flush();
+        TimelinePanel panel;
+        fill(panel, document);
+        panel.resize(1600, 500);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        TimelineChart *chart = panel.chart();
+        const auto &blocks = chart->blocks();
+        const core::Report &r = document.report();
+        double perLayer = 0; // one MoE layer's forward all-to-all
+        for (const core::LayerOp &op : r.layerOps)
+            if (op.part == core::TimePart::expertComm)
+                perLayer += op.forward.seconds;
+        for (const auto &op : blocks)
+            if (op.kind == core::OpKind::forward)
+                QCOMPARE(op.expertComm, bands ? 8 * perLayer : 0.0); // 32 layers over K = 4
+        chart->grab();
+        QCOMPARE(chart->expertCommBands().isEmpty(), !bands);
+        if (bands) {
+            QCOMPARE(int(chart->expertCommBands().size()), int(blocks.size()));
+            const double scale = chart->plotArea().width() / r.makespanS;
+            const auto first = std::min_element(blocks.begin(), blocks.end(),
+                                                [](auto &a, auto &b) { return a.start < b.start; });
+            QVERIFY(std::abs(chart->expertCommBands().front().width() - first->expertComm * scale) <
+                    1.0);
+        }
+    }
 };
 
 QTEST_MAIN(TestTimeline)

@@ -119,6 +119,13 @@ QColor sendShade()
     return QColor(0, 0, 0, 150);
 }
 
+// A block's MoE all-to-all (docs/experts.md): a crossed band along its bottom quarter, as wide
+// as the all-to-all's share of the block, the step-time chart's pattern for it.
+QBrush expertCommBrush()
+{
+    return QBrush(QColor(0, 0, 0, 170), Qt::DiagCrossPattern);
+}
+
 // A step of 1, 2 or 5 × 10^k giving ticks at least `minStep` apart.
 double niceStep(double minStep)
 {
@@ -211,6 +218,7 @@ void TimelineChart::setReport(const core::Report &report)
         m_chunkCount = 1;
         m_hasW = false;
         m_hasSends = false;
+        m_hasExpertComm = false;
         m_busy = 0;
         // One pass: at K=64, m=1024 each pass over the blocks is a tenth of a frame.
         for (const auto &op : m_ops) {
@@ -219,6 +227,7 @@ void TimelineChart::setReport(const core::Report &report)
             m_chunkCount = std::max(m_chunkCount, op.chunk + 1);
             m_hasW = m_hasW || op.kind == OpKind::weight;
             m_hasSends = m_hasSends || op.send > 0;
+            m_hasExpertComm = m_hasExpertComm || op.expertComm > 0;
             m_busy += op.end - op.start;
         }
         m_makespan = report.makespanS;
@@ -386,6 +395,7 @@ void TimelineChart::rebuild(int deviceScale)
     c.labels.clear();
     c.edges.clear();
     c.sends.clear();
+    c.expertComms.clear();
     c.aggregated = 0;
     c.valid = true;
     if (m_ops.empty()) {
@@ -424,6 +434,14 @@ void TimelineChart::rebuild(int deviceScale)
                 const double to = std::min(x1, columns + 1.0);
                 if (to > from)
                     c.sends.push_back(QRectF(plot.left() + from, r.top(), to - from, r.height()));
+            }
+            if (op.expertComm > 0) {
+                const double width = op.expertComm * scale;
+                const double from = std::max(x0, -1.0);
+                const double to = std::min(x0 + width, columns + 1.0);
+                if (to > from)
+                    c.expertComms.push_back(QRectF(plot.left() + from, r.bottom() - r.height() / 4,
+                                                   to - from, r.height() / 4));
             }
             if (!roomForText)
                 continue;
@@ -583,6 +601,8 @@ void TimelineChart::paintEvent(QPaintEvent *)
         p.setRenderHint(QPainter::Antialiasing, false);
         for (const QRectF &strip : m_cache.sends)
             p.fillRect(strip.toAlignedRect(), sendShade());
+        for (const QRectF &band : m_cache.expertComms)
+            p.fillRect(band.toAlignedRect(), expertCommBrush());
         p.restore();
     };
     // Qt's raster engine hands a fill of kThreadedRows device rows or more to its thread pool
@@ -714,6 +734,7 @@ void TimelineChart::paintLegend(QPainter &p) const
         QString text;  // in full
         QString brief; // when the full texts do not fit the width
         bool send = false;
+        bool expertComm = false;
     };
     std::vector<Entry> entries;
     for (int k = 0; k < 3; ++k) {
@@ -743,6 +764,9 @@ void TimelineChart::paintLegend(QPainter &p) const
     if (m_hasSends)
         entries.push_back(
             {kindColor(0), Qt::NoBrush, tr("send to the next stage"), tr("send"), true});
+    if (m_hasExpertComm)
+        entries.push_back({kindColor(0), Qt::NoBrush, tr("expert all-to-all (its share)"),
+                           tr("all-to-all"), false, true});
     const QColor idle = dark ? QColor(0x3C, 0x3C, 0x3C) : QColor(0xE8, 0xE8, 0xE8);
     entries.push_back({idle, Qt::NoBrush, tr("idle"), tr("idle"), false});
     if (isTeaching())
@@ -774,6 +798,10 @@ void TimelineChart::paintLegend(QPainter &p) const
         if (e.send)
             p.fillRect(QRect(swatch.right() - box / 2, swatch.top(), box / 2 + 1, box),
                        sendShade());
+        if (e.expertComm)
+            p.fillRect(
+                QRect(swatch.left(), swatch.bottom() - box / 2, swatch.width() / 2, box / 2 + 1),
+                expertCommBrush());
         x += swatch.width() + 4;
         const QString &text = brief ? e.brief : e.text;
         p.setPen(pal.color(QPalette::WindowText));
@@ -1001,6 +1029,10 @@ QString TimelineChart::toolTipAt(QPointF pos) const
                     .arg(100 * op->send / (op->end - op->start), 0, 'f', 1);
     else
         text += tr("<br>No send");
+    if (op->expertComm > 0)
+        text += tr("<br>Of which expert all-to-all: %1 (%2 %), spread over its MoE layers")
+                    .arg(formatTime(op->expertComm, m_units))
+                    .arg(100 * op->expertComm / (op->end - op->start), 0, 'f', 1);
     return text + tr("<br><small>Wheel: zoom · Shift+wheel or drag: pan · drag on the axis: zoom "
                      "to a range · Home: the whole step</small></p>");
 }

@@ -89,6 +89,9 @@ public:
     // The send strips drawn in the last paint, for tests: one at the end of each block drawn
     // one by one that ends in a blocking send (ScheduleOp::send).
     const QVector<QRectF> &sendStrips() const { return m_cache.sends; }
+    // The all-to-all bands drawn in the last paint, for tests: along the bottom of each block
+    // drawn one by one whose MoE layers dispatch tokens (ScheduleOp::expertComm).
+    const QVector<QRectF> &expertCommBands() const { return m_cache.expertComms; }
     // Where the blocks are drawn: stage rows from the top, the visible range across.
     QRect plotArea() const { return plotRect(); }
     // Whether a range is being dragged out on the time axis (or with the right button).
@@ -128,8 +131,9 @@ private:
         std::vector<QVector<QRectF>> fills; // blocks drawn one by one, by fillIndex
         QImage aggregate; // the narrow blocks' bands over the plot, transparent where idle
         std::vector<Label> labels;
-        QVector<QLineF> edges; // left edges of blocks drawn one by one
-        QVector<QRectF> sends; // the blocking send at the end of a block drawn one by one
+        QVector<QLineF> edges;       // left edges of blocks drawn one by one
+        QVector<QRectF> sends;       // the blocking send at the end of a block drawn one by one
+        QVector<QRectF> expertComms; // each block's share of all-to-all, along its bottom
         int aggregated = 0;
     };
 
@@ -156,6 +160,7 @@ private:
     int m_chunkCount = 1;
     bool m_hasW = false;
     bool m_hasSends = false;
+    bool m_hasExpertComm = false;
     double m_busy = 0; // the blocks' total time
     QString m_message;
 
