@@ -574,6 +574,47 @@ private Q_SLOTS:
         // The scenario is not the demonstrator's: nothing was edited.
         QVERIFY(!document.undoStack()->canUndo());
     }
+
+    // A scenario model with experts sets the demonstrator's layer (docs/sharding.md): Mixtral
+    // 8x7B's 8 experts and top-2 at the scenario's E = 4; DeepSeek-V3's 256 experts become the
+    // demonstrator's 64, its top-8 kept, E = 16 its largest of at most the scenario's 32; a
+    // change of the page's own controls stays until the model or E changes.
+    void expertDemonstratorFollowsTheModel_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("ep");
+        QTest::addColumn<int>("experts");
+        QTest::addColumn<int>("topK");
+        QTest::addColumn<QString>("devices");
+        QTest::addRow("Mixtral 8x7B, E = 4") << "mixtral-8x7b" << 4 << 8 << 2 << "4";
+        QTest::addRow("DeepSeek-V3, E = 32") << "deepseek-v3" << 32 << 64 << 8 << "16";
+    }
+    void expertDemonstratorFollowsTheModel()
+    {
+        QFETCH(QString, model);
+        QFETCH(int, ep);
+        QFETCH(int, experts);
+        QFETCH(int, topK);
+        QFETCH(QString, devices);
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.showChart("sharding");
+        auto *sharding = window.chart<ShardingChart>();
+        ExpertChart *chart = sharding->experts();
+        setAndEvaluate(document, "model", model.toUtf8().constData());
+        setAndEvaluate(document, "tp", "8");
+        setAndEvaluate(document, "dp", "8");
+        setAndEvaluate(document, "expert_tp", "1");
+        setAndEvaluate(document, "ep", QByteArray::number(ep).constData());
+        QCOMPARE(chart->expertsBox()->value(), experts);
+        QCOMPARE(chart->topKBox()->value(), topK);
+        QCOMPARE(chart->devicesBox()->currentText(), devices);
+        chart->topKBox()->setValue(1);
+        setAndEvaluate(document, "seq_len", "8192"); // the page redraws, its layer stays
+        QCOMPARE(chart->topKBox()->value(), 1);
+    }
 };
 
 QTEST_MAIN(TestChartPages)

@@ -296,10 +296,24 @@ ExpertChart::ExpertChart(QWidget *parent)
     run();
 }
 
-void ExpertChart::offerDevices()
+void ExpertChart::followModel(int experts, int topK, int ep)
+{
+    {
+        const QSignalBlocker quietExperts(m_experts);
+        const QSignalBlocker quietTopK(m_topK);
+        m_experts->setValue(std::clamp(experts, 1, kMostExperts));
+        m_topK->setMaximum(m_experts->value());
+        m_topK->setValue(std::clamp(topK, 1, m_experts->value()));
+    }
+    offerDevices(std::max(ep, 1));
+    run();
+}
+
+void ExpertChart::offerDevices(int wanted)
 {
     const int experts = m_experts->value();
-    const int wanted = m_devices->count() ? m_devices->currentData().toInt() : 1;
+    if (wanted <= 0)
+        wanted = m_devices->count() ? m_devices->currentData().toInt() : 1;
     const QSignalBlocker quiet(m_devices);
     m_devices->clear();
     int chosen = 0;

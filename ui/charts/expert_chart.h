@@ -55,6 +55,9 @@ public:
 
     // Draws the run on screen again (the window's size unit changed).
     void redraw() { draw(); }
+    // Takes the scenario model's experts and top-k, at most the demonstrator's 64 experts, and
+    // the scenario's E, or the largest E at most it that divides them (docs/sharding.md).
+    void followModel(int experts, int topK, int ep);
 
 Q_SIGNALS:
     // After a run is drawn.
@@ -67,7 +70,7 @@ protected:
 private:
     void run();
     void draw();
-    void offerDevices(); // E: the divisors of the experts
+    void offerDevices(int wanted = 0); // E: the divisors of the experts; 0 keeps the chosen
     void fitSummary();
 
     QSpinBox *m_experts;

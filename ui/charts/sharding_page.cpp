@@ -1,5 +1,6 @@
 #include "ui/charts/sharding_page.h"
 
+#include "core/validate.h"
 #include "io/text.h"
 #include "ui/charts/expert_chart.h"
 #include "ui/charts/sharding_chart.h"
@@ -25,8 +26,8 @@ QString ShardingPage::subject() const
 // The keys core::shardRequestFor reads, and the device.
 FieldMask ShardingPage::dependsOn() const
 {
-    return FieldMask::of({"model", "device", "precision", "tp", "seq_len", "microbatch_size", "mfu",
-                          "inter_node_gb_per_s"});
+    return FieldMask::of({"model", "device", "precision", "tp", "ep", "seq_len", "microbatch_size",
+                          "mfu", "inter_node_gb_per_s"});
 }
 
 QWidget *ShardingPage::createWidget(ScenarioDocument *document)
@@ -40,7 +41,15 @@ void ShardingPage::update(const ChartInputs &inputs)
 {
     m_report = core::analyzeScenarioSharding(inputs.scenario, inputs.presets);
     m_chart->setReport(*m_report, io::qs(inputs.report.modelName));
-    // The expert demonstrator has its own controls; only its units follow the window.
+    // The expert demonstrator has its own controls; when the scenario's model or E changes to
+    // one with experts, they start from its experts, top-k and E (docs/sharding.md).
+    const core::ModelSpec *model = core::resolveModel(inputs.scenario, inputs.presets);
+    const QString followed = model && model->hasExperts()
+                                 ? io::qs(model->id) + u'/' + QString::number(inputs.scenario.ep)
+                                 : QString();
+    if (!followed.isEmpty() && followed != m_followedModel)
+        m_chart->experts()->followModel(model->experts, model->expertsPerToken, inputs.scenario.ep);
+    m_followedModel = followed;
     m_chart->experts()->redraw();
 }
 

@@ -28,6 +28,7 @@ public:
 private:
     ShardingChart *m_chart = nullptr;
     std::optional<core::ShardReport> m_report; // the analysis on screen, once there is one
+    QString m_followedModel; // the model and E the expert demonstrator last took its layer from
 };
 
 } // namespace ui
