@@ -1,5 +1,7 @@
 #include "core/expert_routing.h"
 
+#include "core/random_matrix.h"
+
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
@@ -18,17 +20,6 @@ std::string expertNumber(double value)
     char text[32];
     std::snprintf(text, sizeof text, "%.3g", value);
     return text;
-}
-
-Eigen::MatrixXf expertRandomMatrix(Eigen::Index rows, Eigen::Index cols, float scale,
-                                   std::mt19937_64 &rng)
-{
-    std::uniform_real_distribution<float> uniform(-scale, scale);
-    Eigen::MatrixXf m(rows, cols);
-    for (Eigen::Index j = 0; j < cols; ++j)
-        for (Eigen::Index i = 0; i < rows; ++i)
-            m(i, j) = uniform(rng);
-    return m;
 }
 
 float silu(float x)
@@ -55,15 +46,15 @@ MoeLayer makeMoeLayer(const ExpertRoutingInputs &in)
     MoeLayer layer;
     const auto h = static_cast<Eigen::Index>(in.hidden);
     const auto f = static_cast<Eigen::Index>(in.expertFfn);
-    layer.x = expertRandomMatrix(static_cast<Eigen::Index>(in.tokens), h, 1.0f, rng);
+    layer.x = uniformRandomMatrix(static_cast<Eigen::Index>(in.tokens), h, 1.0f, rng);
     // X is uniform on (−1, 1), variance 1/3; W_r uniform on ±3/√h, variance 3/h: each logit
     // has variance h · 1/3 · 3/h = 1, so a skew of a few units dominates it.
-    layer.router = expertRandomMatrix(h, in.experts, 3.0f / std::sqrt(float(h)), rng);
+    layer.router = uniformRandomMatrix(h, in.experts, 3.0f / std::sqrt(float(h)), rng);
     for (int e = 0; e < in.experts; ++e) {
         ExpertWeights w;
-        w.w1 = expertRandomMatrix(h, f, 1.0f / std::sqrt(float(h)), rng);
-        w.w3 = expertRandomMatrix(h, f, 1.0f / std::sqrt(float(h)), rng);
-        w.w2 = expertRandomMatrix(f, h, 1.0f / std::sqrt(float(f)), rng);
+        w.w1 = uniformRandomMatrix(h, f, 1.0f / std::sqrt(float(h)), rng);
+        w.w3 = uniformRandomMatrix(h, f, 1.0f / std::sqrt(float(h)), rng);
+        w.w2 = uniformRandomMatrix(f, h, 1.0f / std::sqrt(float(f)), rng);
         layer.experts.push_back(std::move(w));
     }
     return layer;

@@ -1,5 +1,6 @@
 #include "core/sharding.h"
 
+#include "core/random_matrix.h"
 #include "core/validate.h"
 
 #include <algorithm>
@@ -39,17 +40,6 @@ std::string gigabytes(double bytes)
     char text[32];
     std::snprintf(text, sizeof text, "%.1f GB", bytes / 1e9);
     return text;
-}
-
-Eigen::MatrixXf randomMatrix(Eigen::Index rows, Eigen::Index cols, float scale,
-                             std::mt19937_64 &rng)
-{
-    std::uniform_real_distribution<float> uniform(-scale, scale);
-    Eigen::MatrixXf m(rows, cols);
-    for (Eigen::Index j = 0; j < cols; ++j)
-        for (Eigen::Index i = 0; i < rows; ++i)
-            m(i, j) = uniform(rng);
-    return m;
 }
 
 // Progress in units of one device's matmul; the reference counts as T of them per matmul.
@@ -358,9 +348,10 @@ Execution executeStrategies(const FfnShape &shape, int tp, std::uint64_t seed,
     std::mt19937_64 rng(seed);
     Inputs in;
     // Scaled so that every entry of H and Y stays of order one.
-    in.x = randomMatrix(shape.tokens, shape.hidden, 1.0f, rng);
-    in.w1 = randomMatrix(shape.hidden, shape.ffn, 1.0f / std::sqrt(float(shape.hidden)), rng);
-    in.w2 = randomMatrix(shape.ffn, shape.hidden, 1.0f / std::sqrt(float(shape.ffn)), rng);
+    in.x = uniformRandomMatrix(shape.tokens, shape.hidden, 1.0f, rng);
+    in.w1 =
+        uniformRandomMatrix(shape.hidden, shape.ffn, 1.0f / std::sqrt(float(shape.hidden)), rng);
+    in.w2 = uniformRandomMatrix(shape.ffn, shape.hidden, 1.0f / std::sqrt(float(shape.ffn)), rng);
 
     // The reference counts 2T units, each strategy 2T: one per device per matmul.
     Ticker ticker(progress, 2 * tp * (1 + static_cast<int>(kStrategies.size())));
