@@ -76,6 +76,8 @@ private Q_SLOTS:
                                                                           << "model-size";
         QTest::addRow("docs/worked-examples.md §8: 70B, T=4, D=4 → 16 devices") << "70b-t4-d4"
                                                                                 << "memory";
+        QTest::addRow("DeepSeek-V3 Technical Report: PP16, EP64, 2,048 H800s") << "deepseek-v3-h800"
+                                                                               << "step-time";
     }
     void teaches()
     {
@@ -104,6 +106,18 @@ private Q_SLOTS:
             // The closed form first; the simulation, with the end stages and sends, beside it.
             QTRY_VERIFY2(window.chart<BubbleChart>()->markerLabel().startsWith(expected),
                          qPrintable(window.chart<BubbleChart>()->markerLabel()));
+        } else if (id == "deepseek-v3-h800") {
+            // 16 × 128 devices; every device holds 256 / 64 = 4 experts of 3 × 7,168 × 2,048
+            // in each MoE layer: stage 0 has one (its first three layers are dense), stage 1
+            // four (docs/experts.md).
+            QVERIFY2(verdict.contains("2048 devices") && verdict.contains("E=64") &&
+                         verdict.contains("Fits"),
+                     qPrintable(verdict));
+            const core::Report &r = document.report();
+            const qint64 experts = qint64(4) * 3 * 7168 * 2048;
+            QCOMPARE(r.stages[0].expertParams, experts);
+            QCOMPARE(r.stages[1].expertParams, 4 * experts);
+            QVERIFY(r.stepTime && r.stepTime->breakdown[core::TimePart::expertComm] > 0);
         } else if (id == "70b-one-device") {
             QVERIFY(verdict.contains("Does not fit"));
             QCOMPARE(memory("Weights")[0], 2 * 70'553'706'496.0 / 1e9); // 141.1 GB
