@@ -40,28 +40,78 @@ std::vector<int> divisors(int n)
     return out;
 }
 
-// One T × K × D split of the devices: the unit of work a thread takes.
+// One T × C × K × D split of the devices with its E: the unit of work a thread takes.
 struct DeviceSplit
 {
     int tp = 1;
     int pp = 1;
     int dp = 1;
+    int cp = 1;
+    int ep = 1;
 };
 
+// Context-parallel degrees: 1, and in training, for sequences of at least
+// kContextParallelFromSeqLen tokens, the powers of two up to the request's bound whose 2C
+// chunks split the sequence evenly (Megatron-LM's load-balanced causal split, docs/experts.md).
+std::vector<int> contextDegrees(const Scenario &base, int maxCp)
+{
+    std::vector<int> out{1};
+    if (base.mode != Mode::training || base.seqLen < kContextParallelFromSeqLen)
+        return out;
+    for (std::int64_t c = 2; c <= maxCp && c <= limits::kContextParallel; c *= 2)
+        if (base.seqLen % (2 * c) == 0)
+            out.push_back(static_cast<int>(c));
+    return out;
+}
+
+// Expert-parallel degrees of a stage's T × C × D ranks: for a model with experts, the powers
+// of two and the expert count that divide the experts, up to the request's bound, whose
+// E × expert T ranks tile the stage's (Megatron-core parallel_state.py); 1 for a dense model.
+// Empty when not even E = 1 tiles them (an expert T the stage's ranks do not divide).
+std::vector<int> expertDegrees(const ModelSpec &model, const PlanRequest &req, int tp,
+                               std::int64_t stageRanks)
+{
+    const std::int64_t expertTp = req.base.expertTp > 0 ? req.base.expertTp : tp;
+    std::vector<int> out;
+    const auto tiles = [&](std::int64_t e) { return stageRanks % (e * expertTp) == 0; };
+    if (!model.hasExperts()) {
+        if (tiles(1))
+            out.push_back(1);
+        return out;
+    }
+    const std::int64_t most = std::min<std::int64_t>(req.maxExpertParallel, model.experts);
+    for (std::int64_t e = 1; e <= most; e *= 2)
+        if (model.experts % e == 0 && tiles(e))
+            out.push_back(static_cast<int>(e));
+    if (out.empty() || out.back() != model.experts)
+        if (model.experts <= most && tiles(model.experts))
+            out.push_back(model.experts);
+    return out;
+}
+
 // Tensor-parallel degrees: powers of two that divide the heads (Megatron-LM splits attention
-// by heads) and the device count, inside and beyond one node. T counts in 64 bits: doubling
-// past the largest int must end the loop, not wrap round to a zero divisor.
-std::vector<DeviceSplit> splits(const ModelSpec &model, int devices)
+// by heads) and the device count, inside and beyond one node; for each, C, K, D and E. T counts
+// in 64 bits: doubling past the largest int must end the loop, not wrap round to a zero
+// divisor.
+std::vector<DeviceSplit> splits(const ModelSpec &model, const PlanRequest &req, int devices)
 {
     std::vector<DeviceSplit> out;
+    const std::vector<int> cps = contextDegrees(req.base, req.maxContextParallel);
     for (std::int64_t t = 1; t <= devices && t <= model.heads; t *= 2) {
         if (devices % t != 0 || model.heads % t != 0)
             continue;
         const int tp = static_cast<int>(t);
-        for (int k : divisors(devices / tp)) {
-            if (k > model.layers)
-                break;
-            out.push_back({tp, k, devices / tp / k});
+        for (int cp : cps) {
+            if ((devices / tp) % cp != 0)
+                continue;
+            const int rest = devices / tp / cp;
+            for (int k : divisors(rest)) {
+                if (k > model.layers)
+                    break;
+                const int dp = rest / k;
+                for (int ep : expertDegrees(model, req, tp, std::int64_t{tp} * cp * dp))
+                    out.push_back({tp, k, dp, cp, ep});
+            }
         }
     }
     return out;
@@ -74,13 +124,23 @@ std::vector<DeviceSplit> splits(const ModelSpec &model, int devices)
 std::vector<DeviceSplit> searchSplits(const ModelSpec &model, const PlanRequest &req)
 {
     if (req.rank == PlanRank::time)
-        return splits(model, req.devices);
+        return splits(model, req, req.devices);
     std::vector<DeviceSplit> out;
     for (int n : divisors(req.devices))
-        for (const DeviceSplit &split : splits(model, n))
+        for (const DeviceSplit &split : splits(model, req, n))
             if (req.globalBatch % split.dp == 0)
                 out.push_back(split);
     return out;
+}
+
+// The split's keys in a scenario.
+void applySplit(const DeviceSplit &split, Scenario &s)
+{
+    s.tp = split.tp;
+    s.pp = split.pp;
+    s.dp = split.dp;
+    s.cp = split.cp;
+    s.ep = split.ep;
 }
 
 // Comparison for the ranking: the lower score (faster, cheaper or less energy) first, then less
@@ -152,8 +212,15 @@ struct WorkerResult
 // The options of one split that do not depend on the micro-batch size.
 std::vector<int> zeroStages(const Context &c, const DeviceSplit &split)
 {
-    if (!c.training || split.dp == 1)
-        return {0}; // ZeRO shards over D: with one replica every stage is the same layout
+    // ZeRO shards dense states over D × C and routed experts' over the expert data-parallel
+    // group T × C × D / (E × expert T) (docs/experts.md, "Memory"): with one rank in each,
+    // every stage is the same layout.
+    const std::int64_t stageRanks = std::int64_t{split.tp} * split.cp * split.dp;
+    const int expertTp = c.request.base.expertTp > 0 ? c.request.base.expertTp : split.tp;
+    const bool expertShards =
+        c.model.hasExperts() && stageRanks / (std::int64_t{split.ep} * expertTp) > 1;
+    if (!c.training || (std::int64_t{split.dp} * split.cp == 1 && !expertShards))
+        return {0};
     // Within the framework's profile: only the stages it runs (docs/frameworks.md).
     std::vector<int> out;
     for (int zero : {0, 1, 2, 3})
@@ -402,9 +469,7 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
 {
     const PlanRequest &req = c.request;
     Scenario s = req.base;
-    s.tp = split.tp;
-    s.pp = split.pp;
-    s.dp = split.dp;
+    applySplit(split, s);
     if (req.globalBatch < split.dp || req.globalBatch % split.dp != 0) {
         ++out.layouts;
         const bool tooSmall = req.globalBatch < split.dp;
@@ -412,6 +477,8 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
         layout.tp = split.tp;
         layout.pp = split.pp;
         layout.dp = split.dp;
+        layout.cp = split.cp;
+        layout.ep = split.ep;
         reject(out.rejected, tooSmall ? kBatchTooSmall : kBatchNotDivisible, 1,
                "global batch " + std::to_string(req.globalBatch) +
                    (tooSmall ? " is smaller than D = " : " does not divide by D = ") +
@@ -477,24 +544,26 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
     }
 }
 
-// The device counts above the request's that a request could take, ascending: T × K × D with
-// T a power of two dividing the heads, K at most the layers and D dividing the global batch,
-// up to limits::kPlanDevices.
+// The device counts above the request's that a request could take, ascending: T × C × K × D
+// with T a power of two dividing the heads, C one the request searches, K at most the layers
+// and D dividing the global batch, up to limits::kPlanDevices.
 std::vector<int> countsAbove(const ModelSpec &model, const PlanRequest &req)
 {
     std::set<int> counts;
     const std::vector<int> replicas = divisors(req.globalBatch);
+    const std::vector<int> cps = contextDegrees(req.base, req.maxContextParallel);
     for (std::int64_t t = 1; t <= model.heads; t *= 2) {
         if (model.heads % t != 0)
             continue;
-        for (int d : replicas)
-            for (std::int64_t k = 1; k <= model.layers; ++k) {
-                const std::int64_t n = t * k * d;
-                if (n > limits::kPlanDevices)
-                    break;
-                if (n > req.devices)
-                    counts.insert(static_cast<int>(n));
-            }
+        for (int c : cps)
+            for (int d : replicas)
+                for (std::int64_t k = 1; k <= model.layers; ++k) {
+                    const std::int64_t n = t * c * k * d;
+                    if (n > limits::kPlanDevices)
+                        break;
+                    if (n > req.devices)
+                        counts.insert(static_cast<int>(n));
+                }
     }
     return {counts.begin(), counts.end()};
 }
@@ -506,9 +575,7 @@ std::optional<PlanLayout> firstFitting(const Context &c, const DeviceSplit &spli
 {
     const PlanRequest &req = c.request;
     Scenario s = req.base;
-    s.tp = split.tp;
-    s.pp = split.pp;
-    s.dp = split.dp;
+    applySplit(split, s);
     const int perReplica = req.globalBatch / split.dp;
     const std::int64_t room = c.device.capacityBytes() - c.headroomBytes;
     const std::int64_t reserve = std::llround(req.base.reserveGib * static_cast<double>(kGiB));
@@ -566,7 +633,7 @@ void searchSmallest(const Context &c, PlanResult &result, const std::function<bo
         // Shares rounded down lose less than a parameter's bytes (16) per device.
         if ((static_cast<double>(states) - 64.0 * n) / n > room)
             continue;
-        for (const DeviceSplit &split : splits(c.model, n)) {
+        for (const DeviceSplit &split : splits(c.model, c.request, n)) {
             if (c.request.globalBatch % split.dp != 0)
                 continue;
             if (auto layout = firstFitting(c, split, cache)) {
@@ -643,8 +710,17 @@ std::optional<InputError> checkRequest(const PlanRequest &req, const Presets &pr
     if (!(req.headroomGib >= 0) || req.headroomGib > limits::kGib)
         return InputError{"headroom-gib", "must be from 0 to " + gibText(limits::kGib) +
                                               " (1 PiB), got " + gibText(req.headroomGib)};
-    // The base scenario's own layout is replaced; everything else must already be valid.
-    const Scenario probe = PlanLayout{}.apply(req.base);
+    if (req.maxContextParallel < 1 || req.maxContextParallel > limits::kContextParallel)
+        return InputError{"max-cp", "must be from 1 to " +
+                                        std::to_string(limits::kContextParallel) + ", got " +
+                                        std::to_string(req.maxContextParallel)};
+    if (req.maxExpertParallel < 1 || req.maxExpertParallel > limits::kExpertParallel)
+        return InputError{"max-ep", "must be from 1 to " + std::to_string(limits::kExpertParallel) +
+                                        ", got " + std::to_string(req.maxExpertParallel)};
+    // The base scenario's own layout is replaced; everything else must already be valid. Expert
+    // T is kept: D = expert T gives it ranks to tile, so that only its own range is checked.
+    Scenario probe = PlanLayout{}.apply(req.base);
+    probe.dp = std::clamp(req.base.expertTp, 1, limits::kExpertParallel);
     if (auto e = validate(probe, presets))
         return e;
     const ModelSpec &model = *resolveModel(probe, presets);

@@ -5,6 +5,7 @@
 #include "core/presets.h"
 #include "core/scenario.h"
 #include "core/step_time.h"
+#include "core/validate.h"
 
 #include <array>
 #include <atomic>
@@ -42,11 +43,18 @@ constexpr auto enumNames(PlanRank)
 struct PlanRequest
 {
     Scenario base;
-    int devices = 64;         // N = T × K × D, at most limits::kPlanDevices
+    int devices = 64;         // N = T × C × K × D, at most limits::kPlanDevices
     int globalBatch = 512;    // sequences per step, split over D replicas
     int top = 10;             // candidates to return, best first
     int maxVirtualStages = 4; // interleaved chunks per stage searched, to bound the search
-    bool prune = true;        // false: evaluate every layout in full (tests compare both)
+    // Context-parallel degrees C searched: powers of two up to this, in training, for sequences
+    // of at least kContextParallelFromSeqLen tokens that split into 2C chunks (docs/planner.md,
+    // "Experts and long context"). 16 is Llama 3's C at 128K tokens (Meta 2024, §3.3.2).
+    int maxContextParallel = 16;
+    // Expert-parallel degrees E searched for a model with experts: powers of two and the expert
+    // count that divide the experts, up to this.
+    int maxExpertParallel = limits::kExpertParallel;
+    bool prune = true; // false: evaluate every layout in full (tests compare both)
     // Keep only the fastest of layouts that differ only in ZeRO stage, recomputation or
     // sequence parallelism (PlanLayout::sameSplit): `top` different splits of the work.
     bool distinct = false;
@@ -57,7 +65,13 @@ struct PlanRequest
     int threads = 0; // 0: one per hardware thread
 };
 
-// The scenario keys the planner searches: one parallel layout.
+// C > 1 is searched only from this sequence length (docs/planner.md, "Experts and long
+// context"): Llama 3 pre-trained at 8,192 tokens without context parallelism and used it at
+// 128K (Meta 2024, §3.3.2); NeMo's long-context recipes start at 16K.
+inline constexpr int kContextParallelFromSeqLen = 16384;
+
+// The scenario keys the planner searches: one parallel layout. Expert T is not searched: it
+// stays the base scenario's expert_tp (0 follows T).
 struct PlanLayout
 {
     int tp = 1;
@@ -70,13 +84,17 @@ struct PlanLayout
     int microbatches = 1;
     Recompute recompute = Recompute::none;
     bool sequenceParallel = false;
+    // Last: a layout written in braces as before ({T, K, D, ZeRO, …}) keeps its meaning, and
+    // layouts with C = E = 1 order as they did.
+    int cp = 1;
+    int ep = 1;
 
     static PlanLayout of(const Scenario &scenario);
     void applyTo(Scenario &scenario) const;
     // The base scenario with this layout applied: what "load into the explorer" sets.
     Scenario apply(const Scenario &base) const;
     bool sameLayout(const PlanLayout &other) const { return *this == other; }
-    // The same T, K, D, schedule and micro-batching: the two differ only in how they trade
+    // The same T, C, K, D, E, schedule and micro-batching: the two differ only in how they trade
     // memory for time (ZeRO stage, recomputation, sequence parallelism).
     bool sameSplit(const PlanLayout &other) const;
     // Field by field in the order above: the fixed order ties are settled in, so that a result
@@ -110,7 +128,9 @@ inline constexpr auto kLayoutFields = std::make_tuple(
     LayoutField<int>{"microbatches", &Scenario::microbatches, &PlanLayout::microbatches},
     LayoutField<Recompute>{"recompute", &Scenario::recompute, &PlanLayout::recompute, true},
     LayoutField<bool>{"sequence_parallel", &Scenario::sequenceParallel,
-                      &PlanLayout::sequenceParallel, true});
+                      &PlanLayout::sequenceParallel, true},
+    LayoutField<int>{"cp", &Scenario::cp, &PlanLayout::cp},
+    LayoutField<int>{"ep", &Scenario::ep, &PlanLayout::ep});
 
 // Calls `visit(field)` for each row of kLayoutFields, in order.
 template <typename Visit> constexpr void forEachLayoutField(Visit &&visit)
@@ -125,8 +145,8 @@ struct PlanCandidate : PlanLayout
     double tokensPerS = 0;
     double mfuAchieved = 0;
     double bubbleFraction = 0;
-    std::int64_t peakStageBytes = 0;         // the fullest stage's total on one device
-    double deviceHoursPerMTokens = 0;        // T × K × D × step time ÷ 3,600 per million tokens
+    std::int64_t peakStageBytes = 0;  // the fullest stage's total on one device
+    double deviceHoursPerMTokens = 0; // T × C × K × D × step time ÷ 3,600 per million tokens
     std::optional<double> energyJPerMTokens; // at the device's TDP; empty without one
     double score = 0;                        // what it is ranked by (PlanRequest::rank)
     bool fits = false;           // within the device's memory, as eval says (the headroom aside)
@@ -176,7 +196,7 @@ struct PlanResult
     std::int64_t feasible = 0;
     double elapsedS = 0;
     bool cancelled = false;
-    // When nothing fits: the smallest device count above the request's (T × K × D with D
+    // When nothing fits: the smallest device count above the request's (T × C × K × D with D
     // dividing the global batch) with a layout that fits, and its first such layout in layout
     // order; empty when none up to limits::kPlanDevices does. `smallestSearched` says whether
     // the search ran (only when nothing fits).
@@ -193,7 +213,7 @@ struct PlanControl
     std::function<void(double fraction)> progress;
 };
 
-// Enumerates every layout T × K × D = N with its ZeRO stage, schedule, micro-batch size,
+// Enumerates every layout T × C × K × D = N with its E, ZeRO stage, schedule, micro-batch size,
 // recomputation and sequence parallelism; drops those that do not fit and ranks the rest by
 // the step-time model's step time (docs/planner.md).
 PlanResult plan(const PlanRequest &request, const Presets &presets,

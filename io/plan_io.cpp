@@ -45,7 +45,7 @@ QJsonObject candidateToJson(const core::PlanCandidate &c, int rank)
     o.insert(QStringLiteral("mfu_achieved"), c.mfuAchieved);
     o.insert(QStringLiteral("bubble_fraction"), c.bubbleFraction);
     o.insert(QStringLiteral("peak_stage_bytes"), static_cast<qint64>(c.peakStageBytes));
-    o.insert(QStringLiteral("devices"), c.tp * c.pp * c.dp);
+    o.insert(QStringLiteral("devices"), c.tp * c.cp * c.pp * c.dp);
     o.insert(QStringLiteral("device_hours_per_million_tokens"), c.deviceHoursPerMTokens);
     o.insert(QStringLiteral("energy_j_per_million_tokens"),
              c.energyJPerMTokens ? QJsonValue(*c.energyJPerMTokens) : QJsonValue());
@@ -66,10 +66,15 @@ QString scheduleText(const core::PlanLayout &l)
 
 QString layoutText(const core::PlanLayout &l)
 {
-    QString text = QStringLiteral("T=%1 K=%2 D=%3, ZeRO %4, %5, b=%6 m=%7")
+    // C and E only when they split something, so that a dense layout reads as it always has.
+    const QString context = l.cp > 1 ? QStringLiteral(" C=%1").arg(l.cp) : QString();
+    const QString experts = l.ep > 1 ? QStringLiteral(" E=%1").arg(l.ep) : QString();
+    QString text = QStringLiteral("T=%1%2 K=%3 D=%4%5, ZeRO %6, %7, b=%8 m=%9")
                        .arg(l.tp)
+                       .arg(context)
                        .arg(l.pp)
                        .arg(l.dp)
+                       .arg(experts)
                        .arg(l.zero)
                        .arg(scheduleText(l))
                        .arg(l.microbatchSize)
@@ -195,8 +200,9 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
         s << (i == 0 ? QStringLiteral("Rejected        ") : QString(16, QLatin1Char(' ')))
           << rejected.at(i) << '\n';
     if (request.distinct)
-        s << QStringLiteral("Listed          the best-ranked layout of each T, K, D, schedule and "
-                            "micro-batch size\n");
+        s << QStringLiteral(
+            "Listed          the best-ranked layout of each T, C, K, D, E, schedule and "
+            "micro-batch size\n");
     if (result.candidates.empty()) {
         s << noFitText(request, result) << '\n';
         return out;
@@ -224,7 +230,7 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
                  .arg(formatBytes(static_cast<double>(c.peakStageBytes)), 9);
         if (!time)
             s << QStringLiteral("%1  %2  %3  ")
-                     .arg(formatCount(c.tp * c.pp * c.dp), 7)
+                     .arg(formatCount(c.tp * c.cp * c.pp * c.dp), 7)
                      .arg(c.deviceHoursPerMTokens, 10, 'f', 4)
                      .arg(c.energyJPerMTokens ? QString::number(*c.energyJPerMTokens / 1e6, 'f', 3)
                                               : QStringLiteral("—"),

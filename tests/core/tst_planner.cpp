@@ -14,6 +14,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 using namespace core;
 
@@ -567,7 +568,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("text");
         // docs/planner.md: T, K, D, ZeRO, the schedule with its chunks, the micro-batching,
-        // recomputation and sequence parallelism.
+        // recomputation, sequence parallelism, C and E.
         QTest::addRow("tp") << "tp"
                             << "2";
         QTest::addRow("pp") << "pp"
@@ -588,12 +589,17 @@ private Q_SLOTS:
                                    << "full";
         QTest::addRow("sequence_parallel") << "sequence_parallel"
                                            << "false";
+        QTest::addRow("cp") << "cp"
+                            << "4";
+        QTest::addRow("ep") << "ep"
+                            << "8";
     }
     void layoutKeysAreScenarioFields()
     {
         QFETCH(QString, key);
         QFETCH(QString, text);
-        const PlanLayout layout{2, 2, 4, 3, Schedule::interleaved, 2, 2, 8, Recompute::full, false};
+        const PlanLayout layout{2,     2, 4, 3, Schedule::interleaved, 2, 2, 8, Recompute::full,
+                                false, 4, 8};
         const Scenario base; // the default layout differs from `layout` in every field
         const Scenario applied = layout.apply(base);
         QVERIFY(PlanLayout::of(applied) == layout);
@@ -612,7 +618,7 @@ private Q_SLOTS:
             if (field.key == key.toStdString())
                 ++matches;
         });
-        QCOMPARE(rows, 10); // one per row of the _data table
+        QCOMPARE(rows, 12); // one per row of the _data table
         QCOMPARE(matches, 1);
         for (const FieldInfo &field : scenarioFields()) {
             bool isLayoutKey = false;
@@ -914,6 +920,292 @@ private Q_SLOTS:
         const PlanResult r = plan(req, presets);
         QVERIFY(r.error);
         QCOMPARE(r.error->key, std::string("headroom-gib"));
+    }
+    // docs/planner.md, "Experts and long context": for a dense model at a short sequence the
+    // new keys add nothing. Searching E and C (the defaults) lists the same layouts in the same
+    // order, with the same counts, as a search bounded to E = C = 1, and every layout keeps
+    // C = E = 1 (C > 1 is not searched below 16,384 tokens; a dense model has no experts).
+    void denseSearchIsUnchanged_data() { addCases(); }
+    void denseSearchIsUnchanged()
+    {
+        QFETCH(QString, set);
+        QFETCH(int, devices);
+        QFETCH(int, globalBatch);
+        PlanRequest searched = request(set, devices, globalBatch, 1000000);
+        PlanRequest bounded = searched;
+        bounded.maxContextParallel = 1;
+        bounded.maxExpertParallel = 1;
+        const PlanResult a = plan(searched, presets);
+        const PlanResult b = plan(bounded, presets);
+        QVERIFY(!a.error && !b.error);
+        QCOMPARE(a.layouts, b.layouts);
+        QCOMPARE(a.feasible, b.feasible);
+        QCOMPARE(a.evaluated, b.evaluated);
+        QVERIFY(a.rejected == b.rejected);
+        QCOMPARE(a.candidates.size(), b.candidates.size());
+        for (std::size_t i = 0; i < a.candidates.size(); ++i) {
+            QVERIFY(a.candidates[i].sameLayout(b.candidates[i]));
+            QCOMPARE(a.candidates[i].stepTimeS, b.candidates[i].stepTimeS);
+            QCOMPARE(a.candidates[i].cp, 1);
+            QCOMPARE(a.candidates[i].ep, 1);
+        }
+    }
+
+    // docs/planner.md, "Experts and long context": the C values searched. Powers of two up to
+    // the bound (16 by default) whose 2C chunks split the sequence (Megatron-LM's load-balanced
+    // causal split), in training, from 16,384 tokens. 17,000 = 2^3 x 2,125 splits into 2C
+    // chunks for C = 2 and 4 only; 16,386 = 2 x 8,193 for no C > 1.
+    void contextParallelFollowsTheSequence_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<int>("maxCp");
+        QTest::addColumn<QList<int>>("expected");
+        QTest::newRow("4,096 tokens: too short") << "seq_len=4096" << 16 << QList<int>{1};
+        QTest::newRow("8,192 tokens: too short") << "seq_len=8192" << 16 << QList<int>{1};
+        QTest::newRow("16,384 tokens") << "seq_len=16384" << 16 << QList<int>{1, 2, 4, 8, 16};
+        QTest::newRow("16,386 tokens: no 2C chunks") << "seq_len=16386" << 16 << QList<int>{1};
+        QTest::newRow("17,000 tokens") << "seq_len=17000" << 16 << QList<int>{1, 2, 4};
+        QTest::newRow("131,072 tokens, C at most 4")
+            << "seq_len=131072" << 4 << QList<int>{1, 2, 4};
+        QTest::newRow("131,072 tokens, C at most 1") << "seq_len=131072" << 1 << QList<int>{1};
+        QTest::newRow("131,072 tokens, inference")
+            << "seq_len=131072,mode=inference" << 16 << QList<int>{1};
+    }
+    void contextParallelFollowsTheSequence()
+    {
+        QFETCH(QString, set);
+        QFETCH(int, maxCp);
+        QFETCH(QList<int>, expected);
+        PlanRequest req = request("model=llama-3.1-8b," + set, 16, 16);
+        req.maxContextParallel = maxCp;
+        req.prune = false; // every layout evaluated: its C is in evaluatedLayouts
+        const PlanResult r = plan(req, presets);
+        QVERIFY(!r.error);
+        std::set<int> seen;
+        for (const PlanCandidate &c : r.evaluatedLayouts) {
+            seen.insert(c.cp);
+            QCOMPARE(c.apply(req.base).devices(), 16);
+        }
+        QCOMPARE(QList<int>(seen.begin(), seen.end()), expected);
+    }
+
+    // Megatron-core parallel_state.py: E devices share out the routed experts (experts / E each,
+    // so E divides them) and E x expert T ranks tile a stage's T x C x D. Every layout the
+    // planner considers is one evaluate accepts: no layout is refused for ep or expert_tp, and
+    // the E values are exactly the powers of two and the expert count that divide the experts.
+    // The six-expert model is Mixtral 8x7B with six experts: E = 1, 2, 6 (4 does not divide 6).
+    void expertParallelTilesTheStage_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<int>("experts"); // 0: the preset's
+        QTest::addColumn<int>("devices");
+        QTest::addColumn<int>("globalBatch");
+        QTest::addColumn<QList<int>>("expected");
+        QTest::newRow("Mixtral 8x7B, 16 H100")
+            << "model=mixtral-8x7b" << 0 << 16 << 16 << QList<int>{1, 2, 4, 8};
+        QTest::newRow("Mixtral 8x7B, expert T = 1, 16 H100")
+            << "model=mixtral-8x7b,expert_tp=1" << 0 << 16 << 16 << QList<int>{1, 2, 4, 8};
+        QTest::newRow("Mixtral 8x7B, 32,768 tokens, 16 H100")
+            << "model=mixtral-8x7b,seq_len=32768" << 0 << 16 << 8 << QList<int>{1, 2, 4, 8};
+        QTest::newRow("Qwen3-30B-A3B, 16 H100")
+            << "model=qwen3-30b-a3b" << 0 << 16 << 32 << QList<int>{1, 2, 4, 8, 16};
+        QTest::newRow("six experts, 12 A100")
+            << "model=mixtral-8x7b,device=a100-80gb" << 6 << 12 << 24 << QList<int>{1, 2, 6};
+        QTest::newRow("Llama 3.1 8B (dense), 16 H100")
+            << "model=llama-3.1-8b" << 0 << 16 << 16 << QList<int>{1};
+    }
+    void expertParallelTilesTheStage()
+    {
+        QFETCH(QString, set);
+        QFETCH(int, experts);
+        QFETCH(int, devices);
+        QFETCH(int, globalBatch);
+        QFETCH(QList<int>, expected);
+        PlanRequest req = request(set, devices, globalBatch, 1000000);
+        if (experts > 0) {
+            ModelSpec model = *resolveModel(req.base, presets);
+            model.id = "six-experts";
+            model.experts = experts;
+            req.base.customModel = model;
+        }
+        req.prune = false;
+        const PlanResult r = plan(req, presets);
+        QVERIFY2(!r.error, r.error ? r.error->toString().c_str() : "");
+        const ModelSpec &model = *resolveModel(req.base, presets);
+        const int modelExperts = model.hasExperts() ? model.experts : 1;
+        std::set<int> seen;
+        for (const PlanCandidate &c : r.evaluatedLayouts) {
+            const Scenario s = c.apply(req.base);
+            seen.insert(c.ep);
+            QCOMPARE(modelExperts % c.ep, 0);
+            QCOMPARE((s.tp * s.cp * s.dp) % (s.ep * s.expertTpDegree()), 0);
+            QCOMPARE(s.devices(), devices);
+        }
+        for (const PlanCandidate &c : r.candidates)
+            QVERIFY(c.fits && c.leavesHeadroom);
+        for (const auto &[reason, group] : r.rejected) {
+            QVERIFY2(!reason.starts_with("invalid ep") && !reason.starts_with("invalid expert_tp"),
+                     reason.c_str());
+            QCOMPARE(modelExperts % group.layout.ep, 0);
+        }
+        QCOMPARE(QList<int>(seen.begin(), seen.end()), expected);
+    }
+
+    // Mixtral 8x7B holds 46,702,792,704 parameters (docs/experts.md): 93.4 GB of BF16 weights,
+    // more than an H100's 80 GiB (85.9 GB, NVIDIA's datasheet). A device that keeps every layer
+    // (T = K = 1) can hold them only if E shares out the experts or ZeRO-3 shards the weights;
+    // so every such layout that fits has E > 1 or ZeRO 3, and with E = 1 instead its weights
+    // alone overflow. The planner finds layouts with E > 1 among its candidates, each on
+    // exactly the 64 devices.
+    void mixtralSpreadsItsExperts()
+    {
+        PlanRequest req = request("model=mixtral-8x7b,device=h100-sxm", 64, 512, 100);
+        const PlanResult r = plan(req, presets);
+        QVERIFY2(!r.error, r.error ? r.error->toString().c_str() : "");
+        QVERIFY(!r.candidates.empty());
+        QVERIFY(std::any_of(r.candidates.begin(), r.candidates.end(),
+                            [](const PlanCandidate &c) { return c.ep > 1; }));
+        const std::int64_t capacity = std::int64_t{80} << 30;
+        int wholeStacks = 0;
+        for (const PlanCandidate &c : r.candidates) {
+            const Scenario s = c.apply(req.base);
+            QCOMPARE(s.devices(), 64);
+            QCOMPARE(8 % c.ep, 0);
+            QCOMPARE((s.tp * s.cp * s.dp) % (s.ep * s.expertTpDegree()), 0);
+            QCOMPARE(c.cp, 1); // 4,096 tokens: C is not searched
+            if (c.tp * c.pp != 1)
+                continue;
+            QVERIFY2(c.ep > 1 || c.zero == 3, qPrintable(describe(s)));
+            if (c.zero == 3)
+                continue;
+            ++wholeStacks;
+            Scenario oneExpertGroup = s;
+            oneExpertGroup.ep = 1;
+            const Report all = evaluate(oneExpertGroup, presets);
+            QVERIFY(all.ok() && !all.fits);
+            QVERIFY(all.stages.front().weightsBytes >= std::int64_t{93'400'000'000});
+            QVERIFY(all.stages.front().weightsBytes > capacity);
+        }
+        QVERIFY(wholeStacks > 0);
+    }
+
+    // Llama 3.1 8B at 131,072 tokens on 64 H100s, 64 sequences. One device holding a whole
+    // sequence (T = C = 1) with every layer (K = 1) keeps, even with full recomputation
+    // (docs/activations.md, Korthikanti et al. 2022 §5), each of the 32 layers' inputs, 2h
+    // bytes a token: 34.4 GB; the one layer being rebuilt, 168,064 bytes a token at T = 1 with
+    // flash attention and SwiGLU (docs/activations.md's table: 8h + 4h for Q and O, 4gd for K
+    // and V, 4a, 8f): 22.0 GB; and the sequence's logits, 128,256 x 2 bytes a token: 33.6 GB.
+    // That is 90.0 GB, more than an H100's 80 GiB (85.9 GB) before any weight. So T = K = 1
+    // fits only when C splits the sequence: every such layout that fits has C > 1, and there
+    // are some (ZeRO-3 over D x C leaves room for the rest).
+    void longContextSplitsTheSequence()
+    {
+        const PlanRequest req = request("model=llama-3.1-8b,seq_len=131072", 64, 64, 100000);
+        Scenario whole = req.base;
+        PlanLayout{1, 1, 64, 3, Schedule::oneFOneB, 1, 1, 1, Recompute::full, false, 1, 1}.applyTo(
+            whole);
+        const Report one = evaluate(whole, presets);
+        QVERIFY(one.ok() && !one.fits);
+        const StageReport &stage = one.stages.front();
+        QVERIFY(stage.activationsBytes + stage.cachedOutputsBytes >= std::int64_t{90'000'000'000});
+
+        const PlanResult r = plan(req, presets);
+        QVERIFY(!r.error);
+        QCOMPARE(std::int64_t(r.candidates.size()), r.feasible); // every layout that fits
+        QVERIFY(std::any_of(r.candidates.begin(), r.candidates.end(),
+                            [](const PlanCandidate &c) { return c.cp > 1; }));
+        int wholeStacks = 0;
+        for (const PlanCandidate &c : r.candidates) {
+            QCOMPARE(c.apply(req.base).devices(), 64);
+            QCOMPARE(131072 % (2 * c.cp), 0);
+            if (c.tp == 1 && c.pp == 1) {
+                ++wholeStacks;
+                QVERIFY2(c.cp > 1, qPrintable(describe(c.apply(req.base))));
+            }
+        }
+        QVERIFY(wholeStacks > 0);
+    }
+
+    // Searching C only adds layouts: the C = 1 layouts of a long-context search fit and take
+    // the time they take in a search bounded to C = 1.
+    void contextParallelOnlyAddsLayouts()
+    {
+        PlanRequest req = request("model=llama-3.1-8b,seq_len=32768", 16, 16, 1000000);
+        req.prune = false;
+        PlanRequest bounded = req;
+        bounded.maxContextParallel = 1;
+        const PlanResult all = plan(req, presets);
+        const PlanResult one = plan(bounded, presets);
+        QVERIFY(!all.error && !one.error);
+        QVERIFY(all.layouts > one.layouts);
+        std::vector<PlanCandidate> withoutC;
+        for (const PlanCandidate &c : all.candidates)
+            if (c.cp == 1)
+                withoutC.push_back(c);
+        QCOMPARE(withoutC.size(), one.candidates.size());
+        for (std::size_t i = 0; i < withoutC.size(); ++i) {
+            QVERIFY(withoutC[i].sameLayout(one.candidates[i]));
+            QCOMPARE(withoutC[i].stepTimeS, one.candidates[i].stepTimeS);
+        }
+    }
+
+    // The bound on the step time stays a bound with experts and context parallelism: pruning
+    // stays exact.
+    void boundHoldsForExpertsAndContext_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<int>("devices");
+        QTest::addColumn<int>("globalBatch");
+        QTest::newRow("Mixtral 8x7B, 16 H100") << "model=mixtral-8x7b" << 16 << 16;
+        QTest::newRow("Llama 3.1 8B, 32,768 tokens, 16 H100")
+            << "model=llama-3.1-8b,seq_len=32768" << 16 << 16;
+        QTest::newRow("Mixtral 8x7B, 32,768 tokens, 16 H100")
+            << "model=mixtral-8x7b,seq_len=32768" << 16 << 8;
+    }
+    void boundHoldsForExpertsAndContext()
+    {
+        QFETCH(QString, set);
+        QFETCH(int, devices);
+        QFETCH(int, globalBatch);
+        PlanRequest req = request(set, devices, globalBatch);
+        req.prune = false;
+        const PlanResult full = plan(req, presets);
+        QVERIFY(!full.evaluatedLayouts.empty());
+        for (const PlanCandidate &c : full.evaluatedLayouts) {
+            const Scenario s = c.apply(req.base);
+            const auto bound = stepTimeLowerBound(s, presets);
+            QVERIFY(bound);
+            QVERIFY2(*bound <= c.stepTimeS, qPrintable(describe(s)));
+        }
+        const PlanResult pruned = plan(request(set, devices, globalBatch), presets);
+        QCOMPARE(pruned.candidates.size(), full.candidates.size());
+        for (std::size_t i = 0; i < full.candidates.size(); ++i)
+            QVERIFY(pruned.candidates[i].sameLayout(full.candidates[i]));
+        QCOMPARE(pruned.feasible, full.feasible);
+    }
+
+    // Bad bounds name the request's field, as the command line's flag.
+    void invalidSearchBounds_data()
+    {
+        QTest::addColumn<int>("maxCp");
+        QTest::addColumn<int>("maxEp");
+        QTest::addColumn<QString>("key");
+        QTest::newRow("C at most 0") << 0 << 1 << "max-cp";
+        QTest::newRow("C beyond the limit") << limits::kContextParallel + 1 << 1 << "max-cp";
+        QTest::newRow("E at most 0") << 16 << 0 << "max-ep";
+        QTest::newRow("E beyond the limit") << 16 << limits::kExpertParallel + 1 << "max-ep";
+    }
+    void invalidSearchBounds()
+    {
+        QFETCH(int, maxCp);
+        QFETCH(int, maxEp);
+        QFETCH(QString, key);
+        PlanRequest req = request("model=mixtral-8x7b", 8, 16);
+        req.maxContextParallel = maxCp;
+        req.maxExpertParallel = maxEp;
+        const PlanResult r = plan(req, presets);
+        QVERIFY(r.error);
+        QCOMPARE(QString::fromStdString(r.error->key), key);
     }
 };
 
