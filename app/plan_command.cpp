@@ -115,8 +115,9 @@ int runPlan(const QStringList &arguments)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
-        "Training: search every parallel layout T x K x D = N of a model on N devices (with "
-        "ZeRO stage, schedule, micro-batch size, recomputation and sequence parallelism), drop "
+        "Training: search every parallel layout T x C x K x D = N of a model on N devices (with "
+        "E for a model with experts, ZeRO stage, schedule, micro-batch size, recomputation and "
+        "sequence parallelism), drop "
         "those that do not fit memory, and rank the rest by estimated step time "
         "(docs/planner.md). Inference: search every replica shape T x K of at most N devices, "
         "each at the largest batch that fits and meets the latency targets, rank them by output "
@@ -132,15 +133,16 @@ int runPlan(const QStringList &arguments)
         return o;
     };
     const QCommandLineOption set =
-        setOption(QStringLiteral("The layout keys (tp, pp, dp, zero, microbatches, "
+        setOption(QStringLiteral("The layout keys (tp, pp, dp, cp, ep, zero, microbatches, "
                                  "microbatch_size, schedule, virtual_stages, recompute, "
                                  "sequence_parallel) are what the planner searches; their values "
-                                 "here are not used."));
+                                 "here are not used. expert_tp is kept."));
     parser.addOption(set);
-    const auto devices = option("devices",
-                                "Devices in the cluster, N = T x K x D. In inference, the devices "
-                                "available (default 64): replicas of a shape fill them.",
-                                "N");
+    const auto devices =
+        option("devices",
+               "Devices in the cluster, N = T x C x K x D. In inference, the devices "
+               "available (default 64): replicas of a shape fill them.",
+               "N");
     const auto globalBatch =
         option("global-batch", "Training: sequences per step, split over the D replicas.", "B");
     const auto mode = option("mode",
@@ -168,6 +170,15 @@ int runPlan(const QStringList &arguments)
     const auto distinct =
         option("distinct", "List only the fastest of layouts that differ only in ZeRO stage, "
                            "recomputation or sequence parallelism.");
+    const auto maxCp = option(
+        "max-cp",
+        "Training: the largest context-parallel degree C to search (powers of two; default 16, "
+        "1 for none). C > 1 is searched only for sequences of at least 16,384 tokens.",
+        "C", QStringLiteral("16"));
+    const auto maxEp = option("max-ep",
+                              "Training: the largest expert-parallel degree E to search for a "
+                              "model with experts (default: as many as the experts).",
+                              "E", QString::number(core::limits::kExpertParallel));
     const auto headroom =
         option("headroom-gib",
                "Memory every device must leave free, on top of the scenario's reserve_gib, for a "
@@ -232,7 +243,8 @@ int runPlan(const QStringList &arguments)
                 return status;
         if (int status = headroomGib(parser, headroom, serving.headroomGib); status >= 0)
             return status;
-        for (const QCommandLineOption *trainingOnly : {&globalBatch, &rank, &distinct, &exhaustive})
+        for (const QCommandLineOption *trainingOnly :
+             {&globalBatch, &rank, &distinct, &exhaustive, &maxCp, &maxEp})
             if (parser.isSet(*trainingOnly))
                 return fail(QStringLiteral("--") + trainingOnly->names().constFirst(),
                             QStringLiteral("is for training: in inference the planner chooses "
@@ -254,6 +266,14 @@ int runPlan(const QStringList &arguments)
     if (int status = positive(parser, globalBatch, request.globalBatch); status >= 0)
         return status;
     if (int status = positive(parser, top, request.top); status >= 0)
+        return status;
+    if (int status =
+            positive(parser, maxCp, request.maxContextParallel, core::limits::kContextParallel);
+        status >= 0)
+        return status;
+    if (int status =
+            positive(parser, maxEp, request.maxExpertParallel, core::limits::kExpertParallel);
+        status >= 0)
         return status;
     request.prune = !parser.isSet(exhaustive);
     request.distinct = parser.isSet(distinct);

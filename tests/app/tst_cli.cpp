@@ -627,11 +627,12 @@ private Q_SLOTS:
                                              "check", "format",   "presets"} +
                                      standard;
         QTest::addRow("plan") << "plan"
-                              << QStringList{"set",          "devices",  "global-batch",
-                                             "top",          "distinct", "exhaustive",
-                                             "headroom-gib", "rank",     "mode",
-                                             "tpot-ms",      "ttft-ms",  "tokens-per-s",
-                                             "format",       "presets"} +
+                              << QStringList{"set",          "devices",      "global-batch",
+                                             "top",          "distinct",     "exhaustive",
+                                             "headroom-gib", "rank",         "max-cp",
+                                             "max-ep",       "mode",         "tpot-ms",
+                                             "ttft-ms",      "tokens-per-s", "format",
+                                             "presets"} +
                                      standard;
         QTest::addRow("presets") << "presets" << QStringList{"format", "presets"} + standard;
         QTest::addRow("shard") << "shard"

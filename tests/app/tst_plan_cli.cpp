@@ -437,6 +437,93 @@ private Q_SLOTS:
             r.value("shapes").toInteger());
     }
 
+    // docs/planner.md, "Experts and long context": every candidate names its C and E, in the
+    // JSON, the CSV and the text, and T x C x K x D is the device count. Mixtral 8x7B has 8
+    // experts, so E divides 8.
+    void expertsAndContextColumns()
+    {
+        const QString rest = QStringLiteral("--set model=mixtral-8x7b --devices 64 "
+                                            "--global-batch 512 --top 5");
+        const QJsonArray candidates = json(rest).value("candidates").toArray();
+        QCOMPARE(candidates.size(), 5);
+        bool spread = false;
+        for (const QJsonValue &v : candidates) {
+            const QJsonObject c = v.toObject();
+            QVERIFY(c.contains("cp") && c.contains("ep"));
+            QCOMPARE(c.value("tp").toInt() * c.value("cp").toInt() * c.value("pp").toInt() *
+                         c.value("dp").toInt(),
+                     64);
+            QCOMPARE(c.value("devices").toInt(), 64);
+            QCOMPARE(c.value("cp").toInt(), 1); // 4,096 tokens: C is not searched
+            QCOMPARE(8 % c.value("ep").toInt(), 0);
+            spread |= c.value("ep").toInt() > 1;
+        }
+        QVERIFY(spread);
+
+        const ParascopeRun csv = runParascope(plan(rest + QStringLiteral(" --format csv")));
+        QCOMPARE(csv.status, 0);
+        const QStringList lines = csv.out.split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 1 + 5);
+        const QStringList header = lines[0].split(',');
+        const qsizetype cp = header.indexOf("cp");
+        const qsizetype ep = header.indexOf("ep");
+        QVERIFY2(cp >= 0 && ep >= 0, qPrintable(lines[0]));
+        for (qsizetype i = 0; i < candidates.size(); ++i) {
+            const QStringList fields = lines[i + 1].split(',');
+            QCOMPARE(fields[cp].toInt(), candidates[i].toObject().value("cp").toInt());
+            QCOMPARE(fields[ep].toInt(), candidates[i].toObject().value("ep").toInt());
+        }
+
+        // The text names E where it is above 1, after D: "T=1 K=1 D=64 E=8, ZeRO 2, …".
+        const ParascopeRun text = runParascope(plan(rest));
+        QCOMPARE(text.status, 0);
+        for (const QJsonValue &v : candidates) {
+            const QJsonObject c = v.toObject();
+            if (c.value("ep").toInt() > 1)
+                QVERIFY2(text.out.contains(QStringLiteral("K=%1 D=%2 E=%3,")
+                                               .arg(c.value("pp").toInt())
+                                               .arg(c.value("dp").toInt())
+                                               .arg(c.value("ep").toInt())),
+                         qPrintable(text.out));
+        }
+    }
+
+    // --max-cp bounds C: at 131,072 tokens the search splits sequences (C > 1 among the
+    // candidates, each C a power of two whose 2C chunks split them), not beyond the bound, and
+    // not at all with --max-cp 1.
+    void maxCpBoundsTheSearch_data()
+    {
+        QTest::addColumn<QString>("bound");
+        QTest::addColumn<int>("most");
+        QTest::newRow("default, 16") << QString() << 16;
+        QTest::newRow("--max-cp 4") << "--max-cp 4" << 4;
+        QTest::newRow("--max-cp 1") << "--max-cp 1" << 1;
+    }
+    void maxCpBoundsTheSearch()
+    {
+        QFETCH(QString, bound);
+        QFETCH(int, most);
+        const QString rest =
+            QStringLiteral("--set model=llama-3.1-8b --set seq_len=131072 --devices 64 "
+                           "--global-batch 64 --top 20 ") +
+            bound;
+        const QJsonArray candidates = json(rest).value("candidates").toArray();
+        QVERIFY(!candidates.isEmpty());
+        int largest = 0;
+        for (const QJsonValue &v : candidates) {
+            const QJsonObject c = v.toObject();
+            const int cp = c.value("cp").toInt();
+            QVERIFY(cp >= 1 && cp <= most);
+            QCOMPARE(131072 % (2 * cp), 0);
+            QCOMPARE(c.value("devices").toInt(), 64);
+            largest = std::max(largest, cp);
+        }
+        QCOMPARE(largest > 1, most > 1);
+        const ParascopeRun text = runParascope(plan(rest));
+        QCOMPARE(text.status, 0);
+        QCOMPARE(text.out.contains(QStringLiteral(" C=")), most > 1);
+    }
+
     // docs/DESIGN.md §4: invalid input exits 2 with one line naming the key.
     void invalidInput_data()
     {
@@ -495,6 +582,16 @@ private Q_SLOTS:
         QTest::newRow("inference, headroom NaN")
             << "--mode inference --set output_len=8 --headroom-gib nan"
             << "--headroom-gib: expected";
+        QTest::newRow("--max-cp 0") << "--devices 8 --global-batch 8 --max-cp 0"
+                                    << "--max-cp: expected a whole number from 1 to 4096, got '0'";
+        QTest::newRow("--max-cp beyond the limit")
+            << "--devices 8 --global-batch 8 --max-cp 4097"
+            << "--max-cp: expected a whole number from 1 to 4096";
+        QTest::newRow("--max-ep not a number")
+            << "--devices 8 --global-batch 8 --max-ep all"
+            << "--max-ep: expected a whole number from 1 to 16384, got 'all'";
+        QTest::newRow("inference, --max-cp") << "--mode inference --set output_len=8 --max-cp 2"
+                                             << "--max-cp: is for training";
         QTest::newRow("2^31 - 1 devices (was SIGFPE)")
             << "--devices 2147483647 --global-batch 2048"
             << "--devices: expected a whole number from 1 to 1048576, got '2147483647'";
