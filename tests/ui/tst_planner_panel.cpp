@@ -617,6 +617,71 @@ private Q_SLOTS:
                  qPrintable(message));
     }
 
+    // docs/planner.md, "Experts and long context": the table shows C when a listed layout
+    // splits sequences and E for a model with experts, each cell the candidate's own, and
+    // loading a row sets both in the explorer (and names them in the undo step). A dense
+    // model at 4,096 tokens shows neither: its table reads as it did.
+    void expertAndContextColumns_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<int>("devices");
+        QTest::addColumn<int>("globalBatch");
+        QTest::addColumn<bool>("showsC");
+        QTest::addColumn<bool>("showsE");
+        QTest::addRow("Llama 3.1 70B, 4,096 tokens")
+            << "model=llama-3.1-70b" << 64 << 32 << false << false;
+        QTest::addRow("Mixtral 8x7B, 4,096 tokens")
+            << "model=mixtral-8x7b" << 64 << 512 << false << true;
+        QTest::addRow("Llama 3.1 8B, 131,072 tokens")
+            << "model=llama-3.1-8b,seq_len=131072" << 64 << 64 << true << false;
+    }
+    void expertAndContextColumns()
+    {
+        QFETCH(QString, set);
+        QFETCH(int, devices);
+        QFETCH(int, globalBatch);
+        QFETCH(bool, showsC);
+        QFETCH(bool, showsE);
+        Window w;
+        w.document.setScenario(scenario(set), QStringLiteral("test"));
+        w.document.flush();
+        open(w);
+        setInputs(w, devices, globalBatch, 10);
+        runAndWait(w);
+        QVERIFY(w.panel->sortModel()->rowCount() > 0);
+        QTableView *table = w.panel->table();
+        QCOMPARE(!table->isColumnHidden(PlanTableModel::cp), showsC);
+        QCOMPARE(!table->isColumnHidden(PlanTableModel::ep), showsE);
+        QVERIFY(!table->isColumnHidden(PlanTableModel::tp));
+        QCOMPARE(w.panel->sortModel()->headerData(PlanTableModel::cp, Qt::Horizontal).toString(),
+                 QStringLiteral("C"));
+        QCOMPARE(w.panel->sortModel()->headerData(PlanTableModel::ep, Qt::Horizontal).toString(),
+                 QStringLiteral("E"));
+        int split = -1; // the first row with C or E above 1
+        for (int row = 0; row < w.panel->sortModel()->rowCount(); ++row) {
+            const core::PlanCandidate &c = rowCandidate(w, row);
+            QCOMPARE(cell(w, row, PlanTableModel::cp).toInt(), c.cp);
+            QCOMPARE(cell(w, row, PlanTableModel::ep).toInt(), c.ep);
+            if (split < 0 && (c.cp > 1 || c.ep > 1))
+                split = row;
+        }
+        QCOMPARE(split >= 0, showsC || showsE);
+        if (split < 0)
+            return;
+        clickRow(w, split);
+        const core::PlanCandidate c = rowCandidate(w, split);
+        QTest::mouseClick(w.panel->loadButton(), Qt::LeftButton);
+        w.document.flush();
+        QCOMPARE(w.document.scenario().cp, c.cp);
+        QCOMPARE(w.document.scenario().ep, c.ep);
+        QCOMPARE(w.document.scenario().devices(), devices);
+        QVERIFY(w.document.report().fits);
+        QCOMPARE(w.document.report().stepTime->stepTimeS, c.stepTimeS);
+        const QString undoText = w.document.undoStack()->undoText();
+        QCOMPARE(undoText.contains(QStringLiteral(" C=%1 ").arg(c.cp)), c.cp > 1);
+        QCOMPARE(undoText.contains(QStringLiteral(" E=%1,").arg(c.ep)), c.ep > 1);
+    }
+
     void unplannableRequestsSayWhy_data()
     {
         QTest::addColumn<QString>("scenario");

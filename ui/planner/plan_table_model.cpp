@@ -9,18 +9,33 @@
 #include <QApplication>
 #include <QFont>
 #include <QPalette>
+#include <algorithm>
 #include <cmath>
 
 namespace ui {
 
 PlanTableModel::PlanTableModel(QObject *parent) : QAbstractTableModel(parent) {}
 
-void PlanTableModel::setCandidates(std::vector<core::PlanCandidate> candidates)
+void PlanTableModel::setCandidates(std::vector<core::PlanCandidate> candidates, bool experts)
 {
     beginResetModel();
     m_candidates = std::move(candidates);
+    m_experts = experts;
     m_stale = false;
     endResetModel();
+}
+
+bool PlanTableModel::isColumnShown(int column) const
+{
+    const auto any = [this](auto above) { return std::ranges::any_of(m_candidates, above); };
+    switch (column) {
+    case cp:
+        return any([](const core::PlanCandidate &c) { return c.cp > 1; });
+    case ep:
+        return m_experts || any([](const core::PlanCandidate &c) { return c.ep > 1; });
+    default:
+        return true;
+    }
 }
 
 const core::PlanCandidate &PlanTableModel::candidate(int row) const
@@ -99,10 +114,14 @@ QVariant PlanTableModel::number(const core::PlanCandidate &c, int row, int colum
         return row + 1;
     case tp:
         return c.tp;
+    case cp:
+        return c.cp;
     case pp:
         return c.pp;
     case dp:
         return c.dp;
+    case ep:
+        return c.ep;
     case zero:
         return c.zero;
     case schedule:
@@ -191,10 +210,14 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
             return tr("#");
         case tp:
             return tr("T");
+        case cp:
+            return tr("C");
         case pp:
             return tr("K");
         case dp:
             return tr("D");
+        case ep:
+            return tr("E");
         case zero:
             return tr("ZeRO");
         case schedule:
@@ -227,11 +250,17 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
             return tr("Rank by step time among the layouts that fit (1 = fastest).");
         case tp:
             return tr("Tensor-parallel degree T: each layer's matrices split across T devices.");
+        case cp:
+            return tr("Context-parallel degree C: each sequence split across C devices, "
+                      "attention passing keys and values around them.");
         case pp:
             return tr("Pipeline stages K: the layers split into K consecutive stages.");
         case dp:
             return tr("Data-parallel degree D: replicas, each taking global batch ÷ D "
-                      "sequences per step. T × K × D is the device count.");
+                      "sequences per step. T × C × K × D is the device count.");
+        case ep:
+            return tr("Expert-parallel degree E: each MoE layer's routed experts shared out "
+                      "over E of a stage's T × C × D devices.");
         case zero:
             return tr("ZeRO stage: 1 shards the optimizer states over D, 2 also the "
                       "gradients, 3 also the weights.");

@@ -20,8 +20,10 @@ public:
     {
         rank,
         tp,
+        cp,
         pp,
         dp,
+        ep,
         zero,
         schedule,
         microbatchSize,
@@ -39,7 +41,11 @@ public:
 
     explicit PlanTableModel(QObject *parent = nullptr);
 
-    void setCandidates(std::vector<core::PlanCandidate> candidates);
+    // `experts`: the model has experts, so that E is shown even where every layout keeps E = 1.
+    void setCandidates(std::vector<core::PlanCandidate> candidates, bool experts = false);
+    // Whether the table shows a column: C only when a candidate splits sequences (C > 1), E
+    // only for a model with experts or a candidate that spreads them; every other column always.
+    bool isColumnShown(int column) const;
     const std::vector<core::PlanCandidate> &candidates() const { return m_candidates; }
     const core::PlanCandidate &candidate(int row) const;
 
@@ -65,6 +71,7 @@ private:
     std::vector<core::PlanCandidate> m_candidates;
     std::optional<core::PlanCandidate> m_loaded;
     bool m_stale = false;
+    bool m_experts = false;
 };
 
 } // namespace ui

@@ -69,9 +69,11 @@ QString searchTooltip()
 {
     return PlannerPanel::tr(
         "<p>Searches every way to split the model over N devices, T × K × D = N "
-        "(tensor-parallel T, pipeline stages K, data-parallel D), with every ZeRO stage, "
-        "pipeline schedule, micro-batch size, recomputation and sequence parallelism, for "
-        "the explorer's model, device, precision, mode and sequence length.</p>"
+        "(tensor-parallel T, pipeline stages K, data-parallel D; from 16,384 tokens a "
+        "sequence also splits over context-parallel C, T × C × K × D = N), with expert-parallel "
+        "E for a model with experts, every ZeRO stage, pipeline schedule, micro-batch size, "
+        "recomputation and sequence parallelism, for the explorer's model, device, precision, "
+        "mode and sequence length.</p>"
         "<p>Layouts that do not fit the device's memory are rejected; the rest are ranked by "
         "step time. The search runs in the background: the window stays usable, and Cancel "
         "stops it.</p>");
@@ -182,7 +184,7 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     m_distinct->setObjectName(QStringLiteral("plannerDistinct"));
     m_distinct->setChecked(true);
     m_distinct->setToolTip(
-        tr("List only the fastest layout of each T, K, D, schedule and micro-batch size. "
+        tr("List only the fastest layout of each T, C, K, D, E, schedule and micro-batch size. "
            "Layouts that differ only in ZeRO stage, recomputation or sequence parallelism "
            "often take the same time; unticked, they fill the list. Changing it searches "
            "again."));
@@ -213,7 +215,7 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     m_fromScenario->setObjectName(QStringLiteral("plannerFromScenario"));
     m_fromScenario->setText(tr("From scenario"));
     m_fromScenario->setToolTip(tr("Take N and the global batch from the explorer again "
-                                  "(T × K × D and m × b × D), and follow its changes."));
+                                  "(T × C × K × D and m × b × D), and follow its changes."));
 
     // The deployment planner's targets: a ticked box makes its number a limit.
     m_tpotOn->setObjectName(QStringLiteral("plannerTpotOn"));
@@ -462,8 +464,8 @@ void PlannerPanel::followMode()
                      "devices are searched, and D = N ÷ (T × K) replicas of each fill them (or "
                      "as many as the throughput target needs). Starts at the explorer's "
                      "T × K × D.")
-                : tr("Devices N to split the model over: T × K × D = N. Starts at the "
-                     "explorer's T × K × D."));
+                : tr("Devices N to split the model over: T × C × K × D = N. Starts at the "
+                     "explorer's T × C × K × D."));
     m_devicesLabel->setToolTip(m_devices->toolTip());
     m_top->setToolTip(serving ? tr("How many of the shapes with the most output tokens per "
                                    "second per device to list, and to draw.")
@@ -476,7 +478,7 @@ void PlannerPanel::followMode()
         serving ? tr("Set the explorer's layout to the selected row's: T, K, D replicas, m "
                      "micro-batches of b sequences (no ZeRO, GPipe, no recomputation, no "
                      "sequence parallelism), as one step that Edit → Undo takes back.")
-                : tr("Set the explorer's layout (T, K, D, ZeRO, schedule, b, m, "
+                : tr("Set the explorer's layout (T, C, K, D, E, ZeRO, schedule, b, m, "
                      "recomputation, sequence parallelism) to the selected row's, as one "
                      "step that Edit → Undo takes back."));
     m_table->setToolTip(serving ? tr("The replica shapes with the most output tokens per second "
@@ -663,7 +665,8 @@ void PlannerPanel::onFinished(const core::PlanResult &result)
     }
     m_result = result;
     m_resultRequest = m_runner->request();
-    m_model->setCandidates(result.candidates);
+    const core::ModelSpec *model = core::resolveModel(m_resultRequest.base, m_document->presets());
+    m_model->setCandidates(result.candidates, model && model->hasExperts());
     if (result.error) {
         m_chart->clear(tr("No search result."));
     } else {
@@ -708,6 +711,10 @@ void PlannerPanel::onServingFinished(const core::ServingPlanResult &result)
 void PlannerPanel::showResult()
 {
     showSummary();
+    // C and E only where they say something (PlanTableModel::isColumnShown); the deployments'
+    // table shows all its columns.
+    for (int column = 0; column < m_sorted->columnCount(); ++column)
+        m_table->setColumnHidden(column, !m_serving && !m_model->isColumnShown(column));
     if (m_sorted->rowCount() > 0)
         m_table->selectRow(0);
     // The deployments' table is wider than the training one (its last column is the whole
