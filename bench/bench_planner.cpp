@@ -54,6 +54,23 @@ BENCHMARK_CAPTURE(planSearch, llama405b_16384_devices, request("llama-3.1-405b",
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// Experts and long context (docs/planner.md, "Experts and long context"): Mixtral 8x7B and
+// DeepSeek-V3 search E as well; 405B at 131,072 tokens searches C, with the Llama 3 paper's
+// 16M-token batch (Table 4: 128 × 131,072 on 16,384 H100s).
+BENCHMARK_CAPTURE(planSearch, mixtral8x7b_64_devices, request("mixtral-8x7b", 64, 512, 4096))
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(planSearch, deepseek_v3_2048_devices, request("deepseek-v3", 2048, 4096, 4096))
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(planSearch, llama405b_131072_tokens_16384_devices,
+                  request("llama-3.1-405b", 16384, 128, 131072))
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 // The deployment planner (docs/inference.md, "Planning a deployment"): every replica shape
 // at its largest batch. 70B at FP8 with the README's targets; 405B with no limit on N, which
 // searches every shape up to T = 128 and K = 126.
