@@ -45,13 +45,18 @@ std::vector<int> tensorDegrees(const ModelSpec &model, std::int64_t most)
 }
 
 // The base scenario served by T × K devices, D replicas, m micro-batches of b sequences:
-// forward passes only, so no ZeRO, recomputation, interleaving or sequence parallelism.
+// forward passes only, so no ZeRO, recomputation, interleaving or sequence parallelism. The
+// search spreads no experts and splits no sequences: a replica's experts are split as its T
+// splits them (expert T as T), whatever E or C a training layout loaded before set.
 Scenario servingLayout(const Scenario &base, int tp, int pp, int dp, int m, int b)
 {
     Scenario s = base;
     s.tp = tp;
     s.pp = pp;
     s.dp = dp;
+    s.cp = 1;
+    s.ep = 1;
+    s.expertTp = 0;
     s.zero = 0;
     s.schedule = Schedule::gpipe;
     s.virtualStages = 1;

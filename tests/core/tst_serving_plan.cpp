@@ -259,6 +259,23 @@ private Q_SLOTS:
         }
     }
 
+    // A training layout's E and C, loaded before, do not leak into the deployment search: its
+    // shapes spread no experts (each replica splits them as its T does) and split no
+    // sequences. Mixtral 8x7B in FP8 (46.7 GB of weights) fits one 80 GB H100, a shape that
+    // E = 8 over T = 1 could not tile.
+    void trainingExpertLayoutDoesNotLeak()
+    {
+        ServingPlanRequest req = request("model=mixtral-8x7b,precision=fp8,device=h100-sxm", 8);
+        req.base.ep = 8;
+        req.base.expertTp = 1;
+        const ServingPlanResult r = planServing(req, presets());
+        QVERIFY(!r.candidates.empty());
+        for (const auto &[reason, rejection] : r.rejected)
+            QVERIFY2(reason.find("ep") == std::string::npos, reason.c_str());
+        QVERIFY(std::any_of(r.candidates.begin(), r.candidates.end(),
+                            [](const ServingCandidate &c) { return c.devicesPerReplica() == 1; }));
+    }
+
     // Nothing fits in N: the smallest deployment is found beyond it. The seed: 70B at FP16
     // (140 GB) does not fit one 80 GB device, and does four with T = 4.
     void smallestBeyondTheDevicesSearched()
