@@ -358,12 +358,16 @@ QString disagreement(const MainWindow &window, const ScenarioDocument &document)
     const core::Report &r = document.lastValidReport();
     const core::Scenario &s = document.lastValidScenario();
     const QString verdict = window.verdict()->text();
-    const QString layout = (r.devices == 1 ? QStringLiteral("%1 device (T=%2 × K=%3 × D=%4)")
-                                           : QStringLiteral("%1 devices (T=%2 × K=%3 × D=%4)"))
-                               .arg(r.devices)
-                               .arg(r.tp)
-                               .arg(r.pp)
-                               .arg(r.dp);
+    // C shows when it splits sequences, E when it spreads experts (docs/experts.md).
+    const QString layout =
+        (r.devices == 1 ? QStringLiteral("%1 device (T=%2%3 × K=%4 × D=%5%6)")
+                        : QStringLiteral("%1 devices (T=%2%3 × K=%4 × D=%5%6)"))
+            .arg(r.devices)
+            .arg(r.tp)
+            .arg(r.cp > 1 ? QStringLiteral(" × C=%1").arg(r.cp) : QString())
+            .arg(r.pp)
+            .arg(r.dp)
+            .arg(r.ep > 1 ? QStringLiteral(", experts over E=%1").arg(r.ep) : QString());
     if (!verdict.contains(layout))
         return QStringLiteral("the status line '%1' lacks '%2'").arg(verdict, layout);
     const QString fits = r.fits
