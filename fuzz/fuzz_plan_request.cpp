@@ -90,11 +90,12 @@ void checkPlan(const core::PlanRequest &request, const core::PlanResult &result)
     fuzz::require(rejected + result.feasible == result.layouts,
                   "rejected and fitting layouts do not add up to those considered");
 
-    std::set<std::tuple<int, int, int, int, int, int>> splits;
+    // A split: T, C, K, D, E, the schedule, v and the micro-batch size (PlanLayout::sameSplit).
+    std::set<std::tuple<int, int, int, int, int, int, int, int>> splits;
     const core::PlanCandidate *previous = nullptr;
     for (const core::PlanCandidate &c : result.candidates) {
         fuzz::require(c.fits, "a candidate that does not fit");
-        fuzz::require(std::int64_t{c.tp} * c.pp * c.dp == request.devices,
+        fuzz::require(std::int64_t{c.tp} * c.cp * c.pp * c.dp == request.devices,
                       "a candidate with another device count");
         fuzz::require(std::int64_t{c.microbatches} * c.microbatchSize * c.dp == request.globalBatch,
                       "a candidate with another global batch");
@@ -107,7 +108,7 @@ void checkPlan(const core::PlanRequest &request, const core::PlanResult &result)
         previous = &c;
         if (request.distinct)
             fuzz::require(splits
-                              .insert({c.tp, c.pp, c.dp, static_cast<int>(c.schedule),
+                              .insert({c.tp, c.cp, c.pp, c.dp, c.ep, static_cast<int>(c.schedule),
                                        c.virtualStages, c.microbatchSize})
                               .second,
                           "--distinct lists a split twice");

@@ -141,7 +141,7 @@ void evaluateAndCheck(const core::Scenario &s, const core::Presets &with)
         require(r.stages.empty(), "a refused scenario has stages");
         return;
     }
-    require(r.devices == std::int64_t{s.tp} * s.pp * s.dp, "devices is not T x K x D");
+    require(r.devices == std::int64_t{s.tp} * s.cp * s.pp * s.dp, "devices is not T x C x K x D");
     require(r.params > 0, "a model without parameters");
     require(r.weightsBytes > 0 && r.nominalWeightsBytes > 0, "the model's weights");
     checkStages(s, with, r);
