@@ -499,6 +499,10 @@ private Q_SLOTS:
     // with an example that is a real layout's message.
     void rejectionsAreGroupedByKindOfProblem()
     {
+        if (kSanitized)
+            QSKIP("sanitizer pass: this test plans 2^27 sequences, 8 s here; the default pass runs "
+                  "it and "
+                  "fuzz_plan_request drives the same search under the sanitizers");
         const PlanRequest req = request("model=llama-3.1-8b,mode=inference", 1, 1 << 27);
         const PlanResult result = plan(req, presets);
         QVERIFY(!result.error);
@@ -691,6 +695,10 @@ private Q_SLOTS:
     void fitCountIsTheSameForEveryTopAndDistinct_data() { addCases(); }
     void fitCountIsTheSameForEveryTopAndDistinct()
     {
+        if (kSanitized)
+            QSKIP("sanitizer pass: this test repeats each search for every top and --distinct, 6 s "
+                  "here; the default pass runs it and "
+                  "fuzz_plan_request drives the same search under the sanitizers");
         QFETCH(QString, set);
         QFETCH(int, devices);
         QFETCH(int, globalBatch);
@@ -816,6 +824,10 @@ private Q_SLOTS:
     // 64 and it that the planner accepts (T × K × D, D dividing the 512 sequences) has none.
     void smallestDeviceCountWhenNothingFits()
     {
+        if (kSanitized)
+            QSKIP("sanitizer pass: this test searches 405B on growing device counts, 10 s here; "
+                  "the default pass runs it and "
+                  "fuzz_plan_request drives the same search under the sanitizers");
         const PlanRequest req = request("model=llama-3.1-405b", 64, 512);
         const PlanResult r = plan(req, presets);
         QVERIFY(!r.error);
