@@ -853,9 +853,7 @@ private Q_SLOTS:
         document.flush();
         TimelinePanel panel;
         fill(panel, document);
-        panel.resize(1600, 500);
-        panel.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        showPanel(panel, 1600, 500);
         TimelineChart *chart = panel.chart();
         const auto &blocks = chart->blocks();
         const core::Report &r = document.report();
