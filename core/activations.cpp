@@ -149,6 +149,18 @@ Count prefillBytes(const ModelSpec &m, bool hasLayers, bool lastStage, std::int6
     Count widest = 0;
     for (const Count pair : {h + qkv, qkv + q, h + up, up + f, f + h})
         widest = std::max(widest, pair);
+    if (m.hasExperts()) {
+        // docs/experts.md, "Serving": an expert layer's MLP holds each token's k dispatched
+        // copies and their experts' tensors, expert_ffn_hidden / T wide; shared experts are a
+        // dense MLP of their own on each token once.
+        const Count k = m.expertsPerToken;
+        const Count fe = divBytesUp<Count>(m.expertFfnHidden, tp);
+        const Count upE = (m.gatedMlp ? 2 : 1) * fe;
+        const Count shared = m.sharedExperts;
+        for (const Count pair : {h + k * h, k * h + k * upE, k * upE + k * fe, k * fe + k * h,
+                                 h + shared * upE, shared * (upE + fe), shared * fe + h})
+            widest = std::max(widest, pair);
+    }
     const Count tokens = mulBytes<Count>(microbatchSize, seqLen);
     const Count layer = hasLayers ? mulBytes<Count>(tokens, (h + widest) * bytesPerValue) : 0;
     if (!lastStage)

@@ -196,6 +196,11 @@ private Q_SLOTS:
         QTest::addRow("8B, T=1, 2 x 1,024 tokens")
             << "model=llama-3.1-8b,tp=1,pp=1,microbatches=1,microbatch_size=2,seq_len=1024"
             << qint64(192'937'984) << qint64(192'937'984);
+        // Mixtral 8x7B (docs/experts.md, "Serving"): each token's 2 copies at the experts,
+        // up and gate 2 × 28,672 with the activation 2 × 14,336, 86,016 values a token.
+        QTest::addRow("Mixtral 8x7B, T=1, 1,024 tokens")
+            << "model=mixtral-8x7b,tp=1,pp=1,microbatches=1,microbatch_size=1,seq_len=1024"
+            << qint64((4'096 + 86'016) * 2 * 1'024) << qint64((4'096 + 86'016) * 2 * 1'024);
         QTest::addRow("70B, T=8, K=2, 4 x 512 tokens")
             << "model=llama-3.1-70b,tp=8,pp=2,microbatches=2,microbatch_size=4,seq_len=512"
             << qint64((8'192 + 15'360) * 2 * 2'048) << qint64((8'192 + 15'360) * 2 * 2'048);
