@@ -4,7 +4,7 @@
 // action the chart on screen and the status line must show the document's report, and no Qt
 // warning may have been printed; at the end, undoing everything gives back the first scenario.
 //
-// PARASCOPE_MONKEY_STEPS  how many actions (default 1000; 500 under the sanitizers)
+// PARASCOPE_MONKEY_STEPS  how many actions (default 700; 500 under the sanitizers)
 // PARASCOPE_MONKEY_SEED   the std::mt19937_64 seed (default 20240909)
 // QtTest stops a test function after 5 minutes: for long runs raise QTEST_FUNCTION_TIMEOUT
 // (milliseconds) as well.
@@ -55,7 +55,7 @@ namespace {
 #if defined(PARASCOPE_SANITIZED)
 constexpr std::uint64_t kDefaultSteps = 500;
 #else
-constexpr std::uint64_t kDefaultSteps = 1000;
+constexpr std::uint64_t kDefaultSteps = 700;
 #endif
 constexpr std::uint64_t kDefaultSeed = 20240909;
 
