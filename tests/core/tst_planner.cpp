@@ -787,6 +787,10 @@ private Q_SLOTS:
     }
     void headroomIsLeftFree()
     {
+        if (kSanitized)
+            QSKIP("sanitizer pass: a logic check of whole searches (3 s here); the default "
+                  "pass runs it and fuzz_plan_request drives the same code under the "
+                  "sanitizers");
         QFETCH(double, headroomGib);
         QFETCH(std::int64_t, maxPeakBytes);
         PlanRequest req = request("model=llama-3.1-70b,seq_len=2048", 16, 32, 1000);
@@ -940,6 +944,10 @@ private Q_SLOTS:
     void denseSearchIsUnchanged_data() { addCases(); }
     void denseSearchIsUnchanged()
     {
+        if (kSanitized)
+            QSKIP("sanitizer pass: a logic check of whole searches (2 s here); the default "
+                  "pass runs it and fuzz_plan_request drives the same code under the "
+                  "sanitizers");
         QFETCH(QString, set);
         QFETCH(int, devices);
         QFETCH(int, globalBatch);
@@ -985,6 +993,10 @@ private Q_SLOTS:
     }
     void contextParallelFollowsTheSequence()
     {
+        if (kSanitized)
+            QSKIP("sanitizer pass: a logic check of whole searches (3 s here); the default "
+                  "pass runs it and fuzz_plan_request drives the same code under the "
+                  "sanitizers");
         QFETCH(QString, set);
         QFETCH(int, maxCp);
         QFETCH(QList<int>, expected);
