@@ -1,0 +1,145 @@
+#include "io/framework_config.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+
+namespace io {
+
+namespace {
+
+// A JSON object's top-level keys that only one kind of file has.
+bool hasAnyKey(const QJsonObject &object, std::initializer_list<const char *> keys)
+{
+    for (const char *key : keys)
+        if (object.contains(QLatin1String(key)))
+            return true;
+    return false;
+}
+
+} // namespace
+
+std::optional<ConfigKind> recogniseConfig(const QByteArray &content)
+{
+    const QByteArray trimmed = content.trimmed();
+    if (trimmed.startsWith('{')) {
+        const QJsonObject object = QJsonDocument::fromJson(trimmed).object();
+        // Hugging Face: PretrainedConfig writes model_type and the architecture's sizes.
+        if (hasAnyKey(object, {"model_type", "architectures", "num_hidden_layers"}))
+            return ConfigKind::huggingFace;
+        // DeepSpeed: the batch keys and sections of its config reference.
+        if (hasAnyKey(object, {"zero_optimization", "train_micro_batch_size_per_gpu",
+                               "train_batch_size", "gradient_accumulation_steps", "bf16", "fp16",
+                               "optimizer", "activation_checkpointing"}))
+            return ConfigKind::deepspeed;
+        return std::nullopt;
+    }
+    // Megatron-LM: its argument names, in a launch script or a bare list.
+    static const QRegularExpression megatronFlag(QStringLiteral(
+        R"(--(tensor-model-parallel-size|pipeline-model-parallel-size|num-layers|hidden-size|)"
+        R"(micro-batch-size|global-batch-size|seq-length|num-attention-heads)\b)"));
+    if (megatronFlag.match(QString::fromUtf8(content)).hasMatch())
+        return ConfigKind::megatron;
+    // torchtitan: a TOML job file has these tables.
+    static const QRegularExpression titanTable(
+        QStringLiteral(R"(^\s*\[(job|parallelism|training|model|activation_checkpoint)\]\s*$)"),
+        QRegularExpression::MultilineOption);
+    if (titanTable.match(QString::fromUtf8(content)).hasMatch())
+        return ConfigKind::torchtitan;
+    return std::nullopt;
+}
+
+std::variant<ImportedConfig, core::InputError>
+importConfig(const QByteArray &content, const core::Scenario &base, const core::Presets &presets,
+             const ImportOptions &options)
+{
+    const auto kind = recogniseConfig(content);
+    if (!kind)
+        return core::InputError{
+            {},
+            "not a configuration Parascope reads: expected a Hugging Face config.json, a "
+            "torchtitan job TOML, a Megatron-LM argument list or a DeepSpeed config JSON"};
+    if (options.devices && *options.devices < 1)
+        return core::InputError{"devices", "must be at least 1"};
+    ImportedConfig out;
+    out.kind = *kind;
+    std::optional<core::InputError> error;
+    switch (*kind) {
+    case ConfigKind::huggingFace:
+        error = importHuggingFace(content, presets, options, out);
+        break;
+    case ConfigKind::deepspeed:
+        error = importDeepSpeed(content, base, presets, options, out);
+        break;
+    case ConfigKind::megatron:
+        error = importMegatron(content, base, presets, options, out);
+        break;
+    case ConfigKind::torchtitan:
+        error = importTorchtitan(content, base, presets, options, out);
+        break;
+    }
+    if (error)
+        return *error;
+    return out;
+}
+
+std::variant<std::string, core::InputError>
+emitConfig(const core::Scenario &scenario, const core::Presets &presets, core::Framework framework)
+{
+    const core::ModelSpec *model =
+        scenario.customModel ? &*scenario.customModel : presets.model(scenario.model);
+    if (!model)
+        return core::InputError{"model", "'" + scenario.model + "' is not a preset"};
+    if (!model->hasArchitecture())
+        return core::InputError{"model", "'" + model->id +
+                                             "' is a size-only model: a framework needs its "
+                                             "layers, widths and heads"};
+    switch (framework) {
+    case core::Framework::megatron:
+        return emitMegatron(scenario, *model);
+    case core::Framework::torchtitan:
+        return emitTorchtitan(scenario, *model);
+    case core::Framework::deepspeed:
+        return emitDeepSpeed(scenario, *model);
+    case core::Framework::custom:
+        break;
+    }
+    return core::InputError{"emit", "expected megatron, torchtitan or deepspeed"};
+}
+
+const core::ModelSpec *matchingPreset(const core::ModelSpec &model, const core::Presets &presets)
+{
+    const auto architecture = [](core::ModelSpec m) {
+        m.id.clear();
+        m.name.clear();
+        m.source.clear();
+        m.nominalParams = 0;
+        m.contextWindow = 0;
+        return m;
+    };
+    const core::ModelSpec wanted = architecture(model);
+    for (const auto &preset : presets.models)
+        if (architecture(preset) == wanted)
+            return &preset;
+    return nullptr;
+}
+
+std::string importSummary(const ImportedConfig &imported)
+{
+    std::string text = "Read as " + std::string(core::toString(imported.kind)) + ":\n";
+    for (const auto &field : imported.read)
+        text += "  " + field.name + " = " + field.value + "  ->  " + field.key + "\n";
+    if (!imported.ignored.empty()) {
+        text += "Ignored:\n";
+        for (const auto &field : imported.ignored)
+            text += "  " + field.name + ": " + field.why + "\n";
+    }
+    if (!imported.assumptions.empty()) {
+        text += "Not in the file:\n";
+        for (const auto &line : imported.assumptions)
+            text += "  " + line + "\n";
+    }
+    return text;
+}
+
+} // namespace io
