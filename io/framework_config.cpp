@@ -49,9 +49,10 @@ std::optional<ConfigKind> recogniseConfig(const QByteArray &content)
     return std::nullopt;
 }
 
-std::variant<ImportedConfig, core::InputError>
-importConfig(const QByteArray &content, const core::Scenario &base, const core::Presets &presets,
-             const ImportOptions &options)
+std::variant<ImportedConfig, core::InputError> importConfig(const QByteArray &content,
+                                                            const core::Scenario &base,
+                                                            const core::Presets &presets,
+                                                            const ImportOptions &options)
 {
     const auto kind = recogniseConfig(content);
     if (!kind)

@@ -87,9 +87,10 @@ std::optional<ConfigKind> recogniseConfig(const QByteArray &content);
 // keys the file does not set (a DeepSpeed config only merges its fields into it). Refuses,
 // naming the file's field, what cannot be read or contradicts itself (a global batch that is
 // not micro-batch x accumulation x D). Every setting is listed as read or ignored.
-std::variant<ImportedConfig, core::InputError>
-importConfig(const QByteArray &content, const core::Scenario &base, const core::Presets &presets,
-             const ImportOptions &options = {});
+std::variant<ImportedConfig, core::InputError> importConfig(const QByteArray &content,
+                                                            const core::Scenario &base,
+                                                            const core::Presets &presets,
+                                                            const ImportOptions &options = {});
 
 // The readers by kind (config_*.cpp); `importConfig` recognises and calls one. `out.kind`
 // is set by the caller.
@@ -108,8 +109,7 @@ std::optional<core::InputError> importMegatron(const QByteArray &content,
 std::optional<core::InputError> importTorchtitan(const QByteArray &content,
                                                  const core::Scenario &base,
                                                  const core::Presets &presets,
-                                                 const ImportOptions &options,
-                                                 ImportedConfig &out);
+                                                 const ImportOptions &options, ImportedConfig &out);
 
 // The scenario's layout as a framework's launch arguments (megatron), job TOML (torchtitan)
 // or config JSON (deepspeed), with comment lines naming what the framework has no setting
