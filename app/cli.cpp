@@ -7,6 +7,7 @@
 #include "core/evaluate.h"
 #include "core/fields.h"
 #include "io/compare.h"
+#include "io/framework_config.h"
 #include "io/presets_io.h"
 #include "io/report_io.h"
 #include "io/scenario_io.h"
@@ -72,8 +73,14 @@ int runEval(const QStringList &arguments)
     QCommandLineOption timeline(
         QStringLiteral("timeline"),
         QStringLiteral("Add the schedule's timeline (every F/B/W op) to the JSON report."));
+    QCommandLineOption emit(QStringLiteral("emit"),
+                            QStringLiteral("Print the layout as FRAMEWORK's launch arguments "
+                                           "or config (megatron, torchtitan or deepspeed) "
+                                           "instead of the report."),
+                            QStringLiteral("FRAMEWORK"));
     parser.addOption(check);
     parser.addOption(timeline);
+    parser.addOption(emit);
     parser.addPositionalArgument(QStringLiteral("scenario"),
                                  QStringLiteral("A .parascope.json scenario file (optional)."),
                                  QStringLiteral("[SCENARIO]"));
@@ -101,6 +108,19 @@ int runEval(const QStringList &arguments)
         return fail(fromScenario(*report.error, file, parser.values(set)));
     if (report.timelineRefused)
         return fail(fromScenario(*report.timelineRefused, file, parser.values(set)));
+    if (parser.isSet(emit)) {
+        const auto framework = core::parseEnum<core::Framework>(parser.value(emit).toStdString());
+        if (!framework || *framework == core::Framework::custom)
+            return fail(QStringLiteral("--emit"),
+                        QStringLiteral("expected megatron, torchtitan or deepspeed, got '%1'")
+                            .arg(parser.value(emit)));
+        auto text = io::emitConfig(scenario, presets, *framework);
+        if (auto *error = std::get_if<core::InputError>(&text))
+            return fail(*error);
+        out() << io::qs(std::get<std::string>(text));
+        out().flush();
+        return parser.isSet(check) && !report.fits ? doesNotFit : ok;
+    }
     if (parser.isSet(compare)) {
         core::Scenario other;
         if (auto e = io::readScenarioFile(parser.value(compare), other)) {

@@ -1,6 +1,7 @@
 // parascope: the window, or a headless subcommand (docs/DESIGN.md §4).
 #include "app/cli.h"
 #include "app/export_command.h"
+#include "app/import_command.h"
 #include "app/plan_command.h"
 #include "app/shard_command.h"
 #include "ui/application.h"
@@ -19,6 +20,8 @@ const cli::Command kCommands[]{
     {"plan", "Rank the parallel layouts of a model on N devices by step time.", cli::runPlan,
      false},
     {"presets", "List the model and device presets.", cli::runPresets, false},
+    {"import", "Read a config.json, torchtitan TOML, Megatron-LM arguments or DeepSpeed config.",
+     cli::runImport, false},
     {"shard", "Split the feed-forward block over T devices four ways and check each split.",
      cli::runShard, false},
     {"export", "Render the window's charts to PNG or SVG files.", cli::runExport, true},

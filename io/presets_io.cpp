@@ -5,6 +5,7 @@
 #include "core/validate.h"
 #include "io/input_file.h"
 #include "io/json_fields.h"
+#include "io/save_file.h"
 #include "io/text.h"
 
 #include <QDir>
@@ -213,6 +214,32 @@ QString userPresetsPath()
 {
     return QDir(QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation))
         .filePath(QStringLiteral("presets.json"));
+}
+
+std::optional<core::InputError> addModelToPresetsFile(const core::ModelSpec &model,
+                                                      const QString &path)
+{
+    core::Presets file;
+    if (QFileInfo::exists(path))
+        if (auto e = mergePresetsFile(file, path))
+            return e;
+    file.put(model);
+    // As the file is read back: no derived keys such as presetsToJson's exact_params.
+    QJsonArray models, devices;
+    for (const auto &m : file.models)
+        models.append(modelToJson(m));
+    for (const auto &d : file.devices)
+        devices.append(deviceToJson(d));
+    QJsonObject root;
+    root.insert(QStringLiteral("format"), QLatin1String(kPresetsFormat));
+    root.insert(QStringLiteral("version"), kPresetsVersion);
+    root.insert(QStringLiteral("models"), models);
+    root.insert(QStringLiteral("devices"), devices);
+    if (!QDir().mkpath(QFileInfo(path).absolutePath()))
+        return core::InputError{{}, "cannot create the folder of " + describePath(path)};
+    if (auto e = saveFile(path, QJsonDocument(root).toJson(QJsonDocument::Indented)))
+        return core::InputError{{}, e->toStdString()};
+    return std::nullopt;
 }
 
 std::optional<core::InputError> loadPresets(core::Presets &out, const QString &extraFile)

@@ -23,6 +23,12 @@ std::optional<core::InputError> mergePresetsFile(core::Presets &presets, const Q
 // The user's own presets: presets.json in the standard config location.
 QString userPresetsPath();
 
+// Adds `model` to the presets file at `path` (the user's file by default), replacing an entry
+// with its id and keeping every other entry; creates the file when there is none. A file that
+// does not read is left as it was and refused. Written atomically (io::saveFile).
+std::optional<core::InputError> addModelToPresetsFile(const core::ModelSpec &model,
+                                                      const QString &path);
+
 // Built-in presets, then the user's file if it exists, then `extraFile` if
 // given (`--presets FILE`); later entries replace earlier ones with the same id.
 std::optional<core::InputError> loadPresets(core::Presets &out, const QString &extraFile = {});

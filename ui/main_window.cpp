@@ -8,6 +8,7 @@
 #include "ui/charts/chart_pages.h"
 #include "ui/charts/chart_style.h"
 #include "ui/charts/timeline_panel.h"
+#include "ui/config_actions.h"
 #include "ui/controls_panel.h"
 #include "ui/export/export_actions.h"
 #include "ui/file_actions.h"
@@ -27,6 +28,8 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFrame>
@@ -35,6 +38,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -45,6 +49,7 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QUndoStack>
+#include <QUrl>
 #include <QVBoxLayout>
 #include <cmath>
 
@@ -52,14 +57,17 @@ namespace ui {
 
 MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     : QMainWindow(parent), m_document(document), m_files(new FileActions(document, this)),
-      m_controls(new ControlsPanel(document)), m_note(new WrappedLabel), m_verdict(new QLabel),
-      m_charts(new QTabWidget), m_example(new QFrame), m_exampleText(new QLabel),
-      m_formulas(new FormulaPanel), m_planner(new PlannerPanel(document))
+      m_config(new ConfigActions(document, this)), m_controls(new ControlsPanel(document)),
+      m_note(new WrappedLabel), m_verdict(new QLabel), m_charts(new QTabWidget),
+      m_example(new QFrame), m_exampleText(new QLabel), m_formulas(new FormulaPanel),
+      m_planner(new PlannerPanel(document))
 {
     // 1280 × 800 where the screen has room, never more than the screen (less its panels and
     // the window's frame).
     const QRect screen = this->screen()->availableGeometry();
     resize(std::min(1280, screen.width() * 95 / 100), std::min(800, screen.height() * 9 / 10));
+    // A scenario file or a framework's file dropped on the window (openDropped).
+    setAcceptDrops(true);
 
     auto *scroll = m_controlsScroll = new QScrollArea;
     scroll->setWidget(m_controls);
@@ -376,10 +384,50 @@ void MainWindow::closeEvent(QCloseEvent *event)
     event->accept();
 }
 
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.size() == 1 && urls.constFirst().isLocalFile())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.size() != 1 || !urls.constFirst().isLocalFile())
+        return;
+    event->acceptProposedAction();
+    const QString path = urls.constFirst().toLocalFile();
+    // After the drop returns: the message boxes below must not run inside the drag.
+    QTimer::singleShot(0, this, [this, path] { openDropped(path); });
+}
+
+std::optional<QString> MainWindow::openDropped(const QString &path)
+{
+    if (path.endsWith(QLatin1String(".parascope.json"))) {
+        if (!m_files->maybeSave())
+            return tr("cancelled");
+        if (!m_files->open(path))
+            return tr("not opened");
+        return std::nullopt;
+    }
+    if (auto reason = m_config->importFile(path)) {
+        QMessageBox::warning(this, tr("Cannot import"),
+                             tr("%1 was not imported; the scenario is unchanged.\n\n%2")
+                                 .arg(QDir::toNativeSeparators(path), *reason));
+        return reason;
+    }
+    statusBar()->showMessage(
+        tr("Imported %1 (Edit → Undo takes it back)").arg(QFileInfo(path).fileName()), 10000);
+    return std::nullopt;
+}
+
 void MainWindow::createMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
     m_files->addTo(file);
+    file->addSeparator();
+    m_config->addImportTo(file);
     file->addSeparator();
     QAction *compare = file->addAction(tr("Co&mpare with…"));
     compare->setToolTip(tr("Draw a second scenario beside this one in the stage-memory, bubble "
@@ -411,6 +459,8 @@ void MainWindow::createMenus()
     redo->setShortcut(QKeySequence::Redo);
     edit->addAction(undo);
     edit->addAction(redo);
+    edit->addSeparator();
+    m_config->addCopyTo(edit);
 
     QMenu *examples = menuBar()->addMenu(tr("E&xamples"));
     for (const io::Example &e : io::builtinExamples()) {

@@ -15,6 +15,8 @@ class QFrame;
 class QScrollArea;
 class QLabel;
 class QResizeEvent;
+class QDragEnterEvent;
+class QDropEvent;
 class QTabWidget;
 
 class QTimer;
@@ -24,6 +26,7 @@ namespace ui {
 class ControlsPanel;
 class DockToggle;
 class FormulaPanel;
+class ConfigActions;
 class FileActions;
 class PlannerPanel;
 class ScenarioDocument;
@@ -63,6 +66,11 @@ public:
     QLabel *note() const { return m_note; }
     QLabel *verdict() const { return m_verdict; }
     FileActions *fileActions() const { return m_files; }
+    // File → Import… and Edit → Copy as … (docs/import.md).
+    ConfigActions *configActions() const { return m_config; }
+    // A file dropped on the window: a scenario opens, any other file is imported. Returns
+    // the reason it was refused (also shown in a message box).
+    std::optional<QString> openDropped(const QString &path);
     // View → Sizes in GiB.
     QAction *gibAction() const { return m_gibAction; }
     // View → Presentation mode (F11): full screen, larger text and lines.
@@ -108,6 +116,8 @@ public:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
     void changeEvent(QEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
 
@@ -141,6 +151,7 @@ private:
 
     ScenarioDocument *m_document;
     FileActions *m_files;
+    ConfigActions *m_config;
     ControlsPanel *m_controls;
     QLabel *m_note;
     QLabel *m_verdict;

@@ -9,6 +9,7 @@
 #include "ui/charts/chart_style.h"
 #include "ui/charts/plan_chart.h"
 #include "ui/charts/serving_plan_chart.h"
+#include "ui/config_actions.h"
 #include "ui/planner/plan_runner.h"
 #include "ui/planner/plan_table_model.h"
 #include "ui/planner/plan_text.h"
@@ -26,6 +27,7 @@
 #include <QHeaderView>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QMenu>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
@@ -391,6 +393,26 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     });
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &PlannerPanel::onSelectionChanged);
+    // A row's menu: load it, or take it to the framework's launch (docs/import.md).
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_table, &QWidget::customContextMenuRequested, this, [this](const QPoint &at) {
+        if (!m_table->indexAt(at).isValid())
+            return;
+        QMenu menu(this);
+        menu.addAction(tr("&Load into the scenario"), this, &PlannerPanel::loadSelected);
+        if (!m_serving) {
+            menu.addSeparator();
+            for (const auto &[framework, text] :
+                 {std::pair{core::Framework::megatron, tr("Copy as &Megatron-LM arguments")},
+                  std::pair{core::Framework::torchtitan, tr("Copy as &torchtitan TOML")},
+                  std::pair{core::Framework::deepspeed, tr("Copy as &DeepSpeed config")}})
+                menu.addAction(text, this, [this, framework = framework] {
+                    if (auto reason = copySelectedAs(framework))
+                        QMessageBox::warning(this, tr("Cannot copy"), *reason);
+                });
+        }
+        menu.exec(m_table->viewport()->mapToGlobal(at));
+    });
     const auto selectSourceRow = [this](const QAbstractItemModel *model, int index) {
         if (m_sorted->sourceModel() != model)
             return;
@@ -571,6 +593,15 @@ bool PlannerPanel::loadSelected()
         return false;
     load(*candidate);
     return true;
+}
+
+std::optional<QString> PlannerPanel::copySelectedAs(core::Framework framework)
+{
+    const auto candidate = selectedCandidate();
+    if (!candidate)
+        return tr("select a training layout first");
+    return ConfigActions::copyAs(candidate->apply(m_document->scenario()), m_document->presets(),
+                                 framework);
 }
 
 void PlannerPanel::load(const core::PlanCandidate &candidate)

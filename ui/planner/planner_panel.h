@@ -103,6 +103,10 @@ public:
     // Loads the selected row's layout into the explorer: one undo step. False when no row is
     // selected.
     bool loadSelected();
+    // The selected training layout, applied to the scenario, as the framework's launch
+    // arguments or config on the clipboard (the row's context menu); the reason when there
+    // is no such row or it cannot be written.
+    std::optional<QString> copySelectedAs(core::Framework framework);
     void load(const core::PlanCandidate &candidate);
     void load(const core::ServingCandidate &candidate);
     // An example's deployment search: its targets (off where it sets none), N from the
