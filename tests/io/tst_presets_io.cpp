@@ -1,6 +1,7 @@
 // Presets as data (docs/DESIGN.md §3.2): the built-in files and user files that add
 // or override entries.
 #include "core/evaluate.h"
+#include "core/fields.h"
 #include "core/validate.h"
 #include "io/input_file.h"
 #include "io/presets_io.h"
@@ -37,6 +38,9 @@ private Q_SLOTS:
             QTest::addRow("docs/DESIGN.md §4: model %s", id) << QString::fromLatin1(id) << true;
         for (const char *id : {"a100-80gb", "h100-sxm", "h200", "b200", "mi300x", "sn40l", "sn30"})
             QTest::addRow("docs/DESIGN.md §4: device %s", id) << QString::fromLatin1(id) << false;
+        for (const char *id : {"h800-sxm", "h100-pcie", "h100-nvl", "gb200-nvl72", "mi325x",
+                               "mi355x", "gaudi3", "tpu-v5p", "tpu-v6e", "trainium2"})
+            QTest::addRow("docs/devices.md: device %s", id) << QString::fromLatin1(id) << false;
     }
     void builtinIds()
     {
@@ -84,6 +88,133 @@ private Q_SLOTS:
         QCOMPARE(d->memoryGib, memoryGib);
         QCOMPARE(d->tdpW, tdp);
         QCOMPARE(QString::fromStdString(d->process), process);
+    }
+
+    // docs/devices.md: the accelerators added with their datasheets. Every figure is typed from
+    // the vendor's document: dense TFLOPS (half the sparse figure where only that is printed),
+    // link bandwidth per direction (half the bidirectional figure), "80 GB" read as 80 GiB
+    // (docs/DESIGN.md §3). 0 means the document publishes no such figure.
+    void datasheetDevices_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<double>("memoryGib");
+        QTest::addColumn<double>("bf16");
+        QTest::addColumn<double>("fp8");
+        QTest::addColumn<double>("hbmGbPerS");
+        QTest::addColumn<double>("intraGbPerS");
+        QTest::addColumn<double>("interGbPerS");
+        QTest::addColumn<int>("devicesPerNode");
+        // NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe: 80 GB, 2 TB/s, BF16 1,513 and FP8
+        // 3,026 with sparsity (dense BF16 rounded down, as the H100 SXM's 1,979 gives 989),
+        // NVLink bridge 600 GB/s joining two cards; no reference network.
+        QTest::addRow("H100 PCIe datasheet")
+            << "h100-pcie" << 80.0 << 756.0 << 3026.0 / 2 << 2000.0 << 600.0 / 2 << 0.0 << 2;
+        // Same datasheet, H100 NVL: 94 GB, 3.9 TB/s, BF16 1,671 and FP8 3,341 with sparsity
+        // (dense rounded down, as the H100 SXM's 1,979 gives 989), NVLink bridge 600 GB/s.
+        QTest::addRow("H100 NVL datasheet")
+            << "h100-nvl" << 94.0 << 835.0 << 1670.0 << 3900.0 << 600.0 / 2 << 0.0 << 2;
+        // NVIDIA GB200 NVL72 specifications, per rack of 72 GPUs: 13.4 TB (372 GB per 2-GPU
+        // superchip), 576 TB/s, 360 PFLOPS BF16 and 720 FP8 with sparsity, NVLink 1.8 TB/s
+        // bidirectional per GPU; DGX GB200 User Guide: one 400 Gb/s InfiniBand port per GPU.
+        QTest::addRow("GB200 NVL72 specifications")
+            << "gb200-nvl72" << 372.0 / 2 << 360e3 / 72 / 2 << 720e3 / 72 / 2 << 576e3 / 72
+            << 1800.0 / 2 << 400.0 / 8 << 72;
+        // AMD Instinct MI325X specifications: 256 GB, 6 TB/s, dense BF16 1,307.4, FP8 2,614.9,
+        // 7 Infinity Fabric links of 128 GB/s; 400 Gb/s NIC per GPU, as the MI300X preset.
+        QTest::addRow("MI325X specifications")
+            << "mi325x" << 256.0 << 1307.4 << 2614.9 << 6000.0 << 7 * 128.0 / 2 << 400.0 / 8 << 8;
+        // AMD Instinct MI355X specifications: 288 GB, 8 TB/s, dense BF16 2.5 PFLOPS, FP8 5,
+        // 7 Infinity Fabric links of 153.6 GB/s.
+        QTest::addRow("MI355X specifications")
+            << "mi355x" << 288.0 << 2500.0 << 5000.0 << 8000.0 << 7 * 153.6 / 2 << 400.0 / 8 << 8;
+        // Intel Gaudi 3 AI Accelerator white paper: 128 GB, 3.7 TB/s, 1,835 BF16 and FP8;
+        // Intel Gaudi Network Configuration: 21 scale-up and 3 scale-out 200 Gb/s ports each.
+        QTest::addRow("Gaudi 3 white paper") << "gaudi3" << 128.0 << 1835.0 << 1835.0 << 3700.0
+                                             << 21 * 200.0 / 8 << 3 * 200.0 / 8 << 8;
+        // Google Cloud TPU v5p: 95 GB, 2,765 GB/s, 459 BF16, ICI 4,800 Gbps (one direction, as
+        // the v5e page's 1,600 Gbps = 400 GBps bidirectional shows), largest slice 16x16x24;
+        // the data-centre network per chip is not published.
+        QTest::addRow("TPU v5p documentation")
+            << "tpu-v5p" << 95.0 << 459.0 << 0.0 << 2765.0 << 4800.0 / 8 << 0.0 << 16 * 16 * 24;
+        // Google Cloud TPU v6e: 32 GB, 1,638 GBps, 918 BF16, ICI 800 GBps bidirectional, 256
+        // chips per pod.
+        QTest::addRow("TPU v6e documentation")
+            << "tpu-v6e" << 32.0 << 918.0 << 0.0 << 1638.0 << 800.0 / 2 << 0.0 << 256;
+        // AWS Neuron, Trainium2 Architecture: 96 GiB, 2.9 TB/s, 667 BF16, 1,299 FP8; Amazon EC2
+        // Trn2 Architecture: 16 chips, NeuronLink 1,024 GB/s per chip (taken as both directions),
+        // EFAv3 3,200 Gbps per instance.
+        QTest::addRow("Trainium2 architecture") << "trainium2" << 96.0 << 667.0 << 1299.0 << 2900.0
+                                                << 1024.0 / 2 << 3200.0 / 16 / 8 << 16;
+    }
+    void datasheetDevices()
+    {
+        QFETCH(QString, id);
+        QFETCH(double, memoryGib);
+        QFETCH(double, bf16);
+        QFETCH(double, fp8);
+        QFETCH(double, hbmGbPerS);
+        QFETCH(double, intraGbPerS);
+        QFETCH(double, interGbPerS);
+        QFETCH(int, devicesPerNode);
+        const Presets presets = io::builtinPresets();
+        const DeviceSpec *d = presets.device(id.toStdString());
+        QVERIFY(d);
+        QCOMPARE(d->memoryGib, memoryGib);
+        QCOMPARE(d->tflops.at(Precision::bf16), bf16);
+        if (fp8 > 0)
+            QCOMPARE(d->tflops.at(Precision::fp8), fp8);
+        else
+            QVERIFY(!d->tflops.contains(Precision::fp8));
+        QCOMPARE(d->hbmGbPerS, hbmGbPerS);
+        QCOMPARE(d->intraNodeGbPerS, intraGbPerS);
+        QCOMPARE(d->interNodeGbPerS, interGbPerS);
+        QCOMPARE(d->devicesPerNode, devicesPerNode);
+        // An unpublished figure is said so where the preset names its sources.
+        if (interGbPerS == 0)
+            QVERIFY2(d->source.find("not published") != std::string::npos, d->source.c_str());
+    }
+
+    // docs/DESIGN.md §3.2: a link of 0 is "not published": traffic over it has no time and the
+    // report warns. The H100 PCIe's NVLink bridge joins two cards, so T = 4 leaves it; a TPU
+    // v6e pod holds 256 chips and a v5p slice at most 6,144, so a pipeline or data-parallel
+    // group beyond them crosses the data-centre network.
+    void unpublishedLinksWarn_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<QString>("warning");
+        QTest::addRow("H100 PCIe: T = 4 beyond the bridged pair")
+            << "device=h100-pcie,tp=4,pp=1,dp=1"
+            << "tp-link-unknown";
+        QTest::addRow("H100 PCIe: T = 2 inside the pair has a time")
+            << "device=h100-pcie,tp=2,pp=1,dp=1"
+            << "";
+        QTest::addRow("GB200 NVL72: T = 64 inside the rack has a time")
+            << "device=gb200-nvl72,model=llama-3.1-405b,tp=64,pp=1,dp=1"
+            << "";
+        QTest::addRow("TPU v6e: K = 2 over 512 chips, 2 pods of 256")
+            << "device=tpu-v6e,tp=8,pp=2,dp=32"
+            << "pp-link-unknown";
+        QTest::addRow("TPU v5p: D = 1,024 of T = 8, beyond a 6,144-chip slice")
+            << "device=tpu-v5p,tp=8,pp=1,dp=1024"
+            << "dp-link-unknown";
+    }
+    void unpublishedLinksWarn()
+    {
+        QFETCH(QString, set);
+        QFETCH(QString, warning);
+        Scenario s;
+        for (const QString &pair : set.split(u',')) {
+            const auto e = setField(s, pair.section(u'=', 0, 0).toStdString(),
+                                    pair.section(u'=', 1).toStdString());
+            QVERIFY2(!e, e ? e->toString().c_str() : "");
+        }
+        const Report r = evaluate(s, io::builtinPresets());
+        if (warning.isEmpty()) {
+            for (const char *code : {"tp-link-unknown", "pp-link-unknown", "dp-link-unknown"})
+                QVERIFY2(!r.hasWarning(code), code);
+        } else {
+            QVERIFY2(r.hasWarning(warning.toStdString()), set.toUtf8().constData());
+        }
     }
 
     // docs/DESIGN.md §3.2: NVLink is quoted bidirectional; the model uses per direction.
