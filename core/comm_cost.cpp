@@ -7,7 +7,8 @@
 namespace core {
 
 std::optional<InputError> chooseLink(const DeviceSpec &device, int tp,
-                                     std::optional<double> interNodeGbPerS, Link &out)
+                                     std::optional<double> interNodeGbPerS, Link &out,
+                                     std::string_view traffic)
 {
     const bool intra = tp <= device.devicesPerNode;
     out.kind = intra ? LinkKind::intraNode : LinkKind::interNode;
@@ -17,8 +18,8 @@ std::optional<InputError> chooseLink(const DeviceSpec &device, int tp,
     if (tp > 1 && !(out.gbPerS > 0)) {
         const std::string key = intra ? "device.intra_node_gb_per_s" : "device.inter_node_gb_per_s";
         std::string message = device.id + " publishes no " + std::string(toString(out.kind)) +
-                              " bandwidth (0 = not published), so tensor-parallel traffic has "
-                              "no time";
+                              " bandwidth (0 = not published), so " + std::string(traffic) +
+                              " traffic has no time";
         if (!intra)
             message += "; set inter_node_gb_per_s";
         return InputError{key, message};

@@ -56,9 +56,11 @@ struct Link
 // node of the device (docs/DESIGN.md §3.4), inter-node otherwise. `interNodeGbPerS`
 // overrides the device's network (scenario key inter_node_gb_per_s). A
 // bandwidth of 0 means "not published"; that is an error only when the group
-// actually communicates (tp > 1), keyed by the device field that is missing.
+// actually communicates (tp > 1), keyed by the device field that is missing; `traffic`
+// names what the group sends in that message ("pipeline").
 std::optional<InputError> chooseLink(const DeviceSpec &device, int tp,
-                                     std::optional<double> interNodeGbPerS, Link &out);
+                                     std::optional<double> interNodeGbPerS, Link &out,
+                                     std::string_view traffic = "tensor-parallel");
 
 // Bytes one device sends (= receives) in a ring collective over `tp` devices,
 // for a collective whose full tensor is `payloadBytes`.

@@ -173,7 +173,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     t.last = lastStageTimes(model, c, *t.rates);
     if (s.pp > 1) {
         Link link;
-        t.ppLinkError = chooseLink(device, pipelineSpan(s), s.interNodeGbPerS, link);
+        t.ppLinkError = chooseLink(device, pipelineSpan(s), s.interNodeGbPerS, link, "pipeline");
         t.ppLink = link;
         // One micro-batch's hidden state, 1/T of it per device: with sequence parallelism
         // it is already split; without, Megatron-LM sends 1/T and all-gathers it over the
@@ -485,7 +485,8 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     }
     if (training && s.dp > 1) {
         Link link;
-        const auto linkError = chooseLink(device, dpGroupSpan(s.tp, s.dp), s.interNodeGbPerS, link);
+        const auto linkError =
+            chooseLink(device, dpGroupSpan(s.tp, s.dp), s.interNodeGbPerS, link, "data-parallel");
         out.dpLink = std::string(toString(link.kind));
         if (linkError) {
             r.warnings.push_back({"dp-link-unknown", linkError->message});
