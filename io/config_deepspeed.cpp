@@ -410,8 +410,10 @@ std::optional<core::InputError> importDeepSpeed(const QByteArray &content,
         r.read("zero_optimization.reduce_bucket_size", "zero_buffers");
     } else if (bucket.present) {
         r.ignore("zero_optimization.reduce_bucket_size",
-                 "a bucket other than DeepSpeed's default 5e8 is not modelled: the ZeRO buffers "
-                 "count 5e8 values");
+                 bucket.automatic ? "\"auto\" (the Hugging Face Trainer sets hidden_size²) is "
+                                    "not modelled: the ZeRO buffers count 5e8 values"
+                                  : "a bucket other than DeepSpeed's default 5e8 is not "
+                                    "modelled: the ZeRO buffers count 5e8 values");
         out.assumptions.push_back(
             "zero_optimization.reduce_bucket_size " +
             DsReader::valueText(r.at("zero_optimization.reduce_bucket_size")) +
