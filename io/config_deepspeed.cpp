@@ -1,18 +1,567 @@
 // A DeepSpeed config JSON, read into a scenario and written from one (docs/import.md).
+#include "core/echo.h"
+#include "core/fields.h"
+#include "core/framework.h"
 #include "io/framework_config.h"
+#include "io/json_fields.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <tuple>
 
 namespace io {
 
-std::optional<core::InputError> importDeepSpeed(const QByteArray &, const core::Scenario &,
-                                                const core::Presets &, const ImportOptions &,
-                                                ImportedConfig &)
+namespace deepspeed_detail {
+
+// DeepSpeed's default gradient bucket (deepspeed/runtime/zero/config.py,
+// ZERO_OPTIMIZATION_REDUCE_BUCKET_SIZE_DEFAULT), the one Parascope's ZeRO buffers count.
+constexpr double kDefaultReduceBucket = 5e8;
+
+// The top-level key Parascope writes its notes under; DeepSpeed reads its config through
+// get_* look-ups and leaves other top-level keys alone (deepspeed/runtime/config.py).
+constexpr const char *kCommentKey = "comment";
+
+constexpr const char *kLogging = "logging only: no effect on memory or step time";
+constexpr const char *kOffload =
+    "offload is not modelled: Parascope keeps every state in device memory";
+
+// A value of the file: a number, "auto" (the Hugging Face Trainer fills it in), or absent.
+struct DsValue
 {
-    return core::InputError{{}, "reading a DeepSpeed config is being written"};
+    bool present = false;
+    bool automatic = false;
+    double number = 0;
+    bool known() const { return present && !automatic; }
+};
+
+// Reads typed keys of a DeepSpeed config by their dotted names, remembering which were
+// read or ignored and the first problem.
+class DsReader
+{
+public:
+    DsReader(const QJsonObject &root, ImportedConfig &out) : m_root(root), m_out(out) {}
+
+    // The value at a dotted path ("zero_optimization.stage"); Undefined when absent.
+    QJsonValue at(const std::string &path) const
+    {
+        QJsonValue v = m_root;
+        std::size_t start = 0;
+        while (start <= path.size()) {
+            const std::size_t dot = path.find('.', start);
+            const std::string part =
+                path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+            if (!v.isObject())
+                return QJsonValue(QJsonValue::Undefined);
+            v = v.toObject().value(QString::fromStdString(part));
+            if (dot == std::string::npos)
+                break;
+            start = dot + 1;
+        }
+        return v;
+    }
+
+    // A whole number of at least `least`, or "auto".
+    DsValue integer(const std::string &path, int least)
+    {
+        DsValue out;
+        const QJsonValue v = at(path);
+        if (v.isUndefined() || v.isNull())
+            return out;
+        out.present = true;
+        m_handled.insert(path);
+        if (v.isString() && v.toString() == QLatin1String("auto")) {
+            out.automatic = true;
+            return out;
+        }
+        const double d = v.toDouble(std::numeric_limits<double>::quiet_NaN());
+        if (!v.isDouble() || d != std::floor(d) || d > std::numeric_limits<int>::max()) {
+            fail(path, "expected a whole number, got " + describe(v));
+            return {};
+        }
+        if (d < least) {
+            fail(path, "must be at least " + std::to_string(least) + ", got " + describe(v));
+            return {};
+        }
+        out.number = d;
+        return out;
+    }
+
+    // A number (a bucket size), or "auto".
+    DsValue number(const std::string &path)
+    {
+        DsValue out;
+        const QJsonValue v = at(path);
+        if (v.isUndefined() || v.isNull())
+            return out;
+        out.present = true;
+        m_handled.insert(path);
+        if (v.isString() && v.toString() == QLatin1String("auto")) {
+            out.automatic = true;
+            return out;
+        }
+        if (!v.isDouble()) {
+            fail(path, "expected a number, got " + describe(v));
+            return {};
+        }
+        out.number = v.toDouble();
+        return out;
+    }
+
+    // true or false, or "auto" (number 1 or 0).
+    DsValue boolean(const std::string &path)
+    {
+        DsValue out;
+        const QJsonValue v = at(path);
+        if (v.isUndefined() || v.isNull())
+            return out;
+        out.present = true;
+        m_handled.insert(path);
+        if (v.isString() && v.toString() == QLatin1String("auto")) {
+            out.automatic = true;
+            return out;
+        }
+        if (!v.isBool()) {
+            fail(path, "expected true or false, got " + describe(v));
+            return {};
+        }
+        out.number = v.toBool() ? 1 : 0;
+        return out;
+    }
+
+    std::optional<std::string> text(const std::string &path)
+    {
+        const QJsonValue v = at(path);
+        if (v.isUndefined() || v.isNull())
+            return std::nullopt;
+        m_handled.insert(path);
+        if (!v.isString()) {
+            fail(path, "expected text, got " + describe(v));
+            return std::nullopt;
+        }
+        return v.toString().toStdString();
+    }
+
+    // A section that must be an object when present.
+    bool section(const std::string &path)
+    {
+        const QJsonValue v = at(path);
+        if (v.isUndefined() || v.isNull())
+            return false;
+        if (!v.isObject()) {
+            fail(path, "expected an object, got " + describe(v));
+            return false;
+        }
+        return true;
+    }
+
+    void read(const std::string &path, std::string key)
+    {
+        m_handled.insert(path);
+        m_listed.insert(path);
+        m_out.read.push_back({path, valueText(at(path)), std::move(key)});
+    }
+    void ignore(const std::string &path, std::string why)
+    {
+        if (at(path).isUndefined() || !m_listed.insert(path).second)
+            return;
+        m_handled.insert(path);
+        m_out.ignored.push_back({path, std::move(why)});
+    }
+    // Every key under `path` (or the top level) not yet read or ignored, with `why`.
+    void ignoreRest(const std::string &path, const std::string &why)
+    {
+        const QJsonObject object = path.empty() ? m_root : at(path).toObject();
+        for (auto it = object.begin(); it != object.end(); ++it) {
+            const std::string full = (path.empty() ? "" : path + ".") + it.key().toStdString();
+            if (m_handled.contains(full) || m_sections.contains(full))
+                continue;
+            ignore(full, why);
+        }
+    }
+    // A section whose keys are read or ignored one by one.
+    void open(const std::string &path) { m_sections.insert(path); }
+
+    void fail(const std::string &path, std::string message)
+    {
+        if (!m_error)
+            m_error = core::InputError{path, std::move(message)};
+    }
+    const std::optional<core::InputError> &error() const { return m_error; }
+
+    static std::string valueText(const QJsonValue &v)
+    {
+        if (v.isString())
+            return v.toString().toStdString();
+        if (v.isDouble())
+            return core::plainNumber(v.toDouble());
+        if (v.isBool())
+            return v.toBool() ? "true" : "false";
+        if (v.isObject())
+            return QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact).toStdString();
+        if (v.isArray())
+            return QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact).toStdString();
+        return "null";
+    }
+
+private:
+    const QJsonObject &m_root;
+    ImportedConfig &m_out;
+    std::set<std::string> m_handled; // typed, read or ignored
+    std::set<std::string> m_listed;  // in the list of what was read or ignored
+    std::set<std::string> m_sections;
+    std::optional<core::InputError> m_error;
+};
+
+std::string whole(double value)
+{
+    return core::plainNumber(value);
 }
 
-std::string emitDeepSpeed(const core::Scenario &, const core::ModelSpec &)
+// A JSON string literal.
+std::string quotedJson(const std::string &text)
 {
-    return {};
+    const QByteArray array =
+        QJsonDocument(QJsonArray{QString::fromStdString(text)}).toJson(QJsonDocument::Compact);
+    return array.mid(1, array.size() - 2).toStdString();
+}
+
+} // namespace deepspeed_detail
+
+std::optional<core::InputError> importDeepSpeed(const QByteArray &content,
+                                                const core::Scenario &base, const core::Presets &,
+                                                const ImportOptions &options, ImportedConfig &out)
+{
+    using namespace deepspeed_detail;
+    QJsonObject root;
+    if (auto error = parseJsonObject(content, root, "DeepSpeed config"))
+        return error;
+    DsReader r(root, out);
+    core::Scenario s = base;
+    core::applyFramework(s, core::Framework::deepspeed);
+
+    // The batch (deepspeed/runtime/config.py, _set_batch_related_parameters and
+    // _batch_assertion: train_batch_size = micro × accumulation × data-parallel size).
+    const DsValue global = r.integer("train_batch_size", 1);
+    const DsValue micro = r.integer("train_micro_batch_size_per_gpu", 1);
+    const DsValue accumulation = r.integer("gradient_accumulation_steps", 1);
+
+    // ZeRO (deepspeed/runtime/zero/config.py).
+    DsValue stage;
+    DsValue bucket;
+    DsValue overlap;
+    if (r.section("zero_optimization")) {
+        r.open("zero_optimization");
+        stage = r.integer("zero_optimization.stage", 0);
+        bucket = r.number("zero_optimization.reduce_bucket_size");
+        overlap = r.boolean("zero_optimization.overlap_comm");
+    }
+    // Precision (bf16 and fp16 sections, each with "enabled").
+    DsValue bf16;
+    DsValue fp16;
+    if (r.section("bf16")) {
+        r.open("bf16");
+        bf16 = r.boolean("bf16.enabled");
+    }
+    if (r.section("fp16")) {
+        r.open("fp16");
+        fp16 = r.boolean("fp16.enabled");
+    }
+    const bool checkpointing = r.section("activation_checkpointing");
+    if (checkpointing)
+        r.open("activation_checkpointing");
+    std::optional<std::string> optimizer;
+    if (r.section("optimizer")) {
+        r.open("optimizer");
+        optimizer = r.text("optimizer.type");
+    }
+    if (r.error())
+        return r.error();
+
+    // The data-parallel degree D.
+    const int ranksPerReplica = s.tp * s.cp * s.pp;
+    int dp = s.dp;
+    bool dpFromFile = false;
+    if (options.devices) {
+        if (*options.devices % ranksPerReplica != 0)
+            return core::InputError{"devices", std::to_string(*options.devices) +
+                                                   " devices are not a multiple of T × C × K = " +
+                                                   std::to_string(ranksPerReplica)};
+        dp = *options.devices / ranksPerReplica;
+        out.assumptions.push_back("D = " + std::to_string(dp) + ": " +
+                                  std::to_string(*options.devices) +
+                                  " devices over T × C × K = " + std::to_string(ranksPerReplica));
+    } else if (global.known() && micro.known() && accumulation.known()) {
+        const double perReplica = micro.number * accumulation.number;
+        if (std::fmod(global.number, perReplica) != 0)
+            return core::InputError{"train_batch_size",
+                                    whole(global.number) +
+                                        " is not a multiple of train_micro_batch_size_per_gpu × "
+                                        "gradient_accumulation_steps = " +
+                                        whole(micro.number) + " × " + whole(accumulation.number) +
+                                        " = " + whole(perReplica)};
+        dp = static_cast<int>(global.number / perReplica);
+        dpFromFile = true;
+    } else {
+        out.assumptions.push_back("D = " + std::to_string(dp) +
+                                  " from the base scenario: the file does not give the batch "
+                                  "in full; give --devices");
+    }
+
+    // The keys DeepSpeed derives when the file leaves them out, for this D.
+    int b = micro.known() ? static_cast<int>(micro.number) : s.microbatchSize;
+    int m = accumulation.known() ? static_cast<int>(accumulation.number) : s.microbatches;
+    const auto perDevice = [&](double total, double divisor, const char *what) {
+        if (std::fmod(total, divisor) != 0 || total < divisor)
+            return std::optional<int>();
+        out.assumptions.push_back(std::string(what) +
+                                  " is not in the file: DeepSpeed derives it from "
+                                  "train_batch_size " +
+                                  whole(total) + " over " + whole(divisor));
+        return std::optional<int>(static_cast<int>(total / divisor));
+    };
+    if (global.known() && !dpFromFile) {
+        const std::string product = " × D " + std::to_string(dp);
+        if (micro.known() && accumulation.known()) {
+            if (global.number != micro.number * accumulation.number * dp)
+                return core::InputError{"train_batch_size",
+                                        whole(global.number) +
+                                            " is not train_micro_batch_size_per_gpu × "
+                                            "gradient_accumulation_steps × D = " +
+                                            whole(micro.number) + " × " +
+                                            whole(accumulation.number) + product + " = " +
+                                            whole(micro.number * accumulation.number * dp)};
+        } else if (micro.known() && !accumulation.present) {
+            const auto derived =
+                perDevice(global.number, micro.number * dp, "gradient_accumulation_steps");
+            if (!derived)
+                return core::InputError{"train_batch_size",
+                                        whole(global.number) +
+                                            " is not a multiple of "
+                                            "train_micro_batch_size_per_gpu × D = " +
+                                            whole(micro.number) + product};
+            m = *derived;
+        } else if (accumulation.known() && !micro.present) {
+            const auto derived = perDevice(global.number, accumulation.number * dp,
+                                           "train_micro_batch_size_per_gpu");
+            if (!derived)
+                return core::InputError{"train_batch_size",
+                                        whole(global.number) +
+                                            " is not a multiple of gradient_accumulation_steps "
+                                            "× D = " +
+                                            whole(accumulation.number) + product};
+            b = *derived;
+        } else if (!micro.present && !accumulation.present) {
+            const auto derived = perDevice(global.number, dp, "train_micro_batch_size_per_gpu");
+            if (!derived)
+                return core::InputError{"train_batch_size",
+                                        whole(global.number) +
+                                            " is not a multiple of D = " + std::to_string(dp)};
+            b = *derived;
+            m = 1;
+            out.assumptions.push_back("gradient_accumulation_steps is not in the file: 1, as "
+                                      "DeepSpeed sets it");
+        }
+    } else if (!global.present && micro.known() && !accumulation.present) {
+        m = 1;
+        out.assumptions.push_back("gradient_accumulation_steps is not in the file: 1, as "
+                                  "DeepSpeed sets it");
+    }
+    if (global.present)
+        r.read("train_batch_size", global.automatic ? "(auto)" : "dp");
+    if (micro.present)
+        r.read("train_micro_batch_size_per_gpu", micro.automatic ? "(auto)" : "microbatch_size");
+    if (accumulation.present)
+        r.read("gradient_accumulation_steps", accumulation.automatic ? "(auto)" : "microbatches");
+    for (const auto &[value, name, key] :
+         {std::tuple{global, "train_batch_size", "dp"},
+          std::tuple{micro, "train_micro_batch_size_per_gpu", "microbatch_size"},
+          std::tuple{accumulation, "gradient_accumulation_steps", "microbatches"}})
+        if (value.automatic)
+            out.assumptions.push_back(
+                std::string(name) + " is \"auto\" (the Hugging Face Trainer fills it in): " + key +
+                " stays " + core::fieldText(s, key) + " from the base scenario");
+    if (!global.present && !micro.present)
+        out.assumptions.push_back("neither train_batch_size nor train_micro_batch_size_per_gpu "
+                                  "is in the file: microbatch_size and microbatches stay the "
+                                  "base scenario's");
+    s.microbatchSize = b;
+    s.microbatches = m;
+    s.dp = dp;
+
+    // ZeRO stage.
+    if (stage.present) {
+        r.read("zero_optimization.stage", stage.automatic ? "(auto)" : "zero");
+        if (stage.automatic)
+            out.assumptions.push_back("zero_optimization.stage is \"auto\": zero stays " +
+                                      std::to_string(s.zero) + " from the base scenario");
+        else
+            s.zero = static_cast<int>(stage.number);
+    } else {
+        // deepspeed/runtime/zero/config.py: stage defaults to 0 (ZeRO off).
+        s.zero = 0;
+        out.assumptions.push_back("zero_optimization.stage is not in the file: 0, DeepSpeed's "
+                                  "default (ZeRO off)");
+    }
+    if (bucket.known() && bucket.number == kDefaultReduceBucket) {
+        r.read("zero_optimization.reduce_bucket_size", "zero_buffers");
+    } else if (bucket.present) {
+        r.ignore("zero_optimization.reduce_bucket_size",
+                 bucket.automatic ? "\"auto\" (the Hugging Face Trainer sets hidden_size²) is "
+                                    "not modelled: the ZeRO buffers count 5e8 values"
+                                  : "a bucket other than DeepSpeed's default 5e8 is not "
+                                    "modelled: the ZeRO buffers count 5e8 values");
+        out.assumptions.push_back(
+            "zero_optimization.reduce_bucket_size " +
+            DsReader::valueText(r.at("zero_optimization.reduce_bucket_size")) +
+            ": Parascope counts the default bucket of 5e8 values");
+    }
+    if (overlap.present) {
+        // docs/frameworks.md, "What each framework calls it": overlap_comm is dp_overlap=auto.
+        r.read("zero_optimization.overlap_comm", overlap.automatic ? "(auto)" : "dp_overlap");
+        if (overlap.known())
+            s.dpOverlap = overlap.number > 0 ? std::nullopt : std::optional<double>(0.0);
+        if (overlap.known() && overlap.number > 0 && s.zero > 0 && s.zero < 3)
+            out.assumptions.push_back("overlap_comm: DeepSpeed's ZeRO-1 and 2 keep a second "
+                                      "gradient bucket, which Parascope does not count");
+    }
+    for (const char *key :
+         {"offload_optimizer", "offload_param", "cpu_offload", "cpu_offload_params"}) {
+        const std::string path = std::string("zero_optimization.") + key;
+        if (r.at(path).isUndefined())
+            continue;
+        r.ignore(path, kOffload);
+        const QJsonValue device = r.at(path + ".device");
+        if (!(device.isString() && device.toString() == QLatin1String("none")))
+            out.assumptions.push_back(path + ": offload is not modelled, so the memory shown "
+                                             "over-states device memory");
+    }
+    r.ignoreRest("zero_optimization", "ZeRO's communication tuning: not modelled");
+
+    // Precision: bf16 or fp16 enabled; neither is FP32 training.
+    if (bf16.present)
+        r.read("bf16.enabled", bf16.automatic ? "(auto)" : "precision");
+    if (fp16.present)
+        r.read("fp16.enabled", fp16.automatic ? "(auto)" : "precision");
+    if (bf16.known() && fp16.known() && bf16.number > 0 && fp16.number > 0)
+        return core::InputError{"bf16.enabled", "bf16 and fp16 cannot both be enabled "
+                                                "(DeepSpeed's config.py refuses it)"};
+    if (bf16.automatic || fp16.automatic) {
+        out.assumptions.push_back("bf16.enabled or fp16.enabled is \"auto\": precision stays " +
+                                  core::fieldText(s, "precision") + " from the base scenario");
+    } else if (bf16.known() && bf16.number > 0) {
+        s.precision = core::Precision::bf16;
+    } else if (fp16.known() && fp16.number > 0) {
+        s.precision = core::Precision::fp16;
+    } else {
+        s.precision = core::Precision::fp32;
+        if (!bf16.present && !fp16.present)
+            out.assumptions.push_back("neither bf16 nor fp16 is enabled: precision fp32, "
+                                      "DeepSpeed's default");
+    }
+    r.ignoreRest("bf16", "loss scaling and master-weight options: not modelled");
+    r.ignoreRest("fp16", "loss scaling: no effect on memory or step time");
+
+    // Activation checkpointing: the section configures deepspeed.checkpointing, which the
+    // model's code calls (deepspeed/runtime/activation_checkpointing/checkpointing.py).
+    if (checkpointing) {
+        s.recompute = core::Recompute::full;
+        out.read.push_back({"activation_checkpointing", "present", "recompute"});
+        out.assumptions.push_back(
+            "activation_checkpointing configures deepspeed.checkpointing: recompute=full, each "
+            "layer's input kept (the model's code calls checkpoint())");
+        r.ignore("activation_checkpointing.partition_activations",
+                 "splitting the kept inputs over the tensor-parallel ranks is not modelled");
+        r.ignore("activation_checkpointing.cpu_checkpointing", kOffload);
+        r.ignoreRest("activation_checkpointing",
+                     "tuning of deepspeed.checkpointing: no effect Parascope models");
+    } else {
+        out.assumptions.push_back("activation_checkpointing is not in the file: recompute stays " +
+                                  core::fieldText(s, "recompute") + " from the base scenario");
+    }
+
+    // Optimizer: Parascope counts Adam's two moments.
+    if (optimizer) {
+        const std::string lower = QString::fromStdString(*optimizer).toLower().toStdString();
+        out.read.push_back({"optimizer.type", *optimizer, "(Adam's states)"});
+        if (lower != "adam" && lower != "adamw" && lower != "fusedadam" && lower != "cpuadam")
+            out.assumptions.push_back("optimizer.type " + *optimizer +
+                                      ": Parascope counts Adam's two FP32 moments per parameter");
+    }
+    r.ignoreRest("optimizer", "learning rate and betas: no effect on memory or step time");
+
+    r.ignore("gradient_clipping", "one scaling of the gradients: no memory, negligible time");
+    r.ignore("steps_per_print", kLogging);
+    r.ignore("wall_clock_breakdown", kLogging);
+    r.ignore("scheduler", "the learning-rate schedule: no effect on memory or step time");
+    r.ignore(kCommentKey, "Parascope's comment");
+    r.ignoreRest({}, "not modelled by Parascope");
+    if (r.error())
+        return r.error();
+
+    out.scenario = std::move(s);
+    return std::nullopt;
+}
+
+std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
+{
+    using namespace deepspeed_detail;
+    std::vector<std::string> notes;
+    notes.push_back("Written by Parascope for " + model.id + " on " + std::to_string(s.devices()) +
+                    " devices: D = " + std::to_string(s.dp) +
+                    " is the launcher's world size / (T × C × K)");
+    // What DeepSpeed's config has no key for, and where each is set instead.
+    if (s.tp > 1)
+        notes.push_back("T = " + std::to_string(s.tp) +
+                        ": tensor parallelism is the model code's (Megatron-DeepSpeed "
+                        "--tensor-model-parallel-size), not this file's");
+    if (s.pp > 1)
+        notes.push_back("K = " + std::to_string(s.pp) +
+                        ": deepspeed.pipe.PipelineModule(num_stages=" + std::to_string(s.pp) +
+                        "), 1F1B (deepspeed/runtime/pipe/schedule.py, TrainSchedule)");
+    if (s.cp > 1)
+        notes.push_back("C = " + std::to_string(s.cp) +
+                        ": DeepSpeed-Ulysses sequence parallelism over " + std::to_string(s.cp) +
+                        " devices (deepspeed.sequence.layer.DistributedAttention)");
+    if (s.ep > 1)
+        notes.push_back("E = " + std::to_string(s.ep) +
+                        ": deepspeed.moe.layer.MoE(ep_size=" + std::to_string(s.ep) + ")");
+    if (s.tp > 1 && s.sequenceParallel)
+        notes.push_back("sequence_parallel: the model code's (Megatron-DeepSpeed "
+                        "--sequence-parallel)");
+    if (s.recompute == core::Recompute::selective)
+        notes.push_back("recompute=selective has no DeepSpeed setting: the model code's own");
+    if (s.precision != core::Precision::bf16 && s.precision != core::Precision::fp16 &&
+        s.precision != core::Precision::fp32)
+        notes.push_back("precision " + core::fieldText(s, "precision") +
+                        " has no DeepSpeed setting: written as bf16");
+    if (s.schedule != core::Schedule::oneFOneB && s.pp > 1)
+        notes.push_back("schedule " + core::fieldText(s, "schedule") +
+                        ": DeepSpeed's pipeline engine runs 1F1B only");
+
+    const bool fp16 = s.precision == core::Precision::fp16;
+    const bool bf16 = !fp16 && s.precision != core::Precision::fp32;
+    const std::int64_t global =
+        std::int64_t{s.microbatchSize} * s.microbatches * std::int64_t{s.dp};
+    std::string text = "{\n  \"" + std::string(kCommentKey) + "\": [\n";
+    for (std::size_t i = 0; i < notes.size(); ++i)
+        text += "    " + quotedJson(notes[i]) + (i + 1 < notes.size() ? ",\n" : "\n");
+    text += "  ],\n";
+    text += "  \"train_batch_size\": " + std::to_string(global) + ",\n";
+    text += "  \"train_micro_batch_size_per_gpu\": " + std::to_string(s.microbatchSize) + ",\n";
+    text += "  \"gradient_accumulation_steps\": " + std::to_string(s.microbatches) + ",\n";
+    text += "  \"zero_optimization\": {\n    \"stage\": " + std::to_string(s.zero) + "\n  },\n";
+    text +=
+        std::string("  \"bf16\": {\n    \"enabled\": ") + (bf16 ? "true" : "false") + "\n  },\n";
+    text += std::string("  \"fp16\": {\n    \"enabled\": ") + (fp16 ? "true" : "false") + "\n  }";
+    if (s.recompute == core::Recompute::full)
+        text += ",\n  \"activation_checkpointing\": {\n    \"partition_activations\": false,\n"
+                "    \"cpu_checkpointing\": false\n  }";
+    text += "\n}\n";
+    return text;
 }
 
 } // namespace io

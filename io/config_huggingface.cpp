@@ -1,12 +1,524 @@
 // A Hugging Face model config.json as a Parascope model preset (docs/import.md).
+#include "core/echo.h"
 #include "io/framework_config.h"
+#include "io/json_fields.h"
+
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
 
 namespace io {
 
-std::optional<core::InputError> importHuggingFace(const QByteArray &, const core::Presets &,
-                                                  const ImportOptions &, ImportedConfig &)
+namespace huggingface_detail {
+
+// What a model_type implies that its config.json does not spell out. Sources: each model's
+// configuration_*.py (the tie_word_embeddings default) and modeling_*.py (the MLP) in
+// huggingface/transformers.
+struct Family
 {
-    return core::InputError{{}, "reading a Hugging Face config.json is being written"};
+    const char *modelType;
+    bool gated; // gate, up and down projections (SwiGLU, GeGLU)
+    bool tiedByDefault;
+    bool qkNorm; // q_norm and k_norm in every attention (Qwen3Attention)
+};
+
+constexpr Family kFamilies[] = {
+    {"llama", true, false, false},       {"mistral", true, false, false},
+    {"mixtral", true, false, false},     {"qwen2", true, false, false},
+    {"qwen2_moe", true, false, false},   {"qwen3", true, false, true},
+    {"qwen3_moe", true, false, true},    {"gemma", true, true, false},
+    {"gemma2", true, true, false},       {"gemma3_text", true, true, false},
+    {"deepseek_v3", true, false, false}, {"gpt_oss", true, false, false},
+    {"gpt2", false, true, false},        {"opt", false, true, false},
+};
+
+const Family *findFamily(const std::string &modelType)
+{
+    for (const Family &f : kFamilies)
+        if (modelType == f.modelType)
+            return &f;
+    return nullptr;
+}
+
+// Keys Parascope leaves aside, and why. Any other unread key gets a generic reason.
+struct IgnoredWhy
+{
+    const char *key;
+    const char *why;
+};
+
+constexpr const char *kRope = "rotary position settings: no parameters, no effect on memory or "
+                              "step time";
+constexpr const char *kRouting = "routing and load-balancing detail: no parameters, no effect on "
+                                 "memory or step time";
+constexpr const char *kTokens = "a tokenizer setting: no effect on memory or step time";
+constexpr const char *kStorage = "the checkpoint's storage format: Parascope takes the number "
+                                 "format from the scenario's precision key";
+constexpr const char *kWindow = "sliding-window attention is not modelled: every layer is "
+                                "counted as attending to the whole sequence";
+
+constexpr IgnoredWhy kIgnored[] = {
+    {"rope_theta", kRope},
+    {"rope_scaling", kRope},
+    {"rope_parameters", kRope},
+    {"rope_interleave", kRope},
+    {"partial_rotary_factor", kRope},
+    {"rms_norm_eps", "a numerical constant: does not change memory or step time"},
+    {"layer_norm_eps", "a numerical constant: does not change memory or step time"},
+    {"layer_norm_epsilon", "a numerical constant: does not change memory or step time"},
+    {"torch_dtype", kStorage},
+    {"dtype", kStorage},
+    {"quantization_config", kStorage},
+    {"bos_token_id", kTokens},
+    {"eos_token_id", kTokens},
+    {"pad_token_id", kTokens},
+    {"initializer_range", "initialisation only: no effect on memory or step time"},
+    {"use_cache", "an inference switch of Transformers: Parascope's inference mode always keeps "
+                  "the KV cache"},
+    {"transformers_version", "the version of Transformers that wrote the file"},
+    {"auto_map", "where Transformers finds the model's own code"},
+    {"pretraining_tp", "a reproducibility switch of the original training: no effect on the "
+                       "architecture"},
+    {"sliding_window", kWindow},
+    {"use_sliding_window", kWindow},
+    {"max_window_layers", kWindow},
+    {"layer_types", kWindow},
+    {"initial_context_length", "the context before the rotary extension: "
+                               "max_position_embeddings gives the model's context"},
+    {"router_aux_loss_coef", kRouting},
+    {"aux_loss_alpha", kRouting},
+    {"seq_aux", kRouting},
+    {"output_router_logits", kRouting},
+    {"norm_topk_prob", kRouting},
+    {"routed_scaling_factor", kRouting},
+    {"scoring_func", kRouting},
+    {"n_group", kRouting},
+    {"topk_group", kRouting},
+    {"topk_method", kRouting},
+    {"swiglu_limit", "a clamp inside the experts' activation: no effect on memory or step time"},
+    {"ep_size", "the publisher's expert-parallel degree: Parascope's is the scenario's ep key"},
+    {"num_nextn_predict_layers",
+     "the multi-token-prediction module is not modelled: the 671B of the DeepSeek-V3 Technical "
+     "Report leave it out too (README_WEIGHTS.md: 11.5B more in the checkpoint)"},
+    {"experts_per_token", "the same as num_experts_per_tok"},
+};
+
+// A JSON value as the file gives it, for the list of what was read.
+std::string valueText(const QJsonValue &value)
+{
+    switch (value.type()) {
+    case QJsonValue::Bool:
+        return value.toBool() ? "true" : "false";
+    case QJsonValue::Double:
+        return core::plainNumber(value.toDouble());
+    case QJsonValue::String:
+        return value.toString().toStdString();
+    case QJsonValue::Array:
+        return QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact).toStdString();
+    case QJsonValue::Object:
+        return QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact).toStdString();
+    case QJsonValue::Null:
+    case QJsonValue::Undefined:
+        break;
+    }
+    return "null";
+}
+
+// Reads typed keys of a config.json, remembering which were read and the first problem.
+class HfReader
+{
+public:
+    HfReader(const QJsonObject &object, ImportedConfig &out) : m_object(object), m_out(out) {}
+
+    bool has(const char *key) const
+    {
+        const QJsonValue v = m_object.value(QLatin1String(key));
+        return !v.isUndefined() && !v.isNull();
+    }
+
+    // A whole number of at least `least`; nullopt when absent (or null) or wrong.
+    std::optional<int> integer(const char *key, const char *sets, int least = 0)
+    {
+        if (!has(key))
+            return std::nullopt;
+        const QJsonValue v = m_object.value(QLatin1String(key));
+        const double d = v.toDouble(std::numeric_limits<double>::quiet_NaN());
+        if (!v.isDouble() || d != std::floor(d) || d > std::numeric_limits<int>::max()) {
+            fail(key, "expected a whole number, got " + describe(v));
+            return std::nullopt;
+        }
+        if (d < least) {
+            fail(key, "must be at least " + std::to_string(least) + ", got " + describe(v));
+            return std::nullopt;
+        }
+        note(key, sets);
+        return static_cast<int>(d);
+    }
+
+    std::optional<bool> boolean(const char *key, const char *sets)
+    {
+        if (!has(key))
+            return std::nullopt;
+        const QJsonValue v = m_object.value(QLatin1String(key));
+        if (!v.isBool()) {
+            fail(key, "expected true or false, got " + describe(v));
+            return std::nullopt;
+        }
+        note(key, sets);
+        return v.toBool();
+    }
+
+    std::optional<double> number(const char *key, const char *sets)
+    {
+        if (!has(key))
+            return std::nullopt;
+        const QJsonValue v = m_object.value(QLatin1String(key));
+        if (!v.isDouble()) {
+            fail(key, "expected a number, got " + describe(v));
+            return std::nullopt;
+        }
+        note(key, sets);
+        return v.toDouble();
+    }
+
+    std::optional<std::string> text(const char *key, const char *sets)
+    {
+        if (!has(key))
+            return std::nullopt;
+        const QJsonValue v = m_object.value(QLatin1String(key));
+        if (!v.isString()) {
+            fail(key, "expected text, got " + describe(v));
+            return std::nullopt;
+        }
+        note(key, sets);
+        return v.toString().toStdString();
+    }
+
+    // A list of whole numbers (mlp_only_layers).
+    std::optional<std::vector<int>> integers(const char *key, const char *sets)
+    {
+        if (!has(key))
+            return std::nullopt;
+        const QJsonValue v = m_object.value(QLatin1String(key));
+        std::vector<int> out;
+        if (v.isArray())
+            for (const QJsonValue &item : v.toArray()) {
+                const double d = item.toDouble(-1);
+                if (!item.isDouble() || d != std::floor(d) || d < 0 || d > 1e9)
+                    break;
+                out.push_back(static_cast<int>(d));
+            }
+        if (!v.isArray() || out.size() != static_cast<std::size_t>(v.toArray().size())) {
+            fail(key, "expected a list of layer numbers, got " + describe(v));
+            return std::nullopt;
+        }
+        note(key, sets);
+        return out;
+    }
+
+    // Marks a key as read without a typed value (architectures, for the name).
+    void note(const char *key, const char *sets)
+    {
+        if (m_read.insert(QLatin1String(key)).second)
+            m_out.read.push_back(
+                {key, valueText(m_object.value(QLatin1String(key))), std::string(sets)});
+    }
+    void ignore(const char *key, std::string why)
+    {
+        if (m_object.contains(QLatin1String(key)) && m_read.insert(QLatin1String(key)).second)
+            m_out.ignored.push_back({key, std::move(why)});
+    }
+
+    void fail(const char *key, std::string message)
+    {
+        if (!m_error)
+            m_error = core::InputError{key, std::move(message)};
+    }
+    const std::optional<core::InputError> &error() const { return m_error; }
+
+    // Every key not read, with its reason, in the file's (alphabetical) order.
+    void ignoreTheRest()
+    {
+        for (auto it = m_object.begin(); it != m_object.end(); ++it) {
+            if (m_read.contains(it.key()))
+                continue;
+            const std::string key = it.key().toStdString();
+            const auto known = std::find_if(std::begin(kIgnored), std::end(kIgnored),
+                                            [&](const IgnoredWhy &i) { return key == i.key; });
+            m_out.ignored.push_back(
+                {key, known != std::end(kIgnored)
+                          ? known->why
+                          : "not part of Parascope's model description (docs/import.md)"});
+        }
+    }
+
+private:
+    const QJsonObject &m_object;
+    ImportedConfig &m_out;
+    std::set<QString> m_read;
+    std::optional<core::InputError> m_error;
+};
+
+// "meta-llama/Llama-3.1-8B" -> "llama-3.1-8b": the last path component, lower-cased.
+std::string pathTail(const std::string &path)
+{
+    std::string tail = path;
+    while (!tail.empty() && tail.back() == '/')
+        tail.pop_back();
+    const auto slash = tail.find_last_of('/');
+    return slash == std::string::npos ? tail : tail.substr(slash + 1);
+}
+
+std::string lowered(std::string text)
+{
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return text;
+}
+
+} // namespace huggingface_detail
+
+std::optional<core::InputError> importHuggingFace(const QByteArray &content,
+                                                  const core::Presets &presets,
+                                                  const ImportOptions &options, ImportedConfig &out)
+{
+    using namespace huggingface_detail;
+    QJsonObject object;
+    if (auto error = parseJsonObject(content, object, "Hugging Face config.json"))
+        return error;
+    HfReader r(object, out);
+    core::ModelSpec m;
+
+    const std::string modelType = r.text("model_type", "model family").value_or("");
+    const Family *family = findFamily(modelType);
+    if (!family)
+        out.assumptions.push_back(
+            "model_type " + (modelType.empty() ? std::string("missing") : "'" + modelType + "'") +
+            " is not one Parascope knows: read as a decoder-only transformer from its generic "
+            "fields");
+
+    // GPT-2 spells the sizes its own way (GPT2Config.attribute_map in Transformers).
+    const bool gpt2 = modelType == "gpt2";
+    const char *layersKey = gpt2 ? "n_layer" : "num_hidden_layers";
+    const char *hiddenKey = gpt2 ? "n_embd" : "hidden_size";
+    const char *headsKey = gpt2 ? "n_head" : "num_attention_heads";
+    const char *ffnKey = gpt2 ? "n_inner" : modelType == "opt" ? "ffn_dim" : "intermediate_size";
+    const char *contextKey = gpt2 ? "n_positions" : "max_position_embeddings";
+
+    m.layers = r.integer(layersKey, "model.layers", 1).value_or(0);
+    m.hidden = r.integer(hiddenKey, "model.hidden", 1).value_or(0);
+    m.heads = r.integer(headsKey, "model.heads", 1).value_or(0);
+    m.vocab = r.integer("vocab_size", "model.vocab", 1).value_or(0);
+    const auto ffn = r.integer(ffnKey, "model.ffn_hidden", 1);
+    m.contextWindow = r.integer(contextKey, "model.context_window", 0).value_or(0);
+    if (r.error())
+        return r.error();
+    for (const char *required : {layersKey, hiddenKey, headsKey, "vocab_size"})
+        if (!r.has(required))
+            return core::InputError{required, "missing: Parascope needs it to size the model"};
+    if (ffn)
+        m.ffnHidden = *ffn;
+    else if (gpt2)
+        m.ffnHidden = 4 * m.hidden; // GPT2MLP: n_inner None means 4 × n_embd
+    else
+        return core::InputError{ffnKey, "missing: Parascope needs it to size the model"};
+
+    const auto kvHeads = r.integer("num_key_value_heads", "model.kv_heads", 1);
+    m.kvHeads = kvHeads.value_or(m.heads);
+    if (!kvHeads)
+        out.assumptions.push_back("num_key_value_heads is not in the file: kv_heads = "
+                                  "num_attention_heads = " +
+                                  std::to_string(m.heads) + " (multi-head attention)");
+    if (r.error())
+        return r.error();
+    if (m.heads % m.kvHeads != 0)
+        return core::InputError{"num_key_value_heads", std::to_string(m.kvHeads) +
+                                                           " does not divide " + headsKey + " " +
+                                                           std::to_string(m.heads)};
+
+    // Multi-head latent attention (DeepSeek-V3's configuration_deepseek.py).
+    m.kvLoraRank = r.integer("kv_lora_rank", "model.kv_lora_rank", 1).value_or(0);
+    if (m.latentAttention()) {
+        m.qLoraRank = r.integer("q_lora_rank", "model.q_lora_rank", 1).value_or(0);
+        if (!r.has("q_lora_rank") && object.contains(QLatin1String("q_lora_rank")))
+            r.note("q_lora_rank", "model.q_lora_rank"); // null: queries straight from h
+        m.ropeHeadDim = r.integer("qk_rope_head_dim", "model.rope_head_dim", 1).value_or(0);
+        m.headDimOverride = r.integer("qk_nope_head_dim", "model.head_dim", 1).value_or(0);
+        m.vHeadDim = r.integer("v_head_dim", "model.v_head_dim", 1).value_or(0);
+        if (r.error())
+            return r.error();
+        for (const char *required : {"qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim"})
+            if (!r.has(required))
+                return core::InputError{required, "missing: latent attention (kv_lora_rank) "
+                                                  "needs it"};
+        r.ignore("head_dim", "with latent attention the head widths are qk_nope_head_dim, "
+                             "qk_rope_head_dim and v_head_dim");
+    } else {
+        const auto headDim = r.integer("head_dim", "model.head_dim", 1);
+        if (r.error())
+            return r.error();
+        if (!headDim && m.hidden % m.heads != 0)
+            return core::InputError{headsKey, std::to_string(m.heads) + " does not divide " +
+                                                  hiddenKey + " " + std::to_string(m.hidden) +
+                                                  " and head_dim is not given"};
+        // Only a width other than hidden / heads needs saying (core/model.h, headDim()).
+        if (headDim && (m.hidden % m.heads != 0 || *headDim != m.hidden / m.heads))
+            m.headDimOverride = *headDim;
+    }
+
+    // The MLP: gated by family; for an unknown family, SiLU is taken as SwiGLU.
+    const char *actKey = gpt2                         ? "activation_function"
+                         : r.has("hidden_activation") ? "hidden_activation"
+                                                      : "hidden_act";
+    const auto act = r.text(actKey, "model.gated_mlp");
+    if (family) {
+        m.gatedMlp = family->gated;
+    } else {
+        m.gatedMlp = act && (*act == "silu" || *act == "swiglu");
+        out.assumptions.push_back(std::string(m.gatedMlp ? "gated" : "plain") + " MLP taken from " +
+                                  actKey + " " + (act ? "'" + *act + "'" : "(missing)") +
+                                  ": SiLU as SwiGLU, anything else as two matrices");
+    }
+    const bool gpt2Family = gpt2 || modelType == "opt";
+    if (gpt2Family) {
+        // LayerNorm and linear biases, learned positions (GPT2Model.wpe; OPT's
+        // OPTLearnedPositionalEmbedding keeps 2 rows more).
+        m.bias = r.boolean("enable_bias", "model.bias").value_or(true);
+        m.learnedPositions = m.contextWindow + (modelType == "opt" ? 2 : 0);
+    }
+
+    // Tied embeddings: PretrainedConfig's default is True; each family's class sets its own.
+    const auto tied = r.boolean("tie_word_embeddings", "model.tied_embeddings");
+    m.tiedEmbeddings = tied.value_or(family ? family->tiedByDefault : true);
+    if (!tied)
+        out.assumptions.push_back(std::string("tie_word_embeddings is not in the file: ") +
+                                  (m.tiedEmbeddings ? "tied" : "untied") +
+                                  (family
+                                       ? ", the default of " + modelType + "'s configuration class"
+                                       : ", PretrainedConfig's default"));
+
+    // Dropout masks are kept when any dropout probability is above zero.
+    for (const char *key : {"attention_dropout", "hidden_dropout", "resid_pdrop", "embd_pdrop",
+                            "attn_pdrop", "dropout", "activation_dropout"})
+        if (const auto p = r.number(key, "model.dropout"))
+            m.dropout = m.dropout || *p > 0;
+
+    // Attention extras (docs/experts.md, "Describing a model").
+    if (const auto bias = r.boolean("attention_bias", "model.attention_bias"))
+        m.attentionBias = *bias;
+    if (modelType == "qwen2" || modelType == "qwen2_moe") {
+        // Qwen2Attention: q_proj, k_proj and v_proj have biases, o_proj none.
+        m.attentionBias = true;
+        out.assumptions.push_back(
+            "Qwen2 has biases on q, k and v but not on the output projection; Parascope's "
+            "attention_bias also counts an output bias: " +
+            std::to_string(m.layers) + " × " + std::to_string(m.hidden) +
+            " parameters more than the checkpoint holds");
+    }
+    if (const auto mlpBias = r.boolean("mlp_bias", "model (MLP biases)"); mlpBias && *mlpBias)
+        out.assumptions.push_back("mlp_bias is true: Parascope does not count biases on the MLP "
+                                  "alone, so the count leaves them out");
+    m.qkNorm = family && family->qkNorm;
+    if (modelType == "gpt_oss") {
+        // modeling_gpt_oss.py: GptOssAttention.sinks, a biased router, biased experts.
+        m.attentionSinks = true;
+        m.routerBias = true;
+        m.expertBias = true;
+    }
+
+    // Experts: Mixtral and gpt-oss (num_local_experts), Qwen (num_experts), DeepSeek
+    // (n_routed_experts).
+    const char *expertsKey = r.has("n_routed_experts") ? "n_routed_experts"
+                             : r.has("num_experts")    ? "num_experts"
+                                                       : "num_local_experts";
+    m.experts = r.integer(expertsKey, "model.experts", 0).value_or(0);
+    if (m.experts > 0) {
+        const char *topKKey =
+            r.has("num_experts_per_tok") ? "num_experts_per_tok" : "experts_per_token";
+        m.expertsPerToken = r.integer(topKKey, "model.experts_per_token", 1).value_or(0);
+        if (!r.error() && m.expertsPerToken == 0)
+            return core::InputError{"num_experts_per_tok",
+                                    "missing: " + std::string(expertsKey) +
+                                        " gives experts, so top-k is needed"};
+        if (r.has("experts_per_token") && r.has("num_experts_per_tok"))
+            r.ignore("experts_per_token", "the same as num_experts_per_tok");
+        const auto expertWidth = r.integer("moe_intermediate_size", "model.expert_ffn_hidden", 1);
+        m.expertFfnHidden = expertWidth.value_or(m.ffnHidden); // Mixtral: intermediate_size
+        m.sharedExperts = r.integer("n_shared_experts", "model.shared_experts", 0).value_or(0);
+        m.denseLayers = r.integer("first_k_dense_replace", "model.dense_layers", 0).value_or(0);
+        if (const auto period = r.integer("moe_layer_freq", "model.moe_layer_period", 1)) {
+            m.moeLayerPeriod = *period;
+            if (*period > 1)
+                out.assumptions.push_back(
+                    "moe_layer_freq " + std::to_string(*period) +
+                    ": DeepSeek makes layer i MoE when i % freq == 0, Parascope when (i + 1) % "
+                    "period == 0; the count of MoE layers can differ by one");
+        }
+        if (const auto step = r.integer("decoder_sparse_step", "model.moe_layer_period", 1))
+            m.moeLayerPeriod = *step; // Qwen3MoeDecoderLayer: (i + 1) % step == 0
+        if (const auto dense = r.integers("mlp_only_layers", "model.dense_layers")) {
+            bool prefix = true;
+            for (std::size_t i = 0; i < dense->size(); ++i)
+                prefix = prefix && (*dense)[i] == static_cast<int>(i);
+            m.denseLayers = std::max(m.denseLayers, static_cast<int>(dense->size()));
+            if (!prefix)
+                out.assumptions.push_back(
+                    "mlp_only_layers are not the first layers: Parascope counts " +
+                    std::to_string(dense->size()) +
+                    " dense layers at the start, the same number in other places");
+        }
+        // DeepSeek-V3's noaux_tc routing adds e_score_correction_bias to the router's scores
+        // (modeling_deepseek.py, MoEGate).
+        if (const auto method = r.text("topk_method", "model.router_bias"))
+            m.routerBias = m.routerBias || *method == "noaux_tc";
+    }
+    if (r.error())
+        return r.error();
+    if (m.denseLayers > m.layers)
+        return core::InputError{
+            r.has("first_k_dense_replace") ? "first_k_dense_replace" : "mlp_only_layers",
+            "more dense layers than " + std::string(layersKey) + " " + std::to_string(m.layers)};
+
+    // Identity: id and name from the file, its name, or its shape.
+    const auto nameOrPath = r.text("_name_or_path", "model.id, model.name");
+    if (r.error())
+        return r.error();
+    const std::string tail = nameOrPath ? pathTail(*nameOrPath) : std::string();
+    const std::string stem =
+        QFileInfo(QString::fromStdString(options.fileName)).completeBaseName().toStdString();
+    if (!options.modelId.empty())
+        m.id = options.modelId;
+    else if (!tail.empty())
+        m.id = lowered(tail);
+    else if (!stem.empty() && lowered(stem) != "config")
+        m.id = lowered(stem);
+    else
+        m.id = (modelType.empty() ? std::string("model") : modelType) + "-" +
+               std::to_string(m.layers) + "x" + std::to_string(m.hidden);
+    const QJsonArray architectures = object.value(QLatin1String("architectures")).toArray();
+    if (!tail.empty()) {
+        m.name = tail;
+    } else if (!architectures.isEmpty() && architectures.at(0).isString()) {
+        m.name = architectures.at(0).toString().toStdString();
+        r.note("architectures", "model.name");
+    } else {
+        m.name = m.id;
+    }
+    r.ignore("architectures", "the Transformers class: the model's family is model_type");
+    m.source = "Imported from " +
+               (options.fileName.empty() ? std::string("config.json") : options.fileName) +
+               " (Hugging Face config.json)";
+    r.ignoreTheRest();
+
+    if (const core::ModelSpec *preset = matchingPreset(m, presets))
+        out.assumptions.push_back("same architecture as preset " + preset->id);
+    out.model = std::move(m);
+    return std::nullopt;
 }
 
 } // namespace io

@@ -1,0 +1,556 @@
+// The JSON configurations Parascope imports (docs/import.md): a Hugging Face model
+// config.json becomes a model preset, a DeepSpeed config JSON is merged into a scenario, and
+// a scenario is written back as a DeepSpeed config.
+#include "core/fields.h"
+#include "core/framework.h"
+#include "core/model.h"
+#include "io/framework_config.h"
+#include "io/presets_io.h"
+#include "test_files.h"
+
+#include <QDir>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+#include <algorithm>
+#include <cmath>
+
+using namespace core;
+
+namespace {
+
+QString configPath(const QString &kind, const QString &file)
+{
+    return QStringLiteral(PARASCOPE_SOURCE_DIR "/tests/data/configs/") + kind + u'/' + file;
+}
+
+bool contains(const std::vector<std::string> &lines, const std::string &part)
+{
+    return std::any_of(lines.begin(), lines.end(), [&](const std::string &line) {
+        return line.find(part) != std::string::npos;
+    });
+}
+
+// The refusal's text, for a failure message; empty when the import succeeded.
+std::string refusal(const std::variant<io::ImportedConfig, InputError> &result)
+{
+    const auto *error = std::get_if<InputError>(&result);
+    return error ? error->toString() : std::string();
+}
+
+} // namespace
+
+class TestImportJson : public QObject
+{
+    Q_OBJECT
+
+    Presets presets = io::builtinPresets();
+
+    std::variant<io::ImportedConfig, InputError> importFile(const QString &kind,
+                                                            const QString &file,
+                                                            const Scenario &base = {},
+                                                            io::ImportOptions options = {})
+    {
+        options.fileName = file.toStdString();
+        return io::importConfig(readFile(configPath(kind, file)), base, presets, options);
+    }
+
+private Q_SLOTS:
+    // Every preset's published config.json gives the preset's architecture and its exact
+    // count. `exact`: a count published or derived to the parameter (0: none); `publishedB`
+    // and `digits`: the publisher's rounded total in billions, as tests/core/tst_model_size.cpp
+    // checks it.
+    void huggingFacePresets_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<qint64>("exact");
+        QTest::addColumn<double>("publishedB");
+        QTest::addColumn<int>("digits");
+        // docs/DESIGN.md §3.1: Llama 3.1 exact counts.
+        QTest::addRow("docs/DESIGN.md §3.1: Llama 3.1 8B")
+            << "llama-3.1-8b.json"
+            << "llama-3.1-8b" << qint64(8'030'261'248) << 8.0 << 0;
+        QTest::addRow("docs/DESIGN.md §3.1: Llama 3.1 70B")
+            << "llama-3.1-70b.json"
+            << "llama-3.1-70b" << qint64(70'553'706'496) << 71.0 << 0;
+        QTest::addRow("docs/DESIGN.md §3.1: Llama 3.1 405B")
+            << "llama-3.1-405b.json"
+            << "llama-3.1-405b" << qint64(405'853'388'800) << 406.0 << 0;
+        // tests/core/tst_model_size.cpp, Mixtral 8x7B by hand: 32 layers of attention
+        // 41,943,040, norms 8,192, router 32,768 and 8 experts of 176,160,768, plus 2·32000·4096
+        // embeddings and a 4096 final norm; Mistral AI 2023: 46.7B.
+        QTest::addRow("Mistral AI 2023: Mixtral 8x7B 46.7B")
+            << "mixtral-8x7b.json"
+            << "mixtral-8x7b" << qint64(46'702'792'704) << 46.7 << 1;
+        QTest::addRow("Mistral AI 2024: Mixtral 8x22B 141B")
+            << "mixtral-8x22b.json"
+            << "mixtral-8x22b" << qint64(0) << 141.0 << 0;
+        QTest::addRow("Qwen3-30B-A3B model card: 30.5B")
+            << "qwen3-30b-a3b.json"
+            << "qwen3-30b-a3b" << qint64(0) << 30.5 << 1;
+        QTest::addRow("Qwen3-235B-A22B model card: 235B")
+            << "qwen3-235b-a22b.json"
+            << "qwen3-235b-a22b" << qint64(0) << 235.0 << 0;
+        QTest::addRow("DeepSeek-V3 Technical Report: 671B")
+            << "deepseek-v3.json"
+            << "deepseek-v3" << qint64(0) << 671.0 << 0;
+        QTest::addRow("gpt-oss model card, Table 1: 116.83B")
+            << "gpt-oss-120b.json"
+            << "gpt-oss-120b" << qint64(0) << 116.83 << 2;
+    }
+    void huggingFacePresets()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, preset);
+        QFETCH(qint64, exact);
+        QFETCH(double, publishedB);
+        QFETCH(int, digits);
+        const auto result = importFile(QStringLiteral("huggingface"), file);
+        QVERIFY2(std::holds_alternative<io::ImportedConfig>(result), refusal(result).c_str());
+        const auto &imported = std::get<io::ImportedConfig>(result);
+        QCOMPARE(imported.kind, io::ConfigKind::huggingFace);
+        QVERIFY(imported.model);
+        QVERIFY(!imported.scenario);
+        const ModelSpec &model = *imported.model;
+        const ModelSpec *expected = presets.model(preset.toStdString());
+        QVERIFY(expected);
+        const ModelSpec *match = io::matchingPreset(model, presets);
+        QVERIFY2(match, QJsonDocument(io::modelToJson(model)).toJson().constData());
+        QCOMPARE(QString::fromStdString(match->id), preset);
+        QCOMPARE(model.contextWindow, expected->contextWindow);
+        QVERIFY(contains(imported.assumptions, "same architecture as preset " + expected->id));
+        QCOMPARE(model.id, expected->id); // the file's name, as no _name_or_path is given
+        QCOMPARE(model.nominalParams, 0);
+        QCOMPARE(exactParams(model), exactParams(*expected));
+        if (exact > 0)
+            QCOMPARE(exactParams(model), exact);
+        // What the publisher would print: rounded, or cut, to its digits.
+        const double scale = std::pow(10.0, digits);
+        const double b = static_cast<double>(exactParams(model)) / 1e9 * scale;
+        QVERIFY2(std::abs(std::round(b) - publishedB * scale) < 1e-6 ||
+                     std::abs(std::floor(b) - publishedB * scale) < 1e-6,
+                 QByteArray::number(b / scale, 'f', 4));
+    }
+
+    // Two models that are not presets, against counts written out by hand.
+    void huggingFaceOthers_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<qint64>("params");
+        QTest::addColumn<QString>("assumption");
+        // Mistral 7B v0.1, by hand from its config.json: 32 layers of attention
+        // 4096·(4096 + 1024 + 1024 + 4096) = 41,943,040, SwiGLU 3·4096·14336 = 176,160,768 and
+        // two norms of 4096 (218,112,000 a layer), plus 2·32000·4096 untied embeddings and a
+        // 4096 final norm: 7,241,732,096 (the model card's "7.24B params").
+        QTest::addRow("Mistral 7B v0.1 by hand")
+            << "mistral-7b-v0.1.json" << qint64(7'241'732'096) << "";
+        // Qwen2.5-7B, by hand: 28 layers of q and o 3584·3584 each, k and v 3584·512 each, q/k/v
+        // biases 3584 + 2·512, SwiGLU 3·3584·18944 and two norms (233,057,792 a layer), plus
+        // 2·152064·3584 untied embeddings and a 3584 final norm: 7,615,616,512 (the model card:
+        // 7.61B, 6.53B non-embedding). Parascope's attention_bias also counts an o_proj bias
+        // Qwen2 does not have: 28 × 3584 = 100,352 more.
+        QTest::addRow("Qwen2.5-7B by hand, with an output bias")
+            << "qwen2.5-7b.json" << qint64(7'615'616'512 + 28 * 3584)
+            << "biases on q, k and v but not on the output projection";
+    }
+    void huggingFaceOthers()
+    {
+        QFETCH(QString, file);
+        QFETCH(qint64, params);
+        QFETCH(QString, assumption);
+        const auto result = importFile(QStringLiteral("huggingface"), file);
+        QVERIFY2(std::holds_alternative<io::ImportedConfig>(result), refusal(result).c_str());
+        const auto &imported = std::get<io::ImportedConfig>(result);
+        QVERIFY(imported.model);
+        QCOMPARE(exactParams(*imported.model), params);
+        QVERIFY(!io::matchingPreset(*imported.model, presets));
+        QVERIFY(!contains(imported.assumptions, "same architecture as preset"));
+        if (!assumption.isEmpty())
+            QVERIFY(contains(imported.assumptions, assumption.toStdString()));
+    }
+
+    // Where the id and name come from: the option, _name_or_path, the file's name, the shape.
+    void huggingFaceIdentity_data()
+    {
+        QTest::addColumn<QString>("fileName");
+        QTest::addColumn<QString>("modelId");
+        QTest::addColumn<QString>("nameOrPath");
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<QString>("name");
+        QTest::addRow("option") << "x.json"
+                                << "mine"
+                                << "meta-llama/Llama-3.1-8B"
+                                << "mine"
+                                << "Llama-3.1-8B";
+        QTest::addRow("_name_or_path") << "x.json"
+                                       << ""
+                                       << "meta-llama/Llama-3.1-8B"
+                                       << "llama-3.1-8b"
+                                       << "Llama-3.1-8B";
+        QTest::addRow("file name") << "My-Model.json"
+                                   << ""
+                                   << ""
+                                   << "my-model"
+                                   << "LlamaForCausalLM";
+        QTest::addRow("config.json") << "config.json"
+                                     << ""
+                                     << ""
+                                     << "llama-32x4096"
+                                     << "LlamaForCausalLM";
+    }
+    void huggingFaceIdentity()
+    {
+        QFETCH(QString, fileName);
+        QFETCH(QString, modelId);
+        QFETCH(QString, nameOrPath);
+        QFETCH(QString, id);
+        QFETCH(QString, name);
+        QByteArray content = readFile(
+            configPath(QStringLiteral("huggingface"), QStringLiteral("llama-3.1-8b.json")));
+        if (!nameOrPath.isEmpty())
+            content.replace("{", "{\"_name_or_path\": \"" + nameOrPath.toUtf8() + "\",");
+        io::ImportOptions options;
+        options.fileName = fileName.toStdString();
+        options.modelId = modelId.toStdString();
+        const auto result = io::importConfig(content, {}, presets, options);
+        QVERIFY(std::holds_alternative<io::ImportedConfig>(result));
+        const ModelSpec &model = *std::get<io::ImportedConfig>(result).model;
+        QCOMPARE(QString::fromStdString(model.id), id);
+        QCOMPARE(QString::fromStdString(model.name), name);
+        QCOMPARE(model.source,
+                 "Imported from " + fileName.toStdString() + " (Hugging Face config.json)");
+    }
+
+    // Every test file is recognised as what it is, and imports.
+    void recognisesEveryFile_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("file");
+        for (const char *kind : {"huggingface", "deepspeed"}) {
+            const QDir dir(configPath(QString::fromLatin1(kind), {}));
+            const QStringList files = dir.entryList({QStringLiteral("*.json")}, QDir::Files);
+            QVERIFY(files.size() >= 3);
+            for (const QString &file : files)
+                QTest::addRow("%s/%s", kind, qPrintable(file)) << QString::fromLatin1(kind) << file;
+        }
+    }
+    void recognisesEveryFile()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, file);
+        const QByteArray content = readFile(configPath(kind, file));
+        QVERIFY(!content.isEmpty());
+        const auto recognised = io::recogniseConfig(content);
+        QVERIFY(recognised);
+        QCOMPARE(QString::fromLatin1(toString(*recognised)), kind);
+        const auto result = importFile(kind, file);
+        QVERIFY2(std::holds_alternative<io::ImportedConfig>(result), refusal(result).c_str());
+        const auto &imported = std::get<io::ImportedConfig>(result);
+        QCOMPARE(imported.model.has_value(), kind == QLatin1String("huggingface"));
+        QCOMPARE(imported.scenario.has_value(), kind == QLatin1String("deepspeed"));
+        QVERIFY(!imported.read.empty());
+        // Every top-level key is read or ignored, and none is both.
+        const QJsonObject object = QJsonDocument::fromJson(content).object();
+        for (auto it = object.begin(); it != object.end(); ++it) {
+            const std::string key = it.key().toStdString();
+            const auto under = [&](const std::string &name) {
+                return name == key || name.starts_with(key + ".");
+            };
+            const bool read = std::any_of(imported.read.begin(), imported.read.end(),
+                                          [&](const io::ConfigField &f) { return under(f.name); });
+            const bool ignored =
+                std::any_of(imported.ignored.begin(), imported.ignored.end(),
+                            [&](const io::IgnoredField &f) { return under(f.name); });
+            QVERIFY2(read || ignored, key.c_str());
+        }
+        for (const auto &field : imported.ignored) {
+            QVERIFY2(!field.why.empty(), field.name.c_str());
+            QVERIFY2(std::none_of(imported.read.begin(), imported.read.end(),
+                                  [&](const io::ConfigField &f) { return f.name == field.name; }),
+                     field.name.c_str());
+        }
+    }
+
+    // Bad files are refused naming the file's own field.
+    void refusals_data()
+    {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<int>("devices");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("message");
+        const QByteArray llama = R"("model_type": "llama", "num_hidden_layers": 32, )"
+                                 R"("num_attention_heads": 32, "num_key_value_heads": 8, )"
+                                 R"("intermediate_size": 14336, "vocab_size": 128256)";
+        QTest::addRow("hf: no hidden_size") << "{" + llama + "}" << 0 << "hidden_size"
+                                            << "missing";
+        QTest::addRow("hf: 0 layers")
+            << QByteArray(R"({"model_type": "llama", "num_hidden_layers": 0, "hidden_size": 4096,
+                   "num_attention_heads": 32, "intermediate_size": 14336, "vocab_size": 32000})")
+            << 0 << "num_hidden_layers"
+            << "must be at least 1";
+        QTest::addRow("hf: layers as text")
+            << QByteArray(R"({"model_type": "llama", "num_hidden_layers": "32", "hidden_size": 4096,
+                   "num_attention_heads": 32, "intermediate_size": 14336, "vocab_size": 32000})")
+            << 0 << "num_hidden_layers"
+            << "expected a whole number, got '32'";
+        QTest::addRow("hf: heads do not divide hidden")
+            << "{" + llama + R"(, "hidden_size": 4100})" << 0 << "num_attention_heads"
+            << "does not divide";
+        QTest::addRow("hf: kv heads do not divide heads")
+            << QByteArray(R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 4096,
+                   "num_attention_heads": 32, "num_key_value_heads": 5,
+                   "intermediate_size": 14336, "vocab_size": 32000})")
+            << 0 << "num_key_value_heads"
+            << "does not divide";
+        QTest::addRow("hf: malformed")
+            << QByteArray(R"({"model_type": "llama", "hidden_size": )") << 0 << ""
+            << "not a configuration";
+        QTest::addRow("ds: stage as a word")
+            << QByteArray(R"({"zero_optimization": {"stage": "three"}})") << 0
+            << "zero_optimization.stage"
+            << "expected a whole number, got 'three'";
+        QTest::addRow("ds: bf16 not an object") << QByteArray(R"({"bf16": true})") << 0 << "bf16"
+                                                << "expected an object";
+        QTest::addRow("ds: micro batch 0") << QByteArray(R"({"train_micro_batch_size_per_gpu": 0})")
+                                           << 0 << "train_micro_batch_size_per_gpu"
+                                           << "must be at least 1";
+        QTest::addRow("ds: global batch not a multiple")
+            << QByteArray(R"({"train_batch_size": 100, "train_micro_batch_size_per_gpu": 3,
+                             "gradient_accumulation_steps": 4})")
+            << 0 << "train_batch_size"
+            << "100 is not a multiple of";
+        // 64 devices over T 8 × K 4 is D = 2: 2 × 4 × 2 = 16, not 64.
+        QTest::addRow("ds: global batch contradicts the devices")
+            << QByteArray(R"({"train_batch_size": 64, "train_micro_batch_size_per_gpu": 2,
+                             "gradient_accumulation_steps": 4})")
+            << 64 << "train_batch_size"
+            << "64 is not train_micro_batch_size_per_gpu × "
+               "gradient_accumulation_steps × D = 2 × 4 × D 2 = 16";
+        QTest::addRow("ds: devices not a multiple of T·C·K")
+            << QByteArray(R"({"train_micro_batch_size_per_gpu": 2})") << 48 << "devices"
+            << "not a multiple of T × C × K = 32";
+        QTest::addRow("ds: bf16 and fp16")
+            << QByteArray(R"({"bf16": {"enabled": true}, "fp16": {"enabled": true}})") << 0
+            << "bf16.enabled"
+            << "cannot both be enabled";
+        QTest::addRow("ds: duplicate key")
+            << QByteArray(R"({"train_batch_size": 8, "train_batch_size": 16})") << 0
+            << "train_batch_size"
+            << "duplicate key";
+    }
+    void refusals()
+    {
+        QFETCH(QByteArray, content);
+        QFETCH(int, devices);
+        QFETCH(QString, key);
+        QFETCH(QString, message);
+        io::ImportOptions options;
+        if (devices > 0)
+            options.devices = devices;
+        const auto result = io::importConfig(content, {}, presets, options);
+        QVERIFY(std::holds_alternative<InputError>(result));
+        const InputError &error = std::get<InputError>(result);
+        QCOMPARE(QString::fromStdString(error.key), key);
+        QVERIFY2(error.message.find(message.toStdString()) != std::string::npos,
+                 error.message.c_str());
+    }
+
+    // A DeepSpeed config's keys land in the scenario under the deepspeed profile; the base
+    // is docs/DESIGN.md §4's default scenario (T 8, K 4, D 2, micro-batch 1, 16 micro-batches).
+    void deepSpeedFiles_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("devices");
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<int>("microbatchSize");
+        QTest::addColumn<int>("microbatches");
+        QTest::addColumn<int>("dp");
+        QTest::addColumn<QString>("precision");
+        QTest::addColumn<QString>("recompute");
+        QTest::addColumn<QString>("assumption");
+        // 256 = 4 × 8 × D: D = 8.
+        QTest::addRow("ZeRO-2, offload, fp16")
+            << "zero2-offload-fp16.json" << 0 << 2 << 4 << 8 << 8 << "fp16"
+            << "selective"
+            << "offload is not modelled";
+        // 256 devices over T 8 × K 4: D = 8; accumulation 1024 / (2 × 8) = 64 (DeepSpeed's
+        // _set_batch_related_parameters).
+        QTest::addRow("Megatron-DeepSpeed ZeRO-1, 256 devices")
+            << "megatron-deepspeed-zero1.json" << 256 << 1 << 2 << 64 << 8 << "bf16"
+            << "full"
+            << "DeepSpeed derives it";
+        // Without the devices, the base's D = 2: 1024 / (2 × 2) = 256.
+        QTest::addRow("Megatron-DeepSpeed ZeRO-1, base D")
+            << "megatron-deepspeed-zero1.json" << 0 << 1 << 2 << 256 << 2 << "bf16"
+            << "full"
+            << "D = 2 from the base scenario";
+        // Every batch and precision key "auto": the base scenario's values.
+        QTest::addRow("Hugging Face Trainer ZeRO-3")
+            << "zero3-hf-trainer.json" << 0 << 3 << 1 << 16 << 2 << "bf16"
+            << "selective"
+            << "train_micro_batch_size_per_gpu is \"auto\"";
+    }
+    void deepSpeedFiles()
+    {
+        QFETCH(QString, file);
+        QFETCH(int, devices);
+        QFETCH(int, zero);
+        QFETCH(int, microbatchSize);
+        QFETCH(int, microbatches);
+        QFETCH(int, dp);
+        QFETCH(QString, precision);
+        QFETCH(QString, recompute);
+        QFETCH(QString, assumption);
+        io::ImportOptions options;
+        if (devices > 0)
+            options.devices = devices;
+        const auto result = importFile(QStringLiteral("deepspeed"), file, {}, options);
+        QVERIFY2(std::holds_alternative<io::ImportedConfig>(result), refusal(result).c_str());
+        const auto &imported = std::get<io::ImportedConfig>(result);
+        QCOMPARE(imported.kind, io::ConfigKind::deepspeed);
+        QVERIFY(imported.scenario);
+        const Scenario &s = *imported.scenario;
+        QVERIFY(s.framework == Framework::deepspeed);
+        QVERIFY(changedFromProfile(s).empty());
+        QCOMPARE(s.zero, zero);
+        QCOMPARE(s.microbatchSize, microbatchSize);
+        QCOMPARE(s.microbatches, microbatches);
+        QCOMPARE(s.dp, dp);
+        QCOMPARE(QString::fromStdString(fieldText(s, "precision")), precision);
+        QCOMPARE(QString::fromStdString(fieldText(s, "recompute")), recompute);
+        QVERIFY2(contains(imported.assumptions, assumption.toStdString()),
+                 io::importSummary(imported).c_str());
+        QCOMPARE(s.tp, Scenario{}.tp);
+        QCOMPARE(s.pp, Scenario{}.pp);
+        QCOMPARE(s.model, Scenario{}.model);
+    }
+
+    // What is ignored, exactly, for one file of each kind.
+    void ignoredExactly_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QStringList>("ignored");
+        QTest::addRow("Mistral 7B config.json")
+            << "huggingface"
+            << "mistral-7b-v0.1.json"
+            << QStringList{"bos_token_id", "eos_token_id",         "initializer_range",
+                           "rms_norm_eps", "rope_theta",           "sliding_window",
+                           "torch_dtype",  "transformers_version", "use_cache"};
+        QTest::addRow("ZeRO-2 with offload")
+            << "deepspeed"
+            << "zero2-offload-fp16.json"
+            << QStringList{"zero_optimization.reduce_bucket_size",
+                           "zero_optimization.offload_optimizer",
+                           "zero_optimization.allgather_bucket_size",
+                           "zero_optimization.allgather_partitions",
+                           "zero_optimization.contiguous_gradients",
+                           "zero_optimization.reduce_scatter",
+                           "fp16.hysteresis",
+                           "fp16.initial_scale_power",
+                           "fp16.loss_scale",
+                           "fp16.loss_scale_window",
+                           "fp16.min_loss_scale",
+                           "optimizer.params",
+                           "gradient_clipping",
+                           "steps_per_print",
+                           "wall_clock_breakdown"};
+    }
+    void ignoredExactly()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, file);
+        QFETCH(QStringList, ignored);
+        const auto result = importFile(kind, file);
+        QVERIFY(std::holds_alternative<io::ImportedConfig>(result));
+        QStringList names;
+        for (const auto &field : std::get<io::ImportedConfig>(result).ignored)
+            names << QString::fromStdString(field.name);
+        QCOMPARE(names.join(u','), ignored.join(u','));
+    }
+
+    // Emitting a scenario and importing it into a base that differs in every key the file
+    // carries gives the scenario back.
+    void deepSpeedRoundTrip_data()
+    {
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<int>("microbatchSize");
+        QTest::addColumn<int>("microbatches");
+        QTest::addColumn<int>("dp");
+        QTest::addColumn<QString>("precision");
+        QTest::addColumn<QString>("recompute");
+        QTest::addRow("ZeRO off, bf16, full") << 0 << 1 << 16 << 2 << "bf16"
+                                              << "full";
+        QTest::addRow("ZeRO-1, fp16, none") << 1 << 2 << 8 << 4 << "fp16"
+                                            << "none";
+        QTest::addRow("ZeRO-2, fp32, full") << 2 << 4 << 1 << 16 << "fp32"
+                                            << "full";
+        QTest::addRow("ZeRO-3, bf16, none, D 64") << 3 << 8 << 4 << 64 << "bf16"
+                                                  << "none";
+        QTest::addRow("ZeRO-3, fp16, full, D 1") << 3 << 3 << 5 << 1 << "fp16"
+                                                 << "full";
+    }
+    void deepSpeedRoundTrip()
+    {
+        QFETCH(int, zero);
+        QFETCH(int, microbatchSize);
+        QFETCH(int, microbatches);
+        QFETCH(int, dp);
+        QFETCH(QString, precision);
+        QFETCH(QString, recompute);
+        Scenario s;
+        applyFramework(s, Framework::deepspeed);
+        s.pp = 1;
+        s.zero = zero;
+        s.microbatchSize = microbatchSize;
+        s.microbatches = microbatches;
+        s.dp = dp;
+        QVERIFY(!setField(s, "precision", precision.toStdString()));
+        QVERIFY(!setField(s, "recompute", recompute.toStdString()));
+        const auto emitted = io::emitConfig(s, presets, Framework::deepspeed);
+        QVERIFY(std::holds_alternative<std::string>(emitted));
+        const QByteArray text = QByteArray::fromStdString(std::get<std::string>(emitted));
+        QVERIFY2(!QJsonDocument::fromJson(text).isNull(), text.constData());
+
+        // The base differs in every key the file carries.
+        Scenario base = s;
+        base.zero = (zero + 1) % 4;
+        base.microbatchSize = microbatchSize + 1;
+        base.microbatches = microbatches + 1;
+        base.dp = dp + 1;
+        base.precision = s.precision == Precision::bf16 ? Precision::fp16 : Precision::bf16;
+        // recompute=full is the activation_checkpointing section; none has no DeepSpeed
+        // setting, so the file does not carry it and the base's value stays.
+        base.recompute = s.recompute == Recompute::full ? Recompute::none : s.recompute;
+        const auto result = io::importConfig(text, base, presets);
+        QVERIFY2(std::holds_alternative<io::ImportedConfig>(result), refusal(result).c_str());
+        const auto &imported = std::get<io::ImportedConfig>(result);
+        QCOMPARE(imported.kind, io::ConfigKind::deepspeed);
+        for (const FieldInfo &field : scenarioFields())
+            QCOMPARE(fieldText(*imported.scenario, field.key), fieldText(s, field.key));
+        QVERIFY(*imported.scenario == s);
+        QVERIFY(std::any_of(imported.ignored.begin(), imported.ignored.end(),
+                            [](const io::IgnoredField &f) {
+                                return f.name == "comment" && f.why == "Parascope's comment";
+                            }));
+    }
+
+    // What DeepSpeed has no key for is written as comment lines.
+    void deepSpeedComments()
+    {
+        Scenario s;
+        applyFramework(s, Framework::deepspeed);
+        s.cp = 2;
+        s.ep = 2;
+        const std::string text = io::emitDeepSpeed(s, *presets.model(s.model));
+        for (const char *line :
+             {"T = 8", "K = 4", "C = 2", "E = 2", "sequence_parallel", "recompute=selective"})
+            QVERIFY2(text.find(line) != std::string::npos, line);
+        // 1 × 16 × 2.
+        QVERIFY(text.find("\"train_batch_size\": 32") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestImportJson)
+#include "tst_import_json.moc"
