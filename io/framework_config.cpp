@@ -1,5 +1,7 @@
 #include "io/framework_config.h"
 
+#include "io/json_fields.h"
+
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
@@ -55,6 +57,10 @@ std::variant<ImportedConfig, core::InputError> importConfig(const QByteArray &co
                                                             const ImportOptions &options)
 {
     const auto kind = recogniseConfig(content);
+    // A JSON file that does not parse: where reading stopped, not "not a configuration".
+    if (QJsonObject object; !kind && content.trimmed().startsWith('{'))
+        if (auto e = parseJsonObject(content, object, "configuration file"))
+            return *e;
     if (!kind)
         return core::InputError{
             {},

@@ -304,8 +304,10 @@ private Q_SLOTS:
             << 0 << "num_key_value_heads"
             << "does not divide";
         QTest::addRow("hf: malformed")
-            << QByteArray(R"({"model_type": "llama", "hidden_size": )") << 0 << ""
-            << "not a configuration";
+            << QByteArray(R"({"model_type": "llama", "hidden_size": )") << 0 << "hidden_size"
+            << "unterminated object at byte 40";
+        QTest::addRow("json of no framework") << QByteArray(R"({"foo": 1})") << 0 << ""
+                                              << "not a configuration Parascope reads";
         QTest::addRow("ds: stage as a word")
             << QByteArray(R"({"zero_optimization": {"stage": "three"}})") << 0
             << "zero_optimization.stage"
