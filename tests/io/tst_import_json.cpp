@@ -305,7 +305,7 @@ private Q_SLOTS:
             << "does not divide";
         QTest::addRow("hf: malformed")
             << QByteArray(R"({"model_type": "llama", "hidden_size": )") << 0 << "hidden_size"
-            << "unterminated object at byte 40";
+            << "unterminated object at byte 39";
         QTest::addRow("json of no framework") << QByteArray(R"({"foo": 1})") << 0 << ""
                                               << "not a configuration Parascope reads";
         QTest::addRow("ds: stage as a word")
