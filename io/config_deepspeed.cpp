@@ -380,7 +380,8 @@ std::optional<core::InputError> importDeepSpeed(const QByteArray &content,
          {std::tuple{global, "train_batch_size", "dp"},
           std::tuple{micro, "train_micro_batch_size_per_gpu", "microbatch_size"},
           std::tuple{accumulation, "gradient_accumulation_steps", "microbatches"}})
-        if (value.automatic)
+        // With --devices, D comes from the devices (said above), not the base scenario.
+        if (value.automatic && !(options.devices && key == std::string_view("dp")))
             out.assumptions.push_back(
                 std::string(name) + " is \"auto\" (the Hugging Face Trainer fills it in): " + key +
                 " stays " + core::fieldText(s, key) + " from the base scenario");

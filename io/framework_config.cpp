@@ -133,7 +133,9 @@ const core::ModelSpec *matchingPreset(const core::ModelSpec &model, const core::
 
 std::string importSummary(const ImportedConfig &imported)
 {
-    std::string text = "Read as " + std::string(core::toString(imported.kind)) + ":\n";
+    static constexpr const char *kKinds[]{"a Hugging Face config.json", "a torchtitan job TOML",
+                                          "Megatron-LM arguments", "a DeepSpeed config"};
+    std::string text = std::string("Read from ") + kKinds[static_cast<int>(imported.kind)] + ":\n";
     for (const auto &field : imported.read)
         text += "  " + field.name + " = " + field.value + "  ->  " + field.key + "\n";
     if (!imported.ignored.empty()) {
