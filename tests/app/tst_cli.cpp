@@ -576,6 +576,131 @@ private Q_SLOTS:
         QCOMPARE(root.value(QStringLiteral("devices")).toArray().size(), 17);
     }
 
+    // docs/import.md: a Hugging Face config.json becomes a model in the presets file named,
+    // beside what the file held, and `eval` then finds it.
+    void importModelIntoPresets()
+    {
+        const QString presets = file(QStringLiteral("mine.json"),
+                                     R"({"format": "parascope-presets", "version": 1,
+                                         "devices": [{"id": "lab", "name": "Lab card",
+                                                      "memory_gib": 16, "devices_per_node": 4}]})");
+        const ParascopeRun r =
+            runParascope({QStringLiteral("import"),
+                          QStringLiteral(PARASCOPE_SOURCE_DIR "/tests/data/configs/huggingface/"
+                                                              "mistral-7b-v0.1.json"),
+                          QStringLiteral("--save-model"), presets});
+        QCOMPARE(r.status, 0);
+        // Mistral 7B v0.1: 32 × (4096·(4096 + 2·1024 + 4096) + 3·4096·14336 + 2·4096) + 2 ×
+        // 32000·4096 + 4096 = 7,241,732,096 parameters, counted by hand from its config.json.
+        QVERIFY2(r.err.contains(QStringLiteral("7,241,732,096 parameters")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("hidden_size = 4096")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("rope_theta:")), qPrintable(r.err));
+        QVERIFY(r.out.isEmpty()); // a model only: no scenario
+        const QJsonObject evaluated =
+            json({QStringLiteral("--presets"), presets, QStringLiteral("--set"),
+                  QStringLiteral("model=mistral-7b-v0.1"), QStringLiteral("--set"),
+                  QStringLiteral("device=lab"), QStringLiteral("--set"), QStringLiteral("tp=4"),
+                  QStringLiteral("--set"), QStringLiteral("pp=1")});
+        QCOMPARE(evaluated.value(QStringLiteral("model"))
+                     .toObject()
+                     .value(QStringLiteral("params"))
+                     .toInteger(),
+                 7241732096LL);
+    }
+
+    // A refused import names the file's field and writes nothing.
+    void importRefusalWritesNothing()
+    {
+        const QString config = file(QStringLiteral("ds.json"),
+                                    R"({"train_batch_size": 100, "gradient_accumulation_steps": 4,
+                                        "train_micro_batch_size_per_gpu": 3})");
+        const QString out = m_dir.filePath(QStringLiteral("never.parascope.json"));
+        const ParascopeRun r =
+            runParascope({QStringLiteral("import"), config, QStringLiteral("--output"), out});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.startsWith(QStringLiteral("parascope: train_batch_size: 100 is not a "
+                                                 "multiple of")),
+                 qPrintable(r.err));
+        QVERIFY(!QFile::exists(out));
+    }
+
+    // `eval --emit` writes what `import` reads back: the layout survives the round trip.
+    void emitThenImport_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<QStringList>("settings");
+        QTest::addColumn<QStringList>("keys"); // those the framework's file carries
+        QTest::addRow("megatron")
+            << "megatron"
+            << QStringList{"tp=4",
+                           "pp=2",
+                           "dp=8",
+                           "microbatches=32",
+                           "microbatch_size=2",
+                           "recompute=full",
+                           "zero=1",
+                           "schedule=interleaved",
+                           "virtual_stages=2"}
+            << QStringList{"tp",        "pp",   "dp",       "microbatches",   "microbatch_size",
+                           "recompute", "zero", "schedule", "virtual_stages", "precision",
+                           "model"};
+        QTest::addRow("torchtitan")
+            << "torchtitan" << QStringList{"tp=8",   "pp=4",
+                                           "dp=4",   "microbatches=16",
+                                           "zero=1", "recompute=selective"}
+            << QStringList{"tp",        "pp",   "dp",        "microbatches", "microbatch_size",
+                           "recompute", "zero", "precision", "model"};
+        QTest::addRow("deepspeed") << "deepspeed"
+                                   << QStringList{"tp=1",
+                                                  "pp=1",
+                                                  "dp=64",
+                                                  "microbatches=4",
+                                                  "microbatch_size=2",
+                                                  "zero=3",
+                                                  "model=llama-3.1-8b",
+                                                  "recompute=full"}
+                                   << QStringList{"dp",   "microbatches", "microbatch_size",
+                                                  "zero", "precision",    "recompute"};
+    }
+    void emitThenImport()
+    {
+        QFETCH(QString, framework);
+        QFETCH(QStringList, settings);
+        QFETCH(QStringList, keys);
+        QStringList sets;
+        for (const QString &setting : std::as_const(settings))
+            sets << QStringLiteral("--set") << setting;
+        const QStringList profile{QStringLiteral("--set"),
+                                  QStringLiteral("framework=") + framework};
+        const ParascopeRun emitted = runParascope(QStringList{QStringLiteral("eval")} + profile +
+                                                  sets + QStringList{"--emit", framework});
+        QVERIFY2(emitted.status == 0, qPrintable(emitted.err));
+        const QString config = file(QStringLiteral("emitted-") + framework, emitted.out.toUtf8());
+        // The import starts from the default scenario: only the file brings the layout back
+        // (DeepSpeed's config has no T or K: those come in as the base).
+        QStringList base;
+        if (framework == QLatin1String("deepspeed"))
+            base = QStringList{"--set", "tp=1", "--set", "pp=1", "--set", "model=llama-3.1-8b"};
+        const ParascopeRun imported =
+            runParascope(QStringList{QStringLiteral("import"), config} + base);
+        QVERIFY2(imported.status == 0, qPrintable(imported.err + emitted.out));
+        const QJsonObject scenario = QJsonDocument::fromJson(imported.out.toUtf8()).object();
+        // What each key was set to, or the default scenario's value (docs/DESIGN.md §4).
+        QMap<QString, QString> expected{{QStringLiteral("precision"), QStringLiteral("bf16")},
+                                        {QStringLiteral("model"), QStringLiteral("llama-3.1-70b")}};
+        for (const QString &setting : std::as_const(settings))
+            expected.insert(setting.section(QLatin1Char('='), 0, 0),
+                            setting.section(QLatin1Char('='), 1));
+        for (const QString &key : std::as_const(keys)) {
+            const QString got = scenario.value(key).toVariant().toString();
+            QVERIFY2(got == expected.value(key),
+                     qPrintable(key + QStringLiteral(" imported as '") + got +
+                                QStringLiteral("', set to '") + expected.value(key) +
+                                QStringLiteral("'; emitted:\n") + emitted.out));
+        }
+        QCOMPARE(scenario.value(QStringLiteral("framework")).toString(), framework);
+    }
+
     void extraPresetsFile()
     {
         const QString path = file(QStringLiteral("extra.json"),
@@ -623,9 +748,13 @@ private Q_SLOTS:
         const QStringList standard{"help", "version"};
         QTest::addRow("the window") << QString() << QStringList{"presets"} + standard;
         QTest::addRow("eval") << "eval"
-                              << QStringList{"set",   "timeline", "compare",
-                                             "check", "format",   "presets"} +
+                              << QStringList{"set",    "timeline", "compare", "check",
+                                             "format", "emit",     "presets"} +
                                      standard;
+        QTest::addRow("import") << "import"
+                                << QStringList{"set",    "base",       "id",      "devices",
+                                               "output", "save-model", "dry-run", "presets"} +
+                                       standard;
         QTest::addRow("plan") << "plan"
                               << QStringList{"set",          "devices",      "global-batch",
                                              "top",          "distinct",     "exhaustive",
@@ -708,7 +837,7 @@ private Q_SLOTS:
     void overviewListsEveryCommand_data()
     {
         QTest::addColumn<QString>("command");
-        for (const char *command : {"eval", "plan", "presets", "shard", "export"})
+        for (const char *command : {"eval", "plan", "presets", "import", "shard", "export"})
             QTest::addRow("%s", command) << QString::fromLatin1(command);
     }
     void overviewListsEveryCommand()
