@@ -4,10 +4,14 @@
 #include "io/scenario_io.h"
 #include "modal_answerer.h"
 #include "test_files.h"
+#include "ui/config_actions.h"
 #include "ui/file_actions.h"
 #include "ui/main_window.h"
+#include "ui/planner/planner_panel.h"
 #include "ui/scenario_document.h"
 
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -175,6 +179,89 @@ private Q_SLOTS:
         QVERIFY(document.scenario() == before); // never replaces the current scenario
         QCOMPARE(document.undoStack()->count(), 1);
         QCOMPARE(fileState.count(), 0);
+    }
+
+    // docs/import.md: File → Import… reads a model's config.json into the scenario as one
+    // undoable step, and adds the model to the presets file.
+    void importModelIntoTheWindow()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        const core::Scenario before = document.scenario();
+        const QString presets = m_dir.filePath(QStringLiteral("imported-presets.json"));
+        const auto reason = window.configActions()->importFile(
+            QStringLiteral(PARASCOPE_SOURCE_DIR
+                           "/tests/data/configs/huggingface/mistral-7b-v0.1.json"),
+            presets);
+        QVERIFY2(!reason, qPrintable(reason.value_or(QString())));
+        document.flush();
+        const core::Scenario &s = document.scenario();
+        QCOMPARE(s.model, std::string("mistral-7b-v0.1"));
+        QVERIFY(s.customModel);
+        // Mistral 7B v0.1's config.json: 32 layers of 4096, 32 heads, 8 KV heads, 14336 wide.
+        QCOMPARE(s.customModel->layers, 32);
+        QCOMPARE(s.customModel->kvHeads, 8);
+        QCOMPARE(s.customModel->ffnHidden, 14336);
+        QVERIFY(!document.report().error);
+        QVERIFY(window.configActions()->lastSummary().contains(QStringLiteral("rope_theta")));
+        core::Presets saved;
+        QVERIFY(!io::mergePresetsFile(saved, presets));
+        QVERIFY(saved.model("mistral-7b-v0.1"));
+        document.undoStack()->undo();
+        QVERIFY(document.scenario() == before);
+    }
+
+    // A file that is no framework's, or contradicts itself, leaves the scenario as it was.
+    void refusedImportChangesNothing_data()
+    {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("named");
+        QTest::addRow("no framework's")
+            << QByteArray("{\"colour\": \"blue\"}") << "not a configuration Parascope reads";
+        QTest::addRow("DeepSpeed batch") << QByteArray(R"({"train_batch_size": 10,
+            "train_micro_batch_size_per_gpu": 3, "gradient_accumulation_steps": 1})")
+                                         << "train_batch_size";
+    }
+    void refusedImportChangesNothing()
+    {
+        QFETCH(QByteArray, content);
+        QFETCH(QString, named);
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        const QString path = m_dir.filePath(QStringLiteral("refused.json"));
+        QVERIFY(writeFile(path, content));
+        const core::Scenario before = document.scenario();
+        const auto reason = window.configActions()->importFile(path);
+        QVERIFY(reason);
+        QVERIFY2(reason->contains(named), qPrintable(*reason));
+        QVERIFY(document.scenario() == before);
+        QCOMPARE(document.undoStack()->count(), 0);
+    }
+
+    // A DeepSpeed config dropped on the window merges into the scenario; Edit → Copy as
+    // DeepSpeed config puts the layout back on the clipboard.
+    void dropThenCopy()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        const QString path = m_dir.filePath(QStringLiteral("zero2.json"));
+        // 64 sequences a step = 2 per device × 4 accumulation steps × D 8.
+        QVERIFY(writeFile(path, R"({"train_batch_size": 64, "train_micro_batch_size_per_gpu": 2,
+                                    "gradient_accumulation_steps": 4,
+                                    "zero_optimization": {"stage": 1}, "bf16": {"enabled": true}})"));
+        QVERIFY(!window.openDropped(path));
+        document.flush();
+        QVERIFY(document.scenario().framework == core::Framework::deepspeed);
+        QCOMPARE(document.scenario().dp, 8);
+        QCOMPARE(document.scenario().microbatches, 4);
+        QCOMPARE(document.scenario().microbatchSize, 2);
+        QVERIFY(!ConfigActions::copyAs(document.lastValidScenario(), document.presets(),
+                                       core::Framework::deepspeed));
+        const QString copied = QGuiApplication::clipboard()->text();
+        QVERIFY2(copied.contains(QStringLiteral("\"train_batch_size\": 64")), qPrintable(copied));
+        // The Planner's row menu needs a row.
+        QCOMPARE(window.planner()->copySelectedAs(core::Framework::megatron).value_or(QString()),
+                 QStringLiteral("select a training layout first"));
     }
 };
 
