@@ -260,6 +260,9 @@ struct Expanded
     bool unresolved = false; // a command substitution or an expansion Parascope cannot do
 };
 
+// The longest variable value kept; no launch script comes near it.
+constexpr std::size_t kMaxValue = 1 << 20;
+
 class Shell
 {
 public:
@@ -497,11 +500,14 @@ private:
                 value.clear();
             for (const std::string &raw : *item.array)
                 for (std::string &f : expand(raw, true).fields)
-                    value.push_back(std::move(f));
+                    if (value.size() < kMaxValue / 64)
+                        value.push_back(std::move(f));
             return;
         }
         const Expanded e = expand(std::string_view(item.raw).substr(item.raw.find('=') + 1), false);
-        const std::string text = e.fields.empty() ? std::string() : e.fields.front();
+        std::string text = e.fields.empty() ? std::string() : e.fields.front();
+        if (text.size() > kMaxValue)
+            text.resize(kMaxValue); // a value doubling itself: bash would run out of memory
         if (append && !value.empty())
             value.front() += text;
         else
@@ -606,7 +612,7 @@ private:
         for (std::size_t i = 0; i < raw.size();) {
             const char c = raw[i];
             if (c == '\'') {
-                const std::size_t end = raw.find('\'', i + 1);
+                const std::size_t end = std::min(raw.find('\'', i + 1), raw.size());
                 b.literal(raw.substr(i + 1, end - i - 1));
                 i = end + 1;
             } else if (c == '"') {
@@ -638,7 +644,7 @@ private:
             } else if (c == '$') {
                 dollar(raw, i, b, false, out.unresolved);
             } else if (c == '`') {
-                const std::size_t end = raw.find('`', i + 1);
+                const std::size_t end = std::min(raw.find('`', i + 1), raw.size());
                 b.literal(raw.substr(i, end + 1 - i));
                 out.unresolved = true;
                 i = end + 1;
@@ -1330,6 +1336,14 @@ private:
         return std::nullopt;
     }
 
+    static bool isModelFlag(Flag flag)
+    {
+        for (const FlagInfo &f : kFlags)
+            if (f.flag == flag)
+                return f.key.starts_with("model.");
+        return false;
+    }
+
     const Given *given(Flag flag) const
     {
         const auto it = m_given.find(flag);
@@ -1363,9 +1377,14 @@ private:
             return fallback;
         noteRead(flag);
         const auto v = parseInteger(g->value);
-        if (!v || *v < min || *v > 1'000'000'000)
-            return core::InputError{g->name, "expects a whole number of at least " +
-                                                 std::to_string(min) + ", not '" + g->value + "'"};
+        // Model sizes up to ten million keep Parascope's products in range.
+        const long long max = std::string_view(g->name).starts_with("--") && isModelFlag(flag)
+                                  ? 10'000'000
+                                  : 1'000'000'000;
+        if (!v || *v < min || *v > max)
+            return core::InputError{g->name, "expects a whole number from " + std::to_string(min) +
+                                                 " to " + std::to_string(max) + ", not '" +
+                                                 g->value + "'"};
         return int(*v);
     }
 
@@ -1450,7 +1469,7 @@ private:
         int kvChannels = m.hidden / m.heads;
         if (auto e = take(Flag::kvChannels, kvChannels, kvChannels))
             return e;
-        if (kvChannels * m.heads != m.hidden)
+        if (1LL * kvChannels * m.heads != m.hidden)
             m.headDimOverride = kvChannels;
         m.qkNorm = has(Flag::qkLayernorm);
         // Megatron-LM ties the output layer to the embedding unless told not to.
@@ -1725,8 +1744,8 @@ private:
 
     std::optional<core::InputError> readWorld(core::Scenario &s)
     {
-        const int group = s.tp * s.cp * s.pp;
-        int world = 0;
+        const long long group = 1LL * s.tp * s.cp * s.pp;
+        long long world = 0;
         std::string where;
         if (m_options.devices) {
             world = *m_options.devices;
@@ -1741,7 +1760,7 @@ private:
                 return *e;
             perNode = std::get<int>(a);
             nodes = std::get<int>(b);
-            world = perNode * nodes;
+            world = 1LL * perNode * nodes;
             where = "torchrun's --nproc_per_node x --nnodes = " + std::to_string(world);
         } else {
             world = m_base.devices();
@@ -1760,7 +1779,9 @@ private:
                 where + " is not a multiple of T x C x K = " + std::to_string(s.tp) + " x " +
                     std::to_string(s.cp) + " x " + std::to_string(s.pp) + " = " +
                     std::to_string(group)};
-        s.dp = world / group;
+        if (world / group > 1'000'000'000)
+            return core::InputError{"devices", "more than a billion data-parallel replicas"};
+        s.dp = int(world / group);
         return std::nullopt;
     }
 
@@ -1770,9 +1791,9 @@ private:
         if (auto *e = std::get_if<core::InputError>(&b))
             return *e;
         s.microbatchSize = std::get<int>(b);
-        const int perStep = s.microbatchSize * s.dp;
+        const long long perStep = 1LL * s.microbatchSize * s.dp;
         // training: global batch = micro-batch x accumulation steps x D; default b x D.
-        const auto g = integer(Flag::globalBatch, perStep);
+        const auto g = integer(Flag::globalBatch, int(std::min<long long>(perStep, 1'000'000'000)));
         if (auto *e = std::get_if<core::InputError>(&g))
             return *e;
         const int global = std::get<int>(g);
@@ -1783,7 +1804,7 @@ private:
                                                                std::to_string(s.microbatchSize) +
                                                                " x " + std::to_string(s.dp) +
                                                                " = " + std::to_string(perStep)};
-        s.microbatches = global / perStep;
+        s.microbatches = int(global / perStep);
         if (!given(Flag::globalBatch))
             m_out.assumptions.push_back("no --global-batch-size: Megatron-LM's default b x D, "
                                         "one micro-batch per step");
@@ -1877,6 +1898,10 @@ public:
     }
 };
 
+std::optional<core::InputError> readMegatron(const std::string &text, const core::Scenario &base,
+                                             const core::Presets &presets,
+                                             const ImportOptions &options, ImportedConfig &out);
+
 } // namespace megatron_detail
 
 std::optional<core::InputError> importMegatron(const QByteArray &content,
@@ -1886,6 +1911,19 @@ std::optional<core::InputError> importMegatron(const QByteArray &content,
 {
     using namespace megatron_detail;
     const std::string text = content.toStdString();
+    try {
+        return readMegatron(text, base, presets, options, out);
+    } catch (const std::exception &e) {
+        return core::InputError{{}, std::string("cannot read these arguments: ") + e.what()};
+    }
+}
+
+namespace megatron_detail {
+
+std::optional<core::InputError> readMegatron(const std::string &text, const core::Scenario &base,
+                                             const core::Presets &presets,
+                                             const ImportOptions &options, ImportedConfig &out)
+{
     auto lexed = Lexer(text).run();
     if (auto *error = std::get_if<ShellError>(&lexed))
         return core::InputError{error->key, error->message};
@@ -1899,6 +1937,8 @@ std::optional<core::InputError> importMegatron(const QByteArray &content,
     Reader reader(base, presets, options, out);
     return reader.read(shell.megatronArgs);
 }
+
+} // namespace megatron_detail
 
 std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
 {

@@ -333,6 +333,8 @@ private:
                                                    " devices, not the " +
                                                    std::to_string(*m_options.devices) + " given"};
         }
+        if (replicate * shard > 1'000'000'000)
+            return core::InputError{shardPath, "more than a billion data-parallel replicas"};
         s.dp = int(replicate * shard);
         m_shard = int(shard);
         if (replicate > 1 && shard > 1)
@@ -374,7 +376,9 @@ private:
 
     std::optional<core::InputError> readBatch(core::Scenario &s)
     {
-        const auto local = integer("training.local_batch_size", 8, "microbatches"); // job_config
+        // job_config.py: local_batch_size 8. Without pipelining it is the micro-batch.
+        const auto local =
+            integer("training.local_batch_size", 8, s.pp > 1 ? "microbatches" : "microbatch_size");
         if (auto *e = std::get_if<core::InputError>(&local))
             return *e;
         const auto micro =
@@ -407,6 +411,9 @@ private:
                 return core::InputError{"parallelism.pipeline_parallel_microbatch_size",
                                         "must divide training.local_batch_size (" +
                                             std::to_string(perRank) + ")"};
+            if (perRank / b * accumulation > 1'000'000'000)
+                return core::InputError{"training.global_batch_size",
+                                        "more than a billion micro-batches per step"};
             s.microbatchSize = int(b);
             s.microbatches = int(perRank / b * accumulation);
             if (accumulation > 1)
