@@ -104,6 +104,8 @@ constexpr std::array kSkipped{
     Skipped{"training.gc_freq", "Python garbage collection timing"},
     Skipped{"training.gc_debug", "Python garbage collection timing"},
     Skipped{"training.enable_cpu_offload", "CPU offloading is not modelled"},
+    Skipped{"training.compile", "torch.compile fuses kernels; Parascope's memory and time model "
+                                "does not change with it"},
     Skipped{"parallelism.disable_loss_parallel", "the loss's layout: not modelled"},
     Skipped{"parallelism.pipeline_parallel_schedule_csv", "a schedule from a file: not read"},
     Skipped{"parallelism.module_fqns_per_model_part",
@@ -377,8 +379,12 @@ private:
     std::optional<core::InputError> readBatch(core::Scenario &s)
     {
         // job_config.py: local_batch_size 8. Without pipelining it is the micro-batch.
-        const auto local =
-            integer("training.local_batch_size", 8, s.pp > 1 ? "microbatches" : "microbatch_size");
+        // Before pytorch/torchtitan#1238 (gradient accumulation) it was training.batch_size.
+        const std::string localPath =
+            find("training.local_batch_size") || !find("training.batch_size")
+                ? "training.local_batch_size"
+                : "training.batch_size";
+        const auto local = integer(localPath, 8, s.pp > 1 ? "microbatches" : "microbatch_size");
         if (auto *e = std::get_if<core::InputError>(&local))
             return *e;
         const auto micro =
