@@ -1,18 +1,818 @@
 // A torchtitan job TOML, read into a scenario and written from one (docs/import.md).
+//
+// The keys are those of torchtitan's torchtitan/config/job_config.py as it stood while jobs
+// were TOML files (up to pytorch/torchtitan#2386, which moved them to Python).
+#include "core/fields.h"
+#include "core/framework.h"
 #include "io/framework_config.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <set>
+#include <sstream>
+#include <toml++/toml.h>
 
 namespace io {
 
-std::optional<core::InputError> importTorchtitan(const QByteArray &, const core::Scenario &,
-                                                 const core::Presets &, const ImportOptions &,
-                                                 ImportedConfig &)
+namespace torchtitan_detail {
+
+// torchtitan's model flavors with a Parascope preset: torchtitan/models/*/__init__.py.
+struct Flavor
 {
-    return core::InputError{{}, "reading a torchtitan TOML is being written"};
+    std::string_view name;
+    std::string_view flavor;
+    std::string_view preset;
+};
+
+constexpr std::array kFlavors{
+    Flavor{"llama3", "8B", "llama-3.1-8b"},      Flavor{"llama3", "70B", "llama-3.1-70b"},
+    Flavor{"llama3", "405B", "llama-3.1-405b"},  Flavor{"deepseek_v3", "671B", "deepseek-v3"},
+    Flavor{"qwen3", "30B-A3B", "qwen3-30b-a3b"}, Flavor{"qwen3", "235B-A22B", "qwen3-235b-a22b"},
+    Flavor{"gpt_oss", "120b", "gpt-oss-120b"},
+};
+
+std::string knownFlavors()
+{
+    std::string out;
+    for (std::size_t i = 0; i < kFlavors.size(); ++i)
+        out += (i == 0 ? "" : ", ") + std::string(kFlavors[i].name) + " " +
+               std::string(kFlavors[i].flavor);
+    return out;
 }
 
-std::string emitTorchtitan(const core::Scenario &, const core::ModelSpec &)
+// pipeline_parallel_schedule: the names of torch.distributed.pipelining's
+// get_schedule_class, and how Parascope's schedules stand for them.
+struct TitanSchedule
 {
-    return {};
+    std::string_view name;
+    core::Schedule schedule;
+    bool multiStage;                // PipelineScheduleMulti: several stages per rank
+    std::string_view approximation; // empty when exact
+};
+
+constexpr std::array kSchedules{
+    TitanSchedule{"1F1B", core::Schedule::oneFOneB, false, {}},
+    TitanSchedule{"GPipe", core::Schedule::gpipe, false, {}},
+    TitanSchedule{"Interleaved1F1B", core::Schedule::interleaved, true, {}},
+    TitanSchedule{"LoopedBFS", core::Schedule::interleaved, true,
+                  "LoopedBFS runs each local stage's micro-batches breadth-first; read as "
+                  "interleaved 1F1B"},
+    TitanSchedule{"InterleavedZeroBubble", core::Schedule::interleaved, true,
+                  "InterleavedZeroBubble also splits the weight gradients off; read as "
+                  "interleaved 1F1B"},
+    TitanSchedule{"ZBVZeroBubble", core::Schedule::zbH1, true,
+                  "ZBVZeroBubble runs two stages per rank in a V; read as ZB-H1 with one"},
+    TitanSchedule{"DualPipeV", core::Schedule::zbH1, true,
+                  "DualPipeV runs two stages per rank in a V with both directions at once; read "
+                  "as ZB-H1 with one"},
+};
+
+// Sections and keys Parascope reads nothing from, and why; the longest prefix wins.
+struct Skipped
+{
+    std::string_view prefix;
+    std::string_view why;
+};
+
+constexpr std::array kSkipped{
+    Skipped{"job", "where the run writes its outputs"},
+    Skipped{"profiling", "profiling only"},
+    Skipped{"metrics", "logging only"},
+    Skipped{"checkpoint", "checkpoint files: outside the training step"},
+    Skipped{"optimizer", "an optimizer value: changes what is learned, not memory or step time "
+                         "(Parascope counts AdamW's two FP32 states)"},
+    Skipped{"lr_scheduler", "the learning-rate schedule: no effect on memory or step time"},
+    Skipped{"validation", "evaluation runs outside the training step"},
+    Skipped{"compile", "torch.compile fuses kernels; Parascope's memory and time model does not "
+                       "change with it"},
+    Skipped{"comm", "timeouts and traces of the collectives"},
+    Skipped{"memory_estimation", "torchtitan's own estimate"},
+    Skipped{"fault_tolerance", "fault tolerance: outside the training step"},
+    Skipped{"experimental", "custom code torchtitan imports"},
+    Skipped{"debug", "seeds and determinism"},
+    Skipped{"float8", "float8 options: Parascope's fp8 is the format alone"},
+    Skipped{"quantize", "quantisation options: Parascope's fp8 is the format alone"},
+    Skipped{"model.hf_assets_path", "the tokenizer's and weights' folder"},
+    Skipped{"model.tokenizer_path", "the tokenizer's folder"},
+    Skipped{"model.print_after_conversion", "logging only"},
+    Skipped{"training.dataset", "the data: not part of the step's memory or time"},
+    Skipped{"training.dataset_path", "the data: not part of the step's memory or time"},
+    Skipped{"training.dataloader", "the data loader's workers"},
+    Skipped{"training.max_norm", "gradient clipping: no effect on memory or step time"},
+    Skipped{"training.steps", "how long the run is, not the step"},
+    Skipped{"training.gc_freq", "Python garbage collection timing"},
+    Skipped{"training.gc_debug", "Python garbage collection timing"},
+    Skipped{"training.enable_cpu_offload", "CPU offloading is not modelled"},
+    Skipped{"training.compile", "torch.compile fuses kernels; Parascope's memory and time model "
+                                "does not change with it"},
+    Skipped{"parallelism.disable_loss_parallel", "the loss's layout: not modelled"},
+    Skipped{"parallelism.pipeline_parallel_schedule_csv", "a schedule from a file: not read"},
+    Skipped{"parallelism.module_fqns_per_model_part",
+            "Parascope splits the layers evenly over the stages"},
+    Skipped{"parallelism.context_parallel_load_balancer",
+            "the load balancer of causal attention: Parascope assumes balanced shards"},
+    Skipped{"parallelism.expert_parallel_comm_backend", "the all-to-all's implementation"},
+    Skipped{"parallelism.pipeline_parallel_expert_parallel_overlap", "a DualPipeV overlap"},
+    Skipped{"activation_checkpoint.per_op_sac_force_recompute_mm_shapes_by_fqns",
+            "a detail of op-level selective checkpointing"},
+    Skipped{"activation_checkpoint.early_stop", "a recomputation speed-up"},
+    Skipped{"activation_checkpoint.preserve_rng_state", "random state bookkeeping"},
+    Skipped{"activation_checkpoint.determinism_check", "a check"},
+    Skipped{"activation_checkpoint.debug", "a check"},
+    Skipped{"activation_checkpoint.visualize_memory_budget_pareto", "a plot"},
+};
+
+std::string skippedWhy(const std::string &path)
+{
+    std::size_t best = 0;
+    std::string_view why = "not a setting Parascope models";
+    for (const Skipped &s : kSkipped)
+        if ((path == s.prefix || path.starts_with(std::string(s.prefix) + ".")) &&
+            s.prefix.size() > best) {
+            best = s.prefix.size();
+            why = s.why;
+        }
+    return std::string(why);
+}
+
+std::string valueText(const toml::node &node)
+{
+    if (const auto *s = node.as_string())
+        return s->get();
+    std::ostringstream os;
+    if (const auto *i = node.as_integer())
+        os << i->get();
+    else if (const auto *f = node.as_floating_point())
+        os << f->get();
+    else if (const auto *b = node.as_boolean())
+        os << (b->get() ? "true" : "false");
+    else if (const auto *a = node.as_array()) {
+        os << "[";
+        for (std::size_t k = 0; k < a->size(); ++k)
+            os << (k ? ", " : "") << valueText(*a->get(k));
+        os << "]";
+    } else
+        os << "(table)";
+    return os.str();
+}
+
+// Every leaf key of the document, dotted.
+void leaves(const toml::table &table, const std::string &prefix,
+            std::vector<std::pair<std::string, const toml::node *>> &out)
+{
+    for (const auto &[key, node] : table) {
+        const std::string path =
+            prefix.empty() ? std::string(key.str()) : prefix + "." + std::string(key.str());
+        if (const auto *t = node.as_table())
+            leaves(*t, path, out);
+        else
+            out.emplace_back(path, &node);
+    }
+}
+
+class Reader
+{
+public:
+    Reader(const toml::table &doc, const core::Scenario &base, const core::Presets &presets,
+           const ImportOptions &options, ImportedConfig &out)
+        : m_doc(doc), m_base(base), m_presets(presets), m_options(options), m_out(out)
+    {}
+
+    std::optional<core::InputError> read()
+    {
+        core::Scenario s = m_base;
+        core::applyFramework(s, core::Framework::torchtitan);
+        for (auto step :
+             {&Reader::readModel, &Reader::readParallelism, &Reader::readBatch,
+              &Reader::readPipeline, &Reader::readCheckpointing, &Reader::readPrecision})
+            if (auto error = (this->*step)(s))
+                return error;
+        std::vector<std::pair<std::string, const toml::node *>> all;
+        leaves(m_doc, {}, all);
+        for (const auto &[path, node] : all)
+            if (!m_read.count(path))
+                m_out.ignored.push_back({path, skippedWhy(path)});
+        m_out.scenario = s;
+        return std::nullopt;
+    }
+
+private:
+    const toml::node *find(const std::string &path) const { return m_doc.at_path(path).node(); }
+
+    void note(const std::string &path, const std::string &key)
+    {
+        if (const toml::node *n = find(path)) {
+            m_read.insert(path);
+            m_out.read.push_back({path, valueText(*n), key});
+        }
+    }
+
+    std::variant<long long, core::InputError> integer(const std::string &path, long long fallback,
+                                                      const std::string &key, long long min = 1)
+    {
+        const toml::node *n = find(path);
+        if (!n)
+            return fallback;
+        note(path, key);
+        const auto *v = n->as_integer();
+        if (!v || v->get() < min || v->get() > 1'000'000'000)
+            return core::InputError{path, "expects a whole number of at least " +
+                                              std::to_string(min) + ", not " + valueText(*n)};
+        return v->get();
+    }
+
+    std::variant<std::string, core::InputError> text(const std::string &path, std::string fallback,
+                                                     const std::string &key)
+    {
+        const toml::node *n = find(path);
+        if (!n)
+            return fallback;
+        note(path, key);
+        if (!n->is_string())
+            return core::InputError{path, "expects a string, not " + valueText(*n)};
+        return n->as_string()->get();
+    }
+
+    std::variant<bool, core::InputError> boolean(const std::string &path, bool fallback,
+                                                 const std::string &key)
+    {
+        const toml::node *n = find(path);
+        if (!n)
+            return fallback;
+        note(path, key);
+        if (!n->is_boolean())
+            return core::InputError{path, "expects true or false, not " + valueText(*n)};
+        return n->as_boolean()->get();
+    }
+
+    std::optional<core::InputError> readModel(core::Scenario &s)
+    {
+        // job_config.py: Model.name "llama3", Model.flavor "debugmodel".
+        const auto name = text("model.name", "llama3", "model");
+        if (auto *e = std::get_if<core::InputError>(&name))
+            return *e;
+        const auto flavor = text("model.flavor", "debugmodel", "model");
+        if (auto *e = std::get_if<core::InputError>(&flavor))
+            return *e;
+        for (const Flavor &f : kFlavors)
+            if (f.name == std::get<std::string>(name) &&
+                f.flavor == std::get<std::string>(flavor)) {
+                if (!m_presets.model(f.preset))
+                    return core::InputError{"model.flavor", "the preset " + std::string(f.preset) +
+                                                                " is not loaded"};
+                core::setField(s, "model", f.preset);
+                m_model = m_presets.model(f.preset);
+                return std::nullopt;
+            }
+        return core::InputError{
+            "model.flavor",
+            "'" + std::get<std::string>(name) + "' '" + std::get<std::string>(flavor) +
+                "' is not a flavor Parascope has a preset for; known: " + knownFlavors()};
+    }
+
+    std::optional<core::InputError> readParallelism(core::Scenario &s)
+    {
+        const auto degree = [&](const char *path, long long fallback, const char *key,
+                                int &into) -> std::optional<core::InputError> {
+            const auto v = integer(path, fallback, key);
+            if (auto *e = std::get_if<core::InputError>(&v))
+                return *e;
+            into = int(std::get<long long>(v));
+            return std::nullopt;
+        };
+        // job_config.py Parallelism: every degree 1 by default, data_parallel_shard_degree -1.
+        int replicate = 1, tp = 1, pp = 1, cp = 1, ep = 1, etp = 1;
+        for (const auto &[path, key, into] :
+             {std::tuple{"parallelism.data_parallel_replicate_degree", "dp", &replicate},
+              std::tuple{"parallelism.tensor_parallel_degree", "tp", &tp},
+              std::tuple{"parallelism.pipeline_parallel_degree", "pp", &pp},
+              std::tuple{"parallelism.context_parallel_degree", "cp", &cp},
+              std::tuple{"parallelism.expert_parallel_degree", "ep", &ep},
+              std::tuple{"parallelism.expert_tensor_parallel_degree", "expert_tp", &etp}})
+            if (auto e = degree(path, 1, key, *into))
+                return e;
+        s.tp = tp;
+        s.pp = pp;
+        s.cp = cp;
+        s.ep = ep;
+        // Without expert parallelism the experts follow the tensor-parallel plan.
+        s.expertTp = ep > 1 ? etp : 0;
+        const std::string shardPath = "parallelism.data_parallel_shard_degree";
+        const toml::node *shardNode = find(shardPath);
+        long long shard = -1;
+        if (shardNode) {
+            note(shardPath, "dp");
+            const auto *v = shardNode->as_integer();
+            if (!v || v->get() == 0 || v->get() < -1 || v->get() > 1'000'000'000)
+                return core::InputError{shardPath, "expects -1 or a whole number of at least "
+                                                   "1, not " +
+                                                       valueText(*shardNode)};
+            shard = v->get();
+        }
+        const long long others = 1LL * replicate * tp * pp * cp;
+        if (shard == -1) {
+            // -1: the ranks left after the other degrees (job_config.py).
+            long long world = 0;
+            if (m_options.devices) {
+                world = *m_options.devices;
+            } else {
+                world = m_base.devices();
+                m_out.assumptions.push_back(
+                    "data_parallel_shard_degree = -1 takes the world size, which is not in the "
+                    "file: kept " +
+                    std::to_string(world) + " devices from the starting scenario; give --devices");
+            }
+            if (world % others != 0)
+                return core::InputError{
+                    shardPath, "-1 needs a world size that is a multiple of replicate x "
+                               "T x K x C = " +
+                                   std::to_string(others) + ", not " + std::to_string(world)};
+            shard = world / others;
+        } else if (m_options.devices && others * shard != *m_options.devices) {
+            return core::InputError{shardPath, "the degrees make " +
+                                                   std::to_string(others * shard) +
+                                                   " devices, not the " +
+                                                   std::to_string(*m_options.devices) + " given"};
+        }
+        if (replicate * shard > 1'000'000'000)
+            return core::InputError{shardPath, "more than a billion data-parallel replicas"};
+        s.dp = int(replicate * shard);
+        m_shard = int(shard);
+        if (replicate > 1 && shard > 1)
+            m_out.assumptions.push_back(
+                "HSDP (replicate " + std::to_string(replicate) + " x shard " +
+                std::to_string(shard) + "): Parascope shards over all D = " + std::to_string(s.dp) +
+                ", torchtitan over the " + std::to_string(shard) + " of a replica");
+        // FSDP2's reshard_after_forward (docs/frameworks.md): resharded after the forward
+        // without pipelining (ZeRO-3), kept with it (ZeRO-1); llama3/infra/parallelize.py.
+        const auto policy = text("parallelism.fsdp_reshard_after_forward", "default", "zero");
+        if (auto *e = std::get_if<core::InputError>(&policy))
+            return *e;
+        const std::string &p = std::get<std::string>(policy);
+        if (p != "default" && p != "always" && p != "never")
+            return core::InputError{"parallelism.fsdp_reshard_after_forward",
+                                    "expects default, always or never, not '" + p + "'"};
+        const bool reshard = p == "always" || (p == "default" && pp == 1);
+        s.zero = shard <= 1 ? 0 : reshard ? 3 : pp > 1 ? 1 : 2;
+        if (shard > 1 && p == "never" && pp == 1)
+            m_out.assumptions.push_back("fsdp_reshard_after_forward = never without pipelining: "
+                                        "parameters stay gathered, gradients sharded: ZeRO-2");
+        const auto async = boolean("parallelism.enable_async_tensor_parallel", false, "tp_overlap");
+        if (auto *e = std::get_if<core::InputError>(&async))
+            return *e;
+        s.tpOverlap = std::get<bool>(async);
+        // torchtitan's tensor-parallel plan shards the norms' sequence (SequenceParallel).
+        s.sequenceParallel = tp > 1;
+        const auto rotate =
+            text("parallelism.context_parallel_rotate_method", "allgather", "cp_exchange");
+        if (auto *e = std::get_if<core::InputError>(&rotate))
+            return *e;
+        const auto exchange = core::parseEnum<core::CpExchange>(std::get<std::string>(rotate));
+        if (!exchange || *exchange == core::CpExchange::ring)
+            return core::InputError{"parallelism.context_parallel_rotate_method",
+                                    "expects allgather or alltoall"};
+        s.cpExchange = *exchange;
+        return std::nullopt;
+    }
+
+    std::optional<core::InputError> readBatch(core::Scenario &s)
+    {
+        // job_config.py: local_batch_size 8. Without pipelining it is the micro-batch.
+        // Before pytorch/torchtitan#1238 (gradient accumulation) it was training.batch_size.
+        const std::string localPath =
+            find("training.local_batch_size") || !find("training.batch_size")
+                ? "training.local_batch_size"
+                : "training.batch_size";
+        const auto local = integer(localPath, 8, s.pp > 1 ? "microbatches" : "microbatch_size");
+        if (auto *e = std::get_if<core::InputError>(&local))
+            return *e;
+        const auto micro =
+            integer("parallelism.pipeline_parallel_microbatch_size", 1, "microbatch_size");
+        if (auto *e = std::get_if<core::InputError>(&micro))
+            return *e;
+        const long long perRank = std::get<long long>(local);
+        const long long perStep = perRank * s.dp;
+        // train.py: global batch = local x D x gradient accumulation steps; -1: one step.
+        const auto global = integer("training.global_batch_size", -1, "microbatches", -1);
+        if (auto *e = std::get_if<core::InputError>(&global))
+            return *e;
+        long long g = std::get<long long>(global);
+        if (g == 0)
+            return core::InputError{"training.global_batch_size", "expects -1 or at least 1"};
+        if (g < 0)
+            g = perStep;
+        if (g % perStep != 0)
+            return core::InputError{"training.global_batch_size",
+                                    std::to_string(g) +
+                                        " is not a multiple of local_batch_size "
+                                        "x D = " +
+                                        std::to_string(perRank) + " x " + std::to_string(s.dp) +
+                                        " = " + std::to_string(perStep)};
+        const long long accumulation = g / perStep;
+        if (s.pp > 1) {
+            // pipeline_parallel.py: n_microbatches = local_batch_size / microbatch size.
+            const long long b = std::get<long long>(micro);
+            if (perRank % b != 0)
+                return core::InputError{"parallelism.pipeline_parallel_microbatch_size",
+                                        "must divide training.local_batch_size (" +
+                                            std::to_string(perRank) + ")"};
+            if (perRank / b * accumulation > 1'000'000'000)
+                return core::InputError{"training.global_batch_size",
+                                        "more than a billion micro-batches per step"};
+            s.microbatchSize = int(b);
+            s.microbatches = int(perRank / b * accumulation);
+            if (accumulation > 1)
+                m_out.assumptions.push_back(std::to_string(accumulation) +
+                                            " gradient accumulation steps, each a "
+                                            "pipeline of " +
+                                            std::to_string(perRank / b) +
+                                            " micro-batches: Parascope runs one pipeline of all " +
+                                            std::to_string(s.microbatches));
+        } else {
+            s.microbatchSize = int(perRank);
+            s.microbatches = int(accumulation);
+        }
+        const auto seq = integer("training.seq_len", 2048, "seq_len");
+        if (auto *e = std::get_if<core::InputError>(&seq))
+            return *e;
+        s.seqLen = int(std::get<long long>(seq));
+        return std::nullopt;
+    }
+
+    std::optional<core::InputError> readPipeline(core::Scenario &s)
+    {
+        const auto name = text("parallelism.pipeline_parallel_schedule", "1F1B", "schedule");
+        if (auto *e = std::get_if<core::InputError>(&name))
+            return *e;
+        s.schedule = core::Schedule::oneFOneB;
+        s.virtualStages = 1;
+        if (s.pp == 1)
+            return std::nullopt;
+        const TitanSchedule *schedule = nullptr;
+        for (const TitanSchedule &t : kSchedules)
+            if (t.name == std::get<std::string>(name))
+                schedule = &t;
+        if (!schedule) {
+            std::string known;
+            for (const TitanSchedule &t : kSchedules)
+                known += (known.empty() ? "" : ", ") + std::string(t.name);
+            return core::InputError{"parallelism.pipeline_parallel_schedule",
+                                    "'" + std::get<std::string>(name) +
+                                        "' is not a schedule Parascope models; known: " + known};
+        }
+        s.schedule = schedule->schedule;
+        if (!schedule->approximation.empty())
+            m_out.assumptions.push_back(std::string(schedule->approximation));
+        if (schedule->schedule != core::Schedule::interleaved)
+            return std::nullopt;
+        // pipeline_parallel.py: stages = ceil((layers + first less + last less) / layers per
+        // stage), or 2 per rank for a multi-stage schedule.
+        int v = 2;
+        const auto perStage =
+            integer("parallelism.pipeline_parallel_layers_per_stage", 0, "virtual_stages", 0);
+        if (auto *e = std::get_if<core::InputError>(&perStage))
+            return *e;
+        const auto first = integer("parallelism.pipeline_parallel_first_stage_less_layers", 1,
+                                   "virtual_stages", 0);
+        if (auto *e = std::get_if<core::InputError>(&first))
+            return *e;
+        const auto last =
+            integer("parallelism.pipeline_parallel_last_stage_less_layers", 1, "virtual_stages", 0);
+        if (auto *e = std::get_if<core::InputError>(&last))
+            return *e;
+        if (const long long lps = std::get<long long>(perStage); lps > 0) {
+            const long long weighted =
+                m_model->layers + std::get<long long>(first) + std::get<long long>(last);
+            const long long stages = (weighted + lps - 1) / lps;
+            if (stages % s.pp != 0 || stages / s.pp < 2)
+                return core::InputError{"parallelism.pipeline_parallel_layers_per_stage",
+                                        "makes " + std::to_string(stages) +
+                                            " stages, not a multiple of at least 2 x "
+                                            "pipeline_parallel_degree (" +
+                                            std::to_string(s.pp) + ")"};
+            v = int(stages / s.pp);
+        }
+        s.virtualStages = v;
+        return std::nullopt;
+    }
+
+    std::optional<core::InputError> readCheckpointing(core::Scenario &s)
+    {
+        // job_config.py: ActivationCheckpoint.mode "selective", selective_ac_option "2".
+        const auto mode = text("activation_checkpoint.mode", "selective", "recompute");
+        if (auto *e = std::get_if<core::InputError>(&mode))
+            return *e;
+        const auto option = text("activation_checkpoint.selective_ac_option", "2", "recompute");
+        if (auto *e = std::get_if<core::InputError>(&option))
+            return *e;
+        std::string m = std::get<std::string>(mode);
+        std::transform(m.begin(), m.end(), m.begin(),
+                       [](unsigned char c) { return char(std::tolower(c)); });
+        if (m == "none" || m == "noac") {
+            s.recompute = core::Recompute::none;
+        } else if (m == "full" || m == "fullac") {
+            s.recompute = core::Recompute::full;
+        } else if (m == "selective" || m == "selectiveac") {
+            const std::string &o = std::get<std::string>(option);
+            s.recompute = o == "1" ? core::Recompute::full : core::Recompute::selective;
+            if (o != "op" && o != "1")
+                m_out.assumptions.push_back(
+                    "selective_ac_option = \"" + o + "\": every " + o +
+                    "th block fully checkpointed, the others not; read as selective");
+        } else if (m == "memory_budget") {
+            s.recompute = core::Recompute::selective;
+            note("activation_checkpoint.memory_budget", "recompute");
+            m_out.assumptions.push_back("mode = memory_budget: the compiler picks what to save; "
+                                        "read as selective");
+        } else {
+            return core::InputError{"activation_checkpoint.mode",
+                                    "expects none, selective, full or memory_budget, not '" + m +
+                                        "'"};
+        }
+        if (!find("activation_checkpoint.mode"))
+            m_out.assumptions.push_back("no activation_checkpoint.mode: torchtitan's default "
+                                        "\"selective\"");
+        return std::nullopt;
+    }
+
+    std::optional<core::InputError> readPrecision(core::Scenario &s)
+    {
+        const auto param = text("training.mixed_precision_param", "bfloat16", "precision");
+        if (auto *e = std::get_if<core::InputError>(&param))
+            return *e;
+        const std::string &p = std::get<std::string>(param);
+        if (p != "bfloat16" && p != "float32")
+            return core::InputError{"training.mixed_precision_param",
+                                    "expects bfloat16 or float32, not '" + p + "'"};
+        s.precision = p == "float32" ? core::Precision::fp32 : core::Precision::bf16;
+        const auto reduce = text("training.mixed_precision_reduce", "float32", "grad_precision");
+        if (auto *e = std::get_if<core::InputError>(&reduce))
+            return *e;
+        if (std::get<std::string>(reduce) != "float32")
+            return core::InputError{"training.mixed_precision_reduce", "expects float32"};
+        s.gradPrecision = core::Precision::fp32;
+        if (const toml::node *dtype = find("training.dtype")) {
+            note("training.dtype", "precision");
+            if (valueText(*dtype) == "bfloat16")
+                m_out.assumptions.push_back(
+                    "training.dtype = bfloat16 keeps no FP32 copy of the weights; Parascope "
+                    "counts mixed precision's");
+        }
+        // A float8 converter swaps nn.Linear for Float8Linear (model.converters,
+        // components/quantization/float8.py).
+        bool fp8 = false;
+        if (const toml::node *converters = find("model.converters")) {
+            note("model.converters", "precision");
+            if (const auto *a = converters->as_array())
+                for (const toml::node &c : *a)
+                    if (const auto *text = c.as_string();
+                        text &&
+                        (text->get() == "float8" || text->get() == "quantize.linear.float8"))
+                        fp8 = true;
+        }
+        if (fp8) {
+            s.precision = core::Precision::fp8;
+            m_out.assumptions.push_back(
+                "float8: torchao's Float8Linear runs the linear layers' matmuls in FP8 and keeps "
+                "the weights in their own format; Parascope's fp8 counts the weights in 8 bits "
+                "and the activations in 16 (docs/DESIGN.md §3.1)");
+        } else if (find("float8") || find("quantize.linear.float8")) {
+            m_out.assumptions.push_back("float8 options without a float8 entry in "
+                                        "model.converters: float8 is off");
+        }
+        // Async TP takes effect only under torch.compile (job_config.py).
+        if (s.tpOverlap) {
+            const toml::node *compile = find("compile.enable");
+            if (!compile || !compile->is_boolean() || !compile->as_boolean()->get())
+                m_out.assumptions.push_back("enable_async_tensor_parallel works only with "
+                                            "compile.enable; read as asked");
+        }
+        return std::nullopt;
+    }
+
+    const toml::table &m_doc;
+    const core::Scenario &m_base;
+    const core::Presets &m_presets;
+    const ImportOptions &m_options;
+    ImportedConfig &m_out;
+    std::set<std::string> m_read;
+    const core::ModelSpec *m_model = nullptr;
+    int m_shard = 1;
+};
+
+// The key a TOML syntax error sits in: the table above the line and the key on it.
+std::string errorKey(const std::string &content, int line)
+{
+    std::istringstream in(content);
+    std::string text, table;
+    for (int n = 1; std::getline(in, text) && n <= line; ++n) {
+        const std::size_t start = text.find_first_not_of(" \t");
+        if (start == std::string::npos)
+            continue;
+        if (text[start] == '[' && n < line) {
+            const std::size_t end = text.find(']', start);
+            table = text.substr(start + 1, end == std::string::npos ? end : end - start - 1);
+            table.erase(0, table.find_first_not_of("[ "));
+            table.erase(table.find_last_not_of("] ") + 1);
+        } else if (n == line) {
+            const std::size_t eq = text.find('=');
+            if (eq == std::string::npos)
+                return "line " + std::to_string(line);
+            std::string key = text.substr(start, eq - start);
+            key.erase(key.find_last_not_of(" \t") + 1);
+            return table.empty() ? key : table + "." + key;
+        }
+    }
+    return "line " + std::to_string(line);
+}
+
+} // namespace torchtitan_detail
+
+std::optional<core::InputError> importTorchtitan(const QByteArray &content,
+                                                 const core::Scenario &base,
+                                                 const core::Presets &presets,
+                                                 const ImportOptions &options, ImportedConfig &out)
+{
+    using namespace torchtitan_detail;
+    const std::string text = content.toStdString();
+    toml::table doc;
+    try {
+        doc = toml::parse(text, options.fileName);
+    } catch (const toml::parse_error &error) {
+        const auto &at = error.source().begin;
+        return core::InputError{errorKey(text, int(at.line)),
+                                std::string(error.description()) + " (line " +
+                                    std::to_string(at.line) + ", column " +
+                                    std::to_string(at.column) + ")"};
+    }
+    return Reader(doc, base, presets, options, out).read();
+}
+
+std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model)
+{
+    using namespace torchtitan_detail;
+    std::vector<std::string> notes;
+    const auto quoted = [](std::string_view v) { return "\"" + std::string(v) + "\""; };
+    const Flavor *flavor = nullptr;
+    for (const Flavor &f : kFlavors)
+        if (f.preset == model.id && !s.customModel)
+            flavor = &f;
+    std::string body = "[model]\n";
+    if (flavor) {
+        body += "name = " + quoted(flavor->name) + "\nflavor = " + quoted(flavor->flavor) + "\n";
+    } else {
+        notes.push_back("the model " + model.id +
+                        ": torchtitan has no flavor of it; define one in torchtitan/models and "
+                        "name it here");
+        body += "name = \"\"\nflavor = " + quoted(model.id) + "\n";
+    }
+    if (s.precision == core::Precision::fp8)
+        body += "converters = [\"quantize.linear.float8\"]\n";
+
+    // Batches: without pipelining each accumulation step is one micro-batch of
+    // local_batch_size; with it, local_batch_size splits into pipeline micro-batches.
+    const long long local = s.pp > 1 ? 1LL * s.microbatchSize * s.microbatches : s.microbatchSize;
+    const long long global = s.pp > 1 ? local * s.dp : local * s.microbatches * s.dp;
+    body += "\n[training]\nlocal_batch_size = " + std::to_string(local) +
+            "\nglobal_batch_size = " + std::to_string(global) +
+            "\nseq_len = " + std::to_string(s.seqLen) + "\nmixed_precision_param = " +
+            quoted(s.precision == core::Precision::fp32 ? "float32" : "bfloat16") +
+            "\nmixed_precision_reduce = \"float32\"\n";
+    if (s.precision != core::Precision::fp32 && s.precision != core::Precision::bf16 &&
+        s.precision != core::Precision::fp8)
+        notes.push_back("precision=" + std::string(core::toString(s.precision)) +
+                        ": torchtitan trains in bfloat16 or float32; written as bfloat16");
+    if (s.gradPrecision != core::Precision::fp32)
+        notes.push_back("grad_precision=" + std::string(core::toString(s.gradPrecision)) +
+                        ": FSDP2 reduces in float32 (mixed_precision_reduce)");
+
+    // ZeRO: DDP is replicate, FSDP2 is shard; reshard_after_forward follows the pipeline.
+    int replicate = s.dp, shard = 1;
+    std::string reshard;
+    if (s.zero > 0 && s.dp > 1) {
+        replicate = 1;
+        shard = s.dp;
+        if (s.pp > 1 && s.zero == 3)
+            reshard = "always";
+        else if (s.pp == 1 && s.zero < 3)
+            reshard = "never";
+        if (s.pp > 1 && s.zero == 2)
+            notes.push_back("zero=2 with pipeline stages: FSDP2 keeps the gradients unsharded "
+                            "until the step ends (ZeRO-1); written so");
+        if (s.pp == 1 && s.zero == 1)
+            notes.push_back("zero=1 without pipeline stages: FSDP2 shards the gradients too; "
+                            "written as reshard_after_forward = never (ZeRO-2)");
+    } else if (s.zero > 0) {
+        notes.push_back("zero=" + std::to_string(s.zero) + " with D = 1: nothing to shard");
+    }
+    body += "\n[parallelism]\ndata_parallel_replicate_degree = " + std::to_string(replicate) +
+            "\ndata_parallel_shard_degree = " + std::to_string(shard) + "\n";
+    if (!reshard.empty())
+        body += "fsdp_reshard_after_forward = " + quoted(reshard) + "\n";
+    body += "tensor_parallel_degree = " + std::to_string(s.tp) + "\n";
+    body += "enable_async_tensor_parallel = " + std::string(s.tpOverlap ? "true" : "false") + "\n";
+    body += "pipeline_parallel_degree = " + std::to_string(s.pp) + "\n";
+    if (s.pp > 1) {
+        const char *name = "1F1B";
+        switch (s.schedule) {
+        case core::Schedule::gpipe:
+            name = "GPipe";
+            break;
+        case core::Schedule::oneFOneB:
+            break;
+        case core::Schedule::interleaved:
+            name = "Interleaved1F1B";
+            break;
+        case core::Schedule::zbH1:
+            name = "ZBVZeroBubble";
+            notes.push_back("schedule=zb-h1: torch.distributed.pipelining's zero-bubble "
+                            "schedule with one stage per rank is not offered; written as "
+                            "ZBVZeroBubble (two stages per rank in a V)");
+            break;
+        }
+        body += "pipeline_parallel_schedule = " + quoted(name) + "\n";
+        body += "pipeline_parallel_microbatch_size = " + std::to_string(s.microbatchSize) + "\n";
+        if (s.schedule == core::Schedule::interleaved && s.virtualStages != 2) {
+            // pipeline_parallel.py: stages = ceil((layers + 1 + 1) / layers per stage).
+            const long long weighted = model.layers + 2;
+            const long long stages = 1LL * s.pp * s.virtualStages;
+            long long found = 0;
+            for (long long lps = 1; lps <= weighted && !found; ++lps)
+                if ((weighted + lps - 1) / lps == stages)
+                    found = lps;
+            if (found)
+                body += "pipeline_parallel_layers_per_stage = " + std::to_string(found) + "\n";
+            else
+                notes.push_back("virtual_stages=" + std::to_string(s.virtualStages) +
+                                ": no pipeline_parallel_layers_per_stage gives it; written as 2");
+        }
+    } else if (s.schedule != core::Schedule::oneFOneB || s.virtualStages > 1) {
+        notes.push_back("schedule=" + std::string(core::toString(s.schedule)) +
+                        " with one pipeline stage: nothing to schedule");
+    }
+    body += "context_parallel_degree = " + std::to_string(s.cp) + "\n";
+    if (s.cpExchange == core::CpExchange::ring)
+        notes.push_back("cp_exchange=ring: torchtitan rotates by allgather or alltoall; written "
+                        "as allgather");
+    body += "context_parallel_rotate_method = " +
+            quoted(s.cpExchange == core::CpExchange::alltoall ? "alltoall" : "allgather") + "\n";
+    body += "expert_parallel_degree = " + std::to_string(s.ep) + "\n";
+    if (s.ep > 1)
+        body += "expert_tensor_parallel_degree = " + std::to_string(s.expertTpDegree()) + "\n";
+    else if (s.expertTp > 0 && s.expertTp != s.tp)
+        notes.push_back("expert_tp without expert parallelism: the experts follow "
+                        "tensor_parallel_degree");
+
+    body += "\n[activation_checkpoint]\n";
+    switch (s.recompute) {
+    case core::Recompute::none:
+        body += "mode = \"none\"\n";
+        break;
+    case core::Recompute::selective:
+        body += "mode = \"selective\"\nselective_ac_option = \"op\"\n";
+        break;
+    case core::Recompute::full:
+        body += "mode = \"full\"\n";
+        break;
+    }
+    if (s.precision == core::Precision::fp8)
+        body += "\n[quantize.linear.float8]\nfilter_fqns = [\"output\"]\n";
+
+    if (s.sequenceParallel != (s.tp > 1))
+        notes.push_back(std::string("sequence_parallel=") +
+                        (s.sequenceParallel ? "true" : "false") +
+                        ": torchtitan's tensor-parallel plan shards the sequence exactly when "
+                        "T > 1");
+    if (!s.cacheOutputs)
+        notes.push_back("cache_outputs=false: return_outputs=False is set in code "
+                        "(pytorch/pytorch#165822), not in the job file");
+    if (s.fusedSwiglu)
+        notes.push_back("fused_swiglu=true: torchtitan's feed-forward is unfused");
+    if (s.fusedGradAccumulation)
+        notes.push_back("fused_grad_accumulation=true: autograd accumulates into .grad");
+    if (s.zeroBuffers != core::ZeroBuffers::fsdp)
+        notes.push_back("zero_buffers=" + std::string(core::toString(s.zeroBuffers)) +
+                        ": FSDP2 allocates its own");
+    if (s.attention == core::Attention::eager)
+        notes.push_back("attention=eager: torchtitan runs scaled_dot_product_attention");
+    if (s.dpOverlap)
+        notes.push_back("dp_overlap=" + core::fieldText(s, "dp_overlap") +
+                        ": FSDP2 prefetches as far as it can");
+    if (s.mode == core::Mode::inference)
+        notes.push_back("mode=inference: torchtitan trains; the training layout is written");
+
+    std::string out = "# Parascope: " + model.id + " on " + std::to_string(s.devices()) + " x " +
+                      s.device + ", T=" + std::to_string(s.tp) + " C=" + std::to_string(s.cp) +
+                      " K=" + std::to_string(s.pp) + " D=" + std::to_string(s.dp) +
+                      "\n# torchtitan takes the world size from the launcher: NGPU=" +
+                      std::to_string(s.devices()) + " ./run_train.sh\n";
+    if (!notes.empty()) {
+        out += "# torchtitan has no setting for:\n";
+        for (const std::string &note : notes)
+            out += "#   " + note + "\n";
+    }
+    return out + "\n" + body;
 }
 
 } // namespace io

@@ -1,0 +1,550 @@
+// Megatron-LM argument lists and torchtitan job TOMLs, read into scenarios and written back
+// (docs/import.md): the frameworks' published example files, refusals that name the file's
+// field, and round trips through what Parascope emits.
+#include "core/fields.h"
+#include "core/framework.h"
+#include "io/framework_config.h"
+#include "io/presets_io.h"
+
+#include <QFile>
+#include <QTest>
+
+using namespace core;
+
+namespace {
+
+QByteArray readData(const QString &relative)
+{
+    QFile file(QStringLiteral(PARASCOPE_SOURCE_DIR "/tests/data/configs/") + relative);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return file.readAll();
+}
+
+bool hasName(const std::vector<io::ConfigField> &fields, const QString &name)
+{
+    return std::any_of(fields.begin(), fields.end(),
+                       [&](const io::ConfigField &f) { return f.name == name.toStdString(); });
+}
+
+bool hasName(const std::vector<io::IgnoredField> &fields, const QString &name)
+{
+    return std::any_of(fields.begin(), fields.end(),
+                       [&](const io::IgnoredField &f) { return f.name == name.toStdString(); });
+}
+
+// The scenario keys each framework's file carries, so a round trip gives them back.
+const QStringList kMegatronKeys{"framework",
+                                "model",
+                                "tp",
+                                "pp",
+                                "cp",
+                                "dp",
+                                "ep",
+                                "expert_tp",
+                                "microbatches",
+                                "microbatch_size",
+                                "seq_len",
+                                "recompute",
+                                "zero",
+                                "schedule",
+                                "virtual_stages",
+                                "precision",
+                                "grad_precision",
+                                "sequence_parallel",
+                                "tp_overlap",
+                                "cp_exchange",
+                                "fused_swiglu",
+                                "fused_grad_accumulation",
+                                "attention",
+                                "dp_overlap"};
+const QStringList kTorchtitanKeys{"framework",
+                                  "model",
+                                  "tp",
+                                  "pp",
+                                  "cp",
+                                  "dp",
+                                  "ep",
+                                  "expert_tp",
+                                  "microbatches",
+                                  "microbatch_size",
+                                  "seq_len",
+                                  "recompute",
+                                  "zero",
+                                  "schedule",
+                                  "virtual_stages",
+                                  "precision",
+                                  "sequence_parallel",
+                                  "tp_overlap",
+                                  "cp_exchange"};
+
+} // namespace
+
+class TestImportLaunch : public QObject
+{
+    Q_OBJECT
+
+    Presets m_presets = io::builtinPresets();
+
+private Q_SLOTS:
+    void importFile_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("devices"); // 0: from the file or the starting scenario
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("cp");
+        QTest::addColumn<int>("dp");
+        QTest::addColumn<int>("microbatches");
+        QTest::addColumn<int>("microbatchSize");
+        QTest::addColumn<int>("seqLen");
+        QTest::addColumn<QString>("recompute");
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<QString>("precision");
+        QTest::addColumn<QString>("schedule");
+        QTest::addColumn<int>("virtualStages");
+        QTest::addColumn<bool>("sequenceParallel");
+        QTest::addColumn<bool>("tpOverlap");
+        QTest::addColumn<QStringList>("read");
+        QTest::addColumn<QStringList>("ignored");
+
+        // examples/llama/train_llama3_8b_h100_fp8.sh: torchrun 8 x 1 = 8 devices, T1 C1 K1,
+        // so D = 8 and m = 128 / (1 x 8) = 16; --sequence-parallel is off with T = 1
+        // (arguments.py); the mock-data branch gives --vocab-size 128256.
+        QTest::addRow("Megatron-LM Llama 3 8B FP8 script")
+            << "megatron/train_llama3_8b_h100_fp8.sh" << 0 << "llama-3.1-8b" << 1 << 1 << 1 << 8
+            << 16 << 1 << 8192 << "none" << 1 << "fp8"
+            << "1f1b" << 1 << false << false
+            << QStringList{"--fp8-format",     "--use-distributed-optimizer",
+                           "--nproc_per_node", "--global-batch-size",
+                           "--vocab-size",     "--num-query-groups"}
+            << QStringList{"--use-mcore-models",
+                           "--lr",
+                           "--save",
+                           "--tokenizer-type",
+                           "--fp8-amax-history-len",
+                           "--node_rank",
+                           "--overlap-param-gather"};
+        // examples/gpt3/train_gpt3_175b_distributed.sh on 16 nodes: 128 devices, T8 K16,
+        // D = 1, m = 1,536 / (1 x 1); FP16; the vocabulary is GPT-2's from --vocab-file.
+        QTest::addRow("Megatron-LM GPT-3 175B script")
+            << "megatron/train_gpt3_175b_distributed.sh" << 0 << "gpt-3-175b" << 8 << 16 << 1 << 1
+            << 1536 << 1 << 2048 << "none" << 0 << "fp16"
+            << "1f1b" << 1 << false << false
+            << QStringList{"--fp16", "--pipeline-model-parallel-size", "--nnodes",
+                           "--max-position-embeddings"}
+            << QStringList{"--vocab-file", "--merge-file", "--lr", "--save", "--master_addr"};
+        // 512 devices over T8 K4: D = 16, m = 1,024 / (1 x 16) = 64; 80 layers / K4 / 5
+        // per chunk = 4 chunks; --micro-batch-size given twice, the last (1) counts.
+        QTest::addRow("Megatron-LM Llama 3.1 70B argument list")
+            << "megatron/llama31_70b_args.txt" << 512 << "llama-3.1-70b" << 8 << 4 << 1 << 16 << 64
+            << 1 << 4096 << "selective" << 1 << "bf16"
+            << "interleaved" << 4 << true << false
+            << QStringList{"--num-layers-per-virtual-pipeline-stage", "--micro-batch-size",
+                           "--recompute-granularity", "--sequence-parallel"}
+            << QStringList{"--micro-batch-size", "--tokenizer-model", "--transformer-impl",
+                           "--log-interval"};
+        // torchtitan llama3_8b.toml, "a preset for 64 A100 GPUs": shard -1 = 64, FSDP2
+        // without pipelining is ZeRO-3; b = local_batch_size 1, one step; op-level SAC.
+        QTest::addRow("torchtitan llama3_8b.toml")
+            << "torchtitan/llama3_8b.toml" << 64 << "llama-3.1-8b" << 1 << 1 << 1 << 64 << 1 << 1
+            << 8192 << "selective" << 3 << "bf16"
+            << "1f1b" << 1 << false << false
+            << QStringList{"model.flavor", "parallelism.data_parallel_shard_degree",
+                           "training.local_batch_size", "activation_checkpoint.mode"}
+            << QStringList{"optimizer.lr",
+                           "job.dump_folder",
+                           "metrics.log_freq",
+                           "compile.enable",
+                           "quantize.linear.float8.filter_fqns",
+                           "validation.freq"};
+        // torchtitan llama3_405b.toml, "a preset for 128 H100 GPUs": T8, shard -1 = 16,
+        // local batch 2, full AC, float8 converter, async TP.
+        QTest::addRow("torchtitan llama3_405b.toml")
+            << "torchtitan/llama3_405b.toml" << 128 << "llama-3.1-405b" << 8 << 1 << 1 << 16 << 1
+            << 2 << 8192 << "full" << 3 << "fp8"
+            << "1f1b" << 1 << true << true
+            << QStringList{"model.converters", "parallelism.enable_async_tensor_parallel",
+                           "parallelism.tensor_parallel_degree"}
+            << QStringList{"lr_scheduler.warmup_steps", "checkpoint.interval",
+                           "model.hf_assets_path"};
+    }
+    void importFile()
+    {
+        QFETCH(QString, file);
+        QFETCH(int, devices);
+        const QByteArray content = readData(file);
+        QVERIFY2(!content.isEmpty(), qPrintable(file));
+        io::ImportOptions options;
+        if (devices > 0)
+            options.devices = devices;
+        options.fileName = file.section(QLatin1Char('/'), -1).toStdString();
+        const auto result = io::importConfig(content, Scenario{}, m_presets, options);
+        if (const auto *error = std::get_if<InputError>(&result))
+            QFAIL(error->toString().c_str());
+        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
+        QVERIFY(imported.scenario);
+        QVERIFY2(!imported.model, "a preset model is matched, not imported");
+        const Scenario &s = *imported.scenario;
+        const auto text = [&](const char *key) {
+            return QString::fromStdString(fieldText(s, key));
+        };
+        QTEST(text("model"), "model");
+        QTEST(s.tp, "tp");
+        QTEST(s.pp, "pp");
+        QTEST(s.cp, "cp");
+        QTEST(s.dp, "dp");
+        QTEST(s.microbatches, "microbatches");
+        QTEST(s.microbatchSize, "microbatchSize");
+        QTEST(s.seqLen, "seqLen");
+        QTEST(text("recompute"), "recompute");
+        QTEST(s.zero, "zero");
+        QTEST(text("precision"), "precision");
+        QTEST(text("schedule"), "schedule");
+        QTEST(s.virtualStages, "virtualStages");
+        QTEST(s.sequenceParallel, "sequenceParallel");
+        QTEST(s.tpOverlap, "tpOverlap");
+        QFETCH(QStringList, read);
+        for (const QString &name : read)
+            QVERIFY2(hasName(imported.read, name), qPrintable(name));
+        QFETCH(QStringList, ignored);
+        for (const QString &name : ignored)
+            QVERIFY2(hasName(imported.ignored, name), qPrintable(name));
+        // Every setting is accounted for, and the summary lists it.
+        const std::string summary = io::importSummary(imported);
+        for (const auto &field : imported.read)
+            QVERIFY(summary.find(field.name) != std::string::npos);
+    }
+
+    void refusals_data()
+    {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<int>("devices");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("mentions");
+
+        // T2 on 4 devices: D = 2; b x D = 4 does not divide 6.
+        QTest::addRow("global batch not whole micro-batches")
+            << QByteArray("--tensor-model-parallel-size 2 --micro-batch-size 2 "
+                          "--global-batch-size 6 --num-layers 2 --hidden-size 64 "
+                          "--num-attention-heads 4 --vocab-size 100 "
+                          "--max-position-embeddings 128\n")
+            << 4 << "--global-batch-size"
+            << "2 x 2 = 4";
+        QTest::addRow("a flag without its value")
+            << QByteArray("--tensor-model-parallel-size --pipeline-model-parallel-size 4\n") << 8
+            << "--tensor-model-parallel-size"
+            << "expects a value";
+        QTest::addRow("the last flag without its value")
+            << QByteArray("--pipeline-model-parallel-size 4 \\\n  --seq-length\n") << 8
+            << "--seq-length"
+            << "expects a value";
+        QTest::addRow("unbalanced quote")
+            << QByteArray("--tensor-model-parallel-size 8 \\\n  --split '99,1,0 \\\n"
+                          "  --seq-length 4096\n")
+            << 8 << "--split"
+            << "unbalanced quote";
+        QTest::addRow("world size not a multiple of T x C x K")
+            << QByteArray("--tensor-model-parallel-size 8 --pipeline-model-parallel-size 1\n") << 12
+            << "devices"
+            << "T x C x K = 8 x 1 x 1 = 8";
+        QTest::addRow("unknown torchtitan flavor")
+            << QByteArray("[model]\nname = \"llama3\"\nflavor = \"7B\"\n") << 8 << "model.flavor"
+            << "llama3 8B";
+        QTest::addRow("TOML syntax error")
+            << QByteArray("[model]\nname = \"llama3\"\n[parallelism]\n"
+                          "tensor_parallel_degree = = 8\n")
+            << 8 << "parallelism.tensor_parallel_degree"
+            << "line 4";
+        // local 2 x D 2 = 4 does not divide 5 (train.py's gradient accumulation check).
+        QTest::addRow("torchtitan global batch")
+            << QByteArray("[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\n"
+                          "local_batch_size = 2\nglobal_batch_size = 5\n[parallelism]\n"
+                          "data_parallel_shard_degree = 2\n")
+            << 2 << "training.global_batch_size"
+            << "2 x 2 = 4";
+        QTest::addRow("torchtitan shard degree against the world")
+            << QByteArray("[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n"
+                          "tensor_parallel_degree = 8\ndata_parallel_shard_degree = -1\n")
+            << 12 << "parallelism.data_parallel_shard_degree"
+            << "12";
+    }
+    void refusals()
+    {
+        QFETCH(QByteArray, content);
+        QFETCH(int, devices);
+        io::ImportOptions options;
+        options.devices = devices;
+        const auto result = io::importConfig(content, Scenario{}, m_presets, options);
+        const auto *error = std::get_if<InputError>(&result);
+        QVERIFY(error);
+        QTEST(QString::fromStdString(error->key), "key");
+        QFETCH(QString, mentions);
+        QVERIFY2(error->message.find(mentions.toStdString()) != std::string::npos,
+                 error->message.c_str());
+    }
+
+    // A model that is no preset: Megatron-LM's defaults fill what the flags leave out
+    // (arguments.py: FFN 4h, learned positions, tied output layer, 0.1 dropout, biases).
+    void megatronNewModel()
+    {
+        const QByteArray args("--num-layers 4 --hidden-size 256 --num-attention-heads 4 "
+                              "--vocab-size 1000 --max-position-embeddings 512 "
+                              "--tensor-model-parallel-size 2 --global-batch-size 8\n");
+        io::ImportOptions options;
+        options.devices = 4;
+        options.modelId = "tiny";
+        const auto result = io::importConfig(args, Scenario{}, m_presets, options);
+        QVERIFY(std::holds_alternative<io::ImportedConfig>(result));
+        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
+        QVERIFY(imported.model);
+        const ModelSpec &m = *imported.model;
+        QCOMPARE(m.id, std::string("tiny"));
+        QCOMPARE(m.layers, 4);
+        QCOMPARE(m.ffnHidden, 1024);
+        QCOMPARE(m.kvHeads, 4);
+        QCOMPARE(m.learnedPositions, 512);
+        QVERIFY(m.tiedEmbeddings);
+        QVERIFY(m.dropout);
+        QVERIFY(m.bias);
+        QCOMPARE(imported.scenario->model, std::string("tiny"));
+        QCOMPARE(imported.scenario->dp, 2);
+        QCOMPARE(imported.scenario->microbatches, 4); // 8 / (1 x 2)
+
+        // Written back with the model inline, it reads as the same model.
+        Scenario s = *imported.scenario;
+        s.customModel = m;
+        const auto emitted = io::emitConfig(s, m_presets, Framework::megatron);
+        QVERIFY(std::holds_alternative<std::string>(emitted));
+        const auto again =
+            io::importConfig(QByteArray::fromStdString(std::get<std::string>(emitted)), Scenario{},
+                             m_presets, options);
+        QVERIFY(std::holds_alternative<io::ImportedConfig>(again));
+        QVERIFY(std::get<io::ImportedConfig>(again).model);
+        ModelSpec back = *std::get<io::ImportedConfig>(again).model;
+        back.source = m.source;
+        QVERIFY(back == m);
+    }
+
+    void roundTrip_data()
+    {
+        QTest::addColumn<int>("framework");
+        QTest::addColumn<QStringList>("settings");
+
+        const auto megatron = int(Framework::megatron), titan = int(Framework::torchtitan);
+        QTest::addRow("megatron 70B T8 K4 D2 interleaved") << megatron
+                                                           << QStringList{"model=llama-3.1-70b",
+                                                                          "tp=8",
+                                                                          "pp=4",
+                                                                          "dp=2",
+                                                                          "microbatches=16",
+                                                                          "schedule=interleaved",
+                                                                          "virtual_stages=4",
+                                                                          "recompute=selective",
+                                                                          "zero=1",
+                                                                          "sequence_parallel=true",
+                                                                          "tp_overlap=true"};
+        QTest::addRow("megatron 8B T2 C2 D4 full FP8") << megatron
+                                                       << QStringList{"model=llama-3.1-8b",
+                                                                      "tp=2",
+                                                                      "pp=1",
+                                                                      "cp=2",
+                                                                      "dp=4",
+                                                                      "microbatches=8",
+                                                                      "microbatch_size=2",
+                                                                      "recompute=full",
+                                                                      "zero=0",
+                                                                      "precision=fp8",
+                                                                      "sequence_parallel=true",
+                                                                      "seq_len=8192",
+                                                                      "dp_overlap=0",
+                                                                      "cp_exchange=alltoall"};
+        QTest::addRow("megatron GPT-3 175B T8 K16 FP16") << megatron
+                                                         << QStringList{"model=gpt-3-175b",
+                                                                        "tp=8",
+                                                                        "pp=16",
+                                                                        "dp=1",
+                                                                        "microbatches=1536",
+                                                                        "recompute=none",
+                                                                        "zero=0",
+                                                                        "precision=fp16",
+                                                                        "sequence_parallel=false",
+                                                                        "seq_len=2048",
+                                                                        "fused_swiglu=false"};
+        QTest::addRow("megatron Mixtral 8x7B E8") << megatron
+                                                  << QStringList{"model=mixtral-8x7b",
+                                                                 "tp=1",
+                                                                 "pp=4",
+                                                                 "dp=8",
+                                                                 "ep=8",
+                                                                 "expert_tp=1",
+                                                                 "microbatches=32",
+                                                                 "recompute=full",
+                                                                 "sequence_parallel=false",
+                                                                 "grad_precision=bf16"};
+        QTest::addRow("megatron DeepSeek-V3 MLA E32") << megatron
+                                                      << QStringList{"model=deepseek-v3",
+                                                                     "tp=2",
+                                                                     "pp=8",
+                                                                     "dp=16",
+                                                                     "ep=32",
+                                                                     "expert_tp=1",
+                                                                     "microbatches=16",
+                                                                     "attention=eager",
+                                                                     "schedule=interleaved",
+                                                                     "virtual_stages=2"};
+        QTest::addRow("megatron Qwen3 30B-A3B") << megatron
+                                                << QStringList{"model=qwen3-30b-a3b",
+                                                               "tp=4",
+                                                               "pp=2",
+                                                               "dp=4",
+                                                               "ep=4",
+                                                               "microbatches=8",
+                                                               "seq_len=4096",
+                                                               "fused_grad_accumulation=false",
+                                                               "cp_exchange=allgather"};
+        QTest::addRow("torchtitan 8B FSDP2 D8") << titan
+                                                << QStringList{"model=llama-3.1-8b",
+                                                               "tp=1",
+                                                               "pp=1",
+                                                               "dp=8",
+                                                               "zero=3",
+                                                               "microbatches=4",
+                                                               "microbatch_size=2",
+                                                               "recompute=selective",
+                                                               "sequence_parallel=false"};
+        QTest::addRow("torchtitan 405B T8 K8 interleaved v4")
+            << titan
+            << QStringList{"model=llama-3.1-405b",
+                           "tp=8",
+                           "pp=8",
+                           "dp=2",
+                           "zero=1",
+                           "schedule=interleaved",
+                           "virtual_stages=4",
+                           "microbatches=16",
+                           "sequence_parallel=true",
+                           "tp_overlap=true",
+                           "recompute=full"};
+        QTest::addRow("torchtitan 70B DDP C2 alltoall FP8")
+            << titan
+            << QStringList{"model=llama-3.1-70b",
+                           "tp=8",
+                           "pp=4",
+                           "cp=2",
+                           "dp=2",
+                           "zero=0",
+                           "microbatches=8",
+                           "microbatch_size=2",
+                           "cp_exchange=alltoall",
+                           "recompute=none",
+                           "precision=fp8",
+                           "sequence_parallel=true"};
+        QTest::addRow("torchtitan 70B GPipe ZeRO-3 with pipelining")
+            << titan << QStringList{"model=llama-3.1-70b",
+                                    "tp=4",
+                                    "pp=4",
+                                    "dp=4",
+                                    "zero=3",
+                                    "schedule=gpipe",
+                                    "microbatches=8",
+                                    "sequence_parallel=true"};
+        QTest::addRow("torchtitan DeepSeek-V3 E64 ZB") << titan
+                                                       << QStringList{"model=deepseek-v3",
+                                                                      "tp=1",
+                                                                      "pp=8",
+                                                                      "dp=64",
+                                                                      "ep=64",
+                                                                      "expert_tp=1",
+                                                                      "zero=1",
+                                                                      "schedule=zb-h1",
+                                                                      "microbatches=16",
+                                                                      "recompute=full",
+                                                                      "sequence_parallel=false"};
+        QTest::addRow("torchtitan Qwen3 235B-A22B ETP = T")
+            << titan << QStringList{"model=qwen3-235b-a22b",
+                                    "tp=4",
+                                    "pp=1",
+                                    "dp=8",
+                                    "ep=8",
+                                    "expert_tp=4",
+                                    "zero=3",
+                                    "microbatches=2",
+                                    "precision=fp32",
+                                    "sequence_parallel=true",
+                                    "seq_len=4096"};
+    }
+    void roundTrip()
+    {
+        QFETCH(int, framework);
+        QFETCH(QStringList, settings);
+        const auto fw = Framework(framework);
+        Scenario s;
+        applyFramework(s, fw);
+        for (const QString &setting : settings) {
+            const auto error = setField(s, setting.section(QLatin1Char('='), 0, 0).toStdString(),
+                                        setting.section(QLatin1Char('='), 1).toStdString());
+            QVERIFY2(!error, qPrintable(setting));
+        }
+        const auto emitted = io::emitConfig(s, m_presets, fw);
+        QVERIFY(std::holds_alternative<std::string>(emitted));
+        const std::string &text = std::get<std::string>(emitted);
+        const auto result =
+            io::importConfig(QByteArray::fromStdString(text), Scenario{}, m_presets, {});
+        if (const auto *error = std::get_if<InputError>(&result))
+            QFAIL((error->toString() + "\n" + text).c_str());
+        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
+        QVERIFY(!imported.model);
+        for (const QString &key : fw == Framework::megatron ? kMegatronKeys : kTorchtitanKeys)
+            QVERIFY2(fieldText(*imported.scenario, key.toStdString()) ==
+                         fieldText(s, key.toStdString()),
+                     qPrintable(
+                         key + QStringLiteral(": ") +
+                         QString::fromStdString(fieldText(*imported.scenario, key.toStdString())) +
+                         QStringLiteral(" != ") +
+                         QString::fromStdString(fieldText(s, key.toStdString())) +
+                         QStringLiteral("\n") + QString::fromStdString(text)));
+    }
+
+    // What the framework has no setting for is a comment, not silence.
+    void emitComments_data()
+    {
+        QTest::addColumn<int>("framework");
+        QTest::addColumn<QStringList>("settings");
+        QTest::addColumn<QString>("comment");
+        QTest::addRow("megatron ZeRO-3")
+            << int(Framework::megatron) << QStringList{"zero=3"} << "zero=3";
+        QTest::addRow("megatron GPipe")
+            << int(Framework::megatron) << QStringList{"schedule=gpipe"} << "schedule=gpipe";
+        QTest::addRow("megatron cached outputs")
+            << int(Framework::megatron) << QStringList{"cache_outputs=true"}
+            << "cache_outputs=true";
+        QTest::addRow("torchtitan fused SwiGLU")
+            << int(Framework::torchtitan) << QStringList{"fused_swiglu=true"}
+            << "fused_swiglu=true";
+        QTest::addRow("torchtitan model without a flavor")
+            << int(Framework::torchtitan) << QStringList{"model=gpt-3-175b"}
+            << "torchtitan has no flavor";
+    }
+    void emitComments()
+    {
+        QFETCH(int, framework);
+        QFETCH(QStringList, settings);
+        Scenario s;
+        applyFramework(s, Framework(framework));
+        for (const QString &setting : settings)
+            QVERIFY(!setField(s, setting.section(QLatin1Char('='), 0, 0).toStdString(),
+                              setting.section(QLatin1Char('='), 1).toStdString()));
+        const auto emitted = io::emitConfig(s, m_presets, Framework(framework));
+        QVERIFY(std::holds_alternative<std::string>(emitted));
+        const std::string &text = std::get<std::string>(emitted);
+        QFETCH(QString, comment);
+        const std::size_t at = text.find(comment.toStdString());
+        QVERIFY2(at != std::string::npos, text.c_str());
+        QCOMPARE(text[text.rfind('\n', at) + 1], '#');
+    }
+};
+
+QTEST_GUILESS_MAIN(TestImportLaunch)
+#include "tst_import_launch.moc"
