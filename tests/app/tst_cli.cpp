@@ -687,7 +687,8 @@ private Q_SLOTS:
         const QJsonObject scenario = QJsonDocument::fromJson(imported.out.toUtf8()).object();
         // What each key was set to, or the default scenario's value (docs/DESIGN.md §4).
         QMap<QString, QString> expected{{QStringLiteral("precision"), QStringLiteral("bf16")},
-                                        {QStringLiteral("model"), QStringLiteral("llama-3.1-70b")}};
+                                        {QStringLiteral("model"), QStringLiteral("llama-3.1-70b")},
+                                        {QStringLiteral("microbatch_size"), QStringLiteral("1")}};
         for (const QString &setting : std::as_const(settings))
             expected.insert(setting.section(QLatin1Char('='), 0, 0),
                             setting.section(QLatin1Char('='), 1));
