@@ -1285,12 +1285,14 @@ public:
         if (auto error = readLayout(s))
             return error;
         // Flags that count only beside another one the file does not give.
-        for (const auto &[flag, g] : m_given) {
-            const auto named = [&](const auto &field) { return field.name == g.name; };
+        for (const auto &entry : m_given) {
+            // clang 14 cannot capture a structured binding: the entry's name, by value.
+            const std::string name = entry.second.name;
+            const auto named = [&name](const auto &field) { return field.name == name; };
             if (std::none_of(m_out.read.begin(), m_out.read.end(), named) &&
                 std::none_of(m_out.ignored.begin(), m_out.ignored.end(), named))
                 m_out.ignored.push_back(
-                    {g.name, "Megatron-LM uses it only beside a flag this file does not give"});
+                    {name, "Megatron-LM uses it only beside a flag this file does not give"});
         }
         m_out.scenario = s;
         return std::nullopt;
