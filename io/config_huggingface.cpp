@@ -501,8 +501,14 @@ std::optional<core::InputError> importHuggingFace(const QByteArray &content,
         m.id = (modelType.empty() ? std::string("model") : modelType) + "-" +
                std::to_string(m.layers) + "x" + std::to_string(m.hidden);
     const QJsonArray architectures = object.value(QLatin1String("architectures")).toArray();
+    // The name users gave the model (its path, the id asked for, the file's name) reads
+    // better in the Model list than the Transformers class.
     if (!tail.empty()) {
         m.name = tail;
+    } else if (!options.modelId.empty()) {
+        m.name = options.modelId;
+    } else if (!stem.empty() && lowered(stem) != "config") {
+        m.name = stem;
     } else if (!architectures.isEmpty() && architectures.at(0).isString()) {
         m.name = architectures.at(0).toString().toStdString();
         r.note("architectures", "model.name");

@@ -107,6 +107,13 @@ std::optional<QString> ConfigActions::importFile(const QString &path, const QStr
                 .arg(QDir::toNativeSeparators(file), io::qs(e->toString()));
     }
     m_lastSummary = io::qs(io::importSummary(imported));
+    m_lastHeadline =
+        tr("%1 settings read, %2 ignored.").arg(imported.read.size()).arg(imported.ignored.size());
+    if (imported.model)
+        m_lastHeadline +=
+            QLatin1Char(' ') + tr("Model %1 (%2 parameters) added to your presets.")
+                                   .arg(io::qs(imported.model->name),
+                                        io::formatCount(core::exactParams(*imported.model)));
     m_document->setScenario(scenario, tr("Import %1").arg(QFileInfo(path).fileName()));
     return std::nullopt;
 }
@@ -125,8 +132,10 @@ void ConfigActions::chooseAndImport()
         return;
     }
     QMessageBox box(QMessageBox::Information, tr("Imported"),
-                    tr("%1 was read into the scenario (Edit → Undo takes it back).")
-                        .arg(QDir::toNativeSeparators(path)),
+                    tr("%1 was read into the scenario (Edit → Undo takes it back).\n\n%2 "
+                       "Show Details lists every setting, what was ignored and why, and what "
+                       "the file does not say.")
+                        .arg(QDir::toNativeSeparators(path), m_lastHeadline),
                     QMessageBox::Ok, m_window);
     box.setDetailedText(m_lastSummary);
     box.exec();

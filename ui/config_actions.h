@@ -35,6 +35,8 @@ public:
     std::optional<QString> importFile(const QString &path, const QString &presetsFile = {});
     // What the last import read, ignored and assumed, as importSummary writes it.
     QString lastSummary() const { return m_lastSummary; }
+    // One sentence on it: what was read and ignored, and the model it added.
+    QString lastHeadline() const { return m_lastHeadline; }
 
     // `scenario`'s layout as the framework's file, or the reason it cannot be written.
     static std::optional<QString> configText(const core::Scenario &scenario,
@@ -51,6 +53,7 @@ private:
     QWidget *m_window;
     QAction *m_import;
     QString m_lastSummary;
+    QString m_lastHeadline;
 };
 
 } // namespace ui

@@ -192,7 +192,12 @@ private Q_SLOTS:
                                    << ""
                                    << ""
                                    << "my-model"
-                                   << "LlamaForCausalLM";
+                                   << "My-Model";
+        QTest::addRow("option, no path") << "config.json"
+                                         << "mine"
+                                         << ""
+                                         << "mine"
+                                         << "mine";
         QTest::addRow("config.json") << "config.json"
                                      << ""
                                      << ""
@@ -437,9 +442,11 @@ private Q_SLOTS:
         QTest::addRow("Mistral 7B config.json")
             << "huggingface"
             << "mistral-7b-v0.1.json"
-            << QStringList{"bos_token_id", "eos_token_id",         "initializer_range",
-                           "rms_norm_eps", "rope_theta",           "sliding_window",
-                           "torch_dtype",  "transformers_version", "use_cache"};
+            // architectures: the file's name names the model (mistral-7b-v0.1).
+            << QStringList{"architectures",     "bos_token_id", "eos_token_id",
+                           "initializer_range", "rms_norm_eps", "rope_theta",
+                           "sliding_window",    "torch_dtype",  "transformers_version",
+                           "use_cache"};
         QTest::addRow("ZeRO-2 with offload")
             << "deepspeed"
             << "zero2-offload-fp16.json"

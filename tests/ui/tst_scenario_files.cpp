@@ -204,6 +204,9 @@ private Q_SLOTS:
         QCOMPARE(s.customModel->ffnHidden, 14336);
         QVERIFY(!document.report().error);
         QVERIFY(window.configActions()->lastSummary().contains(QStringLiteral("rope_theta")));
+        QVERIFY2(window.configActions()->lastHeadline().contains(
+                     QStringLiteral("(7,241,732,096 parameters)")),
+                 qPrintable(window.configActions()->lastHeadline()));
         core::Presets saved;
         QVERIFY(!io::mergePresetsFile(saved, presets));
         QVERIFY(saved.model("mistral-7b-v0.1"));
