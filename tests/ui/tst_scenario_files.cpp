@@ -9,6 +9,8 @@
 #include "ui/main_window.h"
 #include "ui/planner/planner_panel.h"
 #include "ui/scenario_document.h"
+#include "ui/widgets/slider_spin.h"
+#include "widget_helpers.h"
 
 #include <QClipboard>
 #include <QGuiApplication>
@@ -241,6 +243,22 @@ private Q_SLOTS:
         QCOMPARE(document.undoStack()->count(), 0);
     }
 
+    // A Megatron-LM script beyond the controls' default ranges: GPT-3 175B's global batch of
+    // 1,536 over micro-batch 1 and D = 1 is 1,536 micro-batches (the published
+    // examples/gpt3/train_gpt3_175b_distributed.sh), and the box says so.
+    void importedValuesBeyondTheControlsShow()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        const auto reason = window.configActions()->importFile(QStringLiteral(
+            PARASCOPE_SOURCE_DIR "/tests/data/configs/megatron/train_gpt3_175b_distributed.sh"));
+        QVERIFY2(!reason, qPrintable(reason.value_or(QString())));
+        document.flush();
+        QCoreApplication::processEvents();
+        QCOMPARE(document.scenario().microbatches, 1536);
+        QCOMPARE(control<SliderSpin>(window, QStringLiteral("microbatches"))->value(), 1536);
+    }
+
     // A DeepSpeed config dropped on the window merges into the scenario; Edit → Copy as
     // DeepSpeed config puts the layout back on the clipboard.
     void dropThenCopy()
@@ -254,6 +272,7 @@ private Q_SLOTS:
                                     "zero_optimization": {"stage": 1}, "bf16": {"enabled": true}})"));
         QVERIFY(!window.openDropped(path));
         document.flush();
+        QCoreApplication::processEvents();
         QVERIFY(document.scenario().framework == core::Framework::deepspeed);
         QCOMPARE(document.scenario().dp, 8);
         QCOMPARE(document.scenario().microbatches, 4);

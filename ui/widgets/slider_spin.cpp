@@ -65,6 +65,14 @@ void SliderSpin::setValue(int value)
 {
     const QSignalBlocker blockSpin(m_spin);
     const QSignalBlocker blockSlider(m_slider);
+    // A scenario beyond the range (a file, an import: GPT-3's 1,536 micro-batches) widens it:
+    // the box must show the value the charts are drawn from, never a clamped one.
+    if (value > m_maximum) {
+        m_maximum = value;
+        m_spin->setMaximum(value);
+        if (m_scale == Scale::linear)
+            m_slider->setMaximum(value);
+    }
     m_spin->setValue(value);
     if (!m_slider->isSliderDown())
         m_slider->setValue(toSlider(value));
