@@ -2135,6 +2135,8 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
             out += "#   " + note + "\n";
     }
     out += "# Add your data and tokenizer arguments (--data-path, --tokenizer-type, ...).\n";
+    out += "# --nproc_per_node is one host's GPUs: " + number(perNode) +
+           " assumed; keep --nproc_per_node x --nnodes = " + number(world) + ".\n";
     out += "torchrun --nproc_per_node " + number(perNode) + " --nnodes " + number(world / perNode) +
            " pretrain_gpt.py \\\n";
     for (std::size_t i = 0; i < args.size(); ++i)
