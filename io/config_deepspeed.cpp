@@ -67,69 +67,34 @@ public:
     // A whole number of at least `least`, or "auto".
     DsValue integer(const std::string &path, int least)
     {
-        DsValue out;
-        const QJsonValue v = at(path);
-        if (v.isUndefined() || v.isNull())
-            return out;
-        out.present = true;
-        m_handled.insert(path);
-        if (v.isString() && v.toString() == QLatin1String("auto")) {
-            out.automatic = true;
-            return out;
-        }
-        const double d = v.toDouble(std::numeric_limits<double>::quiet_NaN());
-        if (!v.isDouble() || d != std::floor(d) || d > std::numeric_limits<int>::max()) {
-            fail(path, "expected a whole number, got " + describe(v));
-            return {};
-        }
-        if (d < least) {
-            fail(path, "must be at least " + std::to_string(least) + ", got " + describe(v));
-            return {};
-        }
-        out.number = d;
-        return out;
+        return typed(path, [&](const QJsonValue &v) -> std::optional<std::string> {
+            const double d = v.toDouble(std::numeric_limits<double>::quiet_NaN());
+            if (!v.isDouble() || d != std::floor(d) || d > std::numeric_limits<int>::max())
+                return "expected a whole number, got " + describe(v);
+            if (d < least)
+                return "must be at least " + std::to_string(least) + ", got " + describe(v);
+            return std::nullopt;
+        });
     }
 
     // A number (a bucket size), or "auto".
     DsValue number(const std::string &path)
     {
-        DsValue out;
-        const QJsonValue v = at(path);
-        if (v.isUndefined() || v.isNull())
-            return out;
-        out.present = true;
-        m_handled.insert(path);
-        if (v.isString() && v.toString() == QLatin1String("auto")) {
-            out.automatic = true;
-            return out;
-        }
-        if (!v.isDouble()) {
-            fail(path, "expected a number, got " + describe(v));
-            return {};
-        }
-        out.number = v.toDouble();
-        return out;
+        return typed(path, [](const QJsonValue &v) -> std::optional<std::string> {
+            if (!v.isDouble())
+                return "expected a number, got " + describe(v);
+            return std::nullopt;
+        });
     }
 
     // true or false, or "auto" (number 1 or 0).
     DsValue boolean(const std::string &path)
     {
-        DsValue out;
-        const QJsonValue v = at(path);
-        if (v.isUndefined() || v.isNull())
-            return out;
-        out.present = true;
-        m_handled.insert(path);
-        if (v.isString() && v.toString() == QLatin1String("auto")) {
-            out.automatic = true;
-            return out;
-        }
-        if (!v.isBool()) {
-            fail(path, "expected true or false, got " + describe(v));
-            return {};
-        }
-        out.number = v.toBool() ? 1 : 0;
-        return out;
+        return typed(path, [](const QJsonValue &v) -> std::optional<std::string> {
+            if (!v.isBool())
+                return "expected true or false, got " + describe(v);
+            return std::nullopt;
+        });
     }
 
     std::optional<std::string> text(const std::string &path)
@@ -208,6 +173,28 @@ public:
     }
 
 private:
+    // The value at `path` when `refusal` finds nothing wrong with it (a boolean as 1 or 0),
+    // "auto", or absent; a refusal is remembered as the first problem.
+    template <typename Refusal> DsValue typed(const std::string &path, Refusal refusal)
+    {
+        DsValue out;
+        const QJsonValue v = at(path);
+        if (v.isUndefined() || v.isNull())
+            return out;
+        out.present = true;
+        m_handled.insert(path);
+        if (v.isString() && v.toString() == QLatin1String("auto")) {
+            out.automatic = true;
+            return out;
+        }
+        if (auto message = refusal(v)) {
+            fail(path, std::move(*message));
+            return {};
+        }
+        out.number = v.isBool() ? (v.toBool() ? 1 : 0) : v.toDouble();
+        return out;
+    }
+
     const QJsonObject &m_root;
     ImportedConfig &m_out;
     std::set<std::string> m_handled; // typed, read or ignored

@@ -225,16 +225,7 @@ std::optional<core::InputError> addModelToPresetsFile(const core::ModelSpec &mod
             return e;
     file.put(model);
     // As the file is read back: no derived keys such as presetsToJson's exact_params.
-    QJsonArray models, devices;
-    for (const auto &m : file.models)
-        models.append(modelToJson(m));
-    for (const auto &d : file.devices)
-        devices.append(deviceToJson(d));
-    QJsonObject root;
-    root.insert(QStringLiteral("format"), QLatin1String(kPresetsFormat));
-    root.insert(QStringLiteral("version"), kPresetsVersion);
-    root.insert(QStringLiteral("models"), models);
-    root.insert(QStringLiteral("devices"), devices);
+    const QJsonObject root = presetsDocument(file, false);
     if (!QDir().mkpath(QFileInfo(path).absolutePath()))
         return core::InputError{{}, "cannot create the folder of " + describePath(path)};
     if (auto e = saveFile(path, QJsonDocument(root).toJson(QJsonDocument::Indented)))
@@ -348,10 +339,16 @@ QJsonObject deviceToJson(const core::DeviceSpec &d)
 
 QJsonObject presetsToJson(const core::Presets &presets)
 {
+    return presetsDocument(presets, true);
+}
+
+QJsonObject presetsDocument(const core::Presets &presets, bool exactCounts)
+{
     QJsonArray models;
     for (const auto &m : presets.models) {
         QJsonObject o = modelToJson(m);
-        o.insert(QStringLiteral("exact_params"), qint64(core::exactParams(m)));
+        if (exactCounts)
+            o.insert(QStringLiteral("exact_params"), qint64(core::exactParams(m)));
         models.append(o);
     }
     QJsonArray devices;

@@ -42,6 +42,9 @@ std::optional<core::InputError> parseDevice(const QJsonObject &object, core::Dev
 QJsonObject modelToJson(const core::ModelSpec &model);
 QJsonObject deviceToJson(const core::DeviceSpec &device);
 QJsonObject presetsToJson(const core::Presets &presets);
+// A presets document; with `exactCounts` each model also has its derived exact_params
+// (`parascope presets --format json`), which a presets file may not hold.
+QJsonObject presetsDocument(const core::Presets &presets, bool exactCounts);
 QString presetsToText(const core::Presets &presets);
 
 } // namespace io
