@@ -2,9 +2,11 @@
 
 #include "app/cli.h"
 #include "app/command_line.h"
+#include "core/framework.h"
 #include "core/planner.h"
 #include "core/serving_plan.h"
 #include "core/validate.h"
+#include "io/framework_config.h"
 #include "io/plan_io.h"
 #include "io/presets_io.h"
 #include "io/serving_plan_io.h"
@@ -190,6 +192,12 @@ int runPlan(const QStringList &arguments)
         "default), cost (device-hours per million tokens) or energy (joules per million tokens "
         "at the device's TDP); cost and energy search every device count that divides N.",
         "time|cost|energy", QStringLiteral("time"));
+    const auto emit = option(
+        "emit",
+        "Training: print the fastest layout as FRAMEWORK's launch arguments or config "
+        "(megatron, torchtitan or deepspeed) instead of the table; a scenario of no framework "
+        "is planned under that framework's profile (docs/import.md).",
+        "FRAMEWORK");
     const QCommandLineOption presetsFile = io::presetsOption();
     // text and json as every command; csv, the candidates' table for a spreadsheet.
     const QCommandLineOption format(
@@ -244,7 +252,7 @@ int runPlan(const QStringList &arguments)
         if (int status = headroomGib(parser, headroom, serving.headroomGib); status >= 0)
             return status;
         for (const QCommandLineOption *trainingOnly :
-             {&globalBatch, &rank, &distinct, &exhaustive, &maxCp, &maxEp})
+             {&globalBatch, &rank, &distinct, &exhaustive, &maxCp, &maxEp, &emit})
             if (parser.isSet(*trainingOnly))
                 return fail(QStringLiteral("--") + trainingOnly->names().constFirst(),
                             QStringLiteral("is for training: in inference the planner chooses "
@@ -257,6 +265,18 @@ int runPlan(const QStringList &arguments)
             return fail(QStringLiteral("--") + servingOnly->names().constFirst(),
                         QStringLiteral("is for inference (--mode inference): training is ranked "
                                        "by step time"));
+
+    std::optional<core::Framework> emitFor;
+    if (parser.isSet(emit)) {
+        emitFor = core::parseEnum<core::Framework>(io::ss(parser.value(emit)));
+        if (!emitFor || *emitFor == core::Framework::custom)
+            return fail(QStringLiteral("--emit"),
+                        QStringLiteral("expected megatron, torchtitan or deepspeed, got '%1'")
+                            .arg(parser.value(emit)));
+        // The layouts that framework runs (docs/frameworks.md), unless the scenario names one.
+        if (base.framework == core::Framework::custom)
+            core::applyFramework(base, *emitFor);
+    }
 
     core::PlanRequest request;
     request.base = base;
@@ -288,8 +308,22 @@ int runPlan(const QStringList &arguments)
         request.rank = *ranked;
     }
 
-    return printPlan(parser, set, presets, request, core::plan(request, presets), json, csv,
-                     io::planTable, io::planToJson, io::planToText);
+    const core::PlanResult result = core::plan(request, presets);
+    if (emitFor && !result.error) {
+        if (result.candidates.empty())
+            return fail(QStringLiteral("--emit"),
+                        QStringLiteral("no layout fits: nothing to emit (plan without --emit "
+                                       "says why)"));
+        auto text =
+            io::emitConfig(result.candidates.front().apply(request.base), presets, *emitFor);
+        if (auto *error = std::get_if<core::InputError>(&text))
+            return fail(*error);
+        QTextStream out(stdout);
+        out << io::qs(std::get<std::string>(text));
+        return ok;
+    }
+    return printPlan(parser, set, presets, request, result, json, csv, io::planTable,
+                     io::planToJson, io::planToText);
 }
 
 } // namespace cli

@@ -757,11 +757,10 @@ private Q_SLOTS:
                                                "output", "save-model", "dry-run", "presets"} +
                                        standard;
         QTest::addRow("plan") << "plan"
-                              << QStringList{"set",          "devices",      "global-batch",
-                                             "top",          "distinct",     "exhaustive",
-                                             "headroom-gib", "rank",         "max-cp",
-                                             "max-ep",       "mode",         "tpot-ms",
-                                             "ttft-ms",      "tokens-per-s", "format",
+                              << QStringList{"set",      "devices",    "global-batch", "top",
+                                             "distinct", "exhaustive", "headroom-gib", "rank",
+                                             "max-cp",   "max-ep",     "mode",         "tpot-ms",
+                                             "emit",     "ttft-ms",    "tokens-per-s", "format",
                                              "presets"} +
                                      standard;
         QTest::addRow("presets") << "presets" << QStringList{"format", "presets"} + standard;

@@ -1,11 +1,13 @@
 // `parascope plan` (docs/DESIGN.md §4), run as users run it: the real binary, no display.
 #include "run_parascope.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
 #include <QSet>
+#include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
 #include <limits>
@@ -85,6 +87,50 @@ private Q_SLOTS:
         const ParascopeRun bad = runParascope(plan(rest + QStringLiteral(" --format xml")));
         QCOMPARE(bad.status, 2);
         QVERIFY(bad.err.contains("--format"));
+    }
+
+    // docs/import.md: `plan --emit` writes the fastest layout in the framework's terms, and
+    // `import` reads back the layout `plan --format json` ranks first.
+    void emitTheFastestLayout_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addRow("megatron") << "megatron";
+        QTest::addRow("torchtitan") << "torchtitan";
+    }
+    void emitTheFastestLayout()
+    {
+        QFETCH(QString, framework);
+        const QString question = QStringLiteral("--set model=llama-3.1-8b --devices 16 "
+                                                "--global-batch 64 --set framework=") +
+                                 framework;
+        const QJsonObject best = json(question + QStringLiteral(" --top 1"))
+                                     .value("candidates")
+                                     .toArray()
+                                     .first()
+                                     .toObject();
+        QVERIFY(!best.isEmpty());
+        const ParascopeRun emitted =
+            runParascope(plan(question + QStringLiteral(" --emit ") + framework));
+        QVERIFY2(emitted.status == 0, qPrintable(emitted.err));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("emitted"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(emitted.out.toUtf8());
+        file.close();
+        const ParascopeRun imported = runParascope(
+            {QStringLiteral("import"), path, QStringLiteral("--devices"), QStringLiteral("16")});
+        QVERIFY2(imported.status == 0, qPrintable(imported.err + emitted.out));
+        const QJsonObject scenario = QJsonDocument::fromJson(imported.out.toUtf8()).object();
+        for (const char *key : {"tp", "pp", "dp", "microbatch_size", "microbatches", "recompute"})
+            QVERIFY2(scenario.value(QLatin1String(key)) == best.value(QLatin1String(key)),
+                     qPrintable(QString::fromLatin1(key) + QStringLiteral("\n") + emitted.out));
+        // A deployment has no launch arguments here.
+        const ParascopeRun serving =
+            runParascope(plan(QStringLiteral("--mode inference --emit megatron")));
+        QCOMPARE(serving.status, 2);
+        QVERIFY2(serving.err.contains(QStringLiteral("--emit: is for training")),
+                 qPrintable(serving.err));
     }
 
     void textNamesTheBestLayout()
