@@ -243,6 +243,25 @@ private Q_SLOTS:
         QCOMPARE(document.undoStack()->count(), 0);
     }
 
+    // A scenario file dropped on the window opens as File → Open would: its path becomes the
+    // document's.
+    void droppedScenarioOpens()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("dropped.parascope.json"));
+        {
+            ScenarioDocument saved(io::builtinPresets());
+            saved.setField("tp", "4");
+            saved.flush();
+            QVERIFY(!saved.save(path));
+        }
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        QVERIFY(!window.openDropped(path));
+        QCOMPARE(document.filePath(), path);
+        QCOMPARE(document.scenario().tp, 4);
+        QVERIFY(!document.isModified());
+    }
+
     // A Megatron-LM script beyond the controls' default ranges: GPT-3 175B's global batch of
     // 1,536 over micro-batch 1 and D = 1 is 1,536 micro-batches (the published
     // examples/gpt3/train_gpt3_175b_distributed.sh), and the box says so.
