@@ -312,7 +312,8 @@ private Q_SLOTS:
     void publishedLlama3Layout()
     {
         if (kSanitized)
-            QSKIP("sanitizer pass: this 16,384-device search takes 6 s here; the default pass "
+            QSKIP("under the sanitizers (the asan preset): this 16,384-device search takes 6 s "
+                  "here; the default pass "
                   "runs it (docs/TESTING.md)");
         PlanRequest req = request("model=llama-3.1-405b,device=h100-sxm,seq_len=8192", 16384, 2048);
         req.distinct = true;
@@ -500,7 +501,8 @@ private Q_SLOTS:
     void rejectionsAreGroupedByKindOfProblem()
     {
         if (kSanitized)
-            QSKIP("sanitizer pass: this test plans 2^27 sequences, 8 s here; the default pass runs "
+            QSKIP("under the sanitizers (the asan preset): this test plans 2^27 sequences, 8 s "
+                  "here; the default pass runs "
                   "it and "
                   "fuzz_plan_request drives the same search under the sanitizers");
         const PlanRequest req = request("model=llama-3.1-8b,mode=inference", 1, 1 << 27);
@@ -696,7 +698,8 @@ private Q_SLOTS:
     void fitCountIsTheSameForEveryTopAndDistinct()
     {
         if (kSanitized)
-            QSKIP("sanitizer pass: this test repeats each search for every top and --distinct, 6 s "
+            QSKIP("under the sanitizers (the asan preset): this test repeats each search for every "
+                  "top and --distinct, 6 s "
                   "here; the default pass runs it and "
                   "fuzz_plan_request drives the same search under the sanitizers");
         QFETCH(QString, set);
@@ -788,7 +791,8 @@ private Q_SLOTS:
     void headroomIsLeftFree()
     {
         if (kSanitized)
-            QSKIP("sanitizer pass: a logic check of whole searches (3 s here); the default "
+            QSKIP("under the sanitizers (the asan preset): a logic check of whole searches (3 s "
+                  "here); the default "
                   "pass runs it and fuzz_plan_request drives the same code under the "
                   "sanitizers");
         QFETCH(double, headroomGib);
@@ -829,7 +833,8 @@ private Q_SLOTS:
     void smallestDeviceCountWhenNothingFits()
     {
         if (kSanitized)
-            QSKIP("sanitizer pass: this test searches 405B on growing device counts, 10 s here; "
+            QSKIP("under the sanitizers (the asan preset): this test searches 405B on growing "
+                  "device counts, 10 s here; "
                   "the default pass runs it and "
                   "fuzz_plan_request drives the same search under the sanitizers");
         const PlanRequest req = request("model=llama-3.1-405b", 64, 512);
@@ -945,7 +950,8 @@ private Q_SLOTS:
     void denseSearchIsUnchanged()
     {
         if (kSanitized)
-            QSKIP("sanitizer pass: a logic check of whole searches (2 s here); the default "
+            QSKIP("under the sanitizers (the asan preset): a logic check of whole searches (2 s "
+                  "here); the default "
                   "pass runs it and fuzz_plan_request drives the same code under the "
                   "sanitizers");
         QFETCH(QString, set);
@@ -994,7 +1000,8 @@ private Q_SLOTS:
     void contextParallelFollowsTheSequence()
     {
         if (kSanitized)
-            QSKIP("sanitizer pass: a logic check of whole searches (3 s here); the default "
+            QSKIP("under the sanitizers (the asan preset): a logic check of whole searches (3 s "
+                  "here); the default "
                   "pass runs it and fuzz_plan_request drives the same code under the "
                   "sanitizers");
         QFETCH(QString, set);
@@ -1041,7 +1048,8 @@ private Q_SLOTS:
     void expertParallelTilesTheStage()
     {
         if (kSanitized)
-            QSKIP("sanitizer pass: the planner's expert and context search is fuzzed there "
+            QSKIP("under the sanitizers (the asan preset): the planner's expert and context search "
+                  "is fuzzed there "
                   "(fuzz_plan_request); its 4 s of searches run in the default pass "
                   "(docs/TESTING.md)");
         QFETCH(QString, set);
@@ -1088,7 +1096,8 @@ private Q_SLOTS:
     void mixtralSpreadsItsExperts()
     {
         if (kSanitized)
-            QSKIP("sanitizer pass: the planner's expert and context search is fuzzed there "
+            QSKIP("under the sanitizers (the asan preset): the planner's expert and context search "
+                  "is fuzzed there "
                   "(fuzz_plan_request); its 4 s of searches run in the default pass "
                   "(docs/TESTING.md)");
         PlanRequest req = request("model=mixtral-8x7b,device=h100-sxm", 64, 512, 100);
@@ -1133,7 +1142,8 @@ private Q_SLOTS:
     void longContextSplitsTheSequence()
     {
         if (kSanitized)
-            QSKIP("sanitizer pass: the planner's expert and context search is fuzzed there "
+            QSKIP("under the sanitizers (the asan preset): the planner's expert and context search "
+                  "is fuzzed there "
                   "(fuzz_plan_request); its 4 s of searches run in the default pass "
                   "(docs/TESTING.md)");
         const PlanRequest req = request("model=llama-3.1-8b,seq_len=131072", 64, 64, 100000);
@@ -1201,7 +1211,8 @@ private Q_SLOTS:
     void boundHoldsForExpertsAndContext()
     {
         if (kSanitized)
-            QSKIP("sanitizer pass: the planner's expert and context search is fuzzed there "
+            QSKIP("under the sanitizers (the asan preset): the planner's expert and context search "
+                  "is fuzzed there "
                   "(fuzz_plan_request); its 6 s of searches run in the default pass "
                   "(docs/TESTING.md)");
         QFETCH(QString, set);
