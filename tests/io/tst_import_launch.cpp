@@ -33,31 +33,8 @@ bool hasName(const std::vector<io::IgnoredField> &fields, const QString &name)
                        [&](const io::IgnoredField &f) { return f.name == name.toStdString(); });
 }
 
-// The scenario keys each framework's file carries, so a round trip gives them back.
-const QStringList kMegatronKeys{"framework",
-                                "model",
-                                "tp",
-                                "pp",
-                                "cp",
-                                "dp",
-                                "ep",
-                                "expert_tp",
-                                "microbatches",
-                                "microbatch_size",
-                                "seq_len",
-                                "recompute",
-                                "zero",
-                                "schedule",
-                                "virtual_stages",
-                                "precision",
-                                "grad_precision",
-                                "sequence_parallel",
-                                "tp_overlap",
-                                "cp_exchange",
-                                "fused_swiglu",
-                                "fused_grad_accumulation",
-                                "attention",
-                                "dp_overlap"};
+// The scenario keys each framework's file carries, so a round trip gives them back: the
+// layout both carry, and what Megatron-LM's flags add.
 const QStringList kTorchtitanKeys{"framework",
                                   "model",
                                   "tp",
@@ -77,6 +54,9 @@ const QStringList kTorchtitanKeys{"framework",
                                   "sequence_parallel",
                                   "tp_overlap",
                                   "cp_exchange"};
+const QStringList kMegatronKeys =
+    kTorchtitanKeys + QStringList{"grad_precision", "fused_swiglu", "fused_grad_accumulation",
+                                  "attention", "dp_overlap"};
 
 } // namespace
 
