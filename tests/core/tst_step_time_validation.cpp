@@ -213,23 +213,51 @@ private Q_SLOTS:
         const double e = error(tflops, publishedTflops);
         qInfo("%s: %.1f TFLOP/s modelled, %.0f published, %+.1f %%", QTest::currentDataTag(),
               tflops, publishedTflops, 100 * e);
-        // docs/step_time.md: within 20 % for these rows. The same 1T layout measured a year
+        // docs/step_time.md: every listed run within 15 %. The same 1T layout measured a year
         // later (Korthikanti et al. 2022, full recomputation, D = 1: 94.42 s for 512
         // sequences) runs at 177 TFLOP/s by this count, 8.6 % above the 163 published here,
         // with the same hardware.
-        QVERIFY2(std::abs(e) <= 0.20, qPrintable(QString::number(100 * e, 'f', 1)));
+        QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
     // The Megatron-LM README, "Training Speed and Scalability" (NVIDIA/Megatron-LM, model
-    // table of July 2024): GPT models with a 131,072-token vocabulary and 4,096-token
-    // sequences, weak-scaled on H100 with D = 48, per-GPU TFLOP/s by Megatron-LM's count
+    // table of July 2024, Megatron-Core r0.8.0): GPT models with a 131,072-token vocabulary and
+    // 4,096-token sequences on H100, per-GPU TFLOP/s by Megatron-LM's count
     // (megatron/training/training.py, num_floating_point_operations: 72·B·s·l·h²·(1 + s/6h +
     // V/12lh) for these models, no recomputation counted). As the README says: the gradient
     // reduce and parameter gather overlapped (dp_overlap auto) and the tensor-parallel
     // collectives overlapped (tp_overlap). Megatron-LM's defaults for BF16: FP32 gradients
-    // reduced in FP32 (megatron/training/arguments.py), the distributed optimizer (ZeRO-1).
+    // reduced in FP32 (megatron/training/arguments.py), the distributed optimizer (ZeRO-1);
+    // Transformer Engine's fused attention (the H100 preset's attention efficiency).
     // Not published, assumed: micro-batch 1, 1F1B, no recomputation (every row fits without),
-    // sequence parallelism when T > 1, flash attention.
+    // sequence parallelism when T > 1.
+    static Report readmeH100Run(int layers, int hidden, int heads, int tp, int pp, int dp,
+                                int batch)
+    {
+        ModelSpec model = megatronGpt(layers, hidden, heads);
+        model.vocab = 131072;
+        model.learnedPositions = 4096;
+        const QString set =
+            QStringLiteral(
+                "device=h100-sxm,precision=bf16,tp=%1,pp=%2,dp=%3,microbatches=%4,"
+                "microbatch_size=1,seq_len=4096,zero=1,grad_precision=fp32,attention=flash,"
+                "recompute=none,sequence_parallel=%5,tp_overlap=%5,cache_outputs=false")
+                .arg(tp)
+                .arg(pp)
+                .arg(dp)
+                .arg(batch / dp)
+                .arg(tp > 1 ? "true" : "false");
+        return evaluateRun(model, set);
+    }
+    // Megatron-LM's TFLOP/s per GPU for a run of the README's GPT models.
+    static double readmeTflops(const Report &r, int layers, int hidden, int gpus, int batch)
+    {
+        const double l = layers, h = hidden, s = 4096, v = 131072;
+        const double flops = 72.0 * batch * s * l * h * h * (1 + s / (6 * h) + v / (12 * l * h));
+        return flops / gpus / r.stepTime->stepTimeS / 1e12;
+    }
+
+    // The README's weak scaling: D = 48, the model grown with the GPUs.
     void megatronReadmeH100_data()
     {
         QTest::addColumn<int>("layers");
@@ -258,32 +286,48 @@ private Q_SLOTS:
         QFETCH(int, pp);
         QFETCH(int, batch);
         QFETCH(double, publishedTflops);
-        ModelSpec model = megatronGpt(layers, hidden, heads);
-        model.vocab = 131072;
-        model.learnedPositions = 4096;
         const int dp = 48;
-        const QString set =
-            QStringLiteral(
-                "device=h100-sxm,precision=bf16,tp=%1,pp=%2,dp=%3,microbatches=%4,"
-                "microbatch_size=1,seq_len=4096,zero=1,grad_precision=fp32,attention=flash,"
-                "recompute=none,sequence_parallel=%5,tp_overlap=%5,cache_outputs=false")
-                .arg(tp)
-                .arg(pp)
-                .arg(dp)
-                .arg(batch / dp)
-                .arg(tp > 1 ? "true" : "false");
-        const Report r = evaluateRun(model, set);
+        const Report r = readmeH100Run(layers, hidden, heads, tp, pp, dp, batch);
         QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
-        const double l = layers, h = hidden, s = 4096, v = 131072;
-        const double flops = 72.0 * batch * s * l * h * h * (1 + s / (6 * h) + v / (12 * l * h));
-        const double tflops = flops / (tp * pp * dp) / r.stepTime->stepTimeS / 1e12;
+        const double tflops = readmeTflops(r, layers, hidden, tp * pp * dp, batch);
         const double e = error(tflops, publishedTflops);
         qInfo("%s: %.1f TFLOP/s modelled, %.1f published, %+.1f %%", QTest::currentDataTag(),
               tflops, publishedTflops, 100 * e);
         QVERIFY(r.fits); // the run was measured, so it fitted: no recomputation is needed
-        // docs/step_time.md: within 20 % for these rows, whose micro-batch size and schedule
-        // are not published.
-        QVERIFY2(std::abs(e) <= 0.20, qPrintable(QString::number(100 * e, 'f', 1)));
+        // docs/step_time.md: every listed run within 15 %.
+        QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
+    }
+
+    // The README's strong scaling: the 177B model (GPT-3 with the larger vocabulary), 1,152
+    // sequences on 96 to 4,608 GPUs, "MFU from 47% to 42%" (of the 989 TFLOPS dense BF16 peak,
+    // by the count above). The 2,304-GPU point is the weak-scaling 177B row, T = 8, K = 6,
+    // D = 48; the others are taken to keep T and K and change D (not published).
+    void megatronReadmeStrongScaling_data()
+    {
+        QTest::addColumn<int>("gpus");
+        QTest::addColumn<double>("publishedMfu");
+        QTest::addRow("96 GPUs") << 96 << 0.47;
+        QTest::addRow("4,608 GPUs") << 4608 << 0.42;
+    }
+    void megatronReadmeStrongScaling()
+    {
+        QFETCH(int, gpus);
+        QFETCH(double, publishedMfu);
+        const int layers = 96, hidden = 12288, batch = 1152;
+        const Report r = readmeH100Run(layers, hidden, 96, 8, 6, gpus / 48, batch);
+        QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
+        const double mfu = readmeTflops(r, layers, hidden, gpus, batch) / 989;
+        const double e = error(mfu, publishedMfu);
+        qInfo("%s: MFU %.1f %% modelled, %.0f %% published, %+.1f %%", QTest::currentDataTag(),
+              100 * mfu, 100 * publishedMfu, 100 * e);
+        QVERIFY(r.fits);
+        // docs/step_time.md, "What the tables say": with 576 micro-batches per pipeline neither
+        // the bubble nor the data-parallel sync is left to explain the 96-GPU run; its layers
+        // run about a third slower than the per-operation model times them on an H100, and
+        // nothing in the model says why yet.
+        if (gpus == 96)
+            QEXPECT_FAIL("96 GPUs", "the per-operation model is about 37 % fast here", Continue);
+        QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 };
 

@@ -389,12 +389,14 @@ private Q_SLOTS:
         const QRect plot = chart->plotArea();
         const double rowHeight = double(plot.height()) / chart->stageCount();
         const double top = plot.top() + sending->stage * rowHeight;
+        // Other sends of that stage may lie wholly in view; the one cut by the right edge is
+        // the block's (to within rounding of the view's end to pixels).
         const auto strip = std::find_if(
             chart->sendStrips().begin(), chart->sendStrips().end(), [&](const QRectF &r) {
-                return r.center().y() > top && r.center().y() < top + rowHeight;
+                return r.center().y() > top && r.center().y() < top + rowHeight &&
+                       r.right() >= plot.left() + plot.width() - 0.5;
             });
         QVERIFY(strip != chart->sendStrips().end());
-        QVERIFY(strip->right() >= plot.left() + plot.width());
         QVERIFY(strip->width() >= 2);
     }
 
