@@ -156,6 +156,9 @@ std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weigh
                                      ? half->second * 1e12
                                      : r.peakFlops;
     r.attentionFlops = attentionPeak * device.attentionEfficiencyOrDefault();
+    r.fp8 = compute == Precision::fp8;
+    r.halfPeakFlops = attentionPeak;
+    r.halfMatmulFlops = attentionPeak * device.matmulEfficiencyOrDefault();
     r.memoryBytesPerS = device.hbmGbPerS * 1e9 * device.memoryEfficiencyOrDefault();
     r.computeUnits = device.computeUnits;
     r.forcedMfu = mfu.value_or(0.0);
@@ -344,6 +347,37 @@ LayerOp contextExchange(const LayerConfig &c, double tokens, double qkvoWidth, d
     return op;
 }
 
+// Transformer Engine's FP8 multiplies quantize their 16-bit operands first: each projection's
+// input before the forward multiply, fused with the transpose the weight-gradient multiply
+// reads (NVIDIA/TransformerEngine v1.9, pytorch/module/linear.py, fp8_cast_transpose_fused),
+// and its output gradient before the backward ones, the same way (module/base.py,
+// grad_output_preprocess). Each reads e bytes and writes two FP8 copies. Inference casts only
+// the input, with no transpose (vLLM, quantization/utils/w8a8_utils.py, apply_fp8_linear:
+// scaled_fp8_quant before the multiply). The weights are cast once a step, not counted. The
+// router stays in 16 bits (Megatron-core's TopKRouter is not a Transformer Engine module).
+void addFp8Casts(Builder &b, const LayerConfig &c, bool full)
+{
+    const double e = c.activationBytes;
+    const double written = c.training ? 2 : 1;
+    double forward = 0, backward = 0; // values cast: inputs, and output gradients
+    for (const LayerOp &op : b.ops) {
+        if (op.part != TimePart::matmul || op.key == "router")
+            continue;
+        // Rows × input width in, rows × output width out, per grouped expert multiply.
+        forward += op.shape.batch * op.shape.m * op.shape.k;
+        backward += op.shape.batch * op.shape.m * op.shape.n;
+    }
+    LayerOp op =
+        newOp("fp8_cast", "FP8 casts and transposes", TimePart::memoryBound, elements(forward, 1));
+    op.forward = b.memory(forward * (e + written));
+    if (c.training)
+        op.backward = b.memory(backward * (e + written));
+    op.rerun = full;
+    op.source = "Transformer Engine: each FP8 multiply's input and output gradient cast and "
+                "transposed (read e, write 2 bytes)";
+    b.ops.push_back(std::move(op));
+}
+
 } // namespace
 
 LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const DeviceRates &rates)
@@ -480,6 +514,8 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
     }
     b.memoryOp("residual2", "MLP residual", spTokens, h, spTokens * h * (3 * e + mask),
                spTokens * h * (2 * e + mask), full, residualSource);
+    if (rates.fp8)
+        addFp8Casts(b, c, full);
 
     if (c.tp > 1) {
         LayerOp op =
@@ -666,7 +702,21 @@ EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const Devi
                      c.weightBytes, c.activationBytes, false);
         return endTimes(std::move(b.ops), c.training);
     }
-    b.projection("lm_head", "LM head", tokens, vocab, h, c.weightBytes, c.activationBytes, false);
+    {
+        // FP8 training keeps the LM head in 16 bits: Megatron-core's output layer is its own
+        // ColumnParallelLinear outside Transformer Engine's fp8_autocast (models/gpt/
+        // gpt_model.py, transformer/transformer_block.py), and torchtitan's float8 converter
+        // is shown filtering "output" (torchtitan/components/quantization/float8.md).
+        DeviceRates head = rates;
+        if (rates.fp8) {
+            head.peakFlops = rates.halfPeakFlops;
+            head.matmulFlops = rates.halfMatmulFlops;
+        }
+        Builder headBuilder{head, {}};
+        headBuilder.projection("lm_head", "LM head", tokens, vocab, h,
+                               rates.fp8 ? e : c.weightBytes, c.activationBytes, false);
+        b.ops.push_back(std::move(headBuilder.ops.front()));
+    }
     // Vocabulary-parallel cross-entropy, one pass over the logits per PyTorch operation
     // (NVIDIA/Megatron-LM, megatron/core/tensor_parallel/cross_entropy.py): forward casts them
     // to FP32 (e + 4 bytes each), takes the max (4), subtracts it (8), exponentiates (8), sums

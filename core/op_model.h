@@ -26,6 +26,11 @@ struct DeviceRates
     // A scenario `mfu`: every operation's FLOPs at peak × mfu, memory-bound work free, as
     // one fixed efficiency has always done; 0 for the per-operation model.
     double forcedMfu = 0;
+    // FP8 training: the multiplies inside the layers run in FP8, the LM head in 16 bits at
+    // these rates (the 16-bit peak and its matmul rate; equal to the above otherwise).
+    bool fp8 = false;
+    double halfPeakFlops = 0;
+    double halfMatmulFlops = 0;
 };
 
 // The precision the multiplies run in: weight-only formats (INT8, INT4, q8_0, q4_0) store

@@ -598,6 +598,7 @@ private Q_SLOTS:
                                    .arg(published)
                                    .arg(100 * (modelled / published - 1), 0, 'f', 1)
                                    .toUtf8();
+        qInfo("%s: %s", QTest::currentDataTag(), why.constData());
         QVERIFY2(modelled <= published, why.constData());
         if (sv.batch == 1)
             QVERIFY2(modelled >= 0.7 * published, why.constData());

@@ -164,6 +164,40 @@ private Q_SLOTS:
         QVERIFY(st.breakdown[TimePart::dpSync] < st.dpCommTotalS);
     }
 
+    // FP8 training with Transformer Engine, by hand, on the default layout (T = 8, 4,096 tokens
+    // of a micro-batch): every projection's input is cast to FP8 with its transpose before the
+    // forward multiply and its output gradient likewise before the backward ones, reading 2 and
+    // writing 1 + 1 bytes a value (NVIDIA/TransformerEngine v1.9, linear.py and base.py); the LM
+    // head stays in BF16 (Megatron-core's output layer is outside fp8_autocast).
+    void fp8CastsAndHeadByHand()
+    {
+        const Report r = evaluate(scenario("precision=fp8"), io::builtinPresets());
+        QVERIFY(r.ok() && r.stepTime);
+        const auto cast = std::find_if(r.layerOps.begin(), r.layerOps.end(),
+                                       [](const LayerOp &o) { return o.key == "fp8_cast"; });
+        QVERIFY(cast != r.layerOps.end());
+        // Inputs per device: QKV and fc1 read h = 8192, proj the 8 heads' 1024, fc2 the 3584 of
+        // f/T; outputs: QKV 1280, proj and fc2 8192, gate and up 2 · 3584.
+        const double tokens = 4096, bandwidth = 3350e9 * 0.9;
+        const double in = 8192 + 1024 + 8192 + 3584, out = 1280 + 8192 + 7168 + 8192;
+        QVERIFY(near(cast->forward.bytes, tokens * in * 4));
+        QVERIFY(near(cast->backward.bytes, tokens * out * 4));
+        QVERIFY(near(cast->forward.seconds, tokens * in * 4 / bandwidth, 1e-9));
+        QVERIFY(cast->part == TimePart::memoryBound);
+        // The LM head, 4096 × 16,032 (128,256 / 8) × 8192, at BF16's 989 TFLOPS × 0.801, not
+        // FP8's 1,979: 16 × 126 = 2,016 tiles of 256 × 128 in 16 waves of 132.
+        const auto head = std::find_if(r.endOps.begin(), r.endOps.end(),
+                                       [](const LayerOp &o) { return o.key == "lm_head"; });
+        QVERIFY(head != r.endOps.end());
+        const double flops = 2 * tokens * 16032 * 8192;
+        const double use = tokens * 16032 / (16.0 * 132 * 256 * 128);
+        QVERIFY(near(head->forward.seconds, flops / (989e12 * 0.801 * use), 1e-9));
+        // In BF16 training there is nothing to cast.
+        const Report bf16 = evaluate(scenario(""), io::builtinPresets());
+        QVERIFY(std::none_of(bf16.layerOps.begin(), bf16.layerOps.end(),
+                             [](const LayerOp &o) { return o.key == "fp8_cast"; }));
+    }
+
     // The embedding belongs to the model's first chunk and the LM head to its last: with the
     // interleaved schedule only those chunks' blocks are longer (Narayanan et al. 2021,
     // §2.2.2: chunk c of stage s holds the layers of virtual stage c·K + s).
