@@ -367,8 +367,10 @@ void addFp8Casts(Builder &b, const LayerConfig &c, bool full)
         forward += op.shape.batch * op.shape.m * op.shape.k;
         backward += op.shape.batch * op.shape.m * op.shape.n;
     }
-    LayerOp op =
-        newOp("fp8_cast", "FP8 casts and transposes", TimePart::memoryBound, elements(forward, 1));
+    // Shown as the micro-batch's tokens by the input widths cast, summed over the multiplies.
+    const double tokens = localTokens(c);
+    LayerOp op = newOp("fp8_cast", "FP8 casts and transposes", TimePart::memoryBound,
+                       elements(tokens, forward / tokens));
     op.forward = b.memory(forward * (e + written));
     if (c.training)
         op.backward = b.memory(backward * (e + written));
