@@ -1,6 +1,7 @@
 // Megatron-LM argument lists and torchtitan job TOMLs, read into scenarios and written back
 // (docs/import.md): the frameworks' published example files, refusals that name the file's
 // field, and round trips through what Parascope emits.
+#include "core/evaluate.h"
 #include "core/fields.h"
 #include "core/framework.h"
 #include "io/framework_config.h"
@@ -88,6 +89,8 @@ private Q_SLOTS:
         QTest::addColumn<bool>("tpOverlap");
         QTest::addColumn<QStringList>("read");
         QTest::addColumn<QStringList>("ignored");
+        // A published run on the H100s the file names: it trained, so it fits one.
+        QTest::addColumn<bool>("fitsH100");
 
         // examples/llama/train_llama3_8b_h100_fp8.sh: torchrun 8 x 1 = 8 devices, T1 C1 K1,
         // so D = 8 and m = 128 / (1 x 8) = 16; --sequence-parallel is off with T = 1
@@ -96,16 +99,18 @@ private Q_SLOTS:
             << "megatron/train_llama3_8b_h100_fp8.sh" << 0 << "llama-3.1-8b" << 1 << 1 << 1 << 8
             << 16 << 1 << 8192 << "none" << 1 << "fp8"
             << "1f1b" << 1 << false << false
-            << QStringList{"--fp8-format",     "--use-distributed-optimizer",
-                           "--nproc_per_node", "--global-batch-size",
-                           "--vocab-size",     "--num-query-groups"}
+            << QStringList{"--fp8-format",         "--use-distributed-optimizer",
+                           "--nproc_per_node",     "--global-batch-size",
+                           "--vocab-size",         "--num-query-groups",
+                           "--grad-reduce-in-bf16"}
             << QStringList{"--use-mcore-models",
                            "--lr",
                            "--save",
                            "--tokenizer-type",
                            "--fp8-amax-history-len",
                            "--node_rank",
-                           "--overlap-param-gather"};
+                           "--overlap-param-gather"}
+            << true;
         // examples/gpt3/train_gpt3_175b_distributed.sh on 16 nodes: 128 devices, T8 K16,
         // D = 1, m = 1,536 / (1 x 1); FP16; the vocabulary is GPT-2's from --vocab-file.
         QTest::addRow("Megatron-LM GPT-3 175B script")
@@ -114,7 +119,8 @@ private Q_SLOTS:
             << "1f1b" << 1 << false << false
             << QStringList{"--fp16", "--pipeline-model-parallel-size", "--nnodes",
                            "--max-position-embeddings"}
-            << QStringList{"--vocab-file", "--merge-file", "--lr", "--save", "--master_addr"};
+            << QStringList{"--vocab-file", "--merge-file", "--lr", "--save", "--master_addr"}
+            << false;
         // 512 devices over T8 K4: D = 16, m = 1,024 / (1 x 16) = 64; 80 layers / K4 / 5
         // per chunk = 4 chunks; --micro-batch-size given twice, the last (1) counts.
         QTest::addRow("Megatron-LM Llama 3.1 70B argument list")
@@ -124,7 +130,8 @@ private Q_SLOTS:
             << QStringList{"--num-layers-per-virtual-pipeline-stage", "--micro-batch-size",
                            "--recompute-granularity", "--sequence-parallel"}
             << QStringList{"--micro-batch-size", "--tokenizer-model", "--transformer-impl",
-                           "--log-interval"};
+                           "--log-interval"}
+            << false;
         // torchtitan llama3_8b.toml, "a preset for 64 A100 GPUs": shard -1 = 64, FSDP2
         // without pipelining is ZeRO-3; b = local_batch_size 1, one step; op-level SAC.
         QTest::addRow("torchtitan llama3_8b.toml")
@@ -138,7 +145,8 @@ private Q_SLOTS:
                            "metrics.log_freq",
                            "compile.enable",
                            "quantize.linear.float8.filter_fqns",
-                           "validation.freq"};
+                           "validation.freq"}
+            << false;
         // torchtitan llama3_405b.toml, "a preset for 128 H100 GPUs": T8, shard -1 = 16,
         // local batch 2, full AC, float8 converter, async TP.
         QTest::addRow("torchtitan llama3_405b.toml")
@@ -148,7 +156,8 @@ private Q_SLOTS:
             << QStringList{"model.converters", "parallelism.enable_async_tensor_parallel",
                            "parallelism.tensor_parallel_degree"}
             << QStringList{"lr_scheduler.warmup_steps", "checkpoint.interval",
-                           "model.hf_assets_path"};
+                           "model.hf_assets_path"}
+            << false;
     }
     void importFile()
     {
@@ -195,6 +204,13 @@ private Q_SLOTS:
         const std::string summary = io::importSummary(imported);
         for (const auto &field : imported.read)
             QVERIFY(summary.find(field.name) != std::string::npos);
+        QFETCH(bool, fitsH100);
+        if (fitsH100) {
+            const Report r = evaluate(s, m_presets);
+            QVERIFY(r.ok());
+            QCOMPARE(text("device"), QStringLiteral("h100-sxm"));
+            QVERIFY2(r.fits, r.warnings.empty() ? "" : r.warnings.front().message.c_str());
+        }
     }
 
     void refusals_data()

@@ -79,6 +79,7 @@ TRAINING_ARGS=(
     --adam-beta1 0.9
     --adam-beta2 0.95
     --bf16
+    --grad-reduce-in-bf16
     --cross-entropy-loss-fusion
     --calculate-per-token-loss
     --manual-gc
