@@ -65,6 +65,22 @@ struct Builder
         op.source = "Narayanan et al. 2021, §5.1: 2·m·n·k FLOPs forward, twice that backward";
         ops.push_back(std::move(op));
     }
+    // A projection that stays in 16 bits when the layers' multiplies run in FP8: its own
+    // rates, the 16-bit peak and matmul rate, and 16-bit weights.
+    void sixteenBitProjection(std::string_view key, std::string_view label, double tokens, double n,
+                              double k, double weightBytes, int actBytes, bool rerun)
+    {
+        if (!rates.fp8) {
+            projection(key, label, tokens, n, k, weightBytes, actBytes, rerun);
+            return;
+        }
+        DeviceRates sixteen = rates;
+        sixteen.peakFlops = rates.halfPeakFlops;
+        sixteen.matmulFlops = rates.halfMatmulFlops;
+        Builder own{sixteen, {}};
+        own.projection(key, label, tokens, n, k, actBytes, actBytes, rerun);
+        ops.push_back(std::move(own.ops.front()));
+    }
     void memoryOp(std::string_view key, std::string_view label, double rows, double cols,
                   double forwardBytes, double backwardBytes, bool rerun, std::string_view source)
     {
@@ -227,8 +243,10 @@ void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double
     const double e = c.activationBytes;
     const double h = model.hidden;
     const double k = model.expertsPerToken;
-    b.projection("router", "router", spTokens, model.experts, h, c.weightBytes, c.activationBytes,
-                 full);
+    // The router's gate stays in 16 bits under FP8 (Megatron-core moe/router.py,
+    // router_gating_linear: not a Transformer Engine module).
+    b.sixteenBitProjection("router", "router", spTokens, model.experts, h, c.weightBytes,
+                           c.activationBytes, full);
     if (model.sharedExperts > 0) {
         const double f = static_cast<double>(model.sharedExperts) * model.expertFfnHidden / c.tp;
         b.projection("shared_fc1", "shared experts' up projections", tokens,
@@ -709,15 +727,8 @@ EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const Devi
         // ColumnParallelLinear outside Transformer Engine's fp8_autocast (models/gpt/
         // gpt_model.py, transformer/transformer_block.py), and torchtitan's float8 converter
         // is shown filtering "output" (torchtitan/components/quantization/float8.md).
-        DeviceRates head = rates;
-        if (rates.fp8) {
-            head.peakFlops = rates.halfPeakFlops;
-            head.matmulFlops = rates.halfMatmulFlops;
-        }
-        Builder headBuilder{head, {}};
-        headBuilder.projection("lm_head", "LM head", tokens, vocab, h,
-                               rates.fp8 ? e : c.weightBytes, c.activationBytes, false);
-        b.ops.push_back(std::move(headBuilder.ops.front()));
+        b.sixteenBitProjection("lm_head", "LM head", tokens, vocab, h, c.weightBytes,
+                               c.activationBytes, false);
     }
     // Vocabulary-parallel cross-entropy, one pass over the logits per PyTorch operation
     // (NVIDIA/Megatron-LM, megatron/core/tensor_parallel/cross_entropy.py): forward casts them

@@ -196,6 +196,17 @@ private Q_SLOTS:
         const Report bf16 = evaluate(scenario(""), io::builtinPresets());
         QVERIFY(std::none_of(bf16.layerOps.begin(), bf16.layerOps.end(),
                              [](const LayerOp &o) { return o.key == "fp8_cast"; }));
+        // A mixture of experts' router gate is not a Transformer Engine module either
+        // (Megatron-core moe/router.py): under FP8 it runs exactly as in BF16.
+        const auto router = [](const Report &report) {
+            const auto found = std::find_if(report.layerOps.begin(), report.layerOps.end(),
+                                            [](const LayerOp &o) { return o.key == "router"; });
+            return found == report.layerOps.end() ? -1.0 : found->forward.seconds;
+        };
+        const QString moe = QStringLiteral("model=mixtral-8x7b,ep=2,precision=");
+        const double fp8Router = router(evaluate(scenario(moe + "fp8"), io::builtinPresets()));
+        QVERIFY(fp8Router > 0);
+        QCOMPARE(fp8Router, router(evaluate(scenario(moe + "bf16"), io::builtinPresets())));
     }
 
     // The embedding belongs to the model's first chunk and the LM head to its last: with the
