@@ -907,6 +907,7 @@ enum class Flag
     bf16,
     fp16,
     fp8Format,
+    fp8ParamGather,
     tpCommOverlap,
     overlapGradReduce,
     gradReduceBf16,
@@ -990,6 +991,7 @@ constexpr std::array kFlags{
     FlagInfo{"--bf16", Flag::bf16, Takes::nothing, "precision"},
     FlagInfo{"--fp16", Flag::fp16, Takes::nothing, "precision"},
     FlagInfo{"--fp8-format", Flag::fp8Format, Takes::value, "precision"},
+    FlagInfo{"--fp8-param-gather", Flag::fp8ParamGather, Takes::nothing, "precision"},
     FlagInfo{"--tp-comm-overlap", Flag::tpCommOverlap, Takes::nothing, "tp_overlap"},
     FlagInfo{"--overlap-grad-reduce", Flag::overlapGradReduce, Takes::nothing, "dp_overlap"},
     FlagInfo{"--grad-reduce-in-bf16", Flag::gradReduceBf16, Takes::nothing, "grad_precision"},
@@ -1696,10 +1698,13 @@ private:
             s.precision = core::Precision::fp32;
         if (s.precision == core::Precision::fp8) {
             has(Flag::bf16);
-            m_out.assumptions.push_back(
-                "--fp8-format: Parascope's fp8 keeps the weights in 8 bits and the activations "
-                "in 16 (docs/DESIGN.md §3.1); Megatron-LM keeps BF16 weights and runs the "
-                "linear layers' GEMMs in FP8");
+            // --fp8-param-gather keeps the compute weights in FP8 (megatron/training/
+            // arguments.py), as Parascope's fp8 does; without it they stay in BF16.
+            if (!has(Flag::fp8ParamGather))
+                m_out.assumptions.push_back(
+                    "--fp8-format: Parascope's fp8 keeps the weights in 8 bits and the "
+                    "activations in 16 (docs/DESIGN.md §3.1); without --fp8-param-gather "
+                    "Megatron-LM keeps BF16 weights and runs the linear layers' GEMMs in FP8");
         }
         has(Flag::gradFp32);
         if (has(Flag::gradReduceBf16))

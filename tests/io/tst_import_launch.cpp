@@ -99,10 +99,10 @@ private Q_SLOTS:
             << "megatron/train_llama3_8b_h100_fp8.sh" << 0 << "llama-3.1-8b" << 1 << 1 << 1 << 8
             << 16 << 1 << 8192 << "none" << 1 << "fp8"
             << "1f1b" << 1 << false << false
-            << QStringList{"--fp8-format",         "--use-distributed-optimizer",
-                           "--nproc_per_node",     "--global-batch-size",
-                           "--vocab-size",         "--num-query-groups",
-                           "--grad-reduce-in-bf16"}
+            << QStringList{"--fp8-format",          "--use-distributed-optimizer",
+                           "--nproc_per_node",      "--global-batch-size",
+                           "--vocab-size",          "--num-query-groups",
+                           "--grad-reduce-in-bf16", "--fp8-param-gather"}
             << QStringList{"--use-mcore-models",
                            "--lr",
                            "--save",
@@ -279,6 +279,41 @@ private Q_SLOTS:
         QFETCH(QString, mentions);
         QVERIFY2(error->message.find(mentions.toStdString()) != std::string::npos,
                  error->message.c_str());
+    }
+
+    // FP8 weights: --fp8-param-gather keeps "the compute param in fp8" (Megatron-LM
+    // arguments.py), as Parascope's fp8 counts them; without it Megatron-LM keeps BF16 weights,
+    // and the import says Parascope counts 8-bit ones.
+    void fp8WeightsAssumption_data()
+    {
+        QTest::addColumn<QByteArray>("flags");
+        QTest::addColumn<bool>("said");
+        QTest::addRow("BF16 weights") << QByteArray("--fp8-format hybrid") << true;
+        QTest::addRow("FP8 weights")
+            << QByteArray("--fp8-format hybrid --fp8-param-gather") << false;
+    }
+    void fp8WeightsAssumption()
+    {
+        QFETCH(QByteArray, flags);
+        const QByteArray args = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+                                "--group-query-attention --num-query-groups 8 "
+                                "--ffn-hidden-size 14336 --swiglu --vocab-size 128256 --bf16 "
+                                "--position-embedding-type rope --normalization RMSNorm "
+                                "--disable-bias-linear --untie-embeddings-and-output-weights " +
+                                flags + "\n";
+        io::ImportOptions options;
+        options.devices = 8;
+        const auto result = io::importConfig(args, Scenario{}, m_presets, options);
+        const auto *imported = std::get_if<io::ImportedConfig>(&result);
+        if (const auto *error = std::get_if<InputError>(&result))
+            QFAIL(error->toString().c_str());
+        QVERIFY(imported && imported->scenario);
+        QCOMPARE(QString::fromStdString(fieldText(*imported->scenario, "precision")),
+                 QStringLiteral("fp8"));
+        const bool said = std::any_of(
+            imported->assumptions.begin(), imported->assumptions.end(),
+            [](const std::string &a) { return a.find("keeps BF16 weights") != std::string::npos; });
+        QTEST(said, "said");
     }
 
     // A model that is no preset: Megatron-LM's defaults fill what the flags leave out
