@@ -36,6 +36,8 @@ std::int64_t attentionParams(const ModelSpec &m, int tp)
     std::int64_t attention = h * qHeads * hd + 2 * h * kvHeads * hd + qHeads * hd * h;
     if (m.bias || m.attentionBias)
         attention += (qHeads + 2 * kvHeads) * hd + h; // QKV bias split, output bias replicated
+    else if (m.qkvBias)
+        attention += (qHeads + 2 * kvHeads) * hd; // Megatron-LM --add-qkv-bias: QKV's alone
     if (m.qkNorm)
         attention += 2 * hd; // Qwen3: one RMSNorm weight for queries, one for keys
     if (m.attentionSinks)

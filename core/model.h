@@ -27,6 +27,7 @@ struct ModelSpec
     int headDimOverride = 0;     // head_dim: each head's query/key width when not hidden/heads
     bool qkNorm = false;         // an RMSNorm over each head's queries and keys (Qwen3)
     bool attentionBias = false;  // biases on the QKV and output projections only (gpt-oss)
+    bool qkvBias = false;        // biases on the Q, K and V projections only (Qwen2)
     bool attentionSinks = false; // a learned logit per head (gpt-oss)
     // Multi-head latent attention (DeepSeek-V2/V3): keys and values come from one compressed
     // latent of kv_lora_rank values plus a shared rotary key of rope_head_dim; head_dim is

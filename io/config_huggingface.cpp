@@ -411,15 +411,9 @@ std::optional<core::InputError> importHuggingFace(const QByteArray &content,
     // Attention extras (docs/experts.md, "Describing a model").
     if (const auto bias = r.boolean("attention_bias", "model.attention_bias"))
         m.attentionBias = *bias;
-    if (modelType == "qwen2" || modelType == "qwen2_moe") {
-        // Qwen2Attention: q_proj, k_proj and v_proj have biases, o_proj none.
-        m.attentionBias = true;
-        out.assumptions.push_back(
-            "Qwen2 has biases on q, k and v but not on the output projection; Parascope's "
-            "attention_bias also counts an output bias: " +
-            std::to_string(m.layers) + " × " + std::to_string(m.hidden) +
-            " parameters more than the checkpoint holds");
-    }
+    // Qwen2Attention: q_proj, k_proj and v_proj have biases, o_proj none.
+    if ((modelType == "qwen2" || modelType == "qwen2_moe") && !m.attentionBias)
+        m.qkvBias = true;
     if (const auto mlpBias = r.boolean("mlp_bias", "model (MLP biases)"); mlpBias && *mlpBias)
         out.assumptions.push_back("mlp_bias is true: Parascope does not count biases on the MLP "
                                   "alone, so the count leaves them out");

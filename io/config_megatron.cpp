@@ -931,6 +931,7 @@ enum class Flag
     vocabSize,
     vocabDivisible,
     qkLayernorm,
+    addQkvBias,
     attentionDropout,
     hiddenDropout,
     numExperts,
@@ -1019,6 +1020,7 @@ constexpr std::array kFlags{
     FlagInfo{"--vocab-size", Flag::vocabSize, Takes::value, "model.vocab"},
     FlagInfo{"--make-vocab-size-divisible-by", Flag::vocabDivisible, Takes::value, "model.vocab"},
     FlagInfo{"--qk-layernorm", Flag::qkLayernorm, Takes::nothing, "model.qk_norm"},
+    FlagInfo{"--add-qkv-bias", Flag::addQkvBias, Takes::nothing, "model.qkv_bias"},
     FlagInfo{"--attention-dropout", Flag::attentionDropout, Takes::value, "model.dropout"},
     FlagInfo{"--hidden-dropout", Flag::hiddenDropout, Takes::value, "model.dropout"},
     FlagInfo{"--num-experts", Flag::numExperts, Takes::value, "model.experts"},
@@ -1479,6 +1481,9 @@ private:
         // Megatron-LM ties the output layer to the embedding unless told not to.
         m.tiedEmbeddings = !has(Flag::untie);
         m.bias = !has(Flag::disableBiasLinear);
+        // --add-qkv-bias: biases on the QKV projection alone (transformer_config.py,
+        // add_qkv_bias); with every linear layer biased it adds nothing.
+        m.qkvBias = has(Flag::addQkvBias) && !m.bias;
         if (const Given *g = given(Flag::normalization)) {
             noteRead(Flag::normalization);
             if (g->value == "LayerNorm" && !m.bias)
@@ -2081,6 +2086,8 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
         flag("--untie-embeddings-and-output-weights");
     if (!model.bias)
         flag("--disable-bias-linear");
+    if (model.qkvBias && !model.bias && !model.attentionBias)
+        flag("--add-qkv-bias");
     flag("--normalization", model.bias ? "LayerNorm" : "RMSNorm");
     if (model.learnedPositions > 0) {
         flag("--position-embedding-type", "learned_absolute");

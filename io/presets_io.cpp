@@ -69,6 +69,7 @@ std::optional<core::InputError> parseModel(const QJsonObject &object, core::Mode
     f.integer("head_dim", m.headDimOverride);
     f.boolean("qk_norm", m.qkNorm);
     f.boolean("attention_bias", m.attentionBias);
+    f.boolean("qkv_bias", m.qkvBias);
     f.boolean("attention_sinks", m.attentionSinks);
     f.integer("kv_lora_rank", m.kvLoraRank);
     f.integer("q_lora_rank", m.qLoraRank);
@@ -281,6 +282,7 @@ QJsonObject modelToJson(const core::ModelSpec &m)
         nonZero("head_dim", m.headDimOverride);
         isTrue("qk_norm", m.qkNorm);
         isTrue("attention_bias", m.attentionBias);
+        isTrue("qkv_bias", m.qkvBias);
         isTrue("attention_sinks", m.attentionSinks);
         nonZero("kv_lora_rank", m.kvLoraRank);
         nonZero("q_lora_rank", m.qLoraRank);

@@ -358,6 +358,44 @@ private Q_SLOTS:
         QVERIFY(back == m);
     }
 
+    // Qwen2's attention: biases on q, k and v, none on the output projection or the MLP, as
+    // Megatron-LM's --disable-bias-linear with --add-qkv-bias (transformer_config.py,
+    // add_qkv_bias). By hand, h 256, 4 heads of 64, 2 KV heads, SwiGLU 512, untied 1,000-token
+    // vocabulary: a layer has Q and O 256·256 each, K and V 256·128 each, the QKV biases
+    // (4 + 2·2)·64 = 512, 3·256·512 in the MLP and two RMSNorm weights of 256: 590,848;
+    // two layers, 2·1000·256 embeddings and a 256 final norm: 1,693,952.
+    void megatronQkvBias()
+    {
+        const QByteArray args("--num-layers 2 --hidden-size 256 --num-attention-heads 4 "
+                              "--group-query-attention --num-query-groups 2 --ffn-hidden-size 512 "
+                              "--swiglu --normalization RMSNorm --position-embedding-type rope "
+                              "--disable-bias-linear --add-qkv-bias "
+                              "--untie-embeddings-and-output-weights --vocab-size 1000 "
+                              "--global-batch-size 8\n");
+        io::ImportOptions options;
+        options.devices = 4;
+        options.modelId = "qkv";
+        const auto result = io::importConfig(args, Scenario{}, m_presets, options);
+        if (const auto *error = std::get_if<InputError>(&result))
+            QFAIL(error->toString().c_str());
+        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
+        QVERIFY(imported.model);
+        const ModelSpec &m = *imported.model;
+        QVERIFY(m.qkvBias && !m.bias && !m.attentionBias);
+        QCOMPARE(exactParams(m), std::int64_t{1'693'952});
+        Scenario s = *imported.scenario;
+        s.customModel = m;
+        const auto emitted = io::emitConfig(s, m_presets, Framework::megatron);
+        QVERIFY(std::holds_alternative<std::string>(emitted));
+        QVERIFY(std::get<std::string>(emitted).find("--add-qkv-bias") != std::string::npos);
+        const auto again =
+            io::importConfig(QByteArray::fromStdString(std::get<std::string>(emitted)), Scenario{},
+                             m_presets, options);
+        QVERIFY(std::holds_alternative<io::ImportedConfig>(again));
+        QVERIFY(std::get<io::ImportedConfig>(again).model);
+        QVERIFY(std::get<io::ImportedConfig>(again).model->qkvBias);
+    }
+
     void roundTrip_data()
     {
         QTest::addColumn<int>("framework");
