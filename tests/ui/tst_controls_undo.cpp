@@ -546,8 +546,9 @@ private Q_SLOTS:
                 arrowButton(spin, up ? QStyle::SC_SpinBoxUp : QStyle::SC_SpinBoxDown).center();
             QTest::mousePress(spin, Qt::LeftButton, {}, arrow);
             // Real time: the spin box's own timer repeats the step (its first repeat comes
-            // after about half a second); the bursts' clock stands still meanwhile.
-            QTest::qWait(1500);
+            // after about half a second, then every tenth); the bursts' clock stands still
+            // meanwhile.
+            QTest::qWait(1000);
             QTest::mouseRelease(spin, Qt::LeftButton, {}, arrow);
         } else {
             const Qt::Key arrow = up ? Qt::Key_Up : Qt::Key_Down;
