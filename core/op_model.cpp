@@ -41,6 +41,10 @@ struct Builder
 {
     const DeviceRates &rates;
     std::vector<LayerOp> ops;
+    // Values the FP8 projections so far cast before their multiplies: inputs (forward) and
+    // output gradients (backward); see addFp8Casts.
+    double fp8Inputs = 0;
+    double fp8OutputGradients = 0;
 
     OpCost matmul(double m, double n, double k, double batch, double weightBytes, int actBytes)
     {
@@ -64,6 +68,10 @@ struct Builder
         op.rerun = rerun;
         op.source = "Narayanan et al. 2021, §5.1: 2·m·n·k FLOPs forward, twice that backward";
         ops.push_back(std::move(op));
+        if (rates.fp8) {
+            fp8Inputs += batch * tokens * k;
+            fp8OutputGradients += batch * tokens * n;
+        }
     }
     // A projection that stays in 16 bits when the layers' multiplies run in FP8: its own
     // rates, the 16-bit peak and matmul rate, and 16-bit weights.
@@ -75,6 +83,7 @@ struct Builder
             return;
         }
         DeviceRates sixteen = rates;
+        sixteen.fp8 = false; // nothing to cast
         sixteen.peakFlops = rates.halfPeakFlops;
         sixteen.matmulFlops = rates.halfMatmulFlops;
         Builder own{sixteen, {}};
@@ -371,27 +380,19 @@ LayerOp contextExchange(const LayerConfig &c, double tokens, double qkvoWidth, d
 // and its output gradient before the backward ones, the same way (module/base.py,
 // grad_output_preprocess). Each reads e bytes and writes two FP8 copies. Inference casts only
 // the input, with no transpose (vLLM, quantization/utils/w8a8_utils.py, apply_fp8_linear:
-// scaled_fp8_quant before the multiply). The weights are cast once a step, not counted. The
-// router stays in 16 bits (Megatron-core's TopKRouter is not a Transformer Engine module).
+// scaled_fp8_quant before the multiply). The weights are cast once a step, not counted; the
+// projections that stay in 16 bits (Builder::sixteenBitProjection) cast nothing.
 void addFp8Casts(Builder &b, const LayerConfig &c, bool full)
 {
     const double e = c.activationBytes;
     const double written = c.training ? 2 : 1;
-    double forward = 0, backward = 0; // values cast: inputs, and output gradients
-    for (const LayerOp &op : b.ops) {
-        if (op.part != TimePart::matmul || op.key == "router")
-            continue;
-        // Rows × input width in, rows × output width out, per grouped expert multiply.
-        forward += op.shape.batch * op.shape.m * op.shape.k;
-        backward += op.shape.batch * op.shape.m * op.shape.n;
-    }
     // Shown as the micro-batch's tokens by the input widths cast, summed over the multiplies.
     const double tokens = localTokens(c);
     LayerOp op = newOp("fp8_cast", "FP8 casts and transposes", TimePart::memoryBound,
-                       elements(tokens, forward / tokens));
-    op.forward = b.memory(forward * (e + written));
+                       elements(tokens, b.fp8Inputs / tokens));
+    op.forward = b.memory(b.fp8Inputs * (e + written));
     if (c.training)
-        op.backward = b.memory(backward * (e + written));
+        op.backward = b.memory(b.fp8OutputGradients * (e + written));
     op.rerun = full;
     op.source = "Transformer Engine: each FP8 multiply's input and output gradient cast and "
                 "transposed (read e, write 2 bytes)";
@@ -722,14 +723,12 @@ EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const Devi
                      c.weightBytes, c.activationBytes, false);
         return endTimes(std::move(b.ops), c.training);
     }
-    {
-        // FP8 training keeps the LM head in 16 bits: Megatron-core's output layer is its own
-        // ColumnParallelLinear outside Transformer Engine's fp8_autocast (models/gpt/
-        // gpt_model.py, transformer/transformer_block.py), and torchtitan's float8 converter
-        // is shown filtering "output" (torchtitan/components/quantization/float8.md).
-        b.sixteenBitProjection("lm_head", "LM head", tokens, vocab, h, c.weightBytes,
-                               c.activationBytes, false);
-    }
+    // FP8 training keeps the LM head in 16 bits: Megatron-core's output layer is its own
+    // ColumnParallelLinear outside Transformer Engine's fp8_autocast (models/gpt/gpt_model.py,
+    // transformer/transformer_block.py), and torchtitan's float8 converter is shown filtering
+    // "output" (torchtitan/components/quantization/float8.md).
+    b.sixteenBitProjection("lm_head", "LM head", tokens, vocab, h, c.weightBytes, c.activationBytes,
+                           false);
     // Vocabulary-parallel cross-entropy, one pass over the logits per PyTorch operation
     // (NVIDIA/Megatron-LM, megatron/core/tensor_parallel/cross_entropy.py): forward casts them
     // to FP32 (e + 4 bytes each), takes the max (4), subtracts it (8), exponentiates (8), sums

@@ -26,7 +26,7 @@ struct DeviceRates
     // A scenario `mfu`: every operation's FLOPs at peak × mfu, memory-bound work free, as
     // one fixed efficiency has always done; 0 for the per-operation model.
     double forcedMfu = 0;
-    // FP8 training: the multiplies inside the layers run in FP8, the LM head in 16 bits at
+    // FP8: the layers' projections run in FP8; the LM head and the router in 16 bits at
     // these rates (the 16-bit peak and its matmul rate; equal to the above otherwise).
     bool fp8 = false;
     double halfPeakFlops = 0;
