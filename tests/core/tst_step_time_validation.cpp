@@ -341,19 +341,22 @@ private Q_SLOTS:
         QTest::addColumn<QString>("set");
         QTest::addColumn<int>("gpus");
         QTest::addColumn<double>("publishedTokensPerGpu");
+        // No Blackwell kernel measurement behind the preset: a known miss (docs/step_time.md).
+        QTest::addColumn<bool>("knownMiss");
         // 26.04.01 container: 64 H100, TP 4, PP 8, VP 5, GBS 256, MBS 1, 8,192 tokens, with
         // tensor-parallel overlap (perf_recipes/llama/h100/llama3.py).
         QTest::addRow("Llama 3 70B, 64 H100")
             << "llama-3.1-70b"
             << "device=h100-sxm,tp=4,pp=8,dp=2,microbatches=128,schedule=interleaved,"
                "virtual_stages=5,microbatch_size=1,sequence_parallel=true,tp_overlap=true"
-            << 64 << 1664.0;
+            << 64 << 1664.0 << false;
         // 25.11 container: 8 GPUs, data-parallel only, GBS 128, MBS 2, 8,192 tokens.
         const QString eight =
             QStringLiteral("tp=1,pp=1,dp=8,microbatches=8,microbatch_size=2,device=");
-        QTest::addRow("Llama 3 8B, 8 B200") << "llama-3.1-8b" << eight + "b200" << 8 << 30624.0;
+        QTest::addRow("Llama 3 8B, 8 B200")
+            << "llama-3.1-8b" << eight + "b200" << 8 << 30624.0 << true;
         QTest::addRow("Llama 3 8B, 8 GB200")
-            << "llama-3.1-8b" << eight + "gb200-nvl72" << 8 << 31508.0;
+            << "llama-3.1-8b" << eight + "gb200-nvl72" << 8 << 31508.0 << true;
     }
     void megatronBridgeFp8()
     {
@@ -361,6 +364,7 @@ private Q_SLOTS:
         QFETCH(QString, set);
         QFETCH(int, gpus);
         QFETCH(double, publishedTokensPerGpu);
+        QFETCH(bool, knownMiss);
         Scenario s = scenario(QStringLiteral("framework=megatron,precision=fp8,grad_precision=bf16,"
                                              "zero=1,recompute=none,attention=flash,seq_len=8192,"
                                              "cache_outputs=false,model=") +
@@ -374,7 +378,7 @@ private Q_SLOTS:
               QTest::currentDataTag(), perGpu, publishedTokensPerGpu, 100 * e);
         // docs/step_time.md: Blackwell's FP8 runs are modelled about 45 % fast, and the model
         // has no Blackwell kernel measurement (attention, FP8 multiplies) to say why.
-        if (set.contains(QLatin1String("b200")))
+        if (knownMiss)
             QEXPECT_FAIL("", "Blackwell FP8 is modelled about 45 % fast", Continue);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
