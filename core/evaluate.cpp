@@ -163,6 +163,11 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     // A separate add reads the accumulated and the new gradient and writes the sum.
     if (!s.fusedGradAccumulation)
         c.gradAccumulationBytes = 2.0 * trainingStates(s).gradBytes + c.weightBytes;
+    // The fused weight-gradient multiply adds into the accumulated gradient in its epilogue,
+    // reading and writing it (Megatron-LM, wgrad_gemm_accum_fp32 / Transformer Engine
+    // general_gemm with accumulate=True into main_grad).
+    else
+        c.weightGradStoreBytes = 2.0 * trainingStates(s).gradBytes;
     t.layer = layerTimes(model, c, *t.rates);
     if (model.hasExperts()) {
         LayerConfig moe = c;

@@ -46,11 +46,18 @@ struct Builder
     double fp8Inputs = 0;
     double fp8OutputGradients = 0;
 
-    OpCost matmul(double m, double n, double k, double batch, double weightBytes, int actBytes)
+    // Bytes per weight-gradient value the W multiply's epilogue moves: its own gradient
+    // written, or, accumulating in place, the accumulated gradient read and written.
+    double weightGradStore = 0;
+
+    OpCost matmul(double m, double n, double k, double batch, double weightBytes, int actBytes,
+                  double storePerOutput = 0)
     {
         // A (m×k activations) × B (k×n weights) = C (m×n activations), each read or written once.
         const double bytes = batch * (m * k * actBytes + k * n * weightBytes + m * n * actBytes);
-        return {2 * m * n * k * batch, bytes, matmulSeconds(rates, m, n, k, batch, bytes)};
+        const double loads = batch * (m * k * actBytes + k * n * weightBytes);
+        const double store = batch * m * n * (storePerOutput > 0 ? storePerOutput : actBytes);
+        return {2 * m * n * k * batch, bytes, matmulSeconds(rates, m, n, k, batch, loads, store)};
     }
     OpCost memory(double bytes) { return {0, bytes, memorySeconds(rates, bytes)}; }
 
@@ -64,7 +71,7 @@ struct Builder
         LayerOp op = newOp(key, label, TimePart::matmul, dims(tokens, n, k, batch));
         op.forward = matmul(tokens, n, k, batch, weightBytes, actBytes);
         op.backward = matmul(tokens, k, n, batch, weightBytes, actBytes);
-        op.weight = matmul(k, n, tokens, batch, actBytes, actBytes);
+        op.weight = matmul(k, n, tokens, batch, actBytes, actBytes, weightGradStore);
         op.rerun = rerun;
         op.source = "Narayanan et al. 2021, §5.1: 2·m·n·k FLOPs forward, twice that backward";
         ops.push_back(std::move(op));
@@ -87,6 +94,7 @@ struct Builder
         sixteen.peakFlops = rates.halfPeakFlops;
         sixteen.matmulFlops = rates.halfMatmulFlops;
         Builder own{sixteen, {}};
+        own.weightGradStore = weightGradStore;
         own.projection(key, label, tokens, n, k, actBytes, actBytes, rerun);
         ops.push_back(std::move(own.ops.front()));
     }
@@ -191,7 +199,7 @@ std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weigh
 }
 
 double matmulSeconds(const DeviceRates &rates, double m, double n, double k, double batch,
-                     double bytes)
+                     double loadBytes, double storeBytes)
 {
     const double flops = 2 * m * n * k * batch;
     if (rates.forcedMfu > 0)
@@ -209,9 +217,15 @@ double matmulSeconds(const DeviceRates &rates, double m, double n, double k, dou
         utilisation = std::max(waveUse(kTileRows, kTileCols), waveUse(kTileCols, kTileRows));
     }
     const double compute = flops / (rates.matmulFlops * utilisation);
-    // Roofline (Williams et al. 2009): a multiply is never faster than its operands' traffic.
-    const double traffic = rates.memoryBytesPerS > 0 ? bytes / rates.memoryBytesPerS : 0;
-    return std::max(compute, traffic);
+    if (!(rates.memoryBytesPerS > 0))
+        return compute;
+    // Roofline (Williams et al. 2009): the main loop is never faster than its operands' loads.
+    const double mainLoop = std::max(compute, loadBytes / rates.memoryBytesPerS);
+    // The epilogue stores each output tile after its main loop, every SM at once, so the
+    // store adds to the multiply instead of hiding behind it: time = a + b·K at fixed M×N
+    // (tile-ai/tilelang, benchmark/matmul_fp8/README.md: 8192² outputs on an H800, K = 256
+    // to 16,384, an intercept of about the outputs' store at the memory bandwidth).
+    return mainLoop + storeBytes / rates.memoryBytesPerS;
 }
 
 double memorySeconds(const DeviceRates &rates, double bytes)
@@ -407,6 +421,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
     if (!model.hasArchitecture())
         return out;
     Builder b{rates, {}};
+    b.weightGradStore = c.weightGradStoreBytes;
     const double e = c.activationBytes;
     const double h = model.hidden;
     const double d = model.headDim();
@@ -670,6 +685,7 @@ EndTimes firstStageTimes(const ModelSpec &model, const LayerConfig &c, const Dev
     if (!model.hasArchitecture())
         return {};
     Builder b{rates, {}};
+    b.weightGradStore = c.weightGradStoreBytes;
     const double e = c.activationBytes;
     const double h = model.hidden;
     const double tokens = localTokens(c);
@@ -700,6 +716,7 @@ EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const Devi
     if (!model.hasArchitecture())
         return {};
     Builder b{rates, {}};
+    b.weightGradStore = c.weightGradStoreBytes;
     const double e = c.activationBytes;
     const double h = model.hidden;
     const double tokens = localTokens(c);

@@ -41,10 +41,12 @@ Precision computePrecision(Precision weights, const DeviceSpec &device);
 std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weights,
                                        std::optional<double> mfu);
 
-// Seconds of one M×K by K×N multiply (`batch` of them): the larger of its FLOPs at the
-// matmul rate, slowed by wave quantization, and its bytes at the memory bandwidth.
+// Seconds of one M×K by K×N multiply (`batch` of them): its main loop, the larger of its
+// FLOPs at the matmul rate (slowed by wave quantization) and its operands' `loadBytes` at the
+// memory bandwidth, then its epilogue's `storeBytes` (the output written, and read too when
+// it accumulates) at the memory bandwidth.
 double matmulSeconds(const DeviceRates &rates, double m, double n, double k, double batch,
-                     double bytes);
+                     double loadBytes, double storeBytes);
 
 // Seconds of memory-bound work moving `bytes`.
 double memorySeconds(const DeviceRates &rates, double bytes);
@@ -101,6 +103,10 @@ struct LayerConfig
     // ones moves when the add is a pass of its own (read both, write the sum); 0 when the
     // weight-gradient multiply accumulates in place (fused_grad_accumulation).
     double gradAccumulationBytes = 0;
+    // Bytes per weight-gradient value the weight-gradient multiply's epilogue moves: with
+    // the fused accumulation it reads and writes the accumulated gradient (Megatron-LM
+    // main_grad: 2 × its bytes); otherwise it writes its own (0: the activation's bytes).
+    double weightGradStoreBytes = 0;
     int cp = 1;  // context parallelism: s / C of each sequence on a device
     Link cpLink; // the T x C ranks of a sequence; unused when cp = 1
     CpExchange cpExchange = CpExchange::ring;

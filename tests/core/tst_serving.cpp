@@ -599,7 +599,9 @@ private Q_SLOTS:
                                    .arg(100 * (modelled / published - 1), 0, 'f', 1)
                                    .toUtf8();
         qInfo("%s: %s", QTest::currentDataTag(), why.constData());
-        QVERIFY2(modelled <= published, why.constData());
+        // docs/inference.md: at most 5 % above the measurement (a multiply's epilogue store is
+        // timed as if no kernel hid it behind its main loop), and usually below it.
+        QVERIFY2(modelled <= 1.05 * published, why.constData());
         if (sv.batch == 1)
             QVERIFY2(modelled >= 0.7 * published, why.constData());
     }
