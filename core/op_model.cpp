@@ -54,8 +54,8 @@ struct Builder
                   double storePerOutput = 0)
     {
         // A (m×k activations) × B (k×n weights) = C (m×n activations), each read or written once.
-        const double bytes = batch * (m * k * actBytes + k * n * weightBytes + m * n * actBytes);
         const double loads = batch * (m * k * actBytes + k * n * weightBytes);
+        const double bytes = loads + batch * m * n * actBytes;
         const double store = batch * m * n * (storePerOutput > 0 ? storePerOutput : actBytes);
         return {2 * m * n * k * batch, bytes, matmulSeconds(rates, m, n, k, batch, loads, store)};
     }
