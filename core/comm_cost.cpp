@@ -2,6 +2,7 @@
 
 #include "core/units.h"
 
+#include <algorithm>
 #include <string>
 
 namespace core {
@@ -24,6 +25,24 @@ std::optional<InputError> chooseLink(const DeviceSpec &device, int tp,
             message += "; set inter_node_gb_per_s";
         return InputError{key, message};
     }
+    return std::nullopt;
+}
+
+std::optional<InputError> ringLink(const DeviceSpec &device, int stride, int size,
+                                   std::optional<double> interNodeGbPerS, Link &out,
+                                   std::string_view traffic)
+{
+    stride = std::max(1, stride);
+    auto error = chooseLink(device, size <= 1 ? 1 : stride * size, interNodeGbPerS, out, traffic);
+    if (error || out.kind != LinkKind::interNode || size <= 1)
+        return error;
+    // NVIDIA/nccl#412: each member's NIC carries its own channels, up to NVLink's bandwidth.
+    const int nics = std::clamp(device.devicesPerNode / stride, 1, size);
+    double gbPerS = nics * out.gbPerS;
+    if (nics > 1 && device.intraNodeGbPerS > 0)
+        gbPerS = std::min(gbPerS, device.intraNodeGbPerS * device.linkEfficiencyOrDefault(true) /
+                                      out.efficiency);
+    out.gbPerS = gbPerS;
     return std::nullopt;
 }
 

@@ -62,6 +62,19 @@ std::optional<InputError> chooseLink(const DeviceSpec &device, int tp,
                                      std::optional<double> interNodeGbPerS, Link &out,
                                      std::string_view traffic = "tensor-parallel");
 
+// The link a ring collective over `size` devices `stride` ranks apart runs at (rank order
+// T, C, E, D, K: a data-parallel group is T·C apart). Across nodes every member's own NIC
+// carries a share of the ring, so the group's bandwidth per device is the NICs its members
+// have in one node, min(size, devices per node ÷ stride), times one NIC, and at most what
+// NVLink carries inside the node (NVIDIA/nccl#412: inter-node bus bandwidth grows with the
+// NICs, "up to ... the NVLink intra-node bandwidth"; NVIDIA/nccl-tests#309: 365.84 GB/s on
+// 4 nodes of 8 H100 with 8 NDR NICs each). Used for the data-parallel sync; groups that
+// run beside it on the same NICs (tensor, context, expert parallelism across nodes) and
+// point-to-point sends keep chooseLink's one NIC per device (docs/step_time.md).
+std::optional<InputError> ringLink(const DeviceSpec &device, int stride, int size,
+                                   std::optional<double> interNodeGbPerS, Link &out,
+                                   std::string_view traffic = "tensor-parallel");
+
 // Bytes one device sends (= receives) in a ring collective over `tp` devices,
 // for a collective whose full tensor is `payloadBytes`.
 double wireBytesPerDevice(Collective kind, std::int64_t payloadBytes, int tp);

@@ -491,7 +491,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     if (training && s.dp > 1) {
         Link link;
         const auto linkError =
-            chooseLink(device, dpGroupSpan(s.tp, s.dp), s.interNodeGbPerS, link, "data-parallel");
+            ringLink(device, s.tp * s.cp, s.dp, s.interNodeGbPerS, link, "data-parallel");
         out.dpLink = std::string(toString(link.kind));
         if (linkError) {
             r.warnings.push_back({"dp-link-unknown", linkError->message});

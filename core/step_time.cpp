@@ -41,11 +41,6 @@ DpSync dpGradientSync(int zero, std::int64_t gradBytes, std::int64_t weightBytes
     return out;
 }
 
-int dpGroupSpan(int tp, int dp)
-{
-    return dp <= 1 ? 1 : tp * dp;
-}
-
 double dpExposedSeconds(const DpSync &sync, std::optional<double> overlap, double forwardS,
                         double backwardS)
 {

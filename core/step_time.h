@@ -129,10 +129,6 @@ struct DpSync
 DpSync dpGradientSync(int zero, std::int64_t gradBytes, std::int64_t weightBytes, int dp,
                       const Link &link, int microbatches = 1);
 
-// Devices a data-parallel group spans: D replicas T devices apart (Megatron-LM orders ranks
-// T, then D, then K), so T·D consecutive devices; intra-node only when they fit one node.
-int dpGroupSpan(int tp, int dp);
-
 // The part of one stage's data-parallel sync the step waits for. `overlap` set: that fraction
 // is hidden. Unset ("auto"): each collective hides behind the micro-batch pass it can overlap
 // (`forwardS`, `backwardS`: the stage's time for one micro-batch) and what outlasts it is

@@ -294,10 +294,11 @@ private Q_SLOTS:
         qInfo("%s: %.1f TFLOP/s modelled, %.1f published, %+.1f %%", QTest::currentDataTag(),
               tflops, publishedTflops, 100 * e);
         QVERIFY(r.fits); // the run was measured, so it fitted: no recomputation is needed
-        // docs/step_time.md: every listed run within 15 %, but for the 16B run: with the
-        // micro-batch size not published and taken as 1, a third of its modelled step is the
-        // data-parallel sync that only the last of 4 micro-batches hides.
-        QEXPECT_FAIL("16B", "modelled about 16 % slow at the assumed micro-batch size 1", Continue);
+        // docs/step_time.md: every listed run within 15 %, but for the two smallest: their
+        // layers, multiplies of 2,048 and 4,096 columns, are modelled a third or more faster
+        // than they ran, as the 96-GPU strong-scaling point's are a quarter (below).
+        QEXPECT_FAIL("1.7B", "H100 layers modelled about 40 % fast at h = 2,048", Continue);
+        QEXPECT_FAIL("7.1B", "H100 layers modelled about 30 % fast at h = 4,096", Continue);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
