@@ -229,15 +229,24 @@ private Q_SLOTS:
     // collectives overlapped (tp_overlap). Megatron-LM's defaults for BF16: FP32 gradients
     // reduced in FP32 (megatron/training/arguments.py), the distributed optimizer (ZeRO-1);
     // Transformer Engine's fused attention (the H100 preset's attention efficiency).
-    // Not published, assumed: micro-batch 1, 1F1B, no recomputation (every row fits without),
-    // sequence parallelism when T > 1.
+    // The README lists the pipeline's communication among the overlaps its runs used, and
+    // Megatron-LM overlaps pipeline sends only under the interleaved schedule
+    // (megatron/training/arguments.py: "Overlap P2P communication is disabled if not using the
+    // interleaved schedule"), so K > 1 runs interleave.
+    // Not published, assumed: micro-batch 1, the fewest chunks per stage that interleave (the
+    // smallest v >= 2 dividing the stage's layers), no recomputation (every row fits
+    // without), sequence parallelism when T > 1.
     static Report readmeH100Run(int layers, int hidden, int heads, int tp, int pp, int dp,
                                 int batch)
     {
         ModelSpec model = megatronGpt(layers, hidden, heads);
         model.vocab = 131072;
         model.learnedPositions = 4096;
-        const QString set =
+        int chunks = 1;
+        if (pp > 1)
+            for (chunks = 2; (layers / pp) % chunks != 0; ++chunks) {
+            }
+        QString set =
             QStringLiteral(
                 "device=h100-sxm,precision=bf16,tp=%1,pp=%2,dp=%3,microbatches=%4,"
                 "microbatch_size=1,seq_len=4096,zero=1,grad_precision=fp32,attention=flash,"
@@ -247,6 +256,8 @@ private Q_SLOTS:
                 .arg(dp)
                 .arg(batch / dp)
                 .arg(tp > 1 ? "true" : "false");
+        if (chunks > 1)
+            set += QStringLiteral(",schedule=interleaved,virtual_stages=%1").arg(chunks);
         return evaluateRun(model, set);
     }
     // Megatron-LM's TFLOP/s per GPU for a run of the README's GPT models.
@@ -294,18 +305,21 @@ private Q_SLOTS:
         qInfo("%s: %.1f TFLOP/s modelled, %.1f published, %+.1f %%", QTest::currentDataTag(),
               tflops, publishedTflops, 100 * e);
         QVERIFY(r.fits); // the run was measured, so it fitted: no recomputation is needed
-        // docs/step_time.md: every listed run within 15 %, but for the two smallest: their
-        // layers, multiplies of 2,048 and 4,096 columns, are modelled a third or more faster
-        // than they ran, as the 96-GPU strong-scaling point's are a quarter (below).
-        QEXPECT_FAIL("1.7B", "H100 layers modelled about 40 % fast at h = 2,048", Continue);
-        QEXPECT_FAIL("7.1B", "H100 layers modelled about 30 % fast at h = 4,096", Continue);
+        // docs/step_time.md: every listed run within 15 %, but for three with one stage. The
+        // two smallest, multiplies 2,048 and 4,096 wide, are modelled a fifth to a third faster
+        // than they ran; the 32B run's FP32 gradient sync over one NIC a device is a third of
+        // its modelled step at the assumed micro-batch 1 (at 2 it is within 2 %).
+        QEXPECT_FAIL("1.7B", "H100 layers modelled about 31 % fast at h = 2,048", Continue);
+        QEXPECT_FAIL("7.1B", "H100 layers modelled about 20 % fast at h = 4,096", Continue);
+        QEXPECT_FAIL("32B", "modelled about 18 % slow at the assumed micro-batch size 1", Continue);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
     // The README's strong scaling: the 177B model (GPT-3 with the larger vocabulary), 1,152
     // sequences on 96 to 4,608 GPUs, "MFU from 47% to 42%" (of the 989 TFLOPS dense BF16 peak,
     // by the count above). The 2,304-GPU point is the weak-scaling 177B row, T = 8, K = 6,
-    // D = 48; the others are taken to keep T and K and change D (not published).
+    // D = 48, interleaved; the others are taken to keep T, K and v and change D (not
+    // published).
     void megatronReadmeStrongScaling_data()
     {
         QTest::addColumn<int>("gpus");
@@ -325,12 +339,6 @@ private Q_SLOTS:
         qInfo("%s: MFU %.1f %% modelled, %.0f %% published, %+.1f %%", QTest::currentDataTag(),
               100 * mfu, 100 * publishedMfu, 100 * e);
         QVERIFY(r.fits);
-        // docs/step_time.md, "What the tables say": with 576 micro-batches per pipeline neither
-        // the bubble nor the data-parallel sync is left to explain the 96-GPU run; its layers
-        // run about a quarter slower than the per-operation model times them on an H100, and
-        // nothing in the model says why yet.
-        if (gpus == 96)
-            QEXPECT_FAIL("96 GPUs", "the per-operation model is about 26 % fast here", Continue);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
@@ -345,7 +353,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("set");
         QTest::addColumn<int>("gpus");
         QTest::addColumn<double>("publishedTokensPerGpu");
-        // No Blackwell kernel measurement behind the preset: a known miss (docs/step_time.md).
+        // No Blackwell attention or FP8 kernel measurement behind the presets: a known miss
+        // (docs/step_time.md).
         QTest::addColumn<bool>("knownMiss");
         // 26.04.01 container: 64 H100, TP 4, PP 8, VP 5, GBS 256, MBS 1, 8,192 tokens, with
         // tensor-parallel overlap (perf_recipes/llama/h100/llama3.py).
@@ -380,10 +389,11 @@ private Q_SLOTS:
         const double e = error(perGpu, publishedTokensPerGpu);
         qInfo("%s: %.0f tokens/s per GPU modelled, %.0f published, %+.1f %%",
               QTest::currentDataTag(), perGpu, publishedTokensPerGpu, 100 * e);
-        // docs/step_time.md: Blackwell's FP8 runs are modelled about 40 % fast, and the model
-        // has no Blackwell kernel measurement (attention, FP8 multiplies) to say why.
+        // docs/step_time.md: Blackwell's FP8 runs are modelled fast, 18 % on B200 at its
+        // sustained matmul rate and 42 % on GB200, which has only a short-burst one, and the
+        // model has no Blackwell attention or FP8 multiply measurement to say more.
         if (knownMiss)
-            QEXPECT_FAIL("", "Blackwell FP8 is modelled about 40 % fast", Continue);
+            QEXPECT_FAIL("", "Blackwell FP8 is modelled 18-42 % fast", Continue);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 };
