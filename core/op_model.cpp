@@ -421,6 +421,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
     if (!model.hasArchitecture())
         return out;
     Builder b{rates, {}};
+    b.ops.reserve(32); // a layer's operations: no reallocation while they are added
     b.weightGradStore = c.weightGradStoreBytes;
     const double e = c.activationBytes;
     const double h = model.hidden;
