@@ -30,7 +30,9 @@ constexpr std::array kMegatronSettings{
     ProfileSetting{"zero_buffers", "none",
                    "the distributed optimizer's buckets are views of its gradient buffer"},
 };
-constexpr std::array kMegatronZero{0, 1}; // DDP, the distributed optimizer
+// DDP, the distributed optimizer, and Megatron-FSDP's optim_grads and optim_grads_params
+// (Megatron-LM docs/user-guide/features/megatron_fsdp.md, --data-parallel-sharding-strategy).
+constexpr std::array kMegatronZero{0, 1, 2, 3};
 constexpr std::array kMegatronSchedules{Schedule::oneFOneB, Schedule::interleaved};
 
 constexpr std::array kTorchtitanSettings{
@@ -89,14 +91,15 @@ const std::array kProfiles{
                      "Parascope's own defaults",
                      {"none", "optimizer states", "+ gradients", "+ parameters"},
                      {}},
-    FrameworkProfile{Framework::megatron,
-                     "Megatron-LM",
-                     kMegatronSettings,
-                     kMegatronZero,
-                     kMegatronSchedules,
-                     "NVIDIA/Megatron-LM",
-                     {"DDP", "distributed optimizer", "", ""},
-                     {"", "--recompute-granularity selective", "--recompute-granularity full"}},
+    FrameworkProfile{
+        Framework::megatron,
+        "Megatron-LM",
+        kMegatronSettings,
+        kMegatronZero,
+        kMegatronSchedules,
+        "NVIDIA/Megatron-LM",
+        {"DDP", "distributed optimizer", "Megatron-FSDP, optim_grads", "Megatron-FSDP"},
+        {"", "--recompute-granularity selective", "--recompute-granularity full"}},
     FrameworkProfile{Framework::torchtitan,
                      "torchtitan",
                      kTorchtitanSettings,

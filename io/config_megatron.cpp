@@ -5,6 +5,7 @@
 #include "io/text.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -904,6 +905,8 @@ enum class Flag
     recomputeNumLayers,
     sequenceParallel,
     distributedOptimizer,
+    megatronFsdp,
+    shardingStrategy,
     bf16,
     fp16,
     fp8Format,
@@ -989,6 +992,8 @@ constexpr std::array kFlags{
     FlagInfo{"--recompute-num-layers", Flag::recomputeNumLayers, Takes::value, "recompute"},
     FlagInfo{"--sequence-parallel", Flag::sequenceParallel, Takes::nothing, "sequence_parallel"},
     FlagInfo{"--use-distributed-optimizer", Flag::distributedOptimizer, Takes::nothing, "zero"},
+    FlagInfo{"--use-megatron-fsdp", Flag::megatronFsdp, Takes::nothing, "zero"},
+    FlagInfo{"--data-parallel-sharding-strategy", Flag::shardingStrategy, Takes::value, "zero"},
     FlagInfo{"--bf16", Flag::bf16, Takes::nothing, "precision"},
     FlagInfo{"--fp16", Flag::fp16, Takes::nothing, "precision"},
     FlagInfo{"--fp8-format", Flag::fp8Format, Takes::value, "precision"},
@@ -1688,6 +1693,8 @@ private:
             m_out.assumptions.push_back("--sequence-parallel with T = 1: Megatron-LM turns it off");
         s.tpOverlap = has(Flag::tpCommOverlap);
         s.zero = has(Flag::distributedOptimizer) ? 1 : 0;
+        if (auto e = readMegatronFsdp(s))
+            return e;
         // Without --overlap-grad-reduce the gradient reduction waits for the backward.
         if (has(Flag::overlapGradReduce))
             s.dpOverlap.reset();
@@ -1859,6 +1866,34 @@ private:
             s.schedule = core::Schedule::interleaved;
             s.virtualStages = v;
         }
+        return std::nullopt;
+    }
+
+    // Megatron-FSDP (docs/user-guide/features/megatron_fsdp.md): --use-megatron-fsdp shards
+    // what --data-parallel-sharding-strategy names, optim_grads_params by default
+    // (arguments.py): no_shard, optim, optim_grads, optim_grads_params are ZeRO 0 to 3.
+    std::optional<core::InputError> readMegatronFsdp(core::Scenario &s)
+    {
+        const Given *strategy = given(Flag::shardingStrategy);
+        if (!has(Flag::megatronFsdp)) {
+            if (strategy)
+                m_out.ignored.push_back(
+                    {strategy->name, "without --use-megatron-fsdp Megatron-LM does not read it"});
+            return std::nullopt;
+        }
+        s.zero = 3;
+        if (!strategy)
+            return std::nullopt;
+        noteRead(Flag::shardingStrategy);
+        constexpr std::array<std::string_view, 4> kStrategies{"no_shard", "optim", "optim_grads",
+                                                              "optim_grads_params"};
+        const auto found = std::find(kStrategies.begin(), kStrategies.end(), strategy->value);
+        if (found == kStrategies.end())
+            return core::InputError{strategy->name,
+                                    "expects no_shard, optim, optim_grads or optim_grads_params, "
+                                    "not '" +
+                                        strategy->value + "'"};
+        s.zero = static_cast<int>(found - kStrategies.begin());
         return std::nullopt;
     }
 

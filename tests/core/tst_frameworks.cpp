@@ -343,8 +343,9 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("settings");
         QTest::addColumn<QString>("words");
-        QTest::addRow("Megatron-LM has no ZeRO-3") << "framework=megatron,zero=3"
-                                                   << "Megatron-LM runs ZeRO stage 0 or 1, not 3";
+        QTest::addRow("Megatron-LM runs 1F1B or interleaved")
+            << "framework=megatron,schedule=gpipe"
+            << "Megatron-LM runs the 1f1b or interleaved schedule, not gpipe";
         QTest::addRow("DeepSpeed's pipeline engine: ZeRO 0 and 1")
             << "framework=deepspeed,zero=2"
             << "DeepSpeed runs ZeRO stage 0 or 1 with pipeline stages, not 2";

@@ -342,6 +342,62 @@ private Q_SLOTS:
         QTEST(said, "said");
     }
 
+    // Megatron-FSDP (Megatron-LM docs/user-guide/features/megatron_fsdp.md): --use-megatron-fsdp
+    // shards what --data-parallel-sharding-strategy names, optim_grads_params (ZeRO-3) by
+    // default; the strategy alone is not read by Megatron-LM, and an unknown one is refused.
+    void megatronFsdp_data()
+    {
+        QTest::addColumn<QByteArray>("flags");
+        QTest::addColumn<int>("zero"); // -1: refused, naming the strategy's flag
+        QTest::addColumn<bool>("strategyIgnored");
+        QTest::addRow("the distributed optimizer")
+            << QByteArray("--use-distributed-optimizer") << 1 << false;
+        QTest::addRow("Megatron-FSDP's default") << QByteArray("--use-megatron-fsdp") << 3 << false;
+        QTest::addRow("optim_grads")
+            << QByteArray("--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads") << 2
+            << false;
+        QTest::addRow("no_shard")
+            << QByteArray("--use-megatron-fsdp --data-parallel-sharding-strategy no_shard") << 0
+            << false;
+        QTest::addRow("a strategy without Megatron-FSDP")
+            << QByteArray("--data-parallel-sharding-strategy optim_grads") << 0 << true;
+        QTest::addRow("an unknown strategy")
+            << QByteArray("--use-megatron-fsdp --data-parallel-sharding-strategy zero3") << -1
+            << false;
+    }
+    void megatronFsdp()
+    {
+        QFETCH(QByteArray, flags);
+        QFETCH(int, zero);
+        const QByteArray args = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+                                "--group-query-attention --num-query-groups 8 "
+                                "--ffn-hidden-size 14336 --swiglu --vocab-size 128256 --bf16 "
+                                "--position-embedding-type rope --normalization RMSNorm "
+                                "--disable-bias-linear --untie-embeddings-and-output-weights " +
+                                flags + "\n";
+        io::ImportOptions options;
+        options.devices = 8;
+        const auto result = io::importConfig(args, Scenario{}, m_presets, options);
+        if (zero < 0) {
+            const auto *error = std::get_if<InputError>(&result);
+            QVERIFY(error);
+            QCOMPARE(error->key, std::string("--data-parallel-sharding-strategy"));
+            QVERIFY2(error->message.find("optim_grads_params") != std::string::npos,
+                     error->message.c_str());
+            return;
+        }
+        if (const auto *error = std::get_if<InputError>(&result))
+            QFAIL(error->toString().c_str());
+        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
+        QVERIFY(imported.scenario);
+        QCOMPARE(imported.scenario->zero, zero);
+        const bool ignored =
+            std::any_of(imported.ignored.begin(), imported.ignored.end(), [](const auto &f) {
+                return f.name == "--data-parallel-sharding-strategy";
+            });
+        QTEST(ignored, "strategyIgnored");
+    }
+
     // A model that is no preset: Megatron-LM's defaults fill what the flags leave out
     // (arguments.py: FFN 4h, learned positions, tied output layer, 0.1 dropout, biases).
     void megatronNewModel()
