@@ -363,6 +363,12 @@ private Q_SLOTS:
             << "device=h100-sxm,tp=4,pp=8,dp=2,microbatches=128,schedule=interleaved,"
                "virtual_stages=5,microbatch_size=1,sequence_parallel=true,tp_overlap=true"
             << 64 << 1664.0 << false;
+        // 25.11 container: 8 H100 with Megatron-FSDP (FSDP 8, ZeRO-3), GBS 128, MBS 1, 8,192
+        // tokens, FP8 current scaling.
+        QTest::addRow("Llama 3 8B, 8 H100, Megatron-FSDP")
+            << "llama-3.1-8b"
+            << "device=h100-sxm,tp=1,pp=1,dp=8,zero=3,microbatches=16,microbatch_size=1" << 8
+            << 14451.0 << false;
         // 25.11 container: 8 GPUs, data-parallel only, GBS 128, MBS 2, 8,192 tokens.
         const QString eight =
             QStringLiteral("tp=1,pp=1,dp=8,microbatches=8,microbatch_size=2,device=");
