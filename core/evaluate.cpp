@@ -158,6 +158,12 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     c.expertTp = s.expertTpDegree();
     if (model.hasExperts()) {
         chooseLink(device, s.ep * c.expertTp, s.interNodeGbPerS, c.epLink);
+        // E ranks expert T apart: those in one node exchange over NVLink, the rest over
+        // each device's own NIC.
+        c.epPerNode = c.epLink.kind == LinkKind::interNode
+                          ? std::clamp(device.devicesPerNode / std::max(1, c.expertTp), 1, s.ep)
+                          : s.ep;
+        chooseLink(device, 1, s.interNodeGbPerS, c.epNodeLink);
         chooseLink(device, c.expertTp, s.interNodeGbPerS, c.expertTpLink);
     }
     // A separate add reads the accumulated and the new gradient and writes the sum.

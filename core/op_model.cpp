@@ -286,12 +286,24 @@ void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double
         LayerOp op = newOp("dispatch", "all-to-all dispatch and combine", TimePart::expertComm,
                            elements(sent, h));
         // Each device keeps the copies for its own experts, 1/E of them, and sends the rest:
-        // sent · h · bytes · (E − 1)/E each way (Lepikhin et al. 2021, "GShard", §2.2).
+        // sent · h · bytes · (E − 1)/E each way (Lepikhin et al. 2021, "GShard", §2.2). Of
+        // those, the copies for the E − n ranks outside its node leave through its own NIC
+        // and the n − 1 inside go over NVLink at the same time (NCCL's all-to-all is a send
+        // and a receive to every peer, each over its own path: NVIDIA/nccl, "Point-to-point
+        // communication", all-to-all).
         const double wire = sent * h * c.commBytes * (c.ep - 1) / c.ep;
-        const double a2a =
-            c.ep > 1 && c.epLink.gbPerS > 0
-                ? c.epLink.stepLatencyS + wire / (c.epLink.gbPerS * kGB * c.epLink.efficiency)
-                : 0.0;
+        const double perNode = std::clamp(c.epPerNode, 1, c.ep);
+        const double offNode = sent * h * c.commBytes * (c.ep - perNode) / c.ep;
+        const double onNode = wire - offNode;
+        const auto seconds = [](double bytes, const Link &link) {
+            return bytes > 0 && link.gbPerS > 0 ? bytes / (link.gbPerS * kGB * link.efficiency)
+                                                : 0.0;
+        };
+        const Link &nodeLink = offNode > 0 ? c.epNodeLink : c.epLink;
+        const double a2a = c.ep > 1 && c.epLink.gbPerS > 0
+                               ? c.epLink.stepLatencyS +
+                                     std::max(seconds(offNode, c.epLink), seconds(onNode, nodeLink))
+                               : 0.0;
         OpCost one{0, c.ep > 1 ? wire : 0.0, a2a};
         OpCost both = plus(one, one); // dispatch and combine
         if (c.expertTp > 1) {

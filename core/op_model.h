@@ -113,7 +113,9 @@ struct LayerConfig
     bool moe = false;  // the layer's MLP is a mixture of experts (docs/experts.md)
     int ep = 1;        // experts spread over E devices
     int expertTp = 1;  // each expert split over this many
-    Link epLink;       // the E x expert T ranks of the all-to-all
+    Link epLink;       // the E x expert T ranks of the all-to-all: the network when they span nodes
+    Link epNodeLink;   // inside a node, when the all-to-all spans nodes
+    int epPerNode = 1; // of the E ranks, those in one node (E when the all-to-all fits one)
     Link expertTpLink; // the expert T ranks
 };
 

@@ -685,6 +685,29 @@ private Q_SLOTS:
                                                            2 * std::int64_t(3) * 4096 * 14336));
     }
 
+    // An all-to-all over E = 16 devices spans two nodes of 8 H100s: of the 15/16 of its copies
+    // a device sends, the 8/16 for the other node leave through its own 50 GB/s NIC (at 0.9)
+    // while the 7/16 for its own node go over NVLink (450 GB/s at 0.82), at the same time.
+    // Qwen3-30B-A3B: 4,096 tokens × top-8 = 32,768 copies of h = 2,048 BF16 values; forward
+    // is the dispatch and the combine, each one latency step of the network (6.6 µs).
+    void expertAllToAllAcrossNodes()
+    {
+        const Report r = evaluate(
+            scenario({"model=qwen3-30b-a3b", "tp=1", "pp=1", "dp=16", "ep=16", "microbatches=4",
+                      "microbatch_size=1", "seq_len=4096", "precision=bf16"}),
+            io::builtinPresets());
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        const auto op = std::find_if(r.layerOps.begin(), r.layerOps.end(),
+                                     [](const LayerOp &o) { return o.key == "dispatch"; });
+        QVERIFY(op != r.layerOps.end());
+        const double copies = 4096.0 * 8 * 2048 * 2;
+        const double offNode = copies * 8 / 16 / (50e9 * 0.9);
+        const double onNode = copies * 7 / 16 / (450e9 * 0.82);
+        QVERIFY(offNode > onNode);
+        QVERIFY(near(op->forward.seconds, 2 * (6.6e-6 + offNode), 1e-12));
+        QCOMPARE(op->forward.bytes, 2 * copies * 15 / 16); // the bytes do not change
+    }
+
     // Context parallelism (Liu et al. 2023, ring attention): each of C devices holds s/C of
     // the queries and attends to all s keys, so its attention FLOPs are 1/C; it passes its K
     // and V block, s/C × 2 × 8 KV heads × 128 × 2 bytes, C − 1 times in forward.
