@@ -27,6 +27,11 @@ const std::array kFields{
               "Gradient format in training; fp32 accumulates as Megatron-LM does (18 bytes per "
               "parameter).",
               kGradPrecisions},
+    FieldInfo{"fp8_scaling", &Scenario::fp8Scaling,
+              "FP8 training: how each cast finds its scale. delayed takes earlier steps' maxima "
+              "(Transformer Engine's default); current reads the tensor once more for its own "
+              "maximum first (Megatron-LM --fp8-recipe tensorwise, torchao); block takes each "
+              "block's maximum inside the cast (MXFP8, --fp8-recipe blockwise)."},
     FieldInfo{"mode", &Scenario::mode,
               "Training keeps gradients and optimizer states; "
               "inference keeps a KV cache."},

@@ -29,6 +29,9 @@ constexpr std::array kMegatronSettings{
                    "the default)"},
     ProfileSetting{"zero_buffers", "none",
                    "the distributed optimizer's buckets are views of its gradient buffer"},
+    ProfileSetting{"fp8_scaling", "delayed",
+                   "FP8 through Transformer Engine's delayed scaling (--fp8-recipe delayed, the "
+                   "default: megatron/core/transformer/transformer_config.py)"},
 };
 // DDP, the distributed optimizer, and Megatron-FSDP's optim_grads and optim_grads_params
 // (Megatron-LM docs/user-guide/features/megatron_fsdp.md, --data-parallel-sharding-strategy).
@@ -53,6 +56,9 @@ constexpr std::array kTorchtitanSettings{
     ProfileSetting{"zero_buffers", "fsdp",
                    "FSDP2's gathered blocks, 16-bit gradients and FP32 reduce-scatter inputs "
                    "(torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py)"},
+    ProfileSetting{"fp8_scaling", "current",
+                   "float8 through torchao's Float8Linear, which scales each tensor by its own "
+                   "maximum (dynamic scaling; torchtitan components/quantization/float8.md)"},
 };
 // DDP; FSDP2 under pipeline parallelism, which keeps the gathered parameters and the
 // unsharded gradients for the whole step (reshard_after_forward off, one gradient sync):
@@ -78,6 +84,10 @@ constexpr std::array kDeepSpeedSettings{
                    "ZeRO-3 holds 4 bytes per parameter of the largest layer while gathering "
                    "(estimate_zero3_model_states_mem_needs); ZeRO-1 and 2 a bucket of 5e8 "
                    "gradient values (stage_1_and_2.py, setup_buckets)"},
+    ProfileSetting{"fp8_scaling", "delayed",
+                   "FP8 through Transformer Engine's modules, whose default recipe on Hopper is "
+                   "delayed scaling (MXFP8 blocks on Blackwell: transformer_engine/pytorch/"
+                   "quantization.py, get_default_fp8_recipe)"},
 };
 constexpr std::array kDeepSpeedZero{0, 1, 2, 3};
 constexpr std::array kDeepSpeedSchedules{Schedule::oneFOneB}; // deepspeed.pipe TrainSchedule

@@ -412,16 +412,23 @@ void addFp8Casts(Builder &b, const LayerConfig &c, bool full)
 {
     const double e = c.activationBytes;
     const double written = c.training ? 2 : 1;
+    // Current scaling reads each tensor for its maximum before the cast reads it again
+    // (NVIDIA/TransformerEngine, pytorch/csrc/quantizer.cpp, Float8CurrentScalingQuantizer:
+    // nvte_compute_amax, then nvte_quantize).
+    const double read = c.fp8AmaxPass ? 2 * e : e;
     // Shown as the micro-batch's tokens by the input widths cast, summed over the multiplies.
     const double tokens = localTokens(c);
     LayerOp op = newOp("fp8_cast", "FP8 casts and transposes", TimePart::memoryBound,
                        elements(tokens, b.fp8Inputs / tokens));
-    op.forward = b.memory(b.fp8Inputs * (e + written));
+    op.forward = b.memory(b.fp8Inputs * (read + written));
     if (c.training)
-        op.backward = b.memory(b.fp8OutputGradients * (e + written));
+        op.backward = b.memory(b.fp8OutputGradients * (read + written));
     op.rerun = full;
-    op.source = "Transformer Engine: each FP8 multiply's input and output gradient cast and "
-                "transposed (read e, write 2 bytes)";
+    op.source = c.fp8AmaxPass ? "Transformer Engine, current scaling: each FP8 multiply's input "
+                                "and output gradient read for its maximum, then cast and "
+                                "transposed (read 2e, write 2 bytes)"
+                              : "Transformer Engine: each FP8 multiply's input and output "
+                                "gradient cast and transposed (read e, write 2 bytes)";
     b.ops.push_back(std::move(op));
 }
 

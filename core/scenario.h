@@ -86,6 +86,26 @@ enum class KvPrecision
     int8
 };
 
+// How FP8 training scales each tensor before its cast (docs/step_time.md, "FP8"): from the
+// maxima of earlier steps, taken inside the cast (Transformer Engine's DelayedScaling,
+// Megatron-LM's --fp8-recipe delayed); from the tensor's own maximum, one more pass over it
+// before the cast (Float8CurrentScaling, --fp8-recipe tensorwise; torchao's dynamic scaling);
+// or per block of 32 or 128 values, each block's maximum taken inside the cast (MXFP8 and
+// --fp8-recipe blockwise).
+enum class Fp8Scaling
+{
+    delayed,
+    current,
+    block
+};
+
+constexpr auto enumNames(Fp8Scaling)
+{
+    using F = Fp8Scaling;
+    return std::array{EnumName<F>{F::delayed, "delayed"}, EnumName<F>{F::current, "current"},
+                      EnumName<F>{F::block, "block"}};
+}
+
 constexpr auto enumNames(KvPrecision)
 {
     using K = KvPrecision;
@@ -141,7 +161,8 @@ struct Scenario
     std::string device = "h100-sxm";
     std::optional<DeviceSpec> customDevice;
     Precision precision = Precision::bf16;
-    Precision gradPrecision = Precision::bf16; // fp32: Megatron-style FP32 accumulation
+    Precision gradPrecision = Precision::bf16;   // fp32: Megatron-style FP32 accumulation
+    Fp8Scaling fp8Scaling = Fp8Scaling::delayed; // how FP8 casts find their scales
     Mode mode = Mode::training;
     int tp = 8;
     int pp = 4;

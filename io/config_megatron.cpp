@@ -911,6 +911,7 @@ enum class Flag
     fp16,
     fp8Format,
     fp8ParamGather,
+    fp8Recipe,
     tpCommOverlap,
     overlapGradReduce,
     gradReduceBf16,
@@ -998,6 +999,7 @@ constexpr std::array kFlags{
     FlagInfo{"--fp16", Flag::fp16, Takes::nothing, "precision"},
     FlagInfo{"--fp8-format", Flag::fp8Format, Takes::value, "precision"},
     FlagInfo{"--fp8-param-gather", Flag::fp8ParamGather, Takes::nothing, "precision"},
+    FlagInfo{"--fp8-recipe", Flag::fp8Recipe, Takes::value, "fp8_scaling"},
     FlagInfo{"--tp-comm-overlap", Flag::tpCommOverlap, Takes::nothing, "tp_overlap"},
     FlagInfo{"--overlap-grad-reduce", Flag::overlapGradReduce, Takes::nothing, "dp_overlap"},
     FlagInfo{"--grad-reduce-in-bf16", Flag::gradReduceBf16, Takes::nothing, "grad_precision"},
@@ -1151,8 +1153,8 @@ constexpr std::array kIgnoredFlags{
     IgnoredFlag{"--apply-layernorm-1p", "a norm's parametrisation: same parameter count"},
     IgnoredFlag{"--norm-epsilon", "a norm's epsilon: no effect on memory or time"},
     IgnoredFlag{"--init-*", kOptimizer},
-    IgnoredFlag{"--fp8-*", "FP8 scaling details: Parascope's fp8 is the format alone "
-                           "(--fp8-format)"},
+    IgnoredFlag{"--fp8-*", "FP8 scaling details beyond the recipe (--fp8-recipe): no effect "
+                           "on memory or time"},
     IgnoredFlag{"--moe-*", "MoE routing and dispatch details: Parascope models balanced "
                            "routing (docs/experts.md)"},
     IgnoredFlag{"--mtp-*", "multi-token prediction layers are not modelled"},
@@ -1695,6 +1697,8 @@ private:
         s.zero = has(Flag::distributedOptimizer) ? 1 : 0;
         if (auto e = readMegatronFsdp(s))
             return e;
+        if (auto e = readFp8Recipe(s))
+            return e;
         // Without --overlap-grad-reduce the gradient reduction waits for the backward.
         if (has(Flag::overlapGradReduce))
             s.dpOverlap.reset();
@@ -1897,6 +1901,31 @@ private:
         return std::nullopt;
     }
 
+    // transformer_config.py, fp8_recipe: delayed (the default), tensorwise (current scaling),
+    // mxfp8 and blockwise (scales per block), custom.
+    std::optional<core::InputError> readFp8Recipe(core::Scenario &s)
+    {
+        s.fp8Scaling = core::Fp8Scaling::delayed;
+        const Given *g = given(Flag::fp8Recipe);
+        if (!g)
+            return std::nullopt;
+        noteRead(Flag::fp8Recipe);
+        if (g->value == "delayed")
+            s.fp8Scaling = core::Fp8Scaling::delayed;
+        else if (g->value == "tensorwise")
+            s.fp8Scaling = core::Fp8Scaling::current;
+        else if (g->value == "mxfp8" || g->value == "blockwise")
+            s.fp8Scaling = core::Fp8Scaling::block;
+        else if (g->value == "custom")
+            m_out.assumptions.push_back("--fp8-recipe custom: timed as delayed scaling, one read "
+                                        "of each tensor per cast");
+        else
+            return core::InputError{g->name, "expects delayed, tensorwise, mxfp8, blockwise or "
+                                             "custom, not '" +
+                                                 g->value + "'"};
+        return std::nullopt;
+    }
+
     std::optional<core::InputError> readRecompute(core::Scenario &s)
     {
         // transformer_config.py: recompute_granularity None unless given;
@@ -2040,12 +2069,15 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
         flag("--tp-comm-overlap");
     else if (s.tpOverlap)
         notes.push_back("tp_overlap=true: --tp-comm-overlap needs sequence parallelism and T > 1");
-    if (s.zero >= 1)
+    if (s.zero == 1)
         flag("--use-distributed-optimizer");
-    if (s.zero > 1)
-        notes.push_back("zero=" + number(s.zero) +
-                        ": Megatron-LM's distributed optimizer shards the optimizer states "
-                        "only (ZeRO 1); written as 1");
+    // ZeRO-2 and ZeRO-3 are Megatron-FSDP's optim_grads and optim_grads_params
+    // (docs/user-guide/features/megatron_fsdp.md).
+    if (s.zero >= 2) {
+        flag("--use-megatron-fsdp");
+        flag("--data-parallel-sharding-strategy",
+             s.zero == 2 ? "optim_grads" : "optim_grads_params");
+    }
     if (!s.dpOverlap || *s.dpOverlap > 0) {
         flag("--overlap-grad-reduce");
         if (s.zero >= 1)
@@ -2063,6 +2095,12 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
     case Precision::fp8:
         flag("--bf16");
         flag("--fp8-format", "hybrid");
+        // transformer_config.py: delayed is the default recipe; tensorwise is current scaling;
+        // blockwise scales blocks on Hopper (mxfp8 is Blackwell's).
+        if (s.fp8Scaling == core::Fp8Scaling::current)
+            flag("--fp8-recipe", "tensorwise");
+        else if (s.fp8Scaling == core::Fp8Scaling::block)
+            flag("--fp8-recipe", "blockwise");
         break;
     case Precision::bf16:
         flag("--bf16");

@@ -86,6 +86,10 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     for (const auto &d : document->presets().devices)
         device->addItem(io::qs(d.name), io::qs(d.id));
     addEnumItems<core::Precision>(addChoice(QStringLiteral("precision"), tr("&Precision")));
+    QComboBox *scaling = addChoice(QStringLiteral("fp8_scaling"), tr("FP8 scaling"));
+    scaling->addItem(tr("delayed"), QStringLiteral("delayed"));
+    scaling->addItem(tr("current (one more pass)"), QStringLiteral("current"));
+    scaling->addItem(tr("per block (MXFP8)"), QStringLiteral("block"));
     addEnumItems<core::Mode>(addChoice(QStringLiteral("mode"), tr("M&ode")));
 
     addSlider(QStringLiteral("pp"), tr("Pipeline stages &K"), 1, 128, true);
@@ -333,6 +337,9 @@ void ControlsPanel::refresh()
     }
     // The exchange only matters when C splits sequences.
     m_controls.value(QStringLiteral("cp_exchange"))->setEnabled(!inference && s.cp > 1);
+    // Scales are found only for FP8 casts.
+    m_controls.value(QStringLiteral("fp8_scaling"))
+        ->setEnabled(s.precision == core::Precision::fp8);
     // Experts are spread only where the model has them.
     const core::ModelSpec *model = core::resolveModel(s, m_document->presets());
     const bool experts = model && model->hasExperts();

@@ -59,7 +59,7 @@ const QStringList kTorchtitanKeys{"framework",
                                   "cp_exchange"};
 const QStringList kMegatronKeys =
     kTorchtitanKeys + QStringList{"grad_precision", "fused_swiglu", "fused_grad_accumulation",
-                                  "attention", "dp_overlap"};
+                                  "attention",      "dp_overlap",   "fp8_scaling"};
 
 } // namespace
 
@@ -398,6 +398,49 @@ private Q_SLOTS:
         QTEST(ignored, "strategyIgnored");
     }
 
+    // --fp8-recipe (Megatron-LM transformer_config.py): delayed is the default, tensorwise is
+    // current scaling, mxfp8 and blockwise scale per block; anything else is refused.
+    void fp8Recipe_data()
+    {
+        QTest::addColumn<QByteArray>("flags");
+        QTest::addColumn<QString>("scaling"); // empty: refused, naming --fp8-recipe
+        QTest::addRow("the default") << QByteArray("--fp8-format hybrid") << "delayed";
+        QTest::addRow("tensorwise")
+            << QByteArray("--fp8-format hybrid --fp8-recipe tensorwise") << "current";
+        QTest::addRow("mxfp8") << QByteArray("--fp8-format hybrid --fp8-recipe mxfp8") << "block";
+        QTest::addRow("blockwise")
+            << QByteArray("--fp8-format hybrid --fp8-recipe blockwise") << "block";
+        QTest::addRow("unknown") << QByteArray("--fp8-format hybrid --fp8-recipe rowwise")
+                                 << QString();
+    }
+    void fp8Recipe()
+    {
+        QFETCH(QByteArray, flags);
+        QFETCH(QString, scaling);
+        const QByteArray args = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+                                "--group-query-attention --num-query-groups 8 "
+                                "--ffn-hidden-size 14336 --swiglu --vocab-size 128256 --bf16 "
+                                "--position-embedding-type rope --normalization RMSNorm "
+                                "--disable-bias-linear --untie-embeddings-and-output-weights " +
+                                flags + "\n";
+        io::ImportOptions options;
+        options.devices = 8;
+        const auto result = io::importConfig(args, Scenario{}, m_presets, options);
+        if (scaling.isEmpty()) {
+            const auto *error = std::get_if<InputError>(&result);
+            QVERIFY(error);
+            QCOMPARE(error->key, std::string("--fp8-recipe"));
+            QVERIFY2(error->message.find("tensorwise") != std::string::npos,
+                     error->message.c_str());
+            return;
+        }
+        if (const auto *error = std::get_if<InputError>(&result))
+            QFAIL(error->toString().c_str());
+        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
+        QVERIFY(imported.scenario);
+        QCOMPARE(QString::fromStdString(fieldText(*imported.scenario, "fp8_scaling")), scaling);
+    }
+
     // A model that is no preset: Megatron-LM's defaults fill what the flags leave out
     // (arguments.py: FFN 4h, learned positions, tied output layer, 0.1 dropout, biases).
     void megatronNewModel()
@@ -506,6 +549,18 @@ private Q_SLOTS:
                                                                         "sequence_parallel=false",
                                                                         "seq_len=2048",
                                                                         "fused_swiglu=false"};
+        // Megatron-FSDP (zero 2 and 3) and FP8's current and block scaling come back whole.
+        QTest::addRow("megatron 8B Megatron-FSDP FP8 current scaling")
+            << megatron
+            << QStringList{
+                   "model=llama-3.1-8b",     "tp=1",   "pp=1",          "dp=8",
+                   "microbatches=16",        "zero=3", "precision=fp8", "fp8_scaling=current",
+                   "sequence_parallel=false"};
+        QTest::addRow("megatron 8B ZeRO-2 FP8 blockwise")
+            << megatron
+            << QStringList{"model=llama-3.1-8b",     "tp=1",   "pp=1",          "dp=8",
+                           "microbatches=16",        "zero=2", "precision=fp8", "fp8_scaling=block",
+                           "sequence_parallel=false"};
         QTest::addRow("megatron Mixtral 8x7B E8") << megatron
                                                   << QStringList{"model=mixtral-8x7b",
                                                                  "tp=1",
@@ -647,8 +702,9 @@ private Q_SLOTS:
         QTest::addColumn<int>("framework");
         QTest::addColumn<QStringList>("settings");
         QTest::addColumn<QString>("comment");
-        QTest::addRow("megatron ZeRO-3")
-            << int(Framework::megatron) << QStringList{"zero=3"} << "zero=3";
+        QTest::addRow("megatron DeepSpeed's ZeRO buffers")
+            << int(Framework::megatron) << QStringList{"zero_buffers=deepspeed"}
+            << "zero_buffers=deepspeed";
         QTest::addRow("megatron GPipe")
             << int(Framework::megatron) << QStringList{"schedule=gpipe"} << "schedule=gpipe";
         QTest::addRow("megatron cached outputs")
