@@ -669,6 +669,10 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
     }
     if (s.precision == core::Precision::fp8)
         body += "converters = [\"quantize.linear.float8\"]\n";
+    if (s.precision == core::Precision::fp8 && s.fp8Scaling != core::Fp8Scaling::current)
+        notes.push_back("fp8_scaling=" + std::string(core::toString(s.fp8Scaling)) +
+                        ": torchao's Float8Linear scales each tensor by its own maximum "
+                        "(current)");
 
     // Batches: without pipelining each accumulation step is one micro-batch of
     // local_batch_size; with it, local_batch_size splits into pipeline micro-batches.

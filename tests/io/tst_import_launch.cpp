@@ -710,6 +710,9 @@ private Q_SLOTS:
         QTest::addRow("megatron cached outputs")
             << int(Framework::megatron) << QStringList{"cache_outputs=true"}
             << "cache_outputs=true";
+        QTest::addRow("torchtitan delayed FP8 scaling")
+            << int(Framework::torchtitan) << QStringList{"precision=fp8", "fp8_scaling=delayed"}
+            << "fp8_scaling=delayed";
         QTest::addRow("torchtitan fused SwiGLU")
             << int(Framework::torchtitan) << QStringList{"fused_swiglu=true"}
             << "fused_swiglu=true";
