@@ -323,11 +323,15 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
         r.warnings.push_back({"pipe-never-fills", "m = " + std::to_string(s.microbatches) +
                                                       " < K = " + std::to_string(s.pp) +
                                                       ": the pipeline never fills"});
-    if (model.hasArchitecture() && model.layers % s.pp != 0)
+    // Counting the embedding and the loss as layers, the split is even when L + 2 divides.
+    const int counted = model.layers + (s.endsInPipelineSplit && s.pp > 1 ? 2 : 0);
+    if (model.hasArchitecture() && counted % s.pp != 0)
         r.warnings.push_back(
-            {"uneven-stages", std::to_string(model.layers) + " layers do not divide into " +
-                                  std::to_string(s.pp) + " stages; the first " +
-                                  std::to_string(model.layers % s.pp) + " take one more"});
+            {"uneven-stages",
+             std::to_string(model.layers) +
+                 (counted != model.layers ? " layers and the two ends" : " layers") +
+                 " do not divide into " + std::to_string(s.pp) + " stages; the first " +
+                 std::to_string(counted % s.pp) + " take one more"});
     if (s.tp > device.devicesPerNode)
         r.warnings.push_back({"tp-spans-nodes", "tp = " + std::to_string(s.tp) + " exceeds the " +
                                                     std::to_string(device.devicesPerNode) +
@@ -780,8 +784,9 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
 {
     const TrainingStates states = trainingStates(s);
     const ParamCounts perDevice = countParams(model, s.tp, ExpertSplit{s.ep, s.expertTpDegree()});
-    const std::vector<int> layers =
-        model.hasArchitecture() ? splitLayers(model.layers, s.pp) : std::vector<int>(s.pp, 0);
+    const std::vector<int> layers = model.hasArchitecture()
+                                        ? splitLayers(model.layers, s.pp, s.endsInPipelineSplit)
+                                        : std::vector<int>(s.pp, 0);
     // ZeRO-1 shards optimizer states over D, ZeRO-2 also gradients, ZeRO-3 also
     // parameters (Rajbhandari et al. 2020, §5). Megatron-core shards the dense parameters over
     // the D x C ranks that hold the same ones, and the routed experts over the expert

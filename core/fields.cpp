@@ -92,6 +92,11 @@ const std::array kFields{
     FieldInfo{"cache_outputs", &Scenario::cacheOutputs,
               "Keep every micro-batch's output on the last stage until the step ends "
               "(pytorch/pytorch#159251)."},
+    FieldInfo{"ends_in_pipeline_split", &Scenario::endsInPipelineSplit,
+              "Count the embedding and the loss as one layer each when splitting the layers "
+              "over the stages: the first and last stages take one layer fewer (Megatron-LM "
+              "--account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split; "
+              "Llama 3 405B ran so)."},
     FieldInfo{"reserve_gib", &Scenario::reserveGib,
               "Memory per device lost to the framework (CUDA context, NCCL buffers), in GiB."},
     FieldInfo{"inter_node_gb_per_s", &Scenario::interNodeGbPerS,

@@ -194,6 +194,10 @@ struct Scenario
     // they feed (Megatron-LM --tp-comm-overlap; docs/step_time.md).
     bool tpOverlap = false;
     bool cacheOutputs = true; // PyTorch pipelining keeps every micro-batch's output
+    // The embedding and the loss count as one layer each when the layers are split over the
+    // stages, so the first and last stages take one transformer layer fewer (Megatron-LM
+    // --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split).
+    bool endsInPipelineSplit = false;
     // A fused SwiGLU saves its 2f-wide input for backward, not four f-wide tensors
     // (docs/activations.md).
     bool fusedSwiglu = false;

@@ -178,13 +178,22 @@ const DeviceSpec *resolveDevice(const Scenario &s, const Presets &presets)
     return s.customDevice ? &*s.customDevice : presets.device(s.device);
 }
 
-std::vector<int> splitLayers(int layers, int stages)
+std::vector<int> splitLayers(int layers, int stages, bool endsCounted)
 {
     std::vector<int> out(static_cast<std::size_t>(std::max(stages, 0)), 0);
     if (stages <= 0)
         return out;
+    // Megatron-LM (arguments.py): with --account-for-embedding-in-pipeline-split and
+    // --account-for-loss-in-pipeline-split the split is of layers + 2, and the first and last
+    // stages give one each to the embedding and the loss.
+    const bool ends = endsCounted && stages > 1;
+    const int counted = ends ? layers + 2 : layers;
     for (int s = 0; s < stages; ++s)
-        out[static_cast<std::size_t>(s)] = layers / stages + (s < layers % stages ? 1 : 0);
+        out[static_cast<std::size_t>(s)] = counted / stages + (s < counted % stages ? 1 : 0);
+    if (ends) {
+        out.front() -= 1;
+        out.back() -= 1;
+    }
     return out;
 }
 
@@ -453,6 +462,14 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
         if (s.pp > model->layers)
             return InputError{"pp", std::to_string(s.pp) + " stages exceed the model's " +
                                         std::to_string(model->layers) + " layers"};
+        if (s.endsInPipelineSplit && s.pp > 1) {
+            const auto layers = splitLayers(model->layers, s.pp, true);
+            if (std::min(layers.front(), layers.back()) < 1)
+                return InputError{"ends_in_pipeline_split",
+                                  std::to_string(model->layers) + " layers and the two ends over " +
+                                      std::to_string(s.pp) +
+                                      " stages leave the first or last stage no layer of its own"};
+        }
         if (model->heads % s.tp != 0)
             return InputError{"tp", "the model's " + std::to_string(model->heads) +
                                         " attention heads do not divide by " +
@@ -464,8 +481,10 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
             return InputError{"microbatches", "the interleaved schedule needs a multiple of pp (" +
                                                   std::to_string(s.pp) + "), got " +
                                                   std::to_string(s.microbatches)};
+        // Counting the embedding and the loss as layers, the first and last stages' chunks
+        // count them too.
         if (model->hasArchitecture())
-            for (int layers : splitLayers(model->layers, s.pp))
+            for (int layers : splitLayers(model->layers + (s.endsInPipelineSplit ? 2 : 0), s.pp))
                 if (layers % s.virtualStages != 0)
                     return InputError{"virtual_stages", "a stage of " + std::to_string(layers) +
                                                             " layers does not split into " +

@@ -56,6 +56,8 @@ std::optional<InputError> validateDevice(const DeviceSpec &device);
 
 // Layers per pipeline stage: the first L mod K stages take one extra layer
 // (docs/DESIGN.md §3.3).
-std::vector<int> splitLayers(int layers, int stages);
+// `endsCounted`: the embedding and the loss count as a layer each, so the first and last
+// stages hold one transformer layer fewer (Megatron-LM --account-for-*-in-pipeline-split).
+std::vector<int> splitLayers(int layers, int stages, bool endsCounted = false);
 
 } // namespace core

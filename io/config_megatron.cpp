@@ -906,6 +906,8 @@ enum class Flag
     sequenceParallel,
     distributedOptimizer,
     megatronFsdp,
+    embeddingInSplit,
+    lossInSplit,
     shardingStrategy,
     bf16,
     fp16,
@@ -994,6 +996,10 @@ constexpr std::array kFlags{
     FlagInfo{"--sequence-parallel", Flag::sequenceParallel, Takes::nothing, "sequence_parallel"},
     FlagInfo{"--use-distributed-optimizer", Flag::distributedOptimizer, Takes::nothing, "zero"},
     FlagInfo{"--use-megatron-fsdp", Flag::megatronFsdp, Takes::nothing, "zero"},
+    FlagInfo{"--account-for-embedding-in-pipeline-split", Flag::embeddingInSplit, Takes::nothing,
+             "ends_in_pipeline_split"},
+    FlagInfo{"--account-for-loss-in-pipeline-split", Flag::lossInSplit, Takes::nothing,
+             "ends_in_pipeline_split"},
     FlagInfo{"--data-parallel-sharding-strategy", Flag::shardingStrategy, Takes::value, "zero"},
     FlagInfo{"--bf16", Flag::bf16, Takes::nothing, "precision"},
     FlagInfo{"--fp16", Flag::fp16, Takes::nothing, "precision"},
@@ -1699,6 +1705,16 @@ private:
             return e;
         if (auto e = readFp8Recipe(s))
             return e;
+        // arguments.py: each flag counts its end as a layer of the pipeline split; Parascope
+        // counts both or neither.
+        const bool embedding = has(Flag::embeddingInSplit), loss = has(Flag::lossInSplit);
+        s.endsInPipelineSplit = embedding || loss;
+        if (embedding != loss)
+            m_out.assumptions.push_back(
+                std::string(embedding ? "--account-for-embedding-in-pipeline-split"
+                                      : "--account-for-loss-in-pipeline-split") +
+                " alone: Parascope counts the embedding and the loss as a layer each, so the "
+                "other end's stage holds one layer fewer than Megatron-LM gives it");
         // Without --overlap-grad-reduce the gradient reduction waits for the backward.
         if (has(Flag::overlapGradReduce))
             s.dpOverlap.reset();
@@ -2049,6 +2065,10 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
             "schedule=" + std::string(core::toString(s.schedule)) +
             (s.schedule == core::Schedule::interleaved ? " with virtual_stages=1" : "") +
             ": Megatron-LM runs 1F1B or interleaved 1F1B; written as 1F1B");
+    }
+    if (s.endsInPipelineSplit && s.pp > 1) {
+        flag("--account-for-embedding-in-pipeline-split");
+        flag("--account-for-loss-in-pipeline-split");
     }
     flag("--micro-batch-size", number(s.microbatchSize));
     flag("--global-batch-size",

@@ -133,6 +133,7 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     buffers->addItem(tr("DeepSpeed's"), QStringLiteral("deepspeed"));
     buffers->addItem(tr("FSDP2's"), QStringLiteral("fsdp"));
     addCheck(QStringLiteral("cache_outputs"), tr("&Cache last-stage outputs"));
+    addCheck(QStringLiteral("ends_in_pipeline_split"), tr("Embedding, loss as layers"));
 
     addNumber(QStringLiteral("reserve_gib"), tr("Framework reserve"), {0, 64, 1, 0.5})
         ->setSuffix(QStringLiteral(" GiB"));

@@ -363,6 +363,18 @@ private Q_SLOTS:
             << "device=h100-sxm,tp=4,pp=8,dp=2,microbatches=128,schedule=interleaved,"
                "virtual_stages=5,microbatch_size=1,sequence_parallel=true,tp_overlap=true"
             << 64 << 1664.0 << false;
+        // Llama 3.1 405B on 1,024 H100, TP 8, PP 8, CP 2, VP 8, MBS 1, 8,192 tokens: GBS 1,536 in
+        // the 26.06 container, 512 in 25.11; the recipe counts the embedding and the loss as
+        // layers of the pipeline split (recipes/llama/h100/llama3.py,
+        // account_for_*_in_pipeline_split), 128 "layers" in 2 per chunk.
+        const QString big = QStringLiteral(
+            "device=h100-sxm,tp=8,pp=8,cp=2,dp=8,schedule=interleaved,virtual_stages=8,"
+            "microbatch_size=1,sequence_parallel=true,tp_overlap=true,ends_in_pipeline_split=true,"
+            "microbatches=");
+        QTest::addRow("Llama 3.1 405B, 1,024 H100, 1,536 sequences")
+            << "llama-3.1-405b" << big + "192" << 1024 << 326.0 << false;
+        QTest::addRow("Llama 3.1 405B, 1,024 H100, 512 sequences")
+            << "llama-3.1-405b" << big + "64" << 1024 << 292.0 << false;
         // 25.11 container: 8 H100 with Megatron-FSDP (FSDP 8, ZeRO-3), GBS 128, MBS 1, 8,192
         // tokens, FP8 current scaling.
         QTest::addRow("Llama 3 8B, 8 H100, Megatron-FSDP")

@@ -390,6 +390,87 @@ private Q_SLOTS:
         const std::vector<int> got = splitLayers(layers, stages);
         QCOMPARE(QList<int>(got.begin(), got.end()), split);
     }
+
+    // Counting the embedding and the loss as a layer each (Megatron-LM arguments.py,
+    // --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split):
+    // Llama 3 405B's 126 layers and the two ends are 128 over 16 stages, 8 each, so the first
+    // and last hold 7 (Dubey et al. 2024, §3.3.2: "one Transformer layer each" fewer).
+    void splitLayersCountingTheEnds_data()
+    {
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<int>("stages");
+        QTest::addColumn<QList<int>>("split");
+        QList<int> llama(16, 8);
+        llama.front() = 7;
+        llama.back() = 7;
+        QTest::addRow("126 into 16") << 126 << 16 << llama;
+        QTest::addRow("126 into 8") << 126 << 8 << QList<int>{15, 16, 16, 16, 16, 16, 16, 15};
+        QTest::addRow("30 into 4: 32 counted") << 30 << 4 << QList<int>{7, 8, 8, 7};
+        QTest::addRow("one stage holds both ends anyway") << 32 << 1 << QList<int>{32};
+    }
+    void splitLayersCountingTheEnds()
+    {
+        QFETCH(int, layers);
+        QFETCH(int, stages);
+        QFETCH(QList<int>, split);
+        const std::vector<int> got = splitLayers(layers, stages, true);
+        QCOMPARE(QList<int>(got.begin(), got.end()), split);
+    }
+
+    // The interleaved schedule counts the ends in the chunks too: 128 counted layers over 16
+    // stages split into 2 chunks of 4; a stage left no layer of its own is refused, naming
+    // the key.
+    void endsInPipelineSplitValidation_data()
+    {
+        QTest::addColumn<QString>("settings");
+        QTest::addColumn<QString>("key"); // empty: valid
+        QTest::addRow("405B, K = 16, v = 2")
+            << "model=llama-3.1-405b,tp=8,pp=16,dp=1,microbatches=16,schedule=interleaved,"
+               "virtual_stages=2,ends_in_pipeline_split=true"
+            << "";
+        QTest::addRow("405B, K = 16, v = 2, ends not counted: 126 do not split")
+            << "model=llama-3.1-405b,tp=8,pp=16,dp=1,microbatches=16,schedule=interleaved,"
+               "virtual_stages=2"
+            << "virtual_stages";
+        QTest::addRow("8B, K = 32: the last stage would hold only the loss")
+            << "model=llama-3.1-8b,tp=1,pp=32,dp=1,microbatches=32,ends_in_pipeline_split=true"
+            << "ends_in_pipeline_split";
+    }
+    void endsInPipelineSplitValidation()
+    {
+        QFETCH(QString, settings);
+        QFETCH(QString, key);
+        Scenario s;
+        for (const QString &kv : settings.split(QLatin1Char(',')))
+            QVERIFY(!setField(s, kv.section(QLatin1Char('='), 0, 0).toStdString(),
+                              kv.section(QLatin1Char('='), 1).toStdString()));
+        const auto error = validate(s, io::builtinPresets());
+        if (key.isEmpty())
+            QVERIFY2(!error, error ? error->message.c_str() : "");
+        else {
+            QVERIFY(error);
+            QCOMPARE(QString::fromStdString(error->key), key);
+        }
+    }
+
+    // 126 layers over 16 stages are uneven; with the two ends counted, 128 are not, and the
+    // stages hold 7, 8, …, 8, 7 layers.
+    void endsInPipelineSplitEvensTheStages()
+    {
+        const QString base = QStringLiteral("model=llama-3.1-405b,tp=8,pp=16,dp=1,microbatches=16");
+        for (const bool ends : {false, true}) {
+            const Report r = evaluate(scenario(base + (ends ? ",ends_in_pipeline_split=true" : "")),
+                                      io::builtinPresets());
+            QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+            const bool uneven =
+                std::any_of(r.warnings.begin(), r.warnings.end(),
+                            [](const Warning &w) { return w.code == "uneven-stages"; });
+            QCOMPARE(uneven, !ends);
+            QCOMPARE(r.stages.front().layers, ends ? 7 : 8);
+            QCOMPARE(r.stages.back().layers, 7); // 126 = 14 × 8 + 2 × 7 either way
+            QCOMPARE(r.stages[1].layers, 8);
+        }
+    }
 };
 
 QTEST_APPLESS_MAIN(TestValidate)

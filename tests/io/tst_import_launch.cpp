@@ -58,8 +58,9 @@ const QStringList kTorchtitanKeys{"framework",
                                   "tp_overlap",
                                   "cp_exchange"};
 const QStringList kMegatronKeys =
-    kTorchtitanKeys + QStringList{"grad_precision", "fused_swiglu", "fused_grad_accumulation",
-                                  "attention",      "dp_overlap",   "fp8_scaling"};
+    kTorchtitanKeys +
+    QStringList{"grad_precision", "fused_swiglu", "fused_grad_accumulation", "attention",
+                "dp_overlap",     "fp8_scaling",  "ends_in_pipeline_split"};
 
 } // namespace
 
@@ -561,6 +562,19 @@ private Q_SLOTS:
             << QStringList{"model=llama-3.1-8b",     "tp=1",   "pp=1",          "dp=8",
                            "microbatches=16",        "zero=2", "precision=fp8", "fp8_scaling=block",
                            "sequence_parallel=false"};
+        // Llama 3 405B as Meta split it: the embedding and the loss as layers, K = 16, v = 2.
+        QTest::addRow("megatron 405B K16 v2, ends in the split")
+            << megatron
+            << QStringList{"model=llama-3.1-405b",
+                           "tp=8",
+                           "pp=16",
+                           "dp=1",
+                           "microbatches=16",
+                           "schedule=interleaved",
+                           "virtual_stages=2",
+                           "ends_in_pipeline_split=true",
+                           "recompute=full",
+                           "seq_len=8192"};
         QTest::addRow("megatron Mixtral 8x7B E8") << megatron
                                                   << QStringList{"model=mixtral-8x7b",
                                                                  "tp=1",
