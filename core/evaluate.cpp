@@ -504,6 +504,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         const auto linkError =
             ringLink(device, s.tp * s.cp, s.dp, s.interNodeGbPerS, link, "data-parallel");
         out.dpLink = std::string(toString(link.kind));
+        out.dpBusGbPerS = link.gbPerS * link.efficiency;
         if (linkError) {
             r.warnings.push_back({"dp-link-unknown", linkError->message});
             return std::nullopt;
@@ -545,6 +546,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     st.tdpW = device.tdpW;
     StepTimeReport computed = stepTime(st);
     computed.dpLink = out.dpLink;
+    computed.dpBusGbPerS = out.dpBusGbPerS;
     computed.dpBytesPerStep = out.dpBytesPerStep;
     computed.linkTimeExcluded = linksUnknown;
     return computed;

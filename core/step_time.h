@@ -99,7 +99,10 @@ struct StepTimeReport
     int busiestStage = 0;
     std::string dpLink = "intra-node"; // the link the data-parallel group talks over
     std::int64_t dpBytesPerStep = 0;   // sent by one device of the busiest stage, ring
-    double dpCommTotalS = 0;           // the longest stage's, before overlap hides part of it
+    // The ring's achieved bus bandwidth per device, 10^9 B/s: across nodes, the NICs its
+    // members have in one node times one NIC's, at most NVLink's (ringLink); 0 without D > 1.
+    double dpBusGbPerS = 0;
+    double dpCommTotalS = 0; // the longest stage's, before overlap hides part of it
     // Inference only: a link the forward needs publishes no bandwidth (the SN40L's), so its
     // transfers take no time here and the step time is a lower bound (docs/step_time.md).
     // The planner ranks no such layout.

@@ -207,6 +207,7 @@ QJsonObject reportToJson(const core::Report &r)
         const core::StepTimeReport &st = *r.stepTime;
         QJsonObject dpComm;
         dpComm.insert(QStringLiteral("link"), qs(st.dpLink));
+        dpComm.insert(QStringLiteral("bus_gb_per_s"), st.dpBusGbPerS);
         dpComm.insert(QStringLiteral("bytes_per_step"), qint64(st.dpBytesPerStep));
         dpComm.insert(QStringLiteral("time_per_step_s"), st.dpCommTotalS);
         root.insert(QStringLiteral("step_time_s"), st.stepTimeS);

@@ -699,6 +699,31 @@ private Q_SLOTS:
                                                            2 * std::int64_t(3) * 4096 * 14336));
     }
 
+    // The data-parallel ring's bus bandwidth in the report: T = 1 puts all 8 GPUs of a node in
+    // the ring, 8 NICs × 50 GB/s × 0.9 = 360 GB/s a device; T = 8 one NIC, 45; inside one node
+    // NVLink's 450 × 0.82 = 369 (docs/step_time.md, "Data-parallel sync").
+    void dataParallelBusBandwidth_data()
+    {
+        QTest::addColumn<QString>("settings");
+        QTest::addColumn<double>("busGbPerS");
+        QTest::addColumn<QString>("link");
+        QTest::addRow("T = 1, D = 48")
+            << "tp=1,pp=1,dp=48,model=llama-3.1-8b,microbatches=4" << 360.0 << "inter-node";
+        QTest::addRow("T = 8, D = 48") << "tp=8,pp=1,dp=48,microbatches=4" << 45.0 << "inter-node";
+        QTest::addRow("T = 4, D = 2") << "tp=4,pp=1,dp=2,microbatches=4" << 369.0 << "intra-node";
+    }
+    void dataParallelBusBandwidth()
+    {
+        QFETCH(QString, settings);
+        QFETCH(double, busGbPerS);
+        QFETCH(QString, link);
+        const Report r = evaluate(scenario(settings), io::builtinPresets());
+        QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
+        QVERIFY2(near(r.stepTime->dpBusGbPerS, busGbPerS, 1e-9),
+                 qPrintable(QString::number(r.stepTime->dpBusGbPerS)));
+        QCOMPARE(QString::fromStdString(r.stepTime->dpLink), link);
+    }
+
     // An all-to-all over E = 16 devices spans two nodes of 8 H100s: of the 15/16 of its copies
     // a device sends, the 8/16 for the other node leave through its own 50 GB/s NIC (at 0.9)
     // while the 7/16 for its own node go over NVLink (450 GB/s at 0.82), at the same time.

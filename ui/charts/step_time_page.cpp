@@ -148,7 +148,14 @@ QString StepTimePage::stepTimeFormulas(const core::Scenario &s, const core::Repo
                  : QObject::tr("dp_overlap = auto hides the data-parallel sync behind one "
                                "micro-batch's backward (gradients) and forward (parameters); "
                                "%1 of %2 is left exposed (docs/step_time.md)")
-                       .arg(sec(b[core::TimePart::dpSync]), sec(st.dpCommTotalS))));
+                       .arg(sec(b[core::TimePart::dpSync]), sec(st.dpCommTotalS))) +
+            (st.dpBusGbPerS > 0
+                 ? QObject::tr("; the sync's ring runs at %1 GB/s a device, %2")
+                       .arg(st.dpBusGbPerS, 0, 'f', 0)
+                       .arg(io::qs(st.dpLink) == QStringLiteral("inter-node")
+                                ? QObject::tr("over the NICs its members have in a node")
+                                : QObject::tr("inside a node"))
+                 : QString()));
     out += formula::block(QObject::tr("Throughput"),
                           QStringLiteral("m·b·s·D ÷ step = %1 tokens/s; MFU = 6·N·tokens ÷ "
                                          "(devices × peak × step) = %2")
