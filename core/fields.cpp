@@ -100,7 +100,9 @@ const std::array kFields{
     FieldInfo{"reserve_gib", &Scenario::reserveGib,
               "Memory per device lost to the framework (CUDA context, NCCL buffers), in GiB."},
     FieldInfo{"inter_node_gb_per_s", &Scenario::interNodeGbPerS,
-              "Inter-node bandwidth per device per direction, in GB/s; empty for the device's."},
+              "Inter-node bandwidth per device per direction (its own NIC), in GB/s; a "
+              "data-parallel ring runs over every NIC its members have in a node. Empty for the "
+              "device's."},
     FieldInfo{"mfu",
               &Scenario::mfu,
               "auto times every operation from its own FLOPs and bytes; a number from 0.001 "
