@@ -70,6 +70,20 @@ class TestImportLaunch : public QObject
 
     Presets m_presets = io::builtinPresets();
 
+    // Llama 3 8B's Megatron-LM arguments on 8 devices, with `flags` after them.
+    std::variant<io::ImportedConfig, InputError> importLlama8b(const QByteArray &flags) const
+    {
+        const QByteArray args = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+                                "--group-query-attention --num-query-groups 8 "
+                                "--ffn-hidden-size 14336 --swiglu --vocab-size 128256 --bf16 "
+                                "--position-embedding-type rope --normalization RMSNorm "
+                                "--disable-bias-linear --untie-embeddings-and-output-weights " +
+                                flags + "\n";
+        io::ImportOptions options;
+        options.devices = 8;
+        return io::importConfig(args, Scenario{}, m_presets, options);
+    }
+
     // An imported scenario written back as Megatron-LM arguments with its model inline, and
     // read again: the model they describe (its source set to the original's), or nothing.
     std::optional<ModelSpec> throughMegatron(const io::ImportedConfig &imported,
@@ -322,15 +336,7 @@ private Q_SLOTS:
     void fp8WeightsAssumption()
     {
         QFETCH(QByteArray, flags);
-        const QByteArray args = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
-                                "--group-query-attention --num-query-groups 8 "
-                                "--ffn-hidden-size 14336 --swiglu --vocab-size 128256 --bf16 "
-                                "--position-embedding-type rope --normalization RMSNorm "
-                                "--disable-bias-linear --untie-embeddings-and-output-weights " +
-                                flags + "\n";
-        io::ImportOptions options;
-        options.devices = 8;
-        const auto result = io::importConfig(args, Scenario{}, m_presets, options);
+        const auto result = importLlama8b(flags);
         const auto *imported = std::get_if<io::ImportedConfig>(&result);
         if (const auto *error = std::get_if<InputError>(&result))
             QFAIL(error->toString().c_str());
@@ -345,93 +351,74 @@ private Q_SLOTS:
 
     // Megatron-FSDP (Megatron-LM docs/user-guide/features/megatron_fsdp.md): --use-megatron-fsdp
     // shards what --data-parallel-sharding-strategy names, optim_grads_params (ZeRO-3) by
-    // default; the strategy alone is not read by Megatron-LM, and an unknown one is refused.
-    void megatronFsdp_data()
+    // default; the strategy alone is not read by Megatron-LM. --fp8-recipe
+    // (transformer_config.py): delayed is the default, tensorwise is current scaling, mxfp8
+    // and blockwise scale per block. An unknown value is refused, naming its flag.
+    void megatronSettingFlags_data()
     {
         QTest::addColumn<QByteArray>("flags");
-        QTest::addColumn<int>("zero"); // -1: refused, naming the strategy's flag
-        QTest::addColumn<bool>("strategyIgnored");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("value");   // empty: refused
+        QTest::addColumn<QString>("flag");    // refused: the flag named; else one listed ignored
+        QTest::addColumn<QString>("mention"); // refused: a word of the message
+        const QString zero = QStringLiteral("zero"), fp8 = QStringLiteral("fp8_scaling");
+        const QString strategy = QStringLiteral("--data-parallel-sharding-strategy");
         QTest::addRow("the distributed optimizer")
-            << QByteArray("--use-distributed-optimizer") << 1 << false;
-        QTest::addRow("Megatron-FSDP's default") << QByteArray("--use-megatron-fsdp") << 3 << false;
+            << QByteArray("--use-distributed-optimizer") << zero << "1"
+            << ""
+            << "";
+        QTest::addRow("Megatron-FSDP's default") << QByteArray("--use-megatron-fsdp") << zero << "3"
+                                                 << ""
+                                                 << "";
         QTest::addRow("optim_grads")
-            << QByteArray("--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads") << 2
-            << false;
+            << QByteArray("--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads")
+            << zero << "2"
+            << ""
+            << "";
         QTest::addRow("no_shard")
-            << QByteArray("--use-megatron-fsdp --data-parallel-sharding-strategy no_shard") << 0
-            << false;
+            << QByteArray("--use-megatron-fsdp --data-parallel-sharding-strategy no_shard") << zero
+            << "0"
+            << ""
+            << "";
         QTest::addRow("a strategy without Megatron-FSDP")
-            << QByteArray("--data-parallel-sharding-strategy optim_grads") << 0 << true;
+            << QByteArray("--data-parallel-sharding-strategy optim_grads") << zero << "0"
+            << strategy << "";
         QTest::addRow("an unknown strategy")
-            << QByteArray("--use-megatron-fsdp --data-parallel-sharding-strategy zero3") << -1
-            << false;
-    }
-    void megatronFsdp()
-    {
-        QFETCH(QByteArray, flags);
-        QFETCH(int, zero);
-        const QByteArray args = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
-                                "--group-query-attention --num-query-groups 8 "
-                                "--ffn-hidden-size 14336 --swiglu --vocab-size 128256 --bf16 "
-                                "--position-embedding-type rope --normalization RMSNorm "
-                                "--disable-bias-linear --untie-embeddings-and-output-weights " +
-                                flags + "\n";
-        io::ImportOptions options;
-        options.devices = 8;
-        const auto result = io::importConfig(args, Scenario{}, m_presets, options);
-        if (zero < 0) {
-            const auto *error = std::get_if<InputError>(&result);
-            QVERIFY(error);
-            QCOMPARE(error->key, std::string("--data-parallel-sharding-strategy"));
-            QVERIFY2(error->message.find("optim_grads_params") != std::string::npos,
-                     error->message.c_str());
-            return;
-        }
-        if (const auto *error = std::get_if<InputError>(&result))
-            QFAIL(error->toString().c_str());
-        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
-        QVERIFY(imported.scenario);
-        QCOMPARE(imported.scenario->zero, zero);
-        const bool ignored =
-            std::any_of(imported.ignored.begin(), imported.ignored.end(), [](const auto &f) {
-                return f.name == "--data-parallel-sharding-strategy";
-            });
-        QTEST(ignored, "strategyIgnored");
-    }
-
-    // --fp8-recipe (Megatron-LM transformer_config.py): delayed is the default, tensorwise is
-    // current scaling, mxfp8 and blockwise scale per block; anything else is refused.
-    void fp8Recipe_data()
-    {
-        QTest::addColumn<QByteArray>("flags");
-        QTest::addColumn<QString>("scaling"); // empty: refused, naming --fp8-recipe
-        QTest::addRow("the default") << QByteArray("--fp8-format hybrid") << "delayed";
+            << QByteArray("--use-megatron-fsdp --data-parallel-sharding-strategy zero3") << zero
+            << "" << strategy << "optim_grads_params";
+        QTest::addRow("the default recipe") << QByteArray("--fp8-format hybrid") << fp8 << "delayed"
+                                            << ""
+                                            << "";
         QTest::addRow("tensorwise")
-            << QByteArray("--fp8-format hybrid --fp8-recipe tensorwise") << "current";
-        QTest::addRow("mxfp8") << QByteArray("--fp8-format hybrid --fp8-recipe mxfp8") << "block";
+            << QByteArray("--fp8-format hybrid --fp8-recipe tensorwise") << fp8 << "current"
+            << ""
+            << "";
+        QTest::addRow("mxfp8") << QByteArray("--fp8-format hybrid --fp8-recipe mxfp8") << fp8
+                               << "block"
+                               << ""
+                               << "";
         QTest::addRow("blockwise")
-            << QByteArray("--fp8-format hybrid --fp8-recipe blockwise") << "block";
-        QTest::addRow("unknown") << QByteArray("--fp8-format hybrid --fp8-recipe rowwise")
-                                 << QString();
+            << QByteArray("--fp8-format hybrid --fp8-recipe blockwise") << fp8 << "block"
+            << ""
+            << "";
+        QTest::addRow("an unknown recipe")
+            << QByteArray("--fp8-format hybrid --fp8-recipe rowwise") << fp8 << ""
+            << "--fp8-recipe"
+            << "tensorwise";
     }
-    void fp8Recipe()
+    void megatronSettingFlags()
     {
         QFETCH(QByteArray, flags);
-        QFETCH(QString, scaling);
-        const QByteArray args = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
-                                "--group-query-attention --num-query-groups 8 "
-                                "--ffn-hidden-size 14336 --swiglu --vocab-size 128256 --bf16 "
-                                "--position-embedding-type rope --normalization RMSNorm "
-                                "--disable-bias-linear --untie-embeddings-and-output-weights " +
-                                flags + "\n";
-        io::ImportOptions options;
-        options.devices = 8;
-        const auto result = io::importConfig(args, Scenario{}, m_presets, options);
-        if (scaling.isEmpty()) {
+        QFETCH(QString, key);
+        QFETCH(QString, value);
+        QFETCH(QString, flag);
+        const auto result = importLlama8b(flags);
+        if (value.isEmpty()) {
             const auto *error = std::get_if<InputError>(&result);
             QVERIFY(error);
-            QCOMPARE(error->key, std::string("--fp8-recipe"));
-            QVERIFY2(error->message.find("tensorwise") != std::string::npos,
+            QCOMPARE(QString::fromStdString(error->key), flag);
+            QFETCH(QString, mention);
+            QVERIFY2(error->message.find(mention.toStdString()) != std::string::npos,
                      error->message.c_str());
             return;
         }
@@ -439,7 +426,11 @@ private Q_SLOTS:
             QFAIL(error->toString().c_str());
         const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
         QVERIFY(imported.scenario);
-        QCOMPARE(QString::fromStdString(fieldText(*imported.scenario, "fp8_scaling")), scaling);
+        QCOMPARE(QString::fromStdString(fieldText(*imported.scenario, key.toStdString())), value);
+        const bool ignored =
+            std::any_of(imported.ignored.begin(), imported.ignored.end(),
+                        [&flag](const auto &f) { return QString::fromStdString(f.name) == flag; });
+        QCOMPARE(ignored, !flag.isEmpty());
     }
 
     // A model that is no preset: Megatron-LM's defaults fill what the flags leave out
