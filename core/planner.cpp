@@ -259,8 +259,8 @@ std::vector<std::pair<Schedule, int>> schedules(const Context &c, const DeviceSp
     if (!offersSchedule(framework, Schedule::interleaved))
         return out;
     // Narayanan et al. 2021 §2.2.2: m a multiple of K, and each stage's layers split into v
-    // equal chunks.
-    const int layers = c.model.layers;
+    // equal chunks; with the embedding and the loss counted in the split, L + 2 layers.
+    const int layers = c.model.layers + (c.request.base.endsInPipelineSplit ? 2 : 0);
     if (layers % split.pp == 0 && microbatches % split.pp == 0) {
         const int perStage = layers / split.pp;
         for (int v = 2; v <= c.request.maxVirtualStages; ++v)

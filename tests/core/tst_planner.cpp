@@ -330,6 +330,32 @@ private Q_SLOTS:
         QVERIFY(meta->fits);
     }
 
+    // As Meta ran it (§3.3.2: one layer fewer on the first and last stages), with
+    // ends_in_pipeline_split: 128 counted layers over K = 16 interleave, and the planner's best
+    // T = 8, K = 16, D = 128 is interleaved and faster than the even split's (docs/planner.md).
+    void publishedLlama3LayoutInterleaved()
+    {
+        if (kSanitized)
+            QSKIP("under the sanitizers: two 16,384-device searches; the default pass runs them");
+        const auto best = [this](const QString &settings) {
+            PlanRequest req = request(settings, 16384, 2048);
+            req.distinct = true;
+            req.top = 1000;
+            const PlanResult result = plan(req, presets);
+            const auto meta = std::find_if(
+                result.candidates.begin(), result.candidates.end(),
+                [](const PlanCandidate &c) { return c.tp == 8 && c.pp == 16 && c.dp == 128; });
+            return meta == result.candidates.end() ? PlanCandidate{} : *meta;
+        };
+        const QString base = QStringLiteral("model=llama-3.1-405b,device=h100-sxm,seq_len=8192");
+        const PlanCandidate even = best(base);
+        const PlanCandidate meta = best(base + ",ends_in_pipeline_split=true");
+        QVERIFY(even.fits && meta.fits);
+        QVERIFY(even.schedule != Schedule::interleaved); // 126 layers do not split into chunks
+        QVERIFY(meta.schedule == Schedule::interleaved);
+        QVERIFY(meta.mfuAchieved > even.mfuAchieved);
+    }
+
     // docs/planner.md: 70B on 64 H100s with 512 sequences gives ranked, fitting layouts.
     void doneWhen()
     {
