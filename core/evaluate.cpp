@@ -324,7 +324,7 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                                                       " < K = " + std::to_string(s.pp) +
                                                       ": the pipeline never fills"});
     // Counting the embedding and the loss as layers, the split is even when L + 2 divides.
-    const int counted = model.layers + (s.endsInPipelineSplit && s.pp > 1 ? 2 : 0);
+    const int counted = countedLayers(model.layers, s.pp, s.endsInPipelineSplit);
     if (model.hasArchitecture() && counted % s.pp != 0)
         r.warnings.push_back(
             {"uneven-stages",

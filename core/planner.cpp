@@ -260,7 +260,7 @@ std::vector<std::pair<Schedule, int>> schedules(const Context &c, const DeviceSp
         return out;
     // Narayanan et al. 2021 §2.2.2: m a multiple of K, and each stage's layers split into v
     // equal chunks; with the embedding and the loss counted in the split, L + 2 layers.
-    const int layers = c.model.layers + (c.request.base.endsInPipelineSplit ? 2 : 0);
+    const int layers = countedLayers(c.model.layers, split.pp, c.request.base.endsInPipelineSplit);
     if (layers % split.pp == 0 && microbatches % split.pp == 0) {
         const int perStage = layers / split.pp;
         for (int v = 2; v <= c.request.maxVirtualStages; ++v)

@@ -178,6 +178,11 @@ const DeviceSpec *resolveDevice(const Scenario &s, const Presets &presets)
     return s.customDevice ? &*s.customDevice : presets.device(s.device);
 }
 
+int countedLayers(int layers, int stages, bool endsCounted)
+{
+    return endsCounted && stages > 1 ? layers + 2 : layers;
+}
+
 std::vector<int> splitLayers(int layers, int stages, bool endsCounted)
 {
     std::vector<int> out(static_cast<std::size_t>(std::max(stages, 0)), 0);
@@ -186,8 +191,8 @@ std::vector<int> splitLayers(int layers, int stages, bool endsCounted)
     // Megatron-LM (arguments.py): with --account-for-embedding-in-pipeline-split and
     // --account-for-loss-in-pipeline-split the split is of layers + 2, and the first and last
     // stages give one each to the embedding and the loss.
-    const bool ends = endsCounted && stages > 1;
-    const int counted = ends ? layers + 2 : layers;
+    const int counted = countedLayers(layers, stages, endsCounted);
+    const bool ends = counted != layers;
     for (int s = 0; s < stages; ++s)
         out[static_cast<std::size_t>(s)] = counted / stages + (s < counted % stages ? 1 : 0);
     if (ends) {
@@ -484,7 +489,8 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
         // Counting the embedding and the loss as layers, the first and last stages' chunks
         // count them too.
         if (model->hasArchitecture())
-            for (int layers : splitLayers(model->layers + (s.endsInPipelineSplit ? 2 : 0), s.pp))
+            for (int layers :
+                 splitLayers(countedLayers(model->layers, s.pp, s.endsInPipelineSplit), s.pp))
                 if (layers % s.virtualStages != 0)
                     return InputError{"virtual_stages", "a stage of " + std::to_string(layers) +
                                                             " layers does not split into " +

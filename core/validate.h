@@ -60,4 +60,8 @@ std::optional<InputError> validateDevice(const DeviceSpec &device);
 // stages hold one transformer layer fewer (Megatron-LM --account-for-*-in-pipeline-split).
 std::vector<int> splitLayers(int layers, int stages, bool endsCounted = false);
 
+// The layers the pipeline split divides over `stages`: L, or L + 2 with the embedding and the
+// loss counted (one stage holds both ends whatever the setting).
+int countedLayers(int layers, int stages, bool endsCounted);
+
 } // namespace core

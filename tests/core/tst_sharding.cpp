@@ -12,6 +12,12 @@ using namespace core;
 
 namespace {
 
+// A data row's inter_node_gb_per_s: unset, or the override.
+std::optional<double> overrideOf(const QVariant &v)
+{
+    return v.isValid() ? std::optional<double>(v.toDouble()) : std::nullopt;
+}
+
 // "all_reduce:tf,all_gather:th": a list of collectives in docs/DESIGN.md §3.4's notation,
 // t = tokens, h = hidden, f = ffn.
 std::vector<CollectiveCall> parseCalls(const QString &text, const FfnShape &shape, Precision p)
@@ -217,9 +223,7 @@ private Q_SLOTS:
         QFETCH(LinkKind, kind);
         QFETCH(double, gbPerS);
         Link link;
-        const std::optional<double> o =
-            override.isValid() ? std::optional<double>(override.toDouble()) : std::nullopt;
-        QVERIFY(!chooseLink(preset("h100-sxm"), tp, o, link));
+        QVERIFY(!chooseLink(preset("h100-sxm"), tp, overrideOf(override), link));
         QVERIFY(link.kind == kind);
         QCOMPARE(link.gbPerS, gbPerS);
         QCOMPARE(link.stepLatencyS,
@@ -263,9 +267,8 @@ private Q_SLOTS:
         QFETCH(LinkKind, kind);
         QFETCH(double, gbPerS);
         Link link;
-        const std::optional<double> o =
-            override.isValid() ? std::optional<double>(override.toDouble()) : std::nullopt;
-        QVERIFY(!ringLink(preset("h100-sxm"), stride, size, o, link, "data-parallel"));
+        QVERIFY(!ringLink(preset("h100-sxm"), stride, size, overrideOf(override), link,
+                          "data-parallel"));
         QVERIFY(link.kind == kind);
         QVERIFY(qAbs(link.gbPerS - gbPerS) <= 1e-9 * gbPerS);
     }
