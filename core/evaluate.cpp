@@ -231,6 +231,9 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
     in.microbatches = s.microbatches;
     in.virtualStages = s.virtualStages;
     const bool split = training && s.schedule == Schedule::zbH1;
+    in.forward.reserve(layers.size());
+    in.backward.reserve(layers.size());
+    in.weight.reserve(layers.size());
     for (std::size_t i = 0; i < layers.size(); ++i) {
         if (!t.rates) {
             // Layer-time units (teaching mode): F = 1 per layer, B = 2F (Narayanan et al.
@@ -289,6 +292,7 @@ std::vector<TimeBreakdown> stageWork(const Scenario &s, const Timing &t,
     const double m = s.microbatches;
     const double v = training && s.schedule == Schedule::interleaved ? s.virtualStages : 1;
     std::vector<TimeBreakdown> out;
+    out.reserve(layers.size());
     for (std::size_t i = 0; i < layers.size(); ++i) {
         TimeBreakdown b;
         for (std::size_t p = 0; p < kTimePartCount; ++p)
@@ -951,6 +955,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     const int actBytes = act.bytesPerValue;
 
     r.fits = true;
+    r.stages.reserve(static_cast<std::size_t>(s.pp));
     for (int i = 0; i < s.pp; ++i) {
         StageReport st;
         st.index = i;

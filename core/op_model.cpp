@@ -705,6 +705,7 @@ EndTimes firstStageTimes(const ModelSpec &model, const LayerConfig &c, const Dev
     if (!model.hasArchitecture())
         return {};
     Builder b{rates, {}};
+    b.ops.reserve(8); // the embedding's few operations: no reallocation
     b.weightGradStore = c.weightGradStoreBytes;
     const double e = c.activationBytes;
     const double h = model.hidden;
@@ -736,6 +737,7 @@ EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const Devi
     if (!model.hasArchitecture())
         return {};
     Builder b{rates, {}};
+    b.ops.reserve(12); // the final norm, the LM head, the loss and their casts
     b.weightGradStore = c.weightGradStoreBytes;
     const double e = c.activationBytes;
     const double h = model.hidden;

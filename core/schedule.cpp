@@ -366,24 +366,50 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
                static_cast<std::size_t>(mb);
     };
 
-    std::vector<StageCursor> cursors;
-    cursors.reserve(ks);
+    // Scratch reused between calls, like endF and endB: the default scenario's 128 ops cost
+    // less than allocating these.
+    thread_local std::vector<StageCursor> cursors;
+    thread_local std::vector<double> freeAt;
+    thread_local std::vector<int> alive;
+    thread_local std::vector<int> peak;
+    thread_local std::vector<int> pending;
+    thread_local std::vector<char> queued;
+    // Per virtual stage and kind: an op's time with its send, and the send alone.
+    thread_local std::vector<std::array<double, 3>> cost;
+    thread_local std::vector<std::array<double, 3>> sendOf;
+    cursors.clear();
     for (int s = 0; s < K; ++s)
         cursors.emplace_back(in, s);
-    std::vector<double> freeAt(ks, 0.0);
+    freeAt.assign(ks, 0.0);
+    alive.assign(ks, 0);
+    peak.assign(ks, 0);
+    queued.assign(ks, 1);
+    pending.clear();
     r.busy.assign(ks, 0.0);
     r.inflight.assign(ks, 0.0);
-    std::vector<int> alive(ks, 0);
-    std::vector<int> peak(ks, 0);
     if (keepTimeline)
         r.timeline.reserve(ks * cursors.front().size());
 
     const OpTimes times(in);
+    const auto vs = static_cast<std::size_t>(virtualStages);
+    cost.resize(vs);
+    sendOf.resize(vs);
+    for (int j = 0; j < virtualStages; ++j)
+        for (const OpKind kind : {OpKind::forward, OpKind::backward, OpKind::weight}) {
+            ScheduleOp o;
+            o.stage = j % K;
+            o.chunk = j / K;
+            o.kind = kind;
+            const auto k = static_cast<std::size_t>(kind);
+            const auto js = static_cast<std::size_t>(j);
+            sendOf[js][k] = times.send(o);
+            cost[js][k] = times.duration(o) + sendOf[js][k];
+        }
+
     // Neighbouring virtual stages sit on different devices unless K = 1.
     const double latency = K > 1 ? in.p2pLatency : 0.0;
     // When the op's input is ready, or a negative number while it is not.
-    auto readyAt = [&](const ScheduleOp &o) {
-        const int j = o.chunk * K + o.stage;
+    auto readyAt = [&](const ScheduleOp &o, int j) {
         switch (o.kind) {
         case OpKind::forward: {
             if (j == 0)
@@ -405,9 +431,6 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
 
     // Stages that may be able to advance; an op finishing wakes the stage that
     // waits for it, so every op is looked at a bounded number of times.
-    std::vector<int> pending;
-    std::vector<char> queued(ks, 1);
-    pending.reserve(ks);
     for (int s = K - 1; s >= 0; --s)
         pending.push_back(s);
     auto wake = [&](int s) {
@@ -422,17 +445,19 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
         const auto si = static_cast<std::size_t>(s);
         queued[si] = 0;
         StageCursor &cursor = cursors[si];
+        double free = freeAt[si];
+        double busy = r.busy[si];
         for (; !cursor.done(); cursor.advance()) {
             const ScheduleOp &o = cursor.current();
-            const double ready = readyAt(o);
+            const int j = o.chunk * K + o.stage;
+            const double ready = readyAt(o, j);
             if (ready < 0)
                 break;
-            const double start = std::max(ready, freeAt[si]);
-            const double sent = times.send(o);
-            const double end = start + times.duration(o) + sent;
-            freeAt[si] = end;
-            r.busy[si] += end - start;
-            const int j = o.chunk * K + o.stage;
+            const double start = std::max(ready, free);
+            const auto k = static_cast<std::size_t>(o.kind);
+            const double end = start + cost[static_cast<std::size_t>(j)][k];
+            free = end;
+            busy += end - start;
             if (o.kind == OpKind::forward) {
                 endF[cell(j, o.microbatch)] = end;
                 peak[si] = std::max(peak[si], ++alive[si]);
@@ -453,11 +478,13 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
                 ScheduleOp timed = o;
                 timed.start = start;
                 timed.end = end;
-                timed.send = sent;
+                timed.send = sendOf[static_cast<std::size_t>(j)][k];
                 timed.expertComm = times.expertComm(o);
                 r.timeline.push_back(timed);
             }
         }
+        freeAt[si] = free;
+        r.busy[si] = busy;
     }
 
     r.complete = true;
