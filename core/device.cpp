@@ -31,6 +31,12 @@ double DeviceSpec::attentionEfficiencyOrDefault() const
     return attentionEfficiency > 0 ? attentionEfficiency : matmulEfficiencyOrDefault();
 }
 
+double DeviceSpec::attentionBackwardEfficiencyOrDefault() const
+{
+    return attentionBackwardEfficiency > 0 ? attentionBackwardEfficiency
+                                           : attentionEfficiencyOrDefault();
+}
+
 double DeviceSpec::memoryEfficiencyOrDefault() const
 {
     return memoryEfficiency > 0 ? memoryEfficiency : kDefaultMemoryEfficiency;

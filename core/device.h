@@ -26,6 +26,8 @@ struct DeviceSpec
     double hbmGbPerS = 0;           // memory bandwidth, GB/s
     double matmulEfficiency = 0;    // largest matrix multiply's fraction of peak (MAMF ÷ peak)
     double attentionEfficiency = 0; // fused attention kernels' fraction of peak; 0: as matmul
+    // The backward kernel's fraction, where it differs from the forward's; 0: as the forward.
+    double attentionBackwardEfficiency = 0;
     double memoryEfficiency = 0;    // achieved ÷ datasheet memory bandwidth
     double intraNodeEfficiency = 0; // collective bus bandwidth ÷ link bandwidth, in a node
     double interNodeEfficiency = 0; // the same between nodes
@@ -37,6 +39,7 @@ struct DeviceSpec
     // The efficiencies with their defaults applied (docs/step_time.md, "Device data").
     double matmulEfficiencyOrDefault() const;
     double attentionEfficiencyOrDefault() const;
+    double attentionBackwardEfficiencyOrDefault() const;
     double memoryEfficiencyOrDefault() const;
     double linkEfficiencyOrDefault(bool intraNode) const;
     bool operator==(const DeviceSpec &) const = default;

@@ -189,6 +189,7 @@ std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weigh
                                      ? half->second * 1e12
                                      : r.peakFlops;
     r.attentionFlops = attentionPeak * device.attentionEfficiencyOrDefault();
+    r.attentionBackwardFlops = attentionPeak * device.attentionBackwardEfficiencyOrDefault();
     r.fp8 = compute == Precision::fp8;
     r.halfPeakFlops = attentionPeak;
     r.halfMatmulFlops = attentionPeak * device.matmulEfficiencyOrDefault();
@@ -510,11 +511,13 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             // forward's 2, 2.5 × the FLOPs (ibid. §3.1.2).
             // QKᵀ over the query/key width d, attention × V over the value width.
             const double flops = 2 * batch * sq * s * (d + dv) / 2;
-            const double rate =
-                rates.forcedMfu > 0 ? rates.peakFlops * rates.forcedMfu : rates.attentionFlops;
+            const double forced = rates.forcedMfu > 0 ? rates.peakFlops * rates.forcedMfu : 0;
+            const double rate = forced > 0 ? forced : rates.attentionFlops;
+            // The backward kernel runs at its own measured rate (docs/step_time.md).
+            const double backwardRate = forced > 0 ? forced : rates.attentionBackwardFlops;
             const double bytes = 2 * tokens * heads * (d + dv) * e; // Q, K, V in, O out
             op.forward = {flops, bytes, flops / rate};
-            op.backward = {2.5 * flops, 2 * bytes, 2.5 * flops / rate};
+            op.backward = {2.5 * flops, 2 * bytes, 2.5 * flops / backwardRate};
             op.source = "Dao 2023 (FlashAttention-2): causal 2·b·s²·h/T FLOPs, backward 2.5×";
         } else {
             // Eager attention (Megatron-LM's fused scale-mask-softmax): QKᵀ and attention × V

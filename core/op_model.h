@@ -18,11 +18,12 @@ namespace core {
 // How fast one device does each kind of work, for one compute precision.
 struct DeviceRates
 {
-    double peakFlops = 0;       // dense peak at the compute precision, FLOP/s
-    double matmulFlops = 0;     // the largest matrix multiply's rate: peak × matmul efficiency
-    double attentionFlops = 0;  // fused attention's rate: peak × attention efficiency
-    double memoryBytesPerS = 0; // achieved memory bandwidth; 0 when not published
-    int computeUnits = 0;       // SMs or CUs; 0: no wave quantization
+    double peakFlops = 0;      // dense peak at the compute precision, FLOP/s
+    double matmulFlops = 0;    // the largest matrix multiply's rate: peak × matmul efficiency
+    double attentionFlops = 0; // fused attention's rate: peak × attention efficiency
+    double attentionBackwardFlops = 0; // its backward's: peak × attention backward efficiency
+    double memoryBytesPerS = 0;        // achieved memory bandwidth; 0 when not published
+    int computeUnits = 0;              // SMs or CUs; 0: no wave quantization
     // A scenario `mfu`: every operation's FLOPs at peak × mfu, memory-bound work free, as
     // one fixed efficiency has always done; 0 for the per-operation model.
     double forcedMfu = 0;

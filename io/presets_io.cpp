@@ -118,6 +118,7 @@ std::optional<core::InputError> parseDevice(const QJsonObject &object, core::Dev
     f.number("hbm_gb_per_s", d.hbmGbPerS);
     f.number("matmul_efficiency", d.matmulEfficiency);
     f.number("attention_efficiency", d.attentionEfficiency);
+    f.number("attention_backward_efficiency", d.attentionBackwardEfficiency);
     f.number("memory_efficiency", d.memoryEfficiency);
     f.number("intra_node_efficiency", d.intraNodeEfficiency);
     f.number("inter_node_efficiency", d.interNodeEfficiency);
@@ -322,12 +323,14 @@ QJsonObject deviceToJson(const core::DeviceSpec &d)
     o.insert(QStringLiteral("inter_node_gb_per_s"), d.interNodeGbPerS);
     o.insert(QStringLiteral("tdp_w"), d.tdpW);
     // The step-time model's data: written only when given, 0 being "not published".
-    for (const auto &[key, value] : {std::pair{"hbm_gb_per_s", d.hbmGbPerS},
-                                     std::pair{"matmul_efficiency", d.matmulEfficiency},
-                                     std::pair{"attention_efficiency", d.attentionEfficiency},
-                                     std::pair{"memory_efficiency", d.memoryEfficiency},
-                                     std::pair{"intra_node_efficiency", d.intraNodeEfficiency},
-                                     std::pair{"inter_node_efficiency", d.interNodeEfficiency}})
+    for (const auto &[key, value] :
+         {std::pair{"hbm_gb_per_s", d.hbmGbPerS},
+          std::pair{"matmul_efficiency", d.matmulEfficiency},
+          std::pair{"attention_efficiency", d.attentionEfficiency},
+          std::pair{"attention_backward_efficiency", d.attentionBackwardEfficiency},
+          std::pair{"memory_efficiency", d.memoryEfficiency},
+          std::pair{"intra_node_efficiency", d.intraNodeEfficiency},
+          std::pair{"inter_node_efficiency", d.interNodeEfficiency}})
         if (value != 0)
             o.insert(QLatin1String(key), value);
     if (d.computeUnits != 0)

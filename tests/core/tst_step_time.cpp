@@ -108,6 +108,12 @@ private Q_SLOTS:
         QVERIFY(near(op("qkv").weight.seconds,
                      qkvFlops / (989e12 * 0.706 * 320 / 396) + 4.0 * 8192 * 1280 / (3350e9 * 0.9),
                      1e-9));
+        // Causal flash attention, 8 heads of 128 per device over 4,096 tokens: 2·8·s²·256/2
+        // FLOPs forward at cuDNN's 518 of 989 TFLOPS, 2.5 × as many backward at its 499 (Shah
+        // et al. 2024, "FlashAttention-3", Figures 5 and 6; Dao 2023, §3.1.2).
+        const double attention = 2.0 * 8 * 4096 * 4096 * 256 / 2;
+        QVERIFY(near(op("attention").forward.seconds, attention / (989e12 * 0.524), 1e-9));
+        QVERIFY(near(op("attention").backward.seconds, 2.5 * attention / (989e12 * 0.505), 1e-9));
         // SwiGLU: reads gate and up (2 × 3584), writes 3584 values per token, 2 bytes each, at
         // 0.9 of 3,350 GB/s; backward reads three, writes two.
         const double act = 4096.0 * 3584 * 2;

@@ -301,6 +301,12 @@ private Q_SLOTS:
             << head + R"("devices": [{"id": "d", "memory_gib": 1048577}]})"
             << "devices[0].memory_gib"
             << "must be at most 1048576 GiB (1 PiB), got 1048577 GiB";
+        // docs/step_time.md, "Device data": a fraction of the peak, 0 for "as the forward".
+        QTest::addRow("an attention backward efficiency above 1")
+            << head +
+                   R"("devices": [{"id": "d", "memory_gib": 8, "attention_backward_efficiency": 1.5}]})"
+            << "devices[0].attention_backward_efficiency"
+            << "must be 0 (not published: the default) or from 0.001 to 1, got 1.5";
         QTest::addRow("an ANSI escape in a model id")
             << head + "\"models\": [{\"id\": \"\x1b[2J\", \"params\": 10}]}"
             << "models[0].id"
