@@ -26,6 +26,11 @@ double DeviceSpec::matmulEfficiencyOrDefault() const
     return matmulEfficiency > 0 ? matmulEfficiency : kDefaultMatmulEfficiency;
 }
 
+double DeviceSpec::fp8MatmulEfficiencyOrDefault() const
+{
+    return fp8MatmulEfficiency > 0 ? fp8MatmulEfficiency : matmulEfficiencyOrDefault();
+}
+
 double DeviceSpec::attentionEfficiencyOrDefault() const
 {
     return attentionEfficiency > 0 ? attentionEfficiency : matmulEfficiencyOrDefault();

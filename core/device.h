@@ -23,8 +23,10 @@ struct DeviceSpec
     // The per-operation step-time model (docs/step_time.md). 0 means "not published": memory
     // bandwidth then leaves memory-bound operations untimed, the efficiencies take the
     // defaults below, and no compute units means no wave quantization.
-    double hbmGbPerS = 0;           // memory bandwidth, GB/s
-    double matmulEfficiency = 0;    // largest matrix multiply's fraction of peak (MAMF ÷ peak)
+    double hbmGbPerS = 0;        // memory bandwidth, GB/s
+    double matmulEfficiency = 0; // largest matrix multiply's fraction of peak (MAMF ÷ peak)
+    // The FP8 multiplies' fraction of the FP8 peak, where measured; 0: as matmul_efficiency.
+    double fp8MatmulEfficiency = 0;
     double attentionEfficiency = 0; // fused attention kernels' fraction of peak; 0: as matmul
     // The backward kernel's fraction, where it differs from the forward's; 0: as the forward.
     double attentionBackwardEfficiency = 0;
@@ -38,6 +40,7 @@ struct DeviceSpec
     std::int64_t capacityBytes() const;
     // The efficiencies with their defaults applied (docs/step_time.md, "Device data").
     double matmulEfficiencyOrDefault() const;
+    double fp8MatmulEfficiencyOrDefault() const;
     double attentionEfficiencyOrDefault() const;
     double attentionBackwardEfficiencyOrDefault() const;
     double memoryEfficiencyOrDefault() const;

@@ -179,7 +179,9 @@ std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weigh
         return std::nullopt;
     DeviceRates r;
     r.peakFlops = peak->second * 1e12;
-    r.matmulFlops = r.peakFlops * device.matmulEfficiencyOrDefault();
+    // FP8 multiplies reach a smaller fraction of their doubled peak (docs/step_time.md).
+    r.matmulFlops = r.peakFlops * (compute == Precision::fp8 ? device.fp8MatmulEfficiencyOrDefault()
+                                                             : device.matmulEfficiencyOrDefault());
     // Fused attention runs in 16 bits whatever the multiplies do (FP8 training keeps BF16
     // attention: NVIDIA Transformer Engine, "Using FP8"); its own efficiency of that peak.
     const auto half = device.tflops.find(Precision::bf16) != device.tflops.end()

@@ -349,6 +349,7 @@ std::optional<InputError> validateDevice(const DeviceSpec &d)
                                          ", got " + inUnit(d.hbmGbPerS, "GB/s"));
     for (auto [key, value] :
          {std::pair{"matmul_efficiency", d.matmulEfficiency},
+          std::pair{"fp8_matmul_efficiency", d.fp8MatmulEfficiency},
           std::pair{"attention_efficiency", d.attentionEfficiency},
           std::pair{"attention_backward_efficiency", d.attentionBackwardEfficiency},
           std::pair{"memory_efficiency", d.memoryEfficiency},

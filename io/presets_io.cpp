@@ -117,6 +117,7 @@ std::optional<core::InputError> parseDevice(const QJsonObject &object, core::Dev
     f.number("tdp_w", d.tdpW);
     f.number("hbm_gb_per_s", d.hbmGbPerS);
     f.number("matmul_efficiency", d.matmulEfficiency);
+    f.number("fp8_matmul_efficiency", d.fp8MatmulEfficiency);
     f.number("attention_efficiency", d.attentionEfficiency);
     f.number("attention_backward_efficiency", d.attentionBackwardEfficiency);
     f.number("memory_efficiency", d.memoryEfficiency);
@@ -326,6 +327,7 @@ QJsonObject deviceToJson(const core::DeviceSpec &d)
     for (const auto &[key, value] :
          {std::pair{"hbm_gb_per_s", d.hbmGbPerS},
           std::pair{"matmul_efficiency", d.matmulEfficiency},
+          std::pair{"fp8_matmul_efficiency", d.fp8MatmulEfficiency},
           std::pair{"attention_efficiency", d.attentionEfficiency},
           std::pair{"attention_backward_efficiency", d.attentionBackwardEfficiency},
           std::pair{"memory_efficiency", d.memoryEfficiency},
