@@ -148,6 +148,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     c.weightBytes = bitsPerValue(s.precision) / 8.0;
     c.commBytes = static_cast<int>(bitsPerValue(tpActivationPrecision(s.precision)) / 8);
     c.fp8AmaxPass = s.fp8Scaling == Fp8Scaling::current;
+    c.fusedElementwise = s.fusedElementwise;
     c.tpLink = t.tpLink;
     // Megatron-core orders ranks T, C, E, D, K: a sequence's C ranks span T x C devices, an
     // all-to-all E x expert T (parallel_state.py, RankGenerator order "tp-cp-ep-dp-pp").

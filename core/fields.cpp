@@ -80,6 +80,10 @@ const std::array kFields{
     FieldInfo{"fused_swiglu", &Scenario::fusedSwiglu,
               "A fused SwiGLU keeps only its 2f-wide input for backward, not four f-wide "
               "tensors (docs/activations.md)."},
+    FieldInfo{"fused_elementwise", &Scenario::fusedElementwise,
+              "Norms, rotary embeddings and SwiGLU run as fused kernels (Transformer Engine, "
+              "torch.compile); off, as PyTorch's eager operations, each a pass over memory "
+              "(Hugging Face Transformers, torchtitan without compile; docs/step_time.md)."},
     FieldInfo{"fused_grad_accumulation", &Scenario::fusedGradAccumulation,
               "The weight-gradient multiply adds into the accumulated gradients (Megatron-LM "
               "--gradient-accumulation-fusion); off, each micro-batch's gradients are added in "

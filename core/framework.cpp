@@ -20,6 +20,9 @@ constexpr std::array kMegatronSettings{
     ProfileSetting{"fused_swiglu", "true",
                    "the fused bias-SwiGLU keeps its 2f-wide input, not four f-wide tensors "
                    "(megatron/core/fusions/fused_bias_swiglu.py)"},
+    ProfileSetting{"fused_elementwise", "true",
+                   "Transformer Engine's fused norms, fused RoPE (--apply-rope-fusion, on by "
+                   "default) and the fused bias-SwiGLU"},
     ProfileSetting{"fused_grad_accumulation", "true",
                    "the weight-gradient GEMM accumulates into main_grad "
                    "(--gradient-accumulation-fusion, on by default)"},
@@ -47,6 +50,9 @@ constexpr std::array kTorchtitanSettings{
                    "(pytorch/pytorch#165822)"},
     ProfileSetting{"fused_swiglu", "false",
                    "the Llama feed-forward is w2(silu(w1(x)) * w3(x)) in PyTorch operations"},
+    ProfileSetting{"fused_elementwise", "false",
+                   "without torch.compile (compile.enable, off by default) nn.RMSNorm, the "
+                   "complex-number RoPE and the feed-forward run as eager PyTorch operations"},
     ProfileSetting{"fused_grad_accumulation", "false",
                    "autograd's AccumulateGrad adds each micro-batch's gradients into .grad"},
     ProfileSetting{"attention", "flash", "scaled_dot_product_attention's flash kernel"},
@@ -74,6 +80,9 @@ constexpr std::array kDeepSpeedSettings{
     ProfileSetting{"cache_outputs", "false",
                    "the pipeline engine keeps no outputs beyond each micro-batch's loss"},
     ProfileSetting{"fused_swiglu", "false", "Hugging Face Transformers models run SwiGLU unfused"},
+    ProfileSetting{"fused_elementwise", "false",
+                   "Hugging Face Transformers models run LlamaRMSNorm, apply_rotary_pos_emb and "
+                   "SwiGLU as eager PyTorch operations"},
     ProfileSetting{"fused_grad_accumulation", "false",
                    "autograd's AccumulateGrad adds each micro-batch's gradients into .grad"},
     ProfileSetting{"attention", "flash", "scaled_dot_product_attention in Transformers"},

@@ -16,6 +16,42 @@ namespace {
 constexpr double kTileRows = 256;
 constexpr double kTileCols = 128;
 
+// Bytes per value an element-wise operation moves, forward and backward, with e bytes per
+// activation (docs/step_time.md, "Fused and eager element-wise work").
+struct PassBytes
+{
+    double forward = 0;
+    double backward = 0;
+};
+
+// A norm: fused, it reads x and writes y, and backward reads x and dy and writes dx. Eager
+// RMSNorm is Hugging Face Transformers' LlamaRMSNorm (and ATen's composite rms_norm): cast to
+// FP32 (e + 4), square (8), mean (4), scale by the reciprocal root (8), cast back (4 + e),
+// weight (2e); backward, autograd's formula for each of those in reverse: 6e + 44. PyTorch's
+// LayerNorm is one kernel either way.
+PassBytes normBytes(double e, bool fused, bool rms)
+{
+    if (fused || !rms)
+        return {2 * e, 3 * e};
+    return {4 * e + 28, 6 * e + 44};
+}
+
+// Rotary embedding of Q and K: fused, one read and one write; eager (Transformers'
+// apply_rotary_pos_emb: q·cos + rotate_half(q)·sin) a multiply, a negated half, a
+// concatenation, a multiply and an add, 10e forward, and their gradients 14e backward.
+PassBytes ropeBytes(double e, bool fused)
+{
+    return fused ? PassBytes{2 * e, 2 * e} : PassBytes{10 * e, 14 * e};
+}
+
+// SwiGLU per f-wide value: fused, reads gate and up and writes the product, backward reads
+// both and dy and writes two gradients (Shazeer 2020); eager, silu(gate) is written and read
+// back before the multiply (5e), and backward adds the multiply's and silu's passes (9e).
+PassBytes swigluBytes(double e, bool fused)
+{
+    return fused ? PassBytes{3 * e, 5 * e} : PassBytes{5 * e, 9 * e};
+}
+
 OpShape dims(double m, double n, double k, double batch = 1)
 {
     return {m, n, k, batch};
@@ -333,9 +369,11 @@ void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double
     const double f = static_cast<double>(model.expertFfnHidden) / c.expertTp;
     b.projection("expert_fc1", "experts' up projections", perExpert, (model.gatedMlp ? 2 : 1) * f,
                  h, c.weightBytes, c.activationBytes, full, local);
+    const PassBytes swiglu = swigluBytes(e, c.fusedElementwise);
     if (model.gatedMlp)
-        b.memoryOp("expert_act", "experts' SwiGLU", received, f, 3 * received * f * e,
-                   5 * received * f * e, full, "as the dense SwiGLU, over every routed copy");
+        b.memoryOp("expert_act", "experts' SwiGLU", received, f, swiglu.forward * received * f,
+                   swiglu.backward * received * f, full,
+                   "as the dense SwiGLU, over every routed copy");
     else
         b.memoryOp("expert_act", "experts' GeLU", received, f, 2 * received * f * e,
                    3 * received * f * e, full, "as the dense GeLU, over every routed copy");
@@ -462,13 +500,19 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
     const bool full = c.recompute == Recompute::full;
     const bool selective = c.recompute == Recompute::selective;
     const double mask = model.dropout ? 1 : 0; // a one-byte dropout mask per value
-    constexpr std::string_view normSource =
-        "reads x and writes y; backward reads x and dy, writes dx";
+    // Models without biases are the RMSNorm ones (Llama, Mistral, Qwen, DeepSeek, gpt-oss).
+    const PassBytes norm = normBytes(e, c.fusedElementwise, !model.bias);
+    const std::string_view normSource =
+        c.fusedElementwise || model.bias
+            ? "reads x and writes y; backward reads x and dy, writes dx"
+            : "eager RMSNorm in FP32: six passes forward, their gradients backward "
+              "(Transformers' LlamaRMSNorm)";
     constexpr std::string_view residualSource =
         "reads the branch and the residual, writes the sum (and the dropout mask)";
+    const PassBytes rotary = ropeBytes(e, c.fusedElementwise);
 
-    b.memoryOp("norm1", "attention norm", spTokens, h, 2 * spTokens * h * e, 3 * spTokens * h * e,
-               full, normSource);
+    b.memoryOp("norm1", "attention norm", spTokens, h, norm.forward * spTokens * h,
+               norm.backward * spTokens * h, full, normSource);
     // The value width of a head: head_dim, or v_head_dim with multi-head latent attention.
     const double dv = model.valueHeadDim();
     if (model.latentAttention()) {
@@ -491,15 +535,16 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
         b.projection("kv_up", "key/value up-projection", tokens, heads * (d - rope + dv), latent,
                      c.weightBytes, c.activationBytes, full);
         b.memoryOp("rope", "rotary embedding", tokens, (heads + 1) * rope,
-                   2 * tokens * (heads + 1) * rope * e, 2 * tokens * (heads + 1) * rope * e, full,
+                   rotary.forward * tokens * (heads + 1) * rope,
+                   rotary.backward * tokens * (heads + 1) * rope, full,
                    "reads and writes the rotary parts of Q and the shared K (Su et al. 2021)");
     } else {
         b.projection("qkv", "QKV projection", tokens, (heads + 2 * kvHeads) * d, h, c.weightBytes,
                      c.activationBytes, full);
         if (model.learnedPositions == 0)
             b.memoryOp("rope", "rotary embedding", tokens, (heads + kvHeads) * d,
-                       2 * tokens * (heads + kvHeads) * d * e,
-                       2 * tokens * (heads + kvHeads) * d * e, full,
+                       rotary.forward * tokens * (heads + kvHeads) * d,
+                       rotary.backward * tokens * (heads + kvHeads) * d, full,
                        "reads and writes Q and K (Su et al. 2021, RoFormer)");
     }
 
@@ -556,15 +601,17 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                  c.activationBytes, full);
     b.memoryOp("residual1", "attention residual", spTokens, h, spTokens * h * (3 * e + mask),
                spTokens * h * (2 * e + mask), full, residualSource);
-    b.memoryOp("norm2", "MLP norm", spTokens, h, 2 * spTokens * h * e, 3 * spTokens * h * e, full,
-               normSource);
+    b.memoryOp("norm2", "MLP norm", spTokens, h, norm.forward * spTokens * h,
+               norm.backward * spTokens * h, full, normSource);
     if (c.moe) {
         addExperts(b, model, c, tokens, spTokens, full);
     } else {
         b.projection("fc1", model.gatedMlp ? "gate and up projection" : "MLP up projection", tokens,
                      (model.gatedMlp ? 2 : 1) * f, h, c.weightBytes, c.activationBytes, full);
+        const PassBytes swiglu = swigluBytes(e, c.fusedElementwise);
         if (model.gatedMlp)
-            b.memoryOp("act", "SwiGLU", tokens, f, 3 * tokens * f * e, 5 * tokens * f * e, full,
+            b.memoryOp("act", "SwiGLU", tokens, f, swiglu.forward * tokens * f,
+                       swiglu.backward * tokens * f, full,
                        "reads gate and up, writes their product; backward reads both and dy, "
                        "writes two gradients (Shazeer 2020)");
         else
@@ -749,8 +796,12 @@ EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const Devi
     const double tokens = localTokens(c);
     const double spTokens = c.sequenceParallel ? tokens / c.tp : tokens;
     const double vocab = std::ceil(static_cast<double>(model.vocab) / c.tp);
-    b.memoryOp("final_norm", "final norm", spTokens, h, 2 * spTokens * h * e, 3 * spTokens * h * e,
-               false, "reads x and writes y; backward reads x and dy, writes dx");
+    const PassBytes norm = normBytes(e, c.fusedElementwise, !model.bias);
+    b.memoryOp("final_norm", "final norm", spTokens, h, norm.forward * spTokens * h,
+               norm.backward * spTokens * h, false,
+               c.fusedElementwise || model.bias
+                   ? "reads x and writes y; backward reads x and dy, writes dx"
+                   : "eager RMSNorm in FP32 (Transformers' LlamaRMSNorm)");
     if (c.tp > 1 && c.sequenceParallel) {
         LayerOp op =
             newOp("head_comm", "LM head all-gather", TimePart::tpComm, elements(tokens, h));

@@ -99,8 +99,9 @@ struct LayerConfig
     double weightBytes = 2;   // bytes per stored weight (0.5 for INT4)
     int commBytes = 2;        // bytes per value on the tensor-parallel wire
     bool fp8AmaxPass = false; // FP8 current scaling: each cast first reads its tensor for the max
-    Link tpLink;              // with its efficiency; unused when tp = 1
-    bool tpOverlap = false;   // sequence parallelism's collectives hidden behind the projections
+    bool fusedElementwise = true; // norms, RoPE and SwiGLU fused; false: PyTorch eager ops
+    Link tpLink;                  // with its efficiency; unused when tp = 1
+    bool tpOverlap = false; // sequence parallelism's collectives hidden behind the projections
     // Bytes per weight that adding one micro-batch's weight gradients into the accumulated
     // ones moves when the add is a pass of its own (read both, write the sum); 0 when the
     // weight-gradient multiply accumulates in place (fused_grad_accumulation).

@@ -204,6 +204,10 @@ struct Scenario
     // The weight-gradient multiply adds into the accumulated gradients (Megatron-LM's
     // gradient-accumulation fusion); false: a separate add per micro-batch (docs/step_time.md).
     bool fusedGradAccumulation = true;
+    // Norms, rotary embeddings and SwiGLU each run as one fused kernel (Transformer Engine,
+    // torch.compile); false: as PyTorch's eager operations, each reading and writing memory
+    // (docs/step_time.md, "Fused and eager element-wise work").
+    bool fusedElementwise = true;
     ZeroBuffers zeroBuffers = ZeroBuffers::none;
     double reserveGib = 2.0;
     std::optional<double> interNodeGbPerS; // overrides the device's network

@@ -84,8 +84,7 @@ constexpr std::array kSkipped{
                          "(Parascope counts AdamW's two FP32 states)"},
     Skipped{"lr_scheduler", "the learning-rate schedule: no effect on memory or step time"},
     Skipped{"validation", "evaluation runs outside the training step"},
-    Skipped{"compile", "torch.compile fuses kernels; Parascope's memory and time model does not "
-                       "change with it"},
+    Skipped{"compile", "torch.compile's backend and options; what it fuses is fused_elementwise"},
     Skipped{"comm", "timeouts and traces of the collectives"},
     Skipped{"memory_estimation", "torchtitan's own estimate"},
     Skipped{"fault_tolerance", "fault tolerance: outside the training step"},
@@ -104,8 +103,7 @@ constexpr std::array kSkipped{
     Skipped{"training.gc_freq", "Python garbage collection timing"},
     Skipped{"training.gc_debug", "Python garbage collection timing"},
     Skipped{"training.enable_cpu_offload", "CPU offloading is not modelled"},
-    Skipped{"training.compile", "torch.compile fuses kernels; Parascope's memory and time model "
-                                "does not change with it"},
+
     Skipped{"parallelism.disable_loss_parallel", "the loss's layout: not modelled"},
     Skipped{"parallelism.pipeline_parallel_schedule_csv", "a schedule from a file: not read"},
     Skipped{"parallelism.module_fqns_per_model_part",
@@ -581,6 +579,22 @@ private:
             m_out.assumptions.push_back("float8 options without a float8 entry in "
                                         "model.converters: float8 is off");
         }
+        // torch.compile fuses the norms, RoPE and feed-forward of what it compiles: the model
+        // unless compile.components leaves it out (job_config.py); training.compile is the
+        // older key.
+        for (const std::string key : {"compile.enable", "training.compile"})
+            if (const toml::node *on = find(key)) {
+                note(key, "fused_elementwise");
+                bool model = true;
+                if (const toml::node *parts = find("compile.components");
+                    parts && parts->as_array()) {
+                    note("compile.components", "fused_elementwise");
+                    model = false;
+                    for (const toml::node &part : *parts->as_array())
+                        model = model || (part.as_string() && part.as_string()->get() == "model");
+                }
+                s.fusedElementwise = on->is_boolean() && on->as_boolean()->get() && model;
+            }
         // Async TP takes effect only under torch.compile (job_config.py).
         if (s.tpOverlap) {
             const toml::node *compile = find("compile.enable");
@@ -782,6 +796,9 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
     }
     if (s.precision == core::Precision::fp8)
         body += "\n[quantize.linear.float8]\nfilter_fqns = [\"output\"]\n";
+    // torch.compile fuses the model's norms, RoPE and feed-forward (docs/frameworks.md).
+    if (s.fusedElementwise)
+        body += "\n[compile]\nenable = true\ncomponents = [\"model\", \"loss\"]\n";
 
     if (s.sequenceParallel != (s.tp > 1))
         notes.push_back(std::string("sequence_parallel=") +

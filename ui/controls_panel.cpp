@@ -127,6 +127,7 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     addCheck(QStringLiteral("sequence_parallel"), tr("Sequence para&llelism"));
     addCheck(QStringLiteral("tp_overlap"), tr("Overlap TP communication"));
     addCheck(QStringLiteral("fused_swiglu"), tr("Fused SwiGLU"));
+    addCheck(QStringLiteral("fused_elementwise"), tr("Fused norms and RoPE"));
     addCheck(QStringLiteral("fused_grad_accumulation"), tr("Fused gradient accumulation"));
     QComboBox *buffers = addChoice(QStringLiteral("zero_buffers"), tr("ZeRO buffers"));
     buffers->addItem(tr("none"), QStringLiteral("none"));

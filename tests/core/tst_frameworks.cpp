@@ -53,6 +53,14 @@ private Q_SLOTS:
                                                                            << "fused_swiglu"
                                                                            << "true"
                                                                            << "false";
+        QTest::addRow("Transformers' eager LlamaRMSNorm and RoPE") << "deepspeed"
+                                                                   << "fused_elementwise"
+                                                                   << "false"
+                                                                   << "true";
+        QTest::addRow("torchtitan's eager model without compile") << "torchtitan"
+                                                                  << "fused_elementwise"
+                                                                  << "false"
+                                                                  << "true";
         QTest::addRow("torchtitan caches outputs (pytorch/pytorch#159251)") << "torchtitan"
                                                                             << "cache_outputs"
                                                                             << "true"

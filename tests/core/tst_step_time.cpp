@@ -129,6 +129,27 @@ private Q_SLOTS:
             QVERIFY(near(qkv->forward.seconds, qkvFlops / (1979e12 * 0.623 * 160 / 264) + qkvStore,
                          1e-9));
         }
+        // Eager element-wise work (docs/step_time.md): Transformers' LlamaRMSNorm moves
+        // 4e + 28 = 36 bytes a value forward and 6e + 44 = 56 backward, over the 512 tokens
+        // sequence parallelism leaves a device; apply_rotary_pos_emb 10e and 14e over Q and K
+        // (8 + 1 heads of 128); SwiGLU 5e and 9e over 3584 values a token.
+        {
+            Scenario eager = s;
+            eager.fusedElementwise = false;
+            const Report u = evaluate(eager, presets);
+            QVERIFY(u.ok());
+            const auto find = [&u](std::string_view key) {
+                return *std::find_if(u.layerOps.begin(), u.layerOps.end(),
+                                     [key](const LayerOp &o) { return o.key == key; });
+            };
+            const double bandwidth = 3350e9 * 0.9;
+            QVERIFY(near(find("norm1").forward.seconds, 512.0 * 8192 * 36 / bandwidth, 1e-9));
+            QVERIFY(near(find("norm1").backward.seconds, 512.0 * 8192 * 56 / bandwidth, 1e-9));
+            QVERIFY(near(find("rope").forward.seconds, 4096.0 * 9 * 128 * 20 / bandwidth, 1e-9));
+            QVERIFY(near(find("rope").backward.seconds, 4096.0 * 9 * 128 * 28 / bandwidth, 1e-9));
+            QVERIFY(near(find("act").forward.seconds, 4096.0 * 3584 * 10 / bandwidth, 1e-9));
+            QVERIFY(near(find("act").backward.seconds, 4096.0 * 3584 * 18 / bandwidth, 1e-9));
+        }
         // SwiGLU: reads gate and up (2 × 3584), writes 3584 values per token, 2 bytes each, at
         // 0.9 of 3,350 GB/s; backward reads three, writes two.
         const double act = 4096.0 * 3584 * 2;

@@ -416,6 +416,41 @@ private Q_SLOTS:
             QEXPECT_FAIL("", "GB200 FP8 is modelled 28 % fast", Continue);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
+
+    // stas00/ml-engineering, insights/when-to-upgrade-gpus (README, "Where the dense-path
+    // deficit comes from"; the run is bench_decompose.py): meta-llama/Llama-3.1-8B in Hugging
+    // Face Transformers, BF16, DeepSpeed ZeRO-2 with overlap_comm, 8 GPUs of one node, one
+    // sequence of 8,192 tokens per GPU, no gradient accumulation, no recomputation; TFLOP/s per
+    // GPU by its count: 6 × (the layers' linear weights + the LM head) per token plus causal
+    // attention, 6·s·d·heads·layers.
+    void huggingFaceDeepSpeed_data()
+    {
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<double>("publishedTflops");
+        QTest::addRow("Llama 3.1 8B, 8 H200, FlashAttention-3") << "h200" << 461.0;
+    }
+    void huggingFaceDeepSpeed()
+    {
+        QFETCH(QString, device);
+        QFETCH(double, publishedTflops);
+        Scenario s =
+            scenario(QStringLiteral("framework=deepspeed,model=llama-3.1-8b,precision=bf16,"
+                                    "tp=1,pp=1,dp=8,zero=2,microbatches=1,"
+                                    "microbatch_size=1,seq_len=8192,recompute=none,"
+                                    "attention=flash,device=") +
+                     device);
+        const Report r = evaluate(s, io::builtinPresets());
+        QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
+        QVERIFY(r.fits);
+        const double linear =
+            (4096.0 * 14336 * 3 + 4096.0 * (4096 + 1024 + 1024 + 4096)) * 32 + 128256.0 * 4096;
+        const double perToken = 6 * linear + 6 * 8192.0 * 128 * 32 * 32;
+        const double tflops = r.stepTime->tokensPerS / 8 * perToken / 1e12;
+        const double e = error(tflops, publishedTflops);
+        qInfo("%s: %.0f TFLOP/s per GPU modelled, %.0f published, %+.1f %%",
+              QTest::currentDataTag(), tflops, publishedTflops, 100 * e);
+        QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestStepTimeValidation)

@@ -9,6 +9,7 @@
 
 #include <QFile>
 #include <QTest>
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -180,13 +181,10 @@ private Q_SLOTS:
             << 8192 << "selective" << 3 << "bf16"
             << "1f1b" << 1 << false << false
             << QStringList{"model.flavor", "parallelism.data_parallel_shard_degree",
-                           "training.local_batch_size", "activation_checkpoint.mode"}
-            << QStringList{"optimizer.lr",
-                           "job.dump_folder",
-                           "metrics.log_freq",
-                           "compile.enable",
-                           "quantize.linear.float8.filter_fqns",
-                           "validation.freq"}
+                           "training.local_batch_size", "activation_checkpoint.mode",
+                           "compile.enable"}
+            << QStringList{"optimizer.lr", "job.dump_folder", "metrics.log_freq",
+                           "quantize.linear.float8.filter_fqns", "validation.freq"}
             << false;
         // torchtitan llama3_405b.toml, "a preset for 128 H100 GPUs": T8, shard -1 = 16,
         // local batch 2, full AC, float8 converter, async TP.
@@ -320,6 +318,42 @@ private Q_SLOTS:
         QFETCH(QString, mentions);
         QVERIFY2(error->message.find(mentions.toStdString()) != std::string::npos,
                  error->message.c_str());
+    }
+
+    // torch.compile fuses the norms, RoPE and feed-forward of the model it compiles
+    // (docs/frameworks.md): compile.enable, or the older training.compile, with "model" among
+    // compile.components when they are listed; without compile torchtitan's profile runs them
+    // eager.
+    void torchtitanCompileFuses_data()
+    {
+        QTest::addColumn<QByteArray>("compile");
+        QTest::addColumn<bool>("fused");
+        QTest::addRow("no [compile]: the profile's eager model") << QByteArray() << false;
+        QTest::addRow("compile.enable = true") << QByteArray("[compile]\nenable = true\n") << true;
+        QTest::addRow("compile.enable = false")
+            << QByteArray("[compile]\nenable = false\n") << false;
+        QTest::addRow("the loss alone compiled")
+            << QByteArray("[compile]\nenable = true\ncomponents = [\"loss\"]\n") << false;
+        QTest::addRow("model and loss compiled")
+            << QByteArray("[compile]\nenable = true\ncomponents = [\"model\", \"loss\"]\n") << true;
+        QTest::addRow("the older training.compile")
+            << QByteArray("[training]\ncompile = true\n") << true;
+    }
+    void torchtitanCompileFuses()
+    {
+        QFETCH(QByteArray, compile);
+        io::ImportOptions options;
+        options.devices = 8;
+        const QByteArray content = "[model]\nname = \"llama3\"\nflavor = \"8B\"\n" + compile;
+        const auto result = io::importConfig(content, Scenario{}, m_presets, options);
+        if (const auto *error = std::get_if<InputError>(&result))
+            QFAIL(error->toString().c_str());
+        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
+        QVERIFY(imported.scenario);
+        QTEST(imported.scenario->fusedElementwise, "fused");
+        if (!compile.isEmpty())
+            QVERIFY(std::any_of(imported.read.begin(), imported.read.end(),
+                                [](const auto &r) { return r.key == "fused_elementwise"; }));
     }
 
     // FP8 weights: --fp8-param-gather keeps "the compute param in fp8" (Megatron-LM
