@@ -522,6 +522,9 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
                         "--sequence-parallel)");
     if (s.recompute == core::Recompute::selective)
         notes.push_back("recompute=selective has no DeepSpeed setting: the model code's own");
+    if (s.fusedElementwise)
+        notes.push_back("fused_elementwise: the model code's (Liger-Kernel or torch.compile), "
+                        "not a DeepSpeed setting");
     if (s.precision != core::Precision::bf16 && s.precision != core::Precision::fp16 &&
         s.precision != core::Precision::fp32)
         notes.push_back("precision " + core::fieldText(s, "precision") +

@@ -2149,6 +2149,9 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
                         ": the distributed optimizer's buckets are views of its gradient buffer");
     if (s.mode == core::Mode::inference)
         notes.push_back("mode=inference: pretrain_gpt.py trains; the training layout is written");
+    if (!s.fusedElementwise)
+        notes.push_back("fused_elementwise=false: Megatron-LM runs Transformer Engine's fused "
+                        "norms and RoPE");
 
     // The model, so that one that is not a preset comes back whole.
     flag("--num-layers", number(model.layers));
