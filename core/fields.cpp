@@ -84,6 +84,10 @@ const std::array kFields{
               "Norms, rotary embeddings and SwiGLU run as fused kernels (Transformer Engine, "
               "torch.compile); off, as PyTorch's eager operations, each a pass over memory "
               "(Hugging Face Transformers, torchtitan without compile; docs/step_time.md)."},
+    FieldInfo{"overlap_param_gather", &Scenario::overlapParamGather,
+              "With dp_overlap auto, ZeRO-1 and 2 gather the updated parameters behind the next "
+              "step's first forward (Megatron-LM --overlap-param-gather); off, inside the "
+              "optimizer step, exposed (DeepSpeed's ZeRO-1 and 2)."},
     FieldInfo{"fused_grad_accumulation", &Scenario::fusedGradAccumulation,
               "The weight-gradient multiply adds into the accumulated gradients (Megatron-LM "
               "--gradient-accumulation-fusion); off, each micro-batch's gradients are added in "

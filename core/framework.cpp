@@ -23,6 +23,10 @@ constexpr std::array kMegatronSettings{
     ProfileSetting{"fused_elementwise", "true",
                    "Transformer Engine's fused norms, fused RoPE (--apply-rope-fusion, on by "
                    "default) and the fused bias-SwiGLU"},
+    ProfileSetting{"overlap_param_gather", "true",
+                   "the distributed optimizer's gather overlaps the next forward "
+                   "(--overlap-param-gather, as the README's runs and Megatron-Bridge's recipes "
+                   "set it; a launch script without it imports as false)"},
     ProfileSetting{"fused_grad_accumulation", "true",
                    "the weight-gradient GEMM accumulates into main_grad "
                    "(--gradient-accumulation-fusion, on by default)"},
@@ -50,6 +54,8 @@ constexpr std::array kTorchtitanSettings{
                    "(pytorch/pytorch#165822)"},
     ProfileSetting{"fused_swiglu", "false",
                    "the Llama feed-forward is w2(silu(w1(x)) * w3(x)) in PyTorch operations"},
+    ProfileSetting{"overlap_param_gather", "true",
+                   "FSDP2 prefetches the next gather while the current block computes"},
     ProfileSetting{"fused_elementwise", "false",
                    "without torch.compile (compile.enable, off by default) nn.RMSNorm, the "
                    "complex-number RoPE and the feed-forward run as eager PyTorch operations"},
@@ -80,6 +86,9 @@ constexpr std::array kDeepSpeedSettings{
     ProfileSetting{"cache_outputs", "false",
                    "the pipeline engine keeps no outputs beyond each micro-batch's loss"},
     ProfileSetting{"fused_swiglu", "false", "Hugging Face Transformers models run SwiGLU unfused"},
+    ProfileSetting{"overlap_param_gather", "false",
+                   "ZeRO-1 and 2 gather the updated parameters at the end of the optimizer step "
+                   "(deepspeed/runtime/zero/stage_1_and_2.py, step)"},
     ProfileSetting{"fused_elementwise", "false",
                    "Hugging Face Transformers models run LlamaRMSNorm, apply_rotary_pos_emb and "
                    "SwiGLU as eager PyTorch operations"},

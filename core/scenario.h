@@ -208,6 +208,10 @@ struct Scenario
     // torch.compile); false: as PyTorch's eager operations, each reading and writing memory
     // (docs/step_time.md, "Fused and eager element-wise work").
     bool fusedElementwise = true;
+    // The once-per-step gather of the updated parameters (ZeRO-1 and 2) hides behind the next
+    // step's first forward (Megatron-LM --overlap-param-gather); false: it runs in the
+    // optimizer step and the step waits for it (DeepSpeed, stage_1_and_2.py).
+    bool overlapParamGather = true;
     ZeroBuffers zeroBuffers = ZeroBuffers::none;
     double reserveGib = 2.0;
     std::optional<double> interNodeGbPerS; // overrides the device's network

@@ -42,7 +42,7 @@ DpSync dpGradientSync(int zero, std::int64_t gradBytes, std::int64_t weightBytes
 }
 
 double dpExposedSeconds(const DpSync &sync, std::optional<double> overlap, double forwardS,
-                        double backwardS)
+                        double backwardS, bool gatherOverlapped)
 {
     if (overlap)
         return (1.0 - *overlap) * sync.seconds;
@@ -56,6 +56,11 @@ double dpExposedSeconds(const DpSync &sync, std::optional<double> overlap, doubl
         return std::max(0.0, once + each - window) +
                (sync.microbatches - 1) * std::max(0.0, each - window);
     };
+    // DeepSpeed's ZeRO-1 and 2 gather the updated parameters at the end of the optimizer step
+    // (deepspeed/runtime/zero/stage_1_and_2.py, step: all_gather_dp_groups): nothing overlaps.
+    if (!gatherOverlapped)
+        return exposed(sync.stepBackwardS, sync.microbatchBackwardS, backwardS) +
+               sync.stepForwardS + exposed(0.0, sync.microbatchForwardS, forwardS);
     return exposed(sync.stepBackwardS, sync.microbatchBackwardS, backwardS) +
            exposed(sync.stepForwardS, sync.microbatchForwardS, forwardS);
 }

@@ -136,8 +136,10 @@ DpSync dpGradientSync(int zero, std::int64_t gradBytes, std::int64_t weightBytes
 // is hidden. Unset ("auto"): each collective hides behind the micro-batch pass it can overlap
 // (`forwardS`, `backwardS`: the stage's time for one micro-batch) and what outlasts it is
 // exposed.
+// `gatherOverlapped` false: the once-per-step parameter gather runs in the optimizer step and
+// is waited for whole (DeepSpeed's ZeRO-1 and 2).
 double dpExposedSeconds(const DpSync &sync, std::optional<double> overlap, double forwardS,
-                        double backwardS);
+                        double backwardS, bool gatherOverlapped = true);
 
 struct StepTimeInput
 {

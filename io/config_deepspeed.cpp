@@ -522,6 +522,9 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
                         "--sequence-parallel)");
     if (s.recompute == core::Recompute::selective)
         notes.push_back("recompute=selective has no DeepSpeed setting: the model code's own");
+    if (s.overlapParamGather && s.zero >= 1 && s.zero <= 2)
+        notes.push_back("overlap_param_gather: DeepSpeed's ZeRO-1 and 2 gather the updated "
+                        "parameters in the optimizer step");
     if (s.fusedElementwise)
         notes.push_back("fused_elementwise: the model code's (Liger-Kernel or torch.compile), "
                         "not a DeepSpeed setting");

@@ -916,6 +916,7 @@ enum class Flag
     fp8Recipe,
     tpCommOverlap,
     overlapGradReduce,
+    overlapParamGather,
     gradReduceBf16,
     gradFp32,
     noGradAccFusion,
@@ -1008,6 +1009,8 @@ constexpr std::array kFlags{
     FlagInfo{"--fp8-recipe", Flag::fp8Recipe, Takes::value, "fp8_scaling"},
     FlagInfo{"--tp-comm-overlap", Flag::tpCommOverlap, Takes::nothing, "tp_overlap"},
     FlagInfo{"--overlap-grad-reduce", Flag::overlapGradReduce, Takes::nothing, "dp_overlap"},
+    FlagInfo{"--overlap-param-gather", Flag::overlapParamGather, Takes::nothing,
+             "overlap_param_gather"},
     FlagInfo{"--grad-reduce-in-bf16", Flag::gradReduceBf16, Takes::nothing, "grad_precision"},
     FlagInfo{"--accumulate-allreduce-grads-in-fp32", Flag::gradFp32, Takes::nothing,
              "grad_precision"},
@@ -1136,9 +1139,6 @@ constexpr std::array kIgnoredFlags{
     IgnoredFlag{"--hysteresis", kOptimizer},
     IgnoredFlag{"--optimizer", "Parascope counts Adam's two FP32 states (the default)"},
     IgnoredFlag{"--eval-*", "evaluation runs outside the training step"},
-    IgnoredFlag{"--overlap-param-gather",
-                "part of dp_overlap, which --overlap-grad-reduce sets (the two go together: "
-                "megatron/training/arguments.py)"},
     IgnoredFlag{"--use-flash-attn", "flash attention is the profile's attention=flash"},
     IgnoredFlag{"--manual-gc*", "Python garbage collection timing"},
     IgnoredFlag{"--empty-unused-memory-level",
@@ -1720,6 +1720,9 @@ private:
             s.dpOverlap.reset();
         else
             s.dpOverlap = 0.0;
+        // Without --overlap-param-gather (off by default: megatron/training/arguments.py) the
+        // distributed optimizer gathers the updated parameters in its step.
+        s.overlapParamGather = has(Flag::overlapParamGather);
         if (has(Flag::fp8Format))
             s.precision = core::Precision::fp8;
         else if (has(Flag::bf16))
@@ -2100,7 +2103,7 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
     }
     if (!s.dpOverlap || *s.dpOverlap > 0) {
         flag("--overlap-grad-reduce");
-        if (s.zero >= 1)
+        if (s.zero >= 1 && s.overlapParamGather)
             flag("--overlap-param-gather");
         if (s.dpOverlap)
             notes.push_back("dp_overlap=" + core::fieldText(s, "dp_overlap") +

@@ -30,9 +30,9 @@ QString tooltipFor(const QString &key)
 
 // The keys about backward passes, gradients, optimizer states and saved activations.
 constexpr const char *kTrainingOnly[] = {
-    "zero",       "schedule",     "virtual_stages", "recompute",     "grad_precision",
-    "dp_overlap", "fused_swiglu", "zero_buffers",   "cache_outputs", "fused_grad_accumulation",
-    "cp",         "cp_exchange"};
+    "zero",       "schedule",     "virtual_stages",      "recompute",     "grad_precision",
+    "dp_overlap", "fused_swiglu", "zero_buffers",        "cache_outputs", "fused_grad_accumulation",
+    "cp",         "cp_exchange",  "overlap_param_gather"};
 
 // The keys about generating tokens: training has no KV cache and generates nothing.
 constexpr const char *kInferenceOnly[] = {"output_len", "kv_precision"};
@@ -129,6 +129,7 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     addCheck(QStringLiteral("fused_swiglu"), tr("Fused SwiGLU"));
     addCheck(QStringLiteral("fused_elementwise"), tr("Fused norms and RoPE"));
     addCheck(QStringLiteral("fused_grad_accumulation"), tr("Fused gradient accumulation"));
+    addCheck(QStringLiteral("overlap_param_gather"), tr("Overlap parameter gather"));
     QComboBox *buffers = addChoice(QStringLiteral("zero_buffers"), tr("ZeRO buffers"));
     buffers->addItem(tr("none"), QStringLiteral("none"));
     buffers->addItem(tr("DeepSpeed's"), QStringLiteral("deepspeed"));

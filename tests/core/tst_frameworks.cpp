@@ -57,6 +57,11 @@ private Q_SLOTS:
                                                                    << "fused_elementwise"
                                                                    << "false"
                                                                    << "true";
+        QTest::addRow("DeepSpeed gathers in the optimizer step (stage_1_and_2.py)")
+            << "deepspeed"
+            << "overlap_param_gather"
+            << "false"
+            << "true";
         QTest::addRow("torchtitan's eager model without compile") << "torchtitan"
                                                                   << "fused_elementwise"
                                                                   << "false"

@@ -572,6 +572,23 @@ private Q_SLOTS:
         QVERIFY(near(dpExposedSeconds(sync, 0.0, 1.0, 2.5), 15.0));
     }
 
+    // ZeRO-1's once-per-step gather of the updated parameters: behind the first forward with
+    // Megatron-LM's --overlap-param-gather; waited for whole when it runs in the optimizer
+    // step, as DeepSpeed's ZeRO-1 and 2 do (stage_1_and_2.py, step: all_gather_dp_groups).
+    void dpGatherInTheOptimizerStep()
+    {
+        DpSync sync;
+        sync.microbatches = 4;
+        sync.stepBackwardS = 1;   // the reduce-scatter, behind the last backward of 2.5
+        sync.stepForwardS = 0.75; // the gather, behind the first forward of 1
+        sync.seconds = 1.75;
+        QVERIFY(near(dpExposedSeconds(sync, std::nullopt, 1.0, 2.5), 0.0));
+        QVERIFY(near(dpExposedSeconds(sync, std::nullopt, 1.0, 2.5, false), 0.75));
+        // The reduce-scatter still hides: only the gather moves.
+        sync.stepBackwardS = 3;
+        QVERIFY(near(dpExposedSeconds(sync, std::nullopt, 1.0, 2.5, false), 0.5 + 0.75));
+    }
+
     void dpGradientSyncByHand()
     {
         QFETCH(int, zero);

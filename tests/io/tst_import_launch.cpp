@@ -144,14 +144,10 @@ private Q_SLOTS:
             << QStringList{"--fp8-format",          "--use-distributed-optimizer",
                            "--nproc_per_node",      "--global-batch-size",
                            "--vocab-size",          "--num-query-groups",
-                           "--grad-reduce-in-bf16", "--fp8-param-gather"}
-            << QStringList{"--use-mcore-models",
-                           "--lr",
-                           "--save",
-                           "--tokenizer-type",
-                           "--fp8-amax-history-len",
-                           "--node_rank",
+                           "--grad-reduce-in-bf16", "--fp8-param-gather",
                            "--overlap-param-gather"}
+            << QStringList{"--use-mcore-models",     "--lr",       "--save", "--tokenizer-type",
+                           "--fp8-amax-history-len", "--node_rank"}
             << true;
         // examples/gpt3/train_gpt3_175b_distributed.sh on 16 nodes: 128 devices, T8 K16,
         // D = 1, m = 1,536 / (1 x 1); FP16; the vocabulary is GPT-2's from --vocab-file.
@@ -420,6 +416,18 @@ private Q_SLOTS:
         QTest::addRow("an unknown strategy")
             << QByteArray("--use-megatron-fsdp --data-parallel-sharding-strategy zero3") << zero
             << "" << strategy << "optim_grads_params";
+        // --overlap-param-gather is off by default (megatron/training/arguments.py).
+        const QString gather = QStringLiteral("overlap_param_gather");
+        QTest::addRow("the gradient reduce overlapped alone")
+            << QByteArray("--use-distributed-optimizer --overlap-grad-reduce") << gather << "false"
+            << ""
+            << "";
+        QTest::addRow("the parameter gather overlapped")
+            << QByteArray(
+                   "--use-distributed-optimizer --overlap-grad-reduce --overlap-param-gather")
+            << gather << "true"
+            << ""
+            << "";
         QTest::addRow("the default recipe") << QByteArray("--fp8-format hybrid") << fp8 << "delayed"
                                             << ""
                                             << "";
