@@ -42,6 +42,17 @@ double DeviceSpec::attentionBackwardEfficiencyOrDefault() const
                                            : attentionEfficiencyOrDefault();
 }
 
+std::array<std::pair<const char *, double>, 7> efficiencyFields(const DeviceSpec &d)
+{
+    return {{{"matmul_efficiency", d.matmulEfficiency},
+             {"fp8_matmul_efficiency", d.fp8MatmulEfficiency},
+             {"attention_efficiency", d.attentionEfficiency},
+             {"attention_backward_efficiency", d.attentionBackwardEfficiency},
+             {"memory_efficiency", d.memoryEfficiency},
+             {"intra_node_efficiency", d.intraNodeEfficiency},
+             {"inter_node_efficiency", d.interNodeEfficiency}}};
+}
+
 double DeviceSpec::memoryEfficiencyOrDefault() const
 {
     return memoryEfficiency > 0 ? memoryEfficiency : kDefaultMemoryEfficiency;

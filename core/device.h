@@ -2,9 +2,11 @@
 
 #include "core/precision.h"
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 
 namespace core {
 
@@ -47,5 +49,9 @@ struct DeviceSpec
     double linkEfficiencyOrDefault(bool intraNode) const;
     bool operator==(const DeviceSpec &) const = default;
 };
+
+// The step-time model's fractions a preset may give, by key: one list for reading, checking
+// and writing them (docs/step_time.md, "Device data").
+std::array<std::pair<const char *, double>, 7> efficiencyFields(const DeviceSpec &device);
 
 } // namespace core

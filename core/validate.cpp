@@ -347,14 +347,7 @@ std::optional<InputError> validateDevice(const DeviceSpec &d)
     if (d.hbmGbPerS < 0 || (d.hbmGbPerS != 0 && !plausibleRate(d.hbmGbPerS)))
         return error("hbm_gb_per_s", "must be 0 (not published) or " + rateRange("GB/s") +
                                          ", got " + inUnit(d.hbmGbPerS, "GB/s"));
-    for (auto [key, value] :
-         {std::pair{"matmul_efficiency", d.matmulEfficiency},
-          std::pair{"fp8_matmul_efficiency", d.fp8MatmulEfficiency},
-          std::pair{"attention_efficiency", d.attentionEfficiency},
-          std::pair{"attention_backward_efficiency", d.attentionBackwardEfficiency},
-          std::pair{"memory_efficiency", d.memoryEfficiency},
-          std::pair{"intra_node_efficiency", d.intraNodeEfficiency},
-          std::pair{"inter_node_efficiency", d.interNodeEfficiency}})
+    for (auto [key, value] : efficiencyFields(d))
         if (!(value == 0 || (value >= limits::kMinMfu && value <= 1)))
             return error(key, "must be 0 (not published: the default) or from " +
                                   plainNumber(limits::kMinMfu) + " to 1, got " +

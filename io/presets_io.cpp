@@ -324,15 +324,9 @@ QJsonObject deviceToJson(const core::DeviceSpec &d)
     o.insert(QStringLiteral("inter_node_gb_per_s"), d.interNodeGbPerS);
     o.insert(QStringLiteral("tdp_w"), d.tdpW);
     // The step-time model's data: written only when given, 0 being "not published".
-    for (const auto &[key, value] :
-         {std::pair{"hbm_gb_per_s", d.hbmGbPerS},
-          std::pair{"matmul_efficiency", d.matmulEfficiency},
-          std::pair{"fp8_matmul_efficiency", d.fp8MatmulEfficiency},
-          std::pair{"attention_efficiency", d.attentionEfficiency},
-          std::pair{"attention_backward_efficiency", d.attentionBackwardEfficiency},
-          std::pair{"memory_efficiency", d.memoryEfficiency},
-          std::pair{"intra_node_efficiency", d.intraNodeEfficiency},
-          std::pair{"inter_node_efficiency", d.interNodeEfficiency}})
+    if (d.hbmGbPerS != 0)
+        o.insert(QStringLiteral("hbm_gb_per_s"), d.hbmGbPerS);
+    for (const auto &[key, value] : core::efficiencyFields(d))
         if (value != 0)
             o.insert(QLatin1String(key), value);
     if (d.computeUnits != 0)
