@@ -600,6 +600,11 @@ private Q_SLOTS:
         // The status line gives the same total, not the pipeline's makespan alone.
         QVERIFY(window.verdict()->text().contains(
             QStringLiteral("step %1 s").arg(r.stepTime->stepTimeS, 0, 'g', 3)));
+        // DeepSpeed's ZeRO-1 and 2 gather in the optimizer step: the formula says so.
+        QVERIFY(document.setField(QStringLiteral("overlap_param_gather"), QStringLiteral("false")));
+        document.flush();
+        QTRY_VERIFY(window.formulas()->toPlainText().contains(
+            "the parameter gather waits in the optimizer step"));
     }
 
     // docs/DESIGN.md §3.4 on the sharding chart: the default's 70B layer (h = 8192, f = 28672,

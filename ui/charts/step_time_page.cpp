@@ -145,9 +145,14 @@ QString StepTimePage::stepTimeFormulas(const core::Scenario &s, const core::Repo
                  ? QObject::tr("dp_overlap = %1 hides that fraction of the data-parallel sync "
                                "(docs/step_time.md)")
                        .arg(*s.dpOverlap)
-                 : QObject::tr("dp_overlap = auto hides the data-parallel sync behind one "
-                               "micro-batch's backward (gradients) and forward (parameters); "
-                               "%1 of %2 is left exposed (docs/step_time.md)")
+                 : (s.overlapParamGather
+                        ? QObject::tr("dp_overlap = auto hides the data-parallel sync behind one "
+                                      "micro-batch's backward (gradients) and forward "
+                                      "(parameters); %1 of %2 is left exposed (docs/step_time.md)")
+                        : QObject::tr("dp_overlap = auto hides the gradient sync behind one "
+                                      "micro-batch's backward; the parameter gather waits in the "
+                                      "optimizer step (overlap_param_gather = false); %1 of %2 is "
+                                      "left exposed (docs/step_time.md)"))
                        .arg(sec(b[core::TimePart::dpSync]), sec(st.dpCommTotalS))) +
             (st.dpBusGbPerS > 0
                  ? QObject::tr("; the sync's ring runs at %1 GB/s a device, %2")
