@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <optional>
 
@@ -341,96 +342,60 @@ void finish(PipelineResult &r)
             : 0.0;
 }
 
-// The event simulation of every op. endF and endB receive each (virtual stage, micro-batch)
-// op's finish time at index j·m + micro-batch.
-PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
-                               std::vector<double> &endF, std::vector<double> &endB)
+// An order of every op in which each op comes after the ops it waits for: the order the
+// stages' cursors reach them when each stage runs as far as its inputs allow. Which ops are
+// done never depends on how long they took, so the order depends on the schedule, K, m and v
+// only, and one order times every scenario of that shape: the simulation is then one pass
+// of max-plus arithmetic over it (Baccelli et al., "Synchronization and Linearity", 1992,
+// §2.5: a timed event graph's finish times are a max-plus recurrence in any such order).
+struct PlannedOp
 {
-    PipelineResult r;
+    std::int32_t wait;  // index in `ends` of the finish time the op waits for; -1: none
+    std::int32_t out;   // index in `ends` it writes (F at j·m + mb, B at cells + j·m + mb); -1: W
+    std::int32_t cost;  // 3·j + kind: its row in the per-(virtual stage, kind) costs
+    std::int16_t stage; // device
+    std::uint8_t hop;   // 1 when `wait` is on a neighbouring device: add the p2p latency
+    std::uint8_t kind;  // OpKind
+};
+
+struct Plan
+{
+    int schedule = -1, stages = 0, microbatches = 0, chunks = 0;
+    bool complete = false;
+    std::vector<PlannedOp> ops;
+    std::vector<int> peak; // per stage: most forwards alive at once, in chunks
+};
+
+// Plans of at most this many ops (16 bytes each) are kept, the last 64 per thread: the
+// default scenario's has 128 ops; the planner's 405B search meets about a hundred shapes
+// per thread, and 16 remembered shapes made it build ten times as many.
+constexpr std::size_t kCachedPlanOps = 1u << 16;
+constexpr std::size_t kCachedPlans = 64;
+
+void buildPlan(const PipelineInput &in, Plan &plan)
+{
     const int K = in.stages;
     const int m = in.microbatches;
     const int v = chunksOf(in);
-    if (K <= 0 || m <= 0)
-        return r;
+    plan.schedule = static_cast<int>(in.schedule);
+    plan.stages = K;
+    plan.microbatches = m;
+    plan.chunks = v;
+    plan.ops.clear();
     const bool split = in.schedule == Schedule::zbH1;
     const auto ks = static_cast<std::size_t>(K);
-
-    // Virtual stage j = chunk·K + stage (Megatron-LM's model-chunk numbering);
-    // finish times per (virtual stage, micro-batch), negative until done.
     const int virtualStages = v * K;
-    const auto cells = static_cast<std::size_t>(virtualStages) * static_cast<std::size_t>(m);
-    endF.assign(cells, -1.0);
-    endB.assign(cells, -1.0);
-    auto cell = [m](int j, int mb) {
-        return static_cast<std::size_t>(j) * static_cast<std::size_t>(m) +
-               static_cast<std::size_t>(mb);
-    };
-
-    // Scratch reused between calls, like endF and endB: the default scenario's 128 ops cost
-    // less than allocating these.
-    thread_local std::vector<StageCursor> cursors;
-    thread_local std::vector<double> freeAt;
-    thread_local std::vector<int> alive;
-    thread_local std::vector<int> peak;
-    thread_local std::vector<int> pending;
-    thread_local std::vector<char> queued;
-    // Per virtual stage and kind: an op's time with its send, and the send alone.
-    thread_local std::vector<std::array<double, 3>> cost;
-    thread_local std::vector<std::array<double, 3>> sendOf;
-    cursors.clear();
+    const int cells = virtualStages * m;
+    std::vector<StageCursor> cursors;
+    cursors.reserve(ks);
     for (int s = 0; s < K; ++s)
         cursors.emplace_back(in, s);
-    freeAt.assign(ks, 0.0);
-    alive.assign(ks, 0);
-    peak.assign(ks, 0);
-    queued.assign(ks, 1);
-    pending.clear();
-    r.busy.assign(ks, 0.0);
-    r.inflight.assign(ks, 0.0);
-    if (keepTimeline)
-        r.timeline.reserve(ks * cursors.front().size());
-
-    const OpTimes times(in);
-    const auto vs = static_cast<std::size_t>(virtualStages);
-    cost.resize(vs);
-    sendOf.resize(vs);
-    for (int j = 0; j < virtualStages; ++j)
-        for (const OpKind kind : {OpKind::forward, OpKind::backward, OpKind::weight}) {
-            ScheduleOp o;
-            o.stage = j % K;
-            o.chunk = j / K;
-            o.kind = kind;
-            const auto k = static_cast<std::size_t>(kind);
-            const auto js = static_cast<std::size_t>(j);
-            sendOf[js][k] = times.send(o);
-            cost[js][k] = times.duration(o) + sendOf[js][k];
-        }
-
-    // Neighbouring virtual stages sit on different devices unless K = 1.
-    const double latency = K > 1 ? in.p2pLatency : 0.0;
-    // When the op's input is ready, or a negative number while it is not.
-    auto readyAt = [&](const ScheduleOp &o, int j) {
-        switch (o.kind) {
-        case OpKind::forward: {
-            if (j == 0)
-                return 0.0;
-            const double t = endF[cell(j - 1, o.microbatch)];
-            return t < 0 ? t : t + latency;
-        }
-        case OpKind::backward: {
-            if (j == virtualStages - 1)
-                return endF[cell(j, o.microbatch)];
-            const double t = endB[cell(j + 1, o.microbatch)];
-            return t < 0 ? t : t + latency;
-        }
-        case OpKind::weight:
-            return endB[cell(j, o.microbatch)];
-        }
-        return -1.0;
-    };
-
-    // Stages that may be able to advance; an op finishing wakes the stage that
-    // waits for it, so every op is looked at a bounded number of times.
+    plan.ops.reserve(ks * cursors.front().size());
+    std::vector<char> done(2 * static_cast<std::size_t>(cells), 0);
+    std::vector<int> alive(ks, 0);
+    plan.peak.assign(ks, 0);
+    std::vector<char> queued(ks, 1);
+    std::vector<int> pending;
     for (int s = K - 1; s >= 0; --s)
         pending.push_back(s);
     auto wake = [&](int s) {
@@ -439,32 +404,50 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
             pending.push_back(s);
         }
     };
+    // An op finishing wakes the stage that waits for it, so every op is looked at a bounded
+    // number of times.
     while (!pending.empty()) {
         const int s = pending.back();
         pending.pop_back();
         const auto si = static_cast<std::size_t>(s);
         queued[si] = 0;
-        StageCursor &cursor = cursors[si];
-        double free = freeAt[si];
-        double busy = r.busy[si];
-        for (; !cursor.done(); cursor.advance()) {
+        for (StageCursor &cursor = cursors[si]; !cursor.done(); cursor.advance()) {
             const ScheduleOp &o = cursor.current();
             const int j = o.chunk * K + o.stage;
-            const double ready = readyAt(o, j);
-            if (ready < 0)
+            const int cell = j * m + o.microbatch;
+            PlannedOp p{-1,
+                        -1,
+                        3 * j + static_cast<int>(o.kind),
+                        static_cast<std::int16_t>(s),
+                        0,
+                        static_cast<std::uint8_t>(o.kind)};
+            switch (o.kind) {
+            case OpKind::forward:
+                p.out = cell;
+                if (j > 0) {
+                    p.wait = cell - m;
+                    p.hop = 1;
+                }
                 break;
-            const double start = std::max(ready, free);
-            const auto k = static_cast<std::size_t>(o.kind);
-            const double end = start + cost[static_cast<std::size_t>(j)][k];
-            free = end;
-            busy += end - start;
+            case OpKind::backward:
+                p.out = cells + cell;
+                p.wait = j == virtualStages - 1 ? cell : cells + cell + m;
+                p.hop = j == virtualStages - 1 ? 0 : 1;
+                break;
+            case OpKind::weight:
+                p.wait = cells + cell;
+                break;
+            }
+            if (p.wait >= 0 && !done[static_cast<std::size_t>(p.wait)])
+                break;
+            plan.ops.push_back(p);
+            if (p.out >= 0)
+                done[static_cast<std::size_t>(p.out)] = 1;
             if (o.kind == OpKind::forward) {
-                endF[cell(j, o.microbatch)] = end;
-                peak[si] = std::max(peak[si], ++alive[si]);
+                plan.peak[si] = std::max(plan.peak[si], ++alive[si]);
                 if (j + 1 < virtualStages)
                     wake(s + 1 == K ? 0 : s + 1);
             } else if (o.kind == OpKind::backward) {
-                endB[cell(j, o.microbatch)] = end;
                 // Activations are freed by the last backward op that reads them:
                 // B, or W in zero-bubble schedules (W needs the layer inputs).
                 if (!split)
@@ -474,25 +457,115 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
             } else {
                 --alive[si];
             }
-            if (keepTimeline) {
-                ScheduleOp timed = o;
-                timed.start = start;
-                timed.end = end;
-                timed.send = sendOf[static_cast<std::size_t>(j)][k];
-                timed.expertComm = times.expertComm(o);
-                r.timeline.push_back(timed);
-            }
         }
-        freeAt[si] = free;
-        r.busy[si] = busy;
+    }
+    plan.complete =
+        std::all_of(cursors.begin(), cursors.end(), [](const StageCursor &c) { return c.done(); });
+}
+
+const Plan &planFor(const PipelineInput &in)
+{
+    thread_local std::vector<Plan> cached;
+    thread_local std::size_t next = 0;
+    thread_local Plan uncached;
+    const int schedule = static_cast<int>(in.schedule);
+    const int v = chunksOf(in);
+    for (const Plan &plan : cached)
+        if (plan.schedule == schedule && plan.stages == in.stages &&
+            plan.microbatches == in.microbatches && plan.chunks == v)
+            return plan;
+    const std::size_t ops = static_cast<std::size_t>(in.stages) *
+                            static_cast<std::size_t>(in.microbatches) *
+                            static_cast<std::size_t>(v) * (in.schedule == Schedule::zbH1 ? 3u : 2u);
+    if (ops > kCachedPlanOps) {
+        buildPlan(in, uncached);
+        return uncached;
+    }
+    if (cached.size() < kCachedPlans)
+        cached.emplace_back();
+    Plan &slot = cached[next];
+    next = (next + 1) % kCachedPlans;
+    buildPlan(in, slot);
+    return slot;
+}
+
+// The simulation of every op: each starts when its input has arrived and its device is free.
+// `ends` receives every F's finish time at j·m + micro-batch and every B's at cells + j·m +
+// micro-batch, for virtual stage j (j = chunk·K + stage, Megatron-LM's model-chunk numbering).
+PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
+                               std::vector<double> &ends)
+{
+    PipelineResult r;
+    const int K = in.stages;
+    const int m = in.microbatches;
+    const int v = chunksOf(in);
+    if (K <= 0 || m <= 0)
+        return r;
+    const Plan &plan = planFor(in);
+    const auto ks = static_cast<std::size_t>(K);
+    const int virtualStages = v * K;
+    const auto cells = static_cast<std::size_t>(virtualStages) * static_cast<std::size_t>(m);
+    ends.assign(2 * cells, -1.0);
+
+    // Per virtual stage and kind: an op's time with its send, and the send alone.
+    thread_local std::vector<double> cost;
+    thread_local std::vector<double> sendOf;
+    thread_local std::vector<double> freeAt;
+    const OpTimes times(in);
+    const auto rows = 3 * static_cast<std::size_t>(virtualStages);
+    cost.resize(rows);
+    sendOf.resize(rows);
+    for (int j = 0; j < virtualStages; ++j)
+        for (const OpKind kind : {OpKind::forward, OpKind::backward, OpKind::weight}) {
+            ScheduleOp o;
+            o.stage = j % K;
+            o.chunk = j / K;
+            o.kind = kind;
+            const auto row = 3 * static_cast<std::size_t>(j) + static_cast<std::size_t>(kind);
+            sendOf[row] = times.send(o);
+            cost[row] = times.duration(o) + sendOf[row];
+        }
+    freeAt.assign(ks, 0.0);
+    r.busy.assign(ks, 0.0);
+    if (keepTimeline)
+        r.timeline.reserve(plan.ops.size());
+
+    // Neighbouring virtual stages sit on different devices unless K = 1.
+    const double latency = K > 1 ? in.p2pLatency : 0.0;
+    for (const PlannedOp &p : plan.ops) {
+        const double ready =
+            p.wait < 0 ? 0.0 : ends[static_cast<std::size_t>(p.wait)] + (p.hop ? latency : 0.0);
+        const auto s = static_cast<std::size_t>(p.stage);
+        const double time = cost[static_cast<std::size_t>(p.cost)];
+        const double start = std::max(ready, freeAt[s]);
+        const double end = start + time;
+        freeAt[s] = end;
+        r.busy[s] += time;
+        if (p.out >= 0)
+            ends[static_cast<std::size_t>(p.out)] = end;
+        if (keepTimeline) {
+            const int j = p.cost / 3;
+            ScheduleOp timed;
+            timed.stage = p.stage;
+            timed.kind = static_cast<OpKind>(p.kind);
+            timed.chunk = j / K;
+            // W has no `out`: its micro-batch is the B it waits for.
+            const int cell = (p.out >= 0 ? p.out : p.wait) % static_cast<int>(cells);
+            timed.microbatch = cell - j * m;
+            timed.start = start;
+            timed.end = end;
+            timed.send = sendOf[static_cast<std::size_t>(p.cost)];
+            timed.expertComm = times.expertComm(timed);
+            r.timeline.push_back(timed);
+        }
     }
 
-    r.complete = true;
+    r.complete = plan.complete;
+    r.inflight.resize(ks);
     for (std::size_t s = 0; s < ks; ++s) {
-        r.complete = r.complete && cursors[s].done();
         r.makespan = std::max(r.makespan, freeAt[s]);
         // A chunk holds 1/v of the stage's layers: report micro-batch equivalents.
-        r.inflight[s] = static_cast<double>(peak[s]) / v;
+        r.inflight[s] = static_cast<double>(plan.peak[s]) / v;
     }
     finish(r);
     r.simulatedMicrobatches = m;
@@ -542,14 +615,18 @@ struct SteadyPeriod
     double time = 0.0; // Λ
 };
 
-std::optional<SteadyPeriod> steadyPeriod(const PipelineInput &in, const std::vector<double> &endF,
-                                         const std::vector<double> &endB, double scale)
+std::optional<SteadyPeriod> steadyPeriod(const PipelineInput &in, const std::vector<double> &ends,
+                                         double scale)
 {
     const int K = in.stages;
     const int m = in.microbatches;
-    auto at = [m](const std::vector<double> &ends, int stage, int microbatch) {
-        return ends[static_cast<std::size_t>(stage) * static_cast<std::size_t>(m) +
-                    static_cast<std::size_t>(microbatch)];
+    // One chunk per stage: F's finish times first, then B's (simulateEveryOp).
+    const std::size_t cells = static_cast<std::size_t>(K) * static_cast<std::size_t>(m);
+    const double *endF = ends.data();
+    const double *endB = ends.data() + cells;
+    auto at = [m](const double *times, int stage, int microbatch) {
+        return times[static_cast<std::size_t>(stage) * static_cast<std::size_t>(m) +
+                     static_cast<std::size_t>(microbatch)];
     };
     // Rounds from K on run every op (ZB-H1's W from round s); round m-K is the last before
     // the drain, and the drain looks back no further than it.
@@ -579,12 +656,11 @@ std::optional<SteadyPeriod> steadyPeriod(const PipelineInput &in, const std::vec
 PipelineResult simulatePipeline(const PipelineInput &in, bool keepTimeline)
 {
     // The buffers are reused between calls: fresh pages cost more than the simulation.
-    thread_local std::vector<double> endF;
-    thread_local std::vector<double> endB;
+    thread_local std::vector<double> ends;
     const int K = in.stages;
     const int m = in.microbatches;
     if (keepTimeline || K <= 0 || m <= 0)
-        return simulateEveryOp(in, keepTimeline, endF, endB);
+        return simulateEveryOp(in, keepTimeline, ends);
     if (in.schedule == Schedule::gpipe)
         return gpipeFlowShop(in);
     if (in.schedule == Schedule::oneFOneB || in.schedule == Schedule::zbH1) {
@@ -595,15 +671,15 @@ PipelineResult simulatePipeline(const PipelineInput &in, bool keepTimeline)
              rounds = rounds < 3 * K + 16 ? 3 * K + 16 : 4 * rounds) {
             PipelineInput shorter = in;
             shorter.microbatches = rounds;
-            PipelineResult r = simulateEveryOp(shorter, false, endF, endB);
+            PipelineResult r = simulateEveryOp(shorter, false, ends);
             const std::optional<SteadyPeriod> period =
-                r.complete ? steadyPeriod(shorter, endF, endB, r.makespan) : std::nullopt;
+                r.complete ? steadyPeriod(shorter, ends, r.makespan) : std::nullopt;
             if (!period)
                 continue;
             // A whole number of periods from the shorter pipeline to this one.
             if (const int extra = (m - rounds) % period->rounds; extra != 0) {
                 shorter.microbatches += extra;
-                r = simulateEveryOp(shorter, false, endF, endB);
+                r = simulateEveryOp(shorter, false, ends);
             }
             const int more = m - shorter.microbatches;
             r.makespan += more / period->rounds * period->time;
@@ -615,7 +691,7 @@ PipelineResult simulatePipeline(const PipelineInput &in, bool keepTimeline)
             return r;
         }
     }
-    return simulateEveryOp(in, false, endF, endB);
+    return simulateEveryOp(in, false, ends);
 }
 
 std::optional<double> closedFormBubble(Schedule schedule, int K, int m, int v, double forward,

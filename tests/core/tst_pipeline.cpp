@@ -216,6 +216,34 @@ private Q_SLOTS:
         QVERIFY(std::abs(r.bubbleFraction - 4.0 / 13.0) < 1e-12);
     }
 
+    // The simulation remembers each shape's op order (schedule, K, m, v), never its times:
+    // the same shape timed three ways in a row gives each its own hand-simulated makespan.
+    // Equal 1F1B stages, K=2, m=2, F=1, B=2: (m + K - 1)(F + B) = 9 (Narayanan et al. 2021,
+    // §2.2); the uneven stages above: 13; with a 0.5 hop on equal stages: s0 F0 [0,1]
+    // F1 [1,2]; s1 F0 [1.5,2.5] B0 [2.5,4.5] F1 [4.5,5.5] B1 [5.5,7.5]; s0 B0 [5,7]
+    // B1 [8,10]: 10.
+    void oneOrderServesEveryTiming()
+    {
+        const PipelineInput equal = uniformPipeline(Schedule::oneFOneB, 2, 2);
+        PipelineInput uneven = equal;
+        uneven.forward = {2, 1};
+        uneven.backward = {4, 2};
+        PipelineInput hop = equal;
+        hop.p2pLatency = 0.5;
+        for (const bool timeline : {false, true}) {
+            QCOMPARE(simulatePipeline(equal, timeline).makespan, 9.0);
+            QCOMPARE(simulatePipeline(uneven, timeline).makespan, 13.0);
+            QCOMPARE(simulatePipeline(hop, timeline).makespan, 10.0);
+            QCOMPARE(simulatePipeline(equal, timeline).makespan, 9.0);
+        }
+        const PipelineResult r = simulatePipeline(hop, true);
+        for (const ScheduleOp &op : r.timeline)
+            if (op.stage == 0 && op.kind == OpKind::backward && op.microbatch == 1) {
+                QCOMPARE(op.start, 8.0);
+                QCOMPARE(op.end, 10.0);
+            }
+    }
+
     // The shortcuts without a timeline (GPipe's flow-shop closed form, the steady period of
     // one-chunk 1F1B and ZB-H1) give what simulating every op gives, on uneven stages with
     // end-stage extras, sends and latency; the steady ones simulate only a few rounds.
