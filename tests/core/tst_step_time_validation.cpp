@@ -242,6 +242,9 @@ private Q_SLOTS:
         ModelSpec model = megatronGpt(layers, hidden, heads);
         model.vocab = 131072;
         model.learnedPositions = 4096;
+        // The table's sizes count the output layer apart from the input embedding (1.7B is
+        // 1.75B untied, 1.49B tied; 7.1B and 462B likewise): untied.
+        model.tiedEmbeddings = false;
         int chunks = 1;
         if (pp > 1)
             for (chunks = 2; (layers / pp) % chunks != 0; ++chunks) {
@@ -311,7 +314,7 @@ private Q_SLOTS:
         // its modelled step at the assumed micro-batch 1 (at 2 it is within 2 %).
         QEXPECT_FAIL("1.7B", "H100 layers modelled about 31 % fast at h = 2,048", Continue);
         QEXPECT_FAIL("7.1B", "H100 layers modelled about 20 % fast at h = 4,096", Continue);
-        QEXPECT_FAIL("32B", "modelled about 18 % slow at the assumed micro-batch size 1", Continue);
+        QEXPECT_FAIL("32B", "modelled about 20 % slow at the assumed micro-batch size 1", Continue);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
