@@ -308,13 +308,23 @@ private Q_SLOTS:
         qInfo("%s: %.1f TFLOP/s modelled, %.1f published, %+.1f %%", QTest::currentDataTag(),
               tflops, publishedTflops, 100 * e);
         QVERIFY(r.fits); // the run was measured, so it fitted: no recomputation is needed
-        // docs/step_time.md: every listed run within 15 %, but for three with one stage. The
-        // two smallest, multiplies 2,048 and 4,096 wide, are modelled a fifth to a third faster
-        // than they ran; the 32B run's FP32 gradient sync over one NIC a device is a third of
-        // its modelled step at the assumed micro-batch 1 (at 2 it is within 2 %).
-        QEXPECT_FAIL("1.7B", "H100 layers modelled about 31 % fast at h = 2,048", Continue);
-        QEXPECT_FAIL("7.1B", "H100 layers modelled about 20 % fast at h = 4,096", Continue);
-        QEXPECT_FAIL("32B", "modelled about 20 % slow at the assumed micro-batch size 1", Continue);
+        // docs/step_time.md: every listed run within 15 %, but for three with one stage. At one
+        // micro-batch a step, where the backward hides the gradient sync, all four one-stage runs
+        // are modelled 19-35 % fast: the H100 layers' compute is timed fast at these shapes, and
+        // no public measurement yet says why. The 32B run's FP32 gradient sync over one NIC a
+        // device is a third of its modelled step at the assumed micro-batch 1 (at 2, +0.1 %).
+        QEXPECT_FAIL("1.7B",
+                     "H100 layer compute modelled about 31 % fast at h = 2,048, cause not yet "
+                     "measured (docs/step_time.md)",
+                     Continue);
+        QEXPECT_FAIL("7.1B",
+                     "H100 layer compute modelled about 20 % fast at h = 4,096, cause not yet "
+                     "measured (docs/step_time.md)",
+                     Continue);
+        QEXPECT_FAIL("32B",
+                     "about 20 % slow at the assumed micro-batch size 1, which the README does not "
+                     "publish: the FP32 gradient sync hides behind one micro-batch's backward only",
+                     Continue);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
@@ -416,7 +426,10 @@ private Q_SLOTS:
         // docs/step_time.md: the GB200 run is modelled 27 % fast at the short-burst matmul
         // rate, the only one published for it, with no FP8 multiply measurement to say more.
         if (knownMiss)
-            QEXPECT_FAIL("", "GB200 FP8 is modelled 27 % fast", Continue);
+            QEXPECT_FAIL("",
+                         "GB200 FP8 modelled 27 % fast: no sustained GB200 matmul rate is "
+                         "published, only the short-burst one (docs/step_time.md)",
+                         Continue);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
