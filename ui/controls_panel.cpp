@@ -15,6 +15,8 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QSignalBlocker>
+#include <QStyle>
+#include <QStyleOptionComboBox>
 #include <functional>
 #include <memory>
 
@@ -39,6 +41,8 @@ constexpr const char *kInferenceOnly[] = {"output_len", "kv_precision"};
 
 // Marks the entry of a model or device defined inline in the scenario, not a preset.
 constexpr int kInlineRole = Qt::UserRole + 1;
+// True on a ZeRO stage the framework has a name of its own for.
+constexpr int kFrameworkNameRole = Qt::UserRole + 2;
 
 // A scenario file may define its model or device inline: the picker names it in an entry
 // after the presets rather than going blank, for as long as the scenario uses it.
@@ -158,6 +162,31 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
 void ControlsPanel::setStacked(bool stacked)
 {
     m_form->setRowWrapPolicy(stacked ? QFormLayout::WrapAllRows : QFormLayout::DontWrapRows);
+    fitZeroNames();
+}
+
+bool ControlsPanel::fitZeroNames()
+{
+    // Other pickers show 12 characters and their list the rest; the ZeRO picker shows the
+    // framework's name for each stage it has ("1 — distributed optimizer") whole, at the
+    // current text size. A stage the framework lacks shows its generic name and says so,
+    // elided, whole in the list.
+    auto *zero = qobject_cast<QComboBox *>(m_controls.value(QStringLiteral("zero")));
+    if (!zero)
+        return false;
+    int widest = 0;
+    for (int stage = 0; stage < zero->count(); ++stage)
+        if (zero->itemData(stage, kFrameworkNameRole).toBool())
+            widest = std::max(widest, zero->fontMetrics().horizontalAdvance(zero->itemText(stage)));
+    QStyleOptionComboBox option;
+    option.initFrom(zero);
+    const QSize text(widest, zero->fontMetrics().height());
+    const int width =
+        zero->style()->sizeFromContents(QStyle::CT_ComboBox, &option, text, zero).width();
+    if (width == zero->minimumWidth())
+        return false;
+    zero->setMinimumWidth(width);
+    return true;
 }
 
 bool ControlsPanel::isStacked() const
@@ -288,7 +317,10 @@ void ControlsPanel::refresh()
                                                .arg(io::qs(generic.zeroNames[std::size_t(stage)]),
                                                     io::qs(profile.name))
                                          : tr("%1 — %2").arg(stage).arg(io::qs(name)));
+            zero->setItemData(stage, !name.empty(), kFrameworkNameRole);
         }
+    if (fitZeroNames())
+        Q_EMIT widthWanted();
     if (auto *recompute = qobject_cast<QComboBox *>(m_controls.value(QStringLiteral("recompute"))))
         for (int i = 0; i < recompute->count() && i < 3; ++i) {
             const auto name = profile.recomputeNames[std::size_t(i)];

@@ -37,6 +37,10 @@ public:
     void setStacked(bool stacked);
     bool isStacked() const;
 
+Q_SIGNALS:
+    // The panel needs another width: the framework's names for ZeRO stages changed.
+    void widthWanted();
+
 private:
     QComboBox *addChoice(const QString &key, const QString &label);
     SliderSpin *addSlider(const QString &key, const QString &label, int minimum, int maximum,
@@ -56,6 +60,8 @@ private:
     // steps, so that the burst is one undo step; 0 (a step of its own) otherwise.
     std::function<int()> stepGesture(const StepBurst *steps);
     void refresh();
+    // Sizes the ZeRO picker for the framework's names; true when its width changed.
+    bool fitZeroNames();
 
     ScenarioDocument *m_document;
     QFormLayout *m_form;

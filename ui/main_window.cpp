@@ -78,6 +78,11 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     dock->setWidget(scroll);
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
+    // A framework whose names for ZeRO stages are longer widens the panel, and narrows it back.
+    connect(m_controls, &ControlsPanel::widthWanted, this, [this] {
+        fitLayout(false);
+        resizeDocks({m_controlsDock}, {m_controlsScroll->minimumWidth()}, Qt::Horizontal);
+    });
 
     // The explanation of a loaded example, beside the charts it explains.
     m_example->setFrameShape(QFrame::StyledPanel);

@@ -38,6 +38,7 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QStyle>
+#include <QStyleOptionComboBox>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -171,6 +172,41 @@ private Q_SLOTS:
         QCOMPARE(framework->currentData().toString(), QStringLiteral("custom"));
         QCOMPARE(zero->itemText(3), QStringLiteral("3 — + parameters"));
         QVERIFY(document.scenario().cacheOutputs);
+    }
+
+    // The ZeRO picker shows each framework's name for the chosen stage whole, not clipped at
+    // the panel's default width (a stage the framework lacks may elide: the list shows it).
+    void zeroStageNamesAreWhole_data()
+    {
+        QTest::addColumn<QString>("framework");
+        for (const char *framework : {"custom", "megatron", "torchtitan", "deepspeed"})
+            QTest::newRow(framework) << QString::fromLatin1(framework);
+    }
+    void zeroStageNamesAreWhole()
+    {
+        QFETCH(QString, framework);
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(document.setField(QStringLiteral("framework"), framework));
+        document.flush();
+        auto *zero = qobject_cast<QComboBox *>(window.controls()->control("zero"));
+        QVERIFY(zero);
+        for (int stage = 0; stage < zero->count(); ++stage) {
+            const QString text = zero->itemText(stage);
+            if (text.contains(QStringLiteral("not in")))
+                continue;
+            QStyleOptionComboBox option;
+            option.initFrom(zero);
+            const QRect field = zero->style()->subControlRect(QStyle::CC_ComboBox, &option,
+                                                              QStyle::SC_ComboBoxEditField, zero);
+            QVERIFY2(field.width() >= zero->fontMetrics().horizontalAdvance(text),
+                     qPrintable(QStringLiteral("%1: %2 px for %3 px of text")
+                                    .arg(text)
+                                    .arg(field.width())
+                                    .arg(zero->fontMetrics().horizontalAdvance(text))));
+        }
     }
 
     // Inference runs forward passes only: the controls about gradients, optimizer states,
