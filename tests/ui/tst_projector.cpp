@@ -22,8 +22,10 @@
 #include <QGraphicsTextItem>
 #include <QLabel>
 #include <QLineSeries>
+#include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
+#include <QSignalSpy>
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
@@ -155,6 +157,35 @@ private Q_SLOTS:
         settle();
         QVERIFY(w.window.note()->isVisible());
         QCOMPARE(w.window.charts()->geometry(), before);
+    }
+
+    // A 1440×900 window has room for the whole Planner after a search: its inputs on one row,
+    // the summary, the table, Load and the chart with its legend, without scrolling. The panel
+    // asked its scroll area for the chart's preferred height and scrolled there.
+    void plannerHoldsItsResultWithoutScrolling()
+    {
+        ExplorerWindow w;
+        MainWindow &window = w.window;
+        showActive(window);
+        window.resize(1440, 900);
+        settle();
+        QCOMPARE(window.size(), QSize(1440, 900));
+        window.plannerAction()->trigger();
+        settle();
+        PlannerPanel *planner = window.planner();
+        QSignalSpy finished(planner, &PlannerPanel::finished);
+        QTest::mouseClick(planner->runButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        settle();
+        auto *scroll =
+            window.plannerDock()->findChild<QScrollArea *>(QStringLiteral("plannerScroll"));
+        QVERIFY(scroll);
+        QVERIFY(planner->summaryLabel()->text().contains(QStringLiteral("layouts considered")));
+        QVERIFY2(planner->height() <= scroll->viewport()->height(),
+                 qPrintable(QStringLiteral("panel %1 px in a %2 px dock")
+                                .arg(planner->height())
+                                .arg(scroll->viewport()->height())));
+        QVERIFY(window.chartsHaveTheirShare());
     }
 
     // The Planner open in presentation mode at the largest text: the charts keep their share

@@ -88,7 +88,9 @@ PlanChart::PlanChart(QWidget *parent)
     m_chart->legend()->setAlignment(Qt::AlignBottom);
     m_chart->setMargins(QMargins(4, 4, 4, 4));
     m_view->setRenderHint(QPainter::Antialiasing);
-    m_view->setMinimumSize(280, 220);
+    // Room for the plot between the axes and the legend; at 1440×900 the Planner dock then
+    // holds the inputs, the table and this chart without scrolling.
+    m_view->setMinimumSize(280, 190);
 
     m_over->setPen(Qt::NoPen);
     QPen ring(chart_style::vermillion(), 3);

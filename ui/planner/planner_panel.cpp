@@ -286,7 +286,7 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
 
     // The inputs wrap onto a second row rather than widen a narrow dock; a label stays with
     // its field, Run with Cancel.
-    auto *inputs = new FlowLayout;
+    auto *inputs = m_inputs = new FlowLayout;
     inputs->setSpacing(12);
     auto group = [inputs](std::initializer_list<QWidget *> widgets) {
         auto *box = new QWidget;
@@ -316,18 +316,15 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     m_trainingInputs << group({labelFor(tr("Rank by:"), m_rank), m_rank});
     inputs->addWidget(m_fromScenario);
     group({m_run, m_cancel});
-    m_progress->setMinimumWidth(fontMetrics().horizontalAdvance(QLatin1Char('x')) * 30);
-    // Its place is kept while it is hidden: starting a search must not rewrap the row.
-    QSizePolicy keep = m_progress->sizePolicy();
-    keep.setRetainSizeWhenHidden(true);
-    m_progress->setSizePolicy(keep);
-    inputs->addWidget(m_progress);
 
     auto *tableSide = new QWidget;
     auto *tableLayout = new QVBoxLayout(tableSide);
     tableLayout->setContentsMargins(0, 0, 0, 0);
     // The summary and the messages above the table they describe: the chart beside takes the
     // dock's full height, which a dock under an example's explanation has little of.
+    // The progress in the summary's place while a search runs: in the row of inputs, where its
+    // place had to be kept while hidden, it took a row of the dock's height of its own.
+    tableLayout->addWidget(m_progress);
     tableLayout->addWidget(m_summary);
     tableLayout->addWidget(m_message);
     tableLayout->addWidget(m_table, 1);
@@ -820,10 +817,18 @@ void PlannerPanel::onSelectionChanged()
     }
 }
 
+int PlannerPanel::heightForWidth(int width) const
+{
+    const QMargins margins = layout()->contentsMargins();
+    return margins.top() + m_inputs->heightForWidth(width - margins.left() - margins.right()) +
+           layout()->spacing() + m_splitter->minimumSizeHint().height() + margins.bottom();
+}
+
 void PlannerPanel::setRunning(bool running)
 {
     m_cancel->setEnabled(running);
     m_progress->setVisible(running);
+    m_summary->setVisible(!running);
     if (running)
         m_progress->setValue(0);
 }

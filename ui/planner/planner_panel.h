@@ -25,6 +25,7 @@ struct ExamplePlan;
 namespace ui {
 
 class FieldMask;
+class FlowLayout;
 class PlanChart;
 class PlanRunner;
 class PlanTableModel;
@@ -48,6 +49,11 @@ class PlannerPanel : public QWidget
     Q_OBJECT
 
 public:
+    // The inputs wrapped to the width, then the table and the chart at their minimum: what a
+    // scroll area sizes the panel by. The layout's own answer takes the chart's preferred
+    // height, and the dock scrolled at 1280×800 with room to spare for the table.
+    int heightForWidth(int width) const override;
+
     explicit PlannerPanel(ScenarioDocument *document, QWidget *parent = nullptr);
 
     QSpinBox *devicesBox() const { return m_devices; }
@@ -180,6 +186,7 @@ private:
     QWidget *m_charts; // the training chart or the deployments'
 
     QSplitter *m_splitter = nullptr;
+    FlowLayout *m_inputs = nullptr;
     bool m_splitterMoved = false;      // the user's split stays
     QList<QWidget *> m_trainingInputs; // shown in training only
     QList<QWidget *> m_servingInputs;  // shown in inference only
