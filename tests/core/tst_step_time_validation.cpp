@@ -419,6 +419,13 @@ private Q_SLOTS:
             << "device=h100-sxm,tp=4,pp=8,dp=2,microbatches=128,schedule=interleaved,"
                "virtual_stages=5,microbatch_size=1,sequence_parallel=true,tp_overlap=true"
             << 64 << 1664.0 << false;
+        // The same recipe at GBS 128 in the 25.11 container: 64 micro-batches, twice the bubble's
+        // share.
+        QTest::addRow("Llama 3 70B, 64 H100, 128 sequences")
+            << "llama-3.1-70b"
+            << "device=h100-sxm,tp=4,pp=8,dp=2,microbatches=64,schedule=interleaved,"
+               "virtual_stages=5,microbatch_size=1,sequence_parallel=true,tp_overlap=true"
+            << 64 << 1602.0 << false;
         // Llama 3.1 405B on 1,024 H100, TP 8, PP 8, CP 2, VP 8, MBS 1, 8,192 tokens: GBS 1,536 in
         // the 26.06 container, 512 in 25.11; the recipe counts the embedding and the loss as
         // layers of the pipeline split (recipes/llama/h100/llama3.py,
