@@ -42,13 +42,14 @@ double DeviceSpec::attentionBackwardEfficiencyOrDefault() const
                                            : attentionEfficiencyOrDefault();
 }
 
-std::array<std::pair<const char *, double>, 7> efficiencyFields(const DeviceSpec &d)
+std::array<std::pair<const char *, double>, 8> efficiencyFields(const DeviceSpec &d)
 {
     return {{{"matmul_efficiency", d.matmulEfficiency},
              {"fp8_matmul_efficiency", d.fp8MatmulEfficiency},
              {"attention_efficiency", d.attentionEfficiency},
              {"attention_backward_efficiency", d.attentionBackwardEfficiency},
              {"memory_efficiency", d.memoryEfficiency},
+             {"eager_memory_efficiency", d.eagerMemoryEfficiency},
              {"intra_node_efficiency", d.intraNodeEfficiency},
              {"inter_node_efficiency", d.interNodeEfficiency}}};
 }
@@ -56,6 +57,11 @@ std::array<std::pair<const char *, double>, 7> efficiencyFields(const DeviceSpec
 double DeviceSpec::memoryEfficiencyOrDefault() const
 {
     return memoryEfficiency > 0 ? memoryEfficiency : kDefaultMemoryEfficiency;
+}
+
+double DeviceSpec::eagerMemoryEfficiencyOrDefault() const
+{
+    return eagerMemoryEfficiency > 0 ? eagerMemoryEfficiency : memoryEfficiencyOrDefault();
 }
 
 double DeviceSpec::linkEfficiencyOrDefault(bool intraNode) const

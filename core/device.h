@@ -32,7 +32,11 @@ struct DeviceSpec
     double attentionEfficiency = 0; // fused attention kernels' fraction of peak; 0: as matmul
     // The backward kernel's fraction, where it differs from the forward's; 0: as the forward.
     double attentionBackwardEfficiency = 0;
-    double memoryEfficiency = 0;    // achieved ÷ datasheet memory bandwidth
+    double memoryEfficiency = 0; // achieved ÷ datasheet memory bandwidth
+    // The same for chains of a framework's own kernels (PyTorch's element-wise and reduction
+    // operations: the loss, eager norms and activations, dropout, gradient adds), where
+    // measured; 0: as memory_efficiency.
+    double eagerMemoryEfficiency = 0;
     double intraNodeEfficiency = 0; // collective bus bandwidth ÷ link bandwidth, in a node
     double interNodeEfficiency = 0; // the same between nodes
     int computeUnits = 0;           // SMs or CUs a matrix multiply's tiles spread over
@@ -46,12 +50,13 @@ struct DeviceSpec
     double attentionEfficiencyOrDefault() const;
     double attentionBackwardEfficiencyOrDefault() const;
     double memoryEfficiencyOrDefault() const;
+    double eagerMemoryEfficiencyOrDefault() const;
     double linkEfficiencyOrDefault(bool intraNode) const;
     bool operator==(const DeviceSpec &) const = default;
 };
 
 // The step-time model's fractions a preset may give, by key: one list for reading, checking
 // and writing them (docs/step_time.md, "Device data").
-std::array<std::pair<const char *, double>, 7> efficiencyFields(const DeviceSpec &device);
+std::array<std::pair<const char *, double>, 8> efficiencyFields(const DeviceSpec &device);
 
 } // namespace core

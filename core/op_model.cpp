@@ -96,6 +96,8 @@ struct Builder
         return {2 * m * n * k * batch, bytes, matmulSeconds(rates, m, n, k, batch, loads, store)};
     }
     OpCost memory(double bytes) { return {0, bytes, memorySeconds(rates, bytes)}; }
+    // Bytes a chain of PyTorch's own kernels moves, at the bandwidth those reach.
+    OpCost eagerMemory(double bytes) { return {0, bytes, eagerMemorySeconds(rates, bytes)}; }
 
     // A projection of `tokens` rows from k to n columns: forward C = A·B, backward dA = dC·Bᵀ
     // (tokens×k×n) and dB = Aᵀ·dC (k×n×tokens), the same FLOPs each (Narayanan et al. 2021,
@@ -134,12 +136,14 @@ struct Builder
         own.projection(key, label, tokens, n, k, actBytes, actBytes, rerun);
         ops.push_back(std::move(own.ops.front()));
     }
+    // `eager`: PyTorch's own kernels run it, at their bandwidth rather than a fused kernel's.
     void memoryOp(std::string_view key, std::string_view label, double rows, double cols,
-                  double forwardBytes, double backwardBytes, bool rerun, std::string_view source)
+                  double forwardBytes, double backwardBytes, bool rerun, std::string_view source,
+                  bool eager = false)
     {
         LayerOp op = newOp(key, label, TimePart::memoryBound, elements(rows, cols));
-        op.forward = memory(forwardBytes);
-        op.backward = memory(backwardBytes);
+        op.forward = eager ? eagerMemory(forwardBytes) : memory(forwardBytes);
+        op.backward = eager ? eagerMemory(backwardBytes) : memory(backwardBytes);
         op.rerun = rerun;
         op.source = source;
         ops.push_back(std::move(op));
@@ -232,6 +236,7 @@ std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weigh
     r.halfPeakFlops = attentionPeak;
     r.halfMatmulFlops = attentionPeak * device.matmulEfficiencyOrDefault();
     r.memoryBytesPerS = device.hbmGbPerS * 1e9 * device.memoryEfficiencyOrDefault();
+    r.eagerMemoryBytesPerS = device.hbmGbPerS * 1e9 * device.eagerMemoryEfficiencyOrDefault();
     r.computeUnits = device.computeUnits;
     r.forcedMfu = mfu.value_or(0.0);
     return r;
@@ -274,6 +279,13 @@ double memorySeconds(const DeviceRates &rates, double bytes)
     return bytes / rates.memoryBytesPerS;
 }
 
+double eagerMemorySeconds(const DeviceRates &rates, double bytes)
+{
+    if (rates.forcedMfu > 0 || !(rates.eagerMemoryBytesPerS > 0))
+        return 0;
+    return bytes / rates.eagerMemoryBytesPerS;
+}
+
 // Megatron-LM before its gradient-accumulation fusion (2022) and PyTorch autograd's
 // AccumulateGrad add each micro-batch's weight gradients into the accumulated ones in a pass
 // of their own: read the sum and the new gradients, write the sum, for every weight the
@@ -283,7 +295,7 @@ void addGradAccumulation(Builder &b, double weights, const LayerConfig &c)
 {
     LayerOp op = newOp("grad_accumulation", "gradient accumulation", TimePart::memoryBound,
                        elements(weights, 1));
-    op.weight = b.memory(weights * c.gradAccumulationBytes);
+    op.weight = b.eagerMemory(weights * c.gradAccumulationBytes);
     op.source = "a separate add of each micro-batch's weight gradients: read both, write the sum";
     b.ops.push_back(std::move(op));
 }
@@ -511,8 +523,10 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
         "reads the branch and the residual, writes the sum (and the dropout mask)";
     const PassBytes rotary = ropeBytes(e, c.fusedElementwise);
 
+    // Unfused, PyTorch's own kernels run the element-wise work at their lower bandwidth.
+    const bool eager = !c.fusedElementwise;
     b.memoryOp("norm1", "attention norm", spTokens, h, norm.forward * spTokens * h,
-               norm.backward * spTokens * h, full, normSource);
+               norm.backward * spTokens * h, full, normSource, eager);
     // The value width of a head: head_dim, or v_head_dim with multi-head latent attention.
     const double dv = model.valueHeadDim();
     if (model.latentAttention()) {
@@ -537,7 +551,8 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
         b.memoryOp("rope", "rotary embedding", tokens, (heads + 1) * rope,
                    rotary.forward * tokens * (heads + 1) * rope,
                    rotary.backward * tokens * (heads + 1) * rope, full,
-                   "reads and writes the rotary parts of Q and the shared K (Su et al. 2021)");
+                   "reads and writes the rotary parts of Q and the shared K (Su et al. 2021)",
+                   eager);
     } else {
         b.projection("qkv", "QKV projection", tokens, (heads + 2 * kvHeads) * d, h, c.weightBytes,
                      c.activationBytes, full);
@@ -545,7 +560,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             b.memoryOp("rope", "rotary embedding", tokens, (heads + kvHeads) * d,
                        rotary.forward * tokens * (heads + kvHeads) * d,
                        rotary.backward * tokens * (heads + kvHeads) * d, full,
-                       "reads and writes Q and K (Su et al. 2021, RoFormer)");
+                       "reads and writes Q and K (Su et al. 2021, RoFormer)", eager);
     }
 
     {
@@ -573,12 +588,19 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             const double scores = batch * sq * s;
             const OpCost qk = b.matmul(sq, s, d, batch, e, c.activationBytes);
             const OpCost av = b.matmul(sq, dv, s, batch, e, c.activationBytes);
-            const OpCost softmax = b.memory(scores * (2 * e + mask * (2 * e + 1)));
+            // Megatron-LM's scale-mask-softmax is a kernel of its own; the dropout after it
+            // is PyTorch's (unfused, the softmax is too).
+            const auto elementWise = [&](double bytes) {
+                return c.fusedElementwise ? b.memory(bytes) : b.eagerMemory(bytes);
+            };
+            const OpCost softmax =
+                plus(elementWise(scores * 2 * e), b.eagerMemory(scores * mask * (2 * e + 1)));
             op.forward = plus(plus(qk, av), softmax);
             // The gradient of the dropped probabilities dO·Vᵀ has QKᵀ's shape; dV = Pᵀ·dO,
             // dQ = dS·K and dK = dSᵀ·Q have attention × V's (s × d outputs, s deep). Softmax
             // backward reads y and dy and writes dx; dropout's reads dy and the mask.
-            const OpCost softmaxBack = b.memory(scores * (3 * e + mask * (e + 1)));
+            const OpCost softmaxBack =
+                plus(elementWise(scores * 3 * e), b.eagerMemory(scores * mask * (e + 1)));
             op.backward = plus(plus(plus(qk, av), plus(av, av)), softmaxBack);
             op.source = "Korthikanti et al. 2022, §4.1: 4·b·s²·h/T FLOPs and the s² scores";
         }
@@ -600,9 +622,9 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
     b.projection("proj", "output projection", tokens, h, heads * dv, c.weightBytes,
                  c.activationBytes, full);
     b.memoryOp("residual1", "attention residual", spTokens, h, spTokens * h * (3 * e + mask),
-               spTokens * h * (2 * e + mask), full, residualSource);
+               spTokens * h * (2 * e + mask), full, residualSource, eager);
     b.memoryOp("norm2", "MLP norm", spTokens, h, norm.forward * spTokens * h,
-               norm.backward * spTokens * h, full, normSource);
+               norm.backward * spTokens * h, full, normSource, eager);
     if (c.moe) {
         addExperts(b, model, c, tokens, spTokens, full);
     } else {
@@ -613,15 +635,16 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             b.memoryOp("act", "SwiGLU", tokens, f, swiglu.forward * tokens * f,
                        swiglu.backward * tokens * f, full,
                        "reads gate and up, writes their product; backward reads both and dy, "
-                       "writes two gradients (Shazeer 2020)");
+                       "writes two gradients (Shazeer 2020)",
+                       eager);
         else
             b.memoryOp("act", "GeLU", tokens, f, 2 * tokens * f * e, 3 * tokens * f * e, full,
-                       "reads x, writes y; backward reads x and dy, writes dx");
+                       "reads x, writes y; backward reads x and dy, writes dx", eager);
         b.projection("fc2", "MLP down projection", tokens, h, f, c.weightBytes, c.activationBytes,
                      full);
     }
     b.memoryOp("residual2", "MLP residual", spTokens, h, spTokens * h * (3 * e + mask),
-               spTokens * h * (2 * e + mask), full, residualSource);
+               spTokens * h * (2 * e + mask), full, residualSource, eager);
     if (rates.fp8)
         addFp8Casts(b, c, full);
 
@@ -801,7 +824,8 @@ EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const Devi
                norm.backward * spTokens * h, false,
                c.fusedElementwise || model.bias
                    ? "reads x and writes y; backward reads x and dy, writes dx"
-                   : "eager RMSNorm in FP32 (Transformers' LlamaRMSNorm)");
+                   : "eager RMSNorm in FP32 (Transformers' LlamaRMSNorm)",
+               !c.fusedElementwise);
     if (c.tp > 1 && c.sequenceParallel) {
         LayerOp op =
             newOp("head_comm", "LM head all-gather", TimePart::tpComm, elements(tokens, h));
@@ -832,7 +856,8 @@ EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const Devi
     b.memoryOp("loss", "cross-entropy loss", tokens, vocab, tokens * vocab * (e + 36),
                tokens * vocab * (12 + e), false,
                "FP32 cast, max, subtract, exp, sum and divide over the logits; backward scales "
-               "the softmax and casts the gradient back");
+               "the softmax and casts the gradient back",
+               true);
     // The last stage's head: its own weights, or with tied embeddings its copy of the
     // embedding's (Megatron-LM keeps one there and all-reduces their gradients).
     if (c.training && c.gradAccumulationBytes > 0) {

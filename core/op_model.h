@@ -23,7 +23,10 @@ struct DeviceRates
     double attentionFlops = 0; // fused attention's rate: peak × attention efficiency
     double attentionBackwardFlops = 0; // its backward's: peak × attention backward efficiency
     double memoryBytesPerS = 0;        // achieved memory bandwidth; 0 when not published
-    int computeUnits = 0;              // SMs or CUs; 0: no wave quantization
+    // The bandwidth chains of PyTorch's own kernels achieve: the loss, dropout, gradient adds
+    // and, unfused, norms and activations (docs/step_time.md, "Device data").
+    double eagerMemoryBytesPerS = 0;
+    int computeUnits = 0; // SMs or CUs; 0: no wave quantization
     // A scenario `mfu`: every operation's FLOPs at peak × mfu, memory-bound work free, as
     // one fixed efficiency has always done; 0 for the per-operation model.
     double forcedMfu = 0;
@@ -51,6 +54,8 @@ double matmulSeconds(const DeviceRates &rates, double m, double n, double k, dou
 
 // Seconds of memory-bound work moving `bytes`.
 double memorySeconds(const DeviceRates &rates, double bytes);
+// The same moved by a chain of PyTorch's own kernels.
+double eagerMemorySeconds(const DeviceRates &rates, double bytes);
 
 // One operation's cost for one micro-batch on one device.
 struct OpCost

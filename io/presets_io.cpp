@@ -121,6 +121,7 @@ std::optional<core::InputError> parseDevice(const QJsonObject &object, core::Dev
     f.number("attention_efficiency", d.attentionEfficiency);
     f.number("attention_backward_efficiency", d.attentionBackwardEfficiency);
     f.number("memory_efficiency", d.memoryEfficiency);
+    f.number("eager_memory_efficiency", d.eagerMemoryEfficiency);
     f.number("intra_node_efficiency", d.intraNodeEfficiency);
     f.number("inter_node_efficiency", d.interNodeEfficiency);
     f.integer("compute_units", d.computeUnits);

@@ -9,6 +9,7 @@
 #include "core/step_time.h"
 #include "core/validate.h"
 #include "io/presets_io.h"
+#include "test_models.h"
 #include "test_scenarios.h"
 
 #include <QTest>
@@ -132,7 +133,9 @@ private Q_SLOTS:
         // Eager element-wise work (docs/step_time.md): Transformers' LlamaRMSNorm moves
         // 4e + 28 = 36 bytes a value forward and 6e + 44 = 56 backward, over the 512 tokens
         // sequence parallelism leaves a device; apply_rotary_pos_emb 10e and 14e over Q and K
-        // (8 + 1 heads of 128); SwiGLU 5e and 9e over 3584 values a token.
+        // (8 + 1 heads of 128); SwiGLU 5e and 9e over 3584 values a token. PyTorch's own kernels
+        // run them, at the 0.784 of 3,350 GB/s they reach on an H100 (Megatron-LM's unfused
+        // cross-entropy in linkedin/Liger-Kernel's benchmark data); the residual adds too.
         {
             Scenario eager = s;
             eager.fusedElementwise = false;
@@ -142,13 +145,16 @@ private Q_SLOTS:
                 return *std::find_if(u.layerOps.begin(), u.layerOps.end(),
                                      [key](const LayerOp &o) { return o.key == key; });
             };
-            const double bandwidth = 3350e9 * 0.9;
+            const double bandwidth = 3350e9 * 0.784;
             QVERIFY(near(find("norm1").forward.seconds, 512.0 * 8192 * 36 / bandwidth, 1e-9));
             QVERIFY(near(find("norm1").backward.seconds, 512.0 * 8192 * 56 / bandwidth, 1e-9));
             QVERIFY(near(find("rope").forward.seconds, 4096.0 * 9 * 128 * 20 / bandwidth, 1e-9));
             QVERIFY(near(find("rope").backward.seconds, 4096.0 * 9 * 128 * 28 / bandwidth, 1e-9));
             QVERIFY(near(find("act").forward.seconds, 4096.0 * 3584 * 10 / bandwidth, 1e-9));
             QVERIFY(near(find("act").backward.seconds, 4096.0 * 3584 * 18 / bandwidth, 1e-9));
+            QVERIFY(near(find("residual1").forward.seconds, 512.0 * 8192 * 6 / bandwidth, 1e-9));
+            // Fused, the same adds run at the fused kernels' 0.9.
+            QVERIFY(near(op("residual1").forward.seconds, 512.0 * 8192 * 6 / (3350e9 * 0.9), 1e-9));
         }
         // SwiGLU: reads gate and up (2 × 3584), writes 3584 values per token, 2 bytes each, at
         // 0.9 of 3,350 GB/s; backward reads three, writes two.
@@ -157,13 +163,14 @@ private Q_SLOTS:
         QVERIFY(near(op("act").backward.seconds, 5 * act / (3350e9 * 0.9), 1e-9));
         // Cross-entropy over 4096 × 128,256/8 logits, one pass per operation of Megatron-LM's
         // vocab-parallel loss: cast 2 + 4, max 4, subtract 8, exp 8, sum 4, divide 8 bytes
-        // forward; scale 8 and cast back 4 + 2 backward.
+        // forward; scale 8 and cast back 4 + 2 backward; PyTorch's kernels, at 0.784 of the
+        // bandwidth (the rate this very loss was measured at, 8,192 × 131,072 logits on an H100).
         const auto loss = std::find_if(r.endOps.begin(), r.endOps.end(),
                                        [](const LayerOp &o) { return o.key == "loss"; });
         QVERIFY(loss != r.endOps.end());
         const double logits = 4096.0 * (128256 / 8);
-        QVERIFY(near(loss->forward.seconds, logits * 38 / (3350e9 * 0.9), 1e-9));
-        QVERIFY(near(loss->backward.seconds, logits * 14 / (3350e9 * 0.9), 1e-9));
+        QVERIFY(near(loss->forward.seconds, logits * 38 / (3350e9 * 0.784), 1e-9));
+        QVERIFY(near(loss->backward.seconds, logits * 14 / (3350e9 * 0.784), 1e-9));
         // Sequence parallelism: 2 all-gathers + 2 reduce-scatters of 4096 × 8192 × 2 bytes over
         // 8 NVLink devices, each 7/8 of it at 0.82 × 450 GB/s plus 7 steps of 5.7 µs
         // (NVIDIA/nccl-tests#212); backward gathers twice more (Korthikanti et al. 2022).
@@ -407,6 +414,46 @@ private Q_SLOTS:
         QVERIFY(r.stepTime->stepTimeS > fused.stepTime->stepTimeS);
         QVERIFY(std::none_of(fused.layerOps.begin(), fused.layerOps.end(),
                              [](const LayerOp &o) { return o.key == "grad_accumulation"; }));
+    }
+
+    // PyTorch's own kernels at their measured bandwidth (docs/step_time.md, "Device data"): on
+    // the A100, 0.617 of 2,039 GB/s (Transformers' eager LlamaRMSNorm in linkedin/Liger-Kernel's
+    // benchmark data) where fused kernels keep 0.9. Eager attention's dropout is PyTorch's:
+    // 2e + 1 = 5 bytes a score forward, e + 1 = 3 backward, over Korthikanti et al. 2022's
+    // 22B layer at T = 8 (8 heads a device, micro-batch 4, 2,048 tokens: 4 · 8 · 2048² scores);
+    // Megatron-LM's own softmax kernel stays at 0.9. The separate gradient accumulation is
+    // PyTorch's add: the whole pass at 0.617.
+    void eagerKernelsByHand()
+    {
+        const QString set = QStringLiteral(
+            "device=a100-80gb,precision=fp16,tp=8,pp=1,dp=1,seq_len=2048,microbatches=2,"
+            "microbatch_size=4,zero=0,attention=eager,recompute=none,sequence_parallel=false,"
+            "fused_grad_accumulation=false");
+        Scenario measured = scenario(set);
+        measured.customModel = megatronGpt(48, 6144, 64);
+        const Presets presets = io::builtinPresets();
+        // The same device with PyTorch's kernels as fast as the fused ones.
+        Scenario fused = measured;
+        DeviceSpec device = *presets.device("a100-80gb");
+        device.eagerMemoryEfficiency = 0;
+        fused.customDevice = device;
+        const Report a = evaluate(measured, presets);
+        const Report b = evaluate(fused, presets);
+        QVERIFY(a.ok() && b.ok());
+        const auto find = [](const Report &r, std::string_view key) {
+            return *std::find_if(r.layerOps.begin(), r.layerOps.end(),
+                                 [key](const LayerOp &o) { return o.key == key; });
+        };
+        const double scores = 4.0 * 8 * 2048 * 2048;
+        const double slower = 1 / (2039e9 * 0.617) - 1 / (2039e9 * 0.9);
+        QVERIFY(near(find(a, "attention").forward.seconds - find(b, "attention").forward.seconds,
+                     scores * 5 * slower, 1e-9));
+        QVERIFY(near(find(a, "attention").backward.seconds - find(b, "attention").backward.seconds,
+                     scores * 3 * slower, 1e-9));
+        const LayerOp add = find(a, "grad_accumulation");
+        QVERIFY(near(add.weight.seconds, add.weight.bytes / (2039e9 * 0.617), 1e-9));
+        // The fused element-wise work keeps the fused rate on both.
+        QVERIFY(near(find(a, "act").forward.seconds, find(b, "act").forward.seconds, 1e-12));
     }
 
     // A device with no memory bandwidth gets a warning rather than free memory traffic unsaid.
