@@ -802,8 +802,25 @@ EndTimes firstStageTimes(const ModelSpec &model, const LayerConfig &c, const Dev
         op.source = "Shoeybi et al. 2019, §3: the embedding is split along the vocabulary";
         b.ops.push_back(std::move(op));
     }
+    const double embeddingWeights = static_cast<double>(countParams(model, c.tp).embedding);
+    if (c.training) {
+        // The lookup's gradient is dense: PyTorch's embedding backward zero-fills a gradient
+        // for every row of the table and adds each token's into its row
+        // (aten/src/ATen/native/cuda/Embedding.cu, embedding_dense_backward_cuda). No
+        // multiply accumulates it in place, so the add into the accumulated gradient is a pass
+        // of its own in every framework (Megatron-LM's data-parallel hook,
+        // param.main_grad.add_(param.grad); autograd's AccumulateGrad): read both, write the
+        // sum, counted below when every weight's add is separate.
+        LayerOp op = newOp("embedding_grad", "embedding's dense gradient", TimePart::memoryBound,
+                           elements(embeddingWeights, 1));
+        const double add = c.gradAccumulationBytes > 0 ? 0 : c.weightGradStoreBytes + e;
+        op.weight = b.eagerMemory(embeddingWeights * (e + add));
+        op.source = "PyTorch's embedding backward writes the whole table's gradient; added into "
+                    "the accumulated one";
+        b.ops.push_back(std::move(op));
+    }
     if (c.training && c.gradAccumulationBytes > 0)
-        addGradAccumulation(b, static_cast<double>(countParams(model, c.tp).embedding), c);
+        addGradAccumulation(b, embeddingWeights, c);
     return endTimes(std::move(b.ops), c.training);
 }
 

@@ -171,6 +171,18 @@ private Q_SLOTS:
         const double logits = 4096.0 * (128256 / 8);
         QVERIFY(near(loss->forward.seconds, logits * 38 / (3350e9 * 0.784), 1e-9));
         QVERIFY(near(loss->backward.seconds, logits * 14 / (3350e9 * 0.784), 1e-9));
+        // The embedding's dense gradient, every micro-batch on the first stage: PyTorch writes
+        // all 128,256/8 × 8192 of the table's BF16 gradients, then the add reads the BF16
+        // accumulated and the new and writes the sum: 2 + 2 + 2 + 2 bytes a weight, at the
+        // H100's 0.784 for PyTorch's kernels (aten embedding_dense_backward_cuda;
+        // Megatron-LM's param.main_grad.add_(param.grad)).
+        const auto embeddingGrad =
+            std::find_if(r.endOps.begin(), r.endOps.end(),
+                         [](const LayerOp &o) { return o.key == "embedding_grad"; });
+        QVERIFY(embeddingGrad != r.endOps.end());
+        QVERIFY(
+            near(embeddingGrad->weight.seconds, 128256.0 / 8 * 8192 * 8 / (3350e9 * 0.784), 1e-9));
+        QCOMPARE(embeddingGrad->forward.seconds, 0.0);
         // Sequence parallelism: 2 all-gathers + 2 reduce-scatters of 4096 × 8192 × 2 bytes over
         // 8 NVLink devices, each 7/8 of it at 0.82 × 450 GB/s plus 7 steps of 5.7 µs
         // (NVIDIA/nccl-tests#212); backward gathers twice more (Korthikanti et al. 2022).
