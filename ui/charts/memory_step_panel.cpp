@@ -174,8 +174,9 @@ QString MemoryStepPanel::summaryText(const ChartInputs &inputs, int stage)
             .arg(alive)
             .arg(m);
     case core::Schedule::oneFOneB:
+        // No-break spaces keep the formula on one line when the note wraps.
         return tr("1F1B frees one micro-batch per backward: at most %1 of %2 alive on stage %3 "
-                  "(min(K − s, m)).")
+                  "(min(K\u00a0−\u00a0s,\u00a0m)).")
             .arg(alive)
             .arg(m)
             .arg(stage);
