@@ -18,6 +18,19 @@
 
 using namespace core;
 
+namespace {
+
+// The operation with this key; a test of an operation that is gone stops there.
+const LayerOp &opOf(const std::vector<LayerOp> &ops, std::string_view key)
+{
+    for (const LayerOp &o : ops)
+        if (o.key == key)
+            return o;
+    qFatal("no op %s", std::string(key).c_str());
+}
+
+} // namespace
+
 class TestStepTime : public QObject
 {
     Q_OBJECT
@@ -88,10 +101,7 @@ private Q_SLOTS:
         const Report r = evaluate(s, presets);
         QVERIFY(r.ok() && r.stepTime);
         const auto op = [&r](std::string_view key) -> const LayerOp & {
-            for (const LayerOp &o : r.layerOps)
-                if (o.key == key)
-                    return o;
-            qFatal("no op %s", std::string(key).c_str());
+            return opOf(r.layerOps, key);
         };
         // QKV: 4096 × 1280 × 8192 on 132 SMs in 256 × 128 tiles: 16 × 10 = 160 tiles, two waves
         // of 132, so 160/264 of the sustained matmul's 0.706 × 989 TFLOPS (NVIDIA, "Matrix
@@ -141,9 +151,8 @@ private Q_SLOTS:
             eager.fusedElementwise = false;
             const Report u = evaluate(eager, presets);
             QVERIFY(u.ok());
-            const auto find = [&u](std::string_view key) {
-                return *std::find_if(u.layerOps.begin(), u.layerOps.end(),
-                                     [key](const LayerOp &o) { return o.key == key; });
+            const auto find = [&u](std::string_view key) -> const LayerOp & {
+                return opOf(u.layerOps, key);
             };
             const double bandwidth = 3350e9 * 0.784;
             QVERIFY(near(find("norm1").forward.seconds, 512.0 * 8192 * 36 / bandwidth, 1e-9));
@@ -176,13 +185,10 @@ private Q_SLOTS:
         // accumulated and the new and writes the sum: 2 + 2 + 2 + 2 bytes a weight, at the
         // H100's 0.784 for PyTorch's kernels (aten embedding_dense_backward_cuda;
         // Megatron-LM's param.main_grad.add_(param.grad)).
-        const auto embeddingGrad =
-            std::find_if(r.endOps.begin(), r.endOps.end(),
-                         [](const LayerOp &o) { return o.key == "embedding_grad"; });
-        QVERIFY(embeddingGrad != r.endOps.end());
+        const LayerOp &embeddingGrad = opOf(r.endOps, "embedding_grad");
         QVERIFY(
-            near(embeddingGrad->weight.seconds, 128256.0 / 8 * 8192 * 8 / (3350e9 * 0.784), 1e-9));
-        QCOMPARE(embeddingGrad->forward.seconds, 0.0);
+            near(embeddingGrad.weight.seconds, 128256.0 / 8 * 8192 * 8 / (3350e9 * 0.784), 1e-9));
+        QCOMPARE(embeddingGrad.forward.seconds, 0.0);
         // Sequence parallelism: 2 all-gathers + 2 reduce-scatters of 4096 × 8192 × 2 bytes over
         // 8 NVLink devices, each 7/8 of it at 0.82 × 450 GB/s plus 7 steps of 5.7 µs
         // (NVIDIA/nccl-tests#212); backward gathers twice more (Korthikanti et al. 2022).
@@ -452,9 +458,8 @@ private Q_SLOTS:
         const Report a = evaluate(measured, presets);
         const Report b = evaluate(fused, presets);
         QVERIFY(a.ok() && b.ok());
-        const auto find = [](const Report &r, std::string_view key) {
-            return *std::find_if(r.layerOps.begin(), r.layerOps.end(),
-                                 [key](const LayerOp &o) { return o.key == key; });
+        const auto find = [](const Report &r, std::string_view key) -> const LayerOp & {
+            return opOf(r.layerOps, key);
         };
         const double scores = 4.0 * 8 * 2048 * 2048;
         const double slower = 1 / (2039e9 * 0.617) - 1 / (2039e9 * 0.9);
@@ -494,10 +499,7 @@ private Q_SLOTS:
         const Report r = evaluate(scenario("precision=fp8,tp_overlap=true"), io::builtinPresets());
         QVERIFY(r.ok() && r.stepTime && plain.stepTime);
         const auto op = [&r](std::string_view key) -> const LayerOp & {
-            for (const LayerOp &o : r.layerOps)
-                if (o.key == key)
-                    return o;
-            qFatal("no op %s", std::string(key).c_str());
+            return opOf(r.layerOps, key);
         };
         // One collective: 7/8 of 4096 × 8192 × 2 bytes at 0.82 × 450 GB/s plus 7 × 5.7 µs.
         const double one = 7.0 / 8 * 4096 * 8192 * 2 / (450e9 * 0.82) + 7 * 5.7e-6;
