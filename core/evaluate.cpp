@@ -532,7 +532,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
                     backward += end->backwardS + end->weightS;
                 }
             st.dpExposedS =
-                std::max(st.dpExposedS, dpExposedSeconds(sync, s.dpOverlap, forward, backward,
+                std::max(st.dpExposedS, dpExposedSeconds(sync, dpOverlapFor(s), forward, backward,
                                                          s.overlapParamGather));
             if (sync.seconds > st.dpCommS) {
                 st.dpCommS = sync.seconds;

@@ -121,7 +121,8 @@ const std::array kFields{
               &Scenario::dpOverlap,
               "auto hides the gradient synchronisation behind the last micro-batch's backward "
               "pass and the parameter all-gather behind the first one's forward, as far as they "
-              "fit; a number from 0 to 1 hides that fraction of it.",
+              "fit, where the framework overlaps them (DeepSpeed with ZeRO off all-reduces "
+              "after the backward: nothing hidden); a number from 0 to 1 hides that fraction.",
               {},
               "auto"},
 };

@@ -145,7 +145,11 @@ const std::array kProfiles{
                      kDeepSpeedSchedules,
                      "deepspeedai/DeepSpeed",
                      {"ZeRO off", "ZeRO-1", "ZeRO-2", "ZeRO-3"},
-                     {"", "", "deepspeed.checkpointing"}},
+                     {"", "", "deepspeed.checkpointing"},
+                     // deepspeed/runtime/engine.py, allreduce_gradients: with ZeRO off the
+                     // engine all-reduces at the accumulation boundary, after the backward
+                     // (buffered_allreduce_fallback); ZeRO-1 to 3 overlap with overlap_comm.
+                     1},
 };
 
 } // namespace
@@ -163,6 +167,15 @@ void applyFramework(Scenario &s, Framework framework)
     s.framework = framework;
     for (const ProfileSetting &setting : frameworkProfile(framework).settings)
         setField(s, setting.key, setting.value); // the table's own values always parse
+}
+
+std::optional<double> dpOverlapFor(const Scenario &s)
+{
+    if (s.dpOverlap)
+        return s.dpOverlap;
+    if (s.zero < frameworkProfile(s.framework).dpOverlapFromZero)
+        return 0.0;
+    return std::nullopt;
 }
 
 std::vector<std::string_view> changedFromProfile(const Scenario &s)

@@ -3,6 +3,7 @@
 #include "core/scenario.h"
 
 #include <array>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,12 +35,20 @@ struct FrameworkProfile
     // configuration spells each recomputation (empty: it has none), for the window.
     std::array<std::string_view, 4> zeroNames{};
     std::array<std::string_view, 3> recomputeNames{};
+    // The lowest ZeRO stage whose data-parallel sync the framework overlaps with the passes
+    // (dp_overlap=auto); below it the sync runs after the backward, exposed.
+    int dpOverlapFromZero = 0;
 };
 
 const FrameworkProfile &frameworkProfile(Framework framework);
 
 // Sets the profile's keys on `s` (custom sets none) and records the framework.
 void applyFramework(Scenario &s, Framework framework);
+
+// The fraction of the data-parallel sync the scenario hides: its dp_overlap when set;
+// otherwise none where the framework does not overlap at this ZeRO stage, and std::nullopt
+// (auto: what outlasts the overlapped passes shows) where it does.
+std::optional<double> dpOverlapFor(const Scenario &s);
 
 // The profile's keys whose value in `s` differs from the profile's, in profile order.
 std::vector<std::string_view> changedFromProfile(const Scenario &s);

@@ -415,6 +415,16 @@ std::optional<core::InputError> importDeepSpeed(const QByteArray &content,
         if (overlap.known() && overlap.number > 0 && s.zero > 0 && s.zero < 3)
             out.assumptions.push_back("overlap_comm: DeepSpeed's ZeRO-1 and 2 keep a second "
                                       "gradient bucket, which Parascope does not count");
+        if (overlap.known() && overlap.number > 0 && s.zero == 0)
+            out.assumptions.push_back("overlap_comm has no effect with ZeRO off: the engine "
+                                      "all-reduces after the backward, nothing hidden");
+    } else if (s.zero == 1 || s.zero == 2) {
+        // deepspeed/runtime/zero/config.py, overlap_comm_valid: unset, it is on for ZeRO-3
+        // only. Without it ZeRO-1 reduces after the backward and ZeRO-2 on the compute stream.
+        s.dpOverlap = 0.0;
+        out.assumptions.push_back("zero_optimization.overlap_comm is not in the file: off below "
+                                  "ZeRO-3, DeepSpeed's default, so dp_overlap=0 (the gradient "
+                                  "reduction is not hidden)");
     }
     for (const char *key :
          {"offload_optimizer", "offload_param", "cpu_offload", "cpu_offload_params"}) {
@@ -525,6 +535,13 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
     if (s.overlapParamGather && s.zero >= 1 && s.zero <= 2)
         notes.push_back("overlap_param_gather: DeepSpeed's ZeRO-1 and 2 gather the updated "
                         "parameters in the optimizer step");
+    if (s.dpOverlap && *s.dpOverlap > 0 && *s.dpOverlap < 1 && s.zero >= 1)
+        notes.push_back("dp_overlap=" + core::fieldText(s, "dp_overlap") +
+                        " has no DeepSpeed setting: written as overlap_comm true");
+    if (s.dpOverlap && *s.dpOverlap > 0 && s.zero == 0)
+        notes.push_back("dp_overlap=" + core::fieldText(s, "dp_overlap") +
+                        ": with ZeRO off DeepSpeed all-reduces after the backward, nothing "
+                        "hidden");
     if (s.fusedElementwise)
         notes.push_back("fused_elementwise: the model code's (Liger-Kernel or torch.compile), "
                         "not a DeepSpeed setting");
@@ -547,7 +564,13 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
     text += "  \"train_batch_size\": " + std::to_string(global) + ",\n";
     text += "  \"train_micro_batch_size_per_gpu\": " + std::to_string(s.microbatchSize) + ",\n";
     text += "  \"gradient_accumulation_steps\": " + std::to_string(s.microbatches) + ",\n";
-    text += "  \"zero_optimization\": {\n    \"stage\": " + std::to_string(s.zero) + "\n  },\n";
+    text += "  \"zero_optimization\": {\n    \"stage\": " + std::to_string(s.zero);
+    // dp_overlap=auto is overlap_comm, which DeepSpeed leaves off below ZeRO-3 unless the
+    // file says otherwise (deepspeed/runtime/zero/config.py, overlap_comm_valid).
+    if (s.zero >= 1)
+        text += std::string(",\n    \"overlap_comm\": ") +
+                (!s.dpOverlap || *s.dpOverlap > 0 ? "true" : "false");
+    text += "\n  },\n";
     text +=
         std::string("  \"bf16\": {\n    \"enabled\": ") + (bf16 ? "true" : "false") + "\n  },\n";
     text += std::string("  \"fp16\": {\n    \"enabled\": ") + (fp16 ? "true" : "false") + "\n  }";

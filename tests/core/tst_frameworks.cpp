@@ -407,6 +407,49 @@ private Q_SLOTS:
                 QVERIFY(offersSchedule(f, c.schedule));
         }
     }
+
+    // DeepSpeed hides the data-parallel sync from ZeRO-1 on, with overlap_comm (dp_overlap =
+    // auto); with ZeRO off its engine all-reduces at the accumulation boundary, after the
+    // backward (deepspeed/runtime/engine.py, allreduce_gradients), so all of it shows.
+    // Megatron-LM's --overlap-grad-reduce hides DDP's as well. A number still forces its share.
+    void dataParallelOverlapByFramework_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<QString>("dpOverlap");
+        QTest::addColumn<double>("shown"); // the exposed share of the sync; -1: under half
+        QTest::addRow("DeepSpeed, ZeRO off") << "deepspeed" << 0 << "auto" << 1.0;
+        QTest::addRow("DeepSpeed, ZeRO off, half forced") << "deepspeed" << 0 << "0.5" << 0.5;
+        QTest::addRow("DeepSpeed, ZeRO-2, overlap_comm") << "deepspeed" << 2 << "auto" << -1.0;
+        QTest::addRow("DeepSpeed, ZeRO-2, no overlap_comm") << "deepspeed" << 2 << "0" << 1.0;
+        QTest::addRow("Megatron-LM, DDP") << "megatron" << 0 << "auto" << -1.0;
+        QTest::addRow("custom, ZeRO off") << "custom" << 0 << "auto" << -1.0;
+    }
+    void dataParallelOverlapByFramework()
+    {
+        QFETCH(QString, framework);
+        QFETCH(int, zero);
+        QFETCH(QString, dpOverlap);
+        QFETCH(double, shown);
+        // Llama 3.1 8B on the 8 GPUs of one node, four micro-batches of 4,096 tokens: each
+        // backward is long enough to hide the gradient reduction over NVLink.
+        const Report r = evaluate(
+            scenario(QStringList{QStringLiteral("framework=") + framework,
+                                 QStringLiteral("zero=%1").arg(zero),
+                                 QStringLiteral("dp_overlap=") + dpOverlap, "model=llama-3.1-8b",
+                                 "device=h100-sxm", "tp=1", "pp=1", "dp=8", "microbatches=4",
+                                 "microbatch_size=1", "seq_len=4096", "recompute=none"}),
+            m_presets);
+        QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
+        const double total = r.stepTime->dpCommTotalS;
+        const double exposed = r.stepTime->breakdown[TimePart::dpSync];
+        QVERIFY(total > 0);
+        if (shown < 0)
+            QVERIFY2(exposed < 0.5 * total, qPrintable(QString::number(exposed / total)));
+        else
+            QVERIFY2(std::abs(exposed - shown * total) <= 1e-9 * total,
+                     qPrintable(QString::number(exposed / total)));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestFrameworks)

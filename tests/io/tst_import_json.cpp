@@ -542,6 +542,65 @@ private Q_SLOTS:
                             }));
     }
 
+    // overlap_comm is dp_overlap=auto. Unset, DeepSpeed turns it on for ZeRO-3 only
+    // (deepspeed/runtime/zero/config.py, overlap_comm_valid): a ZeRO-1 or 2 file without it
+    // hides nothing. A written file says which, so that it runs as it was timed.
+    void deepSpeedOverlapComm_data()
+    {
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<QString>("overlapComm"); // "" when the file has no such key
+        QTest::addColumn<QString>("dpOverlap");
+        QTest::addRow("ZeRO-1, unset") << 1 << ""
+                                       << "0";
+        QTest::addRow("ZeRO-2, unset") << 2 << ""
+                                       << "0";
+        QTest::addRow("ZeRO-3, unset") << 3 << ""
+                                       << "auto";
+        QTest::addRow("ZeRO-2, on") << 2 << "true"
+                                    << "auto";
+        QTest::addRow("ZeRO-3, off") << 3 << "false"
+                                     << "0";
+        QTest::addRow("ZeRO off, unset") << 0 << ""
+                                         << "auto";
+    }
+    void deepSpeedOverlapComm()
+    {
+        QFETCH(int, zero);
+        QFETCH(QString, overlapComm);
+        QFETCH(QString, dpOverlap);
+        QString zeroSection = QStringLiteral("\"stage\": %1").arg(zero);
+        if (!overlapComm.isEmpty())
+            zeroSection += QStringLiteral(", \"overlap_comm\": ") + overlapComm;
+        const QByteArray text = QStringLiteral("{\"train_micro_batch_size_per_gpu\": 1, "
+                                               "\"zero_optimization\": {%1}, "
+                                               "\"bf16\": {\"enabled\": true}}")
+                                    .arg(zeroSection)
+                                    .toUtf8();
+        const auto result = io::importConfig(text, {}, presets);
+        QVERIFY2(std::holds_alternative<io::ImportedConfig>(result), refusal(result).c_str());
+        const Scenario &s = *std::get<io::ImportedConfig>(result).scenario;
+        QCOMPARE(s.zero, zero);
+        QCOMPARE(QString::fromStdString(fieldText(s, "dp_overlap")), dpOverlap);
+        if (overlapComm.isEmpty() && dpOverlap == QLatin1String("0"))
+            QVERIFY(contains(std::get<io::ImportedConfig>(result).assumptions,
+                             "overlap_comm is not in the file"));
+
+        // Written back, the file carries the setting whenever ZeRO is on, and reads the same.
+        const auto emitted = io::emitConfig(s, presets, Framework::deepspeed);
+        QVERIFY(std::holds_alternative<std::string>(emitted));
+        const std::string written = std::get<std::string>(emitted);
+        if (zero >= 1)
+            QVERIFY2(written.find(dpOverlap == QLatin1String("0")
+                                      ? "\"overlap_comm\": false"
+                                      : "\"overlap_comm\": true") != std::string::npos,
+                     written.c_str());
+        const auto again = io::importConfig(QByteArray::fromStdString(written), {}, presets);
+        QVERIFY2(std::holds_alternative<io::ImportedConfig>(again), refusal(again).c_str());
+        QCOMPARE(QString::fromStdString(
+                     fieldText(*std::get<io::ImportedConfig>(again).scenario, "dp_overlap")),
+                 dpOverlap);
+    }
+
     // What DeepSpeed has no key for is written as comment lines.
     void deepSpeedComments()
     {
