@@ -40,6 +40,9 @@ struct DeviceSpec
     double intraNodeEfficiency = 0; // collective bus bandwidth ÷ link bandwidth, in a node
     double interNodeEfficiency = 0; // the same between nodes
     int computeUnits = 0;           // SMs or CUs a matrix multiply's tiles spread over
+    // SMs or CUs a collective's kernels hold while compute runs beside it (NCCL runs one
+    // block per channel), where measured; 0: a hidden collective costs the compute nothing.
+    int collectiveUnits = 0;
     std::string process;
     std::string source;
 

@@ -531,9 +531,15 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
                     forward += end->forwardS;
                     backward += end->backwardS + end->weightS;
                 }
-            st.dpExposedS =
-                std::max(st.dpExposedS, dpExposedSeconds(sync, dpOverlapFor(s), forward, backward,
-                                                         s.overlapParamGather));
+            double exposed =
+                dpExposedSeconds(sync, dpOverlapFor(s), forward, backward, s.overlapParamGather);
+            // What is hidden still runs on the device: its kernels hold collective_units of the
+            // compute_units the passes beside it would use, so those passes run that much
+            // slower for as long (NVIDIA Developer Forums, "Compute-Communication Overlap Causes
+            // Severe GEMM Performance Degradation because of Tail Effect"; Lee et al. 2025).
+            if (device.collectiveUnits > 0 && device.computeUnits > 0 && !(t.rates->forcedMfu > 0))
+                exposed += (sync.seconds - exposed) * device.collectiveUnits / device.computeUnits;
+            st.dpExposedS = std::max(st.dpExposedS, exposed);
             if (sync.seconds > st.dpCommS) {
                 st.dpCommS = sync.seconds;
                 out.dpBytesPerStep = sync.bytesPerStep;

@@ -356,6 +356,11 @@ std::optional<InputError> validateDevice(const DeviceSpec &d)
         return error("compute_units", "must be from 0 (not published) to " +
                                           std::to_string(limits::kComputeUnits) + ", got " +
                                           std::to_string(d.computeUnits));
+    if (d.collectiveUnits < 0 || (d.collectiveUnits > 0 && d.collectiveUnits >= d.computeUnits))
+        return error("collective_units",
+                     "must be from 0 (not published) to one fewer than compute_units (" +
+                         std::to_string(d.computeUnits) + "), got " +
+                         std::to_string(d.collectiveUnits));
     if (!(d.tdpW >= 0 && d.tdpW <= limits::kTdpW))
         return error("tdp_w", "must be from 0 (not published) to " + inUnit(limits::kTdpW, "W") +
                                   ", got " + inUnit(d.tdpW, "W"));

@@ -125,6 +125,7 @@ std::optional<core::InputError> parseDevice(const QJsonObject &object, core::Dev
     f.number("intra_node_efficiency", d.intraNodeEfficiency);
     f.number("inter_node_efficiency", d.interNodeEfficiency);
     f.integer("compute_units", d.computeUnits);
+    f.integer("collective_units", d.collectiveUnits);
     f.text("process", d.process);
     f.text("source", d.source);
     if (d.id.empty())
@@ -332,6 +333,8 @@ QJsonObject deviceToJson(const core::DeviceSpec &d)
             o.insert(QLatin1String(key), value);
     if (d.computeUnits != 0)
         o.insert(QStringLiteral("compute_units"), d.computeUnits);
+    if (d.collectiveUnits != 0)
+        o.insert(QStringLiteral("collective_units"), d.collectiveUnits);
     if (!d.process.empty())
         o.insert(QStringLiteral("process"), qs(d.process));
     if (!d.source.empty())

@@ -315,6 +315,16 @@ private Q_SLOTS:
             << head + R"("devices": [{"id": "d", "memory_gib": 8, "eager_memory_efficiency": 2}]})"
             << "devices[0].eager_memory_efficiency"
             << "must be 0 (not published: the default) or from 0.001 to 1, got 2";
+        // A collective holds some of the SMs; compute keeps at least one.
+        QTest::addRow("collective units as many as the compute units")
+            << head +
+                   R"("devices": [{"id": "d", "memory_gib": 8, "compute_units": 132, "collective_units": 132}]})"
+            << "devices[0].collective_units"
+            << "must be from 0 (not published) to one fewer than compute_units (132), got 132";
+        QTest::addRow("collective units without compute units")
+            << head + R"("devices": [{"id": "d", "memory_gib": 8, "collective_units": 24}]})"
+            << "devices[0].collective_units"
+            << "must be from 0 (not published) to one fewer than compute_units (0), got 24";
         QTest::addRow("an ANSI escape in a model id")
             << head + "\"models\": [{\"id\": \"\x1b[2J\", \"params\": 10}]}"
             << "models[0].id"
