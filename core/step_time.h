@@ -64,7 +64,8 @@ inline constexpr std::array kTimeParts{
     TimePartInfo{TimePart::bubble, "bubble_s", "bubble",
                  "time the stage waits in the pipeline schedule"},
     TimePartInfo{TimePart::dpSync, "dp_comm_s", "data-parallel sync",
-                 "the gradient synchronisation not hidden behind the backward pass"},
+                 "the gradient and parameter synchronisation not hidden behind the passes, and "
+                 "what the hidden part costs them in the SMs its kernels hold"},
     TimePartInfo{TimePart::optimizer, "optimizer_s", "optimizer step",
                  "the Adam update after the step, at memory bandwidth"},
 };
