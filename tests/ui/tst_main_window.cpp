@@ -628,7 +628,7 @@ private Q_SLOTS:
         QVERIFY(terms >= 5); // matmuls, memory-bound, attention, TP comm., bubble at least
         // The default: the sync hides behind the passes it overlaps, and the part left is named.
         QVERIFY(text.contains("dp_overlap = auto"));
-        QVERIFY(text.contains(QStringLiteral("%1 of %2 is left exposed")
+        QVERIFY(text.contains(QStringLiteral("%1 of %2 shows in the step")
                                   .arg(sec(r.stepTime->breakdown[core::TimePart::dpSync]),
                                        sec(r.stepTime->dpCommTotalS))));
         // The default times every operation (mfu auto), not one fixed efficiency.
@@ -641,6 +641,15 @@ private Q_SLOTS:
         document.flush();
         QTRY_VERIFY(window.formulas()->toPlainText().contains(
             "the parameter gather waits in the optimizer step"));
+        // DeepSpeed with ZeRO off all-reduces after the backward: auto hides nothing, and the
+        // formula says so rather than describing an overlap that does not happen.
+        QVERIFY(document.setField(QStringLiteral("framework"), QStringLiteral("deepspeed")));
+        QVERIFY(document.setField(QStringLiteral("pp"), QStringLiteral("1")));
+        QVERIFY(document.setField(QStringLiteral("zero"), QStringLiteral("0")));
+        document.flush();
+        QTRY_VERIFY(window.formulas()->toPlainText().contains(
+            "dp_overlap = auto hides nothing here: DeepSpeed runs the sync after the backward at "
+            "ZeRO 0"));
     }
 
     // docs/DESIGN.md §3.4 on the sharding chart: the default's 70B layer (h = 8192, f = 28672,

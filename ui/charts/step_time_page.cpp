@@ -1,5 +1,6 @@
 #include "ui/charts/step_time_page.h"
 
+#include "core/framework.h"
 #include "io/text.h"
 #include "ui/charts/step_time_chart.h"
 #include "ui/formula_panel.h"
@@ -142,18 +143,22 @@ QString StepTimePage::stepTimeFormulas(const core::Scenario &s, const core::Repo
         (s.mfu ? QObject::tr("Every operation at peak × mfu = %1; ").arg(*s.mfu)
                : QObject::tr("Each operation timed from its FLOPs and bytes on the device; ")) +
             (s.dpOverlap
-                 ? QObject::tr("dp_overlap = %1 hides that fraction of the data-parallel sync "
-                               "(docs/step_time.md)")
+                 ? QObject::tr("dp_overlap = %1 hides that fraction of the data-parallel sync")
                        .arg(*s.dpOverlap)
-                 : (s.overlapParamGather
-                        ? QObject::tr("dp_overlap = auto hides the data-parallel sync behind one "
-                                      "micro-batch's backward (gradients) and forward "
-                                      "(parameters); %1 of %2 is left exposed (docs/step_time.md)")
-                        : QObject::tr("dp_overlap = auto hides the gradient sync behind one "
-                                      "micro-batch's backward; the parameter gather waits in the "
-                                      "optimizer step (overlap_param_gather = false); %1 of %2 is "
-                                      "left exposed (docs/step_time.md)"))
-                       .arg(sec(b[core::TimePart::dpSync]), sec(st.dpCommTotalS))) +
+             : core::dpOverlapFor(s)
+                 ? QObject::tr("dp_overlap = auto hides nothing here: %1 runs the sync after the "
+                               "backward at ZeRO %2")
+                       .arg(io::qs(std::string(core::frameworkProfile(s.framework).name)))
+                       .arg(s.zero)
+             : s.overlapParamGather
+                 ? QObject::tr("dp_overlap = auto hides the data-parallel sync behind one "
+                               "micro-batch's backward (gradients) and forward (parameters)")
+                 : QObject::tr("dp_overlap = auto hides the gradient sync behind one "
+                               "micro-batch's backward; the parameter gather waits in the "
+                               "optimizer step (overlap_param_gather = false)")) +
+            QObject::tr("; %1 of %2 shows in the step: what is not hidden, and what the hidden "
+                        "part costs the passes in the SMs it holds (docs/step_time.md)")
+                .arg(sec(b[core::TimePart::dpSync]), sec(st.dpCommTotalS)) +
             (st.dpBusGbPerS > 0
                  ? QObject::tr("; the sync's ring runs at %1 GB/s a device, %2")
                        .arg(st.dpBusGbPerS, 0, 'f', 0)
