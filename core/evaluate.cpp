@@ -19,6 +19,17 @@ namespace core {
 
 namespace {
 
+// The share of the device a collective's kernels hold while hidden behind a pass, which the
+// pass loses for as long: collective_units of compute_units (NVIDIA Developer Forums,
+// "Compute-Communication Overlap Causes Severe GEMM Performance Degradation because of Tail
+// Effect"; Lee et al. 2025). None with one forced efficiency (mfu), as the model was.
+double collectiveShare(const DeviceSpec &device, const Scenario &s)
+{
+    if (s.mfu || device.collectiveUnits <= 0 || device.computeUnits <= 0)
+        return 0;
+    return static_cast<double>(device.collectiveUnits) / device.computeUnits;
+}
+
 std::string gb(std::int64_t bytes)
 {
     char buffer[32];
@@ -156,6 +167,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     c.cpExchange = s.cpExchange;
     if (s.cp > 1)
         chooseLink(device, s.tp * s.cp, s.interNodeGbPerS, c.cpLink);
+    c.collectiveShare = collectiveShare(device, s);
     c.ep = s.ep;
     c.expertTp = s.expertTpDegree();
     if (model.hasExperts()) {
@@ -533,12 +545,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
                 }
             double exposed =
                 dpExposedSeconds(sync, dpOverlapFor(s), forward, backward, s.overlapParamGather);
-            // What is hidden still runs on the device: its kernels hold collective_units of the
-            // compute_units the passes beside it would use, so those passes run that much
-            // slower for as long (NVIDIA Developer Forums, "Compute-Communication Overlap Causes
-            // Severe GEMM Performance Degradation because of Tail Effect"; Lee et al. 2025).
-            if (device.collectiveUnits > 0 && device.computeUnits > 0 && !(t.rates->forcedMfu > 0))
-                exposed += (sync.seconds - exposed) * device.collectiveUnits / device.computeUnits;
+            exposed += (sync.seconds - exposed) * collectiveShare(device, s);
             st.dpExposedS = std::max(st.dpExposedS, exposed);
             if (sync.seconds > st.dpCommS) {
                 st.dpCommS = sync.seconds;

@@ -393,6 +393,15 @@ void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double
                  c.activationBytes, full, local);
 }
 
+// What a transfer overlapped with `window` of computation adds to the pass: the part that
+// outlasts the window, and, for the part hidden, the share of the device its kernels hold
+// (docs/step_time.md, "What hiding costs").
+double shownOfHidden(double transfer, double window, double share)
+{
+    const double hidden = std::min(transfer, window);
+    return transfer - hidden + hidden * share;
+}
+
 // How the C devices of a sequence exchange keys and values (docs/experts.md, "Context
 // parallelism"), on the link of its T x C ranks; `kvWidth` values a token of K and V,
 // `qkvoWidth` of Q, K, V and the output; only what outlasts the attention it overlaps shows.
@@ -413,12 +422,12 @@ LayerOp contextExchange(const LayerConfig &c, double tokens, double qkvoWidth, d
         // pass a K/V block to the neighbour behind the attention of the block in hand;
         // backward passes K, V and their gradients.
         const double hidden = steps / c.cp;
-        op.forward = {
-            0, steps * block,
-            std::max(0.0, transfer(steps * block, steps) - hidden * attentionForward.seconds)};
+        op.forward = {0, steps * block,
+                      shownOfHidden(transfer(steps * block, steps),
+                                    hidden * attentionForward.seconds, c.collectiveShare)};
         op.backward = {0, 2 * steps * block,
-                       std::max(0.0, transfer(2 * steps * block, 2 * steps) -
-                                         hidden * attentionBackward.seconds)};
+                       shownOfHidden(transfer(2 * steps * block, 2 * steps),
+                                     hidden * attentionBackward.seconds, c.collectiveShare)};
         op.source = "Liu et al. 2023 (Ring Attention), §3: C − 1 K/V blocks per pass, each "
                     "behind the attention of the block before";
         break;
@@ -429,11 +438,12 @@ LayerOp contextExchange(const LayerConfig &c, double tokens, double qkvoWidth, d
         const double gathered = block * c.cp; // the whole sequence's K and V
         const OpCost gather = collective(Collective::allGather, gathered, c.cp, c.cpLink, 1);
         const OpCost scatter = collective(Collective::reduceScatter, gathered, c.cp, c.cpLink, 1);
-        op.forward = {0, gather.bytes,
-                      std::max(0.0, gather.seconds - attentionForward.seconds / c.cp)};
-        op.backward = {
-            0, gather.bytes + scatter.bytes,
-            std::max(0.0, gather.seconds + scatter.seconds - attentionBackward.seconds / c.cp)};
+        op.forward = {
+            0, gather.bytes,
+            shownOfHidden(gather.seconds, attentionForward.seconds / c.cp, c.collectiveShare)};
+        op.backward = {0, gather.bytes + scatter.bytes,
+                       shownOfHidden(gather.seconds + scatter.seconds,
+                                     attentionBackward.seconds / c.cp, c.collectiveShare)};
         op.source = "torchtitan context_parallel_rotate_method allgather: K and V gathered "
                     "once, behind the first local block";
         break;

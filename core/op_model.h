@@ -117,6 +117,9 @@ struct LayerConfig
     double weightGradStoreBytes = 0;
     int cp = 1;  // context parallelism: s / C of each sequence on a device
     Link cpLink; // the T x C ranks of a sequence; unused when cp = 1
+    // The share of the device a collective's kernels hold while hidden behind a pass, which
+    // that pass loses (docs/step_time.md, "What hiding costs"); 0: hiding is free.
+    double collectiveShare = 0;
     CpExchange cpExchange = CpExchange::ring;
     bool moe = false;  // the layer's MLP is a mixture of experts (docs/experts.md)
     int ep = 1;        // experts spread over E devices

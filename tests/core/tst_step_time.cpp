@@ -915,6 +915,35 @@ private Q_SLOTS:
                          double(a.stages[0].activationsBytes)) < cp);
     }
 
+    // The ring's K/V passes hide behind attention, but their send and receive kernels hold
+    // SMs for as long as they run: the pass loses the hidden time × collective_units ÷
+    // compute_units (docs/step_time.md, "What hiding costs"), nothing with no count, half of
+    // it with half the SMs held.
+    void contextExchangeHoldsSMs()
+    {
+        const Scenario s = scenario({"model=llama-3.1-8b", "device=h100-sxm", "tp=1", "pp=1",
+                                     "dp=8", "seq_len=8192", "microbatch_size=1", "cp=4"});
+        std::array<LayerOp, 3> ops;
+        const std::array held{0, 24, 66};
+        for (std::size_t i = 0; i < held.size(); ++i) {
+            Presets presets = io::builtinPresets();
+            DeviceSpec h100 = *presets.device("h100-sxm");
+            h100.collectiveUnits = held[i];
+            presets.put(h100);
+            const Report r = evaluate(s, presets);
+            QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+            ops[i] = opOf(r.layerOps, "cp_exchange");
+        }
+        // Over NVLink the blocks hide behind the attention: nothing shows without the count.
+        QCOMPARE(ops[0].forward.seconds, 0.0);
+        QCOMPARE(ops[0].backward.seconds, 0.0);
+        QVERIFY(ops[1].forward.seconds > 0);
+        QVERIFY(near(ops[2].forward.seconds / ops[1].forward.seconds, 66.0 / 24, 1e-9));
+        QVERIFY(near(ops[2].backward.seconds / ops[1].backward.seconds, 66.0 / 24, 1e-9));
+        // The backward passes K, V and their gradients: twice the blocks and messages.
+        QVERIFY(near(ops[1].backward.seconds, 2 * ops[1].forward.seconds, 1e-9));
+    }
+
     // DeepSeek-V3 Technical Report, §2.1.1: multi-head latent attention at T = 1 projects
     // queries 7,168 → 1,536 → 128 × 192, keys and values 7,168 → 512 + 64 and the latent
     // 512 → 128 × (128 + 128); attention scores are 192 wide and values 128, so causal flash
