@@ -28,6 +28,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineSeries>
+#include <QLogValueAxis>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScatterSeries>
@@ -854,6 +855,22 @@ private Q_SLOTS:
                          QPointF(double(c.peakStageBytes) / 1e9, c.stepTimeS));
                 break;
             }
+        // Every marker is whole inside the plot: the axes leave room beyond the extreme points.
+        double slowest = 0;
+        double fastest = 1e300;
+        for (const QScatterSeries *series : {chart->fittingSeries(), chart->overSeries()})
+            for (const QPointF &p : series->points()) {
+                slowest = std::max(slowest, p.y());
+                fastest = std::min(fastest, p.y());
+            }
+        for (QAbstractAxis *axis : chart->fittingSeries()->attachedAxes())
+            if (axis->orientation() == Qt::Vertical) {
+                const auto *time = static_cast<QLogValueAxis *>(axis);
+                QVERIFY2(
+                    time->max() >= slowest * 1.15,
+                    qPrintable(QStringLiteral("%1 s below %2 s").arg(time->max()).arg(slowest)));
+                QVERIFY(time->min() <= fastest / 1.15);
+            }
         // The device's capacity: 80 GiB of HBM, in GB.
         const QLineSeries *capacity = chart->capacitySeries();
         QCOMPARE(capacity->count(), 2);
@@ -873,6 +890,34 @@ private Q_SLOTS:
         QVERIFY(w.panel->selectedCandidate());
         QVERIFY(w.panel->selectedCandidate()->sameLayout(r.candidates.back()));
         QCOMPARE(w.panel->table()->currentIndex().row(), last);
+    }
+
+    // A point just below a power of two (62 s under 64) would have its marker cut by the plot's
+    // top edge; the axes leave a marker's room (15 %) beyond the extreme points on both axes.
+    void planChartLeavesMarkerRoom()
+    {
+        core::PlanResult result;
+        for (const auto &[seconds, gb] : {std::pair{62.0, 31.0}, std::pair{2.1, 130.0}}) {
+            core::PlanCandidate c;
+            c.stepTimeS = seconds;
+            c.peakStageBytes = static_cast<std::int64_t>(gb * 1e9);
+            c.fits = gb < 80;
+            c.leavesHeadroom = c.fits;
+            result.evaluatedLayouts.push_back(c);
+        }
+        PlanChart chart;
+        chart.resize(700, 300);
+        chart.setResult(result, static_cast<std::int64_t>(80 * core::kGiB));
+        for (QAbstractAxis *axis : chart.fittingSeries()->attachedAxes()) {
+            const auto *log = static_cast<QLogValueAxis *>(axis);
+            if (axis->orientation() == Qt::Vertical) {
+                QVERIFY2(log->max() >= 62 * 1.15, qPrintable(QString::number(log->max())));
+                QVERIFY2(log->min() <= 2.1 / 1.15, qPrintable(QString::number(log->min())));
+            } else {
+                QVERIFY2(log->max() >= 130 * 1.15, qPrintable(QString::number(log->max())));
+                QVERIFY2(log->min() <= 31 / 1.15, qPrintable(QString::number(log->min())));
+            }
+        }
     }
 
     void staleWhenTheInputsChange()

@@ -271,15 +271,21 @@ void PlanChart::updateAxes()
             highSeconds = std::max(highSeconds, p.seconds);
         }
     // The plot is the view less about six lines of text (legend, axis title and labels,
-    // margins); labels closer than 1.3 lines apart are elided. Along the bottom a label takes
-    // about six characters.
+    // margins) until it is laid out; Qt elides every label of a vertical log axis once they
+    // come closer than about two lines apart (seen at 1.7: "…" all down the axis). Along the
+    // bottom a label takes about six characters.
     const QFontMetricsF labels(m_timeAxis->labelsFont());
-    const int rows =
-        static_cast<int>((m_view->height() - 6 * labels.height()) / (1.3 * labels.height()));
+    // Once laid out, the plot's own height says how many gaps fit: n labels have n − 1.
+    const QRectF plot = m_chart->plotArea();
+    const double plotHeight =
+        plot.height() > 0 ? plot.height() : m_view->height() - 6 * labels.height();
+    const int rows = static_cast<int>(plotHeight / (2 * labels.height())) + 1;
     const int columns = static_cast<int>(0.8 * m_view->width() / (6 * labels.averageCharWidth()));
-    setLogRange(m_memoryAxis, units::large(lowBytes), units::large(highBytes),
-                std::max(2, columns));
-    setLogRange(m_timeAxis, lowSeconds, highSeconds, std::max(2, rows));
+    // A marker is drawn around its point: the range leaves it room at both ends, so that a
+    // point just below a power of the base is not cut by the plot's edge.
+    setLogRange(m_memoryAxis, units::large(lowBytes) / kMarkerRoom,
+                units::large(highBytes) * kMarkerRoom, std::max(2, columns));
+    setLogRange(m_timeAxis, lowSeconds / kMarkerRoom, highSeconds * kMarkerRoom, std::max(2, rows));
 
     const double capacity = units::large(m_capacityBytes);
     if (capacity > 0)

@@ -28,6 +28,8 @@ public:
     // At most this many points per series: beyond it every k-th layout is drawn, in the
     // planner's order (fastest first), so the cloud keeps its shape and the chart its speed.
     static constexpr qsizetype kMaxPoints = 4000;
+    // The factor the axes leave beyond the lowest and highest point, room for a marker.
+    static constexpr double kMarkerRoom = 1.15;
     // How many of `total` layouts a series draws.
     static qsizetype drawnCount(qsizetype total);
 
