@@ -530,9 +530,25 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         // stage that exposes most.
         for (std::size_t i = 0; i < layers.size() && i < r.stages.size(); ++i) {
             const std::int64_t own = r.stages[i].params;
-            const DpSync sync =
-                dpGradientSync(s.zero, own * states.gradBytes, weightBytes(own, s.precision), s.dp,
-                               link, s.microbatches);
+            DpSync sync = dpGradientSync(s.zero, own * states.gradBytes,
+                                         weightBytes(own, s.precision), s.dp, link, s.microbatches);
+            // FSDP2 copies each gradient, in the reduce precision, into the reduce-scatter's
+            // input on the collective's own stream, which so runs that much longer, and each
+            // gathered parameter out of the all-gather's buffer on the compute stream, which
+            // nothing hides (foreach_reduce_scatter_copy_in, foreach_all_gather_copy_out).
+            double copyOut = 0;
+            if (frameworkProfile(s.framework).copiesThroughCollectiveBuffers && s.zero >= 1) {
+                const double value = activationValueBytes(s.precision); // 16-bit copies
+                const double copyIn =
+                    eagerMemorySeconds(*t.rates, own * (value + states.gradBytes));
+                const int gathers = s.zero >= 3 ? 2 * s.microbatches : 1;
+                if (s.zero >= 2)
+                    sync.microbatchBackwardS += copyIn;
+                else
+                    sync.stepBackwardS += copyIn;
+                sync.seconds += copyIn * (s.zero >= 2 ? s.microbatches : 1);
+                copyOut = gathers * eagerMemorySeconds(*t.rates, own * 2 * value);
+            }
             double forward = t.stageLayers(i, layers[i], &LayerTimes::forwardS);
             double backward = t.stageLayers(i, layers[i], &LayerTimes::backwardS) +
                               t.stageLayers(i, layers[i], &LayerTimes::recomputeS) +
@@ -545,7 +561,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
                 }
             double exposed =
                 dpExposedSeconds(sync, dpOverlapFor(s), forward, backward, s.overlapParamGather);
-            exposed += (sync.seconds - exposed) * collectiveShare(device, s);
+            exposed += (sync.seconds - exposed) * collectiveShare(device, s) + copyOut;
             st.dpExposedS = std::max(st.dpExposedS, exposed);
             if (sync.seconds > st.dpCommS) {
                 st.dpCommS = sync.seconds;

@@ -137,7 +137,11 @@ const std::array kProfiles{
                      {"DDP", "FSDP2 with pipelining", "", "FSDP2"},
                      {"activation_checkpoint.mode = \"none\" (v0.1.0)",
                       "activation_checkpoint.mode = \"selective\" (v0.1.0), SelectiveAC since",
-                      "activation_checkpoint.mode = \"full\" (v0.1.0), FullAC since"}},
+                      "activation_checkpoint.mode = \"full\" (v0.1.0), FullAC since"},
+                     0,
+                     // torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py:
+                     // foreach_all_gather_copy_out, foreach_reduce_scatter_copy_in.
+                     true},
     FrameworkProfile{Framework::deepspeed,
                      "DeepSpeed",
                      kDeepSpeedSettings,

@@ -38,6 +38,10 @@ struct FrameworkProfile
     // The lowest ZeRO stage whose data-parallel sync the framework overlaps with the passes
     // (dp_overlap=auto); below it the sync runs after the backward, exposed.
     int dpOverlapFromZero = 0;
+    // Whether its sharded data parallelism copies every gathered parameter out of the
+    // all-gather's buffer and every gradient, in the reduce precision, into the
+    // reduce-scatter's (PyTorch FSDP2), rather than working in the buffers themselves.
+    bool copiesThroughCollectiveBuffers = false;
 };
 
 const FrameworkProfile &frameworkProfile(Framework framework);
