@@ -42,12 +42,26 @@ double DeviceSpec::attentionBackwardEfficiencyOrDefault() const
                                            : attentionEfficiencyOrDefault();
 }
 
-std::array<std::pair<const char *, double>, 8> efficiencyFields(const DeviceSpec &d)
+double DeviceSpec::flash2EfficiencyOrDefault() const
+{
+    return flash2Efficiency > 0 ? flash2Efficiency : attentionEfficiencyOrDefault();
+}
+
+double DeviceSpec::flash2BackwardEfficiencyOrDefault() const
+{
+    if (flash2BackwardEfficiency > 0)
+        return flash2BackwardEfficiency;
+    return flash2Efficiency > 0 ? flash2Efficiency : attentionBackwardEfficiencyOrDefault();
+}
+
+std::array<std::pair<const char *, double>, 10> efficiencyFields(const DeviceSpec &d)
 {
     return {{{"matmul_efficiency", d.matmulEfficiency},
              {"fp8_matmul_efficiency", d.fp8MatmulEfficiency},
              {"attention_efficiency", d.attentionEfficiency},
              {"attention_backward_efficiency", d.attentionBackwardEfficiency},
+             {"flash2_efficiency", d.flash2Efficiency},
+             {"flash2_backward_efficiency", d.flash2BackwardEfficiency},
              {"memory_efficiency", d.memoryEfficiency},
              {"eager_memory_efficiency", d.eagerMemoryEfficiency},
              {"intra_node_efficiency", d.intraNodeEfficiency},

@@ -32,6 +32,11 @@ struct DeviceSpec
     double attentionEfficiency = 0; // fused attention kernels' fraction of peak; 0: as matmul
     // The backward kernel's fraction, where it differs from the forward's; 0: as the forward.
     double attentionBackwardEfficiency = 0;
+    // FlashAttention-2's kernels (the flash-attn 2 package, PyTorch's flash backend of
+    // scaled_dot_product_attention), forward and backward, where the device's fused kernel
+    // differs; 0: as attention_efficiency and attention_backward_efficiency.
+    double flash2Efficiency = 0;
+    double flash2BackwardEfficiency = 0;
     double memoryEfficiency = 0; // achieved ÷ datasheet memory bandwidth
     // The same for chains of a framework's own kernels (PyTorch's element-wise and reduction
     // operations: the loss, eager norms and activations, dropout, gradient adds), where
@@ -52,6 +57,8 @@ struct DeviceSpec
     double fp8MatmulEfficiencyOrDefault() const;
     double attentionEfficiencyOrDefault() const;
     double attentionBackwardEfficiencyOrDefault() const;
+    double flash2EfficiencyOrDefault() const;
+    double flash2BackwardEfficiencyOrDefault() const;
     double memoryEfficiencyOrDefault() const;
     double eagerMemoryEfficiencyOrDefault() const;
     double linkEfficiencyOrDefault(bool intraNode) const;
@@ -60,6 +67,6 @@ struct DeviceSpec
 
 // The step-time model's fractions a preset may give, by key: one list for reading, checking
 // and writing them (docs/step_time.md, "Device data").
-std::array<std::pair<const char *, double>, 8> efficiencyFields(const DeviceSpec &device);
+std::array<std::pair<const char *, double>, 10> efficiencyFields(const DeviceSpec &device);
 
 } // namespace core

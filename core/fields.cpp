@@ -71,7 +71,10 @@ const std::array kFields{
     FieldInfo{"recompute", &Scenario::recompute,
               "Activation recomputation: none, selective (attention), or full layers."},
     FieldInfo{"attention", &Scenario::attention,
-              "Attention kernel: flash keeps no s-by-s matrices, eager does."},
+              "Attention kernel: flash is the device's fused one (cuDNN's through Transformer "
+              "Engine on Hopper), flash2 FlashAttention-2's (flash-attn 2, and PyTorch's "
+              "scaled_dot_product_attention by default on Hopper); both keep no s-by-s "
+              "matrices, eager does."},
     FieldInfo{"sequence_parallel", &Scenario::sequenceParallel,
               "Split norms and dropout along the sequence across T (Korthikanti et al. 2022)."},
     FieldInfo{"tp_overlap", &Scenario::tpOverlap,

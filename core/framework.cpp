@@ -61,7 +61,10 @@ constexpr std::array kTorchtitanSettings{
                    "complex-number RoPE and the feed-forward run as eager PyTorch operations"},
     ProfileSetting{"fused_grad_accumulation", "false",
                    "autograd's AccumulateGrad adds each micro-batch's gradients into .grad"},
-    ProfileSetting{"attention", "flash", "scaled_dot_product_attention's flash kernel"},
+    ProfileSetting{"attention", "flash",
+                   "scaled_dot_product_attention with cuDNN's kernel first "
+                   "(torchtitan models/common/attention.py, since pytorch/torchtitan#1000; "
+                   "before it, FlashAttention-2's: attention=flash2)"},
     ProfileSetting{"cp_exchange", "allgather",
                    "context_parallel_rotate_method defaults to allgather: every K/V shard "
                    "gathered after the first local block (torchtitan job_config.py)"},
@@ -94,7 +97,10 @@ constexpr std::array kDeepSpeedSettings{
                    "SwiGLU as eager PyTorch operations"},
     ProfileSetting{"fused_grad_accumulation", "false",
                    "autograd's AccumulateGrad adds each micro-batch's gradients into .grad"},
-    ProfileSetting{"attention", "flash", "scaled_dot_product_attention in Transformers"},
+    ProfileSetting{"attention", "flash2",
+                   "Transformers' sdpa attention (its default) and flash_attention_2 run "
+                   "FlashAttention-2's kernel on Hopper: scaled_dot_product_attention puts it "
+                   "before cuDNN's (huggingface/transformers#48163)"},
     ProfileSetting{"cp_exchange", "alltoall",
                    "DeepSpeed-Ulysses splits sequences by all-to-alls of Q, K, V and the "
                    "output between the sequence and the heads (Jacobs et al. 2023)"},

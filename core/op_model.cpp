@@ -232,6 +232,8 @@ std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weigh
                                      : r.peakFlops;
     r.attentionFlops = attentionPeak * device.attentionEfficiencyOrDefault();
     r.attentionBackwardFlops = attentionPeak * device.attentionBackwardEfficiencyOrDefault();
+    r.flash2Flops = attentionPeak * device.flash2EfficiencyOrDefault();
+    r.flash2BackwardFlops = attentionPeak * device.flash2BackwardEfficiencyOrDefault();
     r.fp8 = compute == Precision::fp8;
     r.halfPeakFlops = attentionPeak;
     r.halfMatmulFlops = attentionPeak * device.matmulEfficiencyOrDefault();
@@ -577,16 +579,21 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
         LayerOp op = newOp("attention", "attention core", TimePart::attention,
                            dims(sq, s, d, heads * static_cast<double>(c.microbatchSize)));
         const double batch = heads * static_cast<double>(c.microbatchSize);
-        if (c.attention == Attention::flash) {
+        if (c.attention != Attention::eager) {
             // Causal flash attention skips the masked half of QKᵀ and attention × V
             // (Dao 2023, "FlashAttention-2", §3.1); its backward does 5 multiplies of the
             // forward's 2, 2.5 × the FLOPs (ibid. §3.1.2).
             // QKᵀ over the query/key width d, attention × V over the value width.
             const double flops = 2 * batch * sq * s * (d + dv) / 2;
             const double forced = rates.forcedMfu > 0 ? rates.peakFlops * rates.forcedMfu : 0;
-            const double rate = forced > 0 ? forced : rates.attentionFlops;
-            // The backward kernel runs at its own measured rate (docs/step_time.md).
-            const double backwardRate = forced > 0 ? forced : rates.attentionBackwardFlops;
+            // The kernel the scenario names (the device's fused one, or FlashAttention-2's)
+            // at its measured rates; the backward at its own (docs/step_time.md).
+            const bool flash2 = c.attention == Attention::flash2;
+            const double rate =
+                forced > 0 ? forced : (flash2 ? rates.flash2Flops : rates.attentionFlops);
+            const double backwardRate =
+                forced > 0 ? forced
+                           : (flash2 ? rates.flash2BackwardFlops : rates.attentionBackwardFlops);
             const double bytes = 2 * tokens * heads * (d + dv) * e; // Q, K, V in, O out
             op.forward = {flops, bytes, flops / rate};
             op.backward = {2.5 * flops, 2 * bytes, 2.5 * flops / backwardRate};

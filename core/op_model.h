@@ -22,6 +22,8 @@ struct DeviceRates
     double matmulFlops = 0;    // the largest matrix multiply's rate: peak × matmul efficiency
     double attentionFlops = 0; // fused attention's rate: peak × attention efficiency
     double attentionBackwardFlops = 0; // its backward's: peak × attention backward efficiency
+    double flash2Flops = 0;            // FlashAttention-2's forward: peak × flash2 efficiency
+    double flash2BackwardFlops = 0;    // and its backward's
     double memoryBytesPerS = 0;        // achieved memory bandwidth; 0 when not published
     // The bandwidth chains of PyTorch's own kernels achieve: the loss, dropout, gradient adds
     // and, unfused, norms and activations (docs/step_time.md, "Device data").

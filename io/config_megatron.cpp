@@ -1751,9 +1751,19 @@ private:
         if (const Given *g = given(Flag::attentionBackend)) {
             noteRead(Flag::attentionBackend);
             // arguments.py: auto, flash, fused, unfused, local; unfused and local
-            // materialise the scores.
-            s.attention = g->value == "unfused" || g->value == "local" ? core::Attention::eager
-                                                                       : core::Attention::flash;
+            // materialise the scores, flash is Transformer Engine's FlashAttention backend
+            // (the flash-attn package), fused and auto its cuDNN kernels on Hopper.
+            if (g->value == "unfused" || g->value == "local") {
+                s.attention = core::Attention::eager;
+            } else if (g->value == "flash") {
+                s.attention = core::Attention::flash2;
+                m_out.assumptions.push_back(
+                    "--attention-backend flash: FlashAttention-2's kernel (attention=flash2); "
+                    "with FlashAttention-3 installed set attention=flash and its "
+                    "attention_efficiency (docs/step_time.md)");
+            } else {
+                s.attention = core::Attention::flash;
+            }
         }
         return std::nullopt;
     }
@@ -2145,6 +2155,8 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
         flag("--no-bias-swiglu-fusion");
     if (s.attention == core::Attention::eager)
         flag("--attention-backend", "unfused");
+    else if (s.attention == core::Attention::flash2)
+        flag("--attention-backend", "flash");
     if (s.cacheOutputs)
         notes.push_back("cache_outputs=true: Megatron-LM's last stage keeps no outputs");
     if (s.zeroBuffers != core::ZeroBuffers::none)

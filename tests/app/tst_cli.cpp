@@ -866,7 +866,7 @@ private Q_SLOTS:
         QTest::addRow("recompute") << "recompute"
                                    << "none, selective or full";
         QTest::addRow("attention") << "attention"
-                                   << "flash or eager";
+                                   << "flash, flash2 or eager";
         QTest::addRow("sequence_parallel") << "sequence_parallel"
                                            << "true or false";
     }

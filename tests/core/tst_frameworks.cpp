@@ -74,6 +74,15 @@ private Q_SLOTS:
                                                                           << "zero_buffers"
                                                                           << "deepspeed"
                                                                           << "none";
+        QTest::addRow("Transformers' SDPA runs FlashAttention-2 (transformers#48163)")
+            << "deepspeed"
+            << "attention"
+            << "flash2"
+            << "flash";
+        QTest::addRow("torchtitan tries cuDNN's attention first (torchtitan#1000)") << "torchtitan"
+                                                                                    << "attention"
+                                                                                    << "flash"
+                                                                                    << "flash2";
         QTest::addRow("torchtitan's FSDP2 buffers") << "torchtitan"
                                                     << "zero_buffers"
                                                     << "fsdp"

@@ -128,6 +128,20 @@ private Q_SLOTS:
         QVERIFY(near(op("attention").forward.seconds, attention / (518e12 * sustained), 2e-3));
         QVERIFY(
             near(op("attention").backward.seconds, 2.5 * attention / (499e12 * sustained), 2e-3));
+        // FlashAttention-2's kernels at the same shape in the same figures: 319 TFLOPS forward
+        // and 310 backward, at the same sustained clock.
+        {
+            Scenario fa2 = s;
+            fa2.attention = Attention::flash2;
+            const Report f = evaluate(fa2, presets);
+            QVERIFY(f.ok());
+            const LayerOp &a = opOf(f.layerOps, "attention");
+            QVERIFY(near(a.forward.seconds, attention / (319e12 * sustained), 2e-3));
+            QVERIFY(near(a.backward.seconds, 2.5 * attention / (310e12 * sustained), 2e-3));
+            // Only the attention core changes.
+            QVERIFY(
+                near(opOf(f.layerOps, "qkv").forward.seconds, op("qkv").forward.seconds, 1e-12));
+        }
         // In FP8 the same multiply runs at the FP8 fraction, 0.642 of 1,979 TFLOPS: the H200's
         // FP8 MSMF measured alone, 1,288.7, times the BF16 ratio of all 8 GPUs busy to alone,
         // 698.6 / 708.5 (ml-engineering, branch fast-mamf, "Maximum Achievable Matmul FLOPS

@@ -447,6 +447,22 @@ private Q_SLOTS:
             << QByteArray("--fp8-format hybrid --fp8-recipe rowwise") << fp8 << ""
             << "--fp8-recipe"
             << "tensorwise";
+        // --attention-backend (megatron/training/arguments.py): flash is Transformer Engine's
+        // FlashAttention backend, the flash-attn package; fused its cuDNN kernels; unfused
+        // and local materialise the scores.
+        const QString attention = QStringLiteral("attention");
+        QTest::addRow("the FlashAttention backend")
+            << QByteArray("--attention-backend flash") << attention << "flash2"
+            << ""
+            << "";
+        QTest::addRow("the cuDNN backend")
+            << QByteArray("--attention-backend fused") << attention << "flash"
+            << ""
+            << "";
+        QTest::addRow("the unfused backend")
+            << QByteArray("--attention-backend unfused") << attention << "eager"
+            << ""
+            << "";
     }
     void megatronSettingFlags()
     {
@@ -556,6 +572,8 @@ private Q_SLOTS:
                                                                           "zero=1",
                                                                           "sequence_parallel=true",
                                                                           "tp_overlap=true"};
+        QTest::addRow("megatron 8B FlashAttention-2")
+            << megatron << QStringList{"model=llama-3.1-8b", "attention=flash2"};
         QTest::addRow("megatron 8B T2 C2 D4 full FP8") << megatron
                                                        << QStringList{"model=llama-3.1-8b",
                                                                       "tp=2",
@@ -763,6 +781,8 @@ private Q_SLOTS:
         QTest::addRow("torchtitan fused SwiGLU")
             << int(Framework::torchtitan) << QStringList{"fused_swiglu=true"}
             << "fused_swiglu=true";
+        QTest::addRow("torchtitan FlashAttention-2")
+            << int(Framework::torchtitan) << QStringList{"attention=flash2"} << "attention=flash2";
         QTest::addRow("torchtitan model without a flavor")
             << int(Framework::torchtitan) << QStringList{"model=gpt-3-175b"}
             << "torchtitan has no flavor";
