@@ -307,6 +307,10 @@ private Q_SLOTS:
                    R"("devices": [{"id": "d", "memory_gib": 8, "attention_backward_efficiency": 1.5}]})"
             << "devices[0].attention_backward_efficiency"
             << "must be 0 (not published: the default) or from 0.001 to 1, got 1.5";
+        QTest::addRow("a FlashAttention-2 efficiency above 1")
+            << head + R"("devices": [{"id": "d", "memory_gib": 8, "flash2_efficiency": 2}]})"
+            << "devices[0].flash2_efficiency"
+            << "must be 0 (not published: the default) or from 0.001 to 1, got 2";
         QTest::addRow("a negative FP8 matmul efficiency")
             << head + R"("devices": [{"id": "d", "memory_gib": 8, "fp8_matmul_efficiency": -0.5}]})"
             << "devices[0].fp8_matmul_efficiency"
