@@ -426,6 +426,15 @@ private Q_SLOTS:
             << "llama-3.1-405b" << big + "192" << 1024 << 326.0 << false;
         QTest::addRow("Llama 3.1 405B, 1,024 H100, 512 sequences")
             << "llama-3.1-405b" << big + "64" << 1024 << 292.0 << false;
+        // 25.11 container: 128 B200, TP 4, PP 8, CP 2, VP 8, GBS 64, MBS 1, 8,192 tokens (2
+        // data-parallel replicas, 32 micro-batches each), the same split as on H100. Added
+        // after the model was built, as a run it had not seen.
+        QTest::addRow("Llama 3.1 405B, 128 B200")
+            << "llama-3.1-405b"
+            << "device=b200,tp=4,pp=8,cp=2,dp=2,schedule=interleaved,virtual_stages=8,"
+               "microbatch_size=1,sequence_parallel=true,tp_overlap=true,"
+               "ends_in_pipeline_split=true,microbatches=32"
+            << 128 << 661.0 << false;
         // 25.11 container: 8 H100 with Megatron-FSDP (FSDP 8, ZeRO-3), GBS 128, MBS 1, 8,192
         // tokens, FP8 current scaling.
         QTest::addRow("Llama 3 8B, 8 H100, Megatron-FSDP")
