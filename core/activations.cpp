@@ -44,6 +44,42 @@ template <typename Count> struct PerToken
     Count sharded = 0;    // split across T by heads or FFN columns
 };
 
+// torchtitan's per-op selective checkpointing (torchtitan/distributed/activation_checkpoint.py,
+// SelectiveAC; selective_ac_option = "op" before it): each block keeps its input, the outputs
+// of the compute-intensive operations but every second matrix multiply in forward order, the
+// attention kernel's output (with its log-sum-exp) and the reduce-scatters' outputs, and reruns
+// everything else. In a block's order, Q, K, V, O, then the MLP's gate (W1), up (W3) and down
+// (W2) projections, or W1 and W2 ungated: Q, V, W1 and W2 are kept (W1 alone ungated); the
+// row-parallel W2 keeps its pre-reduction output, h wide. A mixture of experts keeps its
+// all-to-alls' outputs, each token's k dispatched copies and their combined outputs, and
+// reruns the grouped expert multiplies; shared experts count on from O (docs/activations.md).
+template <typename Count>
+PerToken<Count> opCheckpointed(const ModelSpec &m, const ActivationConfig &c)
+{
+    const Count a = c.bytesPerValue;
+    const Count h = m.hidden;
+    const Count hd = m.headDim();
+    const Count qHeads = m.heads / c.tp;
+    const Count kv = static_cast<Count>(kvHeadsPerDevice(m, c.tp)) * hd;
+    PerToken<Count> t;
+    // The block input; with sequence parallelism the two reduce-scatters' outputs too.
+    t.replicated = a * h * (c.sequenceParallel && c.tp > 1 ? 3 : 1);
+    // Q and V (the first and third multiplies), the attention output and its log-sum-exp.
+    t.sharded = a * (qHeads * hd + kv) + a * qHeads * hd + qHeads * kLogSumExpBytes;
+    // The MLP's multiplies are the fifth to seventh: W1 kept, W3 rerun, W2 kept.
+    const auto mlp = [&](Count f) { return a * f + (m.gatedMlp ? a * h : 0); };
+    if (!c.moe) {
+        t.sharded += mlp(divBytesUp<Count>(m.ffnHidden, c.tp));
+        return t;
+    }
+    if (m.sharedExperts > 0)
+        t.sharded +=
+            mlp(static_cast<Count>(m.sharedExperts) * divBytesUp<Count>(m.expertFfnHidden, c.tp));
+    const double copies = static_cast<double>(m.expertsPerToken) * c.expertTp / c.tp;
+    t.sharded += static_cast<Count>(std::ceil(copies * static_cast<double>(2 * a * h)));
+    return t;
+}
+
 // Bytes per token of one layer, term by term as docs/activations.md lists them.
 template <typename Count>
 PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recompute recompute)
@@ -60,6 +96,8 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
         t.replicated = a * h;
         return t;
     }
+    if (recompute == Recompute::op)
+        return opCheckpointed<Count>(m, c);
     // Korthikanti §4.1: two norm inputs, the QKV and first-MLP inputs (norm
     // outputs), and the two residual dropout masks are not split by T (10sbh).
     t.replicated = 4 * a * h + 2 * mask * h;
@@ -266,7 +304,9 @@ std::int64_t stageActivationBytes(const ModelSpec &m, const ActivationConfig &c,
 std::int64_t stageRecomputePeakBytes(const ModelSpec &m, const ActivationConfig &c, int layers,
                                      int moeLayers)
 {
-    if (c.recompute != Recompute::full || layers == 0)
+    // What a recomputing layer rebuilds during its backward: at most its activations without
+    // recomputation, one layer and one micro-batch at a time.
+    if ((c.recompute != Recompute::full && c.recompute != Recompute::op) || layers == 0)
         return 0;
     ActivationConfig dense = c;
     dense.moe = false;

@@ -272,7 +272,7 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
         for (const LayerOp &op : t.moeLayer.ops)
             if (op.part == TimePart::expertComm) {
                 forward += op.forward.seconds;
-                backward += op.backward.seconds + (op.rerun ? op.forward.seconds : 0);
+                backward += op.backward.seconds + op.rerun * op.forward.seconds;
             }
         if (forward + backward > 0)
             for (std::size_t i = 0; i < layers.size(); ++i) {
@@ -447,9 +447,14 @@ TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const 
     // reruns the forward's (Chen et al. 2016). Korthikanti et al. 2022 §4.2.2: sequence
     // parallelism makes each a reduce-scatter plus an all-gather, and backward gathers the
     // input of each of the two again.
-    const int allReduces =
-        2 + (training ? 2 : 0) + (training && s.recompute == Recompute::full ? 2 : 0);
-    out.collectivesPerLayer = s.sequenceParallel ? 2 * allReduces + (training ? 2 : 0) : allReduces;
+    // Per-op checkpointing reruns the forward's all-gathers and keeps its reduce-scatters,
+    // or reruns both all-reduces without sequence parallelism (docs/activations.md).
+    const bool perOp = training && s.recompute == Recompute::op;
+    const int allReduces = 2 + (training ? 2 : 0) +
+                           (training && s.recompute == Recompute::full ? 2 : 0) +
+                           (perOp && !s.sequenceParallel ? 2 : 0);
+    const int regathers = (training ? 2 : 0) + (perOp ? 2 : 0);
+    out.collectivesPerLayer = s.sequenceParallel ? 2 * allReduces + regathers : allReduces;
     if (!model.hasArchitecture())
         return out; // a size-only model has no hidden size to move
     const std::int64_t values =
@@ -460,7 +465,7 @@ TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const 
     // all-reduce moves (Korthikanti et al. 2022 §4.2.2); the redone all-gathers half of one.
     double wirePerLayer = allReduces * wireBytesPerDevice(Collective::allReduce, payload, s.tp);
     if (s.sequenceParallel && training)
-        wirePerLayer += 2 * wireBytesPerDevice(Collective::allGather, payload, s.tp);
+        wirePerLayer += regathers * wireBytesPerDevice(Collective::allGather, payload, s.tp);
     out.bytesPerStep = saturatingRound(wirePerLayer * static_cast<double>(calls));
     if (t.tpLinkError) {
         out.timePerStepS.reset();
@@ -471,8 +476,7 @@ TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const 
         double seconds = 0;
         for (const LayerOp &op : layer.ops)
             if (op.part == TimePart::tpComm)
-                seconds +=
-                    op.forward.seconds + op.backward.seconds + (op.rerun ? op.forward.seconds : 0);
+                seconds += op.forward.seconds + op.backward.seconds + op.rerun * op.forward.seconds;
         return seconds;
     };
     out.timePerStepS =

@@ -133,7 +133,7 @@ const std::array kProfiles{
         kMegatronSchedules,
         "NVIDIA/Megatron-LM",
         {"DDP", "distributed optimizer", "Megatron-FSDP, optim_grads", "Megatron-FSDP"},
-        {"", "--recompute-granularity selective", "--recompute-granularity full"}},
+        {"", "--recompute-granularity selective", "--recompute-granularity full", ""}},
     FrameworkProfile{Framework::torchtitan,
                      "torchtitan",
                      kTorchtitanSettings,
@@ -141,13 +141,16 @@ const std::array kProfiles{
                      kTorchtitanSchedules,
                      "pytorch/torchtitan",
                      {"DDP", "FSDP2 with pipelining", "", "FSDP2"},
-                     {"activation_checkpoint.mode = \"none\" (v0.1.0)",
-                      "activation_checkpoint.mode = \"selective\" (v0.1.0), SelectiveAC since",
-                      "activation_checkpoint.mode = \"full\" (v0.1.0), FullAC since"},
+                     {"activation_checkpoint.mode = \"none\" (v0.1.0)", "",
+                      "activation_checkpoint.mode = \"full\" (v0.1.0), FullAC since",
+                      "activation_checkpoint.mode = \"selective\" with selective_ac_option = "
+                      "\"op\" (v0.1.0), SelectiveAC since"},
                      0,
                      // torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py:
                      // foreach_all_gather_copy_out, foreach_reduce_scatter_copy_in.
-                     true},
+                     true,
+                     // torchtitan/distributed/activation_checkpoint.py, SelectiveAC.
+                     Recompute::op},
     FrameworkProfile{Framework::deepspeed,
                      "DeepSpeed",
                      kDeepSpeedSettings,
@@ -155,12 +158,22 @@ const std::array kProfiles{
                      kDeepSpeedSchedules,
                      "deepspeedai/DeepSpeed",
                      {"ZeRO off", "ZeRO-1", "ZeRO-2", "ZeRO-3"},
-                     {"", "", "deepspeed.checkpointing"},
+                     {"", "", "deepspeed.checkpointing", ""},
                      // deepspeed/runtime/engine.py, allreduce_gradients: with ZeRO off the
                      // engine all-reduces at the accumulation boundary, after the backward
                      // (buffered_allreduce_fallback); ZeRO-1 to 3 overlap with overlap_comm.
                      1},
 };
+
+// A selective recomputation (the attention core's, or per op) that is not the kind the
+// framework runs, when the framework runs one.
+bool selectiveKindDiffers(const Scenario &s, const FrameworkProfile &p)
+{
+    const bool selectiveKind = s.recompute == Recompute::selective || s.recompute == Recompute::op;
+    return p.framework != Framework::custom && selectiveKind &&
+           s.recompute != p.selectiveRecompute &&
+           !p.recomputeNames[std::size_t(p.selectiveRecompute)].empty();
+}
 
 } // namespace
 
@@ -175,8 +188,12 @@ const FrameworkProfile &frameworkProfile(Framework framework)
 void applyFramework(Scenario &s, Framework framework)
 {
     s.framework = framework;
-    for (const ProfileSetting &setting : frameworkProfile(framework).settings)
+    const FrameworkProfile &p = frameworkProfile(framework);
+    for (const ProfileSetting &setting : p.settings)
         setField(s, setting.key, setting.value); // the table's own values always parse
+    // Selective recomputation becomes the framework's own kind of it, where it has one.
+    if (selectiveKindDiffers(s, p))
+        s.recompute = p.selectiveRecompute;
 }
 
 std::optional<double> dpOverlapFor(const Scenario &s)
@@ -257,6 +274,10 @@ std::vector<std::string> unsupportedByFramework(const Scenario &s)
             (elsewhere ? (s.pp > 1 ? " with pipeline stages" : " without pipeline stages") : "") +
             ", not " + std::to_string(s.zero));
     }
+    if (s.mode == Mode::training && selectiveKindDiffers(s, p))
+        out.push_back(name + "'s selective recomputation is recompute=" +
+                      std::string(toString(p.selectiveRecompute)) + ", not " +
+                      std::string(toString(s.recompute)));
     if (s.mode == Mode::training && s.pp > 1 && !offersSchedule(s.framework, s.schedule)) {
         std::vector<std::string> schedules;
         for (Schedule sc : p.schedules)

@@ -34,7 +34,8 @@ struct FrameworkProfile
     // What the framework calls each ZeRO stage (empty: it has no such stage), and how its
     // configuration spells each recomputation (empty: it has none), for the window.
     std::array<std::string_view, 4> zeroNames{};
-    std::array<std::string_view, 3> recomputeNames{};
+    // Indexed by Recompute: none, selective, full, op.
+    std::array<std::string_view, 4> recomputeNames{};
     // The lowest ZeRO stage whose data-parallel sync the framework overlaps with the passes
     // (dp_overlap=auto); below it the sync runs after the backward, exposed.
     int dpOverlapFromZero = 0;
@@ -42,6 +43,9 @@ struct FrameworkProfile
     // all-gather's buffer and every gradient, in the reduce precision, into the
     // reduce-scatter's (PyTorch FSDP2), rather than working in the buffers themselves.
     bool copiesThroughCollectiveBuffers = false;
+    // The selective recomputation it runs: the attention core (Megatron-LM's), or the
+    // per-op policy (torchtitan's SelectiveAC); the planner tries it beside none and full.
+    Recompute selectiveRecompute = Recompute::selective;
 };
 
 const FrameworkProfile &frameworkProfile(Framework framework);

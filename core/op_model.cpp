@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 
 namespace core {
 
@@ -85,6 +86,26 @@ struct Builder
     // Bytes per weight-gradient value the W multiply's epilogue moves: its own gradient
     // written, or, accumulating in place, the accumulated gradient read and written.
     double weightGradStore = 0;
+    // Of fp8Inputs, the values of multiplies recomputation reruns, cast again.
+    double fp8RerunInputs = 0;
+    // Multiplies counted so far in forward order, for per-op checkpointing.
+    int multiplies = 0;
+
+    // torchtitan's per-op checkpointing keeps every odd multiply's output in forward order and
+    // reruns every even one (torchtitan/distributed/activation_checkpoint.py, SelectiveAC:
+    // "recomputes every second matmul"). A projection runs one multiply per output width
+    // given (Q, K and V; gate and up); the share of its work rerun.
+    double everySecondRerun(std::initializer_list<double> widths)
+    {
+        double rerun = 0, all = 0;
+        for (const double width : widths) {
+            ++multiplies;
+            all += width;
+            if (multiplies % 2 == 0)
+                rerun += width;
+        }
+        return all > 0 ? rerun / all : 0;
+    }
 
     OpCost matmul(double m, double n, double k, double batch, double weightBytes, int actBytes,
                   double storePerOutput = 0)
@@ -104,7 +125,7 @@ struct Builder
     // §5.1: backward = 2 × forward).
     // `batch` such multiplies at once, each with its own weights: the experts' grouped GEMM.
     void projection(std::string_view key, std::string_view label, double tokens, double n, double k,
-                    double weightBytes, int actBytes, bool rerun, double batch = 1)
+                    double weightBytes, int actBytes, double rerun, double batch = 1)
     {
         LayerOp op = newOp(key, label, TimePart::matmul, dims(tokens, n, k, batch));
         op.forward = matmul(tokens, n, k, batch, weightBytes, actBytes);
@@ -115,13 +136,14 @@ struct Builder
         ops.push_back(std::move(op));
         if (rates.fp8) {
             fp8Inputs += batch * tokens * k;
+            fp8RerunInputs += rerun * batch * tokens * k;
             fp8OutputGradients += batch * tokens * n;
         }
     }
     // A projection that stays in 16 bits when the layers' multiplies run in FP8: its own
     // rates, the 16-bit peak and matmul rate, and 16-bit weights.
     void sixteenBitProjection(std::string_view key, std::string_view label, double tokens, double n,
-                              double k, double weightBytes, int actBytes, bool rerun)
+                              double k, double weightBytes, int actBytes, double rerun)
     {
         if (!rates.fp8) {
             projection(key, label, tokens, n, k, weightBytes, actBytes, rerun);
@@ -138,7 +160,7 @@ struct Builder
     }
     // `eager`: PyTorch's own kernels run it, at their bandwidth rather than a fused kernel's.
     void memoryOp(std::string_view key, std::string_view label, double rows, double cols,
-                  double forwardBytes, double backwardBytes, bool rerun, std::string_view source,
+                  double forwardBytes, double backwardBytes, double rerun, std::string_view source,
                   bool eager = false)
     {
         LayerOp op = newOp(key, label, TimePart::memoryBound, elements(rows, cols));
@@ -173,10 +195,8 @@ void sum(LayerTimes &t)
         t.backwardS += op.backward.seconds;
         t.weightS += op.weight.seconds;
         t.parts[op.part] += op.forward.seconds + op.backward.seconds + op.weight.seconds;
-        if (op.rerun) {
-            t.recomputeS += op.forward.seconds;
-            t.parts[TimePart::recompute] += op.forward.seconds;
-        }
+        t.recomputeS += op.rerun * op.forward.seconds;
+        t.parts[TimePart::recompute] += op.rerun * op.forward.seconds;
     }
 }
 
@@ -314,21 +334,29 @@ namespace {
 // experts, the all-to-all dispatch of every token's top-k copies, the local experts' grouped
 // multiplies, and the combine back.
 void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double tokens,
-                double spTokens, bool full)
+                double spTokens, bool full, bool perOp)
 {
+    // Per-op checkpointing reruns the router (force_recompute_mm_shapes_by_fqns, its default
+    // "moe.router.gate"), every second of the shared experts' multiplies and the grouped
+    // expert multiplies and keeps what the all-to-alls return (docs/activations.md).
+    const double rerunAll = full || perOp ? 1 : 0;
+    const auto rerunOf = [&](std::initializer_list<double> widths) {
+        return full ? 1.0 : perOp ? b.everySecondRerun(widths) : 0.0;
+    };
     const double e = c.activationBytes;
     const double h = model.hidden;
     const double k = model.expertsPerToken;
     // The router's gate stays in 16 bits under FP8 (Megatron-core moe/router.py,
     // router_gating_linear: not a Transformer Engine module).
     b.sixteenBitProjection("router", "router", spTokens, model.experts, h, c.weightBytes,
-                           c.activationBytes, full);
+                           c.activationBytes, rerunAll);
     if (model.sharedExperts > 0) {
         const double f = static_cast<double>(model.sharedExperts) * model.expertFfnHidden / c.tp;
         b.projection("shared_fc1", "shared experts' up projections", tokens,
-                     (model.gatedMlp ? 2 : 1) * f, h, c.weightBytes, c.activationBytes, full);
+                     (model.gatedMlp ? 2 : 1) * f, h, c.weightBytes, c.activationBytes,
+                     model.gatedMlp ? rerunOf({f, f}) : rerunOf({f}));
         b.projection("shared_fc2", "shared experts' down projections", tokens, h, f, c.weightBytes,
-                     c.activationBytes, full);
+                     c.activationBytes, rerunOf({h}));
     }
     // Megatron-core's all-to-all dispatcher: each device sends its s·b / (C·T) tokens' top-k
     // copies to the experts' owners and gathers them over expert T; a device computes
@@ -370,29 +398,29 @@ void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double
         }
         op.forward = both;
         op.backward = both; // the gradients travel the same way back
-        op.rerun = full;
+        op.rerun = full ? 1 : 0;
         op.source = "Lepikhin et al. 2021 (GShard), §2.2: two all-to-alls per MoE layer each way";
         b.ops.push_back(std::move(op));
     }
     // Permute before the dispatch and unpermute after the combine: read and write each copy.
     b.memoryOp("permute", "token permutation", received, h, 4 * received * h * e,
-               4 * received * h * e, full,
+               4 * received * h * e, rerunAll,
                "gathers each token's copies into expert order and back, reading and writing h");
     const double local = std::ceil(static_cast<double>(model.experts) / c.ep);
     const double perExpert = received / local;
     const double f = static_cast<double>(model.expertFfnHidden) / c.expertTp;
     b.projection("expert_fc1", "experts' up projections", perExpert, (model.gatedMlp ? 2 : 1) * f,
-                 h, c.weightBytes, c.activationBytes, full, local);
+                 h, c.weightBytes, c.activationBytes, rerunAll, local);
     const PassBytes swiglu = swigluBytes(e, c.fusedElementwise);
     if (model.gatedMlp)
         b.memoryOp("expert_act", "experts' SwiGLU", received, f, swiglu.forward * received * f,
-                   swiglu.backward * received * f, full,
+                   swiglu.backward * received * f, rerunAll,
                    "as the dense SwiGLU, over every routed copy");
     else
         b.memoryOp("expert_act", "experts' GeLU", received, f, 2 * received * f * e,
-                   3 * received * f * e, full, "as the dense GeLU, over every routed copy");
+                   3 * received * f * e, rerunAll, "as the dense GeLU, over every routed copy");
     b.projection("expert_fc2", "experts' down projections", perExpert, h, f, c.weightBytes,
-                 c.activationBytes, full, local);
+                 c.activationBytes, rerunAll, local);
 }
 
 // What a transfer overlapped with `window` of computation adds to the pass: the part that
@@ -473,7 +501,7 @@ LayerOp contextExchange(const LayerConfig &c, double tokens, double qkvoWidth, d
 // the input, with no transpose (vLLM, quantization/utils/w8a8_utils.py, apply_fp8_linear:
 // scaled_fp8_quant before the multiply). The weights are cast once a step, not counted; the
 // projections that stay in 16 bits (Builder::sixteenBitProjection) cast nothing.
-void addFp8Casts(Builder &b, const LayerConfig &c, bool full)
+void addFp8Casts(Builder &b, const LayerConfig &c)
 {
     const double e = c.activationBytes;
     const double written = c.training ? 2 : 1;
@@ -488,7 +516,8 @@ void addFp8Casts(Builder &b, const LayerConfig &c, bool full)
     op.forward = b.memory(b.fp8Inputs * (read + written));
     if (c.training)
         op.backward = b.memory(b.fp8OutputGradients * (read + written));
-    op.rerun = full;
+    // The casts of the multiplies recomputation reruns run again with them.
+    op.rerun = b.fp8Inputs > 0 ? b.fp8RerunInputs / b.fp8Inputs : 0;
     op.source = c.fp8AmaxPass ? "Transformer Engine, current scaling: each FP8 multiply's input "
                                 "and output gradient read for its maximum, then cast and "
                                 "transposed (read 2e, write 2 bytes)"
@@ -523,6 +552,13 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
     const double spTokens = c.sequenceParallel ? tokens / c.tp : tokens;
     const bool full = c.recompute == Recompute::full;
     const bool selective = c.recompute == Recompute::selective;
+    // torchtitan's per-op checkpointing (docs/activations.md): the element-wise work rerun
+    // whole, the attention kernel kept, and every second multiply rerun.
+    const bool perOp = c.recompute == Recompute::op;
+    const double rerunAll = full || perOp ? 1 : 0;
+    const auto rerunOf = [&](std::initializer_list<double> widths) {
+        return full ? 1.0 : perOp ? b.everySecondRerun(widths) : 0.0;
+    };
     const double mask = model.dropout ? 1 : 0; // a one-byte dropout mask per value
     // Models without biases are the RMSNorm ones (Llama, Mistral, Qwen, DeepSeek, gpt-oss).
     const PassBytes norm = normBytes(e, c.fusedElementwise, !model.bias);
@@ -538,7 +574,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
     // Unfused, PyTorch's own kernels run the element-wise work at their lower bandwidth.
     const bool eager = !c.fusedElementwise;
     b.memoryOp("norm1", "attention norm", spTokens, h, norm.forward * spTokens * h,
-               norm.backward * spTokens * h, full, normSource, eager);
+               norm.backward * spTokens * h, rerunAll, normSource, eager);
     // The value width of a head: head_dim, or v_head_dim with multi-head latent attention.
     const double dv = model.valueHeadDim();
     if (model.latentAttention()) {
@@ -549,29 +585,29 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
         const double latent = model.kvLoraRank;
         if (model.qLoraRank > 0) {
             b.projection("q_down", "query down-projection", tokens, model.qLoraRank, h,
-                         c.weightBytes, c.activationBytes, full);
+                         c.weightBytes, c.activationBytes, rerunOf({double(model.qLoraRank)}));
             b.projection("q_up", "query up-projection", tokens, heads * d, model.qLoraRank,
-                         c.weightBytes, c.activationBytes, full);
+                         c.weightBytes, c.activationBytes, rerunOf({heads * d}));
         } else {
             b.projection("q_proj", "query projection", tokens, heads * d, h, c.weightBytes,
-                         c.activationBytes, full);
+                         c.activationBytes, rerunOf({heads * d}));
         }
         b.projection("kv_down", "key/value down-projection", tokens, latent + rope, h,
-                     c.weightBytes, c.activationBytes, full);
+                     c.weightBytes, c.activationBytes, rerunOf({latent + rope}));
         b.projection("kv_up", "key/value up-projection", tokens, heads * (d - rope + dv), latent,
-                     c.weightBytes, c.activationBytes, full);
+                     c.weightBytes, c.activationBytes, rerunOf({heads * (d - rope + dv)}));
         b.memoryOp("rope", "rotary embedding", tokens, (heads + 1) * rope,
                    rotary.forward * tokens * (heads + 1) * rope,
-                   rotary.backward * tokens * (heads + 1) * rope, full,
+                   rotary.backward * tokens * (heads + 1) * rope, rerunAll,
                    "reads and writes the rotary parts of Q and the shared K (Su et al. 2021)",
                    eager);
     } else {
         b.projection("qkv", "QKV projection", tokens, (heads + 2 * kvHeads) * d, h, c.weightBytes,
-                     c.activationBytes, full);
+                     c.activationBytes, rerunOf({heads * d, kvHeads * d, kvHeads * d}));
         if (model.learnedPositions == 0)
             b.memoryOp("rope", "rotary embedding", tokens, (heads + kvHeads) * d,
                        rotary.forward * tokens * (heads + kvHeads) * d,
-                       rotary.backward * tokens * (heads + kvHeads) * d, full,
+                       rotary.backward * tokens * (heads + kvHeads) * d, rerunAll,
                        "reads and writes Q and K (Su et al. 2021, RoFormer)", eager);
     }
 
@@ -637,33 +673,34 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
         }
     }
     b.projection("proj", "output projection", tokens, h, heads * dv, c.weightBytes,
-                 c.activationBytes, full);
+                 c.activationBytes, rerunOf({h}));
     b.memoryOp("residual1", "attention residual", spTokens, h, spTokens * h * (3 * e + mask),
-               spTokens * h * (2 * e + mask), full, residualSource, eager);
+               spTokens * h * (2 * e + mask), rerunAll, residualSource, eager);
     b.memoryOp("norm2", "MLP norm", spTokens, h, norm.forward * spTokens * h,
-               norm.backward * spTokens * h, full, normSource, eager);
+               norm.backward * spTokens * h, rerunAll, normSource, eager);
     if (c.moe) {
-        addExperts(b, model, c, tokens, spTokens, full);
+        addExperts(b, model, c, tokens, spTokens, full, perOp);
     } else {
         b.projection("fc1", model.gatedMlp ? "gate and up projection" : "MLP up projection", tokens,
-                     (model.gatedMlp ? 2 : 1) * f, h, c.weightBytes, c.activationBytes, full);
+                     (model.gatedMlp ? 2 : 1) * f, h, c.weightBytes, c.activationBytes,
+                     model.gatedMlp ? rerunOf({f, f}) : rerunOf({f}));
         const PassBytes swiglu = swigluBytes(e, c.fusedElementwise);
         if (model.gatedMlp)
             b.memoryOp("act", "SwiGLU", tokens, f, swiglu.forward * tokens * f,
-                       swiglu.backward * tokens * f, full,
+                       swiglu.backward * tokens * f, rerunAll,
                        "reads gate and up, writes their product; backward reads both and dy, "
                        "writes two gradients (Shazeer 2020)",
                        eager);
         else
-            b.memoryOp("act", "GeLU", tokens, f, 2 * tokens * f * e, 3 * tokens * f * e, full,
+            b.memoryOp("act", "GeLU", tokens, f, 2 * tokens * f * e, 3 * tokens * f * e, rerunAll,
                        "reads x, writes y; backward reads x and dy, writes dx", eager);
         b.projection("fc2", "MLP down projection", tokens, h, f, c.weightBytes, c.activationBytes,
-                     full);
+                     rerunOf({h}));
     }
     b.memoryOp("residual2", "MLP residual", spTokens, h, spTokens * h * (3 * e + mask),
-               spTokens * h * (2 * e + mask), full, residualSource, eager);
+               spTokens * h * (2 * e + mask), rerunAll, residualSource, eager);
     if (rates.fp8)
-        addFp8Casts(b, c, full);
+        addFp8Casts(b, c);
 
     if (c.tp > 1) {
         LayerOp op =
@@ -752,7 +789,9 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             op.backward = op.forward;
             op.source = "Shoeybi et al. 2019, §3: two all-reduces forward, two backward";
         }
-        op.rerun = full;
+        // Per-op checkpointing keeps the reduce-scatters' outputs and reruns the all-gathers,
+        // half the forward's collectives; it keeps no all-reduce (docs/activations.md).
+        op.rerun = full ? 1 : perOp ? (c.sequenceParallel ? 0.5 : 1) : 0;
         b.ops.push_back(std::move(op));
     }
     if (c.training && c.gradAccumulationBytes > 0) {
@@ -764,7 +803,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
         for (LayerOp &op : b.ops) {
             op.backward = {};
             op.weight = {};
-            op.rerun = false;
+            op.rerun = 0;
         }
     out.ops = std::move(b.ops);
     sum(out);

@@ -85,11 +85,11 @@ struct LayerOp
     std::string_view key;   // "qkv"
     std::string_view label; // "QKV projection"
     TimePart part = TimePart::matmul;
-    OpShape shape;      // M×N×K for multiplies, rows × columns for the rest
-    OpCost forward;     // F
-    OpCost backward;    // B: input gradients (and all of it for non-matmuls)
-    OpCost weight;      // W: weight gradients of a multiply
-    bool rerun = false; // recomputed before the backward pass
+    OpShape shape;    // M×N×K for multiplies, rows × columns for the rest
+    OpCost forward;   // F
+    OpCost backward;  // B: input gradients (and all of it for non-matmuls)
+    OpCost weight;    // W: weight gradients of a multiply
+    double rerun = 0; // the share of its forward recomputed before the backward pass
     std::string_view source;
 };
 

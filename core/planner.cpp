@@ -233,7 +233,8 @@ std::vector<Recompute> recomputations(const Context &c)
 {
     if (!c.training)
         return {Recompute::none};
-    return {Recompute::none, Recompute::selective, Recompute::full};
+    return {Recompute::none, frameworkProfile(c.request.base.framework).selectiveRecompute,
+            Recompute::full};
 }
 
 std::vector<bool> sequenceParallelism(const DeviceSplit &split)

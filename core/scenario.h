@@ -22,11 +22,15 @@ enum class Schedule
     interleaved,
     zbH1
 };
+// selective: the attention core (Korthikanti et al. 2022, §5); op: torchtitan's per-op
+// selective checkpointing, which keeps the attention kernel's output and every second matrix
+// multiply's and reruns the rest of the layer (docs/activations.md); full: whole layers.
 enum class Recompute
 {
     none,
     selective,
-    full
+    full,
+    op
 };
 // flash: the device's fused kernel (cuDNN's through Transformer Engine on Hopper); flash2:
 // FlashAttention-2's (the flash-attn 2 package, and scaled_dot_product_attention's flash
@@ -133,7 +137,7 @@ constexpr auto enumNames(Recompute)
 {
     using R = Recompute;
     return std::array{EnumName<R>{R::none, "none"}, EnumName<R>{R::selective, "selective"},
-                      EnumName<R>{R::full, "full"}};
+                      EnumName<R>{R::op, "op"}, EnumName<R>{R::full, "full"}};
 }
 constexpr auto enumNames(Attention)
 {

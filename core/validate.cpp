@@ -128,7 +128,7 @@ std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
         // The larger of a dense and an expert layer (docs/experts.md, "Memory").
         ActivationConfig moeAct = act;
         moeAct.moe = m.hasExperts();
-        const double rebuilt = s.recompute == Recompute::full
+        const double rebuilt = s.recompute == Recompute::full || s.recompute == Recompute::op
                                    ? std::max(layerPeakRecomputeBytesBound(m, act),
                                               layerPeakRecomputeBytesBound(m, moeAct))
                                    : 0;
@@ -152,7 +152,8 @@ std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
         // with full recomputation; a ring all-reduce sends twice its payload at most.
         // (Sequence parallelism's redone all-gathers add up to one all-reduce's traffic more:
         // within the 8x between this bound and what 64 bits count.)
-        const double allReduces = training ? (s.recompute == Recompute::full ? 6 : 4) : 2;
+        const double allReduces =
+            training ? (s.recompute == Recompute::full || s.recompute == Recompute::op ? 6 : 4) : 2;
         consider("the tensor-parallel traffic of a step",
                  allReduces * 2 * tokens * h * value * stageLayers * microbatches);
     }
@@ -419,6 +420,10 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
     if (s.cp > 1 && s.mode == Mode::inference)
         return InputError{"cp", "context parallelism splits training sequences; inference "
                                 "here runs each prompt on one C = 1 group"};
+    if (s.mode == Mode::training && s.recompute == Recompute::op && s.attention == Attention::eager)
+        return InputError{"recompute", "op keeps the attention kernel's output, which needs "
+                                       "attention flash or flash2: eager attention's "
+                                       "multiplies and softmax are not one kernel"};
     // The simulation keeps a time per micro-batch and model chunk on every stage.
     const int chunks = s.schedule == Schedule::interleaved ? s.virtualStages : 1;
     if (const std::int64_t cells = std::int64_t{s.pp} * s.microbatches * chunks;

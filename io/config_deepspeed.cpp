@@ -530,8 +530,9 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
     if (s.tp > 1 && s.sequenceParallel)
         notes.push_back("sequence_parallel: the model code's (Megatron-DeepSpeed "
                         "--sequence-parallel)");
-    if (s.recompute == core::Recompute::selective)
-        notes.push_back("recompute=selective has no DeepSpeed setting: the model code's own");
+    if (s.recompute == core::Recompute::selective || s.recompute == core::Recompute::op)
+        notes.push_back("recompute=" + std::string(core::toString(s.recompute)) +
+                        " has no DeepSpeed setting: the model code's own");
     if (s.overlapParamGather && s.zero >= 1 && s.zero <= 2)
         notes.push_back("overlap_param_gather: DeepSpeed's ZeRO-1 and 2 gather the updated "
                         "parameters in the optimizer step");

@@ -2087,7 +2087,11 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
     flag("--global-batch-size",
          number(static_cast<long long>(s.microbatchSize) * s.microbatches * s.dp));
     flag("--seq-length", number(s.seqLen));
-    if (s.recompute != core::Recompute::none) {
+    if (s.recompute == core::Recompute::op) {
+        flag("--recompute-granularity", "selective");
+        notes.push_back("recompute=op: Megatron-LM has no per-op checkpointing; written as its "
+                        "selective recomputation of the attention core");
+    } else if (s.recompute != core::Recompute::none) {
         flag("--recompute-granularity", std::string(core::toString(s.recompute)));
         if (s.recompute == core::Recompute::full) {
             flag("--recompute-method", "uniform");

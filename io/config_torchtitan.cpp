@@ -511,9 +511,16 @@ private:
             s.recompute = core::Recompute::none;
         } else if (m == "full" || m == "fullac") {
             s.recompute = core::Recompute::full;
-        } else if (m == "selective" || m == "selectiveac") {
+        } else if (m == "selectiveac") {
+            // SelectiveAC is the per-op policy; it has no layer option.
+            s.recompute = core::Recompute::op;
+        } else if (m == "selective") {
             const std::string &o = std::get<std::string>(option);
-            s.recompute = o == "1" ? core::Recompute::full : core::Recompute::selective;
+            // "op" (the default since SelectiveAC) keeps every second multiply and the
+            // attention output: recompute=op (docs/activations.md).
+            s.recompute = o == "1"    ? core::Recompute::full
+                          : o == "op" ? core::Recompute::op
+                                      : core::Recompute::selective;
             if (o != "op" && o != "1")
                 m_out.assumptions.push_back(
                     "selective_ac_option = \"" + o + "\": every " + o +
@@ -788,6 +795,11 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
         body += "mode = \"none\"\n";
         break;
     case core::Recompute::selective:
+        body += "mode = \"selective\"\nselective_ac_option = \"op\"\n";
+        notes.push_back("recompute=selective: torchtitan has no attention-only recomputation; "
+                        "written as its per-op policy (recompute=op)");
+        break;
+    case core::Recompute::op:
         body += "mode = \"selective\"\nselective_ac_option = \"op\"\n";
         break;
     case core::Recompute::full:

@@ -96,6 +96,7 @@ QJsonArray layerOpsToJson(const std::vector<core::LayerOp> &ops)
         o.insert(QStringLiteral("forward"), opCostToJson(op.forward));
         o.insert(QStringLiteral("backward"), opCostToJson(op.backward));
         o.insert(QStringLiteral("weight_gradient"), opCostToJson(op.weight));
+        // The share of its forward rerun before the backward: 1 for all of it, as true was.
         o.insert(QStringLiteral("recomputed"), op.rerun);
         out.append(o);
     }

@@ -322,8 +322,11 @@ void ControlsPanel::refresh()
     if (fitZeroNames())
         Q_EMIT widthWanted();
     if (auto *recompute = qobject_cast<QComboBox *>(m_controls.value(QStringLiteral("recompute"))))
-        for (int i = 0; i < recompute->count() && i < 3; ++i) {
-            const auto name = profile.recomputeNames[std::size_t(i)];
+        for (int i = 0; i < recompute->count(); ++i) {
+            const auto kind =
+                core::parseEnum<core::Recompute>(recompute->itemData(i).toString().toStdString());
+            const auto name =
+                kind ? profile.recomputeNames[std::size_t(*kind)] : std::string_view();
             recompute->setItemData(
                 i, name.empty() ? QString() : tr("%1: %2").arg(io::qs(profile.name), io::qs(name)),
                 Qt::ToolTipRole);

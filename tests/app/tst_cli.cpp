@@ -645,9 +645,8 @@ private Q_SLOTS:
                            "recompute", "zero", "schedule", "virtual_stages", "precision",
                            "model"};
         QTest::addRow("torchtitan")
-            << "torchtitan" << QStringList{"tp=8",   "pp=4",
-                                           "dp=4",   "microbatches=16",
-                                           "zero=1", "recompute=selective"}
+            << "torchtitan"
+            << QStringList{"tp=8", "pp=4", "dp=4", "microbatches=16", "zero=1", "recompute=op"}
             << QStringList{"tp",        "pp",   "dp",        "microbatches", "microbatch_size",
                            "recompute", "zero", "precision", "model"};
         QTest::addRow("deepspeed") << "deepspeed"
@@ -864,7 +863,7 @@ private Q_SLOTS:
         QTest::addRow("schedule") << "schedule"
                                   << "gpipe, 1f1b, interleaved or zb-h1";
         QTest::addRow("recompute") << "recompute"
-                                   << "none, selective or full";
+                                   << "none, selective, op or full";
         QTest::addRow("attention") << "attention"
                                    << "flash, flash2 or eager";
         QTest::addRow("sequence_parallel") << "sequence_parallel"

@@ -494,7 +494,7 @@ private Q_SLOTS:
             f += op.forward.seconds;
             b += op.backward.seconds;
             w += op.weight.seconds;
-            rerun += op.rerun ? op.forward.seconds : 0;
+            rerun += op.rerun * op.forward.seconds;
         }
         PipelineInput in;
         in.schedule = training ? sc.schedule : Schedule::gpipe;

@@ -113,6 +113,37 @@ private Q_SLOTS:
         QCOMPARE(layerActivationBytes(*m_presets.model("llama-3.1-8b"), c), 4096 * perToken);
     }
 
+    // torchtitan's per-op checkpointing (torchtitan/distributed/activation_checkpoint.py,
+    // SelectiveAC) on Llama 3.1 8B, s = 4096, b = 1, per token: the block input 2·4096; of
+    // the multiplies wq, wk, wv, wo, w1, w3, w2 the odd ones' outputs, Q 2·4096, V 2·1024,
+    // W1 2·14336 and W2's 2·4096; the attention output 2·4096 and its log-sum-exp 4·32.
+    // With T = 2 and sequence parallelism the block input and the two reduce-scatters'
+    // outputs split by T (3·2·4096 / 2), the rest by heads and FFN columns: Q and the output
+    // 2·2·2048, V 2·512, W1 2·7168 and W2's pre-reduction 2·4096.
+    void perOpCheckpointing_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<qint64>("perToken");
+        QTest::addRow("T = 1") << 1 << qint64(8192 + 8192 + 2048 + 28672 + 8192 + 8192 + 128);
+        QTest::addRow("T = 2, sequence parallel")
+            << 2 << qint64(3 * 8192 / 2 + 2 * 4096 + 1024 + 14336 + 8192 + 64);
+    }
+    void perOpCheckpointing()
+    {
+        QFETCH(int, tp);
+        QFETCH(qint64, perToken);
+        ActivationConfig c;
+        c.seqLen = 4096;
+        c.microbatchSize = 1;
+        c.tp = tp;
+        c.sequenceParallel = tp > 1;
+        c.recompute = Recompute::op;
+        const ModelSpec llama = *m_presets.model("llama-3.1-8b");
+        QCOMPARE(layerActivationBytes(llama, c), 4096 * perToken);
+        // During the backward one layer is rebuilt whole, as with full recomputation.
+        QCOMPARE(stageRecomputePeakBytes(llama, c, 32, 0), layerPeakRecomputeBytes(llama, c));
+    }
+
     // docs/DESIGN.md §3.3 / pytorch/pytorch#159251: 4096 × 128256 × 2 = 1,050,673,152 bytes per
     // micro-batch on the last stage only; pytorch/pytorch#165822's switch removes it.
     void cachedOutputs_data()

@@ -242,7 +242,7 @@ private Q_SLOTS:
         double forward = 0, backward = 0;
         for (const LayerOp &o : r.layerOps) {
             forward += o.forward.seconds;
-            backward += o.backward.seconds + o.weight.seconds + (o.rerun ? o.forward.seconds : 0);
+            backward += o.backward.seconds + o.weight.seconds + o.rerun * o.forward.seconds;
         }
         const Link ib{LinkKind::interNode, 50, 6.6e-6, 0.9};
         double exposed = 0;
@@ -1060,6 +1060,56 @@ private Q_SLOTS:
         QCOMPARE(op.forward.bytes, forwardBytes);
         QCOMPARE(op.backward.bytes, backwardBytes);
         QVERIFY(op.forward.seconds >= 0 && op.backward.seconds >= 0);
+    }
+
+    // torchtitan's per-op checkpointing (activation_checkpoint.py, SelectiveAC) reruns every
+    // second multiply in forward order and the element-wise work, and keeps the attention
+    // kernel's output. The default Llama 3.1 70B at T = 8: per device wq 8 heads, wk and wv one
+    // KV head each of 128, so the QKV projection reruns wk's 1/10; wo (fourth) all of it; of
+    // w1 (fifth) and w3 (sixth) the half that is w3; w2 (seventh) none. Sequence parallelism's
+    // all-gathers are rerun, its reduce-scatters kept: half the forward's collectives.
+    void perOpCheckpointingReruns_data()
+    {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<double>("share");
+        QTest::addRow("wq, wk, wv: wk") << "qkv" << 0.1;
+        QTest::addRow("wo") << "proj" << 1.0;
+        QTest::addRow("w1 and w3: w3") << "fc1" << 0.5;
+        QTest::addRow("w2") << "fc2" << 0.0;
+        QTest::addRow("attention kept") << "attention" << 0.0;
+        QTest::addRow("norm rerun") << "norm1" << 1.0;
+        QTest::addRow("SwiGLU rerun") << "act" << 1.0;
+        QTest::addRow("all-gathers rerun") << "tp" << 0.5;
+    }
+    void perOpCheckpointingReruns()
+    {
+        QFETCH(QString, op);
+        QFETCH(double, share);
+        Scenario s;
+        s.recompute = Recompute::op;
+        const Report r = evaluate(s, io::builtinPresets());
+        QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "");
+        const LayerOp &o = opOf(r.layerOps, op.toStdString());
+        QCOMPARE(o.rerun, share);
+        // What is rerun is timed in the backward pass, as recomputation.
+        double rerun = 0;
+        for (const LayerOp &x : r.layerOps)
+            rerun += x.rerun * x.forward.seconds;
+        double forward = 0;
+        for (const LayerOp &x : r.layerOps)
+            forward += x.forward.seconds;
+        QVERIFY(rerun > 0 && rerun < forward);
+    }
+
+    // Eager attention's multiplies and softmax are not one kernel whose output can be kept.
+    void perOpCheckpointingNeedsFusedAttention()
+    {
+        Scenario s;
+        s.recompute = Recompute::op;
+        s.attention = Attention::eager;
+        const Report r = evaluate(s, io::builtinPresets());
+        QVERIFY(r.error);
+        QCOMPARE(QString::fromStdString(r.error->key), QStringLiteral("recompute"));
     }
 };
 

@@ -174,7 +174,7 @@ private Q_SLOTS:
         // without pipelining is ZeRO-3; b = local_batch_size 1, one step; op-level SAC.
         QTest::addRow("torchtitan llama3_8b.toml")
             << "torchtitan/llama3_8b.toml" << 64 << "llama-3.1-8b" << 1 << 1 << 1 << 64 << 1 << 1
-            << 8192 << "selective" << 3 << "bf16"
+            << 8192 << "op" << 3 << "bf16"
             << "1f1b" << 1 << false << false
             << QStringList{"model.flavor", "parallelism.data_parallel_shard_degree",
                            "training.local_batch_size", "activation_checkpoint.mode",
@@ -666,7 +666,7 @@ private Q_SLOTS:
                                                                "zero=3",
                                                                "microbatches=4",
                                                                "microbatch_size=2",
-                                                               "recompute=selective",
+                                                               "recompute=op",
                                                                "sequence_parallel=false"};
         QTest::addRow("torchtitan 405B T8 K8 interleaved v4")
             << titan

@@ -157,7 +157,16 @@ private Q_SLOTS:
         QCOMPARE(zero->itemText(3), QStringLiteral("3 — FSDP2"));
         QVERIFY(zero->itemText(2).contains("not in torchtitan"));
         auto *recompute = qobject_cast<QComboBox *>(window.controls()->control("recompute"));
-        QVERIFY(recompute->itemData(2, Qt::ToolTipRole).toString().contains("mode = \"full\""));
+        const auto tip = [recompute](const char *kind) {
+            return recompute
+                ->itemData(recompute->findData(QString::fromLatin1(kind)), Qt::ToolTipRole)
+                .toString();
+        };
+        QVERIFY(tip("full").contains("mode = \"full\""));
+        QVERIFY(tip("op").contains("selective_ac_option = \"op\""));
+        QVERIFY(tip("selective").isEmpty()); // torchtitan has no attention-only recomputation
+        // Choosing torchtitan made the default selective recomputation its own, per op.
+        QCOMPARE(recompute->currentData().toString(), QStringLiteral("op"));
         QVERIFY(document.setField(QStringLiteral("cache_outputs"), QStringLiteral("false")));
         document.flush();
         QVERIFY(!window.controls()->profileNote()->isHidden());

@@ -39,6 +39,16 @@ public:
         m_rows += QStringLiteral("<tr><td colspan='8'><i>%1</i></td></tr>").arg(text);
     }
 
+    // ↻ marks what recomputation reruns; a part of it, with its share.
+    static QString rerunMark(double share)
+    {
+        if (share <= 0)
+            return {};
+        if (share >= 1)
+            return QStringLiteral(" ↻");
+        return QStringLiteral(" ↻ %1 %").arg(QString::number(100 * share, 'f', 0));
+    }
+
     void add(const core::LayerOp &op)
     {
         const QString source = io::qs(op.source);
@@ -49,17 +59,16 @@ public:
         }
         const double flops = op.forward.flops + op.backward.flops + op.weight.flops;
         const double bytes = op.forward.bytes + op.backward.bytes + op.weight.bytes;
-        m_rows +=
-            QStringLiteral("<tr>") +
-            cell(io::qs(op.label).toHtmlEscaped() + (op.rerun ? QStringLiteral(" ↻") : QString()) +
-                     QStringLiteral("<sup>%1</sup>").arg(note + 1),
-                 false) +
-            cell(QString::fromStdString(core::shapeText(op.shape)).toHtmlEscaped()) +
-            cell(ms(op.forward.seconds)) + cell(ms(op.backward.seconds)) +
-            cell(ms(op.weight.seconds)) + cell(QString::number(flops / 1e9, 'f', 1)) +
-            cell(QString::number(units::small(bytes), 'f', 1)) +
-            cell(QObject::tr(core::timePartInfo(op.part).label.data()), false) +
-            QStringLiteral("</tr>");
+        m_rows += QStringLiteral("<tr>") +
+                  cell(io::qs(op.label).toHtmlEscaped() + rerunMark(op.rerun) +
+                           QStringLiteral("<sup>%1</sup>").arg(note + 1),
+                       false) +
+                  cell(QString::fromStdString(core::shapeText(op.shape)).toHtmlEscaped()) +
+                  cell(ms(op.forward.seconds)) + cell(ms(op.backward.seconds)) +
+                  cell(ms(op.weight.seconds)) + cell(QString::number(flops / 1e9, 'f', 1)) +
+                  cell(QString::number(units::small(bytes), 'f', 1)) +
+                  cell(QObject::tr(core::timePartInfo(op.part).label.data()), false) +
+                  QStringLiteral("</tr>");
     }
 
     void total(const QString &label, double f, double b, double w)
@@ -201,7 +210,7 @@ QString StepTimePage::formulas(const ChartInputs &inputs) const
         f += op.forward.seconds;
         b += op.backward.seconds;
         w += op.weight.seconds;
-        rerun += op.rerun ? op.forward.seconds : 0;
+        rerun += op.rerun * op.forward.seconds;
     }
     table.total(QObject::tr("one layer"), f, b, w);
     const std::size_t first = std::min(r.firstStageEndOps, r.endOps.size());
