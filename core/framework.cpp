@@ -63,8 +63,8 @@ constexpr std::array kTorchtitanSettings{
                    "autograd's AccumulateGrad adds each micro-batch's gradients into .grad"},
     ProfileSetting{"attention", "flash",
                    "scaled_dot_product_attention with cuDNN's kernel first "
-                   "(torchtitan models/common/attention.py, since pytorch/torchtitan#1000; "
-                   "before it, FlashAttention-2's: attention=flash2)"},
+                   "(torchtitan models/common/attention.py, since pytorch/torchtitan#1776 in "
+                   "October 2025; before it FlashAttention-2's on Hopper: attention=flash2)"},
     ProfileSetting{"cp_exchange", "allgather",
                    "context_parallel_rotate_method defaults to allgather: every K/V shard "
                    "gathered after the first local block (torchtitan job_config.py)"},

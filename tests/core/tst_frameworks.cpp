@@ -79,7 +79,7 @@ private Q_SLOTS:
             << "attention"
             << "flash2"
             << "flash";
-        QTest::addRow("torchtitan tries cuDNN's attention first (torchtitan#1000)") << "torchtitan"
+        QTest::addRow("torchtitan tries cuDNN's attention first (torchtitan#1776)") << "torchtitan"
                                                                                     << "attention"
                                                                                     << "flash"
                                                                                     << "flash2";
