@@ -659,6 +659,17 @@ private Q_SLOTS:
         QTRY_VERIFY(window.formulas()->toPlainText().contains(
             "dp_overlap = auto hides nothing here: DeepSpeed runs the sync after the backward at "
             "ZeRO 0"));
+        // Per-op checkpointing reruns part of a projection: the table gives the share, wk's
+        // 1/10 of the 70B's QKV at T = 8 (docs/activations.md).
+        if (chart == QStringLiteral("step-time")) {
+            QVERIFY(document.setField(QStringLiteral("framework"), QStringLiteral("custom")));
+            QVERIFY(document.setField(QStringLiteral("recompute"), QStringLiteral("op")));
+            document.flush();
+            QTRY_VERIFY(
+                window.formulas()->toPlainText().contains(QStringLiteral("QKV projection ↻ 10 %")));
+            QVERIFY(
+                window.formulas()->toPlainText().contains(QStringLiteral("output projection ↻")));
+        }
     }
 
     // docs/DESIGN.md §3.4 on the sharding chart: the default's 70B layer (h = 8192, f = 28672,

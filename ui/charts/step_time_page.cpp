@@ -245,7 +245,7 @@ QString StepTimePage::formulas(const ChartInputs &inputs) const
                     "is the stage's bubble, the exposed gradient sync and the optimizer step "
                     "(docs/step_time.md)"));
     out += table.html(QObject::tr("Operations of stage %1: one layer, one micro-batch, one device "
-                                  "(↻ rerun before the backward pass)")
+                                  "(↻ rerun before the backward pass; ↻ n % that share of it)")
                           .arg(stage));
     return out;
 }
