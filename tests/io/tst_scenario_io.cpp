@@ -9,6 +9,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -461,6 +462,21 @@ private Q_SLOTS:
         documented.sort();
         read.sort();
         QCOMPARE(documented, read);
+        // And each choice key's names, as the program accepts them.
+        const QJsonObject properties = schema.value("properties").toObject();
+        for (const auto &field : scenarioFields()) {
+            const QString key = QString::fromUtf8(field.key.data(), field.key.size());
+            const QJsonArray names = properties.value(key).toObject().value("enum").toArray();
+            if (names.isEmpty())
+                continue;
+            QStringList listed;
+            for (const QJsonValue &name : names)
+                listed << name.toString();
+            // allowedText gives "a, b or c".
+            QString accepted = QString::fromStdString(allowedText(field));
+            accepted.replace(QStringLiteral(" or "), QStringLiteral(", "));
+            QCOMPARE(listed.join(QStringLiteral(", ")), accepted);
+        }
     }
 
     // Every shipped example reads and evaluates.
