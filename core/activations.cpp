@@ -48,11 +48,11 @@ template <typename Count> struct PerToken
 // SelectiveAC; selective_ac_option = "op" before it): each block keeps its input, the outputs
 // of the compute-intensive operations but every second matrix multiply in forward order, the
 // attention kernel's output (with its log-sum-exp) and the reduce-scatters' outputs, and reruns
-// everything else. In a block's order, Q, K, V, O, then the MLP's gate (W1), up (W3) and down
-// (W2) projections, or W1 and W2 ungated: Q, V, W1 and W2 are kept (W1 alone ungated); the
-// row-parallel W2 keeps its pre-reduction output, h wide. A mixture of experts keeps its
-// all-to-alls' outputs, each token's k dispatched copies and their combined outputs, and
-// reruns the grouped expert multiplies; shared experts count on from O (docs/activations.md).
+// everything else. A Llama block multiplies wq, wk, wv, wo, w1, w3, w2 and keeps Q, V, W1's
+// output and W2's (row-parallel, before its reduction: h wide); latent attention multiplies
+// wq_a, wq_b (or wq), wkv_a, wkv_b, wo. A mixture of experts keeps its all-to-alls' outputs,
+// each token's k dispatched copies and their combined outputs, reruns the router and the
+// grouped expert multiplies, and counts its shared experts' on (docs/activations.md).
 template <typename Count>
 PerToken<Count> opCheckpointed(const ModelSpec &m, const ActivationConfig &c)
 {
@@ -60,21 +60,45 @@ PerToken<Count> opCheckpointed(const ModelSpec &m, const ActivationConfig &c)
     const Count h = m.hidden;
     const Count hd = m.headDim();
     const Count qHeads = m.heads / c.tp;
-    const Count kv = static_cast<Count>(kvHeadsPerDevice(m, c.tp)) * hd;
     PerToken<Count> t;
     // The block input; with sequence parallelism the two reduce-scatters' outputs too.
     t.replicated = a * h * (c.sequenceParallel && c.tp > 1 ? 3 : 1);
-    // Q and V (the first and third multiplies), the attention output and its log-sum-exp.
-    t.sharded = a * (qHeads * hd + kv) + a * qHeads * hd + qHeads * kLogSumExpBytes;
-    // The MLP's multiplies are the fifth to seventh: W1 kept, W3 rerun, W2 kept.
-    const auto mlp = [&](Count f) { return a * f + (m.gatedMlp ? a * h : 0); };
+    // The multiplies in forward order, each output kept when it is an odd one.
+    int multiplies = 0;
+    const auto multiply = [&](Count width) {
+        if (++multiplies % 2 == 1)
+            t.sharded += a * width;
+    };
+    if (m.latentAttention()) {
+        // DeepSeek-V3's projections (the step-time model's): the down projections whole on
+        // every device, the up projections by heads.
+        const Count rope = m.ropeHeadDim;
+        if (m.qLoraRank > 0)
+            multiply(m.qLoraRank);
+        multiply(qHeads * hd);
+        multiply(static_cast<Count>(m.kvLoraRank) + rope);
+        multiply(qHeads * (hd - rope + static_cast<Count>(m.valueHeadDim())));
+    } else {
+        const Count kv = static_cast<Count>(kvHeadsPerDevice(m, c.tp)) * hd;
+        multiply(qHeads * hd);
+        multiply(kv);
+        multiply(kv);
+    }
+    // The attention kernel's output and its FP32 log-sum-exp, then the output projection.
+    t.sharded += a * qHeads * static_cast<Count>(m.valueHeadDim()) + qHeads * kLogSumExpBytes;
+    multiply(h);
+    const auto mlp = [&](Count f) {
+        multiply(f);
+        if (m.gatedMlp)
+            multiply(f);
+        multiply(h);
+    };
     if (!c.moe) {
-        t.sharded += mlp(divBytesUp<Count>(m.ffnHidden, c.tp));
+        mlp(divBytesUp<Count>(m.ffnHidden, c.tp));
         return t;
     }
     if (m.sharedExperts > 0)
-        t.sharded +=
-            mlp(static_cast<Count>(m.sharedExperts) * divBytesUp<Count>(m.expertFfnHidden, c.tp));
+        mlp(static_cast<Count>(m.sharedExperts) * divBytesUp<Count>(m.expertFfnHidden, c.tp));
     const double copies = static_cast<double>(m.expertsPerToken) * c.expertTp / c.tp;
     t.sharded += static_cast<Count>(std::ceil(copies * static_cast<double>(2 * a * h)));
     return t;

@@ -144,6 +144,21 @@ private Q_SLOTS:
         QCOMPARE(stageRecomputePeakBytes(llama, c, 32, 0), layerPeakRecomputeBytes(llama, c));
     }
 
+    // The same policy on DeepSeek-V3's dense layers (h 7168, 128 heads, q_lora_rank 1536,
+    // kv_lora_rank 512, rope 64, value width 128, FFN 18432), T = 1, per token: the input
+    // 2·7168; the multiplies wq_a, wq_b, wkv_a, wkv_b, wo, w1, w3, w2 keep the odd ones,
+    // wq_a 2·1536, wkv_a 2·(512 + 64), wo 2·7168 and w3 2·18432 (w1 now even); the attention
+    // output 2·128·128 and its log-sum-exp 4·128.
+    void perOpCheckpointingLatentAttention()
+    {
+        ActivationConfig c;
+        c.seqLen = 4096;
+        c.microbatchSize = 1;
+        c.recompute = Recompute::op;
+        const qint64 perToken = 14336 + 3072 + 1152 + 14336 + 36864 + 32768 + 512;
+        QCOMPARE(layerActivationBytes(*m_presets.model("deepseek-v3"), c), 4096 * perToken);
+    }
+
     // docs/DESIGN.md §3.3 / pytorch/pytorch#159251: 4096 × 128256 × 2 = 1,050,673,152 bytes per
     // micro-batch on the last stage only; pytorch/pytorch#165822's switch removes it.
     void cachedOutputs_data()
