@@ -79,7 +79,9 @@ QString layoutText(const core::PlanLayout &l)
                        .arg(scheduleText(l))
                        .arg(l.microbatchSize)
                        .arg(l.microbatches);
-    if (l.recompute != core::Recompute::none)
+    if (l.recompute == core::Recompute::op)
+        text += QStringLiteral(", per-op recompute");
+    else if (l.recompute != core::Recompute::none)
         text += QStringLiteral(", %1 recompute").arg(qs(core::toString(l.recompute)));
     if (l.sequenceParallel)
         text += QStringLiteral(", SP");
