@@ -54,7 +54,19 @@ double DeviceSpec::flash2BackwardEfficiencyOrDefault() const
     return flash2Efficiency > 0 ? flash2Efficiency : attentionBackwardEfficiencyOrDefault();
 }
 
-std::array<std::pair<const char *, double>, 10> efficiencyFields(const DeviceSpec &d)
+double DeviceSpec::flash3EfficiencyOrDefault() const
+{
+    return flash3Efficiency > 0 ? flash3Efficiency : attentionEfficiencyOrDefault();
+}
+
+double DeviceSpec::flash3BackwardEfficiencyOrDefault() const
+{
+    if (flash3BackwardEfficiency > 0)
+        return flash3BackwardEfficiency;
+    return flash3Efficiency > 0 ? flash3Efficiency : attentionBackwardEfficiencyOrDefault();
+}
+
+std::array<std::pair<const char *, double>, 12> efficiencyFields(const DeviceSpec &d)
 {
     return {{{"matmul_efficiency", d.matmulEfficiency},
              {"fp8_matmul_efficiency", d.fp8MatmulEfficiency},
@@ -62,6 +74,8 @@ std::array<std::pair<const char *, double>, 10> efficiencyFields(const DeviceSpe
              {"attention_backward_efficiency", d.attentionBackwardEfficiency},
              {"flash2_efficiency", d.flash2Efficiency},
              {"flash2_backward_efficiency", d.flash2BackwardEfficiency},
+             {"flash3_efficiency", d.flash3Efficiency},
+             {"flash3_backward_efficiency", d.flash3BackwardEfficiency},
              {"memory_efficiency", d.memoryEfficiency},
              {"eager_memory_efficiency", d.eagerMemoryEfficiency},
              {"intra_node_efficiency", d.intraNodeEfficiency},

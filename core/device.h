@@ -37,6 +37,9 @@ struct DeviceSpec
     // differs; 0: as attention_efficiency and attention_backward_efficiency.
     double flash2Efficiency = 0;
     double flash2BackwardEfficiency = 0;
+    // FlashAttention-3's (Hopper only), the same way.
+    double flash3Efficiency = 0;
+    double flash3BackwardEfficiency = 0;
     double memoryEfficiency = 0; // achieved ÷ datasheet memory bandwidth
     // The same for chains of a framework's own kernels (PyTorch's element-wise and reduction
     // operations: the loss, eager norms and activations, dropout, gradient adds), where
@@ -59,6 +62,8 @@ struct DeviceSpec
     double attentionBackwardEfficiencyOrDefault() const;
     double flash2EfficiencyOrDefault() const;
     double flash2BackwardEfficiencyOrDefault() const;
+    double flash3EfficiencyOrDefault() const;
+    double flash3BackwardEfficiencyOrDefault() const;
     double memoryEfficiencyOrDefault() const;
     double eagerMemoryEfficiencyOrDefault() const;
     double linkEfficiencyOrDefault(bool intraNode) const;
@@ -67,6 +72,6 @@ struct DeviceSpec
 
 // The step-time model's fractions a preset may give, by key: one list for reading, checking
 // and writing them (docs/step_time.md, "Device data").
-std::array<std::pair<const char *, double>, 10> efficiencyFields(const DeviceSpec &device);
+std::array<std::pair<const char *, double>, 12> efficiencyFields(const DeviceSpec &device);
 
 } // namespace core

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <initializer_list>
+#include <utility>
 
 namespace core {
 
@@ -254,6 +255,8 @@ std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weigh
     r.attentionBackwardFlops = attentionPeak * device.attentionBackwardEfficiencyOrDefault();
     r.flash2Flops = attentionPeak * device.flash2EfficiencyOrDefault();
     r.flash2BackwardFlops = attentionPeak * device.flash2BackwardEfficiencyOrDefault();
+    r.flash3Flops = attentionPeak * device.flash3EfficiencyOrDefault();
+    r.flash3BackwardFlops = attentionPeak * device.flash3BackwardEfficiencyOrDefault();
     r.fp8 = compute == Precision::fp8;
     r.halfPeakFlops = attentionPeak;
     r.halfMatmulFlops = attentionPeak * device.matmulEfficiencyOrDefault();
@@ -624,12 +627,20 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             const double forced = rates.forcedMfu > 0 ? rates.peakFlops * rates.forcedMfu : 0;
             // The kernel the scenario names (the device's fused one, or FlashAttention-2's)
             // at its measured rates; the backward at its own (docs/step_time.md).
-            const bool flash2 = c.attention == Attention::flash2;
-            const double rate =
-                forced > 0 ? forced : (flash2 ? rates.flash2Flops : rates.attentionFlops);
-            const double backwardRate =
-                forced > 0 ? forced
-                           : (flash2 ? rates.flash2BackwardFlops : rates.attentionBackwardFlops);
+            // The kernel the scenario names (the device's fused one, FlashAttention-2's or
+            // -3's) at its measured rates; the backward at its own (docs/step_time.md).
+            const auto [kernelRate, kernelBackwardRate] = [&]() -> std::pair<double, double> {
+                switch (c.attention) {
+                case Attention::flash2:
+                    return {rates.flash2Flops, rates.flash2BackwardFlops};
+                case Attention::flash3:
+                    return {rates.flash3Flops, rates.flash3BackwardFlops};
+                default:
+                    return {rates.attentionFlops, rates.attentionBackwardFlops};
+                }
+            }();
+            const double rate = forced > 0 ? forced : kernelRate;
+            const double backwardRate = forced > 0 ? forced : kernelBackwardRate;
             const double bytes = 2 * tokens * heads * (d + dv) * e; // Q, K, V in, O out
             op.forward = {flops, bytes, flops / rate};
             op.backward = {2.5 * flops, 2 * bytes, 2.5 * flops / backwardRate};

@@ -24,6 +24,8 @@ struct DeviceRates
     double attentionBackwardFlops = 0; // its backward's: peak × attention backward efficiency
     double flash2Flops = 0;            // FlashAttention-2's forward: peak × flash2 efficiency
     double flash2BackwardFlops = 0;    // and its backward's
+    double flash3Flops = 0;            // FlashAttention-3's forward: peak × flash3 efficiency
+    double flash3BackwardFlops = 0;    // and its backward's
     double memoryBytesPerS = 0;        // achieved memory bandwidth; 0 when not published
     // The bandwidth chains of PyTorch's own kernels achieve: the loss, dropout, gradient adds
     // and, unfused, norms and activations (docs/step_time.md, "Device data").

@@ -34,12 +34,14 @@ enum class Recompute
 };
 // flash: the device's fused kernel (cuDNN's through Transformer Engine on Hopper); flash2:
 // FlashAttention-2's (the flash-attn 2 package, and scaled_dot_product_attention's flash
-// backend); eager: the scores materialised (docs/step_time.md).
+// backend); flash3: FlashAttention-3's (Hopper); eager: the scores materialised
+// (docs/step_time.md).
 enum class Attention
 {
     flash,
     eager,
-    flash2
+    flash2,
+    flash3
 };
 // The training framework whose defaults a scenario follows (docs/frameworks.md); custom
 // follows none.
@@ -143,6 +145,7 @@ constexpr auto enumNames(Attention)
 {
     return std::array{EnumName<Attention>{Attention::flash, "flash"},
                       EnumName<Attention>{Attention::flash2, "flash2"},
+                      EnumName<Attention>{Attention::flash3, "flash3"},
                       EnumName<Attention>{Attention::eager, "eager"}};
 }
 constexpr auto enumNames(Framework)

@@ -422,7 +422,7 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
                                 "here runs each prompt on one C = 1 group"};
     if (s.mode == Mode::training && s.recompute == Recompute::op && s.attention == Attention::eager)
         return InputError{"recompute", "op keeps the attention kernel's output, which needs "
-                                       "attention flash or flash2: eager attention's "
+                                       "attention flash, flash2 or flash3: eager attention's "
                                        "multiplies and softmax are not one kernel"};
     // The simulation keeps a time per micro-batch and model chunk on every stage.
     const int chunks = s.schedule == Schedule::interleaved ? s.virtualStages : 1;

@@ -1759,8 +1759,7 @@ private:
                 s.attention = core::Attention::flash2;
                 m_out.assumptions.push_back(
                     "--attention-backend flash: FlashAttention-2's kernel (attention=flash2); "
-                    "with FlashAttention-3 installed set attention=flash and its "
-                    "attention_efficiency (docs/step_time.md)");
+                    "with FlashAttention-3 installed, attention=flash3");
             } else {
                 s.attention = core::Attention::flash;
             }
@@ -2161,6 +2160,11 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
         flag("--attention-backend", "unfused");
     else if (s.attention == core::Attention::flash2)
         flag("--attention-backend", "flash");
+    else if (s.attention == core::Attention::flash3) {
+        flag("--attention-backend", "flash");
+        notes.push_back("attention=flash3: Transformer Engine's FlashAttention backend runs "
+                        "FlashAttention-3 when it is installed");
+    }
     if (s.cacheOutputs)
         notes.push_back("cache_outputs=true: Megatron-LM's last stage keeps no outputs");
     if (s.zeroBuffers != core::ZeroBuffers::none)

@@ -829,9 +829,10 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
                         ": FSDP2 allocates its own");
     if (s.attention == core::Attention::eager)
         notes.push_back("attention=eager: torchtitan runs scaled_dot_product_attention");
-    else if (s.attention == core::Attention::flash2)
-        notes.push_back("attention=flash2: torchtitan's scaled_dot_product_attention tries "
-                        "cuDNN's kernel first (pytorch/torchtitan#1776)");
+    else if (s.attention == core::Attention::flash2 || s.attention == core::Attention::flash3)
+        notes.push_back("attention=" + std::string(core::toString(s.attention)) +
+                        ": torchtitan's scaled_dot_product_attention tries cuDNN's kernel first "
+                        "(pytorch/torchtitan#1776)");
     if (s.dpOverlap)
         notes.push_back("dp_overlap=" + core::fieldText(s, "dp_overlap") +
                         ": FSDP2 prefetches as far as it can");

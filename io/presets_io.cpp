@@ -122,6 +122,8 @@ std::optional<core::InputError> parseDevice(const QJsonObject &object, core::Dev
     f.number("attention_backward_efficiency", d.attentionBackwardEfficiency);
     f.number("flash2_efficiency", d.flash2Efficiency);
     f.number("flash2_backward_efficiency", d.flash2BackwardEfficiency);
+    f.number("flash3_efficiency", d.flash3Efficiency);
+    f.number("flash3_backward_efficiency", d.flash3BackwardEfficiency);
     f.number("memory_efficiency", d.memoryEfficiency);
     f.number("eager_memory_efficiency", d.eagerMemoryEfficiency);
     f.number("intra_node_efficiency", d.intraNodeEfficiency);

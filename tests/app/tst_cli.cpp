@@ -865,7 +865,7 @@ private Q_SLOTS:
         QTest::addRow("recompute") << "recompute"
                                    << "none, selective, op or full";
         QTest::addRow("attention") << "attention"
-                                   << "flash, flash2 or eager";
+                                   << "flash, flash2, flash3 or eager";
         QTest::addRow("sequence_parallel") << "sequence_parallel"
                                            << "true or false";
     }

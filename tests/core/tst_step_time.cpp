@@ -142,6 +142,16 @@ private Q_SLOTS:
             QVERIFY(
                 near(opOf(f.layerOps, "qkv").forward.seconds, op("qkv").forward.seconds, 1e-12));
         }
+        // FlashAttention-3's: 579 forward and 542 backward in the same figures.
+        {
+            Scenario fa3 = s;
+            fa3.attention = Attention::flash3;
+            const Report f = evaluate(fa3, presets);
+            QVERIFY(f.ok());
+            const LayerOp &a = opOf(f.layerOps, "attention");
+            QVERIFY(near(a.forward.seconds, attention / (579e12 * sustained), 2e-3));
+            QVERIFY(near(a.backward.seconds, 2.5 * attention / (542e12 * sustained), 2e-3));
+        }
         // In FP8 the same multiply runs at the FP8 fraction, 0.642 of 1,979 TFLOPS: the H200's
         // FP8 MSMF measured alone, 1,288.7, times the BF16 ratio of all 8 GPUs busy to alone,
         // 698.6 / 708.5 (ml-engineering, branch fast-mamf, "Maximum Achievable Matmul FLOPS

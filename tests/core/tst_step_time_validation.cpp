@@ -500,7 +500,7 @@ private Q_SLOTS:
             scenario(QStringLiteral("framework=deepspeed,model=llama-3.1-8b,precision=bf16,"
                                     "tp=1,pp=1,dp=8,zero=2,microbatches=1,"
                                     "microbatch_size=1,seq_len=8192,recompute=none,"
-                                    "attention=flash,device=") +
+                                    "attention=flash3,device=") +
                      device);
         const Report r = evaluate(s, io::builtinPresets());
         QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");

@@ -783,6 +783,8 @@ private Q_SLOTS:
             << "fused_swiglu=true";
         QTest::addRow("torchtitan FlashAttention-2")
             << int(Framework::torchtitan) << QStringList{"attention=flash2"} << "attention=flash2";
+        QTest::addRow("megatron FlashAttention-3 installed")
+            << int(Framework::megatron) << QStringList{"attention=flash3"} << "attention=flash3";
         QTest::addRow("torchtitan model without a flavor")
             << int(Framework::torchtitan) << QStringList{"model=gpt-3-175b"}
             << "torchtitan has no flavor";
