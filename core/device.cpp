@@ -42,6 +42,19 @@ double DeviceSpec::attentionBackwardEfficiencyOrDefault() const
                                            : attentionEfficiencyOrDefault();
 }
 
+namespace {
+
+// A named attention kernel's backward efficiency: its own, else its forward's, else the
+// device's fused kernel's backward.
+double kernelBackward(double backward, double forward, double fusedBackward)
+{
+    if (backward > 0)
+        return backward;
+    return forward > 0 ? forward : fusedBackward;
+}
+
+} // namespace
+
 double DeviceSpec::flash2EfficiencyOrDefault() const
 {
     return flash2Efficiency > 0 ? flash2Efficiency : attentionEfficiencyOrDefault();
@@ -49,9 +62,8 @@ double DeviceSpec::flash2EfficiencyOrDefault() const
 
 double DeviceSpec::flash2BackwardEfficiencyOrDefault() const
 {
-    if (flash2BackwardEfficiency > 0)
-        return flash2BackwardEfficiency;
-    return flash2Efficiency > 0 ? flash2Efficiency : attentionBackwardEfficiencyOrDefault();
+    return kernelBackward(flash2BackwardEfficiency, flash2Efficiency,
+                          attentionBackwardEfficiencyOrDefault());
 }
 
 double DeviceSpec::flash3EfficiencyOrDefault() const
@@ -61,9 +73,8 @@ double DeviceSpec::flash3EfficiencyOrDefault() const
 
 double DeviceSpec::flash3BackwardEfficiencyOrDefault() const
 {
-    if (flash3BackwardEfficiency > 0)
-        return flash3BackwardEfficiency;
-    return flash3Efficiency > 0 ? flash3Efficiency : attentionBackwardEfficiencyOrDefault();
+    return kernelBackward(flash3BackwardEfficiency, flash3Efficiency,
+                          attentionBackwardEfficiencyOrDefault());
 }
 
 std::array<std::pair<const char *, double>, 12> efficiencyFields(const DeviceSpec &d)
