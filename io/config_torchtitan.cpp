@@ -608,6 +608,11 @@ private:
             if (!compile || !compile->is_boolean() || !compile->as_boolean()->get())
                 m_out.assumptions.push_back("enable_async_tensor_parallel works only with "
                                             "compile.enable; read as asked");
+            // docs/step_time.md, "torchtitan's tensor-parallel runs on 500 W H100s".
+            m_out.assumptions.push_back(
+                "enable_async_tensor_parallel: tp_overlap times Transformer Engine's "
+                "userbuffers, which hide more than PyTorch's async TP did in torchtitan's own "
+                "runs (4-16 % faster, benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md)");
         }
         return std::nullopt;
     }
