@@ -903,6 +903,7 @@ enum class Flag
     recomputeActivations,
     recomputeMethod,
     recomputeNumLayers,
+    recomputeModules,
     sequenceParallel,
     distributedOptimizer,
     megatronFsdp,
@@ -994,6 +995,7 @@ constexpr std::array kFlags{
     FlagInfo{"--recompute-activations", Flag::recomputeActivations, Takes::nothing, "recompute"},
     FlagInfo{"--recompute-method", Flag::recomputeMethod, Takes::value, "recompute"},
     FlagInfo{"--recompute-num-layers", Flag::recomputeNumLayers, Takes::value, "recompute"},
+    FlagInfo{"--recompute-modules", Flag::recomputeModules, Takes::values, "recompute"},
     FlagInfo{"--sequence-parallel", Flag::sequenceParallel, Takes::nothing, "sequence_parallel"},
     FlagInfo{"--use-distributed-optimizer", Flag::distributedOptimizer, Takes::nothing, "zero"},
     FlagInfo{"--use-megatron-fsdp", Flag::megatronFsdp, Takes::nothing, "zero"},
@@ -1964,10 +1966,19 @@ private:
         if (const Given *g = given(Flag::recomputeGranularity)) {
             noteRead(Flag::recomputeGranularity);
             const auto r = core::parseEnum<core::Recompute>(g->value);
-            if (!r || *r == core::Recompute::none)
+            if (!r || (*r != core::Recompute::full && *r != core::Recompute::selective))
                 return core::InputError{g->name,
                                         "expects full or selective, not '" + g->value + "'"};
             s.recompute = *r;
+        }
+        // --recompute-modules (arguments.py, default core_attn): what selective recomputation
+        // reruns; Parascope's selective is the attention core (docs/activations.md).
+        if (const Given *g = given(Flag::recomputeModules)) {
+            noteRead(Flag::recomputeModules);
+            if (s.recompute == core::Recompute::selective && g->value != "core_attn")
+                m_out.assumptions.push_back("--recompute-modules " + g->value +
+                                            ": Parascope's selective recomputation reruns the "
+                                            "attention core (core_attn) only; read as selective");
         }
         const Given *method = given(Flag::recomputeMethod);
         const Given *layers = given(Flag::recomputeNumLayers);

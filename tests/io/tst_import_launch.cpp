@@ -456,6 +456,17 @@ private Q_SLOTS:
         // --attention-backend (megatron/training/arguments.py): flash is Transformer Engine's
         // FlashAttention backend, the flash-attn package; fused its cuDNN kernels; unfused
         // and local materialise the scores.
+        // --recompute-granularity takes Megatron-LM's two kinds; torchtitan's per-op is not one.
+        const QString recompute = QStringLiteral("recompute");
+        QTest::addRow("recompute granularity op")
+            << QByteArray("--recompute-granularity op") << recompute << ""
+            << "--recompute-granularity"
+            << "full or selective";
+        QTest::addRow("recompute modules, the attention core")
+            << QByteArray("--recompute-granularity selective --recompute-modules core_attn")
+            << recompute << "selective"
+            << ""
+            << "";
         const QString attention = QStringLiteral("attention");
         QTest::addRow("the FlashAttention backend")
             << QByteArray("--attention-backend flash") << attention << "flash2"
@@ -495,6 +506,23 @@ private Q_SLOTS:
             std::any_of(imported.ignored.begin(), imported.ignored.end(),
                         [&flag](const auto &f) { return QString::fromStdString(f.name) == flag; });
         QCOMPARE(ignored, !flag.isEmpty());
+    }
+
+    // --recompute-modules other than the attention core: selective, said to be approximate.
+    void megatronRecomputeModules()
+    {
+        const auto result = importLlama8b(
+            "--recompute-granularity selective --recompute-modules layernorm moe_act");
+        if (const auto *error = std::get_if<InputError>(&result))
+            QFAIL(error->toString().c_str());
+        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
+        QCOMPARE(QString::fromStdString(fieldText(*imported.scenario, "recompute")),
+                 QStringLiteral("selective"));
+        QVERIFY(hasName(imported.read, "--recompute-modules"));
+        QVERIFY(std::any_of(imported.assumptions.begin(), imported.assumptions.end(),
+                            [](const std::string &a) {
+                                return a.find("--recompute-modules layernorm moe_act") == 0;
+                            }));
     }
 
     // A model that is no preset: Megatron-LM's defaults fill what the flags leave out
