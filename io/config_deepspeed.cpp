@@ -530,6 +530,22 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
     if (s.tp > 1 && s.sequenceParallel)
         notes.push_back("sequence_parallel: the model code's (Megatron-DeepSpeed "
                         "--sequence-parallel)");
+    // The attention kernel is the model code's: Transformers' attn_implementation.
+    switch (s.attention) {
+    case core::Attention::flash:
+        notes.push_back("attention=flash: timed at the device's fused kernel (cuDNN's on "
+                        "Hopper), which Transformers' sdpa runs only with CUDNN_ATTENTION first "
+                        "(torch.nn.attention.sdpa_kernel); by default it runs FlashAttention-2");
+        break;
+    case core::Attention::flash3:
+        notes.push_back("attention=flash3: timed with FlashAttention-3 loaded into the model");
+        break;
+    case core::Attention::eager:
+        notes.push_back("attention=eager: Transformers' attn_implementation=\"eager\"");
+        break;
+    case core::Attention::flash2:
+        break; // Transformers' default sdpa on Hopper, and flash_attention_2
+    }
     if (s.recompute == core::Recompute::selective || s.recompute == core::Recompute::op)
         notes.push_back("recompute=" + std::string(core::toString(s.recompute)) +
                         " has no DeepSpeed setting: the model code's own");

@@ -614,6 +614,12 @@ private Q_SLOTS:
             QVERIFY2(text.find(line) != std::string::npos, line);
         // 1 × 16 × 2.
         QVERIFY(text.find("\"train_batch_size\": 32") != std::string::npos);
+        // The profile's FlashAttention-2 is Transformers' default and needs no line; another
+        // kernel says what the model code must load.
+        QVERIFY(text.find("attention=") == std::string::npos);
+        s.attention = Attention::flash;
+        QVERIFY(io::emitDeepSpeed(s, *presets.model(s.model)).find("attention=flash: ") !=
+                std::string::npos);
     }
 };
 
