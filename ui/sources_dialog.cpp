@@ -37,6 +37,11 @@ const char *const kSources[] = {
     "pytorch/pytorch#159251 (pipelining caches every micro-batch's output on the last stage) "
     "and #165822 (return_outputs=False).",
     "llama.cpp block formats Q8_0 and Q4_0: 32 weights and one FP16 scale (8.5 and 4.5 bits).",
+    "Dao 2023, “FlashAttention-2”, §3.1: causal attention's FLOPs and its backward's 2.5 ×; "
+    "Shah et al. 2024, “FlashAttention-3”, Figures 5 and 6: cuDNN's, FlashAttention-2's and "
+    "-3's rates on an H100 at head dimension 128 (attention flash, flash2, flash3).",
+    "pytorch/torchtitan, torchtitan/distributed/activation_checkpoint.py (SelectiveAC): the "
+    "per-op recomputation (recompute=op), every second multiply rerun.",
     "Device data sheets: NVIDIA A100, H100, H200, DGX B200; AMD Instinct MI300X; SambaNova "
     "SN40L (Prabhakar et al. 2024) — see each preset's source.",
 };

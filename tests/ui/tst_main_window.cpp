@@ -836,7 +836,8 @@ private Q_SLOTS:
             "(K−1)/(K−1+m) = 3/19 = 15.8 %")); // docs/worked-examples.md §4, live numbers
         for (const char *source :
              {"Korthikanti et al. 2022", "Narayanan et al. 2021", "Qi et al. 2023",
-              "Rajbhandari et al. 2020", "pytorch/pytorch#159251", "Patarasuk & Yuan 2009"})
+              "Rajbhandari et al. 2020", "pytorch/pytorch#159251", "Patarasuk & Yuan 2009",
+              "Shah et al. 2024", "SelectiveAC"})
             QVERIFY2(text.contains(source), source);
         dialog->close();
     }
