@@ -107,6 +107,14 @@ struct Builder
         }
         return all > 0 ? rerun / all : 0;
     }
+    // The share of a projection's forward that `recompute` reruns, its multiplies' output
+    // widths given in forward order.
+    double rerunOf(Recompute recompute, std::initializer_list<double> widths)
+    {
+        if (recompute == Recompute::full)
+            return 1;
+        return recompute == Recompute::op ? everySecondRerun(widths) : 0;
+    }
 
     OpCost matmul(double m, double n, double k, double batch, double weightBytes, int actBytes,
                   double storePerOutput = 0)
@@ -337,14 +345,14 @@ namespace {
 // experts, the all-to-all dispatch of every token's top-k copies, the local experts' grouped
 // multiplies, and the combine back.
 void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double tokens,
-                double spTokens, bool full, bool perOp)
+                double spTokens, double rerunAll)
 {
     // Per-op checkpointing reruns the router (force_recompute_mm_shapes_by_fqns, its default
     // "moe.router.gate"), every second of the shared experts' multiplies and the grouped
     // expert multiplies and keeps what the all-to-alls return (docs/activations.md).
-    const double rerunAll = full || perOp ? 1 : 0;
+    const bool full = c.recompute == Recompute::full;
     const auto rerunOf = [&](std::initializer_list<double> widths) {
-        return full ? 1.0 : perOp ? b.everySecondRerun(widths) : 0.0;
+        return b.rerunOf(c.recompute, widths);
     };
     const double e = c.activationBytes;
     const double h = model.hidden;
@@ -560,7 +568,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
     const bool perOp = c.recompute == Recompute::op;
     const double rerunAll = full || perOp ? 1 : 0;
     const auto rerunOf = [&](std::initializer_list<double> widths) {
-        return full ? 1.0 : perOp ? b.everySecondRerun(widths) : 0.0;
+        return b.rerunOf(c.recompute, widths);
     };
     const double mask = model.dropout ? 1 : 0; // a one-byte dropout mask per value
     // Models without biases are the RMSNorm ones (Llama, Mistral, Qwen, DeepSeek, gpt-oss).
@@ -690,7 +698,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
     b.memoryOp("norm2", "MLP norm", spTokens, h, norm.forward * spTokens * h,
                norm.backward * spTokens * h, rerunAll, normSource, eager);
     if (c.moe) {
-        addExperts(b, model, c, tokens, spTokens, full, perOp);
+        addExperts(b, model, c, tokens, spTokens, rerunAll);
     } else {
         b.projection("fc1", model.gatedMlp ? "gate and up projection" : "MLP up projection", tokens,
                      (model.gatedMlp ? 2 : 1) * f, h, c.weightBytes, c.activationBytes,
