@@ -69,7 +69,9 @@ const std::array kFields{
     FieldInfo{"virtual_stages", &Scenario::virtualStages,
               "Model chunks v per device for the interleaved schedule."},
     FieldInfo{"recompute", &Scenario::recompute,
-              "Activation recomputation: none, selective (attention), or full layers."},
+              "Activation recomputation: none, selective (the attention core), op "
+              "(torchtitan's per-op policy: every second matrix multiply and the element-wise "
+              "work rerun), or full layers."},
     FieldInfo{"attention", &Scenario::attention,
               "Attention kernel: flash is the device's fused one (cuDNN's through Transformer "
               "Engine on Hopper), flash2 FlashAttention-2's (flash-attn 2, and PyTorch's "

@@ -272,8 +272,10 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
         case microbatches:
             return tr("Micro-batches per step m: b × m × D is the global batch.");
         case recompute:
-            return tr("Activation recomputation: selective drops the attention scores, full "
-                      "keeps only each layer's input and recomputes the rest in backward.");
+            return tr("Activation recomputation: selective drops the attention scores; op "
+                      "(torchtitan's per-op policy) keeps the attention output and every "
+                      "second matrix multiply's and reruns the rest; full keeps only each "
+                      "layer's input and recomputes the rest in backward.");
         case sequenceParallel:
             return tr("Sequence parallelism: activations outside the tensor-parallel matrices "
                       "split over T as well.");
