@@ -60,3 +60,21 @@ inline core::ModelSpec test13b()
     m.learnedPositions = 2048;
     return m;
 }
+
+// Nemotron-4 as NeMo 2.0 builds it (NVIDIA/NeMo, nemo/collections/llm/gpt/model/nemotron.py,
+// Nemotron4Config15B and Nemotron4Config340B; Parmar et al. 2024, "Nemotron-4 15B Technical
+// Report", §2): grouped-query attention with 8 KV heads, a squared-ReLU MLP (not gated), rotary
+// positions, no biases, no dropout, a 256,000-token vocabulary, the output layer apart from
+// the embedding.
+inline core::ModelSpec nemotron4(int layers, int hidden, int heads, int ffn)
+{
+    core::ModelSpec m;
+    m.id = "nemotron-4-" + std::to_string(hidden);
+    m.layers = layers;
+    m.hidden = hidden;
+    m.heads = heads;
+    m.kvHeads = 8;
+    m.ffnHidden = ffn;
+    m.vocab = 256000;
+    return m;
+}

@@ -471,47 +471,87 @@ private Q_SLOTS:
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
-    // NVIDIA/dgxc-benchmarking v25.04.01 (commit 85380ff), llama3.1/README.md, "Expected
-    // Performance": seconds per step of Llama 3.1 pre-training on DGX Cloud H100, run by NeMo
-    // 2.0's performance recipes in the nemo:25.02.01 container (NeMo commit d2b21556:
-    // nemo/collections/llm/recipes/llama3_8b.py, llama3_70b.py, llama31_405b.py with
-    // performance_mode) at the layouts the README's tables give: micro-batch 1, 8,192 tokens;
-    // gradients reduced in BF16 (grad_reduce_in_fp32 = False in every performance recipe); the
-    // distributed optimizer with the gradient reduce and parameter gather overlapped;
-    // Transformer Engine's tensor-parallel overlap for 70B and 405B, not 8B; FP8 as
-    // bf16_with_fp8_mixed sets it, delayed scaling ("hybrid", amax history 1,024); the
-    // embedding and the loss counted in the 405B's pipeline split; no CUDA graphs (the
-    // scripts' default). Added after the model was built, as runs it had not seen.
+    // NVIDIA/dgxc-benchmarking v25.04.01 (commit 85380ff), "Expected Performance" in
+    // llama3.1/README.md, nemotron/README.md and nemo_megatron/README_175b.md: seconds per step
+    // of pre-training on DGX Cloud H100 at the layouts the READMEs' tables give. Llama 3.1 and
+    // Nemotron-4 run NeMo 2.0's performance recipes in the nemo:25.02.01 container (NeMo commit
+    // d2b21556: nemo/collections/llm/recipes/llama3_8b.py, llama3_70b.py, llama31_405b.py,
+    // nemotron4_15b.py and nemotron4_340b.py with performance_mode; the launch scripts set T,
+    // K, v and the micro-batch): gradients reduced in BF16 (grad_reduce_in_fp32 = False in
+    // every performance recipe), the distributed optimizer with the gradient reduce and
+    // parameter gather overlapped, Transformer Engine's tensor-parallel overlap whenever T > 1,
+    // the 405B's embedding and loss counted in its pipeline split. GPT-3 175B runs NeMo 1.0's
+    // configuration in the nemo:24.12 container (nemo_megatron/cfg/gpt3_175b_hydra.yaml): Apex's
+    // distributed Adam, whose gradients are reduced in its FP32 state type (NeMo's
+    // megatron_base_model.py sets no grad_sync_dtype), tensor-parallel overlap. FP8 everywhere as
+    // "hybrid" delayed scaling with an amax history of 1,024; no CUDA graphs (the scripts'
+    // default). Added after the model was built, as runs it had not seen.
     void dgxcBenchmarkingH100_data()
     {
+        QTest::addColumn<QString>("model"); // a preset, or the Nemotron-4 of test_models.h
         QTest::addColumn<QString>("set");
         QTest::addColumn<double>("publishedS");
-        const QString eight = QStringLiteral("model=llama-3.1-8b,tp=1,pp=1,cp=2,dp=4,"
-                                             "microbatches=32,");
-        QTest::addRow("Llama 3.1 8B BF16, 8 H100") << eight + "precision=bf16" << 12.27;
-        QTest::addRow("Llama 3.1 8B FP8, 8 H100") << eight + "precision=fp8" << 9.33;
+        const QString eight = QStringLiteral("tp=1,pp=1,cp=2,dp=4,microbatches=32,");
+        QTest::addRow("Llama 3.1 8B BF16, 8 H100")
+            << "llama-3.1-8b" << eight + "precision=bf16" << 12.27;
+        QTest::addRow("Llama 3.1 8B FP8, 8 H100")
+            << "llama-3.1-8b" << eight + "precision=fp8" << 9.33;
         const QString seventy =
-            QStringLiteral("model=llama-3.1-70b,tp=4,dp=2,schedule=interleaved,virtual_stages=5,"
-                           "sequence_parallel=true,tp_overlap=true,microbatches=64,");
+            QStringLiteral("tp=4,dp=2,schedule=interleaved,virtual_stages=5,microbatches=64,");
         QTest::addRow("Llama 3.1 70B BF16, 64 H100")
-            << seventy + "precision=bf16,pp=4,cp=2" << 14.66;
-        QTest::addRow("Llama 3.1 70B FP8, 64 H100") << seventy + "precision=fp8,pp=8,cp=1" << 9.86;
-        const QString big = QStringLiteral(
-            "model=llama-3.1-405b,tp=8,pp=8,cp=2,dp=8,schedule=interleaved,virtual_stages=8,"
-            "sequence_parallel=true,tp_overlap=true,ends_in_pipeline_split=true,"
-            "microbatches=64,");
-        QTest::addRow("Llama 3.1 405B BF16, 1,024 H100") << big + "precision=bf16" << 19.84;
-        QTest::addRow("Llama 3.1 405B FP8, 1,024 H100") << big + "precision=fp8" << 12.42;
+            << "llama-3.1-70b" << seventy + "precision=bf16,pp=4,cp=2" << 14.66;
+        QTest::addRow("Llama 3.1 70B FP8, 64 H100")
+            << "llama-3.1-70b" << seventy + "precision=fp8,pp=8,cp=1" << 9.86;
+        const QString big =
+            QStringLiteral("tp=8,pp=8,cp=2,dp=8,schedule=interleaved,virtual_stages=8,"
+                           "ends_in_pipeline_split=true,microbatches=64,");
+        QTest::addRow("Llama 3.1 405B BF16, 1,024 H100")
+            << "llama-3.1-405b" << big + "precision=bf16" << 19.84;
+        QTest::addRow("Llama 3.1 405B FP8, 1,024 H100")
+            << "llama-3.1-405b" << big + "precision=fp8" << 12.42;
+        const QString fifteen =
+            QStringLiteral("seq_len=4096,tp=2,pp=1,dp=8,microbatch_size=2,microbatches=4,");
+        QTest::addRow("Nemotron-4 15B BF16, 16 H100")
+            << "nemotron-4-15b" << fifteen + "precision=bf16" << 2.66;
+        QTest::addRow("Nemotron-4 15B FP8, 16 H100")
+            << "nemotron-4-15b" << fifteen + "precision=fp8" << 1.98;
+        const QString nemotron340 =
+            QStringLiteral("seq_len=4096,tp=8,pp=8,dp=4,schedule=interleaved,virtual_stages=12,"
+                           "microbatches=16,");
+        QTest::addRow("Nemotron-4 340B BF16, 256 H100")
+            << "nemotron-4-340b" << nemotron340 + "precision=bf16" << 4.36;
+        QTest::addRow("Nemotron-4 340B FP8, 256 H100")
+            << "nemotron-4-340b" << nemotron340 + "precision=fp8" << 2.93;
+        const QString gpt3 =
+            QStringLiteral("seq_len=2048,tp=4,pp=8,dp=4,schedule=interleaved,virtual_stages=6,"
+                           "microbatches=64,grad_precision=fp32,");
+        QTest::addRow("GPT-3 175B BF16, 128 H100")
+            << "gpt-3-175b" << gpt3 + "precision=bf16" << 8.309;
+        QTest::addRow("GPT-3 175B FP8, 128 H100")
+            << "gpt-3-175b" << gpt3 + "precision=fp8" << 5.626;
     }
     void dgxcBenchmarkingH100()
     {
+        QFETCH(QString, model);
         QFETCH(QString, set);
         QFETCH(double, publishedS);
+        // Micro-batch 1 and 8,192 tokens unless the row says otherwise; sequence parallelism
+        // and its overlap only with T > 1.
         Scenario s = scenario(QStringLiteral("framework=megatron,device=h100-sxm,seq_len=8192,"
                                              "microbatch_size=1,zero=1,grad_precision=bf16,"
                                              "fp8_scaling=delayed,recompute=none,"
                                              "attention=flash,cache_outputs=false,") +
                               set);
+        if (s.tp > 1) {
+            s.sequenceParallel = true;
+            s.tpOverlap = true;
+        }
+        if (model == QLatin1String("nemotron-4-15b"))
+            s.customModel = nemotron4(32, 6144, 48, 24576);
+        else if (model == QLatin1String("nemotron-4-340b"))
+            s.customModel = nemotron4(96, 18432, 96, 73728);
+        else
+            s.model = model.toStdString();
         const Report r = evaluate(s, io::builtinPresets());
         QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
         QVERIFY(r.fits); // the run was measured, so it fitted
