@@ -78,3 +78,24 @@ inline core::ModelSpec nemotron4(int layers, int hidden, int heads, int ffn)
     m.vocab = 256000;
     return m;
 }
+
+// Grok-1 (xai-org/grok-1, the released model; the NeMo configuration of
+// NVIDIA/dgxc-benchmarking, grok1/cfg/grok1_314b.yaml): 64 layers, h 6,144, 48 heads with
+// 8 KV heads, 8 experts of FFN 32,768 with 2 routed per token, gated GeLU, rotary positions,
+// no biases, a 131,072-token vocabulary, untied.
+inline core::ModelSpec grok1()
+{
+    core::ModelSpec m;
+    m.id = "grok-1";
+    m.layers = 64;
+    m.hidden = 6144;
+    m.heads = 48;
+    m.kvHeads = 8;
+    m.ffnHidden = 32768;
+    m.vocab = 131072;
+    m.gatedMlp = true;
+    m.experts = 8;
+    m.expertsPerToken = 2;
+    m.expertFfnHidden = 32768;
+    return m;
+}

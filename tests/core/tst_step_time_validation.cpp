@@ -488,7 +488,7 @@ private Q_SLOTS:
     // default). Added after the model was built, as runs it had not seen.
     void dgxcBenchmarkingH100_data()
     {
-        QTest::addColumn<QString>("model"); // a preset, or the Nemotron-4 of test_models.h
+        QTest::addColumn<QString>("model"); // a preset, or a model of test_models.h
         QTest::addColumn<QString>("set");
         QTest::addColumn<double>("publishedS");
         const QString eight = QStringLiteral("tp=1,pp=1,cp=2,dp=4,microbatches=32,");
@@ -496,60 +496,69 @@ private Q_SLOTS:
             << "llama-3.1-8b" << eight + "precision=bf16" << 12.27;
         QTest::addRow("Llama 3.1 8B FP8, 8 H100")
             << "llama-3.1-8b" << eight + "precision=fp8" << 9.33;
+        // Sequence parallelism and Transformer Engine's overlap wherever T > 1.
+        const QString overlap = QStringLiteral("sequence_parallel=true,tp_overlap=true,");
         const QString seventy =
-            QStringLiteral("tp=4,dp=2,schedule=interleaved,virtual_stages=5,microbatches=64,");
+            overlap + "tp=4,dp=2,schedule=interleaved,virtual_stages=5,microbatches=64,";
         QTest::addRow("Llama 3.1 70B BF16, 64 H100")
             << "llama-3.1-70b" << seventy + "precision=bf16,pp=4,cp=2" << 14.66;
         QTest::addRow("Llama 3.1 70B FP8, 64 H100")
             << "llama-3.1-70b" << seventy + "precision=fp8,pp=8,cp=1" << 9.86;
-        const QString big =
-            QStringLiteral("tp=8,pp=8,cp=2,dp=8,schedule=interleaved,virtual_stages=8,"
-                           "ends_in_pipeline_split=true,microbatches=64,");
+        const QString big = overlap + "tp=8,pp=8,cp=2,dp=8,schedule=interleaved,virtual_stages=8,"
+                                      "ends_in_pipeline_split=true,microbatches=64,";
         QTest::addRow("Llama 3.1 405B BF16, 1,024 H100")
             << "llama-3.1-405b" << big + "precision=bf16" << 19.84;
         QTest::addRow("Llama 3.1 405B FP8, 1,024 H100")
             << "llama-3.1-405b" << big + "precision=fp8" << 12.42;
         const QString fifteen =
-            QStringLiteral("seq_len=4096,tp=2,pp=1,dp=8,microbatch_size=2,microbatches=4,");
+            overlap + "seq_len=4096,tp=2,pp=1,dp=8,microbatch_size=2,microbatches=4,";
         QTest::addRow("Nemotron-4 15B BF16, 16 H100")
             << "nemotron-4-15b" << fifteen + "precision=bf16" << 2.66;
         QTest::addRow("Nemotron-4 15B FP8, 16 H100")
             << "nemotron-4-15b" << fifteen + "precision=fp8" << 1.98;
-        const QString nemotron340 =
-            QStringLiteral("seq_len=4096,tp=8,pp=8,dp=4,schedule=interleaved,virtual_stages=12,"
-                           "microbatches=16,");
+        const QString nemotron340 = overlap + "seq_len=4096,tp=8,pp=8,dp=4,schedule=interleaved,"
+                                              "virtual_stages=12,microbatches=16,";
         QTest::addRow("Nemotron-4 340B BF16, 256 H100")
             << "nemotron-4-340b" << nemotron340 + "precision=bf16" << 4.36;
         QTest::addRow("Nemotron-4 340B FP8, 256 H100")
             << "nemotron-4-340b" << nemotron340 + "precision=fp8" << 2.93;
-        const QString gpt3 =
-            QStringLiteral("seq_len=2048,tp=4,pp=8,dp=4,schedule=interleaved,virtual_stages=6,"
-                           "microbatches=64,grad_precision=fp32,");
+        const QString gpt3 = overlap +
+                             "seq_len=2048,tp=4,pp=8,dp=4,schedule=interleaved,virtual_stages=6,"
+                             "microbatches=64,grad_precision=fp32,";
         QTest::addRow("GPT-3 175B BF16, 128 H100")
             << "gpt-3-175b" << gpt3 + "precision=bf16" << 8.309;
         QTest::addRow("GPT-3 175B FP8, 128 H100")
             << "gpt-3-175b" << gpt3 + "precision=fp8" << 5.626;
+        // grok1/cfg/grok1_314b.yaml (NeMo 1.0, nemo:24.12) at 1,024 GPUs: T4 K8 C2, 8 experts
+        // on 8 expert-parallel ranks (one each, so grouped multiplies do not arise), the
+        // experts split over T as Megatron-Core then did, the all-to-all dispatcher with
+        // capacity factor 1.0, no tensor-parallel overlap (ub_tp_comm_overlap: false),
+        // Megatron-Core's distributed optimizer reducing in FP32 (NeMo's default
+        // grad_sync_dtype), 2,048 sequences over D = 16.
+        const QString grok = QStringLiteral(
+            "sequence_parallel=true,tp_overlap=false,tp=4,pp=8,cp=2,ep=8,expert_tp=4,dp=16,"
+            "schedule=interleaved,virtual_stages=8,microbatches=128,grad_precision=fp32,");
+        QTest::addRow("Grok-1 314B BF16, 1,024 H100")
+            << "grok-1" << grok + "precision=bf16" << 21.20;
+        QTest::addRow("Grok-1 314B FP8, 1,024 H100") << "grok-1" << grok + "precision=fp8" << 17.01;
     }
     void dgxcBenchmarkingH100()
     {
         QFETCH(QString, model);
         QFETCH(QString, set);
         QFETCH(double, publishedS);
-        // Micro-batch 1 and 8,192 tokens unless the row says otherwise; sequence parallelism
-        // and its overlap only with T > 1.
+        // Micro-batch 1 and 8,192 tokens unless the row says otherwise.
         Scenario s = scenario(QStringLiteral("framework=megatron,device=h100-sxm,seq_len=8192,"
                                              "microbatch_size=1,zero=1,grad_precision=bf16,"
                                              "fp8_scaling=delayed,recompute=none,"
                                              "attention=flash,cache_outputs=false,") +
                               set);
-        if (s.tp > 1) {
-            s.sequenceParallel = true;
-            s.tpOverlap = true;
-        }
         if (model == QLatin1String("nemotron-4-15b"))
             s.customModel = nemotron4(32, 6144, 48, 24576);
         else if (model == QLatin1String("nemotron-4-340b"))
             s.customModel = nemotron4(96, 18432, 96, 73728);
+        else if (model == QLatin1String("grok-1"))
+            s.customModel = grok1();
         else
             s.model = model.toStdString();
         const Report r = evaluate(s, io::builtinPresets());
