@@ -586,12 +586,7 @@ private Q_SLOTS:
         const double e = error(publishedS / r.stepTime->stepTimeS, 1);
         qInfo("%s: %.2f s modelled, %.2f s published, %+.1f %% throughput", QTest::currentDataTag(),
               r.stepTime->stepTimeS, publishedS, 100 * e);
-        // docs/step_time.md: every listed run within 15 %, but one.
-        QEXPECT_FAIL("Llama 3.1 405B FP8, 128 GB200",
-                     "modelled 15.5 % fast: no SM count is published for the GB200 NVL72's GPU, "
-                     "so its tensor-parallel overlap is timed as taking no SMs from the "
-                     "multiplies (docs/step_time.md)",
-                     Continue);
+        // docs/step_time.md: every listed run within 15 %.
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
