@@ -39,7 +39,8 @@ const char *const kSources[] = {
     "llama.cpp block formats Q8_0 and Q4_0: 32 weights and one FP16 scale (8.5 and 4.5 bits).",
     "Dao 2023, “FlashAttention-2”, §3.1: causal attention's FLOPs and its backward's 2.5 ×; "
     "Shah et al. 2024, “FlashAttention-3”, Figures 5 and 6: cuDNN's, FlashAttention-2's and "
-    "-3's rates on an H100 at head dimension 128 (attention flash, flash2, flash3).",
+    "-3's rates on an H100 at head dimension 128 (attention flash, flash2, flash3); "
+    "meta-pytorch/tritonbench#171: FlashAttention-2's on a B200.",
     "pytorch/torchtitan, torchtitan/distributed/activation_checkpoint.py (SelectiveAC): the "
     "per-op recomputation (recompute=op), every second multiply rerun.",
     "Device data sheets: NVIDIA A100, H100, H200, DGX B200; AMD Instinct MI300X; SambaNova "
