@@ -79,10 +79,11 @@ inline core::ModelSpec nemotron4(int layers, int hidden, int heads, int ffn)
     return m;
 }
 
-// Grok-1 (xai-org/grok-1, the released model; the NeMo configuration of
-// NVIDIA/dgxc-benchmarking, grok1/cfg/grok1_314b.yaml): 64 layers, h 6,144, 48 heads with
-// 8 KV heads, 8 experts of FFN 32,768 with 2 routed per token, gated GeLU, rotary positions,
-// no biases, a 131,072-token vocabulary, untied.
+// Grok-1 as NVIDIA/dgxc-benchmarking's recipes train it (grok1/cfg/grok1_314b.yaml; the
+// released xai-org/grok-1 has the same layers): 64 layers, h 6,144, 48 heads with 8 KV
+// heads, 8 experts of FFN 32,768 with 2 routed per token, a gated MLP, rotary positions, no
+// biases, untied; the recipes tokenize with Llama 3's 128,256-token vocabulary (tokenizer
+// meta-llama/Meta-Llama-3-70B), not Grok-1's own 131,072.
 inline core::ModelSpec grok1()
 {
     core::ModelSpec m;
@@ -92,7 +93,7 @@ inline core::ModelSpec grok1()
     m.heads = 48;
     m.kvHeads = 8;
     m.ffnHidden = 32768;
-    m.vocab = 131072;
+    m.vocab = 128256;
     m.gatedMlp = true;
     m.experts = 8;
     m.expertsPerToken = 2;

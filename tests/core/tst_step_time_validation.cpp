@@ -577,6 +577,26 @@ private Q_SLOTS:
             << "nemotron-4-340b" << nemotronGb200 + "microbatches=128,precision=bf16" << 32.66;
         QTest::addRow("Nemotron-4 340B FP8, 128 GB200, 512 sequences")
             << "nemotron-4-340b" << nemotronGb200 + "microbatches=128,precision=fp8" << 21.83;
+        // v25.05.02, grok1/README.md: NeMo 2.0 in the nemo:25.04.00 container
+        // (scripts/performance/llm/pretrain_grok1_314b.py at NeMo commit 6f2c6fda: its
+        // performance options overlap the tensor-parallel collectives, reduce gradients in BF16
+        // and drop and pad tokens to capacity 1.0, MegatronTokenDropCallback), with the layouts
+        // grok1/launch.sh sets: on 128 GB200 T4, 8 expert-parallel ranks with the experts split
+        // over T too, D = 32, 256 sequences (with CUDA graphs); on 512 H100 T4 K8 C2, v = 8,
+        // the experts not split over T, D = 8, 1,024 sequences.
+        const QString grokGb200 =
+            overlap + "device=gb200-nvl72,tp=4,pp=1,ep=8,expert_tp=4,dp=32,microbatches=8,";
+        QTest::addRow("Grok-1 314B BF16, 128 GB200")
+            << "grok-1" << grokGb200 + "precision=bf16" << 7.325;
+        QTest::addRow("Grok-1 314B FP8, 128 GB200")
+            << "grok-1" << grokGb200 + "precision=fp8" << 5.298;
+        const QString grokH100 = overlap +
+                                 "tp=4,pp=8,cp=2,ep=8,expert_tp=1,dp=8,schedule=interleaved,"
+                                 "virtual_stages=8,microbatches=128,";
+        QTest::addRow("Grok-1 314B BF16, 512 H100 (v25.05.02)")
+            << "grok-1" << grokH100 + "precision=bf16" << 15.933;
+        QTest::addRow("Grok-1 314B FP8, 512 H100 (v25.05.02)")
+            << "grok-1" << grokH100 + "precision=fp8" << 13.433;
     }
     void dgxcBenchmarking()
     {
