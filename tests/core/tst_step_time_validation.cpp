@@ -491,11 +491,14 @@ private Q_SLOTS:
         QTest::addColumn<QString>("model"); // a preset, or a model of test_models.h
         QTest::addColumn<QString>("set");
         QTest::addColumn<double>("publishedS");
+        // Each run published in BF16 and in FP8 at the same layout: two rows.
+        const auto both = [](const char *name, const char *where, const char *model,
+                             const QString &set, double bf16S, double fp8S) {
+            QTest::addRow("%s BF16, %s", name, where) << model << set + "precision=bf16" << bf16S;
+            QTest::addRow("%s FP8, %s", name, where) << model << set + "precision=fp8" << fp8S;
+        };
         const QString eight = QStringLiteral("tp=1,pp=1,cp=2,dp=4,microbatches=32,");
-        QTest::addRow("Llama 3.1 8B BF16, 8 H100")
-            << "llama-3.1-8b" << eight + "precision=bf16" << 12.27;
-        QTest::addRow("Llama 3.1 8B FP8, 8 H100")
-            << "llama-3.1-8b" << eight + "precision=fp8" << 9.33;
+        both("Llama 3.1 8B", "8 H100", "llama-3.1-8b", eight, 12.27, 9.33);
         // Sequence parallelism and Transformer Engine's overlap wherever T > 1.
         const QString overlap = QStringLiteral("sequence_parallel=true,tp_overlap=true,");
         const QString seventy =
@@ -506,29 +509,17 @@ private Q_SLOTS:
             << "llama-3.1-70b" << seventy + "precision=fp8,pp=8,cp=1" << 9.86;
         const QString big = overlap + "tp=8,pp=8,cp=2,dp=8,schedule=interleaved,virtual_stages=8,"
                                       "ends_in_pipeline_split=true,microbatches=64,";
-        QTest::addRow("Llama 3.1 405B BF16, 1,024 H100")
-            << "llama-3.1-405b" << big + "precision=bf16" << 19.84;
-        QTest::addRow("Llama 3.1 405B FP8, 1,024 H100")
-            << "llama-3.1-405b" << big + "precision=fp8" << 12.42;
+        both("Llama 3.1 405B", "1,024 H100", "llama-3.1-405b", big, 19.84, 12.42);
         const QString fifteen =
             overlap + "seq_len=4096,tp=2,pp=1,dp=8,microbatch_size=2,microbatches=4,";
-        QTest::addRow("Nemotron-4 15B BF16, 16 H100")
-            << "nemotron-4-15b" << fifteen + "precision=bf16" << 2.66;
-        QTest::addRow("Nemotron-4 15B FP8, 16 H100")
-            << "nemotron-4-15b" << fifteen + "precision=fp8" << 1.98;
+        both("Nemotron-4 15B", "16 H100", "nemotron-4-15b", fifteen, 2.66, 1.98);
         const QString nemotron340 = overlap + "seq_len=4096,tp=8,pp=8,dp=4,schedule=interleaved,"
                                               "virtual_stages=12,microbatches=16,";
-        QTest::addRow("Nemotron-4 340B BF16, 256 H100")
-            << "nemotron-4-340b" << nemotron340 + "precision=bf16" << 4.36;
-        QTest::addRow("Nemotron-4 340B FP8, 256 H100")
-            << "nemotron-4-340b" << nemotron340 + "precision=fp8" << 2.93;
+        both("Nemotron-4 340B", "256 H100", "nemotron-4-340b", nemotron340, 4.36, 2.93);
         const QString gpt3 = overlap +
                              "seq_len=2048,tp=4,pp=8,dp=4,schedule=interleaved,virtual_stages=6,"
                              "microbatches=64,grad_precision=fp32,";
-        QTest::addRow("GPT-3 175B BF16, 128 H100")
-            << "gpt-3-175b" << gpt3 + "precision=bf16" << 8.309;
-        QTest::addRow("GPT-3 175B FP8, 128 H100")
-            << "gpt-3-175b" << gpt3 + "precision=fp8" << 5.626;
+        both("GPT-3 175B", "128 H100", "gpt-3-175b", gpt3, 8.309, 5.626);
         // grok1/cfg/grok1_314b.yaml (NeMo 1.0, nemo:24.12) at 1,024 GPUs: T4 K8 C2, 8 experts
         // on 8 expert-parallel ranks (one each, so grouped multiplies do not arise), the
         // experts split over T as Megatron-Core then did, the all-to-all dispatcher with
@@ -538,9 +529,7 @@ private Q_SLOTS:
         const QString grok = QStringLiteral(
             "sequence_parallel=true,tp_overlap=false,tp=4,pp=8,cp=2,ep=8,expert_tp=4,dp=16,"
             "schedule=interleaved,virtual_stages=8,microbatches=128,grad_precision=fp32,");
-        QTest::addRow("Grok-1 314B BF16, 1,024 H100")
-            << "grok-1" << grok + "precision=bf16" << 21.20;
-        QTest::addRow("Grok-1 314B FP8, 1,024 H100") << "grok-1" << grok + "precision=fp8" << 17.01;
+        both("Grok-1 314B", "1,024 H100", "grok-1", grok, 21.20, 17.01);
         // v25.05.02 (commit dfc8039), llama3.1/README.md, "GB200 Performance" and "H100
         // Performance": NeMo 2.0 in the nemo:25.04.01 container (NeMo commit 6f2c6fda,
         // scripts/performance/llm/pretrain_llama31_405b.py and
@@ -550,15 +539,9 @@ private Q_SLOTS:
         const QString v2505 = overlap + "cp=2,pp=8,schedule=interleaved,virtual_stages=8,"
                                         "ends_in_pipeline_split=true,";
         const QString h100 = v2505 + "tp=8,dp=4,microbatches=64,";
-        QTest::addRow("Llama 3.1 405B BF16, 512 H100 (v25.05.02)")
-            << "llama-3.1-405b" << h100 + "precision=bf16" << 19.810;
-        QTest::addRow("Llama 3.1 405B FP8, 512 H100 (v25.05.02)")
-            << "llama-3.1-405b" << h100 + "precision=fp8" << 13.020;
+        both("Llama 3.1 405B", "512 H100 (v25.05.02)", "llama-3.1-405b", h100, 19.810, 13.020);
         const QString gb200 = v2505 + "device=gb200-nvl72,tp=4,dp=2,microbatches=32,";
-        QTest::addRow("Llama 3.1 405B BF16, 128 GB200")
-            << "llama-3.1-405b" << gb200 + "precision=bf16" << 9.347;
-        QTest::addRow("Llama 3.1 405B FP8, 128 GB200")
-            << "llama-3.1-405b" << gb200 + "precision=fp8" << 6.131;
+        both("Llama 3.1 405B", "128 GB200", "llama-3.1-405b", gb200, 9.347, 6.131);
         // v25.05.02, nemotron/README.md, "GB200 Performance": Nemotron-4 340B on 128 GB200 in
         // the nemo:25.04.00 container, T8 K4 v12 as nemotron/launch.sh sets them for GB200
         // (with CUDA graphs, which Parascope has no host cost to remove), 32 sequences (weak
@@ -569,14 +552,10 @@ private Q_SLOTS:
         const QString nemotronGb200 = overlap +
                                       "device=gb200-nvl72,seq_len=4096,tp=8,pp=4,dp=4,"
                                       "schedule=interleaved,virtual_stages=12,attention=flash2,";
-        QTest::addRow("Nemotron-4 340B BF16, 128 GB200, 32 sequences")
-            << "nemotron-4-340b" << nemotronGb200 + "microbatches=8,precision=bf16" << 2.189;
-        QTest::addRow("Nemotron-4 340B FP8, 128 GB200, 32 sequences")
-            << "nemotron-4-340b" << nemotronGb200 + "microbatches=8,precision=fp8" << 1.483;
-        QTest::addRow("Nemotron-4 340B BF16, 128 GB200, 512 sequences")
-            << "nemotron-4-340b" << nemotronGb200 + "microbatches=128,precision=bf16" << 32.66;
-        QTest::addRow("Nemotron-4 340B FP8, 128 GB200, 512 sequences")
-            << "nemotron-4-340b" << nemotronGb200 + "microbatches=128,precision=fp8" << 21.83;
+        both("Nemotron-4 340B", "128 GB200, 32 sequences", "nemotron-4-340b",
+             nemotronGb200 + "microbatches=8,", 2.189, 1.483);
+        both("Nemotron-4 340B", "128 GB200, 512 sequences", "nemotron-4-340b",
+             nemotronGb200 + "microbatches=128,", 32.66, 21.83);
         // v25.05.02, grok1/README.md: NeMo 2.0 in the nemo:25.04.00 container
         // (scripts/performance/llm/pretrain_grok1_314b.py at NeMo commit 6f2c6fda: its
         // performance options overlap the tensor-parallel collectives, reduce gradients in BF16
@@ -586,17 +565,11 @@ private Q_SLOTS:
         // the experts not split over T, D = 8, 1,024 sequences.
         const QString grokGb200 =
             overlap + "device=gb200-nvl72,tp=4,pp=1,ep=8,expert_tp=4,dp=32,microbatches=8,";
-        QTest::addRow("Grok-1 314B BF16, 128 GB200")
-            << "grok-1" << grokGb200 + "precision=bf16" << 7.325;
-        QTest::addRow("Grok-1 314B FP8, 128 GB200")
-            << "grok-1" << grokGb200 + "precision=fp8" << 5.298;
+        both("Grok-1 314B", "128 GB200", "grok-1", grokGb200, 7.325, 5.298);
         const QString grokH100 = overlap +
                                  "tp=4,pp=8,cp=2,ep=8,expert_tp=1,dp=8,schedule=interleaved,"
                                  "virtual_stages=8,microbatches=128,";
-        QTest::addRow("Grok-1 314B BF16, 512 H100 (v25.05.02)")
-            << "grok-1" << grokH100 + "precision=bf16" << 15.933;
-        QTest::addRow("Grok-1 314B FP8, 512 H100 (v25.05.02)")
-            << "grok-1" << grokH100 + "precision=fp8" << 13.433;
+        both("Grok-1 314B", "512 H100 (v25.05.02)", "grok-1", grokH100, 15.933, 13.433);
     }
     void dgxcBenchmarking()
     {
