@@ -601,52 +601,89 @@ private Q_SLOTS:
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
-    // MLPerf Training, NVIDIA's GPT-3 175B submissions on DGX H100 (mlcommons/
-    // training_results_v3.1 and _v4.0, NVIDIA/benchmarks/gpt3/implementations: NeMo with
-    // Transformer Engine FP8, "hybrid" delayed scaling with an amax history of 1,024; T = 4 with
-    // sequence parallelism and userbuffers tensor-parallel overlap; the interleaved schedule
-    // with overlapped P2P; Apex's distributed Adam reducing BF16 gradients (grad_sync_dtype:
-    // bf16) with the reduce and gather overlapped; no dropout (hidden_dropout and
-    // attention_dropout 0.0), no recomputation, 2,048 tokens). The step time is read from each
-    // run's MLPerf log (NVIDIA/results/<system>/gpt3/result_*.txt): a block_start to block_stop
-    // interval over the steps it holds (its epoch_count in tokens over the logged
-    // global_batch_size x 2,048), the median over every block of the three files. v3.1 (NeMo
-    // 23.09): K = 8, v = 12 (the configuration's default), micro-batch 1, no CUDA graphs. v4.0
-    // (NeMo 24.04): FP8 parameters, which halve the parameter gather Parascope times in BF16;
-    // 512 GPUs at K = 8, v = 4, micro-batch 2; 10,752 and 11,616 at K = 6, v = 8, micro-batch 1,
-    // with CUDA graphs. Added after the model was built, as runs it had not seen.
-    void mlperfGpt3_data()
+    // MLPerf Training, NVIDIA's submissions on DGX H100, DGX B200 and GB200 NVL72
+    // (mlcommons/training_results_v3.1, _v4.0, _v4.1 and _v5.0, NVIDIA/benchmarks/<benchmark>/
+    // implementations: each system's config_*.sh, config_common.sh and conf/custom.yaml): NeMo
+    // with Transformer Engine FP8 delayed scaling; sequence parallelism and userbuffers
+    // tensor-parallel overlap; the interleaved schedule with overlapped P2P; the distributed
+    // optimizer reducing BF16 gradients (GPT-3: Apex's distributed Adam, grad_sync_dtype bf16;
+    // Llama 3.1: grad_reduce_in_fp32=False in pretrain.py) with the reduce and gather
+    // overlapped; no recomputation. The step time is read from each run's logs
+    // (NVIDIA/results/<system>/<benchmark>/result_*.txt), the median over the three files:
+    // v5.0 logs it (tracked_stats train_step_time); before v5.0 it is a block_start to
+    // block_stop interval over the steps it holds (its epoch_count in tokens over the logged
+    // global_batch_size x 2,048). Not modelled: FP8 parameters (from v4.0: the gather moves FP8,
+    // timed in BF16), CUDA graphs (the _cg systems; Parascope has no host cost for them to
+    // remove) and, for Llama 3.1, the fused cross-entropy (timed unfused). Added after the
+    // model was built, as runs it had not seen.
+    void mlperfTraining_data()
     {
+        QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("set");
         QTest::addColumn<double>("publishedS");
-        const QString v31 = QStringLiteral("pp=8,virtual_stages=12,microbatch_size=1,");
-        QTest::addRow("v3.1, 512 H100") << v31 + "dp=16,microbatches=128" << 11.071;
-        QTest::addRow("v3.1, 768 H100") << v31 + "dp=24,microbatches=128" << 11.092;
-        QTest::addRow("v3.1, 4,096 H100") << v31 + "dp=128,microbatches=16" << 1.629;
-        QTest::addRow("v3.1, 6,144 H100") << v31 + "dp=192,microbatches=16" << 1.635;
-        QTest::addRow("v3.1, 8,192 H100") << v31 + "dp=256,microbatches=16" << 1.641;
-        QTest::addRow("v3.1, 10,240 H100") << v31 + "dp=320,microbatches=8" << 0.947;
-        QTest::addRow("v3.1, 10,752 H100") << v31 + "dp=336,microbatches=8" << 0.952;
-        QTest::addRow("v4.0, 512 H100")
-            << "pp=8,virtual_stages=4,microbatch_size=2,dp=16,microbatches=72" << 10.98;
-        const QString v40 = QStringLiteral("pp=6,virtual_stages=8,microbatch_size=1,");
-        QTest::addRow("v4.0, 10,752 H100") << v40 + "dp=448,microbatches=6" << 0.921;
-        QTest::addRow("v4.0, 11,616 H100") << v40 + "dp=484,microbatches=6" << 0.922;
+        // GPT-3 175B, 2,048 tokens, no dropout (hidden_dropout and attention_dropout 0.0), T = 4.
+        // v3.1 (NeMo 23.09): K = 8, v = 12 (the configuration's default), micro-batch 1.
+        const QString v31 =
+            QStringLiteral("seq_len=2048,tp=4,pp=8,virtual_stages=12,microbatch_size=1,");
+        const auto gpt3 = [](const char *name, const QString &set, double publishedS) {
+            QTest::newRow(name) << "gpt-3-175b" << set << publishedS;
+        };
+        gpt3("GPT-3 v3.1, 512 H100", v31 + "dp=16,microbatches=128", 11.071);
+        gpt3("GPT-3 v3.1, 768 H100", v31 + "dp=24,microbatches=128", 11.092);
+        gpt3("GPT-3 v3.1, 4,096 H100", v31 + "dp=128,microbatches=16", 1.629);
+        gpt3("GPT-3 v3.1, 6,144 H100", v31 + "dp=192,microbatches=16", 1.635);
+        gpt3("GPT-3 v3.1, 8,192 H100", v31 + "dp=256,microbatches=16", 1.641);
+        gpt3("GPT-3 v3.1, 10,240 H100", v31 + "dp=320,microbatches=8", 0.947);
+        gpt3("GPT-3 v3.1, 10,752 H100", v31 + "dp=336,microbatches=8", 0.952);
+        // v4.0 (NeMo 24.04): 512 GPUs at K = 8, v = 4, micro-batch 2; 10,752 and 11,616 at
+        // K = 6, v = 8, micro-batch 1, with CUDA graphs.
+        gpt3("GPT-3 v4.0, 512 H100",
+             "seq_len=2048,tp=4,pp=8,virtual_stages=4,microbatch_size=2,dp=16,microbatches=72",
+             10.98);
+        const QString v40 =
+            QStringLiteral("seq_len=2048,tp=4,pp=6,virtual_stages=8,microbatch_size=1,");
+        gpt3("GPT-3 v4.0, 10,752 H100", v40 + "dp=448,microbatches=6", 0.921);
+        gpt3("GPT-3 v4.0, 11,616 H100", v40 + "dp=484,microbatches=6", 0.922);
+        // v4.1 (NeMo 24.09): K = 8, v = 6, micro-batch 2, 2,048 sequences; the B200 preview
+        // with CUDA graphs.
+        const QString v41 =
+            QStringLiteral("seq_len=2048,tp=4,pp=8,virtual_stages=6,microbatch_size=2,");
+        gpt3("GPT-3 v4.1, 64 B200", v41 + "device=b200,dp=2,microbatches=512", 36.255);
+        gpt3("GPT-3 v4.1, 256 H100", v41 + "dp=8,microbatches=128", 18.41);
+        gpt3("GPT-3 v4.1, 512 H100", v41 + "dp=16,microbatches=64", 9.542);
+        // v5.0, Llama 3.1 405B, 8,192 tokens, micro-batch 1, C = 2, K = 8, v = 8, the
+        // embedding and the loss counted in the pipeline split (ASYM_PP_EMBED, ASYM_PP_LOSS):
+        // on H100 (NeMo 25.01) T = 8; on GB200 (NeMo 25.04, CUDA graphs) T = 4.
+        const QString v50 = QStringLiteral("seq_len=8192,cp=2,pp=8,virtual_stages=8,microbatch_"
+                                           "size=1,ends_in_pipeline_split=true,");
+        const auto llama = [](const char *name, const QString &set, double publishedS) {
+            QTest::newRow(name) << "llama-3.1-405b" << set << publishedS;
+        };
+        llama("Llama 3.1 405B v5.0, 512 H100", v50 + "tp=8,dp=4,microbatches=288", 55.134);
+        llama("Llama 3.1 405B v5.0, 2,048 H100", v50 + "tp=8,dp=16,microbatches=72", 14.22);
+        llama("Llama 3.1 405B v5.0, 2,432 H100", v50 + "tp=8,dp=19,microbatches=64", 12.729);
+        llama("Llama 3.1 405B v5.0, 2,560 H100", v50 + "tp=8,dp=20,microbatches=56", 11.174);
+        llama("Llama 3.1 405B v5.0, 8,192 H100", v50 + "tp=8,dp=64,microbatches=24", 5.18);
+        const QString gb200 = v50 + "device=gb200-nvl72,tp=4,microbatches=112,";
+        llama("Llama 3.1 405B v5.0, 256 GB200", gb200 + "dp=4", 19.144);
+        llama("Llama 3.1 405B v5.0, 512 GB200", gb200 + "dp=8", 19.474);
     }
-    void mlperfGpt3()
+    void mlperfTraining()
     {
+        QFETCH(QString, model);
         QFETCH(QString, set);
         QFETCH(double, publishedS);
         const core::Presets presets = io::builtinPresets();
-        Scenario s = scenario(QStringLiteral("framework=megatron,device=h100-sxm,precision=fp8,"
-                                             "seq_len=2048,tp=4,sequence_parallel=true,"
-                                             "tp_overlap=true,schedule=interleaved,zero=1,"
-                                             "grad_precision=bf16,fp8_scaling=delayed,"
-                                             "recompute=none,attention=flash,") +
-                              set);
-        ModelSpec gpt3 = *presets.model("gpt-3-175b");
-        gpt3.dropout = false;
-        s.customModel = gpt3;
+        Scenario s =
+            scenario(QStringLiteral("framework=megatron,device=h100-sxm,precision=fp8,"
+                                    "sequence_parallel=true,tp_overlap=true,"
+                                    "schedule=interleaved,zero=1,grad_precision=bf16,"
+                                    "fp8_scaling=delayed,recompute=none,attention=flash,") +
+                     set);
+        ModelSpec spec = *presets.model(model.toStdString());
+        if (model == QLatin1String("gpt-3-175b"))
+            spec.dropout = false;
+        s.customModel = spec;
         const Report r = evaluate(s, presets);
         QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
         QVERIFY(r.fits);
