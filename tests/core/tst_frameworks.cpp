@@ -424,7 +424,8 @@ private Q_SLOTS:
     // What is hidden costs the passes beside it the SMs the collective holds: 24 of an H100's
     // 132 (NCCL's all-gather launches 24 blocks: NVIDIA Developer Forums, "Compute-
     // Communication Overlap Causes Severe GEMM Performance Degradation because of Tail
-    // Effect"); the B200 preset publishes no such count.
+    // Effect"); 32 of a B200's 148 (NCCL 2.31's ring all-reduce launches 32 blocks a kernel on
+    // Blackwell: NVIDIA/nccl#2421); the A100 preset publishes no such count.
     void dataParallelOverlapByFramework_data()
     {
         QTest::addColumn<QString>("framework");
@@ -445,7 +446,9 @@ private Q_SLOTS:
         QTest::addRow("Megatron-LM, DDP, all hidden") << "megatron"
                                                       << "h100-sxm" << 0 << "auto" << held;
         QTest::addRow("Megatron-LM, DDP, B200") << "megatron"
-                                                << "b200" << 0 << "auto" << 0.0;
+                                                << "b200" << 0 << "auto" << 32.0 / 148;
+        QTest::addRow("Megatron-LM, DDP, A100") << "megatron"
+                                                << "a100-80gb" << 0 << "auto" << 0.0;
         QTest::addRow("custom, ZeRO off") << "custom"
                                           << "h100-sxm" << 0 << "auto" << held;
     }

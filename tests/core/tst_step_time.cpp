@@ -702,7 +702,9 @@ private Q_SLOTS:
     // What the step shows of the data-parallel sync: nothing without one; with all of it
     // hidden, what it costs the passes beside it, the share of the SMs its kernels hold (24
     // of an H100's 132: NVIDIA Developer Forums, "Compute-Communication Overlap Causes
-    // Severe GEMM Performance Degradation because of Tail Effect"; the B200 preset has none).
+    // Severe GEMM Performance Degradation because of Tail Effect"; 32 of a B200's 148: NCCL
+    // 2.31's ring all-reduce launches 32 blocks a kernel on Blackwell, NVIDIA/nccl#2421; the
+    // A100 preset has none).
     void dpCommZero_data()
     {
         QTest::addColumn<QString>("set");
@@ -711,8 +713,10 @@ private Q_SLOTS:
         QTest::addRow("D=1: no data-parallel group") << "dp=1" << false << 0.0;
         QTest::addRow("dp_overlap=1: hidden, holding 24 of 132 SMs")
             << "dp_overlap=1" << true << 24.0 / 132;
-        QTest::addRow("dp_overlap=1 on a B200: hidden")
-            << "dp_overlap=1,device=b200" << true << 0.0;
+        QTest::addRow("dp_overlap=1 on a B200: hidden, holding 32 of 148 SMs")
+            << "dp_overlap=1,device=b200" << true << 32.0 / 148;
+        QTest::addRow("dp_overlap=1 on an A100: hidden, no count published")
+            << "dp_overlap=1,device=a100-80gb" << true << 0.0;
         QTest::addRow("inference: no gradients") << "mode=inference" << false << 0.0;
     }
     void dpCommZero()
