@@ -612,10 +612,11 @@ private Q_SLOTS:
     // (NVIDIA/results/<system>/<benchmark>/result_*.txt), the median over the three files:
     // v5.0 logs it (tracked_stats train_step_time); before v5.0 it is a block_start to
     // block_stop interval over the steps it holds (its epoch_count in tokens over the logged
-    // global_batch_size x 2,048). Not modelled: FP8 parameters (from v4.0: the gather moves FP8,
-    // timed in BF16), CUDA graphs (the _cg systems; Parascope has no host cost for them to
-    // remove) and, for Llama 3.1, the fused cross-entropy (timed unfused). Added after the
-    // model was built, as runs it had not seen.
+    // global_batch_size x 2,048). Parascope gathers FP8 training's parameters in FP8, as the
+    // runs from v4.0 do (FP8_PARAMS); v3.1 gathered BF16. Not modelled: CUDA graphs (the _cg
+    // systems; Parascope has no host cost for them to remove) and, for Llama 3.1, the fused
+    // cross-entropy (timed unfused). Added after the model was built, as runs it had not
+    // seen.
     void mlperfTraining_data()
     {
         QTest::addColumn<QString>("model");
