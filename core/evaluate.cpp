@@ -76,6 +76,16 @@ std::int64_t stageParams(const ModelSpec &model, const ParamCounts &perDevice, i
     return params;
 }
 
+// The precision the weights are held in: FP8 training without FP8 parameters keeps them in
+// BF16 and casts them for each step's FP8 multiplies (Megatron-LM's default, without
+// --fp8-param-gather: megatron/training/arguments.py).
+Precision heldWeightPrecision(const Scenario &s)
+{
+    return s.mode == Mode::training && s.precision == Precision::fp8 && !s.fp8Params
+               ? Precision::bf16
+               : s.precision;
+}
+
 int minTpForWeights(const ModelSpec &model, const Scenario &s, std::int64_t capacity,
                     std::int64_t reserve)
 {
@@ -83,9 +93,9 @@ int minTpForWeights(const ModelSpec &model, const Scenario &s, std::int64_t capa
     for (int t = 1; t <= limit; t *= 2) {
         if (model.hasArchitecture() && model.heads % t != 0)
             continue;
-        if (saturatingAdd(
-                weightBytes(countParams(model, t, ExpertSplit{s.ep, t}).total, s.precision),
-                reserve) <= capacity)
+        if (saturatingAdd(weightBytes(countParams(model, t, ExpertSplit{s.ep, t}).total,
+                                      heldWeightPrecision(s)),
+                          reserve) <= capacity)
             return t;
     }
     return 0;
@@ -517,7 +527,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         const double owned = s.zero >= 1 ? static_cast<double>(params) / s.dp : params;
         st.optimizerS = memorySeconds(
             *t.rates, owned * optimizerBytesPerParam(states.optimizerBytes, states.gradBytes,
-                                                     bitsPerValue(s.precision) / 8.0,
+                                                     bitsPerValue(heldWeightPrecision(s)) / 8.0,
                                                      s.precision == Precision::fp32));
     }
     if (training && s.dp > 1) {
@@ -535,7 +545,8 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         for (std::size_t i = 0; i < layers.size() && i < r.stages.size(); ++i) {
             const std::int64_t own = r.stages[i].params;
             DpSync sync = dpGradientSync(s.zero, own * states.gradBytes,
-                                         weightBytes(own, s.precision), s.dp, link, s.microbatches);
+                                         weightBytes(own, heldWeightPrecision(s)), s.dp, link,
+                                         s.microbatches);
             // FSDP2 copies each gradient, in the reduce precision, into the reduce-scatter's
             // input on the collective's own stream, which so runs that much longer, and each
             // gathered parameter out of the all-gather's buffer on the compute stream, which
@@ -849,8 +860,9 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
         st.params = stageParams(model, perDevice, i, s.pp, st.layers, st.moeLayers, s.tp);
         st.expertParams = st.moeLayers * perDevice.perMoeLayerExperts;
         const std::int64_t dense = st.params - st.expertParams;
-        st.weightsBytes = zeroShard(weightBytes(dense, s.precision),
-                                    weightBytes(st.expertParams, s.precision), s.zero >= 3);
+        st.weightsBytes =
+            zeroShard(weightBytes(dense, heldWeightPrecision(s)),
+                      weightBytes(st.expertParams, heldWeightPrecision(s)), s.zero >= 3);
         st.gradsBytes =
             zeroShard(dense * states.gradBytes, st.expertParams * states.gradBytes, s.zero >= 2);
         st.optimizerBytes = zeroShard(dense * states.optimizerBytes,
@@ -918,8 +930,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         r.frameworkChanged.emplace_back(key);
     r.params = exactParams(model);
     r.nominalParams = nominalParams(model);
-    r.weightsBytes = weightBytes(r.params, s.precision);
-    r.nominalWeightsBytes = weightBytes(r.nominalParams, s.precision);
+    r.weightsBytes = weightBytes(r.params, heldWeightPrecision(s));
+    r.nominalWeightsBytes = weightBytes(r.nominalParams, heldWeightPrecision(s));
     for (const auto &entry : enumNames(Precision{}))
         r.sizeByPrecision.push_back({entry.value, weightBytes(r.params, entry.value),
                                      weightBytes(r.nominalParams, entry.value)});
@@ -934,7 +946,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     r.devices = s.devices();
 
     const TrainingStates states = trainingStates(s);
-    r.weightBytesPerParam = bitsPerValue(s.precision) / 8.0;
+    r.weightBytesPerParam = bitsPerValue(heldWeightPrecision(s)) / 8.0;
     r.gradBytesPerParam = states.gradBytes;
     r.optimizerBytesPerParam = states.optimizerBytes;
 

@@ -93,6 +93,10 @@ const std::array kFields{
               "With dp_overlap auto, ZeRO-1 and 2 gather the updated parameters behind the next "
               "step's first forward (Megatron-LM --overlap-param-gather); off, inside the "
               "optimizer step, exposed (DeepSpeed's ZeRO-1 and 2)."},
+    FieldInfo{"fp8_params", &Scenario::fp8Params,
+              "FP8 training keeps the weights in FP8: one byte a parameter held, gathered by "
+              "ZeRO and written by the optimizer (Megatron-LM --fp8-param-gather); off, in BF16, "
+              "cast for each step's FP8 multiplies: two bytes (docs/DESIGN.md §3.5)."},
     FieldInfo{"fused_grad_accumulation", &Scenario::fusedGradAccumulation,
               "The weight-gradient multiply adds into the accumulated gradients (Megatron-LM "
               "--gradient-accumulation-fusion); off, each micro-batch's gradients are added in "

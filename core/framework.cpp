@@ -39,6 +39,10 @@ constexpr std::array kMegatronSettings{
     ProfileSetting{"fp8_scaling", "delayed",
                    "FP8 through Transformer Engine's delayed scaling (--fp8-recipe delayed, the "
                    "default: megatron/core/transformer/transformer_config.py)"},
+    ProfileSetting{"fp8_params", "false",
+                   "BF16 weights cast for the FP8 multiplies: --fp8-param-gather is off by "
+                   "default (megatron/training/arguments.py); NeMo's and Megatron-Bridge's FP8 "
+                   "recipes turn it on (mixed_precision.py)"},
 };
 // DDP, the distributed optimizer, and Megatron-FSDP's optim_grads and optim_grads_params
 // (Megatron-LM docs/user-guide/features/megatron_fsdp.md, --data-parallel-sharding-strategy).
@@ -74,6 +78,10 @@ constexpr std::array kTorchtitanSettings{
     ProfileSetting{"fp8_scaling", "current",
                    "float8 through torchao's Float8Linear, which scales each tensor by its own "
                    "maximum (dynamic scaling; torchtitan components/quantization/float8.md)"},
+    ProfileSetting{"fp8_params", "false",
+                   "Float8Linear keeps its weights in their own dtype and casts them for each "
+                   "multiply; enable_fsdp_float8_all_gather, off by default, gathers them in FP8 "
+                   "(torchtitan config/job_config.py, Float8Linear, before February 2026)"},
 };
 // DDP; FSDP2 under pipeline parallelism, which keeps the gathered parameters and the
 // unsharded gradients for the whole step (reshard_after_forward off, one gradient sync):
@@ -112,6 +120,9 @@ constexpr std::array kDeepSpeedSettings{
                    "FP8 through Transformer Engine's modules, whose default recipe on Hopper is "
                    "delayed scaling (MXFP8 blocks on Blackwell: transformer_engine/pytorch/"
                    "quantization.py, get_default_fp8_recipe)"},
+    ProfileSetting{"fp8_params", "false",
+                   "Transformer Engine's modules keep 16-bit weights and cast them for the FP8 "
+                   "multiplies unless built under fp8_model_init"},
 };
 constexpr std::array kDeepSpeedZero{0, 1, 2, 3};
 constexpr std::array kDeepSpeedSchedules{Schedule::oneFOneB}; // deepspeed.pipe TrainSchedule

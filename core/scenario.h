@@ -224,6 +224,11 @@ struct Scenario
     // step's first forward (Megatron-LM --overlap-param-gather); false: it runs in the
     // optimizer step and the step waits for it (DeepSpeed, stage_1_and_2.py).
     bool overlapParamGather = true;
+    // FP8 training keeps its weights in FP8 (Megatron-LM --fp8-param-gather, NeMo's and
+    // Megatron-Bridge's FP8 recipes, torchtitan's enable_fsdp_float8_all_gather): one byte a
+    // parameter held, gathered and written by the optimizer; false: they stay in BF16 and are
+    // cast for each step's FP8 multiplies, two bytes (docs/DESIGN.md §3.5).
+    bool fp8Params = true;
     ZeroBuffers zeroBuffers = ZeroBuffers::none;
     double reserveGib = 2.0;
     std::optional<double> interNodeGbPerS; // overrides the device's network

@@ -1007,7 +1007,7 @@ constexpr std::array kFlags{
     FlagInfo{"--bf16", Flag::bf16, Takes::nothing, "precision"},
     FlagInfo{"--fp16", Flag::fp16, Takes::nothing, "precision"},
     FlagInfo{"--fp8-format", Flag::fp8Format, Takes::value, "precision"},
-    FlagInfo{"--fp8-param-gather", Flag::fp8ParamGather, Takes::nothing, "precision"},
+    FlagInfo{"--fp8-param-gather", Flag::fp8ParamGather, Takes::nothing, "fp8_params"},
     FlagInfo{"--fp8-recipe", Flag::fp8Recipe, Takes::value, "fp8_scaling"},
     FlagInfo{"--tp-comm-overlap", Flag::tpCommOverlap, Takes::nothing, "tp_overlap"},
     FlagInfo{"--overlap-grad-reduce", Flag::overlapGradReduce, Takes::nothing, "dp_overlap"},
@@ -1733,16 +1733,11 @@ private:
             s.precision = core::Precision::fp16;
         else
             s.precision = core::Precision::fp32;
-        if (s.precision == core::Precision::fp8) {
+        // --fp8-param-gather keeps the compute weights in FP8 (megatron/training/
+        // arguments.py); without it, off by default, they stay in BF16.
+        s.fp8Params = has(Flag::fp8ParamGather);
+        if (s.precision == core::Precision::fp8)
             has(Flag::bf16);
-            // --fp8-param-gather keeps the compute weights in FP8 (megatron/training/
-            // arguments.py), as Parascope's fp8 does; without it they stay in BF16.
-            if (!has(Flag::fp8ParamGather))
-                m_out.assumptions.push_back(
-                    "--fp8-format: Parascope's fp8 keeps the weights in 8 bits and the "
-                    "activations in 16 (docs/DESIGN.md §3.1); without --fp8-param-gather "
-                    "Megatron-LM keeps BF16 weights and runs the linear layers' GEMMs in FP8");
-        }
         has(Flag::gradFp32);
         if (has(Flag::gradReduceBf16))
             s.gradPrecision = core::Precision::bf16;
@@ -2142,6 +2137,8 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
     case Precision::fp8:
         flag("--bf16");
         flag("--fp8-format", "hybrid");
+        if (s.fp8Params && s.mode == core::Mode::training)
+            flag("--fp8-param-gather");
         // transformer_config.py: delayed is the default recipe; tensorwise is current scaling;
         // blockwise scales blocks on Hopper (mxfp8 is Blackwell's).
         if (s.fp8Scaling == core::Fp8Scaling::current)

@@ -576,13 +576,22 @@ private:
                         (text->get() == "float8" || text->get() == "quantize.linear.float8"))
                         fp8 = true;
         }
-        if (fp8) {
+        // Float8Linear keeps the weights in their own dtype; FSDP2 gathers them in FP8 with
+        // enable_fsdp_float8_all_gather (off by default: config/job_config.py, Float8Linear,
+        // before February 2026, under [float8] in older releases).
+        s.fp8Params = false;
+        for (const char *path : {"quantize.linear.float8.enable_fsdp_float8_all_gather",
+                                 "float8.enable_fsdp_float8_all_gather"}) {
+            if (!find(path))
+                continue;
+            const auto gather = boolean(path, false, "fp8_params");
+            if (auto *e = std::get_if<core::InputError>(&gather))
+                return *e;
+            s.fp8Params = std::get<bool>(gather);
+        }
+        if (fp8)
             s.precision = core::Precision::fp8;
-            m_out.assumptions.push_back(
-                "float8: torchao's Float8Linear runs the linear layers' matmuls in FP8 and keeps "
-                "the weights in their own format; Parascope's fp8 counts the weights in 8 bits "
-                "and the activations in 16 (docs/DESIGN.md §3.1)");
-        } else if (find("float8") || find("quantize.linear.float8")) {
+        else if (find("float8") || find("quantize.linear.float8")) {
             m_out.assumptions.push_back("float8 options without a float8 entry in "
                                         "model.converters: float8 is off");
         }
@@ -811,8 +820,11 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
         body += "mode = \"full\"\n";
         break;
     }
-    if (s.precision == core::Precision::fp8)
+    if (s.precision == core::Precision::fp8) {
         body += "\n[quantize.linear.float8]\nfilter_fqns = [\"output\"]\n";
+        if (s.fp8Params)
+            body += "enable_fsdp_float8_all_gather = true\n";
+    }
     // torch.compile fuses the model's norms, RoPE and feed-forward (docs/frameworks.md).
     if (s.fusedElementwise)
         body += "\n[compile]\nenable = true\ncomponents = [\"model\", \"loss\"]\n";

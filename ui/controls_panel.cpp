@@ -31,10 +31,20 @@ QString tooltipFor(const QString &key)
 }
 
 // The keys about backward passes, gradients, optimizer states and saved activations.
-constexpr const char *kTrainingOnly[] = {
-    "zero",       "schedule",     "virtual_stages",      "recompute",     "grad_precision",
-    "dp_overlap", "fused_swiglu", "zero_buffers",        "cache_outputs", "fused_grad_accumulation",
-    "cp",         "cp_exchange",  "overlap_param_gather"};
+constexpr const char *kTrainingOnly[] = {"zero",
+                                         "schedule",
+                                         "virtual_stages",
+                                         "recompute",
+                                         "grad_precision",
+                                         "dp_overlap",
+                                         "fused_swiglu",
+                                         "zero_buffers",
+                                         "cache_outputs",
+                                         "fused_grad_accumulation",
+                                         "cp",
+                                         "cp_exchange",
+                                         "overlap_param_gather",
+                                         "fp8_params"};
 
 // The keys about generating tokens: training has no KV cache and generates nothing.
 constexpr const char *kInferenceOnly[] = {"output_len", "kv_precision"};
@@ -94,6 +104,7 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     scaling->addItem(tr("delayed"), QStringLiteral("delayed"));
     scaling->addItem(tr("current (one more pass)"), QStringLiteral("current"));
     scaling->addItem(tr("per block (MXFP8)"), QStringLiteral("block"));
+    addCheck(QStringLiteral("fp8_params"), tr("FP8 parameters"));
     addEnumItems<core::Mode>(addChoice(QStringLiteral("mode"), tr("M&ode")));
 
     addSlider(QStringLiteral("pp"), tr("Pipeline stages &K"), 1, 128, true);
@@ -378,6 +389,9 @@ void ControlsPanel::refresh()
     // Scales are found only for FP8 casts.
     m_controls.value(QStringLiteral("fp8_scaling"))
         ->setEnabled(s.precision == core::Precision::fp8);
+    // Only FP8 training chooses how its weights are held.
+    m_controls.value(QStringLiteral("fp8_params"))
+        ->setEnabled(!inference && s.precision == core::Precision::fp8);
     // Experts are spread only where the model has them.
     const core::ModelSpec *model = core::resolveModel(s, m_document->presets());
     const bool experts = model && model->hasExperts();

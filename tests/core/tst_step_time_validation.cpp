@@ -454,9 +454,11 @@ private Q_SLOTS:
         QFETCH(int, gpus);
         QFETCH(double, publishedTokensPerGpu);
         // FP8 current scaling, as the archive's "FP8-CS" and the recipes' fp8_cs say
-        // (scripts/performance/dump_perf_configs.py).
+        // (scripts/performance/dump_perf_configs.py), with FP8 parameters
+        // (training/mixed_precision.py, bf16_with_fp8_current_scaling_mixed: fp8_param_gather).
         Scenario s = scenario(QStringLiteral("framework=megatron,precision=fp8,grad_precision=bf16,"
-                                             "fp8_scaling=current,zero=1,recompute=none,"
+                                             "fp8_scaling=current,fp8_params=true,zero=1,"
+                                             "recompute=none,"
                                              "attention=flash,seq_len=8192,cache_outputs=false,"
                                              "model=") +
                               model + QLatin1Char(',') + set);
@@ -577,9 +579,12 @@ private Q_SLOTS:
         QFETCH(QString, set);
         QFETCH(double, publishedS);
         // Micro-batch 1 and 8,192 tokens unless the row says otherwise.
+        // FP8 with FP8 parameters: NeMo 2.0's bf16_with_fp8_mixed (recipes/precision/
+        // mixed_precision.py: fp8_params = True), NeMo 1.0's gpt3_175b_hydra.yaml (fp8_params:
+        // true) and grok1/configure.sh (model.fp8_params with FP8).
         Scenario s = scenario(QStringLiteral("framework=megatron,device=h100-sxm,seq_len=8192,"
                                              "microbatch_size=1,zero=1,grad_precision=bf16,"
-                                             "fp8_scaling=delayed,recompute=none,"
+                                             "fp8_scaling=delayed,fp8_params=true,recompute=none,"
                                              "attention=flash,cache_outputs=false,") +
                               set);
         if (model == QLatin1String("nemotron-4-15b"))
@@ -612,10 +617,10 @@ private Q_SLOTS:
     // (NVIDIA/results/<system>/<benchmark>/result_*.txt), the median over the three files:
     // v5.0 logs it (tracked_stats train_step_time); before v5.0 it is a block_start to
     // block_stop interval over the steps it holds (its epoch_count in tokens over the logged
-    // global_batch_size x 2,048). Parascope gathers FP8 training's parameters in FP8, as the
-    // runs from v4.0 do (FP8_PARAMS); v3.1 gathered BF16. Not modelled: CUDA graphs (the _cg
-    // systems; Parascope has no host cost for them to remove) and, for Llama 3.1, the fused
-    // cross-entropy (timed unfused). Added after the model was built, as runs it had not
+    // global_batch_size x 2,048). From v4.0 the runs keep FP8 parameters (FP8_PARAMS or
+    // FP8_PARAM_GATHER in config_common.sh): fp8_params; v3.1 kept BF16 ones. Not modelled: CUDA
+    // graphs (the _cg systems; Parascope has no host cost for them to remove) and, for Llama 3.1,
+    // the fused cross-entropy (timed unfused). Added after the model was built, as runs it had not
     // seen.
     void mlperfTraining_data()
     {
@@ -639,24 +644,26 @@ private Q_SLOTS:
         // v4.0 (NeMo 24.04): 512 GPUs at K = 8, v = 4, micro-batch 2; 10,752 and 11,616 at
         // K = 6, v = 8, micro-batch 1, with CUDA graphs.
         gpt3("GPT-3 v4.0, 512 H100",
-             "seq_len=2048,tp=4,pp=8,virtual_stages=4,microbatch_size=2,dp=16,microbatches=72",
+             "fp8_params=true,seq_len=2048,tp=4,pp=8,virtual_stages=4,microbatch_size=2,dp=16,"
+             "microbatches=72",
              10.98);
-        const QString v40 =
-            QStringLiteral("seq_len=2048,tp=4,pp=6,virtual_stages=8,microbatch_size=1,");
+        const QString v40 = QStringLiteral(
+            "fp8_params=true,seq_len=2048,tp=4,pp=6,virtual_stages=8,microbatch_size=1,");
         gpt3("GPT-3 v4.0, 10,752 H100", v40 + "dp=448,microbatches=6", 0.921);
         gpt3("GPT-3 v4.0, 11,616 H100", v40 + "dp=484,microbatches=6", 0.922);
         // v4.1 (NeMo 24.09): K = 8, v = 6, micro-batch 2, 2,048 sequences; the B200 preview
         // with CUDA graphs.
-        const QString v41 =
-            QStringLiteral("seq_len=2048,tp=4,pp=8,virtual_stages=6,microbatch_size=2,");
+        const QString v41 = QStringLiteral(
+            "fp8_params=true,seq_len=2048,tp=4,pp=8,virtual_stages=6,microbatch_size=2,");
         gpt3("GPT-3 v4.1, 64 B200", v41 + "device=b200,dp=2,microbatches=512", 36.255);
         gpt3("GPT-3 v4.1, 256 H100", v41 + "dp=8,microbatches=128", 18.41);
         gpt3("GPT-3 v4.1, 512 H100", v41 + "dp=16,microbatches=64", 9.542);
         // v5.0, Llama 3.1 405B, 8,192 tokens, micro-batch 1, C = 2, K = 8, v = 8, the
         // embedding and the loss counted in the pipeline split (ASYM_PP_EMBED, ASYM_PP_LOSS):
         // on H100 (NeMo 25.01) T = 8; on GB200 (NeMo 25.04, CUDA graphs) T = 4.
-        const QString v50 = QStringLiteral("seq_len=8192,cp=2,pp=8,virtual_stages=8,microbatch_"
-                                           "size=1,ends_in_pipeline_split=true,");
+        const QString v50 =
+            QStringLiteral("fp8_params=true,seq_len=8192,cp=2,pp=8,virtual_stages=8,"
+                           "microbatch_size=1,ends_in_pipeline_split=true,");
         const auto llama = [](const char *name, const QString &set, double publishedS) {
             QTest::newRow(name) << "llama-3.1-405b" << set << publishedS;
         };
@@ -678,8 +685,9 @@ private Q_SLOTS:
         // (config_DGXB200_1x8x2xtp1pp1cp1_8b.sh, _8x8x1xtp1pp1cp2_8b.sh): one micro-batch a
         // step, full-step CUDA graphs, the fused cross-entropy.
         const QString eight =
-            QStringLiteral("seq_len=8192,device=b200,fp8_scaling=current,tp=1,pp=1,schedule=1f1b,"
-                           "sequence_parallel=false,tp_overlap=false,microbatches=1,");
+            QStringLiteral("fp8_params=true,seq_len=8192,device=b200,fp8_scaling=current,tp=1,"
+                           "pp=1,schedule=1f1b,sequence_parallel=false,tp_overlap=false,"
+                           "microbatches=1,");
         QTest::newRow("Llama 3.1 8B v5.1, 8 B200")
             << "llama-3.1-8b" << eight + "cp=1,dp=8,microbatch_size=2" << 0.5444;
         QTest::newRow("Llama 3.1 8B v5.1, 64 B200")
@@ -774,7 +782,8 @@ private Q_SLOTS:
         QFETCH(double, publishedTokensPerGpu);
         QFETCH(double, publishedGib);
         Scenario s = scenario(QStringLiteral("framework=torchtitan,model=llama-3.1-8b,device=h200,"
-                                             "precision=fp8,tp=1,pp=1,zero=3,microbatches=1,"
+                                             "precision=fp8,fp8_params=true,tp=1,pp=1,zero=3,"
+                                             "microbatches=1,"
                                              "microbatch_size=2,seq_len=8192,recompute=op,"
                                              "sequence_parallel=false,fused_elementwise=true,"
                                              "attention=flash2,dp=") +

@@ -64,19 +64,27 @@ private Q_SLOTS:
         QTest::addColumn<double>("weights");
         QTest::addColumn<double>("grads");
         QTest::addColumn<double>("optimizer");
+        QTest::addColumn<bool>("fp8Params");
         const int bf16 = int(Precision::bf16), fp32 = int(Precision::fp32);
         // ZeRO §3.1: mixed-precision Adam, K = 12 (FP32 master, momentum, variance).
         QTest::addRow("ZeRO §3.1: BF16 mixed precision, 2+2+12")
-            << bf16 << bf16 << 2.0 << 2.0 << 12.0;
+            << bf16 << bf16 << 2.0 << 2.0 << 12.0 << true;
         // Megatron-LM keeps FP32 gradients for accumulation: 18 bytes per parameter.
         QTest::addRow("docs/DESIGN.md §3.5: FP32 gradient accumulation, 2+4+12")
-            << bf16 << fp32 << 2.0 << 4.0 << 12.0;
+            << bf16 << fp32 << 2.0 << 4.0 << 12.0 << true;
         // FP32 training: the weights are the master copy; Adam adds two FP32 moments.
         QTest::addRow("docs/DESIGN.md §3.5: FP32 training, 4+4+8")
-            << fp32 << bf16 << 4.0 << 4.0 << 8.0;
+            << fp32 << bf16 << 4.0 << 4.0 << 8.0 << true;
         // FP8 training keeps FP8 weights plus the same FP32 master and moments.
         QTest::addRow("docs/DESIGN.md §3.5: FP8 training, 1+2+12")
-            << int(Precision::fp8) << bf16 << 1.0 << 2.0 << 12.0;
+            << int(Precision::fp8) << bf16 << 1.0 << 2.0 << 12.0 << true;
+        // Without FP8 parameters (Megatron-LM without --fp8-param-gather, its default:
+        // megatron/training/arguments.py) the weights stay in BF16: 2+2+12.
+        QTest::addRow("FP8 training with BF16 weights, 2+2+12")
+            << int(Precision::fp8) << bf16 << 2.0 << 2.0 << 12.0 << false;
+        // The choice is FP8 training's alone: BF16 training keeps 2-byte weights either way.
+        QTest::addRow("BF16 training ignores fp8_params, 2+2+12")
+            << bf16 << bf16 << 2.0 << 2.0 << 12.0 << false;
     }
     void bytesPerParameter()
     {
@@ -85,9 +93,11 @@ private Q_SLOTS:
         QFETCH(double, weights);
         QFETCH(double, grads);
         QFETCH(double, optimizer);
+        QFETCH(bool, fp8Params);
         Scenario s = zeroPaper(0, 1);
         s.precision = Precision(precision);
         s.gradPrecision = Precision(gradPrecision);
+        s.fp8Params = fp8Params;
         const Report r = evaluate(s, Presets{});
         QVERIFY(r.ok());
         QCOMPARE(r.weightBytesPerParam, weights);

@@ -189,7 +189,8 @@ private Q_SLOTS:
             << 2 << 8192 << "full" << 3 << "fp8"
             << "1f1b" << 1 << true << true
             << QStringList{"model.converters", "parallelism.enable_async_tensor_parallel",
-                           "parallelism.tensor_parallel_degree"}
+                           "parallelism.tensor_parallel_degree",
+                           "quantize.linear.float8.enable_fsdp_float8_all_gather"}
             << QStringList{"lr_scheduler.warmup_steps", "checkpoint.interval",
                            "model.hf_assets_path"}
             << false;
@@ -359,19 +360,20 @@ private Q_SLOTS:
     }
 
     // FP8 weights: --fp8-param-gather keeps "the compute param in fp8" (Megatron-LM
-    // arguments.py), as Parascope's fp8 counts them; without it Megatron-LM keeps BF16 weights,
-    // and the import says Parascope counts 8-bit ones.
-    void fp8WeightsAssumption_data()
+    // arguments.py); without it, off by default, Megatron-LM keeps BF16 weights and casts them
+    // for the FP8 GEMMs: fp8_params follows the flag, and an emitted script says it again.
+    void fp8Params_data()
     {
         QTest::addColumn<QByteArray>("flags");
-        QTest::addColumn<bool>("said");
-        QTest::addRow("BF16 weights") << QByteArray("--fp8-format hybrid") << true;
+        QTest::addColumn<bool>("fp8Params");
+        QTest::addRow("BF16 weights") << QByteArray("--fp8-format hybrid") << false;
         QTest::addRow("FP8 weights")
-            << QByteArray("--fp8-format hybrid --fp8-param-gather") << false;
+            << QByteArray("--fp8-format hybrid --fp8-param-gather") << true;
     }
-    void fp8WeightsAssumption()
+    void fp8Params()
     {
         QFETCH(QByteArray, flags);
+        QFETCH(bool, fp8Params);
         const auto result = importLlama8b(flags);
         const auto *imported = std::get_if<io::ImportedConfig>(&result);
         if (const auto *error = std::get_if<InputError>(&result))
@@ -379,10 +381,36 @@ private Q_SLOTS:
         QVERIFY(imported && imported->scenario);
         QCOMPARE(QString::fromStdString(fieldText(*imported->scenario, "precision")),
                  QStringLiteral("fp8"));
-        const bool said = std::any_of(
-            imported->assumptions.begin(), imported->assumptions.end(),
-            [](const std::string &a) { return a.find("keeps BF16 weights") != std::string::npos; });
-        QTEST(said, "said");
+        QCOMPARE(imported->scenario->fp8Params, fp8Params);
+        std::string script;
+        io::ImportOptions options;
+        options.devices = 8;
+        QVERIFY(throughMegatron(*imported, options, &script));
+        QCOMPARE(script.find("--fp8-param-gather") != std::string::npos, fp8Params);
+    }
+
+    // torchtitan's float8 keeps the weights in their own dtype unless FSDP2 gathers them in FP8
+    // (enable_fsdp_float8_all_gather): the 405B preset turns it on, the 8B one leaves it off.
+    void torchtitanFp8Params_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<bool>("fp8Params");
+        QTest::addRow("llama3_405b.toml") << "torchtitan/llama3_405b.toml" << true;
+        QTest::addRow("llama3_8b.toml") << "torchtitan/llama3_8b.toml" << false;
+    }
+    void torchtitanFp8Params()
+    {
+        QFETCH(QString, file);
+        QFETCH(bool, fp8Params);
+        io::ImportOptions options;
+        options.devices = 128;
+        options.fileName = file.section(QLatin1Char('/'), -1).toStdString();
+        const auto result = io::importConfig(readData(file), Scenario{}, m_presets, options);
+        if (const auto *error = std::get_if<InputError>(&result))
+            QFAIL(error->toString().c_str());
+        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
+        QVERIFY(imported.scenario);
+        QCOMPARE(imported.scenario->fp8Params, fp8Params);
     }
 
     // Megatron-FSDP (Megatron-LM docs/user-guide/features/megatron_fsdp.md): --use-megatron-fsdp
