@@ -631,56 +631,56 @@ private Q_SLOTS:
         // v3.1 (NeMo 23.09): K = 8, v = 12 (the configuration's default), micro-batch 1.
         const QString v31 =
             QStringLiteral("seq_len=2048,tp=4,pp=8,virtual_stages=12,microbatch_size=1,");
-        const auto gpt3 = [](const char *name, const QString &set, double publishedS) {
-            QTest::newRow(name) << "gpt-3-175b" << set << publishedS;
+        const auto row = [](const char *model, const char *name, const QString &set,
+                            double publishedS) {
+            QTest::newRow(name) << model << set << publishedS;
         };
-        gpt3("GPT-3 v3.1, 512 H100", v31 + "dp=16,microbatches=128", 11.071);
-        gpt3("GPT-3 v3.1, 768 H100", v31 + "dp=24,microbatches=128", 11.092);
-        gpt3("GPT-3 v3.1, 4,096 H100", v31 + "dp=128,microbatches=16", 1.629);
-        gpt3("GPT-3 v3.1, 6,144 H100", v31 + "dp=192,microbatches=16", 1.635);
-        gpt3("GPT-3 v3.1, 8,192 H100", v31 + "dp=256,microbatches=16", 1.641);
-        gpt3("GPT-3 v3.1, 10,240 H100", v31 + "dp=320,microbatches=8", 0.947);
-        gpt3("GPT-3 v3.1, 10,752 H100", v31 + "dp=336,microbatches=8", 0.952);
+        const char *gpt3 = "gpt-3-175b";
+        row(gpt3, "GPT-3 v3.1, 512 H100", v31 + "dp=16,microbatches=128", 11.071);
+        row(gpt3, "GPT-3 v3.1, 768 H100", v31 + "dp=24,microbatches=128", 11.092);
+        row(gpt3, "GPT-3 v3.1, 4,096 H100", v31 + "dp=128,microbatches=16", 1.629);
+        row(gpt3, "GPT-3 v3.1, 6,144 H100", v31 + "dp=192,microbatches=16", 1.635);
+        row(gpt3, "GPT-3 v3.1, 8,192 H100", v31 + "dp=256,microbatches=16", 1.641);
+        row(gpt3, "GPT-3 v3.1, 10,240 H100", v31 + "dp=320,microbatches=8", 0.947);
+        row(gpt3, "GPT-3 v3.1, 10,752 H100", v31 + "dp=336,microbatches=8", 0.952);
         // v4.0 (NeMo 24.04): 512 GPUs at K = 8, v = 4, micro-batch 2; 10,752 and 11,616 at
         // K = 6, v = 8, micro-batch 1, with CUDA graphs.
-        gpt3("GPT-3 v4.0, 512 H100",
-             "fp8_params=true,seq_len=2048,tp=4,pp=8,virtual_stages=4,microbatch_size=2,dp=16,"
-             "microbatches=72",
-             10.98);
+        row(gpt3, "GPT-3 v4.0, 512 H100",
+            "fp8_params=true,seq_len=2048,tp=4,pp=8,virtual_stages=4,microbatch_size=2,dp=16,"
+            "microbatches=72",
+            10.98);
         const QString v40 = QStringLiteral(
             "fp8_params=true,seq_len=2048,tp=4,pp=6,virtual_stages=8,microbatch_size=1,");
-        gpt3("GPT-3 v4.0, 10,752 H100", v40 + "dp=448,microbatches=6", 0.921);
-        gpt3("GPT-3 v4.0, 11,616 H100", v40 + "dp=484,microbatches=6", 0.922);
+        row(gpt3, "GPT-3 v4.0, 10,752 H100", v40 + "dp=448,microbatches=6", 0.921);
+        row(gpt3, "GPT-3 v4.0, 11,616 H100", v40 + "dp=484,microbatches=6", 0.922);
         // v4.1 (NeMo 24.09): K = 8, v = 6, micro-batch 2, 2,048 sequences; the B200 preview
         // with CUDA graphs.
         const QString v41 = QStringLiteral(
             "fp8_params=true,seq_len=2048,tp=4,pp=8,virtual_stages=6,microbatch_size=2,");
-        gpt3("GPT-3 v4.1, 64 B200", v41 + "device=b200,dp=2,microbatches=512", 36.255);
-        gpt3("GPT-3 v4.1, 256 H100", v41 + "dp=8,microbatches=128", 18.41);
-        gpt3("GPT-3 v4.1, 512 H100", v41 + "dp=16,microbatches=64", 9.542);
+        row(gpt3, "GPT-3 v4.1, 64 B200", v41 + "device=b200,dp=2,microbatches=512", 36.255);
+        row(gpt3, "GPT-3 v4.1, 256 H100", v41 + "dp=8,microbatches=128", 18.41);
+        row(gpt3, "GPT-3 v4.1, 512 H100", v41 + "dp=16,microbatches=64", 9.542);
         // v5.0, Llama 3.1 405B, 8,192 tokens, micro-batch 1, C = 2, K = 8, v = 8, the
         // embedding and the loss counted in the pipeline split (ASYM_PP_EMBED, ASYM_PP_LOSS):
         // on H100 (NeMo 25.01) T = 8; on GB200 (NeMo 25.04, CUDA graphs) T = 4.
         const QString v50 =
             QStringLiteral("fp8_params=true,seq_len=8192,cp=2,pp=8,virtual_stages=8,"
                            "microbatch_size=1,ends_in_pipeline_split=true,");
-        const auto llama = [](const char *name, const QString &set, double publishedS) {
-            QTest::newRow(name) << "llama-3.1-405b" << set << publishedS;
-        };
-        llama("Llama 3.1 405B v5.0, 512 H100", v50 + "tp=8,dp=4,microbatches=288", 55.134);
-        llama("Llama 3.1 405B v5.0, 2,048 H100", v50 + "tp=8,dp=16,microbatches=72", 14.22);
-        llama("Llama 3.1 405B v5.0, 2,432 H100", v50 + "tp=8,dp=19,microbatches=64", 12.729);
-        llama("Llama 3.1 405B v5.0, 2,560 H100", v50 + "tp=8,dp=20,microbatches=56", 11.174);
-        llama("Llama 3.1 405B v5.0, 8,192 H100", v50 + "tp=8,dp=64,microbatches=24", 5.18);
+        const char *llama = "llama-3.1-405b";
+        row(llama, "Llama 3.1 405B v5.0, 512 H100", v50 + "tp=8,dp=4,microbatches=288", 55.134);
+        row(llama, "Llama 3.1 405B v5.0, 2,048 H100", v50 + "tp=8,dp=16,microbatches=72", 14.22);
+        row(llama, "Llama 3.1 405B v5.0, 2,432 H100", v50 + "tp=8,dp=19,microbatches=64", 12.729);
+        row(llama, "Llama 3.1 405B v5.0, 2,560 H100", v50 + "tp=8,dp=20,microbatches=56", 11.174);
+        row(llama, "Llama 3.1 405B v5.0, 8,192 H100", v50 + "tp=8,dp=64,microbatches=24", 5.18);
         const QString gb200 = v50 + "device=gb200-nvl72,tp=4,microbatches=112,";
-        llama("Llama 3.1 405B v5.0, 256 GB200", gb200 + "dp=4", 19.144);
-        llama("Llama 3.1 405B v5.0, 512 GB200", gb200 + "dp=8", 19.474);
+        row(llama, "Llama 3.1 405B v5.0, 256 GB200", gb200 + "dp=4", 19.144);
+        row(llama, "Llama 3.1 405B v5.0, 512 GB200", gb200 + "dp=8", 19.474);
         // v5.1, the University of Florida's DGX B200s (NeMo 25.09, NVIDIA's b200_nemo
         // configuration: config_common.sh sets FP8_RECIPE "tensorwise", Transformer Engine's
         // per-tensor current scaling; CUDA graphs), 144 sequences per replica.
         const QString b200 = v50 + "device=b200,fp8_scaling=current,tp=4,microbatches=144,";
-        llama("Llama 3.1 405B v5.1, 256 B200", b200 + "dp=4", 27.665);
-        llama("Llama 3.1 405B v5.1, 448 B200", b200 + "dp=7", 27.958);
+        row(llama, "Llama 3.1 405B v5.1, 256 B200", b200 + "dp=4", 27.665);
+        row(llama, "Llama 3.1 405B v5.1, 448 B200", b200 + "dp=7", 27.958);
         // Llama 3.1 8B at the two layouts whose configurations are published
         // (config_DGXB200_1x8x2xtp1pp1cp1_8b.sh, _8x8x1xtp1pp1cp2_8b.sh): one micro-batch a
         // step, full-step CUDA graphs, the fused cross-entropy.
