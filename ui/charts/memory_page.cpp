@@ -58,8 +58,14 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                      .arg(r.weightBytesPerParam)
                      .arg(s.zero >= 3 ? QStringLiteral(" ÷ D=%1").arg(s.dp) : QString(),
                           bytes(st.weightsBytes)),
-                 QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, §3); "
-                             "docs/worked-examples.md §2"));
+                 s.mode == core::Mode::training && s.precision == core::Precision::fp8
+                     ? QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
+                                   "§3); FP8 training holds them in %1 (fp8_params; "
+                                   "docs/DESIGN.md §3.5)")
+                           .arg(s.fp8Params ? QStringLiteral("FP8")
+                                            : QObject::tr("BF16, cast for each multiply"))
+                     : QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
+                                   "§3); docs/worked-examples.md §2"));
     if (st.expertParams > 0)
         out += block(QObject::tr("Routed experts on a device of stage 0"),
                      QObject::tr("%1 of the %2 params: %3 MoE layers × experts ÷ E=%4, each ÷ "
