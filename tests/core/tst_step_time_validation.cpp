@@ -692,6 +692,19 @@ private Q_SLOTS:
             << "llama-3.1-8b" << eight + "cp=1,dp=8,microbatch_size=2" << 0.5444;
         QTest::newRow("Llama 3.1 8B v5.1, 64 B200")
             << "llama-3.1-8b" << eight + "cp=2,dp=32,microbatch_size=1" << 0.1894;
+        // NVIDIA's own v5.1 8B runs on GB200 (NVIDIA/benchmarks/llama31_8b/implementations/
+        // nemo, config_GB200_18x4x1xtp1pp1cp2_8b.sh and _128x4x1xtp2pp1cp4_8b.sh, the ones the
+        // systems' READMEs name; FP8 current scaling with FP8 parameters, CUDA graphs): one
+        // sequence of 8,192 tokens a replica, over C = 2 on one NVL72 rack and over T = 2 and
+        // C = 4 on 512 GPUs.
+        const QString gb200Eight =
+            QStringLiteral("fp8_params=true,seq_len=8192,device=gb200-nvl72,fp8_scaling=current,"
+                           "pp=1,schedule=1f1b,microbatches=1,microbatch_size=1,");
+        QTest::newRow("Llama 3.1 8B v5.1, 72 GB200")
+            << "llama-3.1-8b"
+            << gb200Eight + "tp=1,cp=2,dp=36,sequence_parallel=false,tp_overlap=false" << 0.1711;
+        QTest::newRow("Llama 3.1 8B v5.1, 512 GB200")
+            << "llama-3.1-8b" << gb200Eight + "tp=2,cp=4,dp=64" << 0.0889;
     }
     void mlperfTraining()
     {
@@ -715,14 +728,20 @@ private Q_SLOTS:
         const double e = error(publishedS / r.stepTime->stepTimeS, 1);
         qInfo("%s: %.3f s modelled, %.3f s published, %+.1f %% throughput", QTest::currentDataTag(),
               r.stepTime->stepTimeS, publishedS, 100 * e);
-        // docs/step_time.md: every listed run within 15 %, but one. Its step is one
-        // micro-batch of 4,096 tokens a GPU whose gradient sync over 8 nodes is about as long as
-        // its compute: hidden in the model but for the SMs it holds.
-        QEXPECT_FAIL(
-            "Llama 3.1 8B v5.1, 64 B200",
-            "modelled about 15 % fast: one micro-batch a step behind which the model hides "
-            "a gradient sync as long as the compute (docs/step_time.md)",
-            Continue);
+        // docs/step_time.md: every listed run within 15 %, but three, each a step of one
+        // micro-batch with 1,024 to 4,096 tokens a GPU: work the model times as if thousands
+        // of small kernels and collectives ran at their sizes' rates, with no floor per kernel,
+        // and a gradient sync as long as the compute hidden but for the SMs it holds.
+        QEXPECT_FAIL("Llama 3.1 8B v5.1, 64 B200",
+                     "modelled about 15 % fast: one micro-batch a step behind which the model "
+                     "hides a gradient sync as long as the compute (docs/step_time.md)",
+                     Continue);
+        QEXPECT_FAIL("Llama 3.1 8B v5.1, 72 GB200",
+                     "modelled 22 % fast: 4,096 tokens a GPU a step (docs/step_time.md)", Continue);
+        QEXPECT_FAIL("Llama 3.1 8B v5.1, 512 GB200",
+                     "modelled twice as fast: 1,024 to 2,048 tokens a GPU a step, below what "
+                     "the per-operation model times (docs/step_time.md)",
+                     Continue);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
