@@ -720,6 +720,37 @@ private Q_SLOTS:
         QVERIFY(std::abs(static_cast<double>(bf16 - fp8) - params * 7 / 8) < 16);
     }
 
+    // Published training steps the model times under 250 ms ran 15 % to twice as long
+    // (docs/step_time.md, "MLPerf Training": Llama 3.1 8B on 64 to 512 Blackwell GPUs,
+    // NVIDIA/Megatron-LM#5438): such a step is flagged as a lower bound. The same model with
+    // two sequences of 8,192 tokens a GPU (MLPerf's 8 B200s, +5.4 %) is not, nor is serving,
+    // whose decode steps are milliseconds by nature, nor a step timed at a forced efficiency.
+    void shortStepWarned_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<bool>("warned");
+        const QString eight = QStringLiteral(
+            "model=llama-3.1-8b,precision=fp8,pp=1,microbatches=1,seq_len=8192,zero=1,");
+        QTest::addRow("one sequence over 8 GB200s")
+            << eight + "device=gb200-nvl72,tp=2,cp=4,dp=64,microbatch_size=1" << true;
+        QTest::addRow("two sequences a B200")
+            << eight + "device=b200,tp=1,cp=1,dp=8,microbatch_size=2" << false;
+        QTest::addRow("serving") << eight + "mode=inference,device=b200,tp=1,dp=1,output_len=64"
+                                 << false;
+        QTest::addRow("forced efficiency")
+            << eight + "device=gb200-nvl72,tp=2,cp=4,dp=64,microbatch_size=1,mfu=0.4" << false;
+    }
+    void shortStepWarned()
+    {
+        QFETCH(QString, set);
+        QFETCH(bool, warned);
+        const Report r = evaluate(scenario(set), io::builtinPresets());
+        QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
+        const bool has = std::any_of(r.warnings.begin(), r.warnings.end(),
+                                     [](const Warning &w) { return w.code == "short-step"; });
+        QCOMPARE(has, warned);
+    }
+
     // What the step shows of the data-parallel sync: nothing without one; with all of it
     // hidden, what it costs the passes beside it, the share of the SMs its kernels hold (24
     // of an H100's 132: NVIDIA Developer Forums, "Compute-Communication Overlap Causes
