@@ -1088,9 +1088,9 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         std::snprintf(ms, sizeof ms, "%.0f ms", 1e3 * r.stepTime->stepTimeS);
         r.warnings.push_back(
             {"short-step", std::string("a step of ") + ms +
-                               ": published training steps timed under 250 ms ran 15 % to twice "
-                               "as long as modelled (many small kernels and a sync the step "
-                               "cannot hide; docs/step_time.md), so read it as a lower bound"});
+                               " is a lower bound: published training steps timed under 250 ms "
+                               "ran 15 % to twice as long as modelled (many small kernels and a "
+                               "sync the step cannot hide; docs/step_time.md)"});
     }
     // A model with experts shows its expert layer, the kind most of its layers are.
     r.layerOps = model.hasExperts() ? t.moeLayer.ops : t.layer.ops;
