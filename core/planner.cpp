@@ -357,6 +357,8 @@ PlanCandidate candidateFrom(const Context &context, const Scenario &s, const Rep
         if (context.device.tdpW > 0)
             c.energyJPerMTokens = c.stepTimeS * context.energyPerSecond(devices);
         c.score = c.stepTimeS * context.scorePerSecond(devices);
+        c.stepLowerBound = std::any_of(r.warnings.begin(), r.warnings.end(),
+                                       [](const Warning &w) { return w.code == "short-step"; });
     }
     return c;
 }

@@ -41,6 +41,7 @@ QJsonObject candidateToJson(const core::PlanCandidate &c, int rank)
     QJsonObject o = layoutToJson(c);
     o.insert(QStringLiteral("rank"), rank);
     o.insert(QStringLiteral("step_time_s"), c.stepTimeS);
+    o.insert(QStringLiteral("step_time_lower_bound"), c.stepLowerBound);
     o.insert(QStringLiteral("tokens_per_s"), c.tokensPerS);
     o.insert(QStringLiteral("mfu_achieved"), c.mfuAchieved);
     o.insert(QStringLiteral("bubble_fraction"), c.bubbleFraction);
@@ -223,10 +224,14 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
                  .arg(QStringLiteral("MJ/Mtok"), 8);
     s << QStringLiteral("layout\n");
     int rank = 1;
+    bool lowerBounds = false;
     for (const auto &c : result.candidates) {
+        lowerBounds = lowerBounds || c.stepLowerBound;
         s << QStringLiteral("%1  %2  %3  %4  %5  ")
                  .arg(rank++, 3)
-                 .arg(c.stepTimeS, 8, 'f', 3)
+                 .arg((c.stepLowerBound ? QStringLiteral("≥") : QString()) +
+                          QString::number(c.stepTimeS, 'f', 3),
+                      8)
                  .arg(formatCount(std::llround(c.tokensPerS)), 10)
                  .arg(QStringLiteral("%1 %").arg(100 * c.mfuAchieved, 0, 'f', 1), 6)
                  .arg(formatBytes(static_cast<double>(c.peakStageBytes)), 9);
@@ -239,6 +244,10 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
                           8);
         s << layoutText(c) << '\n';
     }
+    if (lowerBounds)
+        s << QStringLiteral(
+            "\n≥ a lower bound: published training steps timed under 0.250 s ran 15 % to twice "
+            "as long as modelled (docs/step_time.md)\n");
     return out;
 }
 

@@ -174,6 +174,31 @@ private Q_SLOTS:
         }
     }
 
+    // A training step timed under 250 ms is a lower bound (evaluate's short-step warning,
+    // docs/step_time.md): Llama 3.1 8B on 64 GB200s, one sequence a replica, is marked "≥" in
+    // the text with a note saying why, and step_time_lower_bound in the JSON; 70B on 64 H100s
+    // at 512 sequences is not.
+    void shortStepsAreLowerBounds()
+    {
+        const QString small = QStringLiteral(
+            "--set model=llama-3.1-8b --set device=gb200-nvl72 --devices 64 --global-batch 64 "
+            "--top 3");
+        const ParascopeRun r = runParascope(plan(small));
+        QCOMPARE(r.status, 0);
+        QVERIFY(r.out.contains(QStringLiteral("\n  1    ≥")));
+        QVERIFY(r.out.contains(QStringLiteral("≥ a lower bound")));
+        for (const QJsonValue &v : json(small).value("candidates").toArray()) {
+            const QJsonObject c = v.toObject();
+            QCOMPARE(c.value("step_time_lower_bound").toBool(),
+                     c.value("step_time_s").toDouble() < 0.25);
+            QVERIFY(c.value("step_time_lower_bound").toBool());
+        }
+        const QString large = QStringLiteral("--devices 64 --global-batch 512 --top 3");
+        QVERIFY(!runParascope(plan(large)).out.contains(QStringLiteral("≥")));
+        for (const QJsonValue &v : json(large).value("candidates").toArray())
+            QVERIFY(!v.toObject().value("step_time_lower_bound").toBool());
+    }
+
     // --distinct lists each T, K, D, schedule and micro-batch size once, fastest first.
     void distinctListsEachSplitOnce()
     {

@@ -92,7 +92,8 @@ QVariant PlanTableModel::display(const core::PlanCandidate &c, int column) const
     case sequenceParallel:
         return c.sequenceParallel ? tr("yes") : tr("no");
     case stepTime:
-        return plan_text::stepSeconds(c.stepTimeS);
+        return (c.stepLowerBound ? QStringLiteral("≥") : QString()) +
+               plan_text::stepSeconds(c.stepTimeS);
     case tokensPerS:
         return io::formatCount(std::llround(c.tokensPerS));
     case mfu:
@@ -166,6 +167,9 @@ QString PlanTableModel::rowTooltip(const core::PlanCandidate &c) const
         tr("<p><b>%1</b></p><p>Step %2 s =<br>%3</p><p>Fullest stage: %4 per device.</p>")
             .arg(io::layoutText(c).toHtmlEscaped(), plan_text::stepSeconds(c.stepTimeS), rows,
                  units::format(static_cast<double>(c.peakStageBytes)));
+    if (c.stepLowerBound)
+        text += tr("<p>A lower bound: published training steps timed under 250 ms ran 15 % to "
+                   "twice as long as modelled (docs/step_time.md).</p>");
     if (m_loaded && c.sameLayout(*m_loaded))
         text += tr("<p>This layout is loaded in the explorer.</p>");
     if (m_stale)
