@@ -1,5 +1,6 @@
 #include "io/plan_io.h"
 
+#include "core/step_time.h"
 #include "core/validate.h"
 #include "io/report_io.h"
 #include "io/text.h"
@@ -245,9 +246,9 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
         s << layoutText(c) << '\n';
     }
     if (lowerBounds)
-        s << QStringLiteral(
-            "\n≥ a lower bound: published training steps timed under 0.250 s ran 15 % to twice "
-            "as long as modelled (docs/step_time.md)\n");
+        s << QStringLiteral("\n≥ a lower bound: published training steps timed under %1 s ran "
+                            "15 % to twice as long as modelled (docs/step_time.md)\n")
+                 .arg(core::kShortStepS, 0, 'f', 3);
     return out;
 }
 

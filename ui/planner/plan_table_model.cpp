@@ -1,5 +1,6 @@
 #include "ui/planner/plan_table_model.h"
 
+#include "core/step_time.h"
 #include "io/plan_io.h"
 #include "io/text.h"
 #include "ui/planner/plan_text.h"
@@ -168,8 +169,9 @@ QString PlanTableModel::rowTooltip(const core::PlanCandidate &c) const
             .arg(io::layoutText(c).toHtmlEscaped(), plan_text::stepSeconds(c.stepTimeS), rows,
                  units::format(static_cast<double>(c.peakStageBytes)));
     if (c.stepLowerBound)
-        text += tr("<p>A lower bound: published training steps timed under 250 ms ran 15 % to "
-                   "twice as long as modelled (docs/step_time.md).</p>");
+        text += tr("<p>A lower bound: published training steps timed under %1 ms ran 15 % to "
+                   "twice as long as modelled (docs/step_time.md).</p>")
+                    .arg(1e3 * core::kShortStepS, 0, 'f', 0);
     if (m_loaded && c.sameLayout(*m_loaded))
         text += tr("<p>This layout is loaded in the explorer.</p>");
     if (m_stale)
