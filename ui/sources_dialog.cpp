@@ -44,7 +44,14 @@ const char *const kSources[] = {
     "pytorch/torchtitan, torchtitan/distributed/activation_checkpoint.py (SelectiveAC): the "
     "per-op recomputation (recompute=op), every second multiply rerun.",
     "Device data sheets: NVIDIA A100, H100, H200, DGX B200; AMD Instinct MI300X; SambaNova "
-    "SN40L (Prabhakar et al. 2024) — see each preset's source.",
+    "SN40L (Prabhakar et al. 2024) — see each preset's source. NVIDIA/nccl#2421: NCCL's ring "
+    "launches 32 blocks a kernel on Blackwell, the SMs a hidden collective holds there.",
+    "NVIDIA/Megatron-LM, megatron/training/arguments.py: --fp8-param-gather (fp8_params), off "
+    "by default, so FP8 training keeps BF16 weights unless it is given.",
+    "The step time checked against published runs (docs/step_time.md, “Validation”): "
+    "Narayanan et al. 2021, Table 1; Korthikanti et al. 2022, Tables 4 and 5; the Megatron-LM "
+    "README; the Megatron-Bridge performance summary; NVIDIA/dgxc-benchmarking; MLPerf "
+    "Training v3.1 to v5.1 results and logs (mlcommons/training_results_v3.1 to _v5.1).",
 };
 
 } // namespace
