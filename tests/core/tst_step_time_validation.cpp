@@ -606,19 +606,21 @@ private Q_SLOTS:
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
-    // MLPerf Training, NVIDIA's submissions on DGX H100, DGX B200 and GB200 NVL72
-    // (mlcommons/training_results_v3.1, _v4.0, _v4.1 and _v5.0, NVIDIA/benchmarks/<benchmark>/
-    // implementations: each system's config_*.sh, config_common.sh and conf/custom.yaml): NeMo
+    // MLPerf Training, NVIDIA's submissions on DGX H100, DGX B200 and GB200 NVL72, and those that
+    // ran NVIDIA's configuration elsewhere (CoreWeave, the University of Florida)
+    // (mlcommons/training_results_v3.0 to _v5.1, <submitter>/benchmarks/<benchmark>/
+    // implementations: each system's config_*.sh, config_common.sh and conf/*.yaml): NeMo
     // with Transformer Engine FP8 delayed scaling; sequence parallelism and userbuffers
     // tensor-parallel overlap; the interleaved schedule with overlapped P2P; the distributed
     // optimizer reducing BF16 gradients (GPT-3: Apex's distributed Adam, grad_sync_dtype bf16;
     // Llama 3.1: grad_reduce_in_fp32=False in pretrain.py) with the reduce and gather
     // overlapped; no recomputation. The step time is read from each run's logs
-    // (NVIDIA/results/<system>/<benchmark>/result_*.txt), the median over the three files:
-    // v5.0 logs it (tracked_stats train_step_time); before v5.0 it is a block_start to
-    // block_stop interval over the steps it holds (its epoch_count in tokens over the logged
-    // global_batch_size x 2,048). From v4.0 the runs keep FP8 parameters (FP8_PARAMS or
-    // FP8_PARAM_GATHER in config_common.sh): fp8_params; v3.1 kept BF16 ones. Not modelled: CUDA
+    // (<submitter>/results/<system>/<benchmark>/result_*.txt), the median over its files: v3.0
+    // and v5.0 on log it (tracked_stats train_step_timing, train_step_time); v3.1 to v4.1 give
+    // block_start to block_stop intervals over the steps they hold (epoch_count in tokens over
+    // the logged global_batch_size x 2,048). From v4.0 the runs keep FP8 parameters
+    // (FP8_PARAMS or FP8_PARAM_GATHER in config_common.sh): fp8_params; v3.0 and v3.1 kept
+    // BF16 ones. Not modelled: CUDA
     // graphs (the _cg systems; Parascope has no host cost for them to remove) and, for Llama 3.1,
     // the fused cross-entropy (timed unfused). Added after the model was built, as runs it had not
     // seen.
@@ -628,14 +630,22 @@ private Q_SLOTS:
         QTest::addColumn<QString>("set");
         QTest::addColumn<double>("publishedS");
         // GPT-3 175B, 2,048 tokens, no dropout (hidden_dropout and attention_dropout 0.0), T = 4.
-        // v3.1 (NeMo 23.09): K = 8, v = 12 (the configuration's default), micro-batch 1.
-        const QString v31 =
-            QStringLiteral("seq_len=2048,tp=4,pp=8,virtual_stages=12,microbatch_size=1,");
         const auto row = [](const char *model, const char *name, const QString &set,
                             double publishedS) {
             QTest::newRow(name) << model << set << publishedS;
         };
         const char *gpt3 = "gpt-3-175b";
+        // v3.0 (NeMo 23.04; NVIDIA's and CoreWeave's submissions, which log train_step_timing):
+        // K = 8, v = 12 (INTERLEAVED_PIPELINE in config_common.sh), micro-batch 1, BF16 weights.
+        const QString v30 =
+            QStringLiteral("seq_len=2048,tp=4,pp=8,virtual_stages=12,microbatch_size=1,");
+        row(gpt3, "GPT-3 v3.0, 512 H100", v30 + "dp=16,microbatches=128", 12.077);
+        row(gpt3, "GPT-3 v3.0, 768 H100", v30 + "dp=24,microbatches=128", 12.126);
+        row(gpt3, "GPT-3 v3.0, 768 H100 (CoreWeave)", v30 + "dp=24,microbatches=128", 12.299);
+        row(gpt3, "GPT-3 v3.0, 1,536 H100 (CoreWeave)", v30 + "dp=48,microbatches=64", 6.338);
+        row(gpt3, "GPT-3 v3.0, 3,584 H100 (CoreWeave)", v30 + "dp=112,microbatches=24", 2.598);
+        // v3.1 (NeMo 23.09): the same layout.
+        const QString v31 = v30;
         row(gpt3, "GPT-3 v3.1, 512 H100", v31 + "dp=16,microbatches=128", 11.071);
         row(gpt3, "GPT-3 v3.1, 768 H100", v31 + "dp=24,microbatches=128", 11.092);
         row(gpt3, "GPT-3 v3.1, 4,096 H100", v31 + "dp=128,microbatches=16", 1.629);
