@@ -540,6 +540,8 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             r.warnings.push_back({"dp-link-unknown", linkError->message});
             return std::nullopt;
         }
+        const std::int64_t embeddingParams =
+            countParams(model, s.tp, ExpertSplit{s.ep, s.expertTpDegree()}).embedding;
         // Each stage syncs its own parameters behind its own passes; the step waits for the
         // stage that exposes most.
         for (std::size_t i = 0; i < layers.size() && i < r.stages.size(); ++i) {
@@ -574,8 +576,12 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
                     forward += end->forwardS;
                     backward += end->backwardS + end->weightS;
                 }
-            double exposed =
-                dpExposedSeconds(sync, dpOverlapFor(s), forward, backward, s.overlapParamGather);
+            // Stage 0 runs the step's first forward and last backward; a later stage's
+            // reduction runs while stage 0 still works (the cooldown), and Megatron-LM gives
+            // it one bucket for that reason (distributed_data_parallel.py).
+            const double edge = i == 0 ? dpEdgeShare(s, own, embeddingParams) : 0.0;
+            double exposed = dpExposedSeconds(sync, dpOverlapFor(s), forward, backward,
+                                              s.overlapParamGather, edge);
             exposed += (sync.seconds - exposed) * collectiveShare(device, s) + copyOut;
             st.dpExposedS = std::max(st.dpExposedS, exposed);
             if (sync.seconds > st.dpCommS) {

@@ -134,6 +134,13 @@ const std::array kFields{
               "after the backward: nothing hidden); a number from 0 to 1 hides that fraction.",
               {},
               "auto"},
+    FieldInfo{"dp_bucket_params",
+              &Scenario::dpBucketParams,
+              "Parameters per data-parallel bucket: the last bucket reduced and the first "
+              "gathered run outside the passes they border. auto: the framework's (Megatron-LM "
+              "max(40M, 1M × D·C), DeepSpeed 5e8, FSDP2 one module: the embedding).",
+              {},
+              "auto"},
 };
 
 template <typename T> std::optional<T> parseNumber(std::string_view text)
@@ -189,9 +196,18 @@ InputError unknownKey(std::string_view key)
 {
     if (!key.empty())
         return InputError{excerpt(key), "unknown key"};
+    // The keys while the message stays short; the command's help lists them all.
     std::string keys;
-    for (const auto &field : kFields)
+    std::size_t listed = 0;
+    for (const auto &field : kFields) {
+        if (keys.size() + field.key.size() > 360)
+            break;
         keys += (keys.empty() ? "" : ", ") + std::string(field.key);
+        ++listed;
+    }
+    if (listed < kFields.size())
+        keys += ", … (" + std::to_string(kFields.size()) +
+                " in all: 'parascope eval --help' lists them)";
     return InputError{"", "empty key; the keys are " + keys};
 }
 

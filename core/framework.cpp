@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace core {
 
@@ -161,7 +162,8 @@ const std::array kProfiles{
                      // foreach_all_gather_copy_out, foreach_reduce_scatter_copy_in.
                      true,
                      // torchtitan/distributed/activation_checkpoint.py, SelectiveAC.
-                     Recompute::op},
+                     Recompute::op,
+                     DpBuckets::fsdpUnits},
     FrameworkProfile{Framework::deepspeed,
                      "DeepSpeed",
                      kDeepSpeedSettings,
@@ -173,7 +175,12 @@ const std::array kProfiles{
                      // deepspeed/runtime/engine.py, allreduce_gradients: with ZeRO off the
                      // engine all-reduces at the accumulation boundary, after the backward
                      // (buffered_allreduce_fallback); ZeRO-1 to 3 overlap with overlap_comm.
-                     1},
+                     1,
+                     false,
+                     Recompute::selective,
+                     // deepspeed/runtime/zero/config.py: reduce_bucket_size 5e8 elements.
+                     DpBuckets::fixed,
+                     5e8},
 };
 
 // A selective recomputation (the attention core's, or per op) that is not the kind the
@@ -214,6 +221,23 @@ std::optional<double> dpOverlapFor(const Scenario &s)
     if (s.zero < frameworkProfile(s.framework).dpOverlapFromZero)
         return 0.0;
     return std::nullopt;
+}
+
+double dpEdgeShare(const Scenario &s, std::int64_t stageParams, std::int64_t embeddingParams)
+{
+    if (stageParams <= 0)
+        return 0;
+    const FrameworkProfile &p = frameworkProfile(s.framework);
+    double bucket = 0;
+    if (s.dpBucketParams)
+        bucket = *s.dpBucketParams;
+    else if (p.dpBuckets == DpBuckets::fsdpUnits)
+        return std::min(1.0, static_cast<double>(embeddingParams) / stageParams);
+    else if (p.dpBuckets == DpBuckets::fixed)
+        bucket = p.dpBucketParams;
+    else // megatron/core/distributed/distributed_data_parallel.py
+        bucket = std::max(40e6, 1e6 * s.dp * s.cp);
+    return 1.0 / std::ceil(static_cast<double>(stageParams) / bucket);
 }
 
 std::vector<std::string_view> changedFromProfile(const Scenario &s)

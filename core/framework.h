@@ -19,6 +19,19 @@ struct ProfileSetting
     std::string_view why; // the framework's behaviour behind the value, with its source
 };
 
+// How a framework splits its data-parallel sync into buckets (dp_bucket_params = auto).
+enum class DpBuckets
+{
+    // Megatron-LM's default, max(40M, 1M × the data-parallel group's D·C ranks) parameters
+    // (megatron/core/distributed/distributed_data_parallel.py).
+    megatron,
+    // A fixed number of parameters, FrameworkProfile::dpBucketParams.
+    fixed,
+    // PyTorch FSDP2's units, one per module torchtitan wraps: the embedding is the first unit
+    // gathered and the last reduced (torchtitan/distributed/fsdp.py).
+    fsdpUnits,
+};
+
 // A training framework's defaults as a block of scenario keys, and the layouts it offers
 // (docs/frameworks.md). Choosing the framework sets the block; every key stays settable,
 // and a key set differently afterwards shows the profile as changed.
@@ -46,6 +59,8 @@ struct FrameworkProfile
     // The selective recomputation it runs: the attention core (Megatron-LM's), or the
     // per-op policy (torchtitan's SelectiveAC); the planner tries it beside none and full.
     Recompute selectiveRecompute = Recompute::selective;
+    DpBuckets dpBuckets = DpBuckets::megatron;
+    double dpBucketParams = 0; // with DpBuckets::fixed
 };
 
 const FrameworkProfile &frameworkProfile(Framework framework);
@@ -57,6 +72,12 @@ void applyFramework(Scenario &s, Framework framework);
 // otherwise none where the framework does not overlap at this ZeRO stage, and std::nullopt
 // (auto: what outlasts the overlapped passes shows) where it does.
 std::optional<double> dpOverlapFor(const Scenario &s);
+
+// The share of stage 0's data-parallel collectives in their edge bucket, the last reduced and
+// the first gathered (docs/step_time.md, "Buckets"): 1 / the stage's buckets of
+// dp_bucket_params, or of the framework's size; under FSDP2's units, the embedding's share of
+// the stage's parameters.
+double dpEdgeShare(const Scenario &s, std::int64_t stageParams, std::int64_t embeddingParams);
 
 // The profile's keys whose value in `s` differs from the profile's, in profile order.
 std::vector<std::string_view> changedFromProfile(const Scenario &s);

@@ -238,6 +238,9 @@ struct Scenario
     // Fraction of the data-parallel sync hidden behind compute; unset ("auto"): whatever fits
     // behind the last micro-batch's backward and the first one's forward (docs/step_time.md).
     std::optional<double> dpOverlap;
+    // Parameters per data-parallel bucket; unset ("auto"): the framework's buckets
+    // (docs/step_time.md, "Buckets").
+    std::optional<double> dpBucketParams;
 
     int devices() const { return tp * cp * pp * dp; }
     int expertTpDegree() const { return expertTp > 0 ? expertTp : tp; }

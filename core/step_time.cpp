@@ -42,27 +42,47 @@ DpSync dpGradientSync(int zero, std::int64_t gradBytes, std::int64_t weightBytes
 }
 
 double dpExposedSeconds(const DpSync &sync, std::optional<double> overlap, double forwardS,
-                        double backwardS, bool gatherOverlapped)
+                        double backwardS, bool gatherOverlapped, double edgeShare)
 {
     if (overlap)
         return (1.0 - *overlap) * sync.seconds;
+    // A collective split into buckets hides behind a pass bucket by bucket: the last bucket
+    // reduced is made at the end of the backward, the first gathered is needed at the start of
+    // the forward, so that one runs outside the pass and the rest queue behind it
+    // (Megatron-LM, megatron/core/distributed/param_and_grad_buffer.py: a bucket's
+    // reduce-scatter starts when its last gradient is ready; the forward waits for each
+    // bucket's gather and starts the next). With share s of the whole in the edge bucket, a
+    // queue of equal buckets over a pass of W outlasts it by max(s·total, total − (1 − s)·W).
+    const auto piece = [edgeShare](double total, double window) {
+        if (total <= 0)
+            return 0.0;
+        return std::max(edgeShare * total, total - (1.0 - edgeShare) * window);
+    };
     // Megatron-LM's --overlap-grad-reduce starts each bucket's reduction as the last
     // micro-batch's backward produces it, --overlap-param-gather each bucket's gather in the
     // next step's first forward (Megatron-LM, docs/user-guide/parallelism-guide.md); PyTorch
     // FSDP prefetches alike (Zhao et al. 2023, §3.3). Whatever outlasts that pass is waited for.
     // The last backward carries the once-per-step reduction as well as its own; the first
     // forward the once-per-step gather as well as its own.
-    const auto exposed = [&](double once, double each, double window) {
-        return std::max(0.0, once + each - window) +
-               (sync.microbatches - 1) * std::max(0.0, each - window);
+    const int others = sync.microbatches - 1;
+    // The step's last backward carries the once-per-step reduction with its own; the earlier
+    // micro-batches' edge buckets run on under the next forward, so only what outlasts them
+    // shows.
+    const auto exposedBackward = [&](double once, double each, double window) {
+        return piece(once + each, window) + others * std::max(0.0, each - window);
+    };
+    // Every forward starts cold: its first bucket is gathered before it can begin (ZeRO-3
+    // gathers in every micro-batch's forward; the step's first one also the update).
+    const auto exposedForward = [&](double once, double each, double window) {
+        return piece(once + each, window) + others * piece(each, window);
     };
     // DeepSpeed's ZeRO-1 and 2 gather the updated parameters at the end of the optimizer step
     // (deepspeed/runtime/zero/stage_1_and_2.py, step: all_gather_dp_groups): nothing overlaps.
     if (!gatherOverlapped)
-        return exposed(sync.stepBackwardS, sync.microbatchBackwardS, backwardS) +
-               sync.stepForwardS + exposed(0.0, sync.microbatchForwardS, forwardS);
-    return exposed(sync.stepBackwardS, sync.microbatchBackwardS, backwardS) +
-           exposed(sync.stepForwardS, sync.microbatchForwardS, forwardS);
+        return exposedBackward(sync.stepBackwardS, sync.microbatchBackwardS, backwardS) +
+               sync.stepForwardS + exposedForward(0.0, sync.microbatchForwardS, forwardS);
+    return exposedBackward(sync.stepBackwardS, sync.microbatchBackwardS, backwardS) +
+           exposedForward(sync.stepForwardS, sync.microbatchForwardS, forwardS);
 }
 
 const TimePartInfo &timePartInfo(TimePart part)

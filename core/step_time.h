@@ -144,8 +144,10 @@ DpSync dpGradientSync(int zero, std::int64_t gradBytes, std::int64_t weightBytes
 // exposed.
 // `gatherOverlapped` false: the once-per-step parameter gather runs in the optimizer step and
 // is waited for whole (DeepSpeed's ZeRO-1 and 2).
+// `edgeShare`: the share of each collective in its edge bucket, the last reduced or the first
+// gathered, which no pass hides (docs/step_time.md, "Buckets"); 0: split ever finer.
 double dpExposedSeconds(const DpSync &sync, std::optional<double> overlap, double forwardS,
-                        double backwardS, bool gatherOverlapped = true);
+                        double backwardS, bool gatherOverlapped = true, double edgeShare = 0);
 
 struct StepTimeInput
 {

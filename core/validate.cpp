@@ -464,6 +464,9 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
                                      plainNumber(*s.mfu)};
     if (s.dpOverlap && !(*s.dpOverlap >= 0 && *s.dpOverlap <= 1))
         return InputError{"dp_overlap", "must be between 0 and 1"};
+    if (s.dpBucketParams && !(*s.dpBucketParams >= 1 && *s.dpBucketParams <= 1e15))
+        return InputError{"dp_bucket_params",
+                          "must be from 1 to 1e15 parameters, or auto for the framework's"};
     if (s.mode == Mode::training && !isTrainable(s.precision))
         return InputError{"precision", std::string(toString(s.precision)) +
                                            " is for inference only; training needs fp32, bf16, "

@@ -37,6 +37,7 @@ constexpr const char *kTrainingOnly[] = {"zero",
                                          "recompute",
                                          "grad_precision",
                                          "dp_overlap",
+                                         "dp_bucket_params",
                                          "fused_swiglu",
                                          "zero_buffers",
                                          "cache_outputs",
@@ -48,6 +49,9 @@ constexpr const char *kTrainingOnly[] = {"zero",
 
 // The keys about generating tokens: training has no KV cache and generates nothing.
 constexpr const char *kInferenceOnly[] = {"output_len", "kv_precision"};
+
+// The factor from a number box's value to its key's (NumberRange::scale).
+constexpr const char *kScaleProperty = "parascopeScale";
 
 // Marks the entry of a model or device defined inline in the scenario, not a preset.
 constexpr int kInlineRole = Qt::UserRole + 1;
@@ -165,6 +169,11 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     // 0 to 1 hides that fraction of it.
     addNumber(QStringLiteral("dp_overlap"), tr("Gradient sync hidden"), {-0.1, 1.0, 2, 0.1})
         ->setSpecialValueText(tr("auto"));
+    // "auto" at 0: the framework's buckets; otherwise millions of parameters per bucket.
+    QDoubleSpinBox *bucket = addNumber(QStringLiteral("dp_bucket_params"), tr("Gradient bucket"),
+                                       {0, 100000, 0, 10, 1e6});
+    bucket->setSpecialValueText(tr("auto"));
+    bucket->setSuffix(tr(" M params"));
 
     connect(document, &ScenarioDocument::changed, this, &ControlsPanel::refresh);
     refresh();
@@ -270,13 +279,16 @@ QDoubleSpinBox *ControlsPanel::addNumber(const QString &key, const QString &labe
     box->setDecimals(range.decimals);
     box->setSingleStep(range.step);
     box->setKeyboardTracking(false);
+    box->setProperty(kScaleProperty, range.scale);
     addRow(key, label, box);
-    connect(box, &QDoubleSpinBox::valueChanged, this,
-            [this, box, key, gesture = stepGesture(box->steps())](double value) {
-                // A box with a special value at its minimum stands for an empty key.
-                const bool unset = value == box->minimum() && !box->specialValueText().isEmpty();
-                m_document->setField(key, unset ? QString() : QString::number(value), gesture());
-            });
+    connect(
+        box, &QDoubleSpinBox::valueChanged, this,
+        [this, box, key, scale = range.scale, gesture = stepGesture(box->steps())](double value) {
+            // A box with a special value at its minimum stands for an empty key.
+            const bool unset = value == box->minimum() && !box->specialValueText().isEmpty();
+            m_document->setField(key, unset ? QString() : QString::number(value * scale, 'g', 15),
+                                 gesture());
+        });
     return box;
 }
 
@@ -306,7 +318,8 @@ void ControlsPanel::refresh()
             // An unset key ("" or its word, "auto") is the box's minimum, its special value.
             bool number = false;
             const double v = value.toDouble(&number);
-            spin->setValue(number ? v : spin->minimum());
+            const double scale = spin->property(kScaleProperty).toDouble();
+            spin->setValue(number ? v / (scale > 0 ? scale : 1) : spin->minimum());
         }
     }
     const core::Scenario &s = m_document->scenario();

@@ -52,6 +52,7 @@ private:
         double maximum = 1;
         int decimals = 2;
         double step = 0.1;
+        double scale = 1; // the key's value is the box's × scale ("768 M" for 768000000)
     };
     // A spin box for a decimal key, one undo step per typed value or burst of steps.
     QDoubleSpinBox *addNumber(const QString &key, const QString &label, const NumberRange &range);

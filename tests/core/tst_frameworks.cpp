@@ -417,6 +417,37 @@ private Q_SLOTS:
         }
     }
 
+    // Each framework's buckets (dp_bucket_params = auto): the share of stage 0's sync in the
+    // edge bucket, the last reduced and the first gathered. Megatron-LM: max(40M, 1M × D·C)
+    // parameters (megatron/core/distributed/distributed_data_parallel.py); DeepSpeed:
+    // reduce_bucket_size 5e8 (deepspeed/runtime/zero/config.py); FSDP2 under torchtitan: one
+    // unit a module, the embedding first gathered and last reduced (torchtitan/distributed/
+    // fsdp.py). A stage of 8e9 parameters with a 5e8 embedding.
+    void dataParallelBuckets_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<double>("share");
+        QTest::addRow("Megatron-LM, D = 8: 40M") << "framework=megatron,dp=8" << 1.0 / 200;
+        QTest::addRow("Megatron-LM, D = 64, C = 2: 128M")
+            << "framework=megatron,dp=64,cp=2" << 1.0 / 63; // 8e9 / 128e6 = 62.5
+        QTest::addRow("custom, as Megatron-LM") << "framework=custom,dp=8" << 1.0 / 200;
+        QTest::addRow("DeepSpeed: 5e8") << "framework=deepspeed,dp=8" << 1.0 / 16;
+        QTest::addRow("torchtitan: the embedding") << "framework=torchtitan,dp=8" << 0.5 / 8;
+        QTest::addRow("set: 768M")
+            << "framework=torchtitan,dp=8,dp_bucket_params=768e6" << 1.0 / 11; // 10.4 buckets
+    }
+    void dataParallelBuckets()
+    {
+        QFETCH(QString, set);
+        QFETCH(double, share);
+        Scenario s;
+        for (const QString &pair : set.split(u',')) {
+            const QStringList kv = pair.split(u'=');
+            QVERIFY(!setField(s, kv[0].toStdString(), kv[1].toStdString()));
+        }
+        QCOMPARE(dpEdgeShare(s, 8'000'000'000, 500'000'000), share);
+    }
+
     // DeepSpeed hides the data-parallel sync from ZeRO-1 on, with overlap_comm (dp_overlap =
     // auto); with ZeRO off its engine all-reduces at the accumulation boundary, after the
     // backward (deepspeed/runtime/engine.py, allreduce_gradients), so all of it shows.
@@ -443,14 +474,20 @@ private Q_SLOTS:
                                                          << "h100-sxm" << 2 << "auto" << -1.0;
         QTest::addRow("DeepSpeed, ZeRO-2, no overlap_comm") << "deepspeed"
                                                             << "h100-sxm" << 2 << "0" << 1.0;
-        QTest::addRow("Megatron-LM, DDP, all hidden") << "megatron"
-                                                      << "h100-sxm" << 0 << "auto" << held;
+        // Megatron-LM's buckets (and custom's): max(40M, 1M × D) = 40M parameters
+        // (distributed_data_parallel.py), 201 for Llama 3.1 8B's 8,030,261,248; the last is
+        // reduced after the backward, the rest behind it, holding the SMs.
+        const double edge = 1.0 / 201;
+        const auto bucketed = [edge](double share) { return edge + (1 - edge) * share; };
+        QTest::addRow("Megatron-LM, DDP, all hidden")
+            << "megatron"
+            << "h100-sxm" << 0 << "auto" << bucketed(held);
         QTest::addRow("Megatron-LM, DDP, B200") << "megatron"
-                                                << "b200" << 0 << "auto" << 32.0 / 148;
+                                                << "b200" << 0 << "auto" << bucketed(32.0 / 148);
         QTest::addRow("Megatron-LM, DDP, A100") << "megatron"
-                                                << "a100-80gb" << 0 << "auto" << 0.0;
+                                                << "a100-80gb" << 0 << "auto" << bucketed(0.0);
         QTest::addRow("custom, ZeRO off") << "custom"
-                                          << "h100-sxm" << 0 << "auto" << held;
+                                          << "h100-sxm" << 0 << "auto" << bucketed(held);
     }
     void dataParallelOverlapByFramework()
     {

@@ -677,6 +677,49 @@ private Q_SLOTS:
         QVERIFY(near(dpExposedSeconds(sync, std::nullopt, 1.0, 2.5, false), 0.5 + 0.75));
     }
 
+    // Buckets: the last bucket reduced is made when the backward ends and the first gathered
+    // is needed before the forward starts, so that one shows whatever the window; the rest
+    // queue behind the pass as its buckets come (param_and_grad_buffer.py).
+    void dpEdgeBuckets_data()
+    {
+        QTest::addColumn<double>("reduce");    // once a step, behind the last backward
+        QTest::addColumn<double>("gather");    // once a step, behind the first forward
+        QTest::addColumn<double>("perGather"); // in every micro-batch's forward (ZeRO-3)
+        QTest::addColumn<double>("share");     // of each collective in its edge bucket
+        QTest::addColumn<double>("exposed");
+        // Windows: forward 1, backward 2.5; four micro-batches.
+        // Ten buckets, everything shorter than its window: the edge tenth of each shows.
+        QTest::addRow("ten buckets") << 1.0 << 0.75 << 0.0 << 0.1 << 0.1 + 0.075;
+        // Split ever finer: only what outlasts the window, as before buckets.
+        QTest::addRow("unbucketed") << 3.0 << 0.75 << 0.0 << 0.0 << 0.5;
+        // The reduction longer than its window: the tenth made at 0.25 s, the queue ends at
+        // 0.25 + 3 = 3.25, 0.75 after the backward: 3 − 0.9 × 2.5.
+        QTest::addRow("queue outlasts the pass") << 3.0 << 0.0 << 0.0 << 0.1 << 0.75;
+        // One bucket: the whole of each runs outside its pass.
+        QTest::addRow("one bucket") << 1.0 << 0.75 << 0.0 << 1.0 << 1.75;
+        // ZeRO-3's gathers: every micro-batch's forward starts cold, 0.2 × 0.5 each, four times.
+        QTest::addRow("every forward's first bucket") << 0.0 << 0.0 << 0.5 << 0.2 << 4 * 0.1;
+    }
+    void dpEdgeBuckets()
+    {
+        QFETCH(double, reduce);
+        QFETCH(double, gather);
+        QFETCH(double, perGather);
+        QFETCH(double, share);
+        QFETCH(double, exposed);
+        DpSync sync;
+        sync.microbatches = 4;
+        sync.stepBackwardS = reduce;
+        sync.stepForwardS = gather;
+        sync.microbatchForwardS = perGather;
+        sync.seconds = reduce + gather + 4 * perGather;
+        QVERIFY2(near(dpExposedSeconds(sync, std::nullopt, 1.0, 2.5, true, share), exposed),
+                 qPrintable(
+                     QString::number(dpExposedSeconds(sync, std::nullopt, 1.0, 2.5, true, share))));
+        // A forced fraction ignores buckets.
+        QVERIFY(near(dpExposedSeconds(sync, 0.0, 1.0, 2.5, true, share), sync.seconds));
+    }
+
     void dpGradientSyncByHand()
     {
         QFETCH(int, zero);
