@@ -394,14 +394,24 @@ std::optional<core::InputError> importDeepSpeed(const QByteArray &content,
         out.assumptions.push_back("zero_optimization.stage is not in the file: 0, DeepSpeed's "
                                   "default (ZeRO off)");
     }
+    // The bucket sets how the gradient reduction hides (dp_bucket_params; the default 5e8 is
+    // the DeepSpeed profile's auto) and the ZeRO buffers' size, which counts 5e8 values.
     if (bucket.known() && bucket.number == kDefaultReduceBucket) {
         r.read("zero_optimization.reduce_bucket_size", "zero_buffers");
+    } else if (bucket.known() && bucket.number >= 1 && bucket.number <= 1e15) {
+        r.read("zero_optimization.reduce_bucket_size", "dp_bucket_params");
+        s.dpBucketParams = bucket.number;
+        out.assumptions.push_back(
+            "zero_optimization.reduce_bucket_size " +
+            DsReader::valueText(r.at("zero_optimization.reduce_bucket_size")) +
+            ": the gradient buckets for the step time; the ZeRO buffers still count DeepSpeed's "
+            "default 5e8 values");
     } else if (bucket.present) {
         r.ignore("zero_optimization.reduce_bucket_size",
                  bucket.automatic ? "\"auto\" (the Hugging Face Trainer sets hidden_size²) is "
                                     "not modelled: the ZeRO buffers count 5e8 values"
-                                  : "a bucket other than DeepSpeed's default 5e8 is not "
-                                    "modelled: the ZeRO buffers count 5e8 values");
+                                  : "not a bucket size from 1 to 1e15: DeepSpeed's default "
+                                    "5e8 is kept");
         out.assumptions.push_back(
             "zero_optimization.reduce_bucket_size " +
             DsReader::valueText(r.at("zero_optimization.reduce_bucket_size")) +
@@ -587,6 +597,9 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
     if (s.zero >= 1)
         text += std::string(",\n    \"overlap_comm\": ") +
                 (!s.dpOverlap || *s.dpOverlap > 0 ? "true" : "false");
+    if (s.dpBucketParams)
+        text += ",\n    \"reduce_bucket_size\": " +
+                std::to_string(static_cast<long long>(std::llround(*s.dpBucketParams)));
     text += "\n  },\n";
     text +=
         std::string("  \"bf16\": {\n    \"enabled\": ") + (bf16 ? "true" : "false") + "\n  },\n";

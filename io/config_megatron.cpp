@@ -914,6 +914,7 @@ enum class Flag
     fp16,
     fp8Format,
     fp8ParamGather,
+    ddpBucketSize,
     fp8Recipe,
     tpCommOverlap,
     overlapGradReduce,
@@ -1013,6 +1014,7 @@ constexpr std::array kFlags{
     FlagInfo{"--overlap-grad-reduce", Flag::overlapGradReduce, Takes::nothing, "dp_overlap"},
     FlagInfo{"--overlap-param-gather", Flag::overlapParamGather, Takes::nothing,
              "overlap_param_gather"},
+    FlagInfo{"--ddp-bucket-size", Flag::ddpBucketSize, Takes::value, "dp_bucket_params"},
     FlagInfo{"--grad-reduce-in-bf16", Flag::gradReduceBf16, Takes::nothing, "grad_precision"},
     FlagInfo{"--accumulate-allreduce-grads-in-fp32", Flag::gradFp32, Takes::nothing,
              "grad_precision"},
@@ -1725,6 +1727,15 @@ private:
         // Without --overlap-param-gather (off by default: megatron/training/arguments.py) the
         // distributed optimizer gathers the updated parameters in its step.
         s.overlapParamGather = has(Flag::overlapParamGather);
+        // --ddp-bucket-size, parameters a bucket; absent, Megatron-LM's own max(40M, 1M x D·C)
+        // (distributed_data_parallel.py): dp_bucket_params=auto.
+        s.dpBucketParams.reset();
+        if (given(Flag::ddpBucketSize)) {
+            const auto bucket = integer(Flag::ddpBucketSize, 0);
+            if (auto *e = std::get_if<core::InputError>(&bucket))
+                return *e;
+            s.dpBucketParams = std::get<int>(bucket);
+        }
         if (has(Flag::fp8Format))
             s.precision = core::Precision::fp8;
         else if (has(Flag::bf16))
@@ -2124,6 +2135,9 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
         flag("--overlap-grad-reduce");
         if (s.zero >= 1 && s.overlapParamGather)
             flag("--overlap-param-gather");
+        if (s.dpBucketParams)
+            flag("--ddp-bucket-size",
+                 number(static_cast<long long>(std::llround(*s.dpBucketParams))));
         if (s.dpOverlap)
             notes.push_back("dp_overlap=" + core::fieldText(s, "dp_overlap") +
                             ": Megatron-LM overlaps as much as fits (dp_overlap=auto)");

@@ -373,27 +373,34 @@ private Q_SLOTS:
         QTest::addColumn<QString>("precision");
         QTest::addColumn<QString>("recompute");
         QTest::addColumn<QString>("assumption");
+        // reduce_bucket_size: the gradient buckets (dp_bucket_params) when not the default 5e8
+        // (the profile's auto, "auto" too); "auto" for auto.
+        QTest::addColumn<QString>("bucket");
         // 256 = 4 × 8 × D: D = 8.
         QTest::addRow("ZeRO-2, offload, fp16")
             << "zero2-offload-fp16.json" << 0 << 2 << 4 << 8 << 8 << "fp16"
             << "selective"
-            << "offload is not modelled";
+            << "offload is not modelled"
+            << "2e+08";
         // 256 devices over T 8 × K 4: D = 8; accumulation 1024 / (2 × 8) = 64 (DeepSpeed's
         // _set_batch_related_parameters).
         QTest::addRow("Megatron-DeepSpeed ZeRO-1, 256 devices")
             << "megatron-deepspeed-zero1.json" << 256 << 1 << 2 << 64 << 8 << "bf16"
             << "full"
-            << "DeepSpeed derives it";
+            << "DeepSpeed derives it"
+            << "auto";
         // Without the devices, the base's D = 2: 1024 / (2 × 2) = 256.
         QTest::addRow("Megatron-DeepSpeed ZeRO-1, base D")
             << "megatron-deepspeed-zero1.json" << 0 << 1 << 2 << 256 << 2 << "bf16"
             << "full"
-            << "D = 2 from the base scenario";
+            << "D = 2 from the base scenario"
+            << "auto";
         // Every batch and precision key "auto": the base scenario's values.
         QTest::addRow("Hugging Face Trainer ZeRO-3")
             << "zero3-hf-trainer.json" << 0 << 3 << 1 << 16 << 2 << "bf16"
             << "selective"
-            << "train_micro_batch_size_per_gpu is \"auto\"";
+            << "train_micro_batch_size_per_gpu is \"auto\""
+            << "auto";
     }
     void deepSpeedFiles()
     {
@@ -406,6 +413,7 @@ private Q_SLOTS:
         QFETCH(QString, precision);
         QFETCH(QString, recompute);
         QFETCH(QString, assumption);
+        QFETCH(QString, bucket);
         io::ImportOptions options;
         if (devices > 0)
             options.devices = devices;
@@ -423,6 +431,7 @@ private Q_SLOTS:
         QCOMPARE(s.dp, dp);
         QCOMPARE(QString::fromStdString(fieldText(s, "precision")), precision);
         QCOMPARE(QString::fromStdString(fieldText(s, "recompute")), recompute);
+        QCOMPARE(QString::fromStdString(fieldText(s, "dp_bucket_params")), bucket);
         QVERIFY2(contains(imported.assumptions, assumption.toStdString()),
                  io::importSummary(imported).c_str());
         QCOMPARE(s.tp, Scenario{}.tp);
@@ -447,8 +456,7 @@ private Q_SLOTS:
         QTest::addRow("ZeRO-2 with offload")
             << "deepspeed"
             << "zero2-offload-fp16.json"
-            << QStringList{"zero_optimization.reduce_bucket_size",
-                           "zero_optimization.offload_optimizer",
+            << QStringList{"zero_optimization.offload_optimizer",
                            "zero_optimization.allgather_bucket_size",
                            "zero_optimization.allgather_partitions",
                            "zero_optimization.contiguous_gradients",

@@ -359,20 +359,29 @@ private Q_SLOTS:
                                 [](const auto &r) { return r.key == "fused_elementwise"; }));
     }
 
-    // An imported --fp8-param-gather (megatronSettingFlags) is written back: the emitted
-    // launch script has it exactly when fp8_params is true.
-    void fp8ParamsWrittenBack_data()
+    // Imported settings (megatronSettingFlags) are written back: the emitted launch script has
+    // --fp8-param-gather exactly when fp8_params is true, and --ddp-bucket-size when
+    // dp_bucket_params is set.
+    void settingsWrittenBack_data()
     {
         QTest::addColumn<QByteArray>("flags");
-        QTest::addColumn<bool>("fp8Params");
-        QTest::addRow("BF16 weights") << QByteArray("--fp8-format hybrid") << false;
+        QTest::addColumn<QString>("written"); // in the emitted script
+        QTest::addColumn<bool>("present");
+        QTest::addRow("BF16 weights")
+            << QByteArray("--fp8-format hybrid") << "--fp8-param-gather" << false;
         QTest::addRow("FP8 weights")
-            << QByteArray("--fp8-format hybrid --fp8-param-gather") << true;
+            << QByteArray("--fp8-format hybrid --fp8-param-gather") << "--fp8-param-gather" << true;
+        QTest::addRow("the framework's buckets")
+            << QByteArray("--overlap-grad-reduce") << "--ddp-bucket-size" << false;
+        QTest::addRow("768M-parameter buckets")
+            << QByteArray("--overlap-grad-reduce --ddp-bucket-size 768000000")
+            << "--ddp-bucket-size 768000000" << true;
     }
-    void fp8ParamsWrittenBack()
+    void settingsWrittenBack()
     {
         QFETCH(QByteArray, flags);
-        QFETCH(bool, fp8Params);
+        QFETCH(QString, written);
+        QFETCH(bool, present);
         const auto result = importLlama8b(flags);
         const auto *imported = std::get_if<io::ImportedConfig>(&result);
         if (const auto *error = std::get_if<InputError>(&result))
@@ -382,7 +391,8 @@ private Q_SLOTS:
         io::ImportOptions options;
         options.devices = 8;
         QVERIFY(throughMegatron(*imported, options, &script));
-        QCOMPARE(script.find("--fp8-param-gather") != std::string::npos, fp8Params);
+        QVERIFY2((script.find(written.toStdString()) != std::string::npos) == present,
+                 script.c_str());
     }
 
     // torchtitan's float8 keeps the weights in their own dtype unless FSDP2 gathers them in FP8
@@ -467,6 +477,20 @@ private Q_SLOTS:
             << QByteArray("--fp8-format hybrid --fp8-param-gather") << params << "true"
             << ""
             << "";
+        // --ddp-bucket-size, parameters a bucket; absent, Megatron-LM's own (auto).
+        const QString bucket = QStringLiteral("dp_bucket_params");
+        QTest::addRow("the default buckets")
+            << QByteArray("--overlap-grad-reduce") << bucket << "auto"
+            << ""
+            << "";
+        QTest::addRow("768M-parameter buckets")
+            << QByteArray("--overlap-grad-reduce --ddp-bucket-size 768000000") << bucket
+            << "7.68e+08"
+            << ""
+            << "";
+        QTest::addRow("a bucket of none") << QByteArray("--ddp-bucket-size 0") << bucket << ""
+                                          << "--ddp-bucket-size"
+                                          << "whole number";
         QTest::addRow("the default recipe") << QByteArray("--fp8-format hybrid") << fp8 << "delayed"
                                             << ""
                                             << "";
