@@ -865,27 +865,37 @@ private Q_SLOTS:
         }
     }
 
-    void dpOverlapIsValidated_data()
+    void dataParallelKeysAreValidated_data()
     {
+        QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("value");
         QTest::addColumn<bool>("valid");
-        QTest::addRow("docs/step_time.md: dp_overlap = -0.1") << "-0.1" << false;
-        QTest::addRow("docs/step_time.md: dp_overlap = 1.5") << "1.5" << false;
-        QTest::addRow("docs/step_time.md: dp_overlap = 0") << "0" << true;
-        QTest::addRow("docs/step_time.md: dp_overlap = 1") << "1" << true;
-        QTest::addRow("docs/step_time.md: dp_overlap = auto") << "auto" << true;
+        const QString overlap = QStringLiteral("dp_overlap");
+        QTest::addRow("docs/step_time.md: dp_overlap = -0.1") << overlap << "-0.1" << false;
+        QTest::addRow("docs/step_time.md: dp_overlap = 1.5") << overlap << "1.5" << false;
+        QTest::addRow("docs/step_time.md: dp_overlap = 0") << overlap << "0" << true;
+        QTest::addRow("docs/step_time.md: dp_overlap = 1") << overlap << "1" << true;
+        QTest::addRow("docs/step_time.md: dp_overlap = auto") << overlap << "auto" << true;
+        // docs/DESIGN.md: a bucket of 1 to 10^15 parameters, or auto.
+        const QString bucket = QStringLiteral("dp_bucket_params");
+        QTest::addRow("dp_bucket_params = 0") << bucket << "0" << false;
+        QTest::addRow("dp_bucket_params = -768e6") << bucket << "-768e6" << false;
+        QTest::addRow("dp_bucket_params = 1e16") << bucket << "1e16" << false;
+        QTest::addRow("dp_bucket_params = 768e6") << bucket << "768e6" << true;
+        QTest::addRow("dp_bucket_params = auto") << bucket << "auto" << true;
     }
-    void dpOverlapIsValidated()
+    void dataParallelKeysAreValidated()
     {
+        QFETCH(QString, key);
         QFETCH(QString, value);
         QFETCH(bool, valid);
         Scenario s;
-        QVERIFY(!s.dpOverlap); // auto
-        QVERIFY(!setField(s, "dp_overlap", value.toStdString()));
+        QVERIFY(!s.dpOverlap && !s.dpBucketParams); // auto
+        QVERIFY(!setField(s, key.toStdString(), value.toStdString()));
         const Report r = evaluate(s, io::builtinPresets());
         QCOMPARE(r.ok(), valid);
         if (!valid)
-            QCOMPARE(r.error->key, std::string("dp_overlap"));
+            QCOMPARE(r.error->key, key.toStdString());
     }
 
     // Layer-time units (no peak FLOPS for the precision) have no seconds to report.
