@@ -540,8 +540,11 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             r.warnings.push_back({"dp-link-unknown", linkError->message});
             return std::nullopt;
         }
+        // FSDP2's edge unit is the embedding; the other frameworks' buckets need no count.
+        const bool byUnits =
+            !s.dpBucketParams && frameworkProfile(s.framework).dpBuckets == DpBuckets::fsdpUnits;
         const std::int64_t embeddingParams =
-            countParams(model, s.tp, ExpertSplit{s.ep, s.expertTpDegree()}).embedding;
+            byUnits ? countParams(model, s.tp, ExpertSplit{s.ep, s.expertTpDegree()}).embedding : 0;
         // Each stage syncs its own parameters behind its own passes; the step waits for the
         // stage that exposes most.
         for (std::size_t i = 0; i < layers.size() && i < r.stages.size(); ++i) {
