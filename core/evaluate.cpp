@@ -30,6 +30,29 @@ double collectiveShare(const DeviceSpec &device, const Scenario &s)
     return static_cast<double>(device.collectiveUnits) / device.computeUnits;
 }
 
+// The same for the data-parallel collectives, which dp_collective_units may cap (NCCL_MAX_CTAS,
+// or Megatron-LM's per-communicator NCCL config: --nccl-communicator-config-path).
+double dpCollectiveShare(const DeviceSpec &device, const Scenario &s)
+{
+    if (!s.dpCollectiveUnits || s.mfu || device.computeUnits <= 0)
+        return collectiveShare(device, s);
+    return *s.dpCollectiveUnits / device.computeUnits;
+}
+
+// NCCL launches one CTA a channel, each on an SM of its own, and a channel's bandwidth is what
+// one SM moves, so NCCL launches as many as reach the link (NVIDIA/nccl#689; two a link on
+// NVLink: NVIDIA/nccl#1703). Capped below the device's collective_units, a ring through NVLink
+// moves that share of NVLink's bus bandwidth at most.
+void capDpLink(const DeviceSpec &device, const Scenario &s, Link &link)
+{
+    if (!s.dpCollectiveUnits || device.collectiveUnits <= 0 || device.intraNodeGbPerS <= 0 ||
+        *s.dpCollectiveUnits >= device.collectiveUnits)
+        return;
+    const double cap = *s.dpCollectiveUnits / device.collectiveUnits * device.intraNodeGbPerS *
+                       device.linkEfficiencyOrDefault(true);
+    link.gbPerS = std::min(link.gbPerS, cap / link.efficiency);
+}
+
 std::string gb(std::int64_t bytes)
 {
     char buffer[32];
@@ -524,22 +547,28 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     if (training) {
         // Adam's update of the parameters this device owns: 1/D of them from ZeRO-1 on
         // (Rajbhandari et al. 2020, §5), at memory bandwidth.
-        const double owned = s.zero >= 1 ? static_cast<double>(params) / s.dp : params;
+        const double owned = s.zero >= 1 ? static_cast<double>(params) / (s.dp * s.cp) : params;
         st.optimizerS = memorySeconds(
             *t.rates, owned * optimizerBytesPerParam(states.optimizerBytes, states.gradBytes,
                                                      bitsPerValue(heldWeightPrecision(s)) / 8.0,
                                                      s.precision == Precision::fp32));
     }
-    if (training && s.dp > 1) {
+    // The D x C ranks T apart hold the same parameters and reduce their gradients together
+    // (Megatron-core distributed_data_parallel.py: the data-parallel group with context
+    // parallelism), as the ZeRO shards in the memory model are D x C.
+    const int syncRanks = s.dp * s.cp;
+    if (training && syncRanks > 1) {
         Link link;
         const auto linkError =
-            ringLink(device, s.tp * s.cp, s.dp, s.interNodeGbPerS, link, "data-parallel");
-        out.dpLink = std::string(toString(link.kind));
-        out.dpBusGbPerS = link.gbPerS * link.efficiency;
+            ringLink(device, s.tp, syncRanks, s.interNodeGbPerS, link, "data-parallel");
         if (linkError) {
             r.warnings.push_back({"dp-link-unknown", linkError->message});
+            out.dpLink = std::string(toString(link.kind));
             return std::nullopt;
         }
+        capDpLink(device, s, link);
+        out.dpLink = std::string(toString(link.kind));
+        out.dpBusGbPerS = link.gbPerS * link.efficiency;
         // FSDP2's edge unit is the embedding; the other frameworks' buckets need no count.
         const bool byUnits =
             !s.dpBucketParams && frameworkProfile(s.framework).dpBuckets == DpBuckets::fsdpUnits;
@@ -550,7 +579,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         for (std::size_t i = 0; i < layers.size() && i < r.stages.size(); ++i) {
             const std::int64_t own = r.stages[i].params;
             DpSync sync = dpGradientSync(s.zero, own * states.gradBytes,
-                                         weightBytes(own, heldWeightPrecision(s)), s.dp, link,
+                                         weightBytes(own, heldWeightPrecision(s)), syncRanks, link,
                                          s.microbatches);
             // FSDP2 copies each gradient, in the reduce precision, into the reduce-scatter's
             // input on the collective's own stream, which so runs that much longer, and each
@@ -585,7 +614,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             const double edge = i == 0 ? dpEdgeShare(s, own, embeddingParams) : 0.0;
             double exposed = dpExposedSeconds(sync, dpOverlapFor(s), forward, backward,
                                               s.overlapParamGather, edge);
-            exposed += (sync.seconds - exposed) * collectiveShare(device, s) + copyOut;
+            exposed += (sync.seconds - exposed) * dpCollectiveShare(device, s) + copyOut;
             st.dpExposedS = std::max(st.dpExposedS, exposed);
             if (sync.seconds > st.dpCommS) {
                 st.dpCommS = sync.seconds;

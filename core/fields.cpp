@@ -134,6 +134,14 @@ const std::array kFields{
               "after the backward: nothing hidden); a number from 0 to 1 hides that fraction.",
               {},
               "auto"},
+    FieldInfo{"dp_collective_units",
+              &Scenario::dpCollectiveUnits,
+              "SMs (NCCL CTAs) a data-parallel collective may hold, as NCCL_MAX_CTAS or a "
+              "per-communicator config caps them: fewer take less from the passes they hide "
+              "behind but move less, each as a share of the device's collective_units' bus "
+              "bandwidth on NVLink. auto: the device's collective_units.",
+              {},
+              "auto"},
     FieldInfo{"dp_bucket_params",
               &Scenario::dpBucketParams,
               "Parameters per data-parallel bucket: the last bucket reduced and the first "

@@ -241,6 +241,9 @@ struct Scenario
     // Parameters per data-parallel bucket; unset ("auto"): the framework's buckets
     // (docs/step_time.md, "Buckets").
     std::optional<double> dpBucketParams;
+    // The SMs (NCCL CTAs) a data-parallel collective may hold; unset ("auto"): the device's
+    // collective_units, as many as reach its link (docs/step_time.md, "What hiding costs").
+    std::optional<double> dpCollectiveUnits;
 
     int devices() const { return tp * cp * pp * dp; }
     int expertTpDegree() const { return expertTp > 0 ? expertTp : tp; }

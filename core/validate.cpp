@@ -399,6 +399,12 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
          })
         if (auto e = count(key, value, maximum, what))
             return e;
+    if (s.dpCollectiveUnits && device->computeUnits > 0 &&
+        *s.dpCollectiveUnits >= device->computeUnits)
+        return InputError{"dp_collective_units", "must be fewer than the device's " +
+                                                     std::to_string(device->computeUnits) +
+                                                     " SMs, got " +
+                                                     plainNumber(*s.dpCollectiveUnits)};
     if (s.expertTp < 0 || s.expertTp > limits::kExpertParallel)
         return InputError{"expert_tp", "must be 0 (as T) to " +
                                            std::to_string(limits::kExpertParallel) + ", got " +
@@ -464,6 +470,10 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
                                      plainNumber(*s.mfu)};
     if (s.dpOverlap && !(*s.dpOverlap >= 0 && *s.dpOverlap <= 1))
         return InputError{"dp_overlap", "must be between 0 and 1"};
+    if (s.dpCollectiveUnits && !(*s.dpCollectiveUnits >= 1 && *s.dpCollectiveUnits <= 1024 &&
+                                 *s.dpCollectiveUnits == std::floor(*s.dpCollectiveUnits)))
+        return InputError{"dp_collective_units",
+                          "must be a whole number of SMs from 1 to 1024, or auto for the device's"};
     if (s.dpBucketParams && !(*s.dpBucketParams >= 1 && *s.dpBucketParams <= 1e15))
         return InputError{"dp_bucket_params",
                           "must be from 1 to 1e15 parameters, or auto for the framework's"};

@@ -38,6 +38,7 @@ constexpr const char *kTrainingOnly[] = {"zero",
                                          "grad_precision",
                                          "dp_overlap",
                                          "dp_bucket_params",
+                                         "dp_collective_units",
                                          "fused_swiglu",
                                          "zero_buffers",
                                          "cache_outputs",
@@ -168,6 +169,9 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     // "auto" just below 0: the sync hides behind the passes it overlaps (docs/step_time.md);
     // 0 to 1 hides that fraction of it.
     addNumber(QStringLiteral("dp_overlap"), tr("Gradient sync hidden"), {-0.1, 1.0, 2, 0.1})
+        ->setSpecialValueText(tr("auto"));
+    // "auto" at 0: the device's collective_units; otherwise the SMs (NCCL CTAs) it may hold.
+    addNumber(QStringLiteral("dp_collective_units"), tr("Gradient sync SMs"), {0, 1024, 0, 1})
         ->setSpecialValueText(tr("auto"));
     // "auto" at 0: the framework's buckets; otherwise millions of parameters per bucket.
     QDoubleSpinBox *bucket = addNumber(QStringLiteral("dp_bucket_params"), tr("Gradient bucket"),

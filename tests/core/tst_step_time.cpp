@@ -812,6 +812,9 @@ private Q_SLOTS:
             << "dp_overlap=1,device=b200" << true << 32.0 / 148;
         QTest::addRow("dp_overlap=1 on an A100: hidden, no count published")
             << "dp_overlap=1,device=a100-80gb" << true << 0.0;
+        // dp_collective_units caps the CTAs: 8 of a B200's 148 SMs held.
+        QTest::addRow("dp_overlap=1 on a B200, 8 CTAs: holding 8 of 148 SMs")
+            << "dp_overlap=1,device=b200,dp_collective_units=8" << true << 8.0 / 148;
         QTest::addRow("inference: no gradients") << "mode=inference" << false << 0.0;
     }
     void dpCommZero()
@@ -824,6 +827,55 @@ private Q_SLOTS:
         QVERIFY(
             near(r.stepTime->breakdown[TimePart::dpSync], shown * r.stepTime->dpCommTotalS, 1e-9));
         QCOMPARE(r.stepTime->dpCommTotalS > 0, anyTraffic);
+    }
+
+    // A data-parallel collective capped to c CTAs moves at most c / collective_units of the bus
+    // bandwidth NVLink reaches with the device's count: NCCL runs one CTA a channel, each
+    // channel as fast as one SM moves data (NVIDIA/nccl#689), two a link to fill NVLink
+    // (NVIDIA/nccl#1703). Through NVLink (8 B200s of a node, 32 CTAs to reach 900 GB/s × 0.82)
+    // 8 CTAs get a quarter; across nodes the NICs bound the ring first (T = 8 on two H100
+    // nodes: one 50 GB/s NIC at 0.9 = 45 GB/s, under 8/24 of 450 × 0.82).
+    void dpCollectiveUnitsCapTheRing_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<double>("busAuto"); // GB/s
+        QTest::addColumn<double>("busCapped");
+        QTest::addRow("8 B200 over NVLink")
+            << "device=b200,tp=1,pp=1,dp=8,microbatches=4" << 738.0 << 738.0 / 4;
+        QTest::addRow("two H100 nodes, T = 8: one NIC")
+            << "device=h100-sxm,tp=8,pp=1,dp=2,microbatches=4" << 45.0 << 45.0;
+    }
+    void dpCollectiveUnitsCapTheRing()
+    {
+        QFETCH(QString, set);
+        QFETCH(double, busAuto);
+        QFETCH(double, busCapped);
+        const Report automatic = evaluate(scenario(set), io::builtinPresets());
+        const Report capped =
+            evaluate(scenario(set + ",dp_collective_units=8"), io::builtinPresets());
+        QVERIFY(automatic.ok() && automatic.stepTime && capped.ok() && capped.stepTime);
+        QVERIFY(near(automatic.stepTime->dpBusGbPerS, busAuto, 1e-9));
+        QVERIFY(near(capped.stepTime->dpBusGbPerS, busCapped, 1e-9));
+        // The same bytes, the longer the slower the link.
+        QCOMPARE(capped.stepTime->dpBytesPerStep, automatic.stepTime->dpBytesPerStep);
+        QVERIFY(near(capped.stepTime->dpCommTotalS / automatic.stepTime->dpCommTotalS,
+                     busAuto / busCapped, 1e-3));
+    }
+
+    // The D x C ranks that hold the same parameters reduce their gradients together
+    // (Megatron-core: the data-parallel group with context parallelism), as ZeRO shards over
+    // them: with C = 2 and D = 4 a ZeRO-1 device reduce-scatters its BF16 gradients and gathers
+    // its BF16 weights over 8 ranks, 7/8 of each (Rajbhandari et al. 2020, §7.2.1).
+    void dataParallelSyncSpansContextRanks()
+    {
+        const Report r = evaluate(scenario("model=llama-3.1-8b,device=h100-sxm,tp=1,pp=1,cp=2,"
+                                           "dp=4,zero=1,precision=bf16,grad_precision=bf16,"
+                                           "seq_len=8192,microbatches=4"),
+                                  io::builtinPresets());
+        QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "");
+        const double params = 8'030'261'248.0;
+        QVERIFY(
+            near(static_cast<double>(r.stepTime->dpBytesPerStep), 2 * (2 * params * 7 / 8), 1e-6));
     }
 
     // Narayanan §5.1: model FLOPs count no recomputation, attention or bubble, so the
@@ -883,6 +935,13 @@ private Q_SLOTS:
         QTest::addRow("dp_bucket_params = 1e16") << bucket << "1e16" << false;
         QTest::addRow("dp_bucket_params = 768e6") << bucket << "768e6" << true;
         QTest::addRow("dp_bucket_params = auto") << bucket << "auto" << true;
+        // A whole number of SMs, fewer than the device's (the default H100 has 132), or auto.
+        const QString units = QStringLiteral("dp_collective_units");
+        QTest::addRow("dp_collective_units = 0") << units << "0" << false;
+        QTest::addRow("dp_collective_units = 8.5") << units << "8.5" << false;
+        QTest::addRow("dp_collective_units = 132 on an H100") << units << "132" << false;
+        QTest::addRow("dp_collective_units = 8") << units << "8" << true;
+        QTest::addRow("dp_collective_units = auto") << units << "auto" << true;
     }
     void dataParallelKeysAreValidated()
     {

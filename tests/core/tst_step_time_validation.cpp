@@ -620,7 +620,8 @@ private Q_SLOTS:
     // block_start to block_stop intervals over the steps they hold (epoch_count in tokens over
     // the logged global_batch_size x 2,048). From v4.0 the runs keep FP8 parameters
     // (FP8_PARAMS or FP8_PARAM_GATHER in config_common.sh): fp8_params; v3.0 and v3.1 kept
-    // BF16 ones. Not modelled: CUDA
+    // BF16 ones. From v4.0 NCCL_CFG_PATH points at conf/nccl/custom_communicator_cta.yaml, whose
+    // dp and dp_cp communicators take at most 8 CTAs: dp_collective_units = 8. Not modelled: CUDA
     // graphs (the _cg systems; Parascope has no host cost for them to remove) and, for Llama 3.1,
     // the fused cross-entropy (timed unfused). Added after the model was built, as runs it had not
     // seen.
@@ -656,26 +657,29 @@ private Q_SLOTS:
         // v4.0 (NeMo 24.04): 512 GPUs at K = 8, v = 4, micro-batch 2; 10,752 and 11,616 at
         // K = 6, v = 8, micro-batch 1, with CUDA graphs.
         row(gpt3, "GPT-3 v4.0, 512 H100",
-            "fp8_params=true,seq_len=2048,tp=4,pp=8,virtual_stages=4,microbatch_size=2,dp=16,"
+            "dp_collective_units=8,fp8_params=true,seq_len=2048,tp=4,pp=8,virtual_stages=4,"
+            "microbatch_size=2,dp=16,"
             "microbatches=72",
             10.98);
         const QString v40 = QStringLiteral(
-            "fp8_params=true,seq_len=2048,tp=4,pp=6,virtual_stages=8,microbatch_size=1,");
+            "dp_collective_units=8,fp8_params=true,seq_len=2048,tp=4,pp=6,virtual_stages=8,"
+            "microbatch_size=1,");
         row(gpt3, "GPT-3 v4.0, 10,752 H100", v40 + "dp=448,microbatches=6", 0.921);
         row(gpt3, "GPT-3 v4.0, 11,616 H100", v40 + "dp=484,microbatches=6", 0.922);
         // v4.1 (NeMo 24.09): K = 8, v = 6, micro-batch 2, 2,048 sequences; the B200 preview
         // with CUDA graphs.
         const QString v41 = QStringLiteral(
-            "fp8_params=true,seq_len=2048,tp=4,pp=8,virtual_stages=6,microbatch_size=2,");
+            "dp_collective_units=8,fp8_params=true,seq_len=2048,tp=4,pp=8,virtual_stages=6,"
+            "microbatch_size=2,");
         row(gpt3, "GPT-3 v4.1, 64 B200", v41 + "device=b200,dp=2,microbatches=512", 36.255);
         row(gpt3, "GPT-3 v4.1, 256 H100", v41 + "dp=8,microbatches=128", 18.41);
         row(gpt3, "GPT-3 v4.1, 512 H100", v41 + "dp=16,microbatches=64", 9.542);
         // v5.0, Llama 3.1 405B, 8,192 tokens, micro-batch 1, C = 2, K = 8, v = 8, the
         // embedding and the loss counted in the pipeline split (ASYM_PP_EMBED, ASYM_PP_LOSS):
         // on H100 (NeMo 25.01) T = 8; on GB200 (NeMo 25.04, CUDA graphs) T = 4.
-        const QString v50 =
-            QStringLiteral("fp8_params=true,seq_len=8192,cp=2,pp=8,virtual_stages=8,"
-                           "microbatch_size=1,ends_in_pipeline_split=true,");
+        const QString v50 = QStringLiteral(
+            "dp_collective_units=8,fp8_params=true,seq_len=8192,cp=2,pp=8,virtual_stages=8,"
+            "microbatch_size=1,ends_in_pipeline_split=true,");
         const char *llama = "llama-3.1-405b";
         row(llama, "Llama 3.1 405B v5.0, 512 H100", v50 + "tp=8,dp=4,microbatches=288", 55.134);
         row(llama, "Llama 3.1 405B v5.0, 2,048 H100", v50 + "tp=8,dp=16,microbatches=72", 14.22);
@@ -698,7 +702,8 @@ private Q_SLOTS:
         // BUCKET_SIZE), so the last sixtieth of the gradients is reduced after the backward and
         // the first of the parameters gathered before the forward.
         const QString eight =
-            QStringLiteral("fp8_params=true,seq_len=8192,device=b200,fp8_scaling=current,tp=1,"
+            QStringLiteral("dp_collective_units=8,fp8_params=true,seq_len=8192,device=b200,"
+                           "fp8_scaling=current,tp=1,"
                            "pp=1,schedule=1f1b,sequence_parallel=false,tp_overlap=false,"
                            "microbatches=1,dp_bucket_params=134217728,");
         QTest::newRow("Llama 3.1 8B v5.1, 8 B200")
@@ -712,7 +717,8 @@ private Q_SLOTS:
         // sequence of 8,192 tokens a replica, over C = 2 on one NVL72 rack and over T = 2 and
         // C = 4 on 512 GPUs.
         const QString gb200Eight =
-            QStringLiteral("fp8_params=true,seq_len=8192,device=gb200-nvl72,fp8_scaling=current,"
+            QStringLiteral("dp_collective_units=8,fp8_params=true,seq_len=8192,device=gb200-nvl72,"
+                           "fp8_scaling=current,"
                            "pp=1,schedule=1f1b,microbatches=1,microbatch_size=1,"
                            "dp_bucket_params=768e6,");
         QTest::newRow("Llama 3.1 8B v5.1, 72 GB200")
@@ -743,15 +749,14 @@ private Q_SLOTS:
         const double e = error(publishedS / r.stepTime->stepTimeS, 1);
         qInfo("%s: %.3f s modelled, %.3f s published, %+.1f %% throughput", QTest::currentDataTag(),
               r.stepTime->stepTimeS, publishedS, 100 * e);
-        // docs/step_time.md: every listed run within 15 %, but three, each a step of one
-        // micro-batch with 1,024 to 4,096 tokens a GPU: work the model times as if thousands
-        // of small kernels and collectives ran at their sizes' rates, with no floor per kernel,
-        // and a gradient sync as long as the compute hidden but for the SMs it holds.
-        QEXPECT_FAIL("Llama 3.1 8B v5.1, 72 GB200",
-                     "modelled 22 % fast: 4,096 tokens a GPU a step (docs/step_time.md)", Continue);
-        QEXPECT_FAIL("Llama 3.1 8B v5.1, 512 GB200",
-                     "modelled twice as fast: 1,024 to 2,048 tokens a GPU a step, below what "
-                     "the per-operation model times (docs/step_time.md)",
+        // docs/step_time.md: every listed run within 15 %, but one: a step of one micro-batch
+        // whose gradient sync over InfiniBand is as long as its compute, which the model hides
+        // behind the passes and three clusters' runs (the University of Florida's, Oracle's,
+        // Verda's, all about 0.19 s with and without FP8 attention) do not.
+        QEXPECT_FAIL("Llama 3.1 8B v5.1, 64 B200",
+                     "modelled about 30 % fast: one micro-batch a step behind which the model "
+                     "hides a gradient sync over InfiniBand as long as the compute "
+                     "(docs/step_time.md)",
                      Continue);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
