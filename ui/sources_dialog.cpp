@@ -48,6 +48,11 @@ const char *const kSources[] = {
     "launches 32 blocks a kernel on Blackwell, the SMs a hidden collective holds there.",
     "NVIDIA/Megatron-LM, megatron/training/arguments.py: --fp8-param-gather (fp8_params), off "
     "by default, so FP8 training keeps BF16 weights unless it is given.",
+    "NVIDIA/Megatron-LM, megatron/core/distributed/: the data-parallel group with context "
+    "parallelism, buckets of max(40M, 1M × D·C) parameters (distributed_data_parallel.py) "
+    "reduced and gathered one after another (param_and_grad_buffer.py): dp_bucket_params.",
+    "NVIDIA/nccl#689 and #1703: a channel moves what one SM moves, two a link fill NVLink, so "
+    "a collective capped to fewer CTAs (dp_collective_units) moves that share.",
     "The step time checked against published runs (docs/step_time.md, “Validation”): "
     "Narayanan et al. 2021, Table 1; Korthikanti et al. 2022, Tables 4 and 5; the Megatron-LM "
     "README; the Megatron-Bridge performance summary; NVIDIA/dgxc-benchmarking; MLPerf "
