@@ -161,7 +161,8 @@ QString StepTimePage::stepTimeFormulas(const core::Scenario &s, const core::Repo
                        .arg(s.zero)
              : s.overlapParamGather
                  ? QObject::tr("dp_overlap = auto hides the data-parallel sync behind one "
-                               "micro-batch's backward (gradients) and forward (parameters)")
+                               "micro-batch's backward (gradients) and forward (parameters), "
+                               "but for the last bucket reduced and the first gathered")
                  : QObject::tr("dp_overlap = auto hides the gradient sync behind one "
                                "micro-batch's backward; the parameter gather waits in the "
                                "optimizer step (overlap_param_gather = false)")) +
@@ -170,10 +171,13 @@ QString StepTimePage::stepTimeFormulas(const core::Scenario &s, const core::Repo
                 .arg(sec(b[core::TimePart::dpSync]), sec(st.dpCommTotalS)) +
             (st.dpBusGbPerS > 0
                  ? QObject::tr("; the sync's ring runs at %1 GB/s a device, %2")
-                       .arg(st.dpBusGbPerS, 0, 'f', 0)
-                       .arg(io::qs(st.dpLink) == QStringLiteral("inter-node")
-                                ? QObject::tr("over the NICs its members have in a node")
-                                : QObject::tr("inside a node"))
+                           .arg(st.dpBusGbPerS, 0, 'f', 0)
+                           .arg(io::qs(st.dpLink) == QStringLiteral("inter-node")
+                                    ? QObject::tr("over the NICs its members have in a node")
+                                    : QObject::tr("inside a node")) +
+                       (s.dpCollectiveUnits ? QObject::tr(", on %1 CTAs (dp_collective_units)")
+                                                  .arg(*s.dpCollectiveUnits)
+                                            : QString())
                  : QString()));
     out += formula::block(QObject::tr("Throughput"),
                           QStringLiteral("m·b·s·D ÷ step = %1 tokens/s; MFU = 6·N·tokens ÷ "
