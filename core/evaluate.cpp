@@ -569,18 +569,18 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         capDpLink(device, s, link);
         out.dpLink = std::string(toString(link.kind));
         out.dpBusGbPerS = link.gbPerS * link.efficiency;
-        // FSDP2's edge unit is the embedding; the other frameworks' buckets need no count.
-        const bool byUnits =
-            !s.dpBucketParams && frameworkProfile(s.framework).dpBuckets == DpBuckets::fsdpUnits;
+        // The embedding on stage 0: a bucket holds it whole.
         const std::int64_t embeddingParams =
-            byUnits ? countParams(model, s.tp, ExpertSplit{s.ep, s.expertTpDegree()}).embedding : 0;
+            countParams(model, s.tp, ExpertSplit{s.ep, s.expertTpDegree()}).embedding;
         // Each stage syncs its own parameters behind its own passes; the step waits for the
         // stage that exposes most.
         for (std::size_t i = 0; i < layers.size() && i < r.stages.size(); ++i) {
             const std::int64_t own = r.stages[i].params;
+            const DpBucketing bucketing =
+                dpBucketing(s, static_cast<int>(i), own, embeddingParams, layers[i]);
             DpSync sync = dpGradientSync(s.zero, own * states.gradBytes,
                                          weightBytes(own, heldWeightPrecision(s)), syncRanks, link,
-                                         s.microbatches);
+                                         s.microbatches, bucketing.buckets);
             // FSDP2 copies each gradient, in the reduce precision, into the reduce-scatter's
             // input on the collective's own stream, which so runs that much longer, and each
             // gathered parameter out of the all-gather's buffer on the compute stream, which
@@ -611,9 +611,8 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             // Stage 0 runs the step's first forward and last backward; a later stage's
             // reduction runs while stage 0 still works (the cooldown), and Megatron-LM gives
             // it one bucket for that reason (distributed_data_parallel.py).
-            const double edge = i == 0 ? dpEdgeShare(s, own, embeddingParams) : 0.0;
             double exposed = dpExposedSeconds(sync, dpOverlapFor(s), forward, backward,
-                                              s.overlapParamGather, edge);
+                                              s.overlapParamGather, bucketing.edgeShare);
             exposed += (sync.seconds - exposed) * dpCollectiveShare(device, s) + copyOut;
             st.dpExposedS = std::max(st.dpExposedS, exposed);
             if (sync.seconds > st.dpCommS) {

@@ -223,21 +223,38 @@ std::optional<double> dpOverlapFor(const Scenario &s)
     return std::nullopt;
 }
 
-double dpEdgeShare(const Scenario &s, std::int64_t stageParams, std::int64_t embeddingParams)
+DpBucketing dpBucketing(const Scenario &s, int stage, std::int64_t stageParams,
+                        std::int64_t embeddingParams, int stageLayers)
 {
+    DpBucketing out;
     if (stageParams <= 0)
-        return 0;
+        return out;
     const FrameworkProfile &p = frameworkProfile(s.framework);
-    double bucket = 0;
-    if (s.dpBucketParams)
-        bucket = *s.dpBucketParams;
-    else if (p.dpBuckets == DpBuckets::fsdpUnits)
-        return std::min(1.0, static_cast<double>(embeddingParams) / stageParams);
-    else if (p.dpBuckets == DpBuckets::fixed)
-        bucket = p.dpBucketParams;
-    else // megatron/core/distributed/distributed_data_parallel.py
-        bucket = std::max(40e6, 1e6 * s.dp * s.cp);
-    return 1.0 / std::ceil(static_cast<double>(stageParams) / bucket);
+    const double params = static_cast<double>(stageParams);
+    // Megatron-LM's ZeRO-2 and 3 are Megatron-FSDP, which shards and communicates by module
+    // as FSDP2 does (docs/user-guide/features/megatron_fsdp.md, fsdp_unit_modules:
+    // TransformerLayer, LanguageModelEmbedding).
+    const bool units =
+        p.dpBuckets == DpBuckets::fsdpUnits || (p.dpBuckets == DpBuckets::megatron && s.zero >= 2);
+    if (!s.dpBucketParams && units) {
+        // torchtitan/distributed/fsdp.py: a unit a block, the embedding, the norm and head.
+        out.buckets = std::max(1, stageLayers + (stage == 0 ? 1 : 0) + 1);
+        out.edgeShare = stage == 0 ? std::min(1.0, embeddingParams / params) : 0.0;
+        return out;
+    }
+    // megatron/core/distributed/distributed_data_parallel.py: no buckets past stage 0.
+    if (!s.dpBucketParams && p.dpBuckets == DpBuckets::megatron && stage > 0)
+        return out;
+    const double bucket = s.dpBucketParams                  ? *s.dpBucketParams
+                          : p.dpBuckets == DpBuckets::fixed ? p.dpBucketParams
+                                                            : std::max(40e6, 1e6 * s.dp * s.cp);
+    out.buckets = static_cast<int>(std::min(1e6, std::ceil(params / bucket)));
+    // param_and_grad_buffer.py: a bucket closes once it holds `bucket` parameters, at a
+    // parameter's end, so the last one reduced holds the whole embedding.
+    if (stage == 0)
+        out.edgeShare =
+            std::min(1.0, std::max(bucket, static_cast<double>(embeddingParams)) / params);
+    return out;
 }
 
 std::vector<std::string_view> changedFromProfile(const Scenario &s)

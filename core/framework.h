@@ -73,11 +73,19 @@ void applyFramework(Scenario &s, Framework framework);
 // (auto: what outlasts the overlapped passes shows) where it does.
 std::optional<double> dpOverlapFor(const Scenario &s);
 
-// The share of stage 0's data-parallel collectives in their edge bucket, the last reduced and
-// the first gathered (docs/step_time.md, "Buckets"): 1 / the stage's buckets of
-// dp_bucket_params, or of the framework's size; under FSDP2's units, the embedding's share of
-// the stage's parameters.
-double dpEdgeShare(const Scenario &s, std::int64_t stageParams, std::int64_t embeddingParams);
+// How a stage's data-parallel collectives are cut (docs/step_time.md, "Buckets"): into
+// `buckets` collectives, with `edgeShare` of each in the edge bucket, the last reduced and
+// the first gathered. Buckets of dp_bucket_params, or of the framework's size, close at a
+// parameter's end, so the embedding (first in forward order, last in backward) is in one
+// whole; FSDP2's units are the modules, the embedding the edge. Megatron-LM gives the stages
+// after the first one bucket (their reduction runs in the pipeline's cooldown).
+struct DpBucketing
+{
+    int buckets = 1;
+    double edgeShare = 0;
+};
+DpBucketing dpBucketing(const Scenario &s, int stage, std::int64_t stageParams,
+                        std::int64_t embeddingParams, int stageLayers);
 
 // The profile's keys whose value in `s` differs from the profile's, in profile order.
 std::vector<std::string_view> changedFromProfile(const Scenario &s);

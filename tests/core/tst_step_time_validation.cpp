@@ -749,15 +749,7 @@ private Q_SLOTS:
         const double e = error(publishedS / r.stepTime->stepTimeS, 1);
         qInfo("%s: %.3f s modelled, %.3f s published, %+.1f %% throughput", QTest::currentDataTag(),
               r.stepTime->stepTimeS, publishedS, 100 * e);
-        // docs/step_time.md: every listed run within 15 %, but one: a step of one micro-batch
-        // whose gradient sync over InfiniBand is as long as its compute, which the model hides
-        // behind the passes and three clusters' runs (the University of Florida's, Oracle's,
-        // Verda's, all about 0.19 s with and without FP8 attention) do not.
-        QEXPECT_FAIL("Llama 3.1 8B v5.1, 64 B200",
-                     "modelled about 30 % fast: one micro-batch a step behind which the model "
-                     "hides a gradient sync over InfiniBand as long as the compute "
-                     "(docs/step_time.md)",
-                     Continue);
+        // docs/step_time.md: every listed run within 15 %.
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
