@@ -17,8 +17,9 @@ DpSync dpGradientSync(int zero, std::int64_t gradBytes, std::int64_t weightBytes
         // Each bucket is a collective of its own and pays the ring's latency again
         // (Megatron-LM, distributed_data_parallel.py: buckets grow with D to stay
         // "bandwidth-bound rather than latency-bound").
-        const double seconds = collectiveSeconds(kind, payload, dp, link) +
-                               (std::max(1, buckets) - 1) * ringSteps(kind, dp) * link.stepLatencyS;
+        const double seconds =
+            collectiveSeconds(kind, payload, dp, link) +
+            (std::max(1, buckets) - 1) * latencySteps(kind, dp, link) * link.stepLatencyS;
         out.seconds += times * seconds;
         behind += seconds;
     };
