@@ -229,7 +229,10 @@ private Q_SLOTS:
                 .arg(batch / dp / microbatchSize)
                 .arg(microbatchSize)
                 .arg(torchDdp ? "auto" : "0")
-                .arg(schedule);
+                .arg(schedule) +
+            // PyTorch DDP's buckets: bucket_cap_mb = 25 MiB of FP16 gradients
+            // (torch/nn/parallel/distributed.py), 13,107,200 parameters.
+            (torchDdp ? QStringLiteral(",dp_bucket_params=13107200") : QString());
         const Report r = evaluateRun(megatronGpt(layers, hidden, heads), set);
         QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
         // Their FLOP count per iteration, over GPUs and the modelled iteration time.
