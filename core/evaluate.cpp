@@ -577,7 +577,8 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         for (std::size_t i = 0; i < layers.size() && i < r.stages.size(); ++i) {
             const std::int64_t own = r.stages[i].params;
             const DpBucketing bucketing =
-                dpBucketing(s, static_cast<int>(i), own, embeddingParams, layers[i]);
+                dpBucketing(s, static_cast<int>(i), own, embeddingParams, layers[i],
+                            parameterTensors(model, layers[i], i == 0, i + 1 == layers.size()));
             DpSync sync = dpGradientSync(s.zero, own * states.gradBytes,
                                          weightBytes(own, heldWeightPrecision(s)), syncRanks, link,
                                          s.microbatches, bucketing.buckets);

@@ -224,7 +224,7 @@ std::optional<double> dpOverlapFor(const Scenario &s)
 }
 
 DpBucketing dpBucketing(const Scenario &s, int stage, std::int64_t stageParams,
-                        std::int64_t embeddingParams, int stageLayers)
+                        std::int64_t embeddingParams, int stageLayers, std::int64_t stageTensors)
 {
     DpBucketing out;
     if (stageParams <= 0)
@@ -248,7 +248,11 @@ DpBucketing dpBucketing(const Scenario &s, int stage, std::int64_t stageParams,
     const double bucket = s.dpBucketParams                  ? *s.dpBucketParams
                           : p.dpBuckets == DpBuckets::fixed ? p.dpBucketParams
                                                             : std::max(40e6, 1e6 * s.dp * s.cp);
-    out.buckets = static_cast<int>(std::min(1e6, std::ceil(params / bucket)));
+    // A bucket never splits a parameter: at most one a tensor (MLPerf's v5.0 405B sets 200).
+    double buckets = std::ceil(params / bucket);
+    if (stageTensors > 0)
+        buckets = std::min(buckets, static_cast<double>(stageTensors));
+    out.buckets = static_cast<int>(std::min(1e6, buckets));
     // param_and_grad_buffer.py: a bucket closes once it holds `bucket` parameters, at a
     // parameter's end, so the last one reduced holds the whole embedding.
     if (stage == 0)

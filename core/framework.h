@@ -84,8 +84,10 @@ struct DpBucketing
     int buckets = 1;
     double edgeShare = 0;
 };
+// `stageTensors`: the parameter tensors the stage holds, the most buckets it can have.
 DpBucketing dpBucketing(const Scenario &s, int stage, std::int64_t stageParams,
-                        std::int64_t embeddingParams, int stageLayers);
+                        std::int64_t embeddingParams, int stageLayers,
+                        std::int64_t stageTensors = 0);
 
 // The profile's keys whose value in `s` differs from the profile's, in profile order.
 std::vector<std::string_view> changedFromProfile(const Scenario &s);

@@ -452,6 +452,9 @@ private Q_SLOTS:
             << "framework=torchtitan,dp=8" << 1 << 0.0 << 33 << 0.0;
         QTest::addRow("set: 768M") << "framework=torchtitan,dp=8,dp_bucket_params=768e6" << 0
                                    << 500e6 << 11 << 768e6 / 8e9; // 10.4 buckets
+        // A bucket never splits a parameter: 64-parameter buckets are one a tensor, 200 here.
+        QTest::addRow("set: 64, one a tensor")
+            << "framework=megatron,dp=8,dp_bucket_params=64" << 0 << 500e6 << 200 << 500e6 / 8e9;
     }
     void dataParallelBuckets()
     {
@@ -464,7 +467,7 @@ private Q_SLOTS:
             QVERIFY(!setField(s, kv[0].toStdString(), kv[1].toStdString()));
         }
         const DpBucketing b =
-            dpBucketing(s, stage, 8'000'000'000, static_cast<std::int64_t>(embedding), 32);
+            dpBucketing(s, stage, 8'000'000'000, static_cast<std::int64_t>(embedding), 32, 200);
         QTEST(b.buckets, "buckets");
         QTEST(b.edgeShare, "share");
     }
