@@ -1168,6 +1168,9 @@ constexpr std::array kIgnoredFlags{
     IgnoredFlag{"--moe-*", "MoE routing and dispatch details: Parascope models balanced "
                            "routing (docs/experts.md)"},
     IgnoredFlag{"--mtp-*", "multi-token prediction layers are not modelled"},
+    IgnoredFlag{"--nccl-communicator-config-path",
+                "a YAML file the import does not open: set dp_collective_units to its dp and "
+                "dp_cp communicators' max_ctas (docs/step_time.md, \"Capped CTAs\")"},
     IgnoredFlag{"--use-torch-fsdp2", "FSDP2 is not modelled under the megatron profile "
                                      "(docs/frameworks.md): import a torchtitan TOML for it"},
     IgnoredFlag{"--use-megatron-fsdp", "Megatron-FSDP is not modelled under the megatron "
