@@ -3,7 +3,6 @@
 #include "core/units.h"
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 
 namespace core {
@@ -39,7 +38,6 @@ std::optional<InputError> ringLink(const DeviceSpec &device, int stride, int siz
         return error;
     // NVIDIA/nccl#412: each member's NIC carries its own channels, up to NVLink's bandwidth.
     const int nics = std::clamp(device.devicesPerNode / stride, 1, size);
-    out.onePerNode = device.devicesPerNode <= stride;
     double gbPerS = nics * out.gbPerS;
     if (nics > 1 && device.intraNodeGbPerS > 0)
         gbPerS = std::min(gbPerS, device.intraNodeGbPerS * device.linkEfficiencyOrDefault(true) /
@@ -66,26 +64,13 @@ int ringSteps(Collective kind, int tp)
     return kind == Collective::allReduce ? 2 * (tp - 1) : tp - 1;
 }
 
-int latencySteps(Collective kind, int n, const Link &link)
-{
-    if (n <= 1)
-        return 0;
-    if (!link.onePerNode)
-        return ringSteps(kind, n);
-    // One member a node: PAT's binomial tree for all-gathers and reduce-scatters (NCCL 2.23,
-    // NVIDIA/nccl#1473, #1594), the double binary tree's reduce and broadcast for all-reduce
-    // (NVIDIA/nccl#545): log2(n) steps each way.
-    const int depth = static_cast<int>(std::ceil(std::log2(static_cast<double>(n))));
-    return kind == Collective::allReduce ? 2 * depth : depth;
-}
-
 double collectiveSeconds(Collective kind, std::int64_t payloadBytes, int tp, const Link &link)
 {
     if (tp <= 1)
         return 0;
     // Alpha-beta model (Thakur et al. 2005, "Optimization of collective communication
     // operations in MPICH"): steps x latency + bytes / achieved bandwidth.
-    return latencySteps(kind, tp, link) * link.stepLatencyS +
+    return ringSteps(kind, tp) * link.stepLatencyS +
            wireBytesPerDevice(kind, payloadBytes, tp) / (link.gbPerS * kGB * link.efficiency);
 }
 

@@ -49,10 +49,6 @@ struct Link
     double gbPerS = 0;       // per direction per device, 10^9 B/s
     double stepLatencyS = 0; // added once per ring step
     double efficiency = 1;   // achieved bus bandwidth ÷ gbPerS (the device's link efficiency)
-    // One member a node: NCCL's PAT runs all-gathers and reduce-scatters in log2(n) steps
-    // rather than the ring's n − 1 (NCCL 2.23; NVIDIA/nccl#1473, #1594: "a binomial tree
-    // algorithm", one GPU per node).
-    bool onePerNode = false;
     bool operator==(const Link &) const = default;
 };
 
@@ -85,9 +81,6 @@ double wireBytesPerDevice(Collective kind, std::int64_t payloadBytes, int tp);
 
 // Sequential steps of the ring algorithm.
 int ringSteps(Collective kind, int tp);
-// The steps whose latency a collective over n pays: the ring's, or, with one member a node
-// (Link::onePerNode), NCCL's trees' log2(n) each way.
-int latencySteps(Collective kind, int n, const Link &link);
 
 // Seconds for one collective: wire bytes over the link plus per-step latency.
 double collectiveSeconds(Collective kind, std::int64_t payloadBytes, int tp, const Link &link);

@@ -576,12 +576,9 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         // stage that exposes most.
         for (std::size_t i = 0; i < layers.size() && i < r.stages.size(); ++i) {
             const std::int64_t own = r.stages[i].params;
-            const DpBucketing bucketing =
-                dpBucketing(s, static_cast<int>(i), own, embeddingParams, layers[i],
-                            parameterTensors(model, layers[i], i == 0, i + 1 == layers.size()));
             DpSync sync = dpGradientSync(s.zero, own * states.gradBytes,
                                          weightBytes(own, heldWeightPrecision(s)), syncRanks, link,
-                                         s.microbatches, bucketing.buckets);
+                                         s.microbatches);
             // FSDP2 copies each gradient, in the reduce precision, into the reduce-scatter's
             // input on the collective's own stream, which so runs that much longer, and each
             // gathered parameter out of the all-gather's buffer on the compute stream, which
@@ -612,8 +609,9 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             // Stage 0 runs the step's first forward and last backward; a later stage's
             // reduction runs while stage 0 still works (the cooldown), and Megatron-LM gives
             // it one bucket for that reason (distributed_data_parallel.py).
-            double exposed = dpExposedSeconds(sync, dpOverlapFor(s), forward, backward,
-                                              s.overlapParamGather, bucketing.edgeShare);
+            double exposed =
+                dpExposedSeconds(sync, dpOverlapFor(s), forward, backward, s.overlapParamGather,
+                                 dpEdgeShare(s, static_cast<int>(i), own, embeddingParams));
             exposed += (sync.seconds - exposed) * dpCollectiveShare(device, s) + copyOut;
             st.dpExposedS = std::max(st.dpExposedS, exposed);
             if (sync.seconds > st.dpCommS) {

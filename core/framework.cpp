@@ -223,42 +223,29 @@ std::optional<double> dpOverlapFor(const Scenario &s)
     return std::nullopt;
 }
 
-DpBucketing dpBucketing(const Scenario &s, int stage, std::int64_t stageParams,
-                        std::int64_t embeddingParams, int stageLayers, std::int64_t stageTensors)
+double dpEdgeShare(const Scenario &s, int stage, std::int64_t stageParams,
+                   std::int64_t embeddingParams)
 {
-    DpBucketing out;
-    if (stageParams <= 0)
-        return out;
+    // Only stage 0 has edges; megatron/core/distributed/distributed_data_parallel.py gives
+    // the later stages one bucket, reduced in the pipeline's cooldown.
+    if (stage > 0 || stageParams <= 0)
+        return 0;
     const FrameworkProfile &p = frameworkProfile(s.framework);
     const double params = static_cast<double>(stageParams);
     // Megatron-LM's ZeRO-2 and 3 are Megatron-FSDP, which shards and communicates by module
     // as FSDP2 does (docs/user-guide/features/megatron_fsdp.md, fsdp_unit_modules:
-    // TransformerLayer, LanguageModelEmbedding).
+    // TransformerLayer, LanguageModelEmbedding); torchtitan/distributed/fsdp.py makes the
+    // embedding a unit of its own, the first gathered and the last reduced.
     const bool units =
         p.dpBuckets == DpBuckets::fsdpUnits || (p.dpBuckets == DpBuckets::megatron && s.zero >= 2);
-    if (!s.dpBucketParams && units) {
-        // torchtitan/distributed/fsdp.py: a unit a block, the embedding, the norm and head.
-        out.buckets = std::max(1, stageLayers + (stage == 0 ? 1 : 0) + 1);
-        out.edgeShare = stage == 0 ? std::min(1.0, embeddingParams / params) : 0.0;
-        return out;
-    }
-    // megatron/core/distributed/distributed_data_parallel.py: no buckets past stage 0.
-    if (!s.dpBucketParams && p.dpBuckets == DpBuckets::megatron && stage > 0)
-        return out;
+    if (!s.dpBucketParams && units)
+        return std::min(1.0, embeddingParams / params);
     const double bucket = s.dpBucketParams                  ? *s.dpBucketParams
                           : p.dpBuckets == DpBuckets::fixed ? p.dpBucketParams
                                                             : std::max(40e6, 1e6 * s.dp * s.cp);
-    // A bucket never splits a parameter: at most one a tensor (MLPerf's v5.0 405B sets 200).
-    double buckets = std::ceil(params / bucket);
-    if (stageTensors > 0)
-        buckets = std::min(buckets, static_cast<double>(stageTensors));
-    out.buckets = static_cast<int>(std::min(1e6, buckets));
     // param_and_grad_buffer.py: a bucket closes once it holds `bucket` parameters, at a
     // parameter's end, so the last one reduced holds the whole embedding.
-    if (stage == 0)
-        out.edgeShare =
-            std::min(1.0, std::max(bucket, static_cast<double>(embeddingParams)) / params);
-    return out;
+    return std::min(1.0, std::max(bucket, static_cast<double>(embeddingParams)) / params);
 }
 
 std::vector<std::string_view> changedFromProfile(const Scenario &s)

@@ -73,21 +73,13 @@ void applyFramework(Scenario &s, Framework framework);
 // (auto: what outlasts the overlapped passes shows) where it does.
 std::optional<double> dpOverlapFor(const Scenario &s);
 
-// How a stage's data-parallel collectives are cut (docs/step_time.md, "Buckets"): into
-// `buckets` collectives, with `edgeShare` of each in the edge bucket, the last reduced and
-// the first gathered. Buckets of dp_bucket_params, or of the framework's size, close at a
-// parameter's end, so the embedding (first in forward order, last in backward) is in one
-// whole; FSDP2's units are the modules, the embedding the edge. Megatron-LM gives the stages
-// after the first one bucket (their reduction runs in the pipeline's cooldown).
-struct DpBucketing
-{
-    int buckets = 1;
-    double edgeShare = 0;
-};
-// `stageTensors`: the parameter tensors the stage holds, the most buckets it can have.
-DpBucketing dpBucketing(const Scenario &s, int stage, std::int64_t stageParams,
-                        std::int64_t embeddingParams, int stageLayers,
-                        std::int64_t stageTensors = 0);
+// The share of a stage's data-parallel collectives in their edge bucket, the last reduced and
+// the first gathered (docs/step_time.md, "Buckets"): the larger of a bucket (dp_bucket_params,
+// or the framework's size) and the embedding, which a bucket holds whole, over the stage's
+// parameters; under FSDP2's and Megatron-FSDP's units, the embedding's share. Stage 0 only:
+// the later stages' reductions run in the pipeline's cooldown.
+double dpEdgeShare(const Scenario &s, int stage, std::int64_t stageParams,
+                   std::int64_t embeddingParams);
 
 // The profile's keys whose value in `s` differs from the profile's, in profile order.
 std::vector<std::string_view> changedFromProfile(const Scenario &s);

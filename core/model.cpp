@@ -111,29 +111,6 @@ ParamCounts countParams(const ModelSpec &m, int tp, ExpertSplit split)
     return c;
 }
 
-// Megatron-core's parameter tensors: per layer the QKV,
-// output and feed-forward matrices (gate and up fused, as Megatron-core's linear_fc1 holds
-// them) and two norms, each with its bias where the model has biases; a mixture of experts
-// adds its router and each local expert's two matrices (grouped as Megatron-core's
-// TEGroupedMLP holds them, one pair an expert); the embedding on the first stage, the final
-// norm and the LM head on the last.
-std::int64_t parameterTensors(const ModelSpec &m, int layers, bool first, bool last)
-{
-    if (!m.hasArchitecture())
-        return 0;
-    std::int64_t perLayer = 4 + 2;
-    if (m.bias)
-        perLayer *= 2;
-    if (m.hasExperts())
-        perLayer += 1 + 2 * std::max(1, m.experts);
-    std::int64_t tensors = perLayer * layers;
-    if (first)
-        tensors += 1;
-    if (last)
-        tensors += m.tiedEmbeddings ? 1 : 2;
-    return tensors;
-}
-
 std::int64_t activeLayerParams(const ModelSpec &m)
 {
     if (!m.hasArchitecture())

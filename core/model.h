@@ -105,11 +105,6 @@ std::int64_t activeParams(const ModelSpec &model);
 // the N of Kaplan et al. 2020's 6N FLOPs per token.
 std::int64_t activeLayerParams(const ModelSpec &model);
 
-// The parameter tensors of `layers` layers, with the embedding (`first`) and the final norm
-// and LM head (`last`): the most data-parallel buckets a stage can have, a bucket never
-// splitting a parameter (Megatron-LM param_and_grad_buffer.py).
-std::int64_t parameterTensors(const ModelSpec &model, int layers, bool first, bool last);
-
 // Exact parameter count: derived from the architecture, or the given `params`.
 std::int64_t exactParams(const ModelSpec &model);
 

@@ -5,7 +5,7 @@
 namespace core {
 
 DpSync dpGradientSync(int zero, std::int64_t gradBytes, std::int64_t weightBytes, int dp,
-                      const Link &link, int microbatches, int buckets)
+                      const Link &link, int microbatches)
 {
     DpSync out;
     out.microbatches = std::max(1, microbatches);
@@ -14,12 +14,7 @@ DpSync dpGradientSync(int zero, std::int64_t gradBytes, std::int64_t weightBytes
     const auto add = [&](Collective kind, std::int64_t payload, double &behind, int times) {
         out.bytesPerStep +=
             static_cast<std::int64_t>(times * wireBytesPerDevice(kind, payload, dp));
-        // Each bucket is a collective of its own and pays the ring's latency again
-        // (Megatron-LM, distributed_data_parallel.py: buckets grow with D to stay
-        // "bandwidth-bound rather than latency-bound").
-        const double seconds =
-            collectiveSeconds(kind, payload, dp, link) +
-            (std::max(1, buckets) - 1) * latencySteps(kind, dp, link) * link.stepLatencyS;
+        const double seconds = collectiveSeconds(kind, payload, dp, link);
         out.seconds += times * seconds;
         behind += seconds;
     };

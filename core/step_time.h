@@ -134,10 +134,9 @@ struct DpSync
 // ZeRO 0 all-reduces the accumulated gradients once; 1 reduce-scatters them once and
 // all-gathers the updated parameters; 2 keeps only its gradient partition, so it
 // reduce-scatters after every micro-batch; 3 also gathers the parameters in every
-// micro-batch's forward and again in its backward. Each collective runs as `buckets`
-// collectives, each paying the ring's per-step latency.
+// micro-batch's forward and again in its backward.
 DpSync dpGradientSync(int zero, std::int64_t gradBytes, std::int64_t weightBytes, int dp,
-                      const Link &link, int microbatches = 1, int buckets = 1);
+                      const Link &link, int microbatches = 1);
 
 // The part of one stage's data-parallel sync the step waits for. `overlap` set: that fraction
 // is hidden. Unset ("auto"): each collective hides behind the micro-batch pass it can overlap

@@ -417,44 +417,37 @@ private Q_SLOTS:
         }
     }
 
-    // Each framework's buckets (dp_bucket_params = auto), for a stage of 8e9 parameters in 32
-    // layers: how many collectives, and the share of each in the edge bucket (stage 0's last
-    // reduced and first gathered). Megatron-LM: max(40M, 1M × D·C) parameters
-    // (megatron/core/distributed/distributed_data_parallel.py), none past stage 0, each bucket
-    // closed at a parameter's end so the embedding is in one whole (param_and_grad_buffer.py);
-    // DeepSpeed: reduce_bucket_size 5e8 (deepspeed/runtime/zero/config.py); FSDP2 under
-    // torchtitan: a unit a block, the embedding, and the norm with the head, the embedding
-    // first gathered and last reduced (torchtitan/distributed/fsdp.py).
+    // Each framework's buckets (dp_bucket_params = auto): the share of stage 0's sync in its
+    // edge bucket, the last reduced and the first gathered, for a stage of 8e9 parameters.
+    // Megatron-LM: max(40M, 1M × D·C) parameters (megatron/core/distributed/
+    // distributed_data_parallel.py), each bucket closed at a parameter's end so the embedding
+    // is in one whole (param_and_grad_buffer.py), no edge past stage 0; DeepSpeed:
+    // reduce_bucket_size 5e8 (deepspeed/runtime/zero/config.py); FSDP2 under torchtitan and
+    // Megatron-FSDP: a unit a module, the embedding first gathered and last reduced
+    // (torchtitan/distributed/fsdp.py; megatron_fsdp.md, fsdp_unit_modules).
     void dataParallelBuckets_data()
     {
         QTest::addColumn<QString>("set");
         QTest::addColumn<int>("stage");
         QTest::addColumn<double>("embedding");
-        QTest::addColumn<int>("buckets");
         QTest::addColumn<double>("share");
         QTest::addRow("Megatron-LM, D = 8: 40M")
-            << "framework=megatron,dp=8" << 0 << 20e6 << 200 << 40e6 / 8e9;
+            << "framework=megatron,dp=8" << 0 << 20e6 << 40e6 / 8e9;
         QTest::addRow("Megatron-LM, D = 64, C = 2: 128M")
-            << "framework=megatron,dp=64,cp=2" << 0 << 20e6 << 63 << 128e6 / 8e9;
+            << "framework=megatron,dp=64,cp=2" << 0 << 20e6 << 128e6 / 8e9;
         QTest::addRow("Megatron-LM, an embedding above the bucket")
-            << "framework=megatron,dp=8" << 0 << 500e6 << 200 << 500e6 / 8e9;
-        QTest::addRow("Megatron-LM, stage 1: one bucket")
-            << "framework=megatron,dp=8" << 1 << 0.0 << 1 << 0.0;
-        QTest::addRow("Megatron-FSDP (ZeRO-3): the modules")
-            << "framework=megatron,dp=8,zero=3" << 0 << 500e6 << 34 << 500e6 / 8e9;
+            << "framework=megatron,dp=8" << 0 << 500e6 << 500e6 / 8e9;
+        QTest::addRow("Megatron-LM, stage 1: no edge")
+            << "framework=megatron,dp=8" << 1 << 0.0 << 0.0;
+        QTest::addRow("Megatron-FSDP (ZeRO-3): the embedding")
+            << "framework=megatron,dp=8,zero=3" << 0 << 500e6 << 500e6 / 8e9;
         QTest::addRow("custom, as Megatron-LM")
-            << "framework=custom,dp=8" << 0 << 20e6 << 200 << 40e6 / 8e9;
-        QTest::addRow("DeepSpeed: 5e8")
-            << "framework=deepspeed,dp=8" << 0 << 20e6 << 16 << 5e8 / 8e9;
-        QTest::addRow("torchtitan: the modules")
-            << "framework=torchtitan,dp=8" << 0 << 500e6 << 34 << 500e6 / 8e9;
-        QTest::addRow("torchtitan, stage 1")
-            << "framework=torchtitan,dp=8" << 1 << 0.0 << 33 << 0.0;
-        QTest::addRow("set: 768M") << "framework=torchtitan,dp=8,dp_bucket_params=768e6" << 0
-                                   << 500e6 << 11 << 768e6 / 8e9; // 10.4 buckets
-        // A bucket never splits a parameter: 64-parameter buckets are one a tensor, 200 here.
-        QTest::addRow("set: 64, one a tensor")
-            << "framework=megatron,dp=8,dp_bucket_params=64" << 0 << 500e6 << 200 << 500e6 / 8e9;
+            << "framework=custom,dp=8" << 0 << 20e6 << 40e6 / 8e9;
+        QTest::addRow("DeepSpeed: 5e8") << "framework=deepspeed,dp=8" << 0 << 20e6 << 5e8 / 8e9;
+        QTest::addRow("torchtitan: the embedding")
+            << "framework=torchtitan,dp=8" << 0 << 500e6 << 500e6 / 8e9;
+        QTest::addRow("set: 768M")
+            << "framework=torchtitan,dp=8,dp_bucket_params=768e6" << 0 << 500e6 << 768e6 / 8e9;
     }
     void dataParallelBuckets()
     {
@@ -466,10 +459,7 @@ private Q_SLOTS:
             const QStringList kv = pair.split(u'=');
             QVERIFY(!setField(s, kv[0].toStdString(), kv[1].toStdString()));
         }
-        const DpBucketing b =
-            dpBucketing(s, stage, 8'000'000'000, static_cast<std::int64_t>(embedding), 32, 200);
-        QTEST(b.buckets, "buckets");
-        QTEST(b.edgeShare, "share");
+        QTEST(dpEdgeShare(s, stage, 8'000'000'000, static_cast<std::int64_t>(embedding)), "share");
     }
 
     // DeepSpeed hides the data-parallel sync from ZeRO-1 on, with overlap_comm (dp_overlap =
@@ -550,11 +540,18 @@ private Q_SLOTS:
     // added to the sync shown, the copy-in to the reduce-scatter itself.
     void fsdp2CopiesThroughItsBuffers()
     {
-        const QStringList layout{"model=llama-3.1-8b", "device=h100-sxm", "tp=1", "pp=1", "dp=8",
-                                 "zero=3", "microbatches=2", "microbatch_size=1", "seq_len=4096",
-                                 "recompute=none", "grad_precision=fp32", "dp_overlap=0",
-                                 // The same buckets, so the rings' latency is the same.
-                                 "dp_bucket_params=1e8"};
+        const QStringList layout{"model=llama-3.1-8b",
+                                 "device=h100-sxm",
+                                 "tp=1",
+                                 "pp=1",
+                                 "dp=8",
+                                 "zero=3",
+                                 "microbatches=2",
+                                 "microbatch_size=1",
+                                 "seq_len=4096",
+                                 "recompute=none",
+                                 "grad_precision=fp32",
+                                 "dp_overlap=0"};
         const Report fsdp2 =
             evaluate(scenario(QStringList(layout) << "framework=torchtitan"), m_presets);
         const Report plain =

@@ -347,35 +347,6 @@ private Q_SLOTS:
 
     // docs/DESIGN.md §3.3: the first L mod K stages take one extra layer; the first stage adds
     // the embedding, the last the final norm and LM head.
-    // Megatron-core's parameter tensors, a data-parallel bucket's smallest unit: Llama 3.1 8B's
-    // 32 layers of QKV, output, fused gate and up, down and two RMSNorm weights, its
-    // embedding, final norm and untied LM head: 32 × 6 + 3 = 195; GPT-3's layers add a bias to
-    // each, 12 a layer, and tie the head to the embedding; a middle stage holds layers only.
-    void parameterTensorsCount_data()
-    {
-        QTest::addColumn<QString>("model");
-        QTest::addColumn<int>("layers");
-        QTest::addColumn<bool>("first");
-        QTest::addColumn<bool>("last");
-        QTest::addColumn<qint64>("tensors");
-        QTest::addRow("Llama 3.1 8B, one stage")
-            << "llama-3.1-8b" << 32 << true << true << qint64(195);
-        QTest::addRow("Llama 3.1 8B, a middle stage of 8")
-            << "llama-3.1-8b" << 8 << false << false << qint64(48);
-        QTest::addRow("GPT-3 175B, first stage of 12")
-            << "gpt-3-175b" << 12 << true << false << qint64(12 * 12 + 1);
-    }
-    void parameterTensorsCount()
-    {
-        QFETCH(QString, model);
-        QFETCH(int, layers);
-        QFETCH(bool, first);
-        QFETCH(bool, last);
-        const ModelSpec *m = presets.model(model.toStdString());
-        QVERIFY(m);
-        QTEST(qint64(parameterTensors(*m, layers, first, last)), "tensors");
-    }
-
     void stagesSplitLayers()
     {
         Scenario s = inference("llama-3.1-8b", Precision::bf16);

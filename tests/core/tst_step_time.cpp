@@ -720,59 +720,6 @@ private Q_SLOTS:
         QVERIFY(near(dpExposedSeconds(sync, 0.0, 1.0, 2.5, true, share), sync.seconds));
     }
 
-    // The steps whose latency a collective pays: a ring's n − 1 (Patarasuk & Yuan 2009, §3;
-    // all-reduce twice that), or with one member a node NCCL's trees, log2 n each way (PAT for
-    // all-gathers and reduce-scatters, NVIDIA/nccl#1473; the double binary tree, #545).
-    void latencyStepsByHand_data()
-    {
-        QTest::addColumn<int>("kind"); // Collective
-        QTest::addColumn<int>("n");
-        QTest::addColumn<bool>("onePerNode");
-        QTest::addColumn<int>("steps");
-        const int rs = int(Collective::reduceScatter), ar = int(Collective::allReduce);
-        QTest::addRow("ring of 8, reduce-scatter") << rs << 8 << false << 7;
-        QTest::addRow("ring of 8, all-reduce") << ar << 8 << false << 14;
-        QTest::addRow("one a node, 2,048, reduce-scatter") << rs << 2048 << true << 11;
-        QTest::addRow("one a node, 2,048, all-reduce") << ar << 2048 << true << 22;
-        QTest::addRow("one a node, 3: rounded up") << rs << 3 << true << 2;
-        QTest::addRow("alone") << rs << 1 << true << 0;
-    }
-    void latencyStepsByHand()
-    {
-        QFETCH(int, kind);
-        QFETCH(int, n);
-        QFETCH(bool, onePerNode);
-        Link link{LinkKind::interNode, 50, 6.6e-6};
-        link.onePerNode = onePerNode;
-        QTEST(latencySteps(Collective(kind), n, link), "steps");
-    }
-
-    // A data-parallel group with one member in each 8-GPU H100 node (T = 8) runs NCCL's trees;
-    // with two (T = 4) a ring.
-    void oneMemberANodeRunsTrees()
-    {
-        const DeviceSpec h100 = *io::builtinPresets().device("h100-sxm");
-        Link link;
-        QVERIFY(!ringLink(h100, 8, 16, std::nullopt, link, "data-parallel"));
-        QVERIFY(link.onePerNode);
-        QVERIFY(!ringLink(h100, 4, 16, std::nullopt, link, "data-parallel"));
-        QVERIFY(!link.onePerNode);
-    }
-
-    // Each bucket is a collective of its own: ten buckets of a ZeRO-1 sync over 8 ranks pay
-    // nine more rounds of 7 steps' latency, in the reduce-scatter and in the gather
-    // (Megatron-LM, distributed_data_parallel.py: buckets large enough to stay
-    // "bandwidth-bound rather than latency-bound").
-    void bucketsPayLatencyEach()
-    {
-        const Link link{LinkKind::interNode, 50, 6.6e-6};
-        const DpSync one = dpGradientSync(1, 1'000'000'000, 1'000'000'000, 8, link, 1, 1);
-        const DpSync ten = dpGradientSync(1, 1'000'000'000, 1'000'000'000, 8, link, 1, 10);
-        QCOMPARE(ten.bytesPerStep, one.bytesPerStep);
-        QVERIFY(near(ten.stepBackwardS - one.stepBackwardS, 9 * 7 * 6.6e-6, 1e-12));
-        QVERIFY(near(ten.stepForwardS - one.stepForwardS, 9 * 7 * 6.6e-6, 1e-12));
-    }
-
     void dpGradientSyncByHand()
     {
         QFETCH(int, zero);
