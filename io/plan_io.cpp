@@ -246,9 +246,8 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
         s << layoutText(c) << '\n';
     }
     if (lowerBounds)
-        s << QStringLiteral("\n≥ maybe a lower bound: published training steps timed under %1 s "
-                            "ran from 7 % faster to twice as long as modelled "
-                            "(docs/step_time.md)\n")
+        s << QStringLiteral("\n≥ a lower bound: published training steps timed under %1 s ran "
+                            "12 % to twice as long as modelled (docs/step_time.md)\n")
                  .arg(core::kShortStepS, 0, 'f', 3);
     return out;
 }

@@ -53,8 +53,6 @@ const char *const kSources[] = {
     "reduced and gathered one after another (param_and_grad_buffer.py): dp_bucket_params.",
     "NVIDIA/nccl#689 and #1703: a channel moves what one SM moves, two a link fill NVLink, so "
     "a collective capped to fewer CTAs (dp_collective_units) moves that share.",
-    "NVIDIA/nccl#1473 and #1594 (PAT, NCCL 2.23), #545 (double binary trees): with one GPU a "
-    "node a collective pays log2 n steps of latency, a ring n − 1; each bucket pays its own.",
     "The step time checked against published runs (docs/step_time.md, “Validation”): "
     "Narayanan et al. 2021, Table 1; Korthikanti et al. 2022, Tables 4 and 5; the Megatron-LM "
     "README; the Megatron-Bridge performance summary; NVIDIA/dgxc-benchmarking; MLPerf "

@@ -763,9 +763,9 @@ private Q_SLOTS:
         QVERIFY(std::abs(static_cast<double>(bf16 - fp8) - params * 7 / 8) < 16);
     }
 
-    // Published training steps the model times under 250 ms ran from 7 % faster to twice as
-    // long (docs/step_time.md, "MLPerf Training": Llama 3.1 8B on 64 to 512 Blackwell GPUs,
-    // NVIDIA/Megatron-LM#5438): such a step is flagged as maybe a lower bound. The same model with
+    // Published training steps the model times under 250 ms ran 12 % to twice as long
+    // (docs/step_time.md, "MLPerf Training": Llama 3.1 8B on 32 to 512 Blackwell GPUs,
+    // NVIDIA/Megatron-LM#5438): such a step is flagged as a lower bound. The same model with
     // two sequences of 8,192 tokens a GPU (MLPerf's 8 B200s, +5.4 %) is not, nor is serving,
     // whose decode steps are milliseconds by nature, nor a step timed at a forced efficiency.
     void shortStepWarned_data()
