@@ -40,6 +40,12 @@ struct DeviceSpec
     // FlashAttention-3's (Hopper only), the same way.
     double flash3Efficiency = 0;
     double flash3BackwardEfficiency = 0;
+    // The fused kernel's fixed work per block, in 128-key iterations of its loop, and the causal
+    // sequence length its efficiencies were measured at: with both, a kernel over other
+    // lengths runs at the efficiency its blocks' loops allow (docs/step_time.md, "Attention
+    // shapes"); 0: one efficiency at every length.
+    double attentionBlockOverhead = 0;
+    double attentionTokens = 0;
     double memoryEfficiency = 0; // achieved ÷ datasheet memory bandwidth
     // The same for chains of a framework's own kernels (PyTorch's element-wise and reduction
     // operations: the loss, eager norms and activations, dropout, gradient adds), where

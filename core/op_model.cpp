@@ -265,6 +265,8 @@ std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weigh
     r.flash2BackwardFlops = attentionPeak * device.flash2BackwardEfficiencyOrDefault();
     r.flash3Flops = attentionPeak * device.flash3EfficiencyOrDefault();
     r.flash3BackwardFlops = attentionPeak * device.flash3BackwardEfficiencyOrDefault();
+    r.attentionBlockOverhead = device.attentionBlockOverhead;
+    r.attentionTokens = device.attentionTokens;
     r.fp8 = compute == Precision::fp8;
     r.halfPeakFlops = attentionPeak;
     r.halfMatmulFlops = attentionPeak * device.matmulEfficiencyOrDefault();
@@ -331,6 +333,71 @@ void addGradAccumulation(Builder &b, double weights, const LayerConfig &c)
     op.weight = b.eagerMemory(weights * c.gradAccumulationBytes);
     op.source = "a separate add of each micro-batch's weight gradients: read both, write the sum";
     b.ops.push_back(std::move(op));
+}
+
+namespace {
+
+// A fused attention kernel's work for one head, in tiles of 128 queries × 128 keys: one block a
+// query tile, looping over the key tiles it attends to (Dao 2023, "FlashAttention-2", §3.1-3.2;
+// the backward the same way round a key tile).
+struct AttentionTiles
+{
+    double useful = 0;   // tiles of unmasked scores
+    double computed = 0; // tiles the loops visit: a causal diagonal tile whole
+    double blocks = 0;
+};
+
+constexpr double kAttentionTile = 128;
+
+AttentionTiles causalTiles(double tiles)
+{
+    return {tiles * tiles / 2, tiles * (tiles + 1) / 2, tiles};
+}
+
+// The kernels a device runs for its part of one sequence's heads.
+AttentionTiles attentionTiles(double seqLen, int cp, CpExchange exchange)
+{
+    const double n = seqLen / kAttentionTile;
+    // Whole sequences (DeepSpeed-Ulysses passes heads, not tokens).
+    if (cp <= 1 || exchange == CpExchange::alltoall)
+        return causalTiles(n);
+    if (exchange == CpExchange::ring) {
+        // Megatron-LM's load-balanced ring (Transformer Engine, AttnFuncWithCPAndKVP2P): 2C
+        // chunks of l tiles, a device holding chunks r and 2C - 1 - r; the first step is causal
+        // over its own two, each of the C - 1 others full over one chunk of the keys (2l query
+        // blocks) or of the queries (l), on half of the devices each.
+        const double l = n / (2 * cp);
+        AttentionTiles t = causalTiles(2 * l);
+        t.useful += (cp - 1) * 2 * l * l;
+        t.computed += (cp - 1) * 2 * l * l;
+        t.blocks += (cp - 1) * 1.5 * l;
+        return t;
+    }
+    // The keys gathered whole (torchtitan): n / C query blocks, each over half the keys on
+    // average, its diagonal tile whole.
+    const double q = n / cp;
+    return {q * n / 2, q * n / 2 + q / 2, q};
+}
+
+double attentionTileUse(const AttentionTiles &t, double blockOverhead)
+{
+    return t.useful / (t.computed + blockOverhead * t.blocks);
+}
+
+} // namespace
+
+// The fused kernel's rate at this layout against the one measured (docs/step_time.md,
+// "Attention shapes"): each block pays a fixed prologue and epilogue, the causal diagonal is
+// computed whole, so short key loops run below the measured length's efficiency.
+double attentionShapeFactor(const DeviceRates &rates, const LayerConfig &c)
+{
+    if (!(rates.attentionBlockOverhead > 0) || !(rates.attentionTokens > 0) || c.seqLen <= 0)
+        return 1;
+    const double measured = attentionTileUse(causalTiles(rates.attentionTokens / kAttentionTile),
+                                             rates.attentionBlockOverhead);
+    return attentionTileUse(attentionTiles(static_cast<double>(c.seqLen), c.cp, c.cpExchange),
+                            rates.attentionBlockOverhead) /
+           measured;
 }
 
 double localTokens(const LayerConfig &c)
@@ -647,8 +714,11 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                     return {rates.attentionFlops, rates.attentionBackwardFlops};
                 }
             }();
-            const double rate = forced > 0 ? forced : kernelRate;
-            const double backwardRate = forced > 0 ? forced : kernelBackwardRate;
+            // The device's fused kernel at this layout's key loops (docs/step_time.md).
+            const double shape =
+                c.attention == Attention::flash ? attentionShapeFactor(rates, c) : 1.0;
+            const double rate = forced > 0 ? forced : kernelRate * shape;
+            const double backwardRate = forced > 0 ? forced : kernelBackwardRate * shape;
             const double bytes = 2 * tokens * heads * (d + dv) * e; // Q, K, V in, O out
             op.forward = {flops, bytes, flops / rate};
             op.backward = {2.5 * flops, 2 * bytes, 2.5 * flops / backwardRate};

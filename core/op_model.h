@@ -26,7 +26,11 @@ struct DeviceRates
     double flash2BackwardFlops = 0;    // and its backward's
     double flash3Flops = 0;            // FlashAttention-3's forward: peak × flash3 efficiency
     double flash3BackwardFlops = 0;    // and its backward's
-    double memoryBytesPerS = 0;        // achieved memory bandwidth; 0 when not published
+    // The device's fused kernel's fixed work per block and the length its rates hold at
+    // (DeviceSpec); 0: its rates at every length.
+    double attentionBlockOverhead = 0;
+    double attentionTokens = 0;
+    double memoryBytesPerS = 0; // achieved memory bandwidth; 0 when not published
     // The bandwidth chains of PyTorch's own kernels achieve: the loss, dropout, gradient adds
     // and, unfused, norms and activations (docs/step_time.md, "Device data").
     double eagerMemoryBytesPerS = 0;
@@ -136,6 +140,10 @@ struct LayerConfig
 
 // Tokens of one micro-batch on one device: b × s / C.
 double localTokens(const LayerConfig &config);
+
+// The device's fused attention kernel's rate at this layout's sequence and context split,
+// against its measured rate (1 without the device's block overhead and measured length).
+double attentionShapeFactor(const DeviceRates &rates, const LayerConfig &config);
 
 // Every operation of one transformer layer, and the sums the pipeline needs.
 struct LayerTimes

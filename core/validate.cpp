@@ -353,6 +353,20 @@ std::optional<InputError> validateDevice(const DeviceSpec &d)
             return error(key, "must be 0 (not published: the default) or from " +
                                   plainNumber(limits::kMinMfu) + " to 1, got " +
                                   plainNumber(value));
+    if (!(d.attentionBlockOverhead >= 0 && d.attentionBlockOverhead <= limits::kBlockOverhead))
+        return error("attention_block_overhead",
+                     "must be from 0 (not published) to " + plainNumber(limits::kBlockOverhead) +
+                         " key tiles, got " + plainNumber(d.attentionBlockOverhead));
+    if (!(d.attentionTokens == 0 ||
+          (d.attentionTokens >= 1 && d.attentionTokens <= limits::kSeqLen)))
+        return error("attention_tokens", "must be 0 (not published) or from 1 to " +
+                                             std::to_string(limits::kSeqLen) + " tokens, got " +
+                                             plainNumber(d.attentionTokens));
+    // One without the other would leave the shape model with nothing to scale from.
+    if ((d.attentionBlockOverhead > 0) != (d.attentionTokens > 0))
+        return error(d.attentionTokens > 0 ? "attention_block_overhead" : "attention_tokens",
+                     "attention_block_overhead and attention_tokens go together: give both, "
+                     "or neither for one attention efficiency at every length");
     if (d.computeUnits < 0 || d.computeUnits > limits::kComputeUnits)
         return error("compute_units", "must be from 0 (not published) to " +
                                           std::to_string(limits::kComputeUnits) + ", got " +

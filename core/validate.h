@@ -33,6 +33,7 @@ inline constexpr double kMaxRate = 1e9;                 // GB/s and TFLOPS
 inline constexpr int kComputeUnits = 1 << 20;           // SMs or CUs of one device
 inline constexpr double kMinMfu = 1e-3;                 // below it, times overflow
 inline constexpr double kTdpW = 1e6;                    // one device
+inline constexpr double kBlockOverhead = 1024;          // attention_block_overhead, key tiles
 
 // Blocks of a timeline (F, B and W passes) that evaluate() keeps, the window draws and
 // `eval --timeline` writes (about 100 bytes a block): K = 64, m = 1024 with zb-h1 fit.

@@ -124,6 +124,8 @@ std::optional<core::InputError> parseDevice(const QJsonObject &object, core::Dev
     f.number("flash2_backward_efficiency", d.flash2BackwardEfficiency);
     f.number("flash3_efficiency", d.flash3Efficiency);
     f.number("flash3_backward_efficiency", d.flash3BackwardEfficiency);
+    f.number("attention_block_overhead", d.attentionBlockOverhead);
+    f.number("attention_tokens", d.attentionTokens);
     f.number("memory_efficiency", d.memoryEfficiency);
     f.number("eager_memory_efficiency", d.eagerMemoryEfficiency);
     f.number("intra_node_efficiency", d.intraNodeEfficiency);
@@ -335,6 +337,10 @@ QJsonObject deviceToJson(const core::DeviceSpec &d)
     for (const auto &[key, value] : core::efficiencyFields(d))
         if (value != 0)
             o.insert(QLatin1String(key), value);
+    if (d.attentionBlockOverhead != 0)
+        o.insert(QStringLiteral("attention_block_overhead"), d.attentionBlockOverhead);
+    if (d.attentionTokens != 0)
+        o.insert(QStringLiteral("attention_tokens"), d.attentionTokens);
     if (d.computeUnits != 0)
         o.insert(QStringLiteral("compute_units"), d.computeUnits);
     if (d.collectiveUnits != 0)

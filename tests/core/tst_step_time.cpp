@@ -403,6 +403,80 @@ private Q_SLOTS:
         QVERIFY(near(matmulSeconds(*rates, m, n, k, 1, loads, 2 * m * n), seconds, 1e-12));
     }
 
+    // A fused attention kernel against its measured length (docs/step_time.md, "Attention
+    // shapes"): blocks of 128 queries loop over 128-key tiles, the causal diagonal whole, and
+    // each block pays the device's fixed overhead. Ratios by hand, and the published ones they
+    // should meet: NVIDIA/cudnn-frontend, benchmark/sdpa_benchmark_training, cuDNN 9.27 on
+    // GB200 (results/llama3.1/gb200/llama3.1_20260813_111214.csv, causal, batch 2, 64 heads:
+    // forward 1,334 and 1,552 TFLOPS at 4,096 and 8,192 tokens, backward 1,131 and 1,297) and
+    // cuDNN 9.1 on H200 (benchmark/benchmark_results.csv, causal: forward 542.3 and 572.9 at
+    // 4,096 and 8,192 tokens, backward 443.6 and 463.5).
+    void attentionShapes_data()
+    {
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<int>("seqLen");
+        QTest::addColumn<int>("cp");
+        QTest::addColumn<double>("byHand");
+        QTest::addColumn<double>("publishedForward");
+        QTest::addColumn<double>("publishedBackward");
+        // B200 (5.5 key tiles a block, measured at 8,192): at 8,192, 64 tiles, 2,048 useful
+        // of 2,080 visited and 64 blocks, 2048 / 2432; at 4,096, 512 / 704. 19/22.
+        QTest::addRow("B200, 4,096 tokens")
+            << "b200" << 4096 << 1 << (512.0 / 704) / (2048.0 / 2432) << 1334.0 / 1552
+            << 1131.0 / 1297;
+        QTest::addRow("B200, 8,192 tokens, the measured length")
+            << "b200" << 8192 << 1 << 1.0 << 1.0 << 1.0;
+        // H100 (1.5 key tiles, measured at 4,096): 2048 / 2176 against 512 / 576, 18/17.
+        QTest::addRow("H100, 8,192 tokens")
+            << "h100-sxm" << 8192 << 1 << (2048.0 / 2176) / (512.0 / 576) << 572.9 / 542.3
+            << 463.5 / 443.6;
+        // The ring of C = 2 at 8,192 on a B200: chunks of l = 16 tiles; causal over 32 (512
+        // useful, 528 visited, 32 blocks), then full 2l² = 512 over 24 blocks on average:
+        // 1024 / (1040 + 5.5 × 56). No published kernel time: the row checks the sum by hand.
+        QTest::addRow("B200, 8,192 tokens over a ring of 2")
+            << "b200" << 8192 << 2 << (1024.0 / 1348) / (2048.0 / 2432) << 0.0 << 0.0;
+        // A device without the data: one rate at every length.
+        QTest::addRow("A100, 2,048 tokens") << "a100-80gb" << 2048 << 1 << 1.0 << 1.0 << 1.0;
+    }
+    void attentionShapes()
+    {
+        QFETCH(QString, device);
+        QFETCH(int, seqLen);
+        QFETCH(int, cp);
+        QFETCH(double, byHand);
+        QFETCH(double, publishedForward);
+        QFETCH(double, publishedBackward);
+        const Presets presets = io::builtinPresets();
+        const auto rates =
+            deviceRates(*presets.device(device.toStdString()), Precision::bf16, std::nullopt);
+        QVERIFY(rates);
+        LayerConfig c;
+        c.seqLen = seqLen;
+        c.cp = cp;
+        const double factor = attentionShapeFactor(*rates, c);
+        QVERIFY2(near(factor, byHand, 1e-12), qPrintable(QString::number(factor, 'g', 12)));
+        // Within 2 % of the measured ratios, forward and backward.
+        for (const double published : {publishedForward, publishedBackward})
+            if (published > 0)
+                QVERIFY2(std::abs(factor / published - 1) < 0.02,
+                         qPrintable(QStringLiteral("%1 against %2").arg(factor).arg(published)));
+        // The attention op of a scenario takes the factor: FLOPs over the rate × factor.
+        if (cp == 1 && device != QLatin1String("a100-80gb")) {
+            const Scenario s = scenario(QStringList{
+                QStringLiteral("model=llama-3.1-8b"), QStringLiteral("device=") + device,
+                QStringLiteral("precision=bf16"), QStringLiteral("tp=1"), QStringLiteral("pp=1"),
+                QStringLiteral("dp=8"), QStringLiteral("microbatch_size=1"),
+                QStringLiteral("seq_len=%1").arg(seqLen)});
+            const Report r = evaluate(s, presets);
+            QVERIFY(r.ok());
+            const LayerOp op = opOf(r.layerOps, "attention");
+            QVERIFY(near(op.forward.seconds, op.forward.flops / (rates->attentionFlops * factor),
+                         1e-9));
+            QVERIFY(near(op.backward.seconds,
+                         op.backward.flops / (rates->attentionBackwardFlops * factor), 1e-9));
+        }
+    }
+
     // Weight-only formats store narrow weights and multiply in 16 bits (GPTQ, AWQ): every
     // case has seconds, including SN40L INT4 (docs/worked-examples.md) and INT4 on an H100.
     void weightOnlyHasTime_data()

@@ -329,6 +329,23 @@ private Q_SLOTS:
             << head + R"("devices": [{"id": "d", "memory_gib": 8, "collective_units": 24}]})"
             << "devices[0].collective_units"
             << "must be from 0 (not published) to one fewer than compute_units (0), got 24";
+        // docs/step_time.md, "Attention shapes": the overhead scales from the measured length.
+        QTest::addRow("an attention block overhead without its length")
+            << head +
+                   R"("devices": [{"id": "d", "memory_gib": 8, "attention_block_overhead": 5.5}]})"
+            << "devices[0].attention_tokens"
+            << "attention_block_overhead and attention_tokens go together: give both, or "
+               "neither for one attention efficiency at every length";
+        QTest::addRow("a negative attention block overhead")
+            << head +
+                   R"("devices": [{"id": "d", "memory_gib": 8, "attention_block_overhead": -1, "attention_tokens": 8192}]})"
+            << "devices[0].attention_block_overhead"
+            << "must be from 0 (not published) to 1024 key tiles, got -1";
+        QTest::addRow("an attention length of half a token")
+            << head +
+                   R"("devices": [{"id": "d", "memory_gib": 8, "attention_block_overhead": 1.5, "attention_tokens": 0.5}]})"
+            << "devices[0].attention_tokens"
+            << "must be 0 (not published) or from 1 to 16777216 tokens, got 0.5";
         QTest::addRow("an ANSI escape in a model id")
             << head + "\"models\": [{\"id\": \"\x1b[2J\", \"params\": 10}]}"
             << "models[0].id"
