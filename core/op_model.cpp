@@ -722,7 +722,8 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             const double bytes = 2 * tokens * heads * (d + dv) * e; // Q, K, V in, O out
             op.forward = {flops, bytes, flops / rate};
             op.backward = {2.5 * flops, 2 * bytes, 2.5 * flops / backwardRate};
-            op.source = "Dao 2023 (FlashAttention-2): causal 2·b·s²·h/T FLOPs, backward 2.5×";
+            op.source = "Dao 2023 (FlashAttention-2): causal 2·b·s²·h/T FLOPs, backward 2.5×; "
+                        "the fused kernel at its key loops' rate (docs/step_time.md)";
         } else {
             // Eager attention (Megatron-LM's fused scale-mask-softmax): QKᵀ and attention × V
             // as batched multiplies over the full s × s scores, softmax (and dropout) read and
