@@ -110,7 +110,7 @@ std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
     const int firstStageLayers = (m.layers + s.pp - 1) / s.pp;
     const double stageLayers = firstStageLayers;
 
-    std::string what;
+    const char *what = ""; // a literal: no string is built unless the limit is passed
     double bytes = 0;
     auto consider = [&](const char *term, double termBytes) {
         if (termBytes > bytes) {
@@ -159,7 +159,7 @@ std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
     }
     if (bytes <= limits::kBytes)
         return std::nullopt;
-    return InputError{"seq_len", what + " would come to about " + roughly(bytes) +
+    return InputError{"seq_len", std::string(what) + " would come to about " + roughly(bytes) +
                                      " bytes per device, more than the limit of 2^60 bytes "
                                      "(1 EiB) (seq_len " +
                                      std::to_string(s.seqLen) + ", microbatch_size " +
@@ -306,9 +306,10 @@ std::optional<InputError> validateModel(const ModelSpec &m)
     if (auto e = validateExperts(m))
         return error(e->key, e->message);
     const ParamsBound bound = paramsBound(m);
-    const std::string beyond =
-        " parameters, more than the limit of " + inUnit(limits::kParams, "parameters");
     if (bound.layers + bound.embeddings > limits::kParams) {
+        // Written only when refused: every evaluate() validates its model first.
+        const std::string beyond =
+            " parameters, more than the limit of " + inUnit(limits::kParams, "parameters");
         if (bound.layers >= bound.embeddings)
             return error("layers", std::to_string(m.layers) + " layers of hidden size " +
                                        std::to_string(m.hidden) + " and FFN size " +
