@@ -265,10 +265,8 @@ std::optional<std::string> noTimingReason(const Scenario &s, const ModelSpec &mo
     return std::nullopt;
 }
 
-// `ideal`: the layers only, without the end stages' embedding and LM head or the sends: the
-// equal stages and free communication the closed forms assume (Narayanan et al. 2021, §2.2).
 PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Timing &t,
-                            const std::vector<int> &layers, bool ideal = false)
+                            const std::vector<int> &layers)
 {
     const bool training = s.mode == Mode::training;
     PipelineInput in;
@@ -300,7 +298,7 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
         in.weight.push_back(split ? w : 0.0);
     }
     // The MoE layers' all-to-all inside each stage's passes, for the timeline to show.
-    if (t.rates && !ideal && !t.moeLayers.empty()) {
+    if (t.rates && !t.moeLayers.empty()) {
         double forward = 0, backward = 0;
         for (const LayerOp &op : t.moeLayer.ops)
             if (op.part == TimePart::expertComm) {
@@ -315,7 +313,7 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
             }
     }
     // The embedding belongs to the model's first chunk, the LM head and loss to its last.
-    if (t.rates && !ideal) {
+    if (t.rates) {
         const auto extra = [&](const EndTimes &end) {
             return std::array<double, 3>{
                 end.forwardS,
@@ -325,7 +323,20 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
         in.firstChunkExtra = extra(t.first);
         in.lastChunkExtra = extra(t.last);
     }
-    in.p2pSend = ideal ? 0.0 : t.p2pSendS;
+    in.p2pSend = t.p2pSendS;
+    return in;
+}
+
+// The layers only, without the end stages' embedding and LM head or the sends: the equal
+// stages and free communication the closed forms assume (Narayanan et al. 2021, §2.2).
+// Taken from the simulated input, whose per-stage times are the layers' own.
+PipelineInput layersOnly(PipelineInput in)
+{
+    in.forwardExpertComm.clear();
+    in.backwardExpertComm.clear();
+    in.firstChunkExtra = {};
+    in.lastChunkExtra = {};
+    in.p2pSend = 0.0;
     return in;
 }
 
@@ -820,15 +831,15 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
     // Equal stages under GPipe or 1F1B: (m + K - 1)(F + B) exactly (Narayanan et al. 2021,
     // §2.2) for the layers alone; the end stages' work and the sends only lengthen ops of a
     // fixed order, which never ends the schedule sooner. Shaved by a rounding margin so that
-    // the bound never exceeds the simulation.
-    const PipelineInput ideal = pipelineInput(s, model, t, layers, true);
+    // the bound never exceeds the simulation. The per-stage times are the layers' alone (the
+    // ends and the sends are apart), as layersOnly() keeps them.
     const auto uniform = [](const std::vector<double> &times) {
         return std::adjacent_find(times.begin(), times.end(), std::not_equal_to<>()) == times.end();
     };
-    if ((ideal.schedule == Schedule::gpipe || ideal.schedule == Schedule::oneFOneB) &&
-        uniform(ideal.forward) && uniform(ideal.backward) && !ideal.forward.empty())
+    if ((in.schedule == Schedule::gpipe || in.schedule == Schedule::oneFOneB) &&
+        uniform(in.forward) && uniform(in.backward) && !in.forward.empty())
         makespan = std::max(makespan, (1 - 1e-9) * (s.microbatches + s.pp - 1) *
-                                          (ideal.forward[0] + ideal.backward[0]));
+                                          (in.forward[0] + in.backward[0]));
     r.makespanS = makespan;
     r.timeInLayerUnits = !t.rates;
     r.tpComm = tpComm(r, s, model, t, layers);
@@ -1000,7 +1011,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     for (const auto &st : modelStates)
         moeLayers.push_back(st.moeLayers);
     const Timing t = timing(s, model, device, std::move(moeLayers));
-    const PipelineInput pipeIn = pipelineInput(s, model, t, layers);
+    PipelineInput pipeIn = pipelineInput(s, model, t, layers);
     if (options.timeline)
         r.timelineRefused = checkTimeline(s);
     const bool keepTimeline = options.timeline && !r.timelineRefused;
@@ -1024,7 +1035,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     // The textbook closed form: the layers' own times on equal stages with free sends; the
     // simulation above adds the end stages' work and the sends.
     if (!options.memoryOnly) {
-        ClosedFormBubble closed = closedFormBubble(pipelineInput(s, model, t, layers, true));
+        ClosedFormBubble closed = closedFormBubble(layersOnly(std::move(pipeIn)));
         r.bubbleFractionClosedForm = closed.fraction;
         r.bubbleClosedFormMissing = std::move(closed.missing);
     }
