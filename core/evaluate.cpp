@@ -979,6 +979,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     r.nominalParams = nominalParams(model);
     r.weightsBytes = weightBytes(r.params, heldWeightPrecision(s));
     r.nominalWeightsBytes = weightBytes(r.nominalParams, heldWeightPrecision(s));
+    r.sizeByPrecision.reserve(enumNames(Precision{}).size());
     for (const auto &entry : enumNames(Precision{}))
         r.sizeByPrecision.push_back({entry.value, weightBytes(r.params, entry.value),
                                      weightBytes(r.nominalParams, entry.value)});
@@ -1003,14 +1004,17 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
 
     const std::vector<StageModelStates> modelStates = stageModelStates(s, model);
     std::vector<int> layers;
-    for (const auto &st : modelStates)
+    std::vector<int> moeLayers;
+    layers.reserve(modelStates.size());
+    moeLayers.reserve(modelStates.size());
+    for (const auto &st : modelStates) {
         layers.push_back(st.layers);
+        moeLayers.push_back(st.moeLayers);
+    }
 
     const bool training = s.mode == Mode::training;
-    std::vector<int> moeLayers;
-    for (const auto &st : modelStates)
-        moeLayers.push_back(st.moeLayers);
-    const Timing t = timing(s, model, device, std::move(moeLayers));
+    // Not const: its operation tables move into the report at the end.
+    Timing t = timing(s, model, device, std::move(moeLayers));
     PipelineInput pipeIn = pipelineInput(s, model, t, layers);
     if (options.timeline)
         r.timelineRefused = checkTimeline(s);
@@ -1111,9 +1115,9 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
                                               "norms, activations, the loss and the optimizer "
                                               "step take no time; the step time is too short"});
     if (auto e = beyondCounting(r)) {
-        Report refused;
-        refused.error = std::move(e);
-        return refused;
+        r = Report{}; // nothing else is meaningful; `r` still, so that the report is not copied
+        r.error = std::move(e);
+        return r;
     }
     if (options.memoryOnly)
         return r;
@@ -1137,8 +1141,9 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         r.warnings.push_back({"short-step", text});
     }
     // A model with experts shows its expert layer, the kind most of its layers are.
-    r.layerOps = model.hasExperts() ? t.moeLayer.ops : t.layer.ops;
+    r.layerOps = std::move(model.hasExperts() ? t.moeLayer.ops : t.layer.ops);
     r.firstStageEndOps = t.first.ops.size();
+    r.endOps.reserve(t.first.ops.size() + t.last.ops.size());
     for (const EndTimes *end : {&t.first, &t.last})
         r.endOps.insert(r.endOps.end(), end->ops.begin(), end->ops.end());
     return r;
