@@ -153,7 +153,7 @@ struct PlanCandidate : PlanLayout
     bool leavesHeadroom = false; // fits with the request's headroom free: fits the search
     std::string overflowTerm;    // when it does not fit: the largest term of the first full stage
     // The step is a lower bound: evaluate's short-step warning, a training step timed under
-    // 250 ms, which published runs took 12 % to twice as long to run (docs/step_time.md).
+    // 250 ms, which published runs took 4 % to twice as long to run (docs/step_time.md).
     bool stepLowerBound = false;
     TimeBreakdown breakdown;
 };

@@ -71,7 +71,7 @@ inline constexpr std::array kTimeParts{
 };
 inline constexpr std::size_t kTimePartCount = kTimeParts.size();
 
-// Below this modelled training step, every published run ran 12 % to twice as long as
+// Below this modelled training step, every published run ran 4 % to twice as long as
 // modelled (docs/step_time.md, "MLPerf Training"): the step is a lower bound, evaluate's
 // short-step warning and the planner's "≥".
 inline constexpr double kShortStepS = 0.25;

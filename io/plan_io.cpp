@@ -247,7 +247,7 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
     }
     if (lowerBounds)
         s << QStringLiteral("\n≥ a lower bound: published training steps timed under %1 s ran "
-                            "12 % to twice as long as modelled (docs/step_time.md)\n")
+                            "4 % to twice as long as modelled (docs/step_time.md)\n")
                  .arg(core::kShortStepS, 0, 'f', 3);
     return out;
 }

@@ -769,20 +769,14 @@ private Q_SLOTS:
         const double e = error(publishedS / r.stepTime->stepTimeS, 1);
         qInfo("%s: %.3f s modelled, %.3f s published, %+.1f %% throughput", QTest::currentDataTag(),
               r.stepTime->stepTimeS, publishedS, 100 * e);
-        // docs/step_time.md: every listed run within 15 %, but the one-micro-batch steps of
-        // 4,096 tokens a B200 whose gradient sync over InfiniBand is as long as their compute:
-        // the model hides it behind the passes, and five clusters' runs (the University of
-        // Florida's at 32 to 256 GPUs, Oracle's, Verda's: 0.19 to 0.22 s, with and without FP8
-        // attention, with 134M or 768M buckets) do not.
-        for (const char *run :
-             {"Llama 3.1 8B v5.1, 32 B200", "Llama 3.1 8B v5.1, 64 B200",
-              "Llama 3.1 8B v5.1, 128 B200", "Llama 3.1 8B v5.1, 256 B200",
-              "Llama 3.1 8B v5.1, 64 B200 (Oracle)", "Llama 3.1 8B v5.1, 64 B200 (Verda)"})
-            QEXPECT_FAIL(run,
-                         "modelled 20 to 43 % fast: one micro-batch a step behind which the model "
-                         "hides a gradient sync over InfiniBand as long as the compute "
-                         "(docs/step_time.md)",
-                         Continue);
+        // docs/step_time.md: every listed run within 15 %, but the University of Florida's
+        // 256 B200s: the step grows from 0.193 s at 128 GPUs to 0.221 s there, and the model's
+        // ring, whose bandwidth does not fall with its length, keeps it at 0.154 s.
+        QEXPECT_FAIL("Llama 3.1 8B v5.1, 256 B200",
+                     "modelled 31 % fast: the one-micro-batch step grows from 128 to 256 GPUs as "
+                     "the gradient sync's ring over InfiniBand lengthens, which the model does not "
+                     "(docs/step_time.md)",
+                     Continue);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
