@@ -6,6 +6,7 @@
 #include "core/validate.h"
 #include "io/text.h"
 #include "ui/scenario_document.h"
+#include "ui/widgets/focus_wheel.h"
 #include "ui/widgets/slider_spin.h"
 #include "ui/widgets/step_burst.h"
 
@@ -235,6 +236,7 @@ QComboBox *ControlsPanel::addChoice(const QString &key, const QString &label)
     // Long preset names must not widen the dock: the popup shows them in full.
     combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     combo->setMinimumContentsLength(12);
+    wheelOnlyWhenFocused(combo);
     addRow(key, label, combo);
     // The items an arrow key passes on its way to one choice are one undo step.
     connect(combo, &QComboBox::activated, this,
@@ -256,6 +258,8 @@ SliderSpin *ControlsPanel::addSlider(const QString &key, const QString &label, i
     addRow(key, label, slider);
     slider->slider()->setToolTip(slider->toolTip());
     slider->spinBox()->setToolTip(slider->toolTip());
+    wheelOnlyWhenFocused(slider->slider());
+    wheelOnlyWhenFocused(slider->spinBox());
     // One drag of the slider is one undo step, and so is one burst of steps.
     auto drag = std::make_shared<int>(0);
     connect(slider, &SliderSpin::dragStarted, this,
@@ -284,6 +288,7 @@ QDoubleSpinBox *ControlsPanel::addNumber(const QString &key, const QString &labe
     box->setSingleStep(range.step);
     box->setKeyboardTracking(false);
     box->setProperty(kScaleProperty, range.scale);
+    wheelOnlyWhenFocused(box);
     addRow(key, label, box);
     connect(
         box, &QDoubleSpinBox::valueChanged, this,

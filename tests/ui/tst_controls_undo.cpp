@@ -485,16 +485,21 @@ private Q_SLOTS:
     }
 
     // A slider and its spin box are two controls: a step on one after a burst on the other
-    // starts a step of its own, even without a change of focus (the wheel needs none).
+    // starts a step of its own. The wheel turns only the one with the focus (a click gives it;
+    // tst_controls_wheel), so each is focused before its notches.
     void sliderAndItsSpinBoxAreTwoControls()
     {
         Window w;
         showActive(w.window);
         SliderSpin *k = sliderSpin(w, "pp");
-        w.window.controls()->control("model")->setFocus();
-        turnNotches(k->slider(), 40); // positions 286 → 406: 7.2, within 0.2 octave of 8
-        turnNotches(k->spinBox(), 1); // 9
-        turnNotches(k->slider(), 40); // positions 453 → 573: 16.1, so 16
+        const auto turnFocused = [](QWidget *control, int notches) {
+            control->setFocus(Qt::MouseFocusReason);
+            QTRY_VERIFY(control->hasFocus());
+            turnNotches(control, notches);
+        };
+        turnFocused(k->slider(), 40); // positions 286 → 406: 7.2, within 0.2 octave of 8
+        turnFocused(k->spinBox(), 1); // 9
+        turnFocused(k->slider(), 40); // positions 453 → 573: 16.1, so 16
         walk(w, "pp", {"4", "8", "9", "16"});
     }
 

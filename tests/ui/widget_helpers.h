@@ -18,6 +18,7 @@
 #include <QStyleOptionSlider>
 #include <QTest>
 #include <QWheelEvent>
+#include <QtTest/qtestspontaneevent.h>
 
 // The document and the window over it, as the program makes them, with the built-in presets.
 struct ExplorerWindow
@@ -94,4 +95,22 @@ inline void turnWheel(QWidget *widget, QPointF at, int angle)
     QWheelEvent event(at, widget->mapToGlobal(at), QPoint(), QPoint(0, angle), Qt::NoButton,
                       Qt::NoModifier, Qt::NoScrollPhase, false);
     QApplication::sendEvent(widget, &event);
+}
+
+// The mouse wheel turned by `angle` with the pointer at `at` on `widget`, as the platform
+// delivers it: to the innermost widget there, marked spontaneous. Only then does Qt give focus to
+// a control that takes it from the wheel, and offer an ignored turn to the parents, up to the
+// scroll area; it does neither for turnWheel's synthesized event (QApplication::notify,
+// "Synthesized events shouldn't propagate").
+inline void turnWheelFromMouse(QWidget *widget, QPoint at, int angle)
+{
+    QWidget *under = widget->childAt(at);
+    if (!under)
+        under = widget;
+    const QPointF local = under->mapFrom(widget, QPointF(at));
+    QWheelEvent event(local, under->mapToGlobal(local), QPoint(), QPoint(0, angle), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    // As QTest delivers its key and mouse events: sendEvent() would clear the mark.
+    QSpontaneKeyEvent::setSpontaneous(&event);
+    QApplication::instance()->notify(under, &event);
 }

@@ -4,6 +4,7 @@
 #include "ui/charts/chart_style.h"
 #include "ui/units.h"
 #include "ui/widgets/flow_layout.h"
+#include "ui/widgets/focus_wheel.h"
 #include "ui/widgets/wrapped_label.h"
 
 #include <QBarCategoryAxis>
@@ -205,6 +206,10 @@ ExpertChart::ExpertChart(QWidget *parent)
     flow->addWidget(labelled(tr("Devices E:"), m_devices));
     flow->addWidget(labelled(tr("Skew:"), m_skew));
     flow->addWidget(labelled(tr("Tokens:"), m_tokens));
+    // The page scrolls when it is short: the wheel scrolls it unless the control has the focus.
+    for (QWidget *control :
+         std::initializer_list<QWidget *>{m_experts, m_topK, m_devices, m_skew, m_tokens})
+        wheelOnlyWhenFocused(control);
 
     // Load per device, with the mean.
     m_loadSet->setColor(chart_style::blue());

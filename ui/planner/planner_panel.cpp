@@ -16,6 +16,7 @@
 #include "ui/planner/serving_table_model.h"
 #include "ui/scenario_document.h"
 #include "ui/widgets/flow_layout.h"
+#include "ui/widgets/focus_wheel.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -248,6 +249,10 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     for (QAbstractSpinBox *box : std::initializer_list<QAbstractSpinBox *>{
              m_devices, m_globalBatch, m_top, m_tpot, m_ttft, m_rate})
         box->installEventFilter(this);
+    // The panel scrolls in its dock: the wheel scrolls it unless the control has the focus.
+    for (QWidget *control : std::initializer_list<QWidget *>{
+             m_devices, m_globalBatch, m_top, m_headroom, m_rank, m_tpot, m_ttft, m_rate})
+        wheelOnlyWhenFocused(control);
 
     m_run->setObjectName(QStringLiteral("plannerRun"));
     m_cancel->setObjectName(QStringLiteral("plannerCancel"));
