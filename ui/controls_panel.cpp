@@ -408,12 +408,22 @@ void ControlsPanel::refresh()
     }
     // The exchange only matters when C splits sequences.
     m_controls.value(QStringLiteral("cp_exchange"))->setEnabled(!inference && s.cp > 1);
-    // Scales are found only for FP8 casts.
-    m_controls.value(QStringLiteral("fp8_scaling"))
-        ->setEnabled(s.precision == core::Precision::fp8);
-    // Only FP8 training chooses how its weights are held.
-    m_controls.value(QStringLiteral("fp8_params"))
-        ->setEnabled(!inference && s.precision == core::Precision::fp8);
+    // Scales are found only for FP8 casts, and only FP8 training chooses how its weights are
+    // held; a greyed control says why, as its value stays the scenario's.
+    const bool fp8 = s.precision == core::Precision::fp8;
+    for (const char *key : {"fp8_scaling", "fp8_params"}) {
+        const bool params = std::string_view(key) == "fp8_params";
+        const bool applies = fp8 && !(params && inference);
+        QWidget *control = m_controls.value(QString::fromLatin1(key));
+        control->setEnabled(applies);
+        const QString help = tooltipFor(QString::fromLatin1(key));
+        control->setToolTip(
+            applies ? help
+            : !fp8
+                ? tr("Not used at %1 precision: it applies to FP8 only.\n%2")
+                      .arg(QString::fromLatin1(core::toString(s.precision)), help)
+                : tr("Not used in inference: it holds the weights in FP8 already.\n%1").arg(help));
+    }
     // Experts are spread only where the model has them.
     const core::ModelSpec *model = core::resolveModel(s, m_document->presets());
     const bool experts = model && model->hasExperts();

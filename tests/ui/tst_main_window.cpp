@@ -247,6 +247,36 @@ private Q_SLOTS:
         QVERIFY(!window.controls()->control("virtual_stages")->isEnabled()); // 1f1b
     }
 
+    // FP8's scaling and weight format are greyed at other precisions, and say why; the value
+    // stays the scenario's (a framework profile may have set it).
+    void fp8ControlsExplainWhenGreyed()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        QVERIFY(document.setField(QStringLiteral("precision"), QStringLiteral("bf16")));
+        document.flush();
+        for (const char *key : {"fp8_scaling", "fp8_params"}) {
+            QWidget *w = window.controls()->control(QString::fromLatin1(key));
+            QVERIFY2(!w->isEnabled(), key);
+            QVERIFY2(w->toolTip().startsWith("Not used at bf16 precision"), key);
+        }
+        QVERIFY(document.setField(QStringLiteral("precision"), QStringLiteral("fp8")));
+        document.flush();
+        for (const char *key : {"fp8_scaling", "fp8_params"}) {
+            QWidget *w = window.controls()->control(QString::fromLatin1(key));
+            QVERIFY2(w->isEnabled(), key);
+            QVERIFY2(!w->toolTip().startsWith("Not used"), key);
+        }
+        QVERIFY(document.setField(QStringLiteral("mode"), QStringLiteral("inference")));
+        document.flush();
+        QVERIFY(window.controls()->control("fp8_scaling")->isEnabled());
+        QVERIFY(!window.controls()->control("fp8_params")->isEnabled());
+        QVERIFY(window.controls()
+                    ->control("fp8_params")
+                    ->toolTip()
+                    .startsWith("Not used in inference"));
+    }
+
     void interNodeBandwidthHasAControl()
     {
         ScenarioDocument document(io::builtinPresets());
