@@ -43,7 +43,9 @@ std::string inUnit(double value, std::string_view unit)
     return plainNumber(value) + " " + std::string(unit);
 }
 
-std::optional<InputError> count(std::string_view key, int value, int maximum, std::string_view what)
+// Literals, not string_views: nine counts are checked on every evaluate(), and a literal is
+// only measured when a message is written.
+std::optional<InputError> count(const char *key, int value, int maximum, const char *what)
 {
     if (value <= 0)
         return InputError{std::string(key), "must be at least 1 (" + std::string(what) + ")"};
