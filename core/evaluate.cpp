@@ -255,8 +255,8 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
 std::optional<std::string> noTimingReason(const Scenario &s, const ModelSpec &model,
                                           const DeviceSpec &device)
 {
-    const std::string deviceName = device.name.empty() ? device.id : device.name;
-    const std::string modelName = model.name.empty() ? model.id : model.name;
+    const std::string &deviceName = device.name.empty() ? device.id : device.name;
+    const std::string &modelName = model.name.empty() ? model.id : model.name;
     if (!model.hasArchitecture())
         return modelName + " gives only its size, no layers whose FLOPs could be timed";
     const Precision compute = computePrecision(s.precision, device);
@@ -424,7 +424,7 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
         r.warnings.push_back({"inference-keys-unused",
                               "output_len and kv_precision only apply in inference; training "
                               "generates no tokens and keeps no KV cache"});
-    const std::string name = model.name.empty() ? model.id : model.name;
+    const std::string &name = model.name.empty() ? model.id : model.name;
     if ((s.ep > 1 || s.expertTp > 0) && !model.hasExperts())
         r.warnings.push_back({"experts-unused", "ep and expert_tp spread experts; " + name +
                                                     " is dense, so they change nothing"});
@@ -720,21 +720,23 @@ ServingReport servingReport(const Report &r, const Scenario &s, const ModelSpec 
 // that drives the term, rather than reported wrapped round to a negative number.
 std::optional<InputError> beyondCounting(const Report &r)
 {
-    const std::string beyond = "more than 2^63 bytes (8 EiB)";
-    const std::string uncounted = ", beyond what Parascope counts";
-    const std::string lower = uncounted + "; lower microbatches, microbatch_size or seq_len";
+    // Literals, so that a report that fits builds no string.
+    const char *const beyond = "more than 2^63 bytes (8 EiB)";
+    const char *const uncounted = ", beyond what Parascope counts";
+    const char *const lower = "; lower microbatches, microbatch_size or seq_len";
     for (const StageReport &st : r.stages) {
         if (st.reserveBytes == kTooLarge)
             return InputError{"reserve_gib",
-                              "must be less than 2^63 bytes (8 EiB) per device" + uncounted};
+                              std::string("must be less than 2^63 bytes (8 EiB) per device") +
+                                  uncounted};
         if (st.totalBytes == kTooLarge)
             return InputError{"microbatches", "stage " + std::to_string(st.index) + "'s " +
                                                   largestMemoryTerm(st) + " would take " + beyond +
-                                                  " per device" + lower};
+                                                  " per device" + uncounted + lower};
     }
     if (r.tpComm.bytesPerStep == kTooLarge)
-        return InputError{"microbatches",
-                          "tensor-parallel traffic would be " + beyond + " per step" + lower};
+        return InputError{"microbatches", std::string("tensor-parallel traffic would be ") +
+                                              beyond + " per step" + uncounted + lower};
     return std::nullopt;
 }
 
