@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/enums.h"
+#include "core/units.h"
 
 #include <cstdint>
 
@@ -27,8 +28,28 @@ constexpr auto enumNames(Precision)
                       EnumName<P>{P::q8_0, "q8_0"}, EnumName<P>{P::q4_0, "q4_0"}};
 }
 
-// Storage cost in half-bits per value, so that q4_0's 4.5 bits stay integral.
-int halfBitsPerValue(Precision p);
+// Storage cost in half-bits per value, so that q4_0's 4.5 bits stay integral. Inline, with
+// bytesFor: evaluate() sizes every stage's terms and every precision with them.
+constexpr int halfBitsPerValue(Precision p)
+{
+    switch (p) {
+    case Precision::fp32:
+        return 64; // IEEE 754 binary32
+    case Precision::bf16:
+    case Precision::fp16:
+        return 32; // 16-bit floats
+    case Precision::fp8:
+    case Precision::int8:
+        return 16; // one byte (FP8 E4M3/E5M2, INT8)
+    case Precision::int4:
+        return 8; // two values per byte
+    case Precision::q8_0:
+        return 17; // llama.cpp Q8_0: 32 int8 weights + one FP16 scale = 34 bytes per 32 = 8.5 bits
+    case Precision::q4_0:
+        return 9; // llama.cpp Q4_0: 32 4-bit weights + one FP16 scale = 18 bytes per 32 = 4.5 bits
+    }
+    return 0;
+}
 
 // Bits per stored value (4.5 for q4_0).
 double bitsPerValue(Precision p);
@@ -38,6 +59,13 @@ double bitsPerValue(Precision p);
 bool isTrainable(Precision p);
 
 // Bytes needed for `values` values, rounded up to a whole byte.
-std::int64_t bytesFor(std::int64_t values, Precision p);
+constexpr std::int64_t bytesFor(std::int64_t values, Precision p)
+{
+    // 16 half-bits per byte. Whole groups of 16 values first: values × half-bits overflows
+    // 64 bits long before the bytes do (2^58 BF16 values, 2^59 bytes, are 2^63 half-bits;
+    // fuzz_shard_request).
+    const std::int64_t halfBits = halfBitsPerValue(p);
+    return values / 16 * halfBits + ceilDiv(values % 16 * halfBits, 16);
+}
 
 } // namespace core
