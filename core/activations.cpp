@@ -319,10 +319,16 @@ std::int64_t stageActivationBytes(const ModelSpec &m, const ActivationConfig &c,
     dense.moe = false;
     ActivationConfig moe = c;
     moe.moe = true;
-    const std::int64_t experts =
-        moeLayers > 0 ? saturatingMul(moeLayers, layerActivationBytes(m, moe)) : 0;
-    return saturatingAdd(saturatingMul(layers - moeLayers, layerActivationBytes(m, dense)),
-                         experts);
+    return stageActivationBytes(layerActivationBytes(m, dense),
+                                moeLayers > 0 ? layerActivationBytes(m, moe) : 0, layers,
+                                moeLayers);
+}
+
+std::int64_t stageActivationBytes(std::int64_t denseLayerBytes, std::int64_t moeLayerBytes,
+                                  int layers, int moeLayers)
+{
+    const std::int64_t experts = moeLayers > 0 ? saturatingMul(moeLayers, moeLayerBytes) : 0;
+    return saturatingAdd(saturatingMul(layers - moeLayers, denseLayerBytes), experts);
 }
 
 std::int64_t stageRecomputePeakBytes(const ModelSpec &m, const ActivationConfig &c, int layers,

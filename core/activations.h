@@ -56,6 +56,10 @@ double layerActivationBytesBound(const ModelSpec &model, const ActivationConfig 
 // layer it holds, 0 when recomputation is not full.
 std::int64_t stageActivationBytes(const ModelSpec &model, const ActivationConfig &config,
                                   int layers, int moeLayers);
+// The same from one layer's bytes of each kind (layerActivationBytes with `moe` off and on):
+// every stage of a layout multiplies the same two counts.
+std::int64_t stageActivationBytes(std::int64_t denseLayerBytes, std::int64_t moeLayerBytes,
+                                  int layers, int moeLayers);
 std::int64_t stageRecomputePeakBytes(const ModelSpec &model, const ActivationConfig &config,
                                      int layers, int moeLayers);
 

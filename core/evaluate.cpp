@@ -1053,6 +1053,13 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
 
     const ActivationConfig act = activationConfig(s);
     const int actBytes = act.bytesPerValue;
+    // One layer's activations per micro-batch, dense (activationConfig's) and with experts:
+    // every stage multiplies the same two by its layers.
+    ActivationConfig moeAct = act;
+    moeAct.moe = true;
+    const std::int64_t denseLayerBytes = training ? layerActivationBytes(model, act) : 0;
+    const std::int64_t moeLayerBytes =
+        training && model.hasExperts() ? layerActivationBytes(model, moeAct) : 0;
 
     r.fits = true;
     r.stages.reserve(static_cast<std::size_t>(s.pp));
@@ -1073,7 +1080,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
             // (docs/DESIGN.md §3.3: GPipe m, 1F1B min(K-s, m), interleaved and zb-h1 simulated).
             st.inflightMicrobatches = pipe.inflight[static_cast<std::size_t>(i)];
             const std::int64_t stageLayers =
-                stageActivationBytes(model, act, st.layers, st.moeLayers);
+                stageActivationBytes(denseLayerBytes, moeLayerBytes, st.layers, st.moeLayers);
             // Full recomputation rebuilds one layer of one micro-batch at a time: that layer's
             // activations are alive on top of the kept inputs (docs/activations.md).
             const std::int64_t rebuilt =
