@@ -111,11 +111,12 @@ ParamCounts countParams(const ModelSpec &m, int tp, ExpertSplit split)
     return c;
 }
 
-std::int64_t activeLayerParams(const ModelSpec &m)
+namespace {
+
+// activeLayerParams from the model's own counts (countParams(m, 1)), which activeParams
+// needs as well.
+std::int64_t activeLayerParamsOf(const ModelSpec &m, const ParamCounts &all)
 {
-    if (!m.hasArchitecture())
-        return m.params;
-    const ParamCounts all = countParams(m, 1);
     const int moe = moeLayersIn(m, 0, m.layers);
     // Top-k of the routed experts instead of all of them (Megatron-LM
     // theoretical_memory_usage.py, active_routed_expert_params).
@@ -127,6 +128,15 @@ std::int64_t activeLayerParams(const ModelSpec &m)
     return (m.layers - moe) * all.perLayer + moe * activeMoe;
 }
 
+} // namespace
+
+std::int64_t activeLayerParams(const ModelSpec &m)
+{
+    if (!m.hasArchitecture())
+        return m.params;
+    return activeLayerParamsOf(m, countParams(m, 1));
+}
+
 std::int64_t activeParams(const ModelSpec &m)
 {
     if (!m.hasArchitecture())
@@ -134,7 +144,7 @@ std::int64_t activeParams(const ModelSpec &m)
     const ParamCounts all = countParams(m, 1);
     // The LM head multiplies every token's hidden state; tied, it is the embedding matrix.
     const std::int64_t head = std::int64_t{m.vocab} * m.hidden;
-    return activeLayerParams(m) + all.finalNorm + head;
+    return activeLayerParamsOf(m, all) + all.finalNorm + head;
 }
 
 std::int64_t exactParams(const ModelSpec &model)
