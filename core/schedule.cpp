@@ -270,24 +270,18 @@ namespace {
 class OpTimes
 {
 public:
+    // No table of its own: each simulation sets one up and asks it a few times per virtual
+    // stage, less than allocating one would cost.
     explicit OpTimes(const PipelineInput &in)
-        : m_in(in), m_K(in.stages), m_virtualStages(chunksOf(in) * in.stages),
-          m_send(in.stages > 1 ? in.p2pSend : 0.0)
-    {
-        const int v = chunksOf(in);
-        const bool split = in.schedule == Schedule::zbH1;
-        const auto ks = static_cast<std::size_t>(m_K);
-        m_durations.resize(ks);
-        for (std::size_t s = 0; s < ks; ++s)
-            m_durations[s] = {in.forward[s] / v, in.backward[s] / v,
-                              split && s < in.weight.size() ? in.weight[s] / v : 0.0};
-    }
+        : m_in(in), m_K(in.stages), m_v(chunksOf(in)), m_virtualStages(m_v * in.stages),
+          m_split(in.schedule == Schedule::zbH1), m_send(in.stages > 1 ? in.p2pSend : 0.0)
+    {}
 
     double duration(const ScheduleOp &o) const
     {
         const auto kind = static_cast<std::size_t>(o.kind);
         const int j = o.chunk * m_K + o.stage;
-        return m_durations[static_cast<std::size_t>(o.stage)][kind] +
+        return chunkTime(static_cast<std::size_t>(o.stage), o.kind) +
                (j == 0 ? m_in.firstChunkExtra[kind] : 0.0) +
                (j == m_virtualStages - 1 ? m_in.lastChunkExtra[kind] : 0.0);
     }
@@ -321,11 +315,26 @@ public:
     }
 
 private:
+    // One chunk's share of its stage's time of this kind: W only in zero-bubble schedules.
+    double chunkTime(std::size_t s, OpKind kind) const
+    {
+        switch (kind) {
+        case OpKind::forward:
+            return m_in.forward[s] / m_v;
+        case OpKind::backward:
+            return m_in.backward[s] / m_v;
+        case OpKind::weight:
+            return m_split && s < m_in.weight.size() ? m_in.weight[s] / m_v : 0.0;
+        }
+        return 0.0;
+    }
+
     const PipelineInput &m_in;
     int m_K;
+    int m_v;
     int m_virtualStages;
+    bool m_split;
     double m_send;
-    std::vector<std::array<double, 3>> m_durations;
     std::vector<double> m_noComm;
 };
 
@@ -664,7 +673,6 @@ PipelineResult simulatePipeline(const PipelineInput &in, bool keepTimeline)
     if (in.schedule == Schedule::gpipe)
         return gpipeFlowShop(in);
     if (in.schedule == Schedule::oneFOneB || in.schedule == Schedule::zbH1) {
-        const OpTimes times(in);
         // Stages whose end stages carry the embedding and the LM head settle by round K
         // with a period of one round; equal stages need 3K rounds (see steadyPeriod).
         for (int rounds = 2 * K + 4; 2 * rounds <= m;
@@ -682,6 +690,7 @@ PipelineResult simulatePipeline(const PipelineInput &in, bool keepTimeline)
                 r = simulateEveryOp(shorter, false, ends);
             }
             const int more = m - shorter.microbatches;
+            const OpTimes times(in);
             r.makespan += more / period->rounds * period->time;
             for (int s = 0; s < K; ++s)
                 r.busy[static_cast<std::size_t>(s)] +=
