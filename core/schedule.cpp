@@ -541,7 +541,8 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
 
     // Neighbouring virtual stages sit on different devices unless K = 1.
     const double latency = K > 1 ? in.p2pLatency : 0.0;
-    for (const PlannedOp &p : plan.ops) {
+    // One op: it starts when its input has arrived and its device is free.
+    const auto run = [&](const PlannedOp &p) {
         const double ready =
             p.wait < 0 ? 0.0 : ends[static_cast<std::size_t>(p.wait)] + (p.hop ? latency : 0.0);
         const auto s = static_cast<std::size_t>(p.stage);
@@ -552,7 +553,16 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
         r.busy[s] += time;
         if (p.out >= 0)
             ends[static_cast<std::size_t>(p.out)] = end;
-        if (keepTimeline) {
+        return std::pair{start, end};
+    };
+    // Without the timeline the loop is the ops alone: nothing in it may reallocate, so the
+    // buffers stay in registers (this loop is most of evaluate()'s simulation).
+    if (!keepTimeline)
+        for (const PlannedOp &p : plan.ops)
+            run(p);
+    else
+        for (const PlannedOp &p : plan.ops) {
+            const auto [start, end] = run(p);
             const int j = p.cost / 3;
             ScheduleOp timed;
             timed.stage = p.stage;
@@ -567,7 +577,6 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
             timed.expertComm = times.expertComm(timed);
             r.timeline.push_back(timed);
         }
-    }
 
     r.complete = plan.complete;
     r.inflight.resize(ks);
