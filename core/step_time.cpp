@@ -111,6 +111,7 @@ StepTimeReport stepTime(const StepTimeInput &in)
     const double dpExposed = in.dpExposedS;
     r.dpCommTotalS = in.dpCommS;
     double busiest = -1;
+    r.stages.reserve(in.stageWork.size());
     for (std::size_t i = 0; i < in.stageWork.size(); ++i) {
         TimeBreakdown b = in.stageWork[i];
         const double work = b.stageWork();
