@@ -361,22 +361,19 @@ AttentionTiles attentionTiles(double seqLen, int cp, CpExchange exchange)
     // Whole sequences (DeepSpeed-Ulysses passes heads, not tokens).
     if (cp <= 1 || exchange == CpExchange::alltoall)
         return causalTiles(n);
-    if (exchange == CpExchange::ring) {
-        // Megatron-LM's load-balanced ring (Transformer Engine, AttnFuncWithCPAndKVP2P): 2C
-        // chunks of l tiles, a device holding chunks r and 2C - 1 - r; the first step is causal
-        // over its own two, each of the C - 1 others full over one chunk of the keys (2l query
-        // blocks) or of the queries (l), on half of the devices each.
-        const double l = n / (2 * cp);
-        AttentionTiles t = causalTiles(2 * l);
-        t.useful += (cp - 1) * 2 * l * l;
-        t.computed += (cp - 1) * 2 * l * l;
-        t.blocks += (cp - 1) * 1.5 * l;
-        return t;
-    }
-    // The keys gathered whole (torchtitan): n / C query blocks, each over half the keys on
-    // average, its diagonal tile whole.
-    const double q = n / cp;
-    return {q * n / 2, q * n / 2 + q / 2, q};
+    // Megatron-LM's load-balanced ring (Transformer Engine, AttnFuncWithCPAndKVP2P), and
+    // PyTorch's context parallelism (torchtitan) whichever way its keys rotate, all-gather
+    // included (torch.distributed.tensor.experimental._context_parallel: one kernel a chunk
+    // in _templated_ring_attention, head-tail load balancing): 2C chunks of l tiles, a device
+    // holding chunks r and 2C - 1 - r; the first step is causal over its own two, each of the
+    // C - 1 others full over one chunk of the keys (2l query blocks) or of the queries (l), on
+    // half of the devices each.
+    const double l = n / (2 * cp);
+    AttentionTiles t = causalTiles(2 * l);
+    t.useful += (cp - 1) * 2 * l * l;
+    t.computed += (cp - 1) * 2 * l * l;
+    t.blocks += (cp - 1) * 1.5 * l;
+    return t;
 }
 
 double attentionTileUse(const AttentionTiles &t, double blockOverhead)

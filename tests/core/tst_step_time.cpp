@@ -478,6 +478,17 @@ private Q_SLOTS:
         c.cp = cp;
         const double factor = attentionShapeFactor(rates, c);
         QVERIFY2(near(factor, byHand, 1e-12), qPrintable(QString::number(factor, 'g', 12)));
+        // PyTorch's all-gathered keys run the ring's kernels, one a chunk; Ulysses's all-to-all
+        // keeps whole sequences, as without context parallelism.
+        c.cpExchange = CpExchange::allgather;
+        QCOMPARE(attentionShapeFactor(rates, c), factor);
+        if (cp > 1) {
+            c.cpExchange = CpExchange::alltoall;
+            LayerConfig whole;
+            whole.seqLen = seqLen;
+            QCOMPARE(attentionShapeFactor(rates, c), attentionShapeFactor(rates, whole));
+        }
+        c.cpExchange = CpExchange::ring;
         // Within 2 % of the measured ratios, forward and backward.
         for (const double published : {publishedForward, publishedBackward})
             if (published > 0)
