@@ -697,8 +697,6 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             // QKᵀ over the query/key width d, attention × V over the value width.
             const double flops = 2 * batch * sq * s * (d + dv) / 2;
             const double forced = rates.forcedMfu > 0 ? rates.peakFlops * rates.forcedMfu : 0;
-            // The kernel the scenario names (the device's fused one, or FlashAttention-2's)
-            // at its measured rates; the backward at its own (docs/step_time.md).
             // The kernel the scenario names (the device's fused one, FlashAttention-2's or
             // -3's) at its measured rates; the backward at its own (docs/step_time.md).
             const auto [kernelRate, kernelBackwardRate] = [&]() -> std::pair<double, double> {
