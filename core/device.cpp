@@ -31,6 +31,11 @@ double DeviceSpec::fp8MatmulEfficiencyOrDefault() const
     return fp8MatmulEfficiency > 0 ? fp8MatmulEfficiency : matmulEfficiencyOrDefault();
 }
 
+double DeviceSpec::nvfp4MatmulEfficiencyOrDefault() const
+{
+    return nvfp4MatmulEfficiency > 0 ? nvfp4MatmulEfficiency : fp8MatmulEfficiencyOrDefault();
+}
+
 double DeviceSpec::attentionEfficiencyOrDefault() const
 {
     return attentionEfficiency > 0 ? attentionEfficiency : matmulEfficiencyOrDefault();
@@ -77,10 +82,11 @@ double DeviceSpec::flash3BackwardEfficiencyOrDefault() const
                           attentionBackwardEfficiencyOrDefault());
 }
 
-std::array<std::pair<const char *, double>, 12> efficiencyFields(const DeviceSpec &d)
+std::array<std::pair<const char *, double>, 13> efficiencyFields(const DeviceSpec &d)
 {
     return {{{"matmul_efficiency", d.matmulEfficiency},
              {"fp8_matmul_efficiency", d.fp8MatmulEfficiency},
+             {"nvfp4_matmul_efficiency", d.nvfp4MatmulEfficiency},
              {"attention_efficiency", d.attentionEfficiency},
              {"attention_backward_efficiency", d.attentionBackwardEfficiency},
              {"flash2_efficiency", d.flash2Efficiency},

@@ -29,6 +29,8 @@ struct DeviceSpec
     double matmulEfficiency = 0; // largest matrix multiply's fraction of peak (MAMF ÷ peak)
     // The FP8 multiplies' fraction of the FP8 peak, where measured; 0: as matmul_efficiency.
     double fp8MatmulEfficiency = 0;
+    // The NVFP4 multiplies' fraction of the NVFP4 peak, where measured; 0: as the FP8 one.
+    double nvfp4MatmulEfficiency = 0;
     double attentionEfficiency = 0; // fused attention kernels' fraction of peak; 0: as matmul
     // The backward kernel's fraction, where it differs from the forward's; 0: as the forward.
     double attentionBackwardEfficiency = 0;
@@ -64,6 +66,7 @@ struct DeviceSpec
     // The efficiencies with their defaults applied (docs/step_time.md, "Device data").
     double matmulEfficiencyOrDefault() const;
     double fp8MatmulEfficiencyOrDefault() const;
+    double nvfp4MatmulEfficiencyOrDefault() const;
     double attentionEfficiencyOrDefault() const;
     double attentionBackwardEfficiencyOrDefault() const;
     double flash2EfficiencyOrDefault() const;
@@ -78,6 +81,6 @@ struct DeviceSpec
 
 // The step-time model's fractions a preset may give, by key: one list for reading, checking
 // and writing them (docs/step_time.md, "Device data").
-std::array<std::pair<const char *, double>, 12> efficiencyFields(const DeviceSpec &device);
+std::array<std::pair<const char *, double>, 13> efficiencyFields(const DeviceSpec &device);
 
 } // namespace core

@@ -101,10 +101,13 @@ std::int64_t stageParams(const ModelSpec &model, const ParamCounts &perDevice, i
 
 // The precision the weights are held in: FP8 training without FP8 parameters keeps them in
 // BF16 and casts them for each step's FP8 multiplies (Megatron-LM's default, without
-// --fp8-param-gather: megatron/training/arguments.py).
+// --fp8-param-gather: megatron/training/arguments.py); NVFP4 training here always does, as
+// without Megatron-LM's --fp4-param-gather (its default, and the MLPerf v5.1 runs').
 Precision heldWeightPrecision(const Scenario &s)
 {
-    return s.mode == Mode::training && s.precision == Precision::fp8 && !s.fp8Params
+    const bool training = s.mode == Mode::training;
+    return (training && s.precision == Precision::fp8 && !s.fp8Params) ||
+                   (training && s.precision == Precision::nvfp4)
                ? Precision::bf16
                : s.precision;
 }
@@ -176,7 +179,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     t.tpLinkError = chooseLink(device, s.tp, s.interNodeGbPerS, t.tpLink);
     if (!model.hasArchitecture())
         return t;
-    t.rates = deviceRates(device, s.precision, s.mfu);
+    t.rates = deviceRates(device, s.precision, s.mfu, s.mode == Mode::training);
     if (!t.rates)
         return t;
     LayerConfig c;
@@ -259,7 +262,7 @@ std::optional<std::string> noTimingReason(const Scenario &s, const ModelSpec &mo
     const std::string &modelName = model.name.empty() ? model.id : model.name;
     if (!model.hasArchitecture())
         return modelName + " gives only its size, no layers whose FLOPs could be timed";
-    const Precision compute = computePrecision(s.precision, device);
+    const Precision compute = computePrecision(s.precision, device, s.mode == Mode::training);
     if (!device.tflops.contains(compute))
         return deviceName + " publishes no " + std::string(toString(compute)) + " peak FLOPS";
     return std::nullopt;

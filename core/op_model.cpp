@@ -143,7 +143,7 @@ struct Builder
         op.rerun = rerun;
         op.source = "Narayanan et al. 2021, §5.1: 2·m·n·k FLOPs forward, twice that backward";
         ops.push_back(std::move(op));
-        if (rates.fp8) {
+        if (rates.narrow) {
             fp8Inputs += batch * tokens * k;
             fp8RerunInputs += rerun * batch * tokens * k;
             fp8OutputGradients += batch * tokens * n;
@@ -154,12 +154,12 @@ struct Builder
     void sixteenBitProjection(std::string_view key, std::string_view label, double tokens, double n,
                               double k, double weightBytes, int actBytes, double rerun)
     {
-        if (!rates.fp8) {
+        if (!rates.narrow) {
             projection(key, label, tokens, n, k, weightBytes, actBytes, rerun);
             return;
         }
         DeviceRates sixteen = rates;
-        sixteen.fp8 = false; // nothing to cast
+        sixteen.narrow = false; // nothing to cast
         sixteen.peakFlops = rates.halfPeakFlops;
         sixteen.matmulFlops = rates.halfMatmulFlops;
         Builder own{sixteen, {}};
@@ -224,9 +224,15 @@ std::string shapeText(const OpShape &shape)
     return buffer;
 }
 
-Precision computePrecision(Precision weights, const DeviceSpec &device)
+Precision computePrecision(Precision weights, const DeviceSpec &device, bool training)
 {
     switch (weights) {
+    case Precision::nvfp4:
+        // NVFP4 multiplies where the tensor cores take it (Blackwell); elsewhere its weights
+        // are dequantized as the weight-only formats' are (vLLM's FP4 Marlin kernels on Hopper).
+        if (training || device.tflops.contains(Precision::nvfp4))
+            return weights;
+        [[fallthrough]];
     case Precision::int8:
     case Precision::int4:
     case Precision::q8_0:
@@ -240,25 +246,28 @@ Precision computePrecision(Precision weights, const DeviceSpec &device)
 }
 
 std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weights,
-                                       std::optional<double> mfu)
+                                       std::optional<double> mfu, bool training)
 {
-    const Precision compute = computePrecision(weights, device);
+    const Precision compute = computePrecision(weights, device, training);
     const auto peak = device.tflops.find(compute);
     if (peak == device.tflops.end())
         return std::nullopt;
     DeviceRates r;
     r.peakFlops = peak->second * 1e12;
-    // FP8 multiplies reach a smaller fraction of their doubled peak (docs/step_time.md).
-    r.matmulFlops = r.peakFlops * (compute == Precision::fp8 ? device.fp8MatmulEfficiencyOrDefault()
-                                                             : device.matmulEfficiencyOrDefault());
+    // FP8 and NVFP4 multiplies reach a smaller fraction of their doubled peaks
+    // (docs/step_time.md, "Device data").
+    const bool narrow = compute == Precision::fp8 || compute == Precision::nvfp4;
+    r.matmulFlops =
+        r.peakFlops * (compute == Precision::fp8     ? device.fp8MatmulEfficiencyOrDefault()
+                       : compute == Precision::nvfp4 ? device.nvfp4MatmulEfficiencyOrDefault()
+                                                     : device.matmulEfficiencyOrDefault());
     // Fused attention runs in 16 bits whatever the multiplies do (FP8 training keeps BF16
     // attention: NVIDIA Transformer Engine, "Using FP8"); its own efficiency of that peak.
     const auto half = device.tflops.find(Precision::bf16) != device.tflops.end()
                           ? device.tflops.find(Precision::bf16)
                           : device.tflops.find(Precision::fp16);
-    const double attentionPeak = compute == Precision::fp8 && half != device.tflops.end()
-                                     ? half->second * 1e12
-                                     : r.peakFlops;
+    const double attentionPeak =
+        narrow && half != device.tflops.end() ? half->second * 1e12 : r.peakFlops;
     r.attentionFlops = attentionPeak * device.attentionEfficiencyOrDefault();
     r.attentionBackwardFlops = attentionPeak * device.attentionBackwardEfficiencyOrDefault();
     r.flash2Flops = attentionPeak * device.flash2EfficiencyOrDefault();
@@ -267,7 +276,8 @@ std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weigh
     r.flash3BackwardFlops = attentionPeak * device.flash3BackwardEfficiencyOrDefault();
     r.attentionBlockOverhead = device.attentionBlockOverhead;
     r.attentionTokens = device.attentionTokens;
-    r.fp8 = compute == Precision::fp8;
+    r.narrow = narrow;
+    r.castCopyBytes = bitsPerValue(compute) / 8;
     r.halfPeakFlops = attentionPeak;
     r.halfMatmulFlops = attentionPeak * device.matmulEfficiencyOrDefault();
     r.memoryBytesPerS = device.hbmGbPerS * 1e9 * device.memoryEfficiencyOrDefault();
@@ -575,29 +585,39 @@ LayerOp contextExchange(const LayerConfig &c, double tokens, double qkvoWidth, d
 // grad_output_preprocess). Each reads e bytes and writes two FP8 copies. Inference casts only
 // the input, with no transpose (vLLM, quantization/utils/w8a8_utils.py, apply_fp8_linear:
 // scaled_fp8_quant before the multiply). The weights are cast once a step, not counted; the
-// projections that stay in 16 bits (Builder::sixteenBitProjection) cast nothing.
+// projections that stay in 16 bits (Builder::sixteenBitProjection) cast nothing. NVFP4 casts
+// the same tensors into row-wise and column-wise copies of 4-bit values and an FP8 scale per
+// 16, each from the 16-bit tensor after a pass for its maximum, whose per-tensor scale the
+// block scales sit under (NVIDIA/TransformerEngine v2.8, pytorch/csrc/quantizer.cpp,
+// NVFP4Quantizer::quantize_impl without the Hadamard transform: nvte_compute_amax, then one
+// kernel writing both copies).
 void addFp8Casts(Builder &b, const LayerConfig &c)
 {
     const double e = c.activationBytes;
-    const double written = c.training ? 2 : 1;
+    const bool nvfp4 = b.rates.castCopyBytes < 1;
+    const double written = (c.training ? 2 : 1) * b.rates.castCopyBytes;
     // Current scaling reads each tensor for its maximum before the cast reads it again
     // (NVIDIA/TransformerEngine, pytorch/csrc/quantizer.cpp, Float8CurrentScalingQuantizer:
-    // nvte_compute_amax, then nvte_quantize).
-    const double read = c.fp8AmaxPass ? 2 * e : e;
+    // nvte_compute_amax, then nvte_quantize); NVFP4 always does.
+    const bool amaxPass = c.fp8AmaxPass || nvfp4;
+    const double read = amaxPass ? 2 * e : e;
     // Shown as the micro-batch's tokens by the input widths cast, summed over the multiplies.
     const double tokens = localTokens(c);
-    LayerOp op = newOp("fp8_cast", "FP8 casts and transposes", TimePart::memoryBound,
-                       elements(tokens, b.fp8Inputs / tokens));
+    LayerOp op = newOp("fp8_cast", nvfp4 ? "NVFP4 casts" : "FP8 casts and transposes",
+                       TimePart::memoryBound, elements(tokens, b.fp8Inputs / tokens));
     op.forward = b.memory(b.fp8Inputs * (read + written));
     if (c.training)
         op.backward = b.memory(b.fp8OutputGradients * (read + written));
     // The casts of the multiplies recomputation reruns run again with them.
     op.rerun = b.fp8Inputs > 0 ? b.fp8RerunInputs / b.fp8Inputs : 0;
-    op.source = c.fp8AmaxPass ? "Transformer Engine, current scaling: each FP8 multiply's input "
-                                "and output gradient read for its maximum, then cast and "
-                                "transposed (read 2e, write 2 bytes)"
-                              : "Transformer Engine: each FP8 multiply's input and output "
-                                "gradient cast and transposed (read e, write 2 bytes)";
+    op.source = nvfp4      ? "Transformer Engine, NVFP4: each multiply's input and output gradient "
+                             "read for its maximum, then cast to row-wise and column-wise 4-bit "
+                             "copies with an FP8 scale per 16 values (read 2e, write 1.125 bytes)"
+                : amaxPass ? "Transformer Engine, current scaling: each FP8 multiply's input "
+                             "and output gradient read for its maximum, then cast and "
+                             "transposed (read 2e, write 2 bytes)"
+                           : "Transformer Engine: each FP8 multiply's input and output "
+                             "gradient cast and transposed (read e, write 2 bytes)";
     b.ops.push_back(std::move(op));
 }
 
@@ -784,7 +804,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
     }
     b.memoryOp("residual2", "MLP residual", spTokens, h, spTokens * h * (3 * e + mask),
                spTokens * h * (2 * e + mask), rerunAll, residualSource, eager);
-    if (rates.fp8)
+    if (rates.narrow)
         addFp8Casts(b, c);
 
     if (c.tp > 1) {
@@ -795,18 +815,37 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
         // the all-to-all instead (Megatron-core's token dispatcher keeps them sequence-split),
         // so only shared experts need the MLP half.
         const int halves = c.moe && model.sharedExperts == 0 ? 1 : 2;
+        // The share of the forward's collectives per-op checkpointing reruns: the gathers.
+        double gatherShare = 0.5;
         if (c.sequenceParallel) {
             // Korthikanti et al. 2022, §4.2.2: an all-gather before and a reduce-scatter after
             // each of attention and MLP; backward reverses them and gathers the input again
             // for the weight gradients, as Megatron-LM does rather than keeping it.
-            const OpCost pair =
-                plus(collective(Collective::allGather, payload, c.tp, c.tpLink, halves),
-                     collective(Collective::reduceScatter, payload, c.tp, c.tpLink, halves));
-            op.forward = pair;
-            op.backward =
-                plus(pair, collective(Collective::allGather, payload, c.tp, c.tpLink, halves));
-            op.source = "Korthikanti et al. 2022, §4.2.2: g and ḡ, with the all-gather redone "
-                        "in backward";
+            // Narrow multiplies gather their cast copies, not the 16-bit tensors (NVIDIA/
+            // TransformerEngine v2.8, pytorch/module/layernorm_linear.py and linear.py:
+            // gather_along_first_dim with the quantizer): the input in its row-wise copy
+            // forward and its column-wise one again for the weight gradient; the output
+            // gradient in both an NVFP4 run needs, or FP8's one, transposed after the gather
+            // (distributed.py, _all_gather_fp8 and _all_gather_nvfp4). The reduce-scatters
+            // stay in 16 bits.
+            const double narrowShare = rates.narrow ? rates.castCopyBytes / c.commBytes : 1;
+            const double gradShare =
+                rates.narrow && rates.castCopyBytes < 1 ? 2 * narrowShare : narrowShare;
+            const OpCost gathers =
+                collective(Collective::allGather, payload * narrowShare, c.tp, c.tpLink, halves);
+            const OpCost scatters =
+                collective(Collective::reduceScatter, payload, c.tp, c.tpLink, halves);
+            op.forward = plus(gathers, scatters);
+            op.backward = plus(
+                plus(collective(Collective::allGather, payload * gradShare, c.tp, c.tpLink, halves),
+                     scatters),
+                gathers);
+            gatherShare = op.forward.seconds > 0 ? gathers.seconds / op.forward.seconds : 0.5;
+            op.source = rates.narrow ? "Korthikanti et al. 2022, §4.2.2: g and ḡ, with the "
+                                       "all-gather redone in backward; Transformer Engine "
+                                       "gathers the cast copies"
+                                     : "Korthikanti et al. 2022, §4.2.2: g and ḡ, with the "
+                                       "all-gather redone in backward";
             if (c.tpOverlap) {
                 // Transformer Engine's defaults for Megatron-LM's --tp-comm-overlap
                 // (NVIDIA/TransformerEngine, transformer_engine/pytorch/module/base.py,
@@ -838,7 +877,11 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                     return g - gemm + std::max(0.0, comm - g);
                 };
                 const double gather =
-                    collective(Collective::allGather, payload, c.tp, c.tpLink, 1).seconds;
+                    collective(Collective::allGather, payload * narrowShare, c.tp, c.tpLink, 1)
+                        .seconds;
+                const double gradGather =
+                    collective(Collective::allGather, payload * gradShare, c.tp, c.tpLink, 1)
+                        .seconds;
                 const double scatter =
                     collective(Collective::reduceScatter, payload, c.tp, c.tpLink, 1).seconds;
                 double forward = 0, backward = 0;
@@ -860,7 +903,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                         continue;
                     forward += pipelined(scatter, p->forward.seconds);
                     // The incoming gradient gathered behind dgrad, wgrad ("external") too.
-                    backward += ring(gather, p->backward.seconds + p->weight.seconds);
+                    backward += ring(gradGather, p->backward.seconds + p->weight.seconds);
                 }
                 op.forward.seconds = forward;
                 op.backward.seconds = backward;
@@ -876,7 +919,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
         }
         // Per-op checkpointing keeps the reduce-scatters' outputs and reruns the all-gathers,
         // half the forward's collectives; it keeps no all-reduce (docs/activations.md).
-        op.rerun = full ? 1 : perOp ? (c.sequenceParallel ? 0.5 : 1) : 0;
+        op.rerun = full ? 1 : perOp ? (c.sequenceParallel ? gatherShare : 1) : 0;
         b.ops.push_back(std::move(op));
     }
     if (c.training && c.gradAccumulationBytes > 0) {

@@ -38,20 +38,26 @@ struct DeviceRates
     // A scenario `mfu`: every operation's FLOPs at peak × mfu, memory-bound work free, as
     // one fixed efficiency has always done; 0 for the per-operation model.
     double forcedMfu = 0;
-    // FP8: the layers' projections run in FP8; the LM head and the router in 16 bits at
-    // these rates (the 16-bit peak and its matmul rate; equal to the above otherwise).
-    bool fp8 = false;
+    // FP8 or NVFP4: the layers' projections run narrow, each cast first; the LM head and the
+    // router in 16 bits at these rates (the 16-bit peak and its matmul rate; equal to the
+    // above otherwise).
+    bool narrow = false;
+    // Bytes one cast copy of a value takes: 1 in FP8; 0.5625 in NVFP4, 4 bits and an FP8 scale
+    // for every 16 values.
+    double castCopyBytes = 1;
     double halfPeakFlops = 0;
     double halfMatmulFlops = 0;
 };
 
-// The precision the multiplies run in: weight-only formats (INT8, INT4, q8_0, q4_0) store
-// weights narrow and compute in BF16, or FP16 on a device without BF16.
-Precision computePrecision(Precision weights, const DeviceSpec &device);
+// The precision the multiplies run in: weight-only formats (INT8, INT4, q8_0, q4_0, and NVFP4
+// on a device without an NVFP4 peak) store weights narrow and compute in BF16, or FP16 on a
+// device without BF16.
+// Training in NVFP4 multiplies in NVFP4 or not at all.
+Precision computePrecision(Precision weights, const DeviceSpec &device, bool training = false);
 
 // Nothing when the device has no peak at the compute precision.
 std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weights,
-                                       std::optional<double> mfu);
+                                       std::optional<double> mfu, bool training = false);
 
 // Seconds of one M×K by K×N multiply (`batch` of them): its main loop, the larger of its
 // FLOPs at the matmul rate (slowed by wave quantization) and its operands' `loadBytes` at the

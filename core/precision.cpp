@@ -14,6 +14,7 @@ bool isTrainable(Precision p)
     case Precision::bf16:
     case Precision::fp16:
     case Precision::fp8:
+    case Precision::nvfp4:
         return true;
     default:
         return false;

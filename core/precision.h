@@ -13,6 +13,7 @@ enum class Precision
     bf16,
     fp16,
     fp8,
+    nvfp4,
     int8,
     int4,
     q8_0,
@@ -22,10 +23,10 @@ enum class Precision
 constexpr auto enumNames(Precision)
 {
     using P = Precision;
-    return std::array{EnumName<P>{P::fp32, "fp32"}, EnumName<P>{P::bf16, "bf16"},
-                      EnumName<P>{P::fp16, "fp16"}, EnumName<P>{P::fp8, "fp8"},
-                      EnumName<P>{P::int8, "int8"}, EnumName<P>{P::int4, "int4"},
-                      EnumName<P>{P::q8_0, "q8_0"}, EnumName<P>{P::q4_0, "q4_0"}};
+    return std::array{
+        EnumName<P>{P::fp32, "fp32"}, EnumName<P>{P::bf16, "bf16"},   EnumName<P>{P::fp16, "fp16"},
+        EnumName<P>{P::fp8, "fp8"},   EnumName<P>{P::nvfp4, "nvfp4"}, EnumName<P>{P::int8, "int8"},
+        EnumName<P>{P::int4, "int4"}, EnumName<P>{P::q8_0, "q8_0"},   EnumName<P>{P::q4_0, "q4_0"}};
 }
 
 // Storage cost in half-bits per value, so that q4_0's 4.5 bits stay integral. Inline, with
@@ -41,6 +42,8 @@ constexpr int halfBitsPerValue(Precision p)
     case Precision::fp8:
     case Precision::int8:
         return 16; // one byte (FP8 E4M3/E5M2, INT8)
+    case Precision::nvfp4:
+        return 9; // NVIDIA NVFP4: 16 FP4 (E2M1) values + one FP8 (E4M3) scale = 9 bytes per 16
     case Precision::int4:
         return 8; // two values per byte
     case Precision::q8_0:
@@ -55,7 +58,8 @@ constexpr int halfBitsPerValue(Precision p)
 double bitsPerValue(Precision p);
 
 // Whether weights in this format can be trained (docs/DESIGN.md §3.5: INT8/INT4 and
-// the quantized block formats are for inference only).
+// the quantized block formats are for inference only; NVFP4 trains on a device with an NVFP4
+// peak, docs/step_time.md "NVFP4").
 bool isTrainable(Precision p);
 
 // Bytes needed for `values` values, rounded up to a whole byte.

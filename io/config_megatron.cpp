@@ -914,6 +914,8 @@ enum class Flag
     fp16,
     fp8Format,
     fp8ParamGather,
+    fp4Format,
+    fp4ParamGather,
     ddpBucketSize,
     fp8Recipe,
     tpCommOverlap,
@@ -1009,6 +1011,8 @@ constexpr std::array kFlags{
     FlagInfo{"--fp16", Flag::fp16, Takes::nothing, "precision"},
     FlagInfo{"--fp8-format", Flag::fp8Format, Takes::value, "precision"},
     FlagInfo{"--fp8-param-gather", Flag::fp8ParamGather, Takes::nothing, "fp8_params"},
+    FlagInfo{"--fp4-format", Flag::fp4Format, Takes::value, "precision"},
+    FlagInfo{"--fp4-param-gather", Flag::fp4ParamGather, Takes::nothing, "precision"},
     FlagInfo{"--fp8-recipe", Flag::fp8Recipe, Takes::value, "fp8_scaling"},
     FlagInfo{"--tp-comm-overlap", Flag::tpCommOverlap, Takes::nothing, "tp_overlap"},
     FlagInfo{"--overlap-grad-reduce", Flag::overlapGradReduce, Takes::nothing, "dp_overlap"},
@@ -1739,7 +1743,20 @@ private:
                 return *e;
             s.dpBucketParams = std::get<int>(bucket);
         }
-        if (has(Flag::fp8Format))
+        // transformer_config.py: --fp4-format e2m1 trains in NVFP4 (fp4_recipe nvfp4, the
+        // default), and arguments.py refuses it beside --fp8-format.
+        if (const Given *fp4 = given(Flag::fp4Format)) {
+            noteRead(Flag::fp4Format);
+            if (fp4->value != "e2m1")
+                return core::InputError{fp4->name, "expects e2m1, not '" + fp4->value + "'"};
+            if (given(Flag::fp8Format))
+                return core::InputError{fp4->name, "cannot be used with --fp8-format (Megatron-LM "
+                                                   "refuses both)"};
+            s.precision = core::Precision::nvfp4;
+            if (has(Flag::fp4ParamGather))
+                m_out.assumptions.push_back(
+                    "--fp4-param-gather: the weights are held and gathered in BF16, as without it");
+        } else if (has(Flag::fp8Format))
             s.precision = core::Precision::fp8;
         else if (has(Flag::bf16))
             s.precision = core::Precision::bf16;
@@ -1750,7 +1767,7 @@ private:
         // --fp8-param-gather keeps the compute weights in FP8 (megatron/training/
         // arguments.py); without it, off by default, they stay in BF16.
         s.fp8Params = has(Flag::fp8ParamGather);
-        if (s.precision == core::Precision::fp8)
+        if (s.precision == core::Precision::fp8 || s.precision == core::Precision::nvfp4)
             has(Flag::bf16);
         has(Flag::gradFp32);
         if (has(Flag::gradReduceBf16))
@@ -2162,6 +2179,11 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
             flag("--fp8-recipe", "tensorwise");
         else if (s.fp8Scaling == core::Fp8Scaling::block)
             flag("--fp8-recipe", "blockwise");
+        break;
+    case Precision::nvfp4:
+        // transformer_config.py: fp4 e2m1 with the default fp4_recipe, nvfp4.
+        flag("--bf16");
+        flag("--fp4-format", "e2m1");
         break;
     case Precision::bf16:
         flag("--bf16");

@@ -213,8 +213,8 @@ private Q_SLOTS:
         QTest::addRow("device: Up ×1, one item is one step too")
             << "device" << Qt::Key_Up << 1 << "h100-sxm"
             << "a100-80gb";
-        QTest::addRow("precision: Down ×5, bf16 → q8_0 (invalid for training)")
-            << "precision" << Qt::Key_Down << 5 << "bf16"
+        QTest::addRow("precision: Down ×6, bf16 → q8_0 (invalid for training)")
+            << "precision" << Qt::Key_Down << 6 << "bf16"
             << "q8_0";
         QTest::addRow("schedule: Down ×2, 1F1B → ZB-H1")
             << "schedule" << Qt::Key_Down << 2 << "1f1b"

@@ -560,12 +560,15 @@ private Q_SLOTS:
         choose(control<QComboBox>(window, "model"), "llama-3.1-405b");
         QTRY_COMPARE(document.scenario().model, std::string("llama-3.1-405b"));
         QTRY_VERIFY(window.chart<ModelSizeChart>()->values().constFirst() > 1000);
-        QCOMPARE(window.chart<ModelSizeChart>()->categories().size(), 8);
+        QCOMPARE(window.chart<ModelSizeChart>()->categories().size(), 9);
         const QList<qreal> gb = window.chart<ModelSizeChart>()->values();
         const QStringList names = window.chart<ModelSizeChart>()->categories();
         // docs/DESIGN.md §3.1: 405,853,388,800 parameters × 2 bytes at FP16, × 0.5 at INT4.
         QCOMPARE(gb[names.indexOf("fp16")], 811.7067776);
         QCOMPARE(gb[names.indexOf("int4")], 202.9266944);
+        // NVFP4: 16 four-bit values and one FP8 scale in 9 bytes, 4.5 bits a value (NVIDIA,
+        // "Introducing NVFP4 for Efficient and Accurate Low-Precision Inference").
+        QCOMPARE(gb[names.indexOf("nvfp4")], 228.2925312);
         // One 80 GiB device, and T = 8 of them.
         QCOMPARE(window.chart<ModelSizeChart>()->deviceCapacityGb(), 80.0 * core::kGiB / core::kGB);
         QCOMPARE(window.chart<ModelSizeChart>()->groupCapacityGb(),

@@ -64,6 +64,10 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                                    "docs/DESIGN.md §3.5)")
                            .arg(s.fp8Params ? QStringLiteral("FP8")
                                             : QObject::tr("BF16, cast for each multiply"))
+                 : s.mode == core::Mode::training && s.precision == core::Precision::nvfp4
+                     ? QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
+                                   "§3); NVFP4 training holds them in BF16, cast for each "
+                                   "multiply (docs/step_time.md, \"NVFP4\")")
                      : QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
                                    "§3); docs/worked-examples.md §2"));
     if (st.expertParams > 0)
