@@ -497,7 +497,7 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
     if (s.mode == Mode::training && !isTrainable(s.precision))
         return InputError{"precision", std::string(toString(s.precision)) +
                                            " is for inference only; training needs fp32, bf16, "
-                                           "fp16 or fp8"};
+                                           "fp16, fp8 or nvfp4"};
 
     if (model->hasArchitecture()) {
         if (s.pp > model->layers)

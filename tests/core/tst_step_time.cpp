@@ -608,6 +608,66 @@ private Q_SLOTS:
         QVERIFY(near(find(a, "act").forward.seconds, find(b, "act").forward.seconds, 1e-12));
     }
 
+    // NVFP4 training by hand on the default layout on a B200 (T = 8, sequence parallelism,
+    // 4,096 tokens of a micro-batch): the projections multiply at the B200's NVFP4 peak, 9,000
+    // TFLOPS, times its nvfp4_matmul_efficiency, 0.464 (devices.json); each projection's input
+    // and output gradient is read for its maximum, read again and written as row- and
+    // column-wise copies of 4-bit values with one FP8 scale per 16, 2 + 2 + 2 × 9/16 bytes a
+    // value (NVIDIA/TransformerEngine v2.8, NVFP4Quantizer); sequence parallelism gathers the
+    // input's 9/16-byte row-wise copy forward, the output gradient's two copies and the input's
+    // column-wise copy backward, and reduce-scatters in BF16 (layernorm_linear.py, linear.py,
+    // distributed.py _all_gather_nvfp4); the trained weights are held in BF16.
+    void nvfp4ByHand()
+    {
+        const core::Presets presets = io::builtinPresets();
+        const auto rates =
+            deviceRates(*presets.device("b200"), Precision::nvfp4, std::nullopt, true);
+        QVERIFY(rates && rates->narrow);
+        QCOMPARE(rates->peakFlops, 9000e12);
+        QCOMPARE(rates->matmulFlops, 9000e12 * 0.464);
+        QCOMPARE(rates->castCopyBytes, 9.0 / 16);
+        QCOMPARE(rates->halfPeakFlops, 2250e12); // attention and the LM head stay in BF16
+        const Report r = evaluate(scenario("device=b200,precision=nvfp4"), presets);
+        QVERIFY(r.ok() && r.stepTime);
+        const LayerOp &cast = opOf(r.layerOps, "fp8_cast");
+        const double tokens = 4096, bandwidth = 8000e9 * 0.9;
+        const double in = 8192 + 1024 + 8192 + 3584, out = 1280 + 8192 + 7168 + 8192;
+        const double perValue = 2 + 2 + 2 * 9.0 / 16;
+        QVERIFY(near(cast.forward.bytes, tokens * in * perValue));
+        QVERIFY(near(cast.backward.bytes, tokens * out * perValue));
+        QVERIFY(near(cast.forward.seconds, tokens * in * perValue / bandwidth, 1e-9));
+        // The collectives of attention's half and the MLP's: 7/8 of each tensor on the wire.
+        const LayerOp &tp = opOf(r.layerOps, "tp");
+        const double payload = tokens * 8192 * 2; // the BF16 tensor a collective moves
+        const double wire = 7.0 / 8 * 2;          // per byte of payload, over the two halves
+        QVERIFY(near(tp.forward.bytes, wire * (payload * 9.0 / 32 + payload), 1e-9));
+        QVERIFY(near(tp.backward.bytes, wire * (payload * 9.0 / 16 + payload + payload * 9.0 / 32),
+                     1e-9));
+        QCOMPARE(r.weightBytesPerParam, 2.0);
+        // FP8 gathers one byte a value, and its output gradient once, transposed after.
+        const Report fp8 = evaluate(scenario("device=b200,precision=fp8"), presets);
+        const LayerOp &fp8Tp = opOf(fp8.layerOps, "tp");
+        QVERIFY(near(fp8Tp.forward.bytes, wire * (payload / 2 + payload), 1e-9));
+        QVERIFY(near(fp8Tp.backward.bytes, wire * (payload / 2 + payload + payload / 2), 1e-9));
+        // Inference keeps 4.5 bits a weight, and multiplies in NVFP4 where the device can.
+        const Report served =
+            evaluate(scenario("device=b200,precision=nvfp4,mode=inference"), presets);
+        QVERIFY(served.ok() && served.stepTime);
+        QCOMPARE(served.weightBytesPerParam, 9.0 / 16);
+        // Without an NVFP4 peak (H100) inference dequantizes as the weight-only formats do;
+        // training has no time, and says why.
+        const auto h100 =
+            deviceRates(*presets.device("h100-sxm"), Precision::nvfp4, std::nullopt, false);
+        QVERIFY(h100 && !h100->narrow);
+        QCOMPARE(h100->peakFlops, 989e12);
+        QVERIFY(!deviceRates(*presets.device("h100-sxm"), Precision::nvfp4, std::nullopt, true));
+        const Report untimed = evaluate(scenario("precision=nvfp4"), presets);
+        QVERIFY(untimed.ok() && !untimed.stepTime);
+        QVERIFY(std::any_of(untimed.warnings.begin(), untimed.warnings.end(), [](const Warning &w) {
+            return w.code == "no-timing" && w.message.find("nvfp4") != std::string::npos;
+        }));
+    }
+
     // A device with no memory bandwidth gets a warning rather than free memory traffic unsaid.
     void memoryUntimedIsWarned()
     {

@@ -517,6 +517,20 @@ private Q_SLOTS:
             << QByteArray("--fp8-format hybrid --fp8-recipe rowwise") << fp8 << ""
             << "--fp8-recipe"
             << "tensorwise";
+        // --fp4-format e2m1 trains in NVFP4 (transformer_config.py: fp4, fp4_recipe nvfp4 by
+        // default); arguments.py refuses it beside --fp8-format.
+        const QString precision = QStringLiteral("precision");
+        QTest::addRow("NVFP4") << QByteArray("--bf16 --fp4-format e2m1") << precision << "nvfp4"
+                               << ""
+                               << "";
+        QTest::addRow("an unknown FP4 format")
+            << QByteArray("--bf16 --fp4-format e3m0") << precision << ""
+            << "--fp4-format"
+            << "e2m1";
+        QTest::addRow("FP4 beside FP8")
+            << QByteArray("--bf16 --fp4-format e2m1 --fp8-format hybrid") << precision << ""
+            << "--fp4-format"
+            << "--fp8-format";
         // --attention-backend (megatron/training/arguments.py): flash is Transformer Engine's
         // FlashAttention backend, the flash-attn package; fused its cuDNN kernels; unfused
         // and local materialise the scores.
@@ -676,6 +690,8 @@ private Q_SLOTS:
                                                                           "tp_overlap=true"};
         QTest::addRow("megatron 8B FlashAttention-2")
             << megatron << QStringList{"model=llama-3.1-8b", "attention=flash2"};
+        QTest::addRow("megatron 8B NVFP4 on B200")
+            << megatron << QStringList{"model=llama-3.1-8b", "device=b200", "precision=nvfp4"};
         QTest::addRow("megatron 8B T2 C2 D4 full FP8") << megatron
                                                        << QStringList{"model=llama-3.1-8b",
                                                                       "tp=2",

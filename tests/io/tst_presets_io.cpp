@@ -315,6 +315,10 @@ private Q_SLOTS:
             << head + R"("devices": [{"id": "d", "memory_gib": 8, "fp8_matmul_efficiency": -0.5}]})"
             << "devices[0].fp8_matmul_efficiency"
             << "must be 0 (not published: the default) or from 0.001 to 1, got -0.5";
+        QTest::addRow("an NVFP4 matmul efficiency above 1")
+            << head + R"("devices": [{"id": "d", "memory_gib": 8, "nvfp4_matmul_efficiency": 4}]})"
+            << "devices[0].nvfp4_matmul_efficiency"
+            << "must be 0 (not published: the default) or from 0.001 to 1, got 4";
         QTest::addRow("an eager memory efficiency above 1")
             << head + R"("devices": [{"id": "d", "memory_gib": 8, "eager_memory_efficiency": 2}]})"
             << "devices[0].eager_memory_efficiency"
