@@ -33,11 +33,19 @@ std::optional<InputError> ringLink(const DeviceSpec &device, int stride, int siz
                                    std::string_view traffic)
 {
     stride = std::max(1, stride);
-    auto error = chooseLink(device, size <= 1 ? 1 : stride * size, interNodeGbPerS, out, traffic);
+    return ringLinkSpread(device, size <= 1 ? 1 : stride * size, device.devicesPerNode / stride,
+                          size, interNodeGbPerS, out, traffic);
+}
+
+std::optional<InputError> ringLinkSpread(const DeviceSpec &device, int span, int perNode, int size,
+                                         std::optional<double> interNodeGbPerS, Link &out,
+                                         std::string_view traffic)
+{
+    auto error = chooseLink(device, size <= 1 ? 1 : span, interNodeGbPerS, out, traffic);
     if (error || out.kind != LinkKind::interNode || size <= 1)
         return error;
     // NVIDIA/nccl#412: each member's NIC carries its own channels, up to NVLink's bandwidth.
-    const int nics = std::clamp(device.devicesPerNode / stride, 1, size);
+    const int nics = std::clamp(perNode, 1, size);
     double gbPerS = nics * out.gbPerS;
     if (nics > 1 && device.intraNodeGbPerS > 0)
         gbPerS = std::min(gbPerS, device.intraNodeGbPerS * device.linkEfficiencyOrDefault(true) /

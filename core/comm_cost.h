@@ -75,6 +75,12 @@ std::optional<InputError> ringLink(const DeviceSpec &device, int stride, int siz
                                    std::optional<double> interNodeGbPerS, Link &out,
                                    std::string_view traffic = "tensor-parallel");
 
+// The same for a group laid out unevenly: `span` ranks from its first member to past its
+// last (inside one node when it fits one), `perNode` of its `size` members in each node.
+std::optional<InputError> ringLinkSpread(const DeviceSpec &device, int span, int perNode, int size,
+                                         std::optional<double> interNodeGbPerS, Link &out,
+                                         std::string_view traffic);
+
 // Bytes one device sends (= receives) in a ring collective over `tp` devices,
 // for a collective whose full tensor is `payloadBytes`.
 double wireBytesPerDevice(Collective kind, std::int64_t payloadBytes, int tp);

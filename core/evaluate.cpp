@@ -138,9 +138,15 @@ Precision tpActivationPrecision(Precision p)
 // The link between neighbouring pipeline stages. Megatron-LM orders ranks T, then D, then K,
 // so a stage's neighbour is T·D ranks away: the pipeline stays in one node only when all
 // T·D·K devices fit one.
+// The devices a pipeline's sends cross: in Megatron-core's default rank order the whole job
+// (a stage's neighbour is T·C·D ranks away); with the pipeline before the data-parallel
+// replicas one replica's T·C·K, which a node holds when it fits one (docs/step_time.md, "Rank
+// order").
 int pipelineSpan(const Scenario &s)
 {
-    return s.pp <= 1 ? 1 : s.devices();
+    if (s.pp <= 1)
+        return 1;
+    return s.rankOrder == RankOrder::pipelineInner ? s.tp * s.cp * s.pp : s.devices();
 }
 
 // Everything the per-operation model (docs/step_time.md) derives for one scenario: one
@@ -573,8 +579,18 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     const int syncRanks = s.dp * s.cp;
     if (training && syncRanks > 1) {
         Link link;
+        // The C ranks T apart, then the D replicas: next to each other in the default rank
+        // order, T·C·K apart with the pipeline inside, where a node holds a replica's C ranks
+        // and as many whole replicas as fit it.
+        const int node = std::max(1, device.devicesPerNode);
+        const int replica = s.tp * s.cp * s.pp;
         const auto linkError =
-            ringLink(device, s.tp, syncRanks, s.interNodeGbPerS, link, "data-parallel");
+            s.rankOrder == RankOrder::pipelineInner && s.pp > 1
+                ? ringLinkSpread(device, s.dp > 1 ? replica * s.dp : s.tp * s.cp,
+                                 std::min(s.cp, std::max(1, node / s.tp)) *
+                                     (replica <= node ? std::min(s.dp, node / replica) : 1),
+                                 syncRanks, s.interNodeGbPerS, link, "data-parallel")
+                : ringLink(device, s.tp, syncRanks, s.interNodeGbPerS, link, "data-parallel");
         if (linkError) {
             r.warnings.push_back({"dp-link-unknown", linkError->message});
             out.dpLink = std::string(toString(link.kind));

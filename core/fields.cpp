@@ -46,6 +46,11 @@ const std::array kFields{
     FieldInfo{"cp_exchange", &Scenario::cpExchange,
               "How the C devices of a sequence pass keys and values: ring (Megatron-LM), "
               "allgather (torchtitan) or alltoall (DeepSpeed-Ulysses) (docs/experts.md)."},
+    FieldInfo{"rank_order", &Scenario::rankOrder,
+              "How devices are numbered, innermost first: tp-cp-ep-dp-pp (Megatron-LM's "
+              "default) puts a replica's pipeline stages furthest apart; tp-cp-ep-pp-dp "
+              "(--use-tp-pp-dp-mapping) keeps them together, the data-parallel peers apart "
+              "(docs/step_time.md)."},
     FieldInfo{"ep", &Scenario::ep,
               "Expert-parallel degree E: devices that share out each MoE layer's routed "
               "experts, drawn from the T x C x D devices of a stage (docs/experts.md)."},

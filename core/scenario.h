@@ -85,6 +85,24 @@ constexpr auto enumNames(CpExchange)
                       EnumName<C>{C::alltoall, "alltoall"}};
 }
 
+// How ranks are numbered, innermost first (Megatron-core parallel_state.py, RankGenerator):
+// tensor, context, expert, data, then pipeline, so a stage's replicas sit together and its
+// neighbour stage is T·C·D ranks away; or with --use-tp-pp-dp-mapping the pipeline before the
+// data-parallel replicas, so one replica's stages sit together and its data-parallel peers
+// T·C·K ranks apart (docs/step_time.md, "Rank order").
+enum class RankOrder
+{
+    dataInner,
+    pipelineInner
+};
+
+constexpr auto enumNames(RankOrder)
+{
+    using R = RankOrder;
+    return std::array{EnumName<R>{R::dataInner, "tp-cp-ep-dp-pp"},
+                      EnumName<R>{R::pipelineInner, "tp-cp-ep-pp-dp"}};
+}
+
 // The format of the KV cache in inference: auto keeps it in the activations' format (BF16,
 // or FP16/FP32 when the model runs so); FP8 and INT8 halve it (docs/inference.md).
 enum class KvPrecision
@@ -183,6 +201,7 @@ struct Scenario
     // values around them (docs/experts.md, "Context parallelism").
     int cp = 1;
     CpExchange cpExchange = CpExchange::ring;
+    RankOrder rankOrder = RankOrder::dataInner;
     // Expert parallelism E: the routed experts of every MoE layer spread over E devices of the
     // T x C x D ranks of a stage, as Megatron-core lays them out (docs/experts.md).
     int ep = 1;

@@ -909,6 +909,7 @@ enum class Flag
     megatronFsdp,
     embeddingInSplit,
     lossInSplit,
+    tpPpDpMapping,
     shardingStrategy,
     bf16,
     fp16,
@@ -1002,6 +1003,7 @@ constexpr std::array kFlags{
     FlagInfo{"--sequence-parallel", Flag::sequenceParallel, Takes::nothing, "sequence_parallel"},
     FlagInfo{"--use-distributed-optimizer", Flag::distributedOptimizer, Takes::nothing, "zero"},
     FlagInfo{"--use-megatron-fsdp", Flag::megatronFsdp, Takes::nothing, "zero"},
+    FlagInfo{"--use-tp-pp-dp-mapping", Flag::tpPpDpMapping, Takes::nothing, "rank_order"},
     FlagInfo{"--account-for-embedding-in-pipeline-split", Flag::embeddingInSplit, Takes::nothing,
              "ends_in_pipeline_split"},
     FlagInfo{"--account-for-loss-in-pipeline-split", Flag::lossInSplit, Takes::nothing,
@@ -1716,6 +1718,9 @@ private:
             return e;
         if (auto e = readFp8Recipe(s))
             return e;
+        // initialize.py: order tp-cp-ep-pp-dp with --use-tp-pp-dp-mapping, else tp-cp-ep-dp-pp.
+        s.rankOrder =
+            has(Flag::tpPpDpMapping) ? core::RankOrder::pipelineInner : core::RankOrder::dataInner;
         // arguments.py: each flag counts its end as a layer of the pipeline split; Parascope
         // counts both or neither.
         const bool embedding = has(Flag::embeddingInSplit), loss = has(Flag::lossInSplit);
@@ -2115,6 +2120,8 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
             (s.schedule == core::Schedule::interleaved ? " with virtual_stages=1" : "") +
             ": Megatron-LM runs 1F1B or interleaved 1F1B; written as 1F1B");
     }
+    if (s.rankOrder == core::RankOrder::pipelineInner)
+        flag("--use-tp-pp-dp-mapping");
     if (s.endsInPipelineSplit && s.pp > 1) {
         flag("--account-for-embedding-in-pipeline-split");
         flag("--account-for-loss-in-pipeline-split");

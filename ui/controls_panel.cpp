@@ -157,6 +157,9 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     buffers->addItem(tr("FSDP2's"), QStringLiteral("fsdp"));
     addCheck(QStringLiteral("cache_outputs"), tr("&Cache last-stage outputs"));
     addCheck(QStringLiteral("ends_in_pipeline_split"), tr("Embedding, loss as layers"));
+    QComboBox *order = addChoice(QStringLiteral("rank_order"), tr("Rank order"));
+    order->addItem(tr("tp-cp-ep-dp-pp (stages apart)"), QStringLiteral("tp-cp-ep-dp-pp"));
+    order->addItem(tr("tp-cp-ep-pp-dp (stages together)"), QStringLiteral("tp-cp-ep-pp-dp"));
 
     addNumber(QStringLiteral("reserve_gib"), tr("Framework reserve"), {0, 64, 1, 0.5})
         ->setSuffix(QStringLiteral(" GiB"));
@@ -408,6 +411,16 @@ void ControlsPanel::refresh()
     }
     // The exchange only matters when C splits sequences.
     m_controls.value(QStringLiteral("cp_exchange"))->setEnabled(!inference && s.cp > 1);
+    // With one stage both orders number the devices alike.
+    {
+        QWidget *control = m_controls.value(QStringLiteral("rank_order"));
+        const QString help = tooltipFor(QStringLiteral("rank_order"));
+        control->setEnabled(s.pp > 1);
+        control->setToolTip(s.pp > 1 ? help
+                                     : tr("Not used with one pipeline stage: both orders number "
+                                          "the devices alike.\n%1")
+                                           .arg(help));
+    }
     // Scales are found only for FP8 casts, and only FP8 training chooses how its weights are
     // held; a greyed control says why, as its value stays the scenario's.
     const bool fp8 = s.precision == core::Precision::fp8;

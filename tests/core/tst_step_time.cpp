@@ -668,6 +668,46 @@ private Q_SLOTS:
         }));
     }
 
+    // The rank order (Megatron-LM's --use-tp-pp-dp-mapping, order tp-cp-ep-pp-dp in
+    // initialize.py) on a GB200 NVL72, whose NVLink domain is 72 GPUs: Llama 3.1 405B at
+    // T4 C2 K8 D8 puts a replica's 64 devices in one domain, so its pipeline sends ride NVLink
+    // (900 GB/s at the default 0.8, 5.7 µs a message) where the default order spreads the
+    // stages over 512 devices and sends over each GPU's 50 GB/s NIC (at 0.9, 6.6 µs); the
+    // data-parallel ring of the D x C = 16 ranks then leaves the domain, with its 2 members a
+    // domain driving a NIC each, where the default order keeps it on NVLink. On 8-GPU B200
+    // nodes neither group fits a node either way and the order changes nothing.
+    void rankOrderMovesThePipelineOntoNvlink()
+    {
+        const core::Presets presets = io::builtinPresets();
+        const QString set = QStringLiteral(
+            "model=llama-3.1-405b,device=gb200-nvl72,precision=bf16,tp=4,cp=2,pp=8,dp=8,"
+            "seq_len=8192,microbatches=16,sequence_parallel=true,rank_order=");
+        const Report apart = evaluate(scenario(set + "tp-cp-ep-dp-pp"), presets);
+        const Report together = evaluate(scenario(set + "tp-cp-ep-pp-dp"), presets);
+        QVERIFY(apart.ok() && apart.stepTime && together.ok() && together.stepTime);
+        // One send: 4,096 tokens (8,192 over C = 2) × 16,384 values × 2 bytes over T = 4.
+        const double bytes = 4096.0 * 16384 * 2 / 4;
+        const double nvlink = 5.7e-6 + bytes / (900e9 * 0.8);
+        const double nic = 6.6e-6 + bytes / (50e9 * 0.9);
+        const auto sends = [](const Report &r) {
+            return r.stepTime->stages[1][TimePart::pipelineComm];
+        };
+        QVERIFY(sends(apart) > 0);
+        QVERIFY(near(sends(together) / sends(apart), nvlink / nic, 1e-9));
+        QCOMPARE(apart.stepTime->dpLink, std::string("intra-node"));
+        QCOMPARE(together.stepTime->dpLink, std::string("inter-node"));
+        QVERIFY(near(together.stepTime->dpBusGbPerS, 2 * 50 * 0.9));
+        // B200: T x C = 8 fills a node; the ring has 2 members a node either way.
+        const QString b200 = QStringLiteral(
+            "model=llama-3.1-405b,device=b200,precision=bf16,tp=4,cp=2,pp=8,dp=4,seq_len=8192,"
+            "microbatches=16,sequence_parallel=true,rank_order=");
+        const Report b1 = evaluate(scenario(b200 + "tp-cp-ep-dp-pp"), presets);
+        const Report b2 = evaluate(scenario(b200 + "tp-cp-ep-pp-dp"), presets);
+        QVERIFY(b1.stepTime && b2.stepTime);
+        QCOMPARE(b2.stepTime->stepTimeS, b1.stepTime->stepTimeS);
+        QCOMPARE(b2.stepTime->dpBusGbPerS, 2 * 50 * 0.9);
+    }
+
     // A device with no memory bandwidth gets a warning rather than free memory traffic unsaid.
     void memoryUntimedIsWarned()
     {

@@ -697,11 +697,16 @@ private Q_SLOTS:
         row(llama, "Llama 3.1 405B v5.0, 8,192 H100", v50 + "tp=8,dp=64,microbatches=24", 5.18);
         const QString gb200 = v50 + "device=gb200-nvl72,tp=4,microbatches=112,";
         row(llama, "Llama 3.1 405B v5.0, 256 GB200", gb200 + "dp=4", 19.144);
-        row(llama, "Llama 3.1 405B v5.0, 512 GB200", gb200 + "dp=8", 19.474);
+        // The 512-GPU configuration keeps each replica's stages together
+        // (config_GB200_128x4x112xtp4pp8cp2_cg_dplast.sh: TP_PP_DP_MAPPING=True).
+        row(llama, "Llama 3.1 405B v5.0, 512 GB200", gb200 + "dp=8,rank_order=tp-cp-ep-pp-dp",
+            19.474);
         // v5.1, the University of Florida's DGX B200s (NeMo 25.09, NVIDIA's b200_nemo
         // configuration: config_common.sh sets FP8_RECIPE "tensorwise", Transformer Engine's
-        // per-tensor current scaling; CUDA graphs), 144 sequences per replica.
-        const QString b200 = v50 + "device=b200,fp8_scaling=current,tp=4,microbatches=144,";
+        // per-tensor current scaling; CUDA graphs; TP_PP_DP_MAPPING=True), 144 sequences per
+        // replica.
+        const QString b200 = v50 + "device=b200,fp8_scaling=current,tp=4,microbatches=144,"
+                                   "rank_order=tp-cp-ep-pp-dp,";
         row(llama, "Llama 3.1 405B v5.1, 256 B200", b200 + "dp=4", 27.665);
         row(llama, "Llama 3.1 405B v5.1, 448 B200", b200 + "dp=7", 27.958);
         // Llama 3.1 8B at the two layouts whose configurations are published

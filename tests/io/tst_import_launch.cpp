@@ -61,7 +61,7 @@ const QStringList kTorchtitanKeys{"framework",
 const QStringList kMegatronKeys =
     kTorchtitanKeys +
     QStringList{"grad_precision", "fused_swiglu", "fused_grad_accumulation", "attention",
-                "dp_overlap",     "fp8_scaling",  "ends_in_pipeline_split"};
+                "dp_overlap",     "fp8_scaling",  "ends_in_pipeline_split",  "rank_order"};
 
 } // namespace
 
@@ -517,6 +517,16 @@ private Q_SLOTS:
             << QByteArray("--fp8-format hybrid --fp8-recipe rowwise") << fp8 << ""
             << "--fp8-recipe"
             << "tensorwise";
+        // initialize.py: the rank order with --use-tp-pp-dp-mapping.
+        QTest::addRow("the default rank order")
+            << QByteArray("") << QStringLiteral("rank_order") << "tp-cp-ep-dp-pp"
+            << ""
+            << "";
+        QTest::addRow("the pipeline inside the replica")
+            << QByteArray("--use-tp-pp-dp-mapping") << QStringLiteral("rank_order")
+            << "tp-cp-ep-pp-dp"
+            << ""
+            << "";
         // --fp4-format e2m1 trains in NVFP4 (transformer_config.py: fp4, fp4_recipe nvfp4 by
         // default); arguments.py refuses it beside --fp8-format.
         const QString precision = QStringLiteral("precision");
@@ -690,6 +700,18 @@ private Q_SLOTS:
                                                                           "tp_overlap=true"};
         QTest::addRow("megatron 8B FlashAttention-2")
             << megatron << QStringList{"model=llama-3.1-8b", "attention=flash2"};
+        QTest::addRow("megatron 405B on GB200, the pipeline inside the replica")
+            << megatron
+            << QStringList{"model=llama-3.1-405b",
+                           "device=gb200-nvl72",
+                           "tp=4",
+                           "pp=8",
+                           "cp=2",
+                           "dp=8",
+                           "microbatches=16",
+                           "schedule=interleaved",
+                           "virtual_stages=8",
+                           "rank_order=tp-cp-ep-pp-dp"};
         QTest::addRow("megatron 8B NVFP4 on B200")
             << megatron << QStringList{"model=llama-3.1-8b", "device=b200", "precision=nvfp4"};
         QTest::addRow("megatron 8B T2 C2 D4 full FP8") << megatron
