@@ -577,6 +577,15 @@ private Q_SLOTS:
         QCOMPARE(window.chart<ModelSizeChart>()->highlighted(), QStringLiteral("bf16"));
         choose(control<QComboBox>(window, "precision"), "fp8");
         QTRY_COMPARE(window.chart<ModelSizeChart>()->highlighted(), QStringLiteral("fp8"));
+        // The highlighted bar's formula takes the format's bytes, one a value in FP8 and 9/16
+        // in NVFP4, though training holds BF16 weights for both here.
+        QTRY_VERIFY(window.formulas()->toPlainText().contains(
+            QStringLiteral("405,853,388,800 × 1 B = 405.9 GB")));
+        choose(control<QComboBox>(window, "device"), "b200");
+        choose(control<QComboBox>(window, "precision"), "nvfp4");
+        QTRY_COMPARE(window.chart<ModelSizeChart>()->highlighted(), QStringLiteral("nvfp4"));
+        QTRY_VERIFY(window.formulas()->toPlainText().contains(
+            QStringLiteral("405,853,388,800 × 0.5625 B = 228.3 GB")));
     }
 
     // docs/worked-examples.md §4 on the bubble chart: the curves are the closed forms, the marker

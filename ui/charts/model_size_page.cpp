@@ -56,17 +56,19 @@ QString ModelSizePage::formulas(const ChartInputs &inputs) const
         if (size.precision == r.precision)
             exact = block(
                 QObject::tr("The bars: exact count × bytes per value"),
+                // The format's own bytes a value: the bar is the weights stored in it, not the
+                // 16-bit copy FP8 or NVFP4 training may hold (weightBytesPerParam).
                 QStringLiteral("%1 × %2 B = %3")
                     .arg(io::formatCount(r.params))
-                    .arg(r.weightBytesPerParam)
+                    .arg(core::bitsPerValue(size.precision) / 8)
                     .arg(bytes(size.bytes)),
                 QObject::tr("Parameters counted from the architecture (docs/DESIGN.md §3.1)"));
     return exact +
            block(QObject::tr("Published tables: nominal size × bytes per value"),
                  QStringLiteral("%1 × bytes =<br>%2").arg(io::formatCount(r.nominalParams), rows),
                  QObject::tr("docs/worked-examples.md §1 (405B → 810 / 405 / 202.5 GB); q8_0 and "
-                             "q4_0 carry an FP16 "
-                             "scale per 32 weights (llama.cpp)"));
+                             "q4_0 carry an FP16 scale per 32 weights (llama.cpp), nvfp4 an FP8 "
+                             "scale per 16 (NVIDIA's NVFP4)"));
 }
 
 // The whole model's weights at every precision, in bytes.
