@@ -37,6 +37,11 @@ const char *const kSources[] = {
     "pytorch/pytorch#159251 (pipelining caches every micro-batch's output on the last stage) "
     "and #165822 (return_outputs=False).",
     "llama.cpp block formats Q8_0 and Q4_0: 32 weights and one FP16 scale (8.5 and 4.5 bits).",
+    "NVIDIA, “Introducing NVFP4 for Efficient and Accurate Low-Precision Inference”: 16 FP4 "
+    "values and one FP8 scale (4.5 bits); NVIDIA/TransformerEngine v2.8, NVFP4BlockScaling "
+    "and NVFP4Quantizer: the casts, and the cast copies sequence parallelism gathers; "
+    "deepseek-ai/DeepGEMM#348: cuBLASLt's block-scaled FP4 multiply on a B200 "
+    "(nvfp4_matmul_efficiency).",
     "Dao 2023, “FlashAttention-2”, §3.1: causal attention's FLOPs and its backward's 2.5 ×; "
     "Shah et al. 2024, “FlashAttention-3”, Figures 5 and 6: cuDNN's, FlashAttention-2's and "
     "-3's rates on an H100 at head dimension 128 (attention flash, flash2, flash3); "
@@ -50,7 +55,9 @@ const char *const kSources[] = {
     "SN40L (Prabhakar et al. 2024) — see each preset's source. NVIDIA/nccl#2421: NCCL's ring "
     "launches 32 blocks a kernel on Blackwell, the SMs a hidden collective holds there.",
     "NVIDIA/Megatron-LM, megatron/training/arguments.py: --fp8-param-gather (fp8_params), off "
-    "by default, so FP8 training keeps BF16 weights unless it is given.",
+    "by default, so FP8 training keeps BF16 weights unless it is given; "
+    "megatron/training/initialize.py: rank order tp-cp-ep-dp-pp, or tp-cp-ep-pp-dp with "
+    "--use-tp-pp-dp-mapping (rank_order).",
     "NVIDIA/Megatron-LM, megatron/core/distributed/: the data-parallel group with context "
     "parallelism, buckets of max(40M, 1M × D·C) parameters (distributed_data_parallel.py) "
     "reduced and gathered one after another (param_and_grad_buffer.py): dp_bucket_params.",
