@@ -449,6 +449,17 @@ private Q_SLOTS:
         // ratio (resources/presets/devices.json): no GB200 sustained rate is published.
         QTest::addRow("Llama 3 8B, 8 GB200")
             << "llama-3.1-8b" << eight + "gb200-nvl72" << 8 << 31508.0;
+        // 26.04.01 container, NVFP4: 64 GB200, TP 2, PP 4, VP 5, GBS 256, MBS 1, 8,192 tokens,
+        // no tensor-parallel overlap (perf_recipes/llama/gb200/llama3.py,
+        // llama3_70b_pretrain_64gpu_gb200_nvfp4_config: tp_comm_overlap = False; Transformer
+        // Engine's CUDA graphs, not modelled). Added with the NVFP4 format, as a run the model
+        // had not seen.
+        QTest::addRow("Llama 3 70B NVFP4, 64 GB200")
+            << "llama-3.1-70b"
+            << "precision=nvfp4,device=gb200-nvl72,tp=2,pp=4,dp=8,microbatches=32,"
+               "schedule=interleaved,virtual_stages=5,microbatch_size=1,sequence_parallel=true,"
+               "tp_overlap=false"
+            << 64 << 4864.0;
     }
     void megatronBridgeFp8()
     {
