@@ -277,6 +277,26 @@ private Q_SLOTS:
                     .startsWith("Not used in inference"));
     }
 
+    // The rank order only moves devices between stages: with one stage it is greyed and says
+    // so; with more it sets the scenario's key.
+    void rankOrderExplainsWhenGreyed()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        QVERIFY(document.setField(QStringLiteral("pp"), QStringLiteral("1")));
+        document.flush();
+        auto *order = qobject_cast<QComboBox *>(window.controls()->control("rank_order"));
+        QVERIFY(order);
+        QVERIFY(!order->isEnabled());
+        QVERIFY(order->toolTip().startsWith("Not used with one pipeline stage"));
+        QVERIFY(document.setField(QStringLiteral("pp"), QStringLiteral("4")));
+        document.flush();
+        QVERIFY(order->isEnabled());
+        QVERIFY(order->toolTip().startsWith("How devices are numbered"));
+        choose(order, QStringLiteral("tp-cp-ep-pp-dp"));
+        QTRY_VERIFY(document.scenario().rankOrder == core::RankOrder::pipelineInner);
+    }
+
     void interNodeBandwidthHasAControl()
     {
         ScenarioDocument document(io::builtinPresets());
