@@ -105,11 +105,9 @@ std::int64_t stageParams(const ModelSpec &model, const ParamCounts &perDevice, i
 // without Megatron-LM's --fp4-param-gather (its default, and the MLPerf v5.1 runs').
 Precision heldWeightPrecision(const Scenario &s)
 {
-    const bool training = s.mode == Mode::training;
-    return (training && s.precision == Precision::fp8 && !s.fp8Params) ||
-                   (training && s.precision == Precision::nvfp4)
-               ? Precision::bf16
-               : s.precision;
+    const bool castEachStep =
+        s.precision == Precision::nvfp4 || (s.precision == Precision::fp8 && !s.fp8Params);
+    return s.mode == Mode::training && castEachStep ? Precision::bf16 : s.precision;
 }
 
 int minTpForWeights(const ModelSpec &model, const Scenario &s, std::int64_t capacity,
@@ -135,9 +133,6 @@ Precision tpActivationPrecision(Precision p)
     return p == Precision::fp32 || p == Precision::fp16 ? p : Precision::bf16;
 }
 
-// The link between neighbouring pipeline stages. Megatron-LM orders ranks T, then D, then K,
-// so a stage's neighbour is T·D ranks away: the pipeline stays in one node only when all
-// T·D·K devices fit one.
 // The devices a pipeline's sends cross: in Megatron-core's default rank order the whole job
 // (a stage's neighbour is T·C·D ranks away); with the pipeline before the data-parallel
 // replicas one replica's T·C·K, which a node holds when it fits one (docs/step_time.md, "Rank
