@@ -328,6 +328,14 @@ std::vector<std::string> unsupportedByFramework(const Scenario &s)
         out.push_back(name + " runs the " + either(schedules) + " schedule, not " +
                       std::string(toString(s.schedule)));
     }
+    // torchtitan's device mesh (pp, dp_replicate, dp_shard, cp, tp:
+    // torchtitan/distributed/parallel_dims.py) and DeepSpeed's topology (pipe, data, model:
+    // deepspeed/runtime/pipe/topology.py) keep the pipeline outermost; only Megatron-LM takes
+    // the other order (--use-tp-pp-dp-mapping).
+    if (s.pp > 1 && s.rankOrder == RankOrder::pipelineInner &&
+        (s.framework == Framework::torchtitan || s.framework == Framework::deepspeed))
+        out.push_back(name + " numbers devices tp-cp-ep-dp-pp, the pipeline outermost, not "
+                             "tp-cp-ep-pp-dp");
     return out;
 }
 

@@ -579,6 +579,9 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
     if (s.schedule != core::Schedule::oneFOneB && s.pp > 1)
         notes.push_back("schedule " + core::fieldText(s, "schedule") +
                         ": DeepSpeed's pipeline engine runs 1F1B only");
+    if (s.rankOrder == core::RankOrder::pipelineInner)
+        notes.push_back("rank_order tp-cp-ep-pp-dp: DeepSpeed's topology keeps the pipeline "
+                        "outermost (axes pipe, data, model: deepspeed/runtime/pipe/topology.py)");
 
     const bool fp16 = s.precision == core::Precision::fp16;
     const bool bf16 = !fp16 && s.precision != core::Precision::fp32;

@@ -725,6 +725,10 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
     if (s.gradPrecision != core::Precision::fp32)
         notes.push_back("grad_precision=" + std::string(core::toString(s.gradPrecision)) +
                         ": FSDP2 reduces in float32 (mixed_precision_reduce)");
+    if (s.rankOrder == core::RankOrder::pipelineInner)
+        notes.push_back("rank_order=tp-cp-ep-pp-dp: torchtitan's device mesh keeps the pipeline "
+                        "outermost (pp, dp_replicate, dp_shard, cp, tp: "
+                        "torchtitan/distributed/parallel_dims.py); it numbers devices its own way");
 
     // ZeRO: DDP is replicate, FSDP2 is shard; reshard_after_forward follows the pipeline.
     int replicate = s.dp, shard = 1;

@@ -376,6 +376,9 @@ private Q_SLOTS:
             << "torchtitan runs ZeRO stage 0 or 3 without pipeline stages, not 1";
         QTest::addRow("DeepSpeed runs 1F1B only") << "framework=deepspeed,schedule=gpipe"
                                                   << "DeepSpeed runs the 1f1b schedule, not gpipe";
+        QTest::addRow("torchtitan's mesh keeps the pipeline outermost")
+            << "framework=torchtitan,rank_order=tp-cp-ep-pp-dp"
+            << "torchtitan numbers devices tp-cp-ep-dp-pp, the pipeline outermost";
     }
     void unsupportedIsWarned()
     {
