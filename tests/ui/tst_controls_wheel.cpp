@@ -77,14 +77,6 @@ private:
                 !qobject_cast<const QScrollBar *>(widget));
     }
 
-    static bool isInScrollArea(const QWidget *widget)
-    {
-        for (const QWidget *p = widget->parentWidget(); p; p = p->parentWidget())
-            if (qobject_cast<const QScrollArea *>(p))
-                return true;
-        return false;
-    }
-
     static QString valueOf(const QWidget *control)
     {
         if (auto *combo = qobject_cast<const QComboBox *>(control))
@@ -162,17 +154,17 @@ private Q_SLOTS:
         QCOMPARE(bar->value(), still);
     }
 
-    // Every picker, spin box and slider in a scroll area of the window (the scenario controls,
-    // the planner's inputs, the experts page's) lets an unfocused wheel pass, and can still take
-    // the keyboard focus.
-    void everyControlInAScrollAreaWaitsForFocus()
+    // Every picker, spin box and slider of the window (the scenario controls, the planner's
+    // inputs, the experts page's, the Timeline's speed and the memory-over-the-step page's stage)
+    // lets an unfocused wheel pass, and can still take the keyboard focus.
+    void everyValueControlWaitsForFocus()
     {
         ExplorerWindow w;
         showActive(w.window);
         QStringList checked;
         QStringList failures;
         for (QWidget *control : w.window.findChildren<QWidget *>()) {
-            if (!isValueControl(control) || !isInScrollArea(control))
+            if (!isValueControl(control))
                 continue;
             checked << nameOf(control);
             if (!(control->focusPolicy() & Qt::TabFocus))
@@ -192,8 +184,9 @@ private Q_SLOTS:
         }
         QVERIFY2(failures.isEmpty(), qPrintable(failures.join(u'\n')));
         QCOMPARE(w.document.undoStack()->count(), 0);
-        for (const char *name : {"precision", "reserve_gib", "plannerDevices", "plannerHeadroom",
-                                 "plannerRank", "moeExperts", "moeDevices", "moeSkew"})
+        for (const char *name :
+             {"precision", "reserve_gib", "plannerDevices", "plannerHeadroom", "plannerRank",
+              "moeExperts", "moeDevices", "moeSkew", "speed", "memoryStage"})
             QVERIFY2(std::any_of(checked.cbegin(), checked.cend(),
                                  [name](const QString &c) {
                                      return c.startsWith(QString::fromLatin1(name) + u' ');

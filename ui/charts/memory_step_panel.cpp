@@ -3,6 +3,7 @@
 #include "core/memory_timeline.h"
 #include "ui/charts/memory_step_chart.h"
 #include "ui/playhead.h"
+#include "ui/widgets/focus_wheel.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -48,6 +49,7 @@ MemoryStepPanel::MemoryStepPanel(Playhead *playhead, QWidget *parent)
                            "the highest peak"));
     // Wide enough for "Highest peak (63)" without measuring every item on each change.
     m_stage->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    wheelOnlyWhenFocused(m_stage); // as the scenario's pickers: changed by the wheel once focused
     m_stage->setMinimumContentsLength(18);
     m_play->setObjectName(QStringLiteral("memoryPlay"));
     m_play->setText(tr("Play / pause"));

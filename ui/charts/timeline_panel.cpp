@@ -2,6 +2,7 @@
 
 #include "ui/charts/timeline_chart.h"
 #include "ui/settings.h"
+#include "ui/widgets/focus_wheel.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -33,6 +34,8 @@ TimelinePanel::TimelinePanel(QWidget *parent)
     const int remembered = m_speed->findData(Settings().sweepSeconds());
     m_speed->setCurrentIndex(remembered >= 0 ? remembered : 2);
     m_speed->setToolTip(tr("How long a sweep of the whole step takes; remembered"));
+    // As the scenario's pickers: a wheel turned over it changes it only once it has focus.
+    wheelOnlyWhenFocused(m_speed);
     connect(m_speed, &QComboBox::currentIndexChanged, this,
             [this] { Settings().setSweepSeconds(sweepSeconds()); });
     m_bubble->setObjectName(QStringLiteral("bubbleSoFar"));
