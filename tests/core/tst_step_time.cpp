@@ -654,6 +654,9 @@ private Q_SLOTS:
             evaluate(scenario("device=b200,precision=nvfp4,mode=inference"), presets);
         QVERIFY(served.ok() && served.stepTime);
         QCOMPARE(served.weightBytesPerParam, 9.0 / 16);
+        // Inference casts each input once, row-wise, after its maximum: 2 + 2 + 9/16 bytes.
+        QVERIFY(near(opOf(served.layerOps, "fp8_cast").forward.bytes,
+                     tokens * in * (2 + 2 + 9.0 / 16)));
         // Without an NVFP4 peak (H100) inference dequantizes as the weight-only formats do;
         // training has no time, and says why.
         const auto h100 =
