@@ -157,9 +157,16 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     buffers->addItem(tr("FSDP2's"), QStringLiteral("fsdp"));
     addCheck(QStringLiteral("cache_outputs"), tr("&Cache last-stage outputs"));
     addCheck(QStringLiteral("ends_in_pipeline_split"), tr("Embedding, loss as layers"));
+    // The orders by their own names, as Megatron-LM writes them; each item says what it does.
     QComboBox *order = addChoice(QStringLiteral("rank_order"), tr("Rank order"));
-    order->addItem(tr("tp-cp-ep-dp-pp (stages apart)"), QStringLiteral("tp-cp-ep-dp-pp"));
-    order->addItem(tr("tp-cp-ep-pp-dp (stages together)"), QStringLiteral("tp-cp-ep-pp-dp"));
+    order->addItem(QStringLiteral("tp-cp-ep-dp-pp"), QStringLiteral("tp-cp-ep-dp-pp"));
+    order->setItemData(0, tr("Megatron-LM's default: a replica's pipeline stages furthest apart"),
+                       Qt::ToolTipRole);
+    order->addItem(QStringLiteral("tp-cp-ep-pp-dp"), QStringLiteral("tp-cp-ep-pp-dp"));
+    order->setItemData(1,
+                       tr("--use-tp-pp-dp-mapping: a replica's stages together, its data-parallel "
+                          "peers apart"),
+                       Qt::ToolTipRole);
 
     addNumber(QStringLiteral("reserve_gib"), tr("Framework reserve"), {0, 64, 1, 0.5})
         ->setSuffix(QStringLiteral(" GiB"));
