@@ -36,7 +36,7 @@ QString activationPrecisions()
 {
     QStringList names;
     for (const auto &entry : core::enumNames(core::Precision{}))
-        if (core::isTrainable(entry.value))
+        if (core::isActivationFormat(entry.value))
             names << io::qs(entry.name);
     return names.mid(0, names.size() - 1).join(QStringLiteral(", ")) + QStringLiteral(" or ") +
            names.constLast();

@@ -21,4 +21,9 @@ bool isTrainable(Precision p)
     }
 }
 
+bool isActivationFormat(Precision p)
+{
+    return isTrainable(p) && p != Precision::nvfp4;
+}
+
 } // namespace core

@@ -62,6 +62,10 @@ double bitsPerValue(Precision p);
 // peak, docs/step_time.md "NVFP4").
 bool isTrainable(Precision p);
 
+// Whether activations are held and sent in this format: the trainable ones but NVFP4, whose
+// training keeps 16-bit activations and casts 4-bit copies for its multiplies only.
+bool isActivationFormat(Precision p);
+
 // Bytes needed for `values` values, rounded up to a whole byte.
 constexpr std::int64_t bytesFor(std::int64_t values, Precision p)
 {

@@ -400,7 +400,7 @@ std::optional<InputError> validateShardRequest(const ShardRequest &r, const Devi
     if (r.shape.ffn % r.tp != 0)
         return InputError{"tp", std::to_string(r.tp) + " does not divide ffn size " +
                                     std::to_string(r.shape.ffn)};
-    if (!isTrainable(r.precision))
+    if (!isActivationFormat(r.precision))
         return InputError{"precision", "activations are fp32, bf16, fp16 or fp8, got " +
                                            std::string(toString(r.precision))};
     const auto tflops = device.tflops.find(r.precision);
@@ -430,7 +430,7 @@ std::optional<ShardRequest> shardRequestFor(const Scenario &s, const ModelSpec &
     ShardRequest r;
     r.shape = {std::int64_t{s.microbatchSize} * s.seqLen, model.hidden, model.ffnHidden};
     r.tp = s.tp;
-    r.precision = isTrainable(s.precision) ? s.precision : Precision::bf16;
+    r.precision = isActivationFormat(s.precision) ? s.precision : Precision::bf16;
     r.mfu = s.mfu;
     r.interNodeGbPerS = s.interNodeGbPerS;
     return r;

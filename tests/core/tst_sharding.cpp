@@ -636,6 +636,31 @@ private Q_SLOTS:
             QCOMPARE(a.strategies[i].maxAbsError, b.strategies[i].maxAbsError);
     }
 
+    // The Sharding page's request for a scenario: activations in the scenario's format where it
+    // is one, BF16 where the scenario's weights are narrower (INT4, or NVFP4's training, which
+    // keeps 16-bit activations).
+    void requestTakesTheActivationFormat_data()
+    {
+        QTest::addColumn<QString>("precision");
+        QTest::addColumn<QString>("activations");
+        QTest::addRow("fp8") << "fp8"
+                             << "fp8";
+        QTest::addRow("nvfp4") << "nvfp4"
+                               << "bf16";
+        QTest::addRow("int4") << "int4"
+                              << "bf16";
+    }
+    void requestTakesTheActivationFormat()
+    {
+        QFETCH(QString, precision);
+        QFETCH(QString, activations);
+        const core::Presets presets = io::builtinPresets();
+        const Scenario s = scenario(QStringLiteral("device=b200,precision=") + precision);
+        const auto request = shardRequestFor(s, *presets.model(s.model));
+        QVERIFY(request);
+        QCOMPARE(QString::fromLatin1(toString(request->precision)), activations);
+    }
+
     void invalidRequests_data()
     {
         QTest::addColumn<qint64>("hidden");
@@ -663,6 +688,10 @@ private Q_SLOTS:
         QTest::addRow("docs/DESIGN.md §3.5: int4 is no activation format")
             << qint64(64) << qint64(64) << 2 << "int4"
             << "h100-sxm" << 0.5 << 0.0 << "precision";
+        // NVFP4 training keeps 16-bit activations: its 4-bit copies feed the multiplies only.
+        QTest::addRow("docs/step_time.md: nvfp4 is no activation format")
+            << qint64(64) << qint64(64) << 2 << "nvfp4"
+            << "b200" << 0.5 << 0.0 << "precision";
         QTest::addRow("docs/step_time.md: mfu = 0") << qint64(64) << qint64(64) << 2 << "bf16"
                                                     << "h100-sxm" << 0.0 << 0.0 << "mfu";
         QTest::addRow("docs/step_time.md: mfu > 1") << qint64(64) << qint64(64) << 2 << "bf16"
