@@ -28,11 +28,13 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSet>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QVBoxLayout>
 #include <cerrno>
 
 using namespace ui;
@@ -463,6 +465,32 @@ private Q_SLOTS:
         QCOMPARE(after.keys(), before.keys());
         for (auto it = before.cbegin(); it != before.cend(); ++it)
             QVERIFY2(after.value(it.key()) == it.value(), qPrintable(it.key()));
+    }
+
+    // The Sharding page at an export's size gives its table the room the table takes, not
+    // more: laid out for a width the page no longer had, it took half the image and left the
+    // bars a strip and a blank band below the table.
+    void shardingTableTakesItsOwnRoom()
+    {
+        const core::Presets p = io::builtinPresets();
+        const core::Scenario scenario;
+        const core::Report report = ce::evaluate(scenario, p);
+        QWidget container;
+        container.setAttribute(Qt::WA_DontShowOnScreen);
+        auto *layout = new QVBoxLayout(&container);
+        QWidget *chart =
+            createChartPage("sharding")->createImage({scenario, p, report}, &container).release();
+        layout->addWidget(chart);
+        container.resize(1600, 960);
+        container.show();
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::sendPostedEvents();
+        auto *scroll = chart->findChild<QScrollArea *>(QStringLiteral("shardingSummaryScroll"));
+        auto *summary = chart->findChild<QLabel *>(QStringLiteral("shardingSummary"));
+        QVERIFY(scroll && summary);
+        const int need = summary->heightForWidth(scroll->viewport()->width());
+        QVERIFY2(scroll->height() <= need + summary->fontMetrics().height(),
+                 qPrintable(QStringLiteral("%1 px for %2").arg(scroll->height()).arg(need)));
     }
 
     // A dark desktop still exports a light chart.

@@ -105,6 +105,7 @@ ShardingChart::ShardingChart(QWidget *parent)
 
     m_summary->setTextFormat(Qt::RichText);
     m_summary->setObjectName(QStringLiteral("shardingSummary"));
+    m_summary->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     // The table may be cut on a narrow window rather than widen it.
     m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     auto *tensor = new QWidget;
@@ -197,8 +198,9 @@ void ShardingChart::fitSummary()
 {
     if (!m_summaryScroll)
         return;
-    const int width = m_summaryScroll->viewport()->width();
-    int need = m_summary->heightForWidth(width > 0 ? width : this->width());
+    // The page's own width: called from its resize event, before the layout has given the
+    // scroll area's viewport its new width, which may still be the old or the first one.
+    int need = m_summary->heightForWidth(width());
     if (need <= 0)
         need = m_summary->sizeHint().height();
     // The chart first: its title, axes, legend and a readable plot take about fourteen lines
