@@ -144,6 +144,22 @@ int pipelineSpan(const Scenario &s)
     return s.rankOrder == RankOrder::pipelineInner ? s.tp * s.cp * s.pp : s.devices();
 }
 
+// The ring the D x C ranks holding the same parameters reduce over: the C ranks T apart, then
+// the D replicas, next to each other in the default rank order; with the pipeline inside,
+// T·C·K apart, a node holding a replica's C ranks and as many whole replicas as fit it.
+std::optional<InputError> dataParallelLink(const DeviceSpec &device, const Scenario &s, Link &link)
+{
+    const int ranks = s.dp * s.cp;
+    if (s.rankOrder != RankOrder::pipelineInner || s.pp <= 1)
+        return ringLink(device, s.tp, ranks, s.interNodeGbPerS, link, "data-parallel");
+    const int node = std::max(1, device.devicesPerNode);
+    const int replica = s.tp * s.cp * s.pp;
+    const int perNode = std::min(s.cp, std::max(1, node / s.tp)) *
+                        (replica <= node ? std::min(s.dp, node / replica) : 1);
+    return ringLinkSpread(device, s.dp > 1 ? replica * s.dp : s.tp * s.cp, perNode, ranks,
+                          s.interNodeGbPerS, link, "data-parallel");
+}
+
 // Everything the per-operation model (docs/step_time.md) derives for one scenario: one
 // layer's operations, the work around the layers and the pipeline's sends.
 struct Timing
@@ -574,18 +590,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     const int syncRanks = s.dp * s.cp;
     if (training && syncRanks > 1) {
         Link link;
-        // The C ranks T apart, then the D replicas: next to each other in the default rank
-        // order, T·C·K apart with the pipeline inside, where a node holds a replica's C ranks
-        // and as many whole replicas as fit it.
-        const int node = std::max(1, device.devicesPerNode);
-        const int replica = s.tp * s.cp * s.pp;
-        const auto linkError =
-            s.rankOrder == RankOrder::pipelineInner && s.pp > 1
-                ? ringLinkSpread(device, s.dp > 1 ? replica * s.dp : s.tp * s.cp,
-                                 std::min(s.cp, std::max(1, node / s.tp)) *
-                                     (replica <= node ? std::min(s.dp, node / replica) : 1),
-                                 syncRanks, s.interNodeGbPerS, link, "data-parallel")
-                : ringLink(device, s.tp, syncRanks, s.interNodeGbPerS, link, "data-parallel");
+        const auto linkError = dataParallelLink(device, s, link);
         if (linkError) {
             r.warnings.push_back({"dp-link-unknown", linkError->message});
             out.dpLink = std::string(toString(link.kind));

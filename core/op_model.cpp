@@ -594,7 +594,7 @@ LayerOp contextExchange(const LayerConfig &c, double tokens, double qkvoWidth, d
 void addFp8Casts(Builder &b, const LayerConfig &c)
 {
     const double e = c.activationBytes;
-    const bool nvfp4 = b.rates.castCopyBytes < 1;
+    const bool nvfp4 = b.rates.blockScaledFp4();
     const double written = (c.training ? 2 : 1) * b.rates.castCopyBytes;
     // Current scaling reads each tensor for its maximum before the cast reads it again
     // (NVIDIA/TransformerEngine, pytorch/csrc/quantizer.cpp, Float8CurrentScalingQuantizer:
@@ -829,8 +829,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             // (distributed.py, _all_gather_fp8 and _all_gather_nvfp4). The reduce-scatters
             // stay in 16 bits.
             const double narrowShare = rates.narrow ? rates.castCopyBytes / c.commBytes : 1;
-            const double gradShare =
-                rates.narrow && rates.castCopyBytes < 1 ? 2 * narrowShare : narrowShare;
+            const double gradShare = rates.blockScaledFp4() ? 2 * narrowShare : narrowShare;
             const OpCost gathers =
                 collective(Collective::allGather, payload * narrowShare, c.tp, c.tpLink, halves);
             const OpCost scatters =

@@ -45,6 +45,8 @@ struct DeviceRates
     // Bytes one cast copy of a value takes: 1 in FP8; 0.5625 in NVFP4, 4 bits and an FP8 scale
     // for every 16 values.
     double castCopyBytes = 1;
+    // NVFP4's casts: block-scaled 4-bit copies, a row-wise and a column-wise one a tensor.
+    bool blockScaledFp4() const { return narrow && castCopyBytes < 1; }
     double halfPeakFlops = 0;
     double halfMatmulFlops = 0;
 };
