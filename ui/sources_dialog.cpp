@@ -65,8 +65,9 @@ const char *const kSources[] = {
     "a collective capped to fewer CTAs (dp_collective_units) moves that share.",
     "The step time checked against published runs (docs/step_time.md, “Validation”): "
     "Narayanan et al. 2021, Table 1; Korthikanti et al. 2022, Tables 4 and 5; the Megatron-LM "
-    "README; the Megatron-Bridge performance summary; NVIDIA/dgxc-benchmarking; MLPerf "
-    "Training v3.1 to v5.1 results and logs (mlcommons/training_results_v3.1 to _v5.1).",
+    "README; the Megatron-Bridge performance summary; NVIDIA/dgxc-benchmarking; the Nemotron-4 "
+    "340B Technical Report, Table 2; MLPerf Training v3.0 to v5.1 results and logs "
+    "(mlcommons/training_results_v3.0 to _v5.1).",
 };
 
 } // namespace
