@@ -226,6 +226,22 @@ int runExport(const QStringList &arguments)
         return fail(
             fromScenario(*report.error, parser.positionalArguments().value(0), parser.values(set)));
 
+    // A chart with nothing to draw for this scenario (serving, for a training one) is left out
+    // of --chart all with a line saying why, and refused when asked for alone.
+    const ui::ChartInputs inputs{scenario, presets, report};
+    QTextStream err(stderr);
+    for (auto it = charts.begin(); it != charts.end();) {
+        if (const auto why = (*it)->unavailable(inputs)) {
+            if (!all)
+                return fail(QStringLiteral("--chart"),
+                            QStringLiteral("%1 has nothing to draw: %2").arg((*it)->id(), *why));
+            err << "parascope: skipped " << (*it)->id() << ": " << *why << Qt::endl;
+            it = charts.erase(it);
+        } else {
+            ++it;
+        }
+    }
+
     QStringList paths;
     if (all) {
         if (!QDir().mkpath(target))
@@ -239,7 +255,6 @@ int runExport(const QStringList &arguments)
     }
     // All or none: a chart that cannot be written leaves every old file as it was.
     QStringList written;
-    const ui::ChartInputs inputs{scenario, presets, report};
     std::optional<QString> reason;
     if (dataFormat) {
         QList<const ui::ChartPage *> pages;

@@ -31,6 +31,7 @@
 #include <QScrollArea>
 #include <QSet>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -322,9 +323,12 @@ private Q_SLOTS:
         MainWindow window(&document);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        // Edited through the document as the controls do.
+        // Edited through the document as the controls do; serving draws in inference only.
+        const bool serving = chart == QLatin1String("serving");
         QVERIFY(document.setField("schedule", "zb-h1"));
         QVERIFY(document.setField("tp", "4"));
+        if (serving)
+            QVERIFY(document.setField("mode", "inference"));
         document.flush();
 
         ce::Options options;
@@ -344,6 +348,9 @@ private Q_SLOTS:
                               "--scale",        "2",     "--date", "2024-03-01"};
         if (!caption)
             arguments << "--no-caption";
+        if (serving)
+            arguments << "--set"
+                      << "mode=inference";
         QCOMPARE(runCli(arguments), 0);
 
         const QImage a = QImage(fromWindow).convertToFormat(QImage::Format_ARGB32);
@@ -378,6 +385,9 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QVERIFY(document.setField("schedule", "zb-h1"));
         QVERIFY(document.setField("tp", "4"));
+        const bool serving = chart == QLatin1String("serving"); // drawn in inference only
+        if (serving)
+            QVERIFY(document.setField("mode", "inference"));
         document.flush();
         auto *actions = window.findChild<ExportActions *>();
         QMenu *file = window.menuBar()->actions().constFirst()->menu();
@@ -402,9 +412,12 @@ private Q_SLOTS:
         QVERIFY2(answerer.messages.isEmpty(), qPrintable(answerer.messages.join('|')));
 
         const QString headless = m_dir.filePath("cli-data-" + chart + "." + suffix);
-        QCOMPARE(runCli({"--chart", chart, "--out", headless, "--set", "schedule=zb-h1", "--set",
-                         "tp=4"}),
-                 0);
+        QStringList arguments{"--chart",        chart,   "--out", headless, "--set",
+                              "schedule=zb-h1", "--set", "tp=4"};
+        if (serving)
+            arguments << "--set"
+                      << "mode=inference";
+        QCOMPARE(runCli(arguments), 0);
         QFile a(fromWindow);
         QFile b(headless);
         QVERIFY(a.open(QIODevice::ReadOnly));
@@ -465,6 +478,63 @@ private Q_SLOTS:
         QCOMPARE(after.keys(), before.keys());
         for (auto it = before.cbegin(); it != before.cend(); ++it)
             QVERIFY2(after.value(it.key()) == it.value(), qPrintable(it.key()));
+    }
+
+    // A chart with nothing to draw for the scenario (Serving, for training) is not written as
+    // an image of its message: Export All Charts leaves it out and the status bar says which
+    // and why; Export Chart and Export Chart Data on its tab say so and write nothing. In
+    // inference it is written with the rest.
+    void chartsWithNothingToDrawAreLeftOut()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto *actions = window.findChild<ExportActions *>();
+        const auto exportAllInto = [&](const QString &path) {
+            ModalAnswerer answerer([path](QWidget *modal) {
+                if (auto *options = qobject_cast<ExportOptionsDialog *>(modal)) {
+                    options->findChild<QSpinBox *>("width")->setValue(640);
+                    options->findChild<QSpinBox *>("height")->setValue(400);
+                    options->accept();
+                } else if (auto *files = qobject_cast<QFileDialog *>(modal)) {
+                    files->setDirectory(path);
+                    static_cast<QDialog *>(files)->accept();
+                }
+            });
+            actions->exportAllAction()->trigger();
+            return answerer.messages;
+        };
+        const QDir training(m_dir.filePath("left-out-training"));
+        QVERIFY(training.mkpath("."));
+        QStringList messages = exportAllInto(training.path());
+        QVERIFY2(messages.isEmpty(), qPrintable(messages.join('|')));
+        QStringList files = training.entryList(QDir::Files);
+        QCOMPARE(files.size(), chartPageIds().size() - 1);
+        QVERIFY2(!files.contains("serving.png"), qPrintable(files.join(' ')));
+        const QString status = window.statusBar()->currentMessage();
+        QVERIFY2(status.contains("Left out, with nothing to draw: Serving (Serving is for "
+                                 "inference: set Mode to inference)"),
+                 qPrintable(status));
+
+        window.showChart("serving");
+        for (QAction *action : {actions->exportChartAction(), actions->exportDataAction()}) {
+            ModalAnswerer answerer;
+            action->trigger();
+            QCOMPARE(answerer.messages.size(), 1); // no options or file dialog after it
+            QVERIFY2(answerer.messages[0].startsWith("Nothing to export: The Serving chart has "
+                                                     "nothing to draw"),
+                     qPrintable(answerer.messages[0]));
+        }
+
+        QVERIFY(document.setField("mode", "inference"));
+        const QDir inference(m_dir.filePath("left-out-inference"));
+        QVERIFY(inference.mkpath("."));
+        messages = exportAllInto(inference.path());
+        QVERIFY2(messages.isEmpty(), qPrintable(messages.join('|')));
+        files = inference.entryList(QDir::Files);
+        QCOMPARE(files.size(), chartPageIds().size());
+        QVERIFY(files.contains("serving.png"));
     }
 
     // The Sharding page at an export's size gives its table the room the table takes, not

@@ -8,6 +8,7 @@
 
 #include <QString>
 #include <memory>
+#include <optional>
 
 class QWidget;
 
@@ -78,6 +79,10 @@ public:
     // The numbers the chart draws, as a table with a unit per column, at full precision:
     // File → Export Chart Data… and `parascope export --out FILE.csv|.json`.
     virtual ChartData data(const ChartInputs &inputs) const = 0;
+    // Why these inputs give the chart nothing to draw (a serving chart for a training
+    // scenario), as the tab says it; nullopt when it draws. Export All Charts and
+    // `--chart all` leave such a chart out and say why; exporting it alone is refused.
+    virtual std::optional<QString> unavailable(const ChartInputs &) const { return std::nullopt; }
 };
 
 } // namespace ui

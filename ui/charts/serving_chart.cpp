@@ -96,18 +96,23 @@ ServingChart::ServingChart(QWidget *parent)
     layout->addWidget(m_memoryView, 2);
 }
 
+QString ServingChart::unavailableReason(const core::Report &report, bool noCurve)
+{
+    if (report.mode != core::Mode::inference)
+        return tr("Serving is for inference: set Mode to inference");
+    if (!report.serving || noCurve)
+        return report.timeInLayerUnits
+                   ? tr("No serving times: %1").arg(io::qs(report.untimedReason))
+                   : tr("No serving times: a link this layout uses has no "
+                        "published bandwidth (see the warnings)");
+    return {};
+}
+
 void ServingChart::setReport(const core::Report &report,
                              const std::vector<core::ServingPoint> &curve)
 {
-    m_message.clear();
     m_curve = curve;
-    if (report.mode != core::Mode::inference)
-        m_message = tr("Serving is for inference: set Mode to inference");
-    else if (!report.serving || curve.empty())
-        m_message = report.timeInLayerUnits
-                        ? tr("No serving times: %1").arg(io::qs(report.untimedReason))
-                        : tr("No serving times: a link this layout uses has no published "
-                             "bandwidth (see the warnings)");
+    m_message = unavailableReason(report, curve.empty());
     const bool drawn = m_message.isEmpty();
     for (QAbstractSeries *series : std::initializer_list<QAbstractSeries *>{
              m_memoryBound, m_computeBound, m_current, m_memory, m_capacity, m_context})

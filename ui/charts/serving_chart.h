@@ -29,6 +29,8 @@ public:
 
     // `curve` is core::servingCurve of the report's scenario; empty outside inference.
     void setReport(const core::Report &report, const std::vector<core::ServingPoint> &curve);
+    // What the chart says instead of drawing, for this report; empty when it draws.
+    static QString unavailableReason(const core::Report &report, bool noCurve = false);
 
     // What is drawn, for tests: the curve's points (ms, tokens/s per device) in its memory-
     // and compute-bound series, the marked batch, and the memory line's ends and capacity.

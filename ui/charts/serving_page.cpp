@@ -41,6 +41,12 @@ std::unique_ptr<QWidget> ServingPage::createImage(const ChartInputs &inputs, QWi
     return chart;
 }
 
+std::optional<QString> ServingPage::unavailable(const ChartInputs &inputs) const
+{
+    const QString reason = ServingChart::unavailableReason(inputs.report);
+    return reason.isEmpty() ? std::nullopt : std::optional(reason);
+}
+
 QString ServingPage::formulas(const ChartInputs &inputs) const
 {
     using formula::block;

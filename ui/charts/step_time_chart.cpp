@@ -144,6 +144,28 @@ StepTimeChart::StepTimeChart(QWidget *parent)
     m_stack->addWidget(m_messageLabel);
 }
 
+QString StepTimeChart::unavailableReason(const core::Report &report)
+{
+    if (!report.ok())
+        return tr("The scenario is invalid: no step time to show.");
+    if (report.timeInLayerUnits)
+        return tr("No step time in seconds: %1, so the schedule is counted in layer-times "
+                  "(one layer's forward = 1). The Timeline tab shows it in those units.")
+            .arg(io::qs(report.untimedReason));
+    if (!report.stepTime || report.stepTime->stages.empty()) {
+        QStringList why;
+        for (const core::Warning &w : report.warnings)
+            if (w.code.ends_with("-link-unknown"))
+                why << io::qs(w.message);
+        return why.isEmpty() ? tr("No step time for this scenario.")
+                             : tr("No step time: %1.").arg(why.join(QStringLiteral("; ")));
+    }
+    // Nothing to scale an axis to (an operation at a rate of zero would do it).
+    if (!(std::isfinite(report.stepTime->stepTimeS) && report.stepTime->stepTimeS > 0))
+        return tr("No finite step time for this scenario.");
+    return {};
+}
+
 void StepTimeChart::setReport(const core::Report &report, const core::Report *compare,
                               const QString &compareName)
 {
@@ -161,24 +183,7 @@ void StepTimeChart::setReport(const core::Report &report, const core::Report *co
         m_stepTimeSB = compare->stepTime->stepTimeS;
         m_busiestB = compare->stepTime->busiestStage;
     }
-    m_message.clear();
-    if (!report.ok()) {
-        m_message = tr("The scenario is invalid: no step time to show.");
-    } else if (report.timeInLayerUnits) {
-        m_message = tr("No step time in seconds: %1, so the schedule is counted in layer-times "
-                       "(one layer's forward = 1). The Timeline tab shows it in those units.")
-                        .arg(io::qs(report.untimedReason));
-    } else if (!report.stepTime || report.stepTime->stages.empty()) {
-        QStringList why;
-        for (const core::Warning &w : report.warnings)
-            if (w.code.ends_with("-link-unknown"))
-                why << io::qs(w.message);
-        m_message = why.isEmpty() ? tr("No step time for this scenario.")
-                                  : tr("No step time: %1.").arg(why.join(QStringLiteral("; ")));
-    } else if (!(std::isfinite(report.stepTime->stepTimeS) && report.stepTime->stepTimeS > 0)) {
-        // Nothing to scale an axis to (an operation at a rate of zero would do it).
-        m_message = tr("No finite step time for this scenario.");
-    }
+    m_message = unavailableReason(report);
     if (!m_message.isEmpty()) {
         m_stages.clear();
         m_busiest = -1;

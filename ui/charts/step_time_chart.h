@@ -45,6 +45,8 @@ public:
     int busiestStage() const { return m_busiest; }
     // What the chart says instead of drawing bars; empty when it draws them.
     QString message() const { return m_message; }
+    // That message for a report, before any chart is made.
+    static QString unavailableReason(const core::Report &report);
     // The hover text of a bar segment of plan A's (plan 0) or plan B's (1).
     QString toolTipFor(int stage, core::TimePart part, int plan = 0) const;
     // Where `value` (in the axis's unit) on stage `stage`'s bar is drawn, in the bars

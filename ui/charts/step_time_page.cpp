@@ -129,6 +129,12 @@ void StepTimePage::update(const ChartInputs &inputs)
     m_chart->setReport(inputs.report, b ? &b->report : nullptr, b ? b->name : QString());
 }
 
+std::optional<QString> StepTimePage::unavailable(const ChartInputs &inputs) const
+{
+    const QString reason = StepTimeChart::unavailableReason(inputs.report);
+    return reason.isEmpty() ? std::nullopt : std::optional(reason);
+}
+
 std::unique_ptr<QWidget> StepTimePage::createImage(const ChartInputs &inputs, QWidget *parent) const
 {
     auto chart = std::make_unique<StepTimeChart>(parent);

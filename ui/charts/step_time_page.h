@@ -20,6 +20,7 @@ public:
     QString formulas(const ChartInputs &inputs) const override;
     std::unique_ptr<QWidget> createImage(const ChartInputs &inputs, QWidget *parent) const override;
     ChartData data(const ChartInputs &inputs) const override;
+    std::optional<QString> unavailable(const ChartInputs &inputs) const override;
 
     // The busiest stage's parts adding up to the step time, and the throughput that follows;
     // also written out under the timeline. Empty without a step time.

@@ -142,7 +142,7 @@ bool ExportActions::askOptions(bool askFormat)
 void ExportActions::exportCurrent()
 {
     const ChartPage *page = currentPage();
-    if (!page || !askOptions(false))
+    if (!page || refuseUnavailable(*page) || !askOptions(false))
         return;
     const QString png = tr("PNG image (*.png)");
     const QString svg = tr("SVG image (*.svg)");
@@ -175,21 +175,29 @@ void ExportActions::exportAll()
     if (dir.isEmpty())
         return;
     m_lastDir = dir;
+    ChartPages pages = createChartPages();
+    const ce::Inputs all = inputs(chartNeeds(pages));
+    // Charts with nothing to draw for this scenario are left out, and the status says which.
+    QStringList skipped;
+    std::erase_if(pages, [&](const std::unique_ptr<ChartPage> &page) {
+        const auto why = page->unavailable(all);
+        if (why)
+            skipped << tr("%1 (%2)").arg(QString(page->title()).remove(QLatin1Char('&')), *why);
+        return why.has_value();
+    });
     QStringList paths;
-    const ChartPages pages = createChartPages();
     for (const auto &page : pages)
         paths << ce::chartPath(dir, *page, m_format);
     QStringList written;
-    const auto reason =
-        ce::writeCharts(pages, inputs(chartNeeds(pages)), m_options, m_format, paths, &written);
-    report(written, reason);
+    const auto reason = ce::writeCharts(pages, all, m_options, m_format, paths, &written);
+    report(written, reason, skipped);
 }
 
 void ExportActions::exportCurrentData()
 {
     namespace de = data_export;
     const ChartPage *page = currentPage();
-    if (!page)
+    if (!page || refuseUnavailable(*page))
         return;
     const QString csv = tr("CSV table (*.csv)");
     const QString json = tr("JSON (*.json)");
@@ -213,7 +221,18 @@ void ExportActions::exportCurrentData()
         report({path}, std::nullopt);
 }
 
-void ExportActions::report(const QStringList &written, const std::optional<QString> &error)
+bool ExportActions::refuseUnavailable(const ChartPage &page)
+{
+    const auto why = page.unavailable(inputs(page.needs()));
+    if (why)
+        QMessageBox::information(m_window, tr("Nothing to export"),
+                                 tr("The %1 chart has nothing to draw for this scenario.\n\n%2")
+                                     .arg(QString(page.title()).remove(QLatin1Char('&')), *why));
+    return why.has_value();
+}
+
+void ExportActions::report(const QStringList &written, const std::optional<QString> &error,
+                           const QStringList &skipped)
 {
     QStringList names;
     for (const QString &path : written)
@@ -225,8 +244,12 @@ void ExportActions::report(const QStringList &written, const std::optional<QStri
                 : tr("Only these were exported: %1.").arg(names.join(QStringLiteral(", ")));
         QMessageBox::warning(m_window, tr("Export failed"), text + QStringLiteral("\n\n") + *error);
     } else if (!names.isEmpty()) {
-        m_window->statusBar()->showMessage(tr("Exported %1.").arg(names.join(QStringLiteral(", "))),
-                                           5000);
+        QString text = tr("Exported %1.").arg(names.join(QStringLiteral(", ")));
+        if (!skipped.isEmpty())
+            text +=
+                QLatin1Char(' ') +
+                tr("Left out, with nothing to draw: %1.").arg(skipped.join(QStringLiteral("; ")));
+        m_window->statusBar()->showMessage(text, skipped.isEmpty() ? 5000 : 15000);
     }
 }
 

@@ -73,8 +73,12 @@ private:
     // the charts need.
     chart_export::Inputs inputs(ChartNeeds needs) const;
     bool askOptions(bool askFormat);
-    // The status bar names the files written; a failure is a message box with its reason.
-    void report(const QStringList &written, const std::optional<QString> &error);
+    // The status bar names the files written and the charts left out (`skipped`: each
+    // chart's title and why); a failure is a message box with its reason.
+    void report(const QStringList &written, const std::optional<QString> &error,
+                const QStringList &skipped = {});
+    // Says, in a message box, that `page` has nothing to draw for this scenario; true then.
+    bool refuseUnavailable(const ChartPage &page);
 
     ScenarioDocument *m_document;
     MainWindow *m_window;
