@@ -144,10 +144,11 @@ private Q_SLOTS:
 
         // Serving draws for inference; for training it has nothing to export.
         const QString png = m_dir.filePath(id + ".png");
-        QStringList arguments{"export", "--chart", id, "--out", png, "--size", "640x400",
-                              "--no-caption"};
+        QStringList arguments{"export", "--chart", id,        "--out",
+                              png,      "--size",  "640x400", "--no-caption"};
         if (id == QLatin1String("serving"))
-            arguments << "--set" << "mode=inference";
+            arguments << "--set"
+                      << "mode=inference";
         const ParascopeRun cli = runParascope(arguments, 60000);
         QVERIFY(!cli.timedOut);
         QVERIFY2(cli.status == 0, qPrintable(cli.err));
