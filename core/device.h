@@ -19,6 +19,9 @@ struct DeviceSpec
     double memoryGib = 0;               // an "80 GB" H100 has 80 GiB of HBM (docs/DESIGN.md §3)
     std::map<Precision, double> tflops; // dense peak by precision
     int devicesPerNode = 1;
+    // Of a node's devices, how many one job's consecutive ranks fill before the next node,
+    // where a job does not take them all (GB200 NVL72: 64 of 72); 0: devices_per_node.
+    int jobDevicesPerNode = 0;
     double intraNodeGbPerS = 0;
     double interNodeGbPerS = 0;
     double tdpW = 0;
@@ -63,6 +66,10 @@ struct DeviceSpec
     std::string source;
 
     std::int64_t capacityBytes() const;
+    int jobDevicesPerNodeOrDefault() const
+    {
+        return jobDevicesPerNode > 0 ? jobDevicesPerNode : devicesPerNode;
+    }
     // The efficiencies with their defaults applied (docs/step_time.md, "Device data").
     double matmulEfficiencyOrDefault() const;
     double fp8MatmulEfficiencyOrDefault() const;

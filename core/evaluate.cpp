@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <numeric>
 
 namespace core {
 
@@ -133,15 +134,41 @@ Precision tpActivationPrecision(Precision p)
     return p == Precision::fp32 || p == Precision::fp16 ? p : Precision::bf16;
 }
 
-// The devices a pipeline's sends cross: in Megatron-core's default rank order the whole job
-// (a stage's neighbour is T·C·D ranks away); with the pipeline before the data-parallel
-// replicas one replica's T·C·K, which a node holds when it fits one (docs/step_time.md, "Rank
-// order").
-int pipelineSpan(const Scenario &s)
+// Whether some rank of `width` consecutive ones from `first` and the rank `shift` past it lie
+// in different nodes of `node` consecutive ranks: r and r + shift do when r's place in its
+// node is past node - shift.
+bool crossesNode(std::int64_t first, std::int64_t width, std::int64_t shift, std::int64_t node)
 {
-    if (s.pp <= 1)
-        return 1;
-    return s.rankOrder == RankOrder::pipelineInner ? s.tp * s.cp * s.pp : s.devices();
+    return first % node + width + shift > node;
+}
+
+// Which of a pipeline's K boundaries cross a node of `devicesPerNode` consecutive ranks (the
+// job's share of a node: job_devices_per_node) (docs/step_time.md, "Pipeline sends"):
+// boundary b carries stage b's sends to stage b + 1, and boundary K - 1 the last stage's to the
+// first (the interleaved schedule's next chunk). In Megatron-core's default rank order a stage
+// is T·C·D consecutive ranks, its neighbour the next T·C·D; with the pipeline before the
+// data-parallel replicas (rank_order) a stage of a replica is T·C ranks, its replica T·C·K
+// consecutive ones, and a boundary crosses when it does in any replica (docs/step_time.md,
+// "Rank order").
+std::vector<char> pipelineCrossings(const Scenario &s, int devicesPerNode)
+{
+    const auto k = static_cast<std::size_t>(std::max(1, s.pp));
+    const std::int64_t node = std::max(1, devicesPerNode);
+    const bool inner = s.rankOrder == RankOrder::pipelineInner;
+    const std::int64_t stage = inner ? std::int64_t{s.tp} * s.cp : s.devices() / s.pp;
+    const std::int64_t replica = stage * s.pp;
+    // Replicas' offsets repeat, modulo a node, after node / gcd(replica, node) of them.
+    const std::int64_t copies =
+        inner ? std::min<std::int64_t>(s.dp, node / std::gcd(replica, node)) : 1;
+    std::vector<char> crosses(k, 0);
+    for (std::size_t b = 0; b < k; ++b)
+        for (std::int64_t d = 0; d < copies && !crosses[b]; ++d) {
+            const std::int64_t from = d * replica;
+            crosses[b] = b + 1 < k ? crossesNode(from + static_cast<std::int64_t>(b) * stage, stage,
+                                                 stage, node)
+                                   : crossesNode(from, stage, (s.pp - 1) * stage, node);
+        }
+    return crosses;
 }
 
 // The ring the D x C ranks holding the same parameters reduce over: the C ranks T apart, then
@@ -181,8 +208,10 @@ struct Timing
     }
     EndTimes first;
     EndTimes last;
-    double p2pSendS = 0;
-    Link ppLink;
+    // Per pipeline boundary (pipelineCrossings): the blocking send of one micro-batch's
+    // activations, and the link it crosses.
+    std::vector<double> sendS;
+    std::vector<Link> ppLinks;
     std::optional<InputError> tpLinkError;
     std::optional<InputError> ppLinkError;
     Link tpLink;
@@ -250,23 +279,34 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     t.first = firstStageTimes(model, c, *t.rates);
     t.last = lastStageTimes(model, c, *t.rates);
     if (s.pp > 1) {
-        Link link;
-        t.ppLinkError = chooseLink(device, pipelineSpan(s), s.interNodeGbPerS, link, "pipeline");
-        t.ppLink = link;
         // One micro-batch's hidden state, 1/T of it per device: with sequence parallelism
         // it is already split; without, Megatron-LM sends 1/T and all-gathers it over the
         // node (Narayanan et al. 2021, §4.1, "scatter/gather").
         const double values = localTokens(c) * model.hidden;
         const double bytes = values * c.commBytes / s.tp;
-        if (!t.ppLinkError)
-            t.p2pSendS = link.stepLatencyS + bytes / (link.gbPerS * kGB * link.efficiency);
         // The receiver all-gathers the T pieces over NVLink before using them (Narayanan et
         // al. 2021, §4.1; Megatron-LM p2p_communication.py, gather_split_1d_tensor); the send
         // blocks until then, so it is timed as part of the send.
-        if (!t.ppLinkError && s.tp > 1 && !c.sequenceParallel && t.tpLink.gbPerS > 0)
-            t.p2pSendS +=
-                collectiveSeconds(Collective::allGather,
-                                  static_cast<std::int64_t>(values * c.commBytes), s.tp, t.tpLink);
+        const double gather =
+            s.tp > 1 && !c.sequenceParallel && t.tpLink.gbPerS > 0
+                ? collectiveSeconds(Collective::allGather,
+                                    static_cast<std::int64_t>(values * c.commBytes), s.tp, t.tpLink)
+                : 0.0;
+        const std::vector<char> crosses = pipelineCrossings(s, device.jobDevicesPerNodeOrDefault());
+        Link inside, across;
+        const auto insideError = chooseLink(device, 2, s.interNodeGbPerS, inside, "pipeline");
+        const auto acrossError = chooseLink(device, std::max(2, device.devicesPerNode + 1),
+                                            s.interNodeGbPerS, across, "pipeline");
+        for (char crossing : crosses) {
+            const Link &link = crossing ? across : inside;
+            if (const auto &error = crossing ? acrossError : insideError; error && !t.ppLinkError)
+                t.ppLinkError = error;
+            t.ppLinks.push_back(link);
+            t.sendS.push_back(link.stepLatencyS + bytes / (link.gbPerS * kGB * link.efficiency) +
+                              gather);
+        }
+        if (t.ppLinkError)
+            t.sendS.assign(crosses.size(), 0.0);
     }
     return t;
 }
@@ -343,7 +383,13 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
         in.firstChunkExtra = extra(t.first);
         in.lastChunkExtra = extra(t.last);
     }
-    in.p2pSend = t.p2pSendS;
+    // One send time for every boundary, or each its own when some stay in a node.
+    if (!t.sendS.empty()) {
+        const auto [least, most] = std::minmax_element(t.sendS.begin(), t.sendS.end());
+        in.p2pSend = *most;
+        if (*least != *most)
+            in.boundarySend = t.sendS;
+    }
     return in;
 }
 
@@ -357,6 +403,7 @@ PipelineInput layersOnly(PipelineInput in)
     in.firstChunkExtra = {};
     in.lastChunkExtra = {};
     in.p2pSend = 0.0;
+    in.boundarySend.clear();
     return in;
 }
 
@@ -380,10 +427,13 @@ std::vector<TimeBreakdown> stageWork(const Scenario &s, const Timing &t,
                 for (const LayerOp &op : end->ops)
                     b[op.part] +=
                         m * (op.forward.seconds + op.backward.seconds + op.weight.seconds);
-        if (s.pp > 1) {
-            const double forwardSends = m * v - (i + 1 == layers.size() ? m : 0);
+        if (s.pp > 1 && t.sendS.size() == layers.size()) {
+            // F sends go over the stage's own boundary, B sends over the one before it.
+            const std::size_t k = layers.size();
+            const double forwardSends = m * v - (i + 1 == k ? m : 0);
             const double backwardSends = training ? m * v - (i == 0 ? m : 0) : 0;
-            b[TimePart::pipelineComm] = (forwardSends + backwardSends) * t.p2pSendS;
+            b[TimePart::pipelineComm] =
+                forwardSends * t.sendS[i] + backwardSends * t.sendS[(i + k - 1) % k];
         }
         out.push_back(b);
     }
@@ -690,7 +740,7 @@ ServingReport servingReport(const Report &r, const Scenario &s, const ModelSpec 
     in.rates = *t.rates;
     in.tpLink = t.tpLink;
     if (s.pp > 1 && !t.ppLinkError)
-        in.ppLink = t.ppLink;
+        in.ppLinks = t.ppLinks;
     in.prefillS = r.makespanS;
     in.tdpW = device.tdpW;
     ServingReport out = serving(in);

@@ -183,6 +183,9 @@ const PipelineResult &PipelineCache::simulate(const PipelineInput &in)
     put(in.virtualStages);
     put(in.p2pLatency);
     put(in.p2pSend);
+    put(in.boundarySend.size());
+    for (double t : in.boundarySend)
+        put(t);
     put(in.firstChunkExtra);
     put(in.lastChunkExtra);
     for (const auto *times : {&in.forward, &in.backward, &in.weight}) {
@@ -292,7 +295,14 @@ public:
         const int j = o.chunk * m_K + o.stage;
         const bool sends = (o.kind == OpKind::forward && j + 1 < m_virtualStages) ||
                            (o.kind == OpKind::backward && j > 0 && duration(o) > 0);
-        return sends ? m_send : 0.0;
+        if (!sends)
+            return 0.0;
+        // An F leaves over its stage's boundary, a B over the one before (the last stage's
+        // wraps to the first: the next chunk).
+        const auto boundary = static_cast<std::size_t>(
+            o.kind == OpKind::forward ? o.stage : (o.stage + m_K - 1) % m_K);
+        return boundary < m_in.boundarySend.size() && m_K > 1 ? m_in.boundarySend[boundary]
+                                                              : m_send;
     }
 
     // The all-to-all inside one op: its stage's share, a chunk's 1/v of it.
@@ -754,7 +764,7 @@ ClosedFormBubble closedFormBubble(const PipelineInput &in)
     if (!uniform(in.forward) || !uniform(in.backward) || (split && !uniform(in.weight)))
         return {std::nullopt, "the stages take different times; the closed form assumes "
                               "equal stages"};
-    if ((in.p2pLatency > 0 || in.p2pSend > 0) && in.stages > 1)
+    if ((in.p2pLatency > 0 || in.p2pSend > 0 || !in.boundarySend.empty()) && in.stages > 1)
         return {std::nullopt, "the closed form assumes free point-to-point communication"};
     const double w = split && !in.weight.empty() ? in.weight.front() : 0.0;
     const double f = in.forward.front();

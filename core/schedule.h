@@ -54,6 +54,10 @@ struct PipelineInput
     // and a B that returns gradients to one end this much later. Megatron-LM's 1F1B waits
     // for its sends and receives (p2p_communication.py), so the stage is busy meanwhile.
     double p2pSend = 0;
+    // The same per boundary b (stage b to b + 1; b = K - 1: the last stage to the first, the
+    // interleaved schedule's next chunk), when the boundaries' links differ: some inside a
+    // node, some across (docs/step_time.md, "Pipeline sends"). Empty: p2pSend at every one.
+    std::vector<double> boundarySend;
     // Work only the model's first chunk (stage 0, chunk 0) and its last (stage K-1, chunk
     // v-1) do, by kind F, B, W, on top of their stage's share: the embedding, and the LM head
     // with the loss. With one chunk per stage they are just part of those stages.

@@ -193,11 +193,13 @@ DecodeStep decodeStep(const ServingInput &in, std::int64_t context)
     }
     // One micro-batch's new hidden state to the next stage, whole on each tensor-parallel
     // rank (every rank holds it after the all-reduce).
-    if (stages > 1 && in.ppLink) {
+    if (stages > 1 && in.ppLinks.size() == static_cast<std::size_t>(stages)) {
         const double bytes =
             static_cast<double>(in.microbatchSize) * in.model->hidden * in.activationBytes;
-        trip += (stages - 1) * (in.ppLink->stepLatencyS +
-                                bytes / (in.ppLink->gbPerS * kGB * in.ppLink->efficiency));
+        for (int b = 0; b + 1 < stages; ++b) {
+            const Link &link = in.ppLinks[static_cast<std::size_t>(b)];
+            trip += link.stepLatencyS + bytes / (link.gbPerS * kGB * link.efficiency);
+        }
     }
     // A cyclic pipeline: micro-batch j's next token starts when its last one has left the
     // last stage, and every stage serves all m micro-batches once per token, so a round takes

@@ -60,10 +60,12 @@ struct ServingInput
     double kvBytes = 2;         // bytes per KV-cache value
     double commBytes = 2;       // bytes per value on the tensor-parallel wire
     DeviceRates rates;
-    Link tpLink;                // a bandwidth of 0 (not published): its collectives are left out
-    std::optional<Link> ppLink; // K > 1 with a published link only
-    double prefillS = 0;        // the forward pipeline's makespan over every prompt
-    double tdpW = 0;            // per device; 0 when not published
+    Link tpLink; // a bandwidth of 0 (not published): its collectives are left out
+    // Per pipeline boundary, stage b to b + 1 (the last back to the first, unused here):
+    // K > 1 with published links only.
+    std::vector<Link> ppLinks;
+    double prefillS = 0; // the forward pipeline's makespan over every prompt
+    double tdpW = 0;     // per device; 0 when not published
 };
 
 struct ServingReport

@@ -370,6 +370,10 @@ std::optional<InputError> validateDevice(const DeviceSpec &d)
         return error(d.attentionTokens > 0 ? "attention_block_overhead" : "attention_tokens",
                      "attention_block_overhead and attention_tokens go together: give both, "
                      "or neither for one attention efficiency at every length");
+    if (d.jobDevicesPerNode < 0 || d.jobDevicesPerNode > d.devicesPerNode)
+        return error("job_devices_per_node", "must be from 0 (all of them) to devices_per_node (" +
+                                                 std::to_string(d.devicesPerNode) + "), got " +
+                                                 std::to_string(d.jobDevicesPerNode));
     if (d.computeUnits < 0 || d.computeUnits > limits::kComputeUnits)
         return error("compute_units", "must be from 0 (not published) to " +
                                           std::to_string(limits::kComputeUnits) + ", got " +

@@ -112,6 +112,7 @@ std::optional<core::InputError> parseDevice(const QJsonObject &object, core::Dev
     f.number("memory_gib", d.memoryGib);
     f.known("tflops");
     f.integer("devices_per_node", d.devicesPerNode);
+    f.integer("job_devices_per_node", d.jobDevicesPerNode);
     f.number("intra_node_gb_per_s", d.intraNodeGbPerS);
     f.number("inter_node_gb_per_s", d.interNodeGbPerS);
     f.number("tdp_w", d.tdpW);
@@ -329,6 +330,8 @@ QJsonObject deviceToJson(const core::DeviceSpec &d)
         tflops.insert(qs(core::toString(precision)), value);
     o.insert(QStringLiteral("tflops"), tflops);
     o.insert(QStringLiteral("devices_per_node"), d.devicesPerNode);
+    if (d.jobDevicesPerNode != 0)
+        o.insert(QStringLiteral("job_devices_per_node"), d.jobDevicesPerNode);
     o.insert(QStringLiteral("intra_node_gb_per_s"), d.intraNodeGbPerS);
     o.insert(QStringLiteral("inter_node_gb_per_s"), d.interNodeGbPerS);
     o.insert(QStringLiteral("tdp_w"), d.tdpW);

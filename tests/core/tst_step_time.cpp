@@ -711,6 +711,50 @@ private Q_SLOTS:
         QCOMPARE(b2.stepTime->dpBusGbPerS, 2 * 50 * 0.9);
     }
 
+    // Each pipeline boundary crosses the link between its two stages (docs/step_time.md,
+    // "Pipeline sends"): T4 K4 on two 8-GPU H100 nodes puts stages 0 and 1 in the first node
+    // and 2 and 3 in the second, so only the boundary 1 → 2 is InfiniBand. Per stage, m F sends
+    // over its own boundary (but the last stage's) and m B sends over the one before (but the
+    // first's). On GB200 NVL72 a job fills 64 GPUs of a rack: T4 K4 D4 is one rack and never
+    // leaves NVLink, T4 K8 D4 leaves it once, at stage 3 → 4.
+    void pipelineSendsTakeEachBoundarysLink()
+    {
+        const core::Presets presets = io::builtinPresets();
+        const Report r = evaluate(
+            scenario("model=llama-3.1-70b,device=h100-sxm,precision=bf16,tp=4,pp=4,dp=1,"
+                     "seq_len=4096,microbatches=8,microbatch_size=1,sequence_parallel=true,"
+                     "schedule=1f1b"),
+            presets);
+        QVERIFY(r.ok() && r.stepTime);
+        // One send: 4,096 tokens × 8,192 values × 2 bytes over T = 4.
+        const double bytes = 4096.0 * 8192 * 2 / 4;
+        const double nvlink = 5.7e-6 + bytes / (450e9 * 0.82);
+        const double nic = 6.6e-6 + bytes / (50e9 * 0.9);
+        const auto sends = [&r](std::size_t stage) {
+            return r.stepTime->stages[stage][TimePart::pipelineComm];
+        };
+        QVERIFY(near(sends(0), 8 * nvlink, 1e-9));
+        QVERIFY(near(sends(1), 8 * nic + 8 * nvlink, 1e-9));
+        QVERIFY(near(sends(2), 8 * nvlink + 8 * nic, 1e-9));
+        QVERIFY(near(sends(3), 8 * nvlink, 1e-9));
+
+        const QString gb200 = QStringLiteral(
+            "model=llama-3.1-405b,device=gb200-nvl72,precision=bf16,tp=4,dp=4,seq_len=8192,"
+            "microbatches=16,sequence_parallel=true,schedule=1f1b,pp=");
+        const Report rack = evaluate(scenario(gb200 + "4"), presets);
+        const Report racks = evaluate(scenario(gb200 + "8"), presets);
+        QVERIFY(rack.stepTime && racks.stepTime);
+        const double big = 8192.0 * 16384 * 2 / 4;
+        const double nvlink5 = 5.7e-6 + big / (900e9 * 0.8);
+        const double ib = 6.6e-6 + big / (50e9 * 0.9);
+        QVERIFY(near(rack.stepTime->stages[1][TimePart::pipelineComm], 32 * nvlink5, 1e-9));
+        QVERIFY(
+            near(racks.stepTime->stages[3][TimePart::pipelineComm], 16 * ib + 16 * nvlink5, 1e-9));
+        QVERIFY(
+            near(racks.stepTime->stages[4][TimePart::pipelineComm], 16 * nvlink5 + 16 * ib, 1e-9));
+        QVERIFY(near(racks.stepTime->stages[5][TimePart::pipelineComm], 32 * nvlink5, 1e-9));
+    }
+
     // A device with no memory bandwidth gets a warning rather than free memory traffic unsaid.
     void memoryUntimedIsWarned()
     {

@@ -58,6 +58,25 @@ private Q_SLOTS:
         }
     }
 
+    // Every shipped device written as `parascope presets --format json` writes it reads back
+    // as the same device, every key kept (GB200's job_devices_per_node among them).
+    void devicesSurviveWritingAndReading_data()
+    {
+        QTest::addColumn<QString>("id");
+        for (const DeviceSpec &d : io::builtinPresets().devices)
+            QTest::addRow("%s", d.id.c_str()) << QString::fromStdString(d.id);
+    }
+    void devicesSurviveWritingAndReading()
+    {
+        QFETCH(QString, id);
+        const Presets presets = io::builtinPresets();
+        const DeviceSpec &shipped = *presets.device(id.toStdString());
+        DeviceSpec read;
+        const auto error = io::parseDevice(io::deviceToJson(shipped), read, "devices[0].");
+        QVERIFY2(!error, error ? error->toString().c_str() : "");
+        QVERIFY(read == shipped);
+    }
+
     void sambaNovaDeviceTable_data()
     {
         QTest::addColumn<QString>("id");
@@ -333,6 +352,12 @@ private Q_SLOTS:
             << head + R"("devices": [{"id": "d", "memory_gib": 8, "collective_units": 24}]})"
             << "devices[0].collective_units"
             << "must be from 0 (not published) to one fewer than compute_units (0), got 24";
+        // A job cannot fill more of a node than the node has.
+        QTest::addRow("a job filling more of a node than it has")
+            << head +
+                   R"("devices": [{"id": "d", "memory_gib": 8, "devices_per_node": 8, "job_devices_per_node": 9}]})"
+            << "devices[0].job_devices_per_node"
+            << "must be from 0 (all of them) to devices_per_node (8), got 9";
         // docs/step_time.md, "Attention shapes": the overhead scales from the measured length.
         QTest::addRow("an attention block overhead without its length")
             << head +

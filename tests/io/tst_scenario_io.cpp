@@ -479,6 +479,41 @@ private Q_SLOTS:
         }
     }
 
+    // The schema's inline device lists exactly the keys a device is written with when every
+    // one is given, and the presets reader takes each of them back.
+    void schemaListsEveryDeviceKey()
+    {
+        const QJsonObject schema =
+            QJsonDocument::fromJson(readFile(PARASCOPE_SOURCE_DIR "/docs/scenario.schema.json"))
+                .object();
+        QStringList documented = schema.value("$defs")
+                                     .toObject()
+                                     .value("device")
+                                     .toObject()
+                                     .value("properties")
+                                     .toObject()
+                                     .keys();
+        // GB200 NVL72 sets every key but a few; those are given here.
+        DeviceSpec full = *io::builtinPresets().device("gb200-nvl72");
+        full.process = "4N";
+        full.attentionBackwardEfficiency = 0.5;
+        full.flash2BackwardEfficiency = 0.5;
+        full.flash3Efficiency = 0.5;
+        full.flash3BackwardEfficiency = 0.5;
+        full.memoryEfficiency = 0.9;
+        full.eagerMemoryEfficiency = 0.9;
+        full.intraNodeEfficiency = 0.8;
+        full.interNodeEfficiency = 0.9;
+        const QJsonObject written = io::deviceToJson(full);
+        QStringList keys = written.keys();
+        documented.sort();
+        keys.sort();
+        QCOMPARE(documented, keys);
+        DeviceSpec read;
+        QVERIFY(!io::parseDevice(written, read, "device."));
+        QVERIFY(read == full);
+    }
+
     // Every shipped example reads and evaluates.
     void examplesEvaluate()
     {
