@@ -149,14 +149,20 @@ bool crossesNode(std::int64_t first, std::int64_t width, std::int64_t shift, std
 // is T·C·D consecutive ranks, its neighbour the next T·C·D; with the pipeline before the
 // data-parallel replicas (rank_order) a stage of a replica is T·C ranks, its replica T·C·K
 // consecutive ones, and a boundary crosses when it does in any replica (docs/step_time.md,
-// "Rank order").
-std::vector<char> pipelineCrossings(const Scenario &s, int devicesPerNode)
+// "Rank order"). Empty when every boundary is alike, `allAcross` saying which: the common case,
+// kept free of allocations for the planner.
+std::vector<char> pipelineCrossings(const Scenario &s, int devicesPerNode, bool &allAcross)
 {
     const auto k = static_cast<std::size_t>(std::max(1, s.pp));
     const std::int64_t node = std::max(1, devicesPerNode);
     const bool inner = s.rankOrder == RankOrder::pipelineInner;
     const std::int64_t stage = inner ? std::int64_t{s.tp} * s.cp : s.devices() / s.pp;
     const std::int64_t replica = stage * s.pp;
+    // Two stages wider than a node never share one; replicas that each fill whole parts of a
+    // node never leave it.
+    allAcross = 2 * stage > node;
+    if (allAcross || (replica <= node && (!inner || node % replica == 0)))
+        return {};
     // Replicas' offsets repeat, modulo a node, after node / gcd(replica, node) of them.
     const std::int64_t copies =
         inner ? std::min<std::int64_t>(s.dp, node / std::gcd(replica, node)) : 1;
@@ -168,6 +174,11 @@ std::vector<char> pipelineCrossings(const Scenario &s, int devicesPerNode)
                                                  stage, node)
                                    : crossesNode(from, stage, (s.pp - 1) * stage, node);
         }
+    if (std::adjacent_find(crosses.begin(), crosses.end(), std::not_equal_to<>()) ==
+        crosses.end()) {
+        allAcross = crosses.front() != 0;
+        crosses.clear();
+    }
     return crosses;
 }
 
@@ -208,10 +219,23 @@ struct Timing
     }
     EndTimes first;
     EndTimes last;
-    // Per pipeline boundary (pipelineCrossings): the blocking send of one micro-batch's
-    // activations, and the link it crosses.
-    std::vector<double> sendS;
-    std::vector<Link> ppLinks;
+    // The blocking send of one micro-batch's activations over a pipeline boundary inside a
+    // node and across nodes, and which boundaries cross (pipelineCrossings: empty when all
+    // are alike, allAcross saying which).
+    Link ppInside;
+    Link ppAcross;
+    double sendInsideS = 0;
+    double sendAcrossS = 0;
+    std::vector<char> crosses;
+    bool allAcross = true;
+    bool crossesAt(std::size_t boundary) const
+    {
+        return crosses.empty() ? allAcross : crosses[boundary] != 0;
+    }
+    double sendS(std::size_t boundary) const
+    {
+        return crossesAt(boundary) ? sendAcrossS : sendInsideS;
+    }
     std::optional<InputError> tpLinkError;
     std::optional<InputError> ppLinkError;
     Link tpLink;
@@ -292,21 +316,23 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
                 ? collectiveSeconds(Collective::allGather,
                                     static_cast<std::int64_t>(values * c.commBytes), s.tp, t.tpLink)
                 : 0.0;
-        const std::vector<char> crosses = pipelineCrossings(s, device.jobDevicesPerNodeOrDefault());
-        Link inside, across;
-        const auto insideError = chooseLink(device, 2, s.interNodeGbPerS, inside, "pipeline");
-        const auto acrossError = chooseLink(device, std::max(2, device.devicesPerNode + 1),
-                                            s.interNodeGbPerS, across, "pipeline");
-        for (char crossing : crosses) {
-            const Link &link = crossing ? across : inside;
-            if (const auto &error = crossing ? acrossError : insideError; error && !t.ppLinkError)
-                t.ppLinkError = error;
-            t.ppLinks.push_back(link);
-            t.sendS.push_back(link.stepLatencyS + bytes / (link.gbPerS * kGB * link.efficiency) +
-                              gather);
-        }
-        if (t.ppLinkError)
-            t.sendS.assign(crosses.size(), 0.0);
+        t.crosses = pipelineCrossings(s, device.jobDevicesPerNodeOrDefault(), t.allAcross);
+        const bool anyInside = !t.crosses.empty() || !t.allAcross;
+        const bool anyAcross = !t.crosses.empty() || t.allAcross;
+        auto insideError = chooseLink(device, 2, s.interNodeGbPerS, t.ppInside, "pipeline");
+        auto acrossError = chooseLink(device, std::max(2, device.devicesPerNode + 1),
+                                      s.interNodeGbPerS, t.ppAcross, "pipeline");
+        if (anyAcross && acrossError)
+            t.ppLinkError = std::move(acrossError);
+        else if (anyInside && insideError)
+            t.ppLinkError = std::move(insideError);
+        const auto send = [&](const Link &link) {
+            return t.ppLinkError
+                       ? 0.0
+                       : link.stepLatencyS + bytes / (link.gbPerS * kGB * link.efficiency) + gather;
+        };
+        t.sendInsideS = anyInside ? send(t.ppInside) : 0.0;
+        t.sendAcrossS = anyAcross ? send(t.ppAcross) : 0.0;
     }
     return t;
 }
@@ -384,11 +410,14 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
         in.lastChunkExtra = extra(t.last);
     }
     // One send time for every boundary, or each its own when some stay in a node.
-    if (!t.sendS.empty()) {
-        const auto [least, most] = std::minmax_element(t.sendS.begin(), t.sendS.end());
-        in.p2pSend = *most;
-        if (*least != *most)
-            in.boundarySend = t.sendS;
+    if (s.pp > 1) {
+        in.p2pSend = t.sendS(0);
+        if (!t.crosses.empty()) {
+            in.p2pSend = std::max(t.sendInsideS, t.sendAcrossS);
+            in.boundarySend.reserve(t.crosses.size());
+            for (std::size_t b = 0; b < t.crosses.size(); ++b)
+                in.boundarySend.push_back(t.sendS(b));
+        }
     }
     return in;
 }
@@ -427,13 +456,13 @@ std::vector<TimeBreakdown> stageWork(const Scenario &s, const Timing &t,
                 for (const LayerOp &op : end->ops)
                     b[op.part] +=
                         m * (op.forward.seconds + op.backward.seconds + op.weight.seconds);
-        if (s.pp > 1 && t.sendS.size() == layers.size()) {
+        if (s.pp > 1) {
             // F sends go over the stage's own boundary, B sends over the one before it.
             const std::size_t k = layers.size();
             const double forwardSends = m * v - (i + 1 == k ? m : 0);
             const double backwardSends = training ? m * v - (i == 0 ? m : 0) : 0;
             b[TimePart::pipelineComm] =
-                forwardSends * t.sendS[i] + backwardSends * t.sendS[(i + k - 1) % k];
+                forwardSends * t.sendS(i) + backwardSends * t.sendS((i + k - 1) % k);
         }
         out.push_back(b);
     }
@@ -740,7 +769,8 @@ ServingReport servingReport(const Report &r, const Scenario &s, const ModelSpec 
     in.rates = *t.rates;
     in.tpLink = t.tpLink;
     if (s.pp > 1 && !t.ppLinkError)
-        in.ppLinks = t.ppLinks;
+        for (std::size_t b = 0; b < static_cast<std::size_t>(s.pp); ++b)
+            in.ppLinks.push_back(t.crossesAt(b) ? t.ppAcross : t.ppInside);
     in.prefillS = r.makespanS;
     in.tdpW = device.tdpW;
     ServingReport out = serving(in);
