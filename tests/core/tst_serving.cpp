@@ -354,6 +354,22 @@ private Q_SLOTS:
         QVERIFY(busy.serving->decodeTokensPerS > 2 * idle.serving->decodeTokensPerS);
     }
 
+    // A token's trip sends over each boundary's own link (docs/inference.md): T4 K4 on two
+    // 8-GPU nodes has one boundary across them, so halving the network's bandwidth lengthens
+    // the trip by one send of the 4 sequences' 8,192 values at 2 bytes, not three.
+    void tripCrossesTheNetworkOnce()
+    {
+        const QString base = "model=llama-3.1-70b,tp=4,pp=4,seq_len=512,output_len=64,"
+                             "microbatch_size=4,microbatches=1,inter_node_gb_per_s=";
+        const Report fast = serve(base + "50");
+        const Report slow = serve(base + "25");
+        QVERIFY(fast.serving && slow.serving);
+        QVERIFY(!fast.serving->first.stageBound && !slow.serving->first.stageBound);
+        const double bytes = 4.0 * 8192 * 2;
+        QVERIFY(near(slow.serving->first.tokenS - fast.serving->first.tokenS,
+                     bytes / (25e9 * 0.9) - bytes / (50e9 * 0.9), 1e-9));
+    }
+
     // The first token comes from the prefill: the forward pipeline over every prompt, whose
     // LM head projects each sequence's last position only.
     void firstTokenIsThePrefill()
