@@ -732,6 +732,12 @@ private Q_SLOTS:
             QVERIFY(
                 window.formulas()->toPlainText().contains(QStringLiteral("output projection ↻")));
         }
+        // In inference there is no sync to hide, and MFU counts the forward alone: 2·N·tokens.
+        QVERIFY(document.setField(QStringLiteral("mode"), QStringLiteral("inference")));
+        document.flush();
+        QTRY_VERIFY(window.formulas()->toPlainText().contains("MFU = 2·N·tokens"));
+        QVERIFY(!window.formulas()->toPlainText().contains("dp_overlap"));
+        QVERIFY(!window.formulas()->toPlainText().contains("6·N·tokens"));
     }
 
     // docs/DESIGN.md §3.4 on the sharding chart: the default's 70B layer (h = 8192, f = 28672,

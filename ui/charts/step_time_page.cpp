@@ -142,12 +142,52 @@ std::unique_ptr<QWidget> StepTimePage::createImage(const ChartInputs &inputs, QW
     return chart;
 }
 
+namespace {
+
+// How the data-parallel sync shows in a training step, for the step's formula.
+QString dpSyncNote(const core::Scenario &s, const core::StepTimeReport &st)
+{
+    QString how;
+    if (s.dpOverlap)
+        how = QObject::tr("dp_overlap = %1 hides that fraction of the data-parallel sync")
+                  .arg(*s.dpOverlap);
+    else if (core::dpOverlapFor(s))
+        how = QObject::tr("dp_overlap = auto hides nothing here: %1 runs the sync after the "
+                          "backward at ZeRO %2")
+                  .arg(io::qs(std::string(core::frameworkProfile(s.framework).name)))
+                  .arg(s.zero);
+    else if (s.overlapParamGather)
+        how = QObject::tr("dp_overlap = auto hides the data-parallel sync behind one "
+                          "micro-batch's backward (gradients) and forward (parameters), but for "
+                          "the last bucket reduced and the first gathered");
+    else
+        how = QObject::tr("dp_overlap = auto hides the gradient sync behind one micro-batch's "
+                          "backward; the parameter gather waits in the optimizer step "
+                          "(overlap_param_gather = false)");
+    how += QObject::tr("; %1 of %2 shows in the step: what is not hidden, and what the hidden "
+                       "part costs the passes in the SMs it holds (docs/step_time.md)")
+               .arg(sec(st.breakdown[core::TimePart::dpSync]), sec(st.dpCommTotalS));
+    if (st.dpBusGbPerS > 0) {
+        how += QObject::tr("; the sync's ring runs at %1 GB/s a device, %2")
+                   .arg(st.dpBusGbPerS, 0, 'f', 0)
+                   .arg(io::qs(st.dpLink) == QStringLiteral("inter-node")
+                            ? QObject::tr("over the NICs its members have in a node")
+                            : QObject::tr("inside a node"));
+        if (s.dpCollectiveUnits)
+            how += QObject::tr(", on %1 CTAs (dp_collective_units)").arg(*s.dpCollectiveUnits);
+    }
+    return how;
+}
+
+} // namespace
+
 QString StepTimePage::stepTimeFormulas(const core::Scenario &s, const core::Report &r)
 {
     if (!r.stepTime)
         return {};
     const core::StepTimeReport &st = *r.stepTime;
     const core::TimeBreakdown &b = st.breakdown;
+    const bool training = s.mode == core::Mode::training;
     QStringList parts;
     for (const core::TimePartInfo &part : core::kTimeParts)
         if (b[part.part] > 0)
@@ -155,42 +195,19 @@ QString StepTimePage::stepTimeFormulas(const core::Scenario &s, const core::Repo
     QString out = formula::block(
         QObject::tr("Step time (stage %1)").arg(st.busiestStage),
         QStringLiteral("%1 = %2").arg(parts.join(QStringLiteral(" + ")), sec(st.stepTimeS)),
-        (s.mfu ? QObject::tr("Every operation at peak × mfu = %1; ").arg(*s.mfu)
-               : QObject::tr("Each operation timed from its FLOPs and bytes on the device; ")) +
-            (s.dpOverlap
-                 ? QObject::tr("dp_overlap = %1 hides that fraction of the data-parallel sync")
-                       .arg(*s.dpOverlap)
-             : core::dpOverlapFor(s)
-                 ? QObject::tr("dp_overlap = auto hides nothing here: %1 runs the sync after the "
-                               "backward at ZeRO %2")
-                       .arg(io::qs(std::string(core::frameworkProfile(s.framework).name)))
-                       .arg(s.zero)
-             : s.overlapParamGather
-                 ? QObject::tr("dp_overlap = auto hides the data-parallel sync behind one "
-                               "micro-batch's backward (gradients) and forward (parameters), "
-                               "but for the last bucket reduced and the first gathered")
-                 : QObject::tr("dp_overlap = auto hides the gradient sync behind one "
-                               "micro-batch's backward; the parameter gather waits in the "
-                               "optimizer step (overlap_param_gather = false)")) +
-            QObject::tr("; %1 of %2 shows in the step: what is not hidden, and what the hidden "
-                        "part costs the passes in the SMs it holds (docs/step_time.md)")
-                .arg(sec(b[core::TimePart::dpSync]), sec(st.dpCommTotalS)) +
-            (st.dpBusGbPerS > 0
-                 ? QObject::tr("; the sync's ring runs at %1 GB/s a device, %2")
-                           .arg(st.dpBusGbPerS, 0, 'f', 0)
-                           .arg(io::qs(st.dpLink) == QStringLiteral("inter-node")
-                                    ? QObject::tr("over the NICs its members have in a node")
-                                    : QObject::tr("inside a node")) +
-                       (s.dpCollectiveUnits ? QObject::tr(", on %1 CTAs (dp_collective_units)")
-                                                  .arg(*s.dpCollectiveUnits)
-                                            : QString())
-                 : QString()));
+        (s.mfu ? QObject::tr("Every operation at peak × mfu = %1").arg(*s.mfu)
+               : QObject::tr("Each operation timed from its FLOPs and bytes on the device")) +
+            (training ? QStringLiteral("; ") + dpSyncNote(s, st)
+                      : QStringLiteral(" (docs/step_time.md)")));
     out += formula::block(QObject::tr("Throughput"),
-                          QStringLiteral("m·b·s·D ÷ step = %1 tokens/s; MFU = 6·N·tokens ÷ "
-                                         "(devices × peak × step) = %2")
+                          QStringLiteral("m·b·s·D ÷ step = %1 tokens/s; MFU = %2·N·tokens ÷ "
+                                         "(devices × peak × step) = %3")
                               .arg(st.tokensPerS, 0, 'f', 0)
+                              .arg(training ? 6 : 2)
                               .arg(formula::percent(st.mfuAchieved)),
-                          QObject::tr("Narayanan et al. 2021, §5.1 (2·N·tokens in inference)"));
+                          training ? QObject::tr("Narayanan et al. 2021, §5.1")
+                                   : QObject::tr("Narayanan et al. 2021, §5.1: 2·N·tokens, the "
+                                                 "forward alone, in inference"));
     return out;
 }
 
