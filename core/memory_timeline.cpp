@@ -54,7 +54,8 @@ MemoryTimeline memoryTimeline(const std::vector<ScheduleOp> &timeline, const Sta
     auto record = [&](double time) {
         MemoryPoint p;
         p.time = time;
-        p.microbatches = static_cast<double>(alive) / chunks;
+        // Micro-batches whose activations are kept: none where none are (inference).
+        p.microbatches = sizes.stageLayersBytes > 0 ? static_cast<double>(alive) / chunks : 0.0;
         p.activationsBytes =
             saturatingAdd(keptBytes(alive, sizes), recomputing ? sizes.recomputeBytes : 0);
         p.cachedOutputsBytes = saturatingMul(cachedCount, sizes.cachedOutputBytes);

@@ -7,6 +7,7 @@
 #include "ui/charts/memory_step_panel.h"
 #include "ui/charts/timeline_chart.h"
 #include "ui/charts/timeline_panel.h"
+#include "ui/formula_panel.h"
 #include "ui/main_window.h"
 #include "ui/playhead.h"
 #include "ui/scenario_document.h"
@@ -69,6 +70,28 @@ private Q_SLOTS:
         pickStage(*panel, 3);
         QCOMPARE(highestMicrobatches(*panel->chart()), 1.0);
         QVERIFY(panel->chart()->peakLabel().contains(QStringLiteral("1 micro-batch's")));
+    }
+
+    // In inference nothing is kept for a backward pass: the title names no training schedule,
+    // the peak no activations, and the flat terms are the ones the stage has.
+    void inferenceKeepsNoActivations()
+    {
+        ExplorerWindow f;
+        showActive(f.window);
+        setAndEvaluate(f.document, "mode", "inference");
+        f.window.showChart(QStringLiteral("memory-over-step"));
+        auto *panel = f.window.chart<MemoryStepPanel>();
+        QVERIFY(panel);
+        QCOMPARE(highestMicrobatches(*panel->chart()), 0.0);
+        QVERIFY2(!panel->chart()->peakLabel().contains(QStringLiteral("activations")),
+                 qPrintable(panel->chart()->peakLabel()));
+        QVERIFY2(panel->chart()->shownTitle().contains(QStringLiteral("forward only (inference)")),
+                 qPrintable(panel->chart()->shownTitle()));
+        const QString formulas = f.window.formulas()->toPlainText();
+        QVERIFY2(
+            formulas.contains(QStringLiteral("weights + KV cache + prefill buffers + reserve")),
+            qPrintable(formulas));
+        QVERIFY(!formulas.contains(QStringLiteral("gradients")));
     }
 
     // The curve's peak is the report's stage total, on every stage the picker offers, and

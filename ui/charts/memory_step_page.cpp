@@ -56,16 +56,18 @@ QString MemoryStepPage::formulas(const ChartInputs &inputs) const
         stage = core::highestStage(r);
     const core::StageReport &st = r.stages[static_cast<std::size_t>(stage)];
     const core::MemoryStepSizes sizes = core::memoryStepSizes(s, inputs.presets, r, stage);
+    // The terms no op changes, those this stage has, by the names the warnings use.
     std::int64_t flat = 0;
+    QStringList flatTerms;
     for (const core::MemoryTerm &term : core::kMemoryTerms)
         if (term.bytes != &core::StageReport::activationsBytes &&
-            term.bytes != &core::StageReport::cachedOutputsBytes)
+            term.bytes != &core::StageReport::cachedOutputsBytes && st.*term.bytes > 0) {
             flat += st.*term.bytes;
+            flatTerms << QString::fromUtf8(term.name);
+        }
     QString out;
     out += block(QObject::tr("Flat through the step, stage %1").arg(stage),
-                 QStringLiteral("weights + gradients + optimizer + ZeRO buffers + KV cache + "
-                                "reserve = %1")
-                     .arg(bytes(flat)),
+                 QStringLiteral("%1 = %2").arg(flatTerms.join(QStringLiteral(" + ")), bytes(flat)),
                  QObject::tr("No op of the schedule changes them (Rajbhandari et al. 2020, §5; "
                              "docs/DESIGN.md §3.5)"));
     if (r.mode != core::Mode::training)

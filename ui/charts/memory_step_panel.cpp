@@ -152,10 +152,12 @@ void MemoryStepPanel::followPlayhead()
 
 QString MemoryStepPanel::stageTitle(const ChartInputs &inputs, int stage)
 {
+    // Inference runs the forward passes only, whatever the training schedule says.
     return tr("stage %1 of %2 · %3 · m = %4")
         .arg(stage)
         .arg(inputs.report.pp)
-        .arg(scheduleText(inputs.scenario.schedule))
+        .arg(inputs.scenario.mode == core::Mode::training ? scheduleText(inputs.scenario.schedule)
+                                                          : tr("forward only (inference)"))
         .arg(inputs.scenario.microbatches);
 }
 
