@@ -1114,6 +1114,31 @@ private Q_SLOTS:
         QCOMPARE(axis.max(), top);
     }
 
+    // Whole-number labels stay whole, but a step below 1 gets its decimals: a sharding chart
+    // with nothing sent (T = 1) labelled 0.5 MB steps "%.0f", 0, 0, 1, 2.
+    void niceRangeLabelsShowTheirStep_data()
+    {
+        QTest::addColumn<QString>("format");
+        QTest::addColumn<double>("peak");
+        QTest::addColumn<QString>("shown");
+        QTest::addRow("whole steps stay whole") << "%.0f" << 70.0 << "%.0f";
+        QTest::addRow("0.2 steps get one decimal") << "%.0f" << 0.0 << "%.1f";
+        QTest::addRow("a format's own decimals are kept") << "%.2f" << 70.0 << "%.2f";
+        QTest::addRow("other formats are left alone") << "%g" << 0.0 << "%g";
+    }
+    void niceRangeLabelsShowTheirStep()
+    {
+        QFETCH(QString, format);
+        QFETCH(double, peak);
+        QFETCH(QString, shown);
+        QValueAxis axis;
+        axis.setLabelFormat(format);
+        chart_style::setNiceRange(&axis, peak);
+        QCOMPARE(axis.labelFormat(), shown);
+        chart_style::setNiceRange(&axis, 70.0); // back to whole steps: the given format
+        QCOMPARE(axis.labelFormat(), format);
+    }
+
     // Found by tst_monkey: the feed-forward example defines its model inline; the model
     // picker went blank instead of naming it.
     void inlineModelIsNamedByThePicker()

@@ -39,6 +39,26 @@ namespace {
 // axis itself.
 constexpr const char *kNicePeak = "niceRangePeak";
 constexpr const char *kNiceIntervals = "niceRangeIntervals";
+constexpr const char *kNiceDecimals = "niceRangeDecimals";
+
+// Fixed-point label formats ("%.0f") get the decimals a step below 1 needs, never fewer than
+// the axis was given: 0.5 MB steps drawn "%.0f" read 0, 0, 1, 2.
+void fitDecimals(QValueAxis *axis, double step)
+{
+    const QString format = axis->labelFormat();
+    QVariant given = axis->property(kNiceDecimals);
+    if (!given.isValid()) {
+        if (format.size() != 4 || !format.startsWith(QLatin1String("%.")) ||
+            !format.endsWith(QLatin1Char('f')) || !format.at(2).isDigit())
+            return;
+        given = format.at(2).digitValue();
+        axis->setProperty(kNiceDecimals, given);
+    }
+    const int needed = step < 1 ? static_cast<int>(std::ceil(-std::log10(step) - 1e-9)) : 0;
+    const QString wanted = QStringLiteral("%.%1f").arg(std::max(given.toInt(), needed));
+    if (format != wanted)
+        axis->setLabelFormat(wanted);
+}
 // setPercentRange marks its axis: 0 … 100 in steps of 10, 20, 25 or 50 as room allows.
 constexpr const char *kPercentAxis = "percentAxis";
 constexpr int kMostIntervals = 10;
@@ -166,6 +186,7 @@ void setNiceRange(QValueAxis *axis, double peak)
         }
     }
     const double max = std::ceil(top / step) * step;
+    fitDecimals(axis, step);
     // Unchanged: each setter below lays the whole chart out again (at K=64 stages, a few
     // milliseconds of label measuring per edit).
     if (axis->tickType() == QValueAxis::TicksDynamic && axis->min() == 0 && axis->max() == max &&

@@ -284,7 +284,8 @@ void ShardingChart::setReport(const core::ShardReport &r, const QString &modelNa
                           .arg(r.requested.hidden)
                           .arg(r.requested.ffn)
                           .arg(r.requested.tokens)
-                          .arg(r.tp));
+                          .arg(r.tp) +
+                      (r.tp == 1 ? tr(": one device, nothing to send") : QString()));
 
     QString rows;
     for (std::size_t i = 0; i < r.strategies.size(); ++i) {
