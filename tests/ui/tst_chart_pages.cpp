@@ -1,12 +1,14 @@
 // The chart pages (ui/charts/chart_pages.cpp): one table that the window's tabs, the
 // formula panel, File → Export and `parascope export --chart` all take, and redraws of
 // only what an edit concerns, through the real window offscreen (docs/DESIGN.md §2, 7, 16).
+#include "core/evaluate.h"
 #include "io/presets_io.h"
 #include "modal_answerer.h"
 #include "run_parascope.h"
 #include "test_files.h"
 #include "test_images.h"
 #include "test_scenarios.h"
+#include "ui/charts/bubble_page.h"
 #include "ui/charts/chart_pages.h"
 #include "ui/charts/expert_chart.h"
 #include "ui/charts/model_size_chart.h"
@@ -412,6 +414,19 @@ private Q_SLOTS:
     }
 
     // An unknown id is no page: nothing falls back to another chart.
+    // Inference runs forward passes only: the bubble's formula names no training schedule,
+    // and its closed form is GPipe's fill and drain, (K − 1)/(K − 1 + m).
+    void inferenceBubbleIsTheForwardPipeline()
+    {
+        const core::Scenario s = scenario("mode=inference,pp=4,microbatches=8,schedule=zb-h1");
+        const core::Report r = core::evaluate(s, io::builtinPresets());
+        QVERIFY(r.ok());
+        const QString text = BubblePage::bubbleFormulas(s, r);
+        QVERIFY2(text.contains("Bubble (inference: the forward passes only)"), qPrintable(text));
+        QVERIFY2(text.contains("(K−1)/(K−1+m) = 3/11"), qPrintable(text));
+        QVERIFY(!text.contains("zb-h1") && !text.contains("Qi et al."));
+    }
+
     void unknownIdIsNoPage()
     {
         QVERIFY(!createChartPage(QStringLiteral("pie")));

@@ -52,9 +52,12 @@ QString BubblePage::formulas(const ChartInputs &inputs) const
 QString BubblePage::bubbleFormulas(const core::Scenario &s, const core::Report &r)
 {
     const int k = s.pp, m = s.microbatches, v = s.virtualStages;
+    // Inference runs the forward passes in order, GPipe's fill and drain without a backward.
+    const bool training = s.mode == core::Mode::training;
+    const core::Schedule schedule = training ? s.schedule : core::Schedule::gpipe;
     QString expression;
     QString source;
-    switch (s.schedule) {
+    switch (schedule) {
     case core::Schedule::gpipe:
     case core::Schedule::oneFOneB:
         expression = QStringLiteral("bubble = (K−1)/(K−1+m) = %1/%2").arg(k - 1).arg(k - 1 + m);
@@ -73,8 +76,10 @@ QString BubblePage::bubbleFormulas(const core::Scenario &s, const core::Report &
     }
     if (r.bubbleFractionClosedForm)
         expression += QStringLiteral(" = %1").arg(formula::percent(*r.bubbleFractionClosedForm));
-    QString out = formula::block(QObject::tr("Bubble (%1)").arg(io::qs(core::toString(s.schedule))),
-                                 expression, source);
+    QString out =
+        formula::block(training ? QObject::tr("Bubble (%1)").arg(io::qs(core::toString(schedule)))
+                                : QObject::tr("Bubble (inference: the forward passes only)"),
+                       expression, source);
     out += formula::block(
         QObject::tr("Simulated"),
         QStringLiteral("1 − busy ÷ (K × makespan) = %1").arg(formula::percent(r.bubbleFraction)),
