@@ -320,8 +320,12 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
         const bool anyInside = !t.crosses.empty() || !t.allAcross;
         const bool anyAcross = !t.crosses.empty() || t.allAcross;
         auto insideError = chooseLink(device, 2, s.interNodeGbPerS, t.ppInside, "pipeline");
-        auto acrossError = chooseLink(device, std::max(2, device.devicesPerNode + 1),
-                                      s.interNodeGbPerS, t.ppAcross, "pipeline");
+        // A group one device wider than a node takes the network (a node as large as an int
+        // holds any job, and nothing crosses it).
+        const int wider = device.devicesPerNode < std::numeric_limits<int>::max()
+                              ? std::max(2, device.devicesPerNode + 1)
+                              : device.devicesPerNode;
+        auto acrossError = chooseLink(device, wider, s.interNodeGbPerS, t.ppAcross, "pipeline");
         if (anyAcross && acrossError)
             t.ppLinkError = std::move(acrossError);
         else if (anyInside && insideError)
