@@ -58,10 +58,9 @@ private:
     }
 
     // Triggers `action` as a user would, answering its dialogs: the options at 640×400,
-    // then `path` in the file dialog, then "replace it?" with Yes. Meanwhile every write
-    // past 2,048 bytes of a file fails with EFBIG, as a full disk fails with ENOSPC.
+    // then `path` in the file dialog (a folder for Export All), then "replace it?" with Yes.
     // Returns what the message boxes said.
-    static QStringList exportWhileWritesFail(QAction *action, const QString &path)
+    static QStringList exportAs(QAction *action, const QString &path)
     {
         ModalAnswerer answerer([path](QWidget *modal) {
             if (auto *options = qobject_cast<ExportOptionsDialog *>(modal)) {
@@ -80,13 +79,18 @@ private:
                 static_cast<QDialog *>(files)->accept(); // QFileDialog::accept() is protected
             }
         });
-        {
-            const FileSizeLimit limit(2048);
-            if (!limit.ok())
-                return {"setrlimit failed"};
-            action->trigger();
-        }
+        action->trigger();
         return answerer.messages;
+    }
+
+    // exportAs while every write past 2,048 bytes of a file fails with EFBIG, as a full disk
+    // fails with ENOSPC.
+    static QStringList exportWhileWritesFail(QAction *action, const QString &path)
+    {
+        const FileSizeLimit limit(2048);
+        if (!limit.ok())
+            return {"setrlimit failed"};
+        return exportAs(action, path);
     }
 
     // Draws `report` into a chart of `T` shown at a slide's size and laid out.
@@ -491,23 +495,9 @@ private Q_SLOTS:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         auto *actions = window.findChild<ExportActions *>();
-        const auto exportAllInto = [&](const QString &path) {
-            ModalAnswerer answerer([path](QWidget *modal) {
-                if (auto *options = qobject_cast<ExportOptionsDialog *>(modal)) {
-                    options->findChild<QSpinBox *>("width")->setValue(640);
-                    options->findChild<QSpinBox *>("height")->setValue(400);
-                    options->accept();
-                } else if (auto *files = qobject_cast<QFileDialog *>(modal)) {
-                    files->setDirectory(path);
-                    static_cast<QDialog *>(files)->accept();
-                }
-            });
-            actions->exportAllAction()->trigger();
-            return answerer.messages;
-        };
         const QDir training(m_dir.filePath("left-out-training"));
         QVERIFY(training.mkpath("."));
-        QStringList messages = exportAllInto(training.path());
+        QStringList messages = exportAs(actions->exportAllAction(), training.path());
         QVERIFY2(messages.isEmpty(), qPrintable(messages.join('|')));
         QStringList files = training.entryList(QDir::Files);
         QCOMPARE(files.size(), chartPageIds().size() - 1);
@@ -530,7 +520,7 @@ private Q_SLOTS:
         QVERIFY(document.setField("mode", "inference"));
         const QDir inference(m_dir.filePath("left-out-inference"));
         QVERIFY(inference.mkpath("."));
-        messages = exportAllInto(inference.path());
+        messages = exportAs(actions->exportAllAction(), inference.path());
         QVERIFY2(messages.isEmpty(), qPrintable(messages.join('|')));
         files = inference.entryList(QDir::Files);
         QCOMPARE(files.size(), chartPageIds().size());
