@@ -16,6 +16,7 @@ std::optional<InputError> chooseLink(const DeviceSpec &device, int tp,
     out.stepLatencyS = intra ? kIntraNodeStepLatencyS : kInterNodeStepLatencyS;
     out.gbPerS = intra ? device.intraNodeGbPerS : interNodeGbPerS.value_or(device.interNodeGbPerS);
     out.efficiency = device.linkEfficiencyOrDefault(intra);
+    out.membersPerNode = intra ? 0 : device.devicesPerNode;
     if (tp > 1 && !(out.gbPerS > 0)) {
         const std::string key = intra ? "device.intra_node_gb_per_s" : "device.inter_node_gb_per_s";
         std::string message = device.id + " publishes no " + std::string(toString(out.kind)) +
@@ -51,6 +52,7 @@ std::optional<InputError> ringLinkSpread(const DeviceSpec &device, int span, int
         gbPerS = std::min(gbPerS, device.intraNodeGbPerS * device.linkEfficiencyOrDefault(true) /
                                       out.efficiency);
     out.gbPerS = gbPerS;
+    out.membersPerNode = nics;
     return std::nullopt;
 }
 
@@ -72,14 +74,64 @@ int ringSteps(Collective kind, int tp)
     return kind == Collective::allReduce ? 2 * (tp - 1) : tp - 1;
 }
 
+namespace {
+
+// A ring's steps and how many of them cross the network (NVIDIA/nccl src/graph/tuning.cc:
+// nInterSteps = nNodes − 1 a phase, 2 phases for all-reduce; the other steps stay on NVLink).
+struct RingShape
+{
+    int steps = 0;
+    int across = 0;
+    int nodes = 1;
+};
+
+RingShape ringShape(Collective kind, int n, const Link &link)
+{
+    RingShape r;
+    r.steps = ringSteps(kind, n);
+    if (link.kind == LinkKind::intraNode || r.steps == 0)
+        return r;
+    const int perNode = std::clamp(link.membersPerNode, 1, n);
+    r.nodes = (n + perNode - 1) / perNode;
+    r.across = std::min(r.steps, (kind == Collective::allReduce ? 2 : 1) * (r.nodes - 1));
+    return r;
+}
+
+double latency(const RingShape &r, const NcclProtocol &p)
+{
+    return p.callS + (r.steps - r.across) * p.nvlinkStepS + r.across * p.networkStepS;
+}
+
+} // namespace
+
+double ringLatencySeconds(Collective kind, int n, const Link &link, const NcclProtocol &protocol)
+{
+    const RingShape r = ringShape(kind, n, link);
+    return r.steps == 0 ? 0.0 : latency(r, protocol);
+}
+
+double messageLatencySeconds(const Link &link)
+{
+    return kNcclSimple.callS + link.stepLatencyS;
+}
+
 double collectiveSeconds(Collective kind, std::int64_t payloadBytes, int tp, const Link &link)
 {
     if (tp <= 1)
         return 0;
     // Alpha-beta model (Thakur et al. 2005, "Optimization of collective communication
-    // operations in MPICH"): steps x latency + bytes / achieved bandwidth.
-    return ringSteps(kind, tp) * link.stepLatencyS +
-           wireBytesPerDevice(kind, payloadBytes, tp) / (link.gbPerS * kGB * link.efficiency);
+    // operations in MPICH"): latency + bytes / achieved bandwidth, in the protocol NCCL's
+    // tuner would pick (src/graph/tuning.cc, ncclTopoGetAlgoTime: the least time).
+    const RingShape r = ringShape(kind, tp, link);
+    const double bytes = wireBytesPerDevice(kind, payloadBytes, tp);
+    const double full = bytes / (link.gbPerS * kGB * link.efficiency);
+    constexpr double ll128Slower = 1 / kNcclProtocols[1].bandwidthShare;
+    constexpr double llSlower = 1 / kNcclLl.bandwidthShare;
+    double ll = full * llSlower;
+    if (r.nodes > 1) // LL across nodes: NCCL's llMaxBws
+        ll = std::max(ll, bytes / ((r.nodes == 2 ? kLlTwoNodesGbPerS : kLlManyNodesGbPerS) * kGB));
+    return std::min({latency(r, kNcclSimple) + full,
+                     latency(r, kNcclProtocols[1]) + full * ll128Slower, latency(r, kNcclLl) + ll});
 }
 
 double computeSeconds(double flops, double tflops, double mfu)

@@ -4,8 +4,10 @@
 #include "core/enums.h"
 #include "core/error.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 namespace core {
 
@@ -36,19 +38,47 @@ constexpr auto enumNames(LinkKind)
                       EnumName<LinkKind>{LinkKind::interNode, "inter-node"}};
 }
 
-// Per-step latency of a ring collective. NCCL's own cost model
-// (src/graph/tuning.cc, hwLat[...][Ring][Simple]) charges 5.7 µs per step over
-// NVLink and 6.6 µs over the network; we take those as defaults.
-inline constexpr double kIntraNodeStepLatencyS = 5.7e-6;
-inline constexpr double kInterNodeStepLatencyS = 6.6e-6;
+// NCCL's ring protocols as its own cost model times them (NVIDIA/nccl, src/graph/tuning.cc:
+// baseLatencies, hwLatencies, and the bandwidth each keeps): a call's latency, a step's over
+// NVLink and across the network, and the share of the link's bus bandwidth the protocol
+// carries. LL's 8-byte stores hold 4 bytes of data (half); LL128's 128-byte lines 120 (NCCL
+// counts 0.92). NCCL takes whichever is fastest for the size, LL128 on NVLink systems of
+// compute capability 9.0 and later. A ring across nodes crosses the network in nodes − 1 of
+// its steps a phase; the rest stay on NVLink. Across nodes LL's bus bandwidth is at most
+// 39.0 GB/s at two nodes and 20.4 at more (llMaxBws, Intel and Arm hosts; AMD's are 22.5 and
+// 19.0); in a node NCCL caps it by GPU generation (87.7 GB/s on A100, 141 on H100), which
+// Parascope leaves out.
+struct NcclProtocol
+{
+    std::string_view name;
+    double callS;
+    double nvlinkStepS;
+    double networkStepS;
+    double bandwidthShare;
+};
+inline constexpr double kLlTwoNodesGbPerS = 39.0;
+inline constexpr double kLlManyNodesGbPerS = 20.4;
+inline constexpr std::array<NcclProtocol, 3> kNcclProtocols{{
+    {"LL", 6.6e-6, 0.6e-6, 2.7e-6, 0.5},
+    {"LL128", 14.0e-6, 1.9e-6, 4.0e-6, 0.92},
+    {"Simple", 8.4e-6, 3.4e-6, 14.0e-6, 1.0},
+}};
+// Large transfers and point-to-point messages run Simple.
+inline constexpr const NcclProtocol &kNcclSimple = kNcclProtocols[2];
+inline constexpr const NcclProtocol &kNcclLl = kNcclProtocols[0];
+inline constexpr double kIntraNodeStepLatencyS = kNcclSimple.nvlinkStepS;
+inline constexpr double kInterNodeStepLatencyS = kNcclSimple.networkStepS;
 
 // The link one tensor-parallel group talks over (docs/DESIGN.md §3.2: per direction).
 struct Link
 {
     LinkKind kind = LinkKind::intraNode;
     double gbPerS = 0;       // per direction per device, 10^9 B/s
-    double stepLatencyS = 0; // added once per ring step
+    double stepLatencyS = 0; // one step over this link: a message from a member to the next
     double efficiency = 1;   // achieved bus bandwidth ÷ gbPerS (the device's link efficiency)
+    // Across nodes: how many of the group's members share a node, whose steps between them
+    // stay on NVLink; 0: one a node, every step crosses.
+    int membersPerNode = 0;
     bool operator==(const Link &) const = default;
 };
 
@@ -88,7 +118,16 @@ double wireBytesPerDevice(Collective kind, std::int64_t payloadBytes, int tp);
 // Sequential steps of the ring algorithm.
 int ringSteps(Collective kind, int tp);
 
-// Seconds for one collective: wire bytes over the link plus per-step latency.
+// The latency of one ring collective over `n` members in `protocol`: a call and its steps,
+// those that cross the network at the network's latency (NVIDIA/nccl src/graph/tuning.cc).
+double ringLatencySeconds(Collective kind, int n, const Link &link,
+                          const NcclProtocol &protocol = kNcclSimple);
+
+// The latency of one point-to-point message over the link: a call and one step, Simple.
+double messageLatencySeconds(const Link &link);
+
+// Seconds for one collective: wire bytes over the link plus its latency, in the fastest of
+// NCCL's protocols for its size.
 double collectiveSeconds(Collective kind, std::int64_t payloadBytes, int tp, const Link &link);
 
 // Seconds to do `flops` at a fraction `mfu` of the device's peak `tflops`.

@@ -331,9 +331,9 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
         else if (anyInside && insideError)
             t.ppLinkError = std::move(insideError);
         const auto send = [&](const Link &link) {
-            return t.ppLinkError
-                       ? 0.0
-                       : link.stepLatencyS + bytes / (link.gbPerS * kGB * link.efficiency) + gather;
+            return t.ppLinkError ? 0.0
+                                 : messageLatencySeconds(link) +
+                                       bytes / (link.gbPerS * kGB * link.efficiency) + gather;
         };
         t.sendInsideS = anyInside ? send(t.ppInside) : 0.0;
         t.sendAcrossS = anyAcross ? send(t.ppAcross) : 0.0;

@@ -467,7 +467,7 @@ void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double
         };
         const Link &nodeLink = offNode > 0 ? c.epNodeLink : c.epLink;
         const double a2a = c.ep > 1 && c.epLink.gbPerS > 0
-                               ? c.epLink.stepLatencyS +
+                               ? messageLatencySeconds(c.epLink) +
                                      std::max(seconds(offNode, c.epLink), seconds(onNode, nodeLink))
                                : 0.0;
         OpCost one{0, c.ep > 1 ? wire : 0.0, a2a};
@@ -529,7 +529,7 @@ LayerOp contextExchange(const LayerConfig &c, double tokens, double qkvoWidth, d
     const double steps = c.cp - 1;
     const double bandwidth = c.cpLink.gbPerS * kGB * c.cpLink.efficiency;
     const auto transfer = [&](double bytes, double messages) {
-        return bandwidth > 0 ? messages * c.cpLink.stepLatencyS + bytes / bandwidth : 0.0;
+        return bandwidth > 0 ? messages * messageLatencySeconds(c.cpLink) + bytes / bandwidth : 0.0;
     };
     switch (c.cpExchange) {
     case CpExchange::ring: {

@@ -198,7 +198,7 @@ DecodeStep decodeStep(const ServingInput &in, std::int64_t context)
             static_cast<double>(in.microbatchSize) * in.model->hidden * in.activationBytes;
         for (int b = 0; b + 1 < stages; ++b) {
             const Link &link = in.ppLinks[static_cast<std::size_t>(b)];
-            trip += link.stepLatencyS + bytes / (link.gbPerS * kGB * link.efficiency);
+            trip += messageLatencySeconds(link) + bytes / (link.gbPerS * kGB * link.efficiency);
         }
     }
     // A cyclic pipeline: micro-batch j's next token starts when its last one has left the

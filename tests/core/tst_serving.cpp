@@ -496,7 +496,8 @@ private Q_SLOTS:
     // layout, precision, batch and lengths as stated. Parascope times the roofline of every
     // operation and leaves out what an engine adds (kernel launches and tails, sampling,
     // scheduling between steps): a lower bound on time, never above a measurement. Where a
-    // single sequence decodes (batch 1), every row is within 30 % of it.
+    // single sequence decodes (batch 1), every row is within 35 % of it: the kernels' own cost,
+    // about ten small ones a layer, is what it leaves out (docs/inference.md).
     void publishedRuns_data()
     {
         QTest::addColumn<int>("run"); // which model and device, below
@@ -619,7 +620,7 @@ private Q_SLOTS:
         // timed as if no kernel hid it behind its main loop), and usually below it.
         QVERIFY2(modelled <= 1.05 * published, why.constData());
         if (sv.batch == 1)
-            QVERIFY2(modelled >= 0.7 * published, why.constData());
+            QVERIFY2(modelled >= 0.65 * published, why.constData());
     }
 
     // The Serving page's curve: the scenario at each micro-batch size from 1 to the most that

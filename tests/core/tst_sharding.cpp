@@ -283,6 +283,53 @@ private Q_SLOTS:
         QVERIFY2(qAbs(busGbPerS / 365.84 - 1) <= 0.02, qPrintable(QString::number(busGbPerS)));
     }
 
+    // A collective runs in whichever of NCCL's protocols its tuner finds fastest
+    // (NVIDIA/nccl src/graph/tuning.cc): a call's latency, each ring step's (NVLink, or the
+    // network in nodes − 1 steps a phase), and the share of the bus bandwidth the protocol
+    // keeps. Simple: 8.4 µs, 3.4 µs (network 14), all of it; LL128: 14, 1.9 (4.0), 0.92; LL:
+    // 6.6, 0.6 (2.7), half, and across nodes at most 39.0 GB/s (two) or 20.4 (more) (llMaxBws).
+    // h100-sxm: NVLink at 450 × 0.82 GB/s; a ring over whole nodes 8 NICs × 50 GB/s at 0.9.
+    void collectiveInTheFastestProtocol_data()
+    {
+        QTest::addColumn<Collective>("kind");
+        QTest::addColumn<int>("members");
+        QTest::addColumn<qint64>("payload");
+        QTest::addColumn<double>("seconds");
+        const double nvlink = 450e9 * 0.82, nics = 400e9 * 0.9;
+        // A decode step's all-reduce at T = 2: one token's 8,192 BF16 values, 16 KiB each way.
+        QTest::addRow("T=2 all-reduce of 16 KiB: LL")
+            << Collective::allReduce << 2 << qint64(16384)
+            << 6.6e-6 + 2 * 0.6e-6 + 16384 / (nvlink * 0.5);
+        // A layer's sequence-parallel gather at T = 8: 4,096 × 8,192 BF16 values.
+        QTest::addRow("T=8 all-gather of 64 MiB: Simple")
+            << Collective::allGather << 8 << qint64(67108864)
+            << 8.4e-6 + 7 * 3.4e-6 + 7.0 / 8 * 67108864 / nvlink;
+        // Two nodes: 30 steps, 2 across the network, LL held to 39.0 GB/s.
+        QTest::addRow("16 members all-reduce 256 KiB: LL, capped")
+            << Collective::allReduce << 16 << qint64(262144)
+            << 6.6e-6 + 28 * 0.6e-6 + 2 * 2.7e-6 + 2 * 15.0 / 16 * 262144 / 39e9;
+        // A data-parallel bucket over 256 GPUs in 32 nodes: 255 steps, 31 across the network.
+        QTest::addRow("256 members reduce-scatter 64 MiB: LL128")
+            << Collective::reduceScatter << 256 << qint64(67108864)
+            << 14e-6 + 224 * 1.9e-6 + 31 * 4.0e-6 + 255.0 / 256 * 67108864 / (nics * 0.92);
+        // Large enough that Simple's bandwidth outweighs LL128's shorter steps.
+        QTest::addRow("256 members reduce-scatter 8 GiB: Simple")
+            << Collective::reduceScatter << 256 << qint64(8589934592)
+            << 8.4e-6 + 224 * 3.4e-6 + 31 * 14e-6 + 255.0 / 256 * 8589934592 / nics;
+    }
+    void collectiveInTheFastestProtocol()
+    {
+        QFETCH(Collective, kind);
+        QFETCH(int, members);
+        QFETCH(qint64, payload);
+        QFETCH(double, seconds);
+        Link link;
+        QVERIFY(!ringLink(preset("h100-sxm"), 1, members, std::nullopt, link, "data-parallel"));
+        const double got = collectiveSeconds(kind, payload, members, link);
+        QVERIFY2(qAbs(got - seconds) <= 1e-9 * seconds,
+                 qPrintable(QStringLiteral("%1 s, by hand %2 s").arg(got).arg(seconds)));
+    }
+
     void unpublishedBandwidth()
     {
         Link link;
@@ -304,22 +351,24 @@ private Q_SLOTS:
         // t·h = 4096·8192 = 33,554,432 values = 67,108,864 B;
         // t·f = 4096·32768 = 134,217,728 values = 268,435,456 B.
         // Ring at T=4: all-reduce sends 2·3/4 = 1.5x, all-gather 3/4 = 0.75x, per device;
-        // 6 steps per all-reduce, 3 per all-gather at 5.7 µs; NVLink 450 GB/s per direction, of
-        // which NCCL achieves 0.82 (NVIDIA/nccl-tests#212, devices.json).
-        const double th = 67'108'864, tf = 268'435'456, bw = 450e9 * 0.82, lat = 5.7e-6;
+        // 6 steps per all-reduce, 3 per all-gather, at NCCL's 3.4 µs a step over NVLink and 8.4 µs
+        // a call (src/graph/tuning.cc, ring, Simple); NVLink 450 GB/s per direction, of which
+        // NCCL achieves 0.82 (NVIDIA/nccl-tests#212, devices.json).
+        const double th = 67'108'864, tf = 268'435'456, bw = 450e9 * 0.82, lat = 3.4e-6,
+                     call = 8.4e-6;
         const auto C = Split::columns;
         const auto R = Split::rows;
         QTest::addRow("docs/DESIGN.md §3.4: columns→rows")
-            << C << R << qint64(67'108'864) << 1.5 * th << 1.5 * th / bw + 6 * lat;
+            << C << R << qint64(67'108'864) << 1.5 * th << 1.5 * th / bw + call + 6 * lat;
         QTest::addRow("docs/DESIGN.md §3.4: rows→rows")
             << R << R << qint64(268'435'456 + 67'108'864) << 1.5 * (tf + th)
-            << 1.5 * (tf + th) / bw + 12 * lat;
+            << 1.5 * (tf + th) / bw + 2 * call + 12 * lat;
         QTest::addRow("docs/DESIGN.md §3.4: columns→columns")
             << C << C << qint64(268'435'456 + 67'108'864) << 0.75 * (tf + th)
-            << 0.75 * (tf + th) / bw + 6 * lat;
+            << 0.75 * (tf + th) / bw + 2 * call + 6 * lat;
         QTest::addRow("docs/DESIGN.md §3.4: rows→columns")
             << R << C << qint64(268'435'456 + 67'108'864) << 1.5 * tf + 0.75 * th
-            << (1.5 * tf + 0.75 * th) / bw + 9 * lat;
+            << (1.5 * tf + 0.75 * th) / bw + 2 * call + 9 * lat;
     }
     void ffnPayloads()
     {
@@ -352,16 +401,18 @@ private Q_SLOTS:
 
     // Claim (docs/sharding.md): fixing row-row to column-row improves the FF layer by 30–50 %. At
     // the 8192 × 32768 layer's size with 4096 tokens on H100 NVLink the model's ratio is, by the
-    // hand arithmetic above, (compute + 1.5(tf+th)/bw + 12 lat) / (compute + 1.5 th/bw + 6 lat).
+    // hand arithmetic above, (compute + 1.5(tf+th)/bw + 2 call + 12 lat) / (compute + 1.5 th/bw +
+    // call + 6 lat).
     void ffnSpeedup()
     {
         ShardRequest request;
         request.verify = Verify::off;
         const ShardReport r = analyzeSharding(request, preset("h100-sxm"));
-        const double th = 67'108'864, tf = 268'435'456, bw = 450e9 * 0.82, lat = 5.7e-6;
+        const double th = 67'108'864, tf = 268'435'456, bw = 450e9 * 0.82, lat = 3.4e-6,
+                     call = 8.4e-6;
         const double compute = 4.0 * 4096 * 8192 * 32768 / 4 / (989e12 * 0.706);
-        const double expected =
-            (compute + 1.5 * (tf + th) / bw + 12 * lat) / (compute + 1.5 * th / bw + 6 * lat);
+        const double expected = (compute + 1.5 * (tf + th) / bw + 2 * call + 12 * lat) /
+                                (compute + 1.5 * th / bw + call + 6 * lat);
         QVERIFY(r.strategies.at(std::size_t(r.best)).w1 == Split::columns);
         QVERIFY(r.strategies.at(std::size_t(r.best)).w2 == Split::rows);
         QVERIFY(r.strategies.at(std::size_t(r.worst)).w1 == Split::rows);

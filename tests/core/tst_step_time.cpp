@@ -217,15 +217,17 @@ private Q_SLOTS:
             near(embeddingGrad.weight.seconds, 128256.0 / 8 * 8192 * 8 / (3350e9 * 0.784), 1e-9));
         QCOMPARE(embeddingGrad.forward.seconds, 0.0);
         // Sequence parallelism: 2 all-gathers + 2 reduce-scatters of 4096 × 8192 × 2 bytes over
-        // 8 NVLink devices, each 7/8 of it at 0.82 × 450 GB/s plus 7 steps of 5.7 µs
-        // (NVIDIA/nccl-tests#212); backward gathers twice more (Korthikanti et al. 2022).
-        const double one = 7.0 / 8 * 4096 * 8192 * 2 / (450e9 * 0.82) + 7 * 5.7e-6;
+        // 8 NVLink devices, each 7/8 of it at 0.82 × 450 GB/s (NVIDIA/nccl-tests#212) plus NCCL's
+        // 8.4 µs a call and 7 steps of 3.4 µs (src/graph/tuning.cc); backward gathers twice more
+        // (Korthikanti et al. 2022).
+        const double one = 7.0 / 8 * 4096 * 8192 * 2 / (450e9 * 0.82) + 8.4e-6 + 7 * 3.4e-6;
         QVERIFY(near(op("tp").forward.seconds, 4 * one, 1e-9));
         QVERIFY(near(op("tp").backward.seconds, 6 * one, 1e-9));
         // Pipeline sends: T·D·K = 64 devices span nodes, so InfiniBand at 0.9 × 50 GB/s; each
-        // send is 1/T of a micro-batch's 4096 × 8192 BF16 hidden state plus 6.6 µs. A middle
-        // stage sends after every F and every B: 2 × 16 sends.
-        const double send = 6.6e-6 + 4096.0 * 8192 * 2 / 8 / (50e9 * 0.9);
+        // send is 1/T of a micro-batch's 4096 × 8192 BF16 hidden state plus a call (8.4 µs) and a
+        // step across the network (14 µs). A middle stage sends after every F and every B:
+        // 2 × 16 sends.
+        const double send = 8.4e-6 + 14e-6 + 4096.0 * 8192 * 2 / 8 / (50e9 * 0.9);
         QVERIFY(near(r.stepTime->stages[1][TimePart::pipelineComm], 32 * send, 1e-9));
         // The first stage sends forward only, the last backward only.
         QVERIFY(near(r.stepTime->stages[0][TimePart::pipelineComm], 16 * send, 1e-9));
@@ -254,12 +256,12 @@ private Q_SLOTS:
             forward += o.forward.seconds;
             backward += o.backward.seconds + o.weight.seconds + o.rerun * o.forward.seconds;
         }
-        const Link ib{LinkKind::interNode, 50, 6.6e-6, 0.9};
+        const Link ib{LinkKind::interNode, 50, 14e-6, 0.9};
         double exposed = 0;
         for (int i : {1, 2}) { // the middle stages: 20 layers, no embedding or LM head
             const std::int64_t own = r.stages[std::size_t(i)].params;
             const DpSync sync = dpGradientSync(1, 2 * own, 2 * own, 2, ib);
-            QVERIFY(near(sync.stepBackwardS, own * 2 / 2.0 / (50e9 * 0.9) + 6.6e-6, 1e-9));
+            QVERIFY(near(sync.stepBackwardS, own * 2 / 2.0 / (50e9 * 0.9) + 8.4e-6 + 14e-6, 1e-9));
             exposed = std::max(exposed,
                                dpExposedSeconds(sync, std::nullopt, 20 * forward, 20 * backward));
         }
@@ -674,8 +676,9 @@ private Q_SLOTS:
     // The rank order (Megatron-LM's --use-tp-pp-dp-mapping, order tp-cp-ep-pp-dp in
     // initialize.py) on a GB200 NVL72, whose NVLink domain is 72 GPUs: Llama 3.1 405B at
     // T4 C2 K8 D8 puts a replica's 64 devices in one domain, so its pipeline sends ride NVLink
-    // (900 GB/s at the default 0.8, 5.7 µs a message) where the default order spreads the
-    // stages over 512 devices and sends over each GPU's 50 GB/s NIC (at 0.9, 6.6 µs); the
+    // (900 GB/s at the default 0.8, NCCL's 8.4 µs a call and 3.4 µs a step) where the default
+    // order spreads the stages over 512 devices and sends over each GPU's 50 GB/s NIC (at 0.9,
+    // a step of 14 µs); the
     // data-parallel ring of the D x C = 16 ranks then leaves the domain, with its 2 members a
     // domain driving a NIC each, where the default order keeps it on NVLink. On 8-GPU B200
     // nodes neither group fits a node either way and the order changes nothing.
@@ -690,8 +693,8 @@ private Q_SLOTS:
         QVERIFY(apart.ok() && apart.stepTime && together.ok() && together.stepTime);
         // One send: 4,096 tokens (8,192 over C = 2) × 16,384 values × 2 bytes over T = 4.
         const double bytes = 4096.0 * 16384 * 2 / 4;
-        const double nvlink = 5.7e-6 + bytes / (900e9 * 0.8);
-        const double nic = 6.6e-6 + bytes / (50e9 * 0.9);
+        const double nvlink = 8.4e-6 + 3.4e-6 + bytes / (900e9 * 0.8);
+        const double nic = 8.4e-6 + 14e-6 + bytes / (50e9 * 0.9);
         const auto sends = [](const Report &r) {
             return r.stepTime->stages[1][TimePart::pipelineComm];
         };
@@ -728,8 +731,8 @@ private Q_SLOTS:
         QVERIFY(r.ok() && r.stepTime);
         // One send: 4,096 tokens × 8,192 values × 2 bytes over T = 4.
         const double bytes = 4096.0 * 8192 * 2 / 4;
-        const double nvlink = 5.7e-6 + bytes / (450e9 * 0.82);
-        const double nic = 6.6e-6 + bytes / (50e9 * 0.9);
+        const double nvlink = 8.4e-6 + 3.4e-6 + bytes / (450e9 * 0.82);
+        const double nic = 8.4e-6 + 14e-6 + bytes / (50e9 * 0.9);
         const auto sends = [&r](std::size_t stage) {
             return r.stepTime->stages[stage][TimePart::pipelineComm];
         };
@@ -745,8 +748,8 @@ private Q_SLOTS:
         const Report racks = evaluate(scenario(gb200 + "8"), presets);
         QVERIFY(rack.stepTime && racks.stepTime);
         const double big = 8192.0 * 16384 * 2 / 4;
-        const double nvlink5 = 5.7e-6 + big / (900e9 * 0.8);
-        const double ib = 6.6e-6 + big / (50e9 * 0.9);
+        const double nvlink5 = 8.4e-6 + 3.4e-6 + big / (900e9 * 0.8);
+        const double ib = 8.4e-6 + 14e-6 + big / (50e9 * 0.9);
         QVERIFY(near(rack.stepTime->stages[1][TimePart::pipelineComm], 32 * nvlink5, 1e-9));
         QVERIFY(
             near(racks.stepTime->stages[3][TimePart::pipelineComm], 16 * ib + 16 * nvlink5, 1e-9));
@@ -783,10 +786,11 @@ private Q_SLOTS:
         const auto op = [&r](std::string_view key) -> const LayerOp & {
             return opOf(r.layerOps, key);
         };
-        // One reduce-scatter: 7/8 of 4096 × 8192 × 2 bytes at 0.82 × 450 GB/s plus 7 × 5.7 µs;
+        // One reduce-scatter: 7/8 of 4096 × 8192 × 2 bytes at 0.82 × 450 GB/s plus NCCL's 8.4 µs
+        // call and 7 steps of 3.4 µs;
         // one gather the same of FP8's one byte a value.
-        const double one = 7.0 / 8 * 4096 * 8192 * 2 / (450e9 * 0.82) + 7 * 5.7e-6;
-        const double gather = 7.0 / 8 * 4096 * 8192 * 1 / (450e9 * 0.82) + 7 * 5.7e-6;
+        const double one = 7.0 / 8 * 4096 * 8192 * 2 / (450e9 * 0.82) + 8.4e-6 + 7 * 3.4e-6;
+        const double gather = 7.0 / 8 * 4096 * 8192 * 1 / (450e9 * 0.82) + 8.4e-6 + 7 * 3.4e-6;
         const double slower = 132.0 / 116;
         double forward = 0, backward = 0;
         const auto bulk = [slower](double comm, double gemm) {
@@ -794,11 +798,11 @@ private Q_SLOTS:
         };
         for (const char *key : {"qkv", "fc1"}) {
             const LayerOp &p = op(key);
-            // QKV's multiply (4096 × 1280 × 8192, GQA) is shorter than the gather; fc1's not.
+            // Both multiplies outlast the gather, QKV's (4096 × 1280 × 8192, GQA) barely.
             forward += std::max(0.0, gather - p.forward.seconds);
             backward += bulk(gather, p.backward.seconds) + bulk(one, p.weight.seconds);
         }
-        QVERIFY(gather > op("qkv").forward.seconds && gather < op("fc1").forward.seconds);
+        QVERIFY(gather < op("qkv").forward.seconds && gather < op("fc1").forward.seconds);
         for (const char *key : {"proj", "fc2"}) {
             const LayerOp &p = op(key);
             const double g = p.forward.seconds * slower;
@@ -857,18 +861,21 @@ private Q_SLOTS:
         QTest::addColumn<int>("zero");
         QTest::addColumn<qint64>("bytes");
         QTest::addColumn<double>("seconds");
-        // 1 GB of gradients (and of BF16 weights) over D=2 at 50 GB/s, 6.6 µs per ring step.
+        // 1 GB of gradients (and of BF16 weights) over D=2 in two nodes at 50 GB/s; NCCL's
+        // latencies (src/graph/tuning.cc, ring, Simple): 8.4 µs a call, 14 µs a network step.
         // Ring all-reduce: 2·(D-1)/D·1 GB = 1 GB in 2(D-1) = 2 steps (Patarasuk & Yuan 2009).
+        const double call = 8.4e-6, step = 14e-6;
         QTest::addRow("Rajbhandari §7.1: ZeRO-0 all-reduce, 2Ψ")
-            << 0 << qint64(1'000'000'000) << 1e9 / 50e9 + 2 * 6.6e-6;
-        // Reduce-scatter + all-gather: 0.5 GB in 1 step each, the same as the all-reduce.
+            << 0 << qint64(1'000'000'000) << 1e9 / 50e9 + call + 2 * step;
+        // Reduce-scatter + all-gather: 0.5 GB in 1 step each, the same bytes as the all-reduce
+        // in two calls.
         QTest::addRow("Rajbhandari §7.2.1: ZeRO-1 RS + AG, 2Ψ")
-            << 1 << qint64(1'000'000'000) << 1e9 / 50e9 + 2 * 6.6e-6;
+            << 1 << qint64(1'000'000'000) << 1e9 / 50e9 + 2 * (call + step);
         QTest::addRow("Rajbhandari §7.2.1: ZeRO-2 RS + AG, 2Ψ")
-            << 2 << qint64(1'000'000'000) << 1e9 / 50e9 + 2 * 6.6e-6;
-        // Plus a second all-gather of the parameters: 3 x 0.5 GB in 3 steps.
+            << 2 << qint64(1'000'000'000) << 1e9 / 50e9 + 2 * (call + step);
+        // Plus a second all-gather of the parameters: 3 x 0.5 GB in 3 calls of 1 step.
         QTest::addRow("Rajbhandari §7.2.2: ZeRO-3 adds an all-gather, 3Ψ")
-            << 3 << qint64(1'500'000'000) << 1.5e9 / 50e9 + 3 * 6.6e-6;
+            << 3 << qint64(1'500'000'000) << 1.5e9 / 50e9 + 3 * (call + step);
     }
     // dp_overlap: a number hides that fraction of the whole sync; auto hides the gradient
     // reduction behind one backward and the parameter gather behind one forward.
@@ -982,17 +989,17 @@ private Q_SLOTS:
         QFETCH(int, zero);
         QFETCH(qint64, bytes);
         QFETCH(double, seconds);
-        const Link link{LinkKind::interNode, 50, 6.6e-6};
+        const Link link{LinkKind::interNode, 50, 14e-6};
         const DpSync sync = dpGradientSync(zero, 1'000'000'000, 1'000'000'000, 2, link);
         QCOMPARE(sync.bytesPerStep, bytes);
         QVERIFY(near(sync.seconds, seconds));
         QCOMPARE(dpGradientSync(zero, 1'000'000'000, 1'000'000'000, 1, link).seconds, 0.0);
-        const double gather = 0.5e9 / 50e9 + 6.6e-6;
+        const double gather = 0.5e9 / 50e9 + 8.4e-6 + 14e-6;
         QVERIFY(near(sync.stepForwardS + sync.microbatchForwardS, zero == 0 ? 0.0 : gather));
         // Four micro-batches: ZeRO 0 and 1 reduce once, 2 after every micro-batch, 3 also
         // gathers twice in every micro-batch.
         const DpSync four = dpGradientSync(zero, 1'000'000'000, 1'000'000'000, 2, link, 4);
-        const double reduce = zero == 0 ? 1e9 / 50e9 + 2 * 6.6e-6 : gather;
+        const double reduce = zero == 0 ? 1e9 / 50e9 + 8.4e-6 + 2 * 14e-6 : gather;
         const double perStep = std::array{reduce + 0, reduce + gather, 4 * reduce + gather,
                                           4 * reduce + 8 * gather}[std::size_t(zero)];
         QVERIFY(near(four.seconds, perStep));
@@ -1311,7 +1318,8 @@ private Q_SLOTS:
     // a device sends, the 8/16 for the other node leave through its own 50 GB/s NIC (at 0.9)
     // while the 7/16 for its own node go over NVLink (450 GB/s at 0.82), at the same time.
     // Qwen3-30B-A3B: 4,096 tokens × top-8 = 32,768 copies of h = 2,048 BF16 values; forward
-    // is the dispatch and the combine, each one latency step of the network (6.6 µs).
+    // is the dispatch and the combine, each a call and a step of the network (NCCL's 8.4 and
+    // 14 µs, src/graph/tuning.cc).
     void expertAllToAllAcrossNodes()
     {
         const Report r = evaluate(
@@ -1326,7 +1334,7 @@ private Q_SLOTS:
         const double offNode = copies * 8 / 16 / (50e9 * 0.9);
         const double onNode = copies * 7 / 16 / (450e9 * 0.82);
         QVERIFY(offNode > onNode);
-        QVERIFY(near(op->forward.seconds, 2 * (6.6e-6 + offNode), 1e-12));
+        QVERIFY(near(op->forward.seconds, 2 * (8.4e-6 + 14e-6 + offNode), 1e-12));
         QCOMPARE(op->forward.bytes, 2 * copies * 15 / 16); // the bytes do not change
     }
 

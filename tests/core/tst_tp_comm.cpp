@@ -25,11 +25,12 @@ private Q_SLOTS:
         // stage, m=16, micro-batch 1, seq 4096, BF16. One collective's tensor: 4096·8192·2 =
         // 67,108,864 B. T=8 ring: all-reduce sends 2·7/8 of it = 117,440,512 B per device in
         // 14 steps; reduce-scatter or all-gather 7/8 = 58,720,256 B in 7 steps.
-        // H100 NVLink 450 GB/s at NCCL's 0.82 of it (NVIDIA/nccl-tests#212), 5.7 µs per step;
-        // NDR 50 GB/s at 0.9 (NVIDIA/nccl-tests#119), 6.6 µs (T=16: 2·15/16).
+        // H100 NVLink 450 GB/s at NCCL's 0.82 of it (NVIDIA/nccl-tests#212); NDR 50 GB/s at 0.9
+        // (NVIDIA/nccl-tests#119) (T=16: 2·15/16). NCCL's latencies (src/graph/tuning.cc, ring,
+        // Simple): 8.4 µs a call, 3.4 µs a step over NVLink, 14 µs a step across the network.
         const double nvlink = 450e9 * 0.82;
-        const double ar8 = 117'440'512 / nvlink + 14 * 5.7e-6;
-        const double half8 = 58'720'256 / nvlink + 7 * 5.7e-6;
+        const double ar8 = 117'440'512 / nvlink + 8.4e-6 + 14 * 3.4e-6;
+        const double half8 = 58'720'256 / nvlink + 8.4e-6 + 7 * 3.4e-6;
         const double calls = 20 * 16; // layers of the busiest stage x micro-batches
         // Sequence parallelism: each all-reduce becomes an RS + an AG, and backward gathers the
         // two layer inputs again for the weight gradients (Korthikanti et al. 2022, §4.2.2).
@@ -45,10 +46,12 @@ private Q_SLOTS:
         QTest::addRow("full recomputation reruns the forward all-reduces")
             << "recompute=full,sequence_parallel=false" << 6 << qint64(6 * 117'440'512LL * 320)
             << "intra-node" << calls * 6 * ar8;
-        // T=16, K=4: 20 layers per stage still; 2·15/16·67,108,864 = 125,829,120 B, 30 steps.
+        // T=16, K=4: 20 layers per stage still; 2·15/16·67,108,864 = 125,829,120 B, 30 steps, of
+        // which one a phase crosses between the two nodes.
         QTest::addRow("docs/DESIGN.md §3.2: T=16 crosses nodes (NDR 50 GB/s)")
             << "tp=16,dp=1,sequence_parallel=false" << 4 << qint64(4 * 125'829'120LL * 320)
-            << "inter-node" << calls * 4 * (125'829'120 / (50e9 * 0.9) + 30 * 6.6e-6);
+            << "inter-node"
+            << calls * 4 * (125'829'120 / (50e9 * 0.9) + 8.4e-6 + 28 * 3.4e-6 + 2 * 14e-6);
         QTest::addRow("docs/sharding.md: T=1 moves nothing")
             << "tp=1" << 0 << qint64(0) << "intra-node" << 0.0;
     }
