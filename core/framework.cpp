@@ -248,6 +248,36 @@ double dpEdgeShare(const Scenario &s, int stage, std::int64_t stageParams,
     return std::min(1.0, std::max(bucket, static_cast<double>(embeddingParams)) / params);
 }
 
+int dpBucketCount(const Scenario &s, int stage, std::int64_t stageParams,
+                  std::int64_t embeddingParams, int stageLayers)
+{
+    if (stageParams <= 0)
+        return 1;
+    const FrameworkProfile &p = frameworkProfile(s.framework);
+    const bool units =
+        p.dpBuckets == DpBuckets::fsdpUnits || (p.dpBuckets == DpBuckets::megatron && s.zero >= 2);
+    // torchtitan/distributed/fsdp.py, Megatron-FSDP's fsdp_unit_modules: a unit a layer, and
+    // the embedding (with the rest of the root module) one more.
+    if (!s.dpBucketParams && units)
+        return std::max(1, stageLayers) + 1;
+    const double params = static_cast<double>(stageParams);
+    const auto count = [](double n, double bucket) {
+        return static_cast<int>(std::min(1e6, std::ceil(n / bucket)));
+    };
+    if (p.dpBuckets == DpBuckets::fixed && !s.dpBucketParams)
+        return std::max(1, count(params, p.dpBucketParams));
+    // Megatron-LM (distributed_data_parallel.py): bucket_size = None on a stage after the first
+    // and on every model chunk after the first (training.py: disable_bucketing).
+    const int chunks = s.schedule == Schedule::interleaved ? std::max(1, s.virtualStages) : 1;
+    if (stage > 0)
+        return chunks;
+    const double bucket = s.dpBucketParams ? *s.dpBucketParams : std::max(40e6, 1e6 * s.dp * s.cp);
+    const double embedding = static_cast<double>(embeddingParams);
+    const double first = (params - embedding) / chunks + embedding;
+    const double edge = std::max(bucket, embedding); // a bucket closes at a parameter's end
+    return 1 + count(std::max(0.0, first - edge), bucket) + (chunks - 1);
+}
+
 std::vector<std::string_view> changedFromProfile(const Scenario &s)
 {
     std::vector<std::string_view> out;

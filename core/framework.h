@@ -81,6 +81,14 @@ std::optional<double> dpOverlapFor(const Scenario &s);
 double dpEdgeShare(const Scenario &s, int stage, std::int64_t stageParams,
                    std::int64_t embeddingParams);
 
+// How many collectives a stage's data-parallel reduction (and gather) is split into
+// (docs/step_time.md, "Buckets"): Megatron-LM buckets stage 0's first model chunk by the bucket
+// size, the embedding's bucket at least the embedding, and gives every other chunk, and every
+// chunk of a later stage, one; FSDP2's and Megatron-FSDP's units are a layer each and the
+// embedding; DeepSpeed's buckets are its fixed size on every stage.
+int dpBucketCount(const Scenario &s, int stage, std::int64_t stageParams,
+                  std::int64_t embeddingParams, int stageLayers);
+
 // The profile's keys whose value in `s` differs from the profile's, in profile order.
 std::vector<std::string_view> changedFromProfile(const Scenario &s);
 

@@ -5,16 +5,20 @@
 namespace core {
 
 DpSync dpGradientSync(int zero, std::int64_t gradBytes, std::int64_t weightBytes, int dp,
-                      const Link &link, int microbatches)
+                      const Link &link, int microbatches, int buckets)
 {
     DpSync out;
     out.microbatches = std::max(1, microbatches);
     if (dp <= 1)
         return out;
+    buckets = std::max(1, buckets);
     const auto add = [&](Collective kind, std::int64_t payload, double &behind, int times) {
         out.bytesPerStep +=
             static_cast<std::int64_t>(times * wireBytesPerDevice(kind, payload, dp));
-        const double seconds = collectiveSeconds(kind, payload, dp, link);
+        // Each bucket is a collective of its own, with its own latency (NCCL's per call and
+        // per ring step; Megatron-LM sizes its buckets with D for that reason:
+        // distributed_data_parallel_config.py, bucket_size).
+        const double seconds = buckets * collectiveSeconds(kind, payload / buckets, dp, link);
         out.seconds += times * seconds;
         behind += seconds;
     };

@@ -71,9 +71,9 @@ inline constexpr std::array kTimeParts{
 };
 inline constexpr std::size_t kTimePartCount = kTimeParts.size();
 
-// Below this modelled training step, every published run ran 4 % to twice as long as
-// modelled (docs/step_time.md, "MLPerf Training"): the step is a lower bound, evaluate's
-// short-step warning and the planner's "≥".
+// Below this modelled training step, published runs ran from 1 % shorter to twice as long as
+// modelled, all but one longer (docs/step_time.md, "MLPerf Training"): the step is likely
+// short, evaluate's short-step warning and the planner's "≥".
 inline constexpr double kShortStepS = 0.25;
 
 const TimePartInfo &timePartInfo(TimePart part);
@@ -135,8 +135,9 @@ struct DpSync
 // all-gathers the updated parameters; 2 keeps only its gradient partition, so it
 // reduce-scatters after every micro-batch; 3 also gathers the parameters in every
 // micro-batch's forward and again in its backward.
+// `buckets`: the collectives each split into that many, each a call of its own.
 DpSync dpGradientSync(int zero, std::int64_t gradBytes, std::int64_t weightBytes, int dp,
-                      const Link &link, int microbatches = 1);
+                      const Link &link, int microbatches = 1, int buckets = 1);
 
 // The part of one stage's data-parallel sync the step waits for. `overlap` set: that fraction
 // is hidden. Unset ("auto"): each collective hides behind the micro-batch pass it can overlap

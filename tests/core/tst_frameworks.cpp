@@ -465,6 +465,57 @@ private Q_SLOTS:
         QTEST(dpEdgeShare(s, stage, 8'000'000'000, static_cast<std::int64_t>(embedding)), "share");
     }
 
+    // How many collectives the same stage's sync is split into, each paying its own latency:
+    // Megatron-LM's stage 0, the embedding's bucket then the rest at the bucket size; every
+    // model chunk after the first, and a later stage's chunks, one bucket
+    // (distributed_data_parallel.py: bucket_size None for pp_rank > 0; training.py:
+    // disable_bucketing for model_chunk_idx > 0); DeepSpeed 5e8 on every stage; FSDP2's and
+    // Megatron-FSDP's units a layer and the embedding (32 layers on the stage).
+    void dataParallelBucketCount_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<int>("stage");
+        QTest::addColumn<double>("embedding");
+        QTest::addColumn<int>("buckets");
+        // 8e9 over 40M: 200; the embedding's 20M rides in the first.
+        QTest::addRow("Megatron-LM, D = 8: 40M") << "framework=megatron,dp=8" << 0 << 20e6 << 200;
+        // 525M of embedding in one bucket, then 7,475M over 40M: 187 more.
+        QTest::addRow("Megatron-LM, an embedding above the bucket")
+            << "framework=megatron,dp=8" << 0 << 525e6 << 1 + 187;
+        // D·C = 128: 128M buckets, 63 of them.
+        QTest::addRow("Megatron-LM, D = 64, C = 2: 128M")
+            << "framework=megatron,dp=64,cp=2" << 0 << 20e6 << 63;
+        // Interleaved v = 4: chunk 0 holds (8e9 − 20M)/4 + 20M = 2,015M, 51 buckets, then the
+        // three other chunks one each.
+        QTest::addRow("Megatron-LM, interleaved v = 4")
+            << "framework=megatron,dp=8,pp=4,schedule=interleaved,virtual_stages=4" << 0 << 20e6
+            << 51 + 3;
+        QTest::addRow("Megatron-LM, stage 1: one a chunk")
+            << "framework=megatron,dp=8,pp=4,schedule=interleaved,virtual_stages=4" << 1 << 0.0
+            << 4;
+        QTest::addRow("DeepSpeed: 5e8, any stage")
+            << "framework=deepspeed,dp=8,pp=2" << 1 << 0.0 << 16;
+        QTest::addRow("torchtitan: a unit a layer")
+            << "framework=torchtitan,dp=8" << 0 << 500e6 << 33;
+        QTest::addRow("Megatron-FSDP (ZeRO-3): a unit a layer")
+            << "framework=megatron,dp=8,zero=3" << 0 << 500e6 << 33;
+        QTest::addRow("set: 768M")
+            << "framework=megatron,dp=8,dp_bucket_params=768e6" << 0 << 500e6 << 11;
+    }
+    void dataParallelBucketCount()
+    {
+        QFETCH(QString, set);
+        QFETCH(int, stage);
+        QFETCH(double, embedding);
+        Scenario s;
+        for (const QString &pair : set.split(u',')) {
+            const QStringList kv = pair.split(u'=');
+            QVERIFY(!setField(s, kv[0].toStdString(), kv[1].toStdString()));
+        }
+        QTEST(dpBucketCount(s, stage, 8'000'000'000, static_cast<std::int64_t>(embedding), 32),
+              "buckets");
+    }
+
     // DeepSpeed hides the data-parallel sync from ZeRO-1 on, with overlap_comm (dp_overlap =
     // auto); with ZeRO off its engine all-reduces at the accumulation boundary, after the
     // backward (deepspeed/runtime/engine.py, allreduce_gradients), so all of it shows.

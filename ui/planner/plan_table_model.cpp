@@ -169,8 +169,8 @@ QString PlanTableModel::rowTooltip(const core::PlanCandidate &c) const
             .arg(io::layoutText(c).toHtmlEscaped(), plan_text::stepSeconds(c.stepTimeS), rows,
                  units::format(static_cast<double>(c.peakStageBytes)));
     if (c.stepLowerBound)
-        text += tr("<p>A lower bound: published training steps timed under %1 ms ran 4 % to "
-                   "twice as long as modelled (docs/step_time.md).</p>")
+        text += tr("<p>Likely short: published training steps timed under %1 ms ran from 1 % "
+                   "shorter to twice as long as modelled (docs/step_time.md).</p>")
                     .arg(1e3 * core::kShortStepS, 0, 'f', 0);
     if (m_loaded && c.sameLayout(*m_loaded))
         text += tr("<p>This layout is loaded in the explorer.</p>");
