@@ -687,12 +687,16 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             countParams(model, s.tp, ExpertSplit{s.ep, s.expertTpDegree()}).embedding;
         // Each stage syncs its own parameters behind its own passes; the step waits for the
         // stage that exposes most.
+        int firstLayer = 0;
         for (std::size_t i = 0; i < layers.size() && i < r.stages.size(); ++i) {
             const std::int64_t own = r.stages[i].params;
+            const int tensors = parameterTensors(model, firstLayer, layers[i], i == 0,
+                                                 i + 1 == layers.size(), s.ep);
+            firstLayer += layers[i];
             DpSync sync = dpGradientSync(
                 s.zero, own * states.gradBytes, weightBytes(own, heldWeightPrecision(s)), syncRanks,
                 link, s.microbatches,
-                dpBucketCount(s, static_cast<int>(i), own, embeddingParams, layers[i]));
+                dpBucketCount(s, static_cast<int>(i), own, embeddingParams, layers[i], tensors));
             // FSDP2 copies each gradient, in the reduce precision, into the reduce-scatter's
             // input on the collective's own stream, which so runs that much longer, and each
             // gathered parameter out of the all-gather's buffer on the compute stream, which

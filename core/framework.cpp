@@ -249,7 +249,7 @@ double dpEdgeShare(const Scenario &s, int stage, std::int64_t stageParams,
 }
 
 int dpBucketCount(const Scenario &s, int stage, std::int64_t stageParams,
-                  std::int64_t embeddingParams, int stageLayers)
+                  std::int64_t embeddingParams, int stageLayers, int stageTensors)
 {
     if (stageParams <= 0)
         return 1;
@@ -264,18 +264,21 @@ int dpBucketCount(const Scenario &s, int stage, std::int64_t stageParams,
     const auto count = [](double n, double bucket) {
         return static_cast<int>(std::min(1e6, std::ceil(n / bucket)));
     };
+    const int tensors = std::max(1, stageTensors);
     if (p.dpBuckets == DpBuckets::fixed && !s.dpBucketParams)
-        return std::max(1, count(params, p.dpBucketParams));
+        return std::clamp(count(params, p.dpBucketParams), 1, tensors);
     // Megatron-LM (distributed_data_parallel.py): bucket_size = None on a stage after the first
     // and on every model chunk after the first (training.py: disable_bucketing).
     const int chunks = s.schedule == Schedule::interleaved ? std::max(1, s.virtualStages) : 1;
     if (stage > 0)
-        return chunks;
+        return std::min(chunks, tensors);
     const double bucket = s.dpBucketParams ? *s.dpBucketParams : std::max(40e6, 1e6 * s.dp * s.cp);
     const double embedding = static_cast<double>(embeddingParams);
     const double first = (params - embedding) / chunks + embedding;
     const double edge = std::max(bucket, embedding); // a bucket closes at a parameter's end
-    return 1 + count(std::max(0.0, first - edge), bucket) + (chunks - 1);
+    const int firstChunk =
+        std::min(1 + count(std::max(0.0, first - edge), bucket), std::max(1, tensors / chunks));
+    return std::min(firstChunk + (chunks - 1), tensors);
 }
 
 std::vector<std::string_view> changedFromProfile(const Scenario &s)

@@ -86,8 +86,9 @@ double dpEdgeShare(const Scenario &s, int stage, std::int64_t stageParams,
 // size, the embedding's bucket at least the embedding, and gives every other chunk, and every
 // chunk of a later stage, one; FSDP2's and Megatron-FSDP's units are a layer each and the
 // embedding; DeepSpeed's buckets are its fixed size on every stage.
+// A bucket closes at a tensor's end: at most `stageTensors` (parameterTensors).
 int dpBucketCount(const Scenario &s, int stage, std::int64_t stageParams,
-                  std::int64_t embeddingParams, int stageLayers);
+                  std::int64_t embeddingParams, int stageLayers, int stageTensors);
 
 // The profile's keys whose value in `s` differs from the profile's, in profile order.
 std::vector<std::string_view> changedFromProfile(const Scenario &s);

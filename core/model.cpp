@@ -77,6 +77,33 @@ int moeLayersIn(const ModelSpec &m, int first, int count)
     return hi <= lo ? 0 : hi / p - lo / p;
 }
 
+int parameterTensors(const ModelSpec &m, int first, int count, bool embedding, bool head, int ep)
+{
+    if (!m.hasArchitecture() || count < 0)
+        return 1;
+    // Attention: QKV and output weights, the norm before it (and the norm before the MLP).
+    int attention = 2 + 2;
+    if (m.bias)
+        attention += 2 + 2; // the projections' and the norms' biases
+    else if (m.attentionBias)
+        attention += 2;
+    else if (m.qkvBias)
+        attention += 1;
+    if (m.qkNorm)
+        attention += 2;
+    const int denseMlp = 2 + (m.bias ? 2 : 0);
+    const int moe = moeLayersIn(m, first, count);
+    const int localExperts = m.hasExperts() ? std::max(1, m.experts / std::max(1, ep)) : 0;
+    const int moeMlp = 1 + (m.routerBias ? 1 : 0) + 2 * localExperts * (m.expertBias ? 2 : 1) +
+                       2 * m.sharedExperts;
+    const long long total = static_cast<long long>(count) * attention +
+                            static_cast<long long>(count - moe) * denseMlp +
+                            static_cast<long long>(moe) * moeMlp +
+                            (embedding ? 1 + (m.learnedPositions > 0 ? 1 : 0) : 0) +
+                            (head ? (m.bias ? 2 : 1) + (m.tiedEmbeddings ? 0 : 1) : 0);
+    return static_cast<int>(std::clamp<long long>(total, 1, 1'000'000));
+}
+
 ParamCounts countParams(const ModelSpec &m, int tp, ExpertSplit split)
 {
     ParamCounts c;

@@ -96,6 +96,15 @@ bool isMoeLayer(const ModelSpec &model, int index);
 // How many of the `count` layers from `first` have experts: O(1).
 int moeLayersIn(const ModelSpec &model, int first, int count);
 
+// The parameter tensors of `count` layers from `first`, with the embedding and the output
+// layer where the stage holds them, as Megatron-Core builds them with Transformer Engine: a
+// layer's fused QKV, output, MLP-in and MLP-out weights and its two norms, their biases where
+// the model has them; a mixture-of-experts layer its router and two weights for each of its
+// experts on one of E devices. A data-parallel bucket closes at a tensor's end, so a stage has
+// at most this many (megatron/core/distributed/param_and_grad_buffer.py).
+int parameterTensors(const ModelSpec &model, int first, int count, bool embedding, bool head,
+                     int ep = 1);
+
 // Parameters one token's forward pass multiplies with: every layer's attention, norms,
 // router, shared experts and the top-k routed experts, and the LM head; not the input
 // embedding, which is a lookup (docs/experts.md, "Active parameters").

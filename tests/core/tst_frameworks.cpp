@@ -477,42 +477,51 @@ private Q_SLOTS:
         QTest::addColumn<int>("stage");
         QTest::addColumn<double>("embedding");
         QTest::addColumn<int>("buckets");
+        QTest::addColumn<int>("tensors"); // on the stage; enough not to bind but where said
+        // A bucket closes at a tensor's end: Megatron's bucket_size 64 (Cisco's MLPerf v5.1 8B
+        // configuration) is a bucket a tensor, 195 for Llama 3.1 8B on one stage
+        // (parameterTensors, tst_model_size).
+        QTest::addRow("set: 64, a bucket a tensor")
+            << "framework=megatron,dp=64,dp_bucket_params=64" << 0 << 525e6 << 195 << 195;
         // 8e9 over 40M: 200; the embedding's 20M rides in the first.
-        QTest::addRow("Megatron-LM, D = 8: 40M") << "framework=megatron,dp=8" << 0 << 20e6 << 200;
+        QTest::addRow("Megatron-LM, D = 8: 40M")
+            << "framework=megatron,dp=8" << 0 << 20e6 << 200 << 1000;
         // 525M of embedding in one bucket, then 7,475M over 40M: 187 more.
         QTest::addRow("Megatron-LM, an embedding above the bucket")
-            << "framework=megatron,dp=8" << 0 << 525e6 << 1 + 187;
+            << "framework=megatron,dp=8" << 0 << 525e6 << 1 + 187 << 1000;
         // D·C = 128: 128M buckets, 63 of them.
         QTest::addRow("Megatron-LM, D = 64, C = 2: 128M")
-            << "framework=megatron,dp=64,cp=2" << 0 << 20e6 << 63;
+            << "framework=megatron,dp=64,cp=2" << 0 << 20e6 << 63 << 1000;
         // Interleaved v = 4: chunk 0 holds (8e9 − 20M)/4 + 20M = 2,015M, 51 buckets, then the
         // three other chunks one each.
         QTest::addRow("Megatron-LM, interleaved v = 4")
             << "framework=megatron,dp=8,pp=4,schedule=interleaved,virtual_stages=4" << 0 << 20e6
-            << 51 + 3;
+            << 51 + 3 << 1000;
         QTest::addRow("Megatron-LM, stage 1: one a chunk")
-            << "framework=megatron,dp=8,pp=4,schedule=interleaved,virtual_stages=4" << 1 << 0.0
-            << 4;
+            << "framework=megatron,dp=8,pp=4,schedule=interleaved,virtual_stages=4" << 1 << 0.0 << 4
+            << 1000;
         QTest::addRow("DeepSpeed: 5e8, any stage")
-            << "framework=deepspeed,dp=8,pp=2" << 1 << 0.0 << 16;
+            << "framework=deepspeed,dp=8,pp=2" << 1 << 0.0 << 16 << 1000;
         QTest::addRow("torchtitan: a unit a layer")
-            << "framework=torchtitan,dp=8" << 0 << 500e6 << 33;
+            << "framework=torchtitan,dp=8" << 0 << 500e6 << 33 << 1000;
         QTest::addRow("Megatron-FSDP (ZeRO-3): a unit a layer")
-            << "framework=megatron,dp=8,zero=3" << 0 << 500e6 << 33;
+            << "framework=megatron,dp=8,zero=3" << 0 << 500e6 << 33 << 1000;
         QTest::addRow("set: 768M")
-            << "framework=megatron,dp=8,dp_bucket_params=768e6" << 0 << 500e6 << 11;
+            << "framework=megatron,dp=8,dp_bucket_params=768e6" << 0 << 500e6 << 11 << 1000;
     }
     void dataParallelBucketCount()
     {
         QFETCH(QString, set);
         QFETCH(int, stage);
         QFETCH(double, embedding);
+        QFETCH(int, tensors);
         Scenario s;
         for (const QString &pair : set.split(u',')) {
             const QStringList kv = pair.split(u'=');
             QVERIFY(!setField(s, kv[0].toStdString(), kv[1].toStdString()));
         }
-        QTEST(dpBucketCount(s, stage, 8'000'000'000, static_cast<std::int64_t>(embedding), 32),
+        QTEST(dpBucketCount(s, stage, 8'000'000'000, static_cast<std::int64_t>(embedding), 32,
+                            tensors),
               "buckets");
     }
 

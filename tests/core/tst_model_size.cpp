@@ -237,6 +237,40 @@ private Q_SLOTS:
         QCOMPARE(byLayer, moe);
     }
 
+    // Megatron-Core's tensors with Transformer Engine, counted by hand from its state dict:
+    // a Llama layer holds linear_qkv.weight with its layer_norm_weight, linear_proj.weight,
+    // linear_fc1.weight with its layer_norm_weight, linear_fc2.weight (6); the first stage adds
+    // the word embeddings, the last the final norm and the untied output layer. GPT-3 adds a
+    // bias to each projection and norm (12 a layer), learned positions, the final norm's bias,
+    // and ties the output layer. Mixtral's expert layer: the router and w1, w2 of each of its 8
+    // experts (or 2 on one of E = 4).
+    void parameterTensorsByHand_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("count");
+        QTest::addColumn<bool>("ends");
+        QTest::addColumn<int>("ep");
+        QTest::addColumn<int>("tensors");
+        QTest::addRow("Llama 3.1 8B, one stage") << "llama-3.1-8b" << 32 << true << 1 << 32 * 6 + 3;
+        QTest::addRow("Llama 3.1 8B, a middle stage of 8")
+            << "llama-3.1-8b" << 8 << false << 1 << 8 * 6;
+        QTest::addRow("GPT-3 175B, one stage")
+            << "gpt-3-175b" << 96 << true << 1 << 96 * 12 + 2 + 2;
+        QTest::addRow("Mixtral 8x7B, middle, E = 1")
+            << "mixtral-8x7b" << 4 << false << 1 << 4 * (4 + 1 + 16);
+        QTest::addRow("Mixtral 8x7B, middle, E = 4")
+            << "mixtral-8x7b" << 4 << false << 4 << 4 * (4 + 1 + 4);
+    }
+    void parameterTensorsByHand()
+    {
+        QFETCH(QString, model);
+        QFETCH(int, count);
+        QFETCH(bool, ends);
+        QFETCH(int, ep);
+        const ModelSpec m = *presets.model(model.toStdString());
+        QTEST(parameterTensors(m, 0, count, ends, ends, ep), "tensors");
+    }
+
     void quantizedFormats_data()
     {
         QTest::addColumn<int>("precision");
