@@ -3,6 +3,7 @@
 #include "core/units.h"
 
 #include <algorithm>
+#include <bit>
 #include <string>
 
 namespace core {
@@ -127,11 +128,30 @@ double collectiveSeconds(Collective kind, std::int64_t payloadBytes, int tp, con
     const double full = bytes / (link.gbPerS * kGB * link.efficiency);
     constexpr double ll128Slower = 1 / kNcclProtocols[1].bandwidthShare;
     constexpr double llSlower = 1 / kNcclLl.bandwidthShare;
+    // LL across nodes: NCCL's llMaxBws.
+    const double llCap =
+        r.nodes > 1 ? (r.nodes == 2 ? kLlTwoNodesGbPerS : kLlManyNodesGbPerS) * kGB : 0.0;
     double ll = full * llSlower;
-    if (r.nodes > 1) // LL across nodes: NCCL's llMaxBws
-        ll = std::max(ll, bytes / ((r.nodes == 2 ? kLlTwoNodesGbPerS : kLlManyNodesGbPerS) * kGB));
-    return std::min({latency(r, kNcclSimple) + full,
-                     latency(r, kNcclProtocols[1]) + full * ll128Slower, latency(r, kNcclLl) + ll});
+    if (llCap > 0)
+        ll = std::max(ll, bytes / llCap);
+    double best =
+        std::min({latency(r, kNcclSimple) + full,
+                  latency(r, kNcclProtocols[1]) + full * ll128Slower, latency(r, kNcclLl) + ll});
+    if (kind != Collective::allReduce || r.nodes <= 1)
+        return best;
+    // The tree: up and down log2(nodes) levels, each node's members chained over NVLink.
+    const int perNode = std::clamp(link.membersPerNode, 1, tp);
+    const int depth = std::bit_width(static_cast<unsigned>(r.nodes)) - 1; // NCCL's log2i
+    const double twice = 2.0 * static_cast<double>(payloadBytes);
+    const double linkBw = link.gbPerS * kGB * link.efficiency;
+    for (const NcclProtocol &p : kNcclTreeProtocols) {
+        double move = twice / (linkBw * p.bandwidthShare);
+        if (&p == &kNcclTreeProtocols[0])
+            move = std::max(move, twice / llCap);
+        best = std::min(
+            best, p.callS + 2 * ((perNode - 1) * p.nvlinkStepS + depth * p.networkStepS) + move);
+    }
+    return best;
 }
 
 double computeSeconds(double flops, double tflops, double mfu)

@@ -63,6 +63,17 @@ inline constexpr std::array<NcclProtocol, 3> kNcclProtocols{{
     {"LL128", 14.0e-6, 1.9e-6, 4.0e-6, 0.92},
     {"Simple", 8.4e-6, 3.4e-6, 14.0e-6, 1.0},
 }};
+// NCCL's tree, which an all-reduce across nodes may take instead of the ring (the same file):
+// a reduce up and a broadcast down a tree of the nodes, each through the node's members in a
+// chain, so 2 × ((members a node − 1) steps over NVLink + log2(nodes) across the network); it
+// moves the whole payload twice at the tree's bus bandwidth (NCCL's algorithm bandwidth is
+// half its bus bandwidth), which keeps 0.92 of the link in Simple, 120/128 in LL128 and
+// 1/3.8 in LL.
+inline constexpr std::array<NcclProtocol, 3> kNcclTreeProtocols{{
+    {"LL", 6.8e-6, 0.6e-6, 5.0e-6, 1 / 3.8},
+    {"LL128", 14.0e-6, 1.25e-6, 8.5e-6, 120.0 / 128},
+    {"Simple", 8.4e-6, 4.0e-6, 14.0e-6, 0.92},
+}};
 // Large transfers and point-to-point messages run Simple.
 inline constexpr const NcclProtocol &kNcclSimple = kNcclProtocols[2];
 inline constexpr const NcclProtocol &kNcclLl = kNcclProtocols[0];

@@ -283,48 +283,61 @@ private Q_SLOTS:
         QVERIFY2(qAbs(busGbPerS / 365.84 - 1) <= 0.02, qPrintable(QString::number(busGbPerS)));
     }
 
-    // A collective runs in whichever of NCCL's protocols its tuner finds fastest
+    // A collective runs in whichever of NCCL's protocols and algorithms its tuner finds fastest
     // (NVIDIA/nccl src/graph/tuning.cc): a call's latency, each ring step's (NVLink, or the
     // network in nodes − 1 steps a phase), and the share of the bus bandwidth the protocol
-    // keeps. Simple: 8.4 µs, 3.4 µs (network 14), all of it; LL128: 14, 1.9 (4.0), 0.92; LL:
-    // 6.6, 0.6 (2.7), half, and across nodes at most 39.0 GB/s (two) or 20.4 (more) (llMaxBws).
-    // h100-sxm: NVLink at 450 × 0.82 GB/s; a ring over whole nodes 8 NICs × 50 GB/s at 0.9.
+    // keeps. Ring: Simple 8.4 µs, 3.4 µs (network 14), all of it; LL128 14, 1.9 (4.0), 0.92;
+    // LL 6.6, 0.6 (2.7), half, and across nodes at most 39.0 GB/s (two) or 20.4 (more)
+    // (llMaxBws). An all-reduce across nodes may take the tree: 2 × ((members a node − 1) NVLink
+    // steps + log2(nodes) network steps), the payload twice at the tree's share (Simple 8.4,
+    // 4.0 (14), 0.92; LL128 14, 1.25 (8.5), 120/128; LL 6.8, 0.6 (5.0), 1/3.8).
+    // h100-sxm: NVLink at 450 × 0.82 GB/s; a ring over whole nodes 8 NICs × 50 GB/s at 0.9,
+    // one a device 50 GB/s at 0.9.
     void collectiveInTheFastestProtocol_data()
     {
         QTest::addColumn<Collective>("kind");
+        QTest::addColumn<int>("stride"); // ranks between members: one a node at 8
         QTest::addColumn<int>("members");
         QTest::addColumn<qint64>("payload");
         QTest::addColumn<double>("seconds");
-        const double nvlink = 450e9 * 0.82, nics = 400e9 * 0.9;
+        const double nvlink = 450e9 * 0.82, nics = 400e9 * 0.9, nic = 50e9 * 0.9;
         // A decode step's all-reduce at T = 2: one token's 8,192 BF16 values, 16 KiB each way.
-        QTest::addRow("T=2 all-reduce of 16 KiB: LL")
-            << Collective::allReduce << 2 << qint64(16384)
+        QTest::addRow("T=2 all-reduce of 16 KiB: ring LL")
+            << Collective::allReduce << 1 << 2 << qint64(16384)
             << 6.6e-6 + 2 * 0.6e-6 + 16384 / (nvlink * 0.5);
         // A layer's sequence-parallel gather at T = 8: 4,096 × 8,192 BF16 values.
-        QTest::addRow("T=8 all-gather of 64 MiB: Simple")
-            << Collective::allGather << 8 << qint64(67108864)
+        QTest::addRow("T=8 all-gather of 64 MiB: ring Simple")
+            << Collective::allGather << 1 << 8 << qint64(67108864)
             << 8.4e-6 + 7 * 3.4e-6 + 7.0 / 8 * 67108864 / nvlink;
-        // Two nodes: 30 steps, 2 across the network, LL held to 39.0 GB/s.
-        QTest::addRow("16 members all-reduce 256 KiB: LL, capped")
-            << Collective::allReduce << 16 << qint64(262144)
-            << 6.6e-6 + 28 * 0.6e-6 + 2 * 2.7e-6 + 2 * 15.0 / 16 * 262144 / 39e9;
+        // Two nodes: the tree's 7 NVLink steps and one network step each way beat the ring's
+        // 28 and 2, LL held to 39.0 GB/s.
+        QTest::addRow("16 members all-reduce 256 KiB: tree LL, capped")
+            << Collective::allReduce << 1 << 16 << qint64(262144)
+            << 6.8e-6 + 2 * (7 * 0.6e-6 + 1 * 5.0e-6) + 2.0 * 262144 / 39e9;
         // A data-parallel bucket over 256 GPUs in 32 nodes: 255 steps, 31 across the network.
-        QTest::addRow("256 members reduce-scatter 64 MiB: LL128")
-            << Collective::reduceScatter << 256 << qint64(67108864)
+        QTest::addRow("256 members reduce-scatter 64 MiB: ring LL128")
+            << Collective::reduceScatter << 1 << 256 << qint64(67108864)
             << 14e-6 + 224 * 1.9e-6 + 31 * 4.0e-6 + 255.0 / 256 * 67108864 / (nics * 0.92);
         // Large enough that Simple's bandwidth outweighs LL128's shorter steps.
-        QTest::addRow("256 members reduce-scatter 8 GiB: Simple")
-            << Collective::reduceScatter << 256 << qint64(8589934592)
+        QTest::addRow("256 members reduce-scatter 8 GiB: ring Simple")
+            << Collective::reduceScatter << 1 << 256 << qint64(8589934592)
             << 8.4e-6 + 224 * 3.4e-6 + 31 * 14e-6 + 255.0 / 256 * 8589934592 / nics;
+        // One GPU in each of 2,048 nodes: the ring's 4,094 network steps against the tree's
+        // 2 × 11.
+        QTest::addRow("2,048 nodes all-reduce 64 MiB: tree LL128")
+            << Collective::allReduce << 8 << 2048 << qint64(67108864)
+            << 14e-6 + 2 * 11 * 8.5e-6 + 2.0 * 67108864 / (nic * 120 / 128);
     }
     void collectiveInTheFastestProtocol()
     {
         QFETCH(Collective, kind);
+        QFETCH(int, stride);
         QFETCH(int, members);
         QFETCH(qint64, payload);
         QFETCH(double, seconds);
         Link link;
-        QVERIFY(!ringLink(preset("h100-sxm"), 1, members, std::nullopt, link, "data-parallel"));
+        QVERIFY(
+            !ringLink(preset("h100-sxm"), stride, members, std::nullopt, link, "data-parallel"));
         const double got = collectiveSeconds(kind, payload, members, link);
         QVERIFY2(qAbs(got - seconds) <= 1e-9 * seconds,
                  qPrintable(QStringLiteral("%1 s, by hand %2 s").arg(got).arg(seconds)));
