@@ -457,11 +457,7 @@ private Q_SLOTS:
         QFETCH(QString, set);
         QFETCH(int, stage);
         QFETCH(double, embedding);
-        Scenario s;
-        for (const QString &pair : set.split(u',')) {
-            const QStringList kv = pair.split(u'=');
-            QVERIFY(!setField(s, kv[0].toStdString(), kv[1].toStdString()));
-        }
+        const Scenario s = scenario(set);
         QTEST(dpEdgeShare(s, stage, 8'000'000'000, static_cast<std::int64_t>(embedding)), "share");
     }
 
@@ -515,11 +511,7 @@ private Q_SLOTS:
         QFETCH(int, stage);
         QFETCH(double, embedding);
         QFETCH(int, tensors);
-        Scenario s;
-        for (const QString &pair : set.split(u',')) {
-            const QStringList kv = pair.split(u'=');
-            QVERIFY(!setField(s, kv[0].toStdString(), kv[1].toStdString()));
-        }
+        const Scenario s = scenario(set);
         QTEST(dpBucketCount(s, stage, 8'000'000'000, static_cast<std::int64_t>(embedding), 32,
                             tensors),
               "buckets");
