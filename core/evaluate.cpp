@@ -693,10 +693,11 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             const int tensors = parameterTensors(model, firstLayer, layers[i], i == 0,
                                                  i + 1 == layers.size(), s.ep);
             firstLayer += layers[i];
-            DpSync sync = dpGradientSync(
-                s.zero, own * states.gradBytes, weightBytes(own, heldWeightPrecision(s)), syncRanks,
-                link, s.microbatches,
-                dpBucketCount(s, static_cast<int>(i), own, embeddingParams, layers[i], tensors));
+            const int buckets =
+                dpBucketCount(s, static_cast<int>(i), own, embeddingParams, layers[i], tensors);
+            DpSync sync = dpGradientSync(s.zero, own * states.gradBytes,
+                                         weightBytes(own, heldWeightPrecision(s)), syncRanks, link,
+                                         s.microbatches, buckets);
             // FSDP2 copies each gradient, in the reduce precision, into the reduce-scatter's
             // input on the collective's own stream, which so runs that much longer, and each
             // gathered parameter out of the all-gather's buffer on the compute stream, which
@@ -735,6 +736,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             if (sync.seconds > st.dpCommS) {
                 st.dpCommS = sync.seconds;
                 out.dpBytesPerStep = sync.bytesPerStep;
+                out.dpBuckets = buckets;
             }
         }
     }
@@ -752,6 +754,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     computed.dpLink = out.dpLink;
     computed.dpBusGbPerS = out.dpBusGbPerS;
     computed.dpBytesPerStep = out.dpBytesPerStep;
+    computed.dpBuckets = out.dpBuckets;
     computed.linkTimeExcluded = linksUnknown;
     return computed;
 }

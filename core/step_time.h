@@ -105,6 +105,9 @@ struct StepTimeReport
     int busiestStage = 0;
     std::string dpLink = "intra-node"; // the link the data-parallel group talks over
     std::int64_t dpBytesPerStep = 0;   // sent by one device of the busiest stage, ring
+    // The collectives that stage's reduction (and gather) is split into, each a call paying its
+    // ring's latency (docs/step_time.md, "Buckets"); 0 without D > 1.
+    int dpBuckets = 0;
     // The ring's achieved bus bandwidth per device, 10^9 B/s: across nodes, the NICs its
     // members have in one node times one NIC's, at most NVLink's (ringLink); 0 without D > 1.
     double dpBusGbPerS = 0;

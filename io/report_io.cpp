@@ -210,6 +210,7 @@ QJsonObject reportToJson(const core::Report &r)
         dpComm.insert(QStringLiteral("link"), qs(st.dpLink));
         dpComm.insert(QStringLiteral("bus_gb_per_s"), st.dpBusGbPerS);
         dpComm.insert(QStringLiteral("bytes_per_step"), qint64(st.dpBytesPerStep));
+        dpComm.insert(QStringLiteral("buckets"), st.dpBuckets);
         dpComm.insert(QStringLiteral("time_per_step_s"), st.dpCommTotalS);
         root.insert(QStringLiteral("step_time_s"), st.stepTimeS);
         // Inference without a published link: the step time is a lower bound.

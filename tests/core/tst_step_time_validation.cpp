@@ -766,8 +766,9 @@ private Q_SLOTS:
         // (config_DGXB200_1x8x2xtp1pp1cp1_8b.sh, _8x8x1xtp1pp1cp2_8b.sh): one micro-batch a
         // step, full-step CUDA graphs, the fused cross-entropy; buckets of 134,217,728
         // parameters (conf/custom.yaml's bucket_size: this config_common_8b.sh sets no
-        // BUCKET_SIZE), so the last sixtieth of the gradients is reduced after the backward and
-        // the first of the parameters gathered before the forward.
+        // BUCKET_SIZE): 57 buckets, the embedding's 525M parameters and 56 of 134M, each its own
+        // collective; the embedding's, a fifteenth of the gradients, is reduced after the
+        // backward and gathered before the forward.
         const QString eight =
             QStringLiteral("dp_collective_units=8,fp8_params=true,seq_len=8192,device=b200,"
                            "fp8_scaling=current,tp=1,"
@@ -862,7 +863,7 @@ private Q_SLOTS:
         qInfo("%s: %.3f s modelled, %.3f s published, %+.1f %% throughput", QTest::currentDataTag(),
               r.stepTime->stepTimeS, publishedS, 100 * e);
         // docs/step_time.md: every listed run within 15 %. The University of Florida's 8B step
-        // grows from 0.193 s on 128 B200s to 0.221 s on 256, as each of the sync's 60 buckets
+        // grows from 0.193 s on 128 B200s to 0.221 s on 256, as each of the sync's 57 buckets
         // pays its ring's latency over twice as many GPUs (docs/step_time.md, "Buckets").
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }

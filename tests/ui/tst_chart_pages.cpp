@@ -16,6 +16,7 @@
 #include "ui/charts/sharding_chart.h"
 #include "ui/charts/stage_memory_chart.h"
 #include "ui/charts/step_time_chart.h"
+#include "ui/charts/step_time_page.h"
 #include "ui/charts/timeline_chart.h"
 #include "ui/charts/timeline_panel.h"
 #include "ui/export/chart_export.h"
@@ -425,6 +426,24 @@ private Q_SLOTS:
         QVERIFY2(text.contains("Bubble (inference: the forward passes only)"), qPrintable(text));
         QVERIFY2(text.contains("(K−1)/(K−1+m) = 3/11"), qPrintable(text));
         QVERIFY(!text.contains("zb-h1") && !text.contains("Qi et al."));
+    }
+
+    // The step's formula says how many collectives the data-parallel sync is split into:
+    // MLPerf v5.1's Llama 3.1 8B on 256 B200s, buckets of 134,217,728 parameters, the
+    // embedding's 525,336,576 in the first: 1 + ceil((8,030,261,248 − 525,336,576) / 134,217,728)
+    // = 57 (docs/step_time.md, "Buckets").
+    void stepFormulaCountsTheBuckets()
+    {
+        const core::Scenario s = scenario(
+            "model=llama-3.1-8b,framework=megatron,device=b200,precision=fp8,fp8_params=true,"
+            "zero=1,grad_precision=bf16,seq_len=8192,tp=1,pp=1,cp=2,dp=128,microbatches=1,"
+            "microbatch_size=1,dp_bucket_params=134217728,dp_collective_units=8");
+        const core::Report r = core::evaluate(s, io::builtinPresets());
+        QVERIFY(r.ok() && r.stepTime);
+        QCOMPARE(r.stepTime->dpBuckets, 57);
+        const QString text = StepTimePage::stepTimeFormulas(s, r);
+        QVERIFY2(text.contains("in 57 buckets, each a collective paying its ring's latency"),
+                 qPrintable(text));
     }
 
     void unknownIdIsNoPage()

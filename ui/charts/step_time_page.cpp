@@ -175,6 +175,9 @@ QString dpSyncNote(const core::Scenario &s, const core::StepTimeReport &st)
                             : QObject::tr("inside a node"));
         if (s.dpCollectiveUnits)
             how += QObject::tr(", on %1 CTAs (dp_collective_units)").arg(*s.dpCollectiveUnits);
+        if (st.dpBuckets > 1)
+            how += QObject::tr(", in %1 buckets, each a collective paying its ring's latency")
+                       .arg(st.dpBuckets);
     }
     return how;
 }
