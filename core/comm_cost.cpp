@@ -84,16 +84,18 @@ struct RingShape
     int steps = 0;
     int across = 0;
     int nodes = 1;
+    int perNode = 1; // members a node
 };
 
 RingShape ringShape(Collective kind, int n, const Link &link)
 {
     RingShape r;
     r.steps = ringSteps(kind, n);
+    r.perNode = std::max(1, n);
     if (link.kind == LinkKind::intraNode || r.steps == 0)
         return r;
-    const int perNode = std::clamp(link.membersPerNode, 1, n);
-    r.nodes = (n + perNode - 1) / perNode;
+    r.perNode = std::clamp(link.membersPerNode, 1, n);
+    r.nodes = (n + r.perNode - 1) / r.perNode;
     r.across = std::min(r.steps, (kind == Collective::allReduce ? 2 : 1) * (r.nodes - 1));
     return r;
 }
@@ -126,7 +128,7 @@ double collectiveSeconds(Collective kind, std::int64_t payloadBytes, int tp, con
     const RingShape r = ringShape(kind, tp, link);
     const double bytes = wireBytesPerDevice(kind, payloadBytes, tp);
     const double full = bytes / (link.gbPerS * kGB * link.efficiency);
-    constexpr double ll128Slower = 1 / kNcclProtocols[1].bandwidthShare;
+    constexpr double ll128Slower = 1 / kNcclLl128.bandwidthShare;
     constexpr double llSlower = 1 / kNcclLl.bandwidthShare;
     // LL across nodes: NCCL's llMaxBws.
     const double llCap =
@@ -134,13 +136,11 @@ double collectiveSeconds(Collective kind, std::int64_t payloadBytes, int tp, con
     double ll = full * llSlower;
     if (llCap > 0)
         ll = std::max(ll, bytes / llCap);
-    double best =
-        std::min({latency(r, kNcclSimple) + full,
-                  latency(r, kNcclProtocols[1]) + full * ll128Slower, latency(r, kNcclLl) + ll});
+    double best = std::min({latency(r, kNcclSimple) + full,
+                            latency(r, kNcclLl128) + full * ll128Slower, latency(r, kNcclLl) + ll});
     if (kind != Collective::allReduce || r.nodes <= 1)
         return best;
     // The tree: up and down log2(nodes) levels, each node's members chained over NVLink.
-    const int perNode = std::clamp(link.membersPerNode, 1, tp);
     const int depth = std::bit_width(static_cast<unsigned>(r.nodes)) - 1; // NCCL's log2i
     const double twice = 2.0 * static_cast<double>(payloadBytes);
     const double linkBw = link.gbPerS * kGB * link.efficiency;
@@ -149,7 +149,7 @@ double collectiveSeconds(Collective kind, std::int64_t payloadBytes, int tp, con
         if (&p == &kNcclTreeProtocols[0])
             move = std::max(move, twice / llCap);
         best = std::min(
-            best, p.callS + 2 * ((perNode - 1) * p.nvlinkStepS + depth * p.networkStepS) + move);
+            best, p.callS + 2 * ((r.perNode - 1) * p.nvlinkStepS + depth * p.networkStepS) + move);
     }
     return best;
 }

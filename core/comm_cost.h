@@ -77,6 +77,7 @@ inline constexpr std::array<NcclProtocol, 3> kNcclTreeProtocols{{
 // Large transfers and point-to-point messages run Simple.
 inline constexpr const NcclProtocol &kNcclSimple = kNcclProtocols[2];
 inline constexpr const NcclProtocol &kNcclLl = kNcclProtocols[0];
+inline constexpr const NcclProtocol &kNcclLl128 = kNcclProtocols[1];
 inline constexpr double kIntraNodeStepLatencyS = kNcclSimple.nvlinkStepS;
 inline constexpr double kInterNodeStepLatencyS = kNcclSimple.networkStepS;
 
