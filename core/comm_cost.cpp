@@ -138,10 +138,16 @@ double collectiveSeconds(Collective kind, std::int64_t payloadBytes, int tp, con
         ll = std::max(ll, bytes / llCap);
     double best = std::min({latency(r, kNcclSimple) + full,
                             latency(r, kNcclLl128) + full * ll128Slower, latency(r, kNcclLl) + ll});
-    if (kind != Collective::allReduce || r.nodes <= 1)
+    if (r.nodes <= 1)
         return best;
-    // The tree: up and down log2(nodes) levels, each node's members chained over NVLink.
     const int depth = std::bit_width(static_cast<unsigned>(r.nodes)) - 1; // NCCL's log2i
+    if (kind != Collective::allReduce) {
+        if (r.perNode == 1) // PAT: one GPU a node
+            best = std::min(best, kPatCallS + depth * kPatLevelS + tp * kPatRankS +
+                                      full / kPatBandwidthShare);
+        return best;
+    }
+    // The tree: up and down log2(nodes) levels, each node's members chained over NVLink.
     const double twice = 2.0 * static_cast<double>(payloadBytes);
     const double linkBw = link.gbPerS * kGB * link.efficiency;
     for (const NcclProtocol &p : kNcclTreeProtocols) {

@@ -74,6 +74,14 @@ inline constexpr std::array<NcclProtocol, 3> kNcclTreeProtocols{{
     {"LL128", 14.0e-6, 1.25e-6, 8.5e-6, 120.0 / 128},
     {"Simple", 8.4e-6, 4.0e-6, 14.0e-6, 0.92},
 }};
+// NCCL's PAT, which a gather or a reduce-scatter over one GPU a node may take (the same file,
+// ncclPatEnable: nNodes == nRanks): 8 µs a call, log2(nodes) levels at a third and a half of
+// the network step (14 µs / 3.5), and a part NCCL still counts as linear, 2.8 µs a rank; Simple
+// only, at 0.75 of the bus bandwidth.
+inline constexpr double kPatCallS = 8.0e-6;
+inline constexpr double kPatLevelS = 14.0e-6 / 3.5;
+inline constexpr double kPatRankS = 2.8e-6;
+inline constexpr double kPatBandwidthShare = 0.75;
 // Large transfers and point-to-point messages run Simple.
 inline constexpr const NcclProtocol &kNcclSimple = kNcclProtocols[2];
 inline constexpr const NcclProtocol &kNcclLl = kNcclProtocols[0];

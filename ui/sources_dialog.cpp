@@ -34,7 +34,7 @@ const char *const kSources[] = {
     "workstations”: ring all-reduce sends 2(T−1)/T of the payload per device. NVIDIA/nccl, "
     "src/graph/tuning.cc: a collective's latency, a call and its ring steps (nodes − 1 a phase "
     "across the network), in the fastest of the Simple, LL128 and LL protocols; an all-reduce "
-    "across nodes also by the tree.",
+    "across nodes also by the tree, a gather or a reduce-scatter over one GPU a node by PAT.",
     "Brown et al. 2020, “Language Models are Few-Shot Learners”, Table 2.1 (GPT-3 175B); "
     "Dubey et al. 2024, “The Llama 3 Herd of Models”, Table 3 (Llama 3.1).",
     "pytorch/pytorch#159251 (pipelining caches every micro-batch's output on the last stage) "

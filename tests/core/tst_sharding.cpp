@@ -290,7 +290,9 @@ private Q_SLOTS:
     // LL 6.6, 0.6 (2.7), half, and across nodes at most 39.0 GB/s (two) or 20.4 (more)
     // (llMaxBws). An all-reduce across nodes may take the tree: 2 × ((members a node − 1) NVLink
     // steps + log2(nodes) network steps), the payload twice at the tree's share (Simple 8.4,
-    // 4.0 (14), 0.92; LL128 14, 1.25 (8.5), 120/128; LL 6.8, 0.6 (5.0), 1/3.8).
+    // 4.0 (14), 0.92; LL128 14, 1.25 (8.5), 120/128; LL 6.8, 0.6 (5.0), 1/3.8). A gather or a
+    // reduce-scatter over one GPU a node may take PAT: 8 µs, 14/3.5 µs a level of log2(nodes),
+    // 2.8 µs a rank, at 0.75 of the bandwidth.
     // h100-sxm: NVLink at 450 × 0.82 GB/s; a ring over whole nodes 8 NICs × 50 GB/s at 0.9,
     // one a device 50 GB/s at 0.9.
     void collectiveInTheFastestProtocol_data()
@@ -324,6 +326,11 @@ private Q_SLOTS:
             << 8.4e-6 + 224 * 3.4e-6 + 31 * 14e-6 + 255.0 / 256 * 8589934592 / nics;
         // One GPU in each of 2,048 nodes: the ring's 4,094 network steps against the tree's
         // 2 × 11.
+        // The same ring reduce-scatters in PAT: 11 levels and 2,048 ranks against LL128's 2,047
+        // network steps (8.2 ms) or LL's (5.5 ms at 20.4 GB/s).
+        QTest::addRow("2,048 nodes reduce-scatter 64 MiB: PAT")
+            << Collective::reduceScatter << 8 << 2048 << qint64(67108864)
+            << 8e-6 + 11 * 4e-6 + 2048 * 2.8e-6 + 2047.0 / 2048 * 67108864 / (nic * 0.75);
         QTest::addRow("2,048 nodes all-reduce 64 MiB: tree LL128")
             << Collective::allReduce << 8 << 2048 << qint64(67108864)
             << 14e-6 + 2 * 11 * 8.5e-6 + 2.0 * 67108864 / (nic * 120 / 128);
