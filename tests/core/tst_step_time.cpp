@@ -29,6 +29,13 @@ const LayerOp &opOf(const std::vector<LayerOp> &ops, std::string_view key)
     qFatal("no op %s", std::string(key).c_str());
 }
 
+// One point-to-point message of `bytes` at `busBytesPerS`: NCCL's 8.4 µs call and one step,
+// 3.4 µs over NVLink or 14 µs across the network (src/graph/tuning.cc, Simple).
+double messageS(double bytes, double busBytesPerS, bool acrossNodes)
+{
+    return 8.4e-6 + (acrossNodes ? 14e-6 : 3.4e-6) + bytes / busBytesPerS;
+}
+
 } // namespace
 
 class TestStepTime : public QObject
@@ -227,7 +234,7 @@ private Q_SLOTS:
         // send is 1/T of a micro-batch's 4096 × 8192 BF16 hidden state plus a call (8.4 µs) and a
         // step across the network (14 µs). A middle stage sends after every F and every B:
         // 2 × 16 sends.
-        const double send = 8.4e-6 + 14e-6 + 4096.0 * 8192 * 2 / 8 / (50e9 * 0.9);
+        const double send = messageS(4096.0 * 8192 * 2 / 8, 50e9 * 0.9, true);
         QVERIFY(near(r.stepTime->stages[1][TimePart::pipelineComm], 32 * send, 1e-9));
         // The first stage sends forward only, the last backward only.
         QVERIFY(near(r.stepTime->stages[0][TimePart::pipelineComm], 16 * send, 1e-9));
@@ -693,8 +700,8 @@ private Q_SLOTS:
         QVERIFY(apart.ok() && apart.stepTime && together.ok() && together.stepTime);
         // One send: 4,096 tokens (8,192 over C = 2) × 16,384 values × 2 bytes over T = 4.
         const double bytes = 4096.0 * 16384 * 2 / 4;
-        const double nvlink = 8.4e-6 + 3.4e-6 + bytes / (900e9 * 0.8);
-        const double nic = 8.4e-6 + 14e-6 + bytes / (50e9 * 0.9);
+        const double nvlink = messageS(bytes, 900e9 * 0.8, false);
+        const double nic = messageS(bytes, 50e9 * 0.9, true);
         const auto sends = [](const Report &r) {
             return r.stepTime->stages[1][TimePart::pipelineComm];
         };
@@ -731,8 +738,8 @@ private Q_SLOTS:
         QVERIFY(r.ok() && r.stepTime);
         // One send: 4,096 tokens × 8,192 values × 2 bytes over T = 4.
         const double bytes = 4096.0 * 8192 * 2 / 4;
-        const double nvlink = 8.4e-6 + 3.4e-6 + bytes / (450e9 * 0.82);
-        const double nic = 8.4e-6 + 14e-6 + bytes / (50e9 * 0.9);
+        const double nvlink = messageS(bytes, 450e9 * 0.82, false);
+        const double nic = messageS(bytes, 50e9 * 0.9, true);
         const auto sends = [&r](std::size_t stage) {
             return r.stepTime->stages[stage][TimePart::pipelineComm];
         };
@@ -748,8 +755,8 @@ private Q_SLOTS:
         const Report racks = evaluate(scenario(gb200 + "8"), presets);
         QVERIFY(rack.stepTime && racks.stepTime);
         const double big = 8192.0 * 16384 * 2 / 4;
-        const double nvlink5 = 8.4e-6 + 3.4e-6 + big / (900e9 * 0.8);
-        const double ib = 8.4e-6 + 14e-6 + big / (50e9 * 0.9);
+        const double nvlink5 = messageS(big, 900e9 * 0.8, false);
+        const double ib = messageS(big, 50e9 * 0.9, true);
         QVERIFY(near(rack.stepTime->stages[1][TimePart::pipelineComm], 32 * nvlink5, 1e-9));
         QVERIFY(
             near(racks.stepTime->stages[3][TimePart::pipelineComm], 16 * ib + 16 * nvlink5, 1e-9));
