@@ -811,6 +811,17 @@ private Q_SLOTS:
             << gb200Eight + "tp=1,cp=2,dp=36,sequence_parallel=false,tp_overlap=false" << 0.1711;
         QTest::newRow("Llama 3.1 8B v5.1, 512 GB200")
             << "llama-3.1-8b" << gb200Eight + "tp=2,cp=4,dp=64" << 0.0889;
+        // The same configurations on GB300 NVL72 (theia_ngpu72 and theia_ngpu512, whose
+        // READMEs name config_GB300_18x4x1xtp1pp1cp2_8b.sh and _128x4x1xtp2pp1cp4_8b.sh, line
+        // for line the GB200 ones). Added after the GB300 preset was written, as runs it had
+        // not seen.
+        QString gb300Eight = gb200Eight;
+        gb300Eight.replace(QLatin1String("gb200-nvl72"), QLatin1String("gb300-nvl72"));
+        QTest::newRow("Llama 3.1 8B v5.1, 72 GB300")
+            << "llama-3.1-8b"
+            << gb300Eight + "tp=1,cp=2,dp=36,sequence_parallel=false,tp_overlap=false" << 0.1479;
+        QTest::newRow("Llama 3.1 8B v5.1, 512 GB300")
+            << "llama-3.1-8b" << gb300Eight + "tp=2,cp=4,dp=64" << 0.0854;
         // The v5.1 8B runs in NVFP4 (config_common_fp4.sh: FP4 with the nvfp4 recipe, no FP8
         // parameters; the Hadamard transform off, stochastic rounding and 2D weight scales
         // on again in config_common_8b.sh; FP8 attention, not modelled), buckets of 768M
@@ -839,6 +850,22 @@ private Q_SLOTS:
         QTest::newRow("Llama 3.1 8B v5.1 NVFP4, 8 GB200")
             << "llama-3.1-8b"
             << fp4Eight + "device=gb200-nvl72,dp=8,microbatches=1,microbatch_size=2" << 0.4057;
+        QTest::newRow("Llama 3.1 8B v5.1 NVFP4, 8 GB300")
+            << "llama-3.1-8b"
+            << fp4Eight + "device=gb300-nvl72,dp=8,microbatches=1,microbatch_size=2" << 0.3466;
+        // NVIDIA's v5.1 405B on 512 GB300 (theia_ngpu512,
+        // config_GB300_128x4x72xtp2pp8cp2_cg_fp4.sh, the one its README names): NVFP4
+        // (config_common_fp4.sh: no FP8 parameters, "TP overlap not supported yet"), BF16 attention
+        // (NVTE_DPA_FP8_RECIPE="F16"), T2 K8 v8 C2 D16, 72 micro-batches of one sequence, the
+        // embedding and the loss in the pipeline split, each replica's stages together
+        // (TP_PP_DP_MAPPING), CUDA graphs.
+        QTest::newRow("Llama 3.1 405B v5.1 NVFP4, 512 GB300")
+            << "llama-3.1-405b"
+            << QStringLiteral("precision=nvfp4,device=gb300-nvl72,dp_collective_units=8,"
+                              "seq_len=8192,tp=2,pp=8,virtual_stages=8,cp=2,dp=16,"
+                              "microbatches=72,microbatch_size=1,tp_overlap=false,"
+                              "ends_in_pipeline_split=true,rank_order=tp-cp-ep-pp-dp")
+            << 13.147;
     }
     void mlperfTraining()
     {
