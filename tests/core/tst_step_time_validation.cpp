@@ -460,6 +460,15 @@ private Q_SLOTS:
                "schedule=interleaved,virtual_stages=5,microbatch_size=1,sequence_parallel=true,"
                "tp_overlap=false"
             << 64 << 4864.0;
+        // The same container on 64 GB300: TP 1, PP 4, VP 5, 16 data-parallel replicas
+        // (perf_recipes/llama/gb300/llama3.py, llama3_70b_pretrain_64gpu_gb300_nvfp4_config).
+        // Added after the GB300 preset was written, as a run it had not seen.
+        QTest::addRow("Llama 3 70B NVFP4, 64 GB300")
+            << "llama-3.1-70b"
+            << "precision=nvfp4,device=gb300-nvl72,tp=1,pp=4,dp=16,microbatches=16,"
+               "schedule=interleaved,virtual_stages=5,microbatch_size=1,sequence_parallel=false,"
+               "tp_overlap=false"
+            << 64 << 7296.0;
     }
     void megatronBridgeFp8()
     {
