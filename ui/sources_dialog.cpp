@@ -50,12 +50,14 @@ const char *const kSources[] = {
     "-3's rates on an H100 at head dimension 128 (attention flash, flash2, flash3); "
     "meta-pytorch/tritonbench#171: FlashAttention-2's on a B200; NVIDIA/cudnn-frontend, "
     "benchmark/sdpa_benchmark_training and benchmark/benchmark_results.csv: cuDNN's rates "
-    "from 2,048 to 8,192 tokens on GB200 and H200, a block's fixed work "
+    "from 2,048 to 8,192 tokens on GB200, GB300 and H200, a block's fixed work "
     "(attention_block_overhead) that slows short key loops.",
     "pytorch/torchtitan, torchtitan/distributed/activation_checkpoint.py (SelectiveAC): the "
     "per-op recomputation (recompute=op), every second multiply rerun.",
     "Device data sheets: NVIDIA A100, H100, H200, DGX B200; AMD Instinct MI300X; SambaNova "
-    "SN40L (Prabhakar et al. 2024) — see each preset's source. NVIDIA/nccl#2421: NCCL's ring "
+    "SN40L (Prabhakar et al. 2024) — see each preset's source. NVIDIA Technical Blog, "
+    "“Inside NVIDIA Blackwell Ultra”: the B300's and GB300's GPU (160 SMs, 15 PFLOPS dense "
+    "NVFP4, 8 TB/s). NVIDIA/nccl#2421: NCCL's ring "
     "launches 32 blocks a kernel on Blackwell, the SMs a hidden collective holds there.",
     "NVIDIA/Megatron-LM, megatron/training/arguments.py: --fp8-param-gather (fp8_params), off "
     "by default, so FP8 training keeps BF16 weights unless it is given; "

@@ -804,6 +804,13 @@ private Q_SLOTS:
             << 0.1903;
         QTest::newRow("Llama 3.1 8B v5.1, 64 B200 (Verda)")
             << "llama-3.1-8b" << eight + "cp=2,dp=32,microbatch_size=1" << 0.1911;
+        // Dell's 8 B300 (PowerEdge XE9780, config_XE9780x8B300-SXM-270GB_1x8x2xtp1pp1cp1_8b.sh,
+        // the layout of the 8-B200 row; its logs: FP8 tensorwise, bucket_size 134217728). Added
+        // after the B300 preset was written, as a run it had not seen.
+        QString eightB300 = eight;
+        eightB300.replace(QLatin1String("device=b200"), QLatin1String("device=b300"));
+        QTest::newRow("Llama 3.1 8B v5.1, 8 B300 (Dell)")
+            << "llama-3.1-8b" << eightB300 + "cp=1,dp=8,microbatch_size=2" << 0.548;
         // NVIDIA's own v5.1 8B runs on GB200 (NVIDIA/benchmarks/llama31_8b/implementations/
         // nemo, config_GB200_18x4x1xtp1pp1cp2_8b.sh and _128x4x1xtp2pp1cp4_8b.sh, the ones the
         // systems' READMEs name; FP8 current scaling with FP8 parameters, CUDA graphs, buckets
@@ -859,6 +866,11 @@ private Q_SLOTS:
         QTest::newRow("Llama 3.1 8B v5.1 NVFP4, 8 GB200")
             << "llama-3.1-8b"
             << fp4Eight + "device=gb200-nvl72,dp=8,microbatches=1,microbatch_size=2" << 0.4057;
+        // Nebius's 8 B300 (nebius_b300_n1: its logs name DGXB200_1x8x2xtp1pp1cp1_8b and the
+        // nvfp4 recipe), as its 8-B200 row.
+        QTest::newRow("Llama 3.1 8B v5.1 NVFP4, 8 B300 (Nebius)")
+            << "llama-3.1-8b" << fp4Eight + "device=b300,dp=8,microbatches=1,microbatch_size=2"
+            << 0.3942;
         QTest::newRow("Llama 3.1 8B v5.1 NVFP4, 8 GB300")
             << "llama-3.1-8b"
             << fp4Eight + "device=gb300-nvl72,dp=8,microbatches=1,microbatch_size=2" << 0.3466;

@@ -38,8 +38,9 @@ private Q_SLOTS:
             QTest::addRow("docs/DESIGN.md §4: model %s", id) << QString::fromLatin1(id) << true;
         for (const char *id : {"a100-80gb", "h100-sxm", "h200", "b200", "mi300x", "sn40l", "sn30"})
             QTest::addRow("docs/DESIGN.md §4: device %s", id) << QString::fromLatin1(id) << false;
-        for (const char *id : {"h800-sxm", "h100-pcie", "h100-nvl", "gb200-nvl72", "gb300-nvl72",
-                               "mi325x", "mi355x", "gaudi3", "tpu-v5p", "tpu-v6e", "trainium2"})
+        for (const char *id :
+             {"h800-sxm", "h100-pcie", "h100-nvl", "gb200-nvl72", "gb300-nvl72", "b300", "mi325x",
+              "mi355x", "gaudi3", "tpu-v5p", "tpu-v6e", "trainium2"})
             QTest::addRow("docs/devices.md: device %s", id) << QString::fromLatin1(id) << false;
     }
     void builtinIds()
@@ -145,6 +146,11 @@ private Q_SLOTS:
         QTest::addRow("GB300 NVL72, Blackwell Ultra")
             << "gb300-nvl72" << 284208.0 / 1024 << 2500.0 << 5000.0 << 8000.0 << 1800.0 / 2
             << 800.0 / 8 << 72;
+        // B300: Blackwell Ultra (8 TB/s, NVLink 1.8 TB/s bidirectional) at the B200's BF16 and FP8;
+        // 275,040 MiB usable and eight 800 Gb/s ConnectX-8 ports per 8-GPU node
+        // (mlcommons/training_results_v5.1, Nebius's nebius_b300_n1 system description).
+        QTest::addRow("B300, Blackwell Ultra HGX") << "b300" << 275040.0 / 1024 << 2250.0 << 4500.0
+                                                   << 8000.0 << 1800.0 / 2 << 800.0 / 8 << 8;
         // AMD Instinct MI325X specifications: 256 GB, 6 TB/s, dense BF16 1,307.4, FP8 2,614.9,
         // 7 Infinity Fabric links of 128 GB/s; 400 Gb/s NIC per GPU, as the MI300X preset.
         QTest::addRow("MI325X specifications")
