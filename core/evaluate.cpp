@@ -355,6 +355,24 @@ std::optional<std::string> noTimingReason(const Scenario &s, const ModelSpec &mo
     return std::nullopt;
 }
 
+// Why ep_overlap changes nothing here, or nothing: Megatron-LM's combined 1F1B needs expert
+// parallelism and, with a pipeline, the interleaved schedule, and refuses full recomputation
+// (megatron/core/transformer/transformer_config.py, overlap_moe_expert_parallel_comm).
+std::optional<std::string> epOverlapUnused(const Scenario &s, const ModelSpec &model)
+{
+    if (s.mode != Mode::training)
+        return "inference runs no backward to pair with";
+    if (!model.hasExperts() || s.ep <= 1)
+        return "it needs experts spread over E > 1 devices";
+    if (s.pp > 1 && s.schedule != Schedule::interleaved)
+        return "with K > 1 Megatron-LM runs it in the interleaved schedule only";
+    if (s.pp == 1 && s.schedule != Schedule::oneFOneB && s.schedule != Schedule::interleaved)
+        return "it runs forwards and backwards in turn, as 1F1B does";
+    if (s.recompute == Recompute::full)
+        return "Megatron-LM refuses it with full recomputation";
+    return std::nullopt;
+}
+
 PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Timing &t,
                             const std::vector<int> &layers)
 {
@@ -402,6 +420,8 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
                 in.backwardExpertComm.push_back(training ? moe * backward : 0.0);
             }
     }
+    in.expertOverlap =
+        s.epOverlap && t.rates && !in.forwardExpertComm.empty() && !epOverlapUnused(s, model);
     // The embedding belongs to the model's first chunk, the LM head and loss to its last.
     if (t.rates) {
         const auto extra = [&](const EndTimes &end) {
@@ -512,6 +532,11 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                                                "not seconds"});
     for (const std::string &why : unsupportedByFramework(s))
         r.warnings.push_back({"framework-unsupported", why});
+    if (s.epOverlap)
+        if (const auto why = epOverlapUnused(s, model))
+            r.warnings.push_back({"ep-overlap-unused", "ep_overlap pairs one micro-batch's "
+                                                       "all-to-all with another's computation; " +
+                                                           *why});
     if (s.tpOverlap && !(s.sequenceParallel && s.tp > 1))
         r.warnings.push_back({"tp-overlap-unused",
                               "tp_overlap hides sequence parallelism's collectives; it has none "
@@ -651,6 +676,12 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     StepTimeInput st;
     st.makespanS = r.makespanS;
     st.stageWork = stageWork(s, t, layers);
+    // What the pairs of ep_overlap hide is no longer the stage's own time.
+    if (s.epOverlap && !epOverlapUnused(s, model)) {
+        const std::vector<double> hidden = hiddenExpertComm(pipelineInput(s, model, t, layers));
+        for (std::size_t i = 0; i < st.stageWork.size() && i < hidden.size(); ++i)
+            st.stageWork[i][TimePart::expertComm] -= hidden[i];
+    }
 
     // The stage with the most parameters updates and synchronises longest; every stage runs
     // at once.
@@ -936,11 +967,14 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
     }
     const Timing t = timing(s, model, device, std::move(moeLayers));
     const PipelineInput in = pipelineInput(s, model, t, layers);
-    // The busiest stage must do its own work: the makespan is at least that.
+    // The busiest stage must do its own work: the makespan is at least that, less what
+    // ep_overlap's pairs hide.
+    const std::vector<double> hidden = hiddenExpertComm(in);
     double makespan = 0;
     for (std::size_t i = 0; i < in.forward.size(); ++i)
         makespan =
-            std::max(makespan, s.microbatches * (in.forward[i] + in.backward[i] + in.weight[i]));
+            std::max(makespan, s.microbatches * (in.forward[i] + in.backward[i] + in.weight[i]) -
+                                   (i < hidden.size() ? hidden[i] : 0.0));
     // Equal stages under GPipe or 1F1B: (m + K - 1)(F + B) exactly (Narayanan et al. 2021,
     // §2.2) for the layers alone; the end stages' work and the sends only lengthen ops of a
     // fixed order, which never ends the schedule sooner. Shaved by a rounding margin so that
@@ -950,7 +984,7 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
         return std::adjacent_find(times.begin(), times.end(), std::not_equal_to<>()) == times.end();
     };
     if ((in.schedule == Schedule::gpipe || in.schedule == Schedule::oneFOneB) &&
-        uniform(in.forward) && uniform(in.backward) && !in.forward.empty())
+        !in.expertOverlap && uniform(in.forward) && uniform(in.backward) && !in.forward.empty())
         makespan = std::max(makespan, (1 - 1e-9) * (s.microbatches + s.pp - 1) *
                                           (in.forward[0] + in.backward[0]));
     r.makespanS = makespan;
@@ -1142,6 +1176,16 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         pipe = options.pipelineCache->simulate(pipeIn);
     else // moved, not copied: at K=64, m=1024 the timeline is 131,072 blocks
         pipe = simulatePipeline(pipeIn, keepTimeline);
+    // A pair of ep_overlap allocates its forward's activations before its backward frees its
+    // own: one chunk more alive on every stage that runs a pair.
+    if (s.epOverlap && !epOverlapUnused(s, model)) {
+        const std::vector<int> pairs = expertOverlapPairs(pipeIn);
+        const double chunk =
+            1.0 / std::max(1, s.schedule == Schedule::interleaved ? s.virtualStages : 1);
+        for (std::size_t i = 0; i < pipe.inflight.size() && i < pairs.size(); ++i)
+            if (pairs[i] > 0)
+                pipe.inflight[i] += chunk;
+    }
     r.bubbleFraction = pipe.bubbleFraction;
     r.makespanS = pipe.makespan;
     if (auto why = noTimingReason(s, model, device)) {

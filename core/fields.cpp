@@ -87,6 +87,11 @@ const std::array kFields{
     FieldInfo{"tp_overlap", &Scenario::tpOverlap,
               "Overlap sequence parallelism's all-gathers and reduce-scatters with the "
               "projections they feed, in chunks (Megatron-LM --tp-comm-overlap)."},
+    FieldInfo{"ep_overlap", &Scenario::epOverlap,
+              "Run each backward together with the next micro-batch's forward, each one's MoE "
+              "all-to-all under the other's computation (Megatron-LM "
+              "--overlap-moe-expert-parallel-comm); needs E > 1, and the interleaved schedule "
+              "when K > 1."},
     FieldInfo{"fused_swiglu", &Scenario::fusedSwiglu,
               "A fused SwiGLU keeps only its 2f-wide input for backward, not four f-wide "
               "tensors (docs/activations.md)."},

@@ -361,6 +361,13 @@ std::vector<std::string> unsupportedByFramework(const Scenario &s)
         out.push_back(name + " runs the " + either(schedules) + " schedule, not " +
                       std::string(toString(s.schedule)));
     }
+    // The batch-level overlap of the all-to-all is Megatron-core's combined 1F1B
+    // (megatron/core/pipeline_parallel/combined_1f1b.py); neither torchtitan's nor DeepSpeed's
+    // schedules pair a backward with a forward.
+    if (s.epOverlap && s.mode == Mode::training &&
+        (s.framework == Framework::torchtitan || s.framework == Framework::deepspeed))
+        out.push_back(name + " runs no micro-batch's all-to-all under another's computation "
+                             "(ep_overlap is Megatron-LM's --overlap-moe-expert-parallel-comm)");
     // torchtitan's device mesh (pp, dp_replicate, dp_shard, cp, tp:
     // torchtitan/distributed/parallel_dims.py) and DeepSpeed's topology (pipe, data, model:
     // deepspeed/runtime/pipe/topology.py) keep the pipeline outermost; only Megatron-LM takes

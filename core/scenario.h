@@ -224,6 +224,10 @@ struct Scenario
     // Overlap sequence parallelism's all-gathers and reduce-scatters with the projections
     // they feed (Megatron-LM --tp-comm-overlap; docs/step_time.md).
     bool tpOverlap = false;
+    // Run each backward with the forward after it, one micro-batch's MoE all-to-all under the
+    // other's computation (Megatron-LM --overlap-moe-expert-parallel-comm with
+    // --delay-wgrad-compute; docs/experts.md, "All-to-all overlap").
+    bool epOverlap = false;
     bool cacheOutputs = true; // PyTorch pipelining keeps every micro-batch's output
     // The embedding and the loss count as one layer each when the layers are split over the
     // stages, so the first and last stages take one transformer layer fewer (Megatron-LM

@@ -188,6 +188,13 @@ const PipelineResult &PipelineCache::simulate(const PipelineInput &in)
         put(t);
     put(in.firstChunkExtra);
     put(in.lastChunkExtra);
+    put(in.expertOverlap);
+    if (in.expertOverlap)
+        for (const auto *comm : {&in.forwardExpertComm, &in.backwardExpertComm}) {
+            put(comm->size());
+            for (double t : *comm)
+                put(t);
+        }
     for (const auto *times : {&in.forward, &in.backward, &in.weight}) {
         put(times->size());
         for (double t : *times)
@@ -315,6 +322,29 @@ public:
         return s < part.size() ? part[s] / chunksOf(m_in) : 0.0;
     }
 
+    // Of a backward-then-forward pair run together (expertOverlap), the all-to-all left
+    // exposed: what the pair's two all-to-alls take beyond its two computations, a chunk's
+    // share, charged to the forward. The ends' extra work is left out of the computations,
+    // so this never hides more than the layers can cover.
+    double pairExcess(int stage) const
+    {
+        const auto s = static_cast<std::size_t>(stage);
+        ScheduleOp f, b;
+        f.stage = b.stage = stage;
+        b.kind = OpKind::backward;
+        const double comm = expertComm(f) + expertComm(b);
+        const double compute =
+            chunkTime(s, OpKind::forward) + chunkTime(s, OpKind::backward) - comm;
+        return std::max(0.0, comm - compute);
+    }
+
+    // One op of a pair: its time without its all-to-all, the forward with the pair's excess.
+    double pairedDuration(const ScheduleOp &o) const
+    {
+        return duration(o) - expertComm(o) +
+               (o.kind == OpKind::forward ? pairExcess(o.stage) : 0.0);
+    }
+
     // Time the stage is busy with one op of this kind, micro-batch and chunk aside.
     double busy(int stage, OpKind kind) const
     {
@@ -376,6 +406,8 @@ struct PlannedOp
     std::uint8_t hop;   // 1 when `wait` is on a neighbouring device: add the p2p latency
     std::uint8_t kind;  // OpKind
 };
+// A backward and the forward its stage runs next form a pair (PipelineInput::expertOverlap):
+// their costs sit in a second block of rows, 3·(virtual stages) on.
 
 struct Plan
 {
@@ -414,6 +446,9 @@ void buildPlan(const PipelineInput &in, Plan &plan)
     std::vector<int> alive(ks, 0);
     plan.peak.assign(ks, 0);
     std::vector<char> queued(ks, 1);
+    // Per stage, its last op in `plan.ops`, to pair a backward with the forward after it.
+    std::vector<std::int32_t> last(ks, -1);
+    const int pairedRows = 3 * virtualStages;
     std::vector<int> pending;
     for (int s = K - 1; s >= 0; --s)
         pending.push_back(s);
@@ -459,6 +494,14 @@ void buildPlan(const PipelineInput &in, Plan &plan)
             }
             if (p.wait >= 0 && !done[static_cast<std::size_t>(p.wait)])
                 break;
+            if (o.kind == OpKind::forward && last[si] >= 0) {
+                PlannedOp &before = plan.ops[static_cast<std::size_t>(last[si])];
+                if (before.kind == static_cast<std::uint8_t>(OpKind::backward)) {
+                    before.cost += pairedRows;
+                    p.cost += pairedRows;
+                }
+            }
+            last[si] = static_cast<std::int32_t>(plan.ops.size());
             plan.ops.push_back(p);
             if (p.out >= 0)
                 done[static_cast<std::size_t>(p.out)] = 1;
@@ -532,8 +575,8 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
     thread_local std::vector<double> freeAt;
     const OpTimes times(in);
     const auto rows = 3 * static_cast<std::size_t>(virtualStages);
-    cost.resize(rows);
-    sendOf.resize(rows);
+    cost.resize(2 * rows);
+    sendOf.resize(2 * rows);
     for (int j = 0; j < virtualStages; ++j)
         for (const OpKind kind : {OpKind::forward, OpKind::backward, OpKind::weight}) {
             ScheduleOp o;
@@ -543,6 +586,9 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
             const auto row = 3 * static_cast<std::size_t>(j) + static_cast<std::size_t>(kind);
             sendOf[row] = times.send(o);
             cost[row] = times.duration(o) + sendOf[row];
+            // The same op as one of a pair: only expertOverlap makes it any cheaper.
+            sendOf[rows + row] = sendOf[row];
+            cost[rows + row] = in.expertOverlap ? times.pairedDuration(o) + sendOf[row] : cost[row];
         }
     freeAt.assign(ks, 0.0);
     r.busy.assign(ks, 0.0);
@@ -573,7 +619,8 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
     else
         for (const PlannedOp &p : plan.ops) {
             const auto [start, end] = run(p);
-            const int j = p.cost / 3;
+            const bool paired = p.cost >= static_cast<int>(rows);
+            const int j = (p.cost % static_cast<int>(rows)) / 3;
             ScheduleOp timed;
             timed.stage = p.stage;
             timed.kind = static_cast<OpKind>(p.kind);
@@ -585,6 +632,9 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
             timed.end = end;
             timed.send = sendOf[static_cast<std::size_t>(p.cost)];
             timed.expertComm = times.expertComm(timed);
+            if (paired && in.expertOverlap)
+                timed.expertComm =
+                    timed.kind == OpKind::forward ? times.pairExcess(timed.stage) : 0.0;
             r.timeline.push_back(timed);
         }
 
@@ -677,6 +727,41 @@ std::optional<SteadyPeriod> steadyPeriod(const PipelineInput &in, const std::vec
 
 } // namespace
 
+std::vector<int> expertOverlapPairs(const PipelineInput &in)
+{
+    std::vector<int> pairs(static_cast<std::size_t>(std::max(in.stages, 0)), 0);
+    if (in.microbatches <= 0)
+        return pairs;
+    for (int s = 0; s < in.stages; ++s) {
+        bool afterBackward = false;
+        for (StageCursor cursor(in, s); !cursor.done(); cursor.advance()) {
+            const OpKind kind = cursor.current().kind;
+            if (kind == OpKind::forward && afterBackward)
+                ++pairs[static_cast<std::size_t>(s)];
+            afterBackward = kind == OpKind::backward;
+        }
+    }
+    return pairs;
+}
+
+std::vector<double> hiddenExpertComm(const PipelineInput &in)
+{
+    std::vector<double> hidden(static_cast<std::size_t>(std::max(in.stages, 0)), 0.0);
+    if (!in.expertOverlap || in.forwardExpertComm.empty())
+        return hidden;
+    const OpTimes times(in);
+    const std::vector<int> pairs = expertOverlapPairs(in);
+    for (int s = 0; s < in.stages; ++s) {
+        ScheduleOp f, b;
+        f.stage = b.stage = s;
+        b.kind = OpKind::backward;
+        hidden[static_cast<std::size_t>(s)] =
+            pairs[static_cast<std::size_t>(s)] *
+            (times.expertComm(f) + times.expertComm(b) - times.pairExcess(s));
+    }
+    return hidden;
+}
+
 // The status line and the planner need the makespan, not every op: at K=64, m=1024 that is
 // 131,072 ops. GPipe has a closed form; one-chunk 1F1B and ZB-H1 are simulated for a few
 // rounds past their steady state and the remaining rounds added at the period, which gives
@@ -691,7 +776,8 @@ PipelineResult simulatePipeline(const PipelineInput &in, bool keepTimeline)
         return simulateEveryOp(in, keepTimeline, ends);
     if (in.schedule == Schedule::gpipe)
         return gpipeFlowShop(in);
-    if (in.schedule == Schedule::oneFOneB || in.schedule == Schedule::zbH1) {
+    // A run of pairs is no steady period of single ops: expertOverlap simulates every op.
+    if (!in.expertOverlap && (in.schedule == Schedule::oneFOneB || in.schedule == Schedule::zbH1)) {
         // Stages whose end stages carry the embedding and the LM head settle by round K
         // with a period of one round; equal stages need 3K rounds (see steadyPeriod).
         for (int rounds = 2 * K + 4; 2 * rounds <= m;

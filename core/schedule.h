@@ -67,6 +67,13 @@ struct PipelineInput
     // only; empty for a dense model.
     std::vector<double> forwardExpertComm;
     std::vector<double> backwardExpertComm;
+    // Megatron-LM's combined 1F1B (--overlap-moe-expert-parallel-comm,
+    // megatron/core/pipeline_parallel/combined_1f1b.py): each backward that a stage's order
+    // follows with a forward runs together with it, the forward's all-to-all under the
+    // backward's computation and the backward's under the forward's. A pair takes the longer
+    // of its two computations and its two all-to-alls; the all-to-alls then count only where
+    // they are the longer.
+    bool expertOverlap = false;
 };
 
 // Uniform stages: forward F; backward 2F (zb-h1: B = W = F), as Narayanan et
@@ -86,6 +93,13 @@ struct PipelineResult
     // extended at its period, 0 for GPipe's closed form (simulatePipeline).
     int simulatedMicrobatches = 0;
 };
+
+// Per stage, the backward-then-forward pairs of its order that expertOverlap runs together.
+std::vector<int> expertOverlapPairs(const PipelineInput &input);
+
+// Per stage, the all-to-all seconds those pairs hide over one step: per pair and chunk,
+// min(the two all-to-alls, the two computations); zero without expertOverlap.
+std::vector<double> hiddenExpertComm(const PipelineInput &input);
 
 // Each stage's ops in the order its schedule runs them (no times yet).
 std::vector<std::vector<ScheduleOp>> scheduleOrder(const PipelineInput &input);

@@ -920,6 +920,7 @@ enum class Flag
     ddpBucketSize,
     fp8Recipe,
     tpCommOverlap,
+    overlapMoeComm,
     overlapGradReduce,
     overlapParamGather,
     gradReduceBf16,
@@ -1017,6 +1018,8 @@ constexpr std::array kFlags{
     FlagInfo{"--fp4-param-gather", Flag::fp4ParamGather, Takes::nothing, "precision"},
     FlagInfo{"--fp8-recipe", Flag::fp8Recipe, Takes::value, "fp8_scaling"},
     FlagInfo{"--tp-comm-overlap", Flag::tpCommOverlap, Takes::nothing, "tp_overlap"},
+    FlagInfo{"--overlap-moe-expert-parallel-comm", Flag::overlapMoeComm, Takes::nothing,
+             "ep_overlap"},
     FlagInfo{"--overlap-grad-reduce", Flag::overlapGradReduce, Takes::nothing, "dp_overlap"},
     FlagInfo{"--overlap-param-gather", Flag::overlapParamGather, Takes::nothing,
              "overlap_param_gather"},
@@ -1713,6 +1716,7 @@ private:
         if (given(Flag::sequenceParallel) && s.tp == 1)
             m_out.assumptions.push_back("--sequence-parallel with T = 1: Megatron-LM turns it off");
         s.tpOverlap = has(Flag::tpCommOverlap);
+        s.epOverlap = has(Flag::overlapMoeComm);
         s.zero = has(Flag::distributedOptimizer) ? 1 : 0;
         if (auto e = readMegatronFsdp(s))
             return e;
@@ -2149,6 +2153,12 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
         flag("--tp-comm-overlap");
     else if (s.tpOverlap)
         notes.push_back("tp_overlap=true: --tp-comm-overlap needs sequence parallelism and T > 1");
+    // Megatron-core's MoE README: batch-level overlap of the all-to-all is the two flags
+    // together (megatron/core/transformer/moe/README.md).
+    if (s.epOverlap) {
+        flag("--overlap-moe-expert-parallel-comm");
+        flag("--delay-wgrad-compute");
+    }
     if (s.zero == 1)
         flag("--use-distributed-optimizer");
     // ZeRO-2 and ZeRO-3 are Megatron-FSDP's optim_grads and optim_grads_params

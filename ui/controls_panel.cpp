@@ -147,6 +147,7 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     grads->addItem(tr("fp32 accumulation"), QStringLiteral("fp32"));
     addCheck(QStringLiteral("sequence_parallel"), tr("Sequence para&llelism"));
     addCheck(QStringLiteral("tp_overlap"), tr("Overlap TP communication"));
+    addCheck(QStringLiteral("ep_overlap"), tr("Overlap expert all-to-all"));
     addCheck(QStringLiteral("fused_swiglu"), tr("Fused SwiGLU"));
     addCheck(QStringLiteral("fused_elementwise"), tr("Fused norms and RoPE"));
     addCheck(QStringLiteral("fused_grad_accumulation"), tr("Fused gradient accumulation"));
@@ -453,6 +454,17 @@ void ControlsPanel::refresh()
         const QString help = tooltipFor(QString::fromLatin1(key));
         control->setToolTip(
             experts ? help : tr("The model is dense: it has no experts to spread.\n%1").arg(help));
+    }
+    // The all-to-all overlap pairs a backward with a forward: experts, in training.
+    {
+        QWidget *control = m_controls.value(QStringLiteral("ep_overlap"));
+        const QString help = tooltipFor(QStringLiteral("ep_overlap"));
+        control->setEnabled(experts && !inference);
+        control->setToolTip(
+            !experts ? tr("The model is dense: it has no all-to-all to overlap.\n%1").arg(help)
+            : inference
+                ? tr("Not used in inference: it runs no backward to pair with.\n%1").arg(help)
+                : help);
     }
     // Virtual stages only mean something for the interleaved schedule, in training.
     m_controls.value(QStringLiteral("virtual_stages"))

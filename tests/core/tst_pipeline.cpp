@@ -319,6 +319,62 @@ private Q_SLOTS:
         QCOMPARE(quick.inflight, everyOp.inflight);
     }
 
+    // Megatron-LM's combined 1F1B (megatron/core/pipeline_parallel/combined_1f1b.py): with one
+    // stage the first forward runs alone, then each backward with the next forward, then the
+    // last backward alone; a pair takes max(its computations, its all-to-alls). By hand, per
+    // micro-batch F = 3 s of which 1 s all-to-all and B = 6 s of which 2 s: m = 4 gives
+    // 3 + 3 x max(2 + 4, 1 + 2) + 6 = 27 s against 4 x 9 = 36 s in turn, 9 s hidden. When the
+    // all-to-alls are the longer (F = 2 s of which 1.5, B = 3 s of which 2.5): 2 + 3 x
+    // max(0.5 + 0.5, 1.5 + 2.5) + 3 = 17 s against 20 s, 1 s a pair hidden.
+    void expertOverlapByHand_data()
+    {
+        QTest::addColumn<double>("f");
+        QTest::addColumn<double>("fComm");
+        QTest::addColumn<double>("b");
+        QTest::addColumn<double>("bComm");
+        QTest::addColumn<double>("makespan");
+        QTest::addColumn<double>("hidden");
+        QTest::addRow("computation the longer") << 3.0 << 1.0 << 6.0 << 2.0 << 27.0 << 9.0;
+        QTest::addRow("all-to-all the longer") << 2.0 << 1.5 << 3.0 << 2.5 << 17.0 << 3.0;
+    }
+    void expertOverlapByHand()
+    {
+        QFETCH(double, f);
+        QFETCH(double, fComm);
+        QFETCH(double, b);
+        QFETCH(double, bComm);
+        QFETCH(double, makespan);
+        QFETCH(double, hidden);
+        PipelineInput in = ratios(Schedule::oneFOneB, 1, 4, f, b, 0);
+        in.forwardExpertComm = {fComm};
+        in.backwardExpertComm = {bComm};
+        QCOMPARE(simulatePipeline(in).makespan, 4 * (f + b)); // off: in turn
+        in.expertOverlap = true;
+        QCOMPARE(expertOverlapPairs(in), std::vector<int>{3});
+        const PipelineResult r = simulatePipeline(in, true);
+        QCOMPARE(r.makespan, makespan);
+        QCOMPARE(simulatePipeline(in).makespan, makespan); // no shortcut takes it elsewhere
+        QCOMPARE(hiddenExpertComm(in), std::vector<double>{hidden});
+        QCOMPARE(r.busy, std::vector<double>{makespan});
+        // The timeline shows what stays exposed: all of the lone ops', the pairs' excess.
+        double shown = 0;
+        for (const ScheduleOp &o : r.timeline)
+            shown += o.expertComm;
+        QCOMPARE(shown, 4 * (fComm + bComm) - hidden);
+    }
+
+    // The pairs of an interleaved stage, by hand from Megatron-LM's warm-up: K = 2, v = 2,
+    // m = 4 is 8 chunk-forwards a stage; stage 0 warms up with 2(K - 1) + (v - 1)K = 4 of
+    // them, stage 1 with 2, and Megatron-LM adds one more under the overlap
+    // (megatron/core/pipeline_parallel/schedules.py: "we schedule one extra micro-batch
+    // forward step before the 1f1b stages"), leaving 8 - 5 = 3 and 8 - 3 = 5 steady steps,
+    // each a backward with a forward.
+    void expertOverlapInterleavedPairs()
+    {
+        PipelineInput in = uniformPipeline(Schedule::interleaved, 2, 4, 2);
+        QCOMPARE(expertOverlapPairs(in), (std::vector<int>{3, 5}));
+    }
+
     // Every op appears once, stages never overlap themselves, and dependencies hold.
     void timelineIsConsistent_data()
     {

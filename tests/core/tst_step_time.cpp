@@ -1568,6 +1568,73 @@ private Q_SLOTS:
     }
 
     // Eager attention's multiplies and softmax are not one kernel whose output can be kept.
+    // ep_overlap with one stage (Megatron-LM's combined 1F1B for no pipelining: the first
+    // forward alone, each backward with the next forward, the last backward alone): where the
+    // computation is the longer, the pairs hide every all-to-all but one micro-batch's, the
+    // first forward's and the last backward's. Qwen3-30B-A3B on 8 GB300, E = 8, 8 micro-batches
+    // of 8 sequences (Megatron-Bridge's recipe). The pair's forward allocates before its
+    // backward frees: two micro-batches alive, not one.
+    void epOverlapHidesAllButOneMicrobatch()
+    {
+        const QString set = QStringLiteral(
+            "framework=megatron,model=qwen3-30b-a3b,device=gb300-nvl72,precision=fp8,"
+            "fp8_scaling=block,seq_len=4096,tp=1,pp=1,ep=8,dp=8,microbatch_size=8,"
+            "microbatches=8,recompute=none,zero=1,grad_precision=bf16");
+        const Presets presets = io::builtinPresets();
+        const Report off = evaluate(scenario(set), presets);
+        const Report on = evaluate(scenario(set + ",ep_overlap=true"), presets);
+        QVERIFY(off.stepTime && on.stepTime);
+        const double a2a = off.stepTime->breakdown[TimePart::expertComm];
+        const double rest = off.stepTime->stepTimeS - a2a;
+        QVERIFY(a2a > 0 && rest > a2a); // the computation is the longer
+        QVERIFY(near(on.stepTime->breakdown[TimePart::expertComm], a2a / 8));
+        QVERIFY(near(on.stepTime->stepTimeS, off.stepTime->stepTimeS - a2a * 7 / 8));
+        QVERIFY(near(on.stepTime->breakdown.total(), on.stepTime->stepTimeS));
+        QCOMPARE(off.stages[0].inflightMicrobatches, 1.0);
+        QCOMPARE(on.stages[0].inflightMicrobatches, 2.0);
+        QCOMPARE(on.stages[0].activationsBytes, 2 * off.stages[0].activationsBytes);
+        QVERIFY(on.warnings.empty() || on.warnings.front().code != "ep-overlap-unused");
+    }
+
+    // Where Megatron-LM runs no combined 1F1B, ep_overlap changes nothing and says why.
+    void epOverlapUnusedSaysWhy_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<QString>("why");
+        const QString moe = QStringLiteral("framework=megatron,model=qwen3-30b-a3b,device=b200,"
+                                           "seq_len=4096,tp=1,ep=8,ep_overlap=true,");
+        QTest::addRow("a pipeline without the interleaved schedule")
+            << moe + "pp=2,dp=8,schedule=1f1b,microbatches=8"
+            << "interleaved schedule only";
+        QTest::addRow("no expert parallelism") << moe + "pp=1,dp=8,ep=1,microbatches=8"
+                                               << "E > 1";
+        QTest::addRow("a dense model")
+            << "framework=megatron,model=llama-3.1-8b,device=b200,ep=8,dp=8,ep_overlap=true"
+            << "E > 1";
+        QTest::addRow("full recomputation") << moe + "pp=1,dp=8,recompute=full,microbatches=8"
+                                            << "full recomputation";
+        QTest::addRow("inference") << moe + "pp=1,dp=8,mode=inference"
+                                   << "no backward";
+    }
+    void epOverlapUnusedSaysWhy()
+    {
+        QFETCH(QString, set);
+        QFETCH(QString, why);
+        const Presets presets = io::builtinPresets();
+        const Report on = evaluate(scenario(set), presets);
+        QString off = set;
+        off.replace(QLatin1String("ep_overlap=true"), QLatin1String("ep_overlap=false"));
+        const Report plain = evaluate(scenario(off), presets);
+        QVERIFY(on.ok() && plain.ok());
+        const auto warning =
+            std::find_if(on.warnings.begin(), on.warnings.end(),
+                         [](const Warning &w) { return w.code == "ep-overlap-unused"; });
+        QVERIFY(warning != on.warnings.end());
+        QVERIFY2(QString::fromStdString(warning->message).contains(why), warning->message.c_str());
+        QCOMPARE(on.makespanS, plain.makespanS);
+        QCOMPARE(on.stages[0].activationsBytes, plain.stages[0].activationsBytes);
+    }
+
     void perOpCheckpointingNeedsFusedAttention()
     {
         Scenario s;
