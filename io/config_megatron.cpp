@@ -921,6 +921,7 @@ enum class Flag
     fp8Recipe,
     tpCommOverlap,
     overlapMoeComm,
+    delayWgrad,
     overlapGradReduce,
     overlapParamGather,
     gradReduceBf16,
@@ -1020,6 +1021,7 @@ constexpr std::array kFlags{
     FlagInfo{"--tp-comm-overlap", Flag::tpCommOverlap, Takes::nothing, "tp_overlap"},
     FlagInfo{"--overlap-moe-expert-parallel-comm", Flag::overlapMoeComm, Takes::nothing,
              "ep_overlap"},
+    FlagInfo{"--delay-wgrad-compute", Flag::delayWgrad, Takes::nothing, "ep_overlap"},
     FlagInfo{"--overlap-grad-reduce", Flag::overlapGradReduce, Takes::nothing, "dp_overlap"},
     FlagInfo{"--overlap-param-gather", Flag::overlapParamGather, Takes::nothing,
              "overlap_param_gather"},
@@ -1717,6 +1719,13 @@ private:
             m_out.assumptions.push_back("--sequence-parallel with T = 1: Megatron-LM turns it off");
         s.tpOverlap = has(Flag::tpCommOverlap);
         s.epOverlap = has(Flag::overlapMoeComm);
+        // Megatron-core moves the weight gradients for the overlap only
+        // (transformer_config.py: "overlap_moe_expert_parallel_comm must be enabled when
+        // enabling delay_wgrad_compute"); their time is counted either way.
+        if (has(Flag::delayWgrad) && !s.epOverlap)
+            m_out.assumptions.push_back("--delay-wgrad-compute without "
+                                        "--overlap-moe-expert-parallel-comm: Megatron-core "
+                                        "refuses it; read as no overlap");
         s.zero = has(Flag::distributedOptimizer) ? 1 : 0;
         if (auto e = readMegatronFsdp(s))
             return e;

@@ -462,6 +462,17 @@ private Q_SLOTS:
             << QByteArray("--use-distributed-optimizer --overlap-grad-reduce") << gather << "false"
             << ""
             << "";
+        // Megatron-core's batch-level all-to-all overlap (megatron/core/model_parallel_config.py,
+        // overlap_moe_expert_parallel_comm, off by default).
+        QTest::addRow("the all-to-all overlapped")
+            << QByteArray("--overlap-moe-expert-parallel-comm") << QStringLiteral("ep_overlap")
+            << "true"
+            << ""
+            << "";
+        QTest::addRow("delayed weight gradients without the overlap")
+            << QByteArray("--delay-wgrad-compute") << QStringLiteral("ep_overlap") << "false"
+            << ""
+            << "";
         QTest::addRow("the parameter gather overlapped")
             << QByteArray(
                    "--use-distributed-optimizer --overlap-grad-reduce --overlap-param-gather")
@@ -787,7 +798,8 @@ private Q_SLOTS:
                                                                      "microbatches=16",
                                                                      "attention=eager",
                                                                      "schedule=interleaved",
-                                                                     "virtual_stages=2"};
+                                                                     "virtual_stages=2",
+                                                                     "ep_overlap=true"};
         QTest::addRow("megatron Qwen3 30B-A3B") << megatron
                                                 << QStringList{"model=qwen3-30b-a3b",
                                                                "tp=4",
