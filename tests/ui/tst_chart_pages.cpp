@@ -446,6 +446,29 @@ private Q_SLOTS:
                  qPrintable(text));
     }
 
+    // The step's formula says what ep_overlap did to the all-to-all, and only where it ran.
+    void stepFormulaSaysTheAllToAllOverlaps_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<bool>("said");
+        const QString moe = QStringLiteral("model=qwen3-30b-a3b,framework=megatron,device=b200,"
+                                           "seq_len=4096,tp=1,pp=1,ep=8,dp=8,microbatches=8,");
+        QTest::addRow("overlapped") << moe + "ep_overlap=true" << true;
+        QTest::addRow("not asked") << moe + "ep_overlap=false" << false;
+        QTest::addRow("refused with full recomputation")
+            << moe + "ep_overlap=true,recompute=full" << false;
+    }
+    void stepFormulaSaysTheAllToAllOverlaps()
+    {
+        QFETCH(QString, set);
+        QFETCH(bool, said);
+        const core::Scenario s = scenario(set);
+        const core::Report r = core::evaluate(s, io::builtinPresets());
+        QVERIFY(r.ok() && r.stepTime);
+        const QString text = StepTimePage::stepTimeFormulas(s, r);
+        QCOMPARE(text.contains("ep_overlap runs each backward with the forward after it"), said);
+    }
+
     void unknownIdIsNoPage()
     {
         QVERIFY(!createChartPage(QStringLiteral("pie")));

@@ -8,6 +8,7 @@
 
 #include <QObject>
 #include <QStringList>
+#include <algorithm>
 
 namespace ui {
 
@@ -182,6 +183,18 @@ QString dpSyncNote(const core::Scenario &s, const core::StepTimeReport &st)
     return how;
 }
 
+// What ep_overlap does to the all-to-all in the step, where it applies.
+QString expertOverlapNote(const core::Scenario &s, const core::Report &r)
+{
+    const bool unused = std::any_of(r.warnings.begin(), r.warnings.end(),
+                                    [](const auto &w) { return w.code == "ep-overlap-unused"; });
+    if (!s.epOverlap || unused || r.stages.empty() || r.stages.front().moeLayers == 0)
+        return {};
+    return QObject::tr("; ep_overlap runs each backward with the forward after it, so the expert "
+                       "all-to-all shows only where it outlasts the pair's computation, and in "
+                       "the passes that run alone (docs/experts.md, “All-to-all overlap”)");
+}
+
 } // namespace
 
 QString StepTimePage::stepTimeFormulas(const core::Scenario &s, const core::Report &r)
@@ -200,7 +213,7 @@ QString StepTimePage::stepTimeFormulas(const core::Scenario &s, const core::Repo
         QStringLiteral("%1 = %2").arg(parts.join(QStringLiteral(" + ")), sec(st.stepTimeS)),
         (s.mfu ? QObject::tr("Every operation at peak × mfu = %1").arg(*s.mfu)
                : QObject::tr("Each operation timed from its FLOPs and bytes on the device")) +
-            (training ? QStringLiteral("; ") + dpSyncNote(s, st)
+            (training ? QStringLiteral("; ") + dpSyncNote(s, st) + expertOverlapNote(s, r)
                       : QStringLiteral(" (docs/step_time.md)")));
     out += formula::block(QObject::tr("Throughput"),
                           QStringLiteral("m·b·s·D ÷ step = %1 tokens/s; MFU = %2·N·tokens ÷ "
