@@ -67,10 +67,15 @@ MemoryTimeline memoryTimeline(const std::vector<ScheduleOp> &timeline, const Sta
             out.points.push_back(p);
     };
     record(0);
+    // A pair's forward runs beside its backward (PipelineInput::expertOverlap): its
+    // activations are kept from the pair's start, before the backward frees its own.
+    bool forwardStarted = false;
     for (const ScheduleOp *op : ops) {
         switch (op->kind) {
         case OpKind::forward:
-            ++alive; // its outputs are saved from the moment it runs
+            if (!forwardStarted)
+                ++alive; // its outputs are saved from the moment it runs
+            forwardStarted = false;
             record(op->start);
             if (sizes.cachedOutputBytes > 0 && op->chunk == chunks - 1) {
                 ++cachedCount; // the micro-batch's logits, kept until the step ends
@@ -78,6 +83,11 @@ MemoryTimeline memoryTimeline(const std::vector<ScheduleOp> &timeline, const Sta
             }
             break;
         case OpKind::backward:
+            if (op->paired) {
+                ++alive;
+                forwardStarted = true;
+                record(op->start);
+            }
             if (sizes.recomputeBytes > 0) {
                 recomputing = true;
                 record(op->start);

@@ -632,9 +632,11 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
             timed.end = end;
             timed.send = sendOf[static_cast<std::size_t>(p.cost)];
             timed.expertComm = times.expertComm(timed);
-            if (paired && in.expertOverlap)
+            if (paired && in.expertOverlap) {
+                timed.paired = true;
                 timed.expertComm =
                     timed.kind == OpKind::forward ? times.pairExcess(timed.stage) : 0.0;
+            }
             r.timeline.push_back(timed);
         }
 

@@ -36,6 +36,8 @@ struct ScheduleOp
     // Of [start, end], the seconds its MoE layers spend in the all-to-all (docs/experts.md),
     // spread through the block, layer by layer.
     double expertComm = 0;
+    // One of a backward-then-forward pair run together (PipelineInput::expertOverlap).
+    bool paired = false;
 };
 
 // What the event simulation needs. Times are seconds (or units in teaching

@@ -196,6 +196,26 @@ private Q_SLOTS:
             << scenario({"schedule=interleaved", "virtual_stages=2", "microbatches=8",
                          "recompute=full", "cache_outputs=false"})
             << true;
+        // ep_overlap: a pair's forward keeps its activations from the pair's start, one chunk
+        // more than the order alone keeps, in the curve as in the stage's term.
+        const char *qwen[] = {"model=qwen3-30b-a3b",
+                              "framework=megatron",
+                              "device=b200",
+                              "seq_len=4096",
+                              "tp=1",
+                              "ep=8",
+                              "ep_overlap=true",
+                              "recompute=none",
+                              "cache_outputs=false"};
+        QTest::addRow("ep_overlap, one stage")
+            << scenario({qwen[0], qwen[1], qwen[2], qwen[3], qwen[4], qwen[5], qwen[6], qwen[7],
+                         qwen[8], "pp=1", "dp=8", "microbatches=4"})
+            << true;
+        QTest::addRow("ep_overlap, interleaved v=2 K=2")
+            << scenario({qwen[0], qwen[1], qwen[2], qwen[3], qwen[4], qwen[5], qwen[6], qwen[7],
+                         qwen[8], "pp=2", "dp=8", "microbatches=8", "schedule=interleaved",
+                         "virtual_stages=2"})
+            << true;
     }
     void peakIsTheReport()
     {
