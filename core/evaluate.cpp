@@ -355,9 +355,10 @@ std::optional<std::string> noTimingReason(const Scenario &s, const ModelSpec &mo
     return std::nullopt;
 }
 
-// Why ep_overlap changes nothing here, or nothing: Megatron-LM's combined 1F1B needs expert
-// parallelism and, with a pipeline, the interleaved schedule, and refuses full recomputation
-// (megatron/core/transformer/transformer_config.py, overlap_moe_expert_parallel_comm).
+// Why ep_overlap cannot apply to this scenario, or nothing when it does: Megatron-LM's
+// combined 1F1B needs expert parallelism and, with a pipeline, the interleaved schedule, and
+// refuses full recomputation (megatron/core/transformer/transformer_config.py,
+// overlap_moe_expert_parallel_comm).
 std::optional<std::string> epOverlapUnused(const Scenario &s, const ModelSpec &model)
 {
     if (s.mode != Mode::training)

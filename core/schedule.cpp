@@ -329,13 +329,19 @@ public:
     double pairExcess(int stage) const
     {
         const auto s = static_cast<std::size_t>(stage);
-        ScheduleOp f, b;
-        f.stage = b.stage = stage;
-        b.kind = OpKind::backward;
-        const double comm = expertComm(f) + expertComm(b);
+        const double comm = pairComm(stage);
         const double compute =
             chunkTime(s, OpKind::forward) + chunkTime(s, OpKind::backward) - comm;
         return std::max(0.0, comm - compute);
+    }
+
+    // A pair's two all-to-alls, a chunk's share of the stage's forward and backward ones.
+    double pairComm(int stage) const
+    {
+        ScheduleOp f, b;
+        f.stage = b.stage = stage;
+        b.kind = OpKind::backward;
+        return expertComm(f) + expertComm(b);
     }
 
     // One op of a pair: its time without its all-to-all, the forward with the pair's excess.
@@ -399,15 +405,16 @@ void finish(PipelineResult &r)
 // §2.5: a timed event graph's finish times are a max-plus recurrence in any such order).
 struct PlannedOp
 {
-    std::int32_t wait;  // index in `ends` of the finish time the op waits for; -1: none
-    std::int32_t out;   // index in `ends` it writes (F at j·m + mb, B at cells + j·m + mb); -1: W
-    std::int32_t cost;  // 3·j + kind: its row in the per-(virtual stage, kind) costs
+    std::int32_t wait; // index in `ends` of the finish time the op waits for; -1: none
+    std::int32_t out;  // index in `ends` it writes (F at j·m + mb, B at cells + j·m + mb); -1: W
+    // 3·j + kind: its row in the per-(virtual stage, kind) costs; a backward and the forward
+    // its stage runs next, a pair (PipelineInput::expertOverlap), take the rows of a second
+    // block, 3·(virtual stages) on.
+    std::int32_t cost;
     std::int16_t stage; // device
     std::uint8_t hop;   // 1 when `wait` is on a neighbouring device: add the p2p latency
     std::uint8_t kind;  // OpKind
 };
-// A backward and the forward its stage runs next form a pair (PipelineInput::expertOverlap):
-// their costs sit in a second block of rows, 3·(virtual stages) on.
 
 struct Plan
 {
@@ -753,14 +760,9 @@ std::vector<double> hiddenExpertComm(const PipelineInput &in)
         return hidden;
     const OpTimes times(in);
     const std::vector<int> pairs = expertOverlapPairs(in);
-    for (int s = 0; s < in.stages; ++s) {
-        ScheduleOp f, b;
-        f.stage = b.stage = s;
-        b.kind = OpKind::backward;
+    for (int s = 0; s < in.stages; ++s)
         hidden[static_cast<std::size_t>(s)] =
-            pairs[static_cast<std::size_t>(s)] *
-            (times.expertComm(f) + times.expertComm(b) - times.pairExcess(s));
-    }
+            pairs[static_cast<std::size_t>(s)] * (times.pairComm(s) - times.pairExcess(s));
     return hidden;
 }
 
