@@ -660,9 +660,12 @@ TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const 
 
 // The step-time model (docs/step_time.md): the simulated makespan of every stage's
 // per-operation work and sends, then the exposed data-parallel sync and the optimizer step.
+// `hiddenExpertCommS`: per stage, the all-to-all ep_overlap's pairs hide (hiddenExpertComm of
+// the simulated pipeline); empty where it does not apply.
 std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const ModelSpec &model,
                                              const DeviceSpec &device, const TrainingStates &states,
-                                             const Timing &t, const std::vector<int> &layers)
+                                             const Timing &t, const std::vector<int> &layers,
+                                             const std::vector<double> &hiddenExpertCommS)
 {
     const bool training = s.mode == Mode::training;
     if (r.timeInLayerUnits || !t.rates)
@@ -678,11 +681,8 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     st.makespanS = r.makespanS;
     st.stageWork = stageWork(s, t, layers);
     // What the pairs of ep_overlap hide is no longer the stage's own time.
-    if (s.epOverlap && !epOverlapUnused(s, model)) {
-        const std::vector<double> hidden = hiddenExpertComm(pipelineInput(s, model, t, layers));
-        for (std::size_t i = 0; i < st.stageWork.size() && i < hidden.size(); ++i)
-            st.stageWork[i][TimePart::expertComm] -= hidden[i];
-    }
+    for (std::size_t i = 0; i < st.stageWork.size() && i < hiddenExpertCommS.size(); ++i)
+        st.stageWork[i][TimePart::expertComm] -= hiddenExpertCommS[i];
 
     // The stage with the most parameters updates and synchronises longest; every stage runs
     // at once.
@@ -970,7 +970,8 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
     const PipelineInput in = pipelineInput(s, model, t, layers);
     // The busiest stage must do its own work: the makespan is at least that, less what
     // ep_overlap's pairs hide.
-    const std::vector<double> hidden = hiddenExpertComm(in);
+    const std::vector<double> hidden =
+        in.expertOverlap ? hiddenExpertComm(in) : std::vector<double>{};
     double makespan = 0;
     for (std::size_t i = 0; i < in.forward.size(); ++i)
         makespan =
@@ -991,7 +992,7 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
     r.makespanS = makespan;
     r.timeInLayerUnits = !t.rates;
     r.tpComm = tpComm(r, s, model, t, layers);
-    const auto st = stepTimeReport(r, s, model, device, trainingStates(s), t, layers);
+    const auto st = stepTimeReport(r, s, model, device, trainingStates(s), t, layers, hidden);
     // Shaved by a rounding margin: with one stage the bound is the step itself, summed in
     // another order. A step without its links' time is not one the planner ranks.
     return st && !st->linkTimeExcluded ? std::optional<double>((1 - 1e-9) * st->stepTimeS)
@@ -1177,6 +1178,10 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         pipe = options.pipelineCache->simulate(pipeIn);
     else // moved, not copied: at K=64, m=1024 the timeline is 131,072 blocks
         pipe = simulatePipeline(pipeIn, keepTimeline);
+    // The all-to-all ep_overlap's pairs hide, for the step's breakdown: taken before the input
+    // moves into the closed form below.
+    const std::vector<double> hiddenExpertCommS =
+        pipeIn.expertOverlap ? hiddenExpertComm(pipeIn) : std::vector<double>{};
     // A pair of ep_overlap allocates its forward's activations before its backward frees its
     // own: one chunk more alive on every stage that runs a pair.
     if (s.epOverlap && !epOverlapUnused(s, model)) {
@@ -1286,7 +1291,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     }
     if (options.memoryOnly)
         return r;
-    r.stepTime = stepTimeReport(r, s, model, device, states, t, layers);
+    r.stepTime = stepTimeReport(r, s, model, device, states, t, layers, hiddenExpertCommS);
     // Serving needs no data-parallel link; without a published tensor- or pipeline-parallel
     // one the step time, and so serving, is a lower bound (docs/inference.md).
     if (!training && r.stepTime && model.hasArchitecture())
