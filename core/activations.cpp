@@ -124,11 +124,26 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
         return opCheckpointed<Count>(m, c);
     // Korthikanti §4.1: two norm inputs, the QKV and first-MLP inputs (norm
     // outputs), and the two residual dropout masks are not split by T (10sbh).
-    t.replicated = 4 * a * h + 2 * mask * h;
+    // docs/activations.md, "FP8 and NVFP4": under Transformer Engine a projection keeps its
+    // cast input, not the 16-bit one (module/linear.py, saved_inputmat); two projections of
+    // one norm's output (latent attention's down projections) keep a copy each, and a mixture
+    // of experts' router keeps the 16-bit output its shared experts cast again.
+    const bool quantized = c.savedInputBytes32 > 0;
+    const auto savedInput = [&](Count width) {
+        return quantized ? divBytesUp<Count>(width * c.savedInputBytes32, 32) : a * width;
+    };
+    const Count attentionInput =
+        quantized && m.latentAttention() ? 2 * savedInput(h) : savedInput(h);
+    const Count mlpInput =
+        !c.moe ? savedInput(h) : a * h + (quantized && m.sharedExperts > 0 ? savedInput(h) : 0);
+    t.replicated = 2 * a * h + attentionInput + mlpInput + 2 * mask * h;
 
     // Q and the output projection's input (the attention output, which is also
-    // what flash attention keeps as O) are split by query heads.
+    // what flash attention keeps as O) are split by query heads; the projection's cast copy
+    // of O comes on top.
     t.sharded = 2 * a * qHeads * hd;
+    if (c.projectionInputCopy)
+        t.sharded += savedInput(qHeads * hd);
     // Eager attention repeats K and V to every query head before the matmuls
     // (Hugging Face repeat_kv), so they are kept at full size; flash attention and
     // the inputs of a recomputed core attention keep them at the grouped size.
@@ -148,9 +163,11 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     // keeps the gate output, its SiLU, the up output and their product (the down
     // projection's input), 4 × 2sbf; fused, its 2f-wide input and the down projection's
     // input, 3 × 2sbf (Megatron-LM megatron/core/fusions/fused_bias_swiglu.py).
+    // The last of them is the down projection's input, kept cast like the others.
     const Count mlpTensors = m.gatedMlp ? (c.fusedSwiglu ? 3 : 4) : 2;
+    const auto mlpBytes = [&](Count f) { return (mlpTensors - 1) * a * f + savedInput(f); };
     if (!c.moe) {
-        t.sharded += mlpTensors * a * ffn;
+        t.sharded += mlpBytes(ffn);
         return t;
     }
     // docs/experts.md, "Memory": shared experts are a dense MLP of their own; every token's
@@ -160,10 +177,10 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     // MLP's tensors at f_e / expert T.
     const Count fe = divBytesUp<Count>(m.expertFfnHidden, c.tp);
     const Count feShard = divBytesUp<Count>(m.expertFfnHidden, c.expertTp);
-    t.sharded += static_cast<Count>(m.sharedExperts) * mlpTensors * a * fe;
+    t.sharded += static_cast<Count>(m.sharedExperts) * mlpBytes(fe);
     const double copies = static_cast<double>(m.expertsPerToken) * c.expertTp / c.tp;
     t.sharded += static_cast<Count>(
-        std::ceil(copies * static_cast<double>(2 * a * h + mlpTensors * a * feShard)));
+        std::ceil(copies * static_cast<double>(savedInput(h) + a * h + mlpBytes(feShard))));
     return t;
 }
 
@@ -293,7 +310,29 @@ ActivationConfig activationConfig(const Scenario &s)
     c.bytesPerValue = activationValueBytes(s.precision);
     c.cp = s.cp;
     c.expertTp = s.expertTpDegree();
+    c.savedInputBytes32 = savedInputBytes32(s);
+    // Megatron-LM lets the output projection keep attention's 16-bit output instead, but not
+    // under delayed scaling (megatron/core/transformer/attention.py, set_save_original_input);
+    // Transformer Engine alone, under DeepSpeed, keeps both.
+    c.projectionInputCopy =
+        c.savedInputBytes32 > 0 &&
+        ((s.precision == Precision::fp8 && s.fp8Scaling == Fp8Scaling::delayed) ||
+         s.framework == Framework::deepspeed);
     return c;
+}
+
+int savedInputBytes32(const Scenario &s)
+{
+    if (s.mode != Mode::training || !s.saveQuantizedInputs)
+        return 0;
+    // docs/activations.md, "FP8 and NVFP4": Transformer Engine's column-wise copy, 1 byte a
+    // value; MXFP8 adds an E8M0 scale per 32 and FP8 blocks an FP32 scale per 128 (1/32 byte
+    // either way); NVFP4 4 bits and an E4M3 scale per 16.
+    if (s.precision == Precision::fp8)
+        return s.fp8Scaling == Fp8Scaling::block ? 33 : 32;
+    if (s.precision == Precision::nvfp4)
+        return 18;
+    return 0;
 }
 
 std::int64_t kvHeadsPerDevice(const ModelSpec &m, int tp)

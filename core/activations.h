@@ -22,11 +22,24 @@ struct ActivationConfig
     int cp = 1;               // context parallelism: each device keeps s / C of the tokens
     int expertTp = 1;         // devices that split each expert (docs/experts.md)
     bool moe = false;         // the layer's MLP is a mixture of experts
+    // A projection's input kept for its weight gradient, in 32nds of a byte a value: 0 keeps it
+    // in the activations' own bytes; FP8 and NVFP4 training under Transformer Engine keep the
+    // cast copy, 32 (FP8), 33 (MXFP8 and FP8 blocks: a scale per 32 values, or an FP32 one per
+    // 128) or 18 (NVFP4: 4 bits and an FP8 scale per 16 values) (docs/activations.md, "FP8
+    // and NVFP4").
+    int savedInputBytes32 = 0;
+    // The output projection keeps its cast input beside attention's 16-bit output, which
+    // Megatron-LM avoids only for scalings other than delayed (docs/activations.md).
+    bool projectionInputCopy = false;
 };
 
 // Bytes of one activation, logit or KV-cache value: 16 bits, or 32 in FP32; FP8 and the
 // weight-only formats compute and keep activations in 16 bits.
 int activationValueBytes(Precision precision);
+
+// ActivationConfig::savedInputBytes32 for a scenario: 0 unless FP8 or NVFP4 training keeps the
+// projections' cast inputs (save_quantized_inputs).
+int savedInputBytes32(const Scenario &scenario);
 
 // Bytes of one KV-cache value: kv_precision's (2 for BF16 and FP16, 1 for FP8 and INT8), or
 // for auto the activations' (docs/inference.md).

@@ -107,6 +107,11 @@ const std::array kFields{
               "FP8 training keeps the weights in FP8: one byte a parameter held, gathered by "
               "ZeRO and written by the optimizer (Megatron-LM --fp8-param-gather); off, in BF16, "
               "cast for each step's FP8 multiplies: two bytes (docs/DESIGN.md §3.5)."},
+    FieldInfo{"save_quantized_inputs", &Scenario::saveQuantizedInputs,
+              "FP8 and NVFP4 training keep each projection's input for its weight gradient as "
+              "the cast copy (Transformer Engine: 1 byte a value in FP8, about 0.56 in NVFP4); "
+              "off, in 16 bits, cast again in the backward (torchao's Float8Linear, torchtitan; "
+              "docs/activations.md)."},
     FieldInfo{"fused_grad_accumulation", &Scenario::fusedGradAccumulation,
               "The weight-gradient multiply adds into the accumulated gradients (Megatron-LM "
               "--gradient-accumulation-fusion); off, each micro-batch's gradients are added in "

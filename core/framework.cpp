@@ -44,6 +44,9 @@ constexpr std::array kMegatronSettings{
                    "BF16 weights cast for the FP8 multiplies: --fp8-param-gather is off by "
                    "default (megatron/training/arguments.py); NeMo's and Megatron-Bridge's FP8 "
                    "recipes turn it on (mixed_precision.py)"},
+    ProfileSetting{"save_quantized_inputs", "true",
+                   "Transformer Engine's projections keep their cast inputs for the weight "
+                   "gradient (transformer_engine/pytorch/module/linear.py, saved_inputmat)"},
 };
 // DDP, the distributed optimizer, and Megatron-FSDP's optim_grads and optim_grads_params
 // (Megatron-LM docs/user-guide/features/megatron_fsdp.md, --data-parallel-sharding-strategy).
@@ -83,6 +86,9 @@ constexpr std::array kTorchtitanSettings{
                    "Float8Linear keeps its weights in their own dtype and casts them for each "
                    "multiply; enable_fsdp_float8_all_gather, off by default, gathers them in FP8 "
                    "(torchtitan config/job_config.py, Float8Linear, before February 2026)"},
+    ProfileSetting{"save_quantized_inputs", "false",
+                   "Float8Linear keeps each input in 16 bits and casts it again for the weight "
+                   "gradient (torchao/float8/float8_linear.py, matmul_with_hp_or_float8_args)"},
 };
 // DDP; FSDP2 under pipeline parallelism, which keeps the gathered parameters and the
 // unsharded gradients for the whole step (reshard_after_forward off, one gradient sync):
@@ -124,6 +130,9 @@ constexpr std::array kDeepSpeedSettings{
     ProfileSetting{"fp8_params", "false",
                    "Transformer Engine's modules keep 16-bit weights and cast them for the FP8 "
                    "multiplies unless built under fp8_model_init"},
+    ProfileSetting{"save_quantized_inputs", "true",
+                   "Transformer Engine's modules keep their cast inputs for the weight gradient "
+                   "(transformer_engine/pytorch/module/linear.py, saved_inputmat)"},
 };
 constexpr std::array kDeepSpeedZero{0, 1, 2, 3};
 constexpr std::array kDeepSpeedSchedules{Schedule::oneFOneB}; // deepspeed.pipe TrainSchedule

@@ -252,6 +252,10 @@ struct Scenario
     // parameter held, gathered and written by the optimizer; false: they stay in BF16 and are
     // cast for each step's FP8 multiplies, two bytes (docs/DESIGN.md §3.5).
     bool fp8Params = true;
+    // FP8 and NVFP4 training keep each projection's input for its weight gradient as the cast
+    // copy the forward multiplied (Transformer Engine); false: in 16 bits, cast again in the
+    // backward (torchao's Float8Linear, torchtitan) (docs/activations.md, "FP8 and NVFP4").
+    bool saveQuantizedInputs = true;
     ZeroBuffers zeroBuffers = ZeroBuffers::none;
     double reserveGib = 2.0;
     std::optional<double> interNodeGbPerS; // overrides the device's network

@@ -2248,6 +2248,10 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
     if (!s.fusedElementwise)
         notes.push_back("fused_elementwise=false: Megatron-LM runs Transformer Engine's fused "
                         "norms and RoPE");
+    if (!s.saveQuantizedInputs && s.mode == core::Mode::training &&
+        (s.precision == Precision::fp8 || s.precision == Precision::nvfp4))
+        notes.push_back("save_quantized_inputs=false: Transformer Engine's projections keep "
+                        "their cast inputs for the weight gradient");
 
     // The model, so that one that is not a preset comes back whole.
     flag("--num-layers", number(model.layers));

@@ -843,6 +843,10 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
                         "(pytorch/pytorch#165822), not in the job file");
     if (s.fusedSwiglu)
         notes.push_back("fused_swiglu=true: torchtitan's feed-forward is unfused");
+    if (s.saveQuantizedInputs && s.precision == core::Precision::fp8 &&
+        s.mode == core::Mode::training)
+        notes.push_back("save_quantized_inputs=true: torchao's Float8Linear keeps 16-bit inputs "
+                        "for the weight gradient");
     if (s.fusedGradAccumulation)
         notes.push_back("fused_grad_accumulation=true: autograd accumulates into .grad");
     if (s.zeroBuffers != core::ZeroBuffers::fsdp)

@@ -63,6 +63,12 @@ const char *const kSources[] = {
     "by default, so FP8 training keeps BF16 weights unless it is given; "
     "megatron/training/initialize.py: rank order tp-cp-ep-dp-pp, or tp-cp-ep-pp-dp with "
     "--use-tp-pp-dp-mapping (rank_order).",
+    "NVIDIA/TransformerEngine, transformer_engine/pytorch/module/linear.py (saved_inputmat): "
+    "FP8 and NVFP4 projections keep their cast inputs for the weight gradient; "
+    "pytorch/ao, torchao/float8/float8_linear.py: Float8Linear keeps 16-bit ones; "
+    "NVIDIA/Megatron-LM, megatron/core/transformer/attention.py (set_save_original_input): "
+    "the output projection's copy avoided except under delayed scaling "
+    "(save_quantized_inputs).",
     "NVIDIA/Megatron-LM, megatron/core/distributed/: the data-parallel group with context "
     "parallelism, buckets of max(40M, 1M × D·C) parameters (distributed_data_parallel.py) "
     "reduced and gathered one after another (param_and_grad_buffer.py): dp_bucket_params.",

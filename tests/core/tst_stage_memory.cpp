@@ -87,6 +87,67 @@ private Q_SLOTS:
         QCOMPARE(layerActivationBytes(gpt, c), bytes);
     }
 
+    // docs/activations.md, "FP8 and NVFP4": Transformer Engine keeps a projection's input as
+    // its cast copy, q bytes a value. GPT-3 175B as in Table 2 above (T = 8, eager, no SP,
+    // no recomputation), per sbh: the norm inputs 4, the QKV and first-MLP inputs 2q, masks
+    // 2; by T: Q and O 4, K and V 4, GeLU's input 8 and its output (the second projection's
+    // input) 4q, and under delayed scaling the output projection's own copy of O, q; the
+    // attention core 10. q = 1 (FP8), 33/32 (FP8 blocks), 9/16 (NVFP4).
+    void castInputsKept_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<qint64>("bytes");
+        const qint64 sbh = 2048LL * 12288;
+        const QString gpt = "model=gpt-3-175b,tp=8,pp=8,dp=1,seq_len=2048,attention=eager,"
+                            "recompute=none,sequence_parallel=false,";
+        // 4 + 2 + 2 + (16 + 4 + 1) / 8 + 10 = 20.625
+        QTest::addRow("FP8 delayed: sbh(8 + 21/t + 5as/ht)")
+            << gpt + "precision=fp8,fp8_scaling=delayed" << sbh * 165 / 8;
+        // 8 + 20 / 8 + 10 = 20.5
+        QTest::addRow("FP8 current: O kept once")
+            << gpt + "precision=fp8,fp8_scaling=current" << sbh * 41 / 2;
+        // 4 + 2·33/32 + 2 + (16 + 4·33/32) / 8 + 10 = 20.578125
+        QTest::addRow("MXFP8 blocks: a scale per 32")
+            << gpt + "precision=fp8,fp8_scaling=block" << sbh * 1317 / 64;
+        // 4 + 2·9/16 + 2 + (16 + 4·9/16) / 8 + 10 = 19.40625
+        QTest::addRow("NVFP4: 4 bits and a scale per 16")
+            << gpt + "precision=nvfp4" << sbh * 621 / 32;
+        // torchao's Float8Linear keeps 16-bit inputs: Table 2's sbh(10 + 24/t + 5as/ht)
+        QTest::addRow("16-bit inputs kept")
+            << gpt + "precision=fp8,save_quantized_inputs=false" << sbh * 23;
+        QTest::addRow("torchtitan profile")
+            << "framework=torchtitan," + gpt + "precision=fp8" << sbh * 23;
+        // Transformer Engine under DeepSpeed keeps O's copy whatever the scaling
+        QTest::addRow("DeepSpeed, FP8 current: O kept twice")
+            << "framework=deepspeed," + gpt + "precision=fp8,fp8_scaling=current" << sbh * 165 / 8;
+        // Qwen3-30B-A3B (h 2048, 32 query heads of 128, 4 KV heads, 8 of 128 experts of 768,
+        // SwiGLU unfused) at s = 4096, T = 1, per token. BF16: norm inputs and the QKV and
+        // router inputs 4·2·2048, Q and O 2·2·4096, K and V 2·2·512, log-sum-exp 4·32, and 8
+        // copies of the dispatched input and expert output 2·2·2048 and SwiGLU's 4·2·768.
+        const QString qwen = "model=qwen3-30b-a3b,tp=1,pp=1,dp=8,ep=8,seq_len=4096,"
+                             "attention=flash,recompute=none,sequence_parallel=false,";
+        QTest::addRow("Qwen3-30B-A3B BF16")
+            << qwen + "precision=bf16" << 4096LL * (16384 + 16384 + 2048 + 128 + 114688);
+        // FP8 current: the QKV input 2048 (the router keeps its own 16-bit one), the copies'
+        // dispatched inputs 2048 and down-projection inputs 768: 8 × (2048 + 4096 + 3·1536 +
+        // 768).
+        QTest::addRow("Qwen3-30B-A3B FP8 current")
+            << qwen + "precision=fp8,fp8_scaling=current"
+            << 4096LL * (8192 + 2048 + 4096 + 16384 + 2048 + 128 + 8 * 11520);
+    }
+    void castInputsKept()
+    {
+        QFETCH(QString, set);
+        QFETCH(qint64, bytes);
+        const Scenario s = scenario(set);
+        const ModelSpec *model = resolveModel(s, m_presets);
+        QVERIFY(model);
+        ActivationConfig c = activationConfig(s);
+        c.moe = model->hasExperts();
+        QCOMPARE(layerActivationBytes(*model, c), bytes);
+        QCOMPARE(layerActivationBytesBound(*model, c), double(bytes));
+    }
+
     // docs/activations.md, applied by hand to Llama 3.1 8B (h 4096, 32 heads of 128,
     // 8 KV heads, SwiGLU FFN 14336, no dropout), s = 4096, b = 1, T = 1, per token:
     // norms' inputs and the QKV/MLP inputs 4·2h = 32,768; Q and O 2·2·4096 = 16,384;

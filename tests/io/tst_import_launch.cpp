@@ -937,6 +937,14 @@ private Q_SLOTS:
             << int(Framework::torchtitan) << QStringList{"attention=flash2"} << "attention=flash2";
         QTest::addRow("megatron FlashAttention-3 installed")
             << int(Framework::megatron) << QStringList{"attention=flash3"} << "attention=flash3";
+        QTest::addRow("megatron FP8 inputs kept in 16 bits")
+            << int(Framework::megatron)
+            << QStringList{"precision=fp8", "save_quantized_inputs=false"}
+            << "save_quantized_inputs=false";
+        QTest::addRow("torchtitan FP8 inputs kept cast")
+            << int(Framework::torchtitan)
+            << QStringList{"precision=fp8", "save_quantized_inputs=true"}
+            << "save_quantized_inputs=true";
         QTest::addRow("torchtitan model without a flavor")
             << int(Framework::torchtitan) << QStringList{"model=gpt-3-175b"}
             << "torchtitan has no flavor";

@@ -469,6 +469,41 @@ private Q_SLOTS:
         QCOMPARE(text.contains("ep_overlap runs each backward with the forward after it"), said);
     }
 
+    // The memory page's activations say when the projections' inputs are kept cast, and in how
+    // many bytes (docs/activations.md, "FP8 and NVFP4").
+    void memoryFormulaSaysWhatCastInputsTake_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<QString>("said"); // empty: nothing said
+        QTest::addRow("FP8") << "precision=fp8"
+                             << "kept as their FP8 casts, 1 B a value";
+        QTest::addRow("MXFP8") << "precision=fp8,fp8_scaling=block"
+                               << "kept as their FP8 casts, 1.031 B a value";
+        QTest::addRow("NVFP4") << "device=b200,precision=nvfp4"
+                               << "kept as their NVFP4 casts, 0.5625 B a value";
+        QTest::addRow("BF16") << "precision=bf16"
+                              << "";
+        QTest::addRow("torchao") << "precision=fp8,save_quantized_inputs=false"
+                                 << "";
+    }
+    void memoryFormulaSaysWhatCastInputsTake()
+    {
+        QFETCH(QString, set);
+        QFETCH(QString, said);
+        const core::Scenario s = scenario(set);
+        const core::Presets presets = io::builtinPresets();
+        const core::Report r = core::evaluate(s, presets);
+        QVERIFY(r.ok());
+        const auto page = createChartPage(QStringLiteral("memory"));
+        QVERIFY(page);
+        const QString text = page->formulas(ChartInputs{s, presets, r});
+        QVERIFY2(text.contains("Korthikanti et al. 2022, Table 2"), qPrintable(text));
+        if (said.isEmpty())
+            QVERIFY2(!text.contains("save_quantized_inputs"), qPrintable(text));
+        else
+            QVERIFY2(text.contains(said), qPrintable(text));
+    }
+
     void unknownIdIsNoPage()
     {
         QVERIFY(!createChartPage(QStringLiteral("pie")));

@@ -277,6 +277,43 @@ private Q_SLOTS:
                     .startsWith("Not used in inference"));
     }
 
+    // Keeping cast inputs applies to FP8 and NVFP4 training only, and says so when greyed.
+    void castInputsExplainWhenGreyed_data()
+    {
+        QTest::addColumn<QString>("precision");
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<QString>("greyedBecause"); // empty: enabled
+        QTest::addRow("bf16") << "bf16"
+                              << "training"
+                              << "Not used at bf16 precision";
+        QTest::addRow("fp8") << "fp8"
+                             << "training"
+                             << "";
+        QTest::addRow("nvfp4") << "nvfp4"
+                               << "training"
+                               << "";
+        QTest::addRow("fp8 inference") << "fp8"
+                                       << "inference"
+                                       << "Not used in inference";
+    }
+    void castInputsExplainWhenGreyed()
+    {
+        QFETCH(QString, precision);
+        QFETCH(QString, mode);
+        QFETCH(QString, greyedBecause);
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        QVERIFY(document.setField(QStringLiteral("mode"), mode));
+        QVERIFY(document.setField(QStringLiteral("precision"), precision));
+        document.flush();
+        QWidget *w = window.controls()->control(QStringLiteral("save_quantized_inputs"));
+        QCOMPARE(w->isEnabled(), greyedBecause.isEmpty());
+        if (greyedBecause.isEmpty())
+            QVERIFY(!w->toolTip().startsWith("Not used"));
+        else
+            QVERIFY2(w->toolTip().startsWith(greyedBecause), qPrintable(w->toolTip()));
+    }
+
     // The rank order only moves devices between stages: with one stage it is greyed and says
     // so; with more it sets the scenario's key.
     void rankOrderExplainsWhenGreyed()

@@ -103,9 +103,17 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                          .arg(st.layers)
                          .arg(st.inflightMicrobatches, 0, 'g', 4)
                          .arg(bytes(st.activationsBytes)),
-                     QObject::tr("Per layer sbh(34 + 5as/h), with T, sequence parallelism and "
-                                 "recomputation (Korthikanti et al. 2022, Table 2); "
-                                 "docs/activations.md"));
+                     core::savedInputBytes32(s) > 0
+                         ? QObject::tr("Per layer sbh(34 + 5as/h), with T, sequence parallelism "
+                                       "and recomputation (Korthikanti et al. 2022, Table 2); "
+                                       "the projections' inputs kept as their %1 casts, %2 B a "
+                                       "value (save_quantized_inputs; docs/activations.md, "
+                                       "\"FP8 and NVFP4\")")
+                               .arg(QString::fromLatin1(core::toString(s.precision)).toUpper())
+                               .arg(core::savedInputBytes32(s) / 32.0, 0, 'g', 4)
+                         : QObject::tr("Per layer sbh(34 + 5as/h), with T, sequence parallelism "
+                                       "and recomputation (Korthikanti et al. 2022, Table 2); "
+                                       "docs/activations.md"));
         if (s.cacheOutputs)
             out += block(QObject::tr("Cached outputs on the last stage"),
                          QStringLiteral("m × b × s × V × 2 B ÷ T = %1 × %2 × %3 × vocab × 2 ÷ %4 "
