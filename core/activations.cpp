@@ -385,6 +385,13 @@ std::int64_t stageRecomputePeakBytes(const ModelSpec &m, const ActivationConfig 
     return moeLayers > 0 ? std::max(denseBytes, layerPeakRecomputeBytes(m, moe)) : denseBytes;
 }
 
+std::int64_t stageLargestLayerBytes(std::int64_t denseLayerBytes, std::int64_t moeLayerBytes,
+                                    int layers, int moeLayers)
+{
+    const std::int64_t dense = layers > moeLayers ? denseLayerBytes : 0;
+    return moeLayers > 0 ? std::max(dense, moeLayerBytes) : dense;
+}
+
 std::int64_t layerPeakRecomputeBytes(const ModelSpec &m, const ActivationConfig &c)
 {
     return layerBytes<std::int64_t>(m, c, Recompute::none);

@@ -75,6 +75,11 @@ std::int64_t stageActivationBytes(std::int64_t denseLayerBytes, std::int64_t moe
                                   int layers, int moeLayers);
 std::int64_t stageRecomputePeakBytes(const ModelSpec &model, const ActivationConfig &config,
                                      int layers, int moeLayers);
+// One layer of one micro-batch, the larger kind the stage holds (layerActivationBytes with
+// `moe` off and on): what ep_overlap's paired forward keeps beyond the schedule's count, as
+// its backward frees the other micro-batch's layers one by one (docs/activations.md).
+std::int64_t stageLargestLayerBytes(std::int64_t denseLayerBytes, std::int64_t moeLayerBytes,
+                                    int layers, int moeLayers);
 
 // The same layer's bytes without recomputation: what a fully recomputed stage
 // rebuilds, one layer and one micro-batch at a time, during its backward pass.

@@ -1182,16 +1182,13 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     // moves into the closed form below.
     const std::vector<double> hiddenExpertCommS =
         pipeIn.expertOverlap ? hiddenExpertComm(pipeIn) : std::vector<double>{};
-    // A pair of ep_overlap allocates its forward's activations before its backward frees its
-    // own: one chunk more alive on every stage that runs a pair.
-    if (s.epOverlap && !epOverlapUnused(s, model)) {
-        const std::vector<int> pairs = expertOverlapPairs(pipeIn);
-        const double chunk =
-            1.0 / std::max(1, s.schedule == Schedule::interleaved ? s.virtualStages : 1);
-        for (std::size_t i = 0; i < pipe.inflight.size() && i < pairs.size(); ++i)
-            if (pairs[i] > 0)
-                pipe.inflight[i] += chunk;
-    }
+    // The stages where ep_overlap runs a pair: its forward keeps each layer's activations
+    // as its backward frees the other micro-batch's, one layer at a time
+    // (megatron/core/models/common/model_chunk_schedule_plan.py, run: forward layer i with
+    // backward layer L - 1 - i, then release_state), so one layer more is alive there.
+    std::vector<int> pairs;
+    if (s.epOverlap && !epOverlapUnused(s, model))
+        pairs = expertOverlapPairs(pipeIn);
     r.bubbleFraction = pipe.bubbleFraction;
     r.makespanS = pipe.makespan;
     if (auto why = noTimingReason(s, model, device)) {
@@ -1246,11 +1243,18 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
             // activations are alive on top of the kept inputs (docs/activations.md).
             const std::int64_t rebuilt =
                 stageRecomputePeakBytes(model, act, st.layers, st.moeLayers);
-            st.activationsBytes = saturatingAdd(
-                stageLayers == kTooLarge
-                    ? kTooLarge
-                    : saturatingRound(st.inflightMicrobatches * static_cast<double>(stageLayers)),
-                rebuilt);
+            const bool paired = static_cast<std::size_t>(i) < pairs.size() &&
+                                pairs[static_cast<std::size_t>(i)] > 0;
+            st.pairLayerBytes = paired ? stageLargestLayerBytes(denseLayerBytes, moeLayerBytes,
+                                                                st.layers, st.moeLayers)
+                                       : 0;
+            st.activationsBytes =
+                saturatingAdd(saturatingAdd(stageLayers == kTooLarge
+                                                ? kTooLarge
+                                                : saturatingRound(st.inflightMicrobatches *
+                                                                  static_cast<double>(stageLayers)),
+                                            rebuilt),
+                              st.pairLayerBytes);
             // Context parallelism: the last stage's logits for its s / C tokens.
             if (s.cacheOutputs && i == s.pp - 1 && model.hasArchitecture())
                 st.cachedOutputsBytes = saturatingMul(

@@ -50,14 +50,16 @@ MemoryTimeline memoryTimeline(const std::vector<ScheduleOp> &timeline, const Sta
     const int chunks = std::max(sizes.chunks, 1);
     int alive = 0;            // chunks whose activations are kept
     bool recomputing = false; // a B rebuilding one layer (full recomputation)
+    bool pairing = false;     // within an ep_overlap pair, from its B's start to its F's end
     std::int64_t cachedCount = 0;
     auto record = [&](double time) {
         MemoryPoint p;
         p.time = time;
         // Micro-batches whose activations are kept: none where none are (inference).
         p.microbatches = sizes.stageLayersBytes > 0 ? static_cast<double>(alive) / chunks : 0.0;
-        p.activationsBytes =
-            saturatingAdd(keptBytes(alive, sizes), recomputing ? sizes.recomputeBytes : 0);
+        p.activationsBytes = saturatingAdd(
+            saturatingAdd(keptBytes(alive, sizes), recomputing ? sizes.recomputeBytes : 0),
+            pairing ? sizes.pairLayerBytes : 0);
         p.cachedOutputsBytes = saturatingMul(cachedCount, sizes.cachedOutputBytes);
         p.totalBytes =
             saturatingAdd(saturatingAdd(out.flatBytes, p.activationsBytes), p.cachedOutputsBytes);
@@ -67,25 +69,26 @@ MemoryTimeline memoryTimeline(const std::vector<ScheduleOp> &timeline, const Sta
             out.points.push_back(p);
     };
     record(0);
-    // A pair's forward runs beside its backward (PipelineInput::expertOverlap): its
-    // activations are kept from the pair's start, before the backward frees its own.
-    bool forwardStarted = false;
+    // A pair's forward runs beside its backward (PipelineInput::expertOverlap), layer by
+    // layer: each of the forward's layers is kept while the backward frees the other
+    // micro-batch's, so the pair holds one layer more than its two ops in turn would.
     for (const ScheduleOp *op : ops) {
         switch (op->kind) {
-        case OpKind::forward:
-            if (!forwardStarted)
-                ++alive; // its outputs are saved from the moment it runs
-            forwardStarted = false;
+        case OpKind::forward: {
+            ++alive; // its outputs are saved from the moment it runs
             record(op->start);
-            if (sizes.cachedOutputBytes > 0 && op->chunk == chunks - 1) {
+            const bool cached = sizes.cachedOutputBytes > 0 && op->chunk == chunks - 1;
+            if (cached)
                 ++cachedCount; // the micro-batch's logits, kept until the step ends
+            if (cached || pairing) {
+                pairing = false; // the pair ends with its forward
                 record(op->end);
             }
             break;
+        }
         case OpKind::backward:
             if (op->paired) {
-                ++alive;
-                forwardStarted = true;
+                pairing = true;
                 record(op->start);
             }
             if (sizes.recomputeBytes > 0) {
@@ -133,6 +136,7 @@ MemoryStepSizes memoryStepSizes(const Scenario &s, const Presets &presets, const
     sizes.chunks = s.schedule == Schedule::interleaved ? std::max(s.virtualStages, 1) : 1;
     sizes.freedAtWeight = s.schedule == Schedule::zbH1;
     sizes.recomputeBytes = stageRecomputePeakBytes(*model, act, st.layers, st.moeLayers);
+    sizes.pairLayerBytes = st.pairLayerBytes;
     // The report keeps m micro-batches' logits (pytorch/pytorch#159251): one is 1/m of them.
     if (st.cachedOutputsBytes > 0 && s.microbatches > 0)
         sizes.cachedOutputBytes = st.cachedOutputsBytes / s.microbatches;

@@ -30,6 +30,7 @@ struct MemoryStepSizes
     bool freedAtWeight = false;         // ZB-H1: the W pass, not the B, frees them
     std::int64_t recomputeBytes = 0;    // full recomputation: one layer rebuilt during a B
     std::int64_t cachedOutputBytes = 0; // last stage: one micro-batch's logits, kept from its F
+    std::int64_t pairLayerBytes = 0;    // ep_overlap: one layer more during a B-and-F pair
 };
 
 // One device of one pipeline stage through one step.

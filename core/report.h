@@ -32,6 +32,8 @@ struct StageReport
     std::int64_t kvCacheBytes = 0;        // inference
     std::int64_t prefillBuffersBytes = 0; // inference: one micro-batch's prefill working set
     double inflightMicrobatches = 0;      // peak micro-batches with live activations (chunks / v)
+    // Of activationsBytes, the one layer an ep_overlap pair keeps beyond the schedule's count.
+    std::int64_t pairLayerBytes = 0;
     std::int64_t reserveBytes = 0;
     std::int64_t zeroBuffersBytes = 0; // the ZeRO implementation's own buffers (zero_buffers)
     std::int64_t totalBytes = 0;

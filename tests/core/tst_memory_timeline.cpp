@@ -196,8 +196,8 @@ private Q_SLOTS:
             << scenario({"schedule=interleaved", "virtual_stages=2", "microbatches=8",
                          "recompute=full", "cache_outputs=false"})
             << true;
-        // ep_overlap: a pair's forward keeps its activations from the pair's start, one chunk
-        // more than the order alone keeps, in the curve as in the stage's term.
+        // ep_overlap: a pair keeps one layer more than its two ops in turn, in the curve as in
+        // the stage's term.
         const char *qwen[] = {"model=qwen3-30b-a3b",
                               "framework=megatron",
                               "device=b200",

@@ -148,6 +148,52 @@ private Q_SLOTS:
         QCOMPARE(layerActivationBytesBound(*model, c), double(bytes));
     }
 
+    // ep_overlap runs a pair's forward layer i with its backward's layer L - 1 - i and frees
+    // each backward layer after it (Megatron-LM megatron/core/models/common/
+    // model_chunk_schedule_plan.py, run): one layer of one micro-batch more than the schedule
+    // keeps, on every stage that runs a pair, not the forward's whole chunk.
+    void epOverlapKeepsOneLayerMore_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<bool>("ran"); // a published run: it fitted
+        const QString qwen = "model=qwen3-30b-a3b,framework=megatron,device=b200,seq_len=4096,"
+                             "tp=1,ep=8,dp=8,recompute=none,cache_outputs=false,";
+        QTest::addRow("one stage, m = 4") << qwen + "pp=1,microbatches=4" << false;
+        QTest::addRow("interleaved K = 2, v = 2, m = 8")
+            << qwen + "pp=2,microbatches=8,schedule=interleaved,virtual_stages=2" << false;
+        // Megatron-Bridge's MXFP8 Qwen3-30B-A3B recipes, 512 sequences of 4,096 on 8 GPUs with
+        // the overlap and no recomputation (src/megatron/bridge/perf_recipes/qwen/; their
+        // throughput is in docs/experts.md): they ran, so they fit.
+        const QString recipe = "model=qwen3-30b-a3b,framework=megatron,precision=fp8,"
+                               "fp8_scaling=block,fp8_params=true,grad_precision=bf16,tp=1,pp=1,"
+                               "dp=8,ep=8,seq_len=4096,recompute=none,";
+        QTest::addRow("Qwen3 MXFP8 recipe, 8 GB300, micro-batch 8")
+            << recipe + "device=gb300-nvl72,microbatch_size=8,microbatches=8" << true;
+        QTest::addRow("Qwen3 MXFP8 recipe, 8 GB200, micro-batch 4")
+            << recipe + "device=gb200-nvl72,microbatch_size=4,microbatches=16" << true;
+        QTest::addRow("Qwen3 MXFP8 recipe, 8 B300, micro-batch 8")
+            << recipe + "device=b300,microbatch_size=8,microbatches=8" << true;
+    }
+    void epOverlapKeepsOneLayerMore()
+    {
+        QFETCH(QString, set);
+        QFETCH(bool, ran);
+        const Report off = evaluate(scenario(set + ",ep_overlap=false"), m_presets);
+        const Report on = evaluate(scenario(set + ",ep_overlap=true"), m_presets);
+        QVERIFY(off.ok() && on.ok());
+        QVERIFY(on.warnings.empty() || on.warnings.front().code != "ep-overlap-unused");
+        ActivationConfig c = activationConfig(scenario(set));
+        c.moe = true;
+        const qint64 layer = layerActivationBytes(*m_presets.model("qwen3-30b-a3b"), c);
+        QCOMPARE(on.stages.size(), off.stages.size());
+        for (std::size_t i = 0; i < on.stages.size(); ++i) {
+            QCOMPARE(on.stages[i].inflightMicrobatches, off.stages[i].inflightMicrobatches);
+            QCOMPARE(on.stages[i].activationsBytes, off.stages[i].activationsBytes + layer);
+        }
+        if (ran)
+            QVERIFY(on.fits);
+    }
+
     // docs/activations.md, applied by hand to Llama 3.1 8B (h 4096, 32 heads of 128,
     // 8 KV heads, SwiGLU FFN 14336, no dropout), s = 4096, b = 1, T = 1, per token:
     // norms' inputs and the QKV/MLP inputs 4·2h = 32,768; Q and O 2·2·4096 = 16,384;

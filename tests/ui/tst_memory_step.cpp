@@ -94,6 +94,34 @@ private Q_SLOTS:
         QVERIFY(!formulas.contains(QStringLiteral("gradients")));
     }
 
+    // An ep_overlap pair's layer is in the formula's sum and in the curve's peak, which is the
+    // report's.
+    void pairLayerInTheFormula()
+    {
+        ExplorerWindow f;
+        showActive(f.window);
+        for (const auto &[key, value] : {std::pair{"model", "qwen3-30b-a3b"},
+                                         {"framework", "megatron"},
+                                         {"device", "b200"},
+                                         {"tp", "1"},
+                                         {"pp", "1"},
+                                         {"dp", "8"},
+                                         {"ep", "8"},
+                                         {"microbatches", "4"},
+                                         {"recompute", "none"},
+                                         {"ep_overlap", "true"}})
+            setAndEvaluate(f.document, key, value);
+        f.window.showChart(QStringLiteral("memory-over-step"));
+        auto *panel = f.window.chart<MemoryStepPanel>();
+        QVERIFY(panel);
+        const core::StageReport &st = f.document.lastValidReport().stages.front();
+        QVERIFY(st.pairLayerBytes > 0);
+        QCOMPARE(panel->chart()->peakBytes(), st.totalBytes);
+        const QString formulas = f.window.formulas()->toPlainText();
+        QVERIFY2(formulas.contains(QStringLiteral("one layer more in a B-and-F pair")),
+                 qPrintable(formulas));
+    }
+
     // The curve's peak is the report's stage total, on every stage the picker offers, and
     // the picker's first entry is the stage with the highest total.
     void peakIsTheReportsTotal_data()

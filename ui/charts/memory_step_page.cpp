@@ -106,17 +106,24 @@ QString MemoryStepPage::formulas(const ChartInputs &inputs) const
     }
     out += block(
         QObject::tr("Highest activations"),
-        QStringLiteral("%1 micro-batches × %2%3 = %4")
+        QStringLiteral("%1 micro-batches × %2%3%4 = %5")
             .arg(st.inflightMicrobatches, 0, 'g', 4)
             .arg(bytes(sizes.stageLayersBytes))
             .arg(sizes.recomputeBytes > 0
                      ? QStringLiteral(" + %1 rebuilt during a B").arg(bytes(sizes.recomputeBytes))
                      : QString())
+            .arg(sizes.pairLayerBytes > 0 ? QObject::tr(" + %1, one layer more in a B-and-F pair")
+                                                .arg(bytes(sizes.pairLayerBytes))
+                                          : QString())
             .arg(bytes(st.activationsBytes)),
-        schedule + (sizes.recomputeBytes > 0
-                        ? QObject::tr("; full recomputation rebuilds one layer at a "
-                                      "time (docs/activations.md)")
-                        : QString()));
+        schedule +
+            (sizes.recomputeBytes > 0 ? QObject::tr("; full recomputation rebuilds one layer at a "
+                                                    "time (docs/activations.md)")
+                                      : QString()) +
+            (sizes.pairLayerBytes > 0
+                 ? QObject::tr("; ep_overlap runs a forward's layers as its paired backward frees "
+                               "the other micro-batch's, one at a time (docs/experts.md)")
+                 : QString()));
     if (sizes.cachedOutputBytes > 0)
         out += block(QObject::tr("Cached outputs on the last stage"),
                      QStringLiteral("+ %1 at the end of each micro-batch's last F, m = %2 of "
