@@ -203,6 +203,7 @@ std::optional<InputError> dataParallelLink(const DeviceSpec &device, const Scena
 struct Timing
 {
     std::optional<DeviceRates> rates; // nothing: the schedule runs in layer-time units
+    double collectiveShare = 0;       // of the device, a hidden collective's kernels hold
     LayerTimes layer;
     LayerTimes moeLayer;        // a layer with experts (docs/experts.md)
     std::vector<int> moeLayers; // per stage, of its layers
@@ -274,6 +275,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     if (s.cp > 1)
         chooseLink(device, s.tp * s.cp, s.interNodeGbPerS, c.cpLink);
     c.collectiveShare = collectiveShare(device, s);
+    t.collectiveShare = c.collectiveShare;
     c.ep = s.ep;
     c.expertTp = s.expertTpDegree();
     if (model.hasExperts()) {
@@ -423,6 +425,7 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
     }
     in.expertOverlap =
         s.epOverlap && t.rates && !in.forwardExpertComm.empty() && !epOverlapUnused(s, model);
+    in.expertCommShare = t.collectiveShare;
     // The embedding belongs to the model's first chunk, the LM head and loss to its last.
     if (t.rates) {
         const auto extra = [&](const EndTimes &end) {

@@ -189,12 +189,14 @@ const PipelineResult &PipelineCache::simulate(const PipelineInput &in)
     put(in.firstChunkExtra);
     put(in.lastChunkExtra);
     put(in.expertOverlap);
-    if (in.expertOverlap)
+    if (in.expertOverlap) {
+        put(in.expertCommShare);
         for (const auto *comm : {&in.forwardExpertComm, &in.backwardExpertComm}) {
             put(comm->size());
             for (double t : *comm)
                 put(t);
         }
+    }
     for (const auto *times : {&in.forward, &in.backward, &in.weight}) {
         put(times->size());
         for (double t : *times)
@@ -322,17 +324,20 @@ public:
         return s < part.size() ? part[s] / chunksOf(m_in) : 0.0;
     }
 
-    // Of a backward-then-forward pair run together (expertOverlap), the all-to-all left
-    // exposed: what the pair's two all-to-alls take beyond its two computations, a chunk's
-    // share, charged to the forward. The ends' extra work is left out of the computations,
-    // so this never hides more than the layers can cover.
+    // Of a backward-then-forward pair run together (expertOverlap), what the all-to-all adds
+    // to the pair's two computations, a chunk's share, charged to the forward: the part they
+    // do not cover, and for the part they do, the share of the device its kernels hold
+    // (PipelineInput::expertCommShare; docs/experts.md, "All-to-all overlap"). The ends'
+    // extra work is left out of the computations, so this never hides more than the layers
+    // can cover.
     double pairExcess(int stage) const
     {
         const auto s = static_cast<std::size_t>(stage);
         const double comm = pairComm(stage);
         const double compute =
             chunkTime(s, OpKind::forward) + chunkTime(s, OpKind::backward) - comm;
-        return std::max(0.0, comm - compute);
+        const double hidden = std::clamp(compute, 0.0, comm);
+        return comm - hidden + hidden * m_in.expertCommShare;
     }
 
     // A pair's two all-to-alls, a chunk's share of the stage's forward and backward ones.

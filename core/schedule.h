@@ -74,8 +74,10 @@ struct PipelineInput
     // follows with a forward runs together with it, the forward's all-to-all under the
     // backward's computation and the backward's under the forward's. A pair takes the longer
     // of its two computations and its two all-to-alls; the all-to-alls then count only where
-    // they are the longer.
+    // they are the longer, and where hidden, the share of the device their kernels hold
+    // (expertCommShare) for as long: the computation beside them loses it.
     bool expertOverlap = false;
+    double expertCommShare = 0;
 };
 
 // Uniform stages: forward F; backward 2F (zb-h1: B = W = F), as Narayanan et

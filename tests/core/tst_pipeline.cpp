@@ -332,10 +332,21 @@ private Q_SLOTS:
         QTest::addColumn<double>("fComm");
         QTest::addColumn<double>("b");
         QTest::addColumn<double>("bComm");
+        QTest::addColumn<double>("share");
         QTest::addColumn<double>("makespan");
         QTest::addColumn<double>("hidden");
-        QTest::addRow("computation the longer") << 3.0 << 1.0 << 6.0 << 2.0 << 27.0 << 9.0;
-        QTest::addRow("all-to-all the longer") << 2.0 << 1.5 << 3.0 << 2.5 << 17.0 << 3.0;
+        // m = 4 on one stage: F alone, 3 pairs, B alone. A pair of computations C = 2 + 4 and
+        // all-to-alls A = 1 + 2 takes max(C, A) = 6: 3 + 3 × 6 + 6 = 27, 3 × 3 hidden.
+        QTest::addRow("computation the longer") << 3.0 << 1.0 << 6.0 << 2.0 << 0.0 << 27.0 << 9.0;
+        // C = 0.5 + 0.5, A = 1.5 + 2.5: 2 + 3 × 4 + 3 = 17, 3 × 1 hidden.
+        QTest::addRow("all-to-all the longer") << 2.0 << 1.5 << 3.0 << 2.5 << 0.0 << 17.0 << 3.0;
+        // The all-to-all's kernels holding a quarter of the device while hidden: a pair takes
+        // max(C, A) + 0.25 min(C, A), 6.75 (3 + 20.25 + 6) and 4.25 (2 + 12.75 + 3); of each
+        // pair's min(C, A) three quarters stay hidden.
+        QTest::addRow("computation the longer, a quarter held")
+            << 3.0 << 1.0 << 6.0 << 2.0 << 0.25 << 29.25 << 6.75;
+        QTest::addRow("all-to-all the longer, a quarter held")
+            << 2.0 << 1.5 << 3.0 << 2.5 << 0.25 << 17.75 << 2.25;
     }
     void expertOverlapByHand()
     {
@@ -343,11 +354,13 @@ private Q_SLOTS:
         QFETCH(double, fComm);
         QFETCH(double, b);
         QFETCH(double, bComm);
+        QFETCH(double, share);
         QFETCH(double, makespan);
         QFETCH(double, hidden);
         PipelineInput in = ratios(Schedule::oneFOneB, 1, 4, f, b, 0);
         in.forwardExpertComm = {fComm};
         in.backwardExpertComm = {bComm};
+        in.expertCommShare = share;
         QCOMPARE(simulatePipeline(in).makespan, 4 * (f + b)); // off: in turn
         in.expertOverlap = true;
         QCOMPARE(expertOverlapPairs(in), std::vector<int>{3});

@@ -191,8 +191,9 @@ QString expertOverlapNote(const core::Scenario &s, const core::Report &r)
     if (!s.epOverlap || unused || r.stages.empty() || r.stages.front().moeLayers == 0)
         return {};
     return QObject::tr("; ep_overlap runs each backward with the forward after it, so the expert "
-                       "all-to-all shows only where it outlasts the pair's computation, and in "
-                       "the passes that run alone (docs/experts.md, “All-to-all overlap”)");
+                       "all-to-all shows only where it outlasts the pair's computation, for the "
+                       "SMs its kernels hold while hidden, and in the passes that run alone "
+                       "(docs/experts.md, “All-to-all overlap”)");
 }
 
 } // namespace
