@@ -256,18 +256,23 @@ Count prefillBytes(const ModelSpec &m, bool hasLayers, bool lastStage, std::int6
 
 template <typename Count>
 Count kvBytes(const ModelSpec &m, int layers, std::int64_t seqLen, std::int64_t sequences, int tp,
-              int bytesPerValue)
+              int bytesPerValue, int slidingLayers)
 {
     // docs/DESIGN.md §3.7: 2 (K and V) × layers × KV heads × head dim × seq × batch × bytes.
     // Multi-head latent attention caches the compressed latent and the shared rotary key
     // instead, kv_lora_rank + rope_head_dim values per token and layer on every device
     // (DeepSeek-AI 2024, "DeepSeek-V3 Technical Report", §2.1.1).
-    const Count bytesPerToken =
+    const Count layerBytesPerToken =
         m.latentAttention()
-            ? static_cast<Count>(layers) * (m.kvLoraRank + m.ropeHeadDim) * bytesPerValue
-            : Count{2} * layers * static_cast<Count>(kvHeadsPerDevice(m, tp)) * m.headDim() *
-                  bytesPerValue;
-    return mulBytes<Count>(bytesPerToken, mulBytes<Count>(seqLen, sequences));
+            ? static_cast<Count>(m.kvLoraRank + m.ropeHeadDim) * bytesPerValue
+            : Count{2} * static_cast<Count>(kvHeadsPerDevice(m, tp)) * m.headDim() * bytesPerValue;
+    // A sliding-window layer keeps the last sliding_window tokens of each sequence
+    // (Jiang et al. 2023, "Mistral 7B", §2: the rolling buffer cache).
+    const int sliding = m.slidingWindow > 0 ? std::clamp(slidingLayers, 0, layers) : 0;
+    const std::int64_t windowed = std::min<std::int64_t>(seqLen, m.slidingWindow);
+    const Count tokens = addBytes<Count>(mulBytes<Count>(layers - sliding, seqLen),
+                                         mulBytes<Count>(sliding, windowed));
+    return mulBytes<Count>(layerBytesPerToken, mulBytes<Count>(tokens, sequences));
 }
 
 } // namespace
@@ -430,15 +435,30 @@ double prefillBufferBytesBound(const ModelSpec &m, bool hasLayers, bool lastStag
 }
 
 std::int64_t kvCacheBytes(const ModelSpec &m, int layers, std::int64_t seqLen,
-                          std::int64_t sequences, int tp, int bytesPerValue)
+                          std::int64_t sequences, int tp, int bytesPerValue, int slidingLayers)
 {
-    return kvBytes<std::int64_t>(m, layers, seqLen, sequences, tp, bytesPerValue);
+    return kvBytes<std::int64_t>(m, layers, seqLen, sequences, tp, bytesPerValue, slidingLayers);
 }
 
 double kvCacheBytesBound(const ModelSpec &m, int layers, std::int64_t seqLen,
-                         std::int64_t sequences, int tp, int bytesPerValue)
+                         std::int64_t sequences, int tp, int bytesPerValue, int slidingLayers)
 {
-    return kvBytes<double>(m, layers, seqLen, sequences, tp, bytesPerValue);
+    return kvBytes<double>(m, layers, seqLen, sequences, tp, bytesPerValue, slidingLayers);
+}
+
+double causalKeysPerQuery(double s, double w)
+{
+    // Query i (from 1) sees min(i, w) keys: over s queries, w·s - w²/2 for w < s (to
+    // O(1/s)), s²/2 without a window, as the causal mask's half.
+    return w > 0 && w < s ? w - w * w / (2 * s) : s / 2;
+}
+
+double modelKeysPerQuery(const ModelSpec &m, double s)
+{
+    if (m.slidingWindow <= 0 || m.layers <= 0)
+        return s / 2;
+    const double sliding = static_cast<double>(slidingLayersIn(m, 0, m.layers)) / m.layers;
+    return (1 - sliding) * s / 2 + sliding * causalKeysPerQuery(s, m.slidingWindow);
 }
 
 double layerForwardFlops(const ModelSpec &m, std::int64_t seqLen, std::int64_t microbatchSize,

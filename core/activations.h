@@ -105,11 +105,19 @@ double prefillBufferBytesBound(const ModelSpec &model, bool hasLayers, bool last
                                int bytesPerValue);
 
 // KV cache of `layers` layers on one device (docs/DESIGN.md §3.7): K and V for every
-// token of every sequence in flight, KV heads split over T (one each when T > kv_heads).
+// token of every sequence in flight, KV heads split over T (one each when T > kv_heads);
+// `slidingLayers` of them keep the last sliding_window tokens only (docs/inference.md).
 std::int64_t kvCacheBytes(const ModelSpec &model, int layers, std::int64_t seqLen,
-                          std::int64_t sequences, int tp, int bytesPerValue);
+                          std::int64_t sequences, int tp, int bytesPerValue, int slidingLayers = 0);
 double kvCacheBytesBound(const ModelSpec &model, int layers, std::int64_t seqLen,
-                         std::int64_t sequences, int tp, int bytesPerValue);
+                         std::int64_t sequences, int tp, int bytesPerValue, int slidingLayers = 0);
+
+// The keys one query attends to on average over a causal sequence of s tokens, through a
+// window of w (0: none): s / 2 without, w - w^2 / 2s within s (Beltagy et al. 2020,
+// "Longformer", §3.1: O(s·w) work).
+double causalKeysPerQuery(double s, double w);
+// The same averaged over the model's layers: its sliding ones through the window.
+double modelKeysPerQuery(const ModelSpec &model, double s);
 
 // Forward FLOPs of one layer for one micro-batch on one device of T.
 double layerForwardFlops(const ModelSpec &model, std::int64_t seqLen, std::int64_t microbatchSize,

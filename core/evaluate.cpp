@@ -804,6 +804,8 @@ ServingReport servingReport(const Report &r, const Scenario &s, const ModelSpec 
     in.model = &model;
     in.stageLayers = layers;
     in.stageMoeLayers = t.moeLayers;
+    for (const StageReport &st : r.stages)
+        in.stageSlidingLayers.push_back(st.slidingLayers);
     in.microbatches = s.microbatches;
     in.microbatchSize = s.microbatchSize;
     in.promptTokens = s.seqLen;
@@ -836,19 +838,34 @@ ServingReport servingReport(const Report &r, const Scenario &s, const ModelSpec 
     std::int64_t maxContext = std::numeric_limits<std::int64_t>::max();
     for (std::size_t i = 0; i < r.stages.size(); ++i) {
         const StageReport &st = r.stages[i];
+        const int kvBytes = kvBytesPerValue(s);
+        // A token's cache in every layer, and in the layers that keep the whole context: past
+        // the sliding window only those grow.
         const std::int64_t perToken =
-            kvCacheBytes(model, layers[i], 1, 1, s.tp, kvBytesPerValue(s));
+            kvCacheBytes(model, layers[i], 1, 1, s.tp, kvBytes, st.slidingLayers);
         if (perToken <= 0)
             continue;
+        const std::int64_t perTokenPastWindow =
+            kvCacheBytes(model, layers[i] - st.slidingLayers, 1, 1, s.tp, kvBytes);
         const std::int64_t buffersPerSequence =
             prefillBufferBytes(model, st.layers > 0, st.index == s.pp - 1, s.seqLen, 1, s.tp,
                                activationValueBytes(s.precision));
         const std::int64_t fixed = st.totalBytes - st.kvCacheBytes - st.prefillBuffersBytes;
-        const std::int64_t growth = saturatingAdd(
-            saturatingMul(saturatingMul(perToken, context), s.microbatches), buffersPerSequence);
+        const std::int64_t growth =
+            saturatingAdd(saturatingMul(kvCacheBytes(model, layers[i], context, 1, s.tp, kvBytes,
+                                                     st.slidingLayers),
+                                        s.microbatches),
+                          buffersPerSequence);
         maxSize = std::min(maxSize, std::max<std::int64_t>(st.capacityBytes - fixed, 0) / growth);
-        const std::int64_t free = st.capacityBytes - (st.totalBytes - st.kvCacheBytes);
-        maxContext = std::min(maxContext, std::max<std::int64_t>(free, 0) / perToken / sequences);
+        const std::int64_t free =
+            std::max<std::int64_t>(st.capacityBytes - (st.totalBytes - st.kvCacheBytes), 0) /
+            sequences;
+        const std::int64_t window = st.slidingLayers > 0 ? model.slidingWindow : 0;
+        if (window == 0 || free <= perToken * window)
+            maxContext = std::min(maxContext, free / perToken);
+        else if (perTokenPastWindow > 0)
+            maxContext =
+                std::min(maxContext, window + (free - perToken * window) / perTokenPastWindow);
     }
     if (maxSize != std::numeric_limits<std::int64_t>::max()) {
         out.maxBatch = saturatingMul(maxSize, s.microbatches);
@@ -1055,6 +1072,7 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
         StageModelStates st;
         st.layers = layers[static_cast<std::size_t>(i)];
         st.moeLayers = moeLayersIn(model, firstLayer, st.layers);
+        st.slidingLayers = slidingLayersIn(model, firstLayer, st.layers);
         firstLayer += st.layers;
         st.params = stageParams(model, perDevice, i, s.pp, st.layers, st.moeLayers, s.tp);
         st.expertParams = st.moeLayers * perDevice.perMoeLayerExperts;
@@ -1230,6 +1248,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         const StageModelStates &ms = modelStates[static_cast<std::size_t>(i)];
         st.layers = ms.layers;
         st.moeLayers = ms.moeLayers;
+        st.slidingLayers = ms.slidingLayers;
         st.params = ms.params;
         st.expertParams = ms.expertParams;
         st.weightsBytes = ms.weightsBytes;
@@ -1269,7 +1288,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
             st.kvCacheBytes =
                 kvCacheBytes(model, st.layers, contextTokens(s),
                              static_cast<std::int64_t>(s.microbatches) * s.microbatchSize, s.tp,
-                             kvBytesPerValue(s));
+                             kvBytesPerValue(s), st.slidingLayers);
             st.prefillBuffersBytes = prefillBufferBytes(model, st.layers > 0, i == s.pp - 1,
                                                         s.seqLen, s.microbatchSize, s.tp, actBytes);
         }

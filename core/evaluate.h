@@ -60,7 +60,8 @@ std::optional<double> stepTimeLowerBound(const Scenario &scenario, const Presets
 struct StageModelStates
 {
     int layers = 0;
-    int moeLayers = 0; // of `layers`, those with experts
+    int moeLayers = 0;     // of `layers`, those with experts
+    int slidingLayers = 0; // of `layers`, those attending through the sliding window
     std::int64_t params = 0;
     std::int64_t expertParams = 0; // of `params`, the routed experts (ZeRO over expert D)
     std::int64_t weightsBytes = 0;

@@ -77,6 +77,24 @@ int moeLayersIn(const ModelSpec &m, int first, int count)
     return hi <= lo ? 0 : hi / p - lo / p;
 }
 
+bool isSlidingLayer(const ModelSpec &m, int index)
+{
+    return m.slidingWindow > 0 &&
+           (m.fullAttentionPeriod <= 0 || (index + 1) % m.fullAttentionPeriod != 0);
+}
+
+int slidingLayersIn(const ModelSpec &m, int first, int count)
+{
+    if (m.slidingWindow <= 0 || count <= 0)
+        return 0;
+    if (m.fullAttentionPeriod <= 0)
+        return count;
+    // All but the layers i with (i + 1) % p == 0: the multiples of p in [first + 1, first +
+    // count].
+    const int p = m.fullAttentionPeriod;
+    return count - ((first + count) / p - first / p);
+}
+
 int parameterTensors(const ModelSpec &m, int first, int count, bool embedding, bool head, int ep)
 {
     if (!m.hasArchitecture() || count < 0)

@@ -29,6 +29,12 @@ struct ModelSpec
     bool attentionBias = false;  // biases on the QKV and output projections only (gpt-oss)
     bool qkvBias = false;        // biases on the Q, K and V projections only (Qwen2)
     bool attentionSinks = false; // a learned logit per head (gpt-oss)
+    // Sliding-window attention (Mistral, Gemma 2 and 3, gpt-oss): a query attends to itself
+    // and the slidingWindow - 1 tokens before it. 0: every layer attends to the whole context.
+    int slidingWindow = 0;
+    // With a window, layer i (from 1) attends to the whole context when i % period == 0 (gpt-oss
+    // and Gemma 2: 2, Gemma 3: 6); 0: every layer uses the window (Mistral).
+    int fullAttentionPeriod = 0;
     // Multi-head latent attention (DeepSeek-V2/V3): keys and values come from one compressed
     // latent of kv_lora_rank values plus a shared rotary key of rope_head_dim; head_dim is
     // then the query/key width without the rotary part.
@@ -95,6 +101,11 @@ bool isMoeLayer(const ModelSpec &model, int index);
 
 // How many of the `count` layers from `first` have experts: O(1).
 int moeLayersIn(const ModelSpec &model, int first, int count);
+
+// Whether layer `index` (from 0) attends through the sliding window, and how many of the
+// layers [first, first + count) do.
+bool isSlidingLayer(const ModelSpec &model, int index);
+int slidingLayersIn(const ModelSpec &model, int first, int count);
 
 // The parameter tensors of `count` layers from `first`, with the embedding and the output
 // layer where the stage holds them, as Megatron-Core builds them with Transformer Engine: a

@@ -391,20 +391,34 @@ double attentionTileUse(const AttentionTiles &t, double blockOverhead)
     return t.useful / (t.computed + blockOverhead * t.blocks);
 }
 
+// A causal kernel through a sliding window of w tokens: query tile i visits key tiles
+// i - w/128 to i, the first and last partly masked (FlashAttention-2's window_size; Beltagy et
+// al. 2020, §3.1). Context parallelism splits the same work over C devices: the shares, not
+// the tiles, set the rate.
+AttentionTiles windowTiles(double seqLen, double window)
+{
+    const double n = seqLen / kAttentionTile;
+    const double w = window / kAttentionTile;
+    if (w >= n)
+        return causalTiles(n);
+    return {n * w - w * w / 2, w * (w + 1) / 2 + (n - w) * (w + 1), n};
+}
+
 } // namespace
 
 // The fused kernel's rate at this layout against the one measured (docs/step_time.md,
 // "Attention shapes"): each block pays a fixed prologue and epilogue, the causal diagonal is
 // computed whole, so short key loops run below the measured length's efficiency.
-double attentionShapeFactor(const DeviceRates &rates, const LayerConfig &c)
+double attentionShapeFactor(const DeviceRates &rates, const LayerConfig &c, double window)
 {
     if (!(rates.attentionBlockOverhead > 0) || !(rates.attentionTokens > 0) || c.seqLen <= 0)
         return 1;
     const double measured = attentionTileUse(causalTiles(rates.attentionTokens / kAttentionTile),
                                              rates.attentionBlockOverhead);
-    return attentionTileUse(attentionTiles(static_cast<double>(c.seqLen), c.cp, c.cpExchange),
-                            rates.attentionBlockOverhead) /
-           measured;
+    const double s = static_cast<double>(c.seqLen);
+    const AttentionTiles tiles =
+        window > 0 && window < s ? windowTiles(s, window) : attentionTiles(s, c.cp, c.cpExchange);
+    return attentionTileUse(tiles, rates.attentionBlockOverhead) / measured;
 }
 
 double localTokens(const LayerConfig &c)
@@ -713,9 +727,18 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
         if (c.attention != Attention::eager) {
             // Causal flash attention skips the masked half of QKᵀ and attention × V
             // (Dao 2023, "FlashAttention-2", §3.1); its backward does 5 multiplies of the
-            // forward's 2, 2.5 × the FLOPs (ibid. §3.1.2).
+            // forward's 2, 2.5 × the FLOPs (ibid. §3.1.2). Through a sliding window it visits
+            // the window's keys only (causalKeysPerQuery); a model whose layers alternate
+            // is timed as their mix, each layer the same (docs/step_time.md).
             // QKᵀ over the query/key width d, attention × V over the value width.
-            const double flops = 2 * batch * sq * s * (d + dv) / 2;
+            const double window = model.slidingWindow;
+            const double windowed =
+                window > 0 && model.layers > 0
+                    ? static_cast<double>(slidingLayersIn(model, 0, model.layers)) / model.layers
+                    : 0.0;
+            const double fullFlops = 2 * batch * sq * (d + dv) * causalKeysPerQuery(s, 0);
+            const double windowFlops = 2 * batch * sq * (d + dv) * causalKeysPerQuery(s, window);
+            const double flops = (1 - windowed) * fullFlops + windowed * windowFlops;
             const double forced = rates.forcedMfu > 0 ? rates.peakFlops * rates.forcedMfu : 0;
             // The kernel the scenario names (the device's fused one, FlashAttention-2's or
             // -3's) at its measured rates; the backward at its own (docs/step_time.md).
@@ -730,13 +753,20 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                 }
             }();
             // The device's fused kernel at this layout's key loops (docs/step_time.md).
-            const double shape =
-                c.attention == Attention::flash ? attentionShapeFactor(rates, c) : 1.0;
-            const double rate = forced > 0 ? forced : kernelRate * shape;
-            const double backwardRate = forced > 0 ? forced : kernelBackwardRate * shape;
+            const bool shaped = c.attention == Attention::flash;
+            const double shape = shaped ? attentionShapeFactor(rates, c, 0) : 1.0;
+            const double windowShape =
+                shaped && windowed > 0 ? attentionShapeFactor(rates, c, window) : shape;
+            // Seconds of `f` forward FLOPs' worth at the kernel's rate (or `backward`'s).
+            const auto seconds = [&](double rate, double f, double windowF) {
+                return forced > 0 ? ((1 - windowed) * f + windowed * windowF) / forced
+                                  : (1 - windowed) * f / (rate * shape) +
+                                        windowed * windowF / (rate * windowShape);
+            };
             const double bytes = 2 * tokens * heads * (d + dv) * e; // Q, K, V in, O out
-            op.forward = {flops, bytes, flops / rate};
-            op.backward = {2.5 * flops, 2 * bytes, 2.5 * flops / backwardRate};
+            op.forward = {flops, bytes, seconds(kernelRate, fullFlops, windowFlops)};
+            op.backward = {2.5 * flops, 2 * bytes,
+                           seconds(kernelBackwardRate, 2.5 * fullFlops, 2.5 * windowFlops)};
             op.source = "Dao 2023 (FlashAttention-2): causal 2·b·s²·h/T FLOPs, backward 2.5×; "
                         "the fused kernel at its key loops' rate (docs/step_time.md)";
         } else {

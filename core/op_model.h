@@ -151,7 +151,9 @@ double localTokens(const LayerConfig &config);
 
 // The device's fused attention kernel's rate at this layout's sequence and context split,
 // against its measured rate (1 without the device's block overhead and measured length).
-double attentionShapeFactor(const DeviceRates &rates, const LayerConfig &config);
+// Through a sliding window of `window` tokens (0: none) each query tile visits the window's key
+// tiles only.
+double attentionShapeFactor(const DeviceRates &rates, const LayerConfig &config, double window = 0);
 
 // Every operation of one transformer layer, and the sums the pipeline needs.
 struct LayerTimes

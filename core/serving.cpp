@@ -57,7 +57,7 @@ struct DecodeBuilder
 } // namespace
 
 DecodeCost decodeStageCost(const ServingInput &in, int layers, int moeLayers, bool firstStage,
-                           bool lastStage, std::int64_t context)
+                           bool lastStage, std::int64_t context, int slidingLayers)
 {
     DecodeBuilder b{in, {}};
     const ModelSpec &m = *in.model;
@@ -81,18 +81,22 @@ DecodeCost decodeStageCost(const ServingInput &in, int layers, int moeLayers, bo
     const double cachedPerToken =
         m.latentAttention() ? m.kvLoraRank + m.ropeHeadDim : 2 * kvHeads * hd;
     layer.memoryOp(rows * cachedPerToken * in.kvBytes); // append to the cache
-    {
-        // Attention over the cache (Dao et al. 2023, FlashDecoding): q·Kᵀ and p·V for every
-        // query head over `context` positions; each KV head's cache is read once for the
-        // query heads that share it (GQA, Ainslie et al. 2023).
-        const double flops = 4 * rows * qHeads * hd * c;
-        const double kv = rows * cachedPerToken * c * in.kvBytes;
+    // Attention over the cache (Dao et al. 2023, FlashDecoding): q·Kᵀ and p·V for every query
+    // head over `positions` of the cache; each KV head's cache is read once for the query
+    // heads that share it (GQA, Ainslie et al. 2023).
+    const auto attend = [&](double positions) {
+        DecodeCost a;
+        a.flops = 4 * rows * qHeads * hd * positions;
+        a.kvBytes = rows * cachedPerToken * positions * in.kvBytes;
         const double rate = in.rates.forcedMfu > 0 ? in.rates.peakFlops * in.rates.forcedMfu
                                                    : in.rates.attentionFlops;
-        layer.cost.attentionS += std::max(flops / rate, memorySeconds(in.rates, kv));
-        layer.cost.flops += flops;
-        layer.cost.kvBytes += kv;
-    }
+        a.attentionS = std::max(a.flops / rate, memorySeconds(in.rates, a.kvBytes));
+        return a;
+    };
+    const DecodeCost whole = attend(c);
+    layer.cost.attentionS += whole.attentionS;
+    layer.cost.flops += whole.flops;
+    layer.cost.kvBytes += whole.kvBytes;
     layer.projection(rows, h, qHeads * hd);
     layer.allReduce(rows * h, in.tp);
     layer.memoryOp(3 * rows * h * e); // residual add: read both, write the sum
@@ -150,6 +154,14 @@ DecodeCost decodeStageCost(const ServingInput &in, int layers, int moeLayers, bo
     addScaled(b.cost, layer.cost, layers - moeLayers);
     if (moeLayers > 0)
         addScaled(b.cost, moe.cost, moeLayers);
+    // A sliding-window layer attends to its window of the cache only (Jiang et al. 2023,
+    // "Mistral 7B", §2).
+    if (slidingLayers > 0 && m.slidingWindow > 0 && m.slidingWindow < c) {
+        const DecodeCost window = attend(m.slidingWindow);
+        b.cost.attentionS += slidingLayers * (window.attentionS - whole.attentionS);
+        b.cost.flops += slidingLayers * (window.flops - whole.flops);
+        b.cost.kvBytes += slidingLayers * (window.kvBytes - whole.kvBytes);
+    }
     if (firstStage)
         b.memoryOp(2 * rows * h * e); // the embedding's rows for the new tokens
     if (lastStage) {
@@ -183,7 +195,8 @@ DecodeStep decodeStep(const ServingInput &in, std::int64_t context)
         const auto at = static_cast<std::size_t>(i);
         const DecodeCost cost = decodeStageCost(
             in, in.stageLayers[at], at < in.stageMoeLayers.size() ? in.stageMoeLayers[at] : 0,
-            i == 0, i + 1 == stages, context);
+            i == 0, i + 1 == stages, context,
+            at < in.stageSlidingLayers.size() ? in.stageSlidingLayers[at] : 0);
         trip += cost.totalS;
         if (cost.totalS > busiest) {
             busiest = cost.totalS;

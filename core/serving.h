@@ -48,8 +48,9 @@ struct DecodeStep
 struct ServingInput
 {
     const ModelSpec *model = nullptr;
-    std::vector<int> stageLayers;    // layers of each of the K stages
-    std::vector<int> stageMoeLayers; // of those, the layers with experts (docs/experts.md)
+    std::vector<int> stageLayers;        // layers of each of the K stages
+    std::vector<int> stageMoeLayers;     // of those, the layers with experts (docs/experts.md)
+    std::vector<int> stageSlidingLayers; // of those, the layers with a sliding window
     std::int64_t microbatches = 1;
     std::int64_t microbatchSize = 1;
     std::int64_t promptTokens = 1;
@@ -101,7 +102,7 @@ struct ServingReport
 
 // One micro-batch's decode step on one device of a stage with `layers` layers, at `context`.
 DecodeCost decodeStageCost(const ServingInput &in, int layers, int moeLayers, bool firstStage,
-                           bool lastStage, std::int64_t context);
+                           bool lastStage, std::int64_t context, int slidingLayers = 0);
 
 // One output token for every micro-batch at `context`: a sequence's token passes through
 // the K stages and their sends; each stage serves all m micro-batches in turn.

@@ -232,6 +232,25 @@ std::optional<InputError> validateAttentionShape(const ModelSpec &m)
     return std::nullopt;
 }
 
+// Sliding-window attention (docs/experts.md, "Describing a model"): a window no longer than
+// the longest sequence Parascope takes, and a period among the layers.
+std::optional<InputError> validateWindow(const ModelSpec &m)
+{
+    if (m.slidingWindow < 0 || m.slidingWindow > limits::kSeqLen)
+        return InputError{"sliding_window", "must be 0 (no window) or from 1 to " +
+                                                std::to_string(limits::kSeqLen) + " tokens, got " +
+                                                std::to_string(m.slidingWindow)};
+    if (m.fullAttentionPeriod < 0 || m.fullAttentionPeriod > m.layers)
+        return InputError{"full_attention_period",
+                          "must be from 0 (every layer windowed) to layers (" +
+                              std::to_string(m.layers) + "), got " +
+                              std::to_string(m.fullAttentionPeriod)};
+    if (m.fullAttentionPeriod > 0 && m.slidingWindow == 0)
+        return InputError{"full_attention_period", "says which layers skip the sliding window, "
+                                                   "but sliding_window is 0"};
+    return std::nullopt;
+}
+
 std::optional<InputError> validateExperts(const ModelSpec &m)
 {
     constexpr int kMostExperts = 1 << 14;
@@ -304,6 +323,8 @@ std::optional<InputError> validateModel(const ModelSpec &m)
     if (m.contextWindow < 0)
         return error("context_window", "must be 0 (not stated) or more tokens");
     if (auto e = validateAttentionShape(m))
+        return error(e->key, e->message);
+    if (auto e = validateWindow(m))
         return error(e->key, e->message);
     if (auto e = validateExperts(m))
         return error(e->key, e->message);

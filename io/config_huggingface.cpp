@@ -1,5 +1,6 @@
 // A Hugging Face model config.json as a Parascope model preset (docs/import.md).
 #include "core/echo.h"
+#include "core/validate.h"
 #include "io/framework_config.h"
 #include "io/json_fields.h"
 
@@ -25,16 +26,32 @@ struct Family
     bool gated; // gate, up and down projections (SwiGLU, GeGLU)
     bool tiedByDefault;
     bool qkNorm; // q_norm and k_norm in every attention (Qwen3Attention)
+    // Which layers sliding_window reaches when the file lists no layer_types: kNoWindow (the
+    // modeling code has none), 0 every layer (MistralAttention), p all but every p-th from the
+    // p-th (the layer_types defaults of Gemma2Config and GptOssConfig, 2; Gemma3TextConfig's
+    // sliding_window_pattern, 6), kMaxWindowLayers the layers from max_window_layers
+    // (Qwen2Config).
+    int window;
 };
 
+constexpr int kNoWindow = -1;
+constexpr int kMaxWindowLayers = -2;
+
 constexpr Family kFamilies[] = {
-    {"llama", true, false, false},       {"mistral", true, false, false},
-    {"mixtral", true, false, false},     {"qwen2", true, false, false},
-    {"qwen2_moe", true, false, false},   {"qwen3", true, false, true},
-    {"qwen3_moe", true, false, true},    {"gemma", true, true, false},
-    {"gemma2", true, true, false},       {"gemma3_text", true, true, false},
-    {"deepseek_v3", true, false, false}, {"gpt_oss", true, false, false},
-    {"gpt2", false, true, false},        {"opt", false, true, false},
+    {"llama", true, false, false, kNoWindow},
+    {"mistral", true, false, false, 0},
+    {"mixtral", true, false, false, 0},
+    {"qwen2", true, false, false, kMaxWindowLayers},
+    {"qwen2_moe", true, false, false, kMaxWindowLayers},
+    {"qwen3", true, false, true, kMaxWindowLayers},
+    {"qwen3_moe", true, false, true, kMaxWindowLayers},
+    {"gemma", true, true, false, kNoWindow},
+    {"gemma2", true, true, false, 2},
+    {"gemma3_text", true, true, false, 6},
+    {"deepseek_v3", true, false, false, kNoWindow},
+    {"gpt_oss", true, false, false, 2},
+    {"gpt2", false, true, false, kNoWindow},
+    {"opt", false, true, false, kNoWindow},
 };
 
 const Family *findFamily(const std::string &modelType)
@@ -59,8 +76,6 @@ constexpr const char *kRouting = "routing and load-balancing detail: no paramete
 constexpr const char *kTokens = "a tokenizer setting: no effect on memory or step time";
 constexpr const char *kStorage = "the checkpoint's storage format: Parascope takes the number "
                                  "format from the scenario's precision key";
-constexpr const char *kWindow = "sliding-window attention is not modelled: every layer is "
-                                "counted as attending to the whole sequence";
 
 constexpr IgnoredWhy kIgnored[] = {
     {"rope_theta", kRope},
@@ -84,10 +99,6 @@ constexpr IgnoredWhy kIgnored[] = {
     {"auto_map", "where Transformers finds the model's own code"},
     {"pretraining_tp", "a reproducibility switch of the original training: no effect on the "
                        "architecture"},
-    {"sliding_window", kWindow},
-    {"use_sliding_window", kWindow},
-    {"max_window_layers", kWindow},
-    {"layer_types", kWindow},
     {"initial_context_length", "the context before the rotary extension: "
                                "max_position_embeddings gives the model's context"},
     {"router_aux_loss_coef", kRouting},
@@ -221,6 +232,27 @@ public:
         return out;
     }
 
+    // A list of texts (layer_types).
+    std::optional<std::vector<std::string>> texts(const char *key, const char *sets)
+    {
+        if (!has(key))
+            return std::nullopt;
+        const QJsonValue v = m_object.value(QLatin1String(key));
+        std::vector<std::string> out;
+        if (v.isArray())
+            for (const QJsonValue &item : v.toArray()) {
+                if (!item.isString())
+                    break;
+                out.push_back(item.toString().toStdString());
+            }
+        if (!v.isArray() || out.size() != static_cast<std::size_t>(v.toArray().size())) {
+            fail(key, "expected a list of texts, got " + describe(v));
+            return std::nullopt;
+        }
+        note(key, sets);
+        return out;
+    }
+
     // Marks a key as read without a typed value (architectures, for the name).
     void note(const char *key, const char *sets)
     {
@@ -279,6 +311,122 @@ std::string lowered(std::string text)
     std::transform(text.begin(), text.end(), text.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return text;
+}
+
+// Sliding-window attention (docs/import.md): the window, and which layers attend to the
+// whole context instead, from layer_types, sliding_window_pattern, max_window_layers or the
+// family.
+std::optional<core::InputError> readWindow(HfReader &r, const std::string &modelType,
+                                           const Family *family, core::ModelSpec &m,
+                                           std::vector<std::string> &assumptions)
+{
+    const auto ignoreAll = [&r](const std::string &why) {
+        for (const char *key : {"sliding_window", "use_sliding_window", "layer_types",
+                                "sliding_window_pattern", "max_window_layers"})
+            r.ignore(key, why);
+    };
+    const int familyWindow = family ? family->window : 0;
+    if (familyWindow == kNoWindow) {
+        ignoreAll(modelType + "'s attention in Transformers has no sliding window: every layer "
+                              "attends to the whole context");
+        return std::nullopt;
+    }
+    // Qwen2Config and Qwen3Config keep sliding_window only with use_sliding_window, false
+    // by default.
+    const auto use = r.boolean("use_sliding_window", "model.sliding_window");
+    if (r.error())
+        return r.error();
+    if (use ? !*use : familyWindow == kMaxWindowLayers) {
+        ignoreAll(use ? "use_sliding_window is false: every layer attends to the whole context"
+                      : "use_sliding_window is not in the file: false, the default of " +
+                            modelType + "'s configuration class");
+        return std::nullopt;
+    }
+    const auto window = r.integer("sliding_window", "model.sliding_window", 0);
+    if (r.error())
+        return r.error();
+    if (!window || *window == 0) {
+        ignoreAll("without a sliding_window every layer attends to the whole context");
+        return std::nullopt;
+    }
+    if (*window > core::limits::kSeqLen)
+        return core::InputError{"sliding_window", "must be at most " +
+                                                      std::to_string(core::limits::kSeqLen) +
+                                                      " tokens, got " + std::to_string(*window)};
+    m.slidingWindow = *window;
+    // Period 1 (every layer attends to the whole context) is no window.
+    const auto setPeriod = [&m](int period) {
+        m.fullAttentionPeriod = period == 1 || period > m.layers ? 0 : period;
+        m.slidingWindow = period == 1 ? 0 : m.slidingWindow;
+    };
+    const auto approximated = [&](const std::string &from, int period, int same) {
+        assumptions.push_back(from + " gives no period of full-attention layers: taken as " +
+                              fullAttentionText(period) + ", " + std::to_string(same) + " of the " +
+                              std::to_string(m.layers) + " layers as the file has them");
+    };
+
+    if (const auto types = r.texts("layer_types", "model.full_attention_period")) {
+        if (types->size() != static_cast<std::size_t>(m.layers))
+            return core::InputError{"layer_types", "expected one entry for each of the " +
+                                                       std::to_string(m.layers) + " layers, got " +
+                                                       std::to_string(types->size())};
+        std::vector<bool> sliding;
+        std::string other;
+        for (const std::string &type : *types) {
+            sliding.push_back(type == "sliding_attention");
+            if (other.empty() && type != "sliding_attention" && type != "full_attention")
+                other = type;
+        }
+        if (!other.empty())
+            assumptions.push_back("layer_types has " + core::quoted(other) +
+                                  ", neither sliding_attention nor full_attention: counted as "
+                                  "full attention");
+        const auto [period, same] = closestFullAttentionPeriod(sliding);
+        if (same != m.layers)
+            approximated("layer_types", period, same);
+        setPeriod(period);
+        for (const char *key : {"sliding_window_pattern", "max_window_layers"})
+            r.ignore(key, "layer_types gives each layer's attention");
+        return std::nullopt;
+    }
+    if (r.error())
+        return r.error();
+    // Gemma3TextConfig: layer i (from 1) attends to the whole context when i % pattern == 0.
+    if (const auto pattern =
+            r.integer("sliding_window_pattern", "model.full_attention_period", 1)) {
+        setPeriod(*pattern);
+        r.ignore("max_window_layers", "sliding_window_pattern gives each layer's attention");
+        return std::nullopt;
+    }
+    if (r.error())
+        return r.error();
+    if (familyWindow == kMaxWindowLayers || r.has("max_window_layers")) {
+        // Qwen2Config: the layers from max_window_layers (from 0) are windowed, the ones before
+        // attend to the whole context; Parascope keeps the kind most of them have.
+        const auto given = r.integer("max_window_layers", "model.full_attention_period", 0);
+        if (r.error())
+            return r.error();
+        const int full = std::min(given.value_or(28), m.layers);
+        if (!given)
+            assumptions.push_back("max_window_layers is not in the file: 28, the default of " +
+                                  modelType + "'s configuration class");
+        const int period = full > 0 && full >= m.layers - full ? 1 : 0;
+        if (full > 0 && full < m.layers)
+            approximated("max_window_layers " + std::to_string(full) + " (the first " +
+                             std::to_string(full) + " layers attend to the whole context)",
+                         period, std::max(full, m.layers - full));
+        setPeriod(period);
+        return std::nullopt;
+    }
+    // MistralConfig: every layer; Gemma2Config and GptOssConfig: every second from the first.
+    setPeriod(familyWindow);
+    if (!family)
+        assumptions.push_back("sliding_window without layer_types: a window on every layer, as "
+                              "MistralConfig has it");
+    else if (familyWindow > 0)
+        assumptions.push_back("layer_types is not in the file: " + fullAttentionText(familyWindow) +
+                              ", the default of " + modelType + "'s configuration class");
+    return std::nullopt;
 }
 
 } // namespace huggingface_detail
@@ -424,6 +572,8 @@ std::optional<core::InputError> importHuggingFace(const QByteArray &content,
         m.routerBias = true;
         m.expertBias = true;
     }
+    if (auto error = readWindow(r, modelType, family, m, out.assumptions))
+        return error;
 
     // Experts: Mixtral and gpt-oss (num_local_experts), Qwen (num_experts), DeepSeek
     // (n_routed_experts).

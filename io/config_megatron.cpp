@@ -1,6 +1,7 @@
 // A Megatron-LM argument list, read into a scenario and written from one (docs/import.md).
 #include "core/fields.h"
 #include "core/framework.h"
+#include "core/validate.h"
 #include "io/framework_config.h"
 #include "io/text.h"
 
@@ -954,6 +955,8 @@ enum class Flag
     moeShared,
     moeLayerFreq,
     moeExpertBias,
+    windowSize,
+    windowSkipFreq,
     mla,
     kvLoraRank,
     qLoraRank,
@@ -1062,6 +1065,9 @@ constexpr std::array kFlags{
     FlagInfo{"--moe-layer-freq", Flag::moeLayerFreq, Takes::value, "model.moe_layer_period"},
     FlagInfo{"--moe-router-enable-expert-bias", Flag::moeExpertBias, Takes::nothing,
              "model.router_bias"},
+    FlagInfo{"--window-size", Flag::windowSize, Takes::value, "model.sliding_window"},
+    FlagInfo{"--window-attn-skip-freq", Flag::windowSkipFreq, Takes::value,
+             "model.full_attention_period"},
     FlagInfo{"--multi-latent-attention", Flag::mla, Takes::nothing, "model.kv_lora_rank"},
     FlagInfo{"--kv-lora-rank", Flag::kvLoraRank, Takes::value, "model.kv_lora_rank"},
     FlagInfo{"--q-lora-rank", Flag::qLoraRank, Takes::value, "model.q_lora_rank"},
@@ -1582,7 +1588,75 @@ private:
                 return e;
             m.kvHeads = m.heads;
         }
+        if (auto e = readWindow(m))
+            return e;
         return readVocabulary(s, m);
+    }
+
+    // Sliding-window attention: --window-size "left,right" keys around each query, -1 for
+    // no limit (transformer_config.py, window_size; utils.py, get_sliding_window_causal_mask
+    // keeps keys from q - left to q + right), so a causal window of w tokens is w - 1,0; layer
+    // i (from 1) skips it when i % --window-attn-skip-freq == 0, or where a list has a 0
+    // (utils.py, is_layer_window_attention).
+    std::optional<core::InputError> readWindow(core::ModelSpec &m)
+    {
+        const Given *size = given(Flag::windowSize);
+        if (!size)
+            return std::nullopt;
+        noteRead(Flag::windowSize);
+        std::string text = size->value;
+        if (text.size() >= 2 && text.front() == '(' && text.back() == ')')
+            text = text.substr(1, text.size() - 2); // arguments.py, tuple_type
+        const std::size_t comma = text.find(',');
+        const auto trimmed = [](std::string_view part) {
+            while (!part.empty() && std::isspace(static_cast<unsigned char>(part.front())))
+                part.remove_prefix(1);
+            while (!part.empty() && std::isspace(static_cast<unsigned char>(part.back())))
+                part.remove_suffix(1);
+            return part;
+        };
+        const auto left = parseInteger(trimmed(std::string_view(text).substr(0, comma)));
+        const auto right = comma == std::string::npos
+                               ? std::nullopt
+                               : parseInteger(trimmed(std::string_view(text).substr(comma + 1)));
+        if (!left || !right || *left < -1 || *left >= core::limits::kSeqLen ||
+            (*right != 0 && *right != -1))
+            return core::InputError{size->name,
+                                    "expects the tokens before and after each query, such as "
+                                    "127,0 for a causal window of 128 (before: -1 or 0 to " +
+                                        std::to_string(core::limits::kSeqLen - 1) +
+                                        "; after: 0 or -1), not '" + size->value + "'"};
+        if (*left == -1)
+            return std::nullopt; // no limit on either side: every layer attends to everything
+        m.slidingWindow = int(*left) + 1;
+        const Given *freq = given(Flag::windowSkipFreq);
+        if (!freq)
+            return std::nullopt; // transformer_config.py: None, every layer windowed
+        noteRead(Flag::windowSkipFreq);
+        PeriodFit fit;
+        if (const auto k = parseInteger(freq->value)) {
+            if (*k < 1)
+                return core::InputError{freq->name, "expects 1 or more"};
+            fit.period = *k > m.layers ? 0 : int(*k); // beyond the layers: none is full
+        } else if (const auto pattern = layerPattern(freq->value);
+                   pattern && int(pattern->size()) == m.layers) {
+            std::vector<bool> sliding;
+            for (int v : *pattern)
+                sliding.push_back(v != 0);
+            fit = closestFullAttentionPeriod(sliding);
+            if (fit.matching != m.layers)
+                m_out.assumptions.push_back(
+                    "--window-attn-skip-freq " + freq->value + ": approximated as " +
+                    fullAttentionText(fit.period) + ", " + std::to_string(fit.matching) +
+                    " of the " + std::to_string(m.layers) + " layers as the list has them");
+        } else {
+            return core::InputError{freq->name, "expects a whole number or a list of "
+                                                "--num-layers 1s (window) and 0s (full "
+                                                "attention) such as ([1]*3+[0])*12"};
+        }
+        m.fullAttentionPeriod = fit.period == 1 ? 0 : fit.period;
+        m.slidingWindow = fit.period == 1 ? 0 : m.slidingWindow;
+        return std::nullopt;
     }
 
     std::optional<core::InputError> readLayerFreq(core::ModelSpec &m)
@@ -2319,6 +2393,12 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
         }
         if (model.routerBias)
             flag("--moe-router-enable-expert-bias");
+    }
+    if (model.slidingWindow > 0) {
+        // A causal window of w tokens: w - 1 before each query, none after.
+        flag("--window-size", number(model.slidingWindow - 1) + ",0");
+        if (model.fullAttentionPeriod > 0)
+            flag("--window-attn-skip-freq", number(model.fullAttentionPeriod));
     }
     if (model.attentionBias)
         notes.push_back("the model's attention biases (attention_bias): no Megatron-LM flag "

@@ -5,6 +5,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
+#include <algorithm>
 
 namespace io {
 
@@ -129,6 +130,35 @@ const core::ModelSpec *matchingPreset(const core::ModelSpec &model, const core::
         if (architecture(preset) == wanted)
             return &preset;
     return nullptr;
+}
+
+PeriodFit closestFullAttentionPeriod(const std::vector<bool> &sliding)
+{
+    const int n = static_cast<int>(sliding.size());
+    const int full = static_cast<int>(std::count(sliding.begin(), sliding.end(), false));
+    const auto matches = [&](int period) {
+        int same = 0;
+        for (int i = 0; i < n; ++i) // as core::isSlidingLayer
+            same += sliding[std::size_t(i)] == (period == 0 || (i + 1) % period != 0);
+        return same;
+    };
+    std::vector<int> tried{0};
+    if (full > 0) {
+        const auto first = std::find(sliding.begin(), sliding.end(), false) - sliding.begin();
+        tried = {static_cast<int>(first) + 1, 0, std::max(1, (n + full / 2) / full), 1};
+    }
+    PeriodFit best{0, -1};
+    for (int period : tried)
+        if (const int same = matches(period); same > best.matching)
+            best = {period, same};
+    return best;
+}
+
+std::string fullAttentionText(int period)
+{
+    return period == 0   ? std::string("a window on every layer")
+           : period == 1 ? std::string("no window")
+                         : "the whole context every " + std::to_string(period) + " layers";
 }
 
 std::string importSummary(const ImportedConfig &imported)

@@ -126,6 +126,21 @@ std::string emitDeepSpeed(const core::Scenario &scenario, const core::ModelSpec 
 // nominal size equal); nullptr when none.
 const core::ModelSpec *matchingPreset(const core::ModelSpec &model, const core::Presets &presets);
 
+// The full_attention_period (core/model.h) whose layers attend as `sliding` says (one entry
+// a layer, from the first; true: through the window), or the one that matches most of them,
+// with how many it matches. Period 1 means every layer attends to the whole context: no
+// window. Tried: the first full layer's position, a window on every layer, the share of full
+// layers, no window.
+struct PeriodFit
+{
+    int period = 0;
+    int matching = 0;
+};
+PeriodFit closestFullAttentionPeriod(const std::vector<bool> &sliding);
+
+// "the whole context every 2 layers", "a window on every layer", "no window" (period 1).
+std::string fullAttentionText(int period);
+
 // What an import read, ignored and assumed, one line each, for the command line and the
 // window.
 std::string importSummary(const ImportedConfig &imported);

@@ -71,6 +71,8 @@ std::optional<core::InputError> parseModel(const QJsonObject &object, core::Mode
     f.boolean("attention_bias", m.attentionBias);
     f.boolean("qkv_bias", m.qkvBias);
     f.boolean("attention_sinks", m.attentionSinks);
+    f.integer("sliding_window", m.slidingWindow);
+    f.integer("full_attention_period", m.fullAttentionPeriod);
     f.integer("kv_lora_rank", m.kvLoraRank);
     f.integer("q_lora_rank", m.qLoraRank);
     f.integer("rope_head_dim", m.ropeHeadDim);
@@ -296,6 +298,8 @@ QJsonObject modelToJson(const core::ModelSpec &m)
         isTrue("attention_bias", m.attentionBias);
         isTrue("qkv_bias", m.qkvBias);
         isTrue("attention_sinks", m.attentionSinks);
+        nonZero("sliding_window", m.slidingWindow);
+        nonZero("full_attention_period", m.fullAttentionPeriod);
         nonZero("kv_lora_rank", m.kvLoraRank);
         nonZero("q_lora_rank", m.qLoraRank);
         nonZero("rope_head_dim", m.ropeHeadDim);

@@ -318,6 +318,37 @@ private Q_SLOTS:
         QVERIFY(near(r.serving->decodeMeanS, (a.tokenS + b.tokenS) / 2, 1e-9));
     }
 
+    // A sliding-window layer reads the last sliding_window tokens of the cache a step (Jiang
+    // et al. 2023, §2): Llama 3.1 8B given a window of 1,024 on every second layer, 8
+    // sequences at a context of 6,144 read 16 layers' 6,144 tokens and 16 layers' 1,024.
+    void slidingLayersReadTheirWindow()
+    {
+        Scenario s = scenario("mode=inference,dp=1,model=llama-3.1-8b,tp=1,pp=1,microbatches=1,"
+                              "microbatch_size=8,seq_len=2048,output_len=4097");
+        ModelSpec model = *presets().model("llama-3.1-8b");
+        model.slidingWindow = 1024;
+        model.fullAttentionPeriod = 2;
+        s.customModel = model;
+        const Report r = evaluate(s, presets());
+        QVERIFY(r.ok() && r.serving);
+        const DecodeStep &last = r.serving->last;
+        QCOMPARE(last.context, std::int64_t{6144});
+        const double perToken = 2.0 * 8 * 128 * 8 * 2; // K and V, 8 sequences, BF16
+        QVERIFY(near(last.busiest.kvBytes, perToken * (16 * 6144 + 16 * 1024)));
+        // The memory that bounds the context: past the window only the 16 full layers grow.
+        // 8 sequences × 16 layers × 4 KiB a token past the window: about 120,000 tokens in an
+        // H100's free 62 GB, short of the model's 131,072.
+        const std::int64_t context = r.serving->maxContext;
+        QVERIFY(!r.serving->maxContextIsModelWindow);
+        const auto fits = [&](std::int64_t tokens) {
+            Scenario t = s;
+            t.outputLen = static_cast<int>(tokens - s.seqLen);
+            return evaluate(t, presets()).fits;
+        };
+        QVERIFY(fits(context));
+        QVERIFY(!fits(context + 1));
+    }
+
     // At batch 1 a step reads every weight for two FLOPs each: far below the H100's ridge
     // (989 TFLOPS over 3.35 TB/s, about 295 FLOPs a byte). At batch 2,048 it does 4,096
     // FLOPs per weight byte: compute-bound.

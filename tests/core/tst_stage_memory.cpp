@@ -364,6 +364,43 @@ private Q_SLOTS:
         }
     }
 
+    // A sliding-window layer keeps the last sliding_window tokens (Jiang et al. 2023,
+    // "Mistral 7B", §2, the rolling buffer cache). Llama 3.1 8B given a window of 1,024 on all
+    // but every second layer, K = 2 (16 layers a stage, 8 windowed), 8 sequences of 8,192
+    // tokens, T = 1: per stage 2 × 8 KV heads × 128 × 2 bytes × 8 × (8 × 8,192 + 8 × 1,024).
+    void slidingWindowKvCache_data()
+    {
+        QTest::addColumn<int>("period");
+        QTest::addColumn<qint64>("perStage");
+        const qint64 perToken = 2 * 8 * 128 * 2 * 8;
+        QTest::addRow("every second layer windowed (gpt-oss, Gemma 2)")
+            << 2 << perToken * (8 * 8192 + 8 * 1024);
+        QTest::addRow("every layer windowed (Mistral)") << 0 << perToken * 16 * 1024;
+        // Full at layers 6, 12 (stage 0: 2 of 16) and 18, 24, 30 (stage 1: 3): not equal.
+        QTest::addRow("every sixth full (Gemma 3), stage 0")
+            << 6 << perToken * (2 * 8192 + 14 * 1024);
+    }
+    void slidingWindowKvCache()
+    {
+        QFETCH(int, period);
+        QFETCH(qint64, perStage);
+        Scenario s = scenario("model=llama-3.1-8b,mode=inference,tp=1,pp=2,dp=1,seq_len=8192,"
+                              "microbatches=2,microbatch_size=4");
+        ModelSpec model = *m_presets.model("llama-3.1-8b");
+        model.slidingWindow = 1024;
+        model.fullAttentionPeriod = period;
+        s.customModel = model;
+        const Report r = evaluate(s, m_presets);
+        QVERIFY(r.ok());
+        QCOMPARE(r.stages.front().kvCacheBytes, perStage);
+        if (period == 6)
+            QCOMPARE(r.stages.back().kvCacheBytes,
+                     qint64{2 * 8 * 128 * 2 * 8} * (3 * 8192 + 13 * 1024));
+        QCOMPARE(
+            double(kvCacheBytesBound(model, 16, 8192, 8, 1, 2, r.stages.front().slidingLayers)),
+            double(perStage));
+    }
+
     // Found by tst_invariants, fuzz_set_option: byte counts past 2^63 wrapped round to
     // negative totals (and signed overflow). validate refuses such a scenario first, from
     // upper bounds of each term against 2^60, naming the key to lower; evaluate's saturating

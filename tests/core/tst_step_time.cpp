@@ -1637,6 +1637,54 @@ private Q_SLOTS:
         QCOMPARE(on.stages[0].activationsBytes, plain.stages[0].activationsBytes);
     }
 
+    // A query through a sliding window of w keys sees min(i, w) of them (Beltagy et al. 2020,
+    // §3.1): over s = 4,096 causal queries, w - w^2 / 2s on average, s / 2 without one.
+    void windowKeysByHand_data()
+    {
+        QTest::addColumn<double>("window");
+        QTest::addColumn<double>("keys");
+        QTest::addRow("no window: the causal half") << 0.0 << 2048.0;
+        QTest::addRow("gpt-oss's 128: 128 - 2") << 128.0 << 126.0;
+        QTest::addRow("1,024: 1024 - 128") << 1024.0 << 896.0;
+        QTest::addRow("the whole sequence: causal") << 4096.0 << 2048.0;
+        QTest::addRow("longer than the sequence") << 8192.0 << 2048.0;
+    }
+    void windowKeysByHand()
+    {
+        QFETCH(double, window);
+        QFETCH(double, keys);
+        QCOMPARE(causalKeysPerQuery(4096, window), keys);
+    }
+
+    // Llama 3.1 8B given a window of 1,024 on every second layer (as gpt-oss and Gemma 2 lay
+    // them out), s = 4,096, T = 1: the attention core's FLOPs are 2·b·heads·s·(d + dv) times
+    // the mean keys per query, (2048 + 896) / 2 = 1,472, not 2,048; the fused kernel's rate at
+    // the window's short key loops is lower, so its time falls by less than its FLOPs.
+    void slidingWindowAttentionByHand()
+    {
+        const Presets presets = io::builtinPresets();
+        Scenario full = scenario("model=llama-3.1-8b,tp=1,pp=1,dp=1,seq_len=4096,microbatches=1,"
+                                 "recompute=none,sequence_parallel=false");
+        ModelSpec model = *presets.model("llama-3.1-8b");
+        model.slidingWindow = 1024;
+        model.fullAttentionPeriod = 2;
+        Scenario windowed = full;
+        windowed.customModel = model;
+        const Report a = evaluate(full, presets);
+        const Report b = evaluate(windowed, presets);
+        QVERIFY(a.ok() && b.ok());
+        const LayerOp &fa = opOf(a.layerOps, "attention");
+        const LayerOp &fb = opOf(b.layerOps, "attention");
+        QCOMPARE(fa.forward.flops, 2.0 * 32 * 4096 * 256 * 2048);
+        QCOMPARE(fb.forward.flops, 2.0 * 32 * 4096 * 256 * 1472);
+        QCOMPARE(fb.backward.flops, 2.5 * fb.forward.flops);
+        const double flopsRatio = 1472.0 / 2048;
+        QVERIFY(fb.forward.seconds < fa.forward.seconds);
+        QVERIFY(fb.forward.seconds > flopsRatio * fa.forward.seconds);
+        // Half the layers keep the last 1,024 tokens of the cache in inference.
+        QCOMPARE(b.stages.front().slidingLayers, 16);
+    }
+
     // Eager attention's multiplies and softmax are not one kernel whose output can be kept.
     void perOpCheckpointingNeedsFusedAttention()
     {

@@ -4,6 +4,7 @@
 #include "core/fields.h"
 #include "core/framework.h"
 #include "core/model.h"
+#include "core/validate.h"
 #include "io/framework_config.h"
 #include "io/presets_io.h"
 #include "test_files.h"
@@ -167,6 +168,109 @@ private Q_SLOTS:
             QVERIFY(contains(imported.assumptions, assumption.toStdString()));
     }
 
+    // Sliding-window attention: the window and the layers that attend to the whole context
+    // instead, as each family's configuration class in huggingface/transformers reads them
+    // (docs/import.md). `note`: part of the line saying what was approximated or assumed;
+    // empty when nothing was.
+    void huggingFaceWindow_data()
+    {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<int>("window");
+        QTest::addColumn<int>("period");
+        QTest::addColumn<QString>("note");
+        const auto config = [](const char *type, int layers, const QByteArray &more) {
+            return "{\"model_type\": \"" + QByteArray(type) +
+                   "\", \"num_hidden_layers\": " + QByteArray::number(layers) +
+                   ", \"hidden_size\": 256, \"num_attention_heads\": 4, "
+                   "\"intermediate_size\": 512, \"vocab_size\": 1000, " +
+                   more + "}";
+        };
+        // layer_types of `layers` entries, "f" full and "s" sliding, as `kinds` repeats.
+        const auto layerTypes = [](const QByteArray &kinds, int layers) {
+            QByteArray list = R"("layer_types": [)";
+            for (int i = 0; i < layers; ++i)
+                list += QByteArray(i ? ", " : "") + (kinds.at(i % kinds.size()) == 'f'
+                                                         ? R"("full_attention")"
+                                                         : R"("sliding_attention")");
+            return list + "]";
+        };
+        QTest::addRow("mistralai/Mistral-7B-v0.1 config.json: 4096 on every layer")
+            << config("mistral", 32, R"("sliding_window": 4096)") << 4096 << 0 << "";
+        QTest::addRow("openai/gpt-oss-120b config.json: layer_types from sliding, alternating")
+            << config("gpt_oss", 36, R"("sliding_window": 128, )" + layerTypes("sf", 36)) << 128
+            << 2 << "";
+        QTest::addRow("google/gemma-3-4b-it config.json: sliding_window_pattern 6")
+            << config("gemma3_text", 34, R"("sliding_window": 1024, "sliding_window_pattern": 6)")
+            << 1024 << 6 << "";
+        QTest::addRow("Gemma2Config: every second layer without layer_types")
+            << config("gemma2", 26, R"("sliding_window": 4096)") << 4096 << 2
+            << "layer_types is not in the file: the whole context every 2 layers, the default "
+               "of gemma2's configuration class";
+        QTest::addRow("Qwen/Qwen2.5-7B config.json: use_sliding_window false")
+            << config("qwen2", 28,
+                      R"("sliding_window": 131072, "max_window_layers": 28, )"
+                      R"("use_sliding_window": false)")
+            << 0 << 0 << "";
+        QTest::addRow("Qwen3 by Transformers 4.56: every layer full_attention, no window")
+            << config("qwen3", 4,
+                      R"("sliding_window": null, "use_sliding_window": false, )" +
+                          layerTypes("f", 4))
+            << 0 << 0 << "";
+        QTest::addRow("Qwen2Config: the first 4 of 28 layers without the window")
+            << config("qwen2", 28,
+                      R"("sliding_window": 4096, "max_window_layers": 4, )"
+                      R"("use_sliding_window": true)")
+            << 4096 << 0
+            << "max_window_layers 4 (the first 4 layers attend to the whole context) gives no "
+               "period of full-attention layers: taken as a window on every layer, 24 of the 28 "
+               "layers as the file has them";
+        QTest::addRow("Qwen2Config: the first 21 of 28 layers without the window")
+            << config("qwen2", 28,
+                      R"("sliding_window": 4096, "max_window_layers": 21, )"
+                      R"("use_sliding_window": true)")
+            << 0 << 0 << "taken as no window, 21 of the 28 layers";
+        // Full at layers 2, 4, 6, 7 and 8 (from 1): every second but layer 7.
+        QTest::addRow("irregular layer_types: sfsfsfff read as every second")
+            << config("gpt_oss", 8, R"("sliding_window": 128, )" + layerTypes("sfsfsfff", 8)) << 128
+            << 2
+            << "layer_types gives no period of full-attention layers: taken as the whole "
+               "context every 2 layers, 7 of the 8 layers as the file has them";
+        QTest::addRow("mistralai/Mixtral-8x7B-v0.1 config.json: sliding_window null")
+            << config("mixtral", 32, R"("sliding_window": null)") << 0 << 0 << "";
+        QTest::addRow("LlamaConfig has no window: sliding_window left aside")
+            << config("llama", 32, R"("sliding_window": 4096)") << 0 << 0 << "";
+        QTest::addRow("an unknown family: a window on every layer")
+            << config("newmodel", 4, R"("sliding_window": 512, "hidden_act": "silu")") << 512 << 0
+            << "sliding_window without layer_types: a window on every layer";
+    }
+    void huggingFaceWindow()
+    {
+        QFETCH(QByteArray, content);
+        QFETCH(int, window);
+        QFETCH(int, period);
+        QFETCH(QString, note);
+        const auto result = io::importConfig(content, {}, presets, {});
+        QVERIFY2(std::holds_alternative<io::ImportedConfig>(result), refusal(result).c_str());
+        const auto &imported = std::get<io::ImportedConfig>(result);
+        QCOMPARE(imported.model->slidingWindow, window);
+        QCOMPARE(imported.model->fullAttentionPeriod, period);
+        QVERIFY(!validateModel(*imported.model));
+        const auto windowLine = [](const std::string &line) {
+            return line.find("window") != std::string::npos ||
+                   line.find("layer_types") != std::string::npos;
+        };
+        if (note.isEmpty())
+            QVERIFY(
+                std::none_of(imported.assumptions.begin(), imported.assumptions.end(), windowLine));
+        else
+            QVERIFY2(contains(imported.assumptions, note.toStdString()),
+                     io::importSummary(imported).c_str());
+        // Every window key is read or left aside with its own reason, none as unknown.
+        for (const auto &field : imported.ignored)
+            QVERIFY2(!windowLine(field.name) || field.why.find("not part of") == std::string::npos,
+                     field.name.c_str());
+    }
+
     // Where the id and name come from: the option, _name_or_path, the file's name, the shape.
     void huggingFaceIdentity_data()
     {
@@ -305,6 +409,19 @@ private Q_SLOTS:
                    "intermediate_size": 14336, "vocab_size": 32000})")
             << 0 << "num_key_value_heads"
             << "does not divide";
+        QTest::addRow("hf: layer_types one short of the layers")
+            << QByteArray(R"({"model_type": "gpt_oss", "num_hidden_layers": 3, "hidden_size": 256,
+                   "num_attention_heads": 4, "intermediate_size": 512, "vocab_size": 1000,
+                   "sliding_window": 128,
+                   "layer_types": ["sliding_attention", "full_attention"]})")
+            << 0 << "layer_types"
+            << "expected one entry for each of the 3 layers, got 2";
+        QTest::addRow("hf: a window beyond 2^24 tokens")
+            << QByteArray(R"({"model_type": "mistral", "num_hidden_layers": 2, "hidden_size": 256,
+                   "num_attention_heads": 4, "intermediate_size": 512, "vocab_size": 1000,
+                   "sliding_window": 16777217})")
+            << 0 << "sliding_window"
+            << "must be at most 16777216 tokens, got 16777217";
         QTest::addRow("hf: malformed")
             << QByteArray(R"({"model_type": "llama", "hidden_size": )") << 0 << "hidden_size"
             << "unterminated object at byte 39";
@@ -449,10 +566,10 @@ private Q_SLOTS:
             << "huggingface"
             << "mistral-7b-v0.1.json"
             // architectures: the file's name names the model (mistral-7b-v0.1).
-            << QStringList{"architectures",     "bos_token_id", "eos_token_id",
-                           "initializer_range", "rms_norm_eps", "rope_theta",
-                           "sliding_window",    "torch_dtype",  "transformers_version",
-                           "use_cache"};
+            // sliding_window is read: a window of 4096 on every layer.
+            << QStringList{"architectures",     "bos_token_id",         "eos_token_id",
+                           "initializer_range", "rms_norm_eps",         "rope_theta",
+                           "torch_dtype",       "transformers_version", "use_cache"};
         QTest::addRow("ZeRO-2 with offload")
             << "deepspeed"
             << "zero2-offload-fp16.json"

@@ -395,6 +395,124 @@ private Q_SLOTS:
                  script.c_str());
     }
 
+    // Sliding-window attention in Megatron-LM's flags: --window-size "before,after" around
+    // each query (megatron/core/transformer/utils.py, get_sliding_window_causal_mask: keys from
+    // q - before to q + after, -1 for no limit), so a causal window of w tokens is w - 1,0;
+    // layer i (from 1) attends to the whole context when i % --window-attn-skip-freq == 0, or
+    // where its list has a 0 (is_layer_window_attention). On Llama 3 8B's 32 layers.
+    void megatronSlidingWindow_data()
+    {
+        QTest::addColumn<QByteArray>("flags");
+        QTest::addColumn<int>("window");
+        QTest::addColumn<int>("period");
+        QTest::addColumn<QString>("flag");    // refused: the flag named
+        QTest::addColumn<QString>("mention"); // refused: a word of the message; else a note
+        QTest::addRow("examples/gptoss/02_train.sh: 127,0 with skip frequency 2")
+            << QByteArray("--window-size 127,0 --window-attn-skip-freq 2") << 128 << 2 << ""
+            << "";
+        QTest::addRow("Mistral 7B v0.1's 4096 on every layer")
+            << QByteArray("--window-size 4095,0") << 4096 << 0 << ""
+            << "";
+        QTest::addRow("arguments.py tuple_type: a parenthesised pair")
+            << QByteArray("--window-size '(4095, 0)' --window-attn-skip-freq 4") << 4096 << 4 << ""
+            << "";
+        QTest::addRow("-1,-1: no limit, no window")
+            << QByteArray("--window-size -1,-1") << 0 << 0 << ""
+            << "";
+        QTest::addRow("skip frequency 1: every layer full")
+            << QByteArray("--window-size 4095,0 --window-attn-skip-freq 1") << 0 << 0 << ""
+            << "";
+        QTest::addRow("skip frequency beyond the layers: every layer windowed")
+            << QByteArray("--window-size 4095,0 --window-attn-skip-freq 64") << 4096 << 0 << ""
+            << "";
+        QTest::addRow("a list with one full layer in four")
+            << QByteArray("--window-size 1023,0 --window-attn-skip-freq '([1]*3+[0])*8'") << 1024
+            << 4 << ""
+            << "";
+        QTest::addRow("a list with the first four layers full")
+            << QByteArray("--window-size 1023,0 --window-attn-skip-freq '([0]*4+[1]*28)'") << 1024
+            << 0 << ""
+            << "approximated as a window on every layer, 28 of the 32 layers as the list has "
+               "them";
+        QTest::addRow("a skip frequency without a window")
+            << QByteArray("--window-attn-skip-freq 2") << 0 << 0 << "--window-attn-skip-freq"
+            << "only beside a flag";
+        QTest::addRow("one number") << QByteArray("--window-size 4096") << 0 << 0 << "--window-size"
+                                    << "127,0 for a causal window of 128";
+        QTest::addRow("tokens after the query")
+            << QByteArray("--window-size 127,8") << 0 << 0 << "--window-size"
+            << "after: 0 or -1";
+        QTest::addRow("a window beyond 2^24 tokens")
+            << QByteArray("--window-size 16777216,0") << 0 << 0 << "--window-size"
+            << "-1 or 0 to 16777215";
+        QTest::addRow("skip frequency 0")
+            << QByteArray("--window-size 127,0 --window-attn-skip-freq 0") << 0 << 0
+            << "--window-attn-skip-freq"
+            << "1 or more";
+        QTest::addRow("a list shorter than the layers")
+            << QByteArray("--window-size 127,0 --window-attn-skip-freq [1,0]") << 0 << 0
+            << "--window-attn-skip-freq"
+            << "--num-layers 1s (window) and 0s";
+    }
+    void megatronSlidingWindow()
+    {
+        QFETCH(QByteArray, flags);
+        QFETCH(int, window);
+        QFETCH(int, period);
+        QFETCH(QString, flag);
+        QFETCH(QString, mention);
+        const auto result = importLlama8b(flags);
+        if (const auto *error = std::get_if<InputError>(&result)) {
+            QVERIFY2(!flag.isEmpty() && window == 0, error->toString().c_str());
+            QCOMPARE(QString::fromStdString(error->key), flag);
+            QVERIFY2(error->message.find(mention.toStdString()) != std::string::npos,
+                     error->message.c_str());
+            return;
+        }
+        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
+        QVERIFY(imported.model); // with dropout, not the Llama 3.1 8B preset
+        const ModelSpec &model = *imported.model;
+        QCOMPARE(model.slidingWindow, window);
+        QCOMPARE(model.fullAttentionPeriod, period);
+        if (!flag.isEmpty()) {
+            const auto ignored = std::find_if(
+                imported.ignored.begin(), imported.ignored.end(),
+                [&flag](const auto &f) { return QString::fromStdString(f.name) == flag; });
+            QVERIFY(ignored != imported.ignored.end());
+            QVERIFY2(ignored->why.find(mention.toStdString()) != std::string::npos,
+                     ignored->why.c_str());
+        } else if (!mention.isEmpty()) {
+            QVERIFY(std::any_of(imported.assumptions.begin(), imported.assumptions.end(),
+                                [&](const std::string &a) {
+                                    return a.find(mention.toStdString()) != std::string::npos;
+                                }));
+        }
+        // Written back as the window's flags, it reads as the same model.
+        io::ImportOptions options;
+        options.devices = 8;
+        std::string script;
+        const auto back = throughMegatron(imported, options, &script);
+        QVERIFY2(back && *back == model, script.c_str());
+        const std::string written = "--window-size " + std::to_string(window - 1) + ",0";
+        QCOMPARE(script.find(window > 0 ? written : "--window-size") != std::string::npos,
+                 window > 0);
+        QCOMPARE(script.find("--window-attn-skip-freq") != std::string::npos, period > 0);
+    }
+
+    // The gpt-oss-120b preset is emitted with the flags of Megatron-LM's own gpt-oss example
+    // (examples/gptoss/02_train.sh: --window-attn-skip-freq 2, --window-size 127,0).
+    void megatronEmitsGptOssWindow()
+    {
+        Scenario s;
+        applyFramework(s, Framework::megatron);
+        QVERIFY(!setField(s, "model", "gpt-oss-120b"));
+        const auto emitted = io::emitConfig(s, m_presets, Framework::megatron);
+        QVERIFY(std::holds_alternative<std::string>(emitted));
+        const std::string &text = std::get<std::string>(emitted);
+        QVERIFY2(text.find("--window-size 127,0") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("--window-attn-skip-freq 2") != std::string::npos, text.c_str());
+    }
+
     // torchtitan's float8 keeps the weights in their own dtype unless FSDP2 gathers them in FP8
     // (enable_fsdp_float8_all_gather): the 405B preset turns it on, the 8B one leaves it off.
     void torchtitanFp8Params_data()

@@ -2,12 +2,14 @@
 // or override entries.
 #include "core/evaluate.h"
 #include "core/fields.h"
+#include "core/model.h"
 #include "core/validate.h"
 #include "io/input_file.h"
 #include "io/presets_io.h"
 #include "test_files.h"
 
 #include <QFile>
+#include <QJsonObject>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -76,6 +78,42 @@ private Q_SLOTS:
         const auto error = io::parseDevice(io::deviceToJson(shipped), read, "devices[0].");
         QVERIFY2(!error, error ? error->toString().c_str() : "");
         QVERIFY(read == shipped);
+    }
+
+    // Every shipped model reads back from what Parascope writes, and the window keys are
+    // written only for a model with a window (gpt-oss-120b), so other files stay as they were.
+    void modelsSurviveWritingAndReading_data()
+    {
+        QTest::addColumn<QString>("id");
+        for (const ModelSpec &m : io::builtinPresets().models)
+            QTest::addRow("%s", m.id.c_str()) << QString::fromStdString(m.id);
+    }
+    void modelsSurviveWritingAndReading()
+    {
+        QFETCH(QString, id);
+        const Presets presets = io::builtinPresets();
+        const ModelSpec &shipped = *presets.model(id.toStdString());
+        const QJsonObject json = io::modelToJson(shipped);
+        ModelSpec read;
+        const auto error = io::parseModel(json, read, "models[0].");
+        QVERIFY2(!error, error ? error->toString().c_str() : "");
+        QVERIFY(read == shipped);
+        QCOMPARE(json.contains(QStringLiteral("sliding_window")), shipped.slidingWindow > 0);
+        QCOMPARE(json.contains(QStringLiteral("full_attention_period")),
+                 shipped.fullAttentionPeriod > 0);
+    }
+
+    // openai/gpt-oss-120b config.json: sliding_window 128, layer_types from
+    // "sliding_attention", alternating, so layers 2, 4, ... 36 (from 1) see the whole context.
+    void gptOssWindow()
+    {
+        const ModelSpec &m = *io::builtinPresets().model("gpt-oss-120b");
+        QCOMPARE(m.slidingWindow, 128);
+        QCOMPARE(m.fullAttentionPeriod, 2);
+        QVERIFY(isSlidingLayer(m, 0));
+        QVERIFY(!isSlidingLayer(m, 1));
+        QCOMPARE(slidingLayersIn(m, 0, m.layers), 18);
+        QVERIFY(QString::fromStdString(m.source).contains(QStringLiteral("sliding_window 128")));
     }
 
     void sambaNovaDeviceTable_data()
@@ -388,6 +426,30 @@ private Q_SLOTS:
                    R"("devices": [{"id": "d", "memory_gib": 8, "attention_block_overhead": 1.5, "attention_tokens": 0.5}]})"
             << "devices[0].attention_tokens"
             << "must be 0 (not published) or from 1 to 16777216 tokens, got 0.5";
+        // docs/experts.md, "Describing a model": a window of up to README "Limits"' longest
+        // sequence, and a period among the layers of a windowed model.
+        const QByteArray model = R"("models": [{"id": "m", "layers": 4, "hidden": 64, "heads": 4,
+                                     "ffn_hidden": 128, "vocab": 100, )";
+        QTest::addRow("a sliding window beyond 2^24 tokens")
+            << head + model + R"("sliding_window": 16777217}]})"
+            << "models[0].sliding_window"
+            << "must be 0 (no window) or from 1 to 16777216 tokens, got 16777217";
+        QTest::addRow("a negative sliding window")
+            << head + model + R"("sliding_window": -1}]})"
+            << "models[0].sliding_window"
+            << "must be 0 (no window) or from 1 to 16777216 tokens, got -1";
+        QTest::addRow("a full-attention period beyond the layers")
+            << head + model + R"("sliding_window": 128, "full_attention_period": 5}]})"
+            << "models[0].full_attention_period"
+            << "must be from 0 (every layer windowed) to layers (4), got 5";
+        QTest::addRow("a negative full-attention period")
+            << head + model + R"("sliding_window": 128, "full_attention_period": -2}]})"
+            << "models[0].full_attention_period"
+            << "must be from 0 (every layer windowed) to layers (4), got -2";
+        QTest::addRow("a full-attention period without a window")
+            << head + model + R"("full_attention_period": 2}]})"
+            << "models[0].full_attention_period"
+            << "says which layers skip the sliding window, but sliding_window is 0";
         QTest::addRow("an ANSI escape in a model id")
             << head + "\"models\": [{\"id\": \"\x1b[2J\", \"params\": 10}]}"
             << "models[0].id"
