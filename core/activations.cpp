@@ -453,35 +453,4 @@ double causalKeysPerQuery(double s, double w)
     return w > 0 && w < s ? w - w * w / (2 * s) : s / 2;
 }
 
-double modelKeysPerQuery(const ModelSpec &m, double s)
-{
-    if (m.slidingWindow <= 0 || m.layers <= 0)
-        return s / 2;
-    const double sliding = static_cast<double>(slidingLayersIn(m, 0, m.layers)) / m.layers;
-    return (1 - sliding) * s / 2 + sliding * causalKeysPerQuery(s, m.slidingWindow);
-}
-
-double layerForwardFlops(const ModelSpec &m, std::int64_t seqLen, std::int64_t microbatchSize,
-                         int tp)
-{
-    if (!m.hasArchitecture())
-        return 0;
-    const double tokens = static_cast<double>(seqLen * microbatchSize);
-    // Narayanan et al. 2021, §5.1 (Appendix): 2 FLOPs per parameter per token for
-    // the matmuls, plus QKᵀ and attention × V, 2·s²·h FLOPs each per sequence.
-    const double matmuls = 2.0 * static_cast<double>(countParams(m, tp).perLayer) * tokens;
-    return matmuls + attentionCoreFlops(m, seqLen, microbatchSize, tp);
-}
-
-double attentionCoreFlops(const ModelSpec &m, std::int64_t seqLen, std::int64_t microbatchSize,
-                          int tp)
-{
-    if (!m.hasArchitecture())
-        return 0;
-    const double tokens = static_cast<double>(seqLen * microbatchSize);
-    // Narayanan et al. 2021, §5.1: QKᵀ and attention × V, 2·s²·h FLOPs each per sequence.
-    return 4.0 * static_cast<double>(seqLen) * tokens * static_cast<double>(m.heads / tp) *
-           m.headDim();
-}
-
 } // namespace core

@@ -116,17 +116,6 @@ double kvCacheBytesBound(const ModelSpec &model, int layers, std::int64_t seqLen
 // window of w (0: none): s / 2 without, w - w^2 / 2s within s (Beltagy et al. 2020,
 // "Longformer", §3.1: O(s·w) work).
 double causalKeysPerQuery(double s, double w);
-// The same averaged over the model's layers: its sliding ones through the window.
-double modelKeysPerQuery(const ModelSpec &model, double s);
-
-// Forward FLOPs of one layer for one micro-batch on one device of T.
-double layerForwardFlops(const ModelSpec &model, std::int64_t seqLen, std::int64_t microbatchSize,
-                         int tp);
-
-// The attention core's part of layerForwardFlops (QKᵀ and attention × V): what selective
-// recomputation reruns (Korthikanti et al. 2022, §5).
-double attentionCoreFlops(const ModelSpec &model, std::int64_t seqLen, std::int64_t microbatchSize,
-                          int tp);
 
 // KV heads one device keeps: split by T, one replicated head when T exceeds them.
 std::int64_t kvHeadsPerDevice(const ModelSpec &model, int tp);
