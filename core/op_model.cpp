@@ -767,8 +767,13 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             op.forward = {flops, bytes, seconds(kernelRate, fullFlops, windowFlops)};
             op.backward = {2.5 * flops, 2 * bytes,
                            seconds(kernelBackwardRate, 2.5 * fullFlops, 2.5 * windowFlops)};
-            op.source = "Dao 2023 (FlashAttention-2): causal 2·b·s²·h/T FLOPs, backward 2.5×; "
-                        "the fused kernel at its key loops' rate (docs/step_time.md)";
+            op.source = windowed > 0
+                            ? "Dao 2023 (FlashAttention-2): causal 2·b·s²·h/T FLOPs, backward "
+                              "2.5×; the sliding-window layers' w − w²/2s keys a query instead of "
+                              "s/2 (Beltagy et al. 2020); the fused kernel at its key loops' rate "
+                              "(docs/step_time.md)"
+                            : "Dao 2023 (FlashAttention-2): causal 2·b·s²·h/T FLOPs, backward "
+                              "2.5×; the fused kernel at its key loops' rate (docs/step_time.md)";
         } else {
             // Eager attention (Megatron-LM's fused scale-mask-softmax): QKᵀ and attention × V
             // as batched multiplies over the full s × s scores, softmax (and dropout) read and

@@ -1683,6 +1683,9 @@ private Q_SLOTS:
         QVERIFY(fb.forward.seconds > flopsRatio * fa.forward.seconds);
         // Half the layers keep the last 1,024 tokens of the cache in inference.
         QCOMPARE(b.stages.front().slidingLayers, 16);
+        // The formula panel's source says which count it took.
+        QVERIFY(fb.source.find("sliding-window") != std::string_view::npos);
+        QVERIFY(fa.source.find("sliding-window") == std::string_view::npos);
     }
 
     // Eager attention's multiplies and softmax are not one kernel whose output can be kept.
