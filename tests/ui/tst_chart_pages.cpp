@@ -504,6 +504,26 @@ private Q_SLOTS:
             QVERIFY2(text.contains(said), qPrintable(text));
     }
 
+    // The KV cache's formula counts the windowed layers' window when the model has one, and
+    // its terms give the stage's bytes (docs/inference.md).
+    void memoryFormulaCountsTheWindow()
+    {
+        const core::Scenario s =
+            scenario("model=gpt-oss-120b,mode=inference,tp=4,pp=1,dp=1,seq_len=4096,"
+                     "output_len=1024,microbatches=1,microbatch_size=8");
+        const core::Presets presets = io::builtinPresets();
+        const core::Report r = core::evaluate(s, presets);
+        QVERIFY(r.ok());
+        const core::StageReport &st = r.stages.front();
+        QCOMPARE(st.slidingLayers, 18);
+        // 2 × 2 KV heads a device × 64 × (18 × 5,120 + 18 × 128) × 8 sequences × 2 bytes
+        QCOMPARE(st.kvCacheBytes, qint64{2 * 2 * 64} * (18 * 5120 + 18 * 128) * 8 * 2);
+        const QString text =
+            createChartPage(QStringLiteral("memory"))->formulas(ChartInputs{s, presets, r});
+        QVERIFY2(text.contains("with 18 + 18 layers, 4096 + 1024 tokens, a window of 128"),
+                 qPrintable(text));
+    }
+
     void unknownIdIsNoPage()
     {
         QVERIFY(!createChartPage(QStringLiteral("pie")));

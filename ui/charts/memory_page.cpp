@@ -1,6 +1,7 @@
 #include "ui/charts/memory_page.h"
 
 #include "core/activations.h"
+#include "core/validate.h"
 #include "io/text.h"
 #include "ui/charts/stage_memory_chart.h"
 #include "ui/formula_panel.h"
@@ -126,19 +127,40 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                          QObject::tr("PyTorch's pipelining keeps every micro-batch's output "
                                      "(pytorch/pytorch#159251; switch: #165822)"));
     } else {
-        out += block(QObject::tr("KV cache of stage 0"),
-                     QStringLiteral("2 × layers × KV heads ÷ T × head dim × (prompt + output) × "
-                                    "m·b × bytes = %1, with %2 layers, %3 + %4 tokens, %5 "
-                                    "sequence(s), %6 B a value")
-                         .arg(bytes(st.kvCacheBytes))
-                         .arg(st.layers)
-                         .arg(s.seqLen)
-                         .arg(s.outputLen)
-                         .arg(std::int64_t{s.microbatches} * s.microbatchSize)
-                         .arg(core::kvBytesPerValue(s)),
-                     QObject::tr("docs/DESIGN.md §3.7; one KV head per device when T exceeds "
-                                 "them; kv_precision sets the bytes per value; "
-                                 "docs/inference.md"));
+        const core::ModelSpec *model = core::resolveModel(s, inputs.presets);
+        const int window = model ? model->slidingWindow : 0;
+        out += block(
+            QObject::tr("KV cache of stage 0"),
+            st.slidingLayers > 0
+                ? QStringLiteral("2 × KV heads ÷ T × head dim × (full layers × (prompt + output) "
+                                 "+ windowed layers × min(prompt + output, window)) × m·b × bytes "
+                                 "= %1, with %2 + %3 layers, %4 + %5 tokens, a window of %6, %7 "
+                                 "sequence(s), %8 B a value")
+                      .arg(bytes(st.kvCacheBytes))
+                      .arg(st.layers - st.slidingLayers)
+                      .arg(st.slidingLayers)
+                      .arg(s.seqLen)
+                      .arg(s.outputLen)
+                      .arg(window)
+                      .arg(std::int64_t{s.microbatches} * s.microbatchSize)
+                      .arg(core::kvBytesPerValue(s))
+                : QStringLiteral("2 × layers × KV heads ÷ T × head dim × (prompt + output) × "
+                                 "m·b × bytes = %1, with %2 layers, %3 + %4 tokens, %5 "
+                                 "sequence(s), %6 B a value")
+                      .arg(bytes(st.kvCacheBytes))
+                      .arg(st.layers)
+                      .arg(s.seqLen)
+                      .arg(s.outputLen)
+                      .arg(std::int64_t{s.microbatches} * s.microbatchSize)
+                      .arg(core::kvBytesPerValue(s)),
+            st.slidingLayers > 0
+                ? QObject::tr("docs/DESIGN.md §3.7; a sliding-window layer keeps its last window "
+                              "of tokens (Jiang et al. 2023, \"Mistral 7B\", §2); one KV head per "
+                              "device when T exceeds them; kv_precision sets the bytes per value; "
+                              "docs/inference.md")
+                : QObject::tr("docs/DESIGN.md §3.7; one KV head per device when T exceeds "
+                              "them; kv_precision sets the bytes per value; "
+                              "docs/inference.md"));
         out += block(QObject::tr("Prefill buffers of stage 0"),
                      QStringLiteral("(h + the widest pair of one layer's tensors) × b × s × "
                                     "bytes = %1, with b × s = %2 × %3 tokens")
