@@ -107,7 +107,8 @@ private Q_SLOTS:
     // "sliding_attention", alternating, so layers 2, 4, ... 36 (from 1) see the whole context.
     void gptOssWindow()
     {
-        const ModelSpec &m = *io::builtinPresets().model("gpt-oss-120b");
+        const Presets presets = io::builtinPresets();
+        const ModelSpec &m = *presets.model("gpt-oss-120b");
         QCOMPARE(m.slidingWindow, 128);
         QCOMPARE(m.fullAttentionPeriod, 2);
         QVERIFY(isSlidingLayer(m, 0));
