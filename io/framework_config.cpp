@@ -137,9 +137,12 @@ PeriodFit closestFullAttentionPeriod(const std::vector<bool> &sliding)
     const int n = static_cast<int>(sliding.size());
     const int full = static_cast<int>(std::count(sliding.begin(), sliding.end(), false));
     const auto matches = [&](int period) {
+        core::ModelSpec probe;
+        probe.slidingWindow = 1;
+        probe.fullAttentionPeriod = period;
         int same = 0;
-        for (int i = 0; i < n; ++i) // as core::isSlidingLayer
-            same += sliding[std::size_t(i)] == (period == 0 || (i + 1) % period != 0);
+        for (int i = 0; i < n; ++i)
+            same += sliding[std::size_t(i)] == core::isSlidingLayer(probe, i);
         return same;
     };
     std::vector<int> tried{0};
