@@ -207,16 +207,29 @@ struct Timing
     LayerTimes layer;
     LayerTimes moeLayer;        // a layer with experts (docs/experts.md)
     std::vector<int> moeLayers; // per stage, of its layers
+    // Sliding windows on some layers only: the layers above time attention as the model's
+    // mix (windowShare of the layers windowed); a stage with more or fewer windowed layers
+    // than that share takes windowDelta, a windowed layer's time less a full one's, for each
+    // (docs/step_time.md, "Attention shapes").
+    std::vector<int> slidingLayers; // per stage, of its layers; empty: every stage at the mix
+    double windowShare = 0;
+    LayerTimes windowDelta;
+    double windowedBeyondShare(std::size_t i, int layers) const
+    {
+        return i < slidingLayers.size() ? slidingLayers[i] - windowShare * layers : 0.0;
+    }
     // `layers` of stage i, by the member of LayerTimes given: F, B, W or recomputation.
     double stageLayers(std::size_t i, int layers, double LayerTimes::*part) const
     {
         const int moe = i < moeLayers.size() ? moeLayers[i] : 0;
-        return (layers - moe) * layer.*part + moe * moeLayer.*part;
+        return (layers - moe) * layer.*part + moe * moeLayer.*part +
+               windowedBeyondShare(i, layers) * windowDelta.*part;
     }
     double stagePart(std::size_t i, int layers, std::size_t p) const
     {
         const int moe = i < moeLayers.size() ? moeLayers[i] : 0;
-        return (layers - moe) * layer.parts.seconds[p] + moe * moeLayer.parts.seconds[p];
+        return (layers - moe) * layer.parts.seconds[p] + moe * moeLayer.parts.seconds[p] +
+               windowedBeyondShare(i, layers) * windowDelta.parts.seconds[p];
     }
     EndTimes first;
     EndTimes last;
@@ -243,7 +256,7 @@ struct Timing
 };
 
 Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &device,
-              std::vector<int> moeLayers)
+              std::vector<int> moeLayers, std::vector<int> slidingLayers)
 {
     Timing t;
     t.moeLayers = std::move(moeLayers);
@@ -301,6 +314,24 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
         LayerConfig moe = c;
         moe.moe = true;
         t.moeLayer = layerTimes(model, moe, *t.rates);
+    }
+    // A windowed layer's time less a full one's: the attention alone differs.
+    const int windowed = slidingLayersIn(model, 0, model.layers);
+    if (windowed > 0 && windowed < model.layers) {
+        ModelSpec allWindowed = model;
+        allWindowed.fullAttentionPeriod = 0;
+        ModelSpec noWindow = model;
+        noWindow.slidingWindow = 0;
+        const LayerTimes w = layerTimes(allWindowed, c, *t.rates);
+        const LayerTimes f = layerTimes(noWindow, c, *t.rates);
+        t.windowDelta.forwardS = w.forwardS - f.forwardS;
+        t.windowDelta.backwardS = w.backwardS - f.backwardS;
+        t.windowDelta.weightS = w.weightS - f.weightS;
+        t.windowDelta.recomputeS = w.recomputeS - f.recomputeS;
+        for (std::size_t p = 0; p < kTimePartCount; ++p)
+            t.windowDelta.parts.seconds[p] = w.parts.seconds[p] - f.parts.seconds[p];
+        t.windowShare = static_cast<double>(windowed) / model.layers;
+        t.slidingLayers = std::move(slidingLayers);
     }
     t.first = firstStageTimes(model, c, *t.rates);
     t.last = lastStageTimes(model, c, *t.rates);
@@ -979,14 +1010,17 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
     Report r; // only what the step-time model reads: stage parameters and the TP traffic
     std::vector<int> layers;
     std::vector<int> moeLayers;
+    std::vector<int> slidingLayers;
     for (const auto &st : stageModelStates(s, model)) {
         StageReport stage;
         stage.params = st.params;
         r.stages.push_back(stage);
         layers.push_back(st.layers);
         moeLayers.push_back(st.moeLayers);
+        if (model.slidingWindow > 0)
+            slidingLayers.push_back(st.slidingLayers);
     }
-    const Timing t = timing(s, model, device, std::move(moeLayers));
+    const Timing t = timing(s, model, device, std::move(moeLayers), std::move(slidingLayers));
     const PipelineInput in = pipelineInput(s, model, t, layers);
     // The busiest stage must do its own work: the makespan is at least that, less what
     // ep_overlap's pairs hide.
@@ -1175,16 +1209,19 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     const std::vector<StageModelStates> modelStates = stageModelStates(s, model);
     std::vector<int> layers;
     std::vector<int> moeLayers;
+    std::vector<int> slidingLayers;
     layers.reserve(modelStates.size());
     moeLayers.reserve(modelStates.size());
     for (const auto &st : modelStates) {
         layers.push_back(st.layers);
         moeLayers.push_back(st.moeLayers);
+        if (model.slidingWindow > 0) // only models with a window need the counts
+            slidingLayers.push_back(st.slidingLayers);
     }
 
     const bool training = s.mode == Mode::training;
     // Not const: its operation tables move into the report at the end.
-    Timing t = timing(s, model, device, std::move(moeLayers));
+    Timing t = timing(s, model, device, std::move(moeLayers), std::move(slidingLayers));
     PipelineInput pipeIn = pipelineInput(s, model, t, layers);
     if (options.timeline)
         r.timelineRefused = checkTimeline(s);

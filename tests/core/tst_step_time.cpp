@@ -1688,6 +1688,39 @@ private Q_SLOTS:
         QVERIFY(fa.source.find("sliding-window") == std::string_view::npos);
     }
 
+    // Each stage times its own windowed and full layers: Llama 3.1 8B given Gemma 3's pattern
+    // (a window of 1,024, every sixth layer full) over K = 2 has layers 6 and 12 full on stage
+    // 0 and 18, 24 and 30 on stage 1, so stage 0's attention is m × (14 windowed + 2 full)
+    // layers' and stage 1's m × (13 + 3), each layer's as the model with every layer windowed,
+    // or none, times it.
+    void slidingWindowPerStage()
+    {
+        const Presets presets = io::builtinPresets();
+        const QString set = "model=llama-3.1-8b,tp=1,pp=2,dp=1,seq_len=4096,microbatches=4,"
+                            "recompute=none,sequence_parallel=false";
+        const auto withWindow = [&](int window, int period) {
+            Scenario s = scenario(set);
+            ModelSpec model = *presets.model("llama-3.1-8b");
+            model.slidingWindow = window;
+            model.fullAttentionPeriod = period;
+            s.customModel = model;
+            return evaluate(s, presets);
+        };
+        const auto attention = [](const Report &r) {
+            const LayerOp &a = opOf(r.layerOps, "attention");
+            return a.forward.seconds + a.backward.seconds;
+        };
+        const double windowed = attention(withWindow(1024, 0));
+        const double full = attention(withWindow(0, 0));
+        QVERIFY(windowed < full);
+        const Report r = withWindow(1024, 6);
+        QVERIFY(r.ok() && r.stepTime);
+        QCOMPARE(r.stages[0].slidingLayers, 14);
+        QCOMPARE(r.stages[1].slidingLayers, 13);
+        QVERIFY(near(r.stepTime->stages[0][TimePart::attention], 4 * (14 * windowed + 2 * full)));
+        QVERIFY(near(r.stepTime->stages[1][TimePart::attention], 4 * (13 * windowed + 3 * full)));
+    }
+
     // Eager attention's multiplies and softmax are not one kernel whose output can be kept.
     void perOpCheckpointingNeedsFusedAttention()
     {
