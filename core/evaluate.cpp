@@ -208,28 +208,33 @@ struct Timing
     LayerTimes moeLayer;        // a layer with experts (docs/experts.md)
     std::vector<int> moeLayers; // per stage, of its layers
     // Sliding windows on some layers only: the layers above time attention as the model's
-    // mix (windowShare of the layers windowed); a stage with more or fewer windowed layers
-    // than that share takes windowDelta, a windowed layer's time less a full one's, for each
-    // (docs/step_time.md, "Attention shapes").
+    // mix; each stage counts its own windowed and full layers instead, a windowed layer being
+    // the mix plus windowedOverMix and a full one the mix plus fullOverMix (docs/step_time.md,
+    // "Attention shapes"). Both, as the context-parallel exchange hidden behind the attention
+    // is not linear in it.
     std::vector<int> slidingLayers; // per stage, of its layers; empty: every stage at the mix
-    double windowShare = 0;
-    LayerTimes windowDelta;
-    double windowedBeyondShare(std::size_t i, int layers) const
+    LayerTimes windowedOverMix;
+    LayerTimes fullOverMix;
+    // What stage i's windowed and full layers add to its layers at the mix, by `of`.
+    template <typename Of> double windowCorrection(std::size_t i, int layers, Of of) const
     {
-        return i < slidingLayers.size() ? slidingLayers[i] - windowShare * layers : 0.0;
+        if (i >= slidingLayers.size())
+            return 0.0;
+        return slidingLayers[i] * of(windowedOverMix) +
+               (layers - slidingLayers[i]) * of(fullOverMix);
     }
     // `layers` of stage i, by the member of LayerTimes given: F, B, W or recomputation.
     double stageLayers(std::size_t i, int layers, double LayerTimes::*part) const
     {
         const int moe = i < moeLayers.size() ? moeLayers[i] : 0;
         return (layers - moe) * layer.*part + moe * moeLayer.*part +
-               windowedBeyondShare(i, layers) * windowDelta.*part;
+               windowCorrection(i, layers, [part](const LayerTimes &d) { return d.*part; });
     }
     double stagePart(std::size_t i, int layers, std::size_t p) const
     {
         const int moe = i < moeLayers.size() ? moeLayers[i] : 0;
         return (layers - moe) * layer.parts.seconds[p] + moe * moeLayer.parts.seconds[p] +
-               windowedBeyondShare(i, layers) * windowDelta.parts.seconds[p];
+               windowCorrection(i, layers, [p](const LayerTimes &d) { return d.parts.seconds[p]; });
     }
     EndTimes first;
     EndTimes last;
@@ -315,22 +320,27 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
         moe.moe = true;
         t.moeLayer = layerTimes(model, moe, *t.rates);
     }
-    // A windowed layer's time less a full one's: the attention alone differs.
+    // A windowed and a full layer against the mix: the attention (and what hides behind it)
+    // alone differs.
     const int windowed = slidingLayersIn(model, 0, model.layers);
     if (windowed > 0 && windowed < model.layers) {
+        const auto overMix = [&](const ModelSpec &m) {
+            const LayerTimes x = layerTimes(m, c, *t.rates);
+            LayerTimes d;
+            d.forwardS = x.forwardS - t.layer.forwardS;
+            d.backwardS = x.backwardS - t.layer.backwardS;
+            d.weightS = x.weightS - t.layer.weightS;
+            d.recomputeS = x.recomputeS - t.layer.recomputeS;
+            for (std::size_t p = 0; p < kTimePartCount; ++p)
+                d.parts.seconds[p] = x.parts.seconds[p] - t.layer.parts.seconds[p];
+            return d;
+        };
         ModelSpec allWindowed = model;
         allWindowed.fullAttentionPeriod = 0;
         ModelSpec noWindow = model;
         noWindow.slidingWindow = 0;
-        const LayerTimes w = layerTimes(allWindowed, c, *t.rates);
-        const LayerTimes f = layerTimes(noWindow, c, *t.rates);
-        t.windowDelta.forwardS = w.forwardS - f.forwardS;
-        t.windowDelta.backwardS = w.backwardS - f.backwardS;
-        t.windowDelta.weightS = w.weightS - f.weightS;
-        t.windowDelta.recomputeS = w.recomputeS - f.recomputeS;
-        for (std::size_t p = 0; p < kTimePartCount; ++p)
-            t.windowDelta.parts.seconds[p] = w.parts.seconds[p] - f.parts.seconds[p];
-        t.windowShare = static_cast<double>(windowed) / model.layers;
+        t.windowedOverMix = overMix(allWindowed);
+        t.fullOverMix = overMix(noWindow);
         t.slidingLayers = std::move(slidingLayers);
     }
     t.first = firstStageTimes(model, c, *t.rates);
