@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <numeric>
 
 namespace core {
@@ -211,31 +212,32 @@ struct Timing
     // mix; each stage counts its own windowed and full layers instead, a windowed layer being
     // the mix plus windowedOverMix and a full one the mix plus fullOverMix (docs/step_time.md,
     // "Attention shapes"). Both, as the context-parallel exchange hidden behind the attention
-    // is not linear in it.
-    std::vector<int> slidingLayers; // per stage, of its layers; empty: every stage at the mix
-    LayerTimes windowedOverMix;
-    LayerTimes fullOverMix;
-    // What stage i's windowed and full layers add to its layers at the mix, by `of`.
-    template <typename Of> double windowCorrection(std::size_t i, int layers, Of of) const
+    // is not linear in it. Null for every other model: the common case stays cheap.
+    struct Windows
     {
-        if (i >= slidingLayers.size())
-            return 0.0;
-        return slidingLayers[i] * of(windowedOverMix) +
-               (layers - slidingLayers[i]) * of(fullOverMix);
-    }
+        std::vector<int> slidingLayers; // per stage, of its layers
+        LayerTimes windowedOverMix;
+        LayerTimes fullOverMix;
+    };
+    std::unique_ptr<Windows> windows;
     // `layers` of stage i, by the member of LayerTimes given: F, B, W or recomputation.
     double stageLayers(std::size_t i, int layers, double LayerTimes::*part) const
     {
         const int moe = i < moeLayers.size() ? moeLayers[i] : 0;
-        return (layers - moe) * layer.*part + moe * moeLayer.*part +
-               windowCorrection(i, layers, [part](const LayerTimes &d) { return d.*part; });
+        const double mix = (layers - moe) * layer.*part + moe * moeLayer.*part;
+        return windows ? mix + windowedLayers(i, layers, part) : mix;
     }
     double stagePart(std::size_t i, int layers, std::size_t p) const
     {
         const int moe = i < moeLayers.size() ? moeLayers[i] : 0;
-        return (layers - moe) * layer.parts.seconds[p] + moe * moeLayer.parts.seconds[p] +
-               windowCorrection(i, layers, [p](const LayerTimes &d) { return d.parts.seconds[p]; });
+        const double mix =
+            (layers - moe) * layer.parts.seconds[p] + moe * moeLayer.parts.seconds[p];
+        return windows ? mix + windowedPart(i, layers, p) : mix;
     }
+    // What stage i's windowed and full layers add to the mix (out of line: most models have
+    // no window, and the two above stay small enough to inline).
+    double windowedLayers(std::size_t i, int layers, double LayerTimes::*part) const;
+    double windowedPart(std::size_t i, int layers, std::size_t p) const;
     EndTimes first;
     EndTimes last;
     // The blocking send of one micro-batch's activations over a pipeline boundary inside a
@@ -259,6 +261,19 @@ struct Timing
     std::optional<InputError> ppLinkError;
     Link tpLink;
 };
+
+double Timing::windowedLayers(std::size_t i, int layers, double LayerTimes::*part) const
+{
+    const int n = windows->slidingLayers[i];
+    return n * windows->windowedOverMix.*part + (layers - n) * windows->fullOverMix.*part;
+}
+
+double Timing::windowedPart(std::size_t i, int layers, std::size_t p) const
+{
+    const int n = windows->slidingLayers[i];
+    return n * windows->windowedOverMix.parts.seconds[p] +
+           (layers - n) * windows->fullOverMix.parts.seconds[p];
+}
 
 Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &device,
               std::vector<int> moeLayers, std::vector<int> slidingLayers)
@@ -339,9 +354,8 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
         allWindowed.fullAttentionPeriod = 0;
         ModelSpec noWindow = model;
         noWindow.slidingWindow = 0;
-        t.windowedOverMix = overMix(allWindowed);
-        t.fullOverMix = overMix(noWindow);
-        t.slidingLayers = std::move(slidingLayers);
+        t.windows = std::make_unique<Timing::Windows>(
+            Timing::Windows{std::move(slidingLayers), overMix(allWindowed), overMix(noWindow)});
     }
     t.first = firstStageTimes(model, c, *t.rates);
     t.last = lastStageTimes(model, c, *t.rates);
