@@ -37,6 +37,9 @@ const char *const kSources[] = {
     "across nodes also by the tree, a gather or a reduce-scatter over one GPU a node by PAT.",
     "Brown et al. 2020, “Language Models are Few-Shot Learners”, Table 2.1 (GPT-3 175B); "
     "Dubey et al. 2024, “The Llama 3 Herd of Models”, Table 3 (Llama 3.1).",
+    "Beltagy et al. 2020, “Longformer”, §3.1: a sliding window of w keys costs O(s·w), "
+    "w − w²/2s keys a causal query; Jiang et al. 2023, “Mistral 7B”, §2: the rolling buffer "
+    "cache keeps a windowed layer's last w tokens (sliding_window, full_attention_period).",
     "pytorch/pytorch#159251 (pipelining caches every micro-batch's output on the last stage) "
     "and #165822 (return_outputs=False).",
     "llama.cpp block formats Q8_0 and Q4_0: 32 weights and one FP16 scale (8.5 and 4.5 bits).",
