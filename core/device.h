@@ -51,6 +51,11 @@ struct DeviceSpec
     // shapes"); 0: one efficiency at every length.
     double attentionBlockOverhead = 0;
     double attentionTokens = 0;
+    // The fused kernel in FP8 (Transformer Engine's FP8 dot-product attention) over the same
+    // kernel in BF16, forward and backward, measured at one length by one release; 0: not
+    // measured (docs/step_time.md, "FP8 attention").
+    double fp8AttentionSpeedup = 0;
+    double fp8AttentionBackwardSpeedup = 0;
     double memoryEfficiency = 0; // achieved ÷ datasheet memory bandwidth
     // The same for chains of a framework's own kernels (PyTorch's element-wise and reduction
     // operations: the loss, eager norms and activations, dropout, gradient adds), where

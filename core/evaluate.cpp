@@ -32,6 +32,28 @@ double collectiveShare(const DeviceSpec &device, const Scenario &s)
     return static_cast<double>(device.collectiveUnits) / device.computeUnits;
 }
 
+// Why fp8_attention cannot apply here, or nothing when it does: the FP8 kernel is Transformer
+// Engine's fused attention in FP8 and NVFP4 training, timed from the device's measured
+// FP8-over-BF16 rates (docs/step_time.md, "FP8 attention").
+std::optional<std::string> fp8AttentionUnused(const Scenario &s, const DeviceSpec &device)
+{
+    if (s.mode != Mode::training)
+        return std::string("inference is timed with BF16 attention");
+    if (s.precision != Precision::fp8 && s.precision != Precision::nvfp4)
+        return "it needs FP8 or NVFP4 training, not " + std::string(toString(s.precision));
+    if (s.attention != Attention::flash)
+        return "it is the device's fused kernel (attention=flash), not " +
+               std::string(toString(s.attention));
+    if (!(device.fp8AttentionSpeedup > 0))
+        return device.name + " has no measured FP8 attention rate (fp8_attention_speedup)";
+    return std::nullopt;
+}
+
+bool fp8AttentionRuns(const Scenario &s, const DeviceSpec &device)
+{
+    return s.fp8Attention && !s.mfu && !fp8AttentionUnused(s, device);
+}
+
 // The same for the data-parallel collectives, which dp_collective_units may cap (NCCL_MAX_CTAS,
 // or Megatron-LM's per-communicator NCCL config: --nccl-communicator-config-path).
 double dpCollectiveShare(const DeviceSpec &device, const Scenario &s)
@@ -299,6 +321,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     c.weightBytes = bitsPerValue(s.precision) / 8.0;
     c.commBytes = static_cast<int>(bitsPerValue(tpActivationPrecision(s.precision)) / 8);
     c.fp8AmaxPass = s.fp8Scaling == Fp8Scaling::current;
+    c.fp8Attention = fp8AttentionRuns(s, device);
     c.fusedElementwise = s.fusedElementwise;
     c.tpLink = t.tpLink;
     // Megatron-core orders ranks T, C, E, D, K: a sequence's C ranks span T x C devices, an
@@ -596,6 +619,12 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
             r.warnings.push_back({"ep-overlap-unused", "ep_overlap pairs one micro-batch's "
                                                        "all-to-all with another's computation; " +
                                                            *why});
+    if (s.fp8Attention)
+        if (const auto why = fp8AttentionUnused(s, device))
+            r.warnings.push_back(
+                {"fp8-attention-unused", "fp8_attention runs the fused attention kernel in FP8; "
+                                         "here it is timed in BF16: " +
+                                             *why});
     if (s.tpOverlap && !(s.sequenceParallel && s.tp > 1))
         r.warnings.push_back({"tp-overlap-unused",
                               "tp_overlap hides sequence parallelism's collectives; it has none "

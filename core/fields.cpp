@@ -112,6 +112,10 @@ const std::array kFields{
               "the cast copy (Transformer Engine: 1 byte a value in FP8, about 0.56 in NVFP4); "
               "off, in 16 bits, cast again in the backward (torchao's Float8Linear, torchtitan; "
               "docs/activations.md)."},
+    FieldInfo{"fp8_attention", &Scenario::fp8Attention,
+              "FP8 and NVFP4 training run the fused attention kernel in FP8 too (Transformer "
+              "Engine's FP8 dot-product attention, Megatron-LM --fp8-dot-product-attention), at "
+              "the device's measured FP8-over-BF16 rates; off, in BF16 (docs/step_time.md)."},
     FieldInfo{"fused_grad_accumulation", &Scenario::fusedGradAccumulation,
               "The weight-gradient multiply adds into the accumulated gradients (Megatron-LM "
               "--gradient-accumulation-fusion); off, each micro-batch's gradients are added in "

@@ -276,6 +276,8 @@ std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weigh
     r.flash3BackwardFlops = attentionPeak * device.flash3BackwardEfficiencyOrDefault();
     r.attentionBlockOverhead = device.attentionBlockOverhead;
     r.attentionTokens = device.attentionTokens;
+    r.fp8AttentionSpeedup = device.fp8AttentionSpeedup;
+    r.fp8AttentionBackwardSpeedup = device.fp8AttentionBackwardSpeedup;
     r.narrow = narrow;
     r.castCopyBytes = bitsPerValue(compute) / 8;
     r.halfPeakFlops = attentionPeak;
@@ -749,7 +751,13 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                 case Attention::flash3:
                     return {rates.flash3Flops, rates.flash3BackwardFlops};
                 default:
-                    return {rates.attentionFlops, rates.attentionBackwardFlops};
+                    // In FP8, at the measured FP8-over-BF16 rates (docs/step_time.md, "FP8
+                    // attention").
+                    return c.fp8Attention
+                               ? std::pair{rates.attentionFlops * rates.fp8AttentionSpeedup,
+                                           rates.attentionBackwardFlops *
+                                               rates.fp8AttentionBackwardSpeedup}
+                               : std::pair{rates.attentionFlops, rates.attentionBackwardFlops};
                 }
             }();
             // The device's fused kernel at this layout's key loops (docs/step_time.md).

@@ -30,6 +30,9 @@ struct DeviceRates
     // (DeviceSpec); 0: its rates at every length.
     double attentionBlockOverhead = 0;
     double attentionTokens = 0;
+    // The fused kernel in FP8 over BF16, forward and backward (DeviceSpec); 0: not measured.
+    double fp8AttentionSpeedup = 0;
+    double fp8AttentionBackwardSpeedup = 0;
     double memoryBytesPerS = 0; // achieved memory bandwidth; 0 when not published
     // The bandwidth chains of PyTorch's own kernels achieve: the loss, dropout, gradient adds
     // and, unfused, norms and activations (docs/step_time.md, "Device data").
@@ -120,6 +123,9 @@ struct LayerConfig
     double weightBytes = 2;   // bytes per stored weight (0.5 for INT4)
     int commBytes = 2;        // bytes per value on the tensor-parallel wire
     bool fp8AmaxPass = false; // FP8 current scaling: each cast first reads its tensor for the max
+    // The fused attention kernel in FP8 (fp8_attention), at the device's measured FP8-over-BF16
+    // rates where it has them.
+    bool fp8Attention = false;
     bool fusedElementwise = true; // norms, RoPE and SwiGLU fused; false: PyTorch eager ops
     Link tpLink;                  // with its efficiency; unused when tp = 1
     bool tpOverlap = false; // sequence parallelism's collectives hidden behind the projections

@@ -256,6 +256,10 @@ struct Scenario
     // copy the forward multiplied (Transformer Engine); false: in 16 bits, cast again in the
     // backward (torchao's Float8Linear, torchtitan) (docs/activations.md, "FP8 and NVFP4").
     bool saveQuantizedInputs = true;
+    // FP8 and NVFP4 training run the fused attention kernel in FP8 too (Transformer Engine's
+    // FP8 dot-product attention, Megatron-LM --fp8-dot-product-attention; docs/step_time.md,
+    // "FP8 attention"); false: in BF16, Transformer Engine's default.
+    bool fp8Attention = false;
     ZeroBuffers zeroBuffers = ZeroBuffers::none;
     double reserveGib = 2.0;
     std::optional<double> interNodeGbPerS; // overrides the device's network

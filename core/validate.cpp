@@ -386,6 +386,18 @@ std::optional<InputError> validateDevice(const DeviceSpec &d)
         return error("attention_tokens", "must be 0 (not published) or from 1 to " +
                                              std::to_string(limits::kSeqLen) + " tokens, got " +
                                              plainNumber(d.attentionTokens));
+    for (const auto &[key, value] :
+         {std::pair{"fp8_attention_speedup", d.fp8AttentionSpeedup},
+          std::pair{"fp8_attention_backward_speedup", d.fp8AttentionBackwardSpeedup}})
+        if (!(value == 0 || (value >= 0.25 && value <= 4)))
+            return error(key, "must be 0 (not measured) or from 0.25 to 4 times the BF16 "
+                              "kernel's rate, got " +
+                                  plainNumber(value));
+    if ((d.fp8AttentionSpeedup > 0) != (d.fp8AttentionBackwardSpeedup > 0))
+        return error(d.fp8AttentionSpeedup > 0 ? "fp8_attention_backward_speedup"
+                                               : "fp8_attention_speedup",
+                     "fp8_attention_speedup and fp8_attention_backward_speedup go together: "
+                     "give both, or neither");
     // One without the other would leave the shape model with nothing to scale from.
     if ((d.attentionBlockOverhead > 0) != (d.attentionTokens > 0))
         return error(d.attentionTokens > 0 ? "attention_block_overhead" : "attention_tokens",

@@ -130,6 +130,8 @@ std::optional<core::InputError> parseDevice(const QJsonObject &object, core::Dev
     f.number("flash3_backward_efficiency", d.flash3BackwardEfficiency);
     f.number("attention_block_overhead", d.attentionBlockOverhead);
     f.number("attention_tokens", d.attentionTokens);
+    f.number("fp8_attention_speedup", d.fp8AttentionSpeedup);
+    f.number("fp8_attention_backward_speedup", d.fp8AttentionBackwardSpeedup);
     f.number("memory_efficiency", d.memoryEfficiency);
     f.number("eager_memory_efficiency", d.eagerMemoryEfficiency);
     f.number("intra_node_efficiency", d.intraNodeEfficiency);
@@ -349,6 +351,10 @@ QJsonObject deviceToJson(const core::DeviceSpec &d)
         o.insert(QStringLiteral("attention_block_overhead"), d.attentionBlockOverhead);
     if (d.attentionTokens != 0)
         o.insert(QStringLiteral("attention_tokens"), d.attentionTokens);
+    if (d.fp8AttentionSpeedup != 0)
+        o.insert(QStringLiteral("fp8_attention_speedup"), d.fp8AttentionSpeedup);
+    if (d.fp8AttentionBackwardSpeedup != 0)
+        o.insert(QStringLiteral("fp8_attention_backward_speedup"), d.fp8AttentionBackwardSpeedup);
     if (d.computeUnits != 0)
         o.insert(QStringLiteral("compute_units"), d.computeUnits);
     if (d.collectiveUnits != 0)

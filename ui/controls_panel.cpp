@@ -112,6 +112,7 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     scaling->addItem(tr("per block (MXFP8)"), QStringLiteral("block"));
     addCheck(QStringLiteral("fp8_params"), tr("FP8 parameters"));
     addCheck(QStringLiteral("save_quantized_inputs"), tr("Keep cast inputs"));
+    addCheck(QStringLiteral("fp8_attention"), tr("FP8 attention"));
     addEnumItems<core::Mode>(addChoice(QStringLiteral("mode"), tr("M&ode")));
 
     addSlider(QStringLiteral("pp"), tr("Pipeline stages &K"), 1, 128, true);
@@ -446,17 +447,18 @@ void ControlsPanel::refresh()
                       .arg(QString::fromLatin1(core::toString(s.precision)), help)
                 : tr("Not used in inference: it holds the weights in FP8 already.\n%1").arg(help));
     }
-    // Only FP8 and NVFP4 training cast the inputs it keeps for the backward.
-    {
+    // Only FP8 and NVFP4 training cast the inputs it keeps for the backward, and run
+    // attention in FP8.
+    for (const char *key : {"save_quantized_inputs", "fp8_attention"}) {
         const bool cast = fp8 || s.precision == core::Precision::nvfp4;
-        QWidget *control = m_controls.value(QStringLiteral("save_quantized_inputs"));
-        const QString help = tooltipFor(QStringLiteral("save_quantized_inputs"));
+        QWidget *control = m_controls.value(QString::fromLatin1(key));
+        const QString help = tooltipFor(QString::fromLatin1(key));
         control->setEnabled(cast && !inference);
         control->setToolTip(
             !cast ? tr("Not used at %1 precision: it applies to FP8 and NVFP4 training.\n%2")
                         .arg(QString::fromLatin1(core::toString(s.precision)), help)
             : inference
-                ? tr("Not used in inference: it keeps nothing for a backward.\n%1").arg(help)
+                ? tr("Not used in inference: it applies to FP8 and NVFP4 training.\n%1").arg(help)
                 : help);
     }
     // Experts are spread only where the model has them.

@@ -1721,6 +1721,73 @@ private Q_SLOTS:
         QVERIFY(near(r.stepTime->stages[1][TimePart::attention], 4 * (13 * windowed + 3 * full)));
     }
 
+    // fp8_attention runs the fused kernel at the device's measured FP8-over-BF16 rates
+    // (NVIDIA/cudnn-frontend sdpa_benchmark_training, 8,192 causal tokens: GB200 2,047 / 1,454
+    // against 1,574 / 1,332 TFLOPS, GB300 2,897 / 1,781 against 1,856 / 1,435, H200 964 / 430
+    // against 644 / 541): its seconds are the BF16 kernel's over those ratios.
+    void fp8AttentionAtMeasuredRates_data()
+    {
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<double>("forward");
+        QTest::addColumn<double>("backward");
+        QTest::addRow("GB200") << "gb200-nvl72" << 1.30 << 1.09;
+        QTest::addRow("GB300") << "gb300-nvl72" << 1.56 << 1.24;
+        QTest::addRow("H200: a slower FP8 backward") << "h200" << 1.50 << 0.79;
+    }
+    void fp8AttentionAtMeasuredRates()
+    {
+        QFETCH(QString, device);
+        QFETCH(double, forward);
+        QFETCH(double, backward);
+        const QString set = "model=llama-3.1-8b,precision=fp8,tp=1,pp=1,dp=8,seq_len=8192,"
+                            "microbatches=1,recompute=none,device=" +
+                            device;
+        const Presets presets = io::builtinPresets();
+        const Report bf16 = evaluate(scenario(set), presets);
+        const Report fp8 = evaluate(scenario(set + ",fp8_attention=true"), presets);
+        QVERIFY(bf16.ok() && fp8.ok());
+        QVERIFY(!fp8.hasWarning("fp8-attention-unused"));
+        const LayerOp &a = opOf(bf16.layerOps, "attention");
+        const LayerOp &b = opOf(fp8.layerOps, "attention");
+        QCOMPARE(b.forward.flops, a.forward.flops);
+        QVERIFY(near(b.forward.seconds, a.forward.seconds / forward));
+        QVERIFY(near(b.backward.seconds, a.backward.seconds / backward));
+    }
+
+    // Where the FP8 kernel does not run, attention stays BF16 and the report says why.
+    void fp8AttentionUnusedSaysWhy_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<QString>("why");
+        const QString base = "model=llama-3.1-8b,tp=1,pp=1,dp=8,fp8_attention=true,";
+        QTest::addRow("BF16") << base + "precision=bf16,device=b200"
+                              << "not bf16";
+        QTest::addRow("FlashAttention-2") << base + "precision=fp8,device=b200,attention=flash2"
+                                          << "not flash2";
+        QTest::addRow("no measured rate") << base + "precision=fp8,device=mi300x"
+                                          << "no measured FP8 attention rate";
+        QTest::addRow("inference") << base + "precision=fp8,device=b200,mode=inference"
+                                   << "inference is timed with BF16 attention";
+    }
+    void fp8AttentionUnusedSaysWhy()
+    {
+        QFETCH(QString, set);
+        QFETCH(QString, why);
+        const Presets presets = io::builtinPresets();
+        const Report on = evaluate(scenario(set), presets);
+        QVERIFY(on.ok());
+        const auto w = std::find_if(on.warnings.begin(), on.warnings.end(), [](const Warning &x) {
+            return x.code == "fp8-attention-unused";
+        });
+        QVERIFY(w != on.warnings.end());
+        QVERIFY2(QString::fromStdString(w->message).contains(why), w->message.c_str());
+        QString off = set;
+        off.replace(QLatin1String("fp8_attention=true"), QLatin1String("fp8_attention=false"));
+        const Report plain = evaluate(scenario(off), presets);
+        if (on.stepTime && plain.stepTime)
+            QCOMPARE(on.stepTime->stepTimeS, plain.stepTime->stepTimeS);
+    }
+
     // Eager attention's multiplies and softmax are not one kernel whose output can be kept.
     void perOpCheckpointingNeedsFusedAttention()
     {

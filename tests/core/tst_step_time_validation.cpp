@@ -840,14 +840,15 @@ private Q_SLOTS:
             << "llama-3.1-8b" << gb300Eight + "tp=2,cp=4,dp=64" << 0.0854;
         // The v5.1 8B runs in NVFP4 (config_common_fp4.sh: FP4 with the nvfp4 recipe, no FP8
         // parameters; the Hadamard transform off, stochastic rounding and 2D weight scales
-        // on again in config_common_8b.sh; FP8 attention, not modelled), buckets of 768M
+        // on again in config_common_8b.sh; FP8 attention: config_common_fp8attn.sh, FP8_DPA,
+        // fp8_dot_product_attention true in every one of these runs' logs), buckets of 768M
         // parameters (config_common_8b.sh), one replica a GPU: on 8 B200 (1x8x2, two
         // sequences a micro-batch) at Nebius, Oracle, Lenovo and Supermicro, whose logs or
         // single configuration name the FP4 config; Nebius's 16 B200 (2x8x2, two micro-batches
         // of one) and 32 B200 (4x8x1); NVIDIA's 8 GB200 (tyche_ngpu8, 2x4x2).
         const QString fp4Eight = QStringLiteral(
-            "precision=nvfp4,dp_collective_units=8,seq_len=8192,tp=1,pp=1,cp=1,schedule=1f1b,"
-            "sequence_parallel=false,tp_overlap=false,dp_bucket_params=768e6,");
+            "precision=nvfp4,fp8_attention=true,dp_collective_units=8,seq_len=8192,tp=1,pp=1,"
+            "cp=1,schedule=1f1b,sequence_parallel=false,tp_overlap=false,dp_bucket_params=768e6,");
         const QString fp4B200 = fp4Eight + "device=b200,dp=8,microbatches=1,microbatch_size=2";
         QTest::newRow("Llama 3.1 8B v5.1 NVFP4, 8 B200 (Nebius)")
             << "llama-3.1-8b" << fp4B200 << 0.4560;

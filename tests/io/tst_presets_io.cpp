@@ -427,6 +427,17 @@ private Q_SLOTS:
                    R"("devices": [{"id": "d", "memory_gib": 8, "attention_block_overhead": 1.5, "attention_tokens": 0.5}]})"
             << "devices[0].attention_tokens"
             << "must be 0 (not published) or from 1 to 16777216 tokens, got 0.5";
+        // docs/step_time.md, "FP8 attention": a ratio to the BF16 kernel, forward and backward.
+        QTest::addRow("an FP8 attention speedup without its backward")
+            << head + R"("devices": [{"id": "d", "memory_gib": 8, "fp8_attention_speedup": 1.3}]})"
+            << "devices[0].fp8_attention_backward_speedup"
+            << "fp8_attention_speedup and fp8_attention_backward_speedup go together: give "
+               "both, or neither";
+        QTest::addRow("an FP8 attention speedup of 10")
+            << head +
+                   R"("devices": [{"id": "d", "memory_gib": 8, "fp8_attention_speedup": 10, "fp8_attention_backward_speedup": 1}]})"
+            << "devices[0].fp8_attention_speedup"
+            << "must be 0 (not measured) or from 0.25 to 4 times the BF16 kernel's rate, got 10";
         // docs/experts.md, "Describing a model": a window of up to README "Limits"' longest
         // sequence, and a period among the layers of a windowed model.
         const QByteArray model = R"("models": [{"id": "m", "layers": 4, "hidden": 64, "heads": 4,

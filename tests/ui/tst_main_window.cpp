@@ -277,7 +277,8 @@ private Q_SLOTS:
                     .startsWith("Not used in inference"));
     }
 
-    // Keeping cast inputs applies to FP8 and NVFP4 training only, and says so when greyed.
+    // Keeping cast inputs and FP8 attention apply to FP8 and NVFP4 training only, and say so
+    // when greyed.
     void castInputsExplainWhenGreyed_data()
     {
         QTest::addColumn<QString>("precision");
@@ -306,12 +307,14 @@ private Q_SLOTS:
         QVERIFY(document.setField(QStringLiteral("mode"), mode));
         QVERIFY(document.setField(QStringLiteral("precision"), precision));
         document.flush();
-        QWidget *w = window.controls()->control(QStringLiteral("save_quantized_inputs"));
-        QCOMPARE(w->isEnabled(), greyedBecause.isEmpty());
-        if (greyedBecause.isEmpty())
-            QVERIFY(!w->toolTip().startsWith("Not used"));
-        else
-            QVERIFY2(w->toolTip().startsWith(greyedBecause), qPrintable(w->toolTip()));
+        for (const char *key : {"save_quantized_inputs", "fp8_attention"}) {
+            QWidget *w = window.controls()->control(QString::fromLatin1(key));
+            QCOMPARE(w->isEnabled(), greyedBecause.isEmpty());
+            if (greyedBecause.isEmpty())
+                QVERIFY2(!w->toolTip().startsWith("Not used"), key);
+            else
+                QVERIFY2(w->toolTip().startsWith(greyedBecause), qPrintable(w->toolTip()));
+        }
     }
 
     // The rank order only moves devices between stages: with one stage it is greyed and says
