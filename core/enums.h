@@ -31,7 +31,7 @@ template <typename E> constexpr std::optional<E> parseEnum(std::string_view text
     return std::nullopt;
 }
 
-// "gpipe, 1f1b, interleaved or zb-h1", for error messages.
+// "gpipe, 1f1b, interleaved, zb-h1 or dualpipev", for error messages.
 template <typename E> std::string allowedNames()
 {
     const auto &names = enumNames(E{});

@@ -106,7 +106,7 @@ TrainingStates trainingStates(const Scenario &s)
 }
 
 std::int64_t stageParams(const ModelSpec &model, const ParamCounts &perDevice, int stage,
-                         int stages, int layers, int moeLayers, int tp)
+                         int stages, int head, int layers, int moeLayers, int tp)
 {
     if (!model.hasArchitecture())
         return ceilDiv(ceilDiv(model.params, tp), stages);
@@ -114,10 +114,10 @@ std::int64_t stageParams(const ModelSpec &model, const ParamCounts &perDevice, i
         (layers - moeLayers) * perDevice.perLayer + moeLayers * perDevice.perMoeLayer;
     if (stage == 0)
         params += perDevice.embedding;
-    if (stage == stages - 1) {
+    if (stage == head) {
         params += perDevice.finalNorm + perDevice.lmHead;
         // A tied LM head on its own stage keeps a copy of the embedding, as Megatron-LM does.
-        if (model.tiedEmbeddings && stages > 1)
+        if (model.tiedEmbeddings && head != 0)
             params += ceilDiv(model.vocab, tp) * static_cast<std::int64_t>(model.hidden);
     }
     return params;
@@ -445,8 +445,12 @@ std::optional<std::string> epOverlapUnused(const Scenario &s, const ModelSpec &m
         return "inference runs no backward to pair with";
     if (!model.hasExperts() || s.ep <= 1)
         return "it needs experts spread over E > 1 devices";
+    // DualPipeV runs its own forward-and-backward pairs (deepseek-ai/DualPipe, dualpipev.py).
+    if (s.schedule == Schedule::dualPipeV)
+        return std::nullopt;
     if (s.pp > 1 && s.schedule != Schedule::interleaved)
-        return "with K > 1 Megatron-LM runs it in the interleaved schedule only";
+        return "with K > 1 Megatron-LM runs it in the interleaved schedule only (DualPipeV "
+               "pairs its own)";
     if (s.pp == 1 && s.schedule != Schedule::oneFOneB && s.schedule != Schedule::interleaved)
         return "it runs forwards and backwards in turn, as 1F1B does";
     if (s.recompute == Recompute::full)
@@ -463,14 +467,15 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
     in.stages = s.pp;
     in.microbatches = s.microbatches;
     in.virtualStages = s.virtualStages;
-    const bool split = training && s.schedule == Schedule::zbH1;
+    const bool split = training && splitsWeightGradients(s.schedule);
     in.forward.reserve(layers.size());
     in.backward.reserve(layers.size());
     in.weight.reserve(layers.size());
     for (std::size_t i = 0; i < layers.size(); ++i) {
         if (!t.rates) {
             // Layer-time units (teaching mode): F = 1 per layer, B = 2F (Narayanan et al.
-            // 2021, §5.1), zb-h1 B = W = F (Qi et al. 2023, §2), no recomputation.
+            // 2021, §5.1), zb-h1 and dualpipev B = W = F (Qi et al. 2023, §2), no
+            // recomputation.
             const double f = model.hasArchitecture() ? layers[i] : 1;
             in.forward.push_back(f);
             in.backward.push_back(training ? (split ? f : 2 * f) : 0.0);
@@ -549,26 +554,38 @@ std::vector<TimeBreakdown> stageWork(const Scenario &s, const Timing &t,
 {
     const bool training = s.mode == Mode::training;
     const double m = s.microbatches;
-    const double v = training && s.schedule == Schedule::interleaved ? s.virtualStages : 1;
+    const Schedule schedule = training ? s.schedule : Schedule::gpipe;
+    const double v = chunksPerStage(schedule, s.virtualStages);
+    const std::size_t head = static_cast<std::size_t>(headStage(schedule, s.pp));
     std::vector<TimeBreakdown> out;
     out.reserve(layers.size());
     for (std::size_t i = 0; i < layers.size(); ++i) {
         TimeBreakdown b;
         for (std::size_t p = 0; p < kTimePartCount; ++p)
             b.seconds[p] = m * t.stagePart(i, layers[i], p);
-        for (const EndTimes *end :
-             {i == 0 ? &t.first : nullptr, i + 1 == layers.size() ? &t.last : nullptr})
+        for (const EndTimes *end : {i == 0 ? &t.first : nullptr, i == head ? &t.last : nullptr})
             if (end)
                 for (const LayerOp &op : end->ops)
                     b[op.part] +=
                         m * (op.forward.seconds + op.backward.seconds + op.weight.seconds);
         if (s.pp > 1) {
-            // F sends go over the stage's own boundary, B sends over the one before it.
             const std::size_t k = layers.size();
-            const double forwardSends = m * v - (i + 1 == k ? m : 0);
-            const double backwardSends = training ? m * v - (i == 0 ? m : 0) : 0;
-            b[TimePart::pipelineComm] =
-                forwardSends * t.sendS(i) + backwardSends * t.sendS((i + k - 1) % k);
+            if (schedule == Schedule::dualPipeV) {
+                // The V: chunk 0 passes on over boundary i (not from the last stage, where
+                // it turns), chunk 1 over boundary i - 1 (not from stage 0, where it ends);
+                // each B goes back the way its F came.
+                const double out0 = i + 1 < k ? m : 0;
+                const double out1 = i > 0 ? m : 0;
+                const double passes = training ? 2 : 1;
+                b[TimePart::pipelineComm] =
+                    passes * (out0 * t.sendS(i) + (i > 0 ? out1 * t.sendS(i - 1) : 0.0));
+            } else {
+                // F sends go over the stage's own boundary, B sends over the one before it.
+                const double forwardSends = m * v - (i + 1 == k ? m : 0);
+                const double backwardSends = training ? m * v - (i == 0 ? m : 0) : 0;
+                b[TimePart::pipelineComm] =
+                    forwardSends * t.sendS(i) + backwardSends * t.sendS((i + k - 1) % k);
+            }
         }
         out.push_back(b);
     }
@@ -807,10 +824,11 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         // Each stage syncs its own parameters behind its own passes; the step waits for the
         // stage that exposes most.
         int firstLayer = 0;
+        const auto head = static_cast<std::size_t>(headStage(s.schedule, s.pp));
         for (std::size_t i = 0; i < layers.size() && i < r.stages.size(); ++i) {
             const std::int64_t own = r.stages[i].params;
-            const int tensors = parameterTensors(model, firstLayer, layers[i], i == 0,
-                                                 i + 1 == layers.size(), s.ep);
+            const int tensors =
+                parameterTensors(model, firstLayer, layers[i], i == 0, i == head, s.ep);
             firstLayer += layers[i];
             const int buckets =
                 dpBucketCount(s, static_cast<int>(i), own, embeddingParams, layers[i], tensors);
@@ -838,8 +856,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             double backward = t.stageLayers(i, layers[i], &LayerTimes::backwardS) +
                               t.stageLayers(i, layers[i], &LayerTimes::recomputeS) +
                               t.stageLayers(i, layers[i], &LayerTimes::weightS);
-            for (const EndTimes *end :
-                 {i == 0 ? &t.first : nullptr, i + 1 == layers.size() ? &t.last : nullptr})
+            for (const EndTimes *end : {i == 0 ? &t.first : nullptr, i == head ? &t.last : nullptr})
                 if (end) {
                     forward += end->forwardS;
                     backward += end->backwardS + end->weightS;
@@ -997,9 +1014,9 @@ std::int64_t weightBytes(std::int64_t params, Precision precision)
 std::int64_t timelineBlocks(const Scenario &s)
 {
     const bool training = s.mode == Mode::training;
-    const bool interleaved = training && s.schedule == Schedule::interleaved;
-    const std::int64_t chunks = interleaved ? s.virtualStages : 1;
-    const int passes = !training ? 1 : s.schedule == Schedule::zbH1 ? 3 : 2;
+    const std::int64_t chunks =
+        training ? chunksPerStage(s.schedule, s.virtualStages) : std::int64_t{1};
+    const int passes = !training ? 1 : splitsWeightGradients(s.schedule) ? 3 : 2;
     return std::int64_t{s.pp} * s.microbatches * chunks * passes;
 }
 
@@ -1010,14 +1027,17 @@ std::optional<InputError> checkTimeline(const Scenario &s)
         return std::nullopt;
     const bool training = s.mode == Mode::training;
     const bool interleaved = training && s.schedule == Schedule::interleaved;
-    const std::string passes = !training                      ? ""
-                               : s.schedule == Schedule::zbH1 ? " x 3 passes (F, B, W)"
-                                                              : " x 2 passes (F, B)";
+    const bool dualPipeV = training && s.schedule == Schedule::dualPipeV;
+    const std::string passes = !training                           ? ""
+                               : splitsWeightGradients(s.schedule) ? " x 3 passes (F, B, W)"
+                                                                   : " x 2 passes (F, B)";
     return InputError{
         "microbatches",
         "the timeline would hold pp x microbatches" +
-            std::string(interleaved ? " x virtual_stages" : "") + passes + " = " +
-            std::to_string(blocks) + " blocks, more than the " +
+            std::string(interleaved ? " x virtual_stages"
+                        : dualPipeV ? " x 2 chunks"
+                                    : "") +
+            passes + " = " + std::to_string(blocks) + " blocks, more than the " +
             std::to_string(limits::kTimelineBlocks) + " Parascope draws or writes; lower " +
             (interleaved ? "pp, microbatches or virtual_stages" : "pp or microbatches")};
 }
@@ -1155,13 +1175,14 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
     std::vector<StageModelStates> out;
     out.reserve(layers.size());
     int firstLayer = 0;
+    const int head = headStage(s.mode == Mode::training ? s.schedule : Schedule::gpipe, s.pp);
     for (int i = 0; i < s.pp; ++i) {
         StageModelStates st;
         st.layers = layers[static_cast<std::size_t>(i)];
         st.moeLayers = moeLayersIn(model, firstLayer, st.layers);
         st.slidingLayers = slidingLayersIn(model, firstLayer, st.layers);
         firstLayer += st.layers;
-        st.params = stageParams(model, perDevice, i, s.pp, st.layers, st.moeLayers, s.tp);
+        st.params = stageParams(model, perDevice, i, s.pp, head, st.layers, st.moeLayers, s.tp);
         st.expertParams = st.moeLayers * perDevice.perMoeLayerExperts;
         const std::int64_t dense = st.params - st.expertParams;
         st.weightsBytes =
@@ -1177,7 +1198,7 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
                 // parameters and gradients) per parameter of the largest layer, beside the 18
                 // per sharded one.
                 st.zeroBuffersBytes =
-                    4 * largestModuleParams(model, s.tp, i == 0, i + 1 == s.pp, st.layers > 0);
+                    4 * largestModuleParams(model, s.tp, i == 0, i == head, st.layers > 0);
             else if (s.zero >= 1)
                 // deepspeed/runtime/zero/stage_1_and_2.py, setup_buckets: one contiguous
                 // gradient bucket of reduce_bucket_size (5e8) values in the model's type.
@@ -1192,7 +1213,7 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
                                            ? perDevice.perMoeLayer
                                            : std::max(perDevice.perLayer, perDevice.perMoeLayer);
             const std::int64_t unit =
-                std::max(block, largestModuleParams(model, s.tp, i == 0, i + 1 == s.pp, false));
+                std::max(block, largestModuleParams(model, s.tp, i == 0, i == head, false));
             st.zeroBuffersBytes =
                 s.zero >= 3
                     // Backward: the block gathered in 16 bits (2), the next one prefetched
@@ -1297,8 +1318,9 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     // as its backward frees the other micro-batch's, one layer at a time
     // (megatron/core/models/common/model_chunk_schedule_plan.py, run: forward layer i with
     // backward layer L - 1 - i, then release_state), so one layer more is alive there.
+    // DualPipeV's pairs are forward first, counted alive before their backward frees.
     std::vector<int> pairs;
-    if (s.epOverlap && !epOverlapUnused(s, model))
+    if (s.epOverlap && !epOverlapUnused(s, model) && s.schedule != Schedule::dualPipeV)
         pairs = expertOverlapPairs(pipeIn);
     r.bubbleFraction = pipe.bubbleFraction;
     r.makespanS = pipe.makespan;
@@ -1368,7 +1390,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
                                             rebuilt),
                               st.pairLayerBytes);
             // Context parallelism: the last stage's logits for its s / C tokens.
-            if (s.cacheOutputs && i == s.pp - 1 && model.hasArchitecture())
+            if (s.cacheOutputs && i == headStage(s.schedule, s.pp) && model.hasArchitecture())
                 st.cachedOutputsBytes = saturatingMul(
                     s.microbatches,
                     cachedOutputBytesPerMicrobatch(model, ceilDiv(std::int64_t{s.seqLen}, s.cp),

@@ -1,6 +1,7 @@
 #include "core/framework.h"
 
 #include "core/fields.h"
+#include "core/schedule.h"
 
 #include <algorithm>
 #include <array>
@@ -94,8 +95,11 @@ constexpr std::array kTorchtitanSettings{
 // unsharded gradients for the whole step (reshard_after_forward off, one gradient sync):
 // ZeRO-1 in memory; FSDP2 without it: ZeRO-3.
 constexpr std::array kTorchtitanZero{0, 1, 3};
+// torch.distributed.pipelining's schedules as torchtitan names them; ScheduleDualPipeV with
+// the V placement (torchtitan/distributed/pipeline_parallel.py, style "v").
 constexpr std::array kTorchtitanSchedules{Schedule::gpipe, Schedule::oneFOneB,
-                                          Schedule::interleaved, Schedule::zbH1};
+                                          Schedule::interleaved, Schedule::zbH1,
+                                          Schedule::dualPipeV};
 
 constexpr std::array kDeepSpeedSettings{
     ProfileSetting{"grad_precision", "fp32",
@@ -278,7 +282,7 @@ int dpBucketCount(const Scenario &s, int stage, std::int64_t stageParams,
         return std::clamp(count(params, p.dpBucketParams), 1, tensors);
     // Megatron-LM (distributed_data_parallel.py): bucket_size = None on a stage after the first
     // and on every model chunk after the first (training.py: disable_bucketing).
-    const int chunks = s.schedule == Schedule::interleaved ? std::max(1, s.virtualStages) : 1;
+    const int chunks = chunksPerStage(s.schedule, s.virtualStages);
     if (stage > 0)
         return std::min(chunks, tensors);
     const double bucket = s.dpBucketParams ? *s.dpBucketParams : std::max(40e6, 1e6 * s.dp * s.cp);

@@ -96,7 +96,7 @@ MemoryTimeline memoryTimeline(const std::vector<ScheduleOp> &timeline, const Sta
                 record(op->start);
                 recomputing = false;
             }
-            if (!sizes.freedAtWeight)
+            if (!sizes.freedAtWeight || op->fullBackward)
                 --alive;
             record(op->end);
             break;
@@ -133,8 +133,8 @@ MemoryStepSizes memoryStepSizes(const Scenario &s, const Presets &presets, const
     const ActivationConfig act = activationConfig(s);
     // The same terms as core::evaluate (docs/activations.md, "Per stage").
     sizes.stageLayersBytes = stageActivationBytes(*model, act, st.layers, st.moeLayers);
-    sizes.chunks = s.schedule == Schedule::interleaved ? std::max(s.virtualStages, 1) : 1;
-    sizes.freedAtWeight = s.schedule == Schedule::zbH1;
+    sizes.chunks = chunksPerStage(s.schedule, s.virtualStages);
+    sizes.freedAtWeight = splitsWeightGradients(s.schedule);
     sizes.recomputeBytes = stageRecomputePeakBytes(*model, act, st.layers, st.moeLayers);
     sizes.pairLayerBytes = st.pairLayerBytes;
     // The report keeps m micro-batches' logits (pytorch/pytorch#159251): one is 1/m of them.

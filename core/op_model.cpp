@@ -765,10 +765,10 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             const double shape = shaped ? attentionShapeFactor(rates, c, 0) : 1.0;
             const double windowShape =
                 shaped && windowed > 0 ? attentionShapeFactor(rates, c, window) : shape;
-            // Seconds of `f` forward FLOPs' worth at the kernel's rate (or `backward`'s).
-            const auto seconds = [&](double rate, double f, double windowF) {
-                return forced > 0 ? ((1 - windowed) * f + windowed * windowF) / forced
-                                  : (1 - windowed) * f / (rate * shape) +
+            // Seconds of `fullF` forward FLOPs' worth at the kernel's rate (or `backward`'s).
+            const auto seconds = [&](double rate, double fullF, double windowF) {
+                return forced > 0 ? ((1 - windowed) * fullF + windowed * windowF) / forced
+                                  : (1 - windowed) * fullF / (rate * shape) +
                                         windowed * windowF / (rate * windowShape);
             };
             const double bytes = 2 * tokens * heads * (d + dv) * e; // Q, K, V in, O out

@@ -257,6 +257,11 @@ std::vector<std::pair<Schedule, int>> schedules(const Context &c, const DeviceSp
     for (Schedule schedule : {Schedule::gpipe, Schedule::oneFOneB, Schedule::zbH1})
         if (offersSchedule(framework, schedule))
             out.push_back({schedule, 1});
+    // DualPipeV (validate's rules): m >= 2K, two chunks of at least a layer a stage, both ends
+    // on stage 0.
+    if (offersSchedule(framework, Schedule::dualPipeV) && microbatches >= 2 * split.pp &&
+        c.model.layers >= 2 * split.pp && !c.request.base.endsInPipelineSplit)
+        out.push_back({Schedule::dualPipeV, 1});
     if (!offersSchedule(framework, Schedule::interleaved))
         return out;
     // Narayanan et al. 2021 §2.2.2: m a multiple of K, and each stage's layers split into v

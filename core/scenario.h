@@ -20,7 +20,10 @@ enum class Schedule
     gpipe,
     oneFOneB,
     interleaved,
-    zbH1
+    zbH1,
+    // DeepSeek-AI's DualPipeV (deepseek-ai/DualPipe, dualpipev.py): two chunks a device in a
+    // V, forward and backward chunks of different micro-batches run as overlapped pairs.
+    dualPipeV
 };
 // selective: the attention core (Korthikanti et al. 2022, §5); op: torchtitan's per-op
 // selective checkpointing, which keeps the attention kernel's output and every second matrix
@@ -151,7 +154,8 @@ constexpr auto enumNames(Schedule)
 {
     using S = Schedule;
     return std::array{EnumName<S>{S::gpipe, "gpipe"}, EnumName<S>{S::oneFOneB, "1f1b"},
-                      EnumName<S>{S::interleaved, "interleaved"}, EnumName<S>{S::zbH1, "zb-h1"}};
+                      EnumName<S>{S::interleaved, "interleaved"}, EnumName<S>{S::zbH1, "zb-h1"},
+                      EnumName<S>{S::dualPipeV, "dualpipev"}};
 }
 constexpr auto enumNames(Recompute)
 {

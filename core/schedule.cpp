@@ -4,8 +4,10 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
+#include <utility>
 
 namespace core {
 
@@ -13,14 +15,104 @@ namespace {
 
 int chunksOf(const PipelineInput &in)
 {
-    return in.schedule == Schedule::interleaved ? std::max(in.virtualStages, 1) : 1;
+    return chunksPerStage(in.schedule, in.virtualStages);
+}
+
+// The stage that runs virtual stage j: j mod K, or in DualPipeV's V, j on the way out and
+// 2K - 1 - j on the way back (virtualStageOf).
+int stageOfVirtual(Schedule schedule, int K, int j)
+{
+    if (schedule == Schedule::dualPipeV)
+        return j < K ? j : 2 * K - 1 - j;
+    return K > 0 ? j % K : 0;
+}
+
+// One stage's ops in DualPipeV's order, as deepseek-ai/DualPipe's dualpipev.py `step` runs
+// them on rank r of K with m micro-batches (m >= 2K): chunk 0 is the rank's stage on the way
+// out, chunk 1 its stage on the way back. Its eight steps: nF0, nF0F1, nB1W1F1 (zero bubble),
+// the main nF0B1F1B0, nB1F1B0, nB1B0 (zero bubble from the middle), nWB0, nW. A zero-bubble B
+// queues its W, which the next W pass runs first in, first out (WeightGradStore); the other
+// B's compute their weight gradients themselves. An F and the B after it marked paired run as
+// one overlapped pair (`_forward_backward_chunk`); the last rank's first pair of the main
+// step runs apart ("We don't overlap these two chunks to further reduce bubble size").
+std::vector<ScheduleOp> dualPipeVOrder(int K, int m, int r)
+{
+    std::vector<ScheduleOp> ops;
+    ops.reserve(static_cast<std::size_t>(5 * m));
+    std::array<int, 2> forwards{}, backwards{};
+    std::deque<std::pair<int, int>> deferred; // (chunk, micro-batch) of zero-bubble B's
+    const auto push = [&](OpKind kind, int chunk, int microbatch, bool paired, bool full) {
+        ScheduleOp o;
+        o.stage = r;
+        o.kind = kind;
+        o.chunk = chunk;
+        o.microbatch = microbatch;
+        o.paired = paired;
+        o.fullBackward = full;
+        ops.push_back(o);
+    };
+    const auto F = [&](int chunk) {
+        push(OpKind::forward, chunk, forwards[static_cast<std::size_t>(chunk)]++, false, false);
+    };
+    const auto B = [&](int chunk, bool zeroBubble, bool pairedWithForward = false) {
+        const int mb = backwards[static_cast<std::size_t>(chunk)]++;
+        if (zeroBubble)
+            deferred.emplace_back(chunk, mb);
+        push(OpKind::backward, chunk, mb, pairedWithForward, !zeroBubble);
+    };
+    const auto W = [&]() {
+        if (deferred.empty())
+            return;
+        const auto [chunk, mb] = deferred.front();
+        deferred.pop_front();
+        push(OpKind::weight, chunk, mb, false, false);
+    };
+    const int back = K - r - 1;        // the stages after r on the way out
+    for (int i = 0; i < 2 * back; ++i) // step 1: nF0
+        F(0);
+    for (int i = 0; i < r + 1; ++i) { // step 2: nF0F1
+        F(0);
+        F(1);
+    }
+    for (int i = 0; i < back; ++i) { // step 3: nB1W1F1
+        B(1, true);
+        W();
+        F(1);
+    }
+    for (int i = 0; i < m - 2 * K + r + 1; ++i) { // step 4: nF0B1F1B0
+        F(0);
+        B(1, false, !(i == 0 && r == K - 1));
+        F(1);
+        B(0, false, true);
+    }
+    for (int i = 0; i < back; ++i) { // step 5: nB1F1B0
+        B(1, false);
+        F(1);
+        B(0, false, true);
+    }
+    bool zeroBubble = false; // step 6: nB1B0, zero bubble from the middle on
+    for (int i = 0; i < r + 1; ++i) {
+        if (i == (r + 1) / 2 && r % 2 == 1)
+            zeroBubble = true;
+        B(1, zeroBubble);
+        if (i == (r + 1) / 2 && r % 2 == 0)
+            zeroBubble = true;
+        B(0, zeroBubble);
+    }
+    for (int i = 0; i < back; ++i) { // step 7: nWB0
+        W();
+        B(0, true);
+    }
+    while (!deferred.empty()) // step 8: nW
+        W();
+    return ops;
 }
 
 // One stage's ops in schedule order, generated one at a time so that a
 // simulation of K=64, m=1024, v=4 (half a million ops) allocates nothing per op.
 //
-// Every schedule here is "w warm-up forwards, then one forward and one backward
-// in turn, then the remaining backwards":
+// Every schedule here but DualPipeV is "w warm-up forwards, then one forward and one
+// backward in turn, then the remaining backwards":
 // - GPipe (Huang et al. 2019): w = m, every forward then every backward.
 // - 1F1B (Narayanan et al. 2021, §2.2, PipeDream-Flush): w = min(K-s-1, m).
 // - ZB-H1 (Qi et al. 2023, §3.1): 1F1B's order with W split off; stage s runs
@@ -30,12 +122,13 @@ int chunksOf(const PipelineInput &in)
 //   (schedules.py, forward_backward_pipelining_with_interleaving): micro-batches
 //   go in groups of K through chunk 0, then chunk 1, ...; backwards take the
 //   chunks in reverse; w = 2(K-s-1) + (v-1)K, or every forward when m = K.
+// DualPipeV's order is its own (dualPipeVOrder), listed once per stage.
 class StageCursor
 {
 public:
     StageCursor(const PipelineInput &in, int stage)
         : m_stage(stage), m_stages(in.stages), m_m(in.microbatches), m_v(chunksOf(in)),
-          m_total(in.microbatches * m_v), m_split(in.schedule == Schedule::zbH1)
+          m_total(in.microbatches * m_v), m_split(splitsWeightGradients(in.schedule))
     {
         const int K = in.stages;
         switch (in.schedule) {
@@ -49,16 +142,39 @@ public:
         case Schedule::interleaved:
             m_warmup = m_m == K ? m_total : std::min(2 * (K - stage - 1) + (m_v - 1) * K, m_total);
             break;
+        case Schedule::dualPipeV:
+            // Its order needs m >= 2K (dualpipev.py asserts it); with fewer, no ops.
+            if (m_m >= 2 * K)
+                m_list = dualPipeVOrder(K, m_m, stage);
+            m_listed = true;
+            m_done = m_list.empty();
+            if (!m_done)
+                m_op = m_list.front();
+            return;
         }
         pick();
     }
 
     bool done() const { return m_done; }
     const ScheduleOp &current() const { return m_op; }
-    std::size_t size() const { return static_cast<std::size_t>((m_split ? 3 : 2) * m_total); }
+    // The op after the current one, in a schedule listed whole; else none.
+    const ScheduleOp *following() const
+    {
+        return m_listed && m_next + 1 < m_list.size() ? &m_list[m_next + 1] : nullptr;
+    }
+    std::size_t size() const
+    {
+        return m_listed ? m_list.size() : static_cast<std::size_t>((m_split ? 3 : 2) * m_total);
+    }
 
     void advance()
     {
+        if (m_listed) {
+            m_done = ++m_next >= m_list.size();
+            if (!m_done)
+                m_op = m_list[m_next];
+            return;
+        }
         switch (m_op.kind) {
         case OpKind::forward:
             ++m_forwards;
@@ -138,9 +254,45 @@ private:
     Position m_backwardPos;
     bool m_done = false;
     ScheduleOp m_op;
+    // A schedule listed whole (DualPipeV): its ops and the next one's index.
+    bool m_listed = false;
+    std::vector<ScheduleOp> m_list;
+    std::size_t m_next = 0;
 };
 
 } // namespace
+
+bool splitsWeightGradients(Schedule schedule)
+{
+    return schedule == Schedule::zbH1 || schedule == Schedule::dualPipeV;
+}
+
+int chunksPerStage(Schedule schedule, int virtualStages)
+{
+    switch (schedule) {
+    case Schedule::interleaved:
+        return std::max(virtualStages, 1);
+    case Schedule::dualPipeV:
+        return 2;
+    case Schedule::gpipe:
+    case Schedule::oneFOneB:
+    case Schedule::zbH1:
+        break;
+    }
+    return 1;
+}
+
+int headStage(Schedule schedule, int stages)
+{
+    return schedule == Schedule::dualPipeV ? 0 : std::max(stages, 1) - 1;
+}
+
+int virtualStageOf(Schedule schedule, int stages, int stage, int chunk)
+{
+    if (schedule == Schedule::dualPipeV)
+        return chunk == 0 ? stage : 2 * stages - 1 - stage;
+    return chunk * stages + stage;
+}
 
 const char *opLetter(OpKind kind)
 {
@@ -165,7 +317,7 @@ PipelineInput uniformPipeline(Schedule schedule, int stages, int microbatches, i
     in.virtualStages = virtualStages;
     const auto k = static_cast<std::size_t>(stages);
     in.forward.assign(k, forward);
-    const bool split = schedule == Schedule::zbH1;
+    const bool split = splitsWeightGradients(schedule);
     in.backward.assign(k, split ? forward : 2 * forward);
     in.weight.assign(k, split ? forward : 0.0);
     return in;
@@ -239,6 +391,7 @@ std::vector<double> inflightMicrobatches(Schedule schedule, int K, int m, int v)
             continue;
         case Schedule::zbH1:
         case Schedule::interleaved:
+        case Schedule::dualPipeV:
             break;
         }
         PipelineInput in;
@@ -246,14 +399,14 @@ std::vector<double> inflightMicrobatches(Schedule schedule, int K, int m, int v)
         in.stages = K;
         in.microbatches = m;
         in.virtualStages = v;
-        const bool split = schedule == Schedule::zbH1;
+        const bool split = splitsWeightGradients(schedule);
         int alive = 0, peak = 0;
         for (StageCursor cursor(in, s); !cursor.done(); cursor.advance()) {
-            const OpKind kind = cursor.current().kind;
-            if (kind == OpKind::forward)
+            const ScheduleOp &o = cursor.current();
+            if (o.kind == OpKind::forward)
                 peak = std::max(peak, ++alive);
-            else if ((kind == OpKind::backward) != split)
-                --alive;
+            else if (o.kind == OpKind::weight || !split || o.fullBackward)
+                --alive; // the last pass that reads the activations frees them
         }
         peakOut = static_cast<double>(peak) / chunksOf(in);
     }
@@ -286,30 +439,48 @@ public:
     // stage, less than allocating one would cost.
     explicit OpTimes(const PipelineInput &in)
         : m_in(in), m_K(in.stages), m_v(chunksOf(in)), m_virtualStages(m_v * in.stages),
-          m_split(in.schedule == Schedule::zbH1), m_send(in.stages > 1 ? in.p2pSend : 0.0)
+          m_split(splitsWeightGradients(in.schedule)), m_send(in.stages > 1 ? in.p2pSend : 0.0)
     {}
+
+    // The virtual stage an op runs (virtualStageOf).
+    int virtualStage(const ScheduleOp &o) const
+    {
+        return virtualStageOf(m_in.schedule, m_K, o.stage, o.chunk);
+    }
 
     double duration(const ScheduleOp &o) const
     {
         const auto kind = static_cast<std::size_t>(o.kind);
-        const int j = o.chunk * m_K + o.stage;
-        return chunkTime(static_cast<std::size_t>(o.stage), o.kind) +
-               (j == 0 ? m_in.firstChunkExtra[kind] : 0.0) +
-               (j == m_virtualStages - 1 ? m_in.lastChunkExtra[kind] : 0.0);
+        const int j = virtualStage(o);
+        const auto s = static_cast<std::size_t>(o.stage);
+        const auto weight = static_cast<std::size_t>(OpKind::weight);
+        const bool full = o.fullBackward && o.kind == OpKind::backward;
+        return chunkTime(s, o.kind) + (full ? chunkTime(s, OpKind::weight) : 0.0) +
+               (j == 0 ? m_in.firstChunkExtra[kind] + (full ? m_in.firstChunkExtra[weight] : 0.0)
+                       : 0.0) +
+               (j == m_virtualStages - 1
+                    ? m_in.lastChunkExtra[kind] + (full ? m_in.lastChunkExtra[weight] : 0.0)
+                    : 0.0);
     }
 
-    // The blocking send of an F to the next virtual stage, of a B to the previous one.
+    // The blocking send of an F to the next virtual stage, of a B to the previous one, when
+    // that one is on another stage (DualPipeV turns on its last stage without a send).
     double send(const ScheduleOp &o) const
     {
-        const int j = o.chunk * m_K + o.stage;
-        const bool sends = (o.kind == OpKind::forward && j + 1 < m_virtualStages) ||
-                           (o.kind == OpKind::backward && j > 0 && duration(o) > 0);
+        const int j = virtualStage(o);
+        const int to = o.kind == OpKind::forward ? j + 1 : j - 1;
+        const bool sends =
+            (o.kind == OpKind::forward || (o.kind == OpKind::backward && duration(o) > 0)) &&
+            to >= 0 && to < m_virtualStages && stageOfVirtual(m_in.schedule, m_K, to) != o.stage;
         if (!sends)
             return 0.0;
-        // An F leaves over its stage's boundary, a B over the one before (the last stage's
-        // wraps to the first: the next chunk).
-        const auto boundary = static_cast<std::size_t>(
-            o.kind == OpKind::forward ? o.stage : (o.stage + m_K - 1) % m_K);
+        // Boundary b joins stages b and b + 1; the interleaved schedule's last stage wraps to
+        // the first (the next chunk) over boundary K - 1.
+        const int next = stageOfVirtual(m_in.schedule, m_K, to);
+        const int b = m_in.schedule == Schedule::dualPipeV ? std::min(o.stage, next)
+                      : o.kind == OpKind::forward          ? o.stage
+                                                           : (o.stage + m_K - 1) % m_K;
+        const auto boundary = static_cast<std::size_t>(b);
         return boundary < m_in.boundarySend.size() && m_K > 1 ? m_in.boundarySend[boundary]
                                                               : m_send;
     }
@@ -324,8 +495,9 @@ public:
         return s < part.size() ? part[s] / chunksOf(m_in) : 0.0;
     }
 
-    // Of a backward-then-forward pair run together (expertOverlap), what the all-to-all adds
-    // to the pair's two computations, a chunk's share, charged to the forward: the part they
+    // Of a pair run together (expertOverlap: Megatron-LM's backward and the forward after it,
+    // DualPipeV's forward and the whole backward after it), what the all-to-all adds to the
+    // pair's two computations, a chunk's share, charged to the forward: the part they
     // do not cover, and for the part they do, the share of the device its kernels hold
     // (PipelineInput::expertCommShare; docs/experts.md, "All-to-all overlap"). The ends'
     // extra work is left out of the computations, so this never hides more than the layers
@@ -335,7 +507,8 @@ public:
         const auto s = static_cast<std::size_t>(stage);
         const double comm = pairComm(stage);
         const double compute =
-            chunkTime(s, OpKind::forward) + chunkTime(s, OpKind::backward) - comm;
+            chunkTime(s, OpKind::forward) + chunkTime(s, OpKind::backward) +
+            (m_in.schedule == Schedule::dualPipeV ? chunkTime(s, OpKind::weight) : 0.0) - comm;
         const double hidden = std::clamp(compute, 0.0, comm);
         return comm - hidden + hidden * m_in.expertCommShare;
     }
@@ -412,14 +585,27 @@ struct PlannedOp
 {
     std::int32_t wait; // index in `ends` of the finish time the op waits for; -1: none
     std::int32_t out;  // index in `ends` it writes (F at j·m + mb, B at cells + j·m + mb); -1: W
-    // 3·j + kind: its row in the per-(virtual stage, kind) costs; a backward and the forward
-    // its stage runs next, a pair (PipelineInput::expertOverlap), take the rows of a second
-    // block, 3·(virtual stages) on.
+    // kRows·j + kind (kFullBackward: a B with its W): its row in the per-(virtual stage, kind)
+    // costs; the two ops of a pair (PipelineInput::expertOverlap: a backward and the forward
+    // its stage runs next; DualPipeV's marked pairs) take the rows of a second block,
+    // kRows·(virtual stages) on.
     std::int32_t cost;
     std::int16_t stage; // device
     std::uint8_t hop;   // 1 when `wait` is on a neighbouring device: add the p2p latency
-    std::uint8_t kind;  // OpKind
+    std::uint8_t kind;  // OpKind, or kMarker
 };
+
+// A planned step that takes no time: it holds its stage until `wait` is done, or gives
+// `out` the time its stage gets to it. DualPipeV's pairs start when both their inputs
+// have arrived and hand both outputs on when both are done (dualpipev.py,
+// `_forward_backward_chunk`: both receives, the overlapped computation, both sends), so a
+// pair is planned as a marker waiting for the second op's input, the two ops, and a marker
+// giving the first op's output the pair's end.
+constexpr std::uint8_t kMarker = 3;
+
+// Cost rows per virtual stage: F, B, W and a B that computes its W too.
+constexpr int kRows = 4;
+constexpr int kFullBackward = 3;
 
 struct Plan
 {
@@ -445,10 +631,12 @@ void buildPlan(const PipelineInput &in, Plan &plan)
     plan.microbatches = m;
     plan.chunks = v;
     plan.ops.clear();
-    const bool split = in.schedule == Schedule::zbH1;
+    const bool split = splitsWeightGradients(in.schedule);
+    const bool listedPairs = in.schedule == Schedule::dualPipeV;
     const auto ks = static_cast<std::size_t>(K);
     const int virtualStages = v * K;
     const int cells = virtualStages * m;
+    const auto stageOf = [&](int j) { return stageOfVirtual(in.schedule, K, j); };
     std::vector<StageCursor> cursors;
     cursors.reserve(ks);
     for (int s = 0; s < K; ++s)
@@ -460,7 +648,7 @@ void buildPlan(const PipelineInput &in, Plan &plan)
     std::vector<char> queued(ks, 1);
     // Per stage, its last op in `plan.ops`, to pair a backward with the forward after it.
     std::vector<std::int32_t> last(ks, -1);
-    const int pairedRows = 3 * virtualStages;
+    const int pairedRows = kRows * virtualStages;
     std::vector<int> pending;
     for (int s = K - 1; s >= 0; --s)
         pending.push_back(s);
@@ -468,6 +656,59 @@ void buildPlan(const PipelineInput &in, Plan &plan)
         if (!queued[static_cast<std::size_t>(s)]) {
             queued[static_cast<std::size_t>(s)] = 1;
             pending.push_back(s);
+        }
+    };
+    const std::int32_t markerRow = 2 * pairedRows;
+    // An op's place in the plan: what it waits for, what it writes, its cost row.
+    const auto planned = [&](const ScheduleOp &o, int s) {
+        const int j = virtualStageOf(in.schedule, K, o.stage, o.chunk);
+        const int cell = j * m + o.microbatch;
+        const bool full = o.kind == OpKind::backward && o.fullBackward;
+        PlannedOp p{-1,
+                    -1,
+                    kRows * j + (full ? kFullBackward : static_cast<int>(o.kind)),
+                    static_cast<std::int16_t>(s),
+                    0,
+                    static_cast<std::uint8_t>(o.kind)};
+        switch (o.kind) {
+        case OpKind::forward:
+            p.out = cell;
+            if (j > 0) {
+                p.wait = cell - m;
+                p.hop = stageOf(j - 1) != s ? 1 : 0;
+            }
+            break;
+        case OpKind::backward:
+            p.out = cells + cell;
+            p.wait = j == virtualStages - 1 ? cell : cells + cell + m;
+            p.hop = j == virtualStages - 1 || stageOf(j + 1) == s ? 0 : 1;
+            break;
+        case OpKind::weight:
+            p.wait = cells + cell;
+            break;
+        }
+        return p;
+    };
+    // What an op planned changes: its output is there, its activations alive or freed, the
+    // stage that waits for it woken.
+    const auto finished = [&](const ScheduleOp &o, std::int32_t out, int s) {
+        const auto si = static_cast<std::size_t>(s);
+        const int j = virtualStageOf(in.schedule, K, o.stage, o.chunk);
+        if (out >= 0)
+            done[static_cast<std::size_t>(out)] = 1;
+        if (o.kind == OpKind::forward) {
+            plan.peak[si] = std::max(plan.peak[si], ++alive[si]);
+            if (j + 1 < virtualStages)
+                wake(stageOf(j + 1));
+        } else if (o.kind == OpKind::backward) {
+            // Activations are freed by the last backward op that reads them:
+            // B, or W in zero-bubble schedules (W needs the layer inputs).
+            if (!split || o.fullBackward)
+                --alive[si];
+            if (j > 0)
+                wake(stageOf(j - 1));
+        } else {
+            --alive[si];
         }
     };
     // An op finishing wakes the stage that waits for it, so every op is looked at a bounded
@@ -479,34 +720,33 @@ void buildPlan(const PipelineInput &in, Plan &plan)
         queued[si] = 0;
         for (StageCursor &cursor = cursors[si]; !cursor.done(); cursor.advance()) {
             const ScheduleOp &o = cursor.current();
-            const int j = o.chunk * K + o.stage;
-            const int cell = j * m + o.microbatch;
-            PlannedOp p{-1,
-                        -1,
-                        3 * j + static_cast<int>(o.kind),
-                        static_cast<std::int16_t>(s),
-                        0,
-                        static_cast<std::uint8_t>(o.kind)};
-            switch (o.kind) {
-            case OpKind::forward:
-                p.out = cell;
-                if (j > 0) {
-                    p.wait = cell - m;
-                    p.hop = 1;
-                }
-                break;
-            case OpKind::backward:
-                p.out = cells + cell;
-                p.wait = j == virtualStages - 1 ? cell : cells + cell + m;
-                p.hop = j == virtualStages - 1 ? 0 : 1;
-                break;
-            case OpKind::weight:
-                p.wait = cells + cell;
-                break;
-            }
+            PlannedOp p = planned(o, s);
             if (p.wait >= 0 && !done[static_cast<std::size_t>(p.wait)])
                 break;
-            if (o.kind == OpKind::forward && last[si] >= 0) {
+            // A listed pair: plan both ops at once, when the second's input is there too.
+            const ScheduleOp *partner = listedPairs ? cursor.following() : nullptr;
+            if (partner && partner->paired) {
+                PlannedOp q = planned(*partner, s);
+                if (q.wait >= 0 && !done[static_cast<std::size_t>(q.wait)])
+                    break;
+                const std::int32_t firstOut = p.out;
+                p.cost += pairedRows;
+                p.out = -1;
+                q.cost += pairedRows;
+                plan.ops.push_back(
+                    {q.wait, -1, markerRow, static_cast<std::int16_t>(s), q.hop, kMarker});
+                plan.ops.push_back(p);
+                plan.ops.push_back(q);
+                plan.ops.push_back(
+                    {-1, firstOut, markerRow, static_cast<std::int16_t>(s), 0, kMarker});
+                last[si] = static_cast<std::int32_t>(plan.ops.size()) - 2;
+                finished(o, firstOut, s);
+                cursor.advance();
+                finished(cursor.current(), q.out, s);
+                continue;
+            }
+            // Megatron-LM's pairs (expertOverlap): a backward and the forward after it.
+            if (!listedPairs && o.kind == OpKind::forward && last[si] >= 0) {
                 PlannedOp &before = plan.ops[static_cast<std::size_t>(last[si])];
                 if (before.kind == static_cast<std::uint8_t>(OpKind::backward)) {
                     before.cost += pairedRows;
@@ -515,22 +755,7 @@ void buildPlan(const PipelineInput &in, Plan &plan)
             }
             last[si] = static_cast<std::int32_t>(plan.ops.size());
             plan.ops.push_back(p);
-            if (p.out >= 0)
-                done[static_cast<std::size_t>(p.out)] = 1;
-            if (o.kind == OpKind::forward) {
-                plan.peak[si] = std::max(plan.peak[si], ++alive[si]);
-                if (j + 1 < virtualStages)
-                    wake(s + 1 == K ? 0 : s + 1);
-            } else if (o.kind == OpKind::backward) {
-                // Activations are freed by the last backward op that reads them:
-                // B, or W in zero-bubble schedules (W needs the layer inputs).
-                if (!split)
-                    --alive[si];
-                if (j > 0)
-                    wake(s == 0 ? K - 1 : s - 1);
-            } else {
-                --alive[si];
-            }
+            finished(o, p.out, s);
         }
     }
     plan.complete =
@@ -548,9 +773,9 @@ const Plan &planFor(const PipelineInput &in)
         if (plan.schedule == schedule && plan.stages == in.stages &&
             plan.microbatches == in.microbatches && plan.chunks == v)
             return plan;
-    const std::size_t ops = static_cast<std::size_t>(in.stages) *
-                            static_cast<std::size_t>(in.microbatches) *
-                            static_cast<std::size_t>(v) * (in.schedule == Schedule::zbH1 ? 3u : 2u);
+    const std::size_t ops =
+        static_cast<std::size_t>(in.stages) * static_cast<std::size_t>(in.microbatches) *
+        static_cast<std::size_t>(v) * (splitsWeightGradients(in.schedule) ? 3u : 2u);
     if (ops > kCachedPlanOps) {
         buildPlan(in, uncached);
         return uncached;
@@ -565,7 +790,7 @@ const Plan &planFor(const PipelineInput &in)
 
 // The simulation of every op: each starts when its input has arrived and its device is free.
 // `ends` receives every F's finish time at j·m + micro-batch and every B's at cells + j·m +
-// micro-batch, for virtual stage j (j = chunk·K + stage, Megatron-LM's model-chunk numbering).
+// micro-batch, for virtual stage j (virtualStageOf).
 PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
                                std::vector<double> &ends)
 {
@@ -573,7 +798,8 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
     const int K = in.stages;
     const int m = in.microbatches;
     const int v = chunksOf(in);
-    if (K <= 0 || m <= 0)
+    // DualPipeV has no order for fewer than 2K micro-batches: no result (validate refuses it).
+    if (K <= 0 || m <= 0 || (in.schedule == Schedule::dualPipeV && m < 2 * K))
         return r;
     const Plan &plan = planFor(in);
     const auto ks = static_cast<std::size_t>(K);
@@ -586,16 +812,20 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
     thread_local std::vector<double> sendOf;
     thread_local std::vector<double> freeAt;
     const OpTimes times(in);
-    const auto rows = 3 * static_cast<std::size_t>(virtualStages);
-    cost.resize(2 * rows);
-    sendOf.resize(2 * rows);
+    const auto rows = kRows * static_cast<std::size_t>(virtualStages);
+    // Two blocks of rows (single ops, ops of a pair) and the markers' row, which costs nothing.
+    cost.resize(2 * rows + 1);
+    sendOf.resize(2 * rows + 1);
+    cost[2 * rows] = 0.0;
+    sendOf[2 * rows] = 0.0;
     for (int j = 0; j < virtualStages; ++j)
-        for (const OpKind kind : {OpKind::forward, OpKind::backward, OpKind::weight}) {
+        for (int slot = 0; slot < kRows; ++slot) {
             ScheduleOp o;
-            o.stage = j % K;
-            o.chunk = j / K;
-            o.kind = kind;
-            const auto row = 3 * static_cast<std::size_t>(j) + static_cast<std::size_t>(kind);
+            o.stage = stageOfVirtual(in.schedule, K, j);
+            o.chunk = in.schedule == Schedule::dualPipeV ? (j < K ? 0 : 1) : j / K;
+            o.kind = slot == kFullBackward ? OpKind::backward : static_cast<OpKind>(slot);
+            o.fullBackward = slot == kFullBackward;
+            const auto row = kRows * static_cast<std::size_t>(j) + static_cast<std::size_t>(slot);
             sendOf[row] = times.send(o);
             cost[row] = times.duration(o) + sendOf[row];
             // The same op as one of a pair: only expertOverlap makes it any cheaper.
@@ -631,12 +861,16 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
     else
         for (const PlannedOp &p : plan.ops) {
             const auto [start, end] = run(p);
+            if (p.kind == kMarker)
+                continue;
             const bool paired = p.cost >= static_cast<int>(rows);
-            const int j = (p.cost % static_cast<int>(rows)) / 3;
+            const int row = p.cost % static_cast<int>(rows);
+            const int j = row / kRows;
             ScheduleOp timed;
             timed.stage = p.stage;
             timed.kind = static_cast<OpKind>(p.kind);
-            timed.chunk = j / K;
+            timed.fullBackward = row % kRows == kFullBackward;
+            timed.chunk = in.schedule == Schedule::dualPipeV ? (j < K ? 0 : 1) : j / K;
             // W has no `out`: its micro-batch is the B it waits for.
             const int cell = (p.out >= 0 ? p.out : p.wait) % static_cast<int>(cells);
             timed.microbatch = cell - j * m;
@@ -644,6 +878,7 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
             timed.end = end;
             timed.send = sendOf[static_cast<std::size_t>(p.cost)];
             timed.expertComm = times.expertComm(timed);
+            timed.paired = paired && in.schedule == Schedule::dualPipeV;
             if (paired && in.expertOverlap) {
                 timed.paired = true;
                 timed.expertComm =
@@ -749,10 +984,11 @@ std::vector<int> expertOverlapPairs(const PipelineInput &in)
     for (int s = 0; s < in.stages; ++s) {
         bool afterBackward = false;
         for (StageCursor cursor(in, s); !cursor.done(); cursor.advance()) {
-            const OpKind kind = cursor.current().kind;
-            if (kind == OpKind::forward && afterBackward)
+            const ScheduleOp &o = cursor.current();
+            if (in.schedule == Schedule::dualPipeV ? o.paired
+                                                   : o.kind == OpKind::forward && afterBackward)
                 ++pairs[static_cast<std::size_t>(s)];
-            afterBackward = kind == OpKind::backward;
+            afterBackward = o.kind == OpKind::backward;
         }
     }
     return pairs;
@@ -841,6 +1077,17 @@ std::optional<double> closedFormBubble(Schedule schedule, int K, int m, int v, d
         const double bubble = (K - 1) * (forward + inputGrad - weightGrad);
         return bubble / (m * (forward + inputGrad + weightGrad) + bubble);
     }
+    case Schedule::dualPipeV: {
+        // deepseek-ai/DualPipe, README, "Pipeline Bubbles and Memory Usage Comparison": with
+        // PP = 2K chunks, (PP/2 - 1)(F&B + B - 3W) idle, B the whole backward; F&B = F + B
+        // unless a pair hides communication. As its figure draws it, F = B (input gradient)
+        // and W no longer than F; other times and m < 2K only the simulation knows. Times
+        // here are a stage's, two chunks.
+        if (m < 2 * K || inputGrad != forward || weightGrad > forward)
+            return std::nullopt;
+        const double bubble = (K - 1) * (forward + 2 * inputGrad - weightGrad) / 2;
+        return bubble / (m * (forward + inputGrad + weightGrad) + bubble);
+    }
     }
     return std::nullopt;
 }
@@ -850,7 +1097,7 @@ ClosedFormBubble closedFormBubble(const PipelineInput &in)
     const auto k = static_cast<std::size_t>(std::max(in.stages, 0));
     if (in.stages <= 0 || in.microbatches <= 0 || in.forward.size() != k || in.backward.size() != k)
         return {std::nullopt, "there is no pipeline"};
-    const bool split = in.schedule == Schedule::zbH1;
+    const bool split = splitsWeightGradients(in.schedule);
     const auto uniform = [](const std::vector<double> &t) {
         return std::adjacent_find(t.begin(), t.end(), std::not_equal_to<>()) == t.end();
     };
@@ -876,6 +1123,11 @@ ClosedFormBubble closedFormBubble(const PipelineInput &in)
     case Schedule::interleaved:
         return {std::nullopt, "the interleaved closed form needs micro-batches a multiple of "
                               "the stages"};
+    case Schedule::dualPipeV:
+        if (in.microbatches < 2 * in.stages)
+            return {std::nullopt, "DualPipeV needs at least twice as many micro-batches as "
+                                  "stages"};
+        return {std::nullopt, "DualPipeV's closed form takes F = B and W no longer than F"};
     case Schedule::gpipe:
     case Schedule::oneFOneB:
         break;

@@ -24,20 +24,39 @@ enum class OpKind : std::uint8_t
 // "F", "B" or "W", as the report and the timeline chart write them.
 const char *opLetter(OpKind kind);
 
+// Whether the schedule runs weight gradients as passes of their own (W): zb-h1, dualpipev.
+bool splitsWeightGradients(Schedule schedule);
+
+// Model chunks on each stage: v for the interleaved schedule, two for DualPipeV, else one.
+int chunksPerStage(Schedule schedule, int virtualStages);
+
+// The stage that holds the model's last chunk, the LM head and loss: K - 1, except in
+// DualPipeV's V, whose last chunk comes back to stage 0.
+int headStage(Schedule schedule, int stages);
+
+// The model's virtual stage j (0..chunks·K - 1) of a stage's chunk: chunk·K + stage
+// (Megatron-LM's numbering; one chunk: the stage), or DualPipeV's V: chunk 0 runs the stages
+// 0..K-1 in turn, chunk 1 comes back from K-1 to 0 (j = 2K - 1 - stage).
+int virtualStageOf(Schedule schedule, int stages, int stage, int chunk);
+
 struct ScheduleOp
 {
     int stage = 0;
     OpKind kind = OpKind::forward;
     int microbatch = 0;
-    int chunk = 0; // model chunk on this stage, 0..v-1 (interleaved), else 0
+    int chunk = 0; // model chunk on this stage, 0..v-1 (interleaved), 0..1 (dualpipev), else 0
     double start = 0;
     double end = 0;
     double send = 0; // the last `send` seconds of [start, end]: the blocking send to a neighbour
     // Of [start, end], the seconds its MoE layers spend in the all-to-all (docs/experts.md),
     // spread through the block, layer by layer.
     double expertComm = 0;
-    // One of a backward-then-forward pair run together (PipelineInput::expertOverlap).
+    // One of a pair run together: in the timeline, both (PipelineInput::expertOverlap); in
+    // scheduleOrder, DualPipeV's second op of each forward-and-backward pair.
     bool paired = false;
+    // A B that computes its weight gradients too, in a schedule that otherwise defers them
+    // to W passes: DualPipeV outside its zero-bubble steps.
+    bool fullBackward = false;
 };
 
 // What the event simulation needs. Times are seconds (or units in teaching
@@ -47,10 +66,10 @@ struct PipelineInput
     Schedule schedule = Schedule::oneFOneB;
     int stages = 1;               // K
     int microbatches = 1;         // m
-    int virtualStages = 1;        // v, interleaved only; other schedules use one chunk
+    int virtualStages = 1;        // v, interleaved only; dualpipev two, other schedules one
     std::vector<double> forward;  // per stage
     std::vector<double> backward; // per stage: input gradient B (zero-bubble) or B + W
-    std::vector<double> weight;   // per stage: W, used by zb-h1 only
+    std::vector<double> weight;   // per stage: W, used by zb-h1 and dualpipev only
     double p2pLatency = 0;        // between neighbouring stages, per message
     // A blocking point-to-point send, per message: an F that feeds another stage (or chunk)
     // and a B that returns gradients to one end this much later. Megatron-LM's 1F1B waits
@@ -61,8 +80,9 @@ struct PipelineInput
     // node, some across (docs/step_time.md, "Pipeline sends"). Empty: p2pSend at every one.
     std::vector<double> boundarySend;
     // Work only the model's first chunk (stage 0, chunk 0) and its last (stage K-1, chunk
-    // v-1) do, by kind F, B, W, on top of their stage's share: the embedding, and the LM head
-    // with the loss. With one chunk per stage they are just part of those stages.
+    // v-1; DualPipeV: stage 0, chunk 1) do, by kind F, B, W, on top of their stage's share: the
+    // embedding, and the LM head with the loss. With one chunk per stage they are just part
+    // of those stages.
     std::array<double, 3> firstChunkExtra{};
     std::array<double, 3> lastChunkExtra{};
     // Per stage, of `forward` and `backward`: the MoE layers' all-to-all, for the timeline
@@ -80,7 +100,7 @@ struct PipelineInput
     double expertCommShare = 0;
 };
 
-// Uniform stages: forward F; backward 2F (zb-h1: B = W = F), as Narayanan et
+// Uniform stages: forward F; backward 2F (zb-h1 and dualpipev: B = W = F), as Narayanan et
 // al. 2021 §2.2 and Qi et al. 2023 §2 assume.
 PipelineInput uniformPipeline(Schedule schedule, int stages, int microbatches,
                               int virtualStages = 1, double forward = 1.0);
@@ -98,7 +118,8 @@ struct PipelineResult
     int simulatedMicrobatches = 0;
 };
 
-// Per stage, the backward-then-forward pairs of its order that expertOverlap runs together.
+// Per stage, the pairs of its order that expertOverlap runs together: each backward and the
+// forward after it, or DualPipeV's forward-and-backward pairs.
 std::vector<int> expertOverlapPairs(const PipelineInput &input);
 
 // Per stage, the all-to-all seconds those pairs hide over one step: per pair and chunk,
@@ -146,8 +167,8 @@ private:
 
 // Closed-form bubble fraction for uniform stages and free communication; nullopt
 // where the schedule has none (zb-h1 with m < K or W > min(F, B), interleaved with m not a
-// multiple of K).
-// forward/inputGrad/weightGrad matter only for zb-h1.
+// multiple of K, dualpipev with m < 2K, B other than F or W longer than F).
+// forward/inputGrad/weightGrad matter only for zb-h1 and dualpipev.
 std::optional<double> closedFormBubble(Schedule schedule, int stages, int microbatches,
                                        int virtualStages, double forward = 1.0,
                                        double inputGrad = 1.0, double weightGrad = 1.0);

@@ -3,6 +3,7 @@
 #include "core/activations.h"
 #include "core/echo.h"
 #include "core/fields.h"
+#include "core/schedule.h"
 
 #include <algorithm>
 #include <cmath>
@@ -485,11 +486,14 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
                                        "attention flash, flash2 or flash3: eager attention's "
                                        "multiplies and softmax are not one kernel"};
     // The simulation keeps a time per micro-batch and model chunk on every stage.
-    const int chunks = s.schedule == Schedule::interleaved ? s.virtualStages : 1;
+    const int chunks = chunksPerStage(s.schedule, s.virtualStages);
     if (const std::int64_t cells = std::int64_t{s.pp} * s.microbatches * chunks;
         cells > limits::kScheduleCells)
         return InputError{"microbatches",
-                          "pp x microbatches" + std::string(chunks > 1 ? " x virtual_stages" : "") +
+                          "pp x microbatches" +
+                              std::string(s.schedule == Schedule::dualPipeV ? " x 2 chunks"
+                                          : chunks > 1                      ? " x virtual_stages"
+                                                                            : "") +
                               " = " + std::to_string(cells) + ", more than the " +
                               std::to_string(limits::kScheduleCells) +
                               " micro-batch passes the pipeline simulation follows"};
@@ -569,6 +573,23 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
                                                             " layers does not split into " +
                                                             std::to_string(s.virtualStages) +
                                                             " chunks"};
+    }
+    if (s.schedule == Schedule::dualPipeV && s.mode == Mode::training) {
+        // deepseek-ai/DualPipe, dualpipev.py, step: num_chunks >= num_ranks * 2.
+        if (s.microbatches < 2 * s.pp)
+            return InputError{"microbatches",
+                              "DualPipeV needs at least 2 x pp = " + std::to_string(2 * s.pp) +
+                                  " micro-batches, got " + std::to_string(s.microbatches)};
+        // Its V puts the model's two ends on stage 0: there is no last stage to even out.
+        if (s.endsInPipelineSplit)
+            return InputError{"ends_in_pipeline_split",
+                              "counts the embedding on the first stage and the loss on the "
+                              "last; DualPipeV runs both on stage 0"};
+        if (model->hasArchitecture() && model->layers < 2 * s.pp)
+            return InputError{"pp", "DualPipeV gives each stage two chunks of at least one "
+                                    "layer: " +
+                                        std::to_string(model->layers) + " layers cannot fill " +
+                                        std::to_string(2 * s.pp) + " chunks"};
     }
     return checkSizes(s, *model);
 }

@@ -861,7 +861,7 @@ private Q_SLOTS:
         QTest::addRow("mode") << "mode"
                               << "training or inference";
         QTest::addRow("schedule") << "schedule"
-                                  << "gpipe, 1f1b, interleaved or zb-h1";
+                                  << "gpipe, 1f1b, interleaved, zb-h1 or dualpipev";
         QTest::addRow("recompute") << "recompute"
                                    << "none, selective, op or full";
         QTest::addRow("attention") << "attention"

@@ -8,6 +8,7 @@
 // (milliseconds) as well.
 #include "core/evaluate.h"
 #include "core/fields.h"
+#include "core/schedule.h"
 #include "core/units.h"
 #include "core/validate.h"
 #include "io/presets_io.h"
@@ -491,24 +492,28 @@ private:
 
     // The last stage keeps m micro-batches' outputs (pytorch/pytorch#159251): linear in m,
     // nothing when cache_outputs is off, nothing on the other stages, and nothing else changes.
+    // (DualPipeV's last chunk, with the LM head, is on stage 0: headStage.)
     QString cachedOutputs(const Scenario &s, const Report &r) const
     {
-        const std::int64_t cached = r.stages.back().cachedOutputsBytes;
-        for (std::size_t i = 0; i + 1 < r.stages.size(); ++i)
-            if (r.stages[i].cachedOutputsBytes != 0)
+        const auto head = static_cast<std::size_t>(headStage(s.schedule, s.pp));
+        const std::int64_t cached = r.stages[head].cachedOutputsBytes;
+        for (std::size_t i = 0; i < r.stages.size(); ++i)
+            if (i != head && r.stages[i].cachedOutputsBytes != 0)
                 return QStringLiteral("stage %1 (not the last) caches outputs").arg(i);
         if (!s.cacheOutputs && cached != 0)
             return QStringLiteral("cache_outputs is off, the last stage caches %1 bytes")
                 .arg(bytes(cached));
 
-        // Another m the schedule accepts: interleaving needs a multiple of K.
-        const int base = s.schedule == Schedule::interleaved ? s.pp : 1;
+        // Another m the schedule accepts: interleaving needs a multiple of K, DualPipeV 2K.
+        const int base = s.schedule == Schedule::interleaved ? s.pp
+                         : s.schedule == Schedule::dualPipeV ? 2 * s.pp
+                                                             : 1;
         const int m = s.microbatches == base ? 2 * base : base;
         const Report other = variant(s, "microbatches", std::to_string(m));
         if (!other.ok())
             return variantRefused("microbatches", std::to_string(m), other);
         ++m_coverage.cachedOutputs;
-        const std::int64_t otherCached = other.stages.back().cachedOutputsBytes;
+        const std::int64_t otherCached = other.stages[head].cachedOutputsBytes;
         if (otherCached % m != 0 || otherCached / m * s.microbatches != cached)
             return QStringLiteral("cached outputs are not linear in m: %1 bytes at m = %2, %3 "
                                   "at m = %4")

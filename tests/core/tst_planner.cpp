@@ -82,8 +82,9 @@ BruteForce bruteForce(const PlanRequest &req, const Presets &presets)
                 for (int zero = 0; zero <= (training ? 3 : 0); ++zero)
                     for (Recompute rc : {Recompute::none, Recompute::selective, Recompute::full})
                         for (bool sp : {false, true})
-                            for (Schedule sch : {Schedule::gpipe, Schedule::oneFOneB,
-                                                 Schedule::zbH1, Schedule::interleaved})
+                            for (Schedule sch :
+                                 {Schedule::gpipe, Schedule::oneFOneB, Schedule::zbH1,
+                                  Schedule::interleaved, Schedule::dualPipeV})
                                 for (int v = 1; v <= 4; ++v) {
                                     if ((sch == Schedule::interleaved) != (v > 1))
                                         continue;

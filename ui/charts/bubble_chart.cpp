@@ -32,6 +32,8 @@ QPen curvePen(core::Schedule schedule)
         return QPen(chart_style::orange(), 2.5);
     case core::Schedule::zbH1:
         return QPen(chart_style::green(), 2.5, Qt::DashDotLine);
+    case core::Schedule::dualPipeV:
+        return QPen(chart_style::purple(), 2.5, Qt::DotLine);
     }
     return {};
 }
@@ -60,8 +62,9 @@ BubbleChart::BubbleChart(QWidget *parent)
     chart_style::groupDigits(m_chart);
 
     // 1F1B first so GPipe's dashed line (the same values) is drawn over it.
-    for (core::Schedule schedule : {core::Schedule::oneFOneB, core::Schedule::gpipe,
-                                    core::Schedule::interleaved, core::Schedule::zbH1}) {
+    for (core::Schedule schedule :
+         {core::Schedule::oneFOneB, core::Schedule::gpipe, core::Schedule::interleaved,
+          core::Schedule::zbH1, core::Schedule::dualPipeV}) {
         auto *series = new QLineSeries;
         series->setPen(curvePen(schedule));
         m_chart->addSeries(series);
@@ -191,6 +194,8 @@ void BubbleChart::setScenario(const core::Scenario &s, const core::Report &r,
             for (const auto &p : curve.points)
                 points.append(QPointF(p.microbatches, 100 * p.fraction));
             QLineSeries *series = m_curves.value(int(curve.schedule));
+            if (!series)
+                continue;
             series->replace(points);
             const QString name = io::qs(core::toString(curve.schedule));
             series->setName(curve.schedule == core::Schedule::interleaved
