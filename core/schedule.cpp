@@ -729,9 +729,11 @@ void buildPlan(const PipelineInput &in, Plan &plan)
                 PlannedOp q = planned(*partner, s);
                 if (q.wait >= 0 && !done[static_cast<std::size_t>(q.wait)])
                     break;
+                // The first op still writes its output (the timeline reads its micro-batch
+                // from it); the closing marker, planned before anything that reads it,
+                // moves it to the pair's end.
                 const std::int32_t firstOut = p.out;
                 p.cost += pairedRows;
-                p.out = -1;
                 q.cost += pairedRows;
                 plan.ops.push_back(
                     {q.wait, -1, markerRow, static_cast<std::int16_t>(s), q.hop, kMarker});

@@ -2,6 +2,7 @@
 // uniform pipelines, and the curve's peak against the report's stage terms.
 #include "core/evaluate.h"
 #include "core/memory_timeline.h"
+#include "core/schedule.h"
 #include "io/presets_io.h"
 #include "test_scenarios.h"
 
@@ -31,7 +32,8 @@ MemoryTimeline uniformTimeline(Schedule schedule, int K, int m, int stage,
                                MemoryStepSizes sizes = {10, 1, false, 0, 0})
 {
     const PipelineResult pipe = simulatePipeline(uniformPipeline(schedule, K, m), true);
-    sizes.freedAtWeight = schedule == Schedule::zbH1;
+    sizes.freedAtWeight = splitsWeightGradients(schedule);
+    sizes.chunks = chunksPerStage(schedule, 1);
     return memoryTimeline(pipe.timeline, stageOf(stage), sizes, pipe.makespan);
 }
 
@@ -81,6 +83,12 @@ private Q_SLOTS:
         QTest::addRow("1F1B K=4 m=2 stage 0: m") << Schedule::oneFOneB << 4 << 2 << 0 << 2.0;
         // ZB-H1 keeps 1F1B's warm-up; activations live until W (Qi et al. 2023, §3.1).
         QTest::addRow("ZB-H1 K=4 m=8 stage 0: K") << Schedule::zbH1 << 4 << 8 << 0 << 4.0;
+        // DualPipeV: PP + 1 chunks of half a stage on every device (deepseek-ai/DualPipe,
+        // README), its whole backwards freeing them, its zero-bubble ones at their W.
+        QTest::addRow("DualPipeV K=4 m=10 stage 1: (2K+1)/2")
+            << Schedule::dualPipeV << 4 << 10 << 1 << 4.5;
+        QTest::addRow("DualPipeV K=4 m=10 stage 3: (2K+1)/2")
+            << Schedule::dualPipeV << 4 << 10 << 3 << 4.5;
     }
     void peakMicrobatches()
     {
@@ -195,6 +203,13 @@ private Q_SLOTS:
         QTest::addRow("interleaved v=2, full recomputation, no cached outputs")
             << scenario({"schedule=interleaved", "virtual_stages=2", "microbatches=8",
                          "recompute=full", "cache_outputs=false"})
+            << true;
+        // DualPipeV: stage 0 keeps the logits, all of them only after its chunks' peak.
+        QTest::addRow("DualPipeV K=4 m=16, logits on stage 0")
+            << scenario({"schedule=dualpipev"}) << false;
+        QTest::addRow("DualPipeV K=4 m=8, full recomputation, no cached outputs")
+            << scenario({"schedule=dualpipev", "microbatches=8", "recompute=full",
+                         "cache_outputs=false"})
             << true;
         // ep_overlap: a pair keeps one layer more than its two ops in turn, in the curve as in
         // the stage's term.

@@ -7,7 +7,10 @@
 #include "test_scenarios.h"
 
 #include <QTest>
+#include <array>
+#include <map>
 #include <random>
+#include <tuple>
 
 using namespace core;
 
@@ -91,6 +94,9 @@ private Q_SLOTS:
                         QTest::addRow("Narayanan §2.2.2 interleaved (K-1)/(vm+K-1): K=%d m=%d v=%d",
                                       K, m, v)
                             << Schedule::interleaved << K << m << v;
+                if (m >= 2 * K)
+                    QTest::addRow("DualPipe README DualPipeV (PP/2-1)(F&B+B-3W): K=%d m=%d", K, m)
+                        << Schedule::dualPipeV << K << m << 1;
             }
     }
     void simulationEqualsClosedForm()
@@ -172,6 +178,12 @@ private Q_SLOTS:
         // state, in chunks of 1/v of the stage: K=4, v=2 -> (6+4+1)/2, (4+4+1)/2, ...
         QTest::addRow("Megatron interleaved warm-up: K=4 m=16 v=2")
             << Schedule::interleaved << 4 << 16 << 2 << QList<double>{5.5, 4.5, 3.5, 2.5};
+        // deepseek-ai/DualPipe README: DualPipeV keeps PP + 1 chunks' activations per device,
+        // PP = 2K chunks of half a stage each: (2K + 1)/2 on every stage.
+        QTest::addRow("DualPipe README DualPipeV PP+1: K=4 m=10")
+            << Schedule::dualPipeV << 4 << 10 << 1 << QList<double>{4.5, 4.5, 4.5, 4.5};
+        QTest::addRow("DualPipe README DualPipeV PP+1: K=2 m=32")
+            << Schedule::dualPipeV << 2 << 32 << 1 << QList<double>{2.5, 2.5};
     }
     void inflightPerStage()
     {
@@ -386,6 +398,208 @@ private Q_SLOTS:
     {
         PipelineInput in = uniformPipeline(Schedule::interleaved, 2, 4, 2);
         QCOMPARE(expertOverlapPairs(in), (std::vector<int>{3, 5}));
+    }
+
+    // deepseek-ai/DualPipe, README, "Pipeline Bubbles and Memory Usage Comparison": DualPipeV
+    // on PP = 2K chunks idles (PP/2 - 1)(F&B + B - 3W) per device, F, B and W a chunk's, B
+    // the whole backward (input and weight gradients), F&B a forward and a backward run
+    // together: F + B when nothing is overlapped. Its figure (4 devices, 10 micro-batches,
+    // F = B = W one cell) leaves device 0 six idle cells: (4 - 1)(3 + 2 - 3). The count holds
+    // as the figure draws it, B's input gradient as long as F and W no longer.
+    void dualPipeVBubbleAsPublished_data()
+    {
+        QTest::addColumn<double>("f");
+        QTest::addColumn<double>("b");
+        QTest::addColumn<double>("w");
+        QTest::addRow("the figure: F = B = W") << 1.0 << 1.0 << 1.0;
+        QTest::addRow("W half of F = B") << 1.0 << 1.0 << 0.5;
+        QTest::addRow("W a quarter of F = B") << 2.0 << 2.0 << 0.5;
+    }
+    void dualPipeVBubbleAsPublished()
+    {
+        QFETCH(double, f);
+        QFETCH(double, b);
+        QFETCH(double, w);
+        for (int K : {1, 2, 3, 4, 8, 16})
+            for (int m : {2 * K, 2 * K + 1, 10, 40, 120}) {
+                if (m < 2 * K)
+                    continue;
+                // A stage holds two chunks: its times are twice a chunk's.
+                const PipelineResult r =
+                    simulatePipeline(ratios(Schedule::dualPipeV, K, m, 2 * f, 2 * b, 2 * w));
+                QVERIFY(r.complete);
+                const double work = 2 * m * (f + b + w);
+                const double idle = (K - 1) * ((f + b + w) + (b + w) - 3 * w);
+                for (int s = 0; s < K; ++s) {
+                    QCOMPARE(r.busy[std::size_t(s)], work);
+                    QVERIFY2(std::abs(r.makespan - work - idle) < 1e-9,
+                             qPrintable(QStringLiteral("K=%1 m=%2: idle %3, published %4")
+                                            .arg(K)
+                                            .arg(m)
+                                            .arg(r.makespan - work)
+                                            .arg(idle)));
+                }
+                QVERIFY(std::abs(r.bubbleFraction - *closedFormBubble(Schedule::dualPipeV, K, m, 1,
+                                                                      2 * f, 2 * b, 2 * w)) <
+                        1e-12);
+            }
+        // The figure itself: 4 devices, 10 micro-batches, one cell a pass.
+        const PipelineResult figure = simulatePipeline(ratios(Schedule::dualPipeV, 4, 10, 2, 2, 2));
+        QCOMPARE(figure.makespan - figure.busy[0], 6.0);
+    }
+
+    // Rank 0's order in deepseek-ai/DualPipe's dualpipev.py for 4 ranks and 10 micro-batches,
+    // as the README's figure draws device 0: step 1, 2(K - r - 1) = 6 forwards of chunk 0;
+    // step 2, r + 1 = 1 forward of each chunk; step 3, K - r - 1 = 3 times a zero-bubble B of
+    // chunk 1, its W and a forward of chunk 1; step 4 (the main step), m - 2K + r + 1 = 3 times
+    // a forward of chunk 0 with a whole backward of chunk 1, then a forward of chunk 1 with a
+    // whole backward of chunk 0, each pair run together. "Bz" is a zero-bubble B, "B+W" a
+    // whole one, "&" marks the second op of a pair.
+    void dualPipeVOrderAsDualpipevPy()
+    {
+        const auto orders = scheduleOrder(uniformPipeline(Schedule::dualPipeV, 4, 10));
+        QCOMPARE(orders.size(), std::size_t(4));
+        QStringList first;
+        for (std::size_t i = 0; i < 20; ++i) {
+            const ScheduleOp &o = orders[0][i];
+            const QString kind = o.kind == OpKind::weight    ? QStringLiteral("W")
+                                 : o.kind == OpKind::forward ? QStringLiteral("F")
+                                 : o.fullBackward            ? QStringLiteral("B+W")
+                                                             : QStringLiteral("Bz");
+            first << QStringLiteral("%1%2%3:%4")
+                         .arg(o.paired ? QStringLiteral("&") : QString(), kind)
+                         .arg(o.chunk)
+                         .arg(o.microbatch);
+        }
+        QCOMPARE(first.join(' '), QStringLiteral("F0:0 F0:1 F0:2 F0:3 F0:4 F0:5 F0:6 F1:0 "
+                                                 "Bz1:0 W1:0 F1:1 Bz1:1 W1:1 F1:2 Bz1:2 W1:2 F1:3 "
+                                                 "F0:7 &B+W1:3 F1:4"));
+        // Every stage runs each chunk's m forwards and m backwards once, in order, and a W for
+        // each zero-bubble B, after it, first in first out (WeightGradStore).
+        for (std::size_t s = 0; s < orders.size(); ++s) {
+            std::array<int, 2> forwards{}, backwards{};
+            std::vector<std::pair<int, int>> deferred, weights;
+            for (const ScheduleOp &o : orders[s]) {
+                const auto c = std::size_t(o.chunk);
+                if (o.kind == OpKind::forward)
+                    QCOMPARE(o.microbatch, forwards[c]++);
+                else if (o.kind == OpKind::backward) {
+                    QCOMPARE(o.microbatch, backwards[c]++);
+                    QVERIFY(o.microbatch < forwards[c]);
+                    if (!o.fullBackward)
+                        deferred.emplace_back(o.chunk, o.microbatch);
+                } else {
+                    weights.emplace_back(o.chunk, o.microbatch);
+                    QVERIFY(weights.size() <= deferred.size());
+                }
+            }
+            QCOMPARE(forwards, (std::array<int, 2>{10, 10}));
+            QCOMPARE(backwards, (std::array<int, 2>{10, 10}));
+            QCOMPARE(weights, deferred);
+            // Steps 3, 6 and 7 defer K - r - 1, r + 1 and K - r - 1 weight gradients.
+            QCOMPARE(int(weights.size()), 2 * (4 - int(s) - 1) + int(s) + 1);
+        }
+    }
+
+    // A DualPipeV pair starts when both its inputs are in and hands both outputs on at its
+    // end (dualpipev.py, _forward_backward_chunk: both receives, the computation, both
+    // sends), and every op waits for its input: the F of the virtual stage before, the B of
+    // the one after, its own B for a W.
+    void dualPipeVTimelineDependencies()
+    {
+        const int K = 4, m = 10;
+        PipelineInput in = uniformPipeline(Schedule::dualPipeV, K, m, 1, 1.0);
+        in.p2pLatency = 0.1;
+        const PipelineResult r = simulatePipeline(in, true);
+        QVERIFY(r.complete);
+        std::map<std::tuple<int, int, int>, double> ready; // (kind, j, micro-batch): output
+        std::vector<std::vector<const ScheduleOp *>> byStage(K);
+        for (const ScheduleOp &o : r.timeline)
+            byStage[std::size_t(o.stage)].push_back(&o);
+        int pairs = 0;
+        for (auto &ops : byStage) {
+            std::sort(ops.begin(), ops.end(),
+                      [](const ScheduleOp *a, const ScheduleOp *b) { return a->start < b->start; });
+            for (std::size_t i = 0; i < ops.size(); ++i) {
+                const ScheduleOp &o = *ops[i];
+                if (i > 0)
+                    QVERIFY(o.start >= ops[i - 1]->end - 1e-12);
+                // A pair's F hands its output on when its B ends.
+                const bool pairedForward =
+                    o.paired && o.kind == OpKind::forward && i + 1 < ops.size();
+                if (pairedForward) {
+                    ++pairs;
+                    QCOMPARE(ops[i + 1]->start, o.end);
+                }
+                const double out = pairedForward ? ops[i + 1]->end : o.end;
+                ready[{int(o.kind), virtualStageOf(Schedule::dualPipeV, K, o.stage, o.chunk),
+                       o.microbatch}] = out;
+            }
+        }
+        QVERIFY(pairs > 0);
+        for (const ScheduleOp &o : r.timeline) {
+            const int j = virtualStageOf(Schedule::dualPipeV, K, o.stage, o.chunk);
+            const int f = int(OpKind::forward), b = int(OpKind::backward);
+            double input = 0;
+            if (o.kind == OpKind::forward && j > 0)
+                input = ready.at({f, j - 1, o.microbatch});
+            else if (o.kind == OpKind::backward)
+                input = j == 2 * K - 1 ? ready.at({f, j, o.microbatch})
+                                       : ready.at({b, j + 1, o.microbatch});
+            else if (o.kind == OpKind::weight)
+                input = ready.at({b, j, o.microbatch});
+            QVERIFY(o.start >= input - 1e-12);
+        }
+    }
+
+    // One stage, m = 2: dualpipev.py runs F0 F0 F1, the last rank's first main-step pair apart
+    // (F0, B1 whole), then F1 with B0 whole as a pair, B1 whole, B0 zero-bubble and its W.
+    // Per chunk F = f, B = b, W = w, of which the all-to-alls fComm and bComm: in turn
+    // 4(f + b + w); as a pair, C = f + b + w - A of computation beside A = fComm + bComm of
+    // all-to-all take max(C, A) + share × min(C, A), of which min(C, A)(1 - share) is hidden.
+    void dualPipeVPairByHand_data()
+    {
+        QTest::addColumn<double>("f");
+        QTest::addColumn<double>("fComm");
+        QTest::addColumn<double>("b");
+        QTest::addColumn<double>("bComm");
+        QTest::addColumn<double>("w");
+        QTest::addColumn<double>("share");
+        QTest::addColumn<double>("makespan");
+        QTest::addColumn<double>("hidden");
+        // C = 3 + 4 + 2 - 3 = 6 > A = 3: 36 - 9 + 6 = 33, 3 hidden.
+        QTest::addRow("computation the longer")
+            << 3.0 << 1.0 << 4.0 << 2.0 << 2.0 << 0.0 << 33.0 << 3.0;
+        // C = 2 + 3 + 0.5 - 4 = 1.5 < A = 4: 22 - 5.5 + 4 = 20.5, 1.5 hidden.
+        QTest::addRow("all-to-all the longer")
+            << 2.0 << 1.5 << 3.0 << 2.5 << 0.5 << 0.0 << 20.5 << 1.5;
+        // A quarter of the device held while hidden: + 0.25 × 3 and + 0.25 × 1.5.
+        QTest::addRow("computation the longer, a quarter held")
+            << 3.0 << 1.0 << 4.0 << 2.0 << 2.0 << 0.25 << 33.75 << 2.25;
+        QTest::addRow("all-to-all the longer, a quarter held")
+            << 2.0 << 1.5 << 3.0 << 2.5 << 0.5 << 0.25 << 20.875 << 1.125;
+    }
+    void dualPipeVPairByHand()
+    {
+        QFETCH(double, f);
+        QFETCH(double, fComm);
+        QFETCH(double, b);
+        QFETCH(double, bComm);
+        QFETCH(double, w);
+        QFETCH(double, share);
+        QFETCH(double, makespan);
+        QFETCH(double, hidden);
+        PipelineInput in = ratios(Schedule::dualPipeV, 1, 2, 2 * f, 2 * b, 2 * w);
+        in.forwardExpertComm = {2 * fComm};
+        in.backwardExpertComm = {2 * bComm};
+        in.expertCommShare = share;
+        QCOMPARE(simulatePipeline(in).makespan, 4 * (f + b + w)); // off: in turn
+        in.expertOverlap = true;
+        QCOMPARE(expertOverlapPairs(in), std::vector<int>{1});
+        const PipelineResult r = simulatePipeline(in, true);
+        QCOMPARE(r.makespan, makespan);
+        QCOMPARE(hiddenExpertComm(in), std::vector<double>{hidden});
+        QCOMPARE(r.timeline.size(), std::size_t(9));
     }
 
     // Every op appears once, stages never overlap themselves, and dependencies hold.

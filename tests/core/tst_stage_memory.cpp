@@ -293,6 +293,53 @@ private Q_SLOTS:
         QCOMPARE(r.stages[1].cachedOutputsBytes, lastStage);
     }
 
+    // DualPipeV's V (deepseek-ai/DualPipe; torchtitan's "v" placement) brings the model's last
+    // chunk back to stage 0: the embedding, the final norm and the LM head are all there, and
+    // so are the cached logits. Llama 3.1 8B at K = 4 (8 layers a stage), m = 8: stage 0 holds
+    // 128,256 × 4,096 × 2 + 4,096 = 1,050,677,248 parameters more than the others, which hold
+    // the same; every stage keeps 2K + 1 = 9 chunks of half its layers alive (the DualPipe
+    // README's PP + 1), 4.5 micro-batches; stage 0 keeps m = 8 micro-batches' logits of 4,096
+    // × 128,256 BF16 values (1,050,673,152 bytes each, as cachedOutputs above).
+    void dualPipeVEndsOnStageZero()
+    {
+        Scenario s = scenario({"model=llama-3.1-8b", "tp=1", "pp=4", "dp=1", "microbatches=8",
+                               "microbatch_size=1", "seq_len=4096", "schedule=dualpipev",
+                               "cache_outputs=true", "recompute=none"});
+        const Report r = evaluate(s, m_presets);
+        QVERIFY(r.ok());
+        QCOMPARE(r.stages.size(), std::size_t(4));
+        QCOMPARE(r.stages[0].params - r.stages[1].params, 1'050'677'248LL);
+        QCOMPARE(r.stages[3].params, r.stages[1].params);
+        QCOMPARE(r.stages[2].params, r.stages[1].params);
+        ActivationConfig c;
+        c.seqLen = 4096;
+        c.microbatchSize = 1;
+        c.recompute = Recompute::none;
+        const std::int64_t perLayer = layerActivationBytes(*m_presets.model("llama-3.1-8b"), c);
+        for (const StageReport &st : r.stages) {
+            QCOMPARE(st.inflightMicrobatches, 4.5);
+            QCOMPARE(st.activationsBytes, std::int64_t(4.5 * 8 * perLayer));
+        }
+        QCOMPARE(r.stages[0].cachedOutputsBytes, 8 * 1'050'673'152LL);
+        QCOMPARE(r.stages[3].cachedOutputsBytes, 0LL);
+        // A tied LM head on stage 0 shares the embedding there: GPT-3's second copy of its
+        // 50,257 × 12,288 = 617,558,016 embedding values, which 1F1B's last stage keeps,
+        // is gone.
+        Scenario tied = scenario(
+            {"model=gpt-3-175b", "tp=8", "pp=4", "dp=1", "microbatches=8", "schedule=1f1b"});
+        const Report oneFOneB = evaluate(tied, m_presets);
+        tied.schedule = Schedule::dualPipeV;
+        const Report v = evaluate(tied, m_presets);
+        QVERIFY(oneFOneB.ok() && v.ok());
+        const auto sum = [](const Report &rep) {
+            std::int64_t total = 0;
+            for (const StageReport &st : rep.stages)
+                total += st.params;
+            return total;
+        };
+        QCOMPARE(sum(oneFOneB) - sum(v), (50'257LL + 7) / 8 * 12'288);
+    }
+
     // docs/worked-examples.md §5: the first stage stays flat as m grows: 1F1B keeps min(K-s, m) = 2
     // micro-batches on stage 0 at both m = 2 and m = 16, while the last stage
     // grows by 14 cached outputs.

@@ -52,6 +52,7 @@ private Q_SLOTS:
         QTest::addRow("Qi et al. 2023: zb-h1") << "schedule=zb-h1";
         QTest::addRow("Narayanan §2.2.2: interleaved v=2")
             << "schedule=interleaved,virtual_stages=2";
+        QTest::addRow("DeepSeek-AI's DualPipeV") << "schedule=dualpipev";
         QTest::addRow("Korthikanti 2022: full recomputation") << "recompute=full";
         QTest::addRow("inference: forwards only, no gradients") << "mode=inference";
         QTest::addRow("uneven stages: 80 layers over K=3") << "pp=3";
@@ -364,6 +365,50 @@ private Q_SLOTS:
         QVERIFY(near(forward(3, 1) - forward(3, 0), head, 1e-9));
         // Stage 1 holds neither end: its chunks take the same time.
         QVERIFY(near(forward(1, 1), forward(1, 0), 1e-12));
+    }
+
+    // DualPipeV's V (deepseek-ai/DualPipe, dualpipev.py): stage 0's chunk 0 is the model's
+    // first, with the embedding, and its chunk 1 the model's last, with the LM head and loss;
+    // the last stage turns the V and holds neither end. Its sends: chunk 0 passes forward
+    // over boundary s and chunk 1 over boundary s - 1, each backward back the way its forward
+    // came, and nothing leaves the last stage where the V turns or stage 0 where it ends. The
+    // default scenario (K = 4, m = 16, T = 8, D = 2: 64 devices over InfiniBand, as
+    // perOperationByHand times a send) so sends 2m = 32 times from either end stage and 4m =
+    // 64 times from a middle one.
+    void dualPipeVEndsAndSends()
+    {
+        EvaluateOptions options;
+        options.timeline = true;
+        const Report r = evaluate(scenario("schedule=dualpipev"), io::builtinPresets(), options);
+        QVERIFY(r.ok() && !r.timeline.empty() && r.stepTime);
+        double head = 0, embedding = 0;
+        for (const LayerOp &op : r.endOps)
+            (op.key.starts_with("embedding") ? embedding : head) += op.forward.seconds;
+        QVERIFY(head > 0 && embedding > 0);
+        auto forward = [&r](int stage, int chunk) {
+            for (const ScheduleOp &op : r.timeline)
+                if (op.stage == stage && op.chunk == chunk && op.kind == OpKind::forward &&
+                    op.microbatch == 0 && !op.paired)
+                    return op.end - op.start - op.send;
+            return -1.0;
+        };
+        QVERIFY(near(forward(0, 1) - forward(3, 1), head, 1e-9));
+        QVERIFY(near(forward(0, 0) - forward(3, 0), embedding, 1e-9));
+        QVERIFY(near(forward(3, 1), forward(3, 0), 1e-12));
+        const double send = messageS(4096.0 * 8192 * 2 / 8, 50e9 * 0.9, true);
+        QVERIFY(near(r.stepTime->stages[0][TimePart::pipelineComm], 32 * send, 1e-9));
+        QVERIFY(near(r.stepTime->stages[1][TimePart::pipelineComm], 64 * send, 1e-9));
+        QVERIFY(near(r.stepTime->stages[2][TimePart::pipelineComm], 64 * send, 1e-9));
+        QVERIFY(near(r.stepTime->stages[3][TimePart::pipelineComm], 32 * send, 1e-9));
+        // The timeline's sends are the same ones.
+        for (int stage = 0; stage < 4; ++stage) {
+            double sends = 0;
+            for (const ScheduleOp &op : r.timeline)
+                if (op.stage == stage)
+                    sends += op.send;
+            QVERIFY(
+                near(sends, r.stepTime->stages[std::size_t(stage)][TimePart::pipelineComm], 1e-9));
+        }
     }
 
     // Wave quantization, the memory roofline and the epilogue of a single multiply, by hand.

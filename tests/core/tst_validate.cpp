@@ -42,6 +42,15 @@ private Q_SLOTS:
             << QStringList{"schedule=interleaved", "microbatches=6"} << "microbatches";
         QTest::addRow("docs/DESIGN.md §4: interleaved, 20 layers per stage into 3 chunks")
             << QStringList{"schedule=interleaved", "virtual_stages=3"} << "virtual_stages";
+        // deepseek-ai/DualPipe, dualpipev.py: num_chunks >= num_ranks * 2; its V puts both ends
+        // on stage 0; each of a stage's two chunks needs a layer (80 layers fill 80 chunks).
+        QTest::addRow("dualpipev.py: m = 8 < 2 x 8 stages")
+            << QStringList{"schedule=dualpipev", "pp=8", "microbatches=8"} << "microbatches";
+        QTest::addRow("DualPipeV: the ends both on stage 0")
+            << QStringList{"schedule=dualpipev", "microbatches=16", "ends_in_pipeline_split=true"}
+            << "ends_in_pipeline_split";
+        QTest::addRow("DualPipeV: 80 layers in 82 chunks")
+            << QStringList{"schedule=dualpipev", "pp=41", "microbatches=82"} << "pp";
         QTest::addRow("docs/DESIGN.md §4: int4 in training")
             << QStringList{"precision=int4"} << "precision";
         QTest::addRow("docs/DESIGN.md §4: q4_0 in training")
