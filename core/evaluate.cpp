@@ -343,6 +343,8 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
                           : s.ep;
         chooseLink(device, 1, s.interNodeGbPerS, c.epNodeLink);
         chooseLink(device, c.expertTp, s.interNodeGbPerS, c.expertTpLink);
+        c.epFlex = s.epDispatcher == EpDispatcher::flex;
+        c.epRemoteNodes = c.epFlex ? remoteNodes(model, s.ep, c.epPerNode) : 0.0;
     }
     // A separate add reads the accumulated and the new gradient and writes the sum.
     if (!s.fusedGradAccumulation)

@@ -70,7 +70,10 @@ const std::array kFields{
     FieldInfo{"kv_precision", &Scenario::kvPrecision,
               "Inference: the KV cache's format; auto keeps the activations' (BF16, or FP16/FP32 "
               "when the model runs so), fp8 and int8 take one byte a value."},
-    FieldInfo{"schedule", &Scenario::schedule, "Pipeline schedule."},
+    FieldInfo{"schedule", &Scenario::schedule,
+              "Pipeline schedule: gpipe, 1f1b, interleaved (virtual_stages chunks a device), "
+              "zb-h1 (weight gradients deferred) or dualpipev (two chunks a device in a V, "
+              "forward and backward pairs; needs microbatches >= 2 x pp)."},
     FieldInfo{"virtual_stages", &Scenario::virtualStages,
               "Model chunks v per device for the interleaved schedule."},
     FieldInfo{"recompute", &Scenario::recompute,
@@ -91,7 +94,12 @@ const std::array kFields{
               "Run each backward together with the next micro-batch's forward, each one's MoE "
               "all-to-all under the other's computation (Megatron-LM "
               "--overlap-moe-expert-parallel-comm); needs E > 1, and the interleaved schedule "
-              "when K > 1."},
+              "when K > 1; under dualpipev it overlaps DualPipeV's own pairs."},
+    FieldInfo{"ep_dispatcher", &Scenario::epDispatcher,
+              "How tokens reach the experts' devices: alltoall sends each copy on its own "
+              "(Megatron-LM's alltoall dispatcher); flex sends a token once to each node its "
+              "experts are on and fans it out over NVLink there (DeepEP, HybridEP: "
+              "--moe-token-dispatcher-type flex) (docs/experts.md)."},
     FieldInfo{"fused_swiglu", &Scenario::fusedSwiglu,
               "A fused SwiGLU keeps only its 2f-wide input for backward, not four f-wide "
               "tensors (docs/activations.md)."},

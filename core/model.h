@@ -43,13 +43,19 @@ struct ModelSpec
     int ropeHeadDim = 0;
     int vHeadDim = 0; // value width per head; 0: head_dim
     // Mixture of experts (docs/experts.md). experts == 0: every layer has the dense MLP.
-    int experts = 0;                // routed experts in each MoE layer
-    int expertsPerToken = 0;        // top-k
-    int sharedExperts = 0;          // experts every token goes through, each expert_ffn_hidden wide
-    int expertFfnHidden = 0;        // each expert's feed-forward width
-    int denseLayers = 0;            // the first layers keep the dense MLP (DeepSeek first_k_dense)
-    int moeLayerPeriod = 1;         // after those, layer i (from 1) is MoE when i % period == 0
-    bool routerBias = false;        // a bias on the router's logits
+    int experts = 0;         // routed experts in each MoE layer
+    int expertsPerToken = 0; // top-k
+    int sharedExperts = 0;   // experts every token goes through, each expert_ffn_hidden wide
+    int expertFfnHidden = 0; // each expert's feed-forward width
+    int denseLayers = 0;     // the first layers keep the dense MLP (DeepSeek first_k_dense)
+    int moeLayerPeriod = 1;  // after those, layer i (from 1) is MoE when i % period == 0
+    bool routerBias = false; // a bias on the router's logits
+    // Group-limited routing (DeepSeek-V2/V3, docs/experts.md): the experts fall into
+    // routerGroups equal groups in order, and a token's top-k come from at most
+    // routerGroupLimit of them (n_group, topk_group; Megatron-LM --moe-router-num-groups,
+    // --moe-router-group-topk). 0: no limit.
+    int routerGroups = 0;
+    int routerGroupLimit = 0;
     bool expertBias = false;        // biases on the experts' projections (gpt-oss)
     std::int64_t params = 0;        // size-only models
     std::int64_t nominalParams = 0; // the advertised size ("70B"); 0 = same as the exact count

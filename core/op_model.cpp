@@ -423,6 +423,67 @@ double attentionShapeFactor(const DeviceRates &rates, const LayerConfig &c, doub
     return attentionTileUse(tiles, rates.attentionBlockOverhead) / measured;
 }
 
+namespace {
+
+// C(n, r) for the small counts of groups and nodes, as a double.
+double choose(int n, int r)
+{
+    if (r < 0 || r > n)
+        return 0;
+    double out = 1;
+    for (int i = 0; i < r; ++i)
+        out = out * (n - i) / (i + 1);
+    return out;
+}
+
+// The chance that k picks without replacement from `pool` experts all miss `held` of them:
+// C(pool - held, k) / C(pool, k).
+double allMiss(double pool, double held, int k)
+{
+    double p = 1;
+    for (int i = 0; i < k; ++i) {
+        const double left = pool - held - i;
+        if (left <= 0)
+            return 0;
+        p *= left / (pool - i);
+    }
+    return p;
+}
+
+} // namespace
+
+double remoteNodes(const ModelSpec &model, int ep, int perNode)
+{
+    const int n = std::max(1, perNode);
+    const int nodes = (std::max(1, ep) + n - 1) / n;
+    if (nodes <= 1 || !model.hasExperts())
+        return 0;
+    const double experts = model.experts;
+    const int k = model.expertsPerToken;
+    const int groups = model.routerGroups;
+    const int limit = model.routerGroupLimit;
+    const bool limited = groups > 0 && limit < groups;
+    double hit = 0; // the chance that a given node gets at least one of the k copies
+    if (limited && groups % nodes == 0) {
+        // Megatron-core's group_limited_topk: the token's `limit` groups, then its k experts
+        // among their experts. A node holds q whole groups, of which the token's hold j with
+        // hypergeometric odds (DeepSeek-V3 Technical Report, §2.1.2: 8 groups on 8 nodes, 4).
+        const int q = groups / nodes;
+        const double groupExperts = experts / groups;
+        for (int j = 1; j <= std::min(q, limit); ++j)
+            hit += choose(q, j) * choose(groups - q, limit - j) / choose(groups, limit) *
+                   (1 - allMiss(limit * groupExperts, j * groupExperts, k));
+    } else if (limited && nodes % groups == 0) {
+        // A group spans nodes / groups whole nodes: a node is hit only through its group.
+        hit = static_cast<double>(limit) / groups *
+              (1 - allMiss(limit * experts / groups, experts / nodes, k));
+    } else {
+        // Uniform routing over every expert (and group limits that cut across nodes).
+        hit = 1 - allMiss(experts, experts / nodes, k);
+    }
+    return (nodes - 1) * hit;
+}
+
 double localTokens(const LayerConfig &c)
 {
     return std::ceil(static_cast<double>(c.seqLen) / std::max(1, c.cp)) *
@@ -473,10 +534,22 @@ void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double
         // and the n − 1 inside go over NVLink at the same time (NCCL's all-to-all is a send
         // and a receive to every peer, each over its own path: NVIDIA/nccl, "Point-to-point
         // communication", all-to-all).
-        const double wire = sent * h * c.commBytes * (c.ep - 1) / c.ep;
         const double perNode = std::clamp(c.epPerNode, 1, c.ep);
-        const double offNode = sent * h * c.commBytes * (c.ep - perNode) / c.ep;
-        const double onNode = wire - offNode;
+        double wire = sent * h * c.commBytes * (c.ep - 1) / c.ep;
+        double offNode = sent * h * c.commBytes * (c.ep - perNode) / c.ep;
+        double onNode = wire - offNode;
+        if (c.epFlex && perNode < c.ep) {
+            // The flex dispatcher (DeepEP, HybridEP; DeepSeek-V3 Technical Report, §3.2.2):
+            // a token crosses the network once to each other node its experts are on, to the
+            // device of its own local rank there, which passes the copies on over NVLink; the
+            // combine adds them in the node and sends one back. Over NVLink go the copies for
+            // the other devices of its own node and, of those arriving from other nodes, the
+            // ones for another device than the receiver.
+            offNode = tokens / c.tp * h * c.commBytes * c.epRemoteNodes;
+            onNode = sent * h * c.commBytes *
+                     ((perNode - 1) / c.ep + (c.ep - perNode) / c.ep * (perNode - 1) / perNode);
+            wire = offNode + onNode;
+        }
         const auto seconds = [](double bytes, const Link &link) {
             return bytes > 0 && link.gbPerS > 0 ? bytes / (link.gbPerS * kGB * link.efficiency)
                                                 : 0.0;

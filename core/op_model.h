@@ -150,7 +150,18 @@ struct LayerConfig
     Link epNodeLink;   // inside a node, when the all-to-all spans nodes
     int epPerNode = 1; // of the E ranks, those in one node (E when the all-to-all fits one)
     Link expertTpLink; // the expert T ranks
+    // The flex dispatcher (EpDispatcher::flex): a token crosses the network once for each of
+    // the other nodes its copies go to, epRemoteNodes of them on average (remoteNodes).
+    bool epFlex = false;
+    double epRemoteNodes = 0;
 };
+
+// Of one token's top-k copies, the expected number of nodes other than its own that they
+// go to, the E devices of the all-to-all `perNode` to a node and the routed experts in order
+// over them: every node alike under uniform routing; with group-limited routing, only the
+// token's groups' nodes, where the groups line up with whole nodes or nodes with whole
+// groups (docs/experts.md, "Dispatchers").
+double remoteNodes(const ModelSpec &model, int ep, int perNode);
 
 // Tokens of one micro-batch on one device: b × s / C.
 double localTokens(const LayerConfig &config);

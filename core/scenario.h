@@ -88,6 +88,24 @@ constexpr auto enumNames(CpExchange)
                       EnumName<C>{C::alltoall, "alltoall"}};
 }
 
+// How the MoE layers' tokens reach the experts' devices (docs/experts.md, "Dispatchers"):
+// alltoall sends every copy of a token to its expert's device on its own (NCCL's all-to-all,
+// Megatron-LM's alltoall dispatcher); flex sends a token once to each node its experts are on
+// and fans it out there over NVLink, and adds the experts' outputs in the node before sending
+// them back (DeepEP and HybridEP, Megatron-LM's flex dispatcher; DeepSeek-V3 Technical Report,
+// §3.2.2).
+enum class EpDispatcher
+{
+    alltoall,
+    flex
+};
+
+constexpr auto enumNames(EpDispatcher)
+{
+    using D = EpDispatcher;
+    return std::array{EnumName<D>{D::alltoall, "alltoall"}, EnumName<D>{D::flex, "flex"}};
+}
+
 // How ranks are numbered, innermost first (Megatron-core parallel_state.py, RankGenerator):
 // tensor, context, expert, data, then pipeline, so a stage's replicas sit together and its
 // neighbour stage is T·C·D ranks away; or with --use-tp-pp-dp-mapping the pipeline before the
@@ -206,6 +224,7 @@ struct Scenario
     int cp = 1;
     CpExchange cpExchange = CpExchange::ring;
     RankOrder rankOrder = RankOrder::dataInner;
+    EpDispatcher epDispatcher = EpDispatcher::alltoall;
     // Expert parallelism E: the routed experts of every MoE layer spread over E devices of the
     // T x C x D ranks of a stage, as Megatron-core lays them out (docs/experts.md).
     int ep = 1;

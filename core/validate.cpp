@@ -261,7 +261,9 @@ std::optional<InputError> validateExperts(const ModelSpec &m)
     if (m.experts == 0) {
         for (const auto &[key, value] : {std::pair{"experts_per_token", m.expertsPerToken},
                                          std::pair{"shared_experts", m.sharedExperts},
-                                         std::pair{"expert_ffn_hidden", m.expertFfnHidden}})
+                                         std::pair{"expert_ffn_hidden", m.expertFfnHidden},
+                                         std::pair{"router_groups", m.routerGroups},
+                                         std::pair{"router_group_limit", m.routerGroupLimit}})
             if (value != 0)
                 return InputError{key, "describes experts, but experts is 0"};
         return std::nullopt;
@@ -281,6 +283,22 @@ std::optional<InputError> validateExperts(const ModelSpec &m)
     if (m.moeLayerPeriod < 1 || m.moeLayerPeriod > m.layers - m.denseLayers)
         return InputError{"moe_layer_period", "must be from 1 to the layers after dense_layers (" +
                                                   std::to_string(m.layers - m.denseLayers) + ")"};
+    // Megatron-core moe_utils.py, group_limited_topk: equal groups, a top-k that fits them.
+    if (m.routerGroups < 0 || m.routerGroups > m.experts ||
+        (m.routerGroups > 0 && m.experts % m.routerGroups != 0))
+        return InputError{"router_groups", "must be 0 (no group limit) or divide the " +
+                                               std::to_string(m.experts) + " experts, got " +
+                                               std::to_string(m.routerGroups)};
+    if ((m.routerGroups == 0) != (m.routerGroupLimit == 0))
+        return InputError{m.routerGroups == 0 ? "router_group_limit" : "router_groups",
+                          "router_groups and router_group_limit go together: the groups, and how "
+                          "many of them a token may use"};
+    if (m.routerGroups > 0 &&
+        (m.routerGroupLimit < 1 || m.routerGroupLimit > m.routerGroups ||
+         std::int64_t{m.routerGroupLimit} * (m.experts / m.routerGroups) < m.expertsPerToken))
+        return InputError{"router_group_limit",
+                          "must be from 1 to router_groups (" + std::to_string(m.routerGroups) +
+                              ") and leave at least experts_per_token experts to choose from"};
     return std::nullopt;
 }
 

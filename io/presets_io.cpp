@@ -84,6 +84,8 @@ std::optional<core::InputError> parseModel(const QJsonObject &object, core::Mode
     f.integer("dense_layers", m.denseLayers);
     f.integer("moe_layer_period", m.moeLayerPeriod);
     f.boolean("router_bias", m.routerBias);
+    f.integer("router_groups", m.routerGroups);
+    f.integer("router_group_limit", m.routerGroupLimit);
     f.boolean("expert_bias", m.expertBias);
     f.integer64("params", m.params, core::limits::kParams, "parameters");
     f.integer64("nominal_params", m.nominalParams, core::limits::kParams, "parameters");
@@ -314,6 +316,8 @@ QJsonObject modelToJson(const core::ModelSpec &m)
         if (m.moeLayerPeriod != 1)
             o.insert(QStringLiteral("moe_layer_period"), m.moeLayerPeriod);
         isTrue("router_bias", m.routerBias);
+        nonZero("router_groups", m.routerGroups);
+        nonZero("router_group_limit", m.routerGroupLimit);
         isTrue("expert_bias", m.expertBias);
     } else {
         o.insert(QStringLiteral("params"), qint64(m.params));

@@ -1405,6 +1405,79 @@ private Q_SLOTS:
         QCOMPARE(op->forward.bytes, 2 * copies * 15 / 16); // the bytes do not change
     }
 
+    // The flex dispatcher (DeepEP, HybridEP; DeepSeek-V3 Technical Report, §3.2.2) sends a
+    // token once to each other node its top-k experts are on. Qwen3-30B-A3B's 128 experts over
+    // E = 16 devices of two nodes, 64 a node: a token misses the other node with chance
+    // C(64, 8)/C(128, 8), so it crosses the network 1 - that times on average, one copy of
+    // h = 2,048 BF16 values for its 4,096 tokens; over NVLink go its own node's 7/16 of the
+    // copies and, of the 8/16 arriving from the other node, the 7/8 its receiver passes on.
+    void flexDispatcherAcrossNodes()
+    {
+        const Report r = evaluate(
+            scenario({"model=qwen3-30b-a3b", "tp=1", "pp=1", "dp=16", "ep=16", "microbatches=4",
+                      "microbatch_size=1", "seq_len=4096", "precision=bf16", "ep_dispatcher=flex"}),
+            io::builtinPresets());
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        double miss = 1;
+        for (int i = 0; i < 8; ++i)
+            miss *= (64.0 - i) / (128 - i);
+        const double token = 2048.0 * 2;
+        const double offNode = 4096 * token * (1 - miss);
+        const double copies = 4096.0 * 8 * token;
+        const double onNode = copies * (7.0 / 16 + 8.0 / 16 * 7 / 8);
+        const LayerOp &op = opOf(r.layerOps, "dispatch");
+        const double seconds =
+            std::max(offNode / (50e9 * 0.9), onNode / (450e9 * 0.82)) + 8.4e-6 + 14e-6;
+        QVERIFY(near(op.forward.seconds, 2 * seconds, 1e-12));
+        QVERIFY(near(op.forward.bytes, 2 * (offNode + onNode), 1e-12));
+        // Inside one node the flex dispatcher moves what the all-to-all does.
+        const Report one = evaluate(
+            scenario({"model=qwen3-30b-a3b", "tp=1", "pp=1", "dp=8", "ep=8", "microbatches=4",
+                      "microbatch_size=1", "seq_len=4096", "precision=bf16", "ep_dispatcher=flex"}),
+            io::builtinPresets());
+        QVERIFY(one.ok());
+        QCOMPARE(opOf(one.layerOps, "dispatch").forward.bytes, 2 * copies * 7 / 8);
+    }
+
+    // Of a token's top-k copies, the expected number of other nodes they reach (remoteNodes),
+    // by hand. DeepSeek-V3 on E = 64 devices of 8 nodes: its 256 experts in 8 groups of 32, one
+    // a node, a token's 8 experts from 4 of them (n_group 8, topk_group 4; §2.1.2): another
+    // node is among the token's 4 groups with chance 4/8 and then gets a copy unless all 8
+    // picks miss its 32 of the 128: 7 × 1/2 × (1 - C(96, 8)/C(128, 8)) = 3.17 nodes. Without
+    // the limit: 7 × (1 - C(224, 8)/C(256, 8)) = 4.59. On 16 nodes the 8 groups span two
+    // nodes each: 15 × 4/8 × (1 - C(112, 8)/C(128, 8)).
+    void remoteNodesByHand_data()
+    {
+        QTest::addColumn<int>("ep");
+        QTest::addColumn<int>("groups");
+        QTest::addColumn<int>("limit");
+        QTest::addColumn<double>("nodes");
+        const auto miss = [](double pool, double held) {
+            double p = 1;
+            for (int i = 0; i < 8; ++i)
+                p *= (pool - held - i) / (pool - i);
+            return p;
+        };
+        QTest::addRow("DeepSeek-V3, 8 nodes, 4 of 8 groups")
+            << 64 << 8 << 4 << 7 * 0.5 * (1 - miss(128, 32));
+        QTest::addRow("DeepSeek-V3's experts, 8 nodes, no limit")
+            << 64 << 0 << 0 << 7 * (1 - miss(256, 32));
+        QTest::addRow("16 nodes, a group spans two")
+            << 128 << 8 << 4 << 15 * 0.5 * (1 - miss(128, 16));
+        QTest::addRow("one node: none") << 8 << 8 << 4 << 0.0;
+    }
+    void remoteNodesByHand()
+    {
+        QFETCH(int, ep);
+        QFETCH(int, groups);
+        QFETCH(int, limit);
+        QFETCH(double, nodes);
+        ModelSpec m = *io::builtinPresets().model("deepseek-v3");
+        m.routerGroups = groups;
+        m.routerGroupLimit = limit;
+        QVERIFY(near(remoteNodes(m, ep, 8), nodes, 1e-12));
+    }
+
     // Context parallelism (Liu et al. 2023, ring attention): each of C devices holds s/C of
     // the queries and attends to all s keys, so its attention FLOPs are 1/C; it passes its K
     // and V block, s/C × 2 × 8 KV heads × 128 × 2 bytes, C − 1 times in forward.
