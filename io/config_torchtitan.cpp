@@ -41,31 +41,40 @@ std::string knownFlavors()
     return out;
 }
 
+// How a schedule places its stages on the ranks (torchtitan/distributed/pipeline_parallel.py,
+// _get_pp_rank_to_stage_indices_mapping): one stage a rank (PipelineScheduleSingle); "loop",
+// rank r holding stages r, r + K, ...; "v", rank r holding exactly two, r and 2K - 1 - r.
+enum class Placement
+{
+    single,
+    loop,
+    v
+};
+
 // pipeline_parallel_schedule: the names of torch.distributed.pipelining's
 // get_schedule_class, and how Parascope's schedules stand for them.
 struct TitanSchedule
 {
     std::string_view name;
     core::Schedule schedule;
-    bool multiStage;                // PipelineScheduleMulti: several stages per rank
+    Placement placement;
     std::string_view approximation; // empty when exact
 };
 
 constexpr std::array kSchedules{
-    TitanSchedule{"1F1B", core::Schedule::oneFOneB, false, {}},
-    TitanSchedule{"GPipe", core::Schedule::gpipe, false, {}},
-    TitanSchedule{"Interleaved1F1B", core::Schedule::interleaved, true, {}},
-    TitanSchedule{"LoopedBFS", core::Schedule::interleaved, true,
+    TitanSchedule{"1F1B", core::Schedule::oneFOneB, Placement::single, {}},
+    TitanSchedule{"GPipe", core::Schedule::gpipe, Placement::single, {}},
+    TitanSchedule{"Interleaved1F1B", core::Schedule::interleaved, Placement::loop, {}},
+    TitanSchedule{"LoopedBFS", core::Schedule::interleaved, Placement::loop,
                   "LoopedBFS runs each local stage's micro-batches breadth-first; read as "
                   "interleaved 1F1B"},
-    TitanSchedule{"InterleavedZeroBubble", core::Schedule::interleaved, true,
+    TitanSchedule{"InterleavedZeroBubble", core::Schedule::interleaved, Placement::loop,
                   "InterleavedZeroBubble also splits the weight gradients off; read as "
                   "interleaved 1F1B"},
-    TitanSchedule{"ZBVZeroBubble", core::Schedule::zbH1, true,
+    TitanSchedule{"ZBVZeroBubble", core::Schedule::zbH1, Placement::v,
                   "ZBVZeroBubble runs two stages per rank in a V; read as ZB-H1 with one"},
-    TitanSchedule{"DualPipeV", core::Schedule::zbH1, true,
-                  "DualPipeV runs two stages per rank in a V with both directions at once; read "
-                  "as ZB-H1 with one"},
+    // ScheduleDualPipeV is deepseek-ai/DualPipe's dualpipev.py, Parascope's dualpipev.
+    TitanSchedule{"DualPipeV", core::Schedule::dualPipeV, Placement::v, {}},
 };
 
 // Sections and keys Parascope reads nothing from, and why; the longest prefix wins.
@@ -420,6 +429,9 @@ private:
                                         "more than a billion micro-batches per step"};
             s.microbatchSize = int(b);
             s.microbatches = int(perRank / b * accumulation);
+            m_localPath = localPath;
+            m_localBatch = perRank;
+            m_pipelineMicrobatchSize = b;
             if (accumulation > 1)
                 m_out.assumptions.push_back(std::to_string(accumulation) +
                                             " gradient accumulation steps, each a "
@@ -462,27 +474,48 @@ private:
         s.schedule = schedule->schedule;
         if (!schedule->approximation.empty())
             m_out.assumptions.push_back(std::string(schedule->approximation));
-        if (schedule->schedule != core::Schedule::interleaved)
+        if (schedule->placement == Placement::single)
             return std::nullopt;
+        const std::string scheduleName(schedule->name);
+        // torch.distributed.pipelining, ScheduleDualPipeV: at least as many micro-batches as
+        // stages in the pipeline each accumulation step runs (pipeline_parallel.py:
+        // n_microbatches = local_batch_size / pipeline_parallel_microbatch_size).
+        if (const long long m = m_localBatch / m_pipelineMicrobatchSize;
+            s.schedule == core::Schedule::dualPipeV && m < 2LL * s.pp)
+            return core::InputError{m_localPath,
+                                    "local batch " + std::to_string(m_localBatch) +
+                                        " / pipeline_parallel_microbatch_size " +
+                                        std::to_string(m_pipelineMicrobatchSize) + " = " +
+                                        std::to_string(m) +
+                                        " micro-batches a pipeline; DualPipeV needs at least one a "
+                                        "stage: 2 x pipeline_parallel_degree = " +
+                                        std::to_string(2 * s.pp)};
         // pipeline_parallel.py: stages = ceil((layers + first less + last less) / layers per
-        // stage), or 2 per rank for a multi-stage schedule.
+        // stage), or 2 per rank for a multi-stage schedule; the V takes exactly 2 per rank.
+        const std::string key = schedule->placement == Placement::v ? "schedule" : "virtual_stages";
         int v = 2;
-        const auto perStage =
-            integer("parallelism.pipeline_parallel_layers_per_stage", 0, "virtual_stages", 0);
+        const auto perStage = integer("parallelism.pipeline_parallel_layers_per_stage", 0, key, 0);
         if (auto *e = std::get_if<core::InputError>(&perStage))
             return *e;
-        const auto first = integer("parallelism.pipeline_parallel_first_stage_less_layers", 1,
-                                   "virtual_stages", 0);
+        const auto first =
+            integer("parallelism.pipeline_parallel_first_stage_less_layers", 1, key, 0);
         if (auto *e = std::get_if<core::InputError>(&first))
             return *e;
         const auto last =
-            integer("parallelism.pipeline_parallel_last_stage_less_layers", 1, "virtual_stages", 0);
+            integer("parallelism.pipeline_parallel_last_stage_less_layers", 1, key, 0);
         if (auto *e = std::get_if<core::InputError>(&last))
             return *e;
         if (const long long lps = std::get<long long>(perStage); lps > 0) {
             const long long weighted =
                 m_model->layers + std::get<long long>(first) + std::get<long long>(last);
             const long long stages = (weighted + lps - 1) / lps;
+            if (schedule->placement == Placement::v && stages != 2LL * s.pp)
+                return core::InputError{"parallelism.pipeline_parallel_layers_per_stage",
+                                        "makes " + std::to_string(stages) + " stages; " +
+                                            scheduleName +
+                                            " places exactly two on each rank: 2 x "
+                                            "pipeline_parallel_degree = " +
+                                            std::to_string(2 * s.pp)};
             if (stages % s.pp != 0 || stages / s.pp < 2)
                 return core::InputError{"parallelism.pipeline_parallel_layers_per_stage",
                                         "makes " + std::to_string(stages) +
@@ -491,7 +524,8 @@ private:
                                             std::to_string(s.pp) + ")"};
             v = int(stages / s.pp);
         }
-        s.virtualStages = v;
+        if (schedule->placement == Placement::loop)
+            s.virtualStages = v;
         return std::nullopt;
     }
 
@@ -634,6 +668,11 @@ private:
     std::set<std::string> m_read;
     const core::ModelSpec *m_model = nullptr;
     int m_shard = 1;
+    // With pipelining: the local batch's key and size, and the micro-batch size; each
+    // accumulation step runs a pipeline of local batch / micro-batch size.
+    std::string m_localPath = "training.local_batch_size";
+    long long m_localBatch = 1;
+    long long m_pipelineMicrobatchSize = 1;
 };
 
 // The key a TOML syntax error sits in: the table above the line and the key on it.
@@ -772,6 +811,9 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
             notes.push_back("schedule=zb-h1: torch.distributed.pipelining's zero-bubble "
                             "schedule with one stage per rank is not offered; written as "
                             "ZBVZeroBubble (two stages per rank in a V)");
+            break;
+        case core::Schedule::dualPipeV:
+            name = "DualPipeV";
             break;
         }
         body += "pipeline_parallel_schedule = " + quoted(name) + "\n";

@@ -649,6 +649,12 @@ private Q_SLOTS:
             << QStringList{"tp=8", "pp=4", "dp=4", "microbatches=16", "zero=1", "recompute=op"}
             << QStringList{"tp",        "pp",   "dp",        "microbatches", "microbatch_size",
                            "recompute", "zero", "precision", "model"};
+        // torchtitan's pipeline_parallel_schedule = "DualPipeV" comes back as dualpipev.
+        QTest::addRow("torchtitan DualPipeV")
+            << "torchtitan"
+            << QStringList{"tp=8", "pp=4", "dp=4", "microbatches=8", "zero=1", "schedule=dualpipev"}
+            << QStringList{"tp",   "pp",        "dp",    "microbatches", "microbatch_size",
+                           "zero", "precision", "model", "schedule"};
         QTest::addRow("deepspeed") << "deepspeed"
                                    << QStringList{"tp=1",
                                                   "pp=1",

@@ -359,6 +359,116 @@ private Q_SLOTS:
                                 [](const auto &r) { return r.key == "fused_elementwise"; }));
     }
 
+    // parallelism.pipeline_parallel_schedule on Llama 3 8B's 32 layers, K = 4 of 8 devices:
+    // get_schedule_class's names (torch/distributed/pipelining/schedules.py), the stages
+    // torchtitan builds (torchtitan/distributed/pipeline_parallel.py: ceil((layers + first less
+    // + last less) / layers_per_stage), 2 a rank by default for a multi-stage schedule, exactly
+    // 2 for the "v" placement of ZBVZeroBubble and DualPipeV) and ScheduleDualPipeV's "at least
+    // as many microbatches as stages".
+    void torchtitanSchedule_data()
+    {
+        QTest::addColumn<QByteArray>("parallelism"); // lines under [parallelism]
+        QTest::addColumn<QByteArray>("training");    // lines under [training]
+        QTest::addColumn<QString>("schedule");       // empty: refused
+        QTest::addColumn<int>("virtualStages");
+        QTest::addColumn<bool>("approximated");
+        QTest::addColumn<QString>("key");     // refused: the field named
+        QTest::addColumn<QString>("mention"); // refused: a word of the message
+        QTest::addRow("1F1B") << QByteArray("pipeline_parallel_schedule = \"1F1B\"\n")
+                              << QByteArray() << "1f1b" << 1 << false << ""
+                              << "";
+        QTest::addRow("Interleaved1F1B, 2 stages a rank by default")
+            << QByteArray("pipeline_parallel_schedule = \"Interleaved1F1B\"\n") << QByteArray()
+            << "interleaved" << 2 << false << ""
+            << "";
+        // ceil((32 + 1 + 1) / 3) = 12 stages, 3 a rank.
+        QTest::addRow("Interleaved1F1B, 3 layers a stage")
+            << QByteArray("pipeline_parallel_schedule = \"Interleaved1F1B\"\n"
+                          "pipeline_parallel_layers_per_stage = 3\n")
+            << QByteArray() << "interleaved" << 3 << false << ""
+            << "";
+        QTest::addRow("ZBVZeroBubble, read as ZB-H1")
+            << QByteArray("pipeline_parallel_schedule = \"ZBVZeroBubble\"\n") << QByteArray()
+            << "zb-h1" << 1 << true << ""
+            << "";
+        QTest::addRow("ZBVZeroBubble, 3 stages a rank")
+            << QByteArray("pipeline_parallel_schedule = \"ZBVZeroBubble\"\n"
+                          "pipeline_parallel_layers_per_stage = 3\n")
+            << QByteArray() << "" << 0 << false << "parallelism.pipeline_parallel_layers_per_stage"
+            << "makes 12 stages; ZBVZeroBubble places exactly two on each rank";
+        // local_batch_size 8 / micro-batch 1 = 8 = 2K micro-batches.
+        QTest::addRow("DualPipeV, exactly")
+            << QByteArray("pipeline_parallel_schedule = \"DualPipeV\"\n")
+            << QByteArray("local_batch_size = 8\n") << "dualpipev" << 1 << false << ""
+            << "";
+        // 32 / 4 = 8 stages with no lighter ends: 2 a rank.
+        QTest::addRow("DualPipeV, 4 layers a stage, no lighter ends")
+            << QByteArray("pipeline_parallel_schedule = \"DualPipeV\"\n"
+                          "pipeline_parallel_layers_per_stage = 4\n"
+                          "pipeline_parallel_first_stage_less_layers = 0\n"
+                          "pipeline_parallel_last_stage_less_layers = 0\n")
+            << QByteArray("local_batch_size = 16\n") << "dualpipev" << 1 << false << ""
+            << "";
+        QTest::addRow("DualPipeV, 3 stages a rank")
+            << QByteArray("pipeline_parallel_schedule = \"DualPipeV\"\n"
+                          "pipeline_parallel_layers_per_stage = 3\n")
+            << QByteArray("local_batch_size = 16\n") << "" << 0 << false
+            << "parallelism.pipeline_parallel_layers_per_stage"
+            << "makes 12 stages; DualPipeV places exactly two on each rank: 2 x "
+               "pipeline_parallel_degree = 8";
+        QTest::addRow("DualPipeV, 4 micro-batches for 8 stages")
+            << QByteArray("pipeline_parallel_schedule = \"DualPipeV\"\n")
+            << QByteArray("local_batch_size = 4\n") << "" << 0 << false
+            << "training.local_batch_size"
+            << "4 micro-batches a pipeline; DualPipeV needs at least one a stage: 2 x "
+               "pipeline_parallel_degree = 8";
+        // Two accumulation steps (16 / (4 x D 2)) of 4 micro-batches each: Parascope's one
+        // pipeline would have 8, each of torchtitan's has 4.
+        QTest::addRow("DualPipeV, 4 micro-batches a step over two steps")
+            << QByteArray("pipeline_parallel_schedule = \"DualPipeV\"\n")
+            << QByteArray("local_batch_size = 4\nglobal_batch_size = 16\n") << "" << 0 << false
+            << "training.local_batch_size"
+            << "= 4 micro-batches a pipeline";
+        QTest::addRow("DualPipeV, the older training.batch_size")
+            << QByteArray("pipeline_parallel_schedule = \"DualPipeV\"\n")
+            << QByteArray("batch_size = 6\n") << "" << 0 << false << "training.batch_size"
+            << "6 micro-batches a pipeline";
+    }
+    void torchtitanSchedule()
+    {
+        QFETCH(QByteArray, parallelism);
+        QFETCH(QByteArray, training);
+        QFETCH(QString, schedule);
+        io::ImportOptions options;
+        options.devices = 8;
+        const QByteArray content = "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\n" +
+                                   training + "[parallelism]\npipeline_parallel_degree = 4\n" +
+                                   parallelism;
+        const auto result = io::importConfig(content, Scenario{}, m_presets, options);
+        if (schedule.isEmpty()) {
+            const auto *error = std::get_if<InputError>(&result);
+            QVERIFY(error);
+            QTEST(QString::fromStdString(error->key), "key");
+            QFETCH(QString, mention);
+            QVERIFY2(error->message.find(mention.toStdString()) != std::string::npos,
+                     error->message.c_str());
+            return;
+        }
+        if (const auto *error = std::get_if<InputError>(&result))
+            QFAIL(error->toString().c_str());
+        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
+        QVERIFY(imported.scenario);
+        QCOMPARE(QString::fromStdString(fieldText(*imported.scenario, "schedule")), schedule);
+        QTEST(imported.scenario->virtualStages, "virtualStages");
+        QVERIFY(hasName(imported.read, "parallelism.pipeline_parallel_schedule"));
+        // An approximated schedule is listed under "Not in the file", by its torchtitan name.
+        const std::string name =
+            fieldText(*imported.scenario, "schedule") == "zb-h1" ? "ZBVZeroBubble" : "DualPipeV";
+        QTEST(std::any_of(imported.assumptions.begin(), imported.assumptions.end(),
+                          [&](const std::string &a) { return a.find(name) != std::string::npos; }),
+              "approximated");
+    }
+
     // Imported settings (megatronSettingFlags) are written back: the emitted launch script has
     // --fp8-param-gather exactly when fp8_params is true, and --ddp-bucket-size when
     // dp_bucket_params is set.
@@ -986,6 +1096,20 @@ private Q_SLOTS:
                                                                       "microbatches=16",
                                                                       "recompute=full",
                                                                       "sequence_parallel=false"};
+        // The same layout in DualPipeV's V: 2 x 8 stages, 16 micro-batches, the fewest it takes.
+        QTest::addRow("torchtitan DeepSeek-V3 E64 DualPipeV")
+            << titan
+            << QStringList{"model=deepseek-v3",
+                           "tp=1",
+                           "pp=8",
+                           "dp=64",
+                           "ep=64",
+                           "expert_tp=1",
+                           "zero=1",
+                           "schedule=dualpipev",
+                           "microbatches=16",
+                           "recompute=full",
+                           "sequence_parallel=false"};
         QTest::addRow("torchtitan Qwen3 235B-A22B ETP = T")
             << titan << QStringList{"model=qwen3-235b-a22b",
                                     "tp=4",
@@ -1029,6 +1153,52 @@ private Q_SLOTS:
                          QStringLiteral(" != ") +
                          QString::fromStdString(fieldText(s, key.toStdString())) +
                          QStringLiteral("\n") + QString::fromStdString(text)));
+    }
+
+    // Each schedule as torchtitan's pipeline_parallel_schedule spells it (get_schedule_class in
+    // torch/distributed/pipelining/schedules.py), a comment only where none is the scenario's.
+    void torchtitanEmitsSchedule_data()
+    {
+        QTest::addColumn<QString>("schedule");
+        QTest::addColumn<QString>("written");
+        QTest::addColumn<QString>("comment"); // empty: no comment names the schedule
+        QTest::addRow("1f1b") << "1f1b"
+                              << "1F1B"
+                              << "";
+        QTest::addRow("gpipe") << "gpipe"
+                               << "GPipe"
+                               << "";
+        QTest::addRow("interleaved") << "interleaved"
+                                     << "Interleaved1F1B"
+                                     << "";
+        QTest::addRow("zb-h1") << "zb-h1"
+                               << "ZBVZeroBubble"
+                               << "schedule=zb-h1: ";
+        QTest::addRow("dualpipev") << "dualpipev"
+                                   << "DualPipeV"
+                                   << "";
+    }
+    void torchtitanEmitsSchedule()
+    {
+        QFETCH(QString, schedule);
+        QFETCH(QString, written);
+        QFETCH(QString, comment);
+        Scenario s;
+        applyFramework(s, Framework::torchtitan);
+        QVERIFY(!setField(s, "schedule", schedule.toStdString()));
+        QVERIFY(s.pp > 1);
+        const auto emitted = io::emitConfig(s, m_presets, Framework::torchtitan);
+        QVERIFY(std::holds_alternative<std::string>(emitted));
+        const std::string &text = std::get<std::string>(emitted);
+        const std::string line = "pipeline_parallel_schedule = \"" + written.toStdString() + "\"\n";
+        QVERIFY2(text.find(line) != std::string::npos, text.c_str());
+        QCOMPARE(text.find("#   schedule=") != std::string::npos, !comment.isEmpty());
+        if (!comment.isEmpty())
+            QVERIFY2(text.find("#   " + comment.toStdString()) != std::string::npos, text.c_str());
+        // The V's two stages a rank are torchtitan's default: no layers_per_stage to write.
+        if (schedule != QLatin1String("interleaved"))
+            QVERIFY2(text.find("pipeline_parallel_layers_per_stage") == std::string::npos,
+                     text.c_str());
     }
 
     // What the framework has no setting for is a comment, not silence.
