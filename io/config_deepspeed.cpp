@@ -578,7 +578,11 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
                         " has no DeepSpeed setting: written as bf16");
     if (s.schedule != core::Schedule::oneFOneB && s.pp > 1)
         notes.push_back("schedule " + core::fieldText(s, "schedule") +
-                        ": DeepSpeed's pipeline engine runs 1F1B only");
+                        ": DeepSpeed's pipeline engine runs 1F1B only" +
+                        (s.schedule == core::Schedule::dualPipeV
+                             ? "; it has no DualPipeV and runs one chunk a stage, the LM head on "
+                               "the last, not two in a V with both ends on stage 0"
+                             : ""));
     if (s.rankOrder == core::RankOrder::pipelineInner)
         notes.push_back("rank_order tp-cp-ep-pp-dp: DeepSpeed's topology keeps the pipeline "
                         "outermost (axes pipe, data, model: deepspeed/runtime/pipe/topology.py)");

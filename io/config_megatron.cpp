@@ -2201,6 +2201,10 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
             flag("--num-layers-per-virtual-pipeline-stage", number(perStage / s.virtualStages));
         else
             flag("--num-virtual-stages-per-pipeline-rank", number(s.virtualStages));
+    } else if (s.pp > 1 && s.schedule == core::Schedule::dualPipeV) {
+        notes.push_back("schedule=dualpipev: Megatron-LM has no DualPipeV (two chunks a stage in "
+                        "a V, both ends of the model on stage 0); written as 1F1B, one chunk a "
+                        "stage and the LM head on the last");
     } else if (s.pp > 1 && s.schedule != core::Schedule::oneFOneB) {
         notes.push_back(
             "schedule=" + std::string(core::toString(s.schedule)) +

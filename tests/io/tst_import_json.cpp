@@ -10,6 +10,7 @@
 #include "test_files.h"
 
 #include <QDir>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
@@ -724,6 +725,42 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(
                      fieldText(*std::get<io::ImportedConfig>(again).scenario, "dp_overlap")),
                  dpOverlap);
+    }
+
+    // DeepSpeed's pipeline engine has one schedule, 1F1B (deepspeed/runtime/pipe/schedule.py,
+    // TrainSchedule): any other is a line of the comment that says so.
+    void deepSpeedScheduleComment_data()
+    {
+        QTest::addColumn<QString>("schedule");
+        QTest::addColumn<QString>("line"); // empty: no line names the schedule
+        QTest::addRow("1f1b") << "1f1b"
+                              << "";
+        QTest::addRow("gpipe") << "gpipe"
+                               << "schedule gpipe: DeepSpeed's pipeline engine runs 1F1B only";
+        QTest::addRow("zb-h1") << "zb-h1"
+                               << "schedule zb-h1: DeepSpeed's pipeline engine runs 1F1B only";
+        QTest::addRow("dualpipev") << "dualpipev"
+                                   << "schedule dualpipev: DeepSpeed's pipeline engine runs 1F1B "
+                                      "only; it has no DualPipeV";
+    }
+    void deepSpeedScheduleComment()
+    {
+        QFETCH(QString, schedule);
+        QFETCH(QString, line);
+        Scenario s;
+        applyFramework(s, Framework::deepspeed);
+        QVERIFY(!setField(s, "schedule", schedule.toStdString()));
+        QVERIFY(s.pp > 1);
+        const QByteArray text =
+            QByteArray::fromStdString(io::emitDeepSpeed(s, *presets.model(s.model)));
+        const QJsonObject object = QJsonDocument::fromJson(text).object();
+        QStringList found;
+        for (const QJsonValue &comment : object.value(QLatin1String("comment")).toArray())
+            if (comment.toString().startsWith(QLatin1String("schedule ")))
+                found << comment.toString();
+        QCOMPARE(found.size(), line.isEmpty() ? 0 : 1);
+        if (!line.isEmpty())
+            QVERIFY2(found.front().startsWith(line), qPrintable(found.front()));
     }
 
     // What DeepSpeed has no key for is written as comment lines.

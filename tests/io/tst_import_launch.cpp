@@ -1212,6 +1212,9 @@ private Q_SLOTS:
             << "zero_buffers=deepspeed";
         QTest::addRow("megatron GPipe")
             << int(Framework::megatron) << QStringList{"schedule=gpipe"} << "schedule=gpipe";
+        QTest::addRow("megatron DualPipeV")
+            << int(Framework::megatron) << QStringList{"schedule=dualpipev"}
+            << "schedule=dualpipev: Megatron-LM has no DualPipeV";
         QTest::addRow("megatron cached outputs")
             << int(Framework::megatron) << QStringList{"cache_outputs=true"}
             << "cache_outputs=true";
