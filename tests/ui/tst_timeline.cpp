@@ -32,7 +32,9 @@ private:
     static void fill(TimelinePanel &panel, ScenarioDocument &document)
     {
         document.setTimelineWanted(true);
-        panel.setReport(document.lastValidReport());
+        const core::Scenario &s = document.lastValidScenario();
+        panel.setReport(document.lastValidReport(),
+                        s.mode == core::Mode::training ? s.schedule : core::Schedule::gpipe);
     }
 
     static int count(const std::vector<core::ScheduleOp> &ops, OpKind kind)
@@ -278,6 +280,128 @@ private Q_SLOTS:
         QCOMPARE(chart->blockAt(inside(chart, op)), &*it);
     }
 
+    // DualPipeV's blocks name their chunk as the V's way out or back, a whole B as "B with W",
+    // and the pair each runs in. The blocks, by hand from deepseek-ai/DualPipe's dualpipev.py
+    // for K = 4, m = 8: rank 1 runs nF0 ×4, nF0F1 ×2, nB1W1F1 ×2 (zero-bubble B1 0 and 1), then
+    // nF0B1F1B0 ×2, its first pair F0 6 with the whole B1 2; nB1F1B0 ×2 starts with B1 4,
+    // whole and alone. Rank 3 (the last) runs its first B1 (micro-batch 0) whole but apart:
+    // "We don't overlap these two chunks". Chunk 0 of stage s is virtual stage s, chunk 1 is
+    // 2K − 1 − s; an F sends to the next virtual stage, a B to the one before, none where
+    // both are on one device (stage K − 1, where the V turns), and a W sends nothing.
+    void hoverNamesDualPipeVsChunksAndPairs_data()
+    {
+        QTest::addColumn<int>("stage");
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<int>("chunk");
+        QTest::addColumn<int>("microbatch");
+        QTest::addColumn<QStringList>("says");
+        QTest::addColumn<QStringList>("saysNot");
+        QTest::addRow("stage 1, F 6 on the way out, paired with a whole B")
+            << 1 << int(OpKind::forward) << 0 << 6
+            << QStringList{"F, forward", "chunk 0 of 2, the V's way out (virtual stage 1 of 8)",
+                           "Paired with the B with W of micro-batch 2, chunk 1",
+                           "Send of activations to stage 2"}
+            << QStringList{"way back"};
+        QTest::addRow("stage 1, its partner: the whole B 2 on the way back")
+            << 1 << int(OpKind::backward) << 1 << 2
+            << QStringList{"B with W, whole backward",
+                           "chunk 1 of 2, the V's way back (virtual stage 6 of 8)",
+                           "Paired with the F of micro-batch 6, chunk 0",
+                           "Send of gradients to stage 2"}
+            << QStringList{"way out"};
+        QTest::addRow("stage 1, zero-bubble B 0, its W later")
+            << 1 << int(OpKind::backward) << 1 << 0
+            << QStringList{"B, backward (input gradient)", "the V's way back",
+                           "Send of gradients to stage 2"}
+            << QStringList{"B with W", "Paired"};
+        QTest::addRow("stage 1, the W of that B")
+            << 1 << int(OpKind::weight) << 1 << 0
+            << QStringList{"W, weight gradient", "chunk 1 of 2", "No send"}
+            << QStringList{"Paired"};
+        QTest::addRow("stage 1, whole B 4, alone")
+            << 1 << int(OpKind::backward) << 1 << 4 << QStringList{"B with W"}
+            << QStringList{"Paired"};
+        QTest::addRow("stage 3, its first whole B runs apart")
+            << 3 << int(OpKind::backward) << 1 << 0
+            << QStringList{"B with W", "chunk 1 of 2, the V's way back (virtual stage 4 of 8)",
+                           "No send"}
+            << QStringList{"Paired"};
+    }
+    void hoverNamesDualPipeVsChunksAndPairs()
+    {
+        QFETCH(int, stage);
+        QFETCH(int, kind);
+        QFETCH(int, chunk);
+        QFETCH(int, microbatch);
+        QFETCH(QStringList, says);
+        QFETCH(QStringList, saysNot);
+        ScenarioDocument document(io::builtinPresets());
+        for (const char *setting : {"pp=4", "microbatches=8", "schedule=dualpipev"})
+            QVERIFY(document.setField(QString::fromLatin1(setting).section(u'=', 0, 0),
+                                      QString::fromLatin1(setting).section(u'=', 1)));
+        document.flush();
+        TimelinePanel panel;
+        fill(panel, document);
+        showPanel(panel, 1600, 500);
+        TimelineChart *chart = panel.chart();
+        QCOMPARE(chart->chunkCount(), 2);
+        const auto &blocks = chart->blocks();
+        const auto it = std::find_if(blocks.begin(), blocks.end(), [&](auto &o) {
+            return o.stage == stage && int(o.kind) == kind && o.chunk == chunk &&
+                   o.microbatch == microbatch;
+        });
+        QVERIFY(it != blocks.end());
+        const QString text = hover(chart, inside(chart, *it));
+        QCOMPARE(chart->blockAt(inside(chart, *it)), &*it);
+        QVERIFY2(
+            text.contains(QStringLiteral("Stage %1, micro-batch %2").arg(stage).arg(microbatch)),
+            qPrintable(text));
+        for (const QString &part : says)
+            QVERIFY2(text.contains(part), qPrintable(text));
+        for (const QString &part : saysNot)
+            QVERIFY2(!text.contains(part), qPrintable(text));
+    }
+
+    // With equal stages and free sends DualPipeV idles (PP/2 − 1)(F&B + B − 3W) a stage
+    // (deepseek-ai/DualPipe, README, "Pipeline Bubbles and Memory Usage Comparison"; PP = 2K
+    // chunks). Here a stage's F = B = W = 1 (core::uniformPipeline), a chunk's F = B = W = 1/2:
+    // F&B = 3/2, a whole B = 1, 3W = 3/2, so K − 1 idle on every stage, beside m × 3 busy.
+    void dualPipeVIdlesTheReadmesBubble_data()
+    {
+        QTest::addColumn<int>("stages");
+        QTest::addColumn<int>("microbatches");
+        QTest::addColumn<double>("idle");
+        QTest::addColumn<double>("makespan");
+        QTest::addRow("K=4, m=8") << 4 << 8 << 3.0 << 8 * 3.0 + 3.0;
+        QTest::addRow("K=4, m=12") << 4 << 12 << 3.0 << 12 * 3.0 + 3.0;
+        QTest::addRow("K=2, m=4") << 2 << 4 << 1.0 << 4 * 3.0 + 1.0;
+        QTest::addRow("K=8, m=16") << 8 << 16 << 7.0 << 16 * 3.0 + 7.0;
+    }
+    void dualPipeVIdlesTheReadmesBubble()
+    {
+        QFETCH(int, stages);
+        QFETCH(int, microbatches);
+        QFETCH(double, idle);
+        QFETCH(double, makespan);
+        TimelineChart chart;
+        chart.resize(1280, 400);
+        chart.setReport(uniformReport(core::Schedule::dualPipeV, stages, microbatches),
+                        core::Schedule::dualPipeV);
+        QCOMPARE(chart.stageCount(), stages);
+        QCOMPARE(chart.chunkCount(), 2);
+        QVERIFY(std::abs(chart.makespan() - makespan) < 1e-9);
+        std::vector<double> busy(std::size_t(stages), 0.0);
+        for (const auto &op : chart.blocks())
+            busy[std::size_t(op.stage)] += op.end - op.start;
+        for (int s = 0; s < stages; ++s)
+            QVERIFY2(std::abs(makespan - busy[std::size_t(s)] - idle) < 1e-9,
+                     qPrintable(QStringLiteral("stage %1: %2 busy of %3")
+                                    .arg(s)
+                                    .arg(busy[std::size_t(s)])
+                                    .arg(makespan)));
+        QVERIFY(std::abs(chart.bubbleSoFar() - idle / makespan) < 1e-9);
+    }
+
     // An untimed schedule (teaching mode's F = 1, B = 2) counts in layer-times.
     void hoverInLayerTimesWhenUntimed()
     {
@@ -295,14 +419,22 @@ private Q_SLOTS:
         QVERIFY(chart.axisTitle().contains(QStringLiteral("layer-time")));
     }
 
-    // Interleaved chunks are told apart by shade: each block drawn in its chunk's shade of its
-    // phase's colour, and the legend has an entry per chunk.
+    // Chunks are told apart by shade: each block drawn in its chunk's shade of its phase's
+    // colour, and the legend has an entry per chunk. DualPipeV has two chunks a stage, the
+    // V's way out and back.
+    void chunksHaveTheirOwnShade_data()
+    {
+        QTest::addColumn<QString>("schedule");
+        QTest::addRow("interleaved, v=2") << "interleaved";
+        QTest::addRow("dualpipev") << "dualpipev";
+    }
     void chunksHaveTheirOwnShade()
     {
+        QFETCH(QString, schedule);
         ScenarioDocument document(io::builtinPresets());
         setAndEvaluate(document, "pp", "4");
         setAndEvaluate(document, "microbatches", "8");
-        setAndEvaluate(document, "schedule", "interleaved");
+        setAndEvaluate(document, "schedule", qPrintable(schedule));
         setAndEvaluate(document, "virtual_stages", "2");
         TimelinePanel panel;
         fill(panel, document);
@@ -734,6 +866,11 @@ private Q_SLOTS:
             << 2 * (4 * 2 * 8 - 8);
         QTest::addRow("inference, K=4, m=8: forward only")
             << QStringList{"pp=4", "microbatches=8", "mode=inference"} << 4 * 8 - 8;
+        // The V: chunk 0's F from every stage but the last, where it turns without a send,
+        // chunk 1's from every stage but stage 0, where the model ends; each B goes back the
+        // way its F came: 4 (K − 1) m.
+        QTest::addRow("dualpipev, K=4, m=8: none where the V turns")
+            << QStringList{"pp=4", "microbatches=8", "schedule=dualpipev"} << 4 * (4 - 1) * 8;
     }
     void sendTailsEndTheBlocks()
     {

@@ -197,8 +197,9 @@ QString TimelineChart::controlsHelp()
               "Hover a block for its details; Space plays the schedule.");
 }
 
-void TimelineChart::setReport(const core::Report &report)
+void TimelineChart::setReport(const core::Report &report, core::Schedule schedule)
 {
+    m_schedule = schedule;
     m_ops.clear();
     m_events.clear();
     m_stages = 0;
@@ -757,8 +758,15 @@ void TimelineChart::paintLegend(QPainter &p) const
             for (int k = 0; k < (m_hasW ? 3 : 2); ++k)
                 colors.push_back(blockColor(OpKind(k), chunk));
             shades.push_back(colors);
-            entries.push_back({Qt::NoBrush, Qt::NoBrush, tr("chunk %1").arg(chunk),
-                               QString::number(chunk), false});
+            if (m_schedule != core::Schedule::dualPipeV)
+                entries.push_back({Qt::NoBrush, Qt::NoBrush, tr("chunk %1").arg(chunk),
+                                   QString::number(chunk), false});
+            else if (chunk == 0)
+                entries.push_back(
+                    {Qt::NoBrush, Qt::NoBrush, tr("chunk 0, the V's way out"), tr("0 out"), false});
+            else
+                entries.push_back({Qt::NoBrush, Qt::NoBrush, tr("chunk 1, the V's way back"),
+                                   tr("1 back"), false});
         }
     }
     if (m_hasSends)
@@ -951,22 +959,63 @@ bool TimelineChart::event(QEvent *event)
     return QWidget::event(event);
 }
 
+// Built on the first hover, not on every report: a field change must stay within a frame.
+void TimelineChart::indexStages() const
+{
+    if (!m_byStage.empty())
+        return;
+    m_byStage.resize(std::size_t(m_stages));
+    for (std::size_t i = 0; i < m_ops.size(); ++i)
+        m_byStage[std::size_t(m_ops[i].stage)].push_back(int(i));
+    for (auto &row : m_byStage)
+        std::stable_sort(row.begin(), row.end(), [this](int a, int b) {
+            return m_ops[std::size_t(a)].start < m_ops[std::size_t(b)].start;
+        });
+}
+
+const core::ScheduleOp *TimelineChart::partnerOf(const core::ScheduleOp &op) const
+{
+    if (!op.paired || m_ops.empty() || &op < m_ops.data() || &op >= m_ops.data() + m_ops.size())
+        return nullptr;
+    indexStages();
+    const auto &row = m_byStage[std::size_t(op.stage)];
+    const int index = int(&op - m_ops.data());
+    const auto at = std::find(
+        std::lower_bound(row.begin(), row.end(), op.start,
+                         [this](int i, double t) { return m_ops[std::size_t(i)].start < t; }),
+        row.end(), index);
+    if (at == row.end())
+        return nullptr;
+    // DualPipeV's pairs are a forward and the backward after it (dualpipev.py,
+    // _forward_backward_chunk); ep_overlap's a backward and the forward after it.
+    const bool firstOfPair =
+        (m_schedule == core::Schedule::dualPipeV) == (op.kind == OpKind::forward);
+    const auto other = firstOfPair ? at + 1 : at;
+    if (firstOfPair ? other == row.end() : other == row.begin())
+        return nullptr;
+    const core::ScheduleOp &partner = m_ops[std::size_t(firstOfPair ? *other : *(other - 1))];
+    return partner.paired && partner.kind != op.kind ? &partner : nullptr;
+}
+
+QString TimelineChart::chunkText(const core::ScheduleOp &op) const
+{
+    if (m_schedule != core::Schedule::dualPipeV)
+        return tr(", chunk %1 of %2").arg(op.chunk).arg(m_chunkCount);
+    // Chunk 0 takes the model out from stage 0 to K − 1, chunk 1 back (core::virtualStageOf).
+    const int j = core::virtualStageOf(m_schedule, m_stages, op.stage, op.chunk);
+    return (op.chunk == 0 ? tr(", chunk 0 of 2, the V's way out (virtual stage %1 of %2)")
+                          : tr(", chunk 1 of 2, the V's way back (virtual stage %1 of %2)"))
+        .arg(j)
+        .arg(2 * m_stages);
+}
+
 const core::ScheduleOp *TimelineChart::blockAt(QPointF pos) const
 {
     const QRect plot = plotRect();
     if (m_ops.empty() || pos.x() < plot.left() || pos.x() >= plot.left() + plot.width() ||
         pos.y() < plot.top() || pos.y() >= plot.top() + plot.height())
         return nullptr;
-    // Built on the first hover, not on every report: a field change must stay within a frame.
-    if (m_byStage.empty()) {
-        m_byStage.resize(std::size_t(m_stages));
-        for (std::size_t i = 0; i < m_ops.size(); ++i)
-            m_byStage[std::size_t(m_ops[i].stage)].push_back(int(i));
-        for (auto &row : m_byStage)
-            std::sort(row.begin(), row.end(), [this](int a, int b) {
-                return m_ops[std::size_t(a)].start < m_ops[std::size_t(b)].start;
-            });
-    }
+    indexStages();
     const double rowHeight = double(plot.height()) / m_stages;
     const int stage = std::clamp(int((pos.y() - plot.top()) / rowHeight), 0, m_stages - 1);
     const double time = timeAt(pos.x());
@@ -1005,7 +1054,10 @@ QString TimelineChart::toolTipAt(QPointF pos) const
         phase = tr("F, forward");
         break;
     case OpKind::backward:
-        phase = m_hasW ? tr("B, backward (input gradient)") : tr("B, backward");
+        // DualPipeV's B computes its weight gradients too outside its zero-bubble steps.
+        phase = op->fullBackward ? tr("B with W, whole backward (input and weight gradients)")
+                : m_hasW         ? tr("B, backward (input gradient)")
+                                 : tr("B, backward");
         break;
     case OpKind::weight:
         phase = tr("W, weight gradient");
@@ -1017,18 +1069,44 @@ QString TimelineChart::toolTipAt(QPointF pos) const
                        .arg(op->stage)
                        .arg(op->microbatch);
     if (m_chunkCount > 1)
-        text += tr(", chunk %1 of %2").arg(op->chunk).arg(m_chunkCount);
+        text += chunkText(*op);
     text += tr("<br>Start %1, duration %2 (ends at %3)")
                 .arg(formatTime(op->start, m_units, 6), formatTime(op->end - op->start, m_units),
                      formatTime(op->end, m_units, 6));
-    if (op->send > 0)
+    if (op->send > 0 && m_schedule == core::Schedule::dualPipeV) {
+        // The V's way back runs from stage K − 1 to 0: its F sends to the stage before, its B
+        // to the stage after.
+        const int to = op->stage + ((op->kind == OpKind::forward) == (op->chunk == 0) ? 1 : -1);
+        text += (op->kind == OpKind::forward
+                     ? tr("<br>Send of activations to stage %1: %2, the block's last %3 %")
+                     : tr("<br>Send of gradients to stage %1: %2, the block's last %3 %"))
+                    .arg(to)
+                    .arg(formatTime(op->send, m_units))
+                    .arg(100 * op->send / (op->end - op->start), 0, 'f', 1);
+    } else if (op->send > 0) {
         text += (op->kind == OpKind::forward
                      ? tr("<br>Send of activations to the next stage: %1, the block's last %2 %")
                      : tr("<br>Send of gradients to the previous stage: %1, the block's last %2 %"))
                     .arg(formatTime(op->send, m_units))
                     .arg(100 * op->send / (op->end - op->start), 0, 'f', 1);
-    else
+    } else {
         text += tr("<br>No send");
+    }
+    if (const core::ScheduleOp *partner = partnerOf(*op)) {
+        const QString other =
+            tr("%1 of micro-batch %2")
+                .arg(partner->fullBackward ? tr("B with W")
+                                           : QString::fromLatin1(core::opLetter(partner->kind)))
+                .arg(partner->microbatch) +
+            (m_chunkCount > 1 ? tr(", chunk %1").arg(partner->chunk) : QString());
+        text += m_schedule == core::Schedule::dualPipeV
+                    ? tr("<br>Paired with the %1: the two run overlapped, from when both inputs "
+                         "are in until both outputs leave")
+                          .arg(other)
+                    : tr("<br>Paired with the %1: ep_overlap runs each one's all-to-all under "
+                         "the other's computation")
+                          .arg(other);
+    }
     if (op->expertComm > 0)
         text += tr("<br>Of which expert all-to-all: %1 (%2 %), spread over its MoE layers")
                     .arg(formatTime(op->expertComm, m_units))

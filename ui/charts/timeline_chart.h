@@ -23,7 +23,8 @@ namespace ui {
 // row split into an F, a B and a W band by their shares of it, so that a
 // zoomed-out schedule shows both phases; the result is cached until the report,
 // the zoom or the size changes. A playhead (teaching mode) hides what has not run
-// yet. Interleaved chunks are shades of their phase's colour.
+// yet. The chunks of an interleaved schedule, or DualPipeV's two in a V, are shades of
+// their phase's colour.
 //
 // Controls (controlsHelp(), the chart's tooltip): the wheel zooms about the
 // pointer, Shift+wheel and a drag pan, a drag on the time axis or with the right
@@ -36,7 +37,9 @@ class TimelineChart : public QWidget
 public:
     explicit TimelineChart(QWidget *parent = nullptr);
 
-    void setReport(const core::Report &report);
+    // `schedule` is the one the report's timeline ran (inference: gpipe): it names
+    // DualPipeV's chunks and pairs; the others' blocks read alike.
+    void setReport(const core::Report &report, core::Schedule schedule = core::Schedule::oneFOneB);
 
     // Every block of the current schedule (empty when there is none).
     const std::vector<core::ScheduleOp> &blocks() const { return m_ops; }
@@ -70,7 +73,7 @@ public:
     // The next block start or end after `time`, or the makespan.
     double nextEvent(double time) const;
 
-    // Model chunks per stage: v when interleaved, else 1.
+    // Model chunks per stage: v when interleaved, 2 with DualPipeV, else 1.
     int chunkCount() const { return m_chunkCount; }
     // The fill of a block drawn on its own: its phase's colour, shaded by its chunk.
     QColor blockColor(core::OpKind kind, int chunk) const;
@@ -80,6 +83,10 @@ public:
     const core::ScheduleOp *blockAt(QPointF pos) const;
     // What the tooltip at `pos` says: the block's details, or how to zoom and pan.
     QString toolTipAt(QPointF pos) const;
+    // The other op of the pair `op` runs in (ScheduleOp::paired), on its stage, or null:
+    // DualPipeV pairs a forward with the backward after it, ep_overlap a backward with the
+    // forward after it.
+    const core::ScheduleOp *partnerOf(const core::ScheduleOp &op) const;
     static QString controlsHelp();
     // A duration or a time, with its unit: s, ms, µs, or layer-times when untimed.
     static QString formatTime(double value, bool layerUnits, int digits = 4);
@@ -150,8 +157,11 @@ private:
     void paintAxis(class QPainter &p, const QRect &plot) const;
     void paintLegend(class QPainter &p) const;
     bool isDark() const;
+    void indexStages() const;
+    QString chunkText(const core::ScheduleOp &op) const;
 
     std::vector<core::ScheduleOp> m_ops;
+    core::Schedule m_schedule = core::Schedule::oneFOneB;
     mutable std::vector<double> m_events; // sorted distinct starts and ends, once asked for
     int m_stages = 0;
     double m_makespan = 0;

@@ -57,6 +57,13 @@ private:
     TimelineChart *m_chart;
 };
 
+// The schedule the timeline runs: inference runs the forwards in order, whatever the
+// training schedule says.
+core::Schedule drawnSchedule(const core::Scenario &s)
+{
+    return s.mode == core::Mode::training ? s.schedule : core::Schedule::gpipe;
+}
+
 } // namespace
 
 QString TimelinePage::imageTitle(const core::Scenario &s)
@@ -64,6 +71,8 @@ QString TimelinePage::imageTitle(const core::Scenario &s)
     QString schedule = io::qs(core::toString(s.schedule));
     if (s.schedule == core::Schedule::interleaved)
         schedule += QStringLiteral(" (v = %1)").arg(s.virtualStages);
+    else if (s.schedule == core::Schedule::dualPipeV)
+        schedule += QObject::tr(" (2 chunks a stage, in a V)");
     return QObject::tr("Schedule, K = %1 stages, m = %2 micro-batches, %3")
         .arg(s.pp)
         .arg(s.microbatches)
@@ -107,13 +116,13 @@ void TimelinePage::update(const ChartInputs &inputs)
     if (m_drawn == inputs.scenario)
         return;
     m_drawn = inputs.scenario;
-    m_panel->setReport(inputs.report);
+    m_panel->setReport(inputs.report, drawnSchedule(inputs.scenario));
 }
 
 std::unique_ptr<QWidget> TimelinePage::createImage(const ChartInputs &inputs, QWidget *parent) const
 {
     auto image = std::make_unique<TitledTimeline>(imageTitle(inputs.scenario), parent);
-    image->chart()->setReport(inputs.report);
+    image->chart()->setReport(inputs.report, drawnSchedule(inputs.scenario));
     return image;
 }
 

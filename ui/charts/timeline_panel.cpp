@@ -135,10 +135,10 @@ void TimelinePanel::tick()
     showState();
 }
 
-void TimelinePanel::setReport(const core::Report &report)
+void TimelinePanel::setReport(const core::Report &report, core::Schedule schedule)
 {
     m_timer->stop();
-    m_chart->setReport(report);
+    m_chart->setReport(report, schedule);
     m_closedForm = report.bubbleFractionClosedForm;
     showState();
 }

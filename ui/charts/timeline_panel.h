@@ -28,8 +28,9 @@ class TimelinePanel : public QWidget
 public:
     explicit TimelinePanel(QWidget *parent = nullptr);
 
-    // Shows the report's schedule (Report::timeline), from the start.
-    void setReport(const core::Report &report);
+    // Shows the report's schedule (Report::timeline), from the start; `schedule` names its
+    // chunks and pairs (TimelineChart::setReport).
+    void setReport(const core::Report &report, core::Schedule schedule = core::Schedule::oneFOneB);
 
     TimelineChart *chart() const { return m_chart; }
     QToolButton *playButton() const { return m_play; }
