@@ -428,6 +428,47 @@ private Q_SLOTS:
         QVERIFY(!text.contains("zb-h1") && !text.contains("Qi et al."));
     }
 
+    // Memory over the step says how many micro-batches' activations the schedule keeps at
+    // most, and when an op frees them: GPipe all m on every stage (Huang et al. 2019, §2.3);
+    // DualPipeV PP + 1 = 2K + 1 chunks of half the stage on every stage (deepseek-ai/DualPipe,
+    // README), freed by a whole B or by the W a zero-bubble B deferred (dualpipev.py). The
+    // formula shows the fullest stage: GPipe's last, which holds the LM head as the first holds
+    // the embedding, and the cached outputs besides; DualPipeV's stage 0, which holds both
+    // ends of the V, and with them the cached outputs.
+    void memoryStepFormulaCountsTheSchedule_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<QStringList>("says");
+        QTest::addRow("gpipe, K=4, m=8")
+            << "pp=4,microbatches=8,schedule=gpipe"
+            << QStringList{"8 micro-batches × 3.4 GB", "GPipe runs every forward first",
+                           "− at each B (", "Cached outputs on the last stage"};
+        QTest::addRow("dualpipev, K=4, m=8")
+            << "pp=4,microbatches=8,schedule=dualpipev"
+            << QStringList{
+                   "9 chunks ÷ 2 = 4.5 micro-batches × ",
+                   "DualPipeV: 2K + 1 = 9 chunks of half the stage at most",
+                   "− at each whole B, or a zero-bubble B's W",
+                   "20 layers × per layer ÷ 2 = ", "Cached outputs on stage 0, where the V ends"};
+        QTest::addRow("dualpipev, K=2, m=4")
+            << "pp=2,microbatches=4,schedule=dualpipev"
+            << QStringList{"5 chunks ÷ 2 = 2.5 micro-batches × ", "2K + 1 = 5 chunks",
+                           "40 layers × per layer ÷ 2 = "};
+    }
+    void memoryStepFormulaCountsTheSchedule()
+    {
+        QFETCH(QString, set);
+        QFETCH(QStringList, says);
+        const core::Scenario s = scenario(set);
+        const core::Presets presets = io::builtinPresets();
+        const core::Report r = core::evaluate(s, presets, {.timeline = true});
+        QVERIFY(r.ok());
+        const QString text = createChartPage(QStringLiteral("memory-over-step"))
+                                 ->formulas(ChartInputs{s, presets, r});
+        for (const QString &part : says)
+            QVERIFY2(text.contains(part), qPrintable(text));
+    }
+
     // The step's formula says how many collectives the data-parallel sync is split into:
     // MLPerf v5.1's Llama 3.1 8B on 256 B200s, buckets of 134,217,728 parameters, the
     // embedding's 525,336,576 in the first: 1 + ceil((8,030,261,248 − 525,336,576) / 134,217,728)

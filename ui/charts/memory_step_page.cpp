@@ -77,9 +77,16 @@ QString MemoryStepPage::formulas(const ChartInputs &inputs) const
                      QObject::tr("Inference keeps no activations for a backward pass "
                                  "(docs/activations.md, \"Inference\")"));
     const int v = sizes.chunks;
+    const bool dualPipeV = s.schedule == core::Schedule::dualPipeV;
+    // DualPipeV frees a chunk at its B where the B computes the weight gradients too, else
+    // at the W it deferred (deepseek-ai/DualPipe, dualpipev.py: WeightGradStore).
+    const QString freedAt = dualPipeV             ? QObject::tr("whole B, or a zero-bubble B's W")
+                            : sizes.freedAtWeight ? QStringLiteral("W")
+                                                  : QStringLiteral("B");
     out += block(QObject::tr("Activations one op keeps or frees"),
-                 v > 1 ? QStringLiteral("%1 layers × per layer ÷ v = %2 ÷ %3 per chunk")
+                 v > 1 ? QStringLiteral("%1 layers × per layer ÷ %2 = %3 ÷ %4 per chunk")
                              .arg(st.layers)
+                             .arg(dualPipeV ? QStringLiteral("2") : QStringLiteral("v"))
                              .arg(bytes(sizes.stageLayersBytes))
                              .arg(v)
                        : QStringLiteral("%1 layers × per layer = %2 per micro-batch")
@@ -87,7 +94,7 @@ QString MemoryStepPage::formulas(const ChartInputs &inputs) const
                              .arg(bytes(sizes.stageLayersBytes)),
                  QObject::tr("+ at each F, − at each %1 (Korthikanti et al. 2022, Table 2; "
                              "docs/activations.md, \"Per stage\")")
-                     .arg(sizes.freedAtWeight ? QStringLiteral("W") : QStringLiteral("B")));
+                     .arg(freedAt));
     QString schedule;
     switch (s.schedule) {
     case core::Schedule::gpipe:
@@ -103,18 +110,31 @@ QString MemoryStepPage::formulas(const ChartInputs &inputs) const
     case core::Schedule::zbH1:
         schedule = QObject::tr("ZB-H1: 1F1B's warm-up, freed at W (Qi et al. 2023, §3.1)");
         break;
+    case core::Schedule::dualPipeV:
+        schedule = QObject::tr("DualPipeV: 2K + 1 = %1 chunks of half the stage at most, on "
+                               "every stage (deepseek-ai/DualPipe, README: PP + 1)")
+                       .arg(2 * r.pp + 1);
+        break;
     }
+    // DualPipeV's count is in chunks of half a micro-batch's layers: shown as chunks first.
+    const QString inflight =
+        dualPipeV ? QStringLiteral("%1 chunks ÷ 2 = %2 micro-batches")
+                        .arg(2 * st.inflightMicrobatches, 0, 'g', 4)
+                        .arg(st.inflightMicrobatches, 0, 'g', 4)
+                  : QStringLiteral("%1 micro-batches").arg(st.inflightMicrobatches, 0, 'g', 4);
     out += block(
         QObject::tr("Highest activations"),
-        QStringLiteral("%1 micro-batches × %2%3%4 = %5")
-            .arg(st.inflightMicrobatches, 0, 'g', 4)
+        QStringLiteral("%1 × %2%3%4 = %5")
+            .arg(inflight)
             .arg(bytes(sizes.stageLayersBytes))
             .arg(sizes.recomputeBytes > 0
                      ? QStringLiteral(" + %1 rebuilt during a B").arg(bytes(sizes.recomputeBytes))
                      : QString())
-            .arg(sizes.pairLayerBytes > 0 ? QObject::tr(" + %1, one layer more in a B-and-F pair")
-                                                .arg(bytes(sizes.pairLayerBytes))
-                                          : QString())
+            .arg(sizes.pairLayerBytes > 0
+                     ? (dualPipeV ? QObject::tr(" + %1, one layer more in an F-and-B pair")
+                                  : QObject::tr(" + %1, one layer more in a B-and-F pair"))
+                           .arg(bytes(sizes.pairLayerBytes))
+                     : QString())
             .arg(bytes(st.activationsBytes)),
         schedule +
             (sizes.recomputeBytes > 0 ? QObject::tr("; full recomputation rebuilds one layer at a "
@@ -125,7 +145,8 @@ QString MemoryStepPage::formulas(const ChartInputs &inputs) const
                                "the other micro-batch's, one at a time (docs/experts.md)")
                  : QString()));
     if (sizes.cachedOutputBytes > 0)
-        out += block(QObject::tr("Cached outputs on the last stage"),
+        out += block(dualPipeV ? QObject::tr("Cached outputs on stage 0, where the V ends")
+                               : QObject::tr("Cached outputs on the last stage"),
                      QStringLiteral("+ %1 at the end of each micro-batch's last F, m = %2 of "
                                     "them = %3")
                          .arg(bytes(sizes.cachedOutputBytes))

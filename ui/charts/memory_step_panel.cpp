@@ -28,6 +28,8 @@ QString scheduleText(core::Schedule schedule)
         return QObject::tr("interleaved 1F1B");
     case core::Schedule::zbH1:
         return QObject::tr("ZB-H1");
+    case core::Schedule::dualPipeV:
+        return QObject::tr("DualPipeV");
     }
     return {};
 }
@@ -193,6 +195,14 @@ QString MemoryStepPanel::summaryText(const ChartInputs &inputs, int stage)
         return tr("ZB-H1 frees activations at W, not B: at most %1 of %2 micro-batches alive.")
             .arg(alive)
             .arg(m);
+    case core::Schedule::dualPipeV:
+        // deepseek-ai/DualPipe, README: PP + 1 = 2K + 1 chunks of activations on every stage.
+        return tr("DualPipeV keeps chunks of 1/2 of the stage, freed by a whole B or by a "
+                  "zero-bubble B's W: at most %1 of %2 micro-batches' worth alive "
+                  "(2K\u00a0+\u00a01 = %3 chunks).")
+            .arg(alive)
+            .arg(m)
+            .arg(2 * inputs.report.pp + 1);
     }
     return {};
 }
