@@ -3,6 +3,7 @@
 // only what an edit concerns, through the real window offscreen (docs/DESIGN.md §2, 7, 16).
 #include "core/evaluate.h"
 #include "io/presets_io.h"
+#include "io/text.h"
 #include "modal_answerer.h"
 #include "run_parascope.h"
 #include "test_files.h"
@@ -426,6 +427,51 @@ private Q_SLOTS:
         QVERIFY2(text.contains("Bubble (inference: the forward passes only)"), qPrintable(text));
         QVERIFY2(text.contains("(K−1)/(K−1+m) = 3/11"), qPrintable(text));
         QVERIFY(!text.contains("zb-h1") && !text.contains("Qi et al."));
+    }
+
+    // The bubble's formula names each schedule's closed form and its source, with the
+    // scenario's numbers. Untimed (an A100 has no FP8 peak: layer-time units) the stages are
+    // equal and the sends free, so the closed forms hold. K = 4, m = 8, by hand:
+    // GPipe and 1F1B 3/(3 + 8) = 27.3 % (Narayanan et al. 2021, §2.2); interleaved v = 2:
+    // 3/(16 + 3) = 15.8 % (§2.2.2); ZB-H1 with B = W = F: 3F/(8 × 3F + 3F) = 11.1 % (Qi et al.
+    // 2023, §3.1); DualPipeV with a chunk's F = B = W: (K − 1)(F&B + B − 3W) = 3 (3F + 2F − 3F)
+    // = 6F idle beside 8 × 6F busy = 11.1 % (deepseek-ai/DualPipe, README).
+    void bubbleFormulaNamesTheSchedule_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<QStringList>("expression");
+        QTest::addColumn<QString>("source");
+        const QString untimed =
+            QStringLiteral("device=a100-80gb,precision=fp8,pp=4,microbatches=8,schedule=");
+        QTest::addRow("gpipe") << untimed + "gpipe" << QStringList{"(K−1)/(K−1+m) = 3/11 = 27.3 %"}
+                               << "Huang et al. 2019 (GPipe), §2.3";
+        QTest::addRow("interleaved, v = 2")
+            << untimed + "interleaved,virtual_stages=2"
+            << QStringList{"(K−1)/(v·m+K−1) = 3/19 = 15.8 %"} << "Narayanan et al. 2021, §2.2.2";
+        QTest::addRow("zb-h1") << untimed + "zb-h1" << QStringList{"(K−1)(F+B−W)", "= 11.1 %"}
+                               << "Qi et al. 2023, 'Zero Bubble Pipeline Parallelism', §3.1";
+        QTest::addRow("dualpipev")
+            << untimed + "dualpipev"
+            << QStringList{"bubble time = (PP/2−1)(F&B+B−3W) = 3(F&B+B−3W), PP = 2K = 8 chunks "
+                           "= 11.1 %",
+                           "1 − busy ÷ (K × makespan) = 11.1 %"}
+            << "deepseek-ai/DualPipe, README (DualPipeV: Sea AI Lab's cut-in-half)";
+    }
+    void bubbleFormulaNamesTheSchedule()
+    {
+        QFETCH(QString, set);
+        QFETCH(QStringList, expression);
+        QFETCH(QString, source);
+        const core::Scenario s = scenario(set);
+        const core::Report r = core::evaluate(s, io::builtinPresets());
+        QVERIFY(r.ok() && r.timeInLayerUnits);
+        const QString text = BubblePage::bubbleFormulas(s, r);
+        QVERIFY2(
+            text.contains(QStringLiteral("Bubble (%1)").arg(io::qs(core::toString(s.schedule)))),
+            qPrintable(text));
+        for (const QString &part : expression)
+            QVERIFY2(text.contains(part), qPrintable(text));
+        QVERIFY2(text.contains(source), qPrintable(text));
     }
 
     // Memory over the step says how many micro-batches' activations the schedule keeps at

@@ -685,6 +685,16 @@ private Q_SLOTS:
         const QStringList legend = chart->legendNames();
         QVERIFY(legend.contains("1f1b = gpipe (same bubble)"));
         QVERIFY(!legend.contains("gpipe"));
+        // DualPipeV from m = 2K = 8 on: with a chunk's F = B = W, (K−1)(F&B + B − 3W) = 3F of
+        // a stage idle beside m × 3F busy, ZB-H1's 3F/(3F·m + 3F) (deepseek-ai/DualPipe,
+        // README; Qi et al. 2023, §3.1), and the legend says they are one line.
+        const QList<QPointF> dualPipeV = chart->curve(core::Schedule::dualPipeV);
+        QVERIFY(!dualPipeV.isEmpty());
+        QCOMPARE(dualPipeV.front(), QPointF(8, 300.0 / 27));
+        for (const QPointF &p : chart->curve(core::Schedule::zbH1))
+            if (p.x() >= 8)
+                QVERIFY2(dualPipeV.contains(p), qPrintable(QStringLiteral("m = %1").arg(p.x())));
+        QVERIFY2(legend.contains("dualpipev = zb-h1 at W = F"), qPrintable(legend.join(u'|')));
         // The formula panel writes the formula with these numbers.
         QTRY_VERIFY(window.formulas()->toPlainText().contains("(K−1)/(K−1+m) = 3/7 = 42.9 %"));
     }

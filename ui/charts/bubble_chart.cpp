@@ -198,11 +198,15 @@ void BubbleChart::setScenario(const core::Scenario &s, const core::Report &r,
                 continue;
             series->replace(points);
             const QString name = io::qs(core::toString(curve.schedule));
-            series->setName(curve.schedule == core::Schedule::interleaved
-                                ? tr("%1, v = %2").arg(name).arg(curve.virtualStages)
-                            : curve.schedule == core::Schedule::oneFOneB
-                                ? tr("1f1b = gpipe (same bubble)")
-                                : name);
+            // DualPipeV's (K−1)(F&B+B−3W) over chunks of half the stage is ZB-H1's (K−1)(F+B−W)
+            // when W = F, as these curves draw them (deepseek-ai/DualPipe, README): its dotted
+            // line lies on ZB-H1's from m = 2K on.
+            series->setName(
+                curve.schedule == core::Schedule::interleaved
+                    ? tr("%1, v = %2").arg(name).arg(curve.virtualStages)
+                : curve.schedule == core::Schedule::oneFOneB  ? tr("1f1b = gpipe (same bubble)")
+                : curve.schedule == core::Schedule::dualPipeV ? tr("dualpipev = zb-h1 at W = F")
+                                                              : name);
         }
         m_chart->setTitle(s.pp == 1 ? tr("Pipeline bubble with K = 1 stage: none")
                                     : tr("Pipeline bubble with K = %1 stages").arg(s.pp));

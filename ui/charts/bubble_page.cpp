@@ -73,6 +73,18 @@ QString BubblePage::bubbleFormulas(const core::Scenario &s, const core::Report &
         expression = QStringLiteral("bubble time = (K−1)(F+B−W) vs 1F1B's (K−1)(F+B+W)");
         source = QObject::tr("Qi et al. 2023, 'Zero Bubble Pipeline Parallelism', §3.1");
         break;
+    case core::Schedule::dualPipeV:
+        // PP = 2K chunks; F, B, W a chunk's, B the whole backward, F&B a forward and a
+        // backward run overlapped as one pair.
+        expression = QStringLiteral("bubble time = (PP/2−1)(F&B+B−3W) = %1(F&B+B−3W), PP = 2K "
+                                    "= %2 chunks")
+                         .arg(k - 1)
+                         .arg(2 * k);
+        source = QObject::tr(
+            "deepseek-ai/DualPipe, README (DualPipeV: Sea AI Lab's cut-in-half), “Pipeline "
+            "Bubbles and Memory Usage Comparison”: F, B, W a chunk's, B the whole backward, F&B "
+            "a forward and a backward overlapped");
+        break;
     }
     if (r.bubbleFractionClosedForm)
         expression += QStringLiteral(" = %1").arg(formula::percent(*r.bubbleFractionClosedForm));
