@@ -80,6 +80,34 @@ template <typename E> void addEnumItems(QComboBox *combo)
         combo->addItem(io::qs(entry.name), io::qs(entry.name));
 }
 
+// What each schedule does, as its item's tooltip says it.
+QString scheduleTip(core::Schedule schedule)
+{
+    switch (schedule) {
+    case core::Schedule::gpipe:
+        return ControlsPanel::tr("GPipe (Huang et al. 2019): every forward, then every backward; "
+                                 "all m micro-batches' activations alive at once.");
+    case core::Schedule::oneFOneB:
+        return ControlsPanel::tr("1F1B (Narayanan et al. 2021, §2.2): a warm-up of forwards, "
+                                 "then a forward and a backward in turn; stage s keeps at most "
+                                 "K − s micro-batches.");
+    case core::Schedule::interleaved:
+        return ControlsPanel::tr("Interleaved 1F1B (Megatron-LM): v model chunks a device (Virtual "
+                                 "stages), the bubble v times shorter, more sends.");
+    case core::Schedule::zbH1:
+        return ControlsPanel::tr("ZB-H1 (Qi et al. 2023): 1F1B with the weight gradients (W) "
+                                 "split off and run later, to fill the bubble.");
+    case core::Schedule::dualPipeV:
+        return ControlsPanel::tr(
+            "DualPipeV (deepseek-ai/DualPipe, from DeepSeek-V3's DualPipe): two model chunks a "
+            "device in a V, out from stage 0 to K − 1 and back, so the embedding and the LM head "
+            "both sit on stage 0. Needs m ≥ 2K micro-batches. Runs the forward of one "
+            "micro-batch and the backward of another as one overlapped pair; with ep_overlap a "
+            "pair hides its all-to-all. Some backwards defer their W, as ZB-H1's do.");
+    }
+    return {};
+}
+
 } // namespace
 
 ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
@@ -140,7 +168,11 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     QComboBox *zero = addChoice(QStringLiteral("zero"), tr("ZeRO sta&ge"));
     for (int stage = 0; stage <= 3; ++stage)
         zero->addItem(QString(), QString::number(stage));
-    addEnumItems<core::Schedule>(addChoice(QStringLiteral("schedule"), tr("&Schedule")));
+    QComboBox *schedule = addChoice(QStringLiteral("schedule"), tr("&Schedule"));
+    for (const auto &entry : core::enumNames(core::Schedule{})) {
+        schedule->addItem(io::qs(entry.name), io::qs(entry.name));
+        schedule->setItemData(schedule->count() - 1, scheduleTip(entry.value), Qt::ToolTipRole);
+    }
     addSlider(QStringLiteral("virtual_stages"), tr("Virt&ual stages v"), 1, 16, false);
     addEnumItems<core::Recompute>(addChoice(QStringLiteral("recompute"), tr("&Recomputation")));
     addEnumItems<core::Attention>(addChoice(QStringLiteral("attention"), tr("Atte&ntion")));
@@ -482,9 +514,21 @@ void ControlsPanel::refresh()
                 ? tr("Not used in inference: it runs no backward to pair with.\n%1").arg(help)
                 : help);
     }
-    // Virtual stages only mean something for the interleaved schedule, in training.
-    m_controls.value(QStringLiteral("virtual_stages"))
-        ->setEnabled(!inference && s.schedule == core::Schedule::interleaved);
+    // Virtual stages only mean something for the interleaved schedule, in training; DualPipeV
+    // has two chunks a device whatever they say.
+    {
+        QWidget *control = m_controls.value(QStringLiteral("virtual_stages"));
+        const QString help = tooltipFor(QStringLiteral("virtual_stages"));
+        control->setEnabled(!inference && s.schedule == core::Schedule::interleaved);
+        if (!inference && s.schedule == core::Schedule::dualPipeV)
+            control->setToolTip(
+                tr("Not used by dualpipev: it always runs two chunks a device, in a V.\n%1")
+                    .arg(help));
+        else if (!inference && s.schedule != core::Schedule::interleaved)
+            control->setToolTip(
+                tr("Used by the interleaved schedule only; %1 runs one chunk a device.\n%2")
+                    .arg(io::qs(core::toString(s.schedule)), help));
+    }
 }
 
 } // namespace ui

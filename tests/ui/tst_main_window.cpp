@@ -337,6 +337,81 @@ private Q_SLOTS:
         QTRY_VERIFY(document.scenario().rankOrder == core::RankOrder::pipelineInner);
     }
 
+    // Each schedule the picker offers says what it does; the virtual stages are the
+    // interleaved schedule's alone, and DualPipeV's two chunks are fixed (deepseek-ai/DualPipe,
+    // dualpipev.py: two chunks a rank, the V). The all-to-all overlap stays offered under
+    // DualPipeV with experts: it hides its pairs' all-to-all (DeepSeek-V3 report, §3.2.1).
+    void scheduleChoiceExplainsItself_data()
+    {
+        QTest::addColumn<QString>("schedule");
+        QTest::addColumn<QStringList>("itemSays"); // the item's tooltip
+        QTest::addColumn<bool>("virtualStages");   // the spin box enabled
+        QTest::addColumn<QString>("virtualSays");  // its tooltip starts so; empty: its help
+        QTest::addRow("gpipe") << "gpipe" << QStringList{"Huang et al. 2019"} << false
+                               << "Used by the interleaved schedule only";
+        QTest::addRow("1f1b") << "1f1b" << QStringList{"K − s"} << false
+                              << "Used by the interleaved schedule only";
+        QTest::addRow("interleaved")
+            << "interleaved" << QStringList{"v model chunks a device"} << true << "";
+        QTest::addRow("zb-h1") << "zb-h1" << QStringList{"Qi et al. 2023", "(W)"} << false
+                               << "Used by the interleaved schedule only";
+        QTest::addRow("dualpipev")
+            << "dualpipev"
+            << QStringList{"two model chunks a device in a V",
+                           "both sit on stage 0",
+                           "m ≥ 2K",
+                           "overlapped pair",
+                           "ep_overlap",
+                           "DeepSeek-V3"}
+            << false << "Not used by dualpipev: it always runs two chunks a device";
+    }
+    void scheduleChoiceExplainsItself()
+    {
+        QFETCH(QString, schedule);
+        QFETCH(QStringList, itemSays);
+        QFETCH(bool, virtualStages);
+        QFETCH(QString, virtualSays);
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto *picker = qobject_cast<QComboBox *>(window.controls()->control("schedule"));
+        QVERIFY(picker);
+        const int item = picker->findData(schedule);
+        QVERIFY(item >= 0);
+        const QString tip = picker->itemData(item, Qt::ToolTipRole).toString();
+        for (const QString &says : itemSays)
+            QVERIFY2(tip.contains(says), qPrintable(tip));
+        choose(picker, schedule);
+        QTRY_COMPARE(QString::fromLatin1(core::toString(document.scenario().schedule)), schedule);
+        document.flush();
+        QWidget *v = window.controls()->control("virtual_stages");
+        QCOMPARE(v->isEnabled(), virtualStages);
+        if (virtualSays.isEmpty())
+            QVERIFY2(v->toolTip().startsWith("Model chunks v per device"),
+                     qPrintable(v->toolTip()));
+        else
+            QVERIFY2(v->toolTip().startsWith(virtualSays), qPrintable(v->toolTip()));
+    }
+
+    // ep_overlap is offered with experts in training, under DualPipeV too.
+    void expertOverlapOfferedUnderDualPipeV()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        QWidget *overlap = window.controls()->control("ep_overlap");
+        QVERIFY(!overlap->isEnabled()); // the default Llama 3.1 70B is dense
+        for (const auto &[key, value] :
+             {std::pair{"model", "qwen3-30b-a3b"}, {"ep", "8"}, {"schedule", "dualpipev"}})
+            QVERIFY(document.setField(QString::fromLatin1(key), QString::fromLatin1(value)));
+        document.flush();
+        QVERIFY(overlap->isEnabled());
+        QVERIFY2(!overlap->toolTip().startsWith("Not used"), qPrintable(overlap->toolTip()));
+        QVERIFY(document.setField(QStringLiteral("mode"), QStringLiteral("inference")));
+        document.flush();
+        QVERIFY(!overlap->isEnabled());
+    }
+
     void interNodeBandwidthHasAControl()
     {
         ScenarioDocument document(io::builtinPresets());
