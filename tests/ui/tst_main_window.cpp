@@ -1030,7 +1030,8 @@ private Q_SLOTS:
         for (const char *source :
              {"Korthikanti et al. 2022", "Narayanan et al. 2021", "Qi et al. 2023",
               "Rajbhandari et al. 2020", "pytorch/pytorch#159251", "Patarasuk & Yuan 2009",
-              "Shah et al. 2024", "SelectiveAC"})
+              "Shah et al. 2024", "SelectiveAC", "“DeepSeek-V3 Technical Report”, §3.2.1",
+              "deepseek-ai/DualPipe, dualpipev.py"})
             QVERIFY2(text.contains(source), source);
         dialog->close();
     }

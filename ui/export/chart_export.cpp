@@ -183,6 +183,8 @@ QString captionText(const Inputs &inputs, const QDate &date)
     QString schedule = io::qs(core::toString(s.schedule));
     if (s.schedule == core::Schedule::interleaved)
         schedule += QStringLiteral(" v=%1").arg(s.virtualStages);
+    else if (s.schedule == core::Schedule::dualPipeV)
+        schedule += QObject::tr(" (2 chunks a stage)"); // its v, always two (core::chunksPerStage)
     const QString mode =
         s.mode == core::Mode::training ? QObject::tr("training") : QObject::tr("inference");
     // The framework's profile, when the scenario follows one (docs/frameworks.md).
