@@ -199,6 +199,15 @@ private Q_SLOTS:
         QTest::addRow("training") << ""
                                   << "Llama 3.1 70B on NVIDIA H100 SXM · BF16 training · T=8 K=4 "
                                      "D=2 (64 devices) · m=16 · 1f1b · ZeRO 1 — Parascope";
+        QTest::addRow("interleaved: its v")
+            << "schedule=interleaved,virtual_stages=2"
+            << "Llama 3.1 70B on NVIDIA H100 SXM · BF16 training · T=8 K=4 D=2 (64 devices) · "
+               "m=16 · interleaved v=2 · ZeRO 1 — Parascope";
+        // DualPipeV always runs two chunks a stage, whatever virtual_stages says.
+        QTest::addRow("dualpipev: its two chunks")
+            << "schedule=dualpipev,virtual_stages=3"
+            << "Llama 3.1 70B on NVIDIA H100 SXM · BF16 training · T=8 K=4 D=2 (64 devices) · "
+               "m=16 · dualpipev (2 chunks a stage) · ZeRO 1 — Parascope";
         QTest::addRow("inference")
             << "mode=inference,tp=2,pp=1,dp=1,microbatches=1,microbatch_size=16,seq_len=1024,"
                "output_len=256"
