@@ -182,6 +182,15 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     addCheck(QStringLiteral("sequence_parallel"), tr("Sequence para&llelism"));
     addCheck(QStringLiteral("tp_overlap"), tr("Overlap TP communication"));
     addCheck(QStringLiteral("ep_overlap"), tr("Overlap expert all-to-all"));
+    QComboBox *dispatcher = addChoice(QStringLiteral("ep_dispatcher"), tr("Expert dispatcher"));
+    dispatcher->addItem(tr("all-to-all"), QStringLiteral("alltoall"));
+    dispatcher->setItemData(0, tr("Each copy of a token to its expert's device on its own"),
+                            Qt::ToolTipRole);
+    dispatcher->addItem(tr("flex (DeepEP, HybridEP)"), QStringLiteral("flex"));
+    dispatcher->setItemData(1,
+                            tr("A token once to each other node its experts are on, then over "
+                               "NVLink inside it"),
+                            Qt::ToolTipRole);
     addCheck(QStringLiteral("fused_swiglu"), tr("Fused SwiGLU"));
     addCheck(QStringLiteral("fused_elementwise"), tr("Fused norms and RoPE"));
     addCheck(QStringLiteral("fused_grad_accumulation"), tr("Fused gradient accumulation"));
@@ -513,6 +522,21 @@ void ControlsPanel::refresh()
             : inference
                 ? tr("Not used in inference: it runs no backward to pair with.\n%1").arg(help)
                 : help);
+    }
+    // The dispatchers differ only when the all-to-all leaves a node.
+    {
+        QWidget *control = m_controls.value(QStringLiteral("ep_dispatcher"));
+        const QString help = tooltipFor(QStringLiteral("ep_dispatcher"));
+        const core::DeviceSpec *device = core::resolveDevice(s, m_document->presets());
+        const bool spans =
+            experts && device && std::int64_t{s.ep} * s.expertTpDegree() > device->devicesPerNode;
+        control->setEnabled(experts);
+        control->setToolTip(
+            !experts ? tr("The model is dense: it has no tokens to dispatch.\n%1").arg(help)
+            : !spans ? tr("The all-to-all stays in one node here, where both dispatchers move "
+                          "the same copies over NVLink.\n%1")
+                           .arg(help)
+                     : help);
     }
     // Virtual stages only mean something for the interleaved schedule, in training; DualPipeV
     // has two chunks a device whatever they say.

@@ -317,6 +317,45 @@ private Q_SLOTS:
         }
     }
 
+    // The expert dispatcher applies to models with experts, and differs from the all-to-all
+    // only when E x expert T spans nodes (8 H100s a node): it says which, and sets its key.
+    void expertDispatcherSaysWhenItMatters_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("ep");
+        QTest::addColumn<bool>("enabled");
+        QTest::addColumn<QString>("tooltipStart");
+        QTest::addRow("dense") << "llama-3.1-70b"
+                               << "1" << false << "The model is dense";
+        QTest::addRow("E = 8: one node") << "qwen3-30b-a3b"
+                                         << "8" << true << "The all-to-all stays in one node";
+        QTest::addRow("E = 16: two nodes") << "qwen3-30b-a3b"
+                                           << "16" << true << "How tokens reach";
+    }
+    void expertDispatcherSaysWhenItMatters()
+    {
+        QFETCH(QString, model);
+        QFETCH(QString, ep);
+        QFETCH(bool, enabled);
+        QFETCH(QString, tooltipStart);
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        QVERIFY(document.setField(QStringLiteral("model"), model));
+        QVERIFY(document.setField(QStringLiteral("tp"), QStringLiteral("1")));
+        QVERIFY(document.setField(QStringLiteral("pp"), QStringLiteral("1")));
+        QVERIFY(document.setField(QStringLiteral("dp"), ep));
+        QVERIFY(document.setField(QStringLiteral("ep"), ep));
+        document.flush();
+        auto *dispatcher = qobject_cast<QComboBox *>(window.controls()->control("ep_dispatcher"));
+        QVERIFY(dispatcher);
+        QCOMPARE(dispatcher->isEnabled(), enabled);
+        QVERIFY2(dispatcher->toolTip().startsWith(tooltipStart), qPrintable(dispatcher->toolTip()));
+        if (enabled) {
+            choose(dispatcher, QStringLiteral("flex"));
+            QTRY_VERIFY(document.scenario().epDispatcher == core::EpDispatcher::flex);
+        }
+    }
+
     // The rank order only moves devices between stages: with one stage it is greyed and says
     // so; with more it sets the scenario's key.
     void rankOrderExplainsWhenGreyed()
