@@ -186,10 +186,10 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     dispatcher->addItem(tr("all-to-all"), QStringLiteral("alltoall"));
     dispatcher->setItemData(0, tr("Each copy of a token to its expert's device on its own"),
                             Qt::ToolTipRole);
-    dispatcher->addItem(tr("flex (DeepEP, HybridEP)"), QStringLiteral("flex"));
+    dispatcher->addItem(tr("flex"), QStringLiteral("flex"));
     dispatcher->setItemData(1,
-                            tr("A token once to each other node its experts are on, then over "
-                               "NVLink inside it"),
+                            tr("DeepEP or HybridEP: a token once to each other node its experts "
+                               "are on, then over NVLink inside it"),
                             Qt::ToolTipRole);
     addCheck(QStringLiteral("fused_swiglu"), tr("Fused SwiGLU"));
     addCheck(QStringLiteral("fused_elementwise"), tr("Fused norms and RoPE"));
