@@ -182,15 +182,18 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     addCheck(QStringLiteral("sequence_parallel"), tr("Sequence para&llelism"));
     addCheck(QStringLiteral("tp_overlap"), tr("Overlap TP communication"));
     addCheck(QStringLiteral("ep_overlap"), tr("Overlap expert all-to-all"));
+    // An item with the value it sets and a tooltip that says what it does.
+    const auto addExplained = [](QComboBox *box, const QString &text, const QString &value,
+                                 const QString &tip) {
+        box->addItem(text, value);
+        box->setItemData(box->count() - 1, tip, Qt::ToolTipRole);
+    };
     QComboBox *dispatcher = addChoice(QStringLiteral("ep_dispatcher"), tr("Expert dispatcher"));
-    dispatcher->addItem(tr("all-to-all"), QStringLiteral("alltoall"));
-    dispatcher->setItemData(0, tr("Each copy of a token to its expert's device on its own"),
-                            Qt::ToolTipRole);
-    dispatcher->addItem(tr("flex"), QStringLiteral("flex"));
-    dispatcher->setItemData(1,
-                            tr("DeepEP or HybridEP: a token once to each other node its experts "
-                               "are on, then over NVLink inside it"),
-                            Qt::ToolTipRole);
+    addExplained(dispatcher, tr("all-to-all"), QStringLiteral("alltoall"),
+                 tr("Each copy of a token to its expert's device on its own"));
+    addExplained(dispatcher, tr("flex"), QStringLiteral("flex"),
+                 tr("DeepEP or HybridEP: a token once to each other node its experts are on, "
+                    "then over NVLink inside it"));
     addCheck(QStringLiteral("fused_swiglu"), tr("Fused SwiGLU"));
     addCheck(QStringLiteral("fused_elementwise"), tr("Fused norms and RoPE"));
     addCheck(QStringLiteral("fused_grad_accumulation"), tr("Fused gradient accumulation"));
@@ -203,14 +206,11 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     addCheck(QStringLiteral("ends_in_pipeline_split"), tr("Embedding, loss as layers"));
     // The orders by their own names, as Megatron-LM writes them; each item says what it does.
     QComboBox *order = addChoice(QStringLiteral("rank_order"), tr("Rank order"));
-    order->addItem(QStringLiteral("tp-cp-ep-dp-pp"), QStringLiteral("tp-cp-ep-dp-pp"));
-    order->setItemData(0, tr("Megatron-LM's default: a replica's pipeline stages furthest apart"),
-                       Qt::ToolTipRole);
-    order->addItem(QStringLiteral("tp-cp-ep-pp-dp"), QStringLiteral("tp-cp-ep-pp-dp"));
-    order->setItemData(1,
-                       tr("--use-tp-pp-dp-mapping: a replica's stages together, its data-parallel "
-                          "peers apart"),
-                       Qt::ToolTipRole);
+    addExplained(order, QStringLiteral("tp-cp-ep-dp-pp"), QStringLiteral("tp-cp-ep-dp-pp"),
+                 tr("Megatron-LM's default: a replica's pipeline stages furthest apart"));
+    addExplained(order, QStringLiteral("tp-cp-ep-pp-dp"), QStringLiteral("tp-cp-ep-pp-dp"),
+                 tr("--use-tp-pp-dp-mapping: a replica's stages together, its data-parallel "
+                    "peers apart"));
 
     addNumber(QStringLiteral("reserve_gib"), tr("Framework reserve"), {0, 64, 1, 0.5})
         ->setSuffix(QStringLiteral(" GiB"));
