@@ -108,8 +108,6 @@ constexpr IgnoredWhy kIgnored[] = {
     {"norm_topk_prob", kRouting},
     {"routed_scaling_factor", kRouting},
     {"scoring_func", kRouting},
-    {"n_group", kRouting},
-    {"topk_group", kRouting},
     {"topk_method", kRouting},
     {"swiglu_limit", "a clamp inside the experts' activation: no effect on memory or step time"},
     {"ep_size", "the publisher's expert-parallel degree: Parascope's is the scenario's ep key"},
@@ -618,8 +616,32 @@ std::optional<core::InputError> importHuggingFace(const QByteArray &content,
         }
         // DeepSeek-V3's noaux_tc routing adds e_score_correction_bias to the router's scores
         // (modeling_deepseek.py, MoEGate).
-        if (const auto method = r.text("topk_method", "model.router_bias"))
+        const auto method = r.text("topk_method", "model.router_bias");
+        if (method)
             m.routerBias = m.routerBias || *method == "noaux_tc";
+        // Group-limited routing (modeling_deepseek.py, MoEGate: the experts in n_group groups,
+        // a token's top-k from its topk_group best groups), under the two methods that group
+        // (group_limited_greedy, DeepSeek-V2; noaux_tc, DeepSeek-V3); greedy routes over all.
+        const auto groups = r.integer("n_group", "model.router_groups", 1);
+        const auto limit = r.integer("topk_group", "model.router_group_limit", 1);
+        const bool grouping =
+            method && (*method == "noaux_tc" || *method == "group_limited_greedy");
+        if (!r.error() && groups && limit && grouping && *limit < *groups) {
+            if (m.experts % *groups != 0)
+                return core::InputError{"n_group", std::to_string(*groups) +
+                                                       " groups do not divide the " +
+                                                       std::to_string(m.experts) + " experts"};
+            if (std::int64_t{*limit} * (m.experts / *groups) < m.expertsPerToken)
+                return core::InputError{
+                    "topk_group", std::to_string(*limit) + " of the " + std::to_string(*groups) +
+                                      " groups hold fewer experts than the top-k"};
+            m.routerGroups = *groups;
+            m.routerGroupLimit = *limit;
+        } else if (groups && limit && *groups > 1 && *limit < *groups)
+            out.assumptions.push_back("n_group " + std::to_string(*groups) + " and topk_group " +
+                                      std::to_string(*limit) + " limit nothing under topk_method " +
+                                      (method ? *method : std::string("(none)")) +
+                                      ": routing over every expert");
     }
     if (r.error())
         return r.error();

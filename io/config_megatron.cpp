@@ -955,6 +955,11 @@ enum class Flag
     moeShared,
     moeLayerFreq,
     moeExpertBias,
+    moeNumGroups,
+    moeGroupTopk,
+    moeDispatcher,
+    moeEnableDeepep,
+    moeFlexBackend,
     windowSize,
     windowSkipFreq,
     mla,
@@ -1065,6 +1070,12 @@ constexpr std::array kFlags{
     FlagInfo{"--moe-layer-freq", Flag::moeLayerFreq, Takes::value, "model.moe_layer_period"},
     FlagInfo{"--moe-router-enable-expert-bias", Flag::moeExpertBias, Takes::nothing,
              "model.router_bias"},
+    FlagInfo{"--moe-router-num-groups", Flag::moeNumGroups, Takes::value, "model.router_groups"},
+    FlagInfo{"--moe-router-group-topk", Flag::moeGroupTopk, Takes::value,
+             "model.router_group_limit"},
+    FlagInfo{"--moe-token-dispatcher-type", Flag::moeDispatcher, Takes::value, "ep_dispatcher"},
+    FlagInfo{"--moe-enable-deepep", Flag::moeEnableDeepep, Takes::nothing, "ep_dispatcher"},
+    FlagInfo{"--moe-flex-dispatcher-backend", Flag::moeFlexBackend, Takes::value, "ep_dispatcher"},
     FlagInfo{"--window-size", Flag::windowSize, Takes::value, "model.sliding_window"},
     FlagInfo{"--window-attn-skip-freq", Flag::windowSkipFreq, Takes::value,
              "model.full_attention_period"},
@@ -1573,6 +1584,35 @@ private:
             m.routerBias = has(Flag::moeExpertBias);
             if (auto e = readLayerFreq(m))
                 return e;
+            // Group-limited routing (transformer_config.py, moe_router_num_groups and
+            // moe_router_group_topk: both or neither).
+            if (auto e = take(Flag::moeNumGroups, 0, m.routerGroups, 0))
+                return e;
+            if (auto e = take(Flag::moeGroupTopk, 0, m.routerGroupLimit, 0))
+                return e;
+            if ((m.routerGroups > 0) != (m.routerGroupLimit > 0))
+                return core::InputError{m.routerGroups > 0 ? "--moe-router-group-topk"
+                                                           : "--moe-router-num-groups",
+                                        "group-limited routing needs both "
+                                        "--moe-router-num-groups and --moe-router-group-topk"};
+            if (m.routerGroups > 0 && m.routerGroupLimit >= m.routerGroups) {
+                m_out.assumptions.push_back("--moe-router-group-topk " +
+                                            std::to_string(m.routerGroupLimit) + " of " +
+                                            std::to_string(m.routerGroups) +
+                                            " groups limits nothing: routing over every expert");
+                m.routerGroups = m.routerGroupLimit = 0;
+            }
+            // moe_utils.py, group_limited_topk: equal groups, enough experts in the chosen ones.
+            if (m.routerGroups > 0 && m.experts % m.routerGroups != 0)
+                return core::InputError{"--moe-router-num-groups",
+                                        std::to_string(m.routerGroups) +
+                                            " groups do not divide the " +
+                                            std::to_string(m.experts) + " experts"};
+            if (m.routerGroups > 0 &&
+                std::int64_t{m.routerGroupLimit} * (m.experts / m.routerGroups) < m.expertsPerToken)
+                return core::InputError{"--moe-router-group-topk",
+                                        std::to_string(m.routerGroupLimit) +
+                                            " groups hold fewer experts than --moe-router-topk"};
         }
         // Multi-head latent attention; the defaults of arguments.py.
         if (has(Flag::mla)) {
@@ -1793,6 +1833,30 @@ private:
             m_out.assumptions.push_back("--sequence-parallel with T = 1: Megatron-LM turns it off");
         s.tpOverlap = has(Flag::tpCommOverlap);
         s.epOverlap = has(Flag::overlapMoeComm);
+        // The dispatcher (transformer_config.py, moe_token_dispatcher_type: allgather by
+        // default, alltoall, or flex with DeepEP, HybridEP or NCCL EP, moe_flex_dispatcher_backend;
+        // older releases' moe_enable_deepep).
+        if (const Given *g = given(Flag::moeDispatcher)) {
+            noteRead(Flag::moeDispatcher);
+            if (g->value == "flex") {
+                s.epDispatcher = core::EpDispatcher::flex;
+            } else if (g->value == "alltoall") {
+                s.epDispatcher = core::EpDispatcher::alltoall;
+            } else if (g->value == "allgather") {
+                s.epDispatcher = core::EpDispatcher::alltoall;
+                m_out.assumptions.push_back(
+                    "--moe-token-dispatcher-type allgather: Parascope times the all-to-all "
+                    "dispatcher (ep_dispatcher=alltoall); the all-gather one moves every token "
+                    "to every expert-parallel rank");
+            } else {
+                return core::InputError{"--moe-token-dispatcher-type",
+                                        "expected allgather, alltoall or flex, got " + g->value};
+            }
+        }
+        if (has(Flag::moeEnableDeepep))
+            s.epDispatcher = core::EpDispatcher::flex;
+        if (given(Flag::moeFlexBackend))
+            noteRead(Flag::moeFlexBackend);
         // Megatron-core moves the weight gradients for the overlap only
         // (transformer_config.py: "overlap_moe_expert_parallel_comm must be enabled when
         // enabling delay_wgrad_compute"); their time is counted either way.
@@ -2246,6 +2310,15 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
         flag("--overlap-moe-expert-parallel-comm");
         flag("--delay-wgrad-compute");
     }
+    // The dispatcher Parascope times: Megatron-LM's default is the all-gather one.
+    if (s.ep > 1) {
+        if (s.epDispatcher == core::EpDispatcher::flex) {
+            flag("--moe-token-dispatcher-type", "flex");
+            flag("--moe-flex-dispatcher-backend", "deepep");
+        } else {
+            flag("--moe-token-dispatcher-type", "alltoall");
+        }
+    }
     if (s.zero == 1)
         flag("--use-distributed-optimizer");
     // ZeRO-2 and ZeRO-3 are Megatron-FSDP's optim_grads and optim_grads_params
@@ -2397,6 +2470,10 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
         }
         if (model.routerBias)
             flag("--moe-router-enable-expert-bias");
+        if (model.routerGroups > 0) {
+            flag("--moe-router-num-groups", number(model.routerGroups));
+            flag("--moe-router-group-topk", number(model.routerGroupLimit));
+        }
     }
     if (model.slidingWindow > 0) {
         // A causal window of w tokens: w - 1 before each query, none after.

@@ -173,6 +173,75 @@ private Q_SLOTS:
     // instead, as each family's configuration class in huggingface/transformers reads them
     // (docs/import.md). `note`: part of the line saying what was approximated or assumed;
     // empty when nothing was.
+    // Group-limited routing from config.json (modeling_deepseek.py, MoEGate: the experts in
+    // n_group groups, a token's top-k from its topk_group best, under topk_method noaux_tc or
+    // group_limited_greedy; greedy routes over every expert). `key`: the field a refusal
+    // names; `note`: part of an assumption when the groups limit nothing.
+    void huggingFaceRouterGroups_data()
+    {
+        QTest::addColumn<QByteArray>("routing");
+        QTest::addColumn<int>("groups");
+        QTest::addColumn<int>("limit");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("note");
+        QTest::addRow("deepseek-ai/DeepSeek-V3 config.json: 4 of 8 groups")
+            << QByteArray(R"("topk_method": "noaux_tc", "n_group": 8, "topk_group": 4)") << 8 << 4
+            << ""
+            << "";
+        QTest::addRow("DeepSeek-V2's group_limited_greedy: 3 of 8")
+            << QByteArray(R"("topk_method": "group_limited_greedy", "n_group": 8, )"
+                          R"("topk_group": 3)")
+            << 8 << 3 << ""
+            << "";
+        QTest::addRow("moonshotai/Kimi-K2 config.json: one group, no limit")
+            << QByteArray(R"("topk_method": "noaux_tc", "n_group": 1, "topk_group": 1)") << 0 << 0
+            << ""
+            << "";
+        QTest::addRow("greedy routing ignores the groups")
+            << QByteArray(R"("topk_method": "greedy", "n_group": 8, "topk_group": 4)") << 0 << 0
+            << ""
+            << "limit nothing under topk_method greedy";
+        QTest::addRow("7 groups of 64 experts")
+            << QByteArray(R"("topk_method": "noaux_tc", "n_group": 7, "topk_group": 4)") << 0 << 0
+            << "n_group"
+            << "";
+        QTest::addRow("one group of 8 for a top-8 of 16")
+            << QByteArray(R"("topk_method": "noaux_tc", "n_group": 8, "topk_group": 1, )"
+                          R"("num_experts_per_tok": 16)")
+            << 0 << 0 << "topk_group"
+            << "";
+    }
+    void huggingFaceRouterGroups()
+    {
+        QFETCH(QByteArray, routing);
+        QFETCH(int, groups);
+        QFETCH(int, limit);
+        QFETCH(QString, key);
+        QFETCH(QString, note);
+        QByteArray content =
+            R"({"model_type": "deepseek_v3", "num_hidden_layers": 4, "hidden_size": 256, )"
+            R"("num_attention_heads": 4, "intermediate_size": 512, "vocab_size": 1000, )"
+            R"("n_routed_experts": 64, "moe_intermediate_size": 128, )";
+        if (!routing.contains("num_experts_per_tok"))
+            content += R"("num_experts_per_tok": 8, )";
+        content += routing + "}";
+        const auto result = io::importConfig(content, {}, presets, {});
+        if (!key.isEmpty()) {
+            const auto *error = std::get_if<InputError>(&result);
+            QVERIFY(error);
+            QCOMPARE(QString::fromStdString(error->key), key);
+            return;
+        }
+        QVERIFY2(std::holds_alternative<io::ImportedConfig>(result), refusal(result).c_str());
+        const auto &imported = std::get<io::ImportedConfig>(result);
+        QCOMPARE(imported.model->routerGroups, groups);
+        QCOMPARE(imported.model->routerGroupLimit, limit);
+        QVERIFY(!validateModel(*imported.model));
+        if (!note.isEmpty())
+            QVERIFY2(contains(imported.assumptions, note.toStdString()),
+                     io::importSummary(imported).c_str());
+    }
+
     void huggingFaceWindow_data()
     {
         QTest::addColumn<QByteArray>("content");

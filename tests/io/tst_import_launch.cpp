@@ -505,6 +505,100 @@ private Q_SLOTS:
                  script.c_str());
     }
 
+    // Group-limited routing and the dispatcher in Megatron-LM's flags (transformer_config.py:
+    // moe_router_num_groups with moe_router_group_topk, both or neither; moe_token_dispatcher_type
+    // allgather (the default), alltoall or flex; older releases' moe_enable_deepep), on Llama 3
+    // 8B's shape with 64 experts, top-8, over E = 8.
+    void megatronRouterGroupsAndDispatcher_data()
+    {
+        QTest::addColumn<QByteArray>("flags");
+        QTest::addColumn<int>("groups");
+        QTest::addColumn<int>("limit");
+        QTest::addColumn<QString>("dispatcher");
+        QTest::addColumn<QString>("flag");    // refused: the flag named
+        QTest::addColumn<QString>("mention"); // refused: a word of the message; else a note
+        QTest::addRow("node-limited: 8 groups, 4 of them, flex")
+            << QByteArray("--moe-router-num-groups 8 --moe-router-group-topk 4 "
+                          "--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep")
+            << 8 << 4 << "flex"
+            << ""
+            << "";
+        QTest::addRow("the all-to-all dispatcher")
+            << QByteArray("--moe-token-dispatcher-type alltoall") << 0 << 0 << "alltoall"
+            << ""
+            << "";
+        QTest::addRow("older releases' DeepEP switch")
+            << QByteArray("--moe-enable-deepep") << 0 << 0 << "flex"
+            << ""
+            << "";
+        QTest::addRow("the all-gather dispatcher, timed as the all-to-all")
+            << QByteArray("--moe-token-dispatcher-type allgather") << 0 << 0 << "alltoall"
+            << ""
+            << "the all-gather one moves every token";
+        QTest::addRow("4 of 4 groups limits nothing")
+            << QByteArray("--moe-router-num-groups 4 --moe-router-group-topk 4") << 0 << 0
+            << "alltoall"
+            << ""
+            << "limits nothing";
+        QTest::addRow("groups without their top-k")
+            << QByteArray("--moe-router-num-groups 8") << 0 << 0 << ""
+            << "--moe-router-group-topk"
+            << "needs both";
+        QTest::addRow("a dispatcher Megatron-LM does not have")
+            << QByteArray("--moe-token-dispatcher-type deepep") << 0 << 0 << ""
+            << "--moe-token-dispatcher-type"
+            << "allgather, alltoall or flex";
+        QTest::addRow("groups that do not divide the experts")
+            << QByteArray("--moe-router-num-groups 6 --moe-router-group-topk 2") << 0 << 0 << ""
+            << "--moe-router-num-groups"
+            << "do not divide the 64 experts";
+        QTest::addRow("one group of 4 experts for a top-8")
+            << QByteArray("--moe-router-num-groups 16 --moe-router-group-topk 1") << 0 << 0 << ""
+            << "--moe-router-group-topk"
+            << "fewer experts than --moe-router-topk";
+    }
+    void megatronRouterGroupsAndDispatcher()
+    {
+        QFETCH(QByteArray, flags);
+        QFETCH(int, groups);
+        QFETCH(int, limit);
+        QFETCH(QString, dispatcher);
+        QFETCH(QString, flag);
+        QFETCH(QString, mention);
+        const auto result = importLlama8b("--num-experts 64 --moe-router-topk 8 "
+                                          "--moe-ffn-hidden-size 1792 "
+                                          "--expert-model-parallel-size 8 " +
+                                          flags);
+        if (const auto *error = std::get_if<InputError>(&result)) {
+            QVERIFY2(!flag.isEmpty(), error->toString().c_str());
+            QCOMPARE(QString::fromStdString(error->key), flag);
+            QVERIFY2(error->message.find(mention.toStdString()) != std::string::npos,
+                     error->message.c_str());
+            return;
+        }
+        QVERIFY2(flag.isEmpty(), qPrintable(flag));
+        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
+        QVERIFY(imported.model && imported.scenario);
+        QCOMPARE(imported.model->routerGroups, groups);
+        QCOMPARE(imported.model->routerGroupLimit, limit);
+        QCOMPARE(QString::fromUtf8(core::toString(imported.scenario->epDispatcher)), dispatcher);
+        if (!mention.isEmpty())
+            QVERIFY(std::any_of(imported.assumptions.begin(), imported.assumptions.end(),
+                                [&](const std::string &a) {
+                                    return a.find(mention.toStdString()) != std::string::npos;
+                                }));
+        // Written back, the groups and the dispatcher read the same.
+        io::ImportOptions options;
+        options.devices = 8;
+        std::string script;
+        const auto back = throughMegatron(imported, options, &script);
+        QVERIFY2(back && *back == *imported.model, script.c_str());
+        QVERIFY2(script.find("--moe-token-dispatcher-type " + dispatcher.toStdString()) !=
+                     std::string::npos,
+                 script.c_str());
+        QCOMPARE(script.find("--moe-router-num-groups") != std::string::npos, groups > 0);
+    }
+
     // Sliding-window attention in Megatron-LM's flags: --window-size "before,after" around
     // each query (megatron/core/transformer/utils.py, get_sliding_window_causal_mask: keys from
     // q - before to q + after, -1 for no limit), so a causal window of w tokens is w - 1,0;
