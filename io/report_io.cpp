@@ -267,6 +267,12 @@ void writeReportJson(const core::Report &r, QTextStream &out)
         else
             out << ", \"start_s\": null, \"end_s\": null, \"start_layer_times\": "
                 << number(op.start) << ", \"end_layer_times\": " << number(op.end);
+        // DualPipeV's whole backwards (their weight gradients in them, not in a W) and the
+        // ops run as overlapped pairs; absent, false.
+        if (op.fullBackward && op.kind == core::OpKind::backward)
+            out << ", \"with_w\": true";
+        if (op.paired)
+            out << ", \"paired\": true";
         out << '}';
         first = false;
     }

@@ -303,6 +303,23 @@ private Q_SLOTS:
             forwards += op.value(QStringLiteral("kind")).toString() == QStringLiteral("F");
         }
         QCOMPARE(forwards, 16);
+        // DualPipeV (deepseek-ai/DualPipe, dualpipev.py) on K = 4, m = 8: every B of its
+        // zero-bubble steps (3, 6 from the middle, 7) leaves a W, the others compute theirs,
+        // so W + whole B = each stage's 2m backwards. Rank r runs 2(m - 2K + r + 1) pairs in
+        // step 4 and K - r - 1 in step 5, K(2m - 3K + 1) + K(K - 1)/2 = 26 in all, but the
+        // last rank's first (run apart): 25 pairs, two ops each.
+        const QJsonObject v = json({QStringLiteral("--set"), QStringLiteral("schedule=dualpipev"),
+                                    QStringLiteral("--set"), QStringLiteral("microbatches=8"),
+                                    QStringLiteral("--timeline")});
+        int weights = 0, whole = 0, paired = 0;
+        for (const QJsonValue &value : v.value(QStringLiteral("timeline")).toArray()) {
+            const QJsonObject op = value.toObject();
+            weights += op.value(QStringLiteral("kind")).toString() == QStringLiteral("W");
+            whole += op.value(QStringLiteral("with_w")).toBool();
+            paired += op.value(QStringLiteral("paired")).toBool();
+        }
+        QCOMPARE(weights + whole, 4 * 2 * 8);
+        QCOMPARE(paired, 2 * 25);
         const QJsonObject zb = json({QStringLiteral("--set"), QStringLiteral("schedule=zb-h1"),
                                      QStringLiteral("--set"), QStringLiteral("recompute=none"),
                                      QStringLiteral("--timeline")});
