@@ -34,7 +34,10 @@ std::vector<BubbleCurve> bubbleCurves(int stages, int virtualStages, int maxMicr
         BubbleCurve curve;
         curve.schedule = entry.value;
         const bool interleaved = entry.value == Schedule::interleaved;
-        curve.virtualStages = interleaved ? std::max(virtualStages, 2) : 1;
+        // The chunks a stage runs: v (at least 2, so that it differs from 1F1B) interleaved,
+        // two in DualPipeV's V, else one.
+        curve.virtualStages =
+            interleaved ? std::max(virtualStages, 2) : chunksPerStage(entry.value, 1);
         // Megatron-LM's interleaved schedule needs m to be a multiple of K.
         for (int m : logSpaced(interleaved ? stages : 1, maxMicrobatches))
             if (auto f = closedFormBubble(entry.value, stages, m, curve.virtualStages))

@@ -17,7 +17,7 @@ struct BubblePoint
 struct BubbleCurve
 {
     Schedule schedule = Schedule::oneFOneB;
-    int virtualStages = 1; // the v the interleaved curve is drawn for
+    int virtualStages = 1; // chunks a stage: the interleaved curve's v, DualPipeV's 2, else 1
     std::vector<BubblePoint> points;
 };
 

@@ -1,5 +1,6 @@
 // Pipeline schedules (docs/DESIGN.md §3.3): closed forms, the event simulation
 // against them, and the micro-batches each schedule keeps alive per stage.
+#include "core/bubble_curves.h"
 #include "core/evaluate.h"
 #include "core/schedule.h"
 #include "core/validate.h"
@@ -446,6 +447,25 @@ private Q_SLOTS:
         // The figure itself: 4 devices, 10 micro-batches, one cell a pass.
         const PipelineResult figure = simulatePipeline(ratios(Schedule::dualPipeV, 4, 10, 2, 2, 2));
         QCOMPARE(figure.makespan - figure.busy[0], 6.0);
+    }
+
+    // The Bubble chart's curves (core::bubbleCurves) name the chunks a stage each runs: the
+    // interleaved curve's v, DualPipeV's two, one otherwise; DualPipeV's starts where its
+    // order does, at m = 2K, with the README's idle (K - 1)(F&B + B - 3W) = 2(K - 1) chunk
+    // times over 6m of work: 6/(48 + 6) at K = 4, m = 8.
+    void bubbleCurvesCountTheirChunks()
+    {
+        for (const BubbleCurve &curve : bubbleCurves(4, 3, 64)) {
+            const int chunks = curve.schedule == Schedule::interleaved ? 3
+                               : curve.schedule == Schedule::dualPipeV ? 2
+                                                                       : 1;
+            QCOMPARE(curve.virtualStages, chunks);
+            QVERIFY(!curve.points.empty());
+            if (curve.schedule == Schedule::dualPipeV) {
+                QCOMPARE(curve.points.front().microbatches, 8);
+                QVERIFY(std::abs(curve.points.front().fraction - 6.0 / 54) < 1e-12);
+            }
+        }
     }
 
     // Rank 0's order in deepseek-ai/DualPipe's dualpipev.py for 4 ranks and 10 micro-batches,

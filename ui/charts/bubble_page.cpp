@@ -1,6 +1,7 @@
 #include "ui/charts/bubble_page.h"
 
 #include "core/bubble_curves.h"
+#include "core/schedule.h"
 #include "io/text.h"
 #include "ui/charts/bubble_chart.h"
 #include "ui/formula_panel.h"
@@ -117,12 +118,13 @@ ChartData BubblePage::data(const ChartInputs &inputs) const
                 qint64(curve.virtualStages), qint64(point.microbatches), point.fraction};
     // The marker sits on the curve (the closed form where it holds); the simulation, with the
     // end stages' work and the sends, is named beside it.
+    // Its chunks a stage as the schedule runs them: v interleaved, two in DualPipeV's V.
     const core::Report &r = inputs.report;
     const QString schedule = io::qs(core::toString(s.schedule));
-    d.rows << QList<ChartValue>{QStringLiteral("current"), schedule, qint64(s.virtualStages),
-                                qint64(s.microbatches),
+    const auto chunks = qint64(core::chunksPerStage(s.schedule, s.virtualStages));
+    d.rows << QList<ChartValue>{QStringLiteral("current"), schedule, chunks, qint64(s.microbatches),
                                 r.bubbleFractionClosedForm.value_or(r.bubbleFraction)};
-    d.rows << QList<ChartValue>{QStringLiteral("simulated"), schedule, qint64(s.virtualStages),
+    d.rows << QList<ChartValue>{QStringLiteral("simulated"), schedule, chunks,
                                 qint64(s.microbatches), r.bubbleFraction};
     return d;
 }
