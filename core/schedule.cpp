@@ -622,6 +622,12 @@ struct PlannedOp
 // giving the first op's output the pair's end.
 constexpr std::uint8_t kMarker = 3;
 
+// Whether the plan runs Megatron-LM's backward-and-forward pairs as one step.
+bool combinedPairs(const PipelineInput &in)
+{
+    return in.expertOverlap && in.schedule != Schedule::dualPipeV;
+}
+
 // Cost rows per virtual stage: F, B, W and a B that computes its W too.
 constexpr int kRows = 4;
 constexpr int kFullBackward = 3;
@@ -629,6 +635,8 @@ constexpr int kFullBackward = 3;
 struct Plan
 {
     int schedule = -1, stages = 0, microbatches = 0, chunks = 0;
+    // Megatron-LM's backward-and-forward pairs run as one (PipelineInput::expertOverlap).
+    bool combined = false;
     bool complete = false;
     std::vector<PlannedOp> ops;
     std::vector<int> peak; // per stage: most forwards alive at once, in chunks
@@ -649,6 +657,7 @@ void buildPlan(const PipelineInput &in, Plan &plan)
     plan.stages = K;
     plan.microbatches = m;
     plan.chunks = v;
+    plan.combined = combinedPairs(in);
     plan.ops.clear();
     const bool split = splitsWeightGradients(in.schedule);
     const bool listedPairs = in.schedule == Schedule::dualPipeV;
@@ -742,9 +751,21 @@ void buildPlan(const PipelineInput &in, Plan &plan)
             PlannedOp p = planned(o, s);
             if (p.wait >= 0 && !done[static_cast<std::size_t>(p.wait)])
                 break;
-            // A listed pair: plan both ops at once, when the second's input is there too.
-            const ScheduleOp *partner = listedPairs ? cursor.following() : nullptr;
-            if (partner && partner->paired) {
+            // A pair: plan both ops at once, when the second's input is there too. DualPipeV
+            // lists its pairs; under expertOverlap Megatron-core's combined step runs a backward
+            // with the forward after it, both preprocesses, then the step, then both sends
+            // (combined_1f1b.py, combined_1f1b_schedule_for_interleaved_pipelining).
+            std::optional<ScheduleOp> partner;
+            if (listedPairs) {
+                if (const ScheduleOp *next = cursor.following(); next && next->paired)
+                    partner = *next;
+            } else if (plan.combined && o.kind == OpKind::backward) {
+                StageCursor peek = cursor;
+                peek.advance();
+                if (!peek.done() && peek.current().kind == OpKind::forward)
+                    partner = peek.current();
+            }
+            if (partner) {
                 PlannedOp q = planned(*partner, s);
                 if (q.wait >= 0 && !done[static_cast<std::size_t>(q.wait)])
                     break;
@@ -766,7 +787,8 @@ void buildPlan(const PipelineInput &in, Plan &plan)
                 finished(cursor.current(), q.out, s);
                 continue;
             }
-            // Megatron-LM's pairs (expertOverlap): a backward and the forward after it.
+            // Megatron-LM's pairs without the overlap: a backward and the forward after it, in
+            // turn, each at its own cost.
             if (!listedPairs && o.kind == OpKind::forward && last[si] >= 0) {
                 PlannedOp &before = plan.ops[static_cast<std::size_t>(last[si])];
                 if (before.kind == static_cast<std::uint8_t>(OpKind::backward)) {
@@ -792,7 +814,8 @@ const Plan &planFor(const PipelineInput &in)
     const int v = chunksOf(in);
     for (const Plan &plan : cached)
         if (plan.schedule == schedule && plan.stages == in.stages &&
-            plan.microbatches == in.microbatches && plan.chunks == v)
+            plan.microbatches == in.microbatches && plan.chunks == v &&
+            plan.combined == combinedPairs(in))
             return plan;
     const std::size_t ops =
         static_cast<std::size_t>(in.stages) * static_cast<std::size_t>(in.microbatches) *

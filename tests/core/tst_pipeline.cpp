@@ -622,6 +622,67 @@ private Q_SLOTS:
         QCOMPARE(r.timeline.size(), std::size_t(9));
     }
 
+    // Megatron-core's combined step (combined_1f1b.py, combined_1f1b_schedule_for_interleaved_
+    // pipelining: both preprocesses, the combined forward and backward, then both
+    // postprocesses) starts when the backward's and the forward's inputs are both in and
+    // sends both outputs when it ends: under ep_overlap the backward's gradient reaches the
+    // stage before only at its pair's end, and the pair waits for its forward's input. Every
+    // shape of 1F1B and the interleaved schedule up to K = 8, m = 40, v = 4 still completes.
+    void expertOverlapPairsRunAsOne()
+    {
+        for (int K = 1; K <= 8; ++K)
+            for (int m = K; m <= 40; m += K)
+                for (int v : {1, 2, 4}) {
+                    PipelineInput in = uniformPipeline(
+                        v > 1 ? Schedule::interleaved : Schedule::oneFOneB, K, m, v);
+                    in.forwardExpertComm.assign(std::size_t(K), 0.3);
+                    in.backwardExpertComm.assign(std::size_t(K), 0.5);
+                    in.expertOverlap = true;
+                    in.p2pLatency = 0.01;
+                    QVERIFY2(simulatePipeline(in).complete,
+                             qPrintable(QStringLiteral("K=%1 m=%2 v=%3").arg(K).arg(m).arg(v)));
+                }
+        const int K = 2, m = 4, v = 2;
+        PipelineInput in = uniformPipeline(Schedule::interleaved, K, m, v);
+        in.forwardExpertComm.assign(K, 0.3);
+        in.backwardExpertComm.assign(K, 0.5);
+        in.expertOverlap = true;
+        const PipelineResult r = simulatePipeline(in, true);
+        QVERIFY(r.complete);
+        // When each backward's gradient reaches the virtual stage before it.
+        std::map<std::pair<int, int>, double> gradient; // (j, micro-batch)
+        std::map<std::pair<int, int>, double> forwardEnd;
+        std::vector<std::vector<const ScheduleOp *>> byStage(K);
+        for (const ScheduleOp &o : r.timeline)
+            byStage[std::size_t(o.stage)].push_back(&o);
+        int pairs = 0;
+        for (auto &ops : byStage) {
+            std::sort(ops.begin(), ops.end(),
+                      [](const ScheduleOp *a, const ScheduleOp *b) { return a->start < b->start; });
+            for (std::size_t i = 0; i < ops.size(); ++i) {
+                const ScheduleOp &o = *ops[i];
+                const int j = virtualStageOf(Schedule::interleaved, K, o.stage, o.chunk);
+                const bool pairsNext = o.kind == OpKind::backward && o.paired &&
+                                       i + 1 < ops.size() && ops[i + 1]->paired &&
+                                       ops[i + 1]->kind == OpKind::forward;
+                if (pairsNext)
+                    ++pairs;
+                if (o.kind == OpKind::backward)
+                    gradient[{j, o.microbatch}] = pairsNext ? ops[i + 1]->end : o.end;
+                else
+                    forwardEnd[{j, o.microbatch}] = o.end;
+            }
+        }
+        QVERIFY(pairs > 0);
+        for (const ScheduleOp &o : r.timeline) {
+            const int j = virtualStageOf(Schedule::interleaved, K, o.stage, o.chunk);
+            if (o.kind == OpKind::backward && j + 1 < K * v)
+                QVERIFY(o.start >= gradient.at({j + 1, o.microbatch}) - 1e-12);
+            if (o.kind == OpKind::forward && j > 0)
+                QVERIFY(o.start >= forwardEnd.at({j - 1, o.microbatch}) - 1e-12);
+        }
+    }
+
     // Every op appears once, stages never overlap themselves, and dependencies hold.
     void timelineIsConsistent_data()
     {
