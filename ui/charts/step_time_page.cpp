@@ -190,10 +190,14 @@ QString expertOverlapNote(const core::Scenario &s, const core::Report &r)
                                     [](const auto &w) { return w.code == "ep-overlap-unused"; });
     if (!s.epOverlap || unused || r.stages.empty() || r.stages.front().moeLayers == 0)
         return {};
-    return QObject::tr("; ep_overlap runs each backward with the forward after it, so the expert "
-                       "all-to-all shows only where it outlasts the pair's computation, for the "
-                       "SMs its kernels hold while hidden, and in the passes that run alone "
-                       "(docs/experts.md, “All-to-all overlap”)");
+    const QString pairs = s.schedule == core::Schedule::dualPipeV
+                              ? QObject::tr("overlaps DualPipeV's pairs, each a forward with a "
+                                            "whole backward")
+                              : QObject::tr("runs each backward with the forward after it");
+    return QObject::tr("; ep_overlap %1, so the expert all-to-all shows only where it outlasts "
+                       "the pair's computation, for the SMs its kernels hold while hidden, and in "
+                       "the passes that run alone (docs/experts.md, “All-to-all overlap”)")
+        .arg(pairs);
 }
 
 } // namespace
