@@ -626,6 +626,11 @@ std::optional<core::InputError> importHuggingFace(const QByteArray &content,
         const auto limit = r.integer("topk_group", "model.router_group_limit", 1);
         const bool grouping =
             method && (*method == "noaux_tc" || *method == "group_limited_greedy");
+        // MoEGate takes torch.topk of topk_group among the n_group group scores: more groups
+        // than there are fail there.
+        if (!r.error() && groups && limit && grouping && *limit > *groups)
+            return core::InputError{"topk_group", std::to_string(*limit) + " of only " +
+                                                      std::to_string(*groups) + " groups"};
         if (!r.error() && groups && limit && grouping && *limit < *groups) {
             if (m.experts % *groups != 0)
                 return core::InputError{"n_group", std::to_string(*groups) +
@@ -637,11 +642,20 @@ std::optional<core::InputError> importHuggingFace(const QByteArray &content,
                                       " groups hold fewer experts than the top-k"};
             m.routerGroups = *groups;
             m.routerGroupLimit = *limit;
-        } else if (groups && limit && *groups > 1 && *limit < *groups)
+        } else if (groups && limit && grouping && *groups > 1) {
+            out.assumptions.push_back("topk_group " + std::to_string(*limit) + " of n_group " +
+                                      std::to_string(*groups) +
+                                      " limits nothing: routing over every expert");
+        } else if (groups && limit && *groups > 1 && *limit < *groups) {
             out.assumptions.push_back("n_group " + std::to_string(*groups) + " and topk_group " +
                                       std::to_string(*limit) + " limit nothing under topk_method " +
                                       (method ? *method : std::string("(none)")) +
                                       ": routing over every expert");
+        } else if (grouping && groups.has_value() != limit.has_value() && !r.error()) {
+            out.assumptions.push_back(
+                std::string(groups ? "n_group without topk_group" : "topk_group without n_group") +
+                ": no group limit read, routing over every expert");
+        }
     }
     if (r.error())
         return r.error();

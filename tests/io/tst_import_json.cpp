@@ -169,10 +169,6 @@ private Q_SLOTS:
             QVERIFY(contains(imported.assumptions, assumption.toStdString()));
     }
 
-    // Sliding-window attention: the window and the layers that attend to the whole context
-    // instead, as each family's configuration class in huggingface/transformers reads them
-    // (docs/import.md). `note`: part of the line saying what was approximated or assumed;
-    // empty when nothing was.
     // Group-limited routing from config.json (modeling_deepseek.py, MoEGate: the experts in
     // n_group groups, a token's top-k from its topk_group best, under topk_method noaux_tc or
     // group_limited_greedy; greedy routes over every expert). `key`: the field a refusal
@@ -196,6 +192,21 @@ private Q_SLOTS:
         QTest::addRow("moonshotai/Kimi-K2 config.json: one group, no limit")
             << QByteArray(R"("topk_method": "noaux_tc", "n_group": 1, "topk_group": 1)") << 0 << 0
             << ""
+            << "";
+        QTest::addRow("MoEGate: 8 of 8 groups limits nothing")
+            << QByteArray(R"("topk_method": "noaux_tc", "n_group": 8, "topk_group": 8)") << 0 << 0
+            << ""
+            << "topk_group 8 of n_group 8 limits nothing";
+        QTest::addRow("MoEGate: n_group without topk_group")
+            << QByteArray(R"("topk_method": "noaux_tc", "n_group": 8)") << 0 << 0 << ""
+            << "n_group without topk_group";
+        QTest::addRow("MoEGate's torch.topk: 9 of 8 groups")
+            << QByteArray(R"("topk_method": "noaux_tc", "n_group": 8, "topk_group": 9)") << 0 << 0
+            << "topk_group"
+            << "";
+        QTest::addRow("no groups: n_group 0")
+            << QByteArray(R"("topk_method": "noaux_tc", "n_group": 0, "topk_group": 4)") << 0 << 0
+            << "n_group"
             << "";
         QTest::addRow("greedy routing ignores the groups")
             << QByteArray(R"("topk_method": "greedy", "n_group": 8, "topk_group": 4)") << 0 << 0
@@ -240,8 +251,16 @@ private Q_SLOTS:
         if (!note.isEmpty())
             QVERIFY2(contains(imported.assumptions, note.toStdString()),
                      io::importSummary(imported).c_str());
+        else
+            QVERIFY2(!contains(imported.assumptions, "n_group") &&
+                         !contains(imported.assumptions, "topk_group"),
+                     io::importSummary(imported).c_str());
     }
 
+    // Sliding-window attention: the window and the layers that attend to the whole context
+    // instead, as each family's configuration class in huggingface/transformers reads them
+    // (docs/import.md). `note`: part of the line saying what was approximated or assumed;
+    // empty when nothing was.
     void huggingFaceWindow_data()
     {
         QTest::addColumn<QByteArray>("content");
