@@ -1585,29 +1585,41 @@ private:
             if (auto e = readLayerFreq(m))
                 return e;
             // Group-limited routing (transformer_config.py, moe_router_num_groups and
-            // moe_router_group_topk: both or neither).
+            // moe_router_group_topk): the group top-k turns it on and needs the groups, at
+            // most as many as there are; the groups alone route over every expert
+            // (moe_utils.py, topk_routing_with_score_function: `if group_topk`).
             if (auto e = take(Flag::moeNumGroups, 0, m.routerGroups, 0))
                 return e;
             if (auto e = take(Flag::moeGroupTopk, 0, m.routerGroupLimit, 0))
                 return e;
-            if ((m.routerGroups > 0) != (m.routerGroupLimit > 0))
-                return core::InputError{m.routerGroups > 0 ? "--moe-router-group-topk"
-                                                           : "--moe-router-num-groups",
-                                        "group-limited routing needs both "
-                                        "--moe-router-num-groups and --moe-router-group-topk"};
-            if (m.routerGroups > 0 && m.routerGroupLimit >= m.routerGroups) {
+            if (m.routerGroupLimit > 0 && m.routerGroups == 0)
+                return core::InputError{"--moe-router-num-groups",
+                                        "group-limited routing (--moe-router-group-topk) needs "
+                                        "--moe-router-num-groups"};
+            if (m.routerGroups > 0 && m.routerGroupLimit == 0) {
+                m_out.assumptions.push_back("--moe-router-num-groups " +
+                                            std::to_string(m.routerGroups) +
+                                            " without --moe-router-group-topk limits nothing: "
+                                            "routing over every expert");
+                m.routerGroups = 0;
+            }
+            if (m.routerGroups > 0 && m.experts % m.routerGroups != 0)
+                return core::InputError{"--moe-router-num-groups",
+                                        std::to_string(m.routerGroups) +
+                                            " groups do not divide the " +
+                                            std::to_string(m.experts) + " experts"};
+            if (m.routerGroupLimit > m.routerGroups)
+                return core::InputError{"--moe-router-group-topk",
+                                        std::to_string(m.routerGroupLimit) + " of only " +
+                                            std::to_string(m.routerGroups) + " groups"};
+            if (m.routerGroups > 0 && m.routerGroupLimit == m.routerGroups) {
                 m_out.assumptions.push_back("--moe-router-group-topk " +
                                             std::to_string(m.routerGroupLimit) + " of " +
                                             std::to_string(m.routerGroups) +
                                             " groups limits nothing: routing over every expert");
                 m.routerGroups = m.routerGroupLimit = 0;
             }
-            // moe_utils.py, group_limited_topk: equal groups, enough experts in the chosen ones.
-            if (m.routerGroups > 0 && m.experts % m.routerGroups != 0)
-                return core::InputError{"--moe-router-num-groups",
-                                        std::to_string(m.routerGroups) +
-                                            " groups do not divide the " +
-                                            std::to_string(m.experts) + " experts"};
+            // moe_utils.py, group_limited_topk: enough experts in the chosen groups.
             if (m.routerGroups > 0 &&
                 std::int64_t{m.routerGroupLimit} * (m.experts / m.routerGroups) < m.expertsPerToken)
                 return core::InputError{"--moe-router-group-topk",
@@ -1852,11 +1864,39 @@ private:
                 return core::InputError{"--moe-token-dispatcher-type",
                                         "expected allgather, alltoall or flex, got " + g->value};
             }
+        } else {
+            // Not the starting scenario's: the file's run uses Megatron-LM's default.
+            s.epDispatcher = core::EpDispatcher::alltoall;
+            if (s.ep > 1 && !given(Flag::moeEnableDeepep))
+                m_out.assumptions.push_back(
+                    "no --moe-token-dispatcher-type: Megatron-LM's default is the all-gather "
+                    "dispatcher, which moves every token to every expert-parallel rank; "
+                    "Parascope times the all-to-all one (ep_dispatcher=alltoall)");
         }
-        if (has(Flag::moeEnableDeepep))
-            s.epDispatcher = core::EpDispatcher::flex;
-        if (given(Flag::moeFlexBackend))
+        // DeepEP and HybridEP send a token once to each node (DeepSeek-V3 Technical Report,
+        // §3.2.2; docs/experts.md), as NCCL EP's high-throughput mode does (NVIDIA/nccl,
+        // contrib/nccl_ep/README.md): each backend is the flex dispatcher.
+        const bool flexType = s.epDispatcher == core::EpDispatcher::flex;
+        if (const Given *g = given(Flag::moeFlexBackend)) {
             noteRead(Flag::moeFlexBackend);
+            if (g->value != "deepep" && g->value != "hybridep" && g->value != "ncclep")
+                return core::InputError{"--moe-flex-dispatcher-backend",
+                                        "expected deepep, hybridep or ncclep, got " + g->value};
+            if (!flexType)
+                m_out.assumptions.push_back(
+                    "--moe-flex-dispatcher-backend " + g->value +
+                    " without --moe-token-dispatcher-type flex: Megatron-LM uses the backend "
+                    "only for the flex dispatcher; read as " +
+                    std::string(core::toString(s.epDispatcher)));
+        }
+        // transformer_config.py refuses moe_enable_deepep unless the type is flex.
+        if (has(Flag::moeEnableDeepep)) {
+            if (!flexType)
+                m_out.assumptions.push_back(
+                    "--moe-enable-deepep without --moe-token-dispatcher-type flex: Megatron-core "
+                    "refuses it (DeepEP needs the flex dispatcher); read as the flex dispatcher");
+            s.epDispatcher = core::EpDispatcher::flex;
+        }
         // Megatron-core moves the weight gradients for the overlap only
         // (transformer_config.py: "overlap_moe_expert_parallel_comm must be enabled when
         // enabling delay_wgrad_compute"); their time is counted either way.

@@ -119,7 +119,6 @@ constexpr std::array kSkipped{
             "Parascope splits the layers evenly over the stages"},
     Skipped{"parallelism.context_parallel_load_balancer",
             "the load balancer of causal attention: Parascope assumes balanced shards"},
-    Skipped{"parallelism.expert_parallel_comm_backend", "the all-to-all's implementation"},
     Skipped{"parallelism.pipeline_parallel_expert_parallel_overlap", "a DualPipeV overlap"},
     Skipped{"activation_checkpoint.per_op_sac_force_recompute_mm_shapes_by_fqns",
             "a detail of op-level selective checkpointing"},
@@ -380,6 +379,25 @@ private:
             return core::InputError{"parallelism.context_parallel_rotate_method",
                                     "expects allgather or alltoall"};
         s.cpExchange = *exchange;
+        // job_config.py (from pytorch/torchtitan#2107): expert_parallel_comm_backend
+        // "standard", PyTorch's all-to-all, or "deepep", DeepEP's kernels, which send a token
+        // once to each node (ep_dispatcher=flex, docs/experts.md). deepseek_v3's
+        // infra/parallelize.py refuses DeepEP with E = 1 or expert tensor parallelism.
+        const auto backend =
+            text("parallelism.expert_parallel_comm_backend", "standard", "ep_dispatcher");
+        if (auto *e = std::get_if<core::InputError>(&backend))
+            return *e;
+        const std::string &b = std::get<std::string>(backend);
+        if (b != "standard" && b != "deepep")
+            return core::InputError{"parallelism.expert_parallel_comm_backend",
+                                    "expects standard or deepep, not '" + b + "'"};
+        s.epDispatcher = b == "deepep" ? core::EpDispatcher::flex : core::EpDispatcher::alltoall;
+        if (b == "deepep" && (ep == 1 || etp > 1))
+            m_out.assumptions.push_back(
+                std::string("expert_parallel_comm_backend = \"deepep\" with ") +
+                (ep == 1 ? "expert_parallel_degree = 1" : "expert_tensor_parallel_degree > 1") +
+                ": torchtitan refuses it (DeepEP needs E > 1 and no expert tensor parallelism); "
+                "read as asked");
         return std::nullopt;
     }
 
@@ -848,6 +866,15 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
     else if (s.expertTp > 0 && s.expertTp != s.tp)
         notes.push_back("expert_tp without expert parallelism: the experts follow "
                         "tensor_parallel_degree");
+    // DeepEP is torchtitan's flex dispatcher; it takes no expert tensor parallelism
+    // (deepseek_v3/infra/parallelize.py).
+    if (s.ep > 1 && s.epDispatcher == core::EpDispatcher::flex) {
+        if (s.expertTpDegree() == 1)
+            body += "expert_parallel_comm_backend = \"deepep\"\n";
+        else
+            notes.push_back("ep_dispatcher=flex with expert_tp > 1: torchtitan's DeepEP takes no "
+                            "expert tensor parallelism; written as the standard all-to-all");
+    }
 
     body += "\n[activation_checkpoint]\n";
     switch (s.recompute) {

@@ -37,6 +37,14 @@ bool hasName(const std::vector<io::IgnoredField> &fields, const QString &name)
                        [&](const io::IgnoredField &f) { return f.name == name.toStdString(); });
 }
 
+// Whether a line of `lines` has `part` in it.
+bool contains(const std::vector<std::string> &lines, const QString &part)
+{
+    return std::any_of(lines.begin(), lines.end(), [&](const std::string &line) {
+        return line.find(part.toStdString()) != std::string::npos;
+    });
+}
+
 // The scenario keys each framework's file carries, so a round trip gives them back: the
 // layout both carry, and what Megatron-LM's flags add.
 const QStringList kTorchtitanKeys{"framework",
@@ -57,7 +65,8 @@ const QStringList kTorchtitanKeys{"framework",
                                   "precision",
                                   "sequence_parallel",
                                   "tp_overlap",
-                                  "cp_exchange"};
+                                  "cp_exchange",
+                                  "ep_dispatcher"};
 const QStringList kMegatronKeys =
     kTorchtitanKeys +
     QStringList{"grad_precision", "fused_swiglu", "fused_grad_accumulation", "attention",
@@ -72,7 +81,8 @@ class TestImportLaunch : public QObject
     Presets m_presets = io::builtinPresets();
 
     // Llama 3 8B's Megatron-LM arguments on 8 devices, with `flags` after them.
-    std::variant<io::ImportedConfig, InputError> importLlama8b(const QByteArray &flags) const
+    std::variant<io::ImportedConfig, InputError> importLlama8b(const QByteArray &flags,
+                                                               const Scenario &base = {}) const
     {
         const QByteArray args = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
                                 "--group-query-attention --num-query-groups 8 "
@@ -82,7 +92,7 @@ class TestImportLaunch : public QObject
                                 flags + "\n";
         io::ImportOptions options;
         options.devices = 8;
-        return io::importConfig(args, Scenario{}, m_presets, options);
+        return io::importConfig(args, base, m_presets, options);
     }
 
     // An imported scenario written back as Megatron-LM arguments with its model inline, and
@@ -505,10 +515,96 @@ private Q_SLOTS:
                  script.c_str());
     }
 
+    // parallelism.expert_parallel_comm_backend, torchtitan's dispatcher while jobs were TOML
+    // files (job_config.py from pytorch/torchtitan#2107: "standard", PyTorch's all-to-all, by
+    // default, or "deepep"; deepseek_v3/infra/parallelize.py refuses DeepEP with E = 1 or
+    // expert tensor parallelism). DeepSeek-V3 on 512 devices, the layout of #2107's own run
+    // (T 1, K 8, E 32, shard 64) unless a row changes it. The starting scenario has the flex
+    // dispatcher, so each row's comes from the file.
+    void torchtitanCommBackend_data()
+    {
+        QTest::addColumn<QByteArray>("parallelism"); // lines under [parallelism]
+        QTest::addColumn<QString>("dispatcher");     // empty: refused
+        QTest::addColumn<QString>("mention");        // refused: a word of the message; else a note
+        QTest::addRow("pytorch/torchtitan#2107: deepep over E = 32")
+            << QByteArray("expert_parallel_comm_backend = \"deepep\"\n") << "flex"
+            << "";
+        QTest::addRow("standard") << QByteArray("expert_parallel_comm_backend = \"standard\"\n")
+                                  << "alltoall"
+                                  << "";
+        QTest::addRow("absent: standard") << QByteArray() << "alltoall"
+                                          << "";
+        QTest::addRow("deepep with E = 1")
+            << QByteArray("expert_parallel_comm_backend = \"deepep\"\n"
+                          "expert_parallel_degree = 1\n")
+            << "flex"
+            << "with expert_parallel_degree = 1: torchtitan refuses it";
+        QTest::addRow("deepep with expert tensor parallelism")
+            << QByteArray("expert_parallel_comm_backend = \"deepep\"\n"
+                          "expert_tensor_parallel_degree = 2\ntensor_parallel_degree = 2\n"
+                          "data_parallel_shard_degree = 32\n")
+            << "flex"
+            << "with expert_tensor_parallel_degree > 1: torchtitan refuses it";
+        QTest::addRow("hybridep: not a TOML-era backend")
+            << QByteArray("expert_parallel_comm_backend = \"hybridep\"\n") << ""
+            << "expects standard or deepep";
+    }
+    void torchtitanCommBackend()
+    {
+        QFETCH(QByteArray, parallelism);
+        QFETCH(QString, dispatcher);
+        QFETCH(QString, mention);
+        // A TOML table may not repeat a key: the run's degrees where the row gives none.
+        QByteArray lines = parallelism;
+        for (const auto &[key, value] :
+             {std::pair{"tensor_parallel_degree", 1}, std::pair{"expert_parallel_degree", 32},
+              std::pair{"expert_tensor_parallel_degree", 1},
+              std::pair{"data_parallel_shard_degree", 64}})
+            if (!parallelism.contains(QByteArray(key) + " ="))
+                lines += QByteArray(key) + " = " + QByteArray::number(value) + "\n";
+        const QByteArray content = "[model]\nname = \"deepseek_v3\"\nflavor = \"671B\"\n"
+                                   "[training]\nlocal_batch_size = 16\nseq_len = 4096\n"
+                                   "[parallelism]\npipeline_parallel_degree = 8\n"
+                                   "pipeline_parallel_schedule = \"Interleaved1F1B\"\n" +
+                                   lines;
+        io::ImportOptions options;
+        options.devices = 512;
+        Scenario flex;
+        flex.epDispatcher = EpDispatcher::flex;
+        const auto result = io::importConfig(content, flex, m_presets, options);
+        if (dispatcher.isEmpty()) {
+            const auto *error = std::get_if<InputError>(&result);
+            QVERIFY(error);
+            QCOMPARE(QString::fromStdString(error->key),
+                     QStringLiteral("parallelism.expert_parallel_comm_backend"));
+            QVERIFY2(error->message.find(mention.toStdString()) != std::string::npos,
+                     error->message.c_str());
+            return;
+        }
+        if (const auto *error = std::get_if<InputError>(&result))
+            QFAIL((error->toString() + "\n" + content.toStdString()).c_str());
+        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
+        QVERIFY(imported.scenario);
+        QCOMPARE(QString::fromUtf8(core::toString(imported.scenario->epDispatcher)), dispatcher);
+        QCOMPARE(hasName(imported.read, QStringLiteral("parallelism.expert_parallel_comm_backend")),
+                 !parallelism.isEmpty());
+        QVERIFY(
+            !hasName(imported.ignored, QStringLiteral("parallelism.expert_parallel_comm_backend")));
+        if (!mention.isEmpty())
+            QVERIFY2(contains(imported.assumptions, mention), io::importSummary(imported).c_str());
+        else
+            QVERIFY2(
+                !contains(imported.assumptions, QStringLiteral("expert_parallel_comm_backend")),
+                io::importSummary(imported).c_str());
+    }
+
     // Group-limited routing and the dispatcher in Megatron-LM's flags (transformer_config.py:
-    // moe_router_num_groups with moe_router_group_topk, both or neither; moe_token_dispatcher_type
-    // allgather (the default), alltoall or flex; older releases' moe_enable_deepep), on Llama 3
-    // 8B's shape with 64 experts, top-8, over E = 8.
+    // moe_router_group_topk turns the limit on, needs moe_router_num_groups dividing the
+    // experts and is at most that many; moe_router_num_groups alone limits nothing (moe_utils.py,
+    // `if group_topk`); moe_token_dispatcher_type allgather (the default), alltoall or flex,
+    // moe_flex_dispatcher_backend deepep, hybridep or ncclep, and moe_enable_deepep, refused
+    // unless the type is flex), on Llama 3 8B's shape with 64 experts, top-8, over E = 8. The
+    // starting scenario has the flex dispatcher, so each row's comes from the file.
     void megatronRouterGroupsAndDispatcher_data()
     {
         QTest::addColumn<QByteArray>("flags");
@@ -523,31 +619,73 @@ private Q_SLOTS:
             << 8 << 4 << "flex"
             << ""
             << "";
+        QTest::addRow("flex with HybridEP")
+            << QByteArray("--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend hybridep")
+            << 0 << 0 << "flex"
+            << ""
+            << "";
+        QTest::addRow("flex with NCCL EP")
+            << QByteArray("--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend ncclep")
+            << 0 << 0 << "flex"
+            << ""
+            << "";
+        QTest::addRow("flex, the backend's default")
+            << QByteArray("--moe-token-dispatcher-type flex") << 0 << 0 << "flex"
+            << ""
+            << "";
         QTest::addRow("the all-to-all dispatcher")
             << QByteArray("--moe-token-dispatcher-type alltoall") << 0 << 0 << "alltoall"
             << ""
             << "";
         QTest::addRow("older releases' DeepEP switch")
-            << QByteArray("--moe-enable-deepep") << 0 << 0 << "flex"
+            << QByteArray("--moe-token-dispatcher-type flex --moe-enable-deepep") << 0 << 0
+            << "flex"
             << ""
             << "";
+        QTest::addRow("the DeepEP switch without the flex type")
+            << QByteArray("--moe-enable-deepep") << 0 << 0 << "flex"
+            << ""
+            << "Megatron-core refuses it";
+        QTest::addRow("a backend beside the all-to-all dispatcher")
+            << QByteArray("--moe-token-dispatcher-type alltoall --moe-flex-dispatcher-backend "
+                          "hybridep")
+            << 0 << 0 << "alltoall"
+            << ""
+            << "only for the flex dispatcher";
         QTest::addRow("the all-gather dispatcher, timed as the all-to-all")
             << QByteArray("--moe-token-dispatcher-type allgather") << 0 << 0 << "alltoall"
             << ""
             << "the all-gather one moves every token";
+        QTest::addRow("no dispatcher: Megatron-LM's all-gather default")
+            << QByteArray() << 0 << 0 << "alltoall"
+            << ""
+            << "Megatron-LM's default is the all-gather dispatcher";
         QTest::addRow("4 of 4 groups limits nothing")
             << QByteArray("--moe-router-num-groups 4 --moe-router-group-topk 4") << 0 << 0
             << "alltoall"
             << ""
             << "limits nothing";
-        QTest::addRow("groups without their top-k")
-            << QByteArray("--moe-router-num-groups 8") << 0 << 0 << ""
+        QTest::addRow("groups without their top-k limit nothing")
+            << QByteArray("--moe-router-num-groups 8") << 0 << 0 << "alltoall"
+            << ""
+            << "without --moe-router-group-topk limits nothing";
+        QTest::addRow("a group top-k without groups")
+            << QByteArray("--moe-router-group-topk 4") << 0 << 0 << ""
+            << "--moe-router-num-groups"
+            << "needs --moe-router-num-groups";
+        QTest::addRow("5 of 4 groups")
+            << QByteArray("--moe-router-num-groups 4 --moe-router-group-topk 5") << 0 << 0 << ""
             << "--moe-router-group-topk"
-            << "needs both";
+            << "5 of only 4 groups";
         QTest::addRow("a dispatcher Megatron-LM does not have")
             << QByteArray("--moe-token-dispatcher-type deepep") << 0 << 0 << ""
             << "--moe-token-dispatcher-type"
             << "allgather, alltoall or flex";
+        QTest::addRow("a backend Megatron-LM does not have")
+            << QByteArray("--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend nccl")
+            << 0 << 0 << ""
+            << "--moe-flex-dispatcher-backend"
+            << "deepep, hybridep or ncclep";
         QTest::addRow("groups that do not divide the experts")
             << QByteArray("--moe-router-num-groups 6 --moe-router-group-topk 2") << 0 << 0 << ""
             << "--moe-router-num-groups"
@@ -565,10 +703,13 @@ private Q_SLOTS:
         QFETCH(QString, dispatcher);
         QFETCH(QString, flag);
         QFETCH(QString, mention);
+        Scenario flex;
+        flex.epDispatcher = EpDispatcher::flex;
         const auto result = importLlama8b("--num-experts 64 --moe-router-topk 8 "
                                           "--moe-ffn-hidden-size 1792 "
                                           "--expert-model-parallel-size 8 " +
-                                          flags);
+                                              flags,
+                                          flex);
         if (const auto *error = std::get_if<InputError>(&result)) {
             QVERIFY2(!flag.isEmpty(), error->toString().c_str());
             QCOMPARE(QString::fromStdString(error->key), flag);
@@ -583,11 +724,8 @@ private Q_SLOTS:
         QCOMPARE(imported.model->routerGroupLimit, limit);
         QCOMPARE(QString::fromUtf8(core::toString(imported.scenario->epDispatcher)), dispatcher);
         if (!mention.isEmpty())
-            QVERIFY(std::any_of(imported.assumptions.begin(), imported.assumptions.end(),
-                                [&](const std::string &a) {
-                                    return a.find(mention.toStdString()) != std::string::npos;
-                                }));
-        // Written back, the groups and the dispatcher read the same.
+            QVERIFY2(contains(imported.assumptions, mention), io::importSummary(imported).c_str());
+        // Written back, the groups and the dispatcher read the same: flex as DeepEP's backend.
         io::ImportOptions options;
         options.devices = 8;
         std::string script;
@@ -596,7 +734,16 @@ private Q_SLOTS:
         QVERIFY2(script.find("--moe-token-dispatcher-type " + dispatcher.toStdString()) !=
                      std::string::npos,
                  script.c_str());
+        QCOMPARE(script.find("--moe-flex-dispatcher-backend deepep") != std::string::npos,
+                 dispatcher == QLatin1String("flex"));
         QCOMPARE(script.find("--moe-router-num-groups") != std::string::npos, groups > 0);
+        const auto again =
+            io::importConfig(QByteArray::fromStdString(script), flex, m_presets, options);
+        const auto *reread = std::get_if<io::ImportedConfig>(&again);
+        QVERIFY2(reread && reread->scenario, script.c_str());
+        QCOMPARE(QString::fromUtf8(core::toString(reread->scenario->epDispatcher)), dispatcher);
+        QVERIFY2(!contains(reread->assumptions, QStringLiteral("dispatcher")),
+                 io::importSummary(*reread).c_str());
     }
 
     // Sliding-window attention in Megatron-LM's flags: --window-size "before,after" around
@@ -1122,6 +1269,20 @@ private Q_SLOTS:
                                                                      "schedule=interleaved",
                                                                      "virtual_stages=2",
                                                                      "ep_overlap=true"};
+        // DeepSeek-V3 Technical Report §3.1-3.2 (docs/experts.md): T 1, K 16, E 64 of D 128,
+        // ZeRO-1, its DeepEP-style dispatch.
+        QTest::addRow("megatron DeepSeek-V3 E64 flex") << megatron
+                                                       << QStringList{"model=deepseek-v3",
+                                                                      "tp=1",
+                                                                      "pp=16",
+                                                                      "dp=128",
+                                                                      "ep=64",
+                                                                      "expert_tp=1",
+                                                                      "zero=1",
+                                                                      "microbatches=120",
+                                                                      "recompute=full",
+                                                                      "sequence_parallel=false",
+                                                                      "ep_dispatcher=flex"};
         QTest::addRow("megatron Qwen3 30B-A3B") << megatron
                                                 << QStringList{"model=qwen3-30b-a3b",
                                                                "tp=4",
@@ -1204,6 +1365,22 @@ private Q_SLOTS:
                            "microbatches=16",
                            "recompute=full",
                            "sequence_parallel=false"};
+        // pytorch/torchtitan#2107's DeepEP run: 512 devices, K 8 interleaved, E 32, shard 64.
+        QTest::addRow("torchtitan DeepSeek-V3 E32 DeepEP") << titan
+                                                           << QStringList{"model=deepseek-v3",
+                                                                          "tp=1",
+                                                                          "pp=8",
+                                                                          "dp=64",
+                                                                          "ep=32",
+                                                                          "expert_tp=1",
+                                                                          "zero=1",
+                                                                          "schedule=interleaved",
+                                                                          "virtual_stages=2",
+                                                                          "microbatches=16",
+                                                                          "seq_len=4096",
+                                                                          "recompute=full",
+                                                                          "sequence_parallel=false",
+                                                                          "ep_dispatcher=flex"};
         QTest::addRow("torchtitan Qwen3 235B-A22B ETP = T")
             << titan << QStringList{"model=qwen3-235b-a22b",
                                     "tp=4",
@@ -1330,6 +1507,11 @@ private Q_SLOTS:
             << int(Framework::torchtitan)
             << QStringList{"precision=fp8", "save_quantized_inputs=true"}
             << "save_quantized_inputs=true";
+        QTest::addRow("torchtitan DeepEP beside expert tensor parallelism")
+            << int(Framework::torchtitan)
+            << QStringList{"model=qwen3-30b-a3b", "tp=2", "dp=4", "ep=4", "expert_tp=2",
+                           "ep_dispatcher=flex"}
+            << "ep_dispatcher=flex with expert_tp > 1";
         QTest::addRow("torchtitan model without a flavor")
             << int(Framework::torchtitan) << QStringList{"model=gpt-3-175b"}
             << "torchtitan has no flavor";
