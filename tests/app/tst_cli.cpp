@@ -300,6 +300,9 @@ private Q_SLOTS:
                 QVERIFY2(op.contains(QString::fromUtf8(key)), key);
             QVERIFY(op.value(QStringLiteral("end_s")).toDouble() >
                     op.value(QStringLiteral("start_s")).toDouble());
+            // 1F1B's B computes its weight gradients and runs alone: neither mark is written.
+            QVERIFY(!op.contains(QStringLiteral("with_w")) &&
+                    !op.contains(QStringLiteral("paired")));
             forwards += op.value(QStringLiteral("kind")).toString() == QStringLiteral("F");
         }
         QCOMPARE(forwards, 16);
