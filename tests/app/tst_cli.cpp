@@ -311,11 +311,11 @@ private Q_SLOTS:
         // so W + whole B = each stage's 2m backwards. Rank r runs 2(m - 2K + r + 1) pairs in
         // step 4 and K - r - 1 in step 5, K(2m - 3K + 1) + K(K - 1)/2 = 26 in all, but the
         // last rank's first (run apart): 25 pairs, two ops each.
-        const QJsonObject v = json({QStringLiteral("--set"), QStringLiteral("schedule=dualpipev"),
-                                    QStringLiteral("--set"), QStringLiteral("microbatches=8"),
-                                    QStringLiteral("--timeline")});
+        const QJsonObject dualPipeV = json(
+            {QStringLiteral("--set"), QStringLiteral("schedule=dualpipev"), QStringLiteral("--set"),
+             QStringLiteral("microbatches=8"), QStringLiteral("--timeline")});
         int weights = 0, whole = 0, paired = 0;
-        for (const QJsonValue &value : v.value(QStringLiteral("timeline")).toArray()) {
+        for (const QJsonValue &value : dualPipeV.value(QStringLiteral("timeline")).toArray()) {
             const QJsonObject op = value.toObject();
             weights += op.value(QStringLiteral("kind")).toString() == QStringLiteral("W");
             whole += op.value(QStringLiteral("with_w")).toBool();
