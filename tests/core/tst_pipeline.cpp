@@ -27,6 +27,18 @@ PipelineInput ratios(Schedule schedule, int K, int m, double f, double b, double
     return in;
 }
 
+// Each stage's ops of a simulated timeline, in the order the stage runs them.
+std::vector<std::vector<const ScheduleOp *>> opsByStage(const PipelineResult &r, int stages)
+{
+    std::vector<std::vector<const ScheduleOp *>> byStage(static_cast<std::size_t>(stages));
+    for (const ScheduleOp &o : r.timeline)
+        byStage[std::size_t(o.stage)].push_back(&o);
+    for (auto &ops : byStage)
+        std::sort(ops.begin(), ops.end(),
+                  [](const ScheduleOp *a, const ScheduleOp *b) { return a->start < b->start; });
+    return byStage;
+}
+
 } // namespace
 
 class TestPipeline : public QObject
@@ -533,13 +545,8 @@ private Q_SLOTS:
         const PipelineResult r = simulatePipeline(in, true);
         QVERIFY(r.complete);
         std::map<std::tuple<int, int, int>, double> ready; // (kind, j, micro-batch): output
-        std::vector<std::vector<const ScheduleOp *>> byStage(K);
-        for (const ScheduleOp &o : r.timeline)
-            byStage[std::size_t(o.stage)].push_back(&o);
         int pairs = 0;
-        for (auto &ops : byStage) {
-            std::sort(ops.begin(), ops.end(),
-                      [](const ScheduleOp *a, const ScheduleOp *b) { return a->start < b->start; });
+        for (const auto &ops : opsByStage(r, K)) {
             for (std::size_t i = 0; i < ops.size(); ++i) {
                 const ScheduleOp &o = *ops[i];
                 if (i > 0)
@@ -652,13 +659,8 @@ private Q_SLOTS:
         // When each backward's gradient reaches the virtual stage before it.
         std::map<std::pair<int, int>, double> gradient; // (j, micro-batch)
         std::map<std::pair<int, int>, double> forwardEnd;
-        std::vector<std::vector<const ScheduleOp *>> byStage(K);
-        for (const ScheduleOp &o : r.timeline)
-            byStage[std::size_t(o.stage)].push_back(&o);
         int pairs = 0;
-        for (auto &ops : byStage) {
-            std::sort(ops.begin(), ops.end(),
-                      [](const ScheduleOp *a, const ScheduleOp *b) { return a->start < b->start; });
+        for (const auto &ops : opsByStage(r, K)) {
             for (std::size_t i = 0; i < ops.size(); ++i) {
                 const ScheduleOp &o = *ops[i];
                 const int j = virtualStageOf(Schedule::interleaved, K, o.stage, o.chunk);
