@@ -35,11 +35,13 @@ std::vector<BubbleCurve> bubbleCurves(int stages, int virtualStages, int maxMicr
         curve.schedule = entry.value;
         const bool interleaved = entry.value == Schedule::interleaved;
         // The chunks a stage runs: v (at least 2, so that it differs from 1F1B) interleaved,
-        // two in DualPipeV's V, else one.
+        // two in DualPipeV's V and DualPipe's two directions, else one.
         curve.virtualStages =
             interleaved ? std::max(virtualStages, 2) : chunksPerStage(entry.value, 1);
-        // Megatron-LM's interleaved schedule needs m to be a multiple of K.
-        for (int m : logSpaced(interleaved ? stages : 1, maxMicrobatches))
+        // Megatron-LM's interleaved schedule needs m to be a multiple of K, DualPipe an even
+        // m (and K: with an odd K its curve has no points).
+        const int step = interleaved ? stages : entry.value == Schedule::dualPipe ? 2 : 1;
+        for (int m : logSpaced(step, maxMicrobatches))
             if (auto f = closedFormBubble(entry.value, stages, m, curve.virtualStages))
                 curve.points.push_back({m, *f});
         curves.push_back(std::move(curve));

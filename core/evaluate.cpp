@@ -106,18 +106,19 @@ TrainingStates trainingStates(const Scenario &s)
 }
 
 std::int64_t stageParams(const ModelSpec &model, const ParamCounts &perDevice, int stage,
-                         int stages, int head, int layers, int moeLayers, int tp)
+                         int stages, Schedule schedule, int layers, int moeLayers, int tp)
 {
     if (!model.hasArchitecture())
         return ceilDiv(ceilDiv(model.params, tp), stages);
     std::int64_t params =
         (layers - moeLayers) * perDevice.perLayer + moeLayers * perDevice.perMoeLayer;
-    if (stage == 0)
+    const bool embedding = holdsEmbedding(schedule, stages, stage);
+    if (embedding)
         params += perDevice.embedding;
-    if (stage == head) {
+    if (holdsHead(schedule, stages, stage)) {
         params += perDevice.finalNorm + perDevice.lmHead;
         // A tied LM head on its own stage keeps a copy of the embedding, as Megatron-LM does.
-        if (model.tiedEmbeddings && head != 0)
+        if (model.tiedEmbeddings && !embedding)
             params += ceilDiv(model.vocab, tp) * static_cast<std::int64_t>(model.hidden);
     }
     return params;
@@ -208,9 +209,27 @@ std::vector<char> pipelineCrossings(const Scenario &s, int devicesPerNode, bool 
 // The ring the D x C ranks holding the same parameters reduce over: the C ranks T apart, then
 // the D replicas, next to each other in the default rank order; with the pipeline inside,
 // T·C·K apart, a node holding a replica's C ranks and as many whole replicas as fit it.
+// The ranks that reduce each parameter's gradients together: the D x C that hold the same
+// parameters (Megatron-core distributed_data_parallel.py, the data-parallel group with context
+// parallelism), and in DualPipe the mirrored copies on stage K - 1 - i too, whose gradients
+// add to stage i's (deepseek-ai/DualPipe, examples/example_dualpipe.py, "Check grads").
+int gradientSyncRanks(const Scenario &s)
+{
+    const bool mirrored = s.mode == Mode::training && s.schedule == Schedule::dualPipe && s.pp > 1;
+    return s.dp * s.cp * (mirrored ? 2 : 1);
+}
+
 std::optional<InputError> dataParallelLink(const DeviceSpec &device, const Scenario &s, Link &link)
 {
     const int ranks = s.dp * s.cp;
+    if (gradientSyncRanks(s) > ranks) {
+        // DualPipe's mirrored copies sit on another stage: the ring spans the pipeline, a
+        // node holding the D x C group's members it held before.
+        const int node = std::max(1, device.devicesPerNode);
+        const int perNode = std::clamp(node / std::max(1, s.tp), 1, ranks);
+        return ringLinkSpread(device, s.tp * ranks * s.pp, perNode, 2 * ranks, s.interNodeGbPerS,
+                              link, "data-parallel");
+    }
     if (s.rankOrder != RankOrder::pipelineInner || s.pp <= 1)
         return ringLink(device, s.tp, ranks, s.interNodeGbPerS, link, "data-parallel");
     const int node = std::max(1, device.devicesPerNode);
@@ -447,12 +466,13 @@ std::optional<std::string> epOverlapUnused(const Scenario &s, const ModelSpec &m
         return "inference runs no backward to pair with";
     if (!model.hasExperts() || s.ep <= 1)
         return "it needs experts spread over E > 1 devices";
-    // DualPipeV runs its own forward-and-backward pairs (deepseek-ai/DualPipe, dualpipev.py).
-    if (s.schedule == Schedule::dualPipeV)
+    // DualPipe and DualPipeV run their own forward-and-backward pairs (deepseek-ai/DualPipe,
+    // dualpipe.py and dualpipev.py).
+    if (isDualPipe(s.schedule))
         return std::nullopt;
     if (s.pp > 1 && s.schedule != Schedule::interleaved)
-        return "with K > 1 Megatron-LM runs it in the interleaved schedule only (DualPipeV "
-               "pairs its own)";
+        return "with K > 1 Megatron-LM runs it in the interleaved schedule only (DualPipe and "
+               "DualPipeV pair their own)";
     if (s.pp == 1 && s.schedule != Schedule::oneFOneB && s.schedule != Schedule::interleaved)
         return "it runs forwards and backwards in turn, as 1F1B does";
     if (s.recompute == Recompute::full)
@@ -476,7 +496,7 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
     for (std::size_t i = 0; i < layers.size(); ++i) {
         if (!t.rates) {
             // Layer-time units (teaching mode): F = 1 per layer, B = 2F (Narayanan et al.
-            // 2021, §5.1), zb-h1 and dualpipev B = W = F (Qi et al. 2023, §2), no
+            // 2021, §5.1), zb-h1 and dualpipe(v) B = W = F (Qi et al. 2023, §2), no
             // recomputation.
             const double f = model.hasArchitecture() ? layers[i] : 1;
             in.forward.push_back(f);
@@ -558,21 +578,31 @@ std::vector<TimeBreakdown> stageWork(const Scenario &s, const Timing &t,
     const double m = s.microbatches;
     const Schedule schedule = training ? s.schedule : Schedule::gpipe;
     const double v = chunksPerStage(schedule, s.virtualStages);
-    const std::size_t head = static_cast<std::size_t>(headStage(schedule, s.pp));
+    // DualPipe's micro-batches each pass one of a device's two stages, and meet an end stage's
+    // embedding or LM head in one direction only.
+    const double passes = m * passedShare(schedule);
     std::vector<TimeBreakdown> out;
     out.reserve(layers.size());
     for (std::size_t i = 0; i < layers.size(); ++i) {
         TimeBreakdown b;
         for (std::size_t p = 0; p < kTimePartCount; ++p)
-            b.seconds[p] = m * t.stagePart(i, layers[i], p);
-        for (const EndTimes *end : {i == 0 ? &t.first : nullptr, i == head ? &t.last : nullptr})
+            b.seconds[p] = passes * t.stagePart(i, layers[i], p);
+        const int stage = static_cast<int>(i);
+        for (const EndTimes *end : {holdsEmbedding(schedule, s.pp, stage) ? &t.first : nullptr,
+                                    holdsHead(schedule, s.pp, stage) ? &t.last : nullptr})
             if (end)
                 for (const LayerOp &op : end->ops)
                     b[op.part] +=
-                        m * (op.forward.seconds + op.backward.seconds + op.weight.seconds);
+                        passes * (op.forward.seconds + op.backward.seconds + op.weight.seconds);
         if (s.pp > 1) {
             const std::size_t k = layers.size();
-            if (schedule == Schedule::dualPipeV) {
+            if (schedule == Schedule::dualPipe) {
+                // Each boundary carries the forward direction's m/2 F's and the reverse one's
+                // m/2 B's one way, and the others back: m each way, from the end stages
+                // inward only.
+                b[TimePart::pipelineComm] =
+                    (i + 1 < k ? m * t.sendS(i) : 0.0) + (i > 0 ? m * t.sendS(i - 1) : 0.0);
+            } else if (schedule == Schedule::dualPipeV) {
                 // The V: chunk 0 passes on over boundary i (not from the last stage, where
                 // it turns), chunk 1 over boundary i - 1 (not from stage 0, where it ends);
                 // each B goes back the way its F came.
@@ -739,7 +769,9 @@ TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const 
     const std::int64_t values =
         std::int64_t{s.microbatchSize} * s.seqLen * static_cast<std::int64_t>(model.hidden);
     const std::int64_t payload = bytesFor(values, tpActivationPrecision(s.precision));
-    const double calls = layerEquivalents * s.microbatches;
+    // DualPipe's micro-batches pass half of a device's layers.
+    const double calls =
+        layerEquivalents * s.microbatches * (training ? passedShare(s.schedule) : 1.0);
     // Wire bytes, not payloads: a reduce-scatter plus an all-gather moves what one
     // all-reduce moves (Korthikanti et al. 2022 §4.2.2); the redone all-gathers half of one.
     double wirePerLayer = allReduces * wireBytesPerDevice(Collective::allReduce, payload, s.tp);
@@ -760,7 +792,7 @@ TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const 
     };
     out.timePerStepS =
         ((busiestLayers - busiestMoe) * tpSeconds(t.layer) + busiestMoe * tpSeconds(t.moeLayer)) *
-        static_cast<double>(s.microbatches);
+        static_cast<double>(s.microbatches) * (training ? passedShare(s.schedule) : 1.0);
     return out;
 }
 
@@ -807,8 +839,9 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     }
     // The D x C ranks T apart hold the same parameters and reduce their gradients together
     // (Megatron-core distributed_data_parallel.py: the data-parallel group with context
-    // parallelism), as the ZeRO shards in the memory model are D x C.
-    const int syncRanks = s.dp * s.cp;
+    // parallelism), as the ZeRO shards in the memory model are D x C; DualPipe's mirrored
+    // copies join them (gradientSyncRanks).
+    const int syncRanks = gradientSyncRanks(s);
     if (training && syncRanks > 1) {
         Link link;
         const auto linkError = dataParallelLink(device, s, link);
@@ -825,13 +858,17 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             countParams(model, s.tp, ExpertSplit{s.ep, s.expertTpDegree()}).embedding;
         // Each stage syncs its own parameters behind its own passes; the step waits for the
         // stage that exposes most.
-        int firstLayer = 0;
-        const auto head = static_cast<std::size_t>(headStage(s.schedule, s.pp));
+        const std::vector<std::array<LayerRun, 2>> runs = stageLayerRuns(s, model);
         for (std::size_t i = 0; i < layers.size() && i < r.stages.size(); ++i) {
             const std::int64_t own = r.stages[i].params;
+            const int stage = static_cast<int>(i);
             const int tensors =
-                parameterTensors(model, firstLayer, layers[i], i == 0, i == head, s.ep);
-            firstLayer += layers[i];
+                parameterTensors(model, runs[i][0].first, runs[i][0].count,
+                                 holdsEmbedding(s.schedule, s.pp, stage),
+                                 holdsHead(s.schedule, s.pp, stage), s.ep) +
+                (runs[i][1].count > 0 ? parameterTensors(model, runs[i][1].first, runs[i][1].count,
+                                                         false, false, s.ep)
+                                      : 0);
             const int buckets =
                 dpBucketCount(s, static_cast<int>(i), own, embeddingParams, layers[i], tensors);
             DpSync sync = dpGradientSync(s.zero, own * states.gradBytes,
@@ -854,11 +891,15 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
                 sync.seconds += copyIn * (s.zero >= 2 ? s.microbatches : 1);
                 copyOut = gathers * eagerMemorySeconds(*t.rates, own * 2 * value);
             }
-            double forward = t.stageLayers(i, layers[i], &LayerTimes::forwardS);
-            double backward = t.stageLayers(i, layers[i], &LayerTimes::backwardS) +
-                              t.stageLayers(i, layers[i], &LayerTimes::recomputeS) +
-                              t.stageLayers(i, layers[i], &LayerTimes::weightS);
-            for (const EndTimes *end : {i == 0 ? &t.first : nullptr, i == head ? &t.last : nullptr})
+            // One micro-batch's passes: DualPipe's pass one of a device's two stages.
+            const double share = passedShare(s.schedule);
+            double forward = share * t.stageLayers(i, layers[i], &LayerTimes::forwardS);
+            double backward = share * (t.stageLayers(i, layers[i], &LayerTimes::backwardS) +
+                                       t.stageLayers(i, layers[i], &LayerTimes::recomputeS) +
+                                       t.stageLayers(i, layers[i], &LayerTimes::weightS));
+            for (const EndTimes *end :
+                 {holdsEmbedding(s.schedule, s.pp, stage) ? &t.first : nullptr,
+                  holdsHead(s.schedule, s.pp, stage) ? &t.last : nullptr})
                 if (end) {
                     forward += end->forwardS;
                     backward += end->backwardS + end->weightS;
@@ -1016,8 +1057,10 @@ std::int64_t weightBytes(std::int64_t params, Precision precision)
 std::int64_t timelineBlocks(const Scenario &s)
 {
     const bool training = s.mode == Mode::training;
-    const std::int64_t chunks =
-        training ? chunksPerStage(s.schedule, s.virtualStages) : std::int64_t{1};
+    // A micro-batch passes every chunk of a stage, but one of DualPipe's two.
+    const std::int64_t chunks = training && s.schedule != Schedule::dualPipe
+                                    ? chunksPerStage(s.schedule, s.virtualStages)
+                                    : std::int64_t{1};
     const int passes = !training ? 1 : splitsWeightGradients(s.schedule) ? 3 : 2;
     return std::int64_t{s.pp} * s.microbatches * chunks * passes;
 }
@@ -1102,10 +1145,10 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
     const std::vector<double> hidden =
         in.expertOverlap ? hiddenExpertComm(in) : std::vector<double>{};
     double makespan = 0;
+    const double passes = s.microbatches * passedShare(in.schedule);
     for (std::size_t i = 0; i < in.forward.size(); ++i)
-        makespan =
-            std::max(makespan, s.microbatches * (in.forward[i] + in.backward[i] + in.weight[i]) -
-                                   (i < hidden.size() ? hidden[i] : 0.0));
+        makespan = std::max(makespan, passes * (in.forward[i] + in.backward[i] + in.weight[i]) -
+                                          (i < hidden.size() ? hidden[i] : 0.0));
     // Equal stages under GPipe or 1F1B: (m + K - 1)(F + B) exactly (Narayanan et al. 2021,
     // §2.2) for the layers alone; the end stages' work and the sends only lengthen ops of a
     // fixed order, which never ends the schedule sooner. Shaved by a rounding margin so that
@@ -1157,13 +1200,31 @@ std::int64_t largestModuleParams(const ModelSpec &m, int tp, bool first, bool la
 
 } // namespace
 
+std::vector<std::array<LayerRun, 2>> stageLayerRuns(const Scenario &s, const ModelSpec &model)
+{
+    const std::vector<int> split = model.hasArchitecture()
+                                       ? splitLayers(model.layers, s.pp, s.endsInPipelineSplit)
+                                       : std::vector<int>(static_cast<std::size_t>(s.pp), 0);
+    std::vector<int> first(split.size(), 0);
+    for (std::size_t i = 1; i < split.size(); ++i)
+        first[i] = first[i - 1] + split[i - 1];
+    const bool mirrored = s.mode == Mode::training && s.schedule == Schedule::dualPipe;
+    std::vector<std::array<LayerRun, 2>> runs(split.size());
+    for (std::size_t i = 0; i < split.size(); ++i) {
+        runs[i][0] = {first[i], split[i]};
+        if (mirrored) {
+            const std::size_t other = split.size() - 1 - i;
+            runs[i][1] = {first[other], split[other]};
+        }
+    }
+    return runs;
+}
+
 std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpec &model)
 {
     const TrainingStates states = trainingStates(s);
     const ParamCounts perDevice = countParams(model, s.tp, ExpertSplit{s.ep, s.expertTpDegree()});
-    const std::vector<int> layers = model.hasArchitecture()
-                                        ? splitLayers(model.layers, s.pp, s.endsInPipelineSplit)
-                                        : std::vector<int>(s.pp, 0);
+    const std::vector<std::array<LayerRun, 2>> runs = stageLayerRuns(s, model);
     // ZeRO-1 shards optimizer states over D, ZeRO-2 also gradients, ZeRO-3 also
     // parameters (Rajbhandari et al. 2020, §5). Megatron-core shards the dense parameters over
     // the D x C ranks that hold the same ones, and the routed experts over the expert
@@ -1175,16 +1236,18 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
                        : saturatingAdd(dense, expert);
     };
     std::vector<StageModelStates> out;
-    out.reserve(layers.size());
-    int firstLayer = 0;
-    const int head = headStage(s.mode == Mode::training ? s.schedule : Schedule::gpipe, s.pp);
+    out.reserve(runs.size());
+    const Schedule schedule = s.mode == Mode::training ? s.schedule : Schedule::gpipe;
     for (int i = 0; i < s.pp; ++i) {
         StageModelStates st;
-        st.layers = layers[static_cast<std::size_t>(i)];
-        st.moeLayers = moeLayersIn(model, firstLayer, st.layers);
-        st.slidingLayers = slidingLayersIn(model, firstLayer, st.layers);
-        firstLayer += st.layers;
-        st.params = stageParams(model, perDevice, i, s.pp, head, st.layers, st.moeLayers, s.tp);
+        for (const LayerRun &run : runs[static_cast<std::size_t>(i)]) {
+            st.layers += run.count;
+            st.moeLayers += moeLayersIn(model, run.first, run.count);
+            st.slidingLayers += slidingLayersIn(model, run.first, run.count);
+        }
+        st.params = stageParams(model, perDevice, i, s.pp, schedule, st.layers, st.moeLayers, s.tp);
+        const bool embedding = holdsEmbedding(schedule, s.pp, i);
+        const bool head = holdsHead(schedule, s.pp, i);
         st.expertParams = st.moeLayers * perDevice.perMoeLayerExperts;
         const std::int64_t dense = st.params - st.expertParams;
         st.weightsBytes =
@@ -1200,7 +1263,7 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
                 // parameters and gradients) per parameter of the largest layer, beside the 18
                 // per sharded one.
                 st.zeroBuffersBytes =
-                    4 * largestModuleParams(model, s.tp, i == 0, i == head, st.layers > 0);
+                    4 * largestModuleParams(model, s.tp, embedding, head, st.layers > 0);
             else if (s.zero >= 1)
                 // deepspeed/runtime/zero/stage_1_and_2.py, setup_buckets: one contiguous
                 // gradient bucket of reduce_bucket_size (5e8) values in the model's type.
@@ -1215,7 +1278,7 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
                                            ? perDevice.perMoeLayer
                                            : std::max(perDevice.perLayer, perDevice.perMoeLayer);
             const std::int64_t unit =
-                std::max(block, largestModuleParams(model, s.tp, i == 0, i == head, false));
+                std::max(block, largestModuleParams(model, s.tp, embedding, head, false));
             st.zeroBuffersBytes =
                 s.zero >= 3
                     // Backward: the block gathered in 16 bits (2), the next one prefetched
@@ -1320,9 +1383,9 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     // as its backward frees the other micro-batch's, one layer at a time
     // (megatron/core/models/common/model_chunk_schedule_plan.py, run: forward layer i with
     // backward layer L - 1 - i, then release_state), so one layer more is alive there.
-    // DualPipeV's pairs are forward first, counted alive before their backward frees.
+    // DualPipe(V)'s pairs are forward first, counted alive before their backward frees.
     std::vector<int> pairs;
-    if (s.epOverlap && !epOverlapUnused(s, model) && s.schedule != Schedule::dualPipeV)
+    if (s.epOverlap && !epOverlapUnused(s, model) && !isDualPipe(s.schedule))
         pairs = expertOverlapPairs(pipeIn);
     r.bubbleFraction = pipe.bubbleFraction;
     r.makespanS = pipe.makespan;
@@ -1391,10 +1454,11 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
                                                                   static_cast<double>(stageLayers)),
                                             rebuilt),
                               st.pairLayerBytes);
-            // Context parallelism: the last stage's logits for its s / C tokens.
-            if (s.cacheOutputs && i == headStage(s.schedule, s.pp) && model.hasArchitecture())
+            // Context parallelism: the last stage's logits for its s / C tokens. DualPipe's
+            // two end stages each cache the half of the micro-batches whose loss is theirs.
+            if (s.cacheOutputs && holdsHead(s.schedule, s.pp, i) && model.hasArchitecture())
                 st.cachedOutputsBytes = saturatingMul(
-                    s.microbatches,
+                    static_cast<std::int64_t>(s.microbatches * passedShare(s.schedule)),
                     cachedOutputBytesPerMicrobatch(model, ceilDiv(std::int64_t{s.seqLen}, s.cp),
                                                    s.microbatchSize, s.tp, actBytes));
         } else if (model.hasArchitecture()) {

@@ -5,6 +5,7 @@
 #include "core/scenario.h"
 #include "core/schedule.h"
 
+#include <array>
 #include <optional>
 #include <vector>
 
@@ -55,8 +56,23 @@ std::vector<ServingPoint> servingCurve(const Scenario &scenario, const Presets &
 // evaluate() would give no step time.
 std::optional<double> stepTimeLowerBound(const Scenario &scenario, const Presets &presets);
 
-// Weights, gradients and optimizer states one device of each pipeline stage keeps: what
-// no schedule, micro-batch size or recomputation changes (docs/DESIGN.md §3.5).
+// A run of consecutive layers of the model: layers first..first + count - 1.
+struct LayerRun
+{
+    int first = 0;
+    int count = 0;
+};
+
+// The layers each pipeline stage holds, as at most two runs: the contiguous split
+// (splitLayers), and in DualPipe's training also the mirrored stage K - 1 - i's, which the
+// reverse direction runs there (deepseek-ai/DualPipe, examples/example_dualpipe.py:
+// full_modules[rank] and full_modules[pp_size - 1 - rank]); the second run is empty otherwise.
+std::vector<std::array<LayerRun, 2>> stageLayerRuns(const Scenario &scenario,
+                                                    const ModelSpec &model);
+
+// Weights, gradients and optimizer states one device of each pipeline stage keeps: what no
+// micro-batch size or recomputation changes, nor any schedule but DualPipe, whose devices
+// each hold two stages (docs/DESIGN.md §3.5).
 struct StageModelStates
 {
     int layers = 0;

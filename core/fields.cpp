@@ -72,8 +72,10 @@ const std::array kFields{
               "when the model runs so), fp8 and int8 take one byte a value."},
     FieldInfo{"schedule", &Scenario::schedule,
               "Pipeline schedule: gpipe, 1f1b, interleaved (virtual_stages chunks a device), "
-              "zb-h1 (weight gradients deferred) or dualpipev (two chunks a device in a V, "
-              "forward and backward pairs; needs microbatches >= 2 x pp)."},
+              "zb-h1 (weight gradients deferred), dualpipev (two chunks a device in a V, "
+              "forward and backward pairs; needs microbatches >= 2 x pp) or dualpipe (half the "
+              "micro-batches enter at each end, each device holding two stages' parameters; "
+              "needs an even pp and an even microbatches >= 2 x pp)."},
     FieldInfo{"virtual_stages", &Scenario::virtualStages,
               "Model chunks v per device for the interleaved schedule."},
     FieldInfo{"recompute", &Scenario::recompute,
@@ -94,7 +96,7 @@ const std::array kFields{
               "Run each backward together with the next micro-batch's forward, each one's MoE "
               "all-to-all under the other's computation (Megatron-LM "
               "--overlap-moe-expert-parallel-comm); needs E > 1, and the interleaved schedule "
-              "when K > 1; under dualpipev it overlaps DualPipeV's own pairs."},
+              "when K > 1; under dualpipev and dualpipe it overlaps their own pairs."},
     FieldInfo{"ep_dispatcher", &Scenario::epDispatcher,
               "How tokens reach the experts' devices: alltoall sends each copy on its own "
               "(Megatron-LM's alltoall dispatcher); flex sends a token once to each node its "

@@ -77,7 +77,7 @@ MemoryTimeline memoryTimeline(const std::vector<ScheduleOp> &timeline, const Sta
         case OpKind::forward: {
             ++alive; // its outputs are saved from the moment it runs
             record(op->start);
-            const bool cached = sizes.cachedOutputBytes > 0 && op->chunk == chunks - 1;
+            const bool cached = sizes.cachedOutputBytes > 0 && op->chunk == sizes.cachedChunk;
             if (cached)
                 ++cachedCount; // the micro-batch's logits, kept until the step ends
             if (cached || pairing) {
@@ -138,8 +138,12 @@ MemoryStepSizes memoryStepSizes(const Scenario &s, const Presets &presets, const
     sizes.recomputeBytes = stageRecomputePeakBytes(*model, act, st.layers, st.moeLayers);
     sizes.pairLayerBytes = st.pairLayerBytes;
     // The report keeps m micro-batches' logits (pytorch/pytorch#159251): one is 1/m of them.
-    if (st.cachedOutputsBytes > 0 && s.microbatches > 0)
-        sizes.cachedOutputBytes = st.cachedOutputsBytes / s.microbatches;
+    // DualPipe's end stages each keep those of the half whose direction ends there: the
+    // reverse direction's (chunk 1) on stage 0, the forward one's (chunk 0) on stage K - 1.
+    const auto cachedCount = static_cast<std::int64_t>(s.microbatches * passedShare(s.schedule));
+    if (st.cachedOutputsBytes > 0 && cachedCount > 0)
+        sizes.cachedOutputBytes = st.cachedOutputsBytes / cachedCount;
+    sizes.cachedChunk = s.schedule == Schedule::dualPipe ? (stage == 0 ? 1 : 0) : sizes.chunks - 1;
     return sizes;
 }
 

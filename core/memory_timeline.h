@@ -27,10 +27,11 @@ struct MemoryStepSizes
 {
     std::int64_t stageLayersBytes = 0;  // one micro-batch's activations: stage layers × per layer
     int chunks = 1;                     // v with interleaved 1F1B: an F keeps 1/v of them
-    bool freedAtWeight = false;         // ZB-H1, DualPipeV: the W pass, not the B, frees them
+    bool freedAtWeight = false;         // ZB-H1, DualPipe(V): the W pass, not the B, frees them
     std::int64_t recomputeBytes = 0;    // full recomputation: one layer rebuilt during a B
     std::int64_t cachedOutputBytes = 0; // last stage: one micro-batch's logits, kept from its F
-    std::int64_t pairLayerBytes = 0;    // ep_overlap: one layer more during a B-and-F pair
+    int cachedChunk = 0; // the chunk whose F computes them: v - 1 (DualPipe: the one ending here)
+    std::int64_t pairLayerBytes = 0; // ep_overlap: one layer more during a B-and-F pair
 };
 
 // One device of one pipeline stage through one step.

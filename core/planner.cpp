@@ -262,6 +262,11 @@ std::vector<std::pair<Schedule, int>> schedules(const Context &c, const DeviceSp
     if (offersSchedule(framework, Schedule::dualPipeV) && microbatches >= 2 * split.pp &&
         c.model.layers >= 2 * split.pp && !c.request.base.endsInPipelineSplit)
         out.push_back({Schedule::dualPipeV, 1});
+    // DualPipe (validate's rules): an even K and an even m >= 2K, an end on each end stage.
+    if (offersSchedule(framework, Schedule::dualPipe) && split.pp % 2 == 0 &&
+        microbatches >= 2 * split.pp && microbatches % 2 == 0 &&
+        !c.request.base.endsInPipelineSplit)
+        out.push_back({Schedule::dualPipe, 1});
     if (!offersSchedule(framework, Schedule::interleaved))
         return out;
     // Narayanan et al. 2021 §2.2.2: m a multiple of K, and each stage's layers split into v

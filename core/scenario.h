@@ -23,7 +23,11 @@ enum class Schedule
     zbH1,
     // DeepSeek-AI's DualPipeV (deepseek-ai/DualPipe, dualpipev.py): two chunks a device in a
     // V, forward and backward chunks of different micro-batches run as overlapped pairs.
-    dualPipeV
+    dualPipeV,
+    // DeepSeek-AI's DualPipe (DeepSeek-V3 Technical Report §3.2.1, deepseek-ai/DualPipe,
+    // dualpipe.py): half the micro-batches enter at each end of the pipeline; each device
+    // holds its stage of one direction and the mirrored stage of the other.
+    dualPipe
 };
 // selective: the attention core (Korthikanti et al. 2022, §5); op: torchtitan's per-op
 // selective checkpointing, which keeps the attention kernel's output and every second matrix
@@ -171,9 +175,12 @@ constexpr auto enumNames(Mode)
 constexpr auto enumNames(Schedule)
 {
     using S = Schedule;
-    return std::array{EnumName<S>{S::gpipe, "gpipe"}, EnumName<S>{S::oneFOneB, "1f1b"},
-                      EnumName<S>{S::interleaved, "interleaved"}, EnumName<S>{S::zbH1, "zb-h1"},
-                      EnumName<S>{S::dualPipeV, "dualpipev"}};
+    return std::array{EnumName<S>{S::gpipe, "gpipe"},
+                      EnumName<S>{S::oneFOneB, "1f1b"},
+                      EnumName<S>{S::interleaved, "interleaved"},
+                      EnumName<S>{S::zbH1, "zb-h1"},
+                      EnumName<S>{S::dualPipeV, "dualpipev"},
+                      EnumName<S>{S::dualPipe, "dualpipe"}};
 }
 constexpr auto enumNames(Recompute)
 {

@@ -19,12 +19,47 @@ int chunksOf(const PipelineInput &in)
 }
 
 // The stage that runs virtual stage j: j mod K, or in DualPipeV's V, j on the way out and
-// 2K - 1 - j on the way back (virtualStageOf).
+// 2K - 1 - j on the way back (virtualStageOf); DualPipe's directions likewise.
 int stageOfVirtual(Schedule schedule, int K, int j)
 {
-    if (schedule == Schedule::dualPipeV)
+    if (isDualPipe(schedule))
         return j < K ? j : 2 * K - 1 - j;
     return K > 0 ? j % K : 0;
+}
+
+// Whether a micro-batch's forward starts at virtual stage j: j = 0, and DualPipe's reverse
+// direction at j = K (device K - 1).
+bool startsPipeline(Schedule schedule, int K, int j)
+{
+    return j == 0 || (schedule == Schedule::dualPipe && j == K);
+}
+
+// Whether virtual stage j of `virtualStages` ends a micro-batch's forward, where its loss is
+// and its backward starts: the last, and DualPipe's forward direction at j = K - 1.
+bool endsPipeline(Schedule schedule, int K, int virtualStages, int j)
+{
+    return j == virtualStages - 1 || (schedule == Schedule::dualPipe && j == K - 1);
+}
+
+// Whether the schedule has an order for K stages and m micro-batches: DualPipeV's needs
+// m >= 2K (dualpipev.py asserts it), DualPipe's also an even K and m (dualpipe.py: num_ranks
+// % 2 == 0, num_chunks % 2 == 0 and num_chunks >= num_ranks * 2).
+bool hasOrder(Schedule schedule, int K, int m)
+{
+    if (K <= 0 || m <= 0)
+        return false;
+    switch (schedule) {
+    case Schedule::dualPipeV:
+        return m >= 2 * K;
+    case Schedule::dualPipe:
+        return m >= 2 * K && K % 2 == 0 && m % 2 == 0;
+    case Schedule::gpipe:
+    case Schedule::oneFOneB:
+    case Schedule::interleaved:
+    case Schedule::zbH1:
+        break;
+    }
+    return true;
 }
 
 // One stage's ops in DualPipeV's order, as deepseek-ai/DualPipe's dualpipev.py `step` runs
@@ -123,6 +158,28 @@ std::vector<ListedOp> dualPipeVOrder(int K, int m, int r)
     return ops;
 }
 
+// One stage's ops in DualPipe's order, as deepseek-ai/DualPipe's dualpipe.py `step` runs them
+// on rank r of K (even) with m (even, >= 2K) micro-batches, half entering at each end. Its
+// eight steps are dualpipev.py's with half_rank = min(r, K - 1 - r) for r, K/2 ranks and m/2
+// micro-batches a direction (step_1 = (K/2 - half_rank - 1) * 2, ..., step_4 = m/2 - K +
+// half_rank + 1; the middle ranks, half_rank = K/2 - 1, run the first pair of the main step
+// apart, as DualPipeV's last rank does). Its phase 0 is the forward direction on the first
+// half of the ranks and the reverse one on the second (`phase ^= self.is_in_second_half`):
+// here chunk is the direction, and the reverse direction's micro-batches are numbered
+// m/2..m-1.
+std::vector<ListedOp> dualPipeOrder(int K, int m, int r)
+{
+    const int half = std::min(r, K - 1 - r);
+    const bool secondHalf = r >= K / 2;
+    std::vector<ListedOp> ops = dualPipeVOrder(K / 2, m / 2, half);
+    for (ListedOp &op : ops) {
+        op.chunk = static_cast<std::uint8_t>(op.chunk ^ (secondHalf ? 1 : 0));
+        if (op.chunk == 1)
+            op.microbatch += m / 2;
+    }
+    return ops;
+}
+
 // One stage's ops in schedule order, generated one at a time so that a
 // simulation of K=64, m=1024, v=4 (half a million ops) allocates nothing per op.
 //
@@ -137,7 +194,8 @@ std::vector<ListedOp> dualPipeVOrder(int K, int m, int r)
 //   (schedules.py, forward_backward_pipelining_with_interleaving): micro-batches
 //   go in groups of K through chunk 0, then chunk 1, ...; backwards take the
 //   chunks in reverse; w = 2(K-s-1) + (v-1)K, or every forward when m = K.
-// DualPipeV's order is its own (dualPipeVOrder), listed once per stage.
+// DualPipeV's and DualPipe's orders are their own (dualPipeVOrder, dualPipeOrder), listed
+// once per stage.
 class StageCursor
 {
 public:
@@ -158,9 +216,11 @@ public:
             m_warmup = m_m == K ? m_total : std::min(2 * (K - stage - 1) + (m_v - 1) * K, m_total);
             break;
         case Schedule::dualPipeV:
-            // Its order needs m >= 2K (dualpipev.py asserts it); with fewer, no ops.
-            if (m_m >= 2 * K)
-                m_list = dualPipeVOrder(K, m_m, stage);
+        case Schedule::dualPipe:
+            // Without an order (hasOrder), no ops.
+            if (hasOrder(in.schedule, K, m_m))
+                m_list = in.schedule == Schedule::dualPipe ? dualPipeOrder(K, m_m, stage)
+                                                           : dualPipeVOrder(K, m_m, stage);
             m_listed = true;
             m_done = m_list.empty();
             if (!m_done)
@@ -272,7 +332,7 @@ private:
     Position m_backwardPos;
     bool m_done = false;
     ScheduleOp m_op;
-    // A schedule listed whole (DualPipeV): its ops and the next one's index.
+    // A schedule listed whole (DualPipe, DualPipeV): its ops and the next one's index.
     bool m_listed = false;
     std::vector<ListedOp> m_list;
     mutable ScheduleOp m_following;
@@ -283,7 +343,12 @@ private:
 
 bool splitsWeightGradients(Schedule schedule)
 {
-    return schedule == Schedule::zbH1 || schedule == Schedule::dualPipeV;
+    return schedule == Schedule::zbH1 || isDualPipe(schedule);
+}
+
+bool isDualPipe(Schedule schedule)
+{
+    return schedule == Schedule::dualPipeV || schedule == Schedule::dualPipe;
 }
 
 int chunksPerStage(Schedule schedule, int virtualStages)
@@ -292,6 +357,7 @@ int chunksPerStage(Schedule schedule, int virtualStages)
     case Schedule::interleaved:
         return std::max(virtualStages, 1);
     case Schedule::dualPipeV:
+    case Schedule::dualPipe:
         return 2;
     case Schedule::gpipe:
     case Schedule::oneFOneB:
@@ -306,9 +372,24 @@ int headStage(Schedule schedule, int stages)
     return schedule == Schedule::dualPipeV ? 0 : std::max(stages, 1) - 1;
 }
 
+double passedShare(Schedule schedule)
+{
+    return schedule == Schedule::dualPipe ? 0.5 : 1.0;
+}
+
+bool holdsEmbedding(Schedule schedule, int stages, int stage)
+{
+    return stage == 0 || (schedule == Schedule::dualPipe && stage == stages - 1);
+}
+
+bool holdsHead(Schedule schedule, int stages, int stage)
+{
+    return stage == headStage(schedule, stages) || (schedule == Schedule::dualPipe && stage == 0);
+}
+
 int virtualStageOf(Schedule schedule, int stages, int stage, int chunk)
 {
-    if (schedule == Schedule::dualPipeV)
+    if (isDualPipe(schedule))
         return chunk == 0 ? stage : 2 * stages - 1 - stage;
     return chunk * stages + stage;
 }
@@ -411,6 +492,7 @@ std::vector<double> inflightMicrobatches(Schedule schedule, int K, int m, int v)
         case Schedule::zbH1:
         case Schedule::interleaved:
         case Schedule::dualPipeV:
+        case Schedule::dualPipe:
             break;
         }
         PipelineInput in;
@@ -475,15 +557,17 @@ public:
         const auto weight = static_cast<std::size_t>(OpKind::weight);
         const bool full = o.fullBackward && o.kind == OpKind::backward;
         return chunkTime(s, o.kind) + (full ? chunkTime(s, OpKind::weight) : 0.0) +
-               (j == 0 ? m_in.firstChunkExtra[kind] + (full ? m_in.firstChunkExtra[weight] : 0.0)
-                       : 0.0) +
-               (j == m_virtualStages - 1
+               (startsPipeline(m_in.schedule, m_K, j)
+                    ? m_in.firstChunkExtra[kind] + (full ? m_in.firstChunkExtra[weight] : 0.0)
+                    : 0.0) +
+               (endsPipeline(m_in.schedule, m_K, m_virtualStages, j)
                     ? m_in.lastChunkExtra[kind] + (full ? m_in.lastChunkExtra[weight] : 0.0)
                     : 0.0);
     }
 
     // The blocking send of an F to the next virtual stage, of a B to the previous one, when
-    // that one is on another stage (DualPipeV turns on its last stage without a send).
+    // that one is on another stage (DualPipeV turns on its last stage without a send; no
+    // micro-batch of DualPipe's crosses between its directions, both on its last stage).
     double send(const ScheduleOp &o) const
     {
         const int j = virtualStage(o);
@@ -496,9 +580,9 @@ public:
         // Boundary b joins stages b and b + 1; the interleaved schedule's last stage wraps to
         // the first (the next chunk) over boundary K - 1.
         const int next = stageOfVirtual(m_in.schedule, m_K, to);
-        const int b = m_in.schedule == Schedule::dualPipeV ? std::min(o.stage, next)
-                      : o.kind == OpKind::forward          ? o.stage
-                                                           : (o.stage + m_K - 1) % m_K;
+        const int b = isDualPipe(m_in.schedule)   ? std::min(o.stage, next)
+                      : o.kind == OpKind::forward ? o.stage
+                                                  : (o.stage + m_K - 1) % m_K;
         const auto boundary = static_cast<std::size_t>(b);
         return boundary < m_in.boundarySend.size() && m_K > 1 ? m_in.boundarySend[boundary]
                                                               : m_send;
@@ -515,7 +599,7 @@ public:
     }
 
     // Of a pair run together (expertOverlap: Megatron-LM's backward and the forward after it,
-    // DualPipeV's forward and the whole backward after it), what the all-to-all adds to the
+    // DualPipe(V)'s forward and the whole backward after it), what the all-to-all adds to the
     // pair's two computations, a chunk's share, charged to the forward: the part they
     // do not cover, and for the part they do, the share of the device its kernels hold
     // (PipelineInput::expertCommShare; docs/experts.md, "All-to-all overlap"). The ends'
@@ -525,9 +609,9 @@ public:
     {
         const auto s = static_cast<std::size_t>(stage);
         const double comm = pairComm(stage);
-        const double compute =
-            chunkTime(s, OpKind::forward) + chunkTime(s, OpKind::backward) +
-            (m_in.schedule == Schedule::dualPipeV ? chunkTime(s, OpKind::weight) : 0.0) - comm;
+        const double compute = chunkTime(s, OpKind::forward) + chunkTime(s, OpKind::backward) +
+                               (isDualPipe(m_in.schedule) ? chunkTime(s, OpKind::weight) : 0.0) -
+                               comm;
         const double hidden = std::clamp(compute, 0.0, comm);
         return comm - hidden + hidden * m_in.expertCommShare;
     }
@@ -625,7 +709,7 @@ constexpr std::uint8_t kMarker = 3;
 // Whether the plan runs Megatron-LM's backward-and-forward pairs as one step.
 bool combinedPairs(const PipelineInput &in)
 {
-    return in.expertOverlap && in.schedule != Schedule::dualPipeV;
+    return in.expertOverlap && !isDualPipe(in.schedule);
 }
 
 // Cost rows per virtual stage: F, B, W and a B that computes its W too.
@@ -660,7 +744,7 @@ void buildPlan(const PipelineInput &in, Plan &plan)
     plan.combined = combinedPairs(in);
     plan.ops.clear();
     const bool split = splitsWeightGradients(in.schedule);
-    const bool listedPairs = in.schedule == Schedule::dualPipeV;
+    const bool listedPairs = isDualPipe(in.schedule);
     const auto ks = static_cast<std::size_t>(K);
     const int virtualStages = v * K;
     const int cells = virtualStages * m;
@@ -698,18 +782,19 @@ void buildPlan(const PipelineInput &in, Plan &plan)
                     static_cast<std::int16_t>(s),
                     0,
                     static_cast<std::uint8_t>(o.kind)};
+        const bool ends = endsPipeline(in.schedule, K, virtualStages, j);
         switch (o.kind) {
         case OpKind::forward:
             p.out = cell;
-            if (j > 0) {
+            if (!startsPipeline(in.schedule, K, j)) {
                 p.wait = cell - m;
                 p.hop = stageOf(j - 1) != s ? 1 : 0;
             }
             break;
         case OpKind::backward:
             p.out = cells + cell;
-            p.wait = j == virtualStages - 1 ? cell : cells + cell + m;
-            p.hop = j == virtualStages - 1 || stageOf(j + 1) == s ? 0 : 1;
+            p.wait = ends ? cell : cells + cell + m;
+            p.hop = ends || stageOf(j + 1) == s ? 0 : 1;
             break;
         case OpKind::weight:
             p.wait = cells + cell;
@@ -726,14 +811,14 @@ void buildPlan(const PipelineInput &in, Plan &plan)
             done[static_cast<std::size_t>(out)] = 1;
         if (o.kind == OpKind::forward) {
             plan.peak[si] = std::max(plan.peak[si], ++alive[si]);
-            if (j + 1 < virtualStages)
+            if (!endsPipeline(in.schedule, K, virtualStages, j))
                 wake(stageOf(j + 1));
         } else if (o.kind == OpKind::backward) {
             // Activations are freed by the last backward op that reads them:
             // B, or W in zero-bubble schedules (W needs the layer inputs).
             if (!split || o.fullBackward)
                 --alive[si];
-            if (j > 0)
+            if (!startsPipeline(in.schedule, K, j))
                 wake(stageOf(j - 1));
         } else {
             --alive[si];
@@ -751,7 +836,7 @@ void buildPlan(const PipelineInput &in, Plan &plan)
             PlannedOp p = planned(o, s);
             if (p.wait >= 0 && !done[static_cast<std::size_t>(p.wait)])
                 break;
-            // A pair: plan both ops at once, when the second's input is there too. DualPipeV
+            // A pair: plan both ops at once, when the second's input is there too. DualPipe(V)
             // lists its pairs; under expertOverlap Megatron-core's combined step runs a backward
             // with the forward after it, both preprocesses, then the step, then both sends
             // (combined_1f1b.py, combined_1f1b_schedule_for_interleaved_pipelining).
@@ -842,8 +927,8 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
     const int K = in.stages;
     const int m = in.microbatches;
     const int v = chunksOf(in);
-    // DualPipeV has no order for fewer than 2K micro-batches: no result (validate refuses it).
-    if (K <= 0 || m <= 0 || (in.schedule == Schedule::dualPipeV && m < 2 * K))
+    // DualPipe(V) without an order (hasOrder): no result (validate refuses it).
+    if (!hasOrder(in.schedule, K, m))
         return r;
     const Plan &plan = planFor(in);
     const auto ks = static_cast<std::size_t>(K);
@@ -862,13 +947,13 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
     sendOf.resize(2 * rows + 1);
     cost[2 * rows] = 0.0;
     sendOf[2 * rows] = 0.0;
-    // A B with its W only where the schedule also splits them: DualPipeV.
-    const int slots = in.schedule == Schedule::dualPipeV ? kRows : kFullBackward;
+    // A B with its W only where the schedule also splits them: DualPipe(V).
+    const int slots = isDualPipe(in.schedule) ? kRows : kFullBackward;
     for (int j = 0; j < virtualStages; ++j)
         for (int slot = 0; slot < slots; ++slot) {
             ScheduleOp o;
             o.stage = stageOfVirtual(in.schedule, K, j);
-            o.chunk = in.schedule == Schedule::dualPipeV ? (j < K ? 0 : 1) : j / K;
+            o.chunk = j / K;
             o.kind = slot == kFullBackward ? OpKind::backward : static_cast<OpKind>(slot);
             o.fullBackward = slot == kFullBackward;
             const auto row = kRows * static_cast<std::size_t>(j) + static_cast<std::size_t>(slot);
@@ -916,7 +1001,7 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
             timed.stage = p.stage;
             timed.kind = static_cast<OpKind>(p.kind);
             timed.fullBackward = row % kRows == kFullBackward;
-            timed.chunk = in.schedule == Schedule::dualPipeV ? (j < K ? 0 : 1) : j / K;
+            timed.chunk = j / K;
             // W has no `out`: its micro-batch is the B it waits for.
             const int cell = (p.out >= 0 ? p.out : p.wait) % static_cast<int>(cells);
             timed.microbatch = cell - j * m;
@@ -924,7 +1009,7 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
             timed.end = end;
             timed.send = sendOf[static_cast<std::size_t>(p.cost)];
             timed.expertComm = times.expertComm(timed);
-            timed.paired = paired && in.schedule == Schedule::dualPipeV;
+            timed.paired = paired && isDualPipe(in.schedule);
             if (paired && in.expertOverlap) {
                 timed.paired = true;
                 timed.expertComm =
@@ -1031,8 +1116,7 @@ std::vector<int> expertOverlapPairs(const PipelineInput &in)
         bool afterBackward = false;
         for (StageCursor cursor(in, s); !cursor.done(); cursor.advance()) {
             const ScheduleOp &o = cursor.current();
-            if (in.schedule == Schedule::dualPipeV ? o.paired
-                                                   : o.kind == OpKind::forward && afterBackward)
+            if (isDualPipe(in.schedule) ? o.paired : o.kind == OpKind::forward && afterBackward)
                 ++pairs[static_cast<std::size_t>(s)];
             afterBackward = o.kind == OpKind::backward;
         }
@@ -1134,6 +1218,16 @@ std::optional<double> closedFormBubble(Schedule schedule, int K, int m, int v, d
         const double bubble = (K - 1) * (forward + 2 * inputGrad - weightGrad) / 2;
         return bubble / (m * (forward + inputGrad + weightGrad) + bubble);
     }
+    case Schedule::dualPipe: {
+        // The same README row with PP = K devices: (K/2 - 1)(F&B + B - 3W) idle per device,
+        // F, B and W a chunk's (half the device's two stages). Each micro-batch passes one
+        // chunk of each device, so a device is busy m chunk passes of each kind: in the
+        // device's times here, m(F + B + W)/2 against (K/2 - 1)(F + 2B - W)/2.
+        if (!hasOrder(schedule, K, m) || inputGrad != forward || weightGrad > forward)
+            return std::nullopt;
+        const double bubble = (K / 2 - 1) * (forward + 2 * inputGrad - weightGrad);
+        return bubble / (m * (forward + inputGrad + weightGrad) + bubble);
+    }
     }
     return std::nullopt;
 }
@@ -1174,6 +1268,11 @@ ClosedFormBubble closedFormBubble(const PipelineInput &in)
             return {std::nullopt, "DualPipeV needs at least twice as many micro-batches as "
                                   "stages"};
         return {std::nullopt, "DualPipeV's closed form takes F = B and W no longer than F"};
+    case Schedule::dualPipe:
+        if (!hasOrder(in.schedule, in.stages, in.microbatches))
+            return {std::nullopt, "DualPipe needs an even number of stages and an even number "
+                                  "of micro-batches, at least twice the stages"};
+        return {std::nullopt, "DualPipe's closed form takes F = B and W no longer than F"};
     case Schedule::gpipe:
     case Schedule::oneFOneB:
         break;

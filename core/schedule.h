@@ -24,19 +24,38 @@ enum class OpKind : std::uint8_t
 // "F", "B" or "W", as the report and the timeline chart write them.
 const char *opLetter(OpKind kind);
 
-// Whether the schedule runs weight gradients as passes of their own (W): zb-h1, dualpipev.
+// Whether the schedule runs weight gradients as passes of their own (W): zb-h1, dualpipev,
+// dualpipe.
 bool splitsWeightGradients(Schedule schedule);
 
-// Model chunks on each stage: v for the interleaved schedule, two for DualPipeV, else one.
+// DualPipe or DualPipeV: two chunks a device, listed orders with forward-and-backward pairs.
+bool isDualPipe(Schedule schedule);
+
+// Model chunks on each stage: v for the interleaved schedule, two for DualPipe and DualPipeV
+// (DualPipe's: the device's stage of each direction), else one.
 int chunksPerStage(Schedule schedule, int virtualStages);
 
 // The stage that holds the model's last chunk, the LM head and loss: K - 1, except in
-// DualPipeV's V, whose last chunk comes back to stage 0.
+// DualPipeV's V, whose last chunk comes back to stage 0. DualPipe has one on each end
+// (holdsHead).
 int headStage(Schedule schedule, int stages);
+
+// The share of a stage's layers one micro-batch passes through: a half in DualPipe, each of
+// whose micro-batches runs one direction and so one of its device's two stages; else all.
+double passedShare(Schedule schedule);
+
+// Whether a stage holds the embedding: stage 0, and in DualPipe also stage K - 1, where the
+// reverse direction's micro-batches enter.
+bool holdsEmbedding(Schedule schedule, int stages, int stage);
+
+// Whether a stage holds an LM head and loss: headStage, and in DualPipe both end stages.
+bool holdsHead(Schedule schedule, int stages, int stage);
 
 // The model's virtual stage j (0..chunks·K - 1) of a stage's chunk: chunk·K + stage
 // (Megatron-LM's numbering; one chunk: the stage), or DualPipeV's V: chunk 0 runs the stages
-// 0..K-1 in turn, chunk 1 comes back from K-1 to 0 (j = 2K - 1 - stage).
+// 0..K-1 in turn, chunk 1 comes back from K-1 to 0 (j = 2K - 1 - stage). DualPipe numbers its
+// two directions the same way, but no micro-batch crosses from j = K - 1 to K: the forward
+// direction's pipeline is j = 0..K-1, the reverse one's j = K..2K-1 (device K-1 to 0).
 int virtualStageOf(Schedule schedule, int stages, int stage, int chunk);
 
 struct ScheduleOp
@@ -44,7 +63,9 @@ struct ScheduleOp
     int stage = 0;
     OpKind kind = OpKind::forward;
     int microbatch = 0;
-    int chunk = 0; // model chunk on this stage, 0..v-1 (interleaved), 0..1 (dualpipev), else 0
+    // Model chunk on this stage: 0..v-1 (interleaved), 0..1 (dualpipev; dualpipe: the
+    // direction, 0 entering at stage 0), else 0.
+    int chunk = 0;
     double start = 0;
     double end = 0;
     double send = 0; // the last `send` seconds of [start, end]: the blocking send to a neighbour
@@ -52,10 +73,10 @@ struct ScheduleOp
     // spread through the block, layer by layer.
     double expertComm = 0;
     // One of a pair run together: in the timeline, both (PipelineInput::expertOverlap); in
-    // scheduleOrder, DualPipeV's second op of each forward-and-backward pair.
+    // scheduleOrder, DualPipe(V)'s second op of each forward-and-backward pair.
     bool paired = false;
     // A B that computes its weight gradients too, in a schedule that otherwise defers them
-    // to W passes: DualPipeV outside its zero-bubble steps.
+    // to W passes: DualPipe(V) outside its zero-bubble steps.
     bool fullBackward = false;
 };
 
@@ -66,10 +87,10 @@ struct PipelineInput
     Schedule schedule = Schedule::oneFOneB;
     int stages = 1;               // K
     int microbatches = 1;         // m
-    int virtualStages = 1;        // v, interleaved only; dualpipev two, other schedules one
+    int virtualStages = 1;        // v, interleaved only; dualpipe(v) two, other schedules one
     std::vector<double> forward;  // per stage
     std::vector<double> backward; // per stage: input gradient B (zero-bubble) or B + W
-    std::vector<double> weight;   // per stage: W, used by zb-h1 and dualpipev only
+    std::vector<double> weight;   // per stage: W, used by zb-h1 and dualpipe(v) only
     double p2pLatency = 0;        // between neighbouring stages, per message
     // A blocking point-to-point send, per message: an F that feeds another stage (or chunk)
     // and a B that returns gradients to one end this much later. Megatron-LM's 1F1B waits
@@ -80,9 +101,9 @@ struct PipelineInput
     // node, some across (docs/step_time.md, "Pipeline sends"). Empty: p2pSend at every one.
     std::vector<double> boundarySend;
     // Work only the model's first chunk (stage 0, chunk 0) and its last (stage K-1, chunk
-    // v-1; DualPipeV: stage 0, chunk 1) do, by kind F, B, W, on top of their stage's share: the
-    // embedding, and the LM head with the loss. With one chunk per stage they are just part
-    // of those stages.
+    // v-1; DualPipeV: stage 0, chunk 1; DualPipe: each direction's first and last) do, by kind
+    // F, B, W, on top of their stage's share: the embedding, and the LM head with the loss.
+    // With one chunk per stage they are just part of those stages.
     std::array<double, 3> firstChunkExtra{};
     std::array<double, 3> lastChunkExtra{};
     // Per stage, of `forward` and `backward`: the MoE layers' all-to-all, for the timeline
@@ -100,7 +121,7 @@ struct PipelineInput
     double expertCommShare = 0;
 };
 
-// Uniform stages: forward F; backward 2F (zb-h1 and dualpipev: B = W = F), as Narayanan et
+// Uniform stages: forward F; backward 2F (zb-h1, dualpipe(v): B = W = F), as Narayanan et
 // al. 2021 §2.2 and Qi et al. 2023 §2 assume.
 PipelineInput uniformPipeline(Schedule schedule, int stages, int microbatches,
                               int virtualStages = 1, double forward = 1.0);
@@ -119,7 +140,7 @@ struct PipelineResult
 };
 
 // Per stage, the pairs of its order that expertOverlap runs together: each backward and the
-// forward after it, or DualPipeV's forward-and-backward pairs.
+// forward after it, or DualPipe(V)'s forward-and-backward pairs.
 std::vector<int> expertOverlapPairs(const PipelineInput &input);
 
 // Per stage, the all-to-all seconds those pairs hide over one step: per pair and chunk,
@@ -167,8 +188,9 @@ private:
 
 // Closed-form bubble fraction for uniform stages and free communication; nullopt
 // where the schedule has none (zb-h1 with m < K or W > min(F, B), interleaved with m not a
-// multiple of K, dualpipev with m < 2K, B other than F or W longer than F).
-// forward/inputGrad/weightGrad matter only for zb-h1 and dualpipev.
+// multiple of K, dualpipev with m < 2K, dualpipe with m < 2K or K or m odd; for both, B other
+// than F or W longer than F). forward/inputGrad/weightGrad matter only for zb-h1 and
+// dualpipe(v).
 std::optional<double> closedFormBubble(Schedule schedule, int stages, int microbatches,
                                        int virtualStages, double forward = 1.0,
                                        double inputGrad = 1.0, double weightGrad = 1.0);

@@ -509,9 +509,9 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
         cells > limits::kScheduleCells)
         return InputError{"microbatches",
                           "pp x microbatches" +
-                              std::string(s.schedule == Schedule::dualPipeV ? " x 2 chunks"
-                                          : chunks > 1                      ? " x virtual_stages"
-                                                                            : "") +
+                              std::string(isDualPipe(s.schedule) ? " x 2 chunks"
+                                          : chunks > 1           ? " x virtual_stages"
+                                                                 : "") +
                               " = " + std::to_string(cells) + ", more than the " +
                               std::to_string(limits::kScheduleCells) +
                               " micro-batch passes the pipeline simulation follows"};
@@ -608,6 +608,25 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
                                     "layer: " +
                                         std::to_string(model->layers) + " layers cannot fill " +
                                         std::to_string(2 * s.pp) + " chunks"};
+    }
+    if (s.schedule == Schedule::dualPipe && s.mode == Mode::training) {
+        // deepseek-ai/DualPipe, dualpipe.py, step: num_ranks % 2 == 0, num_chunks % 2 == 0 and
+        // num_chunks >= num_ranks * 2 (half the micro-batches enter at each end).
+        if (s.pp % 2 != 0)
+            return InputError{"pp", "DualPipe pairs stage i with stage pp - 1 - i: it needs an "
+                                    "even number of stages, got " +
+                                        std::to_string(s.pp)};
+        if (s.microbatches < 2 * s.pp || s.microbatches % 2 != 0)
+            return InputError{"microbatches",
+                              "DualPipe sends half the micro-batches in from each end: it needs "
+                              "an even number, at least 2 x pp = " +
+                                  std::to_string(2 * s.pp) + ", got " +
+                                  std::to_string(s.microbatches)};
+        // Each end stage runs one direction's embedding and the other's loss.
+        if (s.endsInPipelineSplit)
+            return InputError{"ends_in_pipeline_split",
+                              "counts the embedding on the first stage and the loss on the "
+                              "last; DualPipe runs both on each end stage"};
     }
     return checkSizes(s, *model);
 }

@@ -887,7 +887,7 @@ private Q_SLOTS:
         QTest::addRow("mode") << "mode"
                               << "training or inference";
         QTest::addRow("schedule") << "schedule"
-                                  << "gpipe, 1f1b, interleaved, zb-h1 or dualpipev";
+                                  << "gpipe, 1f1b, interleaved, zb-h1, dualpipev or dualpipe";
         QTest::addRow("recompute") << "recompute"
                                    << "none, selective, op or full";
         QTest::addRow("attention") << "attention"

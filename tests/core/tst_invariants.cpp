@@ -415,8 +415,14 @@ private:
                 (st.gradsBytes | st.optimizerBytes | st.activationsBytes | st.cachedOutputsBytes))
                 return QStringLiteral("stage %1 keeps training state in inference").arg(i);
         }
-        if (model.hasArchitecture() && layers != model.layers)
-            return QStringLiteral("stages hold %1 of %2 layers").arg(layers).arg(model.layers);
+        // Every layer once; in DualPipe's training twice, a stage and its mirror on each device
+        // (deepseek-ai/DualPipe: two copies of the parameters).
+        const int copies = s.mode == Mode::training && s.schedule == Schedule::dualPipe ? 2 : 1;
+        if (model.hasArchitecture() && layers != copies * model.layers)
+            return QStringLiteral("stages hold %1 of %2 layers x %3")
+                .arg(layers)
+                .arg(model.layers)
+                .arg(copies);
         if (r.fits != fits)
             return QStringLiteral("report says fits = %1, its stages say %2").arg(r.fits).arg(fits);
         if (r.firstOverflowStage != firstOver)
@@ -492,21 +498,28 @@ private:
 
     // The last stage keeps m micro-batches' outputs (pytorch/pytorch#159251): linear in m,
     // nothing when cache_outputs is off, nothing on the other stages, and nothing else changes.
-    // (DualPipeV's last chunk, with the LM head, is on stage 0: headStage.)
+    // (DualPipeV's last chunk, with the LM head, is on stage 0: headStage; DualPipe has one on
+    // each end stage, each caching its direction's half of the micro-batches: holdsHead.)
     QString cachedOutputs(const Scenario &s, const Report &r) const
     {
         const auto head = static_cast<std::size_t>(headStage(s.schedule, s.pp));
         const std::int64_t cached = r.stages[head].cachedOutputsBytes;
-        for (std::size_t i = 0; i < r.stages.size(); ++i)
-            if (i != head && r.stages[i].cachedOutputsBytes != 0)
+        for (std::size_t i = 0; i < r.stages.size(); ++i) {
+            const bool holds = holdsHead(s.schedule, s.pp, static_cast<int>(i));
+            if (!holds && r.stages[i].cachedOutputsBytes != 0)
                 return QStringLiteral("stage %1 (not the last) caches outputs").arg(i);
+            if (holds && r.stages[i].cachedOutputsBytes != cached)
+                return QStringLiteral("stage %1 caches %2, the last stage %3")
+                    .arg(i)
+                    .arg(bytes(r.stages[i].cachedOutputsBytes), bytes(cached));
+        }
         if (!s.cacheOutputs && cached != 0)
             return QStringLiteral("cache_outputs is off, the last stage caches %1 bytes")
                 .arg(bytes(cached));
 
-        // Another m the schedule accepts: interleaving needs a multiple of K, DualPipeV 2K.
+        // Another m the schedule accepts: interleaving needs a multiple of K, DualPipe(V) 2K.
         const int base = s.schedule == Schedule::interleaved ? s.pp
-                         : s.schedule == Schedule::dualPipeV ? 2 * s.pp
+                         : isDualPipe(s.schedule)            ? 2 * s.pp
                                                              : 1;
         const int m = s.microbatches == base ? 2 * base : base;
         const Report other = variant(s, "microbatches", std::to_string(m));

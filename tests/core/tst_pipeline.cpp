@@ -461,6 +461,159 @@ private Q_SLOTS:
         QCOMPARE(figure.makespan - figure.busy[0], 6.0);
     }
 
+    // DualPipe (deepseek-ai/DualPipe, README, "Pipeline Bubbles and Memory Usage Comparison"):
+    // (PP/2 - 1)(F&B + B - 3W) idle on each of PP = K devices, F, B (whole) and W a chunk's,
+    // F&B = F + B unpaired; each device passes m chunks of each kind. Simulated for every
+    // even K and even m >= 2K where the figure draws it (F = B, W <= F), and the figure
+    // itself: 8 devices, 20 micro-batches, one cell a pass: 3(3 + 2 - 3) = 6 cells.
+    void dualPipeBubbleAsPublished_data() { dualPipeVBubbleAsPublished_data(); }
+    void dualPipeBubbleAsPublished()
+    {
+        QFETCH(double, f);
+        QFETCH(double, b);
+        QFETCH(double, w);
+        for (int K : {2, 4, 6, 8, 16})
+            for (int m : {2 * K, 2 * K + 2, 20, 40, 120}) {
+                if (m < 2 * K)
+                    continue;
+                // A device holds two stages, one chunk each: its times are twice a chunk's.
+                const PipelineResult r =
+                    simulatePipeline(ratios(Schedule::dualPipe, K, m, 2 * f, 2 * b, 2 * w));
+                QVERIFY(r.complete);
+                const double work = m * (f + b + w);
+                const double idle = (K / 2 - 1) * ((f + b + w) + (b + w) - 3 * w);
+                for (int s = 0; s < K; ++s) {
+                    QCOMPARE(r.busy[std::size_t(s)], work);
+                    QVERIFY2(std::abs(r.makespan - work - idle) < 1e-9,
+                             qPrintable(QStringLiteral("K=%1 m=%2: idle %3, published %4")
+                                            .arg(K)
+                                            .arg(m)
+                                            .arg(r.makespan - work)
+                                            .arg(idle)));
+                }
+                QVERIFY(std::abs(r.bubbleFraction - *closedFormBubble(Schedule::dualPipe, K, m, 1,
+                                                                      2 * f, 2 * b, 2 * w)) <
+                        1e-12);
+                // README: PP + 1 chunks of activations a device, (K + 1)/2 of its two stages.
+                for (double alive : r.inflight)
+                    QCOMPARE(alive, (K + 1) / 2.0);
+            }
+        const PipelineResult figure = simulatePipeline(ratios(Schedule::dualPipe, 8, 20, 2, 2, 2));
+        QCOMPARE(figure.makespan - figure.busy[0], 6.0);
+        // No order for an odd K or m, or fewer than 2K micro-batches (dualpipe.py asserts).
+        for (auto [K, m] : {std::pair{3, 12}, std::pair{4, 9}, std::pair{4, 6}}) {
+            QVERIFY(!simulatePipeline(uniformPipeline(Schedule::dualPipe, K, m)).complete);
+            QVERIFY(!closedFormBubble(Schedule::dualPipe, K, m, 1));
+        }
+    }
+
+    // dualpipe.py's `step` on 8 ranks with 20 micro-batches (10 each way), rank 0: step 1,
+    // (K/2 - half_rank - 1)·2 = 6 forwards of phase 0; step 2, half_rank + 1 = 1 forward of
+    // each phase; step 3, 3 times a zero-bubble B of phase 1, its W and a forward of phase 1;
+    // step 4, m/2 - K + half_rank + 1 = 3 times the pairs (F0, B1) and (F1, B0). On the first
+    // half of the ranks phase 0 is the forward direction (chunk 0, micro-batches 0..9), on the
+    // second the reverse one (`phase ^= self.is_in_second_half`; chunk 1, micro-batches
+    // 10..19): rank 7 runs rank 0's order in the other direction. The middle ranks (3 and 4,
+    // half_rank = 3) run the main step's first F0 and B1 apart, whole.
+    void dualPipeOrderAsDualpipePy()
+    {
+        const int K = 8, m = 20;
+        const auto orders = scheduleOrder(uniformPipeline(Schedule::dualPipe, K, m));
+        QCOMPARE(orders.size(), std::size_t(K));
+        const auto text = [](const std::vector<ScheduleOp> &order, std::size_t count) {
+            QStringList ops;
+            for (std::size_t i = 0; i < count && i < order.size(); ++i) {
+                const ScheduleOp &o = order[i];
+                const QString kind = o.kind == OpKind::weight    ? QStringLiteral("W")
+                                     : o.kind == OpKind::forward ? QStringLiteral("F")
+                                     : o.fullBackward            ? QStringLiteral("B+W")
+                                                                 : QStringLiteral("Bz");
+                ops << QStringLiteral("%1%2%3:%4")
+                           .arg(o.paired ? QStringLiteral("&") : QString(), kind)
+                           .arg(o.chunk)
+                           .arg(o.microbatch);
+            }
+            return ops.join(' ');
+        };
+        QCOMPARE(text(orders[0], 24),
+                 QStringLiteral("F0:0 F0:1 F0:2 F0:3 F0:4 F0:5 F0:6 F1:10 "
+                                "Bz1:10 W1:10 F1:11 Bz1:11 W1:11 F1:12 Bz1:12 W1:12 F1:13 "
+                                "F0:7 &B+W1:13 F1:14 &B+W0:0 F0:8 &B+W1:14 F1:15"));
+        QCOMPARE(text(orders[7], 8),
+                 QStringLiteral("F1:10 F1:11 F1:12 F1:13 F1:14 F1:15 F1:16 F0:0"));
+        // Rank 3, the middle: steps 1 and 3 are empty, step 2 runs 4 pairs of forwards, and
+        // the main step's first F0 and B1 run apart, the B whole.
+        QCOMPARE(text(orders[3], 11),
+                 QStringLiteral("F0:0 F1:10 F0:1 F1:11 F0:2 F1:12 F0:3 F1:13 F0:4 B+W1:10 F1:14"));
+        // Every rank runs each direction's m/2 forwards and backwards once, in order, and a W
+        // for each zero-bubble B, after it, first in first out.
+        for (std::size_t s = 0; s < orders.size(); ++s) {
+            std::array<int, 2> forwards{}, backwards{};
+            std::vector<std::pair<int, int>> deferred, weights;
+            for (const ScheduleOp &o : orders[s]) {
+                const auto c = std::size_t(o.chunk);
+                const int first = o.chunk == 0 ? 0 : m / 2;
+                if (o.kind == OpKind::forward)
+                    QCOMPARE(o.microbatch, first + forwards[c]++);
+                else if (o.kind == OpKind::backward) {
+                    QCOMPARE(o.microbatch, first + backwards[c]++);
+                    QVERIFY(o.microbatch < first + forwards[c]);
+                    if (!o.fullBackward)
+                        deferred.emplace_back(o.chunk, o.microbatch);
+                } else {
+                    weights.emplace_back(o.chunk, o.microbatch);
+                    QVERIFY(weights.size() <= deferred.size());
+                }
+            }
+            QCOMPARE(forwards, (std::array<int, 2>{m / 2, m / 2}));
+            QCOMPARE(backwards, (std::array<int, 2>{m / 2, m / 2}));
+            QCOMPARE(weights, deferred);
+        }
+    }
+
+    // DualPipe's two directions never meet: a forward-direction micro-batch runs virtual
+    // stages 0..K-1 (devices 0..K-1), a reverse one K..2K-1 (devices K-1..0), each F after
+    // the F before it in its direction, each B after the B after it or, at its direction's
+    // end, its own F; a pair hands both outputs on at its end.
+    void dualPipeTimelineDependencies()
+    {
+        const int K = 6, m = 14;
+        PipelineInput in = uniformPipeline(Schedule::dualPipe, K, m, 1, 1.0);
+        in.p2pLatency = 0.1;
+        const PipelineResult r = simulatePipeline(in, true);
+        QVERIFY(r.complete);
+        // Each device runs m forwards and m backwards, half of each direction.
+        QCOMPARE(std::count_if(r.timeline.begin(), r.timeline.end(),
+                               [](const ScheduleOp &o) { return o.kind == OpKind::forward; }),
+                 std::ptrdiff_t(K * m));
+        std::map<std::tuple<int, int, int>, double> ready; // (kind, j, micro-batch): output
+        for (const auto &ops : opsByStage(r, K))
+            for (std::size_t i = 0; i < ops.size(); ++i) {
+                const ScheduleOp &o = *ops[i];
+                const bool pairedForward =
+                    o.paired && o.kind == OpKind::forward && i + 1 < ops.size();
+                ready[{int(o.kind), virtualStageOf(Schedule::dualPipe, K, o.stage, o.chunk),
+                       o.microbatch}] = pairedForward ? ops[i + 1]->end : o.end;
+            }
+        for (const ScheduleOp &o : r.timeline) {
+            const int j = virtualStageOf(Schedule::dualPipe, K, o.stage, o.chunk);
+            // The direction's micro-batches only, entering at its own end.
+            QCOMPARE(o.microbatch < m / 2, o.chunk == 0);
+            QCOMPARE(j < K, o.chunk == 0);
+            const int f = int(OpKind::forward), b = int(OpKind::backward);
+            const bool starts = j == 0 || j == K, ends = j == K - 1 || j == 2 * K - 1;
+            double input = 0;
+            if (o.kind == OpKind::forward && !starts)
+                input = ready.at({f, j - 1, o.microbatch}) + 0.1;
+            else if (o.kind == OpKind::backward)
+                input = ends ? ready.at({f, j, o.microbatch})
+                             : ready.at({b, j + 1, o.microbatch}) + 0.1;
+            else if (o.kind == OpKind::weight)
+                input = ready.at({b, j, o.microbatch});
+            QVERIFY(o.start >= input - 1e-12);
+        }
+    }
+
     // The Bubble chart's curves (core::bubbleCurves) name the chunks a stage each runs: the
     // interleaved curve's v, DualPipeV's two, one otherwise; DualPipeV's starts where its
     // order does, at m = 2K, with the README's idle (K - 1)(F&B + B - 3W) = 2(K - 1) chunk
@@ -469,7 +622,7 @@ private Q_SLOTS:
     {
         for (const BubbleCurve &curve : bubbleCurves(4, 3, 64)) {
             const int chunks = curve.schedule == Schedule::interleaved ? 3
-                               : curve.schedule == Schedule::dualPipeV ? 2
+                               : isDualPipe(curve.schedule)            ? 2
                                                                        : 1;
             QCOMPARE(curve.virtualStages, chunks);
             QVERIFY(!curve.points.empty());
@@ -477,7 +630,18 @@ private Q_SLOTS:
                 QCOMPARE(curve.points.front().microbatches, 8);
                 QVERIFY(std::abs(curve.points.front().fraction - 6.0 / 54) < 1e-12);
             }
+            // DualPipe's at even m from 2K: (K/2 - 1)(F&B + B - 3W) = 2 chunk times over 3m.
+            if (curve.schedule == Schedule::dualPipe) {
+                QCOMPARE(curve.points.front().microbatches, 8);
+                QVERIFY(std::abs(curve.points.front().fraction - 2.0 / 26) < 1e-12);
+                for (const BubblePoint &p : curve.points)
+                    QCOMPARE(p.microbatches % 2, 0);
+            }
         }
+        // An odd K has no DualPipe order: an empty curve.
+        for (const BubbleCurve &curve : bubbleCurves(5, 2, 64))
+            if (curve.schedule == Schedule::dualPipe)
+                QVERIFY(curve.points.empty());
     }
 
     // Rank 0's order in deepseek-ai/DualPipe's dualpipev.py for 4 ranks and 10 micro-batches,
