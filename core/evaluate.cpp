@@ -871,9 +871,12 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
                                       : 0);
             const int buckets =
                 dpBucketCount(s, static_cast<int>(i), own, embeddingParams, layers[i], tensors);
+            // ZeRO-2's and 3's collectives each micro-batch: in DualPipe, of the stage it
+            // passes, half the device's parameters, as m/2 collectives of all of them.
+            const int passes = static_cast<int>(s.microbatches * passedShare(s.schedule));
             DpSync sync = dpGradientSync(s.zero, own * states.gradBytes,
                                          weightBytes(own, heldWeightPrecision(s)), syncRanks, link,
-                                         s.microbatches, buckets);
+                                         passes, buckets);
             // FSDP2 copies each gradient, in the reduce precision, into the reduce-scatter's
             // input on the collective's own stream, which so runs that much longer, and each
             // gathered parameter out of the all-gather's buffer on the compute stream, which
@@ -883,12 +886,12 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
                 const double value = activationValueBytes(s.precision); // 16-bit copies
                 const double copyIn =
                     eagerMemorySeconds(*t.rates, own * (value + states.gradBytes));
-                const int gathers = s.zero >= 3 ? 2 * s.microbatches : 1;
+                const int gathers = s.zero >= 3 ? 2 * passes : 1;
                 if (s.zero >= 2)
                     sync.microbatchBackwardS += copyIn;
                 else
                     sync.stepBackwardS += copyIn;
-                sync.seconds += copyIn * (s.zero >= 2 ? s.microbatches : 1);
+                sync.seconds += copyIn * (s.zero >= 2 ? passes : 1);
                 copyOut = gathers * eagerMemorySeconds(*t.rates, own * 2 * value);
             }
             // One micro-batch's passes: DualPipe's pass one of a device's two stages.

@@ -340,6 +340,71 @@ private Q_SLOTS:
         QCOMPARE(sum(oneFOneB) - sum(v), (50'257LL + 7) / 8 * 12'288);
     }
 
+    // DualPipe (deepseek-ai/DualPipe, examples/example_dualpipe.py): device i holds stage i
+    // and the mirrored stage K - 1 - i, so every device two stages' layers (README: 2x the
+    // parameters), and each end stage an embedding and an LM head: Llama 3.1 8B on K = 4,
+    // 8 layers a stage, 16 a device, and its 525,336,576-value embedding, its 525,336,576-value
+    // head and 4,096-value final norm (1,050,677,248) on stages 0 and 3. The model's
+    // 8,030,261,248 parameters are held twice. README: PP + 1 = 5 chunks of 8 layers alive, 2.5
+    // of a device's 16. Each end stage keeps the logits of the half of the micro-batches whose
+    // direction ends there: 4 of 8, 4,096 x 128,256 BF16 values each.
+    void dualPipeHoldsTwoStagesAndBothEnds()
+    {
+        Scenario s = scenario({"model=llama-3.1-8b", "tp=1", "pp=4", "dp=1", "microbatches=8",
+                               "microbatch_size=1", "seq_len=4096", "schedule=dualpipe",
+                               "cache_outputs=true", "recompute=none"});
+        const Report r = evaluate(s, m_presets);
+        QVERIFY(r.ok());
+        QCOMPARE(r.stages.size(), std::size_t(4));
+        std::int64_t total = 0;
+        for (const StageReport &st : r.stages) {
+            QCOMPARE(st.layers, 16);
+            total += st.params;
+        }
+        QCOMPARE(total, 2 * 8'030'261'248LL);
+        QCOMPARE(r.stages[0].params - r.stages[1].params, 1'050'677'248LL);
+        QCOMPARE(r.stages[3].params, r.stages[0].params);
+        QCOMPARE(r.stages[2].params, r.stages[1].params);
+        ActivationConfig c;
+        c.seqLen = 4096;
+        c.microbatchSize = 1;
+        c.recompute = Recompute::none;
+        const std::int64_t perLayer = layerActivationBytes(*m_presets.model("llama-3.1-8b"), c);
+        for (const StageReport &st : r.stages) {
+            QCOMPARE(st.inflightMicrobatches, 2.5);
+            QCOMPARE(st.activationsBytes, std::int64_t(2.5 * 16 * perLayer));
+        }
+        QCOMPARE(r.stages[0].cachedOutputsBytes, 4 * 1'050'673'152LL);
+        QCOMPARE(r.stages[3].cachedOutputsBytes, 4 * 1'050'673'152LL);
+        QCOMPARE(r.stages[1].cachedOutputsBytes, 0LL);
+        // An uneven split pairs a long stage with a short one: 32 layers over 6 stages are
+        // 6, 6, 5, 5, 5, 5 (splitLayers), and device i holds stages i and 5 - i.
+        s.pp = 6;
+        s.microbatches = 12;
+        const Report uneven = evaluate(s, m_presets);
+        QVERIFY(uneven.ok());
+        QList<int> layers;
+        for (const StageReport &st : uneven.stages)
+            layers << st.layers;
+        QCOMPARE(layers, (QList<int>{11, 11, 10, 10, 11, 11}));
+        // A tied LM head on an end stage shares the embedding there: GPT-3 keeps no second
+        // copy of its 50,257 x 12,288 embedding values (6,283 x 12,288 a device at T = 8), which
+        // 1F1B's last stage keeps; DualPipe holds everything else twice.
+        Scenario tied = scenario(
+            {"model=gpt-3-175b", "tp=8", "pp=4", "dp=1", "microbatches=8", "schedule=1f1b"});
+        const Report oneFOneB = evaluate(tied, m_presets);
+        tied.schedule = Schedule::dualPipe;
+        const Report dual = evaluate(tied, m_presets);
+        QVERIFY(oneFOneB.ok() && dual.ok());
+        const auto sum = [](const Report &rep) {
+            std::int64_t all = 0;
+            for (const StageReport &st : rep.stages)
+                all += st.params;
+            return all;
+        };
+        QCOMPARE(2 * sum(oneFOneB) - sum(dual), 2 * ((50'257LL + 7) / 8 * 12'288));
+    }
+
     // docs/worked-examples.md §5: the first stage stays flat as m grows: 1F1B keeps min(K-s, m) = 2
     // micro-batches on stage 0 at both m = 2 and m = 16, while the last stage
     // grows by 14 cached outputs.

@@ -411,6 +411,74 @@ private Q_SLOTS:
         }
     }
 
+    // DualPipe (deepseek-ai/DualPipe, dualpipe.py): stage 0 runs the forward direction's first
+    // stage (the embedding) and the reverse direction's last (the LM head and loss), stage K - 1
+    // the reverse's first and the forward's last; the middle stages hold neither. Each boundary
+    // carries m sends a way, m/2 F's of one direction and m/2 B's of the other: the default
+    // scenario's m = 16 sends from either end stage, 32 from a middle one (DualPipeV: 32 and
+    // 64), each the same InfiniBand message as dualPipeVEndsAndSends'.
+    void dualPipeEndsAndSends()
+    {
+        EvaluateOptions options;
+        options.timeline = true;
+        const Report r = evaluate(scenario("schedule=dualpipe"), io::builtinPresets(), options);
+        QVERIFY(r.ok() && !r.timeline.empty() && r.stepTime);
+        double head = 0, embedding = 0;
+        for (const LayerOp &op : r.endOps)
+            (op.key.starts_with("embedding") ? embedding : head) += op.forward.seconds;
+        QVERIFY(head > 0 && embedding > 0);
+        // The first unpaired forward of a direction on a stage, without its send.
+        auto forward = [&r](int stage, int chunk) {
+            for (const ScheduleOp &op : r.timeline)
+                if (op.stage == stage && op.chunk == chunk && op.kind == OpKind::forward &&
+                    !op.paired)
+                    return op.end - op.start - op.send;
+            return -1.0;
+        };
+        QVERIFY(near(forward(0, 0) - forward(1, 0), embedding, 1e-9));
+        QVERIFY(near(forward(0, 1) - forward(1, 1), head, 1e-9));
+        QVERIFY(near(forward(3, 1) - forward(2, 1), embedding, 1e-9));
+        QVERIFY(near(forward(3, 0) - forward(2, 0), head, 1e-9));
+        const double send = messageS(4096.0 * 8192 * 2 / 8, 50e9 * 0.9, true);
+        QVERIFY(near(r.stepTime->stages[0][TimePart::pipelineComm], 16 * send, 1e-9));
+        QVERIFY(near(r.stepTime->stages[1][TimePart::pipelineComm], 32 * send, 1e-9));
+        QVERIFY(near(r.stepTime->stages[2][TimePart::pipelineComm], 32 * send, 1e-9));
+        QVERIFY(near(r.stepTime->stages[3][TimePart::pipelineComm], 16 * send, 1e-9));
+        for (int stage = 0; stage < 4; ++stage) {
+            double sends = 0;
+            for (const ScheduleOp &op : r.timeline)
+                if (op.stage == stage)
+                    sends += op.send;
+            QVERIFY(
+                near(sends, r.stepTime->stages[std::size_t(stage)][TimePart::pipelineComm], 1e-9));
+        }
+        // A micro-batch passes one of a device's two stages: a step's layer work is 1F1B's.
+        const Report oneFOneB = evaluate(scenario("schedule=1f1b"), io::builtinPresets());
+        QVERIFY(oneFOneB.ok() && oneFOneB.stepTime);
+        QVERIFY(near(r.stepTime->stages[1][TimePart::matmul],
+                     oneFOneB.stepTime->stages[1][TimePart::matmul], 1e-9));
+    }
+
+    // DualPipe's two copies of a stage, on devices i and K - 1 - i, add their gradients
+    // (deepseek-ai/DualPipe, examples/example_dualpipe.py, "Check grads"): with D = 1 there is
+    // still a reduce over the two, which 1F1B and DualPipeV do not have. Plain data
+    // parallelism's ring all-reduce sends 2(n - 1)/n of the gradients (Patarasuk & Yuan
+    // 2009): at n = 2, the device's gradients once.
+    void dualPipeMirrorsReduceTogether()
+    {
+        const Report mirror =
+            evaluate(scenario("schedule=dualpipe,dp=1,zero=0"), io::builtinPresets());
+        const Report v = evaluate(scenario("schedule=dualpipev,dp=1,zero=0"), io::builtinPresets());
+        QVERIFY(mirror.ok() && mirror.stepTime && v.ok() && v.stepTime);
+        QCOMPARE(v.stepTime->dpBytesPerStep, 0LL);
+        std::int64_t params = 0;
+        for (const StageReport &st : mirror.stages)
+            params = std::max(params, st.params);
+        QCOMPARE(mirror.stepTime->dpBytesPerStep,
+                 static_cast<std::int64_t>(params * mirror.gradBytesPerParam));
+        QVERIFY(mirror.stepTime->dpCommTotalS > 0);
+    }
+
     // Wave quantization, the memory roofline and the epilogue of a single multiply, by hand.
     void matmulSecondsByHand_data()
     {

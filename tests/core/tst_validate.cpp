@@ -51,6 +51,17 @@ private Q_SLOTS:
             << "ends_in_pipeline_split";
         QTest::addRow("DualPipeV: 80 layers in 82 chunks")
             << QStringList{"schedule=dualpipev", "pp=41", "microbatches=82"} << "pp";
+        // deepseek-ai/DualPipe, dualpipe.py: num_ranks % 2 == 0, num_chunks % 2 == 0 and
+        // num_chunks >= num_ranks * 2; each end stage runs an embedding and a loss.
+        QTest::addRow("dualpipe.py: 5 stages, odd")
+            << QStringList{"schedule=dualpipe", "pp=5", "microbatches=10"} << "pp";
+        QTest::addRow("dualpipe.py: m = 17, odd")
+            << QStringList{"schedule=dualpipe", "pp=4", "microbatches=17"} << "microbatches";
+        QTest::addRow("dualpipe.py: m = 6 < 2 x 4 stages")
+            << QStringList{"schedule=dualpipe", "pp=4", "microbatches=6"} << "microbatches";
+        QTest::addRow("DualPipe: an embedding and a loss on each end stage")
+            << QStringList{"schedule=dualpipe", "microbatches=16", "ends_in_pipeline_split=true"}
+            << "ends_in_pipeline_split";
         QTest::addRow("docs/DESIGN.md §4: int4 in training")
             << QStringList{"precision=int4"} << "precision";
         QTest::addRow("docs/DESIGN.md §4: q4_0 in training")
