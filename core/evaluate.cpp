@@ -818,9 +818,20 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     StepTimeInput st;
     st.makespanS = r.makespanS;
     st.stageWork = stageWork(s, t, layers);
-    // What the pairs of ep_overlap hide is no longer the stage's own time.
-    for (std::size_t i = 0; i < st.stageWork.size() && i < hiddenExpertCommS.size(); ++i)
-        st.stageWork[i][TimePart::expertComm] -= hiddenExpertCommS[i];
+    // What the pairs of ep_overlap hide is no longer the stage's own time. The pairs hide the
+    // all-to-alls recomputation reruns too, which the breakdown counts with the
+    // recomputation: each part gives up its share.
+    double rerunComm = 0, ownComm = 0; // one MoE layer's, per micro-batch
+    for (const LayerOp &op : t.moeLayer.ops)
+        if (op.part == TimePart::expertComm) {
+            rerunComm += op.rerun * op.forward.seconds;
+            ownComm += op.forward.seconds + op.backward.seconds + op.weight.seconds;
+        }
+    const double rerunShare = rerunComm + ownComm > 0 ? rerunComm / (rerunComm + ownComm) : 0.0;
+    for (std::size_t i = 0; i < st.stageWork.size() && i < hiddenExpertCommS.size(); ++i) {
+        st.stageWork[i][TimePart::expertComm] -= (1 - rerunShare) * hiddenExpertCommS[i];
+        st.stageWork[i][TimePart::recompute] -= rerunShare * hiddenExpertCommS[i];
+    }
 
     // The stage with the most parameters updates and synchronises longest; every stage runs
     // at once.
