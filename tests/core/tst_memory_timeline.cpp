@@ -89,6 +89,11 @@ private Q_SLOTS:
             << Schedule::dualPipeV << 4 << 10 << 1 << 4.5;
         QTest::addRow("DualPipeV K=4 m=10 stage 3: (2K+1)/2")
             << Schedule::dualPipeV << 4 << 10 << 3 << 4.5;
+        // DualPipe: PP + 1 = K + 1 chunks of one stage, half the device's two.
+        QTest::addRow("DualPipe K=4 m=8 stage 0: (K+1)/2")
+            << Schedule::dualPipe << 4 << 8 << 0 << 2.5;
+        QTest::addRow("DualPipe K=8 m=20 stage 5: (K+1)/2")
+            << Schedule::dualPipe << 8 << 20 << 5 << 4.5;
     }
     void peakMicrobatches()
     {
@@ -101,10 +106,11 @@ private Q_SLOTS:
         QCOMPARE(highestMicrobatches(t), peak);
         QCOMPARE(t.flatBytes, 101);
         QCOMPARE(t.points[t.peak].totalBytes, 101 + static_cast<std::int64_t>(10 * peak));
-        // Nothing is alive before the first op (stage 0 starts its first forward at 0) or
-        // after the last.
+        // Nothing is alive before the first op (stage 0, and DualPipe's last stage, where its
+        // reverse direction enters, start a forward of one chunk at 0) or after the last.
+        const bool entry = stage == 0 || (schedule == Schedule::dualPipe && stage == K - 1);
         QCOMPARE(t.points.front().time, 0.0);
-        QCOMPARE(t.points.front().totalBytes, stage == 0 ? 111 : 101);
+        QCOMPARE(t.points.front().totalBytes, entry ? 101 + 10 / chunksPerStage(schedule, 1) : 101);
         QCOMPARE(t.points.back().time, t.makespan);
         QCOMPARE(t.points.back().totalBytes, 101);
     }
@@ -210,6 +216,13 @@ private Q_SLOTS:
         QTest::addRow("DualPipeV K=4 m=8, full recomputation, no cached outputs")
             << scenario({"schedule=dualpipev", "microbatches=8", "recompute=full",
                          "cache_outputs=false"})
+            << true;
+        // DualPipe: each end stage keeps the logits of the half whose direction ends there.
+        QTest::addRow("DualPipe K=4 m=16, logits on both end stages")
+            << scenario({"schedule=dualpipe"}) << false;
+        QTest::addRow("DualPipe K=4 m=8, full recomputation, no cached outputs")
+            << scenario(
+                   {"schedule=dualpipe", "microbatches=8", "recompute=full", "cache_outputs=false"})
             << true;
         // ep_overlap: a pair keeps one layer more than its two ops in turn, in the curve as in
         // the stage's term.
