@@ -275,6 +275,14 @@ struct Timing
             (layers - moe) * layer.parts.seconds[p] + moe * moeLayer.parts.seconds[p];
         return windows ? mix + windowedPart(i, layers, p) : mix;
     }
+    // A run of `layers` consecutive layers, `moe` with experts and `sliding` windowed.
+    double runLayers(int layers, int moe, int sliding, double LayerTimes::*part) const
+    {
+        const double mix = (layers - moe) * layer.*part + moe * moeLayer.*part;
+        return windows ? mix + sliding * windows->windowedOverMix.*part +
+                             (layers - sliding) * windows->fullOverMix.*part
+                       : mix;
+    }
     // What stage i's windowed and full layers add to the mix (out of line: most models have
     // no window, and the two above stay small enough to inline).
     double windowedLayers(std::size_t i, int layers, double LayerTimes::*part) const;
@@ -490,30 +498,57 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
     in.microbatches = s.microbatches;
     in.virtualStages = s.virtualStages;
     const bool split = training && splitsWeightGradients(s.schedule);
-    in.forward.reserve(layers.size());
-    in.backward.reserve(layers.size());
-    in.weight.reserve(layers.size());
-    for (std::size_t i = 0; i < layers.size(); ++i) {
+    // The layers each entry times: a stage's, or in DualPipe and DualPipeV each virtual
+    // stage's own run (stageLayerRuns), so that a device's two chunks may differ (DeepSeek-V3's
+    // dense first layers share a device with MoE ones).
+    struct Run
+    {
+        int layers = 0, moe = 0, sliding = 0;
+    };
+    std::vector<Run> runs;
+    if (training && isDualPipe(s.schedule) && model.hasArchitecture()) {
+        const std::vector<std::array<LayerRun, 2>> held = stageLayerRuns(s, model);
+        runs.resize(2 * held.size());
+        for (std::size_t stage = 0; stage < held.size(); ++stage)
+            for (int chunk = 0; chunk < 2; ++chunk) {
+                const LayerRun &r = held[stage][static_cast<std::size_t>(chunk)];
+                runs[static_cast<std::size_t>(
+                    virtualStageOf(s.schedule, s.pp, static_cast<int>(stage), chunk))] = {
+                    r.count, moeLayersIn(model, r.first, r.count),
+                    slidingLayersIn(model, r.first, r.count)};
+            }
+    } else {
+        runs.resize(layers.size());
+        for (std::size_t i = 0; i < layers.size(); ++i)
+            runs[i] = {layers[i], i < t.moeLayers.size() ? t.moeLayers[i] : 0,
+                       t.windows ? t.windows->slidingLayers[i] : 0};
+    }
+    in.forward.reserve(runs.size());
+    in.backward.reserve(runs.size());
+    in.weight.reserve(runs.size());
+    for (const Run &run : runs) {
         if (!t.rates) {
             // Layer-time units (teaching mode): F = 1 per layer, B = 2F (Narayanan et al.
             // 2021, §5.1), zb-h1 and dualpipe(v) B = W = F (Qi et al. 2023, §2), no
             // recomputation.
-            const double f = model.hasArchitecture() ? layers[i] : 1;
+            const double f = model.hasArchitecture() ? run.layers : 1;
             in.forward.push_back(f);
             in.backward.push_back(training ? (split ? f : 2 * f) : 0.0);
             in.weight.push_back(split ? f : 0.0);
             continue;
         }
-        const double f = t.stageLayers(i, layers[i], &LayerTimes::forwardS);
+        const auto time = [&](double LayerTimes::*part) {
+            return t.runLayers(run.layers, run.moe, run.sliding, part);
+        };
+        const double f = time(&LayerTimes::forwardS);
         // Recomputation reruns its part of the forward just before the backward that needs it.
-        const double b = t.stageLayers(i, layers[i], &LayerTimes::backwardS) +
-                         t.stageLayers(i, layers[i], &LayerTimes::recomputeS);
-        const double w = t.stageLayers(i, layers[i], &LayerTimes::weightS);
+        const double b = time(&LayerTimes::backwardS) + time(&LayerTimes::recomputeS);
+        const double w = time(&LayerTimes::weightS);
         in.forward.push_back(f);
         in.backward.push_back(training ? (split ? b : b + w) : 0.0);
         in.weight.push_back(split ? w : 0.0);
     }
-    // The MoE layers' all-to-all inside each stage's passes, for the timeline to show.
+    // The MoE layers' all-to-all inside each entry's passes, for the timeline to show.
     if (t.rates && !t.moeLayers.empty()) {
         double forward = 0, backward = 0;
         for (const LayerOp &op : t.moeLayer.ops)
@@ -522,10 +557,9 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
                 backward += op.backward.seconds + op.rerun * op.forward.seconds;
             }
         if (forward + backward > 0)
-            for (std::size_t i = 0; i < layers.size(); ++i) {
-                const int moe = i < t.moeLayers.size() ? t.moeLayers[i] : 0;
-                in.forwardExpertComm.push_back(moe * forward);
-                in.backwardExpertComm.push_back(training ? moe * backward : 0.0);
+            for (const Run &run : runs) {
+                in.forwardExpertComm.push_back(run.moe * forward);
+                in.backwardExpertComm.push_back(training ? run.moe * backward : 0.0);
             }
     }
     in.expertOverlap =
@@ -1160,9 +1194,13 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
         in.expertOverlap ? hiddenExpertComm(in) : std::vector<double>{};
     double makespan = 0;
     const double passes = s.microbatches * passedShare(in.schedule);
-    for (std::size_t i = 0; i < in.forward.size(); ++i)
-        makespan = std::max(makespan, passes * (in.forward[i] + in.backward[i] + in.weight[i]) -
-                                          (i < hidden.size() ? hidden[i] : 0.0));
+    for (int i = 0; i < in.stages; ++i)
+        makespan = std::max(
+            makespan,
+            passes * (stageSeconds(in, i, OpKind::forward) + stageSeconds(in, i, OpKind::backward) +
+                      stageSeconds(in, i, OpKind::weight)) -
+                (static_cast<std::size_t>(i) < hidden.size() ? hidden[static_cast<std::size_t>(i)]
+                                                             : 0.0));
     // Equal stages under GPipe or 1F1B: (m + K - 1)(F + B) exactly (Narayanan et al. 2021,
     // §2.2) for the layers alone; the end stages' work and the sends only lengthen ops of a
     // fixed order, which never ends the schedule sooner. Shaved by a rounding margin so that
@@ -1216,17 +1254,23 @@ std::int64_t largestModuleParams(const ModelSpec &m, int tp, bool first, bool la
 
 std::vector<std::array<LayerRun, 2>> stageLayerRuns(const Scenario &s, const ModelSpec &model)
 {
+    const bool training = s.mode == Mode::training;
+    // DualPipeV cuts the model into 2K chunks, device i running chunks i and 2K - 1 - i
+    // (torchtitan's "v" placement, dualpipev.py's two modules a rank); DualPipe keeps K
+    // stages and pairs stage i with K - 1 - i.
+    const bool v = training && s.schedule == Schedule::dualPipeV;
+    const bool mirrored = training && s.schedule == Schedule::dualPipe;
+    const int parts = v ? 2 * s.pp : s.pp;
     const std::vector<int> split = model.hasArchitecture()
-                                       ? splitLayers(model.layers, s.pp, s.endsInPipelineSplit)
-                                       : std::vector<int>(static_cast<std::size_t>(s.pp), 0);
+                                       ? splitLayers(model.layers, parts, s.endsInPipelineSplit)
+                                       : std::vector<int>(static_cast<std::size_t>(parts), 0);
     std::vector<int> first(split.size(), 0);
     for (std::size_t i = 1; i < split.size(); ++i)
         first[i] = first[i - 1] + split[i - 1];
-    const bool mirrored = s.mode == Mode::training && s.schedule == Schedule::dualPipe;
-    std::vector<std::array<LayerRun, 2>> runs(split.size());
-    for (std::size_t i = 0; i < split.size(); ++i) {
+    std::vector<std::array<LayerRun, 2>> runs(static_cast<std::size_t>(s.pp));
+    for (std::size_t i = 0; i < runs.size(); ++i) {
         runs[i][0] = {first[i], split[i]};
-        if (mirrored) {
+        if (v || mirrored) {
             const std::size_t other = split.size() - 1 - i;
             runs[i][1] = {first[other], split[other]};
         }

@@ -41,6 +41,14 @@ bool endsPipeline(Schedule schedule, int K, int virtualStages, int j)
     return j == virtualStages - 1 || (schedule == Schedule::dualPipe && j == K - 1);
 }
 
+// Whether the input gives each virtual stage's times of its own (PipelineInput::forward).
+bool timedPerVirtualStage(const PipelineInput &in)
+{
+    const int v = chunksOf(in);
+    return v > 1 && in.stages > 0 &&
+           in.forward.size() == static_cast<std::size_t>(v) * static_cast<std::size_t>(in.stages);
+}
+
 // Whether the schedule has an order for K stages and m micro-batches: DualPipeV's needs
 // m >= 2K (dualpipev.py asserts it), DualPipe's also an even K and m (dualpipe.py: num_ranks
 // % 2 == 0, num_chunks % 2 == 0 and num_chunks >= num_ranks * 2).
@@ -372,6 +380,24 @@ int headStage(Schedule schedule, int stages)
     return schedule == Schedule::dualPipeV ? 0 : std::max(stages, 1) - 1;
 }
 
+double stageSeconds(const PipelineInput &in, int stage, OpKind kind)
+{
+    const std::vector<double> &times = kind == OpKind::forward    ? in.forward
+                                       : kind == OpKind::backward ? in.backward
+                                                                  : in.weight;
+    if (!timedPerVirtualStage(in)) {
+        const auto s = static_cast<std::size_t>(stage);
+        return s < times.size() ? times[s] : 0.0;
+    }
+    double total = 0;
+    for (int chunk = 0; chunk < chunksOf(in); ++chunk) {
+        const auto j =
+            static_cast<std::size_t>(virtualStageOf(in.schedule, in.stages, stage, chunk));
+        total += j < times.size() ? times[j] : 0.0;
+    }
+    return total;
+}
+
 double passedShare(Schedule schedule)
 {
     return schedule == Schedule::dualPipe ? 0.5 : 1.0;
@@ -540,7 +566,8 @@ public:
     // stage, less than allocating one would cost.
     explicit OpTimes(const PipelineInput &in)
         : m_in(in), m_K(in.stages), m_v(chunksOf(in)), m_virtualStages(m_v * in.stages),
-          m_split(splitsWeightGradients(in.schedule)), m_send(in.stages > 1 ? in.p2pSend : 0.0)
+          m_split(splitsWeightGradients(in.schedule)), m_send(in.stages > 1 ? in.p2pSend : 0.0),
+          m_perChunk(timedPerVirtualStage(in))
     {}
 
     // The virtual stage an op runs (virtualStageOf).
@@ -553,10 +580,10 @@ public:
     {
         const auto kind = static_cast<std::size_t>(o.kind);
         const int j = virtualStage(o);
-        const auto s = static_cast<std::size_t>(o.stage);
         const auto weight = static_cast<std::size_t>(OpKind::weight);
         const bool full = o.fullBackward && o.kind == OpKind::backward;
-        return chunkTime(s, o.kind) + (full ? chunkTime(s, OpKind::weight) : 0.0) +
+        return chunkTime(o.stage, j, o.kind) +
+               (full ? chunkTime(o.stage, j, OpKind::weight) : 0.0) +
                (startsPipeline(m_in.schedule, m_K, j)
                     ? m_in.firstChunkExtra[kind] + (full ? m_in.firstChunkExtra[weight] : 0.0)
                     : 0.0) +
@@ -588,14 +615,19 @@ public:
                                                               : m_send;
     }
 
-    // The all-to-all inside one op: its stage's share, a chunk's 1/v of it.
+    // The all-to-all inside one op: its stage's share, a chunk's 1/v of it, or its virtual
+    // stage's own.
     double expertComm(const ScheduleOp &o) const
     {
         const auto &part = o.kind == OpKind::forward    ? m_in.forwardExpertComm
                            : o.kind == OpKind::backward ? m_in.backwardExpertComm
                                                         : m_noComm;
+        if (m_perChunk) {
+            const auto j = static_cast<std::size_t>(virtualStage(o));
+            return j < part.size() ? part[j] : 0.0;
+        }
         const auto s = static_cast<std::size_t>(o.stage);
-        return s < part.size() ? part[s] / chunksOf(m_in) : 0.0;
+        return s < part.size() ? part[s] / m_v : 0.0;
     }
 
     // Of a pair run together (expertOverlap: Megatron-LM's backward and the forward after it,
@@ -604,32 +636,32 @@ public:
     // do not cover, and for the part they do, the share of the device its kernels hold
     // (PipelineInput::expertCommShare; docs/experts.md, "All-to-all overlap"). The ends'
     // extra work is left out of the computations, so this never hides more than the layers
-    // can cover.
-    double pairExcess(int stage) const
+    // can cover. The pair of a forward: DualPipe(V) runs it with the other chunk's whole
+    // backward; Megatron-LM's chunks are a stage's equal shares.
+    double pairExcess(const ScheduleOp &forward) const
     {
-        const auto s = static_cast<std::size_t>(stage);
-        const double comm = pairComm(stage);
-        const double compute = chunkTime(s, OpKind::forward) + chunkTime(s, OpKind::backward) +
-                               (isDualPipe(m_in.schedule) ? chunkTime(s, OpKind::weight) : 0.0) -
-                               comm;
+        const ScheduleOp backward = partnerOf(forward);
+        const int jf = virtualStage(forward), jb = virtualStage(backward);
+        const double comm = pairComm(forward);
+        const double compute =
+            chunkTime(forward.stage, jf, OpKind::forward) +
+            chunkTime(backward.stage, jb, OpKind::backward) +
+            (isDualPipe(m_in.schedule) ? chunkTime(backward.stage, jb, OpKind::weight) : 0.0) -
+            comm;
         const double hidden = std::clamp(compute, 0.0, comm);
         return comm - hidden + hidden * m_in.expertCommShare;
     }
 
-    // A pair's two all-to-alls, a chunk's share of the stage's forward and backward ones.
-    double pairComm(int stage) const
+    // A pair's two all-to-alls: the forward's and its partner backward's.
+    double pairComm(const ScheduleOp &forward) const
     {
-        ScheduleOp f, b;
-        f.stage = b.stage = stage;
-        b.kind = OpKind::backward;
-        return expertComm(f) + expertComm(b);
+        return expertComm(forward) + expertComm(partnerOf(forward));
     }
 
     // One op of a pair: its time without its all-to-all, the forward with the pair's excess.
     double pairedDuration(const ScheduleOp &o) const
     {
-        return duration(o) - expertComm(o) +
-               (o.kind == OpKind::forward ? pairExcess(o.stage) : 0.0);
+        return duration(o) - expertComm(o) + (o.kind == OpKind::forward ? pairExcess(o) : 0.0);
     }
 
     // Time the stage is busy with one op of this kind, micro-batch and chunk aside.
@@ -642,16 +674,29 @@ public:
     }
 
 private:
-    // One chunk's share of its stage's time of this kind: W only in zero-bubble schedules.
-    double chunkTime(std::size_t s, OpKind kind) const
+    // The backward a forward runs beside: of the other chunk in DualPipe(V), else its own.
+    ScheduleOp partnerOf(const ScheduleOp &forward) const
     {
+        ScheduleOp b = forward;
+        b.kind = OpKind::backward;
+        if (isDualPipe(m_in.schedule))
+            b.chunk = 1 - forward.chunk;
+        return b;
+    }
+
+    // One chunk's time of this kind: its virtual stage j's own, or its stage's 1/v; W only in
+    // zero-bubble schedules.
+    double chunkTime(int stage, int j, OpKind kind) const
+    {
+        const auto i = static_cast<std::size_t>(m_perChunk ? j : stage);
+        const double share = m_perChunk ? 1.0 : 1.0 / m_v;
         switch (kind) {
         case OpKind::forward:
-            return m_in.forward[s] / m_v;
+            return m_in.forward[i] * share;
         case OpKind::backward:
-            return m_in.backward[s] / m_v;
+            return m_in.backward[i] * share;
         case OpKind::weight:
-            return m_split && s < m_in.weight.size() ? m_in.weight[s] / m_v : 0.0;
+            return m_split && i < m_in.weight.size() ? m_in.weight[i] * share : 0.0;
         }
         return 0.0;
     }
@@ -662,6 +707,7 @@ private:
     int m_virtualStages;
     bool m_split;
     double m_send;
+    bool m_perChunk;
     std::vector<double> m_noComm;
 };
 
@@ -1012,8 +1058,7 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
             timed.paired = paired && isDualPipe(in.schedule);
             if (paired && in.expertOverlap) {
                 timed.paired = true;
-                timed.expertComm =
-                    timed.kind == OpKind::forward ? times.pairExcess(timed.stage) : 0.0;
+                timed.expertComm = timed.kind == OpKind::forward ? times.pairExcess(timed) : 0.0;
             }
             r.timeline.push_back(timed);
         }
@@ -1107,33 +1152,53 @@ std::optional<SteadyPeriod> steadyPeriod(const PipelineInput &in, const std::vec
 
 } // namespace
 
+namespace {
+
+// Each pair the stage's order runs together, given by its forward: DualPipe(V)'s marked ones
+// (the mark is on the backward, the forward being of the other chunk), Megatron-LM's each
+// backward with the forward after it.
+template <typename Visit> void forEachPair(const PipelineInput &in, int stage, Visit visit)
+{
+    bool afterBackward = false;
+    for (StageCursor cursor(in, stage); !cursor.done(); cursor.advance()) {
+        const ScheduleOp &o = cursor.current();
+        if (isDualPipe(in.schedule)) {
+            if (o.paired) {
+                ScheduleOp forward = o;
+                forward.kind = OpKind::forward;
+                forward.chunk = 1 - o.chunk;
+                visit(forward);
+            }
+        } else if (o.kind == OpKind::forward && afterBackward) {
+            visit(o);
+        }
+        afterBackward = o.kind == OpKind::backward;
+    }
+}
+
+} // namespace
+
 std::vector<int> expertOverlapPairs(const PipelineInput &in)
 {
     std::vector<int> pairs(static_cast<std::size_t>(std::max(in.stages, 0)), 0);
     if (in.microbatches <= 0)
         return pairs;
-    for (int s = 0; s < in.stages; ++s) {
-        bool afterBackward = false;
-        for (StageCursor cursor(in, s); !cursor.done(); cursor.advance()) {
-            const ScheduleOp &o = cursor.current();
-            if (isDualPipe(in.schedule) ? o.paired : o.kind == OpKind::forward && afterBackward)
-                ++pairs[static_cast<std::size_t>(s)];
-            afterBackward = o.kind == OpKind::backward;
-        }
-    }
+    for (int s = 0; s < in.stages; ++s)
+        forEachPair(in, s, [&](const ScheduleOp &) { ++pairs[static_cast<std::size_t>(s)]; });
     return pairs;
 }
 
 std::vector<double> hiddenExpertComm(const PipelineInput &in)
 {
     std::vector<double> hidden(static_cast<std::size_t>(std::max(in.stages, 0)), 0.0);
-    if (!in.expertOverlap || in.forwardExpertComm.empty())
+    if (!in.expertOverlap || in.forwardExpertComm.empty() || in.microbatches <= 0)
         return hidden;
     const OpTimes times(in);
-    const std::vector<int> pairs = expertOverlapPairs(in);
     for (int s = 0; s < in.stages; ++s)
-        hidden[static_cast<std::size_t>(s)] =
-            pairs[static_cast<std::size_t>(s)] * (times.pairComm(s) - times.pairExcess(s));
+        forEachPair(in, s, [&](const ScheduleOp &forward) {
+            hidden[static_cast<std::size_t>(s)] +=
+                times.pairComm(forward) - times.pairExcess(forward);
+        });
     return hidden;
 }
 
@@ -1235,7 +1300,9 @@ std::optional<double> closedFormBubble(Schedule schedule, int K, int m, int v, d
 ClosedFormBubble closedFormBubble(const PipelineInput &in)
 {
     const auto k = static_cast<std::size_t>(std::max(in.stages, 0));
-    if (in.stages <= 0 || in.microbatches <= 0 || in.forward.size() != k || in.backward.size() != k)
+    const std::size_t entries = timedPerVirtualStage(in) ? k * chunksOf(in) : k;
+    if (in.stages <= 0 || in.microbatches <= 0 || in.forward.size() != entries ||
+        in.backward.size() != entries)
         return {std::nullopt, "there is no pipeline"};
     const bool split = splitsWeightGradients(in.schedule);
     const auto uniform = [](const std::vector<double> &t) {
@@ -1248,9 +1315,11 @@ ClosedFormBubble closedFormBubble(const PipelineInput &in)
                               "equal stages"};
     if ((in.p2pLatency > 0 || in.p2pSend > 0 || !in.boundarySend.empty()) && in.stages > 1)
         return {std::nullopt, "the closed form assumes free point-to-point communication"};
-    const double w = split && !in.weight.empty() ? in.weight.front() : 0.0;
-    const double f = in.forward.front();
-    const double b = in.backward.front();
+    // Per virtual stage, the times are a chunk's: the closed forms take a stage's.
+    const double scale = timedPerVirtualStage(in) ? chunksOf(in) : 1.0;
+    const double w = split && !in.weight.empty() ? scale * in.weight.front() : 0.0;
+    const double f = scale * in.forward.front();
+    const double b = scale * in.backward.front();
     if (auto fraction =
             closedFormBubble(in.schedule, in.stages, in.microbatches, in.virtualStages, f, b, w))
         return {fraction, {}};

@@ -81,7 +81,10 @@ struct ScheduleOp
 };
 
 // What the event simulation needs. Times are seconds (or units in teaching
-// mode) for a whole stage's layers and one micro-batch; chunks take 1/v each.
+// mode) for a whole stage's layers and one micro-batch; chunks take 1/v each. Or, where a
+// stage's chunks differ (DualPipe's two stages a device, DualPipeV's two halves of the V),
+// one entry per virtual stage j (virtualStageOf), each a chunk's own: forward, backward,
+// weight and the two expert-communication times all per virtual stage then.
 struct PipelineInput
 {
     Schedule schedule = Schedule::oneFOneB;
@@ -120,6 +123,10 @@ struct PipelineInput
     bool expertOverlap = false;
     double expertCommShare = 0;
 };
+
+// A stage's time of one kind for one micro-batch passing every chunk it holds, from either
+// layout of PipelineInput's times.
+double stageSeconds(const PipelineInput &input, int stage, OpKind kind);
 
 // Uniform stages: forward F; backward 2F (zb-h1, dualpipe(v): B = W = F), as Narayanan et
 // al. 2021 §2.2 and Qi et al. 2023 §2 assume.

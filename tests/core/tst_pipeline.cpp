@@ -571,6 +571,43 @@ private Q_SLOTS:
         }
     }
 
+    // Where a device's two chunks hold different layers (DualPipe's stage and its mirror,
+    // DualPipeV's two halves of the V), the input gives each virtual stage its own times:
+    // every op takes its virtual stage's, and a stage's time is its chunks' sum.
+    void perVirtualStageTimes_data()
+    {
+        QTest::addColumn<Schedule>("schedule");
+        QTest::addRow("dualpipe") << Schedule::dualPipe;
+        QTest::addRow("dualpipev") << Schedule::dualPipeV;
+    }
+    void perVirtualStageTimes()
+    {
+        QFETCH(Schedule, schedule);
+        const int K = 2, m = 4;
+        PipelineInput in = uniformPipeline(schedule, K, m);
+        in.forward = {1, 2, 3, 4}; // virtual stages 0..3: device 0, 1, then 1, 0
+        in.backward = {10, 20, 30, 40};
+        in.weight = {100, 200, 300, 400};
+        const PipelineResult r = simulatePipeline(in, true);
+        QVERIFY(r.complete);
+        for (const ScheduleOp &o : r.timeline) {
+            const auto j = std::size_t(virtualStageOf(schedule, K, o.stage, o.chunk));
+            const double expected = o.kind == OpKind::forward ? in.forward[j]
+                                    : o.kind == OpKind::weight
+                                        ? in.weight[j]
+                                        : in.backward[j] + (o.fullBackward ? in.weight[j] : 0.0);
+            QCOMPARE(o.end - o.start, expected);
+        }
+        QCOMPARE(stageSeconds(in, 0, OpKind::forward), 1.0 + 4.0);
+        QCOMPARE(stageSeconds(in, 1, OpKind::backward), 20.0 + 30.0);
+        // Per stage, a chunk is half its stage's time.
+        PipelineInput perStage = uniformPipeline(schedule, K, m, 1, 6.0);
+        QCOMPARE(stageSeconds(perStage, 1, OpKind::forward), 6.0);
+        for (const ScheduleOp &o : simulatePipeline(perStage, true).timeline)
+            if (o.kind == OpKind::forward)
+                QCOMPARE(o.end - o.start, 3.0);
+    }
+
     // DualPipe's two directions never meet: a forward-direction micro-batch runs virtual
     // stages 0..K-1 (devices 0..K-1), a reverse one K..2K-1 (devices K-1..0), each F after
     // the F before it in its direction, each B after the B after it or, at its direction's

@@ -405,6 +405,28 @@ private Q_SLOTS:
         QCOMPARE(2 * sum(oneFOneB) - sum(dual), 2 * ((50'257LL + 7) / 8 * 12'288));
     }
 
+    // DualPipeV cuts the model into 2K chunks and gives device i chunks i and 2K - 1 - i
+    // (torchtitan's "v" placement): DeepSeek-V3's 61 layers in 32 chunks are 29 of two and
+    // 3 of one (splitLayers), so devices 0-2 hold 2 + 1 layers and the rest 2 + 2. Device 0's
+    // are layers 0-1 (dense: the first three are) and 60, one MoE layer; device 1's 2-3 and 59,
+    // two. Each device keeps 256 / 64 = 4 experts of 3 x 7,168 x 2,048 a MoE layer.
+    void dualPipeVCutsTheModelInTwiceTheStages()
+    {
+        Scenario s = scenario({"model=deepseek-v3", "device=h800-sxm", "precision=fp8", "tp=1",
+                               "pp=16", "dp=128", "ep=64", "zero=1", "microbatches=120",
+                               "schedule=dualpipev", "recompute=full"});
+        const Report r = evaluate(s, m_presets);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        QList<int> layers;
+        for (const StageReport &st : r.stages)
+            layers << st.layers;
+        QCOMPARE(layers, (QList<int>{3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}));
+        const std::int64_t experts = std::int64_t{4} * 3 * 7168 * 2048;
+        QCOMPARE(r.stages[0].expertParams, experts);
+        QCOMPARE(r.stages[1].expertParams, 2 * experts);
+        QCOMPARE(r.stages[3].expertParams, 4 * experts);
+    }
+
     // docs/worked-examples.md §5: the first stage stays flat as m grows: 1F1B keeps min(K-s, m) = 2
     // micro-batches on stage 0 at both m = 2 and m = 16, while the last stage
     // grows by 14 cached outputs.
