@@ -104,6 +104,15 @@ QString scheduleTip(core::Schedule schedule)
             "both sit on stage 0. Needs m ≥ 2K micro-batches. Runs the forward of one "
             "micro-batch and the backward of another as one overlapped pair; with ep_overlap a "
             "pair hides its all-to-all. Some backwards defer their W, as ZB-H1's do.");
+    case core::Schedule::dualPipe:
+        return ControlsPanel::tr(
+            "DualPipe (DeepSeek-V3 Technical Report §3.2.1; deepseek-ai/DualPipe, dualpipe.py): "
+            "half the micro-batches enter at stage 0, the other half at stage K − 1 and run "
+            "the other way. Each device holds its stage of both directions, two copies of the "
+            "parameters, and both end stages hold an embedding and an LM head. Needs an even K "
+            "and an even m ≥ 2K. Runs forward-and-backward pairs as DualPipeV does; with "
+            "ep_overlap a pair hides its all-to-all. Of the framework profiles only custom "
+            "runs it.");
     }
     return {};
 }
@@ -539,7 +548,7 @@ void ControlsPanel::refresh()
                      : help);
     }
     // Virtual stages only mean something for the interleaved schedule, in training; DualPipeV
-    // has two chunks a device whatever they say.
+    // and DualPipe have two chunks a device whatever they say.
     {
         QWidget *control = m_controls.value(QStringLiteral("virtual_stages"));
         const QString help = tooltipFor(QStringLiteral("virtual_stages"));
@@ -548,6 +557,10 @@ void ControlsPanel::refresh()
             control->setToolTip(
                 tr("Not used by dualpipev: it always runs two chunks a device, in a V.\n%1")
                     .arg(help));
+        else if (!inference && s.schedule == core::Schedule::dualPipe)
+            control->setToolTip(tr("Not used by dualpipe: it always runs two chunks a device, "
+                                   "its stage of each direction.\n%1")
+                                    .arg(help));
         else if (!inference && s.schedule != core::Schedule::interleaved)
             control->setToolTip(
                 tr("Used by the interleaved schedule only; %1 runs one chunk a device.\n%2")

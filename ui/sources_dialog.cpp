@@ -24,10 +24,11 @@ const char *const kSources[] = {
     "eq. 2 parameter count, §5.1 backward = 2 × forward.",
     "Qi et al. 2023, “Zero Bubble Pipeline Parallelism”, §3.1: ZB-H1 bubble (K−1)(F+B−W).",
     "DeepSeek-AI 2024, “DeepSeek-V3 Technical Report”, §3.2.1: DualPipe, a forward and a "
-    "backward chunk overlapped as one pair; deepseek-ai/DualPipe, dualpipev.py: DualPipeV's "
-    "two chunks a device in a V and its order in eight steps, and its README, “Pipeline "
-    "Bubbles and Memory Usage Comparison”: the bubble (PP/2−1)(F&B+B−3W) and PP + 1 chunks "
-    "of activations.",
+    "backward chunk overlapped as one pair; deepseek-ai/DualPipe, dualpipe.py: DualPipe's "
+    "micro-batches entering at both ends, each device holding its stage of both directions, "
+    "and its order in eight steps; dualpipev.py: DualPipeV's two chunks a device in a V and "
+    "its order; and its README, “Pipeline Bubbles and Memory Usage Comparison”: the bubble "
+    "(PP/2−1)(F&B+B−3W) and PP + 1 chunks of activations for both.",
     "Korthikanti et al. 2022, “Reducing Activation Recomputation in Large Transformer Models”, "
     "Table 2: activations per layer sbh(34 + 5as/h) and its tensor-, sequence-parallel and "
     "recomputation forms; §4.2.2 sequence parallelism.",

@@ -87,10 +87,12 @@ private Q_SLOTS:
             << "memory" << 4 << "total (bytes)" << totals;
 
         // The curves of core::bubbleCurves for m up to 1024: GPipe and 1F1B 152 points each,
-        // interleaved 104 (multiples of K), ZB-H1 149, DualPipeV 145 (from m = 2K = 8); then
-        // the point and the simulation.
+        // interleaved 104 (multiples of K), ZB-H1 149, DualPipeV 145 (from m = 2K = 8),
+        // DualPipe 125 (even m only, as dualpipe.py takes them: core's log-spaced steps of 2 up
+        // to 1024 are 128, every even m to 32 then about 24 a doubling, less m = 2, 4 and 6,
+        // below 2K); then the point and the simulation.
         QTest::addRow("bubble: the point and the simulation")
-            << "bubble" << 152 + 152 + 104 + 149 + 145 + 2 << "bubble (fraction)"
+            << "bubble" << 152 + 152 + 104 + 149 + 145 + 125 + 2 << "bubble (fraction)"
             << QList<double>{r.bubbleFractionClosedForm.value_or(r.bubbleFraction),
                              r.bubbleFraction};
 

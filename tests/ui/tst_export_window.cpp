@@ -208,6 +208,11 @@ private Q_SLOTS:
             << "schedule=dualpipev,virtual_stages=3"
             << "Llama 3.1 70B on NVIDIA H100 SXM · BF16 training · T=8 K=4 D=2 (64 devices) · "
                "m=16 · dualpipev (2 chunks a stage) · ZeRO 1 — Parascope";
+        // DualPipe's two are its stage of each direction (dualpipe.py), whatever v says.
+        QTest::addRow("dualpipe: a chunk each way")
+            << "schedule=dualpipe,virtual_stages=3"
+            << "Llama 3.1 70B on NVIDIA H100 SXM · BF16 training · T=8 K=4 D=2 (64 devices) · "
+               "m=16 · dualpipe (2 chunks a stage, one each way) · ZeRO 1 — Parascope";
         QTest::addRow("inference")
             << "mode=inference,tp=2,pp=1,dp=1,microbatches=1,microbatch_size=16,seq_len=1024,"
                "output_len=256"

@@ -378,8 +378,10 @@ private Q_SLOTS:
 
     // Each schedule the picker offers says what it does; the virtual stages are the
     // interleaved schedule's alone, and DualPipeV's two chunks are fixed (deepseek-ai/DualPipe,
-    // dualpipev.py: two chunks a rank, the V). The all-to-all overlap stays offered under
-    // DualPipeV with experts: it hides its pairs' all-to-all (DeepSeek-V3 report, §3.2.1).
+    // dualpipev.py: two chunks a rank, the V), as DualPipe's are (dualpipe.py: a stage of each
+    // direction a rank, asserting an even number of ranks and an even num_chunks of at least
+    // twice the ranks). The all-to-all overlap stays offered under DualPipeV and DualPipe with
+    // experts: it hides their pairs' all-to-all (DeepSeek-V3 report, §3.2.1).
     void scheduleChoiceExplainsItself_data()
     {
         QTest::addColumn<QString>("schedule");
@@ -403,6 +405,16 @@ private Q_SLOTS:
                            "ep_overlap",
                            "DeepSeek-V3"}
             << false << "Not used by dualpipev: it always runs two chunks a device";
+        QTest::addRow("dualpipe") << "dualpipe"
+                                  << QStringList{"DeepSeek-V3 Technical Report §3.2.1",
+                                                 "dualpipe.py",
+                                                 "the other half at stage K − 1",
+                                                 "two copies of the parameters",
+                                                 "an even K and an even m ≥ 2K",
+                                                 "ep_overlap",
+                                                 "only custom"}
+                                  << false
+                                  << "Not used by dualpipe: it always runs two chunks a device";
     }
     void scheduleChoiceExplainsItself()
     {
@@ -433,16 +445,26 @@ private Q_SLOTS:
             QVERIFY2(v->toolTip().startsWith(virtualSays), qPrintable(v->toolTip()));
     }
 
-    // ep_overlap is offered with experts in training, under DualPipeV too.
-    void expertOverlapOfferedUnderDualPipeV()
+    // ep_overlap is offered with experts in training, under DualPipeV and DualPipe too (K = 4,
+    // m = 16 by default: DualPipe's even K and even m ≥ 2K).
+    void expertOverlapOfferedUnderDualPipes_data()
     {
+        QTest::addColumn<QString>("schedule");
+        QTest::addRow("dualpipev") << "dualpipev";
+        QTest::addRow("dualpipe") << "dualpipe";
+    }
+    void expertOverlapOfferedUnderDualPipes()
+    {
+        QFETCH(QString, schedule);
         ScenarioDocument document(io::builtinPresets());
         MainWindow window(&document);
         QWidget *overlap = window.controls()->control("ep_overlap");
         QVERIFY(!overlap->isEnabled()); // the default Llama 3.1 70B is dense
         for (const auto &[key, value] :
-             {std::pair{"model", "qwen3-30b-a3b"}, {"ep", "8"}, {"schedule", "dualpipev"}})
-            QVERIFY(document.setField(QString::fromLatin1(key), QString::fromLatin1(value)));
+             {std::pair{QStringLiteral("model"), QStringLiteral("qwen3-30b-a3b")},
+              {QStringLiteral("ep"), QStringLiteral("8")},
+              {QStringLiteral("schedule"), schedule}})
+            QVERIFY(document.setField(key, value));
         document.flush();
         QVERIFY(overlap->isEnabled());
         QVERIFY2(!overlap->toolTip().startsWith("Not used"), qPrintable(overlap->toolTip()));
@@ -797,7 +819,7 @@ private Q_SLOTS:
             QVERIFY2(!chart->markerLabelRect().contains(chart->positionOf(p)),
                      qPrintable(QStringLiteral("m = %1").arg(p.x())));
         const QStringList legend = chart->legendNames();
-        QVERIFY(legend.contains("1f1b = gpipe (same bubble)"));
+        QVERIFY(legend.contains("1f1b = gpipe"));
         QVERIFY(!legend.contains("gpipe"));
         // DualPipeV from m = 2K = 8 on: with a chunk's F = B = W, (K−1)(F&B + B − 3W) = 3F of
         // a stage idle beside m × 3F busy, ZB-H1's 3F/(3F·m + 3F) (deepseek-ai/DualPipe,
@@ -809,8 +831,56 @@ private Q_SLOTS:
             if (p.x() >= 8)
                 QVERIFY2(dualPipeV.contains(p), qPrintable(QStringLiteral("m = %1").arg(p.x())));
         QVERIFY2(legend.contains("dualpipev = zb-h1 at W = F"), qPrintable(legend.join(u'|')));
+        // DualPipe at even m from 2K = 8 on: a chunk's F = B = W, (K/2 − 1)(F&B + B − 3W) =
+        // 1 × (3F + 2F − 3F) = 2F of a device idle beside m × 3F busy, 2/26 at m = 8
+        // (deepseek-ai/DualPipe, README, PP = K devices).
+        const QList<QPointF> dualPipe = chart->curve(core::Schedule::dualPipe);
+        QVERIFY(!dualPipe.isEmpty());
+        QCOMPARE(dualPipe.front(), QPointF(8, 200.0 / 26));
+        for (const QPointF &p : dualPipe) {
+            QCOMPARE(int(p.x()) % 2, 0);
+            QCOMPARE(p.y(), 200.0 / (3 * p.x() + 2));
+        }
+        QVERIFY2(legend.contains("dualpipe"), qPrintable(legend.join(u'|')));
         // The formula panel writes the formula with these numbers.
         QTRY_VERIFY(window.formulas()->toPlainText().contains("(K−1)/(K−1+m) = 3/7 = 42.9 %"));
+    }
+
+    // DualPipe's curve for each K: with a chunk's F = B = W, (K/2 − 1)(F&B + B − 3W) =
+    // (K − 2)F of a device idle beside 3mF busy (deepseek-ai/DualPipe, README, PP = K devices),
+    // at even m from 2K, as dualpipe.py asserts; an odd K has no order, and the legend says so.
+    void bubbleChartDrawsDualPipeAtEvenK_data()
+    {
+        QTest::addColumn<int>("stages");
+        QTest::addColumn<QPointF>("first"); // null: no curve
+        QTest::addColumn<QString>("name");
+        QTest::addRow("K=2: no bubble") << 2 << QPointF(4, 0) << "dualpipe";
+        QTest::addRow("K=4") << 4 << QPointF(8, 200.0 / 26) << "dualpipe";
+        QTest::addRow("K=8") << 8 << QPointF(16, 600.0 / 54) << "dualpipe";
+        QTest::addRow("K=5: odd") << 5 << QPointF() << "dualpipe: needs an even K";
+    }
+    void bubbleChartDrawsDualPipeAtEvenK()
+    {
+        QFETCH(int, stages);
+        QFETCH(QPointF, first);
+        QFETCH(QString, name);
+        core::Scenario s;
+        s.pp = stages;
+        BubbleChart chart;
+        chart.setScenario(s, core::Report{});
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        QVERIFY2(chart.legendNames().contains(name), qPrintable(chart.legendNames().join(u'|')));
+        const QList<QPointF> curve = chart.curve(core::Schedule::dualPipe);
+        if (first.isNull()) {
+            QVERIFY(curve.isEmpty());
+            return;
+        }
+        QCOMPARE(curve.front(), first);
+        for (const QPointF &p : curve) {
+            QCOMPARE(int(p.x()) % 2, 0);
+            QCOMPARE(p.y(), 100.0 * (stages - 2) / (3 * p.x() + stages - 2));
+        }
     }
 
     // A drag changes m at every step: the chart follows each one, the formulas at most a few
@@ -1070,7 +1140,7 @@ private Q_SLOTS:
              {"Korthikanti et al. 2022", "Narayanan et al. 2021", "Qi et al. 2023",
               "Rajbhandari et al. 2020", "pytorch/pytorch#159251", "Patarasuk & Yuan 2009",
               "Shah et al. 2024", "SelectiveAC", "“DeepSeek-V3 Technical Report”, §3.2.1",
-              "deepseek-ai/DualPipe, dualpipev.py"})
+              "deepseek-ai/DualPipe, dualpipe.py", "dualpipev.py"})
             QVERIFY2(text.contains(source), source);
         dialog->close();
     }

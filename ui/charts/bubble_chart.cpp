@@ -34,6 +34,8 @@ QPen curvePen(core::Schedule schedule)
         return QPen(chart_style::green(), 2.5, Qt::DashDotLine);
     case core::Schedule::dualPipeV:
         return QPen(chart_style::purple(), 2.5, Qt::DotLine);
+    case core::Schedule::dualPipe: // just below ZB-H1's and DualPipeV's: solid, in a colour apart
+        return QPen(chart_style::skyBlue(), 2.5);
     }
     return {};
 }
@@ -64,7 +66,7 @@ BubbleChart::BubbleChart(QWidget *parent)
     // 1F1B first so GPipe's dashed line (the same values) is drawn over it.
     for (core::Schedule schedule :
          {core::Schedule::oneFOneB, core::Schedule::gpipe, core::Schedule::interleaved,
-          core::Schedule::zbH1, core::Schedule::dualPipeV}) {
+          core::Schedule::zbH1, core::Schedule::dualPipeV, core::Schedule::dualPipe}) {
         auto *series = new QLineSeries;
         series->setPen(curvePen(schedule));
         m_chart->addSeries(series);
@@ -201,12 +203,18 @@ void BubbleChart::setScenario(const core::Scenario &s, const core::Report &r,
             // DualPipeV's (K−1)(F&B+B−3W) over chunks of half the stage is ZB-H1's (K−1)(F+B−W)
             // when W = F, as these curves draw them (deepseek-ai/DualPipe, README): its dotted
             // line lies on ZB-H1's from m = 2K on.
-            series->setName(
-                curve.schedule == core::Schedule::interleaved
-                    ? tr("%1, v = %2").arg(name).arg(curve.virtualStages)
-                : curve.schedule == core::Schedule::oneFOneB  ? tr("1f1b = gpipe (same bubble)")
-                : curve.schedule == core::Schedule::dualPipeV ? tr("dualpipev = zb-h1 at W = F")
-                                                              : name);
+            // DualPipe's (K/2−1)(F&B+B−3W) with F = B = W is (K−2)F idle beside 3mF: from
+            // m = 2K, at even m only (dualpipe.py); an odd K has no order, and the legend says
+            // why its line is missing. The names stay short enough for one row of six
+            // entries at 1280 × 800; "=" says that 1F1B's line is GPipe's too.
+            series->setName(curve.schedule == core::Schedule::interleaved
+                                ? tr("%1, v = %2").arg(name).arg(curve.virtualStages)
+                            : curve.schedule == core::Schedule::oneFOneB ? tr("1f1b = gpipe")
+                            : curve.schedule == core::Schedule::dualPipeV
+                                ? tr("dualpipev = zb-h1 at W = F")
+                            : curve.schedule == core::Schedule::dualPipe && s.pp % 2 != 0
+                                ? tr("dualpipe: needs an even K")
+                                : name);
         }
         m_chart->setTitle(s.pp == 1 ? tr("Pipeline bubble with K = 1 stage: none")
                                     : tr("Pipeline bubble with K = %1 stages").arg(s.pp));

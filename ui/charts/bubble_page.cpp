@@ -86,6 +86,19 @@ QString BubblePage::bubbleFormulas(const core::Scenario &s, const core::Report &
             "Bubbles and Memory Usage Comparison”: F, B, W a chunk's, B the whole backward, F&B "
             "a forward and a backward overlapped");
         break;
+    case core::Schedule::dualPipe:
+        // PP = K devices, each holding its stage of both directions; F, B, W a chunk's (one
+        // stage's), B the whole backward, F&B a forward and a backward run as one pair.
+        expression = QStringLiteral("bubble time = (PP/2−1)(F&B+B−3W) = %1(F&B+B−3W), PP = K "
+                                    "= %2 devices")
+                         .arg(k / 2 - 1)
+                         .arg(k);
+        source = QObject::tr(
+            "deepseek-ai/DualPipe, README (DualPipe: DeepSeek-V3 Technical Report §3.2.1; "
+            "dualpipe.py), “Pipeline Bubbles and Memory Usage Comparison”: F, B, W a chunk's, "
+            "one of a device's two stages, B the whole backward, F&B a forward and a backward "
+            "overlapped");
+        break;
     }
     if (r.bubbleFractionClosedForm)
         expression += QStringLiteral(" = %1").arg(formula::percent(*r.bubbleFractionClosedForm));
@@ -118,7 +131,8 @@ ChartData BubblePage::data(const ChartInputs &inputs) const
                 qint64(curve.virtualStages), qint64(point.microbatches), point.fraction};
     // The marker sits on the curve (the closed form where it holds); the simulation, with the
     // end stages' work and the sends, is named beside it.
-    // Its chunks a stage as the schedule runs them: v interleaved, two in DualPipeV's V.
+    // Its chunks a stage as the schedule runs them: v interleaved, two in DualPipeV's V and
+    // in DualPipe's two directions.
     const core::Report &r = inputs.report;
     const QString schedule = io::qs(core::toString(s.schedule));
     const auto chunks = qint64(core::chunksPerStage(s.schedule, s.virtualStages));

@@ -185,6 +185,8 @@ QString captionText(const Inputs &inputs, const QDate &date)
         schedule += QStringLiteral(" v=%1").arg(s.virtualStages);
     else if (s.schedule == core::Schedule::dualPipeV)
         schedule += QObject::tr(" (2 chunks a stage)"); // its v, always two (core::chunksPerStage)
+    else if (s.schedule == core::Schedule::dualPipe)    // a stage of each direction a device
+        schedule += QObject::tr(" (2 chunks a stage, one each way)");
     const QString mode =
         s.mode == core::Mode::training ? QObject::tr("training") : QObject::tr("inference");
     // The framework's profile, when the scenario follows one (docs/frameworks.md).
