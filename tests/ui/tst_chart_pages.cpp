@@ -435,7 +435,9 @@ private Q_SLOTS:
     // GPipe and 1F1B 3/(3 + 8) = 27.3 % (Narayanan et al. 2021, §2.2); interleaved v = 2:
     // 3/(16 + 3) = 15.8 % (§2.2.2); ZB-H1 with B = W = F: 3F/(8 × 3F + 3F) = 11.1 % (Qi et al.
     // 2023, §3.1); DualPipeV with a chunk's F = B = W: (K − 1)(F&B + B − 3W) = 3 (3F + 2F − 3F)
-    // = 6F idle beside 8 × 6F busy = 11.1 % (deepseek-ai/DualPipe, README).
+    // = 6F idle beside 8 × 6F busy = 11.1 % (deepseek-ai/DualPipe, README); DualPipe, PP = K
+    // devices, a chunk one of a device's two stages: (K/2 − 1)(F&B + B − 3W) = 1 × (3F + 2F −
+    // 3F) = 2F idle beside 8 × 3F busy = 7.7 % (the same README row).
     void bubbleFormulaNamesTheSchedule_data()
     {
         QTest::addColumn<QString>("set");
@@ -456,6 +458,13 @@ private Q_SLOTS:
                            "= 11.1 %",
                            "1 − busy ÷ (K × makespan) = 11.1 %"}
             << "deepseek-ai/DualPipe, README (DualPipeV: Sea AI Lab's cut-in-half)";
+        QTest::addRow("dualpipe")
+            << untimed + "dualpipe"
+            << QStringList{"bubble time = (PP/2−1)(F&B+B−3W) = 1(F&B+B−3W), PP = K = 4 devices "
+                           "= 7.7 %",
+                           "1 − busy ÷ (K × makespan) = 7.7 %"}
+            << "deepseek-ai/DualPipe, README (DualPipe: DeepSeek-V3 Technical Report §3.2.1; "
+               "dualpipe.py)";
     }
     void bubbleFormulaNamesTheSchedule()
     {
@@ -480,7 +489,10 @@ private Q_SLOTS:
     // README), freed by a whole B or by the W a zero-bubble B deferred (dualpipev.py). The
     // formula shows the fullest stage: GPipe's last, which holds the LM head as the first holds
     // the embedding, and the cached outputs besides; DualPipeV's stage 0, which holds both
-    // ends of the V, and with them the cached outputs.
+    // ends of the V, and with them the cached outputs. DualPipe keeps PP + 1 = K + 1 chunks of
+    // one stage on every device, whose 40 layers are two stages of 20, its own of the forward
+    // direction and the mirrored one of the reverse (dualpipe.py); its end stages hold the
+    // same, stage 0 shown first, caching the logits of the reverse direction's m/2.
     void memoryStepFormulaCountsTheSchedule_data()
     {
         QTest::addColumn<QString>("set");
@@ -500,6 +512,20 @@ private Q_SLOTS:
             << "pp=2,microbatches=4,schedule=dualpipev"
             << QStringList{"5 chunks ÷ 2 = 2.5 micro-batches × ", "2K + 1 = 5 chunks",
                            "40 layers × per layer ÷ 2 = "};
+        QTest::addRow("dualpipe, K=4, m=8")
+            << "pp=4,microbatches=8,schedule=dualpipe"
+            << QStringList{"5 chunks ÷ 2 = 2.5 micro-batches × ",
+                           "DualPipe: K + 1 = 5 chunks of one stage",
+                           "− at each whole B, or a zero-bubble B's W",
+                           "40 layers × per layer ÷ 2 = ",
+                           "two stages' copies, its stage 0 of the forward direction and stage 3 "
+                           "of the reverse one",
+                           "Cached outputs on stage 0, where the reverse direction ends",
+                           "m/2 = 4 of them"};
+        QTest::addRow("dualpipe, K=2, m=4")
+            << "pp=2,microbatches=4,schedule=dualpipe"
+            << QStringList{"3 chunks ÷ 2 = 1.5 micro-batches × ", "K + 1 = 3 chunks",
+                           "80 layers × per layer ÷ 2 = ", "m/2 = 2 of them"};
     }
     void memoryStepFormulaCountsTheSchedule()
     {
@@ -551,6 +577,12 @@ private Q_SLOTS:
             << moe + "ep_overlap=true,recompute=full,schedule=dualpipev,microbatches=16"
             << QStringLiteral("ep_overlap overlaps DualPipeV's pairs, each a forward with a whole "
                               "backward");
+        // DualPipe's pair a forward of one direction with a whole backward of the other
+        // (dualpipe.py, _forward_backward_chunk(0, 1) and (1, 0)); it needs an even K.
+        QTest::addRow("DualPipe's pairs, full recomputation")
+            << moe + "ep_overlap=true,recompute=full,schedule=dualpipe,microbatches=16,pp=2"
+            << QStringLiteral("ep_overlap overlaps DualPipe's pairs, each a forward of one "
+                              "direction with a whole backward of the other");
     }
     void stepFormulaSaysTheAllToAllOverlaps()
     {
@@ -564,6 +596,49 @@ private Q_SLOTS:
             QVERIFY2(!text.contains("ep_overlap"), qPrintable(text));
         else
             QVERIFY2(text.contains(said), qPrintable(text));
+    }
+
+    // The busiest stage's work in the step counts the passes of its layers and the ends it
+    // holds: Llama 3.1 70B on K = 4, m = 16, 20 layers a stage. 1F1B's busiest is the last
+    // stage, with the LM head and loss; DualPipeV's stage 0, where the V starts and ends
+    // (dualpipev.py); DualPipe's end stages hold both ends and two stages of 20 layers, each
+    // micro-batch passing one of them, m/2 passes of the device's 40 (dualpipe.py).
+    void stepFormulaCountsTheStagesWork_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<QStringList>("says");
+        QTest::addColumn<QStringList>("saysNot");
+        QTest::addRow("1f1b: the last stage's head")
+            << "schedule=1f1b"
+            << QStringList{"m × (layers × (F + B + W + rerun) + ends) + sends = 16 × (20 × (",
+                           "around the layers: where the model ends"}
+            << QStringList{"where the model starts"};
+        QTest::addRow("dualpipev: both ends on stage 0")
+            << "schedule=dualpipev"
+            << QStringList{"Work of stage 0", "= 16 × (20 × (", "where the model starts",
+                           "where the model ends"}
+            << QStringList{"m/2"};
+        QTest::addRow("dualpipe: m/2 passes, both ends")
+            << "schedule=dualpipe"
+            << QStringList{"m/2 × (layers × (F + B + W + rerun) + ends) + sends = 8 × (40 × (",
+                           "where the model starts", "where the model ends"}
+            << QStringList{};
+    }
+    void stepFormulaCountsTheStagesWork()
+    {
+        QFETCH(QString, set);
+        QFETCH(QStringList, says);
+        QFETCH(QStringList, saysNot);
+        const core::Scenario s = scenario(set);
+        const core::Presets presets = io::builtinPresets();
+        const core::Report r = core::evaluate(s, presets);
+        QVERIFY(r.ok() && r.stepTime);
+        const QString text =
+            createChartPage(QStringLiteral("step-time"))->formulas(ChartInputs{s, presets, r});
+        for (const QString &part : says)
+            QVERIFY2(text.contains(part), qPrintable(text));
+        for (const QString &part : saysNot)
+            QVERIFY2(!text.contains(part), qPrintable(text));
     }
 
     // The memory page's activations say when the projections' inputs are kept cast, and in how
@@ -599,6 +674,48 @@ private Q_SLOTS:
             QVERIFY2(!text.contains("save_quantized_inputs"), qPrintable(text));
         else
             QVERIFY2(text.contains(said), qPrintable(text));
+    }
+
+    // The memory page's cached outputs are the logits kept on the stage with the LM head
+    // (pytorch/pytorch#159251): the last stage's m of them, DualPipeV's stage 0's, where its V
+    // ends (dualpipev.py), and on each of DualPipe's end stages the m/2 whose direction ends
+    // there, beside the two stages' copies of the weights every DualPipe device holds
+    // (dualpipe.py). Llama 3.1 70B, K = 4, m = 16.
+    void memoryFormulaPlacesTheCachedOutputs_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<int>("stage"); // where the logits are kept
+        QTest::addColumn<QStringList>("says");
+        QTest::addRow("1f1b: the last stage")
+            << "schedule=1f1b" << 3
+            << QStringList{"Cached outputs on the last stage", "m × b × s × V × 2 B ÷ T = 16 ×"};
+        QTest::addRow("dualpipev: stage 0")
+            << "schedule=dualpipev" << 0
+            << QStringList{"Cached outputs on stage 0, where the V ends",
+                           "m × b × s × V × 2 B ÷ T = 16 ×"};
+        QTest::addRow("dualpipe: each end stage, half each")
+            << "schedule=dualpipe" << 3
+            << QStringList{"Cached outputs on each end stage, where a direction ends",
+                           "m/2 × b × s × V × 2 B ÷ T = 8 ×",
+                           "a device holds two stages' copies, stage 0 also the mirrored stage 3"};
+    }
+    void memoryFormulaPlacesTheCachedOutputs()
+    {
+        QFETCH(QString, set);
+        QFETCH(int, stage);
+        QFETCH(QStringList, says);
+        const core::Scenario s = scenario(set + QStringLiteral(",cache_outputs=true"));
+        const core::Presets presets = io::builtinPresets();
+        const core::Report r = core::evaluate(s, presets);
+        QVERIFY(r.ok());
+        const std::int64_t cached = r.stages[std::size_t(stage)].cachedOutputsBytes;
+        QVERIFY(cached > 0);
+        const QString text =
+            createChartPage(QStringLiteral("memory"))->formulas(ChartInputs{s, presets, r});
+        for (const QString &part : says)
+            QVERIFY2(text.contains(part), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("= %1").arg(formula::bytes(cached))),
+                 qPrintable(text));
     }
 
     // The KV cache's formula counts the windowed layers' window when the model has one, and

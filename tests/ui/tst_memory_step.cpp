@@ -136,6 +136,9 @@ private Q_SLOTS:
         // the last micro-batches' logits are cached, so there the report's sum of the two
         // peaks is more than the curve ever reaches.
         QTest::addRow("DualPipeV, no cached outputs") << "dualpipev" << false;
+        // DualPipe's end stages hold their K + 1 chunks mid-step too, and each caches the
+        // logits of the direction ending there as it ends (dualpipe.py).
+        QTest::addRow("DualPipe, no cached outputs") << "dualpipe" << false;
     }
     void peakIsTheReportsTotal()
     {
@@ -162,28 +165,37 @@ private Q_SLOTS:
         QCOMPARE(panel->stage(), core::highestStage(r));
     }
 
-    // DualPipeV keeps PP + 1 = 2K + 1 chunks of activations alive on every stage
+    // DualPipeV and DualPipe keep PP + 1 chunks of activations alive on every device
     // (deepseek-ai/DualPipe, README, "Pipeline Bubbles and Memory Usage Comparison"), each
-    // half a micro-batch's: (2K + 1)/2 micro-batches whatever m is, and the summary says so.
-    void dualPipeVKeepsPpPlusOneChunks_data()
+    // half of the device's layers: DualPipeV's PP = 2K chunks, (2K + 1)/2 micro-batches;
+    // DualPipe's PP = K devices, each chunk one of its two stages, (K + 1)/2; whatever m is,
+    // and the summary says so.
+    void dualPipesKeepPpPlusOneChunks_data()
     {
+        QTest::addColumn<QString>("schedule");
         QTest::addColumn<int>("stages");
         QTest::addColumn<int>("microbatches");
         QTest::addColumn<double>("alive");
-        QTest::addRow("K=2, m=4") << 2 << 4 << 2.5;
-        QTest::addRow("K=4, m=8") << 4 << 8 << 4.5;
-        QTest::addRow("K=4, m=16") << 4 << 16 << 4.5;
+        QTest::addColumn<int>("chunks");
+        QTest::addRow("DualPipeV, K=2, m=4") << "dualpipev" << 2 << 4 << 2.5 << 5;
+        QTest::addRow("DualPipeV, K=4, m=8") << "dualpipev" << 4 << 8 << 4.5 << 9;
+        QTest::addRow("DualPipeV, K=4, m=16") << "dualpipev" << 4 << 16 << 4.5 << 9;
+        QTest::addRow("DualPipe, K=2, m=4") << "dualpipe" << 2 << 4 << 1.5 << 3;
+        QTest::addRow("DualPipe, K=4, m=8") << "dualpipe" << 4 << 8 << 2.5 << 5;
+        QTest::addRow("DualPipe, K=4, m=16") << "dualpipe" << 4 << 16 << 2.5 << 5;
     }
-    void dualPipeVKeepsPpPlusOneChunks()
+    void dualPipesKeepPpPlusOneChunks()
     {
+        QFETCH(QString, schedule);
         QFETCH(int, stages);
         QFETCH(int, microbatches);
         QFETCH(double, alive);
+        QFETCH(int, chunks);
         ExplorerWindow f;
         showActive(f.window);
         setAndEvaluate(f.document, "pp", qPrintable(QString::number(stages)));
         setAndEvaluate(f.document, "microbatches", qPrintable(QString::number(microbatches)));
-        setAndEvaluate(f.document, "schedule", "dualpipev");
+        setAndEvaluate(f.document, "schedule", qPrintable(schedule));
         f.window.showChart(QStringLiteral("memory-over-step"));
         auto *panel = f.window.chart<MemoryStepPanel>();
         QVERIFY(panel);
@@ -196,10 +208,12 @@ private Q_SLOTS:
             QVERIFY2(
                 summary.contains(QStringLiteral("at most %1 of %2").arg(alive).arg(microbatches)),
                 qPrintable(summary));
-            QVERIFY2(summary.contains(QStringLiteral("= %1 chunks").arg(2 * stages + 1)),
+            QVERIFY2(summary.contains(QStringLiteral("= %1 chunks").arg(chunks)),
                      qPrintable(summary));
         }
-        QVERIFY2(panel->chart()->shownTitle().contains(QStringLiteral("DualPipeV")),
+        const QString name = schedule == QStringLiteral("dualpipev") ? QStringLiteral("DualPipeV")
+                                                                     : QStringLiteral("DualPipe");
+        QVERIFY2(panel->chart()->shownTitle().contains(QStringLiteral(" · %1 · ").arg(name)),
                  qPrintable(panel->chart()->shownTitle()));
     }
 

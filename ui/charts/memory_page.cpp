@@ -1,12 +1,14 @@
 #include "ui/charts/memory_page.h"
 
 #include "core/activations.h"
+#include "core/schedule.h"
 #include "core/validate.h"
 #include "io/text.h"
 #include "ui/charts/stage_memory_chart.h"
 #include "ui/formula_panel.h"
 
 #include <QObject>
+#include <algorithm>
 
 namespace ui {
 
@@ -52,25 +54,34 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
     const core::Report &r = inputs.report;
     QString out;
     const core::StageReport &st = r.stages.front();
-    const core::StageReport &last = r.stages.back();
+    const bool training = s.mode == core::Mode::training;
+    // DualPipe's device holds its stage of each direction, stage 0 also the mirrored K − 1
+    // (deepseek-ai/DualPipe, dualpipe.py).
+    const bool dualPipe = training && s.schedule == core::Schedule::dualPipe;
+    const QString copies =
+        dualPipe ? QObject::tr("; under DualPipe a device holds two stages' copies, stage 0 "
+                               "also the mirrored stage %1 (deepseek-ai/DualPipe, dualpipe.py)")
+                       .arg(s.pp - 1)
+                 : QString();
     out += block(QObject::tr("Weights on a device of stage 0"),
                  QStringLiteral("%1 params × %2 B%3 = %4")
                      .arg(io::formatCount(st.params))
                      .arg(r.weightBytesPerParam)
                      .arg(s.zero >= 3 ? QStringLiteral(" ÷ D=%1").arg(s.dp) : QString(),
                           bytes(st.weightsBytes)),
-                 s.mode == core::Mode::training && s.precision == core::Precision::fp8
-                     ? QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
-                                   "§3); FP8 training holds them in %1 (fp8_params; "
-                                   "docs/DESIGN.md §3.5)")
-                           .arg(s.fp8Params ? QStringLiteral("FP8")
-                                            : QObject::tr("BF16, cast for each multiply"))
-                 : s.mode == core::Mode::training && s.precision == core::Precision::nvfp4
-                     ? QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
-                                   "§3); NVFP4 training holds them in BF16, cast for each "
-                                   "multiply (docs/step_time.md, \"NVFP4\")")
-                     : QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
-                                   "§3); docs/worked-examples.md §2"));
+                 (s.mode == core::Mode::training && s.precision == core::Precision::fp8
+                      ? QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
+                                    "§3); FP8 training holds them in %1 (fp8_params; "
+                                    "docs/DESIGN.md §3.5)")
+                            .arg(s.fp8Params ? QStringLiteral("FP8")
+                                             : QObject::tr("BF16, cast for each multiply"))
+                  : s.mode == core::Mode::training && s.precision == core::Precision::nvfp4
+                      ? QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
+                                    "§3); NVFP4 training holds them in BF16, cast for each "
+                                    "multiply (docs/step_time.md, \"NVFP4\")")
+                      : QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
+                                    "§3); docs/worked-examples.md §2")) +
+                     copies);
     if (st.expertParams > 0)
         out += block(QObject::tr("Routed experts on a device of stage 0"),
                      QObject::tr("%1 of the %2 params: %3 MoE layers × experts ÷ E=%4, each ÷ "
@@ -115,15 +126,25 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                          : QObject::tr("Per layer sbh(34 + 5as/h), with T, sequence parallelism "
                                        "and recomputation (Korthikanti et al. 2022, Table 2); "
                                        "docs/activations.md"));
+        // On the stage with the LM head: the last, DualPipeV's stage 0, where its V ends, or
+        // each of DualPipe's end stages, for the m/2 micro-batches whose direction ends there.
+        const int head = core::headStage(s.schedule, s.pp);
+        const core::StageReport &cached =
+            r.stages[static_cast<std::size_t>(std::clamp(head, 0, int(r.stages.size()) - 1))];
         if (s.cacheOutputs)
-            out += block(QObject::tr("Cached outputs on the last stage"),
-                         QStringLiteral("m × b × s × V × 2 B ÷ T = %1 × %2 × %3 × vocab × 2 ÷ %4 "
-                                        "= %5")
-                             .arg(s.microbatches)
+            out += block(s.schedule == core::Schedule::dualPipeV
+                             ? QObject::tr("Cached outputs on stage 0, where the V ends")
+                         : dualPipe ? QObject::tr("Cached outputs on each end stage, where a "
+                                                  "direction ends")
+                                    : QObject::tr("Cached outputs on the last stage"),
+                         QStringLiteral("%1 × b × s × V × 2 B ÷ T = %2 × %3 × %4 × vocab × 2 ÷ %5 "
+                                        "= %6")
+                             .arg(dualPipe ? QStringLiteral("m/2") : QStringLiteral("m"))
+                             .arg(dualPipe ? s.microbatches / 2 : s.microbatches)
                              .arg(s.microbatchSize)
                              .arg(s.seqLen)
                              .arg(s.tp)
-                             .arg(bytes(last.cachedOutputsBytes)),
+                             .arg(bytes(cached.cachedOutputsBytes)),
                          QObject::tr("PyTorch's pipelining keeps every micro-batch's output "
                                      "(pytorch/pytorch#159251; switch: #165822)"));
     } else {

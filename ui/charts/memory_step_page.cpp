@@ -1,6 +1,7 @@
 #include "ui/charts/memory_step_page.h"
 
 #include "core/memory_timeline.h"
+#include "core/schedule.h"
 #include "ui/charts/memory_step_chart.h"
 #include "ui/charts/memory_step_panel.h"
 #include "ui/formula_panel.h"
@@ -65,11 +66,21 @@ QString MemoryStepPage::formulas(const ChartInputs &inputs) const
             flat += st.*term.bytes;
             flatTerms << QString::fromUtf8(term.name);
         }
+    // DualPipe's device holds its stage of each direction: two stages' copies of the weights,
+    // their gradients and optimizer states (deepseek-ai/DualPipe, dualpipe.py).
+    const bool dualPipe = s.mode == core::Mode::training && s.schedule == core::Schedule::dualPipe;
     QString out;
     out += block(QObject::tr("Flat through the step, stage %1").arg(stage),
                  QStringLiteral("%1 = %2").arg(flatTerms.join(QStringLiteral(" + ")), bytes(flat)),
-                 QObject::tr("No op of the schedule changes them (Rajbhandari et al. 2020, §5; "
-                             "docs/DESIGN.md §3.5)"));
+                 dualPipe ? QObject::tr("No op of the schedule changes them; DualPipe's device "
+                                        "holds two stages' copies, its stage %1 of the forward "
+                                        "direction and stage %2 of the reverse one "
+                                        "(deepseek-ai/DualPipe, dualpipe.py; Rajbhandari et al. "
+                                        "2020, §5; docs/DESIGN.md §3.3, §3.5)")
+                                .arg(stage)
+                                .arg(r.pp - 1 - stage)
+                          : QObject::tr("No op of the schedule changes them (Rajbhandari et al. "
+                                        "2020, §5; docs/DESIGN.md §3.5)"));
     if (r.mode != core::Mode::training)
         return out +
                block(QObject::tr("Peak"),
@@ -77,16 +88,18 @@ QString MemoryStepPage::formulas(const ChartInputs &inputs) const
                      QObject::tr("Inference keeps no activations for a backward pass "
                                  "(docs/activations.md, \"Inference\")"));
     const int v = sizes.chunks;
-    const bool dualPipeV = s.schedule == core::Schedule::dualPipeV;
-    // DualPipeV frees a chunk at its B where the B computes the weight gradients too, else
-    // at the W it deferred (deepseek-ai/DualPipe, dualpipev.py: WeightGradStore).
-    const QString freedAt = dualPipeV             ? QObject::tr("whole B, or a zero-bubble B's W")
+    // DualPipeV's V and DualPipe's two directions: two chunks a device, each half of its layers.
+    const bool twoChunks = core::isDualPipe(s.schedule);
+    // DualPipe(V) frees a chunk at its B where the B computes the weight gradients too, else
+    // at the W it deferred (deepseek-ai/DualPipe, dualpipev.py and dualpipe.py:
+    // WeightGradStore).
+    const QString freedAt = twoChunks             ? QObject::tr("whole B, or a zero-bubble B's W")
                             : sizes.freedAtWeight ? QStringLiteral("W")
                                                   : QStringLiteral("B");
     out += block(QObject::tr("Activations one op keeps or frees"),
                  v > 1 ? QStringLiteral("%1 layers × per layer ÷ %2 = %3 ÷ %4 per chunk")
                              .arg(st.layers)
-                             .arg(dualPipeV ? QStringLiteral("2") : QStringLiteral("v"))
+                             .arg(twoChunks ? QStringLiteral("2") : QStringLiteral("v"))
                              .arg(bytes(sizes.stageLayersBytes))
                              .arg(v)
                        : QStringLiteral("%1 layers × per layer = %2 per micro-batch")
@@ -115,10 +128,16 @@ QString MemoryStepPage::formulas(const ChartInputs &inputs) const
                                "every stage (deepseek-ai/DualPipe, README: PP + 1)")
                        .arg(2 * r.pp + 1);
         break;
+    case core::Schedule::dualPipe:
+        schedule = QObject::tr("DualPipe: K + 1 = %1 chunks of one stage, half the device's "
+                               "two, at most, on every device (deepseek-ai/DualPipe, README: "
+                               "PP + 1)")
+                       .arg(r.pp + 1);
+        break;
     }
-    // DualPipeV's count is in chunks of half a micro-batch's layers: shown as chunks first.
+    // DualPipe(V)'s count is in chunks of half a micro-batch's layers: shown as chunks first.
     const QString inflight =
-        dualPipeV ? QStringLiteral("%1 chunks ÷ 2 = %2 micro-batches")
+        twoChunks ? QStringLiteral("%1 chunks ÷ 2 = %2 micro-batches")
                         .arg(2 * st.inflightMicrobatches, 0, 'g', 4)
                         .arg(st.inflightMicrobatches, 0, 'g', 4)
                   : QStringLiteral("%1 micro-batches").arg(st.inflightMicrobatches, 0, 'g', 4);
@@ -131,7 +150,7 @@ QString MemoryStepPage::formulas(const ChartInputs &inputs) const
                      ? QStringLiteral(" + %1 rebuilt during a B").arg(bytes(sizes.recomputeBytes))
                      : QString())
             .arg(sizes.pairLayerBytes > 0
-                     ? (dualPipeV ? QObject::tr(" + %1, one layer more in an F-and-B pair")
+                     ? (twoChunks ? QObject::tr(" + %1, one layer more in an F-and-B pair")
                                   : QObject::tr(" + %1, one layer more in a B-and-F pair"))
                            .arg(bytes(sizes.pairLayerBytes))
                      : QString())
@@ -144,13 +163,24 @@ QString MemoryStepPage::formulas(const ChartInputs &inputs) const
                  ? QObject::tr("; ep_overlap runs a forward's layers as its paired backward frees "
                                "the other micro-batch's, one at a time (docs/experts.md)")
                  : QString()));
+    // DualPipe's end stages each end one direction: stage 0 the reverse one, stage K − 1 the
+    // forward one, each caching its half of the micro-batches' logits.
+    const QString cachedWhere =
+        s.schedule == core::Schedule::dualPipeV ? QObject::tr("Cached outputs on stage 0, where "
+                                                              "the V ends")
+        : dualPipe && stage == 0
+            ? QObject::tr("Cached outputs on stage 0, where the reverse direction ends")
+        : dualPipe
+            ? QObject::tr("Cached outputs on stage %1, where the forward direction ends").arg(stage)
+            : QObject::tr("Cached outputs on the last stage");
     if (sizes.cachedOutputBytes > 0)
-        out += block(dualPipeV ? QObject::tr("Cached outputs on stage 0, where the V ends")
-                               : QObject::tr("Cached outputs on the last stage"),
-                     QStringLiteral("+ %1 at the end of each micro-batch's last F, m = %2 of "
-                                    "them = %3")
+        out += block(cachedWhere,
+                     (dualPipe ? QStringLiteral("+ %1 at the end of each of its micro-batches' "
+                                                "last F, m/2 = %2 of them = %3")
+                               : QStringLiteral("+ %1 at the end of each micro-batch's last F, "
+                                                "m = %2 of them = %3"))
                          .arg(bytes(sizes.cachedOutputBytes))
-                         .arg(s.microbatches)
+                         .arg(dualPipe ? s.microbatches / 2 : s.microbatches)
                          .arg(bytes(st.cachedOutputsBytes)),
                      QObject::tr("b × s × vocab × 2 B ÷ T per micro-batch, kept to the step's "
                                  "end (pytorch/pytorch#159251)"));

@@ -30,6 +30,8 @@ QString scheduleText(core::Schedule schedule)
         return QObject::tr("ZB-H1");
     case core::Schedule::dualPipeV:
         return QObject::tr("DualPipeV");
+    case core::Schedule::dualPipe:
+        return QObject::tr("DualPipe");
     }
     return {};
 }
@@ -203,6 +205,15 @@ QString MemoryStepPanel::summaryText(const ChartInputs &inputs, int stage)
             .arg(alive)
             .arg(m)
             .arg(2 * inputs.report.pp + 1);
+    case core::Schedule::dualPipe:
+        // deepseek-ai/DualPipe, README: PP + 1 = K + 1 chunks, each one of the device's two
+        // stages (its stage of each direction).
+        return tr("DualPipe keeps chunks of one stage, half of the device's two, freed by a "
+                  "whole B or by a zero-bubble B's W: at most %1 of %2 micro-batches' worth "
+                  "alive (K\u00a0+\u00a01 = %3 chunks).")
+            .arg(alive)
+            .arg(m)
+            .arg(inputs.report.pp + 1);
     }
     return {};
 }

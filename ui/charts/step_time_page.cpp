@@ -1,6 +1,7 @@
 #include "ui/charts/step_time_page.h"
 
 #include "core/framework.h"
+#include "core/schedule.h"
 #include "io/text.h"
 #include "ui/charts/step_time_chart.h"
 #include "ui/formula_panel.h"
@@ -193,6 +194,9 @@ QString expertOverlapNote(const core::Scenario &s, const core::Report &r)
     const QString pairs = s.schedule == core::Schedule::dualPipeV
                               ? QObject::tr("overlaps DualPipeV's pairs, each a forward with a "
                                             "whole backward")
+                          : s.schedule == core::Schedule::dualPipe
+                              ? QObject::tr("overlaps DualPipe's pairs, each a forward of one "
+                                            "direction with a whole backward of the other")
                               : QObject::tr("runs each backward with the forward after it");
     return QObject::tr("; ep_overlap %1, so the expert all-to-all shows only where it outlasts "
                        "the pair's computation, for the SMs its kernels hold while hidden, and in "
@@ -249,8 +253,7 @@ QString StepTimePage::formulas(const ChartInputs &inputs) const
     const int stage = r.stepTime ? r.stepTime->busiestStage : 0;
     const auto &report = r.stages[static_cast<std::size_t>(stage)];
 
-    // One layer's operations, then the ends this stage runs: the embedding on the first, the
-    // LM head and loss on the last.
+    // One layer's operations, then the ends this stage runs.
     OpTable table;
     double f = 0, b = 0, w = 0, rerun = 0;
     for (const core::LayerOp &op : r.layerOps) {
@@ -272,23 +275,32 @@ QString StepTimePage::formulas(const ChartInputs &inputs) const
             ends += op.forward.seconds + op.backward.seconds + op.weight.seconds;
         }
     };
-    if (stage == 0)
-        addEnds(0, first, QObject::tr("around the layers: first stage"));
-    if (stage == r.pp - 1)
-        addEnds(first, r.endOps.size(), QObject::tr("around the layers: last stage"));
+    // The stages that hold the ends (core::holdsEmbedding, holdsHead): the first and the last,
+    // DualPipeV's stage 0 both, where its V starts and ends, DualPipe's end stages both, one
+    // direction starting and the other ending on each. A DualPipe micro-batch passes one of
+    // its device's two stages (core::passedShare): m/2 passes of the device's layers and ends.
+    const core::Schedule schedule =
+        s.mode == core::Mode::training ? s.schedule : core::Schedule::gpipe;
+    if (core::holdsEmbedding(schedule, r.pp, stage))
+        addEnds(0, first, QObject::tr("around the layers: where the model starts"));
+    if (core::holdsHead(schedule, r.pp, stage))
+        addEnds(first, r.endOps.size(), QObject::tr("around the layers: where the model ends"));
+    const bool half = core::passedShare(schedule) < 1;
+    const double passes = s.microbatches * core::passedShare(schedule);
     const double layer = f + b + w + rerun;
     out += formula::block(
         QObject::tr("Work of stage %1 in one step").arg(stage),
-        QStringLiteral("m × (layers × (F + B + W + rerun) + ends) + sends = %1 × (%2 × (%3 + %4 + "
-                       "%5 + %6 ms) + %7 ms) + %8 = %9")
-            .arg(s.microbatches)
+        QStringLiteral("%1 × (layers × (F + B + W + rerun) + ends) + sends = %2 × (%3 × (%4 + %5 + "
+                       "%6 + %7 ms) + %8 ms) + %9 = %10")
+            .arg(half ? QStringLiteral("m/2") : QStringLiteral("m"))
+            .arg(passes, 0, 'g', 10)
             .arg(report.layers)
             .arg(ms(f), ms(b), ms(w), ms(rerun), ms(ends),
                  sec(r.stepTime ? r.stepTime->stages[static_cast<std::size_t>(stage)]
                                                     [core::TimePart::pipelineComm]
                                 : 0.0),
                  r.stepTime ? sec(r.stepTime->stages[static_cast<std::size_t>(stage)].stageWork())
-                            : sec(s.microbatches * (report.layers * layer + ends))),
+                            : sec(passes * (report.layers * layer + ends))),
         QObject::tr("One micro-batch's operations on one device, below; the rest of the step "
                     "is the stage's bubble, the exposed gradient sync and the optimizer step "
                     "(docs/step_time.md)"));
