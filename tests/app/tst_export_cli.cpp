@@ -210,17 +210,40 @@ private Q_SLOTS:
         QVERIFY2(!text.contains("e+"), qPrintable(text.left(1500)));
     }
 
-    // The timeline's image says what schedule it shows (issue #18 §5).
+    // The timeline's image says what schedule it shows (issue #18 §5), and its legend what
+    // its chunks are: DualPipeV's two in a V (dualpipev.py), DualPipe's one each way, the
+    // reverse direction entering at stage K − 1 (dualpipe.py).
+    void timelineHasATitle_data()
+    {
+        QTest::addColumn<QString>("schedule");
+        QTest::addColumn<QStringList>("says");
+        QTest::addRow("interleaved")
+            << "interleaved"
+            << QStringList{"Schedule, K = 4 stages, m = 8 micro-batches, interleaved (v = 2)"};
+        QTest::addRow("dualpipev")
+            << "dualpipev"
+            << QStringList{"Schedule, K = 4 stages, m = 8 micro-batches, dualpipev (2 chunks a "
+                           "stage, in a V)",
+                           "1 back"};
+        QTest::addRow("dualpipe")
+            << "dualpipe"
+            << QStringList{"Schedule, K = 4 stages, m = 8 micro-batches, dualpipe (2 chunks a "
+                           "stage, one each way)",
+                           "reverse dir"};
+    }
     void timelineHasATitle()
     {
-        const QString svg = m_dir.filePath("titled-timeline.svg");
-        QCOMPARE(run({"--chart", "timeline", "--out", svg, "--set", "schedule=interleaved", "--set",
-                      "microbatches=8", "--set", "virtual_stages=2"})
+        QFETCH(QString, schedule);
+        QFETCH(QStringList, says);
+        const QString svg = m_dir.filePath(QStringLiteral("titled-timeline-%1.svg").arg(schedule));
+        QCOMPARE(run({"--chart", "timeline", "--out", svg, "--set",
+                      QStringLiteral("schedule=") + schedule, "--set", "microbatches=8", "--set",
+                      "virtual_stages=2"})
                      .status,
                  0);
         const QString text = svgText(svg);
-        QVERIFY2(text.contains("Schedule, K = 4 stages, m = 8 micro-batches, interleaved (v = 2)"),
-                 qPrintable(text.left(500)));
+        for (const QString &part : says)
+            QVERIFY2(text.contains(part), qPrintable(text.left(500)));
     }
 
     // The caption is inside the requested size: without it the chart takes the whole image.

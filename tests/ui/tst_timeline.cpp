@@ -83,6 +83,44 @@ private:
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
     }
 
+    // Hovers the block of `schedule` on K = 4, m = 8 that the row names (stage, kind, chunk,
+    // micro-batch) and checks what its tooltip says and does not.
+    static void hoverOnFourStagesOfEight(const char *schedule)
+    {
+        QFETCH(int, stage);
+        QFETCH(int, kind);
+        QFETCH(int, chunk);
+        QFETCH(int, microbatch);
+        QFETCH(QStringList, says);
+        QFETCH(QStringList, saysNot);
+        ScenarioDocument document(io::builtinPresets());
+        for (const char *setting : {"pp=4", "microbatches=8"})
+            QVERIFY(document.setField(QString::fromLatin1(setting).section(u'=', 0, 0),
+                                      QString::fromLatin1(setting).section(u'=', 1)));
+        QVERIFY(document.setField(QStringLiteral("schedule"), QString::fromLatin1(schedule)));
+        document.flush();
+        TimelinePanel panel;
+        fill(panel, document);
+        showPanel(panel, 1600, 500);
+        TimelineChart *chart = panel.chart();
+        QCOMPARE(chart->chunkCount(), 2);
+        const auto &blocks = chart->blocks();
+        const auto it = std::find_if(blocks.begin(), blocks.end(), [&](auto &o) {
+            return o.stage == stage && int(o.kind) == kind && o.chunk == chunk &&
+                   o.microbatch == microbatch;
+        });
+        QVERIFY(it != blocks.end());
+        const QString text = hover(chart, inside(chart, *it));
+        QCOMPARE(chart->blockAt(inside(chart, *it)), &*it);
+        QVERIFY2(
+            text.contains(QStringLiteral("Stage %1, micro-batch %2").arg(stage).arg(microbatch)),
+            qPrintable(text));
+        for (const QString &part : says)
+            QVERIFY2(text.contains(part), qPrintable(text));
+        for (const QString &part : saysNot)
+            QVERIFY2(!text.contains(part), qPrintable(text));
+    }
+
 private Q_SLOTS:
     // Each block drawn is one op of the report's simulated schedule.
     void blocksMatchTheReport()
@@ -327,66 +365,103 @@ private Q_SLOTS:
                            "No send"}
             << QStringList{"Paired"};
     }
-    void hoverNamesDualPipeVsChunksAndPairs()
+    void hoverNamesDualPipeVsChunksAndPairs() { hoverOnFourStagesOfEight("dualpipev"); }
+
+    // DualPipe's blocks name their direction, a whole B as "B with W", and the pair each runs
+    // in; the reverse direction's micro-batches are numbered m/2..m-1, as dualpipe.py
+    // scatters each end's half. The blocks, by hand from deepseek-ai/DualPipe's dualpipe.py
+    // for K = 4, m = 8 (4 each way): rank 0 (half_rank 0, phase 0 the forward direction) runs
+    // nF0 ×2 (F 0, 1), nF0F1 ×1 (F 2, F 4), nB1W1F1 ×1 (zero-bubble B 4, its W, F 5), the main
+    // step once: the pairs (F 3, whole B 5) and (F 6, whole B 0); nB1F1B0 ×1: whole B 6
+    // alone, then (F 7, whole B 1); nB1B0: whole B 7, zero-bubble B 2. Rank 3 runs the same
+    // with the directions swapped, entering the reverse one with F 4; rank 1, a middle rank,
+    // runs its main step's first F 2 and B 4 apart, the B whole. Device s runs the model's
+    // stage s going forward and its stage K − 1 − s in reverse; an F sends on in its
+    // direction and a B back, none at either end of a direction.
+    void hoverNamesDualPipesDirectionsAndPairs_data()
     {
-        QFETCH(int, stage);
-        QFETCH(int, kind);
-        QFETCH(int, chunk);
-        QFETCH(int, microbatch);
-        QFETCH(QStringList, says);
-        QFETCH(QStringList, saysNot);
-        ScenarioDocument document(io::builtinPresets());
-        for (const char *setting : {"pp=4", "microbatches=8", "schedule=dualpipev"})
-            QVERIFY(document.setField(QString::fromLatin1(setting).section(u'=', 0, 0),
-                                      QString::fromLatin1(setting).section(u'=', 1)));
-        document.flush();
-        TimelinePanel panel;
-        fill(panel, document);
-        showPanel(panel, 1600, 500);
-        TimelineChart *chart = panel.chart();
-        QCOMPARE(chart->chunkCount(), 2);
-        const auto &blocks = chart->blocks();
-        const auto it = std::find_if(blocks.begin(), blocks.end(), [&](auto &o) {
-            return o.stage == stage && int(o.kind) == kind && o.chunk == chunk &&
-                   o.microbatch == microbatch;
-        });
-        QVERIFY(it != blocks.end());
-        const QString text = hover(chart, inside(chart, *it));
-        QCOMPARE(chart->blockAt(inside(chart, *it)), &*it);
-        QVERIFY2(
-            text.contains(QStringLiteral("Stage %1, micro-batch %2").arg(stage).arg(microbatch)),
-            qPrintable(text));
-        for (const QString &part : says)
-            QVERIFY2(text.contains(part), qPrintable(text));
-        for (const QString &part : saysNot)
-            QVERIFY2(!text.contains(part), qPrintable(text));
+        QTest::addColumn<int>("stage");
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<int>("chunk");
+        QTest::addColumn<int>("microbatch");
+        QTest::addColumn<QStringList>("says");
+        QTest::addColumn<QStringList>("saysNot");
+        QTest::addRow("stage 0, F 3 going forward, paired with a whole B of the reverse")
+            << 0 << int(OpKind::forward) << 0 << 3
+            << QStringList{"F, forward",
+                           "forward direction (stage 0 → 3), the model's stage 0 of 4",
+                           "Paired with the B with W of micro-batch 5, reverse direction",
+                           "Send of activations to stage 1"}
+            << QStringList{"reverse direction (", "chunk"};
+        QTest::addRow("stage 0, its partner: the whole B 5 of the reverse direction")
+            << 0 << int(OpKind::backward) << 1 << 5
+            << QStringList{"B with W, whole backward",
+                           "reverse direction (stage 3 → 0), the model's stage 3 of 4",
+                           "Paired with the F of micro-batch 3, forward direction",
+                           "Send of gradients to stage 1"}
+            << QStringList{"forward direction ("};
+        QTest::addRow("stage 0, zero-bubble B 4, its W later")
+            << 0 << int(OpKind::backward) << 1 << 4
+            << QStringList{"B, backward (input gradient)", "reverse direction",
+                           "Send of gradients to stage 1"}
+            << QStringList{"B with W", "Paired"};
+        QTest::addRow("stage 0, whole B 6, alone")
+            << 0 << int(OpKind::backward) << 1 << 6 << QStringList{"B with W"}
+            << QStringList{"Paired"};
+        QTest::addRow("stage 3, F 4 entering the reverse direction")
+            << 3 << int(OpKind::forward) << 1 << 4
+            << QStringList{"reverse direction (stage 3 → 0), the model's stage 0 of 4",
+                           "Send of activations to stage 2"}
+            << QStringList{"Paired"};
+        QTest::addRow("stage 3, F 0 where the forward direction ends: no send")
+            << 3 << int(OpKind::forward) << 0 << 0
+            << QStringList{"forward direction (stage 0 → 3), the model's stage 3 of 4", "No send"}
+            << QStringList{"Paired"};
+        QTest::addRow("stage 1, the middle: its first whole B runs apart")
+            << 1 << int(OpKind::backward) << 1 << 4
+            << QStringList{"B with W", "reverse direction (stage 3 → 0), the model's stage 2",
+                           "Send of gradients to stage 2"}
+            << QStringList{"Paired"};
     }
+    void hoverNamesDualPipesDirectionsAndPairs() { hoverOnFourStagesOfEight("dualpipe"); }
 
     // With equal stages and free sends DualPipeV idles (PP/2 − 1)(F&B + B − 3W) a stage
     // (deepseek-ai/DualPipe, README, "Pipeline Bubbles and Memory Usage Comparison"; PP = 2K
     // chunks). Here a stage's F = B = W = 1 (core::uniformPipeline), a chunk's F = B = W = 1/2:
     // F&B = 3/2, a whole B = 1, 3W = 3/2, so K − 1 idle on every stage, beside m × 3 busy.
-    void dualPipeVIdlesTheReadmesBubble_data()
+    // DualPipe idles the same row's (PP/2 − 1)(F&B + B − 3W) with PP = K devices, a chunk one
+    // of a device's two stages, F = B = W = 1/2 likewise: K/2 − 1 idle, and each micro-batch
+    // passes one chunk of a device, m × 3/2 busy; 8 devices and 20 micro-batches are the
+    // README's figure.
+    void dualPipesIdleTheReadmesBubble_data()
     {
+        QTest::addColumn<int>("schedule");
         QTest::addColumn<int>("stages");
         QTest::addColumn<int>("microbatches");
         QTest::addColumn<double>("idle");
         QTest::addColumn<double>("makespan");
-        QTest::addRow("K=4, m=8") << 4 << 8 << 3.0 << 8 * 3.0 + 3.0;
-        QTest::addRow("K=4, m=12") << 4 << 12 << 3.0 << 12 * 3.0 + 3.0;
-        QTest::addRow("K=2, m=4") << 2 << 4 << 1.0 << 4 * 3.0 + 1.0;
-        QTest::addRow("K=8, m=16") << 8 << 16 << 7.0 << 16 * 3.0 + 7.0;
+        const int v = int(core::Schedule::dualPipeV), d = int(core::Schedule::dualPipe);
+        QTest::addRow("DualPipeV, K=4, m=8") << v << 4 << 8 << 3.0 << 8 * 3.0 + 3.0;
+        QTest::addRow("DualPipeV, K=4, m=12") << v << 4 << 12 << 3.0 << 12 * 3.0 + 3.0;
+        QTest::addRow("DualPipeV, K=2, m=4") << v << 2 << 4 << 1.0 << 4 * 3.0 + 1.0;
+        QTest::addRow("DualPipeV, K=8, m=16") << v << 8 << 16 << 7.0 << 16 * 3.0 + 7.0;
+        QTest::addRow("DualPipe, K=4, m=8") << d << 4 << 8 << 1.0 << 8 * 1.5 + 1.0;
+        QTest::addRow("DualPipe, K=4, m=12") << d << 4 << 12 << 1.0 << 12 * 1.5 + 1.0;
+        QTest::addRow("DualPipe, K=2, m=4: no bubble") << d << 2 << 4 << 0.0 << 4 * 1.5;
+        QTest::addRow("DualPipe, K=8, m=16") << d << 8 << 16 << 3.0 << 16 * 1.5 + 3.0;
+        QTest::addRow("DualPipe, the README's figure") << d << 8 << 20 << 3.0 << 20 * 1.5 + 3.0;
     }
-    void dualPipeVIdlesTheReadmesBubble()
+    void dualPipesIdleTheReadmesBubble()
     {
+        QFETCH(int, schedule);
         QFETCH(int, stages);
         QFETCH(int, microbatches);
         QFETCH(double, idle);
         QFETCH(double, makespan);
         TimelineChart chart;
         chart.resize(1280, 400);
-        chart.setReport(uniformReport(core::Schedule::dualPipeV, stages, microbatches),
-                        core::Schedule::dualPipeV);
+        const auto ran = core::Schedule(schedule);
+        chart.setReport(uniformReport(ran, stages, microbatches), ran);
         QCOMPARE(chart.stageCount(), stages);
         QCOMPARE(chart.chunkCount(), 2);
         QVERIFY(std::abs(chart.makespan() - makespan) < 1e-9);
@@ -421,12 +496,13 @@ private Q_SLOTS:
 
     // Chunks are told apart by shade: each block drawn in its chunk's shade of its phase's
     // colour, and the legend has an entry per chunk. DualPipeV has two chunks a stage, the
-    // V's way out and back.
+    // V's way out and back; DualPipe two, its stage of each direction.
     void chunksHaveTheirOwnShade_data()
     {
         QTest::addColumn<QString>("schedule");
         QTest::addRow("interleaved, v=2") << "interleaved";
         QTest::addRow("dualpipev") << "dualpipev";
+        QTest::addRow("dualpipe") << "dualpipe";
     }
     void chunksHaveTheirOwnShade()
     {
@@ -464,6 +540,49 @@ private Q_SLOTS:
             QCOMPARE(image.pixelColor(QPoint(int(at.x() * dpr), int(at.y() * dpr))),
                      chart->blockColor(op.kind, op.chunk));
         }
+    }
+
+    // The legend names each chunk as its schedule runs it: the interleaved schedule's by
+    // number, DualPipeV's as the V's way out and back (dualpipev.py), DualPipe's as its two
+    // directions, each entering at its own end (dualpipe.py); briefly where the full names do
+    // not fit.
+    void legendNamesTheChunks_data()
+    {
+        QTest::addColumn<QString>("schedule");
+        QTest::addColumn<QStringList>("full");
+        QTest::addColumn<QStringList>("brief");
+        QTest::addRow("interleaved, v=2")
+            << "interleaved" << QStringList{"chunk 0", "chunk 1"} << QStringList{"0", "1"};
+        QTest::addRow("dualpipev")
+            << "dualpipev" << QStringList{"chunk 0, the V's way out", "chunk 1, the V's way back"}
+            << QStringList{"0 out", "1 back"};
+        QTest::addRow("dualpipe") << "dualpipe"
+                                  << QStringList{"forward direction, from stage 0",
+                                                 "reverse direction, from stage 3"}
+                                  << QStringList{"forward dir.", "reverse dir."};
+    }
+    void legendNamesTheChunks()
+    {
+        QFETCH(QString, schedule);
+        QFETCH(QStringList, full);
+        QFETCH(QStringList, brief);
+        ScenarioDocument document(io::builtinPresets());
+        setAndEvaluate(document, "pp", "4");
+        setAndEvaluate(document, "microbatches", "8");
+        setAndEvaluate(document, "schedule", qPrintable(schedule));
+        setAndEvaluate(document, "virtual_stages", "2");
+        TimelinePanel panel;
+        fill(panel, document);
+        showPanel(panel, 1600, 500);
+        TimelineChart *chart = panel.chart();
+        for (const QString &name : full)
+            QVERIFY2(chart->legendTexts().contains(name),
+                     qPrintable(chart->legendTexts().join(u'|')));
+        panel.resize(500, 500);
+        QTRY_COMPARE(chart->width() < 600, true);
+        for (const QString &name : brief)
+            QVERIFY2(chart->legendTexts().contains(name),
+                     qPrintable(chart->legendTexts().join(u'|')));
     }
 
     // Zoomed out, with blocks far narrower than a pixel, both F and B show: each column's row
@@ -871,6 +990,10 @@ private Q_SLOTS:
         // way its F came: 4 (K − 1) m.
         QTest::addRow("dualpipev, K=4, m=8: none where the V turns")
             << QStringList{"pp=4", "microbatches=8", "schedule=dualpipev"} << 4 * (4 - 1) * 8;
+        // DualPipe: each direction's m/2 micro-batches send their F's on from every stage but
+        // the direction's last and their B's back from every stage but its first: 2 (K − 1) m.
+        QTest::addRow("dualpipe, K=4, m=8: none at a direction's ends")
+            << QStringList{"pp=4", "microbatches=8", "schedule=dualpipe"} << 2 * (4 - 1) * 8;
     }
     void sendTailsEndTheBlocks()
     {

@@ -1,5 +1,6 @@
 #include "ui/charts/timeline_chart.h"
 
+#include "core/schedule.h"
 #include "ui/charts/chart_style.h"
 
 #include <QEvent>
@@ -446,8 +447,11 @@ void TimelineChart::rebuild(int deviceScale)
             }
             if (!roomForText)
                 continue;
-            const QString mb = m_chunks ? QStringLiteral("%1.%2").arg(op.microbatch).arg(op.chunk)
-                                        : QString::number(op.microbatch);
+            // DualPipe's reverse direction numbers its micro-batches m/2..m-1 (dualpipe.py):
+            // the number alone names the direction, which the shade shows too.
+            const QString mb = m_chunks && m_schedule != core::Schedule::dualPipe
+                                   ? QStringLiteral("%1.%2").arg(op.microbatch).arg(op.chunk)
+                                   : QString::number(op.microbatch);
             const QString full = QString::fromLatin1(core::opLetter(op.kind)) + mb;
             const double room = r.width() - 4;
             const QColor pen = textOn(blockColor(op.kind, op.chunk));
@@ -722,21 +726,11 @@ void TimelineChart::paintAxis(QPainter &p, const QRect &plot) const
                Qt::AlignHCenter | Qt::AlignTop, title);
 }
 
-void TimelineChart::paintLegend(QPainter &p) const
+std::vector<TimelineChart::LegendEntry>
+TimelineChart::legendEntries(std::vector<std::vector<QColor>> *shades) const
 {
-    const QPalette pal = palette();
-    const QFontMetrics fm = fontMetrics();
-    const int box = fm.height() - 4;
+    using Entry = LegendEntry;
     const bool dark = isDark();
-    struct Entry
-    {
-        QBrush fill;
-        QBrush pattern;
-        QString text;  // in full
-        QString brief; // when the full texts do not fit the width
-        bool send = false;
-        bool expertComm = false;
-    };
     std::vector<Entry> entries;
     for (int k = 0; k < 3; ++k) {
         if (k == 2 && !m_hasW)
@@ -751,14 +745,22 @@ void TimelineChart::paintLegend(QPainter &p) const
             entries.push_back({kindColor(k), pattern, tr("W weight gradient"), tr("W"), false});
     }
     // A chunk's entry shows its shade of each phase, side by side.
-    std::vector<std::vector<QColor>> shades;
     if (m_chunkCount > 1) {
         for (int chunk = 0; chunk < m_chunkCount; ++chunk) {
             std::vector<QColor> colors;
             for (int k = 0; k < (m_hasW ? 3 : 2); ++k)
                 colors.push_back(blockColor(OpKind(k), chunk));
-            shades.push_back(colors);
-            if (m_schedule != core::Schedule::dualPipeV)
+            if (shades)
+                shades->push_back(colors);
+            // DualPipe's chunks are its directions, each entering at its own end (dualpipe.py).
+            if (m_schedule == core::Schedule::dualPipe && chunk == 0)
+                entries.push_back({Qt::NoBrush, Qt::NoBrush, tr("forward direction, from stage 0"),
+                                   tr("forward dir."), false});
+            else if (m_schedule == core::Schedule::dualPipe)
+                entries.push_back({Qt::NoBrush, Qt::NoBrush,
+                                   tr("reverse direction, from stage %1").arg(m_stages - 1),
+                                   tr("reverse dir."), false});
+            else if (m_schedule != core::Schedule::dualPipeV)
                 entries.push_back({Qt::NoBrush, Qt::NoBrush, tr("chunk %1").arg(chunk),
                                    QString::number(chunk), false});
             else if (chunk == 0)
@@ -780,13 +782,41 @@ void TimelineChart::paintLegend(QPainter &p) const
     if (isTeaching())
         entries.push_back({dark ? QColor(0x6A, 0x3A, 0x2A) : QColor(0xF7, 0xC9, 0xB5), Qt::NoBrush,
                            tr("idle so far"), tr("so far"), false});
+    return entries;
+}
 
-    const int left = plotRect().left();
+bool TimelineChart::legendIsBrief(const std::vector<LegendEntry> &entries) const
+{
+    const QFontMetrics fm = fontMetrics();
+    const int box = fm.height() - 4;
     int width = 0;
-    for (const Entry &e : entries)
+    for (const LegendEntry &e : entries)
         width += box * 2 + 4 + fm.horizontalAdvance(e.text) + 14;
-    const bool brief = left + width > this->width();
-    int x = left;
+    return plotRect().left() + width > this->width();
+}
+
+QStringList TimelineChart::legendTexts() const
+{
+    if (m_ops.empty())
+        return {};
+    const std::vector<LegendEntry> entries = legendEntries(nullptr);
+    const bool brief = legendIsBrief(entries);
+    QStringList texts;
+    for (const LegendEntry &e : entries)
+        texts << (brief ? e.brief : e.text);
+    return texts;
+}
+
+void TimelineChart::paintLegend(QPainter &p) const
+{
+    using Entry = LegendEntry;
+    const QPalette pal = palette();
+    const QFontMetrics fm = fontMetrics();
+    const int box = fm.height() - 4;
+    std::vector<std::vector<QColor>> shades;
+    const std::vector<Entry> entries = legendEntries(&shades);
+    const bool brief = legendIsBrief(entries);
+    int x = plotRect().left();
     const int y = kPad;
     std::size_t chunk = 0;
     for (const Entry &e : entries) {
@@ -986,10 +1016,9 @@ const core::ScheduleOp *TimelineChart::partnerOf(const core::ScheduleOp &op) con
         row.end(), index);
     if (at == row.end())
         return nullptr;
-    // DualPipeV's pairs are a forward and the backward after it (dualpipev.py,
-    // _forward_backward_chunk); ep_overlap's a backward and the forward after it.
-    const bool firstOfPair =
-        (m_schedule == core::Schedule::dualPipeV) == (op.kind == OpKind::forward);
+    // DualPipe(V)'s pairs are a forward and the backward after it (dualpipev.py and
+    // dualpipe.py, _forward_backward_chunk); ep_overlap's a backward and the forward after it.
+    const bool firstOfPair = core::isDualPipe(m_schedule) == (op.kind == OpKind::forward);
     const auto other = firstOfPair ? at + 1 : at;
     if (firstOfPair ? other == row.end() : other == row.begin())
         return nullptr;
@@ -999,6 +1028,17 @@ const core::ScheduleOp *TimelineChart::partnerOf(const core::ScheduleOp &op) con
 
 QString TimelineChart::chunkText(const core::ScheduleOp &op) const
 {
+    // DualPipe's chunk 0 is the forward direction, entering at stage 0 and running the model's
+    // stages on devices 0..K − 1; chunk 1 the reverse one, entering at stage K − 1, so device s
+    // runs the copy of the model's stage K − 1 − s (dualpipe.py).
+    if (m_schedule == core::Schedule::dualPipe)
+        return (op.chunk == 0 ? tr(", forward direction (stage 0 → %1), the model's stage %2 of %3")
+                                    .arg(m_stages - 1)
+                                    .arg(op.stage)
+                              : tr(", reverse direction (stage %1 → 0), the model's stage %2 of %3")
+                                    .arg(m_stages - 1)
+                                    .arg(m_stages - 1 - op.stage))
+            .arg(m_stages);
     if (m_schedule != core::Schedule::dualPipeV)
         return tr(", chunk %1 of %2").arg(op.chunk).arg(m_chunkCount);
     // Chunk 0 takes the model out from stage 0 to K − 1, chunk 1 back (core::virtualStageOf).
@@ -1073,9 +1113,9 @@ QString TimelineChart::toolTipAt(QPointF pos) const
     text += tr("<br>Start %1, duration %2 (ends at %3)")
                 .arg(formatTime(op->start, m_units, 6), formatTime(op->end - op->start, m_units),
                      formatTime(op->end, m_units, 6));
-    if (op->send > 0 && m_schedule == core::Schedule::dualPipeV) {
-        // The V's way back runs from stage K − 1 to 0: its F sends to the stage before, its B
-        // to the stage after.
+    if (op->send > 0 && core::isDualPipe(m_schedule)) {
+        // The V's way back, and DualPipe's reverse direction, run from stage K − 1 to 0: its F
+        // sends to the stage before, its B to the stage after.
         const int to = op->stage + ((op->kind == OpKind::forward) == (op->chunk == 0) ? 1 : -1);
         text += (op->kind == OpKind::forward
                      ? tr("<br>Send of activations to stage %1: %2, the block's last %3 %")
@@ -1098,8 +1138,11 @@ QString TimelineChart::toolTipAt(QPointF pos) const
                 .arg(partner->fullBackward ? tr("B with W")
                                            : QString::fromLatin1(core::opLetter(partner->kind)))
                 .arg(partner->microbatch) +
-            (m_chunkCount > 1 ? tr(", chunk %1").arg(partner->chunk) : QString());
-        text += m_schedule == core::Schedule::dualPipeV
+            (m_schedule == core::Schedule::dualPipe
+                 ? (partner->chunk == 0 ? tr(", forward direction") : tr(", reverse direction"))
+             : m_chunkCount > 1 ? tr(", chunk %1").arg(partner->chunk)
+                                : QString());
+        text += core::isDualPipe(m_schedule)
                     ? tr("<br>Paired with the %1: the two run overlapped, from when both inputs "
                          "are in until both outputs leave")
                           .arg(other)

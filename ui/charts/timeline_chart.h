@@ -9,6 +9,7 @@
 #include <QRect>
 #include <QStaticText>
 #include <QString>
+#include <QStringList>
 #include <QVector>
 #include <QWidget>
 #include <array>
@@ -23,8 +24,8 @@ namespace ui {
 // row split into an F, a B and a W band by their shares of it, so that a
 // zoomed-out schedule shows both phases; the result is cached until the report,
 // the zoom or the size changes. A playhead (teaching mode) hides what has not run
-// yet. The chunks of an interleaved schedule, or DualPipeV's two in a V, are shades of
-// their phase's colour.
+// yet. The chunks of an interleaved schedule, DualPipeV's two in a V or DualPipe's two
+// directions, are shades of their phase's colour.
 //
 // Controls (controlsHelp(), the chart's tooltip): the wheel zooms about the
 // pointer, Shift+wheel and a drag pan, a drag on the time axis or with the right
@@ -38,7 +39,7 @@ public:
     explicit TimelineChart(QWidget *parent = nullptr);
 
     // `schedule` is the one the report's timeline ran (inference: gpipe): it names
-    // DualPipeV's chunks and pairs; the others' blocks read alike.
+    // DualPipeV's chunks, DualPipe's directions and their pairs; the others' blocks read alike.
     void setReport(const core::Report &report, core::Schedule schedule = core::Schedule::oneFOneB);
 
     // Every block of the current schedule (empty when there is none).
@@ -73,10 +74,13 @@ public:
     // The next block start or end after `time`, or the makespan.
     double nextEvent(double time) const;
 
-    // Model chunks per stage: v when interleaved, 2 with DualPipeV, else 1.
+    // Model chunks per stage: v when interleaved, 2 with DualPipeV and DualPipe, else 1.
     int chunkCount() const { return m_chunkCount; }
     // The fill of a block drawn on its own: its phase's colour, shaded by its chunk.
     QColor blockColor(core::OpKind kind, int chunk) const;
+
+    // The legend's texts as drawn: in full, or each brief when the full ones do not fit.
+    QStringList legendTexts() const;
 
     // The block drawn under `pos`, or null: the one covering that time on that stage's row, or
     // when zoomed out the nearest within a few pixels.
@@ -84,7 +88,7 @@ public:
     // What the tooltip at `pos` says: the block's details, or how to zoom and pan.
     QString toolTipAt(QPointF pos) const;
     // The other op of the pair `op` runs in (ScheduleOp::paired), on its stage, or null:
-    // DualPipeV pairs a forward with the backward after it, ep_overlap a backward with the
+    // DualPipe(V) pairs a forward with the backward after it, ep_overlap a backward with the
     // forward after it.
     const core::ScheduleOp *partnerOf(const core::ScheduleOp &op) const;
     static QString controlsHelp();
@@ -123,6 +127,15 @@ protected:
     bool event(QEvent *event) override;
 
 private:
+    struct LegendEntry
+    {
+        QBrush fill;
+        QBrush pattern;
+        QString text;  // in full
+        QString brief; // when the full texts do not fit the width
+        bool send = false;
+        bool expertComm = false;
+    };
     struct Label
     {
         QRectF rect;
@@ -155,6 +168,9 @@ private:
     void rebuild(int deviceScale);
     double axisUnit(QString *name) const;
     void paintAxis(class QPainter &p, const QRect &plot) const;
+    // The legend's entries; a chunk's shades of each phase into `shades`, when given.
+    std::vector<LegendEntry> legendEntries(std::vector<std::vector<QColor>> *shades) const;
+    bool legendIsBrief(const std::vector<LegendEntry> &entries) const;
     void paintLegend(class QPainter &p) const;
     bool isDark() const;
     void indexStages() const;

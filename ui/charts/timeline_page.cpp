@@ -73,6 +73,8 @@ QString TimelinePage::imageTitle(const core::Scenario &s)
         schedule += QStringLiteral(" (v = %1)").arg(s.virtualStages);
     else if (s.schedule == core::Schedule::dualPipeV)
         schedule += QObject::tr(" (2 chunks a stage, in a V)");
+    else if (s.schedule == core::Schedule::dualPipe)
+        schedule += QObject::tr(" (2 chunks a stage, one each way)");
     return QObject::tr("Schedule, K = %1 stages, m = %2 micro-batches, %3")
         .arg(s.pp)
         .arg(s.microbatches)
