@@ -642,9 +642,9 @@ std::vector<TimeBreakdown> stageWork(const Scenario &s, const Timing &t,
                 // each B goes back the way its F came.
                 const double out0 = i + 1 < k ? m : 0;
                 const double out1 = i > 0 ? m : 0;
-                const double passes = training ? 2 : 1;
+                const double ways = training ? 2 : 1; // F out, B back
                 b[TimePart::pipelineComm] =
-                    passes * (out0 * t.sendS(i) + (i > 0 ? out1 * t.sendS(i - 1) : 0.0));
+                    ways * (out0 * t.sendS(i) + (i > 0 ? out1 * t.sendS(i - 1) : 0.0));
             } else {
                 // F sends go over the stage's own boundary, B sends over the one before it.
                 const double forwardSends = m * v - (i + 1 == k ? m : 0);
