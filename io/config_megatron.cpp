@@ -2309,6 +2309,10 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
         notes.push_back("schedule=dualpipev: Megatron-LM has no DualPipeV (two chunks a stage in "
                         "a V, both ends of the model on stage 0); written as 1F1B, one chunk a "
                         "stage and the LM head on the last");
+    } else if (s.pp > 1 && s.schedule == core::Schedule::dualPipe) {
+        notes.push_back("schedule=dualpipe: Megatron-LM has no DualPipe (half the micro-batches "
+                        "entering at each end, two copies of the parameters a device); written "
+                        "as 1F1B, one stage a device and the ends on the first and last");
     } else if (s.pp > 1 && s.schedule != core::Schedule::oneFOneB) {
         notes.push_back(
             "schedule=" + std::string(core::toString(s.schedule)) +

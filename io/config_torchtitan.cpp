@@ -833,6 +833,14 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
         case core::Schedule::dualPipeV:
             name = "DualPipeV";
             break;
+        case core::Schedule::dualPipe:
+            // torch.distributed.pipelining offers DualPipeV, the cut-in-half, not DualPipe.
+            name = "DualPipeV";
+            notes.push_back("schedule=dualpipe: torch.distributed.pipelining has no "
+                            "bidirectional DualPipe; written as DualPipeV (two chunks a rank "
+                            "in a V, one copy of the parameters, both ends on the first rank), "
+                            "which times and fits differently");
+            break;
         }
         body += "pipeline_parallel_schedule = " + quoted(name) + "\n";
         body += "pipeline_parallel_microbatch_size = " + std::to_string(s.microbatchSize) + "\n";

@@ -1486,6 +1486,12 @@ private Q_SLOTS:
         QTest::addRow("megatron DualPipeV")
             << int(Framework::megatron) << QStringList{"schedule=dualpipev"}
             << "schedule=dualpipev: Megatron-LM has no DualPipeV";
+        QTest::addRow("megatron DualPipe")
+            << int(Framework::megatron) << QStringList{"schedule=dualpipe"}
+            << "schedule=dualpipe: Megatron-LM has no DualPipe";
+        QTest::addRow("torchtitan DualPipe, written as DualPipeV")
+            << int(Framework::torchtitan) << QStringList{"schedule=dualpipe"}
+            << "schedule=dualpipe: torch.distributed.pipelining has no bidirectional DualPipe";
         QTest::addRow("megatron cached outputs")
             << int(Framework::megatron) << QStringList{"cache_outputs=true"}
             << "cache_outputs=true";
