@@ -117,6 +117,15 @@ public:
                                             : logUniform(1, kMaxMicrobatches);
             s.virtualStages = chance(0.1) ? uniform(2, kMaxVirtualStages) : 1;
         }
+        // DualPipe(V) need m >= 2K (DualPipe also an even K and m): most draws meet it, so that
+        // the two schedules give reports as often as the others, and the rest are refused.
+        if (isDualPipe(s.schedule) && chance(0.8)) {
+            if (s.schedule == Schedule::dualPipe && s.pp % 2 != 0)
+                s.pp = s.pp + 1 <= model.layers ? s.pp + 1 : std::max(2, s.pp - 1);
+            s.microbatches = std::max(s.microbatches, 2 * s.pp);
+            if (s.schedule == Schedule::dualPipe)
+                s.microbatches += s.microbatches % 2;
+        }
         s.microbatchSize = chance(0.05) ? kMaxMicrobatchSize : logUniform(1, kMaxMicrobatchSize);
         s.seqLen = chance(0.05) ? kMaxSeqLen : logUniform(kMinSeqLen, kMaxSeqLen);
         s.recompute = pickEnum<Recompute>();
