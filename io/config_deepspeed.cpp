@@ -537,6 +537,13 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
     if (s.ep > 1)
         notes.push_back("E = " + std::to_string(s.ep) +
                         ": deepspeed.moe.layer.MoE(ep_size=" + std::to_string(s.ep) + ")");
+    // DeepSpeed-MoE dispatches with one all-to-all of every copy (deepspeed/moe/sharded_moe.py,
+    // _AllToAll); it has no dispatcher that sends a token once a node.
+    if (s.ep > 1 && s.epDispatcher == core::EpDispatcher::flex)
+        notes.push_back("ep_dispatcher=flex: DeepSpeed-MoE has no dispatcher that sends a token "
+                        "once to each node (DeepEP, HybridEP); it runs the all-to-all, each copy "
+                        "on its own (ep_dispatcher=alltoall), which Parascope times slower "
+                        "across nodes");
     if (s.tp > 1 && s.sequenceParallel)
         notes.push_back("sequence_parallel: the model code's (Megatron-DeepSpeed "
                         "--sequence-parallel)");

@@ -616,14 +616,30 @@ std::optional<core::InputError> importHuggingFace(const QByteArray &content,
         }
         // DeepSeek-V3's noaux_tc routing adds e_score_correction_bias to the router's scores
         // (modeling_deepseek.py, MoEGate).
-        const auto method = r.text("topk_method", "model.router_bias");
+        auto method = r.text("topk_method", "model.router_bias");
+        // Transformers' own DeepSeek-V3 (modeling_deepseek_v3.py, DeepseekV3MoE.get_topk_indices)
+        // reads no topk_method: it always adds the bias and limits the groups, which
+        // DeepseekV3Config gives 8 and 4 unless the file says (configuration_deepseek_v3.py).
+        const bool deepseekV3 = modelType == "deepseek_v3";
+        if (deepseekV3 && !method)
+            method = "noaux_tc";
         if (method)
             m.routerBias = m.routerBias || *method == "noaux_tc";
         // Group-limited routing (modeling_deepseek.py, MoEGate: the experts in n_group groups,
         // a token's top-k from its topk_group best groups), under the two methods that group
         // (group_limited_greedy, DeepSeek-V2; noaux_tc, DeepSeek-V3); greedy routes over all.
-        const auto groups = r.integer("n_group", "model.router_groups", 1);
-        const auto limit = r.integer("topk_group", "model.router_group_limit", 1);
+        auto groups = r.integer("n_group", "model.router_groups", 1);
+        auto limit = r.integer("topk_group", "model.router_group_limit", 1);
+        if (deepseekV3 && !r.has("n_group")) {
+            groups = 8;
+            out.assumptions.push_back("n_group 8, the default of deepseek_v3's configuration "
+                                      "class");
+        }
+        if (deepseekV3 && !r.has("topk_group")) {
+            limit = 4;
+            out.assumptions.push_back("topk_group 4, the default of deepseek_v3's configuration "
+                                      "class");
+        }
         const bool grouping =
             method && (*method == "noaux_tc" || *method == "group_limited_greedy");
         // MoEGate takes torch.topk of topk_group among the n_group group scores: more groups

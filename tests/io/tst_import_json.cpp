@@ -197,9 +197,15 @@ private Q_SLOTS:
             << QByteArray(R"("topk_method": "noaux_tc", "n_group": 8, "topk_group": 8)") << 0 << 0
             << ""
             << "topk_group 8 of n_group 8 limits nothing";
-        QTest::addRow("MoEGate: n_group without topk_group")
-            << QByteArray(R"("topk_method": "noaux_tc", "n_group": 8)") << 0 << 0 << ""
-            << "n_group without topk_group";
+        // Transformers' DeepseekV3Config (configuration_deepseek_v3.py): n_group 8 and
+        // topk_group 4 where the file gives none; its DeepseekV3MoE reads no topk_method and
+        // always limits the groups (modeling_deepseek_v3.py, get_topk_indices).
+        QTest::addRow("deepseek_v3: n_group without topk_group, its class's 4")
+            << QByteArray(R"("topk_method": "noaux_tc", "n_group": 8)") << 8 << 4 << ""
+            << "topk_group 4, the default of deepseek_v3's configuration class";
+        QTest::addRow("deepseek_v3: no routing keys, its class's 4 of 8")
+            << QByteArray(R"("first_k_dense_replace": 1)") << 8 << 4 << ""
+            << "n_group 8, the default of deepseek_v3's configuration class";
         QTest::addRow("MoEGate's torch.topk: 9 of 8 groups")
             << QByteArray(R"("topk_method": "noaux_tc", "n_group": 8, "topk_group": 9)") << 0 << 0
             << "topk_group"
@@ -869,6 +875,11 @@ private Q_SLOTS:
         QVERIFY(text.find("attention=") == std::string::npos);
         s.attention = Attention::flash;
         QVERIFY(io::emitDeepSpeed(s, *presets.model(s.model)).find("attention=flash: ") !=
+                std::string::npos);
+        // DeepSpeed-MoE's _AllToAll sends every copy: the flex dispatcher is a comment.
+        QVERIFY(text.find("ep_dispatcher") == std::string::npos);
+        s.epDispatcher = EpDispatcher::flex;
+        QVERIFY(io::emitDeepSpeed(s, *presets.model(s.model)).find("ep_dispatcher=flex: ") !=
                 std::string::npos);
     }
 };
