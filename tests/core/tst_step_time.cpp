@@ -14,6 +14,7 @@
 
 #include <QTest>
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 using namespace core;
@@ -34,6 +35,23 @@ const LayerOp &opOf(const std::vector<LayerOp> &ops, std::string_view key)
 double messageS(double bytes, double busBytesPerS, bool acrossNodes)
 {
     return 8.4e-6 + (acrossNodes ? 14e-6 : 3.4e-6) + bytes / busBytesPerS;
+}
+
+// The default scenario's four stages send `counts` messages each in a step, each one
+// micro-batch's activations over InfiniBand (perOperationByHand times one), and the
+// timeline's sends are the same ones.
+void checkSends(const Report &r, const std::array<int, 4> &counts)
+{
+    const double send = messageS(4096.0 * 8192 * 2 / 8, 50e9 * 0.9, true);
+    for (std::size_t stage = 0; stage < counts.size(); ++stage) {
+        const double step = r.stepTime->stages[stage][TimePart::pipelineComm];
+        QVERIFY(near(step, counts[stage] * send, 1e-9));
+        double sends = 0;
+        for (const ScheduleOp &op : r.timeline)
+            if (std::size_t(op.stage) == stage)
+                sends += op.send;
+        QVERIFY(near(sends, step, 1e-9));
+    }
 }
 
 } // namespace
@@ -395,20 +413,7 @@ private Q_SLOTS:
         QVERIFY(near(forward(0, 1) - forward(3, 1), head, 1e-9));
         QVERIFY(near(forward(0, 0) - forward(3, 0), embedding, 1e-9));
         QVERIFY(near(forward(3, 1), forward(3, 0), 1e-12));
-        const double send = messageS(4096.0 * 8192 * 2 / 8, 50e9 * 0.9, true);
-        QVERIFY(near(r.stepTime->stages[0][TimePart::pipelineComm], 32 * send, 1e-9));
-        QVERIFY(near(r.stepTime->stages[1][TimePart::pipelineComm], 64 * send, 1e-9));
-        QVERIFY(near(r.stepTime->stages[2][TimePart::pipelineComm], 64 * send, 1e-9));
-        QVERIFY(near(r.stepTime->stages[3][TimePart::pipelineComm], 32 * send, 1e-9));
-        // The timeline's sends are the same ones.
-        for (int stage = 0; stage < 4; ++stage) {
-            double sends = 0;
-            for (const ScheduleOp &op : r.timeline)
-                if (op.stage == stage)
-                    sends += op.send;
-            QVERIFY(
-                near(sends, r.stepTime->stages[std::size_t(stage)][TimePart::pipelineComm], 1e-9));
-        }
+        checkSends(r, {32, 64, 64, 32});
     }
 
     // DualPipe (deepseek-ai/DualPipe, dualpipe.py): stage 0 runs the forward direction's first
@@ -439,19 +444,7 @@ private Q_SLOTS:
         QVERIFY(near(forward(0, 1) - forward(1, 1), head, 1e-9));
         QVERIFY(near(forward(3, 1) - forward(2, 1), embedding, 1e-9));
         QVERIFY(near(forward(3, 0) - forward(2, 0), head, 1e-9));
-        const double send = messageS(4096.0 * 8192 * 2 / 8, 50e9 * 0.9, true);
-        QVERIFY(near(r.stepTime->stages[0][TimePart::pipelineComm], 16 * send, 1e-9));
-        QVERIFY(near(r.stepTime->stages[1][TimePart::pipelineComm], 32 * send, 1e-9));
-        QVERIFY(near(r.stepTime->stages[2][TimePart::pipelineComm], 32 * send, 1e-9));
-        QVERIFY(near(r.stepTime->stages[3][TimePart::pipelineComm], 16 * send, 1e-9));
-        for (int stage = 0; stage < 4; ++stage) {
-            double sends = 0;
-            for (const ScheduleOp &op : r.timeline)
-                if (op.stage == stage)
-                    sends += op.send;
-            QVERIFY(
-                near(sends, r.stepTime->stages[std::size_t(stage)][TimePart::pipelineComm], 1e-9));
-        }
+        checkSends(r, {16, 32, 32, 16});
         // A micro-batch passes one of a device's two stages: a step's layer work is 1F1B's.
         const Report oneFOneB = evaluate(scenario("schedule=1f1b"), io::builtinPresets());
         QVERIFY(oneFOneB.ok() && oneFOneB.stepTime);
