@@ -150,6 +150,10 @@ public:
         return !v.isUndefined() && !v.isNull();
     }
 
+    // Not in the file at all: a configuration class's default applies. A null is the file's
+    // None, which the class keeps instead.
+    bool absent(const char *key) const { return m_object.value(QLatin1String(key)).isUndefined(); }
+
     // A whole number of at least `least`; nullopt when absent (or null) or wrong.
     std::optional<int> integer(const char *key, const char *sets, int least = 0)
     {
@@ -616,13 +620,7 @@ std::optional<core::InputError> importHuggingFace(const QByteArray &content,
         }
         // DeepSeek-V3's noaux_tc routing adds e_score_correction_bias to the router's scores
         // (modeling_deepseek.py, MoEGate).
-        auto method = r.text("topk_method", "model.router_bias");
-        // Transformers' own DeepSeek-V3 (modeling_deepseek_v3.py, DeepseekV3MoE.get_topk_indices)
-        // reads no topk_method: it always adds the bias and limits the groups, which
-        // DeepseekV3Config gives 8 and 4 unless the file says (configuration_deepseek_v3.py).
-        const bool deepseekV3 = modelType == "deepseek_v3";
-        if (deepseekV3 && !method)
-            method = "noaux_tc";
+        const auto method = r.text("topk_method", "model.router_bias");
         if (method)
             m.routerBias = m.routerBias || *method == "noaux_tc";
         // Group-limited routing (modeling_deepseek.py, MoEGate: the experts in n_group groups,
@@ -630,32 +628,45 @@ std::optional<core::InputError> importHuggingFace(const QByteArray &content,
         // (group_limited_greedy, DeepSeek-V2; noaux_tc, DeepSeek-V3); greedy routes over all.
         auto groups = r.integer("n_group", "model.router_groups", 1);
         auto limit = r.integer("topk_group", "model.router_group_limit", 1);
-        if (deepseekV3 && !r.has("n_group")) {
+        // Transformers' DeepseekV3Config (configuration_deepseek_v3.py) gives n_group 8 and
+        // topk_group 4 where the file has no such key; it has no topk_method, so none is taken.
+        const bool deepseekV3 = modelType == "deepseek_v3";
+        std::string defaults; // the defaults taken, for a refusal that names their key
+        if (deepseekV3 && r.absent("n_group")) {
             groups = 8;
-            out.assumptions.push_back("n_group 8, the default of deepseek_v3's configuration "
-                                      "class");
+            defaults = "n_group 8";
+            out.assumptions.push_back("n_group is not in the file: 8, the default of "
+                                      "deepseek_v3's configuration class");
         }
-        if (deepseekV3 && !r.has("topk_group")) {
+        if (deepseekV3 && r.absent("topk_group")) {
             limit = 4;
-            out.assumptions.push_back("topk_group 4, the default of deepseek_v3's configuration "
-                                      "class");
+            defaults += (defaults.empty() ? "" : ", ") + std::string("topk_group 4");
+            out.assumptions.push_back("topk_group is not in the file: 4, the default of "
+                                      "deepseek_v3's configuration class");
         }
+        if (deepseekV3 && r.absent("topk_method"))
+            out.assumptions.push_back(
+                "topk_method is not in the file, and deepseek_v3's configuration class has no "
+                "default for it: no router bias and no group limit read, though Transformers' "
+                "DeepseekV3 model applies both whatever the file says");
+        const std::string taken =
+            defaults.empty() ? "" : " (not in the file: deepseek_v3's default " + defaults + ")";
         const bool grouping =
             method && (*method == "noaux_tc" || *method == "group_limited_greedy");
         // MoEGate takes torch.topk of topk_group among the n_group group scores: more groups
         // than there are fail there.
         if (!r.error() && groups && limit && grouping && *limit > *groups)
             return core::InputError{"topk_group", std::to_string(*limit) + " of only " +
-                                                      std::to_string(*groups) + " groups"};
+                                                      std::to_string(*groups) + " groups" + taken};
         if (!r.error() && groups && limit && grouping && *limit < *groups) {
             if (m.experts % *groups != 0)
-                return core::InputError{"n_group", std::to_string(*groups) +
-                                                       " groups do not divide the " +
-                                                       std::to_string(m.experts) + " experts"};
+                return core::InputError{"n_group",
+                                        std::to_string(*groups) + " groups do not divide the " +
+                                            std::to_string(m.experts) + " experts" + taken};
             if (std::int64_t{*limit} * (m.experts / *groups) < m.expertsPerToken)
                 return core::InputError{
                     "topk_group", std::to_string(*limit) + " of the " + std::to_string(*groups) +
-                                      " groups hold fewer experts than the top-k"};
+                                      " groups hold fewer experts than the top-k" + taken};
             m.routerGroups = *groups;
             m.routerGroupLimit = *limit;
         } else if (groups && limit && grouping && *groups > 1) {

@@ -171,62 +171,84 @@ private Q_SLOTS:
 
     // Group-limited routing from config.json (modeling_deepseek.py, MoEGate: the experts in
     // n_group groups, a token's top-k from its topk_group best, under topk_method noaux_tc or
-    // group_limited_greedy; greedy routes over every expert). `key`: the field a refusal
-    // names; `note`: part of an assumption when the groups limit nothing.
+    // group_limited_greedy; greedy routes over every expert), on a deepseek_v3 file unless the
+    // row gives its model_type. `key`: the field a refusal names; `notes`: parts of the import's
+    // lines (or of the refusal's message); none: no line names n_group or topk_group.
     void huggingFaceRouterGroups_data()
     {
         QTest::addColumn<QByteArray>("routing");
         QTest::addColumn<int>("groups");
         QTest::addColumn<int>("limit");
         QTest::addColumn<QString>("key");
-        QTest::addColumn<QString>("note");
+        QTest::addColumn<QStringList>("notes");
         QTest::addRow("deepseek-ai/DeepSeek-V3 config.json: 4 of 8 groups")
             << QByteArray(R"("topk_method": "noaux_tc", "n_group": 8, "topk_group": 4)") << 8 << 4
-            << ""
-            << "";
+            << "" << QStringList();
         QTest::addRow("DeepSeek-V2's group_limited_greedy: 3 of 8")
             << QByteArray(R"("topk_method": "group_limited_greedy", "n_group": 8, )"
                           R"("topk_group": 3)")
-            << 8 << 3 << ""
-            << "";
+            << 8 << 3 << "" << QStringList();
         QTest::addRow("moonshotai/Kimi-K2 config.json: one group, no limit")
             << QByteArray(R"("topk_method": "noaux_tc", "n_group": 1, "topk_group": 1)") << 0 << 0
-            << ""
-            << "";
+            << "" << QStringList();
         QTest::addRow("MoEGate: 8 of 8 groups limits nothing")
             << QByteArray(R"("topk_method": "noaux_tc", "n_group": 8, "topk_group": 8)") << 0 << 0
-            << ""
-            << "topk_group 8 of n_group 8 limits nothing";
-        // Transformers' DeepseekV3Config (configuration_deepseek_v3.py): n_group 8 and
-        // topk_group 4 where the file gives none; its DeepseekV3MoE reads no topk_method and
-        // always limits the groups (modeling_deepseek_v3.py, get_topk_indices).
-        QTest::addRow("deepseek_v3: n_group without topk_group, its class's 4")
+            << "" << QStringList{"topk_group 8 of n_group 8 limits nothing"};
+        // Transformers' DeepseekV3Config (huggingface/transformers,
+        // src/transformers/models/deepseek_v3/configuration_deepseek_v3.py): n_group 8 and
+        // topk_group 4 where the file has no such key; it has no topk_method at all, so a file
+        // without one reads no router bias and no groups.
+        QTest::addRow("DeepseekV3Config: topk_group left out, its 4")
             << QByteArray(R"("topk_method": "noaux_tc", "n_group": 8)") << 8 << 4 << ""
-            << "topk_group 4, the default of deepseek_v3's configuration class";
-        QTest::addRow("deepseek_v3: no routing keys, its class's 4 of 8")
-            << QByteArray(R"("first_k_dense_replace": 1)") << 8 << 4 << ""
-            << "n_group 8, the default of deepseek_v3's configuration class";
+            << QStringList{"topk_group is not in the file: 4, the default of deepseek_v3's"};
+        QTest::addRow("DeepseekV3Config: n_group left out, its 8")
+            << QByteArray(R"("topk_method": "noaux_tc", "topk_group": 4)") << 8 << 4 << ""
+            << QStringList{"n_group is not in the file: 8, the default of deepseek_v3's"};
+        QTest::addRow("DeepseekV3Config: both left out, its 4 of 8")
+            << QByteArray(R"("topk_method": "noaux_tc")") << 8 << 4 << ""
+            << QStringList{"n_group is not in the file: 8", "topk_group is not in the file: 4"};
+        QTest::addRow("DeepseekV3Config: no topk_method default, so no groups")
+            << QByteArray(R"("n_group": 8, "topk_group": 4)") << 0 << 0 << ""
+            << QStringList{"topk_method is not in the file, and deepseek_v3's configuration "
+                           "class has no default",
+                           "limit nothing under topk_method (none)"};
+        QTest::addRow("DeepseekV3Config: no routing keys at all")
+            << QByteArray(R"("first_k_dense_replace": 1)") << 0 << 0 << ""
+            << QStringList{"n_group is not in the file: 8", "topk_group is not in the file: 4",
+                           "topk_method is not in the file"};
+        QTest::addRow("DeepseekV3Config: a null topk_group is the file's None, not 4")
+            << QByteArray(R"("topk_method": "noaux_tc", "n_group": 8, "topk_group": null)") << 0
+            << 0 << "" << QStringList{"n_group without topk_group"};
+        QTest::addRow("DeepseekV3Config: its 4 of the file's 2 groups")
+            << QByteArray(R"("topk_method": "noaux_tc", "n_group": 2)") << 0 << 0 << "topk_group"
+            << QStringList{"4 of only 2 groups", "not in the file: deepseek_v3's default "
+                                                 "topk_group 4"};
+        QTest::addRow("DeepseekV3Config: its 8 groups do not divide 20 experts")
+            << QByteArray(R"("topk_method": "noaux_tc", "topk_group": 4, )"
+                          R"("n_routed_experts": 20, "num_experts_per_tok": 2)")
+            << 0 << 0 << "n_group"
+            << QStringList{"not in the file: deepseek_v3's default n_group 8"};
+        // DeepseekV2Config (configuration_deepseek_v2.py) leaves n_group and topk_group None.
+        QTest::addRow("deepseek_v2: n_group without topk_group")
+            << QByteArray(R"("model_type": "deepseek_v2", "topk_method": "group_limited_greedy", )"
+                          R"("n_group": 8)")
+            << 0 << 0 << "" << QStringList{"n_group without topk_group"};
         QTest::addRow("MoEGate's torch.topk: 9 of 8 groups")
             << QByteArray(R"("topk_method": "noaux_tc", "n_group": 8, "topk_group": 9)") << 0 << 0
-            << "topk_group"
-            << "";
+            << "topk_group" << QStringList();
         QTest::addRow("no groups: n_group 0")
             << QByteArray(R"("topk_method": "noaux_tc", "n_group": 0, "topk_group": 4)") << 0 << 0
-            << "n_group"
-            << "";
+            << "n_group" << QStringList();
         QTest::addRow("greedy routing ignores the groups")
             << QByteArray(R"("topk_method": "greedy", "n_group": 8, "topk_group": 4)") << 0 << 0
-            << ""
-            << "limit nothing under topk_method greedy";
+            << "" << QStringList{"limit nothing under topk_method greedy"};
         QTest::addRow("7 groups of 64 experts")
             << QByteArray(R"("topk_method": "noaux_tc", "n_group": 7, "topk_group": 4)") << 0 << 0
-            << "n_group"
-            << "";
+            << "n_group" << QStringList();
         QTest::addRow("one group of 8 for a top-8 of 16")
             << QByteArray(R"("topk_method": "noaux_tc", "n_group": 8, "topk_group": 1, )"
                           R"("num_experts_per_tok": 16)")
-            << 0 << 0 << "topk_group"
-            << "";
+            << 0 << 0 << "topk_group" << QStringList();
     }
     void huggingFaceRouterGroups()
     {
@@ -234,11 +256,15 @@ private Q_SLOTS:
         QFETCH(int, groups);
         QFETCH(int, limit);
         QFETCH(QString, key);
-        QFETCH(QString, note);
-        QByteArray content =
-            R"({"model_type": "deepseek_v3", "num_hidden_layers": 4, "hidden_size": 256, )"
-            R"("num_attention_heads": 4, "intermediate_size": 512, "vocab_size": 1000, )"
-            R"("n_routed_experts": 64, "moe_intermediate_size": 128, )";
+        QFETCH(QStringList, notes);
+        QByteArray content = "{";
+        if (!routing.contains("model_type"))
+            content += R"("model_type": "deepseek_v3", )";
+        content +=
+            R"("num_hidden_layers": 4, "hidden_size": 256, "num_attention_heads": 4, )"
+            R"("intermediate_size": 512, "vocab_size": 1000, "moe_intermediate_size": 128, )";
+        if (!routing.contains("n_routed_experts"))
+            content += R"("n_routed_experts": 64, )";
         if (!routing.contains("num_experts_per_tok"))
             content += R"("num_experts_per_tok": 8, )";
         content += routing + "}";
@@ -247,6 +273,9 @@ private Q_SLOTS:
             const auto *error = std::get_if<InputError>(&result);
             QVERIFY(error);
             QCOMPARE(QString::fromStdString(error->key), key);
+            for (const QString &note : notes)
+                QVERIFY2(error->message.find(note.toStdString()) != std::string::npos,
+                         error->message.c_str());
             return;
         }
         QVERIFY2(std::holds_alternative<io::ImportedConfig>(result), refusal(result).c_str());
@@ -254,10 +283,10 @@ private Q_SLOTS:
         QCOMPARE(imported.model->routerGroups, groups);
         QCOMPARE(imported.model->routerGroupLimit, limit);
         QVERIFY(!validateModel(*imported.model));
-        if (!note.isEmpty())
+        for (const QString &note : notes)
             QVERIFY2(contains(imported.assumptions, note.toStdString()),
                      io::importSummary(imported).c_str());
-        else
+        if (notes.isEmpty())
             QVERIFY2(!contains(imported.assumptions, "n_group") &&
                          !contains(imported.assumptions, "topk_group"),
                      io::importSummary(imported).c_str());
