@@ -905,11 +905,47 @@ private Q_SLOTS:
         s.attention = Attention::flash;
         QVERIFY(io::emitDeepSpeed(s, *presets.model(s.model)).find("attention=flash: ") !=
                 std::string::npos);
-        // DeepSpeed-MoE's _AllToAll sends every copy: the flex dispatcher is a comment.
-        QVERIFY(text.find("ep_dispatcher") == std::string::npos);
-        s.epDispatcher = EpDispatcher::flex;
-        QVERIFY(io::emitDeepSpeed(s, *presets.model(s.model)).find("ep_dispatcher=flex: ") !=
-                std::string::npos);
+    }
+
+    // DeepSpeed-MoE sends every (token, expert) copy in one all-to-all (deepspeed/moe/
+    // sharded_moe.py, MOELayer and _AllToAll) and has no flex dispatcher (DeepEP, HybridEP:
+    // docs/experts.md, "Dispatchers"): with experts spread, flex is a line naming the key and
+    // what DeepSpeed runs instead; without expert parallelism nothing is dispatched.
+    void deepSpeedDispatcherComment_data()
+    {
+        QTest::addColumn<int>("ep");
+        QTest::addColumn<QString>("dispatcher");
+        QTest::addColumn<QString>("line"); // empty: no line names the dispatcher
+        QTest::addRow("E 2, all-to-all: DeepSpeed's own") << 2 << "alltoall"
+                                                          << "";
+        QTest::addRow("E 2, flex: none in DeepSpeed-MoE")
+            << 2 << "flex"
+            << "ep_dispatcher=flex: DeepSpeed-MoE has no dispatcher that sends a token once to "
+               "each node (DeepEP, HybridEP); it runs the all-to-all, each copy on its own "
+               "(ep_dispatcher=alltoall)";
+        QTest::addRow("E 1, flex: nothing dispatched") << 1 << "flex"
+                                                       << "";
+    }
+    void deepSpeedDispatcherComment()
+    {
+        QFETCH(int, ep);
+        QFETCH(QString, dispatcher);
+        QFETCH(QString, line);
+        Scenario s;
+        applyFramework(s, Framework::deepspeed);
+        QVERIFY(!setField(s, "model", "qwen3-30b-a3b"));
+        s.ep = ep;
+        QVERIFY(!setField(s, "ep_dispatcher", dispatcher.toStdString()));
+        const QByteArray text =
+            QByteArray::fromStdString(io::emitDeepSpeed(s, *presets.model(s.model)));
+        const QJsonObject object = QJsonDocument::fromJson(text).object();
+        QStringList found;
+        for (const QJsonValue &comment : object.value(QLatin1String("comment")).toArray())
+            if (comment.toString().contains(QLatin1String("ep_dispatcher")))
+                found << comment.toString();
+        QCOMPARE(found.size(), line.isEmpty() ? 0 : 1);
+        if (!line.isEmpty())
+            QVERIFY2(found.front().startsWith(line), qPrintable(found.front()));
     }
 };
 
