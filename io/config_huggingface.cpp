@@ -620,7 +620,14 @@ std::optional<core::InputError> importHuggingFace(const QByteArray &content,
         }
         // DeepSeek-V3's noaux_tc routing adds e_score_correction_bias to the router's scores
         // (modeling_deepseek.py, MoEGate).
-        const auto method = r.text("topk_method", "model.router_bias");
+        auto method = r.text("topk_method", "model.router_bias");
+        // Transformers' DeepseekV3 model reads no topk_method: it always adds the bias and
+        // limits the groups (modeling_deepseek_v3.py, DeepseekV3MoE.get_topk_indices), which a
+        // deepseek_v3 file without the key therefore runs.
+        const bool transformersRouting =
+            modelType == "deepseek_v3" && r.absent("topk_method") && !r.error();
+        if (transformersRouting)
+            method = "noaux_tc";
         if (method)
             m.routerBias = m.routerBias || *method == "noaux_tc";
         // Group-limited routing (modeling_deepseek.py, MoEGate: the experts in n_group groups,
@@ -644,11 +651,11 @@ std::optional<core::InputError> importHuggingFace(const QByteArray &content,
             out.assumptions.push_back("topk_group is not in the file: 4, the default of "
                                       "deepseek_v3's configuration class");
         }
-        if (deepseekV3 && r.absent("topk_method"))
+        if (transformersRouting)
             out.assumptions.push_back(
-                "topk_method is not in the file, and deepseek_v3's configuration class has no "
-                "default for it: no router bias and no group limit read, though Transformers' "
-                "DeepseekV3 model applies both whatever the file says");
+                "topk_method is not in the file: routed as Transformers' DeepseekV3 model "
+                "routes whatever it says, the score bias added and the groups limited "
+                "(noaux_tc)");
         const std::string taken =
             defaults.empty() ? "" : " (not in the file: deepseek_v3's default " + defaults + ")";
         const bool grouping =

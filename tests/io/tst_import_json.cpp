@@ -196,8 +196,9 @@ private Q_SLOTS:
             << "" << QStringList{"topk_group 8 of n_group 8 limits nothing"};
         // Transformers' DeepseekV3Config (huggingface/transformers,
         // src/transformers/models/deepseek_v3/configuration_deepseek_v3.py): n_group 8 and
-        // topk_group 4 where the file has no such key; it has no topk_method at all, so a file
-        // without one reads no router bias and no groups.
+        // topk_group 4 where the file has no such key; it has no topk_method at all, and its
+        // model (modeling_deepseek_v3.py, DeepseekV3MoE.get_topk_indices) adds the bias and
+        // limits the groups whatever the file says, so a file without one is routed so.
         QTest::addRow("DeepseekV3Config: topk_group left out, its 4")
             << QByteArray(R"("topk_method": "noaux_tc", "n_group": 8)") << 8 << 4 << ""
             << QStringList{"topk_group is not in the file: 4, the default of deepseek_v3's"};
@@ -207,13 +208,12 @@ private Q_SLOTS:
         QTest::addRow("DeepseekV3Config: both left out, its 4 of 8")
             << QByteArray(R"("topk_method": "noaux_tc")") << 8 << 4 << ""
             << QStringList{"n_group is not in the file: 8", "topk_group is not in the file: 4"};
-        QTest::addRow("DeepseekV3Config: no topk_method default, so no groups")
-            << QByteArray(R"("n_group": 8, "topk_group": 4)") << 0 << 0 << ""
-            << QStringList{"topk_method is not in the file, and deepseek_v3's configuration "
-                           "class has no default",
-                           "limit nothing under topk_method (none)"};
+        QTest::addRow("DeepseekV3 model: no topk_method, grouped as Transformers runs it")
+            << QByteArray(R"("n_group": 8, "topk_group": 4)") << 8 << 4 << ""
+            << QStringList{"topk_method is not in the file: routed as Transformers' "
+                           "DeepseekV3 model routes"};
         QTest::addRow("DeepseekV3Config: no routing keys at all")
-            << QByteArray(R"("first_k_dense_replace": 1)") << 0 << 0 << ""
+            << QByteArray(R"("first_k_dense_replace": 1)") << 8 << 4 << ""
             << QStringList{"n_group is not in the file: 8", "topk_group is not in the file: 4",
                            "topk_method is not in the file"};
         QTest::addRow("DeepseekV3Config: a null topk_group is the file's None, not 4")
