@@ -27,6 +27,33 @@ PipelineInput ratios(Schedule schedule, int K, int m, double f, double b, double
     return in;
 }
 
+// deepseek-ai/DualPipe's README count for DualPipe(V) with a chunk's F, B (input gradient) and
+// W: (ranks - 1)(F&B + B - 3W) idle on every device, F&B = F + B unpaired, B the whole
+// backward; ranks are DualPipeV's devices, or half of DualPipe's. A device holds two chunks
+// (its times twice a chunk's) and is busy two chunk passes of each kind a micro-batch in
+// DualPipeV's V, one in DualPipe. The closed form agrees with the simulation.
+void checkReadmeIdle(Schedule schedule, int K, int m, double f, double b, double w,
+                     PipelineResult &r)
+{
+    const bool v = schedule == Schedule::dualPipeV;
+    r = simulatePipeline(ratios(schedule, K, m, 2 * f, 2 * b, 2 * w));
+    QVERIFY(r.complete);
+    const double work = (v ? 2 : 1) * m * (f + b + w);
+    const double idle = ((v ? K : K / 2) - 1) * ((f + b + w) + (b + w) - 3 * w);
+    for (int s = 0; s < K; ++s) {
+        QCOMPARE(r.busy[std::size_t(s)], work);
+        QVERIFY2(std::abs(r.makespan - work - idle) < 1e-9,
+                 qPrintable(QStringLiteral("%1 K=%2 m=%3: idle %4, published %5")
+                                .arg(toString(schedule).data())
+                                .arg(K)
+                                .arg(m)
+                                .arg(r.makespan - work)
+                                .arg(idle)));
+    }
+    QVERIFY(std::abs(r.bubbleFraction - *closedFormBubble(schedule, K, m, 1, 2 * f, 2 * b, 2 * w)) <
+            1e-12);
+}
+
 // Each stage's ops of a simulated timeline, in the order the stage runs them.
 std::vector<std::vector<const ScheduleOp *>> opsByStage(const PipelineResult &r, int stages)
 {
@@ -437,24 +464,8 @@ private Q_SLOTS:
             for (int m : {2 * K, 2 * K + 1, 10, 40, 120}) {
                 if (m < 2 * K)
                     continue;
-                // A stage holds two chunks: its times are twice a chunk's.
-                const PipelineResult r =
-                    simulatePipeline(ratios(Schedule::dualPipeV, K, m, 2 * f, 2 * b, 2 * w));
-                QVERIFY(r.complete);
-                const double work = 2 * m * (f + b + w);
-                const double idle = (K - 1) * ((f + b + w) + (b + w) - 3 * w);
-                for (int s = 0; s < K; ++s) {
-                    QCOMPARE(r.busy[std::size_t(s)], work);
-                    QVERIFY2(std::abs(r.makespan - work - idle) < 1e-9,
-                             qPrintable(QStringLiteral("K=%1 m=%2: idle %3, published %4")
-                                            .arg(K)
-                                            .arg(m)
-                                            .arg(r.makespan - work)
-                                            .arg(idle)));
-                }
-                QVERIFY(std::abs(r.bubbleFraction - *closedFormBubble(Schedule::dualPipeV, K, m, 1,
-                                                                      2 * f, 2 * b, 2 * w)) <
-                        1e-12);
+                PipelineResult r;
+                checkReadmeIdle(Schedule::dualPipeV, K, m, f, b, w, r);
             }
         // The figure itself: 4 devices, 10 micro-batches, one cell a pass.
         const PipelineResult figure = simulatePipeline(ratios(Schedule::dualPipeV, 4, 10, 2, 2, 2));
@@ -476,24 +487,8 @@ private Q_SLOTS:
             for (int m : {2 * K, 2 * K + 2, 20, 40, 120}) {
                 if (m < 2 * K)
                     continue;
-                // A device holds two stages, one chunk each: its times are twice a chunk's.
-                const PipelineResult r =
-                    simulatePipeline(ratios(Schedule::dualPipe, K, m, 2 * f, 2 * b, 2 * w));
-                QVERIFY(r.complete);
-                const double work = m * (f + b + w);
-                const double idle = (K / 2 - 1) * ((f + b + w) + (b + w) - 3 * w);
-                for (int s = 0; s < K; ++s) {
-                    QCOMPARE(r.busy[std::size_t(s)], work);
-                    QVERIFY2(std::abs(r.makespan - work - idle) < 1e-9,
-                             qPrintable(QStringLiteral("K=%1 m=%2: idle %3, published %4")
-                                            .arg(K)
-                                            .arg(m)
-                                            .arg(r.makespan - work)
-                                            .arg(idle)));
-                }
-                QVERIFY(std::abs(r.bubbleFraction - *closedFormBubble(Schedule::dualPipe, K, m, 1,
-                                                                      2 * f, 2 * b, 2 * w)) <
-                        1e-12);
+                PipelineResult r;
+                checkReadmeIdle(Schedule::dualPipe, K, m, f, b, w, r);
                 // README: PP + 1 chunks of activations a device, (K + 1)/2 of its two stages.
                 for (double alive : r.inflight)
                     QCOMPARE(alive, (K + 1) / 2.0);
