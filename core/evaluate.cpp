@@ -498,25 +498,21 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
     in.microbatches = s.microbatches;
     in.virtualStages = s.virtualStages;
     const bool split = training && splitsWeightGradients(s.schedule);
-    // The layers each entry times: a stage's, or in DualPipe and DualPipeV each virtual
-    // stage's own run (stageLayerRuns), so that a device's two chunks may differ (DeepSeek-V3's
-    // dense first layers share a device with MoE ones).
+    // The layers each entry times: a stage's, or where a stage holds chunks, each virtual
+    // stage's own run (virtualStageLayers), so that a device's chunks may differ: DeepSeek-V3's
+    // dense first layers share a device with MoE ones, and Megatron-LM's interleaved chunk c
+    // of stage s runs the model's part c·K + s.
     struct Run
     {
         int layers = 0, moe = 0, sliding = 0;
     };
     std::vector<Run> runs;
-    if (training && isDualPipe(s.schedule) && model.hasArchitecture()) {
-        const std::vector<std::array<LayerRun, 2>> held = stageLayerRuns(s, model);
-        runs.resize(2 * held.size());
-        for (std::size_t stage = 0; stage < held.size(); ++stage)
-            for (int chunk = 0; chunk < 2; ++chunk) {
-                const LayerRun &r = held[stage][static_cast<std::size_t>(chunk)];
-                runs[static_cast<std::size_t>(
-                    virtualStageOf(s.schedule, s.pp, static_cast<int>(stage), chunk))] = {
-                    r.count, moeLayersIn(model, r.first, r.count),
-                    slidingLayersIn(model, r.first, r.count)};
-            }
+    if (training && chunksPerStage(s.schedule, s.virtualStages) > 1 && model.hasArchitecture()) {
+        const std::vector<LayerRun> held = virtualStageLayers(s, model);
+        runs.reserve(held.size());
+        for (const LayerRun &r : held)
+            runs.push_back({r.count, moeLayersIn(model, r.first, r.count),
+                            slidingLayersIn(model, r.first, r.count)});
     } else {
         runs.resize(layers.size());
         for (std::size_t i = 0; i < layers.size(); ++i)
@@ -903,17 +899,21 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             countParams(model, s.tp, ExpertSplit{s.ep, s.expertTpDegree()}).embedding;
         // Each stage syncs its own parameters behind its own passes; the step waits for the
         // stage that exposes most.
-        const std::vector<std::array<LayerRun, 2>> runs = stageLayerRuns(s, model);
+        const std::vector<LayerRun> runs = virtualStageLayers(s, model);
+        const int chunks = chunksPerStage(s.schedule, s.virtualStages);
         for (std::size_t i = 0; i < layers.size() && i < r.stages.size(); ++i) {
             const std::int64_t own = r.stages[i].params;
             const int stage = static_cast<int>(i);
-            const int tensors =
-                parameterTensors(model, runs[i][0].first, runs[i][0].count,
-                                 holdsEmbedding(s.schedule, s.pp, stage),
-                                 holdsHead(s.schedule, s.pp, stage), s.ep) +
-                (runs[i][1].count > 0 ? parameterTensors(model, runs[i][1].first, runs[i][1].count,
-                                                         false, false, s.ep)
-                                      : 0);
+            // The stage's chunks' tensors, the embedding and the head counted with its first.
+            int tensors = 0;
+            for (int c = 0; c < chunks; ++c) {
+                const LayerRun &run =
+                    runs[static_cast<std::size_t>(virtualStageOf(s.schedule, s.pp, stage, c))];
+                if (c == 0 || run.count > 0)
+                    tensors += parameterTensors(model, run.first, run.count,
+                                                c == 0 && holdsEmbedding(s.schedule, s.pp, stage),
+                                                c == 0 && holdsHead(s.schedule, s.pp, stage), s.ep);
+            }
             const int buckets =
                 dpBucketCount(s, static_cast<int>(i), own, embeddingParams, layers[i], tensors);
             // ZeRO-2's and 3's collectives each micro-batch: in DualPipe, of the stage it
@@ -1252,29 +1252,24 @@ std::int64_t largestModuleParams(const ModelSpec &m, int tp, bool first, bool la
 
 } // namespace
 
-std::vector<std::array<LayerRun, 2>> stageLayerRuns(const Scenario &s, const ModelSpec &model)
+std::vector<LayerRun> virtualStageLayers(const Scenario &s, const ModelSpec &model)
 {
-    const bool training = s.mode == Mode::training;
-    // DualPipeV cuts the model into 2K chunks, device i running chunks i and 2K - 1 - i
-    // (torchtitan's "v" placement, dualpipev.py's two modules a rank); DualPipe keeps K
-    // stages and pairs stage i with K - 1 - i.
-    const bool v = training && s.schedule == Schedule::dualPipeV;
-    const bool mirrored = training && s.schedule == Schedule::dualPipe;
-    const int parts = v ? 2 * s.pp : s.pp;
+    const Schedule schedule = s.mode == Mode::training ? s.schedule : Schedule::gpipe;
+    const int chunks = chunksPerStage(schedule, s.virtualStages);
+    // DualPipe keeps the model's K stages, each on two devices; every other schedule cuts
+    // the model into as many parts as it has virtual stages.
+    const bool mirrored = schedule == Schedule::dualPipe;
+    const int parts = mirrored ? s.pp : chunks * s.pp;
     const std::vector<int> split = model.hasArchitecture()
                                        ? splitLayers(model.layers, parts, s.endsInPipelineSplit)
                                        : std::vector<int>(static_cast<std::size_t>(parts), 0);
-    std::vector<int> first(split.size(), 0);
-    for (std::size_t i = 1; i < split.size(); ++i)
-        first[i] = first[i - 1] + split[i - 1];
-    std::vector<std::array<LayerRun, 2>> runs(static_cast<std::size_t>(s.pp));
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-        runs[i][0] = {first[i], split[i]};
-        if (v || mirrored) {
-            const std::size_t other = split.size() - 1 - i;
-            runs[i][1] = {first[other], split[other]};
-        }
-    }
+    std::vector<LayerRun> part(split.size());
+    for (std::size_t i = 0; i < split.size(); ++i)
+        part[i] = {i == 0 ? 0 : part[i - 1].first + part[i - 1].count, split[i]};
+    std::vector<LayerRun> runs(static_cast<std::size_t>(chunks) *
+                               static_cast<std::size_t>(std::max(s.pp, 0)));
+    for (std::size_t j = 0; j < runs.size(); ++j)
+        runs[j] = part[mirrored && j >= part.size() ? j - part.size() : j];
     return runs;
 }
 
@@ -1282,7 +1277,7 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
 {
     const TrainingStates states = trainingStates(s);
     const ParamCounts perDevice = countParams(model, s.tp, ExpertSplit{s.ep, s.expertTpDegree()});
-    const std::vector<std::array<LayerRun, 2>> runs = stageLayerRuns(s, model);
+    const std::vector<LayerRun> runs = virtualStageLayers(s, model);
     // ZeRO-1 shards optimizer states over D, ZeRO-2 also gradients, ZeRO-3 also
     // parameters (Rajbhandari et al. 2020, §5). Megatron-core shards the dense parameters over
     // the D x C ranks that hold the same ones, and the routed experts over the expert
@@ -1294,11 +1289,14 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
                        : saturatingAdd(dense, expert);
     };
     std::vector<StageModelStates> out;
-    out.reserve(runs.size());
+    out.reserve(static_cast<std::size_t>(std::max(s.pp, 0)));
     const Schedule schedule = s.mode == Mode::training ? s.schedule : Schedule::gpipe;
+    const int chunks = chunksPerStage(schedule, s.virtualStages);
     for (int i = 0; i < s.pp; ++i) {
         StageModelStates st;
-        for (const LayerRun &run : runs[static_cast<std::size_t>(i)]) {
+        for (int c = 0; c < chunks; ++c) {
+            const LayerRun &run =
+                runs[static_cast<std::size_t>(virtualStageOf(schedule, s.pp, i, c))];
             st.layers += run.count;
             st.moeLayers += moeLayersIn(model, run.first, run.count);
             st.slidingLayers += slidingLayersIn(model, run.first, run.count);

@@ -63,12 +63,15 @@ struct LayerRun
     int count = 0;
 };
 
-// The layers each pipeline stage holds, as at most two runs: the contiguous split
-// (splitLayers), and in DualPipe's training also the mirrored stage K - 1 - i's, which the
-// reverse direction runs there (deepseek-ai/DualPipe, examples/example_dualpipe.py:
-// full_modules[rank] and full_modules[pp_size - 1 - rank]); the second run is empty otherwise.
-std::vector<std::array<LayerRun, 2>> stageLayerRuns(const Scenario &scenario,
-                                                    const ModelSpec &model);
+// The layers each virtual stage j runs (virtualStageOf), one run of consecutive layers each:
+// the model cut into K parts, or into v·K in the interleaved schedule, where virtual stage
+// j = c·K + s is chunk c of stage s (Megatron-core, transformer_layer.py,
+// get_transformer_layer_offset: offset = vp_stage·N/v + pp_rank·N/(K·v)), and into 2K in
+// DualPipeV's V. In DualPipe's training device i also runs the mirrored stage K - 1 - i
+// (deepseek-ai/DualPipe, examples/example_dualpipe.py: full_modules[rank] and
+// full_modules[pp_size - 1 - rank]), virtual stage K + j running stage j's layers. A
+// stage's layers are its chunks' runs (chunksPerStage of them).
+std::vector<LayerRun> virtualStageLayers(const Scenario &scenario, const ModelSpec &model);
 
 // Weights, gradients and optimizer states one device of each pipeline stage keeps: what no
 // micro-batch size or recomputation changes, nor any schedule but DualPipe, whose devices

@@ -933,6 +933,43 @@ private Q_SLOTS:
         QVERIFY(std::abs(*interleaved.bubbleFractionClosedForm - 3.0 / 35) < 1e-12);
     }
 
+    // Megatron-core places the interleaved schedule's chunks as parts of the model cut v·K
+    // ways, chunk c of stage s being part c·K + s (transformer_layer.py,
+    // get_transformer_layer_offset), and with the embedding and the loss counted in the split
+    // (arguments.py) part 0 and part v·K - 1 give one layer each to them. Llama 3.1 405B,
+    // 126 layers + 2 over K = 4, v = 2: parts of 16, so stage 0 runs 15 layers in its first
+    // chunk and 16 in its second, stage 3 16 and then 15: in layer-times F = layers, B = 2F.
+    // A contiguous split halved would give stage 0's chunks 15.5 each.
+    void interleavedChunksRunMegatronsParts()
+    {
+        Scenario s =
+            scenario({"model=llama-3.1-405b", "tp=8", "pp=4", "dp=1", "microbatches=8",
+                      "schedule=interleaved", "virtual_stages=2", "ends_in_pipeline_split=true"});
+        DeviceSpec device; // no peak: the schedule in layer-times
+        device.id = "no-peak";
+        device.memoryGib = 80;
+        device.devicesPerNode = 8;
+        s.customDevice = device;
+        s.device = device.id;
+        EvaluateOptions options;
+        options.timeline = true;
+        const Report r = evaluate(s, io::builtinPresets(), options);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        QVERIFY(r.timeInLayerUnits);
+        QCOMPARE(r.stages[0].layers, 31);
+        QCOMPARE(r.stages[1].layers, 32);
+        const std::map<std::pair<int, int>, double> layers{{{0, 0}, 15}, {{0, 1}, 16}, {{1, 0}, 16},
+                                                           {{1, 1}, 16}, {{2, 0}, 16}, {{2, 1}, 16},
+                                                           {{3, 0}, 16}, {{3, 1}, 15}};
+        int checked = 0;
+        for (const ScheduleOp &o : r.timeline) {
+            const double expected = layers.at({o.stage, o.chunk});
+            QCOMPARE(o.end - o.start, o.kind == OpKind::forward ? expected : 2 * expected);
+            ++checked;
+        }
+        QCOMPARE(checked, 2 * 4 * 2 * 8); // F and B of 8 micro-batches through 8 chunks
+    }
+
     // core/evaluate.cpp: a device without a peak for the precision times the schedule in
     // layer-times, and the report says so (the timeline's axis labels units, not seconds).
     void layerTimeUnits()

@@ -427,6 +427,29 @@ private Q_SLOTS:
         QCOMPARE(r.stages[3].expertParams, 4 * experts);
     }
 
+    // Megatron-core's interleaved chunk c of stage s holds part c·K + s of the model cut v·K
+    // ways (transformer_layer.py, get_transformer_layer_offset). DeepSeek-V3's layers cut to
+    // 32, the first 5 dense, K = 4, v = 2: parts of 4 layers; stage 0 holds layers 0-3 and
+    // 16-19 (4 with experts), stage 1 4-7 and 20-23 (7), stages 2 and 3 8 each. A contiguous
+    // split would give stage 0 layers 0-7 (3 with experts) and stage 1 8-15 (8).
+    void interleavedChunksHoldMegatronsParts()
+    {
+        Scenario s = scenario({"model=deepseek-v3", "device=h800-sxm", "precision=fp8", "tp=1",
+                               "pp=4", "dp=64", "ep=64", "zero=1", "microbatches=8",
+                               "schedule=interleaved", "virtual_stages=2", "recompute=full"});
+        ModelSpec model = *m_presets.model("deepseek-v3");
+        model.layers = 32;
+        model.denseLayers = 5;
+        s.customModel = model;
+        const Report r = evaluate(s, m_presets);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        const std::int64_t experts = std::int64_t{4} * 3 * 7168 * 2048; // 256 / 64 a device
+        QList<std::int64_t> held;
+        for (const StageReport &st : r.stages)
+            held << st.expertParams / experts;
+        QCOMPARE(held, (QList<std::int64_t>{4, 7, 8, 8}));
+    }
+
     // docs/worked-examples.md §5: the first stage stays flat as m grows: 1F1B keeps min(K-s, m) = 2
     // micro-batches on stage 0 at both m = 2 and m = 16, while the last stage
     // grows by 14 cached outputs.
