@@ -34,6 +34,27 @@ struct Family
     int window;
 };
 
+// What a mixture-of-experts family's configuration class in huggingface/transformers
+// gives a file without the key: the experts (under expertsKey), top-k, and the experts'
+// width (0: intermediate_size, which the family's experts take).
+struct MoeDefaults
+{
+    const char *modelType;
+    const char *expertsKey;
+    int experts;
+    int topK;
+    int expertWidth;
+};
+
+constexpr MoeDefaults kMoeDefaults[] = {
+    // configuration_deepseek_v3.py, DeepseekV3Config; also n_shared_experts 1 and
+    // first_k_dense_replace 3 (and n_group 8, topk_group 4: the routing below).
+    {"deepseek_v3", "n_routed_experts", 256, 8, 2048},
+    {"qwen3_moe", "num_experts", 128, 8, 768},   // configuration_qwen3_moe.py, Qwen3MoeConfig
+    {"mixtral", "num_local_experts", 8, 2, 0},   // configuration_mixtral.py, MixtralConfig
+    {"gpt_oss", "num_local_experts", 128, 4, 0}, // configuration_gpt_oss.py, GptOssConfig
+};
+
 constexpr int kNoWindow = -1;
 constexpr int kMaxWindowLayers = -2;
 
@@ -582,11 +603,33 @@ std::optional<core::InputError> importHuggingFace(const QByteArray &content,
     const char *expertsKey = r.has("n_routed_experts") ? "n_routed_experts"
                              : r.has("num_experts")    ? "num_experts"
                                                        : "num_local_experts";
+    // A mixture-of-experts family's configuration class builds its MoE layers from its
+    // defaults where the file has no such key (kMoeDefaults); a null stays the file's None.
+    const bool deepseekV3 = modelType == "deepseek_v3";
+    const MoeDefaults *moeDefaults = nullptr;
+    for (const MoeDefaults &d : kMoeDefaults)
+        if (modelType == d.modelType)
+            moeDefaults = &d;
+    const auto classDefault = [&](const char *key, int value) -> std::optional<int> {
+        if (!moeDefaults || !r.absent(key))
+            return std::nullopt;
+        out.assumptions.push_back(std::string(key) +
+                                  " is not in the file: " + std::to_string(value) +
+                                  ", the default of " + modelType + "'s configuration class");
+        return value;
+    };
     m.experts = r.integer(expertsKey, "model.experts", 0).value_or(0);
+    if (moeDefaults && r.absent("n_routed_experts") && r.absent("num_experts") &&
+        r.absent("num_local_experts"))
+        if (const auto experts = classDefault(moeDefaults->expertsKey, moeDefaults->experts))
+            m.experts = *experts;
     if (m.experts > 0) {
         const char *topKKey =
             r.has("num_experts_per_tok") ? "num_experts_per_tok" : "experts_per_token";
         m.expertsPerToken = r.integer(topKKey, "model.experts_per_token", 1).value_or(0);
+        if (moeDefaults && r.absent("experts_per_token"))
+            if (const auto topK = classDefault("num_experts_per_tok", moeDefaults->topK))
+                m.expertsPerToken = *topK;
         if (!r.error() && m.expertsPerToken == 0)
             return core::InputError{"num_experts_per_tok",
                                     "missing: " + std::string(expertsKey) +
@@ -595,8 +638,17 @@ std::optional<core::InputError> importHuggingFace(const QByteArray &content,
             r.ignore("experts_per_token", "the same as num_experts_per_tok");
         const auto expertWidth = r.integer("moe_intermediate_size", "model.expert_ffn_hidden", 1);
         m.expertFfnHidden = expertWidth.value_or(m.ffnHidden); // Mixtral: intermediate_size
+        if (moeDefaults && moeDefaults->expertWidth > 0)
+            if (const auto width = classDefault("moe_intermediate_size", moeDefaults->expertWidth))
+                m.expertFfnHidden = *width;
         m.sharedExperts = r.integer("n_shared_experts", "model.shared_experts", 0).value_or(0);
         m.denseLayers = r.integer("first_k_dense_replace", "model.dense_layers", 0).value_or(0);
+        if (deepseekV3) {
+            if (const auto shared = classDefault("n_shared_experts", 1))
+                m.sharedExperts = *shared;
+            if (const auto dense = classDefault("first_k_dense_replace", 3))
+                m.denseLayers = *dense;
+        }
         if (const auto period = r.integer("moe_layer_freq", "model.moe_layer_period", 1)) {
             m.moeLayerPeriod = *period;
             if (*period > 1)
@@ -635,9 +687,8 @@ std::optional<core::InputError> importHuggingFace(const QByteArray &content,
         // (group_limited_greedy, DeepSeek-V2; noaux_tc, DeepSeek-V3); greedy routes over all.
         auto groups = r.integer("n_group", "model.router_groups", 1);
         auto limit = r.integer("topk_group", "model.router_group_limit", 1);
-        // Transformers' DeepseekV3Config (configuration_deepseek_v3.py) gives n_group 8 and
-        // topk_group 4 where the file has no such key; it has no topk_method, so none is taken.
-        const bool deepseekV3 = modelType == "deepseek_v3";
+        // Transformers' DeepseekV3Config gives n_group 8 and topk_group 4 where the file has
+        // no such key; it has no topk_method, so none is taken.
         std::string defaults; // the defaults taken, for a refusal that names their key
         if (deepseekV3 && r.absent("n_group")) {
             groups = 8;

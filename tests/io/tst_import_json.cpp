@@ -169,6 +169,73 @@ private Q_SLOTS:
             QVERIFY(contains(imported.assumptions, assumption.toStdString()));
     }
 
+    // A mixture-of-experts family's configuration class in huggingface/transformers builds
+    // its MoE layers from its own defaults where config.json has no such key: DeepseekV3Config
+    // 256 experts, top-8, 2,048 wide, one shared, the first 3 layers dense; Qwen3MoeConfig
+    // 128, top-8, 768; MixtralConfig 8, top-2; GptOssConfig 128, top-4, both at
+    // intermediate_size. Each default taken is a line naming its key; a family without
+    // experts takes none.
+    void huggingFaceMoeClassDefaults_data()
+    {
+        QTest::addColumn<QByteArray>("file");
+        QTest::addColumn<QList<int>>("moe"); // experts, top-k, width, shared, dense layers
+        QTest::addColumn<QStringList>("notes");
+        QTest::addRow("deepseek_v3 without its MoE keys")
+            << QByteArray(R"("model_type": "deepseek_v3")") << QList<int>{256, 8, 2048, 1, 3}
+            << QStringList{"n_routed_experts is not in the file: 256, the default of "
+                           "deepseek_v3's configuration class",
+                           "num_experts_per_tok is not in the file: 8",
+                           "moe_intermediate_size is not in the file: 2048",
+                           "n_shared_experts is not in the file: 1",
+                           "first_k_dense_replace is not in the file: 3"};
+        QTest::addRow("deepseek_v3: the file's keys kept, the rest defaulted")
+            << QByteArray(R"("model_type": "deepseek_v3", "n_routed_experts": 64, )"
+                          R"("n_shared_experts": 2, "first_k_dense_replace": 1)")
+            << QList<int>{64, 8, 2048, 2, 1}
+            << QStringList{"num_experts_per_tok is not in the file: 8",
+                           "moe_intermediate_size is not in the file: 2048"};
+        QTest::addRow("qwen3_moe without its MoE keys")
+            << QByteArray(R"("model_type": "qwen3_moe", "head_dim": 64)")
+            << QList<int>{128, 8, 768, 0, 0}
+            << QStringList{"num_experts is not in the file: 128, the default of qwen3_moe's",
+                           "num_experts_per_tok is not in the file: 8",
+                           "moe_intermediate_size is not in the file: 768"};
+        QTest::addRow("mixtral without its MoE keys")
+            << QByteArray(R"("model_type": "mixtral")") << QList<int>{8, 2, 512, 0, 0}
+            << QStringList{"num_local_experts is not in the file: 8",
+                           "num_experts_per_tok is not in the file: 2"};
+        QTest::addRow("gpt_oss: experts_per_token is the file's top-k")
+            << QByteArray(R"("model_type": "gpt_oss", "experts_per_token": 2, "head_dim": 64)")
+            << QList<int>{128, 2, 512, 0, 0}
+            << QStringList{"num_local_experts is not in the file: 128"};
+        QTest::addRow("llama: no experts")
+            << QByteArray(R"("model_type": "llama")") << QList<int>{0, 0, 0, 0, 0} << QStringList{};
+    }
+    void huggingFaceMoeClassDefaults()
+    {
+        QFETCH(QByteArray, file);
+        QFETCH(QList<int>, moe);
+        QFETCH(QStringList, notes);
+        const QByteArray content =
+            "{" + file +
+            R"(, "num_hidden_layers": 4, "hidden_size": 256, "num_attention_heads": 4, )"
+            R"("intermediate_size": 512, "vocab_size": 1000})";
+        const auto result = io::importConfig(content, {}, presets, {});
+        QVERIFY2(std::holds_alternative<io::ImportedConfig>(result), refusal(result).c_str());
+        const auto &imported = std::get<io::ImportedConfig>(result);
+        const core::ModelSpec &m = *imported.model;
+        QCOMPARE((QList<int>{m.experts, m.experts > 0 ? m.expertsPerToken : 0,
+                             m.experts > 0 ? m.expertFfnHidden : 0, m.sharedExperts,
+                             m.experts > 0 ? m.denseLayers : 0}),
+                 moe);
+        for (const QString &note : notes)
+            QVERIFY2(contains(imported.assumptions, note.toStdString()),
+                     io::importSummary(imported).c_str());
+        if (notes.isEmpty())
+            QVERIFY2(!contains(imported.assumptions, "experts"),
+                     io::importSummary(imported).c_str());
+    }
+
     // Group-limited routing from config.json (modeling_deepseek.py, MoEGate: the experts in
     // n_group groups, a token's top-k from its topk_group best, under topk_method noaux_tc or
     // group_limited_greedy; greedy routes over every expert), on a deepseek_v3 file unless the
