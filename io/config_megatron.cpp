@@ -916,6 +916,8 @@ enum class Flag
     fp16,
     fp8Format,
     fp8ParamGather,
+    fp8Dpa,
+    fp8Mha,
     fp4Format,
     fp4ParamGather,
     ddpBucketSize,
@@ -1023,6 +1025,8 @@ constexpr std::array kFlags{
     FlagInfo{"--fp16", Flag::fp16, Takes::nothing, "precision"},
     FlagInfo{"--fp8-format", Flag::fp8Format, Takes::value, "precision"},
     FlagInfo{"--fp8-param-gather", Flag::fp8ParamGather, Takes::nothing, "fp8_params"},
+    FlagInfo{"--fp8-dot-product-attention", Flag::fp8Dpa, Takes::nothing, "fp8_attention"},
+    FlagInfo{"--fp8-multi-head-attention", Flag::fp8Mha, Takes::nothing, "fp8_attention"},
     FlagInfo{"--fp4-format", Flag::fp4Format, Takes::value, "precision"},
     FlagInfo{"--fp4-param-gather", Flag::fp4ParamGather, Takes::nothing, "precision"},
     FlagInfo{"--fp8-recipe", Flag::fp8Recipe, Takes::value, "fp8_scaling"},
@@ -1963,8 +1967,30 @@ private:
         // --fp8-param-gather keeps the compute weights in FP8 (megatron/training/
         // arguments.py); without it, off by default, they stay in BF16.
         s.fp8Params = has(Flag::fp8ParamGather);
-        if (s.precision == core::Precision::fp8 || s.precision == core::Precision::nvfp4)
+        const bool lowPrecision =
+            s.precision == core::Precision::fp8 || s.precision == core::Precision::nvfp4;
+        if (lowPrecision)
             has(Flag::bf16);
+        // --fp8-dot-product-attention runs Transformer Engine's fused attention in FP8: the FP8
+        // recipe takes it (core/fp8_utils.py, fp8_dpa), and so does NVFP4's (fp4_utils.py);
+        // --fp8-multi-head-attention also hands the projections' FP8 outputs to it (Transformer
+        // Engine's fp8_mha needs fp8_dpa). Releases before arguments.py left the field to the
+        // TransformerConfig took the flags.
+        const bool dpa = has(Flag::fp8Dpa);
+        const bool mha = has(Flag::fp8Mha);
+        if (dpa || mha) {
+            const std::string flag =
+                dpa ? "--fp8-dot-product-attention" : "--fp8-multi-head-attention";
+            if (lowPrecision)
+                s.fp8Attention = true;
+            else
+                m_out.assumptions.push_back(flag + " without --fp8-format or --fp4-format: no "
+                                                   "effect, attention runs in 16 bits");
+            if (mha && lowPrecision)
+                m_out.assumptions.push_back(
+                    "--fp8-multi-head-attention: timed as FP8 attention (fp8_attention); the "
+                    "projections' FP8 outputs handed to it are not modelled apart");
+        }
         has(Flag::gradFp32);
         if (has(Flag::gradReduceBf16))
             s.gradPrecision = core::Precision::bf16;
@@ -2275,6 +2301,17 @@ std::optional<core::InputError> readMegatron(const std::string &text, const core
     return reader.read(shell.megatronArgs);
 }
 
+// Megatron-LM's current arguments.py lists fp8_dot_product_attention among the
+// TransformerConfig fields that have no argument, so a launch line cannot ask for FP8
+// attention; earlier releases took --fp8-dot-product-attention, which the import reads.
+void noteFp8Attention(const core::Scenario &s, std::vector<std::string> &notes)
+{
+    if (s.fp8Attention)
+        notes.push_back("fp8_attention=true: Megatron-LM's current arguments have no flag for "
+                        "TransformerConfig.fp8_dot_product_attention (earlier releases took "
+                        "--fp8-dot-product-attention); set it in the model's config");
+}
+
 } // namespace megatron_detail
 
 std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
@@ -2400,11 +2437,13 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
             flag("--fp8-recipe", "tensorwise");
         else if (s.fp8Scaling == core::Fp8Scaling::block)
             flag("--fp8-recipe", "blockwise");
+        megatron_detail::noteFp8Attention(s, notes);
         break;
     case Precision::nvfp4:
         // transformer_config.py: fp4 e2m1 with the default fp4_recipe, nvfp4.
         flag("--bf16");
         flag("--fp4-format", "e2m1");
+        megatron_detail::noteFp8Attention(s, notes);
         break;
     case Precision::bf16:
         flag("--bf16");

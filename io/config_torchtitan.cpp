@@ -920,6 +920,9 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
                         "(pytorch/pytorch#165822), not in the job file");
     if (s.fusedSwiglu)
         notes.push_back("fused_swiglu=true: torchtitan's feed-forward is unfused");
+    if (s.fp8Attention && s.precision == core::Precision::fp8)
+        notes.push_back("fp8_attention=true: torchao's float8 converter changes the linear "
+                        "layers only; attention runs in 16 bits");
     if (s.saveQuantizedInputs && s.precision == core::Precision::fp8 &&
         s.mode == core::Mode::training)
         notes.push_back("save_quantized_inputs=true: torchao's Float8Linear keeps 16-bit inputs "

@@ -1021,6 +1021,33 @@ private Q_SLOTS:
             << QByteArray("--bf16 --fp4-format e2m1 --fp8-format hybrid") << precision << ""
             << "--fp4-format"
             << "--fp8-format";
+        // FP8 attention (Megatron-core's fp8_dot_product_attention, taken by the FP8 recipe in
+        // fp8_utils.py and by NVFP4's in fp4_utils.py); fp8_multi_head_attention needs it. Off
+        // by default, and without an FP8 or FP4 format it has no effect.
+        const QString fp8Attention = QStringLiteral("fp8_attention");
+        QTest::addRow("BF16 attention by default")
+            << QByteArray("--fp8-format hybrid") << fp8Attention << "false"
+            << ""
+            << "";
+        QTest::addRow("FP8 dot-product attention")
+            << QByteArray("--fp8-format hybrid --fp8-dot-product-attention") << fp8Attention
+            << "true"
+            << ""
+            << "";
+        QTest::addRow("FP8 multi-head attention")
+            << QByteArray("--fp8-format hybrid --fp8-multi-head-attention") << fp8Attention
+            << "true"
+            << ""
+            << "";
+        QTest::addRow("FP8 attention under NVFP4")
+            << QByteArray("--bf16 --fp4-format e2m1 --fp8-dot-product-attention") << fp8Attention
+            << "true"
+            << ""
+            << "";
+        QTest::addRow("FP8 attention in a BF16 run")
+            << QByteArray("--bf16 --fp8-dot-product-attention") << fp8Attention << "false"
+            << ""
+            << "";
         // --attention-backend (megatron/training/arguments.py): flash is Transformer Engine's
         // FlashAttention backend, the flash-attn package; fused its cuDNN kernels; unfused
         // and local materialise the scores.
@@ -1509,6 +1536,12 @@ private Q_SLOTS:
             << int(Framework::megatron)
             << QStringList{"precision=fp8", "save_quantized_inputs=false"}
             << "save_quantized_inputs=false";
+        QTest::addRow("megatron FP8 attention, a config field without a flag")
+            << int(Framework::megatron) << QStringList{"precision=fp8", "fp8_attention=true"}
+            << "fp8_attention=true: Megatron-LM's current arguments have no flag";
+        QTest::addRow("torchtitan FP8 attention")
+            << int(Framework::torchtitan) << QStringList{"precision=fp8", "fp8_attention=true"}
+            << "fp8_attention=true: torchao's float8 converter changes the linear layers only";
         QTest::addRow("torchtitan FP8 inputs kept cast")
             << int(Framework::torchtitan)
             << QStringList{"precision=fp8", "save_quantized_inputs=true"}
