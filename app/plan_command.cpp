@@ -138,7 +138,8 @@ int runPlan(const QStringList &arguments)
         setOption(QStringLiteral("The layout keys (tp, pp, dp, cp, ep, zero, microbatches, "
                                  "microbatch_size, schedule, virtual_stages, recompute, "
                                  "sequence_parallel) are what the planner searches; their values "
-                                 "here are not used. expert_tp is kept."));
+                                 "here are not used, nor is a pipeline_layout (each K is split "
+                                 "evenly). expert_tp is kept."));
     parser.addOption(set);
     const auto devices =
         option("devices",

@@ -670,13 +670,24 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                                                       ": the pipeline never fills"});
     // Counting the embedding and the loss as layers, the split is even when L + 2 divides.
     const int counted = countedLayers(model.layers, s.pp, s.endsInPipelineSplit);
-    if (model.hasArchitecture() && counted % s.pp != 0)
+    if (model.hasArchitecture() && counted % s.pp != 0 && s.pipelineLayout.empty())
         r.warnings.push_back(
             {"uneven-stages",
              std::to_string(model.layers) +
                  (counted != model.layers ? " layers and the two ends" : " layers") +
                  " do not divide into " + std::to_string(s.pp) + " stages; the first " +
                  std::to_string(counted % s.pp) + " take one more"});
+    if (const auto layout = pipelineLayoutStages(s)) {
+        int mtp = 0;
+        for (const LayoutStage &stage : *layout)
+            mtp += stage.mtp;
+        if (mtp > 0)
+            r.warnings.push_back(
+                {"layout-mtp-unmodelled",
+                 "pipeline_layout places " + std::to_string(mtp) + " multi-token-prediction layer" +
+                     (mtp > 1 ? "s" : "") +
+                     " (m), which Parascope does not model: their memory and time are left out"});
+    }
     if (s.tp > device.devicesPerNode)
         r.warnings.push_back({"tp-spans-nodes", "tp = " + std::to_string(s.tp) + " exceeds the " +
                                                     std::to_string(device.devicesPerNode) +
@@ -1260,9 +1271,15 @@ std::vector<LayerRun> virtualStageLayers(const Scenario &s, const ModelSpec &mod
     // the model into as many parts as it has virtual stages.
     const bool mirrored = schedule == Schedule::dualPipe;
     const int parts = mirrored ? s.pp : chunks * s.pp;
-    const std::vector<int> split = model.hasArchitecture()
-                                       ? splitLayers(model.layers, parts, s.endsInPipelineSplit)
-                                       : std::vector<int>(static_cast<std::size_t>(parts), 0);
+    std::vector<int> split;
+    // A custom layout (validate checked it: K x chunks entries, every layer placed).
+    if (const auto layout = pipelineLayoutStages(s);
+        layout && layout->size() == static_cast<std::size_t>(parts) && model.hasArchitecture())
+        for (const LayoutStage &stage : *layout)
+            split.push_back(stage.decoders);
+    else
+        split = model.hasArchitecture() ? splitLayers(model.layers, parts, s.endsInPipelineSplit)
+                                        : std::vector<int>(static_cast<std::size_t>(parts), 0);
     std::vector<LayerRun> part(split.size());
     for (std::size_t i = 0; i < split.size(); ++i)
         part[i] = {i == 0 ? 0 : part[i - 1].first + part[i - 1].count, split[i]};

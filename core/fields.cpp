@@ -143,6 +143,15 @@ const std::array kFields{
               "over the stages: the first and last stages take one layer fewer (Megatron-LM "
               "--account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split; "
               "Llama 3 405B ran so)."},
+    FieldInfo{"pipeline_layout",
+              &Scenario::pipelineLayout,
+              "Which layers each pipeline stage holds, in Megatron-LM's "
+              "--pipeline-model-parallel-layout syntax: a stage per |, in the order chunk 0 of "
+              "every stage, then chunk 1 (interleaved); E the embedding (first), t a transformer "
+              "layer, L the LM head and loss (last), (..)*n and t*n repeat, e.g. "
+              "Et*4|(t*4|)*14,tL; even: the even split (docs/DESIGN.md §3.3).",
+              {},
+              "even"},
     FieldInfo{"reserve_gib", &Scenario::reserveGib,
               "Memory per device lost to the framework (CUDA context, NCCL buffers), in GiB."},
     FieldInfo{"inter_node_gb_per_s", &Scenario::interNodeGbPerS,
@@ -345,9 +354,12 @@ std::optional<InputError> setField(Scenario &s, std::string_view key, std::strin
                 else
                     return "expected true or false, got " + quoted(text);
             } else if constexpr (std::is_same_v<T, std::string>) {
-                if (text.empty())
+                // A text key with an unset word (pipeline_layout's "even") takes it, or nothing,
+                // for none; the others must name something.
+                const bool unset = text.empty() || (!field->unset.empty() && text == field->unset);
+                if (unset && field->unset.empty())
                     return "must not be empty";
-                slot = std::string(text);
+                slot = unset ? std::string() : std::string(text);
             } else {
                 auto v = parseEnum<T>(text);
                 if (!v)
@@ -386,7 +398,7 @@ std::string fieldText(const Scenario &s, std::string_view key)
             else if constexpr (std::is_same_v<T, bool>)
                 return slot ? "true" : "false";
             else if constexpr (std::is_same_v<T, std::string>)
-                return slot;
+                return slot.empty() ? std::string(field->unset) : slot;
             else
                 return std::string(toString(slot));
         },

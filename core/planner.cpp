@@ -764,6 +764,8 @@ PlanLayout PlanLayout::of(const Scenario &s)
 void PlanLayout::applyTo(Scenario &s) const
 {
     forEachLayoutField([&](const auto &field) { s.*field.scenario = this->*field.layout; });
+    // A custom placement belongs to one K and v: the planner splits every K evenly.
+    s.pipelineLayout.clear();
 }
 
 bool PlanLayout::sameSplit(const PlanLayout &other) const

@@ -263,6 +263,10 @@ struct Scenario
     // stages, so the first and last stages take one transformer layer fewer (Megatron-LM
     // --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split).
     bool endsInPipelineSplit = false;
+    // A custom placement of the layers, in Megatron-LM's --pipeline-model-parallel-layout
+    // syntax (core/pipeline_layout.h): one "|"-separated entry a virtual stage, j = c·K + s;
+    // empty: the even split above.
+    std::string pipelineLayout;
     // A fused SwiGLU saves its 2f-wide input for backward, not four f-wide tensors
     // (docs/activations.md).
     bool fusedSwiglu = false;

@@ -94,6 +94,71 @@ ParamsBound paramsBound(const ModelSpec &m)
     return {m.layers * perLayer, (2.0 * m.vocab + m.learnedPositions) * h + 2 * h};
 }
 
+// The virtual stages a device runs: the interleaved schedule's v, DualPipe(V)'s two, else one.
+int heldChunks(const Scenario &s)
+{
+    return s.mode == Mode::training ? chunksPerStage(s.schedule, s.virtualStages) : 1;
+}
+
+// Stage `stage`'s transformer layers under a layout of K x heldChunks entries.
+int deviceDecoders(const Scenario &s, const std::vector<LayoutStage> &layout, int stage)
+{
+    int out = 0;
+    for (int c = 0; c < heldChunks(s); ++c) {
+        const auto j = static_cast<std::size_t>(virtualStageOf(s.schedule, s.pp, stage, c));
+        out += j < layout.size() ? layout[j].decoders : 0;
+    }
+    return out;
+}
+
+// pipeline_layout against the model and the pipeline (Megatron-core's checks,
+// pipeline_parallel_layer_layout.py, validate_layer_layout: the embedding first, the loss
+// last, each once, and every decoder layer placed).
+std::optional<InputError> checkPipelineLayout(const Scenario &s, const ModelSpec &m)
+{
+    const auto parsed = parsePipelineLayout(s.pipelineLayout);
+    if (const auto *why = std::get_if<std::string>(&parsed))
+        return InputError{"pipeline_layout", *why};
+    const auto &layout = std::get<std::vector<LayoutStage>>(parsed);
+    const auto error = [](const std::string &why) { return InputError{"pipeline_layout", why}; };
+    if (!m.hasArchitecture())
+        return error("a model given by its size alone has no layers to place");
+    if (s.mode == Mode::training && isDualPipe(s.schedule))
+        return error(std::string(toString(s.schedule)) +
+                     " places its own two chunks a device; the layout is for gpipe, 1f1b, zb-h1 "
+                     "and interleaved");
+    if (s.endsInPipelineSplit)
+        return error("places the embedding and the loss itself: set ends_in_pipeline_split to "
+                     "false");
+    const int chunks = heldChunks(s);
+    if (layout.size() != static_cast<std::size_t>(s.pp) * static_cast<std::size_t>(chunks))
+        return error(std::to_string(layout.size()) + " stages, but pp = " + std::to_string(s.pp) +
+                     (chunks > 1 ? " x virtual_stages = " + std::to_string(chunks) + " makes " +
+                                       std::to_string(s.pp * chunks)
+                                 : " needs " + std::to_string(s.pp)) +
+                     (s.mode == Mode::training && s.schedule != Schedule::interleaved &&
+                              layout.size() % static_cast<std::size_t>(s.pp) == 0 &&
+                              layout.size() > static_cast<std::size_t>(s.pp)
+                          ? " (more stages than pp need the interleaved schedule)"
+                          : ""));
+    std::int64_t decoders = 0;
+    for (std::size_t j = 0; j < layout.size(); ++j) {
+        decoders += layout[j].decoders;
+        if (layout[j].embedding != (j == 0))
+            return error("the embedding (E) goes in the first stage, once");
+        if (layout[j].loss != (j + 1 == layout.size()))
+            return error("the loss (L) goes in the last stage, once");
+    }
+    if (decoders != m.layers)
+        return error(std::to_string(decoders) + " transformer layers (t), but the model has " +
+                     std::to_string(m.layers));
+    for (int stage = 0; stage < s.pp; ++stage)
+        if (deviceDecoders(s, layout, stage) == 0 && stage != 0 && stage != s.pp - 1)
+            return error("stage " + std::to_string(stage) +
+                         " holds no transformer layer; each stage between the ends needs one");
+    return std::nullopt;
+}
+
 // Upper bounds, in floating point, of the largest byte counts evaluate makes in 64 bits:
 // the activations a stage keeps, its cached outputs and its KV cache, from the formulas
 // evaluate counts them with (core/activations.h), and the tensor-parallel traffic of a step
@@ -109,9 +174,13 @@ std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
     const double value = act.bytesPerValue;
     const double tokens = static_cast<double>(s.microbatchSize) * s.seqLen;
     const double microbatches = s.microbatches;
-    // The first stages take the extra layers of an uneven split (splitLayers).
-    const int firstStageLayers = (m.layers + s.pp - 1) / s.pp;
-    const double stageLayers = firstStageLayers;
+    // The first stages take the extra layers of an uneven split (splitLayers); a layout may
+    // give any stage more.
+    double stageLayers = (m.layers + s.pp - 1) / s.pp;
+    if (const auto layout = pipelineLayoutStages(s))
+        for (int stage = 0; stage < s.pp; ++stage)
+            stageLayers =
+                std::max(stageLayers, static_cast<double>(deviceDecoders(s, *layout, stage)));
 
     const char *what = ""; // a literal: no string is built unless the limit is passed
     double bytes = 0;
@@ -143,9 +212,10 @@ std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
                      microbatches * cachedOutputBytesPerMicrobatchBound(
                                         m, s.seqLen, s.microbatchSize, s.tp, act.bytesPerValue));
     } else {
-        consider("the KV cache", kvCacheBytesBound(m, firstStageLayers, contextTokens(s),
-                                                   std::int64_t{s.microbatches} * s.microbatchSize,
-                                                   s.tp, kvBytesPerValue(s)));
+        consider("the KV cache",
+                 kvCacheBytesBound(m, static_cast<int>(stageLayers), contextTokens(s),
+                                   std::int64_t{s.microbatches} * s.microbatchSize, s.tp,
+                                   kvBytesPerValue(s)));
         consider("the prefill buffers",
                  prefillBufferBytesBound(m, true, true, s.seqLen, s.microbatchSize, s.tp,
                                          act.bytesPerValue));
@@ -185,6 +255,16 @@ const DeviceSpec *resolveDevice(const Scenario &s, const Presets &presets)
 int countedLayers(int layers, int stages, bool endsCounted)
 {
     return endsCounted && stages > 1 ? layers + 2 : layers;
+}
+
+std::optional<std::vector<LayoutStage>> pipelineLayoutStages(const Scenario &s)
+{
+    if (s.pipelineLayout.empty())
+        return std::nullopt;
+    auto parsed = parsePipelineLayout(s.pipelineLayout);
+    if (auto *stages = std::get_if<std::vector<LayoutStage>>(&parsed))
+        return std::move(*stages);
+    return std::nullopt;
 }
 
 std::vector<int> splitLayers(int layers, int stages, bool endsCounted)
@@ -575,6 +655,9 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
                                         " attention heads do not divide by " +
                                         std::to_string(s.tp)};
     }
+    if (!s.pipelineLayout.empty())
+        if (auto error = checkPipelineLayout(s, *model))
+            return error;
     if (s.schedule == Schedule::interleaved) {
         // Megatron-LM's interleaved schedule needs m to be a multiple of K.
         if (s.microbatches % s.pp != 0)
@@ -582,8 +665,8 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
                                                   std::to_string(s.pp) + "), got " +
                                                   std::to_string(s.microbatches)};
         // Counting the embedding and the loss as layers, the first and last stages' chunks
-        // count them too.
-        if (model->hasArchitecture())
+        // count them too. A layout places the chunks itself.
+        if (model->hasArchitecture() && s.pipelineLayout.empty())
             for (int layers :
                  splitLayers(countedLayers(model->layers, s.pp, s.endsInPipelineSplit), s.pp))
                 if (layers % s.virtualStages != 0)

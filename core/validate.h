@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/error.h"
+#include "core/pipeline_layout.h"
 #include "core/presets.h"
 #include "core/scenario.h"
 
@@ -64,5 +65,9 @@ std::vector<int> splitLayers(int layers, int stages, bool endsCounted = false);
 // The layers the pipeline split divides over `stages`: L, or L + 2 with the embedding and the
 // loss counted (one stage holds both ends whatever the setting).
 int countedLayers(int layers, int stages, bool endsCounted);
+
+// The scenario's pipeline_layout, one entry a virtual stage; nullopt when it has none or it
+// does not parse (validate says why).
+std::optional<std::vector<LayoutStage>> pipelineLayoutStages(const Scenario &scenario);
 
 } // namespace core

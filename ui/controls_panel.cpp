@@ -15,6 +15,7 @@
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QSignalBlocker>
 #include <QStyle>
 #include <QStyleOptionComboBox>
@@ -213,6 +214,7 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     buffers->addItem(tr("FSDP2's"), QStringLiteral("fsdp"));
     addCheck(QStringLiteral("cache_outputs"), tr("&Cache last-stage outputs"));
     addCheck(QStringLiteral("ends_in_pipeline_split"), tr("Embedding, loss as layers"));
+    addText(QStringLiteral("pipeline_layout"), tr("Pipeline layout"), tr("even split"));
     // The orders by their own names, as Megatron-LM writes them; each item says what it does.
     QComboBox *order = addChoice(QStringLiteral("rank_order"), tr("Rank order"));
     addExplained(order, QStringLiteral("tp-cp-ep-dp-pp"), QStringLiteral("tp-cp-ep-dp-pp"),
@@ -374,6 +376,24 @@ QCheckBox *ControlsPanel::addCheck(const QString &key, const QString &label)
     return check;
 }
 
+QLineEdit *ControlsPanel::addText(const QString &key, const QString &label,
+                                  const QString &placeholder)
+{
+    auto *line = new QLineEdit;
+    line->setPlaceholderText(placeholder);
+    line->setClearButtonEnabled(true);
+    addRow(key, label, line);
+    const core::FieldInfo *field = core::findField(key.toStdString());
+    const QString unset = field ? io::qs(field->unset) : QString();
+    connect(line, &QLineEdit::editingFinished, this, [this, key, line, unset] {
+        const QString text = line->text().trimmed();
+        const QString value = text.isEmpty() ? unset : text;
+        if (value != m_document->fieldText(key))
+            m_document->setField(key, value);
+    });
+    return line;
+}
+
 void ControlsPanel::refresh()
 {
     for (auto it = m_controls.cbegin(); it != m_controls.cend(); ++it) {
@@ -386,6 +406,12 @@ void ControlsPanel::refresh()
             slider->setValue(value.toInt());
         } else if (auto *check = qobject_cast<QCheckBox *>(control)) {
             check->setChecked(value == QLatin1String("true"));
+        } else if (auto *line = qobject_cast<QLineEdit *>(control)) {
+            // The unset word shows as the placeholder: an empty line.
+            const core::FieldInfo *field = core::findField(it.key().toStdString());
+            const bool unset = field && value == io::qs(field->unset);
+            if (line->text() != (unset ? QString() : value))
+                line->setText(unset ? QString() : value);
         } else if (auto *spin = qobject_cast<QDoubleSpinBox *>(control)) {
             // An unset key ("" or its word, "auto") is the box's minimum, its special value.
             bool number = false;

@@ -9,6 +9,7 @@ class QDoubleSpinBox;
 class QComboBox;
 class QFormLayout;
 class QLabel;
+class QLineEdit;
 
 namespace ui {
 
@@ -46,6 +47,9 @@ private:
     SliderSpin *addSlider(const QString &key, const QString &label, int minimum, int maximum,
                           bool logarithmic);
     QCheckBox *addCheck(const QString &key, const QString &label);
+    // A line of text for a key written out (pipeline_layout), set when editing finishes; empty
+    // is the key's unset word, which the placeholder names.
+    QLineEdit *addText(const QString &key, const QString &label, const QString &placeholder);
     struct NumberRange
     {
         double minimum = 0;

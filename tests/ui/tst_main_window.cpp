@@ -31,6 +31,7 @@
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QRegularExpression>
@@ -486,6 +487,54 @@ private Q_SLOTS:
         QCOMPARE(document.fieldText("inter_node_gb_per_s"), QStringLiteral("12.5"));
         box->setValue(box->minimum());
         QCOMPARE(document.fieldText("inter_node_gb_per_s"), QString());
+    }
+
+    // pipeline_layout is a line of Megatron-LM's layout syntax: empty is the even split, which
+    // the placeholder names; a layout typed in places the stages' layers, one undo step; one
+    // that does not fit the pipeline is refused naming the key.
+    void pipelineLayoutLine()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        auto *line = qobject_cast<QLineEdit *>(window.controls()->control("pipeline_layout"));
+        QVERIFY(line);
+        QVERIFY(line->text().isEmpty());
+        QVERIFY(!line->placeholderText().isEmpty());
+        QVERIFY(line->toolTip().contains("--pipeline-model-parallel-layout"));
+        document.setField(QStringLiteral("model"), QStringLiteral("llama-3.1-8b"));
+        document.setField(QStringLiteral("pp"), QStringLiteral("4"));
+        document.flush();
+        const int steps = document.undoStack()->count();
+        line->setText(QStringLiteral("Et*11|t*11|t*9|tL"));
+        Q_EMIT line->editingFinished();
+        QCOMPARE(document.fieldText("pipeline_layout"), QStringLiteral("Et*11|t*11|t*9|tL"));
+        QCOMPARE(document.undoStack()->count(), steps + 1);
+        document.flush();
+        QVERIFY(document.report().ok());
+        QList<int> layers;
+        for (const core::StageReport &st : document.report().stages)
+            layers << st.layers;
+        QCOMPARE(layers, (QList<int>{11, 11, 9, 1}));
+        // Finishing the edit again without a change is no new step.
+        Q_EMIT line->editingFinished();
+        QCOMPARE(document.undoStack()->count(), steps + 1);
+        // Two stages' worth for four stages: refused, naming the key.
+        line->setText(QStringLiteral("Et*16|t*16L"));
+        Q_EMIT line->editingFinished();
+        document.flush();
+        QVERIFY(document.report().error);
+        QCOMPARE(QString::fromStdString(document.report().error->key),
+                 QStringLiteral("pipeline_layout"));
+        // Cleared, the even split again, shown as the placeholder.
+        line->clear();
+        Q_EMIT line->editingFinished();
+        QCOMPARE(document.fieldText("pipeline_layout"), QStringLiteral("even"));
+        document.flush();
+        QVERIFY(document.report().ok());
+        QCOMPARE(document.report().stages[3].layers, 8);
+        document.undoStack()->undo();
+        document.flush();
+        QCOMPARE(line->text(), QStringLiteral("Et*16|t*16L"));
     }
 
     // mfu is auto unless a number forces it (core/fields.cpp): its box shows "auto" at its

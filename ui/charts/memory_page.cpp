@@ -63,6 +63,14 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                                "also the mirrored stage %1 (deepseek-ai/DualPipe, dualpipe.py)")
                        .arg(s.pp - 1)
                  : QString();
+    // A custom layout places the layers instead of the even split.
+    const QString placed =
+        s.pipelineLayout.empty()
+            ? QString()
+            : QObject::tr("; pipeline_layout %1 places %2 of the layers on stage 0 (Megatron-LM's "
+                          "--pipeline-model-parallel-layout; docs/DESIGN.md §3.3)")
+                  .arg(io::qs(s.pipelineLayout))
+                  .arg(st.layers);
     out += block(QObject::tr("Weights on a device of stage 0"),
                  QStringLiteral("%1 params × %2 B%3 = %4")
                      .arg(io::formatCount(st.params))
@@ -81,7 +89,7 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                                     "multiply (docs/step_time.md, \"NVFP4\")")
                       : QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
                                     "§3); docs/worked-examples.md §2")) +
-                     copies);
+                     placed + copies);
     if (st.expertParams > 0)
         out += block(QObject::tr("Routed experts on a device of stage 0"),
                      QObject::tr("%1 of the %2 params: %3 MoE layers × experts ÷ E=%4, each ÷ "
