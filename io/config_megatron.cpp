@@ -897,6 +897,9 @@ enum class Flag
     vppLayers,
     vppRank,
     vppSize,
+    ppLayout,
+    firstStageLayers,
+    lastStageLayers,
     microBatch,
     globalBatch,
     seqLength,
@@ -1004,6 +1007,11 @@ constexpr std::array kFlags{
              "virtual_stages"},
     FlagInfo{"--virtual-pipeline-model-parallel-size", Flag::vppSize, Takes::value,
              "virtual_stages"},
+    FlagInfo{"--pipeline-model-parallel-layout", Flag::ppLayout, Takes::value, "pipeline_layout"},
+    FlagInfo{"--decoder-first-pipeline-num-layers", Flag::firstStageLayers, Takes::value,
+             "pipeline_layout"},
+    FlagInfo{"--decoder-last-pipeline-num-layers", Flag::lastStageLayers, Takes::value,
+             "pipeline_layout"},
     FlagInfo{"--micro-batch-size", Flag::microBatch, Takes::value, "microbatch_size"},
     FlagInfo{"--global-batch-size", Flag::globalBatch, Takes::value, "microbatches"},
     FlagInfo{"--seq-length", Flag::seqLength, Takes::value, "seq_len"},
@@ -2144,10 +2152,101 @@ private:
                     return *e;
                 v = std::get<int>(n);
             }
+        if (const Given *g = given(Flag::ppLayout)) {
+            // arguments.py: the layout sets the virtual stages itself, and none of the other
+            // ways to set them may come with it; transformer_config.py: nor the uneven
+            // first and last stages, nor the ends counted in the split.
+            noteRead(Flag::ppLayout);
+            for (Flag other : {Flag::vppLayers, Flag::vppRank, Flag::firstStageLayers,
+                               Flag::lastStageLayers, Flag::embeddingInSplit, Flag::lossInSplit})
+                if (const Given *o = given(other))
+                    return core::InputError{g->name, "cannot be used with " + o->name +
+                                                         " (Megatron-LM refuses both)"};
+            const auto parsed = core::parsePipelineLayout(g->value);
+            if (const auto *why = std::get_if<std::string>(&parsed))
+                return core::InputError{g->name, *why};
+            const std::size_t stages = std::get<std::vector<core::LayoutStage>>(parsed).size();
+            if (stages % static_cast<std::size_t>(s.pp) != 0)
+                return core::InputError{g->name, std::to_string(stages) +
+                                                     " stages do not divide over "
+                                                     "--pipeline-model-parallel-size " +
+                                                     std::to_string(s.pp)};
+            const int detected = static_cast<int>(stages) / s.pp;
+            if (given(Flag::vppSize) && v != detected)
+                return core::InputError{g->name, std::to_string(detected) +
+                                                     " virtual stages a rank, but "
+                                                     "--virtual-pipeline-model-parallel-size " +
+                                                     std::to_string(v)};
+            v = detected;
+            s.pipelineLayout = g->value;
+        } else if (given(Flag::firstStageLayers) || given(Flag::lastStageLayers)) {
+            if (auto e = readUnevenStages(s, v))
+                return e;
+        }
         if (v > 1) {
             s.schedule = core::Schedule::interleaved;
             s.virtualStages = v;
         }
+        return std::nullopt;
+    }
+
+    // --decoder-first-pipeline-num-layers and --decoder-last-pipeline-num-layers: those stages
+    // take that many layers, the stages between share the rest evenly, and with v chunks a
+    // stage each stage's layers split evenly over them (transformer_config.py, "Uneven PP";
+    // transformer_layer.py, get_transformer_layer_offset), written as the layout they make.
+    std::optional<core::InputError> readUnevenStages(core::Scenario &s, int v)
+    {
+        const core::ModelSpec *model = m_out.model ? &*m_out.model : m_presets.model(s.model);
+        int middleLayers = model ? model->layers : 0;
+        int middleStages = s.pp;
+        int first = 0, last = 0;
+        for (auto [flag, slot] :
+             {std::pair{Flag::firstStageLayers, &first}, std::pair{Flag::lastStageLayers, &last}}) {
+            const Given *g = given(flag);
+            if (!g)
+                continue;
+            for (Flag ends : {Flag::embeddingInSplit, Flag::lossInSplit})
+                if (const Given *o = given(ends))
+                    return core::InputError{g->name, "cannot be used with " + o->name +
+                                                         " (Megatron-LM refuses both)"};
+            const auto n = integer(flag, 1);
+            if (auto *e = std::get_if<core::InputError>(&n))
+                return *e;
+            *slot = std::get<int>(n);
+            if (*slot % v != 0)
+                return core::InputError{g->name, std::to_string(*slot) +
+                                                     " layers do not split into " +
+                                                     std::to_string(v) + " virtual stages"};
+            middleLayers -= *slot;
+            --middleStages;
+        }
+        const std::string flags = given(Flag::firstStageLayers)
+                                      ? given(Flag::firstStageLayers)->name
+                                      : given(Flag::lastStageLayers)->name;
+        if (!model || !model->hasArchitecture())
+            return core::InputError{flags, "needs a model with layers (--num-layers)"};
+        if (s.pp < 2 || middleStages < 0 || middleLayers < 0 ||
+            (middleLayers > 0) != (middleStages > 0) ||
+            (middleStages > 0 && middleLayers % middleStages != 0) ||
+            (middleStages > 0 && middleLayers / middleStages % v != 0))
+            return core::InputError{
+                flags, "leaves " + std::to_string(middleLayers) + " of the " +
+                           std::to_string(model->layers) + " layers for " +
+                           std::to_string(std::max(middleStages, 0)) +
+                           " middle stages, which Megatron-LM needs in equal shares of whole "
+                           "chunks"};
+        std::vector<int> decoders(static_cast<std::size_t>(s.pp) * static_cast<std::size_t>(v));
+        for (int c = 0; c < v; ++c)
+            for (int stage = 0; stage < s.pp; ++stage) {
+                const bool firstStage = stage == 0 && given(Flag::firstStageLayers);
+                const bool lastStage = stage == s.pp - 1 && given(Flag::lastStageLayers);
+                decoders[static_cast<std::size_t>(c * s.pp + stage)] =
+                    (firstStage  ? first
+                     : lastStage ? last
+                                 : middleLayers / middleStages) /
+                    v;
+            }
+        s.pipelineLayout = core::pipelineLayoutText(core::layoutOfCounts(decoders));
         return std::nullopt;
     }
 
@@ -2336,7 +2435,11 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
         flag("--expert-model-parallel-size", number(s.ep));
     if (s.expertTp > 0)
         flag("--expert-tensor-parallel-size", number(s.expertTp));
-    if (s.pp > 1 && s.schedule == core::Schedule::interleaved && s.virtualStages > 1) {
+    // A layout sets the virtual stages itself (arguments.py refuses it beside the flags
+    // below); quoted, for its | and parentheses.
+    if (!s.pipelineLayout.empty() && s.pp > 1) {
+        flag("--pipeline-model-parallel-layout", "'" + s.pipelineLayout + "'");
+    } else if (s.pp > 1 && s.schedule == core::Schedule::interleaved && s.virtualStages > 1) {
         const int perStage = model.layers / s.pp;
         if (model.layers % s.pp == 0 && perStage % s.virtualStages == 0)
             flag("--num-layers-per-virtual-pipeline-stage", number(perStage / s.virtualStages));

@@ -70,7 +70,8 @@ const QStringList kTorchtitanKeys{"framework",
 const QStringList kMegatronKeys =
     kTorchtitanKeys +
     QStringList{"grad_precision", "fused_swiglu", "fused_grad_accumulation", "attention",
-                "dp_overlap",     "fp8_scaling",  "ends_in_pipeline_split",  "rank_order"};
+                "dp_overlap",     "fp8_scaling",  "ends_in_pipeline_split",  "rank_order",
+                "pipeline_layout"};
 
 } // namespace
 
@@ -1021,6 +1022,59 @@ private Q_SLOTS:
             << QByteArray("--bf16 --fp4-format e2m1 --fp8-format hybrid") << precision << ""
             << "--fp4-format"
             << "--fp8-format";
+        // Custom placements (arguments.py, transformer_config.py): the layout string as given;
+        // uneven first and last stages as the layout they make, the middle stages sharing the
+        // rest evenly and each stage's layers split evenly over its chunks. Each refused
+        // beside another way to place the layers, naming the flag.
+        const QString layout = QStringLiteral("pipeline_layout");
+        QTest::addRow("a layout")
+            << QByteArray("--pipeline-model-parallel-size 4 --pipeline-model-parallel-layout "
+                          "'Et*11|t*11|t*9|tL'")
+            << layout << "Et*11|t*11|t*9|tL"
+            << ""
+            << "";
+        QTest::addRow("a layout of eight entries on four stages interleaves")
+            << QByteArray("--pipeline-model-parallel-size 4 --pipeline-model-parallel-layout "
+                          "'Et*3|(t*4|)*6,t*5L'")
+            << QStringLiteral("virtual_stages") << "2"
+            << ""
+            << "";
+        QTest::addRow("a layout beside the ends counted")
+            << QByteArray("--pipeline-model-parallel-size 4 --pipeline-model-parallel-layout "
+                          "'Et*8|t*8|t*8|t*8L' --account-for-embedding-in-pipeline-split")
+            << layout << ""
+            << "--pipeline-model-parallel-layout"
+            << "--account-for-embedding-in-pipeline-split";
+        QTest::addRow("a layout of three entries on two stages")
+            << QByteArray("--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout "
+                          "'Et*10|t*11|t*11L'")
+            << layout << ""
+            << "--pipeline-model-parallel-layout"
+            << "3 stages do not divide";
+        QTest::addRow("a layout that does not parse")
+            << QByteArray("--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout "
+                          "'Et*16|t*16X'")
+            << layout << ""
+            << "--pipeline-model-parallel-layout"
+            << "'X' is not a layer";
+        QTest::addRow("uneven first and last stages")
+            << QByteArray("--pipeline-model-parallel-size 4 --decoder-first-pipeline-num-layers 5 "
+                          "--decoder-last-pipeline-num-layers 3")
+            << layout << "Et*5|(t*12|)*2,t*3L"
+            << ""
+            << "";
+        QTest::addRow("an uneven last stage, interleaved")
+            << QByteArray(
+                   "--pipeline-model-parallel-size 2 --virtual-pipeline-model-parallel-size 2 "
+                   "--decoder-last-pipeline-num-layers 8")
+            << layout << "Et*12|t*4|t*12|t*4L"
+            << ""
+            << "";
+        QTest::addRow("a middle that does not share evenly")
+            << QByteArray("--pipeline-model-parallel-size 4 --decoder-first-pipeline-num-layers 6")
+            << layout << ""
+            << "--decoder-first-pipeline-num-layers"
+            << "26 of the 32 layers for 3 middle stages";
         // FP8 attention (Megatron-core's fp8_dot_product_attention, taken by the FP8 recipe in
         // fp8_utils.py and by NVFP4's in fp4_utils.py); fp8_multi_head_attention needs it. Off
         // by default, and without an FP8 or FP4 format it has no effect.
@@ -1392,6 +1446,36 @@ private Q_SLOTS:
                            "microbatches=16",
                            "recompute=full",
                            "sequence_parallel=false"};
+        // Megatron-Bridge's DeepSeek-V3 layout on 16 stages (recipes/deepseek/h100/
+        // deepseek_v3.py), and the same model interleaved over 8 stages, two chunks each.
+        QTest::addRow("megatron DeepSeek-V3 K16, its layout")
+            << megatron
+            << QStringList{"model=deepseek-v3",
+                           "tp=1",
+                           "pp=16",
+                           "dp=64",
+                           "ep=64",
+                           "expert_tp=1",
+                           "zero=1",
+                           "microbatches=32",
+                           "recompute=full",
+                           "sequence_parallel=false",
+                           "pipeline_layout=Et*4|(t*4|)*14,tmL"};
+        QTest::addRow("megatron DeepSeek-V3 K8 v2, its layout")
+            << megatron
+            << QStringList{"model=deepseek-v3",
+                           "tp=1",
+                           "pp=8",
+                           "dp=64",
+                           "ep=64",
+                           "expert_tp=1",
+                           "zero=1",
+                           "microbatches=32",
+                           "recompute=full",
+                           "schedule=interleaved",
+                           "virtual_stages=2",
+                           "sequence_parallel=false",
+                           "pipeline_layout=Et*4|(t*4|)*14,tmL"};
         // pytorch/torchtitan#2107's DeepEP run: 512 devices, K 8 interleaved, E 32, shard 64.
         QTest::addRow("torchtitan DeepSeek-V3 E32 DeepEP") << titan
                                                            << QStringList{"model=deepseek-v3",
