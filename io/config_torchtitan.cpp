@@ -4,6 +4,7 @@
 // were TOML files (up to pytorch/torchtitan#2386, which moved them to Python).
 #include "core/fields.h"
 #include "core/framework.h"
+#include "core/validate.h"
 #include "io/framework_config.h"
 
 #include <algorithm>
@@ -115,8 +116,6 @@ constexpr std::array kSkipped{
 
     Skipped{"parallelism.disable_loss_parallel", "the loss's layout: not modelled"},
     Skipped{"parallelism.pipeline_parallel_schedule_csv", "a schedule from a file: not read"},
-    Skipped{"parallelism.module_fqns_per_model_part",
-            "Parascope splits the layers evenly over the stages"},
     Skipped{"parallelism.context_parallel_load_balancer",
             "the load balancer of causal attention: Parascope assumes balanced shards"},
     Skipped{"parallelism.pipeline_parallel_expert_parallel_overlap", "a DualPipeV overlap"},
@@ -492,6 +491,15 @@ private:
         s.schedule = schedule->schedule;
         if (!schedule->approximation.empty())
             m_out.assumptions.push_back(std::string(schedule->approximation));
+        // pipeline_llm takes the modules of each model part from module_fqns_per_model_part
+        // instead of generating them (distributed/pipeline_parallel.py).
+        if (const toml::node *parts = find("parallelism.module_fqns_per_model_part")) {
+            if (schedule->placement == Placement::v)
+                return core::InputError{"parallelism.module_fqns_per_model_part",
+                                        "Parascope places " + std::string(schedule->name) +
+                                            "'s two chunks a rank evenly; remove it to import"};
+            return readModuleParts(s, *parts, schedule->placement == Placement::loop);
+        }
         if (schedule->placement == Placement::single)
             return std::nullopt;
         const std::string scheduleName(schedule->name);
@@ -544,6 +552,60 @@ private:
         }
         if (schedule->placement == Placement::loop)
             s.virtualStages = v;
+        return std::nullopt;
+    }
+
+    // The model parts as module names: tok_embeddings in the first, layers.N in order, norm
+    // and lm_head (output before 2026) in the last; read as the layout they make, one entry a
+    // part, j = c·K + s as the looped schedules place them.
+    std::optional<core::InputError> readModuleParts(core::Scenario &s, const toml::node &node,
+                                                    bool looped)
+    {
+        const std::string path = "parallelism.module_fqns_per_model_part";
+        note(path, "pipeline_layout");
+        const auto refuse = [&path](const std::string &why) { return core::InputError{path, why}; };
+        const auto *outer = node.as_array();
+        if (!outer || outer->empty())
+            return refuse("expects a list of lists of module names, not " + valueText(node));
+        std::vector<core::LayoutStage> stages;
+        int next = 0;
+        for (const toml::node &part : *outer) {
+            const auto *inner = part.as_array();
+            if (!inner)
+                return refuse("expects a list of module names a part, not " + valueText(part));
+            core::LayoutStage stage;
+            for (const toml::node &module : *inner) {
+                const auto *name = module.as_string();
+                const std::string text = name ? name->get() : valueText(module);
+                if (text == "tok_embeddings") {
+                    stage.embedding = true;
+                } else if (text == "lm_head" || text == "output") {
+                    stage.loss = true;
+                } else if (text == "norm") {
+                    // the final norm, beside the LM head
+                } else if (text == "layers." + std::to_string(next)) {
+                    ++stage.decoders;
+                    ++next;
+                } else {
+                    return refuse("'" + text + "' where layers." + std::to_string(next) +
+                                  " comes next: Parascope places tok_embeddings, layers.N in "
+                                  "order, norm and lm_head");
+                }
+            }
+            stages.push_back(stage);
+        }
+        if (m_model && next != m_model->layers)
+            return refuse("places " + std::to_string(next) + " of the model's " +
+                          std::to_string(m_model->layers) + " layers");
+        if (!stages.front().embedding || !stages.back().loss)
+            return refuse("tok_embeddings goes in the first part and lm_head in the last");
+        if (stages.size() % static_cast<std::size_t>(s.pp) != 0 ||
+            (!looped && stages.size() != static_cast<std::size_t>(s.pp)))
+            return refuse(std::to_string(stages.size()) + " parts for " + std::to_string(s.pp) +
+                          " ranks" + (looped ? "" : ", one a rank under this schedule"));
+        s.pipelineLayout = core::pipelineLayoutText(stages);
+        if (looped)
+            s.virtualStages = static_cast<int>(stages.size()) / s.pp;
         return std::nullopt;
     }
 
@@ -741,6 +803,42 @@ std::optional<core::InputError> importTorchtitan(const QByteArray &content,
     return Reader(doc, base, presets, options, out).read();
 }
 
+namespace {
+
+// The scenario's pipeline_layout as module_fqns_per_model_part: a list of module names a part
+// (tok_embeddings, layers.N, and norm with lm_head, the names of models/common/decoder.py).
+std::string moduleParts(const core::Scenario &s, std::vector<std::string> &notes)
+{
+    const auto layout = core::pipelineLayoutStages(s);
+    if (!layout)
+        return "[]";
+    std::string out = "[";
+    int next = 0, mtp = 0;
+    for (std::size_t j = 0; j < layout->size(); ++j) {
+        const core::LayoutStage &stage = (*layout)[j];
+        std::vector<std::string> names;
+        if (stage.embedding)
+            names.push_back("tok_embeddings");
+        for (int i = 0; i < stage.decoders; ++i)
+            names.push_back("layers." + std::to_string(next++));
+        if (stage.loss) {
+            names.push_back("norm");
+            names.push_back("lm_head");
+        }
+        mtp += stage.mtp;
+        out += (j ? ", [" : "[");
+        for (std::size_t i = 0; i < names.size(); ++i)
+            out += (i ? ", \"" : "\"") + names[i] + "\"";
+        out += "]";
+    }
+    if (mtp > 0)
+        notes.push_back("pipeline_layout's multi-token-prediction layers (m): torchtitan's "
+                        "decoder has no such module; left out");
+    return out + "]";
+}
+
+} // namespace
+
 std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model)
 {
     using namespace torchtitan_detail;
@@ -844,7 +942,9 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
         }
         body += "pipeline_parallel_schedule = " + quoted(name) + "\n";
         body += "pipeline_parallel_microbatch_size = " + std::to_string(s.microbatchSize) + "\n";
-        if (s.schedule == core::Schedule::interleaved && s.virtualStages != 2) {
+        if (!s.pipelineLayout.empty()) {
+            body += "module_fqns_per_model_part = " + moduleParts(s, notes) + "\n";
+        } else if (s.schedule == core::Schedule::interleaved && s.virtualStages != 2) {
             // pipeline_parallel.py: stages = ceil((layers + 1 + 1) / layers per stage).
             const long long weighted = model.layers + 2;
             const long long stages = 1LL * s.pp * s.virtualStages;

@@ -66,12 +66,12 @@ const QStringList kTorchtitanKeys{"framework",
                                   "sequence_parallel",
                                   "tp_overlap",
                                   "cp_exchange",
-                                  "ep_dispatcher"};
+                                  "ep_dispatcher",
+                                  "pipeline_layout"};
 const QStringList kMegatronKeys =
     kTorchtitanKeys +
     QStringList{"grad_precision", "fused_swiglu", "fused_grad_accumulation", "attention",
-                "dp_overlap",     "fp8_scaling",  "ends_in_pipeline_split",  "rank_order",
-                "pipeline_layout"};
+                "dp_overlap",     "fp8_scaling",  "ends_in_pipeline_split",  "rank_order"};
 
 } // namespace
 
@@ -874,6 +874,88 @@ private Q_SLOTS:
         QTest::addRow("llama3_405b.toml") << "torchtitan/llama3_405b.toml" << true;
         QTest::addRow("llama3_8b.toml") << "torchtitan/llama3_8b.toml" << false;
     }
+    // module_fqns_per_model_part (torchtitan/distributed/pipeline_parallel.py, pipeline_llm:
+    // taken instead of the generated parts): read as the layout its parts make, a part per
+    // virtual stage under a looped schedule; what Parascope cannot place is refused naming the
+    // key.
+    void torchtitanModuleParts_data()
+    {
+        QTest::addColumn<QByteArray>("parallelism");
+        QTest::addColumn<QString>("layout"); // empty: refused
+        QTest::addColumn<QString>("words");
+        const auto parts = [](const QList<QPair<int, int>> &ranges) {
+            QStringList out;
+            for (qsizetype j = 0; j < ranges.size(); ++j) {
+                QStringList names;
+                if (j == 0)
+                    names << QStringLiteral("\"tok_embeddings\"");
+                for (int i = ranges[j].first; i < ranges[j].second; ++i)
+                    names << QStringLiteral("\"layers.%1\"").arg(i);
+                if (j + 1 == ranges.size())
+                    names << QStringLiteral("\"norm\"") << QStringLiteral("\"lm_head\"");
+                out << "[" + names.join(", ") + "]";
+            }
+            return ("module_fqns_per_model_part = [" + out.join(", ") + "]").toUtf8();
+        };
+        QTest::addRow("1F1B on four ranks, uneven")
+            << "pipeline_parallel_degree = 4\n" + parts({{0, 11}, {11, 22}, {22, 31}, {31, 32}})
+            << "Et*11|t*11|t*9|tL"
+            << "";
+        QTest::addRow("Interleaved1F1B, two parts a rank")
+            << "pipeline_parallel_degree = 2\npipeline_parallel_schedule = \"Interleaved1F1B\"\n" +
+                   parts({{0, 7}, {7, 16}, {16, 25}, {25, 32}})
+            << "Et*7|(t*9|)*2,t*7L"
+            << "";
+        QTest::addRow("output, the pre-2026 name of the LM head, read; two layers of 32 refused")
+            << QByteArray("pipeline_parallel_degree = 2\nmodule_fqns_per_model_part = "
+                          "[[\"tok_embeddings\", \"layers.0\"], [\"layers.1\", \"norm\", "
+                          "\"output\"]]")
+            << ""
+            << "places 2 of the model's 32 layers";
+        QTest::addRow("layers out of order")
+            << "pipeline_parallel_degree = 2\n" +
+                   parts({{0, 16}, {16, 32}}).replace("\"layers.16\"", "\"layers.17\"")
+            << ""
+            << "'layers.17' where layers.16 comes next";
+        QTest::addRow("three parts on two ranks of 1F1B")
+            << "pipeline_parallel_degree = 2\n" + parts({{0, 10}, {10, 20}, {20, 32}}) << ""
+            << "3 parts for 2 ranks";
+        QTest::addRow("a V schedule places its own")
+            << "pipeline_parallel_degree = 2\npipeline_parallel_schedule = \"DualPipeV\"\n" +
+                   parts({{0, 8}, {8, 16}, {16, 24}, {24, 32}})
+            << ""
+            << "evenly";
+    }
+    void torchtitanModuleParts()
+    {
+        QFETCH(QByteArray, parallelism);
+        QFETCH(QString, layout);
+        QFETCH(QString, words);
+        const QByteArray toml = "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\n"
+                                "local_batch_size = 8\nseq_len = 8192\n[parallelism]\n"
+                                "pipeline_parallel_microbatch_size = 1\n" +
+                                parallelism + "\n";
+        io::ImportOptions options;
+        options.devices = 8;
+        options.fileName = "job.toml";
+        const auto result = io::importConfig(toml, Scenario{}, m_presets, options);
+        if (layout.isEmpty()) {
+            const auto *error = std::get_if<InputError>(&result);
+            QVERIFY(error);
+            QCOMPARE(QString::fromStdString(error->key),
+                     QStringLiteral("parallelism.module_fqns_per_model_part"));
+            QVERIFY2(QString::fromStdString(error->message).contains(words),
+                     error->message.c_str());
+            return;
+        }
+        if (const auto *error = std::get_if<InputError>(&result))
+            QFAIL(error->toString().c_str());
+        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
+        QCOMPARE(QString::fromStdString(imported.scenario->pipelineLayout), layout);
+        QVERIFY2(!evaluate(*imported.scenario, m_presets).error,
+                 evaluate(*imported.scenario, m_presets).error->message.c_str());
+    }
+
     void torchtitanFp8Params()
     {
         QFETCH(QString, file);
@@ -1476,6 +1558,21 @@ private Q_SLOTS:
                            "virtual_stages=2",
                            "sequence_parallel=false",
                            "pipeline_layout=Et*4|(t*4|)*14,tmL"};
+        QTest::addRow("torchtitan DeepSeek-V3 K8 v2, a layout")
+            << titan
+            << QStringList{"model=deepseek-v3",
+                           "tp=1",
+                           "pp=8",
+                           "dp=64",
+                           "ep=64",
+                           "expert_tp=1",
+                           "zero=1",
+                           "microbatches=32",
+                           "recompute=full",
+                           "schedule=interleaved",
+                           "virtual_stages=2",
+                           "sequence_parallel=false",
+                           "pipeline_layout=Et*4|(t*4|)*14,tL"};
         // pytorch/torchtitan#2107's DeepEP run: 512 devices, K 8 interleaved, E 32, shard 64.
         QTest::addRow("torchtitan DeepSeek-V3 E32 DeepEP") << titan
                                                            << QStringList{"model=deepseek-v3",
