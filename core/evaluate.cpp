@@ -678,6 +678,10 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                  " do not divide into " + std::to_string(s.pp) + " stages; the first " +
                  std::to_string(counted % s.pp) + " take one more"});
     if (const auto layout = pipelineLayoutStages(s)) {
+        if (s.endsInPipelineSplit && s.pp > 1)
+            r.warnings.push_back({"ends-in-split-unused",
+                                  "pipeline_layout places the embedding and the loss itself; "
+                                  "ends_in_pipeline_split is not used"});
         int mtp = 0;
         for (const LayoutStage &stage : *layout)
             mtp += stage.mtp;

@@ -19,6 +19,11 @@ constexpr std::array kMegatronSettings{
     ProfileSetting{"cache_outputs", "false",
                    "the last stage's output is the loss; the logits go with the micro-batch's "
                    "backward (megatron/core/pipeline_parallel/schedules.py)"},
+    ProfileSetting{"ends_in_pipeline_split", "false",
+                   "the layers split evenly over the stages; the embedding and the loss count as "
+                   "layers only with --account-for-embedding-in-pipeline-split and "
+                   "--account-for-loss-in-pipeline-split, off by default "
+                   "(megatron/training/arguments.py)"},
     ProfileSetting{"fused_swiglu", "true",
                    "the fused bias-SwiGLU keeps its 2f-wide input, not four f-wide tensors "
                    "(megatron/core/fusions/fused_bias_swiglu.py)"},
@@ -61,6 +66,11 @@ constexpr std::array kTorchtitanSettings{
                    "torch.distributed.pipelining keeps every micro-batch's output until the "
                    "step ends (pytorch/pytorch#159251) unless return_outputs=False "
                    "(pytorch/pytorch#165822)"},
+    ProfileSetting{"ends_in_pipeline_split", "true",
+                   "the generated model parts count the embedding and the output as a layer "
+                   "each (pipeline_parallel_first_stage_less_layers and "
+                   "_last_stage_less_layers, 1 by default; torchtitan "
+                   "distributed/pipeline_parallel.py, _generate_llm_fqn_per_model_part)"},
     ProfileSetting{"fused_swiglu", "false",
                    "the Llama feed-forward is w2(silu(w1(x)) * w3(x)) in PyTorch operations"},
     ProfileSetting{"overlap_param_gather", "true",
@@ -107,6 +117,10 @@ constexpr std::array kDeepSpeedSettings{
                    "estimate_zero3_model_states_mem_needs)"},
     ProfileSetting{"cache_outputs", "false",
                    "the pipeline engine keeps no outputs beyond each micro-batch's loss"},
+    ProfileSetting{"ends_in_pipeline_split", "false",
+                   "PipelineModule balances its stages by parameter count (partition_method "
+                   "'parameters', deepspeed/runtime/pipe/module.py), which Parascope does not "
+                   "model: the layers split evenly, the ends not counted"},
     ProfileSetting{"fused_swiglu", "false", "Hugging Face Transformers models run SwiGLU unfused"},
     ProfileSetting{"overlap_param_gather", "false",
                    "ZeRO-1 and 2 gather the updated parameters at the end of the optimizer step "

@@ -260,7 +260,7 @@ std::vector<std::pair<Schedule, int>> schedules(const Context &c, const DeviceSp
     // DualPipeV (validate's rules): m >= 2K, two chunks of at least a layer a stage, both ends
     // on stage 0.
     if (offersSchedule(framework, Schedule::dualPipeV) && microbatches >= 2 * split.pp &&
-        c.model.layers >= 2 * split.pp && !c.request.base.endsInPipelineSplit)
+        c.model.layers >= 2 * split.pp)
         out.push_back({Schedule::dualPipeV, 1});
     // DualPipe (validate's rules): an even K and an even m >= 2K, an end on each end stage.
     if (offersSchedule(framework, Schedule::dualPipe) && split.pp % 2 == 0 &&

@@ -127,9 +127,6 @@ std::optional<InputError> checkPipelineLayout(const Scenario &s, const ModelSpec
         return error(std::string(toString(s.schedule)) +
                      " places its own two chunks a device; the layout is for gpipe, 1f1b, zb-h1 "
                      "and interleaved");
-    if (s.endsInPipelineSplit)
-        return error("places the embedding and the loss itself: set ends_in_pipeline_split to "
-                     "false");
     const int chunks = heldChunks(s);
     if (layout.size() != static_cast<std::size_t>(s.pp) * static_cast<std::size_t>(chunks))
         return error(std::to_string(layout.size()) + " stages, but pp = " + std::to_string(s.pp) +
@@ -665,8 +662,19 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
                                                   std::to_string(s.pp) + "), got " +
                                                   std::to_string(s.microbatches)};
         // Counting the embedding and the loss as layers, the first and last stages' chunks
-        // count them too. A layout places the chunks itself.
-        if (model->hasArchitecture() && s.pipelineLayout.empty())
+        // count them too. A layout places the chunks itself, and torchtitan's generated
+        // parts may differ by a layer (_generate_llm_fqn_per_model_part), where Megatron-LM
+        // needs equal chunks.
+        if (model->hasArchitecture() && s.pipelineLayout.empty() &&
+            s.framework == Framework::torchtitan &&
+            std::int64_t{s.pp} * s.virtualStages >
+                countedLayers(model->layers, s.pp, s.endsInPipelineSplit))
+            return InputError{"virtual_stages",
+                              std::to_string(s.pp * s.virtualStages) + " model parts for " +
+                                  std::to_string(model->layers) +
+                                  " layers: torchtitan gives each part a layer at least"};
+        if (model->hasArchitecture() && s.pipelineLayout.empty() &&
+            s.framework != Framework::torchtitan)
             for (int layers :
                  splitLayers(countedLayers(model->layers, s.pp, s.endsInPipelineSplit), s.pp))
                 if (layers % s.virtualStages != 0)
@@ -681,11 +689,8 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
             return InputError{"microbatches",
                               "DualPipeV needs at least 2 x pp = " + std::to_string(2 * s.pp) +
                                   " micro-batches, got " + std::to_string(s.microbatches)};
-        // Its V puts the model's two ends on stage 0: there is no last stage to even out.
-        if (s.endsInPipelineSplit)
-            return InputError{"ends_in_pipeline_split",
-                              "counts the embedding on the first stage and the loss on the "
-                              "last; DualPipeV runs both on stage 0"};
+        // With the ends counted, the V's first chunk and its last, both on stage 0, hold a
+        // layer fewer each (torchtitan's V parts, _generate_llm_fqn_per_model_part).
         if (model->hasArchitecture() && model->layers < 2 * s.pp)
             return InputError{"pp", "DualPipeV gives each stage two chunks of at least one "
                                     "layer: " +

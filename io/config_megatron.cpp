@@ -2461,7 +2461,7 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
     }
     if (s.rankOrder == core::RankOrder::pipelineInner)
         flag("--use-tp-pp-dp-mapping");
-    if (s.endsInPipelineSplit && s.pp > 1) {
+    if (s.endsInPipelineSplit && s.pp > 1 && s.pipelineLayout.empty()) {
         flag("--account-for-embedding-in-pipeline-split");
         flag("--account-for-loss-in-pipeline-split");
     }

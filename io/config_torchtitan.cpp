@@ -500,8 +500,19 @@ private:
                                             "'s two chunks a rank evenly; remove it to import"};
             return readModuleParts(s, *parts, schedule->placement == Placement::loop);
         }
+        // The embedding's and the output's weights in the generated split.
+        const std::string weightKey = "ends_in_pipeline_split";
+        const auto first =
+            integer("parallelism.pipeline_parallel_first_stage_less_layers", 1, weightKey, 0);
+        if (auto *e = std::get_if<core::InputError>(&first))
+            return *e;
+        const auto last =
+            integer("parallelism.pipeline_parallel_last_stage_less_layers", 1, weightKey, 0);
+        if (auto *e = std::get_if<core::InputError>(&last))
+            return *e;
+        const int in = int(std::get<long long>(first)), out = int(std::get<long long>(last));
         if (schedule->placement == Placement::single)
-            return std::nullopt;
+            return readStageWeights(s, in, out, s.pp, schedule->placement);
         const std::string scheduleName(schedule->name);
         // torch.distributed.pipelining, ScheduleDualPipeV: at least as many micro-batches as
         // stages in the pipeline each accumulation step runs (pipeline_parallel.py:
@@ -523,17 +534,8 @@ private:
         const auto perStage = integer("parallelism.pipeline_parallel_layers_per_stage", 0, key, 0);
         if (auto *e = std::get_if<core::InputError>(&perStage))
             return *e;
-        const auto first =
-            integer("parallelism.pipeline_parallel_first_stage_less_layers", 1, key, 0);
-        if (auto *e = std::get_if<core::InputError>(&first))
-            return *e;
-        const auto last =
-            integer("parallelism.pipeline_parallel_last_stage_less_layers", 1, key, 0);
-        if (auto *e = std::get_if<core::InputError>(&last))
-            return *e;
         if (const long long lps = std::get<long long>(perStage); lps > 0) {
-            const long long weighted =
-                m_model->layers + std::get<long long>(first) + std::get<long long>(last);
+            const long long weighted = m_model->layers + in + out;
             const long long stages = (weighted + lps - 1) / lps;
             if (schedule->placement == Placement::v && stages != 2LL * s.pp)
                 return core::InputError{"parallelism.pipeline_parallel_layers_per_stage",
@@ -552,6 +554,47 @@ private:
         }
         if (schedule->placement == Placement::loop)
             s.virtualStages = v;
+        return readStageWeights(s, in, out, s.pp * v, schedule->placement);
+    }
+
+    // pipeline_parallel_first_stage_less_layers and _last_stage_less_layers (1 each by
+    // default): the generated parts count the embedding and the output as that many layers
+    // (_generate_llm_fqn_per_model_part). One each is ends_in_pipeline_split, none the plain
+    // split; other weights make parts that a pipeline_layout writes out, where the V's two
+    // chunks a rank, which Parascope places by its split, cannot take them.
+    std::optional<core::InputError> readStageWeights(core::Scenario &s, int in, int out, int parts,
+                                                     Placement placement)
+    {
+        if ((in == 1 && out == 1) || (in == 0 && out == 0)) {
+            s.endsInPipelineSplit = in == 1;
+            return std::nullopt;
+        }
+        const std::string key = "parallelism.pipeline_parallel_first_stage_less_layers";
+        if (placement == Placement::v)
+            return core::InputError{key, "weights of " + std::to_string(in) + " and " +
+                                             std::to_string(out) +
+                                             ": Parascope's V counts the ends as a layer each "
+                                             "or not at all"};
+        const int layers = m_model->layers;
+        const int effective = layers + in + out;
+        const int per = effective / parts, extra = effective % parts;
+        // The generator's own checks: a layer a part, and no end heavier than a part.
+        if (per == 0 || in > per || out > per)
+            return core::InputError{key, std::to_string(parts) + " parts of " +
+                                             std::to_string(effective) +
+                                             " weighted layers leave an end heavier than a part "
+                                             "(torchtitan refuses it)"};
+        std::vector<int> decoders(static_cast<std::size_t>(parts));
+        for (int i = 0; i < parts; ++i)
+            decoders[static_cast<std::size_t>(i)] =
+                per + (i < extra ? 1 : 0) - (i == 0 ? in : 0) - (i == parts - 1 ? out : 0);
+        s.endsInPipelineSplit = false;
+        s.pipelineLayout = core::pipelineLayoutText(core::layoutOfCounts(decoders));
+        m_out.assumptions.push_back("the ends weighted " + std::to_string(in) + " and " +
+                                    std::to_string(out) +
+                                    " layers: written out as "
+                                    "pipeline_layout " +
+                                    s.pipelineLayout);
         return std::nullopt;
     }
 
@@ -604,6 +647,7 @@ private:
             return refuse(std::to_string(stages.size()) + " parts for " + std::to_string(s.pp) +
                           " ranks" + (looped ? "" : ", one a rank under this schedule"));
         s.pipelineLayout = core::pipelineLayoutText(stages);
+        s.endsInPipelineSplit = false; // the parts place the ends themselves
         if (looped)
             s.virtualStages = static_cast<int>(stages.size()) / s.pp;
         return std::nullopt;
@@ -942,11 +986,17 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
         }
         body += "pipeline_parallel_schedule = " + quoted(name) + "\n";
         body += "pipeline_parallel_microbatch_size = " + std::to_string(s.microbatchSize) + "\n";
+        // The generated parts weigh each end as a layer unless told otherwise
+        // (pipeline_parallel_first_stage_less_layers and _last_stage_less_layers, 1 each).
+        const int ends = s.endsInPipelineSplit ? 1 : 0;
+        if (s.pipelineLayout.empty() && !ends)
+            body += "pipeline_parallel_first_stage_less_layers = 0\n"
+                    "pipeline_parallel_last_stage_less_layers = 0\n";
         if (!s.pipelineLayout.empty()) {
             body += "module_fqns_per_model_part = " + moduleParts(s, notes) + "\n";
         } else if (s.schedule == core::Schedule::interleaved && s.virtualStages != 2) {
-            // pipeline_parallel.py: stages = ceil((layers + 1 + 1) / layers per stage).
-            const long long weighted = model.layers + 2;
+            // pipeline_parallel.py: stages = ceil((layers + first + last) / layers per stage).
+            const long long weighted = model.layers + 2 * ends;
             const long long stages = 1LL * s.pp * s.virtualStages;
             long long found = 0;
             for (long long lps = 1; lps <= weighted && !found; ++lps)

@@ -139,10 +139,6 @@ private Q_SLOTS:
         QTest::addRow("DualPipeV places its own chunks")
             << base + QStringList{"schedule=dualpipev", "pipeline_layout=Et*4|(t*4|)*6,t*4L"}
             << "dualpipev places its own";
-        QTest::addRow("the ends counted twice")
-            << base +
-                   QStringList{"ends_in_pipeline_split=true", "pipeline_layout=Et*8|t*8|t*8|t*8L"}
-            << "ends_in_pipeline_split";
     }
     void refusedLayouts()
     {
@@ -164,6 +160,20 @@ private Q_SLOTS:
         const Report r = evaluate(s, m_presets);
         QVERIFY(!r.ok());
         QCOMPARE(QString::fromStdString(r.error->key), QStringLiteral("pipeline_layout"));
+    }
+
+    // A layout places the ends itself: ends_in_pipeline_split (torchtitan's profile sets it)
+    // is not used, and the report says so.
+    void layoutOverridesTheEndsCounted()
+    {
+        const Report r =
+            evaluate(scenario({"model=llama-3.1-8b", "pp=4", "dp=1", "microbatches=8",
+                               "ends_in_pipeline_split=true", "pipeline_layout=Et*11|t*11|t*9|tL"}),
+                     m_presets);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        QVERIFY(r.hasWarning("ends-in-split-unused"));
+        QCOMPARE(r.stages[0].layers, 11);
+        QCOMPARE(r.stages[3].layers, 1);
     }
 
     // "even" and empty are the even split; anything else is kept as written.

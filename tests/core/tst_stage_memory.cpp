@@ -427,6 +427,42 @@ private Q_SLOTS:
         QCOMPARE(r.stages[3].expertParams, 4 * experts);
     }
 
+    // torchtitan counts the embedding and the output as a layer each in its V too
+    // (_generate_llm_fqn_per_model_part over 2K parts): Llama 3.1 8B's 32 layers + 2 over 8
+    // parts are 5, 5, 4, 4, 4, 4, 4, 4, less one on the first and the last, both on stage 0:
+    // stage 0 holds parts 0 and 7 (4 + 3), stage 1 parts 1 and 6 (5 + 4), stages 2 and 3 eight.
+    void dualPipeVCountsTheEndsOnStageZero()
+    {
+        const Report r = evaluate(scenario({"model=llama-3.1-8b", "pp=4", "dp=2", "microbatches=8",
+                                            "schedule=dualpipev", "ends_in_pipeline_split=true"}),
+                                  m_presets);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        QList<int> layers;
+        for (const StageReport &st : r.stages)
+            layers << st.layers;
+        QCOMPARE(layers, (QList<int>{7, 9, 8, 8}));
+    }
+
+    // torchtitan's generated parts may differ by a layer where Megatron-LM needs equal chunks
+    // (_generate_llm_fqn_per_model_part): Llama 3.1 8B's 32 layers + 2 over 8 parts are 5, 5,
+    // 4, 4, 4, 4, 4, 4 less one on the first and the last; stage s holds parts s and s + 4:
+    // 4 + 4, 5 + 4, 4 + 4, 4 + 3. The custom profile refuses the same split (9 layers on
+    // stage 0 do not make two equal chunks).
+    void torchtitanInterleavesUnevenParts()
+    {
+        Scenario s =
+            scenario({"model=llama-3.1-8b", "pp=4", "dp=2", "microbatches=8",
+                      "schedule=interleaved", "virtual_stages=2", "ends_in_pipeline_split=true"});
+        QCOMPARE(evaluate(s, m_presets).error->key, std::string("virtual_stages"));
+        s.framework = Framework::torchtitan;
+        const Report r = evaluate(s, m_presets);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        QList<int> layers;
+        for (const StageReport &st : r.stages)
+            layers << st.layers;
+        QCOMPARE(layers, (QList<int>{8, 9, 8, 7}));
+    }
+
     // Megatron-core's interleaved chunk c of stage s holds part c·K + s of the model cut v·K
     // ways (transformer_layer.py, get_transformer_layer_offset). DeepSeek-V3's layers cut to
     // 32, the first 5 dense, K = 4, v = 2: parts of 4 layers; stage 0 holds layers 0-3 and

@@ -46,9 +46,6 @@ private Q_SLOTS:
         // on stage 0; each of a stage's two chunks needs a layer (80 layers fill 80 chunks).
         QTest::addRow("dualpipev.py: m = 8 < 2 x 8 stages")
             << QStringList{"schedule=dualpipev", "pp=8", "microbatches=8"} << "microbatches";
-        QTest::addRow("DualPipeV: the ends both on stage 0")
-            << QStringList{"schedule=dualpipev", "microbatches=16", "ends_in_pipeline_split=true"}
-            << "ends_in_pipeline_split";
         QTest::addRow("DualPipeV: 80 layers in 82 chunks")
             << QStringList{"schedule=dualpipev", "pp=41", "microbatches=82"} << "pp";
         // deepseek-ai/DualPipe, dualpipe.py: num_ranks % 2 == 0, num_chunks % 2 == 0 and

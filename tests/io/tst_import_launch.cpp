@@ -67,11 +67,12 @@ const QStringList kTorchtitanKeys{"framework",
                                   "tp_overlap",
                                   "cp_exchange",
                                   "ep_dispatcher",
-                                  "pipeline_layout"};
+                                  "pipeline_layout",
+                                  "ends_in_pipeline_split"};
 const QStringList kMegatronKeys =
-    kTorchtitanKeys +
-    QStringList{"grad_precision", "fused_swiglu", "fused_grad_accumulation", "attention",
-                "dp_overlap",     "fp8_scaling",  "ends_in_pipeline_split",  "rank_order"};
+    kTorchtitanKeys + QStringList{"grad_precision", "fused_swiglu", "fused_grad_accumulation",
+                                  "attention",      "dp_overlap",   "fp8_scaling",
+                                  "rank_order"};
 
 } // namespace
 
@@ -956,6 +957,65 @@ private Q_SLOTS:
                  evaluate(*imported.scenario, m_presets).error->message.c_str());
     }
 
+    // pipeline_parallel_first_stage_less_layers and _last_stage_less_layers (1 each by
+    // default, torchtitan distributed/pipeline_parallel.py): the generated parts weigh the
+    // embedding and the output so. One each is ends_in_pipeline_split; none is the plain
+    // split; other weights make the parts _generate_llm_fqn_per_model_part makes, written out
+    // as a layout: Llama 3.1 8B's 32 layers + 2 + 2 over 4 parts, 9 each, less 2 on the ends.
+    void torchtitanStageWeights_data()
+    {
+        QTest::addColumn<QByteArray>("parallelism");
+        QTest::addColumn<QString>("ends");
+        QTest::addColumn<QString>("layout"); // "refused": naming the first weight's key
+        QTest::addRow("the defaults: the ends count")
+            << QByteArray("pipeline_parallel_degree = 4") << "true"
+            << "even";
+        QTest::addRow("no weight: the plain split")
+            << QByteArray("pipeline_parallel_degree = 4\npipeline_parallel_first_stage_less_layers "
+                          "= 0\npipeline_parallel_last_stage_less_layers = 0")
+            << "false"
+            << "even";
+        QTest::addRow("two each")
+            << QByteArray("pipeline_parallel_degree = 4\npipeline_parallel_first_stage_less_layers "
+                          "= 2\npipeline_parallel_last_stage_less_layers = 2")
+            << "false"
+            << "Et*7|(t*9|)*2,t*7L";
+        QTest::addRow("two each in a V")
+            << QByteArray("pipeline_parallel_degree = 4\npipeline_parallel_schedule = "
+                          "\"DualPipeV\"\npipeline_parallel_first_stage_less_layers = 2\n"
+                          "pipeline_parallel_last_stage_less_layers = 2")
+            << ""
+            << "refused";
+    }
+    void torchtitanStageWeights()
+    {
+        QFETCH(QByteArray, parallelism);
+        QFETCH(QString, ends);
+        QFETCH(QString, layout);
+        const QByteArray toml = "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\n"
+                                "local_batch_size = 8\nseq_len = 8192\n[parallelism]\n"
+                                "pipeline_parallel_microbatch_size = 1\n" +
+                                parallelism + "\n";
+        io::ImportOptions options;
+        options.devices = 8;
+        options.fileName = "job.toml";
+        const auto result = io::importConfig(toml, Scenario{}, m_presets, options);
+        if (layout == QLatin1String("refused")) {
+            const auto *error = std::get_if<InputError>(&result);
+            QVERIFY(error);
+            QCOMPARE(QString::fromStdString(error->key),
+                     QStringLiteral("parallelism.pipeline_parallel_first_stage_less_layers"));
+            return;
+        }
+        if (const auto *error = std::get_if<InputError>(&result))
+            QFAIL(error->toString().c_str());
+        const Scenario &s = *std::get<io::ImportedConfig>(result).scenario;
+        QCOMPARE(QString::fromStdString(fieldText(s, "ends_in_pipeline_split")), ends);
+        QCOMPARE(QString::fromStdString(fieldText(s, "pipeline_layout")), layout);
+        const Report r = evaluate(s, m_presets);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+    }
+
     void torchtitanFp8Params()
     {
         QFETCH(QString, file);
@@ -1558,6 +1618,24 @@ private Q_SLOTS:
                            "virtual_stages=2",
                            "sequence_parallel=false",
                            "pipeline_layout=Et*4|(t*4|)*14,tmL"};
+        QTest::addRow("torchtitan 8B K4, the ends not counted")
+            << titan << QStringList{"model=llama-3.1-8b",
+                                    "tp=1",
+                                    "pp=4",
+                                    "dp=2",
+                                    "microbatches=8",
+                                    "ends_in_pipeline_split=false",
+                                    "sequence_parallel=false"};
+        QTest::addRow("torchtitan 8B K4 v2, uneven parts")
+            << titan
+            << QStringList{"model=llama-3.1-8b",
+                           "tp=1",
+                           "pp=4",
+                           "dp=2",
+                           "microbatches=8",
+                           "schedule=interleaved",
+                           "virtual_stages=2",
+                           "sequence_parallel=false"};
         QTest::addRow("torchtitan DeepSeek-V3 K8 v2, a layout")
             << titan
             << QStringList{"model=deepseek-v3",
@@ -1572,7 +1650,8 @@ private Q_SLOTS:
                            "schedule=interleaved",
                            "virtual_stages=2",
                            "sequence_parallel=false",
-                           "pipeline_layout=Et*4|(t*4|)*14,tL"};
+                           "pipeline_layout=Et*4|(t*4|)*14,tL",
+                           "ends_in_pipeline_split=false"};
         // pytorch/torchtitan#2107's DeepEP run: 512 devices, K 8 interleaved, E 32, shard 64.
         QTest::addRow("torchtitan DeepSeek-V3 E32 DeepEP") << titan
                                                            << QStringList{"model=deepseek-v3",
