@@ -126,6 +126,23 @@ public:
             if (s.schedule == Schedule::dualPipe)
                 s.microbatches += s.microbatches % 2;
         }
+        // Now and then a custom layout (pipeline_layout): the even split with layers moved
+        // between entries at random, every entry keeping one.
+        if (!isDualPipe(s.schedule) && s.pp > 1 && chance(0.15)) {
+            const int chunks = s.mode == Mode::training && s.schedule == Schedule::interleaved
+                                   ? s.virtualStages
+                                   : 1;
+            std::vector<int> decoders = splitLayers(model.layers, s.pp * chunks);
+            for (int moves = uniform(1, 2 * model.layers); moves > 0; --moves) {
+                auto &from = decoders[std::size_t(uniform(0, int(decoders.size()) - 1))];
+                auto &to = decoders[std::size_t(uniform(0, int(decoders.size()) - 1))];
+                if (from > 1) {
+                    --from;
+                    ++to;
+                }
+            }
+            s.pipelineLayout = pipelineLayoutText(layoutOfCounts(decoders));
+        }
         s.microbatchSize = chance(0.05) ? kMaxMicrobatchSize : logUniform(1, kMaxMicrobatchSize);
         s.seqLen = chance(0.05) ? kMaxSeqLen : logUniform(kMinSeqLen, kMaxSeqLen);
         s.recompute = pickEnum<Recompute>();
