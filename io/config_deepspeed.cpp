@@ -530,6 +530,12 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
         notes.push_back("K = " + std::to_string(s.pp) +
                         ": deepspeed.pipe.PipelineModule(num_stages=" + std::to_string(s.pp) +
                         "), 1F1B (deepspeed/runtime/pipe/schedule.py, TrainSchedule)");
+    if (s.pp > 1 && (!s.pipelineLayout.empty() || s.endsInPipelineSplit))
+        notes.push_back((s.pipelineLayout.empty() ? std::string("ends_in_pipeline_split")
+                                                  : "pipeline_layout " + s.pipelineLayout) +
+                        ": PipelineModule places the layers by its partition_method "
+                        "(deepspeed/runtime/pipe/module.py), set in the model code, not this "
+                        "file");
     if (s.cp > 1)
         notes.push_back("C = " + std::to_string(s.cp) +
                         ": DeepSpeed-Ulysses sequence parallelism over " + std::to_string(s.cp) +
