@@ -1294,6 +1294,62 @@ std::vector<LayerRun> virtualStageLayers(const Scenario &s, const ModelSpec &mod
     return runs;
 }
 
+std::vector<std::int64_t> unequalChunkBytes(const Scenario &s, const ModelSpec &model,
+                                            std::int64_t denseLayerBytes,
+                                            std::int64_t moeLayerBytes)
+{
+    const Schedule schedule = s.mode == Mode::training ? s.schedule : Schedule::gpipe;
+    const int chunks = chunksPerStage(schedule, s.virtualStages);
+    if (chunks <= 1 || !model.hasArchitecture())
+        return {};
+    const std::vector<LayerRun> runs = virtualStageLayers(s, model);
+    std::vector<std::int64_t> bytes(runs.size());
+    for (std::size_t j = 0; j < runs.size(); ++j) {
+        bytes[j] = stageActivationBytes(denseLayerBytes, moeLayerBytes, runs[j].count,
+                                        moeLayersIn(model, runs[j].first, runs[j].count));
+        if (bytes[j] == kTooLarge)
+            return {}; // the stage's own count says so
+    }
+    for (int stage = 0; stage < s.pp; ++stage) {
+        const auto first =
+            bytes[static_cast<std::size_t>(virtualStageOf(schedule, s.pp, stage, 0))];
+        for (int c = 1; c < chunks; ++c)
+            if (bytes[static_cast<std::size_t>(virtualStageOf(schedule, s.pp, stage, c))] != first)
+                return bytes;
+    }
+    return {};
+}
+
+namespace {
+
+// Each stage's peak activation bytes with its chunks weighed by their own (inflightWeighted),
+// or nothing where every stage's chunks are alike.
+std::vector<double> weightedChunkPeaks(const Scenario &s, const ModelSpec &model,
+                                       std::int64_t denseLayerBytes, std::int64_t moeLayerBytes,
+                                       const PipelineResult &pipe, PipelineCache *cache)
+{
+    const std::vector<std::int64_t> bytes =
+        unequalChunkBytes(s, model, denseLayerBytes, moeLayerBytes);
+    if (bytes.empty())
+        return {};
+    const std::vector<double> weights(bytes.begin(), bytes.end());
+    // The simulation counted them on its way (the plan it remembers), or the cache did.
+    if (pipe.alivePeaks.size() == static_cast<std::size_t>(s.pp))
+        return inflightWeighted(s.schedule, s.pp, pipe.alivePeaks, weights);
+    if (cache) {
+        PipelineInput shape; // what the counts depend on: the schedule, K, m and v
+        shape.schedule = s.schedule;
+        shape.stages = s.pp;
+        shape.microbatches = s.microbatches;
+        shape.virtualStages = s.virtualStages;
+        return inflightWeighted(s.schedule, s.pp, cache->alivePeaks(shape), weights);
+    }
+    return inflightWeighted(s.schedule, s.pp,
+                            alivePeaks(s.schedule, s.pp, s.microbatches, s.virtualStages), weights);
+}
+
+} // namespace
+
 std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpec &model)
 {
     const TrainingStates states = trainingStates(s);
@@ -1494,6 +1550,15 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     const std::int64_t moeLayerBytes =
         training && model.hasExperts() ? layerActivationBytes(model, moeAct) : 0;
 
+    // Where a stage's chunks keep different bytes (the ends counted in the split, a
+    // pipeline_layout, dense and MoE layers in different chunks), its peak weighs each chunk
+    // alive by its own bytes, along the schedule's order (inflightWeighted); otherwise the
+    // stage's chunks are alike and the in-flight count times the stage's bytes is exact.
+    const std::vector<double> chunkPeaks =
+        training ? weightedChunkPeaks(s, model, denseLayerBytes, moeLayerBytes, pipe,
+                                      options.pipelineCache)
+                 : std::vector<double>{};
+
     r.fits = true;
     r.stages.reserve(static_cast<std::size_t>(s.pp));
     for (int i = 0; i < s.pp; ++i) {
@@ -1524,13 +1589,12 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
             st.pairLayerBytes = paired ? stageLargestLayerBytes(denseLayerBytes, moeLayerBytes,
                                                                 st.layers, st.moeLayers)
                                        : 0;
-            st.activationsBytes =
-                saturatingAdd(saturatingAdd(stageLayers == kTooLarge
-                                                ? kTooLarge
-                                                : saturatingRound(st.inflightMicrobatches *
-                                                                  static_cast<double>(stageLayers)),
-                                            rebuilt),
-                              st.pairLayerBytes);
+            const std::int64_t kept =
+                stageLayers == kTooLarge ? kTooLarge
+                : !chunkPeaks.empty()
+                    ? saturatingRound(chunkPeaks[static_cast<std::size_t>(i)])
+                    : saturatingRound(st.inflightMicrobatches * static_cast<double>(stageLayers));
+            st.activationsBytes = saturatingAdd(saturatingAdd(kept, rebuilt), st.pairLayerBytes);
             // Context parallelism: the last stage's logits for its s / C tokens. DualPipe's
             // two end stages each cache the half of the micro-batches whose loss is theirs.
             if (s.cacheOutputs && holdsHead(s.schedule, s.pp, i) && model.hasArchitecture())

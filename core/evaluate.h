@@ -73,6 +73,14 @@ struct LayerRun
 // stage's layers are its chunks' runs (chunksPerStage of them).
 std::vector<LayerRun> virtualStageLayers(const Scenario &scenario, const ModelSpec &model);
 
+// One micro-batch's activation bytes on each virtual stage, from one layer's bytes of each kind
+// (layerActivationBytes without and with experts), where some stage's chunks keep different
+// bytes (the ends counted in the split, a pipeline_layout, dense and MoE layers apart); empty
+// where each stage's chunks are alike, or a stage runs one chunk.
+std::vector<std::int64_t> unequalChunkBytes(const Scenario &scenario, const ModelSpec &model,
+                                            std::int64_t denseLayerBytes,
+                                            std::int64_t moeLayerBytes);
+
 // Weights, gradients and optimizer states one device of each pipeline stage keeps: what no
 // micro-batch size or recomputation changes, nor any schedule but DualPipe, whose devices
 // each hold two stages (docs/DESIGN.md §3.5).

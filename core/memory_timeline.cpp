@@ -1,6 +1,7 @@
 #include "core/memory_timeline.h"
 
 #include "core/activations.h"
+#include "core/evaluate.h"
 #include "core/units.h"
 #include "core/validate.h"
 
@@ -11,14 +12,21 @@ namespace core {
 
 namespace {
 
-// Kept activations of `alive` chunks, rounded as core::evaluate rounds the peak, so that the
-// curve's highest value is the report's term to the byte.
-std::int64_t keptBytes(int alive, const MemoryStepSizes &sizes)
+// Kept activations of `alive` chunks, `aliveByChunk` of each, rounded as core::evaluate
+// rounds the peak, so that the curve's highest value is the report's term to the byte.
+std::int64_t keptBytes(int alive, const std::vector<int> &aliveByChunk,
+                       const MemoryStepSizes &sizes)
 {
     if (alive <= 0)
         return 0;
     if (sizes.stageLayersBytes == kTooLarge)
         return kTooLarge;
+    if (!sizes.chunkBytes.empty()) {
+        double bytes = 0;
+        for (std::size_t c = 0; c < aliveByChunk.size() && c < sizes.chunkBytes.size(); ++c)
+            bytes += aliveByChunk[c] * static_cast<double>(sizes.chunkBytes[c]);
+        return saturatingRound(bytes);
+    }
     const double microbatches = static_cast<double>(alive) / std::max(sizes.chunks, 1);
     return saturatingRound(microbatches * static_cast<double>(sizes.stageLayersBytes));
 }
@@ -48,7 +56,13 @@ MemoryTimeline memoryTimeline(const std::vector<ScheduleOp> &timeline, const Sta
                      [](const ScheduleOp *a, const ScheduleOp *b) { return a->start < b->start; });
 
     const int chunks = std::max(sizes.chunks, 1);
-    int alive = 0;            // chunks whose activations are kept
+    int alive = 0; // chunks whose activations are kept
+    std::vector<int> aliveByChunk(static_cast<std::size_t>(chunks), 0);
+    const auto keep = [&](const ScheduleOp &op, int change) {
+        alive += change;
+        if (op.chunk >= 0 && op.chunk < chunks)
+            aliveByChunk[static_cast<std::size_t>(op.chunk)] += change;
+    };
     bool recomputing = false; // a B rebuilding one layer (full recomputation)
     bool pairing = false;     // within an ep_overlap pair, from its B's start to its F's end
     std::int64_t cachedCount = 0;
@@ -57,9 +71,9 @@ MemoryTimeline memoryTimeline(const std::vector<ScheduleOp> &timeline, const Sta
         p.time = time;
         // Micro-batches whose activations are kept: none where none are (inference).
         p.microbatches = sizes.stageLayersBytes > 0 ? static_cast<double>(alive) / chunks : 0.0;
-        p.activationsBytes = saturatingAdd(
-            saturatingAdd(keptBytes(alive, sizes), recomputing ? sizes.recomputeBytes : 0),
-            pairing ? sizes.pairLayerBytes : 0);
+        p.activationsBytes = saturatingAdd(saturatingAdd(keptBytes(alive, aliveByChunk, sizes),
+                                                         recomputing ? sizes.recomputeBytes : 0),
+                                           pairing ? sizes.pairLayerBytes : 0);
         p.cachedOutputsBytes = saturatingMul(cachedCount, sizes.cachedOutputBytes);
         p.totalBytes =
             saturatingAdd(saturatingAdd(out.flatBytes, p.activationsBytes), p.cachedOutputsBytes);
@@ -75,7 +89,7 @@ MemoryTimeline memoryTimeline(const std::vector<ScheduleOp> &timeline, const Sta
     for (const ScheduleOp *op : ops) {
         switch (op->kind) {
         case OpKind::forward: {
-            ++alive; // its outputs are saved from the moment it runs
+            keep(*op, +1); // its outputs are saved from the moment it runs
             record(op->start);
             const bool cached = sizes.cachedOutputBytes > 0 && op->chunk == sizes.cachedChunk;
             if (cached)
@@ -97,12 +111,12 @@ MemoryTimeline memoryTimeline(const std::vector<ScheduleOp> &timeline, const Sta
                 recomputing = false;
             }
             if (!sizes.freedAtWeight || op->fullBackward)
-                --alive;
+                keep(*op, -1);
             record(op->end);
             break;
         case OpKind::weight:
             if (sizes.freedAtWeight)
-                --alive;
+                keep(*op, -1);
             record(op->end);
             break;
         }
@@ -137,6 +151,14 @@ MemoryStepSizes memoryStepSizes(const Scenario &s, const Presets &presets, const
     sizes.freedAtWeight = splitsWeightGradients(s.schedule);
     sizes.recomputeBytes = stageRecomputePeakBytes(*model, act, st.layers, st.moeLayers);
     sizes.pairLayerBytes = st.pairLayerBytes;
+    ActivationConfig moeAct = act;
+    moeAct.moe = true;
+    const std::vector<std::int64_t> bytes =
+        unequalChunkBytes(s, *model, layerActivationBytes(*model, act),
+                          model->hasExperts() ? layerActivationBytes(*model, moeAct) : 0);
+    for (int c = 0; !bytes.empty() && c < sizes.chunks; ++c)
+        sizes.chunkBytes.push_back(
+            bytes[static_cast<std::size_t>(virtualStageOf(s.schedule, s.pp, stage, c))]);
     // The report keeps m micro-batches' logits (pytorch/pytorch#159251): one is 1/m of them.
     // DualPipe's end stages each keep those of the half whose direction ends there: the
     // reverse direction's (chunk 1) on stage 0, the forward one's (chunk 0) on stage K - 1.

@@ -32,6 +32,9 @@ struct MemoryStepSizes
     std::int64_t cachedOutputBytes = 0; // last stage: one micro-batch's logits, kept from its F
     int cachedChunk = 0; // the chunk whose F computes them: v - 1 (DualPipe: the one ending here)
     std::int64_t pairLayerBytes = 0; // ep_overlap: one layer more during a B-and-F pair
+    // Where this stage's chunks keep different bytes, one micro-batch's on each chunk c
+    // (core::unequalChunkBytes); empty: each a 1/chunks share of stageLayersBytes.
+    std::vector<std::int64_t> chunkBytes;
 };
 
 // One device of one pipeline stage through one step.

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <numeric>
 #include <optional>
 #include <utility>
 
@@ -493,12 +494,21 @@ const std::vector<double> &PipelineCache::inflight(const PipelineInput &in)
     for (int value : {static_cast<int>(in.schedule), in.stages, in.microbatches, v})
         key.append(reinterpret_cast<const char *>(&value), sizeof value);
     auto found = inflight_.find(key);
-    if (found == inflight_.end())
-        found = inflight_
-                    .emplace(std::move(key),
-                             inflightMicrobatches(in.schedule, in.stages, in.microbatches, v))
-                    .first;
-    return found->second;
+    if (found != inflight_.end())
+        return found->second;
+    std::vector<double> counts;
+    if (v > 1) {
+        // The chunks' peaks, remembered too, give the counts: one walk of the order for both.
+        for (const AlivePeaks &peaks : alivePeaks(in)) {
+            int most = 0;
+            for (const std::vector<int> &alive : peaks)
+                most = std::max(most, std::accumulate(alive.begin(), alive.end(), 0));
+            counts.push_back(static_cast<double>(most) / v);
+        }
+    } else {
+        counts = inflightMicrobatches(in.schedule, in.stages, in.microbatches, v);
+    }
+    return inflight_.emplace(std::move(key), std::move(counts)).first->second;
 }
 
 std::vector<double> inflightMicrobatches(Schedule schedule, int K, int m, int v)
@@ -538,6 +548,86 @@ std::vector<double> inflightMicrobatches(Schedule schedule, int K, int m, int v)
         peakOut = static_cast<double>(peak) / chunksOf(in);
     }
     return out;
+}
+
+namespace {
+
+// A peak follows an F; of those, only the ones no other holds at least as many of every chunk
+// of can be the heaviest, whatever the weights.
+void addAlivePeak(AlivePeaks &peaks, const std::vector<int> &alive)
+{
+    const auto covers = [](const std::vector<int> &a, const std::vector<int> &b) {
+        return std::equal(a.begin(), a.end(), b.begin(), std::greater_equal<>());
+    };
+    if (std::any_of(peaks.begin(), peaks.end(),
+                    [&](const std::vector<int> &p) { return covers(p, alive); }))
+        return;
+    std::erase_if(peaks, [&](const std::vector<int> &p) { return covers(alive, p); });
+    peaks.push_back(alive);
+}
+
+} // namespace
+
+std::vector<AlivePeaks> alivePeaks(Schedule schedule, int K, int m, int v)
+{
+    std::vector<AlivePeaks> out(static_cast<std::size_t>(std::max(K, 0)));
+    if (K <= 0 || m <= 0)
+        return out;
+    PipelineInput in;
+    in.schedule = schedule;
+    in.stages = K;
+    in.microbatches = m;
+    in.virtualStages = v;
+    const int chunks = chunksOf(in);
+    const bool split = splitsWeightGradients(schedule);
+    for (int s = 0; s < K; ++s) {
+        AlivePeaks &peaks = out[static_cast<std::size_t>(s)];
+        std::vector<int> alive(static_cast<std::size_t>(chunks), 0);
+        for (StageCursor cursor(in, s); !cursor.done(); cursor.advance()) {
+            const ScheduleOp &o = cursor.current();
+            const auto c = static_cast<std::size_t>(std::clamp(o.chunk, 0, chunks - 1));
+            if (o.kind != OpKind::forward) {
+                if (o.kind == OpKind::weight || !split || o.fullBackward)
+                    --alive[c]; // the last pass that reads them frees them
+                continue;
+            }
+            ++alive[c];
+            addAlivePeak(peaks, alive);
+        }
+    }
+    return out;
+}
+
+std::vector<double> inflightWeighted(Schedule schedule, int K, const std::vector<AlivePeaks> &peaks,
+                                     const std::vector<double> &weights)
+{
+    std::vector<double> out(peaks.size(), 0.0);
+    for (std::size_t s = 0; s < peaks.size(); ++s)
+        for (const std::vector<int> &alive : peaks[s]) {
+            double bytes = 0;
+            for (std::size_t c = 0; c < alive.size(); ++c) {
+                const auto j = static_cast<std::size_t>(
+                    virtualStageOf(schedule, K, static_cast<int>(s), static_cast<int>(c)));
+                bytes += alive[c] * (j < weights.size() ? weights[j] : 0.0);
+            }
+            out[s] = std::max(out[s], bytes);
+        }
+    return out;
+}
+
+const std::vector<AlivePeaks> &PipelineCache::alivePeaks(const PipelineInput &in)
+{
+    const int v = chunksOf(in);
+    std::string key;
+    for (int value : {static_cast<int>(in.schedule), in.stages, in.microbatches, v})
+        key.append(reinterpret_cast<const char *>(&value), sizeof value);
+    auto found = alive_.find(key);
+    if (found == alive_.end())
+        found = alive_
+                    .emplace(std::move(key),
+                             core::alivePeaks(in.schedule, in.stages, in.microbatches, v))
+                    .first;
+    return found->second;
 }
 
 std::vector<std::vector<ScheduleOp>> scheduleOrder(const PipelineInput &in)
@@ -770,6 +860,8 @@ struct Plan
     bool complete = false;
     std::vector<PlannedOp> ops;
     std::vector<int> peak; // per stage: most forwards alive at once, in chunks
+    // Per stage, with more than one chunk a stage: the chunks' counts at its peaks (alivePeaks).
+    std::vector<AlivePeaks> alive;
 };
 
 // Plans of at most this many ops (16 bytes each) are kept, the last 64 per thread: the
@@ -803,6 +895,10 @@ void buildPlan(const PipelineInput &in, Plan &plan)
     std::vector<char> done(2 * static_cast<std::size_t>(cells), 0);
     std::vector<int> alive(ks, 0);
     plan.peak.assign(ks, 0);
+    // Per stage and chunk, with more than one chunk a stage, for the chunks' own bytes.
+    std::vector<std::vector<int>> aliveByChunk(v > 1 ? ks : 0,
+                                               std::vector<int>(static_cast<std::size_t>(v), 0));
+    plan.alive.assign(v > 1 ? ks : 0, {});
     std::vector<char> queued(ks, 1);
     // Per stage, its last op in `plan.ops`, to pair a backward with the forward after it.
     std::vector<std::int32_t> last(ks, -1);
@@ -855,19 +951,29 @@ void buildPlan(const PipelineInput &in, Plan &plan)
         const int j = virtualStageOf(in.schedule, K, o.stage, o.chunk);
         if (out >= 0)
             done[static_cast<std::size_t>(out)] = 1;
+        const auto byChunk = [&](int change) {
+            if (v > 1)
+                aliveByChunk[si][static_cast<std::size_t>(o.chunk)] += change;
+        };
         if (o.kind == OpKind::forward) {
             plan.peak[si] = std::max(plan.peak[si], ++alive[si]);
+            byChunk(+1);
+            if (v > 1)
+                addAlivePeak(plan.alive[si], aliveByChunk[si]);
             if (!endsPipeline(in.schedule, K, virtualStages, j))
                 wake(stageOf(j + 1));
         } else if (o.kind == OpKind::backward) {
             // Activations are freed by the last backward op that reads them:
             // B, or W in zero-bubble schedules (W needs the layer inputs).
-            if (!split || o.fullBackward)
+            if (!split || o.fullBackward) {
                 --alive[si];
+                byChunk(-1);
+            }
             if (!startsPipeline(in.schedule, K, j))
                 wake(stageOf(j - 1));
         } else {
             --alive[si];
+            byChunk(-1);
         }
     };
     // An op finishing wakes the stage that waits for it, so every op is looked at a bounded
@@ -1070,6 +1176,7 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
         // A chunk holds 1/v of the stage's layers: report micro-batch equivalents.
         r.inflight[s] = static_cast<double>(plan.peak[s]) / v;
     }
+    r.alivePeaks = plan.alive;
     finish(r);
     r.simulatedMicrobatches = m;
     return r;

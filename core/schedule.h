@@ -137,9 +137,12 @@ struct PipelineResult
 {
     bool complete = false; // false only if the schedule order deadlocks (a bug)
     double makespan = 0;
-    double bubbleFraction = 0;        // 1 - busy / (K × makespan)
-    std::vector<double> busy;         // per stage
-    std::vector<double> inflight;     // per stage: peak micro-batches whose activations are alive
+    double bubbleFraction = 0;    // 1 - busy / (K × makespan)
+    std::vector<double> busy;     // per stage
+    std::vector<double> inflight; // per stage: peak micro-batches whose activations are alive
+    // Per stage, where a stage runs more than one chunk: the chunks' counts at its peaks
+    // (alivePeaks), for chunks that keep different bytes.
+    std::vector<std::vector<std::vector<int>>> alivePeaks;
     std::vector<ScheduleOp> timeline; // only when asked for
     // How many micro-batches the event simulation ran: m, fewer when the steady state was
     // extended at its period, 0 for GPipe's closed form (simulatePipeline).
@@ -171,6 +174,21 @@ PipelineResult simulatePipeline(const PipelineInput &input, bool keepTimeline = 
 std::vector<double> inflightMicrobatches(Schedule schedule, int stages, int microbatches,
                                          int virtualStages);
 
+// The same walk, chunk by chunk: for one stage, the counts of each chunk's micro-batches
+// alive together just after each F that none other outnumbers in every chunk. The peak of
+// any weighing of the chunks is at one of them, and there are few.
+using AlivePeaks = std::vector<std::vector<int>>;
+std::vector<AlivePeaks> alivePeaks(Schedule schedule, int stages, int microbatches,
+                                   int virtualStages);
+
+// Per stage, the largest sum of `weights[j]` over the chunks alive together, `weights` one
+// entry a virtual stage j (virtualStageOf). Where a stage's chunks keep different bytes (its
+// chunks' layers differ: the ends counted, a pipeline_layout, dense and MoE layers), this is its
+// peak exactly, which inflightMicrobatches x the stage's mean does not give.
+std::vector<double> inflightWeighted(Schedule schedule, int stages,
+                                     const std::vector<AlivePeaks> &peaks,
+                                     const std::vector<double> &weights);
+
 // Remembers simulations by their exact input. The planner evaluates many layouts whose
 // pipelines are the same (they differ in ZeRO stage or sequence parallelism only); the
 // simulation is deterministic, so a remembered result is the result. Not thread-safe: one
@@ -181,16 +199,20 @@ public:
     const PipelineResult &simulate(const PipelineInput &input);
     // inflightMicrobatches for the input's schedule, K, m and v, remembered by those four.
     const std::vector<double> &inflight(const PipelineInput &input);
+    // alivePeaks for the input's schedule, K, m and v, remembered by those four.
+    const std::vector<AlivePeaks> &alivePeaks(const PipelineInput &input);
     std::size_t size() const { return results_.size(); }
     void clear()
     {
         results_.clear();
         inflight_.clear();
+        alive_.clear();
     }
 
 private:
     std::unordered_map<std::string, PipelineResult> results_;
     std::unordered_map<std::string, std::vector<double>> inflight_;
+    std::unordered_map<std::string, std::vector<AlivePeaks>> alive_;
 };
 
 // Closed-form bubble fraction for uniform stages and free communication; nullopt

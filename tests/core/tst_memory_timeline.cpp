@@ -224,6 +224,20 @@ private Q_SLOTS:
             << scenario(
                    {"schedule=dualpipe", "microbatches=8", "recompute=full", "cache_outputs=false"})
             << true;
+        // Chunks that keep different bytes: the ends counted in an interleaved split, a
+        // pipeline_layout, DualPipeV's uneven 2K chunks (80 layers over 6 chunks).
+        QTest::addRow("405B interleaved v=2 with the ends counted, chunks of 15 and 16 layers")
+            << scenario({"model=llama-3.1-405b", "pp=4", "dp=1", "schedule=interleaved",
+                         "virtual_stages=2", "microbatches=8", "ends_in_pipeline_split=true",
+                         "cache_outputs=false"})
+            << true;
+        QTest::addRow("interleaved v=2, a layout of uneven chunks")
+            << scenario({"schedule=interleaved", "virtual_stages=2", "microbatches=8",
+                         "pipeline_layout=Et*4|(t*12|)*6,t*4L", "cache_outputs=false"})
+            << true;
+        QTest::addRow("DualPipeV K=3, chunks of 14 and 13 layers")
+            << scenario({"schedule=dualpipev", "pp=3", "microbatches=12", "cache_outputs=false"})
+            << true;
         // ep_overlap: a pair keeps one layer more than its two ops in turn, in the curve as in
         // the stage's term.
         const char *qwen[] = {"model=qwen3-30b-a3b",

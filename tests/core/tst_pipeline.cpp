@@ -1,5 +1,6 @@
 // Pipeline schedules (docs/DESIGN.md §3.3): closed forms, the event simulation
 // against them, and the micro-batches each schedule keeps alive per stage.
+#include "core/activations.h"
 #include "core/bubble_curves.h"
 #include "core/evaluate.h"
 #include "core/schedule.h"
@@ -931,6 +932,50 @@ private Q_SLOTS:
         // Narayanan §2.2.2: (K-1)/(vm+K-1) = 3/35 for K = 4, m = 16, v = 2.
         QVERIFY(interleaved.bubbleFractionClosedForm);
         QVERIFY(std::abs(*interleaved.bubbleFractionClosedForm - 3.0 / 35) < 1e-12);
+    }
+
+    // Each chunk alive weighed by its own bytes (inflightWeighted), from the order's counts.
+    // Megatron-LM's interleaved schedule with m = K warms up every forward
+    // (schedules.py: num_microbatches == pipeline_parallel_size): stage s keeps m of each of
+    // its chunks at once, 2 w(s, 0) + 2 w(s, 1), the weights by virtual stage j = c·K + s.
+    // With K = 4, m = 8, v = 2, stage 0 warms up 2(K - 1) + (v - 1)K = 10 forwards, chunk
+    // k / K mod v of the k-th: 0-3 chunk 0, 4-7 chunk 1, 8-9 chunk 0, and the steady state's
+    // first forward (k = 10, chunk 0) peaks at 7 of chunk 0 and 4 of chunk 1; a later one
+    // holds 8 and 3. Llama 3.1 405B with the ends counted over K·v = 8 parts of 16 gives its
+    // stage 0 chunks of 15 and 16 layers: 7 x 15 + 4 x 16 = 169 layers at the peak, where
+    // 11 chunks at the stage's mean would be 170.5.
+    void inflightWeighedByChunk()
+    {
+        const auto warm =
+            inflightWeighted(Schedule::interleaved, 2, alivePeaks(Schedule::interleaved, 2, 2, 2),
+                             {1, 10, 100, 1000});
+        QCOMPARE(warm, (std::vector<double>{2 * 1 + 2 * 100, 2 * 10 + 2 * 1000}));
+        const auto peaks = alivePeaks(Schedule::interleaved, 4, 8, 2);
+        QVERIFY(std::find(peaks[0].begin(), peaks[0].end(), std::vector<int>{7, 4}) !=
+                peaks[0].end());
+        QVERIFY(std::find(peaks[0].begin(), peaks[0].end(), std::vector<int>{8, 3}) !=
+                peaks[0].end());
+        const auto layers =
+            inflightWeighted(Schedule::interleaved, 4, peaks, {15, 16, 16, 16, 16, 16, 16, 15});
+        QCOMPARE(layers[0], 169.0);
+        // Equal weights: inflightMicrobatches' count, in chunks.
+        const auto ones =
+            inflightWeighted(Schedule::interleaved, 4, peaks, std::vector<double>(8, 1.0));
+        const auto counts = inflightMicrobatches(Schedule::interleaved, 4, 8, 2);
+        for (std::size_t s = 0; s < 4; ++s)
+            QCOMPARE(ones[s], 2 * counts[s]);
+        // The report keeps the same peak: 169 layers' activations on stage 0.
+        const Report r = evaluate(
+            scenario({"model=llama-3.1-405b", "tp=8", "pp=4", "dp=1", "microbatches=8",
+                      "schedule=interleaved", "virtual_stages=2", "ends_in_pipeline_split=true",
+                      "recompute=none", "sequence_parallel=true"}),
+            io::builtinPresets());
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        ActivationConfig c = activationConfig(
+            scenario({"model=llama-3.1-405b", "tp=8", "recompute=none", "sequence_parallel=true"}));
+        const std::int64_t perLayer =
+            layerActivationBytes(*io::builtinPresets().model("llama-3.1-405b"), c);
+        QCOMPARE(r.stages[0].activationsBytes, 169 * perLayer);
     }
 
     // Megatron-core places the interleaved schedule's chunks as parts of the model cut v·K

@@ -96,15 +96,22 @@ QString MemoryStepPage::formulas(const ChartInputs &inputs) const
     const QString freedAt = twoChunks             ? QObject::tr("whole B, or a zero-bubble B's W")
                             : sizes.freedAtWeight ? QStringLiteral("W")
                                                   : QStringLiteral("B");
+    // Chunks whose layers differ each keep their own bytes (core::unequalChunkBytes).
+    QStringList chunkBytes;
+    for (std::size_t c = 0; c < sizes.chunkBytes.size(); ++c)
+        chunkBytes << QObject::tr("chunk %1: %2").arg(c).arg(bytes(sizes.chunkBytes[c]));
     out += block(QObject::tr("Activations one op keeps or frees"),
-                 v > 1 ? QStringLiteral("%1 layers × per layer ÷ %2 = %3 ÷ %4 per chunk")
-                             .arg(st.layers)
-                             .arg(twoChunks ? QStringLiteral("2") : QStringLiteral("v"))
-                             .arg(bytes(sizes.stageLayersBytes))
-                             .arg(v)
-                       : QStringLiteral("%1 layers × per layer = %2 per micro-batch")
-                             .arg(st.layers)
-                             .arg(bytes(sizes.stageLayersBytes)),
+                 !chunkBytes.isEmpty() ? QObject::tr("%1 layers, chunks of their own layers: %2")
+                                             .arg(st.layers)
+                                             .arg(chunkBytes.join(QStringLiteral(", ")))
+                 : v > 1 ? QStringLiteral("%1 layers × per layer ÷ %2 = %3 ÷ %4 per chunk")
+                               .arg(st.layers)
+                               .arg(twoChunks ? QStringLiteral("2") : QStringLiteral("v"))
+                               .arg(bytes(sizes.stageLayersBytes))
+                               .arg(v)
+                         : QStringLiteral("%1 layers × per layer = %2 per micro-batch")
+                               .arg(st.layers)
+                               .arg(bytes(sizes.stageLayersBytes)),
                  QObject::tr("+ at each F, − at each %1 (Korthikanti et al. 2022, Table 2; "
                              "docs/activations.md, \"Per stage\")")
                      .arg(freedAt));
@@ -141,11 +148,31 @@ QString MemoryStepPage::formulas(const ChartInputs &inputs) const
                         .arg(2 * st.inflightMicrobatches, 0, 'g', 4)
                         .arg(st.inflightMicrobatches, 0, 'g', 4)
                   : QStringLiteral("%1 micro-batches").arg(st.inflightMicrobatches, 0, 'g', 4);
+    // With chunks of their own bytes: the chunks alive at the peak, each count at its bytes
+    // (core::alivePeaks, the one that weighs most).
+    QString atPeak;
+    if (!sizes.chunkBytes.empty() && st.index < r.pp) {
+        const auto peaks = core::alivePeaks(s.schedule, s.pp, s.microbatches, s.virtualStages);
+        double most = -1;
+        for (const std::vector<int> &alive : peaks[static_cast<std::size_t>(st.index)]) {
+            double weight = 0;
+            QStringList terms;
+            for (std::size_t c = 0; c < alive.size() && c < sizes.chunkBytes.size(); ++c) {
+                weight += alive[c] * static_cast<double>(sizes.chunkBytes[c]);
+                terms << QStringLiteral("%1 × %2").arg(alive[c]).arg(bytes(sizes.chunkBytes[c]));
+            }
+            if (weight > most) {
+                most = weight;
+                atPeak = terms.join(QStringLiteral(" + "));
+            }
+        }
+    }
     out += block(
         QObject::tr("Highest activations"),
-        QStringLiteral("%1 × %2%3%4 = %5")
-            .arg(inflight)
-            .arg(bytes(sizes.stageLayersBytes))
+        QStringLiteral("%1%2%3 = %4")
+            .arg(atPeak.isEmpty()
+                     ? QStringLiteral("%1 × %2").arg(inflight, bytes(sizes.stageLayersBytes))
+                     : QObject::tr("%1 (chunk by chunk: %2)").arg(inflight, atPeak))
             .arg(sizes.recomputeBytes > 0
                      ? QStringLiteral(" + %1 rebuilt during a B").arg(bytes(sizes.recomputeBytes))
                      : QString())
