@@ -487,12 +487,23 @@ const PipelineResult &PipelineCache::simulate(const PipelineInput &in)
     return found->second;
 }
 
+namespace {
+
+// What the order's counts depend on: the schedule, K, m and the chunks a stage.
+std::string shapeKey(const PipelineInput &in)
+{
+    std::string key;
+    for (int value : {static_cast<int>(in.schedule), in.stages, in.microbatches, chunksOf(in)})
+        key.append(reinterpret_cast<const char *>(&value), sizeof value);
+    return key;
+}
+
+} // namespace
+
 const std::vector<double> &PipelineCache::inflight(const PipelineInput &in)
 {
     const int v = chunksOf(in);
-    std::string key;
-    for (int value : {static_cast<int>(in.schedule), in.stages, in.microbatches, v})
-        key.append(reinterpret_cast<const char *>(&value), sizeof value);
+    std::string key = shapeKey(in);
     auto found = inflight_.find(key);
     if (found != inflight_.end())
         return found->second;
@@ -618,9 +629,7 @@ std::vector<double> inflightWeighted(Schedule schedule, int K, const std::vector
 const std::vector<AlivePeaks> &PipelineCache::alivePeaks(const PipelineInput &in)
 {
     const int v = chunksOf(in);
-    std::string key;
-    for (int value : {static_cast<int>(in.schedule), in.stages, in.microbatches, v})
-        key.append(reinterpret_cast<const char *>(&value), sizeof value);
+    std::string key = shapeKey(in);
     auto found = alive_.find(key);
     if (found == alive_.end())
         found = alive_

@@ -44,6 +44,19 @@ inline core::Scenario scenario(const QString &set)
     return scenario(set.split(QLatin1Char(','), Qt::SkipEmptyParts));
 }
 
+// The scenario on an inline device that publishes no peak for any precision: evaluate then
+// times the schedule in layer-times (F = a chunk's layers, B = 2F), which tests derive by hand.
+inline core::Scenario inLayerTimes(core::Scenario s)
+{
+    core::DeviceSpec device;
+    device.id = "no-peak";
+    device.memoryGib = 80;
+    device.devicesPerNode = 8;
+    s.customDevice = device;
+    s.device = device.id;
+    return s;
+}
+
 // The scenario as the --set arguments that reproduce it: "--set model=... --set tp=8 ...".
 inline QString settingsLine(const core::Scenario &s)
 {

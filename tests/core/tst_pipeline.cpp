@@ -987,15 +987,9 @@ private Q_SLOTS:
     // A contiguous split halved would give stage 0's chunks 15.5 each.
     void interleavedChunksRunMegatronsParts()
     {
-        Scenario s =
+        const Scenario s = inLayerTimes(
             scenario({"model=llama-3.1-405b", "tp=8", "pp=4", "dp=1", "microbatches=8",
-                      "schedule=interleaved", "virtual_stages=2", "ends_in_pipeline_split=true"});
-        DeviceSpec device; // no peak: the schedule in layer-times
-        device.id = "no-peak";
-        device.memoryGib = 80;
-        device.devicesPerNode = 8;
-        s.customDevice = device;
-        s.device = device.id;
+                      "schedule=interleaved", "virtual_stages=2", "ends_in_pipeline_split=true"}));
         EvaluateOptions options;
         options.timeline = true;
         const Report r = evaluate(s, io::builtinPresets(), options);
@@ -1023,13 +1017,7 @@ private Q_SLOTS:
         const Report seconds = evaluate(s, io::builtinPresets());
         QVERIFY(seconds.ok());
         QVERIFY(!seconds.timeInLayerUnits);
-        DeviceSpec device;
-        device.id = "no-peak";
-        device.memoryGib = 80;
-        device.devicesPerNode = 8;
-        s.customDevice = device;
-        s.device = device.id;
-        const Report units = evaluate(s, io::builtinPresets());
+        const Report units = evaluate(inLayerTimes(s), io::builtinPresets());
         QVERIFY(units.ok());
         QVERIFY(units.timeInLayerUnits);
         // 80 layers over K=4: F = 20 layer-times, B = 2F = 40; 1F1B takes (m + K - 1)(F + B)

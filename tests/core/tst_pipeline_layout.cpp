@@ -234,15 +234,9 @@ private Q_SLOTS:
     // (a device without a peak) F is a chunk's layers and B twice that.
     void interleavedChunksRunTheirEntries()
     {
-        Scenario s = scenario({"model=llama-3.1-8b", "pp=2", "dp=1", "microbatches=4",
-                               "schedule=interleaved", "virtual_stages=2",
-                               "pipeline_layout=Et*10|t*6|t*6|t*10L"});
-        DeviceSpec device;
-        device.id = "no-peak";
-        device.memoryGib = 80;
-        device.devicesPerNode = 8;
-        s.customDevice = device;
-        s.device = device.id;
+        const Scenario s = inLayerTimes(scenario(
+            {"model=llama-3.1-8b", "pp=2", "dp=1", "microbatches=4", "schedule=interleaved",
+             "virtual_stages=2", "pipeline_layout=Et*10|t*6|t*6|t*10L"}));
         EvaluateOptions options;
         options.timeline = true;
         const Report r = evaluate(s, m_presets, options);
