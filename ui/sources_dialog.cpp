@@ -29,6 +29,12 @@ const char *const kSources[] = {
     "and its order in eight steps; dualpipev.py: DualPipeV's two chunks a device in a V and "
     "its order; and its README, “Pipeline Bubbles and Memory Usage Comparison”: the bubble "
     "(PP/2−1)(F&B+B−3W) and PP + 1 chunks of activations for both.",
+    "NVIDIA/Megatron-LM, megatron/core/transformer/transformer_layer.py, "
+    "get_transformer_layer_offset: the interleaved schedule's chunk c of stage s holding part "
+    "c·K + s of the model; pipeline_parallel_layer_layout.py: the --pipeline-model-parallel-"
+    "layout string (pipeline_layout) and its checks; pytorch/torchtitan, "
+    "distributed/pipeline_parallel.py, _generate_llm_fqn_per_model_part: the embedding and the "
+    "output counted as a layer each.",
     "Korthikanti et al. 2022, “Reducing Activation Recomputation in Large Transformer Models”, "
     "Table 2: activations per layer sbh(34 + 5as/h) and its tensor-, sequence-parallel and "
     "recomputation forms; §4.2.2 sequence parallelism.",
