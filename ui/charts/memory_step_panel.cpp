@@ -189,7 +189,7 @@ QString MemoryStepPanel::summaryText(const ChartInputs &inputs, int stage)
             .arg(m)
             .arg(stage);
     case core::Schedule::interleaved:
-        return tr("Interleaved 1F1B keeps chunks of 1/v of the stage: at most %1 of %2 "
+        return tr("Interleaved 1F1B keeps chunks of the stage's layers: at most %1 of %2 "
                   "micro-batches' worth alive.")
             .arg(alive)
             .arg(m);
