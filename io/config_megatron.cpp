@@ -1,4 +1,5 @@
 // A Megatron-LM argument list, read into a scenario and written from one (docs/import.md).
+#include "core/evaluate.h"
 #include "core/fields.h"
 #include "core/framework.h"
 #include "core/validate.h"
@@ -2437,8 +2438,20 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
         flag("--expert-tensor-parallel-size", number(s.expertTp));
     // A layout sets the virtual stages itself (arguments.py refuses it beside the flags
     // below); quoted, for its | and parentheses.
-    if (!s.pipelineLayout.empty() && s.pp > 1) {
-        flag("--pipeline-model-parallel-layout", "'" + s.pipelineLayout + "'");
+    // Interleaved parts that differ by a layer (the torchtitan profile's split) have no
+    // Megatron-LM flags but a layout: written as the one Parascope runs.
+    std::string layout = s.pipelineLayout;
+    if (layout.empty() && s.pp > 1 && s.schedule == core::Schedule::interleaved &&
+        s.virtualStages > 1 && model.hasArchitecture() &&
+        core::countedLayers(model.layers, s.pp, s.endsInPipelineSplit) % (s.pp * s.virtualStages) !=
+            0) {
+        std::vector<int> decoders;
+        for (const core::LayerRun &run : core::virtualStageLayers(s, model))
+            decoders.push_back(run.count);
+        layout = core::pipelineLayoutText(core::layoutOfCounts(decoders));
+    }
+    if (!layout.empty() && s.pp > 1) {
+        flag("--pipeline-model-parallel-layout", "'" + layout + "'");
     } else if (s.pp > 1 && s.schedule == core::Schedule::interleaved && s.virtualStages > 1) {
         const int perStage = model.layers / s.pp;
         if (model.layers % s.pp == 0 && perStage % s.virtualStages == 0)
@@ -2461,7 +2474,7 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
     }
     if (s.rankOrder == core::RankOrder::pipelineInner)
         flag("--use-tp-pp-dp-mapping");
-    if (s.endsInPipelineSplit && s.pp > 1 && s.pipelineLayout.empty()) {
+    if (s.endsInPipelineSplit && s.pp > 1 && layout.empty()) {
         flag("--account-for-embedding-in-pipeline-split");
         flag("--account-for-loss-in-pipeline-split");
     }

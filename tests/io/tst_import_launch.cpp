@@ -852,6 +852,35 @@ private Q_SLOTS:
         QCOMPARE(script.find("--window-attn-skip-freq") != std::string::npos, period > 0);
     }
 
+    // torchtitan's interleaved parts may differ by a layer (its profile counts the ends:
+    // Llama 3.1 8B's 32 + 2 layers over 8 parts); Megatron-LM's flags cannot say so, its layout
+    // can: the emitter writes the parts Parascope runs, and they read back the same.
+    void megatronEmitsUnevenPartsAsALayout()
+    {
+        Scenario s;
+        applyFramework(s, Framework::torchtitan);
+        for (const char *setting : {"model=llama-3.1-8b", "pp=4", "dp=2", "microbatches=8",
+                                    "schedule=interleaved", "virtual_stages=2"})
+            QVERIFY(!setField(s, std::string(setting).substr(0, std::string(setting).find('=')),
+                              std::string(setting).substr(std::string(setting).find('=') + 1)));
+        const auto emitted = io::emitConfig(s, m_presets, Framework::megatron);
+        QVERIFY(std::holds_alternative<std::string>(emitted));
+        const std::string &text = std::get<std::string>(emitted);
+        QVERIFY2(text.find("--pipeline-model-parallel-layout 'Et*4|t*5|(t*4|)*5,t*3L'") !=
+                     std::string::npos,
+                 text.c_str());
+        QVERIFY2(text.find("--account-for") == std::string::npos, text.c_str());
+        const auto back =
+            io::importConfig(QByteArray::fromStdString(text), Scenario{}, m_presets, {});
+        if (const auto *error = std::get_if<InputError>(&back))
+            QFAIL((error->toString() + "\n" + text).c_str());
+        const Report original = evaluate(s, m_presets);
+        const Report read = evaluate(*std::get<io::ImportedConfig>(back).scenario, m_presets);
+        QVERIFY2(read.ok(), read.error ? read.error->message.c_str() : "");
+        for (std::size_t i = 0; i < original.stages.size(); ++i)
+            QCOMPARE(read.stages[i].layers, original.stages[i].layers);
+    }
+
     // The gpt-oss-120b preset is emitted with the flags of Megatron-LM's own gpt-oss example
     // (examples/gptoss/02_train.sh: --window-attn-skip-freq 2, --window-size 127,0).
     void megatronEmitsGptOssWindow()
