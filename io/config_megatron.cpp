@@ -2441,8 +2441,9 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
     // Interleaved parts that differ by a layer (the torchtitan profile's split) have no
     // Megatron-LM flags but a layout: written as the one Parascope runs.
     std::string layout = s.pipelineLayout;
-    if (layout.empty() && s.pp > 1 && s.schedule == core::Schedule::interleaved &&
-        s.virtualStages > 1 && model.hasArchitecture() &&
+    if (layout.empty() && s.framework == core::Framework::torchtitan && s.pp > 1 &&
+        s.schedule == core::Schedule::interleaved && s.virtualStages > 1 &&
+        model.hasArchitecture() &&
         core::countedLayers(model.layers, s.pp, s.endsInPipelineSplit) % (s.pp * s.virtualStages) !=
             0) {
         std::vector<int> decoders;
