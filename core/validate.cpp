@@ -123,10 +123,12 @@ std::optional<InputError> checkPipelineLayout(const Scenario &s, const ModelSpec
     const auto error = [](const std::string &why) { return InputError{"pipeline_layout", why}; };
     if (!m.hasArchitecture())
         return error("a model given by its size alone has no layers to place");
-    if (s.mode == Mode::training && isDualPipe(s.schedule))
-        return error(std::string(toString(s.schedule)) +
-                     " places its own two chunks a device; the layout is for gpipe, 1f1b, zb-h1 "
-                     "and interleaved");
+    // DualPipeV's 2K parts are its virtual stages in the V's order (device i runs parts i and
+    // 2K - 1 - i); DualPipe's devices hold mirrored copies of K stages, which a layout of
+    // virtual stages does not describe.
+    if (s.mode == Mode::training && s.schedule == Schedule::dualPipe)
+        return error("dualpipe places its own two copies a device; the layout is for gpipe, "
+                     "1f1b, zb-h1, interleaved and dualpipev");
     const int chunks = heldChunks(s);
     if (layout.size() != static_cast<std::size_t>(s.pp) * static_cast<std::size_t>(chunks))
         return error(std::to_string(layout.size()) + " stages, but pp = " + std::to_string(s.pp) +

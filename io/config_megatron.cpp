@@ -2451,6 +2451,12 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
             decoders.push_back(run.count);
         layout = core::pipelineLayoutText(core::layoutOfCounts(decoders));
     }
+    // DualPipeV's layout is of its V's parts, which Megatron-LM's 1F1B does not run.
+    if (s.schedule == core::Schedule::dualPipeV && !layout.empty()) {
+        notes.push_back("pipeline_layout " + layout +
+                        ": DualPipeV's parts, two a stage in a V; not written");
+        layout.clear();
+    }
     if (!layout.empty() && s.pp > 1) {
         flag("--pipeline-model-parallel-layout", "'" + layout + "'");
     } else if (s.pp > 1 && s.schedule == core::Schedule::interleaved && s.virtualStages > 1) {

@@ -494,11 +494,14 @@ private:
         // pipeline_llm takes the modules of each model part from module_fqns_per_model_part
         // instead of generating them (distributed/pipeline_parallel.py).
         if (const toml::node *parts = find("parallelism.module_fqns_per_model_part")) {
-            if (schedule->placement == Placement::v)
+            // The V's parts are DualPipeV's virtual stages; ZBVZeroBubble, read as ZB-H1 with
+            // one chunk a stage, has no place for two.
+            if (schedule->placement == Placement::v && s.schedule != core::Schedule::dualPipeV)
                 return core::InputError{"parallelism.module_fqns_per_model_part",
-                                        "Parascope places " + std::string(schedule->name) +
-                                            "'s two chunks a rank evenly; remove it to import"};
-            return readModuleParts(s, *parts, schedule->placement == Placement::loop);
+                                        "Parascope reads " + std::string(schedule->name) +
+                                            " with one chunk a rank, which two parts a rank do "
+                                            "not fit; remove it to import"};
+            return readModuleParts(s, *parts, schedule->placement != Placement::single);
         }
         // The embedding's and the output's weights in the generated split.
         const std::string weightKey = "ends_in_pipeline_split";
@@ -642,13 +645,17 @@ private:
                           std::to_string(m_model->layers) + " layers");
         if (!stages.front().embedding || !stages.back().loss)
             return refuse("tok_embeddings goes in the first part and lm_head in the last");
+        if (s.schedule == core::Schedule::dualPipeV &&
+            stages.size() != 2 * static_cast<std::size_t>(s.pp))
+            return refuse(std::to_string(stages.size()) + " parts for " + std::to_string(s.pp) +
+                          " ranks; DualPipeV runs two a rank");
         if (stages.size() % static_cast<std::size_t>(s.pp) != 0 ||
             (!looped && stages.size() != static_cast<std::size_t>(s.pp)))
             return refuse(std::to_string(stages.size()) + " parts for " + std::to_string(s.pp) +
                           " ranks" + (looped ? "" : ", one a rank under this schedule"));
         s.pipelineLayout = core::pipelineLayoutText(stages);
         s.endsInPipelineSplit = false; // the parts place the ends themselves
-        if (looped)
+        if (looped && s.schedule == core::Schedule::interleaved)
             s.virtualStages = static_cast<int>(stages.size()) / s.pp;
         return std::nullopt;
     }

@@ -136,9 +136,9 @@ private Q_SLOTS:
         QTest::addRow("more stages than pp without interleaving")
             << base + QStringList{"pipeline_layout=Et*4|(t*4|)*6,t*4L"}
             << "need the interleaved schedule";
-        QTest::addRow("DualPipeV places its own chunks")
-            << base + QStringList{"schedule=dualpipev", "pipeline_layout=Et*4|(t*4|)*6,t*4L"}
-            << "dualpipev places its own";
+        QTest::addRow("DualPipe places its own copies")
+            << base + QStringList{"schedule=dualpipe", "pipeline_layout=Et*4|(t*4|)*6,t*4L"}
+            << "dualpipe places its own two copies";
     }
     void refusedLayouts()
     {
@@ -227,6 +227,22 @@ private Q_SLOTS:
         QCOMPARE(r.stages[15].layers, 1);
         QCOMPARE(r.stages[15].expertParams, experts);
         QVERIFY(r.hasWarning("layout-mtp-unmodelled"));
+    }
+
+    // DualPipeV's 2K parts in the V's order: device i runs parts i and 2K - 1 - i
+    // (dualpipev.py's two modules a rank, torchtitan's "v" placement). Parts of 3, 5, 4, 4, 4,
+    // 4, 4, 4 layers on K = 4: devices hold 3 + 4, 5 + 4, 4 + 4 and 4 + 4.
+    void dualPipeVTakesItsPartsInTheVsOrder()
+    {
+        const Report r =
+            evaluate(scenario({"model=llama-3.1-8b", "pp=4", "dp=2", "microbatches=8",
+                               "schedule=dualpipev", "pipeline_layout=Et*3|t*5|(t*4|)*5,t*4L"}),
+                     m_presets);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        QList<int> layers;
+        for (const StageReport &st : r.stages)
+            layers << st.layers;
+        QCOMPARE(layers, (QList<int>{7, 9, 8, 8}));
     }
 
     // In the interleaved schedule entry j of the layout is chunk j / K of stage j mod K

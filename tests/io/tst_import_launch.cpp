@@ -950,11 +950,16 @@ private Q_SLOTS:
         QTest::addRow("three parts on two ranks of 1F1B")
             << "pipeline_parallel_degree = 2\n" + parts({{0, 10}, {10, 20}, {20, 32}}) << ""
             << "3 parts for 2 ranks";
-        QTest::addRow("a V schedule places its own")
+        QTest::addRow("DualPipeV, its V's parts")
             << "pipeline_parallel_degree = 2\npipeline_parallel_schedule = \"DualPipeV\"\n" +
+                   parts({{0, 7}, {7, 16}, {16, 25}, {25, 32}})
+            << "Et*7|(t*9|)*2,t*7L"
+            << "";
+        QTest::addRow("ZBVZeroBubble, read with one chunk a rank")
+            << "pipeline_parallel_degree = 2\npipeline_parallel_schedule = \"ZBVZeroBubble\"\n" +
                    parts({{0, 8}, {8, 16}, {16, 24}, {24, 32}})
             << ""
-            << "evenly";
+            << "one chunk a rank";
     }
     void torchtitanModuleParts()
     {
@@ -1802,6 +1807,11 @@ private Q_SLOTS:
         QTest::addRow("megatron DualPipeV")
             << int(Framework::megatron) << QStringList{"schedule=dualpipev"}
             << "schedule=dualpipev: Megatron-LM has no DualPipeV";
+        QTest::addRow("megatron DualPipeV's parts")
+            << int(Framework::megatron)
+            << QStringList{"model=llama-3.1-8b", "pp=4", "schedule=dualpipev",
+                           "pipeline_layout=Et*3|t*5|(t*4|)*5,t*4L"}
+            << "pipeline_layout Et*3|t*5|(t*4|)*5,t*4L: DualPipeV's parts";
         QTest::addRow("megatron DualPipe")
             << int(Framework::megatron) << QStringList{"schedule=dualpipe"}
             << "schedule=dualpipe: Megatron-LM has no DualPipe";
