@@ -147,7 +147,8 @@ const std::array kFields{
               &Scenario::pipelineLayout,
               "Which layers each pipeline stage holds, in Megatron-LM's "
               "--pipeline-model-parallel-layout syntax: a stage per |, in the order chunk 0 of "
-              "every stage, then chunk 1 (interleaved); E the embedding (first), t a transformer "
+              "every stage, then chunk 1 (interleaved), or the V's 2K parts (dualpipev); E the "
+              "embedding (first), t a transformer "
               "layer, L the LM head and loss (last), (..)*n and t*n repeat, e.g. "
               "Et*4|(t*4|)*14,tL; even: the even split (docs/DESIGN.md §3.3).",
               {},
