@@ -5,8 +5,10 @@
 // reproduce them, and a relative comparison of doubles. For the tests of every module:
 // core, io, the command line and the window.
 #include "core/fields.h"
+#include "core/report.h"
 #include "core/scenario.h"
 
+#include <QList>
 #include <QString>
 #include <QStringList>
 #include <QtGlobal>
@@ -55,6 +57,15 @@ inline core::Scenario inLayerTimes(core::Scenario s)
     s.customDevice = device;
     s.device = device.id;
     return s;
+}
+
+// Each pipeline stage's transformer layers in a report, stage 0 first.
+inline QList<int> stageLayers(const core::Report &r)
+{
+    QList<int> layers;
+    for (const core::StageReport &st : r.stages)
+        layers << st.layers;
+    return layers;
 }
 
 // The scenario as the --set arguments that reproduce it: "--set model=... --set tp=8 ...".

@@ -197,10 +197,7 @@ private Q_SLOTS:
                                             "pipeline_layout=Et*11|t*11|t*9|tL"}),
                                   m_presets);
         QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
-        QList<int> layers;
-        for (const StageReport &st : r.stages)
-            layers << st.layers;
-        QCOMPARE(layers, (QList<int>{11, 11, 9, 1}));
+        QCOMPARE(stageLayers(r), (QList<int>{11, 11, 9, 1}));
         QVERIFY(!r.hasWarning("uneven-stages"));
         // Stage 1's parameters are 11 layers', stage 2's 9 layers'.
         const std::int64_t perLayer = (r.stages[1].params - r.stages[2].params) / 2;
@@ -239,10 +236,7 @@ private Q_SLOTS:
                                "schedule=dualpipev", "pipeline_layout=Et*3|t*5|(t*4|)*5,t*4L"}),
                      m_presets);
         QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
-        QList<int> layers;
-        for (const StageReport &st : r.stages)
-            layers << st.layers;
-        QCOMPARE(layers, (QList<int>{7, 9, 8, 8}));
+        QCOMPARE(stageLayers(r), (QList<int>{7, 9, 8, 8}));
     }
 
     // In the interleaved schedule entry j of the layout is chunk j / K of stage j mod K

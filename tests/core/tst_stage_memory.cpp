@@ -383,10 +383,7 @@ private Q_SLOTS:
         s.microbatches = 12;
         const Report uneven = evaluate(s, m_presets);
         QVERIFY(uneven.ok());
-        QList<int> layers;
-        for (const StageReport &st : uneven.stages)
-            layers << st.layers;
-        QCOMPARE(layers, (QList<int>{11, 11, 10, 10, 11, 11}));
+        QCOMPARE(stageLayers(uneven), (QList<int>{11, 11, 10, 10, 11, 11}));
         // A tied LM head on an end stage shares the embedding there: GPT-3 keeps no second
         // copy of its 50,257 x 12,288 embedding values (6,283 x 12,288 a device at T = 8), which
         // 1F1B's last stage keeps; DualPipe holds everything else twice.
@@ -417,10 +414,7 @@ private Q_SLOTS:
                                "schedule=dualpipev", "recompute=full"});
         const Report r = evaluate(s, m_presets);
         QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
-        QList<int> layers;
-        for (const StageReport &st : r.stages)
-            layers << st.layers;
-        QCOMPARE(layers, (QList<int>{3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}));
+        QCOMPARE(stageLayers(r), (QList<int>{3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}));
         const std::int64_t experts = std::int64_t{4} * 3 * 7168 * 2048;
         QCOMPARE(r.stages[0].expertParams, experts);
         QCOMPARE(r.stages[1].expertParams, 2 * experts);
@@ -437,10 +431,7 @@ private Q_SLOTS:
                                             "schedule=dualpipev", "ends_in_pipeline_split=true"}),
                                   m_presets);
         QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
-        QList<int> layers;
-        for (const StageReport &st : r.stages)
-            layers << st.layers;
-        QCOMPARE(layers, (QList<int>{7, 9, 8, 8}));
+        QCOMPARE(stageLayers(r), (QList<int>{7, 9, 8, 8}));
     }
 
     // torchtitan's generated parts may differ by a layer where Megatron-LM needs equal chunks
@@ -457,10 +448,7 @@ private Q_SLOTS:
         s.framework = Framework::torchtitan;
         const Report r = evaluate(s, m_presets);
         QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
-        QList<int> layers;
-        for (const StageReport &st : r.stages)
-            layers << st.layers;
-        QCOMPARE(layers, (QList<int>{8, 9, 8, 7}));
+        QCOMPARE(stageLayers(r), (QList<int>{8, 9, 8, 7}));
     }
 
     // Megatron-core's interleaved chunk c of stage s holds part c·K + s of the model cut v·K

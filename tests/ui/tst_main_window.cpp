@@ -4,6 +4,7 @@
 #include "core/units.h"
 #include "io/presets_io.h"
 #include "io/scenario_io.h"
+#include "test_scenarios.h"
 #include "ui/charts/bubble_chart.h"
 #include "ui/charts/chart_style.h"
 #include "ui/charts/model_size_chart.h"
@@ -511,10 +512,7 @@ private Q_SLOTS:
         QCOMPARE(document.undoStack()->count(), steps + 1);
         document.flush();
         QVERIFY(document.report().ok());
-        QList<int> layers;
-        for (const core::StageReport &st : document.report().stages)
-            layers << st.layers;
-        QCOMPARE(layers, (QList<int>{11, 11, 9, 1}));
+        QCOMPARE(stageLayers(document.report()), (QList<int>{11, 11, 9, 1}));
         // Finishing the edit again without a change is no new step.
         Q_EMIT line->editingFinished();
         QCOMPARE(document.undoStack()->count(), steps + 1);
