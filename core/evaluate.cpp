@@ -1337,11 +1337,9 @@ std::vector<double> weightedChunkPeaks(const Scenario &s, const ModelSpec &model
     if (pipe.alivePeaks.size() == static_cast<std::size_t>(s.pp))
         return inflightWeighted(s.schedule, s.pp, pipe.alivePeaks, weights);
     if (cache) {
-        PipelineInput shape; // what the counts depend on: the schedule, K, m and v
-        shape.schedule = s.schedule;
-        shape.stages = s.pp;
-        shape.microbatches = s.microbatches;
-        shape.virtualStages = s.virtualStages;
+        // The counts depend on the schedule, K, m and v alone.
+        const PipelineInput shape =
+            uniformPipeline(s.schedule, s.pp, s.microbatches, s.virtualStages);
         return inflightWeighted(s.schedule, s.pp, cache->alivePeaks(shape), weights);
     }
     return inflightWeighted(s.schedule, s.pp,

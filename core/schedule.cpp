@@ -542,11 +542,7 @@ std::vector<double> inflightMicrobatches(Schedule schedule, int K, int m, int v)
         case Schedule::dualPipe:
             break;
         }
-        PipelineInput in;
-        in.schedule = schedule;
-        in.stages = K;
-        in.microbatches = m;
-        in.virtualStages = v;
+        const PipelineInput in = uniformPipeline(schedule, K, m, v);
         const bool split = splitsWeightGradients(schedule);
         int alive = 0, peak = 0;
         for (StageCursor cursor(in, s); !cursor.done(); cursor.advance()) {
@@ -584,11 +580,7 @@ std::vector<AlivePeaks> alivePeaks(Schedule schedule, int K, int m, int v)
     std::vector<AlivePeaks> out(static_cast<std::size_t>(std::max(K, 0)));
     if (K <= 0 || m <= 0)
         return out;
-    PipelineInput in;
-    in.schedule = schedule;
-    in.stages = K;
-    in.microbatches = m;
-    in.virtualStages = v;
+    const PipelineInput in = uniformPipeline(schedule, K, m, v);
     const int chunks = chunksOf(in);
     const bool split = splitsWeightGradients(schedule);
     for (int s = 0; s < K; ++s) {
