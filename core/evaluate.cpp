@@ -488,15 +488,23 @@ std::optional<std::string> epOverlapUnused(const Scenario &s, const ModelSpec &m
     return std::nullopt;
 }
 
+// The pipeline's shape without its times: what the schedule's order, and so the in-flight
+// micro-batches and the activations alive, depend on.
+PipelineInput pipelineShape(const Scenario &s)
+{
+    PipelineInput in;
+    in.schedule = s.mode == Mode::training ? s.schedule : Schedule::gpipe;
+    in.stages = s.pp;
+    in.microbatches = s.microbatches;
+    in.virtualStages = s.virtualStages;
+    return in;
+}
+
 PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Timing &t,
                             const std::vector<int> &layers)
 {
     const bool training = s.mode == Mode::training;
-    PipelineInput in;
-    in.schedule = training ? s.schedule : Schedule::gpipe;
-    in.stages = s.pp;
-    in.microbatches = s.microbatches;
-    in.virtualStages = s.virtualStages;
+    PipelineInput in = pipelineShape(s);
     const bool split = training && splitsWeightGradients(s.schedule);
     // The layers each entry times: a stage's, or where a stage holds chunks, each virtual
     // stage's own run (virtualStageLayers), so that a device's chunks may differ: DeepSeek-V3's
@@ -916,18 +924,41 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         // stage that exposes most.
         const std::vector<LayerRun> runs = virtualStageLayers(s, model);
         const int chunks = chunksPerStage(s.schedule, s.virtualStages);
+        // A stage's sync depends on the stage only through what the key holds: the middle
+        // stages of an even split are computed once.
+        struct StageSync
+        {
+            std::tuple<bool, std::int64_t, int, int, double, double, bool, bool> key;
+            double exposed = 0;
+            DpSync sync;
+            int buckets = 0;
+        };
+        std::vector<StageSync> done;
         for (std::size_t i = 0; i < layers.size() && i < r.stages.size(); ++i) {
             const std::int64_t own = r.stages[i].params;
             const int stage = static_cast<int>(i);
+            const bool embedding = holdsEmbedding(s.schedule, s.pp, stage);
+            const bool head = holdsHead(s.schedule, s.pp, stage);
             // The stage's chunks' tensors, the embedding and the head counted with its first.
             int tensors = 0;
             for (int c = 0; c < chunks; ++c) {
                 const LayerRun &run =
                     runs[static_cast<std::size_t>(virtualStageOf(s.schedule, s.pp, stage, c))];
                 if (c == 0 || run.count > 0)
-                    tensors += parameterTensors(model, run.first, run.count,
-                                                c == 0 && holdsEmbedding(s.schedule, s.pp, stage),
-                                                c == 0 && holdsHead(s.schedule, s.pp, stage), s.ep);
+                    tensors += parameterTensors(model, run.first, run.count, c == 0 && embedding,
+                                                c == 0 && head, s.ep);
+            }
+            // The stage's own passes enter through its layer times: forward and the rest.
+            const double layerForward = t.stageLayers(i, layers[i], &LayerTimes::forwardS);
+            const double layerBackward = t.stageLayers(i, layers[i], &LayerTimes::backwardS) +
+                                         t.stageLayers(i, layers[i], &LayerTimes::recomputeS) +
+                                         t.stageLayers(i, layers[i], &LayerTimes::weightS);
+            const auto key = std::make_tuple(i == 0, own, layers[i], tensors, layerForward,
+                                             layerBackward, embedding, head);
+            if (const auto same = std::ranges::find(done, key, &StageSync::key);
+                same != done.end()) {
+                st.dpExposedS = std::max(st.dpExposedS, same->exposed);
+                continue; // the same sync as a stage before it, which already counted its bytes
             }
             const int buckets =
                 dpBucketCount(s, static_cast<int>(i), own, embeddingParams, layers[i], tensors);
@@ -956,13 +987,9 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             }
             // One micro-batch's passes: DualPipe's pass one of a device's two stages.
             const double share = passedShare(s.schedule);
-            double forward = share * t.stageLayers(i, layers[i], &LayerTimes::forwardS);
-            double backward = share * (t.stageLayers(i, layers[i], &LayerTimes::backwardS) +
-                                       t.stageLayers(i, layers[i], &LayerTimes::recomputeS) +
-                                       t.stageLayers(i, layers[i], &LayerTimes::weightS));
-            for (const EndTimes *end :
-                 {holdsEmbedding(s.schedule, s.pp, stage) ? &t.first : nullptr,
-                  holdsHead(s.schedule, s.pp, stage) ? &t.last : nullptr})
+            double forward = share * layerForward;
+            double backward = share * layerBackward;
+            for (const EndTimes *end : {embedding ? &t.first : nullptr, head ? &t.last : nullptr})
                 if (end) {
                     forward += end->forwardS;
                     backward += end->backwardS + end->weightS;
@@ -974,6 +1001,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
                 dpExposedSeconds(sync, dpOverlapFor(s), forward, backward, s.overlapParamGather,
                                  dpEdgeShare(s, static_cast<int>(i), own, embeddingParams));
             exposed += (sync.seconds - exposed) * dpCollectiveShare(device, s) + copyOut;
+            done.push_back({key, exposed, sync, buckets});
             st.dpExposedS = std::max(st.dpExposedS, exposed);
             if (sync.seconds > st.dpCommS) {
                 st.dpCommS = sync.seconds;
@@ -1490,9 +1518,13 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     }
 
     const bool training = s.mode == Mode::training;
+    // Memory needs the pipeline's shape only, but for ep_overlap's pairs, which exist where
+    // the all-to-all takes time (pipelineInput).
+    const bool shapeOnly = options.memoryOnly && !(s.epOverlap && model.hasExperts());
     // Not const: its operation tables move into the report at the end.
-    Timing t = timing(s, model, device, std::move(moeLayers), std::move(slidingLayers));
-    PipelineInput pipeIn = pipelineInput(s, model, t, layers);
+    Timing t = shapeOnly ? Timing{}
+                         : timing(s, model, device, std::move(moeLayers), std::move(slidingLayers));
+    PipelineInput pipeIn = shapeOnly ? pipelineShape(s) : pipelineInput(s, model, t, layers);
     if (options.timeline)
         r.timelineRefused = checkTimeline(s);
     const bool keepTimeline = options.timeline && !r.timelineRefused;
@@ -1621,7 +1653,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         r.stages.push_back(st);
     }
     addWarnings(r, s, model, device);
-    r.tpComm = tpComm(r, s, model, t, layers);
+    if (!options.memoryOnly)
+        r.tpComm = tpComm(r, s, model, t, layers);
     if (t.rates && !(t.rates->forcedMfu > 0) && !(device.hbmGbPerS > 0))
         r.warnings.push_back(
             {"memory-untimed", r.deviceName + " publishes no memory bandwidth (hbm_gb_per_s), so "

@@ -17,10 +17,11 @@ struct EvaluateOptions
     // (beyond it Report::timelineRefused says why there is none).
     bool timeline = false;
     PipelineCache *pipelineCache = nullptr; // reuse simulations (ignored with `timeline`)
-    // The stages' memory, whether they fit and the warnings, without simulating the pipeline:
-    // no step time, bubble, makespan or operations. The in-flight micro-batches come from the
-    // schedule's order (inflightMicrobatches), which gives the simulation's counts. The
-    // planner checks the layouts its step-time bound prunes this way, to count what fits.
+    // The stages' memory, whether they fit and the memory's warnings, without timing an
+    // operation or simulating the pipeline: no step time, bubble, makespan, operations or TP
+    // traffic. The in-flight micro-batches come from the schedule's order
+    // (inflightMicrobatches), which gives the simulation's counts. The planner checks the
+    // layouts its step-time bound prunes this way, to count what fits.
     bool memoryOnly = false;
 };
 

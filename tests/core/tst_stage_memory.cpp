@@ -890,6 +890,54 @@ private Q_SLOTS:
         QVERIFY(r.hasWarning("does-not-fit"));
         QVERIFY(r.warnings.front().message.ends_with("most of it weights"));
     }
+
+    // The planner counts what fits from memory-only reports (EvaluateOptions::memoryOnly), which
+    // time no operation: every stage's terms, the verdict and the memory's warnings are the full
+    // evaluation's, for each kind of pipeline and for ep_overlap's pairs, the one place where
+    // memory follows the timing (an all-to-all that takes time).
+    void memoryOnlyIsTheFullReportsMemory_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::newRow("default 70B") << QString();
+        QTest::newRow("405B interleaved, ends counted")
+            << "model=llama-3.1-405b,tp=8,pp=16,dp=8,microbatches=16,schedule=interleaved,"
+               "virtual_stages=4,ends_in_pipeline_split=true,recompute=full,zero=1";
+        QTest::newRow("does not fit: 70B at T = 1")
+            << "tp=1,pp=4,dp=2,recompute=none,microbatches=32";
+        QTest::newRow("zb-h1") << "schedule=zb-h1,microbatches=8";
+        QTest::newRow("DualPipeV") << "schedule=dualpipev,microbatches=16,tp=4,pp=4,dp=4";
+        QTest::newRow("layout") << "pp=4,pipeline_layout=Et*19|t*21|t*21|t*19L";
+        QTest::newRow("Mixtral 8x7B with ep_overlap")
+            << "model=mixtral-8x7b,tp=1,pp=4,dp=16,ep=8,microbatches=8,schedule=interleaved,"
+               "virtual_stages=2,ep_overlap=true,recompute=selective";
+        QTest::newRow("inference") << "mode=inference,tp=4,pp=2,dp=1,microbatches=4";
+    }
+    void memoryOnlyIsTheFullReportsMemory()
+    {
+        QFETCH(QString, set);
+        const Scenario s = scenario(set);
+        EvaluateOptions options;
+        options.memoryOnly = true;
+        const Report memory = evaluate(s, m_presets, options);
+        const Report full = evaluate(s, m_presets);
+        QVERIFY2(full.ok(), full.error ? full.error->message.c_str() : "");
+        QVERIFY(memory.ok());
+        QVERIFY(!memory.stepTime);
+        QCOMPARE(memory.fits, full.fits);
+        QCOMPARE(memory.firstOverflowStage, full.firstOverflowStage);
+        QCOMPARE(memory.firstOverflowTerm, full.firstOverflowTerm);
+        QCOMPARE(memory.stages.size(), full.stages.size());
+        for (std::size_t i = 0; i < full.stages.size(); ++i) {
+            QCOMPARE(memory.stages[i].inflightMicrobatches, full.stages[i].inflightMicrobatches);
+            QCOMPARE(memory.stages[i].pairLayerBytes, full.stages[i].pairLayerBytes);
+            for (const MemoryTerm &term : kMemoryTerms)
+                QCOMPARE(memory.stages[i].*term.bytes, full.stages[i].*term.bytes);
+            QCOMPARE(memory.stages[i].totalBytes, full.stages[i].totalBytes);
+        }
+        QCOMPARE(memory.hasWarning("does-not-fit"), full.hasWarning("does-not-fit"));
+        if (s.epOverlap) // the row means to hold a pair's layer
+            QVERIFY(std::ranges::any_of(full.stages, &StageReport::pairLayerBytes));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestStageMemory)
