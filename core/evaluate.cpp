@@ -930,8 +930,6 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         {
             std::tuple<bool, std::int64_t, int, int, double, double, bool, bool> key;
             double exposed = 0;
-            DpSync sync;
-            int buckets = 0;
         };
         std::vector<StageSync> done;
         for (std::size_t i = 0; i < layers.size() && i < r.stages.size(); ++i) {
@@ -1001,7 +999,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
                 dpExposedSeconds(sync, dpOverlapFor(s), forward, backward, s.overlapParamGather,
                                  dpEdgeShare(s, static_cast<int>(i), own, embeddingParams));
             exposed += (sync.seconds - exposed) * dpCollectiveShare(device, s) + copyOut;
-            done.push_back({key, exposed, sync, buckets});
+            done.push_back({key, exposed});
             st.dpExposedS = std::max(st.dpExposedS, exposed);
             if (sync.seconds > st.dpCommS) {
                 st.dpCommS = sync.seconds;
