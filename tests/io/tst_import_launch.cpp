@@ -1637,21 +1637,21 @@ private Q_SLOTS:
                            "recompute=full",
                            "sequence_parallel=false",
                            "pipeline_layout=Et*4|(t*4|)*14,tmL"};
+        // DeepSeek-V3 on 512 devices at K = 8 with two chunks a stage, under a layout.
+        const QStringList deepseekK8v2{"model=deepseek-v3",
+                                       "tp=1",
+                                       "pp=8",
+                                       "dp=64",
+                                       "ep=64",
+                                       "expert_tp=1",
+                                       "zero=1",
+                                       "microbatches=32",
+                                       "recompute=full",
+                                       "schedule=interleaved",
+                                       "virtual_stages=2",
+                                       "sequence_parallel=false"};
         QTest::addRow("megatron DeepSeek-V3 K8 v2, its layout")
-            << megatron
-            << QStringList{"model=deepseek-v3",
-                           "tp=1",
-                           "pp=8",
-                           "dp=64",
-                           "ep=64",
-                           "expert_tp=1",
-                           "zero=1",
-                           "microbatches=32",
-                           "recompute=full",
-                           "schedule=interleaved",
-                           "virtual_stages=2",
-                           "sequence_parallel=false",
-                           "pipeline_layout=Et*4|(t*4|)*14,tmL"};
+            << megatron << deepseekK8v2 + QStringList{"pipeline_layout=Et*4|(t*4|)*14,tmL"};
         QTest::addRow("torchtitan 8B K4, the ends not counted")
             << titan << QStringList{"model=llama-3.1-8b",
                                     "tp=1",
@@ -1672,20 +1672,8 @@ private Q_SLOTS:
                            "sequence_parallel=false"};
         QTest::addRow("torchtitan DeepSeek-V3 K8 v2, a layout")
             << titan
-            << QStringList{"model=deepseek-v3",
-                           "tp=1",
-                           "pp=8",
-                           "dp=64",
-                           "ep=64",
-                           "expert_tp=1",
-                           "zero=1",
-                           "microbatches=32",
-                           "recompute=full",
-                           "schedule=interleaved",
-                           "virtual_stages=2",
-                           "sequence_parallel=false",
-                           "pipeline_layout=Et*4|(t*4|)*14,tL",
-                           "ends_in_pipeline_split=false"};
+            << deepseekK8v2 +
+                   QStringList{"pipeline_layout=Et*4|(t*4|)*14,tL", "ends_in_pipeline_split=false"};
         // pytorch/torchtitan#2107's DeepEP run: 512 devices, K 8 interleaved, E 32, shard 64.
         QTest::addRow("torchtitan DeepSeek-V3 E32 DeepEP") << titan
                                                            << QStringList{"model=deepseek-v3",
