@@ -207,7 +207,10 @@ const std::array kProfiles{
                      Recompute::selective,
                      // deepspeed/runtime/zero/config.py: reduce_bucket_size 5e8 elements.
                      DpBuckets::fixed,
-                     5e8},
+                     5e8,
+                     // PipelineModule balances its stages by parameters, which Parascope
+                     // models as the even split (the ends_in_pipeline_split setting above).
+                     false},
 };
 
 // A selective recomputation (the attention core's, or per op) that is not the kind the
@@ -353,6 +356,11 @@ bool offersSchedule(Framework framework, Schedule schedule)
            std::find(schedules.begin(), schedules.end(), schedule) != schedules.end();
 }
 
+bool offersEndsInPipelineSplit(Framework framework, bool ends)
+{
+    return !ends || frameworkProfile(framework).countsEndsInSplit;
+}
+
 std::vector<std::string> unsupportedByFramework(const Scenario &s)
 {
     std::vector<std::string> out;
@@ -388,6 +396,10 @@ std::vector<std::string> unsupportedByFramework(const Scenario &s)
         out.push_back(name + " runs the " + either(schedules) + " schedule, not " +
                       std::string(toString(s.schedule)));
     }
+    if (s.mode == Mode::training && s.pp > 1 &&
+        !offersEndsInPipelineSplit(s.framework, s.endsInPipelineSplit))
+        out.push_back(name + " splits the layers without counting the embedding and the loss "
+                             "as layers (ends_in_pipeline_split)");
     // The batch-level overlap of the all-to-all is Megatron-core's combined 1F1B
     // (megatron/core/pipeline_parallel/combined_1f1b.py); neither torchtitan's nor DeepSpeed's
     // schedules pair a backward with a forward.

@@ -61,6 +61,9 @@ struct FrameworkProfile
     Recompute selectiveRecompute = Recompute::selective;
     DpBuckets dpBuckets = DpBuckets::megatron;
     double dpBucketParams = 0; // with DpBuckets::fixed
+    // Whether its pipeline split can count the embedding and the loss as a layer each
+    // (ends_in_pipeline_split), so that the planner tries the split both ways.
+    bool countsEndsInSplit = true;
 };
 
 const FrameworkProfile &frameworkProfile(Framework framework);
@@ -102,6 +105,9 @@ std::string frameworkSummary(Framework framework, std::span<const std::string> c
 // pipeline engine runs ZeRO 0 and 1 only; torchtitan's ZeRO-1 is FSDP2 under pipelining).
 bool offersZero(Framework framework, int zero, int pp = 1);
 bool offersSchedule(Framework framework, Schedule schedule);
+// Whether the framework's pipeline split can count the ends (or ends = false, which every
+// framework's can).
+bool offersEndsInPipelineSplit(Framework framework, bool ends);
 
 // What the scenario asks of its framework that the framework does not run, one sentence
 // each ("Megatron-LM runs ZeRO stage 0 or 1, not 3"); empty for custom.

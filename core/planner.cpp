@@ -204,6 +204,9 @@ struct WorkerResult
 {
     std::vector<PlanCandidate> evaluated;
     std::vector<std::pair<double, PlanLayout>> pending; // lower bound, layout: for the second pass
+    // Peak stage bytes and layout of each layout the first pass found not to fit the search:
+    // the chart's choice of them.
+    std::vector<std::pair<std::int64_t, PlanLayout>> overflowing;
     RejectionCounts rejected;
     std::int64_t layouts = 0;
     std::int64_t fitting = 0; // with the headroom free
@@ -244,18 +247,44 @@ std::vector<bool> sequenceParallelism(const DeviceSplit &split)
     return {false, true};
 }
 
+// Whether the pipeline split counts the embedding and the loss as a layer each. Both ways
+// where there is a pipeline to split, the framework's split can count them, each end stage
+// keeps a layer of its own (validate's rule) and the L + 2 counted layers split evenly over
+// the K stages, as Megatron-LM requires of them (megatron/core/transformer/
+// transformer_block.py, get_num_layers_to_build); the base scenario's choice is searched
+// too. Otherwise the base scenario's choice alone.
+std::vector<bool> endsInSplit(const Context &c, const DeviceSplit &split)
+{
+    const bool base = c.request.base.endsInPipelineSplit;
+    if (split.pp == 1 || !c.model.hasArchitecture() ||
+        !offersEndsInPipelineSplit(c.request.base.framework, true))
+        return {base};
+    const std::vector<int> counted = splitLayers(c.model.layers, split.pp, true);
+    if (std::min(counted.front(), counted.back()) < 1)
+        return {false};
+    if (base || (c.model.layers + 2) % split.pp == 0)
+        return {false, true};
+    return {false};
+}
+
 // Schedules with their virtual stages; K = 1 has no pipeline and inference runs forwards.
 std::vector<std::pair<Schedule, int>> schedules(const Context &c, const DeviceSplit &split,
-                                                int microbatches)
+                                                int microbatches, bool ends)
 {
+    // With K = 2 and even L, counting the ends leaves each stage the layers it had: only the
+    // schedules that split the stages further (into chunks) differ.
+    const bool sameStages =
+        ends && split.pp > 1 &&
+        splitLayers(c.model.layers, split.pp, true) == splitLayers(c.model.layers, split.pp, false);
     if (!c.training)
-        return {{Schedule::gpipe, 1}};
+        return sameStages ? std::vector<std::pair<Schedule, int>>{}
+                          : std::vector<std::pair<Schedule, int>>{{Schedule::gpipe, 1}};
     if (split.pp == 1)
         return {{Schedule::oneFOneB, 1}};
     std::vector<std::pair<Schedule, int>> out;
     const Framework framework = c.request.base.framework;
     for (Schedule schedule : {Schedule::gpipe, Schedule::oneFOneB, Schedule::zbH1})
-        if (offersSchedule(framework, schedule))
+        if (offersSchedule(framework, schedule) && !sameStages)
             out.push_back({schedule, 1});
     // DualPipeV (validate's rules): m >= 2K, two chunks of at least a layer a stage, both ends
     // on stage 0.
@@ -264,14 +293,13 @@ std::vector<std::pair<Schedule, int>> schedules(const Context &c, const DeviceSp
         out.push_back({Schedule::dualPipeV, 1});
     // DualPipe (validate's rules): an even K and an even m >= 2K, an end on each end stage.
     if (offersSchedule(framework, Schedule::dualPipe) && split.pp % 2 == 0 &&
-        microbatches >= 2 * split.pp && microbatches % 2 == 0 &&
-        !c.request.base.endsInPipelineSplit)
+        microbatches >= 2 * split.pp && microbatches % 2 == 0 && !ends)
         out.push_back({Schedule::dualPipe, 1});
     if (!offersSchedule(framework, Schedule::interleaved))
         return out;
     // Narayanan et al. 2021 §2.2.2: m a multiple of K, and each stage's layers split into v
     // equal chunks; with the embedding and the loss counted in the split, L + 2 layers.
-    const int layers = countedLayers(c.model.layers, split.pp, c.request.base.endsInPipelineSplit);
+    const int layers = countedLayers(c.model.layers, split.pp, ends);
     if (layers % split.pp == 0 && microbatches % split.pp == 0) {
         const int perStage = layers / split.pp;
         for (int v = 2; v <= c.request.maxVirtualStages; ++v)
@@ -503,53 +531,72 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
     const std::int64_t capacity = c.device.capacityBytes();
     const std::int64_t reserve = std::llround(req.base.reserveGib * static_cast<double>(kGiB));
 
-    // Model states do not depend on the micro-batching, the schedule or recomputation.
     const std::vector<int> zeros = zeroStages(c, split);
-    std::vector<StateOverflow> overflow(zeros.size());
-    if (req.prune) {
-        for (std::size_t z = 0; z < zeros.size(); ++z) {
-            s.zero = zeros[z];
-            int index = 0;
-            for (const auto &st : stageModelStates(s, c.model)) {
-                overflow[z] = stateOverflow(st, index++, reserve, capacity);
-                if (!overflow[z].term.empty())
-                    break;
-            }
-        }
-    }
     const auto recomputeList = recomputations(c);
     const auto spList = sequenceParallelism(split);
     EvaluateOptions options;
     options.pipelineCache = &cache;
-    for (int mbs : divisors(perReplica)) {
-        s.microbatchSize = mbs;
-        s.microbatches = perReplica / mbs;
-        for (Recompute recompute : recomputeList) {
-            s.recompute = recompute;
-            // ZeRO and sequence parallelism innermost: they leave the pipeline as it is, so
-            // its simulation comes from the cache.
-            for (auto [schedule, v] : schedules(c, split, s.microbatches)) {
-                s.schedule = schedule;
-                s.virtualStages = v;
-                for (std::size_t z = 0; z < zeros.size(); ++z) {
-                    s.zero = zeros[z];
-                    out.layouts += static_cast<std::int64_t>(spList.size());
-                    if (!overflow[z].term.empty()) {
-                        s.sequenceParallel = spList.front();
-                        reject(out.rejected, overflow[z].term,
-                               static_cast<std::int64_t>(spList.size()), overflow[z].message,
-                               PlanLayout::of(s));
-                        continue;
-                    }
-                    for (bool sp : spList) {
-                        s.sequenceParallel = sp;
-                        const auto bound =
-                            req.prune ? stepTimeLowerBound(s, c.presets) : std::nullopt;
-                        if (bound)
-                            out.pending.emplace_back(*bound * c.scorePerSecond(s.devices()),
-                                                     PlanLayout::of(s));
-                        else // no pruning, or it says why it has no step time
-                            record(evaluateOne(c, s, options), out);
+    EvaluateOptions memoryOptions = options;
+    memoryOptions.memoryOnly = true;
+    for (bool ends : endsInSplit(c, split)) {
+        s.endsInPipelineSplit = ends;
+        // Model states depend on the split of the layers, not on the micro-batching, the
+        // schedule or recomputation.
+        std::vector<StateOverflow> overflow(zeros.size());
+        if (req.prune) {
+            for (std::size_t z = 0; z < zeros.size(); ++z) {
+                s.zero = zeros[z];
+                int index = 0;
+                for (const auto &st : stageModelStates(s, c.model)) {
+                    overflow[z] = stateOverflow(st, index++, reserve, capacity);
+                    if (!overflow[z].term.empty())
+                        break;
+                }
+            }
+        }
+        for (int mbs : divisors(perReplica)) {
+            s.microbatchSize = mbs;
+            s.microbatches = perReplica / mbs;
+            for (Recompute recompute : recomputeList) {
+                s.recompute = recompute;
+                // ZeRO and sequence parallelism innermost: they leave the pipeline as it is,
+                // so its simulation comes from the cache.
+                for (auto [schedule, v] : schedules(c, split, s.microbatches, ends)) {
+                    s.schedule = schedule;
+                    s.virtualStages = v;
+                    for (std::size_t z = 0; z < zeros.size(); ++z) {
+                        s.zero = zeros[z];
+                        out.layouts += static_cast<std::int64_t>(spList.size());
+                        if (!overflow[z].term.empty()) {
+                            s.sequenceParallel = spList.front();
+                            reject(out.rejected, overflow[z].term,
+                                   static_cast<std::int64_t>(spList.size()), overflow[z].message,
+                                   PlanLayout::of(s));
+                            continue;
+                        }
+                        for (bool sp : spList) {
+                            s.sequenceParallel = sp;
+                            if (!req.prune) {
+                                record(evaluateOne(c, s, options), out);
+                                continue;
+                            }
+                            // Memory first: a layout that does not fit is never ranked, so
+                            // its step time is not needed, and most layouts of a large
+                            // model do not fit.
+                            const Outcome memory = evaluateOne(c, s, memoryOptions);
+                            if (!memory.fitsSearch) {
+                                count(memory, out.rejected, out.fitting);
+                                if (memory.candidate)
+                                    out.overflowing.emplace_back(memory.candidate->peakStageBytes,
+                                                                 memory.layout);
+                                continue;
+                            }
+                            if (const auto bound = stepTimeLowerBound(s, c.presets))
+                                out.pending.emplace_back(*bound * c.scorePerSecond(s.devices()),
+                                                         PlanLayout::of(s));
+                            else // it says why it has no step time
+                                record(evaluateOne(c, s, options), out);
+                        }
                     }
                 }
             }
@@ -595,27 +642,30 @@ std::optional<PlanLayout> firstFitting(const Context &c, const DeviceSplit &spli
     EvaluateOptions options;
     options.pipelineCache = &cache;
     options.memoryOnly = true;
-    for (int zero : zeroStages(c, split)) {
-        s.zero = zero;
-        // Weights, gradients and optimizer states alone leave too little room: so does every
-        // layout of this ZeRO stage.
-        bool statesFit = true;
-        for (const auto &st : stageModelStates(s, c.model))
-            statesFit = statesFit && stateOverflow(st, 0, reserve, room).term.empty();
-        if (!statesFit)
-            continue;
-        for (int mbs : divisors(perReplica)) {
-            s.microbatchSize = mbs;
-            s.microbatches = perReplica / mbs;
-            for (Recompute recompute : recomputations(c)) {
-                s.recompute = recompute;
-                for (auto [schedule, v] : schedules(c, split, s.microbatches)) {
-                    s.schedule = schedule;
-                    s.virtualStages = v;
-                    for (bool sp : sequenceParallelism(split)) {
-                        s.sequenceParallel = sp;
-                        if (evaluateOne(c, s, options).fitsSearch)
-                            return PlanLayout::of(s);
+    for (bool ends : endsInSplit(c, split)) {
+        s.endsInPipelineSplit = ends;
+        for (int zero : zeroStages(c, split)) {
+            s.zero = zero;
+            // Weights, gradients and optimizer states alone leave too little room: so does
+            // every layout of this ZeRO stage and split.
+            bool statesFit = true;
+            for (const auto &st : stageModelStates(s, c.model))
+                statesFit = statesFit && stateOverflow(st, 0, reserve, room).term.empty();
+            if (!statesFit)
+                continue;
+            for (int mbs : divisors(perReplica)) {
+                s.microbatchSize = mbs;
+                s.microbatches = perReplica / mbs;
+                for (Recompute recompute : recomputations(c)) {
+                    s.recompute = recompute;
+                    for (auto [schedule, v] : schedules(c, split, s.microbatches, ends)) {
+                        s.schedule = schedule;
+                        s.virtualStages = v;
+                        for (bool sp : sequenceParallelism(split)) {
+                            s.sequenceParallel = sp;
+                            if (evaluateOne(c, s, options).fitsSearch)
+                                return PlanLayout::of(s);
+                        }
                     }
                 }
             }
@@ -664,7 +714,7 @@ PlanLayout splitKey(const PlanLayout &l)
 {
     PlanLayout split = l;
     forEachLayoutField([&split](const auto &field) {
-        if (field.tradesMemory)
+        if (field.refinesSplit)
             split.*field.layout = PlanLayout{}.*field.layout;
     });
     return split;
@@ -879,41 +929,65 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
     // only those at or under it makes every count the same from run to run (each of them
     // is evaluated in any run: the threshold only ever falls to its final value).
     const double finalThreshold = leaders.threshold();
-    WorkerResult &merged = partial.front();
-    std::vector<std::size_t> unranked; // pruned: their memory is checked below
-    for (std::size_t i = 0; i < pending.size(); ++i) {
-        if (pending[i].first <= finalThreshold &&
-            (outcomes[i].candidate || !outcomes[i].rejected.empty())) {
-            record(std::move(outcomes[i]), merged);
-        } else {
-            ++result.pruned;
-            unranked.push_back(i);
-        }
+    const auto evaluatedBefore = [&](std::size_t i) {
+        return pending[i].first <= finalThreshold &&
+               (outcomes[i].candidate || !outcomes[i].rejected.empty());
+    };
+
+    // The chart's layouts (docs/planner.md, "The chart"): besides those the ranking evaluated,
+    // the fitting ones with the next lowest bounds and the ones that overflow least, each up
+    // to kPlanChartLayouts and chosen by bound or by memory alone, so the same in every run.
+    std::vector<std::size_t> chartFitting;
+    for (std::size_t i = 0; i < pending.size() && chartFitting.size() < kPlanChartLayouts; ++i)
+        if (!evaluatedBefore(i))
+            chartFitting.push_back(i);
+    std::vector<std::pair<std::int64_t, PlanLayout>> overflowing;
+    for (auto &p : partial) {
+        overflowing.insert(overflowing.end(), p.overflowing.begin(), p.overflowing.end());
+        p.overflowing = {};
     }
-    // Whether each pruned layout fits, from its memory alone (no step time), so that the count
-    // of fitting layouts and the rejections are exact whatever `top` and `distinct` are.
-    std::atomic<std::size_t> nextUnranked{0};
+    const std::size_t overflowShown = std::min(overflowing.size(), kPlanChartLayouts);
+    std::partial_sort(overflowing.begin(),
+                      overflowing.begin() + static_cast<std::ptrdiff_t>(overflowShown),
+                      overflowing.end());
+    std::vector<Outcome> overflowOutcomes(overflowShown);
+    const std::size_t chartCount = chartFitting.size() + overflowShown;
+    std::atomic<std::size_t> nextChart{0};
     runOnAllThreads([&](std::size_t t) {
         EvaluateOptions options;
         options.pipelineCache = &caches[t];
-        options.memoryOnly = true;
         Scenario s = request.base;
-        while (!cancelled()) {
-            const std::size_t begin = nextUnranked.fetch_add(kChunk);
-            if (begin >= unranked.size())
-                return;
-            for (std::size_t u = begin; u < std::min(begin + kChunk, unranked.size()); ++u) {
-                const std::size_t i = unranked[u];
+        for (std::size_t k = nextChart++; k < chartCount && !cancelled(); k = nextChart++) {
+            if (k < chartFitting.size()) {
+                const std::size_t i = chartFitting[k];
                 if (outcomes[i].candidate || !outcomes[i].rejected.empty())
-                    continue; // evaluated in full past the final threshold: the same verdict
+                    continue; // a thread reached it past the final threshold
                 pending[i].second.applyTo(s);
                 outcomes[i] = evaluateOne(context, s, options);
+            } else {
+                const std::size_t o = k - chartFitting.size();
+                overflowing[o].second.applyTo(s);
+                overflowOutcomes[o] = evaluateOne(context, s, options);
             }
         }
     });
-    for (std::size_t i : unranked)
-        count(outcomes[i], merged.rejected, merged.fitting);
-
+    WorkerResult &merged = partial.front();
+    std::size_t nextFitting = 0; // in chartFitting
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+        const bool charted = nextFitting < chartFitting.size() && chartFitting[nextFitting] == i;
+        nextFitting += charted ? 1 : 0;
+        if (evaluatedBefore(i) || (charted && outcomes[i].candidate)) {
+            record(std::move(outcomes[i]), merged);
+        } else {
+            // Pruned: the first pass found that it fits, from its memory alone.
+            ++result.pruned;
+            ++merged.fitting;
+        }
+    }
+    // Their rejections were counted in the first pass.
+    for (Outcome &o : overflowOutcomes)
+        if (o.candidate)
+            merged.evaluated.push_back(std::move(*o.candidate));
     for (auto &p : partial) {
         result.layouts += p.layouts;
         result.evaluated += static_cast<std::int64_t>(p.evaluated.size());

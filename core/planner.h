@@ -70,6 +70,11 @@ struct PlanRequest
 // 128K (Meta 2024, §3.3.2); NeMo's long-context recipes start at 16K.
 inline constexpr int kContextParallelFromSeqLen = 16384;
 
+// Of the layouts the ranking does not need, how many that fit (the lowest step-time bounds)
+// and how many that do not (the least peak memory) a pruned search evaluates in full for the
+// chart of step time against memory (PlanResult::evaluatedLayouts).
+inline constexpr std::size_t kPlanChartLayouts = 500;
+
 // The scenario keys the planner searches: one parallel layout. Expert T is not searched: it
 // stays the base scenario's expert_tp (0 follows T).
 struct PlanLayout
@@ -85,9 +90,11 @@ struct PlanLayout
     Recompute recompute = Recompute::none;
     bool sequenceParallel = false;
     // Last: a layout written in braces as before ({T, K, D, ZeRO, …}) keeps its meaning, and
-    // layouts with C = E = 1 order as they did.
+    // layouts with C = E = 1 and the ends uncounted order as they did.
     int cp = 1;
     int ep = 1;
+    // The embedding and the loss counted as a layer each in the pipeline split (K > 1).
+    bool endsInPipelineSplit = false;
 
     static PlanLayout of(const Scenario &scenario);
     void applyTo(Scenario &scenario) const;
@@ -95,7 +102,8 @@ struct PlanLayout
     Scenario apply(const Scenario &base) const;
     bool sameLayout(const PlanLayout &other) const { return *this == other; }
     // The same T, C, K, D, E, schedule and micro-batching: the two differ only in how they trade
-    // memory for time (ZeRO stage, recomputation, sequence parallelism).
+    // memory for time (ZeRO stage, recomputation, sequence parallelism) or in whether the
+    // pipeline split counts the ends.
     bool sameSplit(const PlanLayout &other) const;
     // Field by field in the order above: the fixed order ties are settled in, so that a result
     // never depends on which thread finished first.
@@ -103,14 +111,16 @@ struct PlanLayout
 };
 
 // One scenario key a layout varies: its key in the field table (core/fields.cpp), where it
-// lives in a Scenario and in a PlanLayout, and whether it only trades memory for time (ZeRO,
-// recomputation, sequence parallelism) rather than splitting the work (sameSplit ignores it).
+// lives in a Scenario and in a PlanLayout, and whether it only refines a split of the work
+// rather than choosing one (sameSplit ignores it): trading memory for time (ZeRO,
+// recomputation, sequence parallelism) or moving a layer off each end stage
+// (ends_in_pipeline_split).
 template <typename T> struct LayoutField
 {
     std::string_view key;
     T Scenario::*scenario;
     T PlanLayout::*layout;
-    bool tradesMemory = false;
+    bool refinesSplit = false;
 };
 
 // The keys of the scenario table that the planner searches, in PlanLayout's order. Typed
@@ -130,7 +140,9 @@ inline constexpr auto kLayoutFields = std::make_tuple(
     LayoutField<bool>{"sequence_parallel", &Scenario::sequenceParallel,
                       &PlanLayout::sequenceParallel, true},
     LayoutField<int>{"cp", &Scenario::cp, &PlanLayout::cp},
-    LayoutField<int>{"ep", &Scenario::ep, &PlanLayout::ep});
+    LayoutField<int>{"ep", &Scenario::ep, &PlanLayout::ep},
+    LayoutField<bool>{"ends_in_pipeline_split", &Scenario::endsInPipelineSplit,
+                      &PlanLayout::endsInPipelineSplit, true});
 
 // Calls `visit(field)` for each row of kLayoutFields, in order.
 template <typename Visit> constexpr void forEachLayoutField(Visit &&visit)
@@ -188,7 +200,8 @@ struct PlanResult
     // split.
     std::vector<PlanCandidate> candidates;
     // Every layout evaluated in full (fitting or not), for the step time against memory
-    // scatter; fitting ones that ranked below `top` are here too.
+    // scatter: those the ranking needed, and up to kPlanChartLayouts more that fit and as
+    // many that do not (all of them without pruning).
     std::vector<PlanCandidate> evaluatedLayouts;
     RejectionCounts rejected;
     std::int64_t layouts = 0;   // every layout considered (T × K × D × ZeRO × schedule × …)

@@ -87,6 +87,8 @@ QString layoutText(const core::PlanLayout &l)
         text += QStringLiteral(", %1 recompute").arg(qs(core::toString(l.recompute)));
     if (l.sequenceParallel)
         text += QStringLiteral(", SP");
+    if (l.endsInPipelineSplit && l.pp > 1)
+        text += QStringLiteral(", ends counted");
     return text;
 }
 

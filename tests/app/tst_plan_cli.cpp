@@ -165,6 +165,8 @@ private Q_SLOTS:
                 layout += QStringLiteral(", %1 recompute").arg(c.value("recompute").toString());
             if (c.value("sequence_parallel").toBool())
                 layout += QStringLiteral(", SP");
+            if (c.value("ends_in_pipeline_split").toBool() && c.value("pp").toInt() > 1)
+                layout += QStringLiteral(", ends counted");
             const QString line = QStringLiteral("\n%1 ").arg(c.value("rank").toInt(), 3);
             const qsizetype at = r.out.indexOf(line);
             QVERIFY(at >= 0);

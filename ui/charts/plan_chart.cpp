@@ -140,10 +140,12 @@ PlanChart::PlanChart(QWidget *parent)
            "points fit the device, grey ones overflow it; the dashed line is the device's "
            "capacity. Orange diamonds are the listed top candidates, the ring is the selected "
            "row — click a diamond to select its row.</p>"
-           "<p>Layouts rejected before evaluation (their weights, gradients and optimizer "
-           "states alone overflow) and pruned ones (their step time cannot reach the top) are "
-           "not drawn. Beyond %1 points per series, every k-th layout in step-time order is "
-           "drawn, and the caption says so.</p>")
+           "<p>The planner times in full the layouts that fit and can reach the top, then "
+           "%1 more that fit (the lowest step-time bounds) and the %1 that overflow least. "
+           "The others are counted, not drawn: those that overflow, and the pruned ones "
+           "(their step time cannot reach the top). Beyond %2 points per series, every k-th "
+           "layout in step-time order is drawn, and the caption says so.</p>")
+            .arg(core::kPlanChartLayouts)
             .arg(kMaxPoints);
     m_view->setToolTip(explanation);
     m_caption->setToolTip(explanation);
