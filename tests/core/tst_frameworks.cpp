@@ -379,6 +379,9 @@ private Q_SLOTS:
         QTest::addRow("torchtitan's mesh keeps the pipeline outermost")
             << "framework=torchtitan,rank_order=tp-cp-ep-pp-dp"
             << "torchtitan numbers devices tp-cp-ep-dp-pp, the pipeline outermost";
+        QTest::addRow("DeepSpeed's split counts no ends")
+            << "framework=deepspeed,pp=4,ends_in_pipeline_split=true"
+            << "DeepSpeed splits the layers without counting the embedding and the loss";
     }
     void unsupportedIsWarned()
     {
@@ -393,8 +396,8 @@ private Q_SLOTS:
         QVERIFY2(QString::fromStdString(w->message).contains(words), w->message.c_str());
     }
 
-    // The planner searches within the profile: no layout it lists uses a ZeRO stage or a
-    // schedule the framework does not run.
+    // The planner searches within the profile: no layout it lists uses a ZeRO stage, a
+    // schedule or a count of the ends the framework does not run.
     void plannerStaysInTheProfile_data()
     {
         QTest::addColumn<QString>("framework");
@@ -417,6 +420,7 @@ private Q_SLOTS:
             QVERIFY(offersZero(f, c.zero, c.pp));
             if (c.pp > 1)
                 QVERIFY(offersSchedule(f, c.schedule));
+            QVERIFY(offersEndsInPipelineSplit(f, c.endsInPipelineSplit));
         }
     }
 
