@@ -204,7 +204,7 @@ struct WorkerResult
 {
     std::vector<PlanCandidate> evaluated;
     std::vector<std::pair<double, PlanLayout>> pending; // lower bound, layout: for the second pass
-    // Peak stage bytes and layout of each layout the first pass found not to fit the search:
+    // Peak stage bytes and layout of each layout the first pass found to overflow the device:
     // the chart's choice of them.
     std::vector<std::pair<std::int64_t, PlanLayout>> overflowing;
     RejectionCounts rejected;
@@ -586,7 +586,7 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
                             const Outcome memory = evaluateOne(c, s, memoryOptions);
                             if (!memory.fitsSearch) {
                                 count(memory, out.rejected, out.fitting);
-                                if (memory.candidate)
+                                if (memory.candidate && !memory.candidate->fits)
                                     out.overflowing.emplace_back(memory.candidate->peakStageBytes,
                                                                  memory.layout);
                                 continue;
@@ -935,8 +935,9 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
     };
 
     // The chart's layouts (docs/planner.md, "The chart"): besides those the ranking evaluated,
-    // the fitting ones with the next lowest bounds and the ones that overflow least, each up
-    // to kPlanChartLayouts and chosen by bound or by memory alone, so the same in every run.
+    // up to kPlanChartLayouts fitting ones with the next lowest bounds and as many that
+    // overflow, spread evenly over their order by peak memory; chosen by bound or by memory
+    // alone, so the same in every run.
     std::vector<std::size_t> chartFitting;
     for (std::size_t i = 0; i < pending.size() && chartFitting.size() < kPlanChartLayouts; ++i)
         if (!evaluatedBefore(i))
@@ -946,10 +947,10 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
         overflowing.insert(overflowing.end(), p.overflowing.begin(), p.overflowing.end());
         p.overflowing = {};
     }
+    std::sort(overflowing.begin(), overflowing.end());
     const std::size_t overflowShown = std::min(overflowing.size(), kPlanChartLayouts);
-    std::partial_sort(overflowing.begin(),
-                      overflowing.begin() + static_cast<std::ptrdiff_t>(overflowShown),
-                      overflowing.end());
+    for (std::size_t o = 0; o < overflowShown; ++o) // o·n/shown >= o: in place, ascending
+        overflowing[o] = overflowing[o * overflowing.size() / overflowShown];
     std::vector<Outcome> overflowOutcomes(overflowShown);
     const std::size_t chartCount = chartFitting.size() + overflowShown;
     std::atomic<std::size_t> nextChart{0};

@@ -71,8 +71,8 @@ struct PlanRequest
 inline constexpr int kContextParallelFromSeqLen = 16384;
 
 // Of the layouts the ranking does not need, how many that fit (the lowest step-time bounds)
-// and how many that do not (the least peak memory) a pruned search evaluates in full for the
-// chart of step time against memory (PlanResult::evaluatedLayouts).
+// and how many that overflow (spread evenly over their order by peak memory) a pruned search
+// evaluates in full for the chart of step time against memory (PlanResult::evaluatedLayouts).
 inline constexpr std::size_t kPlanChartLayouts = 500;
 
 // The scenario keys the planner searches: one parallel layout. Expert T is not searched: it

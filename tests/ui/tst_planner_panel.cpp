@@ -42,6 +42,7 @@
 #include <QThreadPool>
 #include <QToolButton>
 #include <QUndoStack>
+#include <limits>
 #include <optional>
 
 using namespace ui;
@@ -321,6 +322,10 @@ private Q_SLOTS:
             QVERIFY(schedule.startsWith(io::qs(core::toString(want.schedule))));
             QCOMPARE(schedule.contains(QStringLiteral("v=")),
                      want.schedule == core::Schedule::interleaved);
+            QCOMPARE(cell(w, row, PlanTableModel::endsCounted), want.pp == 1 ? QStringLiteral("–")
+                                                                : want.endsInPipelineSplit
+                                                                    ? QStringLiteral("yes")
+                                                                    : QStringLiteral("no"));
             // Sorted ascending by step time, as shown to four significant places.
             const double step = parse(cell(w, row, PlanTableModel::stepTime));
             QVERIFY(near(step, want.stepTimeS, 5e-4));
@@ -656,6 +661,11 @@ private Q_SLOTS:
         QCOMPARE(!table->isColumnHidden(PlanTableModel::cp), showsC);
         QCOMPARE(!table->isColumnHidden(PlanTableModel::ep), showsE);
         QVERIFY(!table->isColumnHidden(PlanTableModel::tp));
+        // Whether the split counts the ends: shown when a listed layout has a pipeline.
+        const auto &listed = w.panel->result()->candidates;
+        QCOMPARE(
+            !table->isColumnHidden(PlanTableModel::endsCounted),
+            std::ranges::any_of(listed, [](const core::PlanCandidate &c) { return c.pp > 1; }));
         QCOMPARE(w.panel->sortModel()->headerData(PlanTableModel::cp, Qt::Horizontal).toString(),
                  QStringLiteral("C"));
         QCOMPARE(w.panel->sortModel()->headerData(PlanTableModel::ep, Qt::Horizontal).toString(),
@@ -799,7 +809,7 @@ private Q_SLOTS:
         QTest::addColumn<bool>("thinned");
         QTest::addRow("70B on 64, 512 sequences") << "llama-3.1-70b" << 4096 << 64 << 512 << false;
         // Llama 3 405B's batch (Llama 3 paper, Table 4: 2,048 × 8,192): thousands of layouts
-        // overflow, of which the search times the kPlanChartLayouts that overflow least.
+        // overflow, of which the search times kPlanChartLayouts spread over their memory.
         QTest::addRow("405B on 1,024, 2,048 × 8,192")
             << "llama-3.1-405b" << 8192 << 1024 << 2048 << false;
     }
@@ -840,9 +850,20 @@ private Q_SLOTS:
         const bool thins = over > PlanChart::kMaxPoints;
         QCOMPARE(thins, thinned);
         // A pruned search times only the layouts that fit, but for the chart's share of those
-        // that overflow: the ones that overflow least.
-        QVERIFY(over > 0);
-        QVERIFY(over <= qsizetype(core::kPlanChartLayouts));
+        // that overflow, every k-th by peak memory: from just over the capacity to far
+        // beyond it, not only those that nearly fit.
+        // Both cases have thousands that overflow.
+        QCOMPARE(over, qsizetype(core::kPlanChartLayouts));
+        std::int64_t least = std::numeric_limits<std::int64_t>::max();
+        std::int64_t most = 0;
+        for (const core::PlanCandidate &c : r.evaluatedLayouts)
+            if (!c.fits) {
+                least = std::min(least, c.peakStageBytes);
+                most = std::max(most, c.peakStageBytes);
+            }
+        const double capacityBytes = 80.0 * core::kGiB; // the H100 SXM's
+        QVERIFY(double(least) < 1.1 * capacityBytes);
+        QVERIFY(double(most) > 2 * capacityBytes);
         QCOMPARE(chart->overSeries()->count() < over, thins);
         QVERIFY(chart->overSeries()->count() <= PlanChart::kMaxPoints);
         QCOMPARE(chart->caption().contains("Drawing 1 in"), thins);

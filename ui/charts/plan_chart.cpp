@@ -141,8 +141,9 @@ PlanChart::PlanChart(QWidget *parent)
            "capacity. Orange diamonds are the listed top candidates, the ring is the selected "
            "row — click a diamond to select its row.</p>"
            "<p>The planner times in full the layouts that fit and can reach the top, then "
-           "%1 more that fit (the lowest step-time bounds) and the %1 that overflow least. "
-           "The others are counted, not drawn: those that overflow, and the pruned ones "
+           "%1 more that fit (the lowest step-time bounds) and %1 of those that overflow, "
+           "spread evenly over their memory. "
+           "The others are counted, not drawn: the rest that overflow, and the pruned ones "
            "(their step time cannot reach the top). Beyond %2 points per series, every k-th "
            "layout in step-time order is drawn, and the caption says so.</p>")
             .arg(core::kPlanChartLayouts)

@@ -34,6 +34,8 @@ bool PlanTableModel::isColumnShown(int column) const
         return any([](const core::PlanCandidate &c) { return c.cp > 1; });
     case ep:
         return m_experts || any([](const core::PlanCandidate &c) { return c.ep > 1; });
+    case endsCounted:
+        return any([](const core::PlanCandidate &c) { return c.pp > 1; });
     default:
         return true;
     }
@@ -88,6 +90,8 @@ QVariant PlanTableModel::display(const core::PlanCandidate &c, int column) const
     switch (column) {
     case schedule:
         return io::scheduleText(c);
+    case endsCounted:
+        return c.pp == 1 ? QStringLiteral("–") : c.endsInPipelineSplit ? tr("yes") : tr("no");
     case recompute:
         return plan_text::recompute(c.recompute);
     case sequenceParallel:
@@ -128,6 +132,8 @@ QVariant PlanTableModel::number(const core::PlanCandidate &c, int row, int colum
         return c.zero;
     case schedule:
         return io::scheduleText(c);
+    case endsCounted:
+        return c.pp > 1 && c.endsInPipelineSplit ? 1 : 0;
     case microbatchSize:
         return c.microbatchSize;
     case microbatches:
@@ -200,7 +206,8 @@ QVariant PlanTableModel::data(const QModelIndex &index, int role) const
     case Qt::FontRole:
     case Qt::ForegroundRole:
         return rowLook(role, m_loaded && c.sameLayout(*m_loaded), m_stale,
-                       column == schedule || column == recompute || column == sequenceParallel);
+                       column == schedule || column == endsCounted || column == recompute ||
+                           column == sequenceParallel);
     default:
         return {};
     }
@@ -228,6 +235,8 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
             return tr("ZeRO");
         case schedule:
             return tr("Schedule");
+        case endsCounted:
+            return tr("Ends");
         case microbatchSize:
             return tr("b");
         case microbatches:
@@ -273,6 +282,11 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
         case schedule:
             return tr("Pipeline schedule; \"v\" is the number of model chunks per device of "
                       "the interleaved schedule.");
+        case endsCounted:
+            return tr("Whether the pipeline split counts the embedding and the loss as a layer "
+                      "each (ends_in_pipeline_split): the first and last stages then hold a "
+                      "layer fewer, as Megatron-LM's --account-for-embedding-in-pipeline-split "
+                      "and --account-for-loss-in-pipeline-split do. – without a pipeline.");
         case microbatchSize:
             return tr("Micro-batch size b, in sequences.");
         case microbatches:

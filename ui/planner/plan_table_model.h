@@ -26,6 +26,7 @@ public:
         ep,
         zero,
         schedule,
+        endsCounted,
         microbatchSize,
         microbatches,
         recompute,
@@ -44,7 +45,8 @@ public:
     // `experts`: the model has experts, so that E is shown even where every layout keeps E = 1.
     void setCandidates(std::vector<core::PlanCandidate> candidates, bool experts = false);
     // Whether the table shows a column: C only when a candidate splits sequences (C > 1), E
-    // only for a model with experts or a candidate that spreads them; every other column always.
+    // only for a model with experts or a candidate that spreads them, whether the split counts
+    // the ends only when a candidate has a pipeline (K > 1); every other column always.
     bool isColumnShown(int column) const;
     const std::vector<core::PlanCandidate> &candidates() const { return m_candidates; }
     const core::PlanCandidate &candidate(int row) const;
