@@ -662,11 +662,11 @@ std::vector<TimeBreakdown> stageWork(const Scenario &s, const Timing &t,
     return out;
 }
 
+// The warnings about the scenario itself; Report::firstOverflowTerm is set.
 void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const DeviceSpec &device)
 {
     if (!r.fits && r.firstOverflowStage >= 0) {
         const auto &st = r.stages[static_cast<std::size_t>(r.firstOverflowStage)];
-        r.firstOverflowTerm = largestMemoryTerm(st);
         r.warnings.push_back({"does-not-fit", "stage " + std::to_string(st.index) +
                                                   " does not fit: it needs " + gb(st.totalBytes) +
                                                   " of " + gb(st.capacityBytes) + ", most of it " +
@@ -1650,7 +1650,11 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         }
         r.stages.push_back(st);
     }
-    addWarnings(r, s, model, device);
+    if (!r.fits && r.firstOverflowStage >= 0)
+        r.firstOverflowTerm =
+            largestMemoryTerm(r.stages[static_cast<std::size_t>(r.firstOverflowStage)]);
+    if (options.warnings)
+        addWarnings(r, s, model, device);
     if (!options.memoryOnly)
         r.tpComm = tpComm(r, s, model, t, layers);
     if (t.rates && !(t.rates->forcedMfu > 0) && !(device.hbmGbPerS > 0))

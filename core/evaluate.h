@@ -23,6 +23,11 @@ struct EvaluateOptions
     // (inflightMicrobatches), which gives the simulation's counts. The planner checks the
     // layouts its step-time bound prunes this way, to count what fits.
     bool memoryOnly = false;
+    // false: leave out the warnings about the scenario itself (why a stage does not fit, an
+    // uneven split, a key the framework does not run, ...), which are text to read; whether
+    // it fits, its largest overflowing term, the links' warnings and the short-step warning
+    // stay. A search that reads only whether each layout fits formats none of them.
+    bool warnings = true;
 };
 
 // The whole model: pure arithmetic over the scenario and the presets it names.

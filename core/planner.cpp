@@ -440,6 +440,17 @@ std::string warningMessage(const Report &r, std::string_view code)
     return {};
 }
 
+// What the search evaluates with: no warnings but those it reads (the rejection groups'
+// examples get their words at the end, from one evaluation each), the thread's simulations.
+EvaluateOptions searchOptions(PipelineCache &cache, bool memoryOnly = false)
+{
+    EvaluateOptions options;
+    options.pipelineCache = &cache;
+    options.memoryOnly = memoryOnly;
+    options.warnings = false;
+    return options;
+}
+
 Outcome evaluateOne(const Context &c, const Scenario &s, const EvaluateOptions &options)
 {
     Outcome out;
@@ -534,10 +545,8 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
     const std::vector<int> zeros = zeroStages(c, split);
     const auto recomputeList = recomputations(c);
     const auto spList = sequenceParallelism(split);
-    EvaluateOptions options;
-    options.pipelineCache = &cache;
-    EvaluateOptions memoryOptions = options;
-    memoryOptions.memoryOnly = true;
+    const EvaluateOptions options = searchOptions(cache);
+    const EvaluateOptions memoryOptions = searchOptions(cache, true);
     for (bool ends : endsInSplit(c, split)) {
         s.endsInPipelineSplit = ends;
         // Model states depend on the split of the layers, not on the micro-batching, the
@@ -639,9 +648,7 @@ std::optional<PlanLayout> firstFitting(const Context &c, const DeviceSplit &spli
     const int perReplica = req.globalBatch / split.dp;
     const std::int64_t room = c.device.capacityBytes() - c.headroomBytes;
     const std::int64_t reserve = std::llround(req.base.reserveGib * static_cast<double>(kGiB));
-    EvaluateOptions options;
-    options.pipelineCache = &cache;
-    options.memoryOnly = true;
+    const EvaluateOptions options = searchOptions(cache, true);
     for (bool ends : endsInSplit(c, split)) {
         s.endsInPipelineSplit = ends;
         for (int zero : zeroStages(c, split)) {
@@ -904,8 +911,7 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
     std::atomic<std::size_t> nextPending{0};
     constexpr std::size_t kChunk = 16;
     runOnAllThreads([&](std::size_t t) {
-        EvaluateOptions options;
-        options.pipelineCache = &caches[t];
+        const EvaluateOptions options = searchOptions(caches[t]);
         Scenario s = request.base;
         while (!cancelled()) {
             const std::size_t begin = nextPending.fetch_add(kChunk);
@@ -955,8 +961,7 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
     const std::size_t chartCount = chartFitting.size() + overflowShown;
     std::atomic<std::size_t> nextChart{0};
     runOnAllThreads([&](std::size_t t) {
-        EvaluateOptions options;
-        options.pipelineCache = &caches[t];
+        const EvaluateOptions options = searchOptions(caches[t]);
         Scenario s = request.base;
         for (std::size_t k = nextChart++; k < chartCount && !cancelled(); k = nextChart++) {
             if (k < chartFitting.size()) {
@@ -997,6 +1002,13 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
         std::move(p.evaluated.begin(), p.evaluated.end(),
                   std::back_inserter(result.evaluatedLayouts));
     }
+    // Each group's example in its own words, which the search left out.
+    for (auto &[reason, group] : result.rejected)
+        if (group.example.empty()) {
+            Scenario s = request.base;
+            group.layout.applyTo(s);
+            group.example = evaluateOne(context, s, EvaluateOptions{}).message;
+        }
     std::sort(result.evaluatedLayouts.begin(), result.evaluatedLayouts.end(), better);
     for (const auto &c : result.evaluatedLayouts) {
         if (!c.leavesHeadroom)
