@@ -937,6 +937,23 @@ private Q_SLOTS:
         QCOMPARE(memory.hasWarning("does-not-fit"), full.hasWarning("does-not-fit"));
         if (s.epOverlap) // the row means to hold a pair's layer
             QVERIFY(std::ranges::any_of(full.stages, &StageReport::pairLayerBytes));
+
+        // The planner's checks format no warnings about the scenario, and lose nothing else:
+        // the verdict, the overflowing term, the memory and the step time stay.
+        options.warnings = false;
+        const Report silent = evaluate(s, m_presets, options);
+        QVERIFY(!silent.hasWarning("does-not-fit"));
+        QCOMPARE(silent.fits, full.fits);
+        QCOMPARE(silent.firstOverflowStage, full.firstOverflowStage);
+        QCOMPARE(silent.firstOverflowTerm, full.firstOverflowTerm);
+        QCOMPARE(silent.stages.back().totalBytes, full.stages.back().totalBytes);
+        EvaluateOptions timed;
+        timed.warnings = false;
+        const Report silentTimed = evaluate(s, m_presets, timed);
+        QCOMPARE(silentTimed.stepTime.has_value(), full.stepTime.has_value());
+        if (full.stepTime)
+            QCOMPARE(silentTimed.stepTime->stepTimeS, full.stepTime->stepTimeS);
+        QCOMPARE(silentTimed.hasWarning("short-step"), full.hasWarning("short-step"));
     }
 };
 
