@@ -867,6 +867,9 @@ private Q_SLOTS:
         QCOMPARE(chart->overSeries()->count() < over, thins);
         QVERIFY(chart->overSeries()->count() <= PlanChart::kMaxPoints);
         QCOMPARE(chart->caption().contains("Drawing 1 in"), thins);
+        // A pruned search says which layouts it drew.
+        QVERIFY(r.pruned > 0);
+        QVERIFY(chart->caption().startsWith("The layouts ranked, 500 more that fit and 500"));
         QVERIFY(chart->overSeries()->name().contains(io::formatCount(over)));
         QVERIFY(chart->fittingSeries()->name().contains(io::formatCount(fits)));
         // Its legend says these are the evaluated layouts, not the summary's count of all

@@ -191,7 +191,12 @@ void PlanChart::setResult(const core::PlanResult &result, std::int64_t capacityB
     m_capacityBytes = static_cast<double>(capacityBytes);
 
     QStringList caption;
-    caption << tr("Every layout evaluated in full; log scales.");
+    if (result.pruned > 0)
+        caption << tr("The layouts ranked, %1 more that fit and %1 that overflow, each "
+                      "evaluated in full; log scales.")
+                       .arg(core::kPlanChartLayouts);
+    else
+        caption << tr("Every layout evaluated in full; log scales.");
     if (m_overTotal > kMaxPoints)
         caption << tr("Drawing 1 in %1 of the %2 that overflow.")
                        .arg(overStride)
