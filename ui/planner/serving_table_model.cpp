@@ -74,8 +74,12 @@ core::PlanLayout ServingTableModel::layoutOf(const core::ServingCandidate &c)
     return core::PlanLayout::of(c.apply(core::Scenario{}));
 }
 
-void ServingTableModel::setLoaded(const core::PlanLayout &loaded)
+void ServingTableModel::setLoaded(const core::PlanLayout &layout)
 {
+    // The deployment search keeps the scenario's ends_in_pipeline_split (it varies T, K, the
+    // replicas and the batching only), which layoutOf leaves at its default.
+    core::PlanLayout loaded = layout;
+    loaded.endsInPipelineSplit = core::PlanLayout{}.endsInPipelineSplit;
     if (m_loaded == loaded)
         return;
     m_loaded = loaded;

@@ -44,7 +44,7 @@ public:
     void setStale(bool stale);
     bool isStale() const { return m_stale; }
     // The layout now in the explorer: its row, if it has one, is drawn in bold.
-    void setLoaded(const core::PlanLayout &loaded);
+    void setLoaded(const core::PlanLayout &layout);
     // The window switched between GB and GiB: the memory column and its header follow.
     void unitsChanged();
 
