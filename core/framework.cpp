@@ -118,9 +118,10 @@ constexpr std::array kDeepSpeedSettings{
     ProfileSetting{"cache_outputs", "false",
                    "the pipeline engine keeps no outputs beyond each micro-batch's loss"},
     ProfileSetting{"ends_in_pipeline_split", "false",
-                   "PipelineModule balances its stages by parameter count (partition_method "
-                   "'parameters', deepspeed/runtime/pipe/module.py), which Parascope does not "
-                   "model: the layers split evenly, the ends not counted"},
+                   "Megatron-DeepSpeed's GPT pipeline splits the transformer layers evenly, "
+                   "the embedding and the head beside them (GPTModelPipe, partition_method "
+                   "'type:transformer'); PipelineModule's own default, 'parameters', is not "
+                   "modelled"},
     ProfileSetting{"fused_swiglu", "false", "Hugging Face Transformers models run SwiGLU unfused"},
     ProfileSetting{"overlap_param_gather", "false",
                    "ZeRO-1 and 2 gather the updated parameters at the end of the optimizer step "

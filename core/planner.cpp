@@ -248,21 +248,26 @@ std::vector<bool> sequenceParallelism(const DeviceSplit &split)
 }
 
 // Whether the pipeline split counts the embedding and the loss as a layer each. Both ways
-// where there is a pipeline to split, the framework's split can count them, each end stage
-// keeps a layer of its own (validate's rule) and the L + 2 counted layers split evenly over
-// the K stages, as Megatron-LM requires of them (megatron/core/transformer/
-// transformer_block.py, get_num_layers_to_build); the base scenario's choice is searched
-// too. Otherwise the base scenario's choice alone.
+// where there is a pipeline to split, each end stage keeps a layer of its own (validate's
+// rule) and the L + 2 counted layers split evenly over the K stages, as Megatron-LM requires
+// of them (megatron/core/transformer/transformer_block.py, get_num_layers_to_build), or at
+// all under torchtitan, whose generated parts may differ by a layer
+// (torchtitan/distributed/pipeline_parallel.py, _generate_llm_fqn_per_model_part); never
+// under a framework whose split cannot count them (DeepSpeed's). Where no split could
+// change, the base scenario's choice. Otherwise that choice does not widen the search: it is
+// a layout key like the others, which loading a result sets, so changing it leaves a
+// finished search current.
 std::vector<bool> endsInSplit(const Context &c, const DeviceSplit &split)
 {
-    const bool base = c.request.base.endsInPipelineSplit;
-    if (split.pp == 1 || !c.model.hasArchitecture() ||
-        !offersEndsInPipelineSplit(c.request.base.framework, true))
-        return {base};
+    const Framework framework = c.request.base.framework;
+    if (split.pp == 1 || !c.model.hasArchitecture())
+        return {c.request.base.endsInPipelineSplit}; // no split it could change
+    if (!offersEndsInPipelineSplit(framework, true))
+        return {false};
     const std::vector<int> counted = splitLayers(c.model.layers, split.pp, true);
     if (std::min(counted.front(), counted.back()) < 1)
         return {false};
-    if (base || (c.model.layers + 2) % split.pp == 0)
+    if (framework == Framework::torchtitan || (c.model.layers + 2) % split.pp == 0)
         return {false, true};
     return {false};
 }

@@ -365,8 +365,8 @@ private Q_SLOTS:
         QCOMPARE(std::int64_t(result.candidates.size()), result.feasible);
         const auto fastest = [&result](bool ends) {
             const auto c = std::find_if(
-                result.candidates.begin(), result.candidates.end(), [ends](const PlanCandidate &c) {
-                    return c.tp == 8 && c.pp == 16 && c.dp == 128 && c.endsInPipelineSplit == ends;
+                result.candidates.begin(), result.candidates.end(), [ends](const PlanCandidate &x) {
+                    return x.tp == 8 && x.pp == 16 && x.dp == 128 && x.endsInPipelineSplit == ends;
                 });
             return c == result.candidates.end() ? PlanCandidate{} : *c;
         };
@@ -1255,6 +1255,58 @@ private Q_SLOTS:
             QVERIFY(withoutC[i].sameLayout(one.candidates[i]));
             QCOMPARE(withoutC[i].stepTimeS, one.candidates[i].stepTimeS);
         }
+    }
+
+    // docs/planner.md: the base scenario's ends_in_pipeline_split does not change what is
+    // searched where there is a pipeline, so changing it in the explorer leaves a finished
+    // search current. Llama 3.1 8B's 32 layers and two ends split evenly over K = 2 but not
+    // K = 4 or 8: Megatron-LM and custom count the ends at K = 2 at most, torchtitan (whose parts
+    // may differ by a layer) at every K, DeepSpeed (whose split cannot count them) never.
+    void baseEndsDoNotChangeTheSearch_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<QList<int>>("countedAt"); // the K > 1 searched with the ends counted
+        QTest::newRow("custom") << "custom" << QList<int>{2}; // DualPipeV
+        // Megatron-LM: at K = 2 only the interleaved schedule differs, and 17 counted layers a
+        // stage split into no v = 2…4 chunks.
+        QTest::newRow("Megatron-LM") << "megatron" << QList<int>{};
+        QTest::newRow("torchtitan") << "torchtitan" << QList<int>{2, 4, 8};
+        QTest::newRow("DeepSpeed") << "deepspeed" << QList<int>{};
+    }
+    void baseEndsDoNotChangeTheSearch()
+    {
+        QFETCH(QString, framework);
+        QFETCH(QList<int>, countedAt);
+        PlanRequest off = request("model=llama-3.1-8b,framework=" + framework, 8, 16, 100000);
+        off.base.endsInPipelineSplit = false;
+        off.prune = false; // every fitting layout timed and listed
+        PlanRequest on = off;
+        on.base.endsInPipelineSplit = true;
+        const PlanResult a = plan(off, presets);
+        const PlanResult b = plan(on, presets);
+        QVERIFY(!a.error && !b.error);
+        QCOMPARE(a.layouts, b.layouts);
+        QCOMPARE(a.feasible, b.feasible);
+        QCOMPARE(a.candidates.size(), b.candidates.size());
+        QList<int> counted;
+        for (std::size_t i = 0; i < a.candidates.size(); ++i) {
+            const PlanCandidate &x = a.candidates[i];
+            const PlanCandidate &y = b.candidates[i];
+            // Without a pipeline the flag is the base's, and changes nothing.
+            if (x.pp == 1) {
+                QVERIFY(!x.endsInPipelineSplit && y.endsInPipelineSplit);
+                PlanLayout same = y;
+                same.endsInPipelineSplit = false;
+                QVERIFY(same.sameLayout(x));
+            } else {
+                QVERIFY2(x.sameLayout(y), qPrintable(describe(x.apply(off.base))));
+                if (x.endsInPipelineSplit && !counted.contains(x.pp))
+                    counted << x.pp;
+            }
+            QCOMPARE(x.stepTimeS, y.stepTimeS);
+        }
+        std::sort(counted.begin(), counted.end());
+        QCOMPARE(counted, countedAt);
     }
 
     // The bound on the step time stays a bound with experts and context parallelism: pruning
