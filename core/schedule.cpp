@@ -560,7 +560,9 @@ std::vector<double> inflightMicrobatches(Schedule schedule, int K, int m, int v)
 namespace {
 
 // A peak follows an F; of those, only the ones no other holds at least as many of every chunk
-// of can be the heaviest, whatever the weights.
+// of can be the heaviest, whatever the weights. A new peak takes the place of the first it
+// covers, copied into its storage: a warm-up's run of forwards, each covering the last, then
+// allocates nothing.
 void addAlivePeak(AlivePeaks &peaks, const std::vector<int> &alive)
 {
     const auto covers = [](const std::vector<int> &a, const std::vector<int> &b) {
@@ -569,8 +571,14 @@ void addAlivePeak(AlivePeaks &peaks, const std::vector<int> &alive)
     if (std::any_of(peaks.begin(), peaks.end(),
                     [&](const std::vector<int> &p) { return covers(p, alive); }))
         return;
-    std::erase_if(peaks, [&](const std::vector<int> &p) { return covers(alive, p); });
-    peaks.push_back(alive);
+    const auto coveredByAlive = [&](const std::vector<int> &p) { return covers(alive, p); };
+    const auto first = std::find_if(peaks.begin(), peaks.end(), coveredByAlive);
+    if (first == peaks.end()) {
+        peaks.push_back(alive);
+        return;
+    }
+    *first = alive;
+    peaks.erase(std::remove_if(first + 1, peaks.end(), coveredByAlive), peaks.end());
 }
 
 } // namespace
@@ -586,17 +594,26 @@ std::vector<AlivePeaks> alivePeaks(Schedule schedule, int K, int m, int v)
     for (int s = 0; s < K; ++s) {
         AlivePeaks &peaks = out[static_cast<std::size_t>(s)];
         std::vector<int> alive(static_cast<std::size_t>(chunks), 0);
+        // The count after an F that another F follows is covered by the next: only the last of
+        // a run of forwards can be a peak.
+        const auto add = [&] { addAlivePeak(peaks, alive); };
+        bool afterForward = false;
         for (StageCursor cursor(in, s); !cursor.done(); cursor.advance()) {
             const ScheduleOp &o = cursor.current();
             const auto c = static_cast<std::size_t>(std::clamp(o.chunk, 0, chunks - 1));
             if (o.kind != OpKind::forward) {
+                if (afterForward)
+                    add();
+                afterForward = false;
                 if (o.kind == OpKind::weight || !split || o.fullBackward)
                     --alive[c]; // the last pass that reads them frees them
                 continue;
             }
             ++alive[c];
-            addAlivePeak(peaks, alive);
+            afterForward = true;
         }
+        if (afterForward)
+            add();
     }
     return out;
 }

@@ -934,6 +934,78 @@ private Q_SLOTS:
         QVERIFY(std::abs(*interleaved.bubbleFractionClosedForm - 3.0 / 35) < 1e-12);
     }
 
+    // alivePeaks keeps, per stage, exactly the chunk counts after a forward that no other such
+    // count covers (as many of every chunk or more): taken here from scheduleOrder's ops one by
+    // one, every count kept and the covered ones dropped at the end, for every schedule at
+    // K <= 8, m <= 16 and v <= 4 that validate accepts; the simulation keeps the same.
+    void alivePeaksAreTheUncoveredCounts_data()
+    {
+        QTest::addColumn<Schedule>("schedule");
+        QTest::addColumn<int>("chunks"); // v, or DualPipeV's two
+        QTest::newRow("GPipe") << Schedule::gpipe << 1;
+        QTest::newRow("1F1B") << Schedule::oneFOneB << 1;
+        QTest::newRow("ZB-H1") << Schedule::zbH1 << 1;
+        QTest::newRow("interleaved v = 2") << Schedule::interleaved << 2;
+        QTest::newRow("interleaved v = 3") << Schedule::interleaved << 3;
+        QTest::newRow("interleaved v = 4") << Schedule::interleaved << 4;
+        QTest::newRow("DualPipeV") << Schedule::dualPipeV << 2;
+    }
+    void alivePeaksAreTheUncoveredCounts()
+    {
+        QFETCH(Schedule, schedule);
+        QFETCH(int, chunks);
+        const int v = schedule == Schedule::interleaved ? chunks : 1;
+        const auto covers = [](const std::vector<int> &a, const std::vector<int> &b) {
+            return a != b && std::equal(a.begin(), a.end(), b.begin(), std::greater_equal<>());
+        };
+        int checked = 0;
+        for (int K = 1; K <= 8; ++K)
+            for (int m = 1; m <= 16; ++m) {
+                if ((schedule == Schedule::interleaved && m % K != 0) ||
+                    (schedule == Schedule::dualPipeV && m < 2 * K))
+                    continue;
+                const auto peaks = alivePeaks(schedule, K, m, v);
+                const PipelineInput in = uniformPipeline(schedule, K, m, v);
+                const auto orders = scheduleOrder(in);
+                // The simulation keeps the same peaks as it runs, with more than a chunk a stage.
+                const PipelineResult simulated = simulatePipeline(in);
+                QCOMPARE(int(peaks.size()), K);
+                for (int s = 0; s < K; ++s) {
+                    std::vector<int> alive(std::size_t(chunks), 0);
+                    std::vector<std::vector<int>> counts;
+                    for (const ScheduleOp &o : orders[std::size_t(s)]) {
+                        const auto c = std::size_t(std::clamp(o.chunk, 0, chunks - 1));
+                        if (o.kind == OpKind::forward) {
+                            ++alive[c];
+                            counts.push_back(alive);
+                        } else if (o.kind == OpKind::weight || !splitsWeightGradients(schedule) ||
+                                   o.fullBackward) {
+                            --alive[c];
+                        }
+                    }
+                    std::vector<std::vector<int>> uncovered;
+                    for (const auto &a : counts)
+                        if (std::none_of(counts.begin(), counts.end(),
+                                         [&](const auto &b) { return covers(b, a); }))
+                            uncovered.push_back(a);
+                    std::sort(uncovered.begin(), uncovered.end());
+                    uncovered.erase(std::unique(uncovered.begin(), uncovered.end()),
+                                    uncovered.end());
+                    const QString where = QStringLiteral("K=%1 m=%2 stage %3").arg(K).arg(m).arg(s);
+                    auto got = peaks[std::size_t(s)];
+                    std::sort(got.begin(), got.end());
+                    QVERIFY2(got == uncovered, qPrintable(where));
+                    if (chunks > 1) {
+                        auto kept = simulated.alivePeaks.at(std::size_t(s));
+                        std::sort(kept.begin(), kept.end());
+                        QVERIFY2(kept == uncovered, qPrintable(where));
+                    }
+                    ++checked;
+                }
+            }
+        QVERIFY(checked > 100);
+    }
+
     // Each chunk alive weighed by its own bytes (inflightWeighted), from the order's counts.
     // Megatron-LM's interleaved schedule with m = K warms up every forward
     // (schedules.py: num_microbatches == pipeline_parallel_size): stage s keeps m of each of
