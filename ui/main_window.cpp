@@ -39,6 +39,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QResizeEvent>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -55,10 +56,24 @@
 
 namespace ui {
 
+namespace {
+
+// The status line: wrapped, with the height MainWindow holds for it (holdVerdictHeight).
+// A layout asks a label that wraps for its height at the width of its size hint, and the
+// main window gives the status bar that height: the text's length, not the window's width,
+// would decide it.
+class VerdictLabel : public WrappedLabel
+{
+public:
+    bool hasHeightForWidth() const override { return false; }
+};
+
+} // namespace
+
 MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     : QMainWindow(parent), m_document(document), m_files(new FileActions(document, this)),
       m_config(new ConfigActions(document, this)), m_controls(new ControlsPanel(document)),
-      m_note(new WrappedLabel), m_verdict(new QLabel), m_charts(new QTabWidget),
+      m_note(new WrappedLabel), m_verdict(new VerdictLabel), m_charts(new QTabWidget),
       m_example(new QFrame), m_exampleText(new QLabel), m_formulas(new FormulaPanel),
       m_planner(new PlannerPanel(document))
 {
@@ -189,7 +204,10 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     layout->addWidget(m_charts, 1);
     setCentralWidget(central);
     m_verdict->setObjectName(QStringLiteral("verdict"));
-    m_verdict->setWordWrap(true); // two lines rather than a cut one at large text
+    // Wrapped, two lines rather than a cut one at large text, and as tall as its text needs
+    // at its width (holdVerdictHeight): the status bar took the height of the text wrapped
+    // at the label's hint, four lines for a verdict of one.
+    m_verdict->installEventFilter(this);
     statusBar()->addWidget(m_verdict, 1);
 
     createMenus();
@@ -828,6 +846,42 @@ void MainWindow::showVerdict()
                        .arg(b.fits ? tr("fits") : tr("does not fit"));
     }
     m_verdict->setText(verdict);
+    holdVerdictHeight();
+}
+
+QLabel *MainWindow::verdict() const
+{
+    return m_verdict;
+}
+
+void MainWindow::holdVerdictHeight()
+{
+    // A drag changes the numbers and with them where the sentence wraps. Were the status line
+    // to take each text's own height, every step that wraps it onto one more or one less line
+    // would resize the charts above it and lay each out anew (three times a step's work at
+    // K = 64, m = 1024). It keeps the tallest height it has needed at this width and text
+    // size instead, until either changes (eventFilter).
+    const int width = m_verdict->width();
+    if (width <= 0)
+        return;
+    const int needed = m_verdict->heightForWidth(width);
+    if (needed > m_verdict->minimumHeight())
+        m_verdict->setMinimumHeight(needed);
+}
+
+bool MainWindow::eventFilter(QObject *watched, QEvent *event)
+{
+    // The status line at a new width or text size: the height its text needs there.
+    if (watched == m_verdict) {
+        const bool newWidth =
+            event->type() == QEvent::Resize &&
+            static_cast<QResizeEvent *>(event)->oldSize().width() != m_verdict->width();
+        if (newWidth || event->type() == QEvent::FontChange) {
+            m_verdict->setMinimumHeight(0);
+            holdVerdictHeight();
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
 }
 
 } // namespace ui

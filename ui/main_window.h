@@ -30,6 +30,7 @@ class ConfigActions;
 class FileActions;
 class PlannerPanel;
 class ScenarioDocument;
+class WrappedLabel;
 
 // The explorer window: the controls dock on the left, the charts in tabs (one per
 // ChartPage of ui/charts/chart_pages.cpp), a note for problems and warnings, the verdict
@@ -64,7 +65,7 @@ public:
     QAction *plannerAction() const;
     QTabWidget *charts() const { return m_charts; }
     QLabel *note() const { return m_note; }
-    QLabel *verdict() const { return m_verdict; }
+    QLabel *verdict() const;
     FileActions *fileActions() const { return m_files; }
     // File → Import… and Edit → Copy as … (docs/import.md).
     ConfigActions *configActions() const { return m_config; }
@@ -120,6 +121,7 @@ protected:
     void dropEvent(QDropEvent *event) override;
     void changeEvent(QEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     struct Tab
@@ -136,6 +138,7 @@ private:
     void refresh();
     void showNote();
     void showVerdict();
+    void holdVerdictHeight();
     void updateVisibleChart();
     void togglePlay();
     void redrawAll();
@@ -154,7 +157,7 @@ private:
     ConfigActions *m_config;
     ControlsPanel *m_controls;
     QLabel *m_note;
-    QLabel *m_verdict;
+    WrappedLabel *m_verdict;
     QTabWidget *m_charts;
     QFrame *m_example;
     QScrollArea *m_controlsScroll = nullptr;

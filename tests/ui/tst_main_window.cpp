@@ -39,6 +39,7 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QStyle>
 #include <QStyleOptionComboBox>
 #include <QTabBar>
@@ -50,6 +51,26 @@
 #include <QValueAxis>
 
 using namespace ui;
+
+namespace {
+
+// Counts the resize events of the widgets it watches.
+class ResizeCounter : public QObject
+{
+public:
+    explicit ResizeCounter(int *count) : m_count(count) {}
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (event->type() == QEvent::Resize)
+            ++*m_count;
+        return QObject::eventFilter(watched, event);
+    }
+
+private:
+    int *m_count;
+};
+
+} // namespace
 
 class TestMainWindow : public QObject
 {
@@ -674,6 +695,74 @@ private Q_SLOTS:
         setAndEvaluate(w.document, "tp", "2");
         QVERIFY2(w.window.verdict()->text().startsWith("2 devices (T=2 × K=1 × D=1)"),
                  qPrintable(w.window.verdict()->text()));
+    }
+
+    // The status line is as tall as its text at its width: a verdict of one line takes one
+    // line, not the four QLabel's hint gave it by wrapping the text at 80 characters. During
+    // a drag it keeps the tallest height it has needed, so that a step whose numbers wrap onto
+    // one more or one less line does not resize the charts above it and lay them out again
+    // (bench_window: the Stage memory tab at K = 64, m = 1024 took 19 ms a step so, 7 without).
+    void statusLineKeepsItsHeightDuringADrag()
+    {
+        ExplorerWindow w;
+        w.window.resize(1280, 800);
+        w.window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        w.window.charts()->setCurrentWidget(w.window.chart<StageMemoryChart>());
+        for (const auto &[key, value] : {std::pair{"model", "llama-3.1-405b"},
+                                         {"tp", "8"},
+                                         {"dp", "1"},
+                                         {"pp", "64"},
+                                         {"microbatches", "1024"}})
+            setAndEvaluate(w.document, key, value);
+        QApplication::processEvents();
+        QLabel *verdict = w.window.verdict();
+        const int line = QFontMetrics(verdict->font()).lineSpacing();
+        const int needed = verdict->heightForWidth(verdict->width());
+        QVERIFY2(needed <= 2 * line, qPrintable(verdict->text())); // at 1,280 pixels
+        // No more than the line it needs, beside the size grip.
+        QTRY_VERIFY2(
+            verdict->height() >= needed && verdict->height() < needed + line,
+            qPrintable(QStringLiteral("%1 pixels for %2").arg(verdict->height()).arg(needed)));
+        // A drag between two m whose verdicts differ: the charts keep their size.
+        int resizes = 0;
+        ResizeCounter counter(&resizes);
+        w.window.charts()->installEventFilter(&counter);
+        for (int step = 0; step < 10; ++step) {
+            setAndEvaluate(w.document, "microbatches", step % 2 ? "1024" : "1088");
+            QApplication::processEvents();
+        }
+        QCOMPARE(resizes, 0);
+        // A narrower window wraps it anew: the held height follows the width. Where the two
+        // verdicts wrap onto different numbers of lines, the taller holds through the drag.
+        int narrow = 0;
+        for (int width = 1200; width >= 600 && narrow == 0; width -= 8) {
+            w.window.resize(width, 800);
+            QApplication::processEvents();
+            QTRY_VERIFY(verdict->height() >= verdict->heightForWidth(verdict->width()) &&
+                        verdict->height() < verdict->heightForWidth(verdict->width()) + line);
+            const int first = verdict->heightForWidth(verdict->width());
+            setAndEvaluate(w.document, "microbatches", "1088");
+            const int second = verdict->heightForWidth(verdict->width());
+            setAndEvaluate(w.document, "microbatches", "1024");
+            if (first != second)
+                narrow = width;
+        }
+        qInfo("the verdicts wrap differently at a window %d pixels wide", narrow);
+        QVERIFY(narrow > 0);
+        // The first steps of a drag at a new width may grow it, once.
+        for (const char *m : {"1088", "1024"}) {
+            setAndEvaluate(w.document, "microbatches", m);
+            QApplication::processEvents();
+        }
+        resizes = 0;
+        const int held = verdict->height();
+        for (int step = 0; step < 10; ++step) {
+            setAndEvaluate(w.document, "microbatches", step % 2 ? "1024" : "1088");
+            QApplication::processEvents();
+            QCOMPARE(verdict->height(), held);
+        }
+        QCOMPARE(resizes, 0);
     }
 
     // Alt+letter reaches one thing only, on whichever tab: the menu bar's titles, the controls'

@@ -18,8 +18,12 @@ WrappedLabel::WrappedLabel(QWidget *parent) : QLabel(parent)
 
 int WrappedLabel::heightForWidth(int width) const
 {
-    if (m_measured != text()) {
+    // QLabel's height for a width is at least the minimum height: a new one measures anew, as
+    // does a new font, which an event filter may ask about before changeEvent has seen it.
+    if (m_measured != text() || m_measuredMinimum != minimumHeight() || m_measuredFont != font()) {
         m_measured = text();
+        m_measuredMinimum = minimumHeight();
+        m_measuredFont = font();
         m_heights.clear();
     }
     if (const auto it = m_heights.constFind(width); it != m_heights.cend())

@@ -26,7 +26,9 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
-    mutable QString m_measured; // the text the heights are for
+    mutable QString m_measured;        // the text the heights are for
+    mutable int m_measuredMinimum = 0; // and the minimum height
+    mutable QFont m_measuredFont;      // and the font
     mutable QHash<int, int> m_heights;
 };
 
