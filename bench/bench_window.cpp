@@ -11,6 +11,7 @@
 #include "ui/scenario_document.h"
 
 #include <QApplication>
+#include <QStringList>
 #include <QTabWidget>
 #include <algorithm>
 #include <benchmark/benchmark.h>
@@ -49,20 +50,28 @@ double quantileMs(std::vector<double> samples, double q)
     return 1e3 * samples[rank];
 }
 
-// One slider step: a new m, evaluated, the charts told, the window painted. Not inlined, so
-// that `valgrind --tool=callgrind --toggle-collect='*editAndRepaint*'` profiles it alone.
+// One slider step: a field's new value, evaluated, the charts told, the window painted. Not
+// inlined, so that `valgrind --tool=callgrind --toggle-collect='*editAndRepaint*'` profiles it
+// alone.
 [[gnu::noinline]] void editAndRepaint(ui::ScenarioDocument &document, ui::MainWindow &window,
-                                      int microbatches)
+                                      const QString &key, const QString &value)
 {
-    document.setField(QStringLiteral("microbatches"), QString::number(microbatches));
+    document.setField(key, value);
     document.flush();
     QApplication::processEvents(); // scene updates of the charts
     window.repaint();              // paint what is on screen, now
 }
 
-// Alternates m between two values so that every iteration really changes the scenario.
-void run(benchmark::State &state, const core::Scenario &start)
+// Alternates a field between two values so that every iteration really changes the scenario:
+// m by default, between the scenario's and K more.
+void run(benchmark::State &state, const core::Scenario &start, QString key = {},
+         QStringList values = {})
 {
+    if (key.isEmpty()) {
+        key = QStringLiteral("microbatches");
+        values = {QString::number(start.microbatches),
+                  QString::number(start.microbatches + start.pp)};
+    }
     app();
     ui::ScenarioDocument document(io::builtinPresets());
     document.reset(start);
@@ -76,17 +85,16 @@ void run(benchmark::State &state, const core::Scenario &start)
                        ->tabText(window.charts()->currentIndex())
                        .remove(QLatin1Char('&'))
                        .toStdString());
-    const int m = start.microbatches;
     int i = 0;
     // The first steps after a tab is shown also fill the allocator's and the fonts' caches,
     // once per run of the program: not what each step of a drag costs.
     for (int warmUp = 0; warmUp < 6; ++warmUp)
-        editAndRepaint(document, window, m + (i++ % 2) * start.pp);
+        editAndRepaint(document, window, key, values[i++ % 2]);
     std::vector<double> wall, cpu;
     for (auto _ : state) {
         const auto t0 = std::chrono::steady_clock::now();
         const double c0 = threadCpuSeconds();
-        editAndRepaint(document, window, m + (i++ % 2) * start.pp);
+        editAndRepaint(document, window, key, values[i++ % 2]);
         const double c1 = threadCpuSeconds();
         const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - t0;
         state.SetIterationTime(elapsed.count());
@@ -113,6 +121,19 @@ void k64m1024(benchmark::State &state)
     s.tp = 8;
     s.dp = 1;
     run(state, s);
+}
+
+// The same scenario with the sequence length dragged instead (8,192 and 4,096 tokens): every
+// op's time changes, the schedule's order of ops does not.
+void k64m1024SeqLen(benchmark::State &state)
+{
+    core::Scenario s;
+    s.model = "llama-3.1-405b";
+    s.pp = 64;
+    s.microbatches = 1024;
+    s.tp = 8;
+    s.dp = 1;
+    run(state, s, QStringLiteral("seq_len"), {QStringLiteral("8192"), QStringLiteral("4096")});
 }
 
 // Serving (docs/inference.md): Llama 3.1 70B on 4 H100s, 16 sequences of 2,048 + 512 tokens;
@@ -153,6 +174,11 @@ BENCHMARK(defaultScenario)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(k64m1024)
+    ->DenseRange(0, kLastTab)
+    ->Iterations(steps())
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(k64m1024SeqLen)
     ->DenseRange(0, kLastTab)
     ->Iterations(steps())
     ->UseManualTime()

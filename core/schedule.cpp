@@ -1064,20 +1064,27 @@ const Plan &planFor(const PipelineInput &in)
 {
     thread_local std::vector<Plan> cached;
     thread_local std::size_t next = 0;
-    thread_local Plan uncached;
+    // The last plan too large to keep among those: a drag of any slider but K, m and the
+    // schedule's (T, D, the sequence, the precision, ...) at K = 64, m = 1,024 keeps asking
+    // for the same 131,072 ops.
+    thread_local Plan large;
     const int schedule = static_cast<int>(in.schedule);
     const int v = chunksOf(in);
+    const auto isFor = [&](const Plan &plan) {
+        return plan.schedule == schedule && plan.stages == in.stages &&
+               plan.microbatches == in.microbatches && plan.chunks == v &&
+               plan.combined == combinedPairs(in);
+    };
     for (const Plan &plan : cached)
-        if (plan.schedule == schedule && plan.stages == in.stages &&
-            plan.microbatches == in.microbatches && plan.chunks == v &&
-            plan.combined == combinedPairs(in))
+        if (isFor(plan))
             return plan;
     const std::size_t ops =
         static_cast<std::size_t>(in.stages) * static_cast<std::size_t>(in.microbatches) *
         static_cast<std::size_t>(v) * (splitsWeightGradients(in.schedule) ? 3u : 2u);
     if (ops > kCachedPlanOps) {
-        buildPlan(in, uncached);
-        return uncached;
+        if (!isFor(large))
+            buildPlan(in, large);
+        return large;
     }
     if (cached.size() < kCachedPlans)
         cached.emplace_back();

@@ -154,6 +154,36 @@ private Q_SLOTS:
                  qPrintable(QString::number(r.bubbleFraction - *closed)));
     }
 
+    // Plans too large for the per-thread cache (more than 65,536 ops) are remembered one at
+    // a time, by shape: shapes met in turn, and met again, each simulate to their closed form
+    // (Narayanan et al. 2021: (K-1)/(m+K-1) for 1F1B, (K-1)/(vm+K-1) interleaved).
+    void largePlansAreRememberedByShape()
+    {
+        struct Shape
+        {
+            Schedule schedule;
+            int K, m, v;
+        };
+        const Shape shapes[] = {
+            {Schedule::oneFOneB, 64, 1024, 1},    {Schedule::oneFOneB, 64, 1088, 1},
+            {Schedule::oneFOneB, 64, 1024, 1},    {Schedule::oneFOneB, 64, 1024, 1},
+            {Schedule::interleaved, 64, 1024, 2}, {Schedule::zbH1, 64, 512, 1},
+            {Schedule::oneFOneB, 64, 1024, 1}};
+        for (const Shape &s : shapes) {
+            const PipelineResult r =
+                simulatePipeline(uniformPipeline(s.schedule, s.K, s.m, s.v, 0.25), true);
+            QVERIFY(r.complete);
+            const std::optional<double> closed = closedFormBubble(s.schedule, s.K, s.m, s.v);
+            QVERIFY(closed);
+            QVERIFY2(std::abs(r.bubbleFraction - *closed) < 1e-12,
+                     qPrintable(QStringLiteral("K=%1 m=%2 v=%3: %4")
+                                    .arg(s.K)
+                                    .arg(s.m)
+                                    .arg(s.v)
+                                    .arg(r.bubbleFraction - *closed)));
+        }
+    }
+
     // Qi et al. 2023, §3.1: ZB-H1's bubble is (K-1)(F+B-W) against 1F1B's (K-1)(F+B+W),
     // over a grid of F/B/W ratios (W no longer than F or B, as the paper's count assumes).
     void zeroBubbleRatios_data()
