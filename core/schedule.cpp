@@ -994,6 +994,9 @@ void buildPlan(const PipelineInput &in, Plan &plan)
             byChunk(-1);
         }
     };
+    // Per stage, the op it stopped at, planned already: woken, it looks at it again.
+    std::vector<PlannedOp> stoppedAt(ks);
+    std::vector<char> stopped(ks, 0);
     // An op finishing wakes the stage that waits for it, so every op is looked at a bounded
     // number of times.
     while (!pending.empty()) {
@@ -1003,9 +1006,16 @@ void buildPlan(const PipelineInput &in, Plan &plan)
         queued[si] = 0;
         for (StageCursor &cursor = cursors[si]; !cursor.done(); cursor.advance()) {
             const ScheduleOp &o = cursor.current();
-            PlannedOp p = planned(o, s);
-            if (p.wait >= 0 && !done[static_cast<std::size_t>(p.wait)])
+            PlannedOp p = stopped[si] ? stoppedAt[si] : planned(o, s);
+            stopped[si] = 0;
+            const auto stop = [&] {
+                stoppedAt[si] = p;
+                stopped[si] = 1;
+            };
+            if (p.wait >= 0 && !done[static_cast<std::size_t>(p.wait)]) {
+                stop();
                 break;
+            }
             // A pair: plan both ops at once, when the second's input is there too. DualPipe(V)
             // lists its pairs; under expertOverlap Megatron-core's combined step runs a backward
             // with the forward after it, both preprocesses, then the step, then both sends
@@ -1022,8 +1032,10 @@ void buildPlan(const PipelineInput &in, Plan &plan)
             }
             if (partner) {
                 PlannedOp q = planned(*partner, s);
-                if (q.wait >= 0 && !done[static_cast<std::size_t>(q.wait)])
+                if (q.wait >= 0 && !done[static_cast<std::size_t>(q.wait)]) {
+                    stop();
                     break;
+                }
                 // The first op still writes its output (the timeline reads its micro-batch
                 // from it); the closing marker, planned before anything that reads it,
                 // moves it to the pair's end.
