@@ -8,6 +8,7 @@
 #include <functional>
 #include <numeric>
 #include <optional>
+#include <unordered_set>
 #include <utility>
 
 namespace core {
@@ -581,6 +582,31 @@ void addAlivePeak(AlivePeaks &peaks, const std::vector<int> &alive)
     peaks.erase(std::remove_if(first + 1, peaks.end(), coveredByAlive), peaks.end());
 }
 
+// addAlivePeak for one stage's counts in turn, trying each count once: a count met before is
+// a peak already or covered by one. A steady state meets the same few counts again and
+// again (interleaved, K = 64, m = 1,024, v = 4: each of about 64 peaks a stage several times
+// over), and trying one against the peaks is a pass over them all. Counts of up to four
+// chunks below 65,536 are told apart exactly by a 64-bit key; others are tried every time.
+class AlivePeakTracker
+{
+public:
+    void add(AlivePeaks &peaks, const std::vector<int> &alive)
+    {
+        if (alive.size() <= 4 &&
+            std::all_of(alive.begin(), alive.end(), [](int n) { return n >= 0 && n < 65536; })) {
+            std::uint64_t key = 0;
+            for (int n : alive)
+                key = key << 16 | static_cast<std::uint64_t>(n);
+            if (!m_seen.insert(key).second)
+                return;
+        }
+        addAlivePeak(peaks, alive);
+    }
+
+private:
+    std::unordered_set<std::uint64_t> m_seen;
+};
+
 } // namespace
 
 std::vector<AlivePeaks> alivePeaks(Schedule schedule, int K, int m, int v)
@@ -596,7 +622,8 @@ std::vector<AlivePeaks> alivePeaks(Schedule schedule, int K, int m, int v)
         std::vector<int> alive(static_cast<std::size_t>(chunks), 0);
         // The count after an F that another F follows is covered by the next: only the last of
         // a run of forwards can be a peak.
-        const auto add = [&] { addAlivePeak(peaks, alive); };
+        AlivePeakTracker tracker;
+        const auto add = [&] { tracker.add(peaks, alive); };
         bool afterForward = false;
         for (StageCursor cursor(in, s); !cursor.done(); cursor.advance()) {
             const ScheduleOp &o = cursor.current();
@@ -917,6 +944,7 @@ void buildPlan(const PipelineInput &in, Plan &plan)
     std::vector<std::vector<int>> aliveByChunk(v > 1 ? ks : 0,
                                                std::vector<int>(static_cast<std::size_t>(v), 0));
     plan.alive.assign(v > 1 ? ks : 0, {});
+    std::vector<AlivePeakTracker> trackers(v > 1 ? ks : 0);
     std::vector<char> queued(ks, 1);
     // Per stage, its last op in `plan.ops`, to pair a backward with the forward after it.
     std::vector<std::int32_t> last(ks, -1);
@@ -977,7 +1005,7 @@ void buildPlan(const PipelineInput &in, Plan &plan)
             plan.peak[si] = std::max(plan.peak[si], ++alive[si]);
             byChunk(+1);
             if (v > 1)
-                addAlivePeak(plan.alive[si], aliveByChunk[si]);
+                trackers[si].add(plan.alive[si], aliveByChunk[si]);
             if (!endsPipeline(in.schedule, K, virtualStages, j))
                 wake(stageOf(j + 1));
         } else if (o.kind == OpKind::backward) {
