@@ -931,7 +931,24 @@ void buildPlan(const PipelineInput &in, Plan &plan)
     const auto ks = static_cast<std::size_t>(K);
     const int virtualStages = v * K;
     const int cells = virtualStages * m;
-    const auto stageOf = [&](int j) { return stageOfVirtual(in.schedule, K, j); };
+    // Per virtual stage j, looked up for every op: its device, whether a micro-batch's forward
+    // starts or ends there; and per device and chunk, its virtual stage.
+    std::vector<int> stageOfJ(static_cast<std::size_t>(virtualStages));
+    std::vector<char> startsAt(stageOfJ.size()), endsAt(stageOfJ.size());
+    for (int j = 0; j < virtualStages; ++j) {
+        const auto jj = static_cast<std::size_t>(j);
+        stageOfJ[jj] = stageOfVirtual(in.schedule, K, j);
+        startsAt[jj] = startsPipeline(in.schedule, K, j);
+        endsAt[jj] = endsPipeline(in.schedule, K, virtualStages, j);
+    }
+    std::vector<int> jOf(ks * static_cast<std::size_t>(v));
+    for (int s = 0; s < K; ++s)
+        for (int c = 0; c < v; ++c)
+            jOf[static_cast<std::size_t>(s * v + c)] = virtualStageOf(in.schedule, K, s, c);
+    const auto stageOf = [&](int j) { return stageOfJ[static_cast<std::size_t>(j)]; };
+    const auto virtualStage = [&](const ScheduleOp &o) {
+        return jOf[static_cast<std::size_t>(o.stage * v + o.chunk)];
+    };
     std::vector<StageCursor> cursors;
     cursors.reserve(ks);
     for (int s = 0; s < K; ++s)
@@ -961,7 +978,7 @@ void buildPlan(const PipelineInput &in, Plan &plan)
     const std::int32_t markerRow = 2 * pairedRows;
     // An op's place in the plan: what it waits for, what it writes, its cost row.
     const auto planned = [&](const ScheduleOp &o, int s) {
-        const int j = virtualStageOf(in.schedule, K, o.stage, o.chunk);
+        const int j = virtualStage(o);
         const int cell = j * m + o.microbatch;
         const bool full = o.kind == OpKind::backward && o.fullBackward;
         PlannedOp p{-1,
@@ -970,11 +987,11 @@ void buildPlan(const PipelineInput &in, Plan &plan)
                     static_cast<std::int16_t>(s),
                     0,
                     static_cast<std::uint8_t>(o.kind)};
-        const bool ends = endsPipeline(in.schedule, K, virtualStages, j);
+        const bool ends = endsAt[static_cast<std::size_t>(j)];
         switch (o.kind) {
         case OpKind::forward:
             p.out = cell;
-            if (!startsPipeline(in.schedule, K, j)) {
+            if (!startsAt[static_cast<std::size_t>(j)]) {
                 p.wait = cell - m;
                 p.hop = stageOf(j - 1) != s ? 1 : 0;
             }
@@ -994,7 +1011,7 @@ void buildPlan(const PipelineInput &in, Plan &plan)
     // stage that waits for it woken.
     const auto finished = [&](const ScheduleOp &o, std::int32_t out, int s) {
         const auto si = static_cast<std::size_t>(s);
-        const int j = virtualStageOf(in.schedule, K, o.stage, o.chunk);
+        const int j = virtualStage(o);
         if (out >= 0)
             done[static_cast<std::size_t>(out)] = 1;
         const auto byChunk = [&](int change) {
@@ -1006,7 +1023,7 @@ void buildPlan(const PipelineInput &in, Plan &plan)
             byChunk(+1);
             if (v > 1)
                 trackers[si].add(plan.alive[si], aliveByChunk[si]);
-            if (!endsPipeline(in.schedule, K, virtualStages, j))
+            if (!endsAt[static_cast<std::size_t>(j)])
                 wake(stageOf(j + 1));
         } else if (o.kind == OpKind::backward) {
             // Activations are freed by the last backward op that reads them:
@@ -1015,7 +1032,7 @@ void buildPlan(const PipelineInput &in, Plan &plan)
                 --alive[si];
                 byChunk(-1);
             }
-            if (!startsPipeline(in.schedule, K, j))
+            if (!startsAt[static_cast<std::size_t>(j)])
                 wake(stageOf(j - 1));
         } else {
             --alive[si];
