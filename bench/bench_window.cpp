@@ -112,7 +112,7 @@ void defaultScenario(benchmark::State &state)
     run(state, core::Scenario{});
 }
 
-void k64m1024(benchmark::State &state)
+core::Scenario k64m1024Scenario()
 {
     core::Scenario s;
     s.model = "llama-3.1-405b"; // 126 layers: room for 64 stages
@@ -120,20 +120,20 @@ void k64m1024(benchmark::State &state)
     s.microbatches = 1024;
     s.tp = 8;
     s.dp = 1;
-    run(state, s);
+    return s;
+}
+
+void k64m1024(benchmark::State &state)
+{
+    run(state, k64m1024Scenario());
 }
 
 // The same scenario with the sequence length dragged instead (8,192 and 4,096 tokens): every
 // op's time changes, the schedule's order of ops does not.
 void k64m1024SeqLen(benchmark::State &state)
 {
-    core::Scenario s;
-    s.model = "llama-3.1-405b";
-    s.pp = 64;
-    s.microbatches = 1024;
-    s.tp = 8;
-    s.dp = 1;
-    run(state, s, QStringLiteral("seq_len"), {QStringLiteral("8192"), QStringLiteral("4096")});
+    run(state, k64m1024Scenario(), QStringLiteral("seq_len"),
+        {QStringLiteral("8192"), QStringLiteral("4096")});
 }
 
 // Serving (docs/inference.md): Llama 3.1 70B on 4 H100s, 16 sequences of 2,048 + 512 tokens;
