@@ -11,6 +11,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace core {
 
@@ -141,7 +142,7 @@ std::optional<ExecutedStrategy> runStrategy(Split w1Split, Split w2Split, int tp
         record.add(Collective::allReduce, t * in.w1.cols());
     }
     for (auto &a : act)
-        a = a.unaryExpr(&gelu);
+        geluInPlace(a);
 
     std::vector<Eigen::MatrixXf> y(n);
     if (w2Split == Split::rows) {
@@ -183,11 +184,32 @@ std::optional<ExecutedStrategy> runStrategy(Split w1Split, Split w2Split, int tp
 
 } // namespace
 
+namespace {
+
+// Hendrycks & Gimpel 2016, §2: 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))). One expression
+// for a float and for an Eigen array, whose tanh is Eigen's rational approximation (the
+// same for one value as for a packet of them), so a matrix runs vectorized and gives, entry
+// by entry, what gelu() gives.
+template <typename T> T geluOf(const T &x)
+{
+    constexpr float kSqrt2OverPi = 0.7978845608028654f;
+    const T u = kSqrt2OverPi * (x + 0.044715f * x * x * x);
+    if constexpr (std::is_same_v<T, float>)
+        return 0.5f * x * (1.0f + Eigen::numext::tanh(u));
+    else
+        return 0.5f * x * (1.0f + u.tanh());
+}
+
+} // namespace
+
 float gelu(float x)
 {
-    // Hendrycks & Gimpel 2016, §2: 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))).
-    constexpr float kSqrt2OverPi = 0.7978845608028654f;
-    return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+    return geluOf(x);
+}
+
+void geluInPlace(Eigen::MatrixXf &m)
+{
+    m.array() = geluOf<Eigen::ArrayXXf>(m.array());
 }
 
 void allReduce(std::vector<Eigen::MatrixXf> &parts)
@@ -360,7 +382,7 @@ Execution executeStrategies(const FfnShape &shape, int tp, std::uint64_t seed,
         out.cancelled = true;
         return out;
     }
-    h = h.unaryExpr(&gelu);
+    geluInPlace(h);
     if (!multiply(in.reference, h, in.w2, tp, ticker)) {
         out.cancelled = true;
         return out;

@@ -150,6 +150,8 @@ void reduceScatterColumns(std::vector<Eigen::MatrixXf> &parts);
 // GeLU, tanh form (Hendrycks & Gimpel 2016, §2); nonlinear, so partial sums
 // must be reduced before it.
 float gelu(float x);
+// gelu() of every entry, vectorized.
+void geluInPlace(Eigen::MatrixXf &m);
 
 // --- The whole analysis behind `parascope shard` ---
 

@@ -156,7 +156,9 @@ ShardingChart::ShardingChart(QWidget *parent)
 void ShardingChart::resizeEvent(QResizeEvent *event)
 {
     QWidget::resizeEvent(event);
-    fitSummary();
+    // The page's own width: the layout has not yet given the scroll area's viewport its new
+    // width, which may still be the old or the first one.
+    fitSummary(width());
 }
 
 void ShardingChart::fitCategories()
@@ -194,19 +196,21 @@ void ShardingChart::fitCategories()
         m_strategyAxis->setTitleText(title);
 }
 
-void ShardingChart::fitSummary()
+void ShardingChart::fitSummary(int width)
 {
     if (!m_summaryScroll)
         return;
-    // The page's own width: called from its resize event, before the layout has given the
-    // scroll area's viewport its new width, which may still be the old or the first one.
-    int need = m_summary->heightForWidth(width());
+    int need = m_summary->heightForWidth(width);
     if (need <= 0)
         need = m_summary->sizeHint().height();
     // The chart first: its title, axes, legend and a readable plot take about fourteen lines
     // of text; the table has what is left, and never less than three lines.
     const int line = fontMetrics().height();
     const int room = std::min(need, std::max(m_pages->height() - 14 * line, 3 * line));
+    // A scroll bar only where the table is cut: one that may appear makes the scroll area
+    // measure the table again at the width the bar would leave, on every change of the text.
+    m_summaryScroll->setVerticalScrollBarPolicy(room < need ? Qt::ScrollBarAsNeeded
+                                                            : Qt::ScrollBarAlwaysOff);
     m_summaryScroll->setFixedHeight(std::max(room, 0));
 }
 
@@ -236,7 +240,9 @@ void ShardingChart::showSummary()
                            ? m_table
                            : m_table +
                                  QStringLiteral("<p><b>%1</b></p>").arg(m_note.toHtmlEscaped()));
-    fitSummary();
+    // New text at the width the label has: the scroll area asks it for its height at that
+    // width too, which then costs no second layout of the table.
+    fitSummary(isVisible() ? m_summaryScroll->viewport()->width() : width());
 }
 
 void ShardingChart::setReport(const core::ShardReport &r, const QString &modelName)

@@ -62,9 +62,9 @@ protected:
 
 private:
     void showSummary();
-    // The table's room: all of it when the chart keeps its own, else what is left and a
-    // scroll bar.
-    void fitSummary();
+    // The table's room at `width`: all of it when the chart keeps its own, else what is left
+    // and a scroll bar.
+    void fitSummary(int width);
     // Each strategy's name under its bars, abbreviated when the bars are too narrow for it.
     void fitCategories();
 
