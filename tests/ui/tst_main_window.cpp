@@ -1357,6 +1357,24 @@ private Q_SLOTS:
         // Stages 2 and 3 are plan A's only: still shown, plan B's slots empty.
         QCOMPARE(chart->categories(),
                  QStringList({"A 0", "B 0", "A 1", "B 1", "A 2", "B 2", "A 3", "B 3"}));
+        QCOMPARE(chart->lighterSlots(QStringLiteral("Weights")), QList<int>({1, 3, 5, 7}));
+        // A longer sequence changes plan A's activations on every stage, which refills the
+        // bars rather than replacing them one by one: plan B's stay beside them, lighter.
+        QVERIFY(document.setField(QStringLiteral("seq_len"), QStringLiteral("8192")));
+        document.flush();
+        const core::Report longer = core::evaluate(document.scenario(), document.presets());
+        for (const core::MemoryTerm &term : core::kMemoryTerms) {
+            const QString label = QString::fromUtf8(term.label);
+            const QList<qreal> a = chart->values(label);
+            const QList<qreal> b = chart->comparisonValues(label);
+            QCOMPARE(a.size(), 4);
+            for (int i = 0; i < 4; ++i)
+                QCOMPARE(a[i], gb(longer.stages[std::size_t(i)].*term.bytes));
+            for (int i = 0; i < 2; ++i)
+                QCOMPARE(b[i], gb(reportB.stages[std::size_t(i)].*term.bytes));
+            QCOMPARE(chart->lighterSlots(label), QList<int>({1, 3, 5, 7}));
+        }
+        QVERIFY(longer.stages[0].activationsBytes > reportA.stages[0].activationsBytes);
         QCOMPARE(chart->comparison().size(), 2);
         QCOMPARE(chart->capacityGb(), gb(reportA.stages.front().capacityBytes));
         QCOMPARE(chart->comparisonCapacityGb(), gb(reportB.stages.front().capacityBytes));

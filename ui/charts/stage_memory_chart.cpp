@@ -129,7 +129,12 @@ void StageMemoryChart::setReport(const core::Report &report, const core::Report 
                                                ->stages[std::size_t(slot.index)].*
                                            core::kMemoryTerms[t].bytes)
                                     : 0.0);
-        if (set->count() != values.size()) {
+        // Qt Charts lays every bar out again for each value replaced, and twice for a set
+        // refilled: a drag of the sequence length changes every stage's activations.
+        qsizetype changed = 0;
+        for (qsizetype j = 0; j < values.size() && j < set->count(); ++j)
+            changed += set->at(int(j)) != values[j];
+        if (set->count() != values.size() || changed > 2) {
             set->remove(0, set->count());
             set->append(values);
         } else {
@@ -137,7 +142,10 @@ void StageMemoryChart::setReport(const core::Report &report, const core::Report 
                 if (set->at(j) != values[j])
                     set->replace(j, values[j]);
         }
-        if (set->selectedBars() != slotsB) {
+        // Qt Charts keeps the selection as a set: its list comes in no particular order.
+        QList<int> selected = set->selectedBars();
+        std::sort(selected.begin(), selected.end());
+        if (selected != slotsB) {
             set->deselectAllBars();
             set->selectBars(slotsB);
         }
@@ -312,6 +320,17 @@ QList<qreal> StageMemoryChart::planValues(const QString &term, int plan) const
 QList<qreal> StageMemoryChart::values(const QString &term) const
 {
     return planValues(term, 0);
+}
+
+QList<int> StageMemoryChart::lighterSlots(const QString &term) const
+{
+    for (const QBarSet *set : m_sets)
+        if (set->label() == term) {
+            QList<int> slots = set->selectedBars();
+            std::sort(slots.begin(), slots.end());
+            return slots;
+        }
+    return {};
 }
 
 QList<qreal> StageMemoryChart::comparisonValues(const QString &term) const

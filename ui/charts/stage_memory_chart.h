@@ -43,6 +43,8 @@ public:
 
     // What is drawn, for tests: plan A's bar values per stage, in GB.
     QList<qreal> values(const QString &term) const;
+    // The slots of one term drawn lighter, as plan B's.
+    QList<int> lighterSlots(const QString &term) const;
     qreal capacityGb() const;
     QStringList categories() const;
     QString axisTitle() const;
