@@ -667,10 +667,19 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
 {
     if (!r.fits && r.firstOverflowStage >= 0) {
         const auto &st = r.stages[static_cast<std::size_t>(r.firstOverflowStage)];
-        r.warnings.push_back({"does-not-fit", "stage " + std::to_string(st.index) +
-                                                  " does not fit: it needs " + gb(st.totalBytes) +
-                                                  " of " + gb(st.capacityBytes) + ", most of it " +
-                                                  r.firstOverflowTerm});
+        std::string message = "stage " + std::to_string(st.index) + " does not fit: it needs " +
+                              gb(st.totalBytes) + " of " + gb(st.capacityBytes) + ", most of it " +
+                              r.firstOverflowTerm;
+        // The first stage over is not always the one to fix first: name the furthest over.
+        if (r.overflowStages > 1) {
+            message += "; " + std::to_string(r.overflowStages) + " stages do not fit";
+            if (r.worstOverflowStage != r.firstOverflowStage) {
+                const auto &worst = r.stages[static_cast<std::size_t>(r.worstOverflowStage)];
+                message += ", the furthest over stage " + std::to_string(worst.index) + " with " +
+                           gb(worst.totalBytes) + ", most of it " + r.worstOverflowTerm;
+            }
+        }
+        r.warnings.push_back({"does-not-fit", std::move(message)});
     }
     if (s.pp > 1 && s.microbatches < s.pp)
         r.warnings.push_back({"pipe-never-fills", "m = " + std::to_string(s.microbatches) +
@@ -1644,15 +1653,24 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         st.capacityBytes = capacity;
         st.headroomBytes = capacity - st.totalBytes;
         st.fits = st.headroomBytes >= 0;
-        if (!st.fits && r.fits) {
-            r.fits = false;
-            r.firstOverflowStage = i;
+        if (!st.fits) {
+            if (r.fits) {
+                r.fits = false;
+                r.firstOverflowStage = i;
+            }
+            ++r.overflowStages;
+            if (r.worstOverflowStage < 0 ||
+                st.headroomBytes < r.stages[std::size_t(r.worstOverflowStage)].headroomBytes)
+                r.worstOverflowStage = i;
         }
         r.stages.push_back(st);
     }
-    if (!r.fits && r.firstOverflowStage >= 0)
+    if (!r.fits && r.firstOverflowStage >= 0) {
         r.firstOverflowTerm =
             largestMemoryTerm(r.stages[static_cast<std::size_t>(r.firstOverflowStage)]);
+        r.worstOverflowTerm =
+            largestMemoryTerm(r.stages[static_cast<std::size_t>(r.worstOverflowStage)]);
+    }
     if (options.warnings)
         addWarnings(r, s, model, device);
     if (!options.memoryOnly)

@@ -156,6 +156,9 @@ struct Report
     bool fits = false;
     int firstOverflowStage = -1;
     std::string firstOverflowTerm; // the largest term of that stage ("optimizer states")
+    int overflowStages = 0;        // how many stages do not fit
+    int worstOverflowStage = -1;   // the stage furthest over its capacity
+    std::string worstOverflowTerm; // the largest term of that stage
     std::vector<Warning> warnings;
     TpCommReport tpComm;
     // The per-operation model's table (docs/step_time.md): one layer's operations on one

@@ -185,6 +185,10 @@ QJsonObject reportToJson(const core::Report &r)
     root.insert(QStringLiteral("first_overflow_stage"), r.firstOverflowStage >= 0
                                                             ? QJsonValue(r.firstOverflowStage)
                                                             : QJsonValue(QJsonValue::Null));
+    root.insert(QStringLiteral("overflow_stages"), r.overflowStages);
+    root.insert(QStringLiteral("worst_overflow_stage"), r.worstOverflowStage >= 0
+                                                            ? QJsonValue(r.worstOverflowStage)
+                                                            : QJsonValue(QJsonValue::Null));
     root.insert(QStringLiteral("warnings"), warnings);
     root.insert(QStringLiteral("stages"), stages);
     root.insert(QStringLiteral("tp_comm"), tpComm);

@@ -68,6 +68,22 @@ public:
     bool hasHeightForWidth() const override { return false; }
 };
 
+// After the first stage over its capacity: how many are, and the furthest over where that is
+// another stage (core's does-not-fit warning, in the unit the window shows).
+QString furthestOver(const core::Report &r)
+{
+    if (r.overflowStages < 2)
+        return {};
+    QString out = MainWindow::tr("; %1 stages do not fit").arg(r.overflowStages);
+    if (r.worstOverflowStage != r.firstOverflowStage && r.worstOverflowStage >= 0) {
+        const auto &worst = r.stages[std::size_t(r.worstOverflowStage)];
+        out += MainWindow::tr(", the furthest over stage %1 with %2, most of it %3")
+                   .arg(worst.index)
+                   .arg(units::format(double(worst.totalBytes)), io::qs(r.worstOverflowTerm));
+    }
+    return out;
+}
+
 } // namespace
 
 MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
@@ -765,7 +781,8 @@ void MainWindow::showNote()
                               .arg(st.index)
                               .arg(units::format(double(st.totalBytes)),
                                    units::format(double(st.capacityBytes)),
-                                   io::qs(current.firstOverflowTerm));
+                                   io::qs(current.firstOverflowTerm)) +
+                          furthestOver(current);
             }
             full << message;
             lines << tr("<span style='color:#8a5a00'>%1</span>")
@@ -831,11 +848,12 @@ void MainWindow::showVerdict()
                        .arg(units::format(static_cast<double>(headroom)));
     } else {
         const auto &stage = r.stages[static_cast<std::size_t>(r.firstOverflowStage)];
-        verdict += tr("Does not fit: stage %1 needs %2 of %3; its largest term is %4.")
+        verdict += tr("Does not fit: stage %1 needs %2 of %3; its largest term is %4")
                        .arg(stage.index)
                        .arg(units::format(static_cast<double>(stage.totalBytes)),
                             units::format(static_cast<double>(stage.capacityBytes)),
-                            io::qs(r.firstOverflowTerm));
+                            io::qs(r.firstOverflowTerm)) +
+                   furthestOver(r) + u'.';
     }
     if (m_comparison) {
         const core::Report &b = m_comparison->report;

@@ -891,6 +891,58 @@ private Q_SLOTS:
         QVERIFY(r.warnings.front().message.ends_with("most of it weights"));
     }
 
+    // The first stage over its capacity is not always the one to fix first. Llama 3.1 405B on
+    // K = 64, T = 8, m = 1,024 micro-batches of 8,192 tokens: the first stages hold the most
+    // micro-batches' activations under 1F1B, but the last keeps every micro-batch's logits
+    // (pytorch/pytorch#159251): m × s × ⌈V/T⌉ × 2 bytes = 1,024 × 8,192 × 16,032 × 2.
+    void furthestOverIsNamed()
+    {
+        Scenario s;
+        s.model = "llama-3.1-405b";
+        s.pp = 64;
+        s.tp = 8;
+        s.dp = 1;
+        s.microbatches = 1024;
+        s.seqLen = 8192;
+        const Report r = evaluate(s, m_presets);
+        QVERIFY(r.ok());
+        QVERIFY(!r.fits);
+        QCOMPARE(r.stages.back().cachedOutputsBytes, std::int64_t(1024) * 8192 * 16032 * 2);
+        int over = 0;
+        for (const StageReport &st : r.stages)
+            over += st.totalBytes > st.capacityBytes;
+        QVERIFY(over > 1);
+        QCOMPARE(r.overflowStages, over);
+        QCOMPARE(r.firstOverflowStage, 0);
+        QCOMPARE(r.firstOverflowTerm, std::string("activations"));
+        QCOMPARE(r.worstOverflowStage, 63);
+        QCOMPARE(r.worstOverflowTerm, std::string("cached outputs"));
+        const std::string &message = r.warnings.front().message;
+        QVERIFY2(message.find("; " + std::to_string(over) +
+                              " stages do not fit, the furthest over stage 63 with ") !=
+                     std::string::npos,
+                 message.c_str());
+        QVERIFY2(message.ends_with("most of it cached outputs"), message.c_str());
+
+        // Where the first stage over is also the furthest, only the count is added; one stage
+        // over, nothing.
+        s.cacheOutputs = false;
+        const Report first = evaluate(s, m_presets);
+        QCOMPARE(first.worstOverflowStage, 0);
+        QVERIFY(first.overflowStages > 1);
+        QVERIFY2(first.warnings.front().message.ends_with("most of it activations; " +
+                                                          std::to_string(first.overflowStages) +
+                                                          " stages do not fit"),
+                 first.warnings.front().message.c_str());
+        s.pp = 1;
+        s.microbatches = 1;
+        s.seqLen = 4096;
+        const Report one = evaluate(s, m_presets);
+        QCOMPARE(one.overflowStages, 1);
+        QCOMPARE(one.worstOverflowStage, 0);
+        QVERIFY(one.warnings.front().message.find("stages do not fit") == std::string::npos);
+    }
+
     // The planner counts what fits from memory-only reports (EvaluateOptions::memoryOnly), which
     // time no operation: every stage's terms, the verdict and the memory's warnings are the full
     // evaluation's, for each kind of pipeline and for ep_overlap's pairs, the one place where

@@ -16,6 +16,7 @@
 #include "ui/main_window.h"
 #include "ui/scenario_document.h"
 #include "ui/sources_dialog.h"
+#include "ui/units.h"
 #include "ui/widgets/slider_spin.h"
 #include "widget_helpers.h"
 
@@ -1440,6 +1441,35 @@ private Q_SLOTS:
         QTRY_COMPARE(changed.count(), 1);
         QCOMPARE(document.scenario().device, std::string("mi300x"));
         QCOMPARE(window.chart<StageMemoryChart>()->capacityGb(), 192.0 * core::kGiB / core::kGB);
+    }
+
+    // The status line and the note name the stage furthest over its capacity when it is not
+    // the first one over (core::Report::worstOverflowStage), in the window's unit.
+    void furthestOverIsNamed()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        for (const auto &[key, value] : {std::pair{"model", "llama-3.1-405b"},
+                                         {"pp", "64"},
+                                         {"tp", "8"},
+                                         {"dp", "1"},
+                                         {"microbatches", "1024"},
+                                         {"seq_len", "8192"}})
+            QVERIFY2(document.setField(QString::fromLatin1(key), QString::fromLatin1(value)), key);
+        document.flush();
+        const core::Report &r = document.report();
+        QCOMPARE(r.worstOverflowStage, 63);
+        const QString furthest =
+            QStringLiteral("stages do not fit, the furthest over stage 63 with %1, most of it "
+                           "cached outputs")
+                .arg(units::format(double(r.stages.back().totalBytes)));
+        QTRY_VERIFY2(window.verdict()->text().contains(QStringLiteral("Does not fit: stage 0 ")),
+                     qPrintable(window.verdict()->text()));
+        QVERIFY2(window.verdict()->text().contains(furthest), qPrintable(window.verdict()->text()));
+        // The note's line is cut to the window's width; its tooltip has it whole.
+        QVERIFY2(window.note()->toolTip().contains(furthest), qPrintable(window.note()->toolTip()));
     }
 
     void trainingInInt4IsExplained()
