@@ -694,7 +694,7 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                  (counted != model.layers ? " layers and the two ends" : " layers") +
                  " do not divide into " + std::to_string(s.pp) + " stages; the first " +
                  std::to_string(counted % s.pp) + " take one more"});
-    if (const auto layout = pipelineLayoutStages(s)) {
+    if (const auto layout = pipelineLayoutStages(s, model)) {
         if (s.endsInPipelineSplit && s.pp > 1)
             r.warnings.push_back({"ends-in-split-unused",
                                   "pipeline_layout places the embedding and the loss itself; "
@@ -1312,7 +1312,7 @@ std::vector<LayerRun> virtualStageLayers(const Scenario &s, const ModelSpec &mod
     const int parts = mirrored ? s.pp : chunks * s.pp;
     std::vector<int> split;
     // A custom layout (validate checked it: K x chunks entries, every layer placed).
-    if (const auto layout = pipelineLayoutStages(s);
+    if (const auto layout = pipelineLayoutStages(s, model);
         layout && layout->size() == static_cast<std::size_t>(parts) && model.hasArchitecture())
         for (const LayoutStage &stage : *layout)
             split.push_back(stage.decoders);

@@ -150,7 +150,9 @@ const std::array kFields{
               "every stage, then chunk 1 (interleaved), or the V's 2K parts (dualpipev); E the "
               "embedding (first), t a transformer "
               "layer, L the LM head and loss (last), (..)*n and t*n repeat, e.g. "
-              "Et*4|(t*4|)*14,tL; even: the even split (docs/DESIGN.md §3.3).",
+              "Et*4|(t*4|)*14,tL; even: the even split; parameters: DeepSpeed PipelineModule's "
+              "default partition_method, the stages balanced by parameter count with the "
+              "embedding and the LM head (docs/DESIGN.md §3.3).",
               {},
               "even"},
     FieldInfo{"reserve_gib", &Scenario::reserveGib,

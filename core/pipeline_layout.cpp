@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
 
 namespace core {
@@ -170,6 +171,61 @@ std::vector<LayoutStage> layoutOfCounts(const std::vector<int> &decoders)
         out.back().loss = true;
     }
     return out;
+}
+
+std::vector<int> balancedPartition(const std::vector<double> &weights, int parts)
+{
+    const int n = static_cast<int>(weights.size());
+    const int m = std::max(parts, 1);
+    std::vector<int> bounds(static_cast<std::size_t>(m) + 1, 0);
+    if (n <= m) {
+        // partition_uniform: one item a part while they last.
+        for (int p = 0; p <= m; ++p)
+            bounds[static_cast<std::size_t>(p)] = std::min(p, n);
+        return bounds;
+    }
+    // dp_max, dp_min and dp_cost[i][j]: the heaviest and lightest of j runs over the first i
+    // items and their difference, as partition_balanced keeps them (infinite: no such cut).
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    const auto at = [m](int i, int j) {
+        return static_cast<std::size_t>(i) * static_cast<std::size_t>(m + 1) +
+               static_cast<std::size_t>(j);
+    };
+    const std::size_t cells = at(n, m) + 1;
+    std::vector<double> most(cells, inf), least(cells, inf), cost(cells, inf);
+    std::vector<int> position(cells, 0);
+    std::vector<double> prefix(static_cast<std::size_t>(n) + 1, 0.0);
+    for (int i = 0; i < n; ++i)
+        prefix[static_cast<std::size_t>(i) + 1] =
+            prefix[static_cast<std::size_t>(i)] + weights[static_cast<std::size_t>(i)];
+    most[at(0, 0)] = 0;
+    cost[at(0, 0)] = 0;
+    for (int i = 1; i <= n; ++i)
+        for (int j = 1; j <= std::min(i, m); ++j)
+            for (int k = 0; k < i; ++k) {
+                const double run =
+                    prefix[static_cast<std::size_t>(i)] - prefix[static_cast<std::size_t>(k)];
+                const double hi = std::max(most[at(k, j - 1)], run);
+                const double lo = std::min(least[at(k, j - 1)], run);
+                const double c = hi - lo; // infinite where k cannot end j − 1 runs
+
+                if (cost[at(i, j)] >= c) {
+                    cost[at(i, j)] = c;
+                    most[at(i, j)] = hi;
+                    least[at(i, j)] = lo;
+                    position[at(i, j)] = k;
+                }
+            }
+    bounds[static_cast<std::size_t>(m)] = n;
+    for (int j = m; j >= 1; --j)
+        bounds[static_cast<std::size_t>(j) - 1] =
+            position[at(bounds[static_cast<std::size_t>(j)], j)];
+    return bounds;
+}
+
+double balancedPartitionSteps(std::size_t items, int parts)
+{
+    return static_cast<double>(items) * static_cast<double>(items) * std::max(parts, 1);
 }
 
 } // namespace core

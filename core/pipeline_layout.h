@@ -35,4 +35,13 @@ std::string pipelineLayoutText(const std::vector<LayoutStage> &stages);
 // the last, as Megatron-core requires them.
 std::vector<LayoutStage> layoutOfCounts(const std::vector<int> &decoders);
 
+// DeepSpeed's partition_balanced (deepspeed/runtime/utils.py): `weights`, in order, cut into
+// `parts` runs of at least one item each by the linear-partition dynamic programme, which
+// minimises the heaviest run less the lightest, a later cut winning a tie; with no more items
+// than parts, partition_uniform's runs. The parts + 1 boundaries, from 0 to the item count.
+std::vector<int> balancedPartition(const std::vector<double> &weights, int parts);
+
+// The steps balancedPartition takes: items² × parts.
+double balancedPartitionSteps(std::size_t items, int parts);
+
 } // namespace core

@@ -116,11 +116,16 @@ int deviceDecoders(const Scenario &s, const std::vector<LayoutStage> &layout, in
 // last, each once, and every decoder layer placed).
 std::optional<InputError> checkPipelineLayout(const Scenario &s, const ModelSpec &m)
 {
-    const auto parsed = parsePipelineLayout(s.pipelineLayout);
+    const auto error = [](const std::string &why) { return InputError{"pipeline_layout", why}; };
+    const bool parameters = s.pipelineLayout == kParametersLayout;
+    // DeepSpeed's pipeline engine runs one part a stage, in its own 1F1B order.
+    if (parameters && s.mode == Mode::training && chunksPerStage(s.schedule, s.virtualStages) > 1)
+        return error("parameters is DeepSpeed's partition, one part a stage: it places no "
+                     "interleaved chunks or DualPipe copies");
+    const auto parsed = parameters ? parametersLayout(s, m) : parsePipelineLayout(s.pipelineLayout);
     if (const auto *why = std::get_if<std::string>(&parsed))
         return InputError{"pipeline_layout", *why};
     const auto &layout = std::get<std::vector<LayoutStage>>(parsed);
-    const auto error = [](const std::string &why) { return InputError{"pipeline_layout", why}; };
     if (!m.hasArchitecture())
         return error("a model given by its size alone has no layers to place");
     // DualPipeV's 2K parts are its virtual stages in the V's order (device i runs parts i and
@@ -176,7 +181,7 @@ std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
     // The first stages take the extra layers of an uneven split (splitLayers); a layout may
     // give any stage more.
     double stageLayers = (m.layers + s.pp - 1) / s.pp;
-    if (const auto layout = pipelineLayoutStages(s))
+    if (const auto layout = pipelineLayoutStages(s, m))
         for (int stage = 0; stage < s.pp; ++stage)
             stageLayers =
                 std::max(stageLayers, static_cast<double>(deviceDecoders(s, *layout, stage)));
@@ -256,14 +261,59 @@ int countedLayers(int layers, int stages, bool endsCounted)
     return endsCounted && stages > 1 ? layers + 2 : layers;
 }
 
-std::optional<std::vector<LayoutStage>> pipelineLayoutStages(const Scenario &s)
+std::optional<std::vector<LayoutStage>> pipelineLayoutStages(const Scenario &s,
+                                                             const ModelSpec &model)
 {
     if (s.pipelineLayout.empty())
         return std::nullopt;
-    auto parsed = parsePipelineLayout(s.pipelineLayout);
+    auto parsed = s.pipelineLayout == kParametersLayout ? parametersLayout(s, model)
+                                                        : parsePipelineLayout(s.pipelineLayout);
     if (auto *stages = std::get_if<std::vector<LayoutStage>>(&parsed))
         return std::move(*stages);
     return std::nullopt;
+}
+
+std::variant<std::vector<LayoutStage>, std::string> parametersLayout(const Scenario &s,
+                                                                     const ModelSpec &m)
+{
+    if (!m.hasArchitecture())
+        return std::string("a model given by its size alone has no layers to place");
+    const ParamCounts counts = countParams(m, s.tp, {s.ep, s.expertTpDegree()});
+    // The layer specs in order: the embedding, the layers, the final norm, the LM head.
+    std::vector<double> weights;
+    weights.reserve(static_cast<std::size_t>(m.layers) + 3);
+    weights.push_back(static_cast<double>(counts.embedding));
+    for (int i = 0; i < m.layers; ++i)
+        weights.push_back(
+            static_cast<double>(isMoeLayer(m, i) ? counts.perMoeLayer : counts.perLayer));
+    weights.push_back(static_cast<double>(counts.finalNorm));
+    weights.push_back(static_cast<double>(counts.lmHead > 0 ? counts.lmHead : counts.embedding));
+    if (balancedPartitionSteps(weights.size(), s.pp) > kParametersLayoutSteps)
+        return "DeepSpeed's partition of " + std::to_string(weights.size()) + " layer specs over " +
+               std::to_string(s.pp) +
+               " stages searches items² × stages steps, more than Parascope takes in an "
+               "evaluation; write the layout out instead";
+    // The last search, kept: a drag of any slider but the model, T, E and K asks again.
+    thread_local std::vector<double> lastWeights;
+    thread_local int lastStages = 0;
+    thread_local std::vector<int> lastBounds;
+    if (weights != lastWeights || s.pp != lastStages) {
+        lastBounds = balancedPartition(weights, s.pp);
+        lastWeights = std::move(weights);
+        lastStages = s.pp;
+    }
+    // Items 1 to L are the layers; the final norm (item L + 1) goes with the LM head.
+    const int n = m.layers + 3;
+    std::vector<LayoutStage> out(static_cast<std::size_t>(s.pp));
+    for (int stage = 0; stage < s.pp; ++stage) {
+        LayoutStage &st = out[static_cast<std::size_t>(stage)];
+        const int from = lastBounds[static_cast<std::size_t>(stage)];
+        const int to = lastBounds[static_cast<std::size_t>(stage) + 1];
+        st.embedding = from == 0;
+        st.loss = to == n;
+        st.decoders = std::max(0, std::min(to, m.layers + 1) - std::max(from, 1));
+    }
+    return out;
 }
 
 std::vector<int> splitLayers(int layers, int stages, bool endsCounted)

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 namespace core {
@@ -66,8 +68,25 @@ std::vector<int> splitLayers(int layers, int stages, bool endsCounted = false);
 // loss counted (one stage holds both ends whatever the setting).
 int countedLayers(int layers, int stages, bool endsCounted);
 
+// pipeline_layout's value for DeepSpeed PipelineModule's default partition_method: the stages
+// balanced by the parameters each holds, the embedding and the LM head included.
+inline constexpr std::string_view kParametersLayout = "parameters";
+
+// The most steps (balancedPartitionSteps) a parameters layout may take: 130 layer specs over
+// 64 stages take about a million.
+inline constexpr double kParametersLayoutSteps = 2e7;
+
 // The scenario's pipeline_layout, one entry a virtual stage; nullopt when it has none or it
-// does not parse (validate says why).
-std::optional<std::vector<LayoutStage>> pipelineLayoutStages(const Scenario &scenario);
+// does not parse (validate says why). `parameters` is DeepSpeed's partition of this model.
+std::optional<std::vector<LayoutStage>> pipelineLayoutStages(const Scenario &scenario,
+                                                             const ModelSpec &model);
+
+// DeepSpeed's PipelineModule with partition_method='parameters' (deepspeed/runtime/pipe/
+// module.py, _partition_layers): each layer spec weighs the parameters a device builds of it
+// (the embedding, each transformer layer, the final norm, the LM head: a tied one builds the
+// embedding again), and balancedPartition cuts them into K stages. The error says why it
+// cannot (a size-only model, too large a search).
+std::variant<std::vector<LayoutStage>, std::string> parametersLayout(const Scenario &scenario,
+                                                                     const ModelSpec &model);
 
 } // namespace core

@@ -2,6 +2,7 @@
 #include "core/echo.h"
 #include "core/fields.h"
 #include "core/framework.h"
+#include "core/validate.h"
 #include "io/framework_config.h"
 #include "io/json_fields.h"
 
@@ -530,7 +531,11 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
         notes.push_back("K = " + std::to_string(s.pp) +
                         ": deepspeed.pipe.PipelineModule(num_stages=" + std::to_string(s.pp) +
                         "), 1F1B (deepspeed/runtime/pipe/schedule.py, TrainSchedule)");
-    if (s.pp > 1 && (!s.pipelineLayout.empty() || s.endsInPipelineSplit))
+    if (s.pp > 1 && s.pipelineLayout == core::kParametersLayout)
+        notes.push_back("pipeline_layout parameters: PipelineModule(partition_method="
+                        "'parameters'), its default (deepspeed/runtime/pipe/module.py), set in "
+                        "the model code, not this file");
+    else if (s.pp > 1 && (!s.pipelineLayout.empty() || s.endsInPipelineSplit))
         notes.push_back((s.pipelineLayout.empty() ? std::string("ends_in_pipeline_split")
                                                   : "pipeline_layout " + s.pipelineLayout) +
                         ": PipelineModule places the layers by its partition_method "

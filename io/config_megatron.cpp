@@ -2440,7 +2440,12 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
     // below); quoted, for its | and parentheses.
     // Interleaved parts that differ by a layer (the torchtitan profile's split) have no
     // Megatron-LM flags but a layout: written as the one Parascope runs.
+    // DeepSpeed's partition by parameters, written out as the layout it makes.
     std::string layout = s.pipelineLayout;
+    if (layout == core::kParametersLayout) {
+        const auto stages = core::pipelineLayoutStages(s, model);
+        layout = stages ? core::pipelineLayoutText(*stages) : std::string();
+    }
     if (layout.empty() && s.framework == core::Framework::torchtitan && s.pp > 1 &&
         s.schedule == core::Schedule::interleaved && s.virtualStages > 1 &&
         model.hasArchitecture() &&

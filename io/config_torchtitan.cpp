@@ -858,9 +858,10 @@ namespace {
 
 // The scenario's pipeline_layout as module_fqns_per_model_part: a list of module names a part
 // (tok_embeddings, layers.N, and norm with lm_head, the names of models/common/decoder.py).
-std::string moduleParts(const core::Scenario &s, std::vector<std::string> &notes)
+std::string moduleParts(const core::Scenario &s, const core::ModelSpec &model,
+                        std::vector<std::string> &notes)
 {
-    const auto layout = core::pipelineLayoutStages(s);
+    const auto layout = core::pipelineLayoutStages(s, model);
     if (!layout)
         return "[]";
     std::string out = "[";
@@ -1000,7 +1001,7 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
             body += "pipeline_parallel_first_stage_less_layers = 0\n"
                     "pipeline_parallel_last_stage_less_layers = 0\n";
         if (!s.pipelineLayout.empty()) {
-            body += "module_fqns_per_model_part = " + moduleParts(s, notes) + "\n";
+            body += "module_fqns_per_model_part = " + moduleParts(s, model, notes) + "\n";
         } else if (s.schedule == core::Schedule::interleaved && s.virtualStages != 2) {
             // pipeline_parallel.py: stages = ceil((layers + first + last) / layers per stage).
             const long long weighted = model.layers + 2 * ends;

@@ -162,6 +162,107 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(r.error->key), QStringLiteral("pipeline_layout"));
     }
 
+    // DeepSpeed's partition_balanced (deepspeed/runtime/utils.py) on cases worked by hand:
+    // it minimises the heaviest run less the lightest, a later cut winning a tie, and with no
+    // more items than parts gives one item a part (partition_uniform).
+    void balancedPartitionByHand_data()
+    {
+        QTest::addColumn<QList<double>>("weights");
+        QTest::addColumn<int>("parts");
+        QTest::addColumn<QList<int>>("bounds");
+        // 30 equal layers over 4: any split into 8, 8, 7, 7 costs 1, and the later cuts win.
+        QTest::addRow("30 equal over 4")
+            << QList<double>(30, 1.0) << 4 << QList<int>{0, 8, 16, 23, 30};
+        // 2|1 1 2 costs 2, 2 1|1 2 costs 0, 2 1 1|2 costs 2.
+        QTest::addRow("the balanced cut") << QList<double>{2, 1, 1, 2} << 2 << QList<int>{0, 2, 4};
+        // 1|1 1 and 1 1|1 both cost 1: the later cut.
+        QTest::addRow("a tie goes to the later cut")
+            << QList<double>{1, 1, 1} << 2 << QList<int>{0, 2, 3};
+        QTest::addRow("fewer items than parts")
+            << QList<double>{5, 5, 5} << 5 << QList<int>{0, 1, 2, 3, 3, 3};
+    }
+    void balancedPartitionByHand()
+    {
+        QFETCH(QList<double>, weights);
+        QFETCH(int, parts);
+        QFETCH(QList<int>, bounds);
+        const std::vector<int> got =
+            balancedPartition(std::vector<double>(weights.begin(), weights.end()), parts);
+        QCOMPARE(QList<int>(got.begin(), got.end()), bounds);
+    }
+
+    // pipeline_layout=parameters: DeepSpeed PipelineModule's default partition_method. Llama
+    // 3.1 8B's layer specs weigh 525,336,576 (the embedding, 128,256 x 4,096), 218,112,000
+    // each of 32 layers (4,096 x 6,144 attention in, 4,096² out, 3 x 4,096 x 14,336 MLP, two
+    // norms), 4,096 (the final norm) and 525,336,576 (the untied head). Over 4 stages, 2,008M
+    // each would be even: E + 7 layers and 7 + the head weigh 2,052.1M, 9 layers 1,963.0M, 89M
+    // apart; E + 8 layers against 8 is 525M apart, and any other cut puts two stages a layer
+    // or more apart besides. Over 8 the runs are E + 2, 5, 5, 5, 5, 4, 4 and 2 + the head:
+    // 872.4M to 1,090.6M, a layer apart, as close as whole layers allow.
+    void parametersIsDeepSpeedsPartition_data()
+    {
+        QTest::addColumn<int>("stages");
+        QTest::addColumn<QList<int>>("layers");
+        QTest::addRow("K = 4") << 4 << QList<int>{7, 9, 9, 7};
+        QTest::addRow("K = 8") << 8 << QList<int>{2, 5, 5, 5, 5, 4, 4, 2};
+    }
+    void parametersIsDeepSpeedsPartition()
+    {
+        QFETCH(int, stages);
+        QFETCH(QList<int>, layers);
+        const Scenario s =
+            scenario({"model=llama-3.1-8b", "tp=1", "dp=1", "microbatches=8",
+                      QStringLiteral("pp=%1").arg(stages), "pipeline_layout=parameters"});
+        const ParamCounts counts = countParams(*m_presets.model("llama-3.1-8b"));
+        QCOMPARE(counts.embedding, std::int64_t{525'336'576});
+        QCOMPARE(counts.perLayer, std::int64_t{218'112'000});
+        QCOMPARE(counts.lmHead, std::int64_t{525'336'576});
+        const Report r = evaluate(s, m_presets);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        QCOMPARE(stageLayers(r), layers);
+        QVERIFY(!r.hasWarning("uneven-stages"));
+        // The stages' parameters as the cut weighs them.
+        QCOMPARE(r.stages.front().params, counts.embedding + layers.front() * counts.perLayer);
+        QCOMPARE(r.stages.back().params,
+                 layers.back() * counts.perLayer + counts.finalNorm + counts.lmHead);
+        // Megatron-LM's flags for the same split: the layout written out.
+        const auto written = pipelineLayoutStages(s, *m_presets.model("llama-3.1-8b"));
+        QVERIFY(written);
+        QCOMPARE(describe(*written).split(u'|').size(), stages);
+        QVERIFY(describe(*written).startsWith(QStringLiteral("E%1|").arg(layers.front())));
+    }
+
+    // DeepSpeed's engine runs one part a stage; a model of its size alone has no layer specs.
+    void parametersRefusesWhatDeepSpeedCannotRun_data()
+    {
+        QTest::addColumn<QStringList>("settings");
+        QTest::addColumn<QString>("words");
+        const QStringList base{"model=llama-3.1-8b", "pp=4", "dp=1", "microbatches=8",
+                               "pipeline_layout=parameters"};
+        QTest::addRow("interleaved")
+            << base + QStringList{"schedule=interleaved", "virtual_stages=2"} << "one part a stage";
+        QTest::addRow("dualpipev")
+            << base + QStringList{"schedule=dualpipev"} << "one part a stage";
+    }
+    void parametersRefusesWhatDeepSpeedCannotRun()
+    {
+        QFETCH(QStringList, settings);
+        QFETCH(QString, words);
+        const Report r = evaluate(scenario(settings), m_presets);
+        QVERIFY(!r.ok());
+        QCOMPARE(QString::fromStdString(r.error->key), QStringLiteral("pipeline_layout"));
+        QVERIFY2(QString::fromStdString(r.error->message).contains(words),
+                 r.error->message.c_str());
+        Scenario sizeOnly = scenario({"pp=2", "pipeline_layout=parameters"});
+        ModelSpec m;
+        m.id = "size-only";
+        m.params = 8'000'000'000;
+        sizeOnly.customModel = m;
+        const Report alone = evaluate(sizeOnly, m_presets);
+        QVERIFY(!alone.ok());
+        QCOMPARE(QString::fromStdString(alone.error->key), QStringLiteral("pipeline_layout"));
+    }
+
     // A layout places the ends itself: ends_in_pipeline_split (torchtitan's profile sets it)
     // is not used, and the report says so.
     void layoutOverridesTheEndsCounted()

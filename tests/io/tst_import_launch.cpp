@@ -852,6 +852,40 @@ private Q_SLOTS:
         QCOMPARE(script.find("--window-attn-skip-freq") != std::string::npos, period > 0);
     }
 
+    // DeepSpeed's partition by parameters (pipeline_layout=parameters) has no Megatron-LM flag;
+    // the emitter writes the layout it makes (Llama 3.1 8B over 4 stages: 7, 9, 9, 7 layers,
+    // docs/DESIGN.md §3.3), which reads back to the same stages. The DeepSpeed file names the
+    // partition_method its model code keeps.
+    void parametersLayoutIsWrittenOut()
+    {
+        Scenario s;
+        for (const char *setting : {"model=llama-3.1-8b", "pp=4", "tp=1", "dp=2", "microbatches=8",
+                                    "pipeline_layout=parameters"})
+            QVERIFY(!setField(s, std::string(setting).substr(0, std::string(setting).find('=')),
+                              std::string(setting).substr(std::string(setting).find('=') + 1)));
+        const auto emitted = io::emitConfig(s, m_presets, Framework::megatron);
+        QVERIFY(std::holds_alternative<std::string>(emitted));
+        const std::string &text = std::get<std::string>(emitted);
+        QVERIFY2(text.find("--pipeline-model-parallel-layout 'Et*7|(t*9|)*2,t*7L'") !=
+                     std::string::npos,
+                 text.c_str());
+        const auto back =
+            io::importConfig(QByteArray::fromStdString(text), Scenario{}, m_presets, {});
+        if (const auto *error = std::get_if<InputError>(&back))
+            QFAIL((error->toString() + "\n" + text).c_str());
+        const Report read = evaluate(*std::get<io::ImportedConfig>(back).scenario, m_presets);
+        QVERIFY2(read.ok(), read.error ? read.error->message.c_str() : "");
+        QCOMPARE(read.stages.size(), std::size_t{4});
+        const int want[] = {7, 9, 9, 7};
+        for (std::size_t i = 0; i < 4; ++i)
+            QCOMPARE(read.stages[i].layers, want[i]);
+        const auto deepspeed = io::emitConfig(s, m_presets, Framework::deepspeed);
+        QVERIFY(std::holds_alternative<std::string>(deepspeed));
+        QVERIFY2(std::get<std::string>(deepspeed).find("partition_method='parameters'") !=
+                     std::string::npos,
+                 std::get<std::string>(deepspeed).c_str());
+    }
+
     // torchtitan's interleaved parts may differ by a layer (its profile counts the ends:
     // Llama 3.1 8B's 32 + 2 layers over 8 parts); Megatron-LM's flags cannot say so, its layout
     // can: the emitter writes the parts Parascope runs, and they read back the same.

@@ -65,8 +65,12 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                  : QString();
     // A custom layout places the layers instead of the even split.
     const QString placed =
-        s.pipelineLayout.empty()
-            ? QString()
+        s.pipelineLayout.empty() ? QString()
+        : s.pipelineLayout == core::kParametersLayout
+            ? QObject::tr("; DeepSpeed's partition by parameters (PipelineModule's default "
+                          "partition_method) places %1 of the layers on stage 0 beside the "
+                          "embedding (deepspeed/runtime/pipe/module.py; docs/DESIGN.md §3.3)")
+                  .arg(st.layers)
             : QObject::tr("; pipeline_layout %1 places %2 of the layers on stage 0 (Megatron-LM's "
                           "--pipeline-model-parallel-layout; docs/DESIGN.md §3.3)")
                   .arg(io::qs(s.pipelineLayout))
