@@ -897,13 +897,8 @@ private Q_SLOTS:
     // (pytorch/pytorch#159251): m × s × ⌈V/T⌉ × 2 bytes = 1,024 × 8,192 × 16,032 × 2.
     void furthestOverIsNamed()
     {
-        Scenario s;
-        s.model = "llama-3.1-405b";
-        s.pp = 64;
-        s.tp = 8;
-        s.dp = 1;
-        s.microbatches = 1024;
-        s.seqLen = 8192;
+        Scenario s = scenario(
+            {"model=llama-3.1-405b", "pp=64", "tp=8", "dp=1", "microbatches=1024", "seq_len=8192"});
         const Report r = evaluate(s, m_presets);
         QVERIFY(r.ok());
         QVERIFY(!r.fits);
