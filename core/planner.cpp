@@ -852,6 +852,14 @@ std::vector<std::pair<std::string, RejectionGroup>> rejectionsByCount(const Reje
 
 PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanControl &control)
 {
+    // The search splits every K evenly (docs/planner.md); the base scenario's own placement,
+    // written for one K or DeepSpeed's by parameters, would otherwise be asked of every K and
+    // schedule, and PlanLayout::applyTo drops it from what is applied.
+    if (!request.base.pipelineLayout.empty()) {
+        PlanRequest even = request;
+        even.base.pipelineLayout.clear();
+        return plan(even, presets, control);
+    }
     const auto started = std::chrono::steady_clock::now();
     PlanResult result;
     if (auto e = checkRequest(request, presets)) {

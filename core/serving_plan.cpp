@@ -62,6 +62,9 @@ Scenario servingLayout(const Scenario &base, int tp, int pp, int dp, int m, int 
     s.virtualStages = 1;
     s.recompute = Recompute::none;
     s.sequenceParallel = false;
+    // Every K split evenly, as the training planner does: a placement written for one K
+    // refused every other shape, and the whole request with it.
+    s.pipelineLayout.clear();
     s.microbatches = m;
     s.microbatchSize = b;
     return s;

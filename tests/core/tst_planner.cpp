@@ -1309,6 +1309,39 @@ private Q_SLOTS:
         QCOMPARE(counted, countedAt);
     }
 
+    // docs/planner.md: the search splits every K evenly. A placement the base scenario carries
+    // (written for its own K, or DeepSpeed's by parameters) changes nothing in it: the same
+    // layouts, counts and times as without, and none refused for the placement. The search
+    // once asked the written layout of every K and schedule.
+    void baseLayoutDoesNotChangeTheSearch_data()
+    {
+        QTest::addColumn<QString>("layout");
+        QTest::newRow("written for K = 2") << "Et*20|t*12L";
+        QTest::newRow("DeepSpeed's by parameters") << "parameters";
+    }
+    void baseLayoutDoesNotChangeTheSearch()
+    {
+        QFETCH(QString, layout);
+        PlanRequest even = request("model=llama-3.1-8b,pp=2", 8, 16, 100000);
+        even.prune = false;
+        PlanRequest placed = even;
+        placed.base.pipelineLayout = layout.toStdString();
+        const PlanResult a = plan(even, presets);
+        const PlanResult b = plan(placed, presets);
+        QVERIFY(!a.error && !b.error);
+        QCOMPARE(b.layouts, a.layouts);
+        QCOMPARE(b.feasible, a.feasible);
+        QCOMPARE(b.candidates.size(), a.candidates.size());
+        for (std::size_t i = 0; i < a.candidates.size(); ++i) {
+            QVERIFY(b.candidates[i].sameLayout(a.candidates[i]));
+            QCOMPARE(b.candidates[i].stepTimeS, a.candidates[i].stepTimeS);
+        }
+        for (const auto &[reason, group] : b.rejected)
+            QVERIFY2(reason.find("pipeline_layout") == std::string::npos, reason.c_str());
+        // What is applied is what was planned: the even split.
+        QVERIFY(b.candidates.front().apply(placed.base).pipelineLayout.empty());
+    }
+
     // The bound on the step time stays a bound with experts and context parallelism: pruning
     // stays exact.
     void boundHoldsForExpertsAndContext_data()

@@ -276,6 +276,35 @@ private Q_SLOTS:
                             [](const ServingCandidate &c) { return c.devicesPerReplica() == 1; }));
     }
 
+    // A placement the loaded scenario carries (written for its own K, or DeepSpeed's by
+    // parameters) is not asked of every shape: the search splits every K evenly and plans as
+    // it does without one. It once refused the whole request ("2 stages, but pp = 1").
+    void basePipelineLayoutDoesNotLeak_data()
+    {
+        QTest::addColumn<QString>("layout");
+        QTest::newRow("written for K = 2") << "Et*60|t*20L";
+        QTest::newRow("DeepSpeed's by parameters") << "parameters";
+    }
+    void basePipelineLayoutDoesNotLeak()
+    {
+        QFETCH(QString, layout);
+        const ServingPlanRequest even = request("model=llama-3.1-70b,pp=2", 8);
+        ServingPlanRequest placed = even;
+        placed.base.pipelineLayout = layout.toStdString();
+        const ServingPlanResult a = planServing(even, presets());
+        const ServingPlanResult b = planServing(placed, presets());
+        QVERIFY2(!b.error, b.error ? b.error->toString().c_str() : "");
+        QVERIFY(!a.candidates.empty());
+        QCOMPARE(b.candidates.size(), a.candidates.size());
+        for (std::size_t i = 0; i < a.candidates.size(); ++i) {
+            QCOMPARE(b.candidates[i].tp, a.candidates[i].tp);
+            QCOMPARE(b.candidates[i].pp, a.candidates[i].pp);
+            QCOMPARE(b.candidates[i].microbatchSize, a.candidates[i].microbatchSize);
+            QCOMPARE(b.candidates[i].tpotS, a.candidates[i].tpotS);
+            QVERIFY(b.candidates[i].apply(placed.base).pipelineLayout.empty());
+        }
+    }
+
     // Nothing fits in N: the smallest deployment is found beyond it. The seed: 70B at FP16
     // (140 GB) does not fit one 80 GB device, and does four with T = 4.
     void smallestBeyondTheDevicesSearched()
