@@ -208,7 +208,6 @@ std::vector<int> balancedPartition(const std::vector<double> &weights, int parts
                 const double hi = std::max(most[at(k, j - 1)], run);
                 const double lo = std::min(least[at(k, j - 1)], run);
                 const double c = hi - lo; // infinite where k cannot end j − 1 runs
-
                 if (cost[at(i, j)] >= c) {
                     cost[at(i, j)] = c;
                     most[at(i, j)] = hi;
