@@ -12,6 +12,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCompleter>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QLabel>
@@ -214,7 +215,15 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     buffers->addItem(tr("FSDP2's"), QStringLiteral("fsdp"));
     addCheck(QStringLiteral("cache_outputs"), tr("&Cache last-stage outputs"));
     addCheck(QStringLiteral("ends_in_pipeline_split"), tr("Embedding, loss as layers"));
-    addText(QStringLiteral("pipeline_layout"), tr("Pipeline layout"), tr("even split"));
+    // Besides a layout written out, the two words it takes: the even split and DeepSpeed's
+    // partition by parameters (docs/DESIGN.md §3.3).
+    QLineEdit *layout =
+        addText(QStringLiteral("pipeline_layout"), tr("Pipeline layout"), tr("even split"));
+    layout->setCompleter(
+        new QCompleter(QStringList{QStringLiteral("even"),
+                                   QString::fromLatin1(core::kParametersLayout.data(),
+                                                       qsizetype(core::kParametersLayout.size()))},
+                       layout));
     // The orders by their own names, as Megatron-LM writes them; each item says what it does.
     QComboBox *order = addChoice(QStringLiteral("rank_order"), tr("Rank order"));
     addExplained(order, QStringLiteral("tp-cp-ep-dp-pp"), QStringLiteral("tp-cp-ep-dp-pp"),

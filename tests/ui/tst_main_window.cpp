@@ -24,6 +24,7 @@
 #include <QApplication>
 #include <QChartView>
 #include <QComboBox>
+#include <QCompleter>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFontInfo>
@@ -555,6 +556,18 @@ private Q_SLOTS:
         document.undoStack()->undo();
         document.flush();
         QCOMPARE(line->text(), QStringLiteral("Et*16|t*16L"));
+        // The completer offers the two words besides a layout; DeepSpeed's partition by
+        // parameters places Llama 3.1 8B's layers 7, 9, 9, 7 (tst_pipeline_layout).
+        QVERIFY(line->completer());
+        line->completer()->setCompletionPrefix(QStringLiteral("par"));
+        QCOMPARE(line->completer()->currentCompletion(), QStringLiteral("parameters"));
+        document.setField(QStringLiteral("tp"), QStringLiteral("1"));
+        line->setText(QStringLiteral("parameters"));
+        Q_EMIT line->editingFinished();
+        document.flush();
+        QVERIFY2(document.report().ok(),
+                 document.report().error ? document.report().error->message.c_str() : "");
+        QCOMPARE(stageLayers(document.report()), (QList<int>{7, 9, 9, 7}));
     }
 
     // mfu is auto unless a number forces it (core/fields.cpp): its box shows "auto" at its
