@@ -262,7 +262,9 @@ std::vector<bool> endsInSplit(const Context &c, const DeviceSplit &split)
     const Framework framework = c.request.base.framework;
     if (split.pp == 1 || !c.model.hasArchitecture())
         return {c.request.base.endsInPipelineSplit}; // no split it could change
-    if (!offersEndsInPipelineSplit(framework, true))
+    // DeepSpeed's partition by parameters weighs the ends itself.
+    if (!offersEndsInPipelineSplit(framework, true) ||
+        c.request.base.pipelineLayout == kParametersLayout)
         return {false};
     const std::vector<int> counted = splitLayers(c.model.layers, split.pp, true);
     if (std::min(counted.front(), counted.back()) < 1)
@@ -291,6 +293,9 @@ std::vector<std::pair<Schedule, int>> schedules(const Context &c, const DeviceSp
     for (Schedule schedule : {Schedule::gpipe, Schedule::oneFOneB, Schedule::zbH1})
         if (offersSchedule(framework, schedule) && !sameStages)
             out.push_back({schedule, 1});
+    // DeepSpeed's partition by parameters places one part a stage (validate's rule).
+    if (c.request.base.pipelineLayout == kParametersLayout)
+        return out;
     // DualPipeV (validate's rules): m >= 2K, two chunks of at least a layer a stage, both ends
     // on stage 0.
     if (offersSchedule(framework, Schedule::dualPipeV) && microbatches >= 2 * split.pp &&
@@ -826,8 +831,10 @@ PlanLayout PlanLayout::of(const Scenario &s)
 void PlanLayout::applyTo(Scenario &s) const
 {
     forEachLayoutField([&](const auto &field) { s.*field.scenario = this->*field.layout; });
-    // A custom placement belongs to one K and v: the planner splits every K evenly.
-    s.pipelineLayout.clear();
+    // A written placement belongs to one K and v: the planner splits every K evenly, or as
+    // DeepSpeed's partition by parameters does, which the scenario keeps.
+    if (s.pipelineLayout != kParametersLayout)
+        s.pipelineLayout.clear();
 }
 
 bool PlanLayout::sameSplit(const PlanLayout &other) const
@@ -852,10 +859,10 @@ std::vector<std::pair<std::string, RejectionGroup>> rejectionsByCount(const Reje
 
 PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanControl &control)
 {
-    // The search splits every K evenly (docs/planner.md); the base scenario's own placement,
-    // written for one K or DeepSpeed's by parameters, would otherwise be asked of every K and
-    // schedule, and PlanLayout::applyTo drops it from what is applied.
-    if (!request.base.pipelineLayout.empty()) {
+    // The search splits every K evenly (docs/planner.md), or as DeepSpeed's partition by
+    // parameters does, which places any K; a placement written for one K would otherwise be
+    // asked of every K and schedule, and PlanLayout::applyTo drops it from what is applied.
+    if (!request.base.pipelineLayout.empty() && request.base.pipelineLayout != kParametersLayout) {
         PlanRequest even = request;
         even.base.pipelineLayout.clear();
         return plan(even, presets, control);

@@ -293,22 +293,42 @@ std::variant<std::vector<LayoutStage>, std::string> parametersLayout(const Scena
                std::to_string(s.pp) +
                " stages searches items² × stages steps, more than Parascope takes in an "
                "evaluation; write the layout out instead";
-    // The last search, kept: a drag of any slider but the model, T, E and K asks again.
-    thread_local std::vector<double> lastWeights;
-    thread_local int lastStages = 0;
-    thread_local std::vector<int> lastBounds;
-    if (weights != lastWeights || s.pp != lastStages) {
-        lastBounds = balancedPartition(weights, s.pp);
-        lastWeights = std::move(weights);
-        lastStages = s.pp;
+    // The last searches, kept: a drag of any slider but the model, T, E and K asks again, and
+    // the planner asks of a few T, E and K in turn.
+    struct Search
+    {
+        std::vector<double> weights;
+        int stages = 0;
+        std::vector<int> bounds;
+    };
+    constexpr std::size_t kKeptSearches = 16;
+    thread_local std::vector<Search> kept;
+    thread_local std::size_t next = 0;
+    const auto found = std::find_if(kept.begin(), kept.end(), [&](const Search &k) {
+        return k.stages == s.pp && k.weights == weights;
+    });
+    const std::vector<int> *bounds = nullptr;
+    if (found != kept.end()) {
+        bounds = &found->bounds;
+    } else {
+        Search search{weights, s.pp, balancedPartition(weights, s.pp)};
+        if (kept.size() < kKeptSearches) {
+            kept.push_back(std::move(search));
+            bounds = &kept.back().bounds;
+        } else {
+            kept[next] = std::move(search);
+            bounds = &kept[next].bounds;
+            next = (next + 1) % kKeptSearches;
+        }
     }
+    const std::vector<int> &cuts = *bounds;
     // Items 1 to L are the layers; the final norm (item L + 1) goes with the LM head.
     const int n = m.layers + 3;
     std::vector<LayoutStage> out(static_cast<std::size_t>(s.pp));
     for (int stage = 0; stage < s.pp; ++stage) {
         LayoutStage &st = out[static_cast<std::size_t>(stage)];
-        const int from = lastBounds[static_cast<std::size_t>(stage)];
-        const int to = lastBounds[static_cast<std::size_t>(stage) + 1];
+        const int from = cuts[static_cast<std::size_t>(stage)];
+        const int to = cuts[static_cast<std::size_t>(stage) + 1];
         st.embedding = from == 0;
         st.loss = to == n;
         st.decoders = std::max(0, std::min(to, m.layers + 1) - std::max(from, 1));

@@ -191,6 +191,9 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
                   qs(core::toString(request.base.precision)), qs(core::toString(request.base.mode)),
                   formatCount(request.globalBatch))
              .arg(request.base.seqLen);
+    if (request.base.pipelineLayout == core::kParametersLayout)
+        s << QStringLiteral("Stages          each K split by parameter count (DeepSpeed "
+                            "PipelineModule's partition_method='parameters')\n");
     if (request.rank != core::PlanRank::time)
         s << QStringLiteral("Ranked by       %1, over every device count that divides %2\n")
                  .arg(rankText(request.rank), formatCount(request.devices));

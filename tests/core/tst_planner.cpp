@@ -1310,22 +1310,14 @@ private Q_SLOTS:
     }
 
     // docs/planner.md: the search splits every K evenly. A placement the base scenario carries
-    // (written for its own K, or DeepSpeed's by parameters) changes nothing in it: the same
-    // layouts, counts and times as without, and none refused for the placement. The search
-    // once asked the written layout of every K and schedule.
-    void baseLayoutDoesNotChangeTheSearch_data()
-    {
-        QTest::addColumn<QString>("layout");
-        QTest::newRow("written for K = 2") << "Et*20|t*12L";
-        QTest::newRow("DeepSpeed's by parameters") << "parameters";
-    }
+    // for its own K changes nothing in it: the same layouts, counts and times as without, and
+    // none refused for the placement. The search once asked it of every K and schedule.
     void baseLayoutDoesNotChangeTheSearch()
     {
-        QFETCH(QString, layout);
         PlanRequest even = request("model=llama-3.1-8b,pp=2", 8, 16, 100000);
         even.prune = false;
         PlanRequest placed = even;
-        placed.base.pipelineLayout = layout.toStdString();
+        placed.base.pipelineLayout = "Et*20|t*12L";
         const PlanResult a = plan(even, presets);
         const PlanResult b = plan(placed, presets);
         QVERIFY(!a.error && !b.error);
@@ -1340,6 +1332,37 @@ private Q_SLOTS:
             QVERIFY2(reason.find("pipeline_layout") == std::string::npos, reason.c_str());
         // What is applied is what was planned: the even split.
         QVERIFY(b.candidates.front().apply(placed.base).pipelineLayout.empty());
+    }
+
+    // DeepSpeed's partition by parameters places any K: with it in the base scenario, every K
+    // the search tries is split so, each candidate is what evaluating it gives, and a row
+    // applied keeps it. DeepSpeed's engine runs one part a stage: no interleaved or DualPipe
+    // layout, and the ends are its weighing, never counted as layers.
+    void parametersLayoutIsSearched()
+    {
+        PlanRequest req = request("model=llama-3.1-8b,pipeline_layout=parameters", 8, 16, 100000);
+        req.prune = false;
+        const PlanResult result = plan(req, presets);
+        QVERIFY(!result.error);
+        bool fourStages = false;
+        for (const PlanCandidate &c : result.candidates) {
+            QVERIFY(c.schedule == Schedule::gpipe || c.schedule == Schedule::oneFOneB ||
+                    c.schedule == Schedule::zbH1);
+            QVERIFY(!c.endsInPipelineSplit || c.pp == 1);
+            const Scenario s = c.apply(req.base);
+            QCOMPARE(s.pipelineLayout, std::string("parameters"));
+            const Report r = evaluate(s, presets);
+            QVERIFY2(r.ok() && r.stepTime, qPrintable(describe(s)));
+            QCOMPARE(r.stepTime->stepTimeS, c.stepTimeS);
+            // Llama 3.1 8B at T = 1 over 4 stages: 7, 9, 9, 7 (tst_pipeline_layout).
+            if (c.pp == 4 && c.tp == 1) {
+                QCOMPARE(stageLayers(r), (QList<int>{7, 9, 9, 7}));
+                fourStages = true;
+            }
+        }
+        QVERIFY(fourStages);
+        for (const auto &[reason, group] : result.rejected)
+            QVERIFY2(reason.find("pipeline_layout") == std::string::npos, reason.c_str());
     }
 
     // The bound on the step time stays a bound with experts and context parallelism: pruning
