@@ -10,7 +10,8 @@
 //   (indices into the built-in presets) | 14 precision uint8 (index into core::Precision)
 //   15 flags uint8: bit 0 exhaustive (no pruning), bit 1 distinct, bit 2 inference (also
 //   searched by core::planServing, generating byte 16 mod 64 tokens), bit 3 FP32 gradients,
-//   bit 4 keep a large device count as it is, bits 5 and 6 the deployment's targets
+//   bit 4 keep a large device count as it is, bits 5 and 6 the deployment's targets, bit 7
+//   pipeline_layout=parameters (DeepSpeed's partition, searched at every K)
 //   16 maxVirtualStages uint8 | 17 sequence length uint8: 2^(7 + n mod 8) tokens
 //
 // The work per input stays small: a value the planner must refuse goes to it as it is
@@ -211,6 +212,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         request.base.mode = core::Mode::inference;
     if (flags & 8)
         request.base.gradPrecision = core::Precision::fp32;
+    if (flags & 128)
+        request.base.pipelineLayout = core::kParametersLayout;
     request.base.seqLen = 1 << (7 + in.at<std::uint8_t>(17) % 8);
 
     const core::PlanResult result = core::plan(request, presets);

@@ -573,6 +573,33 @@ private Q_SLOTS:
         QCOMPARE(io::writeScenario(w.document.scenario()), beforeJson);
     }
 
+    // DeepSpeed's partition by parameters in the explorer: the search splits every K so and
+    // says it does, and a row loaded keeps it and evaluates as the planner promised.
+    void parametersLayoutIsKeptByTheSearch()
+    {
+        Window w;
+        w.document.setField(QStringLiteral("model"), QStringLiteral("llama-3.1-8b"));
+        w.document.setField(QStringLiteral("pipeline_layout"), QStringLiteral("parameters"));
+        w.document.flush();
+        open(w);
+        setInputs(w, 8, 16, 50);
+        runAndWait(w);
+        QVERIFY2(w.panel->summaryLabel()->text().contains(QStringLiteral("parameter count")),
+                 qPrintable(w.panel->summaryLabel()->text()));
+        int row = 0;
+        while (row < w.panel->sortModel()->rowCount() && rowCandidate(w, row).pp == 1)
+            ++row;
+        QVERIFY(row < w.panel->sortModel()->rowCount());
+        clickRow(w, row);
+        const core::PlanCandidate c = rowCandidate(w, row);
+        QTest::mouseClick(w.panel->loadButton(), Qt::LeftButton);
+        w.document.flush();
+        QCOMPARE(w.document.fieldText("pipeline_layout"), QStringLiteral("parameters"));
+        QCOMPARE(w.document.scenario().pp, c.pp);
+        QVERIFY(w.document.report().ok());
+        QCOMPARE(w.document.report().stepTime->stepTimeS, c.stepTimeS);
+    }
+
     // Issue #18 §7 in the window: the headroom spin box and the ranking combo box feed the
     // search (an H100 SXM has 80 GiB: with 10 GiB free no row holds more than 70 GiB; by
     // cost, 8B's cheapest layout on up to 16 devices joined by a 40 Gb/s network, 5 GB/s a

@@ -77,6 +77,9 @@ QString summary(const core::PlanRequest &request, const core::PlanResult &r)
                  io::formatCount(request.globalBatch), io::formatCount(r.layouts),
                  io::formatCount(r.feasible), QString::number(request.headroomGib),
                  io::formatCount(r.evaluated), io::formatCount(r.pruned), duration(r.elapsedS));
+    if (request.base.pipelineLayout == core::kParametersLayout)
+        text += QLatin1Char(' ') + tr("Each K split by parameter count (DeepSpeed "
+                                      "PipelineModule's partition_method='parameters').");
     if (request.rank != core::PlanRank::time)
         text += QLatin1Char(' ') + tr("Ranked by %1.").arg(io::rankText(request.rank));
     if (!r.rejected.empty())
