@@ -170,6 +170,15 @@ private:
         return w.panel->sortModel()->index(row, column).data().toString();
     }
 
+    // The first table row (sorted) whose candidate `pick` takes; the row count when none does.
+    template <typename Pick> static int firstRow(const Window &w, Pick pick)
+    {
+        int row = 0;
+        while (row < w.panel->sortModel()->rowCount() && !pick(rowCandidate(w, row)))
+            ++row;
+        return row;
+    }
+
     static void clickRow(Window &w, int row)
     {
         QTableView *table = w.panel->table();
@@ -510,10 +519,8 @@ private Q_SLOTS:
         const int steps = undo->count();
 
         // A row whose layout is not the explorer's already.
-        int row = 0;
-        while (row < w.panel->sortModel()->rowCount() &&
-               rowCandidate(w, row).apply(before) == before)
-            ++row;
+        const int row =
+            firstRow(w, [&](const core::PlanCandidate &c) { return !(c.apply(before) == before); });
         QVERIFY(row < w.panel->sortModel()->rowCount());
         clickRow(w, row);
         const core::PlanCandidate c = rowCandidate(w, row);
@@ -586,9 +593,7 @@ private Q_SLOTS:
         runAndWait(w);
         QVERIFY2(w.panel->summaryLabel()->text().contains(QStringLiteral("parameter count")),
                  qPrintable(w.panel->summaryLabel()->text()));
-        int row = 0;
-        while (row < w.panel->sortModel()->rowCount() && rowCandidate(w, row).pp == 1)
-            ++row;
+        const int row = firstRow(w, [](const core::PlanCandidate &c) { return c.pp > 1; });
         QVERIFY(row < w.panel->sortModel()->rowCount());
         clickRow(w, row);
         const core::PlanCandidate c = rowCandidate(w, row);
