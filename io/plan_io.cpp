@@ -145,6 +145,12 @@ QJsonObject planToJson(const core::PlanRequest &request, const core::PlanResult 
     root.insert(QStringLiteral("precision"), qs(core::toString(request.base.precision)));
     root.insert(QStringLiteral("mode"), qs(core::toString(request.base.mode)));
     root.insert(QStringLiteral("seq_len"), request.base.seqLen);
+    // How the search split each K: evenly, or by DeepSpeed's partition by parameters.
+    root.insert(QStringLiteral("pipeline_layout"),
+                request.base.pipelineLayout == core::kParametersLayout
+                    ? QLatin1String(core::kParametersLayout.data(),
+                                    qsizetype(core::kParametersLayout.size()))
+                    : QLatin1String("even"));
     root.insert(QStringLiteral("devices"), request.devices);
     root.insert(QStringLiteral("global_batch"), request.globalBatch);
     root.insert(QStringLiteral("distinct"), request.distinct);

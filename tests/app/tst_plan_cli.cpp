@@ -35,6 +35,12 @@ private Q_SLOTS:
         QCOMPARE(r.value("device").toString(), "h100-sxm");
         QCOMPARE(r.value("devices").toInt(), 64);
         QCOMPARE(r.value("global_batch").toInt(), 512);
+        QCOMPARE(r.value("pipeline_layout").toString(), "even");
+        QCOMPARE(json("--set model=llama-3.1-8b --set pipeline_layout=parameters --devices 8 "
+                      "--global-batch 16 --top 1")
+                     .value("pipeline_layout")
+                     .toString(),
+                 "parameters");
         QVERIFY(r.value("evaluated").toInteger() > 0);
         QVERIFY(r.value("layouts").toInteger() >= r.value("evaluated").toInteger());
         QVERIFY(r.value("elapsed_s").toDouble() > 0);
