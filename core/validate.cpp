@@ -6,6 +6,7 @@
 #include "core/schedule.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -123,8 +124,16 @@ std::optional<InputError> checkPipelineLayout(const Scenario &s, const ModelSpec
         return error("parameters is DeepSpeed's partition, one part a stage: it places no "
                      "interleaved chunks or DualPipe copies");
     const auto parsed = parameters ? parametersLayout(s, m) : parsePipelineLayout(s.pipelineLayout);
-    if (const auto *why = std::get_if<std::string>(&parsed))
-        return InputError{"pipeline_layout", *why};
+    if (const auto *why = std::get_if<std::string>(&parsed)) {
+        // A word that is not a layout was meant as one of the two the key takes.
+        const bool word = std::all_of(s.pipelineLayout.begin(), s.pipelineLayout.end(), [](char c) {
+            return std::isalpha(static_cast<unsigned char>(c));
+        });
+        return error(!parameters && word && s.pipelineLayout.size() > 1
+                         ? *why + "; or a word: even (the even split) or parameters (DeepSpeed's "
+                                  "partition by parameter count)"
+                         : *why);
+    }
     const auto &layout = std::get<std::vector<LayoutStage>>(parsed);
     if (!m.hasArchitecture())
         return error("a model given by its size alone has no layers to place");

@@ -144,6 +144,9 @@ private Q_SLOTS:
             << base + QStringList{"schedule=interleaved", "virtual_stages=2",
                                   "pipeline_layout=parameters"}
             << "one part a stage";
+        QTest::addRow("a word it does not take")
+            << base + QStringList{"pipeline_layout=Parameters"}
+            << "or a word: even (the even split) or parameters";
         QTest::addRow("parameters, dualpipev")
             << base + QStringList{"schedule=dualpipev", "pipeline_layout=parameters"}
             << "one part a stage";
