@@ -902,13 +902,22 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         params = std::max(params, stage.params);
     StepTimeReport out;
     if (training) {
-        // Adam's update of the parameters this device owns: 1/D of them from ZeRO-1 on
-        // (Rajbhandari et al. 2020, §5), at memory bandwidth.
-        const double owned = s.zero >= 1 ? static_cast<double>(params) / (s.dp * s.cp) : params;
-        st.optimizerS = memorySeconds(
-            *t.rates, owned * optimizerBytesPerParam(states.optimizerBytes, states.gradBytes,
-                                                     bitsPerValue(heldWeightPrecision(s)) / 8.0,
-                                                     s.precision == Precision::fp32));
+        // Adam's update of the parameters this device owns, 1/D of them from ZeRO-1 on, and
+        // the gradients it holds, 1/D from ZeRO-2 (Rajbhandari et al. 2020, §5), at memory
+        // bandwidth.
+        const double shard = static_cast<double>(params) / (s.dp * s.cp);
+        const double owned = s.zero >= 1 ? shard : params;
+        const double held = s.zero >= 2 ? shard : params;
+        OptimizerInput in;
+        in.step = frameworkProfile(s.framework).optimizerStep;
+        in.zero = s.zero;
+        in.optimizerBytes = states.optimizerBytes;
+        in.gradBytes = states.gradBytes;
+        in.weightBytes = bitsPerValue(heldWeightPrecision(s)) / 8.0;
+        in.fp32Weights = s.precision == Precision::fp32;
+        in.lossScaled = s.precision == Precision::fp16;
+        const OptimizerTraffic traffic = optimizerTraffic(in);
+        st.optimizerS = memorySeconds(*t.rates, owned * traffic.owned + held * traffic.held);
     }
     // The D x C ranks T apart hold the same parameters and reduce their gradients together
     // (Megatron-core distributed_data_parallel.py: the data-parallel group with context

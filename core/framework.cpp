@@ -191,7 +191,12 @@ const std::array kProfiles{
                      true,
                      // torchtitan/distributed/activation_checkpoint.py, SelectiveAC.
                      Recompute::op,
-                     DpBuckets::fsdpUnits},
+                     DpBuckets::fsdpUnits,
+                     0,
+                     true,
+                     // torchtitan/components/optimizer/optimizer.py (fused AdamW, zero_grad
+                     // set_to_none), torchtitan/distributed/utils.py (clip_grad_norm_).
+                     OptimizerStep::torch},
     FrameworkProfile{Framework::deepspeed,
                      "DeepSpeed",
                      kDeepSpeedSettings,
@@ -209,9 +214,10 @@ const std::array kProfiles{
                      // deepspeed/runtime/zero/config.py: reduce_bucket_size 5e8 elements.
                      DpBuckets::fixed,
                      5e8,
-                     // PipelineModule balances its stages by parameters, which Parascope
-                     // models as the even split (the ends_in_pipeline_split setting above).
-                     false},
+                     // Megatron-DeepSpeed's GPT pipeline: the ends beside the layers (the
+                     // ends_in_pipeline_split setting above).
+                     false,
+                     OptimizerStep::deepspeed},
 };
 
 // A selective recomputation (the attention core's, or per op) that is not the kind the

@@ -32,6 +32,24 @@ enum class DpBuckets
     fsdpUnits,
 };
 
+// Whose optimizer step a framework runs, for the passes it makes over the parameters
+// (docs/step_time.md, "Optimizer").
+enum class OptimizerStep
+{
+    // Megatron-LM's MixedPrecisionOptimizer: an FP32 master copy of the 16-bit weights,
+    // gradients scaled only when they clip (clip_grad_norm_fp32), the gradient buffer zeroed
+    // for the next step (DistributedDataParallel.zero_grad_buffer).
+    megatron,
+    // torch.optim on FP32 parameters that PyTorch FSDP2 casts at each gather: no master copy,
+    // every gradient scaled by the clipping coefficient (clip_grads_with_norm_), gradients
+    // freed (zero_grad(set_to_none=True)).
+    torch,
+    // DeepSpeed: BF16_Optimizer under ZeRO-1 with FP32 accumulation (deepspeed/runtime/
+    // engine.py, _do_optimizer_sanity_check), otherwise ZeRO's own, which scales every
+    // gradient (unscale_and_clip_grads) and frees them; both keep FP32 master partitions.
+    deepspeed,
+};
+
 // A training framework's defaults as a block of scenario keys, and the layouts it offers
 // (docs/frameworks.md). Choosing the framework sets the block; every key stays settable,
 // and a key set differently afterwards shows the profile as changed.
@@ -64,6 +82,7 @@ struct FrameworkProfile
     // Whether its pipeline split can count the embedding and the loss as a layer each
     // (ends_in_pipeline_split), so that the planner tries the split both ways.
     bool countsEndsInSplit = true;
+    OptimizerStep optimizerStep = OptimizerStep::megatron;
 };
 
 const FrameworkProfile &frameworkProfile(Framework framework);

@@ -4,6 +4,7 @@
 // layer, and the work around the layers, timed from its own FLOPs and bytes on the device.
 #include "core/comm_cost.h"
 #include "core/device.h"
+#include "core/framework.h"
 #include "core/model.h"
 #include "core/scenario.h"
 #include "core/step_time.h"
@@ -200,9 +201,25 @@ EndTimes firstStageTimes(const ModelSpec &model, const LayerConfig &config,
 EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &config,
                         const DeviceRates &rates);
 
-// Bytes per parameter the Adam step reads and writes, for the optimizer and gradient
-// bytes per parameter of the scenario and the weight precision.
-double optimizerBytesPerParam(int optimizerBytes, int gradBytes, double weightBytes,
-                              bool fp32Weights);
+// What the optimizer step of a training scenario passes over (docs/step_time.md, "Optimizer").
+struct OptimizerInput
+{
+    OptimizerStep step = OptimizerStep::megatron;
+    int zero = 0;
+    int optimizerBytes = 12; // per parameter: FP32 master weights (unless FP32 weights) and moments
+    int gradBytes = 2;       // per gradient as accumulated
+    double weightBytes = 2;  // per weight as held
+    bool fp32Weights = false;
+    bool lossScaled = false; // FP16: gradients carry the dynamic loss scale
+};
+
+// Bytes the Adam step reads and writes: `owned` for each parameter whose update the device
+// runs (1/D of the stage's from ZeRO-1), `held` for each gradient it holds (1/D from ZeRO-2).
+struct OptimizerTraffic
+{
+    double owned = 0;
+    double held = 0;
+};
+OptimizerTraffic optimizerTraffic(const OptimizerInput &in);
 
 } // namespace core

@@ -258,14 +258,16 @@ private Q_SLOTS:
         // The first stage sends forward only, the last backward only.
         QVERIFY(near(r.stepTime->stages[0][TimePart::pipelineComm], 16 * send, 1e-9));
         QVERIFY(near(r.stepTime->stages[3][TimePart::pipelineComm], 16 * send, 1e-9));
-        // Optimizer: ZeRO-1 over D = 2, each owned parameter reads and writes 12 bytes of
-        // FP32 states, reads its BF16 gradient twice and zeroes it, and writes BF16 weights:
-        // 2·12 + 3·2 + 2 = 32 bytes, at 0.9 × 3,350 GB/s, for the stage with most parameters.
+        // Optimizer, Megatron-LM's passes: ZeRO-1 over D = 2, each owned parameter casts its
+        // BF16 gradient to FP32 (2 + 4), reads it for the norm (4), runs Adam over FP32
+        // gradient, master weight and two moments (4·4 + 3·4) and writes the BF16 weight from
+        // the master (4 + 2): 44 bytes; every held gradient is zeroed (2). At 0.9 × 3,350
+        // GB/s, for the stage with most parameters.
         std::int64_t params = 0;
         for (const StageReport &st : r.stages)
             params = std::max(params, st.params);
-        QVERIFY(near(r.stepTime->breakdown[TimePart::optimizer], params / 2.0 * 32 / (3350e9 * 0.9),
-                     1e-9));
+        QVERIFY(near(r.stepTime->breakdown[TimePart::optimizer],
+                     (params / 2.0 * 44 + params * 2.0) / (3350e9 * 0.9), 1e-9));
         // Tokens per step: m · b · s · D = 16 · 1 · 4096 · 2 = 131,072; energy at 700 W × 64.
         const StepTimeReport &st = *r.stepTime;
         QVERIFY(near(st.tokensPerS, 131'072 / st.stepTimeS));
@@ -682,6 +684,95 @@ private Q_SLOTS:
         QVERIFY(r.stepTime->stepTimeS > fused.stepTime->stepTimeS);
         QVERIFY(std::none_of(fused.layerOps.begin(), fused.layerOps.end(),
                              [](const LayerOp &o) { return o.key == "grad_accumulation"; }));
+    }
+
+    // The optimizer step's passes per parameter, as each framework's code makes them
+    // (docs/step_time.md, "Optimizer"): cast 16-bit gradients to FP32 (g + 4), scale them
+    // (8), read them for the norm (4, or g before the cast), Adam over FP32 gradient,
+    // parameter and moments (4·4 + 3·4 = 28), write the weights from the master (4 + w); and
+    // per held gradient, zero it (g).
+    void optimizerPassesByHand_data()
+    {
+        QTest::addColumn<int>("step");
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<int>("gradBytes");
+        QTest::addColumn<double>("weightBytes");
+        QTest::addColumn<bool>("fp32Weights");
+        QTest::addColumn<bool>("lossScaled");
+        QTest::addColumn<double>("owned");
+        QTest::addColumn<double>("held");
+        const int megatron = int(OptimizerStep::megatron);
+        const int torch = int(OptimizerStep::torch);
+        const int deepspeed = int(OptimizerStep::deepspeed);
+        // Megatron-LM v2.0 to v2.5, FP16 gradients under dynamic loss scaling: .float() copy,
+        // _unscale_main_grads_and_check_for_nan, clip_grad_norm_fp32's l2norm, Adam, the
+        // copy back to FP16.
+        QTest::addRow("Megatron-LM FP16, FP16 gradients")
+            << megatron << 0 << 2 << 2.0 << false << true << 6.0 + 8 + 4 + 28 + 6 << 2.0;
+        // main_grad already FP32: .float() copies nothing; no scaler in BF16.
+        QTest::addRow("Megatron-LM BF16, FP32 gradients")
+            << megatron << 1 << 4 << 2.0 << false << false << 4.0 + 28 + 6 << 4.0;
+        QTest::addRow("Megatron-LM FP8 parameters, FP32 gradients")
+            << megatron << 1 << 4 << 1.0 << false << false << 4.0 + 28 + 5 << 4.0;
+        // FP32 training: the weights are the parameters Adam updates, two FP32 moments.
+        QTest::addRow("Megatron-LM FP32")
+            << megatron << 0 << 4 << 4.0 << true << false << 4.0 + 28 << 4.0;
+        // FSDP2's FP32 parameters: clip_grads_with_norm_ scales always, no copy back, freed.
+        QTest::addRow("torchtitan BF16, FP32 gradients")
+            << torch << 3 << 4 << 2.0 << false << false << 8.0 + 4 + 28 << 0.0;
+        QTest::addRow("torchtitan BF16 gradients")
+            << torch << 3 << 2 << 2.0 << false << false << 6.0 + 8 + 4 + 28 << 0.0;
+        // BF16_Optimizer: norm over FP32 gradients, clipping only over the limit, its FP32
+        // gradient buffer zeroed (clear_hp_grads).
+        QTest::addRow("DeepSpeed ZeRO-1 BF16, FP32 gradients")
+            << deepspeed << 1 << 4 << 2.0 << false << false << 4.0 + 28 + 6 << 4.0;
+        // ZeRO's own optimizer: unscale_and_clip_grads always, the norm read before the cast.
+        QTest::addRow("DeepSpeed ZeRO-2 BF16, FP32 gradients")
+            << deepspeed << 2 << 4 << 2.0 << false << false << 8.0 + 4 + 28 + 6 << 0.0;
+        QTest::addRow("DeepSpeed ZeRO-1 FP16, FP16 gradients")
+            << deepspeed << 1 << 2 << 2.0 << false << true << 6.0 + 8 + 2 + 28 + 6 << 0.0;
+    }
+    void optimizerPassesByHand()
+    {
+        QFETCH(int, step);
+        QFETCH(int, zero);
+        QFETCH(int, gradBytes);
+        QFETCH(double, weightBytes);
+        QFETCH(bool, fp32Weights);
+        QFETCH(bool, lossScaled);
+        QFETCH(double, owned);
+        QFETCH(double, held);
+        OptimizerInput in;
+        in.step = OptimizerStep(step);
+        in.zero = zero;
+        in.optimizerBytes = fp32Weights ? 8 : 12;
+        in.gradBytes = gradBytes;
+        in.weightBytes = weightBytes;
+        in.fp32Weights = fp32Weights;
+        in.lossScaled = lossScaled;
+        const OptimizerTraffic t = optimizerTraffic(in);
+        QCOMPARE(t.owned, owned);
+        QCOMPARE(t.held, held);
+    }
+
+    // The framework decides the passes: the same BF16 scenario with FP32 gradients under
+    // ZeRO-1 over D = 2 moves 38 bytes per owned parameter and zeroes 4 per held one in
+    // Megatron-LM, 40 and none in torchtitan.
+    void optimizerFollowsFramework()
+    {
+        Scenario s = scenario(QStringLiteral("grad_precision=fp32,zero=1,dp=2"));
+        const Report megatron = evaluate(s, io::builtinPresets());
+        s.framework = Framework::torchtitan;
+        const Report torchtitan = evaluate(s, io::builtinPresets());
+        QVERIFY(megatron.stepTime && torchtitan.stepTime);
+        std::int64_t params = 0;
+        for (const StageReport &st : megatron.stages)
+            params = std::max(params, st.params);
+        const double rate = 3350e9 * 0.9; // the H100's achieved bandwidth
+        QVERIFY(near(megatron.stepTime->breakdown[TimePart::optimizer],
+                     (params / 2.0 * 38 + params * 4.0) / rate, 1e-9));
+        QVERIFY(near(torchtitan.stepTime->breakdown[TimePart::optimizer], params / 2.0 * 40 / rate,
+                     1e-9));
     }
 
     // PyTorch's own kernels at their measured bandwidth (docs/step_time.md, "Device data"): on
