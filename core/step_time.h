@@ -67,7 +67,9 @@ inline constexpr std::array kTimeParts{
                  "the gradient and parameter synchronisation not hidden behind the passes, and "
                  "what the hidden part costs them in the SMs its kernels hold"},
     TimePartInfo{TimePart::optimizer, "optimizer_s", "optimizer step",
-                 "the Adam update after the step, at memory bandwidth"},
+                 "the passes after the step at memory bandwidth, as the framework runs them: "
+                 "gradients cast and scaled, their norm, the Adam update, the weights written "
+                 "from the master copy and the gradients zeroed"},
 };
 inline constexpr std::size_t kTimePartCount = kTimeParts.size();
 
