@@ -20,8 +20,11 @@ const std::array kFields{
               "The training framework whose defaults to follow: megatron, torchtitan or "
               "deepspeed set their profile's keys (docs/frameworks.md); custom sets none."},
     FieldInfo{"model", &Scenario::model,
-              "The model to split: a preset id or an inline definition."},
-    FieldInfo{"device", &Scenario::device, "The accelerator every stage runs on."},
+              "The model to split: a preset id, or an inline definition as a JSON object "
+              "with the keys of a models preset."},
+    FieldInfo{"device", &Scenario::device,
+              "The accelerator every stage runs on: a preset id, or an inline definition as a "
+              "JSON object with the keys of a devices preset."},
     FieldInfo{"precision", &Scenario::precision, "Number format of the weights."},
     FieldInfo{"grad_precision", &Scenario::gradPrecision,
               "Gradient format in training; fp32 accumulates as Megatron-LM does (18 bytes per "

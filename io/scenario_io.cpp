@@ -11,6 +11,7 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <cmath>
 #include <limits>
 
@@ -182,8 +183,38 @@ std::optional<core::InputError> applySetting(core::Scenario &s, const QString &a
     if (eq <= 0)
         return core::InputError{"--set", "expected KEY=VALUE, got " +
                                              core::quoted(assignment.toStdString())};
-    return core::setField(s, assignment.left(eq).trimmed().toStdString(),
-                          assignment.mid(eq + 1).trimmed().toStdString());
+    const QString value = assignment.mid(eq + 1).trimmed();
+    const std::string key = assignment.left(eq).trimmed().toStdString();
+    // An inline model or device, as a scenario file holds one: --set 'model={"id": ...}'.
+    if ((key == "model" || key == "device") && value.startsWith(QLatin1Char('{'))) {
+        QJsonObject object;
+        if (auto e = parseJsonObject(value.toUtf8(), object, "inline " + key))
+            return core::InputError{e->key.empty() ? key : key + "." + e->key, e->message};
+        core::Scenario next = s;
+        if (key == "model") {
+            core::ModelSpec model;
+            if (auto e = parseModel(object, model, "model."))
+                return e;
+            next.model = model.id;
+            next.customModel = std::move(model);
+        } else {
+            core::DeviceSpec device;
+            if (auto e = parseDevice(object, device, "device."))
+                return e;
+            next.device = device.id;
+            next.customDevice = std::move(device);
+        }
+        s = std::move(next);
+        return std::nullopt;
+    }
+    auto error = core::setField(s, key, value.toStdString());
+    // "--set tp=4,pp=2": a value refused that goes on to another key's assignment was meant as
+    // two settings, which take a --set each.
+    static const QRegularExpression another(QStringLiteral(",\\s*([a-z_]+)\\s*="));
+    const QRegularExpressionMatch next = another.match(value);
+    if (error && next.hasMatch() && core::findField(next.captured(1).toStdString()))
+        error->message += "; give each key its own --set (--set KEY=VALUE --set KEY=VALUE)";
+    return error;
 }
 
 } // namespace io

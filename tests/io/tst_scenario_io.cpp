@@ -566,11 +566,53 @@ private Q_SLOTS:
         QTest::addRow("an ANSI escape without =") << "\x1b]0;title\x07"
                                                   << "--set"
                                                   << "got '\\x1b]0;title\\x07'";
+        // Two settings in one --set: the first key's value is refused, naming the fix.
+        QTest::addRow("tp=4,pp=2 in one --set") << "tp=4,pp=2"
+                                                << "tp"
+                                                << "got '4,pp=2'; give each key its own --set";
+        QTest::addRow("framework=megatron, model=... in one --set")
+            << "framework=megatron, model=llama-3.1-8b"
+            << "framework"
+            << "expected custom, megatron, torchtitan or deepspeed; give each key its own --set";
         QTest::addRow("100000 digits for tp")
             << "tp=" + QString(100000, QLatin1Char('9')) << "tp"
             << QString(60, QLatin1Char('9')) +
                    QString::fromUtf8("\u2026 (100000 bytes) is more than the limit of 2147483647");
     }
+    // --set model={...} and device={...}: the inline definitions a scenario file holds, read
+    // by the same parser; a bad one names its field and leaves the scenario as it was.
+    void inlineDefinitionsFromTheCommandLine()
+    {
+        Scenario s;
+        QVERIFY(!io::applySetting(
+            s, QStringLiteral(R"(model={"id": "tiny", "layers": 4, "hidden": 256, "heads": 4,
+                "kv_heads": 4, "ffn_hidden": 1024, "vocab": 1000})")));
+        QVERIFY(s.customModel);
+        QCOMPARE(s.model, std::string("tiny"));
+        QCOMPARE(s.customModel->layers, 4);
+        QCOMPARE(s.customModel->hidden, 256);
+        QVERIFY(!io::applySetting(s, QStringLiteral(R"(device={"id": "card", "memory_gib": 24,
+                "tflops": {"bf16": 100}})")));
+        QVERIFY(s.customDevice);
+        QCOMPARE(s.device, std::string("card"));
+        // A preset named afterwards replaces the inline model.
+        QVERIFY(!io::applySetting(s, QStringLiteral("model=llama-3.1-8b")));
+        QVERIFY(!s.customModel);
+
+        const Scenario before = s;
+        const auto truncated =
+            io::applySetting(s, QStringLiteral(R"(model={"id": "x", "layers": 2)"));
+        QVERIFY(truncated);
+        QVERIFY2(truncated->key.starts_with("model"), truncated->key.c_str());
+        QVERIFY2(truncated->message.find("not a valid inline model") != std::string::npos,
+                 truncated->message.c_str());
+        const auto negative =
+            io::applySetting(s, QStringLiteral(R"(model={"id": "x", "layers": -2, "hidden": 64})"));
+        QVERIFY(negative);
+        QCOMPARE(negative->key, std::string("model.layers"));
+        QVERIFY(s == before);
+    }
+
     void settingsFromTheCommandLine()
     {
         QFETCH(QString, assignment);
