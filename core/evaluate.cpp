@@ -90,6 +90,7 @@ struct TrainingStates
 {
     int gradBytes = 0;
     int optimizerBytes = 0;
+    bool fp32Parameters = false; // Report::fp32Parameters
 };
 
 TrainingStates trainingStates(const Scenario &s)
@@ -97,12 +98,18 @@ TrainingStates trainingStates(const Scenario &s)
     if (s.mode != Mode::training)
         return {};
     const bool fp32Weights = s.precision == Precision::fp32;
-    // FP32 training: the weights are the master copy, so only two FP32 moments (4 + 4 + 8).
-    // Otherwise an FP32 master copy plus two FP32 moments (12), as in ZeRO's K = 12.
-    const int optimizer = fp32Weights ? 8 : 12;
+    // torchtitan trains FP32 parameters (training.dtype float32), cast by FSDP2's
+    // MixedPrecisionPolicy or torch.autocast (torchtitan/config/configs.py,
+    // mixed_precision_param): they are the master copy.
+    const bool fp32Parameters =
+        !fp32Weights && frameworkProfile(s.framework).optimizerStep == OptimizerStep::torch;
+    // FP32 weights or parameters: the weights are the master copy, so only two FP32 moments
+    // (4 + 4 + 8). Otherwise an FP32 master copy plus two FP32 moments (12), as in ZeRO's
+    // K = 12.
+    const int optimizer = fp32Weights || fp32Parameters ? 8 : 12;
     // Gradients in the training precision, or FP32 when accumulated so (Megatron-LM's 18 B).
     const int grads = fp32Weights || s.gradPrecision == Precision::fp32 ? 4 : 2;
-    return {grads, optimizer};
+    return {grads, optimizer, fp32Parameters};
 }
 
 std::int64_t stageParams(const ModelSpec &model, const ParamCounts &perDevice, int stage,
@@ -914,7 +921,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         in.optimizerBytes = states.optimizerBytes;
         in.gradBytes = states.gradBytes;
         in.weightBytes = bitsPerValue(heldWeightPrecision(s)) / 8.0;
-        in.fp32Weights = s.precision == Precision::fp32;
+        in.fp32Weights = s.precision == Precision::fp32 || states.fp32Parameters;
         in.lossScaled = s.precision == Precision::fp16;
         const OptimizerTraffic traffic = optimizerTraffic(in);
         st.optimizerS = memorySeconds(*t.rates, owned * traffic.owned + held * traffic.held);
@@ -1432,6 +1439,23 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
             zeroShard(dense * states.gradBytes, st.expertParams * states.gradBytes, s.zero >= 2);
         st.optimizerBytes = zeroShard(dense * states.optimizerBytes,
                                       st.expertParams * states.optimizerBytes, s.zero >= 1);
+        if (states.fp32Parameters) {
+            // The FP32 parameters themselves, sharded from ZeRO-1 (FSDP2's sharded
+            // parameters). Beside them, below ZeRO-3, the 16-bit copies the multiplies use:
+            // FSDP2's gathered ones, kept all step under pipelining (reshard_after_forward
+            // off), or torch.autocast's casts, saved for the backward under DDP; ZeRO-3's
+            // come and go in the ZeRO buffers.
+            const std::int64_t fp32 = zeroShard(4 * dense, 4 * st.expertParams, s.zero >= 1);
+            st.weightsBytes = saturatingAdd(s.zero >= 3 ? 0 : st.weightsBytes, fp32);
+            // Under pipelining FSDP2 accumulates the unsharded gradients in the reduce type
+            // and keeps the reduce-scatter's sharded result for the optimizer too
+            // (torch/distributed/fsdp/_fully_shard/_fsdp_param.py,
+            // unsharded_accumulated_grad).
+            if (s.zero == 1 || s.zero == 2)
+                st.gradsBytes = saturatingAdd(
+                    zeroShard(dense * states.gradBytes, st.expertParams * states.gradBytes, false),
+                    zeroShard(dense * states.gradBytes, st.expertParams * states.gradBytes, true));
+        }
         if (s.mode == Mode::training && s.zeroBuffers == ZeroBuffers::deepspeed) {
             if (s.zero >= 3)
                 // DeepSpeed's estimate_zero3_model_states_mem_needs: 4 bytes (16-bit
@@ -1515,6 +1539,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     r.weightBytesPerParam = bitsPerValue(heldWeightPrecision(s)) / 8.0;
     r.gradBytesPerParam = states.gradBytes;
     r.optimizerBytesPerParam = states.optimizerBytes;
+    r.fp32Parameters = states.fp32Parameters;
 
     const std::int64_t capacity = device.capacityBytes();
     const std::int64_t reserve = saturatingRound(s.reserveGib * static_cast<double>(kGiB));

@@ -209,6 +209,8 @@ struct OptimizerInput
     int optimizerBytes = 12; // per parameter: FP32 master weights (unless FP32 weights) and moments
     int gradBytes = 2;       // per gradient as accumulated
     double weightBytes = 2;  // per weight as held
+    // Adam updates FP32 weights in place: FP32 training, or FP32 parameters the framework
+    // casts for its multiplies (Report::fp32Parameters).
     bool fp32Weights = false;
     bool lossScaled = false; // FP16: gradients carry the dynamic loss scale
 };

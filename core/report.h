@@ -149,6 +149,10 @@ struct Report
     double weightBytesPerParam = 0;
     double gradBytesPerParam = 0;
     double optimizerBytesPerParam = 0;
+    // The optimizer updates FP32 parameters that the framework casts for its multiplies
+    // (PyTorch FSDP2, autocast): no master copy among the optimizer states, 4 more bytes a
+    // parameter among the weights (docs/frameworks.md, "torchtitan, FP32 parameters").
+    bool fp32Parameters = false;
 
     std::vector<PrecisionSize> sizeByPrecision; // every precision, in enumNames order
 

@@ -123,6 +123,7 @@ QJsonObject reportToJson(const core::Report &r)
     perParam.insert(QStringLiteral("weights"), r.weightBytesPerParam);
     perParam.insert(QStringLiteral("grads"), r.gradBytesPerParam);
     perParam.insert(QStringLiteral("optimizer"), r.optimizerBytesPerParam);
+    perParam.insert(QStringLiteral("fp32_parameters"), r.fp32Parameters);
 
     QJsonArray stages;
     for (const auto &st : r.stages) {

@@ -207,6 +207,79 @@ private Q_SLOTS:
             QCOMPARE(st.zeroBuffersBytes, bytes);
     }
 
+    // torchtitan trains FP32 parameters (torchtitan/config/configs.py: training.dtype float32,
+    // mixed_precision_param bfloat16 applied by fully_shard or torch.autocast), so Adam keeps
+    // only its two FP32 moments, 8 bytes a parameter, and the weights are the FP32 parameters,
+    // 4 bytes, sharded over D by FSDP2. Per parameter p of a stage, D ranks:
+    // - FSDP2 (ZeRO-3): 4/D weights, 4/D FP32 gradients, 8/D moments: 16/D in all, where
+    //   mixed-precision Adam with a master copy keeps 18/D;
+    // - FSDP2 under pipelining (ZeRO-1 here): the gathered BF16 parameters kept all step (2)
+    //   beside the FP32 shard (4/D), the unsharded FP32 gradients FSDP2 accumulates (4) beside
+    //   the reduce-scatter's shard (4/D), the moments (8/D);
+    // - DDP (ZeRO-0) under autocast: FP32 parameters (4) and their BF16 casts saved for the
+    //   backward (2), FP32 gradients (4), moments (8).
+    void fsdp2ModelStates_data()
+    {
+        QTest::addColumn<QString>("layout");
+        QTest::addColumn<int>("d");
+        QTest::addColumn<double>("weights"); // bytes a parameter: unsharded + sharded / d
+        QTest::addColumn<double>("weightsShard");
+        QTest::addColumn<double>("grads");
+        QTest::addColumn<double>("gradsShard");
+        QTest::addColumn<double>("optimizerShard");
+        QTest::addRow("FSDP2, D = 8") << "pp=1,dp=8,zero=3" << 8 << 0.0 << 4.0 << 0.0 << 4.0 << 8.0;
+        QTest::addRow("FSDP2 under pipelining, K = 2, D = 4")
+            << "pp=2,dp=4,zero=1" << 4 << 2.0 << 4.0 << 4.0 << 4.0 << 8.0;
+    }
+    void fsdp2ModelStates()
+    {
+        QFETCH(QString, layout);
+        QFETCH(int, d);
+        QFETCH(double, weights);
+        QFETCH(double, weightsShard);
+        QFETCH(double, grads);
+        QFETCH(double, gradsShard);
+        QFETCH(double, optimizerShard);
+        const Report r = evaluate(
+            scenario(
+                QStringList{"framework=torchtitan", "model=llama-3.1-8b", "tp=1", "microbatches=8"}
+                << layout.split(u',')),
+            m_presets);
+        QVERIFY(r.ok());
+        QVERIFY(r.fp32Parameters);
+        QCOMPARE(r.optimizerBytesPerParam, 8.0);
+        for (const StageReport &st : r.stages) {
+            const double p = static_cast<double>(st.params);
+            QCOMPARE(static_cast<double>(st.weightsBytes),
+                     weights * p + std::ceil(weightsShard * p / d));
+            QCOMPARE(static_cast<double>(st.gradsBytes), grads * p + std::ceil(gradsShard * p / d));
+            QCOMPARE(static_cast<double>(st.optimizerBytes), std::ceil(optimizerShard * p / d));
+        }
+    }
+    void ddpUnderAutocastModelStates()
+    {
+        const Report r = evaluate(scenario(QStringList{"framework=torchtitan", "model=llama-3.1-8b",
+                                                       "tp=1", "pp=1", "dp=8", "zero=0"}),
+                                  m_presets);
+        QVERIFY(r.ok());
+        const std::int64_t p = 8'030'261'248;
+        const StageReport &st = r.stages[0];
+        QCOMPARE(st.params, p);
+        QCOMPARE(st.weightsBytes, 6 * p);
+        QCOMPARE(st.gradsBytes, 4 * p);
+        QCOMPARE(st.optimizerBytes, 8 * p);
+        // The same 18 bytes a parameter as Megatron-LM's BF16 weights, FP32 gradients and
+        // master copy with moments, grouped differently.
+        const Report megatron =
+            evaluate(scenario(QStringList{"framework=megatron", "model=llama-3.1-8b", "tp=1",
+                                          "pp=1", "dp=8", "zero=0"}),
+                     m_presets);
+        const StageReport &m = megatron.stages[0];
+        QVERIFY(!megatron.fp32Parameters);
+        QCOMPARE(m.weightsBytes + m.gradsBytes + m.optimizerBytes,
+                 st.weightsBytes + st.gradsBytes + st.optimizerBytes);
+    }
+
     // Row 2: Llama 3 70B, T8 K4 D16, s = 4096, selective recomputation with sequence
     // parallelism, stage 0: Megatron-core's fused SwiGLU keeps its 2f-wide input and fc2's
     // f-wide input. Per token and layer: the norms' and projections' inputs 4 × 2h / T (SP),

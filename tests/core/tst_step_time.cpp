@@ -717,11 +717,12 @@ private Q_SLOTS:
         // FP32 training: the weights are the parameters Adam updates, two FP32 moments.
         QTest::addRow("Megatron-LM FP32")
             << megatron << 0 << 4 << 4.0 << true << false << 4.0 + 28 << 4.0;
-        // FSDP2's FP32 parameters: clip_grads_with_norm_ scales always, no copy back, freed.
+        // FSDP2's FP32 parameters, updated in place (two FP32 moments beside them):
+        // clip_grads_with_norm_ scales always, no copy back, freed.
         QTest::addRow("torchtitan BF16, FP32 gradients")
-            << torch << 3 << 4 << 2.0 << false << false << 8.0 + 4 + 28 << 0.0;
+            << torch << 3 << 4 << 2.0 << true << false << 8.0 + 4 + 28 << 0.0;
         QTest::addRow("torchtitan BF16 gradients")
-            << torch << 3 << 2 << 2.0 << false << false << 6.0 + 8 + 4 + 28 << 0.0;
+            << torch << 3 << 2 << 2.0 << true << false << 6.0 + 8 + 4 + 28 << 0.0;
         // BF16_Optimizer: norm over FP32 gradients, clipping only over the limit, its FP32
         // gradient buffer zeroed (clear_hp_grads).
         QTest::addRow("DeepSpeed ZeRO-1 BF16, FP32 gradients")

@@ -75,12 +75,29 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                           "--pipeline-model-parallel-layout; docs/DESIGN.md §3.3)")
                   .arg(io::qs(s.pipelineLayout))
                   .arg(st.layers);
+    // torchtitan's FP32 parameters beside (below ZeRO-3) the 16-bit copies its multiplies use.
+    const QString fp32Weights =
+        s.zero >= 3   ? QStringLiteral("4 B ÷ D=%1").arg(s.dp)
+        : s.zero >= 1 ? QStringLiteral("(%1 B + 4 B ÷ D=%2)").arg(r.weightBytesPerParam).arg(s.dp)
+                      : QStringLiteral("(%1 + 4) B").arg(r.weightBytesPerParam);
+    const QString fp32Why =
+        s.zero >= 3
+            ? QObject::tr("; torchtitan trains FP32 parameters, which FSDP2 shards and gathers in "
+                          "BF16 a block at a time (the ZeRO buffers)")
+        : s.zero >= 1
+            ? QObject::tr("; torchtitan trains FP32 parameters, which FSDP2 shards, and under "
+                          "pipelining keeps their gathered BF16 copies all step")
+            : QObject::tr("; torchtitan trains FP32 parameters, and torch.autocast's BF16 casts "
+                          "of them are saved for the backward");
     out += block(QObject::tr("Weights on a device of stage 0"),
-                 QStringLiteral("%1 params × %2 B%3 = %4")
-                     .arg(io::formatCount(st.params))
-                     .arg(r.weightBytesPerParam)
-                     .arg(s.zero >= 3 ? QStringLiteral(" ÷ D=%1").arg(s.dp) : QString(),
-                          bytes(st.weightsBytes)),
+                 r.fp32Parameters
+                     ? QStringLiteral("%1 params × %2 = %3")
+                           .arg(io::formatCount(st.params), fp32Weights, bytes(st.weightsBytes))
+                     : QStringLiteral("%1 params × %2 B%3 = %4")
+                           .arg(io::formatCount(st.params))
+                           .arg(r.weightBytesPerParam)
+                           .arg(s.zero >= 3 ? QStringLiteral(" ÷ D=%1").arg(s.dp) : QString(),
+                                bytes(st.weightsBytes)),
                  (s.mode == core::Mode::training && s.precision == core::Precision::fp8
                       ? QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
                                     "§3); FP8 training holds them in %1 (fp8_params; "
@@ -93,7 +110,7 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                                     "multiply (docs/step_time.md, \"NVFP4\")")
                       : QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
                                     "§3); docs/worked-examples.md §2")) +
-                     placed + copies);
+                     (r.fp32Parameters ? fp32Why : QString()) + placed + copies);
     if (st.expertParams > 0)
         out += block(QObject::tr("Routed experts on a device of stage 0"),
                      QObject::tr("%1 of the %2 params: %3 MoE layers × experts ÷ E=%4, each ÷ "
@@ -112,16 +129,27 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                               ? QStringLiteral(" ÷ D·C (experts ÷ %1)").arg(r.expertDp)
                           : r.cp > 1 ? QStringLiteral(" ÷ D·C")
                                      : QStringLiteral(" ÷ D");
+        // Under pipelining FSDP2 keeps the unsharded gradients and their reduced shard.
+        const QString grads =
+            r.fp32Parameters && (s.zero == 1 || s.zero == 2)
+                ? QStringLiteral("(%1 B + %1 B%2)").arg(r.gradBytesPerParam).arg(d)
+                : QStringLiteral("%1 B%2")
+                      .arg(r.gradBytesPerParam)
+                      .arg(s.zero >= 2 ? d : QString());
         out += block(
             QObject::tr("Gradients and optimizer states"),
-            QStringLiteral("%1 B%2 + %3 B%4 per parameter = %5 + %6")
-                .arg(r.gradBytesPerParam)
-                .arg(s.zero >= 2 ? d : QString())
+            QStringLiteral("%1 + %2 B%3 per parameter = %4 + %5")
+                .arg(grads)
                 .arg(r.optimizerBytesPerParam)
                 .arg(s.zero >= 1 ? d : QString(), bytes(st.gradsBytes), bytes(st.optimizerBytes)),
-            QObject::tr("Mixed-precision Adam keeps 2 + 2 + 12 bytes per parameter; ZeRO-%1 "
-                        "(Rajbhandari et al. 2020, §5)")
-                .arg(s.zero));
+            r.fp32Parameters
+                ? QObject::tr("Adam on FP32 parameters keeps two FP32 moments, 8 bytes per "
+                              "parameter; ZeRO-%1 as FSDP2 shards (docs/frameworks.md, "
+                              "\"torchtitan, FP32 parameters\")")
+                      .arg(s.zero)
+                : QObject::tr("Mixed-precision Adam keeps 2 + 2 + 12 bytes per parameter; ZeRO-%1 "
+                              "(Rajbhandari et al. 2020, §5)")
+                      .arg(s.zero));
         out += block(QObject::tr("Activations of stage 0"),
                      QStringLiteral("%1 layers × %2 micro-batches in flight → %3")
                          .arg(st.layers)
