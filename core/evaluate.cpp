@@ -923,8 +923,12 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         in.weightBytes = bitsPerValue(heldWeightPrecision(s)) / 8.0;
         in.fp32Weights = s.precision == Precision::fp32 || states.fp32Parameters;
         in.lossScaled = s.precision == Precision::fp16;
-        const OptimizerTraffic traffic = optimizerTraffic(in);
-        st.optimizerS = memorySeconds(*t.rates, owned * traffic.owned + held * traffic.held);
+        out.optimizer = optimizerTraffic(in);
+        out.optimizerOwnedParams = owned;
+        out.optimizerHeldParams = held;
+        out.memoryBytesPerS = t.rates->memoryBytesPerS;
+        st.optimizerS =
+            memorySeconds(*t.rates, owned * out.optimizer.owned() + held * out.optimizer.zero);
     }
     // The D x C ranks T apart hold the same parameters and reduce their gradients together
     // (Megatron-core distributed_data_parallel.py: the data-parallel group with context
@@ -1049,6 +1053,10 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     computed.dpBytesPerStep = out.dpBytesPerStep;
     computed.dpBuckets = out.dpBuckets;
     computed.linkTimeExcluded = linksUnknown;
+    computed.optimizer = out.optimizer;
+    computed.optimizerOwnedParams = out.optimizerOwnedParams;
+    computed.optimizerHeldParams = out.optimizerHeldParams;
+    computed.memoryBytesPerS = out.memoryBytesPerS;
     return computed;
 }
 

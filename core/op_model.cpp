@@ -1198,32 +1198,32 @@ OptimizerTraffic optimizerTraffic(const OptimizerInput &in)
     // _copy_model_grads_to_main_grads, main_grad.float(); DeepSpeed ZeRO's
     // flat_grad_partition.to(FP32); FSDP2 casting the reduced gradient to the parameter's).
     if (!fp32Grads)
-        t.owned += in.gradBytes + 4.0;
+        t.cast = in.gradBytes + 4.0;
     // A pass that scales every FP32 gradient in place: FP16's loss scale (Megatron-LM
     // _unscale_main_grads_and_check_for_nan), or the clipping coefficient applied whatever
     // it is (torch clip_grads_with_norm_; DeepSpeed ZeRO's unscale_and_clip_grads).
     if (in.lossScaled || in.step == OptimizerStep::torch || deepSpeedZero)
-        t.owned += 8;
+        t.scale = 8;
     // The global norm reads each gradient: the FP32 ones (apex multi_tensor_l2norm in
     // clip_grad_norm_fp32, torch get_total_norm), or DeepSpeed ZeRO's 16-bit ones before the
     // cast (stage_1_and_2.py, scaled_global_norm).
-    t.owned += deepSpeedZero ? in.gradBytes : 4.0;
+    t.norm = deepSpeedZero ? in.gradBytes : 4.0;
     // Adam (Kingma & Ba 2015), fused (apex multi_tensor_adam, torch _fused_adamw_): reads the
     // FP32 gradient, parameter and moments, writes the parameter and moments; the FP32
     // parameter is the master copy in optimizerBytes, or the weight itself.
-    t.owned += 2.0 * in.optimizerBytes + 4 + (in.fp32Weights ? 8.0 : 0.0);
+    t.adam = 2.0 * in.optimizerBytes + 4 + (in.fp32Weights ? 8.0 : 0.0);
     // The master copy written back to the weights as held (Micikevicius et al. 2018; Megatron-LM
     // _copy_main_params_to_model_params; DeepSpeed bit16_partitions[...].copy_); FSDP2 casts
     // at the next gather instead.
     if (!in.fp32Weights && in.step != OptimizerStep::torch)
-        t.owned += 4 + in.weightBytes;
+        t.writeBack = 4 + in.weightBytes;
     // Gradients zeroed for the next step's accumulation: Megatron-LM's gradient buffer
     // (zero_grad_buffer), DeepSpeed BF16_Optimizer's FP32 one (clear_hp_grads); freed
     // (set_to_none) otherwise.
     if (in.step == OptimizerStep::megatron)
-        t.held = in.gradBytes;
+        t.zero = in.gradBytes;
     else if (in.step == OptimizerStep::deepspeed && !deepSpeedZero && fp32Grads)
-        t.held = in.gradBytes;
+        t.zero = in.gradBytes;
     return t;
 }
 

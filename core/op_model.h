@@ -215,13 +215,7 @@ struct OptimizerInput
     bool lossScaled = false; // FP16: gradients carry the dynamic loss scale
 };
 
-// Bytes the Adam step reads and writes: `owned` for each parameter whose update the device
-// runs (1/D of the stage's from ZeRO-1), `held` for each gradient it holds (1/D from ZeRO-2).
-struct OptimizerTraffic
-{
-    double owned = 0;
-    double held = 0;
-};
+// Bytes the optimizer step reads and writes, pass by pass (OptimizerTraffic, core/step_time.h).
 OptimizerTraffic optimizerTraffic(const OptimizerInput &in);
 
 } // namespace core

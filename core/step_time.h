@@ -94,6 +94,20 @@ struct TimeBreakdown
     bool operator==(const TimeBreakdown &) const = default;
 };
 
+// The optimizer step's passes, bytes a parameter (docs/step_time.md, "Optimizer").
+struct OptimizerTraffic
+{
+    // Per parameter the device owns (1/D of the stage's from ZeRO-1):
+    double cast = 0;      // 16-bit gradients cast to the FP32 the update reads
+    double scale = 0;     // the FP32 gradients scaled in place (loss scale, clipping)
+    double norm = 0;      // read for the global norm
+    double adam = 0;      // the update: gradient, parameter and moments
+    double writeBack = 0; // the master copy written to the weights as held
+    // Per gradient the device holds (1/D from ZeRO-2): zeroed for the next step.
+    double zero = 0;
+    double owned() const { return cast + scale + norm + adam + writeBack; }
+};
+
 struct StepTimeReport
 {
     double stepTimeS = 0;
@@ -118,6 +132,12 @@ struct StepTimeReport
     // transfers take no time here and the step time is a lower bound (docs/step_time.md).
     // The planner ranks no such layout.
     bool linkTimeExcluded = false;
+    // Training: the busiest stage's optimizer step, optimizer.owned() × ownedParams +
+    // optimizer.zero × heldParams bytes at memoryBytesPerS.
+    OptimizerTraffic optimizer;
+    double optimizerOwnedParams = 0;
+    double optimizerHeldParams = 0;
+    double memoryBytesPerS = 0; // the achieved bandwidth of a fused pass
 };
 
 // Gradient synchronisation of one device over a data-parallel group of `dp`, by where each

@@ -752,8 +752,8 @@ private Q_SLOTS:
         in.fp32Weights = fp32Weights;
         in.lossScaled = lossScaled;
         const OptimizerTraffic t = optimizerTraffic(in);
-        QCOMPARE(t.owned, owned);
-        QCOMPARE(t.held, held);
+        QCOMPARE(t.owned(), owned);
+        QCOMPARE(t.zero, held);
     }
 
     // The framework decides the passes: the same BF16 scenario with FP32 gradients under
@@ -774,6 +774,14 @@ private Q_SLOTS:
                      (params / 2.0 * 38 + params * 4.0) / rate, 1e-9));
         QVERIFY(near(torchtitan.stepTime->breakdown[TimePart::optimizer], params / 2.0 * 40 / rate,
                      1e-9));
+        // The report keeps the passes and the counts the formula panel shows.
+        const StepTimeReport &st = *megatron.stepTime;
+        QCOMPARE(st.optimizer.owned(), 38.0);
+        QCOMPARE(st.optimizer.writeBack, 6.0);
+        QCOMPARE(st.optimizer.zero, 4.0);
+        QCOMPARE(st.optimizerOwnedParams, params / 2.0);
+        QCOMPARE(st.optimizerHeldParams, static_cast<double>(params));
+        QVERIFY(near(st.memoryBytesPerS, rate));
     }
 
     // PyTorch's own kernels at their measured bandwidth (docs/step_time.md, "Device data"): on

@@ -559,6 +559,43 @@ private Q_SLOTS:
                  qPrintable(text));
     }
 
+    // The step's formulas name the optimizer step's passes and their bytes a parameter, as the
+    // framework runs them (docs/step_time.md, "Optimizer"): Megatron-LM's with BF16
+    // gradients cast (2 + 4), read for the norm (4), Adam (4·4 + 3·4) and the BF16 weights
+    // written from the master (4 + 2), and the held gradients zeroed (2); torchtitan's FP32
+    // parameters with FP32 gradients scaled by the clip (8), normed (4), Adam (28), nothing
+    // zeroed.
+    void stepFormulaNamesTheOptimizerPasses_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<QStringList>("says");
+        QTest::addColumn<QString>("saysNot");
+        QTest::addRow("custom: Megatron-LM's passes")
+            << "grad_precision=bf16"
+            << QStringList{"Optimizer step", "(cast 6 + norm 4 + Adam 28 + write-back 6) B × ",
+                           " owned + zero 2 B × ", "Megatron-LM's passes"}
+            << "scale";
+        QTest::addRow("torchtitan's FP32 parameters")
+            << "framework=torchtitan,grad_precision=fp32,zero=1"
+            << QStringList{"(scale 8 + norm 4 + Adam 28) B × ", "torchtitan's passes"} << "zero ";
+    }
+    void stepFormulaNamesTheOptimizerPasses()
+    {
+        QFETCH(QString, set);
+        QFETCH(QStringList, says);
+        QFETCH(QString, saysNot);
+        const core::Scenario s = scenario(set);
+        const core::Report r = core::evaluate(s, io::builtinPresets());
+        QVERIFY(r.ok() && r.stepTime);
+        const QString text = StepTimePage::stepTimeFormulas(s, r);
+        for (const QString &part : says)
+            QVERIFY2(text.contains(part), qPrintable(text));
+        QVERIFY2(!text.contains(saysNot), qPrintable(text));
+        // The seconds shown are the breakdown's.
+        const double seconds = r.stepTime->breakdown[core::TimePart::optimizer];
+        QVERIFY2(text.contains(QStringLiteral("= %1 s").arg(seconds, 0, 'g', 4)), qPrintable(text));
+    }
+
     // The step's formula says what ep_overlap did to the all-to-all, and only where it ran.
     void stepFormulaSaysTheAllToAllOverlaps_data()
     {

@@ -10,6 +10,7 @@
 #include <QObject>
 #include <QStringList>
 #include <algorithm>
+#include <cmath>
 
 namespace ui {
 
@@ -204,6 +205,37 @@ QString expertOverlapNote(const core::Scenario &s, const core::Report &r)
         .arg(pairs);
 }
 
+// The optimizer step's passes, each named with its bytes a parameter (docs/step_time.md,
+// "Optimizer"): "(cast 6 + norm 4 + Adam 28 + write-back 6) B × 1.1e9 owned + zero 2 B ×
+// 2.2e9 held".
+QString optimizerFormula(const core::StepTimeReport &st)
+{
+    const core::OptimizerTraffic &o = st.optimizer;
+    QStringList passes;
+    const auto add = [&passes](const QString &name, double bytes) {
+        if (bytes > 0)
+            passes << QStringLiteral("%1 %2").arg(name).arg(bytes, 0, 'g', 4);
+    };
+    add(QObject::tr("cast"), o.cast);
+    add(QObject::tr("scale"), o.scale);
+    add(QObject::tr("norm"), o.norm);
+    add(QObject::tr("Adam"), o.adam);
+    add(QObject::tr("write-back"), o.writeBack);
+    QString text = QStringLiteral("(%1) B × %2 owned")
+                       .arg(passes.join(QStringLiteral(" + ")))
+                       .arg(io::formatCount(std::llround(st.optimizerOwnedParams)));
+    if (o.zero > 0)
+        text += QObject::tr(" + zero %1 B × %2 held")
+                    .arg(o.zero, 0, 'g', 4)
+                    .arg(io::formatCount(std::llround(st.optimizerHeldParams)));
+    const double bytes = o.owned() * st.optimizerOwnedParams + o.zero * st.optimizerHeldParams;
+    return text + QStringLiteral(" = %1 ÷ %2 %3/s = %4")
+                      .arg(units::format(bytes))
+                      .arg(io::formatCount(std::llround(units::large(st.memoryBytesPerS))))
+                      .arg(units::largeName())
+                      .arg(sec(bytes / st.memoryBytesPerS));
+}
+
 } // namespace
 
 QString StepTimePage::stepTimeFormulas(const core::Scenario &s, const core::Report &r)
@@ -233,6 +265,16 @@ QString StepTimePage::stepTimeFormulas(const core::Scenario &s, const core::Repo
                           training ? QObject::tr("Narayanan et al. 2021, §5.1")
                                    : QObject::tr("Narayanan et al. 2021, §5.1: 2·N·tokens, the "
                                                  "forward alone, in inference"));
+    if (training && b[core::TimePart::optimizer] > 0 && st.memoryBytesPerS > 0)
+        out += formula::block(
+            QObject::tr("Optimizer step"), optimizerFormula(st),
+            QObject::tr("%1's passes over each parameter this device updates (1/D from ZeRO-1) "
+                        "and each gradient it holds (1/D from ZeRO-2), for the stage with the "
+                        "most parameters, at the achieved memory bandwidth (docs/step_time.md, "
+                        "“Optimizer”)")
+                .arg(s.framework == core::Framework::custom
+                         ? QObject::tr("Megatron-LM")
+                         : io::qs(core::frameworkProfile(s.framework).name)));
     return out;
 }
 
