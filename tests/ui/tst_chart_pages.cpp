@@ -410,9 +410,18 @@ private Q_SLOTS:
         QVERIFY(near(line.front().y(), double(stage.totalBytes - stage.kvCacheBytes) / 1e9, 1e-9));
         QVERIFY(near(chart->capacityGb(), double(stage.capacityBytes) / 1e9, 1e-9));
 
+        const QList<QChartView *> views = chart->findChildren<QChartView *>();
+        QCOMPARE(views.size(), 2);
+        QVERIFY(views.at(1)->isVisible());
         QVERIFY(document.setField(QStringLiteral("mode"), QStringLiteral("training")));
         document.flush();
         QTRY_VERIFY(chart->message().contains("inference"));
+        // The message alone, not a blank memory chart beside it; back in inference, both.
+        QVERIFY(!views.at(1)->isVisible());
+        QVERIFY(document.setField(QStringLiteral("mode"), QStringLiteral("inference")));
+        document.flush();
+        QTRY_VERIFY(chart->message().isEmpty());
+        QVERIFY(views.at(1)->isVisible());
     }
 
     // An unknown id is no page: nothing falls back to another chart.

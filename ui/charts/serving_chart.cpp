@@ -121,6 +121,8 @@ void ServingChart::setReport(const core::Report &report,
         axis->setVisible(drawn);
     m_curveChart->legend()->setVisible(drawn);
     m_memoryChart->legend()->setVisible(drawn);
+    // Nothing to draw: the message takes the page's width, not a blank chart beside it.
+    m_memoryView->setVisible(drawn);
     if (!drawn) {
         // The model and device are the caption's and the status line's: the title keeps to
         // what only this chart says.
