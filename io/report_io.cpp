@@ -232,13 +232,31 @@ QJsonObject reportToJson(const core::Report &r)
         root.insert(QStringLiteral("stage_time_breakdown"), stageTimes);
         root.insert(QStringLiteral("busiest_stage"), st.busiestStage);
         root.insert(QStringLiteral("dp_comm"), dpComm);
+        if (r.mode == core::Mode::training) {
+            const core::OptimizerTraffic &o = st.optimizer;
+            QJsonObject optimizer;
+            QJsonObject owned;
+            owned.insert(QStringLiteral("cast"), o.cast);
+            owned.insert(QStringLiteral("scale"), o.scale);
+            owned.insert(QStringLiteral("norm"), o.norm);
+            owned.insert(QStringLiteral("adam"), o.adam);
+            owned.insert(QStringLiteral("write_back"), o.writeBack);
+            optimizer.insert(QStringLiteral("bytes_per_owned_param"), owned);
+            optimizer.insert(QStringLiteral("bytes_per_held_grad"), o.zero);
+            optimizer.insert(QStringLiteral("owned_params"), st.optimizerOwnedParams);
+            optimizer.insert(QStringLiteral("held_params"), st.optimizerHeldParams);
+            optimizer.insert(QStringLiteral("bytes_per_s"), st.memoryBytesPerS);
+            root.insert(QStringLiteral("optimizer"), optimizer);
+        } else {
+            root.insert(QStringLiteral("optimizer"), QJsonValue(QJsonValue::Null));
+        }
         root.insert(QStringLiteral("layer_ops"), layerOpsToJson(r.layerOps));
         root.insert(QStringLiteral("end_ops"), layerOpsToJson(r.endOps));
     } else {
         for (const char *key :
              {"step_time_s", "tokens_per_s", "mfu_achieved", "energy_j_per_step",
               "energy_j_per_million_tokens", "time_breakdown", "stage_time_breakdown",
-              "busiest_stage", "dp_comm", "layer_ops", "end_ops"})
+              "busiest_stage", "dp_comm", "optimizer", "layer_ops", "end_ops"})
             root.insert(QLatin1String(key), QJsonValue(QJsonValue::Null));
     }
     root.insert(QStringLiteral("serving"),

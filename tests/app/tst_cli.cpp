@@ -422,6 +422,34 @@ private Q_SLOTS:
         QVERIFY(r.value(QStringLiteral("bubble_closed_form_missing")).isNull());
     }
 
+    // The optimizer step's passes in JSON add up to its time (docs/step_time.md, "Optimizer"):
+    // the default scenario's BF16 gradients cast (2 + 4), normed (4), Adam (28), written back
+    // (4 + 2), zeroed (2); in inference, null.
+    void jsonOptimizerPasses()
+    {
+        const QJsonObject r = json({});
+        const QJsonObject o = r.value(QStringLiteral("optimizer")).toObject();
+        const QJsonObject owned = o.value(QStringLiteral("bytes_per_owned_param")).toObject();
+        QCOMPARE(owned.value(QStringLiteral("cast")).toDouble(), 6.0);
+        QCOMPARE(owned.value(QStringLiteral("scale")).toDouble(), 0.0);
+        QCOMPARE(owned.value(QStringLiteral("norm")).toDouble(), 4.0);
+        QCOMPARE(owned.value(QStringLiteral("adam")).toDouble(), 28.0);
+        QCOMPARE(owned.value(QStringLiteral("write_back")).toDouble(), 6.0);
+        QCOMPARE(o.value(QStringLiteral("bytes_per_held_grad")).toDouble(), 2.0);
+        const double bytes = 44 * o.value(QStringLiteral("owned_params")).toDouble() +
+                             2 * o.value(QStringLiteral("held_params")).toDouble();
+        const double seconds = r.value(QStringLiteral("time_breakdown"))
+                                   .toObject()
+                                   .value(QStringLiteral("optimizer_s"))
+                                   .toDouble();
+        QVERIFY(seconds > 0);
+        QVERIFY(std::abs(bytes / o.value(QStringLiteral("bytes_per_s")).toDouble() / seconds - 1) <
+                1e-12);
+        const QJsonObject inference =
+            json({QStringLiteral("--set"), QStringLiteral("mode=inference")});
+        QVERIFY(inference.value(QStringLiteral("optimizer")).isNull());
+    }
+
     // A closed form only where it holds: 80 layers over K = 3 take 27, 27 and 26 layers, so
     // the stages take different times; null, with the reason, in JSON and in text.
     void noClosedFormForUnevenStages()
