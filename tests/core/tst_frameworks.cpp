@@ -31,6 +31,16 @@ class TestFrameworks : public QObject
 private:
     const Presets m_presets = io::builtinPresets();
 
+    // Llama 3.1 8B under the torchtitan profile, T = 1, m = 8, with `layout`'s keys.
+    Report torchtitan8b(const QString &layout) const
+    {
+        return evaluate(
+            scenario(
+                QStringList{"framework=torchtitan", "model=llama-3.1-8b", "tp=1", "microbatches=8"}
+                << layout.split(u',')),
+            m_presets);
+    }
+
 private Q_SLOTS:
     // Choosing a framework sets its profile's keys; setting one afterwards marks the profile
     // as changed, and choosing the framework again restores it.
@@ -197,11 +207,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, layout);
         QFETCH(qint64, bytes);
-        const Report r = evaluate(
-            scenario(
-                QStringList{"framework=torchtitan", "model=llama-3.1-8b", "tp=1", "microbatches=8"}
-                << layout.split(u',')),
-            m_presets);
+        const Report r = torchtitan8b(layout);
         QVERIFY(r.ok());
         for (const StageReport &st : r.stages)
             QCOMPARE(st.zeroBuffersBytes, bytes);
@@ -240,11 +246,7 @@ private Q_SLOTS:
         QFETCH(double, grads);
         QFETCH(double, gradsShard);
         QFETCH(double, optimizerShard);
-        const Report r = evaluate(
-            scenario(
-                QStringList{"framework=torchtitan", "model=llama-3.1-8b", "tp=1", "microbatches=8"}
-                << layout.split(u',')),
-            m_presets);
+        const Report r = torchtitan8b(layout);
         QVERIFY(r.ok());
         QVERIFY(r.fp32Parameters);
         QCOMPARE(r.optimizerBytesPerParam, 8.0);
