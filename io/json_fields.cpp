@@ -152,7 +152,7 @@ std::optional<core::InputError> parseJsonObject(const QByteArray &json, QJsonObj
     if (walk.duplicateIsEmpty()) // the path names the object holding it
         return core::InputError{walk.path(), "empty key, given twice"};
     if (walk.foundDuplicate())
-        return core::InputError{walk.path(), "duplicate key: a file gives each key once"};
+        return core::InputError{walk.path(), "duplicate key: each key is given once"};
     out = doc.object();
     return std::nullopt;
 }
