@@ -1189,10 +1189,11 @@ EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const Devi
 OptimizerTraffic optimizerTraffic(const OptimizerInput &in)
 {
     const bool fp32Grads = in.gradBytes >= 4;
-    // DeepSpeed runs BF16_Optimizer for 16-bit weights accumulating in FP32 under ZeRO-0 or 1,
-    // its ZeRO optimizer otherwise (deepspeed/runtime/engine.py, _do_optimizer_sanity_check).
-    const bool deepSpeedZero =
-        in.step == OptimizerStep::deepspeed && !(fp32Grads && in.zero <= 1 && !in.fp32Weights);
+    // DeepSpeed runs BF16_Optimizer for BF16 weights accumulating in FP32 under ZeRO-1, its
+    // ZeRO optimizer otherwise (deepspeed/runtime/engine.py, _do_optimizer_sanity_check);
+    // without ZeRO, taken as BF16_Optimizer.
+    const bool deepSpeedZero = in.step == OptimizerStep::deepspeed && in.zero >= 1 &&
+                               !(fp32Grads && in.zero == 1 && !in.fp32Weights);
     OptimizerTraffic t;
     // 16-bit gradients cast to the FP32 the update reads (Megatron-LM
     // _copy_model_grads_to_main_grads, main_grad.float(); DeepSpeed ZeRO's

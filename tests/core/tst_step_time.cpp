@@ -730,6 +730,9 @@ private Q_SLOTS:
         // ZeRO's own optimizer: unscale_and_clip_grads always, the norm read before the cast.
         QTest::addRow("DeepSpeed ZeRO-2 BF16, FP32 gradients")
             << deepspeed << 2 << 4 << 2.0 << false << false << 8.0 + 4 + 28 + 6 << 0.0;
+        // Without ZeRO, taken as BF16_Optimizer: BF16 gradients cast, nothing zeroed.
+        QTest::addRow("DeepSpeed without ZeRO, BF16 gradients")
+            << deepspeed << 0 << 2 << 2.0 << false << false << 6.0 + 4 + 28 + 6 << 0.0;
         QTest::addRow("DeepSpeed ZeRO-1 FP16, FP16 gradients")
             << deepspeed << 1 << 2 << 2.0 << false << true << 6.0 + 8 + 2 + 28 + 6 << 0.0;
     }
