@@ -89,8 +89,11 @@ int runImport(const QStringList &arguments)
     if (auto e = io::readInputFile(files.constFirst(), content))
         return fail(*e);
     auto result = io::importConfig(content, start, presets, options);
+    // A refused --devices is the command line's, not the file's.
     if (auto *error = std::get_if<core::InputError>(&result))
-        return fail(io::inFile(*error, files.constFirst()));
+        return fail(error->key == "devices" && options.devices
+                        ? *error
+                        : io::inFile(*error, files.constFirst()));
     const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
 
     QTextStream err(stderr);

@@ -275,9 +275,14 @@ std::optional<core::InputError> importDeepSpeed(const QByteArray &content,
     bool dpFromFile = false;
     if (options.devices) {
         if (*options.devices % ranksPerReplica != 0)
-            return core::InputError{"devices", std::to_string(*options.devices) +
-                                                   " devices are not a multiple of T × C × K = " +
-                                                   std::to_string(ranksPerReplica)};
+            // DeepSpeed's config holds no T, C or K: they are the base scenario's.
+            return core::InputError{
+                "devices", std::to_string(*options.devices) +
+                               " devices are not a multiple of T × C × K = " +
+                               std::to_string(s.tp) + " × " + std::to_string(s.cp) + " × " +
+                               std::to_string(s.pp) + " = " + std::to_string(ranksPerReplica) +
+                               ", which a DeepSpeed config does not set: they come from the base "
+                               "scenario (set them with --set tp=… --set pp=… or --base)"};
         dp = *options.devices / ranksPerReplica;
         out.assumptions.push_back("D = " + std::to_string(dp) + ": " +
                                   std::to_string(*options.devices) +
@@ -502,7 +507,9 @@ std::optional<core::InputError> importDeepSpeed(const QByteArray &content,
     }
     r.ignoreRest("optimizer", "learning rate and betas: no effect on memory or step time");
 
-    r.ignore("gradient_clipping", "one scaling of the gradients: no memory, negligible time");
+    r.ignore("gradient_clipping",
+             "no memory; ZeRO's optimizer scales every gradient whatever its value, and the "
+             "optimizer step times that pass (docs/step_time.md, \"Optimizer\")");
     r.ignore("steps_per_print", kLogging);
     r.ignore("wall_clock_breakdown", kLogging);
     r.ignore("scheduler", "the learning-rate schedule: no effect on memory or step time");

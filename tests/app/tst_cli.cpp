@@ -755,6 +755,22 @@ private Q_SLOTS:
         QCOMPARE(scenario.value(QStringLiteral("framework")).toString(), framework);
     }
 
+    // A --devices that the base's T × C × K does not divide is the command line's mistake:
+    // the message names where T and K came from, and not the file.
+    void importDevicesRefusedWithoutTheFile()
+    {
+        const QString config =
+            file(QStringLiteral("zero2.json"), R"({"zero_optimization": {"stage": 2}})");
+        const ParascopeRun r = runParascope(
+            {QStringLiteral("import"), config, QStringLiteral("--devices"), QStringLiteral("8")});
+        QCOMPARE(r.status, 2); // invalid input
+        QVERIFY2(r.err.contains(QStringLiteral("devices: 8 devices are not a multiple of T × C × "
+                                               "K = 8 × 1 × 4 = 32")),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("--set tp=")), qPrintable(r.err));
+        QVERIFY2(!r.err.contains(QStringLiteral("(in ")), qPrintable(r.err));
+    }
+
     void extraPresetsFile()
     {
         const QString path = file(QStringLiteral("extra.json"),

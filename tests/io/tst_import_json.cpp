@@ -641,7 +641,8 @@ private Q_SLOTS:
                "gradient_accumulation_steps × D = 2 × 4 × D 2 = 16";
         QTest::addRow("ds: devices not a multiple of T·C·K")
             << QByteArray(R"({"train_micro_batch_size_per_gpu": 2})") << 48 << "devices"
-            << "not a multiple of T × C × K = 32";
+            << "not a multiple of T × C × K = 8 × 1 × 4 = 32, which a DeepSpeed config does not "
+               "set";
         QTest::addRow("ds: bf16 and fp16")
             << QByteArray(R"({"bf16": {"enabled": true}, "fp16": {"enabled": true}})") << 0
             << "bf16.enabled"
