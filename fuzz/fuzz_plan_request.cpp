@@ -13,12 +13,15 @@
 //   bit 4 keep a large device count as it is, bits 5 and 6 the deployment's targets, bit 7
 //   pipeline_layout=parameters (DeepSpeed's partition, searched at every K)
 //   16 maxVirtualStages uint8 | 17 sequence length uint8: 2^(7 + n mod 8) tokens
+//   18 framework uint8 (index into core::Framework; its profile's keys set first, as
+//   choosing it does, then the bytes above)
 //
 // The work per input stays small: a value the planner must refuse goes to it as it is
 // (refusing is cheap), and an accepted one is folded into a small search: at most 16 devices
 // and 16 sequences (8 and 8 without pruning), or, with bit 4, any device count up to the
 // limit with at most 4 sequences, which leaves few splits to evaluate.
 #include "core/evaluate.h"
+#include "core/framework.h"
 #include "core/planner.h"
 #include "core/precision.h"
 #include "core/serving_plan.h"
@@ -204,6 +207,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     request.maxVirtualStages = 1 + in.at<std::uint8_t>(16) % 8;
 
     const auto &presets = fuzz::presets();
+    constexpr auto frameworks = core::enumNames(core::Framework{});
+    core::applyFramework(request.base,
+                         frameworks[in.at<std::uint8_t>(18) % frameworks.size()].value);
     request.base.model = presets.models[in.at<std::uint8_t>(12) % presets.models.size()].id;
     request.base.device = presets.devices[in.at<std::uint8_t>(13) % presets.devices.size()].id;
     constexpr auto precisions = core::enumNames(core::Precision{});
