@@ -42,7 +42,7 @@
 
 namespace {
 
-constexpr std::size_t kSize = 18;
+constexpr std::size_t kSize = 19;
 
 using Fields = fuzz::Fields<kSize>;
 

@@ -25,6 +25,9 @@ public:
     }
     template <typename T> T at(std::size_t offset) const
     {
+        // A field past the request's end is the target's own mistake: stop there, loudly.
+        if (offset + sizeof(T) > Size)
+            __builtin_trap();
         T value;
         std::memcpy(&value, m_bytes.data() + offset, sizeof value);
         return value;
