@@ -132,8 +132,9 @@ struct StepTimeReport
     // transfers take no time here and the step time is a lower bound (docs/step_time.md).
     // The planner ranks no such layout.
     bool linkTimeExcluded = false;
-    // Training: the busiest stage's optimizer step, optimizer.owned() × ownedParams +
-    // optimizer.zero × heldParams bytes at memoryBytesPerS.
+    // Training: the optimizer step of the stage with the most parameters (every stage's
+    // runs at once), optimizer.owned() × ownedParams + optimizer.zero × heldParams bytes at
+    // memoryBytesPerS.
     OptimizerTraffic optimizer;
     double optimizerOwnedParams = 0;
     double optimizerHeldParams = 0;
