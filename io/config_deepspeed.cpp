@@ -476,6 +476,34 @@ std::optional<core::InputError> importDeepSpeed(const QByteArray &content,
             out.assumptions.push_back("neither bf16 nor fp16 is enabled: precision fp32, "
                                       "DeepSpeed's default");
     }
+    // The gradients' accumulation type (deepspeed/runtime/engine.py, get_data_types: the
+    // model's type when absent). FP32 for BF16 weights under ZeRO-1 runs BF16_Optimizer
+    // (_do_optimizer_sanity_check; docs/step_time.md, "Optimizer").
+    if (r.section("data_types")) {
+        r.open("data_types");
+        if (const auto dtype = r.text("data_types.grad_accum_dtype")) {
+            const QString lower = QString::fromStdString(*dtype).toLower();
+            // DeepSpeed's DtypeEnum spellings (deepspeed/runtime/config_utils.py).
+            if (lower == QLatin1String("fp32") || lower == QLatin1String("float32") ||
+                lower == QLatin1String("float"))
+                s.gradPrecision = core::Precision::fp32;
+            else if (lower == QLatin1String("bf16") || lower == QLatin1String("bfloat16") ||
+                     lower == QLatin1String("fp16") || lower == QLatin1String("float16") ||
+                     lower == QLatin1String("half"))
+                s.gradPrecision = core::Precision::bf16;
+            else
+                return core::InputError{"data_types.grad_accum_dtype",
+                                        "expected fp32, bf16 or fp16, got " + core::quoted(*dtype)};
+            out.read.push_back({"data_types.grad_accum_dtype", *dtype, "grad_precision"});
+        }
+        r.ignoreRest("data_types", "not modelled by Parascope");
+    }
+    if (r.at("data_types.grad_accum_dtype").isUndefined())
+        out.assumptions.push_back(
+            "data_types.grad_accum_dtype is not in the file: grad_precision stays " +
+            core::fieldText(s, "grad_precision") +
+            " from the base scenario (the DeepSpeed profile's fp32 follows its memory "
+            "estimators; DeepSpeed itself accumulates in the model's type: grad_precision=bf16)");
     r.ignoreRest("bf16", "loss scaling and master-weight options: not modelled");
     r.ignoreRest("fp16", "loss scaling: no effect on memory or step time");
 
@@ -614,6 +642,14 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
 
     const bool fp16 = s.precision == core::Precision::fp16;
     const bool bf16 = !fp16 && s.precision != core::Precision::fp32;
+    // FP32 accumulation of BF16 gradients is DeepSpeed's BF16_Optimizer, which it runs under
+    // ZeRO-1 only (deepspeed/runtime/engine.py, _do_optimizer_sanity_check; without ZeRO it
+    // refuses the mix).
+    const bool fp32Accumulation = bf16 && s.gradPrecision == core::Precision::fp32 && s.zero == 1;
+    if (s.gradPrecision == core::Precision::fp32 && (bf16 || fp16) && !fp32Accumulation)
+        notes.push_back("grad_precision fp32: DeepSpeed accumulates FP32 gradients of BF16 "
+                        "weights under ZeRO-1 only (BF16_Optimizer, data_types.grad_accum_dtype), "
+                        "so this file leaves the accumulation in the model's type");
     const std::int64_t global =
         std::int64_t{s.microbatchSize} * s.microbatches * std::int64_t{s.dp};
     std::string text = "{\n  \"" + std::string(kCommentKey) + "\": [\n";
@@ -636,6 +672,8 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
     text +=
         std::string("  \"bf16\": {\n    \"enabled\": ") + (bf16 ? "true" : "false") + "\n  },\n";
     text += std::string("  \"fp16\": {\n    \"enabled\": ") + (fp16 ? "true" : "false") + "\n  }";
+    if (fp32Accumulation)
+        text += ",\n  \"data_types\": {\n    \"grad_accum_dtype\": \"fp32\"\n  }";
     if (s.recompute == core::Recompute::full)
         text += ",\n  \"activation_checkpointing\": {\n    \"partition_activations\": false,\n"
                 "    \"cpu_checkpointing\": false\n  }";

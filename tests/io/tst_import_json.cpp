@@ -859,6 +859,99 @@ private Q_SLOTS:
                             }));
     }
 
+    // data_types.grad_accum_dtype is grad_precision (deepspeed/runtime/engine.py,
+    // get_data_types; DtypeEnum's spellings); FP32 accumulation of BF16 weights is DeepSpeed's
+    // BF16_Optimizer, which it runs under ZeRO-1 only, so only such a file is written with it,
+    // and reads back so. Other layouts with FP32 gradients get a line saying why not.
+    void deepSpeedGradAccumulation_data()
+    {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("grads"); // empty: refused
+        QTest::addRow("fp32")
+            << QByteArray(
+                   R"({"zero_optimization": {"stage": 1}, "data_types": {"grad_accum_dtype": "fp32"}})")
+            << "fp32";
+        QTest::addRow("float32")
+            << QByteArray(
+                   R"({"zero_optimization": {"stage": 1}, "data_types": {"grad_accum_dtype": "float32"}})")
+            << "fp32";
+        QTest::addRow("bf16")
+            << QByteArray(
+                   R"({"zero_optimization": {"stage": 1}, "data_types": {"grad_accum_dtype": "bf16"}})")
+            << "bf16";
+        QTest::addRow("fp16")
+            << QByteArray(
+                   R"({"zero_optimization": {"stage": 1}, "data_types": {"grad_accum_dtype": "fp16"}})")
+            << "bf16";
+        QTest::addRow("int8 refused")
+            << QByteArray(
+                   R"({"zero_optimization": {"stage": 1}, "data_types": {"grad_accum_dtype": "int8"}})")
+            << "";
+    }
+    void deepSpeedGradAccumulation()
+    {
+        QFETCH(QByteArray, content);
+        QFETCH(QString, grads);
+        Scenario base;
+        applyFramework(base, Framework::deepspeed);
+        base.gradPrecision = grads == QLatin1String("fp32") ? Precision::bf16 : Precision::fp32;
+        const auto result = io::importConfig(content, base, presets);
+        if (grads.isEmpty()) {
+            QVERIFY(std::holds_alternative<core::InputError>(result));
+            const auto &error = std::get<core::InputError>(result);
+            QCOMPARE(error.key, std::string("data_types.grad_accum_dtype"));
+            QVERIFY2(error.message.find("expected fp32, bf16 or fp16") != std::string::npos,
+                     error.message.c_str());
+            return;
+        }
+        QVERIFY2(std::holds_alternative<io::ImportedConfig>(result), refusal(result).c_str());
+        QCOMPARE(QString::fromStdString(
+                     fieldText(*std::get<io::ImportedConfig>(result).scenario, "grad_precision")),
+                 grads);
+    }
+    void deepSpeedWritesGradAccumulation_data()
+    {
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<QString>("grads");
+        QTest::addColumn<bool>("written");
+        QTest::addColumn<bool>("line");
+        QTest::addRow("ZeRO-1, FP32: BF16_Optimizer") << 1 << "fp32" << true << false;
+        QTest::addRow("ZeRO-2, FP32: not DeepSpeed's") << 2 << "fp32" << false << true;
+        QTest::addRow("ZeRO off, FP32: refused by DeepSpeed") << 0 << "fp32" << false << true;
+        QTest::addRow("ZeRO-1, BF16: DeepSpeed's default") << 1 << "bf16" << false << false;
+    }
+    void deepSpeedWritesGradAccumulation()
+    {
+        QFETCH(int, zero);
+        QFETCH(QString, grads);
+        QFETCH(bool, written);
+        QFETCH(bool, line);
+        Scenario s;
+        applyFramework(s, Framework::deepspeed);
+        s.pp = 1;
+        s.zero = zero;
+        QVERIFY(!setField(s, "grad_precision", grads.toStdString()));
+        const std::string text = io::emitDeepSpeed(s, *presets.model(s.model));
+        const QJsonObject object =
+            QJsonDocument::fromJson(QByteArray::fromStdString(text)).object();
+        QCOMPARE(object.value(QLatin1String("data_types"))
+                     .toObject()
+                     .value(QLatin1String("grad_accum_dtype"))
+                     .toString(),
+                 written ? QStringLiteral("fp32") : QString());
+        QCOMPARE(text.find("grad_precision fp32: DeepSpeed accumulates FP32 gradients") !=
+                     std::string::npos,
+                 line);
+        if (!written)
+            return;
+        // Read back into a base accumulating in BF16: FP32 again.
+        Scenario base = s;
+        base.gradPrecision = Precision::bf16;
+        const auto result = io::importConfig(QByteArray::fromStdString(text), base, presets);
+        QVERIFY2(std::holds_alternative<io::ImportedConfig>(result), refusal(result).c_str());
+        QVERIFY(*std::get<io::ImportedConfig>(result).scenario == s);
+    }
+
     // overlap_comm is dp_overlap=auto. Unset, DeepSpeed turns it on for ZeRO-3 only
     // (deepspeed/runtime/zero/config.py, overlap_comm_valid): a ZeRO-1 or 2 file without it
     // hides nothing. A written file says which, so that it runs as it was timed.
