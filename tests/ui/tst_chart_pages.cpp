@@ -568,6 +568,36 @@ private Q_SLOTS:
                  qPrintable(text));
     }
 
+    // The weights' formula divides by what ZeRO-3 shards over: D × C (docs/experts.md,
+    // "Memory"), and under torchtitan's profile the FP32 parameters, 4 bytes each
+    // (docs/frameworks.md, "torchtitan, FP32 parameters").
+    void memoryFormulaShardsTheWeights_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<QString>("says");
+        QTest::addRow("ZeRO-3 over D × C") << "zero=3,cp=2,seq_len=8192"
+                                           << " params × 2 B ÷ D·C = ";
+        QTest::addRow("torchtitan's FP32 parameters under FSDP2")
+            << "framework=torchtitan,model=llama-3.1-8b,tp=1,pp=1,dp=8,zero=3"
+            << "8,030,261,248 params × 4 B ÷ D = 4.0 GB";
+        QTest::addRow("torchtitan under pipelining")
+            << "framework=torchtitan,model=llama-3.1-8b,tp=1,pp=2,dp=4,zero=1"
+            << " params × (2 B + 4 B ÷ D) = ";
+    }
+    void memoryFormulaShardsTheWeights()
+    {
+        QFETCH(QString, set);
+        QFETCH(QString, says);
+        const core::Scenario s = scenario(set);
+        const core::Presets presets = io::builtinPresets();
+        const core::Report r = core::evaluate(s, presets);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        const QString text =
+            createChartPage(QStringLiteral("memory"))->formulas(ChartInputs{s, presets, r});
+        QVERIFY2(text.contains(says), qPrintable(text));
+        QVERIFY2(!text.contains(QStringLiteral("÷ D=")), qPrintable(text));
+    }
+
     // The step's formulas name the optimizer step's passes and their bytes a parameter, as the
     // framework runs them (docs/step_time.md, "Optimizer"): Megatron-LM's with BF16
     // gradients cast (2 + 4), read for the norm (4), Adam (4·4 + 3·4) and the BF16 weights

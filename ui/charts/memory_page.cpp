@@ -58,6 +58,11 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
     // DualPipe's device holds its stage of each direction, stage 0 also the mirrored K − 1
     // (deepseek-ai/DualPipe, dualpipe.py).
     const bool dualPipe = training && s.schedule == core::Schedule::dualPipe;
+    // ZeRO divides by D × C for the dense parameters and by the expert data-parallel degree
+    // for the routed experts (docs/experts.md, "Memory").
+    const QString d = st.expertParams > 0 ? QStringLiteral(" ÷ D·C (experts ÷ %1)").arg(r.expertDp)
+                      : r.cp > 1          ? QStringLiteral(" ÷ D·C")
+                                          : QStringLiteral(" ÷ D");
     const QString copies =
         dualPipe ? QObject::tr("; under DualPipe a device holds two stages' copies, stage 0 "
                                "also the mirrored stage %1 (deepseek-ai/DualPipe, dualpipe.py)")
@@ -77,8 +82,8 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                   .arg(st.layers);
     // torchtitan's FP32 parameters beside (below ZeRO-3) the 16-bit copies its multiplies use.
     const QString fp32Weights =
-        s.zero >= 3   ? QStringLiteral("4 B ÷ D=%1").arg(s.dp)
-        : s.zero >= 1 ? QStringLiteral("(%1 B + 4 B ÷ D=%2)").arg(r.weightBytesPerParam).arg(s.dp)
+        s.zero >= 3   ? QStringLiteral("4 B%1").arg(d)
+        : s.zero >= 1 ? QStringLiteral("(%1 B + 4 B%2)").arg(r.weightBytesPerParam).arg(d)
                       : QStringLiteral("(%1 + 4) B").arg(r.weightBytesPerParam);
     const QString fp32Why =
         s.zero >= 3
@@ -96,8 +101,7 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                      : QStringLiteral("%1 params × %2 B%3 = %4")
                            .arg(io::formatCount(st.params))
                            .arg(r.weightBytesPerParam)
-                           .arg(s.zero >= 3 ? QStringLiteral(" ÷ D=%1").arg(s.dp) : QString(),
-                                bytes(st.weightsBytes)),
+                           .arg(s.zero >= 3 ? d : QString(), bytes(st.weightsBytes)),
                  (s.mode == core::Mode::training && s.precision == core::Precision::fp8
                       ? QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
                                     "§3); FP8 training holds them in %1 (fp8_params; "
@@ -123,12 +127,6 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                                  "data-parallel group of %1 (docs/experts.md)")
                          .arg(r.expertDp));
     if (r.mode == core::Mode::training) {
-        // ZeRO divides by D × C for the dense parameters and by the expert data-parallel
-        // degree for the routed experts (docs/experts.md, "Memory").
-        const QString d = st.expertParams > 0
-                              ? QStringLiteral(" ÷ D·C (experts ÷ %1)").arg(r.expertDp)
-                          : r.cp > 1 ? QStringLiteral(" ÷ D·C")
-                                     : QStringLiteral(" ÷ D");
         // Under pipelining FSDP2 keeps the unsharded gradients and their reduced shard.
         const QString grads =
             r.fp32Parameters && (s.zero == 1 || s.zero == 2)
