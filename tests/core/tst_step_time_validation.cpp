@@ -495,8 +495,9 @@ private Q_SLOTS:
     }
 
     // The same summary's mixture-of-experts runs (NVIDIA-NeMo/Megatron-Bridge,
-    // docs/performance-summary.md and -archive.md), added as runs the model had not seen:
-    // Qwen3's MoE models, 4,096 tokens, tokens per second per GPU. The layouts the tables give,
+    // docs/performance-summary.md and -archive.md): Qwen3's MoE models, 4,096 tokens, tokens per
+    // second per GPU; nothing in the model was set from them (docs/experts.md showed the H100
+    // rows as checks before they joined the test). The layouts the tables give,
     // the rest as scripts/performance/configs/qwen sets it for the container (v0.3.0 for
     // 26.02.01, v0.4.2 for 26.04.01; qwen3_llm_pretrain.py, qwen3_workload_base_configs.py):
     // no recomputation, BF16 gradient reduction, expert T = 1, the router forced to balance the
