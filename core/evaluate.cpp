@@ -32,6 +32,25 @@ double collectiveShare(const DeviceSpec &device, const Scenario &s)
     return static_cast<double>(device.collectiveUnits) / device.computeUnits;
 }
 
+// Whether a step's MoE layers wait on the device for their token counts before they dispatch:
+// Megatron-LM's dropless routing (the grouped multiply's and the all-to-all's splits read on the
+// host; NVIDIA, "Boosting MoE Training Throughput with Advanced Fusion Kernels") and
+// torchtitan's all-to-all over E > 1 (token_dispatcher.py, input_splits.tolist()); DeepSpeed's
+// MoE drops tokens to a fixed capacity (deepspeed/moe/sharded_moe.py, drop_tokens = True).
+bool routingWaitsOnDevice(const Scenario &s)
+{
+    switch (s.framework) {
+    case Framework::deepspeed:
+        return false;
+    case Framework::torchtitan:
+        return s.ep > 1;
+    case Framework::megatron:
+    case Framework::custom:
+        break;
+    }
+    return true;
+}
+
 // Why fp8_attention cannot apply here, or nothing when it does: the FP8 kernel is Transformer
 // Engine's fused attention in FP8 and NVFP4 training, timed from the device's measured
 // FP8-over-BF16 rates (docs/step_time.md, "FP8 attention").
@@ -616,6 +635,32 @@ PipelineInput layersOnly(PipelineInput in)
 
 // Each stage's own work in one step, by part: m micro-batches of its layers and ends, and
 // the sends its ops make (every F but the model's last, every B but its first).
+// The published runs' untimed host cost per MoE layer and micro-batch (kMoeHostGapMinS to
+// kMoeHostGapMaxS), over the MoE layers the busiest stage runs each micro-batch, as a share
+// of the step: a warning where the low end reaches kMoeHostWarnShare.
+std::optional<Warning> moeHostWarning(const Scenario &s, const Timing &t, const StepTimeReport &st)
+{
+    const auto stage = static_cast<std::size_t>(st.busiestStage);
+    if (stage >= t.moeLayers.size() || t.moeLayers[stage] == 0 || !routingWaitsOnDevice(s) ||
+        !(st.stepTimeS > 0))
+        return std::nullopt;
+    const double layerMicrobatches = static_cast<double>(t.moeLayers[stage]) * s.microbatches;
+    const double low = layerMicrobatches * kMoeHostGapMinS / st.stepTimeS;
+    if (low < kMoeHostWarnShare)
+        return std::nullopt;
+    const double high = layerMicrobatches * kMoeHostGapMaxS / st.stepTimeS;
+    char text[400];
+    std::snprintf(text, sizeof text,
+                  "the step likely takes %.0f to %.0f %% longer: each MoE layer waits on the "
+                  "device for its token counts before it dispatches, which is not timed; "
+                  "published dropless runs took %.1f to %.1f ms longer a MoE layer and "
+                  "micro-batch than modelled, here %d layers x %d micro-batches on stage %d "
+                  "(docs/step_time.md, \"Fine-grained experts\")",
+                  100 * low, 100 * high, 1e3 * kMoeHostGapMinS, 1e3 * kMoeHostGapMaxS,
+                  t.moeLayers[stage], s.microbatches, st.busiestStage);
+    return Warning{"moe-host", text};
+}
+
 std::vector<TimeBreakdown> stageWork(const Scenario &s, const Timing &t,
                                      const std::vector<int> &layers)
 {
@@ -1748,6 +1793,9 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
                       1e3 * r.stepTime->stepTimeS, 1e3 * kShortStepS);
         r.warnings.push_back({"short-step", text});
     }
+    if (training && r.stepTime && t.rates && !(t.rates->forcedMfu > 0))
+        if (auto w = moeHostWarning(s, t, *r.stepTime))
+            r.warnings.push_back(std::move(*w));
     // A model with experts shows its expert layer, the kind most of its layers are.
     r.layerOps = std::move(model.hasExperts() ? t.moeLayer.ops : t.layer.ops);
     r.firstStageEndOps = t.first.ops.size();

@@ -405,8 +405,12 @@ PlanCandidate candidateFrom(const Context &context, const Scenario &s, const Rep
         if (context.device.tdpW > 0)
             c.energyJPerMTokens = c.stepTimeS * context.energyPerSecond(devices);
         c.score = c.stepTimeS * context.scorePerSecond(devices);
-        c.stepLowerBound = std::any_of(r.warnings.begin(), r.warnings.end(),
-                                       [](const Warning &w) { return w.code == "short-step"; });
+        const auto warned = [&r](std::string_view code) {
+            return std::any_of(r.warnings.begin(), r.warnings.end(),
+                               [code](const Warning &w) { return w.code == code; });
+        };
+        c.moeHostUntimed = warned("moe-host");
+        c.stepLowerBound = c.moeHostUntimed || warned("short-step");
     }
     return c;
 }

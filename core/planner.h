@@ -165,9 +165,12 @@ struct PlanCandidate : PlanLayout
     bool leavesHeadroom = false; // fits with the request's headroom free: fits the search
     std::string overflowTerm;    // when it does not fit: the largest term of the first full stage
     // The step is likely short: evaluate's short-step warning, a training step timed under
-    // 250 ms, which published runs took from 1 % less to twice as long to run
-    // (docs/step_time.md).
+    // 250 ms, which published runs took from 1 % less to twice as long to run, or its moe-host
+    // warning (docs/step_time.md).
     bool stepLowerBound = false;
+    // One reason for it: the MoE layers' wait for their token counts, evaluate's moe-host
+    // warning (kMoeHostGapMinS); the other is a step under kShortStepS.
+    bool moeHostUntimed = false;
     TimeBreakdown breakdown;
 };
 

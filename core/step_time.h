@@ -78,6 +78,16 @@ inline constexpr std::size_t kTimePartCount = kTimeParts.size();
 // short, evaluate's short-step warning and the planner's "≥".
 inline constexpr double kShortStepS = 0.25;
 
+// Megatron-Bridge's dropless Qwen3 MoE runs took this much longer per MoE layer and
+// micro-batch, forward and backward, than modelled, from the B300's and GB300's at micro-batch
+// 8 to the H100s' at 1 (docs/step_time.md, "Fine-grained experts"): the host's share of a
+// layer whose routing waits on the device for its token counts, which the model does not time.
+// Evaluate's moe-host warning quotes the range where its low end adds kMoeHostWarnShare or
+// more to the step, and the planner marks such steps "≥".
+inline constexpr double kMoeHostGapMinS = 1.3e-3;
+inline constexpr double kMoeHostGapMaxS = 4.0e-3;
+inline constexpr double kMoeHostWarnShare = 0.05;
+
 const TimePartInfo &timePartInfo(TimePart part);
 
 // The parts add up to the step time exactly: the stage's own work and its bubble make the

@@ -43,6 +43,7 @@ QJsonObject candidateToJson(const core::PlanCandidate &c, int rank)
     o.insert(QStringLiteral("rank"), rank);
     o.insert(QStringLiteral("step_time_s"), c.stepTimeS);
     o.insert(QStringLiteral("step_time_lower_bound"), c.stepLowerBound);
+    o.insert(QStringLiteral("moe_host_untimed"), c.moeHostUntimed);
     o.insert(QStringLiteral("tokens_per_s"), c.tokensPerS);
     o.insert(QStringLiteral("mfu_achieved"), c.mfuAchieved);
     o.insert(QStringLiteral("bubble_fraction"), c.bubbleFraction);
@@ -236,9 +237,11 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
                  .arg(QStringLiteral("MJ/Mtok"), 8);
     s << QStringLiteral("layout\n");
     int rank = 1;
-    bool lowerBounds = false;
+    bool shortSteps = false;
+    bool moeHost = false;
     for (const auto &c : result.candidates) {
-        lowerBounds = lowerBounds || c.stepLowerBound;
+        shortSteps = shortSteps || (c.stepLowerBound && !c.moeHostUntimed);
+        moeHost = moeHost || c.moeHostUntimed;
         s << QStringLiteral("%1  %2  %3  %4  %5  ")
                  .arg(rank++, 3)
                  .arg((c.stepLowerBound ? QStringLiteral("≥") : QString()) +
@@ -256,10 +259,17 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
                           8);
         s << layoutText(c) << '\n';
     }
-    if (lowerBounds)
+    if (shortSteps)
         s << QStringLiteral("\n≥ a lower bound: published training steps timed under %1 s ran "
                             "4 % to twice as long as modelled (docs/step_time.md)\n")
                  .arg(core::kShortStepS, 0, 'f', 3);
+    if (moeHost)
+        s << QStringLiteral("%1≥ a lower bound: each MoE layer's wait for its token counts is not "
+                            "timed; published dropless runs took %2 to %3 ms longer a MoE layer "
+                            "and micro-batch (docs/step_time.md, \"Fine-grained experts\")\n")
+                 .arg(shortSteps ? QString() : QStringLiteral("\n"))
+                 .arg(1e3 * core::kMoeHostGapMinS, 0, 'f', 1)
+                 .arg(1e3 * core::kMoeHostGapMaxS, 0, 'f', 1);
     return out;
 }
 

@@ -207,6 +207,36 @@ private Q_SLOTS:
             QVERIFY(!v.toObject().value("step_time_lower_bound").toBool());
     }
 
+    // A MoE layout whose layers wait on the device for their token counts is a lower bound
+    // too (evaluate's moe-host warning, docs/step_time.md, "Fine-grained experts"): Qwen3
+    // 30B-A3B on 16 H100s, 256 sequences, lists layouts of one micro-batch, whose 48 layers add
+    // little, and of sixteen, which are marked "≥" with a note saying why, and
+    // moe_host_untimed in the JSON.
+    void moeHostWaitsAreLowerBounds()
+    {
+        const QString moe = QStringLiteral("--set model=qwen3-30b-a3b --set device=h100-sxm "
+                                           "--devices 16 --global-batch 256 --top 8");
+        const ParascopeRun r = runParascope(plan(moe));
+        QCOMPARE(r.status, 0);
+        QVERIFY(r.out.contains(QStringLiteral("≥ a lower bound: each MoE layer's wait")));
+        int marked = 0;
+        int unmarked = 0;
+        for (const QJsonValue &v : json(moe).value("candidates").toArray()) {
+            const QJsonObject c = v.toObject();
+            const bool host = c.value("moe_host_untimed").toBool();
+            QCOMPARE(c.value("step_time_lower_bound").toBool(),
+                     host || c.value("step_time_s").toDouble() < 0.25);
+            // With one stage, 48 layers x m micro-batches x 1.3 ms against the step: 5 % or more.
+            if (c.value("pp").toInt() == 1) {
+                const double low = 48 * c.value("microbatches").toInt() * 1.3e-3 /
+                                   c.value("step_time_s").toDouble();
+                QCOMPARE(host, low >= 0.05);
+            }
+            ++(host ? marked : unmarked);
+        }
+        QVERIFY(marked > 0 && unmarked > 0);
+    }
+
     // --distinct lists each T, K, D, schedule and micro-batch size once, fastest first.
     void distinctListsEachSplitOnce()
     {

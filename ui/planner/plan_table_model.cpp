@@ -174,10 +174,16 @@ QString PlanTableModel::rowTooltip(const core::PlanCandidate &c) const
         tr("<p><b>%1</b></p><p>Step %2 s =<br>%3</p><p>Fullest stage: %4 per device.</p>")
             .arg(io::layoutText(c).toHtmlEscaped(), plan_text::stepSeconds(c.stepTimeS), rows,
                  units::format(static_cast<double>(c.peakStageBytes)));
-    if (c.stepLowerBound)
+    if (c.stepLowerBound && !c.moeHostUntimed)
         text += tr("<p>Likely short: published training steps timed under %1 ms ran from 1 % "
                    "shorter to twice as long as modelled (docs/step_time.md).</p>")
                     .arg(1e3 * core::kShortStepS, 0, 'f', 0);
+    if (c.moeHostUntimed)
+        text += tr("<p>Likely short: each MoE layer waits on the device for its token counts "
+                   "before it dispatches, which is not timed; published dropless runs took %1 "
+                   "to %2 ms longer a MoE layer and micro-batch (docs/step_time.md).</p>")
+                    .arg(1e3 * core::kMoeHostGapMinS, 0, 'f', 1)
+                    .arg(1e3 * core::kMoeHostGapMaxS, 0, 'f', 1);
     if (m_loaded && c.sameLayout(*m_loaded))
         text += tr("<p>This layout is loaded in the explorer.</p>");
     if (m_stale)
