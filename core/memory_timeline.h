@@ -34,7 +34,7 @@ struct MemoryStepSizes
     std::int64_t pairLayerBytes = 0; // ep_overlap: one layer more during a B-and-F pair
     // Where this stage's chunks keep different bytes, one micro-batch's on each chunk c
     // (core::unequalChunkBytes); empty: each a 1/chunks share of stageLayersBytes.
-    std::vector<std::int64_t> chunkBytes;
+    std::vector<std::int64_t> chunkBytes{};
 };
 
 // One device of one pipeline stage through one step.

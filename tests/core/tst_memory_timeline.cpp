@@ -29,7 +29,7 @@ StageReport stageOf(int index)
 }
 
 MemoryTimeline uniformTimeline(Schedule schedule, int K, int m, int stage,
-                               MemoryStepSizes sizes = {10, 1, false, 0, 0})
+                               MemoryStepSizes sizes = {.stageLayersBytes = 10})
 {
     const PipelineResult pipe = simulatePipeline(uniformPipeline(schedule, K, m), true);
     sizes.freedAtWeight = splitsWeightGradients(schedule);
@@ -142,7 +142,8 @@ private Q_SLOTS:
     void recomputeDuringBackward()
     {
         const MemoryTimeline t =
-            uniformTimeline(Schedule::oneFOneB, 2, 2, 0, MemoryStepSizes{10, 1, false, 3, 0});
+            uniformTimeline(Schedule::oneFOneB, 2, 2, 0,
+                            MemoryStepSizes{.stageLayersBytes = 10, .recomputeBytes = 3});
         QCOMPARE(peakActivations(t), 23);
         QCOMPARE(t.points[t.peak].totalBytes, 101 + 23);
         // Stage 1 runs F0 1-2, B0 2-4, F1 4-5, B1 5-7, so stage 0 runs B0 4-6 and B1 7-9:
@@ -159,7 +160,8 @@ private Q_SLOTS:
     void cachedOutputsStepUp()
     {
         const MemoryTimeline t =
-            uniformTimeline(Schedule::gpipe, 2, 4, 1, MemoryStepSizes{10, 1, false, 0, 5});
+            uniformTimeline(Schedule::gpipe, 2, 4, 1,
+                            MemoryStepSizes{.stageLayersBytes = 10, .cachedOutputBytes = 5});
         for (int k = 1; k <= 4; ++k) {
             const auto at = std::find_if(t.points.begin(), t.points.end(),
                                          [&](const auto &p) { return p.time == 1.0 + k; });
@@ -180,7 +182,8 @@ private Q_SLOTS:
         const PipelineResult pipe =
             simulatePipeline(uniformPipeline(Schedule::interleaved, 4, 8, 2), true);
         const MemoryTimeline t =
-            memoryTimeline(pipe.timeline, stageOf(0), {10, 2, false, 0, 0}, pipe.makespan);
+            memoryTimeline(pipe.timeline, stageOf(0),
+                           MemoryStepSizes{.stageLayersBytes = 10, .chunks = 2}, pipe.makespan);
         QCOMPARE(highestMicrobatches(t), 5.5);
         QCOMPARE(peakActivations(t), 55);
     }

@@ -74,11 +74,11 @@ core::PlanLayout ServingTableModel::layoutOf(const core::ServingCandidate &c)
     return core::PlanLayout::of(c.apply(core::Scenario{}));
 }
 
-void ServingTableModel::setLoaded(const core::PlanLayout &layout)
+void ServingTableModel::setLoaded(const core::PlanLayout &inExplorer)
 {
     // The deployment search keeps the scenario's ends_in_pipeline_split (it varies T, K, the
     // replicas and the batching only), which layoutOf leaves at its default.
-    core::PlanLayout loaded = layout;
+    core::PlanLayout loaded = inExplorer;
     loaded.endsInPipelineSplit = core::PlanLayout{}.endsInPipelineSplit;
     if (m_loaded == loaded)
         return;
