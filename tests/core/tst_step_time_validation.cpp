@@ -387,6 +387,15 @@ private Q_SLOTS:
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
+    // The columns of a Megatron-Bridge table: the model, the row's keys, its GPUs and the
+    // published tokens per second per GPU.
+    static void addBridgeColumns()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<int>("gpus");
+        QTest::addColumn<double>("publishedTokensPerGpu");
+    }
     // A Megatron-Bridge run: its tokens per second per GPU against the published figure, as the
     // error `e` (tokens/s per GPU, the summary's measure).
     static void bridgeRun(const QString &keys, int gpus, double publishedTokensPerGpu, double &e)
@@ -407,10 +416,7 @@ private Q_SLOTS:
     // perf_recipes/_common.py). Llama 3 has Llama 3.1's shapes.
     void megatronBridgeFp8_data()
     {
-        QTest::addColumn<QString>("model");
-        QTest::addColumn<QString>("set");
-        QTest::addColumn<int>("gpus");
-        QTest::addColumn<double>("publishedTokensPerGpu");
+        addBridgeColumns();
         // 26.04.01 container: 64 H100, TP 4, PP 8, VP 5, GBS 256, MBS 1, 8,192 tokens, with
         // tensor-parallel overlap (perf_recipes/llama/h100/llama3.py).
         QTest::addRow("Llama 3 70B, 64 H100")
@@ -513,10 +519,7 @@ private Q_SLOTS:
     // fp8_param_gather in bf16_with_fp8_current_scaling_mixed and bf16_with_mxfp8_mixed).
     void megatronBridgeMoe_data()
     {
-        QTest::addColumn<QString>("model");
-        QTest::addColumn<QString>("set");
-        QTest::addColumn<int>("gpus");
-        QTest::addColumn<double>("publishedTokensPerGpu");
+        addBridgeColumns();
         // 26.02.01: K2 v12, E8 in each node, DeepEP's flex dispatcher, the all-to-alls
         // overlapped across micro-batches (moe_a2a_overlap), 1,024 sequences of 1.
         QTest::addRow("Qwen3 30B-A3B, 16 H100, K2 E8 (26.02.01)")
