@@ -25,8 +25,9 @@ struct EvaluateOptions
     bool memoryOnly = false;
     // false: leave out the warnings about the scenario itself (why a stage does not fit, an
     // uneven split, a key the framework does not run, ...), which are text to read; whether
-    // it fits, its largest overflowing term, the links' warnings and the short-step warning
-    // stay. A search that reads only whether each layout fits formats none of them.
+    // it fits, its largest overflowing term, the links' warnings and the short-step and
+    // moe-host warnings (the planner's "≥") stay. A search that reads only whether each layout
+    // fits formats none of them.
     bool warnings = true;
 };
 
