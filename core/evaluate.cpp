@@ -633,8 +633,6 @@ PipelineInput layersOnly(PipelineInput in)
     return in;
 }
 
-// Each stage's own work in one step, by part: m micro-batches of its layers and ends, and
-// the sends its ops make (every F but the model's last, every B but its first).
 // The published runs' untimed host cost per MoE layer and micro-batch (kMoeHostGapMinS to
 // kMoeHostGapMaxS), over the MoE layers the busiest stage runs each micro-batch, as a share
 // of the step: a warning where the low end reaches kMoeHostWarnShare.
@@ -661,6 +659,8 @@ std::optional<Warning> moeHostWarning(const Scenario &s, const Timing &t, const 
     return Warning{"moe-host", text};
 }
 
+// Each stage's own work in one step, by part: m micro-batches of its layers and ends, and
+// the sends its ops make (every F but the model's last, every B but its first).
 std::vector<TimeBreakdown> stageWork(const Scenario &s, const Timing &t,
                                      const std::vector<int> &layers)
 {

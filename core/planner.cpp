@@ -409,8 +409,9 @@ PlanCandidate candidateFrom(const Context &context, const Scenario &s, const Rep
             return std::any_of(r.warnings.begin(), r.warnings.end(),
                                [code](const Warning &w) { return w.code == code; });
         };
+        c.shortStep = warned("short-step");
         c.moeHostUntimed = warned("moe-host");
-        c.stepLowerBound = c.moeHostUntimed || warned("short-step");
+        c.stepLowerBound = c.shortStep || c.moeHostUntimed;
     }
     return c;
 }

@@ -168,8 +168,9 @@ struct PlanCandidate : PlanLayout
     // 250 ms, which published runs took from 1 % less to twice as long to run, or its moe-host
     // warning (docs/step_time.md).
     bool stepLowerBound = false;
-    // One reason for it: the MoE layers' wait for their token counts, evaluate's moe-host
-    // warning (kMoeHostGapMinS); the other is a step under kShortStepS.
+    // Its reasons: the short-step warning (a step under kShortStepS), and the moe-host one (MoE
+    // layers whose wait for their token counts is not timed, kMoeHostGapMinS).
+    bool shortStep = false;
     bool moeHostUntimed = false;
     TimeBreakdown breakdown;
 };

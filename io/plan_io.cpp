@@ -240,7 +240,7 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
     bool shortSteps = false;
     bool moeHost = false;
     for (const auto &c : result.candidates) {
-        shortSteps = shortSteps || (c.stepLowerBound && !c.moeHostUntimed);
+        shortSteps = shortSteps || c.shortStep;
         moeHost = moeHost || c.moeHostUntimed;
         s << QStringLiteral("%1  %2  %3  %4  %5  ")
                  .arg(rank++, 3)

@@ -174,7 +174,7 @@ QString PlanTableModel::rowTooltip(const core::PlanCandidate &c) const
         tr("<p><b>%1</b></p><p>Step %2 s =<br>%3</p><p>Fullest stage: %4 per device.</p>")
             .arg(io::layoutText(c).toHtmlEscaped(), plan_text::stepSeconds(c.stepTimeS), rows,
                  units::format(static_cast<double>(c.peakStageBytes)));
-    if (c.stepLowerBound && !c.moeHostUntimed)
+    if (c.shortStep)
         text += tr("<p>Likely short: published training steps timed under %1 ms ran from 1 % "
                    "shorter to twice as long as modelled (docs/step_time.md).</p>")
                     .arg(1e3 * core::kShortStepS, 0, 'f', 0);
