@@ -634,19 +634,19 @@ PipelineInput layersOnly(PipelineInput in)
 }
 
 // The published runs' untimed host cost per MoE layer and micro-batch (kMoeHostGapMinS to
-// kMoeHostGapMaxS), over the MoE layers the busiest stage runs each micro-batch, as a share
-// of the step: a warning where the low end reaches kMoeHostWarnShare.
-std::optional<Warning> moeHostWarning(const Scenario &s, const Timing &t, const StepTimeReport &st)
+// kMoeHostGapMaxS) over the MoE layers the busiest stage runs each micro-batch, kept in the
+// step time's report with a warning where the low end reaches kMoeHostWarnShare of the step.
+std::optional<Warning> addMoeHostWait(const Scenario &s, const Timing &t, StepTimeReport &st)
 {
     const auto stage = static_cast<std::size_t>(st.busiestStage);
     if (stage >= t.moeLayers.size() || t.moeLayers[stage] == 0 || !routingWaitsOnDevice(s) ||
         !(st.stepTimeS > 0))
         return std::nullopt;
     const double layerMicrobatches = static_cast<double>(t.moeLayers[stage]) * s.microbatches;
-    const double low = layerMicrobatches * kMoeHostGapMinS / st.stepTimeS;
-    if (low < kMoeHostWarnShare)
+    if (layerMicrobatches * kMoeHostGapMinS < kMoeHostWarnShare * st.stepTimeS)
         return std::nullopt;
-    const double high = layerMicrobatches * kMoeHostGapMaxS / st.stepTimeS;
+    st.moeHostLowS = layerMicrobatches * kMoeHostGapMinS;
+    st.moeHostHighS = layerMicrobatches * kMoeHostGapMaxS;
     char text[400];
     std::snprintf(text, sizeof text,
                   "the step likely takes %.0f to %.0f %% longer: each MoE layer waits on the "
@@ -654,8 +654,9 @@ std::optional<Warning> moeHostWarning(const Scenario &s, const Timing &t, const 
                   "published dropless runs took %.1f to %.1f ms longer a MoE layer and "
                   "micro-batch than modelled, here %d layers x %d micro-batches on stage %d "
                   "(docs/step_time.md, \"Fine-grained experts\")",
-                  100 * low, 100 * high, 1e3 * kMoeHostGapMinS, 1e3 * kMoeHostGapMaxS,
-                  t.moeLayers[stage], s.microbatches, st.busiestStage);
+                  100 * st.moeHostLowS / st.stepTimeS, 100 * st.moeHostHighS / st.stepTimeS,
+                  1e3 * kMoeHostGapMinS, 1e3 * kMoeHostGapMaxS, t.moeLayers[stage], s.microbatches,
+                  st.busiestStage);
     return Warning{"moe-host", text};
 }
 
@@ -1794,7 +1795,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         r.warnings.push_back({"short-step", text});
     }
     if (training && r.stepTime && t.rates && !(t.rates->forcedMfu > 0))
-        if (auto w = moeHostWarning(s, t, *r.stepTime))
+        if (auto w = addMoeHostWait(s, t, *r.stepTime))
             r.warnings.push_back(std::move(*w));
     // A model with experts shows its expert layer, the kind most of its layers are.
     r.layerOps = std::move(model.hasExperts() ? t.moeLayer.ops : t.layer.ops);

@@ -149,6 +149,11 @@ struct StepTimeReport
     double optimizerOwnedParams = 0;
     double optimizerHeldParams = 0;
     double memoryBytesPerS = 0; // the achieved bandwidth of a fused pass
+    // Training, where evaluate's moe-host warning applies: the busiest stage's MoE layers ×
+    // micro-batches × kMoeHostGapMinS and × kMoeHostGapMaxS, the untimed wait the published
+    // dropless runs put on top of the step; 0 elsewhere.
+    double moeHostLowS = 0;
+    double moeHostHighS = 0;
 };
 
 // Gradient synchronisation of one device over a data-parallel group of `dp`, by where each

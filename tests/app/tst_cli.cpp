@@ -450,6 +450,28 @@ private Q_SLOTS:
         QVERIFY(inference.value(QStringLiteral("optimizer")).isNull());
     }
 
+    // The MoE layers' untimed wait for their token counts (docs/step_time.md, "Fine-grained
+    // experts"): Qwen3 30B-A3B on 16 H100s at micro-batch 1, 48 layers × 64 micro-batches ×
+    // 1.3 and 4.0 ms; with it the moe-host warning. The default scenario, dense, has none.
+    void jsonMoeHostWait()
+    {
+        QStringList args;
+        for (const char *kv : {"framework=megatron", "model=qwen3-30b-a3b", "device=h100-sxm",
+                               "tp=1", "pp=1", "dp=16", "ep=16", "seq_len=4096",
+                               "microbatch_size=1", "microbatches=64", "recompute=none"})
+            args << QStringLiteral("--set") << QString::fromLatin1(kv);
+        const QJsonObject r = json(args);
+        const QJsonObject wait = r.value(QStringLiteral("moe_host_untimed_s")).toObject();
+        QVERIFY(std::abs(wait.value(QStringLiteral("low")).toDouble() - 48 * 64 * 1.3e-3) < 1e-9);
+        QVERIFY(std::abs(wait.value(QStringLiteral("high")).toDouble() - 48 * 64 * 4.0e-3) < 1e-9);
+        bool warned = false;
+        for (const QJsonValue &w : r.value(QStringLiteral("warnings")).toArray())
+            warned = warned || w.toObject().value(QStringLiteral("code")).toString() ==
+                                   QStringLiteral("moe-host");
+        QVERIFY(warned);
+        QVERIFY(json({}).value(QStringLiteral("moe_host_untimed_s")).isNull());
+    }
+
     // A closed form only where it holds: 80 layers over K = 3 take 27, 27 and 26 layers, so
     // the stages take different times; null, with the reason, in JSON and in text.
     void noClosedFormForUnevenStages()

@@ -635,6 +635,65 @@ private Q_SLOTS:
         QVERIFY2(text.contains(QStringLiteral("= %1 s").arg(seconds, 0, 'g', 4)), qPrintable(text));
     }
 
+    // Where evaluate warns that a MoE step's wait for its token counts is not timed
+    // (docs/step_time.md, "Fine-grained experts"), the Step time page shows the range on top of
+    // the step: Qwen3 30B-A3B on 16 H100s, one stage of 48 MoE layers, 64 micro-batches,
+    // 3,072 layer-micro-batches × 1.3 and 4.0 ms = 3.9936 and 12.288 s. The chart's axis
+    // reaches the high end, its legend names the range, the formula panel derives it. A dense
+    // model shows none.
+    void stepTimeShowsTheUntimedMoeWait_data()
+    {
+        QTest::addColumn<QStringList>("settings");
+        QTest::addColumn<double>("lowS");
+        QTest::addColumn<double>("highS");
+        QTest::addRow("Qwen3 30B-A3B, E16, micro-batch 1") << QStringList{"framework=megatron",
+                                                                          "model=qwen3-30b-a3b",
+                                                                          "device=h100-sxm",
+                                                                          "precision=bf16",
+                                                                          "tp=1",
+                                                                          "pp=1",
+                                                                          "dp=16",
+                                                                          "ep=16",
+                                                                          "seq_len=4096",
+                                                                          "microbatch_size=1",
+                                                                          "microbatches=64",
+                                                                          "recompute=none"}
+                                                           << 3.9936 << 12.288;
+        QTest::addRow("dense") << QStringList{"model=llama-3.1-8b", "pp=1", "dp=8"} << 0.0 << 0.0;
+    }
+    void stepTimeShowsTheUntimedMoeWait()
+    {
+        QFETCH(QStringList, settings);
+        QFETCH(double, lowS);
+        QFETCH(double, highS);
+        StepTimeWindow w(settings);
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        const auto [low, high] = w.chart->moeHostRange();
+        QVERIFY2(std::abs(low - lowS) < 1e-9 && std::abs(high - highS) < 1e-9,
+                 qPrintable(QStringLiteral("%1 %2").arg(low).arg(high)));
+        const QStringList legend = w.chart->legendLabels();
+        const QStringList named = legend.filter(QStringLiteral("MoE wait, not timed"));
+        QCOMPARE(named.size(), highS > 0 ? 1 : 0);
+        const core::Report &r = w.document.report();
+        QVERIFY(r.stepTime);
+        const QString formulas = StepTimePage::stepTimeFormulas(w.document.scenario(), r);
+        QCOMPARE(formulas.contains(QStringLiteral("Not timed: the MoE layers")), highS > 0);
+        if (highS == 0)
+            return;
+        const double step = r.stepTime->stepTimeS;
+        QCOMPARE(named.front(), QStringLiteral("MoE wait, not timed: +%1–%2 %")
+                                    .arg(100 * lowS / step, 0, 'f', 0)
+                                    .arg(100 * highS / step, 0, 'f', 0));
+        QVERIFY2(formulas.contains(QStringLiteral("3,072 MoE layer-micro-batches × 1.3–4.0 ms")),
+                 qPrintable(formulas));
+        // The axis reaches the range's top: the range's top is drawn inside the plot.
+        const QWidget *bars = w.chart->findChild<QWidget *>(QStringLiteral("stepTimeBars"));
+        QVERIFY(bars);
+        const QPointF top = w.chart->positionOf(w.chart->busiestStage(),
+                                                (step + highS) / w.chart->secondsPerUnit());
+        QVERIFY2(top.y() > 0 && top.y() < bars->height(), qPrintable(QString::number(top.y())));
+    }
+
     // The step's formula says what ep_overlap did to the all-to-all, and only where it ran.
     void stepFormulaSaysTheAllToAllOverlaps_data()
     {

@@ -98,6 +98,16 @@ QPolygonF star(QPointF c, double r)
     return out;
 }
 
+// The MoE layers' untimed wait: a dashed outline, no fill, in the warning strip's amber, so
+// that it reads as a range beyond the step rather than a part of it.
+QPen moeHostRangePen(const QPalette &pal)
+{
+    QPen pen(chart_style::isDark(pal) ? QColor(0xE0, 0x9A, 0x3A) : QColor(0xA0, 0x5A, 0x00));
+    pen.setWidthF(1.5);
+    pen.setStyle(Qt::DashLine);
+    return pen;
+}
+
 } // namespace
 
 // The bars, axes and legend, painted from the chart's numbers.
@@ -187,6 +197,7 @@ void StepTimeChart::setReport(const core::Report &report, const core::Report *co
     if (!m_message.isEmpty()) {
         m_stages.clear();
         m_busiest = -1;
+        m_moeHostLowS = m_moeHostHighS = 0;
         m_messageLabel->setText(m_message);
         m_stack->setCurrentWidget(m_messageLabel);
         return;
@@ -197,7 +208,10 @@ void StepTimeChart::setReport(const core::Report &report, const core::Report *co
     m_stepTimeS = st.stepTimeS;
     m_atLeast = st.linkTimeExcluded;
     m_busiest = st.busiestStage;
-    const double longest = std::max(st.stepTimeS, m_stepTimeSB);
+    // The untimed MoE wait, for plan A alone: comparing, the bars share one axis.
+    m_moeHostLowS = isComparing() ? 0 : st.moeHostLowS;
+    m_moeHostHighS = isComparing() ? 0 : st.moeHostHighS;
+    const double longest = std::max(st.stepTimeS + m_moeHostHighS, m_stepTimeSB);
     m_secondsPerUnit = longest >= 1 ? 1 : longest >= 1e-3 ? 1e-3 : 1e-6;
     const QString unit = m_secondsPerUnit == 1      ? tr("s")
                          : m_secondsPerUnit == 1e-3 ? tr("ms")
@@ -221,7 +235,7 @@ StepTimeChart::Layout StepTimeChart::layout(const QSize &size) const
     for (const QString &label : legendLabels())
         legendWidth = std::max(legendWidth, fm.horizontalAdvance(label));
     legendWidth += kBarSwatch + 3 * kBarPad;
-    const double step = std::max(m_stepTimeS, m_stepTimeSB) / m_secondsPerUnit;
+    const double step = std::max(m_stepTimeS + m_moeHostHighS, m_stepTimeSB) / m_secondsPerUnit;
     const double top = title.height() + 2 * kBarPad;
     // Comparing, a row of plan letters ("A", "B") under the bars.
     const int rows = isComparing() ? 3 : 2;
@@ -402,6 +416,22 @@ void StepTimeChart::paintBars(QPainter &p, const QSize &size) const
         busiestStar(1, m_busiestB, m_stepTimeSB);
     }
     busiestStar(0, m_busiest, m_stepTimeS);
+    // The MoE layers' untimed wait over the busiest bar: a dashed box from the step plus its low
+    // end to the step plus its high end, on the bar's right half, clear of the star.
+    const QPen moeHostPen = moeHostRangePen(pal);
+    if (m_moeHostHighS > 0) {
+        const auto [from, to] = barSpan(0);
+        const double right = l.plot.left() + (m_busiest + to) * slot;
+        const double width = std::max(4.0, (to - from) * slot * 0.3);
+        const QRectF range(
+            QPointF(right - width, y((m_stepTimeS + m_moeHostHighS) / m_secondsPerUnit)),
+            QPointF(right, y((m_stepTimeS + m_moeHostLowS) / m_secondsPerUnit)));
+        p.setPen(moeHostPen);
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(range);
+        p.drawLine(QPointF(range.center().x(), range.bottom()),
+                   QPointF(range.center().x(), y(m_stepTimeS / m_secondsPerUnit)));
+    }
     p.restore();
 
     // Comparing, each bar's plan under it, where the bars are wide enough for a letter.
@@ -449,6 +479,10 @@ void StepTimeChart::paintBars(QPainter &p, const QSize &size) const
             p.setPen(kind == Entry::stepA ? stepPen : stepPenB);
             p.drawLine(QPointF(swatch.left(), swatch.center().y()),
                        QPointF(swatch.right(), swatch.center().y()));
+        } else if (kind == Entry::moeHost) {
+            p.setPen(moeHostPen);
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(swatch.adjusted(2, 0, -2, 0));
         } else if (kind == Entry::busiest) {
             p.setPen(QPen(Qt::white, 1));
             p.setBrush(chart_style::black());
@@ -593,6 +627,11 @@ QList<std::pair<QString, StepTimeChart::Entry>> StepTimeChart::legendEntries() c
             {(m_atLeast ? tr("Step time ≥ %1") : tr("Step time %1")).arg(seconds(m_stepTimeS)),
              Entry::stepA});
         out.append({tr("Busiest stage: %1").arg(m_busiest), Entry::busiest});
+        if (m_moeHostHighS > 0)
+            out.append({tr("MoE wait, not timed: +%1–%2 %")
+                            .arg(100 * m_moeHostLowS / m_stepTimeS, 0, 'f', 0)
+                            .arg(100 * m_moeHostHighS / m_stepTimeS, 0, 'f', 0),
+                        Entry::moeHost});
         return out;
     }
     // Comparing: each plan's step time on a line of its own, named as the status line does.

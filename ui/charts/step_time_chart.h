@@ -43,6 +43,9 @@ public:
     // The legend's visible entries: the parts this scenario has, the step time, the busiest.
     QStringList legendLabels() const;
     int busiestStage() const { return m_busiest; }
+    // Where evaluate warns of it (moe-host): the MoE layers' untimed wait, as seconds on top of
+    // the step, drawn as a dashed range over the busiest stage's bar; {0, 0} elsewhere.
+    std::pair<double, double> moeHostRange() const { return {m_moeHostLowS, m_moeHostHighS}; }
     // What the chart says instead of drawing bars; empty when it draws them.
     QString message() const { return m_message; }
     // That message for a report, before any chart is made.
@@ -76,6 +79,7 @@ private:
         stepA,
         stepB,
         busiest,
+        moeHost,
     };
     QList<std::pair<QString, Entry>> legendEntries() const;
     struct Hit
@@ -106,6 +110,8 @@ private:
     // and without a published link its time is a lower bound.
     QString m_title;
     bool m_atLeast = false; // the step time is a lower bound (a link's time not published)
+    double m_moeHostLowS = 0;
+    double m_moeHostHighS = 0;
     QStringList m_stageLabels;
     QList<int> m_labelledStages;
 };

@@ -275,6 +275,23 @@ QString StepTimePage::stepTimeFormulas(const core::Scenario &s, const core::Repo
                 .arg(s.framework == core::Framework::custom
                          ? QObject::tr("Megatron-LM")
                          : io::qs(core::frameworkProfile(s.framework).name)));
+    if (st.moeHostHighS > 0) {
+        const double layerMicrobatches = st.moeHostLowS / core::kMoeHostGapMinS;
+        out += formula::block(
+            QObject::tr("Not timed: the MoE layers' wait"),
+            QStringLiteral("%1 MoE layer-micro-batches × %2–%3 ms = %4–%5 on top of the step "
+                           "(+%6–%7 %)")
+                .arg(io::formatCount(std::llround(layerMicrobatches)))
+                .arg(1e3 * core::kMoeHostGapMinS, 0, 'f', 1)
+                .arg(1e3 * core::kMoeHostGapMaxS, 0, 'f', 1)
+                .arg(sec(st.moeHostLowS), sec(st.moeHostHighS))
+                .arg(100 * st.moeHostLowS / st.stepTimeS, 0, 'f', 0)
+                .arg(100 * st.moeHostHighS / st.stepTimeS, 0, 'f', 0),
+            QObject::tr("each MoE layer waits on the device for its token counts before it "
+                        "dispatches; published dropless runs took this much longer a layer and "
+                        "micro-batch than the device time modelled (docs/step_time.md, "
+                        "“Fine-grained experts”)"));
+    }
     return out;
 }
 
