@@ -209,13 +209,14 @@ private Q_SLOTS:
 
     // A MoE layout whose layers wait on the device for their token counts is a lower bound
     // too (evaluate's moe-host warning, docs/step_time.md, "Fine-grained experts"): Qwen3
-    // 30B-A3B on 16 H100s, 256 sequences, lists layouts of one micro-batch, whose 48 layers add
-    // little, and of sixteen, which are marked "≥" with a note saying why, and
-    // moe_host_untimed in the JSON.
+    // 30B-A3B under Megatron-LM on 16 H100s, 256 sequences, lists layouts of one micro-batch,
+    // whose 48 layers add little, and of sixteen, which are marked "≥" with a note saying why,
+    // and moe_host_untimed in the JSON.
     void moeHostWaitsAreLowerBounds()
     {
-        const QString moe = QStringLiteral("--set model=qwen3-30b-a3b --set device=h100-sxm "
-                                           "--devices 16 --global-batch 256 --top 8");
+        const QString moe = QStringLiteral("--set framework=megatron --set model=qwen3-30b-a3b "
+                                           "--set device=h100-sxm --devices 16 --global-batch 256 "
+                                           "--top 8");
         const ParascopeRun r = runParascope(plan(moe));
         QCOMPARE(r.status, 0);
         QVERIFY(r.out.contains(QStringLiteral("≥ a lower bound: each MoE layer's wait")));

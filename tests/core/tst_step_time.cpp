@@ -1296,8 +1296,9 @@ private Q_SLOTS:
     // stage's MoE layers and micro-batches: Qwen3 30B-A3B on 16 H100s at micro-batch 1 (that
     // run's own gap, 3.7 ms, is inside), and torchtitan's all-to-all over E > 1. Not where the
     // layers are few against the step (one micro-batch of 16 sequences), nor for a dense
-    // model, nor for DeepSpeed's MoE (tokens dropped to a fixed capacity) or torchtitan's
-    // without expert parallelism, nor at a forced efficiency.
+    // model, nor for DeepSpeed's MoE (tokens dropped to a fixed capacity), a custom framework's
+    // (routing not known) or torchtitan's without expert parallelism, nor at a forced
+    // efficiency.
     void moeHostWarned_data()
     {
         QTest::addColumn<QString>("set");
@@ -1318,6 +1319,8 @@ private Q_SLOTS:
             << 64;
         QTest::addRow("DeepSpeed")
             << qwen + "framework=deepspeed,ep=16,microbatch_size=1,microbatches=64" << 0 << 64;
+        QTest::addRow("custom") << qwen + "framework=custom,ep=16,microbatch_size=1,microbatches=64"
+                                << 0 << 64;
         QTest::addRow("one micro-batch of 16")
             << qwen + "framework=megatron,zero=3,recompute=full,microbatch_size=16,microbatches=1"
             << 0 << 1;
