@@ -396,11 +396,17 @@ private Q_SLOTS:
         QTest::addColumn<int>("gpus");
         QTest::addColumn<double>("publishedTokensPerGpu");
     }
-    // A Megatron-Bridge run: its tokens per second per GPU against the published figure, as the
-    // error `e` (tokens/s per GPU, the summary's measure).
-    static void bridgeRun(const QString &keys, int gpus, double publishedTokensPerGpu, double &e)
+    // The current row of a Megatron-Bridge table, on the table's base keys: its tokens per
+    // second per GPU against the published figure, as the error `e`.
+    static void bridgeRun(const QString &baseKeys, double &e)
     {
-        const Report r = evaluate(scenario(keys), io::builtinPresets());
+        QFETCH(QString, model);
+        QFETCH(QString, set);
+        QFETCH(int, gpus);
+        QFETCH(double, publishedTokensPerGpu);
+        const Report r = evaluate(
+            scenario(baseKeys + QStringLiteral(",model=") + model + QLatin1Char(',') + set),
+            io::builtinPresets());
         QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
         QVERIFY(r.fits); // the run was measured, so it fitted
         const double perGpu = r.stepTime->tokensPerS / gpus;
@@ -489,19 +495,14 @@ private Q_SLOTS:
     }
     void megatronBridgeFp8()
     {
-        QFETCH(QString, model);
-        QFETCH(QString, set);
-        QFETCH(int, gpus);
-        QFETCH(double, publishedTokensPerGpu);
         // FP8 current scaling, as the archive's "FP8-CS" and the recipes' fp8_cs say
         // (scripts/performance/dump_perf_configs.py), with FP8 parameters
         // (training/mixed_precision.py, bf16_with_fp8_current_scaling_mixed: fp8_param_gather).
         double e = 0;
         bridgeRun(QStringLiteral("framework=megatron,precision=fp8,grad_precision=bf16,"
                                  "fp8_scaling=current,fp8_params=true,zero=1,recompute=none,"
-                                 "attention=flash,seq_len=8192,cache_outputs=false,model=") +
-                      model + QLatin1Char(',') + set,
-                  gpus, publishedTokensPerGpu, e);
+                                 "attention=flash,seq_len=8192,cache_outputs=false"),
+                  e);
         if (QTest::currentTestFailed())
             return;
         // docs/step_time.md: every listed run within 15 %.
@@ -563,16 +564,11 @@ private Q_SLOTS:
     }
     void megatronBridgeMoe()
     {
-        QFETCH(QString, model);
-        QFETCH(QString, set);
-        QFETCH(int, gpus);
-        QFETCH(double, publishedTokensPerGpu);
         double e = 0;
         bridgeRun(QStringLiteral("framework=megatron,precision=fp8,grad_precision=bf16,"
                                  "fp8_params=true,zero=1,recompute=none,attention=flash,"
-                                 "seq_len=4096,cache_outputs=false,model=") +
-                      model + QLatin1Char(',') + set,
-                  gpus, publishedTokensPerGpu, e);
+                                 "seq_len=4096,cache_outputs=false"),
+                  e);
         if (QTest::currentTestFailed())
             return;
         // docs/step_time.md, "Fine-grained experts": the smaller each micro-batch's expert
