@@ -648,13 +648,14 @@ std::optional<Warning> addMoeHostWait(const Scenario &s, const Timing &t, StepTi
         return std::nullopt;
     st.moeHostLowS = layerMicrobatches * kMoeHostGapMinS;
     st.moeHostHighS = layerMicrobatches * kMoeHostGapMaxS;
-    char text[400];
+    char text[512];
     std::snprintf(text, sizeof text,
                   "the step likely takes %.0f to %.0f %% longer: each MoE layer waits on the "
                   "device for its token counts before it dispatches, which is not timed; "
                   "published dropless runs took %.1f to %.1f ms longer a MoE layer and "
                   "micro-batch than modelled, here %d layers x %d micro-batches on stage %d "
-                  "(docs/step_time.md, \"Fine-grained experts\")",
+                  "(not if tokens are padded to a fixed capacity or the layer runs in a CUDA "
+                  "graph; docs/step_time.md, \"Fine-grained experts\")",
                   100 * st.moeHostLowS / st.stepTimeS, 100 * st.moeHostHighS / st.stepTimeS,
                   1e3 * kMoeHostGapMinS, 1e3 * kMoeHostGapMaxS, t.moeLayers[stage], s.microbatches,
                   st.busiestStage);
