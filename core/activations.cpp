@@ -99,7 +99,7 @@ PerToken<Count> opCheckpointed(const ModelSpec &m, const ActivationConfig &c)
     }
     if (m.sharedExperts > 0)
         mlp(static_cast<Count>(m.sharedExperts) * divBytesUp<Count>(m.expertFfnHidden, c.tp));
-    const double copies = static_cast<double>(m.expertsPerToken) * c.expertTp / c.tp;
+    const double copies = static_cast<double>(m.expertsPerToken) * c.expertTp / c.tp * c.expertLoad;
     t.sharded += static_cast<Count>(std::ceil(copies * static_cast<double>(2 * a * h)));
     return t;
 }
@@ -178,7 +178,7 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     const Count fe = divBytesUp<Count>(m.expertFfnHidden, c.tp);
     const Count feShard = divBytesUp<Count>(m.expertFfnHidden, c.expertTp);
     t.sharded += static_cast<Count>(m.sharedExperts) * mlpBytes(fe);
-    const double copies = static_cast<double>(m.expertsPerToken) * c.expertTp / c.tp;
+    const double copies = static_cast<double>(m.expertsPerToken) * c.expertTp / c.tp * c.expertLoad;
     t.sharded += static_cast<Count>(
         std::ceil(copies * static_cast<double>(savedInput(h) + a * h + mlpBytes(feShard))));
     return t;
@@ -324,6 +324,29 @@ ActivationConfig activationConfig(const Scenario &s)
         ((s.precision == Precision::fp8 && s.fp8Scaling == Fp8Scaling::delayed) ||
          s.framework == Framework::deepspeed);
     return c;
+}
+
+ActivationConfig activationConfig(const Scenario &s, const ModelSpec &m)
+{
+    ActivationConfig c = activationConfig(s);
+    c.expertLoad = expertLoad(s, m);
+    return c;
+}
+
+double expertLoad(const Scenario &s, const ModelSpec &m)
+{
+    if (!s.expertCapacityFactor || !m.hasExperts())
+        return 1;
+    // A rank routes its s·b / (C·T) tokens (sequence parallelism splits them over T) and
+    // sizes each expert's capacity from them: dispatcher preprocess, num_tokens =
+    // routing_map.size(0) × topk.
+    const double tokens =
+        static_cast<double>(s.seqLen) / std::max(1, s.cp) * s.microbatchSize / std::max(1, s.tp);
+    const double share = tokens * m.expertsPerToken / m.experts;
+    if (!(share > 0))
+        return 1;
+    const double capacity = std::ceil(share * *s.expertCapacityFactor);
+    return s.padToCapacity ? capacity / share : std::min(1.0, capacity / share);
 }
 
 int savedInputBytes32(const Scenario &s)

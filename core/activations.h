@@ -21,7 +21,10 @@ struct ActivationConfig
     int bytesPerValue = 2;    // 16-bit activations; 4 in FP32 training
     int cp = 1;               // context parallelism: each device keeps s / C of the tokens
     int expertTp = 1;         // devices that split each expert (docs/experts.md)
-    bool moe = false;         // the layer's MLP is a mixture of experts
+    // Routed copies an expert takes against its even share: 1 dropless, the capacity factor
+    // with padding (expertLoad).
+    double expertLoad = 1;
+    bool moe = false; // the layer's MLP is a mixture of experts
     // A projection's input kept for its weight gradient, in 32nds of a byte a value: 0 keeps it
     // in the activations' own bytes; FP8 and NVFP4 training under Transformer Engine keep the
     // cast copy, 32 (FP8), 33 (MXFP8 and FP8 blocks: a scale per 32 values, or an FP32 one per
@@ -49,8 +52,16 @@ int kvBytesPerValue(const Scenario &scenario);
 // in inference, every output token (output_len).
 std::int64_t contextTokens(const Scenario &scenario);
 
-// How the scenario keeps its layers' activations.
+// How the scenario keeps its layers' activations; with the model, its experts' load under
+// a capacity factor too (expertLoad).
 ActivationConfig activationConfig(const Scenario &scenario);
+ActivationConfig activationConfig(const Scenario &scenario, const ModelSpec &model);
+
+// The routed copies each expert computes against its even share of a rank's tokens' top-k
+// copies, routing assumed balanced (docs/experts.md, "Capacity"): 1 dropless; with a capacity
+// factor cf, capacity = ceil(tokens x k / experts x cf) (Megatron-core moe_utils.py,
+// get_capacity), so capacity / share padded, at most 1 when only dropping.
+double expertLoad(const Scenario &scenario, const ModelSpec &model);
 
 // Each byte count below comes twice, from one formula: exact in 64 bits, stopping at
 // kTooLarge (core/units.h), for evaluate's report; and as a `...Bound` in floating point,

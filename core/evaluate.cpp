@@ -2,6 +2,7 @@
 
 #include "core/activations.h"
 #include "core/comm_cost.h"
+#include "core/echo.h"
 #include "core/framework.h"
 #include "core/op_model.h"
 #include "core/schedule.h"
@@ -40,6 +41,10 @@ double collectiveShare(const DeviceSpec &device, const Scenario &s)
 // a custom framework's routing is not known (DeepSeek-V3's own ran within 2 % of the model).
 bool routingWaitsOnDevice(const Scenario &s)
 {
+    // Padded to capacity, every expert's count is known before routing: Megatron-core's
+    // dispatcher then sets cuda_sync_point = "no_sync" (moe/token_dispatcher.py).
+    if (s.padToCapacity && s.expertCapacityFactor)
+        return false;
     switch (s.framework) {
     case Framework::megatron:
         return true;
@@ -398,6 +403,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
         chooseLink(device, 1, s.interNodeGbPerS, c.epNodeLink);
         chooseLink(device, c.expertTp, s.interNodeGbPerS, c.expertTpLink);
         c.epFlex = s.epDispatcher == EpDispatcher::flex;
+        c.expertLoad = expertLoad(s, model);
         c.epRemoteNodes = c.epFlex ? remoteNodes(model, s.ep, c.epPerNode) : 0.0;
     }
     // A separate add reads the accumulated and the new gradient and writes the sum.
@@ -654,8 +660,9 @@ std::optional<Warning> addMoeHostWait(const Scenario &s, const Timing &t, StepTi
                   "device for its token counts before it dispatches, which is not timed; "
                   "published dropless runs took %.1f to %.1f ms longer a MoE layer and "
                   "micro-batch than modelled, here %d layers x %d micro-batches on stage %d "
-                  "(not if tokens are padded to a fixed capacity or the layer runs in a CUDA "
-                  "graph; docs/step_time.md, \"Fine-grained experts\")",
+                  "(pad_to_capacity removes the wait, as does a CUDA graph of the whole layer, "
+                  "which Parascope has no key for; docs/step_time.md, \"Fine-grained "
+                  "experts\")",
                   100 * st.moeHostLowS / st.stepTimeS, 100 * st.moeHostHighS / st.stepTimeS,
                   1e3 * kMoeHostGapMinS, 1e3 * kMoeHostGapMaxS, t.moeLayers[stage], s.microbatches,
                   st.busiestStage);
@@ -810,6 +817,18 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
     if ((s.ep > 1 || s.expertTp > 0) && !model.hasExperts())
         r.warnings.push_back({"experts-unused", "ep and expert_tp spread experts; " + name +
                                                     " is dense, so they change nothing"});
+    // Below an even share, an expert drops copies however balanced the routing.
+    if (const double kept = std::min(1.0, expertLoad(s, model)); kept < 1)
+        r.warnings.push_back(
+            {"tokens-dropped", "expert_capacity_factor " + plainNumber(*s.expertCapacityFactor) +
+                                   " is below 1: even with balanced routing each expert drops " +
+                                   plainNumber(std::round(1000 * (1 - kept)) / 10) +
+                                   " % of the copies routed to it, which skip its MLP"});
+    if ((s.expertCapacityFactor || s.padToCapacity) && !model.hasExperts())
+        r.warnings.push_back(
+            {"capacity-unused", "expert_capacity_factor and pad_to_capacity size each expert's "
+                                "tokens; " +
+                                    name + " is dense, so they change nothing"});
     if (model.hasExperts() && model.experts % s.ep != 0)
         r.warnings.push_back(
             {"experts-uneven",
@@ -1667,7 +1686,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         r.timeline = std::move(pipe.timeline);
     }
 
-    const ActivationConfig act = activationConfig(s);
+    const ActivationConfig act = activationConfig(s, model);
     const int actBytes = act.bytesPerValue;
     // One layer's activations per micro-batch, dense (activationConfig's) and with experts:
     // every stage multiplies the same two by its layers.

@@ -105,6 +105,17 @@ const std::array kFields{
               "(Megatron-LM's alltoall dispatcher); flex sends a token once to each node its "
               "experts are on and fans it out over NVLink there (DeepEP, HybridEP: "
               "--moe-token-dispatcher-type flex) (docs/experts.md)."},
+    FieldInfo{"expert_capacity_factor",
+              &Scenario::expertCapacityFactor,
+              "Each expert takes at most this many times its even share of the routed tokens, "
+              "the rest dropped (Megatron-LM --moe-expert-capacity-factor); dropless (the "
+              "default) drops none (docs/experts.md, \"Capacity\").",
+              {},
+              "dropless"},
+    FieldInfo{"pad_to_capacity", &Scenario::padToCapacity,
+              "Pad every expert's input to its capacity: each computes and exchanges exactly "
+              "expert_capacity_factor times its even share, and the MoE layers need no token "
+              "counts from the device (Megatron-LM --moe-pad-expert-input-to-capacity)."},
     FieldInfo{"fused_swiglu", &Scenario::fusedSwiglu,
               "A fused SwiGLU keeps only its 2f-wide input for backward, not four f-wide "
               "tensors (docs/activations.md)."},

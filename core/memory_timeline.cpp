@@ -144,7 +144,7 @@ MemoryStepSizes memoryStepSizes(const Scenario &s, const Presets &presets, const
         s.mode != Mode::training)
         return sizes;
     const StageReport &st = report.stages[static_cast<std::size_t>(stage)];
-    const ActivationConfig act = activationConfig(s);
+    const ActivationConfig act = activationConfig(s, *model);
     // The same terms as core::evaluate (docs/activations.md, "Per stage").
     sizes.stageLayersBytes = stageActivationBytes(*model, act, st.layers, st.moeLayers);
     sizes.chunks = chunksPerStage(s.schedule, s.virtualStages);

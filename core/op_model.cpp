@@ -522,9 +522,10 @@ void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double
     }
     // Megatron-core's all-to-all dispatcher: each device sends its s·b / (C·T) tokens' top-k
     // copies to the experts' owners and gathers them over expert T; a device computes
-    // R = s·b/C · k · expert T / T copies, which the combine returns.
-    const double sent = tokens / c.tp * k;
-    const double received = tokens * k * c.expertTp / c.tp;
+    // R = s·b/C · k · expert T / T copies, which the combine returns. Under a capacity factor
+    // each expert takes its capacity, padded or dropped to it (docs/experts.md, "Capacity").
+    const double sent = tokens / c.tp * k * c.expertLoad;
+    const double received = tokens * k * c.expertTp / c.tp * c.expertLoad;
     {
         LayerOp op = newOp("dispatch", "all-to-all dispatch and combine", TimePart::expertComm,
                            elements(sent, h));

@@ -144,9 +144,11 @@ struct LayerConfig
     // that pass loses (docs/step_time.md, "What hiding costs"); 0: hiding is free.
     double collectiveShare = 0;
     CpExchange cpExchange = CpExchange::ring;
-    bool moe = false;  // the layer's MLP is a mixture of experts (docs/experts.md)
-    int ep = 1;        // experts spread over E devices
-    int expertTp = 1;  // each expert split over this many
+    bool moe = false; // the layer's MLP is a mixture of experts (docs/experts.md)
+    int ep = 1;       // experts spread over E devices
+    int expertTp = 1; // each expert split over this many
+    // Routed copies an expert takes against its even share (core/activations.h, expertLoad).
+    double expertLoad = 1;
     Link epLink;       // the E x expert T ranks of the all-to-all: the network when they span nodes
     Link epNodeLink;   // inside a node, when the all-to-all spans nodes
     int epPerNode = 1; // of the E ranks, those in one node (E when the all-to-all fits one)

@@ -232,6 +232,13 @@ struct Scenario
     CpExchange cpExchange = CpExchange::ring;
     RankOrder rankOrder = RankOrder::dataInner;
     EpDispatcher epDispatcher = EpDispatcher::alltoall;
+    // Each expert takes at most this many times its even share of a rank's routed copies, the
+    // rest dropped (Megatron-LM --moe-expert-capacity-factor); unset: dropless (docs/experts.md,
+    // "Capacity").
+    std::optional<double> expertCapacityFactor;
+    // Every expert computes exactly its capacity, padded where fewer copies arrive, and the
+    // dispatcher needs no token counts from the device (--moe-pad-expert-input-to-capacity).
+    bool padToCapacity = false;
     // Expert parallelism E: the routed experts of every MoE layer spread over E devices of the
     // T x C x D ranks of a stage, as Megatron-core lays them out (docs/experts.md).
     int ep = 1;

@@ -182,7 +182,7 @@ std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
     if (!m.hasArchitecture())
         return std::nullopt; // a size-only model has parameters and nothing per token
     const bool training = s.mode == Mode::training;
-    const ActivationConfig act = activationConfig(s);
+    const ActivationConfig act = activationConfig(s, m);
     const double h = m.hidden;
     const double value = act.bytesPerValue;
     const double tokens = static_cast<double>(s.microbatchSize) * s.seqLen;
@@ -702,6 +702,16 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
     if (s.mfu && *s.mfu < limits::kMinMfu)
         return InputError{"mfu", "must be at least " + plainNumber(limits::kMinMfu) + ", got " +
                                      plainNumber(*s.mfu)};
+    if (s.expertCapacityFactor &&
+        !(*s.expertCapacityFactor > 0 && *s.expertCapacityFactor <= limits::kCapacityFactor))
+        return InputError{"expert_capacity_factor", "must be above 0 and at most " +
+                                                        plainNumber(limits::kCapacityFactor) +
+                                                        ", or dropless"};
+    // Megatron-core refuses the padding without a capacity to pad to (transformer_config.py:
+    // "moe_expert_capacity_factor must be set to use moe_pad_expert_input_to_capacity").
+    if (s.padToCapacity && !s.expertCapacityFactor)
+        return InputError{"pad_to_capacity",
+                          "needs expert_capacity_factor: the capacity each expert is padded to"};
     if (s.dpOverlap && !(*s.dpOverlap >= 0 && *s.dpOverlap <= 1))
         return InputError{"dp_overlap", "must be between 0 and 1"};
     if (s.dpCollectiveUnits && !(*s.dpCollectiveUnits >= 1 && *s.dpCollectiveUnits <= 1024 &&

@@ -35,6 +35,7 @@ inline constexpr double kMinRate = 1e-3;                // GB/s and TFLOPS, when
 inline constexpr double kMaxRate = 1e9;                 // GB/s and TFLOPS
 inline constexpr int kComputeUnits = 1 << 20;           // SMs or CUs of one device
 inline constexpr double kMinMfu = 1e-3;                 // below it, times overflow
+inline constexpr double kCapacityFactor = 1024;         // expert_capacity_factor
 inline constexpr double kTdpW = 1e6;                    // one device
 inline constexpr double kBlockOverhead = 1024;          // attention_block_overhead, key tiles
 

@@ -966,6 +966,8 @@ enum class Flag
     moeDispatcher,
     moeEnableDeepep,
     moeFlexBackend,
+    moeCapacity,
+    moePadToCapacity,
     windowSize,
     windowSkipFreq,
     mla,
@@ -1089,6 +1091,10 @@ constexpr std::array kFlags{
     FlagInfo{"--moe-token-dispatcher-type", Flag::moeDispatcher, Takes::value, "ep_dispatcher"},
     FlagInfo{"--moe-enable-deepep", Flag::moeEnableDeepep, Takes::nothing, "ep_dispatcher"},
     FlagInfo{"--moe-flex-dispatcher-backend", Flag::moeFlexBackend, Takes::value, "ep_dispatcher"},
+    FlagInfo{"--moe-expert-capacity-factor", Flag::moeCapacity, Takes::value,
+             "expert_capacity_factor"},
+    FlagInfo{"--moe-pad-expert-input-to-capacity", Flag::moePadToCapacity, Takes::nothing,
+             "pad_to_capacity"},
     FlagInfo{"--window-size", Flag::windowSize, Takes::value, "model.sliding_window"},
     FlagInfo{"--window-attn-skip-freq", Flag::windowSkipFreq, Takes::value,
              "model.full_attention_period"},
@@ -1910,6 +1916,40 @@ private:
                     "refuses it (DeepEP needs the flex dispatcher); read as the flex dispatcher");
             s.epDispatcher = core::EpDispatcher::flex;
         }
+        // The capacity (transformer_config.py, moe_expert_capacity_factor: None, or a negative
+        // value, is dropless) and the padding to it, which needs one.
+        s.expertCapacityFactor.reset();
+        if (const std::optional<double> cf = number(Flag::moeCapacity)) {
+            if (std::isnan(*cf))
+                return core::InputError{"--moe-expert-capacity-factor",
+                                        "expects a number, not '" +
+                                            given(Flag::moeCapacity)->value + "'"};
+            if (*cf == 0)
+                return core::InputError{"--moe-expert-capacity-factor",
+                                        "0 gives every expert a capacity of 0 tokens"};
+            if (*cf > 0)
+                s.expertCapacityFactor = *cf;
+            else
+                m_out.assumptions.push_back("--moe-expert-capacity-factor " +
+                                            given(Flag::moeCapacity)->value +
+                                            ": Megatron-core reads a negative factor as none, "
+                                            "dropless");
+        }
+        s.padToCapacity = has(Flag::moePadToCapacity);
+        if (s.padToCapacity && !s.expertCapacityFactor)
+            return core::InputError{"--moe-pad-expert-input-to-capacity",
+                                    "needs --moe-expert-capacity-factor: Megatron-core refuses "
+                                    "padding without a capacity"};
+        // transformer_config.py: "Flex token dispatcher with deepep backend does not support
+        // moe_pad_expert_input_to_capacity" (DeepEP is the flex dispatcher's default backend).
+        if (s.padToCapacity && flexType) {
+            const Given *backend = given(Flag::moeFlexBackend);
+            if (!backend || backend->value == "deepep")
+                return core::InputError{"--moe-pad-expert-input-to-capacity",
+                                        "Megatron-core refuses it with the flex dispatcher's "
+                                        "DeepEP backend (--moe-flex-dispatcher-backend hybridep "
+                                        "takes it)"};
+        }
         // Megatron-core moves the weight gradients for the overlap only
         // (transformer_config.py: "overlap_moe_expert_parallel_comm must be enabled when
         // enabling delay_wgrad_compute"); their time is counted either way.
@@ -2523,10 +2563,18 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
     if (s.ep > 1) {
         if (s.epDispatcher == core::EpDispatcher::flex) {
             flag("--moe-token-dispatcher-type", "flex");
-            flag("--moe-flex-dispatcher-backend", "deepep");
+            // Megatron-core refuses padding under DeepEP, not under HybridEP.
+            flag("--moe-flex-dispatcher-backend",
+                 s.padToCapacity && s.expertCapacityFactor ? "hybridep" : "deepep");
         } else {
             flag("--moe-token-dispatcher-type", "alltoall");
         }
+    }
+    // The experts' capacity (docs/experts.md, "Capacity"); dropless writes neither.
+    if (s.expertCapacityFactor) {
+        flag("--moe-expert-capacity-factor", core::fieldText(s, "expert_capacity_factor"));
+        if (s.padToCapacity)
+            flag("--moe-pad-expert-input-to-capacity");
     }
     if (s.zero == 1)
         flag("--use-distributed-optimizer");

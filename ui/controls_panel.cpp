@@ -205,6 +205,11 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     addExplained(dispatcher, tr("flex"), QStringLiteral("flex"),
                  tr("DeepEP or HybridEP: a token once to each other node its experts are on, "
                     "then over NVLink inside it"));
+    // "dropless" at 0: no capacity factor (docs/experts.md, "Capacity").
+    addNumber(QStringLiteral("expert_capacity_factor"), tr("Expert capacity factor"),
+              {0, 64, 2, 0.05})
+        ->setSpecialValueText(tr("dropless"));
+    addCheck(QStringLiteral("pad_to_capacity"), tr("Pad experts to capacity"));
     addCheck(QStringLiteral("fused_swiglu"), tr("Fused SwiGLU"));
     addCheck(QStringLiteral("fused_elementwise"), tr("Fused norms and RoPE"));
     addCheck(QStringLiteral("fused_grad_accumulation"), tr("Fused gradient accumulation"));
@@ -369,6 +374,15 @@ QDoubleSpinBox *ControlsPanel::addNumber(const QString &key, const QString &labe
         [this, box, key, scale = range.scale, gesture = stepGesture(box->steps())](double value) {
             // A box with a special value at its minimum stands for an empty key.
             const bool unset = value == box->minimum() && !box->specialValueText().isEmpty();
+            // Padding needs a capacity: going dropless turns it off in the same undo step.
+            if (unset && key == QLatin1String("expert_capacity_factor") &&
+                m_document->scenario().padToCapacity) {
+                core::Scenario next = m_document->scenario();
+                next.expertCapacityFactor.reset();
+                next.padToCapacity = false;
+                m_document->setScenario(next, tr("Set expert_capacity_factor to dropless"));
+                return;
+            }
             m_document->setField(key, unset ? QString() : QString::number(value * scale, 'g', 15),
                                  gesture());
         });
@@ -555,6 +569,25 @@ void ControlsPanel::refresh()
         const QString help = tooltipFor(QString::fromLatin1(key));
         control->setToolTip(
             experts ? help : tr("The model is dense: it has no experts to spread.\n%1").arg(help));
+    }
+    // A capacity sizes experts' inputs; padding needs one to pad to.
+    {
+        QWidget *capacity = m_controls.value(QStringLiteral("expert_capacity_factor"));
+        const QString capacityHelp = tooltipFor(QStringLiteral("expert_capacity_factor"));
+        capacity->setEnabled(experts);
+        capacity->setToolTip(
+            experts ? capacityHelp
+                    : tr("The model is dense: it has no experts to size.\n%1").arg(capacityHelp));
+        QWidget *pad = m_controls.value(QStringLiteral("pad_to_capacity"));
+        const QString padHelp = tooltipFor(QStringLiteral("pad_to_capacity"));
+        const bool sized = s.expertCapacityFactor.has_value();
+        pad->setEnabled(experts && (sized || s.padToCapacity));
+        pad->setToolTip(!experts
+                            ? tr("The model is dense: it has no experts to pad.\n%1").arg(padHelp)
+                        : !sized ? tr("Set an expert capacity factor first: dropless routing "
+                                      "has no capacity to pad to.\n%1")
+                                       .arg(padHelp)
+                                 : padHelp);
     }
     // The all-to-all overlap pairs a backward with a forward: experts, in training.
     {

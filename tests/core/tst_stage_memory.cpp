@@ -128,6 +128,19 @@ private Q_SLOTS:
                              "attention=flash,recompute=none,sequence_parallel=false,";
         QTest::addRow("Qwen3-30B-A3B BF16")
             << qwen + "precision=bf16" << 4096LL * (16384 + 16384 + 2048 + 128 + 114688);
+        // Padded to capacity 1.25, each of a token's 8 copies is 1.25 copies of its expert's
+        // input (capacity = ceil(4096 x 8 / 128 x 1.25) = 320 of an even 256): 10 x 14,336.
+        QTest::addRow("Qwen3-30B-A3B BF16, padded to capacity 1.25")
+            << qwen + "precision=bf16,expert_capacity_factor=1.25,pad_to_capacity=true"
+            << 4096LL * (16384 + 16384 + 2048 + 128 + 143360);
+        // Capacity 0.5 drops half of each expert's 256 copies (128 kept): 4 x 14,336.
+        QTest::addRow("Qwen3-30B-A3B BF16, capacity 0.5 dropping")
+            << qwen + "precision=bf16,expert_capacity_factor=0.5"
+            << 4096LL * (16384 + 16384 + 2048 + 128 + 57344);
+        // Above an even share without padding, balanced routing drops nothing and pads nothing.
+        QTest::addRow("Qwen3-30B-A3B BF16, capacity 1.25, not padded")
+            << qwen + "precision=bf16,expert_capacity_factor=1.25"
+            << 4096LL * (16384 + 16384 + 2048 + 128 + 114688);
         // FP8 current: the QKV input 2048 (the router keeps its own 16-bit one), the copies'
         // dispatched inputs 2048 and down-projection inputs 768: 8 × (2048 + 4096 + 3·1536 +
         // 768).
@@ -142,7 +155,7 @@ private Q_SLOTS:
         const Scenario s = scenario(set);
         const ModelSpec *model = resolveModel(s, m_presets);
         QVERIFY(model);
-        ActivationConfig c = activationConfig(s);
+        ActivationConfig c = activationConfig(s, *model);
         c.moe = model->hasExperts();
         QCOMPARE(layerActivationBytes(*model, c), bytes);
         QCOMPARE(layerActivationBytesBound(*model, c), double(bytes));

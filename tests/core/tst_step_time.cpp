@@ -1330,6 +1330,16 @@ private Q_SLOTS:
         QTest::addRow("forced efficiency")
             << qwen + "framework=megatron,ep=16,microbatch_size=1,microbatches=64,mfu=0.4" << 0
             << 64;
+        // Padded to capacity, every count is known before routing (Megatron-core
+        // moe/token_dispatcher.py: cuda_sync_point = "no_sync"); dropping alone still counts.
+        QTest::addRow("Megatron-LM, padded to capacity 1")
+            << qwen + "framework=megatron,ep=16,microbatch_size=1,microbatches=64,"
+                      "expert_capacity_factor=1,pad_to_capacity=true"
+            << 0 << 64;
+        QTest::addRow("Megatron-LM, capacity 1.25 not padded")
+            << qwen + "framework=megatron,ep=16,microbatch_size=1,microbatches=64,"
+                      "expert_capacity_factor=1.25"
+            << 48 << 64;
     }
     void moeHostWarned()
     {
@@ -1356,6 +1366,63 @@ private Q_SLOTS:
                                       .arg(100 * high, 0, 'f', 0)),
                  qPrintable(message));
         QVERIFY(message.contains(QStringLiteral("1.3 to 4.0 ms")));
+    }
+
+    // docs/experts.md, "Capacity": under a capacity factor cf each expert takes capacity =
+    // ceil(t x k / E x cf) copies of a rank's t routed tokens (Megatron-core moe_utils.py,
+    // get_capacity), all of them when padded, at most its even share t x k / E when dropping.
+    // Qwen3-30B-A3B routes 8 of 128 experts: at s = 4096 an even share is 256; at s = 1,000,
+    // 62.5 (capacity 1.1: ceil(68.75) = 69); over T = 2 with sequence parallelism a rank
+    // routes half the tokens (capacity 1.1 of 128: ceil(140.8) = 141). The experts'
+    // multiplies, permutation and all-to-all scale by capacity / share.
+    void expertCapacity_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<double>("load"); // copies an expert computes against dropless
+        QTest::addRow("padded to 1.25")
+            << "expert_capacity_factor=1.25,pad_to_capacity=true" << 320.0 / 256;
+        QTest::addRow("padded to 1") << "expert_capacity_factor=1,pad_to_capacity=true" << 1.0;
+        QTest::addRow("capacity 1.25, not padded") << "expert_capacity_factor=1.25" << 1.0;
+        QTest::addRow("capacity 0.8, dropping") << "expert_capacity_factor=0.8" << 205.0 / 256;
+        QTest::addRow("padded to 1.1 of 62.5")
+            << "expert_capacity_factor=1.1,pad_to_capacity=true,seq_len=1000" << 69 / 62.5;
+        QTest::addRow("padded to 1.1, T = 2 with SP")
+            << "expert_capacity_factor=1.1,pad_to_capacity=true,tp=2,expert_tp=1,sequence_parallel="
+               "true,"
+               "dp=4"
+            << 141.0 / 128;
+    }
+    void expertCapacity()
+    {
+        QFETCH(QString, set);
+        QFETCH(double, load);
+        const QString base = QStringLiteral(
+            "model=qwen3-30b-a3b,device=h100-sxm,precision=bf16,framework=megatron,tp=1,pp=1,"
+            "dp=8,ep=8,seq_len=4096,microbatch_size=1,microbatches=8,recompute=none,");
+        // The same layout dropless: the row without its capacity keys.
+        QStringList same = set.split(QLatin1Char(','));
+        same.removeIf([](const QString &kv) {
+            return kv.startsWith(QLatin1String("expert_capacity_factor=")) ||
+                   kv.startsWith(QLatin1String("pad_to_capacity="));
+        });
+        const Report dropless =
+            evaluate(scenario(base + same.join(QLatin1Char(','))), io::builtinPresets());
+        const Report r = evaluate(scenario(base + set), io::builtinPresets());
+        QVERIFY2(r.ok() && dropless.ok(), r.error ? r.error->message.c_str() : "dropless");
+        const auto op = [](const Report &report, std::string_view key) {
+            const auto it = std::find_if(report.layerOps.begin(), report.layerOps.end(),
+                                         [&](const LayerOp &o) { return o.key == key; });
+            return it == report.layerOps.end() ? LayerOp{} : *it;
+        };
+        for (const char *key : {"expert_fc1", "expert_fc2"})
+            QVERIFY2(near(op(r, key).forward.flops, load * op(dropless, key).forward.flops, 1e-9),
+                     key);
+        QVERIFY(near(op(r, "permute").forward.bytes, load * op(dropless, "permute").forward.bytes,
+                     1e-9));
+        QVERIFY(near(op(r, "dispatch").forward.bytes, load * op(dropless, "dispatch").forward.bytes,
+                     1e-9));
+        // The shared parts do not change: the router sees every token once.
+        QVERIFY(near(op(r, "router").forward.flops, op(dropless, "router").forward.flops, 1e-12));
     }
 
     // What the step shows of the data-parallel sync: nothing without one; with all of it

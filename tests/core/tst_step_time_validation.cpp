@@ -659,7 +659,8 @@ private Q_SLOTS:
         // over D = 16.
         const QString grok = QStringLiteral(
             "sequence_parallel=true,tp_overlap=true,tp=4,pp=8,cp=2,ep=8,expert_tp=4,dp=16,"
-            "schedule=interleaved,virtual_stages=8,microbatches=128,");
+            "schedule=interleaved,virtual_stages=8,microbatches=128,expert_capacity_factor=1,"
+            "pad_to_capacity=true,");
         both("Grok-1 314B", "1,024 H100", "grok-1", grok, 21.20, 17.01);
         // v25.05.02 (commit dfc8039), llama3.1/README.md, "GB200 Performance" and "H100
         // Performance": NeMo 2.0 in the nemo:25.04.01 container (NeMo commit 6f2c6fda,
@@ -695,11 +696,13 @@ private Q_SLOTS:
         // over T too, D = 32, 256 sequences (with CUDA graphs); on 512 H100 T4 K8 C2, v = 8,
         // the experts not split over T, D = 8, 1,024 sequences.
         const QString grokGb200 =
-            overlap + "device=gb200-nvl72,tp=4,pp=1,ep=8,expert_tp=4,dp=32,microbatches=8,";
+            overlap + "device=gb200-nvl72,tp=4,pp=1,ep=8,expert_tp=4,dp=32,microbatches=8,"
+                      "expert_capacity_factor=1,pad_to_capacity=true,";
         both("Grok-1 314B", "128 GB200", "grok-1", grokGb200, 7.325, 5.298);
         const QString grokH100 = overlap +
                                  "tp=4,pp=8,cp=2,ep=8,expert_tp=1,dp=8,schedule=interleaved,"
-                                 "virtual_stages=8,microbatches=128,";
+                                 "virtual_stages=8,microbatches=128,expert_capacity_factor=1,"
+                                 "pad_to_capacity=true,";
         both("Grok-1 314B", "512 H100 (v25.05.02)", "grok-1", grokH100, 15.933, 13.433);
     }
     void dgxcBenchmarking()

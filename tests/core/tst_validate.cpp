@@ -69,6 +69,15 @@ private Q_SLOTS:
         QTest::addRow("negative reserve") << QStringList{"reserve_gib=-1"} << "reserve_gib";
         QTest::addRow("zero inter-node bandwidth")
             << QStringList{"inter_node_gb_per_s=0"} << "inter_node_gb_per_s";
+        // Megatron-core transformer_config.py: padding needs a capacity factor to pad to.
+        QTest::addRow("pad_to_capacity, dropless")
+            << QStringList{"model=qwen3-30b-a3b", "pad_to_capacity=true"} << "pad_to_capacity";
+        QTest::addRow("capacity factor 0")
+            << QStringList{"model=qwen3-30b-a3b", "expert_capacity_factor=0"}
+            << "expert_capacity_factor";
+        QTest::addRow("negative capacity factor")
+            << QStringList{"model=qwen3-30b-a3b", "expert_capacity_factor=-1"}
+            << "expert_capacity_factor";
     }
     void refused()
     {
@@ -370,6 +379,13 @@ private Q_SLOTS:
             << QStringList{"tp=16"} << "tp-spans-nodes";
         QTest::addRow("docs/DESIGN.md §4: tp > kv_heads (T=16 > 8)")
             << QStringList{"tp=16"} << "kv-heads-replicated";
+        QTest::addRow("a capacity for a dense model")
+            << QStringList{"expert_capacity_factor=1.25", "pad_to_capacity=true"}
+            << "capacity-unused";
+        QTest::addRow("capacity below an even share")
+            << QStringList{"model=qwen3-30b-a3b",       "tp=1", "pp=1", "dp=8", "ep=8",
+                           "expert_capacity_factor=0.5"}
+            << "tokens-dropped";
     }
     void warned()
     {

@@ -766,6 +766,96 @@ private Q_SLOTS:
                  io::importSummary(*reread).c_str());
     }
 
+    // The experts' capacity in Megatron-LM's flags (transformer_config.py:
+    // moe_expert_capacity_factor, None or negative for dropless; moe_pad_expert_input_to_capacity
+    // needs a factor, and the flex dispatcher refuses it with DeepEP, its default backend), on
+    // Llama 3 8B's shape with 64 experts, top-8, over E = 8. Written back and read again, each
+    // reads the same.
+    void megatronCapacity_data()
+    {
+        QTest::addColumn<QByteArray>("flags");
+        QTest::addColumn<double>("factor"); // 0: dropless
+        QTest::addColumn<bool>("padded");
+        QTest::addColumn<QString>("flag");    // refused: the flag named
+        QTest::addColumn<QString>("mention"); // refused: a word of the message; else a note
+        QTest::addRow("dropless") << QByteArray() << 0.0 << false << ""
+                                  << "";
+        QTest::addRow("capacity 1.25, dropping")
+            << QByteArray("--moe-expert-capacity-factor 1.25") << 1.25 << false << ""
+            << "";
+        QTest::addRow("padded to capacity 1")
+            << QByteArray("--moe-expert-capacity-factor 1.0 --moe-pad-expert-input-to-capacity")
+            << 1.0 << true << ""
+            << "";
+        QTest::addRow("padded under HybridEP")
+            << QByteArray("--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend "
+                          "hybridep --moe-expert-capacity-factor 1.5 "
+                          "--moe-pad-expert-input-to-capacity")
+            << 1.5 << true << ""
+            << "";
+        QTest::addRow("a negative factor is dropless")
+            << QByteArray("--moe-expert-capacity-factor -1") << 0.0 << false << ""
+            << "negative factor as none";
+        QTest::addRow("padding without a capacity")
+            << QByteArray("--moe-pad-expert-input-to-capacity") << 0.0 << false
+            << "--moe-pad-expert-input-to-capacity"
+            << "needs --moe-expert-capacity-factor";
+        QTest::addRow("padding under DeepEP")
+            << QByteArray("--moe-token-dispatcher-type flex --moe-expert-capacity-factor 1 "
+                          "--moe-pad-expert-input-to-capacity")
+            << 0.0 << false << "--moe-pad-expert-input-to-capacity"
+            << "DeepEP";
+        QTest::addRow("a factor of 0") << QByteArray("--moe-expert-capacity-factor 0") << 0.0
+                                       << false << "--moe-expert-capacity-factor"
+                                       << "capacity of 0";
+        QTest::addRow("a factor that is not a number")
+            << QByteArray("--moe-expert-capacity-factor big") << 0.0 << false
+            << "--moe-expert-capacity-factor"
+            << "expects a number";
+    }
+    void megatronCapacity()
+    {
+        QFETCH(QByteArray, flags);
+        QFETCH(double, factor);
+        QFETCH(bool, padded);
+        QFETCH(QString, flag);
+        QFETCH(QString, mention);
+        // The starting scenario's capacity is not the file's.
+        Scenario start;
+        start.expertCapacityFactor = 2.0;
+        const auto result = importLlama8b("--num-experts 64 --moe-router-topk 8 "
+                                          "--moe-ffn-hidden-size 1792 "
+                                          "--expert-model-parallel-size 8 " +
+                                              flags,
+                                          start);
+        if (const auto *error = std::get_if<InputError>(&result)) {
+            QVERIFY2(!flag.isEmpty(), error->toString().c_str());
+            QCOMPARE(QString::fromStdString(error->key), flag);
+            QVERIFY2(error->message.find(mention.toStdString()) != std::string::npos,
+                     error->message.c_str());
+            return;
+        }
+        QVERIFY2(flag.isEmpty(), qPrintable(flag));
+        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
+        QVERIFY(imported.scenario);
+        QCOMPARE(imported.scenario->expertCapacityFactor.value_or(0), factor);
+        QCOMPARE(imported.scenario->padToCapacity, padded);
+        if (!mention.isEmpty())
+            QVERIFY2(contains(imported.assumptions, mention), io::importSummary(imported).c_str());
+        io::ImportOptions options;
+        options.devices = 8;
+        std::string script;
+        QVERIFY(throughMegatron(imported, options, &script));
+        QCOMPARE(script.find("--moe-expert-capacity-factor") != std::string::npos, factor > 0);
+        QCOMPARE(script.find("--moe-pad-expert-input-to-capacity") != std::string::npos, padded);
+        const auto again =
+            io::importConfig(QByteArray::fromStdString(script), start, m_presets, options);
+        const auto *reread = std::get_if<io::ImportedConfig>(&again);
+        QVERIFY2(reread && reread->scenario, script.c_str());
+        QCOMPARE(reread->scenario->expertCapacityFactor.value_or(0), factor);
+        QCOMPARE(reread->scenario->padToCapacity, padded);
+    }
+
     // Sliding-window attention in Megatron-LM's flags: --window-size "before,after" around
     // each query (megatron/core/transformer/utils.py, get_sliding_window_causal_mask: keys from
     // q - before to q + after, -1 for no limit), so a causal window of w tokens is w - 1,0;
