@@ -23,6 +23,7 @@
 #include <QAbstractButton>
 #include <QApplication>
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QCompleter>
 #include <QDockWidget>
@@ -379,6 +380,49 @@ private Q_SLOTS:
             choose(dispatcher, QStringLiteral("flex"));
             QTRY_VERIFY(document.scenario().epDispatcher == core::EpDispatcher::flex);
         }
+    }
+
+    // The experts' capacity: padding is greyed, and says why, until a capacity is set; going
+    // back to dropless turns padding off in the same undo step, so no edit leaves the scenario
+    // refused (pad_to_capacity needs expert_capacity_factor).
+    void expertCapacityControls()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        QVERIFY(document.setField(QStringLiteral("model"), QStringLiteral("qwen3-30b-a3b")));
+        document.flush();
+        auto *capacity =
+            qobject_cast<QDoubleSpinBox *>(window.controls()->control("expert_capacity_factor"));
+        auto *pad = qobject_cast<QCheckBox *>(window.controls()->control("pad_to_capacity"));
+        QVERIFY(capacity && pad);
+        QVERIFY(capacity->isEnabled());
+        QCOMPARE(capacity->text(), QStringLiteral("dropless"));
+        QVERIFY(!pad->isEnabled());
+        QVERIFY2(pad->toolTip().startsWith("Set an expert capacity factor first"),
+                 qPrintable(pad->toolTip()));
+        capacity->setValue(1.25);
+        document.flush();
+        QCOMPARE(document.scenario().expertCapacityFactor.value_or(0), 1.25);
+        QVERIFY(pad->isEnabled());
+        pad->click();
+        document.flush();
+        QVERIFY(document.scenario().padToCapacity);
+        QVERIFY(document.report().ok());
+        capacity->setValue(capacity->minimum());
+        document.flush();
+        QVERIFY(!document.scenario().expertCapacityFactor);
+        QVERIFY(!document.scenario().padToCapacity);
+        QVERIFY(document.report().ok());
+        QVERIFY(!pad->isChecked() && !pad->isEnabled());
+        document.undoStack()->undo();
+        document.flush();
+        QCOMPARE(document.scenario().expertCapacityFactor.value_or(0), 1.25);
+        QVERIFY(document.scenario().padToCapacity);
+        // A dense model has no experts to size.
+        QVERIFY(document.setField(QStringLiteral("model"), QStringLiteral("llama-3.1-8b")));
+        document.flush();
+        QVERIFY(!capacity->isEnabled());
+        QVERIFY(capacity->toolTip().startsWith("The model is dense"));
     }
 
     // The rank order only moves devices between stages: with one stage it is greyed and says
