@@ -758,6 +758,25 @@ private Q_SLOTS:
             << QStringList{"m/2 × (layers × (F + B + W + rerun) + ends) + sends = 8 × (40 × (",
                            "where the model starts", "where the model ends"}
             << QStringList{};
+        // docs/experts.md, "Capacity": Qwen3-30B-A3B routes 8 of 128 experts; a rank's 4,096
+        // tokens give each an even 256 copies, ⌈256 × 1.25⌉ = 320 padded; ⌈256 × 0.8⌉ = 205
+        // kept, 19.9 % dropped; at 1.25 without padding balanced routing drops nothing.
+        const QString qwen =
+            QStringLiteral("model=qwen3-30b-a3b,device=h100-sxm,tp=1,pp=1,dp=8,ep=8,seq_len=4096,"
+                           "microbatch_size=1,microbatches=8,recompute=none,");
+        QTest::addRow("experts padded to capacity 1.25")
+            << qwen + "expert_capacity_factor=1.25,pad_to_capacity=true"
+            << QStringList{"⌈4096 tokens × k=8 ÷ 128 experts × 1.25⌉ = 320 copies",
+                           "of an even 256", "carry × 1.25 the copies"}
+            << QStringList{"dropped"};
+        QTest::addRow("experts capped at 0.8")
+            << qwen + "expert_capacity_factor=0.8"
+            << QStringList{"= 205 copies", "19.9 % of the copies dropped"} << QStringList{};
+        QTest::addRow("experts capped at 1.25, not padded")
+            << qwen + "expert_capacity_factor=1.25"
+            << QStringList{"nothing dropped with balanced routing"} << QStringList{};
+        QTest::addRow("dropless: no capacity")
+            << qwen << QStringList{} << QStringList{"Experts' capacity"};
     }
     void stepFormulaCountsTheStagesWork()
     {

@@ -1,7 +1,9 @@
 #include "ui/charts/step_time_page.h"
 
+#include "core/activations.h"
 #include "core/framework.h"
 #include "core/schedule.h"
+#include "core/validate.h"
 #include "io/text.h"
 #include "ui/charts/step_time_chart.h"
 #include "ui/formula_panel.h"
@@ -295,11 +297,49 @@ QString StepTimePage::stepTimeFormulas(const core::Scenario &s, const core::Repo
     return out;
 }
 
+namespace {
+
+// What a capacity factor makes each expert take (docs/experts.md, "Capacity"), or nothing
+// when routing is dropless or the model dense.
+QString capacityFormula(const core::Scenario &s, const core::Presets &presets)
+{
+    const core::ModelSpec *model = core::resolveModel(s, presets);
+    if (!s.expertCapacityFactor || !model || !model->hasExperts())
+        return {};
+    const double tokens =
+        static_cast<double>(s.seqLen) / std::max(1, s.cp) * s.microbatchSize / std::max(1, s.tp);
+    const double share = tokens * model->expertsPerToken / model->experts;
+    const double capacity = std::ceil(share * *s.expertCapacityFactor);
+    const double load = core::expertLoad(s, *model);
+    const QString effect =
+        s.padToCapacity
+            ? QObject::tr("padded to it, the experts' multiplies, permutation and all-to-all carry "
+                          "× %1 the copies")
+                  .arg(load, 0, 'g', 4)
+        : load < 1 ? QObject::tr("%1 % of the copies dropped").arg(100 * (1 - load), 0, 'f', 1)
+                   : QObject::tr("nothing dropped with balanced routing, nothing padded");
+    return formula::block(
+        QObject::tr("Experts' capacity"),
+        QStringLiteral("⌈%1 tokens × k=%2 ÷ %3 experts × %4⌉ = %5 copies an expert takes from "
+                       "each rank, of an even %6: %7")
+            .arg(tokens, 0, 'g', 8)
+            .arg(model->expertsPerToken)
+            .arg(model->experts)
+            .arg(*s.expertCapacityFactor, 0, 'g', 4)
+            .arg(capacity, 0, 'f', 0)
+            .arg(share, 0, 'g', 6)
+            .arg(effect),
+        QObject::tr("s·b ÷ (C·T) tokens a rank routes; Megatron-core moe_utils.py, get_capacity "
+                    "(docs/experts.md, “Capacity”)"));
+}
+
+} // namespace
+
 QString StepTimePage::formulas(const ChartInputs &inputs) const
 {
     const core::Scenario &s = inputs.scenario;
     const core::Report &r = inputs.report;
-    QString out = stepTimeFormulas(s, r);
+    QString out = stepTimeFormulas(s, r) + capacityFormula(s, inputs.presets);
     if (r.layerOps.empty()) {
         return out + formula::block(QObject::tr("Step time"),
                                     r.timeInLayerUnits
