@@ -272,6 +272,42 @@ std::optional<InputError> dataParallelLink(const DeviceSpec &device, const Scena
                           s.interNodeGbPerS, link, "data-parallel");
 }
 
+// The ranks that reduce a routed expert's gradients together: the expert data-parallel group,
+// T x C x D / (E x expert T) of them (Megatron-core parallel_state.py,
+// expert_data_parallel_size), doubled by DualPipe's mirrored copies as gradientSyncRanks is.
+int expertSyncRanks(const Scenario &s)
+{
+    return s.expertDp() * gradientSyncRanks(s) / std::max(1, s.dp * s.cp);
+}
+
+// Their ring: Megatron-core orders a stage's expert ranks expert T, E, then expert D
+// (parallel_state.py, the expert RankGenerator's "tp-ep-dp-pp", "tp-ep-pp-dp" with
+// --use-tp-pp-dp-mapping), so its members are E x expert T apart (times K with the pipeline
+// inside), each node holding as many as fit the stride.
+std::optional<InputError> expertDataParallelLink(const DeviceSpec &device, const Scenario &s,
+                                                 Link &link)
+{
+    const int ranks = expertSyncRanks(s);
+    int stride = s.ep * s.expertTpDegree();
+    if (s.rankOrder == RankOrder::pipelineInner && s.pp > 1)
+        stride *= s.pp;
+    const int perNode = std::max(1, device.devicesPerNode / std::max(1, stride));
+    return ringLinkSpread(device, stride * ranks, perNode, ranks, s.interNodeGbPerS, link,
+                          "expert data-parallel");
+}
+
+// The two syncs of one stage run over the same network in the same backward: their times add.
+DpSync plus(DpSync a, const DpSync &b)
+{
+    a.bytesPerStep += b.bytesPerStep;
+    a.seconds += b.seconds;
+    a.stepBackwardS += b.stepBackwardS;
+    a.stepForwardS += b.stepForwardS;
+    a.microbatchBackwardS += b.microbatchBackwardS;
+    a.microbatchForwardS += b.microbatchForwardS;
+    return a;
+}
+
 // Everything the per-operation model (docs/step_time.md) derives for one scenario: one
 // layer's operations, the work around the layers and the pipeline's sends.
 struct Timing
@@ -970,16 +1006,22 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     }
 
     // The stage with the most parameters updates and synchronises longest; every stage runs
-    // at once.
+    // at once. ZeRO shards the dense parameters over D x C and the routed experts over the
+    // expert data-parallel group (Megatron-core's distributed optimizer; the memory model's
+    // zeroShard).
     std::int64_t params = 0;
-    for (const auto &stage : r.stages)
+    double shard = 0;
+    for (const auto &stage : r.stages) {
         params = std::max(params, stage.params);
+        shard = std::max(shard,
+                         static_cast<double>(stage.params - stage.expertParams) / (s.dp * s.cp) +
+                             static_cast<double>(stage.expertParams) / std::max(1, s.expertDp()));
+    }
     StepTimeReport out;
     if (training) {
         // Adam's update of the parameters this device owns, 1/D of them from ZeRO-1 on, and
         // the gradients it holds, 1/D from ZeRO-2 (Rajbhandari et al. 2020, §5), at memory
         // bandwidth.
-        const double shard = static_cast<double>(params) / (s.dp * s.cp);
         const double owned = s.zero >= 1 ? shard : params;
         const double held = s.zero >= 2 ? shard : params;
         OptimizerInput in;
@@ -1013,6 +1055,20 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         capDpLink(device, s, link);
         out.dpLink = std::string(toString(link.kind));
         out.dpBusGbPerS = link.gbPerS * link.efficiency;
+        // The routed experts' own ring, where the stages hold any and the group has peers.
+        Link expertLink;
+        const int expertRanks = expertSyncRanks(s);
+        const bool expertSync = model.hasExperts() && expertRanks > 1;
+        if (expertSync) {
+            if (const auto expertError = expertDataParallelLink(device, s, expertLink)) {
+                r.warnings.push_back({"dp-link-unknown", expertError->message});
+                return std::nullopt;
+            }
+            capDpLink(device, s, expertLink);
+            out.expertDpRanks = expertRanks;
+            out.expertDpLink = std::string(toString(expertLink.kind));
+            out.expertDpBusGbPerS = expertLink.gbPerS * expertLink.efficiency;
+        }
         // The embedding on stage 0: a bucket holds it whole.
         const std::int64_t embeddingParams =
             countParams(model, s.tp, ExpertSplit{s.ep, s.expertTpDegree()}).embedding;
@@ -1024,7 +1080,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         // stages of an even split are computed once.
         struct StageSync
         {
-            std::tuple<bool, std::int64_t, int, int, double, double, bool, bool> key;
+            std::tuple<bool, std::int64_t, std::int64_t, int, int, double, double, bool, bool> key;
             double exposed = 0;
         };
         std::vector<StageSync> done;
@@ -1047,21 +1103,34 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             const double layerBackward = t.stageLayers(i, layers[i], &LayerTimes::backwardS) +
                                          t.stageLayers(i, layers[i], &LayerTimes::recomputeS) +
                                          t.stageLayers(i, layers[i], &LayerTimes::weightS);
-            const auto key = std::make_tuple(i == 0, own, layers[i], tensors, layerForward,
-                                             layerBackward, embedding, head);
+            const auto key = std::make_tuple(i == 0, own, r.stages[i].expertParams, layers[i],
+                                             tensors, layerForward, layerBackward, embedding, head);
             if (const auto same = std::ranges::find(done, key, &StageSync::key);
                 same != done.end()) {
                 st.dpExposedS = std::max(st.dpExposedS, same->exposed);
                 continue; // the same sync as a stage before it, which already counted its bytes
             }
+            // The routed experts reduce apart from the rest, over their own group (Megatron-core
+            // param_and_grad_buffer.py: a buffer for the expert-parallel parameters, reduced
+            // over the expert data-parallel group), in buckets of their own.
+            const std::int64_t experts = r.stages[i].expertParams;
+            const std::int64_t dense = own - experts;
             const int buckets =
-                dpBucketCount(s, static_cast<int>(i), own, embeddingParams, layers[i], tensors);
+                dpBucketCount(s, static_cast<int>(i), dense, embeddingParams, layers[i], tensors);
             // ZeRO-2's and 3's collectives each micro-batch: in DualPipe, of the stage it
             // passes, half the device's parameters, as m/2 collectives of all of them.
             const int passes = static_cast<int>(s.microbatches * passedShare(s.schedule));
-            DpSync sync = dpGradientSync(s.zero, own * states.gradBytes,
-                                         weightBytes(own, heldWeightPrecision(s)), syncRanks, link,
-                                         passes, buckets);
+            DpSync sync = dpGradientSync(s.zero, dense * states.gradBytes,
+                                         weightBytes(dense, heldWeightPrecision(s)), syncRanks,
+                                         link, passes, buckets);
+            DpSync expertPart;
+            if (expertSync && experts > 0) {
+                expertPart = dpGradientSync(
+                    s.zero, experts * states.gradBytes,
+                    weightBytes(experts, heldWeightPrecision(s)), expertRanks, expertLink, passes,
+                    dpBucketCount(s, static_cast<int>(i), experts, 0, layers[i], tensors));
+                sync = plus(sync, expertPart);
+            }
             // FSDP2 copies each gradient, in the reduce precision, into the reduce-scatter's
             // input on the collective's own stream, which so runs that much longer, and each
             // gathered parameter out of the all-gather's buffer on the compute stream, which
@@ -1100,6 +1169,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             if (sync.seconds > st.dpCommS) {
                 st.dpCommS = sync.seconds;
                 out.dpBytesPerStep = sync.bytesPerStep;
+                out.expertDpBytesPerStep = expertPart.bytesPerStep;
                 out.dpBuckets = buckets;
             }
         }
@@ -1119,6 +1189,10 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     computed.dpBusGbPerS = out.dpBusGbPerS;
     computed.dpBytesPerStep = out.dpBytesPerStep;
     computed.dpBuckets = out.dpBuckets;
+    computed.expertDpRanks = out.expertDpRanks;
+    computed.expertDpLink = out.expertDpLink;
+    computed.expertDpBusGbPerS = out.expertDpBusGbPerS;
+    computed.expertDpBytesPerStep = out.expertDpBytesPerStep;
     computed.linkTimeExcluded = linksUnknown;
     computed.optimizer = out.optimizer;
     computed.optimizerOwnedParams = out.optimizerOwnedParams;
@@ -1321,6 +1395,7 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
     for (const auto &st : stageModelStates(s, model)) {
         StageReport stage;
         stage.params = st.params;
+        stage.expertParams = st.expertParams; // synced over the expert data-parallel group
         r.stages.push_back(stage);
         layers.push_back(st.layers);
         moeLayers.push_back(st.moeLayers);

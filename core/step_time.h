@@ -138,6 +138,13 @@ struct StepTimeReport
     // members have in one node times one NIC's, at most NVLink's (ringLink); 0 without D > 1.
     double dpBusGbPerS = 0;
     double dpCommTotalS = 0; // the longest stage's, before overlap hides part of it
+    // A mixture of experts' routed experts reduce over the expert data-parallel group, T x C x
+    // D / (E x expert T) ranks E x expert T apart (docs/experts.md, "Gradient sync"): that
+    // ring's bus bandwidth and its share of dpBytesPerStep; 0 where no expert is synced.
+    int expertDpRanks = 0;
+    std::string expertDpLink;
+    double expertDpBusGbPerS = 0;
+    std::int64_t expertDpBytesPerStep = 0;
     // Inference only: a link the forward needs publishes no bandwidth (the SN40L's), so its
     // transfers take no time here and the step time is a lower bound (docs/step_time.md).
     // The planner ranks no such layout.

@@ -217,6 +217,17 @@ QJsonObject reportToJson(const core::Report &r)
         dpComm.insert(QStringLiteral("bytes_per_step"), qint64(st.dpBytesPerStep));
         dpComm.insert(QStringLiteral("buckets"), st.dpBuckets);
         dpComm.insert(QStringLiteral("time_per_step_s"), st.dpCommTotalS);
+        // The routed experts' own ring (docs/experts.md, "Gradient sync"), or null.
+        if (st.expertDpRanks > 1) {
+            QJsonObject experts;
+            experts.insert(QStringLiteral("ranks"), st.expertDpRanks);
+            experts.insert(QStringLiteral("link"), qs(st.expertDpLink));
+            experts.insert(QStringLiteral("bus_gb_per_s"), st.expertDpBusGbPerS);
+            experts.insert(QStringLiteral("bytes_per_step"), qint64(st.expertDpBytesPerStep));
+            dpComm.insert(QStringLiteral("experts"), experts);
+        } else {
+            dpComm.insert(QStringLiteral("experts"), QJsonValue(QJsonValue::Null));
+        }
         root.insert(QStringLiteral("step_time_s"), st.stepTimeS);
         // Inference without a published link: the step time is a lower bound.
         root.insert(QStringLiteral("step_time_link_time_excluded"), st.linkTimeExcluded);

@@ -1425,6 +1425,67 @@ private Q_SLOTS:
         QVERIFY(near(op(r, "router").forward.flops, op(dropless, "router").forward.flops, 1e-12));
     }
 
+    // docs/experts.md, "Gradient sync": a MoE model's routed experts reduce over the expert
+    // data-parallel group, T x C x D / (E x expert T) ranks E x expert T apart (Megatron-core
+    // param_and_grad_buffer.py: their own buffer and group), the rest over D x C as before.
+    // ZeRO-1 with BF16 gradients: a reduce-scatter of 2 B and a gather of 2 B a parameter, each
+    // sending (n - 1) / n of them (Patarasuk & Yuan 2009). With E x expert T = 8 on nodes of 8,
+    // each member of the experts' ring is alone in its node: one NIC's bandwidth, as a dense
+    // model's ring of one member a node (Llama 3.1 8B at T = 8 over two nodes) has.
+    void expertGradientsSyncApart_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<int>("expertRanks"); // 0: the experts sync with nobody
+        QTest::addColumn<int>("nics"); // a member's NICs in the experts' ring; 0: as the dense
+        const QString common = QStringLiteral(
+            "device=h100-sxm,precision=bf16,framework=megatron,zero=1,grad_precision=bf16,"
+            "pp=1,microbatches=4,microbatch_size=1,seq_len=4096,recompute=full,");
+        QTest::addRow("Mixtral 8x7B, 16 H100, E8: expert D 2 across nodes")
+            << common + "model=mixtral-8x7b,tp=1,dp=16,ep=8" << 2 << 1;
+        QTest::addRow("Qwen3-30B-A3B, 8 H100, E8: no expert D")
+            << common + "model=qwen3-30b-a3b,tp=1,dp=8,ep=8" << 0 << 0;
+        QTest::addRow("Mixtral 8x7B, 16 H100, E1: the experts' own ring over all 16")
+            << common + "model=mixtral-8x7b,tp=1,dp=16,ep=1" << 16 << 0;
+        // Two apart, four of the ring's eight in each node: four NICs' channels.
+        QTest::addRow("Mixtral 8x7B, 16 H100, E2: expert D 8, four a node")
+            << common + "model=mixtral-8x7b,tp=1,dp=16,ep=2" << 8 << 4;
+    }
+    void expertGradientsSyncApart()
+    {
+        QFETCH(QString, set);
+        QFETCH(int, expertRanks);
+        QFETCH(int, nics);
+        const Report r = evaluate(scenario(set), io::builtinPresets());
+        QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
+        const StepTimeReport &st = *r.stepTime;
+        const double experts = static_cast<double>(r.stages[0].expertParams);
+        const double dense = static_cast<double>(r.stages[0].params) - experts;
+        QVERIFY(experts > 0);
+        const double d = r.dp;
+        const double expertBytes =
+            expertRanks > 1 ? (expertRanks - 1.0) / expertRanks * 4 * experts : 0.0;
+        QCOMPARE(st.expertDpRanks, expertRanks);
+        QVERIFY(near(static_cast<double>(st.expertDpBytesPerStep), expertBytes, 1e-6));
+        QVERIFY(near(static_cast<double>(st.dpBytesPerStep), (d - 1) / d * 4 * dense + expertBytes,
+                     1e-6));
+        // The distributed optimizer updates 1/D of the dense parameters and 1/(expert D) of
+        // the experts (the shards the memory model keeps).
+        QVERIFY(
+            near(st.optimizerOwnedParams, dense / d + experts / std::max(1, expertRanks), 1e-9));
+        if (nics > 0) {
+            const Report alone = evaluate(
+                scenario(QStringLiteral("model=llama-3.1-8b,device=h100-sxm,tp=8,pp=1,dp=2,"
+                                        "zero=1,grad_precision=bf16,microbatches=4")),
+                io::builtinPresets());
+            QVERIFY(alone.ok() && alone.stepTime);
+            QCOMPARE(QString::fromStdString(st.expertDpLink), QStringLiteral("inter-node"));
+            QVERIFY(near(st.expertDpBusGbPerS, nics * alone.stepTime->dpBusGbPerS, 1e-12));
+            QVERIFY(st.expertDpBusGbPerS < st.dpBusGbPerS);
+        } else if (expertRanks > 1) {
+            QVERIFY(near(st.expertDpBusGbPerS, st.dpBusGbPerS, 1e-12));
+        }
+    }
+
     // What the step shows of the data-parallel sync: nothing without one; with all of it
     // hidden, what it costs the passes beside it, the share of the SMs its kernels hold (24
     // of an H100's 132: NVIDIA Developer Forums, "Compute-Communication Overlap Causes

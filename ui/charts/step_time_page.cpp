@@ -184,6 +184,14 @@ QString dpSyncNote(const core::Scenario &s, const core::StepTimeReport &st)
             how += QObject::tr(", in %1 buckets, each a collective paying its ring's latency")
                        .arg(st.dpBuckets);
     }
+    if (st.expertDpRanks > 1)
+        how += QObject::tr("; the routed experts reduce apart, over their %1 expert data-parallel "
+                           "ranks at %2 GB/s a device %3 (docs/experts.md, “Gradient sync”)")
+                   .arg(st.expertDpRanks)
+                   .arg(st.expertDpBusGbPerS, 0, 'f', 0)
+                   .arg(io::qs(st.expertDpLink) == QStringLiteral("inter-node")
+                            ? QObject::tr("over the NICs its members have in a node")
+                            : QObject::tr("inside a node"));
     return how;
 }
 
