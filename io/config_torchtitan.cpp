@@ -188,6 +188,10 @@ public:
     {
         core::Scenario s = m_base;
         core::applyFramework(s, core::Framework::torchtitan);
+        // torchtitan's MoE routes every token (token-choice top-k, no capacity to drop or pad
+        // to: docs/experts.md, "Capacity"), whatever the starting scenario had.
+        s.expertCapacityFactor.reset();
+        s.padToCapacity = false;
         for (auto step :
              {&Reader::readModel, &Reader::readParallelism, &Reader::readBatch,
               &Reader::readPipeline, &Reader::readCheckpointing, &Reader::readPrecision})
