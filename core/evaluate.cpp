@@ -277,7 +277,8 @@ std::optional<InputError> dataParallelLink(const DeviceSpec &device, const Scena
 // expert_data_parallel_size), doubled by DualPipe's mirrored copies as gradientSyncRanks is.
 int expertSyncRanks(const Scenario &s)
 {
-    return s.expertDp() * gradientSyncRanks(s) / std::max(1, s.dp * s.cp);
+    const bool mirrored = gradientSyncRanks(s) > s.dp * s.cp;
+    return s.expertDp() * (mirrored ? 2 : 1);
 }
 
 // Their ring: Megatron-core orders a stage's expert ranks expert T, E, then expert D
@@ -1057,8 +1058,8 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         out.dpBusGbPerS = link.gbPerS * link.efficiency;
         // The routed experts' own ring, where the stages hold any and the group has peers.
         Link expertLink;
-        const int expertRanks = expertSyncRanks(s);
-        const bool expertSync = model.hasExperts() && expertRanks > 1;
+        const int expertRanks = model.hasExperts() ? expertSyncRanks(s) : 0;
+        const bool expertSync = expertRanks > 1;
         if (expertSync) {
             if (const auto expertError = expertDataParallelLink(device, s, expertLink)) {
                 r.warnings.push_back({"dp-link-unknown", expertError->message});

@@ -7,6 +7,7 @@
 #include "test_scenarios.h"
 
 #include <QTest>
+#include <cmath>
 
 using namespace core;
 
@@ -328,6 +329,28 @@ private Q_SLOTS:
                 sum += st.*term.bytes;
             QCOMPARE(st.totalBytes, sum);
         }
+    }
+
+    // Large but allowed data-parallel degrees evaluate without wrapping: the experts' sync
+    // ranks once multiplied D by D (fuzz_set_option found it with dp = 220404 on the default,
+    // dense model; tests/data/fuzz/set/regress-expert-sync-ranks.set).
+    void largeDataParallelSyncs_data()
+    {
+        QTest::addColumn<QStringList>("settings");
+        QTest::addColumn<int>("expertRanks");
+        QTest::addRow("fuzz_set_option: dp = 220404, dense") << QStringList{"dp=220404"} << 0;
+        // E = 4 of T x C x D = 220,404: 55,101 expert data-parallel ranks.
+        QTest::addRow("dp = 220404, Mixtral over E = 4")
+            << QStringList{"model=mixtral-8x7b", "tp=1", "pp=1", "dp=220404", "ep=4"} << 55101;
+    }
+    void largeDataParallelSyncs()
+    {
+        QFETCH(QStringList, settings);
+        QFETCH(int, expertRanks);
+        const Report r = evaluate(scenario(settings), presets);
+        QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->toString().c_str() : "no step time");
+        QVERIFY(r.stepTime->dpCommTotalS > 0 && std::isfinite(r.stepTime->dpCommTotalS));
+        QCOMPARE(r.stepTime->expertDpRanks, expertRanks);
     }
 
     void unparsable_data()
