@@ -583,6 +583,21 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
     if (s.ep > 1)
         notes.push_back("E = " + std::to_string(s.ep) +
                         ": deepspeed.moe.layer.MoE(ep_size=" + std::to_string(s.ep) + ")");
+    // DeepSpeed-MoE's gate pads every expert to a capacity: ceil(tokens x k / experts x factor)
+    // with drop_tokens, else the largest load in its group (deepspeed/moe/sharded_moe.py,
+    // topkgating), the even share under Parascope's balanced routing.
+    if (model.hasExperts()) {
+        if (!s.expertCapacityFactor)
+            notes.push_back("dropless: deepspeed.moe.layer.MoE(drop_tokens=False), every expert "
+                            "padded to the largest load of its group");
+        else
+            notes.push_back(
+                "expert_capacity_factor=" + core::fieldText(s, "expert_capacity_factor") +
+                ": deepspeed.moe.layer.MoE(capacity_factor=" +
+                core::fieldText(s, "expert_capacity_factor") +
+                ", drop_tokens=True), which pads every expert to its capacity" +
+                (s.padToCapacity ? "" : " (timed here without the padding)"));
+    }
     // DeepSpeed-MoE dispatches with one all-to-all of every copy (deepspeed/moe/sharded_moe.py,
     // _AllToAll); it has no dispatcher that sends a token once a node.
     if (s.ep > 1 && s.epDispatcher == core::EpDispatcher::flex)

@@ -1036,6 +1036,10 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
     else if (s.expertTp > 0 && s.expertTp != s.tp)
         notes.push_back("expert_tp without expert parallelism: the experts follow "
                         "tensor_parallel_degree");
+    if (s.expertCapacityFactor)
+        notes.push_back("expert_capacity_factor=" + core::fieldText(s, "expert_capacity_factor") +
+                        ": torchtitan's MoE routes every token, with no capacity to drop or pad "
+                        "to; written dropless");
     // DeepEP is torchtitan's flex dispatcher; it takes no expert tensor parallelism
     // (deepseek_v3/infra/parallelize.py).
     if (s.ep > 1 && s.epDispatcher == core::EpDispatcher::flex) {

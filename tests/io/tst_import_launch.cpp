@@ -1952,6 +1952,27 @@ private Q_SLOTS:
         QTest::addRow("torchtitan delayed FP8 scaling")
             << int(Framework::torchtitan) << QStringList{"precision=fp8", "fp8_scaling=delayed"}
             << "fp8_scaling=delayed";
+        // docs/experts.md, "Capacity": torchtitan's MoE has none; DeepSpeed-MoE's gate pads to
+        // capacity with drop_tokens, to the group's largest load without (sharded_moe.py).
+        QTest::addRow("torchtitan with a capacity")
+            << int(Framework::torchtitan)
+            << QStringList{"model=qwen3-30b-a3b",        "tp=1", "pp=1", "dp=8", "ep=8",
+                           "expert_capacity_factor=1.25"}
+            << "expert_capacity_factor=1.25: torchtitan's MoE routes every token";
+        QTest::addRow("deepspeed with a padded capacity")
+            << int(Framework::deepspeed) << QStringList{"model=qwen3-30b-a3b",
+                                                        "tp=1",
+                                                        "pp=1",
+                                                        "dp=8",
+                                                        "ep=8",
+                                                        "expert_capacity_factor=1.25",
+                                                        "pad_to_capacity=true"}
+            << "MoE(capacity_factor=1.25, drop_tokens=True), which pads every expert to its "
+               "capacity";
+        QTest::addRow("deepspeed dropless")
+            << int(Framework::deepspeed)
+            << QStringList{"model=qwen3-30b-a3b", "tp=1", "pp=1", "dp=8", "ep=8"}
+            << "dropless: deepspeed.moe.layer.MoE(drop_tokens=False)";
         QTest::addRow("torchtitan fused SwiGLU")
             << int(Framework::torchtitan) << QStringList{"fused_swiglu=true"}
             << "fused_swiglu=true";
