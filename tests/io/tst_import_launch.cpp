@@ -97,6 +97,25 @@ class TestImportLaunch : public QObject
         return io::importConfig(args, base, m_presets, options);
     }
 
+    // The same with 64 experts of 1,792, top-8, over E = 8.
+    std::variant<io::ImportedConfig, InputError> importLlama8bExperts(const QByteArray &flags,
+                                                                      const Scenario &base) const
+    {
+        return importLlama8b("--num-experts 64 --moe-router-topk 8 --moe-ffn-hidden-size 1792 "
+                             "--expert-model-parallel-size 8 " +
+                                 flags,
+                             base);
+    }
+
+    // A refusal a row expects: the flag it names and a word of its message.
+    static void expectRefusal(const InputError &error, const QString &flag, const QString &mention)
+    {
+        QVERIFY2(!flag.isEmpty(), error.toString().c_str());
+        QCOMPARE(QString::fromStdString(error.key), flag);
+        QVERIFY2(error.message.find(mention.toStdString()) != std::string::npos,
+                 error.message.c_str());
+    }
+
     // An imported scenario written back as Megatron-LM arguments with its model inline, and
     // read again: the model they describe (its source set to the original's), or nothing.
     std::optional<ModelSpec> throughMegatron(const io::ImportedConfig &imported,
@@ -730,18 +749,9 @@ private Q_SLOTS:
         QFETCH(QString, mention);
         Scenario flex;
         flex.epDispatcher = EpDispatcher::flex;
-        const auto result = importLlama8b("--num-experts 64 --moe-router-topk 8 "
-                                          "--moe-ffn-hidden-size 1792 "
-                                          "--expert-model-parallel-size 8 " +
-                                              flags,
-                                          flex);
-        if (const auto *error = std::get_if<InputError>(&result)) {
-            QVERIFY2(!flag.isEmpty(), error->toString().c_str());
-            QCOMPARE(QString::fromStdString(error->key), flag);
-            QVERIFY2(error->message.find(mention.toStdString()) != std::string::npos,
-                     error->message.c_str());
-            return;
-        }
+        const auto result = importLlama8bExperts(flags, flex);
+        if (const auto *error = std::get_if<InputError>(&result))
+            return expectRefusal(*error, flag, mention);
         QVERIFY2(flag.isEmpty(), qPrintable(flag));
         const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
         QVERIFY(imported.model && imported.scenario);
@@ -828,18 +838,9 @@ private Q_SLOTS:
         // The starting scenario's capacity is not the file's.
         Scenario start;
         start.expertCapacityFactor = 2.0;
-        const auto result = importLlama8b("--num-experts 64 --moe-router-topk 8 "
-                                          "--moe-ffn-hidden-size 1792 "
-                                          "--expert-model-parallel-size 8 " +
-                                              flags,
-                                          start);
-        if (const auto *error = std::get_if<InputError>(&result)) {
-            QVERIFY2(!flag.isEmpty(), error->toString().c_str());
-            QCOMPARE(QString::fromStdString(error->key), flag);
-            QVERIFY2(error->message.find(mention.toStdString()) != std::string::npos,
-                     error->message.c_str());
-            return;
-        }
+        const auto result = importLlama8bExperts(flags, start);
+        if (const auto *error = std::get_if<InputError>(&result))
+            return expectRefusal(*error, flag, mention);
         QVERIFY2(flag.isEmpty(), qPrintable(flag));
         const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
         QVERIFY(imported.scenario);
