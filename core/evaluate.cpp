@@ -45,6 +45,11 @@ bool routingWaitsOnDevice(const Scenario &s)
     // dispatcher then sets cuda_sync_point = "no_sync" (moe/token_dispatcher.py).
     if (s.padToCapacity && s.expertCapacityFactor)
         return false;
+    // Nor inside a CUDA graph of the whole step, which cannot read back to the host: its MoE
+    // layers run with static shapes (Megatron-LM docs/user-guide/features/cuda_graph.md, "MoE
+    // Model Training": expert dispatch "cannot be captured" unless its shapes are static).
+    if (s.fullCudaGraph && s.mode == Mode::training)
+        return false;
     switch (s.framework) {
     case Framework::megatron:
         return true;
@@ -697,9 +702,8 @@ std::optional<Warning> addMoeHostWait(const Scenario &s, const Timing &t, StepTi
                   "device for its token counts before it dispatches, which is not timed; "
                   "published dropless runs took %.1f to %.1f ms longer a MoE layer and "
                   "micro-batch than modelled, here %d layers x %d micro-batches on stage %d "
-                  "(pad_to_capacity removes the wait, as does a CUDA graph of the whole layer, "
-                  "which Parascope has no key for; docs/step_time.md, \"Fine-grained "
-                  "experts\")",
+                  "(pad_to_capacity or full_cuda_graph removes the wait; docs/step_time.md, "
+                  "\"Fine-grained experts\")",
                   100 * st.moeHostLowS / st.stepTimeS, 100 * st.moeHostHighS / st.stepTimeS,
                   1e3 * kMoeHostGapMinS, 1e3 * kMoeHostGapMaxS, t.moeLayers[stage], s.microbatches,
                   st.busiestStage);
@@ -846,6 +850,10 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                  std::to_string(contextTokens(s)) + " tokens exceed " +
                  (model.name.empty() ? model.id : model.name) + "'s context window of " +
                  std::to_string(model.contextWindow)});
+    if (s.mode == Mode::inference && s.fullCudaGraph)
+        r.warnings.push_back({"cuda-graph-unused",
+                              "full_cuda_graph captures a training step; inference is timed "
+                              "without it"});
     if (s.mode == Mode::training && (s.outputLen != 0 || s.kvPrecision != KvPrecision::automatic))
         r.warnings.push_back({"inference-keys-unused",
                               "output_len and kv_precision only apply in inference; training "

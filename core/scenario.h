@@ -239,6 +239,10 @@ struct Scenario
     // Every expert computes exactly its capacity, padded where fewer copies arrive, and the
     // dispatcher needs no token counts from the device (--moe-pad-expert-input-to-capacity).
     bool padToCapacity = false;
+    // The training step is captured and replayed as one CUDA graph (Megatron-LM
+    // --cuda-graph-impl full_iteration), which no read back to the host can be part of: MoE
+    // layers in it dispatch with static shapes and wait on no token counts.
+    bool fullCudaGraph = false;
     // Expert parallelism E: the routed experts of every MoE layer spread over E devices of the
     // T x C x D ranks of a stage, as Megatron-core lays them out (docs/experts.md).
     int ep = 1;

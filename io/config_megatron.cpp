@@ -968,6 +968,8 @@ enum class Flag
     moeFlexBackend,
     moeCapacity,
     moePadToCapacity,
+    cudaGraphImpl,
+    cudaGraphScope,
     windowSize,
     windowSkipFreq,
     mla,
@@ -1095,6 +1097,8 @@ constexpr std::array kFlags{
              "expert_capacity_factor"},
     FlagInfo{"--moe-pad-expert-input-to-capacity", Flag::moePadToCapacity, Takes::nothing,
              "pad_to_capacity"},
+    FlagInfo{"--cuda-graph-impl", Flag::cudaGraphImpl, Takes::value, "full_cuda_graph"},
+    FlagInfo{"--cuda-graph-scope", Flag::cudaGraphScope, Takes::values, "full_cuda_graph"},
     FlagInfo{"--window-size", Flag::windowSize, Takes::value, "model.sliding_window"},
     FlagInfo{"--window-attn-skip-freq", Flag::windowSkipFreq, Takes::value,
              "model.full_attention_period"},
@@ -1950,6 +1954,30 @@ private:
                                         "DeepEP backend (--moe-flex-dispatcher-backend hybridep "
                                         "takes it)"};
         }
+        // CUDA graphs (arguments.py, --cuda-graph-impl none, local, transformer_engine or
+        // full_iteration; older releases' --cuda-graph-scope full_iteration): only a graph of
+        // the whole step changes what Parascope times, the MoE layers' wait
+        // (docs/user-guide/features/cuda_graph.md).
+        s.fullCudaGraph = false;
+        if (const Given *g = given(Flag::cudaGraphImpl)) {
+            noteRead(Flag::cudaGraphImpl);
+            if (g->value == "full_iteration")
+                s.fullCudaGraph = true;
+            else if (g->value != "none" && g->value != "local" && g->value != "transformer_engine")
+                return core::InputError{"--cuda-graph-impl",
+                                        "expected none, local, transformer_engine or "
+                                        "full_iteration, got " +
+                                            g->value};
+        }
+        if (const Given *g = given(Flag::cudaGraphScope)) {
+            noteRead(Flag::cudaGraphScope);
+            const std::string scopes = " " + g->value + " ";
+            if (scopes.find(" full_iteration ") != std::string::npos) {
+                s.fullCudaGraph = true;
+                m_out.assumptions.push_back("--cuda-graph-scope full_iteration: the older "
+                                            "spelling of --cuda-graph-impl full_iteration");
+            }
+        }
         // Megatron-core moves the weight gradients for the overlap only
         // (transformer_config.py: "overlap_moe_expert_parallel_comm must be enabled when
         // enabling delay_wgrad_compute"); their time is counted either way.
@@ -2569,6 +2597,12 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
         } else {
             flag("--moe-token-dispatcher-type", "alltoall");
         }
+    }
+    // A graph of the whole step needs the NaN check off (arguments.py: "--no-check-for-nan-in-
+    // loss-and-grad should be set with --cuda-graph-impl=full_iteration for training").
+    if (s.fullCudaGraph && s.mode == core::Mode::training) {
+        flag("--cuda-graph-impl", "full_iteration");
+        flag("--no-check-for-nan-in-loss-and-grad");
     }
     // The experts' capacity (docs/experts.md, "Capacity"); dropless writes neither.
     if (s.expertCapacityFactor) {

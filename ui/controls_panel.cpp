@@ -210,6 +210,7 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
               {0, 64, 2, 0.05})
         ->setSpecialValueText(tr("dropless"));
     addCheck(QStringLiteral("pad_to_capacity"), tr("Pad experts to capacity"));
+    addCheck(QStringLiteral("full_cuda_graph"), tr("Whole-step CUDA graph"));
     addCheck(QStringLiteral("fused_swiglu"), tr("Fused SwiGLU"));
     addCheck(QStringLiteral("fused_elementwise"), tr("Fused norms and RoPE"));
     addCheck(QStringLiteral("fused_grad_accumulation"), tr("Fused gradient accumulation"));
@@ -517,6 +518,15 @@ void ControlsPanel::refresh()
                                       : tr("Used in inference only: training generates no tokens "
                                            "and keeps no KV cache.\n%1")
                                             .arg(help));
+    }
+    // A graph of the whole step is a training step's.
+    {
+        QWidget *control = m_controls.value(QStringLiteral("full_cuda_graph"));
+        const QString help = tooltipFor(QStringLiteral("full_cuda_graph"));
+        control->setEnabled(!inference);
+        control->setToolTip(
+            inference ? tr("Not used in inference: it captures a training step.\n%1").arg(help)
+                      : help);
     }
     // The exchange only matters when C splits sequences.
     m_controls.value(QStringLiteral("cp_exchange"))->setEnabled(!inference && s.cp > 1);

@@ -1336,6 +1336,12 @@ private Q_SLOTS:
             << qwen + "framework=megatron,ep=16,microbatch_size=1,microbatches=64,"
                       "expert_capacity_factor=1,pad_to_capacity=true"
             << 0 << 64;
+        // A CUDA graph of the whole step cannot read back to the host (Megatron-LM
+        // docs/user-guide/features/cuda_graph.md: MoE dispatch in it needs static shapes).
+        QTest::addRow("Megatron-LM, a CUDA graph of the whole step")
+            << qwen + "framework=megatron,ep=16,microbatch_size=1,microbatches=64,"
+                      "full_cuda_graph=true"
+            << 0 << 64;
         QTest::addRow("Megatron-LM, capacity 1.25 not padded")
             << qwen + "framework=megatron,ep=16,microbatch_size=1,microbatches=64,"
                       "expert_capacity_factor=1.25"

@@ -405,6 +405,8 @@ private Q_SLOTS:
         QTest::addRow("a capacity for a dense model")
             << QStringList{"expert_capacity_factor=1.25", "pad_to_capacity=true"}
             << "capacity-unused";
+        QTest::addRow("a whole-step CUDA graph in inference")
+            << QStringList{"mode=inference", "full_cuda_graph=true"} << "cuda-graph-unused";
         QTest::addRow("capacity below an even share")
             << QStringList{"model=qwen3-30b-a3b",       "tp=1", "pp=1", "dp=8", "ep=8",
                            "expert_capacity_factor=0.5"}

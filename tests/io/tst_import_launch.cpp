@@ -862,6 +862,64 @@ private Q_SLOTS:
         QCOMPARE(reread->scenario->padToCapacity, padded);
     }
 
+    // CUDA graphs in Megatron-LM's flags (arguments.py, --cuda-graph-impl; older releases'
+    // --cuda-graph-scope full_iteration): only a graph of the whole step is full_cuda_graph,
+    // written back with the NaN check it requires off.
+    void megatronCudaGraphs_data()
+    {
+        QTest::addColumn<QByteArray>("flags");
+        QTest::addColumn<bool>("full");
+        QTest::addColumn<QString>("flag");    // refused: the flag named
+        QTest::addColumn<QString>("mention"); // refused: a word of the message; else a note
+        QTest::addRow("none") << QByteArray() << false << ""
+                              << "";
+        QTest::addRow("per-layer graphs of Transformer Engine")
+            << QByteArray("--cuda-graph-impl transformer_engine --cuda-graph-modules attn "
+                          "moe_router moe_preprocess")
+            << false << ""
+            << "";
+        QTest::addRow("the whole step")
+            << QByteArray("--cuda-graph-impl full_iteration --no-check-for-nan-in-loss-and-grad")
+            << true << ""
+            << "";
+        QTest::addRow("the older spelling")
+            << QByteArray("--cuda-graph-impl local --cuda-graph-scope full_iteration") << true << ""
+            << "older spelling";
+        QTest::addRow("an implementation Megatron-LM does not have")
+            << QByteArray("--cuda-graph-impl everywhere") << false << "--cuda-graph-impl"
+            << "none, local, transformer_engine or full_iteration";
+    }
+    void megatronCudaGraphs()
+    {
+        QFETCH(QByteArray, flags);
+        QFETCH(bool, full);
+        QFETCH(QString, flag);
+        QFETCH(QString, mention);
+        // The starting scenario's graph is not the file's.
+        Scenario start;
+        start.fullCudaGraph = true;
+        const auto result = importLlama8bExperts(flags, start);
+        if (const auto *error = std::get_if<InputError>(&result))
+            return expectRefusal(*error, flag, mention);
+        QVERIFY2(flag.isEmpty(), qPrintable(flag));
+        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
+        QVERIFY(imported.scenario);
+        QCOMPARE(imported.scenario->fullCudaGraph, full);
+        if (!mention.isEmpty())
+            QVERIFY2(contains(imported.assumptions, mention), io::importSummary(imported).c_str());
+        io::ImportOptions options;
+        options.devices = 8;
+        std::string script;
+        QVERIFY(throughMegatron(imported, options, &script));
+        QCOMPARE(script.find("--cuda-graph-impl full_iteration") != std::string::npos, full);
+        QCOMPARE(script.find("--no-check-for-nan-in-loss-and-grad") != std::string::npos, full);
+        const auto again =
+            io::importConfig(QByteArray::fromStdString(script), start, m_presets, options);
+        const auto *reread = std::get_if<io::ImportedConfig>(&again);
+        QVERIFY2(reread && reread->scenario, script.c_str());
+        QCOMPARE(reread->scenario->fullCudaGraph, full);
+    }
+
     // Sliding-window attention in Megatron-LM's flags: --window-size "before,after" around
     // each query (megatron/core/transformer/utils.py, get_sliding_window_causal_mask: keys from
     // q - before to q + after, -1 for no limit), so a causal window of w tokens is w - 1,0;
