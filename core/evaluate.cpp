@@ -1691,6 +1691,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     r.ep = s.ep;
     r.expertTp = s.expertTpDegree();
     r.expertDp = s.expertDp();
+    r.expertLoad = expertLoad(s, model);
     r.activeParams = activeParams(model);
     r.devices = s.devices();
 

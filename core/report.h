@@ -139,8 +139,11 @@ struct Report
     int dp = 1;
     int cp = 1;
     int ep = 1;
-    int expertTp = 1;              // as used: T when the scenario leaves it at 0
-    int expertDp = 1;              // T x C x D / (E x expert T)
+    int expertTp = 1; // as used: T when the scenario leaves it at 0
+    int expertDp = 1; // T x C x D / (E x expert T)
+    // Under a capacity factor, the routed copies each expert computes against its even share
+    // (docs/experts.md, "Capacity"); 1 dropless.
+    double expertLoad = 1;
     std::int64_t activeParams = 0; // per token (docs/experts.md, "Active parameters")
     int devices = 1;
     int minTpForWeights = 0; // smallest power-of-two T whose weights fit one device; 0 if none

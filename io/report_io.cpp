@@ -176,6 +176,7 @@ QJsonObject reportToJson(const core::Report &r)
     root.insert(QStringLiteral("ep"), r.ep);
     root.insert(QStringLiteral("expert_tp"), r.expertTp);
     root.insert(QStringLiteral("expert_dp"), r.expertDp);
+    root.insert(QStringLiteral("expert_load"), r.expertLoad);
     root.insert(QStringLiteral("active_params"), qint64(r.activeParams));
     root.insert(QStringLiteral("devices"), r.devices);
     root.insert(QStringLiteral("weights_bytes"), qint64(r.weightsBytes));
@@ -346,11 +347,16 @@ QString reportToText(const core::Report &r)
     if (std::any_of(r.stages.begin(), r.stages.end(),
                     [](const core::StageReport &st) { return st.moeLayers > 0; }))
         s << QStringLiteral("Experts         E=%1 x expert T=%2, expert D=%3; %4 active "
-                            "parameters a token\n")
+                            "parameters a token%5\n")
                  .arg(r.ep)
                  .arg(r.expertTp)
                  .arg(r.expertDp)
-                 .arg(formatCount(r.activeParams));
+                 .arg(formatCount(r.activeParams))
+                 .arg(r.expertLoad != 1
+                          ? QStringLiteral("; each expert computes %1 x its even share of the "
+                                           "routed copies (capacity)")
+                                .arg(r.expertLoad, 0, 'g', 4)
+                          : QString());
     if (r.minTpForWeights > 0)
         s << QStringLiteral("Smallest T      %1 (power of two whose weights fit one device)\n")
                  .arg(r.minTpForWeights);

@@ -472,6 +472,40 @@ private Q_SLOTS:
         QVERIFY(json({}).value(QStringLiteral("moe_host_untimed_s")).isNull());
     }
 
+    // docs/experts.md, "Capacity" and "Gradient sync": Qwen3 30B-A3B padded to capacity 1.25
+    // at 4,096 tokens computes ceil(256 x 1.25) = 320 of an even 256 copies an expert, and is
+    // not warned of a wait; at E = 8 over 16 devices its experts reduce over 2 ranks, each
+    // alone in its node. The text says the load too. Dense: 1, and no experts' ring.
+    void jsonExpertLoadAndRing()
+    {
+        QStringList args;
+        for (const char *kv :
+             {"framework=megatron", "model=qwen3-30b-a3b", "device=h100-sxm", "tp=1", "pp=1",
+              "dp=16", "ep=8", "seq_len=4096", "microbatch_size=1", "microbatches=64",
+              "recompute=none", "expert_capacity_factor=1.25", "pad_to_capacity=true"})
+            args << QStringLiteral("--set") << QString::fromLatin1(kv);
+        const QJsonObject r = json(args);
+        QCOMPARE(r.value(QStringLiteral("expert_load")).toDouble(), 320.0 / 256);
+        QVERIFY(r.value(QStringLiteral("moe_host_untimed_s")).isNull());
+        const QJsonObject experts = r.value(QStringLiteral("dp_comm"))
+                                        .toObject()
+                                        .value(QStringLiteral("experts"))
+                                        .toObject();
+        QCOMPARE(experts.value(QStringLiteral("ranks")).toInt(), 2);
+        QCOMPARE(experts.value(QStringLiteral("link")).toString(), QStringLiteral("inter-node"));
+        const QJsonObject dense = json({});
+        QCOMPARE(dense.value(QStringLiteral("expert_load")).toDouble(), 1.0);
+        QVERIFY(dense.value(QStringLiteral("dp_comm"))
+                    .toObject()
+                    .value(QStringLiteral("experts"))
+                    .isNull());
+        QStringList textArgs{QStringLiteral("eval")};
+        textArgs << args;
+        const ParascopeRun text = runParascope(textArgs);
+        QVERIFY2(text.out.contains(QStringLiteral("each expert computes 1.25 x its even share")),
+                 qPrintable(text.out));
+    }
+
     // A closed form only where it holds: 80 layers over K = 3 take 27, 27 and 26 layers, so
     // the stages take different times; null, with the reason, in JSON and in text.
     void noClosedFormForUnevenStages()
