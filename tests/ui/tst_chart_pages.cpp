@@ -892,6 +892,26 @@ private Q_SLOTS:
                  qPrintable(text));
     }
 
+    // docs/experts.md, "Capacity": padded to 1.25 at 4,096 tokens, each of Qwen3-30B-A3B's
+    // experts keeps ceil(256 × 1.25) = 320 of an even 256 copies: the memory formula says so;
+    // dropless, it says nothing of it.
+    void memoryFormulaSaysTheExpertsLoad()
+    {
+        const QString qwen = QStringLiteral("model=qwen3-30b-a3b,tp=1,pp=1,dp=8,ep=8,"
+                                            "seq_len=4096,recompute=none,");
+        const core::Presets presets = io::builtinPresets();
+        for (const bool padded : {true, false}) {
+            const core::Scenario s = scenario(
+                qwen + (padded ? "expert_capacity_factor=1.25,pad_to_capacity=true" : "zero=1"));
+            const core::Report r = core::evaluate(s, presets);
+            QVERIFY(r.ok());
+            const QString text =
+                createChartPage(QStringLiteral("memory"))->formulas(ChartInputs{s, presets, r});
+            QVERIFY2(text.contains("each expert keeps 1.25 × its even share") == padded,
+                     qPrintable(text));
+        }
+    }
+
     void unknownIdIsNoPage()
     {
         QVERIFY(!createChartPage(QStringLiteral("pie")));

@@ -153,17 +153,23 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                          .arg(st.layers)
                          .arg(st.inflightMicrobatches, 0, 'g', 4)
                          .arg(bytes(st.activationsBytes)),
-                     core::savedInputBytes32(s) > 0
-                         ? QObject::tr("Per layer sbh(34 + 5as/h), with T, sequence parallelism "
-                                       "and recomputation (Korthikanti et al. 2022, Table 2); "
-                                       "the projections' inputs kept as their %1 casts, %2 B a "
-                                       "value (save_quantized_inputs; docs/activations.md, "
-                                       "\"FP8 and NVFP4\")")
-                               .arg(QString::fromLatin1(core::toString(s.precision)).toUpper())
-                               .arg(core::savedInputBytes32(s) / 32.0, 0, 'g', 4)
-                         : QObject::tr("Per layer sbh(34 + 5as/h), with T, sequence parallelism "
-                                       "and recomputation (Korthikanti et al. 2022, Table 2); "
-                                       "docs/activations.md"));
+                     (core::savedInputBytes32(s) > 0
+                          ? QObject::tr("Per layer sbh(34 + 5as/h), with T, sequence parallelism "
+                                        "and recomputation (Korthikanti et al. 2022, Table 2); "
+                                        "the projections' inputs kept as their %1 casts, %2 B a "
+                                        "value (save_quantized_inputs; docs/activations.md, "
+                                        "\"FP8 and NVFP4\")")
+                                .arg(QString::fromLatin1(core::toString(s.precision)).toUpper())
+                                .arg(core::savedInputBytes32(s) / 32.0, 0, 'g', 4)
+                          : QObject::tr("Per layer sbh(34 + 5as/h), with T, sequence parallelism "
+                                        "and recomputation (Korthikanti et al. 2022, Table 2); "
+                                        "docs/activations.md")) +
+                         (r.expertLoad != 1
+                              ? QObject::tr("; each expert keeps %1 × its even share of the "
+                                            "routed copies under its capacity (docs/experts.md, "
+                                            "“Capacity”)")
+                                    .arg(r.expertLoad, 0, 'g', 4)
+                              : QString()));
         // On the stage with the LM head: the last, DualPipeV's stage 0, where its V ends, or
         // each of DualPipe's end stages, for the m/2 micro-batches whose direction ends there.
         const int head = core::headStage(s.schedule, s.pp);
