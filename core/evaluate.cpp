@@ -142,8 +142,15 @@ TrainingStates trainingStates(const Scenario &s)
     return {grads, optimizer, fp32Parameters};
 }
 
+// The multi-token-prediction depths a stage trains: the loss's stage's, in training only.
+int stageMtpDepths(const Scenario &s, Schedule schedule, int stage)
+{
+    return s.mode == Mode::training && holdsHead(schedule, s.pp, stage) ? s.mtpLayers : 0;
+}
+
 std::int64_t stageParams(const ModelSpec &model, const ParamCounts &perDevice, int stage,
-                         int stages, Schedule schedule, int layers, int moeLayers, int tp)
+                         int stages, Schedule schedule, int layers, int moeLayers, int tp,
+                         int mtp)
 {
     if (!model.hasArchitecture())
         return ceilDiv(ceilDiv(model.params, tp), stages);
@@ -154,9 +161,15 @@ std::int64_t stageParams(const ModelSpec &model, const ParamCounts &perDevice, i
         params += perDevice.embedding;
     if (holdsHead(schedule, stages, stage)) {
         params += perDevice.finalNorm + perDevice.lmHead;
-        // A tied LM head on its own stage keeps a copy of the embedding, as Megatron-LM does.
-        if (model.tiedEmbeddings && !embedding)
+        // Multi-token prediction looks its tokens up in an embedding of its own stage
+        // (Megatron-core GPTModel builds one where pre_process or mtp_process); a tied LM
+        // head on its own stage keeps a copy of the embedding too, as Megatron-LM does.
+        if (!embedding && mtp > 0)
+            params += perDevice.embedding;
+        else if (model.tiedEmbeddings && !embedding)
             params += ceilDiv(model.vocab, tp) * static_cast<std::int64_t>(model.hidden);
+        params += mtp * ((mtpLayerIsMoe(model) ? perDevice.perMoeLayer : perDevice.perLayer) +
+                         perDevice.perMtpExtra);
     }
     return params;
 }
@@ -486,6 +499,25 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     }
     t.first = firstStageTimes(model, c, *t.rates);
     t.last = lastStageTimes(model, c, *t.rates);
+    if (c.training && s.mtpLayers > 0) {
+        const bool moe = mtpLayerIsMoe(model);
+        const LayerTimes *layer = moe ? &t.moeLayer : &t.layer;
+        LayerTimes own;
+        if (t.windows) {
+            // The last layer's own attention, not the windowed mix.
+            ModelSpec last = model;
+            if (isSlidingLayer(model, model.layers - 1))
+                last.fullAttentionPeriod = 0;
+            else
+                last.slidingWindow = 0;
+            LayerConfig lc = c;
+            lc.moe = moe;
+            own = layerTimes(last, lc, *t.rates);
+            layer = &own;
+        }
+        const EndTimes head = t.last;
+        addMultiTokenPrediction(t.last, model, c, *t.rates, *layer, t.first, head, s.mtpLayers);
+    }
     if (s.pp > 1) {
         // One micro-batch's hidden state, 1/T of it per device: with sequence parallelism
         // it is already split; without, Megatron-LM sends 1/T and all-gathers it over the
@@ -802,16 +834,11 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
             r.warnings.push_back({"ends-in-split-unused",
                                   "pipeline_layout places the embedding and the loss itself; "
                                   "ends_in_pipeline_split is not used"});
-        int mtp = 0;
-        for (const LayoutStage &stage : *layout)
-            mtp += stage.mtp;
-        if (mtp > 0)
-            r.warnings.push_back(
-                {"layout-mtp-unmodelled",
-                 "pipeline_layout places " + std::to_string(mtp) + " multi-token-prediction layer" +
-                     (mtp > 1 ? "s" : "") +
-                     " (m), which Parascope does not model: their memory and time are left out"});
     }
+    if (s.mtpLayers > 0 && s.mode != Mode::training)
+        r.warnings.push_back({"mtp-unused", "mtp_layers trains multi-token prediction beside the "
+                                            "model; inference here runs the model alone (its "
+                                            "use as a speculative draft is not modelled)"});
     if (s.tp > device.devicesPerNode)
         r.warnings.push_back({"tp-spans-nodes", "tp = " + std::to_string(s.tp) + " exceeds the " +
                                                     std::to_string(device.devicesPerNode) +
@@ -1107,6 +1134,12 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
                     tensors += parameterTensors(model, run.first, run.count, c == 0 && embedding,
                                                 c == 0 && head, s.ep);
             }
+            // Multi-token prediction: a layer of the last one's kind, three norms and eh_proj
+            // each depth, and the stage's own embedding.
+            if (const int mtp = r.stages[i].mtpLayers; mtp > 0)
+                tensors += mtp * (parameterTensors(model, model.layers - 1, 1, false, false, s.ep) +
+                                  4) +
+                           (embedding ? 0 : 1);
             // The stage's own passes enter through its layer times: forward and the rest.
             const double layerForward = t.stageLayers(i, layers[i], &LayerTimes::forwardS);
             const double layerBackward = t.stageLayers(i, layers[i], &LayerTimes::backwardS) +
@@ -1515,8 +1548,11 @@ std::vector<std::int64_t> unequalChunkBytes(const Scenario &s, const ModelSpec &
     const std::vector<LayerRun> runs = virtualStageLayers(s, model);
     std::vector<std::int64_t> bytes(runs.size());
     for (std::size_t j = 0; j < runs.size(); ++j) {
-        bytes[j] = stageActivationBytes(denseLayerBytes, moeLayerBytes, runs[j].count,
-                                        moeLayersIn(model, runs[j].first, runs[j].count));
+        // The model's last virtual stage holds the loss, and with it multi-token prediction.
+        const int mtp = j + 1 == runs.size() && s.mode == Mode::training ? s.mtpLayers : 0;
+        bytes[j] = stageActivationBytes(
+            denseLayerBytes, moeLayerBytes, runs[j].count + mtp,
+            moeLayersIn(model, runs[j].first, runs[j].count) + (mtpLayerIsMoe(model) ? mtp : 0));
         if (bytes[j] == kTooLarge)
             return {}; // the stage's own count says so
     }
@@ -1586,10 +1622,13 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
             st.moeLayers += moeLayersIn(model, run.first, run.count);
             st.slidingLayers += slidingLayersIn(model, run.first, run.count);
         }
-        st.params = stageParams(model, perDevice, i, s.pp, schedule, st.layers, st.moeLayers, s.tp);
+        st.mtpLayers = stageMtpDepths(s, schedule, i);
+        st.params = stageParams(model, perDevice, i, s.pp, schedule, st.layers, st.moeLayers, s.tp,
+                                st.mtpLayers);
         const bool embedding = holdsEmbedding(schedule, s.pp, i);
         const bool head = holdsHead(schedule, s.pp, i);
-        st.expertParams = st.moeLayers * perDevice.perMoeLayerExperts;
+        st.expertParams =
+            (st.moeLayers + (mtpLayerIsMoe(model) ? st.mtpLayers : 0)) * perDevice.perMoeLayerExperts;
         const std::int64_t dense = st.params - st.expertParams;
         st.weightsBytes =
             zeroShard(weightBytes(dense, heldWeightPrecision(s)),
@@ -1799,6 +1838,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         st.layers = ms.layers;
         st.moeLayers = ms.moeLayers;
         st.slidingLayers = ms.slidingLayers;
+        st.mtpLayers = ms.mtpLayers;
         st.params = ms.params;
         st.expertParams = ms.expertParams;
         st.weightsBytes = ms.weightsBytes;
@@ -1809,17 +1849,19 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
             // Activations of every micro-batch the schedule keeps alive on this stage
             // (docs/DESIGN.md §3.3: GPipe m, 1F1B min(K-s, m), interleaved and zb-h1 simulated).
             st.inflightMicrobatches = pipe.inflight[static_cast<std::size_t>(i)];
+            // Multi-token prediction's layers keep what a layer of their kind keeps.
+            const int held = st.layers + st.mtpLayers;
+            const int heldMoe = st.moeLayers + (mtpLayerIsMoe(model) ? st.mtpLayers : 0);
             const std::int64_t stageLayers =
-                stageActivationBytes(denseLayerBytes, moeLayerBytes, st.layers, st.moeLayers);
+                stageActivationBytes(denseLayerBytes, moeLayerBytes, held, heldMoe);
             // Full recomputation rebuilds one layer of one micro-batch at a time: that layer's
             // activations are alive on top of the kept inputs (docs/activations.md).
-            const std::int64_t rebuilt =
-                stageRecomputePeakBytes(model, act, st.layers, st.moeLayers);
+            const std::int64_t rebuilt = stageRecomputePeakBytes(model, act, held, heldMoe);
             const bool paired = static_cast<std::size_t>(i) < pairs.size() &&
                                 pairs[static_cast<std::size_t>(i)] > 0;
-            st.pairLayerBytes = paired ? stageLargestLayerBytes(denseLayerBytes, moeLayerBytes,
-                                                                st.layers, st.moeLayers)
-                                       : 0;
+            st.pairLayerBytes =
+                paired ? stageLargestLayerBytes(denseLayerBytes, moeLayerBytes, held, heldMoe)
+                       : 0;
             const std::int64_t kept =
                 stageLayers == kTooLarge ? kTooLarge
                 : !chunkPeaks.empty()

@@ -96,6 +96,7 @@ struct StageModelStates
     int layers = 0;
     int moeLayers = 0;     // of `layers`, those with experts
     int slidingLayers = 0; // of `layers`, those attending through the sliding window
+    int mtpLayers = 0;     // multi-token-prediction depths, beside `layers` (the loss's stage)
     std::int64_t params = 0;
     std::int64_t expertParams = 0; // of `params`, the routed experts (ZeRO over expert D)
     std::int64_t weightsBytes = 0;

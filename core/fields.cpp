@@ -168,12 +168,18 @@ const std::array kFields{
               "--pipeline-model-parallel-layout syntax: a stage per |, in the order chunk 0 of "
               "every stage, then chunk 1 (interleaved), or the V's 2K parts (dualpipev); E the "
               "embedding (first), t a transformer "
-              "layer, L the LM head and loss (last), (..)*n and t*n repeat, e.g. "
+              "layer, m a multi-token-prediction layer (mtp_layers of them, beside L), L the LM "
+              "head and loss (last), (..)*n and t*n repeat, e.g. "
               "Et*4|(t*4|)*14,tL; even: the even split; parameters: DeepSpeed PipelineModule's "
               "default partition_method, the stages balanced by parameter count with the "
               "embedding and the LM head (docs/DESIGN.md §3.3).",
               {},
               "even"},
+    FieldInfo{"mtp_layers", &Scenario::mtpLayers,
+              "Multi-token-prediction depths trained beside the model (Megatron-LM "
+              "--mtp-num-layers; DeepSeek-V3 trains 1): each adds one layer of the last layer's "
+              "kind, two norms, a 2h-to-h projection, an embedding lookup and the LM head with its "
+              "loss to the stage holding the loss, with a copy of the embedding there. 0: none."},
     FieldInfo{"reserve_gib", &Scenario::reserveGib,
               "Memory per device lost to the framework (CUDA context, NCCL buffers), in GiB."},
     FieldInfo{"inter_node_gb_per_s", &Scenario::interNodeGbPerS,

@@ -146,10 +146,13 @@ MemoryStepSizes memoryStepSizes(const Scenario &s, const Presets &presets, const
     const StageReport &st = report.stages[static_cast<std::size_t>(stage)];
     const ActivationConfig act = activationConfig(s, *model);
     // The same terms as core::evaluate (docs/activations.md, "Per stage").
-    sizes.stageLayersBytes = stageActivationBytes(*model, act, st.layers, st.moeLayers);
+    // Multi-token prediction's layers keep what a layer of their kind keeps.
+    const int layers = st.layers + st.mtpLayers;
+    const int moeLayers = st.moeLayers + (mtpLayerIsMoe(*model) ? st.mtpLayers : 0);
+    sizes.stageLayersBytes = stageActivationBytes(*model, act, layers, moeLayers);
     sizes.chunks = chunksPerStage(s.schedule, s.virtualStages);
     sizes.freedAtWeight = splitsWeightGradients(s.schedule);
-    sizes.recomputeBytes = stageRecomputePeakBytes(*model, act, st.layers, st.moeLayers);
+    sizes.recomputeBytes = stageRecomputePeakBytes(*model, act, layers, moeLayers);
     sizes.pairLayerBytes = st.pairLayerBytes;
     ActivationConfig moeAct = act;
     moeAct.moe = true;

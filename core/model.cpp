@@ -151,6 +151,9 @@ ParamCounts countParams(const ModelSpec &m, int tp, ExpertSplit split)
     c.embedding = vocabShard + static_cast<std::int64_t>(m.learnedPositions) * h;
     c.finalNorm = normParams;
     c.lmHead = m.tiedEmbeddings ? 0 : vocabShard;
+    // Megatron-core's MultiTokenPredictionLayer: enorm, hnorm and a final norm beside its
+    // layer, and eh_proj, a column-parallel 2h-to-h projection without bias.
+    c.perMtpExtra = 3 * normParams + ceilDiv(2 * h * h, tp);
     c.total =
         c.embedding + (m.layers - moe) * c.perLayer + moe * c.perMoeLayer + c.finalNorm + c.lmHead;
     return c;
@@ -200,6 +203,11 @@ std::int64_t exactParams(const ModelSpec &model)
 std::int64_t nominalParams(const ModelSpec &model)
 {
     return model.nominalParams > 0 ? model.nominalParams : exactParams(model);
+}
+
+bool mtpLayerIsMoe(const ModelSpec &model)
+{
+    return model.hasArchitecture() && isMoeLayer(model, model.layers - 1);
 }
 
 } // namespace core

@@ -87,6 +87,9 @@ struct ParamCounts
     std::int64_t perMoeLayerExperts = 0; // of perMoeLayer: the routed experts, sharded by ZeRO
                                          // over the expert data-parallel group
     std::int64_t finalNorm = 0;          // last stage
+    // One multi-token-prediction depth beside its layer (one of the last layer's kind): its
+    // three norms and its 2h-to-h projection.
+    std::int64_t perMtpExtra = 0;
     std::int64_t lmHead = 0;             // last stage; 0 when tied to the embedding
     std::int64_t total = 0;              // embedding + layers·perLayer + finalNorm + lmHead
 };
@@ -104,6 +107,10 @@ ParamCounts countParams(const ModelSpec &model, int tp = 1, ExpertSplit experts 
 // Whether layer `index` (from 0) has experts: past the dense first layers, every
 // moe_layer_period-th (Megatron-LM --moe-layer-freq; DeepSeek-V3 first_k_dense_replace).
 bool isMoeLayer(const ModelSpec &model, int index);
+
+// Whether multi-token prediction's layer has experts: it repeats the last layer's kind
+// (Megatron-core get_gpt_mtp_block_spec, the decoder's last layer spec).
+bool mtpLayerIsMoe(const ModelSpec &model);
 
 // How many of the `count` layers from `first` have experts: O(1).
 int moeLayersIn(const ModelSpec &model, int first, int count);

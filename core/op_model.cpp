@@ -3,6 +3,7 @@
 #include "core/activations.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <initializer_list>
@@ -1185,6 +1186,129 @@ EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const Devi
             c);
     }
     return endTimes(std::move(b.ops), c.training);
+}
+
+namespace {
+
+// The multi-token-prediction rows of the end table, one a kind of work (TimePart order).
+constexpr std::array<std::string_view, kTimePartCount> kMtpKeys{
+    "mtp_matmul", "mtp_memory",  "mtp_attention",  "mtp_recompute", "mtp_embedding_head",
+    "mtp_tp_comm", "mtp_expert_comm", "mtp_context_comm", "", "", "", ""};
+constexpr std::array<std::string_view, kTimePartCount> kMtpLabels{
+    "MTP: multiplies (layer, eh_proj)",
+    "MTP: memory-bound (layer, norms)",
+    "MTP: attention",
+    "MTP: recomputation",
+    "MTP: embedding, LM head and loss",
+    "MTP: tensor-parallel comm.",
+    "MTP: expert all-to-all",
+    "MTP: context-parallel exchange",
+    "",
+    "",
+    "",
+    ""};
+
+} // namespace
+
+void addMultiTokenPrediction(EndTimes &last, const ModelSpec &model, const LayerConfig &c,
+                             const DeviceRates &rates, const LayerTimes &layer,
+                             const EndTimes &embedding, const EndTimes &head, int depths)
+{
+    if (depths <= 0 || !c.training || !model.hasArchitecture())
+        return;
+    // Megatron-core's MultiTokenPredictionLayer (transformer/multi_token_prediction.py):
+    // enorm over the embedding of the tokens one further on, hnorm over the hidden state
+    // before it, their concatenation through eh_proj (2h to h, column-parallel), one
+    // transformer layer, a final norm, then the shared LM head and a loss of its own
+    // (DeepSeek-AI 2024, "DeepSeek-V3 Technical Report", §2.2, Figure 3). Full recomputation
+    // checkpoints the whole depth.
+    Builder b{rates, {}};
+    b.weightGradStore = c.weightGradStoreBytes;
+    const double e = c.activationBytes;
+    const double h = model.hidden;
+    const double tokens = localTokens(c);
+    const double spTokens = c.sequenceParallel ? tokens / c.tp : tokens;
+    const double rerun = c.recompute == Recompute::full ? 1 : 0;
+    const PassBytes norm = normBytes(e, c.fusedElementwise, !model.bias);
+    b.memoryOp("mtp_norms", "MTP enorm and hnorm", 2 * spTokens, h, 2 * norm.forward * spTokens * h,
+               2 * norm.backward * spTokens * h, rerun,
+               "two norms: each reads x and writes y; backward reads x and dy, writes dx",
+               !c.fusedElementwise);
+    // Timed at the 16-bit rate, its FP8 casts (if any) not counted: a 2h² projection beside
+    // the layer's.
+    b.sixteenBitProjection("mtp_eh_proj", "MTP eh_proj", tokens, std::ceil(h / c.tp), 2 * h,
+                           c.weightBytes, c.activationBytes, rerun);
+    if (c.tp > 1) {
+        // Sequence parallelism gathers eh_proj's 2h input and, after it, its h/T outputs
+        // (gather_from_tensor_model_parallel_region), then scatters them back along the
+        // sequence; backward reduce-scatters the input's gradient and gathers the outputs'.
+        // Without it the input's gradient is all-reduced.
+        LayerOp op = newOp("mtp_eh_comm", "MTP eh_proj collectives", TimePart::tpComm,
+                           elements(tokens, 3 * h));
+        const OpCost outputs =
+            collective(Collective::allGather, tokens * h * c.commBytes, c.tp, c.tpLink, 1);
+        op.forward = c.sequenceParallel
+                         ? plus(collective(Collective::allGather, tokens * 2 * h * c.commBytes,
+                                           c.tp, c.tpLink, 1),
+                                outputs)
+                         : outputs;
+        op.backward = c.sequenceParallel
+                          ? plus(collective(Collective::reduceScatter,
+                                            tokens * 2 * h * c.commBytes, c.tp, c.tpLink, 1),
+                                 outputs)
+                          : collective(Collective::allReduce, tokens * 2 * h * c.commBytes, c.tp,
+                                       c.tpLink, 1);
+        op.rerun = rerun;
+        op.source = "Megatron-core MultiTokenPredictionLayer._concat_embeddings";
+        b.ops.push_back(std::move(op));
+    }
+    // One row a kind of work for each depth: its own ops, a layer of the last layer's kind,
+    // the embedding lookup and the LM head with its loss (the head's gradient accumulates
+    // into the one the main loss already adds to).
+    std::array<LayerOp, kTimePartCount> rows;
+    for (std::size_t p = 0; p < kTimePartCount; ++p) {
+        rows[p].key = kMtpKeys[p];
+        rows[p].label = kMtpLabels[p];
+        rows[p].part = static_cast<TimePart>(p);
+        rows[p].shape = elements(tokens, h);
+        rows[p].source = "Megatron-core MultiTokenPredictionLayer: its ops, a layer of the "
+                         "last layer's kind, an embedding lookup, the LM head and a loss";
+    }
+    const auto add = [&](const LayerOp &op, TimePart part) {
+        LayerOp &row = rows[static_cast<std::size_t>(part)];
+        row.forward = plus(row.forward, op.forward);
+        row.backward = plus(row.backward, op.backward);
+        row.weight = plus(row.weight, op.weight);
+        if (op.rerun > 0) {
+            // Rerun before the backward that needs it.
+            LayerOp &again = rows[static_cast<std::size_t>(TimePart::recompute)];
+            again.backward.flops += op.rerun * op.forward.flops;
+            again.backward.bytes += op.rerun * op.forward.bytes;
+            again.backward.seconds += op.rerun * op.forward.seconds;
+        }
+    };
+    const std::vector<LayerOp> *own = &b.ops;
+    for (const std::vector<LayerOp> *ops : {own, &layer.ops})
+        for (const LayerOp &op : *ops)
+            add(op, op.part);
+    for (const EndTimes *end : {&embedding, &head})
+        for (const LayerOp &op : end->ops)
+            if (op.key != "grad_accumulation")
+                add(op, op.part);
+    for (LayerOp &row : rows) {
+        if (row.key.empty() ||
+            !(row.forward.seconds + row.backward.seconds + row.weight.seconds > 0))
+            continue;
+        for (OpCost *cost : {&row.forward, &row.backward, &row.weight}) {
+            cost->flops *= depths;
+            cost->bytes *= depths;
+            cost->seconds *= depths;
+        }
+        last.forwardS += row.forward.seconds;
+        last.backwardS += row.backward.seconds;
+        last.weightS += row.weight.seconds;
+        last.ops.push_back(std::move(row));
+    }
 }
 
 OptimizerTraffic optimizerTraffic(const OptimizerInput &in)

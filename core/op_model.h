@@ -203,6 +203,14 @@ EndTimes firstStageTimes(const ModelSpec &model, const LayerConfig &config,
 EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &config,
                         const DeviceRates &rates);
 
+// Multi-token prediction's `depths` on the last stage (docs/step_time.md, "Multi-token
+// prediction"), added to `last` as one row a kind of work: each depth's two norms, eh_proj and
+// its collectives, one `layer` (the last layer's kind), the `embedding`'s lookup and the
+// `head`'s LM head and loss. Training only.
+void addMultiTokenPrediction(EndTimes &last, const ModelSpec &model, const LayerConfig &config,
+                             const DeviceRates &rates, const LayerTimes &layer,
+                             const EndTimes &embedding, const EndTimes &head, int depths);
+
 // What the optimizer step of a training scenario passes over (docs/step_time.md, "Optimizer").
 struct OptimizerInput
 {

@@ -23,6 +23,7 @@ struct StageReport
     int layers = 0;
     int moeLayers = 0;             // of `layers`, those with experts (docs/experts.md)
     int slidingLayers = 0;         // of `layers`, those attending through the sliding window
+    int mtpLayers = 0;             // multi-token-prediction depths beside `layers`
     std::int64_t params = 0;       // parameters on one device of this stage
     std::int64_t expertParams = 0; // of `params`, this device's share of the routed experts
     std::int64_t weightsBytes = 0;

@@ -278,6 +278,11 @@ struct Scenario
     // syntax (core/pipeline_layout.h): one "|"-separated entry a virtual stage, j = c·K + s;
     // empty: the even split above.
     std::string pipelineLayout;
+    // Multi-token-prediction depths trained beside the model on the loss's virtual stage
+    // (Megatron-LM --mtp-num-layers; DeepSeek-AI 2024, "DeepSeek-V3 Technical Report", §2.2):
+    // each one more layer of the last layer's kind, its norms and projection, an embedding
+    // lookup and the LM head with its loss (docs/step_time.md, "Multi-token prediction").
+    int mtpLayers = 0;
     // A fused SwiGLU saves its 2f-wide input for backward, not four f-wide tensors
     // (docs/activations.md).
     bool fusedSwiglu = false;

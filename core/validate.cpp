@@ -165,6 +165,24 @@ std::optional<InputError> checkPipelineLayout(const Scenario &s, const ModelSpec
     if (decoders != m.layers)
         return error(std::to_string(decoders) + " transformer layers (t), but the model has " +
                      std::to_string(m.layers));
+    // Megatron-core's validate_layer_layout: as many m as --mtp-num-layers. It also lets them
+    // stand in another device's last chunk ("MTP standalone"), which Parascope does not time.
+    int mtp = 0;
+    for (const LayoutStage &stage : layout)
+        mtp += stage.mtp;
+    const int trained = s.mode == Mode::training ? s.mtpLayers : 0;
+    if (mtp != trained)
+        return error("places " + std::to_string(mtp) + " multi-token-prediction layer" +
+                     (mtp == 1 ? "" : "s") + " (m), but mtp_layers is " +
+                     std::to_string(trained) +
+                     (s.mode == Mode::training ? "" : " in inference") +
+                     (mtp > trained && s.mode == Mode::training
+                          ? ": set mtp_layers = " + std::to_string(mtp) + " or drop the m"
+                          : "") +
+                     " (Megatron-LM needs them equal)");
+    if (mtp > 0 && layout.back().mtp != mtp)
+        return error("the multi-token-prediction layers (m) go in the last stage, beside the "
+                     "loss (L): Parascope does not time Megatron-core's standalone placement");
     for (int stage = 0; stage < s.pp; ++stage)
         if (deviceDecoders(s, layout, stage) == 0 && stage != 0 && stage != s.pp - 1)
             return error("stage " + std::to_string(stage) +
@@ -194,6 +212,9 @@ std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
         for (int stage = 0; stage < s.pp; ++stage)
             stageLayers =
                 std::max(stageLayers, static_cast<double>(deviceDecoders(s, *layout, stage)));
+    // The loss's stage keeps multi-token prediction's layers beside its own.
+    if (training)
+        stageLayers += s.mtpLayers;
 
     const char *what = ""; // a literal: no string is built unless the limit is passed
     double bytes = 0;
@@ -743,6 +764,14 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
                                         " attention heads do not divide by " +
                                         std::to_string(s.tp)};
     }
+    if (s.mtpLayers < 0 || s.mtpLayers > limits::kMtpLayers)
+        return InputError{"mtp_layers", "must be 0 (none) to " +
+                                            std::to_string(limits::kMtpLayers) +
+                                            " multi-token-prediction depths, got " +
+                                            std::to_string(s.mtpLayers)};
+    if (s.mtpLayers > 0 && !model->hasArchitecture())
+        return InputError{"mtp_layers", "a model given by its size alone has no layer for "
+                                        "multi-token prediction to repeat"};
     if (!s.pipelineLayout.empty())
         if (auto error = checkPipelineLayout(s, *model))
             return error;

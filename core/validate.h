@@ -27,6 +27,7 @@ inline constexpr int kMicrobatches = 1 << 20;           // m
 inline constexpr int kMicrobatchSize = 1 << 16;         // b
 inline constexpr int kSeqLen = 1 << 24;                 // s: 16,777,216 tokens
 inline constexpr int kVirtualStages = 1 << 10;          // v
+inline constexpr int kMtpLayers = 16;                   // mtp_layers
 inline constexpr std::int64_t kScheduleCells = 1 << 21; // K x m x v: the sliders reach it
 inline constexpr double kGib = 1 << 20;                 // memory_gib, reserve_gib: 1 PiB
 inline constexpr double kParams = 9e15;                 // as the JSON reader's whole numbers

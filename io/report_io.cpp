@@ -130,6 +130,7 @@ QJsonObject reportToJson(const core::Report &r)
         QJsonObject o;
         o.insert(QStringLiteral("index"), st.index);
         o.insert(QStringLiteral("layers"), st.layers);
+        o.insert(QStringLiteral("mtp_layers"), st.mtpLayers);
         o.insert(QStringLiteral("params"), qint64(st.params));
         for (const core::MemoryTerm &term : core::kMemoryTerms)
             o.insert(QLatin1String(term.key), qint64(st.*term.bytes));

@@ -291,23 +291,54 @@ private Q_SLOTS:
 
     // Megatron-Bridge's DeepSeek-V3 layout on 16 stages (recipes/deepseek/h100/deepseek_v3.py):
     // stage 0 holds layers 0-3, the three dense ones and one with experts, stages 1-14 four
-    // each, stage 15 layer 60 with the LM head. Each device keeps 256 / 64 = 4 experts of
-    // 3 x 7,168 x 2,048 a MoE layer. The MTP layer is not modelled, and the report says so.
+    // each, stage 15 layer 60 with the LM head and the multi-token-prediction layer. Each
+    // device keeps 256 / 64 = 4 experts of 3 x 7,168 x 2,048 a MoE layer, the MTP layer's too.
+    // Beside layer 60 stage 15 holds the MTP layer: MLA attention (7,168 x 1,536 + 1,536 +
+    // 1,536 x 128 x 192 + 7,168 x 576 + 512 + 512 x 128 x 256 + 128 x 128 x 7,168 =
+    // 187,107,328), two norms, the router with its bias (256 x 7,168 + 256), the shared expert
+    // (3 x 7,168 x 2,048) and its 4 routed experts; eh_proj (2 x 7,168^2) and three norms;
+    // and an embedding of its own (129,280 x 7,168).
     void deepSeekV3OnSixteenStages()
     {
-        const Report r =
-            evaluate(scenario({"model=deepseek-v3", "device=h800-sxm", "precision=fp8", "tp=1",
-                               "pp=16", "dp=64", "ep=64", "zero=1", "microbatches=32",
-                               "recompute=full", "pipeline_layout=Et*4|(t*4|)*14,tmL"}),
-                     m_presets);
+        const QStringList base{"model=deepseek-v3", "device=h800-sxm", "precision=fp8", "tp=1",
+                               "pp=16",  "dp=64",  "ep=64",  "zero=1", "microbatches=32",
+                               "recompute=full"};
+        const Report r = evaluate(
+            scenario(base + QStringList{"mtp_layers=1", "pipeline_layout=Et*4|(t*4|)*14,tmL"}),
+            m_presets);
         QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        const Report none =
+            evaluate(scenario(base + QStringList{"pipeline_layout=Et*4|(t*4|)*14,tL"}), m_presets);
+        QVERIFY2(none.ok(), none.error ? none.error->message.c_str() : "");
         const std::int64_t experts = std::int64_t{4} * 3 * 7168 * 2048;
         QCOMPARE(r.stages[0].layers, 4);
         QCOMPARE(r.stages[0].expertParams, experts);
         QCOMPARE(r.stages[7].expertParams, 4 * experts);
         QCOMPARE(r.stages[15].layers, 1);
-        QCOMPARE(r.stages[15].expertParams, experts);
-        QVERIFY(r.hasWarning("layout-mtp-unmodelled"));
+        QCOMPARE(r.stages[15].mtpLayers, 1);
+        QCOMPARE(r.stages[15].expertParams, 2 * experts);
+        const std::int64_t mtpLayer = std::int64_t{187107328} + 2 * 7168 + (256 * 7168 + 256) +
+                                      std::int64_t{3} * 7168 * 2048 + experts;
+        QCOMPARE(r.stages[15].params - none.stages[15].params,
+                 mtpLayer + (std::int64_t{2} * 7168 * 7168 + 3 * 7168) +
+                     std::int64_t{129280} * 7168);
+        QCOMPARE(r.stages[14].params, none.stages[14].params);
+    }
+
+    // The DeepSeek-V3 model card: "685B, which includes 671B of the Main Model weights and 14B
+    // of the Multi-Token Prediction (MTP) Module weights". The module as published holds its
+    // own embedding and output head (129,280 x 7,168 each) beside a MoE layer (the one above
+    // with all 256 experts: 11,507,286,272), eh_proj and three norms: 13,463,426,304, the
+    // "14B" rounded.
+    void deepSeekV3WithItsMtpModule()
+    {
+        const ModelSpec *model = m_presets.model("deepseek-v3");
+        QVERIFY(model);
+        const ParamCounts c = countParams(*model);
+        QVERIFY(mtpLayerIsMoe(*model));
+        QCOMPARE(c.perMoeLayer, std::int64_t{11507286272});
+        QCOMPARE(c.perMoeLayer + c.perMtpExtra + c.embedding + c.lmHead,
+                 std::int64_t{13463426304});
     }
 
     // DualPipeV's 2K parts in the V's order: device i runs parts i and 2K - 1 - i

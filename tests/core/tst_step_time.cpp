@@ -1381,6 +1381,51 @@ private Q_SLOTS:
     // 62.5 (capacity 1.1: ceil(68.75) = 69); over T = 2 with sequence parallelism a rank
     // routes half the tokens (capacity 1.1 of 128: ceil(140.8) = 141). The experts'
     // multiplies, permutation and all-to-all scale by capacity / share.
+    // Multi-token prediction (Megatron-core MultiTokenPredictionLayer; DeepSeek-AI 2024,
+    // "DeepSeek-V3 Technical Report", §2.2) on Llama 3.1 8B at T = 1, b = 1, s = 4,096,
+    // K = 2. Each micro-batch the loss's stage multiplies one more layer (2 × 4,096 tokens ×
+    // (4,096 × 6,144 + 4,096² + 3 × 4,096 × 14,336) weights) and eh_proj (2 × 4,096 tokens ×
+    // 2 × 4,096²), and runs a second LM head (2 × 4,096 × 4,096 × 128,256); the stage holds
+    // that layer (218,103,808 weights and two norms of 4,096), eh_proj and three norms
+    // (2 × 4,096² + 3 × 4,096) and its own embedding (128,256 × 4,096). Stage 0 is unchanged.
+    void multiTokenPrediction()
+    {
+        const QString base = QStringLiteral(
+            "model=llama-3.1-8b,device=h100-sxm,precision=bf16,tp=1,pp=2,dp=1,seq_len=4096,"
+            "microbatch_size=1,microbatches=4,recompute=none");
+        const Report none = evaluate(scenario(base), io::builtinPresets());
+        const Report r = evaluate(scenario(base + ",mtp_layers=1"), io::builtinPresets());
+        QVERIFY2(r.ok() && none.ok(), r.error ? r.error->message.c_str() : "");
+        const auto row = [&](std::string_view key) {
+            const auto it = std::find_if(r.endOps.begin(), r.endOps.end(),
+                                         [&](const LayerOp &o) { return o.key == key; });
+            return it == r.endOps.end() ? LayerOp{} : *it;
+        };
+        const double tokens = 4096, h = 4096;
+        const double layerWeights = h * 6144 + h * h + 3 * h * 14336;
+        QCOMPARE(layerWeights, 218103808.0);
+        QVERIFY(near(row("mtp_matmul").forward.flops, 2 * tokens * (layerWeights + 2 * h * h),
+                     1e-12));
+        QVERIFY(near(row("mtp_embedding_head").forward.flops, 2 * tokens * h * 128256, 1e-12));
+        // Backward: both gradients of every multiply, twice the forward.
+        QVERIFY(near(row("mtp_matmul").backward.flops + row("mtp_matmul").weight.flops,
+                     2 * row("mtp_matmul").forward.flops, 1e-12));
+        QCOMPARE(r.stages[1].mtpLayers, 1);
+        QCOMPARE(r.stages[0].mtpLayers, 0);
+        QCOMPARE(r.stages[0].params, none.stages[0].params);
+        QCOMPARE(r.stages[1].params - none.stages[1].params,
+                 std::int64_t{218103808 + 2 * 4096} + (2 * 4096 * 4096 + 3 * 4096) +
+                     std::int64_t{128256} * 4096);
+        // The stage keeps one more layer's activations for each micro-batch in flight.
+        const std::int64_t perLayer = none.stages[1].activationsBytes /
+                                      (none.stages[1].layers * none.stages[1].inflightMicrobatches);
+        QCOMPARE(r.stages[1].activationsBytes - none.stages[1].activationsBytes,
+                 perLayer * r.stages[1].inflightMicrobatches);
+        QVERIFY(r.stepTime->stepTimeS > none.stepTime->stepTimeS);
+        QVERIFY(r.stepTime->breakdown[TimePart::embeddingHead] >
+                none.stepTime->breakdown[TimePart::embeddingHead]);
+    }
+
     void expertCapacity_data()
     {
         QTest::addColumn<QString>("set");

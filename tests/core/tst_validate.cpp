@@ -71,6 +71,17 @@ private Q_SLOTS:
         QTest::addRow("zero inter-node bandwidth")
             << QStringList{"inter_node_gb_per_s=0"} << "inter_node_gb_per_s";
         // Megatron-core transformer_config.py: padding needs a capacity factor to pad to.
+        // Megatron-core validate_layer_layout: the layout's m as many as --mtp-num-layers.
+        QTest::addRow("mtp_layers = -1") << QStringList{"mtp_layers=-1"} << "mtp_layers";
+        QTest::addRow("mtp_layers = 17") << QStringList{"mtp_layers=17"} << "mtp_layers";
+        QTest::addRow("a layout's m without mtp_layers")
+            << QStringList{"pp=2", "pipeline_layout=Et*40|t*40mL"} << "pipeline_layout";
+        QTest::addRow("mtp_layers without the layout's m")
+            << QStringList{"pp=2", "mtp_layers=1", "pipeline_layout=Et*40|t*40L"}
+            << "pipeline_layout";
+        QTest::addRow("m away from the loss (Megatron-core's standalone MTP)")
+            << QStringList{"pp=2", "mtp_layers=1", "pipeline_layout=Et*40m|t*40L"}
+            << "pipeline_layout";
         QTest::addRow("pad_to_capacity, dropless")
             << QStringList{"model=qwen3-30b-a3b", "pad_to_capacity=true"} << "pad_to_capacity";
         QTest::addRow("capacity factor 0")
@@ -394,6 +405,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("code");
         QTest::addRow("docs/DESIGN.md §4: does not fit")
             << QStringList{"tp=1", "pp=1", "dp=1"} << "does-not-fit";
+        QTest::addRow("mtp_layers in inference")
+            << QStringList{"mode=inference", "mtp_layers=1"} << "mtp-unused";
         QTest::addRow("docs/DESIGN.md §4: m < K")
             << QStringList{"microbatches=2"} << "pipe-never-fills";
         QTest::addRow("docs/DESIGN.md §4: uneven stages (80 layers, K=3)")
