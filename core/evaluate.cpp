@@ -149,8 +149,7 @@ int stageMtpDepths(const Scenario &s, Schedule schedule, int stage)
 }
 
 std::int64_t stageParams(const ModelSpec &model, const ParamCounts &perDevice, int stage,
-                         int stages, Schedule schedule, int layers, int moeLayers, int tp,
-                         int mtp)
+                         int stages, Schedule schedule, int layers, int moeLayers, int tp, int mtp)
 {
     if (!model.hasArchitecture())
         return ceilDiv(ceilDiv(model.params, tp), stages);
@@ -1137,9 +1136,9 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             // Multi-token prediction: a layer of the last one's kind, three norms and eh_proj
             // each depth, and the stage's own embedding.
             if (const int mtp = r.stages[i].mtpLayers; mtp > 0)
-                tensors += mtp * (parameterTensors(model, model.layers - 1, 1, false, false, s.ep) +
-                                  4) +
-                           (embedding ? 0 : 1);
+                tensors +=
+                    mtp * (parameterTensors(model, model.layers - 1, 1, false, false, s.ep) + 4) +
+                    (embedding ? 0 : 1);
             // The stage's own passes enter through its layer times: forward and the rest.
             const double layerForward = t.stageLayers(i, layers[i], &LayerTimes::forwardS);
             const double layerBackward = t.stageLayers(i, layers[i], &LayerTimes::backwardS) +
@@ -1550,9 +1549,9 @@ std::vector<std::int64_t> unequalChunkBytes(const Scenario &s, const ModelSpec &
     for (std::size_t j = 0; j < runs.size(); ++j) {
         // The model's last virtual stage holds the loss, and with it multi-token prediction.
         const int mtp = j + 1 == runs.size() && s.mode == Mode::training ? s.mtpLayers : 0;
-        bytes[j] = stageActivationBytes(
-            denseLayerBytes, moeLayerBytes, runs[j].count + mtp,
-            moeLayersIn(model, runs[j].first, runs[j].count) + (mtpLayerIsMoe(model) ? mtp : 0));
+        bytes[j] = stageActivationBytes(denseLayerBytes, moeLayerBytes, runs[j].count + mtp,
+                                        moeLayersIn(model, runs[j].first, runs[j].count) +
+                                            (mtpLayerIsMoe(model) ? mtp : 0));
         if (bytes[j] == kTooLarge)
             return {}; // the stage's own count says so
     }
@@ -1627,8 +1626,8 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
                                 st.mtpLayers);
         const bool embedding = holdsEmbedding(schedule, s.pp, i);
         const bool head = holdsHead(schedule, s.pp, i);
-        st.expertParams =
-            (st.moeLayers + (mtpLayerIsMoe(model) ? st.mtpLayers : 0)) * perDevice.perMoeLayerExperts;
+        st.expertParams = (st.moeLayers + (mtpLayerIsMoe(model) ? st.mtpLayers : 0)) *
+                          perDevice.perMoeLayerExperts;
         const std::int64_t dense = st.params - st.expertParams;
         st.weightsBytes =
             zeroShard(weightBytes(dense, heldWeightPrecision(s)),
@@ -1860,8 +1859,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
             const bool paired = static_cast<std::size_t>(i) < pairs.size() &&
                                 pairs[static_cast<std::size_t>(i)] > 0;
             st.pairLayerBytes =
-                paired ? stageLargestLayerBytes(denseLayerBytes, moeLayerBytes, held, heldMoe)
-                       : 0;
+                paired ? stageLargestLayerBytes(denseLayerBytes, moeLayerBytes, held, heldMoe) : 0;
             const std::int64_t kept =
                 stageLayers == kTooLarge ? kTooLarge
                 : !chunkPeaks.empty()

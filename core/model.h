@@ -90,8 +90,8 @@ struct ParamCounts
     // One multi-token-prediction depth beside its layer (one of the last layer's kind): its
     // three norms and its 2h-to-h projection.
     std::int64_t perMtpExtra = 0;
-    std::int64_t lmHead = 0;             // last stage; 0 when tied to the embedding
-    std::int64_t total = 0;              // embedding + layers·perLayer + finalNorm + lmHead
+    std::int64_t lmHead = 0; // last stage; 0 when tied to the embedding
+    std::int64_t total = 0;  // embedding + layers·perLayer + finalNorm + lmHead
 };
 
 // How the routed experts are spread: over E devices (expert parallelism), each expert split

@@ -1191,9 +1191,18 @@ EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const Devi
 namespace {
 
 // The multi-token-prediction rows of the end table, one a kind of work (TimePart order).
-constexpr std::array<std::string_view, kTimePartCount> kMtpKeys{
-    "mtp_matmul", "mtp_memory",  "mtp_attention",  "mtp_recompute", "mtp_embedding_head",
-    "mtp_tp_comm", "mtp_expert_comm", "mtp_context_comm", "", "", "", ""};
+constexpr std::array<std::string_view, kTimePartCount> kMtpKeys{"mtp_matmul",
+                                                                "mtp_memory",
+                                                                "mtp_attention",
+                                                                "mtp_recompute",
+                                                                "mtp_embedding_head",
+                                                                "mtp_tp_comm",
+                                                                "mtp_expert_comm",
+                                                                "mtp_context_comm",
+                                                                "",
+                                                                "",
+                                                                "",
+                                                                ""};
 constexpr std::array<std::string_view, kTimePartCount> kMtpLabels{
     "MTP: multiplies (layer, eh_proj)",
     "MTP: memory-bound (layer, norms)",
@@ -1253,8 +1262,8 @@ void addMultiTokenPrediction(EndTimes &last, const ModelSpec &model, const Layer
                                 outputs)
                          : outputs;
         op.backward = c.sequenceParallel
-                          ? plus(collective(Collective::reduceScatter,
-                                            tokens * 2 * h * c.commBytes, c.tp, c.tpLink, 1),
+                          ? plus(collective(Collective::reduceScatter, tokens * 2 * h * c.commBytes,
+                                            c.tp, c.tpLink, 1),
                                  outputs)
                           : collective(Collective::allReduce, tokens * 2 * h * c.commBytes, c.tp,
                                        c.tpLink, 1);

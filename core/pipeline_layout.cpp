@@ -161,7 +161,7 @@ std::string pipelineLayoutText(const std::vector<LayoutStage> &stages)
     return out;
 }
 
-std::vector<LayoutStage> layoutOfCounts(const std::vector<int> &decoders)
+std::vector<LayoutStage> layoutOfCounts(const std::vector<int> &decoders, int mtp)
 {
     std::vector<LayoutStage> out(decoders.size());
     for (std::size_t j = 0; j < decoders.size(); ++j)
@@ -169,6 +169,7 @@ std::vector<LayoutStage> layoutOfCounts(const std::vector<int> &decoders)
     if (!out.empty()) {
         out.front().embedding = true;
         out.back().loss = true;
+        out.back().mtp = mtp;
     }
     return out;
 }

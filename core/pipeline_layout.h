@@ -12,7 +12,7 @@ namespace core {
 struct LayoutStage
 {
     int decoders = 0;       // transformer layers, "t"
-    int mtp = 0;            // multi-token-prediction layers, "m" (not modelled)
+    int mtp = 0;            // multi-token-prediction layers, "m" (Scenario::mtpLayers)
     bool embedding = false; // "E"
     bool loss = false;      // "L": the LM head and its loss
 };
@@ -32,8 +32,9 @@ std::variant<std::vector<LayoutStage>, std::string> parsePipelineLayout(std::str
 std::string pipelineLayoutText(const std::vector<LayoutStage> &stages);
 
 // The layout of decoder counts per virtual stage, the embedding on the first and the loss on
-// the last, as Megatron-core requires them.
-std::vector<LayoutStage> layoutOfCounts(const std::vector<int> &decoders);
+// the last, as Megatron-core requires them, with `mtp` multi-token-prediction layers beside
+// the loss.
+std::vector<LayoutStage> layoutOfCounts(const std::vector<int> &decoders, int mtp = 0);
 
 // DeepSpeed's partition_balanced (deepspeed/runtime/utils.py): `weights`, in order, cut into
 // `parts` runs of at least one item each by the linear-partition dynamic programme, which

@@ -173,8 +173,7 @@ std::optional<InputError> checkPipelineLayout(const Scenario &s, const ModelSpec
     const int trained = s.mode == Mode::training ? s.mtpLayers : 0;
     if (mtp != trained)
         return error("places " + std::to_string(mtp) + " multi-token-prediction layer" +
-                     (mtp == 1 ? "" : "s") + " (m), but mtp_layers is " +
-                     std::to_string(trained) +
+                     (mtp == 1 ? "" : "s") + " (m), but mtp_layers is " + std::to_string(trained) +
                      (s.mode == Mode::training ? "" : " in inference") +
                      (mtp > trained && s.mode == Mode::training
                           ? ": set mtp_layers = " + std::to_string(mtp) + " or drop the m"
@@ -363,6 +362,9 @@ std::variant<std::vector<LayoutStage>, std::string> parametersLayout(const Scena
         st.loss = to == n;
         st.decoders = std::max(0, std::min(to, m.layers + 1) - std::max(from, 1));
     }
+    // Multi-token prediction goes with the loss.
+    if (s.mode == Mode::training)
+        out.back().mtp = s.mtpLayers;
     return out;
 }
 
@@ -765,10 +767,9 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
                                         std::to_string(s.tp)};
     }
     if (s.mtpLayers < 0 || s.mtpLayers > limits::kMtpLayers)
-        return InputError{"mtp_layers", "must be 0 (none) to " +
-                                            std::to_string(limits::kMtpLayers) +
-                                            " multi-token-prediction depths, got " +
-                                            std::to_string(s.mtpLayers)};
+        return InputError{"mtp_layers",
+                          "must be 0 (none) to " + std::to_string(limits::kMtpLayers) +
+                              " multi-token-prediction depths, got " + std::to_string(s.mtpLayers)};
     if (s.mtpLayers > 0 && !model->hasArchitecture())
         return InputError{"mtp_layers", "a model given by its size alone has no layer for "
                                         "multi-token prediction to repeat"};

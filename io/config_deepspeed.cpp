@@ -583,6 +583,10 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
     if (s.ep > 1)
         notes.push_back("E = " + std::to_string(s.ep) +
                         ": deepspeed.moe.layer.MoE(ep_size=" + std::to_string(s.ep) + ")");
+    if (s.mtpLayers > 0 && s.mode == core::Mode::training)
+        notes.push_back("mtp_layers=" + std::to_string(s.mtpLayers) +
+                        ": DeepSpeed has no multi-token-prediction module; the model's own code "
+                        "would build it");
     // DeepSpeed-MoE's gate pads every expert to a capacity: ceil(tokens x k / experts x factor)
     // with drop_tokens, else the largest load in its group (deepspeed/moe/sharded_moe.py,
     // topkgating), the even share under Parascope's balanced routing.

@@ -889,6 +889,7 @@ private:
 
 enum class Flag
 {
+    mtpLayers,
     tp,
     pp,
     cp,
@@ -1013,6 +1014,7 @@ constexpr std::array kFlags{
     FlagInfo{"--virtual-pipeline-model-parallel-size", Flag::vppSize, Takes::value,
              "virtual_stages"},
     FlagInfo{"--pipeline-model-parallel-layout", Flag::ppLayout, Takes::value, "pipeline_layout"},
+    FlagInfo{"--mtp-num-layers", Flag::mtpLayers, Takes::value, "mtp_layers"},
     FlagInfo{"--decoder-first-pipeline-num-layers", Flag::firstStageLayers, Takes::value,
              "pipeline_layout"},
     FlagInfo{"--decoder-last-pipeline-num-layers", Flag::lastStageLayers, Takes::value,
@@ -1218,7 +1220,8 @@ constexpr std::array kIgnoredFlags{
                            "on memory or time"},
     IgnoredFlag{"--moe-*", "MoE routing and dispatch details: Parascope models balanced "
                            "routing (docs/experts.md)"},
-    IgnoredFlag{"--mtp-*", "multi-token prediction layers are not modelled"},
+    IgnoredFlag{"--mtp-*", "multi-token prediction's loss weight and logging: no effect on "
+                           "memory or time"},
     IgnoredFlag{"--nccl-communicator-config-path",
                 "a YAML file the import does not open: set dp_collective_units to its dp and "
                 "dp_cp communicators' max_ctas (docs/step_time.md, \"Capped CTAs\")"},
@@ -1858,6 +1861,13 @@ private:
             return e;
         if (auto e = readBatch(s))
             return e;
+        // arguments.py: --mtp-num-layers, None by default (no multi-token prediction).
+        {
+            const auto mtp = integer(Flag::mtpLayers, 0, 0);
+            if (auto *e = std::get_if<core::InputError>(&mtp))
+                return *e;
+            s.mtpLayers = std::get<int>(mtp);
+        }
         if (auto e = readPipeline(s))
             return e;
         if (auto e = readRecompute(s))
@@ -2315,7 +2325,7 @@ private:
                                  : middleLayers / middleStages) /
                     v;
             }
-        s.pipelineLayout = core::pipelineLayoutText(core::layoutOfCounts(decoders));
+        s.pipelineLayout = core::pipelineLayoutText(core::layoutOfCounts(decoders, s.mtpLayers));
         return std::nullopt;
     }
 
@@ -2522,7 +2532,8 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
         std::vector<int> decoders;
         for (const core::LayerRun &run : core::virtualStageLayers(s, model))
             decoders.push_back(run.count);
-        layout = core::pipelineLayoutText(core::layoutOfCounts(decoders));
+        layout = core::pipelineLayoutText(
+            core::layoutOfCounts(decoders, s.mode == core::Mode::training ? s.mtpLayers : 0));
     }
     // DualPipeV's layout is of its V's parts, which Megatron-LM's 1F1B does not run.
     if (s.schedule == core::Schedule::dualPipeV && !layout.empty()) {
@@ -2604,6 +2615,8 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
         flag("--cuda-graph-impl", "full_iteration");
         flag("--no-check-for-nan-in-loss-and-grad");
     }
+    if (s.mtpLayers > 0 && s.mode == core::Mode::training)
+        flag("--mtp-num-layers", number(s.mtpLayers));
     // The experts' capacity (docs/experts.md, "Capacity"); dropless writes neither.
     if (s.expertCapacityFactor) {
         flag("--moe-expert-capacity-factor", core::fieldText(s, "expert_capacity_factor"));

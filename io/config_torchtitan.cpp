@@ -192,6 +192,9 @@ public:
         // to: docs/experts.md, "Capacity"), whatever the starting scenario had.
         s.expertCapacityFactor.reset();
         s.padToCapacity = false;
+        // Multi-token prediction is a model-registry argument (num_mtp_layers), not a key of
+        // the job's configuration: none unless the model says so.
+        s.mtpLayers = 0;
         for (auto step :
              {&Reader::readModel, &Reader::readParallelism, &Reader::readBatch,
               &Reader::readPipeline, &Reader::readCheckpointing, &Reader::readPrecision})
@@ -888,8 +891,8 @@ std::string moduleParts(const core::Scenario &s, const core::ModelSpec &model,
         out += "]";
     }
     if (mtp > 0)
-        notes.push_back("pipeline_layout's multi-token-prediction layers (m): torchtitan's "
-                        "decoder has no such module; left out");
+        notes.push_back("pipeline_layout's multi-token-prediction layers (m): torchtitan refuses "
+                        "them under pipeline parallelism (models/deepseek_v3/MTP.md); left out");
     return out + "]";
 }
 
@@ -1036,6 +1039,11 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
     else if (s.expertTp > 0 && s.expertTp != s.tp)
         notes.push_back("expert_tp without expert parallelism: the experts follow "
                         "tensor_parallel_degree");
+    if (s.mtpLayers > 0 && s.mode == core::Mode::training)
+        notes.push_back("mtp_layers=" + std::to_string(s.mtpLayers) +
+                        ": torchtitan builds multi-token prediction from its model registry "
+                        "(DeepSeek-V3's num_mtp_layers), not from this file, and refuses it with "
+                        "pipeline or context parallelism (models/deepseek_v3/MTP.md)");
     if (s.expertCapacityFactor)
         notes.push_back("expert_capacity_factor=" + core::fieldText(s, "expert_capacity_factor") +
                         ": torchtitan's MoE routes every token, with no capacity to drop or pad "

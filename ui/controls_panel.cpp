@@ -221,6 +221,9 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     buffers->addItem(tr("FSDP2's"), QStringLiteral("fsdp"));
     addCheck(QStringLiteral("cache_outputs"), tr("&Cache last-stage outputs"));
     addCheck(QStringLiteral("ends_in_pipeline_split"), tr("Embedding, loss as layers"));
+    // "none" at 0: no multi-token prediction (docs/step_time.md, "Multi-token prediction").
+    addNumber(QStringLiteral("mtp_layers"), tr("Multi-token prediction"), {0, 16, 0, 1})
+        ->setSpecialValueText(tr("none"));
     // Besides a layout written out, the two words it takes: the even split and DeepSpeed's
     // partition by parameters (docs/DESIGN.md §3.3).
     QLineEdit *layout =
@@ -373,8 +376,10 @@ QDoubleSpinBox *ControlsPanel::addNumber(const QString &key, const QString &labe
     connect(
         box, &QDoubleSpinBox::valueChanged, this,
         [this, box, key, scale = range.scale, gesture = stepGesture(box->steps())](double value) {
-            // A box with a special value at its minimum stands for an empty key.
-            const bool unset = value == box->minimum() && !box->specialValueText().isEmpty();
+            // A box with a special value at its minimum stands for an empty key, but for a
+            // count whose minimum names itself (mtp_layers' "none" is 0).
+            const bool unset = value == box->minimum() && !box->specialValueText().isEmpty() &&
+                               key != QLatin1String("mtp_layers");
             // Padding needs a capacity: going dropless turns it off in the same undo step.
             if (unset && key == QLatin1String("expert_capacity_factor") &&
                 m_document->scenario().padToCapacity) {
@@ -609,6 +614,21 @@ void ControlsPanel::refresh()
             : inference
                 ? tr("Not used in inference: it runs no backward to pair with.\n%1").arg(help)
                 : help);
+    }
+    // Multi-token prediction trains beside a model with layers to repeat.
+    {
+        QWidget *control = m_controls.value(QStringLiteral("mtp_layers"));
+        const QString help = tooltipFor(QStringLiteral("mtp_layers"));
+        const bool layers = model && model->hasArchitecture();
+        control->setEnabled(layers && (!inference || s.mtpLayers > 0));
+        control->setToolTip(
+            !layers ? tr("The model is given by its size alone: it has no layer to "
+                         "repeat.\n%1")
+                          .arg(help)
+            : inference ? tr("Not used in inference: multi-token prediction trains beside the "
+                             "model.\n%1")
+                              .arg(help)
+                        : help);
     }
     // The dispatchers differ only when the all-to-all leaves a node.
     {

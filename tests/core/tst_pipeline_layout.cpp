@@ -300,8 +300,15 @@ private Q_SLOTS:
     // and an embedding of its own (129,280 x 7,168).
     void deepSeekV3OnSixteenStages()
     {
-        const QStringList base{"model=deepseek-v3", "device=h800-sxm", "precision=fp8", "tp=1",
-                               "pp=16",  "dp=64",  "ep=64",  "zero=1", "microbatches=32",
+        const QStringList base{"model=deepseek-v3",
+                               "device=h800-sxm",
+                               "precision=fp8",
+                               "tp=1",
+                               "pp=16",
+                               "dp=64",
+                               "ep=64",
+                               "zero=1",
+                               "microbatches=32",
                                "recompute=full"};
         const Report r = evaluate(
             scenario(base + QStringList{"mtp_layers=1", "pipeline_layout=Et*4|(t*4|)*14,tmL"}),
@@ -337,8 +344,7 @@ private Q_SLOTS:
         const ParamCounts c = countParams(*model);
         QVERIFY(mtpLayerIsMoe(*model));
         QCOMPARE(c.perMoeLayer, std::int64_t{11507286272});
-        QCOMPARE(c.perMoeLayer + c.perMtpExtra + c.embedding + c.lmHead,
-                 std::int64_t{13463426304});
+        QCOMPARE(c.perMoeLayer + c.perMtpExtra + c.embedding + c.lmHead, std::int64_t{13463426304});
     }
 
     // DualPipeV's 2K parts in the V's order: device i runs parts i and 2K - 1 - i

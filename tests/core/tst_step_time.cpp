@@ -1404,8 +1404,8 @@ private Q_SLOTS:
         const double tokens = 4096, h = 4096;
         const double layerWeights = h * 6144 + h * h + 3 * h * 14336;
         QCOMPARE(layerWeights, 218103808.0);
-        QVERIFY(near(row("mtp_matmul").forward.flops, 2 * tokens * (layerWeights + 2 * h * h),
-                     1e-12));
+        QVERIFY(
+            near(row("mtp_matmul").forward.flops, 2 * tokens * (layerWeights + 2 * h * h), 1e-12));
         QVERIFY(near(row("mtp_embedding_head").forward.flops, 2 * tokens * h * 128256, 1e-12));
         // Backward: both gradients of every multiply, twice the forward.
         QVERIFY(near(row("mtp_matmul").backward.flops + row("mtp_matmul").weight.flops,
@@ -1413,9 +1413,9 @@ private Q_SLOTS:
         QCOMPARE(r.stages[1].mtpLayers, 1);
         QCOMPARE(r.stages[0].mtpLayers, 0);
         QCOMPARE(r.stages[0].params, none.stages[0].params);
-        QCOMPARE(r.stages[1].params - none.stages[1].params,
-                 std::int64_t{218103808 + 2 * 4096} + (2 * 4096 * 4096 + 3 * 4096) +
-                     std::int64_t{128256} * 4096);
+        QCOMPARE(r.stages[1].params - none.stages[1].params, std::int64_t{218103808 + 2 * 4096} +
+                                                                 (2 * 4096 * 4096 + 3 * 4096) +
+                                                                 std::int64_t{128256} * 4096);
         // The stage keeps one more layer's activations for each micro-batch in flight.
         const std::int64_t perLayer = none.stages[1].activationsBytes /
                                       (none.stages[1].layers * none.stages[1].inflightMicrobatches);

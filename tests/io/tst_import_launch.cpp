@@ -927,6 +927,56 @@ private Q_SLOTS:
         QCOMPARE(reread->fullCudaGraph, full);
     }
 
+    // Multi-token prediction in Megatron-LM's flags (arguments.py, --mtp-num-layers, None by
+    // default): the depths, beside a layout's m or on the last stage of an uneven split, and
+    // written back with the layout's m where one is written.
+    void megatronMultiTokenPrediction_data()
+    {
+        QTest::addColumn<QByteArray>("flags");
+        QTest::addColumn<int>("depths");
+        QTest::addColumn<QString>("layout");
+        QTest::addColumn<QString>("flag"); // refused: the flag named
+        QTest::addRow("none") << QByteArray() << 0 << ""
+                              << "";
+        QTest::addRow("one depth") << QByteArray("--mtp-num-layers 1") << 1 << ""
+                                   << "";
+        QTest::addRow("beside a layout's m")
+            << QByteArray("--pipeline-model-parallel-size 2 --mtp-num-layers 1 "
+                          "--pipeline-model-parallel-layout 'Et*16|t*16mL'")
+            << 1 << "Et*16|t*16mL"
+            << "";
+        QTest::addRow("on the last stage of an uneven split")
+            << QByteArray("--pipeline-model-parallel-size 2 --mtp-num-layers 2 "
+                          "--decoder-last-pipeline-num-layers 14")
+            << 2 << "Et*18|t*14m*2L"
+            << "";
+        QTest::addRow("a negative count") << QByteArray("--mtp-num-layers -1") << 0 << ""
+                                          << "--mtp-num-layers";
+    }
+    void megatronMultiTokenPrediction()
+    {
+        QFETCH(QByteArray, flags);
+        QFETCH(int, depths);
+        QFETCH(QString, layout);
+        QFETCH(QString, flag);
+        Scenario start;
+        start.mtpLayers = 3; // the starting scenario's depths are not the file's
+        const auto result = importLlama8b(flags, start);
+        if (const auto *error = std::get_if<InputError>(&result))
+            return expectRefusal(*error, flag, QStringLiteral("whole number"));
+        QVERIFY2(flag.isEmpty(), qPrintable(flag));
+        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
+        QVERIFY(imported.scenario);
+        QCOMPARE(imported.scenario->mtpLayers, depths);
+        QCOMPARE(QString::fromStdString(imported.scenario->pipelineLayout), layout);
+        std::string script;
+        const std::optional<Scenario> reread = writtenBackAndRead(imported, start, script);
+        QVERIFY2(reread, script.c_str());
+        QCOMPARE(script.find("--mtp-num-layers") != std::string::npos, depths > 0);
+        QCOMPARE(reread->mtpLayers, depths);
+        QCOMPARE(reread->pipelineLayout, imported.scenario->pipelineLayout);
+    }
+
     // Sliding-window attention in Megatron-LM's flags: --window-size "before,after" around
     // each query (megatron/core/transformer/utils.py, get_sliding_window_causal_mask: keys from
     // q - before to q + after, -1 for no limit), so a causal window of w tokens is w - 1,0;

@@ -425,6 +425,33 @@ private Q_SLOTS:
         QVERIFY(capacity->toolTip().startsWith("The model is dense"));
     }
 
+    // Multi-token prediction's depths: "none" at 0, a depth adds to the last stage's
+    // parameters; greyed in inference, where it trains nothing.
+    void multiTokenPredictionControl()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        document.flush();
+        auto *depths = qobject_cast<QDoubleSpinBox *>(window.controls()->control("mtp_layers"));
+        QVERIFY(depths);
+        QVERIFY(depths->isEnabled());
+        QCOMPARE(depths->text(), QStringLiteral("none"));
+        const std::int64_t before = document.report().stages.back().params;
+        depths->setValue(1);
+        document.flush();
+        QCOMPARE(document.scenario().mtpLayers, 1);
+        QVERIFY(document.report().ok());
+        QCOMPARE(document.report().stages.back().mtpLayers, 1);
+        QVERIFY(document.report().stages.back().params > before);
+        depths->setValue(0);
+        document.flush();
+        QVERIFY(document.setField(QStringLiteral("mode"), QStringLiteral("inference")));
+        document.flush();
+        QVERIFY(!depths->isEnabled());
+        QVERIFY2(depths->toolTip().startsWith("Not used in inference"),
+                 qPrintable(depths->toolTip()));
+    }
+
     // The rank order only moves devices between stages: with one stage it is greyed and says
     // so; with more it sets the scenario's key.
     void rankOrderExplainsWhenGreyed()
