@@ -133,8 +133,9 @@ constexpr IgnoredWhy kIgnored[] = {
     {"swiglu_limit", "a clamp inside the experts' activation: no effect on memory or step time"},
     {"ep_size", "the publisher's expert-parallel degree: Parascope's is the scenario's ep key"},
     {"num_nextn_predict_layers",
-     "the multi-token-prediction module is not modelled: the 671B of the DeepSeek-V3 Technical "
-     "Report leave it out too (README_WEIGHTS.md: 11.5B more in the checkpoint)"},
+     "the multi-token-prediction module (README_WEIGHTS.md: 11.5B more in the checkpoint) is "
+     "not part of the model's count, as the DeepSeek-V3 Technical Report's 671B leave it out: "
+     "set the scenario's mtp_layers to this count to train it"},
     {"experts_per_token", "the same as num_experts_per_tok"},
 };
 

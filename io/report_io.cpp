@@ -466,9 +466,13 @@ QString reportToText(const core::Report &r)
         s << QStringLiteral(" %1").arg(QLatin1String(term.column), 8);
     s << QStringLiteral("    Total Capacity Headroom  Fits\n");
     for (const auto &st : r.stages) {
+        // Multi-token-prediction depths beside the stage's layers: "1+1m".
+        const QString layers = st.mtpLayers > 0
+                                   ? QStringLiteral("%1+%2m").arg(st.layers).arg(st.mtpLayers)
+                                   : QString::number(st.layers);
         s << QStringLiteral("%1 %2 %3")
                  .arg(st.index, 5)
-                 .arg(st.layers, 6)
+                 .arg(layers, 6)
                  .arg(st.inflightMicrobatches, 9, 'g', 4);
         for (const core::MemoryTerm &term : core::kMemoryTerms)
             s << cell(st.*term.bytes);

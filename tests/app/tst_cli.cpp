@@ -33,6 +33,13 @@ private:
     }
 
 private Q_SLOTS:
+    // The runs read no presets but the built-in ones and the files a test gives: none the
+    // machine's user saved (QStandardPaths' config location, under XDG_CONFIG_HOME).
+    void initTestCase()
+    {
+        qputenv("XDG_CONFIG_HOME", m_dir.filePath(QStringLiteral("config")).toUtf8());
+    }
+
     void invalidInput_data()
     {
         QTest::addColumn<QStringList>("arguments");
@@ -504,6 +511,21 @@ private Q_SLOTS:
         const ParascopeRun text = runParascope(textArgs);
         QVERIFY2(text.out.contains(QStringLiteral("each expert computes 1.25 x its even share")),
                  qPrintable(text.out));
+    }
+
+    // Multi-token prediction's depths beside the last stage's layers, in the JSON and the
+    // text's stage table (the default 70B on K = 4: 20 layers a stage).
+    void mtpLayersShown()
+    {
+        const QStringList args{QStringLiteral("--set"), QStringLiteral("mtp_layers=1")};
+        const QJsonArray stages = json(args).value(QStringLiteral("stages")).toArray();
+        QVERIFY(!stages.isEmpty());
+        QCOMPARE(stages.last().toObject().value(QStringLiteral("mtp_layers")).toInt(), 1);
+        QCOMPARE(stages.first().toObject().value(QStringLiteral("mtp_layers")).toInt(), 0);
+        QStringList textArgs{QStringLiteral("eval")};
+        textArgs << args;
+        const ParascopeRun text = runParascope(textArgs);
+        QVERIFY2(text.out.contains(QStringLiteral("    3  20+1m")), qPrintable(text.out));
     }
 
     // A closed form only where it holds: 80 layers over K = 3 take 27, 27 and 26 layers, so

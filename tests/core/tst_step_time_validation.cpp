@@ -796,7 +796,9 @@ private Q_SLOTS:
     // on the step), selective keeps more (a lower bound, and does not fit in Parascope's
     // count). One micro-batch of one sequence a replica is assumed (not published). The step
     // sits between the bounds; with full recomputation it is within 15 % (docs/experts.md,
-    // "DeepSeek-V3's published layout").
+    // "DeepSeek-V3's published layout"). The run trained one multi-token-prediction depth,
+    // left out here: Parascope's DualPipe splits the layers evenly, where the report balanced
+    // its end stages for it in a way it does not publish (docs/step_time.md).
     void deepSeekV3Report()
     {
         const QString set = QStringLiteral(
