@@ -912,6 +912,26 @@ private Q_SLOTS:
         }
     }
 
+    // Llama 3.1 8B at T = 1 on K = 2 with one depth: a dense layer of 218,112,000 parameters
+    // (4,096 × 6,144 + 4,096² + 3 × 4,096 × 14,336 and two norms), eh_proj and three norms
+    // (2 × 4,096² + 3 × 4,096 = 33,566,720) and an embedding of its own (128,256 × 4,096).
+    void memoryFormulaSaysTheMtpDepths()
+    {
+        const core::Presets presets = io::builtinPresets();
+        const core::Scenario s = scenario(
+            QStringLiteral("model=llama-3.1-8b,tp=1,pp=2,dp=1,microbatches=4,mtp_layers=1"));
+        const core::Report r = core::evaluate(s, presets);
+        QVERIFY(r.ok());
+        const QString text =
+            createChartPage(QStringLiteral("memory"))->formulas(ChartInputs{s, presets, r});
+        QVERIFY2(text.contains(QStringLiteral("Multi-token prediction on stage 1")),
+                 qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("1 × (dense layer 218,112,000 + eh_proj 2h²÷T and "
+                                              "three norms 33,566,720) + embedding 525,336,576 = "
+                                              "777,015,296 parameters")),
+                 qPrintable(text));
+    }
+
     void unknownIdIsNoPage()
     {
         QVERIFY(!createChartPage(QStringLiteral("pie")));

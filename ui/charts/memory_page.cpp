@@ -191,6 +191,37 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                              .arg(bytes(cached.cachedOutputsBytes)),
                          QObject::tr("PyTorch's pipelining keeps every micro-batch's output "
                                      "(pytorch/pytorch#159251; switch: #165822)"));
+        // Multi-token prediction's depths beside the loss (docs/step_time.md).
+        const core::ModelSpec *model = core::resolveModel(s, inputs.presets);
+        if (cached.mtpLayers > 0 && model && model->hasArchitecture()) {
+            const core::ParamCounts counts =
+                core::countParams(*model, s.tp, core::ExpertSplit{s.ep, s.expertTpDegree()});
+            const bool moe = core::mtpLayerIsMoe(*model);
+            const bool ownEmbedding = !core::holdsEmbedding(s.schedule, s.pp, cached.index);
+            const std::int64_t depth =
+                (moe ? counts.perMoeLayer : counts.perLayer) + counts.perMtpExtra;
+            const std::int64_t all =
+                cached.mtpLayers * depth + (ownEmbedding ? counts.embedding : 0);
+            out += block(
+                QObject::tr("Multi-token prediction on stage %1").arg(cached.index),
+                QStringLiteral("%1 × (%2 layer %3 + eh_proj 2h²÷T and three norms %4)%5 = %6 "
+                               "parameters of the stage's %7; it keeps %8 + %1 layers' activations "
+                               "a micro-batch in flight")
+                    .arg(cached.mtpLayers)
+                    .arg(moe ? QObject::tr("MoE") : QObject::tr("dense"))
+                    .arg(io::formatCount(moe ? counts.perMoeLayer : counts.perLayer))
+                    .arg(io::formatCount(counts.perMtpExtra))
+                    .arg(ownEmbedding ? QStringLiteral(" + embedding %1")
+                                            .arg(io::formatCount(counts.embedding))
+                                      : QString())
+                    .arg(io::formatCount(all))
+                    .arg(io::formatCount(cached.params))
+                    .arg(cached.layers),
+                QObject::tr("mtp_layers: Megatron-core's MultiTokenPredictionLayer, a layer of "
+                            "the last layer's kind with its norms and projection, and an "
+                            "embedding of its own where the stage has none (docs/step_time.md, "
+                            "\"Multi-token prediction\")"));
+        }
     } else {
         const core::ModelSpec *model = core::resolveModel(s, inputs.presets);
         const int window = model ? model->slidingWindow : 0;
