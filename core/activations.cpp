@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <variant>
 #include <type_traits>
 
 namespace core {
@@ -114,6 +115,10 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     const Count qHeads = m.heads / c.tp;
     const Count ffn = divBytesUp<Count>(m.ffnHidden, c.tp);
     const Count mask = m.dropout ? kMaskBytes : 0;
+    // Selective recomputation's modules (docs/activations.md, "Recomputed modules").
+    const auto rerun = [&](unsigned module) {
+        return recompute == Recompute::selective && (c.recomputeModules & module) != 0;
+    };
     PerToken<Count> t;
     if (recompute == Recompute::full) {
         // Full recomputation keeps only the layer input (Korthikanti §4.3: 2sbh).
@@ -136,20 +141,32 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
         quantized && m.latentAttention() ? 2 * savedInput(h) : savedInput(h);
     const Count mlpInput =
         !c.moe ? savedInput(h) : a * h + (quantized && m.sharedExperts > 0 ? savedInput(h) : 0);
-    t.replicated = 2 * a * h + attentionInput + mlpInput + 2 * mask * h;
+    // layernorm: Megatron-core discards the two norms' outputs once their projections (and a
+    // MoE layer's router) have read them, and has those keep no cast copy either
+    // (set_save_original_input): the norms rerun before the backward (transformer_layer.py,
+    // CheckpointWithoutOutput).
+    const bool normsRerun = rerun(kRecomputeLayernorm);
+    t.replicated = 2 * a * h + (normsRerun ? 0 : attentionInput + mlpInput) + 2 * mask * h;
 
     // Q and the output projection's input (the attention output, which is also
     // what flash attention keeps as O) are split by query heads; the projection's cast copy
-    // of O comes on top.
-    t.sharded = 2 * a * qHeads * hd;
+    // of O comes on top. mla_up_proj discards Q, K and V, the up projections' outputs with
+    // RoPE applied, and rebuilds them from the latents (multi_latent_attention.py,
+    // qkv_up_checkpoint).
+    const bool upProjectionsRerun = m.latentAttention() && rerun(kRecomputeMlaUpProj);
+    t.sharded = (upProjectionsRerun ? 1 : 2) * a * qHeads * hd;
     if (c.projectionInputCopy)
         t.sharded += savedInput(qHeads * hd);
     // Eager attention repeats K and V to every query head before the matmuls
     // (Hugging Face repeat_kv), so they are kept at full size; flash attention and
     // the inputs of a recomputed core attention keep them at the grouped size.
-    const bool repeatedKv = c.attention == Attention::eager && recompute == Recompute::none;
-    t.sharded += 2 * a * (repeatedKv ? qHeads : static_cast<Count>(kvHeadsPerDevice(m, c.tp))) * hd;
-    if (recompute == Recompute::none) {
+    const bool attentionKept = recompute == Recompute::none ||
+                               (recompute == Recompute::selective && !rerun(kRecomputeCoreAttn));
+    const bool repeatedKv = c.attention == Attention::eager && attentionKept;
+    if (!upProjectionsRerun)
+        t.sharded +=
+            2 * a * (repeatedKv ? qHeads : static_cast<Count>(kvHeadsPerDevice(m, c.tp))) * hd;
+    if (attentionKept) {
         if (c.attention == Attention::eager)
             // Korthikanti §4.1: softmax output 2as²b, its dropout mask as²b and dropout
             // output 2as²b; without dropout the matmul reuses the softmax output.
@@ -167,9 +184,14 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     const Count mlpTensors = m.gatedMlp ? (c.fusedSwiglu ? 3 : 4) : 2;
     const auto mlpBytes = [&](Count f) { return (mlpTensors - 1) * a * f + savedInput(f); };
     if (!c.moe) {
-        t.sharded += mlpBytes(ffn);
+        // mlp: the dense MLP checkpointed whole, keeping its input (the norm's output above).
+        if (!rerun(kRecomputeMlp))
+            t.sharded += mlpBytes(ffn);
         return t;
     }
+    // moe: the MoE layer checkpointed whole, routing and all-to-alls too, keeping its input.
+    if (rerun(kRecomputeMoe))
+        return t;
     // docs/experts.md, "Memory": shared experts are a dense MLP of their own; every token's
     // top-k copies go to the experts, and a device gets k x expert T / T copies per token of
     // its group (the copies of C x D token sets shared over T x C x D / expert T groups). Each
@@ -177,10 +199,16 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     // MLP's tensors at f_e / expert T.
     const Count fe = divBytesUp<Count>(m.expertFfnHidden, c.tp);
     const Count feShard = divBytesUp<Count>(m.expertFfnHidden, c.expertTp);
-    t.sharded += static_cast<Count>(m.sharedExperts) * mlpBytes(fe);
+    if (!rerun(kRecomputeSharedExperts))
+        t.sharded += static_cast<Count>(m.sharedExperts) * mlpBytes(fe);
+    // moe_act: each copy keeps its first projection's output (gate and up, 2 f wide) and
+    // reruns the activation from it; the down projection keeps no cast copy of its input
+    // (experts.py, activation_checkpoint; set_save_original_input on linear_fc2).
+    const Count expertMlp =
+        rerun(kRecomputeMoeAct) ? (m.gatedMlp ? 2 : 1) * a * feShard : mlpBytes(feShard);
     const double copies = static_cast<double>(m.expertsPerToken) * c.expertTp / c.tp * c.expertLoad;
     t.sharded += static_cast<Count>(
-        std::ceil(copies * static_cast<double>(savedInput(h) + a * h + mlpBytes(feShard))));
+        std::ceil(copies * static_cast<double>(savedInput(h) + a * h + expertMlp)));
     return t;
 }
 
@@ -310,6 +338,10 @@ ActivationConfig activationConfig(const Scenario &s)
     c.tp = s.tp;
     c.sequenceParallel = s.sequenceParallel;
     c.recompute = s.recompute;
+    // Validation refuses a list that does not parse; the attention core otherwise.
+    const auto modules = parseRecomputeModules(s.recomputeModules);
+    c.recomputeModules =
+        std::holds_alternative<unsigned>(modules) ? std::get<unsigned>(modules) : kRecomputeCoreAttn;
     c.attention = s.attention;
     c.fusedSwiglu = s.fusedSwiglu;
     c.bytesPerValue = activationValueBytes(s.precision);

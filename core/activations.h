@@ -16,6 +16,8 @@ struct ActivationConfig
     int tp = 1;                      // T
     bool sequenceParallel = false;
     Recompute recompute = Recompute::none;
+    // Under selective recomputation, the RecomputeModule bits it reruns.
+    unsigned recomputeModules = kRecomputeCoreAttn;
     Attention attention = Attention::flash;
     bool fusedSwiglu = false; // SwiGLU keeps its 2f-wide input only (docs/activations.md)
     int bytesPerValue = 2;    // 16-bit activations; 4 in FP32 training

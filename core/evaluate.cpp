@@ -429,6 +429,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     c.tpOverlap = s.tpOverlap && c.sequenceParallel;
     c.training = s.mode == Mode::training;
     c.recompute = c.training ? s.recompute : Recompute::none;
+    c.recomputeModules = activationConfig(s).recomputeModules;
     c.attention = s.attention;
     c.activationBytes = activationValueBytes(s.precision);
     c.weightBytes = bitsPerValue(s.precision) / 8.0;
@@ -933,6 +934,30 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
         r.warnings.push_back(
             {"virtual-stages-unused", "virtual_stages = " + std::to_string(s.virtualStages) +
                                           " only applies to the interleaved schedule"});
+    // What a recompute_modules list names that reruns nothing here.
+    const unsigned modules = activationConfig(s).recomputeModules;
+    if (s.mode == Mode::training && s.recompute != Recompute::selective &&
+        modules != kRecomputeCoreAttn)
+        r.warnings.push_back({"recompute-modules-unused",
+                              "recompute_modules '" + s.recomputeModules.substr(0, 80) +
+                                  "' only applies to recompute = selective"});
+    else if (s.mode == Mode::training && s.recompute == Recompute::selective) {
+        std::string idle;
+        const auto check = [&](unsigned module, const char *name, bool applies) {
+            if ((modules & module) != 0 && !applies)
+                idle += (idle.empty() ? "" : ", ") + std::string(name);
+        };
+        const bool experts = model.hasExperts();
+        check(kRecomputeMoe, "moe", experts);
+        check(kRecomputeMoeAct, "moe_act", experts);
+        check(kRecomputeSharedExperts, "shared_experts", experts && model.sharedExperts > 0);
+        check(kRecomputeMlp, "mlp",
+              model.hasArchitecture() && moeLayersIn(model, 0, model.layers) < model.layers);
+        if (!idle.empty())
+            r.warnings.push_back({"recompute-modules-unused",
+                                  "recompute_modules names " + idle +
+                                      ", which the model has nothing to rerun for"});
+    }
 }
 
 // The tensor-parallel traffic of the busiest stage in one step, from the layer's own

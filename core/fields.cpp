@@ -3,9 +3,11 @@
 #include "core/echo.h"
 #include "core/framework.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 namespace core {
@@ -85,6 +87,15 @@ const std::array kFields{
               "Activation recomputation: none, selective (the attention core), op "
               "(torchtitan's per-op policy: every second matrix multiply and the element-wise "
               "work rerun), or full layers."},
+    FieldInfo{"recompute_modules", &Scenario::recomputeModules,
+              "What selective recomputation reruns, as Megatron-LM's --recompute-modules names "
+              "it, separated by spaces or commas: core_attn (the attention core, the default), "
+              "layernorm (the two norms' outputs), mla_up_proj (latent attention's up "
+              "projections and RoPE), mlp (a dense layer's MLP), moe (a MoE layer's MLP with its "
+              "routing and all-to-alls), shared_experts, moe_act (the routed experts' "
+              "activation); none: nothing (docs/activations.md, \"Recomputed modules\").",
+              {},
+              "none"},
     FieldInfo{"attention", &Scenario::attention,
               "Attention kernel: flash is the device's fused one (cuDNN's through Transformer "
               "Engine on Hopper), flash2 FlashAttention-2's (flash-attn 2, and PyTorch's "
@@ -450,6 +461,41 @@ std::optional<double> fieldNumber(const Scenario &s, std::string_view key)
                 return std::nullopt;
         },
         field->member);
+}
+
+namespace {
+
+constexpr std::pair<std::string_view, RecomputeModule> kRecomputeModules[] = {
+    {"core_attn", kRecomputeCoreAttn}, {"layernorm", kRecomputeLayernorm},
+    {"mla_up_proj", kRecomputeMlaUpProj}, {"mlp", kRecomputeMlp},
+    {"moe", kRecomputeMoe}, {"shared_experts", kRecomputeSharedExperts},
+    {"moe_act", kRecomputeMoeAct}};
+
+} // namespace
+
+std::variant<unsigned, std::string> parseRecomputeModules(std::string_view text)
+{
+    unsigned out = 0;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const std::size_t end = text.find_first_of(" ,", at);
+        const std::string_view word =
+            text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+        at = end == std::string_view::npos ? text.size() : end + 1;
+        if (word.empty())
+            continue;
+        const auto known = std::find_if(std::begin(kRecomputeModules), std::end(kRecomputeModules),
+                                        [word](const auto &m) { return m.first == word; });
+        if (known == std::end(kRecomputeModules)) {
+            std::string names;
+            for (const auto &m : kRecomputeModules)
+                names += (names.empty() ? "" : ", ") + std::string(m.first);
+            return "unknown module '" + std::string(word.substr(0, 40)) + "'; Parascope models " +
+                   names;
+        }
+        out |= known->second;
+    }
+    return out;
 }
 
 } // namespace core

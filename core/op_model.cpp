@@ -503,8 +503,15 @@ void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double
     // "moe.router.gate"), every second of the shared experts' multiplies and the grouped
     // expert multiplies and keeps what the all-to-alls return (docs/activations.md).
     const bool full = c.recompute == Recompute::full;
+    // Selective recomputation's modules (docs/activations.md, "Recomputed modules"): moe
+    // reruns the whole MoE layer, shared_experts the shared experts, moe_act the routed
+    // experts' activation.
+    const auto module = [&](unsigned m) {
+        return c.recompute == Recompute::selective && (c.recomputeModules & m) != 0 ? 1.0 : 0.0;
+    };
+    const double wholeLayer = std::max(rerunAll, module(kRecomputeMoe));
     const auto rerunOf = [&](std::initializer_list<double> widths) {
-        return b.rerunOf(c.recompute, widths);
+        return std::max(wholeLayer, b.rerunOf(c.recompute, widths));
     };
     const double e = c.activationBytes;
     const double h = model.hidden;
@@ -512,14 +519,15 @@ void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double
     // The router's gate stays in 16 bits under FP8 (Megatron-core moe/router.py,
     // router_gating_linear: not a Transformer Engine module).
     b.sixteenBitProjection("router", "router", spTokens, model.experts, h, c.weightBytes,
-                           c.activationBytes, rerunAll);
+                           c.activationBytes, wholeLayer);
     if (model.sharedExperts > 0) {
         const double f = static_cast<double>(model.sharedExperts) * model.expertFfnHidden / c.tp;
+        const double shared = module(kRecomputeSharedExperts);
         b.projection("shared_fc1", "shared experts' up projections", tokens,
                      (model.gatedMlp ? 2 : 1) * f, h, c.weightBytes, c.activationBytes,
-                     model.gatedMlp ? rerunOf({f, f}) : rerunOf({f}));
+                     std::max(shared, model.gatedMlp ? rerunOf({f, f}) : rerunOf({f})));
         b.projection("shared_fc2", "shared experts' down projections", tokens, h, f, c.weightBytes,
-                     c.activationBytes, rerunOf({h}));
+                     c.activationBytes, std::max(shared, rerunOf({h})));
     }
     // Megatron-core's all-to-all dispatcher: each device sends its s·b / (C·T) tokens' top-k
     // copies to the experts' owners and gathers them over expert T; a device computes
@@ -574,29 +582,30 @@ void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double
         }
         op.forward = both;
         op.backward = both; // the gradients travel the same way back
-        op.rerun = full ? 1 : 0;
+        op.rerun = full ? 1 : module(kRecomputeMoe);
         op.source = "Lepikhin et al. 2021 (GShard), §2.2: two all-to-alls per MoE layer each way";
         b.ops.push_back(std::move(op));
     }
     // Permute before the dispatch and unpermute after the combine: read and write each copy.
     b.memoryOp("permute", "token permutation", received, h, 4 * received * h * e,
-               4 * received * h * e, rerunAll,
+               4 * received * h * e, wholeLayer,
                "gathers each token's copies into expert order and back, reading and writing h");
     const double local = std::ceil(static_cast<double>(model.experts) / c.ep);
     const double perExpert = received / local;
     const double f = static_cast<double>(model.expertFfnHidden) / c.expertTp;
     b.projection("expert_fc1", "experts' up projections", perExpert, (model.gatedMlp ? 2 : 1) * f,
-                 h, c.weightBytes, c.activationBytes, rerunAll, local);
+                 h, c.weightBytes, c.activationBytes, wholeLayer, local);
     const PassBytes swiglu = swigluBytes(e, c.fusedElementwise);
+    const double act = std::max(wholeLayer, module(kRecomputeMoeAct));
     if (model.gatedMlp)
         b.memoryOp("expert_act", "experts' SwiGLU", received, f, swiglu.forward * received * f,
-                   swiglu.backward * received * f, rerunAll,
+                   swiglu.backward * received * f, act,
                    "as the dense SwiGLU, over every routed copy");
     else
         b.memoryOp("expert_act", "experts' GeLU", received, f, 2 * received * f * e,
-                   3 * received * f * e, rerunAll, "as the dense GeLU, over every routed copy");
+                   3 * received * f * e, act, "as the dense GeLU, over every routed copy");
     b.projection("expert_fc2", "experts' down projections", perExpert, h, f, c.weightBytes,
-                 c.activationBytes, rerunAll, local);
+                 c.activationBytes, wholeLayer, local);
 }
 
 // What a transfer overlapped with `window` of computation adds to the pass: the part that
@@ -745,6 +754,13 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
     const auto rerunOf = [&](std::initializer_list<double> widths) {
         return b.rerunOf(c.recompute, widths);
     };
+    // Selective recomputation's modules (docs/activations.md, "Recomputed modules").
+    const auto module = [&](unsigned m) {
+        return selective && (c.recomputeModules & m) != 0 ? 1.0 : 0.0;
+    };
+    const double normRerun = std::max(rerunAll, module(kRecomputeLayernorm));
+    const double upRerun = module(kRecomputeMlaUpProj);
+    const double mlpRerun = c.moe ? 0.0 : module(kRecomputeMlp);
     const double mask = model.dropout ? 1 : 0; // a one-byte dropout mask per value
     // Models without biases are the RMSNorm ones (Llama, Mistral, Qwen, DeepSeek, gpt-oss).
     const PassBytes norm = normBytes(e, c.fusedElementwise, !model.bias);
@@ -760,7 +776,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
     // Unfused, PyTorch's own kernels run the element-wise work at their lower bandwidth.
     const bool eager = !c.fusedElementwise;
     b.memoryOp("norm1", "attention norm", spTokens, h, norm.forward * spTokens * h,
-               norm.backward * spTokens * h, rerunAll, normSource, eager);
+               norm.backward * spTokens * h, normRerun, normSource, eager);
     // The value width of a head: head_dim, or v_head_dim with multi-head latent attention.
     const double dv = model.valueHeadDim();
     if (model.latentAttention()) {
@@ -773,18 +789,20 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             b.projection("q_down", "query down-projection", tokens, model.qLoraRank, h,
                          c.weightBytes, c.activationBytes, rerunOf({double(model.qLoraRank)}));
             b.projection("q_up", "query up-projection", tokens, heads * d, model.qLoraRank,
-                         c.weightBytes, c.activationBytes, rerunOf({heads * d}));
+                         c.weightBytes, c.activationBytes,
+                         std::max(upRerun, rerunOf({heads * d})));
         } else {
             b.projection("q_proj", "query projection", tokens, heads * d, h, c.weightBytes,
-                         c.activationBytes, rerunOf({heads * d}));
+                         c.activationBytes, std::max(upRerun, rerunOf({heads * d})));
         }
         b.projection("kv_down", "key/value down-projection", tokens, latent + rope, h,
                      c.weightBytes, c.activationBytes, rerunOf({latent + rope}));
         b.projection("kv_up", "key/value up-projection", tokens, heads * (d - rope + dv), latent,
-                     c.weightBytes, c.activationBytes, rerunOf({heads * (d - rope + dv)}));
+                     c.weightBytes, c.activationBytes,
+                     std::max(upRerun, rerunOf({heads * (d - rope + dv)})));
         b.memoryOp("rope", "rotary embedding", tokens, (heads + 1) * rope,
                    rotary.forward * tokens * (heads + 1) * rope,
-                   rotary.backward * tokens * (heads + 1) * rope, rerunAll,
+                   rotary.backward * tokens * (heads + 1) * rope, std::max(rerunAll, upRerun),
                    "reads and writes the rotary parts of Q and the shared K (Su et al. 2021)",
                    eager);
     } else {
@@ -880,7 +898,8 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             op.backward = plus(plus(plus(qk, av), plus(av, av)), softmaxBack);
             op.source = "Korthikanti et al. 2022, §4.1: 4·b·s²·h/T FLOPs and the s² scores";
         }
-        op.rerun = full || selective;
+        const double attentionRerun = full ? 1.0 : module(kRecomputeCoreAttn);
+        op.rerun = attentionRerun;
         const OpCost attentionForward = op.forward;
         const OpCost attentionBackward = op.backward;
         b.ops.push_back(std::move(op));
@@ -891,7 +910,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             // Q, K, V and the output, for an exchange that moves them all.
             LayerOp exchange = contextExchange(c, tokens, heads * (d + dv) + kvWidth, kvWidth,
                                                attentionForward, attentionBackward);
-            exchange.rerun = full || selective;
+            exchange.rerun = attentionRerun;
             b.ops.push_back(std::move(exchange));
         }
     }
@@ -900,25 +919,26 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
     b.memoryOp("residual1", "attention residual", spTokens, h, spTokens * h * (3 * e + mask),
                spTokens * h * (2 * e + mask), rerunAll, residualSource, eager);
     b.memoryOp("norm2", "MLP norm", spTokens, h, norm.forward * spTokens * h,
-               norm.backward * spTokens * h, rerunAll, normSource, eager);
+               norm.backward * spTokens * h, normRerun, normSource, eager);
     if (c.moe) {
         addExperts(b, model, c, tokens, spTokens, rerunAll);
     } else {
         b.projection("fc1", model.gatedMlp ? "gate and up projection" : "MLP up projection", tokens,
                      (model.gatedMlp ? 2 : 1) * f, h, c.weightBytes, c.activationBytes,
-                     model.gatedMlp ? rerunOf({f, f}) : rerunOf({f}));
+                     std::max(mlpRerun, model.gatedMlp ? rerunOf({f, f}) : rerunOf({f})));
         const PassBytes swiglu = swigluBytes(e, c.fusedElementwise);
+        const double act = std::max(rerunAll, mlpRerun);
         if (model.gatedMlp)
             b.memoryOp("act", "SwiGLU", tokens, f, swiglu.forward * tokens * f,
-                       swiglu.backward * tokens * f, rerunAll,
+                       swiglu.backward * tokens * f, act,
                        "reads gate and up, writes their product; backward reads both and dy, "
                        "writes two gradients (Shazeer 2020)",
                        eager);
         else
-            b.memoryOp("act", "GeLU", tokens, f, 2 * tokens * f * e, 3 * tokens * f * e, rerunAll,
+            b.memoryOp("act", "GeLU", tokens, f, 2 * tokens * f * e, 3 * tokens * f * e, act,
                        "reads x, writes y; backward reads x and dy, writes dx", eager);
         b.projection("fc2", "MLP down projection", tokens, h, f, c.weightBytes, c.activationBytes,
-                     rerunOf({h}));
+                     std::max(mlpRerun, rerunOf({h})));
     }
     b.memoryOp("residual2", "MLP residual", spTokens, h, spTokens * h * (3 * e + mask),
                spTokens * h * (2 * e + mask), rerunAll, residualSource, eager);
@@ -1037,6 +1057,13 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
         // Per-op checkpointing keeps the reduce-scatters' outputs and reruns the all-gathers,
         // half the forward's collectives; it keeps no all-reduce (docs/activations.md).
         op.rerun = full ? 1 : perOp ? (c.sequenceParallel ? gatherShare : 1) : 0;
+        // A checkpointed MLP (mlp, or a MoE layer's shared experts under moe or
+        // shared_experts) reruns its forward with its collectives: the MLP's half.
+        const bool mlpHalfRerun =
+            halves == 2 && (mlpRerun > 0 || (c.moe && (module(kRecomputeMoe) > 0 ||
+                                                       module(kRecomputeSharedExperts) > 0)));
+        if (mlpHalfRerun)
+            op.rerun = std::max(op.rerun, 0.5);
         b.ops.push_back(std::move(op));
     }
     if (c.training && c.gradAccumulationBytes > 0) {

@@ -119,6 +119,8 @@ struct LayerConfig
     bool sequenceParallel = false;
     bool training = true;
     Recompute recompute = Recompute::none;
+    // Under selective recomputation, the RecomputeModule bits it reruns.
+    unsigned recomputeModules = kRecomputeCoreAttn;
     Attention attention = Attention::flash;
     int activationBytes = 2;  // bytes per activation value
     double weightBytes = 2;   // bytes per stored weight (0.5 for INT4)

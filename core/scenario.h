@@ -7,6 +7,8 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <variant>
 
 namespace core {
 
@@ -39,6 +41,24 @@ enum class Recompute
     full,
     op
 };
+// What selective recomputation reruns, as Megatron-LM's --recompute-modules names it
+// (megatron/core/transformer/transformer_config.py, recompute_modules; default core_attn):
+// bits of Scenario::recomputeModules once parsed (docs/activations.md, "Recomputed modules").
+enum RecomputeModule : unsigned
+{
+    kRecomputeCoreAttn = 1u << 0,      // core_attn: the attention core
+    kRecomputeLayernorm = 1u << 1,     // layernorm: the two norms' outputs
+    kRecomputeMlaUpProj = 1u << 2,     // mla_up_proj: latent attention's up projections, RoPE
+    kRecomputeMlp = 1u << 3,           // mlp: a dense layer's MLP
+    kRecomputeMoe = 1u << 4,           // moe: a MoE layer's MLP, routing and all-to-alls
+    kRecomputeSharedExperts = 1u << 5, // shared_experts
+    kRecomputeMoeAct = 1u << 6,        // moe_act: the routed experts' activation
+};
+
+// The modules a --recompute-modules list names, separated by spaces or commas ("" none), or
+// what is wrong with it, naming the modules Parascope knows.
+std::variant<unsigned, std::string> parseRecomputeModules(std::string_view text);
+
 // flash: the device's fused kernel (cuDNN's through Transformer Engine on Hopper); flash2:
 // FlashAttention-2's (the flash-attn 2 package, and scaled_dot_product_attention's flash
 // backend); flash3: FlashAttention-3's (Hopper); eager: the scores materialised
@@ -260,6 +280,9 @@ struct Scenario
     Schedule schedule = Schedule::oneFOneB;
     int virtualStages = 1;
     Recompute recompute = Recompute::selective;
+    // What selective recomputation reruns: Megatron-LM's --recompute-modules list
+    // (parseRecomputeModules); core_attn, its default, is the attention core alone.
+    std::string recomputeModules = "core_attn";
     Attention attention = Attention::flash;
     bool sequenceParallel = true;
     // Overlap sequence parallelism's all-gathers and reduce-scatters with the projections

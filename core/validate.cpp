@@ -766,6 +766,22 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
                                         " attention heads do not divide by " +
                                         std::to_string(s.tp)};
     }
+    // Megatron-core's transformer_config.py checks on recompute_modules.
+    {
+        const auto modules = parseRecomputeModules(s.recomputeModules);
+        if (const auto *why = std::get_if<std::string>(&modules))
+            return InputError{"recompute_modules", *why};
+        const unsigned bits = std::get<unsigned>(modules);
+        const bool selective = s.mode == Mode::training && s.recompute == Recompute::selective;
+        if (selective && (bits & kRecomputeMlaUpProj) != 0 && !model->latentAttention())
+            return InputError{"recompute_modules", "mla_up_proj needs multi-head latent "
+                                                   "attention, which the model does not have"};
+        if (selective && (bits & (kRecomputeLayernorm | kRecomputeMoeAct)) != 0 &&
+            s.precision == Precision::fp8 && s.fp8Scaling == Fp8Scaling::delayed)
+            return InputError{"recompute_modules",
+                              "layernorm and moe_act need current or block FP8 scaling: "
+                              "Megatron-core refuses them under delayed scaling (fp8_scaling)"};
+    }
     if (s.mtpLayers < 0 || s.mtpLayers > limits::kMtpLayers)
         return InputError{"mtp_layers",
                           "must be 0 (none) to " + std::to_string(limits::kMtpLayers) +

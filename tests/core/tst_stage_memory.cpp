@@ -161,6 +161,67 @@ private Q_SLOTS:
         QCOMPARE(layerActivationBytesBound(*model, c), double(bytes));
     }
 
+    // Selective recomputation by Megatron-LM's --recompute-modules (docs/activations.md,
+    // "Recomputed modules"), per token at s = 4,096, T = 1, BF16, flash attention. Qwen3-30B-A3B
+    // as above: the norm inputs and the QKV and router inputs 4·2·2048 = 16,384, Q and O
+    // 2·2·4096 = 16,384, K and V 2·2·512 = 2,048, the log-sum-exp 4·32 = 128, and 8 copies of
+    // the dispatched input and expert output (2·2·2048) and SwiGLU's four tensors (4·2·768):
+    // 114,688. Llama 3.1 8B: 32,768 of norms and inputs, Q and O 16,384, K and V 4,096,
+    // SwiGLU's 4·2·14,336 = 114,688.
+    void recomputedModules_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<qint64>("perToken");
+        const QString qwen = "model=qwen3-30b-a3b,tp=1,pp=1,dp=8,ep=8,seq_len=4096,precision=bf16,"
+                             "attention=flash,recompute=selective,sequence_parallel=false,";
+        QTest::addRow("core_attn: the log-sum-exp rebuilt")
+            << qwen + "recompute_modules=core_attn" << 16384LL + 16384 + 2048 + 114688;
+        QTest::addRow("nothing: as without recomputation")
+            << qwen + "recompute_modules=" << 16384LL + 16384 + 2048 + 128 + 114688;
+        QTest::addRow("layernorm: the QKV and router inputs dropped")
+            << qwen + "recompute_modules=core_attn layernorm" << 8192LL + 16384 + 2048 + 114688;
+        QTest::addRow("moe_act: each copy keeps gate and up only, 8 x (8,192 + 2·2·768)")
+            << qwen + "recompute_modules=core_attn moe_act" << 16384LL + 16384 + 2048 + 90112;
+        QTest::addRow("moe: the routed copies dropped")
+            << qwen + "recompute_modules=core_attn moe" << 16384LL + 16384 + 2048;
+        QTest::addRow("shared_experts without shared experts")
+            << qwen + "recompute_modules=core_attn shared_experts"
+            << 16384LL + 16384 + 2048 + 114688;
+        const QString llama = "model=llama-3.1-8b,tp=1,pp=1,dp=8,seq_len=4096,precision=bf16,"
+                              "attention=flash,recompute=selective,sequence_parallel=false,";
+        QTest::addRow("mlp: the dense MLP's tensors dropped")
+            << llama + "recompute_modules=core_attn mlp" << 32768LL + 16384 + 4096;
+        QTest::addRow("mlp and layernorm")
+            << llama + "recompute_modules=core_attn mlp layernorm" << 16384LL + 16384 + 4096;
+    }
+    void recomputedModules()
+    {
+        QFETCH(QString, set);
+        QFETCH(qint64, perToken);
+        const Scenario s = scenario(set);
+        const ModelSpec *model = resolveModel(s, m_presets);
+        QVERIFY(model);
+        ActivationConfig c = activationConfig(s, *model);
+        c.moe = model->hasExperts();
+        QCOMPARE(layerActivationBytes(*model, c), 4096 * perToken);
+        QCOMPARE(layerActivationBytesBound(*model, c), double(4096 * perToken));
+    }
+
+    // mla_up_proj drops DeepSeek-V3's Q (128 heads of 192: 2·128·192 = 49,152 B a token) and its
+    // expanded K and V (2·2·128·192 = 98,304) and rebuilds them from the latents.
+    void mlaUpProjectionsRebuilt()
+    {
+        const QString set = "model=deepseek-v3,tp=1,pp=1,dp=64,ep=64,seq_len=4096,precision=bf16,"
+                            "recompute=selective,sequence_parallel=false,recompute_modules=";
+        const auto bytes = [&](const char *modules) {
+            const Scenario s = scenario(set + modules);
+            ActivationConfig c = activationConfig(s, *resolveModel(s, m_presets));
+            c.moe = true;
+            return layerActivationBytes(*resolveModel(s, m_presets), c);
+        };
+        QCOMPARE(bytes("core_attn") - bytes("core_attn mla_up_proj"), 4096LL * (49152 + 98304));
+    }
+
     // ep_overlap runs a pair's forward layer i with its backward's layer L - 1 - i and frees
     // each backward layer after it (Megatron-LM megatron/core/models/common/
     // model_chunk_schedule_plan.py, run): one layer of one micro-batch more than the schedule

@@ -1381,6 +1381,64 @@ private Q_SLOTS:
     // 62.5 (capacity 1.1: ceil(68.75) = 69); over T = 2 with sequence parallelism a rank
     // routes half the tokens (capacity 1.1 of 128: ceil(140.8) = 141). The experts'
     // multiplies, permutation and all-to-all scale by capacity / share.
+    // What selective recomputation reruns before the backward pass, module by module as
+    // Megatron-LM's --recompute-modules names them (docs/activations.md, "Recomputed modules").
+    void recomputedModulesRerun_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<QStringList>("rerun"); // ops rerun whole
+        QTest::addColumn<QStringList>("kept");  // ops not rerun
+        const QString llama = "model=llama-3.1-8b,tp=1,pp=1,dp=8,recompute=selective,";
+        const QString qwen = "model=qwen3-30b-a3b,tp=1,pp=1,dp=8,ep=8,recompute=selective,";
+        const QString deepseek =
+            "model=deepseek-v3,tp=1,pp=16,dp=64,ep=64,microbatches=32,recompute=selective,";
+        QTest::addRow("core_attn")
+            << llama + "recompute_modules=core_attn" << QStringList{"attention"}
+            << QStringList{"norm1", "fc1", "act", "fc2"};
+        QTest::addRow("none") << llama + "recompute_modules=none" << QStringList{}
+                              << QStringList{"attention", "norm1", "norm2"};
+        QTest::addRow("layernorm")
+            << llama + "recompute_modules=layernorm" << QStringList{"norm1", "norm2"}
+            << QStringList{"attention", "qkv", "fc1"};
+        QTest::addRow("mlp") << llama + "recompute_modules=mlp" << QStringList{"fc1", "act", "fc2"}
+                             << QStringList{"attention", "qkv", "proj"};
+        QTest::addRow("moe_act") << qwen + "recompute_modules=moe_act" << QStringList{"expert_act"}
+                                 << QStringList{"expert_fc1", "expert_fc2", "dispatch"};
+        QTest::addRow("moe") << qwen + "recompute_modules=moe"
+                             << QStringList{"router",     "dispatch",   "permute",
+                                            "expert_fc1", "expert_act", "expert_fc2"}
+                             << QStringList{"attention", "qkv"};
+        QTest::addRow("shared_experts")
+            << deepseek + "recompute_modules=shared_experts"
+            << QStringList{"shared_fc1", "shared_fc2"} << QStringList{"expert_fc1", "dispatch"};
+        QTest::addRow("mla_up_proj")
+            << deepseek + "recompute_modules=mla_up_proj" << QStringList{"q_up", "kv_up", "rope"}
+            << QStringList{"q_down", "kv_down", "attention"};
+    }
+    void recomputedModulesRerun()
+    {
+        QFETCH(QString, set);
+        QFETCH(QStringList, rerun);
+        QFETCH(QStringList, kept);
+        const Report r = evaluate(scenario(set), io::builtinPresets());
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        const auto find = [&](const QString &key) -> const LayerOp * {
+            const auto it =
+                std::find_if(r.layerOps.begin(), r.layerOps.end(), [&](const LayerOp &o) {
+                    return QLatin1String(o.key.data(), qsizetype(o.key.size())) == key;
+                });
+            return it == r.layerOps.end() ? nullptr : &*it;
+        };
+        for (const QString &key : rerun) {
+            const LayerOp *op = find(key);
+            QVERIFY2(op && op->rerun == 1, qPrintable(key));
+        }
+        for (const QString &key : kept) {
+            const LayerOp *op = find(key);
+            QVERIFY2(op && op->rerun == 0, qPrintable(key));
+        }
+    }
+
     // Multi-token prediction (Megatron-core MultiTokenPredictionLayer; DeepSeek-AI 2024,
     // "DeepSeek-V3 Technical Report", §2.2) on Llama 3.1 8B at T = 1, b = 1, s = 4,096,
     // K = 2. Each micro-batch the loss's stage multiplies one more layer (2 × 4,096 tokens ×

@@ -71,6 +71,14 @@ private Q_SLOTS:
         QTest::addRow("zero inter-node bandwidth")
             << QStringList{"inter_node_gb_per_s=0"} << "inter_node_gb_per_s";
         // Megatron-core transformer_config.py: padding needs a capacity factor to pad to.
+        // Megatron-core transformer_config.py's checks on recompute_modules.
+        QTest::addRow("recompute_modules: an unknown module")
+            << QStringList{"recompute_modules=core_attn attention"} << "recompute_modules";
+        QTest::addRow("recompute_modules: mla_up_proj without latent attention")
+            << QStringList{"recompute_modules=mla_up_proj"} << "recompute_modules";
+        QTest::addRow("recompute_modules: layernorm under FP8 delayed scaling")
+            << QStringList{"precision=fp8", "fp8_scaling=delayed", "recompute_modules=layernorm"}
+            << "recompute_modules";
         // Megatron-core validate_layer_layout: the layout's m as many as --mtp-num-layers.
         QTest::addRow("mtp_layers = -1") << QStringList{"mtp_layers=-1"} << "mtp_layers";
         QTest::addRow("mtp_layers = 17") << QStringList{"mtp_layers=17"} << "mtp_layers";
@@ -405,6 +413,11 @@ private Q_SLOTS:
         QTest::addColumn<QString>("code");
         QTest::addRow("docs/DESIGN.md §4: does not fit")
             << QStringList{"tp=1", "pp=1", "dp=1"} << "does-not-fit";
+        QTest::addRow("recompute_modules without selective recomputation")
+            << QStringList{"recompute=full", "recompute_modules=moe_act"}
+            << "recompute-modules-unused";
+        QTest::addRow("recompute_modules: moe on a dense model")
+            << QStringList{"recompute_modules=core_attn moe"} << "recompute-modules-unused";
         QTest::addRow("mtp_layers in inference")
             << QStringList{"mode=inference", "mtp_layers=1"} << "mtp-unused";
         QTest::addRow("docs/DESIGN.md §4: m < K")
