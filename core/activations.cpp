@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <variant>
 #include <type_traits>
+#include <variant>
 
 namespace core {
 
@@ -340,8 +340,8 @@ ActivationConfig activationConfig(const Scenario &s)
     c.recompute = s.recompute;
     // Validation refuses a list that does not parse; the attention core otherwise.
     const auto modules = parseRecomputeModules(s.recomputeModules);
-    c.recomputeModules =
-        std::holds_alternative<unsigned>(modules) ? std::get<unsigned>(modules) : kRecomputeCoreAttn;
+    c.recomputeModules = std::holds_alternative<unsigned>(modules) ? std::get<unsigned>(modules)
+                                                                   : kRecomputeCoreAttn;
     c.attention = s.attention;
     c.fusedSwiglu = s.fusedSwiglu;
     c.bytesPerValue = activationValueBytes(s.precision);

@@ -938,9 +938,9 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
     const unsigned modules = activationConfig(s).recomputeModules;
     if (s.mode == Mode::training && s.recompute != Recompute::selective &&
         modules != kRecomputeCoreAttn)
-        r.warnings.push_back({"recompute-modules-unused",
-                              "recompute_modules '" + s.recomputeModules.substr(0, 80) +
-                                  "' only applies to recompute = selective"});
+        r.warnings.push_back(
+            {"recompute-modules-unused", "recompute_modules '" + s.recomputeModules.substr(0, 80) +
+                                             "' only applies to recompute = selective"});
     else if (s.mode == Mode::training && s.recompute == Recompute::selective) {
         std::string idle;
         const auto check = [&](unsigned module, const char *name, bool applies) {
@@ -954,9 +954,9 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
         check(kRecomputeMlp, "mlp",
               model.hasArchitecture() && moeLayersIn(model, 0, model.layers) < model.layers);
         if (!idle.empty())
-            r.warnings.push_back({"recompute-modules-unused",
-                                  "recompute_modules names " + idle +
-                                      ", which the model has nothing to rerun for"});
+            r.warnings.push_back(
+                {"recompute-modules-unused",
+                 "recompute_modules names " + idle + ", which the model has nothing to rerun for"});
     }
 }
 

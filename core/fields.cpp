@@ -87,7 +87,8 @@ const std::array kFields{
               "Activation recomputation: none, selective (the attention core), op "
               "(torchtitan's per-op policy: every second matrix multiply and the element-wise "
               "work rerun), or full layers."},
-    FieldInfo{"recompute_modules", &Scenario::recomputeModules,
+    FieldInfo{"recompute_modules",
+              &Scenario::recomputeModules,
               "What selective recomputation reruns, as Megatron-LM's --recompute-modules names "
               "it, separated by spaces or commas: core_attn (the attention core, the default), "
               "layernorm (the two norms' outputs), mla_up_proj (latent attention's up "
@@ -466,9 +467,12 @@ std::optional<double> fieldNumber(const Scenario &s, std::string_view key)
 namespace {
 
 constexpr std::pair<std::string_view, RecomputeModule> kRecomputeModules[] = {
-    {"core_attn", kRecomputeCoreAttn}, {"layernorm", kRecomputeLayernorm},
-    {"mla_up_proj", kRecomputeMlaUpProj}, {"mlp", kRecomputeMlp},
-    {"moe", kRecomputeMoe}, {"shared_experts", kRecomputeSharedExperts},
+    {"core_attn", kRecomputeCoreAttn},
+    {"layernorm", kRecomputeLayernorm},
+    {"mla_up_proj", kRecomputeMlaUpProj},
+    {"mlp", kRecomputeMlp},
+    {"moe", kRecomputeMoe},
+    {"shared_experts", kRecomputeSharedExperts},
     {"moe_act", kRecomputeMoeAct}};
 
 } // namespace

@@ -789,8 +789,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             b.projection("q_down", "query down-projection", tokens, model.qLoraRank, h,
                          c.weightBytes, c.activationBytes, rerunOf({double(model.qLoraRank)}));
             b.projection("q_up", "query up-projection", tokens, heads * d, model.qLoraRank,
-                         c.weightBytes, c.activationBytes,
-                         std::max(upRerun, rerunOf({heads * d})));
+                         c.weightBytes, c.activationBytes, std::max(upRerun, rerunOf({heads * d})));
         } else {
             b.projection("q_proj", "query projection", tokens, heads * d, h, c.weightBytes,
                          c.activationBytes, std::max(upRerun, rerunOf({heads * d})));

@@ -2397,14 +2397,34 @@ private:
                                         "expects full or selective, not '" + g->value + "'"};
             s.recompute = *r;
         }
-        // --recompute-modules (arguments.py, default core_attn): what selective recomputation
-        // reruns; Parascope's selective is the attention core (docs/activations.md).
+        // --recompute-modules (arguments.py, nargs='*', default core_attn): what selective
+        // recomputation reruns (docs/activations.md, "Recomputed modules"). Megatron-core's
+        // modules of other attention variants (gdn_*, gdp_*, mhc) are not Parascope's.
+        s.recomputeModules = "core_attn";
         if (const Given *g = given(Flag::recomputeModules)) {
             noteRead(Flag::recomputeModules);
-            if (s.recompute == core::Recompute::selective && g->value != "core_attn")
-                m_out.assumptions.push_back("--recompute-modules " + g->value +
-                                            ": Parascope's selective recomputation reruns the "
-                                            "attention core (core_attn) only; read as selective");
+            std::string kept, dropped;
+            std::size_t at = 0;
+            while (at < g->value.size()) {
+                const std::size_t end = g->value.find(' ', at);
+                const std::string word =
+                    g->value.substr(at, end == std::string::npos ? std::string::npos : end - at);
+                at = end == std::string::npos ? g->value.size() : end + 1;
+                if (word.empty())
+                    continue;
+                const bool other =
+                    word.starts_with("gdn_") || word.starts_with("gdp_") || word == "mhc";
+                std::string &into = other ? dropped : kept;
+                into += (into.empty() ? "" : " ") + word;
+            }
+            if (const auto parsed = core::parseRecomputeModules(kept);
+                const auto *why = std::get_if<std::string>(&parsed))
+                return core::InputError{g->name, *why};
+            s.recomputeModules = kept;
+            if (!dropped.empty())
+                m_out.assumptions.push_back("--recompute-modules " + dropped +
+                                            ": modules of attention variants Parascope does not "
+                                            "model; left out");
         }
         const Given *method = given(Flag::recomputeMethod);
         const Given *layers = given(Flag::recomputeNumLayers);
@@ -2577,11 +2597,20 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
         flag("--recompute-granularity", "selective");
         notes.push_back("recompute=op: Megatron-LM has no per-op checkpointing; written as its "
                         "selective recomputation of the attention core");
+    } else if (s.recompute == core::Recompute::selective && s.recomputeModules.empty()) {
+        notes.push_back("recompute=selective with recompute_modules=none reruns nothing: "
+                        "written without recomputation");
     } else if (s.recompute != core::Recompute::none) {
         flag("--recompute-granularity", std::string(core::toString(s.recompute)));
         if (s.recompute == core::Recompute::full) {
             flag("--recompute-method", "uniform");
             flag("--recompute-num-layers", "1");
+        }
+        // The modules as a list of words; core_attn alone is Megatron-LM's default.
+        if (s.recompute == core::Recompute::selective && s.recomputeModules != "core_attn") {
+            std::string words = s.recomputeModules;
+            std::replace(words.begin(), words.end(), ',', ' ');
+            flag("--recompute-modules", words);
         }
     }
     if (s.sequenceParallel && s.tp > 1)

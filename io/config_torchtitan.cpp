@@ -195,6 +195,7 @@ public:
         // Multi-token prediction is a model-registry argument (num_mtp_layers), not a key of
         // the job's configuration: none unless the model says so.
         s.mtpLayers = 0;
+        s.recomputeModules = "core_attn"; // Megatron-LM's list; torchtitan has its own modes
         for (auto step :
              {&Reader::readModel, &Reader::readParallelism, &Reader::readBatch,
               &Reader::readPipeline, &Reader::readCheckpointing, &Reader::readPrecision})

@@ -186,6 +186,15 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     }
     addSlider(QStringLiteral("virtual_stages"), tr("Virt&ual stages v"), 1, 16, false);
     addEnumItems<core::Recompute>(addChoice(QStringLiteral("recompute"), tr("&Recomputation")));
+    // Megatron-LM's module names, spaces or commas between them (docs/activations.md).
+    QLineEdit *modules =
+        addText(QStringLiteral("recompute_modules"), tr("Recomputed modules"), tr("none"));
+    modules->setCompleter(new QCompleter(
+        QStringList{QStringLiteral("core_attn"), QStringLiteral("core_attn layernorm"),
+                    QStringLiteral("core_attn moe_act layernorm"),
+                    QStringLiteral("mla_up_proj moe_act layernorm"), QStringLiteral("moe"),
+                    QStringLiteral("none")},
+        modules));
     addEnumItems<core::Attention>(addChoice(QStringLiteral("attention"), tr("Atte&ntion")));
     QComboBox *grads = addChoice(QStringLiteral("grad_precision"), tr("Gradients"));
     grads->addItem(QStringLiteral("bf16"), QStringLiteral("bf16"));
@@ -613,6 +622,20 @@ void ControlsPanel::refresh()
             !experts ? tr("The model is dense: it has no all-to-all to overlap.\n%1").arg(help)
             : inference
                 ? tr("Not used in inference: it runs no backward to pair with.\n%1").arg(help)
+                : help);
+    }
+    // Modules are what selective recomputation reruns.
+    {
+        QWidget *control = m_controls.value(QStringLiteral("recompute_modules"));
+        const QString help = tooltipFor(QStringLiteral("recompute_modules"));
+        const bool selective = !inference && s.recompute == core::Recompute::selective;
+        control->setEnabled(selective);
+        control->setToolTip(
+            inference ? tr("Not used in inference: nothing is recomputed.\n%1").arg(help)
+            : !selective
+                ? tr("Used with selective recomputation only: %1 recomputation reruns its own "
+                     "part of each layer.\n%2")
+                      .arg(QString::fromLatin1(core::toString(s.recompute)), help)
                 : help);
     }
     // Multi-token prediction trains beside a model with layers to repeat.

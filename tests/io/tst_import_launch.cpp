@@ -927,6 +927,59 @@ private Q_SLOTS:
         QCOMPARE(reread->fullCudaGraph, full);
     }
 
+    // Selective recomputation's modules in Megatron-LM's flags (arguments.py,
+    // --recompute-modules, nargs='*', default core_attn), written back as read.
+    void megatronRecomputeModules_data()
+    {
+        QTest::addColumn<QByteArray>("flags");
+        QTest::addColumn<QString>("modules");
+        QTest::addColumn<QString>("flag");    // refused: the flag named
+        QTest::addColumn<QString>("mention"); // a word of the refusal, or of a line
+        QTest::addRow("the default")
+            << QByteArray("--recompute-granularity selective") << "core_attn"
+            << ""
+            << "";
+        QTest::addRow("Megatron-Bridge's MoE recipes")
+            << QByteArray("--recompute-granularity selective --recompute-modules moe_act "
+                          "layernorm core_attn --fp8-format hybrid --fp8-recipe tensorwise")
+            << "moe_act layernorm core_attn"
+            << ""
+            << "";
+        QTest::addRow("another attention variant's module")
+            << QByteArray("--recompute-granularity selective --recompute-modules core_attn mhc")
+            << "core_attn"
+            << ""
+            << "attention variants";
+        QTest::addRow("a module Megatron-LM does not have")
+            << QByteArray("--recompute-granularity selective --recompute-modules everything") << ""
+            << "--recompute-modules"
+            << "unknown module";
+    }
+    void megatronRecomputeModules()
+    {
+        QFETCH(QByteArray, flags);
+        QFETCH(QString, modules);
+        QFETCH(QString, flag);
+        QFETCH(QString, mention);
+        Scenario start;
+        start.recomputeModules = "mlp"; // the starting scenario's are not the file's
+        const auto result = importLlama8bExperts(flags, start);
+        if (const auto *error = std::get_if<InputError>(&result))
+            return expectRefusal(*error, flag, mention);
+        QVERIFY2(flag.isEmpty(), qPrintable(flag));
+        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
+        QVERIFY(imported.scenario);
+        QCOMPARE(QString::fromStdString(imported.scenario->recomputeModules), modules);
+        if (!mention.isEmpty())
+            QVERIFY2(contains(imported.assumptions, mention), io::importSummary(imported).c_str());
+        std::string script;
+        const std::optional<Scenario> reread = writtenBackAndRead(imported, start, script);
+        QVERIFY2(reread, script.c_str());
+        QCOMPARE(script.find("--recompute-modules") != std::string::npos,
+                 modules != QLatin1String("core_attn"));
+        QCOMPARE(QString::fromStdString(reread->recomputeModules), modules);
+    }
+
     // Multi-token prediction in Megatron-LM's flags (arguments.py, --mtp-num-layers, None by
     // default): the depths, beside a layout's m or on the last stage of an uneven split, and
     // written back with the layout's m where one is written.
@@ -1591,23 +1644,6 @@ private Q_SLOTS:
         QFETCH(QString, mention);
         if (ignored != imported.ignored.end() && !mention.isEmpty())
             QVERIFY2(QString::fromStdString(ignored->why).contains(mention), ignored->why.c_str());
-    }
-
-    // --recompute-modules other than the attention core: selective, said to be approximate.
-    void megatronRecomputeModules()
-    {
-        const auto result = importLlama8b(
-            "--recompute-granularity selective --recompute-modules layernorm moe_act");
-        if (const auto *error = std::get_if<InputError>(&result))
-            QFAIL(error->toString().c_str());
-        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
-        QCOMPARE(QString::fromStdString(fieldText(*imported.scenario, "recompute")),
-                 QStringLiteral("selective"));
-        QVERIFY(hasName(imported.read, "--recompute-modules"));
-        QVERIFY(std::any_of(imported.assumptions.begin(), imported.assumptions.end(),
-                            [](const std::string &a) {
-                                return a.find("--recompute-modules layernorm moe_act") == 0;
-                            }));
     }
 
     // A model that is no preset: Megatron-LM's defaults fill what the flags leave out

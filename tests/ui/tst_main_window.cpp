@@ -425,6 +425,31 @@ private Q_SLOTS:
         QVERIFY(capacity->toolTip().startsWith("The model is dense"));
     }
 
+    // Megatron-LM's recompute modules as a line of words: core_attn by default, a change
+    // reaches the report's activations, and it is greyed outside selective recomputation.
+    void recomputeModulesControl()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        document.flush();
+        auto *line = qobject_cast<QLineEdit *>(window.controls()->control("recompute_modules"));
+        QVERIFY(line);
+        QCOMPARE(line->text(), QStringLiteral("core_attn"));
+        QVERIFY(line->isEnabled());
+        const std::int64_t before = document.report().stages.front().activationsBytes;
+        line->setText(QStringLiteral("core_attn mlp"));
+        Q_EMIT line->editingFinished();
+        document.flush();
+        QCOMPARE(document.fieldText("recompute_modules"), QStringLiteral("core_attn mlp"));
+        QVERIFY(document.report().ok());
+        QVERIFY(document.report().stages.front().activationsBytes < before);
+        QVERIFY(document.setField(QStringLiteral("recompute"), QStringLiteral("full")));
+        document.flush();
+        QVERIFY(!line->isEnabled());
+        QVERIFY2(line->toolTip().startsWith("Used with selective recomputation only"),
+                 qPrintable(line->toolTip()));
+    }
+
     // Multi-token prediction's depths: "none" at 0, a depth adds to the last stage's
     // parameters; greyed in inference, where it trains nothing.
     void multiTokenPredictionControl()
