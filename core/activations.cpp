@@ -153,10 +153,12 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     // of O comes on top. mla_up_proj discards Q, K and V, the up projections' outputs with
     // RoPE applied, and rebuilds them from the latents (multi_latent_attention.py,
     // qkv_up_checkpoint).
+    // O is v_head_dim wide a head, as V is (latent attention's 128 beside Q and K's 192).
+    const Count vd = m.valueHeadDim();
     const bool upProjectionsRerun = m.latentAttention() && rerun(kRecomputeMlaUpProj);
-    t.sharded = (upProjectionsRerun ? 1 : 2) * a * qHeads * hd;
+    t.sharded = a * qHeads * vd + (upProjectionsRerun ? 0 : a * qHeads * hd);
     if (c.projectionInputCopy)
-        t.sharded += savedInput(qHeads * hd);
+        t.sharded += savedInput(qHeads * vd);
     // Eager attention repeats K and V to every query head before the matmuls
     // (Hugging Face repeat_kv), so they are kept at full size; flash attention and
     // the inputs of a recomputed core attention keep them at the grouped size.
@@ -165,7 +167,7 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     const bool repeatedKv = c.attention == Attention::eager && attentionKept;
     if (!upProjectionsRerun)
         t.sharded +=
-            2 * a * (repeatedKv ? qHeads : static_cast<Count>(kvHeadsPerDevice(m, c.tp))) * hd;
+            a * (repeatedKv ? qHeads : static_cast<Count>(kvHeadsPerDevice(m, c.tp))) * (hd + vd);
     if (attentionKept) {
         if (c.attention == Attention::eager)
             // Korthikanti §4.1: softmax output 2as²b, its dropout mask as²b and dropout

@@ -193,6 +193,20 @@ private Q_SLOTS:
             << llama + "recompute_modules=core_attn mlp" << 32768LL + 16384 + 4096;
         QTest::addRow("mlp and layernorm")
             << llama + "recompute_modules=core_attn mlp layernorm" << 16384LL + 16384 + 4096;
+        // DeepSeek-V3's MoE layer (h 7,168, 128 heads, Q and K 192 wide, V and O 128, one shared
+        // expert and 8 of 256 routed of 2,048): norm inputs and the latent and router inputs
+        // 4·2·7,168 = 57,344; O 2·128·128 = 32,768; Q 2·128·192 = 49,152; K and V
+        // 2·128·(192 + 128) = 81,920; the shared expert's SwiGLU 4·2·2,048 = 16,384; 8 copies of
+        // (2·2·7,168 + 16,384) = 360,448.
+        const QString deepseek = "model=deepseek-v3,tp=1,pp=1,dp=64,ep=64,seq_len=4096,"
+                                 "precision=bf16,attention=flash,recompute=selective,"
+                                 "sequence_parallel=false,";
+        QTest::addRow("DeepSeek-V3: V and O v_head_dim wide")
+            << deepseek + "recompute_modules=core_attn"
+            << 57344LL + 32768 + 49152 + 81920 + 16384 + 360448;
+        QTest::addRow("DeepSeek-V3: mla_up_proj keeps O only")
+            << deepseek + "recompute_modules=core_attn mla_up_proj"
+            << 57344LL + 32768 + 16384 + 360448;
     }
     void recomputedModules()
     {
@@ -208,7 +222,8 @@ private Q_SLOTS:
     }
 
     // mla_up_proj drops DeepSeek-V3's Q (128 heads of 192: 2·128·192 = 49,152 B a token) and its
-    // expanded K and V (2·2·128·192 = 98,304) and rebuilds them from the latents.
+    // expanded K and V (2·128·(192 + 128) = 81,920: V is v_head_dim wide) and rebuilds them from
+    // the latents.
     void mlaUpProjectionsRebuilt()
     {
         const QString set = "model=deepseek-v3,tp=1,pp=1,dp=64,ep=64,seq_len=4096,precision=bf16,"
@@ -219,7 +234,7 @@ private Q_SLOTS:
             c.moe = true;
             return layerActivationBytes(*resolveModel(s, m_presets), c);
         };
-        QCOMPARE(bytes("core_attn") - bytes("core_attn mla_up_proj"), 4096LL * (49152 + 98304));
+        QCOMPARE(bytes("core_attn") - bytes("core_attn mla_up_proj"), 4096LL * (49152 + 81920));
     }
 
     // ep_overlap runs a pair's forward layer i with its backward's layer L - 1 - i and frees
