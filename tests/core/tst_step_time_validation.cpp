@@ -600,16 +600,16 @@ private Q_SLOTS:
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
-    // Megatron-Bridge's DeepSeek-V3 rows of the 26.04.01 container
-    // (docs/performance-summary-archive.md): 256 GPUs, MXFP8, 4,096 sequences of 4,096 tokens,
-    // with the V2 presets of scripts/performance/configs/deepseek/
-    // deepseek_workload_base_configs.py (v0.4.2) on the recipe (recipes/deepseek/deepseek_v3.py:
-    // one multi-token-prediction layer, selective recomputation of the modules each preset
-    // names, the flex dispatcher, T = 1, expert T = 1) and the performance scripts' common
-    // settings (deepseek_llm_pretrain.py: gradients reduced in BF16, the router forced to
-    // balance the tokens). Layouts: the presets' own, or set_deepseek_v3_pipeline_model_parallel_
-    // layout's for (K, v) = (4, 4) and (8, 1). Checked after MTP and the recomputed modules
-    // were built, as runs nothing in the model was set from.
+    // Megatron-Bridge's DeepSeek-V3 rows of the 26.04.01 container, and of the 26.04 container
+    // where its layout differs (docs/performance-summary-archive.md): 256 GPUs, MXFP8, 4,096
+    // sequences of 4,096 tokens, with the V2 presets of scripts/performance/configs/deepseek/
+    // deepseek_workload_base_configs.py (v0.4.2; v0.4.0 for 26.04) on the recipe
+    // (recipes/deepseek/deepseek_v3.py: one multi-token-prediction layer, selective recomputation
+    // of the modules each preset names, the flex dispatcher, T = 1, expert T = 1) and the
+    // performance scripts' common settings (deepseek_llm_pretrain.py: gradients reduced in BF16,
+    // the router forced to balance the tokens). Layouts: the presets' own, or
+    // set_deepseek_v3_pipeline_model_parallel_ layout's for (K, v) = (4, 4) and (8, 1). Checked
+    // after MTP and the recomputed modules were built, as runs nothing in the model was set from.
     void megatronBridgeDeepSeek_data()
     {
         addBridgeColumns();
@@ -631,6 +631,20 @@ private Q_SLOTS:
             << "device=b300,pp=8,dp=32,ep=8,microbatch_size=2,microbatches=64,"
                "recompute_modules=mla_up_proj,pipeline_layout=Et*8|(t*8|)*6t*5mL"
             << 256 << 3456.0;
+        // The 26.04 container's B300 and B200 rows ran v0.4.0's presets: K16, E8, micro-batch 1,
+        // set_deepseek_v3_pipeline_model_parallel_layout's (16, 1) layout, mla_up_proj.
+        QTest::addRow("DeepSeek-V3, 256 B300, K16 E8 (26.04)")
+            << "deepseek-v3"
+            << "device=b300,pp=16,dp=16,ep=8,microbatch_size=1,microbatches=256,"
+               "recompute_modules=mla_up_proj," +
+                   layout16
+            << 256 << 3131.0;
+        QTest::addRow("DeepSeek-V3, 256 B200, K16 E8 (26.04)")
+            << "deepseek-v3"
+            << "device=b200,pp=16,dp=16,ep=8,microbatch_size=1,microbatches=256,"
+               "recompute_modules=mla_up_proj," +
+                   layout16
+            << 256 << 2815.0;
         // DeepEP's flex dispatcher with the all-to-alls overlapped (moe_a2a_overlap).
         QTest::addRow("DeepSeek-V3, 256 B200, K8 v2 E32")
             << "deepseek-v3"
