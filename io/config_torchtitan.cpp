@@ -1066,8 +1066,12 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
         break;
     case core::Recompute::selective:
         body += "mode = \"selective\"\nselective_ac_option = \"op\"\n";
-        notes.push_back("recompute=selective: torchtitan has no attention-only recomputation; "
-                        "written as its per-op policy (recompute=op)");
+        notes.push_back("recompute=selective" +
+                        (s.recomputeModules == "core_attn"
+                             ? std::string()
+                             : " of " + core::fieldText(s, "recompute_modules")) +
+                        ": torchtitan has no module-by-module recomputation; written as its "
+                        "per-op policy (recompute=op)");
         break;
     case core::Recompute::op:
         body += "mode = \"selective\"\nselective_ac_option = \"op\"\n";

@@ -2104,6 +2104,21 @@ private Q_SLOTS:
         QTest::addRow("torchtitan delayed FP8 scaling")
             << int(Framework::torchtitan) << QStringList{"precision=fp8", "fp8_scaling=delayed"}
             << "fp8_scaling=delayed";
+        // Multi-token prediction and recomputed modules (docs/step_time.md, docs/activations.md).
+        QTest::addRow("torchtitan multi-token prediction")
+            << int(Framework::torchtitan) << QStringList{"mtp_layers=1"}
+            << "mtp_layers=1: torchtitan builds multi-token prediction from its model registry";
+        QTest::addRow("deepspeed multi-token prediction")
+            << int(Framework::deepspeed) << QStringList{"mtp_layers=1"}
+            << "mtp_layers=1: DeepSpeed has no multi-token-prediction module";
+        QTest::addRow("torchtitan recomputed modules")
+            << int(Framework::torchtitan)
+            << QStringList{"recompute=selective", "recompute_modules=core_attn mlp"}
+            << "recompute=selective of core_attn mlp: torchtitan has no module-by-module";
+        QTest::addRow("megatron selective recomputation of nothing")
+            << int(Framework::megatron)
+            << QStringList{"recompute=selective", "recompute_modules=none"}
+            << "recompute=selective with recompute_modules=none reruns nothing";
         // docs/experts.md, "Capacity": torchtitan's MoE has none; DeepSpeed-MoE's gate pads to
         // capacity with drop_tokens, to the group's largest load without (sharded_moe.py).
         QTest::addRow("torchtitan with a capacity")
