@@ -1576,7 +1576,7 @@ std::vector<std::int64_t> unequalChunkBytes(const Scenario &s, const ModelSpec &
         const int mtp = j + 1 == runs.size() && s.mode == Mode::training ? s.mtpLayers : 0;
         bytes[j] = stageActivationBytes(denseLayerBytes, moeLayerBytes, runs[j].count + mtp,
                                         moeLayersIn(model, runs[j].first, runs[j].count) +
-                                            (mtpLayerIsMoe(model) ? mtp : 0));
+                                            mtpMoeLayers(model, mtp));
         if (bytes[j] == kTooLarge)
             return {}; // the stage's own count says so
     }
@@ -1651,8 +1651,8 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
                                 st.mtpLayers);
         const bool embedding = holdsEmbedding(schedule, s.pp, i);
         const bool head = holdsHead(schedule, s.pp, i);
-        st.expertParams = (st.moeLayers + (mtpLayerIsMoe(model) ? st.mtpLayers : 0)) *
-                          perDevice.perMoeLayerExperts;
+        st.expertParams =
+            (st.moeLayers + mtpMoeLayers(model, st.mtpLayers)) * perDevice.perMoeLayerExperts;
         const std::int64_t dense = st.params - st.expertParams;
         st.weightsBytes =
             zeroShard(weightBytes(dense, heldWeightPrecision(s)),
@@ -1875,7 +1875,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
             st.inflightMicrobatches = pipe.inflight[static_cast<std::size_t>(i)];
             // Multi-token prediction's layers keep what a layer of their kind keeps.
             const int held = st.layers + st.mtpLayers;
-            const int heldMoe = st.moeLayers + (mtpLayerIsMoe(model) ? st.mtpLayers : 0);
+            const int heldMoe = st.moeLayers + mtpMoeLayers(model, st.mtpLayers);
             const std::int64_t stageLayers =
                 stageActivationBytes(denseLayerBytes, moeLayerBytes, held, heldMoe);
             // Full recomputation rebuilds one layer of one micro-batch at a time: that layer's

@@ -148,7 +148,7 @@ MemoryStepSizes memoryStepSizes(const Scenario &s, const Presets &presets, const
     // The same terms as core::evaluate (docs/activations.md, "Per stage").
     // Multi-token prediction's layers keep what a layer of their kind keeps.
     const int layers = st.layers + st.mtpLayers;
-    const int moeLayers = st.moeLayers + (mtpLayerIsMoe(*model) ? st.mtpLayers : 0);
+    const int moeLayers = st.moeLayers + mtpMoeLayers(*model, st.mtpLayers);
     sizes.stageLayersBytes = stageActivationBytes(*model, act, layers, moeLayers);
     sizes.chunks = chunksPerStage(s.schedule, s.virtualStages);
     sizes.freedAtWeight = splitsWeightGradients(s.schedule);

@@ -111,6 +111,11 @@ bool isMoeLayer(const ModelSpec &model, int index);
 // Whether multi-token prediction's layer has experts: it repeats the last layer's kind
 // (Megatron-core get_gpt_mtp_block_spec, the decoder's last layer spec).
 bool mtpLayerIsMoe(const ModelSpec &model);
+// Of `depths` multi-token-prediction layers, those with experts: all or none.
+inline int mtpMoeLayers(const ModelSpec &model, int depths)
+{
+    return mtpLayerIsMoe(model) ? depths : 0;
+}
 
 // How many of the `count` layers from `first` have experts: O(1).
 int moeLayersIn(const ModelSpec &model, int first, int count);
