@@ -78,6 +78,8 @@ private Q_SLOTS:
                                                                                 << "memory";
         QTest::addRow("DeepSeek-V3 Technical Report: PP16, EP64, 2,048 H800s") << "deepseek-v3-h800"
                                                                                << "step-time";
+        QTest::addRow("Megatron-Bridge: DeepSeek-V3 on 256 GB300s") << "deepseek-v3-gb300-bridge"
+                                                                    << "memory";
     }
     void teaches()
     {
@@ -120,6 +122,18 @@ private Q_SLOTS:
             QCOMPARE(r.stages[0].expertParams, 4 * experts);
             QCOMPARE(r.stages[1].expertParams, 7 * experts);
             QVERIFY(r.stepTime && r.stepTime->breakdown[core::TimePart::expertComm] > 0);
+        } else if (id == "deepseek-v3-gb300-bridge") {
+            // The layout's 16 chunks, chunk j = c·K + s on stage s: stage 0 holds chunks 0, 2,
+            // …, 14 (4 layers each, the first with the embedding), 32 layers; stage 1 chunks 1,
+            // 3, …, 15, 7 × 4 + 1 = 29 layers, the last chunk's beside the MTP layer and the loss.
+            QVERIFY2(verdict.contains("256 devices") && verdict.contains("Fits"),
+                     qPrintable(verdict));
+            const core::Report &r = document.report();
+            QCOMPARE(r.stages[0].layers, 32);
+            QCOMPARE(r.stages[1].layers, 29);
+            QCOMPARE(r.stages[0].mtpLayers, 0);
+            QCOMPARE(r.stages[1].mtpLayers, 1);
+            QVERIFY(!r.hasWarning("recompute-modules-unused"));
         } else if (id == "70b-one-device") {
             QVERIFY(verdict.contains("Does not fit"));
             QCOMPARE(memory("Weights")[0], 2 * 70'553'706'496.0 / 1e9); // 141.1 GB
