@@ -165,6 +165,16 @@ class TestPlanner : public QObject
                 << "model=gpt-3-175b,device=a100-80gb,seq_len=2048,grad_precision=fp32" << 64 << 64;
     }
 
+    // Multi-token prediction on the loss's stage and Megatron-LM's recomputed modules in the
+    // selective layouts, with experts: the candidates are evaluate()'s and the bound a bound.
+    static void addMtpAndModulesCase()
+    {
+        QTest::newRow("Qwen3-30B-A3B on 16 B200, batch 32, MTP and recomputed modules")
+            << "model=qwen3-30b-a3b,device=b200,seq_len=2048,framework=megatron,mtp_layers=1,"
+               "recompute_modules=moe_act layernorm"
+            << 16 << 32;
+    }
+
 private Q_SLOTS:
     void bestEqualsBruteForce_data() { addCases(); }
     // docs/planner.md: on small cases the planner's best is the exhaustive search's best.
@@ -207,7 +217,11 @@ private Q_SLOTS:
         }
     }
 
-    void candidatesFitAndRejectionsDoNot_data() { addCases(); }
+    void candidatesFitAndRejectionsDoNot_data()
+    {
+        addCases();
+        addMtpAndModulesCase();
+    }
     // docs/planner.md: every returned candidate fits, every rejected one does not; the
     // numbers are evaluate()'s own, and the step-time pieces add up.
     void candidatesFitAndRejectionsDoNot()
@@ -252,6 +266,7 @@ private Q_SLOTS:
         // than m·(F + B), which the bound must allow for.
         QTest::newRow("Qwen3-30B-A3B on 16 B200, batch 32, ep_overlap")
             << "model=qwen3-30b-a3b,device=b200,seq_len=2048,ep_overlap=true" << 16 << 32;
+        addMtpAndModulesCase();
     }
     // docs/planner.md: pruning is exact only if the bound is a bound.
     void boundNeverExceedsStepTime()
