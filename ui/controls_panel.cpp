@@ -382,25 +382,28 @@ QDoubleSpinBox *ControlsPanel::addNumber(const QString &key, const QString &labe
     box->setProperty(kScaleProperty, range.scale);
     wheelOnlyWhenFocused(box);
     addRow(key, label, box);
-    connect(
-        box, &QDoubleSpinBox::valueChanged, this,
-        [this, box, key, scale = range.scale, gesture = stepGesture(box->steps())](double value) {
-            // A box with a special value at its minimum stands for an empty key, but for a
-            // count whose minimum names itself (mtp_layers' "none" is 0).
-            const bool unset = value == box->minimum() && !box->specialValueText().isEmpty() &&
-                               key != QLatin1String("mtp_layers");
-            // Padding needs a capacity: going dropless turns it off in the same undo step.
-            if (unset && key == QLatin1String("expert_capacity_factor") &&
-                m_document->scenario().padToCapacity) {
-                core::Scenario next = m_document->scenario();
-                next.expertCapacityFactor.reset();
-                next.padToCapacity = false;
-                m_document->setScenario(next, tr("Set expert_capacity_factor to dropless"));
-                return;
-            }
-            m_document->setField(key, unset ? QString() : QString::number(value * scale, 'g', 15),
-                                 gesture());
-        });
+    // An optional key's special value at the minimum stands for the key unset; a count's
+    // (expert_tp's "as T", mtp_layers' "none") names the minimum itself, 0.
+    const core::FieldInfo *field = core::findField(key.toStdString());
+    const bool optional =
+        field && std::holds_alternative<std::optional<double> core::Scenario::*>(field->member);
+    connect(box, &QDoubleSpinBox::valueChanged, this,
+            [this, box, key, optional, scale = range.scale,
+             gesture = stepGesture(box->steps())](double value) {
+                const bool unset =
+                    optional && value == box->minimum() && !box->specialValueText().isEmpty();
+                // Padding needs a capacity: going dropless turns it off in the same undo step.
+                if (unset && key == QLatin1String("expert_capacity_factor") &&
+                    m_document->scenario().padToCapacity) {
+                    core::Scenario next = m_document->scenario();
+                    next.expertCapacityFactor.reset();
+                    next.padToCapacity = false;
+                    m_document->setScenario(next, tr("Set expert_capacity_factor to dropless"));
+                    return;
+                }
+                m_document->setField(
+                    key, unset ? QString() : QString::number(value * scale, 'g', 15), gesture());
+            });
     return box;
 }
 

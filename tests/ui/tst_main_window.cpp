@@ -470,6 +470,17 @@ private Q_SLOTS:
         QVERIFY(document.report().stages.back().params > before);
         depths->setValue(0);
         document.flush();
+        QCOMPARE(document.scenario().mtpLayers, 0);
+        // A count's special value is the count (expert_tp's "as T" is 0), not an unset key.
+        auto *expertTp = qobject_cast<QDoubleSpinBox *>(window.controls()->control("expert_tp"));
+        QVERIFY(document.setField(QStringLiteral("model"), QStringLiteral("qwen3-30b-a3b")));
+        QVERIFY(document.setField(QStringLiteral("expert_tp"), QStringLiteral("1")));
+        document.flush();
+        QVERIFY(expertTp && expertTp->isEnabled());
+        expertTp->setValue(expertTp->minimum());
+        document.flush();
+        QCOMPARE(document.scenario().expertTp, 0);
+        QCOMPARE(expertTp->text(), QStringLiteral("as T"));
         QVERIFY(document.setField(QStringLiteral("mode"), QStringLiteral("inference")));
         document.flush();
         QVERIFY(!depths->isEnabled());
