@@ -332,6 +332,13 @@ std::int64_t contextTokens(const Scenario &s)
     return std::int64_t{s.seqLen} + (s.mode == Mode::inference ? s.outputLen : 0);
 }
 
+unsigned recomputeModuleBits(const Scenario &s)
+{
+    const auto modules = parseRecomputeModules(s.recomputeModules);
+    return std::holds_alternative<unsigned>(modules) ? std::get<unsigned>(modules)
+                                                     : kRecomputeCoreAttn;
+}
+
 ActivationConfig activationConfig(const Scenario &s)
 {
     ActivationConfig c;
@@ -340,10 +347,7 @@ ActivationConfig activationConfig(const Scenario &s)
     c.tp = s.tp;
     c.sequenceParallel = s.sequenceParallel;
     c.recompute = s.recompute;
-    // Validation refuses a list that does not parse; the attention core otherwise.
-    const auto modules = parseRecomputeModules(s.recomputeModules);
-    c.recomputeModules = std::holds_alternative<unsigned>(modules) ? std::get<unsigned>(modules)
-                                                                   : kRecomputeCoreAttn;
+    c.recomputeModules = recomputeModuleBits(s);
     c.attention = s.attention;
     c.fusedSwiglu = s.fusedSwiglu;
     c.bytesPerValue = activationValueBytes(s.precision);

@@ -54,6 +54,10 @@ int kvBytesPerValue(const Scenario &scenario);
 // in inference, every output token (output_len).
 std::int64_t contextTokens(const Scenario &scenario);
 
+// The RecomputeModule bits of the scenario's recompute_modules; the attention core where the
+// list does not parse (validation refuses it).
+unsigned recomputeModuleBits(const Scenario &scenario);
+
 // How the scenario keeps its layers' activations; with the model, its experts' load under
 // a capacity factor too (expertLoad).
 ActivationConfig activationConfig(const Scenario &scenario);

@@ -429,7 +429,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     c.tpOverlap = s.tpOverlap && c.sequenceParallel;
     c.training = s.mode == Mode::training;
     c.recompute = c.training ? s.recompute : Recompute::none;
-    c.recomputeModules = activationConfig(s).recomputeModules;
+    c.recomputeModules = recomputeModuleBits(s);
     c.attention = s.attention;
     c.activationBytes = activationValueBytes(s.precision);
     c.weightBytes = bitsPerValue(s.precision) / 8.0;
@@ -935,7 +935,7 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
             {"virtual-stages-unused", "virtual_stages = " + std::to_string(s.virtualStages) +
                                           " only applies to the interleaved schedule"});
     // What a recompute_modules list names that reruns nothing here.
-    const unsigned modules = activationConfig(s).recomputeModules;
+    const unsigned modules = recomputeModuleBits(s);
     if (s.mode == Mode::training && s.recompute != Recompute::selective &&
         modules != kRecomputeCoreAttn)
         r.warnings.push_back(
