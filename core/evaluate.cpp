@@ -84,6 +84,21 @@ bool fp8AttentionRuns(const Scenario &s, const DeviceSpec &device)
     return s.fp8Attention && !s.mfu && !fp8AttentionUnused(s, device);
 }
 
+// Why fp8_lm_head cannot apply here, or nothing when it does: Megatron-core runs the LM head
+// under the FP8 autocast only with the MXFP8 recipe (transformer_config.py: fp8_output_proj
+// requires fp8_recipe='mxfp8'), in Parascope FP8 training with block scaling.
+std::optional<std::string> fp8LmHeadUnused(const Scenario &s)
+{
+    if (s.mode != Mode::training)
+        return std::string("inference times the LM head at the precision's own rate already");
+    if (s.precision != Precision::fp8)
+        return "it needs FP8 training, not " + std::string(toString(s.precision));
+    if (s.fp8Scaling != Fp8Scaling::block)
+        return "Megatron-core runs it with MXFP8 only (fp8_scaling=block), not fp8_scaling=" +
+               std::string(toString(s.fp8Scaling));
+    return std::nullopt;
+}
+
 // The same for the data-parallel collectives, which dp_collective_units may cap (NCCL_MAX_CTAS,
 // or Megatron-LM's per-communicator NCCL config: --nccl-communicator-config-path).
 double dpCollectiveShare(const DeviceSpec &device, const Scenario &s)
@@ -436,6 +451,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     c.commBytes = static_cast<int>(bitsPerValue(tpActivationPrecision(s.precision)) / 8);
     c.fp8AmaxPass = s.fp8Scaling == Fp8Scaling::current;
     c.fp8Attention = fp8AttentionRuns(s, device);
+    c.fp8LmHead = s.fp8LmHead && !fp8LmHeadUnused(s);
     c.fusedElementwise = s.fusedElementwise;
     c.tpLink = t.tpLink;
     // Megatron-core orders ranks T, C, E, D, K: a sequence's C ranks span T x C devices, an
@@ -866,6 +882,12 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                 {"fp8-attention-unused", "fp8_attention runs the fused attention kernel in FP8; "
                                          "here it is timed in BF16: " +
                                              *why});
+    if (s.fp8LmHead)
+        if (const auto why = fp8LmHeadUnused(s))
+            r.warnings.push_back({"fp8-lm-head-unused",
+                                  "fp8_lm_head runs the LM head's multiplies in FP8; here they "
+                                  "are timed as without it: " +
+                                      *why});
     if (s.tpOverlap && !(s.sequenceParallel && s.tp > 1))
         r.warnings.push_back({"tp-overlap-unused",
                               "tp_overlap hides sequence parallelism's collectives; it has none "
@@ -943,9 +965,9 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                                              "' only applies to recompute = selective"});
     else if (s.mode == Mode::training && s.recompute == Recompute::selective) {
         std::string idle;
-        const auto check = [&](unsigned module, const char *name, bool applies) {
+        const auto check = [&](unsigned module, const char *word, bool applies) {
             if ((modules & module) != 0 && !applies)
-                idle += (idle.empty() ? "" : ", ") + std::string(name);
+                idle += (idle.empty() ? "" : ", ") + std::string(word);
         };
         const bool experts = model.hasExperts();
         check(kRecomputeMoe, "moe", experts);

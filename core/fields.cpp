@@ -157,6 +157,10 @@ const std::array kFields{
               "FP8 and NVFP4 training run the fused attention kernel in FP8 too (Transformer "
               "Engine's FP8 dot-product attention, Megatron-LM --fp8-dot-product-attention), at "
               "the device's measured FP8-over-BF16 rates; off, in BF16 (docs/step_time.md)."},
+    FieldInfo{"fp8_lm_head", &Scenario::fp8LmHead,
+              "FP8 training with block scaling (MXFP8) runs the LM head's multiplies in FP8 too, "
+              "with their casts (Megatron-LM --fp8-output-proj); off, in 16 bits, as "
+              "Megatron-core's output layer runs by default (docs/step_time.md)."},
     FieldInfo{"fused_grad_accumulation", &Scenario::fusedGradAccumulation,
               "The weight-gradient multiply adds into the accumulated gradients (Megatron-LM "
               "--gradient-accumulation-fusion); off, each micro-batch's gradients are added in "

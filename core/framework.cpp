@@ -414,6 +414,13 @@ std::vector<std::string> unsupportedByFramework(const Scenario &s)
         (s.framework == Framework::torchtitan || s.framework == Framework::deepspeed))
         out.push_back(name + " runs no micro-batch's all-to-all under another's computation "
                              "(ep_overlap is Megatron-LM's --overlap-moe-expert-parallel-comm)");
+    // The LM head in FP8 is Megatron-core's fp8_output_proj (NVIDIA/Megatron-LM#4825);
+    // torchtitan's converters skip the output layer (filter_fqns), and DeepSpeed has no such
+    // setting.
+    if (s.fp8LmHead && s.mode == Mode::training &&
+        (s.framework == Framework::torchtitan || s.framework == Framework::deepspeed))
+        out.push_back(name + " keeps the LM head in 16 bits (fp8_lm_head is Megatron-core's "
+                             "fp8_output_proj)");
     // torchtitan's device mesh (pp, dp_replicate, dp_shard, cp, tp:
     // torchtitan/distributed/parallel_dims.py) and DeepSpeed's topology (pipe, data, model:
     // deepspeed/runtime/pipe/topology.py) keep the pipeline outermost; only Megatron-LM takes

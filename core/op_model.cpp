@@ -1186,12 +1186,21 @@ EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const Devi
                      c.weightBytes, c.activationBytes, false);
         return endTimes(std::move(b.ops), c.training);
     }
-    // FP8 training keeps the LM head in 16 bits: Megatron-core's output layer is its own
-    // ColumnParallelLinear outside Transformer Engine's fp8_autocast (models/gpt/gpt_model.py,
-    // transformer/transformer_block.py), and torchtitan's float8 converter is shown filtering
-    // "output" (torchtitan/components/quantization/float8.md).
-    b.sixteenBitProjection("lm_head", "LM head", tokens, vocab, h, c.weightBytes, c.activationBytes,
-                           false);
+    if (c.fp8LmHead && rates.narrow) {
+        // Megatron-core's fp8_output_proj: the head is Transformer Engine's column-parallel
+        // linear under the MXFP8 autocast (NVIDIA/Megatron-LM#4825, TELMHeadColumnParallelLinear),
+        // its input and the logits' gradient cast as every FP8 multiply's are.
+        b.projection("lm_head", "LM head", tokens, vocab, h, c.weightBytes, c.activationBytes,
+                     false);
+        addFp8Casts(b, c);
+    } else {
+        // FP8 training otherwise keeps the LM head in 16 bits: Megatron-core's output layer is
+        // its own ColumnParallelLinear outside Transformer Engine's fp8_autocast
+        // (models/gpt/gpt_model.py, transformer/transformer_block.py), and torchtitan's float8
+        // converter is shown filtering "output" (torchtitan/components/quantization/float8.md).
+        b.sixteenBitProjection("lm_head", "LM head", tokens, vocab, h, c.weightBytes,
+                               c.activationBytes, false);
+    }
     // Vocabulary-parallel cross-entropy, one pass over the logits per PyTorch operation
     // (NVIDIA/Megatron-LM, megatron/core/tensor_parallel/cross_entropy.py): forward casts them
     // to FP32 (e + 4 bytes each), takes the max (4), subtracts it (8), exponentiates (8), sums

@@ -129,6 +129,8 @@ struct LayerConfig
     // The fused attention kernel in FP8 (fp8_attention), at the device's measured FP8-over-BF16
     // rates where it has them.
     bool fp8Attention = false;
+    // The LM head's multiplies in FP8 with their casts (fp8_lm_head), in training.
+    bool fp8LmHead = false;
     bool fusedElementwise = true; // norms, RoPE and SwiGLU fused; false: PyTorch eager ops
     Link tpLink;                  // with its efficiency; unused when tp = 1
     bool tpOverlap = false; // sequence parallelism's collectives hidden behind the projections

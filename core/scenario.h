@@ -333,6 +333,10 @@ struct Scenario
     // FP8 dot-product attention, Megatron-LM --fp8-dot-product-attention; docs/step_time.md,
     // "FP8 attention"); false: in BF16, Transformer Engine's default.
     bool fp8Attention = false;
+    // FP8 training with block scaling runs the LM head's multiplies in FP8 too, with their
+    // casts (Megatron-core fp8_output_proj, NVIDIA/Megatron-LM#4825: MXFP8 only; docs/
+    // step_time.md, "FP8 LM head"); false: in 16 bits, Megatron-core's default.
+    bool fp8LmHead = false;
     ZeroBuffers zeroBuffers = ZeroBuffers::none;
     double reserveGib = 2.0;
     std::optional<double> interNodeGbPerS; // overrides the device's network

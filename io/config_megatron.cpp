@@ -923,6 +923,7 @@ enum class Flag
     fp8ParamGather,
     fp8Dpa,
     fp8Mha,
+    fp8OutputProj,
     fp4Format,
     fp4ParamGather,
     ddpBucketSize,
@@ -1042,6 +1043,7 @@ constexpr std::array kFlags{
     FlagInfo{"--fp8-param-gather", Flag::fp8ParamGather, Takes::nothing, "fp8_params"},
     FlagInfo{"--fp8-dot-product-attention", Flag::fp8Dpa, Takes::nothing, "fp8_attention"},
     FlagInfo{"--fp8-multi-head-attention", Flag::fp8Mha, Takes::nothing, "fp8_attention"},
+    FlagInfo{"--fp8-output-proj", Flag::fp8OutputProj, Takes::nothing, "fp8_lm_head"},
     FlagInfo{"--fp4-format", Flag::fp4Format, Takes::value, "precision"},
     FlagInfo{"--fp4-param-gather", Flag::fp4ParamGather, Takes::nothing, "precision"},
     FlagInfo{"--fp8-recipe", Flag::fp8Recipe, Takes::value, "fp8_scaling"},
@@ -2078,6 +2080,18 @@ private:
                     "--fp8-multi-head-attention: timed as FP8 attention (fp8_attention); the "
                     "projections' FP8 outputs handed to it are not modelled apart");
         }
+        // --fp8-output-proj (transformer_config.py, fp8_output_proj; NVIDIA/Megatron-LM#4825)
+        // runs the LM head under the MXFP8 autocast; Megatron-core refuses it without FP8 or
+        // with another recipe.
+        s.fp8LmHead = false;
+        if (has(Flag::fp8OutputProj)) {
+            if (s.precision == core::Precision::fp8 && m_mxfp8)
+                s.fp8LmHead = true;
+            else
+                m_out.assumptions.push_back("--fp8-output-proj without --fp8-format and "
+                                            "--fp8-recipe mxfp8: Megatron-core refuses it; read "
+                                            "as the LM head in 16 bits");
+        }
         has(Flag::gradFp32);
         if (has(Flag::gradReduceBf16))
             s.gradPrecision = core::Precision::bf16;
@@ -2370,9 +2384,10 @@ private:
             s.fp8Scaling = core::Fp8Scaling::delayed;
         else if (g->value == "tensorwise")
             s.fp8Scaling = core::Fp8Scaling::current;
-        else if (g->value == "mxfp8" || g->value == "blockwise")
+        else if (g->value == "mxfp8" || g->value == "blockwise") {
             s.fp8Scaling = core::Fp8Scaling::block;
-        else if (g->value == "custom")
+            m_mxfp8 = g->value == "mxfp8";
+        } else if (g->value == "custom")
             m_out.assumptions.push_back("--fp8-recipe custom: timed as delayed scaling, one read "
                                         "of each tensor per cast");
         else
@@ -2446,6 +2461,7 @@ private:
     const core::Presets &m_presets;
     const ImportOptions &m_options;
     ImportedConfig &m_out;
+    bool m_mxfp8 = false; // --fp8-recipe mxfp8, which --fp8-output-proj needs
     std::map<Flag, Given> m_given;
     int m_tp = 1;
 
@@ -2521,6 +2537,10 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
         args.emplace_back(std::move(name), std::move(value));
     };
     const auto number = [](auto v) { return std::to_string(v); };
+    // The LM head in FP8 (fp8_lm_head): Megatron-core's fp8_output_proj, MXFP8 only.
+    const bool lmHeadInFp8 = s.fp8LmHead && s.mode == core::Mode::training &&
+                             s.precision == Precision::fp8 &&
+                             s.fp8Scaling == core::Fp8Scaling::block;
 
     flag("--tensor-model-parallel-size", number(s.tp));
     flag("--pipeline-model-parallel-size", number(s.pp));
@@ -2684,11 +2704,14 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
         if (s.fp8Params && s.mode == core::Mode::training)
             flag("--fp8-param-gather");
         // transformer_config.py: delayed is the default recipe; tensorwise is current scaling;
-        // blockwise scales blocks on Hopper (mxfp8 is Blackwell's).
+        // blockwise scales blocks on Hopper (mxfp8 is Blackwell's), and fp8_output_proj takes
+        // mxfp8 only.
         if (s.fp8Scaling == core::Fp8Scaling::current)
             flag("--fp8-recipe", "tensorwise");
         else if (s.fp8Scaling == core::Fp8Scaling::block)
-            flag("--fp8-recipe", "blockwise");
+            flag("--fp8-recipe", lmHeadInFp8 ? "mxfp8" : "blockwise");
+        if (lmHeadInFp8)
+            flag("--fp8-output-proj");
         megatron_detail::noteFp8Attention(s, notes);
         break;
     case Precision::nvfp4:

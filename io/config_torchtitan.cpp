@@ -1102,6 +1102,9 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
     if (s.fp8Attention && s.precision == core::Precision::fp8)
         notes.push_back("fp8_attention=true: torchao's float8 converter changes the linear "
                         "layers only; attention runs in 16 bits");
+    if (s.fp8LmHead && s.precision == core::Precision::fp8)
+        notes.push_back("fp8_lm_head=true: torchtitan's float8 and MX converters leave the "
+                        "output layer in 16 bits (filter_fqns)");
     if (s.saveQuantizedInputs && s.precision == core::Precision::fp8 &&
         s.mode == core::Mode::training)
         notes.push_back("save_quantized_inputs=true: torchao's Float8Linear keeps 16-bit inputs "

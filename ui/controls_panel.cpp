@@ -152,6 +152,7 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     addCheck(QStringLiteral("fp8_params"), tr("FP8 parameters"));
     addCheck(QStringLiteral("save_quantized_inputs"), tr("Keep cast inputs"));
     addCheck(QStringLiteral("fp8_attention"), tr("FP8 attention"));
+    addCheck(QStringLiteral("fp8_lm_head"), tr("FP8 LM head"));
     addEnumItems<core::Mode>(addChoice(QStringLiteral("mode"), tr("M&ode")));
 
     addSlider(QStringLiteral("pp"), tr("Pipeline stages &K"), 1, 128, true);
@@ -586,6 +587,22 @@ void ControlsPanel::refresh()
             : inference
                 ? tr("Not used in inference: it applies to FP8 and NVFP4 training.\n%1").arg(help)
                 : help);
+    }
+    // Megatron-core runs the LM head in FP8 under MXFP8 training only (fp8_output_proj).
+    {
+        const bool block = s.fp8Scaling == core::Fp8Scaling::block;
+        QWidget *control = m_controls.value(QStringLiteral("fp8_lm_head"));
+        const QString help = tooltipFor(QStringLiteral("fp8_lm_head"));
+        control->setEnabled(fp8 && block && !inference);
+        control->setToolTip(
+            !fp8 ? tr("Not used at %1 precision: it applies to FP8 training with block "
+                      "scaling.\n%2")
+                       .arg(QString::fromLatin1(core::toString(s.precision)), help)
+            : inference ? tr("Not used in inference: it applies to FP8 training.\n%1").arg(help)
+            : !block    ? tr("Not used with %1 scaling: Megatron-core runs the LM head in FP8 "
+                                "with MXFP8 (per block) only.\n%2")
+                           .arg(QString::fromLatin1(core::toString(s.fp8Scaling)), help)
+                     : help);
     }
     // Experts are spread only where the model has them.
     const core::ModelSpec *model = core::resolveModel(s, m_document->presets());

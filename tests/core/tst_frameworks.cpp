@@ -457,6 +457,9 @@ private Q_SLOTS:
         QTest::addRow("DeepSpeed's split counts no ends")
             << "framework=deepspeed,pp=4,ends_in_pipeline_split=true"
             << "DeepSpeed splits the layers without counting the embedding and the loss";
+        QTest::addRow("torchtitan's converters skip the output layer")
+            << "framework=torchtitan,precision=fp8,fp8_scaling=block,fp8_lm_head=true"
+            << "torchtitan keeps the LM head in 16 bits";
     }
     void unsupportedIsWarned()
     {

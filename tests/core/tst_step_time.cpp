@@ -2419,6 +2419,76 @@ private Q_SLOTS:
             QCOMPARE(on.stepTime->stepTimeS, plain.stepTime->stepTimeS);
     }
 
+    // fp8_lm_head (Megatron-core fp8_output_proj, NVIDIA/Megatron-LM#4825): under MXFP8 the LM
+    // head is Transformer Engine's column-parallel linear, so it runs at FP8's sustained 0.642 of
+    // 1,979 TFLOPS on the H100 rather than BF16's 0.706 of 989 (fp8CastsAndHeadByHand, the
+    // device preset's sources), and its input and the
+    // logits' gradient are cast as every FP8 multiply's: read 2, write 1 + 1 bytes a value.
+    void fp8LmHeadByHand()
+    {
+        const QString set = QStringLiteral("precision=fp8,fp8_scaling=block");
+        const Report bf16Head = evaluate(scenario(set), io::builtinPresets());
+        const Report r = evaluate(scenario(set + ",fp8_lm_head=true"), io::builtinPresets());
+        QVERIFY(r.ok() && r.stepTime && bf16Head.ok() && bf16Head.stepTime);
+        QVERIFY(!r.hasWarning("fp8-lm-head-unused"));
+        const double tokens = 4096, vocab = 16032, h = 8192, bandwidth = 3350e9 * 0.9;
+        const double flops = 2 * tokens * vocab * h;
+        const double use = tokens * vocab / (16.0 * 132 * 256 * 128);
+        const LayerOp &head = opOf(r.endOps, "lm_head");
+        QCOMPARE(head.forward.flops, flops);
+        QVERIFY(near(head.forward.seconds,
+                     flops / (1979e12 * 0.642 * use) + tokens * vocab * 2 / bandwidth, 1e-9));
+        const LayerOp &cast = opOf(r.endOps, "fp8_cast");
+        QVERIFY(near(cast.forward.bytes, tokens * h * 4));
+        QVERIFY(near(cast.backward.bytes, tokens * vocab * 4));
+        QVERIFY(near(cast.backward.seconds, tokens * vocab * 4 / bandwidth, 1e-9));
+        QVERIFY(cast.part == TimePart::embeddingHead);
+        // Only the last stage's end work changes.
+        const TimeBreakdown &a = bf16Head.stepTime->breakdown;
+        const TimeBreakdown &b = r.stepTime->breakdown;
+        QVERIFY(b[TimePart::embeddingHead] < a[TimePart::embeddingHead]);
+        QCOMPARE(b[TimePart::matmul], a[TimePart::matmul]);
+        QCOMPARE(b[TimePart::memoryBound], a[TimePart::memoryBound]);
+        QVERIFY(std::none_of(bf16Head.endOps.begin(), bf16Head.endOps.end(),
+                             [](const LayerOp &o) { return o.key == "fp8_cast"; }));
+    }
+
+    // Where Megatron-core would not run the head in FP8, it stays in 16 bits and the report says
+    // why.
+    void fp8LmHeadUnusedSaysWhy_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<QString>("why");
+        const QString base = QStringLiteral("fp8_lm_head=true,");
+        QTest::addRow("BF16") << base + "precision=bf16"
+                              << "needs FP8 training, not bf16";
+        QTest::addRow("current scaling") << base + "precision=fp8,fp8_scaling=current"
+                                         << "MXFP8 only (fp8_scaling=block), not "
+                                            "fp8_scaling=current";
+        QTest::addRow("delayed scaling") << base + "precision=fp8,fp8_scaling=delayed"
+                                         << "not fp8_scaling=delayed";
+        QTest::addRow("inference") << base + "precision=fp8,fp8_scaling=block,mode=inference"
+                                   << "inference times the LM head";
+    }
+    void fp8LmHeadUnusedSaysWhy()
+    {
+        QFETCH(QString, set);
+        QFETCH(QString, why);
+        const Presets presets = io::builtinPresets();
+        const Report on = evaluate(scenario(set), presets);
+        QVERIFY(on.ok());
+        const auto w = std::find_if(on.warnings.begin(), on.warnings.end(), [](const Warning &x) {
+            return x.code == "fp8-lm-head-unused";
+        });
+        QVERIFY(w != on.warnings.end());
+        QVERIFY2(QString::fromStdString(w->message).contains(why), w->message.c_str());
+        QString off = set;
+        off.replace(QLatin1String("fp8_lm_head=true"), QLatin1String("fp8_lm_head=false"));
+        const Report plain = evaluate(scenario(off), presets);
+        QVERIFY(plain.stepTime && on.stepTime);
+        QCOMPARE(on.stepTime->stepTimeS, plain.stepTime->stepTimeS);
+    }
+
     // Eager attention's multiplies and softmax are not one kernel whose output can be kept.
     void perOpCheckpointingNeedsFusedAttention()
     {

@@ -1587,6 +1587,27 @@ private Q_SLOTS:
             << QByteArray("--bf16 --fp8-dot-product-attention") << fp8Attention << "false"
             << ""
             << "";
+        // The LM head in FP8 (transformer_config.py, fp8_output_proj; NVIDIA/Megatron-LM#4825):
+        // Megatron-core takes it under the MXFP8 recipe only.
+        const QString lmHead = QStringLiteral("fp8_lm_head");
+        QTest::addRow("FP8 LM head under MXFP8")
+            << QByteArray("--fp8-format e4m3 --fp8-recipe mxfp8 --fp8-output-proj") << lmHead
+            << "true"
+            << ""
+            << "";
+        QTest::addRow("FP8 LM head by default off")
+            << QByteArray("--fp8-format e4m3 --fp8-recipe mxfp8") << lmHead << "false"
+            << ""
+            << "";
+        QTest::addRow("FP8 LM head under blockwise scaling")
+            << QByteArray("--fp8-format e4m3 --fp8-recipe blockwise --fp8-output-proj") << lmHead
+            << "false"
+            << ""
+            << "";
+        QTest::addRow("FP8 LM head in a BF16 run")
+            << QByteArray("--bf16 --fp8-output-proj") << lmHead << "false"
+            << ""
+            << "";
         // --attention-backend (megatron/training/arguments.py): flash is Transformer Engine's
         // FlashAttention backend, the flash-attn package; fused its cuDNN kernels; unfused
         // and local materialise the scores.
@@ -1781,6 +1802,17 @@ private Q_SLOTS:
             << megatron
             << QStringList{"model=llama-3.1-8b",     "tp=1",   "pp=1",          "dp=8",
                            "microbatches=16",        "zero=2", "precision=fp8", "fp8_scaling=block",
+                           "sequence_parallel=false"};
+        QTest::addRow("megatron 8B MXFP8 with the LM head in FP8")
+            << megatron
+            << QStringList{"model=llama-3.1-8b",
+                           "device=b200",
+                           "tp=1",
+                           "pp=1",
+                           "dp=8",
+                           "precision=fp8",
+                           "fp8_scaling=block",
+                           "fp8_lm_head=true",
                            "sequence_parallel=false"};
         // Llama 3 405B as Meta split it: the embedding and the loss as layers, K = 16, v = 2.
         QTest::addRow("megatron 405B K16 v2, ends in the split")
@@ -2161,6 +2193,10 @@ private Q_SLOTS:
         QTest::addRow("torchtitan FP8 attention")
             << int(Framework::torchtitan) << QStringList{"precision=fp8", "fp8_attention=true"}
             << "fp8_attention=true: torchao's float8 converter changes the linear layers only";
+        QTest::addRow("torchtitan FP8 LM head")
+            << int(Framework::torchtitan)
+            << QStringList{"precision=fp8", "fp8_scaling=block", "fp8_lm_head=true"}
+            << "fp8_lm_head=true: torchtitan's float8 and MX converters leave the output layer";
         QTest::addRow("torchtitan FP8 inputs kept cast")
             << int(Framework::torchtitan)
             << QStringList{"precision=fp8", "save_quantized_inputs=true"}

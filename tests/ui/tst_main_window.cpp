@@ -303,6 +303,59 @@ private Q_SLOTS:
                     .startsWith("Not used in inference"));
     }
 
+    // The FP8 LM head applies to FP8 training with block scaling only, and says why when greyed.
+    void fp8LmHeadExplainsWhenGreyed_data()
+    {
+        QTest::addColumn<QString>("precision");
+        QTest::addColumn<QString>("scaling");
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<QString>("greyedBecause"); // empty: enabled
+        QTest::addRow("MXFP8 training") << "fp8"
+                                        << "block"
+                                        << "training"
+                                        << "";
+        QTest::addRow("current scaling") << "fp8"
+                                         << "current"
+                                         << "training"
+                                         << "Not used with current scaling";
+        QTest::addRow("bf16") << "bf16"
+                              << "block"
+                              << "training"
+                              << "Not used at bf16 precision";
+        QTest::addRow("inference") << "fp8"
+                                   << "block"
+                                   << "inference"
+                                   << "Not used in inference";
+    }
+    void fp8LmHeadExplainsWhenGreyed()
+    {
+        QFETCH(QString, precision);
+        QFETCH(QString, scaling);
+        QFETCH(QString, mode);
+        QFETCH(QString, greyedBecause);
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        QVERIFY(document.setField(QStringLiteral("mode"), mode));
+        QVERIFY(document.setField(QStringLiteral("precision"), precision));
+        QVERIFY(document.setField(QStringLiteral("fp8_scaling"), scaling));
+        document.flush();
+        QWidget *w = window.controls()->control(QStringLiteral("fp8_lm_head"));
+        QVERIFY(w);
+        QCOMPARE(w->isEnabled(), greyedBecause.isEmpty());
+        if (greyedBecause.isEmpty())
+            QVERIFY(!w->toolTip().startsWith("Not used"));
+        else
+            QVERIFY2(w->toolTip().startsWith(greyedBecause), qPrintable(w->toolTip()));
+        // Ticked, the scenario takes it.
+        if (greyedBecause.isEmpty()) {
+            auto *box = qobject_cast<QCheckBox *>(w);
+            QVERIFY(box);
+            box->click();
+            document.flush();
+            QVERIFY(document.scenario().fp8LmHead);
+        }
+    }
+
     // Keeping cast inputs and FP8 attention apply to FP8 and NVFP4 training only, and say so
     // when greyed.
     void castInputsExplainWhenGreyed_data()
