@@ -667,6 +667,75 @@ private Q_SLOTS:
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
+    // Megatron-Bridge's 26.08 container (NVIDIA-NeMo/Megatron-Bridge,
+    // docs/performance-summary.md, the summary of 2026-08-11): the MoE rows on GB300 and GB200,
+    // run by the recipes of v0.6.0 (src/megatron/bridge/perf_recipes/{deepseek,qwen}/<system>/,
+    // with perf_recipes/deepseek/common.py, _enable_deepseek_full_iteration_mxfp8, and
+    // perf_recipes/qwen/common.py, _enable_hybridep_full_iteration_mxfp8): MXFP8 with FP8
+    // parameters and BF16 gradient reduction (_perf_precision), the whole iteration captured in
+    // one CUDA graph (cuda_graph_impl = "full_iteration"), HybridEP's flex dispatcher with each
+    // micro-batch's all-to-alls under another's computation (overlap_moe_expert_parallel_comm),
+    // the router forced to balance (every benchmark dropless), T = 1. DeepSeek-V3: the recipe's
+    // one MTP layer and `Et*4|(t*4|)*14tmL`, the LM head in FP8 (fp8_output_proj), FP8
+    // attention on GB300 only, recomputation of nothing on GB300 and of `mla_up_proj` on GB200.
+    // Qwen3: FP8 attention, no recomputation, the 235B's embedding and loss counted in its
+    // split (recipes/qwen/h100/qwen3_moe.py). Added after fp8_lm_head was built, as runs nothing
+    // in the model was set from.
+    void megatronBridgeFullIteration_data()
+    {
+        addBridgeColumns();
+        const QString deepSeek =
+            QStringLiteral("mtp_layers=1,fp8_lm_head=true,pipeline_layout=Et*4|(t*4|)*14tmL,");
+        QTest::addRow("DeepSeek-V3, 256 GB300, K2 v8 E32")
+            << "deepseek-v3"
+            << deepSeek + "device=gb300-nvl72,pp=2,schedule=interleaved,virtual_stages=8,dp=128,"
+                          "ep=32,microbatch_size=1,microbatches=32,recompute=none,"
+                          "fp8_attention=true"
+            << 256 << 6288.0;
+        QTest::addRow("DeepSeek-V3, 256 GB200, K4 v4 E64")
+            << "deepseek-v3"
+            << deepSeek + "device=gb200-nvl72,pp=4,schedule=interleaved,virtual_stages=4,dp=64,"
+                          "ep=64,microbatch_size=1,microbatches=64,recompute=selective,"
+                          "recompute_modules=mla_up_proj"
+            << 256 << 4912.0;
+        QTest::addRow("Qwen3 30B-A3B, 8 GB300")
+            << "qwen3-30b-a3b"
+            << "device=gb300-nvl72,recompute=none,fp8_attention=true,pp=1,dp=8,ep=8,microbatch_"
+               "size=8,"
+               "microbatches=8"
+            << 8 << 44544.0;
+        QTest::addRow("Qwen3 30B-A3B, 8 GB200")
+            << "qwen3-30b-a3b"
+            << "device=gb200-nvl72,recompute=none,fp8_attention=true,pp=1,dp=8,ep=8,microbatch_"
+               "size=4,"
+               "microbatches=16"
+            << 8 << 39936.0;
+        QTest::addRow("Qwen3 235B-A22B, 256 GB300, K4 v12 E32")
+            << "qwen3-235b-a22b"
+            << "device=gb300-nvl72,recompute=none,fp8_attention=true,pp=4,schedule=interleaved,"
+               "virtual_stages=12,ends_in_pipeline_split=true,dp=64,ep=32,microbatch_size=2,"
+               "microbatches=64"
+            << 256 << 8816.0;
+        QTest::addRow("Qwen3 235B-A22B, 256 GB200, K8 v3 E32")
+            << "qwen3-235b-a22b"
+            << "device=gb200-nvl72,recompute=none,fp8_attention=true,pp=8,schedule=interleaved,"
+               "virtual_stages=3,ends_in_pipeline_split=true,dp=32,ep=32,microbatch_size=1,"
+               "microbatches=256"
+            << 256 << 7280.0;
+    }
+    void megatronBridgeFullIteration()
+    {
+        double e = 0;
+        bridgeRun(QStringLiteral("framework=megatron,precision=fp8,fp8_scaling=block,"
+                                 "grad_precision=bf16,fp8_params=true,zero=1,attention=flash,"
+                                 "seq_len=4096,cache_outputs=false,tp=1,expert_tp=1,"
+                                 "ep_dispatcher=flex,ep_overlap=true,full_cuda_graph=true"),
+                  e);
+        if (QTest::currentTestFailed())
+            return;
+        QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
+    }
+
     // NVIDIA/dgxc-benchmarking v25.04.01 (commit 85380ff), "Expected Performance" in
     // llama3.1/README.md, nemotron/README.md and nemo_megatron/README_175b.md: seconds per step
     // of pre-training on DGX Cloud H100 at the layouts the READMEs' tables give. Llama 3.1 and
