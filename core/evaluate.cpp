@@ -871,6 +871,14 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                                                "not seconds"});
     for (const std::string &why : unsupportedByFramework(s))
         r.warnings.push_back({"framework-unsupported", why});
+    // torchtitan refuses weight tying with pipeline stages (models/common/decoder.py:
+    // "Weight tying is not supported with Pipeline Parallel").
+    if (s.framework == Framework::torchtitan && s.mode == Mode::training && s.pp > 1 &&
+        model.tiedEmbeddings)
+        r.warnings.push_back({"framework-unsupported",
+                              "torchtitan ties no weights across pipeline stages; the LM head's "
+                              "copy of the embedding and its gradients' all-reduce are timed as "
+                              "Megatron-LM runs them"});
     if (s.epOverlap)
         if (const auto why = epOverlapUnused(s, model))
             r.warnings.push_back({"ep-overlap-unused", "ep_overlap pairs one micro-batch's "
@@ -1050,6 +1058,44 @@ TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const 
     return out;
 }
 
+// The embedding group's gradient all-reduce (stepTimeReport): the stage with the LM head and
+// its seconds, where that stage keeps a copy of the first stage's embedding; nothing where
+// one stage holds both ends or neither is shared.
+struct EmbeddingSync
+{
+    int headStage = 0;
+    double seconds = 0;
+};
+std::optional<EmbeddingSync> embeddingGroupSync(const Scenario &s, const ModelSpec &model,
+                                                const TrainingStates &states, const Timing &t)
+{
+    if (s.mode != Mode::training || s.pp < 2 || !model.hasArchitecture() ||
+        !(model.tiedEmbeddings || s.mtpLayers > 0))
+        return std::nullopt;
+    int head = -1;
+    for (int i = 0; i < s.pp && head < 0; ++i)
+        if (holdsHead(s.schedule, s.pp, i))
+            head = i;
+    if (head <= 0 || holdsEmbedding(s.schedule, s.pp, head))
+        return std::nullopt;
+    // The vocabulary's share of this rank of T, in the gradients' type; ZeRO-2 and 3 hold
+    // 1/(D x C) of it (Megatron-FSDP reduces its local shard).
+    double bytes = static_cast<double>(ceilDiv(std::int64_t{model.vocab}, s.tp)) * model.hidden *
+                   states.gradBytes;
+    if (s.zero >= 2)
+        bytes /= static_cast<double>(s.dp) * s.cp;
+    // Two ranks K - 1 stages apart: across nodes where the pipeline's ends are (the boundary
+    // from the last stage to the first, pipelineCrossings).
+    const bool across = t.crossesAt(static_cast<std::size_t>(s.pp - 1));
+    Link link = across ? t.ppAcross : t.ppInside;
+    if (across)
+        link.membersPerNode = 0; // one of the two in each node: both steps cross
+    if (!(link.gbPerS > 0))
+        return std::nullopt;
+    return EmbeddingSync{
+        head, collectiveSeconds(Collective::allReduce, static_cast<std::int64_t>(bytes), 2, link)};
+}
+
 // The step-time model (docs/step_time.md): the simulated makespan of every stage's
 // per-operation work and sends, then the exposed data-parallel sync and the optimizer step.
 // `hiddenExpertCommS`: per stage, the all-to-all ep_overlap's pairs hide (hiddenExpertComm of
@@ -1126,6 +1172,8 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     // parallelism), as the ZeRO shards in the memory model are D x C; DualPipe's mirrored
     // copies join them (gradientSyncRanks).
     const int syncRanks = gradientSyncRanks(s);
+    // What each stage's own sync leaves exposed, for the embedding group's all-reduce below.
+    std::vector<double> stageExposed(layers.size(), 0.0);
     if (training && syncRanks > 1) {
         Link link;
         const auto linkError = dataParallelLink(device, s, link);
@@ -1196,6 +1244,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             if (const auto same = std::ranges::find(done, key, &StageSync::key);
                 same != done.end()) {
                 st.dpExposedS = std::max(st.dpExposedS, same->exposed);
+                stageExposed[i] = same->exposed;
                 continue; // the same sync as a stage before it, which already counted its bytes
             }
             // The routed experts reduce apart from the rest, over their own group (Megatron-core
@@ -1253,6 +1302,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
                                  dpEdgeShare(s, static_cast<int>(i), own, embeddingParams));
             exposed += (sync.seconds - exposed) * dpCollectiveShare(device, s) + copyOut;
             done.push_back({key, exposed});
+            stageExposed[i] = exposed;
             st.dpExposedS = std::max(st.dpExposedS, exposed);
             if (sync.seconds > st.dpCommS) {
                 st.dpCommS = sync.seconds;
@@ -1261,6 +1311,19 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
                 out.dpBuckets = buckets;
             }
         }
+    }
+    // The word embedding's copy on the stage with the LM head, tied to it or looked up by the
+    // MTP layers, has its gradients all-reduced with the first stage's after both stages'
+    // data-parallel sync and before the optimizer (Megatron-core finalize_model_grads.py,
+    // _allreduce_word_embedding_grads over the embedding group; DeepSpeed's pipeline engine,
+    // allreduce_tied_weight_gradients): nothing hides it.
+    double embeddingSyncS = 0;
+    if (const auto sync = embeddingGroupSync(s, model, states, t); training && sync) {
+        embeddingSyncS = sync->seconds;
+        const auto head = static_cast<std::size_t>(sync->headStage);
+        const double before =
+            head < stageExposed.size() ? std::max(stageExposed.front(), stageExposed[head]) : 0.0;
+        st.dpExposedS = std::max(st.dpExposedS, before + embeddingSyncS);
     }
     const double tokens = static_cast<double>(s.microbatches) * s.microbatchSize * s.seqLen * s.dp;
     st.tokensPerStep = tokens;
@@ -1286,6 +1349,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     computed.optimizerOwnedParams = out.optimizerOwnedParams;
     computed.optimizerHeldParams = out.optimizerHeldParams;
     computed.memoryBytesPerS = out.memoryBytesPerS;
+    computed.embeddingSyncS = embeddingSyncS;
     return computed;
 }
 

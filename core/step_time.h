@@ -65,7 +65,9 @@ inline constexpr std::array kTimeParts{
                  "time the stage waits in the pipeline schedule"},
     TimePartInfo{TimePart::dpSync, "dp_comm_s", "data-parallel sync",
                  "the gradient and parameter synchronisation not hidden behind the passes, and "
-                 "what the hidden part costs them in the SMs its kernels hold"},
+                 "what the hidden part costs them in the SMs its kernels hold; with pipeline "
+                 "stages, also the embedding's gradients all-reduced between the first stage "
+                 "and the last where the LM head or the MTP layers keep a copy"},
     TimePartInfo{TimePart::optimizer, "optimizer_s", "optimizer step",
                  "the passes after the step at memory bandwidth, as the framework runs them: "
                  "gradients cast and scaled, their norm, the Adam update, the weights written "
@@ -138,6 +140,10 @@ struct StepTimeReport
     // members have in one node times one NIC's, at most NVLink's (ringLink); 0 without D > 1.
     double dpBusGbPerS = 0;
     double dpCommTotalS = 0; // the longest stage's, before overlap hides part of it
+    // Training with K > 1 where the LM head's stage keeps a copy of the embedding (tied, or
+    // for the MTP layers): its gradients' all-reduce with the first stage's, part of the
+    // exposed sync (docs/step_time.md, "Embedding gradients"); 0 elsewhere.
+    double embeddingSyncS = 0;
     // A mixture of experts' routed experts reduce over the expert data-parallel group, T x C x
     // D / (E x expert T) ranks E x expert T apart (docs/experts.md, "Gradient sync"): that
     // ring's bus bandwidth and its share of dpBytesPerStep; 0 where no expert is synced.

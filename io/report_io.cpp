@@ -219,6 +219,9 @@ QJsonObject reportToJson(const core::Report &r)
         dpComm.insert(QStringLiteral("bytes_per_step"), qint64(st.dpBytesPerStep));
         dpComm.insert(QStringLiteral("buckets"), st.dpBuckets);
         dpComm.insert(QStringLiteral("time_per_step_s"), st.dpCommTotalS);
+        // The embedding group's all-reduce, part of the exposed sync (docs/step_time.md,
+        // "Embedding gradients"); 0 where no stage keeps a copy of the embedding.
+        dpComm.insert(QStringLiteral("embedding_grad_sync_s"), st.embeddingSyncS);
         // The routed experts' own ring (docs/experts.md, "Gradient sync"), or null.
         if (st.expertDpRanks > 1) {
             QJsonObject experts;

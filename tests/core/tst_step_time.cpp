@@ -2419,6 +2419,47 @@ private Q_SLOTS:
             QCOMPARE(on.stepTime->stepTimeS, plain.stepTime->stepTimeS);
     }
 
+    // A tied LM head on the last stage keeps a copy of the embedding, whose gradients
+    // Megatron-core all-reduces with the first stage's after the data-parallel sync
+    // (finalize_model_grads.py, _allreduce_word_embedding_grads): GPT-3 175B at T = 8 and K = 8
+    // on H100 nodes of 8, one stage a node, D = 1 so nothing else syncs. 6,283 vocabulary rows
+    // (50,257 / 8) × 12,288 × 2 bytes of BF16 gradients = 154,411,008 bytes, all-reduced by two
+    // ranks over one 50 GB/s InfiniBand NIC each at 0.9 of it: every byte crosses once, plus
+    // NCCL's Simple call (8.4 µs) and two steps across the network (14 µs each).
+    void embeddingGradientsAllReducedAcrossThePipeline()
+    {
+        const QString set = QStringLiteral("model=gpt-3-175b,tp=8,pp=8,dp=1,microbatches=16");
+        const Report r = evaluate(scenario(set), io::builtinPresets());
+        QVERIFY(r.ok() && r.stepTime);
+        const double expected = 154411008.0 / (50e9 * 0.9) + 8.4e-6 + 2 * 14e-6;
+        QVERIFY(near(r.stepTime->embeddingSyncS, expected, 1e-9));
+        QVERIFY(near(r.stepTime->breakdown[TimePart::dpSync], expected, 1e-9));
+        // T = 1: the eight stages share a node, and the all-reduce runs over NVLink (450 GB/s
+        // at 0.82, two steps of 3.4 µs): 50,257 × 12,288 × 2 bytes.
+        const Report inside = evaluate(scenario("model=gpt-3-175b,tp=1,pp=8,dp=1,microbatches=16"),
+                                       io::builtinPresets());
+        QVERIFY(inside.ok() && inside.stepTime);
+        QVERIFY(near(inside.stepTime->embeddingSyncS,
+                     50257.0 * 12288 * 2 / (450e9 * 0.82) + 8.4e-6 + 2 * 3.4e-6, 1e-9));
+        // One stage holds both ends: nothing to all-reduce.
+        const Report one = evaluate(scenario("model=gpt-3-175b,tp=8,pp=1,dp=1,microbatches=16,"
+                                             "recompute=full"),
+                                    io::builtinPresets());
+        QVERIFY(one.ok() && one.stepTime);
+        QCOMPARE(one.stepTime->embeddingSyncS, 0.0);
+        // An untied head shares nothing; one MTP depth on the last stage looks tokens up in a
+        // copy of the embedding, so the untied model all-reduces it as the tied one does:
+        // Llama 3.1 70B's 128,256 / 8 rows × 8,192 × 2 bytes.
+        const QString llama = QStringLiteral("model=llama-3.1-70b,tp=8,pp=8,dp=1,microbatches=16");
+        const Report untied = evaluate(scenario(llama), io::builtinPresets());
+        QVERIFY(untied.ok() && untied.stepTime);
+        QCOMPARE(untied.stepTime->embeddingSyncS, 0.0);
+        const Report mtp = evaluate(scenario(llama + ",mtp_layers=1"), io::builtinPresets());
+        QVERIFY(mtp.ok() && mtp.stepTime);
+        QVERIFY(near(mtp.stepTime->embeddingSyncS,
+                     16032.0 * 8192 * 2 / (50e9 * 0.9) + 8.4e-6 + 2 * 14e-6, 1e-9));
+    }
+
     // fp8_lm_head (Megatron-core fp8_output_proj, NVIDIA/Megatron-LM#4825): under MXFP8 the LM
     // head is Transformer Engine's column-parallel linear, so it runs at FP8's sustained 0.642 of
     // 1,979 TFLOPS on the H100 rather than BF16's 0.706 of 989 (fp8CastsAndHeadByHand, the

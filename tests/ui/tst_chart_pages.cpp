@@ -932,6 +932,26 @@ private Q_SLOTS:
                  qPrintable(text));
     }
 
+    // The step's formula names the embedding group's all-reduce where a tied head keeps a copy.
+    void stepFormulaSaysTheEmbeddingSync()
+    {
+        const core::Presets presets = io::builtinPresets();
+        const core::Scenario s =
+            scenario(QStringLiteral("model=gpt-3-175b,tp=8,pp=8,dp=1,microbatches=16"));
+        const core::Report r = core::evaluate(s, presets);
+        QVERIFY(r.ok() && r.stepTime && r.stepTime->embeddingSyncS > 0);
+        const QString text = StepTimePage::stepTimeFormulas(s, r);
+        QVERIFY2(text.contains(QStringLiteral("the embedding's gradients all-reduced between "
+                                              "stage 0 and the stage whose LM head")),
+                 qPrintable(text));
+        const core::Scenario untied =
+            scenario(QStringLiteral("model=llama-3.1-70b,tp=8,pp=8,dp=1,microbatches=16"));
+        const core::Report u = core::evaluate(untied, presets);
+        QVERIFY(u.ok());
+        QVERIFY(!StepTimePage::stepTimeFormulas(untied, u).contains(
+            QStringLiteral("embedding's gradients")));
+    }
+
     void unknownIdIsNoPage()
     {
         QVERIFY(!createChartPage(QStringLiteral("pie")));

@@ -192,6 +192,11 @@ QString dpSyncNote(const core::Scenario &s, const core::StepTimeReport &st)
                    .arg(io::qs(st.expertDpLink) == QStringLiteral("inter-node")
                             ? QObject::tr("over the NICs its members have in a node")
                             : QObject::tr("inside a node"));
+    if (st.embeddingSyncS > 0)
+        how += QObject::tr("; of the sync, %1 is the embedding's gradients all-reduced between "
+                           "stage 0 and the stage whose LM head or MTP layers keep a copy, after "
+                           "both stages' own sync (docs/step_time.md, “Embedding gradients”)")
+                   .arg(sec(st.embeddingSyncS));
     return how;
 }
 
