@@ -80,6 +80,9 @@ private Q_SLOTS:
                                                                                << "step-time";
         QTest::addRow("Megatron-Bridge: DeepSeek-V3 on 256 GB300s") << "deepseek-v3-gb300-bridge"
                                                                     << "memory";
+        QTest::addRow("Megatron-Bridge 26.08: DeepSeek-V3 under one CUDA graph")
+            << "deepseek-v3-gb300-full-iteration"
+            << "step-time";
     }
     void teaches()
     {
@@ -134,6 +137,23 @@ private Q_SLOTS:
             QCOMPARE(r.stages[0].mtpLayers, 0);
             QCOMPARE(r.stages[1].mtpLayers, 1);
             QVERIFY(!r.hasWarning("recompute-modules-unused"));
+        } else if (id == "deepseek-v3-gb300-full-iteration") {
+            // The last stage's LM head, 4,096 tokens × 129,280 × 7,168, in FP8 with its casts;
+            // nothing waits on the host under the graph, and the stage with the MTP layer and
+            // the second head is the busiest.
+            const core::Report &r = document.report();
+            QVERIFY(r.stepTime);
+            QVERIFY(!r.hasWarning("moe-host"));
+            QVERIFY(!r.hasWarning("fp8-lm-head-unused"));
+            const auto head =
+                std::find_if(r.endOps.begin(), r.endOps.end(),
+                             [](const core::LayerOp &o) { return o.key == "lm_head"; });
+            QVERIFY(head != r.endOps.end());
+            QCOMPARE(head->forward.flops, 2.0 * 4096 * 129280 * 7168);
+            QVERIFY(std::any_of(r.endOps.begin(), r.endOps.end(),
+                                [](const core::LayerOp &o) { return o.key == "fp8_cast"; }));
+            QCOMPARE(r.stepTime->busiestStage, 1);
+            QCOMPARE(window.currentPage()->id(), "step-time");
         } else if (id == "70b-one-device") {
             QVERIFY(verdict.contains("Does not fit"));
             QCOMPARE(memory("Weights")[0], 2 * 70'553'706'496.0 / 1e9); // 141.1 GB
