@@ -232,12 +232,58 @@ std::vector<int> zeroStages(const Context &c, const DeviceSplit &split)
     return out;
 }
 
-std::vector<Recompute> recomputations(const Context &c)
+// One way to trade memory for time by recomputation: the kind and, for Megatron-LM's
+// selective kind, the modules it reruns (recompute_modules).
+struct RecomputeChoice
 {
+    Recompute recompute = Recompute::none;
+    std::string modules;
+};
+
+// The modules lists a selective layout searches: the base scenario's, and where the model's
+// layers have more than the attention core worth rerunning, the lists Megatron-Bridge's
+// recipes and the DeepSeek-V3 report run (docs/planner.md, "Recomputed modules"): a MoE
+// layer's activation beside the attention core, latent attention's up projections alone, with
+// the MoE activation, and with the norms too. Each as Megatron-core accepts it here
+// (validate's rules: mla_up_proj needs latent attention; layernorm and moe_act no FP8
+// delayed scaling).
+std::vector<std::string> moduleLists(const Context &c)
+{
+    const Scenario &base = c.request.base;
+    std::vector<std::string> out{base.recomputeModules};
+    if (frameworkProfile(base.framework).selectiveRecompute != Recompute::selective)
+        return out;
+    const bool experts = c.model.hasExperts();
+    const bool latent = c.model.latentAttention();
+    const bool castSaved = !(base.precision == Precision::fp8 &&
+                             base.fp8Scaling == Fp8Scaling::delayed); // layernorm, moe_act
+    const auto add = [&out](std::string list) {
+        if (std::ranges::find(out, list) == out.end())
+            out.push_back(std::move(list));
+    };
+    if (experts && castSaved)
+        add("core_attn moe_act");
+    if (latent) {
+        add("mla_up_proj");
+        if (experts && castSaved) {
+            add("mla_up_proj moe_act");
+            add("layernorm mla_up_proj moe_act");
+        }
+    }
+    return out;
+}
+
+std::vector<RecomputeChoice> recomputations(const Context &c)
+{
+    const std::string &modules = c.request.base.recomputeModules;
     if (!c.training)
-        return {Recompute::none};
-    return {Recompute::none, frameworkProfile(c.request.base.framework).selectiveRecompute,
-            Recompute::full};
+        return {{Recompute::none, modules}};
+    std::vector<RecomputeChoice> out{{Recompute::none, modules}};
+    const Recompute selective = frameworkProfile(c.request.base.framework).selectiveRecompute;
+    for (std::string &list : moduleLists(c))
+        out.push_back({selective, std::move(list)});
+    out.push_back({Recompute::full, modules});
+    return out;
 }
 
 std::vector<bool> sequenceParallelism(const DeviceSplit &split)
@@ -581,8 +627,9 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
         for (int mbs : divisors(perReplica)) {
             s.microbatchSize = mbs;
             s.microbatches = perReplica / mbs;
-            for (Recompute recompute : recomputeList) {
-                s.recompute = recompute;
+            for (const RecomputeChoice &choice : recomputeList) {
+                s.recompute = choice.recompute;
+                s.recomputeModules = choice.modules;
                 // ZeRO and sequence parallelism innermost: they leave the pipeline as it is,
                 // so its simulation comes from the cache.
                 for (auto [schedule, v] : schedules(c, split, s.microbatches, ends)) {
@@ -678,8 +725,9 @@ std::optional<PlanLayout> firstFitting(const Context &c, const DeviceSplit &spli
             for (int mbs : divisors(perReplica)) {
                 s.microbatchSize = mbs;
                 s.microbatches = perReplica / mbs;
-                for (Recompute recompute : recomputations(c)) {
-                    s.recompute = recompute;
+                for (const RecomputeChoice &choice : recomputations(c)) {
+                    s.recompute = choice.recompute;
+                    s.recomputeModules = choice.modules;
                     for (auto [schedule, v] : schedules(c, split, s.microbatches, ends)) {
                         s.schedule = schedule;
                         s.virtualStages = v;

@@ -95,6 +95,10 @@ struct PlanLayout
     int ep = 1;
     // The embedding and the loss counted as a layer each in the pipeline split (K > 1).
     bool endsInPipelineSplit = false;
+    // The modules selective recomputation reruns (Megatron-LM's --recompute-modules): the base
+    // scenario's, or for models with experts or latent attention one of the lists the planner
+    // searches (docs/planner.md, "Recomputed modules").
+    std::string recomputeModules = "core_attn";
 
     static PlanLayout of(const Scenario &scenario);
     void applyTo(Scenario &scenario) const;
@@ -142,7 +146,9 @@ inline constexpr auto kLayoutFields = std::make_tuple(
     LayoutField<int>{"cp", &Scenario::cp, &PlanLayout::cp},
     LayoutField<int>{"ep", &Scenario::ep, &PlanLayout::ep},
     LayoutField<bool>{"ends_in_pipeline_split", &Scenario::endsInPipelineSplit,
-                      &PlanLayout::endsInPipelineSplit, true});
+                      &PlanLayout::endsInPipelineSplit, true},
+    LayoutField<std::string>{"recompute_modules", &Scenario::recomputeModules,
+                             &PlanLayout::recomputeModules, true});
 
 // Calls `visit(field)` for each row of kLayoutFields, in order.
 template <typename Visit> constexpr void forEachLayoutField(Visit &&visit)

@@ -22,6 +22,10 @@ QJsonValue layoutValue(bool value)
 {
     return value;
 }
+QJsonValue layoutValue(const std::string &value)
+{
+    return qs(value);
+}
 template <typename E> QJsonValue layoutValue(E value)
 {
     return qs(core::toString(value));
@@ -84,6 +88,8 @@ QString layoutText(const core::PlanLayout &l)
                        .arg(l.microbatches);
     if (l.recompute == core::Recompute::op)
         text += QStringLiteral(", per-op recompute");
+    else if (l.recompute == core::Recompute::selective && l.recomputeModules != "core_attn")
+        text += QStringLiteral(", selective recompute (%1)").arg(qs(l.recomputeModules));
     else if (l.recompute != core::Recompute::none)
         text += QStringLiteral(", %1 recompute").arg(qs(core::toString(l.recompute)));
     if (l.sequenceParallel)
@@ -296,6 +302,8 @@ DataTable planTable(const std::vector<core::PlanCandidate> &candidates)
             using T = std::decay_t<decltype(value)>;
             if constexpr (std::is_same_v<T, bool>)
                 row << (value ? QStringLiteral("true") : QStringLiteral("false"));
+            else if constexpr (std::is_same_v<T, std::string>)
+                row << qs(value);
             else if constexpr (std::is_enum_v<T>)
                 row << qs(core::toString(value));
             else

@@ -217,6 +217,64 @@ private Q_SLOTS:
         }
     }
 
+    // docs/planner.md, "Recomputed modules": a selective layout reruns the base scenario's
+    // modules, and where the layers have more than the attention core worth rerunning, the
+    // lists Megatron-LM's recipes run: a MoE layer's activation beside the attention core
+    // (unless FP8 delayed scaling, which Megatron-core refuses it under), latent attention's up
+    // projections alone, with the MoE activation and with the norms. Other frameworks'
+    // selective kinds take no modules.
+    void searchesRecomputedModules_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<int>("devices");
+        QTest::addColumn<int>("globalBatch");
+        QTest::addColumn<QStringList>("modules"); // of the selective layouts searched
+        const QString qwen =
+            QStringLiteral("model=qwen3-30b-a3b,device=b200,seq_len=2048,framework=megatron,");
+        QTest::newRow("dense: the attention core")
+            << "model=llama-3.1-8b,device=h100-sxm,framework=megatron" << 8 << 16
+            << QStringList{"core_attn"};
+        QTest::newRow("experts: and their activation")
+            << qwen + "precision=bf16" << 16 << 32 << QStringList{"core_attn", "core_attn moe_act"};
+        QTest::newRow("experts under FP8 delayed scaling")
+            << qwen + "precision=fp8,fp8_scaling=delayed" << 16 << 32 << QStringList{"core_attn"};
+        QTest::newRow("the base's own list first")
+            << qwen + "precision=bf16,recompute_modules=mlp" << 16 << 32
+            << QStringList{"core_attn moe_act", "mlp"};
+        QTest::newRow("latent attention and experts")
+            << "model=deepseek-v3,device=gb300-nvl72,framework=megatron,precision=fp8,"
+               "fp8_scaling=block,fp8_params=true,seq_len=4096"
+            << 256 << 4096
+            << QStringList{"core_attn", "core_attn moe_act", "layernorm mla_up_proj moe_act",
+                           "mla_up_proj", "mla_up_proj moe_act"};
+        QTest::newRow("torchtitan: per-op, no modules")
+            << qwen + "framework=torchtitan,precision=bf16" << 16 << 32 << QStringList{};
+    }
+    void searchesRecomputedModules()
+    {
+        QFETCH(QString, set);
+        QFETCH(int, devices);
+        QFETCH(int, globalBatch);
+        QFETCH(QStringList, modules);
+        PlanRequest req = request(set, devices, globalBatch, 1000);
+        const PlanResult result = plan(req, presets);
+        QVERIFY(!result.error);
+        QSet<QString> seen;
+        const auto note = [&](const PlanLayout &l) {
+            if (l.recompute == Recompute::selective)
+                seen.insert(QString::fromStdString(l.recomputeModules));
+            else // none, full and per-op keep the base's list
+                QCOMPARE(l.recomputeModules, req.base.recomputeModules);
+        };
+        for (const auto &c : result.candidates)
+            note(c);
+        for (const auto &c : result.evaluatedLayouts)
+            note(c);
+        QStringList found = seen.values();
+        found.sort();
+        QCOMPARE(found, modules);
+    }
+
     void candidatesFitAndRejectionsDoNot_data()
     {
         addCases();
@@ -672,13 +730,15 @@ private Q_SLOTS:
                             << "8";
         QTest::addRow("ends_in_pipeline_split") << "ends_in_pipeline_split"
                                                 << "true";
+        QTest::addRow("recompute_modules") << "recompute_modules"
+                                           << "mla_up_proj moe_act";
     }
     void layoutKeysAreScenarioFields()
     {
         QFETCH(QString, key);
         QFETCH(QString, text);
-        const PlanLayout layout{2,     2, 4, 3,   Schedule::interleaved, 2, 2, 8, Recompute::full,
-                                false, 4, 8, true};
+        const PlanLayout layout{2,     2, 4, 3,    Schedule::interleaved, 2, 2, 8, Recompute::full,
+                                false, 4, 8, true, "mla_up_proj moe_act"};
         const Scenario base; // the default layout differs from `layout` in every field
         const Scenario applied = layout.apply(base);
         QVERIFY(PlanLayout::of(applied) == layout);
@@ -697,7 +757,7 @@ private Q_SLOTS:
             if (field.key == key.toStdString())
                 ++matches;
         });
-        QCOMPARE(rows, 13); // one per row of the _data table
+        QCOMPARE(rows, 14); // one per row of the _data table
         QCOMPARE(matches, 1);
         for (const FieldInfo &field : scenarioFields()) {
             bool isLayoutKey = false;

@@ -13,6 +13,7 @@
 #include "ui/main_window.h"
 #include "ui/planner/plan_runner.h"
 #include "ui/planner/plan_table_model.h"
+#include "ui/planner/plan_text.h"
 #include "ui/planner/planner_panel.h"
 #include "ui/scenario_document.h"
 #include "ui/units.h"
@@ -1009,6 +1010,39 @@ private Q_SLOTS:
         QVERIFY(w.panel->isStale());
         QVERIFY(w.panel->messageLabel()->text().contains("model"));
         runAndWait(w);
+        QVERIFY(!w.panel->isStale());
+    }
+
+    // A selective layout's modules read beside the kind where they are not the attention core
+    // alone, in the table and in the text output (docs/planner.md, "Recomputed modules").
+    void recomputedModulesAreShown()
+    {
+        core::PlanLayout l;
+        l.recompute = core::Recompute::selective;
+        QCOMPARE(ui::plan_text::recompute(l), QStringLiteral("selective"));
+        QVERIFY(!io::layoutText(l).contains("("));
+        l.recomputeModules = "mla_up_proj moe_act";
+        QCOMPARE(ui::plan_text::recompute(l), QStringLiteral("selective (mla_up_proj moe_act)"));
+        QVERIFY(io::layoutText(l).endsWith("selective recompute (mla_up_proj moe_act)"));
+        l.recompute = core::Recompute::full; // full reruns everything: no modules to name
+        QCOMPARE(ui::plan_text::recompute(l), QStringLiteral("full"));
+    }
+
+    // A base with a pipeline_layout, which the planner ignores (docs/planner.md, "Limits"),
+    // is not stale the moment its search ends; changing the layout is a layout change.
+    void pipelineLayoutDoesNotMakeItStale()
+    {
+        Window w;
+        QVERIFY(w.document.setField("pp", "2"));
+        QVERIFY(w.document.setField("pipeline_layout", "Et*40|t*40L"));
+        w.document.flush();
+        QVERIFY(w.document.report().ok());
+        open(w);
+        runAndWait(w);
+        QVERIFY(!w.panel->isStale());
+        QVERIFY(!w.panel->messageLabel()->text().contains("changed since this search"));
+        QVERIFY(w.document.setField("pipeline_layout", "Et*39|t*41L"));
+        w.document.flush();
         QVERIFY(!w.panel->isStale());
     }
 

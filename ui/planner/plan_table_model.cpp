@@ -93,7 +93,7 @@ QVariant PlanTableModel::display(const core::PlanCandidate &c, int column) const
     case endsCounted:
         return c.pp == 1 ? QStringLiteral("–") : c.endsInPipelineSplit ? tr("yes") : tr("no");
     case recompute:
-        return plan_text::recompute(c.recompute);
+        return plan_text::recompute(c);
     case sequenceParallel:
         return c.sequenceParallel ? tr("yes") : tr("no");
     case stepTime:
@@ -298,10 +298,13 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
         case microbatches:
             return tr("Micro-batches per step m: b × m × D is the global batch.");
         case recompute:
-            return tr("Activation recomputation: selective drops the attention scores; op "
-                      "(torchtitan's per-op policy) keeps the attention output and every "
-                      "second matrix multiply's and reruns the rest; full keeps only each "
-                      "layer's input and recomputes the rest in backward.");
+            return tr("Activation recomputation: selective drops the attention scores, or "
+                      "with the modules in brackets what they name (Megatron-LM's "
+                      "--recompute-modules: latent attention's up projections, a MoE layer's "
+                      "activation, the norms); op (torchtitan's per-op policy) keeps the "
+                      "attention output and every second matrix multiply's and reruns the "
+                      "rest; full keeps only each layer's input and recomputes the rest in "
+                      "backward.");
         case sequenceParallel:
             return tr("Sequence parallelism: activations outside the tensor-parallel matrices "
                       "split over T as well.");

@@ -27,6 +27,13 @@ QString recompute(core::Recompute r)
     return io::qs(core::toString(r));
 }
 
+QString recompute(const core::PlanLayout &l)
+{
+    if (l.recompute == core::Recompute::selective && l.recomputeModules != "core_attn")
+        return QStringLiteral("selective (%1)").arg(io::qs(l.recomputeModules));
+    return recompute(l.recompute);
+}
+
 QString duration(double s)
 {
     if (s < 1)
@@ -143,7 +150,10 @@ std::optional<QString> servingProblem(const core::ServingPlanRequest &request,
 QStringList changedInputs(const core::Scenario &plannedFor, const core::Scenario &now)
 {
     // The planner replaces the layout: only the rest of the scenario can make a plan stale.
-    const FieldMask changed = FieldMask::between(plannedFor, layoutOf(plannedFor).apply(now));
+    // Both sides take the same layout, which also drops a pipeline_layout the planner ignores
+    // (PlanLayout::applyTo), so that a base scenario with one is not stale from the start.
+    const core::PlanCandidate layout = layoutOf(plannedFor);
+    const FieldMask changed = FieldMask::between(layout.apply(plannedFor), layout.apply(now));
     QStringList keys;
     for (const core::FieldInfo &field : core::scenarioFields()) {
         const QString key = io::qs(field.key);

@@ -14,6 +14,9 @@ namespace ui::plan_text {
 
 // "none", "selective", "full".
 QString recompute(core::Recompute recompute);
+// The same for a layout, with the modules a selective one reruns when they are not the
+// attention core alone: "selective (mla_up_proj moe_act)".
+QString recompute(const core::PlanLayout &layout);
 // "12.3 s", "850 ms".
 QString duration(double seconds);
 // A step time in seconds, precise enough to tell the top candidates apart.
