@@ -60,6 +60,27 @@ class TestStepTime : public QObject
 {
     Q_OBJECT
 
+    // A key set where it cannot apply: the report warns `code` with the reason the row gives,
+    // and the step is timed as with the key off.
+    static void keyUnusedSaysWhy(const char *key, const char *code)
+    {
+        QFETCH(QString, set);
+        QFETCH(QString, why);
+        const Presets presets = io::builtinPresets();
+        const Report on = evaluate(scenario(set), presets);
+        QVERIFY(on.ok());
+        const auto w = std::find_if(on.warnings.begin(), on.warnings.end(),
+                                    [code](const Warning &x) { return x.code == code; });
+        QVERIFY(w != on.warnings.end());
+        QVERIFY2(QString::fromStdString(w->message).contains(why), w->message.c_str());
+        QString off = set;
+        off.replace(QLatin1String(key) + QLatin1String("=true"),
+                    QLatin1String(key) + QLatin1String("=false"));
+        const Report plain = evaluate(scenario(off), presets);
+        QVERIFY(on.stepTime && plain.stepTime);
+        QCOMPARE(on.stepTime->stepTimeS, plain.stepTime->stepTimeS);
+    }
+
 private Q_SLOTS:
     void breakdownSumsToStepTime_data()
     {
@@ -2400,24 +2421,7 @@ private Q_SLOTS:
         QTest::addRow("inference") << base + "precision=fp8,device=b200,mode=inference"
                                    << "inference is timed with BF16 attention";
     }
-    void fp8AttentionUnusedSaysWhy()
-    {
-        QFETCH(QString, set);
-        QFETCH(QString, why);
-        const Presets presets = io::builtinPresets();
-        const Report on = evaluate(scenario(set), presets);
-        QVERIFY(on.ok());
-        const auto w = std::find_if(on.warnings.begin(), on.warnings.end(), [](const Warning &x) {
-            return x.code == "fp8-attention-unused";
-        });
-        QVERIFY(w != on.warnings.end());
-        QVERIFY2(QString::fromStdString(w->message).contains(why), w->message.c_str());
-        QString off = set;
-        off.replace(QLatin1String("fp8_attention=true"), QLatin1String("fp8_attention=false"));
-        const Report plain = evaluate(scenario(off), presets);
-        if (on.stepTime && plain.stepTime)
-            QCOMPARE(on.stepTime->stepTimeS, plain.stepTime->stepTimeS);
-    }
+    void fp8AttentionUnusedSaysWhy() { keyUnusedSaysWhy("fp8_attention", "fp8-attention-unused"); }
 
     // A tied LM head on the last stage keeps a copy of the embedding, whose gradients
     // Megatron-core all-reduces with the first stage's after the data-parallel sync
@@ -2511,24 +2515,7 @@ private Q_SLOTS:
         QTest::addRow("inference") << base + "precision=fp8,fp8_scaling=block,mode=inference"
                                    << "inference times the LM head";
     }
-    void fp8LmHeadUnusedSaysWhy()
-    {
-        QFETCH(QString, set);
-        QFETCH(QString, why);
-        const Presets presets = io::builtinPresets();
-        const Report on = evaluate(scenario(set), presets);
-        QVERIFY(on.ok());
-        const auto w = std::find_if(on.warnings.begin(), on.warnings.end(), [](const Warning &x) {
-            return x.code == "fp8-lm-head-unused";
-        });
-        QVERIFY(w != on.warnings.end());
-        QVERIFY2(QString::fromStdString(w->message).contains(why), w->message.c_str());
-        QString off = set;
-        off.replace(QLatin1String("fp8_lm_head=true"), QLatin1String("fp8_lm_head=false"));
-        const Report plain = evaluate(scenario(off), presets);
-        QVERIFY(plain.stepTime && on.stepTime);
-        QCOMPARE(on.stepTime->stepTimeS, plain.stepTime->stepTimeS);
-    }
+    void fp8LmHeadUnusedSaysWhy() { keyUnusedSaysWhy("fp8_lm_head", "fp8-lm-head-unused"); }
 
     // Eager attention's multiplies and softmax are not one kernel whose output can be kept.
     void perOpCheckpointingNeedsFusedAttention()
