@@ -452,6 +452,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     c.fp8AmaxPass = s.fp8Scaling == Fp8Scaling::current;
     c.fp8Attention = fp8AttentionRuns(s, device);
     c.fp8LmHead = s.fp8LmHead && !fp8LmHeadUnused(s);
+    c.lossFusion = s.lossFusion;
     c.fusedElementwise = s.fusedElementwise;
     c.tpLink = t.tpLink;
     // Megatron-core orders ranks T, C, E, D, K: a sequence's C ranks span T x C devices, an

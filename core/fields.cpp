@@ -161,6 +161,12 @@ const std::array kFields{
               "FP8 training with block scaling (MXFP8) runs the LM head's multiplies in FP8 too, "
               "with their casts (Megatron-LM --fp8-output-proj); off, in 16 bits, as "
               "Megatron-core's output layer runs by default (docs/step_time.md)."},
+    FieldInfo{
+        "loss_fusion", &Scenario::lossFusion,
+        "The cross-entropy loss's kernels: none, Megatron-LM's vocabulary-parallel loss as "
+        "PyTorch operations (its default); native, Megatron-core's fused loss "
+        "(--cross-entropy-loss-fusion); te, Transformer Engine's (--cross-entropy-fusion-impl "
+        "te), which Megatron-Bridge's performance recipes run (docs/step_time.md)."},
     FieldInfo{"fused_grad_accumulation", &Scenario::fusedGradAccumulation,
               "The weight-gradient multiply adds into the accumulated gradients (Megatron-LM "
               "--gradient-accumulation-fusion); off, each micro-batch's gradients are added in "

@@ -18,8 +18,8 @@ using FieldMember =
                  std::optional<double> Scenario::*, Precision Scenario::*, Mode Scenario::*,
                  Schedule Scenario::*, Recompute Scenario::*, Attention Scenario::*,
                  Framework Scenario::*, ZeroBuffers Scenario::*, KvPrecision Scenario::*,
-                 CpExchange Scenario::*, Fp8Scaling Scenario::*, RankOrder Scenario::*,
-                 EpDispatcher Scenario::*>;
+                 CpExchange Scenario::*, Fp8Scaling Scenario::*, LossFusion Scenario::*,
+                 RankOrder Scenario::*, EpDispatcher Scenario::*>;
 
 enum class FieldKind
 {

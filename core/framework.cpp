@@ -421,6 +421,12 @@ std::vector<std::string> unsupportedByFramework(const Scenario &s)
         (s.framework == Framework::torchtitan || s.framework == Framework::deepspeed))
         out.push_back(name + " keeps the LM head in 16 bits (fp8_lm_head is Megatron-core's "
                              "fp8_output_proj)");
+    // The fused losses are Megatron-core's (--cross-entropy-loss-fusion); torchtitan and
+    // DeepSpeed's models compute it with their own PyTorch operations.
+    if (s.lossFusion != LossFusion::none && s.mode == Mode::training &&
+        (s.framework == Framework::torchtitan || s.framework == Framework::deepspeed))
+        out.push_back(name + " computes the loss with its own operations (loss_fusion is "
+                             "Megatron-LM's --cross-entropy-loss-fusion)");
     // torchtitan's device mesh (pp, dp_replicate, dp_shard, cp, tp:
     // torchtitan/distributed/parallel_dims.py) and DeepSpeed's topology (pipe, data, model:
     // deepspeed/runtime/pipe/topology.py) keep the pipeline outermost; only Megatron-LM takes

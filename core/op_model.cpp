@@ -1151,6 +1151,51 @@ EndTimes firstStageTimes(const ModelSpec &model, const LayerConfig &c, const Dev
     return endTimes(std::move(b.ops), c.training);
 }
 
+namespace {
+
+// The cross-entropy loss's kernels against Megatron-LM's unfused loss, forward and backward, as
+// measured on one H100 over 8,192 × 131,072 BF16 logits (linkedin/Liger-Kernel,
+// benchmark/data/all_benchmark_data.csv, megatron_cross_entropy; forward and forward +
+// backward, median of 50): unfused 15.81 / 21.25 ms, Megatron-core's fused 11.81 / 18.23,
+// Liger's kernel 2.97 / 7.96 (docs/step_time.md, "Loss kernels").
+struct LossKernels
+{
+    double forward = 1;
+    double backward = 1;
+    const char *source = "";
+};
+const LossKernels &lossKernels(LossFusion fusion)
+{
+    static const LossKernels kUnfused{
+        1, 1,
+        "FP32 cast, max, subtract, exp, sum and divide over the logits; backward scales the "
+        "softmax and casts the gradient back"};
+    // 11.81 / 15.81 and (18.23 - 11.81) / (21.25 - 15.81).
+    static const LossKernels kNative{
+        0.747, 1.182,
+        "Megatron-core's fused loss (fused_cross_entropy.py): the unfused passes' time × 0.747 "
+        "forward, × 1.182 backward, as measured"};
+    // Transformer Engine's Triton loss before 2.18 makes Liger's passes: the logits read twice
+    // and the gradient written over them, then scaled in place (transformer_engine/common/
+    // triton/cross_entropy.py); 2.97 / 15.81 and (7.96 - 2.97) / (21.25 - 15.81).
+    static const LossKernels kTe{
+        0.188, 0.918,
+        "Transformer Engine's fused loss: the logits read twice and the gradient written over "
+        "them, then scaled: the unfused passes' time × 0.188 forward, × 0.918 backward, as "
+        "Liger-Kernel's kernel of the same passes measured"};
+    switch (fusion) {
+    case LossFusion::native:
+        return kNative;
+    case LossFusion::te:
+        return kTe;
+    case LossFusion::none:
+        break;
+    }
+    return kUnfused;
+}
+
+} // namespace
+
 EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const DeviceRates &rates)
 {
     if (!model.hasArchitecture())
@@ -1205,12 +1250,12 @@ EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const Devi
     // (NVIDIA/Megatron-LM, megatron/core/tensor_parallel/cross_entropy.py): forward casts them
     // to FP32 (e + 4 bytes each), takes the max (4), subtracts it (8), exponentiates (8), sums
     // (4) and divides (8), all in place; backward scales the saved softmax (8) and casts the
-    // gradient back (4 + e).
-    b.memoryOp("loss", "cross-entropy loss", tokens, vocab, tokens * vocab * (e + 36),
-               tokens * vocab * (12 + e), false,
-               "FP32 cast, max, subtract, exp, sum and divide over the logits; backward scales "
-               "the softmax and casts the gradient back",
-               true);
+    // gradient back (4 + e). The fused kernels take the unfused passes' time in the ratio
+    // measured at one shape (lossKernels).
+    const LossKernels &kernels = lossKernels(c.lossFusion);
+    b.memoryOp("loss", "cross-entropy loss", tokens, vocab,
+               kernels.forward * tokens * vocab * (e + 36),
+               kernels.backward * tokens * vocab * (12 + e), false, kernels.source, true);
     // The last stage's head: its own weights, or with tied embeddings its copy of the
     // embedding's (Megatron-LM keeps one there and all-reduces their gradients).
     if (c.training && c.gradAccumulationBytes > 0) {

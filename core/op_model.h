@@ -131,6 +131,7 @@ struct LayerConfig
     bool fp8Attention = false;
     // The LM head's multiplies in FP8 with their casts (fp8_lm_head), in training.
     bool fp8LmHead = false;
+    LossFusion lossFusion = LossFusion::none; // the cross-entropy loss's kernels (loss_fusion)
     bool fusedElementwise = true; // norms, RoPE and SwiGLU fused; false: PyTorch eager ops
     Link tpLink;                  // with its efficiency; unused when tp = 1
     bool tpOverlap = false; // sequence parallelism's collectives hidden behind the projections

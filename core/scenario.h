@@ -179,6 +179,25 @@ constexpr auto enumNames(Fp8Scaling)
                       EnumName<F>{F::block, "block"}};
 }
 
+// The kernels of the cross-entropy loss over the last stage's logits (docs/step_time.md,
+// "Loss kernels"): Megatron-LM's vocabulary-parallel loss as PyTorch operations, its default;
+// Megatron-core's fused one (--cross-entropy-loss-fusion, the native implementation); or
+// Transformer Engine's Triton kernels (--cross-entropy-fusion-impl te), which
+// Megatron-Bridge's performance scripts set.
+enum class LossFusion
+{
+    none,
+    native,
+    te
+};
+
+constexpr auto enumNames(LossFusion)
+{
+    using L = LossFusion;
+    return std::array{EnumName<L>{L::none, "none"}, EnumName<L>{L::native, "native"},
+                      EnumName<L>{L::te, "te"}};
+}
+
 constexpr auto enumNames(KvPrecision)
 {
     using K = KvPrecision;
@@ -312,6 +331,8 @@ struct Scenario
     // The weight-gradient multiply adds into the accumulated gradients (Megatron-LM's
     // gradient-accumulation fusion); false: a separate add per micro-batch (docs/step_time.md).
     bool fusedGradAccumulation = true;
+    // The cross-entropy loss's kernels (LossFusion; docs/step_time.md, "Loss kernels").
+    LossFusion lossFusion = LossFusion::none;
     // Norms, rotary embeddings and SwiGLU each run as one fused kernel (Transformer Engine,
     // torch.compile); false: as PyTorch's eager operations, each reading and writing memory
     // (docs/step_time.md, "Fused and eager element-wise work").

@@ -936,6 +936,8 @@ enum class Flag
     gradReduceBf16,
     gradFp32,
     noGradAccFusion,
+    lossFusion,
+    lossFusionImpl,
     noSwigluFusion,
     attentionBackend,
     numLayers,
@@ -1061,6 +1063,8 @@ constexpr std::array kFlags{
     FlagInfo{"--no-gradient-accumulation-fusion", Flag::noGradAccFusion, Takes::nothing,
              "fused_grad_accumulation"},
     FlagInfo{"--no-bias-swiglu-fusion", Flag::noSwigluFusion, Takes::nothing, "fused_swiglu"},
+    FlagInfo{"--cross-entropy-loss-fusion", Flag::lossFusion, Takes::nothing, "loss_fusion"},
+    FlagInfo{"--cross-entropy-fusion-impl", Flag::lossFusionImpl, Takes::value, "loss_fusion"},
     FlagInfo{"--attention-backend", Flag::attentionBackend, Takes::value, "attention"},
     FlagInfo{"--num-layers", Flag::numLayers, Takes::value, "model.layers"},
     FlagInfo{"--hidden-size", Flag::hiddenSize, Takes::value, "model.hidden"},
@@ -2097,6 +2101,8 @@ private:
             s.gradPrecision = core::Precision::bf16;
         if (has(Flag::noGradAccFusion))
             s.fusedGradAccumulation = false;
+        if (auto e = readLossFusion(s))
+            return e;
         if (has(Flag::noSwigluFusion))
             s.fusedSwiglu = false;
         if (const Given *g = given(Flag::attentionBackend)) {
@@ -2368,6 +2374,31 @@ private:
                                     "not '" +
                                         strategy->value + "'"};
         s.zero = static_cast<int>(found - kStrategies.begin());
+        return std::nullopt;
+    }
+
+    // model_parallel_config.py: cross_entropy_loss_fusion (off by default) with
+    // cross_entropy_fusion_impl native (the default) or te.
+    std::optional<core::InputError> readLossFusion(core::Scenario &s)
+    {
+        const bool fused = has(Flag::lossFusion);
+        const Given *impl = given(Flag::lossFusionImpl);
+        bool te = false;
+        if (impl) {
+            noteRead(Flag::lossFusionImpl);
+            if (impl->value == "te")
+                te = true;
+            else if (impl->value != "native")
+                return core::InputError{impl->name,
+                                        "expects native or te, not '" + impl->value + "'"};
+            if (!fused)
+                m_out.assumptions.push_back(impl->name + " " + impl->value +
+                                            " without --cross-entropy-loss-fusion: no effect, "
+                                            "the loss runs unfused");
+        }
+        s.lossFusion = !fused ? core::LossFusion::none
+                       : te   ? core::LossFusion::te
+                              : core::LossFusion::native;
         return std::nullopt;
     }
 
@@ -2736,6 +2767,17 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
         flag("--grad-reduce-in-bf16");
     if (!s.fusedGradAccumulation)
         flag("--no-gradient-accumulation-fusion");
+    if (s.lossFusion != core::LossFusion::none) {
+        flag("--cross-entropy-loss-fusion");
+        if (s.lossFusion == core::LossFusion::te) {
+            flag("--cross-entropy-fusion-impl", "te");
+            // arguments.py refuses it at launch ("disabled due to stability issues");
+            // Megatron-Bridge sets it in the model config.
+            notes.push_back("loss_fusion=te: current Megatron-LM refuses "
+                            "--cross-entropy-fusion-impl te at launch; Megatron-Bridge's recipes "
+                            "set cross_entropy_fusion_impl in the model config");
+        }
+    }
     if (!s.fusedSwiglu)
         flag("--no-bias-swiglu-fusion");
     if (s.attention == core::Attention::eager)

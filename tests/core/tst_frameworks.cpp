@@ -460,6 +460,9 @@ private Q_SLOTS:
         QTest::addRow("torchtitan's converters skip the output layer")
             << "framework=torchtitan,precision=fp8,fp8_scaling=block,fp8_lm_head=true"
             << "torchtitan keeps the LM head in 16 bits";
+        QTest::addRow("DeepSpeed's loss is its model's own")
+            << "framework=deepspeed,loss_fusion=te"
+            << "DeepSpeed computes the loss with its own operations";
         QTest::addRow("torchtitan ties no weights across stages")
             << "framework=torchtitan,model=gpt-3-175b,pp=4,zero=1"
             << "torchtitan ties no weights across pipeline stages";

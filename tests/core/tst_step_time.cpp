@@ -2423,6 +2423,37 @@ private Q_SLOTS:
     }
     void fp8AttentionUnusedSaysWhy() { keyUnusedSaysWhy("fp8_attention", "fp8-attention-unused"); }
 
+    // loss_fusion (docs/step_time.md, "Loss kernels"): the fused losses take the unfused
+    // passes' time in the ratios measured on one H100 over 8,192 × 131,072 BF16 logits
+    // (linkedin/Liger-Kernel, benchmark/data/all_benchmark_data.csv): Megatron-core's fused
+    // loss 11.81 / 15.81 ms forward and 6.42 / 5.44 backward, Liger's kernel (Transformer
+    // Engine's passes) 2.97 / 15.81 and 4.99 / 5.44. On the default layout the last stage's
+    // loss runs over 4,096 tokens × 16,032 logits (128,256 / 8) of 2 bytes: 38 and 14 bytes a
+    // logit unfused, at PyTorch's 0.784 of 3.35 TB/s.
+    void lossKernelsByHand_data()
+    {
+        QTest::addColumn<QString>("fusion");
+        QTest::addColumn<double>("forward");
+        QTest::addColumn<double>("backward");
+        QTest::addRow("unfused") << "none" << 1.0 << 1.0;
+        QTest::addRow("Megatron-core") << "native" << 0.747 << 1.182;
+        QTest::addRow("Transformer Engine") << "te" << 0.188 << 0.918;
+    }
+    void lossKernelsByHand()
+    {
+        QFETCH(QString, fusion);
+        QFETCH(double, forward);
+        QFETCH(double, backward);
+        const Report r = evaluate(scenario("loss_fusion=" + fusion), io::builtinPresets());
+        QVERIFY(r.ok() && r.stepTime);
+        const LayerOp &loss = opOf(r.endOps, "loss");
+        const double logits = 4096.0 * 16032, bandwidth = 3350e9 * 0.784;
+        QVERIFY(near(loss.forward.bytes, forward * logits * 38));
+        QVERIFY(near(loss.backward.bytes, backward * logits * 14));
+        QVERIFY(near(loss.forward.seconds, forward * logits * 38 / bandwidth, 1e-9));
+        QVERIFY(near(loss.backward.seconds, backward * logits * 14 / bandwidth, 1e-9));
+    }
+
     // A tied LM head on the last stage keeps a copy of the embedding, whose gradients
     // Megatron-core all-reduces with the first stage's after the data-parallel sync
     // (finalize_model_grads.py, _allreduce_word_embedding_grads): GPT-3 175B at T = 8 and K = 8

@@ -1608,6 +1608,30 @@ private Q_SLOTS:
             << QByteArray("--bf16 --fp8-output-proj") << lmHead << "false"
             << ""
             << "";
+        // The loss's kernels (model_parallel_config.py: cross_entropy_loss_fusion, off by default,
+        // with cross_entropy_fusion_impl native or te).
+        const QString loss = QStringLiteral("loss_fusion");
+        QTest::addRow("the unfused loss by default") << QByteArray("--bf16") << loss << "none"
+                                                     << ""
+                                                     << "";
+        QTest::addRow("Megatron-core's fused loss")
+            << QByteArray("--cross-entropy-loss-fusion") << loss << "native"
+            << ""
+            << "";
+        QTest::addRow("Transformer Engine's loss")
+            << QByteArray("--cross-entropy-loss-fusion --cross-entropy-fusion-impl te") << loss
+            << "te"
+            << ""
+            << "";
+        QTest::addRow("an implementation without the fusion")
+            << QByteArray("--cross-entropy-fusion-impl te") << loss << "none"
+            << ""
+            << "";
+        QTest::addRow("an unknown implementation")
+            << QByteArray("--cross-entropy-loss-fusion --cross-entropy-fusion-impl liger") << loss
+            << ""
+            << "--cross-entropy-fusion-impl"
+            << "native or te";
         // --attention-backend (megatron/training/arguments.py): flash is Transformer Engine's
         // FlashAttention backend, the flash-attn package; fused its cuDNN kernels; unfused
         // and local materialise the scores.
@@ -1803,6 +1827,10 @@ private Q_SLOTS:
             << QStringList{"model=llama-3.1-8b",     "tp=1",   "pp=1",          "dp=8",
                            "microbatches=16",        "zero=2", "precision=fp8", "fp8_scaling=block",
                            "sequence_parallel=false"};
+        QTest::addRow("megatron 8B with Megatron-core's fused loss")
+            << megatron << QStringList{"model=llama-3.1-8b", "loss_fusion=native"};
+        QTest::addRow("megatron 8B with Transformer Engine's loss")
+            << megatron << QStringList{"model=llama-3.1-8b", "loss_fusion=te"};
         QTest::addRow("megatron 8B MXFP8 with the LM head in FP8")
             << megatron
             << QStringList{"model=llama-3.1-8b",
@@ -2197,6 +2225,9 @@ private Q_SLOTS:
             << int(Framework::torchtitan)
             << QStringList{"precision=fp8", "fp8_scaling=block", "fp8_lm_head=true"}
             << "fp8_lm_head=true: torchtitan's float8 and MX converters leave the output layer";
+        QTest::addRow("megatron Transformer Engine's loss, refused at launch")
+            << int(Framework::megatron) << QStringList{"loss_fusion=te"}
+            << "loss_fusion=te: current Megatron-LM refuses --cross-entropy-fusion-impl te";
         QTest::addRow("torchtitan FP8 inputs kept cast")
             << int(Framework::torchtitan)
             << QStringList{"precision=fp8", "save_quantized_inputs=true"}
