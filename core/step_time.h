@@ -86,8 +86,8 @@ inline constexpr double kShortStepS = 0.25;
 // layer whose routing waits on the device for its token counts, which the model does not time.
 // Evaluate's moe-host warning quotes the range where its low end adds kMoeHostWarnShare or
 // more to the step, and the planner marks such steps "≥".
-inline constexpr double kMoeHostGapMinS = 1.3e-3;
-inline constexpr double kMoeHostGapMaxS = 4.0e-3;
+inline constexpr double kMoeHostGapMinS = 1.7e-3;
+inline constexpr double kMoeHostGapMaxS = 4.3e-3;
 inline constexpr double kMoeHostWarnShare = 0.05;
 
 const TimePartInfo &timePartInfo(TimePart part);

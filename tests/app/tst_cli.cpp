@@ -469,8 +469,8 @@ private Q_SLOTS:
             args << QStringLiteral("--set") << QString::fromLatin1(kv);
         const QJsonObject r = json(args);
         const QJsonObject wait = r.value(QStringLiteral("moe_host_untimed_s")).toObject();
-        QVERIFY(std::abs(wait.value(QStringLiteral("low")).toDouble() - 48 * 64 * 1.3e-3) < 1e-9);
-        QVERIFY(std::abs(wait.value(QStringLiteral("high")).toDouble() - 48 * 64 * 4.0e-3) < 1e-9);
+        QVERIFY(std::abs(wait.value(QStringLiteral("low")).toDouble() - 48 * 64 * 1.7e-3) < 1e-9);
+        QVERIFY(std::abs(wait.value(QStringLiteral("high")).toDouble() - 48 * 64 * 4.3e-3) < 1e-9);
         bool warned = false;
         for (const QJsonValue &w : r.value(QStringLiteral("warnings")).toArray())
             warned = warned || w.toObject().value(QStringLiteral("code")).toString() ==

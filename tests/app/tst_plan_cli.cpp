@@ -229,7 +229,7 @@ private Q_SLOTS:
                      host || c.value("step_time_s").toDouble() < 0.25);
             // With one stage, 48 layers x m micro-batches x 1.3 ms against the step: 5 % or more.
             if (c.value("pp").toInt() == 1) {
-                const double low = 48 * c.value("microbatches").toInt() * 1.3e-3 /
+                const double low = 48 * c.value("microbatches").toInt() * 1.7e-3 /
                                    c.value("step_time_s").toDouble();
                 QCOMPARE(host, low >= 0.05);
             }
