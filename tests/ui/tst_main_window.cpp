@@ -119,6 +119,18 @@ private:
         chooseWithKeys(combo, target);
     }
 
+    // A control enabled where `greyedBecause` is empty, else greyed with a tooltip that starts
+    // by saying why.
+    static void greyedSaysWhy(QWidget *w, const QString &greyedBecause)
+    {
+        QVERIFY(w);
+        QCOMPARE(w->isEnabled(), greyedBecause.isEmpty());
+        if (greyedBecause.isEmpty())
+            QVERIFY2(!w->toolTip().startsWith("Not used"), qPrintable(w->toolTip()));
+        else
+            QVERIFY2(w->toolTip().startsWith(greyedBecause), qPrintable(w->toolTip()));
+    }
+
 private Q_SLOTS:
     // docs/DESIGN.md §2: without a font package text renders as empty boxes.
     void fontsAreInstalled() { QVERIFY(!QFontInfo(QFont()).family().isEmpty()); }
@@ -341,11 +353,9 @@ private Q_SLOTS:
         document.flush();
         QWidget *w = window.controls()->control(QStringLiteral("fp8_lm_head"));
         QVERIFY(w);
-        QCOMPARE(w->isEnabled(), greyedBecause.isEmpty());
-        if (greyedBecause.isEmpty())
-            QVERIFY(!w->toolTip().startsWith("Not used"));
-        else
-            QVERIFY2(w->toolTip().startsWith(greyedBecause), qPrintable(w->toolTip()));
+        greyedSaysWhy(w, greyedBecause);
+        if (QTest::currentTestFailed())
+            return;
         // Ticked, the scenario takes it.
         if (greyedBecause.isEmpty()) {
             auto *box = qobject_cast<QCheckBox *>(w);
@@ -387,12 +397,9 @@ private Q_SLOTS:
         QVERIFY(document.setField(QStringLiteral("precision"), precision));
         document.flush();
         for (const char *key : {"save_quantized_inputs", "fp8_attention"}) {
-            QWidget *w = window.controls()->control(QString::fromLatin1(key));
-            QCOMPARE(w->isEnabled(), greyedBecause.isEmpty());
-            if (greyedBecause.isEmpty())
-                QVERIFY2(!w->toolTip().startsWith("Not used"), key);
-            else
-                QVERIFY2(w->toolTip().startsWith(greyedBecause), qPrintable(w->toolTip()));
+            greyedSaysWhy(window.controls()->control(QString::fromLatin1(key)), greyedBecause);
+            if (QTest::currentTestFailed())
+                return;
         }
     }
 
