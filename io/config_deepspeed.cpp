@@ -587,6 +587,10 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
         notes.push_back("mtp_layers=" + std::to_string(s.mtpLayers) +
                         ": DeepSpeed has no multi-token-prediction module; the model's own code "
                         "would build it");
+    if (s.lossFusion != core::LossFusion::none && s.mode == core::Mode::training)
+        notes.push_back("loss_fusion=" + core::fieldText(s, "loss_fusion") +
+                        ": a Megatron-LM loss kernel; the model's own code computes the loss "
+                        "under DeepSpeed");
     // DeepSpeed-MoE's gate pads every expert to a capacity: ceil(tokens x k / experts x factor)
     // with drop_tokens, else the largest load in its group (deepspeed/moe/sharded_moe.py,
     // topkgating), the even share under Parascope's balanced routing.

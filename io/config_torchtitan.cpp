@@ -1102,6 +1102,10 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
     if (s.fp8Attention && s.precision == core::Precision::fp8)
         notes.push_back("fp8_attention=true: torchao's float8 converter changes the linear "
                         "layers only; attention runs in 16 bits");
+    if (s.lossFusion != core::LossFusion::none && s.mode == core::Mode::training)
+        notes.push_back("loss_fusion=" + core::fieldText(s, "loss_fusion") +
+                        ": a Megatron-LM loss kernel; torchtitan's loss is PyTorch's "
+                        "cross_entropy");
     if (s.fp8LmHead && s.precision == core::Precision::fp8)
         notes.push_back("fp8_lm_head=true: torchtitan's float8 and MX converters leave the "
                         "output layer in 16 bits (filter_fqns)");

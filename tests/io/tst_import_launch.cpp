@@ -2221,6 +2221,12 @@ private Q_SLOTS:
         QTest::addRow("torchtitan FP8 attention")
             << int(Framework::torchtitan) << QStringList{"precision=fp8", "fp8_attention=true"}
             << "fp8_attention=true: torchao's float8 converter changes the linear layers only";
+        QTest::addRow("torchtitan a fused loss")
+            << int(Framework::torchtitan) << QStringList{"loss_fusion=te"}
+            << "loss_fusion=te: a Megatron-LM loss kernel; torchtitan's loss is PyTorch's";
+        QTest::addRow("deepspeed a fused loss")
+            << int(Framework::deepspeed) << QStringList{"loss_fusion=native"}
+            << "loss_fusion=native: a Megatron-LM loss kernel; the model's own code";
         QTest::addRow("torchtitan FP8 LM head")
             << int(Framework::torchtitan)
             << QStringList{"precision=fp8", "fp8_scaling=block", "fp8_lm_head=true"}
