@@ -732,19 +732,38 @@ PipelineInput layersOnly(PipelineInput in)
 }
 
 // The published runs' untimed host cost per MoE layer and micro-batch (kMoeHostGapMinS to
-// kMoeHostGapMaxS) over the MoE layers the busiest stage runs each micro-batch, kept in the
-// step time's report with a warning where the low end reaches kMoeHostWarnShare of the step.
+// kMoeHostGapMaxS), kept in the step time's report with a warning where its low end reaches
+// kMoeHostWarnShare of the step. Every stage waits for its own MoE layers, and the pipeline
+// runs at the pace of its slowest stage: the stage the wait slows most is the one whose own
+// work plus its wait is longest, and what the wait adds is that less the busiest stage's work
+// (on one stage, or where the busiest holds the most MoE layers, its MoE layers × micro-batches
+// × the gap).
 std::optional<Warning> addMoeHostWait(const Scenario &s, const Timing &t, StepTimeReport &st)
 {
-    const auto stage = static_cast<std::size_t>(st.busiestStage);
-    if (stage >= t.moeLayers.size() || t.moeLayers[stage] == 0 || !routingWaitsOnDevice(s) ||
-        !(st.stepTimeS > 0))
+    const auto busiest = static_cast<std::size_t>(st.busiestStage);
+    if (busiest >= st.stages.size() || !routingWaitsOnDevice(s) || !(st.stepTimeS > 0))
+        return std::nullopt;
+    const double busiestWork = st.stages[busiest].stageWork();
+    std::size_t stage = busiest;
+    double low = -1;
+    for (std::size_t i = 0; i < st.stages.size() && i < t.moeLayers.size(); ++i) {
+        if (t.moeLayers[i] == 0)
+            continue;
+        const double waited =
+            st.stages[i].stageWork() +
+            static_cast<double>(t.moeLayers[i]) * s.microbatches * kMoeHostGapMinS - busiestWork;
+        if (waited > low + 1e-12 || (i == busiest && waited >= low - 1e-12)) {
+            low = waited;
+            stage = i;
+        }
+    }
+    if (low < 0 || low < kMoeHostWarnShare * st.stepTimeS)
         return std::nullopt;
     const double layerMicrobatches = static_cast<double>(t.moeLayers[stage]) * s.microbatches;
-    if (layerMicrobatches * kMoeHostGapMinS < kMoeHostWarnShare * st.stepTimeS)
-        return std::nullopt;
-    st.moeHostLowS = layerMicrobatches * kMoeHostGapMinS;
-    st.moeHostHighS = layerMicrobatches * kMoeHostGapMaxS;
+    st.moeHostLowS = low;
+    st.moeHostHighS = low + layerMicrobatches * (kMoeHostGapMaxS - kMoeHostGapMinS);
+    st.moeHostStage = static_cast<int>(stage);
+    st.moeHostLayerMicrobatches = layerMicrobatches;
     char text[512];
     std::snprintf(text, sizeof text,
                   "the step likely takes %.0f to %.0f %% longer: each MoE layer waits on the "
@@ -755,7 +774,7 @@ std::optional<Warning> addMoeHostWait(const Scenario &s, const Timing &t, StepTi
                   "\"Fine-grained experts\")",
                   100 * st.moeHostLowS / st.stepTimeS, 100 * st.moeHostHighS / st.stepTimeS,
                   1e3 * kMoeHostGapMinS, 1e3 * kMoeHostGapMaxS, t.moeLayers[stage], s.microbatches,
-                  st.busiestStage);
+                  st.moeHostStage);
     return Warning{"moe-host", text};
 }
 

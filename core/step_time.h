@@ -162,11 +162,14 @@ struct StepTimeReport
     double optimizerOwnedParams = 0;
     double optimizerHeldParams = 0;
     double memoryBytesPerS = 0; // the achieved bandwidth of a fused pass
-    // Training, where evaluate's moe-host warning applies: the busiest stage's MoE layers ×
-    // micro-batches × kMoeHostGapMinS and × kMoeHostGapMaxS, the untimed wait the published
-    // dropless runs put on top of the step; 0 elsewhere.
+    // Training, where evaluate's moe-host warning applies: what the untimed wait the published
+    // dropless runs took (kMoeHostGapMinS to kMoeHostGapMaxS a MoE layer and micro-batch) puts
+    // on top of the step, through the stage it slows most: that stage's own work plus its MoE
+    // layers × micro-batches × the gap, less the busiest stage's work; 0 elsewhere.
     double moeHostLowS = 0;
     double moeHostHighS = 0;
+    int moeHostStage = 0;                // the stage the wait slows most
+    double moeHostLayerMicrobatches = 0; // its MoE layers × micro-batches
 };
 
 // Gradient synchronisation of one device over a data-parallel group of `dp`, by where each

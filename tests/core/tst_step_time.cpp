@@ -1395,6 +1395,35 @@ private Q_SLOTS:
         QVERIFY(message.contains(QStringLiteral("1.7 to 4.3 ms")));
     }
 
+    // Every stage waits for its own MoE layers and the pipeline runs at its slowest stage's
+    // pace, so the wait that counts is the stage whose own work plus its wait is longest, less
+    // the busiest stage's work. Qwen3-30B-A3B on two stages, 26 layers on the first and 22 with
+    // the LM head on the second: the second is busiest, the first waits longest.
+    void moeHostWaitThroughTheSlowestStage()
+    {
+        const Report r = evaluate(scenario("model=qwen3-30b-a3b,framework=megatron,"
+                                           "device=h100-sxm,precision=bf16,tp=1,pp=2,dp=8,ep=8,"
+                                           "seq_len=4096,microbatch_size=1,microbatches=64,"
+                                           "recompute=none,pipeline_layout=Et*26|t*22L"),
+                                  io::builtinPresets());
+        QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
+        const StepTimeReport &st = *r.stepTime;
+        QCOMPARE(st.busiestStage, 1);
+        QCOMPARE(st.moeHostStage, 0);
+        QCOMPARE(st.moeHostLayerMicrobatches, 26.0 * 64);
+        const double low = st.stages[0].stageWork() + 26 * 64 * 1.7e-3 - st.stages[1].stageWork();
+        QVERIFY(near(st.moeHostLowS, low, 1e-12));
+        QVERIFY(near(st.moeHostHighS, low + 26 * 64 * (4.3e-3 - 1.7e-3), 1e-12));
+        // More than the busiest stage's own 22 layers' wait, less than the first's alone.
+        QVERIFY(st.moeHostLowS > 22 * 64 * 1.7e-3);
+        QVERIFY(st.moeHostLowS < 26 * 64 * 1.7e-3);
+        QVERIFY(r.hasWarning("moe-host"));
+        const auto w = std::find_if(r.warnings.begin(), r.warnings.end(),
+                                    [](const Warning &x) { return x.code == "moe-host"; });
+        QVERIFY(
+            QString::fromStdString(w->message).contains("26 layers x 64 micro-batches on stage 0"));
+    }
+
     // docs/experts.md, "Capacity": under a capacity factor cf each expert takes capacity =
     // ceil(t x k / E x cf) copies of a rank's t routed tokens (Megatron-core moe_utils.py,
     // get_capacity), all of them when padded, at most its even share t x k / E when dropping.

@@ -932,6 +932,24 @@ private Q_SLOTS:
                  qPrintable(text));
     }
 
+    // Where the MoE layers' wait slows a stage other than the busiest, the formula says which and
+    // by how much it outlasts the busiest (docs/step_time.md, "Fine-grained experts").
+    void moeWaitFormulaNamesTheStage()
+    {
+        const core::Presets presets = io::builtinPresets();
+        const core::Scenario s = scenario(QStringLiteral(
+            "model=qwen3-30b-a3b,framework=megatron,device=h100-sxm,precision=bf16,tp=1,pp=2,"
+            "dp=8,ep=8,seq_len=4096,microbatch_size=1,microbatches=64,recompute=none,"
+            "pipeline_layout=Et*26|t*22L"));
+        const core::Report r = core::evaluate(s, presets);
+        QVERIFY(r.ok() && r.stepTime && r.stepTime->moeHostStage == 0);
+        const QString text = StepTimePage::stepTimeFormulas(s, r);
+        QVERIFY2(text.contains(QStringLiteral("1,664 MoE layer-micro-batches × 1.7–4.3 ms")) &&
+                     text.contains(QStringLiteral("on stage 0, whose work")) &&
+                     text.contains(QStringLiteral("outlasts stage 1's")),
+                 qPrintable(text));
+    }
+
     // The step's formula names the embedding group's all-reduce where a tied head keeps a copy.
     void stepFormulaSaysTheEmbeddingSync()
     {

@@ -291,15 +291,29 @@ QString StepTimePage::stepTimeFormulas(const core::Scenario &s, const core::Repo
                          ? QObject::tr("Megatron-LM")
                          : io::qs(core::frameworkProfile(s.framework).name)));
     if (st.moeHostHighS > 0) {
-        const double layerMicrobatches = st.moeHostLowS / core::kMoeHostGapMinS;
+        const double layerMicrobatches = st.moeHostLayerMicrobatches;
+        const QString wait = QStringLiteral("%1 MoE layer-micro-batches × %2–%3 ms = %4–%5")
+                                 .arg(io::formatCount(std::llround(layerMicrobatches)))
+                                 .arg(1e3 * core::kMoeHostGapMinS, 0, 'f', 1)
+                                 .arg(1e3 * core::kMoeHostGapMaxS, 0, 'f', 1)
+                                 .arg(sec(layerMicrobatches * core::kMoeHostGapMinS),
+                                      sec(layerMicrobatches * core::kMoeHostGapMaxS));
+        // The stage the wait slows most, where it is not the busiest: its own work with the
+        // wait against the busiest stage's work.
+        const QString through =
+            st.moeHostStage == st.busiestStage
+                ? QString()
+                : QObject::tr(" on stage %1, whose work (%2) with it outlasts stage %3's (%4) by "
+                              "%5–%6")
+                      .arg(st.moeHostStage)
+                      .arg(sec(st.stages[std::size_t(st.moeHostStage)].stageWork()))
+                      .arg(st.busiestStage)
+                      .arg(sec(st.stages[std::size_t(st.busiestStage)].stageWork()))
+                      .arg(sec(st.moeHostLowS), sec(st.moeHostHighS));
         out += formula::block(
             QObject::tr("Not timed: the MoE layers' wait"),
-            QStringLiteral("%1 MoE layer-micro-batches × %2–%3 ms = %4–%5 on top of the step "
-                           "(+%6–%7 %)")
-                .arg(io::formatCount(std::llround(layerMicrobatches)))
-                .arg(1e3 * core::kMoeHostGapMinS, 0, 'f', 1)
-                .arg(1e3 * core::kMoeHostGapMaxS, 0, 'f', 1)
-                .arg(sec(st.moeHostLowS), sec(st.moeHostHighS))
+            QStringLiteral("%1%2 on top of the step (+%3–%4 %)")
+                .arg(wait, through)
                 .arg(100 * st.moeHostLowS / st.stepTimeS, 0, 'f', 0)
                 .arg(100 * st.moeHostHighS / st.stepTimeS, 0, 'f', 0),
             QObject::tr("each MoE layer waits on the device for its token counts before it "
