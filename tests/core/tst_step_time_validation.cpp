@@ -1212,12 +1212,18 @@ private Q_SLOTS:
         QFETCH(QString, set);
         QFETCH(double, publishedS);
         const core::Presets presets = io::builtinPresets();
+        // The Llama 3.1 runs are NeMo 2.0's, whose GPTConfig turns on Megatron-core's fused
+        // loss (cross_entropy_loss_fusion, the native implementation by default); the GPT-3
+        // runs' NeMo 1.0 configuration names no fused loss.
+        const QString loss = model.startsWith(QLatin1String("llama"))
+                                 ? QStringLiteral("loss_fusion=native,")
+                                 : QString();
         Scenario s =
             scenario(QStringLiteral("framework=megatron,device=h100-sxm,precision=fp8,"
                                     "sequence_parallel=true,tp_overlap=true,"
                                     "schedule=interleaved,zero=1,grad_precision=bf16,"
                                     "fp8_scaling=delayed,recompute=none,attention=flash,") +
-                     set);
+                     loss + set);
         ModelSpec spec = *presets.model(model.toStdString());
         if (model == QLatin1String("gpt-3-175b"))
             spec.dropout = false;
