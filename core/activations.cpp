@@ -147,6 +147,18 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     // CheckpointWithoutOutput).
     const bool normsRerun = rerun(kRecomputeLayernorm);
     t.replicated = 2 * a * h + (normsRerun ? 0 : attentionInput + mlpInput) + 2 * mask * h;
+    // Latent attention's compressed query and key/value (q_lora_rank and kv_lora_rank wide), each
+    // the input of its norm, which Transformer Engine fuses into the up projection
+    // (LayerNormLinear keeps the norm's input and its output, cast under FP8). Every
+    // tensor-parallel rank computes them whole (the down projections are duplicated), split by
+    // sequence under SP (multi_latent_attention.py). mla_up_proj keeps its checkpoint's inputs
+    // instead: both latents and the rotary key, 16-bit (qkv_up_checkpoint).
+    const bool upProjectionsRerun = m.latentAttention() && rerun(kRecomputeMlaUpProj);
+    if (m.latentAttention()) {
+        const Count latents = static_cast<Count>(m.qLoraRank) + static_cast<Count>(m.kvLoraRank);
+        t.replicated += upProjectionsRerun ? a * (latents + static_cast<Count>(m.ropeHeadDim))
+                                           : a * latents + savedInput(latents);
+    }
 
     // Q and the output projection's input (the attention output, which is also
     // what flash attention keeps as O) are split by query heads; the projection's cast copy
@@ -155,7 +167,6 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     // qkv_up_checkpoint).
     // O is v_head_dim wide a head, as V is (latent attention's 128 beside Q and K's 192).
     const Count vd = m.valueHeadDim();
-    const bool upProjectionsRerun = m.latentAttention() && rerun(kRecomputeMlaUpProj);
     t.sharded = a * qHeads * vd + (upProjectionsRerun ? 0 : a * qHeads * hd);
     if (c.projectionInputCopy)
         t.sharded += savedInput(qHeads * vd);

@@ -202,18 +202,20 @@ private Q_SLOTS:
             << llama + "recompute_modules=core_attn mlp layernorm" << 16384LL + 16384 + 4096;
         // DeepSeek-V3's MoE layer (h 7,168, 128 heads, Q and K 192 wide, V and O 128, one shared
         // expert and 8 of 256 routed of 2,048): norm inputs and the latent and router inputs
-        // 4·2·7,168 = 57,344; O 2·128·128 = 32,768; Q 2·128·192 = 49,152; K and V
-        // 2·128·(192 + 128) = 81,920; the shared expert's SwiGLU 4·2·2,048 = 16,384; 8 copies of
-        // (2·2·7,168 + 16,384) = 360,448.
+        // 4·2·7,168 = 57,344; the query and key/value latents, each its norm's input and output,
+        // 2·2·(1,536 + 512) = 8,192, or with mla_up_proj the checkpoint's inputs, the two latents
+        // and the 64-wide rotary key, 2·(1,536 + 512 + 64) = 4,224; O 2·128·128 = 32,768; Q
+        // 2·128·192 = 49,152; K and V 2·128·(192 + 128) = 81,920; the shared expert's SwiGLU
+        // 4·2·2,048 = 16,384; 8 copies of (2·2·7,168 + 16,384) = 360,448.
         const QString deepseek = "model=deepseek-v3,tp=1,pp=1,dp=64,ep=64,seq_len=4096,"
                                  "precision=bf16,attention=flash,recompute=selective,"
                                  "sequence_parallel=false,";
         QTest::addRow("DeepSeek-V3: V and O v_head_dim wide")
             << deepseek + "recompute_modules=core_attn"
-            << 57344LL + 32768 + 49152 + 81920 + 16384 + 360448;
+            << 57344LL + 8192 + 32768 + 49152 + 81920 + 16384 + 360448;
         QTest::addRow("DeepSeek-V3: mla_up_proj keeps O only")
             << deepseek + "recompute_modules=core_attn mla_up_proj"
-            << 57344LL + 32768 + 16384 + 360448;
+            << 57344LL + 4224 + 32768 + 16384 + 360448;
     }
     void recomputedModules()
     {
@@ -224,7 +226,8 @@ private Q_SLOTS:
 
     // mla_up_proj drops DeepSeek-V3's Q (128 heads of 192: 2·128·192 = 49,152 B a token) and its
     // expanded K and V (2·128·(192 + 128) = 81,920: V is v_head_dim wide) and rebuilds them from
-    // the latents.
+    // the latents, whose norms' outputs it drops too (2·(1,536 + 512) = 4,096) while keeping the
+    // rotary key (2·64 = 128): 131,072 + 3,968.
     void mlaUpProjectionsRebuilt()
     {
         const QString set = "model=deepseek-v3,tp=1,pp=1,dp=64,ep=64,seq_len=4096,precision=bf16,"
@@ -235,7 +238,48 @@ private Q_SLOTS:
             c.moe = true;
             return layerActivationBytes(*resolveModel(s, m_presets), c);
         };
-        QCOMPARE(bytes("core_attn") - bytes("core_attn mla_up_proj"), 4096LL * (49152 + 81920));
+        QCOMPARE(bytes("core_attn") - bytes("core_attn mla_up_proj"),
+                 4096LL * (49152 + 81920 + 3968));
+    }
+
+    // The query latent alone: DeepSeek-V3 against itself with queries projected straight from
+    // the hidden state (q_lora_rank 0), which changes nothing else a layer keeps. Its 1,536
+    // values a token are its norm's input (16-bit) and output (16-bit, or cast: 1 byte a value
+    // under FP8 scaling, 33/32 under MXFP8), whole on every tensor-parallel rank (the down
+    // projection is duplicated) unless sequence parallelism splits them by T
+    // (multi_latent_attention.py; Transformer Engine's LayerNormLinear).
+    void queryLatentKept_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<qint64>("perToken");
+        QTest::addRow("BF16: the norm's input and output") << "precision=bf16" << 2LL * 2 * 1536;
+        QTest::addRow("FP8: the output cast")
+            << "precision=fp8,fp8_scaling=current" << 2LL * 1536 + 1536;
+        QTest::addRow("MXFP8: a scale per 32 values")
+            << "precision=fp8,fp8_scaling=block" << 2LL * 1536 + 1536 * 33 / 32;
+        QTest::addRow("T = 8 without SP: whole on every rank")
+            << "precision=bf16,tp=8,sequence_parallel=false" << 2LL * 2 * 1536;
+        QTest::addRow("T = 8 with SP: an eighth of the sequence")
+            << "precision=bf16,tp=8,sequence_parallel=true" << 2LL * 2 * 1536 / 8;
+        QTest::addRow("mla_up_proj: the checkpoint's input only")
+            << "precision=bf16,recompute_modules=core_attn mla_up_proj" << 2LL * 1536;
+    }
+    void queryLatentKept()
+    {
+        QFETCH(QString, set);
+        QFETCH(qint64, perToken);
+        const Scenario s = scenario("model=deepseek-v3,tp=1,pp=1,dp=64,ep=64,seq_len=4096,"
+                                    "recompute=selective,recompute_modules=core_attn,"
+                                    "sequence_parallel=false," +
+                                    set);
+        const ModelSpec *model = resolveModel(s, m_presets);
+        QVERIFY(model && model->qLoraRank == 1536);
+        ModelSpec direct = *model;
+        direct.qLoraRank = 0;
+        ActivationConfig c = activationConfig(s, *model);
+        c.moe = true;
+        QCOMPARE(layerActivationBytes(*model, c) - layerActivationBytes(direct, c),
+                 4096 * perToken);
     }
 
     // ep_overlap runs a pair's forward layer i with its backward's layer L - 1 - i and frees
