@@ -731,6 +731,17 @@ PipelineInput layersOnly(PipelineInput in)
     return in;
 }
 
+// Each stage's MoE layers, with its multi-token-prediction depths where they have experts.
+std::vector<int> waitingMoeLayers(const ModelSpec &model,
+                                  const std::vector<StageModelStates> &stages)
+{
+    std::vector<int> moe;
+    moe.reserve(stages.size());
+    for (const StageModelStates &st : stages)
+        moe.push_back(st.moeLayers + mtpMoeLayers(model, st.mtpLayers));
+    return moe;
+}
+
 // The published runs' untimed host cost per MoE layer and micro-batch (kMoeHostGapMinS to
 // kMoeHostGapMaxS), kept in the step time's report with a warning where its low end reaches
 // kMoeHostWarnShare of the step. Every stage waits for its own MoE layers, and the pipeline
@@ -738,7 +749,10 @@ PipelineInput layersOnly(PipelineInput in)
 // work plus its wait is longest, and what the wait adds is that less the busiest stage's work
 // (on one stage, or where the busiest holds the most MoE layers, its MoE layers × micro-batches
 // × the gap).
-std::optional<Warning> addMoeHostWait(const Scenario &s, const Timing &t, StepTimeReport &st)
+// `moeLayers`: each stage's MoE layers that wait, a multi-token-prediction depth with experts
+// among them (DeepSeek-V3's MTP layer routes as its other layers do).
+std::optional<Warning> addMoeHostWait(const Scenario &s, const std::vector<int> &moeLayers,
+                                      StepTimeReport &st)
 {
     const auto busiest = static_cast<std::size_t>(st.busiestStage);
     if (busiest >= st.stages.size() || !routingWaitsOnDevice(s) || !(st.stepTimeS > 0))
@@ -746,12 +760,12 @@ std::optional<Warning> addMoeHostWait(const Scenario &s, const Timing &t, StepTi
     const double busiestWork = st.stages[busiest].stageWork();
     std::size_t stage = busiest;
     double low = -1;
-    for (std::size_t i = 0; i < st.stages.size() && i < t.moeLayers.size(); ++i) {
-        if (t.moeLayers[i] == 0)
+    for (std::size_t i = 0; i < st.stages.size() && i < moeLayers.size(); ++i) {
+        if (moeLayers[i] == 0)
             continue;
-        const double waited =
-            st.stages[i].stageWork() +
-            static_cast<double>(t.moeLayers[i]) * s.microbatches * kMoeHostGapMinS - busiestWork;
+        const double waited = st.stages[i].stageWork() +
+                              static_cast<double>(moeLayers[i]) * s.microbatches * kMoeHostGapMinS -
+                              busiestWork;
         if (waited > low + 1e-12 || (i == busiest && waited >= low - 1e-12)) {
             low = waited;
             stage = i;
@@ -759,7 +773,7 @@ std::optional<Warning> addMoeHostWait(const Scenario &s, const Timing &t, StepTi
     }
     if (low < 0 || low < kMoeHostWarnShare * st.stepTimeS)
         return std::nullopt;
-    const double layerMicrobatches = static_cast<double>(t.moeLayers[stage]) * s.microbatches;
+    const double layerMicrobatches = static_cast<double>(moeLayers[stage]) * s.microbatches;
     st.moeHostLowS = low;
     st.moeHostHighS = low + layerMicrobatches * (kMoeHostGapMaxS - kMoeHostGapMinS);
     st.moeHostStage = static_cast<int>(stage);
@@ -773,7 +787,7 @@ std::optional<Warning> addMoeHostWait(const Scenario &s, const Timing &t, StepTi
                   "(pad_to_capacity or full_cuda_graph removes the wait; docs/step_time.md, "
                   "\"Fine-grained experts\")",
                   100 * st.moeHostLowS / st.stepTimeS, 100 * st.moeHostHighS / st.stepTimeS,
-                  1e3 * kMoeHostGapMinS, 1e3 * kMoeHostGapMaxS, t.moeLayers[stage], s.microbatches,
+                  1e3 * kMoeHostGapMinS, 1e3 * kMoeHostGapMaxS, moeLayers[stage], s.microbatches,
                   st.moeHostStage);
     return Warning{"moe-host", text};
 }
@@ -2072,7 +2086,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         r.warnings.push_back({"short-step", text});
     }
     if (training && r.stepTime && t.rates && !(t.rates->forcedMfu > 0))
-        if (auto w = addMoeHostWait(s, t, *r.stepTime))
+        if (auto w = addMoeHostWait(s, waitingMoeLayers(model, modelStates), *r.stepTime))
             r.warnings.push_back(std::move(*w));
     // A model with experts shows its expert layer, the kind most of its layers are.
     r.layerOps = std::move(model.hasExperts() ? t.moeLayer.ops : t.layer.ops);

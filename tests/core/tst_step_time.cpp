@@ -1424,6 +1424,32 @@ private Q_SLOTS:
             QString::fromStdString(w->message).contains("26 layers x 64 micro-batches on stage 0"));
     }
 
+    // DeepSeek-V3's multi-token-prediction layer has experts and routes as its 58 MoE layers
+    // do, so on one stage its depth waits too: (58 + 1) layers x 8 micro-batches x 1.7 ms
+    // against 58 x 8 without it.
+    void moeHostWaitCountsTheMtpLayer_data()
+    {
+        QTest::addColumn<int>("mtp");
+        QTest::addColumn<double>("layerMicrobatches");
+        QTest::addRow("without MTP") << 0 << 58.0 * 8;
+        QTest::addRow("one MTP depth") << 1 << 59.0 * 8;
+    }
+    void moeHostWaitCountsTheMtpLayer()
+    {
+        QFETCH(int, mtp);
+        QFETCH(double, layerMicrobatches);
+        const Report r = evaluate(
+            scenario(QStringLiteral("model=deepseek-v3,framework=megatron,device=gb200-nvl72,"
+                                    "precision=bf16,tp=1,pp=1,dp=64,ep=64,seq_len=4096,"
+                                    "microbatch_size=1,microbatches=8,recompute=none,mtp_layers=") +
+                     QString::number(mtp)),
+            io::builtinPresets());
+        QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
+        QVERIFY(r.hasWarning("moe-host"));
+        QCOMPARE(r.stepTime->moeHostLayerMicrobatches, layerMicrobatches);
+        QVERIFY(near(r.stepTime->moeHostLowS, layerMicrobatches * 1.7e-3, 1e-12));
+    }
+
     // docs/experts.md, "Capacity": under a capacity factor cf each expert takes capacity =
     // ceil(t x k / E x cf) copies of a rank's t routed tokens (Megatron-core moe_utils.py,
     // get_capacity), all of them when padded, at most its even share t x k / E when dropping.
