@@ -924,6 +924,19 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                 {"fp8-attention-unused", "fp8_attention runs the fused attention kernel in FP8; "
                                          "here it is timed in BF16: " +
                                              *why});
+    // docs/step_time.md, "FP8 attention": cuDNN's FP8 backward visits the whole causal
+    // triangle through a sliding window (op_model.cpp).
+    if (s.fp8Attention && s.mode == Mode::training && s.attention == Attention::flash &&
+        !fp8AttentionUnused(s, device) && model.slidingWindow > 0 &&
+        model.slidingWindow < s.seqLen && slidingLayersIn(model, 0, model.layers) > 0)
+        r.warnings.push_back(
+            {"fp8-attention-window",
+             "FP8 attention's backward through the sliding window takes as long as the whole "
+             "causal triangle's (cuDNN 9.22 on a GB300: 25 ms at 16,384 tokens where BF16's "
+             "takes 1.7 ms), and the " +
+                 std::to_string(slidingLayersIn(model, 0, model.layers)) +
+                 " windowed layers' backward is timed so; in BF16 it keeps the window's saving "
+                 "(docs/step_time.md, \"FP8 attention\")"});
     if (s.fp8LmHead)
         if (const auto why = fp8LmHeadUnused(s))
             r.warnings.push_back({"fp8-lm-head-unused",

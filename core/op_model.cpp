@@ -857,16 +857,26 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             const double shape = shaped ? attentionShapeFactor(rates, c, 0) : 1.0;
             const double windowShape =
                 shaped && windowed > 0 ? attentionShapeFactor(rates, c, window) : shape;
-            // Seconds of `fullF` forward FLOPs' worth at the kernel's rate (or `backward`'s).
-            const auto seconds = [&](double rate, double fullF, double windowF) {
-                return forced > 0 ? ((1 - windowed) * fullF + windowed * windowF) / forced
-                                  : (1 - windowed) * fullF / (rate * shape) +
-                                        windowed * windowF / (rate * windowShape);
+            // Seconds of `fullF` forward FLOPs' worth at the kernel's rate (or `backward`'s);
+            // `wholeWindow`: the sliding-window layers take the whole causal triangle's time.
+            const auto seconds = [&](double rate, double fullF, double windowF, bool wholeWindow) {
+                if (forced > 0)
+                    return ((1 - windowed) * fullF + windowed * windowF) / forced;
+                const double causal = fullF / (rate * shape);
+                return (1 - windowed) * causal +
+                       windowed * (wholeWindow ? causal : windowF / (rate * windowShape));
             };
+            // cuDNN's FP8 backward through a sliding window visits every key tile of the causal
+            // triangle: on a GB300 (cuDNN 9.22, 128-token window, head dim 64) 1.87, 6.65, 25.0
+            // and 96.9 ms at 4,096 to 32,768 tokens, growing as s² where its forward grows as s
+            // and the BF16 backward takes 0.44 to 3.45 ms (NVIDIA/cudnn-frontend,
+            // benchmark/sdpa_benchmark_training/results/gpt_oss/gb300; GB200 alike).
+            const bool wholeWindowBackward = shaped && c.fp8Attention;
             const double bytes = 2 * tokens * heads * (d + dv) * e; // Q, K, V in, O out
-            op.forward = {flops, bytes, seconds(kernelRate, fullFlops, windowFlops)};
+            op.forward = {flops, bytes, seconds(kernelRate, fullFlops, windowFlops, false)};
             op.backward = {2.5 * flops, 2 * bytes,
-                           seconds(kernelBackwardRate, 2.5 * fullFlops, 2.5 * windowFlops)};
+                           seconds(kernelBackwardRate, 2.5 * fullFlops, 2.5 * windowFlops,
+                                   wholeWindowBackward)};
             op.source = windowed > 0
                             ? "Dao 2023 (FlashAttention-2): causal 2·b·s²·h/T FLOPs, backward "
                               "2.5×; the sliding-window layers' w − w²/2s keys a query instead of "

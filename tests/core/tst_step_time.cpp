@@ -2395,6 +2395,57 @@ private Q_SLOTS:
         QVERIFY(fa.source.find("sliding-window") == std::string_view::npos);
     }
 
+    // cuDNN's FP8 backward through gpt-oss's 128-token window takes as long as the whole causal
+    // triangle's (NVIDIA/cudnn-frontend, results/gpt_oss/gb300, cuDNN 9.22: 1.87 ms at 4,096
+    // tokens, 96.9 at 32,768, growing as s², where BF16's takes 0.44 and 3.45): with FP8
+    // attention the windowed layers' backward is the same model's without a window, while
+    // their forward, and the BF16 backward, keep the window's saving.
+    void fp8BackwardThroughAWindowIsWhole_data()
+    {
+        QTest::addColumn<bool>("fp8Attention");
+        QTest::addColumn<bool>("backwardWhole");
+        QTest::addRow("FP8 attention") << true << true;
+        QTest::addRow("BF16 attention") << false << false;
+    }
+    void fp8BackwardThroughAWindowIsWhole()
+    {
+        QFETCH(bool, fp8Attention);
+        QFETCH(bool, backwardWhole);
+        const Presets presets = io::builtinPresets();
+        const Scenario windowed = scenario(
+            QStringLiteral("model=gpt-oss-120b,framework=megatron,device=gb300-nvl72,"
+                           "precision=fp8,fp8_scaling=block,tp=1,pp=1,dp=8,ep=8,seq_len=16384,"
+                           "microbatches=4,recompute=none,fp8_attention=") +
+            (fp8Attention ? "true" : "false"));
+        ModelSpec model = *presets.model("gpt-oss-120b");
+        QVERIFY(model.slidingWindow == 128);
+        model.slidingWindow = 0;
+        model.fullAttentionPeriod = 0;
+        Scenario full = windowed;
+        full.customModel = model;
+        const Report a = evaluate(windowed, presets);
+        const Report b = evaluate(full, presets);
+        QVERIFY2(a.ok(), a.error ? a.error->message.c_str() : "");
+        QVERIFY2(b.ok(), b.error ? b.error->message.c_str() : "");
+        const LayerOp &wa = opOf(a.layerOps, "attention");
+        const LayerOp &fa = opOf(b.layerOps, "attention");
+        QVERIFY(wa.forward.seconds < 0.6 * fa.forward.seconds);
+        QVERIFY(wa.backward.flops < 0.6 * fa.backward.flops);
+        if (backwardWhole)
+            QVERIFY(near(wa.backward.seconds, fa.backward.seconds, 1e-12));
+        else
+            QVERIFY(wa.backward.seconds < 0.6 * fa.backward.seconds);
+        // The warning says so where it applies, naming the 18 windowed layers.
+        QCOMPARE(a.hasWarning("fp8-attention-window"), backwardWhole);
+        QVERIFY(!b.hasWarning("fp8-attention-window"));
+        if (backwardWhole) {
+            const auto w = std::find_if(a.warnings.begin(), a.warnings.end(), [](const Warning &x) {
+                return x.code == "fp8-attention-window";
+            });
+            QVERIFY(QString::fromStdString(w->message).contains("the 18 windowed layers"));
+        }
+    }
+
     // Each stage times its own windowed and full layers: Llama 3.1 8B given Gemma 3's pattern
     // (a window of 1,024, every sixth layer full) over K = 2 has layers 6 and 12 full on stage
     // 0 and 18, 24 and 30 on stage 1, so stage 0's attention is m × (14 windowed + 2 full)
