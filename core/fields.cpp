@@ -156,7 +156,8 @@ const std::array kFields{
     FieldInfo{"fp8_attention", &Scenario::fp8Attention,
               "FP8 and NVFP4 training run the fused attention kernel in FP8 too (Transformer "
               "Engine's FP8 dot-product attention, Megatron-LM --fp8-dot-product-attention), at "
-              "the device's measured FP8-over-BF16 rates; off, in BF16 (docs/step_time.md)."},
+              "the device's measured FP8-over-BF16 rates, though its backward through a sliding "
+              "window takes the whole causal triangle's time; off, in BF16 (docs/step_time.md)."},
     FieldInfo{"fp8_lm_head", &Scenario::fp8LmHead,
               "FP8 training with block scaling (MXFP8) runs the LM head's multiplies in FP8 too, "
               "with their casts (Megatron-LM --fp8-output-proj); off, in 16 bits, as "
