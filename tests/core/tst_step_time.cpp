@@ -2344,6 +2344,19 @@ private Q_SLOTS:
         QCOMPARE(on.stages[0].activationsBytes, plain.stages[0].activationsBytes);
     }
 
+    // The scenario evaluated with its model's sliding window set to `window` tokens, every
+    // `period`-th layer attending to all of them (0 and 0: no window).
+    static Report withWindow(const Scenario &s, int window, int period)
+    {
+        const Presets presets = io::builtinPresets();
+        ModelSpec model = *resolveModel(s, presets);
+        model.slidingWindow = window;
+        model.fullAttentionPeriod = period;
+        Scenario windowed = s;
+        windowed.customModel = model;
+        return evaluate(windowed, presets);
+    }
+
     // A query through a sliding window of w keys sees min(i, w) of them (Beltagy et al. 2020,
     // §3.1): over s = 4,096 causal queries, w - w^2 / 2s on average, s / 2 without one.
     void windowKeysByHand_data()
@@ -2369,16 +2382,10 @@ private Q_SLOTS:
     // the window's short key loops is lower, so its time falls by less than its FLOPs.
     void slidingWindowAttentionByHand()
     {
-        const Presets presets = io::builtinPresets();
-        Scenario full = scenario("model=llama-3.1-8b,tp=1,pp=1,dp=1,seq_len=4096,microbatches=1,"
-                                 "recompute=none,sequence_parallel=false");
-        ModelSpec model = *presets.model("llama-3.1-8b");
-        model.slidingWindow = 1024;
-        model.fullAttentionPeriod = 2;
-        Scenario windowed = full;
-        windowed.customModel = model;
-        const Report a = evaluate(full, presets);
-        const Report b = evaluate(windowed, presets);
+        const Scenario full = scenario("model=llama-3.1-8b,tp=1,pp=1,dp=1,seq_len=4096,"
+                                       "microbatches=1,recompute=none,sequence_parallel=false");
+        const Report a = evaluate(full, io::builtinPresets());
+        const Report b = withWindow(full, 1024, 2);
         QVERIFY(a.ok() && b.ok());
         const LayerOp &fa = opOf(a.layerOps, "attention");
         const LayerOp &fb = opOf(b.layerOps, "attention");
@@ -2417,14 +2424,9 @@ private Q_SLOTS:
                            "precision=fp8,fp8_scaling=block,tp=1,pp=1,dp=8,ep=8,seq_len=16384,"
                            "microbatches=4,recompute=none,fp8_attention=") +
             (fp8Attention ? "true" : "false"));
-        ModelSpec model = *presets.model("gpt-oss-120b");
-        QVERIFY(model.slidingWindow == 128);
-        model.slidingWindow = 0;
-        model.fullAttentionPeriod = 0;
-        Scenario full = windowed;
-        full.customModel = model;
+        QVERIFY(presets.model("gpt-oss-120b")->slidingWindow == 128);
         const Report a = evaluate(windowed, presets);
-        const Report b = evaluate(full, presets);
+        const Report b = withWindow(windowed, 0, 0);
         QVERIFY2(a.ok(), a.error ? a.error->message.c_str() : "");
         QVERIFY2(b.ok(), b.error ? b.error->message.c_str() : "");
         const LayerOp &wa = opOf(a.layerOps, "attention");
