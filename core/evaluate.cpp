@@ -925,9 +925,9 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                                          "here it is timed in BF16: " +
                                              *why});
     // docs/step_time.md, "FP8 attention": cuDNN's FP8 backward visits the whole causal
-    // triangle through a sliding window (op_model.cpp).
+    // triangle through a sliding window (op_model.cpp); a forced efficiency times FLOPs alone.
     if (s.fp8Attention && s.mode == Mode::training && s.attention == Attention::flash &&
-        !fp8AttentionUnused(s, device) && model.slidingWindow > 0 &&
+        !(s.mfu.value_or(0.0) > 0) && !fp8AttentionUnused(s, device) && model.slidingWindow > 0 &&
         model.slidingWindow < s.seqLen && slidingLayersIn(model, 0, model.layers) > 0)
         r.warnings.push_back(
             {"fp8-attention-window",

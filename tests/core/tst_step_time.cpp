@@ -2440,6 +2440,10 @@ private Q_SLOTS:
         // The warning says so where it applies, naming the 18 windowed layers.
         QCOMPARE(a.hasWarning("fp8-attention-window"), backwardWhole);
         QVERIFY(!b.hasWarning("fp8-attention-window"));
+        // A forced efficiency times the window's FLOPs, and says nothing of the kernel.
+        Scenario forced = windowed;
+        forced.mfu = 0.5;
+        QVERIFY(!evaluate(forced, presets).hasWarning("fp8-attention-window"));
         if (backwardWhole) {
             const auto w = std::find_if(a.warnings.begin(), a.warnings.end(), [](const Warning &x) {
                 return x.code == "fp8-attention-window";
