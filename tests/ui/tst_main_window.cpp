@@ -970,7 +970,10 @@ private Q_SLOTS:
             if (w.window.charts()->widget(tab) == sharding)
                 states.append({tab, 1});
         }
-        for (const auto &[tab, mode] : std::as_const(states)) {
+        // Named, not bound: clang 14 does not let the lambda below capture a structured binding.
+        for (const std::pair<int, int> &state : std::as_const(states)) {
+            const int tab = state.first;
+            const int mode = state.second;
             w.window.charts()->setCurrentIndex(tab);
             sharding->modeBar()->setCurrentIndex(mode);
             QCoreApplication::processEvents();
