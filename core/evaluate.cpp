@@ -925,18 +925,18 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                                          "here it is timed in BF16: " +
                                              *why});
     // docs/step_time.md, "FP8 attention": cuDNN's FP8 backward visits the whole causal
-    // triangle through a sliding window (op_model.cpp); a forced efficiency times FLOPs alone.
-    if (s.fp8Attention && s.mode == Mode::training && s.attention == Attention::flash &&
-        !(s.mfu.value_or(0.0) > 0) && !fp8AttentionUnused(s, device) && model.slidingWindow > 0 &&
-        model.slidingWindow < s.seqLen && slidingLayersIn(model, 0, model.layers) > 0)
-        r.warnings.push_back(
-            {"fp8-attention-window",
-             "FP8 attention's backward through the sliding window takes as long as the whole "
-             "causal triangle's (cuDNN 9.22 on a GB300: 25 ms at 16,384 tokens where BF16's "
-             "takes 1.7 ms), and the " +
-                 std::to_string(slidingLayersIn(model, 0, model.layers)) +
-                 " windowed layers' backward is timed so; in BF16 it keeps the window's saving "
-                 "(docs/step_time.md, \"FP8 attention\")"});
+    // triangle through a sliding window, as op_model.cpp times it where FP8 attention runs.
+    if (s.mode == Mode::training && fp8AttentionRuns(s, device) && model.slidingWindow > 0 &&
+        model.slidingWindow < s.seqLen)
+        if (const int windowed = slidingLayersIn(model, 0, model.layers); windowed > 0)
+            r.warnings.push_back(
+                {"fp8-attention-window",
+                 "FP8 attention's backward through the sliding window takes as long as the "
+                 "whole causal triangle's (cuDNN 9.22 on a GB300: 25 ms at 16,384 tokens where "
+                 "BF16's takes 1.7 ms), and the " +
+                     std::to_string(windowed) +
+                     " windowed layers' backward is timed so; in BF16 it keeps the window's "
+                     "saving (docs/step_time.md, \"FP8 attention\")"});
     if (s.fp8LmHead)
         if (const auto why = fp8LmHeadUnused(s))
             r.warnings.push_back({"fp8-lm-head-unused",
