@@ -783,7 +783,7 @@ std::optional<Warning> addMoeHostWait(const Scenario &s, const std::vector<int> 
                   "the step likely takes %.0f to %.0f %% longer: each MoE layer waits on the "
                   "device for its token counts before it dispatches, which is not timed; "
                   "published dropless runs took %.1f to %.1f ms longer a MoE layer and "
-                  "micro-batch than modelled, here %d layers x %d micro-batches on stage %d "
+                  "micro-batch than modelled, here %d MoE layers x %d micro-batches on stage %d "
                   "(pad_to_capacity or full_cuda_graph removes the wait; docs/step_time.md, "
                   "\"Fine-grained experts\")",
                   100 * st.moeHostLowS / st.stepTimeS, 100 * st.moeHostHighS / st.stepTimeS,

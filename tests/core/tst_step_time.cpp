@@ -1385,9 +1385,10 @@ private Q_SLOTS:
         const double high = layers * microbatches * 4.3e-3 / step;
         QVERIFY(low >= 0.05);
         const QString message = QString::fromStdString(w->message);
-        QVERIFY2(message.contains(
-                     QStringLiteral("%1 layers x %2 micro-batches").arg(layers).arg(microbatches)),
-                 qPrintable(message));
+        QVERIFY2(
+            message.contains(
+                QStringLiteral("%1 MoE layers x %2 micro-batches").arg(layers).arg(microbatches)),
+            qPrintable(message));
         QVERIFY2(message.contains(QStringLiteral("likely takes %1 to %2 % longer")
                                       .arg(100 * low, 0, 'f', 0)
                                       .arg(100 * high, 0, 'f', 0)),
@@ -1420,8 +1421,8 @@ private Q_SLOTS:
         QVERIFY(r.hasWarning("moe-host"));
         const auto w = std::find_if(r.warnings.begin(), r.warnings.end(),
                                     [](const Warning &x) { return x.code == "moe-host"; });
-        QVERIFY(
-            QString::fromStdString(w->message).contains("26 layers x 64 micro-batches on stage 0"));
+        QVERIFY(QString::fromStdString(w->message)
+                    .contains("26 MoE layers x 64 micro-batches on stage 0"));
     }
 
     // DeepSeek-V3's multi-token-prediction layer has experts and routes as its 58 MoE layers
@@ -1448,6 +1449,10 @@ private Q_SLOTS:
         QVERIFY(r.hasWarning("moe-host"));
         QCOMPARE(r.stepTime->moeHostLayerMicrobatches, layerMicrobatches);
         QVERIFY(near(r.stepTime->moeHostLowS, layerMicrobatches * 1.7e-3, 1e-12));
+        const auto w = std::find_if(r.warnings.begin(), r.warnings.end(),
+                                    [](const Warning &x) { return x.code == "moe-host"; });
+        QVERIFY(QString::fromStdString(w->message)
+                    .contains(QStringLiteral("%1 MoE layers x 8 micro-batches").arg(58 + mtp)));
     }
 
     // docs/experts.md, "Capacity": under a capacity factor cf each expert takes capacity =
