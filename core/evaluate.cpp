@@ -2098,7 +2098,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
                       1e3 * r.stepTime->stepTimeS, 1e3 * kShortStepS);
         r.warnings.push_back({"short-step", text});
     }
-    if (training && r.stepTime && t.rates && !(t.rates->forcedMfu > 0))
+    // Dense models wait on nothing: their step builds no per-stage counts.
+    if (training && model.hasExperts() && r.stepTime && t.rates && !(t.rates->forcedMfu > 0))
         if (auto w = addMoeHostWait(s, waitingMoeLayers(model, modelStates), *r.stepTime))
             r.warnings.push_back(std::move(*w));
     // A model with experts shows its expert layer, the kind most of its layers are.
