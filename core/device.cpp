@@ -6,6 +6,22 @@
 
 namespace core {
 
+double curveAt(const WidthCurve &curve, double width)
+{
+    if (curve.empty())
+        return 1;
+    if (width <= curve.front().first)
+        return curve.front().second;
+    for (std::size_t i = 1; i < curve.size(); ++i) {
+        const auto [w1, f1] = curve[i];
+        if (width <= w1) {
+            const auto [w0, f0] = curve[i - 1];
+            return f0 + (f1 - f0) * (width - w0) / (w1 - w0);
+        }
+    }
+    return curve.back().second;
+}
+
 std::int64_t DeviceSpec::capacityBytes() const
 {
     return saturatingRound(memoryGib * static_cast<double>(kGiB));

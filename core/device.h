@@ -7,8 +7,31 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace core {
+
+// A measured factor by attention head width: (width, factor) points in increasing width,
+// linear between them, the nearest point's factor outside them; empty: 1 at every width.
+using WidthCurve = std::vector<std::pair<double, double>>;
+double curveAt(const WidthCurve &curve, double width);
+
+// The fused attention kernel's rate at other head widths over its rate at the width its
+// efficiencies were measured at, forward and backward, in 16 bits and in FP8 (docs/step_time.md,
+// "Head width"). The width is the mean of the query/key and value head dimensions (a tile's
+// two multiplies). FP8 curves left empty take the 16-bit ones.
+struct HeadWidthScale
+{
+    WidthCurve forward;
+    WidthCurve backward;
+    WidthCurve fp8Forward;
+    WidthCurve fp8Backward;
+    bool empty() const
+    {
+        return forward.empty() && backward.empty() && fp8Forward.empty() && fp8Backward.empty();
+    }
+    bool operator==(const HeadWidthScale &) const = default;
+};
 
 // An accelerator. Bandwidths are GB/s (10^9 B/s) per direction per device;
 // 0 means "not published" (docs/DESIGN.md §3.2).
@@ -56,6 +79,7 @@ struct DeviceSpec
     // measured (docs/step_time.md, "FP8 attention").
     double fp8AttentionSpeedup = 0;
     double fp8AttentionBackwardSpeedup = 0;
+    HeadWidthScale attentionHeadWidths;
     double memoryEfficiency = 0; // achieved ÷ datasheet memory bandwidth
     // The same for chains of a framework's own kernels (PyTorch's element-wise and reduction
     // operations: the loss, eager norms and activations, dropout, gradient adds), where

@@ -433,7 +433,8 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     t.tpLinkError = chooseLink(device, s.tp, s.interNodeGbPerS, t.tpLink);
     if (!model.hasArchitecture())
         return t;
-    t.rates = deviceRates(device, s.precision, s.mfu, s.mode == Mode::training);
+    t.rates = deviceRates(device, s.precision, s.mfu, s.mode == Mode::training,
+                          (model.headDim() + model.valueHeadDim()) / 2.0);
     if (!t.rates)
         return t;
     LayerConfig c;

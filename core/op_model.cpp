@@ -247,7 +247,7 @@ Precision computePrecision(Precision weights, const DeviceSpec &device, bool tra
 }
 
 std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weights,
-                                       std::optional<double> mfu, bool training)
+                                       std::optional<double> mfu, bool training, double headWidth)
 {
     const Precision compute = computePrecision(weights, device, training);
     const auto peak = device.tflops.find(compute);
@@ -279,6 +279,22 @@ std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weigh
     r.attentionTokens = device.attentionTokens;
     r.fp8AttentionSpeedup = device.fp8AttentionSpeedup;
     r.fp8AttentionBackwardSpeedup = device.fp8AttentionBackwardSpeedup;
+    if (headWidth > 0 && !device.attentionHeadWidths.empty()) {
+        // The fused kernel at the model's head width: a tile's multiplies grow with it and its
+        // softmax does not (Shah et al. 2024, "FlashAttention-3", Figures 5 and 6: cuDNN at head
+        // dimension 64 runs 0.70 and 0.84 of its rate at 128; docs/step_time.md, "Head width").
+        const HeadWidthScale &w = device.attentionHeadWidths;
+        const double forward = curveAt(w.forward, headWidth);
+        const double backward = curveAt(w.backward, headWidth);
+        r.attentionFlops *= forward;
+        r.attentionBackwardFlops *= backward;
+        // FP8 keeps its measured speed-up over BF16 at the measured width; elsewhere its own
+        // curve's factor over the 16-bit one's.
+        r.fp8AttentionSpeedup *=
+            curveAt(w.fp8Forward.empty() ? w.forward : w.fp8Forward, headWidth) / forward;
+        r.fp8AttentionBackwardSpeedup *=
+            curveAt(w.fp8Backward.empty() ? w.backward : w.fp8Backward, headWidth) / backward;
+    }
     r.narrow = narrow;
     r.castCopyBytes = bitsPerValue(compute) / 8;
     r.halfPeakFlops = attentionPeak;
@@ -880,10 +896,11 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             op.source = windowed > 0
                             ? "Dao 2023 (FlashAttention-2): causal 2·b·s²·h/T FLOPs, backward "
                               "2.5×; the sliding-window layers' w − w²/2s keys a query instead of "
-                              "s/2 (Beltagy et al. 2020); the fused kernel at its key loops' rate "
-                              "(docs/step_time.md)"
+                              "s/2 (Beltagy et al. 2020); the fused kernel at its key loops' and "
+                              "head width's rate (docs/step_time.md)"
                             : "Dao 2023 (FlashAttention-2): causal 2·b·s²·h/T FLOPs, backward "
-                              "2.5×; the fused kernel at its key loops' rate (docs/step_time.md)";
+                              "2.5×; the fused kernel at its key loops' and head width's rate "
+                              "(docs/step_time.md)";
         } else {
             // Eager attention (Megatron-LM's fused scale-mask-softmax): QKᵀ and attention × V
             // as batched multiplies over the full s × s scores, softmax (and dropout) read and

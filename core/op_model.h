@@ -61,9 +61,12 @@ struct DeviceRates
 // Training in NVFP4 multiplies in NVFP4 or not at all.
 Precision computePrecision(Precision weights, const DeviceSpec &device, bool training = false);
 
-// Nothing when the device has no peak at the compute precision.
+// Nothing when the device has no peak at the compute precision. `headWidth`: the model's
+// attention head width (the mean of its query/key and value head dimensions), which scales the
+// fused kernel's rates by the device's head-width curves; 0: the rates as measured.
 std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weights,
-                                       std::optional<double> mfu, bool training = false);
+                                       std::optional<double> mfu, bool training = false,
+                                       double headWidth = 0);
 
 // Seconds of one M×K by K×N multiply (`batch` of them): its main loop, the larger of its
 // FLOPs at the matmul rate (slowed by wave quantization) and its operands' `loadBytes` at the

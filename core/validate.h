@@ -39,6 +39,7 @@ inline constexpr double kMinMfu = 1e-3;                 // below it, times overf
 inline constexpr double kCapacityFactor = 1024;         // expert_capacity_factor
 inline constexpr double kTdpW = 1e6;                    // one device
 inline constexpr double kBlockOverhead = 1024;          // attention_block_overhead, key tiles
+inline constexpr int kHeadWidth = 1 << 16;              // attention_head_widths' widths
 
 // Blocks of a timeline (F, B and W passes) that evaluate() keeps, the window draws and
 // `eval --timeline` writes (about 100 bytes a block): K = 64, m = 1024 with zb-h1 fit.

@@ -107,6 +107,46 @@ std::optional<core::InputError> parseModel(const QJsonObject &object, core::Mode
     return std::nullopt;
 }
 
+// The head-width curves: {"forward": [[width, factor], ...], "backward": ..., "fp8_forward":
+// ..., "fp8_backward": ...}; what the numbers may be is validateDevice's to say.
+std::optional<core::InputError> parseHeadWidths(const QJsonValue &value, core::HeadWidthScale &out,
+                                                const std::string &key)
+{
+    if (!value.isObject())
+        return core::InputError{key, "expected an object of forward, backward, fp8_forward and "
+                                     "fp8_backward curves, got " +
+                                         describe(value)};
+    out = {};
+    const QJsonObject object = value.toObject();
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        const std::string name = it.key().toStdString();
+        core::WidthCurve *curve = name == "forward"        ? &out.forward
+                                  : name == "backward"     ? &out.backward
+                                  : name == "fp8_forward"  ? &out.fp8Forward
+                                  : name == "fp8_backward" ? &out.fp8Backward
+                                                           : nullptr;
+        if (!curve)
+            return core::InputError{key + "." + core::excerpt(name),
+                                    "unknown curve; expected forward, backward, fp8_forward or "
+                                    "fp8_backward"};
+        const std::string where = key + "." + name;
+        if (!it.value().isArray())
+            return core::InputError{where, "expected an array of [head width, factor] pairs, got " +
+                                               describe(it.value())};
+        const QJsonArray points = it.value().toArray();
+        for (qsizetype i = 0; i < points.size(); ++i) {
+            const QJsonArray point = points.at(i).toArray();
+            if (!points.at(i).isArray() || point.size() != 2 || !point.at(0).isDouble() ||
+                !point.at(1).isDouble())
+                return core::InputError{where + "[" + std::to_string(i) + "]",
+                                        "expected a [head width, factor] pair of numbers, got " +
+                                            describe(points.at(i))};
+            curve->emplace_back(point.at(0).toDouble(), point.at(1).toDouble());
+        }
+    }
+    return std::nullopt;
+}
+
 std::optional<core::InputError> parseDevice(const QJsonObject &object, core::DeviceSpec &d,
                                             const std::string &prefix)
 {
@@ -134,6 +174,7 @@ std::optional<core::InputError> parseDevice(const QJsonObject &object, core::Dev
     f.number("attention_tokens", d.attentionTokens);
     f.number("fp8_attention_speedup", d.fp8AttentionSpeedup);
     f.number("fp8_attention_backward_speedup", d.fp8AttentionBackwardSpeedup);
+    f.known("attention_head_widths");
     f.number("memory_efficiency", d.memoryEfficiency);
     f.number("eager_memory_efficiency", d.eagerMemoryEfficiency);
     f.number("intra_node_efficiency", d.intraNodeEfficiency);
@@ -169,6 +210,10 @@ std::optional<core::InputError> parseDevice(const QJsonObject &object, core::Dev
             d.tflops[*precision] = it.value().toDouble();
         }
     }
+    if (object.contains(QStringLiteral("attention_head_widths")))
+        if (auto e = parseHeadWidths(object.value(QStringLiteral("attention_head_widths")),
+                                     d.attentionHeadWidths, prefix + "attention_head_widths"))
+            return e;
     if (auto e = core::validateDevice(d)) {
         e->key = prefix + e->key.substr(e->key.find('.') + 1);
         return e;
@@ -359,6 +404,21 @@ QJsonObject deviceToJson(const core::DeviceSpec &d)
         o.insert(QStringLiteral("fp8_attention_speedup"), d.fp8AttentionSpeedup);
     if (d.fp8AttentionBackwardSpeedup != 0)
         o.insert(QStringLiteral("fp8_attention_backward_speedup"), d.fp8AttentionBackwardSpeedup);
+    if (!d.attentionHeadWidths.empty()) {
+        QJsonObject curves;
+        const core::HeadWidthScale &w = d.attentionHeadWidths;
+        for (const auto &[name, curve] :
+             {std::pair{"forward", &w.forward}, std::pair{"backward", &w.backward},
+              std::pair{"fp8_forward", &w.fp8Forward}, std::pair{"fp8_backward", &w.fp8Backward}}) {
+            if (curve->empty())
+                continue;
+            QJsonArray points;
+            for (const auto &[width, factor] : *curve)
+                points.append(QJsonArray{width, factor});
+            curves.insert(QLatin1String(name), points);
+        }
+        o.insert(QStringLiteral("attention_head_widths"), curves);
+    }
     if (d.computeUnits != 0)
         o.insert(QStringLiteral("compute_units"), d.computeUnits);
     if (d.collectiveUnits != 0)

@@ -2457,6 +2457,76 @@ private Q_SLOTS:
         }
     }
 
+    // The fused kernel's rate by head width, against the same kernel at head dimension 128
+    // (docs/step_time.md, "Head width"): the attention core's seconds per FLOP for a model of
+    // another width over Llama 3.1 8B's (width 128), both at 8,192 tokens, T = 1. Expected:
+    // cuDNN on an H100, causal forward at 4,096 tokens 363 (d = 64), 518 (128) and 483 (256)
+    // TFLOPS, backward 417 and 499 (Shah et al. 2024, "FlashAttention-3", Figures 5 and 6);
+    // cuDNN 9.22 on a GB300 at 8,192 causal tokens (NVIDIA/cudnn-frontend,
+    // benchmark/sdpa_benchmark_training/results/{llama3.1,dsv3,gpt_oss}/gb300): Llama 1,856 /
+    // 1,435 forward / backward in BF16 and 2,897 / 1,781 in FP8, DeepSeek-V3's latent attention
+    // (query/key 192, value 128) 1,825 / 1,291 and 3,128 / 2,310, and gpt-oss's FP8 backward
+    // through a 128-token window, the whole causal triangle of 2 × 128 heads of 64: 2.5 × 2 ×
+    // 2 × 128 × 8,192 × 128 × 4,096 FLOPs in 5.189 ms.
+    void headWidthScalesTheFusedKernel_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<QString>("model"); // a preset, or llama-3.1-8b with this head_dim
+        QTest::addColumn<double>("forward");
+        QTest::addColumn<double>("backward");
+        const QString h100 = QStringLiteral("device=h100-sxm,precision=bf16,");
+        const QString gb300 = QStringLiteral("device=gb300-nvl72,precision=bf16,");
+        const QString gb300Fp8 =
+            QStringLiteral("device=gb300-nvl72,precision=fp8,fp8_attention=true,");
+        const double gptOssBackward = 2.5 * 2 * 2 * 128 * 8192.0 * 128 * 4096 / 5.189e-3 / 1781e12;
+        QTest::addRow("H100, head dim 64") << h100 << "64" << 363.0 / 518 << 417.0 / 499;
+        QTest::addRow("H100, head dim 256: no backward published, 128's")
+            << h100 << "256" << 483.0 / 518 << 1.0;
+        QTest::addRow("H100, head dim 96: halfway from 64 to 128")
+            << h100 << "96" << (363.0 / 518 + 1) / 2 << (417.0 / 499 + 1) / 2;
+        QTest::addRow("H100, head dim 512: 256's") << h100 << "512" << 483.0 / 518 << 1.0;
+        QTest::addRow("H100 with FlashAttention-2: its own rate at every width")
+            << h100 + "attention=flash2,"
+            << "64" << 1.0 << 1.0;
+        QTest::addRow("A100: no curves") << "device=a100-80gb,precision=bf16,"
+                                         << "64" << 1.0 << 1.0;
+        QTest::addRow("GB300, latent attention (width 160), BF16")
+            << gb300 << "deepseek-v3" << 1825.0 / 1856 << 1291.0 / 1435;
+        QTest::addRow("GB300, latent attention, FP8")
+            << gb300Fp8 << "deepseek-v3" << 3128.0 / 2897 << 2310.0 / 1781;
+        QTest::addRow("GB300, head dim 64, FP8: the windowed backward's whole triangle")
+            << gb300Fp8 << "64" << 363.0 / 518 << gptOssBackward;
+    }
+    void headWidthScalesTheFusedKernel()
+    {
+        QFETCH(QString, set);
+        QFETCH(QString, model);
+        QFETCH(double, forward);
+        QFETCH(double, backward);
+        const Presets presets = io::builtinPresets();
+        const QString common = set + "tp=1,pp=1,dp=1,seq_len=8192,microbatches=1,recompute=none,"
+                                     "sequence_parallel=false,";
+        const Report base = evaluate(scenario(common + "model=llama-3.1-8b"), presets);
+        Scenario s = scenario(
+            common + "model=" + (model.front().isDigit() ? QStringLiteral("llama-3.1-8b") : model));
+        if (model.front().isDigit()) {
+            ModelSpec m = *resolveModel(s, presets);
+            m.headDimOverride = model.toInt();
+            s.customModel = m;
+        }
+        const Report r = evaluate(s, presets);
+        QVERIFY2(base.ok(), base.error ? base.error->message.c_str() : "");
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        const LayerOp &a = opOf(base.layerOps, "attention");
+        const LayerOp &b = opOf(r.layerOps, "attention");
+        const auto rate = [](const OpCost &c) { return c.flops / c.seconds; };
+        // The curves' points are the published ratios to three places.
+        QVERIFY2(near(rate(b.forward) / rate(a.forward), forward, 2e-3),
+                 qPrintable(QString::number(rate(b.forward) / rate(a.forward))));
+        QVERIFY2(near(rate(b.backward) / rate(a.backward), backward, 2e-3),
+                 qPrintable(QString::number(rate(b.backward) / rate(a.backward))));
+    }
+
     // Each stage times its own windowed and full layers: Llama 3.1 8B given Gemma 3's pattern
     // (a window of 1,024, every sixth layer full) over K = 2 has layers 6 and 12 full on stage
     // 0 and 18, 24 and 30 on stage 1, so stage 0's attention is m × (14 windowed + 2 full)

@@ -438,6 +438,37 @@ private Q_SLOTS:
                    R"("devices": [{"id": "d", "memory_gib": 8, "fp8_attention_speedup": 10, "fp8_attention_backward_speedup": 1}]})"
             << "devices[0].fp8_attention_speedup"
             << "must be 0 (not measured) or from 0.25 to 4 times the BF16 kernel's rate, got 10";
+        // docs/step_time.md, "Head width": curves of [width, factor] points, widths rising.
+        const QByteArray widths =
+            R"("devices": [{"id": "d", "memory_gib": 8, "attention_head_widths": )";
+        QTest::addRow("head widths not an object")
+            << head + widths + R"([[64, 0.7]]}]})"
+            << "devices[0].attention_head_widths"
+            << "expected an object of forward, backward, fp8_forward and fp8_backward curves, "
+               "got an array";
+        QTest::addRow("an unknown head-width curve")
+            << head + widths + R"({"sideways": [[64, 0.7]]}}]})"
+            << "devices[0].attention_head_widths.sideways"
+            << "unknown curve; expected forward, backward, fp8_forward or fp8_backward";
+        QTest::addRow("a head-width curve that is a number")
+            << head + widths + R"({"forward": 0.7}}]})"
+            << "devices[0].attention_head_widths.forward"
+            << "expected an array of [head width, factor] pairs, got 0.7";
+        QTest::addRow("a head-width point of three numbers")
+            << head + widths + R"({"forward": [[64, 0.7, 1]]}}]})"
+            << "devices[0].attention_head_widths.forward[0]"
+            << "expected a [head width, factor] pair of numbers, got an array";
+        QTest::addRow("head widths that fall")
+            << head + widths + R"({"backward": [[128, 1], [64, 0.8]]}}]})"
+            << "devices[0].attention_head_widths.backward[1]"
+            << "head widths must increase from one point to the next, got 64 after 128";
+        QTest::addRow("a head-width factor of 0")
+            << head + widths + R"({"fp8_forward": [[64, 0]]}}]})"
+            << "devices[0].attention_head_widths.fp8_forward[0]"
+            << "factor must be from 0.1 to 4 times the rate at the measured width, got 0";
+        QTest::addRow("a head width of 0") << head + widths + R"({"fp8_backward": [[0, 1]]}}]})"
+                                           << "devices[0].attention_head_widths.fp8_backward[0]"
+                                           << "head width must be from 1 to 65536, got 0";
         // docs/experts.md, "Describing a model": a window of up to README "Limits"' longest
         // sequence, and a period among the layers of a windowed model.
         const QByteArray model = R"("models": [{"id": "m", "layers": 4, "hidden": 64, "heads": 4,
