@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -16,19 +17,47 @@ namespace core {
 using WidthCurve = std::vector<std::pair<double, double>>;
 double curveAt(const WidthCurve &curve, double width);
 
-// The fused attention kernel's rate at other head widths over its rate at the width its
-// efficiencies were measured at, forward and backward, in 16 bits and in FP8 (docs/step_time.md,
-// "Head width"). The width is the mean of the query/key and value head dimensions (a tile's
-// two multiplies). FP8 curves left empty take the 16-bit ones.
+// The attention kernels' rates at other head widths over their rates at the width their
+// efficiencies were measured at, forward and backward (docs/step_time.md, "Head width"): the
+// device's fused kernel in 16 bits and in FP8, FlashAttention-2's and -3's. The width is the
+// mean of the query/key and value head dimensions (a tile's two multiplies). FP8 curves left
+// empty take the 16-bit ones; FlashAttention's left empty take none, unless the device gives no
+// rate of its own for that kernel (it is then timed as the fused kernel, curves and all).
 struct HeadWidthScale
 {
     WidthCurve forward;
     WidthCurve backward;
     WidthCurve fp8Forward;
     WidthCurve fp8Backward;
+    WidthCurve flash2Forward;
+    WidthCurve flash2Backward;
+    WidthCurve flash3Forward;
+    WidthCurve flash3Backward;
+    // Each curve with its key in attention_head_widths, for reading, checking and writing.
+    std::array<std::pair<const char *, const WidthCurve *>, 8> curves() const
+    {
+        return {{{"forward", &forward},
+                 {"backward", &backward},
+                 {"fp8_forward", &fp8Forward},
+                 {"fp8_backward", &fp8Backward},
+                 {"flash2_forward", &flash2Forward},
+                 {"flash2_backward", &flash2Backward},
+                 {"flash3_forward", &flash3Forward},
+                 {"flash3_backward", &flash3Backward}}};
+    }
+    WidthCurve *curve(std::string_view key)
+    {
+        for (const auto &[name, c] : curves())
+            if (key == name)
+                return const_cast<WidthCurve *>(c);
+        return nullptr;
+    }
     bool empty() const
     {
-        return forward.empty() && backward.empty() && fp8Forward.empty() && fp8Backward.empty();
+        for (const auto &[name, c] : curves())
+            if (!c->empty())
+                return false;
+        return true;
     }
     bool operator==(const HeadWidthScale &) const = default;
 };

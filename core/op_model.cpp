@@ -294,6 +294,17 @@ std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weigh
             curveAt(w.fp8Forward.empty() ? w.forward : w.fp8Forward, headWidth) / forward;
         r.fp8AttentionBackwardSpeedup *=
             curveAt(w.fp8Backward.empty() ? w.backward : w.fp8Backward, headWidth) / backward;
+        // FlashAttention-2 and -3 by their own curves; timed as the fused kernel where the
+        // device gives them no rate, by its curves too.
+        const auto kernel = [&](const WidthCurve &own, double efficiency, double fused) {
+            return !own.empty() ? curveAt(own, headWidth) : efficiency > 0 ? 1.0 : fused;
+        };
+        r.flash2Flops *= kernel(w.flash2Forward, device.flash2Efficiency, forward);
+        r.flash2BackwardFlops *= kernel(
+            w.flash2Backward, device.flash2BackwardEfficiency + device.flash2Efficiency, backward);
+        r.flash3Flops *= kernel(w.flash3Forward, device.flash3Efficiency, forward);
+        r.flash3BackwardFlops *= kernel(
+            w.flash3Backward, device.flash3BackwardEfficiency + device.flash3Efficiency, backward);
     }
     r.narrow = narrow;
     r.castCopyBytes = bitsPerValue(compute) / 8;

@@ -107,28 +107,25 @@ std::optional<core::InputError> parseModel(const QJsonObject &object, core::Mode
     return std::nullopt;
 }
 
-// The head-width curves: {"forward": [[width, factor], ...], "backward": ..., "fp8_forward":
-// ..., "fp8_backward": ...}; what the numbers may be is validateDevice's to say.
+// The head-width curves: {"forward": [[width, factor], ...], "backward": ..., ...}, by the keys
+// of HeadWidthScale::curves(); what the numbers may be is validateDevice's to say.
 std::optional<core::InputError> parseHeadWidths(const QJsonValue &value, core::HeadWidthScale &out,
                                                 const std::string &key)
 {
     if (!value.isObject())
-        return core::InputError{key, "expected an object of forward, backward, fp8_forward and "
-                                     "fp8_backward curves, got " +
+        return core::InputError{key, "expected an object of curves (forward, backward, "
+                                     "fp8_forward, ...), got " +
                                          describe(value)};
     out = {};
     const QJsonObject object = value.toObject();
     for (auto it = object.begin(); it != object.end(); ++it) {
         const std::string name = it.key().toStdString();
-        core::WidthCurve *curve = name == "forward"        ? &out.forward
-                                  : name == "backward"     ? &out.backward
-                                  : name == "fp8_forward"  ? &out.fp8Forward
-                                  : name == "fp8_backward" ? &out.fp8Backward
-                                                           : nullptr;
+        core::WidthCurve *curve = out.curve(name);
         if (!curve)
             return core::InputError{key + "." + core::excerpt(name),
-                                    "unknown curve; expected forward, backward, fp8_forward or "
-                                    "fp8_backward"};
+                                    "unknown curve; expected forward, backward, fp8_forward, "
+                                    "fp8_backward, flash2_forward, flash2_backward, "
+                                    "flash3_forward or flash3_backward"};
         const std::string where = key + "." + name;
         if (!it.value().isArray())
             return core::InputError{where, "expected an array of [head width, factor] pairs, got " +
@@ -406,10 +403,7 @@ QJsonObject deviceToJson(const core::DeviceSpec &d)
         o.insert(QStringLiteral("fp8_attention_backward_speedup"), d.fp8AttentionBackwardSpeedup);
     if (!d.attentionHeadWidths.empty()) {
         QJsonObject curves;
-        const core::HeadWidthScale &w = d.attentionHeadWidths;
-        for (const auto &[name, curve] :
-             {std::pair{"forward", &w.forward}, std::pair{"backward", &w.backward},
-              std::pair{"fp8_forward", &w.fp8Forward}, std::pair{"fp8_backward", &w.fp8Backward}}) {
+        for (const auto &[name, curve] : d.attentionHeadWidths.curves()) {
             if (curve->empty())
                 continue;
             QJsonArray points;

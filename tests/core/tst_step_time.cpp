@@ -2461,7 +2461,9 @@ private Q_SLOTS:
     // (docs/step_time.md, "Head width"): the attention core's seconds per FLOP for a model of
     // another width over Llama 3.1 8B's (width 128), both at 8,192 tokens, T = 1. Expected:
     // cuDNN on an H100, causal forward at 4,096 tokens 363 (d = 64), 518 (128) and 483 (256)
-    // TFLOPS, backward 417 and 499 (Shah et al. 2024, "FlashAttention-3", Figures 5 and 6);
+    // TFLOPS, backward 417 and 499; FlashAttention-2 284, 319 and 293, backward 279 and 310;
+    // FlashAttention-3 420, 579 and 612, backward 453 and 542 (Shah et al. 2024,
+    // "FlashAttention-3", Figures 5 and 6);
     // cuDNN 9.22 on a GB300 at 8,192 causal tokens (NVIDIA/cudnn-frontend,
     // benchmark/sdpa_benchmark_training/results/{llama3.1,dsv3,gpt_oss}/gb300): Llama 1,856 /
     // 1,435 forward / backward in BF16 and 2,897 / 1,781 in FP8, DeepSeek-V3's latent attention
@@ -2485,9 +2487,24 @@ private Q_SLOTS:
         QTest::addRow("H100, head dim 96: halfway from 64 to 128")
             << h100 << "96" << (363.0 / 518 + 1) / 2 << (417.0 / 499 + 1) / 2;
         QTest::addRow("H100, head dim 512: 256's") << h100 << "512" << 483.0 / 518 << 1.0;
-        QTest::addRow("H100 with FlashAttention-2: its own rate at every width")
+        QTest::addRow("H100 with FlashAttention-2, head dim 64: its own curve")
             << h100 + "attention=flash2,"
+            << "64" << 284.0 / 319 << 279.0 / 310;
+        QTest::addRow("H100 with FlashAttention-2, head dim 256") << h100 + "attention=flash2,"
+                                                                  << "256" << 293.0 / 319 << 1.0;
+        QTest::addRow("H100 with FlashAttention-3, head dim 64")
+            << h100 + "attention=flash3,"
+            << "64" << 420.0 / 579 << 453.0 / 542;
+        QTest::addRow("H100 with FlashAttention-3, head dim 256") << h100 + "attention=flash3,"
+                                                                  << "256" << 612.0 / 579 << 1.0;
+        // The B200 gives FlashAttention-2 a rate measured at 128 and no curve: that rate.
+        QTest::addRow("B200 with FlashAttention-2: no curve of its own")
+            << "device=b200,precision=bf16,attention=flash2,"
             << "64" << 1.0 << 1.0;
+        // The GB300 gives FlashAttention-3 no rate: it runs as the fused kernel, curves and all.
+        QTest::addRow("GB300 with FlashAttention-3: the fused kernel's")
+            << gb300 + "attention=flash3,"
+            << "deepseek-v3" << 1825.0 / 1856 << 1291.0 / 1435;
         QTest::addRow("A100: no curves") << "device=a100-80gb,precision=bf16,"
                                          << "64" << 1.0 << 1.0;
         QTest::addRow("GB300, latent attention (width 160), BF16")

@@ -444,12 +444,12 @@ private Q_SLOTS:
         QTest::addRow("head widths not an object")
             << head + widths + R"([[64, 0.7]]}]})"
             << "devices[0].attention_head_widths"
-            << "expected an object of forward, backward, fp8_forward and fp8_backward curves, "
-               "got an array";
+            << "expected an object of curves (forward, backward, fp8_forward, ...), got an array";
         QTest::addRow("an unknown head-width curve")
             << head + widths + R"({"sideways": [[64, 0.7]]}}]})"
             << "devices[0].attention_head_widths.sideways"
-            << "unknown curve; expected forward, backward, fp8_forward or fp8_backward";
+            << "unknown curve; expected forward, backward, fp8_forward, fp8_backward, "
+               "flash2_forward, flash2_backward, flash3_forward or flash3_backward";
         QTest::addRow("a head-width curve that is a number")
             << head + widths + R"({"forward": 0.7}}]})"
             << "devices[0].attention_head_widths.forward"
