@@ -62,8 +62,8 @@ const char *const kSources[] = {
     "(nvfp4_matmul_efficiency).",
     "Dao 2023, “FlashAttention-2”, §3.1: causal attention's FLOPs and its backward's 2.5 ×; "
     "Shah et al. 2024, “FlashAttention-3”, Figures 5 and 6: cuDNN's, FlashAttention-2's and "
-    "-3's rates on an H100 at head dimension 128 (attention flash, flash2, flash3), and "
-    "cuDNN's at 64 and 256 (attention_head_widths); "
+    "-3's rates on an H100 at head dimension 128 (attention flash, flash2, flash3), and at 64 "
+    "and 256 (attention_head_widths); "
     "meta-pytorch/tritonbench#171: FlashAttention-2's on a B200; NVIDIA/cudnn-frontend, "
     "benchmark/sdpa_benchmark_training and benchmark/benchmark_results.csv: cuDNN's rates "
     "from 2,048 to 8,192 tokens on GB200, GB300 and H200, a block's fixed work "
