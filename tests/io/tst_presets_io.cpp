@@ -466,6 +466,10 @@ private Q_SLOTS:
             << head + widths + R"({"fp8_forward": [[64, 0]]}}]})"
             << "devices[0].attention_head_widths.fp8_forward[0]"
             << "factor must be from 0.1 to 4 times the rate at the measured width, got 0";
+        QTest::addRow("a FlashAttention-3 head-width factor of 5")
+            << head + widths + R"({"flash3_backward": [[64, 0.8], [128, 5]]}}]})"
+            << "devices[0].attention_head_widths.flash3_backward[1]"
+            << "factor must be from 0.1 to 4 times the rate at the measured width, got 5";
         QTest::addRow("a head width of 0") << head + widths + R"({"fp8_backward": [[0, 1]]}}]})"
                                            << "devices[0].attention_head_widths.fp8_backward[0]"
                                            << "head width must be from 1 to 65536, got 0";
