@@ -737,6 +737,19 @@ private Q_SLOTS:
                "virtual_stages=3,ends_in_pipeline_split=true,dp=32,ep=32,microbatch_size=1,"
                "microbatches=256"
             << 256 << 7280.0;
+        // gpt-oss-120b (perf_recipes/gpt_oss/common.py and <system>/): FP8 attention and the LM
+        // head in FP8 on both, 1,280 sequences, micro-batch 4, no recomputation; added once the
+        // attention kernels took the head width, where they were +30.0 % and +41.3 %.
+        QTest::addRow("GPT-OSS 120B, 64 GB300, E16")
+            << "gpt-oss-120b"
+            << "device=gb300-nvl72,recompute=none,fp8_attention=true,fp8_lm_head=true,pp=1,"
+               "dp=64,ep=16,microbatch_size=4,microbatches=5"
+            << 64 << 33024.0;
+        QTest::addRow("GPT-OSS 120B, 64 GB200, E64")
+            << "gpt-oss-120b"
+            << "device=gb200-nvl72,recompute=none,fp8_attention=true,fp8_lm_head=true,pp=1,"
+               "dp=64,ep=64,microbatch_size=4,microbatches=5"
+            << 64 << 28672.0;
     }
     void megatronBridgeFullIteration()
     {
@@ -749,6 +762,12 @@ private Q_SLOTS:
                   e);
         if (QTest::currentTestFailed())
             return;
+        const char *gptOss =
+            "modelled fast with nothing left to wait on the host: its attention sinks, its "
+            "2,880-wide experts in the fused grouped MLP and FP8's forward at head dimension 64 "
+            "(taken as BF16's) are not measured (docs/experts.md)";
+        QEXPECT_FAIL("GPT-OSS 120B, 64 GB300, E16", gptOss, Continue);
+        QEXPECT_FAIL("GPT-OSS 120B, 64 GB200, E64", gptOss, Continue);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
