@@ -120,6 +120,10 @@ struct DeviceSpec
     // SMs or CUs a collective's kernels hold while compute runs beside it (NCCL runs one
     // block per channel), where measured; 0: a hidden collective costs the compute nothing.
     int collectiveUnits = 0;
+    // NVIDIA's compute capability (9.0 Hopper, 10.0 B200 and GB200, 10.3 B300 and GB300), for
+    // what Transformer Engine and cuDNN run on each generation; 0: not an NVIDIA GPU, or not
+    // given.
+    double computeCapability = 0;
     std::string process;
     std::string source;
 

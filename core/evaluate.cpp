@@ -65,7 +65,8 @@ bool routingWaitsOnDevice(const Scenario &s)
 // Why fp8_attention cannot apply here, or nothing when it does: the FP8 kernel is Transformer
 // Engine's fused attention in FP8 and NVFP4 training, timed from the device's measured
 // FP8-over-BF16 rates (docs/step_time.md, "FP8 attention").
-std::optional<std::string> fp8AttentionUnused(const Scenario &s, const DeviceSpec &device)
+std::optional<std::string> fp8AttentionUnused(const Scenario &s, const DeviceSpec &device,
+                                              const ModelSpec &model)
 {
     if (s.mode != Mode::training)
         return std::string("inference is timed with BF16 attention");
@@ -76,12 +77,35 @@ std::optional<std::string> fp8AttentionUnused(const Scenario &s, const DeviceSpe
                std::string(toString(s.attention));
     if (!(device.fp8AttentionSpeedup > 0))
         return device.name + " has no measured FP8 attention rate (fp8_attention_speedup)";
+    // Hopper (compute capability 9.x) runs no FP8 attention Transformer Engine can train with
+    // but cuDNN's, and Transformer Engine then has no other backend: the run stops.
+    const bool hopper = device.computeCapability >= 9 && device.computeCapability < 10;
+    // cuDNN 9.19 on an H200 refuses FP8 attention at head dimension 64 and at latent
+    // attention's 192 / 128: "hidden_dim should be equal to 128" (NVIDIA/cudnn-frontend,
+    // benchmark/sdpa_benchmark_training/results/h200_919_only_cudnn, gpt_oss and dsv3).
+    if (hopper && (model.headDim() != 128 || model.valueHeadDim() != 128))
+        return "cuDNN runs FP8 attention on " + device.name +
+               " (compute capability 9.x) at head dimension 128 only, and this model's is " +
+               std::to_string(model.headDim()) +
+               (model.valueHeadDim() != model.headDim()
+                    ? " / " + std::to_string(model.valueHeadDim())
+                    : std::string()) +
+               " (cuDNN 9.19 on an H200: \"hidden_dim should be equal to 128\"); Transformer "
+               "Engine has no other FP8 attention to train with, so such a run stops";
+    // Transformer Engine disables cuDNN's attention for learnable sinks in FP8 below compute
+    // capability 10.0 or cuDNN 9.21 (transformer_engine/pytorch/attention/dot_product_attention/
+    // utils.py, "Filter: Softmax type"), and every other backend for FP8.
+    if (model.attentionSinks && device.computeCapability > 0 && device.computeCapability < 10)
+        return "Transformer Engine runs FP8 attention with learned sinks only from compute "
+               "capability 10.0 (Blackwell) and cuDNN 9.21, and " +
+               device.name + " is " + plainNumber(device.computeCapability) +
+               "; it has no other FP8 attention backend, so such a run stops";
     return std::nullopt;
 }
 
-bool fp8AttentionRuns(const Scenario &s, const DeviceSpec &device)
+bool fp8AttentionRuns(const Scenario &s, const DeviceSpec &device, const ModelSpec &model)
 {
-    return s.fp8Attention && !s.mfu && !fp8AttentionUnused(s, device);
+    return s.fp8Attention && !s.mfu && !fp8AttentionUnused(s, device, model);
 }
 
 // Why fp8_lm_head cannot apply here, or nothing when it does: Megatron-core runs the LM head
@@ -451,7 +475,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     c.weightBytes = bitsPerValue(s.precision) / 8.0;
     c.commBytes = static_cast<int>(bitsPerValue(tpActivationPrecision(s.precision)) / 8);
     c.fp8AmaxPass = s.fp8Scaling == Fp8Scaling::current;
-    c.fp8Attention = fp8AttentionRuns(s, device);
+    c.fp8Attention = fp8AttentionRuns(s, device, model);
     c.fp8LmHead = s.fp8LmHead && !fp8LmHeadUnused(s);
     c.lossFusion = s.lossFusion;
     c.fusedElementwise = s.fusedElementwise;
@@ -920,14 +944,14 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                                                        "all-to-all with another's computation; " +
                                                            *why});
     if (s.fp8Attention)
-        if (const auto why = fp8AttentionUnused(s, device))
+        if (const auto why = fp8AttentionUnused(s, device, model))
             r.warnings.push_back(
                 {"fp8-attention-unused", "fp8_attention runs the fused attention kernel in FP8; "
                                          "here it is timed in BF16: " +
                                              *why});
     // docs/step_time.md, "FP8 attention": cuDNN's FP8 backward visits the whole causal
     // triangle through a sliding window, as op_model.cpp times it where FP8 attention runs.
-    if (s.mode == Mode::training && fp8AttentionRuns(s, device) && model.slidingWindow > 0 &&
+    if (s.mode == Mode::training && fp8AttentionRuns(s, device, model) && model.slidingWindow > 0 &&
         model.slidingWindow < s.seqLen)
         if (const int windowed = slidingLayersIn(model, 0, model.layers); windowed > 0)
             r.warnings.push_back(

@@ -628,6 +628,11 @@ std::optional<InputError> validateDevice(const DeviceSpec &d)
         return error("job_devices_per_node", "must be from 0 (all of them) to devices_per_node (" +
                                                  std::to_string(d.devicesPerNode) + "), got " +
                                                  std::to_string(d.jobDevicesPerNode));
+    if (!(d.computeCapability == 0 || (d.computeCapability >= 1 && d.computeCapability < 100)))
+        return error("compute_capability",
+                     "must be 0 (not given) or an NVIDIA compute capability such as 9.0 or "
+                     "10.3, got " +
+                         plainNumber(d.computeCapability));
     if (d.computeUnits < 0 || d.computeUnits > limits::kComputeUnits)
         return error("compute_units", "must be from 0 (not published) to " +
                                           std::to_string(limits::kComputeUnits) + ", got " +

@@ -178,6 +178,7 @@ std::optional<core::InputError> parseDevice(const QJsonObject &object, core::Dev
     f.number("inter_node_efficiency", d.interNodeEfficiency);
     f.integer("compute_units", d.computeUnits);
     f.integer("collective_units", d.collectiveUnits);
+    f.number("compute_capability", d.computeCapability);
     f.text("process", d.process);
     f.text("source", d.source);
     if (d.id.empty())
@@ -417,6 +418,8 @@ QJsonObject deviceToJson(const core::DeviceSpec &d)
         o.insert(QStringLiteral("compute_units"), d.computeUnits);
     if (d.collectiveUnits != 0)
         o.insert(QStringLiteral("collective_units"), d.collectiveUnits);
+    if (d.computeCapability != 0)
+        o.insert(QStringLiteral("compute_capability"), d.computeCapability);
     if (!d.process.empty())
         o.insert(QStringLiteral("process"), qs(d.process));
     if (!d.source.empty())

@@ -2544,6 +2544,83 @@ private Q_SLOTS:
                  qPrintable(QString::number(rate(b.backward) / rate(a.backward))));
     }
 
+    // Where Transformer Engine has no FP8 attention for the model, fp8_attention is timed in BF16
+    // and says why: on Hopper (compute capability 9.x) cuDNN 9.19 runs it at head dimension 128
+    // only ("hidden_dim should be equal to 128" at gpt-oss's 64 and DeepSeek-V3's 192 / 128:
+    // NVIDIA/cudnn-frontend, results/h200_919_only_cudnn), and Transformer Engine disables it for
+    // learned sinks below compute capability 10.0 (transformer_engine/pytorch/attention/
+    // dot_product_attention/utils.py, "Filter: Softmax type").
+    void fp8AttentionWhereTheKernelRuns_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<bool>("sinks");             // give the model learned sinks
+        QTest::addColumn<bool>("unknownGeneration"); // the device without compute_capability
+        QTest::addColumn<QString>("why");            // empty: FP8 attention runs
+        const QString llama = QStringLiteral("model=llama-3.1-8b,tp=1,dp=8,");
+        const QString gptOss = QStringLiteral("model=gpt-oss-120b,dp=8,ep=8,");
+        QTest::addRow("H100, head dimension 128: runs")
+            << llama + "device=h100-sxm" << false << false << QString();
+        QTest::addRow("H100, gpt-oss's 64: refused")
+            << gptOss + "device=h100-sxm" << false << false
+            << "at head dimension 128 only, and this model's is 64";
+        QTest::addRow("H100, latent attention's 192 / 128: refused")
+            << "model=deepseek-v3,dp=8,ep=8,device=h100-sxm" << false << false
+            << "at head dimension 128 only, and this model's is 192 / 128";
+        QTest::addRow("H200, 128 with learned sinks: refused")
+            << llama + "device=h200" << true << false
+            << "with learned sinks only from compute capability 10.0";
+        QTest::addRow("GB300, gpt-oss: runs")
+            << gptOss + "device=gb300-nvl72" << false << false << QString();
+        QTest::addRow("B200, 128 with learned sinks: runs")
+            << llama + "device=b200" << true << false << QString();
+        QTest::addRow("an H100 of no stated generation: runs as measured")
+            << gptOss + "device=h100-sxm" << false << true << QString();
+    }
+    void fp8AttentionWhereTheKernelRuns()
+    {
+        QFETCH(QString, set);
+        QFETCH(bool, sinks);
+        QFETCH(bool, unknownGeneration);
+        QFETCH(QString, why);
+        const Presets presets = io::builtinPresets();
+        const auto make = [&](bool fp8Attention) {
+            Scenario s = scenario(set +
+                                  ",framework=megatron,precision=fp8,pp=1,seq_len=4096,"
+                                  "microbatches=8,recompute=none,fp8_attention=" +
+                                  (fp8Attention ? "true" : "false"));
+            if (sinks) {
+                ModelSpec m = *resolveModel(s, presets);
+                m.attentionSinks = true;
+                s.customModel = m;
+            }
+            if (unknownGeneration) {
+                DeviceSpec d = *resolveDevice(s, presets);
+                d.computeCapability = 0;
+                s.customDevice = d;
+            }
+            return evaluate(s, presets);
+        };
+        const Report fp8 = make(true);
+        const Report bf16 = make(false);
+        QVERIFY2(fp8.ok(), fp8.error ? fp8.error->message.c_str() : "");
+        const LayerOp &a = opOf(fp8.layerOps, "attention");
+        const LayerOp &b = opOf(bf16.layerOps, "attention");
+        const auto w = std::find_if(fp8.warnings.begin(), fp8.warnings.end(), [](const Warning &x) {
+            return x.code == "fp8-attention-unused";
+        });
+        if (why.isEmpty()) {
+            QVERIFY(w == fp8.warnings.end());
+            QVERIFY(a.backward.seconds != b.backward.seconds);
+        } else {
+            QVERIFY(w != fp8.warnings.end());
+            QVERIFY2(QString::fromStdString(w->message).contains(why), w->message.c_str());
+            QVERIFY(QString::fromStdString(w->message).contains("such a run stops"));
+            // Timed as the run that does train: in BF16.
+            QCOMPARE(a.forward.seconds, b.forward.seconds);
+            QCOMPARE(a.backward.seconds, b.backward.seconds);
+        }
+    }
+
     // Each stage times its own windowed and full layers: Llama 3.1 8B given Gemma 3's pattern
     // (a window of 1,024, every sixth layer full) over K = 2 has layers 6 and 12 full on stage
     // 0 and 18, 24 and 30 on stage 1, so stage 0's attention is m × (14 windowed + 2 full)

@@ -466,6 +466,10 @@ private Q_SLOTS:
             << head + widths + R"({"fp8_forward": [[64, 0]]}}]})"
             << "devices[0].attention_head_widths.fp8_forward[0]"
             << "factor must be from 0.1 to 4 times the rate at the measured width, got 0";
+        QTest::addRow("a compute capability of -1")
+            << head + R"("devices": [{"id": "d", "memory_gib": 8, "compute_capability": -1}]})"
+            << "devices[0].compute_capability"
+            << "must be 0 (not given) or an NVIDIA compute capability such as 9.0 or 10.3, got -1";
         QTest::addRow("a FlashAttention-3 head-width factor of 5")
             << head + widths + R"({"flash3_backward": [[64, 0.8], [128, 5]]}}]})"
             << "devices[0].attention_head_widths.flash3_backward[1]"
