@@ -157,7 +157,9 @@ const std::array kFields{
               "FP8 and NVFP4 training run the fused attention kernel in FP8 too (Transformer "
               "Engine's FP8 dot-product attention, Megatron-LM --fp8-dot-product-attention), at "
               "the device's measured FP8-over-BF16 rates, though its backward through a sliding "
-              "window takes the whole causal triangle's time; off, in BF16 (docs/step_time.md)."},
+              "window takes the whole causal triangle's time; not on Hopper at head dimensions "
+              "other than 128 or with learned sinks, where it is timed in BF16 with a warning; "
+              "off, in BF16 (docs/step_time.md)."},
     FieldInfo{"fp8_lm_head", &Scenario::fp8LmHead,
               "FP8 training with block scaling (MXFP8) runs the LM head's multiplies in FP8 too, "
               "with their casts (Megatron-LM --fp8-output-proj); off, in 16 bits, as "
