@@ -75,7 +75,11 @@ const char *const kSources[] = {
     "SN40L (Prabhakar et al. 2024) — see each preset's source. NVIDIA Technical Blog, "
     "“Inside NVIDIA Blackwell Ultra”: the B300's and GB300's GPU (160 SMs, 15 PFLOPS dense "
     "NVFP4, 8 TB/s). NVIDIA/nccl#2421: NCCL's ring "
-    "launches 32 blocks a kernel on Blackwell, the SMs a hidden collective holds there.",
+    "launches 32 blocks a kernel on Blackwell, the SMs a hidden collective holds there. NVIDIA, "
+    "“CUDA GPU Compute Capability”: each NVIDIA preset's compute_capability; "
+    "NVIDIA/TransformerEngine, pytorch/attention/dot_product_attention/utils.py: no FP8 "
+    "attention with learned sinks below 10.0; NVIDIA/cudnn-frontend's H200 results: cuDNN "
+    "9.19's FP8 attention at head dimension 128 only.",
     "NVIDIA/Megatron-LM, megatron/training/arguments.py: --fp8-param-gather (fp8_params), off "
     "by default, so FP8 training keeps BF16 weights unless it is given; "
     "megatron/training/initialize.py: rank order tp-cp-ep-dp-pp, or tp-cp-ep-pp-dp with "
