@@ -33,29 +33,28 @@ struct HeadWidthScale
     WidthCurve flash2Backward;
     WidthCurve flash3Forward;
     WidthCurve flash3Backward;
-    // Each curve with its key in attention_head_widths, for reading, checking and writing.
-    std::array<std::pair<const char *, const WidthCurve *>, 8> curves() const
-    {
-        return {{{"forward", &forward},
-                 {"backward", &backward},
-                 {"fp8_forward", &fp8Forward},
-                 {"fp8_backward", &fp8Backward},
-                 {"flash2_forward", &flash2Forward},
-                 {"flash2_backward", &flash2Backward},
-                 {"flash3_forward", &flash3Forward},
-                 {"flash3_backward", &flash3Backward}}};
-    }
+    // Each curve's key in attention_head_widths, for reading, checking and writing.
+    static constexpr std::array<std::pair<std::string_view, WidthCurve HeadWidthScale::*>, 8>
+        kCurves{{{"forward", &HeadWidthScale::forward},
+                 {"backward", &HeadWidthScale::backward},
+                 {"fp8_forward", &HeadWidthScale::fp8Forward},
+                 {"fp8_backward", &HeadWidthScale::fp8Backward},
+                 {"flash2_forward", &HeadWidthScale::flash2Forward},
+                 {"flash2_backward", &HeadWidthScale::flash2Backward},
+                 {"flash3_forward", &HeadWidthScale::flash3Forward},
+                 {"flash3_backward", &HeadWidthScale::flash3Backward}}};
+    // The curve a key names; nothing for another key.
     WidthCurve *curve(std::string_view key)
     {
-        for (const auto &[name, c] : curves())
+        for (const auto &[name, member] : kCurves)
             if (key == name)
-                return const_cast<WidthCurve *>(c);
+                return &(this->*member);
         return nullptr;
     }
     bool empty() const
     {
-        for (const auto &[name, c] : curves())
-            if (!c->empty())
+        for (const auto &[name, member] : kCurves)
+            if (!(this->*member).empty())
                 return false;
         return true;
     }

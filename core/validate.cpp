@@ -598,15 +598,16 @@ std::optional<InputError> validateDevice(const DeviceSpec &d)
                                                : "fp8_attention_speedup",
                      "fp8_attention_speedup and fp8_attention_backward_speedup go together: "
                      "give both, or neither");
-    for (const auto &[name, curve] : d.attentionHeadWidths.curves())
-        for (std::size_t i = 0; i < curve->size(); ++i) {
-            const auto [width, factor] = (*curve)[i];
-            const bool rising = i == 0 || width > (*curve)[i - 1].first;
+    for (const auto &[name, member] : HeadWidthScale::kCurves) {
+        const WidthCurve &curve = d.attentionHeadWidths.*member;
+        for (std::size_t i = 0; i < curve.size(); ++i) {
+            const auto [width, factor] = curve[i];
+            const bool rising = i == 0 || width > curve[i - 1].first;
             if (width >= 1 && width <= limits::kHeadWidth && rising && factor >= 0.1 && factor <= 4)
                 continue;
             // The key is built only for the point refused: evaluate() checks every point.
             const std::string key =
-                std::string("attention_head_widths.") + name + "[" + std::to_string(i) + "]";
+                "attention_head_widths." + std::string(name) + "[" + std::to_string(i) + "]";
             if (!(width >= 1 && width <= limits::kHeadWidth))
                 return error(key, "head width must be from 1 to " +
                                       std::to_string(limits::kHeadWidth) + ", got " +
@@ -614,11 +615,12 @@ std::optional<InputError> validateDevice(const DeviceSpec &d)
             if (!rising)
                 return error(key, "head widths must increase from one point to the next, got " +
                                       plainNumber(width) + " after " +
-                                      plainNumber((*curve)[i - 1].first));
+                                      plainNumber(curve[i - 1].first));
             return error(key, "factor must be from 0.1 to 4 times the rate at the measured "
                               "width, got " +
                                   plainNumber(factor));
         }
+    }
     // One without the other would leave the shape model with nothing to scale from.
     if ((d.attentionBlockOverhead > 0) != (d.attentionTokens > 0))
         return error(d.attentionTokens > 0 ? "attention_block_overhead" : "attention_tokens",

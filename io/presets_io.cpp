@@ -108,7 +108,7 @@ std::optional<core::InputError> parseModel(const QJsonObject &object, core::Mode
 }
 
 // The head-width curves: {"forward": [[width, factor], ...], "backward": ..., ...}, by the keys
-// of HeadWidthScale::curves(); what the numbers may be is validateDevice's to say.
+// of HeadWidthScale::kCurves; what the numbers may be is validateDevice's to say.
 std::optional<core::InputError> parseHeadWidths(const QJsonValue &value, core::HeadWidthScale &out,
                                                 const std::string &key)
 {
@@ -404,13 +404,14 @@ QJsonObject deviceToJson(const core::DeviceSpec &d)
         o.insert(QStringLiteral("fp8_attention_backward_speedup"), d.fp8AttentionBackwardSpeedup);
     if (!d.attentionHeadWidths.empty()) {
         QJsonObject curves;
-        for (const auto &[name, curve] : d.attentionHeadWidths.curves()) {
-            if (curve->empty())
+        for (const auto &[name, member] : core::HeadWidthScale::kCurves) {
+            const core::WidthCurve &curve = d.attentionHeadWidths.*member;
+            if (curve.empty())
                 continue;
             QJsonArray points;
-            for (const auto &[width, factor] : *curve)
+            for (const auto &[width, factor] : curve)
                 points.append(QJsonArray{width, factor});
-            curves.insert(QLatin1String(name), points);
+            curves.insert(QLatin1String(name.data(), qsizetype(name.size())), points);
         }
         o.insert(QStringLiteral("attention_head_widths"), curves);
     }
