@@ -79,7 +79,8 @@ std::optional<std::string> fp8AttentionUnused(const Scenario &s, const DeviceSpe
         return device.name + " has no measured FP8 attention rate (fp8_attention_speedup)";
     // Hopper (compute capability 9.x) runs no FP8 attention Transformer Engine can train with
     // but cuDNN's, and Transformer Engine then has no other backend: the run stops.
-    const bool hopper = device.computeCapability >= 9 && device.computeCapability < 10;
+    const bool hopper =
+        device.computeCapability >= 9 && device.computeCapability < 10 && model.hasArchitecture();
     // cuDNN 9.19 on an H200 refuses FP8 attention at head dimension 64 and at latent
     // attention's 192 / 128: "hidden_dim should be equal to 128" (NVIDIA/cudnn-frontend,
     // benchmark/sdpa_benchmark_training/results/h200_919_only_cudnn, gpt_oss and dsv3).
@@ -95,7 +96,7 @@ std::optional<std::string> fp8AttentionUnused(const Scenario &s, const DeviceSpe
     // Transformer Engine disables cuDNN's attention for learnable sinks in FP8 below compute
     // capability 10.0 or cuDNN 9.21 (transformer_engine/pytorch/attention/dot_product_attention/
     // utils.py, "Filter: Softmax type"), and every other backend for FP8.
-    if (model.attentionSinks && device.computeCapability > 0 && device.computeCapability < 10)
+    if (model.attentionSinks && hopper)
         return "Transformer Engine runs FP8 attention with learned sinks only from compute "
                "capability 10.0 (Blackwell) and cuDNN 9.21, and " +
                device.name + " is " + plainNumber(device.computeCapability) +

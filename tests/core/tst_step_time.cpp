@@ -2621,6 +2621,19 @@ private Q_SLOTS:
         }
     }
 
+    // A model of its size alone has no heads to check and no attention to time: no reason given.
+    void fp8AttentionOnAModelOfSizeAlone()
+    {
+        Scenario s = scenario("device=h100-sxm,precision=fp8,dp=8,fp8_attention=true");
+        ModelSpec m;
+        m.id = "size-only";
+        m.params = 7'000'000'000;
+        s.customModel = m;
+        const Report r = evaluate(s, io::builtinPresets());
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        QVERIFY(!r.hasWarning("fp8-attention-unused"));
+    }
+
     // Each stage times its own windowed and full layers: Llama 3.1 8B given Gemma 3's pattern
     // (a window of 1,024, every sixth layer full) over K = 2 has layers 6 and 12 full on stage
     // 0 and 18, 24 and 30 on stage 1, so stage 0's attention is m × (14 windowed + 2 full)
