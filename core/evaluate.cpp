@@ -1423,6 +1423,18 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     computed.optimizerHeldParams = out.optimizerHeldParams;
     computed.memoryBytesPerS = out.memoryBytesPerS;
     computed.embeddingSyncS = embeddingSyncS;
+    // The factors the attention kernel in use took for the head width (op_model.cpp times it).
+    computed.headWidth = (model.headDim() + model.valueHeadDim()) / 2.0;
+    if (!s.mfu && s.attention != Attention::eager) {
+        const DeviceRates &rates = *t.rates;
+        const DeviceRates::WidthFactors width =
+            s.attention == Attention::flash2     ? rates.flash2Width
+            : s.attention == Attention::flash3   ? rates.flash3Width
+            : fp8AttentionRuns(s, device, model) ? rates.fp8Width
+                                                 : rates.fusedWidth;
+        computed.attentionWidthForward = width.forward;
+        computed.attentionWidthBackward = width.backward;
+    }
     return computed;
 }
 

@@ -290,21 +290,28 @@ std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weigh
         r.attentionBackwardFlops *= backward;
         // FP8 keeps its measured speed-up over BF16 at the measured width; elsewhere its own
         // curve's factor over the 16-bit one's.
-        r.fp8AttentionSpeedup *=
-            curveAt(w.fp8Forward.empty() ? w.forward : w.fp8Forward, headWidth) / forward;
-        r.fp8AttentionBackwardSpeedup *=
-            curveAt(w.fp8Backward.empty() ? w.backward : w.fp8Backward, headWidth) / backward;
+        r.fusedWidth = {forward, backward};
+        r.fp8Width = {curveAt(w.fp8Forward.empty() ? w.forward : w.fp8Forward, headWidth),
+                      curveAt(w.fp8Backward.empty() ? w.backward : w.fp8Backward, headWidth)};
+        r.fp8AttentionSpeedup *= r.fp8Width.forward / forward;
+        r.fp8AttentionBackwardSpeedup *= r.fp8Width.backward / backward;
         // FlashAttention-2 and -3 by their own curves; timed as the fused kernel where the
         // device gives them no rate, by its curves too.
         const auto kernel = [&](const WidthCurve &own, double efficiency, double fused) {
             return !own.empty() ? curveAt(own, headWidth) : efficiency > 0 ? 1.0 : fused;
         };
-        r.flash2Flops *= kernel(w.flash2Forward, device.flash2Efficiency, forward);
-        r.flash2BackwardFlops *= kernel(
-            w.flash2Backward, device.flash2BackwardEfficiency + device.flash2Efficiency, backward);
-        r.flash3Flops *= kernel(w.flash3Forward, device.flash3Efficiency, forward);
-        r.flash3BackwardFlops *= kernel(
-            w.flash3Backward, device.flash3BackwardEfficiency + device.flash3Efficiency, backward);
+        r.flash2Width = {kernel(w.flash2Forward, device.flash2Efficiency, forward),
+                         kernel(w.flash2Backward,
+                                device.flash2BackwardEfficiency + device.flash2Efficiency,
+                                backward)};
+        r.flash3Width = {kernel(w.flash3Forward, device.flash3Efficiency, forward),
+                         kernel(w.flash3Backward,
+                                device.flash3BackwardEfficiency + device.flash3Efficiency,
+                                backward)};
+        r.flash2Flops *= r.flash2Width.forward;
+        r.flash2BackwardFlops *= r.flash2Width.backward;
+        r.flash3Flops *= r.flash3Width.forward;
+        r.flash3BackwardFlops *= r.flash3Width.backward;
     }
     r.narrow = narrow;
     r.castCopyBytes = bitsPerValue(compute) / 8;

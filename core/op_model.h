@@ -34,6 +34,14 @@ struct DeviceRates
     // The fused kernel in FP8 over BF16, forward and backward (DeviceSpec); 0: not measured.
     double fp8AttentionSpeedup = 0;
     double fp8AttentionBackwardSpeedup = 0;
+    // The head-width factors those rates took, forward and backward, for the kernel each names
+    // (docs/step_time.md, "Head width"); 1 where the device gives no curve.
+    struct WidthFactors
+    {
+        double forward = 1;
+        double backward = 1;
+    };
+    WidthFactors fusedWidth, fp8Width, flash2Width, flash3Width;
     double memoryBytesPerS = 0; // achieved memory bandwidth; 0 when not published
     // The bandwidth chains of PyTorch's own kernels achieve: the loss, dropout, gradient adds
     // and, unfused, norms and activations (docs/step_time.md, "Device data").

@@ -170,6 +170,13 @@ struct StepTimeReport
     double moeHostHighS = 0;
     int moeHostStage = 0;                // the stage the wait slows most
     double moeHostLayerMicrobatches = 0; // its MoE layers × micro-batches
+    // The attention kernel's rates at the model's head width over its rates at the width they
+    // were measured at (docs/step_time.md, "Head width"), forward and backward; 1 where the
+    // device gives no curve, eager attention, or a forced mfu. headWidth: the mean of the
+    // query/key and value head dimensions.
+    double headWidth = 0;
+    double attentionWidthForward = 1;
+    double attentionWidthBackward = 1;
 };
 
 // Gradient synchronisation of one device over a data-parallel group of `dp`, by where each

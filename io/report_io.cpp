@@ -245,6 +245,13 @@ QJsonObject reportToJson(const core::Report &r)
         } else {
             root.insert(QStringLiteral("moe_host_untimed_s"), QJsonValue(QJsonValue::Null));
         }
+        // The attention kernel's rates at the model's head width (docs/step_time.md, "Head
+        // width").
+        QJsonObject width;
+        width.insert(QStringLiteral("width"), st.headWidth);
+        width.insert(QStringLiteral("forward"), st.attentionWidthForward);
+        width.insert(QStringLiteral("backward"), st.attentionWidthBackward);
+        root.insert(QStringLiteral("attention_head_width"), width);
         root.insert(QStringLiteral("tokens_per_s"), st.tokensPerS);
         root.insert(QStringLiteral("mfu_achieved"), st.mfuAchieved);
         root.insert(QStringLiteral("energy_j_per_step"), optional(st.energyJPerStep));
@@ -278,10 +285,11 @@ QJsonObject reportToJson(const core::Report &r)
         root.insert(QStringLiteral("layer_ops"), layerOpsToJson(r.layerOps));
         root.insert(QStringLiteral("end_ops"), layerOpsToJson(r.endOps));
     } else {
-        for (const char *key : {"step_time_s", "moe_host_untimed_s", "tokens_per_s", "mfu_achieved",
-                                "energy_j_per_step", "energy_j_per_million_tokens",
-                                "time_breakdown", "stage_time_breakdown", "busiest_stage",
-                                "dp_comm", "optimizer", "layer_ops", "end_ops"})
+        for (const char *key :
+             {"step_time_s", "moe_host_untimed_s", "attention_head_width", "tokens_per_s",
+              "mfu_achieved", "energy_j_per_step", "energy_j_per_million_tokens", "time_breakdown",
+              "stage_time_breakdown", "busiest_stage", "dp_comm", "optimizer", "layer_ops",
+              "end_ops"})
             root.insert(QLatin1String(key), QJsonValue(QJsonValue::Null));
     }
     root.insert(QStringLiteral("serving"),

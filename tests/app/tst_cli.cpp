@@ -479,6 +479,43 @@ private Q_SLOTS:
         QVERIFY(json({}).value(QStringLiteral("moe_host_untimed_s")).isNull());
     }
 
+    // The factors the attention kernel took at the model's head width (docs/step_time.md,
+    // "Head width"): gpt-oss's 64 on an H100, cuDNN at 363 / 518 forward and 417 / 499 backward
+    // (Shah et al. 2024, Figures 5 and 6); the default 70B, 128 wide, 1; a forced mfu, 1.
+    void jsonAttentionHeadWidth_data()
+    {
+        QTest::addColumn<QStringList>("set");
+        QTest::addColumn<double>("width");
+        QTest::addColumn<double>("forward");
+        QTest::addColumn<double>("backward");
+        const QStringList oss{"model=gpt-oss-120b",
+                              "device=h100-sxm",
+                              "precision=bf16",
+                              "tp=1",
+                              "pp=1",
+                              "dp=8",
+                              "ep=8",
+                              "seq_len=4096"};
+        QTest::addRow("gpt-oss on an H100") << oss << 64.0 << 363.0 / 518 << 417.0 / 499;
+        QTest::addRow("the default scenario") << QStringList{} << 128.0 << 1.0 << 1.0;
+        QTest::addRow("a forced mfu") << oss + QStringList{"mfu=0.5"} << 64.0 << 1.0 << 1.0;
+    }
+    void jsonAttentionHeadWidth()
+    {
+        QFETCH(QStringList, set);
+        QFETCH(double, width);
+        QFETCH(double, forward);
+        QFETCH(double, backward);
+        QStringList args;
+        for (const QString &kv : set)
+            args << QStringLiteral("--set") << kv;
+        const QJsonObject w = json(args).value(QStringLiteral("attention_head_width")).toObject();
+        QCOMPARE(w.value(QStringLiteral("width")).toDouble(), width);
+        // The curves' points are the published ratios to three places.
+        QVERIFY(std::abs(w.value(QStringLiteral("forward")).toDouble() - forward) < 1e-3);
+        QVERIFY(std::abs(w.value(QStringLiteral("backward")).toDouble() - backward) < 1e-3);
+    }
+
     // docs/experts.md, "Capacity" and "Gradient sync": Qwen3 30B-A3B padded to capacity 1.25
     // at 4,096 tokens computes ceil(256 x 1.25) = 320 of an even 256 copies an expert, and is
     // not warned of a wait; at E = 8 over 16 devices its experts reduce over 2 ranks, each

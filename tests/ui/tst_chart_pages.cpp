@@ -568,6 +568,23 @@ private Q_SLOTS:
                  qPrintable(text));
     }
 
+    // The attention kernel's head-width factors in the formulas (docs/step_time.md, "Head
+    // width"): gpt-oss's 64-wide heads on an H100 take cuDNN's 0.701 and 0.836 (Shah et al.
+    // 2024, Figures 5 and 6); Llama's 128-wide ones no block.
+    void stepFormulaGivesTheHeadWidth()
+    {
+        const core::Scenario oss = scenario("model=gpt-oss-120b,device=h100-sxm,precision=bf16,"
+                                            "tp=1,pp=1,dp=8,ep=8,seq_len=4096");
+        const core::Report r = core::evaluate(oss, io::builtinPresets());
+        QVERIFY(r.ok() && r.stepTime);
+        const QString text = StepTimePage::stepTimeFormulas(oss, r);
+        QVERIFY2(text.contains("Attention at head width 64"), qPrintable(text));
+        QVERIFY2(text.contains("× 0.701 forward, × 0.836 backward"), qPrintable(text));
+        const core::Scenario llama = scenario("model=llama-3.1-8b,device=h100-sxm");
+        const core::Report l = core::evaluate(llama, io::builtinPresets());
+        QVERIFY(!StepTimePage::stepTimeFormulas(llama, l).contains("head width"));
+    }
+
     // The weights' formula divides by what ZeRO-3 shards over: D × C (docs/experts.md,
     // "Memory"), and under torchtitan's profile the FP32 parameters, 4 bytes each
     // (docs/frameworks.md, "torchtitan, FP32 parameters").

@@ -280,6 +280,15 @@ QString StepTimePage::stepTimeFormulas(const core::Scenario &s, const core::Repo
                           training ? QObject::tr("Narayanan et al. 2021, §5.1")
                                    : QObject::tr("Narayanan et al. 2021, §5.1: 2·N·tokens, the "
                                                  "forward alone, in inference"));
+    if (st.attentionWidthForward != 1 || st.attentionWidthBackward != 1)
+        out += formula::block(
+            QObject::tr("Attention at head width %1").arg(st.headWidth, 0, 'g', 4),
+            QObject::tr("the kernel's measured rates × %1 forward, × %2 backward")
+                .arg(st.attentionWidthForward, 0, 'f', 3)
+                .arg(st.attentionWidthBackward, 0, 'f', 3),
+            QObject::tr("A tile's multiplies grow with the head width and its softmax does not: "
+                        "the device's attention_head_widths, from kernels measured at other "
+                        "widths (docs/step_time.md, “Head width”)"));
     if (training && b[core::TimePart::optimizer] > 0 && st.memoryBytesPerS > 0)
         out += formula::block(
             QObject::tr("Optimizer step"), optimizerFormula(st),
