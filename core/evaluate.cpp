@@ -944,6 +944,17 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
             r.warnings.push_back({"ep-overlap-unused", "ep_overlap pairs one micro-batch's "
                                                        "all-to-all with another's computation; " +
                                                            *why});
+    // FlashAttention-3 is written for Hopper: "Requirements: H100 / H800 GPU"
+    // (Dao-AILab/flash-attention, README, "FlashAttention-3"). Elsewhere its rates default to
+    // the device's fused kernel's (DeviceSpec::flash3EfficiencyOrDefault).
+    if (s.attention == Attention::flash3 && device.computeCapability > 0 &&
+        !(device.computeCapability >= 9 && device.computeCapability < 10))
+        r.warnings.push_back(
+            {"flash3-not-hopper",
+             "attention=flash3: FlashAttention-3 runs on Hopper GPUs only (compute capability "
+             "9.0), and " +
+                 device.name + " is " + plainNumber(device.computeCapability) +
+                 "; it is timed as the device's fused kernel (attention=flash)"});
     if (s.fp8Attention)
         if (const auto why = fp8AttentionUnused(s, device, model))
             r.warnings.push_back(

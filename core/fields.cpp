@@ -101,7 +101,8 @@ const std::array kFields{
               "Attention kernel: flash is the device's fused one (cuDNN's through Transformer "
               "Engine on Hopper), flash2 FlashAttention-2's (flash-attn 2, and PyTorch's "
               "scaled_dot_product_attention by default on Hopper), flash3 FlashAttention-3's "
-              "(Hopper); these keep no s-by-s matrices, eager does."},
+              "(Hopper only; elsewhere timed as flash, with a warning); these keep no s-by-s "
+              "matrices, eager does."},
     FieldInfo{"sequence_parallel", &Scenario::sequenceParallel,
               "Split norms and dropout along the sequence across T (Korthikanti et al. 2022)."},
     FieldInfo{"tp_overlap", &Scenario::tpOverlap,

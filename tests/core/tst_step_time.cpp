@@ -2621,6 +2621,36 @@ private Q_SLOTS:
         }
     }
 
+    // FlashAttention-3 is written for Hopper ("Requirements: H100 / H800 GPU",
+    // Dao-AILab/flash-attention, README): asked of a Blackwell it is timed as the fused kernel
+    // and said so; on an H100, or a device of no stated generation, nothing is said.
+    void flashAttention3OffHopper_data()
+    {
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<bool>("unknownGeneration");
+        QTest::addColumn<bool>("warned");
+        QTest::addRow("H100") << "h100-sxm" << false << false;
+        QTest::addRow("GB300") << "gb300-nvl72" << false << true;
+        QTest::addRow("A100") << "a100-80gb" << false << true;
+        QTest::addRow("GB300 of no stated generation") << "gb300-nvl72" << true << false;
+    }
+    void flashAttention3OffHopper()
+    {
+        QFETCH(QString, device);
+        QFETCH(bool, unknownGeneration);
+        QFETCH(bool, warned);
+        const Presets presets = io::builtinPresets();
+        Scenario s = scenario("model=llama-3.1-8b,attention=flash3,device=" + device);
+        if (unknownGeneration) {
+            DeviceSpec d = *resolveDevice(s, presets);
+            d.computeCapability = 0;
+            s.customDevice = d;
+        }
+        const Report r = evaluate(s, presets);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        QCOMPARE(r.hasWarning("flash3-not-hopper"), warned);
+    }
+
     // A model of its size alone has no heads to check and no attention to time: no reason given.
     void fp8AttentionOnAModelOfSizeAlone()
     {
