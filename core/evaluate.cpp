@@ -951,8 +951,8 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
         !(device.computeCapability >= 9 && device.computeCapability < 10))
         r.warnings.push_back(
             {"flash3-not-hopper",
-             "attention=flash3: FlashAttention-3 runs on Hopper GPUs only (compute capability "
-             "9.0), and " +
+             "attention=flash3: FlashAttention-3 is written for Hopper GPUs (its README's "
+             "requirement: H100 / H800, compute capability 9.0), and " +
                  device.name + " is " + plainNumber(device.computeCapability) +
                  "; it is timed as the device's fused kernel (attention=flash)"});
     if (s.fp8Attention)

@@ -97,12 +97,13 @@ const std::array kFields{
               "activation); none: nothing (docs/activations.md, \"Recomputed modules\").",
               {},
               "none"},
-    FieldInfo{"attention", &Scenario::attention,
-              "Attention kernel: flash is the device's fused one (cuDNN's through Transformer "
-              "Engine on Hopper), flash2 FlashAttention-2's (flash-attn 2, and PyTorch's "
-              "scaled_dot_product_attention by default on Hopper), flash3 FlashAttention-3's "
-              "(Hopper only; elsewhere timed as flash, with a warning); these keep no s-by-s "
-              "matrices, eager does."},
+    FieldInfo{
+        "attention", &Scenario::attention,
+        "Attention kernel: flash is the device's fused one (cuDNN's through Transformer "
+        "Engine on Hopper), flash2 FlashAttention-2's (flash-attn 2, and PyTorch's "
+        "scaled_dot_product_attention by default on Hopper), flash3 FlashAttention-3's "
+        "(written for Hopper; elsewhere timed as flash, with a warning); these keep no s-by-s "
+        "matrices, eager does."},
     FieldInfo{"sequence_parallel", &Scenario::sequenceParallel,
               "Split norms and dropout along the sequence across T (Korthikanti et al. 2022)."},
     FieldInfo{"tp_overlap", &Scenario::tpOverlap,
