@@ -372,6 +372,7 @@ struct Timing
 {
     std::optional<DeviceRates> rates; // nothing: the schedule runs in layer-time units
     double collectiveShare = 0;       // of the device, a hidden collective's kernels hold
+    bool fp8Attention = false;        // the fused attention kernel runs in FP8 (fp8AttentionRuns)
     LayerTimes layer;
     LayerTimes moeLayer;        // a layer with experts (docs/experts.md)
     std::vector<int> moeLayers; // per stage, of its layers
@@ -476,7 +477,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     c.weightBytes = bitsPerValue(s.precision) / 8.0;
     c.commBytes = static_cast<int>(bitsPerValue(tpActivationPrecision(s.precision)) / 8);
     c.fp8AmaxPass = s.fp8Scaling == Fp8Scaling::current;
-    c.fp8Attention = fp8AttentionRuns(s, device, model);
+    c.fp8Attention = t.fp8Attention = fp8AttentionRuns(s, device, model);
     c.fp8LmHead = s.fp8LmHead && !fp8LmHeadUnused(s);
     c.lossFusion = s.lossFusion;
     c.fusedElementwise = s.fusedElementwise;
@@ -1438,11 +1439,11 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     computed.headWidth = (model.headDim() + model.valueHeadDim()) / 2.0;
     if (!s.mfu && s.attention != Attention::eager) {
         const DeviceRates &rates = *t.rates;
-        const DeviceRates::WidthFactors width =
-            s.attention == Attention::flash2     ? rates.flash2Width
-            : s.attention == Attention::flash3   ? rates.flash3Width
-            : fp8AttentionRuns(s, device, model) ? rates.fp8Width
-                                                 : rates.fusedWidth;
+        const DeviceRates::WidthFactors width = s.attention == Attention::flash2 ? rates.flash2Width
+                                                : s.attention == Attention::flash3
+                                                    ? rates.flash3Width
+                                                : t.fp8Attention ? rates.fp8Width
+                                                                 : rates.fusedWidth;
         computed.attentionWidthForward = width.forward;
         computed.attentionWidthBackward = width.backward;
     }
