@@ -503,6 +503,50 @@ private Q_SLOTS:
                "schedule=interleaved,virtual_stages=5,microbatch_size=1,sequence_parallel=false,"
                "tp_overlap=false"
             << 64 << 7296.0;
+        // The same container's Blackwell-rack rows of Llama 3 70B in MXFP8 and Llama 3.1 405B,
+        // with the v0.4.2 presets (scripts/performance/configs/llama/
+        // llama3_workload_base_configs.py and llama31_workload_base_configs.py, V2: GBS 256 and
+        // 1,536, MBS 1, 8,192 tokens): no CUDA graphs, no recomputation, tensor-parallel overlap
+        // wherever T > 1 but in NVFP4 (llama3_llm_pretrain.py, llama31_llm_pretrain.py:
+        // tp_comm_overlap = False for nvfp4), the 405B's embedding and loss counted in its split
+        // (recipes/llama/llama3.py). "FP8" is current scaling, MXFP8 block scaling (fp8_mx).
+        // The GB200 NVFP4 run also gathers its parameters without overlap
+        // (disable_param_gather_overlap), milliseconds Parascope leaves hidden. The Megatron-FSDP
+        // FP8 rows of the 70B offload activations to the host, which Parascope does not model.
+        // Added after the model was built, as runs it had not seen.
+        QTest::addRow("Llama 3 70B MXFP8, 64 GB300")
+            << "llama-3.1-70b"
+            << "fp8_scaling=block,device=gb300-nvl72,tp=1,pp=4,dp=16,microbatches=16,"
+               "schedule=interleaved,virtual_stages=5,microbatch_size=1,sequence_parallel=false,"
+               "tp_overlap=false"
+            << 64 << 4864.0;
+        QTest::addRow("Llama 3 70B MXFP8, 64 GB200")
+            << "llama-3.1-70b"
+            << "fp8_scaling=block,device=gb200-nvl72,tp=2,pp=4,dp=8,microbatches=32,"
+               "schedule=interleaved,virtual_stages=5,microbatch_size=1,sequence_parallel=true,"
+               "tp_overlap=true"
+            << 64 << 3712.0;
+        const QString rack =
+            QStringLiteral("schedule=interleaved,microbatch_size=1,sequence_parallel=true,"
+                           "ends_in_pipeline_split=true,");
+        const QString gb300 =
+            rack + "device=gb300-nvl72,pp=8,dp=8,virtual_stages=4,microbatches=192,";
+        QTest::addRow("Llama 3.1 405B FP8, 256 GB300")
+            << "llama-3.1-405b" << gb300 + "tp=4,tp_overlap=true" << 256 << 1024.0;
+        QTest::addRow("Llama 3.1 405B MXFP8, 256 GB300")
+            << "llama-3.1-405b" << gb300 + "fp8_scaling=block,tp=2,cp=2,tp_overlap=true" << 256
+            << 960.0;
+        QTest::addRow("Llama 3.1 405B NVFP4, 256 GB300")
+            << "llama-3.1-405b" << gb300 + "precision=nvfp4,tp=4,tp_overlap=false" << 256 << 1440.0;
+        const QString gb200 = rack + "device=gb200-nvl72,tp=4,pp=16,dp=4,microbatches=384,";
+        QTest::addRow("Llama 3.1 405B FP8, 256 GB200")
+            << "llama-3.1-405b" << gb200 + "virtual_stages=4,tp_overlap=true" << 256 << 864.0;
+        QTest::addRow("Llama 3.1 405B MXFP8, 256 GB200")
+            << "llama-3.1-405b" << gb200 + "fp8_scaling=block,virtual_stages=8,tp_overlap=true"
+            << 256 << 800.0;
+        QTest::addRow("Llama 3.1 405B NVFP4, 256 GB200")
+            << "llama-3.1-405b" << gb200 + "precision=nvfp4,virtual_stages=8,tp_overlap=false"
+            << 256 << 1184.0;
     }
     void megatronBridgeFp8()
     {
@@ -517,7 +561,17 @@ private Q_SLOTS:
             e);
         if (QTest::currentTestFailed())
             return;
-        // docs/step_time.md: every listed run within 15 %.
+        // docs/step_time.md: every listed run within 15 %, but two of the Blackwell racks'.
+        QEXPECT_FAIL("Llama 3.1 405B FP8, 256 GB300",
+                     "modelled about 19 % slow, as every GB300 row leans slow: its multiplies take "
+                     "the GB200's fractions of its peaks for want of a measured GB300 multiply, "
+                     "and here they alone are 93 % of the published step (docs/devices.md)",
+                     Continue);
+        QEXPECT_FAIL("Llama 3.1 405B NVFP4, 256 GB200",
+                     "modelled about 21 % slow: its layers' compute alone, without a send or a "
+                     "collective, is nearly the published step, where the same NVFP4 rate times "
+                     "the 70B at T = 2 within 2 %; not found (docs/step_time.md)",
+                     Continue);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
