@@ -6,7 +6,10 @@
 #include "test_models.h"
 #include "test_scenarios.h"
 
+#include <QCoreApplication>
+#include <QMetaMethod>
 #include <QTest>
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -24,6 +27,18 @@ struct Run
 double error(double modelled, double published)
 {
     return modelled / published - 1;
+}
+
+// Every published run's difference, as each test asserts it, for meanOverEveryRun: the
+// tables of docs/step_time.md ("What the tables say") count these.
+std::vector<double> &runErrors()
+{
+    static std::vector<double> errors;
+    return errors;
+}
+void counted(double e)
+{
+    runErrors().push_back(std::abs(e));
 }
 
 // Where evaluate's moe-host warning applies, the range it gives on top of the modelled step
@@ -158,6 +173,7 @@ private Q_SLOTS:
         qInfo("%s: %.2f s modelled, %.2f s published, %+.1f %%", QTest::currentDataTag(),
               r.stepTime->stepTimeS, publishedS, 100 * e);
         // docs/step_time.md: every listed run within 15 %.
+        counted(e);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
@@ -261,6 +277,7 @@ private Q_SLOTS:
                      "software ran slower than the 2022 measurements the layer model matches "
                      "(docs/step_time.md)",
                      Continue);
+        counted(e);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
@@ -367,6 +384,7 @@ private Q_SLOTS:
                      "hide behind one micro-batch's backward (about 0.14 s) only, so the published "
                      "rate needs another setting (micro-batch 2: -15.1 %)",
                      Continue);
+        counted(e);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
@@ -394,6 +412,7 @@ private Q_SLOTS:
         qInfo("%s: MFU %.1f %% modelled, %.0f %% published, %+.1f %%", QTest::currentDataTag(),
               100 * mfu, 100 * publishedMfu, 100 * e);
         QVERIFY(r.fits);
+        counted(e);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
@@ -572,6 +591,7 @@ private Q_SLOTS:
                      "collective, is nearly the published step, where the same NVFP4 rate times "
                      "the 70B at T = 2 within 2 %; not found (docs/step_time.md)",
                      Continue);
+        counted(e);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
@@ -661,6 +681,7 @@ private Q_SLOTS:
                      "modelled about 17 % fast with Transformer Engine's loss, inside the 15-37 % "
                      "moe-host range of the untimed wait (docs/step_time.md)",
                      Continue);
+        counted(e);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
@@ -733,6 +754,7 @@ private Q_SLOTS:
                      "graph, 16 stages whose MoE layers' wait for their token counts is not timed; "
                      "the same recipe's B300 row is +11.6 % (docs/step_time.md)",
                      Continue);
+        counted(e);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
@@ -822,6 +844,7 @@ private Q_SLOTS:
             "(taken as BF16's) are not measured (docs/experts.md)";
         QEXPECT_FAIL("GPT-OSS 120B, 64 GB300, E16", gptOss, Continue);
         QEXPECT_FAIL("GPT-OSS 120B, 64 GB200, E64", gptOss, Continue);
+        counted(e);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
@@ -972,6 +995,7 @@ private Q_SLOTS:
                      "over BF16 than its runs measured, the dense models' within 6 % "
                      "(docs/step_time.md)",
                      Continue);
+        counted(e);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
@@ -1012,6 +1036,7 @@ private Q_SLOTS:
         const double e = error(publishedS / r.stepTime->stepTimeS, 1);
         qInfo("%s: %.2f s modelled, %.1f s published, %+.1f %% throughput", QTest::currentDataTag(),
               r.stepTime->stepTimeS, publishedS, 100 * e);
+        counted(e);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
@@ -1047,6 +1072,7 @@ private Q_SLOTS:
               full.stepTime->stepTimeS, selective.stepTime->stepTimeS, publishedS, 100 * e);
         QVERIFY(selective.stepTime->stepTimeS < publishedS);
         QVERIFY(publishedS < full.stepTime->stepTimeS);
+        counted(e);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
         // The report's own recipe as the keys now say it: its recomputation (RMSNorm, the MLA
         // up-projections and the MoE SwiGLU's output, §3.3.1 and §3.3.3: layernorm,
@@ -1310,6 +1336,7 @@ private Q_SLOTS:
         // docs/step_time.md: every listed run within 15 %. The University of Florida's 8B step
         // grows from 0.193 s on 128 B200s to 0.221 s on 256, as each of the sync's 57 buckets
         // pays its ring's latency over twice as many GPUs (docs/step_time.md, "Buckets").
+        counted(e);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
@@ -1345,6 +1372,7 @@ private Q_SLOTS:
         const double e = error(tflops, publishedTflops);
         qInfo("%s: %.0f TFLOP/s per GPU modelled, %.0f published, %+.1f %%",
               QTest::currentDataTag(), tflops, publishedTflops, 100 * e);
+        counted(e);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
@@ -1386,8 +1414,41 @@ private Q_SLOTS:
               "%.2f published, %+.1f %%",
               QTest::currentDataTag(), perGpu, publishedTokensPerGpu, 100 * e, gib, publishedGib,
               100 * m);
+        counted(e);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
         QVERIFY2(std::abs(m) <= 0.10, qPrintable(QString::number(100 * m, 'f', 1)));
+    }
+
+    // Over every run above (the last function, so after all of them): the goal Parascope is
+    // held to is a mean difference of at most 10 % with no run beyond 15 %; docs/step_time.md
+    // ("What the tables say") and the README count 151 runs, 14 of them beyond 15 % (each an
+    // expected failure above, with its reason). A run added, or one that crosses 15 % either
+    // way, changes those counts here and there.
+    void meanOverEveryRun()
+    {
+        // Only when every function ran: a subset named on the command line sees a part.
+        const QMetaObject &meta = staticMetaObject;
+        const QStringList arguments = QCoreApplication::arguments();
+        for (qsizetype i = 1; i < arguments.size(); ++i) {
+            const QString name = arguments.at(i).section(QLatin1Char(':'), 0, 0);
+            for (int m = meta.methodOffset(); m < meta.methodCount(); ++m)
+                if (QLatin1String(meta.method(m).name()) == name)
+                    QSKIP("a subset of the functions ran: the mean is over every run");
+        }
+        std::vector<double> errors = runErrors();
+        QCOMPARE(errors.size(), std::size_t{151});
+        std::sort(errors.begin(), errors.end());
+        double sum = 0;
+        for (double e : errors)
+            sum += e;
+        const double mean = sum / static_cast<double>(errors.size());
+        const double median = errors[errors.size() / 2];
+        const auto beyond =
+            std::count_if(errors.begin(), errors.end(), [](double e) { return e > 0.15; });
+        qInfo("%zu runs: mean %.1f %%, median %.1f %%, %td beyond 15 %%", errors.size(), 100 * mean,
+              100 * median, beyond);
+        QVERIFY2(mean <= 0.10, qPrintable(QString::number(100 * mean, 'f', 1)));
+        QCOMPARE(beyond, std::ptrdiff_t{14});
     }
 };
 
