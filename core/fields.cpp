@@ -129,12 +129,13 @@ const std::array kFields{
     FieldInfo{"pad_to_capacity", &Scenario::padToCapacity,
               "Pad every expert's input to its capacity: each computes and exchanges exactly "
               "expert_capacity_factor times its even share, and the MoE layers need no token "
-              "counts from the device (Megatron-LM --moe-pad-expert-input-to-capacity)."},
+              "counts from the device (Megatron-LM --moe-pad-expert-input-to-capacity); "
+              "published padded runs still took as long as dropless ones (moe-host)."},
     FieldInfo{"full_cuda_graph", &Scenario::fullCudaGraph,
               "Training: the whole step runs as one CUDA graph (Megatron-LM --cuda-graph-impl "
               "full_iteration), which reads nothing back on the host, so MoE layers in it need "
-              "static shapes and do not wait for their token counts (docs/step_time.md, "
-              "\"Fine-grained experts\")."},
+              "static shapes and launch nothing from it: the moe-host warning stands aside "
+              "(docs/step_time.md, \"Fine-grained experts\")."},
     FieldInfo{"fused_swiglu", &Scenario::fusedSwiglu,
               "A fused SwiGLU keeps only its 2f-wide input for backward, not four f-wide "
               "tensors (docs/activations.md)."},

@@ -175,7 +175,8 @@ struct PlanCandidate : PlanLayout
     // warning (docs/step_time.md).
     bool stepLowerBound = false;
     // Its reasons: the short-step warning (a step under kShortStepS), and the moe-host one (MoE
-    // layers whose wait for their token counts is not timed, kMoeHostGapMinS).
+    // layers whose host cost outside a CUDA graph of the whole step is not timed,
+    // kMoeHostGapMinS).
     bool shortStep = false;
     bool moeHostUntimed = false;
     TimeBreakdown breakdown;

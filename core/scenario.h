@@ -280,7 +280,7 @@ struct Scenario
     bool padToCapacity = false;
     // The training step is captured and replayed as one CUDA graph (Megatron-LM
     // --cuda-graph-impl full_iteration), which no read back to the host can be part of: MoE
-    // layers in it dispatch with static shapes and wait on no token counts.
+    // layers in it dispatch with static shapes and launch nothing from the host.
     bool fullCudaGraph = false;
     // Expert parallelism E: the routed experts of every MoE layer spread over E devices of the
     // T x C x D ranks of a stage, as Megatron-core lays them out (docs/experts.md).

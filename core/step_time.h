@@ -82,8 +82,9 @@ inline constexpr double kShortStepS = 0.25;
 
 // Megatron-Bridge's dropless Qwen3 MoE runs took this much longer per MoE layer and
 // micro-batch, forward and backward, than modelled, from the B300's and GB300's at micro-batch
-// 8 to the H100s' at 1 (docs/step_time.md, "Fine-grained experts"): the host's share of a
-// layer whose routing waits on the device for its token counts, which the model does not time.
+// 8 to the H100s' at 1, and its Qwen3 runs padded to capacity about as much (1.6 to 4.3 ms),
+// all outside a CUDA graph of the whole step (docs/step_time.md, "Fine-grained experts"): a
+// host-side cost of the MoE layers the model does not time.
 // Evaluate's moe-host warning quotes the range where its low end adds kMoeHostWarnShare or
 // more to the step, and the planner marks such steps "≥".
 inline constexpr double kMoeHostGapMinS = 1.7e-3;
@@ -162,8 +163,8 @@ struct StepTimeReport
     double optimizerOwnedParams = 0;
     double optimizerHeldParams = 0;
     double memoryBytesPerS = 0; // the achieved bandwidth of a fused pass
-    // Training, where evaluate's moe-host warning applies: what the untimed wait the published
-    // dropless runs took (kMoeHostGapMinS to kMoeHostGapMaxS a MoE layer and micro-batch) puts
+    // Training, where evaluate's moe-host warning applies: what the untimed host cost the
+    // published runs took (kMoeHostGapMinS to kMoeHostGapMaxS a MoE layer and micro-batch) puts
     // on top of the step, through the stage it slows most: that stage's own work plus its MoE
     // layers × micro-batches × the gap, less the busiest stage's work; 0 elsewhere.
     double moeHostLowS = 0;

@@ -1972,7 +1972,7 @@ private:
         }
         // CUDA graphs (arguments.py, --cuda-graph-impl none, local, transformer_engine or
         // full_iteration; older releases' --cuda-graph-scope full_iteration): only a graph of
-        // the whole step changes what Parascope times, the MoE layers' wait
+        // the whole step changes what Parascope times, the MoE layers' host cost
         // (docs/user-guide/features/cuda_graph.md).
         s.fullCudaGraph = false;
         if (const Given *g = given(Flag::cudaGraphImpl)) {

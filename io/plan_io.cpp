@@ -270,9 +270,10 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
                             "4 % to twice as long as modelled (docs/step_time.md)\n")
                  .arg(core::kShortStepS, 0, 'f', 3);
     if (moeHost)
-        s << QStringLiteral("%1≥ a lower bound: each MoE layer's wait for its token counts is not "
-                            "timed; published dropless runs took %2 to %3 ms longer a MoE layer "
-                            "and micro-batch (docs/step_time.md, \"Fine-grained experts\")\n")
+        s << QStringLiteral("%1≥ a lower bound: the MoE layers' host cost is not timed; published "
+                            "Megatron-LM MoE runs outside a CUDA graph of the whole step took %2 "
+                            "to %3 ms longer a MoE layer and micro-batch (docs/step_time.md, "
+                            "\"Fine-grained experts\")\n")
                  .arg(shortSteps ? QString() : QStringLiteral("\n"))
                  .arg(1e3 * core::kMoeHostGapMinS, 0, 'f', 1)
                  .arg(1e3 * core::kMoeHostGapMaxS, 0, 'f', 1);

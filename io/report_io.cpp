@@ -236,7 +236,7 @@ QJsonObject reportToJson(const core::Report &r)
         root.insert(QStringLiteral("step_time_s"), st.stepTimeS);
         // Inference without a published link: the step time is a lower bound.
         root.insert(QStringLiteral("step_time_link_time_excluded"), st.linkTimeExcluded);
-        // The MoE layers' untimed wait for their token counts, where evaluate warns of it.
+        // The MoE layers' untimed host cost, where evaluate warns of it.
         if (st.moeHostHighS > 0) {
             QJsonObject wait;
             wait.insert(QStringLiteral("low"), st.moeHostLowS);

@@ -1310,9 +1310,10 @@ private Q_SLOTS:
         QCOMPARE(has, warned);
     }
 
-    // A MoE layer whose routing waits on the device for its token counts has a host cost the
-    // model does not time: Megatron-Bridge's dropless Qwen3 runs took 1.7 to 4.3 ms longer a
-    // layer and micro-batch than modelled (docs/step_time.md, "Fine-grained experts"). Where
+    // MoE layers outside a CUDA graph of the whole step have a host cost the model does not
+    // time: Megatron-Bridge's dropless Qwen3 runs, whose routing waits on the device for its
+    // token counts, took 1.7 to 4.3 ms longer a layer and micro-batch than modelled, and its
+    // padded ones about as much (docs/step_time.md, "Fine-grained experts"). Where
     // the low end adds 5 % or more to the step, evaluate says so with the range over the busiest
     // stage's MoE layers and micro-batches: Qwen3 30B-A3B on 16 H100s at micro-batch 1 (that
     // run's own gap, 3.8 ms, is inside), and torchtitan's all-to-all over E > 1. Not where the
@@ -1352,11 +1353,13 @@ private Q_SLOTS:
             << qwen + "framework=megatron,ep=16,microbatch_size=1,microbatches=64,mfu=0.4" << 0
             << 64;
         // Padded to capacity, every count is known before routing (Megatron-core
-        // moe/token_dispatcher.py: cuda_sync_point = "no_sync"); dropping alone still counts.
+        // moe/token_dispatcher.py: cuda_sync_point = "no_sync"), yet Megatron-Bridge's padded
+        // Qwen3 runs of 25.09 took 1.6 to 4.3 ms longer a layer and micro-batch than modelled:
+        // warned as the dropless ones are.
         QTest::addRow("Megatron-LM, padded to capacity 1")
             << qwen + "framework=megatron,ep=16,microbatch_size=1,microbatches=64,"
                       "expert_capacity_factor=1,pad_to_capacity=true"
-            << 0 << 64;
+            << 48 << 64;
         // A CUDA graph of the whole step cannot read back to the host (Megatron-LM
         // docs/user-guide/features/cuda_graph.md: MoE dispatch in it needs static shapes).
         QTest::addRow("Megatron-LM, a CUDA graph of the whole step")

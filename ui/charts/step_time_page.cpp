@@ -320,15 +320,15 @@ QString StepTimePage::stepTimeFormulas(const core::Scenario &s, const core::Repo
                       .arg(sec(st.stages[std::size_t(st.busiestStage)].stageWork()))
                       .arg(sec(st.moeHostLowS), sec(st.moeHostHighS));
         out += formula::block(
-            QObject::tr("Not timed: the MoE layers' wait"),
+            QObject::tr("Not timed: the MoE layers' host cost"),
             QStringLiteral("%1%2 on top of the step (+%3–%4 %)")
                 .arg(wait, through)
                 .arg(100 * st.moeHostLowS / st.stepTimeS, 0, 'f', 0)
                 .arg(100 * st.moeHostHighS / st.stepTimeS, 0, 'f', 0),
-            QObject::tr("each MoE layer waits on the device for its token counts before it "
-                        "dispatches; published dropless runs took this much longer a layer and "
-                        "micro-batch than the device time modelled (docs/step_time.md, "
-                        "“Fine-grained experts”)"));
+            QObject::tr("published Megatron-LM MoE runs outside a CUDA graph of the whole step, "
+                        "dropless (each layer waiting on the device for its token counts) or "
+                        "padded to capacity, took this much longer a layer and micro-batch than "
+                        "the device time modelled (docs/step_time.md, “Fine-grained experts”)"));
     }
     return out;
 }

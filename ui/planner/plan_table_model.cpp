@@ -179,9 +179,10 @@ QString PlanTableModel::rowTooltip(const core::PlanCandidate &c) const
                    "shorter to twice as long as modelled (docs/step_time.md).</p>")
                     .arg(1e3 * core::kShortStepS, 0, 'f', 0);
     if (c.moeHostUntimed)
-        text += tr("<p>Likely short: each MoE layer waits on the device for its token counts "
-                   "before it dispatches, which is not timed; published dropless runs took %1 "
-                   "to %2 ms longer a MoE layer and micro-batch (docs/step_time.md).</p>")
+        text += tr("<p>Likely short: published Megatron-LM MoE runs outside a CUDA graph of "
+                   "the whole step, dropless or padded to capacity, took %1 to %2 ms longer a "
+                   "MoE layer and micro-batch than modelled, which is not timed "
+                   "(docs/step_time.md).</p>")
                     .arg(1e3 * core::kMoeHostGapMinS, 0, 'f', 1)
                     .arg(1e3 * core::kMoeHostGapMaxS, 0, 'f', 1);
     if (m_loaded && c.sameLayout(*m_loaded))
