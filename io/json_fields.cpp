@@ -4,6 +4,7 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QSet>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -159,15 +160,19 @@ std::optional<core::InputError> parseJsonObject(const QByteArray &json, QJsonObj
 
 JsonFields::JsonFields(const QJsonObject &object, std::string prefix)
     : m_object(object), m_prefix(std::move(prefix))
-{}
+{
+    m_known.reserve(64); // a device's keys, the most any object here has
+}
 
 std::optional<QJsonValue> JsonFields::take(const char *key)
 {
-    const QString name = QLatin1String(key);
-    m_known.insert(name);
-    if (m_error || !m_object.contains(name))
+    m_known.emplace_back(key);
+    if (m_error)
         return std::nullopt;
-    return m_object.value(name);
+    const auto found = m_object.constFind(QLatin1StringView(key));
+    if (found == m_object.constEnd())
+        return std::nullopt;
+    return found.value();
 }
 
 void JsonFields::fail(const char *key, std::string message)
@@ -238,7 +243,7 @@ void JsonFields::text(const char *key, std::string &out)
 
 void JsonFields::known(const char *key)
 {
-    m_known.insert(QLatin1String(key));
+    m_known.emplace_back(key);
 }
 
 std::optional<core::InputError> JsonFields::finish() const
@@ -250,9 +255,11 @@ std::optional<core::InputError> JsonFields::finish() const
         if (it.key().isEmpty())
             return core::InputError{m_prefix.substr(0, m_prefix.find_last_not_of('.') + 1),
                                     "empty key"};
-        if (!m_known.contains(it.key()))
-            return core::InputError{m_prefix + core::excerpt(it.key().toStdString()),
-                                    "unknown key"};
+        const QString key = it.key();
+        if (std::none_of(m_known.begin(), m_known.end(), [&key](std::string_view known) {
+                return key == QLatin1StringView(known.data(), qsizetype(known.size()));
+            }))
+            return core::InputError{m_prefix + core::excerpt(key.toStdString()), "unknown key"};
     }
     return std::nullopt;
 }
