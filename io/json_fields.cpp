@@ -251,11 +251,11 @@ std::optional<core::InputError> JsonFields::finish() const
     if (m_error)
         return m_error;
     for (auto it = m_object.begin(); it != m_object.end(); ++it) {
+        const QString key = it.key();
         // "model.": unknown key would not say what is wrong; name the object instead.
-        if (it.key().isEmpty())
+        if (key.isEmpty())
             return core::InputError{m_prefix.substr(0, m_prefix.find_last_not_of('.') + 1),
                                     "empty key"};
-        const QString key = it.key();
         if (std::none_of(m_known.begin(), m_known.end(), [&key](std::string_view known) {
                 return key == QLatin1StringView(known.data(), qsizetype(known.size()));
             }))
