@@ -3,6 +3,7 @@
 #include "core/units.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace core {
 
@@ -113,6 +114,57 @@ std::array<std::pair<const char *, double>, 13> efficiencyFields(const DeviceSpe
              {"eager_memory_efficiency", d.eagerMemoryEfficiency},
              {"intra_node_efficiency", d.intraNodeEfficiency},
              {"inter_node_efficiency", d.interNodeEfficiency}}};
+}
+
+std::vector<std::string> assumedRates(const DeviceSpec &d, Precision compute, bool fusedAttention)
+{
+    std::vector<std::string> assumed;
+    const auto note = [&](const char *key) {
+        if (auto it = d.rateNotes.find(key); it != d.rateNotes.end() && !it->second.empty())
+            assumed.push_back(it->second);
+    };
+    // The multiplies: each precision's own fraction, else the fallbacks of
+    // fp8MatmulEfficiencyOrDefault and nvfp4MatmulEfficiencyOrDefault.
+    const char *name = compute == Precision::fp8     ? "FP8"
+                       : compute == Precision::nvfp4 ? "NVFP4"
+                                                     : nullptr;
+    const auto borrowed = [&](const char *from) {
+        assumed.push_back(std::string(name) + " multiplies at the " + from +
+                          " multiplies' fraction of the " + name + " peak (no " +
+                          (compute == Precision::fp8 ? "fp8" : "nvfp4") + "_matmul_efficiency)");
+    };
+    const auto assumedDefault = [&] {
+        char text[128];
+        std::snprintf(text, sizeof text,
+                      "%s multiplies at %.1f of the peak, the default (no matmul_efficiency)",
+                      name ? name : "its", kDefaultMatmulEfficiency);
+        assumed.push_back(text);
+    };
+    if (compute == Precision::nvfp4 && d.nvfp4MatmulEfficiency > 0)
+        note("nvfp4_matmul");
+    else if (compute == Precision::nvfp4 && d.fp8MatmulEfficiency > 0) {
+        borrowed("FP8");
+        note("fp8_matmul");
+    } else if (name && compute == Precision::fp8 && d.fp8MatmulEfficiency > 0)
+        note("fp8_matmul");
+    else if (name && d.matmulEfficiency > 0) {
+        borrowed("16-bit");
+        note("matmul");
+    } else if (d.matmulEfficiency > 0)
+        note("matmul");
+    else
+        assumedDefault();
+    if (fusedAttention) {
+        if (d.attentionEfficiency > 0)
+            note("attention");
+        else
+            assumed.push_back(d.matmulEfficiency > 0
+                                  ? "fused attention at the 16-bit multiplies' fraction of the "
+                                    "peak (no attention_efficiency)"
+                                  : "fused attention at the default fraction too (no "
+                                    "attention_efficiency)");
+    }
+    return assumed;
 }
 
 double DeviceSpec::memoryEfficiencyOrDefault() const

@@ -123,6 +123,10 @@ struct DeviceSpec
     // what Transformer Engine and cuDNN run on each generation; 0: not an NVIDIA GPU, or not
     // given.
     double computeCapability = 0;
+    // Why a rate the preset gives is an assumption rather than a measurement of this device,
+    // by the rate's key without "_efficiency" (kRateNoteKeys): a run that takes that rate is
+    // warned with the note (rates-assumed; docs/step_time.md, "Device data").
+    std::map<std::string, std::string> rateNotes;
     std::string process;
     std::string source;
 
@@ -150,5 +154,18 @@ struct DeviceSpec
 // The step-time model's fractions a preset may give, by key: one list for reading, checking
 // and writing them (docs/step_time.md, "Device data").
 std::array<std::pair<const char *, double>, 13> efficiencyFields(const DeviceSpec &device);
+
+// The keys of assumed_rates (DeviceSpec::rateNotes): the rates a run's multiplies and its fused
+// attention take.
+inline constexpr std::array<std::string_view, 4> kRateNoteKeys{"matmul", "fp8_matmul",
+                                                               "nvfp4_matmul", "attention"};
+
+// What a run whose multiplies are in `compute` precision takes on this device from an
+// assumption rather than a measurement: the default or another precision's fraction where the
+// preset gives no efficiency, and the preset's own notes (rateNotes) on the rates it borrowed.
+// `fusedAttention`: the run's attention is a fused kernel (its rate is then one of them).
+// Empty: every such rate is the device's own measurement (docs/step_time.md, "Device data").
+std::vector<std::string> assumedRates(const DeviceSpec &device, Precision compute,
+                                      bool fusedAttention);
 
 } // namespace core

@@ -2123,6 +2123,20 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
             {"memory-untimed", r.deviceName + " publishes no memory bandwidth (hbm_gb_per_s), so "
                                               "norms, activations, the loss and the optimizer "
                                               "step take no time; the step time is too short"});
+    // Rates the device's preset does not measure: the step time is only as good as they are.
+    if (t.rates && !(t.rates->forcedMfu > 0)) {
+        const std::vector<std::string> assumed =
+            assumedRates(device, computePrecision(s.precision, device, training),
+                         s.attention != Attention::eager);
+        if (!assumed.empty()) {
+            std::string text = r.deviceName + ": ";
+            for (std::size_t i = 0; i < assumed.size(); ++i)
+                text += (i ? "; " : "") + assumed[i];
+            text += ". Assumed, not measured on it: its times are less certain than the "
+                    "validated devices' (docs/step_time.md, \"Device data\")";
+            r.warnings.push_back({"rates-assumed", std::move(text)});
+        }
+    }
     if (auto e = beyondCounting(r)) {
         r = Report{}; // nothing else is meaningful; `r` still, so that the report is not copied
         r.error = std::move(e);

@@ -545,6 +545,8 @@ std::optional<InputError> validateModel(const ModelSpec &m)
     return std::nullopt;
 }
 
+constexpr std::size_t kRateNoteChars = 500;
+
 std::optional<InputError> validateDevice(const DeviceSpec &d)
 {
     auto error = [](std::string key, std::string message) {
@@ -620,6 +622,16 @@ std::optional<InputError> validateDevice(const DeviceSpec &d)
                               "width, got " +
                                   plainNumber(factor));
         }
+    }
+    for (const auto &[key, note] : d.rateNotes) {
+        if (std::find(kRateNoteKeys.begin(), kRateNoteKeys.end(), key) == kRateNoteKeys.end())
+            return error("assumed_rates." + excerpt(key),
+                         "unknown rate; expected matmul, fp8_matmul, nvfp4_matmul or attention");
+        // A note is a line of a warning, not a document.
+        if (note.size() > kRateNoteChars)
+            return error("assumed_rates." + key,
+                         "must be at most " + std::to_string(kRateNoteChars) + " characters, got " +
+                             std::to_string(note.size()));
     }
     // One without the other would leave the shape model with nothing to scale from.
     if ((d.attentionBlockOverhead > 0) != (d.attentionTokens > 0))

@@ -179,6 +179,7 @@ std::optional<core::InputError> parseDevice(const QJsonObject &object, core::Dev
     f.integer("compute_units", d.computeUnits);
     f.integer("collective_units", d.collectiveUnits);
     f.number("compute_capability", d.computeCapability);
+    f.known("assumed_rates");
     f.text("process", d.process);
     f.text("source", d.source);
     if (d.id.empty())
@@ -212,6 +213,21 @@ std::optional<core::InputError> parseDevice(const QJsonObject &object, core::Dev
         if (auto e = parseHeadWidths(object.value(QStringLiteral("attention_head_widths")),
                                      d.attentionHeadWidths, prefix + "attention_head_widths"))
             return e;
+    if (object.contains(QStringLiteral("assumed_rates"))) {
+        const QJsonValue value = object.value(QStringLiteral("assumed_rates"));
+        if (!value.isObject())
+            return core::InputError{prefix + "assumed_rates",
+                                    "expected an object of rate: note, got " + describe(value)};
+        d.rateNotes.clear();
+        const QJsonObject notes = value.toObject();
+        for (auto it = notes.begin(); it != notes.end(); ++it) {
+            if (!it.value().isString())
+                return core::InputError{prefix + "assumed_rates." +
+                                            core::excerpt(it.key().toStdString()),
+                                        "expected a note as text, got " + describe(it.value())};
+            d.rateNotes[it.key().toStdString()] = it.value().toString().toStdString();
+        }
+    }
     if (auto e = core::validateDevice(d)) {
         e->key = prefix + e->key.substr(e->key.find('.') + 1);
         return e;
@@ -421,6 +437,12 @@ QJsonObject deviceToJson(const core::DeviceSpec &d)
         o.insert(QStringLiteral("collective_units"), d.collectiveUnits);
     if (d.computeCapability != 0)
         o.insert(QStringLiteral("compute_capability"), d.computeCapability);
+    if (!d.rateNotes.empty()) {
+        QJsonObject notes;
+        for (const auto &[key, note] : d.rateNotes)
+            notes.insert(qs(key), qs(note));
+        o.insert(QStringLiteral("assumed_rates"), notes);
+    }
     if (!d.process.empty())
         o.insert(QStringLiteral("process"), qs(d.process));
     if (!d.source.empty())

@@ -1009,6 +1009,98 @@ private Q_SLOTS:
         QVERIFY(warned);
     }
 
+    // A rate the device's preset does not measure is named, with what the run takes instead
+    // (docs/step_time.md, "Device data": the defaults and fallbacks of each efficiency key),
+    // and a preset's own note on a borrowed rate is passed on. The device is the H100 SXM
+    // preset with the efficiencies `cleared` removed (m: matmul, 8: FP8, a: attention).
+    void ratesAssumedSaysWhich_data()
+    {
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<QString>("cleared");
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<QStringList>("said");
+        QTest::newRow("measured") << "h100-sxm"
+                                  << ""
+                                  << "precision=fp8" << QStringList{};
+        QTest::newRow("forced mfu") << "h100-sxm"
+                                    << "m8a"
+                                    << "mfu=0.5" << QStringList{};
+        QTest::newRow("no matmul") << "h100-sxm"
+                                   << "m8a"
+                                   << "precision=bf16"
+                                   << QStringList{"its multiplies at 0.8 of the peak, the default "
+                                                  "(no matmul_efficiency)",
+                                                  "fused attention at the default fraction too"};
+        QTest::newRow("fp8 borrows 16-bit")
+            << "h100-sxm"
+            << "8"
+            << "precision=fp8"
+            << QStringList{"FP8 multiplies at the 16-bit multiplies' fraction of the FP8 peak (no "
+                           "fp8_matmul_efficiency)"};
+        QTest::newRow("bf16 ignores fp8") << "h100-sxm"
+                                          << "8"
+                                          << "precision=bf16" << QStringList{};
+        QTest::newRow("nvfp4 borrows fp8")
+            << "b200"
+            << "4"
+            << "precision=nvfp4"
+            << QStringList{"NVFP4 multiplies at the FP8 multiplies' fraction of the NVFP4 peak (no "
+                           "nvfp4_matmul_efficiency)"};
+        QTest::newRow("no attention") << "h100-sxm"
+                                      << "a"
+                                      << "precision=bf16"
+                                      << QStringList{"fused attention at the 16-bit multiplies' "
+                                                     "fraction of the peak (no "
+                                                     "attention_efficiency)"};
+        QTest::newRow("eager needs none") << "h100-sxm"
+                                          << "a"
+                                          << "precision=bf16,attention=eager" << QStringList{};
+        QTest::newRow("note on fp8")
+            << "h100-sxm"
+            << "n"
+            << "precision=fp8" << QStringList{"FP8 borrowed from a sibling"};
+        QTest::newRow("note on bf16 only") << "h100-sxm"
+                                           << "n"
+                                           << "precision=bf16" << QStringList{};
+        // The shipped GB300 preset: its multiplies are the GB200's fractions (docs/devices.md).
+        QTest::newRow("gb300 preset") << "gb300-nvl72"
+                                      << ""
+                                      << "precision=fp8"
+                                      << QStringList{"FP8 multiplies at the GB200's fraction of "
+                                                     "the same peak: no GB300 multiply is "
+                                                     "published"};
+    }
+    void ratesAssumedSaysWhich()
+    {
+        QFETCH(QString, device);
+        QFETCH(QString, cleared);
+        QFETCH(QString, set);
+        QFETCH(QStringList, said);
+        Presets presets = io::builtinPresets();
+        DeviceSpec d = *presets.device(device.toStdString());
+        if (cleared.contains('m'))
+            d.matmulEfficiency = 0;
+        if (cleared.contains('8'))
+            d.fp8MatmulEfficiency = 0;
+        if (cleared.contains('4'))
+            d.nvfp4MatmulEfficiency = 0;
+        if (cleared.contains('a'))
+            d.attentionEfficiency = d.attentionBackwardEfficiency = 0;
+        if (cleared.contains('n'))
+            d.rateNotes["fp8_matmul"] = "FP8 borrowed from a sibling";
+        presets.put(d);
+        const Report r = evaluate(scenario("device=" + device + "," + set), presets);
+        QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
+        const auto w = std::find_if(r.warnings.begin(), r.warnings.end(),
+                                    [](const Warning &w) { return w.code == "rates-assumed"; });
+        QCOMPARE(w != r.warnings.end(), !said.isEmpty());
+        if (w == r.warnings.end())
+            return;
+        QVERIFY(w->message.starts_with(d.name + ": "));
+        for (const QString &text : said)
+            QVERIFY2(QString::fromStdString(w->message).contains(text), w->message.c_str());
+    }
+
     // tp_overlap on the default in FP8 (Llama 3.1 70B, T = 8, SP, H100; the gathers carry the
     // FP8 copies and the reduce-scatters BF16 either way), collective by collective as
     // Transformer Engine's userbuffers run them by default (docs/step_time.md): ring

@@ -394,6 +394,27 @@ private Q_SLOTS:
             << head + R"("devices": [{"id": "d", "memory_gib": 8, "eager_memory_efficiency": 2}]})"
             << "devices[0].eager_memory_efficiency"
             << "must be 0 (not published: the default) or from 0.001 to 1, got 2";
+        // assumed_rates: notes on the rates a run's multiplies and attention take.
+        QTest::addRow("a note on an unknown rate")
+            << head +
+                   R"("devices": [{"id": "d", "memory_gib": 8, "assumed_rates": {"memory": "x"}}]})"
+            << "devices[0].assumed_rates.memory"
+            << "unknown rate; expected matmul, fp8_matmul, nvfp4_matmul or attention";
+        QTest::addRow("a note as a number")
+            << head +
+                   R"("devices": [{"id": "d", "memory_gib": 8, "assumed_rates": {"matmul": 0.8}}]})"
+            << "devices[0].assumed_rates.matmul"
+            << "expected a note as text, got 0.8";
+        QTest::addRow("notes as a list")
+            << head + R"("devices": [{"id": "d", "memory_gib": 8, "assumed_rates": ["x"]}]})"
+            << "devices[0].assumed_rates"
+            << "expected an object of rate: note, got an array";
+        const QByteArray longNote = QByteArray(501, 'x');
+        QTest::addRow("a note of 501 characters")
+            << head + "\"devices\": [{\"id\": \"d\", \"memory_gib\": 8, \"assumed_rates\": " +
+                   "{\"attention\": \"" + longNote + "\"}}]}"
+            << "devices[0].assumed_rates.attention"
+            << "must be at most 500 characters, got 501";
         // A collective holds some of the SMs; compute keeps at least one.
         QTest::addRow("collective units as many as the compute units")
             << head +
