@@ -2,6 +2,7 @@
 
 #include "core/evaluate.h"
 #include "core/framework.h"
+#include "core/op_model.h"
 #include "core/units.h"
 #include "core/validate.h"
 
@@ -927,6 +928,11 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
         return result;
     }
     const DeviceSpec &device = *resolveDevice(request.base, presets);
+    if (!request.base.mfu)
+        result.assumedRates = assumedRates(
+            device,
+            computePrecision(request.base.precision, device, request.base.mode == Mode::training),
+            request.base.attention != Attention::eager);
     const Context context{request,
                           presets,
                           *resolveModel(request.base, presets),

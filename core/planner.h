@@ -222,6 +222,10 @@ struct PlanResult
     // and `distinct` (a pruned layout is checked for memory without its step time). The
     // rejected counts cover every layout too: feasible + rejected = layouts.
     std::int64_t feasible = 0;
+    // The rates of the device every layout takes from an assumption rather than a measurement
+    // (evaluate's rates-assumed warning; core::assumedRates): the ranking holds, the times are
+    // less certain.
+    std::vector<std::string> assumedRates;
     double elapsedS = 0;
     bool cancelled = false;
     // When nothing fits: the smallest device count above the request's (T × C × K × D with D

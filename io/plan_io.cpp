@@ -168,6 +168,10 @@ QJsonObject planToJson(const core::PlanRequest &request, const core::PlanResult 
     root.insert(QStringLiteral("pruned"), static_cast<qint64>(result.pruned));
     root.insert(QStringLiteral("feasible"), static_cast<qint64>(result.feasible));
     root.insert(QStringLiteral("elapsed_s"), result.elapsedS);
+    QJsonArray assumed;
+    for (const std::string &rate : result.assumedRates)
+        assumed.append(qs(rate));
+    root.insert(QStringLiteral("assumed_rates"), assumed);
     // Counts by reason, and one example of each: the layout and its message.
     QJsonObject rejected;
     QJsonObject examples;
@@ -221,6 +225,10 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
     for (qsizetype i = 0; i < rejected.size(); ++i)
         s << (i == 0 ? QStringLiteral("Rejected        ") : QString(16, QLatin1Char(' ')))
           << rejected.at(i) << '\n';
+    // The device's rates a time takes from an assumption (docs/step_time.md, "Device data").
+    for (std::size_t i = 0; i < result.assumedRates.size(); ++i)
+        s << (i == 0 ? QStringLiteral("Assumed rates   ") : QString(16, QLatin1Char(' ')))
+          << qs(result.assumedRates[i]) << '\n';
     if (request.distinct)
         s << QStringLiteral(
             "Listed          the best-ranked layout of each T, C, K, D, E, schedule and "

@@ -207,6 +207,26 @@ private Q_SLOTS:
             QVERIFY(!v.toObject().value("step_time_lower_bound").toBool());
     }
 
+    // The device's rates a time takes from an assumption are said once for the whole search
+    // (evaluate's rates-assumed, docs/step_time.md, "Device data"): the MI355X preset gives no
+    // FP8 or attention rate of its own; the H100 SXM's are measured.
+    void assumedRatesAreSaid()
+    {
+        const QString mi355x = QStringLiteral("--set device=mi355x --set precision=fp8 "
+                                              "--devices 64 --global-batch 256 --top 2");
+        const ParascopeRun r = runParascope(plan(mi355x));
+        QCOMPARE(r.status, 0);
+        QVERIFY(r.out.contains(QStringLiteral(
+            "Assumed rates   FP8 multiplies at the 16-bit multiplies' fraction of the FP8 peak (no "
+            "fp8_matmul_efficiency)\n                fused attention at the 16-bit multiplies' "
+            "fraction of the peak (no attention_efficiency)\n")));
+        QCOMPARE(json(mi355x).value("assumed_rates").toArray().size(), 2);
+        const QString h100 =
+            QStringLiteral("--set precision=fp8 --devices 64 --global-batch 256 --top 2");
+        QVERIFY(!runParascope(plan(h100)).out.contains(QStringLiteral("Assumed rates")));
+        QVERIFY(json(h100).value("assumed_rates").toArray().isEmpty());
+    }
+
     // A MoE layout whose layers' host cost is not timed is a lower bound too (evaluate's
     // moe-host warning, docs/step_time.md, "Fine-grained experts"): Qwen3
     // 30B-A3B under Megatron-LM on 16 H100s, 256 sequences, lists layouts of one micro-batch,

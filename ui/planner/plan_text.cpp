@@ -91,6 +91,13 @@ QString summary(const core::PlanRequest &request, const core::PlanResult &r)
         text += QLatin1Char(' ') + tr("Ranked by %1.").arg(io::rankText(request.rank));
     if (!r.rejected.empty())
         text += QLatin1Char(' ') + tr("Rejected: %1.").arg(rejected(r.rejected));
+    QStringList assumed;
+    for (const std::string &rate : r.assumedRates)
+        assumed << io::qs(rate);
+    if (!assumed.isEmpty())
+        text += QLatin1Char(' ') + tr("Assumed, not measured on this device: %1 "
+                                      "(docs/step_time.md, \"Device data\").")
+                                       .arg(assumed.join(QStringLiteral("; ")));
     return text;
 }
 
