@@ -504,6 +504,7 @@ private Q_SLOTS:
         full.eagerMemoryEfficiency = 0.9;
         full.intraNodeEfficiency = 0.8;
         full.interNodeEfficiency = 0.9;
+        full.rateNotes["attention"] = "measured on its sibling";
         const QJsonObject written = io::deviceToJson(full);
         QStringList keys = written.keys();
         documented.sort();
