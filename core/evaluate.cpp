@@ -1899,6 +1899,14 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
     return out;
 }
 
+std::vector<std::string> assumedRates(const Scenario &s, const DeviceSpec &device)
+{
+    if (s.mfu)
+        return {};
+    return assumedRates(device, computePrecision(s.precision, device, s.mode == Mode::training),
+                        s.attention != Attention::eager);
+}
+
 Report evaluate(const Scenario &s, const Presets &presets)
 {
     return evaluate(s, presets, EvaluateOptions{});
@@ -2124,10 +2132,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
                                               "norms, activations, the loss and the optimizer "
                                               "step take no time; the step time is too short"});
     // Rates the device's preset does not measure: the step time is only as good as they are.
-    if (t.rates && !(t.rates->forcedMfu > 0)) {
-        const std::vector<std::string> assumed =
-            assumedRates(device, computePrecision(s.precision, device, training),
-                         s.attention != Attention::eager);
+    if (t.rates) {
+        const std::vector<std::string> assumed = assumedRates(s, device);
         if (!assumed.empty()) {
             std::string text = r.deviceName + ": ";
             for (std::size_t i = 0; i < assumed.size(); ++i)

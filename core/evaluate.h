@@ -63,6 +63,11 @@ std::vector<ServingPoint> servingCurve(const Scenario &scenario, const Presets &
 // evaluate() would give no step time.
 std::optional<double> stepTimeLowerBound(const Scenario &scenario, const Presets &presets);
 
+// The device's rates a run of the scenario takes from an assumption rather than a measurement
+// (core::assumedRates at the multiplies' precision; nothing under a forced mfu): evaluate's
+// rates-assumed warning, and the planners' "Assumed rates".
+std::vector<std::string> assumedRates(const Scenario &scenario, const DeviceSpec &device);
+
 // A run of consecutive layers of the model: layers first..first + count - 1.
 struct LayerRun
 {

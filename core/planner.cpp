@@ -2,7 +2,6 @@
 
 #include "core/evaluate.h"
 #include "core/framework.h"
-#include "core/op_model.h"
 #include "core/units.h"
 #include "core/validate.h"
 
@@ -928,11 +927,7 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
         return result;
     }
     const DeviceSpec &device = *resolveDevice(request.base, presets);
-    if (!request.base.mfu)
-        result.assumedRates = assumedRates(
-            device,
-            computePrecision(request.base.precision, device, request.base.mode == Mode::training),
-            request.base.attention != Attention::eager);
+    result.assumedRates = assumedRates(request.base, device);
     const Context context{request,
                           presets,
                           *resolveModel(request.base, presets),

@@ -354,6 +354,7 @@ ServingPlanResult planServing(const ServingPlanRequest &request, const Presets &
         return result;
     }
     const ModelSpec &model = *resolveModel(request.base, presets);
+    result.assumedRates = assumedRates(request.base, *resolveDevice(request.base, presets));
     ServingSearch search{request, presets,
                          std::llround(request.headroomGib * static_cast<double>(kGiB)),
                          request.tpotTargetS || request.ttftTargetS || request.tokensPerSTarget};

@@ -93,6 +93,8 @@ struct ServingPlanResult
     std::int64_t shapes = 0;  // replica shapes searched within N
     std::int64_t feasible = 0;
     std::int64_t evaluations = 0; // evaluate() calls
+    // The device's rates every shape's time takes from an assumption (core::assumedRates).
+    std::vector<std::string> assumedRates;
     double elapsedS = 0;
     bool cancelled = false;
 };

@@ -154,6 +154,10 @@ QJsonObject servingPlanToJson(const core::ServingPlanRequest &request,
     root.insert(QStringLiteral("feasible"), static_cast<qint64>(result.feasible));
     root.insert(QStringLiteral("evaluations"), static_cast<qint64>(result.evaluations));
     root.insert(QStringLiteral("elapsed_s"), result.elapsedS);
+    QJsonArray assumed;
+    for (const std::string &rate : result.assumedRates)
+        assumed.append(qs(rate));
+    root.insert(QStringLiteral("assumed_rates"), assumed);
     QJsonObject rejected;
     QJsonObject examples;
     for (const auto &[reason, group] : result.rejected) {
@@ -200,6 +204,10 @@ QString servingPlanToText(const core::ServingPlanRequest &request,
     for (qsizetype i = 0; i < rejected.size(); ++i)
         s << (i == 0 ? QStringLiteral("Rejected        ") : QString(16, QLatin1Char(' ')))
           << rejected.at(i) << '\n';
+    // The device's rates a time takes from an assumption (docs/step_time.md, "Device data").
+    for (std::size_t i = 0; i < result.assumedRates.size(); ++i)
+        s << (i == 0 ? QStringLiteral("Assumed rates   ") : QString(16, QLatin1Char(' ')))
+          << qs(result.assumedRates[i]) << '\n';
     s << smallestText(request, result) << '\n';
     if (result.candidates.empty())
         return out;

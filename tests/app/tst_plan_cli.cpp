@@ -225,6 +225,13 @@ private Q_SLOTS:
             QStringLiteral("--set precision=fp8 --devices 64 --global-batch 256 --top 2");
         QVERIFY(!runParascope(plan(h100)).out.contains(QStringLiteral("Assumed rates")));
         QVERIFY(json(h100).value("assumed_rates").toArray().isEmpty());
+        // The deployment planner says it too.
+        const QString serving = QStringLiteral("--set device=mi355x --set precision=fp8 "
+                                               "--devices 8 --mode inference --set output_len=64");
+        QVERIFY(runParascope(plan(serving))
+                    .out.contains(QStringLiteral("\nAssumed rates   FP8 multiplies at the 16-bit "
+                                                 "multiplies' fraction")));
+        QCOMPARE(json(serving).value("assumed_rates").toArray().size(), 2);
     }
 
     // A MoE layout whose layers' host cost is not timed is a lower bound too (evaluate's

@@ -1028,6 +1028,26 @@ private Q_SLOTS:
         QCOMPARE(ui::plan_text::recompute(l), QStringLiteral("full"));
     }
 
+    // The device's assumed rates end both summaries, as the text reports' "Assumed rates" do
+    // (docs/step_time.md, "Device data"); a search with measured rates says nothing of them.
+    void summariesSayTheAssumedRates()
+    {
+        core::PlanRequest request;
+        core::PlanResult result;
+        QVERIFY(!ui::plan_text::summary(request, result).contains("Assumed"));
+        result.assumedRates = {"FP8 multiplies at x", "fused attention at y"};
+        QVERIFY(ui::plan_text::summary(request, result)
+                    .endsWith(" Assumed, not measured on this device: FP8 multiplies at x; fused "
+                              "attention at y (docs/step_time.md, \"Device data\")."));
+        core::ServingPlanRequest serving;
+        core::ServingPlanResult servingResult;
+        QVERIFY(!ui::plan_text::servingSummary(serving, servingResult).contains("Assumed"));
+        servingResult.assumedRates = {"FP8 multiplies at x"};
+        QVERIFY(ui::plan_text::servingSummary(serving, servingResult)
+                    .endsWith(" Assumed, not measured on this device: FP8 multiplies at x "
+                              "(docs/step_time.md, \"Device data\")."));
+    }
+
     // A base with a pipeline_layout, which the planner ignores (docs/planner.md, "Limits"),
     // is not stale the moment its search ends; changing the layout is a layout change.
     void pipelineLayoutDoesNotMakeItStale()

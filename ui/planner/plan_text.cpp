@@ -73,6 +73,24 @@ std::optional<std::pair<QString, qint64>> mostRejected(const core::RejectionCoun
     return std::make_pair(io::qs(sorted.front().first), qint64(sorted.front().second.count));
 }
 
+namespace {
+
+// The device's rates every time of a search takes from an assumption, as a sentence after
+// the summary's; nothing when every rate is measured.
+QString assumedRatesText(const std::vector<std::string> &rates)
+{
+    QStringList assumed;
+    for (const std::string &rate : rates)
+        assumed << io::qs(rate);
+    if (assumed.isEmpty())
+        return {};
+    return QLatin1Char(' ') + tr("Assumed, not measured on this device: %1 (docs/step_time.md, "
+                                 "\"Device data\").")
+                                  .arg(assumed.join(QStringLiteral("; ")));
+}
+
+} // namespace
+
 QString summary(const core::PlanRequest &request, const core::PlanResult &r)
 {
     QString text =
@@ -91,14 +109,7 @@ QString summary(const core::PlanRequest &request, const core::PlanResult &r)
         text += QLatin1Char(' ') + tr("Ranked by %1.").arg(io::rankText(request.rank));
     if (!r.rejected.empty())
         text += QLatin1Char(' ') + tr("Rejected: %1.").arg(rejected(r.rejected));
-    QStringList assumed;
-    for (const std::string &rate : r.assumedRates)
-        assumed << io::qs(rate);
-    if (!assumed.isEmpty())
-        text += QLatin1Char(' ') + tr("Assumed, not measured on this device: %1 "
-                                      "(docs/step_time.md, \"Device data\").")
-                                       .arg(assumed.join(QStringLiteral("; ")));
-    return text;
+    return text + assumedRatesText(r.assumedRates);
 }
 
 std::optional<QString> problem(const core::PlanRequest &request, const core::PlanResult &r)
@@ -129,11 +140,13 @@ QString servingSummary(const core::ServingPlanRequest &request, const core::Serv
     const bool targets = !io::servingTargetsText(request).isEmpty();
     return tr("Up to %1 %2: %3 replica %4 searched, %5 fit with %6 GiB free%7; %8 evaluations "
               "in %9.")
-        .arg(io::formatCount(request.devices), request.devices == 1 ? tr("device") : tr("devices"),
-             io::formatCount(r.shapes), r.shapes == 1 ? tr("shape") : tr("shapes"),
-             io::formatCount(r.feasible), QString::number(request.headroomGib),
-             targets ? tr(" and meet the targets") : QString(), io::formatCount(r.evaluations),
-             duration(r.elapsedS));
+               .arg(io::formatCount(request.devices),
+                    request.devices == 1 ? tr("device") : tr("devices"), io::formatCount(r.shapes),
+                    r.shapes == 1 ? tr("shape") : tr("shapes"), io::formatCount(r.feasible),
+                    QString::number(request.headroomGib),
+                    targets ? tr(" and meet the targets") : QString(),
+                    io::formatCount(r.evaluations), duration(r.elapsedS)) +
+           assumedRatesText(r.assumedRates);
 }
 
 std::optional<QString> servingProblem(const core::ServingPlanRequest &request,
