@@ -615,6 +615,53 @@ private Q_SLOTS:
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
+    // The same archive's fine-tuning runs (26.06 container, "SFT Performance"): Llama 3 70B,
+    // every weight trained, 32 GPUs, GBS 32, MBS 1, 4,096 tokens, FP8 current scaling and
+    // MXFP8, with the presets of v0.5.1 (scripts/performance/configs/llama/
+    // llama3_workload_base_configs.py, _LLAMA3_70B_SFT_CONFIG_*; llama3_llm_finetune.py:
+    // gradients reduced in BF16, the distributed optimizer; sequence parallelism and its
+    // overlap where T > 1, utils/utils.py and the finetune configs' CommOverlapConfig, which
+    // overlaps the data-parallel reduce and gather, training/comm_overlap.py; Transformer
+    // Engine's loss, utils/overrides.py). Their examples are packed into the 4,096 tokens and
+    // attend within themselves; Parascope's attention runs over the whole 4,096 (a tenth of
+    // the modelled step on GB300, 7 % on H100), an upper bound on theirs. Transformer Engine's
+    // CUDA graphs of the MLP (GB300, GB200, H100 in FP8) are not modelled. Added after the
+    // model was built, as runs it had not seen.
+    void megatronBridgeSft_data()
+    {
+        addBridgeColumns();
+        const QString gb300 = QStringLiteral("device=gb300-nvl72,tp=1,pp=2,dp=16,microbatches=2,"
+                                             "virtual_stages=20");
+        const QString gb200 = QStringLiteral("device=gb200-nvl72,tp=1,pp=8,dp=4,microbatches=8,"
+                                             "virtual_stages=10");
+        QTest::addRow("Llama 3 70B SFT, 32 GB300") << "llama-3.1-70b" << gb300 << 32 << 4819.0;
+        QTest::addRow("Llama 3 70B SFT MXFP8, 32 GB300")
+            << "llama-3.1-70b" << gb300 + ",fp8_scaling=block" << 32 << 4312.0;
+        QTest::addRow("Llama 3 70B SFT, 32 GB200") << "llama-3.1-70b" << gb200 << 32 << 3864.0;
+        QTest::addRow("Llama 3 70B SFT MXFP8, 32 GB200")
+            << "llama-3.1-70b" << gb200 + ",fp8_scaling=block" << 32 << 3593.0;
+        QTest::addRow("Llama 3 70B SFT, 32 H100")
+            << "llama-3.1-70b"
+            << "device=h100-sxm,tp=4,pp=4,dp=2,microbatches=16,virtual_stages=5,"
+               "sequence_parallel=true,tp_overlap=true"
+            << 32 << 1638.0;
+    }
+    void megatronBridgeSft()
+    {
+        double e = 0;
+        bridgeRun(
+            QStringLiteral("framework=megatron,precision=fp8,grad_precision=bf16,loss_fusion=te,"
+                           "fp8_scaling=current,fp8_params=true,zero=1,recompute=none,"
+                           "attention=flash,seq_len=4096,cache_outputs=false,"
+                           "schedule=interleaved,microbatch_size=1"),
+            e);
+        if (QTest::currentTestFailed())
+            return;
+        counted(e);
+        // docs/step_time.md: every listed run within 15 %.
+        QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
+    }
+
     // The same summary's mixture-of-experts runs (NVIDIA-NeMo/Megatron-Bridge,
     // docs/performance-summary.md and -archive.md): Qwen3's MoE models, 4,096 tokens, tokens per
     // second per GPU; nothing in the model was set from them (docs/experts.md showed the H100
@@ -1441,7 +1488,7 @@ private Q_SLOTS:
 
     // Over every run above (the last function, so after all of them): the goal Parascope is
     // held to is a mean difference of at most 10 % with no run beyond 15 %; docs/step_time.md
-    // ("What the tables say") and the README count 156 runs, 14 of them beyond 15 % (each an
+    // ("What the tables say") and the README count 161 runs, 14 of them beyond 15 % (each an
     // expected failure above, with its reason). A run added, or one that crosses 15 % either
     // way, changes those counts here and there.
     void meanOverEveryRun()
@@ -1456,7 +1503,7 @@ private Q_SLOTS:
                     QSKIP("a subset of the functions ran: the mean is over every run");
         }
         std::vector<double> errors = runErrors();
-        QCOMPARE(errors.size(), std::size_t{156});
+        QCOMPARE(errors.size(), std::size_t{161});
         std::sort(errors.begin(), errors.end());
         double sum = 0;
         for (double e : errors)
