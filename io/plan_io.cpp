@@ -226,9 +226,7 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
         s << (i == 0 ? QStringLiteral("Rejected        ") : QString(16, QLatin1Char(' ')))
           << rejected.at(i) << '\n';
     // The device's rates a time takes from an assumption (docs/step_time.md, "Device data").
-    for (std::size_t i = 0; i < result.assumedRates.size(); ++i)
-        s << (i == 0 ? QStringLiteral("Assumed rates   ") : QString(16, QLatin1Char(' ')))
-          << qs(result.assumedRates[i]) << '\n';
+    s << assumedRatesLines(result.assumedRates);
     if (request.distinct)
         s << QStringLiteral(
             "Listed          the best-ranked layout of each T, C, K, D, E, schedule and "

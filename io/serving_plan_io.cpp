@@ -205,9 +205,7 @@ QString servingPlanToText(const core::ServingPlanRequest &request,
         s << (i == 0 ? QStringLiteral("Rejected        ") : QString(16, QLatin1Char(' ')))
           << rejected.at(i) << '\n';
     // The device's rates a time takes from an assumption (docs/step_time.md, "Device data").
-    for (std::size_t i = 0; i < result.assumedRates.size(); ++i)
-        s << (i == 0 ? QStringLiteral("Assumed rates   ") : QString(16, QLatin1Char(' ')))
-          << qs(result.assumedRates[i]) << '\n';
+    s << assumedRatesLines(result.assumedRates);
     s << smallestText(request, result) << '\n';
     if (result.candidates.empty())
         return out;

@@ -19,4 +19,13 @@ QString formatCount(qint64 count)
     return count < 0 ? QLatin1Char('-') + digits : digits;
 }
 
+QString assumedRatesLines(const std::vector<std::string> &rates)
+{
+    QString out;
+    for (std::size_t i = 0; i < rates.size(); ++i)
+        out += (i == 0 ? QStringLiteral("Assumed rates   ") : QString(16, QLatin1Char(' '))) +
+               qs(rates[i]) + QLatin1Char('\n');
+    return out;
+}
+
 } // namespace io

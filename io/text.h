@@ -3,6 +3,7 @@
 #include <QString>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace io {
 
@@ -26,5 +27,9 @@ QString formatBytes(double bytes, SizeUnit unit = SizeUnit::gb, int decimals = 1
 
 // "70,553,706,496": whole numbers with thousands separators, whatever the locale.
 QString formatCount(qint64 count);
+
+// The planners' "Assumed rates" lines: the device's rates every time of a search takes from an
+// assumption (core::assumedRates), one a line under the label; nothing when all are measured.
+QString assumedRatesLines(const std::vector<std::string> &rates);
 
 } // namespace io
