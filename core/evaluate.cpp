@@ -471,6 +471,9 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     c.sequenceParallel = s.sequenceParallel && s.tp > 1;
     c.tpOverlap = s.tpOverlap && c.sequenceParallel;
     c.training = s.mode == Mode::training;
+    // Packed examples change only what a fused kernel visits (packed-unused otherwise).
+    c.packedExampleTokens =
+        c.training && s.attention != Attention::eager ? s.packedExampleTokens : 0;
     c.recompute = c.training ? s.recompute : Recompute::none;
     c.recomputeModules = recomputeModuleBits(s);
     c.attention = s.attention;
@@ -993,6 +996,15 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                  std::to_string(contextTokens(s)) + " tokens exceed " +
                  (model.name.empty() ? model.id : model.name) + "'s context window of " +
                  std::to_string(model.contextWindow)});
+    if (s.packedExampleTokens > 0 && (s.mode == Mode::inference || s.attention == Attention::eager))
+        r.warnings.push_back(
+            {"packed-unused",
+             s.mode == Mode::inference
+                 ? "packed_example_tokens describes training data; a prompt is timed as one "
+                   "sequence"
+                 : "eager attention computes every score of the sequence under the examples' "
+                   "mask, so packing saves it nothing; a fused kernel (flash, flash2, flash3) "
+                   "visits each example's keys only"});
     if (s.mode == Mode::inference && s.fullCudaGraph)
         r.warnings.push_back({"cuda-graph-unused",
                               "full_cuda_graph captures a training step; inference is timed "

@@ -69,6 +69,12 @@ const std::array kFields{
     FieldInfo{"microbatch_size", &Scenario::microbatchSize, "Sequences per micro-batch."},
     FieldInfo{"seq_len", &Scenario::seqLen,
               "Tokens per sequence; in inference, the prompt's tokens."},
+    FieldInfo{"packed_example_tokens", &Scenario::packedExampleTokens,
+              "Training on packed examples (fine-tuning data packed into each sequence): their "
+              "mean tokens, each example attending only within itself, so the fused attention "
+              "visits an example's keys, not the sequence's (Transformer Engine's packed THD "
+              "format); eager attention masks the whole sequence and saves nothing. 0: a "
+              "sequence is one example (docs/step_time.md, \"Packed examples\")."},
     FieldInfo{"output_len", &Scenario::outputLen,
               "Inference: tokens each sequence generates after its prompt; the KV cache ends "
               "with seq_len + output_len tokens (docs/inference.md)."},

@@ -443,6 +443,13 @@ AttentionTiles windowTiles(double seqLen, double window)
 
 } // namespace
 
+double attentionSpan(const LayerConfig &c)
+{
+    const auto s = c.seqLen;
+    return static_cast<double>(
+        c.packedExampleTokens > 0 && c.packedExampleTokens < s ? c.packedExampleTokens : s);
+}
+
 // The fused kernel's rate at this layout against the one measured (docs/step_time.md,
 // "Attention shapes"): each block pays a fixed prologue and epilogue, the causal diagonal is
 // computed whole, so short key loops run below the measured length's efficiency.
@@ -452,7 +459,9 @@ double attentionShapeFactor(const DeviceRates &rates, const LayerConfig &c, doub
         return 1;
     const double measured = attentionTileUse(causalTiles(rates.attentionTokens / kAttentionTile),
                                              rates.attentionBlockOverhead);
-    const double s = static_cast<double>(c.seqLen);
+    // Packed examples: each is a causal run of its own, its blocks looping over its keys
+    // (Transformer Engine's THD format: one block per query tile of an example).
+    const double s = attentionSpan(c);
     const AttentionTiles tiles =
         window > 0 && window < s ? windowTiles(s, window) : attentionTiles(s, c.cp, c.cpExchange);
     return attentionTileUse(tiles, rates.attentionBlockOverhead) / measured;
@@ -864,8 +873,12 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                 window > 0 && model.layers > 0
                     ? static_cast<double>(slidingLayersIn(model, 0, model.layers)) / model.layers
                     : 0.0;
-            const double fullFlops = 2 * batch * sq * (d + dv) * causalKeysPerQuery(s, 0);
-            const double windowFlops = 2 * batch * sq * (d + dv) * causalKeysPerQuery(s, window);
+            // Packed examples attend within themselves: an example's keys, not the sequence's
+            // (Transformer Engine's THD format with cu_seqlens; the same FLOP count per query
+            // as a sequence of the example's length).
+            const double span = attentionSpan(c);
+            const double fullFlops = 2 * batch * sq * (d + dv) * causalKeysPerQuery(span, 0);
+            const double windowFlops = 2 * batch * sq * (d + dv) * causalKeysPerQuery(span, window);
             const double flops = (1 - windowed) * fullFlops + windowed * windowFlops;
             const double forced = rates.forcedMfu > 0 ? rates.peakFlops * rates.forcedMfu : 0;
             // The kernel the scenario names (the device's fused one, FlashAttention-2's or

@@ -125,6 +125,9 @@ struct LayerOp
 struct LayerConfig
 {
     std::int64_t seqLen = 0;
+    // Training on packed examples of this many tokens, each attending within itself: what a
+    // fused attention kernel visits (Scenario::packedExampleTokens); 0: the whole sequence.
+    std::int64_t packedExampleTokens = 0;
     std::int64_t microbatchSize = 1;
     int tp = 1;
     bool sequenceParallel = false;
@@ -184,6 +187,10 @@ double remoteNodes(const ModelSpec &model, int ep, int perNode);
 
 // Tokens of one micro-batch on one device: b × s / C.
 double localTokens(const LayerConfig &config);
+
+// The tokens a query's causal attention spans: the sequence, or the packed example it is in
+// (LayerConfig::packedExampleTokens).
+double attentionSpan(const LayerConfig &config);
 
 // The device's fused attention kernel's rate at this layout's sequence and context split,
 // against its measured rate (1 without the device's block overhead and measured length).

@@ -292,6 +292,11 @@ struct Scenario
     int microbatches = 16;
     int microbatchSize = 1;
     int seqLen = 4096; // in inference, the prompt's tokens
+    // Training on packed examples: the mean tokens of the examples packed into each sequence,
+    // each attending only within itself (Transformer Engine's THD format with cu_seqlens, as
+    // Megatron-Bridge packs fine-tuning data; torchtitan's block-causal mask); 0: a sequence
+    // is one example (docs/step_time.md, "Packed examples").
+    int packedExampleTokens = 0;
     // Inference: tokens each sequence generates after its prompt; the KV cache holds
     // seq_len + output_len tokens when the last is generated (docs/inference.md).
     int outputLen = 0;

@@ -736,6 +736,11 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
                               " = " + std::to_string(cells) + ", more than the " +
                               std::to_string(limits::kScheduleCells) +
                               " micro-batch passes the pipeline simulation follows"};
+    if (s.packedExampleTokens < 0 || s.packedExampleTokens > s.seqLen)
+        return InputError{"packed_example_tokens",
+                          "must be from 0 (a sequence is one example) to seq_len (" +
+                              std::to_string(s.seqLen) + "), got " +
+                              std::to_string(s.packedExampleTokens)};
     // The context a sequence ends with: its prompt and every token it generates.
     if (s.outputLen < 0)
         return InputError{"output_len", "must not be negative (tokens generated per sequence)"};

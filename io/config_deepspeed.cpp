@@ -591,6 +591,10 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
         notes.push_back("loss_fusion=" + core::fieldText(s, "loss_fusion") +
                         ": a Megatron-LM loss kernel; the model's own code computes the loss "
                         "under DeepSpeed");
+    if (s.packedExampleTokens > 0 && s.mode == core::Mode::training)
+        notes.push_back("packed_example_tokens=" + std::to_string(s.packedExampleTokens) +
+                        ": packing is the data loader's, with a varlen attention kernel in the "
+                        "model's code");
     // DeepSpeed-MoE's gate pads every expert to a capacity: ceil(tokens x k / experts x factor)
     // with drop_tokens, else the largest load in its group (deepspeed/moe/sharded_moe.py,
     // topkgating), the even share under Parascope's balanced routing.

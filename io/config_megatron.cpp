@@ -2791,6 +2791,11 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
     }
     if (s.cacheOutputs)
         notes.push_back("cache_outputs=true: Megatron-LM's last stage keeps no outputs");
+    if (s.packedExampleTokens > 0 && s.mode == core::Mode::training)
+        notes.push_back("packed_example_tokens=" + std::to_string(s.packedExampleTokens) +
+                        ": packed sequences are the dataset's (Megatron-Bridge's "
+                        "packed_sequence_specs, attention in Transformer Engine's THD format), "
+                        "not a pretrain_gpt.py flag");
     if (s.zeroBuffers != core::ZeroBuffers::none)
         notes.push_back("zero_buffers=" + std::string(core::toString(s.zeroBuffers)) +
                         ": the distributed optimizer's buckets are views of its gradient buffer");

@@ -1097,6 +1097,10 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
     if (!s.cacheOutputs)
         notes.push_back("cache_outputs=false: return_outputs=False is set in code "
                         "(pytorch/pytorch#165822), not in the job file");
+    if (s.packedExampleTokens > 0 && s.mode == core::Mode::training)
+        notes.push_back("packed_example_tokens=" + std::to_string(s.packedExampleTokens) +
+                        ": the examples' boundaries come from the data; attention within them "
+                        "is the model's block-causal mask (FlexAttention), not a job-file key");
     if (s.fusedSwiglu)
         notes.push_back("fused_swiglu=true: torchtitan's feed-forward is unfused");
     if (s.fp8Attention && s.precision == core::Precision::fp8)

@@ -34,12 +34,24 @@ QString tooltipFor(const QString &key)
 }
 
 // The keys about backward passes, gradients, optimizer states and saved activations.
-constexpr const char *kTrainingOnly[] = {
-    "zero",           "schedule",     "virtual_stages",   "recompute",
-    "grad_precision", "dp_overlap",   "dp_bucket_params", "dp_collective_units",
-    "fused_swiglu",   "zero_buffers", "cache_outputs",    "fused_grad_accumulation",
-    "loss_fusion",    "cp",           "cp_exchange",      "overlap_param_gather",
-    "fp8_params"};
+constexpr const char *kTrainingOnly[] = {"zero",
+                                         "schedule",
+                                         "virtual_stages",
+                                         "recompute",
+                                         "grad_precision",
+                                         "dp_overlap",
+                                         "dp_bucket_params",
+                                         "dp_collective_units",
+                                         "fused_swiglu",
+                                         "zero_buffers",
+                                         "cache_outputs",
+                                         "fused_grad_accumulation",
+                                         "loss_fusion",
+                                         "cp",
+                                         "cp_exchange",
+                                         "overlap_param_gather",
+                                         "fp8_params",
+                                         "packed_example_tokens"};
 
 // The keys about generating tokens: training has no KV cache and generates nothing.
 constexpr const char *kInferenceOnly[] = {"output_len", "kv_precision"};
@@ -160,6 +172,11 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
         ->setSpecialValueText(tr("as T"));
     addSlider(QStringLiteral("microbatch_size"), tr("Micro-batch si&ze (sequences)"), 1, 256, true);
     addSlider(QStringLiteral("seq_len"), tr("Se&quence length (tokens)"), 128, 131072, true);
+    // Fine-tuning on packed examples (docs/step_time.md, "Packed examples"): 0 is one example a
+    // sequence.
+    addNumber(QStringLiteral("packed_example_tokens"), tr("Packed examples (tokens)"),
+              {0, 16777216, 0, 64})
+        ->setSpecialValueText(tr("off"));
     // Serving (docs/inference.md): how many tokens each sequence generates, and the cache's
     // format.
     addNumber(QStringLiteral("output_len"), tr("Output tokens"), {0, 1048576, 0, 64});

@@ -622,9 +622,10 @@ private Q_SLOTS:
     // gradients reduced in BF16, the distributed optimizer; sequence parallelism and its
     // overlap where T > 1, utils/utils.py and the finetune configs' CommOverlapConfig, which
     // overlaps the data-parallel reduce and gather, training/comm_overlap.py; Transformer
-    // Engine's loss, utils/overrides.py). Their examples are packed into the 4,096 tokens and
-    // attend within themselves; Parascope's attention runs over the whole 4,096 (a tenth of
-    // the modelled step on GB300, 7 % on H100), an upper bound on theirs. Transformer Engine's
+    // Engine's loss, utils/overrides.py). Their examples (SQuAD, recipes/common.py) are packed
+    // into the 4,096 tokens and attend within themselves, but their mean length is not
+    // published: timed over the whole 4,096 (packed_example_tokens = 0; a tenth of the
+    // modelled step on GB300, 7 % on H100), an upper bound on theirs. Transformer Engine's
     // CUDA graphs of the MLP (GB300, GB200, H100 in FP8) are not modelled. Added after the
     // model was built, as runs it had not seen.
     void megatronBridgeSft_data()

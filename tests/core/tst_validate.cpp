@@ -98,6 +98,11 @@ private Q_SLOTS:
         QTest::addRow("negative capacity factor")
             << QStringList{"model=qwen3-30b-a3b", "expert_capacity_factor=-1"}
             << "expert_capacity_factor";
+        // An example is at most a sequence (docs/step_time.md, "Packed examples").
+        QTest::addRow("packed examples longer than the sequence")
+            << QStringList{"seq_len=4096", "packed_example_tokens=4097"} << "packed_example_tokens";
+        QTest::addRow("negative packed examples")
+            << QStringList{"packed_example_tokens=-1"} << "packed_example_tokens";
     }
     void refused()
     {

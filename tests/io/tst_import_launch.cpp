@@ -2161,6 +2161,17 @@ private Q_SLOTS:
         QTest::addRow("megatron cached outputs")
             << int(Framework::megatron) << QStringList{"cache_outputs=true"}
             << "cache_outputs=true";
+        // Packed examples are the data's (docs/step_time.md, "Packed examples").
+        QTest::addRow("megatron packed examples")
+            << int(Framework::megatron) << QStringList{"packed_example_tokens=512"}
+            << "packed_example_tokens=512: packed sequences are the dataset's";
+        QTest::addRow("torchtitan packed examples")
+            << int(Framework::torchtitan) << QStringList{"packed_example_tokens=512"}
+            << "packed_example_tokens=512: the examples' boundaries come from the data";
+        QTest::addRow("deepspeed packed examples")
+            << int(Framework::deepspeed)
+            << QStringList{"packed_example_tokens=512", "tp=1", "pp=1", "dp=64"}
+            << "packed_example_tokens=512: packing is the data loader's";
         QTest::addRow("torchtitan delayed FP8 scaling")
             << int(Framework::torchtitan) << QStringList{"precision=fp8", "fp8_scaling=delayed"}
             << "fp8_scaling=delayed";
