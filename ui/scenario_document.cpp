@@ -33,7 +33,7 @@ FieldMask FieldMask::of(std::initializer_list<const char *> keys)
         const int i = fieldIndex(key);
         Q_ASSERT_X(i >= 0, "FieldMask::of", key);
         if (i >= 0)
-            mask.m_bits |= quint64(1) << i;
+            mask.m_bits.set(std::size_t(i));
     }
     return mask;
 }
@@ -41,7 +41,8 @@ FieldMask FieldMask::of(std::initializer_list<const char *> keys)
 FieldMask FieldMask::all()
 {
     FieldMask mask;
-    mask.m_bits = (quint64(1) << core::scenarioFields().size()) - 1;
+    for (std::size_t i = 0; i < core::scenarioFields().size(); ++i)
+        mask.m_bits.set(i);
     return mask;
 }
 
@@ -51,7 +52,7 @@ FieldMask FieldMask::between(const core::Scenario &a, const core::Scenario &b)
     const auto fields = core::scenarioFields();
     for (std::size_t i = 0; i < fields.size(); ++i)
         if (core::fieldText(a, fields[i].key) != core::fieldText(b, fields[i].key))
-            mask.m_bits |= quint64(1) << i;
+            mask.m_bits.set(std::size_t(i));
     // An inline model or device can change without its id changing.
     if (a.customModel != b.customModel)
         mask |= FieldMask::of({"model"});
@@ -63,7 +64,7 @@ FieldMask FieldMask::between(const core::Scenario &a, const core::Scenario &b)
 bool FieldMask::contains(const QString &key) const
 {
     const int i = fieldIndex(key.toStdString());
-    return i >= 0 && (m_bits & (quint64(1) << i));
+    return i >= 0 && m_bits.test(std::size_t(i));
 }
 
 // One generic undoable edit: the scenario before and after. Edits of the same

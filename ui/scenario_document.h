@@ -6,6 +6,7 @@
 
 #include <QObject>
 #include <QString>
+#include <bitset>
 #include <optional>
 
 class QUndoStack;
@@ -26,9 +27,12 @@ public:
     // The keys whose values differ between two scenarios.
     static FieldMask between(const core::Scenario &a, const core::Scenario &b);
 
-    bool intersects(FieldMask other) const { return (m_bits & other.m_bits) != 0; }
+    // One bit a scenario key: room for this many (tst_scenario_document checks the table fits).
+    static constexpr std::size_t kCapacity = 128;
+
+    bool intersects(FieldMask other) const { return (m_bits & other.m_bits).any(); }
     bool contains(const QString &key) const;
-    bool isEmpty() const { return m_bits == 0; }
+    bool isEmpty() const { return m_bits.none(); }
     FieldMask &operator|=(FieldMask other)
     {
         m_bits |= other.m_bits;
@@ -37,7 +41,7 @@ public:
     bool operator==(const FieldMask &) const = default;
 
 private:
-    quint64 m_bits = 0;
+    std::bitset<kCapacity> m_bits;
 };
 
 // The one object between core and widgets: it owns the scenario, the presets,

@@ -33,6 +33,23 @@ private Q_SLOTS:
         QCOMPARE(document.report().stages.size(), std::size_t(2));
     }
 
+    // A change names its keys one bit each: every key of the table has its bit, the last one
+    // included, and all() holds them all (the mask once held 64, with 53 keys in use).
+    void everyKeyHasItsBit()
+    {
+        const auto fields = core::scenarioFields();
+        QVERIFY(fields.size() <= FieldMask::kCapacity);
+        const FieldMask all = FieldMask::all();
+        for (const core::FieldInfo &field : fields) {
+            const QString key = QString::fromUtf8(field.key.data(), qsizetype(field.key.size()));
+            QVERIFY2(all.contains(key), qPrintable(key));
+        }
+        const core::FieldInfo &last = fields.back();
+        const QString lastKey = QString::fromUtf8(last.key.data(), qsizetype(last.key.size()));
+        const FieldMask one = FieldMask::of({std::string(last.key).c_str()});
+        QVERIFY(one.contains(lastKey) && !one.contains("tp") && all.intersects(one));
+    }
+
     void unparsableValueChangesNothing()
     {
         ScenarioDocument document(io::builtinPresets());
