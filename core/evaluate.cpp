@@ -2144,7 +2144,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
                                               "norms, activations, the loss and the optimizer "
                                               "step take no time; the step time is too short"});
     // Rates the device's preset does not measure: the step time is only as good as they are.
-    if (t.rates) {
+    // The planners say it once for their search (PlanResult::assumedRates), not per layout.
+    if (t.rates && options.warnings) {
         const std::vector<std::string> assumed = assumedRates(s, device);
         if (!assumed.empty()) {
             std::string text = r.deviceName + ": ";
