@@ -1,5 +1,6 @@
 // Every Examples-menu entry loads and shows the number it teaches, as
 // docs/worked-examples.md gives it.
+#include "core/evaluate.h"
 #include "core/units.h"
 #include "io/examples_io.h"
 #include "io/presets_io.h"
@@ -83,6 +84,9 @@ private Q_SLOTS:
         QTest::addRow("Megatron-Bridge 26.08: DeepSeek-V3 under one CUDA graph")
             << "deepseek-v3-gb300-full-iteration"
             << "step-time";
+        QTest::addRow("Megatron-Bridge 26.06: Llama 3 70B fine-tuned on packed examples")
+            << "llama-70b-sft-h100-packed"
+            << "step-time";
     }
     void teaches()
     {
@@ -137,6 +141,27 @@ private Q_SLOTS:
             QCOMPARE(r.stages[0].mtpLayers, 0);
             QCOMPARE(r.stages[1].mtpLayers, 1);
             QVERIFY(!r.hasWarning("recompute-modules-unused"));
+        } else if (id == "llama-70b-sft-h100-packed") {
+            // Examples of 512 tokens in 4,096-token sequences: 256 keys a query, not 2,048, an
+            // eighth of the whole sequence's attention FLOPs (docs/step_time.md, "Packed
+            // examples").
+            QVERIFY2(verdict.contains("32 devices") && verdict.contains("Fits"),
+                     qPrintable(verdict));
+            const core::Report &r = document.report();
+            core::Scenario whole = document.scenario();
+            whole.packedExampleTokens = 0;
+            const core::Report unpacked = core::evaluate(whole, document.presets());
+            const auto attention = [](const core::Report &report) {
+                for (const core::LayerOp &op : report.layerOps)
+                    if (op.key == "attention")
+                        return op.forward.flops;
+                return 0.0;
+            };
+            QVERIFY(attention(r) > 0);
+            QCOMPARE(attention(r) * 8, attention(unpacked));
+            QVERIFY(r.stepTime && unpacked.stepTime &&
+                    r.stepTime->stepTimeS < unpacked.stepTime->stepTimeS);
+            QVERIFY(!r.hasWarning("packed-unused"));
         } else if (id == "deepseek-v3-gb300-full-iteration") {
             // The last stage's LM head, 4,096 tokens × 129,280 × 7,168, in FP8 with its casts;
             // nothing waits on the host under the graph, and the stage with the MTP layer and
