@@ -48,6 +48,11 @@ double DeviceSpec::fp8MatmulEfficiencyOrDefault() const
     return fp8MatmulEfficiency > 0 ? fp8MatmulEfficiency : matmulEfficiencyOrDefault();
 }
 
+double DeviceSpec::fp8BlockMatmulEfficiencyOrDefault() const
+{
+    return fp8BlockMatmulEfficiency > 0 ? fp8BlockMatmulEfficiency : fp8MatmulEfficiencyOrDefault();
+}
+
 double DeviceSpec::nvfp4MatmulEfficiencyOrDefault() const
 {
     return nvfp4MatmulEfficiency > 0 ? nvfp4MatmulEfficiency : fp8MatmulEfficiencyOrDefault();
@@ -99,10 +104,11 @@ double DeviceSpec::flash3BackwardEfficiencyOrDefault() const
                           attentionBackwardEfficiencyOrDefault());
 }
 
-std::array<std::pair<const char *, double>, 13> efficiencyFields(const DeviceSpec &d)
+std::array<std::pair<const char *, double>, 14> efficiencyFields(const DeviceSpec &d)
 {
     return {{{"matmul_efficiency", d.matmulEfficiency},
              {"fp8_matmul_efficiency", d.fp8MatmulEfficiency},
+             {"fp8_block_matmul_efficiency", d.fp8BlockMatmulEfficiency},
              {"nvfp4_matmul_efficiency", d.nvfp4MatmulEfficiency},
              {"attention_efficiency", d.attentionEfficiency},
              {"attention_backward_efficiency", d.attentionBackwardEfficiency},
@@ -116,7 +122,8 @@ std::array<std::pair<const char *, double>, 13> efficiencyFields(const DeviceSpe
              {"inter_node_efficiency", d.interNodeEfficiency}}};
 }
 
-std::vector<std::string> assumedRates(const DeviceSpec &d, Precision compute, bool fusedAttention)
+std::vector<std::string> assumedRates(const DeviceSpec &d, Precision compute, bool fusedAttention,
+                                      bool blockScaled)
 {
     std::vector<std::string> assumed;
     const auto note = [&](const char *key) {
@@ -140,7 +147,14 @@ std::vector<std::string> assumedRates(const DeviceSpec &d, Precision compute, bo
                       name ? name : "its", kDefaultMatmulEfficiency);
         assumed.push_back(text);
     };
-    if (compute == Precision::nvfp4 && d.nvfp4MatmulEfficiency > 0)
+    const bool block = blockScaled && compute == Precision::fp8;
+    if (block && d.fp8BlockMatmulEfficiency > 0)
+        note("fp8_block_matmul");
+    else if (block && d.fp8MatmulEfficiency > 0) {
+        assumed.push_back("block-scaled FP8 multiplies at the per-tensor ones' fraction of the FP8 "
+                          "peak (no fp8_block_matmul_efficiency)");
+        note("fp8_matmul");
+    } else if (compute == Precision::nvfp4 && d.nvfp4MatmulEfficiency > 0)
         note("nvfp4_matmul");
     else if (compute == Precision::nvfp4 && d.fp8MatmulEfficiency > 0) {
         borrowed("FP8");

@@ -83,6 +83,9 @@ struct DeviceSpec
     double matmulEfficiency = 0; // largest matrix multiply's fraction of peak (MAMF ÷ peak)
     // The FP8 multiplies' fraction of the FP8 peak, where measured; 0: as matmul_efficiency.
     double fp8MatmulEfficiency = 0;
+    // The block-scaled FP8 multiplies' (fp8_scaling = block: MXFP8 on Blackwell) fraction of
+    // the FP8 peak, where measured; 0: as the per-tensor FP8 one.
+    double fp8BlockMatmulEfficiency = 0;
     // The NVFP4 multiplies' fraction of the NVFP4 peak, where measured; 0: as the FP8 one.
     double nvfp4MatmulEfficiency = 0;
     double attentionEfficiency = 0; // fused attention kernels' fraction of peak; 0: as matmul
@@ -138,6 +141,7 @@ struct DeviceSpec
     // The efficiencies with their defaults applied (docs/step_time.md, "Device data").
     double matmulEfficiencyOrDefault() const;
     double fp8MatmulEfficiencyOrDefault() const;
+    double fp8BlockMatmulEfficiencyOrDefault() const;
     double nvfp4MatmulEfficiencyOrDefault() const;
     double attentionEfficiencyOrDefault() const;
     double attentionBackwardEfficiencyOrDefault() const;
@@ -153,19 +157,20 @@ struct DeviceSpec
 
 // The step-time model's fractions a preset may give, by key: one list for reading, checking
 // and writing them (docs/step_time.md, "Device data").
-std::array<std::pair<const char *, double>, 13> efficiencyFields(const DeviceSpec &device);
+std::array<std::pair<const char *, double>, 14> efficiencyFields(const DeviceSpec &device);
 
 // The keys of assumed_rates (DeviceSpec::rateNotes): the rates a run's multiplies and its fused
 // attention take.
-inline constexpr std::array<std::string_view, 4> kRateNoteKeys{"matmul", "fp8_matmul",
-                                                               "nvfp4_matmul", "attention"};
+inline constexpr std::array<std::string_view, 5> kRateNoteKeys{
+    "matmul", "fp8_matmul", "fp8_block_matmul", "nvfp4_matmul", "attention"};
 
-// What a run whose multiplies are in `compute` precision takes on this device from an
+// What a run whose multiplies are in `compute` precision (block-scaled FP8 with
+// `blockScaled`) takes on this device from an
 // assumption rather than a measurement: the default or another precision's fraction where the
 // preset gives no efficiency, and the preset's own notes (rateNotes) on the rates it borrowed.
 // `fusedAttention`: the run's attention is a fused kernel (its rate is then one of them).
 // Empty: every such rate is the device's own measurement (docs/step_time.md, "Device data").
 std::vector<std::string> assumedRates(const DeviceSpec &device, Precision compute,
-                                      bool fusedAttention);
+                                      bool fusedAttention, bool blockScaled = false);
 
 } // namespace core

@@ -461,7 +461,8 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     if (!model.hasArchitecture())
         return t;
     t.rates = deviceRates(device, s.precision, s.mfu, s.mode == Mode::training,
-                          (model.headDim() + model.valueHeadDim()) / 2.0);
+                          (model.headDim() + model.valueHeadDim()) / 2.0,
+                          s.fp8Scaling == Fp8Scaling::block);
     if (!t.rates)
         return t;
     LayerConfig c;
@@ -1916,7 +1917,7 @@ std::vector<std::string> assumedRates(const Scenario &s, const DeviceSpec &devic
     if (s.mfu)
         return {};
     return assumedRates(device, computePrecision(s.precision, device, s.mode == Mode::training),
-                        s.attention != Attention::eager);
+                        s.attention != Attention::eager, s.fp8Scaling == Fp8Scaling::block);
 }
 
 Report evaluate(const Scenario &s, const Presets &presets)

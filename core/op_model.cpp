@@ -247,7 +247,8 @@ Precision computePrecision(Precision weights, const DeviceSpec &device, bool tra
 }
 
 std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weights,
-                                       std::optional<double> mfu, bool training, double headWidth)
+                                       std::optional<double> mfu, bool training, double headWidth,
+                                       bool blockScaled)
 {
     const Precision compute = computePrecision(weights, device, training);
     const auto peak = device.tflops.find(compute);
@@ -259,9 +260,14 @@ std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weigh
     // (docs/step_time.md, "Device data").
     const bool narrow = compute == Precision::fp8 || compute == Precision::nvfp4;
     r.matmulFlops =
-        r.peakFlops * (compute == Precision::fp8     ? device.fp8MatmulEfficiencyOrDefault()
-                       : compute == Precision::nvfp4 ? device.nvfp4MatmulEfficiencyOrDefault()
-                                                     : device.matmulEfficiencyOrDefault());
+        r.peakFlops * (compute == Precision::fp8 && blockScaled
+                           // Block-scaled FP8 (MXFP8) multiplies' own fraction: Transformer
+                           // Engine's GEMM profiling guide measured them 5.1 % slower than
+                           // per-tensor ones on a B300 (docs/step_time.md, "FP8 scaling").
+                           ? device.fp8BlockMatmulEfficiencyOrDefault()
+                           : compute == Precision::fp8     ? device.fp8MatmulEfficiencyOrDefault()
+                             : compute == Precision::nvfp4 ? device.nvfp4MatmulEfficiencyOrDefault()
+                                                           : device.matmulEfficiencyOrDefault());
     // Fused attention runs in 16 bits whatever the multiplies do (FP8 training keeps BF16
     // attention: NVIDIA Transformer Engine, "Using FP8"); its own efficiency of that peak.
     const auto half = device.tflops.find(Precision::bf16) != device.tflops.end()

@@ -74,7 +74,7 @@ Precision computePrecision(Precision weights, const DeviceSpec &device, bool tra
 // fused kernel's rates by the device's head-width curves; 0: the rates as measured.
 std::optional<DeviceRates> deviceRates(const DeviceSpec &device, Precision weights,
                                        std::optional<double> mfu, bool training = false,
-                                       double headWidth = 0);
+                                       double headWidth = 0, bool blockScaled = false);
 
 // Seconds of one M×K by K×N multiply (`batch` of them): its main loop, the larger of its
 // FLOPs at the matmul rate (slowed by wave quantization) and its operands' `loadBytes` at the

@@ -625,8 +625,10 @@ std::optional<InputError> validateDevice(const DeviceSpec &d)
     }
     for (const auto &[key, note] : d.rateNotes) {
         if (std::find(kRateNoteKeys.begin(), kRateNoteKeys.end(), key) == kRateNoteKeys.end())
-            return error("assumed_rates." + excerpt(key),
-                         "unknown rate; expected matmul, fp8_matmul, nvfp4_matmul or attention");
+            return error(
+                "assumed_rates." + excerpt(key),
+                "unknown rate; expected matmul, fp8_matmul, fp8_block_matmul, nvfp4_matmul or "
+                "attention");
         // A note is a line of a warning, not a document.
         if (note.size() > kRateNoteChars)
             return error("assumed_rates." + key,

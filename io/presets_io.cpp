@@ -160,6 +160,7 @@ std::optional<core::InputError> parseDevice(const QJsonObject &object, core::Dev
     f.number("hbm_gb_per_s", d.hbmGbPerS);
     f.number("matmul_efficiency", d.matmulEfficiency);
     f.number("fp8_matmul_efficiency", d.fp8MatmulEfficiency);
+    f.number("fp8_block_matmul_efficiency", d.fp8BlockMatmulEfficiency);
     f.number("nvfp4_matmul_efficiency", d.nvfp4MatmulEfficiency);
     f.number("attention_efficiency", d.attentionEfficiency);
     f.number("attention_backward_efficiency", d.attentionBackwardEfficiency);

@@ -1035,6 +1035,25 @@ private Q_SLOTS:
         QVERIFY(prefillPackedWarned && !prefillWarned);
     }
 
+    // Block-scaled FP8 multiplies take their own fraction of the FP8 peak: on the B300, 0.594
+    // times the 6.812 / 7.161 ms Transformer Engine's GEMM profiling guide measured for a
+    // layer's multiplies in per-tensor FP8 and MXFP8 (docs/step_time.md, "FP8 scaling");
+    // per-tensor scaling keeps 0.594.
+    void blockScaledFp8TakesItsOwnRate()
+    {
+        const Presets presets = io::builtinPresets();
+        const DeviceSpec &b300 = *presets.device("b300");
+        const auto block = deviceRates(b300, Precision::fp8, std::nullopt, true, 0, true);
+        const auto tensor = deviceRates(b300, Precision::fp8, std::nullopt, true, 0, false);
+        QVERIFY(block && tensor);
+        QVERIFY(near(block->matmulFlops, 4500e12 * 0.565, 1e-12));
+        QVERIFY(near(tensor->matmulFlops, 4500e12 * 0.594, 1e-12));
+        QVERIFY(near(0.565 / 0.594, 6.812 / 7.161, 2e-3));
+        // BF16 ignores it.
+        const auto bf16 = deviceRates(b300, Precision::bf16, std::nullopt, true, 0, true);
+        QVERIFY(bf16 && near(bf16->matmulFlops, 2250e12 * 0.643, 1e-12));
+    }
+
     // A device with no memory bandwidth gets a warning rather than free memory traffic unsaid.
     void memoryUntimedIsWarned()
     {
@@ -1102,6 +1121,22 @@ private Q_SLOTS:
         QTest::newRow("note on bf16 only") << "h100-sxm"
                                            << "n"
                                            << "precision=bf16" << QStringList{};
+        // Block-scaled FP8 (MXFP8): the B300's own measured rate, the B200's from the B300's
+        // ratio (its preset says so), Hopper's none (docs/step_time.md, "FP8 scaling").
+        QTest::newRow("mxfp8 measured") << "b300"
+                                        << ""
+                                        << "precision=fp8,fp8_scaling=block" << QStringList{};
+        QTest::newRow("mxfp8 from the B300")
+            << "b200"
+            << ""
+            << "precision=fp8,fp8_scaling=block"
+            << QStringList{"MXFP8 multiplies at the B300's ratio of MXFP8 to per-tensor FP8"};
+        QTest::newRow("block on Hopper")
+            << "h100-sxm"
+            << ""
+            << "precision=fp8,fp8_scaling=block"
+            << QStringList{"block-scaled FP8 multiplies at the per-tensor ones' fraction of the "
+                           "FP8 peak (no fp8_block_matmul_efficiency)"};
         // The shipped GB300 preset: its multiplies are the GB200's fractions (docs/devices.md).
         QTest::newRow("gb300 preset") << "gb300-nvl72"
                                       << ""

@@ -606,6 +606,11 @@ private Q_SLOTS:
                      "the GB200's fractions of its peaks for want of a measured GB300 multiply, "
                      "and here they alone are 93 % of the published step (docs/devices.md)",
                      Continue);
+        QEXPECT_FAIL("Llama 3.1 405B MXFP8, 256 GB300",
+                     "modelled about 17 % slow, as every GB300 row leans slow (the FP8 row's "
+                     "reason above), the more since MXFP8 multiplies take their measured 0.951 "
+                     "of per-tensor FP8's rate (docs/step_time.md, \"FP8 scaling\")",
+                     Continue);
         QEXPECT_FAIL("Llama 3.1 405B NVFP4, 256 GB200",
                      "modelled about 21 % slow: its layers' compute alone, without a send or a "
                      "collective, is nearly the published step, where the same NVFP4 rate times "
@@ -910,7 +915,7 @@ private Q_SLOTS:
             "modelled fast with nothing left to wait on the host: its attention sinks, its "
             "2,880-wide experts in the fused grouped MLP and FP8's forward at head dimension 64 "
             "(taken as BF16's) are not measured (docs/experts.md)";
-        QEXPECT_FAIL("GPT-OSS 120B, 64 GB300, E16", gptOss, Continue);
+        // The GB300 row is within 15 % since MXFP8 multiplies took their measured rate (+14.6 %).
         QEXPECT_FAIL("GPT-OSS 120B, 64 GB200, E64", gptOss, Continue);
         counted(e);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));

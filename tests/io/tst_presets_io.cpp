@@ -386,6 +386,11 @@ private Q_SLOTS:
             << head + R"("devices": [{"id": "d", "memory_gib": 8, "fp8_matmul_efficiency": -0.5}]})"
             << "devices[0].fp8_matmul_efficiency"
             << "must be 0 (not published: the default) or from 0.001 to 1, got -0.5";
+        QTest::addRow("a block-scaled FP8 matmul efficiency above 1")
+            << head +
+                   R"("devices": [{"id": "d", "memory_gib": 8, "fp8_block_matmul_efficiency": 1.2}]})"
+            << "devices[0].fp8_block_matmul_efficiency"
+            << "must be 0 (not published: the default) or from 0.001 to 1, got 1.2";
         QTest::addRow("an NVFP4 matmul efficiency above 1")
             << head + R"("devices": [{"id": "d", "memory_gib": 8, "nvfp4_matmul_efficiency": 4}]})"
             << "devices[0].nvfp4_matmul_efficiency"
@@ -399,7 +404,8 @@ private Q_SLOTS:
             << head +
                    R"("devices": [{"id": "d", "memory_gib": 8, "assumed_rates": {"memory": "x"}}]})"
             << "devices[0].assumed_rates.memory"
-            << "unknown rate; expected matmul, fp8_matmul, nvfp4_matmul or attention";
+            << "unknown rate; expected matmul, fp8_matmul, fp8_block_matmul, nvfp4_matmul or "
+               "attention";
         QTest::addRow("a note as a number")
             << head +
                    R"("devices": [{"id": "d", "memory_gib": 8, "assumed_rates": {"matmul": 0.8}}]})"
