@@ -477,6 +477,9 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
         c.training && s.attention != Attention::eager ? s.packedExampleTokens : 0;
     c.recompute = c.training ? s.recompute : Recompute::none;
     c.recomputeModules = recomputeModuleBits(s);
+    // LoRA: frozen projections with adapters beside them (docs/step_time.md, "LoRA").
+    c.loraRank = c.training ? s.loraRank : 0;
+    c.loraModules = loraModuleBits(s);
     c.attention = s.attention;
     c.activationBytes = activationValueBytes(s.precision);
     c.weightBytes = bitsPerValue(s.precision) / 8.0;
@@ -1168,8 +1171,9 @@ struct EmbeddingSync
 std::optional<EmbeddingSync> embeddingGroupSync(const Scenario &s, const ModelSpec &model,
                                                 const TrainingStates &states, const Timing &t)
 {
+    // Under LoRA the embedding is frozen: no gradient to reduce.
     if (s.mode != Mode::training || s.pp < 2 || !model.hasArchitecture() ||
-        !(model.tiedEmbeddings || s.mtpLayers > 0))
+        !(model.tiedEmbeddings || s.mtpLayers > 0) || s.loraRank > 0)
         return std::nullopt;
     int head = -1;
     for (int i = 0; i < s.pp && head < 0; ++i)
@@ -1193,6 +1197,22 @@ std::optional<EmbeddingSync> embeddingGroupSync(const Scenario &s, const ModelSp
         return std::nullopt;
     return EmbeddingSync{
         head, collectiveSeconds(Collective::allReduce, static_cast<std::int64_t>(bytes), 2, link)};
+}
+
+// The adapters' parameters a token passes through (LoRA): every layer's, of a MoE layer's
+// routed experts its top-k's.
+double activeLoraParams(const Scenario &s, const ModelSpec &m)
+{
+    Scenario whole = s;
+    whole.tp = 1;
+    whole.ep = std::max(1, m.experts); // one expert's adapters in perMoeLayerExperts
+    whole.expertTp = 1;
+    const ParamCounts c = loraParams(whole, m);
+    const int moe = moeLayersIn(m, 0, m.layers);
+    return static_cast<double>(m.layers - moe) * c.perLayer +
+           static_cast<double>(moe) *
+               (c.perMoeLayer - c.perMoeLayerExperts +
+                static_cast<double>(m.expertsPerToken) * c.perMoeLayerExperts);
 }
 
 // The step-time model (docs/step_time.md): the simulated makespan of every stage's
@@ -1238,11 +1258,14 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     // zeroShard).
     std::int64_t params = 0;
     double shard = 0;
+    // Under LoRA, the adapters alone (StageReport::trainableParams).
     for (const auto &stage : r.stages) {
-        params = std::max(params, stage.params);
+        params = std::max(params, stage.trainableParams);
         shard = std::max(shard,
-                         static_cast<double>(stage.params - stage.expertParams) / (s.dp * s.cp) +
-                             static_cast<double>(stage.expertParams) / std::max(1, s.expertDp()));
+                         static_cast<double>(stage.trainableParams - stage.trainableExpertParams) /
+                                 (s.dp * s.cp) +
+                             static_cast<double>(stage.trainableExpertParams) /
+                                 std::max(1, s.expertDp()));
     }
     StepTimeReport out;
     if (training) {
@@ -1298,9 +1321,11 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             out.expertDpLink = std::string(toString(expertLink.kind));
             out.expertDpBusGbPerS = expertLink.gbPerS * expertLink.efficiency;
         }
-        // The embedding on stage 0: a bucket holds it whole.
+        // The embedding on stage 0: a bucket holds it whole; under LoRA it is frozen.
         const std::int64_t embeddingParams =
-            countParams(model, s.tp, ExpertSplit{s.ep, s.expertTpDegree()}).embedding;
+            s.loraRank > 0
+                ? 0
+                : countParams(model, s.tp, ExpertSplit{s.ep, s.expertTpDegree()}).embedding;
         // Each stage syncs its own parameters behind its own passes; the step waits for the
         // stage that exposes most.
         const std::vector<LayerRun> runs = virtualStageLayers(s, model);
@@ -1314,7 +1339,8 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         };
         std::vector<StageSync> done;
         for (std::size_t i = 0; i < layers.size() && i < r.stages.size(); ++i) {
-            const std::int64_t own = r.stages[i].params;
+            // What trains reduces its gradients: under LoRA, the adapters alone.
+            const std::int64_t own = r.stages[i].trainableParams;
             const int stage = static_cast<int>(i);
             const bool embedding = holdsEmbedding(s.schedule, s.pp, stage);
             const bool head = holdsHead(s.schedule, s.pp, stage);
@@ -1349,22 +1375,28 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             // The routed experts reduce apart from the rest, over their own group (Megatron-core
             // param_and_grad_buffer.py: a buffer for the expert-parallel parameters, reduced
             // over the expert data-parallel group), in buckets of their own.
-            const std::int64_t experts = r.stages[i].expertParams;
+            const std::int64_t experts = r.stages[i].trainableExpertParams;
             const std::int64_t dense = own - experts;
             const int buckets =
                 dpBucketCount(s, static_cast<int>(i), dense, embeddingParams, layers[i], tensors);
             // ZeRO-2's and 3's collectives each micro-batch: in DualPipe, of the stage it
             // passes, half the device's parameters, as m/2 collectives of all of them.
             const int passes = static_cast<int>(s.microbatches * passedShare(s.schedule));
+            // ZeRO-3 gathers every weight it shards, frozen or not; ZeRO-1 and 2 gather what
+            // the optimizer updated.
+            const bool gatherAll = s.zero >= 3;
+            const std::int64_t gatheredExperts = gatherAll ? r.stages[i].expertParams : experts;
+            const std::int64_t gatheredDense =
+                gatherAll ? r.stages[i].params - r.stages[i].expertParams : dense;
             DpSync sync = dpGradientSync(s.zero, dense * states.gradBytes,
-                                         weightBytes(dense, heldWeightPrecision(s)), syncRanks,
-                                         link, passes, buckets);
+                                         weightBytes(gatheredDense, heldWeightPrecision(s)),
+                                         syncRanks, link, passes, buckets);
             DpSync expertPart;
-            if (expertSync && experts > 0) {
+            if (expertSync && gatheredExperts > 0) {
                 expertPart = dpGradientSync(
                     s.zero, experts * states.gradBytes,
-                    weightBytes(experts, heldWeightPrecision(s)), expertRanks, expertLink, passes,
-                    dpBucketCount(s, static_cast<int>(i), experts, 0, layers[i], tensors));
+                    weightBytes(gatheredExperts, heldWeightPrecision(s)), expertRanks, expertLink,
+                    passes, dpBucketCount(s, static_cast<int>(i), experts, 0, layers[i], tensors));
                 sync = plus(sync, expertPart);
             }
             // FSDP2 copies each gradient, in the reduce precision, into the reduce-scatter's
@@ -1431,6 +1463,10 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     const double n = static_cast<double>(activeLayerParams(model));
     // Narayanan et al. 2021, §5.1: 6·N·tokens in training (backward = 2 × forward), 2· inference.
     st.modelFlopsPerStep = (training ? 6.0 : 2.0) * n * tokens;
+    if (training && s.loraRank > 0)
+        // LoRA: the frozen weights' forward and input gradients, 4·N, and the adapters' 6·N_a
+        // (of a MoE layer's, a token's top-k experts').
+        st.modelFlopsPerStep = (4.0 * n + 6.0 * activeLoraParams(s, model)) * tokens;
     st.devices = s.devices();
     st.peakFlops = t.rates->peakFlops;
     st.tdpW = device.tdpW;
@@ -1658,7 +1694,9 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
     for (const auto &st : stageModelStates(s, model)) {
         StageReport stage;
         stage.params = st.params;
-        stage.expertParams = st.expertParams; // synced over the expert data-parallel group
+        stage.expertParams = st.expertParams;       // synced over the expert data-parallel group
+        stage.trainableParams = st.trainableParams; // what syncs and updates (LoRA: adapters)
+        stage.trainableExpertParams = st.trainableExpertParams;
         r.stages.push_back(stage);
         layers.push_back(st.layers);
         moeLayers.push_back(st.moeLayers);
@@ -1815,10 +1853,57 @@ std::vector<double> weightedChunkPeaks(const Scenario &s, const ModelSpec &model
 
 } // namespace
 
+unsigned loraModuleBits(const Scenario &s)
+{
+    if (s.loraRank <= 0)
+        return 0;
+    const auto modules = parseLoraModules(s.loraModules);
+    return std::holds_alternative<unsigned>(modules) ? std::get<unsigned>(modules) : 0u;
+}
+
+ParamCounts loraParams(const Scenario &s, const ModelSpec &m)
+{
+    ParamCounts c;
+    const unsigned modules = loraModuleBits(s);
+    if (modules == 0 || !m.hasArchitecture())
+        return c;
+    // Hu et al. 2021, §4.1: A is r×k and B is n×r; Megatron-Bridge splits each pair over the
+    // projection's T (ParallelLinearAdapter: A's outputs or inputs, B's outputs).
+    const auto pair = [r = std::int64_t{s.loraRank}](std::int64_t k, std::int64_t n, int tp) {
+        return ceilDiv(r * (k + n), std::int64_t{tp});
+    };
+    const std::int64_t h = m.hidden;
+    const auto has = [modules](unsigned bit) { return (modules & bit) != 0; };
+    std::int64_t attention = 0;
+    // Latent attention has no linear_qkv (its own down and up projections instead).
+    if (has(kLoraQkv) && !m.latentAttention())
+        attention +=
+            pair(h,
+                 (std::int64_t{m.heads} + 2 * std::int64_t{m.kvHeads > 0 ? m.kvHeads : m.heads}) *
+                     m.headDim(),
+                 s.tp);
+    if (has(kLoraProj))
+        attention += pair(std::int64_t{m.heads} * m.valueHeadDim(), h, s.tp);
+    const auto mlp = [&](std::int64_t ffn, int tp) {
+        return (has(kLoraFc1) ? pair(h, (m.gatedMlp ? 2 : 1) * ffn, tp) : 0) +
+               (has(kLoraFc2) ? pair(ffn, h, tp) : 0);
+    };
+    c.perLayer = attention + mlp(m.ffnHidden, s.tp);
+    if (m.hasExperts()) {
+        c.perMoeLayerExperts = ceilDiv(std::int64_t{m.experts}, std::int64_t{s.ep}) *
+                               mlp(m.expertFfnHidden, s.expertTpDegree());
+        c.perMoeLayer =
+            attention + m.sharedExperts * mlp(m.expertFfnHidden, s.tp) + c.perMoeLayerExperts;
+    }
+    return c;
+}
+
 std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpec &model)
 {
     const TrainingStates states = trainingStates(s);
     const ParamCounts perDevice = countParams(model, s.tp, ExpertSplit{s.ep, s.expertTpDegree()});
+    const ParamCounts adapters = loraParams(s, model);
+    const bool training = s.mode == Mode::training;
     const std::vector<LayerRun> runs = virtualStageLayers(s, model);
     // ZeRO-1 shards optimizer states over D, ZeRO-2 also gradients, ZeRO-3 also
     // parameters (Rajbhandari et al. 2020, §5). Megatron-core shards the dense parameters over
@@ -1850,14 +1935,28 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
         const bool head = holdsHead(schedule, s.pp, i);
         st.expertParams =
             (st.moeLayers + mtpMoeLayers(model, st.mtpLayers)) * perDevice.perMoeLayerExperts;
+        st.trainableParams = st.params;
+        st.trainableExpertParams = st.expertParams;
+        if (training && s.loraRank > 0) {
+            // LoRA: the adapters beside the stage's layers (a multi-token-prediction depth's
+            // layer among them) train alone; the model's weights stay as they are held.
+            const int moe = st.moeLayers + mtpMoeLayers(model, st.mtpLayers);
+            const int denseLayers = st.layers + st.mtpLayers - moe;
+            st.trainableExpertParams = moe * adapters.perMoeLayerExperts;
+            st.trainableParams = denseLayers * adapters.perLayer + moe * adapters.perMoeLayer;
+            st.params += st.trainableParams;
+            st.expertParams += st.trainableExpertParams;
+        }
         const std::int64_t dense = st.params - st.expertParams;
+        const std::int64_t trainedDense = st.trainableParams - st.trainableExpertParams;
+        const std::int64_t trainedExperts = st.trainableExpertParams;
         st.weightsBytes =
             zeroShard(weightBytes(dense, heldWeightPrecision(s)),
                       weightBytes(st.expertParams, heldWeightPrecision(s)), s.zero >= 3);
-        st.gradsBytes =
-            zeroShard(dense * states.gradBytes, st.expertParams * states.gradBytes, s.zero >= 2);
-        st.optimizerBytes = zeroShard(dense * states.optimizerBytes,
-                                      st.expertParams * states.optimizerBytes, s.zero >= 1);
+        st.gradsBytes = zeroShard(trainedDense * states.gradBytes,
+                                  trainedExperts * states.gradBytes, s.zero >= 2);
+        st.optimizerBytes = zeroShard(trainedDense * states.optimizerBytes,
+                                      trainedExperts * states.optimizerBytes, s.zero >= 1);
         if (states.fp32Parameters) {
             // The FP32 parameters themselves, sharded from ZeRO-1 (FSDP2's sharded
             // parameters). Beside them, below ZeRO-3, the 16-bit copies the multiplies use:
@@ -1871,9 +1970,10 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
             // (torch/distributed/fsdp/_fully_shard/_fsdp_param.py,
             // unsharded_accumulated_grad).
             if (s.zero == 1 || s.zero == 2)
-                st.gradsBytes = saturatingAdd(
-                    zeroShard(dense * states.gradBytes, st.expertParams * states.gradBytes, false),
-                    zeroShard(dense * states.gradBytes, st.expertParams * states.gradBytes, true));
+                st.gradsBytes = saturatingAdd(zeroShard(trainedDense * states.gradBytes,
+                                                        trainedExperts * states.gradBytes, false),
+                                              zeroShard(trainedDense * states.gradBytes,
+                                                        trainedExperts * states.gradBytes, true));
         }
         if (s.mode == Mode::training && s.zeroBuffers == ZeroBuffers::deepspeed) {
             if (s.zero >= 3)
@@ -2070,6 +2170,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         st.mtpLayers = ms.mtpLayers;
         st.params = ms.params;
         st.expertParams = ms.expertParams;
+        st.trainableParams = ms.trainableParams;
+        st.trainableExpertParams = ms.trainableExpertParams;
         st.weightsBytes = ms.weightsBytes;
         st.gradsBytes = ms.gradsBytes;
         st.optimizerBytes = ms.optimizerBytes;

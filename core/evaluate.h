@@ -104,11 +104,25 @@ struct StageModelStates
     int mtpLayers = 0;     // multi-token-prediction depths, beside `layers` (the loss's stage)
     std::int64_t params = 0;
     std::int64_t expertParams = 0; // of `params`, the routed experts (ZeRO over expert D)
+    // Of `params`, those that train: all, or under LoRA the adapters alone; and of those, the
+    // routed experts' (docs/step_time.md, "LoRA").
+    std::int64_t trainableParams = 0;
+    std::int64_t trainableExpertParams = 0;
     std::int64_t weightsBytes = 0;
     std::int64_t gradsBytes = 0;
     std::int64_t optimizerBytes = 0;
     std::int64_t zeroBuffersBytes = 0;
 };
+
+// The LoRA adapters' parameters on one device (Scenario::loraRank, loraModules): a rank-r
+// pair beside a projection from k to n holds r·(k + n), split over T as the projection is;
+// perLayer, perMoeLayer and, of it, perMoeLayerExperts as countParams gives them, the rest 0.
+// Nothing without LoRA.
+ParamCounts loraParams(const Scenario &scenario, const ModelSpec &model);
+
+// The LoraModule bits of the scenario's lora_modules (0 when it does not parse or LoRA is
+// off).
+unsigned loraModuleBits(const Scenario &scenario);
 std::vector<StageModelStates> stageModelStates(const Scenario &scenario, const ModelSpec &model);
 
 // Weight bytes of `params` parameters at a precision (docs/DESIGN.md §3.1).

@@ -75,6 +75,15 @@ const std::array kFields{
               "visits an example's keys, not the sequence's (Transformer Engine's packed THD "
               "format); eager attention masks the whole sequence and saves nothing. 0: a "
               "sequence is one example (docs/step_time.md, \"Packed examples\")."},
+    FieldInfo{"lora_rank", &Scenario::loraRank,
+              "LoRA fine-tuning: the rank r of the adapters beside the projections lora_modules "
+              "names; the model's weights stay frozen, so they take no weight gradients, "
+              "gradient sync or optimizer states, and only the adapters train (Hu et al. 2021). "
+              "0: every weight trained (docs/step_time.md, \"LoRA\")."},
+    FieldInfo{"lora_modules", &Scenario::loraModules,
+              "The projections LoRA adapters sit beside, as Megatron-Bridge's target_modules "
+              "names them, separated by spaces or commas: linear_qkv, linear_proj, linear_fc1, "
+              "linear_fc2 (each routed and shared expert's too); all four by default."},
     FieldInfo{"output_len", &Scenario::outputLen,
               "Inference: tokens each sequence generates after its prompt; the KV cache ends "
               "with seq_len + output_len tokens (docs/inference.md)."},
@@ -497,9 +506,15 @@ constexpr std::pair<std::string_view, RecomputeModule> kRecomputeModules[] = {
     {"shared_experts", kRecomputeSharedExperts},
     {"moe_act", kRecomputeMoeAct}};
 
-} // namespace
+constexpr std::pair<std::string_view, LoraModule> kLoraModules[] = {{"linear_qkv", kLoraQkv},
+                                                                    {"linear_proj", kLoraProj},
+                                                                    {"linear_fc1", kLoraFc1},
+                                                                    {"linear_fc2", kLoraFc2}};
 
-std::variant<unsigned, std::string> parseRecomputeModules(std::string_view text)
+// The bits of a space- or comma-separated list of `known` names, or what is wrong with it.
+template <typename Bits, std::size_t N>
+std::variant<unsigned, std::string>
+parseModuleList(std::string_view text, const std::pair<std::string_view, Bits> (&known)[N])
 {
     unsigned out = 0;
     std::size_t at = 0;
@@ -510,18 +525,30 @@ std::variant<unsigned, std::string> parseRecomputeModules(std::string_view text)
         at = end == std::string_view::npos ? text.size() : end + 1;
         if (word.empty())
             continue;
-        const auto known = std::find_if(std::begin(kRecomputeModules), std::end(kRecomputeModules),
+        const auto found = std::find_if(std::begin(known), std::end(known),
                                         [word](const auto &m) { return m.first == word; });
-        if (known == std::end(kRecomputeModules)) {
+        if (found == std::end(known)) {
             std::string names;
-            for (const auto &m : kRecomputeModules)
+            for (const auto &m : known)
                 names += (names.empty() ? "" : ", ") + std::string(m.first);
             return "unknown module '" + std::string(word.substr(0, 40)) + "'; Parascope models " +
                    names;
         }
-        out |= known->second;
+        out |= found->second;
     }
     return out;
+}
+
+} // namespace
+
+std::variant<unsigned, std::string> parseLoraModules(std::string_view text)
+{
+    return parseModuleList(text, kLoraModules);
+}
+
+std::variant<unsigned, std::string> parseRecomputeModules(std::string_view text)
+{
+    return parseModuleList(text, kRecomputeModules);
 }
 
 } // namespace core

@@ -76,6 +76,8 @@ LayerOp newOp(std::string_view key, std::string_view label, TimePart part, OpSha
     return op;
 }
 
+OpCost plus(OpCost a, const OpCost &b);
+
 struct Builder
 {
     const DeviceRates &rates;
@@ -92,6 +94,8 @@ struct Builder
     double fp8RerunInputs = 0;
     // Multiplies counted so far in forward order, for per-op checkpointing.
     int multiplies = 0;
+    // LoRA: the projections' weights are frozen and take no weight-gradient multiply.
+    bool frozen = false;
 
     // torchtitan's per-op checkpointing keeps every odd multiply's output in forward order and
     // reruns every even one (torchtitan/distributed/activation_checkpoint.py, SelectiveAC:
@@ -140,9 +144,13 @@ struct Builder
         LayerOp op = newOp(key, label, TimePart::matmul, dims(tokens, n, k, batch));
         op.forward = matmul(tokens, n, k, batch, weightBytes, actBytes);
         op.backward = matmul(tokens, k, n, batch, weightBytes, actBytes);
-        op.weight = matmul(k, n, tokens, batch, actBytes, actBytes, weightGradStore);
+        if (!frozen)
+            op.weight = matmul(k, n, tokens, batch, actBytes, actBytes, weightGradStore);
         op.rerun = rerun;
-        op.source = "Narayanan et al. 2021, §5.1: 2·m·n·k FLOPs forward, twice that backward";
+        op.source = frozen ? "Narayanan et al. 2021, §5.1: 2·m·n·k FLOPs forward, the same "
+                             "backward for the input gradient; frozen, no weight gradient"
+                           : "Narayanan et al. 2021, §5.1: 2·m·n·k FLOPs forward, twice that "
+                             "backward";
         ops.push_back(std::move(op));
         if (rates.narrow) {
             fp8Inputs += batch * tokens * k;
@@ -159,14 +167,55 @@ struct Builder
             projection(key, label, tokens, n, k, weightBytes, actBytes, rerun);
             return;
         }
-        DeviceRates sixteen = rates;
-        sixteen.narrow = false; // nothing to cast
-        sixteen.peakFlops = rates.halfPeakFlops;
-        sixteen.matmulFlops = rates.halfMatmulFlops;
-        Builder own{sixteen, {}};
+        Builder own{sixteenBit(), {}};
         own.weightGradStore = weightGradStore;
+        own.frozen = frozen;
         own.projection(key, label, tokens, n, k, actBytes, actBytes, rerun);
         ops.push_back(std::move(own.ops.front()));
+    }
+    // The rates of 16-bit multiplies: the 16-bit peak and matmul rate, nothing to cast.
+    DeviceRates sixteenBit() const
+    {
+        DeviceRates sixteen = rates;
+        if (rates.narrow) {
+            sixteen.narrow = false;
+            sixteen.peakFlops = rates.halfPeakFlops;
+            sixteen.matmulFlops = rates.halfMatmulFlops;
+        }
+        return sixteen;
+    }
+    // A rank-`rank` LoRA adapter beside a projection of `tokens` rows from k to n columns on
+    // this device (`batch` of them, one an expert), after it in forward order (Hu et al. 2021,
+    // §4.1: h = W0·x + (α/r)·B·A·x). Megatron-Bridge's adapters are Megatron-core linears, so
+    // they multiply in 16 bits whatever the projection runs in (src/megatron/bridge/peft/
+    // utils.py, ParallelLinearAdapter). Beside a projection that splits its outputs over T
+    // (`column`: QKV, fc1) A's r outputs are split and gathered and B's outputs split as the
+    // projection's; beside one that splits its inputs (proj, fc2) A takes the device's inputs
+    // and B's outputs are split and gathered. Forward: x·A, then ·B, the product scaled by α/r
+    // (read, write) and added to the projection's output (read both, write); backward: both
+    // multiplies' input gradients, the scale's (read, write) and x's gradient added to the
+    // projection's (read both, write); their weight gradients as W.
+    void loraAdapter(std::string_view key, std::string_view label, double tokens, double n,
+                     double k, double rank, int tp, bool column, int actBytes, double rerun,
+                     double batch = 1)
+    {
+        const double rIn = column ? rank / tp : rank; // A's outputs on this device
+        const double nOut = column ? n : n / tp;      // B's outputs on this device
+        Builder own{sixteenBit(), {}};
+        LayerOp op = newOp(key, label, TimePart::matmul, dims(tokens, rank, k, batch));
+        const double e = actBytes;
+        op.forward = plus(plus(own.matmul(tokens, rIn, k, batch, e, actBytes),
+                               own.matmul(tokens, nOut, rank, batch, e, actBytes)),
+                          memory(batch * tokens * n * 5 * e));
+        op.backward = plus(plus(own.matmul(tokens, rank, nOut, batch, e, actBytes),
+                                own.matmul(tokens, k, rIn, batch, e, actBytes)),
+                           memory(batch * tokens * (2 * n + 3 * k) * e));
+        op.weight = plus(own.matmul(rank, nOut, tokens, batch, actBytes, actBytes),
+                         own.matmul(k, rIn, tokens, batch, actBytes, actBytes));
+        op.rerun = rerun;
+        op.source = "Hu et al. 2021 (LoRA), §4.1: x·A·B beside W0·x, scaled by α/r and added; "
+                    "16-bit multiplies as Megatron-Bridge's adapters run";
+        ops.push_back(std::move(op));
     }
     // `eager`: PyTorch's own kernels run it, at their bandwidth rather than a fused kernel's.
     void memoryOp(std::string_view key, std::string_view label, double rows, double cols,
@@ -565,6 +614,13 @@ void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double
     const double e = c.activationBytes;
     const double h = model.hidden;
     const double k = model.expertsPerToken;
+    const auto adapt = [&b, &c](unsigned target, std::string_view key, std::string_view label,
+                                double rows, double n, double width, bool column, double rerun,
+                                int tp, double batch = 1) {
+        if (b.frozen && (c.loraModules & target) != 0)
+            b.loraAdapter(key, label, rows, n, width, c.loraRank, tp, column, c.activationBytes,
+                          rerun, batch);
+    };
     // The router's gate stays in 16 bits under FP8 (Megatron-core moe/router.py,
     // router_gating_linear: not a Transformer Engine module).
     b.sixteenBitProjection("router", "router", spTokens, model.experts, h, c.weightBytes,
@@ -572,11 +628,16 @@ void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double
     if (model.sharedExperts > 0) {
         const double f = static_cast<double>(model.sharedExperts) * model.expertFfnHidden / c.tp;
         const double shared = module(kRecomputeSharedExperts);
+        const double fc1Rerun = std::max(shared, model.gatedMlp ? rerunOf({f, f}) : rerunOf({f}));
         b.projection("shared_fc1", "shared experts' up projections", tokens,
-                     (model.gatedMlp ? 2 : 1) * f, h, c.weightBytes, c.activationBytes,
-                     std::max(shared, model.gatedMlp ? rerunOf({f, f}) : rerunOf({f})));
+                     (model.gatedMlp ? 2 : 1) * f, h, c.weightBytes, c.activationBytes, fc1Rerun);
+        adapt(kLoraFc1, "shared_fc1_lora", "shared experts' up LoRA adapter", tokens,
+              (model.gatedMlp ? 2 : 1) * f, h, true, fc1Rerun, c.tp);
+        const double fc2Rerun = std::max(shared, rerunOf({h}));
         b.projection("shared_fc2", "shared experts' down projections", tokens, h, f, c.weightBytes,
-                     c.activationBytes, std::max(shared, rerunOf({h})));
+                     c.activationBytes, fc2Rerun);
+        adapt(kLoraFc2, "shared_fc2_lora", "shared experts' down LoRA adapter", tokens, h, f, false,
+              fc2Rerun, c.tp);
     }
     // Megatron-core's all-to-all dispatcher: each device sends its s·b / (C·T) tokens' top-k
     // copies to the experts' owners and gathers them over expert T; a device computes
@@ -644,6 +705,8 @@ void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double
     const double f = static_cast<double>(model.expertFfnHidden) / c.expertTp;
     b.projection("expert_fc1", "experts' up projections", perExpert, (model.gatedMlp ? 2 : 1) * f,
                  h, c.weightBytes, c.activationBytes, wholeLayer, local);
+    adapt(kLoraFc1, "expert_fc1_lora", "experts' up LoRA adapters", perExpert,
+          (model.gatedMlp ? 2 : 1) * f, h, true, wholeLayer, c.expertTp, local);
     const PassBytes swiglu = swigluBytes(e, c.fusedElementwise);
     const double act = std::max(wholeLayer, module(kRecomputeMoeAct));
     if (model.gatedMlp)
@@ -655,6 +718,8 @@ void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double
                    3 * received * f * e, act, "as the dense GeLU, over every routed copy");
     b.projection("expert_fc2", "experts' down projections", perExpert, h, f, c.weightBytes,
                  c.activationBytes, wholeLayer, local);
+    adapt(kLoraFc2, "expert_fc2_lora", "experts' down LoRA adapters", perExpert, h, f, false,
+          wholeLayer, c.expertTp, local);
 }
 
 // What a transfer overlapped with `window` of computation adds to the pass: the part that
@@ -780,6 +845,15 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
     Builder b{rates, {}};
     b.ops.reserve(32); // a layer's operations: no reallocation while they are added
     b.weightGradStore = c.weightGradStoreBytes;
+    b.frozen = c.training && c.loraRank > 0;
+    // LoRA's adapter beside a projection lora_modules names (docs/step_time.md, "LoRA").
+    const auto adapt = [&b, &c](unsigned target, std::string_view key, std::string_view label,
+                                double rows, double n, double k, bool column, double rerun,
+                                double batch = 1) {
+        if (b.frozen && (c.loraModules & target) != 0)
+            b.loraAdapter(key, label, rows, n, k, c.loraRank, c.tp, column, c.activationBytes,
+                          rerun, batch);
+    };
     const double e = c.activationBytes;
     const double h = model.hidden;
     const double d = model.headDim();
@@ -854,8 +928,11 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                    "reads and writes the rotary parts of Q and the shared K (Su et al. 2021)",
                    eager);
     } else {
+        const double qkvRerun = rerunOf({heads * d, kvHeads * d, kvHeads * d});
         b.projection("qkv", "QKV projection", tokens, (heads + 2 * kvHeads) * d, h, c.weightBytes,
-                     c.activationBytes, rerunOf({heads * d, kvHeads * d, kvHeads * d}));
+                     c.activationBytes, qkvRerun);
+        adapt(kLoraQkv, "qkv_lora", "QKV LoRA adapter", tokens, (heads + 2 * kvHeads) * d, h, true,
+              qkvRerun);
         if (model.learnedPositions == 0)
             b.memoryOp("rope", "rotary embedding", tokens, (heads + kvHeads) * d,
                        rotary.forward * tokens * (heads + kvHeads) * d,
@@ -977,8 +1054,11 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             b.ops.push_back(std::move(exchange));
         }
     }
+    const double projRerun = rerunOf({h});
     b.projection("proj", "output projection", tokens, h, heads * dv, c.weightBytes,
-                 c.activationBytes, rerunOf({h}));
+                 c.activationBytes, projRerun);
+    adapt(kLoraProj, "proj_lora", "output projection's LoRA adapter", tokens, h, heads * dv, false,
+          projRerun);
     b.memoryOp("residual1", "attention residual", spTokens, h, spTokens * h * (3 * e + mask),
                spTokens * h * (2 * e + mask), rerunAll, residualSource, eager);
     b.memoryOp("norm2", "MLP norm", spTokens, h, norm.forward * spTokens * h,
@@ -986,9 +1066,11 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
     if (c.moe) {
         addExperts(b, model, c, tokens, spTokens, rerunAll);
     } else {
+        const double fc1Rerun = std::max(mlpRerun, model.gatedMlp ? rerunOf({f, f}) : rerunOf({f}));
         b.projection("fc1", model.gatedMlp ? "gate and up projection" : "MLP up projection", tokens,
-                     (model.gatedMlp ? 2 : 1) * f, h, c.weightBytes, c.activationBytes,
-                     std::max(mlpRerun, model.gatedMlp ? rerunOf({f, f}) : rerunOf({f})));
+                     (model.gatedMlp ? 2 : 1) * f, h, c.weightBytes, c.activationBytes, fc1Rerun);
+        adapt(kLoraFc1, "fc1_lora", "MLP up projection's LoRA adapter", tokens,
+              (model.gatedMlp ? 2 : 1) * f, h, true, fc1Rerun);
         const PassBytes swiglu = swigluBytes(e, c.fusedElementwise);
         const double act = std::max(rerunAll, mlpRerun);
         if (model.gatedMlp)
@@ -1000,8 +1082,11 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
         else
             b.memoryOp("act", "GeLU", tokens, f, 2 * tokens * f * e, 3 * tokens * f * e, act,
                        "reads x, writes y; backward reads x and dy, writes dx", eager);
+        const double fc2Rerun = std::max(mlpRerun, rerunOf({h}));
         b.projection("fc2", "MLP down projection", tokens, h, f, c.weightBytes, c.activationBytes,
-                     std::max(mlpRerun, rerunOf({h})));
+                     fc2Rerun);
+        adapt(kLoraFc2, "fc2_lora", "MLP down projection's LoRA adapter", tokens, h, f, false,
+              fc2Rerun);
     }
     b.memoryOp("residual2", "MLP residual", spTokens, h, spTokens * h * (3 * e + mask),
                spTokens * h * (2 * e + mask), rerunAll, residualSource, eager);
@@ -1036,10 +1121,13 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             const OpCost scatters =
                 collective(Collective::reduceScatter, payload, c.tp, c.tpLink, halves);
             op.forward = plus(gathers, scatters);
-            op.backward = plus(
+            // A frozen projection (LoRA) has no weight gradient to gather its input again for;
+            // the adapters keep their own gathered input.
+            op.backward =
                 plus(collective(Collective::allGather, payload * gradShare, c.tp, c.tpLink, halves),
-                     scatters),
-                gathers);
+                     scatters);
+            if (!b.frozen)
+                op.backward = plus(op.backward, gathers);
             gatherShare = op.forward.seconds > 0 ? gathers.seconds / op.forward.seconds : 0.5;
             op.source = rates.narrow ? "Korthikanti et al. 2022, §4.2.2: g and ḡ, with the "
                                        "all-gather redone in backward; Transformer Engine "
@@ -1093,9 +1181,9 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                         continue;
                     forward += ring(gather, p->forward.seconds);
                     // The input gathered again beside dgrad; dgrad reduce-scattered beside
-                    // wgrad.
-                    backward +=
-                        bulk(gather, p->backward.seconds) + bulk(scatter, p->weight.seconds);
+                    // wgrad (frozen, with no wgrad to hide behind and no input to gather).
+                    backward += (b.frozen ? 0.0 : bulk(gather, p->backward.seconds)) +
+                                bulk(scatter, p->weight.seconds);
                 }
                 for (std::string_view key : {"proj", "fc2", "shared_fc2"}) {
                     const LayerOp *p = projection(key);
@@ -1129,7 +1217,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             op.rerun = std::max(op.rerun, 0.5);
         b.ops.push_back(std::move(op));
     }
-    if (c.training && c.gradAccumulationBytes > 0) {
+    if (c.training && c.gradAccumulationBytes > 0 && !b.frozen) {
         const ParamCounts counts = countParams(model, c.tp, ExpertSplit{c.ep, c.expertTp});
         addGradAccumulation(b, static_cast<double>(c.moe ? counts.perMoeLayer : counts.perLayer),
                             c);
@@ -1194,7 +1282,9 @@ EndTimes firstStageTimes(const ModelSpec &model, const LayerConfig &c, const Dev
         b.ops.push_back(std::move(op));
     }
     const double embeddingWeights = static_cast<double>(countParams(model, c.tp).embedding);
-    if (c.training) {
+    // LoRA freezes the embedding, and nothing before it wants a gradient: no backward at all.
+    const bool backward = c.training && c.loraRank == 0;
+    if (backward) {
         // The lookup's gradient is dense: PyTorch's embedding backward zero-fills a gradient
         // for every row of the table and adds each token's into its row
         // (aten/src/ATen/native/cuda/Embedding.cu, embedding_dense_backward_cuda). No
@@ -1210,9 +1300,9 @@ EndTimes firstStageTimes(const ModelSpec &model, const LayerConfig &c, const Dev
                     "the accumulated one";
         b.ops.push_back(std::move(op));
     }
-    if (c.training && c.gradAccumulationBytes > 0)
+    if (backward && c.gradAccumulationBytes > 0)
         addGradAccumulation(b, embeddingWeights, c);
-    return endTimes(std::move(b.ops), c.training);
+    return endTimes(std::move(b.ops), backward);
 }
 
 namespace {
@@ -1267,6 +1357,7 @@ EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const Devi
     Builder b{rates, {}};
     b.ops.reserve(12); // the final norm, the LM head, the loss and their casts
     b.weightGradStore = c.weightGradStoreBytes;
+    b.frozen = c.training && c.loraRank > 0; // LoRA: the LM head frozen too
     const double e = c.activationBytes;
     const double h = model.hidden;
     const double tokens = localTokens(c);
@@ -1322,7 +1413,7 @@ EndTimes lastStageTimes(const ModelSpec &model, const LayerConfig &c, const Devi
                kernels.backward * tokens * vocab * (12 + e), false, kernels.source, true);
     // The last stage's head: its own weights, or with tied embeddings its copy of the
     // embedding's (Megatron-LM keeps one there and all-reduces their gradients).
-    if (c.training && c.gradAccumulationBytes > 0) {
+    if (c.training && c.gradAccumulationBytes > 0 && !b.frozen) {
         const ParamCounts counts = countParams(model, c.tp);
         addGradAccumulation(
             b,

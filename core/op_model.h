@@ -129,6 +129,11 @@ struct LayerConfig
     // fused attention kernel visits (Scenario::packedExampleTokens); 0: the whole sequence.
     std::int64_t packedExampleTokens = 0;
     std::int64_t microbatchSize = 1;
+    // LoRA in training (Scenario::loraRank): the projections' weights frozen, with no weight
+    // gradient; a rank-loraRank adapter beside each projection the LoraModule bits name. 0:
+    // every weight trained.
+    int loraRank = 0;
+    unsigned loraModules = 0;
     int tp = 1;
     bool sequenceParallel = false;
     bool training = true;

@@ -26,6 +26,10 @@ struct StageReport
     int mtpLayers = 0;             // multi-token-prediction depths beside `layers`
     std::int64_t params = 0;       // parameters on one device of this stage
     std::int64_t expertParams = 0; // of `params`, this device's share of the routed experts
+    // Of `params`, those that train: all, or under LoRA the adapters alone; and of those, the
+    // routed experts'. Gradients, optimizer states and their sync are theirs.
+    std::int64_t trainableParams = 0;
+    std::int64_t trainableExpertParams = 0;
     std::int64_t weightsBytes = 0;
     std::int64_t gradsBytes = 0;
     std::int64_t optimizerBytes = 0;

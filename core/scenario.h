@@ -59,6 +59,21 @@ enum RecomputeModule : unsigned
 // what is wrong with it, naming the modules Parascope knows.
 std::variant<unsigned, std::string> parseRecomputeModules(std::string_view text);
 
+// The projections LoRA adapters sit beside, as Megatron-Bridge's LoRA target_modules names them
+// (src/megatron/bridge/peft/lora.py): bits of Scenario::loraModules once parsed
+// (docs/step_time.md, "LoRA").
+enum LoraModule : unsigned
+{
+    kLoraQkv = 1u << 0,  // linear_qkv: the QKV projection
+    kLoraProj = 1u << 1, // linear_proj: the output projection
+    kLoraFc1 = 1u << 2,  // linear_fc1: the MLP's up (gate and up) projection, each expert's too
+    kLoraFc2 = 1u << 3,  // linear_fc2: the MLP's down projection, each expert's too
+};
+
+// The modules a LoRA target list names, separated by spaces or commas, or what is wrong with it,
+// naming the modules Parascope knows.
+std::variant<unsigned, std::string> parseLoraModules(std::string_view text);
+
 // flash: the device's fused kernel (cuDNN's through Transformer Engine on Hopper); flash2:
 // FlashAttention-2's (the flash-attn 2 package, and scaled_dot_product_attention's flash
 // backend); flash3: FlashAttention-3's (Hopper); eager: the scores materialised
@@ -297,6 +312,13 @@ struct Scenario
     // Megatron-Bridge packs fine-tuning data; torchtitan's block-causal mask); 0: a sequence
     // is one example (docs/step_time.md, "Packed examples").
     int packedExampleTokens = 0;
+    // LoRA fine-tuning (Hu et al. 2021, "LoRA: Low-Rank Adaptation of Large Language Models"):
+    // the model's weights frozen, a rank-r pair of adapter matrices beside each projection
+    // loraModules names, trained alone; 0: every weight trained (docs/step_time.md, "LoRA").
+    int loraRank = 0;
+    // The projections the adapters sit beside (parseLoraModules); Megatron-Bridge's default
+    // is all four.
+    std::string loraModules = "linear_qkv linear_proj linear_fc1 linear_fc2";
     // Inference: tokens each sequence generates after its prompt; the KV cache holds
     // seq_len + output_len tokens when the last is generated (docs/inference.md).
     int outputLen = 0;

@@ -829,6 +829,25 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
                               "layernorm and moe_act need current or block FP8 scaling: "
                               "Megatron-core refuses them under delayed scaling (fp8_scaling)"};
     }
+    // LoRA's rank is below the widths it adapts (Hu et al. 2021, §4: r << min(d, k)).
+    if (s.loraRank > 0 && !model->hasArchitecture())
+        return InputError{"lora_rank", "LoRA adapters sit beside the model's projections, and "
+                                       "this model gives only a parameter count"};
+    if (s.loraRank < 0 || s.loraRank > model->hidden)
+        return InputError{"lora_rank",
+                          "must be from 0 (every weight trained) to the model's hidden "
+                          "width (" +
+                              std::to_string(model->hidden) + "), got " +
+                              std::to_string(s.loraRank)};
+    {
+        const auto modules = parseLoraModules(s.loraModules);
+        if (const auto *why = std::get_if<std::string>(&modules))
+            return InputError{"lora_modules", *why};
+        if (s.loraRank > 0 && std::get<unsigned>(modules) == 0)
+            return InputError{"lora_modules", "names no projection for the rank-" +
+                                                  std::to_string(s.loraRank) +
+                                                  " adapters (lora_rank) to sit beside"};
+    }
     if (s.mtpLayers < 0 || s.mtpLayers > limits::kMtpLayers)
         return InputError{"mtp_layers",
                           "must be 0 (none) to " + std::to_string(limits::kMtpLayers) +
