@@ -1009,6 +1009,17 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                  : "eager attention computes every score of the sequence under the examples' "
                    "mask, so packing saves it nothing; a fused kernel (flash, flash2, flash3) "
                    "visits each example's keys only"});
+    if (s.loraRank > 0 && s.mode == Mode::inference)
+        r.warnings.push_back({"lora-unused",
+                              "lora_rank describes fine-tuning; served, adapters merged into the "
+                              "weights cost nothing, so inference is timed as the model alone"});
+    else if (s.loraRank > 0 && model.hasArchitecture() && loraParams(s, model).perLayer == 0 &&
+             loraParams(s, model).perMoeLayer == 0)
+        r.warnings.push_back(
+            {"lora-unused", "lora_modules '" + s.loraModules.substr(0, 80) +
+                                "' adapts no projection this model has (latent attention "
+                                "has no linear_qkv): every weight is frozen and nothing "
+                                "trains"});
     if (s.mode == Mode::inference && s.fullCudaGraph)
         r.warnings.push_back({"cuda-graph-unused",
                               "full_cuda_graph captures a training step; inference is timed "
