@@ -137,10 +137,21 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     const auto savedInput = [&](Count width) {
         return quantized ? divBytesUp<Count>(width * c.savedInputBytes32, 32) : a * width;
     };
-    const Count attentionInput =
-        quantized && m.latentAttention() ? 2 * savedInput(h) : savedInput(h);
-    const Count mlpInput =
-        !c.moe ? savedInput(h) : a * h + (quantized && m.sharedExperts > 0 ? savedInput(h) : 0);
+    // LoRA: Transformer Engine keeps no input for a projection whose weight takes no gradient
+    // (module/linear.py and layernorm_linear.py: backward_needs_input = weight.requires_grad);
+    // an adapter beside it keeps the 16-bit input its own weight gradients need (a Megatron-core
+    // linear; Megatron-Bridge's ParallelLinearAdapter).
+    const auto projectionInput = [&](unsigned module, Count width) -> Count {
+        if (!c.lora)
+            return savedInput(width);
+        return (c.loraModules & module) != 0 ? a * width : 0;
+    };
+    const Count attentionInput = m.latentAttention() ? (c.lora      ? 0
+                                                        : quantized ? 2 * savedInput(h)
+                                                                    : savedInput(h))
+                                                     : projectionInput(kLoraQkv, h);
+    const Count mlpInput = !c.moe ? projectionInput(kLoraFc1, h)
+                                  : a * h + (quantized && m.sharedExperts > 0 ? savedInput(h) : 0);
     // layernorm: Megatron-core discards the two norms' outputs once their projections (and a
     // MoE layer's router) have read them, and has those keep no cast copy either
     // (set_save_original_input): the norms rerun before the backward (transformer_layer.py,
@@ -168,7 +179,7 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     // O is v_head_dim wide a head, as V is (latent attention's 128 beside Q and K's 192).
     const Count vd = m.valueHeadDim();
     t.sharded = a * qHeads * vd + (upProjectionsRerun ? 0 : a * qHeads * hd);
-    if (c.projectionInputCopy)
+    if (c.projectionInputCopy && !c.lora)
         t.sharded += savedInput(qHeads * vd);
     // Eager attention repeats K and V to every query head before the matmuls
     // (Hugging Face repeat_kv), so they are kept at full size; flash attention and
@@ -195,7 +206,9 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     // input, 3 × 2sbf (Megatron-LM megatron/core/fusions/fused_bias_swiglu.py).
     // The last of them is the down projection's input, kept cast like the others.
     const Count mlpTensors = m.gatedMlp ? (c.fusedSwiglu ? 3 : 4) : 2;
-    const auto mlpBytes = [&](Count f) { return (mlpTensors - 1) * a * f + savedInput(f); };
+    const auto mlpBytes = [&](Count f) {
+        return (mlpTensors - 1) * a * f + projectionInput(kLoraFc2, f);
+    };
     if (!c.moe) {
         // mlp: the dense MLP checkpointed whole, keeping its input (the norm's output above).
         if (!rerun(kRecomputeMlp))
@@ -359,6 +372,11 @@ ActivationConfig activationConfig(const Scenario &s)
     c.sequenceParallel = s.sequenceParallel;
     c.recompute = s.recompute;
     c.recomputeModules = recomputeModuleBits(s);
+    c.lora = s.mode == Mode::training && s.loraRank > 0;
+    if (c.lora) {
+        const auto modules = parseLoraModules(s.loraModules);
+        c.loraModules = std::holds_alternative<unsigned>(modules) ? std::get<unsigned>(modules) : 0;
+    }
     c.attention = s.attention;
     c.fusedSwiglu = s.fusedSwiglu;
     c.bytesPerValue = activationValueBytes(s.precision);

@@ -36,6 +36,10 @@ struct ActivationConfig
     // The output projection keeps its cast input beside attention's 16-bit output, which
     // Megatron-LM avoids only for scalings other than delayed (docs/activations.md).
     bool projectionInputCopy = false;
+    // LoRA in training (Scenario::loraRank): a frozen projection keeps no input, an adapter
+    // beside one (the LoraModule bits) its own 16-bit copy (docs/activations.md, "LoRA").
+    bool lora = false;
+    unsigned loraModules = 0;
 };
 
 // Bytes of one activation, logit or KV-cache value: 16 bits, or 32 in FP32; FP8 and the

@@ -809,7 +809,10 @@ void addFp8Casts(Builder &b, const LayerConfig &c)
 {
     const double e = c.activationBytes;
     const bool nvfp4 = b.rates.blockScaledFp4();
-    const double written = (c.training ? 2 : 1) * b.rates.castCopyBytes;
+    // A row-wise copy for the forward (and the input gradient), a column-wise one for the
+    // weight gradient; a frozen projection (LoRA) takes none (Transformer Engine,
+    // module/linear.py: columnwise usage only where backward_needs_input).
+    const double written = (c.training && !b.frozen ? 2 : 1) * b.rates.castCopyBytes;
     // Current scaling reads each tensor for its maximum before the cast reads it again
     // (NVIDIA/TransformerEngine, pytorch/csrc/quantizer.cpp, Float8CurrentScalingQuantizer:
     // nvte_compute_amax, then nvte_quantize); NVFP4 always does.
@@ -832,6 +835,10 @@ void addFp8Casts(Builder &b, const LayerConfig &c)
                              "transposed (read 2e, write 2 bytes)"
                            : "Transformer Engine: each FP8 multiply's input and output "
                              "gradient cast and transposed (read e, write 2 bytes)";
+    if (b.frozen)
+        op.source = "Transformer Engine, frozen weights (LoRA): each multiply's input and output "
+                    "gradient cast once, row-wise only, with no weight gradient to transpose "
+                    "for (read e, or 2e with an amax pass; write one copy)";
     b.ops.push_back(std::move(op));
 }
 

@@ -1035,6 +1035,113 @@ private Q_SLOTS:
         QVERIFY(prefillPackedWarned && !prefillWarned);
     }
 
+    // LoRA (Hu et al. 2021, §4.1: h = W0·x + B·A·x, A r×k, B n×r, W0 frozen), by hand on
+    // Llama 3.1 8B (h 4,096, 32 heads, 8 KV heads of 128, gated FFN 14,336, 32 layers) at
+    // r = 16 beside all four projections, one sequence of 4,096 tokens a micro-batch, T = 1:
+    // - a frozen projection keeps its forward and input-gradient multiplies (2·t·n·k each) and
+    //   has no weight gradient;
+    // - an adapter beside a k-to-n projection multiplies 2·t·r·(k + n) FLOPs in each of
+    //   forward, input gradients and weight gradients: QKV's (k 4,096, n 6,144)
+    //   2 · 4,096 · 16 · 10,240 = 1,342,177,280;
+    // - the adapters hold r·(k + n) a projection: 163,840 + 131,072 + 524,288 + 294,912 =
+    //   1,114,112 a layer, 35,651,584 in all, and only they have gradients (4 bytes, FP32) and
+    //   Adam's states (12 bytes);
+    // - the embedding has no backward; D = 2 reduce-scatters the adapters' 4-byte gradients
+    //   and all-gathers their 2-byte weights, (D − 1)/D of each on the wire;
+    // - model FLOPs are 4·N + 6·N_a a token (forward and input gradients of the frozen layers,
+    //   all three passes of the adapters).
+    void loraFreezesTheWeightsAndTrainsTheAdapters()
+    {
+        const Presets presets = io::builtinPresets();
+        const QString base = QStringLiteral(
+            "model=llama-3.1-8b,device=h100-sxm,framework=megatron,precision=bf16,"
+            "grad_precision=fp32,tp=1,pp=1,dp=2,zero=1,microbatches=4,microbatch_size=1,"
+            "seq_len=4096,recompute=none,fused_grad_accumulation=true");
+        const Report full = evaluate(scenario(base), presets);
+        const Report lora = evaluate(scenario(base + ",lora_rank=16"), presets);
+        QVERIFY(full.ok() && full.stepTime && lora.ok() && lora.stepTime);
+        const double t = 4096;
+        for (const char *key : {"qkv", "proj", "fc1", "fc2"}) {
+            const LayerOp &frozen = opOf(lora.layerOps, key);
+            const LayerOp &trained = opOf(full.layerOps, key);
+            QCOMPARE(frozen.weight.flops, 0.0);
+            QCOMPARE(frozen.weight.seconds, 0.0);
+            QVERIFY(trained.weight.flops > 0);
+            QCOMPARE(frozen.forward.flops, trained.forward.flops);
+            QCOMPARE(frozen.backward.flops, trained.backward.flops);
+        }
+        const struct
+        {
+            const char *key;
+            double k, n;
+        } adapters[] = {{"qkv_lora", 4096, 6144},
+                        {"proj_lora", 4096, 4096},
+                        {"fc1_lora", 4096, 2 * 14336},
+                        {"fc2_lora", 14336, 4096}};
+        for (const auto &a : adapters) {
+            const LayerOp &op = opOf(lora.layerOps, a.key);
+            const double flops = 2 * t * 16 * (a.k + a.n);
+            QVERIFY2(near(op.forward.flops, flops), a.key);
+            QVERIFY2(near(op.backward.flops, flops), a.key);
+            QVERIFY2(near(op.weight.flops, flops), a.key);
+            QVERIFY2(op.forward.seconds > 0 && op.weight.seconds > 0, a.key);
+        }
+        QVERIFY(near(opOf(lora.layerOps, "qkv_lora").forward.flops, 1'342'177'280.0));
+        QVERIFY(std::none_of(full.layerOps.begin(), full.layerOps.end(),
+                             [](const LayerOp &op) { return op.key.ends_with("_lora"); }));
+        // Only the adapters train.
+        const std::int64_t adapterParams = 32 * 1'114'112;
+        QCOMPARE(adapterParams, std::int64_t{35'651'584});
+        const StageReport &stage = lora.stages.front();
+        QCOMPARE(stage.trainableParams, adapterParams);
+        QCOMPARE(stage.params, full.stages.front().params + adapterParams);
+        QCOMPARE(stage.gradsBytes, 4 * adapterParams);
+        QCOMPARE(stage.optimizerBytes, (12 * adapterParams + 1) / 2); // ZeRO-1 over D = 2
+        QCOMPARE(stage.weightsBytes, 2 * stage.params);
+        // The embedding is looked up, never differentiated.
+        for (std::size_t i = 0; i < lora.firstStageEndOps; ++i) {
+            QCOMPARE(lora.endOps[i].backward.seconds, 0.0);
+            QCOMPARE(lora.endOps[i].weight.seconds, 0.0);
+        }
+        const LayerOp &head = opOf(lora.endOps, "lm_head");
+        QCOMPARE(head.weight.flops, 0.0);
+        QVERIFY(head.backward.flops > 0);
+        const double wire = 0.5 * (4.0 * adapterParams) + 0.5 * (2.0 * adapterParams);
+        QVERIFY(near(static_cast<double>(lora.stepTime->dpBytesPerStep), wire, 1e-6));
+        const double n = static_cast<double>(activeLayerParams(*presets.model("llama-3.1-8b")));
+        // Achieved MFU × step time is model FLOPs over the same devices' peak.
+        const auto modelFlops = [](const Report &r) {
+            return r.stepTime->mfuAchieved * r.stepTime->stepTimeS;
+        };
+        QVERIFY(near(modelFlops(lora) / modelFlops(full), (4 * n + 6.0 * adapterParams) / (6 * n)));
+        QVERIFY(lora.stepTime->stepTimeS < full.stepTime->stepTimeS);
+        QVERIFY(!lora.hasWarning("lora-unused"));
+        // QKV alone: the other three projections have no adapter and the FLOPs shrink to
+        // QKV's.
+        const Report qkv =
+            evaluate(scenario(base + ",lora_rank=16,lora_modules=linear_qkv"), presets);
+        QVERIFY(qkv.ok());
+        QCOMPARE(qkv.stages.front().trainableParams, std::int64_t{32 * 163'840});
+        QVERIFY(std::none_of(qkv.layerOps.begin(), qkv.layerOps.end(), [](const LayerOp &op) {
+            return op.key == "fc1_lora" || op.key == "proj_lora";
+        }));
+        // Activations: a frozen projection keeps no input (Transformer Engine keeps one only
+        // for a weight gradient), an adapter its own 16-bit copy. In BF16 at T = 1, QKV's
+        // input stays (its adapter's), fc1's (h) and fc2's (f) go: 2 · (4,096 + 14,336) =
+        // 36,864 bytes a token a layer; with every projection adapted, nothing goes.
+        const ModelSpec &llama = *presets.model("llama-3.1-8b");
+        const auto layerBytes = [&](const QString &set) {
+            return layerActivationBytes(llama, activationConfig(scenario(base + set), llama));
+        };
+        QCOMPARE(layerBytes(QString()) - layerBytes(",lora_rank=16,lora_modules=linear_qkv"),
+                 std::int64_t{36'864} * 4096);
+        QCOMPARE(layerBytes(",lora_rank=16"), layerBytes(QString()));
+        // Served, adapters merged into the weights cost nothing.
+        const Report served = evaluate(
+            scenario(QStringLiteral("mode=inference,microbatches=1,lora_rank=16")), presets);
+        QVERIFY(served.ok() && served.hasWarning("lora-unused"));
+    }
+
     // Block-scaled FP8 multiplies take their own fraction of the FP8 peak: on the B300, 0.594
     // times the 6.812 / 7.161 ms Transformer Engine's GEMM profiling guide measured for a
     // layer's multiplies in per-tensor FP8 and MXFP8 (docs/step_time.md, "FP8 scaling");

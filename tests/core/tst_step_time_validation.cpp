@@ -668,6 +668,63 @@ private Q_SLOTS:
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
+    // The same table's LoRA runs (26.06 container, "LoRA Performance"): Llama 3 70B, its
+    // weights frozen, rank-16 adapters beside the QKV projection alone (llama3_llm_finetune.py:
+    // target_modules = ["linear_qkv"]; recipes/llama/llama3.py, llama3_70b_peft_config: dim 16),
+    // 8 GPUs, GBS 32, MBS 1, 4,096 tokens, the v0.5.1 presets' layouts
+    // (_LLAMA3_70B_LORA_CONFIG_*: GB200 MXFP8 at K4, the rest as the table gives them) and the
+    // SFT rows' settings otherwise. Packed SQuAD examples, timed over the whole 4,096 as the SFT
+    // rows are. Added after LoRA was built, as runs the model had not seen.
+    void megatronBridgeLora_data()
+    {
+        addBridgeColumns();
+        const QString gb300 = QStringLiteral("device=gb300-nvl72,tp=1,pp=2,dp=4,microbatches=8,"
+                                             "virtual_stages=20");
+        QTest::addRow("Llama 3 70B LoRA, 8 GB300") << "llama-3.1-70b" << gb300 << 8 << 7481.0;
+        QTest::addRow("Llama 3 70B LoRA MXFP8, 8 GB300")
+            << "llama-3.1-70b" << gb300 + ",fp8_scaling=block" << 8 << 7447.0;
+        QTest::addRow("Llama 3 70B LoRA, 8 GB200")
+            << "llama-3.1-70b"
+            << "device=gb200-nvl72,tp=1,pp=2,dp=4,microbatches=8,virtual_stages=20" << 8 << 6206.0;
+        QTest::addRow("Llama 3 70B LoRA MXFP8, 8 GB200")
+            << "llama-3.1-70b"
+            << "device=gb200-nvl72,tp=1,pp=4,dp=2,microbatches=16,virtual_stages=20,"
+               "fp8_scaling=block"
+            << 8 << 5958.0;
+        QTest::addRow("Llama 3 70B LoRA, 8 H100")
+            << "llama-3.1-70b"
+            << "device=h100-sxm,tp=2,pp=4,dp=1,microbatches=32,virtual_stages=20,"
+               "sequence_parallel=true,tp_overlap=true"
+            << 8 << 2643.0;
+    }
+    void megatronBridgeLora()
+    {
+        double e = 0;
+        bridgeRun(
+            QStringLiteral("framework=megatron,precision=fp8,grad_precision=bf16,loss_fusion=te,"
+                           "fp8_scaling=current,fp8_params=true,zero=1,recompute=none,"
+                           "attention=flash,seq_len=4096,cache_outputs=false,"
+                           "schedule=interleaved,microbatch_size=1,lora_rank=16,"
+                           "lora_modules=linear_qkv"),
+            e);
+        if (QTest::currentTestFailed())
+            return;
+        counted(e);
+        // docs/step_time.md: every listed run within 15 %, but the GB300's.
+        QEXPECT_FAIL("Llama 3 70B LoRA, 8 GB300",
+                     "modelled about 18 % slow, as every GB300 row leans slow: the model has the "
+                     "GB300 no faster than the GB200 here, whose run it times within 1 %, where "
+                     "the published GB300 ran 21 % faster; its multiplies take the GB200's "
+                     "fractions of its peaks for want of a measured GB300 multiply "
+                     "(docs/devices.md)",
+                     Continue);
+        QEXPECT_FAIL("Llama 3 70B LoRA MXFP8, 8 GB300",
+                     "modelled about 18 % slow, as every GB300 row leans slow (the FP8 row's "
+                     "reason above)",
+                     Continue);
+        QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
+    }
+
     // The same summary's mixture-of-experts runs (NVIDIA-NeMo/Megatron-Bridge,
     // docs/performance-summary.md and -archive.md): Qwen3's MoE models, 4,096 tokens, tokens per
     // second per GPU; nothing in the model was set from them (docs/experts.md showed the H100
@@ -1494,7 +1551,7 @@ private Q_SLOTS:
 
     // Over every run above (the last function, so after all of them): the goal Parascope is
     // held to is a mean difference of at most 10 % with no run beyond 15 %; docs/step_time.md
-    // ("What the tables say") and the README count 161 runs, 14 of them beyond 15 % (each an
+    // ("What the tables say") and the README count 166 runs, 16 of them beyond 15 % (each an
     // expected failure above, with its reason). A run added, or one that crosses 15 % either
     // way, changes those counts here and there.
     void meanOverEveryRun()
@@ -1509,7 +1566,7 @@ private Q_SLOTS:
                     QSKIP("a subset of the functions ran: the mean is over every run");
         }
         std::vector<double> errors = runErrors();
-        QCOMPARE(errors.size(), std::size_t{161});
+        QCOMPARE(errors.size(), std::size_t{166});
         std::sort(errors.begin(), errors.end());
         double sum = 0;
         for (double e : errors)
@@ -1521,7 +1578,7 @@ private Q_SLOTS:
         qInfo("%zu runs: mean %.1f %%, median %.1f %%, %td beyond 15 %%", errors.size(), 100 * mean,
               100 * median, beyond);
         QVERIFY2(mean <= 0.10, qPrintable(QString::number(100 * mean, 'f', 1)));
-        QCOMPARE(beyond, std::ptrdiff_t{14});
+        QCOMPARE(beyond, std::ptrdiff_t{16});
     }
 };
 

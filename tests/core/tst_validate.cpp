@@ -103,6 +103,15 @@ private Q_SLOTS:
             << QStringList{"seq_len=4096", "packed_example_tokens=4097"} << "packed_example_tokens";
         QTest::addRow("negative packed examples")
             << QStringList{"packed_example_tokens=-1"} << "packed_example_tokens";
+        // LoRA's rank is below the widths it adapts (Hu et al. 2021, §4): the default 70B is
+        // 8,192 wide.
+        QTest::addRow("LoRA rank wider than the model")
+            << QStringList{"lora_rank=8193"} << "lora_rank";
+        QTest::addRow("negative LoRA rank") << QStringList{"lora_rank=-1"} << "lora_rank";
+        QTest::addRow("LoRA on a projection Megatron-Bridge does not name")
+            << QStringList{"lora_rank=16", "lora_modules=q_proj"} << "lora_modules";
+        QTest::addRow("LoRA beside no projection")
+            << QStringList{"lora_rank=16", "lora_modules=,"} << "lora_modules";
     }
     void refused()
     {
