@@ -87,6 +87,9 @@ private Q_SLOTS:
         QTest::addRow("Megatron-Bridge 26.06: Llama 3 70B fine-tuned on packed examples")
             << "llama-70b-sft-h100-packed"
             << "step-time";
+        QTest::addRow("Megatron-Bridge 26.06: Llama 3 70B fine-tuned with LoRA")
+            << "llama-70b-lora-h100"
+            << "memory";
     }
     void teaches()
     {
@@ -162,6 +165,20 @@ private Q_SLOTS:
             QVERIFY(r.stepTime && unpacked.stepTime &&
                     r.stepTime->stepTimeS < unpacked.stepTime->stepTimeS);
             QVERIFY(!r.hasWarning("packed-unused"));
+        } else if (id == "llama-70b-lora-h100") {
+            // Rank-16 adapters beside QKV: 16 · (8,192 + 10,240) = 294,912 parameters a layer,
+            // split over T = 2, 20 layers a stage; only they have gradients and Adam's states
+            // (docs/step_time.md, "LoRA"). Trained in full, no stage fits its 80 GB.
+            QVERIFY2(verdict.contains("8 devices") && verdict.contains("Fits"),
+                     qPrintable(verdict));
+            const core::Report &r = document.report();
+            for (const core::StageReport &stage : r.stages)
+                QCOMPARE(stage.trainableParams, std::int64_t{20 * 294'912 / 2});
+            core::Scenario full = document.scenario();
+            full.loraRank = 0;
+            const core::Report trained = core::evaluate(full, document.presets());
+            QVERIFY(trained.ok() && !trained.fits);
+            QVERIFY(!r.hasWarning("lora-unused"));
         } else if (id == "deepseek-v3-gb300-full-iteration") {
             // The last stage's LM head, 4,096 tokens × 129,280 × 7,168, in FP8 with its casts;
             // nothing waits on the host under the graph, and the stage with the MTP layer and
