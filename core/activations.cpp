@@ -206,8 +206,11 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     // input, 3 × 2sbf (Megatron-LM megatron/core/fusions/fused_bias_swiglu.py).
     // The last of them is the down projection's input, kept cast like the others.
     const Count mlpTensors = m.gatedMlp ? (c.fusedSwiglu ? 3 : 4) : 2;
+    // fp8_activation_input: the fused SwiGLU's 2f-wide input in FP8, one byte a value
+    // (Megatron-core fused_bias_swiglu.py: input.to(torch.float8_e4m3fn) for the backward).
+    const bool fp8Input = c.fp8ActivationInput && m.gatedMlp && c.fusedSwiglu;
     const auto mlpBytes = [&](Count f) {
-        return (mlpTensors - 1) * a * f + projectionInput(kLoraFc2, f);
+        return (fp8Input ? 2 * f : (mlpTensors - 1) * a * f) + projectionInput(kLoraFc2, f);
     };
     if (!c.moe) {
         // mlp: the dense MLP checkpointed whole, keeping its input (the norm's output above).
@@ -379,6 +382,7 @@ ActivationConfig activationConfig(const Scenario &s)
     }
     c.attention = s.attention;
     c.fusedSwiglu = s.fusedSwiglu;
+    c.fp8ActivationInput = s.fp8ActivationInput;
     c.bytesPerValue = activationValueBytes(s.precision);
     c.cp = s.cp;
     c.expertTp = s.expertTpDegree();

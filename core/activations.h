@@ -19,10 +19,11 @@ struct ActivationConfig
     // Under selective recomputation, the RecomputeModule bits it reruns.
     unsigned recomputeModules = kRecomputeCoreAttn;
     Attention attention = Attention::flash;
-    bool fusedSwiglu = false; // SwiGLU keeps its 2f-wide input only (docs/activations.md)
-    int bytesPerValue = 2;    // 16-bit activations; 4 in FP32 training
-    int cp = 1;               // context parallelism: each device keeps s / C of the tokens
-    int expertTp = 1;         // devices that split each expert (docs/experts.md)
+    bool fusedSwiglu = false;        // SwiGLU keeps its 2f-wide input only (docs/activations.md)
+    bool fp8ActivationInput = false; // ... in FP8, one byte a value (fp8_activation_input)
+    int bytesPerValue = 2;           // 16-bit activations; 4 in FP32 training
+    int cp = 1;                      // context parallelism: each device keeps s / C of the tokens
+    int expertTp = 1;                // devices that split each expert (docs/experts.md)
     // Routed copies an expert takes against its even share: 1 dropless, the capacity factor
     // with padding (expertLoad).
     double expertLoad = 1;

@@ -489,6 +489,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     c.fp8LmHead = s.fp8LmHead && !fp8LmHeadUnused(s);
     c.lossFusion = s.lossFusion;
     c.fusedElementwise = s.fusedElementwise;
+    c.fp8ActivationInput = c.training && s.fp8ActivationInput && model.gatedMlp && s.fusedSwiglu;
     c.tpLink = t.tpLink;
     // Megatron-core orders ranks T, C, E, D, K: a sequence's C ranks span T x C devices, an
     // all-to-all E x expert T (parallel_state.py, RankGenerator order "tp-cp-ep-dp-pp").

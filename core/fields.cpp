@@ -154,6 +154,11 @@ const std::array kFields{
     FieldInfo{"fused_swiglu", &Scenario::fusedSwiglu,
               "A fused SwiGLU keeps only its 2f-wide input for backward, not four f-wide "
               "tensors (docs/activations.md)."},
+    FieldInfo{"fp8_activation_input", &Scenario::fp8ActivationInput,
+              "Training: the fused SwiGLU keeps its 2f-wide input in FP8, one byte a value, cast "
+              "after the forward and back before the backward (Megatron-LM "
+              "--activation-func-fp8-input-store; docs/activations.md). Needs fused_swiglu and "
+              "a SwiGLU MLP."},
     FieldInfo{"fused_elementwise", &Scenario::fusedElementwise,
               "Norms, rotary embeddings and SwiGLU run as fused kernels (Transformer Engine, "
               "torch.compile); off, as PyTorch's eager operations, each a pass over memory "

@@ -55,6 +55,18 @@ PassBytes swigluBytes(double e, bool fused)
     return fused ? PassBytes{3 * e, 5 * e} : PassBytes{5 * e, 9 * e};
 }
 
+// fp8_activation_input: the 2f-wide input cast to FP8 after the forward (read 2e, write 2) and
+// back before the backward (read 2, write 2e), per f-wide value (Megatron-core
+// fused_bias_swiglu.py, BiasSwiGLUFunction: input.to(torch.float8_e4m3fn), .to(dtype)).
+PassBytes withFp8InputStore(PassBytes swiglu, double e, bool store)
+{
+    if (store) {
+        swiglu.forward += 2 * (e + 1);
+        swiglu.backward += 2 * (1 + e);
+    }
+    return swiglu;
+}
+
 OpShape dims(double m, double n, double k, double batch = 1)
 {
     return {m, n, k, batch};
@@ -707,7 +719,8 @@ void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double
                  h, c.weightBytes, c.activationBytes, wholeLayer, local);
     adapt(kLoraFc1, "expert_fc1_lora", "experts' up LoRA adapters", perExpert,
           (model.gatedMlp ? 2 : 1) * f, h, true, wholeLayer, c.expertTp, local);
-    const PassBytes swiglu = swigluBytes(e, c.fusedElementwise);
+    const PassBytes swiglu =
+        withFp8InputStore(swigluBytes(e, c.fusedElementwise), e, c.fp8ActivationInput);
     const double act = std::max(wholeLayer, module(kRecomputeMoeAct));
     if (model.gatedMlp)
         b.memoryOp("expert_act", "experts' SwiGLU", received, f, swiglu.forward * received * f,
@@ -1078,13 +1091,18 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                      (model.gatedMlp ? 2 : 1) * f, h, c.weightBytes, c.activationBytes, fc1Rerun);
         adapt(kLoraFc1, "fc1_lora", "MLP up projection's LoRA adapter", tokens,
               (model.gatedMlp ? 2 : 1) * f, h, true, fc1Rerun);
-        const PassBytes swiglu = swigluBytes(e, c.fusedElementwise);
+        const PassBytes swiglu =
+            withFp8InputStore(swigluBytes(e, c.fusedElementwise), e, c.fp8ActivationInput);
         const double act = std::max(rerunAll, mlpRerun);
         if (model.gatedMlp)
             b.memoryOp("act", "SwiGLU", tokens, f, swiglu.forward * tokens * f,
                        swiglu.backward * tokens * f, act,
-                       "reads gate and up, writes their product; backward reads both and dy, "
-                       "writes two gradients (Shazeer 2020)",
+                       c.fp8ActivationInput
+                           ? "reads gate and up, writes their product and an FP8 copy of both; "
+                             "backward casts them back, reads dy, writes two gradients (Shazeer "
+                             "2020; Megatron-core fp8_input_store)"
+                           : "reads gate and up, writes their product; backward reads both and "
+                             "dy, writes two gradients (Shazeer 2020)",
                        eager);
         else
             b.memoryOp("act", "GeLU", tokens, f, 2 * tokens * f * e, 3 * tokens * f * e, act,

@@ -152,7 +152,10 @@ struct LayerConfig
     bool fp8LmHead = false;
     LossFusion lossFusion = LossFusion::none; // the cross-entropy loss's kernels (loss_fusion)
     bool fusedElementwise = true; // norms, RoPE and SwiGLU fused; false: PyTorch eager ops
-    Link tpLink;                  // with its efficiency; unused when tp = 1
+    // The SwiGLU's 2f-wide input kept in FP8 (fp8_activation_input): cast after the forward,
+    // back before the backward.
+    bool fp8ActivationInput = false;
+    Link tpLink;            // with its efficiency; unused when tp = 1
     bool tpOverlap = false; // sequence parallelism's collectives hidden behind the projections
     // Bytes per weight that adding one micro-batch's weight gradients into the accumulated
     // ones moves when the add is a pass of its own (read both, write the sum); 0 when the

@@ -355,6 +355,9 @@ struct Scenario
     // A fused SwiGLU saves its 2f-wide input for backward, not four f-wide tensors
     // (docs/activations.md).
     bool fusedSwiglu = false;
+    // The fused SwiGLU keeps that input in FP8, cast before the forward and back before the
+    // backward (Megatron-LM --activation-func-fp8-input-store; docs/activations.md).
+    bool fp8ActivationInput = false;
     // The weight-gradient multiply adds into the accumulated gradients (Megatron-LM's
     // gradient-accumulation fusion); false: a separate add per micro-batch (docs/step_time.md).
     bool fusedGradAccumulation = true;

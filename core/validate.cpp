@@ -829,6 +829,17 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
                               "layernorm and moe_act need current or block FP8 scaling: "
                               "Megatron-core refuses them under delayed scaling (fp8_scaling)"};
     }
+    // Megatron-core's transformer_config.py: "Storing activation input in FP8 is supported only
+    // for SwiGLU", in its fused bias_swiglu_impl (mlp.py).
+    if (s.fp8ActivationInput && s.mode == Mode::training) {
+        if (!model->gatedMlp)
+            return InputError{"fp8_activation_input",
+                              "keeps a SwiGLU's input in FP8, and this model's MLP is not gated"};
+        if (!s.fusedSwiglu)
+            return InputError{"fp8_activation_input",
+                              "needs fused_swiglu: Megatron-core keeps the FP8 copy in its fused "
+                              "SwiGLU only"};
+    }
     // LoRA's rank is below the widths it adapts (Hu et al. 2021, §4: r << min(d, k)).
     if (s.loraRank > 0 && !model->hasArchitecture())
         return InputError{"lora_rank", "LoRA adapters sit beside the model's projections, and "

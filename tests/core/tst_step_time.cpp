@@ -1142,6 +1142,34 @@ private Q_SLOTS:
         QVERIFY(served.ok() && served.hasWarning("lora-unused"));
     }
 
+    // fp8_activation_input (Megatron-core fused_bias_swiglu.py: the fused SwiGLU saves
+    // input.to(torch.float8_e4m3fn)), by hand on Llama 3.1 8B in BF16 at T = 1, f = 14,336,
+    // 4,096 tokens: the 2f-wide input kept at one byte instead of two, 2 · 14,336 = 28,672
+    // bytes a token a layer less; the cast after the forward reads 2f at 2 bytes and writes 2f
+    // at 1, the cast back before the backward the reverse: 6 · 14,336 bytes a token each way.
+    void fp8ActivationInputByHand()
+    {
+        const Presets presets = io::builtinPresets();
+        const QString base = QStringLiteral(
+            "model=llama-3.1-8b,device=h100-sxm,framework=megatron,precision=bf16,tp=1,pp=1,"
+            "dp=1,microbatches=1,microbatch_size=1,seq_len=4096,recompute=none,"
+            "fused_swiglu=true");
+        const ModelSpec &llama = *presets.model("llama-3.1-8b");
+        const auto layerBytes = [&](const QString &set) {
+            return layerActivationBytes(llama, activationConfig(scenario(base + set), llama));
+        };
+        QCOMPARE(layerBytes(QString()) - layerBytes(",fp8_activation_input=true"),
+                 std::int64_t{28'672} * 4096);
+        const Report plain = evaluate(scenario(base), presets);
+        const Report fp8 = evaluate(scenario(base + ",fp8_activation_input=true"), presets);
+        QVERIFY(plain.ok() && fp8.ok());
+        const double cast = 6.0 * 14'336 * 4096;
+        QVERIFY(near(opOf(fp8.layerOps, "act").forward.bytes,
+                     opOf(plain.layerOps, "act").forward.bytes + cast));
+        QVERIFY(near(opOf(fp8.layerOps, "act").backward.bytes,
+                     opOf(plain.layerOps, "act").backward.bytes + cast));
+    }
+
     // Block-scaled FP8 multiplies take their own fraction of the FP8 peak: on the B300, 0.594
     // times the 6.812 / 7.161 ms Transformer Engine's GEMM profiling guide measured for a
     // layer's multiplies in per-tensor FP8 and MXFP8 (docs/step_time.md, "FP8 scaling");

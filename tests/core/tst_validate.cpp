@@ -108,6 +108,14 @@ private Q_SLOTS:
         QTest::addRow("LoRA rank wider than the model")
             << QStringList{"lora_rank=8193"} << "lora_rank";
         QTest::addRow("negative LoRA rank") << QStringList{"lora_rank=-1"} << "lora_rank";
+        // Megatron-core keeps an FP8 input for its fused SwiGLU only (transformer_config.py).
+        QTest::addRow("FP8 activation input without a SwiGLU")
+            << QStringList{"model=gpt-3-175b", "tp=8", "fused_swiglu=true",
+                           "fp8_activation_input=true"}
+            << "fp8_activation_input";
+        QTest::addRow("FP8 activation input without the fused SwiGLU")
+            << QStringList{"fused_swiglu=false", "fp8_activation_input=true"}
+            << "fp8_activation_input";
         QTest::addRow("LoRA on a projection Megatron-Bridge does not name")
             << QStringList{"lora_rank=16", "lora_modules=q_proj"} << "lora_modules";
         QTest::addRow("LoRA beside no projection")
