@@ -1470,6 +1470,80 @@ private Q_SLOTS:
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
+    // MLPerf Training v5.0's Llama 2 70B LoRA (mlcommons/training_results_v5.0, NVIDIA's
+    // submissions, NeMo 25.04: benchmarks/llama2_70b_lora/implementations/*/config_*.sh,
+    // config_common.sh, conf/megatron_gpt_peft_tuning_config.yaml, train.py): rank-16 adapters
+    // beside linear_qkv and linear_proj (train.py, LoRA(dim=16, target_modules=["linear_proj",
+    // "linear_qkv"])), one packed sequence of 8,192 tokens a GPU per step (GovReport documents
+    // fill it), T1 K1, FP8 with delayed scaling, FP8 weights and FP8 attention (FP8_DPA),
+    // Megatron-core's loss unfused (cross_entropy_loss_fusion=False), the distributed optimizer
+    // with nothing overlapped; the 8-GPU runs keep the SwiGLU input in FP8 (FP8_ACT), the CP8
+    // runs exchange by all-to-all (cp_comm_type a2a) and capture each layer in a CUDA graph.
+    // The step is the median of every train_step_time the system's logs give
+    // (results/*/llama2_70b_lora/result_*.txt, tracked_stats). Llama 2 70B is Llama 3.1 70B's
+    // shape with a vocabulary of 32,000 (meta-llama/Llama-2-70b-hf, config.json). Added after
+    // LoRA was built, as runs the model had not seen.
+    void mlperfLora_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<double>("publishedS");
+        const QString one = QStringLiteral("fp8_activation_input=true,cp=1,");
+        const QString cp8 = QStringLiteral("cp=8,cp_exchange=alltoall,device=gb200-nvl72,");
+        QTest::newRow("Llama 2 70B LoRA v5.0, 8 B200") << one + "device=b200,dp=8" << 1.5124;
+        QTest::newRow("Llama 2 70B LoRA v5.0, 8 GB200")
+            << one + "device=gb200-nvl72,dp=8" << 1.4858;
+        QTest::newRow("Llama 2 70B LoRA v5.0, 72 GB200, C8") << cp8 + "dp=9" << 0.2384;
+        QTest::newRow("Llama 2 70B LoRA v5.0, 144 GB200, C8") << cp8 + "dp=18" << 0.2439;
+        QTest::newRow("Llama 2 70B LoRA v5.0, 512 GB200, C8") << cp8 + "dp=64" << 0.2577;
+    }
+    void mlperfLora()
+    {
+        QFETCH(QString, set);
+        QFETCH(double, publishedS);
+        const core::Presets presets = io::builtinPresets();
+        Scenario s = scenario(
+            QStringLiteral("framework=megatron,precision=fp8,fp8_scaling=delayed,fp8_params=true,"
+                           "fp8_attention=true,grad_precision=bf16,zero=1,dp_overlap=0,"
+                           "overlap_param_gather=false,recompute=none,attention=flash,"
+                           "seq_len=8192,microbatch_size=1,microbatches=1,tp=1,pp=1,"
+                           "schedule=1f1b,sequence_parallel=false,loss_fusion=none,"
+                           "fused_swiglu=true,lora_rank=16,") +
+            set);
+        s.loraModules = "linear_qkv linear_proj";
+        ModelSpec llama2 = *presets.model("llama-3.1-70b");
+        llama2.id = "llama-2-70b";
+        llama2.name = "Llama 2 70B";
+        llama2.vocab = 32000;
+        llama2.contextWindow = 8192; // MLPerf fine-tunes it at 8,192 tokens
+        s.customModel = llama2;
+        s.model = llama2.id;
+        const Report r = evaluate(s, presets);
+        QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
+        QVERIFY(r.fits);
+        const double e = error(publishedS / r.stepTime->stepTimeS, 1);
+        qInfo("%s: %.4f s modelled, %.4f s published, %+.1f %% throughput", QTest::currentDataTag(),
+              r.stepTime->stepTimeS, publishedS, 100 * e);
+        counted(e);
+        // docs/step_time.md ("Fine-tuning"): every listed run within 15 %, but the three
+        // context-parallel ones, steps under 250 ms.
+        QEXPECT_FAIL("Llama 2 70B LoRA v5.0, 72 GB200, C8",
+                     "modelled about 17 % fast: a step under 250 ms (short-step), 1,024 tokens "
+                     "a GPU, where a third of the published step is not found "
+                     "(docs/step_time.md, \"Fine-tuning\")",
+                     Continue);
+        QEXPECT_FAIL("Llama 2 70B LoRA v5.0, 144 GB200, C8",
+                     "modelled about 19 % fast: the 72-GPU row's step, which grows to 0.244 s "
+                     "at 18 replicas where the modelled one grows by the adapters' 0.3 ms more "
+                     "of gradient sync",
+                     Continue);
+        QEXPECT_FAIL("Llama 2 70B LoRA v5.0, 512 GB200, C8",
+                     "modelled about 25 % fast: the 72-GPU row's step, which grows to 0.258 s "
+                     "at 64 replicas where the modelled one grows by 1.7 ms of gradient sync; "
+                     "what grows with the replicas is not found",
+                     Continue);
+        QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
+    }
+
     // stas00/ml-engineering, insights/when-to-upgrade-gpus (README, "Where the dense-path
     // deficit comes from"; the run is bench_decompose.py): meta-llama/Llama-3.1-8B in Hugging
     // Face Transformers, BF16, DeepSpeed ZeRO-2 with overlap_comm, 8 GPUs of one node, one
@@ -1551,7 +1625,7 @@ private Q_SLOTS:
 
     // Over every run above (the last function, so after all of them): the goal Parascope is
     // held to is a mean difference of at most 10 % with no run beyond 15 %; docs/step_time.md
-    // ("What the tables say") and the README count 166 runs, 16 of them beyond 15 % (each an
+    // ("What the tables say") and the README count 171 runs, 19 of them beyond 15 % (each an
     // expected failure above, with its reason). A run added, or one that crosses 15 % either
     // way, changes those counts here and there.
     void meanOverEveryRun()
@@ -1566,7 +1640,7 @@ private Q_SLOTS:
                     QSKIP("a subset of the functions ran: the mean is over every run");
         }
         std::vector<double> errors = runErrors();
-        QCOMPARE(errors.size(), std::size_t{166});
+        QCOMPARE(errors.size(), std::size_t{171});
         std::sort(errors.begin(), errors.end());
         double sum = 0;
         for (double e : errors)
@@ -1578,7 +1652,7 @@ private Q_SLOTS:
         qInfo("%zu runs: mean %.1f %%, median %.1f %%, %td beyond 15 %%", errors.size(), 100 * mean,
               100 * median, beyond);
         QVERIFY2(mean <= 0.10, qPrintable(QString::number(100 * mean, 'f', 1)));
-        QCOMPARE(beyond, std::ptrdiff_t{16});
+        QCOMPARE(beyond, std::ptrdiff_t{19});
     }
 };
 
