@@ -51,7 +51,8 @@ constexpr const char *kTrainingOnly[] = {"zero",
                                          "cp_exchange",
                                          "overlap_param_gather",
                                          "fp8_params",
-                                         "packed_example_tokens"};
+                                         "packed_example_tokens",
+                                         "lora_rank"};
 
 // The keys about generating tokens: training has no KV cache and generates nothing.
 constexpr const char *kInferenceOnly[] = {"output_len", "kv_precision"};
@@ -177,6 +178,18 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     addNumber(QStringLiteral("packed_example_tokens"), tr("Packed examples (tokens)"),
               {0, 16777216, 0, 64})
         ->setSpecialValueText(tr("off"));
+    // LoRA fine-tuning (docs/step_time.md, "LoRA"): 0 trains every weight; the projections the
+    // adapters sit beside, in Megatron-Bridge's target_modules names, spaces or commas between
+    // them (refresh greys the modules while the rank is off).
+    addNumber(QStringLiteral("lora_rank"), tr("LoRA rank"), {0, 65536, 0, 8})
+        ->setSpecialValueText(tr("off"));
+    QLineEdit *lora = addText(QStringLiteral("lora_modules"), tr("LoRA modules"), QString());
+    lora->setCompleter(new QCompleter(
+        QStringList{QStringLiteral("linear_qkv linear_proj linear_fc1 linear_fc2"),
+                    QStringLiteral("linear_qkv linear_proj"), QStringLiteral("linear_qkv"),
+                    QStringLiteral("linear_proj linear_fc1 linear_fc2"),
+                    QStringLiteral("linear_fc1 linear_fc2")},
+        lora));
     // Serving (docs/inference.md): how many tokens each sequence generates, and the cache's
     // format.
     addNumber(QStringLiteral("output_len"), tr("Output tokens"), {0, 1048576, 0, 64});
@@ -445,8 +458,12 @@ QLineEdit *ControlsPanel::addText(const QString &key, const QString &label,
     connect(line, &QLineEdit::editingFinished, this, [this, key, line, unset] {
         const QString text = line->text().trimmed();
         const QString value = text.isEmpty() ? unset : text;
-        if (value != m_document->fieldText(key))
-            m_document->setField(key, value);
+        // A key without an unset word refuses an empty line (lora_modules): the line shows the
+        // scenario's value again rather than a blank it does not hold.
+        if (value != m_document->fieldText(key) && !m_document->setField(key, value)) {
+            line->setText(m_document->fieldText(key));
+            line->setCursorPosition(0);
+        }
     });
     return line;
 }
@@ -467,8 +484,11 @@ void ControlsPanel::refresh()
             // The unset word shows as the placeholder: an empty line.
             const core::FieldInfo *field = core::findField(it.key().toStdString());
             const bool unset = field && value == io::qs(field->unset);
-            if (line->text() != (unset ? QString() : value))
+            // A list longer than the line (lora_modules' four names) shows from its start.
+            if (line->text() != (unset ? QString() : value)) {
                 line->setText(unset ? QString() : value);
+                line->setCursorPosition(0);
+            }
         } else if (auto *spin = qobject_cast<QDoubleSpinBox *>(control)) {
             // An unset key ("" or its word, "auto") is the box's minimum, its special value.
             bool number = false;
@@ -672,6 +692,31 @@ void ControlsPanel::refresh()
                      "part of each layer.\n%2")
                       .arg(QString::fromLatin1(core::toString(s.recompute)), help)
                 : help);
+    }
+    // LoRA's adapters sit beside the projections of a model with layers; the modules say
+    // which, so they matter only with a rank, or while they hold a list to correct.
+    {
+        QWidget *control = m_controls.value(QStringLiteral("lora_rank"));
+        const QString help = tooltipFor(QStringLiteral("lora_rank"));
+        const bool layers = model && model->hasArchitecture();
+        if (!layers) {
+            control->setEnabled(s.loraRank > 0);
+            control->setToolTip(tr("The model is given by its size alone: it has no projections "
+                                   "to adapt.\n%1")
+                                    .arg(help));
+        }
+        QWidget *modules = m_controls.value(QStringLiteral("lora_modules"));
+        const QString modulesHelp = tooltipFor(QStringLiteral("lora_modules"));
+        const bool parses = std::holds_alternative<unsigned>(core::parseLoraModules(s.loraModules));
+        const bool adapted = !inference && s.loraRank > 0;
+        modules->setEnabled(adapted || !parses);
+        modules->setToolTip(
+            inference ? tr("Not used in inference: it names where fine-tuning's adapters sit.\n%1")
+                            .arg(modulesHelp)
+            : s.loraRank == 0 ? tr("Used with a LoRA rank only: with the rank off every weight "
+                                   "trains.\n%1")
+                                    .arg(modulesHelp)
+                              : modulesHelp);
     }
     // Multi-token prediction trains beside a model with layers to repeat.
     {

@@ -510,6 +510,47 @@ private Q_SLOTS:
                  qPrintable(line->toolTip()));
     }
 
+    // LoRA's rank ("off" at 0) and the projections its adapters sit beside: a rank trains the
+    // adapters alone, so the optimizer states shrink (docs/step_time.md, "LoRA"); the modules are
+    // greyed while the rank is off, an emptied line shows the scenario's list again, and both
+    // are greyed in inference.
+    void loraControls()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        document.flush();
+        auto *rank = qobject_cast<QDoubleSpinBox *>(window.controls()->control("lora_rank"));
+        auto *modules = qobject_cast<QLineEdit *>(window.controls()->control("lora_modules"));
+        QVERIFY(rank && modules);
+        QCOMPARE(rank->text(), QStringLiteral("off"));
+        QVERIFY(rank->isEnabled());
+        QCOMPARE(modules->text(), QStringLiteral("linear_qkv linear_proj linear_fc1 linear_fc2"));
+        QVERIFY(!modules->isEnabled());
+        QVERIFY2(modules->toolTip().startsWith("Used with a LoRA rank only"),
+                 qPrintable(modules->toolTip()));
+        const std::int64_t before = document.report().stages.front().optimizerBytes;
+        rank->setValue(16);
+        document.flush();
+        QCOMPARE(document.scenario().loraRank, 16);
+        QVERIFY(document.report().ok());
+        QVERIFY(document.report().stages.front().optimizerBytes < before / 10);
+        QVERIFY(modules->isEnabled());
+        modules->setText(QStringLiteral("linear_qkv linear_proj"));
+        Q_EMIT modules->editingFinished();
+        document.flush();
+        QCOMPARE(document.fieldText("lora_modules"), QStringLiteral("linear_qkv linear_proj"));
+        modules->clear();
+        Q_EMIT modules->editingFinished();
+        QCOMPARE(document.fieldText("lora_modules"), QStringLiteral("linear_qkv linear_proj"));
+        QCOMPARE(modules->text(), QStringLiteral("linear_qkv linear_proj"));
+        QVERIFY(document.setField(QStringLiteral("mode"), QStringLiteral("inference")));
+        document.flush();
+        for (QWidget *w : {static_cast<QWidget *>(rank), static_cast<QWidget *>(modules)}) {
+            QVERIFY2(!w->isEnabled(), qPrintable(w->objectName()));
+            QVERIFY2(w->toolTip().startsWith("Not used in inference"), qPrintable(w->toolTip()));
+        }
+    }
+
     // Multi-token prediction's depths: "none" at 0, a depth adds to the last stage's
     // parameters; greyed in inference, where it trains nothing.
     void multiTokenPredictionControl()
