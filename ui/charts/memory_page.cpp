@@ -134,20 +134,32 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                 : QStringLiteral("%1 B%2")
                       .arg(r.gradBytesPerParam)
                       .arg(s.zero >= 2 ? d : QString());
+        // Under LoRA only the adapters train: the gradients and states are theirs alone.
+        const bool lora = s.loraRank > 0;
         out += block(
             QObject::tr("Gradients and optimizer states"),
-            QStringLiteral("%1 + %2 B%3 per parameter = %4 + %5")
-                .arg(grads)
-                .arg(r.optimizerBytesPerParam)
-                .arg(s.zero >= 1 ? d : QString(), bytes(st.gradsBytes), bytes(st.optimizerBytes)),
-            r.fp32Parameters
-                ? QObject::tr("Adam on FP32 parameters keeps two FP32 moments, 8 bytes per "
-                              "parameter; ZeRO-%1 as FSDP2 shards (docs/frameworks.md, "
-                              "\"torchtitan, FP32 parameters\")")
-                      .arg(s.zero)
-                : QObject::tr("Mixed-precision Adam keeps 2 + 2 + 12 bytes per parameter; ZeRO-%1 "
-                              "(Rajbhandari et al. 2020, §5)")
-                      .arg(s.zero));
+            (lora ? QStringLiteral("(%1 + %2 B%3) × %4 adapter params = %5 + %6")
+                        .arg(grads)
+                        .arg(r.optimizerBytesPerParam)
+                        .arg(s.zero >= 1 ? d : QString(), io::formatCount(st.trainableParams))
+                  : QStringLiteral("%1 + %2 B%3 per parameter = %4 + %5")
+                        .arg(grads)
+                        .arg(r.optimizerBytesPerParam)
+                        .arg(s.zero >= 1 ? d : QString()))
+                .arg(bytes(st.gradsBytes), bytes(st.optimizerBytes)),
+            (lora ? QObject::tr("LoRA trains rank-%1 adapters beside %2, the model's weights "
+                                "frozen (docs/step_time.md, \"LoRA\"); ")
+                        .arg(s.loraRank)
+                        .arg(io::qs(s.loraModules))
+                  : QString()) +
+                (r.fp32Parameters
+                     ? QObject::tr("Adam on FP32 parameters keeps two FP32 moments, 8 bytes per "
+                                   "parameter; ZeRO-%1 as FSDP2 shards (docs/frameworks.md, "
+                                   "\"torchtitan, FP32 parameters\")")
+                           .arg(s.zero)
+                     : QObject::tr("Mixed-precision Adam keeps 2 + 2 + 12 bytes per parameter; "
+                                   "ZeRO-%1 (Rajbhandari et al. 2020, §5)")
+                           .arg(s.zero)));
         out += block(QObject::tr("Activations of stage 0"),
                      QStringLiteral("%1 layers × %2 micro-batches in flight → %3")
                          .arg(st.layers)
