@@ -595,6 +595,14 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
         notes.push_back("packed_example_tokens=" + std::to_string(s.packedExampleTokens) +
                         ": packing is the data loader's, with a varlen attention kernel in the "
                         "model's code");
+    if (s.loraRank > 0 && s.mode == core::Mode::training)
+        notes.push_back("lora_rank=" + std::to_string(s.loraRank) + " on " +
+                        pythonWordList(s.loraModules) +
+                        ": DeepSpeed's config has no LoRA; the model's code adds the adapters, "
+                        "usually with Hugging Face PEFT's LoraConfig(r=" +
+                        std::to_string(s.loraRank) +
+                        ", target_modules=...) in the model's own module names; without them "
+                        "this config trains every weight");
     // DeepSpeed-MoE's gate pads every expert to a capacity: ceil(tokens x k / experts x factor)
     // with drop_tokens, else the largest load in its group (deepspeed/moe/sharded_moe.py,
     // topkgating), the even share under Parascope's balanced routing.

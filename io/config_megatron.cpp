@@ -2796,6 +2796,15 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
                         ": packed sequences are the dataset's (Megatron-Bridge's "
                         "packed_sequence_specs, attention in Transformer Engine's THD format), "
                         "not a pretrain_gpt.py flag");
+    // Megatron-Bridge's PEFT (src/megatron/bridge/peft/lora.py) names the projections as
+    // lora_modules does.
+    if (s.loraRank > 0 && s.mode == core::Mode::training)
+        notes.push_back("lora_rank=" + std::to_string(s.loraRank) +
+                        ": Megatron-LM has no LoRA; Megatron-Bridge's PEFT has it, "
+                        "peft=LoRA(dim=" +
+                        std::to_string(s.loraRank) +
+                        ", target_modules=" + pythonWordList(s.loraModules) +
+                        ") (a recipe's peft_scheme='lora'); these arguments train every weight");
     if (s.zeroBuffers != core::ZeroBuffers::none)
         notes.push_back("zero_buffers=" + std::string(core::toString(s.zeroBuffers)) +
                         ": the distributed optimizer's buckets are views of its gradient buffer");

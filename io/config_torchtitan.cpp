@@ -1101,6 +1101,16 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
         notes.push_back("packed_example_tokens=" + std::to_string(s.packedExampleTokens) +
                         ": the examples' boundaries come from the data; attention within them "
                         "is the model's block-causal mask (FlexAttention), not a job-file key");
+    // torchtitan's LoRA converter (torchtitan/components/lora.py, pytorch/torchtitan#3264)
+    // came after its jobs moved from TOML to Python.
+    if (s.loraRank > 0 && s.mode == core::Mode::training)
+        notes.push_back("lora_rank=" + std::to_string(s.loraRank) + " on " +
+                        pythonWordList(s.loraModules) +
+                        ": a TOML job has no LoRA; torchtitan's Python config has "
+                        "LoRAConverter.Config(rank=" +
+                        std::to_string(s.loraRank) +
+                        ", target_modules=...) with its own module names; this job trains every "
+                        "weight");
     if (s.fusedSwiglu)
         notes.push_back("fused_swiglu=true: torchtitan's feed-forward is unfused");
     if (s.fp8Attention && s.precision == core::Precision::fp8)

@@ -164,6 +164,21 @@ std::string fullAttentionText(int period)
                          : "the whole context every " + std::to_string(period) + " layers";
 }
 
+std::string pythonWordList(std::string_view words)
+{
+    std::string out;
+    std::size_t at = 0;
+    while (at < words.size()) {
+        const std::size_t end = words.find_first_of(" ,", at);
+        const std::string_view word =
+            words.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+        at = end == std::string_view::npos ? words.size() : end + 1;
+        if (!word.empty())
+            out += (out.empty() ? "'" : ", '") + std::string(word) + "'";
+    }
+    return "[" + out + "]";
+}
+
 std::string importSummary(const ImportedConfig &imported)
 {
     static constexpr const char *kKinds[]{"a Hugging Face config.json", "a torchtitan job TOML",

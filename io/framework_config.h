@@ -9,6 +9,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -140,6 +141,10 @@ PeriodFit closestFullAttentionPeriod(const std::vector<bool> &sliding);
 
 // "the whole context every 2 layers", "a window on every layer", "no window" (period 1).
 std::string fullAttentionText(int period);
+
+// The words of a space- or comma-separated list (lora_modules) as a Python list of strings,
+// for the emitters' notes: "['linear_qkv', 'linear_fc1']".
+std::string pythonWordList(std::string_view words);
 
 // What an import read, ignored and assumed, one line each, for the command line and the
 // window.

@@ -2172,6 +2172,21 @@ private Q_SLOTS:
             << int(Framework::deepspeed)
             << QStringList{"packed_example_tokens=512", "tp=1", "pp=1", "dp=64"}
             << "packed_example_tokens=512: packing is the data loader's";
+        // LoRA is the fine-tuning framework's, not the launch file's (docs/step_time.md, "LoRA").
+        QTest::addRow("megatron LoRA")
+            << int(Framework::megatron)
+            << QStringList{"lora_rank=16", "lora_modules=linear_qkv,linear_proj"}
+            << "lora_rank=16: Megatron-LM has no LoRA; Megatron-Bridge's PEFT has it, "
+               "peft=LoRA(dim=16, target_modules=['linear_qkv', 'linear_proj'])";
+        QTest::addRow("torchtitan LoRA")
+            << int(Framework::torchtitan) << QStringList{"lora_rank=16"}
+            << "lora_rank=16 on ['linear_qkv', 'linear_proj', 'linear_fc1', 'linear_fc2']: a "
+               "TOML job has no LoRA";
+        QTest::addRow("deepspeed LoRA")
+            << int(Framework::deepspeed)
+            << QStringList{"lora_rank=8", "lora_modules=linear_fc1 linear_fc2", "tp=1", "pp=1",
+                           "dp=64"}
+            << "lora_rank=8 on ['linear_fc1', 'linear_fc2']: DeepSpeed's config has no LoRA";
         QTest::addRow("torchtitan delayed FP8 scaling")
             << int(Framework::torchtitan) << QStringList{"precision=fp8", "fp8_scaling=delayed"}
             << "fp8_scaling=delayed";
