@@ -6,6 +6,7 @@
 #include "io/text.h"
 #include "ui/charts/stage_memory_chart.h"
 #include "ui/formula_panel.h"
+#include "ui/units.h"
 
 #include <QObject>
 #include <algorithm>
@@ -134,8 +135,16 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                 : QStringLiteral("%1 B%2")
                       .arg(r.gradBytesPerParam)
                       .arg(s.zero >= 2 ? d : QString());
-        // Under LoRA only the adapters train: the gradients and states are theirs alone.
+        // Under LoRA only the adapters train: the gradients and states are theirs alone, too
+        // small for GB to say anything.
         const bool lora = s.loraRank > 0;
+        const auto stateBytes = [lora](std::int64_t b) {
+            return lora && units::large(static_cast<double>(b)) < 0.1
+                       ? QStringLiteral("%1 %2")
+                             .arg(units::small(static_cast<double>(b)), 0, 'f', 1)
+                             .arg(units::smallName())
+                       : bytes(b);
+        };
         out += block(
             QObject::tr("Gradients and optimizer states"),
             (lora ? QStringLiteral("(%1 + %2 B%3) × %4 adapter params = %5 + %6")
@@ -146,7 +155,7 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                         .arg(grads)
                         .arg(r.optimizerBytesPerParam)
                         .arg(s.zero >= 1 ? d : QString()))
-                .arg(bytes(st.gradsBytes), bytes(st.optimizerBytes)),
+                .arg(stateBytes(st.gradsBytes), stateBytes(st.optimizerBytes)),
             (lora ? QObject::tr("LoRA trains rank-%1 adapters beside %2, the model's weights "
                                 "frozen (docs/step_time.md, \"LoRA\"); ")
                         .arg(s.loraRank)
@@ -176,6 +185,10 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                           : QObject::tr("Per layer sbh(34 + 5as/h), with T, sequence parallelism "
                                         "and recomputation (Korthikanti et al. 2022, Table 2); "
                                         "docs/activations.md")) +
+                         (lora ? QObject::tr("; under LoRA a frozen projection keeps no input and "
+                                             "an adapter its own 16-bit copy (docs/activations.md, "
+                                             "\"LoRA\")")
+                               : QString()) +
                          (r.expertLoad != 1
                               ? QObject::tr("; each expert keeps %1 × its even share of the "
                                             "routed copies under its capacity (docs/experts.md, "
