@@ -43,6 +43,7 @@ constexpr const char *kTrainingOnly[] = {"zero",
                                          "dp_bucket_params",
                                          "dp_collective_units",
                                          "fused_swiglu",
+                                         "fp8_activation_input",
                                          "zero_buffers",
                                          "cache_outputs",
                                          "fused_grad_accumulation",
@@ -242,6 +243,7 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     addCheck(QStringLiteral("pad_to_capacity"), tr("Pad experts to capacity"));
     addCheck(QStringLiteral("full_cuda_graph"), tr("Whole-step CUDA graph"));
     addCheck(QStringLiteral("fused_swiglu"), tr("Fused SwiGLU"));
+    addCheck(QStringLiteral("fp8_activation_input"), tr("SwiGLU input in FP8"));
     addCheck(QStringLiteral("fused_elementwise"), tr("Fused norms and RoPE"));
     addCheck(QStringLiteral("fused_grad_accumulation"), tr("Fused gradient accumulation"));
     QComboBox *loss = addChoice(QStringLiteral("loss_fusion"), tr("Loss kernels"));
@@ -441,6 +443,16 @@ QCheckBox *ControlsPanel::addCheck(const QString &key, const QString &label)
     auto *check = new QCheckBox;
     addRow(key, label, check);
     connect(check, &QCheckBox::toggled, this, [this, key](bool on) {
+        // The FP8 copy is the fused SwiGLU's: unfusing turns it off in the same undo step, so
+        // the edit leaves no scenario validation refuses (fp8_activation_input).
+        if (!on && key == QLatin1String("fused_swiglu") &&
+            m_document->scenario().fp8ActivationInput) {
+            core::Scenario next = m_document->scenario();
+            next.fusedSwiglu = false;
+            next.fp8ActivationInput = false;
+            m_document->setScenario(next, tr("Set fused_swiglu to false"));
+            return;
+        }
         m_document->setField(key, on ? QStringLiteral("true") : QStringLiteral("false"));
     });
     return check;
@@ -692,6 +704,22 @@ void ControlsPanel::refresh()
                      "part of each layer.\n%2")
                       .arg(QString::fromLatin1(core::toString(s.recompute)), help)
                 : help);
+    }
+    // The FP8 copy is of the fused SwiGLU's 2f-wide input (Megatron-core fused_bias_swiglu.py):
+    // it changes nothing without a gated MLP or the fused kernel. Validation refuses it there
+    // in training, so while set it stays enabled, to be turned off.
+    if (!inference) {
+        QWidget *control = m_controls.value(QStringLiteral("fp8_activation_input"));
+        const QString help = tooltipFor(QStringLiteral("fp8_activation_input"));
+        const bool gated = model && model->gatedMlp;
+        control->setEnabled((gated && s.fusedSwiglu) || s.fp8ActivationInput);
+        control->setToolTip(!gated ? tr("The model's MLP is not gated: it has no SwiGLU input to "
+                                        "keep.\n%1")
+                                         .arg(help)
+                            : !s.fusedSwiglu ? tr("Used with Fused SwiGLU only: Megatron-core "
+                                                  "keeps the FP8 copy in its fused kernel.\n%1")
+                                                   .arg(help)
+                                             : help);
     }
     // LoRA's adapters sit beside the projections of a model with layers; the modules say
     // which, so they matter only with a rank, or while they hold a list to correct.

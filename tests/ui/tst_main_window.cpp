@@ -403,6 +403,87 @@ private Q_SLOTS:
         }
     }
 
+    // The fused SwiGLU's input in FP8 (Megatron-LM --activation-func-fp8-input-store; Megatron-
+    // core refuses it outside SwiGLU, and keeps it in its fused kernel only) applies to
+    // training a gated MLP with fused_swiglu, and says why when greyed. Ticked, the input is
+    // kept at one byte a value: the stage's activations shrink.
+    void fp8ActivationInputExplainsWhenGreyed_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("fused");
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<QString>("greyedBecause"); // empty: enabled
+        QTest::addRow("Llama, fused SwiGLU") << "llama-3.1-8b"
+                                             << "true"
+                                             << "training"
+                                             << "";
+        QTest::addRow("Llama, unfused SwiGLU") << "llama-3.1-8b"
+                                               << "false"
+                                               << "training"
+                                               << "Used with Fused SwiGLU only";
+        QTest::addRow("GPT-3's GeLU MLP") << "gpt-3-175b"
+                                          << "true"
+                                          << "training"
+                                          << "The model's MLP is not gated";
+        QTest::addRow("inference") << "llama-3.1-8b"
+                                   << "true"
+                                   << "inference"
+                                   << "Not used in inference";
+    }
+    void fp8ActivationInputExplainsWhenGreyed()
+    {
+        QFETCH(QString, model);
+        QFETCH(QString, fused);
+        QFETCH(QString, mode);
+        QFETCH(QString, greyedBecause);
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        QVERIFY(document.setField(QStringLiteral("model"), model));
+        QVERIFY(document.setField(QStringLiteral("fused_swiglu"), fused));
+        QVERIFY(document.setField(QStringLiteral("mode"), mode));
+        document.flush();
+        QWidget *w = window.controls()->control(QStringLiteral("fp8_activation_input"));
+        greyedSaysWhy(w, greyedBecause);
+        if (QTest::currentTestFailed() || !greyedBecause.isEmpty())
+            return;
+        auto *box = qobject_cast<QCheckBox *>(w);
+        QVERIFY(box);
+        const std::int64_t before = document.report().stages.front().activationsBytes;
+        box->click();
+        document.flush();
+        QVERIFY(document.scenario().fp8ActivationInput);
+        QVERIFY(document.report().ok());
+        QVERIFY(document.report().stages.front().activationsBytes < before);
+    }
+
+    // Unticking the fused SwiGLU turns its FP8 input off in the same undo step, so the edit
+    // leaves no scenario validation refuses; one undo brings both back.
+    void unfusingTurnsTheFp8InputOff()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        QVERIFY(document.setField(QStringLiteral("model"), QStringLiteral("llama-3.1-8b")));
+        QVERIFY(document.setField(QStringLiteral("fused_swiglu"), QStringLiteral("true")));
+        QVERIFY(document.setField(QStringLiteral("fp8_activation_input"), QStringLiteral("true")));
+        document.flush();
+        QVERIFY(document.report().ok());
+        auto *fused = qobject_cast<QCheckBox *>(window.controls()->control("fused_swiglu"));
+        auto *fp8 = qobject_cast<QCheckBox *>(window.controls()->control("fp8_activation_input"));
+        QVERIFY(fused && fp8 && fp8->isChecked());
+        const int steps = document.undoStack()->count();
+        fused->click();
+        document.flush();
+        QVERIFY(!document.scenario().fusedSwiglu);
+        QVERIFY(!document.scenario().fp8ActivationInput);
+        QVERIFY(document.report().ok());
+        QVERIFY(!fp8->isChecked() && !fp8->isEnabled());
+        QCOMPARE(document.undoStack()->count(), steps + 1);
+        document.undoStack()->undo();
+        document.flush();
+        QVERIFY(document.scenario().fusedSwiglu && document.scenario().fp8ActivationInput);
+        QVERIFY(fp8->isChecked() && fp8->isEnabled());
+    }
+
     // The expert dispatcher applies to models with experts, and differs from the all-to-all
     // only when E x expert T spans nodes (8 H100s a node): it says which, and sets its key.
     void expertDispatcherSaysWhenItMatters_data()

@@ -81,10 +81,11 @@ const char *const kSliders[] = {"pp",      "microbatches",  "tp", "dp", "microba
 const char *const kCombos[] = {"framework", "model",          "device",      "precision",
                                "mode",      "zero",           "schedule",    "recompute",
                                "attention", "grad_precision", "zero_buffers"};
-const char *const kChecks[] = {
-    "sequence_parallel",    "tp_overlap",        "fused_swiglu",
-    "cache_outputs",        "fused_elementwise", "fused_grad_accumulation",
-    "overlap_param_gather", "ep_overlap",        "save_quantized_inputs"};
+const char *const kChecks[] = {"sequence_parallel",     "tp_overlap",
+                               "fused_swiglu",          "cache_outputs",
+                               "fused_elementwise",     "fused_grad_accumulation",
+                               "overlap_param_gather",  "ep_overlap",
+                               "save_quantized_inputs", "fp8_activation_input"};
 const char *const kNumbers[] = {"reserve_gib", "inter_node_gb_per_s", "mfu", "dp_overlap"};
 
 // One random user at the window.
