@@ -271,15 +271,22 @@ QString StepTimePage::stepTimeFormulas(const core::Scenario &s, const core::Repo
                : QObject::tr("Each operation timed from its FLOPs and bytes on the device")) +
             (training ? QStringLiteral("; ") + dpSyncNote(s, st) + expertOverlapNote(s, r)
                       : QStringLiteral(" (docs/step_time.md)")));
-    out += formula::block(QObject::tr("Throughput"),
-                          QStringLiteral("m·b·s·D ÷ step = %1 tokens/s; MFU = %2·N·tokens ÷ "
-                                         "(devices × peak × step) = %3")
-                              .arg(st.tokensPerS, 0, 'f', 0)
-                              .arg(training ? 6 : 2)
-                              .arg(formula::percent(st.mfuAchieved)),
-                          training ? QObject::tr("Narayanan et al. 2021, §5.1")
-                                   : QObject::tr("Narayanan et al. 2021, §5.1: 2·N·tokens, the "
-                                                 "forward alone, in inference"));
+    // LoRA: the frozen layers' forward and input gradients, and the adapters' three passes.
+    const bool lora = training && s.loraRank > 0;
+    out += formula::block(
+        QObject::tr("Throughput"),
+        QStringLiteral("m·b·s·D ÷ step = %1 tokens/s; MFU = %2·tokens ÷ "
+                       "(devices × peak × step) = %3")
+            .arg(st.tokensPerS, 0, 'f', 0)
+            .arg(lora       ? QStringLiteral("(4·N + 6·N_adapters)")
+                 : training ? QStringLiteral("6·N")
+                            : QStringLiteral("2·N"))
+            .arg(formula::percent(st.mfuAchieved)),
+        lora       ? QObject::tr("Narayanan et al. 2021, §5.1, less the frozen weights' gradients "
+                                       "(docs/step_time.md, \"LoRA\")")
+        : training ? QObject::tr("Narayanan et al. 2021, §5.1")
+                   : QObject::tr("Narayanan et al. 2021, §5.1: 2·N·tokens, the "
+                                 "forward alone, in inference"));
     if (st.attentionWidthForward != 1 || st.attentionWidthBackward != 1)
         out += formula::block(
             QObject::tr("Attention at head width %1").arg(st.headWidth, 0, 'g', 4),
