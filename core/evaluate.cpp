@@ -2054,6 +2054,10 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     r.precision = s.precision;
     r.mode = s.mode;
     r.framework = s.framework;
+    if (s.mode == Mode::training && s.loraRank > 0) {
+        r.loraRank = s.loraRank;
+        r.loraModules = s.loraModules;
+    }
     for (std::string_view key : changedFromProfile(s))
         r.frameworkChanged.emplace_back(key);
     r.params = exactParams(model);

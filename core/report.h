@@ -133,6 +133,10 @@ struct Report
     std::vector<std::string> frameworkChanged; // the profile's keys set differently
     Precision precision = Precision::bf16;
     Mode mode = Mode::training;
+    // LoRA in training: the adapters' rank and the projections they sit beside
+    // (Scenario::loraRank, loraModules); 0 when every weight trains.
+    int loraRank = 0;
+    std::string loraModules;
 
     std::int64_t params = 0;              // exact, from the architecture
     std::int64_t nominalParams = 0;       // advertised size

@@ -132,6 +132,7 @@ QJsonObject reportToJson(const core::Report &r)
         o.insert(QStringLiteral("layers"), st.layers);
         o.insert(QStringLiteral("mtp_layers"), st.mtpLayers);
         o.insert(QStringLiteral("params"), qint64(st.params));
+        o.insert(QStringLiteral("trainable_params"), qint64(st.trainableParams));
         for (const core::MemoryTerm &term : core::kMemoryTerms)
             o.insert(QLatin1String(term.key), qint64(st.*term.bytes));
         o.insert(QStringLiteral("inflight_microbatches"), st.inflightMicrobatches);
@@ -164,6 +165,12 @@ QJsonObject reportToJson(const core::Report &r)
     root.insert(QStringLiteral("model"), model);
     root.insert(QStringLiteral("device"), device);
     root.insert(QStringLiteral("framework"), qs(core::toString(r.framework)));
+    if (r.loraRank > 0) {
+        QJsonObject lora;
+        lora.insert(QStringLiteral("rank"), r.loraRank);
+        lora.insert(QStringLiteral("modules"), qs(r.loraModules));
+        root.insert(QStringLiteral("lora"), lora);
+    }
     QJsonArray changed;
     for (const std::string &key : r.frameworkChanged)
         changed.append(qs(key));
@@ -349,6 +356,13 @@ QString reportToText(const core::Report &r)
              .arg(formatCount(r.params), formatCount(r.nominalParams));
     s << QStringLiteral("Weights         %1 exact, %2 nominal\n")
              .arg(gb(r.weightsBytes), gb(r.nominalWeightsBytes));
+    // docs/step_time.md, "LoRA": the model frozen, the adapters alone trained.
+    if (r.loraRank > 0 && !r.stages.empty())
+        s << QStringLiteral("LoRA            rank %1 beside %2; the model's weights frozen, %3 "
+                            "adapter parameters a device of stage 0 train\n")
+                 .arg(r.loraRank)
+                 .arg(qs(r.loraModules))
+                 .arg(formatCount(r.stages.front().trainableParams));
     s << QStringLiteral("Layout          T=%1%2 x K=%3 x D=%4 = %5 devices\n")
              .arg(r.tp)
              .arg(r.cp > 1 ? QStringLiteral(" x C=%1").arg(r.cp) : QString())
