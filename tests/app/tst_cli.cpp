@@ -569,6 +569,30 @@ private Q_SLOTS:
         QVERIFY2(text.out.contains(QStringLiteral("    3  20+1m")), qPrintable(text.out));
     }
 
+    // LoRA in the JSON and the text: the default 70B at T = 8, K = 4 with rank-16 adapters
+    // beside QKV alone, 16 · (8,192 + 10,240) / 8 = 36,864 parameters a layer a device, 20
+    // layers a stage (docs/step_time.md, "LoRA").
+    void loraShown()
+    {
+        const QStringList args{QStringLiteral("--set"), QStringLiteral("tp=8"),
+                               QStringLiteral("--set"), QStringLiteral("lora_rank=16"),
+                               QStringLiteral("--set"), QStringLiteral("lora_modules=linear_qkv")};
+        const QJsonObject report = json(args);
+        const QJsonObject lora = report.value(QStringLiteral("lora")).toObject();
+        QCOMPARE(lora.value(QStringLiteral("rank")).toInt(), 16);
+        QCOMPARE(lora.value(QStringLiteral("modules")).toString(), QStringLiteral("linear_qkv"));
+        const QJsonObject stage =
+            report.value(QStringLiteral("stages")).toArray().first().toObject();
+        QCOMPARE(stage.value(QStringLiteral("trainable_params")).toInteger(), 20 * 36'864);
+        QVERIFY(!json({}).contains(QStringLiteral("lora")));
+        QStringList textArgs{QStringLiteral("eval")};
+        textArgs << args;
+        const ParascopeRun text = runParascope(textArgs);
+        QVERIFY2(text.out.contains(QStringLiteral("LoRA            rank 16 beside linear_qkv; the "
+                                                  "model's weights frozen, 737,280 adapter")),
+                 qPrintable(text.out));
+    }
+
     // A closed form only where it holds: 80 layers over K = 3 take 27, 27 and 26 layers, so
     // the stages take different times; null, with the reason, in JSON and in text.
     void noClosedFormForUnevenStages()
