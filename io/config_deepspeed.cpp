@@ -591,6 +591,9 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
         notes.push_back("loss_fusion=" + core::fieldText(s, "loss_fusion") +
                         ": a Megatron-LM loss kernel; the model's own code computes the loss "
                         "under DeepSpeed");
+    if (s.fp8ActivationInput && s.mode == core::Mode::training)
+        notes.push_back("fp8_activation_input=true: Megatron-core's fused SwiGLU keeps its input "
+                        "in FP8; under DeepSpeed the model's own code keeps the SwiGLU's input");
     if (s.packedExampleTokens > 0 && s.mode == core::Mode::training)
         notes.push_back("packed_example_tokens=" + std::to_string(s.packedExampleTokens) +
                         ": packing is the data loader's, with a varlen attention kernel in the "

@@ -939,6 +939,7 @@ enum class Flag
     lossFusion,
     lossFusionImpl,
     noSwigluFusion,
+    activationFp8Input,
     attentionBackend,
     numLayers,
     hiddenSize,
@@ -1063,6 +1064,8 @@ constexpr std::array kFlags{
     FlagInfo{"--no-gradient-accumulation-fusion", Flag::noGradAccFusion, Takes::nothing,
              "fused_grad_accumulation"},
     FlagInfo{"--no-bias-swiglu-fusion", Flag::noSwigluFusion, Takes::nothing, "fused_swiglu"},
+    FlagInfo{"--activation-func-fp8-input-store", Flag::activationFp8Input, Takes::nothing,
+             "fp8_activation_input"},
     FlagInfo{"--cross-entropy-loss-fusion", Flag::lossFusion, Takes::nothing, "loss_fusion"},
     FlagInfo{"--cross-entropy-fusion-impl", Flag::lossFusionImpl, Takes::value, "loss_fusion"},
     FlagInfo{"--attention-backend", Flag::attentionBackend, Takes::value, "attention"},
@@ -2105,6 +2108,24 @@ private:
             return e;
         if (has(Flag::noSwigluFusion))
             s.fusedSwiglu = false;
+        // --activation-func-fp8-input-store keeps the fused SwiGLU's input in FP8 for the
+        // backward (fused_bias_swiglu.py), off by default; transformer_config.py refuses it
+        // outside SwiGLU, and mlp.py hands it to the fused kernel only.
+        s.fp8ActivationInput = false;
+        if (has(Flag::activationFp8Input)) {
+            const core::ModelSpec *model =
+                m_out.model ? &*m_out.model : core::resolveModel(s, m_presets);
+            if (model && !model->gatedMlp)
+                m_out.assumptions.push_back("--activation-func-fp8-input-store without "
+                                            "--swiglu: Megatron-core refuses it; read as the "
+                                            "MLP's input kept in 16 bits");
+            else if (!s.fusedSwiglu)
+                m_out.assumptions.push_back("--activation-func-fp8-input-store beside "
+                                            "--no-bias-swiglu-fusion: no effect, the unfused "
+                                            "SwiGLU keeps its input in 16 bits");
+            else
+                s.fp8ActivationInput = true;
+        }
         if (const Given *g = given(Flag::attentionBackend)) {
             noteRead(Flag::attentionBackend);
             // arguments.py: auto, flash, fused, unfused, local; unfused and local
@@ -2780,6 +2801,10 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
     }
     if (!s.fusedSwiglu)
         flag("--no-bias-swiglu-fusion");
+    // Megatron-core refuses it outside SwiGLU and keeps the FP8 copy in its fused kernel only
+    // (transformer_config.py, mlp.py).
+    if (s.fp8ActivationInput && s.mode == core::Mode::training && model.gatedMlp && s.fusedSwiglu)
+        flag("--activation-func-fp8-input-store");
     if (s.attention == core::Attention::eager)
         flag("--attention-backend", "unfused");
     else if (s.attention == core::Attention::flash2)

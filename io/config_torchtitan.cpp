@@ -1113,6 +1113,9 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
                         "weight");
     if (s.fusedSwiglu)
         notes.push_back("fused_swiglu=true: torchtitan's feed-forward is unfused");
+    if (s.fp8ActivationInput && s.mode == core::Mode::training)
+        notes.push_back("fp8_activation_input=true: Megatron-core's fused SwiGLU keeps its input "
+                        "in FP8; torchtitan's feed-forward keeps it in 16 bits");
     if (s.fp8Attention && s.precision == core::Precision::fp8)
         notes.push_back("fp8_attention=true: torchao's float8 converter changes the linear "
                         "layers only; attention runs in 16 bits");

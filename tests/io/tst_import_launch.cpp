@@ -70,9 +70,10 @@ const QStringList kTorchtitanKeys{"framework",
                                   "pipeline_layout",
                                   "ends_in_pipeline_split"};
 const QStringList kMegatronKeys =
-    kTorchtitanKeys + QStringList{"grad_precision", "fused_swiglu", "fused_grad_accumulation",
-                                  "attention",      "dp_overlap",   "fp8_scaling",
-                                  "rank_order"};
+    kTorchtitanKeys +
+    QStringList{"grad_precision", "fused_swiglu",        "fused_grad_accumulation",
+                "attention",      "dp_overlap",          "fp8_scaling",
+                "rank_order",     "fp8_activation_input"};
 
 } // namespace
 
@@ -536,8 +537,8 @@ private Q_SLOTS:
     }
 
     // Imported settings (megatronSettingFlags) are written back: the emitted launch script has
-    // --fp8-param-gather exactly when fp8_params is true, and --ddp-bucket-size when
-    // dp_bucket_params is set.
+    // --fp8-param-gather exactly when fp8_params is true, --activation-func-fp8-input-store
+    // when fp8_activation_input is, and --ddp-bucket-size when dp_bucket_params is set.
     void settingsWrittenBack_data()
     {
         QTest::addColumn<QByteArray>("flags");
@@ -547,6 +548,10 @@ private Q_SLOTS:
             << QByteArray("--fp8-format hybrid") << "--fp8-param-gather" << false;
         QTest::addRow("FP8 weights")
             << QByteArray("--fp8-format hybrid --fp8-param-gather") << "--fp8-param-gather" << true;
+        QTest::addRow("the SwiGLU input in 16 bits")
+            << QByteArray("") << "--activation-func-fp8-input-store" << false;
+        QTest::addRow("the SwiGLU input in FP8") << QByteArray("--activation-func-fp8-input-store")
+                                                 << "--activation-func-fp8-input-store" << true;
         QTest::addRow("the framework's buckets")
             << QByteArray("--overlap-grad-reduce") << "--ddp-bucket-size" << false;
         QTest::addRow("768M-parameter buckets")
@@ -1443,6 +1448,24 @@ private Q_SLOTS:
             << QByteArray("--fp8-format hybrid --fp8-param-gather") << params << "true"
             << ""
             << "";
+        // --activation-func-fp8-input-store (transformer_config.py,
+        // activation_func_fp8_input_store, off by default): mlp.py hands it to the fused SwiGLU
+        // only, so beside
+        // --no-bias-swiglu-fusion it keeps nothing in FP8.
+        const QString fp8Input = QStringLiteral("fp8_activation_input");
+        QTest::addRow("the SwiGLU input in 16 bits by default")
+            << QByteArray("") << fp8Input << "false"
+            << ""
+            << "";
+        QTest::addRow("the SwiGLU input in FP8")
+            << QByteArray("--activation-func-fp8-input-store") << fp8Input << "true"
+            << ""
+            << "";
+        QTest::addRow("the SwiGLU input in FP8, unfused")
+            << QByteArray("--no-bias-swiglu-fusion --activation-func-fp8-input-store") << fp8Input
+            << "false"
+            << ""
+            << "";
         // --ddp-bucket-size, parameters a bucket; absent, Megatron-LM's own (auto).
         const QString bucket = QStringLiteral("dp_bucket_params");
         QTest::addRow("the default buckets")
@@ -1691,6 +1714,45 @@ private Q_SLOTS:
             QVERIFY2(QString::fromStdString(ignored->why).contains(mention), ignored->why.c_str());
     }
 
+    // --activation-func-fp8-input-store where Megatron-core keeps nothing in FP8: without
+    // --swiglu transformer_config.py refuses it ("supported only for SwiGLU"), and beside
+    // --no-bias-swiglu-fusion mlp.py runs the unfused SwiGLU, which ignores it. Either is read
+    // as the input in 16 bits, with a line saying why.
+    void megatronFp8ActivationInputUnused_data()
+    {
+        QTest::addColumn<QByteArray>("args");
+        QTest::addColumn<QString>("assumption");
+        QTest::addRow("a GeLU MLP") << QByteArray("--num-layers 4 --hidden-size 256 "
+                                                  "--num-attention-heads 4 --vocab-size 1000 "
+                                                  "--max-position-embeddings 512 "
+                                                  "--activation-func-fp8-input-store\n")
+                                    << "Megatron-core refuses it";
+        QTest::addRow("the unfused SwiGLU")
+            << QByteArray("--num-layers 4 --hidden-size 256 --num-attention-heads 4 "
+                          "--vocab-size 1000 --max-position-embeddings 512 --swiglu "
+                          "--no-bias-swiglu-fusion "
+                          "--activation-func-fp8-input-store\n")
+            << "no effect";
+    }
+    void megatronFp8ActivationInputUnused()
+    {
+        QFETCH(QByteArray, args);
+        QFETCH(QString, assumption);
+        io::ImportOptions options;
+        options.devices = 8;
+        options.modelId = "tiny";
+        const auto result = io::importConfig(args, Scenario{}, m_presets, options);
+        if (const auto *error = std::get_if<InputError>(&result))
+            QFAIL(error->toString().c_str());
+        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
+        QVERIFY(imported.scenario);
+        QVERIFY(!imported.scenario->fp8ActivationInput);
+        QVERIFY(
+            contains(imported.assumptions, QStringLiteral("--activation-func-fp8-input-store")));
+        QVERIFY2(contains(imported.assumptions, assumption),
+                 qPrintable(QString::fromStdString(imported.assumptions.back())));
+    }
+
     // A model that is no preset: Megatron-LM's defaults fill what the flags leave out
     // (arguments.py: FFN 4h, learned positions, tied output layer, 0.1 dropout, biases).
     void megatronNewModel()
@@ -1827,6 +1889,9 @@ private Q_SLOTS:
             << QStringList{"model=llama-3.1-8b",     "tp=1",   "pp=1",          "dp=8",
                            "microbatches=16",        "zero=2", "precision=fp8", "fp8_scaling=block",
                            "sequence_parallel=false"};
+        QTest::addRow("megatron 8B with the SwiGLU input in FP8")
+            << megatron
+            << QStringList{"model=llama-3.1-8b", "precision=fp8", "fp8_activation_input=true"};
         QTest::addRow("megatron 8B with Megatron-core's fused loss")
             << megatron << QStringList{"model=llama-3.1-8b", "loss_fusion=native"};
         QTest::addRow("megatron 8B with Transformer Engine's loss")
@@ -2229,6 +2294,19 @@ private Q_SLOTS:
         QTest::addRow("torchtitan fused SwiGLU")
             << int(Framework::torchtitan) << QStringList{"fused_swiglu=true"}
             << "fused_swiglu=true";
+        // Megatron-core's fused SwiGLU keeps its input in FP8 (fused_bias_swiglu.py); the
+        // other frameworks keep it in 16 bits.
+        QTest::addRow("torchtitan FP8 SwiGLU input")
+            << int(Framework::torchtitan)
+            << QStringList{"fused_swiglu=true", "fp8_activation_input=true"}
+            << "fp8_activation_input=true: Megatron-core's fused SwiGLU keeps its input in FP8; "
+               "torchtitan's feed-forward keeps it in 16 bits";
+        QTest::addRow("deepspeed FP8 SwiGLU input")
+            << int(Framework::deepspeed)
+            << QStringList{"fused_swiglu=true", "fp8_activation_input=true", "tp=1", "pp=1",
+                           "dp=64"}
+            << "fp8_activation_input=true: Megatron-core's fused SwiGLU keeps its input in FP8; "
+               "under DeepSpeed the model's own code";
         QTest::addRow("torchtitan FlashAttention-2")
             << int(Framework::torchtitan) << QStringList{"attention=flash2"} << "attention=flash2";
         QTest::addRow("megatron FlashAttention-3 installed")
