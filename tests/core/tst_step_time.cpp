@@ -1301,8 +1301,9 @@ private Q_SLOTS:
         presets.put(d);
         const Report r = evaluate(scenario("device=" + device + "," + set), presets);
         QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
-        const auto w = std::find_if(r.warnings.begin(), r.warnings.end(),
-                                    [](const Warning &w) { return w.code == "rates-assumed"; });
+        const auto w = std::find_if(r.warnings.begin(), r.warnings.end(), [](const Warning &each) {
+            return each.code == "rates-assumed";
+        });
         QCOMPARE(w != r.warnings.end(), !said.isEmpty());
         if (w == r.warnings.end())
             return;
