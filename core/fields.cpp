@@ -522,14 +522,7 @@ std::variant<unsigned, std::string>
 parseModuleList(std::string_view text, const std::pair<std::string_view, Bits> (&known)[N])
 {
     unsigned out = 0;
-    std::size_t at = 0;
-    while (at < text.size()) {
-        const std::size_t end = text.find_first_of(" ,", at);
-        const std::string_view word =
-            text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
-        at = end == std::string_view::npos ? text.size() : end + 1;
-        if (word.empty())
-            continue;
+    for (const std::string_view word : moduleListWords(text)) {
         const auto found = std::find_if(std::begin(known), std::end(known),
                                         [word](const auto &m) { return m.first == word; });
         if (found == std::end(known)) {
@@ -545,6 +538,21 @@ parseModuleList(std::string_view text, const std::pair<std::string_view, Bits> (
 }
 
 } // namespace
+
+std::vector<std::string_view> moduleListWords(std::string_view text)
+{
+    std::vector<std::string_view> words;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const std::size_t end = text.find_first_of(" ,", at);
+        const std::string_view word =
+            text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+        at = end == std::string_view::npos ? text.size() : end + 1;
+        if (!word.empty())
+            words.push_back(word);
+    }
+    return words;
+}
 
 std::variant<unsigned, std::string> parseLoraModules(std::string_view text)
 {

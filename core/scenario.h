@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 namespace core {
 
@@ -73,6 +74,10 @@ enum LoraModule : unsigned
 // The modules a LoRA target list names, separated by spaces or commas, or what is wrong with it,
 // naming the modules Parascope knows.
 std::variant<unsigned, std::string> parseLoraModules(std::string_view text);
+
+// The words of a module list separated by spaces or commas (recompute_modules, lora_modules),
+// empty ones left out.
+std::vector<std::string_view> moduleListWords(std::string_view text);
 
 // flash: the device's fused kernel (cuDNN's through Transformer Engine on Hopper); flash2:
 // FlashAttention-2's (the flash-attn 2 package, and scaled_dot_product_attention's flash

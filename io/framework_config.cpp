@@ -167,15 +167,8 @@ std::string fullAttentionText(int period)
 std::string pythonWordList(std::string_view words)
 {
     std::string out;
-    std::size_t at = 0;
-    while (at < words.size()) {
-        const std::size_t end = words.find_first_of(" ,", at);
-        const std::string_view word =
-            words.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
-        at = end == std::string_view::npos ? words.size() : end + 1;
-        if (!word.empty())
-            out += (out.empty() ? "'" : ", '") + std::string(word) + "'";
-    }
+    for (const std::string_view word : core::moduleListWords(words))
+        out += (out.empty() ? "'" : ", '") + std::string(word) + "'";
     return "[" + out + "]";
 }
 
