@@ -366,6 +366,14 @@ unsigned recomputeModuleBits(const Scenario &s)
                                                      : kRecomputeCoreAttn;
 }
 
+unsigned loraModuleBits(const Scenario &s)
+{
+    if (s.loraRank <= 0)
+        return 0;
+    const auto modules = parseLoraModules(s.loraModules);
+    return std::holds_alternative<unsigned>(modules) ? std::get<unsigned>(modules) : 0u;
+}
+
 ActivationConfig activationConfig(const Scenario &s)
 {
     ActivationConfig c;
@@ -376,10 +384,7 @@ ActivationConfig activationConfig(const Scenario &s)
     c.recompute = s.recompute;
     c.recomputeModules = recomputeModuleBits(s);
     c.lora = s.mode == Mode::training && s.loraRank > 0;
-    if (c.lora) {
-        const auto modules = parseLoraModules(s.loraModules);
-        c.loraModules = std::holds_alternative<unsigned>(modules) ? std::get<unsigned>(modules) : 0;
-    }
+    c.loraModules = loraModuleBits(s);
     c.attention = s.attention;
     c.fusedSwiglu = s.fusedSwiglu;
     c.fp8ActivationInput = s.fp8ActivationInput;

@@ -63,6 +63,10 @@ std::int64_t contextTokens(const Scenario &scenario);
 // list does not parse (validation refuses it).
 unsigned recomputeModuleBits(const Scenario &scenario);
 
+// The LoraModule bits of the scenario's lora_modules: 0 when LoRA is off or the list does not
+// parse (validation refuses it).
+unsigned loraModuleBits(const Scenario &scenario);
+
 // How the scenario keeps its layers' activations; with the model, its experts' load under
 // a capacity factor too (expertLoad).
 ActivationConfig activationConfig(const Scenario &scenario);

@@ -1865,14 +1865,6 @@ std::vector<double> weightedChunkPeaks(const Scenario &s, const ModelSpec &model
 
 } // namespace
 
-unsigned loraModuleBits(const Scenario &s)
-{
-    if (s.loraRank <= 0)
-        return 0;
-    const auto modules = parseLoraModules(s.loraModules);
-    return std::holds_alternative<unsigned>(modules) ? std::get<unsigned>(modules) : 0u;
-}
-
 ParamCounts loraParams(const Scenario &s, const ModelSpec &m)
 {
     ParamCounts c;

@@ -119,10 +119,6 @@ struct StageModelStates
 // perLayer, perMoeLayer and, of it, perMoeLayerExperts as countParams gives them, the rest 0.
 // Nothing without LoRA.
 ParamCounts loraParams(const Scenario &scenario, const ModelSpec &model);
-
-// The LoraModule bits of the scenario's lora_modules (0 when it does not parse or LoRA is
-// off).
-unsigned loraModuleBits(const Scenario &scenario);
 std::vector<StageModelStates> stageModelStates(const Scenario &scenario, const ModelSpec &model);
 
 // Weight bytes of `params` parameters at a precision (docs/DESIGN.md §3.1).
