@@ -389,19 +389,28 @@ struct Timing
         LayerTimes fullOverMix;
     };
     std::unique_ptr<Windows> windows;
+    // Per stage, the share of its layers full recomputation reruns (recomputedShares); empty:
+    // every layer's recomputation runs, as the layer times count it.
+    std::vector<double> recomputedShare;
+    double rerunShare(std::size_t i) const
+    {
+        return i < recomputedShare.size() ? recomputedShare[i] : 1.0;
+    }
     // `layers` of stage i, by the member of LayerTimes given: F, B, W or recomputation.
     double stageLayers(std::size_t i, int layers, double LayerTimes::*part) const
     {
         const int moe = i < moeLayers.size() ? moeLayers[i] : 0;
         const double mix = (layers - moe) * layer.*part + moe * moeLayer.*part;
-        return windows ? mix + windowedLayers(i, layers, part) : mix;
+        const double all = windows ? mix + windowedLayers(i, layers, part) : mix;
+        return part == &LayerTimes::recomputeS ? rerunShare(i) * all : all;
     }
     double stagePart(std::size_t i, int layers, std::size_t p) const
     {
         const int moe = i < moeLayers.size() ? moeLayers[i] : 0;
         const double mix =
             (layers - moe) * layer.parts.seconds[p] + moe * moeLayer.parts.seconds[p];
-        return windows ? mix + windowedPart(i, layers, p) : mix;
+        const double all = windows ? mix + windowedPart(i, layers, p) : mix;
+        return p == static_cast<std::size_t>(TimePart::recompute) ? rerunShare(i) * all : all;
     }
     // A run of `layers` consecutive layers, `moe` with experts and `sliding` windowed.
     double runLayers(int layers, int moe, int sliding, double LayerTimes::*part) const
@@ -452,11 +461,46 @@ double Timing::windowedPart(std::size_t i, int layers, std::size_t p) const
            (layers - n) * windows->fullOverMix.parts.seconds[p];
 }
 
+// The share of a run of `layers` consecutive layers that full recomputation reruns:
+// Megatron-LM's block method reruns the first recompute_layers of each chunk and keeps the
+// others' activations (transformer_block.py, _checkpointed_forward; docs/activations.md,
+// "Recomputed layers").
+double recomputedShare(const Scenario &s, int layers)
+{
+    if (s.recompute != Recompute::full || s.recomputeLayers <= 0 || layers <= 0)
+        return 1.0;
+    return static_cast<double>(std::min(s.recomputeLayers, layers)) / layers;
+}
+
+// Each stage's share over its chunks (recomputedShare); empty where every layer reruns.
+std::vector<double> recomputedShares(const Scenario &s, const ModelSpec &model)
+{
+    if (s.mode != Mode::training || s.recompute != Recompute::full || s.recomputeLayers <= 0 ||
+        !model.hasArchitecture() || s.pp <= 0)
+        return {};
+    const std::vector<LayerRun> runs = virtualStageLayers(s, model);
+    const int chunks = chunksPerStage(s.schedule, s.virtualStages);
+    std::vector<double> out(static_cast<std::size_t>(s.pp), 1.0);
+    for (int stage = 0; stage < s.pp; ++stage) {
+        double rerun = 0, layers = 0;
+        for (int c = 0; c < chunks; ++c) {
+            const auto j = static_cast<std::size_t>(virtualStageOf(s.schedule, s.pp, stage, c));
+            if (j >= runs.size())
+                continue;
+            rerun += std::min(s.recomputeLayers, runs[j].count);
+            layers += runs[j].count;
+        }
+        out[static_cast<std::size_t>(stage)] = layers > 0 ? rerun / layers : 1.0;
+    }
+    return out;
+}
+
 Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &device,
               std::vector<int> moeLayers, std::vector<int> slidingLayers)
 {
     Timing t;
     t.moeLayers = std::move(moeLayers);
+    t.recomputedShare = recomputedShares(s, model);
     t.tpLinkError = chooseLink(device, s.tp, s.interNodeGbPerS, t.tpLink);
     if (!model.hasArchitecture())
         return t;
@@ -706,7 +750,8 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
         };
         const double f = time(&LayerTimes::forwardS);
         // Recomputation reruns its part of the forward just before the backward that needs it.
-        const double b = time(&LayerTimes::backwardS) + time(&LayerTimes::recomputeS);
+        const double b = time(&LayerTimes::backwardS) +
+                         recomputedShare(s, run.layers) * time(&LayerTimes::recomputeS);
         const double w = time(&LayerTimes::weightS);
         in.forward.push_back(f);
         in.backward.push_back(training ? (split ? b : b + w) : 0.0);
@@ -714,16 +759,18 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
     }
     // The MoE layers' all-to-all inside each entry's passes, for the timeline to show.
     if (t.rates && !t.moeLayers.empty()) {
-        double forward = 0, backward = 0;
+        double forward = 0, backward = 0, rerun = 0;
         for (const LayerOp &op : t.moeLayer.ops)
             if (op.part == TimePart::expertComm) {
                 forward += op.forward.seconds;
-                backward += op.backward.seconds + op.rerun * op.forward.seconds;
+                backward += op.backward.seconds;
+                rerun += op.rerun * op.forward.seconds;
             }
-        if (forward + backward > 0)
+        if (forward + backward + rerun > 0)
             for (const Run &run : runs) {
                 in.forwardExpertComm.push_back(run.moe * forward);
-                in.backwardExpertComm.push_back(training ? run.moe * backward : 0.0);
+                in.backwardExpertComm.push_back(
+                    training ? run.moe * (backward + recomputedShare(s, run.layers) * rerun) : 0.0);
             }
     }
     in.expertOverlap =
@@ -1078,6 +1125,11 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
         r.warnings.push_back(
             {"virtual-stages-unused", "virtual_stages = " + std::to_string(s.virtualStages) +
                                           " only applies to the interleaved schedule"});
+    // A count of recomputed layers is full recomputation's only.
+    if (s.mode == Mode::training && s.recompute != Recompute::full && s.recomputeLayers > 0)
+        r.warnings.push_back(
+            {"recompute-layers-unused", "recompute_layers = " + std::to_string(s.recomputeLayers) +
+                                            " only applies to recompute = full"});
     // What a recompute_modules list names that reruns nothing here.
     const unsigned modules = recomputeModuleBits(s);
     if (s.mode == Mode::training && s.recompute != Recompute::selective &&
@@ -1150,7 +1202,12 @@ TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const 
         layerEquivalents * s.microbatches * (training ? passedShare(s.schedule) : 1.0);
     // Wire bytes, not payloads: a reduce-scatter plus an all-gather moves what one
     // all-reduce moves (Korthikanti et al. 2022 §4.2.2); the redone all-gathers half of one.
-    double wirePerLayer = allReduces * wireBytesPerDevice(Collective::allReduce, payload, s.tp);
+    // Full recomputation's two rerun all-reduces, on the share of the stage's layers it reruns
+    // (recompute_layers); collectivesPerLayer counts a recomputed layer's.
+    const double rerun = t.rerunShare(busiest);
+    const double reducesRun =
+        allReduces - (training && s.recompute == Recompute::full ? 2 * (1 - rerun) : 0.0);
+    double wirePerLayer = reducesRun * wireBytesPerDevice(Collective::allReduce, payload, s.tp);
     if (s.sequenceParallel && training)
         wirePerLayer += regathers * wireBytesPerDevice(Collective::allGather, payload, s.tp);
     out.bytesPerStep = saturatingRound(wirePerLayer * static_cast<double>(calls));
@@ -1159,11 +1216,12 @@ TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const 
         r.warnings.push_back({"tp-link-unknown", t.tpLinkError->message});
         return out;
     }
-    const auto tpSeconds = [](const LayerTimes &layer) {
+    const auto tpSeconds = [rerun](const LayerTimes &layer) {
         double seconds = 0;
         for (const LayerOp &op : layer.ops)
             if (op.part == TimePart::tpComm)
-                seconds += op.forward.seconds + op.backward.seconds + op.rerun * op.forward.seconds;
+                seconds += op.forward.seconds + op.backward.seconds +
+                           rerun * op.rerun * op.forward.seconds;
         return seconds;
     };
     out.timePerStepS =
@@ -1808,6 +1866,48 @@ std::vector<LayerRun> virtualStageLayers(const Scenario &s, const ModelSpec &mod
     return runs;
 }
 
+bool recomputesSomeLayers(const Scenario &s)
+{
+    return s.mode == Mode::training && s.recompute == Recompute::full && s.recomputeLayers > 0;
+}
+
+namespace {
+
+// A run of layers of which the first min(recompute_layers, count) keep only their inputs and
+// the rest everything, with `mtp` multi-token-prediction layers after them (kept whole).
+std::int64_t partlyRecomputedRunBytes(const Scenario &s, const ModelSpec &model,
+                                      const ActivationConfig &full, LayerRun run, int mtp)
+{
+    ActivationConfig kept = full;
+    kept.recompute = Recompute::none;
+    const int rerun = std::min(s.recomputeLayers, run.count);
+    const int moe = moeLayersIn(model, run.first, run.count) + mtpMoeLayers(model, mtp);
+    const int moeRerun = moeLayersIn(model, run.first, rerun);
+    return saturatingAdd(
+        stageActivationBytes(model, full, rerun, moeRerun),
+        stageActivationBytes(model, kept, run.count + mtp - rerun, moe - moeRerun));
+}
+
+} // namespace
+
+std::int64_t partlyRecomputedStageBytes(const Scenario &s, const ModelSpec &model, int stage)
+{
+    const Schedule schedule = s.mode == Mode::training ? s.schedule : Schedule::gpipe;
+    const int chunks = chunksPerStage(schedule, s.virtualStages);
+    const std::vector<LayerRun> runs = virtualStageLayers(s, model);
+    const ActivationConfig full = activationConfig(s, model);
+    std::int64_t bytes = 0;
+    for (int c = 0; c < chunks; ++c) {
+        const auto j = static_cast<std::size_t>(virtualStageOf(schedule, s.pp, stage, c));
+        if (j >= runs.size())
+            continue;
+        // The model's last virtual stage holds the loss, and with it multi-token prediction.
+        const int mtp = j + 1 == runs.size() ? s.mtpLayers : 0;
+        bytes = saturatingAdd(bytes, partlyRecomputedRunBytes(s, model, full, runs[j], mtp));
+    }
+    return bytes;
+}
+
 std::vector<std::int64_t> unequalChunkBytes(const Scenario &s, const ModelSpec &model,
                                             std::int64_t denseLayerBytes,
                                             std::int64_t moeLayerBytes)
@@ -1821,9 +1921,12 @@ std::vector<std::int64_t> unequalChunkBytes(const Scenario &s, const ModelSpec &
     for (std::size_t j = 0; j < runs.size(); ++j) {
         // The model's last virtual stage holds the loss, and with it multi-token prediction.
         const int mtp = j + 1 == runs.size() && s.mode == Mode::training ? s.mtpLayers : 0;
-        bytes[j] = stageActivationBytes(denseLayerBytes, moeLayerBytes, runs[j].count + mtp,
-                                        moeLayersIn(model, runs[j].first, runs[j].count) +
-                                            mtpMoeLayers(model, mtp));
+        bytes[j] =
+            recomputesSomeLayers(s)
+                ? partlyRecomputedRunBytes(s, model, activationConfig(s, model), runs[j], mtp)
+                : stageActivationBytes(denseLayerBytes, moeLayerBytes, runs[j].count + mtp,
+                                       moeLayersIn(model, runs[j].first, runs[j].count) +
+                                           mtpMoeLayers(model, mtp));
         if (bytes[j] == kTooLarge)
             return {}; // the stage's own count says so
     }
@@ -2192,7 +2295,9 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
             const int held = st.layers + st.mtpLayers;
             const int heldMoe = st.moeLayers + mtpMoeLayers(model, st.mtpLayers);
             const std::int64_t stageLayers =
-                stageActivationBytes(denseLayerBytes, moeLayerBytes, held, heldMoe);
+                recomputesSomeLayers(s)
+                    ? partlyRecomputedStageBytes(s, model, i)
+                    : stageActivationBytes(denseLayerBytes, moeLayerBytes, held, heldMoe);
             // Full recomputation rebuilds one layer of one micro-batch at a time: that layer's
             // activations are alive on top of the kept inputs (docs/activations.md).
             const std::int64_t rebuilt = stageRecomputePeakBytes(model, act, held, heldMoe);

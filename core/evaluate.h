@@ -85,6 +85,15 @@ struct LayerRun
 // stage's layers are its chunks' runs (chunksPerStage of them).
 std::vector<LayerRun> virtualStageLayers(const Scenario &scenario, const ModelSpec &model);
 
+// recompute_layers (Megatron-LM's block method, docs/activations.md, "Recomputed layers"):
+// whether full recomputation reruns only the first layers of each chunk; and one micro-batch's
+// activation bytes of a stage's layers (its multi-token-prediction layers with them) when it
+// does, the first min(recompute_layers, count) of each chunk keeping what full recomputation
+// keeps and the others everything.
+bool recomputesSomeLayers(const Scenario &scenario);
+std::int64_t partlyRecomputedStageBytes(const Scenario &scenario, const ModelSpec &model,
+                                        int stage);
+
 // One micro-batch's activation bytes on each virtual stage, from one layer's bytes of each kind
 // (layerActivationBytes without and with experts), where some stage's chunks keep different
 // bytes (the ends counted in the split, a pipeline_layout, dense and MoE layers apart); empty

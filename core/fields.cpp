@@ -112,6 +112,11 @@ const std::array kFields{
               "activation); none: nothing (docs/activations.md, \"Recomputed modules\").",
               {},
               "none"},
+    FieldInfo{"recompute_layers", &Scenario::recomputeLayers,
+              "With full recomputation, how many layers of each pipeline stage (each model "
+              "chunk under interleaving) rerun, counted from its first, as Megatron-LM's "
+              "--recompute-method block --recompute-num-layers; the others keep their "
+              "activations. 0: every layer (docs/activations.md, \"Recomputed layers\")."},
     FieldInfo{
         "attention", &Scenario::attention,
         "Attention kernel: flash is the device's fused one (cuDNN's through Transformer "

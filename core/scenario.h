@@ -334,6 +334,10 @@ struct Scenario
     // What selective recomputation reruns: Megatron-LM's --recompute-modules list
     // (parseRecomputeModules); core_attn, its default, is the attention core alone.
     std::string recomputeModules = "core_attn";
+    // Full recomputation of the first N layers of each pipeline stage (each model chunk under
+    // interleaving), the rest keeping their activations: Megatron-LM's --recompute-method
+    // block --recompute-num-layers N. 0: every layer (docs/activations.md, "Recomputed layers").
+    int recomputeLayers = 0;
     Attention attention = Attention::flash;
     bool sequenceParallel = true;
     // Overlap sequence parallelism's all-gathers and reduce-scatters with the projections

@@ -237,8 +237,13 @@ std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
                                    ? std::max(layerPeakRecomputeBytesBound(m, act),
                                               layerPeakRecomputeBytesBound(m, moeAct))
                                    : 0;
+        // With recompute_layers some layers keep everything: bound every layer so.
+        ActivationConfig kept = act;
+        ActivationConfig keptMoe = moeAct;
+        if (s.recompute == Recompute::full && s.recomputeLayers > 0)
+            kept.recompute = keptMoe.recompute = Recompute::none;
         const double perLayer =
-            std::max(layerActivationBytesBound(m, act), layerActivationBytesBound(m, moeAct));
+            std::max(layerActivationBytesBound(m, kept), layerActivationBytesBound(m, keptMoe));
         consider("the activations a stage keeps", inflight * stageLayers * perLayer + rebuilt);
         if (s.cacheOutputs)
             consider("the cached outputs",
@@ -829,6 +834,14 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
                               "layernorm and moe_act need current or block FP8 scaling: "
                               "Megatron-core refuses them under delayed scaling (fp8_scaling)"};
     }
+    // Megatron-LM's block method counts the layers of a stage's chunk from its first.
+    if (s.recomputeLayers < 0 || (model->hasArchitecture() && s.recomputeLayers > model->layers))
+        return InputError{"recompute_layers",
+                          (model->hasArchitecture()
+                               ? "must be from 0 (every layer) to the model's " +
+                                     std::to_string(model->layers) + " layers, got "
+                               : std::string("must be 0 (every layer) or more, got ")) +
+                              std::to_string(s.recomputeLayers)};
     // Megatron-core's transformer_config.py: "Storing activation input in FP8 is supported only
     // for SwiGLU", in its fused bias_swiglu_impl (mlp.py).
     if (s.fp8ActivationInput && s.mode == Mode::training) {

@@ -606,6 +606,12 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
                         std::to_string(s.loraRank) +
                         ", target_modules=...) in the model's own module names; without them "
                         "this config trains every weight");
+    if (s.recompute == core::Recompute::full && s.recomputeLayers > 0 &&
+        s.mode == core::Mode::training)
+        notes.push_back("recompute_layers=" + std::to_string(s.recomputeLayers) +
+                        ": the model's code chooses which layers it checkpoints "
+                        "(deepspeed.checkpointing.checkpoint); recompute only the first " +
+                        std::to_string(s.recomputeLayers) + " of each stage to match");
     // DeepSpeed-MoE's gate pads every expert to a capacity: ceil(tokens x k / experts x factor)
     // with drop_tokens, else the largest load in its group (deepspeed/moe/sharded_moe.py,
     // topkgating), the even share under Parascope's balanced routing.

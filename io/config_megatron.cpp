@@ -2499,6 +2499,15 @@ private:
             noteRead(Flag::recomputeMethod);
         if (layers)
             noteRead(Flag::recomputeNumLayers);
+        // The block method reruns the first N layers of each chunk (recompute_layers).
+        if (s.recompute == core::Recompute::full && method && method->value == "block" && layers) {
+            const auto n = parseInteger(layers->value);
+            if (!n || *n < 0 || *n > 1'000'000)
+                return core::InputError{layers->name,
+                                        "'" + layers->value + "' is not a count of layers"};
+            s.recomputeLayers = int(*n);
+            return std::nullopt;
+        }
         if (s.recompute == core::Recompute::full &&
             !(method && method->value == "uniform" && (!layers || layers->value == "1")))
             m_out.assumptions.push_back(
@@ -2674,7 +2683,10 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
                         "written without recomputation");
     } else if (s.recompute != core::Recompute::none) {
         flag("--recompute-granularity", std::string(core::toString(s.recompute)));
-        if (s.recompute == core::Recompute::full) {
+        if (s.recompute == core::Recompute::full && s.recomputeLayers > 0) {
+            flag("--recompute-method", "block");
+            flag("--recompute-num-layers", number(s.recomputeLayers));
+        } else if (s.recompute == core::Recompute::full) {
             flag("--recompute-method", "uniform");
             flag("--recompute-num-layers", "1");
         }

@@ -1078,6 +1078,10 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
         break;
     case core::Recompute::full:
         body += "mode = \"full\"\n";
+        if (s.recomputeLayers > 0)
+            notes.push_back("recompute_layers=" + std::to_string(s.recomputeLayers) +
+                            ": torchtitan's full checkpointing wraps every layer; written as "
+                            "every layer recomputed");
         break;
     }
     if (s.precision == core::Precision::fp8) {

@@ -53,7 +53,8 @@ constexpr const char *kTrainingOnly[] = {"zero",
                                          "overlap_param_gather",
                                          "fp8_params",
                                          "packed_example_tokens",
-                                         "lora_rank"};
+                                         "lora_rank",
+                                         "recompute_layers"};
 
 // The keys about generating tokens: training has no KV cache and generates nothing.
 constexpr const char *kInferenceOnly[] = {"output_len", "kv_precision"};
@@ -217,6 +218,10 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
                     QStringLiteral("mla_up_proj moe_act layernorm"), QStringLiteral("moe"),
                     QStringLiteral("none")},
         modules));
+    // Megatron-LM's block method: the first N layers of each chunk rerun, "all" at 0
+    // (docs/activations.md, "Recomputed layers"; refresh greys it but under full recomputation).
+    addNumber(QStringLiteral("recompute_layers"), tr("Recomputed layers"), {0, 1024, 0, 1})
+        ->setSpecialValueText(tr("all"));
     addEnumItems<core::Attention>(addChoice(QStringLiteral("attention"), tr("Atte&ntion")));
     QComboBox *grads = addChoice(QStringLiteral("grad_precision"), tr("Gradients"));
     grads->addItem(QStringLiteral("bf16"), QStringLiteral("bf16"));
@@ -704,6 +709,19 @@ void ControlsPanel::refresh()
                      "part of each layer.\n%2")
                       .arg(QString::fromLatin1(core::toString(s.recompute)), help)
                 : help);
+    }
+    // A count of recomputed layers is full recomputation's; while it holds one under another
+    // mode it stays enabled, to be set back to all.
+    if (!inference) {
+        QWidget *control = m_controls.value(QStringLiteral("recompute_layers"));
+        const QString help = tooltipFor(QStringLiteral("recompute_layers"));
+        const bool full = s.recompute == core::Recompute::full;
+        control->setEnabled(full || s.recomputeLayers > 0);
+        control->setToolTip(
+            full ? help
+                 : tr("Used with full recomputation only: %1 recomputation reruns its own part "
+                      "of every layer.\n%2")
+                       .arg(QString::fromLatin1(core::toString(s.recompute)), help));
     }
     // The FP8 copy is of the fused SwiGLU's 2f-wide input (Megatron-core fused_bias_swiglu.py):
     // it changes nothing without a gated MLP or the fused kernel. Validation refuses it there

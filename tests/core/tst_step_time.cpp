@@ -140,6 +140,54 @@ private Q_SLOTS:
         QCOMPARE(stage1[TimePart::memoryBound], 0.0);
     }
 
+    // recompute_layers (Megatron-LM's --recompute-method block --recompute-num-layers N): the
+    // default at T = 1 with a forced mfu = 0.5 and full recomputation of the first N layers of
+    // each chunk. A middle stage reruns the forward of its recomputed layers for 16
+    // micro-batches: the multiplies 2·t·8192·(10,240 + 8,192 + 2·28,672 + 28,672) and causal
+    // attention 4·t²·128·64 / 2 a layer (forcedMfuByHand's, unsplit). It keeps a recomputed
+    // layer's input, 2·s·b·h = 67,108,864 bytes (Korthikanti et al. 2022, §5), and everything
+    // of the others, what recompute = none keeps, for each micro-batch in flight, with one
+    // layer rebuilt at a time.
+    void recomputeLayersByHand_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<int>("rerunLayers"); // of a stage's 20
+        QTest::addRow("5 of 20") << "recompute_layers=5" << 5;
+        QTest::addRow("all 20") << "recompute_layers=20" << 20;
+        QTest::addRow("more than a stage holds") << "recompute_layers=40" << 20;
+        QTest::addRow("every layer (0)") << "recompute_layers=0" << 20;
+        QTest::addRow("interleaved: 5 of each chunk of 10")
+            << "recompute_layers=5,schedule=interleaved,virtual_stages=2" << 10;
+    }
+    void recomputeLayersByHand()
+    {
+        QFETCH(QString, set);
+        QFETCH(int, rerunLayers);
+        const QString base = QStringLiteral("mfu=0.5,tp=1,");
+        const Report r = evaluate(scenario(base + "recompute=full," + set), io::builtinPresets());
+        QVERIFY(r.ok() && r.stepTime);
+        QVERIFY(!r.hasWarning("recompute-layers-unused"));
+        const double t = 4096;
+        const double matmul = 2 * t * 8192 * (10240 + 8192 + 2 * 28672 + 28672);
+        const double attention = 4 * t * t * 128 * 64 / 2;
+        QVERIFY(near(r.stepTime->stages[1][TimePart::recompute],
+                     rerunLayers * 16 * (matmul + attention) / (989e12 * 0.5), 1e-9));
+        if (set.contains(QLatin1String("interleaved")))
+            return; // the bytes below are 1F1B's in-flight count
+        const Report none =
+            evaluate(scenario(base + "recompute=none," + set), io::builtinPresets());
+        QVERIFY(none.ok());
+        QCOMPARE(none.hasWarning("recompute-layers-unused"),
+                 !set.contains(QLatin1String("layers=0")));
+        const StageReport &stage = r.stages[1];
+        const double inflight = stage.inflightMicrobatches;
+        const double kept = none.stages[1].activationsBytes / (inflight * 20); // a whole layer
+        const double input = 2.0 * 4096 * 8192;
+        QCOMPARE(stage.activationsBytes,
+                 static_cast<std::int64_t>(
+                     inflight * (rerunLayers * input + (20 - rerunLayers) * kept) + kept));
+    }
+
     // The same default with the per-operation model, checked operation by operation.
     void perOperationByHand()
     {

@@ -108,6 +108,11 @@ private Q_SLOTS:
         QTest::addRow("LoRA rank wider than the model")
             << QStringList{"lora_rank=8193"} << "lora_rank";
         QTest::addRow("negative LoRA rank") << QStringList{"lora_rank=-1"} << "lora_rank";
+        // Megatron-LM's block method counts a chunk's layers: at most the model's 80.
+        QTest::addRow("more recomputed layers than the model has")
+            << QStringList{"recompute=full", "recompute_layers=81"} << "recompute_layers";
+        QTest::addRow("negative recomputed layers")
+            << QStringList{"recompute=full", "recompute_layers=-1"} << "recompute_layers";
         // Megatron-core keeps an FP8 input for its fused SwiGLU only (transformer_config.py).
         QTest::addRow("FP8 activation input without a SwiGLU")
             << QStringList{"model=gpt-3-175b", "tp=8", "fused_swiglu=true",

@@ -552,6 +552,13 @@ private Q_SLOTS:
             << QByteArray("") << "--activation-func-fp8-input-store" << false;
         QTest::addRow("the SwiGLU input in FP8") << QByteArray("--activation-func-fp8-input-store")
                                                  << "--activation-func-fp8-input-store" << true;
+        QTest::addRow("the first 21 layers recomputed")
+            << QByteArray("--recompute-granularity full --recompute-method block "
+                          "--recompute-num-layers 21")
+            << "--recompute-method block \\\n    --recompute-num-layers 21" << true;
+        QTest::addRow("every layer recomputed")
+            << QByteArray("--recompute-granularity full")
+            << "--recompute-method uniform \\\n    --recompute-num-layers 1" << true;
         QTest::addRow("the framework's buckets")
             << QByteArray("--overlap-grad-reduce") << "--ddp-bucket-size" << false;
         QTest::addRow("768M-parameter buckets")
@@ -1506,6 +1513,28 @@ private Q_SLOTS:
             << QByteArray("--fp8-format hybrid --fp8-recipe rowwise") << fp8 << ""
             << "--fp8-recipe"
             << "tensorwise";
+        // --recompute-method block reruns the first --recompute-num-layers of each chunk
+        // (transformer_block.py, _checkpointed_forward): recompute_layers; uniform with one
+        // layer a checkpoint is every layer on its own.
+        const QString rerun = QStringLiteral("recompute_layers");
+        QTest::addRow("the first 21 layers recomputed")
+            << QByteArray("--recompute-granularity full --recompute-method block "
+                          "--recompute-num-layers 21")
+            << rerun << "21"
+            << ""
+            << "";
+        QTest::addRow("every layer recomputed")
+            << QByteArray("--recompute-granularity full --recompute-method uniform "
+                          "--recompute-num-layers 1")
+            << rerun << "0"
+            << ""
+            << "";
+        QTest::addRow("a count of layers that is not one")
+            << QByteArray("--recompute-granularity full --recompute-method block "
+                          "--recompute-num-layers some")
+            << rerun << ""
+            << "--recompute-num-layers"
+            << "some";
         // initialize.py: the rank order with --use-tp-pp-dp-mapping.
         QTest::addRow("the default rank order")
             << QByteArray("") << QStringLiteral("rank_order") << "tp-cp-ep-dp-pp"

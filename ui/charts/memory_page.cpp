@@ -1,6 +1,7 @@
 #include "ui/charts/memory_page.h"
 
 #include "core/activations.h"
+#include "core/evaluate.h"
 #include "core/schedule.h"
 #include "core/validate.h"
 #include "io/text.h"
@@ -189,6 +190,13 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                                              "an adapter its own 16-bit copy (docs/activations.md, "
                                              "\"LoRA\")")
                                : QString()) +
+                         (core::recomputesSomeLayers(s)
+                              ? QObject::tr("; full recomputation on the first %1 layers of each "
+                                            "chunk, which keep their inputs only, the others "
+                                            "everything (recompute_layers; docs/activations.md, "
+                                            "\"Parallelism and recomputation\")")
+                                    .arg(s.recomputeLayers)
+                              : QString()) +
                          (r.expertLoad != 1
                               ? QObject::tr("; each expert keeps %1 × its even share of the "
                                             "routed copies under its capacity (docs/experts.md, "
