@@ -630,6 +630,7 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
             for (const RecomputeChoice &choice : recomputeList) {
                 s.recompute = choice.recompute;
                 s.recomputeModules = choice.modules;
+                s.recomputeLayers = 0; // full reruns every layer (docs/planner.md)
                 // ZeRO and sequence parallelism innermost: they leave the pipeline as it is,
                 // so its simulation comes from the cache.
                 for (auto [schedule, v] : schedules(c, split, s.microbatches, ends)) {
@@ -728,6 +729,7 @@ std::optional<PlanLayout> firstFitting(const Context &c, const DeviceSplit &spli
                 for (const RecomputeChoice &choice : recomputations(c)) {
                     s.recompute = choice.recompute;
                     s.recomputeModules = choice.modules;
+                    s.recomputeLayers = 0;
                     for (auto [schedule, v] : schedules(c, split, s.microbatches, ends)) {
                         s.schedule = schedule;
                         s.virtualStages = v;

@@ -370,6 +370,28 @@ private Q_SLOTS:
         QVERIFY(pairs > 20);
     }
 
+    // docs/planner.md: the planner's full recomputation reruns every layer, whatever count of
+    // layers (recompute_layers) the base scenario gives; its other kinds take none.
+    void fullRecomputationRerunsEveryLayer()
+    {
+        PlanRequest every = request("model=llama-3.1-8b", 16, 64);
+        every.prune = false;
+        PlanRequest some = every;
+        some.base.recompute = Recompute::full;
+        some.base.recomputeLayers = 5;
+        const PlanResult a = plan(every, presets);
+        const PlanResult b = plan(some, presets);
+        QVERIFY(!a.error && !b.error);
+        QCOMPARE(b.evaluatedLayouts.size(), a.evaluatedLayouts.size());
+        int full = 0;
+        for (std::size_t i = 0; i < a.evaluatedLayouts.size(); ++i) {
+            QVERIFY(b.evaluatedLayouts[i].sameLayout(a.evaluatedLayouts[i]));
+            QCOMPARE(b.evaluatedLayouts[i].stepTimeS, a.evaluatedLayouts[i].stepTimeS);
+            full += a.evaluatedLayouts[i].recompute == Recompute::full;
+        }
+        QVERIFY(full > 0);
+    }
+
     // docs/planner.md and docs/worked-examples.md §2: Llama 3.1 70B in FP16 is 141 GB of weights;
     // no single 80 GB device holds them, so no inference layout with T·K < 2 fits.
     void inference70BNeedsTwoDevicesPerReplica_data()
