@@ -70,7 +70,9 @@ const char *const kSources[] = {
     "(attention_block_overhead) that slows short key loops, and at latent attention's, "
     "256's and a windowed 64's head widths (attention_head_widths).",
     "pytorch/torchtitan, torchtitan/distributed/activation_checkpoint.py (SelectiveAC): the "
-    "per-op recomputation (recompute=op), every second multiply rerun.",
+    "per-op recomputation (recompute=op), every second multiply rerun. NVIDIA/Megatron-LM, "
+    "megatron/core/transformer/transformer_block.py (_checkpointed_forward): the block method, "
+    "the first N layers of each chunk recomputed (recompute_layers).",
     "Device data sheets: NVIDIA A100, H100, H200, DGX B200; AMD Instinct MI300X; SambaNova "
     "SN40L (Prabhakar et al. 2024) — see each preset's source. NVIDIA Technical Blog, "
     "“Inside NVIDIA Blackwell Ultra”: the B300's and GB300's GPU (160 SMs, 15 PFLOPS dense "
@@ -79,7 +81,10 @@ const char *const kSources[] = {
     "“CUDA GPU Compute Capability”: each NVIDIA preset's compute_capability; "
     "NVIDIA/TransformerEngine, pytorch/attention/dot_product_attention/utils.py: no FP8 "
     "attention with learned sinks below 10.0; NVIDIA/cudnn-frontend's H200 results: cuDNN "
-    "9.19's FP8 attention at head dimension 128 only.",
+    "9.19's FP8 attention at head dimension 128 only. AMD ROCm blog, “Measuring "
+    "Max-Achievable FLOPs – Part 2”: the MI300X's and MI325X's BF16 and FP8 multiplies; "
+    "ROCm/aiter, op_tests/cpp/mha/README.md: the FAv3 attention kernels on the MI300X and "
+    "MI355X.",
     "NVIDIA/Megatron-LM, megatron/training/arguments.py: --fp8-param-gather (fp8_params), off "
     "by default, so FP8 training keeps BF16 weights unless it is given; "
     "megatron/training/initialize.py: rank order tp-cp-ep-dp-pp, or tp-cp-ep-pp-dp with "
