@@ -597,23 +597,29 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     t.first = firstStageTimes(model, c, *t.rates);
     t.last = lastStageTimes(model, c, *t.rates);
     if (c.training && s.mtpLayers > 0) {
+        // Megatron-core skips the block method's recomputation in its MTP layers
+        // (multi_token_prediction.py: "recompute_method == 'block' is not supported for MTP
+        // yet. Skipping recompute."): with recompute_layers they run as without.
+        LayerConfig mc = c;
+        if (recomputesSomeLayers(s))
+            mc.recompute = Recompute::none;
         const bool moe = mtpLayerIsMoe(model);
         const LayerTimes *layer = moe ? &t.moeLayer : &t.layer;
         LayerTimes own;
-        if (t.windows) {
+        if (t.windows || mc.recompute != c.recompute) {
             // The last layer's own attention, not the windowed mix.
             ModelSpec last = model;
-            if (isSlidingLayer(model, model.layers - 1))
+            if (t.windows && isSlidingLayer(model, model.layers - 1))
                 last.fullAttentionPeriod = 0;
-            else
+            else if (t.windows)
                 last.slidingWindow = 0;
-            LayerConfig lc = c;
+            LayerConfig lc = mc;
             lc.moe = moe;
             own = layerTimes(last, lc, *t.rates);
             layer = &own;
         }
         const EndTimes head = t.last;
-        addMultiTokenPrediction(t.last, model, c, *t.rates, *layer, t.first, head, s.mtpLayers);
+        addMultiTokenPrediction(t.last, model, mc, *t.rates, *layer, t.first, head, s.mtpLayers);
     }
     if (s.pp > 1) {
         // One micro-batch's hidden state, 1/T of it per device: with sequence parallelism
