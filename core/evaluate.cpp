@@ -1877,6 +1877,14 @@ bool recomputesSomeLayers(const Scenario &s)
     return s.mode == Mode::training && s.recompute == Recompute::full && s.recomputeLayers > 0;
 }
 
+double stageRecomputedShare(const Scenario &s, const ModelSpec &model, int stage)
+{
+    const std::vector<double> shares = recomputedShares(s, model);
+    return stage >= 0 && static_cast<std::size_t>(stage) < shares.size()
+               ? shares[static_cast<std::size_t>(stage)]
+               : 1.0;
+}
+
 namespace {
 
 // A run of layers of which the first min(recompute_layers, count) keep only their inputs and

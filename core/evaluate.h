@@ -91,6 +91,8 @@ std::vector<LayerRun> virtualStageLayers(const Scenario &scenario, const ModelSp
 // does, the first min(recompute_layers, count) of each chunk keeping what full recomputation
 // keeps and the others everything.
 bool recomputesSomeLayers(const Scenario &scenario);
+// The share of stage `stage`'s layers full recomputation reruns: 1 but with recompute_layers.
+double stageRecomputedShare(const Scenario &scenario, const ModelSpec &model, int stage);
 std::int64_t partlyRecomputedStageBytes(const Scenario &scenario, const ModelSpec &model,
                                         int stage);
 

@@ -775,6 +775,14 @@ private Q_SLOTS:
             << QStringList{"m/2 × (layers × (F + B + W + rerun) + ends) + sends = 8 × (40 × (",
                            "where the model starts", "where the model ends"}
             << QStringList{};
+        // recompute_layers: 5 of a stage's 20 layers rerun, so the rerun per layer is a quarter
+        // of a recomputed layer's (docs/activations.md).
+        QTest::addRow("5 of 20 layers recomputed")
+            << "recompute=full,recompute_layers=5"
+            << QStringList{"times 25.0 %, the share of the stage's layers recompute_layers = 5"}
+            << QStringList{};
+        QTest::addRow("every layer recomputed")
+            << "recompute=full" << QStringList{} << QStringList{"the share of the stage's layers"};
         // docs/experts.md, "Capacity": Qwen3-30B-A3B routes 8 of 128 experts; a rank's 4,096
         // tokens give each an even 256 copies, ⌈256 × 1.25⌉ = 320 padded; ⌈256 × 0.8⌉ = 205
         // kept, 19.9 % dropped; at 1.25 without padding balanced routing drops nothing.

@@ -1,6 +1,7 @@
 #include "ui/charts/step_time_page.h"
 
 #include "core/activations.h"
+#include "core/evaluate.h"
 #include "core/framework.h"
 #include "core/schedule.h"
 #include "core/validate.h"
@@ -429,6 +430,12 @@ QString StepTimePage::formulas(const ChartInputs &inputs) const
         addEnds(first, r.endOps.size(), QObject::tr("around the layers: where the model ends"));
     const bool half = core::passedShare(schedule) < 1;
     const double passes = s.microbatches * core::passedShare(schedule);
+    // recompute_layers: the stage reruns the first layers of each chunk only, the rest of its
+    // layers none (docs/activations.md, "Recomputed layers").
+    const core::ModelSpec *model = core::resolveModel(s, inputs.presets);
+    const double share =
+        model && core::recomputesSomeLayers(s) ? core::stageRecomputedShare(s, *model, stage) : 1;
+    rerun *= share;
     const double layer = f + b + w + rerun;
     out += formula::block(
         QObject::tr("Work of stage %1 in one step").arg(stage),
@@ -445,7 +452,13 @@ QString StepTimePage::formulas(const ChartInputs &inputs) const
                             : sec(passes * (report.layers * layer + ends))),
         QObject::tr("One micro-batch's operations on one device, below; the rest of the step "
                     "is the stage's bubble, the exposed gradient sync and the optimizer step "
-                    "(docs/step_time.md)"));
+                    "(docs/step_time.md)") +
+            (share < 1 ? QObject::tr("; the rerun is a layer's ↻ work times %1 %, the share of "
+                                     "the stage's layers recompute_layers = %2 reruns "
+                                     "(docs/activations.md)")
+                             .arg(100 * share, 0, 'f', 1)
+                             .arg(s.recomputeLayers)
+                       : QString()));
     out += table.html(QObject::tr("Operations of stage %1: one layer, one micro-batch, one device "
                                   "(↻ rerun before the backward pass; ↻ n % that share of it)")
                           .arg(stage));
