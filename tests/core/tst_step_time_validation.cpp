@@ -51,6 +51,18 @@ void reportMoeWait(const core::Report &r)
               100 * r.stepTime->moeHostHighS / r.stepTime->stepTimeS);
 }
 
+// Llama 2 70B, the model of MLPerf's LoRA benchmark: Llama 3.1 70B's shape with a vocabulary
+// of 32,000 (meta-llama/Llama-2-70b-hf, config.json), fine-tuned at 8,192 tokens.
+ModelSpec llama2_70b(const core::Presets &presets)
+{
+    ModelSpec llama2 = *presets.model("llama-3.1-70b");
+    llama2.id = "llama-2-70b";
+    llama2.name = "Llama 2 70B";
+    llama2.vocab = 32000;
+    llama2.contextWindow = 8192;
+    return llama2;
+}
+
 } // namespace
 
 class TestStepTimeValidation : public QObject
@@ -1531,13 +1543,8 @@ private Q_SLOTS:
                            "fused_swiglu=true,lora_rank=16,") +
             set);
         s.loraModules = "linear_qkv linear_proj";
-        ModelSpec llama2 = *presets.model("llama-3.1-70b");
-        llama2.id = "llama-2-70b";
-        llama2.name = "Llama 2 70B";
-        llama2.vocab = 32000;
-        llama2.contextWindow = 8192; // MLPerf fine-tunes it at 8,192 tokens
-        s.customModel = llama2;
-        s.model = llama2.id;
+        s.customModel = llama2_70b(presets);
+        s.model = s.customModel->id;
         const Report r = evaluate(s, presets);
         QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
         QVERIFY(r.fits);
@@ -1613,13 +1620,8 @@ private Q_SLOTS:
             set);
         if (model == QLatin1String("llama-2-70b")) {
             s.loraModules = "linear_qkv linear_proj";
-            ModelSpec llama2 = *presets.model("llama-3.1-70b");
-            llama2.id = "llama-2-70b";
-            llama2.name = "Llama 2 70B";
-            llama2.vocab = 32000;
-            llama2.contextWindow = 8192;
-            s.customModel = llama2;
-            s.model = llama2.id;
+            s.customModel = llama2_70b(presets);
+            s.model = s.customModel->id;
         } else {
             s.customModel = *presets.model(model.toStdString());
         }
