@@ -1932,15 +1932,16 @@ std::vector<std::int64_t> unequalChunkBytes(const Scenario &s, const ModelSpec &
         return {};
     const std::vector<LayerRun> runs = virtualStageLayers(s, model);
     std::vector<std::int64_t> bytes(runs.size());
+    const bool partly = recomputesSomeLayers(s);
+    const ActivationConfig full = partly ? activationConfig(s, model) : ActivationConfig{};
     for (std::size_t j = 0; j < runs.size(); ++j) {
         // The model's last virtual stage holds the loss, and with it multi-token prediction.
         const int mtp = j + 1 == runs.size() && s.mode == Mode::training ? s.mtpLayers : 0;
-        bytes[j] =
-            recomputesSomeLayers(s)
-                ? partlyRecomputedRunBytes(s, model, activationConfig(s, model), runs[j], mtp)
-                : stageActivationBytes(denseLayerBytes, moeLayerBytes, runs[j].count + mtp,
-                                       moeLayersIn(model, runs[j].first, runs[j].count) +
-                                           mtpMoeLayers(model, mtp));
+        bytes[j] = partly
+                       ? partlyRecomputedRunBytes(s, model, full, runs[j], mtp)
+                       : stageActivationBytes(denseLayerBytes, moeLayerBytes, runs[j].count + mtp,
+                                              moeLayersIn(model, runs[j].first, runs[j].count) +
+                                                  mtpMoeLayers(model, mtp));
         if (bytes[j] == kTooLarge)
             return {}; // the stage's own count says so
     }
