@@ -1887,38 +1887,63 @@ double stageRecomputedShare(const Scenario &s, const ModelSpec &model, int stage
 
 namespace {
 
+// One layer's activation bytes of each kind under recompute_layers: a rerun layer's (its
+// input, as full recomputation keeps) and a kept one's (everything), dense and MoE.
+struct PartlyRecomputedLayers
+{
+    std::int64_t rerunDense = 0, rerunMoe = 0, keptDense = 0, keptMoe = 0;
+};
+
+PartlyRecomputedLayers partlyRecomputedLayers(const Scenario &s, const ModelSpec &model)
+{
+    ActivationConfig rerun = activationConfig(s, model);
+    ActivationConfig kept = rerun;
+    kept.recompute = Recompute::none;
+    PartlyRecomputedLayers out;
+    out.rerunDense = layerActivationBytes(model, rerun);
+    out.keptDense = layerActivationBytes(model, kept);
+    if (model.hasExperts()) {
+        rerun.moe = kept.moe = true;
+        out.rerunMoe = layerActivationBytes(model, rerun);
+        out.keptMoe = layerActivationBytes(model, kept);
+    }
+    return out;
+}
+
 // A run of layers of which the first min(recompute_layers, count) keep only their inputs and
 // the rest everything, with `mtp` multi-token-prediction layers after them (kept whole).
 std::int64_t partlyRecomputedRunBytes(const Scenario &s, const ModelSpec &model,
-                                      const ActivationConfig &full, LayerRun run, int mtp)
+                                      const PartlyRecomputedLayers &bytes, LayerRun run, int mtp)
 {
-    ActivationConfig kept = full;
-    kept.recompute = Recompute::none;
     const int rerun = std::min(s.recomputeLayers, run.count);
     const int moe = moeLayersIn(model, run.first, run.count) + mtpMoeLayers(model, mtp);
     const int moeRerun = moeLayersIn(model, run.first, rerun);
-    return saturatingAdd(
-        stageActivationBytes(model, full, rerun, moeRerun),
-        stageActivationBytes(model, kept, run.count + mtp - rerun, moe - moeRerun));
+    return saturatingAdd(stageActivationBytes(bytes.rerunDense, bytes.rerunMoe, rerun, moeRerun),
+                         stageActivationBytes(bytes.keptDense, bytes.keptMoe,
+                                              run.count + mtp - rerun, moe - moeRerun));
 }
 
 } // namespace
 
-std::int64_t partlyRecomputedStageBytes(const Scenario &s, const ModelSpec &model, int stage)
+std::vector<std::int64_t> partlyRecomputedStageBytes(const Scenario &s, const ModelSpec &model)
 {
     const Schedule schedule = s.mode == Mode::training ? s.schedule : Schedule::gpipe;
     const int chunks = chunksPerStage(schedule, s.virtualStages);
     const std::vector<LayerRun> runs = virtualStageLayers(s, model);
-    const ActivationConfig full = activationConfig(s, model);
-    std::int64_t bytes = 0;
-    for (int c = 0; c < chunks; ++c) {
-        const auto j = static_cast<std::size_t>(virtualStageOf(schedule, s.pp, stage, c));
-        if (j >= runs.size())
-            continue;
-        // The model's last virtual stage holds the loss, and with it multi-token prediction.
-        const int mtp = j + 1 == runs.size() ? s.mtpLayers : 0;
-        bytes = saturatingAdd(bytes, partlyRecomputedRunBytes(s, model, full, runs[j], mtp));
-    }
+    const PartlyRecomputedLayers layer = partlyRecomputedLayers(s, model);
+    std::vector<std::int64_t> bytes(static_cast<std::size_t>(std::max(s.pp, 0)), 0);
+    for (int stage = 0; stage < s.pp; ++stage)
+        for (int c = 0; c < chunks; ++c) {
+            const auto j = static_cast<std::size_t>(virtualStageOf(schedule, s.pp, stage, c));
+            if (j >= runs.size())
+                continue;
+            // The model's last virtual stage holds the loss, and with it multi-token
+            // prediction.
+            const int mtp = j + 1 == runs.size() ? s.mtpLayers : 0;
+            auto &stageBytes = bytes[static_cast<std::size_t>(stage)];
+            stageBytes =
+                saturatingAdd(stageBytes, partlyRecomputedRunBytes(s, model, layer, runs[j], mtp));
+        }
     return bytes;
 }
 
@@ -1933,12 +1958,13 @@ std::vector<std::int64_t> unequalChunkBytes(const Scenario &s, const ModelSpec &
     const std::vector<LayerRun> runs = virtualStageLayers(s, model);
     std::vector<std::int64_t> bytes(runs.size());
     const bool partly = recomputesSomeLayers(s);
-    const ActivationConfig full = partly ? activationConfig(s, model) : ActivationConfig{};
+    const PartlyRecomputedLayers layer =
+        partly ? partlyRecomputedLayers(s, model) : PartlyRecomputedLayers{};
     for (std::size_t j = 0; j < runs.size(); ++j) {
         // The model's last virtual stage holds the loss, and with it multi-token prediction.
         const int mtp = j + 1 == runs.size() && s.mode == Mode::training ? s.mtpLayers : 0;
         bytes[j] = partly
-                       ? partlyRecomputedRunBytes(s, model, full, runs[j], mtp)
+                       ? partlyRecomputedRunBytes(s, model, layer, runs[j], mtp)
                        : stageActivationBytes(denseLayerBytes, moeLayerBytes, runs[j].count + mtp,
                                               moeLayersIn(model, runs[j].first, runs[j].count) +
                                                   mtpMoeLayers(model, mtp));
@@ -2286,6 +2312,9 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
 
     r.fits = true;
     r.stages.reserve(static_cast<std::size_t>(s.pp));
+    const std::vector<std::int64_t> partlyRecomputed = training && recomputesSomeLayers(s)
+                                                           ? partlyRecomputedStageBytes(s, model)
+                                                           : std::vector<std::int64_t>{};
     for (int i = 0; i < s.pp; ++i) {
         StageReport st;
         st.index = i;
@@ -2310,8 +2339,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
             const int held = st.layers + st.mtpLayers;
             const int heldMoe = st.moeLayers + mtpMoeLayers(model, st.mtpLayers);
             const std::int64_t stageLayers =
-                recomputesSomeLayers(s)
-                    ? partlyRecomputedStageBytes(s, model, i)
+                !partlyRecomputed.empty()
+                    ? partlyRecomputed[static_cast<std::size_t>(i)]
                     : stageActivationBytes(denseLayerBytes, moeLayerBytes, held, heldMoe);
             // Full recomputation rebuilds one layer of one micro-batch at a time: that layer's
             // activations are alive on top of the kept inputs (docs/activations.md).

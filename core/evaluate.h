@@ -88,13 +88,13 @@ std::vector<LayerRun> virtualStageLayers(const Scenario &scenario, const ModelSp
 // recompute_layers (Megatron-LM's block method, docs/activations.md, "Recomputed layers"):
 // whether full recomputation reruns only the first layers of each chunk; and one micro-batch's
 // activation bytes of a stage's layers (its multi-token-prediction layers with them) when it
-// does, the first min(recompute_layers, count) of each chunk keeping what full recomputation
-// keeps and the others everything.
+// does, each stage's, the first min(recompute_layers, count) of each chunk keeping what full
+// recomputation keeps and the others everything.
 bool recomputesSomeLayers(const Scenario &scenario);
 // The share of stage `stage`'s layers full recomputation reruns: 1 but with recompute_layers.
 double stageRecomputedShare(const Scenario &scenario, const ModelSpec &model, int stage);
-std::int64_t partlyRecomputedStageBytes(const Scenario &scenario, const ModelSpec &model,
-                                        int stage);
+std::vector<std::int64_t> partlyRecomputedStageBytes(const Scenario &scenario,
+                                                     const ModelSpec &model);
 
 // One micro-batch's activation bytes on each virtual stage, from one layer's bytes of each kind
 // (layerActivationBytes without and with experts), where some stage's chunks keep different

@@ -149,9 +149,10 @@ MemoryStepSizes memoryStepSizes(const Scenario &s, const Presets &presets, const
     // Multi-token prediction's layers keep what a layer of their kind keeps.
     const int layers = st.layers + st.mtpLayers;
     const int moeLayers = st.moeLayers + mtpMoeLayers(*model, st.mtpLayers);
-    sizes.stageLayersBytes = recomputesSomeLayers(s)
-                                 ? partlyRecomputedStageBytes(s, *model, stage)
-                                 : stageActivationBytes(*model, act, layers, moeLayers);
+    sizes.stageLayersBytes =
+        recomputesSomeLayers(s)
+            ? partlyRecomputedStageBytes(s, *model)[static_cast<std::size_t>(stage)]
+            : stageActivationBytes(*model, act, layers, moeLayers);
     sizes.chunks = chunksPerStage(s.schedule, s.virtualStages);
     sizes.freedAtWeight = splitsWeightGradients(s.schedule);
     sizes.recomputeBytes = stageRecomputePeakBytes(*model, act, layers, moeLayers);
