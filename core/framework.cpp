@@ -196,7 +196,10 @@ const std::array kProfiles{
                      true,
                      // torchtitan/components/optimizer/optimizer.py (fused AdamW, zero_grad
                      // set_to_none), torchtitan/distributed/utils.py (clip_grad_norm_).
-                     OptimizerStep::torch},
+                     OptimizerStep::torch,
+                     // torchtitan/distributed/activation_checkpoint.py: full AC wraps every
+                     // layer (its layer-frequency option is every k-th, not the first N).
+                     false},
     FrameworkProfile{Framework::deepspeed,
                      "DeepSpeed",
                      kDeepSpeedSettings,
@@ -217,7 +220,9 @@ const std::array kProfiles{
                      // Megatron-DeepSpeed's GPT pipeline: the ends beside the layers (the
                      // ends_in_pipeline_split setting above).
                      false,
-                     OptimizerStep::deepspeed},
+                     OptimizerStep::deepspeed,
+                     // deepspeed.checkpointing.checkpoint: the model's code chooses the layers.
+                     false},
 };
 
 // A selective recomputation (the attention core's, or per op) that is not the kind the

@@ -83,6 +83,10 @@ struct FrameworkProfile
     // (ends_in_pipeline_split), so that the planner tries the split both ways.
     bool countsEndsInSplit = true;
     OptimizerStep optimizerStep = OptimizerStep::megatron;
+    // Whether its full recomputation can rerun the first N layers of each chunk and keep the
+    // rest whole (Megatron-LM's --recompute-method block --recompute-num-layers N,
+    // recompute_layers), so that the planner searches the fewest that fit.
+    bool recomputesFirstLayers = true;
 };
 
 const FrameworkProfile &frameworkProfile(Framework framework);

@@ -572,6 +572,62 @@ void record(Outcome &&outcome, WorkerResult &out)
     }
 }
 
+// The most layers a chunk holds (virtualStageLayers): full recomputation of that many or more
+// reruns every one.
+int chunkLayers(const Context &c, const Scenario &s)
+{
+    int most = 0;
+    for (const LayerRun &run : virtualStageLayers(s, c.model))
+        most = std::max(most, run.count);
+    return most;
+}
+
+// Whether the search looks for the fewest layers a chunk full recomputation must rerun for
+// `s` to fit (fewestRecomputedLayers): Megatron-LM's --recompute-method block
+// --recompute-num-layers N, as its users tune it (docs/planner.md, "Recomputed layers").
+bool searchesRecomputedLayers(const Context &c, const Scenario &s)
+{
+    return s.recompute == Recompute::full && c.training &&
+           frameworkProfile(s.framework).recomputesFirstLayers && chunkLayers(c, s) > 1;
+}
+
+// The fewest layers of each chunk full recomputation must rerun for `s` (full recomputation of
+// every layer, which fits the search) to fit with the headroom free; 0, every layer, where
+// none fewer fits. A layer kept whole holds more than a rerun one, so the fewer rerun the more
+// a stage holds and the first N that fits is found by bisection, each probe memory only.
+int fewestRecomputedLayers(const Context &c, Scenario s, const EvaluateOptions &memoryOptions)
+{
+    if (!searchesRecomputedLayers(c, s))
+        return 0;
+    const int all = chunkLayers(c, s);
+    int fits = all;    // the fewest known to fit
+    int overflows = 0; // the most known not to, or none
+    while (fits - overflows > 1) {
+        const int n = overflows + (fits - overflows) / 2;
+        s.recomputeLayers = n;
+        (evaluateOne(c, s, memoryOptions).fitsSearch ? fits : overflows) = n;
+    }
+    return fits < all ? fits : 0;
+}
+
+// Marks a waiting layout of full recomputation whose fewest recomputed layers are searched
+// only if the second pass reaches it: it waits with its bound at one layer a chunk, the least
+// time any N gives (a step grows with N), and most layouts of a large search are never
+// reached.
+constexpr int kRecomputedLayersSearched = -1;
+
+// A waiting layout as the second pass evaluates it, its recomputed layers searched first where
+// the first pass marked them (kRecomputedLayersSearched).
+void applyWaiting(const Context &c, const PlanLayout &layout, Scenario &s,
+                  const EvaluateOptions &memoryOptions)
+{
+    layout.applyTo(s);
+    if (s.recomputeLayers == kRecomputedLayersSearched) {
+        s.recomputeLayers = 0;
+        s.recomputeLayers = fewestRecomputedLayers(c, s, memoryOptions);
+    }
+}
+
 // First pass over one split: every layout of its ZeRO stages, micro-batch sizes,
 // recomputation, sequence parallelism and schedules. Without pruning each is evaluated in
 // full here; with pruning, the ones whose weights, gradients and optimizer states overflow
@@ -627,10 +683,26 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
         for (int mbs : divisors(perReplica)) {
             s.microbatchSize = mbs;
             s.microbatches = perReplica / mbs;
+            // Whether each layout of this micro-batching fits the search without recomputation,
+            // in the loops' order: where it does, full recomputation of fewer layers than all is
+            // slower than none, and its fewest layers are not searched.
+            std::vector<char> fitsWithout;
             for (const RecomputeChoice &choice : recomputeList) {
                 s.recompute = choice.recompute;
                 s.recomputeModules = choice.modules;
-                s.recomputeLayers = 0; // full reruns every layer (docs/planner.md)
+                s.recomputeLayers = 0; // every layer; fewer once it fits (fewestRecomputedLayers)
+                std::size_t at = 0;    // the layout's place in the loops below
+                // Whether full recomputation of `s`, which fits or not, searches its fewest
+                // recomputed layers (fewestRecomputedLayers).
+                const auto searchesFewer = [&](bool fits) {
+                    const std::size_t here = at++;
+                    if (s.recompute == Recompute::none) {
+                        fitsWithout.resize(here + 1);
+                        fitsWithout[here] = fits;
+                    }
+                    const bool fitsUnrecomputed = here < fitsWithout.size() && fitsWithout[here];
+                    return fits && !fitsUnrecomputed && searchesRecomputedLayers(c, s);
+                };
                 // ZeRO and sequence parallelism innermost: they leave the pipeline as it is,
                 // so its simulation comes from the cache.
                 for (auto [schedule, v] : schedules(c, split, s.microbatches, ends)) {
@@ -640,6 +712,7 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
                         s.zero = zeros[z];
                         out.layouts += static_cast<std::int64_t>(spList.size());
                         if (!overflow[z].term.empty()) {
+                            at += spList.size();
                             s.sequenceParallel = spList.front();
                             reject(out.rejected, overflow[z].term,
                                    static_cast<std::int64_t>(spList.size()), overflow[z].message,
@@ -649,13 +722,22 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
                         for (bool sp : spList) {
                             s.sequenceParallel = sp;
                             if (!req.prune) {
-                                record(evaluateOne(c, s, options), out);
+                                Outcome whole = evaluateOne(c, s, options);
+                                Scenario ranked = s;
+                                if (searchesFewer(whole.fitsSearch))
+                                    ranked.recomputeLayers =
+                                        fewestRecomputedLayers(c, s, memoryOptions);
+                                record(ranked.recomputeLayers == 0
+                                           ? std::move(whole)
+                                           : evaluateOne(c, ranked, options),
+                                       out);
                                 continue;
                             }
                             // Memory first: a layout that does not fit is never ranked, so
                             // its step time is not needed, and most layouts of a large
                             // model do not fit.
                             const Outcome memory = evaluateOne(c, s, memoryOptions);
+                            const bool fewer = searchesFewer(memory.fitsSearch);
                             if (!memory.fitsSearch) {
                                 count(memory, out.rejected, out.fitting);
                                 if (memory.candidate && !memory.candidate->fits)
@@ -663,11 +745,18 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
                                                                  memory.layout);
                                 continue;
                             }
-                            if (const auto bound = stepTimeLowerBound(s, c.presets))
+                            // Full recomputation of fewer layers waits bounded by its least.
+                            Scenario least = s;
+                            least.recomputeLayers = fewer ? 1 : 0;
+                            if (const auto bound = stepTimeLowerBound(least, c.presets)) {
+                                PlanLayout waiting = PlanLayout::of(s);
+                                if (fewer)
+                                    waiting.recomputeLayers = kRecomputedLayersSearched;
                                 out.pending.emplace_back(*bound * c.scorePerSecond(s.devices()),
-                                                         PlanLayout::of(s));
-                            else // it says why it has no step time
+                                                         waiting);
+                            } else { // it says why it has no step time
                                 record(evaluateOne(c, s, options), out);
+                            }
                         }
                     }
                 }
@@ -988,6 +1077,7 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
     constexpr std::size_t kChunk = 16;
     runOnAllThreads([&](std::size_t t) {
         const EvaluateOptions options = searchOptions(caches[t]);
+        const EvaluateOptions memoryOptions = searchOptions(caches[t], true);
         Scenario s = request.base;
         while (!cancelled()) {
             const std::size_t begin = nextPending.fetch_add(kChunk);
@@ -997,7 +1087,7 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
             for (std::size_t i = begin; i < end; ++i) {
                 if (pending[i].first > leaders.threshold())
                     return; // sorted: every later layout is bounded out as well
-                pending[i].second.applyTo(s);
+                applyWaiting(context, pending[i].second, s, memoryOptions);
                 outcomes[i] = evaluateOne(context, s, options);
                 if (outcomes[i].fits())
                     leaders.add(outcomes[i].candidate->score, *outcomes[i].candidate);
@@ -1038,13 +1128,14 @@ PlanResult plan(const PlanRequest &request, const Presets &presets, const PlanCo
     std::atomic<std::size_t> nextChart{0};
     runOnAllThreads([&](std::size_t t) {
         const EvaluateOptions options = searchOptions(caches[t]);
+        const EvaluateOptions memoryOptions = searchOptions(caches[t], true);
         Scenario s = request.base;
         for (std::size_t k = nextChart++; k < chartCount && !cancelled(); k = nextChart++) {
             if (k < chartFitting.size()) {
                 const std::size_t i = chartFitting[k];
                 if (outcomes[i].candidate || !outcomes[i].rejected.empty())
                     continue; // a thread reached it past the final threshold
-                pending[i].second.applyTo(s);
+                applyWaiting(context, pending[i].second, s, memoryOptions);
                 outcomes[i] = evaluateOne(context, s, options);
             } else {
                 const std::size_t o = k - chartFitting.size();

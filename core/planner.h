@@ -99,6 +99,10 @@ struct PlanLayout
     // scenario's, or for models with experts or latent attention one of the lists the planner
     // searches (docs/planner.md, "Recomputed modules").
     std::string recomputeModules = "core_attn";
+    // Under full recomputation, the layers of each chunk it reruns, the first ones (Megatron-LM's
+    // --recompute-method block --recompute-num-layers): the fewest with which the layout fits,
+    // or 0 for every layer (docs/planner.md, "Recomputed layers").
+    int recomputeLayers = 0;
 
     static PlanLayout of(const Scenario &scenario);
     void applyTo(Scenario &scenario) const;
@@ -148,7 +152,9 @@ inline constexpr auto kLayoutFields = std::make_tuple(
     LayoutField<bool>{"ends_in_pipeline_split", &Scenario::endsInPipelineSplit,
                       &PlanLayout::endsInPipelineSplit, true},
     LayoutField<std::string>{"recompute_modules", &Scenario::recomputeModules,
-                             &PlanLayout::recomputeModules, true});
+                             &PlanLayout::recomputeModules, true},
+    LayoutField<int>{"recompute_layers", &Scenario::recomputeLayers, &PlanLayout::recomputeLayers,
+                     true});
 
 // Calls `visit(field)` for each row of kLayoutFields, in order.
 template <typename Visit> constexpr void forEachLayoutField(Visit &&visit)

@@ -1,5 +1,6 @@
 #include "io/plan_io.h"
 
+#include "core/schedule.h"
 #include "core/step_time.h"
 #include "core/validate.h"
 #include "io/report_io.h"
@@ -71,6 +72,17 @@ QString scheduleText(const core::PlanLayout &l)
     return name;
 }
 
+QString recomputedLayersText(const core::PlanLayout &l)
+{
+    if (l.recompute != core::Recompute::full || l.recomputeLayers <= 0)
+        return {};
+    return QStringLiteral("%1 %2 a %3")
+        .arg(l.recomputeLayers)
+        .arg(l.recomputeLayers == 1 ? QStringLiteral("layer") : QStringLiteral("layers"))
+        .arg(core::chunksPerStage(l.schedule, l.virtualStages) > 1 ? QStringLiteral("chunk")
+                                                                   : QStringLiteral("stage"));
+}
+
 QString layoutText(const core::PlanLayout &l)
 {
     // C and E only when they split something, so that a dense layout reads as it always has.
@@ -90,6 +102,8 @@ QString layoutText(const core::PlanLayout &l)
         text += QStringLiteral(", per-op recompute");
     else if (l.recompute == core::Recompute::selective && l.recomputeModules != "core_attn")
         text += QStringLiteral(", selective recompute (%1)").arg(qs(l.recomputeModules));
+    else if (const QString layers = recomputedLayersText(l); !layers.isEmpty())
+        text += QStringLiteral(", full recompute of %1").arg(layers);
     else if (l.recompute != core::Recompute::none)
         text += QStringLiteral(", %1 recompute").arg(qs(core::toString(l.recompute)));
     if (l.sequenceParallel)

@@ -39,7 +39,8 @@ PlanRequest request(const QString &set, int devices, int globalBatch, int top = 
 
 QString describe(const Scenario &s)
 {
-    return QStringLiteral("T=%1 K=%2 D=%3 zero=%4 schedule=%5 v=%6 mbs=%7 m=%8 recompute=%9 sp=%10")
+    return QStringLiteral(
+               "T=%1 K=%2 D=%3 zero=%4 schedule=%5 v=%6 mbs=%7 m=%8 recompute=%9 sp=%10 layers=%11")
         .arg(s.tp)
         .arg(s.pp)
         .arg(s.dp)
@@ -49,13 +50,16 @@ QString describe(const Scenario &s)
         .arg(s.microbatchSize)
         .arg(s.microbatches)
         .arg(QString::fromLatin1(toString(s.recompute).data()))
-        .arg(s.sequenceParallel);
+        .arg(s.sequenceParallel)
+        .arg(s.recomputeLayers);
 }
 
 // The exhaustive search, written from the words rather than from the planner: every
 // T (power of two) × K × D = N, every micro-batch size dividing the replica's batch, every
 // ZeRO stage, recomputation, sequence parallelism and schedule (interleaved with v = 2…4),
-// each evaluated by core::evaluate. Combinations evaluate() refuses are skipped.
+// each evaluated by core::evaluate. Combinations evaluate() refuses are skipped. Full
+// recomputation is also tried on the first N layers of each chunk (recompute_layers), N
+// from 1 up to the first that fits: rerunning a layer more never makes a step shorter.
 struct BruteForce
 {
     double best = std::numeric_limits<double>::infinity();
@@ -67,7 +71,25 @@ BruteForce bruteForce(const PlanRequest &req, const Presets &presets)
 {
     BruteForce out;
     const bool training = req.base.mode == Mode::training;
-    const int layers = resolveModel(req.base, presets)->layers;
+    const ModelSpec *model = resolveModel(req.base, presets);
+    const int layers = model->layers;
+    // Whether the layout fits with the headroom left free on every stage (docs/planner.md),
+    // keeping the fastest that does.
+    const auto consider = [&](const Scenario &s) {
+        const Report r = evaluate(s, presets);
+        if (r.error || !r.fits || !r.stepTime)
+            return false;
+        const auto headroom = static_cast<std::int64_t>(req.headroomGib * 1024 * 1024 * 1024);
+        if (std::any_of(r.stages.begin(), r.stages.end(),
+                        [headroom](const StageReport &st) { return st.headroomBytes < headroom; }))
+            return false;
+        ++out.fitting;
+        if (r.stepTime->stepTimeS < out.best) {
+            out.best = r.stepTime->stepTimeS;
+            out.bestScenario = s;
+        }
+        return true;
+    };
     const int n = req.devices;
     for (int t = 1; t <= n; t *= 2) {
         for (int k = 1; k <= n / t; ++k) {
@@ -115,21 +137,15 @@ BruteForce bruteForce(const PlanRequest &req, const Presets &presets)
                                         s.schedule = sch;
                                         s.virtualStages = v;
                                         s.endsInPipelineSplit = ends;
-                                        const Report r = evaluate(s, presets);
-                                        if (r.error || !r.fits || !r.stepTime)
+                                        if (!consider(s) || rc != Recompute::full)
                                             continue;
-                                        // The headroom left free on every stage (docs/planner.md).
-                                        const auto headroom = static_cast<std::int64_t>(
-                                            req.headroomGib * 1024 * 1024 * 1024);
-                                        if (std::any_of(r.stages.begin(), r.stages.end(),
-                                                        [headroom](const StageReport &st) {
-                                                            return st.headroomBytes < headroom;
-                                                        }))
-                                            continue;
-                                        ++out.fitting;
-                                        if (r.stepTime->stepTimeS < out.best) {
-                                            out.best = r.stepTime->stepTimeS;
-                                            out.bestScenario = s;
+                                        int chunk = 0; // the most layers a chunk holds
+                                        for (const LayerRun &run : virtualStageLayers(s, *model))
+                                            chunk = std::max(chunk, run.count);
+                                        for (int n = 1; n < chunk; ++n) {
+                                            s.recomputeLayers = n;
+                                            if (consider(s))
+                                                break;
                                         }
                                     }
             }
@@ -370,8 +386,74 @@ private Q_SLOTS:
         QVERIFY(pairs > 20);
     }
 
-    // docs/planner.md: the planner's full recomputation reruns every layer, whatever count of
-    // layers (recompute_layers) the base scenario gives; its other kinds take none.
+    // docs/planner.md, "Recomputed layers": where full recomputation fits and none does not, a
+    // Megatron-LM layout reruns the fewest first layers of each chunk with which it fits (N
+    // fits with the headroom free, N - 1 does not); torchtitan's and DeepSpeed's, whose full
+    // recomputation wraps every layer, rerun every one.
+    void fullRecomputationRerunsTheFewestThatFit_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<int>("devices");
+        QTest::addColumn<int>("globalBatch");
+        QTest::addColumn<bool>("fewer");
+        QTest::newRow("Megatron-LM, 70B on 64 H100")
+            << "model=llama-3.1-70b,framework=megatron" << 64 << 512 << true;
+        QTest::newRow("custom, 70B on 16 H100, 2,048 tokens")
+            << "model=llama-3.1-70b,seq_len=2048" << 16 << 32 << true;
+        QTest::newRow("torchtitan, 70B on 64 H100")
+            << "model=llama-3.1-70b,framework=torchtitan" << 64 << 512 << false;
+        QTest::newRow("DeepSpeed, 70B on 64 H100")
+            << "model=llama-3.1-70b,framework=deepspeed" << 64 << 512 << false;
+    }
+    void fullRecomputationRerunsTheFewestThatFit()
+    {
+        QFETCH(QString, set);
+        QFETCH(int, devices);
+        QFETCH(int, globalBatch);
+        QFETCH(bool, fewer);
+        PlanRequest req = request(set, devices, globalBatch, 50);
+        const PlanResult result = plan(req, presets);
+        QVERIFY(!result.error);
+        const auto headroom = static_cast<std::int64_t>(req.headroomGib * kGiB);
+        const auto fits = [&](const Scenario &s) {
+            const Report r = evaluate(s, presets);
+            return !r.error && r.fits &&
+                   std::ranges::all_of(r.stages, [headroom](const StageReport &st) {
+                       return st.headroomBytes >= headroom;
+                   });
+        };
+        int partial = 0;
+        int whole = 0;
+        for (const PlanCandidate &c : result.evaluatedLayouts) {
+            if (c.recompute != Recompute::full || !c.leavesHeadroom)
+                continue;
+            if (c.recomputeLayers == 0) {
+                ++whole;
+                continue;
+            }
+            ++partial;
+            Scenario s = c.apply(req.base);
+            QVERIFY(fits(s));
+            QCOMPARE(evaluate(s, presets).stepTime->stepTimeS, c.stepTimeS);
+            s.recomputeLayers = c.recomputeLayers - 1; // 0: every layer; otherwise fewer
+            if (c.recomputeLayers > 1)
+                QVERIFY2(!fits(s), qPrintable(describe(s)));
+            s.recompute = Recompute::none;
+            s.recomputeLayers = 0;
+            QVERIFY2(!fits(s), qPrintable(describe(s)));
+            // Fewer layers rerun: a shorter step than every layer's.
+            s.recompute = Recompute::full;
+            QVERIFY2(evaluate(s, presets).stepTime->stepTimeS > c.stepTimeS,
+                     qPrintable(describe(s)));
+        }
+        QCOMPARE(partial > 0, fewer);
+        if (!fewer)
+            QVERIFY(whole > 0);
+    }
+
+    // docs/planner.md: the planner's full recomputation reruns every layer or the fewest that
+    // fit, whatever count of layers (recompute_layers) the base scenario gives; its other
+    // kinds take none.
     void fullRecomputationRerunsEveryLayer()
     {
         PlanRequest every = request("model=llama-3.1-8b", 16, 64);
@@ -754,13 +836,15 @@ private Q_SLOTS:
                                                 << "true";
         QTest::addRow("recompute_modules") << "recompute_modules"
                                            << "mla_up_proj moe_act";
+        QTest::addRow("recompute_layers") << "recompute_layers"
+                                          << "3";
     }
     void layoutKeysAreScenarioFields()
     {
         QFETCH(QString, key);
         QFETCH(QString, text);
         const PlanLayout layout{2,     2, 4, 3,    Schedule::interleaved, 2, 2, 8, Recompute::full,
-                                false, 4, 8, true, "mla_up_proj moe_act"};
+                                false, 4, 8, true, "mla_up_proj moe_act", 3};
         const Scenario base; // the default layout differs from `layout` in every field
         const Scenario applied = layout.apply(base);
         QVERIFY(PlanLayout::of(applied) == layout);
@@ -779,7 +863,7 @@ private Q_SLOTS:
             if (field.key == key.toStdString())
                 ++matches;
         });
-        QCOMPARE(rows, 14); // one per row of the _data table
+        QCOMPARE(rows, 15); // one per row of the _data table
         QCOMPARE(matches, 1);
         for (const FieldInfo &field : scenarioFields()) {
             bool isLayoutKey = false;

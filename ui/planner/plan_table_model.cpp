@@ -139,7 +139,12 @@ QVariant PlanTableModel::number(const core::PlanCandidate &c, int row, int colum
     case microbatches:
         return c.microbatches;
     case recompute:
-        return static_cast<int>(c.recompute); // none, selective, full: less memory down the list
+        // None, selective, full of the fewest layers up, full of every layer: less memory
+        // down the list.
+        return static_cast<int>(c.recompute) -
+               (c.recompute == core::Recompute::full && c.recomputeLayers > 0
+                    ? 0.5 - 1e-4 * c.recomputeLayers
+                    : 0.0);
     case sequenceParallel:
         return c.sequenceParallel ? 1 : 0;
     case stepTime:
@@ -305,7 +310,9 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
                       "activation, the norms); op (torchtitan's per-op policy) keeps the "
                       "attention output and every second matrix multiply's and reruns the "
                       "rest; full keeps only each layer's input and recomputes the rest in "
-                      "backward.");
+                      "backward, or in brackets only the first layers of each stage or chunk, "
+                      "the fewest with which the layout fits (Megatron-LM's --recompute-method "
+                      "block --recompute-num-layers), the others kept whole.");
         case sequenceParallel:
             return tr("Sequence parallelism: activations outside the tensor-parallel matrices "
                       "split over T as well.");

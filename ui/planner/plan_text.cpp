@@ -31,6 +31,8 @@ QString recompute(const core::PlanLayout &l)
 {
     if (l.recompute == core::Recompute::selective && l.recomputeModules != "core_attn")
         return QStringLiteral("selective (%1)").arg(io::qs(l.recomputeModules));
+    if (const QString layers = io::recomputedLayersText(l); !layers.isEmpty())
+        return QStringLiteral("full (%1)").arg(layers);
     return recompute(l.recompute);
 }
 
