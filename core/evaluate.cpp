@@ -1947,6 +1947,44 @@ std::vector<std::int64_t> partlyRecomputedStageBytes(const Scenario &s, const Mo
     return bytes;
 }
 
+namespace {
+
+// Whether the scenario fits with `headroomBytes` free on every stage, as the planner asks.
+bool fitsWithHeadroom(const Scenario &s, const Presets &presets, std::int64_t headroomBytes,
+                      const EvaluateOptions &options)
+{
+    const Report r = evaluate(s, presets, options);
+    return !r.error && r.fits &&
+           std::ranges::all_of(r.stages, [headroomBytes](const StageReport &st) {
+               return st.headroomBytes >= headroomBytes;
+           });
+}
+
+} // namespace
+
+std::optional<int> fewestRecomputedLayers(Scenario s, const Presets &presets,
+                                          std::int64_t headroomBytes,
+                                          const EvaluateOptions &options)
+{
+    const ModelSpec *model = resolveModel(s, presets);
+    if (!model || s.recompute != Recompute::full || s.mode != Mode::training)
+        return std::nullopt;
+    int all = 0; // the most layers a chunk holds: every layer reruns from this count up
+    for (const LayerRun &run : virtualStageLayers(s, *model))
+        all = std::max(all, run.count);
+    const auto fits = [&](int n) {
+        s.recomputeLayers = n;
+        return fitsWithHeadroom(s, presets, headroomBytes, options);
+    };
+    int fit = all;     // the fewest known to fit
+    int overflows = 0; // the most known not to, or none
+    while (fit - overflows > 1) {
+        const int n = overflows + (fit - overflows) / 2;
+        (fits(n) ? fit : overflows) = n;
+    }
+    return fit < all ? std::optional<int>(fit) : std::nullopt;
+}
+
 std::vector<std::int64_t> unequalChunkBytes(const Scenario &s, const ModelSpec &model,
                                             std::int64_t denseLayerBytes,
                                             std::int64_t moeLayerBytes)
@@ -2167,6 +2205,63 @@ std::vector<std::string> assumedRates(const Scenario &s, const DeviceSpec &devic
     return assumedRates(device, computePrecision(s.precision, device, s.mode == Mode::training),
                         s.attention != Attention::eager, s.fp8Scaling == Fp8Scaling::block);
 }
+
+namespace {
+
+// Full recomputation of every layer where the first N of each chunk would fit as well, with the
+// planner's headroom free on every stage (kRecomputeHintHeadroomGib): what Megatron-LM's
+// --recompute-method block --recompute-num-layers N saves, the rest of the layers keeping
+// their activations (docs/activations.md, "Recomputed layers"). Under the frameworks whose
+// full recomputation can rerun only some layers.
+std::optional<Warning> fewerRecomputedLayersFit(const Scenario &s, const Presets &presets,
+                                                const Report &r, const EvaluateOptions &options)
+{
+    if (s.recompute != Recompute::full || s.recomputeLayers != 0 || !r.fits ||
+        !frameworkProfile(s.framework).recomputesFirstLayers)
+        return std::nullopt;
+    const auto headroom = saturatingRound(kRecomputeHintHeadroomGib * static_cast<double>(kGiB));
+    if (!std::ranges::all_of(
+            r.stages, [headroom](const StageReport &st) { return st.headroomBytes >= headroom; }))
+        return std::nullopt;
+    EvaluateOptions quiet;
+    quiet.pipelineCache = options.pipelineCache;
+    quiet.warnings = false;
+    EvaluateOptions memory = quiet;
+    memory.memoryOnly = true;
+    const std::optional<int> fewest = fewestRecomputedLayers(s, presets, headroom, memory);
+    if (!fewest)
+        return std::nullopt;
+    // One layer a chunk fits: no recomputation may fit too, and runs faster still.
+    Scenario fewer = s;
+    fewer.recomputeLayers = *fewest;
+    if (*fewest == 1) {
+        Scenario none = s;
+        none.recompute = Recompute::none;
+        none.recomputeLayers = 0;
+        if (fitsWithHeadroom(none, presets, headroom, memory))
+            fewer = none;
+    }
+    const Report partly = evaluate(fewer, presets, quiet);
+    if (!partly.stepTime || !(partly.stepTime->stepTimeS < r.stepTime->stepTimeS))
+        return std::nullopt;
+    const std::string chunk = chunksPerStage(s.schedule, s.virtualStages) > 1 ? "chunk" : "stage";
+    const std::string what =
+        fewer.recompute == Recompute::none
+            ? "no recomputation (recompute = none)"
+            : "full recomputation of the first " +
+                  (*fewest == 1 ? "layer" : std::to_string(*fewest) + " layers") + " of each " +
+                  chunk + " (recompute_layers = " + std::to_string(*fewest) +
+                  "), the others keeping their activations,";
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "%s also fits with %.0f GiB free on every stage: a step of %.4g s instead of "
+                  "%.4g s",
+                  what.c_str(), kRecomputeHintHeadroomGib, partly.stepTime->stepTimeS,
+                  r.stepTime->stepTimeS);
+    return Warning{"recompute-layers-fewer", text};
+}
+
+} // namespace
 
 Report evaluate(const Scenario &s, const Presets &presets)
 {
@@ -2442,6 +2537,9 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
                       1e3 * r.stepTime->stepTimeS, 1e3 * kShortStepS);
         r.warnings.push_back({"short-step", text});
     }
+    if (training && options.warnings && r.stepTime)
+        if (auto w = fewerRecomputedLayersFit(s, presets, r, options))
+            r.warnings.push_back(std::move(*w));
     // Dense models wait on nothing: their step builds no per-stage counts.
     if (training && model.hasExperts() && r.stepTime && t.rates && !(t.rates->forcedMfu > 0))
         if (auto w = addMoeHostWait(s, waitingMoeLayers(model, modelStates), *r.stepTime))

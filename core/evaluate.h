@@ -96,6 +96,20 @@ double stageRecomputedShare(const Scenario &scenario, const ModelSpec &model, in
 std::vector<std::int64_t> partlyRecomputedStageBytes(const Scenario &scenario,
                                                      const ModelSpec &model);
 
+// For a scenario under full recomputation that fits with `headroomBytes` free on every stage
+// (whatever its recompute_layers): the fewest first layers of each chunk full recomputation
+// must rerun for it to fit so (recompute_layers, docs/activations.md, "Recomputed layers"),
+// found by bisection on memory alone (`options` with memoryOnly; its pipeline cache is used);
+// nullopt where every layer must rerun or no chunk holds more than one. A layer kept whole
+// holds more than a rerun one, so the counts that fit are those from the fewest up.
+std::optional<int> fewestRecomputedLayers(Scenario scenario, const Presets &presets,
+                                          std::int64_t headroomBytes,
+                                          const EvaluateOptions &options);
+
+// The headroom the recompute-layers-fewer warning leaves on every stage: the planner's default
+// (PlanRequest::headroomGib), for the memory model is an estimate (docs/planner.md, "Headroom").
+inline constexpr double kRecomputeHintHeadroomGib = 2.0;
+
 // One micro-batch's activation bytes on each virtual stage, from one layer's bytes of each kind
 // (layerActivationBytes without and with experts), where some stage's chunks keep different
 // bytes (the ends counted in the split, a pipeline_layout, dense and MoE layers apart); empty

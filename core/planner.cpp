@@ -583,7 +583,7 @@ int chunkLayers(const Context &c, const Scenario &s)
 }
 
 // Whether the search looks for the fewest layers a chunk full recomputation must rerun for
-// `s` to fit (fewestRecomputedLayers): Megatron-LM's --recompute-method block
+// `s` to fit (fewestThatFit): Megatron-LM's --recompute-method block
 // --recompute-num-layers N, as its users tune it (docs/planner.md, "Recomputed layers").
 bool searchesRecomputedLayers(const Context &c, const Scenario &s)
 {
@@ -592,22 +592,14 @@ bool searchesRecomputedLayers(const Context &c, const Scenario &s)
 }
 
 // The fewest layers of each chunk full recomputation must rerun for `s` (full recomputation of
-// every layer, which fits the search) to fit with the headroom free; 0, every layer, where
-// none fewer fits. A layer kept whole holds more than a rerun one, so the fewer rerun the more
-// a stage holds and the first N that fits is found by bisection, each probe memory only.
-int fewestRecomputedLayers(const Context &c, Scenario s, const EvaluateOptions &memoryOptions)
+// every layer, which fits the search) to fit with the headroom free (core's
+// fewestRecomputedLayers); 0, every layer, where none fewer fits or the framework reruns every
+// layer.
+int fewestThatFit(const Context &c, const Scenario &s, const EvaluateOptions &memoryOptions)
 {
-    if (!searchesRecomputedLayers(c, s))
-        return 0;
-    const int all = chunkLayers(c, s);
-    int fits = all;    // the fewest known to fit
-    int overflows = 0; // the most known not to, or none
-    while (fits - overflows > 1) {
-        const int n = overflows + (fits - overflows) / 2;
-        s.recomputeLayers = n;
-        (evaluateOne(c, s, memoryOptions).fitsSearch ? fits : overflows) = n;
-    }
-    return fits < all ? fits : 0;
+    return searchesRecomputedLayers(c, s)
+               ? fewestRecomputedLayers(s, c.presets, c.headroomBytes, memoryOptions).value_or(0)
+               : 0;
 }
 
 // Marks a waiting layout of full recomputation whose fewest recomputed layers are searched
@@ -624,7 +616,7 @@ void applyWaiting(const Context &c, const PlanLayout &layout, Scenario &s,
     layout.applyTo(s);
     if (s.recomputeLayers == kRecomputedLayersSearched) {
         s.recomputeLayers = 0;
-        s.recomputeLayers = fewestRecomputedLayers(c, s, memoryOptions);
+        s.recomputeLayers = fewestThatFit(c, s, memoryOptions);
     }
 }
 
@@ -690,10 +682,10 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
             for (const RecomputeChoice &choice : recomputeList) {
                 s.recompute = choice.recompute;
                 s.recomputeModules = choice.modules;
-                s.recomputeLayers = 0; // every layer; fewer once it fits (fewestRecomputedLayers)
+                s.recomputeLayers = 0; // every layer; fewer once it fits (fewestThatFit)
                 std::size_t at = 0;    // the layout's place in the loops below
                 // Whether full recomputation of `s`, which fits or not, searches its fewest
-                // recomputed layers (fewestRecomputedLayers).
+                // recomputed layers (fewestThatFit).
                 const auto searchesFewer = [&](bool fits) {
                     const std::size_t here = at++;
                     if (s.recompute == Recompute::none) {
@@ -725,8 +717,7 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
                                 Outcome whole = evaluateOne(c, s, options);
                                 Scenario ranked = s;
                                 if (searchesFewer(whole.fitsSearch))
-                                    ranked.recomputeLayers =
-                                        fewestRecomputedLayers(c, s, memoryOptions);
+                                    ranked.recomputeLayers = fewestThatFit(c, s, memoryOptions);
                                 record(ranked.recomputeLayers == 0
                                            ? std::move(whole)
                                            : evaluateOne(c, ranked, options),

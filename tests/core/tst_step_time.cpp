@@ -205,6 +205,97 @@ private Q_SLOTS:
         QVERIFY(rerun("1,recompute_layers=0") > rerun("0,recompute_layers=0"));
     }
 
+    // recompute-layers-fewer: full recomputation of every layer where the first N of each
+    // chunk would fit with the planner's 2 GiB free on every stage, under the frameworks that
+    // can rerun only some layers (docs/activations.md, "Recomputed layers"). Where warned, N
+    // fits so and N - 1 does not, and the message gives both steps.
+    void fewerRecomputedLayersFit_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<bool>("warned");
+        QTest::addColumn<bool>("none"); // warned of no recomputation
+        const QString zero3 = "model=llama-3.1-70b,tp=1,pp=1,dp=64,zero=3,microbatches=8,";
+        QTest::addRow("70B, D = 64, ZeRO-3, every layer rerun")
+            << zero3 + "recompute=full" << true << false;
+        QTest::addRow("Megatron-LM")
+            << zero3 + "recompute=full,framework=megatron" << true << false;
+        QTest::addRow("405B interleaved, the ends counted: one layer of each chunk of 4")
+            << "model=llama-3.1-405b,seq_len=8192,tp=8,pp=8,dp=256,zero=2,microbatches=8,"
+               "schedule=interleaved,virtual_stages=4,ends_in_pipeline_split=true,"
+               "sequence_parallel=true,recompute=full"
+            << true << false;
+        QTest::addRow("the default layout, interleaved: none fits too")
+            << "recompute=full,schedule=interleaved,virtual_stages=2" << true << true;
+        QTest::addRow("no recomputation fits too")
+            << "model=llama-3.1-8b,tp=1,pp=2,dp=2,microbatches=2,recompute=full" << true << true;
+        QTest::addRow("torchtitan: every layer wrapped")
+            << zero3 + "recompute=full,framework=torchtitan" << false << false;
+        QTest::addRow("DeepSpeed: the model's code chooses")
+            << zero3 + "recompute=full,framework=deepspeed" << false << false;
+        QTest::addRow("a count already set")
+            << zero3 + "recompute=full,recompute_layers=60" << false << false;
+        QTest::addRow("selective") << zero3 + "recompute=selective" << false << false;
+        QTest::addRow("one layer a chunk: nothing fewer")
+            << "model=llama-3.1-405b,tp=8,pp=16,dp=1,microbatches=16,recompute=full,"
+               "schedule=interleaved,virtual_stages=8,ends_in_pipeline_split=true"
+            << false << false;
+        QTest::addRow("does not fit")
+            << "model=llama-3.1-405b,tp=1,pp=1,dp=8,recompute=full" << false << false;
+    }
+    void fewerRecomputedLayersFit()
+    {
+        QFETCH(QString, set);
+        QFETCH(bool, warned);
+        QFETCH(bool, none);
+        const Presets presets = io::builtinPresets();
+        const Scenario s = scenario(set);
+        const Report r = evaluate(s, presets);
+        QVERIFY(!r.error);
+        const auto warning = std::ranges::find_if(
+            r.warnings, [](const Warning &w) { return w.code == "recompute-layers-fewer"; });
+        QCOMPARE(warning != r.warnings.end(), warned);
+        if (!warned)
+            return;
+        const auto headroom = static_cast<std::int64_t>(2.0 * kGiB);
+        const auto fits = [&](const Scenario &x) {
+            const Report e = evaluate(x, presets);
+            return e.fits && std::ranges::all_of(e.stages, [headroom](const StageReport &st) {
+                       return st.headroomBytes >= headroom;
+                   });
+        };
+        const std::optional<int> n = fewestRecomputedLayers(s, presets, headroom, {});
+        QVERIFY(n && *n > 0);
+        Scenario fewer = s;
+        fewer.recomputeLayers = *n;
+        QVERIFY(fits(fewer));
+        if (*n > 1) {
+            fewer.recomputeLayers = *n - 1;
+            QVERIFY(!fits(fewer));
+            fewer.recomputeLayers = *n;
+        }
+        // One layer a chunk: no recomputation at all where that fits too.
+        Scenario unrecomputed = s;
+        unrecomputed.recompute = Recompute::none;
+        unrecomputed.recomputeLayers = 0;
+        const bool noneFits = *n == 1 && fits(unrecomputed);
+        QCOMPARE(noneFits, none);
+        QCOMPARE(QString::fromStdString(warning->message).startsWith("no recomputation"), none);
+        const Report partly = evaluate(noneFits ? unrecomputed : fewer, presets);
+        const QString text = QString::fromStdString(warning->message);
+        if (!noneFits) {
+            QVERIFY2(text.contains(QStringLiteral("(recompute_layers = %1)").arg(*n)),
+                     qPrintable(text));
+            // Interleaving cuts each stage into chunks, each of which reruns its first N.
+            QCOMPARE(text.contains(QLatin1String(" of each chunk ")),
+                     s.schedule == Schedule::interleaved);
+        }
+        QVERIFY2(text.contains(QString::number(partly.stepTime->stepTimeS, 'g', 4) +
+                               " s instead of " + QString::number(r.stepTime->stepTimeS, 'g', 4) +
+                               " s"),
+                 qPrintable(text));
+        QVERIFY(partly.stepTime->stepTimeS < r.stepTime->stepTimeS);
+    }
+
     // The same default with the per-operation model, checked operation by operation.
     void perOperationByHand()
     {
