@@ -2244,20 +2244,20 @@ std::optional<Warning> fewerRecomputedLayersFit(const Scenario &s, const Presets
     const Report partly = evaluate(fewer, presets, quiet);
     if (!partly.stepTime || !(partly.stepTime->stepTimeS < r.stepTime->stepTimeS))
         return std::nullopt;
-    const std::string chunk = chunksPerStage(s.schedule, s.virtualStages) > 1 ? "chunk" : "stage";
-    const std::string what =
-        fewer.recompute == Recompute::none
-            ? "no recomputation (recompute = none)"
-            : "full recomputation of the first " +
-                  (*fewest == 1 ? "layer" : std::to_string(*fewest) + " layers") + " of each " +
-                  chunk + " (recompute_layers = " + std::to_string(*fewest) +
-                  "), the others keeping their activations,";
     char text[320];
-    std::snprintf(text, sizeof text,
-                  "%s also fits with %.0f GiB free on every stage: a step of %.4g s instead of "
-                  "%.4g s",
-                  what.c_str(), kRecomputeHintHeadroomGib, partly.stepTime->stepTimeS,
-                  r.stepTime->stepTimeS);
+    if (fewer.recompute == Recompute::none)
+        std::snprintf(text, sizeof text,
+                      "recompute = none also fits with %.0f GiB free on every stage: a step of "
+                      "%.4g s instead of %.4g s",
+                      kRecomputeHintHeadroomGib, partly.stepTime->stepTimeS, r.stepTime->stepTimeS);
+    else
+        std::snprintf(text, sizeof text,
+                      "recompute_layers = %d also fits with %.0f GiB free on every stage: a step "
+                      "of %.4g s instead of %.4g s, rerunning the first %d layer%s of each %s "
+                      "and keeping the others' activations",
+                      *fewest, kRecomputeHintHeadroomGib, partly.stepTime->stepTimeS,
+                      r.stepTime->stepTimeS, *fewest, *fewest == 1 ? "" : "s",
+                      chunksPerStage(s.schedule, s.virtualStages) > 1 ? "chunk" : "stage");
     return Warning{"recompute-layers-fewer", text};
 }
 
