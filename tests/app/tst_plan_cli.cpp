@@ -151,9 +151,14 @@ private Q_SLOTS:
 
         // Each line names its layout as the window does: "T=2 K=2 D=16, ZeRO 3, interleaved
         // v=4, b=1 m=32, SP", the micro-batch size b and count m as the controls call them.
-        const QJsonArray candidates =
-            json("--devices 64 --global-batch 512 --top 3").value("candidates").toArray();
-        QCOMPARE(candidates.size(), 3);
+        // Ten, among them full recomputation of the fewest layers that fit (recompute_layers:
+        // "full recompute of 43 layers a stage").
+        const QString ten = QStringLiteral("--devices 64 --global-batch 512 --top 10");
+        const ParascopeRun all = runParascope(plan(ten));
+        QCOMPARE(all.status, 0);
+        const QJsonArray candidates = json(ten).value("candidates").toArray();
+        QCOMPARE(candidates.size(), 10);
+        int someLayers = 0;
         for (const QJsonValue &value : candidates) {
             const QJsonObject c = value.toObject();
             QString schedule = c.value("schedule").toString();
@@ -167,19 +172,30 @@ private Q_SLOTS:
                                  .arg(schedule)
                                  .arg(c.value("microbatch_size").toInt())
                                  .arg(c.value("microbatches").toInt());
-            if (c.value("recompute").toString() != QStringLiteral("none"))
+            const int layers = c.value("recompute_layers").toInt();
+            if (layers > 0) {
+                QCOMPARE(c.value("recompute").toString(), QStringLiteral("full"));
+                ++someLayers;
+                layout += QStringLiteral(", full recompute of %1 layers a %2")
+                              .arg(layers)
+                              .arg(schedule.startsWith(QStringLiteral("interleaved"))
+                                       ? QStringLiteral("chunk")
+                                       : QStringLiteral("stage"));
+            } else if (c.value("recompute").toString() != QStringLiteral("none")) {
                 layout += QStringLiteral(", %1 recompute").arg(c.value("recompute").toString());
+            }
             if (c.value("sequence_parallel").toBool())
                 layout += QStringLiteral(", SP");
             if (c.value("ends_in_pipeline_split").toBool() && c.value("pp").toInt() > 1)
                 layout += QStringLiteral(", ends counted");
             const QString line = QStringLiteral("\n%1 ").arg(c.value("rank").toInt(), 3);
-            const qsizetype at = r.out.indexOf(line);
+            const qsizetype at = all.out.indexOf(line);
             QVERIFY(at >= 0);
-            QVERIFY2(r.out.indexOf(layout + QLatin1Char('\n'), at) ==
-                         r.out.indexOf(QLatin1Char('\n'), at + 1) - layout.size(),
+            QVERIFY2(all.out.indexOf(layout + QLatin1Char('\n'), at) ==
+                         all.out.indexOf(QLatin1Char('\n'), at + 1) - layout.size(),
                      qPrintable(layout));
         }
+        QVERIFY(someLayers > 0);
     }
 
     // A training step timed under 250 ms is a lower bound (evaluate's short-step warning,
