@@ -761,8 +761,11 @@ void MainWindow::showNote()
     // Each line elided to the strip's width; the tooltip has every line in full.
     const QFontMetrics metrics(m_note->font());
     const int width = std::max(200, m_noteStrip->width() - 8);
+    bool elided = false;
     auto fit = [&](const QString &text) {
-        return metrics.elidedText(text, Qt::ElideRight, width).toHtmlEscaped();
+        const QString shown = metrics.elidedText(text, Qt::ElideRight, width);
+        elided = elided || shown != text;
+        return shown.toHtmlEscaped();
     };
     QStringList lines;
     QStringList full;
@@ -798,8 +801,10 @@ void MainWindow::showNote()
                         nullptr, static_cast<int>(more)));
     }
     m_note->setText(lines.join(QStringLiteral("<br>")));
-    m_note->setToolTip(full.size() > 1 || lines.size() > 1 ? full.join(QStringLiteral("\n"))
-                                                           : QString());
+    // A line cut short, or more than one: the tooltip reads them whole.
+    m_note->setToolTip(full.size() > 1 || lines.size() > 1 || elided
+                           ? full.join(QStringLiteral("\n"))
+                           : QString());
     m_note->setVisible(!lines.isEmpty());
 }
 

@@ -1777,6 +1777,30 @@ private Q_SLOTS:
         QVERIFY2(window.note()->toolTip().contains(furthest), qPrintable(window.note()->toolTip()));
     }
 
+    // A single warning longer than the note's width is cut short; its tooltip has it whole.
+    void aSingleLongWarningHasItsTooltip()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.resize(900, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        for (const auto &[key, value] : {std::pair{"tp", "1"},
+                                         {"pp", "1"},
+                                         {"dp", "64"},
+                                         {"zero", "3"},
+                                         {"microbatches", "8"},
+                                         {"recompute", "full"}})
+            QVERIFY2(document.setField(QString::fromLatin1(key), QString::fromLatin1(value)), key);
+        document.flush();
+        const core::Report &r = document.report();
+        QCOMPARE(r.warnings.size(), std::size_t(1));
+        QCOMPARE(r.warnings.front().code, std::string("recompute-layers-fewer"));
+        QTRY_VERIFY(window.note()->isVisible());
+        QVERIFY(window.note()->text().contains(QStringLiteral("…")));
+        QCOMPARE(window.note()->toolTip(), QString::fromStdString(r.warnings.front().message));
+    }
+
     void trainingInInt4IsExplained()
     {
         ScenarioDocument document(io::builtinPresets());
