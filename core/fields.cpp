@@ -116,7 +116,9 @@ const std::array kFields{
               "With full recomputation, how many layers of each pipeline stage (each model "
               "chunk under interleaving) rerun, counted from its first, as Megatron-LM's "
               "--recompute-method block --recompute-num-layers; the others keep their "
-              "activations. 0: every layer (docs/activations.md, \"Recomputed layers\")."},
+              "activations, each saving its rerun. 0: every layer; where fewer would fit with 2 "
+              "GiB free, a warning names the fewest (docs/activations.md, \"Recomputed "
+              "layers\")."},
     FieldInfo{
         "attention", &Scenario::attention,
         "Attention kernel: flash is the device's fused one (cuDNN's through Transformer "
