@@ -2258,7 +2258,10 @@ std::optional<Warning> fewerRecomputedLayersFit(const Scenario &s, const Presets
                       *fewest, kRecomputeHintHeadroomGib, partly.stepTime->stepTimeS,
                       r.stepTime->stepTimeS, *fewest, *fewest == 1 ? "" : "s",
                       chunksPerStage(s.schedule, s.virtualStages) > 1 ? "chunk" : "stage");
-    return Warning{"recompute-layers-fewer", text};
+    return fewer.recompute == Recompute::none
+               ? Warning{"recompute-layers-fewer", text, "recompute", "none"}
+               : Warning{"recompute-layers-fewer", text, "recompute_layers",
+                         std::to_string(*fewest)};
 }
 
 } // namespace

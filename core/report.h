@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace core {
@@ -106,8 +107,19 @@ struct PrecisionSize
 // A valid configuration worth pointing out (docs/DESIGN.md §4, "warning" column).
 struct Warning
 {
+    Warning() = default;
+    Warning(std::string codeText, std::string messageText, std::string key = {},
+            std::string value = {})
+        : code(std::move(codeText)), message(std::move(messageText)), setKey(std::move(key)),
+          setValue(std::move(value))
+    {}
+
     std::string code; // stable identifier, e.g. "does-not-fit"
     std::string message;
+    // A scenario key and value that answer it, where one does ("recompute_layers", "43"):
+    // the window's Apply link, eval's JSON (`set`); empty otherwise.
+    std::string setKey;
+    std::string setValue;
 };
 
 // Tensor-parallel traffic of one device of the busiest stage (docs/DESIGN.md §3.4).

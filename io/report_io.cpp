@@ -148,6 +148,8 @@ QJsonObject reportToJson(const core::Report &r)
         QJsonObject o;
         o.insert(QStringLiteral("code"), qs(w.code));
         o.insert(QStringLiteral("message"), qs(w.message));
+        if (!w.setKey.empty()) // the setting that answers it, as --set takes it
+            o.insert(QStringLiteral("set"), qs(w.setKey + "=" + w.setValue));
         warnings.append(o);
     }
 

@@ -133,6 +133,15 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
 
     m_note->setTextFormat(Qt::RichText);
     m_note->setObjectName(QStringLiteral("note"));
+    // A warning that one setting answers carries an Apply link ("set:recompute_layers=43"):
+    // clicked, or reached with Tab and Enter, it sets that key as one undoable edit.
+    m_note->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+    connect(m_note, &QLabel::linkActivated, this, [this](const QString &link) {
+        const QString setting = link.section(QLatin1Char(':'), 1);
+        const QString key = setting.section(QLatin1Char('='), 0, 0);
+        if (link.startsWith(QStringLiteral("set:")) && !key.isEmpty())
+            m_document->setField(key, setting.section(QLatin1Char('='), 1));
+    });
     for (auto &page : createChartPages()) {
         QWidget *widget = page->createWidget(document);
         const int index = m_charts->addTab(widget, page->title());
@@ -762,8 +771,10 @@ void MainWindow::showNote()
     const QFontMetrics metrics(m_note->font());
     const int width = std::max(200, m_noteStrip->width() - 8);
     bool elided = false;
-    auto fit = [&](const QString &text) {
-        const QString shown = metrics.elidedText(text, Qt::ElideRight, width);
+    // `reserved`: what goes before the text on its line (an Apply link).
+    auto fit = [&](const QString &text, const QString &reserved = {}) {
+        const int room = std::max(100, width - metrics.horizontalAdvance(reserved));
+        const QString shown = metrics.elidedText(text, Qt::ElideRight, room);
         elided = elided || shown != text;
         return shown.toHtmlEscaped();
     };
@@ -788,8 +799,19 @@ void MainWindow::showNote()
                           furthestOver(current);
             }
             full << message;
-            lines << tr("<span style='color:#8a5a00'>%1</span>")
-                         .arg(fit(QStringLiteral("⚠ ") + message));
+            // The link first, so that eliding the line never hides it.
+            const QString key = io::qs(w.setKey);
+            const QString value = io::qs(w.setValue);
+            const QString label = tr("Set %1 = %2").arg(key, value);
+            const QString apply =
+                key.isEmpty()
+                    ? QString()
+                    : QStringLiteral("⚠ <a href='set:%1=%2'>%3</a> ")
+                          .arg(key.toHtmlEscaped(), value.toHtmlEscaped(), label.toHtmlEscaped());
+            lines << tr("<span style='color:#8a5a00'>%1%2</span>")
+                         .arg(apply, key.isEmpty()
+                                         ? fit(QStringLiteral("⚠ ") + message)
+                                         : fit(message, QStringLiteral("⚠ ") + label + u' '));
         }
     }
     // The strip's room: past that, the first lines and how many more there are.

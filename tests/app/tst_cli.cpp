@@ -384,6 +384,30 @@ private Q_SLOTS:
                            "dp=1"}
             << "SambaNova SN40L publishes no fp32 peak FLOPS";
     }
+    // A warning one setting answers gives it as --set takes it (recompute-layers-fewer), and
+    // the setting clears the warning; the others have no "set".
+    void warningsGiveTheSettingThatAnswers()
+    {
+        const QStringList full{"--set", "tp=1",           "--set", "pp=1",
+                               "--set", "dp=64",          "--set", "zero=3",
+                               "--set", "microbatches=8", "--set", "recompute=full"};
+        QString set;
+        for (const QJsonValue &w : json(full).value(QStringLiteral("warnings")).toArray()) {
+            const QJsonObject o = w.toObject();
+            if (o.value(QStringLiteral("code")).toString() ==
+                QLatin1String("recompute-layers-fewer"))
+                set = o.value(QStringLiteral("set")).toString();
+            else
+                QVERIFY(!o.contains(QStringLiteral("set")));
+        }
+        QVERIFY2(set.startsWith(QStringLiteral("recompute_layers=")), qPrintable(set));
+        const QJsonObject applied = json(full + QStringList{QStringLiteral("--set"), set});
+        QVERIFY(applied.value(QStringLiteral("fits")).toBool());
+        for (const QJsonValue &w : applied.value(QStringLiteral("warnings")).toArray())
+            QVERIFY(w.toObject().value(QStringLiteral("code")).toString() !=
+                    QLatin1String("recompute-layers-fewer"));
+    }
+
     void noTimingInTextAndJson()
     {
         QFETCH(QStringList, settings);

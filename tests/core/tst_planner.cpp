@@ -142,8 +142,8 @@ BruteForce bruteForce(const PlanRequest &req, const Presets &presets)
                                         int chunk = 0; // the most layers a chunk holds
                                         for (const LayerRun &run : virtualStageLayers(s, *model))
                                             chunk = std::max(chunk, run.count);
-                                        for (int n = 1; n < chunk; ++n) {
-                                            s.recomputeLayers = n;
+                                        for (int rerun = 1; rerun < chunk; ++rerun) {
+                                            s.recomputeLayers = rerun;
                                             if (consider(s))
                                                 break;
                                         }

@@ -280,6 +280,9 @@ private Q_SLOTS:
         const bool noneFits = *n == 1 && fits(unrecomputed);
         QCOMPARE(noneFits, none);
         QCOMPARE(QString::fromStdString(warning->message).startsWith("recompute = none"), none);
+        // The setting that answers it, for the window's Apply link and eval's JSON.
+        QCOMPARE(warning->setKey, std::string(none ? "recompute" : "recompute_layers"));
+        QCOMPARE(warning->setValue, none ? std::string("none") : std::to_string(*n));
         const Report partly = evaluate(noneFits ? unrecomputed : fewer, presets);
         const QString text = QString::fromStdString(warning->message);
         if (!noneFits) {

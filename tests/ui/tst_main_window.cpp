@@ -1799,6 +1799,23 @@ private Q_SLOTS:
         QTRY_VERIFY(window.note()->isVisible());
         QVERIFY(window.note()->text().contains(QStringLiteral("…")));
         QCOMPARE(window.note()->toolTip(), QString::fromStdString(r.warnings.front().message));
+
+        // Its Apply link comes first and sets what the warning names, as one undoable edit.
+        const core::Warning warning = r.warnings.front();
+        QCOMPARE(warning.setKey, std::string("recompute_layers"));
+        const QString href =
+            QStringLiteral("set:recompute_layers=%1").arg(QString::fromStdString(warning.setValue));
+        const QString text = window.note()->text();
+        QVERIFY2(text.contains(QStringLiteral("<a href='%1'>").arg(href)), qPrintable(text));
+        QVERIFY(text.indexOf(QLatin1String("<a href")) < text.indexOf(QLatin1String("also fits")));
+        Q_EMIT window.note()->linkActivated(href);
+        document.flush();
+        QCOMPARE(std::to_string(document.scenario().recomputeLayers), warning.setValue);
+        QVERIFY(document.report().fits);
+        QTRY_VERIFY(!window.note()->isVisible()); // nothing left to warn about
+        document.undoStack()->undo();
+        document.flush();
+        QCOMPARE(document.scenario().recomputeLayers, 0);
     }
 
     void trainingInInt4IsExplained()
