@@ -2264,6 +2264,47 @@ std::optional<Warning> fewerRecomputedLayersFit(const Scenario &s, const Presets
                          std::to_string(*fewest)};
 }
 
+// A training scenario that does not fit, where recomputing more would fit with the planner's
+// headroom free on every stage (kRecomputeHintHeadroomGib): full recomputation of every layer,
+// for a scenario recomputing less, or, for one rerunning the first layers of each chunk, the
+// fewest that fit (docs/activations.md, "Recomputed layers"). One key each: with full
+// recomputation set, recompute-layers-fewer then names the fewest layers.
+std::optional<Warning> recomputationWouldFit(const Scenario &s, const Presets &presets,
+                                             const Report &r, const EvaluateOptions &options)
+{
+    if (r.fits || (s.recompute == Recompute::full && s.recomputeLayers == 0) ||
+        (s.recompute != Recompute::full && s.recomputeLayers != 0))
+        return std::nullopt;
+    const auto headroom = saturatingRound(kRecomputeHintHeadroomGib * static_cast<double>(kGiB));
+    EvaluateOptions quiet;
+    quiet.pipelineCache = options.pipelineCache;
+    quiet.warnings = false;
+    EvaluateOptions memory = quiet;
+    memory.memoryOnly = true;
+    Scenario more = s;
+    more.recompute = Recompute::full;
+    more.recomputeLayers = 0;
+    if (!fitsWithHeadroom(more, presets, headroom, memory))
+        return std::nullopt;
+    std::string key = "recompute";
+    std::string value = "full";
+    if (s.recompute == Recompute::full) { // rerunning too few layers: the fewest that fit
+        more.recomputeLayers = fewestRecomputedLayers(more, presets, headroom, memory).value_or(0);
+        key = "recompute_layers";
+        value = std::to_string(more.recomputeLayers);
+    }
+    const Report fitted = evaluate(more, presets, quiet);
+    if (!fitted.stepTime)
+        return std::nullopt;
+    char text[240];
+    std::snprintf(text, sizeof text,
+                  "%s = %s%s fits with %.0f GiB free on every stage: a step of %.4g s", key.c_str(),
+                  value.c_str(),
+                  key == "recompute_layers" && more.recomputeLayers == 0 ? " (every layer)" : "",
+                  kRecomputeHintHeadroomGib, fitted.stepTime->stepTimeS);
+    return Warning{"recompute-fits", text, key, value};
+}
+
 } // namespace
 
 Report evaluate(const Scenario &s, const Presets &presets)
@@ -2542,6 +2583,9 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     }
     if (training && options.warnings && r.stepTime)
         if (auto w = fewerRecomputedLayersFit(s, presets, r, options))
+            r.warnings.push_back(std::move(*w));
+    if (training && options.warnings)
+        if (auto w = recomputationWouldFit(s, presets, r, options))
             r.warnings.push_back(std::move(*w));
     // Dense models wait on nothing: their step builds no per-stage counts.
     if (training && model.hasExperts() && r.stepTime && t.rates && !(t.rates->forcedMfu > 0))

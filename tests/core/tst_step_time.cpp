@@ -299,6 +299,70 @@ private Q_SLOTS:
         QVERIFY(partly.stepTime->stepTimeS < r.stepTime->stepTimeS);
     }
 
+    // recompute-fits: a training scenario that does not fit, where recomputing more would fit
+    // with 2 GiB free on every stage, is told the one setting that does it and the step it
+    // takes: full recomputation, or with full recomputation of too few layers, the fewest that
+    // fit (docs/activations.md, "Recomputed layers").
+    void recomputationThatFitsIsNamed_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<QString>("key"); // empty: not warned
+        const QString zero3 = "tp=1,pp=1,dp=64,zero=3,microbatches=8,";
+        QTest::addRow("selective") << zero3 + "recompute=selective"
+                                   << "recompute";
+        QTest::addRow("none") << zero3 + "recompute=none"
+                              << "recompute";
+        QTest::addRow("torchtitan's per-op, micro-batches of 2")
+            << "tp=1,pp=1,dp=64,zero=3,microbatches=4,microbatch_size=2,framework=torchtitan,"
+               "recompute=op"
+            << "recompute";
+        QTest::addRow("20 layers rerun: too few") << zero3 + "recompute=full,recompute_layers=20"
+                                                  << "recompute_layers";
+        QTest::addRow("fits already") << zero3 + "recompute=full"
+                                      << "";
+        QTest::addRow("nothing fits: 405B on 8 devices")
+            << "model=llama-3.1-405b,tp=8,pp=1,dp=1,recompute=selective"
+            << "";
+    }
+    void recomputationThatFitsIsNamed()
+    {
+        QFETCH(QString, set);
+        QFETCH(QString, key);
+        const Presets presets = io::builtinPresets();
+        const Scenario s = scenario(set);
+        const Report r = evaluate(s, presets);
+        QVERIFY(!r.error);
+        const auto warning = std::ranges::find_if(
+            r.warnings, [](const Warning &w) { return w.code == "recompute-fits"; });
+        QCOMPARE(warning != r.warnings.end(), !key.isEmpty());
+        if (key.isEmpty())
+            return;
+        QVERIFY(!r.fits);
+        QCOMPARE(QString::fromStdString(warning->setKey), key);
+        // The setting applied fits with the headroom free, in the step the message gives.
+        Scenario applied = s;
+        QVERIFY(!setField(applied, warning->setKey, warning->setValue));
+        const auto headroom = static_cast<std::int64_t>(2.0 * kGiB);
+        const auto fits = [&](const Scenario &x) {
+            const Report e = evaluate(x, presets);
+            return e.fits && std::ranges::all_of(e.stages, [headroom](const StageReport &st) {
+                       return st.headroomBytes >= headroom;
+                   });
+        };
+        QVERIFY(fits(applied));
+        const Report after = evaluate(applied, presets);
+        QVERIFY2(QString::fromStdString(warning->message)
+                     .endsWith(QStringLiteral("a step of %1 s")
+                                   .arg(QString::number(after.stepTime->stepTimeS, 'g', 4))),
+                 warning->message.c_str());
+        if (key == QLatin1String("recompute"))
+            QVERIFY(applied.recompute == Recompute::full);
+        else if (applied.recomputeLayers > 1) { // the fewest: one fewer does not fit
+            --applied.recomputeLayers;
+            QVERIFY(!fits(applied));
+        }
+    }
+
     // The same default with the per-operation model, checked operation by operation.
     void perOperationByHand()
     {
