@@ -14,6 +14,7 @@
 #include <QtGlobal>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <initializer_list>
 
 // The default scenario with each "key=value" set in turn. A setting the scenario table
@@ -44,6 +45,17 @@ inline core::Scenario scenario(std::initializer_list<const char *> settings)
 inline core::Scenario scenario(const QString &set)
 {
     return scenario(set.split(QLatin1Char(','), Qt::SkipEmptyParts));
+}
+
+// Whether a report fits with `headroomBytes` left free on every stage, as the planner and the
+// recomputation warnings ask (docs/planner.md, "Headroom").
+inline bool fitsWithHeadroom(const core::Report &r, std::int64_t headroomBytes)
+{
+    return !r.error && r.fits &&
+           std::all_of(r.stages.begin(), r.stages.end(),
+                       [headroomBytes](const core::StageReport &st) {
+                           return st.headroomBytes >= headroomBytes;
+                       });
 }
 
 // The scenario on an inline device that publishes no peak for any precision: evaluate then

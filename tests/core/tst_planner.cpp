@@ -416,11 +416,7 @@ private Q_SLOTS:
         QVERIFY(!result.error);
         const auto headroom = static_cast<std::int64_t>(req.headroomGib * kGiB);
         const auto fits = [&](const Scenario &s) {
-            const Report r = evaluate(s, presets);
-            return !r.error && r.fits &&
-                   std::ranges::all_of(r.stages, [headroom](const StageReport &st) {
-                       return st.headroomBytes >= headroom;
-                   });
+            return fitsWithHeadroom(evaluate(s, presets), headroom);
         };
         int partial = 0;
         int whole = 0;

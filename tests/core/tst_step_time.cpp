@@ -258,10 +258,7 @@ private Q_SLOTS:
             return;
         const auto headroom = static_cast<std::int64_t>(2.0 * kGiB);
         const auto fits = [&](const Scenario &x) {
-            const Report e = evaluate(x, presets);
-            return e.fits && std::ranges::all_of(e.stages, [headroom](const StageReport &st) {
-                       return st.headroomBytes >= headroom;
-                   });
+            return fitsWithHeadroom(evaluate(x, presets), headroom);
         };
         const std::optional<int> n = fewestRecomputedLayers(s, presets, headroom, {});
         QVERIFY(n && *n > 0);
@@ -344,10 +341,7 @@ private Q_SLOTS:
         QVERIFY(!setField(applied, warning->setKey, warning->setValue));
         const auto headroom = static_cast<std::int64_t>(2.0 * kGiB);
         const auto fits = [&](const Scenario &x) {
-            const Report e = evaluate(x, presets);
-            return e.fits && std::ranges::all_of(e.stages, [headroom](const StageReport &st) {
-                       return st.headroomBytes >= headroom;
-                   });
+            return fitsWithHeadroom(evaluate(x, presets), headroom);
         };
         QVERIFY(fits(applied));
         const Report after = evaluate(applied, presets);
