@@ -972,12 +972,15 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
         if (s.endsInPipelineSplit && s.pp > 1)
             r.warnings.push_back({"ends-in-split-unused",
                                   "pipeline_layout places the embedding and the loss itself; "
-                                  "ends_in_pipeline_split is not used"});
+                                  "ends_in_pipeline_split is not used",
+                                  "ends_in_pipeline_split", "false"});
     }
     if (s.mtpLayers > 0 && s.mode != Mode::training)
-        r.warnings.push_back({"mtp-unused", "mtp_layers trains multi-token prediction beside the "
-                                            "model; inference here runs the model alone (its "
-                                            "use as a speculative draft is not modelled)"});
+        r.warnings.push_back({"mtp-unused",
+                              "mtp_layers trains multi-token prediction beside the "
+                              "model; inference here runs the model alone (its "
+                              "use as a speculative draft is not modelled)",
+                              "mtp_layers", "0"});
     if (s.tp > device.devicesPerNode)
         r.warnings.push_back({"tp-spans-nodes", "tp = " + std::to_string(s.tp) + " exceeds the " +
                                                     std::to_string(device.devicesPerNode) +
@@ -1004,9 +1007,11 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                               "Megatron-LM runs them"});
     if (s.epOverlap)
         if (const auto why = epOverlapUnused(s, model))
-            r.warnings.push_back({"ep-overlap-unused", "ep_overlap pairs one micro-batch's "
-                                                       "all-to-all with another's computation; " +
-                                                           *why});
+            r.warnings.push_back({"ep-overlap-unused",
+                                  "ep_overlap pairs one micro-batch's "
+                                  "all-to-all with another's computation; " +
+                                      *why,
+                                  "ep_overlap", "false"});
     // FlashAttention-3 is written for Hopper: "Requirements: H100 / H800 GPU"
     // (Dao-AILab/flash-attention, README, "FlashAttention-3"). Elsewhere its rates default to
     // the device's fused kernel's (DeviceSpec::flash3EfficiencyOrDefault).
@@ -1020,10 +1025,11 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                  "; it is timed as the device's fused kernel (attention=flash)"});
     if (s.fp8Attention)
         if (const auto why = fp8AttentionUnused(s, device, model))
-            r.warnings.push_back(
-                {"fp8-attention-unused", "fp8_attention runs the fused attention kernel in FP8; "
-                                         "here it is timed in BF16: " +
-                                             *why});
+            r.warnings.push_back({"fp8-attention-unused",
+                                  "fp8_attention runs the fused attention kernel in FP8; "
+                                  "here it is timed in BF16: " +
+                                      *why,
+                                  "fp8_attention", "false"});
     // docs/step_time.md, "FP8 attention": cuDNN's FP8 backward visits the whole causal
     // triangle through a sliding window, as op_model.cpp times it where FP8 attention runs.
     if (s.mode == Mode::training && fp8AttentionRuns(s, device, model) && model.slidingWindow > 0 &&
@@ -1042,11 +1048,13 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
             r.warnings.push_back({"fp8-lm-head-unused",
                                   "fp8_lm_head runs the LM head's multiplies in FP8; here they "
                                   "are timed as without it: " +
-                                      *why});
+                                      *why,
+                                  "fp8_lm_head", "false"});
     if (s.tpOverlap && !(s.sequenceParallel && s.tp > 1))
         r.warnings.push_back({"tp-overlap-unused",
                               "tp_overlap hides sequence parallelism's collectives; it has none "
-                              "to hide without sequence_parallel and T > 1"});
+                              "to hide without sequence_parallel and T > 1",
+                              "tp_overlap", "false"});
     if (model.contextWindow > 0 && contextTokens(s) > model.contextWindow)
         r.warnings.push_back(
             {"beyond-context-window",
@@ -1077,7 +1085,8 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
     if (s.mode == Mode::inference && s.fullCudaGraph)
         r.warnings.push_back({"cuda-graph-unused",
                               "full_cuda_graph captures a training step; inference is timed "
-                              "without it"});
+                              "without it",
+                              "full_cuda_graph", "false"});
     if (s.mode == Mode::training && (s.outputLen != 0 || s.kvPrecision != KvPrecision::automatic))
         r.warnings.push_back({"inference-keys-unused",
                               "output_len and kv_precision only apply in inference; training "
@@ -1128,14 +1137,16 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                               " equal chunks, as load-balanced context parallelism needs "
                               "(Megatron-LM requires it)"});
     if (s.virtualStages > 1 && s.schedule != Schedule::interleaved)
-        r.warnings.push_back(
-            {"virtual-stages-unused", "virtual_stages = " + std::to_string(s.virtualStages) +
-                                          " only applies to the interleaved schedule"});
+        r.warnings.push_back({"virtual-stages-unused",
+                              "virtual_stages = " + std::to_string(s.virtualStages) +
+                                  " only applies to the interleaved schedule",
+                              "virtual_stages", "1"});
     // A count of recomputed layers is full recomputation's only.
     if (s.mode == Mode::training && s.recompute != Recompute::full && s.recomputeLayers > 0)
-        r.warnings.push_back(
-            {"recompute-layers-unused", "recompute_layers = " + std::to_string(s.recomputeLayers) +
-                                            " only applies to recompute = full"});
+        r.warnings.push_back({"recompute-layers-unused",
+                              "recompute_layers = " + std::to_string(s.recomputeLayers) +
+                                  " only applies to recompute = full",
+                              "recompute_layers", "0"});
     // What a recompute_modules list names that reruns nothing here.
     const unsigned modules = recomputeModuleBits(s);
     if (s.mode == Mode::training && s.recompute != Recompute::selective &&

@@ -438,40 +438,86 @@ private Q_SLOTS:
     {
         QTest::addColumn<QStringList>("settings");
         QTest::addColumn<QString>("code");
+        QTest::addColumn<QString>("answer"); // the KEY=VALUE it carries, if any
         QTest::addRow("docs/DESIGN.md §4: does not fit")
-            << QStringList{"tp=1", "pp=1", "dp=1"} << "does-not-fit";
+            << QStringList{"tp=1", "pp=1", "dp=1"} << "does-not-fit"
+            << "";
         QTest::addRow("recompute_modules without selective recomputation")
             << QStringList{"recompute=full", "recompute_modules=moe_act"}
-            << "recompute-modules-unused";
+            << "recompute-modules-unused"
+            << "";
         QTest::addRow("recompute_modules: moe on a dense model")
-            << QStringList{"recompute_modules=core_attn moe"} << "recompute-modules-unused";
+            << QStringList{"recompute_modules=core_attn moe"} << "recompute-modules-unused"
+            << "";
         QTest::addRow("mtp_layers in inference")
-            << QStringList{"mode=inference", "mtp_layers=1"} << "mtp-unused";
+            << QStringList{"mode=inference", "mtp_layers=1"} << "mtp-unused"
+            << "mtp_layers=0";
         QTest::addRow("docs/DESIGN.md §4: m < K")
-            << QStringList{"microbatches=2"} << "pipe-never-fills";
+            << QStringList{"microbatches=2"} << "pipe-never-fills"
+            << "";
         QTest::addRow("docs/DESIGN.md §4: uneven stages (80 layers, K=3)")
-            << QStringList{"pp=3"} << "uneven-stages";
+            << QStringList{"pp=3"} << "uneven-stages"
+            << "";
         QTest::addRow("docs/DESIGN.md §4: tp spans nodes (T=16 > 8 per node)")
-            << QStringList{"tp=16"} << "tp-spans-nodes";
+            << QStringList{"tp=16"} << "tp-spans-nodes"
+            << "";
         QTest::addRow("docs/DESIGN.md §4: tp > kv_heads (T=16 > 8)")
-            << QStringList{"tp=16"} << "kv-heads-replicated";
+            << QStringList{"tp=16"} << "kv-heads-replicated"
+            << "";
         QTest::addRow("a capacity for a dense model")
             << QStringList{"expert_capacity_factor=1.25", "pad_to_capacity=true"}
-            << "capacity-unused";
+            << "capacity-unused"
+            << "";
         QTest::addRow("a whole-step CUDA graph in inference")
-            << QStringList{"mode=inference", "full_cuda_graph=true"} << "cuda-graph-unused";
+            << QStringList{"mode=inference", "full_cuda_graph=true"} << "cuda-graph-unused"
+            << "full_cuda_graph=false";
         QTest::addRow("capacity below an even share")
             << QStringList{"model=qwen3-30b-a3b",       "tp=1", "pp=1", "dp=8", "ep=8",
                            "expert_capacity_factor=0.5"}
-            << "tokens-dropped";
+            << "tokens-dropped"
+            << "";
+        QTest::addRow("virtual stages without interleaving")
+            << QStringList{"virtual_stages=2"} << "virtual-stages-unused"
+            << "virtual_stages=1";
+        QTest::addRow("recomputed layers without full recomputation")
+            << QStringList{"recompute_layers=5"} << "recompute-layers-unused"
+            << "recompute_layers=0";
+        QTest::addRow("tp_overlap without sequence parallelism")
+            << QStringList{"tp_overlap=true", "sequence_parallel=false"} << "tp-overlap-unused"
+            << "tp_overlap=false";
+        QTest::addRow("ep_overlap on a dense model")
+            << QStringList{"ep_overlap=true"} << "ep-overlap-unused"
+            << "ep_overlap=false";
+        QTest::addRow("fp8_attention in BF16")
+            << QStringList{"fp8_attention=true"} << "fp8-attention-unused"
+            << "fp8_attention=false";
+        QTest::addRow("fp8_lm_head in BF16")
+            << QStringList{"fp8_lm_head=true"} << "fp8-lm-head-unused"
+            << "fp8_lm_head=false";
     }
+    // Where one setting answers the warning (Warning::setKey, the window's link, eval's
+    // JSON `set`), applying it clears that warning and keeps the scenario valid.
     void warned()
     {
         QFETCH(QStringList, settings);
         QFETCH(QString, code);
+        QFETCH(QString, answer);
         const Report r = evaluate(scenario(settings), presets);
         QVERIFY2(r.ok(), r.error ? r.error->toString().c_str() : "");
         QVERIFY(r.hasWarning(code.toStdString()));
+        for (const Warning &w : r.warnings) {
+            if (w.code != code.toStdString())
+                continue;
+            QCOMPARE(QString::fromStdString(w.setKey.empty() ? "" : w.setKey + "=" + w.setValue),
+                     answer);
+            if (w.setKey.empty())
+                continue;
+            Scenario answered = scenario(settings);
+            QVERIFY(!setField(answered, w.setKey, w.setValue));
+            const Report after = evaluate(answered, presets);
+            QVERIFY2(after.ok(), after.error ? after.error->toString().c_str() : "");
+            QVERIFY2(!after.hasWarning(code.toStdString()), w.setKey.c_str());
+        }
     }
 
     void defaultScenarioHasNoWarnings()
