@@ -2219,6 +2219,22 @@ std::vector<std::string> assumedRates(const Scenario &s, const DeviceSpec &devic
 
 namespace {
 
+// What the recomputation hints probe with: the planner's headroom (kRecomputeHintHeadroomGib)
+// and evaluations without warnings, timed or memory only, on the caller's pipeline cache.
+struct HintProbes
+{
+    explicit HintProbes(const EvaluateOptions &options)
+    {
+        timed.pipelineCache = options.pipelineCache;
+        timed.warnings = false;
+        memory = timed;
+        memory.memoryOnly = true;
+    }
+    std::int64_t headroom = saturatingRound(kRecomputeHintHeadroomGib * static_cast<double>(kGiB));
+    EvaluateOptions timed;
+    EvaluateOptions memory;
+};
+
 // Full recomputation of every layer where the first N of each chunk would fit as well, with the
 // planner's headroom free on every stage (kRecomputeHintHeadroomGib): what Megatron-LM's
 // --recompute-method block --recompute-num-layers N saves, the rest of the layers keeping
@@ -2230,16 +2246,13 @@ std::optional<Warning> fewerRecomputedLayersFit(const Scenario &s, const Presets
     if (s.recompute != Recompute::full || s.recomputeLayers != 0 || !r.fits ||
         !frameworkProfile(s.framework).recomputesFirstLayers)
         return std::nullopt;
-    const auto headroom = saturatingRound(kRecomputeHintHeadroomGib * static_cast<double>(kGiB));
-    if (!std::ranges::all_of(
-            r.stages, [headroom](const StageReport &st) { return st.headroomBytes >= headroom; }))
+    const HintProbes probe(options);
+    if (!std::ranges::all_of(r.stages, [&probe](const StageReport &st) {
+            return st.headroomBytes >= probe.headroom;
+        }))
         return std::nullopt;
-    EvaluateOptions quiet;
-    quiet.pipelineCache = options.pipelineCache;
-    quiet.warnings = false;
-    EvaluateOptions memory = quiet;
-    memory.memoryOnly = true;
-    const std::optional<int> fewest = fewestRecomputedLayers(s, presets, headroom, memory);
+    const std::optional<int> fewest =
+        fewestRecomputedLayers(s, presets, probe.headroom, probe.memory);
     if (!fewest)
         return std::nullopt;
     // One layer a chunk fits: no recomputation may fit too, and runs faster still.
@@ -2249,10 +2262,10 @@ std::optional<Warning> fewerRecomputedLayersFit(const Scenario &s, const Presets
         Scenario none = s;
         none.recompute = Recompute::none;
         none.recomputeLayers = 0;
-        if (fitsWithHeadroom(none, presets, headroom, memory))
+        if (fitsWithHeadroom(none, presets, probe.headroom, probe.memory))
             fewer = none;
     }
-    const Report partly = evaluate(fewer, presets, quiet);
+    const Report partly = evaluate(fewer, presets, probe.timed);
     if (!partly.stepTime || !(partly.stepTime->stepTimeS < r.stepTime->stepTimeS))
         return std::nullopt;
     char text[320];
@@ -2286,25 +2299,21 @@ std::optional<Warning> recomputationWouldFit(const Scenario &s, const Presets &p
     if (r.fits || (s.recompute == Recompute::full && s.recomputeLayers == 0) ||
         (s.recompute != Recompute::full && s.recomputeLayers != 0))
         return std::nullopt;
-    const auto headroom = saturatingRound(kRecomputeHintHeadroomGib * static_cast<double>(kGiB));
-    EvaluateOptions quiet;
-    quiet.pipelineCache = options.pipelineCache;
-    quiet.warnings = false;
-    EvaluateOptions memory = quiet;
-    memory.memoryOnly = true;
+    const HintProbes probe(options);
     Scenario more = s;
     more.recompute = Recompute::full;
     more.recomputeLayers = 0;
-    if (!fitsWithHeadroom(more, presets, headroom, memory))
+    if (!fitsWithHeadroom(more, presets, probe.headroom, probe.memory))
         return std::nullopt;
     std::string key = "recompute";
     std::string value = "full";
     if (s.recompute == Recompute::full) { // rerunning too few layers: the fewest that fit
-        more.recomputeLayers = fewestRecomputedLayers(more, presets, headroom, memory).value_or(0);
+        more.recomputeLayers =
+            fewestRecomputedLayers(more, presets, probe.headroom, probe.memory).value_or(0);
         key = "recompute_layers";
         value = std::to_string(more.recomputeLayers);
     }
-    const Report fitted = evaluate(more, presets, quiet);
+    const Report fitted = evaluate(more, presets, probe.timed);
     if (!fitted.stepTime)
         return std::nullopt;
     char text[240];
