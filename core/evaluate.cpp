@@ -2289,10 +2289,11 @@ std::optional<Warning> fewerRecomputedLayersFit(const Scenario &s, const Presets
 }
 
 // A training scenario that does not fit, where recomputing more would fit with the planner's
-// headroom free on every stage (kRecomputeHintHeadroomGib): full recomputation of every layer,
-// for a scenario recomputing less, or, for one rerunning the first layers of each chunk, the
-// fewest that fit (docs/activations.md, "Recomputed layers"). One key each: with full
-// recomputation set, recompute-layers-fewer then names the fewest layers.
+// headroom free on every stage (kRecomputeHintHeadroomGib): the framework's selective
+// recomputation for a scenario without any where that fits, else full recomputation of every
+// layer, or, for one rerunning the first layers of each chunk, the fewest that fit
+// (docs/activations.md, "Recomputed layers"). One key each: with full recomputation set,
+// recompute-layers-fewer then names the fewest layers.
 std::optional<Warning> recomputationWouldFit(const Scenario &s, const Presets &presets,
                                              const Report &r, const EvaluateOptions &options)
 {
@@ -2301,12 +2302,21 @@ std::optional<Warning> recomputationWouldFit(const Scenario &s, const Presets &p
         return std::nullopt;
     const HintProbes probe(options);
     Scenario more = s;
-    more.recompute = Recompute::full;
-    more.recomputeLayers = 0;
-    if (!fitsWithHeadroom(more, presets, probe.headroom, probe.memory))
+    // Without recomputation, the framework's selective kind first: it reruns the least.
+    bool fits = false;
+    if (s.recompute == Recompute::none) {
+        more.recompute = frameworkProfile(s.framework).selectiveRecompute;
+        fits = fitsWithHeadroom(more, presets, probe.headroom, probe.memory);
+    }
+    if (!fits) {
+        more.recompute = Recompute::full;
+        more.recomputeLayers = 0;
+        fits = fitsWithHeadroom(more, presets, probe.headroom, probe.memory);
+    }
+    if (!fits)
         return std::nullopt;
     std::string key = "recompute";
-    std::string value = "full";
+    std::string value(toString(more.recompute));
     if (s.recompute == Recompute::full) { // rerunning too few layers: the fewest that fit
         more.recomputeLayers =
             fewestRecomputedLayers(more, presets, probe.headroom, probe.memory).value_or(0);

@@ -309,6 +309,9 @@ private Q_SLOTS:
                                    << "recompute";
         QTest::addRow("none") << zero3 + "recompute=none"
                               << "recompute";
+        QTest::addRow("none, eager attention at 8,192 tokens: selective is enough")
+            << "recompute=none,attention=eager,seq_len=8192"
+            << "recompute";
         QTest::addRow("torchtitan's per-op, micro-batches of 2")
             << "tp=1,pp=1,dp=64,zero=3,microbatches=4,microbatch_size=2,framework=torchtitan,"
                "recompute=op"
@@ -349,9 +352,14 @@ private Q_SLOTS:
                      .endsWith(QStringLiteral("a step of %1 s")
                                    .arg(QString::number(after.stepTime->stepTimeS, 'g', 4))),
                  warning->message.c_str());
-        if (key == QLatin1String("recompute"))
-            QVERIFY(applied.recompute == Recompute::full);
-        else if (applied.recomputeLayers > 1) { // the fewest: one fewer does not fit
+        if (key == QLatin1String("recompute")) {
+            // The least that fits: the selective kind from none where it does, else full.
+            Scenario selective = s;
+            selective.recompute = Recompute::selective;
+            const bool selectiveFits = s.recompute == Recompute::none && fits(selective);
+            QVERIFY(applied.recompute == (selectiveFits ? Recompute::selective : Recompute::full));
+            QCOMPARE(selectiveFits, set.contains(QLatin1String("eager")));
+        } else if (applied.recomputeLayers > 1) { // the fewest: one fewer does not fit
             --applied.recomputeLayers;
             QVERIFY(!fits(applied));
         }
