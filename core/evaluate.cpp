@@ -17,6 +17,7 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <tuple>
 
 namespace core {
 
@@ -2116,6 +2117,9 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
     out.reserve(static_cast<std::size_t>(std::max(s.pp, 0)));
     const Schedule schedule = s.mode == Mode::training ? s.schedule : Schedule::gpipe;
     const int chunks = chunksPerStage(schedule, s.virtualStages);
+    // What makes a stage's states differ from another's: a stage like the one before it (the
+    // middle stages of most splits) copies its states.
+    std::tuple<int, int, int, int, bool, bool> previous{-1, 0, 0, 0, false, false};
     for (int i = 0; i < s.pp; ++i) {
         StageModelStates st;
         for (int c = 0; c < chunks; ++c) {
@@ -2126,10 +2130,17 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
             st.slidingLayers += slidingLayersIn(model, run.first, run.count);
         }
         st.mtpLayers = stageMtpDepths(s, schedule, i);
-        st.params = stageParams(model, perDevice, i, s.pp, schedule, st.layers, st.moeLayers, s.tp,
-                                st.mtpLayers);
         const bool embedding = holdsEmbedding(schedule, s.pp, i);
         const bool head = holdsHead(schedule, s.pp, i);
+        const std::tuple key{st.layers,    st.moeLayers, st.slidingLayers,
+                             st.mtpLayers, embedding,    head};
+        if (key == previous) {
+            out.push_back(out.back());
+            continue;
+        }
+        previous = key;
+        st.params = stageParams(model, perDevice, i, s.pp, schedule, st.layers, st.moeLayers, s.tp,
+                                st.mtpLayers);
         st.expertParams =
             (st.moeLayers + mtpMoeLayers(model, st.mtpLayers)) * perDevice.perMoeLayerExperts;
         st.trainableParams = st.params;
@@ -2484,6 +2495,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     const std::vector<std::int64_t> partlyRecomputed = training && recomputesSomeLayers(s)
                                                            ? partlyRecomputedStageBytes(s, model)
                                                            : std::vector<std::int64_t>{};
+    std::pair<int, int> rebuiltFor{-1, -1}; // the layers and MoE layers rebuiltBytes is for
+    std::int64_t rebuiltBytes = 0;
     for (int i = 0; i < s.pp; ++i) {
         StageReport st;
         st.index = i;
@@ -2512,8 +2525,13 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
                     ? partlyRecomputed[static_cast<std::size_t>(i)]
                     : stageActivationBytes(denseLayerBytes, moeLayerBytes, held, heldMoe);
             // Full recomputation rebuilds one layer of one micro-batch at a time: that layer's
-            // activations are alive on top of the kept inputs (docs/activations.md).
-            const std::int64_t rebuilt = stageRecomputePeakBytes(model, act, held, heldMoe);
+            // activations are alive on top of the kept inputs (docs/activations.md). Stages of
+            // the same layers rebuild the same (the middle stages: computed once).
+            if (held != rebuiltFor.first || heldMoe != rebuiltFor.second) {
+                rebuiltFor = {held, heldMoe};
+                rebuiltBytes = stageRecomputePeakBytes(model, act, held, heldMoe);
+            }
+            const std::int64_t rebuilt = rebuiltBytes;
             const bool paired = static_cast<std::size_t>(i) < pairs.size() &&
                                 pairs[static_cast<std::size_t>(i)] > 0;
             st.pairLayerBytes =

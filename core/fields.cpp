@@ -523,23 +523,45 @@ constexpr std::pair<std::string_view, LoraModule> kLoraModules[] = {{"linear_qkv
                                                                     {"linear_fc1", kLoraFc1},
                                                                     {"linear_fc2", kLoraFc2}};
 
+// Calls `f` with each word of a space- or comma-separated list, in order; stops early, with
+// false, when `f` returns false. Builds nothing: every evaluation parses its module lists.
+template <typename F> bool forEachModuleWord(std::string_view text, F &&f)
+{
+    std::size_t start = 0;
+    for (std::size_t at = 0; at <= text.size(); ++at) {
+        if (at < text.size() && text[at] != ' ' && text[at] != ',')
+            continue;
+        if (at > start && !f(text.substr(start, at - start)))
+            return false;
+        start = at + 1;
+    }
+    return true;
+}
+
 // The bits of a space- or comma-separated list of `known` names, or what is wrong with it.
 template <typename Bits, std::size_t N>
 std::variant<unsigned, std::string>
 parseModuleList(std::string_view text, const std::pair<std::string_view, Bits> (&known)[N])
 {
     unsigned out = 0;
-    for (const std::string_view word : moduleListWords(text)) {
+    std::string_view unknown;
+    forEachModuleWord(text, [&](std::string_view word) {
         const auto found = std::find_if(std::begin(known), std::end(known),
                                         [word](const auto &m) { return m.first == word; });
         if (found == std::end(known)) {
-            std::string names;
-            for (const auto &m : known)
-                names += (names.empty() ? "" : ", ") + std::string(m.first);
-            return "unknown module '" + std::string(word.substr(0, 40)) + "'; Parascope models " +
-                   names;
+            unknown = word;
+            return false;
         }
         out |= found->second;
+        return true;
+    });
+    if (!unknown.empty()) {
+        const std::string_view word = unknown;
+        std::string names;
+        for (const auto &m : known)
+            names += (names.empty() ? "" : ", ") + std::string(m.first);
+        return "unknown module '" + std::string(word.substr(0, 40)) + "'; Parascope models " +
+               names;
     }
     return out;
 }
@@ -549,15 +571,10 @@ parseModuleList(std::string_view text, const std::pair<std::string_view, Bits> (
 std::vector<std::string_view> moduleListWords(std::string_view text)
 {
     std::vector<std::string_view> words;
-    std::size_t at = 0;
-    while (at < text.size()) {
-        const std::size_t end = text.find_first_of(" ,", at);
-        const std::string_view word =
-            text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
-        at = end == std::string_view::npos ? text.size() : end + 1;
-        if (!word.empty())
-            words.push_back(word);
-    }
+    forEachModuleWord(text, [&words](std::string_view word) {
+        words.push_back(word);
+        return true;
+    });
     return words;
 }
 
