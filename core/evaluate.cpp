@@ -1769,9 +1769,10 @@ std::vector<ServingPoint> servingCurve(const Scenario &s, const Presets &presets
     return out;
 }
 
-std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &presets)
+std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &presets,
+                                         const EvaluateOptions &options)
 {
-    if (validate(s, presets))
+    if (options.presetsValidated ? validateWithPresetsChecked(s, presets) : validate(s, presets))
         return std::nullopt;
     const ModelSpec &model = *resolveModel(s, presets);
     const DeviceSpec &device = *resolveDevice(s, presets);
@@ -2238,6 +2239,7 @@ struct HintProbes
     {
         timed.pipelineCache = options.pipelineCache;
         timed.warnings = false;
+        timed.presetsValidated = true; // the evaluation that probes validated them
         memory = timed;
         memory.memoryOnly = true;
     }
@@ -2356,7 +2358,8 @@ Report evaluate(const Scenario &s, const Presets &presets)
 Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions &options)
 {
     Report r;
-    if (auto e = validate(s, presets)) {
+    if (auto e = options.presetsValidated ? validateWithPresetsChecked(s, presets)
+                                          : validate(s, presets)) {
         r.error = std::move(e);
         return r;
     }

@@ -29,6 +29,9 @@ struct EvaluateOptions
     // moe-host warnings (the planner's "≥") stay. A search that reads only whether each layout
     // fits formats none of them.
     bool warnings = true;
+    // The scenario's model and device were validated already (validateModel, validateDevice):
+    // a search over one pair, whose request was checked whole, skips them each evaluation.
+    bool presetsValidated = false;
 };
 
 // The whole model: pure arithmetic over the scenario and the presets it names.
@@ -61,7 +64,9 @@ std::vector<ServingPoint> servingCurve(const Scenario &scenario, const Presets &
 // busiest stage's own work (or the closed form where it is exact) plus the same
 // communication terms as evaluate(). Never more than evaluate()'s step_time_s; nullopt when
 // evaluate() would give no step time.
-std::optional<double> stepTimeLowerBound(const Scenario &scenario, const Presets &presets);
+// Of `options`, only presetsValidated is read.
+std::optional<double> stepTimeLowerBound(const Scenario &scenario, const Presets &presets,
+                                         const EvaluateOptions &options = {});
 
 // The device's rates a run of the scenario takes from an assumption rather than a measurement
 // (core::assumedRates at the multiplies' precision; nothing under a forced mfu): evaluate's

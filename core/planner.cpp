@@ -509,6 +509,7 @@ EvaluateOptions searchOptions(PipelineCache &cache, bool memoryOnly = false)
     options.pipelineCache = &cache;
     options.memoryOnly = memoryOnly;
     options.warnings = false;
+    options.presetsValidated = true; // checkRequest validated the request's model and device
     return options;
 }
 
@@ -739,7 +740,7 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
                             // Full recomputation of fewer layers waits bounded by its least.
                             Scenario least = s;
                             least.recomputeLayers = fewer ? 1 : 0;
-                            if (const auto bound = stepTimeLowerBound(least, c.presets)) {
+                            if (const auto bound = stepTimeLowerBound(least, c.presets, options)) {
                                 PlanLayout waiting = PlanLayout::of(s);
                                 if (fewer)
                                     waiting.recomputeLayers = kRecomputedLayersSearched;

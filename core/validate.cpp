@@ -669,20 +669,25 @@ std::optional<InputError> validateDevice(const DeviceSpec &d)
     return std::nullopt;
 }
 
-std::optional<InputError> validate(const Scenario &s, const Presets &presets)
+namespace {
+
+std::optional<InputError> validateScenario(const Scenario &s, const Presets &presets,
+                                           bool presetsChecked)
 {
     const ModelSpec *model = resolveModel(s, presets);
     if (!model)
         return InputError{"model", "unknown preset " + quoted(s.model) +
                                        "; known: " + joinIds(presets.models)};
-    if (auto e = validateModel(*model))
-        return e;
+    if (!presetsChecked)
+        if (auto e = validateModel(*model))
+            return e;
     const DeviceSpec *device = resolveDevice(s, presets);
     if (!device)
         return InputError{"device", "unknown preset " + quoted(s.device) +
                                         "; known: " + joinIds(presets.devices)};
-    if (auto e = validateDevice(*device))
-        return e;
+    if (!presetsChecked)
+        if (auto e = validateDevice(*device))
+            return e;
 
     for (auto [key, value, maximum, what] : {
              std::tuple{"tp", s.tp, limits::kTensorParallel, "tensor-parallel degree"},
@@ -944,6 +949,18 @@ std::optional<InputError> validate(const Scenario &s, const Presets &presets)
                               "last; DualPipe runs both on each end stage"};
     }
     return checkSizes(s, *model);
+}
+
+} // namespace
+
+std::optional<InputError> validate(const Scenario &s, const Presets &presets)
+{
+    return validateScenario(s, presets, false);
+}
+
+std::optional<InputError> validateWithPresetsChecked(const Scenario &s, const Presets &presets)
+{
+    return validateScenario(s, presets, true);
 }
 
 } // namespace core

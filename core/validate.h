@@ -56,6 +56,10 @@ const DeviceSpec *resolveDevice(const Scenario &scenario, const Presets &presets
 // The first reason the scenario cannot be evaluated (docs/DESIGN.md §4, "exit 2"
 // column), naming the key; nullopt when it can be.
 std::optional<InputError> validate(const Scenario &scenario, const Presets &presets);
+// The same, with the model and device it names validated already (validateModel,
+// validateDevice: a search over one pair checks them once); an unknown one still fails.
+std::optional<InputError> validateWithPresetsChecked(const Scenario &scenario,
+                                                     const Presets &presets);
 
 // Checks an inline or user-preset model definition on its own.
 std::optional<InputError> validateModel(const ModelSpec &model);

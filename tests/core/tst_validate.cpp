@@ -135,6 +135,36 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(r.error->key), key);
         QVERIFY(!r.error->message.empty());
         QVERIFY(r.stages.empty());
+        // A search that validated the model and device once (the planner's) skips them, and
+        // nothing else: every refusal of the scenario itself is the same.
+        EvaluateOptions checked;
+        checked.presetsValidated = true;
+        const Report again = evaluate(scenario(settings), presets, checked);
+        QVERIFY(!again.ok());
+        QCOMPARE(QString::fromStdString(again.error->key), key);
+        QCOMPARE(again.error->message, r.error->message);
+        QVERIFY(!stepTimeLowerBound(scenario(settings), presets, checked));
+    }
+
+    // What the presets' check skips changes no valid scenario's report.
+    void presetsValidatedChangesNoReport()
+    {
+        EvaluateOptions checked;
+        checked.presetsValidated = true;
+        for (const QString &set :
+             {QString(),
+              QString("model=llama-3.1-405b,tp=8,pp=16,dp=8,microbatches=16,"
+                      "schedule=interleaved,virtual_stages=4,ends_in_pipeline_split=true,"
+                      "recompute=full")}) {
+            const Scenario s = scenario(set);
+            const Report full = evaluate(s, presets);
+            const Report skipped = evaluate(s, presets, checked);
+            QVERIFY(full.ok() && skipped.ok() && full.stepTime && skipped.stepTime);
+            QCOMPARE(skipped.stepTime->stepTimeS, full.stepTime->stepTimeS);
+            QCOMPARE(skipped.stages.back().totalBytes, full.stages.back().totalBytes);
+            QCOMPARE(skipped.warnings.size(), full.warnings.size());
+            QCOMPARE(*stepTimeLowerBound(s, presets, checked), *stepTimeLowerBound(s, presets));
+        }
     }
 
     // README "Limits": inputs beyond them are refused with the field and the limit. Before,
