@@ -1364,6 +1364,24 @@ private Q_SLOTS:
         QFETCH(double, w);
         QVERIFY(!closedFormBubble(schedule, K, m, 2, 1.0, 1.0, w));
     }
+
+    // Each thread keeps the op orders of its last shapes within a budget of ops: past it the
+    // oldest go. Forty interleaved shapes of about 63,000 ops each pass it; each shape's
+    // simulation is the same built fresh, kept or built again after it went.
+    void orderCacheGivesEachShapeItsOwnOrder()
+    {
+        std::vector<double> first;
+        const auto makespan = [](int m) {
+            return simulatePipeline(uniformPipeline(Schedule::interleaved, 16, m, 2, 0.25))
+                .makespan;
+        };
+        for (int m = 985; m <= 1024; ++m)
+            first.push_back(makespan(m));
+        for (int m = 1024; m >= 985; --m)
+            QCOMPARE(makespan(m), first[static_cast<std::size_t>(m - 985)]);
+        // Distinct shapes: a stale order would give another's makespan.
+        QVERIFY(std::adjacent_find(first.begin(), first.end()) == first.end());
+    }
 };
 
 QTEST_APPLESS_MAIN(TestPipeline)
