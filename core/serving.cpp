@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace core {
 
@@ -191,12 +192,21 @@ DecodeStep decodeStep(const ServingInput &in, std::int64_t context)
     const int stages = static_cast<int>(in.stageLayers.size());
     double trip = 0;
     double busiest = -1;
+    // A stage of the same layers as the one before, neither end, costs the same: the middle
+    // stages are costed once.
+    DecodeCost cost;
+    std::tuple<int, int, int, bool, bool> costed{-1, 0, 0, false, false};
     for (int i = 0; i < stages; ++i) {
         const auto at = static_cast<std::size_t>(i);
-        const DecodeCost cost = decodeStageCost(
-            in, in.stageLayers[at], at < in.stageMoeLayers.size() ? in.stageMoeLayers[at] : 0,
-            i == 0, i + 1 == stages, context,
-            at < in.stageSlidingLayers.size() ? in.stageSlidingLayers[at] : 0);
+        const std::tuple key{in.stageLayers[at],
+                             at < in.stageMoeLayers.size() ? in.stageMoeLayers[at] : 0,
+                             at < in.stageSlidingLayers.size() ? in.stageSlidingLayers[at] : 0,
+                             i == 0, i + 1 == stages};
+        if (key != costed) {
+            costed = key;
+            cost = decodeStageCost(in, std::get<0>(key), std::get<1>(key), std::get<3>(key),
+                                   std::get<4>(key), context, std::get<2>(key));
+        }
         trip += cost.totalS;
         if (cost.totalS > busiest) {
             busiest = cost.totalS;

@@ -385,6 +385,25 @@ private Q_SLOTS:
         QVERIFY(busy.serving->decodeTokensPerS > 2 * idle.serving->decodeTokensPerS);
     }
 
+    // decodeByHand's step split over five stages of 7, 7, 6, 6 and 6 layers, one sequence in
+    // flight: its trip reads the same weights and cache, the LM head on the last stage, each
+    // once, at the same bandwidth, and adds four sends of 8 KiB (microseconds each). Middle
+    // stages of equal layers are costed once; the last, with the head, is not one of them.
+    void tripReadsEveryStageOnce()
+    {
+        const Report five = serve("model=llama-3.1-8b,tp=1,pp=5,microbatches=1,"
+                                  "microbatch_size=1,seq_len=1024,output_len=2");
+        QVERIFY(five.ok() && five.serving && five.serving->pipelineIdle);
+        const double weights = (32.0 * 218'103'808 + 128'256.0 * 4'096) * 2;
+        const double kv = 2.0 * 32 * 8 * 128 * 1'025 * 2;
+        const double byHand = (weights + kv) / (3'350e9 * 0.9);
+        const double trip = five.serving->first.tokenS;
+        QVERIFY2(trip >= byHand && trip < 1.02 * byHand,
+                 qPrintable(QStringLiteral("%1 s, by hand %2 s").arg(trip).arg(byHand)));
+        // The busiest stage is the last: 6 layers and the 1 GB LM head, more than 7 layers.
+        QCOMPARE(five.serving->first.busiestStage, 4);
+    }
+
     // A token's trip sends over each boundary's own link (docs/inference.md): T4 K4 on two
     // 8-GPU nodes has one boundary across them, so halving the network's bandwidth lengthens
     // the trip by one send of the 4 sequences' 8,192 values at 2 bytes, not three.
