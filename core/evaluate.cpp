@@ -1228,7 +1228,18 @@ TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const 
     double wirePerLayer = reducesRun * wireBytesPerDevice(Collective::allReduce, payload, s.tp);
     if (s.sequenceParallel && training)
         wirePerLayer += regathers * wireBytesPerDevice(Collective::allGather, payload, s.tp);
-    out.bytesPerStep = saturatingRound(wirePerLayer * static_cast<double>(calls));
+    // The LoRA adapters' own collectives (op_model's lora_tp), as each layer times them.
+    const auto loraWire = [rerun](const LayerTimes &layer) {
+        for (const LayerOp &op : layer.ops)
+            if (op.key == "lora_tp")
+                return op.forward.bytes + op.backward.bytes + rerun * op.rerun * op.forward.bytes;
+        return 0.0;
+    };
+    const double passes = s.microbatches * (training ? passedShare(s.schedule) : 1.0);
+    const double loraPerStep =
+        ((busiestLayers - busiestMoe) * loraWire(t.layer) + busiestMoe * loraWire(t.moeLayer)) *
+        passes;
+    out.bytesPerStep = saturatingRound(wirePerLayer * static_cast<double>(calls) + loraPerStep);
     if (t.tpLinkError) {
         out.timePerStepS.reset();
         r.warnings.push_back({"tp-link-unknown", t.tpLinkError->message});
@@ -1244,7 +1255,7 @@ TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const 
     };
     out.timePerStepS =
         ((busiestLayers - busiestMoe) * tpSeconds(t.layer) + busiestMoe * tpSeconds(t.moeLayer)) *
-        static_cast<double>(s.microbatches) * (training ? passedShare(s.schedule) : 1.0);
+        passes;
     return out;
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <initializer_list>
+#include <tuple>
 #include <utility>
 
 namespace core {
@@ -855,6 +856,74 @@ void addFp8Casts(Builder &b, const LayerConfig &c)
     b.ops.push_back(std::move(op));
 }
 
+// The LoRA adapters' own tensor-parallel collectives (T > 1), after the adapters the layer
+// holds. Megatron-Bridge's ParallelLinearAdapter (src/megatron/bridge/peft/utils.py) builds A
+// and B as Megatron-core linears with sequence parallelism off inside, and the adapters run
+// them synchronously, outside Transformer Engine's overlap. Beside a projection that splits
+// its outputs (QKV, fc1: input_is_parallel false) A is column-parallel with its r outputs
+// gathered (forward: all-gather of t·r) and B column-parallel on the replicated r (backward:
+// all-reduce of its input's t·r gradient); A's input gradient is all-reduced over T (t·h)
+// without sequence parallelism, and with it, where the adapter gathers its input itself, that
+// gather (t·h) and its backward reduce-scatter: beside the layer-norm-fused QKV and fc1 only
+// under --tp-comm-overlap (get_adapter_attributes_from_linear: otherwise Transformer Engine
+// hands over the gathered norm output), beside shared experts' fc1 always. Beside one that
+// splits its inputs (proj, fc2: input_is_parallel true) A is row-parallel (forward:
+// all-reduce of t·r) and B column-parallel with its outputs gathered (forward: all-gather of
+// t·h, then split again along the sequence under sequence parallelism, whose backward
+// gathers the gradient, t·h); B's input gradient is all-reduced (t·r). `payloadPerWidth`:
+// bytes of one column over the micro-batch's tokens; `h` the hidden width. Routed experts'
+// adapters run in the experts' own communication (explicit_expert_comm): none here.
+void addLoraCollectives(Builder &b, const LayerConfig &c, double payloadPerWidth, double h)
+{
+    const auto adapter = [&b](std::string_view key) -> const LayerOp * {
+        const auto found = std::find_if(b.ops.begin(), b.ops.end(),
+                                        [key](const LayerOp &o) { return o.key == key; });
+        return found == b.ops.end() ? nullptr : &*found;
+    };
+    const double r = c.loraRank;
+    const auto once = [&](Collective kind, double width) {
+        return collective(kind, payloadPerWidth * width, c.tp, c.tpLink, 1);
+    };
+    LayerOp op = newOp("lora_tp", "LoRA adapters' tensor-parallel collectives", TimePart::tpComm,
+                       elements(payloadPerWidth / c.commBytes, h));
+    double rerunSeconds = 0;
+    int adapters = 0;
+    for (const auto &[key, column, normFused] :
+         {std::tuple{"qkv_lora", true, true}, std::tuple{"fc1_lora", true, true},
+          std::tuple{"shared_fc1_lora", true, false}, std::tuple{"proj_lora", false, false},
+          std::tuple{"fc2_lora", false, false}, std::tuple{"shared_fc2_lora", false, false}}) {
+        const LayerOp *a = adapter(key);
+        if (!a)
+            continue;
+        ++adapters;
+        OpCost forward, backward;
+        if (column) {
+            forward = once(Collective::allGather, r);
+            backward = once(Collective::allReduce, r);
+            if (!c.sequenceParallel) {
+                backward = plus(backward, once(Collective::allReduce, h));
+            } else if (!normFused || c.tpOverlap) {
+                forward = plus(forward, once(Collective::allGather, h));
+                backward = plus(backward, once(Collective::reduceScatter, h));
+            }
+        } else {
+            forward = plus(once(Collective::allReduce, r), once(Collective::allGather, h));
+            backward = once(Collective::allReduce, r);
+            if (c.sequenceParallel)
+                backward = plus(backward, once(Collective::allGather, h));
+        }
+        op.forward = plus(op.forward, forward);
+        op.backward = plus(op.backward, backward);
+        rerunSeconds += a->rerun * forward.seconds; // rerun as its adapter is
+    }
+    if (adapters == 0)
+        return;
+    op.rerun = op.forward.seconds > 0 ? rerunSeconds / op.forward.seconds : 0;
+    op.source = "Megatron-Bridge ParallelLinearAdapter: A and B as Megatron-core linears, "
+                "their collectives outside the overlap";
+    b.ops.push_back(std::move(op));
+}
+
 } // namespace
 
 LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const DeviceRates &rates)
@@ -1241,6 +1310,8 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
         if (mlpHalfRerun)
             op.rerun = std::max(op.rerun, 0.5);
         b.ops.push_back(std::move(op));
+        if (b.frozen)
+            addLoraCollectives(b, c, tokens * c.commBytes, h);
     }
     if (c.training && c.gradAccumulationBytes > 0 && !b.frozen) {
         const ParamCounts counts = countParams(model, c.tp, ExpertSplit{c.ep, c.expertTp});

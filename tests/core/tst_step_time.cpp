@@ -1275,6 +1275,71 @@ private Q_SLOTS:
     //   and all-gathers their 2-byte weights, (D − 1)/D of each on the wire;
     // - model FLOPs are 4·N + 6·N_a a token (forward and input gradients of the frozen layers,
     //   all three passes of the adapters).
+    // docs/step_time.md, "LoRA": the adapters' own collectives over T, as Megatron-Bridge's
+    // ParallelLinearAdapter runs them. Llama 3.1 8B at T = 2, rank 16, one 4,096-token
+    // sequence: t·r = 4,096 · 16 · 2 bytes = 131,072 and t·h = 4,096 · 4,096 · 2 = 33,554,432.
+    // At T = 2 a device sends half an all-gather's or reduce-scatter's payload and all of an
+    // all-reduce's. Beside QKV and fc1: A's outputs gathered forward (65,536 each), B's input
+    // gradient all-reduced backward (131,072 each), and A's input gradient all-reduced
+    // (33,554,432 each) without sequence parallelism; with it and --tp-comm-overlap, A's input
+    // gathered (16,777,216) and its gradient reduce-scattered (16,777,216). Beside proj and
+    // fc2: A's output all-reduced and B's gathered forward (131,072 + 16,777,216 each), B's
+    // input gradient all-reduced backward (131,072 each) and, with sequence parallelism, the
+    // scatter's gradient gathered (16,777,216 each).
+    void loraAdaptersCommunicateOverT_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<double>("forwardBytes");
+        QTest::addColumn<double>("backwardBytes");
+        QTest::addColumn<double>("qkvBytes"); // QKV's adapter alone, forward and backward
+        QTest::newRow("all four, sequence parallel")
+            << "sequence_parallel=true" << 2 * 65'536.0 + 2 * (131'072.0 + 16'777'216)
+            << 2 * 131'072.0 + 2 * (131'072.0 + 16'777'216) << 65'536.0 + 131'072;
+        QTest::newRow("all four, without sequence parallelism")
+            << "sequence_parallel=false" << 2 * 65'536.0 + 2 * (131'072.0 + 16'777'216)
+            << 2 * (131'072.0 + 33'554'432) + 2 * 131'072.0 << 65'536.0 + 131'072 + 33'554'432;
+        QTest::newRow("all four, sequence parallel, overlapped")
+            << "sequence_parallel=true,tp_overlap=true"
+            << 2 * (65'536.0 + 16'777'216) + 2 * (131'072.0 + 16'777'216)
+            << 2 * (131'072.0 + 16'777'216) + 2 * (131'072.0 + 16'777'216)
+            << 65'536.0 + 16'777'216 + 131'072 + 16'777'216;
+    }
+    void loraAdaptersCommunicateOverT()
+    {
+        QFETCH(QString, set);
+        QFETCH(double, forwardBytes);
+        QFETCH(double, backwardBytes);
+        QFETCH(double, qkvBytes);
+        const Presets presets = io::builtinPresets();
+        const QString base = QStringLiteral(
+            "model=llama-3.1-8b,device=h100-sxm,framework=megatron,precision=bf16,tp=2,pp=1,"
+            "dp=1,microbatches=4,microbatch_size=1,seq_len=4096,recompute=none,lora_rank=16,");
+        const Report lora = evaluate(scenario(base + set), presets);
+        const Report qkv = evaluate(scenario(base + set + ",lora_modules=linear_qkv"), presets);
+        QVERIFY(lora.ok() && lora.stepTime && qkv.ok() && qkv.stepTime);
+        const LayerOp &op = opOf(lora.layerOps, "lora_tp");
+        QVERIFY(op.part == TimePart::tpComm);
+        QCOMPARE(op.forward.bytes, forwardBytes);
+        QCOMPARE(op.backward.bytes, backwardBytes);
+        QVERIFY(op.forward.seconds > 0 && op.backward.seconds > 0);
+        QCOMPARE(op.weight.seconds, 0.0);
+        const LayerOp &alone = opOf(qkv.layerOps, "lora_tp");
+        QCOMPARE(alone.forward.bytes + alone.backward.bytes, qkvBytes);
+        // The step's tensor-parallel traffic and time: 32 layers of 4 micro-batches each.
+        QCOMPARE(static_cast<double>(lora.tpComm.bytesPerStep - qkv.tpComm.bytesPerStep),
+                 32.0 * 4 * (forwardBytes + backwardBytes - qkvBytes));
+        const double seconds = op.forward.seconds + op.backward.seconds - alone.forward.seconds -
+                               alone.backward.seconds;
+        QVERIFY(near(*lora.tpComm.timePerStepS - *qkv.tpComm.timePerStepS, 32.0 * 4 * seconds));
+        // Without LoRA, or on one device, there are none.
+        for (const QString &none : {QString(",lora_rank=0"), QString(",tp=1")}) {
+            const Report r = evaluate(scenario(base + set + none), presets);
+            QVERIFY(r.ok());
+            QVERIFY(std::none_of(r.layerOps.begin(), r.layerOps.end(),
+                                 [](const LayerOp &o) { return o.key == "lora_tp"; }));
+        }
+    }
+
     void loraFreezesTheWeightsAndTrainsTheAdapters()
     {
         const Presets presets = io::builtinPresets();
