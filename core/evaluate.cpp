@@ -1208,7 +1208,10 @@ TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const 
     const int allReduces = 2 + (training ? 2 : 0) +
                            (training && s.recompute == Recompute::full ? 2 : 0) +
                            (perOp && !s.sequenceParallel ? 2 : 0);
-    const int regathers = (training ? 2 : 0) + (perOp ? 2 : 0);
+    // LoRA's frozen projections take no weight gradient, so nothing gathers their input again
+    // (op_model's tp op).
+    const bool frozen = training && s.loraRank > 0;
+    const int regathers = (training && !frozen ? 2 : 0) + (perOp ? 2 : 0);
     out.collectivesPerLayer = s.sequenceParallel ? 2 * allReduces + regathers : allReduces;
     if (!model.hasArchitecture())
         return out; // a size-only model has no hidden size to move

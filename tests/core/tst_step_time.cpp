@@ -1331,6 +1331,12 @@ private Q_SLOTS:
         const double seconds = op.forward.seconds + op.backward.seconds - alone.forward.seconds -
                                alone.backward.seconds;
         QVERIFY(near(*lora.tpComm.timePerStepS - *qkv.tpComm.timePerStepS, 32.0 * 4 * seconds));
+        // The layer's own: four all-reduces' worth (a gather and a scatter each, forward and
+        // backward: 4 · 33,554,432 wire bytes a layer at T = 2), and no input gathered again,
+        // for a frozen projection has no weight gradient; with QKV's adapter's.
+        if (set == "sequence_parallel=true")
+            QCOMPARE(static_cast<double>(qkv.tpComm.bytesPerStep),
+                     32.0 * 4 * (4 * 33'554'432.0 + qkvBytes));
         // Without LoRA, or on one device, there are none.
         for (const QString &none : {QString(",lora_rank=0"), QString(",tp=1")}) {
             const Report r = evaluate(scenario(base + set + none), presets);
