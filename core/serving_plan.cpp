@@ -100,6 +100,7 @@ struct ServingSearch
         ++evaluations;
         EvaluateOptions options;
         options.memoryOnly = memoryOnly;
+        options.presetsValidated = true; // checkServingRequest validated the model and device
         return evaluate(scenario(tp, pp, i), presets, options);
     }
 
