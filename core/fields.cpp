@@ -578,14 +578,31 @@ std::vector<std::string_view> moduleListWords(std::string_view text)
     return words;
 }
 
+namespace {
+
+// parseModuleList, remembering the last list each thread parsed against `known`: every
+// evaluation validates and reads the same list or two again (a search's hundreds of
+// thousands), and comparing the text is cheaper than splitting it.
+template <typename Bits, std::size_t N>
+std::variant<unsigned, std::string>
+parseModuleListOnce(std::string_view text, const std::pair<std::string_view, Bits> (&known)[N])
+{
+    thread_local std::optional<std::pair<std::string, std::variant<unsigned, std::string>>> last;
+    if (!last || last->first != text)
+        last.emplace(std::string(text), parseModuleList(text, known));
+    return last->second;
+}
+
+} // namespace
+
 std::variant<unsigned, std::string> parseLoraModules(std::string_view text)
 {
-    return parseModuleList(text, kLoraModules);
+    return parseModuleListOnce(text, kLoraModules);
 }
 
 std::variant<unsigned, std::string> parseRecomputeModules(std::string_view text)
 {
-    return parseModuleList(text, kRecomputeModules);
+    return parseModuleListOnce(text, kRecomputeModules);
 }
 
 } // namespace core

@@ -146,6 +146,30 @@ private Q_SLOTS:
         QVERIFY(!stepTimeLowerBound(scenario(settings), presets, checked));
     }
 
+    // Module lists parse to their bits, or to what is wrong, whatever was parsed before: each
+    // thread remembers its last list.
+    void moduleListsParseAlike()
+    {
+        const auto bits = [](const std::variant<unsigned, std::string> &v) {
+            return std::holds_alternative<unsigned>(v) ? std::get<unsigned>(v) : ~0u;
+        };
+        for (int round = 0; round < 2; ++round) {
+            QCOMPARE(bits(parseRecomputeModules("core_attn")), unsigned{kRecomputeCoreAttn});
+            QCOMPARE(bits(parseRecomputeModules("mla_up_proj, mlp")),
+                     unsigned{kRecomputeMlaUpProj | kRecomputeMlp});
+            QCOMPARE(bits(parseRecomputeModules("mlp mla_up_proj")),
+                     unsigned{kRecomputeMlaUpProj | kRecomputeMlp});
+            const auto wrong = parseRecomputeModules("core_attn attn");
+            QVERIFY(std::holds_alternative<std::string>(wrong));
+            QVERIFY(std::get<std::string>(wrong).find("'attn'") != std::string::npos);
+            QCOMPARE(bits(parseRecomputeModules("")), 0u);
+            QCOMPARE(bits(parseLoraModules("linear_qkv")), unsigned{kLoraQkv});
+            QCOMPARE(bits(parseLoraModules(" linear_fc2 ,linear_proj")),
+                     unsigned{kLoraFc2 | kLoraProj});
+            QVERIFY(std::holds_alternative<std::string>(parseLoraModules("q_proj")));
+        }
+    }
+
     // What the presets' check skips changes no valid scenario's report.
     void presetsValidatedChangesNoReport()
     {
