@@ -525,6 +525,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     // LoRA: frozen projections with adapters beside them (docs/step_time.md, "LoRA").
     c.loraRank = c.training ? s.loraRank : 0;
     c.loraModules = loraModuleBits(s);
+    c.loraA2a = s.loraA2a;
     c.attention = s.attention;
     c.activationBytes = activationValueBytes(s.precision);
     c.weightBytes = bitsPerValue(s.precision) / 8.0;
@@ -1083,6 +1084,15 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                                 "' adapts no projection this model has (latent attention "
                                 "has no linear_qkv): every weight is frozen and nothing "
                                 "trains"});
+    // lora_a2a changes only the exchange of the adapters beside proj and fc2 under sequence
+    // parallelism (docs/step_time.md, "LoRA").
+    if (s.loraA2a && !(s.mode == Mode::training && s.loraRank > 0 && s.tp > 1 &&
+                       s.sequenceParallel && (loraModuleBits(s) & (kLoraProj | kLoraFc2)) != 0))
+        r.warnings.push_back({"lora-a2a-unused",
+                              "lora_a2a exchanges the output of the LoRA adapters beside "
+                              "linear_proj and linear_fc2 under sequence parallelism (T > 1, "
+                              "sequence_parallel); this scenario has none to exchange",
+                              "lora_a2a", "false"});
     if (s.mode == Mode::inference && s.fullCudaGraph)
         r.warnings.push_back({"cuda-graph-unused",
                               "full_cuda_graph captures a training step; inference is timed "

@@ -84,6 +84,11 @@ const std::array kFields{
               "The projections LoRA adapters sit beside, as Megatron-Bridge's target_modules "
               "names them, separated by spaces or commas: linear_qkv, linear_proj, linear_fc1, "
               "linear_fc2 (each routed and shared expert's too); all four by default."},
+    FieldInfo{"lora_a2a", &Scenario::loraA2a,
+              "LoRA at T > 1 with sequence parallelism: the adapters beside linear_proj and "
+              "linear_fc2 pass B's output to the sequence-split layout by an all-to-all, a T-th "
+              "of the gather they run otherwise (Megatron-Bridge's and NeMo's "
+              "a2a_experimental; docs/step_time.md, \"LoRA\")."},
     FieldInfo{"output_len", &Scenario::outputLen,
               "Inference: tokens each sequence generates after its prompt; the KV cache ends "
               "with seq_len + output_len tokens (docs/inference.md)."},

@@ -906,6 +906,19 @@ void addLoraCollectives(Builder &b, const LayerConfig &c, double payloadPerWidth
                 forward = plus(forward, once(Collective::allGather, h));
                 backward = plus(backward, once(Collective::reduceScatter, h));
             }
+        } else if (c.sequenceParallel && c.loraA2a) {
+            // use_a2a: B's outputs stay split over the hidden width, and all2all_hp2sp hands
+            // each device its share of the sequence: of its t·h/T it keeps a T-th and sends the
+            // rest, one message to each peer (NCCL's all-to-all: a send and a receive each);
+            // the backward the reverse.
+            const double wire = payloadPerWidth * h / c.tp * (c.tp - 1) / c.tp;
+            const OpCost exchange{0, wire,
+                                  c.tpLink.gbPerS > 0
+                                      ? messageLatencySeconds(c.tpLink) +
+                                            wire / (c.tpLink.gbPerS * kGB * c.tpLink.efficiency)
+                                      : 0.0};
+            forward = plus(once(Collective::allReduce, r), exchange);
+            backward = plus(once(Collective::allReduce, r), exchange);
         } else {
             forward = plus(once(Collective::allReduce, r), once(Collective::allGather, h));
             backward = once(Collective::allReduce, r);

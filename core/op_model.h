@@ -134,6 +134,7 @@ struct LayerConfig
     // every weight trained.
     int loraRank = 0;
     unsigned loraModules = 0;
+    bool loraA2a = false; // Scenario::loraA2a
     int tp = 1;
     bool sequenceParallel = false;
     bool training = true;

@@ -324,6 +324,11 @@ struct Scenario
     // The projections the adapters sit beside (parseLoraModules); Megatron-Bridge's default
     // is all four.
     std::string loraModules = "linear_qkv linear_proj linear_fc1 linear_fc2";
+    // The adapters beside proj and fc2 under sequence parallelism hand B's hidden-split output
+    // to the sequence-split layout by an all-to-all instead of gathering it whole and splitting
+    // it (Megatron-Bridge's and NeMo's LoRA a2a_experimental: ParallelLinearAdapter use_a2a;
+    // MLPerf's Llama 2 70B LoRA sets it).
+    bool loraA2a = false;
     // Inference: tokens each sequence generates after its prompt; the KV cache holds
     // seq_len + output_len tokens when the last is generated (docs/inference.md).
     int outputLen = 0;

@@ -192,6 +192,7 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
                     QStringLiteral("linear_proj linear_fc1 linear_fc2"),
                     QStringLiteral("linear_fc1 linear_fc2")},
         lora));
+    addCheck(QStringLiteral("lora_a2a"), tr("LoRA all-to-all"));
     // Serving (docs/inference.md): how many tokens each sequence generates, and the cache's
     // format.
     addNumber(QStringLiteral("output_len"), tr("Output tokens"), {0, 1048576, 0, 64});
@@ -763,6 +764,16 @@ void ControlsPanel::refresh()
                                    "trains.\n%1")
                                     .arg(modulesHelp)
                               : modulesHelp);
+        // The all-to-all is the exchange of the adapters beside proj and fc2 under sequence
+        // parallelism; set where it does nothing, it stays on to be cleared.
+        QWidget *exchange = m_controls.value(QStringLiteral("lora_a2a"));
+        const QString exchangeHelp = tooltipFor(QStringLiteral("lora_a2a"));
+        const bool exchanges = adapted && s.tp > 1 && s.sequenceParallel;
+        exchange->setEnabled(exchanges || s.loraA2a);
+        exchange->setToolTip(exchanges ? exchangeHelp
+                                       : tr("Used with a LoRA rank, T > 1 and sequence "
+                                            "parallelism only.\n%1")
+                                             .arg(exchangeHelp));
     }
     // Multi-token prediction trains beside a model with layers to repeat.
     {

@@ -1298,6 +1298,10 @@ private Q_SLOTS:
         QTest::newRow("all four, without sequence parallelism")
             << "sequence_parallel=false" << 2 * 65'536.0 + 2 * (131'072.0 + 16'777'216)
             << 2 * (131'072.0 + 33'554'432) + 2 * 131'072.0 << 65'536.0 + 131'072 + 33'554'432;
+        // use_a2a beside proj and fc2: each device's t·h/T = 16,777,216 bytes, half of it sent.
+        QTest::newRow("all four, sequence parallel, all-to-all")
+            << "sequence_parallel=true,lora_a2a=true" << 2 * 65'536.0 + 2 * (131'072.0 + 8'388'608)
+            << 2 * 131'072.0 + 2 * (131'072.0 + 8'388'608) << 65'536.0 + 131'072;
         QTest::newRow("all four, sequence parallel, overlapped")
             << "sequence_parallel=true,tp_overlap=true"
             << 2 * (65'536.0 + 16'777'216) + 2 * (131'072.0 + 16'777'216)

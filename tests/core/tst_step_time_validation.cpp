@@ -1523,10 +1523,13 @@ private Q_SLOTS:
         // Dell's 8 H200 (results/1xXE9680Lx8H200-SXM-141GB, whose logs print the
         // configuration): T2 with sequence parallelism and no userbuffers overlap
         // (tp_comm_overlap=False), D4, two micro-batches a step, BF16 weights
-        // (fp8_param=False), FP8 attention and the SwiGLU input in FP8.
+        // (fp8_param=False), FP8 attention and the SwiGLU input in FP8; the output
+        // projection's adapters exchanged by all-to-all, as every MLPerf run's (train.py:
+        // LoRA(..., a2a_experimental=True)).
         QTest::newRow("Llama 2 70B LoRA v5.1, 8 H200 (Dell)")
             << QStringLiteral("device=h200,tp=2,sequence_parallel=true,tp_overlap=false,dp=4,"
-                              "microbatches=2,fp8_params=false,fp8_activation_input=true,cp=1")
+                              "microbatches=2,fp8_params=false,fp8_activation_input=true,cp=1,"
+                              "lora_a2a=true")
             << 3.1467;
         // Dell's 8 B300 (results/1xXE9780x8B300-SXM-270GB, whose logs print the configuration):
         // T1 D8, one micro-batch, BF16 weights, FP8 attention, the SwiGLU input in FP8, no

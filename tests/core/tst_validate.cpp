@@ -539,6 +539,12 @@ private Q_SLOTS:
         QTest::addRow("tp_overlap without sequence parallelism")
             << QStringList{"tp_overlap=true", "sequence_parallel=false"} << "tp-overlap-unused"
             << "tp_overlap=false";
+        QTest::addRow("lora_a2a without LoRA") << QStringList{"lora_a2a=true"} << "lora-a2a-unused"
+                                               << "lora_a2a=false";
+        QTest::addRow("lora_a2a with QKV adapted alone")
+            << QStringList{"lora_a2a=true", "lora_rank=16", "lora_modules=linear_qkv"}
+            << "lora-a2a-unused"
+            << "lora_a2a=false";
         QTest::addRow("ep_overlap on a dense model")
             << QStringList{"ep_overlap=true"} << "ep-overlap-unused"
             << "ep_overlap=false";
