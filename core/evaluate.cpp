@@ -1252,6 +1252,9 @@ TpCommReport tpComm(Report &r, const Scenario &s, const ModelSpec &model, const 
     const double loraPerStep =
         ((busiestLayers - busiestMoe) * loraWire(t.layer) + busiestMoe * loraWire(t.moeLayer)) *
         passes;
+    // and their calls, a layer of the busiest stage's commoner kind.
+    out.collectivesPerLayer +=
+        busiestMoe * 2 > busiestLayers ? t.moeLayer.loraCollectives : t.layer.loraCollectives;
     out.bytesPerStep = saturatingRound(wirePerLayer * static_cast<double>(calls) + loraPerStep);
     if (t.tpLinkError) {
         out.timePerStepS.reset();

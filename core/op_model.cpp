@@ -873,7 +873,7 @@ void addFp8Casts(Builder &b, const LayerConfig &c)
 // gathers the gradient, t·h); B's input gradient is all-reduced (t·r). `payloadPerWidth`:
 // bytes of one column over the micro-batch's tokens; `h` the hidden width. Routed experts'
 // adapters run in the experts' own communication (explicit_expert_comm): none here.
-void addLoraCollectives(Builder &b, const LayerConfig &c, double payloadPerWidth, double h)
+int addLoraCollectives(Builder &b, const LayerConfig &c, double payloadPerWidth, double h)
 {
     const auto adapter = [&b](std::string_view key) -> const LayerOp * {
         const auto found = std::find_if(b.ops.begin(), b.ops.end(),
@@ -888,6 +888,7 @@ void addLoraCollectives(Builder &b, const LayerConfig &c, double payloadPerWidth
                        elements(payloadPerWidth / c.commBytes, h));
     double rerunSeconds = 0;
     int adapters = 0;
+    int calls = 0; // collective calls, forward and backward
     for (const auto &[key, column, normFused] :
          {std::tuple{"qkv_lora", true, true}, std::tuple{"fc1_lora", true, true},
           std::tuple{"shared_fc1_lora", true, false}, std::tuple{"proj_lora", false, false},
@@ -900,11 +901,14 @@ void addLoraCollectives(Builder &b, const LayerConfig &c, double payloadPerWidth
         if (column) {
             forward = once(Collective::allGather, r);
             backward = once(Collective::allReduce, r);
+            calls += 2;
             if (!c.sequenceParallel) {
                 backward = plus(backward, once(Collective::allReduce, h));
+                calls += 1;
             } else if (!normFused || c.tpOverlap) {
                 forward = plus(forward, once(Collective::allGather, h));
                 backward = plus(backward, once(Collective::reduceScatter, h));
+                calls += 2;
             }
         } else if (c.sequenceParallel && c.loraA2a) {
             // use_a2a: B's outputs stay split over the hidden width, and all2all_hp2sp hands
@@ -919,22 +923,27 @@ void addLoraCollectives(Builder &b, const LayerConfig &c, double payloadPerWidth
                                       : 0.0};
             forward = plus(once(Collective::allReduce, r), exchange);
             backward = plus(once(Collective::allReduce, r), exchange);
+            calls += 4;
         } else {
             forward = plus(once(Collective::allReduce, r), once(Collective::allGather, h));
             backward = once(Collective::allReduce, r);
-            if (c.sequenceParallel)
+            calls += 3;
+            if (c.sequenceParallel) {
                 backward = plus(backward, once(Collective::allGather, h));
+                calls += 1;
+            }
         }
         op.forward = plus(op.forward, forward);
         op.backward = plus(op.backward, backward);
         rerunSeconds += a->rerun * forward.seconds; // rerun as its adapter is
     }
     if (adapters == 0)
-        return;
+        return 0;
     op.rerun = op.forward.seconds > 0 ? rerunSeconds / op.forward.seconds : 0;
     op.source = "Megatron-Bridge ParallelLinearAdapter: A and B as Megatron-core linears, "
                 "their collectives outside the overlap";
     b.ops.push_back(std::move(op));
+    return calls;
 }
 
 } // namespace
@@ -1324,7 +1333,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
             op.rerun = std::max(op.rerun, 0.5);
         b.ops.push_back(std::move(op));
         if (b.frozen)
-            addLoraCollectives(b, c, tokens * c.commBytes, h);
+            out.loraCollectives = addLoraCollectives(b, c, tokens * c.commBytes, h);
     }
     if (c.training && c.gradAccumulationBytes > 0 && !b.frozen) {
         const ParamCounts counts = countParams(model, c.tp, ExpertSplit{c.ep, c.expertTp});

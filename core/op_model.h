@@ -211,11 +211,12 @@ double attentionShapeFactor(const DeviceRates &rates, const LayerConfig &config,
 struct LayerTimes
 {
     std::vector<LayerOp> ops;
-    double forwardS = 0;   // F of one micro-batch
-    double backwardS = 0;  // B (input gradients) of one micro-batch, without recomputation
-    double weightS = 0;    // W (weight gradients)
-    double recomputeS = 0; // what recomputation reruns before B
-    TimeBreakdown parts;   // F + B + W + recomputation of one micro-batch, by part
+    double forwardS = 0;     // F of one micro-batch
+    double backwardS = 0;    // B (input gradients) of one micro-batch, without recomputation
+    double weightS = 0;      // W (weight gradients)
+    double recomputeS = 0;   // what recomputation reruns before B
+    TimeBreakdown parts;     // F + B + W + recomputation of one micro-batch, by part
+    int loraCollectives = 0; // the LoRA adapters' own collective calls, forward and backward
 };
 
 LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &config, const DeviceRates &rates);

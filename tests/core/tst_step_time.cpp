@@ -1292,21 +1292,27 @@ private Q_SLOTS:
         QTest::addColumn<double>("forwardBytes");
         QTest::addColumn<double>("backwardBytes");
         QTest::addColumn<double>("qkvBytes"); // QKV's adapter alone, forward and backward
+        // Collective calls a layer: the layer's own (four all-reduces, or with sequence
+        // parallelism a gather and a scatter for each, and no input gathered again for a frozen
+        // projection) and the adapters' (QKV's and fc1's two or three or four, proj's and fc2's
+        // three or four).
+        QTest::addColumn<int>("calls");
         QTest::newRow("all four, sequence parallel")
             << "sequence_parallel=true" << 2 * 65'536.0 + 2 * (131'072.0 + 16'777'216)
-            << 2 * 131'072.0 + 2 * (131'072.0 + 16'777'216) << 65'536.0 + 131'072;
+            << 2 * 131'072.0 + 2 * (131'072.0 + 16'777'216) << 65'536.0 + 131'072 << 8 + 12;
         QTest::newRow("all four, without sequence parallelism")
             << "sequence_parallel=false" << 2 * 65'536.0 + 2 * (131'072.0 + 16'777'216)
-            << 2 * (131'072.0 + 33'554'432) + 2 * 131'072.0 << 65'536.0 + 131'072 + 33'554'432;
+            << 2 * (131'072.0 + 33'554'432) + 2 * 131'072.0 << 65'536.0 + 131'072 + 33'554'432
+            << 4 + 12;
         // use_a2a beside proj and fc2: each device's t·h/T = 16,777,216 bytes, half of it sent.
         QTest::newRow("all four, sequence parallel, all-to-all")
             << "sequence_parallel=true,lora_a2a=true" << 2 * 65'536.0 + 2 * (131'072.0 + 8'388'608)
-            << 2 * 131'072.0 + 2 * (131'072.0 + 8'388'608) << 65'536.0 + 131'072;
+            << 2 * 131'072.0 + 2 * (131'072.0 + 8'388'608) << 65'536.0 + 131'072 << 8 + 12;
         QTest::newRow("all four, sequence parallel, overlapped")
             << "sequence_parallel=true,tp_overlap=true"
             << 2 * (65'536.0 + 16'777'216) + 2 * (131'072.0 + 16'777'216)
             << 2 * (131'072.0 + 16'777'216) + 2 * (131'072.0 + 16'777'216)
-            << 65'536.0 + 16'777'216 + 131'072 + 16'777'216;
+            << 65'536.0 + 16'777'216 + 131'072 + 16'777'216 << 8 + 16;
     }
     void loraAdaptersCommunicateOverT()
     {
@@ -1314,6 +1320,7 @@ private Q_SLOTS:
         QFETCH(double, forwardBytes);
         QFETCH(double, backwardBytes);
         QFETCH(double, qkvBytes);
+        QFETCH(int, calls);
         const Presets presets = io::builtinPresets();
         const QString base = QStringLiteral(
             "model=llama-3.1-8b,device=h100-sxm,framework=megatron,precision=bf16,tp=2,pp=1,"
@@ -1327,6 +1334,7 @@ private Q_SLOTS:
         QCOMPARE(op.backward.bytes, backwardBytes);
         QVERIFY(op.forward.seconds > 0 && op.backward.seconds > 0);
         QCOMPARE(op.weight.seconds, 0.0);
+        QCOMPARE(lora.tpComm.collectivesPerLayer, calls);
         const LayerOp &alone = opOf(qkv.layerOps, "lora_tp");
         QCOMPARE(alone.forward.bytes + alone.backward.bytes, qkvBytes);
         // The step's tensor-parallel traffic and time: 32 layers of 4 micro-batches each.
