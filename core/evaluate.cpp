@@ -516,6 +516,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     c.tp = s.tp;
     c.sequenceParallel = s.sequenceParallel && s.tp > 1;
     c.tpOverlap = s.tpOverlap && c.sequenceParallel;
+    c.tpOverlapQkv = s.tpOverlapQkv;
     c.training = s.mode == Mode::training;
     // Packed examples change only what a fused kernel visits (packed-unused otherwise).
     c.packedExampleTokens =
@@ -1057,6 +1058,12 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                               "tp_overlap hides sequence parallelism's collectives; it has none "
                               "to hide without sequence_parallel and T > 1",
                               "tp_overlap", "false"});
+    if (!s.tpOverlapQkv && !(s.tpOverlap && s.sequenceParallel && s.tp > 1))
+        r.warnings.push_back({"tp-overlap-qkv-unused",
+                              "tp_overlap_qkv = false exposes QKV's gather that tp_overlap "
+                              "would hide; without tp_overlap, sequence_parallel and T > 1 "
+                              "nothing is hidden",
+                              "tp_overlap_qkv", "true"});
     if (model.contextWindow > 0 && contextTokens(s) > model.contextWindow)
         r.warnings.push_back(
             {"beyond-context-window",

@@ -136,6 +136,11 @@ const std::array kFields{
     FieldInfo{"tp_overlap", &Scenario::tpOverlap,
               "Overlap sequence parallelism's all-gathers and reduce-scatters with the "
               "projections they feed, in chunks (Megatron-LM --tp-comm-overlap)."},
+    FieldInfo{"tp_overlap_qkv", &Scenario::tpOverlapQkv,
+              "With tp_overlap: the QKV projection's input all-gather overlapped too; false "
+              "runs it exposed, its backward's overlaps kept, and a LoRA adapter beside QKV "
+              "takes the gathered input (Megatron-core's tp_comm_overlap_disable_qkv; "
+              "docs/step_time.md, \"Tensor-parallel overlap\")."},
     FieldInfo{"ep_overlap", &Scenario::epOverlap,
               "Run each backward together with the next micro-batch's forward, each one's MoE "
               "all-to-all under the other's computation (Megatron-LM "

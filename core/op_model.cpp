@@ -865,8 +865,9 @@ void addFp8Casts(Builder &b, const LayerConfig &c)
 // all-reduce of its input's t·r gradient); A's input gradient is all-reduced over T (t·h)
 // without sequence parallelism, and with it, where the adapter gathers its input itself, that
 // gather (t·h) and its backward reduce-scatter: beside the layer-norm-fused QKV and fc1 only
-// under --tp-comm-overlap (get_adapter_attributes_from_linear: otherwise Transformer Engine
-// hands over the gathered norm output), beside shared experts' fc1 always. Beside one that
+// under --tp-comm-overlap, and beside QKV not with tp_comm_overlap_disable_qkv
+// (get_adapter_attributes_from_linear: otherwise Transformer Engine hands over the gathered
+// norm output), beside shared experts' fc1 always. Beside one that
 // splits its inputs (proj, fc2: input_is_parallel true) A is row-parallel (forward:
 // all-reduce of t·r) and B column-parallel with its outputs gathered (forward: all-gather of
 // t·h, then split again along the sequence under sequence parallelism, whose backward
@@ -905,7 +906,8 @@ int addLoraCollectives(Builder &b, const LayerConfig &c, double payloadPerWidth,
             if (!c.sequenceParallel) {
                 backward = plus(backward, once(Collective::allReduce, h));
                 calls += 1;
-            } else if (!normFused || c.tpOverlap) {
+            } else if (!normFused ||
+                       (c.tpOverlap && (std::string_view(key) != "qkv_lora" || c.tpOverlapQkv))) {
                 forward = plus(forward, once(Collective::allGather, h));
                 backward = plus(backward, once(Collective::reduceScatter, h));
                 calls += 2;
@@ -1295,7 +1297,11 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                     const LayerOp *p = projection(key);
                     if (!p)
                         continue;
-                    forward += ring(gather, p->forward.seconds);
+                    // tp_comm_overlap_disable_qkv: Megatron-core turns off QKV's ub_overlap_ag
+                    // (and ub_overlap_rs_dgrad), so its input gather runs on its own; the bulk
+                    // overlaps of its backward stay (extensions/transformer_engine.py).
+                    forward +=
+                        key == "qkv" && !c.tpOverlapQkv ? gather : ring(gather, p->forward.seconds);
                     // The input gathered again beside dgrad; dgrad reduce-scattered beside
                     // wgrad (frozen, with no wgrad to hide behind and no input to gather).
                     backward += (b.frozen ? 0.0 : bulk(gather, p->backward.seconds)) +

@@ -156,8 +156,9 @@ struct LayerConfig
     // The SwiGLU's 2f-wide input kept in FP8 (fp8_activation_input): cast after the forward,
     // back before the backward.
     bool fp8ActivationInput = false;
-    Link tpLink;            // with its efficiency; unused when tp = 1
-    bool tpOverlap = false; // sequence parallelism's collectives hidden behind the projections
+    Link tpLink;              // with its efficiency; unused when tp = 1
+    bool tpOverlap = false;   // sequence parallelism's collectives hidden behind the projections
+    bool tpOverlapQkv = true; // with tpOverlap, QKV's input gather too (Scenario::tpOverlapQkv)
     // Bytes per weight that adding one micro-batch's weight gradients into the accumulated
     // ones moves when the add is a pass of its own (read both, write the sum); 0 when the
     // weight-gradient multiply accumulates in place (fused_grad_accumulation).

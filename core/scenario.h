@@ -348,6 +348,10 @@ struct Scenario
     // Overlap sequence parallelism's all-gathers and reduce-scatters with the projections
     // they feed (Megatron-LM --tp-comm-overlap; docs/step_time.md).
     bool tpOverlap = false;
+    // With tpOverlap: the QKV projection's input gather overlapped too; false leaves it to
+    // NCCL beside nothing (Megatron-core's tp_comm_overlap_disable_qkv, NeMo's
+    // MC_TP_DISABLE_QKV default in MLPerf's LoRA), its backward's bulk overlaps kept.
+    bool tpOverlapQkv = true;
     // Run each backward with the forward after it, one micro-batch's MoE all-to-all under the
     // other's computation (Megatron-LM --overlap-moe-expert-parallel-comm with
     // --delay-wgrad-compute; docs/experts.md, "All-to-all overlap").

@@ -229,6 +229,7 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     grads->addItem(tr("fp32 accumulation"), QStringLiteral("fp32"));
     addCheck(QStringLiteral("sequence_parallel"), tr("Sequence para&llelism"));
     addCheck(QStringLiteral("tp_overlap"), tr("Overlap TP communication"));
+    addCheck(QStringLiteral("tp_overlap_qkv"), tr("Overlap QKV gather"));
     addCheck(QStringLiteral("ep_overlap"), tr("Overlap expert all-to-all"));
     // An item with the value it sets and a tooltip that says what it does.
     const auto addExplained = [](QComboBox *box, const QString &text, const QString &value,
@@ -774,6 +775,18 @@ void ControlsPanel::refresh()
                                        : tr("Used with a LoRA rank, T > 1 and sequence "
                                             "parallelism only.\n%1")
                                              .arg(exchangeHelp));
+    }
+    // QKV's gather is one of the collectives tp_overlap hides; cleared where it does nothing,
+    // it stays enabled to be set again.
+    {
+        QWidget *control = m_controls.value(QStringLiteral("tp_overlap_qkv"));
+        const QString help = tooltipFor(QStringLiteral("tp_overlap_qkv"));
+        const bool overlapped = s.tpOverlap && s.sequenceParallel && s.tp > 1;
+        control->setEnabled(overlapped || !s.tpOverlapQkv);
+        control->setToolTip(overlapped ? help
+                                       : tr("Used with Overlap TP communication, sequence "
+                                            "parallelism and T > 1 only.\n%1")
+                                             .arg(help));
     }
     // Multi-token prediction trains beside a model with layers to repeat.
     {

@@ -1308,6 +1308,12 @@ private Q_SLOTS:
         QTest::newRow("all four, sequence parallel, all-to-all")
             << "sequence_parallel=true,lora_a2a=true" << 2 * 65'536.0 + 2 * (131'072.0 + 8'388'608)
             << 2 * 131'072.0 + 2 * (131'072.0 + 8'388'608) << 65'536.0 + 131'072 << 8 + 12;
+        // tp_comm_overlap_disable_qkv: QKV's adapter takes the gathered input, fc1's gathers.
+        QTest::newRow("all four, sequence parallel, overlapped but QKV")
+            << "sequence_parallel=true,tp_overlap=true,tp_overlap_qkv=false"
+            << 2 * 65'536.0 + 16'777'216 + 2 * (131'072.0 + 16'777'216)
+            << 2 * 131'072.0 + 16'777'216 + 2 * (131'072.0 + 16'777'216) << 65'536.0 + 131'072
+            << 8 + 14;
         QTest::newRow("all four, sequence parallel, overlapped")
             << "sequence_parallel=true,tp_overlap=true"
             << 2 * (65'536.0 + 16'777'216) + 2 * (131'072.0 + 16'777'216)
@@ -1662,6 +1668,16 @@ private Q_SLOTS:
         // The bytes on the wire do not change; the step gets shorter.
         QCOMPARE(r.tpComm.bytesPerStep, plain.tpComm.bytesPerStep);
         QVERIFY(r.stepTime->stepTimeS < plain.stepTime->stepTimeS);
+        // tp_overlap_qkv = false (tp_comm_overlap_disable_qkv): QKV's gather runs whole,
+        // the backward's bulk overlaps as they were.
+        const Report qkv = evaluate(scenario("precision=fp8,tp_overlap=true,tp_overlap_qkv=false"),
+                                    io::builtinPresets());
+        QVERIFY(qkv.ok() && qkv.stepTime && !qkv.hasWarning("tp-overlap-qkv-unused"));
+        const double exposedQkv =
+            forward - std::max(0.0, gather - op("qkv").forward.seconds) + gather;
+        QVERIFY(near(opOf(qkv.layerOps, "tp").forward.seconds, exposedQkv, 1e-9));
+        QVERIFY(near(opOf(qkv.layerOps, "tp").backward.seconds, backward, 1e-9));
+        QVERIFY(qkv.stepTime->stepTimeS > r.stepTime->stepTimeS);
     }
 
     // Nothing to overlap without sequence parallelism: said, and nothing changes.

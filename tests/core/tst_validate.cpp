@@ -545,6 +545,9 @@ private Q_SLOTS:
             << QStringList{"lora_a2a=true", "lora_rank=16", "lora_modules=linear_qkv"}
             << "lora-a2a-unused"
             << "lora_a2a=false";
+        QTest::addRow("QKV's overlap off without tp_overlap")
+            << QStringList{"tp_overlap_qkv=false"} << "tp-overlap-qkv-unused"
+            << "tp_overlap_qkv=true";
         QTest::addRow("ep_overlap on a dense model")
             << QStringList{"ep_overlap=true"} << "ep-overlap-unused"
             << "ep_overlap=false";
