@@ -2701,9 +2701,13 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
         flag("--sequence-parallel");
     else if (s.sequenceParallel)
         notes.push_back("sequence_parallel=true with T = 1: Megatron-LM turns it off");
-    if (s.tpOverlap && s.sequenceParallel && s.tp > 1)
+    if (s.tpOverlap && s.sequenceParallel && s.tp > 1) {
         flag("--tp-comm-overlap");
-    else if (s.tpOverlap)
+        // megatron/training/arguments.py lists it among the config fields with no flag.
+        if (!s.tpOverlapQkv)
+            notes.push_back("tp_overlap_qkv=false: Megatron-core's tp_comm_overlap_disable_qkv "
+                            "has no flag; set it in the model's TransformerConfig");
+    } else if (s.tpOverlap)
         notes.push_back("tp_overlap=true: --tp-comm-overlap needs sequence parallelism and T > 1");
     // Megatron-core's MoE README: batch-level overlap of the all-to-all is the two flags
     // together (megatron/core/transformer/moe/README.md).
@@ -2841,6 +2845,7 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
                         "peft=LoRA(dim=" +
                         std::to_string(s.loraRank) +
                         ", target_modules=" + pythonWordList(s.loraModules) +
+                        (s.loraA2a ? ", a2a_experimental=True" : "") +
                         ") (a recipe's peft_scheme='lora'); these arguments train every weight");
     if (s.zeroBuffers != core::ZeroBuffers::none)
         notes.push_back("zero_buffers=" + std::string(core::toString(s.zeroBuffers)) +

@@ -970,6 +970,9 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
         body += "fsdp_reshard_after_forward = " + quoted(reshard) + "\n";
     body += "tensor_parallel_degree = " + std::to_string(s.tp) + "\n";
     body += "enable_async_tensor_parallel = " + std::string(s.tpOverlap ? "true" : "false") + "\n";
+    if (s.tpOverlap && !s.tpOverlapQkv)
+        notes.push_back("tp_overlap_qkv=false: torchtitan's async tensor parallelism has no "
+                        "switch for the QKV projection alone; written with it overlapped");
     body += "pipeline_parallel_degree = " + std::to_string(s.pp) + "\n";
     if (s.pp > 1) {
         const char *name = "1F1B";

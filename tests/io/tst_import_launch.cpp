@@ -2272,6 +2272,21 @@ private Q_SLOTS:
             << QStringList{"lora_rank=16", "lora_modules=linear_qkv,linear_proj"}
             << "lora_rank=16: Megatron-LM has no LoRA; Megatron-Bridge's PEFT has it, "
                "peft=LoRA(dim=16, target_modules=['linear_qkv', 'linear_proj'])";
+        QTest::addRow("megatron LoRA exchanged by all-to-all")
+            << int(Framework::megatron)
+            << QStringList{"lora_rank=16", "lora_modules=linear_qkv,linear_proj", "lora_a2a=true"}
+            << "target_modules=['linear_qkv', 'linear_proj'], a2a_experimental=True)";
+        // Megatron-core's tp_comm_overlap_disable_qkv is a config field without a flag.
+        QTest::addRow("megatron QKV's overlap off")
+            << int(Framework::megatron)
+            << QStringList{"tp=8", "sequence_parallel=true", "tp_overlap=true",
+                           "tp_overlap_qkv=false"}
+            << "tp_overlap_qkv=false: Megatron-core's tp_comm_overlap_disable_qkv has no flag";
+        QTest::addRow("torchtitan QKV's overlap off")
+            << int(Framework::torchtitan)
+            << QStringList{"tp=8", "sequence_parallel=true", "tp_overlap=true",
+                           "tp_overlap_qkv=false"}
+            << "tp_overlap_qkv=false: torchtitan's async tensor parallelism has no switch";
         QTest::addRow("torchtitan LoRA")
             << int(Framework::torchtitan) << QStringList{"lora_rank=16"}
             << "lora_rank=16 on ['linear_qkv', 'linear_proj', 'linear_fc1', 'linear_fc2']: a "
