@@ -33,6 +33,16 @@ QString tooltipFor(const QString &key)
     return field ? io::qs(field->help) : QString();
 }
 
+// A check box that acts only where `used`: enabled there, or while `set` away from its default
+// so that it can be cleared; its tooltip says `unusedWhy` before the key's help where it does
+// nothing.
+void explainUse(QWidget *control, const QString &key, bool used, bool set, const QString &unusedWhy)
+{
+    const QString help = tooltipFor(key);
+    control->setEnabled(used || set);
+    control->setToolTip(used ? help : unusedWhy + QLatin1Char('\n') + help);
+}
+
 // The keys about backward passes, gradients, optimizer states and saved activations.
 constexpr const char *kTrainingOnly[] = {"zero",
                                          "schedule",
@@ -767,27 +777,15 @@ void ControlsPanel::refresh()
                               : modulesHelp);
         // The all-to-all is the exchange of the adapters beside proj and fc2 under sequence
         // parallelism; set where it does nothing, it stays on to be cleared.
-        QWidget *exchange = m_controls.value(QStringLiteral("lora_a2a"));
-        const QString exchangeHelp = tooltipFor(QStringLiteral("lora_a2a"));
-        const bool exchanges = adapted && s.tp > 1 && s.sequenceParallel;
-        exchange->setEnabled(exchanges || s.loraA2a);
-        exchange->setToolTip(exchanges ? exchangeHelp
-                                       : tr("Used with a LoRA rank, T > 1 and sequence "
-                                            "parallelism only.\n%1")
-                                             .arg(exchangeHelp));
+        explainUse(m_controls.value(QStringLiteral("lora_a2a")), QStringLiteral("lora_a2a"),
+                   adapted && s.tp > 1 && s.sequenceParallel, s.loraA2a,
+                   tr("Used with a LoRA rank, T > 1 and sequence parallelism only."));
     }
     // QKV's gather is one of the collectives tp_overlap hides; cleared where it does nothing,
     // it stays enabled to be set again.
-    {
-        QWidget *control = m_controls.value(QStringLiteral("tp_overlap_qkv"));
-        const QString help = tooltipFor(QStringLiteral("tp_overlap_qkv"));
-        const bool overlapped = s.tpOverlap && s.sequenceParallel && s.tp > 1;
-        control->setEnabled(overlapped || !s.tpOverlapQkv);
-        control->setToolTip(overlapped ? help
-                                       : tr("Used with Overlap TP communication, sequence "
-                                            "parallelism and T > 1 only.\n%1")
-                                             .arg(help));
-    }
+    explainUse(m_controls.value(QStringLiteral("tp_overlap_qkv")), QStringLiteral("tp_overlap_qkv"),
+               s.tpOverlap && s.sequenceParallel && s.tp > 1, !s.tpOverlapQkv,
+               tr("Used with Overlap TP communication, sequence parallelism and T > 1 only."));
     // Multi-token prediction trains beside a model with layers to repeat.
     {
         QWidget *control = m_controls.value(QStringLiteral("mtp_layers"));

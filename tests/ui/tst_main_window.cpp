@@ -632,6 +632,46 @@ private Q_SLOTS:
         }
     }
 
+    // The adapters' all-to-all and QKV's overlap act only where there is something to
+    // exchange or hide: enabled there, or while set so that they can be cleared; the tooltip
+    // says when they act.
+    void exchangeAndOverlapChecks()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        document.flush();
+        auto *a2a = qobject_cast<QCheckBox *>(window.controls()->control("lora_a2a"));
+        auto *qkv = qobject_cast<QCheckBox *>(window.controls()->control("tp_overlap_qkv"));
+        QVERIFY(a2a && qkv);
+        QVERIFY(!a2a->isEnabled());
+        QVERIFY2(a2a->toolTip().startsWith("Used with a LoRA rank, T > 1"),
+                 qPrintable(a2a->toolTip()));
+        QVERIFY(!qkv->isEnabled());
+        QVERIFY(qkv->isChecked()); // on by default
+        for (const auto &[key, value] : {std::pair{"lora_rank", "16"},
+                                         {"tp", "4"},
+                                         {"sequence_parallel", "true"},
+                                         {"tp_overlap", "true"}})
+            QVERIFY(document.setField(QString::fromLatin1(key), QString::fromLatin1(value)));
+        document.flush();
+        QVERIFY(a2a->isEnabled() && qkv->isEnabled());
+        QVERIFY(!a2a->toolTip().startsWith("Used with"));
+        const double gathered = document.report().stepTime->stepTimeS;
+        a2a->click();
+        document.flush();
+        QVERIFY(document.scenario().loraA2a);
+        QVERIFY(document.report().stepTime->stepTimeS < gathered);
+        qkv->click();
+        document.flush();
+        QVERIFY(!document.scenario().tpOverlapQkv);
+        // Set, then made useless: still enabled, to be cleared, and warned.
+        QVERIFY(document.setField(QStringLiteral("tp_overlap"), QStringLiteral("false")));
+        document.flush();
+        QVERIFY(qkv->isEnabled());
+        QVERIFY(qkv->toolTip().startsWith("Used with Overlap TP communication"));
+        QVERIFY(document.report().hasWarning("tp-overlap-qkv-unused"));
+    }
+
     // Multi-token prediction's depths: "none" at 0, a depth adds to the last stage's
     // parameters; greyed in inference, where it trains nothing.
     void multiTokenPredictionControl()
