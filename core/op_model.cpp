@@ -95,6 +95,13 @@ struct Builder
 {
     const DeviceRates &rates;
     std::vector<LayerOp> ops;
+    // The operation of that key added so far; null when the layer has none of that name.
+    const LayerOp *find(std::string_view key) const
+    {
+        const auto found =
+            std::find_if(ops.begin(), ops.end(), [key](const LayerOp &o) { return o.key == key; });
+        return found == ops.end() ? nullptr : &*found;
+    }
     // Values the FP8 projections so far cast before their multiplies: inputs (forward) and
     // output gradients (backward); see addFp8Casts.
     double fp8Inputs = 0;
@@ -876,11 +883,6 @@ void addFp8Casts(Builder &b, const LayerConfig &c)
 // adapters run in the experts' own communication (explicit_expert_comm): none here.
 int addLoraCollectives(Builder &b, const LayerConfig &c, double payloadPerWidth, double h)
 {
-    const auto adapter = [&b](std::string_view key) -> const LayerOp * {
-        const auto found = std::find_if(b.ops.begin(), b.ops.end(),
-                                        [key](const LayerOp &o) { return o.key == key; });
-        return found == b.ops.end() ? nullptr : &*found;
-    };
     const double r = c.loraRank;
     const auto once = [&](Collective kind, double width) {
         return collective(kind, payloadPerWidth * width, c.tp, c.tpLink, 1);
@@ -894,7 +896,7 @@ int addLoraCollectives(Builder &b, const LayerConfig &c, double payloadPerWidth,
          {std::tuple{"qkv_lora", true, true}, std::tuple{"fc1_lora", true, true},
           std::tuple{"shared_fc1_lora", true, false}, std::tuple{"proj_lora", false, false},
           std::tuple{"fc2_lora", false, false}, std::tuple{"shared_fc2_lora", false, false}}) {
-        const LayerOp *a = adapter(key);
+        const LayerOp *a = b.find(key);
         if (!a)
             continue;
         ++adapters;
@@ -1261,14 +1263,8 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                 // pipelined in 4 splits on 16 SMs, so the multiply runs on the rest and the
                 // last split's transfer is exposed; QKV's and fc1's backward collectives run
                 // in bulk on 16 SMs beside the input- and weight-gradient multiplies.
-                // The projection a collective overlaps; nothing where the layer has none of
-                // that name (latent attention's, an MoE layer's MLP).
-                const auto projection = [&b](std::string_view key) -> const LayerOp * {
-                    const auto found =
-                        std::find_if(b.ops.begin(), b.ops.end(),
-                                     [key](const LayerOp &o) { return o.key == key; });
-                    return found == b.ops.end() ? nullptr : &*found;
-                };
+                // The projection a collective overlaps (b.find); nothing where the layer has
+                // none of that name (latent attention's, an MoE layer's MLP).
                 const double units = rates.computeUnits > 16 ? rates.computeUnits : 0;
                 const double slower = units > 0 ? units / (units - 16) : 1;
                 const auto ring = [](double comm, double gemm) {
@@ -1294,7 +1290,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                 // Latent attention's first head-split projection is q_up (or q_proj); an MoE
                 // layer's MLP half has shared_fc1/shared_fc2, or no collectives at all.
                 for (std::string_view key : {"qkv", "q_up", "q_proj", "fc1", "shared_fc1"}) {
-                    const LayerOp *p = projection(key);
+                    const LayerOp *p = b.find(key);
                     if (!p)
                         continue;
                     // tp_comm_overlap_disable_qkv: Megatron-core turns off QKV's ub_overlap_ag
@@ -1308,7 +1304,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                                 bulk(scatter, p->weight.seconds);
                 }
                 for (std::string_view key : {"proj", "fc2", "shared_fc2"}) {
-                    const LayerOp *p = projection(key);
+                    const LayerOp *p = b.find(key);
                     if (!p)
                         continue;
                     forward += pipelined(scatter, p->forward.seconds);
