@@ -612,17 +612,7 @@ private Q_SLOTS:
             e);
         if (QTest::currentTestFailed())
             return;
-        // docs/step_time.md: every listed run within 15 %, but two of the Blackwell racks'.
-        QEXPECT_FAIL("Llama 3.1 405B FP8, 256 GB300",
-                     "modelled about 19 % slow, as every GB300 row leans slow: its multiplies take "
-                     "the GB200's fractions of its peaks for want of a measured GB300 multiply, "
-                     "and here they alone are 93 % of the published step (docs/devices.md)",
-                     Continue);
-        QEXPECT_FAIL("Llama 3.1 405B MXFP8, 256 GB300",
-                     "modelled about 17 % slow, as every GB300 row leans slow (the FP8 row's "
-                     "reason above), the more since MXFP8 multiplies take their measured 0.951 "
-                     "of per-tensor FP8's rate (docs/step_time.md, \"FP8 scaling\")",
-                     Continue);
+        // docs/step_time.md: every listed run within 15 %, but one of the Blackwell racks'.
         QEXPECT_FAIL("Llama 3.1 405B NVFP4, 256 GB200",
                      "modelled about 21 % slow: its layers' compute alone, without a send or a "
                      "collective, is nearly the published step, where the same NVFP4 rate times "
@@ -676,7 +666,12 @@ private Q_SLOTS:
         if (QTest::currentTestFailed())
             return;
         counted(e);
-        // docs/step_time.md: every listed run within 15 %.
+        // docs/step_time.md: every listed run within 15 %, but one.
+        QEXPECT_FAIL("Llama 3 70B SFT MXFP8, 32 GB300",
+                     "modelled about 17 % fast: MXFP8 ran 10.5 % slower than current scaling on "
+                     "this layout, where the model has it 1.5 % slower, and the FP8 row is within "
+                     "6 % (docs/step_time.md, \"FP8 scaling\")",
+                     Continue);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
@@ -722,18 +717,7 @@ private Q_SLOTS:
         if (QTest::currentTestFailed())
             return;
         counted(e);
-        // docs/step_time.md: every listed run within 15 %, but the GB300's.
-        QEXPECT_FAIL("Llama 3 70B LoRA, 8 GB300",
-                     "modelled about 18 % slow, as every GB300 row leans slow: the model has the "
-                     "GB300 no faster than the GB200 here, whose run it times within 1 %, where "
-                     "the published GB300 ran 21 % faster; its multiplies take the GB200's "
-                     "fractions of its peaks for want of a measured GB300 multiply "
-                     "(docs/devices.md)",
-                     Continue);
-        QEXPECT_FAIL("Llama 3 70B LoRA MXFP8, 8 GB300",
-                     "modelled about 18 % slow, as every GB300 row leans slow (the FP8 row's "
-                     "reason above)",
-                     Continue);
+        // docs/step_time.md: every listed run within 15 %.
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
@@ -812,8 +796,12 @@ private Q_SLOTS:
                      "no host-side cost per layer modelled (docs/step_time.md)",
                      Continue);
         QEXPECT_FAIL("Qwen3 30B-A3B, 8 GB200",
-                     "modelled about 25 % fast at micro-batch 4, where the B300 and GB300 at 8 are "
-                     "within 9 % (docs/step_time.md)",
+                     "modelled about 24 % fast at micro-batch 4, where the B300 at 8 is within 8 % "
+                     "(docs/step_time.md)",
+                     Continue);
+        QEXPECT_FAIL("Qwen3 30B-A3B, 8 GB300",
+                     "modelled about 19 % fast at micro-batch 8 with Transformer Engine's loss, "
+                     "inside the 9-24 % moe-host range of the untimed wait (docs/step_time.md)",
                      Continue);
         QEXPECT_FAIL("Qwen3 30B-A3B, 8 B200",
                      "modelled about 16 % fast at micro-batch 4 with Transformer Engine's loss, "
@@ -984,8 +972,10 @@ private Q_SLOTS:
             "modelled fast with nothing left to wait on the host: its attention sinks, its "
             "2,880-wide experts in the fused grouped MLP and FP8's forward at head dimension 64 "
             "(taken as BF16's) are not measured (docs/experts.md)";
-        // The GB300 row is within 15 % since MXFP8 multiplies took their measured rate (+14.6 %).
+        // Both rows alike since the GB300's multiplies run at its short-burst rate
+        // (docs/devices.md).
         QEXPECT_FAIL("GPT-OSS 120B, 64 GB200, E64", gptOss, Continue);
+        QEXPECT_FAIL("GPT-OSS 120B, 64 GB300, E16", gptOss, Continue);
         counted(e);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
@@ -1767,7 +1757,7 @@ private Q_SLOTS:
         qInfo("%zu runs: mean %.1f %%, median %.1f %%, %td beyond 15 %%", errors.size(), 100 * mean,
               100 * median, beyond);
         QVERIFY2(mean <= 0.10, qPrintable(QString::number(100 * mean, 'f', 1)));
-        QCOMPARE(beyond, std::ptrdiff_t{19});
+        QCOMPARE(beyond, std::ptrdiff_t{18});
     }
 };
 
