@@ -75,8 +75,11 @@ const char *const kSources[] = {
     "the first N layers of each chunk recomputed (recompute_layers).",
     "Device data sheets: NVIDIA A100, H100, H200, DGX B200; AMD Instinct MI300X; SambaNova "
     "SN40L (Prabhakar et al. 2024) — see each preset's source. NVIDIA Technical Blog, "
-    "“Inside NVIDIA Blackwell Ultra”: the B300's and GB300's GPU (160 SMs, 15 PFLOPS dense "
-    "NVFP4, 8 TB/s). NVIDIA/nccl#2421: NCCL's ring "
+    "“Inside NVIDIA Blackwell Ultra”: the B300's and GB300's GPU (160 SMs on the full die, "
+    "15 PFLOPS dense NVFP4, 8 TB/s). facebookexperimental/triton#740 and #2023: cuBLAS "
+    "multiplies on a GB300, and the clock its 1,400 W holds through them, so its kernels take "
+    "their short-burst rates; the same repository's bitequiv/cublas_match/arch: 152 SMs on "
+    "the GB200 and the GB300 (compute_units). NVIDIA/nccl#2421: NCCL's ring "
     "launches 32 blocks a kernel on Blackwell, the SMs a hidden collective holds there. NVIDIA, "
     "“CUDA GPU Compute Capability”: each NVIDIA preset's compute_capability; "
     "NVIDIA/TransformerEngine, pytorch/attention/dot_product_attention/utils.py: no FP8 "
