@@ -14,9 +14,11 @@
 #include "widget_helpers.h"
 
 #include <QLabel>
+#include <QRegularExpression>
 #include <QTabWidget>
 #include <QTest>
 #include <QUndoStack>
+#include <cmath>
 
 using namespace ui;
 
@@ -250,6 +252,35 @@ private Q_SLOTS:
         } else {
             QFAIL("an example without a check");
         }
+    }
+
+    // An explanation that quotes what Parascope models ("Parascope models [the step at X s,]
+    // N tokens/s a GPU") quotes the scenario's own evaluation, rounded as written: a change to
+    // the model or a preset that moves the figure fails here until the text follows.
+    void quotedModelFiguresMatch()
+    {
+        static const QRegularExpression quoted(QStringLiteral(
+            "Parascope models (?:the step at ([0-9.]+) s, )?([0-9,]+) tokens/s a GPU"));
+        int checked = 0;
+        for (const io::Example &e : io::builtinExamples()) {
+            const QRegularExpressionMatch m = quoted.match(e.explanation);
+            if (!m.hasMatch())
+                continue;
+            const core::Report r = core::evaluate(e.scenario, io::builtinPresets());
+            QVERIFY2(r.ok() && r.stepTime, qPrintable(e.id));
+            const double perGpu = r.stepTime->tokensPerS / e.scenario.devices();
+            QString tokens = m.captured(2);
+            tokens.remove(QLatin1Char(','));
+            QVERIFY2(std::abs(tokens.toDouble() - perGpu) < 0.5,
+                     qPrintable(e.id + ": quotes " + m.captured(2) + ", models " +
+                                QString::number(perGpu, 'f', 1)));
+            if (!m.captured(1).isEmpty())
+                QVERIFY2(std::abs(m.captured(1).toDouble() - r.stepTime->stepTimeS) < 0.05,
+                         qPrintable(e.id + ": quotes " + m.captured(1) + " s, models " +
+                                    QString::number(r.stepTime->stepTimeS, 'f', 2)));
+            ++checked;
+        }
+        QVERIFY(checked >= 2); // the two DeepSeek-V3 GB300 examples
     }
 };
 
