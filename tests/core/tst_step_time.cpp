@@ -1521,6 +1521,48 @@ private Q_SLOTS:
     // (docs/step_time.md, "Device data": the defaults and fallbacks of each efficiency key),
     // and a preset's own note on a borrowed rate is passed on. The device is the H100 SXM
     // preset with the efficiencies `cleared` removed (m: matmul, 8: FP8, a: attention).
+    // The Blackwell racks' presets from the measurements their sources give (docs/devices.md):
+    // the GB200's kernels at the B200's sustained-to-short-burst ratio with all 8 busy at
+    // 1,000 W (ml-engineering, fast-mamf: 1,426.4 / 1,751.2); the GB300's at their short-burst
+    // rates, which its 1,400 W holds (facebookexperimental/triton#2023): cuBLAS's 1,812 TFLOPS
+    // on a GB300 (#740), the GB200's 3,615.6 in FP8 (ml-engineering's MAMF table), MXFP8 at
+    // 6.812 / 7.161 of it (Transformer Engine's GEMM profiling guide), cuDNN 9.13's 1,495.7 and
+    // 1,130.1 and FlashAttention-2's 439.9 and 351.7 (NVIDIA/cudnn-frontend's GB300 results);
+    // both GPUs' 152 SMs (PyTorch's multi_processor_count, the triton fork's bitequiv).
+    void blackwellRackRatesFromTheirMeasurements_data()
+    {
+        QTest::addColumn<double>("actual");
+        QTest::addColumn<double>("expected");
+        const Presets presets = io::builtinPresets();
+        const DeviceSpec gb200 = *presets.device("gb200-nvl72");
+        const DeviceSpec gb300 = *presets.device("gb300-nvl72");
+        const double sustained = 1426.4 / 1751.2;
+        QTest::addRow("GB200 16-bit multiply") << gb200.matmulEfficiency << 1822 * sustained / 2500;
+        QTest::addRow("GB200 SMs") << double(gb200.computeUnits) << 152.0;
+        QTest::addRow("GB300 16-bit multiply") << gb300.matmulEfficiency << 1812.09 / 2500;
+        QTest::addRow("GB300 FP8 multiply") << gb300.fp8MatmulEfficiency << 3615.6 / 5000;
+        QTest::addRow("GB300 MXFP8 multiply")
+            << gb300.fp8BlockMatmulEfficiency << 3615.6 / 5000 * 6.812 / 7.161;
+        QTest::addRow("GB300 NVFP4 multiply")
+            << gb300.nvfp4MatmulEfficiency << gb200.nvfp4MatmulEfficiency / sustained;
+        QTest::addRow("GB300 attention forward") << gb300.attentionEfficiency << 1495.7 / 2500;
+        QTest::addRow("GB300 attention backward")
+            << gb300.attentionBackwardEfficiency << 1130.1 / 2500;
+        QTest::addRow("GB300 FlashAttention-2 forward") << gb300.flash2Efficiency << 439.9 / 2500;
+        QTest::addRow("GB300 FlashAttention-2 backward")
+            << gb300.flash2BackwardEfficiency << 351.7 / 2500;
+        QTest::addRow("GB300 SMs") << double(gb300.computeUnits) << 152.0;
+    }
+
+    void blackwellRackRatesFromTheirMeasurements()
+    {
+        QFETCH(double, actual);
+        QFETCH(double, expected);
+        // The presets carry three decimals.
+        QVERIFY2(std::abs(actual - expected) <= 0.0006,
+                 qPrintable(QString::number(actual) + " against " + QString::number(expected)));
+    }
+
     void ratesAssumedSaysWhich_data()
     {
         QTest::addColumn<QString>("device");
