@@ -1510,6 +1510,12 @@ private Q_SLOTS:
             << v51 + "device=gb300-nvl72,dp=9" << 0.1723;
         QTest::newRow("Llama 2 70B LoRA v5.1, 512 GB300, C8")
             << v51 + "device=gb300-nvl72,dp=64" << 0.1834;
+        // Lambda's 72 GB300s (results/gb300_n18_ngc25.04_nemo, PyTorch 25.09 by its system
+        // file; implementations/gb300_1007/config_GB300_18x4x1xtp1pp1cp8.sh, line for line
+        // NVIDIA's): the median of the 56 train_step_time values of its ten logs. Added after
+        // the GB300 took its short-burst rates, as a run the model had not seen.
+        QTest::newRow("Llama 2 70B LoRA v5.1, 72 GB300, C8 (Lambda)")
+            << v51 + "device=gb300-nvl72,dp=9" << 0.1807;
         // Dell's 8 H200 (results/1xXE9680Lx8H200-SXM-141GB, whose logs print the
         // configuration): T2 with sequence parallelism and no userbuffers overlap
         // (tp_comm_overlap=False), D4, two micro-batches a step, BF16 weights
@@ -1745,7 +1751,7 @@ private Q_SLOTS:
                     QSKIP("a subset of the functions ran: the mean is over every run");
         }
         std::vector<double> errors = runErrors();
-        QCOMPARE(errors.size(), std::size_t{183});
+        QCOMPARE(errors.size(), std::size_t{184});
         std::sort(errors.begin(), errors.end());
         double sum = 0;
         for (double e : errors)
