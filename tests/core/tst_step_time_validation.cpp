@@ -1305,15 +1305,16 @@ private Q_SLOTS:
         row(llama, "Llama 3.1 405B v5.0, 2,432 H100", v50 + "tp=8,dp=19,microbatches=64", 12.729);
         row(llama, "Llama 3.1 405B v5.0, 2,560 H100", v50 + "tp=8,dp=20,microbatches=56", 11.174);
         row(llama, "Llama 3.1 405B v5.0, 8,192 H100", v50 + "tp=8,dp=64,microbatches=24", 5.18);
-        // Nebius's v5.1 runs on 512 and 1,024 H200s (its systems: NeMo 25.01, 8 × 400 Gb/s
+        // Nebius's v5.0 runs on 512 and 1,024 H200s, submitted again to v5.1 with the same logs
+        // (nebius_soperator_8xH200_n64 and _n128 in v5.0; its systems: NeMo 25.01, 8 × 400 Gb/s
         // NDR a node; Nebius/benchmarks/llama31_405b/implementations/nebius_h200_n64 and _n128,
         // config_DGXH200_64x8x144xtp4pp8cp2.sh and config_DGXH200_128x8x72xtp4pp8cp2.sh: the
         // v5.0 settings above at T = 4, 1,152 sequences a step, the data-parallel
         // communicators at 8 CTAs): the median train_step_time of each system's logs, 738
         // steps. Added as runs the model had not seen.
-        row(llama, "Llama 3.1 405B v5.1, 512 H200 (Nebius)",
+        row(llama, "Llama 3.1 405B v5.0, 512 H200 (Nebius)",
             v50 + "device=h200,tp=4,dp=8,microbatches=144", 50.016);
-        row(llama, "Llama 3.1 405B v5.1, 1,024 H200 (Nebius)",
+        row(llama, "Llama 3.1 405B v5.0, 1,024 H200 (Nebius)",
             v50 + "device=h200,tp=4,dp=16,microbatches=72", 25.356);
         const QString gb200 = v50 + "device=gb200-nvl72,tp=4,microbatches=112,";
         row(llama, "Llama 3.1 405B v5.0, 256 GB200", gb200 + "dp=4", 19.144);
