@@ -1523,6 +1523,14 @@ private Q_SLOTS:
         QTest::newRow("Llama 2 70B LoRA v5.0, 72 GB200, C8") << cp8 + "dp=9" << 0.2384;
         QTest::newRow("Llama 2 70B LoRA v5.0, 144 GB200, C8") << cp8 + "dp=18" << 0.2439;
         QTest::newRow("Llama 2 70B LoRA v5.0, 512 GB200, C8") << cp8 + "dp=64" << 0.2577;
+        // Oracle's v5.0 runs on 8 and 64 B200s (Oracle/benchmarks/llama2_70b_lora/
+        // implementations/1xBM.GPU.B200.8 and 8xBM.GPU.B200.8: NVIDIA's configurations, T1 C1
+        // with the SwiGLU input in FP8, and T1 C8 over the 8 × 400 Gb/s NDR of its nodes): the
+        // median train_step_time of each system's logs. Added as runs the model had not seen.
+        QTest::newRow("Llama 2 70B LoRA v5.0, 8 B200 (Oracle)")
+            << one + "device=b200,dp=8" << 1.5266;
+        QTest::newRow("Llama 2 70B LoRA v5.0, 64 B200, C8 (Oracle)")
+            << QStringLiteral("cp=8,cp_exchange=alltoall,device=b200,dp=8") << 0.2558;
         // v5.1 (NeMo 25.09, mlcommons/training_results_v5.1, implementations/nemo): the same
         // C8 layouts with BF16 weights cast for the FP8 multiplies (FP8_PARAM_GATHER=0), on
         // GB200 and GB300. Its 8-GPU runs train in NVFP4 and switch to FP8 after 350 steps
@@ -1625,6 +1633,11 @@ private Q_SLOTS:
                      "modelled about 25 % fast: the 72-GPU row's step, which grows to 0.258 s "
                      "at 64 replicas where the modelled one grows by 1.7 ms of gradient sync; "
                      "what grows with the replicas is not found",
+                     Continue);
+        QEXPECT_FAIL("Llama 2 70B LoRA v5.0, 64 B200, C8 (Oracle)",
+                     "modelled about 19 % fast: the GB200 rows' context-parallel layout and "
+                     "software on B200s, which miss as they do (docs/step_time.md, "
+                     "\"Fine-tuning\")",
                      Continue);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
@@ -1789,7 +1802,7 @@ private Q_SLOTS:
                     QSKIP("a subset of the functions ran: the mean is over every run");
         }
         std::vector<double> errors = runErrors();
-        QCOMPARE(errors.size(), std::size_t{193});
+        QCOMPARE(errors.size(), std::size_t{195});
         std::sort(errors.begin(), errors.end());
         double sum = 0;
         for (double e : errors)
@@ -1801,7 +1814,7 @@ private Q_SLOTS:
         qInfo("%zu runs: mean %.1f %%, median %.1f %%, %td beyond 15 %%", errors.size(), 100 * mean,
               100 * median, beyond);
         QVERIFY2(mean <= 0.10, qPrintable(QString::number(100 * mean, 'f', 1)));
-        QCOMPARE(beyond, std::ptrdiff_t{18});
+        QCOMPARE(beyond, std::ptrdiff_t{19});
     }
 };
 
