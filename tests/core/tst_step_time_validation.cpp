@@ -1631,6 +1631,73 @@ private Q_SLOTS:
             << cisco + "dp=8" << 8 / 14.7295;
         QTest::newRow("Llama 2 70B LoRA v5.1, 128 H100 (Cisco), T4 C2")
             << cisco + "dp=16" << 16 / 29.4076;
+        // MLPerf Training v4.0 (mlcommons/training_results_v4.0, NVIDIA's submissions, NeMo
+        // 24.04: benchmarks/llama2_70b_lora/implementations/nemo, config_DGXH100_*.sh,
+        // configs/config_common.sh, conf/megatron_gpt_peft_tuning_config.yaml): the same
+        // adapters and sequences, FP8 weights (fp8_params: FP8), FP8 attention (FP8_DPA), T4
+        // with sequence parallelism, userbuffers overlap but QKV's (tp_comm_disable_qkv), the
+        // adapters exchanged by all-to-all (LORA_A2A), the context-parallel runs' ring
+        // (Megatron-core's default p2p), Apex's fused Adam without the distributed optimizer,
+        // its all-reduce after the backward, and no CUDA graphs. The logs give sequences a
+        // second over each block between evaluations (tracked_stats, custom_callbacks.py: the
+        // train batches' own time); the step is the global batch over the median of all of
+        // them. Added as runs the model had not seen.
+        const QString v40 =
+            QStringLiteral("device=h100-sxm,tp=4,sequence_parallel=true,tp_overlap=true,"
+                           "tp_overlap_qkv=false,lora_a2a=true,zero=0,");
+        QTest::newRow("Llama 2 70B LoRA v4.0, 8 H100, T4")
+            << v40 + "cp=1,dp=2,microbatches=4" << 8 / 2.1538;
+        QTest::newRow("Llama 2 70B LoRA v4.0, 64 H100, T4 C2")
+            << v40 + "cp=2,cp_exchange=ring,dp=8" << 8 / 12.5437;
+        QTest::newRow("Llama 2 70B LoRA v4.0, 1,024 H100, T4 C2")
+            << v40 + "cp=2,cp_exchange=ring,dp=128" << 128 / 189.5001;
+        // The H200 system (config_DGXH200_1x8x2xtp2pp1cp1.sh): T2, two micro-batches a
+        // replica, the SwiGLU input in FP8 (FP8_ACTIVATION).
+        QTest::newRow("Llama 2 70B LoRA v4.0, 8 H200, T2")
+            << QStringLiteral("device=h200,tp=2,sequence_parallel=true,tp_overlap=true,"
+                              "tp_overlap_qkv=false,lora_a2a=true,zero=0,dp=4,microbatches=2,"
+                              "fp8_activation_input=true")
+            << 8 / 2.4738;
+        // Fujitsu's 4 H100 (results/GX2560M7_H100_SXM_80GBx4, implementations/pytorch/configs/
+        // config_GX2560M7_1x4x8xtp4pp1cp1.sh): T4 alone, eight micro-batches, the overlap off.
+        QTest::newRow("Llama 2 70B LoRA v4.0, 4 H100 (Fujitsu), T4")
+            << QStringLiteral("device=h100-sxm,tp=4,sequence_parallel=true,tp_overlap=false,"
+                              "lora_a2a=true,zero=0,dp=1,microbatches=8")
+            << 8 / 0.9807;
+        // v4.1 (mlcommons/training_results_v4.1, NVIDIA's implementations/*_ngc24.09_nemo,
+        // NeMo 24.09): Megatron-core's distributed optimizer with its reduce and gather
+        // overlapped; the context-parallel runs capture each layer in a CUDA graph
+        // (LAYER_CUDA_GRAPH) and attend in BF16 (FP8_DPA=0), the H200's and the B200's on one
+        // node at T1 C2 with two micro-batches a replica. Dell's 16 and 32 H100 (results/
+        // 2xXE9680x8H100-SXM-80GB, 4x...: the 64-GPU configuration, C2, with four and two
+        // micro-batches a replica by their logs' batch and accumulation), Oracle's 512
+        // (results/512xBM.GPU.H100.8, whose logs print T4 C2, the CUDA graphs and BF16
+        // attention) and Azure's 512 H200 (results/ND_H200_v5_n64_nemo,
+        // configs/config_DGXH200_64x8x2xtp4pp1cp2.sh) run the same software.
+        const QString v41 =
+            QStringLiteral("device=h100-sxm,tp=4,sequence_parallel=true,tp_overlap=true,"
+                           "tp_overlap_qkv=false,lora_a2a=true,dp_overlap=auto,"
+                           "overlap_param_gather=true,");
+        const QString v41cp = v41 + "fp8_attention=false,cp=2,cp_exchange=ring,";
+        QTest::newRow("Llama 2 70B LoRA v4.1, 8 H100, T4")
+            << v41 + "cp=1,dp=2,microbatches=4" << 8 / 2.1829;
+        QTest::newRow("Llama 2 70B LoRA v4.1, 64 H100, T4 C2") << v41cp + "dp=8" << 8 / 14.7767;
+        QTest::newRow("Llama 2 70B LoRA v4.1, 1,024 H100, T4 C2")
+            << v41cp + "dp=128" << 128 / 234.8273;
+        QTest::newRow("Llama 2 70B LoRA v4.1, 16 H100 (Dell), T4 C2")
+            << v41cp + "dp=2,microbatches=4" << 8 / 3.6567;
+        QTest::newRow("Llama 2 70B LoRA v4.1, 32 H100 (Dell), T4 C2")
+            << v41cp + "dp=4,microbatches=2" << 8 / 7.4415;
+        QTest::newRow("Llama 2 70B LoRA v4.1, 512 H100 (Oracle), T4 C2")
+            << v41cp + "dp=64" << 64 / 114.6302;
+        QTest::newRow("Llama 2 70B LoRA v4.1, 512 H200 (Azure), T4 C2")
+            << QString(v41cp).replace(QLatin1String("h100-sxm"), QLatin1String("h200")) + "dp=64"
+            << 64 / 112.2577;
+        const QString node41 = QStringLiteral("dp_overlap=auto,overlap_param_gather=true,cp=2,"
+                                              "cp_exchange=ring,dp=4,microbatches=2,");
+        QTest::newRow("Llama 2 70B LoRA v4.1, 8 H200, C2")
+            << node41 + "device=h200,fp8_attention=false,fp8_activation_input=true" << 8 / 2.4767;
+        QTest::newRow("Llama 2 70B LoRA v4.1, 8 B200, C2") << node41 + "device=b200" << 8 / 4.6961;
     }
     void mlperfLora()
     {
@@ -1671,6 +1738,21 @@ private Q_SLOTS:
                      "modelled about 25 % fast: the 72-GPU row's step, which grows to 0.258 s "
                      "at 64 replicas where the modelled one grows by 1.7 ms of gradient sync; "
                      "what grows with the replicas is not found",
+                     Continue);
+        QEXPECT_FAIL("Llama 2 70B LoRA v4.0, 64 H100, T4 C2",
+                     "modelled about 29 % fast: NeMo 24.04's step of this layout is 18 % longer "
+                     "than 24.09's, which captures each layer in a CUDA graph and is within "
+                     "12 %: a host-bound step (docs/step_time.md, \"Fine-tuning\")",
+                     Continue);
+        QEXPECT_FAIL("Llama 2 70B LoRA v4.0, 1,024 H100, T4 C2",
+                     "modelled about 36 % fast: the 64-GPU row's software, whose step grows "
+                     "from 0.638 to 0.676 s at 128 replicas (docs/step_time.md, "
+                     "\"Fine-tuning\")",
+                     Continue);
+        QEXPECT_FAIL("Llama 2 70B LoRA v4.1, 512 H200 (Azure), T4 C2",
+                     "modelled about 23 % fast: on Azure's H200s the layout ran 2 % slower than "
+                     "on Oracle's H100s, where the model has the H200 5 % faster for its "
+                     "bandwidth; not found (docs/step_time.md, \"Fine-tuning\")",
                      Continue);
         QEXPECT_FAIL("Llama 2 70B LoRA v5.0, 64 B200, C8 (Oracle)",
                      "modelled about 19 % fast: the GB200 rows' context-parallel layout and "
@@ -1840,7 +1922,7 @@ private Q_SLOTS:
                     QSKIP("a subset of the functions ran: the mean is over every run");
         }
         std::vector<double> errors = runErrors();
-        QCOMPARE(errors.size(), std::size_t{203});
+        QCOMPARE(errors.size(), std::size_t{217});
         std::sort(errors.begin(), errors.end());
         double sum = 0;
         for (double e : errors)
@@ -1852,7 +1934,7 @@ private Q_SLOTS:
         qInfo("%zu runs: mean %.1f %%, median %.1f %%, %td beyond 15 %%", errors.size(), 100 * mean,
               100 * median, beyond);
         QVERIFY2(mean <= 0.10, qPrintable(QString::number(100 * mean, 'f', 1)));
-        QCOMPARE(beyond, std::ptrdiff_t{21});
+        QCOMPARE(beyond, std::ptrdiff_t{24});
     }
 };
 
