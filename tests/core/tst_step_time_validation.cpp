@@ -1273,6 +1273,10 @@ private Q_SLOTS:
         row(gpt3, "GPT-3 v3.1, 8,192 H100", v31 + "dp=256,microbatches=16", 1.641);
         row(gpt3, "GPT-3 v3.1, 10,240 H100", v31 + "dp=320,microbatches=8", 0.947);
         row(gpt3, "GPT-3 v3.1, 10,752 H100", v31 + "dp=336,microbatches=8", 0.952);
+        // Azure's (Azure+NVIDIA/results/ND_H100_v5_n1344_pytorch, mlcommons/training_results_v3.1:
+        // NVIDIA's configuration, config_DGXH100_1344x8x8x4x8_mbs1.sh, on Azure's ND H100 v5
+        // nodes), its block intervals as NVIDIA's. Added as a run the model had not seen.
+        row(gpt3, "GPT-3 v3.1, 10,752 H100 (Azure)", v31 + "dp=336,microbatches=8", 0.9796);
         // v4.0 (NeMo 24.04): 512 GPUs at K = 8, v = 4, micro-batch 2; 10,752 and 11,616 at
         // K = 6, v = 8, micro-batch 1, with CUDA graphs.
         row(gpt3, "GPT-3 v4.0, 512 H100",
@@ -1932,7 +1936,7 @@ private Q_SLOTS:
                     QSKIP("a subset of the functions ran: the mean is over every run");
         }
         std::vector<double> errors = runErrors();
-        QCOMPARE(errors.size(), std::size_t{219});
+        QCOMPARE(errors.size(), std::size_t{220});
         std::sort(errors.begin(), errors.end());
         double sum = 0;
         for (double e : errors)
