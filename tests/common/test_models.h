@@ -100,3 +100,26 @@ inline core::ModelSpec grok1()
     m.expertFfnHidden = 32768;
     return m;
 }
+
+// OLMo-core's models as its November 2024 training scripts build them (allenai/OLMo-core
+// e27ba7455, src/olmo_core/nn/transformer/config.py, llama_like): SwiGLU of 8h/3 rounded up to
+// a multiple of 256, RMSNorm, rotary, no biases, untied, the dolma2 tokenizer's 100,278 tokens
+// padded to a multiple of 128; the OLMo models normalise queries and keys (qk_norm) and apply
+// each block's norms to its outputs (reordered_norm, the same work).
+inline core::ModelSpec olmoCoreModel(const std::string &id, int layers, int hidden, int heads,
+                                int kvHeads, int ffn, bool qkNorm)
+{
+    core::ModelSpec m;
+    m.id = id;
+    m.name = id;
+    m.layers = layers;
+    m.hidden = hidden;
+    m.heads = heads;
+    m.kvHeads = kvHeads;
+    m.ffnHidden = ffn;
+    m.vocab = 100352;
+    m.gatedMlp = true;
+    m.qkNorm = qkNorm;
+    m.contextWindow = 4096;
+    return m;
+}

@@ -1918,9 +1918,74 @@ private Q_SLOTS:
         QVERIFY2(std::abs(m) <= 0.10, qPrintable(QString::number(100 * m, 'f', 1)));
     }
 
+    // allenai/OLMo-core's README (November 2024 to March 2025, e27ba7455 onwards): tokens/s per
+    // H100 of its training scripts at that commit (src/scripts/train/OLMo-1B.py, OLMo-7B.py,
+    // Llama-8B.py, OLMo-13B.py), BF16 and with torchao float8 (--model.float8_config.enabled:
+    // dynamic scaling of inputs, weights and gradients, FP8 all-gathers, the LM head in BF16).
+    // Each script: PyTorch FSDP2 over the job (ZeRO-3, BF16 parameters gathered, FP32
+    // reduction), torch.compile (the model and the loss), no recomputation, PyTorch's SDPA
+    // (FlashAttention-2 on Hopper) as compile turns flash-attn off, 4,096 tokens a sequence,
+    // rank_microbatch_size and global_batch_size as below. The launch's default, which the
+    // README's commands keep, is one node of 8 GPUs (src/olmo_core/launch/beaker.py:
+    // num_nodes 1, num_gpus 8). Added as runs the model had not seen.
+    void olmoCore_data()
+    {
+        QTest::addColumn<ModelSpec>("model");
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<double>("publishedTokensPerGpu");
+        const ModelSpec olmo1b = olmoCoreModel("olmo-1b", 18, 2048, 16, 16, 5632, true);
+        const ModelSpec olmo7b = olmoCoreModel("olmo-7b", 32, 4096, 32, 32, 11008, true);
+        const ModelSpec llama8b = olmoCoreModel("llama-3-8b-dolma2", 32, 4096, 32, 8, 14336, false);
+        const ModelSpec olmo13b = olmoCoreModel("olmo-13b", 40, 5120, 40, 40, 13824, true);
+        const QString fp8 = QStringLiteral("precision=fp8,fp8_scaling=current,fp8_params=true,");
+        // Micro-batches a step: the global batch over 8 GPUs' micro-batches (1,024 sequences
+        // of 8 a GPU for the 1B, 1,024 of 2 for the 7B and 8B, 2,048 of 1 for the 13B).
+        const QString b1 = QStringLiteral("microbatch_size=8,microbatches=16");
+        const QString b7 = QStringLiteral("microbatch_size=2,microbatches=64");
+        const QString b13 = QStringLiteral("microbatch_size=1,microbatches=256");
+        QTest::addRow("OLMo 1B BF16, 8 H100") << olmo1b << b1 << 55000.0;
+        QTest::addRow("OLMo 1B FP8, 8 H100") << olmo1b << fp8 + b1 << 65000.0;
+        QTest::addRow("OLMo 7B BF16, 8 H100") << olmo7b << b7 << 10000.0;
+        QTest::addRow("OLMo 7B FP8, 8 H100") << olmo7b << fp8 + b7 << 13000.0;
+        QTest::addRow("Llama 3 8B BF16, 8 H100") << llama8b << b7 << 9500.0;
+        QTest::addRow("Llama 3 8B FP8, 8 H100") << llama8b << fp8 + b7 << 12500.0;
+        QTest::addRow("OLMo 13B BF16, 8 H100") << olmo13b << b13 << 4600.0;
+        QTest::addRow("OLMo 13B FP8, 8 H100") << olmo13b << fp8 + b13 << 5500.0;
+    }
+    void olmoCore()
+    {
+        QFETCH(ModelSpec, model);
+        QFETCH(QString, set);
+        QFETCH(double, publishedTokensPerGpu);
+        const Report r = evaluateRun(
+            model, QStringLiteral("framework=torchtitan,device=h100-sxm,precision=bf16,tp=1,pp=1,"
+                                  "zero=3,dp=8,seq_len=4096,recompute=none,"
+                                  "sequence_parallel=false,fused_elementwise=true,"
+                                  "attention=flash2,cache_outputs=false,") +
+                       set);
+        QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
+        QVERIFY(r.fits);
+        const double perGpu = r.stepTime->tokensPerS / 8;
+        const double e = error(perGpu, publishedTokensPerGpu);
+        qInfo("%s: %.0f tokens/s per GPU modelled, %.0f published, %+.1f %%",
+              QTest::currentDataTag(), perGpu, publishedTokensPerGpu, 100 * e);
+        counted(e);
+        QEXPECT_FAIL("OLMo 13B BF16, 8 H100",
+                     "modelled about 15 % fast: one sequence a micro-batch, where the 7B's two "
+                     "are 8 % fast; what the 13B loses more is not found (docs/step_time.md, "
+                     "\"OLMo-core\")",
+                     Continue);
+        QEXPECT_FAIL("OLMo 13B FP8, 8 H100",
+                     "modelled about 30 % fast: float8 published 1.20 times as fast as BF16 "
+                     "where the model has 1.35 (the 7B's and 8B's 1.30 and 1.32 against 1.32 "
+                     "and 1.33); not found (docs/step_time.md, \"OLMo-core\")",
+                     Continue);
+        QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
+    }
+
     // Over every run above (the last function, so after all of them): the goal Parascope is
     // held to is a mean difference of at most 10 % with no run beyond 15 %; docs/step_time.md
-    // ("What the tables say") and the README count 183 runs, 19 of them beyond 15 % (each an
+    // ("How far to trust it") and the README count the runs and those beyond 15 % (each an
     // expected failure above, with its reason). A run added, or one that crosses 15 % either
     // way, changes those counts here and there.
     void meanOverEveryRun()
@@ -1935,7 +2000,7 @@ private Q_SLOTS:
                     QSKIP("a subset of the functions ran: the mean is over every run");
         }
         std::vector<double> errors = runErrors();
-        QCOMPARE(errors.size(), std::size_t{220});
+        QCOMPARE(errors.size(), std::size_t{228});
         std::sort(errors.begin(), errors.end());
         double sum = 0;
         for (double e : errors)
@@ -1947,7 +2012,7 @@ private Q_SLOTS:
         qInfo("%zu runs: mean %.1f %%, median %.1f %%, %td beyond 15 %%", errors.size(), 100 * mean,
               100 * median, beyond);
         QVERIFY2(mean <= 0.10, qPrintable(QString::number(100 * mean, 'f', 1)));
-        QCOMPARE(beyond, std::ptrdiff_t{24});
+        QCOMPARE(beyond, std::ptrdiff_t{26});
     }
 };
 
