@@ -107,7 +107,7 @@ inline core::ModelSpec grok1()
 // padded to a multiple of 128; the OLMo models normalise queries and keys (qk_norm) and apply
 // each block's norms to its outputs (reordered_norm, the same work).
 inline core::ModelSpec olmoCoreModel(const std::string &id, int layers, int hidden, int heads,
-                                int kvHeads, int ffn, bool qkNorm)
+                                     int kvHeads, int ffn, bool qkNorm)
 {
     core::ModelSpec m;
     m.id = id;
