@@ -1983,6 +1983,55 @@ private Q_SLOTS:
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
+    // "Maximizing training throughput using PyTorch FSDP" (PyTorch blog, IBM and Meta, March
+    // 2024), Table 1: tokens/s per GPU of Llama 2's shapes (foundation-model-stack/fms-fsdp,
+    // fms_fsdp/utils/config_utils.py; the 34B is 48 layers of h 8,192, FFN 22,016, 8 KV heads)
+    // in PyTorch's FSDP (flat parameters, fully sharded over every GPU for the 34B and 70B), BF16
+    // mixed precision with BF16 reduction, every block checkpointed, SDPA's FlashAttention-2, no
+    // torch.compile, eager PyTorch elsewhere, two sequences of 4,096 tokens a GPU and one
+    // micro-batch a step; 128 A100 80GB over a 400 Gb/s network and 96 H100 80GB over 800 Gb/s,
+    // read as a node's (6.25 and 12.5 GB/s a GPU; AWS's p4d nodes, whose EFA the scripts
+    // configure, have 400 Gb/s a node). The 7B's and 13B's rows shard within a node and
+    // replicate across nodes (HSDP), which Parascope does not model: not here. Added as runs
+    // the model had not seen.
+    void pytorchFsdpBlog_data()
+    {
+        QTest::addColumn<ModelSpec>("model");
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<int>("gpus");
+        QTest::addColumn<double>("publishedTokensPerGpu");
+        const ModelSpec llama70b = llama2(80, 8192, 64, 8, 28672);
+        const ModelSpec llama34b = llama2(48, 8192, 64, 8, 22016);
+        const QString a100 = QStringLiteral("device=a100-80gb,inter_node_gb_per_s=6.25,dp=128");
+        const QString h100 = QStringLiteral("device=h100-sxm,inter_node_gb_per_s=12.5,dp=96");
+        QTest::addRow("Llama 2 70B, 128 A100") << llama70b << a100 << 128 << 370.0;
+        QTest::addRow("Llama 2 34B, 128 A100") << llama34b << a100 << 128 << 700.0;
+        QTest::addRow("Llama 2 70B, 96 H100") << llama70b << h100 << 96 << 800.0;
+        QTest::addRow("Llama 2 34B, 96 H100") << llama34b << h100 << 96 << 1550.0;
+    }
+    void pytorchFsdpBlog()
+    {
+        QFETCH(ModelSpec, model);
+        QFETCH(QString, set);
+        QFETCH(int, gpus);
+        QFETCH(double, publishedTokensPerGpu);
+        const Report r = evaluateRun(
+            model, QStringLiteral("framework=custom,precision=bf16,grad_precision=bf16,tp=1,pp=1,"
+                                  "zero=3,zero_buffers=fsdp,seq_len=4096,microbatch_size=2,"
+                                  "microbatches=1,recompute=full,sequence_parallel=false,"
+                                  "attention=flash2,fused_swiglu=false,fused_elementwise=false,"
+                                  "fused_grad_accumulation=false,cache_outputs=false,") +
+                       set);
+        QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
+        QVERIFY(r.fits);
+        const double perGpu = r.stepTime->tokensPerS / gpus;
+        const double e = error(perGpu, publishedTokensPerGpu);
+        qInfo("%s: %.0f tokens/s per GPU modelled, %.0f published, %+.1f %%",
+              QTest::currentDataTag(), perGpu, publishedTokensPerGpu, 100 * e);
+        counted(e);
+        QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
+    }
+
     // Over every run above (the last function, so after all of them): the goal Parascope is
     // held to is a mean difference of at most 10 % with no run beyond 15 %; docs/step_time.md
     // ("How far to trust it") and the README count the runs and those beyond 15 % (each an
@@ -2000,7 +2049,7 @@ private Q_SLOTS:
                     QSKIP("a subset of the functions ran: the mean is over every run");
         }
         std::vector<double> errors = runErrors();
-        QCOMPARE(errors.size(), std::size_t{228});
+        QCOMPARE(errors.size(), std::size_t{232});
         std::sort(errors.begin(), errors.end());
         double sum = 0;
         for (double e : errors)
