@@ -613,7 +613,8 @@ private Q_SLOTS:
     // 132 (NCCL's all-gather launches 24 blocks: NVIDIA Developer Forums, "Compute-
     // Communication Overlap Causes Severe GEMM Performance Degradation because of Tail
     // Effect"); 32 of a B200's 148 (NCCL 2.31's ring all-reduce launches 32 blocks a kernel on
-    // Blackwell: NVIDIA/nccl#2421); the A100 preset publishes no such count.
+    // Blackwell: NVIDIA/nccl#2421); 24 of an A100's 108 (NCCL's 24 channels on an HGX A100:
+    // NVIDIA/nccl-tests#100); the MI300X preset publishes no such count.
     void dataParallelOverlapByFramework_data()
     {
         QTest::addColumn<QString>("framework");
@@ -642,8 +643,11 @@ private Q_SLOTS:
             << "h100-sxm" << 0 << "auto" << bucketed(held);
         QTest::addRow("Megatron-LM, DDP, B200") << "megatron"
                                                 << "b200" << 0 << "auto" << bucketed(32.0 / 148);
-        QTest::addRow("Megatron-LM, DDP, A100") << "megatron"
-                                                << "a100-80gb" << 0 << "auto" << bucketed(0.0);
+        QTest::addRow("Megatron-LM, DDP, A100")
+            << "megatron"
+            << "a100-80gb" << 0 << "auto" << bucketed(24.0 / 108);
+        QTest::addRow("Megatron-LM, DDP, MI300X") << "megatron"
+                                                  << "mi300x" << 0 << "auto" << bucketed(0.0);
         QTest::addRow("custom, ZeRO off") << "custom"
                                           << "h100-sxm" << 0 << "auto" << bucketed(held);
     }

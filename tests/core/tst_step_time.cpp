@@ -2368,8 +2368,10 @@ private Q_SLOTS:
             << "dp_overlap=1" << true << 24.0 / 132;
         QTest::addRow("dp_overlap=1 on a B200: hidden, holding 32 of 148 SMs")
             << "dp_overlap=1,device=b200" << true << 32.0 / 148;
-        QTest::addRow("dp_overlap=1 on an A100: hidden, no count published")
-            << "dp_overlap=1,device=a100-80gb" << true << 0.0;
+        QTest::addRow("dp_overlap=1 on an A100: hidden, holding 24 of 108 SMs")
+            << "dp_overlap=1,device=a100-80gb" << true << 24.0 / 108;
+        QTest::addRow("dp_overlap=1 on an MI300X: hidden, no count published")
+            << "dp_overlap=1,device=mi300x" << true << 0.0;
         // dp_collective_units caps the CTAs: 8 of a B200's 148 SMs held.
         QTest::addRow("dp_overlap=1 on a B200, 8 CTAs: holding 8 of 148 SMs")
             << "dp_overlap=1,device=b200,dp_collective_units=8" << true << 8.0 / 148;
