@@ -2005,6 +2005,24 @@ private Q_SLOTS:
         QTest::addRow("Llama 2 34B, 128 A100") << llama34b << a100 << 128 << 700.0;
         QTest::addRow("Llama 2 70B, 96 H100") << llama70b << h100 << 96 << 800.0;
         QTest::addRow("Llama 2 34B, 96 H100") << llama34b << h100 << 96 << 1550.0;
+        // "Maximizing Training Throughput Using PyTorch FSDP and Torch.compile" (PyTorch blog,
+        // IBM and Meta, May 2024), Tables 1 and 2: the same runs' MFU without and with
+        // torch.compile (fused_elementwise = true), by the first post's count, on the same 128
+        // A100s and on 464 H100s over 3.2 Tb/s a node (50 GB/s a GPU, the preset's). Tokens/s is
+        // the MFU times the first post's tokens/s per MFU of the same model and GPU (370 / 0.50
+        // for the 70B on A100, 700 / 0.47 for the 34B; 800 / 0.34 and 1,550 / 0.32 on H100).
+        const QString a100c = a100 + ",fused_elementwise=true";
+        const QString h464 = QStringLiteral("device=h100-sxm,dp=464");
+        QTest::addRow("Llama 2 70B, 128 A100, compiled")
+            << llama70b << a100c << 128 << 0.55 * 370 / 0.50;
+        QTest::addRow("Llama 2 34B, 128 A100, compiled")
+            << llama34b << a100c << 128 << 0.54 * 700 / 0.47;
+        QTest::addRow("Llama 2 70B, 464 H100") << llama70b << h464 << 464 << 0.32 * 800 / 0.34;
+        QTest::addRow("Llama 2 70B, 464 H100, compiled")
+            << llama70b << h464 + ",fused_elementwise=true" << 464 << 0.38 * 800 / 0.34;
+        QTest::addRow("Llama 2 34B, 464 H100") << llama34b << h464 << 464 << 0.32 * 1550 / 0.32;
+        QTest::addRow("Llama 2 34B, 464 H100, compiled")
+            << llama34b << h464 + ",fused_elementwise=true" << 464 << 0.38 * 1550 / 0.32;
     }
     void pytorchFsdpBlog()
     {
@@ -2026,6 +2044,17 @@ private Q_SLOTS:
         qInfo("%s: %.0f tokens/s per GPU modelled, %.0f published, %+.1f %%",
               QTest::currentDataTag(), perGpu, publishedTokensPerGpu, 100 * e);
         counted(e);
+        QEXPECT_FAIL("Llama 2 70B, 464 H100",
+                     "modelled about 23 % fast: eager PyTorch on H100, whose compiled run the "
+                     "model has 13 % fast; compiling gained 19 % where the model gains 9 %, on "
+                     "A100 10 % against 8 % (docs/step_time.md, \"PyTorch FSDP on 128 A100 and "
+                     "96 H100\")",
+                     Continue);
+        QEXPECT_FAIL("Llama 2 34B, 464 H100",
+                     "modelled about 18 % fast: the 70B's pattern, compiling gaining 19 % where "
+                     "the model gains 11 % (docs/step_time.md, \"PyTorch FSDP on 128 A100 and "
+                     "96 H100\")",
+                     Continue);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
@@ -2046,7 +2075,7 @@ private Q_SLOTS:
                     QSKIP("a subset of the functions ran: the mean is over every run");
         }
         std::vector<double> errors = runErrors();
-        QCOMPARE(errors.size(), std::size_t{232});
+        QCOMPARE(errors.size(), std::size_t{238});
         std::sort(errors.begin(), errors.end());
         double sum = 0;
         for (double e : errors)
@@ -2058,7 +2087,7 @@ private Q_SLOTS:
         qInfo("%zu runs: mean %.1f %%, median %.1f %%, %td beyond 15 %%", errors.size(), 100 * mean,
               100 * median, beyond);
         QVERIFY2(mean <= 0.10, qPrintable(QString::number(100 * mean, 'f', 1)));
-        QCOMPARE(beyond, std::ptrdiff_t{25});
+        QCOMPARE(beyond, std::ptrdiff_t{27});
     }
 };
 
