@@ -109,16 +109,10 @@ inline core::ModelSpec grok1()
 inline core::ModelSpec olmoCoreModel(const std::string &id, int layers, int hidden, int heads,
                                      int kvHeads, int ffn, bool qkNorm)
 {
-    core::ModelSpec m;
+    core::ModelSpec m = llama2(layers, hidden, heads, kvHeads, ffn);
     m.id = id;
     m.name = id;
-    m.layers = layers;
-    m.hidden = hidden;
-    m.heads = heads;
-    m.kvHeads = kvHeads;
-    m.ffnHidden = ffn;
     m.vocab = 100352;
-    m.gatedMlp = true;
     m.qkNorm = qkNorm;
     m.contextWindow = 4096;
     return m;
