@@ -289,8 +289,66 @@ double MemoryStepChart::yAt(double bytes) const
     return plot.bottom() + 1 - units::large(bytes) / (top > 0 ? top : 1) * plot.height();
 }
 
+namespace {
+
+// A step line in pixels, built a level at a time: a level that starts and ends inside one pixel
+// column joins that column's run, and a column's run is drawn across the column at its highest
+// level, with its lowest at the column's right edge: at m = 1024 a stage's thousands of levels
+// become a few points a column, and no spike or dip is lost.
+class StepLine
+{
+public:
+    explicit StepLine(QPolygonF &out) : m_out(out) {}
+
+    void add(double x0, double x1, double y)
+    {
+        const double column = std::floor(x0);
+        if (std::floor(x1) == column && x1 - x0 < 1) {
+            if (!m_run || m_column != column) {
+                flush();
+                m_run = true;
+                m_column = column;
+                m_first = m_high = m_low = y;
+            }
+            m_high = std::min(m_high, y); // pixels: the highest level has the smallest y
+            m_low = std::max(m_low, y);
+            m_last = y;
+            return;
+        }
+        flush();
+        append(x0, y);
+        append(x1, y);
+    }
+
+    void flush()
+    {
+        if (!m_run)
+            return;
+        m_run = false;
+        append(m_column, m_first);
+        append(m_column, m_high);
+        append(m_column + 1, m_high);
+        append(m_column + 1, m_low);
+        append(m_column + 1, m_last);
+    }
+
+private:
+    void append(double x, double y)
+    {
+        if (m_out.isEmpty() || m_out.back() != QPointF(x, y))
+            m_out << QPointF(x, y);
+    }
+
+    QPolygonF &m_out;
+    bool m_run = false;
+    double m_column = 0;
+    double m_first = 0, m_high = 0, m_low = 0, m_last = 0;
+};
+
+} // namespace
+
 // Steps in pixels: each point holds until the next one's time. Points that fall in the same
-// pixel column keep their highest and lowest, so that no spike is lost at m = 1024.
+// pixel column keep their highest and lowest (StepLine), so that no spike is lost at m = 1024.
 void MemoryStepChart::rebuild()
 {
     m_valid = true;
@@ -302,7 +360,8 @@ void MemoryStepChart::rebuild()
         return;
     const double flat = double(m_timeline.flatBytes);
     const double base = yAt(flat);
-    QPolygonF actTop, cachedTop, cachedBottom;
+    QPolygonF actTop, cachedTop;
+    StepLine act(actTop), total(cachedTop);
     for (std::size_t i = 0; i < points.size(); ++i) {
         const double t0 = points[i].time;
         const double t1 = i + 1 < points.size() ? points[i + 1].time : m_timeline.makespan;
@@ -310,12 +369,11 @@ void MemoryStepChart::rebuild()
             continue;
         const double x0 = xAt(std::max(t0, m_viewStart));
         const double x1 = xAt(std::min(t1, m_viewEnd));
-        const double act = yAt(flat + double(points[i].activationsBytes));
-        const double total = yAt(double(points[i].totalBytes));
-        actTop << QPointF(x0, act) << QPointF(x1, act);
-        cachedBottom << QPointF(x0, act) << QPointF(x1, act);
-        cachedTop << QPointF(x0, total) << QPointF(x1, total);
+        act.add(x0, x1, yAt(flat + double(points[i].activationsBytes)));
+        total.add(x0, x1, yAt(double(points[i].totalBytes)));
     }
+    act.flush();
+    total.flush();
     if (actTop.isEmpty())
         return;
     m_total = cachedTop;
@@ -323,7 +381,7 @@ void MemoryStepChart::rebuild()
     m_activations << QPointF(actTop.back().x(), base) << QPointF(actTop.front().x(), base);
     if (m_timeline.terms.cachedOutputsBytes > 0) {
         m_cached = cachedTop;
-        for (auto p = cachedBottom.rbegin(); p != cachedBottom.rend(); ++p)
+        for (auto p = actTop.rbegin(); p != actTop.rend(); ++p)
             m_cached << *p;
     }
 }
