@@ -73,6 +73,40 @@ private Q_SLOTS:
         QVERIFY(panel->chart()->peakLabel().contains(QStringLiteral("1 micro-batch's")));
     }
 
+    // At K = 64, m = 1024 stage 0 changes its memory 2,048 times and more across a plot a
+    // thousand pixels wide: each pixel column's levels are drawn as its highest and lowest, a
+    // few points a column, and the outline still reaches the step's peak.
+    void outlineKeepsThePeakInAFewPointsAColumn()
+    {
+        ExplorerWindow f;
+        showActive(f.window);
+        setAndEvaluate(f.document, "model", "llama-3.1-405b");
+        setAndEvaluate(f.document, "tp", "8");
+        setAndEvaluate(f.document, "dp", "1");
+        setAndEvaluate(f.document, "pp", "64");
+        setAndEvaluate(f.document, "microbatches", "1024");
+        f.window.showChart(QStringLiteral("memory-over-step"));
+        auto *panel = f.window.chart<MemoryStepPanel>();
+        QVERIFY(panel);
+        pickStage(*panel, 0);
+        MemoryStepChart &chart = *panel->chart();
+        chart.grab(); // paints, which builds the outline
+        const QRect plot = chart.plotArea();
+        QVERIFY(plot.width() > 100);
+        QVERIFY2(chart.timeline().points.size() > 2 * std::size_t(plot.width()),
+                 qPrintable(QString::number(chart.timeline().points.size())));
+        const QPolygonF &outline = chart.outline();
+        QVERIFY2(outline.size() <= 5 * (plot.width() + 2),
+                 qPrintable(QString::number(outline.size())));
+        double top = outline.front().y();
+        for (const QPointF &p : outline)
+            top = std::min(top, p.y());
+        QVERIFY2(std::abs(top - chart.yOfBytes(double(chart.peakBytes()))) < 1e-6,
+                 qPrintable(QStringLiteral("%1 against %2")
+                                .arg(top)
+                                .arg(chart.yOfBytes(double(chart.peakBytes())))));
+    }
+
     // In inference nothing is kept for a backward pass: the title names no training schedule,
     // the peak no activations, and the flat terms are the ones the stage has.
     void inferenceKeepsNoActivations()

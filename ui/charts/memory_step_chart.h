@@ -52,8 +52,11 @@ public:
     QString shownTitle() const;
     QString shownMemoryAxisTitle() const;
     QStringList legendEntries() const;
-    // Where the curve is drawn.
+    // Where the curve is drawn, where a memory level is drawn, and the total's outline as
+    // last drawn, in pixels.
     QRect plotArea() const { return plotRect(); }
+    double yOfBytes(double bytes) const { return yAt(bytes); }
+    const QPolygonF &outline() const { return m_total; }
     // The tooltip at a point of the plot: the time and what is held then.
     QString toolTipAt(double time) const;
 
