@@ -457,7 +457,8 @@ PlanCandidate candidateFrom(const Context &context, const Scenario &s, const Rep
         };
         c.shortStep = warned("short-step");
         c.moeHostUntimed = warned("moe-host");
-        c.stepLowerBound = c.shortStep || c.moeHostUntimed;
+        c.fsdpOverlap = warned("fsdp-overlap");
+        c.stepLowerBound = c.shortStep || c.moeHostUntimed || c.fsdpOverlap;
     }
     return c;
 }

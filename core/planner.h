@@ -178,13 +178,15 @@ struct PlanCandidate : PlanLayout
     std::string overflowTerm;    // when it does not fit: the largest term of the first full stage
     // The step is likely short: evaluate's short-step warning, a training step timed under
     // 250 ms, which published runs took from 1 % less to twice as long to run, or its moe-host
-    // warning (docs/step_time.md).
+    // or fsdp-overlap warning (docs/step_time.md).
     bool stepLowerBound = false;
-    // Its reasons: the short-step warning (a step under kShortStepS), and the moe-host one (MoE
+    // Its reasons: the short-step warning (a step under kShortStepS), the moe-host one (MoE
     // layers whose host cost outside a CUDA graph of the whole step is not timed,
-    // kMoeHostGapMinS).
+    // kMoeHostGapMinS), and the fsdp-overlap one (FSDP2 at ZeRO-3 on Hopper, whose published
+    // runs took part of their collectives' time beyond the model).
     bool shortStep = false;
     bool moeHostUntimed = false;
+    bool fsdpOverlap = false;
     TimeBreakdown breakdown;
 };
 

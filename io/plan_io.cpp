@@ -49,6 +49,7 @@ QJsonObject candidateToJson(const core::PlanCandidate &c, int rank)
     o.insert(QStringLiteral("step_time_s"), c.stepTimeS);
     o.insert(QStringLiteral("step_time_lower_bound"), c.stepLowerBound);
     o.insert(QStringLiteral("moe_host_untimed"), c.moeHostUntimed);
+    o.insert(QStringLiteral("fsdp_overlap"), c.fsdpOverlap);
     o.insert(QStringLiteral("tokens_per_s"), c.tokensPerS);
     o.insert(QStringLiteral("mfu_achieved"), c.mfuAchieved);
     o.insert(QStringLiteral("bubble_fraction"), c.bubbleFraction);
@@ -265,9 +266,11 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
     int rank = 1;
     bool shortSteps = false;
     bool moeHost = false;
+    bool fsdp = false;
     for (const auto &c : result.candidates) {
         shortSteps = shortSteps || c.shortStep;
         moeHost = moeHost || c.moeHostUntimed;
+        fsdp = fsdp || c.fsdpOverlap;
         s << QStringLiteral("%1  %2  %3  %4  %5  ")
                  .arg(rank++, 3)
                  .arg((c.stepLowerBound ? QStringLiteral("≥") : QString()) +
@@ -297,6 +300,11 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
                  .arg(shortSteps ? QString() : QStringLiteral("\n"))
                  .arg(1e3 * core::kMoeHostGapMinS, 0, 'f', 1)
                  .arg(1e3 * core::kMoeHostGapMaxS, 0, 'f', 1);
+    if (fsdp)
+        s << QStringLiteral("%1≥ a lower bound: PyTorch FSDP2's published runs on Hopper took a "
+                            "third to three quarters of their gathers' and reduce-scatters' time "
+                            "beyond the model (docs/step_time.md)\n")
+                 .arg(shortSteps || moeHost ? QString() : QStringLiteral("\n"));
     return out;
 }
 
