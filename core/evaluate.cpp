@@ -2666,23 +2666,23 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
                       1e3 * r.stepTime->stepTimeS, 1e3 * kShortStepS);
         r.warnings.push_back({"short-step", text});
     }
-    // PyTorch's FSDP2 (the torchtitan profile, ZeRO-3) on Hopper: OLMo-core's runs on 8 H100s
-    // and torchtitan's on 32 and 64 H200s took a third to three quarters of their gathers' and
-    // reduce-scatters' modelled time beyond the modelled step (docs/step_time.md, "OLMo-core on
-    // 8 H100"); warned where three quarters would add 5 % or more.
+    // PyTorch's FSDP2 (the torchtitan profile, ZeRO-3) on Hopper: its published runs took
+    // kFsdpOverlapMinShare to kFsdpOverlapMaxShare of their gathers' and reduce-scatters'
+    // modelled time beyond the modelled step (docs/step_time.md, "OLMo-core on 8 H100").
     if (training && r.stepTime && t.rates && !(t.rates->forcedMfu > 0) && s.zero >= 3 &&
         frameworkProfile(s.framework).copiesThroughCollectiveBuffers &&
         std::floor(device.computeCapability) == 9) {
         const double comm = r.stepTime->dpCommTotalS;
         const double step = r.stepTime->stepTimeS;
-        if (step > 0 && 0.75 * comm >= 0.05 * step) {
+        if (step > 0 && kFsdpOverlapMaxShare * comm >= kFsdpOverlapWarnShare * step) {
             char text[400];
             std::snprintf(text, sizeof text,
                           "the step is likely %.0f to %.0f %% longer: PyTorch FSDP2's published "
                           "runs on Hopper took a third to three quarters of their gathers' and "
                           "reduce-scatters' time (%.3g s a step here) beyond the model; timed "
                           "with dp_overlap = 0 they were up to 12 %% slow (docs/step_time.md)",
-                          100 * comm / 3 / step, 100 * 0.75 * comm / step, comm);
+                          100 * kFsdpOverlapMinShare * comm / step,
+                          100 * kFsdpOverlapMaxShare * comm / step, comm);
             r.warnings.push_back({"fsdp-overlap", text});
         }
     }

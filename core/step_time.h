@@ -91,6 +91,15 @@ inline constexpr double kMoeHostGapMinS = 1.7e-3;
 inline constexpr double kMoeHostGapMaxS = 4.3e-3;
 inline constexpr double kMoeHostWarnShare = 0.05;
 
+// PyTorch FSDP2's published runs on Hopper (OLMo-core on 8 H100s, torchtitan on 32 and 64
+// H200s) took this share of their gathers' and reduce-scatters' modelled time beyond the
+// modelled step (docs/step_time.md, "OLMo-core on 8 H100"). Evaluate's fsdp-overlap warning
+// quotes the range where its high end adds kFsdpOverlapWarnShare or more to the step, and the
+// planner marks such steps "≥".
+inline constexpr double kFsdpOverlapMinShare = 1.0 / 3;
+inline constexpr double kFsdpOverlapMaxShare = 0.75;
+inline constexpr double kFsdpOverlapWarnShare = 0.05;
+
 const TimePartInfo &timePartInfo(TimePart part);
 
 // The parts add up to the step time exactly: the stage's own work and its bubble make the
