@@ -2013,7 +2013,7 @@ private Q_SLOTS:
         const Report r = evaluate(scenario(set), io::builtinPresets());
         QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
         const auto w = std::find_if(r.warnings.begin(), r.warnings.end(),
-                                    [](const Warning &w) { return w.code == "fsdp-overlap"; });
+                                    [](const Warning &x) { return x.code == "fsdp-overlap"; });
         QCOMPARE(w != r.warnings.end(), warned);
         if (!warned)
             return;
