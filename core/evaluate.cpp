@@ -2678,11 +2678,12 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
             char text[400];
             std::snprintf(text, sizeof text,
                           "the step is likely %.0f to %.0f %% longer: PyTorch FSDP2's published "
-                          "runs on Hopper took a third to three quarters of their gathers' and "
+                          "runs on Hopper took %.0f to %.0f %% of their gathers' and "
                           "reduce-scatters' time (%.3g s a step here) beyond the model; timed "
                           "with dp_overlap = 0 they were up to 12 %% slow (docs/step_time.md)",
                           100 * kFsdpOverlapMinShare * comm / step,
-                          100 * kFsdpOverlapMaxShare * comm / step, comm);
+                          100 * kFsdpOverlapMaxShare * comm / step, 100 * kFsdpOverlapMinShare,
+                          100 * kFsdpOverlapMaxShare, comm);
             r.warnings.push_back({"fsdp-overlap", text});
         }
     }
