@@ -304,15 +304,50 @@ std::vector<char> pipelineCrossings(const Scenario &s, int devicesPerNode, bool 
 // parameters (Megatron-core distributed_data_parallel.py, the data-parallel group with context
 // parallelism), and in DualPipe the mirrored copies on stage K - 1 - i too, whose gradients
 // add to stage i's (deepseek-ai/DualPipe, examples/example_dualpipe.py, "Check grads").
+// The replicas hybrid sharding splits the D x C ranks into (zero_replicas); without ZeRO there
+// is nothing to shard, and every rank all-reduces with every other.
+int zeroReplicasOf(const Scenario &s)
+{
+    return s.zero >= 1 ? std::max(1, s.zeroReplicas) : 1;
+}
+
+// The ranks ZeRO shards the dense parameters' states over: the D x C that hold the same
+// parameters, under hybrid sharding the D x C / R of one replica (torchtitan's dp_shard x cp,
+// parallel_dims.py; Megatron-core's intra_distributed_optimizer_instance_group).
+int zeroShardRanks(const Scenario &s)
+{
+    return s.dp * s.cp / zeroReplicasOf(s);
+}
+
+// The routed experts' alike: the expert data-parallel group, split the same way.
+int expertShardRanks(const Scenario &s)
+{
+    return std::max(1, s.expertDp() / zeroReplicasOf(s));
+}
+
 int gradientSyncRanks(const Scenario &s)
 {
     const bool mirrored = s.mode == Mode::training && s.schedule == Schedule::dualPipe && s.pp > 1;
-    return s.dp * s.cp * (mirrored ? 2 : 1);
+    return zeroShardRanks(s) * (mirrored ? 2 : 1);
+}
+
+// The ring a rank's gradient shard is all-reduced over under hybrid sharding: the same rank of
+// each of the R replicas, `stride` ranks apart, as many in a node as fit the stride (FSDP's
+// hybrid mesh, the replicas outside the shards).
+std::optional<InputError> replicaLink(const DeviceSpec &device, const Scenario &s, int stride,
+                                      Link &link)
+{
+    const int replicas = zeroReplicasOf(s);
+    const int perNode = std::max(1, device.devicesPerNode / std::max(1, stride));
+    return ringLinkSpread(device, stride * replicas, perNode, replicas, s.interNodeGbPerS, link,
+                          "data-parallel replica");
 }
 
 std::optional<InputError> dataParallelLink(const DeviceSpec &device, const Scenario &s, Link &link)
 {
-    const int ranks = s.dp * s.cp;
+    // Under hybrid sharding, the shard group of one replica: the first D / R of the D.
+    const int ranks = zeroShardRanks(s);
+    const int dp = s.dp / zeroReplicasOf(s);
     if (gradientSyncRanks(s) > ranks) {
         // DualPipe's mirrored copies sit on another stage: the ring spans the pipeline, a
         // node holding the D x C group's members it held before.
@@ -326,9 +361,16 @@ std::optional<InputError> dataParallelLink(const DeviceSpec &device, const Scena
     const int node = std::max(1, device.devicesPerNode);
     const int replica = s.tp * s.cp * s.pp;
     const int perNode = std::min(s.cp, std::max(1, node / s.tp)) *
-                        (replica <= node ? std::min(s.dp, node / replica) : 1);
-    return ringLinkSpread(device, s.dp > 1 ? replica * s.dp : s.tp * s.cp, perNode, ranks,
+                        (replica <= node ? std::min(dp, node / replica) : 1);
+    return ringLinkSpread(device, dp > 1 ? replica * dp : s.tp * s.cp, perNode, ranks,
                           s.interNodeGbPerS, link, "data-parallel");
+}
+
+// The stride between a dense gradient shard's replicas: one replica's ranks.
+int replicaStride(const Scenario &s)
+{
+    const int stride = s.tp * zeroShardRanks(s);
+    return s.rankOrder == RankOrder::pipelineInner ? stride * s.pp : stride;
 }
 
 // The ranks that reduce a routed expert's gradients together: the expert data-parallel group,
@@ -336,8 +378,8 @@ std::optional<InputError> dataParallelLink(const DeviceSpec &device, const Scena
 // expert_data_parallel_size), doubled by DualPipe's mirrored copies as gradientSyncRanks is.
 int expertSyncRanks(const Scenario &s)
 {
-    const bool mirrored = gradientSyncRanks(s) > s.dp * s.cp;
-    return s.expertDp() * (mirrored ? 2 : 1);
+    const bool mirrored = gradientSyncRanks(s) > zeroShardRanks(s);
+    return expertShardRanks(s) * (mirrored ? 2 : 1);
 }
 
 // Their ring: Megatron-core orders a stage's expert ranks expert T, E, then expert D
@@ -354,6 +396,15 @@ std::optional<InputError> expertDataParallelLink(const DeviceSpec &device, const
     const int perNode = std::max(1, device.devicesPerNode / std::max(1, stride));
     return ringLinkSpread(device, stride * ranks, perNode, ranks, s.interNodeGbPerS, link,
                           "expert data-parallel");
+}
+
+// The stride between a routed expert's gradient shard's replicas: one replica's expert ranks.
+int expertReplicaStride(const Scenario &s)
+{
+    int stride = s.ep * s.expertTpDegree() * expertShardRanks(s);
+    if (s.rankOrder == RankOrder::pipelineInner && s.pp > 1)
+        stride *= s.pp;
+    return stride;
 }
 
 // The two syncs of one stage run over the same network in the same backward: their times add.
@@ -1159,6 +1210,16 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                               "virtual_stages = " + std::to_string(s.virtualStages) +
                                   " only applies to the interleaved schedule",
                               "virtual_stages", "1"});
+    // Hybrid sharding splits what ZeRO shards; without ZeRO nothing is sharded.
+    if (s.zeroReplicas > 1 && (s.zero == 0 || s.mode != Mode::training))
+        r.warnings.push_back(
+            {"zero-replicas-unused",
+             "zero_replicas = " + std::to_string(s.zeroReplicas) +
+                 (s.mode != Mode::training
+                      ? std::string(" only applies to training")
+                      : std::string(" only applies from ZeRO 1: at ZeRO 0 every device holds "
+                                    "everything and all D x C all-reduce together")),
+             "zero_replicas", "1"});
     // A count of recomputed layers is full recomputation's only.
     if (s.mode == Mode::training && s.recompute != Recompute::full && s.recomputeLayers > 0)
         r.warnings.push_back({"recompute-layers-unused",
@@ -1304,11 +1365,12 @@ std::optional<EmbeddingSync> embeddingGroupSync(const Scenario &s, const ModelSp
     if (head <= 0 || holdsEmbedding(s.schedule, s.pp, head))
         return std::nullopt;
     // The vocabulary's share of this rank of T, in the gradients' type; ZeRO-2 and 3 hold
-    // 1/(D x C) of it (Megatron-FSDP reduces its local shard).
+    // 1/(D x C) of it, under hybrid sharding 1/(D x C / R) (Megatron-FSDP reduces its local
+    // shard).
     double bytes = static_cast<double>(ceilDiv(std::int64_t{model.vocab}, s.tp)) * model.hidden *
                    states.gradBytes;
     if (s.zero >= 2)
-        bytes /= static_cast<double>(s.dp) * s.cp;
+        bytes /= zeroShardRanks(s);
     // Two ranks K - 1 stages apart: across nodes where the pipeline's ends are (the boundary
     // from the last stage to the first, pipelineCrossings).
     const bool across = t.crossesAt(static_cast<std::size_t>(s.pp - 1));
@@ -1376,18 +1438,17 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
 
     // The stage with the most parameters updates and synchronises longest; every stage runs
     // at once. ZeRO shards the dense parameters over D x C and the routed experts over the
-    // expert data-parallel group (Megatron-core's distributed optimizer; the memory model's
-    // zeroShard).
+    // expert data-parallel group, each over 1/R of it under hybrid sharding (Megatron-core's
+    // distributed optimizer; the memory model's zeroShard).
     std::int64_t params = 0;
     double shard = 0;
     // Under LoRA, the adapters alone (StageReport::trainableParams).
     for (const auto &stage : r.stages) {
         params = std::max(params, stage.trainableParams);
-        shard = std::max(shard,
-                         static_cast<double>(stage.trainableParams - stage.trainableExpertParams) /
-                                 (s.dp * s.cp) +
-                             static_cast<double>(stage.trainableExpertParams) /
-                                 std::max(1, s.expertDp()));
+        shard = std::max(
+            shard, static_cast<double>(stage.trainableParams - stage.trainableExpertParams) /
+                           zeroShardRanks(s) +
+                       static_cast<double>(stage.trainableExpertParams) / expertShardRanks(s));
     }
     StepTimeReport out;
     if (training) {
@@ -1418,7 +1479,8 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     const int syncRanks = gradientSyncRanks(s);
     // What each stage's own sync leaves exposed, for the embedding group's all-reduce below.
     std::vector<double> stageExposed(layers.size(), 0.0);
-    if (training && syncRanks > 1) {
+    const int replicas = zeroReplicasOf(s);
+    if (training && (syncRanks > 1 || replicas > 1)) {
         Link link;
         const auto linkError = dataParallelLink(device, s, link);
         if (linkError) {
@@ -1442,6 +1504,22 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             out.expertDpRanks = expertRanks;
             out.expertDpLink = std::string(toString(expertLink.kind));
             out.expertDpBusGbPerS = expertLink.gbPerS * expertLink.efficiency;
+        }
+        // Hybrid sharding: the replicas' rings, the dense shards' and the experts'.
+        Link denseReplicaLink;
+        Link expertReplicaLink;
+        if (replicas > 1) {
+            for (auto [stride, target] : {std::pair{replicaStride(s), &denseReplicaLink},
+                                          std::pair{expertReplicaStride(s), &expertReplicaLink}})
+                if (const auto replicaError = replicaLink(device, s, stride, *target)) {
+                    r.warnings.push_back({"dp-link-unknown", replicaError->message});
+                    return std::nullopt;
+                }
+            capDpLink(device, s, denseReplicaLink);
+            capDpLink(device, s, expertReplicaLink);
+            out.dpReplicas = replicas;
+            out.dpReplicaLink = std::string(toString(denseReplicaLink.kind));
+            out.dpReplicaBusGbPerS = denseReplicaLink.gbPerS * denseReplicaLink.efficiency;
         }
         // The embedding on stage 0: a bucket holds it whole; under LoRA it is frozen.
         const std::int64_t embeddingParams =
@@ -1521,6 +1599,21 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
                     passes, dpBucketCount(s, static_cast<int>(i), experts, 0, layers[i], tensors));
                 sync = plus(sync, expertPart);
             }
+            // Hybrid sharding: each shard's gradients all-reduced over the R replicas.
+            DpSync replicaPart;
+            if (replicas > 1) {
+                replicaPart =
+                    replicaGradientSync(s.zero, dense * states.gradBytes / zeroShardRanks(s),
+                                        replicas, denseReplicaLink, passes, buckets);
+                if (experts > 0)
+                    replicaPart = plus(
+                        replicaPart,
+                        replicaGradientSync(
+                            s.zero, experts * states.gradBytes / expertShardRanks(s), replicas,
+                            expertReplicaLink, passes,
+                            dpBucketCount(s, static_cast<int>(i), experts, 0, layers[i], tensors)));
+                sync = plus(sync, replicaPart);
+            }
             // FSDP2 copies each gradient, in the reduce precision, into the reduce-scatter's
             // input on the collective's own stream, which so runs that much longer, and each
             // gathered parameter out of the all-gather's buffer on the compute stream, which
@@ -1561,6 +1654,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
                 st.dpCommS = sync.seconds;
                 out.dpBytesPerStep = sync.bytesPerStep;
                 out.expertDpBytesPerStep = expertPart.bytesPerStep;
+                out.dpReplicaBytesPerStep = replicaPart.bytesPerStep;
                 out.dpBuckets = buckets;
             }
         }
@@ -1601,6 +1695,10 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     computed.expertDpLink = out.expertDpLink;
     computed.expertDpBusGbPerS = out.expertDpBusGbPerS;
     computed.expertDpBytesPerStep = out.expertDpBytesPerStep;
+    computed.dpReplicas = out.dpReplicas;
+    computed.dpReplicaLink = out.dpReplicaLink;
+    computed.dpReplicaBusGbPerS = out.dpReplicaBusGbPerS;
+    computed.dpReplicaBytesPerStep = out.dpReplicaBytesPerStep;
     computed.linkTimeExcluded = linksUnknown;
     computed.optimizer = out.optimizer;
     computed.optimizerOwnedParams = out.optimizerOwnedParams;
@@ -2141,9 +2239,10 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
     // ZeRO-1 shards optimizer states over D, ZeRO-2 also gradients, ZeRO-3 also
     // parameters (Rajbhandari et al. 2020, §5). Megatron-core shards the dense parameters over
     // the D x C ranks that hold the same ones, and the routed experts over the expert
-    // data-parallel group (distributed_data_parallel.py, expert_data_parallel_group).
-    const std::int64_t d = std::int64_t{s.dp} * s.cp;
-    const std::int64_t ed = s.expertDp();
+    // data-parallel group (distributed_data_parallel.py, expert_data_parallel_group); hybrid
+    // sharding over 1/R of each (zeroShardRanks).
+    const std::int64_t d = zeroShardRanks(s);
+    const std::int64_t ed = expertShardRanks(s);
     auto zeroShard = [d, ed](std::int64_t dense, std::int64_t expert, bool sharded) {
         return sharded ? saturatingAdd(ceilDiv(dense, d), ceilDiv(expert, ed))
                        : saturatingAdd(dense, expert);

@@ -64,6 +64,11 @@ const std::array kFields{
     FieldInfo{"zero", &Scenario::zero,
               "ZeRO stage 0-3: shard optimizer states (1), gradients "
               "(2) and parameters (3) across D."},
+    FieldInfo{"zero_replicas", &Scenario::zeroReplicas,
+              "Hybrid sharding: ZeRO shards over D x C / R devices and the R groups all-reduce "
+              "their shards' gradients (FSDP's HYBRID_SHARD, torchtitan's "
+              "data_parallel_replicate_degree, Megatron-LM's distributed-optimizer "
+              "instances); 1 shards over all D x C. Must divide D."},
     FieldInfo{"microbatches", &Scenario::microbatches,
               "Micro-batches m per step; more shrink the pipeline bubble."},
     FieldInfo{"microbatch_size", &Scenario::microbatchSize, "Sequences per micro-batch."},

@@ -309,6 +309,12 @@ struct Scenario
     // (Megatron-LM's default for --expert-tensor-parallel-size).
     int expertTp = 0;
     int zero = 1;
+    // Hybrid sharding: the D data-parallel replicas split into this many groups, ZeRO sharding
+    // over the D x C / R ranks of each and the groups all-reducing their shards' gradients
+    // (PyTorch FSDP's HYBRID_SHARD, torchtitan's data_parallel_replicate_degree, Megatron-LM
+    // --num-distributed-optimizer-instances; docs/step_time.md, "Hybrid sharding"); 1: ZeRO
+    // shards over all of D x C.
+    int zeroReplicas = 1;
     int microbatches = 16;
     int microbatchSize = 1;
     int seqLen = 4096; // in inference, the prompt's tokens

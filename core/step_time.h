@@ -161,6 +161,13 @@ struct StepTimeReport
     std::string expertDpLink;
     double expertDpBusGbPerS = 0;
     std::int64_t expertDpBytesPerStep = 0;
+    // Hybrid sharding (zero_replicas R > 1): the R replicas all-reduce each shard's gradients
+    // over ranks D x C / R apart (docs/step_time.md, "Hybrid sharding"): that ring's link, bus
+    // bandwidth and share of dpBytesPerStep; 0 with R = 1.
+    int dpReplicas = 0;
+    std::string dpReplicaLink;
+    double dpReplicaBusGbPerS = 0;
+    std::int64_t dpReplicaBytesPerStep = 0;
     // Inference only: a link the forward needs publishes no bandwidth (the SN40L's), so its
     // transfers take no time here and the step time is a lower bound (docs/step_time.md).
     // The planner ranks no such layout.
@@ -212,6 +219,14 @@ struct DpSync
 // `buckets`: the collectives each split into that many, each a call of its own.
 DpSync dpGradientSync(int zero, std::int64_t gradBytes, std::int64_t weightBytes, int dp,
                       const Link &link, int microbatches = 1, int buckets = 1);
+
+// Hybrid sharding: the all-reduce of one device's gradient shard, `shardGradBytes`, over the
+// `replicas` that hold the same shard, at the reduce-scatter's cadence (PyTorch FSDP's
+// HYBRID_SHARD reduce-scatters inside the shard group, then all-reduces across it:
+// torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py, foreach_reduce; Megatron-core's
+// distributed optimizer instances likewise, once a step). ZeRO 0 shards nothing: nothing here.
+DpSync replicaGradientSync(int zero, std::int64_t shardGradBytes, int replicas, const Link &link,
+                           int microbatches = 1, int buckets = 1);
 
 // The part of one stage's data-parallel sync the step waits for. `overlap` set: that fraction
 // is hidden. Unset ("auto"): each collective hides behind the micro-batch pass it can overlap

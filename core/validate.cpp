@@ -763,6 +763,26 @@ std::optional<InputError> validateScenario(const Scenario &s, const Presets &pre
                                             std::to_string(std::int64_t{s.seqLen} + s.outputLen)};
     if (s.zero < 0 || s.zero > 3)
         return InputError{"zero", "must be 0, 1, 2 or 3, got " + std::to_string(s.zero)};
+    if (s.zeroReplicas < 1 || s.zeroReplicas > limits::kDataParallel)
+        return InputError{"zero_replicas", "must be from 1 (ZeRO over all of D x C) to " +
+                                               std::to_string(limits::kDataParallel) + ", got " +
+                                               std::to_string(s.zeroReplicas)};
+    // torchtitan's dp_replicate x dp_shard = D (parallel_dims.py), FSDP's hybrid mesh the same.
+    if (s.dp % s.zeroReplicas != 0)
+        return InputError{"zero_replicas",
+                          "R = " + std::to_string(s.zeroReplicas) +
+                              " must divide the data-parallel degree D = " + std::to_string(s.dp) +
+                              ": each replica shards over D x C / R devices"};
+    if (s.zeroReplicas > 1 && s.mode == Mode::training && s.schedule == Schedule::dualPipe)
+        return InputError{"zero_replicas",
+                          "hybrid sharding with DualPipe's mirrored copies is not modelled; "
+                          "use 1, or another schedule"};
+    if (s.zeroReplicas > 1 && model->hasExperts() && s.expertDp() % s.zeroReplicas != 0)
+        return InputError{"zero_replicas",
+                          "R = " + std::to_string(s.zeroReplicas) +
+                              " must divide the routed experts' data-parallel group, T x C x D / "
+                              "(E x expert T) = " +
+                              std::to_string(s.expertDp()) + " devices, which shards them too"};
     for (const FieldInfo &field : scenarioFields())
         if (!allowedValue(s, field))
             return InputError{std::string(field.key), "must be " + allowedText(field)};

@@ -45,6 +45,7 @@ void explainUse(QWidget *control, const QString &key, bool used, bool set, const
 
 // The keys about backward passes, gradients, optimizer states and saved activations.
 constexpr const char *kTrainingOnly[] = {"zero",
+                                         "zero_replicas",
                                          "schedule",
                                          "virtual_stages",
                                          "recompute",
@@ -213,6 +214,8 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     QComboBox *zero = addChoice(QStringLiteral("zero"), tr("ZeRO sta&ge"));
     for (int stage = 0; stage <= 3; ++stage)
         zero->addItem(QString(), QString::number(stage));
+    // Hybrid sharding: 1 shards over all of D x C (docs/step_time.md, "Hybrid sharding").
+    addNumber(QStringLiteral("zero_replicas"), tr("ZeRO replicas R"), {1, 1048576, 0, 1});
     QComboBox *schedule = addChoice(QStringLiteral("schedule"), tr("&Schedule"));
     for (const auto &entry : core::enumNames(core::Schedule{})) {
         schedule->addItem(io::qs(entry.name), io::qs(entry.name));
@@ -721,6 +724,17 @@ void ControlsPanel::refresh()
                      "part of each layer.\n%2")
                       .arg(QString::fromLatin1(core::toString(s.recompute)), help)
                 : help);
+    }
+    // Hybrid sharding splits what ZeRO shards: nothing at ZeRO 0. While it holds a count there
+    // it stays enabled, to be set back to 1.
+    if (!inference) {
+        QWidget *control = m_controls.value(QStringLiteral("zero_replicas"));
+        const QString help = tooltipFor(QStringLiteral("zero_replicas"));
+        control->setEnabled(s.zero >= 1 || s.zeroReplicas > 1);
+        control->setToolTip(s.zero >= 1 ? help
+                                        : tr("Used from ZeRO 1 on: at ZeRO 0 nothing is sharded, "
+                                             "and all D x C devices all-reduce together.\n%1")
+                                              .arg(help));
     }
     // A count of recomputed layers is full recomputation's; while it holds one under another
     // mode it stays enabled, to be set back to all.

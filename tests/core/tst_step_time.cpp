@@ -2483,6 +2483,71 @@ private Q_SLOTS:
             near(static_cast<double>(r.stepTime->dpBytesPerStep), 2 * (2 * params * 7 / 8), 1e-6));
     }
 
+    // Hybrid sharding (zero_replicas R): ZeRO shards over the D x C / R ranks of a replica and
+    // the R replicas all-reduce each shard's gradients (PyTorch FSDP's HYBRID_SHARD:
+    // reduce-scatter inside the shard group, then all-reduce across it). Llama 3.1 8B on four
+    // nodes of 8 H100s, BF16 gradients and weights, 2P bytes each: over 32 ranks a ZeRO-1 device
+    // reduce-scatters and gathers 31/32 of them; with R = 4, 7/8 of them over the 8 of its node
+    // (NVLink, 450 × 0.82 GB/s), then all-reduces its 2P/8-byte shard with the same rank of the
+    // other three nodes, 2 × 3/4 of it (Patarasuk & Yuan 2009, §3), over its own NIC (50 × 0.9
+    // GB/s). ZeRO-3 reduces each micro-batch's gradients, so the all-reduce runs m times.
+    // Optimizer states: 12 bytes a parameter (FP32 master weights and Adam's two moments,
+    // Rajbhandari et al. 2020, §3.1) over 8 ranks instead of 32.
+    void hybridShardingSync_data()
+    {
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<int>("replicas");
+        QTest::addColumn<double>("shardedPerParam"); // RS + AG bytes a parameter per step
+        QTest::addColumn<double>("replicaPerParam"); // the replicas' all-reduce
+        QTest::addColumn<int>("shardRanks");
+        QTest::addColumn<double>("replicaBus"); // GB/s a device
+        const int m = 4;
+        QTest::addRow("ZeRO-1 over all 32") << 1 << 1 << 2 * 2.0 * 31 / 32 << 0.0 << 32 << 0.0;
+        QTest::addRow("ZeRO-1, 4 replicas of 8")
+            << 1 << 4 << 2 * 2.0 * 7 / 8 << 2 * 0.75 * 2.0 / 8 << 8 << 50 * 0.9;
+        QTest::addRow("ZeRO-3, 4 replicas of 8: every micro-batch")
+            << 3 << 4 << m * 3 * 2.0 * 7 / 8 << m * 2 * 0.75 * 2.0 / 8 << 8 << 50 * 0.9;
+        // Nothing sharded: the all-reduce of plain data parallelism, each micro-batch, its ring
+        // 8 a node, so 8 NICs' worth (ringLink: NVIDIA/nccl#412), under NVLink's 369.
+        QTest::addRow("ZeRO-3, 32 replicas of 1: all-reduce alone")
+            << 3 << 32 << 0.0 << m * 2 * 31.0 / 32 * 2.0 << 1 << 8 * 50 * 0.9;
+    }
+    void hybridShardingSync()
+    {
+        QFETCH(int, zero);
+        QFETCH(int, replicas);
+        QFETCH(double, shardedPerParam);
+        QFETCH(double, replicaPerParam);
+        QFETCH(int, shardRanks);
+        QFETCH(double, replicaBus);
+        const Report r =
+            evaluate(scenario(QStringLiteral("model=llama-3.1-8b,device=h100-sxm,tp=1,pp=1,dp=32,"
+                                             "precision=bf16,grad_precision=bf16,fp8_params=false,"
+                                             "seq_len=4096,microbatches=4,zero=%1,zero_replicas=%2")
+                                  .arg(zero)
+                                  .arg(replicas)),
+                     io::builtinPresets());
+        QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "");
+        const double params = 8'030'261'248.0;
+        const StepTimeReport &st = *r.stepTime;
+        QVERIFY(near(static_cast<double>(st.dpBytesPerStep),
+                     params * (shardedPerParam + replicaPerParam), 1e-6));
+        QVERIFY(
+            near(static_cast<double>(st.dpReplicaBytesPerStep), params * replicaPerParam, 1e-6));
+        QCOMPARE(st.dpReplicas, replicas > 1 ? replicas : 0);
+        if (replicas > 1) {
+            QCOMPARE(QString::fromStdString(st.dpReplicaLink), QStringLiteral("inter-node"));
+            QVERIFY(near(st.dpReplicaBusGbPerS, replicaBus, 1e-9));
+        }
+        if (shardRanks > 1) {
+            QCOMPARE(QString::fromStdString(st.dpLink),
+                     shardRanks == 8 ? QStringLiteral("intra-node") : QStringLiteral("inter-node"));
+        }
+        // Optimizer states: 12 bytes a parameter, 1/shardRanks of them (rounded up).
+        QVERIFY(near(static_cast<double>(r.stages.front().optimizerBytes), 12 * params / shardRanks,
+                     1e-6));
+    }
+
     // Narayanan §5.1: model FLOPs count no recomputation, attention or bubble, so the
     // achieved MFU never exceeds the compute efficiency the kernels are given.
     void mfuAchievedBelowSetting_data()

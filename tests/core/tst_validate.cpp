@@ -37,6 +37,15 @@ private Q_SLOTS:
         QTest::addRow("docs/DESIGN.md §4: seq_len = 0") << QStringList{"seq_len=0"} << "seq_len";
         QTest::addRow("docs/DESIGN.md §4: K > layers (70B has 80)")
             << QStringList{"pp=100"} << "pp";
+        QTest::addRow("zero_replicas = 0") << QStringList{"zero_replicas=0"} << "zero_replicas";
+        QTest::addRow("zero_replicas = 3 does not divide D = 2")
+            << QStringList{"zero_replicas=3"} << "zero_replicas";
+        QTest::addRow("zero_replicas with DualPipe's mirrored copies")
+            << QStringList{"schedule=dualpipe", "pp=4", "microbatches=8", "zero_replicas=2"}
+            << "zero_replicas";
+        QTest::addRow("zero_replicas = 4 does not divide the experts' group of 2")
+            << QStringList{"model=mixtral-8x7b", "tp=1", "pp=1", "dp=8", "ep=4", "zero_replicas=4"}
+            << "zero_replicas";
         QTest::addRow("docs/DESIGN.md §4: 64 heads not divisible by 3")
             << QStringList{"tp=3"} << "tp";
         QTest::addRow("docs/DESIGN.md §4: interleaved, m not a multiple of K")
@@ -496,6 +505,9 @@ private Q_SLOTS:
         QTest::addRow("docs/DESIGN.md §4: does not fit")
             << QStringList{"tp=1", "pp=1", "dp=1"} << "does-not-fit"
             << "";
+        QTest::addRow("zero_replicas at ZeRO 0: nothing to shard")
+            << QStringList{"zero=0", "zero_replicas=2"} << "zero-replicas-unused"
+            << "zero_replicas=1";
         QTest::addRow("recompute_modules without selective recomputation")
             << QStringList{"recompute=full", "recompute_modules=moe_act"}
             << "recompute-modules-unused"
