@@ -242,6 +242,18 @@ QJsonObject reportToJson(const core::Report &r)
         } else {
             dpComm.insert(QStringLiteral("experts"), QJsonValue(QJsonValue::Null));
         }
+        // Hybrid sharding's all-reduce among the replicas (docs/step_time.md, "Hybrid
+        // sharding"), or null.
+        if (st.dpReplicas > 1) {
+            QJsonObject replicas;
+            replicas.insert(QStringLiteral("replicas"), st.dpReplicas);
+            replicas.insert(QStringLiteral("link"), qs(st.dpReplicaLink));
+            replicas.insert(QStringLiteral("bus_gb_per_s"), st.dpReplicaBusGbPerS);
+            replicas.insert(QStringLiteral("bytes_per_step"), qint64(st.dpReplicaBytesPerStep));
+            dpComm.insert(QStringLiteral("replicas"), replicas);
+        } else {
+            dpComm.insert(QStringLiteral("replicas"), QJsonValue(QJsonValue::Null));
+        }
         root.insert(QStringLiteral("step_time_s"), st.stepTimeS);
         // Inference without a published link: the step time is a lower bound.
         root.insert(QStringLiteral("step_time_link_time_excluded"), st.linkTimeExcluded);

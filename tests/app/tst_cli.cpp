@@ -578,6 +578,35 @@ private Q_SLOTS:
                  qPrintable(text.out));
     }
 
+    // docs/step_time.md, "Hybrid sharding": Llama 3.1 8B on four nodes of 8 H100s at ZeRO-1 with
+    // R = 4 all-reduces its 2P/8-byte BF16 gradient shard with the same rank of the other three
+    // nodes, 2 × 3/4 of it (Patarasuk & Yuan 2009, §3), over one 50 GB/s NIC at 0.9; without
+    // hybrid sharding there is no such ring.
+    void jsonHybridShardingRing()
+    {
+        QStringList args;
+        for (const char *kv :
+             {"model=llama-3.1-8b", "device=h100-sxm", "tp=1", "pp=1", "dp=32", "zero=1",
+              "zero_replicas=4", "precision=bf16", "grad_precision=bf16", "microbatches=4"})
+            args << QStringLiteral("--set") << QString::fromLatin1(kv);
+        const QJsonObject replicas = json(args)
+                                         .value(QStringLiteral("dp_comm"))
+                                         .toObject()
+                                         .value(QStringLiteral("replicas"))
+                                         .toObject();
+        QCOMPARE(replicas.value(QStringLiteral("replicas")).toInt(), 4);
+        QCOMPARE(replicas.value(QStringLiteral("link")).toString(), QStringLiteral("inter-node"));
+        QVERIFY(std::abs(replicas.value(QStringLiteral("bus_gb_per_s")).toDouble() - 45) < 1e-9);
+        const double params = 8'030'261'248.0;
+        QVERIFY(std::abs(replicas.value(QStringLiteral("bytes_per_step")).toDouble() -
+                         2 * 0.75 * 2 * params / 8) < 1);
+        QVERIFY(json({})
+                    .value(QStringLiteral("dp_comm"))
+                    .toObject()
+                    .value(QStringLiteral("replicas"))
+                    .isNull());
+    }
+
     // Multi-token prediction's depths beside the last stage's layers, in the JSON and the
     // text's stage table (the default 70B on K = 4: 20 layers a stage).
     void mtpLayersShown()

@@ -1988,9 +1988,12 @@ private Q_SLOTS:
     // torch.compile, eager PyTorch elsewhere, two sequences of 4,096 tokens a GPU and one
     // micro-batch a step; 128 A100 80GB over a 400 Gb/s network and 96 H100 80GB over 800 Gb/s,
     // read as a node's (6.25 and 12.5 GB/s a GPU; AWS's p4d nodes, whose EFA the scripts
-    // configure, have 400 Gb/s a node). The 7B's and 13B's rows shard within a node and
-    // replicate across nodes (HSDP), which Parascope does not model: not here. Added as runs
-    // the model had not seen.
+    // configure, have 400 Gb/s a node). The 7B shards within a node and replicates across the
+    // nodes (HSDP: fms-fsdp's README of the same day, zero_replicas = 16 and 12); the 13B shards
+    // fully with every other block checkpointed (recompute_layers = 20 of 40: the table's
+    // HFU/MFU, 0.59/0.51 and 0.40/0.35, gives 3 × (HFU/MFU − 1) = 0.41–0.53 and 0.34–0.52 of
+    // the blocks rerun within their rounding; fms-fsdp's selective_checkpointing = 0.5 checkpoints
+    // every second block, fms_fsdp/policies/ac_handler.py). Added as runs the model had not seen.
     void pytorchFsdpBlog_data()
     {
         QTest::addColumn<ModelSpec>("model");
@@ -2005,6 +2008,21 @@ private Q_SLOTS:
         QTest::addRow("Llama 2 34B, 128 A100") << llama34b << a100 << 128 << 700.0;
         QTest::addRow("Llama 2 70B, 96 H100") << llama70b << h100 << 96 << 800.0;
         QTest::addRow("Llama 2 34B, 96 H100") << llama34b << h100 << 96 << 1550.0;
+        const ModelSpec llama13b = llama2(40, 5120, 40, 40, 13824);
+        const ModelSpec llama7b = llama2(32, 4096, 32, 32, 11008);
+        const QString everyOther = QStringLiteral(",recompute_layers=20");
+        QTest::addRow("Llama 2 13B, 128 A100") << llama13b << a100 + everyOther << 128 << 1800.0;
+        QTest::addRow("Llama 2 13B, 96 H100") << llama13b << h100 + everyOther << 96 << 3800.0;
+        const QString a100Hsdp = a100 + ",recompute=none,zero_replicas=16";
+        const QString h100Hsdp = h100 + ",recompute=none,zero_replicas=12";
+        QTest::addRow("Llama 2 7B, 128 A100, HSDP") << llama7b << a100Hsdp << 128 << 3700.0;
+        QTest::addRow("Llama 2 7B, 96 H100, HSDP") << llama7b << h100Hsdp << 96 << 7500.0;
+        // fms-fsdp's README after the compiled post (May 2024, ed74fd5), the 7B compiled on the
+        // same clusters, tokens/s per GPU as published.
+        QTest::addRow("Llama 2 7B, 128 A100, HSDP, compiled")
+            << llama7b << a100Hsdp + ",fused_elementwise=true" << 128 << 4550.0;
+        QTest::addRow("Llama 2 7B, 96 H100, HSDP, compiled")
+            << llama7b << h100Hsdp + ",fused_elementwise=true" << 96 << 9600.0;
         // "Maximizing Training Throughput Using PyTorch FSDP and Torch.compile" (PyTorch blog,
         // IBM and Meta, May 2024), Tables 1 and 2: the same runs' MFU without and with
         // torch.compile (fused_elementwise = true), by the first post's count, on the same 128
@@ -2050,6 +2068,19 @@ private Q_SLOTS:
                      "A100 10 % against 8 % (docs/step_time.md, \"PyTorch FSDP on 128 A100 and "
                      "96 H100\")",
                      Continue);
+        QEXPECT_FAIL("Llama 2 13B, 96 H100",
+                     "modelled about 19 % fast: eager PyTorch on H100 again, the smaller the "
+                     "model the faster (70B +8 %, 34B +10 %; on A100 the same 13B +9 %); the "
+                     "blog's profiles show about 10 % of the step in collectives not hidden, "
+                     "which the model hides (docs/step_time.md, \"PyTorch FSDP on 128 A100 and "
+                     "96 H100\")",
+                     Continue);
+        QEXPECT_FAIL("Llama 2 7B, 96 H100, HSDP",
+                     "modelled about 26 % fast: the same pattern as the 13B, its gathers inside "
+                     "a node and only the replicas' all-reduce across; compiled, the model has it "
+                     "14 % fast, on A100 12 % eager and 5 % compiled (docs/step_time.md, "
+                     "\"PyTorch FSDP on 128 A100 and 96 H100\")",
+                     Continue);
         QEXPECT_FAIL("Llama 2 34B, 464 H100",
                      "modelled about 18 % fast: the 70B's pattern, compiling gaining 19 % where "
                      "the model gains 11 % (docs/step_time.md, \"PyTorch FSDP on 128 A100 and "
@@ -2075,7 +2106,7 @@ private Q_SLOTS:
                     QSKIP("a subset of the functions ran: the mean is over every run");
         }
         std::vector<double> errors = runErrors();
-        QCOMPARE(errors.size(), std::size_t{238});
+        QCOMPARE(errors.size(), std::size_t{244});
         std::sort(errors.begin(), errors.end());
         double sum = 0;
         for (double e : errors)
@@ -2087,7 +2118,7 @@ private Q_SLOTS:
         qInfo("%zu runs: mean %.1f %%, median %.1f %%, %td beyond 15 %%", errors.size(), 100 * mean,
               100 * median, beyond);
         QVERIFY2(mean <= 0.10, qPrintable(QString::number(100 * mean, 'f', 1)));
-        QCOMPARE(beyond, std::ptrdiff_t{27});
+        QCOMPARE(beyond, std::ptrdiff_t{29});
     }
 };
 

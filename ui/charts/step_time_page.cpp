@@ -193,6 +193,16 @@ QString dpSyncNote(const core::Scenario &s, const core::StepTimeReport &st)
                    .arg(io::qs(st.expertDpLink) == QStringLiteral("inter-node")
                             ? QObject::tr("over the NICs its members have in a node")
                             : QObject::tr("inside a node"));
+    if (st.dpReplicas > 1)
+        how += QObject::tr("; hybrid sharding: ZeRO shards over %1 devices and each shard's "
+                           "gradients are all-reduced over the %2 replicas at %3 GB/s a device %4 "
+                           "(docs/step_time.md, “Hybrid sharding”)")
+                   .arg(s.dp * s.cp / st.dpReplicas)
+                   .arg(st.dpReplicas)
+                   .arg(st.dpReplicaBusGbPerS, 0, 'f', 0)
+                   .arg(io::qs(st.dpReplicaLink) == QStringLiteral("inter-node")
+                            ? QObject::tr("over the NICs its members have in a node")
+                            : QObject::tr("inside a node"));
     if (st.embeddingSyncS > 0)
         how += QObject::tr("; of the sync, %1 is the embedding's gradients all-reduced between "
                            "stage 0 and the stage whose LM head or MTP layers keep a copy, after "
