@@ -316,7 +316,7 @@ int zeroReplicasOf(const Scenario &s)
 // parallel_dims.py; Megatron-core's intra_distributed_optimizer_instance_group).
 int zeroShardRanks(const Scenario &s)
 {
-    return s.dp * s.cp / zeroReplicasOf(s);
+    return std::max(1, s.dp * s.cp / zeroReplicasOf(s));
 }
 
 // The routed experts' alike: the expert data-parallel group, split the same way.

@@ -14,6 +14,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -109,6 +110,9 @@ std::vector<DeviceSplit> splits(const ModelSpec &model, const PlanRequest &req, 
                 if (k > model.layers)
                     break;
                 const int dp = rest / k;
+                // Hybrid sharding's replicas are the scenario's: a D they split (validate).
+                if (dp % std::max(1, req.base.zeroReplicas) != 0)
+                    continue;
                 for (int ep : expertDegrees(model, req, tp, std::int64_t{tp} * cp * dp))
                     out.push_back({tp, k, dp, cp, ep});
             }
@@ -347,9 +351,11 @@ std::vector<std::pair<Schedule, int>> schedules(const Context &c, const DeviceSp
     if (offersSchedule(framework, Schedule::dualPipeV) && microbatches >= 2 * split.pp &&
         c.model.layers >= 2 * split.pp)
         out.push_back({Schedule::dualPipeV, 1});
-    // DualPipe (validate's rules): an even K and an even m >= 2K, an end on each end stage.
+    // DualPipe (validate's rules): an even K and an even m >= 2K, an end on each end stage, and
+    // no hybrid sharding.
     if (offersSchedule(framework, Schedule::dualPipe) && split.pp % 2 == 0 &&
-        microbatches >= 2 * split.pp && microbatches % 2 == 0 && !ends)
+        microbatches >= 2 * split.pp && microbatches % 2 == 0 && !ends &&
+        c.request.base.zeroReplicas <= 1)
         out.push_back({Schedule::dualPipe, 1});
     if (!offersSchedule(framework, Schedule::interleaved))
         return out;
@@ -935,9 +941,14 @@ std::optional<InputError> checkRequest(const PlanRequest &req, const Presets &pr
         return InputError{"max-ep", "must be from 1 to " + std::to_string(limits::kExpertParallel) +
                                         ", got " + std::to_string(req.maxExpertParallel)};
     // The base scenario's own layout is replaced; everything else must already be valid. Expert
-    // T is kept: D = expert T gives it ranks to tile, so that only its own range is checked.
+    // T and hybrid sharding's replicas are kept: D = their least common multiple gives expert T
+    // ranks to tile and the replicas a D to divide, so that only their own ranges are checked.
+    // Layouts whose D the replicas do not divide are then refused one by one (docs/planner.md).
     Scenario probe = PlanLayout{}.apply(req.base);
-    probe.dp = std::clamp(req.base.expertTp, 1, limits::kExpertParallel);
+    const std::int64_t probeDp =
+        std::lcm(std::int64_t{std::clamp(req.base.expertTp, 1, limits::kExpertParallel)},
+                 std::int64_t{std::clamp(req.base.zeroReplicas, 1, limits::kDataParallel)});
+    probe.dp = static_cast<int>(std::min<std::int64_t>(probeDp, limits::kDataParallel));
     if (auto e = validate(probe, presets))
         return e;
     const ModelSpec &model = *resolveModel(probe, presets);

@@ -363,6 +363,31 @@ private Q_SLOTS:
         }
     }
 
+    // docs/planner.md, "Hybrid sharding": the scenario's zero_replicas R is kept, so the search
+    // takes only the D that R divides (validate); each such layout is timed as evaluate times it.
+    // Without R, D = 2 (not a multiple of 4) is among the layouts of 16 devices.
+    void hybridShardingKeepsItsReplicas()
+    {
+        PlanRequest req = request("model=llama-3.1-8b,device=h100-sxm,zero_replicas=4", 16, 64);
+        req.prune = false;
+        const PlanResult result = plan(req, presets);
+        QVERIFY2(!result.error, result.error ? result.error->message.c_str() : "");
+        QVERIFY(!result.evaluatedLayouts.empty());
+        for (const auto &c : result.evaluatedLayouts)
+            QCOMPARE(c.dp % 4, 0);
+        QVERIFY(!result.candidates.empty());
+        const PlanCandidate &best = result.candidates.front();
+        Scenario s = best.apply(req.base);
+        const Report r = evaluate(s, presets);
+        QVERIFY(r.ok() && r.stepTime);
+        QCOMPARE(r.stepTime->stepTimeS, best.stepTimeS);
+        QCOMPARE(r.stepTime->dpReplicas, best.zero >= 1 ? 4 : 0);
+        PlanRequest plain = request("model=llama-3.1-8b,device=h100-sxm", 16, 64);
+        plain.prune = false;
+        const PlanResult all = plan(plain, presets);
+        QVERIFY(std::ranges::any_of(all.evaluatedLayouts, [](const auto &c) { return c.dp == 2; }));
+    }
+
     // docs/planner.md: more micro-batches never increase the 1F1B bubble.
     void moreMicrobatchesNeverIncreaseTheBubble()
     {
