@@ -352,11 +352,15 @@ private:
             return core::InputError{shardPath, "more than a billion data-parallel replicas"};
         s.dp = int(replicate * shard);
         m_shard = int(shard);
-        if (replicate > 1 && shard > 1)
-            m_out.assumptions.push_back(
-                "HSDP (replicate " + std::to_string(replicate) + " x shard " +
-                std::to_string(shard) + "): Parascope shards over all D = " + std::to_string(s.dp) +
-                ", torchtitan over the " + std::to_string(shard) + " of a replica");
+        // HSDP: FSDP2 over a (dp_replicate, fsdp) mesh (llama3/infra/parallelize.py), each of
+        // the r replicas sharding over its s x C ranks (parallel_dims.py: the fsdp mesh is
+        // dp_shard x cp) and the replicas all-reducing the shards' gradients. With s = 1 it is
+        // DDP over r (apply_ddp).
+        s.zeroReplicas = replicate > 1 && shard > 1 ? replicate : 1;
+        if (s.zeroReplicas > 1)
+            for (ConfigField &field : m_out.read)
+                if (field.name == "parallelism.data_parallel_replicate_degree")
+                    field.key = "dp, zero_replicas";
         // FSDP2's reshard_after_forward (docs/frameworks.md): resharded after the forward
         // without pipelining (ZeRO-3), kept with it (ZeRO-1); llama3/infra/parallelize.py.
         const auto policy = text("parallelism.fsdp_reshard_after_forward", "default", "zero");
@@ -945,12 +949,23 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
                         "outermost (pp, dp_replicate, dp_shard, cp, tp: "
                         "torchtitan/distributed/parallel_dims.py); it numbers devices its own way");
 
-    // ZeRO: DDP is replicate, FSDP2 is shard; reshard_after_forward follows the pipeline.
+    // ZeRO: DDP is replicate, FSDP2 is shard, and hybrid sharding both (HSDP, each replica
+    // sharding over its shard x C ranks: parallel_dims.py); reshard_after_forward follows the
+    // pipeline.
     int replicate = s.dp, shard = 1;
     std::string reshard;
-    if (s.zero > 0 && s.dp > 1) {
-        replicate = 1;
-        shard = s.dp;
+    const bool hybrid = s.zero > 0 && s.zeroReplicas > 1;
+    if (hybrid && s.dp % s.zeroReplicas != 0)
+        notes.push_back("zero_replicas=" + std::to_string(s.zeroReplicas) +
+                        " does not divide D = " + std::to_string(s.dp) + ": written without");
+    const int replicas = hybrid && s.dp % s.zeroReplicas == 0 ? s.zeroReplicas : 1;
+    if (s.zero > 0 && s.dp > 1 && replicas == s.dp && s.cp == 1) {
+        notes.push_back("zero_replicas=" + std::to_string(replicas) +
+                        " = D: a replica's shard is one device, which holds everything: "
+                        "written as DDP");
+    } else if (s.zero > 0 && s.dp > 1) {
+        replicate = replicas;
+        shard = s.dp / replicas;
         if (s.pp > 1 && s.zero == 3)
             reshard = "always";
         else if (s.pp == 1 && s.zero < 3)
@@ -964,6 +979,9 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
     } else if (s.zero > 0) {
         notes.push_back("zero=" + std::to_string(s.zero) + " with D = 1: nothing to shard");
     }
+    if (s.zero == 0 && s.zeroReplicas > 1)
+        notes.push_back("zero_replicas=" + std::to_string(s.zeroReplicas) +
+                        " without ZeRO: nothing to shard, DDP all-reduces over all of D");
     body += "\n[parallelism]\ndata_parallel_replicate_degree = " + std::to_string(replicate) +
             "\ndata_parallel_shard_degree = " + std::to_string(shard) + "\n";
     if (!reshard.empty())

@@ -68,7 +68,8 @@ const QStringList kTorchtitanKeys{"framework",
                                   "cp_exchange",
                                   "ep_dispatcher",
                                   "pipeline_layout",
-                                  "ends_in_pipeline_split"};
+                                  "ends_in_pipeline_split",
+                                  "zero_replicas"};
 const QStringList kMegatronKeys =
     kTorchtitanKeys +
     QStringList{"grad_precision", "fused_swiglu",        "fused_grad_accumulation",
@@ -669,6 +670,120 @@ private Q_SLOTS:
             QVERIFY2(
                 !contains(imported.assumptions, QStringLiteral("expert_parallel_comm_backend")),
                 io::importSummary(imported).c_str());
+    }
+
+    // parallelism.data_parallel_replicate_degree r beside data_parallel_shard_degree s, Llama 3
+    // 8B: both above 1 is FSDP2's HSDP, FSDP over a (dp_replicate, fsdp) mesh whose fsdp
+    // dimension is dp_shard x cp (torchtitan/distributed/parallel_dims.py,
+    // llama3/infra/parallelize.py), each of the r replicas sharding over its s x C ranks:
+    // Parascope's D x C / R with R = r. s = 1 is DDP over r (apply_ddp), s alone FSDP over all.
+    // The ZeRO stage is reshard_after_forward's default: 3 without pipelining, 1 with it. The
+    // starting scenario has zero_replicas 8, so each row's comes from the file.
+    void torchtitanHybridSharding_data()
+    {
+        QTest::addColumn<QByteArray>("parallelism"); // lines under [parallelism]
+        QTest::addColumn<int>("devices");
+        QTest::addColumn<int>("dp");
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<int>("replicas");
+        QTest::addRow("HSDP: 4 replicas of 8")
+            << QByteArray("data_parallel_replicate_degree = 4\ndata_parallel_shard_degree = 8\n")
+            << 32 << 32 << 3 << 4;
+        QTest::addRow("HSDP, shard -1: 2 replicas of the other 8")
+            << QByteArray("data_parallel_replicate_degree = 2\n") << 16 << 16 << 3 << 2;
+        QTest::addRow("HSDP with pipelining: ZeRO-1 in 2 replicas")
+            << QByteArray("data_parallel_replicate_degree = 2\ndata_parallel_shard_degree = 2\n"
+                          "pipeline_parallel_degree = 2\n")
+            << 8 << 4 << 1 << 2;
+        QTest::addRow("HSDP with C 2: 2 replicas, each over s x C = 4")
+            << QByteArray("data_parallel_replicate_degree = 2\ndata_parallel_shard_degree = 2\n"
+                          "context_parallel_degree = 2\n")
+            << 8 << 4 << 3 << 2;
+        QTest::addRow("DDP: replicate 8, shard 1")
+            << QByteArray("data_parallel_replicate_degree = 8\ndata_parallel_shard_degree = 1\n")
+            << 8 << 8 << 0 << 1;
+        QTest::addRow("FSDP: shard 8")
+            << QByteArray("data_parallel_shard_degree = 8\n") << 8 << 8 << 3 << 1;
+    }
+    void torchtitanHybridSharding()
+    {
+        QFETCH(QByteArray, parallelism);
+        QFETCH(int, devices);
+        const QByteArray content =
+            "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n" + parallelism;
+        io::ImportOptions options;
+        options.devices = devices;
+        Scenario base;
+        base.zeroReplicas = 8;
+        const auto result = io::importConfig(content, base, m_presets, options);
+        if (const auto *error = std::get_if<InputError>(&result))
+            QFAIL((error->toString() + "\n" + content.toStdString()).c_str());
+        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
+        QVERIFY(imported.scenario);
+        const Scenario &s = *imported.scenario;
+        QTEST(s.dp, "dp");
+        QTEST(s.zero, "zero");
+        QTEST(s.zeroReplicas, "replicas");
+        // The replicate degree says what it set; no line approximates the replicas any more.
+        const auto replicate =
+            std::find_if(imported.read.begin(), imported.read.end(), [](const auto &f) {
+                return f.name == "parallelism.data_parallel_replicate_degree";
+            });
+        QCOMPARE(replicate != imported.read.end() &&
+                     replicate->key.find("zero_replicas") != std::string::npos,
+                 s.zeroReplicas > 1);
+        QVERIFY2(!contains(imported.assumptions, QStringLiteral("replicate")),
+                 io::importSummary(imported).c_str());
+        const Report r = evaluate(s, m_presets);
+        QVERIFY2(r.ok(), r.error ? r.error->toString().c_str() : "");
+    }
+
+    // Written back: HSDP, replicate R and shard D / R, at ZeRO 1 to 3; a comment where the
+    // scenario's replicas are not torchtitan's: R = D without context parallelism, whose
+    // one-device shards hold everything (DDP), and R at ZeRO 0.
+    void torchtitanEmitsHybridSharding_data()
+    {
+        QTest::addColumn<QStringList>("settings");
+        QTest::addColumn<int>("replicate");
+        QTest::addColumn<int>("shard");
+        QTest::addColumn<QString>("comment"); // empty: no comment names zero_replicas
+        QTest::addRow("ZeRO-3, 4 replicas of D 32")
+            << QStringList{"tp=1", "pp=1", "dp=32", "zero=3", "zero_replicas=4"} << 4 << 8 << "";
+        QTest::addRow("ZeRO-1 with pipelining, 2 replicas of D 4")
+            << QStringList{"tp=8", "pp=4", "dp=4", "zero=1", "zero_replicas=2"} << 2 << 2 << "";
+        QTest::addRow("one replica: FSDP over all of D")
+            << QStringList{"tp=1", "pp=1", "dp=8", "zero=3"} << 1 << 8 << "";
+        QTest::addRow("R = D with C 2: each replica shards over its C ranks")
+            << QStringList{"tp=1", "pp=1", "cp=2", "dp=4", "zero=3", "zero_replicas=4"} << 4 << 1
+            << "";
+        QTest::addRow("R = D with C 1: written as DDP")
+            << QStringList{"tp=1", "pp=1", "dp=8", "zero=3", "zero_replicas=8"} << 8 << 1
+            << "zero_replicas=8 = D";
+        QTest::addRow("ZeRO 0: nothing to shard")
+            << QStringList{"tp=1", "pp=1", "dp=8", "zero=0", "zero_replicas=2"} << 8 << 1
+            << "zero_replicas=2 without ZeRO";
+    }
+    void torchtitanEmitsHybridSharding()
+    {
+        QFETCH(QStringList, settings);
+        QFETCH(int, replicate);
+        QFETCH(int, shard);
+        QFETCH(QString, comment);
+        Scenario s;
+        applyFramework(s, Framework::torchtitan);
+        for (const QString &setting : settings)
+            QVERIFY(!setField(s, setting.section(QLatin1Char('='), 0, 0).toStdString(),
+                              setting.section(QLatin1Char('='), 1).toStdString()));
+        const auto emitted = io::emitConfig(s, m_presets, Framework::torchtitan);
+        QVERIFY(std::holds_alternative<std::string>(emitted));
+        const std::string &text = std::get<std::string>(emitted);
+        const std::string degrees =
+            "data_parallel_replicate_degree = " + std::to_string(replicate) +
+            "\ndata_parallel_shard_degree = " + std::to_string(shard) + "\n";
+        QVERIFY2(text.find(degrees) != std::string::npos, text.c_str());
+        QCOMPARE(text.find("#   zero_replicas=") != std::string::npos, !comment.isEmpty());
+        if (!comment.isEmpty())
+            QVERIFY2(text.find("#   " + comment.toStdString()) != std::string::npos, text.c_str());
     }
 
     // Group-limited routing and the dispatcher in Megatron-LM's flags (transformer_config.py:
@@ -2006,6 +2121,27 @@ private Q_SLOTS:
                                                                "microbatch_size=2",
                                                                "recompute=op",
                                                                "sequence_parallel=false"};
+        // HSDP: FSDP2 in R replicas of D / R, written as data_parallel_replicate_degree R.
+        QTest::addRow("torchtitan 8B HSDP, 4 replicas of D 32")
+            << titan << QStringList{"model=llama-3.1-8b",
+                                    "tp=1",
+                                    "pp=1",
+                                    "dp=32",
+                                    "zero=3",
+                                    "zero_replicas=4",
+                                    "microbatches=4",
+                                    "sequence_parallel=false"};
+        QTest::addRow("torchtitan 70B HSDP with pipelining and C 2")
+            << titan
+            << QStringList{"model=llama-3.1-70b",
+                           "tp=8",
+                           "pp=4",
+                           "cp=2",
+                           "dp=4",
+                           "zero=1",
+                           "zero_replicas=2",
+                           "microbatches=8",
+                           "sequence_parallel=true"};
         QTest::addRow("torchtitan 405B T8 K8 interleaved v4")
             << titan
             << QStringList{"model=llama-3.1-405b",
