@@ -61,10 +61,18 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
     // (deepseek-ai/DualPipe, dualpipe.py).
     const bool dualPipe = training && s.schedule == core::Schedule::dualPipe;
     // ZeRO divides by D × C for the dense parameters and by the expert data-parallel degree
-    // for the routed experts (docs/experts.md, "Memory").
-    const QString d = st.expertParams > 0 ? QStringLiteral(" ÷ D·C (experts ÷ %1)").arg(r.expertDp)
-                      : r.cp > 1          ? QStringLiteral(" ÷ D·C")
-                                          : QStringLiteral(" ÷ D");
+    // for the routed experts (docs/experts.md, "Memory"); hybrid sharding by 1/R of each
+    // (docs/step_time.md, "Hybrid sharding").
+    const int replicas = s.zero >= 1 ? std::max(1, s.zeroReplicas) : 1;
+    const QString d =
+        replicas > 1          ? (st.expertParams > 0
+                                     ? QStringLiteral(" ÷ (D·C / R = %1) (experts ÷ %2)")
+                                  .arg(r.dp * r.cp / replicas)
+                                  .arg(std::max(1, r.expertDp / replicas))
+                                     : QStringLiteral(" ÷ (D·C / R = %1)").arg(r.dp * r.cp / replicas))
+        : st.expertParams > 0 ? QStringLiteral(" ÷ D·C (experts ÷ %1)").arg(r.expertDp)
+        : r.cp > 1            ? QStringLiteral(" ÷ D·C")
+                              : QStringLiteral(" ÷ D");
     const QString copies =
         dualPipe ? QObject::tr("; under DualPipe a device holds two stages' copies, stage 0 "
                                "also the mirrored stage %1 (deepseek-ai/DualPipe, dualpipe.py)")
@@ -169,7 +177,11 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                            .arg(s.zero)
                      : QObject::tr("Mixed-precision Adam keeps 2 + 2 + 12 bytes per parameter; "
                                    "ZeRO-%1 (Rajbhandari et al. 2020, §5)")
-                           .arg(s.zero)));
+                           .arg(s.zero)) +
+                (replicas > 1 ? QObject::tr(", in each of %1 replicas (zero_replicas; "
+                                            "docs/step_time.md, \"Hybrid sharding\")")
+                                    .arg(replicas)
+                              : QString()));
         out += block(QObject::tr("Activations of stage 0"),
                      QStringLiteral("%1 layers × %2 micro-batches in flight → %3")
                          .arg(st.layers)
