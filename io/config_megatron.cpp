@@ -917,6 +917,8 @@ enum class Flag
     lossInSplit,
     tpPpDpMapping,
     shardingStrategy,
+    optimizerInstances,
+    outerShardingStrategy,
     bf16,
     fp16,
     fp8Format,
@@ -1040,6 +1042,10 @@ constexpr std::array kFlags{
     FlagInfo{"--account-for-loss-in-pipeline-split", Flag::lossInSplit, Takes::nothing,
              "ends_in_pipeline_split"},
     FlagInfo{"--data-parallel-sharding-strategy", Flag::shardingStrategy, Takes::value, "zero"},
+    FlagInfo{"--num-distributed-optimizer-instances", Flag::optimizerInstances, Takes::value,
+             "zero_replicas"},
+    FlagInfo{"--outer-dp-sharding-strategy", Flag::outerShardingStrategy, Takes::value,
+             "zero_replicas"},
     FlagInfo{"--bf16", Flag::bf16, Takes::nothing, "precision"},
     FlagInfo{"--fp16", Flag::fp16, Takes::nothing, "precision"},
     FlagInfo{"--fp8-format", Flag::fp8Format, Takes::value, "precision"},
@@ -2007,6 +2013,8 @@ private:
         s.zero = has(Flag::distributedOptimizer) ? 1 : 0;
         if (auto e = readMegatronFsdp(s))
             return e;
+        if (auto e = readOptimizerInstances(s))
+            return e;
         if (auto e = readFp8Recipe(s))
             return e;
         // initialize.py: order tp-cp-ep-pp-dp with --use-tp-pp-dp-mapping, else tp-cp-ep-dp-pp.
@@ -2398,6 +2406,84 @@ private:
         return std::nullopt;
     }
 
+    // --num-distributed-optimizer-instances N (arguments.py, 1 by default): the distributed
+    // optimizer shards over the D x C / N ranks of an instance and the N instances all-reduce
+    // their shards' gradients (param_and_grad_buffer.py, start_grad_sync); Megatron-FSDP's HSDP
+    // the same (mcore_fsdp_adapter.py, enable_hsdp), its outer ranks replicating unless
+    // --outer-dp-sharding-strategy optim also shards the optimizer states over them.
+    std::optional<core::InputError> readOptimizerInstances(core::Scenario &s)
+    {
+        s.zeroReplicas = 1;
+        const auto v = integer(Flag::optimizerInstances, 1);
+        if (auto *e = std::get_if<core::InputError>(&v))
+            return *e;
+        const int n = std::get<int>(v);
+        const Given *outer = given(Flag::outerShardingStrategy);
+        if (outer && outer->value != "no_shard" && outer->value != "optim")
+            return core::InputError{outer->name,
+                                    "expects no_shard or optim, not '" + outer->value + "'"};
+        const bool hsdp = n > 1 && given(Flag::megatronFsdp);
+        if (outer && !hsdp)
+            m_out.ignored.push_back({outer->name,
+                                     "Megatron-FSDP reads it only with --use-megatron-fsdp and "
+                                     "--num-distributed-optimizer-instances above 1"});
+        if (n == 1)
+            return std::nullopt;
+        const std::string flag = given(Flag::optimizerInstances)->name;
+        const std::string count = std::to_string(n);
+        if (!given(Flag::distributedOptimizer) && !given(Flag::megatronFsdp))
+            return core::InputError{flag,
+                                    count + " needs --use-distributed-optimizer: Megatron-core "
+                                            "refuses it without (distributed_data_parallel.py, "
+                                            "\"Partial DistOpt cannot be used without DistOpt\")"};
+        // parallel_state.py: the D x C ranks, and the experts' data-parallel group, split into N
+        // instances of consecutive ranks, the C ranks of a replica next to each other.
+        const long long ranks = 1LL * s.dp * s.cp;
+        if (ranks % n != 0)
+            return core::InputError{flag, count +
+                                              " does not divide D x C = " + std::to_string(ranks) +
+                                              " (Megatron-core asserts it, parallel_state.py)"};
+        if (s.dp % n != 0)
+            return core::InputError{
+                flag, count + " does not divide D = " + std::to_string(s.dp) +
+                          ": its instances would split a replica's C = " + std::to_string(s.cp) +
+                          " context-parallel ranks, which Parascope's "
+                          "zero_replicas keeps together"};
+        const core::ModelSpec *model = m_out.model ? &*m_out.model : m_presets.model(s.model);
+        if (model && model->hasExperts() && s.expertDp() % n != 0)
+            return core::InputError{flag, count +
+                                              " does not divide the experts' data-parallel group "
+                                              "of " +
+                                              std::to_string(s.expertDp()) +
+                                              " devices (Megatron-core asserts it, "
+                                              "parallel_state.py)"};
+        if (outer && hsdp) {
+            noteRead(Flag::outerShardingStrategy);
+            // param_and_grad_buffer.py: "Optimizer fully-sharded HFSDP is only supported with
+            // full-sharding on DP-Shard".
+            if (outer->value == "optim" && s.zero != 3)
+                return core::InputError{outer->name,
+                                        "optim needs --data-parallel-sharding-strategy "
+                                        "optim_grads_params: Megatron-FSDP refuses it otherwise"};
+            if (outer->value == "optim")
+                m_out.assumptions.push_back(
+                    outer->name +
+                    " optim (HFSDP): Megatron-FSDP also shards the optimizer states over the " +
+                    std::to_string(n) +
+                    " instances; Parascope counts them sharded over one instance's D x C / " +
+                    std::to_string(n) + " ranks, as with no_shard");
+        }
+        if (s.zero == 0) {
+            m_out.assumptions.push_back(flag + " " + count +
+                                        " under Megatron-FSDP's no_shard: nothing is sharded and "
+                                        "every replica all-reduces with every other; read as "
+                                        "zero_replicas 1");
+            return std::nullopt;
+        }
+        s.zeroReplicas = n;
+        return std::nullopt;
+    }
+
     // model_parallel_config.py: cross_entropy_loss_fusion (off by default) with
     // cross_entropy_fusion_impl native (the default) or te.
     std::optional<core::InputError> readLossFusion(core::Scenario &s)
@@ -2749,6 +2835,17 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
         flag("--data-parallel-sharding-strategy",
              s.zero == 2 ? "optim_grads" : "optim_grads_params");
     }
+    // Hybrid sharding: distributed-optimizer instances, or Megatron-FSDP's HSDP over them.
+    if (s.zeroReplicas > 1 && s.zero >= 1 && s.dp % s.zeroReplicas == 0)
+        flag("--num-distributed-optimizer-instances", number(s.zeroReplicas));
+    else if (s.zeroReplicas > 1 && s.zero >= 1)
+        notes.push_back("zero_replicas=" + std::to_string(s.zeroReplicas) +
+                        " does not divide D = " + std::to_string(s.dp) + ": written without");
+    else if (s.zeroReplicas > 1)
+        notes.push_back("zero_replicas=" + std::to_string(s.zeroReplicas) +
+                        " without ZeRO: nothing to shard; Megatron-LM takes "
+                        "--num-distributed-optimizer-instances with the distributed optimizer "
+                        "only");
     if (!s.dpOverlap || *s.dpOverlap > 0) {
         flag("--overlap-grad-reduce");
         if (s.zero >= 1 && s.overlapParamGather)

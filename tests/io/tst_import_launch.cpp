@@ -1858,6 +1858,111 @@ private Q_SLOTS:
             QVERIFY2(QString::fromStdString(ignored->why).contains(mention), ignored->why.c_str());
     }
 
+    // --num-distributed-optimizer-instances N (megatron/training/arguments.py, default 1) on
+    // Llama 3 8B over 8 devices: the distributed optimizer shards over the D x C / N ranks of an
+    // instance and the instances all-reduce their shards' gradients (param_and_grad_buffer.py,
+    // start_grad_sync), Megatron-FSDP's HSDP the same (mcore_fsdp_adapter.py, enable_hsdp):
+    // zero_replicas N. Megatron-core refuses N without the distributed optimizer
+    // (distributed_data_parallel.py, "Partial DistOpt cannot be used without DistOpt") and N
+    // not dividing D x C or the experts' data-parallel group (parallel_state.py); Megatron-FSDP
+    // refuses --outer-dp-sharding-strategy optim (HFSDP) beside another strategy than
+    // optim_grads_params (param_and_grad_buffer.py). The starting scenario has zero_replicas 4,
+    // so each row's comes from the file.
+    void megatronOptimizerInstances_data()
+    {
+        QTest::addColumn<QByteArray>("flags");
+        QTest::addColumn<bool>("experts");    // 64 experts over E = 8: a data-parallel group of 1
+        QTest::addColumn<int>("replicas");    // 0: refused
+        QTest::addColumn<QString>("flag");    // refused: the flag named; else one listed ignored
+        QTest::addColumn<QString>("mention"); // refused: a word of the message; else of a line
+        const QString instances = QStringLiteral("--num-distributed-optimizer-instances");
+        const QString outer = QStringLiteral("--outer-dp-sharding-strategy");
+        QTest::addRow("the distributed optimizer, one instance by default")
+            << QByteArray("--use-distributed-optimizer") << false << 1 << ""
+            << "";
+        QTest::addRow("the distributed optimizer in 2 instances of 4")
+            << QByteArray("--use-distributed-optimizer --num-distributed-optimizer-instances 2")
+            << false << 2 << ""
+            << "";
+        QTest::addRow("Megatron-FSDP's HSDP, 4 instances")
+            << QByteArray("--use-megatron-fsdp --num-distributed-optimizer-instances 4") << false
+            << 4 << ""
+            << "";
+        QTest::addRow("Megatron-FSDP's HSDP of optim_grads")
+            << QByteArray("--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads "
+                          "--num-distributed-optimizer-instances 2")
+            << false << 2 << ""
+            << "";
+        QTest::addRow("HFSDP: the optimizer states over the instances too")
+            << QByteArray("--use-megatron-fsdp --num-distributed-optimizer-instances 2 "
+                          "--outer-dp-sharding-strategy optim")
+            << false << 2 << ""
+            << "HFSDP";
+        QTest::addRow("instances of no_shard: nothing sharded")
+            << QByteArray("--use-megatron-fsdp --data-parallel-sharding-strategy no_shard "
+                          "--num-distributed-optimizer-instances 2")
+            << false << 1 << ""
+            << "no_shard";
+        QTest::addRow("an outer strategy without instances")
+            << QByteArray("--use-megatron-fsdp --outer-dp-sharding-strategy optim") << false << 1
+            << outer << "";
+        QTest::addRow("instances without the distributed optimizer")
+            << QByteArray("--num-distributed-optimizer-instances 2") << false << 0 << instances
+            << "needs --use-distributed-optimizer";
+        QTest::addRow("3 instances of D x C = 8")
+            << QByteArray("--use-distributed-optimizer --num-distributed-optimizer-instances 3")
+            << false << 0 << instances << "does not divide D x C = 8";
+        QTest::addRow("8 instances across C 2: a context-parallel group split")
+            << QByteArray("--use-distributed-optimizer --context-parallel-size 2 "
+                          "--num-distributed-optimizer-instances 8")
+            << false << 0 << instances << "does not divide D = 4";
+        QTest::addRow("2 instances of the experts' group of 1")
+            << QByteArray("--use-distributed-optimizer --num-distributed-optimizer-instances 2")
+            << true << 0 << instances << "experts' data-parallel group of 1";
+        QTest::addRow("no instance")
+            << QByteArray("--use-distributed-optimizer --num-distributed-optimizer-instances 0")
+            << false << 0 << instances << "from 1";
+        QTest::addRow("HFSDP beside optim_grads")
+            << QByteArray("--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads "
+                          "--num-distributed-optimizer-instances 2 "
+                          "--outer-dp-sharding-strategy optim")
+            << false << 0 << outer << "optim_grads_params";
+        QTest::addRow("an outer strategy Megatron-LM does not have")
+            << QByteArray("--outer-dp-sharding-strategy full") << false << 0 << outer
+            << "expects no_shard or optim";
+    }
+    void megatronOptimizerInstances()
+    {
+        QFETCH(QByteArray, flags);
+        QFETCH(bool, experts);
+        QFETCH(int, replicas);
+        QFETCH(QString, flag);
+        QFETCH(QString, mention);
+        Scenario base;
+        base.zeroReplicas = 4;
+        const auto result =
+            experts ? importLlama8bExperts(flags, base) : importLlama8b(flags, base);
+        if (replicas == 0) {
+            const auto *error = std::get_if<InputError>(&result);
+            QVERIFY(error);
+            expectRefusal(*error, flag, mention);
+            return;
+        }
+        if (const auto *error = std::get_if<InputError>(&result))
+            QFAIL(error->toString().c_str());
+        const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
+        QVERIFY(imported.scenario);
+        QCOMPARE(imported.scenario->zeroReplicas, replicas);
+        QCOMPARE(hasName(imported.ignored, flag), !flag.isEmpty());
+        if (!mention.isEmpty())
+            QVERIFY2(contains(imported.assumptions, mention), io::importSummary(imported).c_str());
+        // Parascope takes what it read: the model the flags describe, in these replicas.
+        Scenario s = *imported.scenario;
+        s.customModel = imported.model;
+        const Report r = evaluate(s, m_presets);
+        QVERIFY2(r.ok(), r.error ? r.error->toString().c_str() : "");
+    }
+
     // --activation-func-fp8-input-store where Megatron-core keeps nothing in FP8: without
     // --swiglu transformer_config.py refuses it ("supported only for SwiGLU"), and beside
     // --no-bias-swiglu-fusion mlp.py runs the unfused SwiGLU, which ignores it. Either is read
@@ -2033,6 +2138,25 @@ private Q_SLOTS:
             << QStringList{"model=llama-3.1-8b",     "tp=1",   "pp=1",          "dp=8",
                            "microbatches=16",        "zero=2", "precision=fp8", "fp8_scaling=block",
                            "sequence_parallel=false"};
+        // The distributed optimizer in instances, and Megatron-FSDP's HSDP over them.
+        QTest::addRow("megatron 8B distributed optimizer in 4 instances")
+            << megatron << QStringList{"model=llama-3.1-8b",
+                                       "tp=1",
+                                       "pp=1",
+                                       "dp=32",
+                                       "zero=1",
+                                       "zero_replicas=4",
+                                       "microbatches=4",
+                                       "sequence_parallel=false"};
+        QTest::addRow("megatron 8B Megatron-FSDP HSDP, 2 instances")
+            << megatron << QStringList{"model=llama-3.1-8b",
+                                       "tp=1",
+                                       "pp=1",
+                                       "dp=8",
+                                       "zero=3",
+                                       "zero_replicas=2",
+                                       "microbatches=16",
+                                       "sequence_parallel=false"};
         QTest::addRow("megatron 8B with the SwiGLU input in FP8")
             << megatron
             << QStringList{"model=llama-3.1-8b", "precision=fp8", "fp8_activation_input=true"};
@@ -2372,6 +2496,9 @@ private Q_SLOTS:
         QTest::addRow("megatron DeepSpeed's ZeRO buffers")
             << int(Framework::megatron) << QStringList{"zero_buffers=deepspeed"}
             << "zero_buffers=deepspeed";
+        QTest::addRow("megatron hybrid sharding without ZeRO")
+            << int(Framework::megatron) << QStringList{"zero=0", "zero_replicas=2"}
+            << "zero_replicas=2 without ZeRO";
         QTest::addRow("megatron GPipe")
             << int(Framework::megatron) << QStringList{"schedule=gpipe"} << "schedule=gpipe";
         QTest::addRow("megatron DualPipeV")
