@@ -15,6 +15,8 @@
 //   16 maxVirtualStages uint8 | 17 sequence length uint8: 2^(7 + n mod 8) tokens
 //   18 framework uint8 (index into core::Framework; its profile's keys set first, as
 //   choosing it does, then the bytes above)
+//   19 hybrid sharding's replicas uint8: zero_replicas = 1 + n mod 8 (the splits whose D
+//   they divide searched, once a division by zero in the pruning by model states)
 //
 // The work per input stays small: a value the planner must refuse goes to it as it is
 // (refusing is cheap), and an accepted one is folded into a small search: at most 16 devices
@@ -221,6 +223,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     if (flags & 128)
         request.base.pipelineLayout = core::kParametersLayout;
     request.base.seqLen = 1 << (7 + in.at<std::uint8_t>(17) % 8);
+    request.base.zeroReplicas = 1 + in.at<std::uint8_t>(19) % 8;
 
     const core::PlanResult result = core::plan(request, presets);
     if (result.error)
