@@ -209,6 +209,67 @@ std::string whole(double value)
     return core::plainNumber(value);
 }
 
+constexpr const char *kMicsShardSize = "zero_optimization.mics_shard_size";
+
+// MiCS, DeepSpeed's hybrid sharding (deepspeed/runtime/zero/mics.py): ZeRO-3 over shard groups
+// of mics_shard_size ranks, each group a replica whose shards' gradients the groups all-reduce
+// (MiCS_Optimizer). Parascope's shard group of D x C / R ranks is one of them: R = D x C / S.
+// engine.py (_configure_zero_optimizer) builds it at stage 3 only, and not for 0 or below.
+std::optional<core::InputError> readMics(DsReader &r, const DsValue &mics,
+                                         const core::Scenario &base, core::Scenario &s,
+                                         ImportedConfig &out)
+{
+    s.zeroReplicas = 1;
+    const bool on = mics.known() && mics.number > 0;
+    if (on && s.zero != 3) {
+        r.ignore(kMicsShardSize, "MiCS is ZeRO-3's: DeepSpeed builds it at stage 3 only "
+                                 "(engine.py, _configure_zero_optimizer), and ZeRO " +
+                                     std::to_string(s.zero) + " shards over all D × C");
+    } else if (on) {
+        const int size = static_cast<int>(mics.number);
+        const long long ranks = 1LL * s.dp * s.cp;
+        // mics_utils.py, _generate_mics_config: "dp group size is not dividable by
+        // dp_shard_size".
+        if (ranks % size != 0)
+            return core::InputError{kMicsShardSize,
+                                    whole(mics.number) +
+                                        " does not divide the D × C = " + std::to_string(ranks) +
+                                        " ranks ZeRO-3 shards over (DeepSpeed asserts it)"};
+        const long long replicas = ranks / size;
+        if (s.dp % replicas != 0)
+            return core::InputError{kMicsShardSize,
+                                    whole(mics.number) +
+                                        " is not a multiple of C = " + std::to_string(s.cp) +
+                                        ": its groups would split a replica's "
+                                        "sequence-parallel ranks, which Parascope's "
+                                        "zero_replicas keeps together"};
+        r.read(kMicsShardSize, "zero_replicas");
+        s.zeroReplicas = static_cast<int>(replicas);
+        // mics_utils.py groups consecutive ranks of the whole world, not of the
+        // data-parallel group.
+        if (s.tp * s.pp > 1)
+            out.assumptions.push_back(
+                std::string(kMicsShardSize) + " " + whole(mics.number) +
+                ": MiCS groups consecutive ranks of the whole world (mics_utils.py), which "
+                "with T × K = " +
+                std::to_string(s.tp * s.pp) +
+                " from the base scenario mixes model-parallel ranks; read as " +
+                whole(mics.number) + " of the D × C ranks that hold the same parameters");
+    } else if (mics.known()) {
+        r.read(kMicsShardSize, "zero_replicas");
+    }
+    r.ignore("zero_optimization.mics_hierarchical_params_gather",
+             s.zeroReplicas > 1 ? "MiCS's gather inside each node, then across: Parascope "
+                                  "times one ring over the shard group"
+                                : "used only with MiCS");
+    if (base.zeroReplicas > 1 && s.zeroReplicas == 1 && s.zero > 0)
+        out.assumptions.push_back("ZeRO-" + std::to_string(s.zero) +
+                                  " without MiCS shards over all D × C: zero_replicas 1, not the "
+                                  "base scenario's " +
+                                  std::to_string(base.zeroReplicas));
+    return std::nullopt;
+}
+
 // A JSON string literal.
 std::string quotedJson(const std::string &text)
 {
@@ -241,11 +302,16 @@ std::optional<core::InputError> importDeepSpeed(const QByteArray &content,
     DsValue stage;
     DsValue bucket;
     DsValue overlap;
+    DsValue mics;
     if (r.section("zero_optimization")) {
         r.open("zero_optimization");
         stage = r.integer("zero_optimization.stage", 0);
         bucket = r.number("zero_optimization.reduce_bucket_size");
         overlap = r.boolean("zero_optimization.overlap_comm");
+        // DeepSpeedZeroConfig.mics_shard_size: an int, -1 (off) by default.
+        mics = r.integer(kMicsShardSize, std::numeric_limits<int>::min());
+        if (mics.automatic)
+            r.fail(kMicsShardSize, "expected a whole number, got 'auto'");
     }
     // Precision (bf16 and fp16 sections, each with "enabled").
     DsValue bf16;
@@ -442,6 +508,8 @@ std::optional<core::InputError> importDeepSpeed(const QByteArray &content,
                                   "ZeRO-3, DeepSpeed's default, so dp_overlap=0 (the gradient "
                                   "reduction is not hidden)");
     }
+    if (auto error = readMics(r, mics, base, s, out))
+        return error;
     for (const char *key :
          {"offload_optimizer", "offload_param", "cpu_offload", "cpu_offload_params"}) {
         const std::string path = std::string("zero_optimization.") + key;
@@ -684,6 +752,31 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
         notes.push_back("rank_order tp-cp-ep-pp-dp: DeepSpeed's topology keeps the pipeline "
                         "outermost (axes pipe, data, model: deepspeed/runtime/pipe/topology.py)");
 
+    // Hybrid sharding is MiCS, ZeRO-3's (engine.py, _configure_zero_optimizer), over shard
+    // groups of consecutive ranks of the whole world (mics_utils.py), the model built under
+    // MiCS_Init (mics.py).
+    int micsShardSize = 0;
+    const std::string replicas = "zero_replicas=" + std::to_string(s.zeroReplicas);
+    if (s.zeroReplicas > 1 && s.zero == 0)
+        notes.push_back(replicas + " without ZeRO: nothing to shard");
+    else if (s.zeroReplicas > 1 && s.zero < 3)
+        notes.push_back(replicas + ": DeepSpeed's hybrid sharding, MiCS, is ZeRO-3's; ZeRO-" +
+                        std::to_string(s.zero) + " shards over all D × C");
+    else if (s.zeroReplicas > 1 && s.dp % s.zeroReplicas != 0)
+        notes.push_back(replicas + " does not divide D = " + std::to_string(s.dp) +
+                        ": written without MiCS");
+    else if (s.zeroReplicas > 1 && s.tp * s.pp > 1)
+        notes.push_back(replicas + ": MiCS groups consecutive ranks of the whole world, not of "
+                                   "the data-parallel group, so it takes no tensor or pipeline "
+                                   "parallelism; written without, ZeRO-3 over all D × C");
+    else if (s.zeroReplicas > 1) {
+        micsShardSize = s.dp * s.cp / s.zeroReplicas;
+        notes.push_back(replicas + ": MiCS over shard groups of D × C / " +
+                        std::to_string(s.zeroReplicas) + " = " + std::to_string(micsShardSize) +
+                        " ranks; build the model under deepspeed.zero.MiCS_Init("
+                        "config_dict_or_path=this file)");
+    }
+
     const bool fp16 = s.precision == core::Precision::fp16;
     const bool bf16 = !fp16 && s.precision != core::Precision::fp32;
     // FP32 accumulation of BF16 gradients is DeepSpeed's BF16_Optimizer, which it runs under
@@ -712,6 +805,8 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
     if (s.dpBucketParams)
         text += ",\n    \"reduce_bucket_size\": " +
                 std::to_string(static_cast<long long>(std::llround(*s.dpBucketParams)));
+    if (micsShardSize > 0)
+        text += ",\n    \"mics_shard_size\": " + std::to_string(micsShardSize);
     text += "\n  },\n";
     text +=
         std::string("  \"bf16\": {\n    \"enabled\": ") + (bf16 ? "true" : "false") + "\n  },\n";

@@ -803,16 +803,21 @@ private Q_SLOTS:
         QTest::addColumn<int>("dp");
         QTest::addColumn<QString>("precision");
         QTest::addColumn<QString>("recompute");
+        QTest::addColumn<int>("replicas"); // zero_replicas: MiCS, T = 1
         QTest::addRow("ZeRO off, bf16, full") << 0 << 1 << 16 << 2 << "bf16"
-                                              << "full";
+                                              << "full" << 1;
         QTest::addRow("ZeRO-1, fp16, none") << 1 << 2 << 8 << 4 << "fp16"
-                                            << "none";
+                                            << "none" << 1;
         QTest::addRow("ZeRO-2, fp32, full") << 2 << 4 << 1 << 16 << "fp32"
-                                            << "full";
+                                            << "full" << 1;
         QTest::addRow("ZeRO-3, bf16, none, D 64") << 3 << 8 << 4 << 64 << "bf16"
-                                                  << "none";
+                                                  << "none" << 1;
         QTest::addRow("ZeRO-3, fp16, full, D 1") << 3 << 3 << 5 << 1 << "fp16"
-                                                 << "full";
+                                                 << "full" << 1;
+        QTest::addRow("ZeRO-3, bf16, MiCS: 4 replicas of D 64") << 3 << 8 << 4 << 64 << "bf16"
+                                                                << "none" << 4;
+        QTest::addRow("ZeRO-3, fp16, MiCS: groups of one, D 8") << 3 << 1 << 2 << 8 << "fp16"
+                                                                << "full" << 8;
     }
     void deepSpeedRoundTrip()
     {
@@ -822,10 +827,15 @@ private Q_SLOTS:
         QFETCH(int, dp);
         QFETCH(QString, precision);
         QFETCH(QString, recompute);
+        QFETCH(int, replicas);
         Scenario s;
         applyFramework(s, Framework::deepspeed);
         s.pp = 1;
+        // MiCS groups consecutive ranks of the whole world: no tensor parallelism beside it.
+        if (replicas > 1)
+            s.tp = 1;
         s.zero = zero;
+        s.zeroReplicas = replicas;
         s.microbatchSize = microbatchSize;
         s.microbatches = microbatches;
         s.dp = dp;
@@ -842,6 +852,7 @@ private Q_SLOTS:
         base.microbatchSize = microbatchSize + 1;
         base.microbatches = microbatches + 1;
         base.dp = dp + 1;
+        base.zeroReplicas = replicas > 1 ? 1 : 2;
         base.precision = s.precision == Precision::bf16 ? Precision::fp16 : Precision::bf16;
         // recompute=full is the activation_checkpointing section; none has no DeepSpeed
         // setting, so the file does not carry it and the base's value stays.
@@ -857,6 +868,96 @@ private Q_SLOTS:
                             [](const io::IgnoredField &f) {
                                 return f.name == "comment" && f.why == "Parascope's comment";
                             }));
+    }
+
+    // zero_optimization.mics_shard_size S, MiCS (deepspeed/runtime/zero/mics.py): ZeRO-3 over
+    // shard groups of S ranks whose shards' gradients the groups all-reduce (MiCS_Optimizer),
+    // R = D x C / S; engine.py builds it at stage 3 only (_configure_zero_optimizer), and not
+    // for S of 0 or below (-1, DeepSpeedZeroConfig's default); mics_utils.py asserts that S
+    // divides the ranks it groups. ZeRO++'s hpZ (zero_hpz_partition_size) keeps a second copy
+    // of the weights only: not hybrid sharding. D = 32 from the batch keys; the starting
+    // scenario has zero_replicas 4, so each row's comes from the file.
+    void deepSpeedMics_data()
+    {
+        QTest::addColumn<QByteArray>("keys"); // in zero_optimization, after the stage
+        QTest::addColumn<int>("stage");
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("cp");
+        QTest::addColumn<int>("replicas");    // 0: refused
+        QTest::addColumn<QString>("key");     // refused: the key named; else one listed ignored
+        QTest::addColumn<QString>("mention"); // refused: part of the message; else of a line
+        const QString mics = QStringLiteral("zero_optimization.mics_shard_size");
+        QTest::addRow("groups of 8 of D 32: 4 replicas")
+            << QByteArray(R"("mics_shard_size": 8)") << 3 << 1 << 1 << 4 << ""
+            << "";
+        QTest::addRow("the hierarchical gather, not timed apart")
+            << QByteArray(R"("mics_shard_size": 8, "mics_hierarchical_params_gather": true)") << 3
+            << 1 << 1 << 4 << "zero_optimization.mics_hierarchical_params_gather"
+            << "";
+        QTest::addRow("C 2: groups of 16 of D x C 64, 4 replicas")
+            << QByteArray(R"("mics_shard_size": 16)") << 3 << 1 << 2 << 4 << ""
+            << "";
+        QTest::addRow("T 2 from the base: the world's consecutive ranks")
+            << QByteArray(R"("mics_shard_size": 8)") << 3 << 2 << 1 << 4 << ""
+            << "mixes model-parallel ranks";
+        QTest::addRow("-1, DeepSpeed's default: off")
+            << QByteArray(R"("mics_shard_size": -1)") << 3 << 1 << 1 << 1 << ""
+            << "not the base scenario's 4";
+        QTest::addRow("ZeRO-2: DeepSpeed builds MiCS at stage 3 only")
+            << QByteArray(R"("mics_shard_size": 8)") << 2 << 1 << 1 << 1 << mics << "";
+        QTest::addRow("ZeRO++ hpZ: a copy of the weights, not replicas")
+            << QByteArray(R"("zero_hpz_partition_size": 8)") << 3 << 1 << 1 << 1
+            << "zero_optimization.zero_hpz_partition_size"
+            << "not the base scenario's 4";
+        QTest::addRow("12 does not divide D x C = 32")
+            << QByteArray(R"("mics_shard_size": 12)") << 3 << 1 << 1 << 0 << mics
+            << "does not divide the D × C = 32";
+        QTest::addRow("groups of 2 split C 4") << QByteArray(R"("mics_shard_size": 2)") << 3 << 1
+                                               << 4 << 0 << mics << "not a multiple of C = 4";
+        QTest::addRow("\"auto\" is no size") << QByteArray(R"("mics_shard_size": "auto")") << 3 << 1
+                                             << 1 << 0 << mics << "expected a whole number";
+    }
+    void deepSpeedMics()
+    {
+        QFETCH(QByteArray, keys);
+        QFETCH(int, stage);
+        QFETCH(int, replicas);
+        QFETCH(QString, key);
+        QFETCH(QString, mention);
+        const QByteArray content =
+            R"({"train_batch_size": 32, "train_micro_batch_size_per_gpu": 1,
+                "gradient_accumulation_steps": 1, "zero_optimization": {"stage": )" +
+            QByteArray::number(stage) + ", " + keys + "}}";
+        Scenario base;
+        QFETCH(int, tp);
+        QFETCH(int, cp);
+        base.tp = tp;
+        base.cp = cp;
+        base.pp = 1;
+        base.zeroReplicas = 4;
+        const auto result = io::importConfig(content, base, presets);
+        if (replicas == 0) {
+            QVERIFY(std::holds_alternative<InputError>(result));
+            const InputError &error = std::get<InputError>(result);
+            QCOMPARE(QString::fromStdString(error.key), key);
+            QVERIFY2(error.message.find(mention.toStdString()) != std::string::npos,
+                     error.message.c_str());
+            return;
+        }
+        QVERIFY2(std::holds_alternative<io::ImportedConfig>(result), refusal(result).c_str());
+        const auto &imported = std::get<io::ImportedConfig>(result);
+        QVERIFY(imported.scenario);
+        QCOMPARE(imported.scenario->dp, 32);
+        QCOMPARE(imported.scenario->zeroReplicas, replicas);
+        const bool ignored =
+            std::any_of(imported.ignored.begin(), imported.ignored.end(),
+                        [&](const io::IgnoredField &f) { return f.name == key.toStdString(); });
+        QCOMPARE(ignored, !key.isEmpty());
+        if (!mention.isEmpty())
+            QVERIFY2(contains(imported.assumptions, mention.toStdString()),
+                     io::importSummary(imported).c_str());
+        const auto invalid = validate(*imported.scenario, presets);
+        QVERIFY2(!invalid, invalid ? invalid->toString().c_str() : "");
     }
 
     // data_types.grad_accum_dtype is grad_precision (deepspeed/runtime/engine.py,

@@ -2499,6 +2499,15 @@ private Q_SLOTS:
         QTest::addRow("megatron hybrid sharding without ZeRO")
             << int(Framework::megatron) << QStringList{"zero=0", "zero_replicas=2"}
             << "zero_replicas=2 without ZeRO";
+        QTest::addRow("deepspeed hybrid sharding at ZeRO-2")
+            << int(Framework::deepspeed) << QStringList{"zero=2", "zero_replicas=2"}
+            << "MiCS, is ZeRO-3's";
+        QTest::addRow("deepspeed MiCS beside tensor parallelism")
+            << int(Framework::deepspeed) << QStringList{"zero=3", "pp=1", "zero_replicas=2"}
+            << "takes no tensor or pipeline parallelism";
+        QTest::addRow("deepspeed MiCS, the model built under MiCS_Init")
+            << int(Framework::deepspeed) << QStringList{"zero=3", "tp=1", "pp=1", "zero_replicas=2"}
+            << "MiCS_Init";
         QTest::addRow("megatron GPipe")
             << int(Framework::megatron) << QStringList{"schedule=gpipe"} << "schedule=gpipe";
         QTest::addRow("megatron DualPipeV")
