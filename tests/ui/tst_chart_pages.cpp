@@ -568,6 +568,22 @@ private Q_SLOTS:
                  qPrintable(text));
     }
 
+    // The step's formula says where hybrid sharding's all-reduce runs: 16 replicas of 8 A100s,
+    // each GPU's own NIC of 6.25 GB/s at 0.9, 5.6 GB/s (docs/step_time.md, "Hybrid sharding").
+    void stepFormulaSaysWhereTheReplicasReduce()
+    {
+        const core::Scenario s =
+            scenario("model=llama-3.1-8b,device=a100-80gb,inter_node_gb_per_s=6.25,tp=1,pp=1,"
+                     "dp=128,zero=3,zero_replicas=16,seq_len=4096,microbatches=1");
+        const core::Report r = core::evaluate(s, io::builtinPresets());
+        QVERIFY(r.ok() && r.stepTime);
+        const QString text = StepTimePage::stepTimeFormulas(s, r);
+        QVERIFY2(text.contains("ZeRO shards over 8 devices and each shard's gradients are "
+                               "all-reduced over the 16 replicas at 5.6 GB/s a device over the "
+                               "NICs its members have in a node"),
+                 qPrintable(text));
+    }
+
     // The attention kernel's head-width factors in the formulas (docs/step_time.md, "Head
     // width"): gpt-oss's 64-wide heads on an H100 take cuDNN's 0.701 and 0.836 (Shah et al.
     // 2024, Figures 5 and 6); Llama's 128-wide ones no block.

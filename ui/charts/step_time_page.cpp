@@ -150,6 +150,12 @@ std::unique_ptr<QWidget> StepTimePage::createImage(const ChartInputs &inputs, QW
 
 namespace {
 
+// A ring's bus bandwidth in GB/s: whole above 10, else to a tenth (a slow NIC's 5.6, not 6).
+QString busText(double gbPerS)
+{
+    return QString::number(gbPerS, 'f', gbPerS < 10 ? 1 : 0);
+}
+
 // How the data-parallel sync shows in a training step, for the step's formula.
 QString dpSyncNote(const core::Scenario &s, const core::StepTimeReport &st)
 {
@@ -175,7 +181,7 @@ QString dpSyncNote(const core::Scenario &s, const core::StepTimeReport &st)
                .arg(sec(st.breakdown[core::TimePart::dpSync]), sec(st.dpCommTotalS));
     if (st.dpBusGbPerS > 0) {
         how += QObject::tr("; the sync's ring runs at %1 GB/s a device, %2")
-                   .arg(st.dpBusGbPerS, 0, 'f', 0)
+                   .arg(busText(st.dpBusGbPerS))
                    .arg(io::qs(st.dpLink) == QStringLiteral("inter-node")
                             ? QObject::tr("over the NICs its members have in a node")
                             : QObject::tr("inside a node"));
@@ -189,7 +195,7 @@ QString dpSyncNote(const core::Scenario &s, const core::StepTimeReport &st)
         how += QObject::tr("; the routed experts reduce apart, over their %1 expert data-parallel "
                            "ranks at %2 GB/s a device %3 (docs/experts.md, “Gradient sync”)")
                    .arg(st.expertDpRanks)
-                   .arg(st.expertDpBusGbPerS, 0, 'f', 0)
+                   .arg(busText(st.expertDpBusGbPerS))
                    .arg(io::qs(st.expertDpLink) == QStringLiteral("inter-node")
                             ? QObject::tr("over the NICs its members have in a node")
                             : QObject::tr("inside a node"));
@@ -199,7 +205,7 @@ QString dpSyncNote(const core::Scenario &s, const core::StepTimeReport &st)
                            "(docs/step_time.md, “Hybrid sharding”)")
                    .arg(s.dp * s.cp / st.dpReplicas)
                    .arg(st.dpReplicas)
-                   .arg(st.dpReplicaBusGbPerS, 0, 'f', 0)
+                   .arg(busText(st.dpReplicaBusGbPerS))
                    .arg(io::qs(st.dpReplicaLink) == QStringLiteral("inter-node")
                             ? QObject::tr("over the NICs its members have in a node")
                             : QObject::tr("inside a node"));
