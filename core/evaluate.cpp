@@ -305,10 +305,11 @@ std::vector<char> pipelineCrossings(const Scenario &s, int devicesPerNode, bool 
 // parallelism), and in DualPipe the mirrored copies on stage K - 1 - i too, whose gradients
 // add to stage i's (deepseek-ai/DualPipe, examples/example_dualpipe.py, "Check grads").
 // The replicas hybrid sharding splits the D x C ranks into (zero_replicas); without ZeRO there
-// is nothing to shard, and every rank all-reduces with every other.
+// is nothing to shard, and every rank all-reduces with every other; inference has no gradients
+// to all-reduce (zero-replicas-unused).
 int zeroReplicasOf(const Scenario &s)
 {
-    return s.zero >= 1 ? std::max(1, s.zeroReplicas) : 1;
+    return s.zero >= 1 && s.mode == Mode::training ? std::max(1, s.zeroReplicas) : 1;
 }
 
 // The ranks ZeRO shards the dense parameters' states over: the D x C that hold the same

@@ -768,16 +768,18 @@ std::optional<InputError> validateScenario(const Scenario &s, const Presets &pre
                                                std::to_string(limits::kDataParallel) + ", got " +
                                                std::to_string(s.zeroReplicas)};
     // torchtitan's dp_replicate x dp_shard = D (parallel_dims.py), FSDP's hybrid mesh the same.
-    if (s.dp % s.zeroReplicas != 0)
+    // Where nothing is sharded (ZeRO 0, inference) R is unused, which evaluate warns of.
+    const bool hybrid = s.zeroReplicas > 1 && s.zero >= 1 && s.mode == Mode::training;
+    if (hybrid && s.dp % s.zeroReplicas != 0)
         return InputError{"zero_replicas",
                           "R = " + std::to_string(s.zeroReplicas) +
                               " must divide the data-parallel degree D = " + std::to_string(s.dp) +
                               ": each replica shards over D x C / R devices"};
-    if (s.zeroReplicas > 1 && s.mode == Mode::training && s.schedule == Schedule::dualPipe)
+    if (hybrid && s.schedule == Schedule::dualPipe)
         return InputError{"zero_replicas",
                           "hybrid sharding with DualPipe's mirrored copies is not modelled; "
                           "use 1, or another schedule"};
-    if (s.zeroReplicas > 1 && model->hasExperts() && s.expertDp() % s.zeroReplicas != 0)
+    if (hybrid && model->hasExperts() && s.expertDp() % s.zeroReplicas != 0)
         return InputError{"zero_replicas",
                           "R = " + std::to_string(s.zeroReplicas) +
                               " must divide the routed experts' data-parallel group, T x C x D / "

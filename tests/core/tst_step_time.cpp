@@ -2548,6 +2548,28 @@ private Q_SLOTS:
                      1e-6));
     }
 
+    // Hybrid sharding splits what ZeRO shards and the gradients' all-reduce: at ZeRO 0 (nothing
+    // sharded) and in inference (no gradients) zero_replicas changes nothing but a warning.
+    void hybridShardingNeedsShardsAndGradients_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addRow("ZeRO 0") << "zero=0";
+        QTest::addRow("inference, ZeRO 3") << "mode=inference,zero=3";
+    }
+    void hybridShardingNeedsShardsAndGradients()
+    {
+        QFETCH(QString, set);
+        const QString base =
+            QStringLiteral("model=llama-3.1-8b,device=h100-sxm,tp=1,pp=1,dp=16,") + set;
+        const Report one = evaluate(scenario(base), io::builtinPresets());
+        const Report four = evaluate(scenario(base + ",zero_replicas=4"), io::builtinPresets());
+        QVERIFY(one.ok() && four.ok() && one.stepTime && four.stepTime);
+        QCOMPARE(four.stages.front().totalBytes, one.stages.front().totalBytes);
+        QCOMPARE(four.stepTime->stepTimeS, one.stepTime->stepTimeS);
+        QCOMPARE(four.stepTime->dpReplicas, 0);
+        QVERIFY(four.hasWarning("zero-replicas-unused"));
+    }
+
     // Narayanan §5.1: model FLOPs count no recomputation, attention or bubble, so the
     // achieved MFU never exceeds the compute efficiency the kernels are given.
     void mfuAchievedBelowSetting_data()

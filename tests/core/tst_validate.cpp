@@ -508,6 +508,12 @@ private Q_SLOTS:
         QTest::addRow("zero_replicas at ZeRO 0: nothing to shard")
             << QStringList{"zero=0", "zero_replicas=2"} << "zero-replicas-unused"
             << "zero_replicas=1";
+        QTest::addRow("zero_replicas at ZeRO 0, not dividing D: unused, not refused")
+            << QStringList{"zero=0", "zero_replicas=3"} << "zero-replicas-unused"
+            << "zero_replicas=1";
+        QTest::addRow("zero_replicas in inference: no gradients")
+            << QStringList{"mode=inference", "zero_replicas=2"} << "zero-replicas-unused"
+            << "zero_replicas=1";
         QTest::addRow("recompute_modules without selective recomputation")
             << QStringList{"recompute=full", "recompute_modules=moe_act"}
             << "recompute-modules-unused"
