@@ -44,7 +44,7 @@
 
 namespace {
 
-constexpr std::size_t kSize = 19;
+constexpr std::size_t kSize = 20;
 
 using Fields = fuzz::Fields<kSize>;
 
