@@ -352,11 +352,13 @@ private:
             return core::InputError{shardPath, "more than a billion data-parallel replicas"};
         s.dp = int(replicate * shard);
         m_shard = int(shard);
+        // FSDP2 shards over the fsdp mesh, dp_shard x cp, whenever either is above 1
+        // (parallel_dims.py, fsdp_enabled): context parallelism alone shards over its C ranks.
         // HSDP: FSDP2 over a (dp_replicate, fsdp) mesh (llama3/infra/parallelize.py), each of
-        // the r replicas sharding over its s x C ranks (parallel_dims.py: the fsdp mesh is
-        // dp_shard x cp) and the replicas all-reducing the shards' gradients. With s = 1 it is
-        // DDP over r (apply_ddp).
-        s.zeroReplicas = replicate > 1 && shard > 1 ? replicate : 1;
+        // the r replicas sharding over its s x C ranks and the replicas all-reducing the shards'
+        // gradients. With s = C = 1 it is DDP over r (apply_ddp).
+        const bool fsdp = shard > 1 || cp > 1;
+        s.zeroReplicas = fsdp && replicate > 1 ? replicate : 1;
         if (s.zeroReplicas > 1)
             for (ConfigField &field : m_out.read)
                 if (field.name == "parallelism.data_parallel_replicate_degree")
@@ -371,8 +373,8 @@ private:
             return core::InputError{"parallelism.fsdp_reshard_after_forward",
                                     "expects default, always or never, not '" + p + "'"};
         const bool reshard = p == "always" || (p == "default" && pp == 1);
-        s.zero = shard <= 1 ? 0 : reshard ? 3 : pp > 1 ? 1 : 2;
-        if (shard > 1 && p == "never" && pp == 1)
+        s.zero = !fsdp ? 0 : reshard ? 3 : pp > 1 ? 1 : 2;
+        if (fsdp && p == "never" && pp == 1)
             m_out.assumptions.push_back("fsdp_reshard_after_forward = never without pipelining: "
                                         "parameters stay gathered, gradients sharded: ZeRO-2");
         const auto async = boolean("parallelism.enable_async_tensor_parallel", false, "tp_overlap");
@@ -963,7 +965,8 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
         notes.push_back("zero_replicas=" + std::to_string(replicas) +
                         " = D: a replica's shard is one device, which holds everything: "
                         "written as DDP");
-    } else if (s.zero > 0 && s.dp > 1) {
+    } else if (s.zero > 0 && s.dp * s.cp > 1) {
+        // With C > 1 torchtitan shards over the context-parallel ranks even at shard 1.
         replicate = replicas;
         shard = s.dp / replicas;
         if (s.pp > 1 && s.zero == 3)
@@ -977,8 +980,12 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
             notes.push_back("zero=1 without pipeline stages: FSDP2 shards the gradients too; "
                             "written as reshard_after_forward = never (ZeRO-2)");
     } else if (s.zero > 0) {
-        notes.push_back("zero=" + std::to_string(s.zero) + " with D = 1: nothing to shard");
+        notes.push_back("zero=" + std::to_string(s.zero) + " with D x C = 1: nothing to shard");
     }
+    if (s.zero == 0 && s.cp > 1)
+        notes.push_back("zero=0 with C > 1: torchtitan shards over the context-parallel ranks "
+                        "whatever the data-parallel degrees (parallel_dims.py, fsdp_enabled), "
+                        "as ZeRO does over D x C; written as DDP over D, which it runs as HSDP");
     if (s.zero == 0 && s.zeroReplicas > 1)
         notes.push_back("zero_replicas=" + std::to_string(s.zeroReplicas) +
                         " without ZeRO: nothing to shard, DDP all-reduces over all of D");

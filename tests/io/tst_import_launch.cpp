@@ -704,6 +704,15 @@ private Q_SLOTS:
             << 8 << 8 << 0 << 1;
         QTest::addRow("FSDP: shard 8")
             << QByteArray("data_parallel_shard_degree = 8\n") << 8 << 8 << 3 << 1;
+        // parallel_dims.py, fsdp_enabled: dp_shard > 1 or cp > 1. Context parallelism alone
+        // shards over its C ranks, and beside replicas it is HSDP.
+        QTest::addRow("C 2 alone: FSDP over the 2 context-parallel ranks")
+            << QByteArray("data_parallel_shard_degree = 1\ncontext_parallel_degree = 2\n") << 2 << 1
+            << 3 << 1;
+        QTest::addRow("replicate 4, shard 1, C 2: HSDP, each replica over its C ranks")
+            << QByteArray("data_parallel_replicate_degree = 4\ndata_parallel_shard_degree = 1\n"
+                          "context_parallel_degree = 2\n")
+            << 8 << 4 << 3 << 4;
     }
     void torchtitanHybridSharding()
     {
@@ -762,6 +771,8 @@ private Q_SLOTS:
         QTest::addRow("ZeRO 0: nothing to shard")
             << QStringList{"tp=1", "pp=1", "dp=8", "zero=0", "zero_replicas=2"} << 8 << 1
             << "zero_replicas=2 without ZeRO";
+        QTest::addRow("D 1, C 2: FSDP over the context-parallel ranks")
+            << QStringList{"tp=1", "pp=1", "cp=2", "dp=1", "zero=3"} << 1 << 1 << "";
     }
     void torchtitanEmitsHybridSharding()
     {
@@ -782,6 +793,9 @@ private Q_SLOTS:
             "\ndata_parallel_shard_degree = " + std::to_string(shard) + "\n";
         QVERIFY2(text.find(degrees) != std::string::npos, text.c_str());
         QCOMPARE(text.find("#   zero_replicas=") != std::string::npos, !comment.isEmpty());
+        // torchtitan shards over D x C, context-parallel ranks included (fsdp_enabled).
+        if (s.zero > 0 && s.dp * s.cp > 1)
+            QVERIFY2(text.find("nothing to shard") == std::string::npos, text.c_str());
         if (!comment.isEmpty())
             QVERIFY2(text.find("#   " + comment.toStdString()) != std::string::npos, text.c_str());
     }
@@ -2279,14 +2293,17 @@ private Q_SLOTS:
                            "sequence_parallel=true",
                            "tp_overlap=true",
                            "recompute=full"};
-        QTest::addRow("torchtitan 70B DDP C2 alltoall FP8")
+        // torchtitan shards over the context-parallel ranks even at shard 1 (fsdp_enabled):
+        // each of the D = 2 replicas over its C = 2 (ZeRO 0 cannot be written with C > 1).
+        QTest::addRow("torchtitan 70B HSDP of C2 alltoall FP8")
             << titan
             << QStringList{"model=llama-3.1-70b",
                            "tp=8",
                            "pp=4",
                            "cp=2",
                            "dp=2",
-                           "zero=0",
+                           "zero=1",
+                           "zero_replicas=2",
                            "microbatches=8",
                            "microbatch_size=2",
                            "cp_exchange=alltoall",
