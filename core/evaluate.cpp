@@ -297,13 +297,6 @@ std::vector<char> pipelineCrossings(const Scenario &s, int devicesPerNode, bool 
     return crosses;
 }
 
-// The ring the D x C ranks holding the same parameters reduce over: the C ranks T apart, then
-// the D replicas, next to each other in the default rank order; with the pipeline inside,
-// T·C·K apart, a node holding a replica's C ranks and as many whole replicas as fit it.
-// The ranks that reduce each parameter's gradients together: the D x C that hold the same
-// parameters (Megatron-core distributed_data_parallel.py, the data-parallel group with context
-// parallelism), and in DualPipe the mirrored copies on stage K - 1 - i too, whose gradients
-// add to stage i's (deepseek-ai/DualPipe, examples/example_dualpipe.py, "Check grads").
 // The replicas hybrid sharding splits the D x C ranks into (zero_replicas); without ZeRO there
 // is nothing to shard, and every rank all-reduces with every other; inference has no gradients
 // to all-reduce (zero-replicas-unused).
@@ -326,6 +319,11 @@ int expertShardRanks(const Scenario &s)
     return std::max(1, s.expertDp() / zeroReplicasOf(s));
 }
 
+// The ranks that reduce each parameter's gradients together: the D x C that hold the same
+// parameters (Megatron-core distributed_data_parallel.py, the data-parallel group with context
+// parallelism), under hybrid sharding the D x C / R of a replica, and in DualPipe the mirrored
+// copies on stage K - 1 - i too, whose gradients add to stage i's (deepseek-ai/DualPipe,
+// examples/example_dualpipe.py, "Check grads").
 int gradientSyncRanks(const Scenario &s)
 {
     const bool mirrored = s.mode == Mode::training && s.schedule == Schedule::dualPipe && s.pp > 1;
@@ -344,6 +342,9 @@ std::optional<InputError> replicaLink(const DeviceSpec &device, const Scenario &
                           "data-parallel replica");
 }
 
+// The ring the D x C ranks holding the same parameters reduce over: the C ranks T apart, then
+// the D replicas, next to each other in the default rank order; with the pipeline inside,
+// T·C·K apart, a node holding a replica's C ranks and as many whole replicas as fit it.
 std::optional<InputError> dataParallelLink(const DeviceSpec &device, const Scenario &s, Link &link)
 {
     // Under hybrid sharding, the shard group of one replica: the first D / R of the D.
