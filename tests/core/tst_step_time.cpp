@@ -1639,6 +1639,19 @@ private Q_SLOTS:
         QTest::newRow("gb300 preset in BF16") << "gb300-nvl72"
                                               << ""
                                               << "precision=bf16" << QStringList{};
+        // The A100's fused attention is FlashAttention-2's end-to-end training rate (Dao 2023,
+        // abstract: "225 TFLOPs/s per A100 GPU (72% model FLOPs utilization)"), not its kernel's;
+        // eager attention runs no fused kernel and says nothing of it.
+        QTest::newRow("a100 preset, fused attention")
+            << "a100-80gb"
+            << ""
+            << "precision=bf16,attention=flash2"
+            << QStringList{"fused attention at 0.72 of the peak, the rate GPT-style models trained "
+                           "end to end with FlashAttention-2"};
+        QTest::newRow("a100 preset, eager attention")
+            << "a100-80gb"
+            << ""
+            << "precision=bf16,attention=eager" << QStringList{};
     }
     void ratesAssumedSaysWhich()
     {
