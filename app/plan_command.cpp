@@ -173,6 +173,11 @@ int runPlan(const QStringList &arguments)
     const auto distinct =
         option("distinct", "List only the fastest of layouts that differ only in ZeRO stage, "
                            "recomputation or sequence parallelism.");
+    const auto hybrid = option(
+        "hybrid-sharding",
+        "Training: also try each layout at ZeRO 1 to 3 sharded within a node and replicated "
+        "across the nodes (zero_replicas = the data-parallel group's nodes; docs/planner.md). "
+        "Without it the scenario's zero_replicas is kept.");
     const auto maxCp = option(
         "max-cp",
         "Training: the largest context-parallel degree C to search (powers of two; default 16, "
@@ -253,7 +258,7 @@ int runPlan(const QStringList &arguments)
         if (int status = headroomGib(parser, headroom, serving.headroomGib); status >= 0)
             return status;
         for (const QCommandLineOption *trainingOnly :
-             {&globalBatch, &rank, &distinct, &exhaustive, &maxCp, &maxEp, &emit})
+             {&globalBatch, &rank, &distinct, &exhaustive, &maxCp, &maxEp, &emit, &hybrid})
             if (parser.isSet(*trainingOnly))
                 return fail(QStringLiteral("--") + trainingOnly->names().constFirst(),
                             QStringLiteral("is for training: in inference the planner chooses "
@@ -298,6 +303,7 @@ int runPlan(const QStringList &arguments)
         return status;
     request.prune = !parser.isSet(exhaustive);
     request.distinct = parser.isSet(distinct);
+    request.hybridSharding = parser.isSet(hybrid);
     if (int status = headroomGib(parser, headroom, request.headroomGib); status >= 0)
         return status;
     {

@@ -51,6 +51,12 @@ struct DeviceSplit
     int ep = 1;
 };
 
+// The replicas the search keeps: the base scenario's, unless it searches hybrid sharding.
+int keptReplicas(const PlanRequest &req)
+{
+    return req.hybridSharding ? 1 : std::max(1, req.base.zeroReplicas);
+}
+
 // Context-parallel degrees: 1, and in training, for sequences of at least
 // kContextParallelFromSeqLen tokens, the powers of two up to the request's bound whose 2C
 // chunks split the sequence evenly (Megatron-LM's load-balanced causal split, docs/experts.md).
@@ -110,8 +116,8 @@ std::vector<DeviceSplit> splits(const ModelSpec &model, const PlanRequest &req, 
                 if (k > model.layers)
                     break;
                 const int dp = rest / k;
-                // Hybrid sharding's replicas are the scenario's: a D they split (validate).
-                if (dp % std::max(1, req.base.zeroReplicas) != 0)
+                // Hybrid sharding's replicas kept from the scenario: a D they split (validate).
+                if (dp % keptReplicas(req) != 0)
                     continue;
                 for (int ep : expertDegrees(model, req, tp, std::int64_t{tp} * cp * dp))
                     out.push_back({tp, k, dp, cp, ep});
@@ -217,7 +223,42 @@ struct WorkerResult
 };
 
 // The options of one split that do not depend on the micro-batch size.
-std::vector<int> zeroStages(const Context &c, const DeviceSplit &split)
+// One ZeRO choice of a layout: the stage and hybrid sharding's replicas.
+struct ZeroChoice
+{
+    int zero = 0;
+    int replicas = 1;
+};
+
+// Hybrid sharding within a node (docs/planner.md, "Hybrid sharding"): the replicas R = D x C
+// over S, the data-parallel group's devices in one node, S = min(D x C, devices per node / T)
+// in the default rank order (T, C, D innermost); 0 where no such R fits: a node holding no two
+// of the group, S not a whole number of C groups, R not splitting D, or the routed experts'
+// group (validate's rules).
+int nodeReplicas(const Context &c, const DeviceSplit &split)
+{
+    const int node = c.device.devicesPerNode;
+    const std::int64_t group = std::int64_t{split.dp} * split.cp;
+    if (c.request.base.rankOrder != RankOrder::dataInner || node < 2 * split.tp ||
+        node % split.tp != 0)
+        return 0;
+    const std::int64_t shard = std::min<std::int64_t>(group, node / split.tp);
+    if (shard < 2 || shard % split.cp != 0 || group % shard != 0)
+        return 0;
+    const std::int64_t replicas = group / shard;
+    if (replicas < 2 || split.dp % replicas != 0)
+        return 0;
+    if (c.model.hasExperts()) {
+        const int expertTp = c.request.base.expertTp > 0 ? c.request.base.expertTp : split.tp;
+        const std::int64_t expertDp =
+            std::int64_t{split.tp} * split.cp * split.dp / (std::int64_t{split.ep} * expertTp);
+        if (expertDp % replicas != 0)
+            return 0;
+    }
+    return static_cast<int>(replicas);
+}
+
+std::vector<ZeroChoice> zeroStages(const Context &c, const DeviceSplit &split)
 {
     // ZeRO shards dense states over D × C and routed experts' over the expert data-parallel
     // group T × C × D / (E × expert T) (docs/experts.md, "Memory"): with one rank in each,
@@ -227,13 +268,26 @@ std::vector<int> zeroStages(const Context &c, const DeviceSplit &split)
     const bool expertShards =
         c.model.hasExperts() && stageRanks / (std::int64_t{split.ep} * expertTp) > 1;
     if (!c.training || (std::int64_t{split.dp} * split.cp == 1 && !expertShards))
-        return {0};
-    // Within the framework's profile: only the stages it runs (docs/frameworks.md).
-    std::vector<int> out;
-    for (int zero : {0, 1, 2, 3})
-        if (offersZero(c.request.base.framework, zero, split.pp))
-            out.push_back(zero);
+        return {{0, 1}};
+    // Within the framework's profile: only the stages it runs (docs/frameworks.md). ZeRO 0
+    // shards nothing, so has no replicas to split.
+    const int kept = keptReplicas(c.request);
+    const int node = c.request.hybridSharding ? nodeReplicas(c, split) : 0;
+    std::vector<ZeroChoice> out;
+    for (int zero : {0, 1, 2, 3}) {
+        if (!offersZero(c.request.base.framework, zero, split.pp))
+            continue;
+        out.push_back({zero, zero == 0 ? 1 : kept});
+        if (zero > 0 && node > 1)
+            out.push_back({zero, node});
+    }
     return out;
+}
+
+void applyZero(const ZeroChoice &choice, Scenario &s)
+{
+    s.zero = choice.zero;
+    s.zeroReplicas = choice.replicas;
 }
 
 // One way to trade memory for time by recomputation: the kind and, for Megatron-LM's
@@ -351,11 +405,11 @@ std::vector<std::pair<Schedule, int>> schedules(const Context &c, const DeviceSp
     if (offersSchedule(framework, Schedule::dualPipeV) && microbatches >= 2 * split.pp &&
         c.model.layers >= 2 * split.pp)
         out.push_back({Schedule::dualPipeV, 1});
-    // DualPipe (validate's rules): an even K and an even m >= 2K, an end on each end stage, and
-    // no hybrid sharding.
+    // DualPipe (validate's rules): an even K and an even m >= 2K, an end on each end stage; not
+    // with hybrid sharding kept from the scenario (the search's own skips it per ZeRO choice).
     if (offersSchedule(framework, Schedule::dualPipe) && split.pp % 2 == 0 &&
         microbatches >= 2 * split.pp && microbatches % 2 == 0 && !ends &&
-        c.request.base.zeroReplicas <= 1)
+        keptReplicas(c.request) <= 1)
         out.push_back({Schedule::dualPipe, 1});
     if (!offersSchedule(framework, Schedule::interleaved))
         return out;
@@ -659,7 +713,7 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
     const std::int64_t capacity = c.device.capacityBytes();
     const std::int64_t reserve = std::llround(req.base.reserveGib * static_cast<double>(kGiB));
 
-    const std::vector<int> zeros = zeroStages(c, split);
+    const std::vector<ZeroChoice> zeros = zeroStages(c, split);
     const auto recomputeList = recomputations(c);
     const auto spList = sequenceParallelism(split);
     const EvaluateOptions options = searchOptions(cache);
@@ -671,7 +725,7 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
         std::vector<StateOverflow> overflow(zeros.size());
         if (req.prune) {
             for (std::size_t z = 0; z < zeros.size(); ++z) {
-                s.zero = zeros[z];
+                applyZero(zeros[z], s);
                 int index = 0;
                 for (const auto &st : stageModelStates(s, c.model)) {
                     overflow[z] = stateOverflow(st, index++, reserve, capacity);
@@ -709,7 +763,10 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
                     s.schedule = schedule;
                     s.virtualStages = v;
                     for (std::size_t z = 0; z < zeros.size(); ++z) {
-                        s.zero = zeros[z];
+                        // Hybrid sharding is not modelled with DualPipe's mirrored copies.
+                        if (zeros[z].replicas > 1 && schedule == Schedule::dualPipe)
+                            continue;
+                        applyZero(zeros[z], s);
                         out.layouts += static_cast<std::int64_t>(spList.size());
                         if (!overflow[z].term.empty()) {
                             at += spList.size();
@@ -802,8 +859,8 @@ std::optional<PlanLayout> firstFitting(const Context &c, const DeviceSplit &spli
     const EvaluateOptions options = searchOptions(cache, true);
     for (bool ends : endsInSplit(c, split)) {
         s.endsInPipelineSplit = ends;
-        for (int zero : zeroStages(c, split)) {
-            s.zero = zero;
+        for (const ZeroChoice &zero : zeroStages(c, split)) {
+            applyZero(zero, s);
             // Weights, gradients and optimizer states alone leave too little room: so does
             // every layout of this ZeRO stage and split.
             bool statesFit = true;

@@ -55,6 +55,10 @@ struct PlanRequest
     // count that divide the experts, up to this.
     int maxExpertParallel = limits::kExpertParallel;
     bool prune = true; // false: evaluate every layout in full (tests compare both)
+    // Also try each layout at ZeRO 1 to 3 hybrid-sharded within a node: zero_replicas R = D x C
+    // over the data-parallel group's devices in one node (docs/planner.md, "Hybrid sharding").
+    // false: the base scenario's zero_replicas is kept, and only the D it divides searched.
+    bool hybridSharding = false;
     // Keep only the fastest of layouts that differ only in ZeRO stage, recomputation or
     // sequence parallelism (PlanLayout::sameSplit): `top` different splits of the work.
     bool distinct = false;
@@ -103,6 +107,10 @@ struct PlanLayout
     // --recompute-method block --recompute-num-layers): the fewest with which the layout fits,
     // or 0 for every layer (docs/planner.md, "Recomputed layers").
     int recomputeLayers = 0;
+    // Hybrid sharding's replicas (zero_replicas): the base scenario's, or with the request's
+    // hybridSharding also those that shard within one node (docs/planner.md, "Hybrid
+    // sharding").
+    int zeroReplicas = 1;
 
     static PlanLayout of(const Scenario &scenario);
     void applyTo(Scenario &scenario) const;
@@ -154,7 +162,8 @@ inline constexpr auto kLayoutFields = std::make_tuple(
     LayoutField<std::string>{"recompute_modules", &Scenario::recomputeModules,
                              &PlanLayout::recomputeModules, true},
     LayoutField<int>{"recompute_layers", &Scenario::recomputeLayers, &PlanLayout::recomputeLayers,
-                     true});
+                     true},
+    LayoutField<int>{"zero_replicas", &Scenario::zeroReplicas, &PlanLayout::zeroReplicas, true});
 
 // Calls `visit(field)` for each row of kLayoutFields, in order.
 template <typename Visit> constexpr void forEachLayoutField(Visit &&visit)

@@ -15,8 +15,9 @@
 //   16 maxVirtualStages uint8 | 17 sequence length uint8: 2^(7 + n mod 8) tokens
 //   18 framework uint8 (index into core::Framework; its profile's keys set first, as
 //   choosing it does, then the bytes above)
-//   19 hybrid sharding's replicas uint8: zero_replicas = 1 + n mod 8 (the splits whose D
-//   they divide searched, once a division by zero in the pruning by model states)
+//   19 hybrid sharding uint8: zero_replicas = 1 + n mod 8 (the splits whose D they divide
+//   searched, once a division by zero in the pruning by model states); bit 3 searches it
+//   within a node instead (PlanRequest::hybridSharding)
 //
 // The work per input stays small: a value the planner must refuse goes to it as it is
 // (refusing is cheap), and an accepted one is folded into a small search: at most 16 devices
@@ -105,6 +106,8 @@ void checkPlan(const core::PlanRequest &request, const core::PlanResult &result)
                       "a candidate with another device count");
         fuzz::require(std::int64_t{c.microbatches} * c.microbatchSize * c.dp == request.globalBatch,
                       "a candidate with another global batch");
+        fuzz::require(c.zeroReplicas >= 1 && c.dp % c.zeroReplicas == 0,
+                      "a candidate whose hybrid sharding's replicas do not split D");
         fuzz::require(std::isfinite(c.stepTimeS) && c.stepTimeS > 0,
                       "a candidate's step time is not a positive number");
         if (previous)
@@ -224,6 +227,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         request.base.pipelineLayout = core::kParametersLayout;
     request.base.seqLen = 1 << (7 + in.at<std::uint8_t>(17) % 8);
     request.base.zeroReplicas = 1 + in.at<std::uint8_t>(19) % 8;
+    request.hybridSharding = in.at<std::uint8_t>(19) & 8;
 
     const core::PlanResult result = core::plan(request, presets);
     if (result.error)

@@ -89,13 +89,18 @@ QString layoutText(const core::PlanLayout &l)
     // C and E only when they split something, so that a dense layout reads as it always has.
     const QString context = l.cp > 1 ? QStringLiteral(" C=%1").arg(l.cp) : QString();
     const QString experts = l.ep > 1 ? QStringLiteral(" E=%1").arg(l.ep) : QString();
+    // Hybrid sharding's replicas beside the stage they split (docs/step_time.md, "Hybrid
+    // sharding"); at ZeRO 0 they split nothing.
+    const QString zero = l.zero > 0 && l.zeroReplicas > 1
+                             ? QStringLiteral("%1 in %2 replicas").arg(l.zero).arg(l.zeroReplicas)
+                             : QString::number(l.zero);
     QString text = QStringLiteral("T=%1%2 K=%3 D=%4%5, ZeRO %6, %7, b=%8 m=%9")
                        .arg(l.tp)
                        .arg(context)
                        .arg(l.pp)
                        .arg(l.dp)
                        .arg(experts)
-                       .arg(l.zero)
+                       .arg(zero)
                        .arg(scheduleText(l))
                        .arg(l.microbatchSize)
                        .arg(l.microbatches);
@@ -176,6 +181,7 @@ QJsonObject planToJson(const core::PlanRequest &request, const core::PlanResult 
     root.insert(QStringLiteral("devices"), request.devices);
     root.insert(QStringLiteral("global_batch"), request.globalBatch);
     root.insert(QStringLiteral("distinct"), request.distinct);
+    root.insert(QStringLiteral("hybrid_sharding"), request.hybridSharding);
     root.insert(QStringLiteral("headroom_gib"), request.headroomGib);
     root.insert(QStringLiteral("rank"), qs(core::toString(request.rank)));
     root.insert(QStringLiteral("layouts"), static_cast<qint64>(result.layouts));
@@ -246,6 +252,9 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
         s << QStringLiteral(
             "Listed          the best-ranked layout of each T, C, K, D, E, schedule and "
             "micro-batch size\n");
+    if (request.hybridSharding)
+        s << QStringLiteral("Searched        each layout at ZeRO 1 to 3 also sharded within a "
+                            "node, its replicas across the nodes (zero_replicas)\n");
     if (result.candidates.empty()) {
         s << noFitText(request, result) << '\n';
         return out;

@@ -1022,11 +1022,12 @@ private Q_SLOTS:
                                                "output", "save-model", "dry-run", "presets"} +
                                        standard;
         QTest::addRow("plan") << "plan"
-                              << QStringList{"set",      "devices",    "global-batch", "top",
-                                             "distinct", "exhaustive", "headroom-gib", "rank",
-                                             "max-cp",   "max-ep",     "mode",         "tpot-ms",
-                                             "emit",     "ttft-ms",    "tokens-per-s", "format",
-                                             "presets"} +
+                              << QStringList{"set",          "devices",  "global-batch",
+                                             "top",          "distinct", "exhaustive",
+                                             "headroom-gib", "rank",     "max-cp",
+                                             "max-ep",       "mode",     "tpot-ms",
+                                             "emit",         "ttft-ms",  "tokens-per-s",
+                                             "format",       "presets",  "hybrid-sharding"} +
                                      standard;
         QTest::addRow("presets") << "presets" << QStringList{"format", "presets"} + standard;
         QTest::addRow("shard") << "shard"

@@ -388,6 +388,45 @@ private Q_SLOTS:
         QVERIFY(std::ranges::any_of(all.evaluatedLayouts, [](const auto &c) { return c.dp == 2; }));
     }
 
+    // docs/planner.md, "Hybrid sharding": with hybridSharding each layout at ZeRO 1 to 3 is also
+    // tried sharded within a node of 8 A100s, over S = min(D x C, 8 / T) devices, its R = D x C /
+    // S replicas across the nodes: T = 1, D = 128 gives 16 replicas of 8; T = 2, D = 64 16 of 4;
+    // T = 8 leaves one device of the group a node, nothing to shard within it. ZeRO 0 shards
+    // nothing. Each is timed as evaluate times it; without the option none is tried.
+    void hybridShardingSearchedWithinANode()
+    {
+        const QString set = "model=llama-3.1-8b,device=a100-80gb,inter_node_gb_per_s=6.25,"
+                            "framework=custom,grad_precision=bf16";
+        PlanRequest req = request(set, 128, 256, 1000);
+        req.hybridSharding = true;
+        req.prune = false;
+        const PlanResult result = plan(req, presets);
+        QVERIFY2(!result.error, result.error ? result.error->message.c_str() : "");
+        std::set<std::pair<int, int>> hybrid; // (T, R) of every hybrid-sharded layout
+        for (const auto &c : result.evaluatedLayouts) {
+            if (c.zeroReplicas == 1)
+                continue;
+            QVERIFY(c.zero >= 1);
+            const int group = c.dp * c.cp;
+            QCOMPARE(c.zeroReplicas, group / std::min(group, 8 / c.tp));
+            QVERIFY(c.tp <= 4);
+            hybrid.insert({c.tp, c.zeroReplicas});
+        }
+        QVERIFY(hybrid.count({1, 16}) == 1 && hybrid.count({2, 16}) == 1);
+        QVERIFY(std::ranges::any_of(result.candidates,
+                                    [](const PlanCandidate &c) { return c.zeroReplicas > 1; }));
+        for (const PlanCandidate &c : result.candidates) {
+            const Report r = evaluate(c.apply(req.base), presets);
+            QVERIFY(r.ok() && r.stepTime);
+            QCOMPARE(r.stepTime->stepTimeS, c.stepTimeS);
+            QCOMPARE(r.stepTime->dpReplicas, c.zeroReplicas > 1 ? c.zeroReplicas : 0);
+        }
+        req.hybridSharding = false;
+        const PlanResult kept = plan(req, presets);
+        QVERIFY(std::ranges::none_of(kept.evaluatedLayouts,
+                                     [](const auto &c) { return c.zeroReplicas > 1; }));
+    }
+
     // docs/planner.md: more micro-batches never increase the 1F1B bubble.
     void moreMicrobatchesNeverIncreaseTheBubble()
     {
@@ -859,13 +898,15 @@ private Q_SLOTS:
                                            << "mla_up_proj moe_act";
         QTest::addRow("recompute_layers") << "recompute_layers"
                                           << "3";
+        QTest::addRow("zero_replicas") << "zero_replicas"
+                                       << "2";
     }
     void layoutKeysAreScenarioFields()
     {
         QFETCH(QString, key);
         QFETCH(QString, text);
         const PlanLayout layout{2,     2, 4, 3,    Schedule::interleaved, 2, 2, 8, Recompute::full,
-                                false, 4, 8, true, "mla_up_proj moe_act", 3};
+                                false, 4, 8, true, "mla_up_proj moe_act", 3, 2};
         const Scenario base; // the default layout differs from `layout` in every field
         const Scenario applied = layout.apply(base);
         QVERIFY(PlanLayout::of(applied) == layout);
@@ -884,7 +925,7 @@ private Q_SLOTS:
             if (field.key == key.toStdString())
                 ++matches;
         });
-        QCOMPARE(rows, 15); // one per row of the _data table
+        QCOMPARE(rows, 16); // one per row of the _data table
         QCOMPARE(matches, 1);
         for (const FieldInfo &field : scenarioFields()) {
             bool isLayoutKey = false;

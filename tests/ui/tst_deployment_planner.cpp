@@ -266,7 +266,8 @@ private Q_SLOTS:
         Window w;
         open(w);
         PlannerPanel *p = w.panel;
-        const QList<QWidget *> training{p->globalBatchBox(), p->distinctBox(), p->rankBox()};
+        const QList<QWidget *> training{p->globalBatchBox(), p->distinctBox(), p->hybridBox(),
+                                        p->rankBox()};
         const QList<QWidget *> serving{p->tpotCheck(), p->tpotBox(),         p->ttftCheck(),
                                        p->ttftBox(),   p->tokensPerSCheck(), p->tokensPerSBox()};
         const auto check = [&](bool inference) {

@@ -154,6 +154,7 @@ private:
         r.globalBatch = w.panel->globalBatchBox()->value();
         r.top = w.panel->topBox()->value();
         r.distinct = w.panel->distinctBox()->isChecked();
+        r.hybridSharding = w.panel->hybridBox()->isChecked();
         r.headroomGib = w.panel->headroomBox()->value();
         r.rank = static_cast<core::PlanRank>(w.panel->rankBox()->currentData().toInt());
         return r;
@@ -231,9 +232,10 @@ private Q_SLOTS:
         Window w;
         for (QWidget *widget : std::initializer_list<QWidget *>{
                  w.panel->devicesBox(), w.panel->globalBatchBox(), w.panel->topBox(),
-                 w.panel->distinctBox(), w.panel->headroomBox(), w.panel->rankBox(),
-                 w.panel->fromScenarioButton(), w.panel->runButton(), w.panel->cancelButton(),
-                 w.panel->loadButton(), w.panel->summaryLabel(), w.panel->table()})
+                 w.panel->distinctBox(), w.panel->hybridBox(), w.panel->headroomBox(),
+                 w.panel->rankBox(), w.panel->fromScenarioButton(), w.panel->runButton(),
+                 w.panel->cancelButton(), w.panel->loadButton(), w.panel->summaryLabel(),
+                 w.panel->table()})
             QVERIFY2(!widget->toolTip().isEmpty(), qPrintable(widget->objectName()));
         QVERIFY(w.panel->summaryLabel()->toolTip().contains("pruned"));
         QVERIFY(w.panel->summaryLabel()->toolTip().contains("lower bound"));
@@ -261,23 +263,31 @@ private Q_SLOTS:
         QTest::addColumn<int>("globalBatch");
         QTest::addColumn<int>("top");
         QTest::addColumn<bool>("distinct");
+        QTest::addColumn<bool>("hybrid");
         // docs/DESIGN.md §4's default scenario: its own 64 devices and 32 sequences.
         QTest::addRow("70B, 64 H100, 32 sequences") << "llama-3.1-70b"
                                                     << "h100-sxm"
-                                                    << "bf16" << 64 << 32 << 20 << true;
-        QTest::addRow("70B, 64 H100, 512 sequences, top 30") << "llama-3.1-70b"
-                                                             << "h100-sxm"
-                                                             << "bf16" << 64 << 512 << 30 << true;
+                                                    << "bf16" << 64 << 32 << 20 << true << false;
+        QTest::addRow("70B, 64 H100, 512 sequences, top 30")
+            << "llama-3.1-70b"
+            << "h100-sxm"
+            << "bf16" << 64 << 512 << 30 << true << false;
         QTest::addRow("70B, 64 H100, 512 sequences, every variant")
             << "llama-3.1-70b"
             << "h100-sxm"
-            << "bf16" << 64 << 512 << 10 << false;
+            << "bf16" << 64 << 512 << 10 << false << false;
         QTest::addRow("8B, 8 A100, 64 sequences") << "llama-3.1-8b"
                                                   << "a100-80gb"
-                                                  << "bf16" << 8 << 64 << 10 << true;
-        QTest::addRow("70B FP8, 32 MI300X, 128 sequences") << "llama-3.1-70b"
-                                                           << "mi300x"
-                                                           << "fp8" << 32 << 128 << 25 << true;
+                                                  << "bf16" << 8 << 64 << 10 << true << false;
+        QTest::addRow("70B FP8, 32 MI300X, 128 sequences")
+            << "llama-3.1-70b"
+            << "mi300x"
+            << "fp8" << 32 << 128 << 25 << true << false;
+        // docs/planner.md, "Hybrid sharding": each layout at ZeRO 1 to 3 also within a node.
+        QTest::addRow("8B, 128 A100, 256 sequences, hybrid sharding")
+            << "llama-3.1-8b"
+            << "a100-80gb"
+            << "bf16" << 128 << 256 << 30 << false << true;
     }
 
     void tableMatchesThePlanner()
@@ -289,6 +299,7 @@ private Q_SLOTS:
         QFETCH(int, globalBatch);
         QFETCH(int, top);
         QFETCH(bool, distinct);
+        QFETCH(bool, hybrid);
         Window w;
         QVERIFY(w.document.setField("model", model));
         QVERIFY(w.document.setField("device", device));
@@ -301,6 +312,10 @@ private Q_SLOTS:
             QTest::mouseClick(w.panel->distinctBox(), Qt::LeftButton, {},
                               QPoint(4, w.panel->distinctBox()->height() / 2));
         QCOMPARE(w.panel->distinctBox()->isChecked(), distinct);
+        if (hybrid)
+            QTest::mouseClick(w.panel->hybridBox(), Qt::LeftButton, {},
+                              QPoint(4, w.panel->hybridBox()->height() / 2));
+        QCOMPARE(w.panel->hybridBox()->isChecked(), hybrid);
         runAndWait(w);
 
         const core::PlanRequest request = requestOf(w);
@@ -323,7 +338,10 @@ private Q_SLOTS:
             QCOMPARE(cell(w, row, PlanTableModel::tp).toInt(), want.tp);
             QCOMPARE(cell(w, row, PlanTableModel::pp).toInt(), want.pp);
             QCOMPARE(cell(w, row, PlanTableModel::dp).toInt(), want.dp);
-            QCOMPARE(cell(w, row, PlanTableModel::zero).toInt(), want.zero);
+            QCOMPARE(cell(w, row, PlanTableModel::zero),
+                     want.zeroReplicas > 1
+                         ? QStringLiteral("%1 in %2").arg(want.zero).arg(want.zeroReplicas)
+                         : QString::number(want.zero));
             QCOMPARE(cell(w, row, PlanTableModel::microbatchSize).toInt(), want.microbatchSize);
             QCOMPARE(cell(w, row, PlanTableModel::microbatches).toInt(), want.microbatches);
             QCOMPARE(want.microbatchSize * want.microbatches * want.dp, globalBatch);
@@ -344,6 +362,13 @@ private Q_SLOTS:
             QCOMPARE(parse(cell(w, row, PlanTableModel::peakMemory)),
                      std::round(double(want.peakStageBytes) / 1e8) / 10);
             QVERIFY(shown.fits);
+        }
+        // Hybrid sharding searched: some of the list shards within a node.
+        if (hybrid) {
+            bool within = false;
+            for (int row = 0; row < rows; ++row)
+                within |= cell(w, row, PlanTableModel::zero).contains(QStringLiteral(" in "));
+            QVERIFY(within);
         }
         // One row per split when asked; every variant otherwise (this case has ties).
         bool repeatsASplit = false;

@@ -88,6 +88,11 @@ int PlanTableModel::columnCount(const QModelIndex &parent) const
 QVariant PlanTableModel::display(const core::PlanCandidate &c, int column) const
 {
     switch (column) {
+    case zero:
+        // Hybrid sharding's replicas beside the stage (docs/planner.md, "Hybrid sharding").
+        if (c.zero > 0 && c.zeroReplicas > 1)
+            return tr("%1 in %2").arg(c.zero).arg(c.zeroReplicas);
+        return c.zero;
     case schedule:
         return io::scheduleText(c);
     case endsCounted:
@@ -129,7 +134,8 @@ QVariant PlanTableModel::number(const core::PlanCandidate &c, int row, int colum
     case ep:
         return c.ep;
     case zero:
-        return c.zero;
+        // Hybrid sharding holds more a device than the same stage over all D: before it.
+        return c.zero - (c.zeroReplicas > 1 ? 1e-4 * std::min(c.zeroReplicas, 1000) : 0.0);
     case schedule:
         return io::scheduleText(c);
     case endsCounted:
@@ -294,7 +300,9 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
                       "over E of a stage's T × C × D devices.");
         case zero:
             return tr("ZeRO stage: 1 shards the optimizer states over D, 2 also the "
-                      "gradients, 3 also the weights.");
+                      "gradients, 3 also the weights. \"3 in 16\": hybrid sharding, ZeRO-3 "
+                      "within each of 16 replicas, which all-reduce their shards' gradients "
+                      "(zero_replicas).");
         case schedule:
             return tr("Pipeline schedule; \"v\" is the number of model chunks per device of "
                       "the interleaved schedule.");

@@ -159,7 +159,8 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
       m_devices(spinBox(QStringLiteral("plannerDevices"), 1, core::limits::kPlanDevices)),
       m_globalBatch(spinBox(QStringLiteral("plannerGlobalBatch"), 1, kMaxGlobalBatch)),
       m_top(spinBox(QStringLiteral("plannerTop"), 1, kMaxTop)),
-      m_distinct(new QCheckBox(tr("One per split"))), m_headroom(new QDoubleSpinBox),
+      m_distinct(new QCheckBox(tr("One per split"))),
+      m_hybrid(new QCheckBox(tr("Hybrid sharding"))), m_headroom(new QDoubleSpinBox),
       m_rank(new QComboBox), m_fromScenario(new QToolButton), m_run(new QPushButton(tr("Run"))),
       m_cancel(new QPushButton(tr("Cancel"))), m_progress(new QProgressBar), m_summary(new QLabel),
       m_message(new QLabel), m_model(new PlanTableModel(this)),
@@ -191,6 +192,11 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
            "Layouts that differ only in ZeRO stage, recomputation or sequence parallelism "
            "often take the same time; unticked, they fill the list. Changing it searches "
            "again."));
+    m_hybrid->setObjectName(QStringLiteral("plannerHybrid"));
+    m_hybrid->setToolTip(
+        tr("Also try each layout at ZeRO 1 to 3 sharded within a node and replicated across the "
+           "nodes, as PyTorch FSDP's hybrid sharding does (zero_replicas; docs/planner.md). "
+           "Unticked, the scenario's ZeRO replicas are kept. Changing it searches again."));
     m_headroom->setObjectName(QStringLiteral("plannerHeadroom"));
     m_headroom->setRange(0, kMaxHeadroomGib);
     m_headroom->setDecimals(1);
@@ -317,6 +323,8 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     group({m_topLabel, m_top});
     inputs->addWidget(m_distinct);
     m_trainingInputs << m_distinct;
+    inputs->addWidget(m_hybrid);
+    m_trainingInputs << m_hybrid;
     group({labelFor(tr("Headroom:"), m_headroom), m_headroom});
     m_trainingInputs << group({labelFor(tr("Rank by:"), m_rank), m_rank});
     inputs->addWidget(m_fromScenario);
@@ -382,10 +390,11 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     connect(m_devices, &QSpinBox::editingFinished, this,
             [this] { m_devices->setSuffix(devicesSuffix(m_devices->value())); });
     // The list on show answers the other question: search again (milliseconds).
-    connect(m_distinct, &QCheckBox::toggled, this, [this] {
-        if (m_result || isRunning())
-            run();
-    });
+    for (QCheckBox *box : {m_distinct, m_hybrid})
+        connect(box, &QCheckBox::toggled, this, [this] {
+            if (m_result || isRunning())
+                run();
+        });
     connect(m_table, &QTableView::activated, this, [this](const QModelIndex &index) {
         const int row = m_sorted->mapToSource(index).row();
         if (m_serving)
@@ -556,6 +565,7 @@ void PlannerPanel::run()
         request.globalBatch = m_globalBatch->value();
         request.top = m_top->value();
         request.distinct = m_distinct->isChecked();
+        request.hybridSharding = m_hybrid->isChecked();
         request.headroomGib = m_headroom->value();
         request.rank = static_cast<core::PlanRank>(m_rank->currentData().toInt());
         m_runner->start(request, m_document->presets());

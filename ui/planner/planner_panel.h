@@ -61,6 +61,7 @@ public:
     QSpinBox *globalBatchBox() const { return m_globalBatch; }
     QSpinBox *topBox() const { return m_top; }
     QCheckBox *distinctBox() const { return m_distinct; }
+    QCheckBox *hybridBox() const { return m_hybrid; }
     QDoubleSpinBox *headroomBox() const { return m_headroom; }
     QComboBox *rankBox() const { return m_rank; }
     QToolButton *fromScenarioButton() const { return m_fromScenario; }
@@ -159,6 +160,7 @@ private:
     QSpinBox *m_globalBatch;
     QSpinBox *m_top;
     QCheckBox *m_distinct;
+    QCheckBox *m_hybrid;
     QDoubleSpinBox *m_headroom;
     QComboBox *m_rank;
     QToolButton *m_fromScenario;
