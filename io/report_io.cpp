@@ -231,29 +231,28 @@ QJsonObject reportToJson(const core::Report &r)
         // The embedding group's all-reduce, part of the exposed sync (docs/step_time.md,
         // "Embedding gradients"); 0 where no stage keeps a copy of the embedding.
         dpComm.insert(QStringLiteral("embedding_grad_sync_s"), st.embeddingSyncS);
-        // The routed experts' own ring (docs/experts.md, "Gradient sync"), or null.
-        if (st.expertDpRanks > 1) {
-            QJsonObject experts;
-            experts.insert(QStringLiteral("ranks"), st.expertDpRanks);
-            experts.insert(QStringLiteral("link"), qs(st.expertDpLink));
-            experts.insert(QStringLiteral("bus_gb_per_s"), st.expertDpBusGbPerS);
-            experts.insert(QStringLiteral("bytes_per_step"), qint64(st.expertDpBytesPerStep));
-            dpComm.insert(QStringLiteral("experts"), experts);
-        } else {
-            dpComm.insert(QStringLiteral("experts"), QJsonValue(QJsonValue::Null));
-        }
+        // A ring of its own beside the sync's, or null where it has no peers: its members
+        // (under `count`), link, bus bandwidth and share of bytes_per_step.
+        const auto ring = [](const char *count, int ranks, const std::string &link,
+                             double busGbPerS, std::int64_t bytes) {
+            if (ranks <= 1)
+                return QJsonValue(QJsonValue::Null);
+            QJsonObject o;
+            o.insert(QLatin1String(count), ranks);
+            o.insert(QStringLiteral("link"), qs(link));
+            o.insert(QStringLiteral("bus_gb_per_s"), busGbPerS);
+            o.insert(QStringLiteral("bytes_per_step"), qint64(bytes));
+            return QJsonValue(o);
+        };
+        // The routed experts' own ring (docs/experts.md, "Gradient sync").
+        dpComm.insert(QStringLiteral("experts"),
+                      ring("ranks", st.expertDpRanks, st.expertDpLink, st.expertDpBusGbPerS,
+                           st.expertDpBytesPerStep));
         // Hybrid sharding's all-reduce among the replicas (docs/step_time.md, "Hybrid
-        // sharding"), or null.
-        if (st.dpReplicas > 1) {
-            QJsonObject replicas;
-            replicas.insert(QStringLiteral("replicas"), st.dpReplicas);
-            replicas.insert(QStringLiteral("link"), qs(st.dpReplicaLink));
-            replicas.insert(QStringLiteral("bus_gb_per_s"), st.dpReplicaBusGbPerS);
-            replicas.insert(QStringLiteral("bytes_per_step"), qint64(st.dpReplicaBytesPerStep));
-            dpComm.insert(QStringLiteral("replicas"), replicas);
-        } else {
-            dpComm.insert(QStringLiteral("replicas"), QJsonValue(QJsonValue::Null));
-        }
+        // sharding").
+        dpComm.insert(QStringLiteral("replicas"),
+                      ring("replicas", st.dpReplicas, st.dpReplicaLink, st.dpReplicaBusGbPerS,
+                           st.dpReplicaBytesPerStep));
         root.insert(QStringLiteral("step_time_s"), st.stepTimeS);
         // Inference without a published link: the step time is a lower bound.
         root.insert(QStringLiteral("step_time_link_time_excluded"), st.linkTimeExcluded);
