@@ -1222,6 +1222,14 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                       : std::string(" only applies from ZeRO 1: at ZeRO 0 every device holds "
                                     "everything and all D x C all-reduce together")),
              "zero_replicas", "1"});
+    // Deferring the replicas' all-reduce changes something only where they reduce after every
+    // micro-batch: hybrid sharding at ZeRO 2 and 3 in training.
+    if (s.deferReplicaReduce && (zeroReplicasOf(s) <= 1 || s.zero < 2))
+        r.warnings.push_back({"defer-replica-reduce-unused",
+                              "defer_replica_reduce only applies to hybrid sharding "
+                              "(zero_replicas > 1) at ZeRO 2 and 3 in training, whose replicas "
+                              "otherwise all-reduce after every micro-batch",
+                              "defer_replica_reduce", "false"});
     // A count of recomputed layers is full recomputation's only.
     if (s.mode == Mode::training && s.recompute != Recompute::full && s.recomputeLayers > 0)
         r.warnings.push_back({"recompute-layers-unused",
@@ -1604,16 +1612,17 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             // Hybrid sharding: each shard's gradients all-reduced over the R replicas.
             DpSync replicaPart;
             if (replicas > 1) {
-                replicaPart =
-                    replicaGradientSync(s.zero, dense * states.gradBytes / zeroShardRanks(s),
-                                        replicas, denseReplicaLink, passes, buckets);
+                replicaPart = replicaGradientSync(
+                    s.zero, dense * states.gradBytes / zeroShardRanks(s), replicas,
+                    denseReplicaLink, passes, buckets, s.deferReplicaReduce);
                 if (experts > 0)
                     replicaPart = plus(
                         replicaPart,
                         replicaGradientSync(
                             s.zero, experts * states.gradBytes / expertShardRanks(s), replicas,
                             expertReplicaLink, passes,
-                            dpBucketCount(s, static_cast<int>(i), experts, 0, layers[i], tensors)));
+                            dpBucketCount(s, static_cast<int>(i), experts, 0, layers[i], tensors),
+                            s.deferReplicaReduce));
                 sync = plus(sync, replicaPart);
             }
             // FSDP2 copies each gradient, in the reduce precision, into the reduce-scatter's

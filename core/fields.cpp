@@ -69,6 +69,10 @@ const std::array kFields{
               "their shards' gradients (FSDP's HYBRID_SHARD, torchtitan's "
               "data_parallel_replicate_degree, Megatron-LM's distributed-optimizer "
               "instances); 1 shards over all D x C. Must divide D."},
+    FieldInfo{"defer_replica_reduce", &Scenario::deferReplicaReduce,
+              "Hybrid sharding at ZeRO 2 and 3: the replicas all-reduce the accumulated gradient "
+              "shards once, after the last micro-batch (FSDP2's set_requires_all_reduce, as "
+              "OLMo-core does); off: after every micro-batch, FSDP2's default."},
     FieldInfo{"microbatches", &Scenario::microbatches,
               "Micro-batches m per step; more shrink the pipeline bubble."},
     FieldInfo{"microbatch_size", &Scenario::microbatchSize, "Sequences per micro-batch."},

@@ -315,6 +315,11 @@ struct Scenario
     // --num-distributed-optimizer-instances; docs/step_time.md, "Hybrid sharding"); 1: ZeRO
     // shards over all of D x C.
     int zeroReplicas = 1;
+    // Hybrid sharding at ZeRO 2 and 3: the replicas all-reduce the accumulated gradient shards
+    // once, after the last micro-batch (FSDP2's set_requires_all_reduce(False) before it, as
+    // OLMo-core's HSDP does); false: after every micro-batch's reduce-scatter (FSDP2's default,
+    // torchtitan's).
+    bool deferReplicaReduce = false;
     int microbatches = 16;
     int microbatchSize = 1;
     int seqLen = 4096; // in inference, the prompt's tokens

@@ -46,21 +46,23 @@ DpSync dpGradientSync(int zero, std::int64_t gradBytes, std::int64_t weightBytes
 }
 
 DpSync replicaGradientSync(int zero, std::int64_t shardGradBytes, int replicas, const Link &link,
-                           int microbatches, int buckets)
+                           int microbatches, int buckets, bool deferred)
 {
     DpSync out;
     out.microbatches = std::max(1, microbatches);
     if (replicas <= 1 || zero < 1)
         return out;
     buckets = std::max(1, buckets);
-    // ZeRO-1 reduces once a step; ZeRO-2 and 3 keep only their shard, so each micro-batch's.
-    const int times = zero >= 2 ? out.microbatches : 1;
+    // ZeRO-1 reduces once a step; ZeRO-2 and 3 keep only their shard, so each micro-batch's,
+    // unless the all-reduce waits for the last (the shards accumulate meanwhile).
+    const bool each = zero >= 2 && !deferred;
+    const int times = each ? out.microbatches : 1;
     const double seconds = buckets * collectiveSeconds(Collective::allReduce,
                                                        shardGradBytes / buckets, replicas, link);
     out.bytesPerStep = static_cast<std::int64_t>(
         times * wireBytesPerDevice(Collective::allReduce, shardGradBytes, replicas));
     out.seconds = times * seconds;
-    (zero >= 2 ? out.microbatchBackwardS : out.stepBackwardS) = seconds;
+    (each ? out.microbatchBackwardS : out.stepBackwardS) = seconds;
     return out;
 }
 

@@ -225,8 +225,10 @@ DpSync dpGradientSync(int zero, std::int64_t gradBytes, std::int64_t weightBytes
 // HYBRID_SHARD reduce-scatters inside the shard group, then all-reduces across it:
 // torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py, foreach_reduce; Megatron-core's
 // distributed optimizer instances likewise, once a step). ZeRO 0 shards nothing: nothing here.
+// `deferred`: at ZeRO 2 and 3 too, once a step, after the last micro-batch (FSDP2's
+// set_requires_all_reduce(False) before it).
 DpSync replicaGradientSync(int zero, std::int64_t shardGradBytes, int replicas, const Link &link,
-                           int microbatches = 1, int buckets = 1);
+                           int microbatches = 1, int buckets = 1, bool deferred = false);
 
 // The part of one stage's data-parallel sync the step waits for. `overlap` set: that fraction
 // is hidden. Unset ("auto"): each collective hides behind the micro-batch pass it can overlap

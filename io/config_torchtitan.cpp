@@ -986,6 +986,11 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
         notes.push_back("zero=0 with C > 1: torchtitan shards over the context-parallel ranks "
                         "whatever the data-parallel degrees (parallel_dims.py, fsdp_enabled), "
                         "as ZeRO does over D x C; written as DDP over D, which it runs as HSDP");
+    if (s.deferReplicaReduce && replicas > 1 && s.zero >= 2)
+        notes.push_back("defer_replica_reduce=true: torchtitan's HSDP all-reduces across the "
+                        "replicas after every micro-batch (FSDP2's default); deferring it to the "
+                        "last is set_requires_all_reduce in the training loop, which torchtitan "
+                        "has no setting for");
     if (s.zero == 0 && s.zeroReplicas > 1)
         notes.push_back("zero_replicas=" + std::to_string(s.zeroReplicas) +
                         " without ZeRO: nothing to shard, DDP all-reduces over all of D");

@@ -46,6 +46,7 @@ void explainUse(QWidget *control, const QString &key, bool used, bool set, const
 // The keys about backward passes, gradients, optimizer states and saved activations.
 constexpr const char *kTrainingOnly[] = {"zero",
                                          "zero_replicas",
+                                         "defer_replica_reduce",
                                          "schedule",
                                          "virtual_stages",
                                          "recompute",
@@ -216,6 +217,7 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
         zero->addItem(QString(), QString::number(stage));
     // Hybrid sharding: 1 shards over all of D x C (docs/step_time.md, "Hybrid sharding").
     addNumber(QStringLiteral("zero_replicas"), tr("ZeRO replicas R"), {1, 1048576, 0, 1});
+    addCheck(QStringLiteral("defer_replica_reduce"), tr("Replicas reduce once a step"));
     QComboBox *schedule = addChoice(QStringLiteral("schedule"), tr("&Schedule"));
     for (const auto &entry : core::enumNames(core::Schedule{})) {
         schedule->addItem(io::qs(entry.name), io::qs(entry.name));
@@ -735,6 +737,19 @@ void ControlsPanel::refresh()
                                         : tr("Used from ZeRO 1 on: at ZeRO 0 nothing is sharded, "
                                              "and all D x C devices all-reduce together.\n%1")
                                               .arg(help));
+    }
+    // The replicas' all-reduce runs after every micro-batch only under hybrid sharding at ZeRO 2
+    // and 3; while ticked elsewhere it stays enabled, to be unticked.
+    if (!inference) {
+        QWidget *control = m_controls.value(QStringLiteral("defer_replica_reduce"));
+        const QString help = tooltipFor(QStringLiteral("defer_replica_reduce"));
+        const bool applies = s.zeroReplicas > 1 && s.zero >= 2;
+        control->setEnabled(applies || s.deferReplicaReduce);
+        control->setToolTip(applies ? help
+                                    : tr("Used with ZeRO replicas above 1 at ZeRO 2 and 3 only: "
+                                         "elsewhere the replicas reduce once a step or not at "
+                                         "all.\n%1")
+                                          .arg(help));
     }
     // A count of recomputed layers is full recomputation's; while it holds one under another
     // mode it stays enabled, to be set back to all.

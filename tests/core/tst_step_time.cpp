@@ -2520,6 +2520,10 @@ private Q_SLOTS:
             << 1 << 4 << 2 * 2.0 * 7 / 8 << 2 * 0.75 * 2.0 / 8 << 8 << 50 * 0.9;
         QTest::addRow("ZeRO-3, 4 replicas of 8: every micro-batch")
             << 3 << 4 << m * 3 * 2.0 * 7 / 8 << m * 2 * 0.75 * 2.0 / 8 << 8 << 50 * 0.9;
+        // defer_replica_reduce: FSDP2's set_requires_all_reduce(False) but for the last
+        // micro-batch, the shards accumulating meanwhile: once a step (OLMo-core's HSDP).
+        QTest::addRow("ZeRO-3, 4 replicas of 8, deferred: once a step")
+            << -3 << 4 << m * 3 * 2.0 * 7 / 8 << 2 * 0.75 * 2.0 / 8 << 8 << 50 * 0.9;
         // Nothing sharded: the all-reduce of plain data parallelism, each micro-batch, its ring
         // 8 a node, so 8 NICs' worth (ringLink: NVIDIA/nccl#412), under NVLink's 369.
         QTest::addRow("ZeRO-3, 32 replicas of 1: all-reduce alone")
@@ -2533,12 +2537,17 @@ private Q_SLOTS:
         QFETCH(double, replicaPerParam);
         QFETCH(int, shardRanks);
         QFETCH(double, replicaBus);
+        // A negative stage: that stage with the replicas' all-reduce deferred.
+        const bool deferred = zero < 0;
+        zero = std::abs(zero);
         const Report r =
             evaluate(scenario(QStringLiteral("model=llama-3.1-8b,device=h100-sxm,tp=1,pp=1,dp=32,"
                                              "precision=bf16,grad_precision=bf16,fp8_params=false,"
-                                             "seq_len=4096,microbatches=4,zero=%1,zero_replicas=%2")
+                                             "seq_len=4096,microbatches=4,zero=%1,zero_replicas=%2,"
+                                             "defer_replica_reduce=%3")
                                   .arg(zero)
-                                  .arg(replicas)),
+                                  .arg(replicas)
+                                  .arg(deferred ? "true" : "false")),
                      io::builtinPresets());
         QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "");
         const double params = 8'030'261'248.0;

@@ -511,6 +511,13 @@ private Q_SLOTS:
         QTest::addRow("zero_replicas at ZeRO 0, not dividing D: unused, not refused")
             << QStringList{"zero=0", "zero_replicas=3"} << "zero-replicas-unused"
             << "zero_replicas=1";
+        QTest::addRow("defer_replica_reduce without hybrid sharding")
+            << QStringList{"zero=3", "defer_replica_reduce=true"} << "defer-replica-reduce-unused"
+            << "defer_replica_reduce=false";
+        QTest::addRow("defer_replica_reduce at ZeRO 1: once a step already")
+            << QStringList{"zero=1", "zero_replicas=2", "defer_replica_reduce=true"}
+            << "defer-replica-reduce-unused"
+            << "defer_replica_reduce=false";
         QTest::addRow("zero_replicas in inference: no gradients")
             << QStringList{"mode=inference", "zero_replicas=2"} << "zero-replicas-unused"
             << "zero_replicas=1";

@@ -800,6 +800,27 @@ private Q_SLOTS:
             QVERIFY2(text.find("#   " + comment.toStdString()) != std::string::npos, text.c_str());
     }
 
+    // torchtitan's HSDP all-reduces after every micro-batch; holding it to the last is the
+    // training loop's set_requires_all_reduce, which no torchtitan setting gives: a comment.
+    void torchtitanSaysItCannotDeferTheReplicasReduce()
+    {
+        Scenario s;
+        applyFramework(s, Framework::torchtitan);
+        for (const char *kv :
+             {"tp=1", "pp=1", "dp=32", "zero=3", "zero_replicas=4", "defer_replica_reduce=true"})
+            QVERIFY(!setField(s, std::string_view(kv).substr(0, std::string_view(kv).find('=')),
+                              std::string_view(kv).substr(std::string_view(kv).find('=') + 1)));
+        const auto emitted = io::emitConfig(s, m_presets, Framework::torchtitan);
+        QVERIFY(std::holds_alternative<std::string>(emitted));
+        const std::string &text = std::get<std::string>(emitted);
+        QVERIFY2(text.find("#   defer_replica_reduce=true: torchtitan's HSDP all-reduces") !=
+                     std::string::npos,
+                 text.c_str());
+        s.deferReplicaReduce = false;
+        const auto plain = io::emitConfig(s, m_presets, Framework::torchtitan);
+        QVERIFY(std::get<std::string>(plain).find("defer_replica_reduce") == std::string::npos);
+    }
+
     // Group-limited routing and the dispatcher in Megatron-LM's flags (transformer_config.py:
     // moe_router_group_topk turns the limit on, needs moe_router_num_groups dividing the
     // experts and is at most that many; moe_router_num_groups alone limits nothing (moe_utils.py,
