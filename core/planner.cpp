@@ -222,7 +222,6 @@ struct WorkerResult
     std::int64_t fitting = 0; // with the headroom free
 };
 
-// The options of one split that do not depend on the micro-batch size.
 // One ZeRO choice of a layout: the stage and hybrid sharding's replicas.
 struct ZeroChoice
 {
@@ -258,6 +257,7 @@ int nodeReplicas(const Context &c, const DeviceSplit &split)
     return static_cast<int>(replicas);
 }
 
+// The options of one split that do not depend on the micro-batch size.
 std::vector<ZeroChoice> zeroStages(const Context &c, const DeviceSplit &split)
 {
     // ZeRO shards dense states over D × C and routed experts' over the expert data-parallel
