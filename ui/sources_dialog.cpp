@@ -103,6 +103,11 @@ const char *const kSources[] = {
     "reduced and gathered one after another (param_and_grad_buffer.py): dp_bucket_params.",
     "NVIDIA/nccl#689 and #1703: a channel moves what one SM moves, two a link fill NVLink, so "
     "a collective capped to fewer CTAs (dp_collective_units) moves that share.",
+    "pytorch/pytorch, torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py (foreach_reduce): "
+    "hybrid sharding reduce-scatters within a replica, then all-reduces the shard across the "
+    "replicas (zero_replicas; set_requires_all_reduce defers it: defer_replica_reduce); "
+    "pytorch/torchtitan, torchtitan/distributed/parallel_dims.py: the dp_replicate × dp_shard "
+    "× cp mesh; NVIDIA/Megatron-LM --num-distributed-optimizer-instances.",
     "The step time checked against published runs (docs/step_time.md, “Validation”): "
     "Narayanan et al. 2021, Table 1; Korthikanti et al. 2022, Tables 4 and 5; the Megatron-LM "
     "README; the Megatron-Bridge performance summary; NVIDIA/dgxc-benchmarking; the Nemotron-4 "
