@@ -2414,6 +2414,7 @@ private:
     std::optional<core::InputError> readOptimizerInstances(core::Scenario &s)
     {
         s.zeroReplicas = 1;
+        s.deferReplicaReduce = false;
         const auto v = integer(Flag::optimizerInstances, 1);
         if (auto *e = std::get_if<core::InputError>(&v))
             return *e;
@@ -2481,6 +2482,10 @@ private:
             return std::nullopt;
         }
         s.zeroReplicas = n;
+        // Megatron-FSDP reduce-scatters every micro-batch at optim_grads and above but
+        // all-reduces across the instances on the last only (megatron_fsdp.py:
+        // outer_fsdp_group_grad_reduce = use_hybrid_fsdp and is_last_microbatch).
+        s.deferReplicaReduce = n > 1 && s.zero >= 2;
         return std::nullopt;
     }
 
@@ -2836,9 +2841,14 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
              s.zero == 2 ? "optim_grads" : "optim_grads_params");
     }
     // Hybrid sharding: distributed-optimizer instances, or Megatron-FSDP's HSDP over them.
-    if (s.zeroReplicas > 1 && s.zero >= 1 && s.dp % s.zeroReplicas == 0)
+    if (s.zeroReplicas > 1 && s.zero >= 1 && s.dp % s.zeroReplicas == 0) {
         flag("--num-distributed-optimizer-instances", number(s.zeroReplicas));
-    else if (s.zeroReplicas > 1 && s.zero >= 1)
+        if (s.zero >= 2 && !s.deferReplicaReduce)
+            notes.push_back("defer_replica_reduce=false: Megatron-FSDP all-reduces across the "
+                            "instances once, after the last micro-batch (megatron_fsdp.py, "
+                            "outer_fsdp_group_grad_reduce); it has no setting for every "
+                            "micro-batch");
+    } else if (s.zeroReplicas > 1 && s.zero >= 1)
         notes.push_back("zero_replicas=" + std::to_string(s.zeroReplicas) +
                         " does not divide D = " + std::to_string(s.dp) + ": written without");
     else if (s.zeroReplicas > 1)

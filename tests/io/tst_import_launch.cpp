@@ -1901,8 +1901,10 @@ private Q_SLOTS:
     // (distributed_data_parallel.py, "Partial DistOpt cannot be used without DistOpt") and N
     // not dividing D x C or the experts' data-parallel group (parallel_state.py); Megatron-FSDP
     // refuses --outer-dp-sharding-strategy optim (HFSDP) beside another strategy than
-    // optim_grads_params (param_and_grad_buffer.py). The starting scenario has zero_replicas 4,
-    // so each row's comes from the file.
+    // optim_grads_params (param_and_grad_buffer.py). Megatron-FSDP all-reduces across the
+    // instances on the last micro-batch only (megatron_fsdp.py, outer_fsdp_group_grad_reduce):
+    // defer_replica_reduce at ZeRO 2 and 3. The starting scenario has zero_replicas 4 and the
+    // all-reduce deferred, so each row's comes from the file.
     void megatronOptimizerInstances_data()
     {
         QTest::addColumn<QByteArray>("flags");
@@ -1975,6 +1977,7 @@ private Q_SLOTS:
         QFETCH(QString, mention);
         Scenario base;
         base.zeroReplicas = 4;
+        base.deferReplicaReduce = true;
         const auto result =
             experts ? importLlama8bExperts(flags, base) : importLlama8b(flags, base);
         if (replicas == 0) {
@@ -1988,6 +1991,8 @@ private Q_SLOTS:
         const io::ImportedConfig &imported = std::get<io::ImportedConfig>(result);
         QVERIFY(imported.scenario);
         QCOMPARE(imported.scenario->zeroReplicas, replicas);
+        QCOMPARE(imported.scenario->deferReplicaReduce,
+                 replicas > 1 && imported.scenario->zero >= 2);
         QCOMPARE(hasName(imported.ignored, flag), !flag.isEmpty());
         if (!mention.isEmpty())
             QVERIFY2(contains(imported.assumptions, mention), io::importSummary(imported).c_str());
@@ -2184,14 +2189,16 @@ private Q_SLOTS:
                                        "microbatches=4",
                                        "sequence_parallel=false"};
         QTest::addRow("megatron 8B Megatron-FSDP HSDP, 2 instances")
-            << megatron << QStringList{"model=llama-3.1-8b",
-                                       "tp=1",
-                                       "pp=1",
-                                       "dp=8",
-                                       "zero=3",
-                                       "zero_replicas=2",
-                                       "microbatches=16",
-                                       "sequence_parallel=false"};
+            << megatron
+            << QStringList{"model=llama-3.1-8b",
+                           "tp=1",
+                           "pp=1",
+                           "dp=8",
+                           "zero=3",
+                           "zero_replicas=2",
+                           "defer_replica_reduce=true",
+                           "microbatches=16",
+                           "sequence_parallel=false"};
         QTest::addRow("megatron 8B with the SwiGLU input in FP8")
             << megatron
             << QStringList{"model=llama-3.1-8b", "precision=fp8", "fp8_activation_input=true"};
@@ -2537,6 +2544,10 @@ private Q_SLOTS:
         QTest::addRow("megatron hybrid sharding without ZeRO")
             << int(Framework::megatron) << QStringList{"zero=0", "zero_replicas=2"}
             << "zero_replicas=2 without ZeRO";
+        QTest::addRow("megatron Megatron-FSDP's HSDP, all-reduced every micro-batch")
+            << int(Framework::megatron)
+            << QStringList{"tp=1", "pp=1", "dp=8", "zero=3", "zero_replicas=2"}
+            << "defer_replica_reduce=false: Megatron-FSDP all-reduces across the instances once";
         QTest::addRow("deepspeed hybrid sharding at ZeRO-2")
             << int(Framework::deepspeed) << QStringList{"zero=2", "zero_replicas=2"}
             << "MiCS, is ZeRO-3's";
