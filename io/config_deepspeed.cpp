@@ -220,6 +220,7 @@ std::optional<core::InputError> readMics(DsReader &r, const DsValue &mics,
                                          ImportedConfig &out)
 {
     s.zeroReplicas = 1;
+    s.deferReplicaReduce = false;
     const bool on = mics.known() && mics.number > 0;
     if (on && s.zero != 3) {
         r.ignore(kMicsShardSize, "MiCS is ZeRO-3's: DeepSpeed builds it at stage 3 only "
@@ -243,8 +244,11 @@ std::optional<core::InputError> readMics(DsReader &r, const DsValue &mics,
                                         ": its groups would split a replica's "
                                         "sequence-parallel ranks, which Parascope's "
                                         "zero_replicas keeps together"};
-        r.read(kMicsShardSize, "zero_replicas");
+        r.read(kMicsShardSize, "zero_replicas, defer_replica_reduce");
         s.zeroReplicas = static_cast<int>(replicas);
+        // mics.py, allreduce_mics_shard_grads: the replication groups all-reduce at the
+        // gradient accumulation boundary only.
+        s.deferReplicaReduce = replicas > 1;
         // mics_utils.py groups consecutive ranks of the whole world, not of the
         // data-parallel group.
         if (s.tp * s.pp > 1)
@@ -775,6 +779,10 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
                         std::to_string(s.zeroReplicas) + " = " + std::to_string(micsShardSize) +
                         " ranks; build the model under deepspeed.zero.MiCS_Init("
                         "config_dict_or_path=this file)");
+        if (!s.deferReplicaReduce)
+            notes.push_back("defer_replica_reduce=false: MiCS all-reduces across its "
+                            "replication groups at the gradient accumulation boundary only "
+                            "(mics.py, allreduce_mics_shard_grads)");
     }
 
     const bool fp16 = s.precision == core::Precision::fp16;

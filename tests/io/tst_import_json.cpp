@@ -836,6 +836,8 @@ private Q_SLOTS:
             s.tp = 1;
         s.zero = zero;
         s.zeroReplicas = replicas;
+        // MiCS all-reduces across its replication groups once a step (mics.py).
+        s.deferReplicaReduce = replicas > 1;
         s.microbatchSize = microbatchSize;
         s.microbatches = microbatches;
         s.dp = dp;
@@ -875,8 +877,10 @@ private Q_SLOTS:
     // R = D x C / S; engine.py builds it at stage 3 only (_configure_zero_optimizer), and not
     // for S of 0 or below (-1, DeepSpeedZeroConfig's default); mics_utils.py asserts that S
     // divides the ranks it groups. ZeRO++'s hpZ (zero_hpz_partition_size) keeps a second copy
-    // of the weights only: not hybrid sharding. D = 32 from the batch keys; the starting
-    // scenario has zero_replicas 4, so each row's comes from the file.
+    // of the weights only: not hybrid sharding. The replication groups all-reduce at the
+    // gradient accumulation boundary only (mics.py, allreduce_mics_shard_grads):
+    // defer_replica_reduce. D = 32 from the batch keys; the starting scenario has zero_replicas
+    // 4 and the all-reduce deferred, so each row's comes from the file.
     void deepSpeedMics_data()
     {
         QTest::addColumn<QByteArray>("keys"); // in zero_optimization, after the stage
@@ -935,6 +939,7 @@ private Q_SLOTS:
         base.cp = cp;
         base.pp = 1;
         base.zeroReplicas = 4;
+        base.deferReplicaReduce = true;
         const auto result = io::importConfig(content, base, presets);
         if (replicas == 0) {
             QVERIFY(std::holds_alternative<InputError>(result));
@@ -949,6 +954,7 @@ private Q_SLOTS:
         QVERIFY(imported.scenario);
         QCOMPARE(imported.scenario->dp, 32);
         QCOMPARE(imported.scenario->zeroReplicas, replicas);
+        QCOMPARE(imported.scenario->deferReplicaReduce, replicas > 1);
         const bool ignored =
             std::any_of(imported.ignored.begin(), imported.ignored.end(),
                         [&](const io::IgnoredField &f) { return f.name == key.toStdString(); });

@@ -2557,6 +2557,9 @@ private Q_SLOTS:
         QTest::addRow("deepspeed MiCS, the model built under MiCS_Init")
             << int(Framework::deepspeed) << QStringList{"zero=3", "tp=1", "pp=1", "zero_replicas=2"}
             << "MiCS_Init";
+        QTest::addRow("deepspeed MiCS, all-reduced every micro-batch")
+            << int(Framework::deepspeed) << QStringList{"zero=3", "tp=1", "pp=1", "zero_replicas=2"}
+            << "defer_replica_reduce=false: MiCS all-reduces across its replication groups";
         QTest::addRow("megatron GPipe")
             << int(Framework::megatron) << QStringList{"schedule=gpipe"} << "schedule=gpipe";
         QTest::addRow("megatron DualPipeV")
