@@ -140,11 +140,12 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     // LoRA: Transformer Engine keeps no input for a projection whose weight takes no gradient
     // (module/linear.py and layernorm_linear.py: backward_needs_input = weight.requires_grad);
     // an adapter beside it keeps the 16-bit input its own weight gradients need (a Megatron-core
-    // linear; Megatron-Bridge's ParallelLinearAdapter).
+    // linear; Megatron-Bridge's ParallelLinearAdapter), the dropped input where a dropout
+    // precedes A, and that dropout's one-byte mask (torch's native_dropout).
     const auto projectionInput = [&](unsigned module, Count width) -> Count {
         if (!c.lora)
             return savedInput(width);
-        return (c.loraModules & module) != 0 ? a * width : 0;
+        return (c.loraModules & module) != 0 ? (a + (c.loraDropout ? kMaskBytes : 0)) * width : 0;
     };
     const Count attentionInput = m.latentAttention() ? (c.lora      ? 0
                                                         : quantized ? 2 * savedInput(h)
@@ -181,6 +182,10 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     t.sharded = a * qHeads * vd + (upProjectionsRerun ? 0 : a * qHeads * hd);
     if (c.projectionInputCopy && !c.lora)
         t.sharded += savedInput(qHeads * vd);
+    // LoRA: the adapter beside the output projection keeps that output as its input, unless a
+    // dropout precedes A: then its dropped copy and the mask besides.
+    if (c.loraDropout && (c.loraModules & kLoraProj) != 0)
+        t.sharded += (a + kMaskBytes) * qHeads * vd;
     // Eager attention repeats K and V to every query head before the matmuls
     // (Hugging Face repeat_kv), so they are kept at full size; flash attention and
     // the inputs of a recomputed core attention keep them at the grouped size.
@@ -385,6 +390,7 @@ ActivationConfig activationConfig(const Scenario &s)
     c.recomputeModules = recomputeModuleBits(s);
     c.lora = s.mode == Mode::training && s.loraRank > 0;
     c.loraModules = loraModuleBits(s);
+    c.loraDropout = c.lora && s.loraDropout > 0;
     c.attention = s.attention;
     c.fusedSwiglu = s.fusedSwiglu;
     c.fp8ActivationInput = s.fp8ActivationInput;

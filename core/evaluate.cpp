@@ -580,6 +580,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     c.loraRank = c.training ? s.loraRank : 0;
     c.loraModules = loraModuleBits(s);
     c.loraA2a = s.loraA2a;
+    c.loraDropout = s.loraDropout > 0;
     c.attention = s.attention;
     c.activationBytes = activationValueBytes(s.precision);
     c.weightBytes = bitsPerValue(s.precision) / 8.0;
@@ -1153,6 +1154,12 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                               "linear_proj and linear_fc2 under sequence parallelism (T > 1, "
                               "sequence_parallel); this scenario has none to exchange",
                               "lora_a2a", "false"});
+    // lora_dropout is the adapters' own (docs/step_time.md, "LoRA").
+    if (s.loraDropout > 0 && !(s.mode == Mode::training && s.loraRank > 0))
+        r.warnings.push_back({"lora-dropout-unused",
+                              "lora_dropout drops the input of LoRA's adapters in training; "
+                              "this scenario has none, so it changes nothing",
+                              "lora_dropout", "0"});
     if (s.mode == Mode::inference && s.fullCudaGraph)
         r.warnings.push_back({"cuda-graph-unused",
                               "full_cuda_graph captures a training step; inference is timed "

@@ -98,6 +98,11 @@ const std::array kFields{
               "linear_fc2 pass B's output to the sequence-split layout by an all-to-all, a T-th "
               "of the gather they run otherwise (Megatron-Bridge's and NeMo's "
               "a2a_experimental; docs/step_time.md, \"LoRA\")."},
+    FieldInfo{"lora_dropout", &Scenario::loraDropout,
+              "LoRA: the probability with which dropout zeroes each value of an adapter's input "
+              "before A (Megatron-Bridge's and NeMo's dropout, position \"pre\"): one more pass "
+              "over the input forward, one over its gradient backward, and a byte a value of "
+              "mask kept between them. 0: none (docs/step_time.md, \"LoRA\")."},
     FieldInfo{"output_len", &Scenario::outputLen,
               "Inference: tokens each sequence generates after its prompt; the KV cache ends "
               "with seq_len + output_len tokens (docs/inference.md)."},

@@ -14,6 +14,10 @@ namespace core {
 
 namespace {
 
+// A dropout mask keeps one byte a value (PyTorch's native_dropout: a bool mask; Korthikanti
+// et al. 2022, §4.1).
+constexpr double kDropoutMaskBytes = 1;
+
 // The thread-block tile a large multiply runs in, 256 × 128 outputs: one tile per SM at a
 // time, so a wave is `computeUnits` tiles (NVIDIA, "Matrix Multiplication Background User's
 // Guide", "Wave Quantization").
@@ -215,9 +219,15 @@ struct Builder
     // (read, write) and added to the projection's output (read both, write); backward: both
     // multiplies' input gradients, the scale's (read, write) and x's gradient added to the
     // projection's (read both, write); their weight gradients as W.
+    //
+    // `droppedRows`: the rows of the input a dropout before A ("pre") zeroes, 0 without one
+    // (Scenario::loraDropout): PyTorch's native_dropout reads the input and writes its output
+    // and a one-byte mask; backward reads the gradient and the mask and writes the input's
+    // gradient, both PyTorch's own kernels (Megatron-Bridge peft/utils.py,
+    // ParallelLinearAdapter.forward: nn.Dropout on x before linear_in).
     void loraAdapter(std::string_view key, std::string_view label, double tokens, double n,
                      double k, double rank, int tp, bool column, int actBytes, double rerun,
-                     double batch = 1)
+                     double batch, double droppedRows)
     {
         const double rIn = column ? rank / tp : rank; // A's outputs on this device
         const double nOut = column ? n : n / tp;      // B's outputs on this device
@@ -232,6 +242,11 @@ struct Builder
                            memory(batch * tokens * (2 * n + 3 * k) * e));
         op.weight = plus(own.matmul(rank, nOut, tokens, batch, actBytes, actBytes),
                          own.matmul(k, rIn, tokens, batch, actBytes, actBytes));
+        if (droppedRows > 0) {
+            const double dropout = batch * droppedRows * k * (2 * e + kDropoutMaskBytes);
+            op.forward = plus(op.forward, eagerMemory(dropout));
+            op.backward = plus(op.backward, eagerMemory(dropout));
+        }
         op.rerun = rerun;
         op.source = "Hu et al. 2021 (LoRA), §4.1: x·A·B beside W0·x, scaled by α/r and added; "
                     "16-bit multiplies as Megatron-Bridge's adapters run";
@@ -250,6 +265,19 @@ struct Builder
         ops.push_back(std::move(op));
     }
 };
+
+// Beside a projection that splits its outputs (QKV, fc1, a shared expert's fc1), under sequence
+// parallelism, the adapter gathers its input itself, so it arrives as the device's 1/T of the
+// tokens: beside the layer-norm-fused QKV and fc1 only under tp_overlap (and beside QKV not
+// with tp_overlap_qkv off), as Transformer Engine otherwise hands over the gathered norm
+// output (Megatron-Bridge peft/utils.py, get_adapter_attributes_from_linear:
+// return_layernorm_output_gathered unless ub_overlap_ag); beside a shared expert's fc1,
+// which no norm is fused into, always. `normFused`: the projection is QKV or a dense fc1.
+bool adapterGathersInput(const LayerConfig &c, std::string_view key, bool normFused)
+{
+    return c.sequenceParallel && c.tp > 1 &&
+           (!normFused || (c.tpOverlap && (key != "qkv_lora" || c.tpOverlapQkv)));
+}
 
 // A link with no published bandwidth times nothing; the caller reports the step untimed.
 OpCost collective(Collective kind, double payload, int n, const Link &link, int times)
@@ -634,12 +662,19 @@ void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double
     const double e = c.activationBytes;
     const double h = model.hidden;
     const double k = model.expertsPerToken;
+    // Routed experts' adapters drop the copies they are dispatched; a shared expert's beside
+    // fc1 gathers its input under sequence parallelism (adapterGathersInput).
     const auto adapt = [&b, &c](unsigned target, std::string_view key, std::string_view label,
                                 double rows, double n, double width, bool column, double rerun,
                                 int tp, double batch = 1) {
-        if (b.frozen && (c.loraModules & target) != 0)
-            b.loraAdapter(key, label, rows, n, width, c.loraRank, tp, column, c.activationBytes,
-                          rerun, batch);
+        if (!b.frozen || (c.loraModules & target) == 0)
+            return;
+        const double dropped =
+            !c.loraDropout                                                             ? 0.0
+            : column && key == "shared_fc1_lora" && adapterGathersInput(c, key, false) ? rows / c.tp
+                                                                                       : rows;
+        b.loraAdapter(key, label, rows, n, width, c.loraRank, tp, column, c.activationBytes, rerun,
+                      batch, dropped);
     };
     // The router's gate stays in 16 bits under FP8 (Megatron-core moe/router.py,
     // router_gating_linear: not a Transformer Engine module).
@@ -908,8 +943,7 @@ int addLoraCollectives(Builder &b, const LayerConfig &c, double payloadPerWidth,
             if (!c.sequenceParallel) {
                 backward = plus(backward, once(Collective::allReduce, h));
                 calls += 1;
-            } else if (!normFused ||
-                       (c.tpOverlap && (std::string_view(key) != "qkv_lora" || c.tpOverlapQkv))) {
+            } else if (adapterGathersInput(c, key, normFused)) {
                 forward = plus(forward, once(Collective::allGather, h));
                 backward = plus(backward, once(Collective::reduceScatter, h));
                 calls += 2;
@@ -962,12 +996,16 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
     b.weightGradStore = c.weightGradStoreBytes;
     b.frozen = c.training && c.loraRank > 0;
     // LoRA's adapter beside a projection lora_modules names (docs/step_time.md, "LoRA").
+    // A dropout before A zeroes the adapter's input as it arrives (adapterGathersInput).
     const auto adapt = [&b, &c](unsigned target, std::string_view key, std::string_view label,
-                                double rows, double n, double k, bool column, double rerun,
-                                double batch = 1) {
-        if (b.frozen && (c.loraModules & target) != 0)
-            b.loraAdapter(key, label, rows, n, k, c.loraRank, c.tp, column, c.activationBytes,
-                          rerun, batch);
+                                double rows, double n, double k, bool column, double rerun) {
+        if (!b.frozen || (c.loraModules & target) == 0)
+            return;
+        const double dropped = !c.loraDropout                                ? 0.0
+                               : column && adapterGathersInput(c, key, true) ? rows / c.tp
+                                                                             : rows;
+        b.loraAdapter(key, label, rows, n, k, c.loraRank, c.tp, column, c.activationBytes, rerun, 1,
+                      dropped);
     };
     const double e = c.activationBytes;
     const double h = model.hidden;

@@ -340,6 +340,11 @@ struct Scenario
     // it (Megatron-Bridge's and NeMo's LoRA a2a_experimental: ParallelLinearAdapter use_a2a;
     // MLPerf's Llama 2 70B LoRA sets it).
     bool loraA2a = false;
+    // The adapters' dropout probability, applied to each adapter's input before A ("pre", the
+    // position Megatron-Bridge and NeMo default to; MLPerf's Llama 2 70B LoRA runs 0.1): a
+    // PyTorch dropout pass forward and its mask backward (docs/step_time.md, "LoRA"); 0: none,
+    // Megatron-Bridge's default.
+    double loraDropout = 0;
     // Inference: tokens each sequence generates after its prompt; the KV cache holds
     // seq_len + output_len tokens when the last is generated (docs/inference.md).
     int outputLen = 0;

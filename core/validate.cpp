@@ -890,6 +890,10 @@ std::optional<InputError> validateScenario(const Scenario &s, const Presets &pre
                           "width (" +
                               std::to_string(model->hidden) + "), got " +
                               std::to_string(s.loraRank)};
+    // A probability below 1: at 1 dropout would zero every input and scale it by 1/(1 - p).
+    if (!(s.loraDropout >= 0 && s.loraDropout < 1))
+        return InputError{"lora_dropout", "must be a probability from 0 (none) to below 1, got " +
+                                              plainNumber(s.loraDropout)};
     {
         const auto modules = parseLoraModules(s.loraModules);
         if (const auto *why = std::get_if<std::string>(&modules))

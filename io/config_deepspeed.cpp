@@ -671,13 +671,14 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
                         ": packing is the data loader's, with a varlen attention kernel in the "
                         "model's code");
     if (s.loraRank > 0 && s.mode == core::Mode::training)
-        notes.push_back("lora_rank=" + std::to_string(s.loraRank) + " on " +
-                        pythonWordList(s.loraModules) +
-                        ": DeepSpeed's config has no LoRA; the model's code adds the adapters, "
-                        "usually with Hugging Face PEFT's LoraConfig(r=" +
-                        std::to_string(s.loraRank) +
-                        ", target_modules=...) in the model's own module names; without them "
-                        "this config trains every weight");
+        notes.push_back(
+            "lora_rank=" + std::to_string(s.loraRank) + " on " + pythonWordList(s.loraModules) +
+            ": DeepSpeed's config has no LoRA; the model's code adds the adapters, "
+            "usually with Hugging Face PEFT's LoraConfig(r=" +
+            std::to_string(s.loraRank) +
+            (s.loraDropout > 0 ? ", lora_dropout=" + core::plainNumber(s.loraDropout) : "") +
+            ", target_modules=...) in the model's own module names; without them "
+            "this config trains every weight");
     if (s.recompute == core::Recompute::full && s.recomputeLayers > 0 &&
         s.mode == core::Mode::training)
         notes.push_back("recompute_layers=" + std::to_string(s.recomputeLayers) +

@@ -1,4 +1,5 @@
 // A Megatron-LM argument list, read into a scenario and written from one (docs/import.md).
+#include "core/echo.h"
 #include "core/evaluate.h"
 #include "core/fields.h"
 #include "core/framework.h"
@@ -2953,6 +2954,7 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
                         std::to_string(s.loraRank) +
                         ", target_modules=" + pythonWordList(s.loraModules) +
                         (s.loraA2a ? ", a2a_experimental=True" : "") +
+                        (s.loraDropout > 0 ? ", dropout=" + core::plainNumber(s.loraDropout) : "") +
                         ") (a recipe's peft_scheme='lora'); these arguments train every weight");
     if (s.zeroBuffers != core::ZeroBuffers::none)
         notes.push_back("zero_buffers=" + std::string(core::toString(s.zeroBuffers)) +

@@ -2,6 +2,7 @@
 //
 // The keys are those of torchtitan's torchtitan/config/job_config.py as it stood while jobs
 // were TOML files (up to pytorch/torchtitan#2386, which moved them to Python).
+#include "core/echo.h"
 #include "core/fields.h"
 #include "core/framework.h"
 #include "core/validate.h"
@@ -1141,13 +1142,15 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
     // torchtitan's LoRA converter (torchtitan/components/lora.py, pytorch/torchtitan#3264)
     // came after its jobs moved from TOML to Python.
     if (s.loraRank > 0 && s.mode == core::Mode::training)
-        notes.push_back("lora_rank=" + std::to_string(s.loraRank) + " on " +
-                        pythonWordList(s.loraModules) +
-                        ": a TOML job has no LoRA; torchtitan's Python config has "
-                        "LoRAConverter.Config(rank=" +
-                        std::to_string(s.loraRank) +
-                        ", target_modules=...) with its own module names; this job trains every "
-                        "weight");
+        notes.push_back(
+            "lora_rank=" + std::to_string(s.loraRank) + " on " + pythonWordList(s.loraModules) +
+            ": a TOML job has no LoRA; torchtitan's Python config has "
+            "LoRAConverter.Config(rank=" +
+            std::to_string(s.loraRank) + ", target_modules=...) with its own module names" +
+            (s.loraDropout > 0
+                 ? " and no dropout (lora_dropout=" + core::plainNumber(s.loraDropout) + ")"
+                 : "") +
+            "; this job trains every weight");
     if (s.fusedSwiglu)
         notes.push_back("fused_swiglu=true: torchtitan's feed-forward is unfused");
     if (s.fp8ActivationInput && s.mode == core::Mode::training)

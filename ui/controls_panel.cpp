@@ -205,6 +205,9 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
                     QStringLiteral("linear_fc1 linear_fc2")},
         lora));
     addCheck(QStringLiteral("lora_a2a"), tr("LoRA all-to-all"));
+    // The adapters' dropout before A, a probability; 0 is none (docs/step_time.md, "LoRA").
+    addNumber(QStringLiteral("lora_dropout"), tr("LoRA dropout"), {0, 0.99, 2, 0.05})
+        ->setSpecialValueText(tr("none"));
     // Serving (docs/inference.md): how many tokens each sequence generates, and the cache's
     // format.
     addNumber(QStringLiteral("output_len"), tr("Output tokens"), {0, 1048576, 0, 64});
@@ -809,6 +812,8 @@ void ControlsPanel::refresh()
         explainUse(m_controls.value(QStringLiteral("lora_a2a")), QStringLiteral("lora_a2a"),
                    adapted && s.tp > 1 && s.sequenceParallel, s.loraA2a,
                    tr("Used with a LoRA rank, T > 1 and sequence parallelism only."));
+        explainUse(m_controls.value(QStringLiteral("lora_dropout")), QStringLiteral("lora_dropout"),
+                   adapted, s.loraDropout > 0, tr("Used with a LoRA rank in training only."));
     }
     // QKV's gather is one of the collectives tp_overlap hides; cleared where it does nothing,
     // it stays enabled to be set again.

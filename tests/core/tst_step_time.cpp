@@ -1364,6 +1364,76 @@ private Q_SLOTS:
         }
     }
 
+    // The adapters' dropout before A (lora_dropout; Megatron-Bridge peft/utils.py,
+    // ParallelLinearAdapter.forward: nn.Dropout on x before linear_in), by hand on Llama 3.1 8B
+    // (h 4,096, FFN 14,336, 32 query heads of 128), one 4,096-token sequence: PyTorch's
+    // native_dropout reads the adapter's input and writes its output and a one-byte mask,
+    // 2·2 + 1 = 5 bytes a value, and its backward reads the gradient and the mask and writes
+    // the input's gradient, 5 again, at PyTorch's own kernels' bandwidth (the H100's 0.784 of
+    // 3,350 GB/s). Beside QKV and fc1 the input is the norm's output, h wide; beside proj and
+    // fc2 the device's slice of attention's output and of the FFN, 4,096/T and 14,336/T. At
+    // T = 2 with sequence parallelism Transformer Engine hands QKV's and fc1's adapters the
+    // gathered norm output (all 4,096 tokens), unless tp_overlap has them gather it
+    // themselves: then they drop the device's 2,048.
+    void loraDropoutPassesOverTheAdaptersInputs_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<double>("qkvValues");
+        QTest::addColumn<double>("projValues");
+        QTest::addColumn<double>("fc1Values");
+        QTest::addColumn<double>("fc2Values");
+        QTest::newRow("T1") << "tp=1" << 4096.0 * 4096 << 4096.0 * 4096 << 4096.0 * 4096
+                            << 4096.0 * 14336;
+        QTest::newRow("T2, sequence parallel") << "tp=2,sequence_parallel=true" << 4096.0 * 4096
+                                               << 4096.0 * 2048 << 4096.0 * 4096 << 4096.0 * 7168;
+        QTest::newRow("T2, sequence parallel, overlapped")
+            << "tp=2,sequence_parallel=true,tp_overlap=true" << 2048.0 * 4096 << 4096.0 * 2048
+            << 2048.0 * 4096 << 4096.0 * 7168;
+    }
+    void loraDropoutPassesOverTheAdaptersInputs()
+    {
+        QFETCH(QString, set);
+        QFETCH(double, qkvValues);
+        QFETCH(double, projValues);
+        QFETCH(double, fc1Values);
+        QFETCH(double, fc2Values);
+        const Presets presets = io::builtinPresets();
+        const QString base = QStringLiteral(
+            "model=llama-3.1-8b,device=h100-sxm,framework=megatron,precision=bf16,pp=1,dp=1,"
+            "microbatches=4,microbatch_size=1,seq_len=4096,recompute=none,lora_rank=16,");
+        const Report plain = evaluate(scenario(base + set), presets);
+        const Report dropped = evaluate(scenario(base + set + ",lora_dropout=0.1"), presets);
+        QVERIFY(plain.ok() && plain.stepTime && dropped.ok() && dropped.stepTime);
+        const double bandwidth = 0.784 * 3350e9;
+        const std::pair<const char *, double> adapters[] = {{"qkv_lora", qkvValues},
+                                                            {"proj_lora", projValues},
+                                                            {"fc1_lora", fc1Values},
+                                                            {"fc2_lora", fc2Values}};
+        for (const auto &[key, values] : adapters) {
+            const LayerOp &with = opOf(dropped.layerOps, key);
+            const LayerOp &without = opOf(plain.layerOps, key);
+            QVERIFY2(near(with.forward.bytes - without.forward.bytes, 5 * values), key);
+            QVERIFY2(near(with.backward.bytes - without.backward.bytes, 5 * values), key);
+            QVERIFY2(near(with.forward.seconds - without.forward.seconds, 5 * values / bandwidth),
+                     key);
+            QVERIFY2(near(with.backward.seconds - without.backward.seconds, 5 * values / bandwidth),
+                     key);
+            QCOMPARE(with.weight.seconds, without.weight.seconds);
+            QCOMPARE(with.forward.flops, without.forward.flops);
+        }
+        QVERIFY(dropped.stepTime->stepTimeS > plain.stepTime->stepTimeS);
+        QVERIFY(!dropped.hasWarning("lora-dropout-unused"));
+        // The mask waits for the backward: a byte for each value an adapter keeps, 4,096 + 4,096
+        // + 4,096 + 14,336 = 26,624 a token and layer on one device; beside the output
+        // projection, whose input attention keeps anyway (flash attention's O), the dropped
+        // copy too, 2 · 4,096: 34,816 over 32 layers of one sequence in flight
+        // (docs/activations.md, "LoRA").
+        if (set == "tp=1")
+            QCOMPARE(dropped.stages.front().activationsBytes -
+                         plain.stages.front().activationsBytes,
+                     std::int64_t{34'816} * 4096 * 32);
+    }
+
     void loraFreezesTheWeightsAndTrainsTheAdapters()
     {
         const Presets presets = io::builtinPresets();

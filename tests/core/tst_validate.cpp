@@ -117,6 +117,10 @@ private Q_SLOTS:
         QTest::addRow("LoRA rank wider than the model")
             << QStringList{"lora_rank=8193"} << "lora_rank";
         QTest::addRow("negative LoRA rank") << QStringList{"lora_rank=-1"} << "lora_rank";
+        QTest::addRow("LoRA dropout of 1")
+            << QStringList{"lora_rank=16", "lora_dropout=1"} << "lora_dropout";
+        QTest::addRow("negative LoRA dropout")
+            << QStringList{"lora_rank=16", "lora_dropout=-0.1"} << "lora_dropout";
         // Megatron-LM's block method counts a chunk's layers: at most the model's 80.
         QTest::addRow("more recomputed layers than the model has")
             << QStringList{"recompute=full", "recompute_layers=81"} << "recompute_layers";
@@ -570,6 +574,13 @@ private Q_SLOTS:
             << QStringList{"lora_a2a=true", "lora_rank=16", "lora_modules=linear_qkv"}
             << "lora-a2a-unused"
             << "lora_a2a=false";
+        QTest::addRow("lora_dropout without LoRA")
+            << QStringList{"lora_dropout=0.1"} << "lora-dropout-unused"
+            << "lora_dropout=0";
+        QTest::addRow("lora_dropout in inference")
+            << QStringList{"lora_rank=16", "lora_dropout=0.1", "mode=inference"}
+            << "lora-dropout-unused"
+            << "lora_dropout=0";
         QTest::addRow("QKV's overlap off without tp_overlap")
             << QStringList{"tp_overlap_qkv=false"} << "tp-overlap-qkv-unused"
             << "tp_overlap_qkv=true";

@@ -2600,6 +2600,19 @@ private Q_SLOTS:
             << int(Framework::megatron)
             << QStringList{"lora_rank=16", "lora_modules=linear_qkv,linear_proj", "lora_a2a=true"}
             << "target_modules=['linear_qkv', 'linear_proj'], a2a_experimental=True)";
+        // The adapters' dropout is PEFT's too: Megatron-Bridge's LoRA(dropout=...), PEFT's
+        // LoraConfig(lora_dropout=...); torchtitan's converter has none.
+        QTest::addRow("megatron LoRA dropout")
+            << int(Framework::megatron)
+            << QStringList{"lora_rank=16", "lora_modules=linear_qkv", "lora_dropout=0.1"}
+            << "peft=LoRA(dim=16, target_modules=['linear_qkv'], dropout=0.1)";
+        QTest::addRow("deepspeed LoRA dropout")
+            << int(Framework::deepspeed)
+            << QStringList{"lora_rank=8", "lora_dropout=0.05", "tp=1", "pp=1", "dp=64"}
+            << "LoraConfig(r=8, lora_dropout=0.05, target_modules=...)";
+        QTest::addRow("torchtitan LoRA dropout")
+            << int(Framework::torchtitan) << QStringList{"lora_rank=16", "lora_dropout=0.1"}
+            << "with its own module names and no dropout (lora_dropout=0.1)";
         // Megatron-core's tp_comm_overlap_disable_qkv is a config field without a flag.
         QTest::addRow("megatron QKV's overlap off")
             << int(Framework::megatron)
@@ -2734,9 +2747,10 @@ private Q_SLOTS:
         QFETCH(QString, comment);
         const std::size_t at = text.find(comment.toStdString());
         QVERIFY2(at != std::string::npos, text.c_str());
-        // A DeepSpeed config is JSON: its comments are the "comment" list's lines.
+        // A DeepSpeed config is JSON: its comments are the "comment" list's lines, which
+        // close with the first bracket on a line of its own.
         if (Framework(framework) == Framework::deepspeed)
-            QVERIFY(text.find("\"comment\": [") < at && at < text.find(']'));
+            QVERIFY2(text.find("\"comment\": [") < at && at < text.find("\n  ]"), text.c_str());
         else
             QCOMPARE(text[text.rfind('\n', at) + 1], '#');
     }

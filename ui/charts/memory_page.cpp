@@ -202,6 +202,9 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                                              "an adapter its own 16-bit copy (docs/activations.md, "
                                              "\"LoRA\")")
                                : QString()) +
+                         (lora && s.loraDropout > 0
+                              ? QObject::tr(", dropped with a 1-byte mask beside it (lora_dropout)")
+                              : QString()) +
                          (core::recomputesSomeLayers(s)
                               ? QObject::tr("; full recomputation on the first %1 layers of each "
                                             "chunk, which keep their inputs only, the others "
