@@ -741,6 +741,19 @@ void ControlsPanel::refresh()
                                              "and all D x C devices all-reduce together.\n%1")
                                               .arg(help));
     }
+    // Under hybrid sharding R must divide D: the D slider lands on multiples of R only and its
+    // box steps by R (a value typed is taken, and validation names zero_replicas if it does not
+    // divide). Everywhere else every D.
+    if (auto *dp = qobject_cast<SliderSpin *>(m_controls.value(QStringLiteral("dp")))) {
+        const bool hybrid = !inference && s.zero >= 1 && s.zeroReplicas > 1;
+        dp->setMultiple(hybrid ? s.zeroReplicas : 1);
+        const QString help = tooltipFor(QStringLiteral("dp"));
+        dp->setToolTip(hybrid ? tr("Moves in multiples of R = %1: the ZeRO replicas must "
+                                   "divide D.\n%2")
+                                    .arg(s.zeroReplicas)
+                                    .arg(help)
+                              : help);
+    }
     // The replicas' all-reduce runs after every micro-batch only under hybrid sharding at ZeRO 2
     // and 3; while ticked elsewhere it stays enabled, to be unticked.
     if (!inference) {

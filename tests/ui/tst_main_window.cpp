@@ -632,6 +632,40 @@ private Q_SLOTS:
         }
     }
 
+    // Under hybrid sharding the ZeRO replicas R must divide D: the D slider lands on multiples
+    // of R only, its box steps by R, and its tooltip says why; at ZeRO 0, where R is unused,
+    // every D again.
+    void dataParallelMovesInMultiplesOfTheReplicas()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        for (const auto &[key, value] :
+             {std::pair{"zero", "3"}, {"dp", "64"}, {"zero_replicas", "16"}})
+            QVERIFY(document.setField(QString::fromLatin1(key), QString::fromLatin1(value)));
+        document.flush();
+        auto *dp = qobject_cast<SliderSpin *>(window.controls()->control("dp"));
+        QVERIFY(dp);
+        QCOMPARE(dp->multiple(), 16);
+        QCOMPARE(dp->spinBox()->singleStep(), 16);
+        QVERIFY2(dp->toolTip().startsWith("Moves in multiples of R = 16"),
+                 qPrintable(dp->toolTip()));
+        // Every slider position gives a D that R divides, from 16 to 1,024.
+        QSlider *slider = dp->slider();
+        for (int position = slider->minimum(); position <= slider->maximum(); position += 7) {
+            slider->setValue(position);
+            QVERIFY2(dp->value() % 16 == 0 && dp->value() >= 16 && dp->value() <= 1024,
+                     qPrintable(QString::number(dp->value())));
+        }
+        document.flush();
+        QVERIFY(document.report().ok());
+        QCOMPARE(document.scenario().dp % 16, 0);
+        QVERIFY(document.setField(QStringLiteral("zero"), QStringLiteral("0")));
+        document.flush();
+        QCOMPARE(dp->multiple(), 1);
+        QCOMPARE(dp->spinBox()->singleStep(), 1);
+        QVERIFY(!dp->toolTip().startsWith("Moves in multiples"));
+    }
+
     // The adapters' all-to-all and QKV's overlap act only where there is something to
     // exchange or hide: enabled there, or while set so that they can be cleared; the tooltip
     // says when they act.

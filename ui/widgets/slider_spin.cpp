@@ -6,6 +6,7 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
+#include <algorithm>
 #include <cmath>
 
 namespace ui {
@@ -78,6 +79,16 @@ void SliderSpin::setValue(int value)
         m_slider->setValue(toSlider(value));
 }
 
+void SliderSpin::setMultiple(int multiple)
+{
+    multiple = std::max(1, multiple);
+    if (multiple == m_multiple)
+        return;
+    m_multiple = multiple;
+    const QSignalBlocker block(m_spin);
+    m_spin->setSingleStep(multiple);
+}
+
 bool SliderSpin::isDragging() const
 {
     return m_slider->isSliderDown();
@@ -94,8 +105,13 @@ int SliderSpin::toSlider(int value) const
 
 int SliderSpin::fromSlider(int position) const
 {
-    if (m_scale == Scale::linear)
+    if (m_scale == Scale::linear && m_multiple == 1)
         return position;
+    if (m_scale == Scale::linear) {
+        const long top = std::max<long>(m_multiple, m_maximum / m_multiple * m_multiple);
+        return int(std::clamp<long>(std::lround(double(position) / m_multiple) * m_multiple,
+                                    m_multiple, top));
+    }
     const double span = std::log(double(m_maximum) / m_minimum);
     const double exact = m_minimum * std::exp(span * position / kLogSteps);
     // Powers of two (the m, K, T and D people try) hold the middle 40 % of the octave around
@@ -104,6 +120,12 @@ int SliderSpin::fromSlider(int position) const
     const double nearest = std::round(octaves);
     const long value = std::abs(octaves - nearest) <= kSnapOctaves ? std::lround(std::exp2(nearest))
                                                                    : std::lround(exact);
+    if (m_multiple > 1) {
+        // The nearest multiple, at least one and at most the largest in range.
+        const long top = std::max<long>(m_multiple, m_maximum / m_multiple * m_multiple);
+        const long near = std::lround(double(value) / m_multiple) * m_multiple;
+        return int(std::clamp<long>(near, m_multiple, top));
+    }
     return int(std::clamp<long>(value, m_minimum, m_maximum));
 }
 

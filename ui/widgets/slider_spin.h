@@ -29,6 +29,11 @@ public:
     int value() const;
     // Shows a value without emitting anything (the document's value).
     void setValue(int value);
+    // Values the key accepts only as multiples of `multiple` (D with ZeRO replicas R, which
+    // must divide it): the slider lands on multiples only and the spin box steps by it; a
+    // value typed is taken as typed. 1: every whole number.
+    void setMultiple(int multiple);
+    int multiple() const { return m_multiple; }
     bool isDragging() const;
 
     QSlider *slider() const { return m_slider; }
@@ -52,6 +57,7 @@ private:
     Scale m_scale;
     int m_minimum;
     int m_maximum;
+    int m_multiple = 1;
 };
 
 } // namespace ui
