@@ -175,8 +175,9 @@ int runPlan(const QStringList &arguments)
                            "recomputation or sequence parallelism.");
     const auto hybrid = option(
         "hybrid-sharding",
-        "Training: also try each layout at ZeRO 1 to 3 sharded within a node and replicated "
-        "across the nodes (zero_replicas = the data-parallel group's nodes; docs/planner.md). "
+        "Training: also try each layout at ZeRO 1 to 3 sharded within a node, and where a "
+        "node's share cannot hold its model states over the fewest nodes that can, replicated "
+        "across the rest (zero_replicas; docs/planner.md). "
         "Without it the scenario's zero_replicas is kept.");
     const auto maxCp = option(
         "max-cp",

@@ -229,23 +229,19 @@ struct ZeroChoice
     int replicas = 1;
 };
 
-// Hybrid sharding within a node (docs/planner.md, "Hybrid sharding"): the replicas R = D x C
-// over S, the data-parallel group's devices in one node, S = min(D x C, devices per node / T)
-// in the default rank order (T, C, D innermost); 0 where no such R fits: a node holding no two
-// of the group, S not a whole number of C groups, R not splitting D, or the routed experts'
-// group (validate's rules).
-int nodeReplicas(const Context &c, const DeviceSplit &split)
+// Hybrid sharding (docs/planner.md, "Hybrid sharding"): the replicas R = D x C / S of a
+// shard group of S devices of the data-parallel group, in the default rank order (T, C, D
+// innermost, so that a node holds devices per node / T of the group); 0 where validate would
+// refuse it or it shards nothing apart: S below 2 or the whole group, S not a whole number of
+// C groups, R not splitting D or the routed experts' group.
+int shardReplicas(const Context &c, const DeviceSplit &split, std::int64_t shard)
 {
-    const int node = c.device.devicesPerNode;
     const std::int64_t group = std::int64_t{split.dp} * split.cp;
-    if (c.request.base.rankOrder != RankOrder::dataInner || node < 2 * split.tp ||
-        node % split.tp != 0)
-        return 0;
-    const std::int64_t shard = std::min<std::int64_t>(group, node / split.tp);
-    if (shard < 2 || shard % split.cp != 0 || group % shard != 0)
+    if (c.request.base.rankOrder != RankOrder::dataInner || shard < 2 || shard >= group ||
+        shard % split.cp != 0 || group % shard != 0)
         return 0;
     const std::int64_t replicas = group / shard;
-    if (replicas < 2 || split.dp % replicas != 0)
+    if (split.dp % replicas != 0)
         return 0;
     if (c.model.hasExperts()) {
         const int expertTp = c.request.base.expertTp > 0 ? c.request.base.expertTp : split.tp;
@@ -257,8 +253,46 @@ int nodeReplicas(const Context &c, const DeviceSplit &split)
     return static_cast<int>(replicas);
 }
 
-// The options of one split that do not depend on the micro-batch size.
-std::vector<ZeroChoice> zeroStages(const Context &c, const DeviceSplit &split)
+// Whether a layout's weights, gradients and optimizer states alone fit each stage with the
+// reserve (the pruning's test; defined below).
+bool modelStatesFit(const Context &c, const Scenario &s);
+
+// Hybrid sharding's replicas for one ZeRO stage of a split: sharded within a node, over the
+// S = devices per node / T of the group one node holds, and where that is not a layout or its
+// model states do not fit, over the fewest whole nodes that hold them, S doubling from a node's
+// share (two nodes' share, four...; from 2 where T fills a node or more).
+std::vector<int> hybridReplicas(const Context &c, const DeviceSplit &split, const Scenario &s)
+{
+    const int node = c.device.devicesPerNode;
+    std::vector<int> out;
+    if (node % split.tp != 0 && split.tp % node != 0)
+        return out;
+    const std::int64_t unit = std::max(1, node / split.tp);
+    const int within = shardReplicas(c, split, unit);
+    if (within > 1) {
+        out.push_back(within);
+        Scenario t = s;
+        t.zeroReplicas = within;
+        if (modelStatesFit(c, t))
+            return out;
+    }
+    const std::int64_t group = std::int64_t{split.dp} * split.cp;
+    for (std::int64_t shard = 2 * unit; shard < group; shard *= 2) {
+        const int replicas = shardReplicas(c, split, shard);
+        if (replicas < 2)
+            continue;
+        Scenario t = s;
+        t.zeroReplicas = replicas;
+        if (modelStatesFit(c, t)) {
+            out.push_back(replicas);
+            break;
+        }
+    }
+    return out;
+}
+
+// The options of one split that do not depend on the micro-batch size; `s` the split applied.
+std::vector<ZeroChoice> zeroStages(const Context &c, const DeviceSplit &split, Scenario s)
 {
     // ZeRO shards dense states over D × C and routed experts' over the expert data-parallel
     // group T × C × D / (E × expert T) (docs/experts.md, "Memory"): with one rank in each,
@@ -272,14 +306,16 @@ std::vector<ZeroChoice> zeroStages(const Context &c, const DeviceSplit &split)
     // Within the framework's profile: only the stages it runs (docs/frameworks.md). ZeRO 0
     // shards nothing, so has no replicas to split.
     const int kept = keptReplicas(c.request);
-    const int node = c.request.hybridSharding ? nodeReplicas(c, split) : 0;
     std::vector<ZeroChoice> out;
     for (int zero : {0, 1, 2, 3}) {
         if (!offersZero(c.request.base.framework, zero, split.pp))
             continue;
         out.push_back({zero, zero == 0 ? 1 : kept});
-        if (zero > 0 && node > 1)
-            out.push_back({zero, node});
+        if (zero > 0 && c.request.hybridSharding) {
+            s.zero = zero;
+            for (int replicas : hybridReplicas(c, split, s))
+                out.push_back({zero, replicas});
+        }
     }
     return out;
 }
@@ -457,6 +493,17 @@ StateOverflow stateOverflow(const StageModelStates &st, int index, std::int64_t 
                       "'s weights, gradients and optimizer states with the reserve need " +
                       planGigabytes(total) + " of " + planGigabytes(capacity) + ", most of it " +
                       term};
+}
+
+bool modelStatesFit(const Context &c, const Scenario &s)
+{
+    const std::int64_t reserve = std::llround(s.reserveGib * static_cast<double>(kGiB));
+    const std::int64_t capacity = c.device.capacityBytes();
+    int index = 0;
+    for (const auto &st : stageModelStates(s, c.model))
+        if (!stateOverflow(st, index++, reserve, capacity).term.empty())
+            return false;
+    return true;
 }
 
 // The kind of problem a message describes: its numbers as # ("got 125000", "1.3e+18"),
@@ -713,7 +760,7 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
     const std::int64_t capacity = c.device.capacityBytes();
     const std::int64_t reserve = std::llround(req.base.reserveGib * static_cast<double>(kGiB));
 
-    const std::vector<ZeroChoice> zeros = zeroStages(c, split);
+    const std::vector<ZeroChoice> zeros = zeroStages(c, split, s);
     const auto recomputeList = recomputations(c);
     const auto spList = sequenceParallelism(split);
     const EvaluateOptions options = searchOptions(cache);
@@ -859,7 +906,7 @@ std::optional<PlanLayout> firstFitting(const Context &c, const DeviceSplit &spli
     const EvaluateOptions options = searchOptions(cache, true);
     for (bool ends : endsInSplit(c, split)) {
         s.endsInPipelineSplit = ends;
-        for (const ZeroChoice &zero : zeroStages(c, split)) {
+        for (const ZeroChoice &zero : zeroStages(c, split, s)) {
             applyZero(zero, s);
             // Weights, gradients and optimizer states alone leave too little room: so does
             // every layout of this ZeRO stage and split.

@@ -56,7 +56,8 @@ struct PlanRequest
     int maxExpertParallel = limits::kExpertParallel;
     bool prune = true; // false: evaluate every layout in full (tests compare both)
     // Also try each layout at ZeRO 1 to 3 hybrid-sharded within a node: zero_replicas R = D x C
-    // over the data-parallel group's devices in one node (docs/planner.md, "Hybrid sharding").
+    // over the data-parallel group's devices in one node, and where those cannot hold the model
+    // states, over the fewest whole nodes' that can (docs/planner.md, "Hybrid sharding").
     // false: the base scenario's zero_replicas is kept, and only the D it divides searched.
     bool hybridSharding = false;
     // Keep only the fastest of layouts that differ only in ZeRO stage, recomputation or

@@ -254,7 +254,8 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
             "micro-batch size\n");
     if (request.hybridSharding)
         s << QStringLiteral("Searched        each layout at ZeRO 1 to 3 also sharded within a "
-                            "node, its replicas across the nodes (zero_replicas)\n");
+                            "node, or over the fewest nodes that hold its states, its replicas "
+                            "across the rest (zero_replicas)\n");
     if (result.candidates.empty()) {
         s << noFitText(request, result) << '\n';
         return out;

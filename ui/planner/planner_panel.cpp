@@ -194,8 +194,9 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
            "again."));
     m_hybrid->setObjectName(QStringLiteral("plannerHybrid"));
     m_hybrid->setToolTip(
-        tr("Also try each layout at ZeRO 1 to 3 sharded within a node and replicated across the "
-           "nodes, as PyTorch FSDP's hybrid sharding does (zero_replicas; docs/planner.md). "
+        tr("Also try each layout at ZeRO 1 to 3 sharded within a node, or over the fewest "
+           "nodes that hold its model states, and replicated across the rest, as PyTorch "
+           "FSDP's hybrid sharding does (zero_replicas; docs/planner.md). "
            "Unticked, the scenario's ZeRO replicas are kept. Changing it searches again."));
     m_headroom->setObjectName(QStringLiteral("plannerHeadroom"));
     m_headroom->setRange(0, kMaxHeadroomGib);
