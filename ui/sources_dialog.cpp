@@ -103,6 +103,12 @@ const char *const kSources[] = {
     "reduced and gathered one after another (param_and_grad_buffer.py): dp_bucket_params.",
     "NVIDIA/nccl#689 and #1703: a channel moves what one SM moves, two a link fill NVLink, so "
     "a collective capped to fewer CTAs (dp_collective_units) moves that share.",
+    "Hu et al. 2021, “LoRA: Low-Rank Adaptation of Large Language Models”, §4.1: the frozen "
+    "weights and the rank-r adapters beside them (lora_rank); NVIDIA-NeMo/Megatron-Bridge, "
+    "src/megatron/bridge/peft/lora.py and utils.py (ParallelLinearAdapter): the projections "
+    "they sit beside (lora_modules), their tensor-parallel collectives and all-to-all "
+    "(lora_a2a), and the dropout of their inputs before A (lora_dropout), as MLPerf "
+    "Training's Llama 2 70B LoRA runs it (mlcommons/training_results_v5.1, train.py).",
     "pytorch/pytorch, torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py (foreach_reduce): "
     "hybrid sharding reduce-scatters within a replica, then all-reduces the shard across the "
     "replicas (zero_replicas; set_requires_all_reduce defers it: defer_replica_reduce); "

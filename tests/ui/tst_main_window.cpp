@@ -1656,7 +1656,8 @@ private Q_SLOTS:
              {"Korthikanti et al. 2022", "Narayanan et al. 2021", "Qi et al. 2023",
               "Rajbhandari et al. 2020", "pytorch/pytorch#159251", "Patarasuk & Yuan 2009",
               "Shah et al. 2024", "SelectiveAC", "“DeepSeek-V3 Technical Report”, §3.2.1",
-              "deepseek-ai/DualPipe, dualpipe.py", "dualpipev.py"})
+              "deepseek-ai/DualPipe, dualpipe.py", "dualpipev.py", "Hu et al. 2021",
+              "(lora_dropout)"})
             QVERIFY2(text.contains(source), source);
         dialog->close();
     }
