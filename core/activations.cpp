@@ -142,10 +142,17 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     // an adapter beside it keeps the 16-bit input its own weight gradients need (a Megatron-core
     // linear; Megatron-Bridge's ParallelLinearAdapter), the dropped input where a dropout
     // precedes A, and that dropout's one-byte mask (torch's native_dropout).
+    const bool dropsInput = c.loraDropout && !c.loraDropoutPost;
     const auto projectionInput = [&](unsigned module, Count width) -> Count {
         if (!c.lora)
             return savedInput(width);
-        return (c.loraModules & module) != 0 ? (a + (c.loraDropout ? kMaskBytes : 0)) * width : 0;
+        return (c.loraModules & module) != 0 ? (a + (dropsInput ? kMaskBytes : 0)) * width : 0;
+    };
+    // A dropout after B keeps the one-byte mask of B's output instead (NeMo AutoModel's
+    // "post"), as wide as the projection's output.
+    const auto outputMask = [&](unsigned module, Count width) -> Count {
+        return c.lora && c.loraDropoutPost && (c.loraModules & module) != 0 ? kMaskBytes * width
+                                                                            : 0;
     };
     const Count attentionInput = m.latentAttention() ? (c.lora      ? 0
                                                         : quantized ? 2 * savedInput(h)
@@ -158,7 +165,8 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     // (set_save_original_input): the norms rerun before the backward (transformer_layer.py,
     // CheckpointWithoutOutput).
     const bool normsRerun = rerun(kRecomputeLayernorm);
-    t.replicated = 2 * a * h + (normsRerun ? 0 : attentionInput + mlpInput) + 2 * mask * h;
+    t.replicated = 2 * a * h + (normsRerun ? 0 : attentionInput + mlpInput) + 2 * mask * h +
+                   outputMask(kLoraProj, h) + (c.moe ? 0 : outputMask(kLoraFc2, h));
     // Latent attention's compressed query and key/value (q_lora_rank and kv_lora_rank wide), each
     // the input of its norm, which Transformer Engine fuses into the up projection
     // (LayerNormLinear keeps the norm's input and its output, cast under FP8). Every
@@ -184,8 +192,11 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
         t.sharded += savedInput(qHeads * vd);
     // LoRA: the adapter beside the output projection keeps that output as its input, unless a
     // dropout precedes A: then its dropped copy and the mask besides.
-    if (c.loraDropout && (c.loraModules & kLoraProj) != 0)
+    if (c.lora && dropsInput && (c.loraModules & kLoraProj) != 0)
         t.sharded += (a + kMaskBytes) * qHeads * vd;
+    if (!m.latentAttention())
+        t.sharded +=
+            outputMask(kLoraQkv, (qHeads + 2 * static_cast<Count>(kvHeadsPerDevice(m, c.tp))) * hd);
     // Eager attention repeats K and V to every query head before the matmuls
     // (Hugging Face repeat_kv), so they are kept at full size; flash attention and
     // the inputs of a recomputed core attention keep them at the grouped size.
@@ -215,7 +226,8 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     // (Megatron-core fused_bias_swiglu.py: input.to(torch.float8_e4m3fn) for the backward).
     const bool fp8Input = c.fp8ActivationInput && m.gatedMlp && c.fusedSwiglu;
     const auto mlpBytes = [&](Count f) {
-        return (fp8Input ? 2 * f : (mlpTensors - 1) * a * f) + projectionInput(kLoraFc2, f);
+        return (fp8Input ? 2 * f : (mlpTensors - 1) * a * f) + projectionInput(kLoraFc2, f) +
+               outputMask(kLoraFc1, (m.gatedMlp ? 2 : 1) * f);
     };
     if (!c.moe) {
         // mlp: the dense MLP checkpointed whole, keeping its input (the norm's output above).
@@ -234,15 +246,15 @@ PerToken<Count> perToken(const ModelSpec &m, const ActivationConfig &c, Recomput
     const Count fe = divBytesUp<Count>(m.expertFfnHidden, c.tp);
     const Count feShard = divBytesUp<Count>(m.expertFfnHidden, c.expertTp);
     if (!rerun(kRecomputeSharedExperts))
-        t.sharded += static_cast<Count>(m.sharedExperts) * mlpBytes(fe);
+        t.sharded += static_cast<Count>(m.sharedExperts) * (mlpBytes(fe) + outputMask(kLoraFc2, h));
     // moe_act: each copy keeps its first projection's output (gate and up, 2 f wide) and
     // reruns the activation from it; the down projection keeps no cast copy of its input
     // (experts.py, activation_checkpoint; set_save_original_input on linear_fc2).
     const Count expertMlp =
         rerun(kRecomputeMoeAct) ? (m.gatedMlp ? 2 : 1) * a * feShard : mlpBytes(feShard);
     const double copies = static_cast<double>(m.expertsPerToken) * c.expertTp / c.tp * c.expertLoad;
-    t.sharded += static_cast<Count>(
-        std::ceil(copies * static_cast<double>(savedInput(h) + a * h + expertMlp)));
+    t.sharded += static_cast<Count>(std::ceil(
+        copies * static_cast<double>(savedInput(h) + a * h + expertMlp + outputMask(kLoraFc2, h))));
     return t;
 }
 
@@ -391,6 +403,7 @@ ActivationConfig activationConfig(const Scenario &s)
     c.lora = s.mode == Mode::training && s.loraRank > 0;
     c.loraModules = loraModuleBits(s);
     c.loraDropout = c.lora && s.loraDropout > 0;
+    c.loraDropoutPost = c.loraDropout && s.loraDropoutPosition == LoraDropoutPosition::post;
     c.attention = s.attention;
     c.fusedSwiglu = s.fusedSwiglu;
     c.fp8ActivationInput = s.fp8ActivationInput;

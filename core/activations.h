@@ -41,8 +41,10 @@ struct ActivationConfig
     // beside one (the LoraModule bits) its own 16-bit copy (docs/activations.md, "LoRA").
     bool lora = false;
     unsigned loraModules = 0;
-    // Scenario::loraDropout above 0: each adapter also keeps its dropout's one-byte mask.
+    // Scenario::loraDropout above 0: each adapter also keeps its dropout's one-byte mask, of its
+    // input, or with loraDropoutPost (Scenario::loraDropoutPosition post) of B's output.
     bool loraDropout = false;
+    bool loraDropoutPost = false;
 };
 
 // Bytes of one activation, logit or KV-cache value: 16 bits, or 32 in FP32; FP8 and the

@@ -581,6 +581,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     c.loraModules = loraModuleBits(s);
     c.loraA2a = s.loraA2a;
     c.loraDropout = s.loraDropout > 0;
+    c.loraDropoutPost = s.loraDropoutPosition == LoraDropoutPosition::post;
     c.attention = s.attention;
     c.activationBytes = activationValueBytes(s.precision);
     c.weightBytes = bitsPerValue(s.precision) / 8.0;
@@ -1160,6 +1161,11 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                               "lora_dropout drops the input of LoRA's adapters in training; "
                               "this scenario has none, so it changes nothing",
                               "lora_dropout", "0"});
+    else if (s.loraDropoutPosition != LoraDropoutPosition::pre && !(s.loraDropout > 0))
+        r.warnings.push_back({"lora-dropout-position-unused",
+                              "lora_dropout_position says where lora_dropout zeroes values; "
+                              "with lora_dropout 0 nothing is dropped",
+                              "lora_dropout_position", "pre"});
     if (s.mode == Mode::inference && s.fullCudaGraph)
         r.warnings.push_back({"cuda-graph-unused",
                               "full_cuda_graph captures a training step; inference is timed "

@@ -103,6 +103,10 @@ const std::array kFields{
               "before A (Megatron-Bridge's and NeMo's dropout, position \"pre\"): one more pass "
               "over the input forward, one over its gradient backward, and a byte a value of "
               "mask kept between them. 0: none (docs/step_time.md, \"LoRA\")."},
+    FieldInfo{"lora_dropout_position", &Scenario::loraDropoutPosition,
+              "Where lora_dropout zeroes values: pre, the adapter's input before A "
+              "(Megatron-Bridge's and NeMo 2.0's default, Hugging Face PEFT's); post, B's output "
+              "before it is added to the projection's (NeMo AutoModel's default). Default pre."},
     FieldInfo{"output_len", &Scenario::outputLen,
               "Inference: tokens each sequence generates after its prompt; the KV cache ends "
               "with seq_len + output_len tokens (docs/inference.md)."},

@@ -19,7 +19,7 @@ using FieldMember =
                  Schedule Scenario::*, Recompute Scenario::*, Attention Scenario::*,
                  Framework Scenario::*, ZeroBuffers Scenario::*, KvPrecision Scenario::*,
                  CpExchange Scenario::*, Fp8Scaling Scenario::*, LossFusion Scenario::*,
-                 RankOrder Scenario::*, EpDispatcher Scenario::*>;
+                 RankOrder Scenario::*, EpDispatcher Scenario::*, LoraDropoutPosition Scenario::*>;
 
 enum class FieldKind
 {

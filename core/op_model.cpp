@@ -220,14 +220,15 @@ struct Builder
     // multiplies' input gradients, the scale's (read, write) and x's gradient added to the
     // projection's (read both, write); their weight gradients as W.
     //
-    // `droppedRows`: the rows of the input a dropout before A ("pre") zeroes, 0 without one
-    // (Scenario::loraDropout): PyTorch's native_dropout reads the input and writes its output
-    // and a one-byte mask; backward reads the gradient and the mask and writes the input's
-    // gradient, both PyTorch's own kernels (Megatron-Bridge peft/utils.py,
-    // ParallelLinearAdapter.forward: nn.Dropout on x before linear_in).
+    // `droppedValues`: the values the adapter's dropout zeroes (loraDroppedValues), 0 without
+    // one (Scenario::loraDropout): PyTorch's native_dropout reads them and writes its output and
+    // a one-byte mask; backward reads the gradient and the mask and writes the gradient through,
+    // both PyTorch's own kernels (Megatron-Bridge peft/utils.py, ParallelLinearAdapter.forward:
+    // nn.Dropout on x before linear_in, or on B's output; NeMo AutoModel _peft/lora.py,
+    // F.dropout likewise).
     void loraAdapter(std::string_view key, std::string_view label, double tokens, double n,
                      double k, double rank, int tp, bool column, int actBytes, double rerun,
-                     double batch, double droppedRows)
+                     double batch, double droppedValues)
     {
         const double rIn = column ? rank / tp : rank; // A's outputs on this device
         const double nOut = column ? n : n / tp;      // B's outputs on this device
@@ -242,8 +243,8 @@ struct Builder
                            memory(batch * tokens * (2 * n + 3 * k) * e));
         op.weight = plus(own.matmul(rank, nOut, tokens, batch, actBytes, actBytes),
                          own.matmul(k, rIn, tokens, batch, actBytes, actBytes));
-        if (droppedRows > 0) {
-            const double dropout = batch * droppedRows * k * (2 * e + kDropoutMaskBytes);
+        if (droppedValues > 0) {
+            const double dropout = batch * droppedValues * (2 * e + kDropoutMaskBytes);
             op.forward = plus(op.forward, eagerMemory(dropout));
             op.backward = plus(op.backward, eagerMemory(dropout));
         }
@@ -277,6 +278,26 @@ bool adapterGathersInput(const LayerConfig &c, std::string_view key, bool normFu
 {
     return c.sequenceParallel && c.tp > 1 &&
            (!normFused || (c.tpOverlap && (key != "qkv_lora" || c.tpOverlapQkv)));
+}
+
+// The values a LoRA adapter's dropout zeroes on this device for a micro-batch of `rows` tokens,
+// beside a projection of k inputs and n outputs here (n whole beside proj and fc2, whose B
+// gathers its outputs): before A ("pre"), the input as it arrives, 1/T of the tokens where the
+// adapter gathers it itself (adapterGathersInput); after B ("post"), B's output as it joins the
+// projection's, split along the sequence again beside proj and fc2 under sequence parallelism
+// (ParallelLinearAdapter.forward: the dropout after scatter_to_sequence_parallel_region).
+// Routed experts' adapters have no sequence-parallel exchange of their own.
+double loraDroppedValues(const LayerConfig &c, std::string_view key, bool column, bool normFused,
+                         double rows, double n, double k)
+{
+    if (!c.loraDropout)
+        return 0;
+    const bool expert = key.starts_with("expert_");
+    if (!c.loraDropoutPost)
+        return (column && !expert && adapterGathersInput(c, key, normFused) ? rows / c.tp : rows) *
+               k;
+    const bool split = !column && !expert && c.sequenceParallel && c.tp > 1;
+    return (split ? rows / c.tp : rows) * n;
 }
 
 // A link with no published bandwidth times nothing; the caller reports the step untimed.
@@ -669,12 +690,8 @@ void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double
                                 int tp, double batch = 1) {
         if (!b.frozen || (c.loraModules & target) == 0)
             return;
-        const double dropped =
-            !c.loraDropout                                                             ? 0.0
-            : column && key == "shared_fc1_lora" && adapterGathersInput(c, key, false) ? rows / c.tp
-                                                                                       : rows;
         b.loraAdapter(key, label, rows, n, width, c.loraRank, tp, column, c.activationBytes, rerun,
-                      batch, dropped);
+                      batch, loraDroppedValues(c, key, column, false, rows, n, width));
     };
     // The router's gate stays in 16 bits under FP8 (Megatron-core moe/router.py,
     // router_gating_linear: not a Transformer Engine module).
@@ -1001,11 +1018,8 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
                                 double rows, double n, double k, bool column, double rerun) {
         if (!b.frozen || (c.loraModules & target) == 0)
             return;
-        const double dropped = !c.loraDropout                                ? 0.0
-                               : column && adapterGathersInput(c, key, true) ? rows / c.tp
-                                                                             : rows;
         b.loraAdapter(key, label, rows, n, k, c.loraRank, c.tp, column, c.activationBytes, rerun, 1,
-                      dropped);
+                      loraDroppedValues(c, key, column, true, rows, n, k));
     };
     const double e = c.activationBytes;
     const double h = model.hidden;

@@ -134,8 +134,9 @@ struct LayerConfig
     // every weight trained.
     int loraRank = 0;
     unsigned loraModules = 0;
-    bool loraA2a = false;     // Scenario::loraA2a
-    bool loraDropout = false; // Scenario::loraDropout above 0: each adapter drops its input
+    bool loraA2a = false;         // Scenario::loraA2a
+    bool loraDropout = false;     // Scenario::loraDropout above 0: each adapter drops values
+    bool loraDropoutPost = false; // Scenario::loraDropoutPosition post: B's output, not A's input
     int tp = 1;
     bool sequenceParallel = false;
     bool training = true;

@@ -132,6 +132,21 @@ constexpr auto enumNames(CpExchange)
                       EnumName<C>{C::alltoall, "alltoall"}};
 }
 
+// Where LoRA's adapter dropout zeroes values (docs/step_time.md, "LoRA"): the adapter's input
+// before A (Megatron-Bridge's and NeMo 2.0's default, Hugging Face PEFT's only place), or B's
+// output before it joins the projection's (NeMo AutoModel's default, NeMo 1.0's adapters').
+enum class LoraDropoutPosition
+{
+    pre,
+    post
+};
+
+constexpr auto enumNames(LoraDropoutPosition)
+{
+    using P = LoraDropoutPosition;
+    return std::array{EnumName<P>{P::pre, "pre"}, EnumName<P>{P::post, "post"}};
+}
+
 // How the MoE layers' tokens reach the experts' devices (docs/experts.md, "Dispatchers"):
 // alltoall sends every copy of a token to its expert's device on its own (NCCL's all-to-all,
 // Megatron-LM's alltoall dispatcher); flex sends a token once to each node its experts are on
@@ -345,6 +360,7 @@ struct Scenario
     // PyTorch dropout pass forward and its mask backward (docs/step_time.md, "LoRA"); 0: none,
     // Megatron-Bridge's default.
     double loraDropout = 0;
+    LoraDropoutPosition loraDropoutPosition = LoraDropoutPosition::pre;
     // Inference: tokens each sequence generates after its prompt; the KV cache holds
     // seq_len + output_len tokens when the last is generated (docs/inference.md).
     int outputLen = 0;

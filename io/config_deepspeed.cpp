@@ -677,8 +677,11 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
             "usually with Hugging Face PEFT's LoraConfig(r=" +
             std::to_string(s.loraRank) +
             (s.loraDropout > 0 ? ", lora_dropout=" + core::plainNumber(s.loraDropout) : "") +
-            ", target_modules=...) in the model's own module names; without them "
-            "this config trains every weight");
+            ", target_modules=...) in the model's own module names" +
+            (s.loraDropout > 0 && s.loraDropoutPosition == core::LoraDropoutPosition::post
+                 ? " (PEFT drops the adapters' input, not B's output)"
+                 : "") +
+            "; without them this config trains every weight");
     if (s.recompute == core::Recompute::full && s.recomputeLayers > 0 &&
         s.mode == core::Mode::training)
         notes.push_back("recompute_layers=" + std::to_string(s.recomputeLayers) +

@@ -2948,14 +2948,17 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
     // Megatron-Bridge's PEFT (src/megatron/bridge/peft/lora.py) names the projections as
     // lora_modules does.
     if (s.loraRank > 0 && s.mode == core::Mode::training)
-        notes.push_back("lora_rank=" + std::to_string(s.loraRank) +
-                        ": Megatron-LM has no LoRA; Megatron-Bridge's PEFT has it, "
-                        "peft=LoRA(dim=" +
-                        std::to_string(s.loraRank) +
-                        ", target_modules=" + pythonWordList(s.loraModules) +
-                        (s.loraA2a ? ", a2a_experimental=True" : "") +
-                        (s.loraDropout > 0 ? ", dropout=" + core::plainNumber(s.loraDropout) : "") +
-                        ") (a recipe's peft_scheme='lora'); these arguments train every weight");
+        notes.push_back(
+            "lora_rank=" + std::to_string(s.loraRank) +
+            ": Megatron-LM has no LoRA; Megatron-Bridge's PEFT has it, "
+            "peft=LoRA(dim=" +
+            std::to_string(s.loraRank) + ", target_modules=" + pythonWordList(s.loraModules) +
+            (s.loraA2a ? ", a2a_experimental=True" : "") +
+            (s.loraDropout > 0 ? ", dropout=" + core::plainNumber(s.loraDropout) : "") +
+            (s.loraDropout > 0 && s.loraDropoutPosition == core::LoraDropoutPosition::post
+                 ? ", dropout_position='post'"
+                 : "") +
+            ") (a recipe's peft_scheme='lora'); these arguments train every weight");
     if (s.zeroBuffers != core::ZeroBuffers::none)
         notes.push_back("zero_buffers=" + std::string(core::toString(s.zeroBuffers)) +
                         ": the distributed optimizer's buckets are views of its gradient buffer");

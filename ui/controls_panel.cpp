@@ -208,6 +208,9 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     // The adapters' dropout before A, a probability; 0 is none (docs/step_time.md, "LoRA").
     addNumber(QStringLiteral("lora_dropout"), tr("LoRA dropout"), {0, 0.99, 2, 0.05})
         ->setSpecialValueText(tr("none"));
+    QComboBox *dropAt = addChoice(QStringLiteral("lora_dropout_position"), tr("LoRA dropout at"));
+    dropAt->addItem(tr("A's input"), QStringLiteral("pre"));
+    dropAt->addItem(tr("B's output"), QStringLiteral("post"));
     // Serving (docs/inference.md): how many tokens each sequence generates, and the cache's
     // format.
     addNumber(QStringLiteral("output_len"), tr("Output tokens"), {0, 1048576, 0, 64});
@@ -827,6 +830,10 @@ void ControlsPanel::refresh()
                    tr("Used with a LoRA rank, T > 1 and sequence parallelism only."));
         explainUse(m_controls.value(QStringLiteral("lora_dropout")), QStringLiteral("lora_dropout"),
                    adapted, s.loraDropout > 0, tr("Used with a LoRA rank in training only."));
+        explainUse(m_controls.value(QStringLiteral("lora_dropout_position")),
+                   QStringLiteral("lora_dropout_position"), adapted && s.loraDropout > 0,
+                   s.loraDropoutPosition != core::LoraDropoutPosition::pre,
+                   tr("Used with a LoRA rank and a LoRA dropout in training only."));
     }
     // QKV's gather is one of the collectives tp_overlap hides; cleared where it does nothing,
     // it stays enabled to be set again.

@@ -108,7 +108,9 @@ const char *const kSources[] = {
     "src/megatron/bridge/peft/lora.py and utils.py (ParallelLinearAdapter): the projections "
     "they sit beside (lora_modules), their tensor-parallel collectives and all-to-all "
     "(lora_a2a), and the dropout of their inputs before A (lora_dropout), as MLPerf "
-    "Training's Llama 2 70B LoRA runs it (mlcommons/training_results_v5.1, train.py).",
+    "Training's Llama 2 70B LoRA runs it (mlcommons/training_results_v5.1, train.py); "
+    "NVIDIA-NeMo/Automodel, nemo_automodel/components/_peft/lora.py: the dropout of B's output "
+    "(lora_dropout_position post).",
     "pytorch/pytorch, torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py (foreach_reduce): "
     "hybrid sharding reduce-scatters within a replica, then all-reduces the shard across the "
     "replicas (zero_replicas; set_requires_all_reduce defers it: defer_replica_reduce); "

@@ -1382,13 +1382,26 @@ private Q_SLOTS:
         QTest::addColumn<double>("projValues");
         QTest::addColumn<double>("fc1Values");
         QTest::addColumn<double>("fc2Values");
+        QTest::addColumn<double>("keptPerToken"); // bytes a token and layer, T = 1 rows only
         QTest::newRow("T1") << "tp=1" << 4096.0 * 4096 << 4096.0 * 4096 << 4096.0 * 4096
-                            << 4096.0 * 14336;
-        QTest::newRow("T2, sequence parallel") << "tp=2,sequence_parallel=true" << 4096.0 * 4096
-                                               << 4096.0 * 2048 << 4096.0 * 4096 << 4096.0 * 7168;
+                            << 4096.0 * 14336 << 34'816.0;
+        QTest::newRow("T2, sequence parallel")
+            << "tp=2,sequence_parallel=true" << 4096.0 * 4096 << 4096.0 * 2048 << 4096.0 * 4096
+            << 4096.0 * 7168 << 0.0;
         QTest::newRow("T2, sequence parallel, overlapped")
             << "tp=2,sequence_parallel=true,tp_overlap=true" << 2048.0 * 4096 << 4096.0 * 2048
-            << 2048.0 * 4096 << 4096.0 * 7168;
+            << 2048.0 * 4096 << 4096.0 * 7168 << 0.0;
+        // After B (NeMo AutoModel's "post"): B's output as it joins the projection's, QKV's
+        // 6,144 and fc1's 2 · 14,336 = 28,672 columns, proj's and fc2's 4,096 (split along the
+        // sequence under sequence parallelism, 2,048 tokens of them; QKV's and fc1's split over
+        // the columns, 3,072 and 14,336); the masks kept, 6,144 + 4,096 + 28,672 + 4,096 =
+        // 43,008 bytes a token and layer, and no dropped copy beside proj.
+        QTest::newRow("T1, after B")
+            << "tp=1,lora_dropout_position=post" << 4096.0 * 6144 << 4096.0 * 4096 << 4096.0 * 28672
+            << 4096.0 * 4096 << 43'008.0;
+        QTest::newRow("T2, sequence parallel, after B")
+            << "tp=2,sequence_parallel=true,lora_dropout_position=post" << 4096.0 * 3072
+            << 2048.0 * 4096 << 4096.0 * 14336 << 2048.0 * 4096 << 0.0;
     }
     void loraDropoutPassesOverTheAdaptersInputs()
     {
@@ -1397,6 +1410,7 @@ private Q_SLOTS:
         QFETCH(double, projValues);
         QFETCH(double, fc1Values);
         QFETCH(double, fc2Values);
+        QFETCH(double, keptPerToken);
         const Presets presets = io::builtinPresets();
         const QString base = QStringLiteral(
             "model=llama-3.1-8b,device=h100-sxm,framework=megatron,precision=bf16,pp=1,dp=1,"
@@ -1423,15 +1437,16 @@ private Q_SLOTS:
         }
         QVERIFY(dropped.stepTime->stepTimeS > plain.stepTime->stepTimeS);
         QVERIFY(!dropped.hasWarning("lora-dropout-unused"));
-        // The mask waits for the backward: a byte for each value an adapter keeps, 4,096 + 4,096
-        // + 4,096 + 14,336 = 26,624 a token and layer on one device; beside the output
-        // projection, whose input attention keeps anyway (flash attention's O), the dropped
-        // copy too, 2 · 4,096: 34,816 over 32 layers of one sequence in flight
+        QVERIFY(!dropped.hasWarning("lora-dropout-position-unused"));
+        // The mask waits for the backward: before A a byte for each value an adapter keeps,
+        // 4,096 + 4,096 + 4,096 + 14,336 = 26,624 a token and layer on one device; beside the
+        // output projection, whose input attention keeps anyway (flash attention's O), the
+        // dropped copy too, 2 · 4,096: 34,816 over 32 layers of one sequence in flight
         // (docs/activations.md, "LoRA").
-        if (set == "tp=1")
+        if (keptPerToken > 0)
             QCOMPARE(dropped.stages.front().activationsBytes -
                          plain.stages.front().activationsBytes,
-                     std::int64_t{34'816} * 4096 * 32);
+                     static_cast<std::int64_t>(keptPerToken) * 4096 * 32);
     }
 
     void loraFreezesTheWeightsAndTrainsTheAdapters()

@@ -577,6 +577,10 @@ private Q_SLOTS:
         QTest::addRow("lora_dropout without LoRA")
             << QStringList{"lora_dropout=0.1"} << "lora-dropout-unused"
             << "lora_dropout=0";
+        QTest::addRow("a dropout position without dropout")
+            << QStringList{"lora_rank=16", "lora_dropout_position=post"}
+            << "lora-dropout-position-unused"
+            << "lora_dropout_position=pre";
         QTest::addRow("lora_dropout in inference")
             << QStringList{"lora_rank=16", "lora_dropout=0.1", "mode=inference"}
             << "lora-dropout-unused"

@@ -2606,6 +2606,19 @@ private Q_SLOTS:
             << int(Framework::megatron)
             << QStringList{"lora_rank=16", "lora_modules=linear_qkv", "lora_dropout=0.1"}
             << "peft=LoRA(dim=16, target_modules=['linear_qkv'], dropout=0.1)";
+        QTest::addRow("megatron LoRA dropout after B")
+            << int(Framework::megatron)
+            << QStringList{"lora_rank=16", "lora_modules=linear_qkv", "lora_dropout=0.1",
+                           "lora_dropout_position=post"}
+            << "dropout=0.1, dropout_position='post')";
+        QTest::addRow("deepspeed LoRA dropout after B")
+            << int(Framework::deepspeed) << QStringList{"lora_rank=8",
+                                                        "lora_dropout=0.05",
+                                                        "lora_dropout_position=post",
+                                                        "tp=1",
+                                                        "pp=1",
+                                                        "dp=64"}
+            << "(PEFT drops the adapters' input, not B's output)";
         QTest::addRow("deepspeed LoRA dropout")
             << int(Framework::deepspeed)
             << QStringList{"lora_rank=8", "lora_dropout=0.05", "tp=1", "pp=1", "dp=64"}

@@ -203,7 +203,11 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                                              "\"LoRA\")")
                                : QString()) +
                          (lora && s.loraDropout > 0
-                              ? QObject::tr(", dropped with a 1-byte mask beside it (lora_dropout)")
+                              ? (s.loraDropoutPosition == core::LoraDropoutPosition::post
+                                     ? QObject::tr(", and a 1-byte mask of B's dropped output "
+                                                   "(lora_dropout)")
+                                     : QObject::tr(", dropped with a 1-byte mask beside it "
+                                                   "(lora_dropout)"))
                               : QString()) +
                          (core::recomputesSomeLayers(s)
                               ? QObject::tr("; full recomputation on the first %1 layers of each "
