@@ -525,6 +525,11 @@ double layerPeakRecomputeBytesBound(const ModelSpec &m, const ActivationConfig &
     return layerBytes<double>(m, c, Recompute::none);
 }
 
+double cachedMicrobatches(const Scenario &s, double passedShare)
+{
+    return s.pp > 1 ? s.microbatches * passedShare : 1.0;
+}
+
 std::int64_t cachedOutputBytesPerMicrobatch(const ModelSpec &m, std::int64_t seqLen,
                                             std::int64_t microbatchSize, int tp, int bytesPerValue)
 {

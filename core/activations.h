@@ -123,6 +123,12 @@ std::int64_t cachedOutputBytesPerMicrobatch(const ModelSpec &model, std::int64_t
 double cachedOutputBytesPerMicrobatchBound(const ModelSpec &model, std::int64_t seqLen,
                                            std::int64_t microbatchSize, int tp, int bytesPerValue);
 
+// Micro-batches whose logits the last stage holds at once with cache_outputs: under a pipeline
+// schedule every one it runs (pytorch/pytorch#159251; DualPipe's end stages half each,
+// `passedShare`); with one stage the training loop holds only the micro-batch in hand, until its
+// loss (torchtitan trainer.py, forward_backward_step: del pred before loss.backward()).
+double cachedMicrobatches(const Scenario &scenario, double passedShare);
+
 // Inference: the working set of the prefill on one device of a stage, for one micro-batch of
 // b prompts of s tokens (docs/inference.md, "Memory"): the residual stream and the widest
 // pair of one layer's tensors, and on the last stage the larger of that and the final hidden

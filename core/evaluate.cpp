@@ -2704,9 +2704,12 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
             st.activationsBytes = saturatingAdd(saturatingAdd(kept, rebuilt), st.pairLayerBytes);
             // Context parallelism: the last stage's logits for its s / C tokens. DualPipe's
             // two end stages each cache the half of the micro-batches whose loss is theirs.
+            // Only a pipeline schedule caches every micro-batch's: with one stage the training
+            // loop holds the micro-batch's logits in hand until its loss and drops them before
+            // its backward (torchtitan trainer.py, forward_backward_step: del pred), so one.
             if (s.cacheOutputs && holdsHead(s.schedule, s.pp, i) && model.hasArchitecture())
                 st.cachedOutputsBytes = saturatingMul(
-                    static_cast<std::int64_t>(s.microbatches * passedShare(s.schedule)),
+                    static_cast<std::int64_t>(cachedMicrobatches(s, passedShare(s.schedule))),
                     cachedOutputBytesPerMicrobatch(model, ceilDiv(std::int64_t{s.seqLen}, s.cp),
                                                    s.microbatchSize, s.tp, actBytes));
         } else if (model.hasArchitecture()) {

@@ -92,8 +92,8 @@ MemoryTimeline memoryTimeline(const std::vector<ScheduleOp> &timeline, const Sta
             keep(*op, +1); // its outputs are saved from the moment it runs
             record(op->start);
             const bool cached = sizes.cachedOutputBytes > 0 && op->chunk == sizes.cachedChunk;
-            if (cached)
-                ++cachedCount; // the micro-batch's logits, kept until the step ends
+            if (cached)        // the micro-batch's logits: kept until the step ends, with one stage
+                ++cachedCount; // through its backward (cachedMicrobatches)
             if (cached || pairing) {
                 pairing = false; // the pair ends with its forward
                 record(op->end);
@@ -112,6 +112,9 @@ MemoryTimeline memoryTimeline(const std::vector<ScheduleOp> &timeline, const Sta
             }
             if (!sizes.freedAtWeight || op->fullBackward)
                 keep(*op, -1);
+            // One stage: the loss's saved logits go with the micro-batch's backward.
+            if (sizes.cachedUntilBackward)
+                cachedCount = 0;
             record(op->end);
             break;
         case OpKind::weight:
@@ -168,10 +171,12 @@ MemoryStepSizes memoryStepSizes(const Scenario &s, const Presets &presets, const
     // The report keeps m micro-batches' logits (pytorch/pytorch#159251): one is 1/m of them.
     // DualPipe's end stages each keep those of the half whose direction ends there: the
     // reverse direction's (chunk 1) on stage 0, the forward one's (chunk 0) on stage K - 1.
-    const auto cachedCount = static_cast<std::int64_t>(s.microbatches * passedShare(s.schedule));
+    const auto cachedCount =
+        static_cast<std::int64_t>(cachedMicrobatches(s, passedShare(s.schedule)));
     if (st.cachedOutputsBytes > 0 && cachedCount > 0)
         sizes.cachedOutputBytes = st.cachedOutputsBytes / cachedCount;
     sizes.cachedChunk = s.schedule == Schedule::dualPipe ? (stage == 0 ? 1 : 0) : sizes.chunks - 1;
+    sizes.cachedUntilBackward = s.pp == 1;
     return sizes;
 }
 

@@ -31,7 +31,8 @@ struct MemoryStepSizes
     std::int64_t recomputeBytes = 0;    // full recomputation: one layer rebuilt during a B
     std::int64_t cachedOutputBytes = 0; // last stage: one micro-batch's logits, kept from its F
     int cachedChunk = 0; // the chunk whose F computes them: v - 1 (DualPipe: the one ending here)
-    std::int64_t pairLayerBytes = 0; // ep_overlap: one layer more during a B-and-F pair
+    bool cachedUntilBackward = false; // one stage: held from the F until its B, not the step's end
+    std::int64_t pairLayerBytes = 0;  // ep_overlap: one layer more during a B-and-F pair
     // Where this stage's chunks keep different bytes, one micro-batch's on each chunk c
     // (core::unequalChunkBytes); empty: each a 1/chunks share of stageLayersBytes.
     std::vector<std::int64_t> chunkBytes{};

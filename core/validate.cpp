@@ -247,8 +247,9 @@ std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
         consider("the activations a stage keeps", inflight * stageLayers * perLayer + rebuilt);
         if (s.cacheOutputs)
             consider("the cached outputs",
-                     microbatches * cachedOutputBytesPerMicrobatchBound(
-                                        m, s.seqLen, s.microbatchSize, s.tp, act.bytesPerValue));
+                     (s.pp > 1 ? microbatches : 1.0) *
+                         cachedOutputBytesPerMicrobatchBound(m, s.seqLen, s.microbatchSize, s.tp,
+                                                             act.bytesPerValue));
     } else {
         consider("the KV cache",
                  kvCacheBytesBound(m, static_cast<int>(stageLayers), contextTokens(s),

@@ -527,6 +527,8 @@ private:
 
     // The last stage keeps m micro-batches' outputs (pytorch/pytorch#159251): linear in m,
     // nothing when cache_outputs is off, nothing on the other stages, and nothing else changes.
+    // With one stage there is no pipeline schedule to cache them: the micro-batch in hand's
+    // alone, whatever m (core::cachedMicrobatches).
     // (DualPipeV's last chunk, with the LM head, is on stage 0: headStage; DualPipe has one on
     // each end stage, each caching its direction's half of the micro-batches: holdsHead.)
     QString cachedOutputs(const Scenario &s, const Report &r) const
@@ -556,7 +558,14 @@ private:
             return variantRefused("microbatches", std::to_string(m), other);
         ++m_coverage.cachedOutputs;
         const std::int64_t otherCached = other.stages[head].cachedOutputsBytes;
-        if (otherCached % m != 0 || otherCached / m * s.microbatches != cached)
+        if (s.pp == 1 && otherCached != cached)
+            return QStringLiteral("with one stage the cached outputs change with m: %1 bytes at "
+                                  "m = %2, %3 at m = %4")
+                .arg(bytes(cached))
+                .arg(s.microbatches)
+                .arg(bytes(otherCached))
+                .arg(m);
+        if (s.pp > 1 && (otherCached % m != 0 || otherCached / m * s.microbatches != cached))
             return QStringLiteral("cached outputs are not linear in m: %1 bytes at m = %2, %3 "
                                   "at m = %4")
                 .arg(bytes(cached))

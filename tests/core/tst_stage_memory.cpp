@@ -2,6 +2,7 @@
 // activations in flight, the last stage's cached outputs, the inference KV cache.
 #include "core/activations.h"
 #include "core/evaluate.h"
+#include "core/memory_timeline.h"
 #include "core/validate.h"
 #include "io/presets_io.h"
 #include "test_scenarios.h"
@@ -425,6 +426,35 @@ private Q_SLOTS:
         QCOMPARE(r.stages.size(), std::size_t(2));
         QCOMPARE(r.stages[0].cachedOutputsBytes, 0LL);
         QCOMPARE(r.stages[1].cachedOutputsBytes, lastStage);
+    }
+
+    // With one stage no pipeline schedule caches outputs: the training loop holds the logits of
+    // the micro-batch in hand until its loss (torchtitan trainer.py, forward_backward_step:
+    // del pred before loss.backward()), one micro-batch's 1,050,673,152 bytes whatever m, and
+    // the memory over the step holds them from each forward to its backward only.
+    void oneStageHoldsOneMicrobatchsLogits_data()
+    {
+        QTest::addColumn<int>("microbatches");
+        QTest::addRow("m=1") << 1;
+        QTest::addRow("m=16") << 16;
+    }
+    void oneStageHoldsOneMicrobatchsLogits()
+    {
+        QFETCH(int, microbatches);
+        Scenario s = llama8bDp2Pp2(microbatches);
+        s.pp = 1;
+        EvaluateOptions options;
+        options.timeline = true;
+        const Report r = evaluate(s, m_presets, options);
+        QVERIFY(r.ok());
+        QCOMPARE(r.stages.size(), std::size_t(1));
+        QCOMPARE(r.stages[0].cachedOutputsBytes, 1'050'673'152LL);
+        const MemoryTimeline t = memoryTimeline(s, m_presets, r, 0);
+        std::int64_t most = 0;
+        for (const MemoryPoint &p : t.points)
+            most = std::max(most, p.cachedOutputsBytes);
+        QCOMPARE(most, 1'050'673'152LL);
+        QCOMPARE(t.points.back().cachedOutputsBytes, 0LL); // dropped before the last backward
     }
 
     // DualPipeV's V (deepseek-ai/DualPipe; torchtitan's "v" placement) brings the model's last
