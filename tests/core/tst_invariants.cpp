@@ -558,16 +558,13 @@ private:
             return variantRefused("microbatches", std::to_string(m), other);
         ++m_coverage.cachedOutputs;
         const std::int64_t otherCached = other.stages[head].cachedOutputsBytes;
-        if (s.pp == 1 && otherCached != cached)
-            return QStringLiteral("with one stage the cached outputs change with m: %1 bytes at "
-                                  "m = %2, %3 at m = %4")
-                .arg(bytes(cached))
-                .arg(s.microbatches)
-                .arg(bytes(otherCached))
-                .arg(m);
-        if (s.pp > 1 && (otherCached % m != 0 || otherCached / m * s.microbatches != cached))
-            return QStringLiteral("cached outputs are not linear in m: %1 bytes at m = %2, %3 "
-                                  "at m = %4")
+        const bool broken =
+            s.pp == 1 ? otherCached != cached
+                      : otherCached % m != 0 || otherCached / m * s.microbatches != cached;
+        if (broken)
+            return QStringLiteral("cached outputs are not %1: %2 bytes at m = %3, %4 at m = %5")
+                .arg(s.pp == 1 ? QStringLiteral("one micro-batch's with one stage")
+                               : QStringLiteral("linear in m"))
                 .arg(bytes(cached))
                 .arg(s.microbatches)
                 .arg(bytes(otherCached))
