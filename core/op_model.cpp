@@ -684,7 +684,7 @@ void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double
     const double h = model.hidden;
     const double k = model.expertsPerToken;
     // Routed experts' adapters drop the copies they are dispatched; a shared expert's beside
-    // fc1 gathers its input under sequence parallelism (adapterGathersInput).
+    // fc1 gathers its input under sequence parallelism (loraDroppedValues).
     const auto adapt = [&b, &c](unsigned target, std::string_view key, std::string_view label,
                                 double rows, double n, double width, bool column, double rerun,
                                 int tp, double batch = 1) {
@@ -1013,7 +1013,7 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
     b.weightGradStore = c.weightGradStoreBytes;
     b.frozen = c.training && c.loraRank > 0;
     // LoRA's adapter beside a projection lora_modules names (docs/step_time.md, "LoRA").
-    // A dropout before A zeroes the adapter's input as it arrives (adapterGathersInput).
+    // Its dropout zeroes the input as it arrives or B's output (loraDroppedValues).
     const auto adapt = [&b, &c](unsigned target, std::string_view key, std::string_view label,
                                 double rows, double n, double k, bool column, double rerun) {
         if (!b.frozen || (c.loraModules & target) == 0)
