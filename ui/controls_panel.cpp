@@ -210,7 +210,15 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
         ->setSpecialValueText(tr("none"));
     QComboBox *dropAt = addChoice(QStringLiteral("lora_dropout_position"), tr("LoRA dropout at"));
     dropAt->addItem(tr("A's input"), QStringLiteral("pre"));
+    dropAt->setItemData(0,
+                        tr("Before A, on the adapter's input: Megatron-Bridge's, NeMo 2.0's and "
+                           "Hugging Face PEFT's place, and MLPerf's LoRA runs'"),
+                        Qt::ToolTipRole);
     dropAt->addItem(tr("B's output"), QStringLiteral("post"));
+    dropAt->setItemData(1,
+                        tr("After B, on the adapter's output before it is added: NeMo "
+                           "AutoModel's default"),
+                        Qt::ToolTipRole);
     // Serving (docs/inference.md): how many tokens each sequence generates, and the cache's
     // format.
     addNumber(QStringLiteral("output_len"), tr("Output tokens"), {0, 1048576, 0, 64});

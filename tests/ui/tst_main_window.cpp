@@ -666,6 +666,28 @@ private Q_SLOTS:
         QVERIFY(!dp->toolTip().startsWith("Moves in multiples"));
     }
 
+    // Where the adapters' dropout acts: greyed until there is a rank and a dropout, each place
+    // explained, and choosing B's output sets lora_dropout_position (docs/step_time.md, "LoRA").
+    void loraDropoutPositionChoice()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto *picker =
+            qobject_cast<QComboBox *>(window.controls()->control("lora_dropout_position"));
+        QVERIFY(picker);
+        QVERIFY(!picker->isEnabled());
+        QVERIFY(picker->itemData(0, Qt::ToolTipRole).toString().contains("Hugging Face PEFT"));
+        QVERIFY(picker->itemData(1, Qt::ToolTipRole).toString().contains("NeMo AutoModel"));
+        for (const auto &[key, value] : {std::pair{"lora_rank", "16"}, {"lora_dropout", "0.1"}})
+            QVERIFY(document.setField(QString::fromLatin1(key), QString::fromLatin1(value)));
+        document.flush();
+        QVERIFY(picker->isEnabled());
+        choose(picker, QStringLiteral("post"));
+        QTRY_VERIFY(document.scenario().loraDropoutPosition == core::LoraDropoutPosition::post);
+    }
+
     // The adapters' all-to-all and QKV's overlap act only where there is something to
     // exchange or hide: enabled there, or while set so that they can be cleared; the tooltip
     // says when they act.
