@@ -525,6 +525,65 @@ double layerPeakRecomputeBytesBound(const ModelSpec &m, const ActivationConfig &
     return layerBytes<double>(m, c, Recompute::none);
 }
 
+namespace {
+
+template <typename Count>
+Count lossBuffers(const Scenario &s, const ModelSpec &m, int losses, int heldMicrobatches,
+                  int bytesPerValue)
+{
+    if (s.mode != Mode::training || losses <= 0 || heldMicrobatches <= 0 || !m.hasArchitecture())
+        return 0;
+    const LossBuffers perLogit = lossBuffersPerLogit(s, bytesPerValue);
+    // One loss's logits on a device: b × s/C tokens × V/T (vocabulary-parallel).
+    const Count logits =
+        mulBytes<Count>(mulBytes<Count>(s.microbatchSize, divBytesUp<Count>(s.seqLen, s.cp)),
+                        divBytesUp<Count>(m.vocab, s.tp));
+    // The other waiting micro-batches' losses held, this one's others held, its first at peak.
+    const Count heldLosses = static_cast<Count>(heldMicrobatches) * losses - 1;
+    return mulBytes<Count>(logits, heldLosses * perLogit.held + perLogit.peak);
+}
+
+} // namespace
+
+LossBuffers lossBuffersPerLogit(const Scenario &s, int e)
+{
+    // torchtitan's and Hugging Face Transformers' loss, F.cross_entropy over an FP32 copy
+    // (torchtitan components/loss.py, cross_entropy_loss; transformers loss_utils.py,
+    // ForCausalLMLoss). Eager: log_softmax's FP32 output kept for the backward (4), which holds
+    // it, nll_loss's FP32 gradient and log_softmax's at once (12; the forward's copy and output
+    // beside the 16-bit logits, 8 + e, are less). Compiled with the model (torchtitan compiles
+    // the loss too: pytorch/torchtitan#1033), nothing beyond the 16-bit logits it saves and, in
+    // the backward, their gradient (Dao-AILab/quack#48: "~0 for just fwd and ~d_input for
+    // fw+bw").
+    if (s.framework == Framework::torchtitan || s.framework == Framework::deepspeed) {
+        if (s.framework == Framework::torchtitan && s.fusedElementwise) {
+            const int logits = s.cacheOutputs ? 0 : e;
+            return {logits, logits + e};
+        }
+        return {4, 12};
+    }
+    // Megatron-core's vocabulary-parallel loss, unfused or fused (megatron/core/tensor_parallel/
+    // cross_entropy.py, fusions/fused_cross_entropy.py): the FP32 copy of the logits becomes
+    // the softmax it keeps (4); the forward holds it beside the 16-bit logits, the backward
+    // beside the gradient cast back to 16 bits (4 + e). Transformer Engine's Triton loss keeps
+    // an FP32 gradient from its forward the same way (transformer_engine/pytorch/triton/
+    // cross_entropy.py, cross_entropy_forward, since NVIDIA/TransformerEngine#3193; before it,
+    // the gradient overwrote the logits).
+    return {4, 4 + e};
+}
+
+std::int64_t lossBufferBytes(const Scenario &s, const ModelSpec &m, int losses,
+                             int heldMicrobatches, int bytesPerValue)
+{
+    return lossBuffers<std::int64_t>(s, m, losses, heldMicrobatches, bytesPerValue);
+}
+
+double lossBufferBytesBound(const Scenario &s, const ModelSpec &m, int losses, int heldMicrobatches,
+                            int bytesPerValue)
+{
+    return lossBuffers<double>(s, m, losses, heldMicrobatches, bytesPerValue);
+}
+
 double cachedMicrobatches(const Scenario &s, double passedShare)
 {
     return s.pp > 1 ? s.microbatches * passedShare : 1.0;

@@ -129,6 +129,28 @@ double cachedOutputBytesPerMicrobatchBound(const ModelSpec &model, std::int64_t 
 // loss (torchtitan trainer.py, forward_backward_step: del pred before loss.backward()).
 double cachedMicrobatches(const Scenario &scenario, double passedShare);
 
+// The cross-entropy loss's own buffers on the stage that computes it, in bytes per logit value
+// (b × s/C × V/T a micro-batch and loss; docs/activations.md, "The loss"): what one
+// micro-batch's loss keeps from its forward to its backward, and the most it holds at once,
+// which is in its backward. The 16-bit logits themselves count here only where nothing else
+// keeps them (cache_outputs off).
+struct LossBuffers
+{
+    int held = 0;
+    int peak = 0;
+};
+LossBuffers lossBuffersPerLogit(const Scenario &scenario, int bytesPerValue);
+
+// The most bytes the loss's buffers take on a stage that computes `losses` losses a
+// micro-batch (the model's and its multi-token-prediction depths'), `heldMicrobatches` of
+// whose micro-batches wait between their loss and its backward at once (heldLosses): the
+// others' held buffers and this one's peak in its first loss's backward, the rest of its
+// losses still held. Zero outside training or without an LM head on the stage.
+std::int64_t lossBufferBytes(const Scenario &scenario, const ModelSpec &model, int losses,
+                             int heldMicrobatches, int bytesPerValue);
+double lossBufferBytesBound(const Scenario &scenario, const ModelSpec &model, int losses,
+                            int heldMicrobatches, int bytesPerValue);
+
 // Inference: the working set of the prefill on one device of a stage, for one micro-batch of
 // b prompts of s tokens (docs/inference.md, "Memory"): the residual stream and the widest
 // pair of one layer's tensors, and on the last stage the larger of that and the final hidden

@@ -2655,6 +2655,10 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     const std::vector<std::int64_t> partlyRecomputed = training && recomputesSomeLayers(s)
                                                            ? partlyRecomputedStageBytes(s, model)
                                                            : std::vector<std::int64_t>{};
+    // The micro-batches whose loss waits for its backward at once on the head's stage.
+    const int waitingLosses = training && model.hasArchitecture()
+                                  ? heldLosses(s.schedule, s.pp, s.microbatches, s.virtualStages)
+                                  : 0;
     std::pair<int, int> rebuiltFor{-1, -1}; // the layers and MoE layers rebuiltBytes is for
     std::int64_t rebuiltBytes = 0;
     for (int i = 0; i < s.pp; ++i) {
@@ -2712,6 +2716,10 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
                     static_cast<std::int64_t>(cachedMicrobatches(s, passedShare(s.schedule))),
                     cachedOutputBytesPerMicrobatch(model, ceilDiv(std::int64_t{s.seqLen}, s.cp),
                                                    s.microbatchSize, s.tp, actBytes));
+            // The cross-entropy loss's FP32 buffers, the model's and each multi-token
+            // prediction depth's (docs/activations.md, "The loss").
+            if (holdsHead(s.schedule, s.pp, i))
+                st.lossBytes = lossBufferBytes(s, model, 1 + st.mtpLayers, waitingLosses, actBytes);
         } else if (model.hasArchitecture()) {
             // docs/DESIGN.md §3.7: a pipeline keeps the cache of every micro-batch in flight.
             st.kvCacheBytes =

@@ -44,7 +44,7 @@ MemoryTimeline memoryTimeline(const std::vector<ScheduleOp> &timeline, const Sta
     out.sizes = sizes;
     for (const MemoryTerm &term : kMemoryTerms)
         if (term.bytes != &StageReport::activationsBytes &&
-            term.bytes != &StageReport::cachedOutputsBytes)
+            term.bytes != &StageReport::cachedOutputsBytes && term.bytes != &StageReport::lossBytes)
             out.flatBytes = saturatingAdd(out.flatBytes, stage.*term.bytes);
 
     std::vector<const ScheduleOp *> ops;
@@ -66,6 +66,8 @@ MemoryTimeline memoryTimeline(const std::vector<ScheduleOp> &timeline, const Sta
     bool recomputing = false; // a B rebuilding one layer (full recomputation)
     bool pairing = false;     // within an ep_overlap pair, from its B's start to its F's end
     std::int64_t cachedCount = 0;
+    std::int64_t waitingLosses = 0; // micro-batches between their loss and its backward
+    bool lossBackward = false;      // one of them in its backward, its buffers at their peak
     auto record = [&](double time) {
         MemoryPoint p;
         p.time = time;
@@ -75,8 +77,14 @@ MemoryTimeline memoryTimeline(const std::vector<ScheduleOp> &timeline, const Sta
                                                          recomputing ? sizes.recomputeBytes : 0),
                                            pairing ? sizes.pairLayerBytes : 0);
         p.cachedOutputsBytes = saturatingMul(cachedCount, sizes.cachedOutputBytes);
-        p.totalBytes =
-            saturatingAdd(saturatingAdd(out.flatBytes, p.activationsBytes), p.cachedOutputsBytes);
+        p.lossBytes = waitingLosses <= 0 ? 0
+                      : lossBackward
+                          ? saturatingAdd(saturatingMul(waitingLosses - 1, sizes.lossHeldBytes),
+                                          sizes.lossPeakBytes)
+                          : saturatingMul(waitingLosses, sizes.lossHeldBytes);
+        p.totalBytes = saturatingAdd(
+            saturatingAdd(saturatingAdd(out.flatBytes, p.activationsBytes), p.cachedOutputsBytes),
+            p.lossBytes);
         if (!out.points.empty() && out.points.back().time >= time)
             out.points.back() = p; // the earlier state lasted no time
         else
@@ -94,13 +102,20 @@ MemoryTimeline memoryTimeline(const std::vector<ScheduleOp> &timeline, const Sta
             const bool cached = sizes.cachedOutputBytes > 0 && op->chunk == sizes.cachedChunk;
             if (cached)        // the micro-batch's logits: kept until the step ends, with one stage
                 ++cachedCount; // through its backward (cachedMicrobatches)
-            if (cached || pairing) {
+            const bool loss = sizes.lossPeakBytes > 0 && op->chunk == sizes.cachedChunk;
+            if (loss) // its loss's buffers, until its backward
+                ++waitingLosses;
+            if (cached || loss || pairing) {
                 pairing = false; // the pair ends with its forward
                 record(op->end);
             }
             break;
         }
-        case OpKind::backward:
+        case OpKind::backward: {
+            // The loss's backward opens the head chunk's B: its buffers at their peak.
+            lossBackward = waitingLosses > 0 && op->chunk == sizes.cachedChunk;
+            if (lossBackward)
+                record(op->start);
             if (op->paired) {
                 pairing = true;
                 record(op->start);
@@ -115,8 +130,13 @@ MemoryTimeline memoryTimeline(const std::vector<ScheduleOp> &timeline, const Sta
             // One stage: the loss's saved logits go with the micro-batch's backward.
             if (sizes.cachedUntilBackward)
                 cachedCount = 0;
+            if (lossBackward) {
+                lossBackward = false;
+                --waitingLosses;
+            }
             record(op->end);
             break;
+        }
         case OpKind::weight:
             if (sizes.freedAtWeight)
                 keep(*op, -1);
@@ -177,6 +197,14 @@ MemoryStepSizes memoryStepSizes(const Scenario &s, const Presets &presets, const
         sizes.cachedOutputBytes = st.cachedOutputsBytes / cachedCount;
     sizes.cachedChunk = s.schedule == Schedule::dualPipe ? (stage == 0 ? 1 : 0) : sizes.chunks - 1;
     sizes.cachedUntilBackward = s.pp == 1;
+    // One micro-batch's loss buffers, as evaluate counts them: through its B, and held (what a
+    // second waiting micro-batch adds).
+    if (st.lossBytes > 0) {
+        const int losses = 1 + st.mtpLayers;
+        const int e = act.bytesPerValue;
+        sizes.lossPeakBytes = lossBufferBytes(s, *model, losses, 1, e);
+        sizes.lossHeldBytes = lossBufferBytes(s, *model, losses, 2, e) - sizes.lossPeakBytes;
+    }
     return sizes;
 }
 

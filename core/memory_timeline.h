@@ -19,7 +19,8 @@ struct MemoryPoint
     double microbatches = 0;             // activations alive, in micro-batches (chunks / v)
     std::int64_t activationsBytes = 0;   // kept activations, plus a layer being recomputed
     std::int64_t cachedOutputsBytes = 0; // logits kept so far on the last stage
-    std::int64_t totalBytes = 0;         // flat + activations + cached outputs
+    std::int64_t lossBytes = 0;          // the losses waiting for their backward, one in it
+    std::int64_t totalBytes = 0;         // flat + activations + cached outputs + loss
 };
 
 // What one op of the schedule adds or frees on its stage, from the report's own numbers.
@@ -32,7 +33,11 @@ struct MemoryStepSizes
     std::int64_t cachedOutputBytes = 0; // last stage: one micro-batch's logits, kept from its F
     int cachedChunk = 0; // the chunk whose F computes them: v - 1 (DualPipe: the one ending here)
     bool cachedUntilBackward = false; // one stage: held from the F until its B, not the step's end
-    std::int64_t pairLayerBytes = 0;  // ep_overlap: one layer more during a B-and-F pair
+    // The head's stage: one micro-batch's loss buffers from its F until its B, and during
+    // that B (docs/activations.md, "The loss").
+    std::int64_t lossHeldBytes = 0;
+    std::int64_t lossPeakBytes = 0;
+    std::int64_t pairLayerBytes = 0; // ep_overlap: one layer more during a B-and-F pair
     // Where this stage's chunks keep different bytes, one micro-batch's on each chunk c
     // (core::unequalChunkBytes); empty: each a 1/chunks share of stageLayersBytes.
     std::vector<std::int64_t> chunkBytes{};
@@ -59,7 +64,8 @@ struct MemoryTimeline
 // F keeps one chunk's activations, each B frees them (the W with ZB-H1), as
 // core::inflightMicrobatches counts; a B under full recomputation holds one rebuilt layer on
 // top (docs/activations.md, "Parallelism and recomputation"); on the last stage each
-// micro-batch's logits are kept from the end of its last F (pytorch/pytorch#159251).
+// micro-batch's logits are kept from the end of its last F (pytorch/pytorch#159251), and its
+// loss's buffers until its B, at their peak through that B.
 // `stage` supplies the flat terms and the capacity. Ops of other stages are skipped.
 MemoryTimeline memoryTimeline(const std::vector<ScheduleOp> &timeline, const StageReport &stage,
                               const MemoryStepSizes &sizes, double makespan);

@@ -36,6 +36,7 @@ struct StageReport
     std::int64_t optimizerBytes = 0;
     std::int64_t activationsBytes = 0;    // in-flight micro-batches' activations (training)
     std::int64_t cachedOutputsBytes = 0;  // last stage's kept logits (pytorch/pytorch#159251)
+    std::int64_t lossBytes = 0;           // the loss's own buffers on the head's stage (training)
     std::int64_t kvCacheBytes = 0;        // inference
     std::int64_t prefillBuffersBytes = 0; // inference: one micro-batch's prefill working set
     double inflightMicrobatches = 0;      // peak micro-batches with live activations (chunks / v)
@@ -73,6 +74,7 @@ inline constexpr MemoryTerm kMemoryTerms[] = {
     {"reserve", "reserve_bytes", "Reserve", "Reserve", &StageReport::reserveBytes},
     {"ZeRO buffers", "zero_buffers_bytes", "ZeRO buffers", "ZeRO buf",
      &StageReport::zeroBuffersBytes},
+    {"loss buffers", "loss_bytes", "Loss buffers", "Loss", &StageReport::lossBytes},
 };
 
 // The sum of a stage's terms: its total. A sum past 64 bits stays at the largest value

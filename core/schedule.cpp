@@ -558,6 +558,39 @@ std::vector<double> inflightMicrobatches(Schedule schedule, int K, int m, int v)
     return out;
 }
 
+int heldLosses(Schedule schedule, int K, int m, int v)
+{
+    if (K <= 0 || m <= 0)
+        return 0;
+    switch (schedule) {
+    case Schedule::gpipe:
+        return m; // every forward before the first backward
+    case Schedule::oneFOneB:
+    case Schedule::zbH1:
+        return 1; // the last stage warms up with no forward (Narayanan et al. 2021, §2.2)
+    case Schedule::interleaved:
+    case Schedule::dualPipeV:
+    case Schedule::dualPipe:
+        break;
+    }
+    const PipelineInput in = uniformPipeline(schedule, K, m, v);
+    const int stage = headStage(schedule, K);
+    // The chunk that ends in the head: the last, but in DualPipe the forward direction's,
+    // which ends on stage K - 1.
+    const int head = schedule == Schedule::dualPipe ? 0 : chunksOf(in) - 1;
+    int held = 0, peak = 0;
+    for (StageCursor cursor(in, stage); !cursor.done(); cursor.advance()) {
+        const ScheduleOp &o = cursor.current();
+        if (o.chunk != head)
+            continue;
+        if (o.kind == OpKind::forward)
+            ++held;
+        else if (o.kind == OpKind::backward)
+            peak = std::max(peak, held--);
+    }
+    return peak;
+}
+
 namespace {
 
 // A peak follows an F; of those, only the ones no other holds at least as many of every chunk

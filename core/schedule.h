@@ -174,6 +174,12 @@ PipelineResult simulatePipeline(const PipelineInput &input, bool keepTimeline = 
 std::vector<double> inflightMicrobatches(Schedule schedule, int stages, int microbatches,
                                          int virtualStages);
 
+// The most micro-batches whose loss the head's stage holds at once, each from the F of the
+// head's chunk to its B, which starts with the loss's backward, counted as that B starts:
+// GPipe m, 1F1B and ZB-H1 1 (the last stage runs each F's B next); interleaved 1F1B and
+// DualPipe(V) op by op (docs/activations.md, "The loss").
+int heldLosses(Schedule schedule, int stages, int microbatches, int virtualStages);
+
 // The same walk, chunk by chunk: for one stage, the counts of each chunk's micro-batches
 // alive together just after each F that none other outnumbers in every chunk. The peak of
 // any weighing of the chunks is at one of them, and there are few.

@@ -224,8 +224,9 @@ private Q_SLOTS:
         const QJsonArray stages = r.value(QStringLiteral("stages")).toArray();
         QCOMPARE(stages.size(), 4);
         const QStringList sizes{"weights_bytes",     "grads_bytes",          "optimizer_bytes",
-                                "activations_bytes", "cached_outputs_bytes", "reserve_bytes",
-                                "total_bytes",       "capacity_bytes",       "headroom_bytes"};
+                                "activations_bytes", "cached_outputs_bytes", "loss_bytes",
+                                "reserve_bytes",     "total_bytes",          "capacity_bytes",
+                                "headroom_bytes"};
         qint64 layers = 0;
         for (const QJsonValue &v : stages) {
             const QJsonObject st = v.toObject();

@@ -228,16 +228,17 @@ private Q_SLOTS:
                    {"schedule=dualpipe", "microbatches=8", "recompute=full", "cache_outputs=false"})
             << true;
         // Chunks that keep different bytes: the ends counted in an interleaved split, a
-        // pipeline_layout, DualPipeV's uneven 2K chunks (80 layers over 6 chunks).
+        // pipeline_layout, DualPipeV's uneven 2K chunks (80 layers over 6 chunks). Interleaved,
+        // the chunks' weighted peak comes after another F than the head chunk's loss's backward.
         QTest::addRow("405B interleaved v=2 with the ends counted, chunks of 15 and 16 layers")
             << scenario({"model=llama-3.1-405b", "pp=4", "dp=1", "schedule=interleaved",
                          "virtual_stages=2", "microbatches=8", "ends_in_pipeline_split=true",
                          "cache_outputs=false"})
-            << true;
+            << false;
         QTest::addRow("interleaved v=2, a layout of uneven chunks")
             << scenario({"schedule=interleaved", "virtual_stages=2", "microbatches=8",
                          "pipeline_layout=Et*4|(t*12|)*6,t*4L", "cache_outputs=false"})
-            << true;
+            << false;
         QTest::addRow("DualPipeV K=3, chunks of 14 and 13 layers")
             << scenario({"schedule=dualpipev", "pp=3", "microbatches=12", "cache_outputs=false"})
             << true;
@@ -277,7 +278,14 @@ private Q_SLOTS:
             QCOMPARE(peakActivations(t), st.activationsBytes);
             QCOMPARE(highestMicrobatches(t), st.inflightMicrobatches);
             QCOMPARE(t.points.back().cachedOutputsBytes, st.cachedOutputsBytes);
-            QCOMPARE(t.flatBytes + st.activationsBytes + st.cachedOutputsBytes, st.totalBytes);
+            // The loss's buffers at their peak: the report's term, on the head's stage only.
+            std::int64_t loss = 0;
+            for (const MemoryPoint &p : t.points)
+                loss = std::max(loss, p.lossBytes);
+            QCOMPARE(loss, st.lossBytes);
+            QCOMPARE(st.lossBytes > 0, holdsHead(scenario.schedule, scenario.pp, st.index));
+            QCOMPARE(t.flatBytes + st.activationsBytes + st.cachedOutputsBytes + st.lossBytes,
+                     st.totalBytes);
             if (totalsMeet)
                 QCOMPARE(t.points[t.peak].totalBytes, st.totalBytes);
             else

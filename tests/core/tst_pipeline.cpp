@@ -267,6 +267,37 @@ private Q_SLOTS:
         QCOMPARE(QList<double>(r.inflight.begin(), r.inflight.end()), inflight);
     }
 
+    // The micro-batches whose loss waits for its backward at once on the head's stage: GPipe
+    // runs every F first (m); 1F1B's and ZB-H1's last stage warms up with none (Narayanan et
+    // al. 2021 §2.2, Qi et al. 2023 §3.1), so each F's B comes next; Megatron-LM's
+    // interleaved last stage warms up with (v-1)K forwards of the earlier chunks, then runs
+    // each head F's B next, but with m = K every F is warm-up and all K wait.
+    void heldLossesOnTheHeadsStage_data()
+    {
+        QTest::addColumn<Schedule>("schedule");
+        QTest::addColumn<int>("K");
+        QTest::addColumn<int>("m");
+        QTest::addColumn<int>("v");
+        QTest::addColumn<int>("held");
+        QTest::addRow("GPipe K=4 m=8") << Schedule::gpipe << 4 << 8 << 1 << 8;
+        QTest::addRow("1F1B K=4 m=8") << Schedule::oneFOneB << 4 << 8 << 1 << 1;
+        QTest::addRow("ZB-H1 K=4 m=8") << Schedule::zbH1 << 4 << 8 << 1 << 1;
+        QTest::addRow("1F1B K=1 m=8") << Schedule::oneFOneB << 1 << 8 << 1 << 1;
+        QTest::addRow("interleaved K=4 v=2 m=8") << Schedule::interleaved << 4 << 8 << 2 << 1;
+        QTest::addRow("interleaved K=4 v=3 m=16") << Schedule::interleaved << 4 << 16 << 3 << 1;
+        QTest::addRow("interleaved K=4 v=2 m=4: all warm-up")
+            << Schedule::interleaved << 4 << 4 << 2 << 4;
+    }
+    void heldLossesOnTheHeadsStage()
+    {
+        QFETCH(Schedule, schedule);
+        QFETCH(int, K);
+        QFETCH(int, m);
+        QFETCH(int, v);
+        QFETCH(int, held);
+        QCOMPARE(heldLosses(schedule, K, m, v), held);
+    }
+
     // Hand-simulated: GPipe, K=2, m=1, F=1, B=2, 0.5 per hop. F on stage 0 [0,1],
     // F on stage 1 [1.5,2.5], B on stage 1 [2.5,4.5], B on stage 0 [5,7]; each
     // stage busy 3 of 7 -> bubble 1 - 6/14 = 4/7.

@@ -457,6 +457,78 @@ private Q_SLOTS:
         QCOMPARE(t.points.back().cachedOutputsBytes, 0LL); // dropped before the last backward
     }
 
+    // The loss's own buffers on the head's stage (docs/activations.md, "The loss"), for Llama
+    // 3.1 8B's 4,096 × 128,256 = 525,336,576 logits a micro-batch (T = 1, one sequence) in
+    // BF16 (e = 2). Megatron-core's loss keeps the FP32 softmax (4 bytes a logit) and, in the
+    // backward, the gradient cast back beside it (6); PyTorch's eager F.cross_entropy over an
+    // FP32 copy holds log_softmax's output, NLL's gradient and its own at once (12: the
+    // 5.87 GiB of docs/frameworks.md at 4,096 tokens); compiled, the 16-bit gradient alone.
+    // Micro-batches waiting between their loss and its backward hold 4 each: GPipe's m, and
+    // interleaved 1F1B's K where m = K runs every F before the first B.
+    void theLossKeepsItsBuffersOnTheHeadsStage_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<qint64>("lossBytes");
+        constexpr qint64 n = 4096LL * 128256;
+        const QString base =
+            QStringLiteral("model=llama-3.1-8b,tp=1,pp=2,dp=1,microbatches=4,microbatch_size=1,"
+                           "seq_len=4096,recompute=none,");
+        QTest::addRow("Megatron-core, 1F1B: the softmax and the gradient")
+            << base + "framework=megatron" << 6 * n;
+        QTest::addRow("T = 2: half the vocabulary") << base + "framework=megatron,tp=2" << 3 * n;
+        QTest::addRow("C = 2: half the tokens") << base + "framework=megatron,cp=2" << 3 * n;
+        QTest::addRow("Transformer Engine's loss: an FP32 gradient kept")
+            << base + "framework=megatron,loss_fusion=te" << 6 * n;
+        QTest::addRow("GPipe, m = 4: three softmaxes waiting")
+            << base + "framework=megatron,schedule=gpipe" << (3 * 4 + 6) * n;
+        QTest::addRow("interleaved, m = K: both F before the first B")
+            << base + "framework=megatron,schedule=interleaved,virtual_stages=2,microbatches=2"
+            << (4 + 6) * n;
+        QTest::addRow("interleaved, m = 2K: each head F's B next")
+            << base + "framework=megatron,schedule=interleaved,virtual_stages=2" << 6 * n;
+        QTest::addRow("multi-token prediction, one depth: two losses a micro-batch")
+            << base + "framework=megatron,mtp_layers=1" << (4 + 6) * n;
+        QTest::addRow("torchtitan, eager: 12 bytes a logit")
+            << base + "framework=torchtitan" << 12 * n;
+        QTest::addRow("torchtitan, compiled, logits cached: their gradient")
+            << base + "framework=torchtitan,fused_elementwise=true" << 2 * n;
+        QTest::addRow("torchtitan, compiled, logits not cached: they and their gradient")
+            << base + "framework=torchtitan,fused_elementwise=true,cache_outputs=false" << 4 * n;
+        QTest::addRow("DeepSpeed with Transformers' loss: as eager torchtitan")
+            << base + "framework=deepspeed,pp=1" << 12 * n;
+    }
+    void theLossKeepsItsBuffersOnTheHeadsStage()
+    {
+        QFETCH(QString, set);
+        QFETCH(qint64, lossBytes);
+        const Scenario s = scenario(set);
+        EvaluateOptions options;
+        options.timeline = true;
+        const Report r = evaluate(s, m_presets, options);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        QCOMPARE(r.stages.back().lossBytes, lossBytes);
+        for (std::size_t i = 0; i + 1 < r.stages.size(); ++i)
+            QCOMPARE(r.stages[i].lossBytes, 0LL);
+        QCOMPARE(r.stages.back().totalBytes, memoryTermsTotal(r.stages.back()));
+        // The memory over the step reaches the same buffers, in a backward of the head's chunk.
+        const MemoryTimeline t = memoryTimeline(s, m_presets, r, s.pp - 1);
+        std::int64_t most = 0;
+        for (const MemoryPoint &p : t.points)
+            most = std::max(most, p.lossBytes);
+        QCOMPARE(most, lossBytes);
+        QCOMPARE(t.points.back().lossBytes, 0LL); // none waits past the step
+    }
+
+    // Inference computes no loss.
+    void inferenceKeepsNoLossBuffers()
+    {
+        const Report r = evaluate(scenario({"model=llama-3.1-8b", "tp=1", "pp=1", "dp=1",
+                                            "mode=inference", "microbatches=1"}),
+                                  m_presets);
+        QVERIFY(r.ok());
+        QCOMPARE(r.stages[0].lossBytes, 0LL);
+    }
+
     // DualPipeV's V (deepseek-ai/DualPipe; torchtitan's "v" placement) brings the model's last
     // chunk back to stage 0: the embedding, the final norm and the LM head are all there, and
     // so are the cached logits. Llama 3.1 8B at K = 4 (8 layers a stage), m = 8: stage 0 holds

@@ -2093,8 +2093,9 @@ private Q_SLOTS:
                     terms << marker->label();
             return terms;
         };
-        QCOMPARE(shown(), QStringList({"Weights", "Gradients", "Optimizer", "Activations",
-                                       "Cached outputs", "Reserve", "Capacity 85.9 GB"}));
+        QCOMPARE(shown(),
+                 QStringList({"Weights", "Gradients", "Optimizer", "Activations", "Cached outputs",
+                              "Reserve", "Loss buffers", "Capacity 85.9 GB"}));
         chart.setReport(core::evaluate(inference, presets));
         QCOMPARE(shown(), QStringList({"Weights", "KV cache", "Prefill buffers", "Reserve",
                                        "Capacity 85.9 GB"}));

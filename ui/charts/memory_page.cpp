@@ -243,8 +243,35 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                              .arg(bytes(cached.cachedOutputsBytes)),
                          QObject::tr("PyTorch's pipelining keeps every micro-batch's output "
                                      "(pytorch/pytorch#159251; switch: #165822)"));
-        // Multi-token prediction's depths beside the loss (docs/step_time.md).
+        // The loss's own buffers beside the logits (docs/activations.md, "The loss").
         const core::ModelSpec *model = core::resolveModel(s, inputs.presets);
+        if (cached.lossBytes > 0 && model) {
+            const int e = core::activationConfig(s, *model).bytesPerValue;
+            const core::LossBuffers perLogit = core::lossBuffersPerLogit(s, e);
+            const int waiting = core::heldLosses(s.schedule, s.pp, s.microbatches, s.virtualStages);
+            const int losses = 1 + cached.mtpLayers;
+            out += block(
+                QObject::tr("Loss buffers on stage %1").arg(cached.index),
+                QStringLiteral("((waiting × losses − 1) × held + peak) × b × s÷C × V÷T = "
+                               "((%1 × %2 − 1) × %3 + %4) × %5 × %6 × ⌈%7 ÷ %8⌉ = %9")
+                    .arg(waiting)
+                    .arg(losses)
+                    .arg(perLogit.held)
+                    .arg(perLogit.peak)
+                    .arg(s.microbatchSize)
+                    .arg((s.seqLen + s.cp - 1) / s.cp)
+                    .arg(model->vocab)
+                    .arg(s.tp)
+                    .arg(bytes(cached.lossBytes)),
+                QObject::tr("Bytes a logit: what a micro-batch's loss keeps until its backward "
+                            "(held) and holds in it (peak). Megatron-core's loss, fused or not, "
+                            "keeps the FP32 softmax, 4, and 4 + %1 with the gradient cast back; "
+                            "PyTorch's eager cross_entropy 4 and 12; compiled, only the 16-bit "
+                            "gradient. Micro-batches waiting between their loss and its "
+                            "backward: GPipe m, 1F1B 1 (docs/activations.md, \"The loss\")")
+                    .arg(e));
+        }
+        // Multi-token prediction's depths beside the loss (docs/step_time.md).
         if (cached.mtpLayers > 0 && model && model->hasArchitecture()) {
             const core::ParamCounts counts =
                 core::countParams(*model, s.tp, core::ExpertSplit{s.ep, s.expertTpDegree()});

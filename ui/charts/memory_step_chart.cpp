@@ -39,7 +39,8 @@ enum : int
 bool isVaryingTerm(const core::MemoryTerm &term)
 {
     return term.bytes == &core::StageReport::activationsBytes ||
-           term.bytes == &core::StageReport::cachedOutputsBytes;
+           term.bytes == &core::StageReport::cachedOutputsBytes ||
+           term.bytes == &core::StageReport::lossBytes;
 }
 
 // The colour of a term: its place in kMemoryTerms, as in the Stage memory chart.
@@ -195,6 +196,10 @@ std::vector<MemoryStepChart::LegendEntry> MemoryStepChart::legend() const
         out.push_back({tr("Cached outputs, up to %1")
                            .arg(units::format(double(m_timeline.terms.cachedOutputsBytes))),
                        termColour(&core::StageReport::cachedOutputsBytes), kFilled});
+    if (m_timeline.terms.lossBytes > 0)
+        out.push_back(
+            {tr("Loss buffers, up to %1").arg(units::format(double(m_timeline.terms.lossBytes))),
+             termColour(&core::StageReport::lossBytes), kFilled});
     if (m_timeline.terms.activationsBytes > 0)
         out.push_back({tr("Activations, up to %1")
                            .arg(units::format(double(m_timeline.terms.activationsBytes))),
@@ -353,6 +358,7 @@ void MemoryStepChart::rebuild()
 {
     m_valid = true;
     m_activations.clear();
+    m_loss.clear();
     m_cached.clear();
     m_total.clear();
     const auto &points = m_timeline.points;
@@ -360,8 +366,8 @@ void MemoryStepChart::rebuild()
         return;
     const double flat = double(m_timeline.flatBytes);
     const double base = yAt(flat);
-    QPolygonF actTop, cachedTop;
-    StepLine act(actTop), total(cachedTop);
+    QPolygonF actTop, lossTop, cachedTop;
+    StepLine act(actTop), loss(lossTop), total(cachedTop);
     for (std::size_t i = 0; i < points.size(); ++i) {
         const double t0 = points[i].time;
         const double t1 = i + 1 < points.size() ? points[i + 1].time : m_timeline.makespan;
@@ -370,18 +376,28 @@ void MemoryStepChart::rebuild()
         const double x0 = xAt(std::max(t0, m_viewStart));
         const double x1 = xAt(std::min(t1, m_viewEnd));
         act.add(x0, x1, yAt(flat + double(points[i].activationsBytes)));
+        loss.add(x0, x1,
+                 yAt(flat + double(points[i].activationsBytes) + double(points[i].lossBytes)));
         total.add(x0, x1, yAt(double(points[i].totalBytes)));
     }
     act.flush();
+    loss.flush();
     total.flush();
     if (actTop.isEmpty())
         return;
     m_total = cachedTop;
     m_activations = actTop;
     m_activations << QPointF(actTop.back().x(), base) << QPointF(actTop.front().x(), base);
+    // Each band between its own top and the one below it: the loss buffers above the
+    // activations, the cached outputs above both.
+    if (m_timeline.terms.lossBytes > 0) {
+        m_loss = lossTop;
+        for (auto p = actTop.rbegin(); p != actTop.rend(); ++p)
+            m_loss << *p;
+    }
     if (m_timeline.terms.cachedOutputsBytes > 0) {
         m_cached = cachedTop;
-        for (auto p = actTop.rbegin(); p != actTop.rend(); ++p)
+        for (auto p = lossTop.rbegin(); p != lossTop.rend(); ++p)
             m_cached << *p;
     }
 }
@@ -414,6 +430,8 @@ QString MemoryStepChart::toolTipAt(double time) const
             .arg(QString::number(time / scale, 'g', 4), unit, units::format(double(p.totalBytes)),
                  units::format(double(p.activationsBytes)),
                  QString::number(p.microbatches, 'g', 4));
+    if (m_timeline.terms.lossBytes > 0)
+        text += tr("\nLoss buffers %1").arg(units::format(double(p.lossBytes)));
     if (m_timeline.terms.cachedOutputsBytes > 0)
         text += tr("\nCached outputs %1").arg(units::format(double(p.cachedOutputsBytes)));
     text += tr("\nWeights, gradients, optimizer and the rest %1")
@@ -491,6 +509,10 @@ void MemoryStepChart::paintEvent(QPaintEvent *)
     QColor act = termColour(&core::StageReport::activationsBytes);
     p.setBrush(act);
     p.drawPolygon(m_activations);
+    if (!m_loss.isEmpty()) {
+        p.setBrush(termColour(&core::StageReport::lossBytes));
+        p.drawPolygon(m_loss);
+    }
     if (!m_cached.isEmpty()) {
         p.setBrush(termColour(&core::StageReport::cachedOutputsBytes));
         p.drawPolygon(m_cached);

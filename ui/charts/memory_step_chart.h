@@ -115,7 +115,8 @@ private:
     QRect measurePlot() const;
     double measureTop() const;
     QPolygonF m_activations; // the activations' area above the flat bands
-    QPolygonF m_cached;      // the cached outputs' area above the activations
+    QPolygonF m_loss;        // the loss buffers' area above the activations
+    QPolygonF m_cached;      // the cached outputs' area above the loss buffers
     QPolygonF m_total;       // the outline of the total
 };
 

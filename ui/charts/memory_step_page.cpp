@@ -62,7 +62,8 @@ QString MemoryStepPage::formulas(const ChartInputs &inputs) const
     QStringList flatTerms;
     for (const core::MemoryTerm &term : core::kMemoryTerms)
         if (term.bytes != &core::StageReport::activationsBytes &&
-            term.bytes != &core::StageReport::cachedOutputsBytes && st.*term.bytes > 0) {
+            term.bytes != &core::StageReport::cachedOutputsBytes &&
+            term.bytes != &core::StageReport::lossBytes && st.*term.bytes > 0) {
             flat += st.*term.bytes;
             flatTerms << QString::fromUtf8(term.name);
         }
@@ -211,14 +212,24 @@ QString MemoryStepPage::formulas(const ChartInputs &inputs) const
                          .arg(bytes(st.cachedOutputsBytes)),
                      QObject::tr("b × s × vocab × 2 B ÷ T per micro-batch, kept to the step's "
                                  "end (pytorch/pytorch#159251)"));
-    out += block(
-        QObject::tr("Peak of stage %1").arg(stage),
-        QStringLiteral("%1 of %2 → %3")
-            .arg(bytes(st.totalBytes), bytes(st.capacityBytes),
-                 st.fits ? QObject::tr("fits") : QObject::tr("does not fit")),
-        QObject::tr(
-            "The report's stage total: flat + highest activations + cached "
-            "outputs (docs/DESIGN.md §3.3, §3.6); the curve reaches it where their peaks meet"));
+    if (sizes.lossPeakBytes > 0)
+        out += block(
+            QObject::tr("Loss buffers on stage %1").arg(stage),
+            QStringLiteral("+ %1 from each micro-batch's loss to its backward, %2 "
+                           "through that backward; at most %3")
+                .arg(bytes(sizes.lossHeldBytes), bytes(sizes.lossPeakBytes), bytes(st.lossBytes)),
+            QObject::tr("The cross-entropy loss's own buffers, held from the head "
+                        "chunk's F to its B and at their peak through that B "
+                        "(docs/activations.md, \"The loss\")"));
+    out +=
+        block(QObject::tr("Peak of stage %1").arg(stage),
+              QStringLiteral("%1 of %2 → %3")
+                  .arg(bytes(st.totalBytes), bytes(st.capacityBytes),
+                       st.fits ? QObject::tr("fits") : QObject::tr("does not fit")),
+              QObject::tr(
+                  "The report's stage total: flat + highest activations + cached "
+                  "outputs + loss buffers (docs/DESIGN.md §3.3, §3.6); the curve reaches it where "
+                  "their peaks meet"));
     return out;
 }
 
@@ -233,6 +244,7 @@ ChartData MemoryStepPage::data(const ChartInputs &inputs) const
               << ChartColumn{QStringLiteral("micro-batches alive"), {}}
               << ChartColumn{QStringLiteral("activations"), QStringLiteral("bytes")}
               << ChartColumn{QStringLiteral("cached outputs"), QStringLiteral("bytes")}
+              << ChartColumn{QStringLiteral("loss buffers"), QStringLiteral("bytes")}
               << ChartColumn{QStringLiteral("total"), QStringLiteral("bytes")};
     if (r.stages.empty() || r.timeline.empty())
         return d;
@@ -243,8 +255,12 @@ ChartData MemoryStepPage::data(const ChartInputs &inputs) const
     const core::MemoryTimeline timeline =
         core::memoryTimeline(inputs.scenario, inputs.presets, r, stage);
     for (const core::MemoryPoint &point : timeline.points)
-        d.rows << QList<ChartValue>{point.time, point.microbatches, qint64(point.activationsBytes),
-                                    qint64(point.cachedOutputsBytes), qint64(point.totalBytes)};
+        d.rows << QList<ChartValue>{point.time,
+                                    point.microbatches,
+                                    qint64(point.activationsBytes),
+                                    qint64(point.cachedOutputsBytes),
+                                    qint64(point.lossBytes),
+                                    qint64(point.totalBytes)};
     return d;
 }
 
