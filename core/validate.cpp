@@ -250,6 +250,12 @@ std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
                      (s.pp > 1 ? microbatches : 1.0) *
                          cachedOutputBytesPerMicrobatchBound(m, s.seqLen, s.microbatchSize, s.tp,
                                                              act.bytesPerValue));
+        // The loss's buffers: 1F1B and ZB-H1 one micro-batch's, the others' at most all m
+        // (heldLosses).
+        const bool oneWaits = s.schedule == Schedule::oneFOneB || s.schedule == Schedule::zbH1;
+        consider("the loss's buffers",
+                 lossBufferBytesBound(s, m, 1 + s.mtpLayers, oneWaits ? 1 : s.microbatches,
+                                      act.bytesPerValue));
     } else {
         consider("the KV cache",
                  kvCacheBytesBound(m, static_cast<int>(stageLayers), contextTokens(s),

@@ -285,6 +285,22 @@ private Q_SLOTS:
             << "the activations a stage keeps would come to about 1.85e19 bytes per device, "
                "more than the limit of 2^60 bytes (1 EiB) (seq_len 131072, microbatch_size 256, "
                "microbatches 1024)";
+        // docs/activations.md, "The loss": GPipe keeps 1,023 micro-batches' FP32 softmaxes and
+        // one in its backward, (1,023 × 4 + 6) × 128,256 bytes a token, over 2^32 tokens a
+        // micro-batch: 2.26e18 bytes, where full recomputation keeps 1,024 × 32 layers' 8 kB
+        // inputs a token, 1.2e18.
+        QTest::addRow("loss buffers beyond 64 bits")
+            << QStringList{"model=llama-3.1-8b",
+                           "tp=1",
+                           "pp=1",
+                           "dp=1",
+                           "microbatches=1024",
+                           "microbatch_size=32768",
+                           "seq_len=131072",
+                           "recompute=full",
+                           "schedule=gpipe"}
+            << "seq_len"
+            << "the loss's buffers would come to about 2.26e18 bytes per device";
         QTest::addRow("tensor-parallel traffic beyond 64 bits")
             << QStringList{"mode=inference", "microbatches=1024", "microbatch_size=65536",
                            "seq_len=131072"}
