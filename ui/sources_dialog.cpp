@@ -54,6 +54,11 @@ const char *const kSources[] = {
     "cache keeps a windowed layer's last w tokens (sliding_window, full_attention_period).",
     "pytorch/pytorch#159251 (pipelining caches every micro-batch's output on the last stage) "
     "and #165822 (return_outputs=False).",
+    "The loss's buffers: NVIDIA/Megatron-LM, megatron/core/tensor_parallel/cross_entropy.py (the "
+    "FP32 softmax kept for the backward); NVIDIA/TransformerEngine#3193 (its Triton loss's FP32 "
+    "gradient); pytorch/torchtitan, torchtitan/components/loss.py (F.cross_entropy over an FP32 "
+    "copy), compiled with the model since pytorch/torchtitan#1033; Dao-AILab/quack#48 (a "
+    "compiled cross-entropy's memory).",
     "llama.cpp block formats Q8_0 and Q4_0: 32 weights and one FP16 scale (8.5 and 4.5 bits).",
     "NVIDIA, “Introducing NVFP4 for Efficient and Accurate Low-Precision Inference”: 16 FP4 "
     "values and one FP8 scale (4.5 bits); NVIDIA/TransformerEngine v2.8, NVFP4BlockScaling "

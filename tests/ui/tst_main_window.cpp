@@ -1679,7 +1679,7 @@ private Q_SLOTS:
               "Rajbhandari et al. 2020", "pytorch/pytorch#159251", "Patarasuk & Yuan 2009",
               "Shah et al. 2024", "SelectiveAC", "“DeepSeek-V3 Technical Report”, §3.2.1",
               "deepseek-ai/DualPipe, dualpipe.py", "dualpipev.py", "Hu et al. 2021",
-              "(lora_dropout)"})
+              "(lora_dropout)", "Dao-AILab/quack#48"})
             QVERIFY2(text.contains(source), source);
         dialog->close();
     }
