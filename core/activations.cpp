@@ -547,20 +547,25 @@ Count lossBuffers(const Scenario &s, const ModelSpec &m, int losses, int heldMic
 
 LossBuffers lossBuffersPerLogit(const Scenario &s, int e)
 {
+    // With one stage and cache_outputs the 16-bit logits are the cached term, held through
+    // the backward, where an eager loss has let them go: the training loop drops them before
+    // the backward (torchtitan trainer.py, del pred) and Megatron-core's loss keeps only its
+    // FP32 copy. Its backward's peak then counts them among its own bytes.
+    const int dropped = s.cacheOutputs && s.pp == 1 ? e : 0;
     // torchtitan's and Hugging Face Transformers' loss, F.cross_entropy over an FP32 copy
     // (torchtitan components/loss.py, cross_entropy_loss; transformers loss_utils.py,
     // ForCausalLMLoss). Eager: log_softmax's FP32 output kept for the backward (4), which holds
-    // it, nll_loss's FP32 gradient and log_softmax's at once (12; the forward's copy and output
-    // beside the 16-bit logits, 8 + e, are less). Compiled with the model (torchtitan compiles
-    // the loss too: pytorch/torchtitan#1033), nothing beyond the 16-bit logits it saves and, in
-    // the backward, their gradient (Dao-AILab/quack#48: "~0 for just fwd and ~d_input for
-    // fw+bw").
+    // it, nll_loss's FP32 gradient and log_softmax's at once (12), the forward its copy and
+    // output beside the 16-bit logits (8 + e). Compiled with the model (torchtitan compiles
+    // the loss too since pytorch/torchtitan#1033), nothing beyond the 16-bit logits it saves
+    // and, in the backward, their gradient (Dao-AILab/quack#48: "~0 for just fwd and
+    // ~d_input for fw+bw").
     if (s.framework == Framework::torchtitan || s.framework == Framework::deepspeed) {
         if (s.framework == Framework::torchtitan && s.fusedElementwise) {
             const int logits = s.cacheOutputs ? 0 : e;
             return {logits, logits + e};
         }
-        return {4, 12};
+        return {4, std::max(12 - dropped, 8 + e - dropped)};
     }
     // Megatron-core's vocabulary-parallel loss, unfused or fused (megatron/core/tensor_parallel/
     // cross_entropy.py, fusions/fused_cross_entropy.py): the FP32 copy of the logits becomes
@@ -569,7 +574,7 @@ LossBuffers lossBuffersPerLogit(const Scenario &s, int e)
     // an FP32 gradient from its forward the same way (transformer_engine/pytorch/triton/
     // cross_entropy.py, cross_entropy_forward, since NVIDIA/TransformerEngine#3193; before it,
     // the gradient overwrote the logits).
-    return {4, 4 + e};
+    return {4, 4 + e - dropped};
 }
 
 std::int64_t lossBufferBytes(const Scenario &s, const ModelSpec &m, int losses,

@@ -581,9 +581,16 @@ private:
             const StageReport &b = off.stages[i];
             if (b.cachedOutputsBytes != 0)
                 return QStringLiteral("cache_outputs=false still caches on stage %1").arg(i);
-            if (a.totalBytes - a.cachedOutputsBytes != b.totalBytes)
+            // The loss's buffers count the logits themselves where nothing else keeps them
+            // (docs/activations.md, "The loss"): they change with it, never by more than the
+            // cached logits.
+            if (a.totalBytes - a.cachedOutputsBytes - a.lossBytes != b.totalBytes - b.lossBytes)
                 return QStringLiteral("turning cache_outputs off changes stage %1 by more than "
-                                      "its cached outputs")
+                                      "its cached outputs and the loss's buffers")
+                    .arg(i);
+            if (std::abs(b.lossBytes - a.lossBytes) > a.cachedOutputsBytes)
+                return QStringLiteral("turning cache_outputs off changes the loss's buffers on "
+                                      "stage %1 by more than the cached logits")
                     .arg(i);
         }
         return {};

@@ -463,6 +463,8 @@ private Q_SLOTS:
     // backward, the gradient cast back beside it (6); PyTorch's eager F.cross_entropy over an
     // FP32 copy holds log_softmax's output, NLL's gradient and its own at once (12: the
     // 5.87 GiB of docs/frameworks.md at 4,096 tokens); compiled, the 16-bit gradient alone.
+    // With one stage and the logits cached, an eager loss's backward counts their 2 bytes
+    // among its own, as the loop has dropped them before it.
     // Micro-batches waiting between their loss and its backward hold 4 each: GPipe's m, and
     // interleaved 1F1B's K where m = K runs every F before the first B.
     void theLossKeepsItsBuffersOnTheHeadsStage_data()
@@ -494,6 +496,12 @@ private Q_SLOTS:
             << base + "framework=torchtitan,fused_elementwise=true" << 2 * n;
         QTest::addRow("torchtitan, compiled, logits not cached: they and their gradient")
             << base + "framework=torchtitan,fused_elementwise=true,cache_outputs=false" << 4 * n;
+        // With one stage the cached term holds the logits through the backward, where the
+        // loop has dropped them (del pred): the backward's peak counts them among its bytes.
+        QTest::addRow("one stage, Megatron-core's loss, logits cached: 4 beyond them")
+            << base + "pp=1" << 4 * n;
+        QTest::addRow("one stage, torchtitan eager, logits cached: 12 - 2 beyond them")
+            << base + "framework=torchtitan,pp=1" << 10 * n;
         QTest::addRow("DeepSpeed with Transformers' loss: as eager torchtitan")
             << base + "framework=deepspeed,pp=1" << 12 * n;
     }
