@@ -2505,6 +2505,35 @@ std::optional<Warning> recomputationWouldFit(const Scenario &s, const Presets &p
     return Warning{"recompute-fits", text, key, value};
 }
 
+// torchtitan with an eager loss whose buffers take kLossBuffersWarnShare or more of a stage:
+// compiled with the model, the loss keeps only the logits' gradient (docs/activations.md, "The
+// loss"), fused_elementwise being how Parascope spells torch.compile.
+std::optional<Warning> eagerLossBuffers(const Scenario &s, const ModelSpec &model, const Report &r)
+{
+    if (s.framework != Framework::torchtitan || s.fusedElementwise)
+        return std::nullopt;
+    for (const StageReport &st : r.stages) {
+        if (!(st.lossBytes > 0) ||
+            static_cast<double>(st.lossBytes) < kLossBuffersWarnShare * st.totalBytes)
+            continue;
+        Scenario compiled = s;
+        compiled.fusedElementwise = true;
+        const int e = activationConfig(s, model).bytesPerValue;
+        const std::int64_t kept =
+            lossBufferBytes(compiled, model, 1 + st.mtpLayers,
+                            heldLosses(s.schedule, s.pp, s.microbatches, s.virtualStages), e);
+        const std::string text =
+            "the loss's buffers take " + gb(st.lossBytes) + " of stage " +
+            std::to_string(st.index) + "'s " + gb(st.totalBytes) +
+            ": PyTorch's eager cross_entropy holds 12 bytes a logit in its backward; compiled "
+            "with the model (fused_elementwise = true: torch.compile, which torchtitan applies "
+            "to the loss too) it keeps " +
+            gb(kept) + " (docs/activations.md, \"The loss\")";
+        return Warning{"loss-buffers", text, "fused_elementwise", "true"};
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 Report evaluate(const Scenario &s, const Presets &presets)
@@ -2821,6 +2850,9 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
             r.warnings.push_back({"fsdp-overlap", text});
         }
     }
+    if (training && model.hasArchitecture())
+        if (auto w = eagerLossBuffers(s, model, r))
+            r.warnings.push_back(std::move(*w));
     if (training && options.warnings && r.stepTime)
         if (auto w = fewerRecomputedLayersFit(s, presets, r, options))
             r.warnings.push_back(std::move(*w));

@@ -79,6 +79,8 @@ inline constexpr std::size_t kTimePartCount = kTimeParts.size();
 // modelled, all but one longer (docs/step_time.md, "MLPerf Training"): the step is likely
 // short, evaluate's short-step warning and the planner's "≥".
 inline constexpr double kShortStepS = 0.25;
+// The share of a stage the loss's buffers take where the loss-buffers warning names them.
+inline constexpr double kLossBuffersWarnShare = 0.1;
 
 // Megatron-Bridge's dropless Qwen3 MoE runs took this much longer per MoE layer and
 // micro-batch, forward and backward, than modelled, from the B300's and GB300's at micro-batch

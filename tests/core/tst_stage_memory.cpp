@@ -2,12 +2,14 @@
 // activations in flight, the last stage's cached outputs, the inference KV cache.
 #include "core/activations.h"
 #include "core/evaluate.h"
+#include "core/fields.h"
 #include "core/memory_timeline.h"
 #include "core/validate.h"
 #include "io/presets_io.h"
 #include "test_scenarios.h"
 
 #include <QTest>
+#include <algorithm>
 
 using namespace core;
 
@@ -525,6 +527,55 @@ private Q_SLOTS:
             most = std::max(most, p.lossBytes);
         QCOMPARE(most, lossBytes);
         QCOMPARE(t.points.back().lossBytes, 0LL); // none waits past the step
+    }
+
+    // torchtitan's eager loss is named where its buffers take a tenth of a stage, with what the
+    // compiled loss would keep and the setting that compiles it (docs/activations.md, "The
+    // loss"). Llama 3.1 8B, two sequences of 8,192 tokens on one stage under FSDP over 8
+    // (torchtitan's December 2024 Table 1 layout), 2 × 8,192 × 128,256 logits: eager 10 bytes
+    // a logit beyond the cached ones, 21.0 GB; compiled 2, their gradient, 4.2 GB.
+    void eagerLossBuffersAreNamed_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<bool>("named");
+        const QString layout = QStringLiteral("model=llama-3.1-8b,tp=1,pp=1,dp=8,zero=3,"
+                                              "microbatches=1,microbatch_size=2,seq_len=8192,"
+                                              "recompute=op,");
+        QTest::addRow("torchtitan, eager") << layout + "framework=torchtitan" << true;
+        QTest::addRow("torchtitan, compiled")
+            << layout + "framework=torchtitan,fused_elementwise=true" << false;
+        QTest::addRow("Megatron-LM's loss, 6 bytes a logit")
+            << layout + "framework=megatron" << false;
+        QTest::addRow("torchtitan, eager, 70B at T = 8: a sliver of the stage")
+            << QStringLiteral("framework=torchtitan,model=llama-3.1-70b,tp=8,pp=1,dp=8,zero=3,"
+                              "microbatches=1,microbatch_size=1,seq_len=4096,recompute=full")
+            << false;
+    }
+    void eagerLossBuffersAreNamed()
+    {
+        QFETCH(QString, set);
+        QFETCH(bool, named);
+        const Scenario s = scenario(set);
+        const Report r = evaluate(s, m_presets);
+        QVERIFY(r.ok());
+        const auto w = std::find_if(r.warnings.begin(), r.warnings.end(),
+                                    [](const Warning &w) { return w.code == "loss-buffers"; });
+        QCOMPARE(w != r.warnings.end(), named);
+        if (!named)
+            return;
+        constexpr qint64 n = 2LL * 8192 * 128256;
+        QCOMPARE(r.stages[0].lossBytes, 10 * n);
+        QVERIFY2(QString::fromStdString(w->message).contains("21.0 GB"), w->message.c_str());
+        QVERIFY2(QString::fromStdString(w->message).contains("keeps 4.2 GB"), w->message.c_str());
+        QCOMPARE(w->setKey, std::string("fused_elementwise"));
+        QCOMPARE(w->setValue, std::string("true"));
+        // Applied, the loss keeps what the warning said, and the warning goes.
+        Scenario applied = s;
+        QVERIFY(!setField(applied, w->setKey, w->setValue));
+        const Report after = evaluate(applied, m_presets);
+        QCOMPARE(after.stages[0].lossBytes, 2 * n);
+        QVERIFY(std::none_of(after.warnings.begin(), after.warnings.end(),
+                             [](const Warning &w) { return w.code == "loss-buffers"; }));
     }
 
     // Inference computes no loss.
