@@ -203,7 +203,9 @@ std::vector<ListedOp> dualPipeOrder(int K, int m, int r)
 // - Interleaved 1F1B (Narayanan et al. 2021, §2.2.2) in Megatron-LM's order
 //   (schedules.py, forward_backward_pipelining_with_interleaving): micro-batches
 //   go in groups of K through chunk 0, then chunk 1, ...; backwards take the
-//   chunks in reverse; w = 2(K-s-1) + (v-1)K, or every forward when m = K.
+//   chunks in reverse; w = min(2(K-s-1) + (v-1)K, mv) at every m (get_pp_rank_microbatches;
+//   every forward first when m = K only until ADLR/megatron-lm!2117, November 2024), as
+//   torch.distributed.pipelining's ScheduleInterleaved1F1B warms up (get_rank_warmup_ops).
 // DualPipeV's and DualPipe's orders are their own (dualPipeVOrder, dualPipeOrder), listed
 // once per stage.
 class StageCursor
@@ -223,7 +225,7 @@ public:
             m_warmup = std::min(K - stage - 1, m_m);
             break;
         case Schedule::interleaved:
-            m_warmup = m_m == K ? m_total : std::min(2 * (K - stage - 1) + (m_v - 1) * K, m_total);
+            m_warmup = std::min(2 * (K - stage - 1) + (m_v - 1) * K, m_total);
             break;
         case Schedule::dualPipeV:
         case Schedule::dualPipe:

@@ -467,8 +467,8 @@ private Q_SLOTS:
     // 5.87 GiB of docs/frameworks.md at 4,096 tokens); compiled, the 16-bit gradient alone.
     // With one stage and the logits cached, an eager loss's backward counts their 2 bytes
     // among its own, as the loop has dropped them before it.
-    // Micro-batches waiting between their loss and its backward hold 4 each: GPipe's m, and
-    // interleaved 1F1B's K where m = K runs every F before the first B.
+    // Micro-batches waiting between their loss and its backward hold 4 each: GPipe's m; the
+    // interleaved last stage runs each head F's B next.
     void theLossKeepsItsBuffersOnTheHeadsStage_data()
     {
         QTest::addColumn<QString>("set");
@@ -485,9 +485,9 @@ private Q_SLOTS:
             << base + "framework=megatron,loss_fusion=te" << 6 * n;
         QTest::addRow("GPipe, m = 4: three softmaxes waiting")
             << base + "framework=megatron,schedule=gpipe" << (3 * 4 + 6) * n;
-        QTest::addRow("interleaved, m = K: both F before the first B")
+        QTest::addRow("interleaved, m = K: each head F's B next")
             << base + "framework=megatron,schedule=interleaved,virtual_stages=2,microbatches=2"
-            << (4 + 6) * n;
+            << 6 * n;
         QTest::addRow("interleaved, m = 2K: each head F's B next")
             << base + "framework=megatron,schedule=interleaved,virtual_stages=2" << 6 * n;
         QTest::addRow("multi-token prediction, one depth: two losses a micro-batch")
