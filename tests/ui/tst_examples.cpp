@@ -97,6 +97,9 @@ private Q_SLOTS:
             << "step-time";
         QTest::addRow("PyTorch FSDP blog: hybrid sharding on 128 A100s") << "llama-8b-hsdp-a100"
                                                                          << "step-time";
+        QTest::addRow("torchtitan's H100 benchmark: the loss's own memory")
+            << "llama-8b-torchtitan-loss-h100"
+            << "memory";
     }
     void teaches()
     {
@@ -195,6 +198,23 @@ private Q_SLOTS:
             QVERIFY(all.stepTime);
             QCOMPARE(all.stages[0].optimizerBytes, std::int64_t(12 * params / 128));
             QCOMPARE(QString::fromStdString(all.stepTime->dpLink), QStringLiteral("inter-node"));
+        } else if (id == "llama-8b-torchtitan-loss-h100") {
+            // 2 × 8,192 × 128,256 logits (docs/activations.md, "The loss"): the eager loss's
+            // 12 bytes a logit, 10 beyond the cached logits' 2; the warning's setting compiles
+            // it, which keeps their gradient alone, 2.
+            QVERIFY2(verdict.contains("8 devices") && verdict.contains("Fits"),
+                     qPrintable(verdict));
+            const core::Report &r = document.report();
+            const qint64 logits = 2LL * 8192 * 128256;
+            QCOMPARE(r.stages[0].cachedOutputsBytes, 2 * logits);
+            QCOMPARE(r.stages[0].lossBytes, 10 * logits);
+            QVERIFY(r.hasWarning("loss-buffers"));
+            QCOMPARE(memory("Loss buffers").value(0), 10 * logits / 1e9);
+            core::Scenario compiled = document.scenario();
+            compiled.fusedElementwise = true;
+            const core::Report after = core::evaluate(compiled, document.presets());
+            QCOMPARE(after.stages[0].lossBytes, 2 * logits);
+            QVERIFY(!after.hasWarning("loss-buffers"));
         } else if (id == "llama-2-70b-lora-mi300x") {
             // The block method reruns 21 of the stage's 80 layers: 21/80 of what rerunning
             // every layer takes, and the 59 others keep everything (docs/activations.md).

@@ -31,6 +31,8 @@
 #include <QFontInfo>
 #include <QFontMetricsF>
 #include <QFormLayout>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QGroupBox>
 #include <QLabel>
 #include <QLegend>
@@ -2069,6 +2071,61 @@ private Q_SLOTS:
                          "all-reduce")[names.indexOf("columns → rows")],
                      4096.0 * 4096 * 2 * 2 * 7 / 8 / 1e6);
         }
+    }
+
+    // A term that appears between two reports gets its own line in the legend, labelled, and no
+    // label lies over another's (Qt Charts, left to itself, keeps the old places: the new entry
+    // unlabelled in a corner, the next over another), whether the chart is on screen then or
+    // is shown later. Every visible entry has its label on screen.
+    void legendLinesDoNotOverlapWhenTermsChange_data()
+    {
+        QTest::addColumn<QString>("first");
+        QTest::addColumn<QString>("second");
+        // LoRA at K = 4 with neither ZeRO buffers nor cached outputs, then torchtitan's one
+        // stage with both: on screen throughout, and shown after from the Step time page.
+        QTest::addRow("on screen") << "llama-70b-lora-h100"
+                                   << "llama-8b-torchtitan-loss-h100";
+        QTest::addRow("shown after") << "llama-70b-lora-h100"
+                                     << "llama-8b-hsdp-a100";
+    }
+    void legendLinesDoNotOverlapWhenTermsChange()
+    {
+        QFETCH(QString, first);
+        QFETCH(QString, second);
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.resize(1600, 1000);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.loadExample(first);
+        document.flush();
+        QCoreApplication::processEvents();
+        window.loadExample(second);
+        document.flush();
+        window.charts()->setCurrentWidget(window.chart<StageMemoryChart>());
+        QCoreApplication::processEvents();
+        const core::Report &r = document.report();
+        QVERIFY(r.stages[0].zeroBuffersBytes > 0);
+        StageMemoryChart *chart = window.chart<StageMemoryChart>();
+        QGraphicsScene *scene = chart->findChild<QChartView *>()->scene();
+        QList<QRectF> lines;
+        QStringList labels;
+        for (QGraphicsItem *item : scene->items()) {
+            auto *text = dynamic_cast<QGraphicsTextItem *>(item);
+            if (!text || !text->isVisible())
+                continue;
+            for (const QString &label : chart->legendLabels())
+                if (text->toPlainText() == label) {
+                    labels << label;
+                    lines << text->sceneBoundingRect();
+                }
+        }
+        QCOMPARE(labels.size(), chart->legendLabels().size());
+        QVERIFY2(labels.contains("ZeRO buffers"), qPrintable(labels.join(", ")));
+        for (qsizetype i = 0; i < lines.size(); ++i)
+            for (qsizetype j = i + 1; j < lines.size(); ++j)
+                QVERIFY2(lines[i].intersected(lines[j]).height() < 1,
+                         qPrintable(labels[i] + " over " + labels[j]));
     }
 
     // The legend lists only the terms the scenario has: training keeps gradients, optimizer

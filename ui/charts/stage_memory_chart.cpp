@@ -153,6 +153,7 @@ void StageMemoryChart::setReport(const core::Report &report, const core::Report 
     labelStages();
     // Only the terms either plan has are listed in the legend.
     const auto markers = m_chart->legend()->markers(m_bars);
+    bool legendChanged = false;
     for (qsizetype i = 0; i < m_sets.size() && i < markers.size(); ++i) {
         bool shown = false;
         for (int j = 0; j < m_sets[i]->count(); ++j)
@@ -163,7 +164,16 @@ void StageMemoryChart::setReport(const core::Report &report, const core::Report 
         if (const QVariant was = marker->property("shownTerm"); !was.isValid() || was != shown) {
             marker->setVisible(shown);
             marker->setProperty("shownTerm", shown);
+            legendChanged = true;
         }
+    }
+    // Qt Charts leaves the legend laid out for the entries it had (an entry shown again sits
+    // unlabelled in a corner, the next one over another): lay it out anew, now or when shown.
+    if (legendChanged) {
+        if (isVisible())
+            relayoutLegend();
+        else
+            m_legendStale = true;
     }
 
     // The lines run on a hidden axis in stages: slot j of the bars sits at j / m_plans.
@@ -268,6 +278,24 @@ void StageMemoryChart::labelStages()
     if (thinned && m_lineAxis->tickInterval() != every)
         m_lineAxis->setTickInterval(every);
     fitLegend();
+}
+
+void StageMemoryChart::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (!m_legendStale)
+        return;
+    m_legendStale = false;
+    relayoutLegend();
+}
+
+void StageMemoryChart::relayoutLegend()
+{
+    // A change of side is the one change that makes Qt Charts place every visible entry anew.
+    QLegend *legend = m_chart->legend();
+    const Qt::Alignment alignment = legend->alignment();
+    legend->setAlignment(alignment == Qt::AlignRight ? Qt::AlignLeft : Qt::AlignRight);
+    legend->setAlignment(alignment);
 }
 
 void StageMemoryChart::fitLegend()

@@ -55,9 +55,13 @@ public:
     // Each stage's total above its bar ("38.4"), clear of the capacity line.
     const BarLabels *totals() const { return m_totals; }
 
+protected:
+    void showEvent(QShowEvent *event) override;
+
 private:
     void labelStages();
     void fitLegend();
+    void relayoutLegend();
     // The values of one term in the bars of plan `plan` (0: A, 1: B), per stage it has.
     QList<qreal> planValues(const QString &term, int plan) const;
     struct StageLabel
@@ -69,7 +73,10 @@ private:
     };
     QList<StageLabel> m_stages; // the bars' slots as the axis labels them, in order
     int m_plans = 1;            // slots per stage
-    QList<qreal> m_totalsB;     // plan B's stage totals, in GB
+    // A legend entry was shown or hidden while the chart was not on screen: Qt Charts lays
+    // the legend out with the entries it had, so it is laid out again when shown.
+    bool m_legendStale = false;
+    QList<qreal> m_totalsB; // plan B's stage totals, in GB
     QChart *m_chart;
     QChartView *m_view;
     QStackedBarSeries *m_bars;
