@@ -571,6 +571,11 @@ int heldLosses(Schedule schedule, int K, int m, int v)
     case Schedule::zbH1:
         return 1; // the last stage warms up with no forward (Narayanan et al. 2021, §2.2)
     case Schedule::interleaved:
+        // Whole groups of K (as validation requires): the last stage warms up with the (v-1)K
+        // forwards of its earlier chunks, fewer than its mv, then runs each head F's B next.
+        if (m % K == 0)
+            return 1;
+        break;
     case Schedule::dualPipeV:
     case Schedule::dualPipe:
         break;

@@ -41,6 +41,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QRegularExpression>
+#include <QSet>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
@@ -2126,6 +2127,16 @@ private Q_SLOTS:
             for (qsizetype j = i + 1; j < lines.size(); ++j)
                 QVERIFY2(lines[i].intersected(lines[j]).height() < 1,
                          qPrintable(labels[i] + " over " + labels[j]));
+    }
+
+    // Every memory term has a colour of its own in the charts, which colour them by their place
+    // in core::kMemoryTerms (a new term needs a new colour in chart_style::series).
+    void memoryTermsHaveColoursOfTheirOwn()
+    {
+        QSet<QRgb> colours;
+        for (std::size_t i = 0; i < std::size(core::kMemoryTerms); ++i)
+            colours.insert(chart_style::series(i).rgb());
+        QCOMPARE(colours.size(), qsizetype(std::size(core::kMemoryTerms)));
     }
 
     // The legend lists only the terms the scenario has: training keeps gradients, optimizer
