@@ -8,6 +8,7 @@
 #include <QLocale>
 #include <QTextStream>
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace io {
@@ -495,13 +496,19 @@ QString reportToText(const core::Report &r)
                                                  : QString());
     }
 
-    // One row per stage, one column per memory term, in GB per device.
+    // One row per stage, one column per memory term some stage has (as the chart's legend
+    // lists them; the JSON keeps every term), in GB per device.
     auto cell = [](std::int64_t bytes) {
         return QStringLiteral(" %1").arg(static_cast<double>(bytes) / 1e9, 8, 'f', 1);
     };
+    std::array<bool, std::size(core::kMemoryTerms)> shown{};
+    for (std::size_t i = 0; i < shown.size(); ++i)
+        for (const auto &st : r.stages)
+            shown[i] = shown[i] || st.*core::kMemoryTerms[i].bytes != 0;
     s << QStringLiteral("\nStage Layers In flight");
-    for (const core::MemoryTerm &term : core::kMemoryTerms)
-        s << QStringLiteral(" %1").arg(QLatin1String(term.column), 8);
+    for (std::size_t i = 0; i < shown.size(); ++i)
+        if (shown[i])
+            s << QStringLiteral(" %1").arg(QLatin1String(core::kMemoryTerms[i].column), 8);
     s << QStringLiteral("    Total Capacity Headroom  Fits\n");
     for (const auto &st : r.stages) {
         // Multi-token-prediction depths beside the stage's layers: "1+1m".
@@ -512,8 +519,9 @@ QString reportToText(const core::Report &r)
                  .arg(st.index, 5)
                  .arg(layers, 6)
                  .arg(st.inflightMicrobatches, 9, 'g', 4);
-        for (const core::MemoryTerm &term : core::kMemoryTerms)
-            s << cell(st.*term.bytes);
+        for (std::size_t i = 0; i < shown.size(); ++i)
+            if (shown[i])
+                s << cell(st.*core::kMemoryTerms[i].bytes);
         s << cell(st.totalBytes) << cell(st.capacityBytes) << cell(st.headroomBytes)
           << (st.fits ? QStringLiteral("  yes\n") : QStringLiteral("  no\n"));
     }

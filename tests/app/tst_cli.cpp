@@ -1,4 +1,5 @@
 // The command line (docs/DESIGN.md §4), run as users run it: the real binary, no display.
+#include "core/report.h"
 #include "core/units.h"
 #include "run_parascope.h"
 #include "test_files.h"
@@ -621,6 +622,41 @@ private Q_SLOTS:
         textArgs << args;
         const ParascopeRun text = runParascope(textArgs);
         QVERIFY2(text.out.contains(QStringLiteral("    3  20+1m")), qPrintable(text.out));
+    }
+
+    // The text report's table has a column for each memory term some stage has, as the chart's
+    // legend lists them; the JSON keeps every term.
+    void textColumnsAreTheTermsTheStagesHave_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QStringList>("columns");
+        QTest::addColumn<QStringList>("absent");
+        QTest::addRow("training: no KV cache or prefill")
+            << QStringList{} << QStringList{"Grads", "Optim", "Activ.", "Cached", "Reserve", "Loss"}
+            << QStringList{"KV", "Prefill", "ZeRO buf"};
+        QTest::addRow("inference: no gradients, optimizer or loss")
+            << QStringList{"--set", "mode=inference"} << QStringList{"KV", "Prefill", "Reserve"}
+            << QStringList{"Grads", "Optim", "Activ.", "Loss"};
+    }
+    void textColumnsAreTheTermsTheStagesHave()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QStringList, columns);
+        QFETCH(QStringList, absent);
+        const ParascopeRun text = runParascope(QStringList{QStringLiteral("eval")} + args);
+        const QString header = text.out.section(QStringLiteral("\nStage Layers"), 1, 1)
+                                   .section(QLatin1Char('\n'), 0, 0);
+        QVERIFY2(!header.isEmpty(), qPrintable(text.out));
+        const QStringList shown = header.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        for (const QString &c : columns)
+            QVERIFY2(shown.contains(c), qPrintable(c + " not in" + header));
+        for (const QString &c : absent)
+            QVERIFY2(!header.contains(c), qPrintable(c + " in" + header));
+        // The JSON has every term, zero or not.
+        const QJsonObject stage =
+            json(args).value(QStringLiteral("stages")).toArray().first().toObject();
+        for (const core::MemoryTerm &term : core::kMemoryTerms)
+            QVERIFY2(stage.contains(QLatin1String(term.key)), term.key);
     }
 
     // LoRA in the JSON and the text: the default 70B at T = 8, K = 4 with rank-16 adapters
