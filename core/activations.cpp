@@ -556,16 +556,22 @@ LossBuffers lossBuffersPerLogit(const Scenario &s, int e)
     // (torchtitan components/loss.py, cross_entropy_loss; transformers loss_utils.py,
     // ForCausalLMLoss). Eager: log_softmax's FP32 output kept for the backward (4), which holds
     // it, nll_loss's FP32 gradient and log_softmax's at once (12), the forward its copy and
-    // output beside the 16-bit logits (8 + e). Compiled with the model (torchtitan compiles
-    // the loss too since pytorch/torchtitan#1033), nothing beyond the 16-bit logits it saves
-    // and, in the backward, their gradient (Dao-AILab/quack#48: "~0 for just fwd and
-    // ~d_input for fw+bw").
+    // output beside the 16-bit logits (8 + e; the cached term counts those where it keeps them).
+    // Compiled with the model (torchtitan compiles the loss too since pytorch/torchtitan#1033),
+    // nothing beyond the 16-bit logits it saves and, in the backward, their gradient
+    // (Dao-AILab/quack#48: "~0 for just fwd and ~d_input for fw+bw").
     if (s.framework == Framework::torchtitan || s.framework == Framework::deepspeed) {
         if (s.framework == Framework::torchtitan && s.fusedElementwise) {
             const int logits = s.cacheOutputs ? 0 : e;
             return {logits, logits + e};
         }
-        return {4, std::max(12 - dropped, 8 + e - dropped)};
+        // torchtitan's vocabulary-parallel loss at T > 1 (components/loss.py,
+        // _LossParallelCrossEntropy): the forward holds the FP32 copy, the shifted logits and
+        // the log-probabilities it keeps beside the 16-bit logits (12 + e), the backward the
+        // log-probabilities, the one-hot gradient, exp(log-probabilities) and their sum (16).
+        const int forward = (s.framework == Framework::torchtitan && s.tp > 1 ? 12 : 8) + e;
+        const int backward = s.framework == Framework::torchtitan && s.tp > 1 ? 16 : 12;
+        return {4, std::max(backward - dropped, forward - (s.cacheOutputs ? e : 0))};
     }
     // Megatron-core's vocabulary-parallel loss, unfused or fused (megatron/core/tensor_parallel/
     // cross_entropy.py, fusions/fused_cross_entropy.py): the FP32 copy of the logits becomes

@@ -2524,10 +2524,10 @@ std::optional<Warning> eagerLossBuffers(const Scenario &s, const ModelSpec &mode
                             heldLosses(s.schedule, s.pp, s.microbatches, s.virtualStages), e);
         const std::string text =
             "the loss's buffers take " + gb(st.lossBytes) + " of stage " +
-            std::to_string(st.index) + "'s " + gb(st.totalBytes) +
-            ": PyTorch's eager cross_entropy holds 12 bytes a logit in its backward; compiled "
-            "with the model (fused_elementwise = true: torch.compile, which torchtitan applies "
-            "to the loss too) it keeps " +
+            std::to_string(st.index) + "'s " + gb(st.totalBytes) + ": the eager loss holds " +
+            std::to_string(s.tp > 1 ? 16 : 12) +
+            " bytes a logit in its backward; compiled with the model (fused_elementwise = true: "
+            "torch.compile, which torchtitan applies to the loss too) it keeps " +
             gb(kept) + " (docs/activations.md, \"The loss\")";
         return Warning{"loss-buffers", text, "fused_elementwise", "true"};
     }

@@ -494,6 +494,11 @@ private Q_SLOTS:
             << base + "framework=megatron,mtp_layers=1" << (4 + 6) * n;
         QTest::addRow("torchtitan, eager: 12 bytes a logit")
             << base + "framework=torchtitan" << 12 * n;
+        // torchtitan's own vocabulary-parallel loss at T > 1: its backward holds the
+        // log-probabilities, the one-hot gradient, their exponential and the sum, 16 bytes a
+        // logit of half the vocabulary.
+        QTest::addRow("torchtitan, eager, T = 2: 16 bytes a logit")
+            << base + "framework=torchtitan,tp=2" << 8 * n;
         QTest::addRow("torchtitan, compiled, logits cached: their gradient")
             << base + "framework=torchtitan,fused_elementwise=true" << 2 * n;
         QTest::addRow("torchtitan, compiled, logits not cached: they and their gradient")
@@ -566,6 +571,8 @@ private Q_SLOTS:
         constexpr qint64 n = 2LL * 8192 * 128256;
         QCOMPARE(r.stages[0].lossBytes, 10 * n);
         QVERIFY2(QString::fromStdString(w->message).contains("21.0 GB"), w->message.c_str());
+        QVERIFY2(QString::fromStdString(w->message).contains("holds 12 bytes a logit"),
+                 w->message.c_str());
         QVERIFY2(QString::fromStdString(w->message).contains("keeps 4.2 GB"), w->message.c_str());
         QCOMPARE(w->setKey, std::string("fused_elementwise"));
         QCOMPARE(w->setValue, std::string("true"));
