@@ -2303,6 +2303,20 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
             (st.moeLayers + mtpMoeLayers(model, st.mtpLayers)) * perDevice.perMoeLayerExperts;
         st.trainableParams = st.params;
         st.trainableExpertParams = st.expertParams;
+        // What the FP8 and NVFP4 multiplies cast: every projection of the layers (their norms
+        // and routers, a thousandth of a layer, among them), not the embedding, the LM head
+        // unless fp8_lm_head runs it in FP8 (Builder::sixteenBitProjection), nor the adapters.
+        if (!model.hasArchitecture()) {
+            st.castParams = st.params;
+        } else {
+            const int mtpMoe = mtpMoeLayers(model, st.mtpLayers);
+            const int dense = st.layers - st.moeLayers + st.mtpLayers - mtpMoe;
+            st.castParams =
+                saturatingAdd(saturatingMul(dense, perDevice.perLayer),
+                              saturatingMul(st.moeLayers + mtpMoe, perDevice.perMoeLayer));
+            if (head && s.fp8LmHead && !fp8LmHeadUnused(s))
+                st.castParams = saturatingAdd(st.castParams, perDevice.lmHead);
+        }
         if (training && s.loraRank > 0) {
             // LoRA: the adapters beside the stage's layers (a multi-token-prediction depth's
             // layer among them) train alone; the model's weights stay as they are held.
@@ -2376,6 +2390,33 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
         out.push_back(st);
     }
     return out;
+}
+
+double castWeightBytesPerParam(const Scenario &s, const DeviceSpec &device)
+{
+    // Transformer Engine caches the cast weight under the name "weight" when Megatron-LM passes
+    // is_first_microbatch (transformer_engine/pytorch/module/linear.py, _fp8_workspaces;
+    // megatron/core/extensions/transformer_engine.py); ZeRO-3 gathers the weights anew.
+    if (s.mode != Mode::training || !s.fp8WeightCache || s.zero >= 3 ||
+        heldWeightPrecision(s) != Precision::bf16 ||
+        (s.precision != Precision::fp8 && s.precision != Precision::nvfp4))
+        return 0;
+    // NVFP4: 4-bit row-wise and column-wise data, an FP8 scale per 16 values of each
+    // (transformer_engine/pytorch/csrc/quantizer.cpp, NVFP4Quantizer::create_tensor).
+    if (s.precision == Precision::nvfp4)
+        return 2 * (0.5 + 1.0 / 16);
+    // FP8 multiplies take any layout from compute capability 10.0 to 11.x and from 13.0, only
+    // TN before (nvte_is_non_tn_fp8_gemm_supported): there the weight keeps its transpose
+    // beside the data for the backward's multiply (quantizer.cpp, with_transpose). A device of
+    // no published capability keeps the data the multiplies need, no transpose counted.
+    const double cc = device.computeCapability;
+    const bool tnOnly = cc > 0 && (cc < 10 || (cc >= 12 && cc < 13));
+    if (s.fp8Scaling == Fp8Scaling::block)
+        // MXFP8 on Blackwell: row-wise and column-wise copies, an E8M0 scale per 32 values of
+        // each; FP8 blocks on Hopper: the same two, an FP32 scale per 128 x 128 block of
+        // weights (MXFP8Quantizer, Float8BlockQuantizer::create_tensor).
+        return tnOnly ? 2 * (1 + 4.0 / (128 * 128)) : 2 * (1 + 1.0 / 32);
+    return tnOnly ? 2 : 1;
 }
 
 std::vector<std::string> assumedRates(const Scenario &s, const DeviceSpec &device)
@@ -2534,6 +2575,33 @@ std::optional<Warning> eagerLossBuffers(const Scenario &s, const ModelSpec &mode
     return std::nullopt;
 }
 
+// Transformer Engine called without is_first_microbatch (fp8_weight_cache off, outside
+// torchtitan's Float8Linear): each forward's cast weights are saved for its own backward
+// (transformer_engine/pytorch/module/linear.py, wt_save), a copy per micro-batch in flight
+// that Parascope does not count; named with the bytes of one (docs/activations.md, "Cast
+// weights").
+std::optional<Warning> uncountedCastWeights(const Scenario &s, const DeviceSpec &device,
+                                            const Report &r)
+{
+    if (s.fp8WeightCache || s.framework == Framework::torchtitan)
+        return std::nullopt;
+    Scenario cached = s;
+    cached.fp8WeightCache = true;
+    const double perParam = castWeightBytesPerParam(cached, device);
+    if (!(perParam > 0) || r.stages.empty())
+        return std::nullopt;
+    const auto most =
+        std::ranges::max_element(r.stages, {}, [](const StageReport &st) { return st.castParams; });
+    const std::int64_t copy = saturatingRound(perParam * static_cast<double>(most->castParams));
+    return Warning{"cast-weights-uncounted",
+                   "without fp8_weight_cache each micro-batch's forward casts the weights afresh "
+                   "and Transformer Engine saves the copy for its backward: " +
+                       gb(copy) + " a micro-batch in flight on stage " +
+                       std::to_string(most->index) +
+                       ", not counted (fp8_weight_cache = true counts one copy, kept all step, "
+                       "as Megatron-LM keeps it; docs/activations.md, \"Cast weights\")"};
+}
+
 } // namespace
 
 Report evaluate(const Scenario &s, const Presets &presets)
@@ -2589,6 +2657,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     r.gradBytesPerParam = states.gradBytes;
     r.optimizerBytesPerParam = states.optimizerBytes;
     r.fp32Parameters = states.fp32Parameters;
+    r.castWeightBytesPerParam = castWeightBytesPerParam(s, device);
 
     const std::int64_t capacity = device.capacityBytes();
     const std::int64_t reserve = saturatingRound(s.reserveGib * static_cast<double>(kGiB));
@@ -2702,7 +2771,12 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         st.expertParams = ms.expertParams;
         st.trainableParams = ms.trainableParams;
         st.trainableExpertParams = ms.trainableExpertParams;
+        st.castParams = ms.castParams;
         st.weightsBytes = ms.weightsBytes;
+        // The weights' cast copies, kept from the step's first micro-batch to the next step
+        // (docs/activations.md, "Cast weights").
+        st.castWeightsBytes =
+            saturatingRound(r.castWeightBytesPerParam * static_cast<double>(st.castParams));
         st.gradsBytes = ms.gradsBytes;
         st.optimizerBytes = ms.optimizerBytes;
         st.zeroBuffersBytes = ms.zeroBuffersBytes;
@@ -2852,6 +2926,9 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     }
     if (training && model.hasArchitecture())
         if (auto w = eagerLossBuffers(s, model, r))
+            r.warnings.push_back(std::move(*w));
+    if (training && options.warnings)
+        if (auto w = uncountedCastWeights(s, device, r))
             r.warnings.push_back(std::move(*w));
     if (training && options.warnings && r.stepTime)
         if (auto w = fewerRecomputedLayersFit(s, presets, r, options))

@@ -138,6 +138,7 @@ struct StageModelStates
     // routed experts' (docs/step_time.md, "LoRA").
     std::int64_t trainableParams = 0;
     std::int64_t trainableExpertParams = 0;
+    std::int64_t castParams = 0; // of `params`, the weights the FP8 or NVFP4 multiplies cast
     std::int64_t weightsBytes = 0;
     std::int64_t gradsBytes = 0;
     std::int64_t optimizerBytes = 0;
@@ -150,6 +151,13 @@ struct StageModelStates
 // Nothing without LoRA.
 ParamCounts loraParams(const Scenario &scenario, const ModelSpec &model);
 std::vector<StageModelStates> stageModelStates(const Scenario &scenario, const ModelSpec &model);
+
+// Bytes a parameter of the copy Transformer Engine keeps of each 16-bit weight cast for the FP8
+// or NVFP4 multiplies, from the step's first micro-batch to its last (fp8_weight_cache;
+// docs/activations.md, "Cast weights"): the data and, where the device multiplies FP8 in the
+// TN layout only, its transpose; 0 where the weights are held in FP8 already, under ZeRO-3,
+// in inference, or with the cache off.
+double castWeightBytesPerParam(const Scenario &scenario, const DeviceSpec &device);
 
 // Weight bytes of `params` parameters at a precision (docs/DESIGN.md §3.1).
 std::int64_t weightBytes(std::int64_t params, Precision precision);

@@ -50,6 +50,11 @@ constexpr std::array kMegatronSettings{
                    "BF16 weights cast for the FP8 multiplies: --fp8-param-gather is off by "
                    "default (megatron/training/arguments.py); NeMo's and Megatron-Bridge's FP8 "
                    "recipes turn it on (mixed_precision.py)"},
+    ProfileSetting{"fp8_weight_cache", "true",
+                   "Transformer Engine keeps each weight's cast copy from the step's first "
+                   "micro-batch (is_first_microbatch; disable_parameter_transpose_cache, a "
+                   "configuration field with no flag, turns it off: megatron/core/extensions/"
+                   "transformer_engine.py)"},
     ProfileSetting{"save_quantized_inputs", "true",
                    "Transformer Engine's projections keep their cast inputs for the weight "
                    "gradient (transformer_engine/pytorch/module/linear.py, saved_inputmat)"},
@@ -97,6 +102,10 @@ constexpr std::array kTorchtitanSettings{
                    "Float8Linear keeps its weights in their own dtype and casts them for each "
                    "multiply; enable_fsdp_float8_all_gather, off by default, gathers them in FP8 "
                    "(torchtitan config/job_config.py, Float8Linear, before February 2026)"},
+    ProfileSetting{"fp8_weight_cache", "false",
+                   "Float8Linear casts the weight in each forward and again in the backward, "
+                   "keeping none (torchao/float8/float8_linear.py, "
+                   "matmul_with_hp_or_float8_args)"},
     ProfileSetting{"save_quantized_inputs", "false",
                    "Float8Linear keeps each input in 16 bits and casts it again for the weight "
                    "gradient (torchao/float8/float8_linear.py, matmul_with_hp_or_float8_args)"},
@@ -149,6 +158,11 @@ constexpr std::array kDeepSpeedSettings{
     ProfileSetting{"fp8_params", "false",
                    "Transformer Engine's modules keep 16-bit weights and cast them for the FP8 "
                    "multiplies unless built under fp8_model_init"},
+    ProfileSetting{"fp8_weight_cache", "false",
+                   "the engine calls Transformer Engine's modules without is_first_microbatch, "
+                   "so each forward casts the weights afresh and saves its copy for its own "
+                   "backward (transformer_engine/pytorch/module/linear.py, wt_save), which "
+                   "Parascope does not count (the cast-weights-uncounted warning)"},
     ProfileSetting{"save_quantized_inputs", "true",
                    "Transformer Engine's modules keep their cast inputs for the weight gradient "
                    "(transformer_engine/pytorch/module/linear.py, saved_inputmat)"},

@@ -31,12 +31,16 @@ struct StageReport
     // routed experts'. Gradients, optimizer states and their sync are theirs.
     std::int64_t trainableParams = 0;
     std::int64_t trainableExpertParams = 0;
+    // Of `params`, the weights the FP8 or NVFP4 multiplies cast: the layers' (the LM head's too
+    // with fp8_lm_head), without the embedding and LoRA's adapters (training).
+    std::int64_t castParams = 0;
     std::int64_t weightsBytes = 0;
     std::int64_t gradsBytes = 0;
     std::int64_t optimizerBytes = 0;
     std::int64_t activationsBytes = 0;    // in-flight micro-batches' activations (training)
     std::int64_t cachedOutputsBytes = 0;  // last stage's kept logits (pytorch/pytorch#159251)
     std::int64_t lossBytes = 0;           // the loss's own buffers on the head's stage (training)
+    std::int64_t castWeightsBytes = 0;    // the weights' cached FP8 or NVFP4 copies (training)
     std::int64_t kvCacheBytes = 0;        // inference
     std::int64_t prefillBuffersBytes = 0; // inference: one micro-batch's prefill working set
     double inflightMicrobatches = 0;      // peak micro-batches with live activations (chunks / v)
@@ -75,6 +79,8 @@ inline constexpr MemoryTerm kMemoryTerms[] = {
     {"ZeRO buffers", "zero_buffers_bytes", "ZeRO buffers", "ZeRO buf",
      &StageReport::zeroBuffersBytes},
     {"loss buffers", "loss_bytes", "Loss buffers", "Loss", &StageReport::lossBytes},
+    {"cast weights", "cast_weights_bytes", "Cast weights", "Cast W",
+     &StageReport::castWeightsBytes},
 };
 
 // The sum of a stage's terms: its total. A sum past 64 bits stays at the largest value
@@ -175,6 +181,9 @@ struct Report
     double weightBytesPerParam = 0;
     double gradBytesPerParam = 0;
     double optimizerBytesPerParam = 0;
+    // Bytes a cast parameter of the weights' cached FP8 or NVFP4 copy (fp8_weight_cache;
+    // docs/activations.md, "Cast weights"); 0 where none is kept.
+    double castWeightBytesPerParam = 0;
     // The optimizer updates FP32 parameters that the framework casts for its multiplies
     // (PyTorch FSDP2, autocast): no master copy among the optimizer states, 4 more bytes a
     // parameter among the weights (docs/frameworks.md, "torchtitan, FP32 parameters").

@@ -426,6 +426,12 @@ struct Scenario
     // parameter held, gathered and written by the optimizer; false: they stay in BF16 and are
     // cast for each step's FP8 multiplies, two bytes (docs/DESIGN.md §3.5).
     bool fp8Params = true;
+    // FP8 and NVFP4 training with 16-bit weights keeps each weight's cast copy from the step's
+    // first micro-batch to its last (Transformer Engine's weight workspace, which Megatron-LM
+    // asks for with is_first_microbatch): a memory term of its own (docs/activations.md, "Cast
+    // weights"); false: each multiply casts its weight afresh and holds nothing across
+    // micro-batches (torchao's Float8Linear; Transformer Engine called without it).
+    bool fp8WeightCache = true;
     // FP8 and NVFP4 training keep each projection's input for its weight gradient as the cast
     // copy the forward multiplied (Transformer Engine); false: in 16 bits, cast again in the
     // backward (torchao's Float8Linear, torchtitan) (docs/activations.md, "FP8 and NVFP4").

@@ -2677,6 +2677,14 @@ void noteFp8Attention(const core::Scenario &s, std::vector<std::string> &notes)
         notes.push_back("fp8_attention=true: Megatron-LM's current arguments have no flag for "
                         "TransformerConfig.fp8_dot_product_attention (earlier releases took "
                         "--fp8-dot-product-attention); set it in the model's config");
+    // The same list holds disable_parameter_transpose_cache, which turns Transformer Engine's
+    // weight cache off (Megatron-Bridge's and NeMo's recipes set it).
+    const bool castEachStep = s.precision == core::Precision::nvfp4 ||
+                              (s.precision == core::Precision::fp8 && !s.fp8Params);
+    if (!s.fp8WeightCache && castEachStep && s.mode == core::Mode::training)
+        notes.push_back("fp8_weight_cache=false: Megatron-LM's arguments have no flag for "
+                        "TransformerConfig.disable_parameter_transpose_cache; set it in the "
+                        "model's config");
 }
 
 } // namespace megatron_detail

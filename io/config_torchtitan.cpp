@@ -1163,6 +1163,10 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
         notes.push_back("loss_fusion=" + core::fieldText(s, "loss_fusion") +
                         ": a Megatron-LM loss kernel; torchtitan's loss is PyTorch's "
                         "cross_entropy");
+    if (s.fp8WeightCache && s.precision == core::Precision::fp8 && !s.fp8Params &&
+        s.mode == core::Mode::training)
+        notes.push_back("fp8_weight_cache=true: torchao's Float8Linear casts the weights in each "
+                        "forward and keeps no copy");
     if (s.fp8LmHead && s.precision == core::Precision::fp8)
         notes.push_back("fp8_lm_head=true: torchtitan's float8 and MX converters leave the "
                         "output layer in 16 bits (filter_fqns)");

@@ -64,6 +64,7 @@ constexpr const char *kTrainingOnly[] = {"zero",
                                          "cp_exchange",
                                          "overlap_param_gather",
                                          "fp8_params",
+                                         "fp8_weight_cache",
                                          "packed_example_tokens",
                                          "lora_rank",
                                          "recompute_layers"};
@@ -167,6 +168,7 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     scaling->addItem(tr("current (one more pass)"), QStringLiteral("current"));
     scaling->addItem(tr("per block (MXFP8)"), QStringLiteral("block"));
     addCheck(QStringLiteral("fp8_params"), tr("FP8 parameters"));
+    addCheck(QStringLiteral("fp8_weight_cache"), tr("Keep cast weights"));
     addCheck(QStringLiteral("save_quantized_inputs"), tr("Keep cast inputs"));
     addCheck(QStringLiteral("fp8_attention"), tr("FP8 attention"));
     addCheck(QStringLiteral("fp8_lm_head"), tr("FP8 LM head"));
@@ -670,6 +672,27 @@ void ControlsPanel::refresh()
             : inference
                 ? tr("Not used in inference: it applies to FP8 and NVFP4 training.\n%1").arg(help)
                 : help);
+    }
+    // Only 16-bit weights cast for FP8 or NVFP4 training have a cast copy to keep: NVFP4
+    // training always holds BF16 weights, FP8 training without fp8_params.
+    {
+        const bool cast = s.precision == core::Precision::nvfp4 || (fp8 && !s.fp8Params);
+        QWidget *control = m_controls.value(QStringLiteral("fp8_weight_cache"));
+        const QString help = tooltipFor(QStringLiteral("fp8_weight_cache"));
+        control->setEnabled(cast && !inference && s.zero < 3);
+        control->setToolTip(
+            !fp8 && s.precision != core::Precision::nvfp4
+                ? tr("Not used at %1 precision: it applies to FP8 and NVFP4 training.\n%2")
+                      .arg(QString::fromLatin1(core::toString(s.precision)), help)
+            : inference
+                ? tr("Not used in inference: it applies to FP8 and NVFP4 training.\n%1").arg(help)
+            : !cast ? tr("Not used with FP8 parameters: the weights are held in FP8 already, no "
+                         "copy to keep.\n%1")
+                          .arg(help)
+            : s.zero >= 3 ? tr("Not used at ZeRO-3: the weights are gathered anew for each "
+                               "use.\n%1")
+                                .arg(help)
+                          : help);
     }
     // Megatron-core runs the LM head in FP8 under MXFP8 training only (fp8_output_proj).
     {

@@ -103,6 +103,13 @@ const char *const kSources[] = {
     "NVIDIA/Megatron-LM, megatron/core/transformer/attention.py (set_save_original_input): "
     "the output projection's copy avoided except under delayed scaling "
     "(save_quantized_inputs).",
+    "NVIDIA/TransformerEngine, transformer_engine/pytorch/module/linear.py and base.py "
+    "(_fp8_workspaces, quantize_weight): a 16-bit weight's FP8 or NVFP4 cast kept from the "
+    "step's first micro-batch when the caller passes is_first_microbatch, as Megatron-core's "
+    "TELinear does (megatron/core/extensions/transformer_engine.py); csrc/quantizer.cpp: the "
+    "transpose beside the data where FP8 multiplies take the TN layout only "
+    "(nvte_is_non_tn_fp8_gemm_supported, common/transformer_engine.cpp), MXFP8's and NVFP4's "
+    "row-wise and column-wise copies with their scales (fp8_weight_cache).",
     "NVIDIA/Megatron-LM, megatron/core/distributed/: the data-parallel group with context "
     "parallelism, buckets of max(40M, 1M × D·C) parameters (distributed_data_parallel.py) "
     "reduced and gathered one after another (param_and_grad_buffer.py): dp_bucket_params.",

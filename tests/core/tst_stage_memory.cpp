@@ -3,6 +3,7 @@
 #include "core/activations.h"
 #include "core/evaluate.h"
 #include "core/fields.h"
+#include "core/framework.h"
 #include "core/memory_timeline.h"
 #include "core/validate.h"
 #include "io/presets_io.h"
@@ -467,6 +468,113 @@ private Q_SLOTS:
     // 5.87 GiB of docs/frameworks.md at 4,096 tokens); compiled, the 16-bit gradient alone.
     // With one stage and the logits cached, an eager loss's backward counts their 2 bytes
     // among its own, as the loop has dropped them before it.
+    // Transformer Engine keeps a 16-bit weight's FP8 or NVFP4 cast from the step's first
+    // micro-batch to the next step (linear.py, _fp8_workspaces): the data and, where FP8
+    // multiplies take the TN layout only (compute capability below 10.0), its transpose; MXFP8
+    // and NVFP4 a row-wise and a column-wise copy with their scales. By hand for Llama 3.1 8B:
+    // a layer's projections q 4096², k and v 4096 × 1024 each, o 4096², gate, up and down
+    // 3 × 4096 × 14,336, with its two norms 218,112,000 parameters; 32 layers 6,979,584,000
+    // (the embedding and the LM head, 4096 × 128,256 each, are not cast).
+    void castWeightsKeptAllStep_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<int>("stage");
+        QTest::addColumn<qint64>("castBytes");
+        constexpr qint64 layer = 218112000;
+        constexpr qint64 layers = 32 * layer;
+        constexpr qint64 head = 4096LL * 128256;
+        const QString base =
+            QStringLiteral("model=llama-3.1-8b,tp=1,pp=1,dp=1,microbatches=4,seq_len=4096,"
+                           "precision=fp8,fp8_params=false,fp8_scaling=delayed,");
+        QTest::addRow("H100, FP8: the data and its transpose")
+            << base + "device=h100-sxm" << 0 << 2 * layers;
+        QTest::addRow("B200, FP8: the data alone") << base + "device=b200" << 0 << layers;
+        QTest::addRow("GB300 (10.3), FP8: the data alone")
+            << base + "device=gb300-nvl72" << 0 << layers;
+        // MXFP8: two copies of one byte and an E8M0 scale per 32 values: 2 + 2/32.
+        QTest::addRow("B200, MXFP8: two copies and their scales")
+            << base + "device=b200,fp8_scaling=block" << 0 << 2 * layers + layers / 16;
+        // Hopper's FP8 blocks: two copies, an FP32 scale per 128 × 128 weights each.
+        QTest::addRow("H100, FP8 blocks: two copies and their scales")
+            << base + "device=h100-sxm,fp8_scaling=block" << 0 << 2 * layers + 8 * layers / 16384;
+        // MXFP8 with fp8_lm_head: the LM head is cast too.
+        QTest::addRow("B200, MXFP8 with the LM head in FP8")
+            << base + "device=b200,fp8_scaling=block,fp8_lm_head=true" << 0
+            << 2 * (layers + head) + (layers + head) / 16;
+        // NVFP4: two copies of half a byte and an FP8 scale per 16 values: 1 + 2/16.
+        QTest::addRow("GB200, NVFP4: two 4-bit copies and their scales")
+            << base + "device=gb200-nvl72,precision=nvfp4" << 0 << layers + layers / 8;
+        QTest::addRow("MI300X, no published capability: the data")
+            << base + "device=mi300x" << 0 << layers;
+        // T = 2 halves every projection; the norms stay whole on each device.
+        QTest::addRow("H100, T = 2")
+            << base + "device=h100-sxm,tp=2" << 0 << 2 * 32 * ((layer - 2 * 4096) / 2 + 2 * 4096);
+        // K = 2: each stage its 16 layers, the embedding and the head beside them not cast.
+        QTest::addRow("H100, K = 2, stage 0")
+            << base + "device=h100-sxm,pp=2" << 0 << 2 * 16 * layer;
+        QTest::addRow("H100, K = 2, stage 1")
+            << base + "device=h100-sxm,pp=2" << 1 << 2 * 16 * layer;
+        // LoRA: the frozen weights are cast as before; the adapters stay in 16 bits.
+        QTest::addRow("H100, LoRA") << base + "device=h100-sxm,lora_rank=16" << 0 << 2 * layers;
+        QTest::addRow("FP8 weights: nothing to cast")
+            << base + "device=h100-sxm,fp8_params=true" << 0 << 0LL;
+        QTest::addRow("the cache off")
+            << base + "device=h100-sxm,fp8_weight_cache=false" << 0 << 0LL;
+        QTest::addRow("ZeRO-3: gathered anew") << base + "device=h100-sxm,dp=8,zero=3" << 0 << 0LL;
+        QTest::addRow("BF16: nothing cast") << base + "device=h100-sxm,precision=bf16" << 0 << 0LL;
+        QTest::addRow("FP8 inference: FP8 weights")
+            << base + "device=h100-sxm,mode=inference,microbatches=1" << 0 << 0LL;
+    }
+    void castWeightsKeptAllStep()
+    {
+        QFETCH(QString, set);
+        QFETCH(int, stage);
+        QFETCH(qint64, castBytes);
+        const Scenario s = scenario(set);
+        EvaluateOptions options;
+        options.timeline = true;
+        const Report r = evaluate(s, m_presets, options);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        const StageReport &st = r.stages.at(static_cast<std::size_t>(stage));
+        QCOMPARE(st.castWeightsBytes, castBytes);
+        QCOMPARE(st.totalBytes, memoryTermsTotal(st));
+        if (s.mode == Mode::training) {
+            // Kept all step: the same at every point of the memory over the step.
+            const MemoryTimeline t = memoryTimeline(s, m_presets, r, stage);
+            QCOMPARE(t.points.at(t.peak).totalBytes, st.totalBytes);
+        }
+    }
+
+    // Transformer Engine called without is_first_microbatch (DeepSpeed's engine) saves each
+    // micro-batch's cast weights for its backward: not counted, and said so with one copy's
+    // bytes; torchtitan's Float8Linear keeps none and is not warned.
+    void uncountedCastWeightsAreNamed()
+    {
+        const QString base =
+            QStringLiteral("model=llama-3.1-8b,device=h100-sxm,tp=1,pp=1,dp=1,microbatches=4,"
+                           "precision=fp8,fp8_params=false,fp8_weight_cache=false,");
+        const auto warned = [this](const QString &set) {
+            const Report r = evaluate(scenario(set), m_presets);
+            const auto w = std::ranges::find(r.warnings, std::string("cast-weights-uncounted"),
+                                             &Warning::code);
+            return w == r.warnings.end() ? std::string() : w->message;
+        };
+        const std::string deepspeed = warned(base + "framework=deepspeed");
+        QVERIFY2(deepspeed.find("14.0 GB a micro-batch in flight on stage 0") != std::string::npos,
+                 deepspeed.c_str());
+        QVERIFY(warned(base + "framework=torchtitan").empty());
+        QVERIFY(warned(base + "framework=deepspeed,fp8_weight_cache=true").empty());
+        QVERIFY(warned(base + "framework=deepspeed,fp8_params=true").empty());
+        // The profiles: Megatron-LM passes is_first_microbatch, the others do not.
+        for (const auto &[framework, cached] :
+             {std::pair{Framework::megatron, true}, std::pair{Framework::deepspeed, false},
+              std::pair{Framework::torchtitan, false}}) {
+            Scenario profiled;
+            applyFramework(profiled, framework);
+            QCOMPARE(profiled.fp8WeightCache, cached);
+        }
+    }
+
     // Micro-batches waiting between their loss and its backward hold 4 each: GPipe's m; the
     // interleaved last stage runs each head F's B next.
     void theLossKeepsItsBuffersOnTheHeadsStage_data()
@@ -1160,7 +1268,8 @@ private Q_SLOTS:
         std::vector<bool> filled(n, false);
         for (const char *set : {"model=llama-3.1-8b,pp=2,dp=2,microbatches=4,reserve_gib=1",
                                 "model=llama-3.1-8b,mode=inference,microbatches=4",
-                                "model=llama-3.1-8b,zero=3,zero_buffers=deepspeed"}) {
+                                "model=llama-3.1-8b,zero=3,zero_buffers=deepspeed",
+                                "model=llama-3.1-8b,precision=fp8,fp8_params=false"}) {
             const Report r = evaluate(scenario(QString::fromLatin1(set)), m_presets);
             QVERIFY(r.ok());
             for (const StageReport &st : r.stages)

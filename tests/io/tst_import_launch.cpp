@@ -2709,6 +2709,14 @@ private Q_SLOTS:
             << int(Framework::megatron)
             << QStringList{"precision=fp8", "save_quantized_inputs=false"}
             << "save_quantized_inputs=false";
+        QTest::addRow("megatron the weight cache off, a config field without a flag")
+            << int(Framework::megatron)
+            << QStringList{"precision=fp8", "fp8_params=false", "fp8_weight_cache=false"}
+            << "fp8_weight_cache=false: Megatron-LM's arguments have no flag";
+        QTest::addRow("torchtitan the weight cache on")
+            << int(Framework::torchtitan)
+            << QStringList{"precision=fp8", "fp8_params=false", "fp8_weight_cache=true"}
+            << "fp8_weight_cache=true: torchao's Float8Linear casts the weights";
         QTest::addRow("megatron FP8 attention, a config field without a flag")
             << int(Framework::megatron) << QStringList{"precision=fp8", "fp8_attention=true"}
             << "fp8_attention=true: Megatron-LM's current arguments have no flag";

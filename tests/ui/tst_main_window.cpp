@@ -406,6 +406,37 @@ private Q_SLOTS:
         }
     }
 
+    // The weights' cast copy (fp8_weight_cache) exists for 16-bit weights cast for FP8 or NVFP4
+    // training only, and not at ZeRO-3, whose gathers bring the weights anew.
+    void castWeightsExplainWhenGreyed_data()
+    {
+        QTest::addColumn<QStringList>("settings");
+        QTest::addColumn<QString>("greyedBecause"); // empty: enabled
+        QTest::addRow("bf16") << QStringList{"precision=bf16"} << "Not used at bf16 precision";
+        QTest::addRow("fp8, BF16 weights")
+            << QStringList{"precision=fp8", "fp8_params=false"} << "";
+        QTest::addRow("fp8, FP8 weights")
+            << QStringList{"precision=fp8", "fp8_params=true"} << "Not used with FP8 parameters";
+        QTest::addRow("nvfp4") << QStringList{"precision=nvfp4"} << "";
+        QTest::addRow("fp8 inference")
+            << QStringList{"mode=inference", "precision=fp8"} << "Not used in inference";
+        QTest::addRow("ZeRO-3") << QStringList{"precision=fp8", "fp8_params=false", "zero=3"}
+                                << "Not used at ZeRO-3";
+    }
+    void castWeightsExplainWhenGreyed()
+    {
+        QFETCH(QStringList, settings);
+        QFETCH(QString, greyedBecause);
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        for (const QString &setting : settings)
+            QVERIFY(document.setField(setting.section(QLatin1Char('='), 0, 0),
+                                      setting.section(QLatin1Char('='), 1)));
+        document.flush();
+        greyedSaysWhy(window.controls()->control(QStringLiteral("fp8_weight_cache")),
+                      greyedBecause);
+    }
+
     // The fused SwiGLU's input in FP8 (Megatron-LM --activation-func-fp8-input-store; Megatron-
     // core refuses it outside SwiGLU, and keeps it in its fused kernel only) applies to
     // training a gated MLP with fused_swiglu, and says why when greyed. Ticked, the input is

@@ -58,11 +58,20 @@ inline QColor weights()
 
 // The palette in a fixed order, for series told apart by colour alone (the memory terms of
 // core::kMemoryTerms, by position): blue, sky blue, green, orange, vermillion, purple, grey,
-// yellow, black, indigo (Paul Tol's, beside Okabe and Ito's eight), then round again.
+// yellow, black, indigo and olive (Paul Tol's, beside Okabe and Ito's eight), then round again.
 inline QColor series(std::size_t index)
 {
-    const QColor palette[] = {blue(),   skyBlue(), green(),  orange(), vermillion(),
-                              purple(), grey(),    yellow(), black(),  QColor(0x33, 0x22, 0x88)};
+    const QColor palette[] = {blue(),
+                              skyBlue(),
+                              green(),
+                              orange(),
+                              vermillion(),
+                              purple(),
+                              grey(),
+                              yellow(),
+                              black(),
+                              QColor(0x33, 0x22, 0x88),
+                              QColor(0x99, 0x99, 0x33)};
     return palette[index % std::size(palette)];
 }
 

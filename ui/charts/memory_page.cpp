@@ -125,6 +125,31 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                       : QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
                                     "§3); docs/worked-examples.md §2")) +
                      (r.fp32Parameters ? fp32Why : QString()) + placed + copies);
+    // Transformer Engine's cached casts of the 16-bit weights (docs/activations.md, "Cast
+    // weights").
+    if (st.castWeightsBytes > 0) {
+        const QString format =
+            s.precision == core::Precision::nvfp4 ? QObject::tr("NVFP4: 4-bit data and its "
+                                                                "column-wise copy, an FP8 scale "
+                                                                "per 16 values of each")
+            : s.fp8Scaling == core::Fp8Scaling::block
+                ? QObject::tr("FP8 blocks: the data and its column-wise copy, each with its "
+                              "scales")
+            : r.castWeightBytesPerParam >= 2
+                ? QObject::tr("FP8 on a device that multiplies FP8 in the TN layout only: the "
+                              "data and its transpose for the backward")
+                : QObject::tr("FP8: the data, which the backward multiplies in another layout");
+        out += block(QObject::tr("Cast weights on a device of stage 0"),
+                     QStringLiteral("%1 params × %2 B = %3")
+                         .arg(io::formatCount(st.castParams))
+                         .arg(r.castWeightBytesPerParam, 0, 'g', 6)
+                         .arg(bytes(st.castWeightsBytes)),
+                     QObject::tr("The layers' weights (the LM head's with fp8_lm_head) cast once "
+                                 "a step and kept for every micro-batch: Transformer Engine's "
+                                 "weight workspace (fp8_weight_cache). %1 "
+                                 "(docs/activations.md, \"Cast weights\")")
+                         .arg(format));
+    }
     if (st.expertParams > 0)
         out += block(QObject::tr("Routed experts on a device of stage 0"),
                      QObject::tr("%1 of the %2 params: %3 MoE layers × experts ÷ E=%4, each ÷ "
