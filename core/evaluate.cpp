@@ -2407,10 +2407,11 @@ double castWeightBytesPerParam(const Scenario &s, const DeviceSpec &device)
         return 2 * (0.5 + 1.0 / 16);
     // FP8 multiplies take any layout from compute capability 10.0 to 11.x and from 13.0, only
     // TN before (nvte_is_non_tn_fp8_gemm_supported): there the weight keeps its transpose
-    // beside the data for the backward's multiply (quantizer.cpp, with_transpose). A device of
-    // no published capability keeps the data the multiplies need, no transpose counted.
+    // beside the data for the backward's multiply (quantizer.cpp, with_transpose). ROCm's fork,
+    // on the devices of no NVIDIA capability, keeps the transpose too by default
+    // (ROCm/TransformerEngine#248, keep_fp8_weight_transpose_cache).
     const double cc = device.computeCapability;
-    const bool tnOnly = cc > 0 && (cc < 10 || (cc >= 12 && cc < 13));
+    const bool tnOnly = !(cc > 0) || cc < 10 || (cc >= 12 && cc < 13);
     if (s.fp8Scaling == Fp8Scaling::block)
         // MXFP8 on Blackwell: row-wise and column-wise copies, an E8M0 scale per 32 values of
         // each; FP8 blocks on Hopper: the same two, an FP32 scale per 128 x 128 block of

@@ -504,8 +504,10 @@ private Q_SLOTS:
         // NVFP4: two copies of half a byte and an FP8 scale per 16 values: 1 + 2/16.
         QTest::addRow("GB200, NVFP4: two 4-bit copies and their scales")
             << base + "device=gb200-nvl72,precision=nvfp4" << 0 << layers + layers / 8;
-        QTest::addRow("MI300X, no published capability: the data")
-            << base + "device=mi300x" << 0 << layers;
+        // ROCm's Transformer Engine keeps the transpose by default
+        // (ROCm/TransformerEngine#248, keep_fp8_weight_transpose_cache).
+        QTest::addRow("MI300X, ROCm's fork: the data and its transpose")
+            << base + "device=mi300x" << 0 << 2 * layers;
         // T = 2 halves every projection; the norms stay whole on each device.
         QTest::addRow("H100, T = 2")
             << base + "device=h100-sxm,tp=2" << 0 << 2 * 32 * ((layer - 2 * 4096) / 2 + 2 * 4096);
