@@ -271,7 +271,13 @@ Count layerBytes(const ModelSpec &m, const ActivationConfig &c, Recompute recomp
     // Korthikanti §4.2.2: sequence parallelism splits the remaining terms by T too.
     const Count all = mulBytes<Count>(tokens, t.replicated);
     const Count replicated = c.sequenceParallel ? divBytesUp<Count>(all, c.tp) : all;
-    return addBytes<Count>(replicated, mulBytes<Count>(tokens, t.sharded));
+    // The weights' cast copies Transformer Engine saves without its cache, which a layer that
+    // reruns under full recomputation does not keep (its forward runs without gradients).
+    const Count weights = recompute == Recompute::full ? Count{0}
+                          : c.moe                      ? static_cast<Count>(c.savedMoeWeightBytes)
+                                                       : static_cast<Count>(c.savedWeightBytes);
+    return addBytes<Count>(addBytes<Count>(replicated, mulBytes<Count>(tokens, t.sharded)),
+                           weights);
 }
 
 template <typename Count>

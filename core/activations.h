@@ -45,6 +45,12 @@ struct ActivationConfig
     // input, or with loraDropoutPost (Scenario::loraDropoutPosition post) of B's output.
     bool loraDropout = false;
     bool loraDropoutPost = false;
+    // Transformer Engine without its weight cache (fp8_weight_cache off): the cast copy of a
+    // dense and of an MoE layer's weights each micro-batch's forward saves for its backward,
+    // in bytes (docs/activations.md, "Cast weights"); kept unless the layer reruns under full
+    // recomputation. Set by core::activationConfig with the device (core/evaluate.h).
+    std::int64_t savedWeightBytes = 0;
+    std::int64_t savedMoeWeightBytes = 0;
 };
 
 // Bytes of one activation, logit or KV-cache value: 16 bits, or 32 in FP32; FP8 and the

@@ -2063,9 +2063,9 @@ struct PartlyRecomputedLayers
     std::int64_t rerunDense = 0, rerunMoe = 0, keptDense = 0, keptMoe = 0;
 };
 
-PartlyRecomputedLayers partlyRecomputedLayers(const Scenario &s, const ModelSpec &model)
+PartlyRecomputedLayers partlyRecomputedLayers(const ActivationConfig &act, const ModelSpec &model)
 {
-    ActivationConfig rerun = activationConfig(s, model);
+    ActivationConfig rerun = act;
     ActivationConfig kept = rerun;
     kept.recompute = Recompute::none;
     PartlyRecomputedLayers out;
@@ -2094,12 +2094,13 @@ std::int64_t partlyRecomputedRunBytes(const Scenario &s, const ModelSpec &model,
 
 } // namespace
 
-std::vector<std::int64_t> partlyRecomputedStageBytes(const Scenario &s, const ModelSpec &model)
+std::vector<std::int64_t> partlyRecomputedStageBytes(const Scenario &s, const ModelSpec &model,
+                                                     const ActivationConfig &act)
 {
     const Schedule schedule = s.mode == Mode::training ? s.schedule : Schedule::gpipe;
     const int chunks = chunksPerStage(schedule, s.virtualStages);
     const std::vector<LayerRun> runs = virtualStageLayers(s, model);
-    const PartlyRecomputedLayers layer = partlyRecomputedLayers(s, model);
+    const PartlyRecomputedLayers layer = partlyRecomputedLayers(act, model);
     std::vector<std::int64_t> bytes(static_cast<std::size_t>(std::max(s.pp, 0)), 0);
     for (int stage = 0; stage < s.pp; ++stage)
         for (int c = 0; c < chunks; ++c) {
@@ -2155,6 +2156,7 @@ std::optional<int> fewestRecomputedLayers(Scenario s, const Presets &presets,
 }
 
 std::vector<std::int64_t> unequalChunkBytes(const Scenario &s, const ModelSpec &model,
+                                            const ActivationConfig &act,
                                             std::int64_t denseLayerBytes,
                                             std::int64_t moeLayerBytes)
 {
@@ -2166,7 +2168,7 @@ std::vector<std::int64_t> unequalChunkBytes(const Scenario &s, const ModelSpec &
     std::vector<std::int64_t> bytes(runs.size());
     const bool partly = recomputesSomeLayers(s);
     const PartlyRecomputedLayers layer =
-        partly ? partlyRecomputedLayers(s, model) : PartlyRecomputedLayers{};
+        partly ? partlyRecomputedLayers(act, model) : PartlyRecomputedLayers{};
     for (std::size_t j = 0; j < runs.size(); ++j) {
         // The model's last virtual stage holds the loss, and with it multi-token prediction.
         const int mtp = j + 1 == runs.size() && s.mode == Mode::training ? s.mtpLayers : 0;
@@ -2193,11 +2195,12 @@ namespace {
 // Each stage's peak activation bytes with its chunks weighed by their own (inflightWeighted),
 // or nothing where every stage's chunks are alike.
 std::vector<double> weightedChunkPeaks(const Scenario &s, const ModelSpec &model,
-                                       std::int64_t denseLayerBytes, std::int64_t moeLayerBytes,
-                                       const PipelineResult &pipe, PipelineCache *cache)
+                                       const ActivationConfig &act, std::int64_t denseLayerBytes,
+                                       std::int64_t moeLayerBytes, const PipelineResult &pipe,
+                                       PipelineCache *cache)
 {
     const std::vector<std::int64_t> bytes =
-        unequalChunkBytes(s, model, denseLayerBytes, moeLayerBytes);
+        unequalChunkBytes(s, model, act, denseLayerBytes, moeLayerBytes);
     if (bytes.empty())
         return {};
     const std::vector<double> weights(bytes.begin(), bytes.end());
@@ -2392,13 +2395,13 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
     return out;
 }
 
-double castWeightBytesPerParam(const Scenario &s, const DeviceSpec &device)
+namespace {
+
+// Bytes a parameter of a 16-bit weight's cast copy for FP8 or NVFP4 training, cached or not; 0
+// where the weights are held in their format already, under ZeRO-3 or in inference.
+double castCopyBytesPerParam(const Scenario &s, const DeviceSpec &device)
 {
-    // Transformer Engine caches the cast weight under the name "weight" when Megatron-LM passes
-    // is_first_microbatch (transformer_engine/pytorch/module/linear.py, _fp8_workspaces;
-    // megatron/core/extensions/transformer_engine.py); ZeRO-3 gathers the weights anew.
-    if (s.mode != Mode::training || !s.fp8WeightCache || s.zero >= 3 ||
-        heldWeightPrecision(s) != Precision::bf16 ||
+    if (s.mode != Mode::training || s.zero >= 3 || heldWeightPrecision(s) != Precision::bf16 ||
         (s.precision != Precision::fp8 && s.precision != Precision::nvfp4))
         return 0;
     // NVFP4: 4-bit row-wise and column-wise data, an FP8 scale per 16 values of each
@@ -2418,6 +2421,33 @@ double castWeightBytesPerParam(const Scenario &s, const DeviceSpec &device)
         // weights (MXFP8Quantizer, Float8BlockQuantizer::create_tensor).
         return tnOnly ? 2 * (1 + 4.0 / (128 * 128)) : 2 * (1 + 1.0 / 32);
     return tnOnly ? 2 : 1;
+}
+
+} // namespace
+
+double castWeightBytesPerParam(const Scenario &s, const DeviceSpec &device)
+{
+    // Transformer Engine caches the cast weight under the name "weight" when Megatron-LM passes
+    // is_first_microbatch (transformer_engine/pytorch/module/linear.py, _fp8_workspaces;
+    // megatron/core/extensions/transformer_engine.py); ZeRO-3 gathers the weights anew.
+    return s.fp8WeightCache ? castCopyBytesPerParam(s, device) : 0;
+}
+
+ActivationConfig activationConfig(const Scenario &s, const ModelSpec &model,
+                                  const DeviceSpec &device)
+{
+    ActivationConfig c = activationConfig(s, model);
+    // Without the cache each forward's copy is saved for its backward (linear.py, wt_save);
+    // torchao's Float8Linear saves the 16-bit weight instead (matmul_with_hp_or_float8_args).
+    if (s.fp8WeightCache || s.framework == Framework::torchtitan || !model.hasArchitecture())
+        return c;
+    const double perParam = castCopyBytesPerParam(s, device);
+    if (!(perParam > 0))
+        return c;
+    const ParamCounts counts = countParams(model, s.tp, ExpertSplit{s.ep, s.expertTpDegree()});
+    c.savedWeightBytes = saturatingRound(perParam * static_cast<double>(counts.perLayer));
+    c.savedMoeWeightBytes = saturatingRound(perParam * static_cast<double>(counts.perMoeLayer));
+    return c;
 }
 
 std::vector<std::string> assumedRates(const Scenario &s, const DeviceSpec &device)
@@ -2576,33 +2606,6 @@ std::optional<Warning> eagerLossBuffers(const Scenario &s, const ModelSpec &mode
     return std::nullopt;
 }
 
-// Transformer Engine called without is_first_microbatch (fp8_weight_cache off, outside
-// torchtitan's Float8Linear): each forward's cast weights are saved for its own backward
-// (transformer_engine/pytorch/module/linear.py, wt_save), a copy per micro-batch in flight
-// that Parascope does not count; named with the bytes of one (docs/activations.md, "Cast
-// weights").
-std::optional<Warning> uncountedCastWeights(const Scenario &s, const DeviceSpec &device,
-                                            const Report &r)
-{
-    if (s.fp8WeightCache || s.framework == Framework::torchtitan)
-        return std::nullopt;
-    Scenario cached = s;
-    cached.fp8WeightCache = true;
-    const double perParam = castWeightBytesPerParam(cached, device);
-    if (!(perParam > 0) || r.stages.empty())
-        return std::nullopt;
-    const auto most =
-        std::ranges::max_element(r.stages, {}, [](const StageReport &st) { return st.castParams; });
-    const std::int64_t copy = saturatingRound(perParam * static_cast<double>(most->castParams));
-    return Warning{"cast-weights-uncounted",
-                   "without fp8_weight_cache each micro-batch's forward casts the weights afresh "
-                   "and Transformer Engine saves the copy for its backward: " +
-                       gb(copy) + " a micro-batch in flight on stage " +
-                       std::to_string(most->index) +
-                       ", not counted (fp8_weight_cache = true counts one copy, kept all step, "
-                       "as Megatron-LM keeps it; docs/activations.md, \"Cast weights\")"};
-}
-
 } // namespace
 
 Report evaluate(const Scenario &s, const Presets &presets)
@@ -2730,7 +2733,7 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         r.timeline = std::move(pipe.timeline);
     }
 
-    const ActivationConfig act = activationConfig(s, model);
+    const ActivationConfig act = activationConfig(s, model, device);
     const int actBytes = act.bytesPerValue;
     // One layer's activations per micro-batch, dense (activationConfig's) and with experts:
     // every stage multiplies the same two by its layers.
@@ -2745,15 +2748,15 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     // alive by its own bytes, along the schedule's order (inflightWeighted); otherwise the
     // stage's chunks are alike and the in-flight count times the stage's bytes is exact.
     const std::vector<double> chunkPeaks =
-        training ? weightedChunkPeaks(s, model, denseLayerBytes, moeLayerBytes, pipe,
+        training ? weightedChunkPeaks(s, model, act, denseLayerBytes, moeLayerBytes, pipe,
                                       options.pipelineCache)
                  : std::vector<double>{};
 
     r.fits = true;
     r.stages.reserve(static_cast<std::size_t>(s.pp));
-    const std::vector<std::int64_t> partlyRecomputed = training && recomputesSomeLayers(s)
-                                                           ? partlyRecomputedStageBytes(s, model)
-                                                           : std::vector<std::int64_t>{};
+    const std::vector<std::int64_t> partlyRecomputed =
+        training && recomputesSomeLayers(s) ? partlyRecomputedStageBytes(s, model, act)
+                                            : std::vector<std::int64_t>{};
     // The micro-batches whose loss waits for its backward at once on the head's stage.
     const int waitingLosses = training && model.hasArchitecture()
                                   ? heldLosses(s.schedule, s.pp, s.microbatches, s.virtualStages)
@@ -2927,9 +2930,6 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     }
     if (training && model.hasArchitecture())
         if (auto w = eagerLossBuffers(s, model, r))
-            r.warnings.push_back(std::move(*w));
-    if (training && options.warnings)
-        if (auto w = uncountedCastWeights(s, device, r))
             r.warnings.push_back(std::move(*w));
     if (training && options.warnings && r.stepTime)
         if (auto w = fewerRecomputedLayersFit(s, presets, r, options))

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/activations.h"
 #include "core/presets.h"
 #include "core/report.h"
 #include "core/scenario.h"
@@ -99,7 +100,8 @@ bool recomputesSomeLayers(const Scenario &scenario);
 // The share of stage `stage`'s layers full recomputation reruns: 1 but with recompute_layers.
 double stageRecomputedShare(const Scenario &scenario, const ModelSpec &model, int stage);
 std::vector<std::int64_t> partlyRecomputedStageBytes(const Scenario &scenario,
-                                                     const ModelSpec &model);
+                                                     const ModelSpec &model,
+                                                     const ActivationConfig &act);
 
 // For a scenario under full recomputation that fits with `headroomBytes` free on every stage
 // (whatever its recompute_layers): the fewest first layers of each chunk full recomputation
@@ -120,6 +122,7 @@ inline constexpr double kRecomputeHintHeadroomGib = 2.0;
 // bytes (the ends counted in the split, a pipeline_layout, dense and MoE layers apart); empty
 // where each stage's chunks are alike, or a stage runs one chunk.
 std::vector<std::int64_t> unequalChunkBytes(const Scenario &scenario, const ModelSpec &model,
+                                            const ActivationConfig &act,
                                             std::int64_t denseLayerBytes,
                                             std::int64_t moeLayerBytes);
 
@@ -158,6 +161,13 @@ std::vector<StageModelStates> stageModelStates(const Scenario &scenario, const M
 // TN layout only, its transpose; 0 where the weights are held in FP8 already, under ZeRO-3,
 // in inference, or with the cache off.
 double castWeightBytesPerParam(const Scenario &scenario, const DeviceSpec &device);
+
+// activationConfig with the device: Transformer Engine without its weight cache
+// (fp8_weight_cache off, outside torchtitan's Float8Linear) saves each micro-batch's cast
+// copy of the layer's weights for its backward, castWeightBytesPerParam's bytes a parameter
+// as the cache would keep (docs/activations.md, "Cast weights").
+ActivationConfig activationConfig(const Scenario &scenario, const ModelSpec &model,
+                                  const DeviceSpec &device);
 
 // Weight bytes of `params` parameters at a precision (docs/DESIGN.md §3.1).
 std::int64_t weightBytes(std::int64_t params, Precision precision);

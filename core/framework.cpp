@@ -161,8 +161,8 @@ constexpr std::array kDeepSpeedSettings{
     ProfileSetting{"fp8_weight_cache", "false",
                    "the engine calls Transformer Engine's modules without is_first_microbatch, "
                    "so each forward casts the weights afresh and saves its copy for its own "
-                   "backward (transformer_engine/pytorch/module/linear.py, wt_save), which "
-                   "Parascope does not count (the cast-weights-uncounted warning)"},
+                   "backward (transformer_engine/pytorch/module/linear.py, wt_save): a copy per "
+                   "micro-batch in flight, among the activations"},
     ProfileSetting{"save_quantized_inputs", "true",
                    "Transformer Engine's modules keep their cast inputs for the weight gradient "
                    "(transformer_engine/pytorch/module/linear.py, saved_inputmat)"},

@@ -167,14 +167,17 @@ MemoryStepSizes memoryStepSizes(const Scenario &s, const Presets &presets, const
         s.mode != Mode::training)
         return sizes;
     const StageReport &st = report.stages[static_cast<std::size_t>(stage)];
-    const ActivationConfig act = activationConfig(s, *model);
+    const DeviceSpec *device = resolveDevice(s, presets);
+    if (!device)
+        return sizes;
+    const ActivationConfig act = activationConfig(s, *model, *device);
     // The same terms as core::evaluate (docs/activations.md, "Per stage").
     // Multi-token prediction's layers keep what a layer of their kind keeps.
     const int layers = st.layers + st.mtpLayers;
     const int moeLayers = st.moeLayers + mtpMoeLayers(*model, st.mtpLayers);
     sizes.stageLayersBytes =
         recomputesSomeLayers(s)
-            ? partlyRecomputedStageBytes(s, *model)[static_cast<std::size_t>(stage)]
+            ? partlyRecomputedStageBytes(s, *model, act)[static_cast<std::size_t>(stage)]
             : stageActivationBytes(*model, act, layers, moeLayers);
     sizes.chunks = chunksPerStage(s.schedule, s.virtualStages);
     sizes.freedAtWeight = splitsWeightGradients(s.schedule);
@@ -183,7 +186,7 @@ MemoryStepSizes memoryStepSizes(const Scenario &s, const Presets &presets, const
     ActivationConfig moeAct = act;
     moeAct.moe = true;
     const std::vector<std::int64_t> bytes =
-        unequalChunkBytes(s, *model, layerActivationBytes(*model, act),
+        unequalChunkBytes(s, *model, act, layerActivationBytes(*model, act),
                           model->hasExperts() ? layerActivationBytes(*model, moeAct) : 0);
     for (int c = 0; !bytes.empty() && c < sizes.chunks; ++c)
         sizes.chunkBytes.push_back(

@@ -242,8 +242,17 @@ std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
         ActivationConfig keptMoe = moeAct;
         if (s.recompute == Recompute::full && s.recomputeLayers > 0)
             kept.recompute = keptMoe.recompute = Recompute::none;
+        // Without Transformer Engine's weight cache each micro-batch keeps a cast copy of its
+        // layers' weights too, at most 2 + 2/32 bytes a parameter (MXFP8; castWeightBytesPerParam).
+        const ParamCounts counts = countParams(m, s.tp, ExpertSplit{s.ep, s.expertTpDegree()});
+        const double copies =
+            s.fp8WeightCache || (s.precision != Precision::fp8 && s.precision != Precision::nvfp4)
+                ? 0
+                : (2 + 2.0 / 32) *
+                      static_cast<double>(std::max(counts.perLayer, counts.perMoeLayer));
         const double perLayer =
-            std::max(layerActivationBytesBound(m, kept), layerActivationBytesBound(m, keptMoe));
+            std::max(layerActivationBytesBound(m, kept), layerActivationBytesBound(m, keptMoe)) +
+            copies;
         consider("the activations a stage keeps", inflight * stageLayers * perLayer + rebuilt);
         if (s.cacheOutputs)
             consider("the cached outputs",

@@ -871,6 +871,42 @@ private Q_SLOTS:
             QVERIFY2(text.contains(said), qPrintable(text));
     }
 
+    // The weights' cast copies: kept all step, a block of their own with the bytes a parameter;
+    // without the cache, among each micro-batch's activations. Llama 3.1 70B at T = 8 on an
+    // H100: a layer of 855,654,400 parameters, 106,971,136 on each device (its projections
+    // split eight ways, its two norms of 8,192 whole), 2 bytes each.
+    void memoryFormulaSaysWhereCastWeightsAre_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<QString>("said");
+        QTest::addColumn<QString>("notSaid");
+        const QString fp8 = QStringLiteral("framework=megatron,precision=fp8,fp8_params=false,");
+        QTest::addRow("cached") << fp8 << "params × 2 B = "
+                                << "each layer also keeps";
+        QTest::addRow("per micro-batch")
+            << fp8 + "fp8_weight_cache=false"
+            << "each layer also keeps its weights' cast copy for its backward, 0.2 GB a "
+               "micro-batch"
+            << "Cast weights on a device";
+        QTest::addRow("FP8 weights") << fp8 + "fp8_params=true"
+                                     << "Korthikanti"
+                                     << "cast copy";
+    }
+    void memoryFormulaSaysWhereCastWeightsAre()
+    {
+        QFETCH(QString, set);
+        QFETCH(QString, said);
+        QFETCH(QString, notSaid);
+        const core::Scenario s = scenario(set);
+        const core::Presets presets = io::builtinPresets();
+        const core::Report r = core::evaluate(s, presets);
+        QVERIFY(r.ok());
+        const auto page = createChartPage(QStringLiteral("memory"));
+        const QString text = page->formulas(ChartInputs{s, presets, r});
+        QVERIFY2(text.contains(said), qPrintable(text));
+        QVERIFY2(!text.contains(notSaid), qPrintable(text));
+    }
+
     // The memory page's cached outputs are the logits kept on the stage with the LM head
     // (pytorch/pytorch#159251): the last stage's m of them, DualPipeV's stage 0's, where its V
     // ends (dualpipev.py), and on each of DualPipe's end stages the m/2 whose direction ends

@@ -207,6 +207,25 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                                             "docs/step_time.md, \"Hybrid sharding\")")
                                     .arg(replicas)
                               : QString()));
+        // Without Transformer Engine's weight cache each micro-batch keeps its own cast copy
+        // of the layers' weights (docs/activations.md, "Cast weights").
+        QString savedWeights;
+        {
+            const core::ModelSpec *model = core::resolveModel(s, inputs.presets);
+            const core::DeviceSpec *device = core::resolveDevice(s, inputs.presets);
+            const core::ActivationConfig act = model && device
+                                                   ? core::activationConfig(s, *model, *device)
+                                                   : core::ActivationConfig{};
+            if (act.savedWeightBytes > 0)
+                savedWeights =
+                    QObject::tr("; without fp8_weight_cache each layer also keeps its weights' "
+                                "cast copy for its backward, %1 a micro-batch%2 (Transformer "
+                                "Engine's saved weight; docs/activations.md, \"Cast weights\")")
+                        .arg(bytes(act.savedWeightBytes),
+                             model->hasExperts() ? QObject::tr(", %1 in a layer with experts")
+                                                       .arg(bytes(act.savedMoeWeightBytes))
+                                                 : QString());
+        }
         out += block(QObject::tr("Activations of stage 0"),
                      QStringLiteral("%1 layers × %2 micro-batches in flight → %3")
                          .arg(st.layers)
@@ -246,7 +265,8 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                                             "routed copies under its capacity (docs/experts.md, "
                                             "“Capacity”)")
                                     .arg(r.expertLoad, 0, 'g', 4)
-                              : QString()));
+                              : QString()) +
+                         savedWeights);
         // On the stage with the LM head: the last, DualPipeV's stage 0, where its V ends, or
         // each of DualPipe's end stages, for the m/2 micro-batches whose direction ends there.
         const int head = core::headStage(s.schedule, s.pp);
