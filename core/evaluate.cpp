@@ -2427,10 +2427,23 @@ double castCopyBytesPerParam(const Scenario &s, const DeviceSpec &device)
 
 double castWeightBytesPerParam(const Scenario &s, const DeviceSpec &device)
 {
+    if (!s.fp8WeightCache)
+        return 0;
+    // FP8 weights on a device whose FP8 multiplies take the TN layout only keep a transpose
+    // for the backward beside the data, made after each gather of the updated weights
+    // (transformer_engine/pytorch/tensor/utils.py, post_all_gather_processing:
+    // Float8Tensor._create_transpose; FP8 blocks' _create_columnwise); MXFP8 weights are not
+    // counted more (docs/activations.md, "Cast weights").
+    if (s.mode == Mode::training && s.precision == Precision::fp8 && s.fp8Params && s.zero < 3) {
+        const double cc = device.computeCapability;
+        if (cc > 0 && !(cc < 10 || (cc >= 12 && cc < 13)))
+            return 0;
+        return s.fp8Scaling == Fp8Scaling::block ? 1 + 4.0 / (128 * 128) : 1;
+    }
     // Transformer Engine caches the cast weight under the name "weight" when Megatron-LM passes
     // is_first_microbatch (transformer_engine/pytorch/module/linear.py, _fp8_workspaces;
     // megatron/core/extensions/transformer_engine.py); ZeRO-3 gathers the weights anew.
-    return s.fp8WeightCache ? castCopyBytesPerParam(s, device) : 0;
+    return castCopyBytesPerParam(s, device);
 }
 
 ActivationConfig activationConfig(const Scenario &s, const ModelSpec &model,

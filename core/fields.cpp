@@ -207,13 +207,14 @@ const std::array kFields{
               "ZeRO and written by the optimizer (Megatron-LM --fp8-param-gather); off, in BF16, "
               "cast for each step's FP8 multiplies: two bytes (docs/DESIGN.md §3.5)."},
     FieldInfo{"fp8_weight_cache", &Scenario::fp8WeightCache,
-              "FP8 and NVFP4 training with 16-bit weights (fp8_params off) keeps each weight's "
-              "cast copy all step, as Transformer Engine's weight workspace: 2 bytes a parameter "
-              "on Hopper (the data and its transpose), 1 on Blackwell, 2.06 in MXFP8, 1.13 in "
-              "NVFP4; off, each forward casts the weights afresh: Transformer Engine saves that "
-              "copy for the micro-batch's backward, among the activations (DeepSpeed), "
-              "torchao's Float8Linear keeps none (torchtitan; docs/activations.md, \"Cast "
-              "weights\")."},
+              "FP8 and NVFP4 training keeps Transformer Engine's weight copies all step: with "
+              "16-bit weights (fp8_params off) each weight's cast copy, 2 bytes a parameter on "
+              "Hopper (the data and its transpose), 1 on Blackwell, 2.06 in MXFP8, 1.13 in "
+              "NVFP4; with FP8 weights on Hopper their transpose, 1 byte. Off "
+              "(disable_parameter_transpose_cache), each forward casts the weights afresh: "
+              "Transformer Engine saves that copy for the micro-batch's backward, among the "
+              "activations (DeepSpeed), torchao's Float8Linear keeps none (torchtitan; "
+              "docs/activations.md, \"Cast weights\")."},
     FieldInfo{"save_quantized_inputs", &Scenario::saveQuantizedInputs,
               "FP8 and NVFP4 training keep each projection's input for its weight gradient as "
               "the cast copy (Transformer Engine: 1 byte a value in FP8, about 0.56 in NVFP4); "

@@ -673,10 +673,9 @@ void ControlsPanel::refresh()
                 ? tr("Not used in inference: it applies to FP8 and NVFP4 training.\n%1").arg(help)
                 : help);
     }
-    // Only 16-bit weights cast for FP8 or NVFP4 training have a cast copy to keep: NVFP4
-    // training always holds BF16 weights, FP8 training without fp8_params.
+    // FP8 and NVFP4 training keep cast copies of 16-bit weights, or FP8 weights' transposes.
     {
-        const bool cast = s.precision == core::Precision::nvfp4 || (fp8 && !s.fp8Params);
+        const bool cast = s.precision == core::Precision::nvfp4 || fp8;
         QWidget *control = m_controls.value(QStringLiteral("fp8_weight_cache"));
         const QString help = tooltipFor(QStringLiteral("fp8_weight_cache"));
         control->setEnabled(cast && !inference && s.zero < 3);
@@ -686,9 +685,6 @@ void ControlsPanel::refresh()
                       .arg(QString::fromLatin1(core::toString(s.precision)), help)
             : inference
                 ? tr("Not used in inference: it applies to FP8 and NVFP4 training.\n%1").arg(help)
-            : !cast ? tr("Not used with FP8 parameters: the weights are held in FP8 already, no "
-                         "copy to keep.\n%1")
-                          .arg(help)
             : s.zero >= 3 ? tr("Not used at ZeRO-3: the weights are gathered anew for each "
                                "use.\n%1")
                                 .arg(help)

@@ -109,7 +109,12 @@ const char *const kSources[] = {
     "TELinear does (megatron/core/extensions/transformer_engine.py); csrc/quantizer.cpp: the "
     "transpose beside the data where FP8 multiplies take the TN layout only "
     "(nvte_is_non_tn_fp8_gemm_supported, common/transformer_engine.cpp), MXFP8's and NVFP4's "
-    "row-wise and column-wise copies with their scales (fp8_weight_cache).",
+    "row-wise and column-wise copies with their scales; tensor/utils.py "
+    "(post_all_gather_processing): FP8 weights' transposes made after each gather on such "
+    "devices (fp8_weight_cache). mlcommons/training_results_v4.0 to v5.1, each Llama 2 70B "
+    "LoRA implementation's megatron_gpt_peft_tuning_config.yaml, and NVIDIA-NeMo/"
+    "Megatron-Bridge's llama3_llm_finetune.py: disable_parameter_transpose_cache, the cache "
+    "off.",
     "NVIDIA/Megatron-LM, megatron/core/distributed/: the data-parallel group with context "
     "parallelism, buckets of max(40M, 1M × D·C) parameters (distributed_data_parallel.py) "
     "reduced and gathered one after another (param_and_grad_buffer.py): dp_bucket_params.",

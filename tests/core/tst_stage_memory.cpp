@@ -518,8 +518,18 @@ private Q_SLOTS:
             << base + "device=h100-sxm,pp=2" << 1 << 2 * 16 * layer;
         // LoRA: the frozen weights are cast as before; the adapters stay in 16 bits.
         QTest::addRow("H100, LoRA") << base + "device=h100-sxm,lora_rank=16" << 0 << 2 * layers;
-        QTest::addRow("FP8 weights: nothing to cast")
-            << base + "device=h100-sxm,fp8_params=true" << 0 << 0LL;
+        // FP8 weights: after each gather of the updated weights Transformer Engine makes the
+        // transpose Hopper's backward multiplies (post_all_gather_processing), or FP8 blocks'
+        // column-wise copy with an FP32 scale per 128 × 128; Blackwell needs none.
+        QTest::addRow("H100, FP8 weights: their transpose")
+            << base + "device=h100-sxm,fp8_params=true" << 0 << layers;
+        QTest::addRow("H100, FP8 block weights: their column-wise copy")
+            << base + "device=h100-sxm,fp8_params=true,fp8_scaling=block" << 0
+            << layers + 4 * layers / 16384;
+        QTest::addRow("B200, FP8 weights: none")
+            << base + "device=b200,fp8_params=true" << 0 << 0LL;
+        QTest::addRow("H100, FP8 weights, the cache off: made and freed in each backward")
+            << base + "device=h100-sxm,fp8_params=true,fp8_weight_cache=false" << 0 << 0LL;
         QTest::addRow("the cache off")
             << base + "device=h100-sxm,fp8_weight_cache=false" << 0 << 0LL;
         QTest::addRow("ZeRO-3: gathered anew") << base + "device=h100-sxm,dp=8,zero=3" << 0 << 0LL;

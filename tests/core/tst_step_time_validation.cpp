@@ -652,9 +652,12 @@ private Q_SLOTS:
     void megatronBridgeSft()
     {
         double e = 0;
+        // The finetune configs turn Transformer Engine's weight cache off
+        // (llama3_llm_finetune.py: disable_parameter_transpose_cache = True).
         bridgeRun(
             QStringLiteral("framework=megatron,precision=fp8,grad_precision=bf16,loss_fusion=te,"
-                           "fp8_scaling=current,fp8_params=true,zero=1,recompute=none,"
+                           "fp8_scaling=current,fp8_params=true,fp8_weight_cache=false,zero=1,"
+                           "recompute=none,"
                            "attention=flash,seq_len=4096,cache_outputs=false,"
                            "schedule=interleaved,microbatch_size=1"),
             e);
@@ -704,7 +707,8 @@ private Q_SLOTS:
         double e = 0;
         bridgeRun(
             QStringLiteral("framework=megatron,precision=fp8,grad_precision=bf16,loss_fusion=te,"
-                           "fp8_scaling=current,fp8_params=true,zero=1,recompute=none,"
+                           "fp8_scaling=current,fp8_params=true,fp8_weight_cache=false,zero=1,"
+                           "recompute=none,"
                            "attention=flash,seq_len=4096,cache_outputs=false,"
                            "schedule=interleaved,microbatch_size=1,lora_rank=16,"
                            "lora_modules=linear_qkv"),
@@ -1712,8 +1716,11 @@ private Q_SLOTS:
         QFETCH(QString, set);
         QFETCH(double, publishedS);
         const core::Presets presets = io::builtinPresets();
+        // Every submission's megatron_gpt_peft_tuning_config.yaml, v4.0 to v5.1, sets
+        // disable_parameter_transpose_cache: True: fp8_weight_cache off.
         Scenario s = scenario(
             QStringLiteral("framework=megatron,precision=fp8,fp8_scaling=delayed,fp8_params=true,"
+                           "fp8_weight_cache=false,"
                            "fp8_attention=true,grad_precision=bf16,zero=1,dp_overlap=0,"
                            "overlap_param_gather=false,recompute=none,attention=flash,"
                            "seq_len=8192,microbatch_size=1,microbatches=1,tp=1,pp=1,"
@@ -1788,8 +1795,11 @@ private Q_SLOTS:
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("set");
         QTest::addColumn<double>("publishedS");
+        // src/conf/megatron_gpt_peft_tuning_config.yaml: disable_parameter_transpose_cache:
+        // True (and ENABLE_TRANSPOSE_CACHE=0 in config_MI300X_1x8x1.sh).
         const QString lora = QStringLiteral("lora_rank=16,lora_dropout=0.1,fp8_activation_input="
-                                            "true,microbatch_size=1,microbatches=1,");
+                                            "true,microbatch_size=1,microbatches=1,"
+                                            "fp8_weight_cache=false,");
         // The MI300X's 192 GB keep 59 of the 80 layers' activations: the first 21 rerun in
         // full (ACG=full ACM=block ACL=21: recompute_layers).
         QTest::newRow("Llama 2 70B LoRA v5.1, 8 MI300X")

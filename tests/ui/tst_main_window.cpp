@@ -406,8 +406,8 @@ private Q_SLOTS:
         }
     }
 
-    // The weights' cast copy (fp8_weight_cache) exists for 16-bit weights cast for FP8 or NVFP4
-    // training only, and not at ZeRO-3, whose gathers bring the weights anew.
+    // The weights' cast copies and FP8 weights' transposes (fp8_weight_cache) exist in FP8 or
+    // NVFP4 training only, and not at ZeRO-3, whose gathers bring the weights anew.
     void castWeightsExplainWhenGreyed_data()
     {
         QTest::addColumn<QStringList>("settings");
@@ -415,8 +415,8 @@ private Q_SLOTS:
         QTest::addRow("bf16") << QStringList{"precision=bf16"} << "Not used at bf16 precision";
         QTest::addRow("fp8, BF16 weights")
             << QStringList{"precision=fp8", "fp8_params=false"} << "";
-        QTest::addRow("fp8, FP8 weights")
-            << QStringList{"precision=fp8", "fp8_params=true"} << "Not used with FP8 parameters";
+        QTest::addRow("fp8, FP8 weights: their transposes")
+            << QStringList{"precision=fp8", "fp8_params=true"} << "";
         QTest::addRow("nvfp4") << QStringList{"precision=nvfp4"} << "";
         QTest::addRow("fp8 inference")
             << QStringList{"mode=inference", "precision=fp8"} << "Not used in inference";

@@ -128,10 +128,14 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
     // Transformer Engine's cached casts of the 16-bit weights (docs/activations.md, "Cast
     // weights").
     if (st.castWeightsBytes > 0) {
+        const bool fp8Held = s.precision == core::Precision::fp8 && s.fp8Params;
         const QString format =
-            s.precision == core::Precision::nvfp4 ? QObject::tr("NVFP4: 4-bit data and its "
-                                                                "column-wise copy, an FP8 scale "
-                                                                "per 16 values of each")
+            fp8Held ? QObject::tr("FP8 weights on a device that multiplies FP8 in the TN layout "
+                                  "only: the transpose the backward needs, made after each "
+                                  "gather of the updated weights (post_all_gather_processing)")
+            : s.precision == core::Precision::nvfp4
+                ? QObject::tr("NVFP4: 4-bit data and its column-wise copy, an FP8 scale per 16 "
+                              "values of each")
             : s.fp8Scaling == core::Fp8Scaling::block
                 ? QObject::tr("FP8 blocks: the data and its column-wise copy, each with its "
                               "scales")
@@ -144,10 +148,14 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                          .arg(io::formatCount(st.castParams))
                          .arg(r.castWeightBytesPerParam, 0, 'g', 6)
                          .arg(bytes(st.castWeightsBytes)),
-                     QObject::tr("The layers' weights (the LM head's with fp8_lm_head) cast once "
-                                 "a step and kept for every micro-batch: Transformer Engine's "
-                                 "weight workspace (fp8_weight_cache). %1 "
-                                 "(docs/activations.md, \"Cast weights\")")
+                     (fp8Held ? QObject::tr("The layers' weights (the LM head's with "
+                                            "fp8_lm_head), kept all step (fp8_weight_cache). %1 "
+                                            "(docs/activations.md, \"Cast weights\")")
+                              : QObject::tr("The layers' weights (the LM head's with "
+                                            "fp8_lm_head) cast once a step and kept for every "
+                                            "micro-batch: Transformer Engine's weight workspace "
+                                            "(fp8_weight_cache). %1 (docs/activations.md, "
+                                            "\"Cast weights\")"))
                          .arg(format));
     }
     if (st.expertParams > 0)
