@@ -2679,9 +2679,9 @@ void noteFp8Attention(const core::Scenario &s, std::vector<std::string> &notes)
                         "--fp8-dot-product-attention); set it in the model's config");
     // The same list holds disable_parameter_transpose_cache, which turns Transformer Engine's
     // weight cache off (Megatron-Bridge's and NeMo's recipes set it).
-    const bool castEachStep = s.precision == core::Precision::nvfp4 ||
-                              (s.precision == core::Precision::fp8 && !s.fp8Params);
-    if (!s.fp8WeightCache && castEachStep && s.mode == core::Mode::training)
+    const bool quantized =
+        s.precision == core::Precision::nvfp4 || s.precision == core::Precision::fp8;
+    if (!s.fp8WeightCache && quantized && s.mode == core::Mode::training)
         notes.push_back("fp8_weight_cache=false: Megatron-LM's arguments have no flag for "
                         "TransformerConfig.disable_parameter_transpose_cache; set it in the "
                         "model's config");
