@@ -226,6 +226,73 @@ Precision heldWeightPrecision(const Scenario &s)
     return s.mode == Mode::training && castEachStep ? Precision::bf16 : s.precision;
 }
 
+// Bytes a parameter of a 16-bit weight's cast copy for FP8 or NVFP4 training, cached or not; 0
+// where the weights are held in their format already, under ZeRO-3 or in inference.
+double castCopyBytesPerParam(const Scenario &s, const DeviceSpec &device)
+{
+    if (s.mode != Mode::training || s.zero >= 3 || heldWeightPrecision(s) != Precision::bf16 ||
+        (s.precision != Precision::fp8 && s.precision != Precision::nvfp4))
+        return 0;
+    // NVFP4: 4-bit row-wise and column-wise data, an FP8 scale per 16 values of each
+    // (transformer_engine/pytorch/csrc/quantizer.cpp, NVFP4Quantizer::create_tensor).
+    if (s.precision == Precision::nvfp4)
+        return 2 * (0.5 + 1.0 / 16);
+    // FP8 multiplies take any layout from compute capability 10.0 to 11.x and from 13.0, only
+    // TN before (nvte_is_non_tn_fp8_gemm_supported): there the weight keeps its transpose
+    // beside the data for the backward's multiply (quantizer.cpp, with_transpose). ROCm's fork,
+    // on the devices of no NVIDIA capability, keeps the transpose too by default
+    // (ROCm/TransformerEngine#248, keep_fp8_weight_transpose_cache).
+    const double cc = device.computeCapability;
+    const bool tnOnly = !(cc > 0) || cc < 10 || (cc >= 12 && cc < 13);
+    if (s.fp8Scaling == Fp8Scaling::block)
+        // MXFP8 on Blackwell: row-wise and column-wise copies, an E8M0 scale per 32 values of
+        // each; FP8 blocks on Hopper: the same two, an FP32 scale per 128 x 128 block of
+        // weights (MXFP8Quantizer, Float8BlockQuantizer::create_tensor).
+        return tnOnly ? 2 * (1 + 4.0 / (128 * 128)) : 2 * (1 + 1.0 / 32);
+    return tnOnly ? 2 : 1;
+}
+
+// What casting the weights moves each micro-batch, in bytes per layer weight
+// (LayerConfig::weightCastForwardBytes; docs/step_time.md, "Weight casts").
+struct WeightCasts
+{
+    double forward = 0;
+    double backward = 0;
+};
+
+WeightCasts weightCastsPerMicrobatch(const Scenario &s, const DeviceSpec &device)
+{
+    if (s.mode != Mode::training ||
+        (s.precision != Precision::fp8 && s.precision != Precision::nvfp4))
+        return {};
+    const bool fp8Held = heldWeightPrecision(s) != Precision::bf16;
+    // torchao keeps no cast (whatever fp8_weight_cache says), under FSDP2 too, whose gathered
+    // weights it casts.
+    if (s.framework == Framework::torchtitan) {
+        // torchao's Float8Linear scales each cast by its tensor's maximum: the forward reads the
+        // 16-bit weight twice and writes FP8 (2 + 2 + 1), the backward casts it again for its
+        // column-major operand (matmul_with_hp_or_float8_args); gathered in FP8
+        // (enable_fsdp_float8_all_gather) only the backward's column-major copy (read 1,
+        // write 1), torch._scaled_mm taking its second operand column-major.
+        return fp8Held ? WeightCasts{0, 2} : WeightCasts{5, 5};
+    }
+    // With the cache the casts are once a step, not timed; under ZeRO-3 what Megatron-FSDP
+    // casts for each use is not read here.
+    if (s.fp8WeightCache || s.zero >= 3)
+        return {};
+    // Transformer Engine without is_first_microbatch: each forward casts the 16-bit weight into
+    // its copy (read 2, and 2 more for current scaling's maximum; write the copy) and the
+    // backward reads that copy; FP8 weights on a TN-only device have their transpose made in
+    // each backward (read 1, write 1: Float8Tensor.update_usage).
+    // NVFP4 reads its tensor for the maximum first too (addFp8Casts).
+    const bool amaxPass = s.precision == Precision::nvfp4 || s.fp8Scaling == Fp8Scaling::current;
+    if (!fp8Held)
+        return {2.0 + (amaxPass ? 2.0 : 0.0) + castCopyBytesPerParam(s, device), 0};
+    const double cc = device.computeCapability;
+    const bool tnOnly = !(cc > 0) || cc < 10 || (cc >= 12 && cc < 13);
+    return {0, tnOnly ? 2.0 : 0.0};
+}
+
 int minTpForWeights(const ModelSpec &model, const Scenario &s, std::int64_t capacity,
                     std::int64_t reserve)
 {
@@ -624,6 +691,9 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
     // general_gemm with accumulate=True into main_grad).
     else
         c.weightGradStoreBytes = 2.0 * trainingStates(s).gradBytes;
+    const WeightCasts casts = weightCastsPerMicrobatch(s, device);
+    c.weightCastForwardBytes = casts.forward;
+    c.weightCastBackwardBytes = casts.backward;
     t.layer = layerTimes(model, c, *t.rates);
     if (model.hasExperts()) {
         LayerConfig moe = c;
@@ -2394,36 +2464,6 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
     }
     return out;
 }
-
-namespace {
-
-// Bytes a parameter of a 16-bit weight's cast copy for FP8 or NVFP4 training, cached or not; 0
-// where the weights are held in their format already, under ZeRO-3 or in inference.
-double castCopyBytesPerParam(const Scenario &s, const DeviceSpec &device)
-{
-    if (s.mode != Mode::training || s.zero >= 3 || heldWeightPrecision(s) != Precision::bf16 ||
-        (s.precision != Precision::fp8 && s.precision != Precision::nvfp4))
-        return 0;
-    // NVFP4: 4-bit row-wise and column-wise data, an FP8 scale per 16 values of each
-    // (transformer_engine/pytorch/csrc/quantizer.cpp, NVFP4Quantizer::create_tensor).
-    if (s.precision == Precision::nvfp4)
-        return 2 * (0.5 + 1.0 / 16);
-    // FP8 multiplies take any layout from compute capability 10.0 to 11.x and from 13.0, only
-    // TN before (nvte_is_non_tn_fp8_gemm_supported): there the weight keeps its transpose
-    // beside the data for the backward's multiply (quantizer.cpp, with_transpose). ROCm's fork,
-    // on the devices of no NVIDIA capability, keeps the transpose too by default
-    // (ROCm/TransformerEngine#248, keep_fp8_weight_transpose_cache).
-    const double cc = device.computeCapability;
-    const bool tnOnly = !(cc > 0) || cc < 10 || (cc >= 12 && cc < 13);
-    if (s.fp8Scaling == Fp8Scaling::block)
-        // MXFP8 on Blackwell: row-wise and column-wise copies, an E8M0 scale per 32 values of
-        // each; FP8 blocks on Hopper: the same two, an FP32 scale per 128 x 128 block of
-        // weights (MXFP8Quantizer, Float8BlockQuantizer::create_tensor).
-        return tnOnly ? 2 * (1 + 4.0 / (128 * 128)) : 2 * (1 + 1.0 / 32);
-    return tnOnly ? 2 : 1;
-}
-
-} // namespace
 
 double castWeightBytesPerParam(const Scenario &s, const DeviceSpec &device)
 {

@@ -506,6 +506,20 @@ void addGradAccumulation(Builder &b, double weights, const LayerConfig &c)
     b.ops.push_back(std::move(op));
 }
 
+// The weights cast for the FP8 or NVFP4 multiplies each micro-batch (LayerConfig::
+// weightCastForwardBytes; docs/step_time.md, "Weight casts"), at memory bandwidth: the casts of
+// a forward that full recomputation reruns run again with it.
+void addWeightCasts(Builder &b, double weights, const LayerConfig &c)
+{
+    LayerOp op = newOp("weight_cast", "weight casts", TimePart::memoryBound, elements(weights, 1));
+    op.forward = b.memory(weights * c.weightCastForwardBytes);
+    op.backward = b.memory(weights * c.weightCastBackwardBytes);
+    op.rerun = c.recompute == Recompute::full ? 1 : 0;
+    op.source = "each micro-batch's casts of the layer's weights: Transformer Engine without its "
+                "weight cache, or torchao's Float8Linear";
+    b.ops.push_back(std::move(op));
+}
+
 namespace {
 
 // A fused attention kernel's work for one head, in tiles of 128 queries × 128 keys: one block a
@@ -871,7 +885,8 @@ LayerOp contextExchange(const LayerConfig &c, double tokens, double qkvoWidth, d
 // and its output gradient before the backward ones, the same way (module/base.py,
 // grad_output_preprocess). Each reads e bytes and writes two FP8 copies. Inference casts only
 // the input, with no transpose (vLLM, quantization/utils/w8a8_utils.py, apply_fp8_linear:
-// scaled_fp8_quant before the multiply). The weights are cast once a step, not counted; the
+// scaled_fp8_quant before the multiply). The weights' own casts are addWeightCasts' (once a step
+// with Transformer Engine's cache, not timed); the
 // projections that stay in 16 bits (Builder::sixteenBitProjection) cast nothing. NVFP4 casts
 // the same tensors into row-wise and column-wise copies of 4-bit values and an FP8 scale per
 // 16, each from the 16-bit tensor after a pass for its maximum, whose per-tensor scale the
@@ -1393,6 +1408,10 @@ LayerTimes layerTimes(const ModelSpec &model, const LayerConfig &c, const Device
         const ParamCounts counts = countParams(model, c.tp, ExpertSplit{c.ep, c.expertTp});
         addGradAccumulation(b, static_cast<double>(c.moe ? counts.perMoeLayer : counts.perLayer),
                             c);
+    }
+    if (c.training && (c.weightCastForwardBytes > 0 || c.weightCastBackwardBytes > 0)) {
+        const ParamCounts counts = countParams(model, c.tp, ExpertSplit{c.ep, c.expertTp});
+        addWeightCasts(b, static_cast<double>(c.moe ? counts.perMoeLayer : counts.perLayer), c);
     }
     if (!c.training)
         for (LayerOp &op : b.ops) {

@@ -165,6 +165,12 @@ struct LayerConfig
     // ones moves when the add is a pass of its own (read both, write the sum); 0 when the
     // weight-gradient multiply accumulates in place (fused_grad_accumulation).
     double gradAccumulationBytes = 0;
+    // Bytes per layer weight that casting the weights for FP8 or NVFP4 multiplies moves each
+    // micro-batch, in its forward and in its backward: Transformer Engine without its weight
+    // cache, or torchao's Float8Linear (docs/step_time.md, "Weight casts"); 0 where the cast
+    // copies are kept all step, cast once a step and not timed.
+    double weightCastForwardBytes = 0;
+    double weightCastBackwardBytes = 0;
     // Bytes per weight-gradient value the weight-gradient multiply's epilogue moves: with
     // the fused accumulation it reads and writes the accumulated gradient (Megatron-LM
     // main_grad: 2 × its bytes); otherwise it writes its own (0: the activation's bytes).

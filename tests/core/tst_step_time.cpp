@@ -932,6 +932,60 @@ private Q_SLOTS:
                              [](const LayerOp &o) { return o.key == "grad_accumulation"; }));
     }
 
+    // Weights cast each micro-batch (docs/step_time.md, "Weight casts"): Transformer Engine
+    // without its weight cache casts 16-bit weights in each forward (read 2, 2 more for
+    // current scaling's maximum, write the copy: 2 on H100, 1 on B200), FP8 weights on a TN-only
+    // device have their transpose made in each backward (read 1, write 1); torchao's
+    // Float8Linear casts 16-bit weights in both passes (2 + 2 + 1 each), FP8-gathered ones in the
+    // backward (1 + 1). Nothing with the cache on. Llama 3.1 70B's layer at T = 8: 109,068,288
+    // weights (above).
+    void weightCastsByHand_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<double>("forwardBytesPerWeight");
+        QTest::addColumn<double>("backwardBytesPerWeight");
+        const QString off = QStringLiteral("precision=fp8,fp8_weight_cache=false,");
+        QTest::addRow("TE, BF16 weights, delayed, H100")
+            << off + "fp8_params=false,fp8_scaling=delayed" << 2.0 + 2.0 << 0.0;
+        QTest::addRow("TE, BF16 weights, current, H100")
+            << off + "fp8_params=false,fp8_scaling=current" << 2.0 + 2.0 + 2.0 << 0.0;
+        QTest::addRow("TE, BF16 weights, delayed, B200")
+            << off + "fp8_params=false,fp8_scaling=delayed,device=b200" << 2.0 + 1.0 << 0.0;
+        QTest::addRow("TE, BF16 weights, NVFP4, B200")
+            << QStringLiteral("precision=nvfp4,fp8_weight_cache=false,device=b200")
+            << 2.0 + 2.0 + 1.125 << 0.0;
+        QTest::addRow("TE, FP8 weights, H100") << off + "fp8_params=true" << 0.0 << 2.0;
+        QTest::addRow("TE, FP8 weights, B200") << off + "fp8_params=true,device=b200" << 0.0 << 0.0;
+        QTest::addRow("torchao, BF16 weights")
+            << off + "framework=torchtitan,fp8_params=false" << 5.0 << 5.0;
+        QTest::addRow("torchao, FP8 gathers")
+            << off + "framework=torchtitan,fp8_params=true" << 0.0 << 2.0;
+        QTest::addRow("the cache on")
+            << QStringLiteral("precision=fp8,fp8_params=false") << 0.0 << 0.0;
+    }
+    void weightCastsByHand()
+    {
+        QFETCH(QString, set);
+        QFETCH(double, forwardBytesPerWeight);
+        QFETCH(double, backwardBytesPerWeight);
+        const Report r = evaluate(scenario(set), io::builtinPresets());
+        QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
+        const double weights =
+            (8192.0 * (8192 + 2 * 1024) + 8192.0 * 8192 + 3.0 * 8192 * 28672) / 8 + 2 * 8192;
+        const auto found = std::find_if(r.layerOps.begin(), r.layerOps.end(),
+                                        [](const LayerOp &o) { return o.key == "weight_cast"; });
+        if (forwardBytesPerWeight == 0 && backwardBytesPerWeight == 0) {
+            QVERIFY(found == r.layerOps.end());
+            return;
+        }
+        QVERIFY(found != r.layerOps.end());
+        QCOMPARE(found->forward.bytes, weights * forwardBytesPerWeight);
+        QCOMPARE(found->backward.bytes, weights * backwardBytesPerWeight);
+        QVERIFY(found->part == TimePart::memoryBound);
+        // At the device's achieved bandwidth, once per micro-batch.
+        QCOMPARE(found->forward.seconds > 0, forwardBytesPerWeight > 0);
+    }
+
     // The optimizer step's passes per parameter, as each framework's code makes them
     // (docs/step_time.md, "Optimizer"): cast 16-bit gradients to FP32 (g + 4), scale them
     // (8), read them for the norm (4, or g before the cast), Adam over FP32 gradient,
