@@ -24,6 +24,14 @@ class TestStageMemory : public QObject
 private:
     const Presets m_presets = io::builtinPresets();
 
+    // An evaluation with the timeline kept, for the memory over the step.
+    Report evaluatedWithTimeline(const Scenario &s) const
+    {
+        EvaluateOptions options;
+        options.timeline = true;
+        return evaluate(s, m_presets, options);
+    }
+
     // docs/worked-examples.md §5: Llama 3-8B (Llama 3.1 8B's architecture), DP2-PP2, seq 4096, b=1,
     // BF16.
     Scenario llama8bDp2Pp2(int microbatches) const
@@ -543,9 +551,7 @@ private Q_SLOTS:
         QFETCH(int, stage);
         QFETCH(qint64, castBytes);
         const Scenario s = scenario(set);
-        EvaluateOptions options;
-        options.timeline = true;
-        const Report r = evaluate(s, m_presets, options);
+        const Report r = evaluatedWithTimeline(s);
         QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
         const StageReport &st = r.stages.at(static_cast<std::size_t>(stage));
         QCOMPARE(st.castWeightsBytes, castBytes);
@@ -593,10 +599,8 @@ private Q_SLOTS:
         QFETCH(QString, set);
         QFETCH(int, stage);
         QFETCH(qint64, copies);
-        EvaluateOptions options;
-        options.timeline = true;
         const Scenario s = scenario(set + ",fp8_params=false");
-        const Report r = evaluate(s, m_presets, options);
+        const Report r = evaluatedWithTimeline(s);
         const Report held = evaluate(scenario(set + ",fp8_params=true"), m_presets);
         QVERIFY2(r.ok() && held.ok(), r.error ? r.error->message.c_str() : "");
         const auto i = static_cast<std::size_t>(stage);
@@ -671,9 +675,7 @@ private Q_SLOTS:
         QFETCH(QString, set);
         QFETCH(qint64, lossBytes);
         const Scenario s = scenario(set);
-        EvaluateOptions options;
-        options.timeline = true;
-        const Report r = evaluate(s, m_presets, options);
+        const Report r = evaluatedWithTimeline(s);
         QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
         QCOMPARE(r.stages.back().lossBytes, lossBytes);
         for (std::size_t i = 0; i + 1 < r.stages.size(); ++i)
