@@ -226,6 +226,17 @@ Precision heldWeightPrecision(const Scenario &s)
     return s.mode == Mode::training && castEachStep ? Precision::bf16 : s.precision;
 }
 
+// Whether the device's FP8 multiplies take the TN layout only: any layout from compute
+// capability 10.0 to 11.x and from 13.0, only TN before (Transformer Engine,
+// nvte_is_non_tn_fp8_gemm_supported); ROCm's fork, on the devices of no NVIDIA capability,
+// keeps the weights' transposes by default (ROCm/TransformerEngine#248,
+// keep_fp8_weight_transpose_cache), as TN-only devices need them.
+bool fp8TnOnly(const DeviceSpec &device)
+{
+    const double cc = device.computeCapability;
+    return !(cc > 0) || cc < 10 || (cc >= 12 && cc < 13);
+}
+
 // Bytes a parameter of a 16-bit weight's cast copy for FP8 or NVFP4 training, cached or not; 0
 // where the weights are held in their format already, under ZeRO-3 or in inference.
 double castCopyBytesPerParam(const Scenario &s, const DeviceSpec &device)
@@ -237,13 +248,9 @@ double castCopyBytesPerParam(const Scenario &s, const DeviceSpec &device)
     // (transformer_engine/pytorch/csrc/quantizer.cpp, NVFP4Quantizer::create_tensor).
     if (s.precision == Precision::nvfp4)
         return 2 * (0.5 + 1.0 / 16);
-    // FP8 multiplies take any layout from compute capability 10.0 to 11.x and from 13.0, only
-    // TN before (nvte_is_non_tn_fp8_gemm_supported): there the weight keeps its transpose
-    // beside the data for the backward's multiply (quantizer.cpp, with_transpose). ROCm's fork,
-    // on the devices of no NVIDIA capability, keeps the transpose too by default
-    // (ROCm/TransformerEngine#248, keep_fp8_weight_transpose_cache).
-    const double cc = device.computeCapability;
-    const bool tnOnly = !(cc > 0) || cc < 10 || (cc >= 12 && cc < 13);
+    // Where FP8 multiplies take the TN layout only the weight keeps its transpose beside the
+    // data for the backward's multiply (quantizer.cpp, with_transpose).
+    const bool tnOnly = fp8TnOnly(device);
     if (s.fp8Scaling == Fp8Scaling::block)
         // MXFP8 on Blackwell: row-wise and column-wise copies, an E8M0 scale per 32 values of
         // each; FP8 blocks on Hopper: the same two, an FP32 scale per 128 x 128 block of
@@ -288,9 +295,7 @@ WeightCasts weightCastsPerMicrobatch(const Scenario &s, const DeviceSpec &device
     const bool amaxPass = s.precision == Precision::nvfp4 || s.fp8Scaling == Fp8Scaling::current;
     if (!fp8Held)
         return {2.0 + (amaxPass ? 2.0 : 0.0) + castCopyBytesPerParam(s, device), 0};
-    const double cc = device.computeCapability;
-    const bool tnOnly = !(cc > 0) || cc < 10 || (cc >= 12 && cc < 13);
-    return {0, tnOnly ? 2.0 : 0.0};
+    return {0, fp8TnOnly(device) ? 2.0 : 0.0};
 }
 
 int minTpForWeights(const ModelSpec &model, const Scenario &s, std::int64_t capacity,
@@ -2475,8 +2480,7 @@ double castWeightBytesPerParam(const Scenario &s, const DeviceSpec &device)
     // Float8Tensor._create_transpose; FP8 blocks' _create_columnwise); MXFP8 weights are not
     // counted more (docs/activations.md, "Cast weights").
     if (s.mode == Mode::training && s.precision == Precision::fp8 && s.fp8Params && s.zero < 3) {
-        const double cc = device.computeCapability;
-        if (cc > 0 && !(cc < 10 || (cc >= 12 && cc < 13)))
+        if (!fp8TnOnly(device))
             return 0;
         return s.fp8Scaling == Fp8Scaling::block ? 1 + 4.0 / (128 * 128) : 1;
     }
