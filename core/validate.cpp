@@ -244,12 +244,13 @@ std::optional<InputError> checkSizes(const Scenario &s, const ModelSpec &m)
             kept.recompute = keptMoe.recompute = Recompute::none;
         // Without Transformer Engine's weight cache each micro-batch keeps a cast copy of its
         // layers' weights too, at most 2 + 2/32 bytes a parameter (MXFP8; castWeightBytesPerParam).
-        const ParamCounts counts = countParams(m, s.tp, ExpertSplit{s.ep, s.expertTpDegree()});
-        const double copies =
-            s.fp8WeightCache || (s.precision != Precision::fp8 && s.precision != Precision::nvfp4)
-                ? 0
-                : (2 + 2.0 / 32) *
-                      static_cast<double>(std::max(counts.perLayer, counts.perMoeLayer));
+        double copies = 0;
+        if (!s.fp8WeightCache &&
+            (s.precision == Precision::fp8 || s.precision == Precision::nvfp4)) {
+            const ParamCounts counts = countParams(m, s.tp, ExpertSplit{s.ep, s.expertTpDegree()});
+            copies =
+                (2 + 2.0 / 32) * static_cast<double>(std::max(counts.perLayer, counts.perMoeLayer));
+        }
         const double perLayer =
             std::max(layerActivationBytesBound(m, kept), layerActivationBytesBound(m, keptMoe)) +
             copies;
