@@ -203,9 +203,10 @@ const std::array kFields{
               "step's first forward (Megatron-LM --overlap-param-gather); off, inside the "
               "optimizer step, exposed (DeepSpeed's ZeRO-1 and 2)."},
     FieldInfo{"fp8_params", &Scenario::fp8Params,
-              "FP8 training keeps the weights in FP8: one byte a parameter held, gathered by "
-              "ZeRO and written by the optimizer (Megatron-LM --fp8-param-gather); off, in BF16, "
-              "cast for each step's FP8 multiplies: two bytes (docs/DESIGN.md §3.5)."},
+              "FP8 training keeps the weights in FP8: one byte a parameter held (on Hopper their "
+              "transposes too, among the cast weights: fp8_weight_cache), gathered by ZeRO and "
+              "written by the optimizer (Megatron-LM --fp8-param-gather); off, in BF16, cast for "
+              "each step's FP8 multiplies: two bytes (docs/DESIGN.md §3.5)."},
     FieldInfo{"fp8_weight_cache", &Scenario::fp8WeightCache,
               "FP8 and NVFP4 training keeps Transformer Engine's weight copies all step: with "
               "16-bit weights (fp8_params off) each weight's cast copy, 2 bytes a parameter on "
