@@ -100,6 +100,8 @@ private Q_SLOTS:
         QTest::addRow("torchtitan's H100 benchmark: the loss's own memory")
             << "llama-8b-torchtitan-loss-h100"
             << "memory";
+        QTest::addRow("Transformer Engine: FP8's cast weights") << "llama-70b-fp8-cast-weights-h100"
+                                                                << "memory";
     }
     void teaches()
     {
@@ -215,6 +217,26 @@ private Q_SLOTS:
             const core::Report after = core::evaluate(compiled, document.presets());
             QCOMPARE(after.stages[0].lossBytes, 2 * logits);
             QVERIFY(!after.hasWarning("loss-buffers"));
+        } else if (id == "llama-70b-fp8-cast-weights-h100") {
+            // Llama 3.1 70B's layer at T = 8: (8192·(8192 + 2·1024) + 8192·8192 +
+            // 3·8192·28672) / 8 + 2·8192 = 106,971,136 parameters; stage 0's 20 layers keep
+            // their FP8 data and transpose, 2 bytes each; FP8 weights, their transposes alone
+            // (1); without the cache each of 1F1B's K - 0 = 4 micro-batches in flight its own
+            // copy among the activations (docs/activations.md, "Cast weights").
+            QVERIFY2(verdict.contains("64 devices") && verdict.contains("Fits"),
+                     qPrintable(verdict));
+            const qint64 params = 20LL * 106'971'136;
+            const core::Report &r = document.report();
+            QCOMPARE(r.stages[0].castWeightsBytes, 2 * params);
+            QCOMPARE(memory("Cast weights").value(0), 2 * params / 1e9);
+            core::Scenario held = document.scenario();
+            held.fp8Params = true;
+            QCOMPARE(core::evaluate(held, document.presets()).stages[0].castWeightsBytes, params);
+            core::Scenario uncached = document.scenario();
+            uncached.fp8WeightCache = false;
+            const core::Report off = core::evaluate(uncached, document.presets());
+            QCOMPARE(off.stages[0].castWeightsBytes, 0LL);
+            QCOMPARE(off.stages[0].activationsBytes - r.stages[0].activationsBytes, 4 * 2 * params);
         } else if (id == "llama-2-70b-lora-mi300x") {
             // The block method reruns 21 of the stage's 80 layers: 21/80 of what rerunning
             // every layer takes, and the 59 others keep everything (docs/activations.md).
