@@ -698,6 +698,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
         c.weightGradStoreBytes = 2.0 * trainingStates(s).gradBytes;
     const WeightCasts casts = weightCastsPerMicrobatch(s, device);
     c.weightCastForwardBytes = casts.forward;
+    c.recastInputs = c.training && !s.saveQuantizedInputs;
     c.weightCastBackwardBytes = casts.backward;
     t.layer = layerTimes(model, c, *t.rates);
     if (model.hasExperts()) {

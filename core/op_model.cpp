@@ -901,6 +901,11 @@ void addFp8Casts(Builder &b, const LayerConfig &c)
     // weight gradient; a frozen projection (LoRA) takes none (Transformer Engine,
     // module/linear.py: columnwise usage only where backward_needs_input).
     const double written = (c.training && !b.frozen ? 2 : 1) * b.rates.castCopyBytes;
+    // An input kept in 16 bits (save_quantized_inputs off: torchao's Float8Linear,
+    // matmul_with_hp_or_float8_args) is cast for the forward's multiply alone, and again in the
+    // backward, column-major, for the weight gradient.
+    const bool recast = c.recastInputs && c.training && !b.frozen;
+    const double inputWritten = recast ? b.rates.castCopyBytes : written;
     // Current scaling reads each tensor for its maximum before the cast reads it again
     // (NVIDIA/TransformerEngine, pytorch/csrc/quantizer.cpp, Float8CurrentScalingQuantizer:
     // nvte_compute_amax, then nvte_quantize); NVFP4 always does.
@@ -910,9 +915,10 @@ void addFp8Casts(Builder &b, const LayerConfig &c)
     const double tokens = localTokens(c);
     LayerOp op = newOp("fp8_cast", nvfp4 ? "NVFP4 casts" : "FP8 casts and transposes",
                        TimePart::memoryBound, elements(tokens, b.fp8Inputs / tokens));
-    op.forward = b.memory(b.fp8Inputs * (read + written));
+    op.forward = b.memory(b.fp8Inputs * (read + inputWritten));
     if (c.training)
-        op.backward = b.memory(b.fp8OutputGradients * (read + written));
+        op.backward = b.memory(b.fp8OutputGradients * (read + written) +
+                               (recast ? b.fp8Inputs * (read + b.rates.castCopyBytes) : 0.0));
     // The casts of the multiplies recomputation reruns run again with them.
     op.rerun = b.fp8Inputs > 0 ? b.fp8RerunInputs / b.fp8Inputs : 0;
     op.source = nvfp4      ? "Transformer Engine, NVFP4: each multiply's input and output gradient "
@@ -923,6 +929,10 @@ void addFp8Casts(Builder &b, const LayerConfig &c)
                              "transposed (read 2e, write 2 bytes)"
                            : "Transformer Engine: each FP8 multiply's input and output "
                              "gradient cast and transposed (read e, write 2 bytes)";
+    if (recast)
+        op.source = "torchao's Float8Linear: each FP8 multiply's input cast for the forward alone "
+                    "(one copy written), and again in the backward for the weight gradient; its "
+                    "output gradient as Transformer Engine's";
     if (b.frozen)
         op.source = "Transformer Engine, frozen weights (LoRA): each multiply's input and output "
                     "gradient cast once, row-wise only, with no weight gradient to transpose "

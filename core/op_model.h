@@ -170,6 +170,9 @@ struct LayerConfig
     // cache, or torchao's Float8Linear (docs/step_time.md, "Weight casts"); 0 where the cast
     // copies are kept all step, cast once a step and not timed.
     double weightCastForwardBytes = 0;
+    // Training keeps each FP8 multiply's input in 16 bits and casts it again in the backward
+    // (Scenario::saveQuantizedInputs off: torchao's Float8Linear).
+    bool recastInputs = false;
     double weightCastBackwardBytes = 0;
     // Bytes per weight-gradient value the weight-gradient multiply's epilogue moves: with
     // the fused accumulation it reads and writes the accumulated gradient (Megatron-LM

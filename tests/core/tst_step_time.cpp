@@ -1126,6 +1126,29 @@ private Q_SLOTS:
         QVERIFY(near(find(a, "act").forward.seconds, find(b, "act").forward.seconds, 1e-12));
     }
 
+    // FP8 inputs kept in 16 bits (save_quantized_inputs off, torchao's Float8Linear,
+    // matmul_with_hp_or_float8_args) by hand on the default layout on an H100 (T = 8, sequence
+    // parallelism, 4,096 tokens), current scaling: each input is read for its maximum, read
+    // again and written once for the forward's multiply (2 + 2 + 1 bytes a value), and again
+    // in the backward for the weight gradient; Transformer Engine writes both copies in the
+    // forward (2 + 2 + 2) and nothing more. The output gradients are cast alike in both.
+    void recastInputsByHand()
+    {
+        const core::Presets presets = io::builtinPresets();
+        const QString fp8 = QStringLiteral("precision=fp8,fp8_scaling=current,");
+        const Report kept = evaluate(scenario(fp8 + "save_quantized_inputs=true"), presets);
+        const Report recast = evaluate(scenario(fp8 + "save_quantized_inputs=false"), presets);
+        QVERIFY(kept.ok() && recast.ok());
+        const double tokens = 4096;
+        const double in = 8192 + 1024 + 8192 + 3584, out = 1280 + 8192 + 7168 + 8192;
+        const LayerOp &te = opOf(kept.layerOps, "fp8_cast");
+        const LayerOp &ao = opOf(recast.layerOps, "fp8_cast");
+        QVERIFY(near(te.forward.bytes, tokens * in * (2 + 2 + 2)));
+        QVERIFY(near(te.backward.bytes, tokens * out * (2 + 2 + 2)));
+        QVERIFY(near(ao.forward.bytes, tokens * in * (2 + 2 + 1)));
+        QVERIFY(near(ao.backward.bytes, tokens * out * (2 + 2 + 2) + tokens * in * (2 + 2 + 1)));
+    }
+
     // NVFP4 training by hand on the default layout on a B200 (T = 8, sequence parallelism,
     // 4,096 tokens of a micro-batch): the projections multiply at the B200's NVFP4 peak, 9,000
     // TFLOPS, times its nvfp4_matmul_efficiency, 0.464 (devices.json); each projection's input
