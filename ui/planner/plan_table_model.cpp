@@ -197,8 +197,8 @@ QString PlanTableModel::rowTooltip(const core::PlanCandidate &c) const
                     .arg(1e3 * core::kMoeHostGapMinS, 0, 'f', 1)
                     .arg(1e3 * core::kMoeHostGapMaxS, 0, 'f', 1);
     if (c.fsdpOverlap)
-        text += tr("<p>Likely short: PyTorch FSDP2's published runs on Hopper took a third to "
-                   "three quarters of their gathers' and reduce-scatters' time beyond the model "
+        text += tr("<p>Likely short: PyTorch FSDP2's published runs on Hopper took 29 to 68 % "
+                   "of their gathers' and reduce-scatters' time beyond the model "
                    "(docs/step_time.md).</p>");
     if (m_loaded && c.sameLayout(*m_loaded))
         text += tr("<p>This layout is loaded in the explorer.</p>");
