@@ -177,8 +177,10 @@ TrainingStates trainingStates(const Scenario &s)
         !fp32Weights && frameworkProfile(s.framework).optimizerStep == OptimizerStep::torch;
     // FP32 weights or parameters: the weights are the master copy, so only two FP32 moments
     // (4 + 4 + 8). Otherwise an FP32 master copy plus two FP32 moments (12), as in ZeRO's
-    // K = 12.
-    const int optimizer = fp32Weights || fp32Parameters ? 8 : 12;
+    // K = 12. BF16 moments (optimizer_moments; Megatron-core's precision-aware optimizer,
+    // megatron/core/optimizer/optimizer_config.py, exp_avg_dtype) take 2 bytes each.
+    const int moments = s.optimizerMoments == Precision::bf16 ? 2 + 2 : 4 + 4;
+    const int optimizer = (fp32Weights || fp32Parameters ? 0 : 4) + moments;
     // Gradients in the training precision, or FP32 when accumulated so (Megatron-LM's 18 B).
     const int grads = fp32Weights || s.gradPrecision == Precision::fp32 ? 4 : 2;
     return {grads, optimizer, fp32Parameters};
@@ -2409,9 +2411,25 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
         const std::int64_t dense = st.params - st.expertParams;
         const std::int64_t trainedDense = st.trainableParams - st.trainableExpertParams;
         const std::int64_t trainedExperts = st.trainableExpertParams;
-        st.weightsBytes =
-            zeroShard(weightBytes(dense, heldWeightPrecision(s)),
-                      weightBytes(st.expertParams, heldWeightPrecision(s)), s.zero >= 3);
+        const Precision held = heldWeightPrecision(s);
+        std::int64_t denseWeightBytes = weightBytes(dense, held);
+        std::int64_t expertWeightBytes = weightBytes(st.expertParams, held);
+        if (training && held == Precision::fp8 && model.hasArchitecture()) {
+            // FP8 parameters are Transformer Engine's modules' weights alone (castParams:
+            // Megatron-core builds the model under te.quantized_model_init, and only its TE
+            // layers quantize their weights): the embedding, an LM head outside fp8_lm_head
+            // and LoRA's adapters stay in BF16 (megatron/core/distributed/
+            // param_and_grad_buffer.py keeps them in a buffer of their own type).
+            const std::int64_t expertAdapters = s.loraRank > 0 ? st.trainableExpertParams : 0;
+            const std::int64_t baseExperts = st.expertParams - expertAdapters;
+            const std::int64_t fp8Dense = std::min(dense, st.castParams - baseExperts);
+            denseWeightBytes = saturatingAdd(weightBytes(fp8Dense, Precision::fp8),
+                                             weightBytes(dense - fp8Dense, Precision::bf16));
+            expertWeightBytes =
+                saturatingAdd(weightBytes(baseExperts, Precision::fp8),
+                              weightBytes(st.expertParams - baseExperts, Precision::bf16));
+        }
+        st.weightsBytes = zeroShard(denseWeightBytes, expertWeightBytes, s.zero >= 3);
         st.gradsBytes = zeroShard(trainedDense * states.gradBytes,
                                   trainedExperts * states.gradBytes, s.zero >= 2);
         st.optimizerBytes = zeroShard(trainedDense * states.optimizerBytes,
@@ -2473,18 +2491,25 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
 
 double castWeightBytesPerParam(const Scenario &s, const DeviceSpec &device)
 {
-    if (!s.fp8WeightCache)
-        return 0;
-    // FP8 weights on a device whose FP8 multiplies take the TN layout only keep a transpose
-    // for the backward beside the data, made after each gather of the updated weights
-    // (transformer_engine/pytorch/tensor/utils.py, post_all_gather_processing:
-    // Float8Tensor._create_transpose; FP8 blocks' _create_columnwise); MXFP8 weights are not
-    // counted more (docs/activations.md, "Cast weights").
     if (s.mode == Mode::training && s.precision == Precision::fp8 && s.fp8Params && s.zero < 3) {
-        if (!fp8TnOnly(device))
+        // MXFP8 weights hold their column-wise copy from the start, cache or not: Transformer
+        // Engine quantizes each with both usages while gradients are on, and only the
+        // quantizing kernel makes the column-wise one ("columnwise scaled output is only
+        // produced by x2 scaling kernels": tensor/storage/mxfp8_tensor_storage.py,
+        // update_usage), so it is never rebuilt from the data: its E8M0 scales per 32 values
+        // and that copy with its scales (docs/activations.md, "Cast weights").
+        if (s.fp8Scaling == Fp8Scaling::block && !fp8TnOnly(device))
+            return 1.0 / 32 + 1 + 1.0 / 32;
+        // FP8 weights on a device whose FP8 multiplies take the TN layout only keep a transpose
+        // for the backward beside the data, made after each gather of the updated weights
+        // (transformer_engine/pytorch/tensor/utils.py, post_all_gather_processing:
+        // Float8Tensor._create_transpose; FP8 blocks' _create_columnwise).
+        if (!s.fp8WeightCache || !fp8TnOnly(device))
             return 0;
         return s.fp8Scaling == Fp8Scaling::block ? 1 + 4.0 / (128 * 128) : 1;
     }
+    if (!s.fp8WeightCache)
+        return 0;
     // Transformer Engine caches the cast weight under the name "weight" when Megatron-LM passes
     // is_first_microbatch (transformer_engine/pytorch/module/linear.py, _fp8_workspaces;
     // megatron/core/extensions/transformer_engine.py); ZeRO-3 gathers the weights anew.

@@ -16,6 +16,8 @@ namespace {
 
 // Gradients are kept in bf16, or accumulated in fp32 as Megatron-LM does; nothing narrower.
 constexpr std::array<std::string_view, 2> kGradPrecisions{"bf16", "fp32"};
+// Adam's moments: FP32, or BF16 as Megatron-core's precision-aware optimizer keeps them.
+constexpr std::array<std::string_view, 2> kMomentPrecisions{"fp32", "bf16"};
 
 const std::array kFields{
     FieldInfo{"framework", &Scenario::framework,
@@ -32,6 +34,12 @@ const std::array kFields{
               "Gradient format in training; fp32 accumulates as Megatron-LM does (18 bytes per "
               "parameter).",
               kGradPrecisions},
+    FieldInfo{"optimizer_moments", &Scenario::optimizerMoments,
+              "Adam's two moments in training: fp32, or bf16 beside the FP32 master weights, "
+              "8 bytes a parameter of optimizer states rather than 12, and less for the "
+              "optimizer step to read and write (Megatron-LM --use-precision-aware-optimizer "
+              "--exp-avg-dtype bf16 --exp-avg-sq-dtype bf16; docs/DESIGN.md §3.1).",
+              kMomentPrecisions},
     FieldInfo{"fp8_scaling", &Scenario::fp8Scaling,
               "FP8 training: how each cast finds its scale. delayed takes earlier steps' maxima "
               "(Transformer Engine's default); current reads the tensor once more for its own "
@@ -211,7 +219,8 @@ const std::array kFields{
               "FP8 and NVFP4 training keeps Transformer Engine's weight copies all step: with "
               "16-bit weights (fp8_params off) each weight's cast copy, 2 bytes a parameter on "
               "Hopper (the data and its transpose), 1 on Blackwell, 2.06 in MXFP8, 1.13 in "
-              "NVFP4; with FP8 weights on Hopper their transpose, 1 byte. Off "
+              "NVFP4; with FP8 weights on Hopper their transpose, 1 byte (MXFP8 weights hold "
+              "their column-wise copy either way, 1.06). Off "
               "(disable_parameter_transpose_cache), each forward casts the weights afresh: "
               "Transformer Engine saves that copy for the micro-batch's backward, among the "
               "activations (DeepSpeed), torchao's Float8Linear keeps none (torchtitan; "

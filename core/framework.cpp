@@ -16,6 +16,10 @@ constexpr std::array kMegatronSettings{
                    "BF16 parameters with FP32 main gradients, 18 bytes per parameter (6 + 12/D "
                    "with the distributed optimizer): Megatron-LM "
                    "docs/user-guide/features/dist_optimizer.md"},
+    ProfileSetting{"optimizer_moments", "fp32",
+                   "Adam's moments in FP32: --exp-avg-dtype and --exp-avg-sq-dtype default to "
+                   "fp32 (megatron/core/optimizer/optimizer_config.py); Megatron-Bridge's "
+                   "DeepSeek-V3 recipes keep them in BF16 with --use-precision-aware-optimizer"},
     ProfileSetting{"cache_outputs", "false",
                    "the last stage's output is the loss; the logits go with the micro-batch's "
                    "backward (megatron/core/pipeline_parallel/schedules.py)"},
@@ -67,6 +71,8 @@ constexpr std::array kMegatronSchedules{Schedule::oneFOneB, Schedule::interleave
 constexpr std::array kTorchtitanSettings{
     ProfileSetting{"grad_precision", "fp32",
                    "FSDP2 reduces gradients in FP32 (MixedPrecisionPolicy reduce_dtype)"},
+    ProfileSetting{"optimizer_moments", "fp32",
+                   "torch.optim.AdamW keeps its moments in the FP32 parameters' own type"},
     ProfileSetting{"cache_outputs", "true",
                    "torch.distributed.pipelining keeps every micro-batch's output until the "
                    "step ends (pytorch/pytorch#159251) unless return_outputs=False "
@@ -124,6 +130,9 @@ constexpr std::array kDeepSpeedSettings{
     ProfileSetting{"grad_precision", "fp32",
                    "18 bytes per parameter of model states (DeepSpeed's ZeRO estimators, "
                    "estimate_zero3_model_states_mem_needs)"},
+    ProfileSetting{"optimizer_moments", "fp32",
+                   "its Adam keeps FP32 moments beside the FP32 master weights (the 12 of the "
+                   "ZeRO paper's K)"},
     ProfileSetting{"cache_outputs", "false",
                    "the pipeline engine keeps no outputs beyond each micro-batch's loss"},
     ProfileSetting{"ends_in_pipeline_split", "false",

@@ -294,7 +294,11 @@ struct Scenario
     std::string device = "h100-sxm";
     std::optional<DeviceSpec> customDevice;
     Precision precision = Precision::bf16;
-    Precision gradPrecision = Precision::bf16;   // fp32: Megatron-style FP32 accumulation
+    Precision gradPrecision = Precision::bf16; // fp32: Megatron-style FP32 accumulation
+    // Adam's two moments in training: FP32, or BF16 beside the FP32 master weights
+    // (Megatron-core's precision-aware optimizer, --exp-avg-dtype and --exp-avg-sq-dtype bf16:
+    // 8 bytes a parameter of optimizer states, not 12).
+    Precision optimizerMoments = Precision::fp32;
     Fp8Scaling fp8Scaling = Fp8Scaling::delayed; // how FP8 casts find their scales
     Mode mode = Mode::training;
     int tp = 8;

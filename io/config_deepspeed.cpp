@@ -799,6 +799,9 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
         notes.push_back("grad_precision fp32: DeepSpeed accumulates FP32 gradients of BF16 "
                         "weights under ZeRO-1 only (BF16_Optimizer, data_types.grad_accum_dtype), "
                         "so this file leaves the accumulation in the model's type");
+    if (s.optimizerMoments == core::Precision::bf16 && s.mode == core::Mode::training)
+        notes.push_back("optimizer_moments=bf16: DeepSpeed's Adam keeps FP32 moments beside the "
+                        "FP32 master weights; no configuration key narrows them");
     const std::int64_t global =
         std::int64_t{s.microbatchSize} * s.microbatches * std::int64_t{s.dp};
     std::string text = "{\n  \"" + std::string(kCommentKey) + "\": [\n";

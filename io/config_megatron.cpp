@@ -938,6 +938,9 @@ enum class Flag
     overlapParamGather,
     gradReduceBf16,
     gradFp32,
+    precisionAwareOptimizer,
+    expAvgDtype,
+    expAvgSqDtype,
     noGradAccFusion,
     lossFusion,
     lossFusionImpl,
@@ -1068,6 +1071,10 @@ constexpr std::array kFlags{
     FlagInfo{"--grad-reduce-in-bf16", Flag::gradReduceBf16, Takes::nothing, "grad_precision"},
     FlagInfo{"--accumulate-allreduce-grads-in-fp32", Flag::gradFp32, Takes::nothing,
              "grad_precision"},
+    FlagInfo{"--use-precision-aware-optimizer", Flag::precisionAwareOptimizer, Takes::nothing,
+             "optimizer_moments"},
+    FlagInfo{"--exp-avg-dtype", Flag::expAvgDtype, Takes::value, "optimizer_moments"},
+    FlagInfo{"--exp-avg-sq-dtype", Flag::expAvgSqDtype, Takes::value, "optimizer_moments"},
     FlagInfo{"--no-gradient-accumulation-fusion", Flag::noGradAccFusion, Takes::nothing,
              "fused_grad_accumulation"},
     FlagInfo{"--no-bias-swiglu-fusion", Flag::noSwigluFusion, Takes::nothing, "fused_swiglu"},
@@ -2111,6 +2118,8 @@ private:
         has(Flag::gradFp32);
         if (has(Flag::gradReduceBf16))
             s.gradPrecision = core::Precision::bf16;
+        if (auto e = readOptimizerMoments(s))
+            return e;
         if (has(Flag::noGradAccFusion))
             s.fusedGradAccumulation = false;
         if (auto e = readLossFusion(s))
@@ -2512,6 +2521,52 @@ private:
         s.lossFusion = !fused ? core::LossFusion::none
                        : te   ? core::LossFusion::te
                               : core::LossFusion::native;
+        return std::nullopt;
+    }
+
+    // Adam's moments: --exp-avg-dtype and --exp-avg-sq-dtype (fp32, fp16, bf16 or fp8; fp32 by
+    // default) take effect with --use-precision-aware-optimizer only (arguments.py: "when
+    // enabling precision-aware-optimizer"). optimizer_moments says fp32 or bf16 for both;
+    // other mixes read as the one that counts more memory, with an assumption.
+    std::optional<core::InputError> readOptimizerMoments(core::Scenario &s)
+    {
+        s.optimizerMoments = core::Precision::fp32;
+        const bool aware = has(Flag::precisionAwareOptimizer);
+        int bytes[2] = {4, 4};
+        const Flag flags[2] = {Flag::expAvgDtype, Flag::expAvgSqDtype};
+        for (int i = 0; i < 2; ++i) {
+            const Given *g = given(flags[i]);
+            if (!g)
+                continue;
+            if (g->value == "fp32")
+                bytes[i] = 4;
+            else if (g->value == "bf16" || g->value == "fp16")
+                bytes[i] = 2;
+            else if (g->value == "fp8")
+                bytes[i] = 1;
+            else
+                return core::InputError{g->name,
+                                        "expects fp32, fp16, bf16 or fp8, not '" + g->value + "'"};
+            if (!aware) {
+                m_out.assumptions.push_back(
+                    g->name + " " + g->value +
+                    " without --use-precision-aware-optimizer: Megatron-LM keeps FP32 moments");
+                bytes[i] = 4;
+                continue;
+            }
+            noteRead(flags[i]);
+        }
+        if (bytes[0] == 4 || bytes[1] == 4) {
+            if (bytes[0] != bytes[1])
+                m_out.assumptions.push_back("one moment in FP32 and one narrower: read as "
+                                            "optimizer_moments=fp32, 2 bytes a parameter more "
+                                            "than the run keeps");
+            return std::nullopt;
+        }
+        s.optimizerMoments = core::Precision::bf16;
+        if (bytes[0] == 1 || bytes[1] == 1)
+            m_out.assumptions.push_back("FP8 moments: read as optimizer_moments=bf16, up to 2 "
+                                        "bytes a parameter more than the run keeps");
         return std::nullopt;
     }
 
@@ -2918,6 +2973,11 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
     }
     if (s.gradPrecision == Precision::bf16)
         flag("--grad-reduce-in-bf16");
+    if (s.mode == core::Mode::training && s.optimizerMoments == Precision::bf16) {
+        flag("--use-precision-aware-optimizer");
+        flag("--exp-avg-dtype", "bf16");
+        flag("--exp-avg-sq-dtype", "bf16");
+    }
     if (!s.fusedGradAccumulation)
         flag("--no-gradient-accumulation-fusion");
     if (s.lossFusion != core::LossFusion::none) {

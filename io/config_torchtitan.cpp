@@ -1167,6 +1167,9 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
         s.mode == core::Mode::training)
         notes.push_back("fp8_weight_cache=true: torchao's Float8Linear casts the weights in each "
                         "forward and keeps no copy");
+    if (s.optimizerMoments == core::Precision::bf16 && s.mode == core::Mode::training)
+        notes.push_back("optimizer_moments=bf16: torchtitan's AdamW keeps its moments in the "
+                        "FP32 parameters' type; no option narrows them");
     if (s.fp8LmHead && s.precision == core::Precision::fp8)
         notes.push_back("fp8_lm_head=true: torchtitan's float8 and MX converters leave the "
                         "output layer in 16 bits (filter_fqns)");

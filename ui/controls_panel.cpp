@@ -51,6 +51,7 @@ constexpr const char *kTrainingOnly[] = {"zero",
                                          "virtual_stages",
                                          "recompute",
                                          "grad_precision",
+                                         "optimizer_moments",
                                          "dp_overlap",
                                          "dp_bucket_params",
                                          "dp_collective_units",
@@ -258,6 +259,9 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     QComboBox *grads = addChoice(QStringLiteral("grad_precision"), tr("Gradients"));
     grads->addItem(QStringLiteral("bf16"), QStringLiteral("bf16"));
     grads->addItem(tr("fp32 accumulation"), QStringLiteral("fp32"));
+    QComboBox *moments = addChoice(QStringLiteral("optimizer_moments"), tr("Adam moments"));
+    moments->addItem(QStringLiteral("fp32"), QStringLiteral("fp32"));
+    moments->addItem(tr("bf16 (precision-aware)"), QStringLiteral("bf16"));
     addCheck(QStringLiteral("sequence_parallel"), tr("Sequence para&llelism"));
     addCheck(QStringLiteral("tp_overlap"), tr("Overlap TP communication"));
     addCheck(QStringLiteral("tp_overlap_qkv"), tr("Overlap QKV gather"));

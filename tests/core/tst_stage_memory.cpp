@@ -536,6 +536,15 @@ private Q_SLOTS:
             << layers + 4 * layers / 16384;
         QTest::addRow("B200, FP8 weights: none")
             << base + "device=b200,fp8_params=true" << 0 << 0LL;
+        // MXFP8 weights hold both usages from the start (Transformer Engine quantizes them so
+        // while gradients are on, and only that kernel makes the column-wise copy:
+        // mxfp8_tensor_storage.py, update_usage): the data's E8M0 scales per 32 values, the
+        // column-wise copy and its scales, 1/32 + 1 + 1/32, the cache on or off.
+        QTest::addRow("B200, MXFP8 weights: the scales and the column-wise copy")
+            << base + "device=b200,fp8_params=true,fp8_scaling=block" << 0 << layers + layers / 16;
+        QTest::addRow("B200, MXFP8 weights, the cache off: kept all the same")
+            << base + "device=b200,fp8_params=true,fp8_scaling=block,fp8_weight_cache=false" << 0
+            << layers + layers / 16;
         QTest::addRow("H100, FP8 weights, the cache off: made and freed in each backward")
             << base + "device=h100-sxm,fp8_params=true,fp8_weight_cache=false" << 0 << 0LL;
         QTest::addRow("the cache off")
@@ -561,6 +570,42 @@ private Q_SLOTS:
             const MemoryTimeline t = memoryTimeline(s, m_presets, r, stage);
             QCOMPARE(t.points.at(t.peak).totalBytes, st.totalBytes);
         }
+    }
+
+    // FP8 weights (fp8_params: Megatron-LM --fp8-param-gather) are Transformer Engine's modules'
+    // alone: the embedding, the final norm and an LM head outside fp8_lm_head stay in BF16. By
+    // hand for Llama 3.1 8B: 32 layers of 218,112,000 parameters at 1 byte, the embedding and the
+    // LM head 4096 × 128,256 = 525,336,576 each and the final norm 4,096 at 2.
+    void fp8WeightsAreTheLayers_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<int>("stage");
+        QTest::addColumn<qint64>("weightsBytes");
+        constexpr qint64 layer = 218112000;
+        constexpr qint64 table = 4096LL * 128256;
+        const QString base =
+            QStringLiteral("model=llama-3.1-8b,tp=1,dp=1,microbatches=4,seq_len=4096,"
+                           "device=h100-sxm,precision=fp8,fp8_params=true,");
+        QTest::addRow("one stage") << base + "pp=1" << 0 << 32 * layer + 2 * (2 * table + 4096);
+        // fp8_lm_head runs with MXFP8 only, as Megatron-core's fp8_output_proj does.
+        QTest::addRow("MXFP8 on a B200 with the LM head in FP8")
+            << base + "pp=1,device=b200,fp8_scaling=block,fp8_lm_head=true" << 0
+            << 32 * layer + table + 2 * (table + 4096);
+        QTest::addRow("K = 2, stage 0: the embedding")
+            << base + "pp=2" << 0 << 16 * layer + 2 * table;
+        QTest::addRow("K = 2, stage 1: the final norm and the LM head")
+            << base + "pp=2" << 1 << 16 * layer + 2 * (table + 4096);
+        QTest::addRow("BF16 weights: every parameter at 2")
+            << base + "pp=1,fp8_params=false" << 0 << 2 * (32 * layer + 2 * table + 4096);
+    }
+    void fp8WeightsAreTheLayers()
+    {
+        QFETCH(QString, set);
+        QFETCH(int, stage);
+        QFETCH(qint64, weightsBytes);
+        const Report r = evaluate(scenario(set), m_presets);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        QCOMPARE(r.stages.at(static_cast<std::size_t>(stage)).weightsBytes, weightsBytes);
     }
 
     // Transformer Engine called without is_first_microbatch (DeepSpeed's engine; Megatron-core

@@ -1085,6 +1085,17 @@ private Q_SLOTS:
         QCOMPARE(st.optimizerOwnedParams, params / 2.0);
         QCOMPARE(st.optimizerHeldParams, static_cast<double>(params));
         QVERIFY(near(st.memoryBytesPerS, rate));
+        // BF16 moments (Megatron-core's precision-aware optimizer): Adam reads the FP32
+        // gradient and master copy and two 2-byte moments and writes the last three,
+        // 2 · (4 + 2 + 2) + 4 = 20 where FP32 moments take 28: 30 bytes an owned parameter.
+        const Report bf16Moments = evaluate(
+            scenario(QStringLiteral("grad_precision=fp32,zero=1,dp=2,optimizer_moments=bf16")),
+            io::builtinPresets());
+        QVERIFY(bf16Moments.stepTime);
+        QCOMPARE(bf16Moments.stepTime->optimizer.adam, 20.0);
+        QCOMPARE(bf16Moments.stepTime->optimizer.owned(), 30.0);
+        QVERIFY(near(bf16Moments.stepTime->breakdown[TimePart::optimizer],
+                     (params / 2.0 * 30 + params * 4.0) / rate, 1e-9));
     }
 
     // PyTorch's own kernels at their measured bandwidth (docs/step_time.md, "Device data"): on

@@ -821,7 +821,8 @@ private Q_SLOTS:
     // (recipes/deepseek/deepseek_v3.py: one multi-token-prediction layer, selective recomputation
     // of the modules each preset names, the flex dispatcher, T = 1, expert T = 1) and the
     // performance scripts' common settings (deepseek_llm_pretrain.py: gradients reduced in BF16,
-    // the router forced to balance the tokens). Layouts: the presets' own, or
+    // the router forced to balance the tokens), and the recipe's precision-aware optimizer with
+    // BF16 moments (deepseek_v3.py: exp_avg_dtype, exp_avg_sq_dtype). Layouts: the presets' own, or
     // set_deepseek_v3_pipeline_model_parallel_ layout's for (K, v) = (4, 4) and (8, 1). Checked
     // after MTP and the recomputed modules were built, as runs nothing in the model was set from.
     void megatronBridgeDeepSeek_data()
@@ -874,7 +875,8 @@ private Q_SLOTS:
         bridgeRun(QStringLiteral("framework=megatron,precision=fp8,fp8_scaling=block,"
                                  "grad_precision=bf16,fp8_params=true,zero=1,attention=flash,"
                                  "seq_len=4096,cache_outputs=false,tp=1,expert_tp=1,loss_fusion=te,"
-                                 "ep_dispatcher=flex,mtp_layers=1,recompute=selective"),
+                                 "ep_dispatcher=flex,mtp_layers=1,recompute=selective,"
+                                 "optimizer_moments=bf16"),
                   e);
         if (QTest::currentTestFailed())
             return;
@@ -897,7 +899,8 @@ private Q_SLOTS:
     // micro-batch's all-to-alls under another's computation (overlap_moe_expert_parallel_comm),
     // the router forced to balance (every benchmark dropless), T = 1. DeepSeek-V3: the recipe's
     // one MTP layer and `Et*4|(t*4|)*14tmL`, the LM head in FP8 (fp8_output_proj), FP8
-    // attention on GB300 only, recomputation of nothing on GB300 and of `mla_up_proj` on GB200.
+    // attention on GB300 only, recomputation of nothing on GB300 and of `mla_up_proj` on GB200,
+    // the base recipe's BF16 moments (recipes/deepseek/h100/deepseek_v3.py, exp_avg_dtype).
     // Qwen3: FP8 attention, no recomputation, the 235B's embedding and loss counted in its
     // split (recipes/qwen/h100/qwen3_moe.py). Added after fp8_lm_head was built, as runs nothing
     // in the model was set from.
@@ -905,7 +908,8 @@ private Q_SLOTS:
     {
         addBridgeColumns();
         const QString deepSeek =
-            QStringLiteral("mtp_layers=1,fp8_lm_head=true,pipeline_layout=Et*4|(t*4|)*14tmL,");
+            QStringLiteral("mtp_layers=1,fp8_lm_head=true,pipeline_layout=Et*4|(t*4|)*14tmL,"
+                           "optimizer_moments=bf16,");
         QTest::addRow("DeepSeek-V3, 256 GB300, K2 v8 E32")
             << "deepseek-v3"
             << deepSeek + "device=gb300-nvl72,pp=2,schedule=interleaved,virtual_stages=8,dp=128,"
@@ -1177,8 +1181,9 @@ private Q_SLOTS:
     // expert parallelism over 8 nodes, ZeRO-1 over the rest, T = 1 (§3.2), each token sent to
     // at most 4 nodes once a node and forwarded over NVLink (§3.2.2, the flex dispatcher),
     // the forward's and backward's all-to-alls of each DualPipe pair overlapped (§3.2.1), FP8
-    // with the weights kept in higher precision (§3.3). Its recomputation, RMSNorm and the MLA
-    // up-projections only (§3.3.1), has no key: full recomputation reruns more (an upper bound
+    // with the weights kept in higher precision (§3.3), AdamW's moments in BF16 beside FP32
+    // master weights and gradients (§3.3.3: optimizer_moments). Its recomputation, RMSNorm and the
+    // MLA up-projections only (§3.3.1), has no key: full recomputation reruns more (an upper bound
     // on the step), selective keeps more (a lower bound, and does not fit in Parascope's
     // count). One micro-batch of one sequence a replica is assumed (not published). The step
     // sits between the bounds; with full recomputation it is within 15 % (docs/experts.md,
@@ -1190,7 +1195,8 @@ private Q_SLOTS:
         const QString set = QStringLiteral(
             "framework=megatron,model=deepseek-v3,device=h800-sxm,precision=fp8,fp8_params=false,"
             "tp=1,pp=16,dp=128,ep=64,zero=1,microbatches=120,microbatch_size=1,seq_len=4096,"
-            "schedule=dualpipe,ep_overlap=true,ep_dispatcher=flex,recompute=");
+            "schedule=dualpipe,ep_overlap=true,ep_dispatcher=flex,optimizer_moments=bf16,"
+            "recompute=");
         const double publishedS = 15360.0 * 4096 / (1e12 / (180e3 * 3600 / 2048));
         const Report full = evaluate(scenario(set + "full"), io::builtinPresets());
         const Report selective = evaluate(scenario(set + "selective"), io::builtinPresets());

@@ -65,26 +65,35 @@ private Q_SLOTS:
         QTest::addColumn<double>("grads");
         QTest::addColumn<double>("optimizer");
         QTest::addColumn<bool>("fp8Params");
+        QTest::addColumn<int>("moments");
         const int bf16 = int(Precision::bf16), fp32 = int(Precision::fp32);
         // ZeRO §3.1: mixed-precision Adam, K = 12 (FP32 master, momentum, variance).
         QTest::addRow("ZeRO §3.1: BF16 mixed precision, 2+2+12")
-            << bf16 << bf16 << 2.0 << 2.0 << 12.0 << true;
+            << bf16 << bf16 << 2.0 << 2.0 << 12.0 << true << fp32;
         // Megatron-LM keeps FP32 gradients for accumulation: 18 bytes per parameter.
         QTest::addRow("docs/DESIGN.md §3.5: FP32 gradient accumulation, 2+4+12")
-            << bf16 << fp32 << 2.0 << 4.0 << 12.0 << true;
+            << bf16 << fp32 << 2.0 << 4.0 << 12.0 << true << fp32;
         // FP32 training: the weights are the master copy; Adam adds two FP32 moments.
         QTest::addRow("docs/DESIGN.md §3.5: FP32 training, 4+4+8")
-            << fp32 << bf16 << 4.0 << 4.0 << 8.0 << true;
+            << fp32 << bf16 << 4.0 << 4.0 << 8.0 << true << fp32;
         // FP8 training keeps FP8 weights plus the same FP32 master and moments.
         QTest::addRow("docs/DESIGN.md §3.5: FP8 training, 1+2+12")
-            << int(Precision::fp8) << bf16 << 1.0 << 2.0 << 12.0 << true;
+            << int(Precision::fp8) << bf16 << 1.0 << 2.0 << 12.0 << true << fp32;
         // Without FP8 parameters (Megatron-LM without --fp8-param-gather, its default:
         // megatron/training/arguments.py) the weights stay in BF16: 2+2+12.
         QTest::addRow("FP8 training with BF16 weights, 2+2+12")
-            << int(Precision::fp8) << bf16 << 2.0 << 2.0 << 12.0 << false;
+            << int(Precision::fp8) << bf16 << 2.0 << 2.0 << 12.0 << false << fp32;
         // The choice is FP8 training's alone: BF16 training keeps 2-byte weights either way.
         QTest::addRow("BF16 training ignores fp8_params, 2+2+12")
-            << bf16 << bf16 << 2.0 << 2.0 << 12.0 << false;
+            << bf16 << bf16 << 2.0 << 2.0 << 12.0 << false << fp32;
+        // DeepSeek-V3's report (§3.3.3) keeps AdamW's two moments in BF16 beside the FP32
+        // master weights, as Megatron-core's precision-aware optimizer does with
+        // --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16: 4 + 2 + 2.
+        QTest::addRow("DeepSeek-V3 §3.3.3: BF16 moments, 2+2+(4+2+2)")
+            << bf16 << bf16 << 2.0 << 2.0 << 8.0 << true << bf16;
+        // FP32 weights are the master copy: the two BF16 moments alone.
+        QTest::addRow("FP32 training with BF16 moments, 4+4+(2+2)")
+            << fp32 << bf16 << 4.0 << 4.0 << 4.0 << true << bf16;
     }
     void bytesPerParameter()
     {
@@ -94,10 +103,12 @@ private Q_SLOTS:
         QFETCH(double, grads);
         QFETCH(double, optimizer);
         QFETCH(bool, fp8Params);
+        QFETCH(int, moments);
         Scenario s = zeroPaper(0, 1);
         s.precision = Precision(precision);
         s.gradPrecision = Precision(gradPrecision);
         s.fp8Params = fp8Params;
+        s.optimizerMoments = Precision(moments);
         const Report r = evaluate(s, Presets{});
         QVERIFY(r.ok());
         QCOMPARE(r.weightBytesPerParam, weights);

@@ -565,6 +565,14 @@ private Q_SLOTS:
         QTest::addRow("768M-parameter buckets")
             << QByteArray("--overlap-grad-reduce --ddp-bucket-size 768000000")
             << "--ddp-bucket-size 768000000" << true;
+        QTest::addRow("FP32 moments")
+            << QByteArray("") << "--use-precision-aware-optimizer" << false;
+        QTest::addRow("BF16 moments")
+            << QByteArray("--use-precision-aware-optimizer --exp-avg-dtype bf16 "
+                          "--exp-avg-sq-dtype bf16")
+            << "--use-precision-aware-optimizer \\\n    --exp-avg-dtype bf16 \\\n    "
+               "--exp-avg-sq-dtype bf16"
+            << true;
     }
     void settingsWrittenBack()
     {
@@ -1861,6 +1869,34 @@ private Q_SLOTS:
             << QByteArray("--attention-backend unfused") << attention << "eager"
             << ""
             << "";
+        // Adam's moments (arguments.py: --exp-avg-dtype and --exp-avg-sq-dtype, fp32 by
+        // default, used by --use-precision-aware-optimizer only).
+        const QString moments = QStringLiteral("optimizer_moments");
+        QTest::addRow("BF16 moments, precision-aware")
+            << QByteArray("--use-precision-aware-optimizer --exp-avg-dtype bf16 "
+                          "--exp-avg-sq-dtype bf16")
+            << moments << "bf16"
+            << ""
+            << "";
+        QTest::addRow("FP16 moments: two bytes each as well")
+            << QByteArray("--use-precision-aware-optimizer --exp-avg-dtype fp16 "
+                          "--exp-avg-sq-dtype fp16")
+            << moments << "bf16"
+            << ""
+            << "";
+        QTest::addRow("one moment narrowed: the larger count")
+            << QByteArray("--use-precision-aware-optimizer --exp-avg-dtype bf16") << moments
+            << "fp32"
+            << ""
+            << "";
+        QTest::addRow("the dtypes without the precision-aware optimizer")
+            << QByteArray("--exp-avg-dtype bf16 --exp-avg-sq-dtype bf16") << moments << "fp32"
+            << ""
+            << "";
+        QTest::addRow("an unknown moment type")
+            << QByteArray("--use-precision-aware-optimizer --exp-avg-dtype int8") << moments << ""
+            << "--exp-avg-dtype"
+            << "fp32, fp16, bf16 or fp8";
     }
     void megatronSettingFlags()
     {
@@ -2713,6 +2749,13 @@ private Q_SLOTS:
             << int(Framework::megatron)
             << QStringList{"precision=fp8", "fp8_params=false", "fp8_weight_cache=false"}
             << "fp8_weight_cache=false: Megatron-LM's arguments have no flag";
+        QTest::addRow("torchtitan BF16 moments")
+            << int(Framework::torchtitan) << QStringList{"optimizer_moments=bf16"}
+            << "optimizer_moments=bf16: torchtitan's AdamW keeps its moments";
+        QTest::addRow("deepspeed BF16 moments")
+            << int(Framework::deepspeed)
+            << QStringList{"optimizer_moments=bf16", "tp=1", "pp=1", "dp=64"}
+            << "optimizer_moments=bf16: DeepSpeed's Adam keeps FP32 moments";
         QTest::addRow("torchtitan the weight cache on")
             << int(Framework::torchtitan)
             << QStringList{"precision=fp8", "fp8_params=false", "fp8_weight_cache=true"}

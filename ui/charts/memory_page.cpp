@@ -129,10 +129,17 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
     // weights").
     if (st.castWeightsBytes > 0) {
         const bool fp8Held = s.precision == core::Precision::fp8 && s.fp8Params;
+        // MXFP8's scales make its weights' copies more than a byte a parameter.
+        const bool mxfp8Held =
+            fp8Held && s.fp8Scaling == core::Fp8Scaling::block && r.castWeightBytesPerParam > 1.01;
         const QString format =
-            fp8Held ? QObject::tr("FP8 weights on a device that multiplies FP8 in the TN layout "
-                                  "only: the transpose the backward needs, made after each "
-                                  "gather of the updated weights (post_all_gather_processing)")
+            mxfp8Held ? QObject::tr("MXFP8 weights: the data's scales, one per 32 values, and the "
+                                    "column-wise copy with its scales, held from the start whether "
+                                    "or not the cache is on (only the quantizing kernel makes that "
+                                    "copy)")
+            : fp8Held ? QObject::tr("FP8 weights on a device that multiplies FP8 in the TN layout "
+                                    "only: the transpose the backward needs, made after each "
+                                    "gather of the updated weights (post_all_gather_processing)")
             : s.precision == core::Precision::nvfp4
                 ? QObject::tr("NVFP4: 4-bit data and its column-wise copy, an FP8 scale per 16 "
                               "values of each")
