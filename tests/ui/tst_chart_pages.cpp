@@ -616,6 +616,14 @@ private Q_SLOTS:
         QTest::addRow("torchtitan under pipelining")
             << "framework=torchtitan,model=llama-3.1-8b,tp=1,pp=2,dp=4,zero=1"
             << " params × (2 B + 4 B ÷ D) = ";
+        // FP8 weights are the layers' (32 × 218,112,000); the embedding, the final norm and the
+        // LM head (2 × 525,336,576 + 4,096) stay in BF16: 9,080,938,496 bytes.
+        QTest::addRow("FP8 weights, the layers' only")
+            << "framework=megatron,model=llama-3.1-8b,tp=1,pp=1,dp=8,precision=fp8,fp8_params=true"
+            << "6,979,584,000 params × 1 B + 1,050,677,248 × 2 B = 9.1 GB";
+        // Adam's moments in BF16: 4 + 2 + 2 bytes of optimizer states, sharded by ZeRO-1.
+        QTest::addRow("BF16 moments") << "optimizer_moments=bf16"
+                                      << "2 B + 8 B ÷ D per parameter";
     }
     void memoryFormulaShardsTheWeights()
     {
@@ -891,6 +899,11 @@ private Q_SLOTS:
         QTest::addRow("FP8 weights") << fp8 + "fp8_params=true"
                                      << "Korthikanti"
                                      << "cast copy";
+        // MXFP8 weights hold their column-wise copy and both copies' scales whatever the cache.
+        QTest::addRow("MXFP8 weights")
+            << fp8 + "fp8_params=true,device=b200,fp8_scaling=block,fp8_weight_cache=false"
+            << "params × 1.0625 B = "
+            << "(fp8_weight_cache)";
     }
     void memoryFormulaSaysWhereCastWeightsAre()
     {

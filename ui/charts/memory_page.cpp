@@ -104,27 +104,37 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                           "pipelining keeps their gathered BF16 copies all step")
             : QObject::tr("; torchtitan trains FP32 parameters, and torch.autocast's BF16 casts "
                           "of them are saved for the backward");
-    out += block(QObject::tr("Weights on a device of stage 0"),
-                 r.fp32Parameters
-                     ? QStringLiteral("%1 params × %2 = %3")
-                           .arg(io::formatCount(st.params), fp32Weights, bytes(st.weightsBytes))
-                     : QStringLiteral("%1 params × %2 B%3 = %4")
-                           .arg(io::formatCount(st.params))
-                           .arg(r.weightBytesPerParam)
-                           .arg(s.zero >= 3 ? d : QString(), bytes(st.weightsBytes)),
-                 (s.mode == core::Mode::training && s.precision == core::Precision::fp8
-                      ? QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
-                                    "§3); FP8 training holds them in %1 (fp8_params; "
-                                    "docs/DESIGN.md §3.5)")
-                            .arg(s.fp8Params ? QStringLiteral("FP8")
-                                             : QObject::tr("BF16, cast for each multiply"))
-                  : s.mode == core::Mode::training && s.precision == core::Precision::nvfp4
-                      ? QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
-                                    "§3); NVFP4 training holds them in BF16, cast for each "
-                                    "multiply (docs/step_time.md, \"NVFP4\")")
-                      : QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
-                                    "§3); docs/worked-examples.md §2")) +
-                     (r.fp32Parameters ? fp32Why : QString()) + placed + copies);
+    // FP8 weights are the layers' alone; the rest stays in BF16 (core's stageModelStates).
+    const bool fp8Layers = s.mode == core::Mode::training && s.precision == core::Precision::fp8 &&
+                           s.fp8Params && !r.fp32Parameters && st.castParams < st.params;
+    out += block(
+        QObject::tr("Weights on a device of stage 0"),
+        r.fp32Parameters ? QStringLiteral("%1 params × %2 = %3")
+                               .arg(io::formatCount(st.params), fp32Weights, bytes(st.weightsBytes))
+        : fp8Layers
+            ? QStringLiteral("%1 params × 1 B + %2 × 2 B%3 = %4")
+                  .arg(io::formatCount(st.castParams), io::formatCount(st.params - st.castParams),
+                       s.zero >= 3 ? d : QString(), bytes(st.weightsBytes))
+            : QStringLiteral("%1 params × %2 B%3 = %4")
+                  .arg(io::formatCount(st.params))
+                  .arg(r.weightBytesPerParam)
+                  .arg(s.zero >= 3 ? d : QString(), bytes(st.weightsBytes)),
+        (s.mode == core::Mode::training && s.precision == core::Precision::fp8
+             ? QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
+                           "§3); FP8 training holds them in %1 (fp8_params; "
+                           "docs/DESIGN.md §3.5)")
+                   .arg(fp8Layers ? QObject::tr("FP8, the layers' only: the embedding, the final "
+                                                "norm, an LM head outside fp8_lm_head and "
+                                                "adapters stay in BF16")
+                        : s.fp8Params ? QStringLiteral("FP8")
+                                      : QObject::tr("BF16, cast for each multiply"))
+         : s.mode == core::Mode::training && s.precision == core::Precision::nvfp4
+             ? QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
+                           "§3); NVFP4 training holds them in BF16, cast for each "
+                           "multiply (docs/step_time.md, \"NVFP4\")")
+             : QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
+                           "§3); docs/worked-examples.md §2")) +
+            (r.fp32Parameters ? fp32Why : QString()) + placed + copies);
     // Transformer Engine's cached casts of the 16-bit weights (docs/activations.md, "Cast
     // weights").
     if (st.castWeightsBytes > 0) {
@@ -155,14 +165,17 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                          .arg(io::formatCount(st.castParams))
                          .arg(r.castWeightBytesPerParam, 0, 'g', 6)
                          .arg(bytes(st.castWeightsBytes)),
-                     (fp8Held ? QObject::tr("The layers' weights (the LM head's with "
-                                            "fp8_lm_head), kept all step (fp8_weight_cache). %1 "
-                                            "(docs/activations.md, \"Cast weights\")")
-                              : QObject::tr("The layers' weights (the LM head's with "
-                                            "fp8_lm_head) cast once a step and kept for every "
-                                            "micro-batch: Transformer Engine's weight workspace "
-                                            "(fp8_weight_cache). %1 (docs/activations.md, "
-                                            "\"Cast weights\")"))
+                     (mxfp8Held ? QObject::tr("The layers' weights (the LM head's with "
+                                              "fp8_lm_head), kept all step. %1 "
+                                              "(docs/activations.md, \"Cast weights\")")
+                      : fp8Held ? QObject::tr("The layers' weights (the LM head's with "
+                                              "fp8_lm_head), kept all step (fp8_weight_cache). %1 "
+                                              "(docs/activations.md, \"Cast weights\")")
+                                : QObject::tr("The layers' weights (the LM head's with "
+                                              "fp8_lm_head) cast once a step and kept for every "
+                                              "micro-batch: Transformer Engine's weight workspace "
+                                              "(fp8_weight_cache). %1 (docs/activations.md, "
+                                              "\"Cast weights\")"))
                          .arg(format));
     }
     if (st.expertParams > 0)
@@ -187,6 +200,7 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
         // Under LoRA only the adapters train: the gradients and states are theirs alone, too
         // small for GB to say anything.
         const bool lora = s.loraRank > 0;
+        const bool bf16Moments = s.optimizerMoments == core::Precision::bf16;
         const auto stateBytes = [lora](std::int64_t b) {
             return lora && units::large(static_cast<double>(b)) < 0.1
                        ? QStringLiteral("%1 %2")
@@ -211,9 +225,17 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                         .arg(io::qs(s.loraModules))
                   : QString()) +
                 (r.fp32Parameters
-                     ? QObject::tr("Adam on FP32 parameters keeps two FP32 moments, 8 bytes per "
-                                   "parameter; ZeRO-%1 as FSDP2 shards (docs/frameworks.md, "
+                     ? QObject::tr("Adam on FP32 parameters keeps two %1 moments, %2 bytes per "
+                                   "parameter; ZeRO-%3 as FSDP2 shards (docs/frameworks.md, "
                                    "\"torchtitan, FP32 parameters\")")
+                           .arg(bf16Moments ? QStringLiteral("BF16") : QStringLiteral("FP32"))
+                           .arg(r.optimizerBytesPerParam)
+                           .arg(s.zero)
+                 : bf16Moments
+                     ? QObject::tr("Adam keeps an FP32 master copy and two BF16 moments, 4 + 2 + 2 "
+                                   "bytes per parameter (optimizer_moments: Megatron-core's "
+                                   "precision-aware optimizer; docs/DESIGN.md §3.5); ZeRO-%1 "
+                                   "(Rajbhandari et al. 2020, §5)")
                            .arg(s.zero)
                      : QObject::tr("Mixed-precision Adam keeps 2 + 2 + 12 bytes per parameter; "
                                    "ZeRO-%1 (Rajbhandari et al. 2020, §5)")
