@@ -241,6 +241,14 @@ bool fp8TnOnly(const DeviceSpec &device)
 
 // Bytes a parameter of a 16-bit weight's cast copy for FP8 or NVFP4 training, cached or not; 0
 // where the weights are held in their format already, under ZeRO-3 or in inference.
+// Training holds MXFP8 weights: FP8 parameters scaled per block on a device that multiplies
+// FP8 in every layout (Blackwell's MXFP8; Hopper's blocks are FP8 blocks of 128).
+bool mxfp8Weights(const Scenario &s, const DeviceSpec &device)
+{
+    return s.mode == Mode::training && s.precision == Precision::fp8 && s.fp8Params &&
+           s.fp8Scaling == Fp8Scaling::block && !fp8TnOnly(device);
+}
+
 double castCopyBytesPerParam(const Scenario &s, const DeviceSpec &device)
 {
     if (s.mode != Mode::training || s.zero >= 3 || heldWeightPrecision(s) != Precision::bf16 ||
@@ -259,6 +267,25 @@ double castCopyBytesPerParam(const Scenario &s, const DeviceSpec &device)
         // weights (MXFP8Quantizer, Float8BlockQuantizer::create_tensor).
         return tnOnly ? 2 * (1 + 4.0 / (128 * 128)) : 2 * (1 + 1.0 / 32);
     return tnOnly ? 2 : 1;
+}
+
+// Bytes the data-parallel all-gather moves for `params` weights, `quantized` of them the layers'
+// FP8 ones: FP8 weights travel as their byte (Megatron-core's uint8 parameter buffer), the rest
+// of the model in BF16; MXFP8 weights, which Megatron-core cannot map into that buffer, travel
+// in BF16 through the gradient buffer and are quantized after (param_and_grad_buffer.py: the
+// shared buffer of reuse_grad_buf_for_mxfp8_param_ag, "only half of the buffer is used to store
+// params in bf16" under FP32 gradients).
+std::int64_t gatheredWeightBytes(const Scenario &s, const DeviceSpec &device, std::int64_t params,
+                                 std::int64_t quantized)
+{
+    const Precision held = heldWeightPrecision(s);
+    if (s.mode != Mode::training || held != Precision::fp8)
+        return weightBytes(params, held);
+    if (mxfp8Weights(s, device))
+        return weightBytes(params, Precision::bf16);
+    const std::int64_t fp8 = std::clamp<std::int64_t>(quantized, 0, params);
+    return saturatingAdd(weightBytes(fp8, Precision::fp8),
+                         weightBytes(params - fp8, Precision::bf16));
 }
 
 // What casting the weights moves each micro-batch, in bytes per layer weight
@@ -1563,7 +1590,9 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         in.zero = s.zero;
         in.optimizerBytes = states.optimizerBytes;
         in.gradBytes = states.gradBytes;
-        in.weightBytes = bitsPerValue(heldWeightPrecision(s)) / 8.0;
+        // MXFP8 weights: the master copy staged in BF16 for the gather, quantized after it
+        // (distrib_optimizer.py, _copy_main_params_to_param_buffer).
+        in.weightBytes = mxfp8Weights(s, device) ? 2.0 : bitsPerValue(heldWeightPrecision(s)) / 8.0;
         in.fp32Weights = s.precision == Precision::fp32 || states.fp32Parameters;
         in.lossScaled = s.precision == Precision::fp16;
         out.optimizer = optimizerTraffic(in);
@@ -1689,15 +1718,24 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             const std::int64_t gatheredExperts = gatherAll ? r.stages[i].expertParams : experts;
             const std::int64_t gatheredDense =
                 gatherAll ? r.stages[i].params - r.stages[i].expertParams : dense;
-            DpSync sync = dpGradientSync(s.zero, dense * states.gradBytes,
-                                         weightBytes(gatheredDense, heldWeightPrecision(s)),
-                                         syncRanks, link, passes, buckets);
+            // Of what is gathered, the layers' FP8 weights (castParams): not LoRA's adapters, which
+            // are all ZeRO-1 and 2 gather under it.
+            const StageReport &held = r.stages[i];
+            const bool adaptersOnly = s.loraRank > 0 && !gatherAll;
+            const std::int64_t baseExperts =
+                held.expertParams - (s.loraRank > 0 ? held.trainableExpertParams : 0);
+            DpSync sync = dpGradientSync(
+                s.zero, dense * states.gradBytes,
+                gatheredWeightBytes(s, device, gatheredDense,
+                                    adaptersOnly ? 0 : held.castParams - baseExperts),
+                syncRanks, link, passes, buckets);
             DpSync expertPart;
             if (expertSync && gatheredExperts > 0) {
                 expertPart = dpGradientSync(
                     s.zero, experts * states.gradBytes,
-                    weightBytes(gatheredExperts, heldWeightPrecision(s)), expertRanks, expertLink,
-                    passes, dpBucketCount(s, static_cast<int>(i), experts, 0, layers[i], tensors));
+                    gatheredWeightBytes(s, device, gatheredExperts, adaptersOnly ? 0 : baseExperts),
+                    expertRanks, expertLink, passes,
+                    dpBucketCount(s, static_cast<int>(i), experts, 0, layers[i], tensors));
                 sync = plus(sync, expertPart);
             }
             // Hybrid sharding: each shard's gradients all-reduced over the R replicas.
@@ -2498,7 +2536,7 @@ double castWeightBytesPerParam(const Scenario &s, const DeviceSpec &device)
         // produced by x2 scaling kernels": tensor/storage/mxfp8_tensor_storage.py,
         // update_usage), so it is never rebuilt from the data: its E8M0 scales per 32 values
         // and that copy with its scales (docs/activations.md, "Cast weights").
-        if (s.fp8Scaling == Fp8Scaling::block && !fp8TnOnly(device))
+        if (mxfp8Weights(s, device))
             return 1.0 / 32 + 1 + 1.0 / 32;
         // FP8 weights on a device whose FP8 multiplies take the TN layout only keep a transpose
         // for the backward beside the data, made after each gather of the updated weights
