@@ -327,6 +327,49 @@ WeightCasts weightCastsPerMicrobatch(const Scenario &s, const DeviceSpec &device
     return {0, fp8TnOnly(device) ? 2.0 : 0.0};
 }
 
+// What the casts that run once a step move, in bytes a cast parameter, in the first
+// micro-batch's forward of each layer (docs/step_time.md, "Weight casts"); 0 where every cast
+// is each micro-batch's (weightCastsPerMicrobatch) or none is made.
+double weightCastsOncePerStep(const Scenario &s, const DeviceSpec &device)
+{
+    if (s.mode != Mode::training ||
+        (s.precision != Precision::fp8 && s.precision != Precision::nvfp4) || s.zero >= 3 ||
+        s.framework == Framework::torchtitan)
+        return 0;
+    // MXFP8 weights the distributed optimizer gathered in BF16 are quantized after each gather
+    // into both usages (param_and_grad_buffer.py, _post_param_sync: read 2, write 1 + 1 and a
+    // scale per 32 values of each); without it the optimizer's write-back makes them.
+    if (mxfp8Weights(s, device))
+        return s.zero >= 1 ? 2.0 + 2 * (1 + 1.0 / 32) : 0.0;
+    if (!s.fp8WeightCache)
+        return 0;
+    // FP8 weights on a TN-only device: the transpose made after each gather of the updated
+    // weights (post_all_gather_processing): read 1, write 1.
+    if (heldWeightPrecision(s) != Precision::bf16)
+        return fp8TnOnly(device) ? 2.0 : 0.0;
+    // 16-bit weights with the cache: the cast each micro-batch makes without it, once
+    // (linear.py, _fp8_workspaces, on is_first_microbatch).
+    const bool amaxPass = s.precision == Precision::nvfp4 || s.fp8Scaling == Fp8Scaling::current;
+    return 2.0 + (amaxPass ? 2.0 : 0.0) + castCopyBytesPerParam(s, device);
+}
+
+// Per stage, the seconds the casts that run once a step take in the first micro-batch's
+// forward (PipelineInput::firstForwardExtra): its cast parameters at weightCastsOncePerStep's
+// bytes each; empty where there are none.
+template <typename Stages>
+std::vector<double> onceCastSeconds(const Scenario &s, const DeviceSpec &device,
+                                    const DeviceRates *rates, const Stages &stages)
+{
+    const double bytes = weightCastsOncePerStep(s, device);
+    if (!rates || !(bytes > 0))
+        return {};
+    std::vector<double> out;
+    out.reserve(stages.size());
+    for (const auto &stage : stages)
+        out.push_back(memorySeconds(*rates, bytes * static_cast<double>(stage.castParams)));
+    return out;
+}
+
 int minTpForWeights(const ModelSpec &model, const Scenario &s, std::int64_t capacity,
                     std::int64_t reserve)
 {
@@ -978,6 +1021,7 @@ PipelineInput layersOnly(PipelineInput in)
     in.backwardExpertComm.clear();
     in.firstChunkExtra = {};
     in.lastChunkExtra = {};
+    in.firstForwardExtra.clear();
     in.p2pSend = 0.0;
     in.boundarySend.clear();
     return in;
@@ -1601,6 +1645,18 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         out.memoryBytesPerS = t.rates->memoryBytesPerS;
         st.optimizerS =
             memorySeconds(*t.rates, owned * out.optimizer.owned() + held * out.optimizer.zero);
+        // The casts that run once a step, in the first micro-batch's forward: each stage's
+        // own memory-bound work, which the simulation times where it runs.
+        out.weightCastOnceBytesPerParam = weightCastsOncePerStep(s, device);
+        const std::vector<double> casts =
+            onceCastSeconds(s, device, t.rates ? &*t.rates : nullptr, r.stages);
+        for (std::size_t i = 0; i < casts.size() && i < st.stageWork.size(); ++i)
+            st.stageWork[i][TimePart::memoryBound] += casts[i];
+        if (const auto busiest = std::ranges::max_element(casts); busiest != casts.end()) {
+            const auto i = static_cast<std::size_t>(busiest - casts.begin());
+            out.weightCastOnceS = casts[i];
+            out.weightCastOnceParams = static_cast<double>(r.stages[i].castParams);
+        }
     }
     // The D x C ranks T apart hold the same parameters and reduce their gradients together
     // (Megatron-core distributed_data_parallel.py: the data-parallel group with context
@@ -1843,6 +1899,9 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     computed.optimizer = out.optimizer;
     computed.optimizerOwnedParams = out.optimizerOwnedParams;
     computed.optimizerHeldParams = out.optimizerHeldParams;
+    computed.weightCastOnceS = out.weightCastOnceS;
+    computed.weightCastOnceBytesPerParam = out.weightCastOnceBytesPerParam;
+    computed.weightCastOnceParams = out.weightCastOnceParams;
     computed.memoryBytesPerS = out.memoryBytesPerS;
     computed.embeddingSyncS = embeddingSyncS;
     // The factors the attention kernel in use took for the head width (op_model.cpp times it).
@@ -2809,6 +2868,9 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     Timing t = shapeOnly ? Timing{}
                          : timing(s, model, device, std::move(moeLayers), std::move(slidingLayers));
     PipelineInput pipeIn = shapeOnly ? pipelineShape(s) : pipelineInput(s, model, t, layers);
+    if (!shapeOnly && training)
+        pipeIn.firstForwardExtra =
+            onceCastSeconds(s, device, t.rates ? &*t.rates : nullptr, modelStates);
     if (options.timeline)
         r.timelineRefused = checkTimeline(s);
     const bool keepTimeline = options.timeline && !r.timelineRefused;

@@ -470,6 +470,9 @@ const PipelineResult &PipelineCache::simulate(const PipelineInput &in)
         put(t);
     put(in.firstChunkExtra);
     put(in.lastChunkExtra);
+    put(in.firstForwardExtra.size());
+    for (double t : in.firstForwardExtra)
+        put(t);
     put(in.expertOverlap);
     if (in.expertOverlap) {
         put(in.expertCommShare);
@@ -915,7 +918,8 @@ struct PlannedOp
     // kRows·(virtual stages) on.
     std::int32_t cost;
     std::int16_t stage; // device
-    std::uint8_t hop;   // 1 when `wait` is on a neighbouring device: add the p2p latency
+    std::uint8_t hop;   // kHop when `wait` is on a neighbouring device: add the p2p latency;
+                        // kFirstForward on the step's first forward through a chunk
     std::uint8_t kind;  // OpKind, or kMarker
 };
 
@@ -926,6 +930,9 @@ struct PlannedOp
 // pair is planned as a marker waiting for the second op's input, the two ops, and a marker
 // giving the first op's output the pair's end.
 constexpr std::uint8_t kMarker = 3;
+// PlannedOp::hop's bits.
+constexpr std::uint8_t kHop = 1;
+constexpr std::uint8_t kFirstForward = 2;
 
 // Whether the plan runs Megatron-LM's backward-and-forward pairs as one step.
 bool combinedPairs(const PipelineInput &in)
@@ -1035,13 +1042,17 @@ void buildPlan(const PipelineInput &in, Plan &plan)
             p.out = cell;
             if (!startsAt[static_cast<std::size_t>(j)]) {
                 p.wait = cell - m;
-                p.hop = stageOf(j - 1) != s ? 1 : 0;
+                p.hop = stageOf(j - 1) != s ? kHop : 0;
             }
+            // The step's first micro-batch through this chunk (DualPipe's reverse direction
+            // numbers its own from m/2).
+            if (o.microbatch == (in.schedule == Schedule::dualPipe && o.chunk == 1 ? m / 2 : 0))
+                p.hop |= kFirstForward;
             break;
         case OpKind::backward:
             p.out = cells + cell;
             p.wait = ends ? cell : cells + cell + m;
-            p.hop = ends || stageOf(j + 1) == s ? 0 : 1;
+            p.hop = ends || stageOf(j + 1) == s ? 0 : kHop;
             break;
         case OpKind::weight:
             p.wait = cells + cell;
@@ -1129,8 +1140,8 @@ void buildPlan(const PipelineInput &in, Plan &plan)
                 const std::int32_t firstOut = p.out;
                 p.cost += pairedRows;
                 q.cost += pairedRows;
-                plan.ops.push_back(
-                    {q.wait, -1, markerRow, static_cast<std::int16_t>(s), q.hop, kMarker});
+                plan.ops.push_back({q.wait, -1, markerRow, static_cast<std::int16_t>(s),
+                                    static_cast<std::uint8_t>(q.hop & kHop), kMarker});
                 plan.ops.push_back(p);
                 plan.ops.push_back(q);
                 plan.ops.push_back(
@@ -1257,12 +1268,23 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
 
     // Neighbouring virtual stages sit on different devices unless K = 1.
     const double latency = K > 1 ? in.p2pLatency : 0.0;
+    // Per virtual stage, what its first forward adds: its stage's share.
+    thread_local std::vector<double> firstExtra;
+    firstExtra.assign(static_cast<std::size_t>(virtualStages), 0.0);
+    if (in.firstForwardExtra.size() == ks)
+        for (int j = 0; j < virtualStages; ++j)
+            firstExtra[static_cast<std::size_t>(j)] =
+                in.firstForwardExtra[static_cast<std::size_t>(stageOfVirtual(in.schedule, K, j))] /
+                v;
     // One op: it starts when its input has arrived and its device is free.
     const auto run = [&](const PlannedOp &p) {
         const double ready =
-            p.wait < 0 ? 0.0 : ends[static_cast<std::size_t>(p.wait)] + (p.hop ? latency : 0.0);
+            p.wait < 0 ? 0.0
+                       : ends[static_cast<std::size_t>(p.wait)] + (p.hop & kHop ? latency : 0.0);
         const auto s = static_cast<std::size_t>(p.stage);
-        const double time = cost[static_cast<std::size_t>(p.cost)];
+        double time = cost[static_cast<std::size_t>(p.cost)];
+        if (p.hop & kFirstForward)
+            time += firstExtra[static_cast<std::size_t>((p.cost % static_cast<int>(rows)) / kRows)];
         const double start = std::max(ready, freeAt[s]);
         const double end = start + time;
         freeAt[s] = end;
@@ -1342,7 +1364,21 @@ PipelineResult gpipeFlowShop(const PipelineInput &in)
         maxB = std::max(maxB, b);
         r.busy[static_cast<std::size_t>(s)] = m * (f + b);
     }
-    r.makespan = sumF + sumB + (m - 1) * (maxF + maxB) + 2 * (K - 1) * hop;
+    // The first micro-batch's forwards take their stages' extra work: the longest path runs
+    // along it to the stage j where it turns to the others, E_j = its extras up to j.
+    double forwardPath = sumF + (m - 1) * maxF;
+    if (in.firstForwardExtra.size() == static_cast<std::size_t>(K)) {
+        double extras = 0;
+        forwardPath = 0;
+        for (int s = 0; s < K; ++s) {
+            const double e = in.firstForwardExtra[static_cast<std::size_t>(s)];
+            extras += e;
+            forwardPath = std::max(forwardPath, extras + (m - 1) * times.busy(s, OpKind::forward));
+            r.busy[static_cast<std::size_t>(s)] += e;
+        }
+        forwardPath += sumF;
+    }
+    r.makespan = forwardPath + sumB + (m - 1) * maxB + 2 * (K - 1) * hop;
     r.complete = true;
     finish(r);
     return r;

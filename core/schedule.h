@@ -109,6 +109,10 @@ struct PipelineInput
     // With one chunk per stage they are just part of those stages.
     std::array<double, 3> firstChunkExtra{};
     std::array<double, 3> lastChunkExtra{};
+    // Per stage, work the forward of the step's first micro-batch through each of its chunks
+    // adds, a chunk's 1/v of it: the weights' casts that run once a step (docs/step_time.md,
+    // "Weight casts"). Empty: none.
+    std::vector<double> firstForwardExtra;
     // Per stage, of `forward` and `backward`: the MoE layers' all-to-all, for the timeline
     // only; empty for a dense model.
     std::vector<double> forwardExpertComm;

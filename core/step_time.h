@@ -188,6 +188,12 @@ struct StepTimeReport
     // layers × micro-batches × the gap, less the busiest stage's work; 0 elsewhere.
     double moeHostLowS = 0;
     double moeHostHighS = 0;
+    // Training: the weights' casts that run once a step, in the first micro-batch's forward
+    // (PipelineInput::firstForwardExtra; docs/step_time.md, "Weight casts"), among each stage's
+    // memory-bound time: the busiest stage's seconds, its cast parameters and the bytes each.
+    double weightCastOnceS = 0;
+    double weightCastOnceParams = 0;
+    double weightCastOnceBytesPerParam = 0;
     int moeHostStage = 0;                // the stage the wait slows most
     double moeHostLayerMicrobatches = 0; // its MoE layers × micro-batches
     // The attention kernel's rates at the model's head width over its rates at the width they

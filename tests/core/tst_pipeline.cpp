@@ -408,6 +408,10 @@ private Q_SLOTS:
         in.p2pSend = 0.02;
         in.firstChunkExtra = {0.05, 0.1, 0.0};
         in.lastChunkExtra = {0.3, 0.6, zb ? 0.2 : 0.0};
+        // The once-a-step casts in each stage's first forward.
+        std::uniform_real_distribution<double> cast(0.0, 0.3);
+        for (int s = 0; s < K; ++s)
+            in.firstForwardExtra.push_back(seed != 0 ? cast(random) : 0.1);
         const PipelineResult everyOp = simulatePipeline(in, true);
         const PipelineResult quick = simulatePipeline(in);
         QCOMPARE(everyOp.simulatedMicrobatches, m);
@@ -431,6 +435,36 @@ private Q_SLOTS:
         for (std::size_t s = 0; s < quick.busy.size(); ++s)
             QVERIFY(near(quick.busy[s], everyOp.busy[s]));
         QCOMPARE(quick.inflight, everyOp.inflight);
+    }
+
+    // Work the step's first micro-batch adds to its forward on each stage (the weights' casts
+    // that run once a step) lies on the path the whole step waits on: in GPipe and 1F1B the
+    // first forward passes every stage before the last stage can start, and from there the
+    // last stage is never idle, so on equal stages (F = 1, B = 2, K = 4, m = 8) the step grows
+    // by the extras' sum, 0.1 + 0.2 + 0.3 + 0.4 = 1.0; the timeline's first forward on each
+    // stage is that much longer, and each stage is busy that much more.
+    void firstForwardExtraOnThePath_data()
+    {
+        QTest::addColumn<Schedule>("schedule");
+        QTest::addRow("GPipe") << Schedule::gpipe;
+        QTest::addRow("1F1B") << Schedule::oneFOneB;
+    }
+    void firstForwardExtraOnThePath()
+    {
+        QFETCH(Schedule, schedule);
+        PipelineInput in = uniformPipeline(schedule, 4, 8);
+        const PipelineResult plain = simulatePipeline(in, true);
+        in.firstForwardExtra = {0.1, 0.2, 0.3, 0.4};
+        const PipelineResult cast = simulatePipeline(in, true);
+        const PipelineResult quick = simulatePipeline(in);
+        QVERIFY(std::abs(cast.makespan - plain.makespan - 1.0) < 1e-12);
+        QVERIFY(std::abs(quick.makespan - cast.makespan) < 1e-12);
+        for (const ScheduleOp &o : cast.timeline)
+            if (o.kind == OpKind::forward)
+                QVERIFY(std::abs(o.end - o.start -
+                                 (o.microbatch == 0 ? 1.1 + 0.1 * o.stage : 1.0)) < 1e-12);
+        for (std::size_t s = 0; s < 4; ++s)
+            QVERIFY(std::abs(cast.busy[s] - plain.busy[s] - 0.1 * double(s + 1)) < 1e-12);
     }
 
     // Megatron-LM's combined 1F1B (megatron/core/pipeline_parallel/combined_1f1b.py): with one

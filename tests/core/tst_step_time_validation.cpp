@@ -664,12 +664,8 @@ private Q_SLOTS:
         if (QTest::currentTestFailed())
             return;
         counted(e);
-        // docs/step_time.md: every listed run within 15 %, but one.
-        QEXPECT_FAIL("Llama 3 70B SFT MXFP8, 32 GB300",
-                     "modelled about 17 % fast: MXFP8 ran 10.5 % slower than current scaling on "
-                     "this layout, where the model has it 1.5 % slower, and the FP8 row is within "
-                     "6 % (docs/step_time.md, \"FP8 scaling\")",
-                     Continue);
+        // docs/step_time.md: every listed run within 15 %. The MXFP8 row was 17 % fast until
+        // its weights' quantization after each gather was timed ("Weight casts").
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
@@ -2235,7 +2231,7 @@ private Q_SLOTS:
         qInfo("%zu runs: mean %.1f %%, median %.1f %%, %td beyond 15 %%", errors.size(), 100 * mean,
               100 * median, beyond);
         QVERIFY2(mean <= 0.10, qPrintable(QString::number(100 * mean, 'f', 1)));
-        QCOMPARE(beyond, std::ptrdiff_t{29});
+        QCOMPARE(beyond, std::ptrdiff_t{28});
     }
 };
 

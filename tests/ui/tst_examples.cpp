@@ -231,7 +231,10 @@ private Q_SLOTS:
             QCOMPARE(memory("Cast weights").value(0), 2 * params / 1e9);
             core::Scenario held = document.scenario();
             held.fp8Params = true;
-            QCOMPARE(core::evaluate(held, document.presets()).stages[0].castWeightsBytes, params);
+            const core::Report fp8 = core::evaluate(held, document.presets());
+            QCOMPARE(fp8.stages[0].castWeightsBytes, params);
+            // FP8 weights are the layers'; the embedding, 128,256 / 8 × 8,192, stays in BF16.
+            QCOMPARE(fp8.stages[0].weightsBytes, params + 2 * 16'032LL * 8192);
             core::Scenario uncached = document.scenario();
             uncached.fp8WeightCache = false;
             const core::Report off = core::evaluate(uncached, document.presets());
