@@ -186,8 +186,8 @@ struct PlanCandidate : PlanLayout
     bool fits = false;           // within the device's memory, as eval says (the headroom aside)
     bool leavesHeadroom = false; // fits with the request's headroom free: fits the search
     std::string overflowTerm;    // when it does not fit: the largest term of the first full stage
-    // The step is likely short: evaluate's short-step warning, a training step timed under
-    // 250 ms, which published runs took from 1 % less to twice as long to run, or its moe-host
+    // The step may be short: evaluate's short-step warning, a training step timed under
+    // 250 ms, which published runs took from 9 % less to twice as long to run, or its moe-host
     // or fsdp-overlap warning (docs/step_time.md).
     bool stepLowerBound = false;
     // Its reasons: the short-step warning (a step under kShortStepS), the moe-host one (MoE

@@ -75,9 +75,9 @@ inline constexpr std::array kTimeParts{
 };
 inline constexpr std::size_t kTimePartCount = kTimeParts.size();
 
-// Below this modelled training step, published runs ran from 1 % shorter to twice as long as
-// modelled, all but one longer (docs/step_time.md, "MLPerf Training"): the step is likely
-// short, evaluate's short-step warning and the planner's "≥".
+// Below this modelled training step, published runs ran from 9 % shorter to twice as long as
+// modelled (docs/step_time.md, "MLPerf Training"): the step may be short, evaluate's
+// short-step warning and the planner's "≥".
 inline constexpr double kShortStepS = 0.25;
 // The share of a stage the loss's buffers take where the loss-buffers warning names them.
 inline constexpr double kLossBuffersWarnShare = 0.1;

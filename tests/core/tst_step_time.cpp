@@ -2212,10 +2212,10 @@ private Q_SLOTS:
                  qPrintable(QString::number(static_cast<double>(bf16 - fp8), 'f', 0)));
     }
 
-    // Published training steps the model times under 250 ms ran from 1 % shorter to twice as
+    // Published training steps the model times under 250 ms ran from 9 % shorter to twice as
     // long (docs/step_time.md, "MLPerf Training": Llama 3.1 8B on 32 to 512 Blackwell GPUs,
-    // NVIDIA/Megatron-LM#5438): such a step is flagged as likely short. The same model with
-    // two sequences of 8,192 tokens a GPU (MLPerf's 8 B200s, −2.0 %) is not, nor is serving,
+    // NVIDIA/Megatron-LM#5438): such a step is flagged as maybe short. The same model with
+    // two sequences of 8,192 tokens a GPU (MLPerf's 8 B200s, −2.5 %) is not, nor is serving,
     // whose decode steps are milliseconds by nature, nor a step timed at a forced efficiency.
     void shortStepWarned_data()
     {
