@@ -303,14 +303,24 @@ QJsonObject reportToJson(const core::Report &r)
         } else {
             root.insert(QStringLiteral("optimizer"), QJsonValue(QJsonValue::Null));
         }
+        // The weights' casts that run once a step, in the first micro-batch's forward.
+        if (st.weightCastOnceS > 0) {
+            QJsonObject once;
+            once.insert(QStringLiteral("seconds"), st.weightCastOnceS);
+            once.insert(QStringLiteral("params"), st.weightCastOnceParams);
+            once.insert(QStringLiteral("bytes_per_param"), st.weightCastOnceBytesPerParam);
+            root.insert(QStringLiteral("weight_cast_once"), once);
+        } else {
+            root.insert(QStringLiteral("weight_cast_once"), QJsonValue(QJsonValue::Null));
+        }
         root.insert(QStringLiteral("layer_ops"), layerOpsToJson(r.layerOps));
         root.insert(QStringLiteral("end_ops"), layerOpsToJson(r.endOps));
     } else {
         for (const char *key :
              {"step_time_s", "moe_host_untimed_s", "attention_head_width", "tokens_per_s",
               "mfu_achieved", "energy_j_per_step", "energy_j_per_million_tokens", "time_breakdown",
-              "stage_time_breakdown", "busiest_stage", "dp_comm", "optimizer", "layer_ops",
-              "end_ops"})
+              "stage_time_breakdown", "busiest_stage", "dp_comm", "optimizer", "weight_cast_once",
+              "layer_ops", "end_ops"})
             root.insert(QLatin1String(key), QJsonValue(QJsonValue::Null));
     }
     root.insert(QStringLiteral("serving"),

@@ -483,6 +483,24 @@ private Q_SLOTS:
         QVERIFY(inference.value(QStringLiteral("optimizer")).isNull());
     }
 
+    // The weights' casts that run once a step (docs/step_time.md, "Weight casts"): FP8 training
+    // with BF16 weights on H100s keeps Transformer Engine's cached casts, made in the first
+    // micro-batch's forward: read 2, write the data and its transpose (2), over the busiest
+    // stage's cast parameters at 0.9 of 3,350 GB/s. None in BF16.
+    void jsonWeightCastOnce()
+    {
+        const QJsonObject r = json({QStringLiteral("--set"), QStringLiteral("precision=fp8"),
+                                    QStringLiteral("--set"), QStringLiteral("fp8_params=false")});
+        const QJsonObject once = r.value(QStringLiteral("weight_cast_once")).toObject();
+        QCOMPARE(once.value(QStringLiteral("bytes_per_param")).toDouble(), 4.0);
+        const double params = once.value(QStringLiteral("params")).toDouble();
+        QVERIFY(params > 0);
+        QVERIFY(std::abs(once.value(QStringLiteral("seconds")).toDouble() /
+                             (params * 4.0 / (3350e9 * 0.9)) -
+                         1) < 1e-12);
+        QVERIFY(json({}).value(QStringLiteral("weight_cast_once")).isNull());
+    }
+
     // The MoE layers' untimed wait for their token counts (docs/step_time.md, "Fine-grained
     // experts"): Qwen3 30B-A3B on 16 H100s at micro-batch 1, 48 layers × 64 micro-batches ×
     // 1.3 and 4.0 ms; with it the moe-host warning. The default scenario, dense, has none.

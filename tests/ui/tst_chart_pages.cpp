@@ -601,6 +601,22 @@ private Q_SLOTS:
         QVERIFY(!StepTimePage::stepTimeFormulas(llama, l).contains("head width"));
     }
 
+    // The weights' casts that run once a step (docs/step_time.md, "Weight casts"): Llama 3.1
+    // 70B's stage of 20 layers at T = 8, 20 × 106,971,136 parameters, read 2 and written 2
+    // (Hopper's data and transpose) in FP8 with BF16 weights; nothing in BF16 training.
+    void stepFormulaCastsOnceAStep()
+    {
+        const core::Scenario fp8 = scenario("precision=fp8,fp8_params=false");
+        const core::Report r = core::evaluate(fp8, io::builtinPresets());
+        QVERIFY(r.ok() && r.stepTime);
+        const QString text = StepTimePage::stepTimeFormulas(fp8, r);
+        QVERIFY2(text.contains("Weights cast once a step"), qPrintable(text));
+        QVERIFY2(text.contains("2,139,422,720 params × 4 B ÷ "), qPrintable(text));
+        const core::Scenario bf16 = scenario("");
+        const core::Report b = core::evaluate(bf16, io::builtinPresets());
+        QVERIFY(!StepTimePage::stepTimeFormulas(bf16, b).contains("cast once"));
+    }
+
     // The weights' formula divides by what ZeRO-3 shards over: D × C (docs/experts.md,
     // "Memory"), and under torchtitan's profile the FP32 parameters, 4 bytes each
     // (docs/frameworks.md, "torchtitan, FP32 parameters").

@@ -323,6 +323,21 @@ QString StepTimePage::stepTimeFormulas(const core::Scenario &s, const core::Repo
                 .arg(s.framework == core::Framework::custom
                          ? QObject::tr("Megatron-LM")
                          : io::qs(core::frameworkProfile(s.framework).name)));
+    if (training && st.weightCastOnceS > 0 && st.memoryBytesPerS > 0)
+        out += formula::block(
+            QObject::tr("Weights cast once a step"),
+            QStringLiteral("%1 params × %2 B ÷ %3 %4/s = %5")
+                .arg(io::formatCount(std::llround(st.weightCastOnceParams)))
+                .arg(st.weightCastOnceBytesPerParam, 0, 'g', 6)
+                .arg(io::formatCount(std::llround(units::large(st.memoryBytesPerS))))
+                .arg(units::largeName())
+                .arg(sec(st.weightCastOnceS)),
+            QObject::tr("The stage where they take longest: Transformer Engine's cached casts, "
+                        "FP8 weights' transposes or MXFP8 weights' quantization after their "
+                        "gather, in the first micro-batch's forward, among the memory-bound "
+                        "time; that forward passes every stage before the last can start, so "
+                        "the step grows by their sum along the pipeline (docs/step_time.md, "
+                        "“Weight casts”)"));
     if (st.moeHostHighS > 0) {
         const double layerMicrobatches = st.moeHostLayerMicrobatches;
         const QString wait = QStringLiteral("%1 MoE layer-micro-batches × %2–%3 ms = %4–%5")
