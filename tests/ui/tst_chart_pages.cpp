@@ -612,6 +612,12 @@ private Q_SLOTS:
         const QString text = StepTimePage::stepTimeFormulas(fp8, r);
         QVERIFY2(text.contains("Weights cast once a step"), qPrintable(text));
         QVERIFY2(text.contains("2,139,422,720 params × 4 B ÷ "), qPrintable(text));
+        // The stage's own work counts them: 2,139,422,720 × 4 B at 0.9 of 3,350 GB/s, 2.838 ms.
+        const core::Presets presets = io::builtinPresets();
+        const QString stage =
+            createChartPage(QStringLiteral("step-time"))->formulas(ChartInputs{fp8, presets, r});
+        QVERIFY2(stage.contains("+ sends + casts once = ") && stage.contains(" + 0.002838 s = "),
+                 qPrintable(stage));
         const core::Scenario bf16 = scenario("");
         const core::Report b = core::evaluate(bf16, io::builtinPresets());
         QVERIFY(!StepTimePage::stepTimeFormulas(bf16, b).contains("cast once"));

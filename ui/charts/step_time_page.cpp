@@ -468,10 +468,22 @@ QString StepTimePage::formulas(const ChartInputs &inputs) const
         model && core::recomputesSomeLayers(s) ? core::stageRecomputedShare(s, *model, stage) : 1;
     rerun *= share;
     const double layer = f + b + w + rerun;
+    // The weights' casts that run once a step, in its first forward (docs/step_time.md,
+    // "Weight casts").
+    const double castOnce =
+        r.stepTime && r.stepTime->weightCastOnceBytesPerParam > 0 && r.stepTime->memoryBytesPerS > 0
+            ? static_cast<double>(report.castParams) * r.stepTime->weightCastOnceBytesPerParam /
+                  r.stepTime->memoryBytesPerS
+            : 0.0;
     out += formula::block(
         QObject::tr("Work of stage %1 in one step").arg(stage),
-        QStringLiteral("%1 × (layers × (F + B + W + rerun) + ends) + sends = %2 × (%3 × (%4 + %5 + "
-                       "%6 + %7 ms) + %8 ms) + %9 = %10")
+        (castOnce > 0
+             ? QStringLiteral(
+                   "%1 × (layers × (F + B + W + rerun) + ends) + sends + casts once = %2 "
+                   "× (%3 × (%4 + %5 + %6 + %7 ms) + %8 ms) + %9 + ") +
+                   sec(castOnce) + QStringLiteral(" = %10")
+             : QStringLiteral("%1 × (layers × (F + B + W + rerun) + ends) + sends = %2 × (%3 × "
+                              "(%4 + %5 + %6 + %7 ms) + %8 ms) + %9 = %10"))
             .arg(half ? QStringLiteral("m/2") : QStringLiteral("m"))
             .arg(passes, 0, 'g', 10)
             .arg(report.layers)
