@@ -241,12 +241,15 @@ bool fp8TnOnly(const DeviceSpec &device)
 
 // Bytes a parameter of a 16-bit weight's cast copy for FP8 or NVFP4 training, cached or not; 0
 // where the weights are held in their format already, under ZeRO-3 or in inference.
-// Training holds MXFP8 weights: FP8 parameters scaled per block on a device that multiplies
-// FP8 in every layout (Blackwell's MXFP8; Hopper's blocks are FP8 blocks of 128).
+// Training holds Transformer Engine's MXFP8 weights as Megatron-core builds them: FP8
+// parameters scaled per block on a device that multiplies FP8 in every layout (Blackwell's
+// MXFP8; Hopper's blocks are FP8 blocks of 128), below ZeRO-3 (Megatron-FSDP holds and gathers
+// them its own way, not read here), outside torchtitan's and DeepSpeed's engines.
 bool mxfp8Weights(const Scenario &s, const DeviceSpec &device)
 {
     return s.mode == Mode::training && s.precision == Precision::fp8 && s.fp8Params &&
-           s.fp8Scaling == Fp8Scaling::block && !fp8TnOnly(device);
+           s.fp8Scaling == Fp8Scaling::block && !fp8TnOnly(device) && s.zero < 3 &&
+           (s.framework == Framework::megatron || s.framework == Framework::custom);
 }
 
 double castCopyBytesPerParam(const Scenario &s, const DeviceSpec &device)
@@ -2594,8 +2597,10 @@ double castWeightBytesPerParam(const Scenario &s, const DeviceSpec &device)
         // quantizing kernel makes the column-wise one ("columnwise scaled output is only
         // produced by x2 scaling kernels": tensor/storage/mxfp8_tensor_storage.py,
         // update_usage), so it is never rebuilt from the data: its E8M0 scales per 32 values
-        // and that copy with its scales (docs/activations.md, "Cast weights").
-        if (mxfp8Weights(s, device))
+        // and that copy with its scales (docs/activations.md, "Cast weights"); torchao's MX
+        // weights are not Transformer Engine's.
+        if (s.fp8Scaling == Fp8Scaling::block && !fp8TnOnly(device) &&
+            s.framework != Framework::torchtitan)
             return 1.0 / 32 + 1 + 1.0 / 32;
         // FP8 weights on a device whose FP8 multiplies take the TN layout only keep a transpose
         // for the backward beside the data, made after each gather of the updated weights

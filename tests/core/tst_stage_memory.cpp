@@ -545,6 +545,10 @@ private Q_SLOTS:
         QTest::addRow("B200, MXFP8 weights, the cache off: kept all the same")
             << base + "device=b200,fp8_params=true,fp8_scaling=block,fp8_weight_cache=false" << 0
             << layers + layers / 16;
+        // torchao's MX weights are not Transformer Engine's: nothing beside them.
+        QTest::addRow("B200, MXFP8 weights under torchtitan: none")
+            << "framework=torchtitan," + base + "device=b200,fp8_params=true,fp8_scaling=block" << 0
+            << 0LL;
         QTest::addRow("H100, FP8 weights, the cache off: made and freed in each backward")
             << base + "device=h100-sxm,fp8_params=true,fp8_weight_cache=false" << 0 << 0LL;
         QTest::addRow("the cache off")

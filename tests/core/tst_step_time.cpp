@@ -1016,6 +1016,11 @@ private Q_SLOTS:
         QTest::addRow("B200, MXFP8 weights, ZeRO-1 over 8")
             << base + "fp8_params=true,device=b200,fp8_scaling=block,dp=8,zero=1"
             << 2.0 + 2 * (1 + 1.0 / 32) << b200;
+        QTest::addRow("B200, MXFP8 weights under DeepSpeed: not Megatron-core's gather")
+            << "framework=deepspeed," + base +
+                   "fp8_params=true,device=b200,fp8_scaling=block,dp=8,"
+                   "zero=1"
+            << 0.0 << b200;
         QTest::addRow("B200, MXFP8 weights without ZeRO: the optimizer writes them")
             << base + "fp8_params=true,device=b200,fp8_scaling=block" << 0.0 << b200;
         QTest::addRow("the cache off: each micro-batch's")
