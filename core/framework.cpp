@@ -435,6 +435,13 @@ std::vector<std::string> unsupportedByFramework(const Scenario &s)
         !offersEndsInPipelineSplit(s.framework, s.endsInPipelineSplit))
         out.push_back(name + " splits the layers without counting the embedding and the loss "
                              "as layers (ends_in_pipeline_split)");
+    // Adam's moments in BF16 are Megatron-core's precision-aware optimizer
+    // (megatron/core/optimizer/optimizer_config.py, exp_avg_dtype); torch.optim.AdamW keeps
+    // them in the parameters' type, DeepSpeed's Adam in FP32.
+    if (s.optimizerMoments == Precision::bf16 && s.mode == Mode::training &&
+        (s.framework == Framework::torchtitan || s.framework == Framework::deepspeed))
+        out.push_back(name + "'s Adam keeps FP32 moments (optimizer_moments=bf16 is Megatron-LM's "
+                             "--use-precision-aware-optimizer); counted in BF16 as set");
     // The batch-level overlap of the all-to-all is Megatron-core's combined 1F1B
     // (megatron/core/pipeline_parallel/combined_1f1b.py); neither torchtitan's nor DeepSpeed's
     // schedules pair a backward with a forward.

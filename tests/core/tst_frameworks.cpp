@@ -463,6 +463,12 @@ private Q_SLOTS:
         QTest::addRow("DeepSpeed's loss is its model's own")
             << "framework=deepspeed,loss_fusion=te"
             << "DeepSpeed computes the loss with its own operations";
+        QTest::addRow("torchtitan's AdamW keeps FP32 moments")
+            << "framework=torchtitan,optimizer_moments=bf16"
+            << "torchtitan's Adam keeps FP32 moments (optimizer_moments=bf16 is Megatron-LM's";
+        QTest::addRow("DeepSpeed's Adam keeps FP32 moments")
+            << "framework=deepspeed,optimizer_moments=bf16"
+            << "DeepSpeed's Adam keeps FP32 moments";
         QTest::addRow("torchtitan ties no weights across stages")
             << "framework=torchtitan,model=gpt-3-175b,pp=4,zero=1"
             << "torchtitan ties no weights across pipeline stages";
