@@ -2820,16 +2820,23 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         r.loraRank = s.loraRank;
         r.loraModules = s.loraModules;
     }
-    for (std::string_view key : changedFromProfile(s))
-        r.frameworkChanged.emplace_back(key);
+    // What describes the scenario to a reader, which no search reads (EvaluateOptions::
+    // warnings): the keys changed from the profile, the model's size in every precision and the
+    // smallest T for its weights (below).
+    const bool described = options.warnings;
+    if (described)
+        for (std::string_view key : changedFromProfile(s))
+            r.frameworkChanged.emplace_back(key);
     r.params = exactParams(model);
     r.nominalParams = nominalParams(model);
     r.weightsBytes = weightBytes(r.params, heldWeightPrecision(s));
     r.nominalWeightsBytes = weightBytes(r.nominalParams, heldWeightPrecision(s));
-    r.sizeByPrecision.reserve(enumNames(Precision{}).size());
-    for (const auto &entry : enumNames(Precision{}))
-        r.sizeByPrecision.push_back({entry.value, weightBytes(r.params, entry.value),
-                                     weightBytes(r.nominalParams, entry.value)});
+    if (described) {
+        r.sizeByPrecision.reserve(enumNames(Precision{}).size());
+        for (const auto &entry : enumNames(Precision{}))
+            r.sizeByPrecision.push_back({entry.value, weightBytes(r.params, entry.value),
+                                         weightBytes(r.nominalParams, entry.value)});
+    }
     r.tp = s.tp;
     r.pp = s.pp;
     r.dp = s.dp;
@@ -2850,7 +2857,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
 
     const std::int64_t capacity = device.capacityBytes();
     const std::int64_t reserve = saturatingRound(s.reserveGib * static_cast<double>(kGiB));
-    r.minTpForWeights = minTpForWeights(model, s, capacity, reserve);
+    if (described)
+        r.minTpForWeights = minTpForWeights(model, s, capacity, reserve);
 
     const std::vector<StageModelStates> modelStates = stageModelStates(s, model);
     std::vector<int> layers;

@@ -28,7 +28,8 @@ struct EvaluateOptions
     // uneven split, a key the framework does not run, ...), which are text to read; whether
     // it fits, its largest overflowing term, the links' warnings and the short-step and
     // moe-host warnings (the planner's "≥") stay. A search that reads only whether each layout
-    // fits formats none of them.
+    // fits formats none of them, nor the report's descriptions no search reads: the keys changed
+    // from the profile (frameworkChanged), sizeByPrecision and minTpForWeights.
     bool warnings = true;
     // The scenario's model and device were validated already (validateModel, validateDevice):
     // a search over one pair, whose request was checked whole, skips them each evaluation.
