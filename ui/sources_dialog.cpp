@@ -115,6 +115,17 @@ const char *const kSources[] = {
     "LoRA implementation's megatron_gpt_peft_tuning_config.yaml, and NVIDIA-NeMo/"
     "Megatron-Bridge's llama3_llm_finetune.py: disable_parameter_transpose_cache, the cache "
     "off.",
+    "NVIDIA/TransformerEngine, tensor/storage/mxfp8_tensor_storage.py (update_usage): an MXFP8 "
+    "weight's column-wise copy comes only from the quantizing kernel, so it is held from the "
+    "start; NVIDIA/Megatron-LM, megatron/core/distributed/param_and_grad_buffer.py "
+    "(reuse_grad_buf_for_mxfp8_param_ag, _post_param_sync): MXFP8 weights gathered in BF16 "
+    "through the gradient buffer and quantized after each gather, in the first micro-batch's "
+    "forward with Transformer Engine's cached casts (docs/step_time.md, “Weight casts”).",
+    "NVIDIA/Megatron-LM, megatron/core/optimizer/optimizer_config.py "
+    "(use_precision_aware_optimizer, exp_avg_dtype, exp_avg_sq_dtype): Adam's moments in BF16 "
+    "beside FP32 master weights, as Megatron-Bridge's DeepSeek-V3 recipes run it; DeepSeek-AI "
+    "2024, “DeepSeek-V3 Technical Report”, §3.3.3: AdamW's moments tracked in BF16 "
+    "(optimizer_moments).",
     "NVIDIA/Megatron-LM, megatron/core/distributed/: the data-parallel group with context "
     "parallelism, buckets of max(40M, 1M × D·C) parameters (distributed_data_parallel.py) "
     "reduced and gathered one after another (param_and_grad_buffer.py): dp_bucket_params.",
