@@ -38,7 +38,7 @@ const std::array kFields{
               "Adam's two moments in training: fp32, or bf16 beside the FP32 master weights, "
               "8 bytes a parameter of optimizer states rather than 12, and less for the "
               "optimizer step to read and write (Megatron-LM --use-precision-aware-optimizer "
-              "--exp-avg-dtype bf16 --exp-avg-sq-dtype bf16; docs/DESIGN.md §3.1).",
+              "--exp-avg-dtype bf16 --exp-avg-sq-dtype bf16; docs/DESIGN.md §3.5).",
               kMomentPrecisions},
     FieldInfo{"fp8_scaling", &Scenario::fp8Scaling,
               "FP8 training: how each cast finds its scale. delayed takes earlier steps' maxima "
