@@ -299,6 +299,14 @@ struct WeightCasts
     double backward = 0;
 };
 
+// Transformer Engine's cast of a 16-bit weight: read 2 bytes, 2 more for current scaling's (or
+// NVFP4's) maximum, write the copy (castCopyBytesPerParam).
+double sixteenBitCastBytes(const Scenario &s, const DeviceSpec &device)
+{
+    const bool amaxPass = s.precision == Precision::nvfp4 || s.fp8Scaling == Fp8Scaling::current;
+    return 2.0 + (amaxPass ? 2.0 : 0.0) + castCopyBytesPerParam(s, device);
+}
+
 WeightCasts weightCastsPerMicrobatch(const Scenario &s, const DeviceSpec &device)
 {
     if (s.mode != Mode::training ||
@@ -324,9 +332,8 @@ WeightCasts weightCastsPerMicrobatch(const Scenario &s, const DeviceSpec &device
     // backward reads that copy; FP8 weights on a TN-only device have their transpose made in
     // each backward (read 1, write 1: Float8Tensor.update_usage).
     // NVFP4 reads its tensor for the maximum first too (addFp8Casts).
-    const bool amaxPass = s.precision == Precision::nvfp4 || s.fp8Scaling == Fp8Scaling::current;
     if (!fp8Held)
-        return {2.0 + (amaxPass ? 2.0 : 0.0) + castCopyBytesPerParam(s, device), 0};
+        return {sixteenBitCastBytes(s, device), 0};
     return {0, fp8TnOnly(device) ? 2.0 : 0.0};
 }
 
@@ -352,8 +359,7 @@ double weightCastsOncePerStep(const Scenario &s, const DeviceSpec &device)
         return fp8TnOnly(device) ? 2.0 : 0.0;
     // 16-bit weights with the cache: the cast each micro-batch makes without it, once
     // (linear.py, _fp8_workspaces, on is_first_microbatch).
-    const bool amaxPass = s.precision == Precision::nvfp4 || s.fp8Scaling == Fp8Scaling::current;
-    return 2.0 + (amaxPass ? 2.0 : 0.0) + castCopyBytesPerParam(s, device);
+    return sixteenBitCastBytes(s, device);
 }
 
 // Per stage, the seconds the casts that run once a step take in the first micro-batch's
