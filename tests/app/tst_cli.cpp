@@ -4,6 +4,7 @@
 #include "run_parascope.h"
 #include "test_files.h"
 
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -860,6 +861,75 @@ private Q_SLOTS:
             return text;
         };
         QCOMPARE(normal(r.out + r.err), normal(expected));
+    }
+
+    // docs/worked-examples.md shows what the program prints: each ```sh block followed by an
+    // output block is run by bash with the built parascope first on the PATH, and every line
+    // the page shows must stand in the output, in order (a block may show an excerpt: a
+    // table's rows, a grep's lines).
+    void workedExamplesShowTheProgramsOutput_data()
+    {
+        QTest::addColumn<QString>("script");
+        QTest::addColumn<QStringList>("shown");
+        const QStringList lines =
+            QString::fromUtf8(readFile(QStringLiteral(PARASCOPE_WORKED_EXAMPLES)))
+                .split(QLatin1Char('\n'));
+        const auto fence = [&lines](qsizetype i) {
+            return i < lines.size() && lines.at(i).trimmed() == QLatin1String("```");
+        };
+        int blocks = 0;
+        for (qsizetype i = 0; i < lines.size(); ++i) {
+            if (lines.at(i).trimmed() != QLatin1String("```sh"))
+                continue;
+            QStringList script;
+            qsizetype j = i + 1;
+            while (j < lines.size() && !fence(j))
+                script << lines.at(j++);
+            if (!fence(j + 1))
+                continue; // a command without its output
+            QStringList shown;
+            qsizetype k = j + 2;
+            while (k < lines.size() && !fence(k))
+                shown << lines.at(k++);
+            QTest::addRow("line %lld", static_cast<long long>(i + 1))
+                << script.join(QLatin1Char('\n')) << shown;
+            ++blocks;
+            i = k;
+        }
+        QVERIFY2(blocks >= 9, "docs/worked-examples.md's command blocks went missing");
+    }
+    void workedExamplesShowTheProgramsOutput()
+    {
+        QFETCH(QString, script);
+        QFETCH(QStringList, shown);
+        QProcess bash;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("PATH"),
+                           QFileInfo(QStringLiteral(PARASCOPE_BIN)).absolutePath() +
+                               QLatin1Char(':') + environment.value(QStringLiteral("PATH")));
+        environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        environment.insert(QStringLiteral("LC_ALL"), QStringLiteral("C.UTF-8"));
+        bash.setProcessEnvironment(environment);
+        bash.setProcessChannelMode(QProcess::MergedChannels);
+        bash.start(QStringLiteral("bash"), {QStringLiteral("-c"), script});
+        QVERIFY2(bash.waitForFinished(120000), "the block did not finish within two minutes");
+        const QStringList out = QString::fromUtf8(bash.readAll()).split(QLatin1Char('\n'));
+        const auto bare = [](const QString &line) {
+            qsizetype end = line.size();
+            while (end > 0 && line.at(end - 1).isSpace())
+                --end;
+            return line.left(end);
+        };
+        qsizetype at = 0;
+        for (const QString &line : shown) {
+            const QString wanted = bare(line);
+            while (at < out.size() && bare(out.at(at)) != wanted)
+                ++at;
+            QVERIFY2(at < out.size(),
+                     qPrintable(QStringLiteral("not in the output, in order: \"") + wanted +
+                                QStringLiteral("\"\n--- output:\n") + out.join(QLatin1Char('\n'))));
+            ++at;
+        }
     }
 
     void presetsCommand()
