@@ -754,7 +754,8 @@ private Q_SLOTS:
             QVERIFY(op.start < at);
             QVERIFY(op.end <= at);
         }
-        QVERIFY(panel.bubbleLabel()->text().contains("so far"));
+        QVERIFY(panel.bubbleText().contains("so far"));
+        const int narrowest = panel.minimumSizeHint().width();
 
         panel.play();
         QTRY_VERIFY_WITH_TIMEOUT(!panel.isPlaying(), 60000);
@@ -762,16 +763,38 @@ private Q_SLOTS:
         // At the end, the bubble so far is the step's simulated bubble.
         const double bubble = document.report().bubbleFraction;
         QVERIFY(std::abs(chart->bubbleSoFar() - bubble) < 1e-9);
-        QVERIFY(panel.bubbleLabel()->text().contains(QString::number(100 * bubble, 'f', 1) + " %"));
+        QVERIFY(panel.bubbleText().contains(QString::number(100 * bubble, 'f', 1) + " %"));
         // The final frame is held: idle time still tinted, Step stopped at the end, and Play
         // sweeps again from the start.
         QVERIFY(chart->isTeaching());
         QVERIFY(chart->isHeldAtEnd());
-        QVERIFY(panel.bubbleLabel()->text().contains("whole step"));
+        QVERIFY(panel.bubbleText().contains("whole step"));
         // docs/worked-examples.md §4: the closed form 3/19 = 15.8 %, named beside the simulated
         // bubble, which the end stages' embedding and LM head and the sends make larger.
         QVERIFY(bubble > 3.0 / 19 + 0.001);
-        QVERIFY(panel.bubbleLabel()->text().contains("closed form's 15.8 %"));
+        QVERIFY(panel.bubbleText().contains("closed form's 15.8 %"));
+        // Where the bar has no room for the long line, a shorter one with its numbers, down to
+        // the number alone, the line in the tooltip; either way it asks for no more width than
+        // the bar's short one did.
+        const QString value = QString::number(100 * bubble, 'f', 1);
+        const auto numbersShown = [&] {
+            const QString shown = panel.bubbleLabel()->text();
+            return shown == "Bubble: " + value + " % (closed form 15.8 %)" ||
+                   shown == "Bubble: " + value + " %" || shown == value + " %";
+        };
+        QVERIFY2(panel.bubbleLabel()->text() == panel.bubbleText() || numbersShown(),
+                 qPrintable(panel.bubbleLabel()->text()));
+        for (int width : {700, 600, 500}) {
+            panel.resize(width, 500);
+            QApplication::processEvents();
+            QVERIFY2(numbersShown(), qPrintable(panel.bubbleLabel()->text()));
+        }
+        QCOMPARE(panel.bubbleLabel()->toolTip(), panel.bubbleText());
+        panel.resize(1000, 500);
+        QVERIFY2(panel.minimumSizeHint().width() <= narrowest,
+                 qPrintable(QStringLiteral("%1 pixels at the end, %2 during the sweep")
+                                .arg(panel.minimumSizeHint().width())
+                                .arg(narrowest)));
         QVERIFY(!panel.stepButton()->isEnabled());
         panel.step();
         QCOMPARE(chart->playhead(), chart->makespan());
@@ -855,7 +878,7 @@ private Q_SLOTS:
         QVERIFY(ends.size() > 2);
         QTest::mouseClick(panel.stepButton(), Qt::LeftButton);
         QVERIFY(std::abs(chart->playhead() - ends[0]) < 1e-12 * chart->makespan());
-        QVERIFY(panel.bubbleLabel()->text().contains("so far"));
+        QVERIFY(panel.bubbleText().contains("so far"));
         // Stage 0 alone has worked: 1 - F / (4 F) = 75 %.
         QVERIFY(std::abs(chart->bubbleSoFar() - 0.75) < 1e-12);
         QCOMPARE(int(chart->visibleBlocks().size()), 1);

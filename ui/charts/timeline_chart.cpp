@@ -785,14 +785,33 @@ TimelineChart::legendEntries(std::vector<std::vector<QColor>> *shades) const
     return entries;
 }
 
-bool TimelineChart::legendIsBrief(const std::vector<LegendEntry> &entries) const
+namespace {
+
+// The width the legend's entries take in one row, with their full or their brief texts.
+template <typename Entries>
+int legendWidth(const Entries &entries, const QFontMetrics &fm, bool brief)
 {
-    const QFontMetrics fm = fontMetrics();
     const int box = fm.height() - 4;
     int width = 0;
-    for (const LegendEntry &e : entries)
-        width += box * 2 + 4 + fm.horizontalAdvance(e.text) + 14;
-    return plotRect().left() + width > this->width();
+    for (const auto &e : entries)
+        width += box * 2 + 4 + fm.horizontalAdvance(brief ? e.brief : e.text) + 14;
+    return width;
+}
+
+} // namespace
+
+bool TimelineChart::legendIsBrief(const std::vector<LegendEntry> &entries) const
+{
+    return plotRect().left() + legendWidth(entries, fontMetrics(), false) > this->width();
+}
+
+int TimelineChart::legendLeft(const std::vector<LegendEntry> &entries, bool brief) const
+{
+    // Above the plot where it fits there; else from the widget's left edge, over the stage
+    // labels' column (large text in a narrow window: presentation mode at 1,280 pixels).
+    const int width = legendWidth(entries, fontMetrics(), brief);
+    const int left = plotRect().left();
+    return left + width <= this->width() ? left : std::max(kPad, this->width() - width);
 }
 
 QStringList TimelineChart::legendTexts() const
@@ -816,7 +835,7 @@ void TimelineChart::paintLegend(QPainter &p) const
     std::vector<std::vector<QColor>> shades;
     const std::vector<Entry> entries = legendEntries(&shades);
     const bool brief = legendIsBrief(entries);
-    int x = plotRect().left();
+    int x = legendLeft(entries, brief);
     const int y = kPad;
     std::size_t chunk = 0;
     for (const Entry &e : entries) {

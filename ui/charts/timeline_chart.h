@@ -171,6 +171,7 @@ private:
     // The legend's entries; a chunk's shades of each phase into `shades`, when given.
     std::vector<LegendEntry> legendEntries(std::vector<std::vector<QColor>> *shades) const;
     bool legendIsBrief(const std::vector<LegendEntry> &entries) const;
+    int legendLeft(const std::vector<LegendEntry> &entries, bool brief) const;
     void paintLegend(class QPainter &p) const;
     bool isDark() const;
     void indexStages() const;

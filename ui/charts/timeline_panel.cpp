@@ -5,6 +5,7 @@
 #include "ui/widgets/focus_wheel.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QShortcut>
@@ -39,6 +40,11 @@ TimelinePanel::TimelinePanel(QWidget *parent)
     connect(m_speed, &QComboBox::currentIndexChanged, this,
             [this] { Settings().setSweepSeconds(sweepSeconds()); });
     m_bubble->setObjectName(QStringLiteral("bubbleSoFar"));
+    // The end of a sweep names the closed form beside the bubble: a long line, elided to the
+    // room the bar leaves (its tooltip in full) rather than widening the window past a
+    // 1,280-pixel screen at the largest text.
+    m_bubble->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_bubble->installEventFilter(this);
 
     auto *speedLabel = new QLabel(tr("Speed:"));
     speedLabel->setBuddy(m_speed);
@@ -50,8 +56,7 @@ TimelinePanel::TimelinePanel(QWidget *parent)
     bar->addWidget(speedLabel);
     bar->addWidget(m_speed);
     bar->addSpacing(12);
-    bar->addWidget(m_bubble);
-    bar->addStretch(1);
+    bar->addWidget(m_bubble, 1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 6, 0, 0);
     layout->addLayout(bar);
@@ -157,12 +162,43 @@ void TimelinePanel::showState()
     // At the end, the textbook's number beside the simulated one when they differ: the
     // closed form assumes equal stages and free sends (docs/DESIGN.md, "Event simulation").
     QString whole = tr("Bubble, the whole step: %1 %").arg(value);
-    if (m_closedForm && std::abs(*m_closedForm - m_chart->bubbleSoFar()) >= 0.0005)
-        whole += tr(" (the closed form's %1 % assumes equal stages and free sends)")
-                     .arg(100 * *m_closedForm, 0, 'f', 1);
-    m_bubble->setText(atEnd                   ? whole
-                      : m_chart->isTeaching() ? tr("Bubble so far: %1 %").arg(value)
-                                              : tr("Bubble: %1 %").arg(value));
+    // Where the bar has no room for the whole line, shorter ones with its numbers, down to the
+    // number alone (presentation mode's largest text at 1,280 pixels).
+    m_bubbleShorter = {tr("Bubble: %1 %").arg(value), tr("%1 %").arg(value)};
+    if (m_closedForm && std::abs(*m_closedForm - m_chart->bubbleSoFar()) >= 0.0005) {
+        const QString closed = QString::number(100 * *m_closedForm, 'f', 1);
+        whole += tr(" (the closed form's %1 % assumes equal stages and free sends)").arg(closed);
+        if (atEnd)
+            m_bubbleShorter.prepend(tr("Bubble: %1 % (closed form %2 %)").arg(value, closed));
+    }
+    m_bubbleText = atEnd                   ? whole
+                   : m_chart->isTeaching() ? tr("Bubble so far: %1 %").arg(value)
+                                           : tr("Bubble: %1 %").arg(value);
+    showBubble();
+}
+
+void TimelinePanel::showBubble()
+{
+    const QFontMetrics metrics = m_bubble->fontMetrics();
+    const int room = m_bubble->width();
+    QString shown = m_bubbleText;
+    for (const QString &shorter : m_bubbleShorter) {
+        if (metrics.horizontalAdvance(shown) <= room)
+            break;
+        shown = shorter;
+    }
+    shown = metrics.elidedText(shown, Qt::ElideRight, room);
+    m_bubble->setText(shown);
+    m_bubble->setToolTip(shown == m_bubbleText ? QString() : m_bubbleText);
+}
+
+bool TimelinePanel::eventFilter(QObject *watched, QEvent *event)
+{
+    // A new width or a larger text (View → Larger text) elides the line anew.
+    if (watched == m_bubble &&
+        (event->type() == QEvent::Resize || event->type() == QEvent::FontChange))
+        showBubble();
+    return QWidget::eventFilter(watched, event);
 }
 
 } // namespace ui

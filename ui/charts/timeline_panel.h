@@ -3,6 +3,7 @@
 #include "core/report.h"
 
 #include <QElapsedTimer>
+#include <QStringList>
 #include <QWidget>
 #include <array>
 #include <optional>
@@ -37,6 +38,9 @@ public:
     QToolButton *stepButton() const { return m_step; }
     QComboBox *speedCombo() const { return m_speed; }
     QLabel *bubbleLabel() const { return m_bubble; }
+    // The bubble line in full; where it does not fit, the label shows a shorter one with its
+    // numbers, down to the number alone, and the line in its tooltip.
+    QString bubbleText() const { return m_bubbleText; }
     bool isPlaying() const;
 
     // The sweep's lengths Speed offers, in seconds for the whole step: long enough to talk
@@ -49,15 +53,21 @@ public:
     void togglePlay();
     void step();
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     void tick();
     void showState();
+    void showBubble();
 
     TimelineChart *m_chart;
     QToolButton *m_play;
     QToolButton *m_step;
     QComboBox *m_speed;
     QLabel *m_bubble;
+    QString m_bubbleText;
+    QStringList m_bubbleShorter; // shorter lines with its numbers, where it does not fit
     QTimer *m_timer;
     QElapsedTimer m_clock;
     std::optional<double> m_closedForm; // the report's closed-form bubble, where it has one
