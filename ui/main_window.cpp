@@ -233,6 +233,7 @@ MainWindow::MainWindow(ScenarioDocument *document, QWidget *parent)
     // at its width (holdVerdictHeight): the status bar took the height of the text wrapped
     // at the label's hint, four lines for a verdict of one.
     m_verdict->installEventFilter(this);
+    m_noteStrip->installEventFilter(this);
     statusBar()->addWidget(m_verdict, 1);
 
     createMenus();
@@ -781,11 +782,16 @@ void MainWindow::showNote()
     QStringList lines;
     QStringList full;
     if (!current.ok()) {
-        const QString message = tr("Cannot evaluate — %1. The charts show the last valid "
-                                   "scenario.")
-                                    .arg(io::qs(current.error->toString()));
+        const QString error = io::qs(current.error->toString());
+        const QString message =
+            tr("Cannot evaluate — %1. The charts show the last valid scenario.").arg(error);
         full << message;
-        lines << tr("<span style='color:#b00020'><b>%1</b></span>").arg(fit(message));
+        // Where the sentence does not fit, the error alone, so that the field it names stays
+        // in sight (large text in a narrow window); the tooltip has the sentence.
+        const bool fits = metrics.horizontalAdvance(message) <= width;
+        elided = !fits;
+        lines
+            << tr("<span style='color:#b00020'><b>%1</b></span>").arg(fit(fits ? message : error));
     } else {
         for (const auto &w : current.warnings) {
             QString message = io::qs(w.message);
@@ -916,6 +922,13 @@ void MainWindow::holdVerdictHeight()
 
 bool MainWindow::eventFilter(QObject *watched, QEvent *event)
 {
+    // The note strip at a new width or text size: its lines elided to it anew (showNote), or
+    // a line cut while the strip was narrow stays cut once it widens.
+    if (watched == m_noteStrip &&
+        ((event->type() == QEvent::Resize &&
+          static_cast<QResizeEvent *>(event)->oldSize().width() != m_noteStrip->width()) ||
+         event->type() == QEvent::FontChange))
+        showNote();
     // The status line at a new width or text size: the height its text needs there.
     if (watched == m_verdict) {
         const bool newWidth =

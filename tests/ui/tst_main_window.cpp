@@ -1605,6 +1605,33 @@ private Q_SLOTS:
         QCOMPARE(headroom().second, QStringLiteral("GB"));
     }
 
+    // A refused scenario's note names the field at any text size: where the sentence does not
+    // fit the strip, the error alone (the tooltip has the sentence); the strip at a new width
+    // or text size elides it anew.
+    void refusalNamesTheFieldAtLargeText()
+    {
+        ExplorerWindow w;
+        w.window.resize(900, 700);
+        w.window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        QTest::keyClick(&w.window, Qt::Key_F11); // presentation mode: half as large again
+        for (int step = 0; step < 3; ++step)
+            QTest::keyClick(&w.window, Qt::Key_Equal, Qt::ControlModifier);
+        QApplication::processEvents();
+        // 80 layers and the two ends over 80 stages leave an end stage no layer.
+        setAndEvaluate(w.document, "pp", "80");
+        setAndEvaluate(w.document, "ends_in_pipeline_split", "true");
+        QTRY_VERIFY2(w.window.note()->text().contains("ends_in_pipeline_split:"),
+                     qPrintable(w.window.note()->text()));
+        QVERIFY(w.window.note()->toolTip().contains("Cannot evaluate"));
+        QTest::keyClick(&w.window, Qt::Key_F11);
+        QTest::keyClick(&w.window, Qt::Key_0, Qt::ControlModifier); // normal text size
+        w.window.resize(1600, 1000);
+        QTRY_VERIFY2(w.window.note()->text().contains(
+                         "Cannot evaluate — ends_in_pipeline_split: 80 layers and the two ends"),
+                     qPrintable(w.window.note()->text()));
+    }
+
     // docs/DESIGN.md §5: presentation mode and Ctrl+= / Ctrl+- scale the charts' text and lines.
     void presentationMode()
     {
