@@ -1605,6 +1605,40 @@ private Q_SLOTS:
         QCOMPARE(headroom().second, QStringLiteral("GB"));
     }
 
+    // Presentation mode at its largest text fits a 1,280 × 800 projector: no page of the
+    // charts, control panel or bar asks for more width than the screen has (a page wider than
+    // the rest widens the whole window, whichever tab shows).
+    void largestTextFitsA1280Screen()
+    {
+        ExplorerWindow w;
+        w.window.resize(1280, 800);
+        w.window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        w.window.presentationAction()->trigger();
+        QAction *larger = nullptr;
+        for (QAction *action : w.window.findChildren<QAction *>())
+            if (action->text() == QLatin1String("&Larger text"))
+                larger = action;
+        QVERIFY(larger);
+        for (int step = 0; step < 3; ++step)
+            larger->trigger();
+        QApplication::processEvents();
+        QCOMPARE(w.window.textScale(), 1.5 * 1.2 * 1.2 * 1.2);
+        // Each page shown once: a page lays itself out at the new text size when it shows.
+        for (int i = 0; i < w.window.charts()->count(); ++i) {
+            w.window.charts()->setCurrentIndex(i);
+            QApplication::processEvents();
+            QVERIFY2(w.window.minimumSizeHint().width() <= 1280,
+                     qPrintable(QStringLiteral("%1 pixels with %2 shown")
+                                    .arg(w.window.minimumSizeHint().width())
+                                    .arg(w.window.charts()->tabText(i))));
+        }
+        w.window.plannerAction()->trigger(); // the Planner below the charts
+        QApplication::processEvents();
+        QVERIFY2(w.window.minimumSizeHint().width() <= 1280,
+                 qPrintable(QString::number(w.window.minimumSizeHint().width())));
+    }
+
     // A refused scenario's note names the field at any text size: where the sentence does not
     // fit the strip, the error alone (the tooltip has the sentence); the strip at a new width
     // or text size elides it anew.

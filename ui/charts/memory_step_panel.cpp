@@ -63,6 +63,12 @@ MemoryStepPanel::MemoryStepPanel(Playhead *playhead, QWidget *parent)
     m_summary->setObjectName(QStringLiteral("memorySummary"));
     m_summary->setWordWrap(true);
     m_summary->setTextFormat(Qt::PlainText);
+    // A row of its own under the bar, wrapping at the page's width: beside the controls, at
+    // presentation mode's largest text, it widened the window past a 1,280-pixel screen.
+    m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    // Its lines at the width it has, but no floor of its own: the height it would need at its
+    // narrowest must not keep the charts from giving way to the docks.
+    m_summary->setMinimumHeight(1);
 
     auto *stageLabel = new QLabel(tr("Stage:"));
     stageLabel->setBuddy(m_stage);
@@ -72,11 +78,11 @@ MemoryStepPanel::MemoryStepPanel(Playhead *playhead, QWidget *parent)
     bar->addWidget(m_stage);
     bar->addSpacing(12);
     bar->addWidget(m_play);
-    bar->addSpacing(12);
-    bar->addWidget(m_summary, 1);
+    bar->addStretch(1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 6, 0, 0);
     layout->addLayout(bar);
+    layout->addWidget(m_summary);
     layout->addWidget(m_chart, 1);
 
     connect(m_stage, &QComboBox::currentIndexChanged, this, &MemoryStepPanel::redraw);
