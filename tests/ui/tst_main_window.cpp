@@ -38,6 +38,7 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineEdit>
+#include <QLogValueAxis>
 #include <QMenu>
 #include <QMenuBar>
 #include <QRegularExpression>
@@ -1637,6 +1638,55 @@ private Q_SLOTS:
         QApplication::processEvents();
         QVERIFY2(w.window.minimumSizeHint().width() <= 1280,
                  qPrintable(QString::number(w.window.minimumSizeHint().width())));
+    }
+
+    // The Bubble chart at the largest text in a 1,280 × 800 window: its m axis labels every
+    // power of a power of 2 that fits ("1, 4, 16, …" rather than each label cut to "…"), the
+    // marker's label keeps the closed form alone where the whole does not fit; at normal size
+    // every power of 2 and the whole label again.
+    void bubbleChartKeepsItsLabelsAtLargeText()
+    {
+        ExplorerWindow w;
+        w.window.resize(1280, 800);
+        w.window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        auto *bubble = w.window.chart<BubbleChart>();
+        w.window.charts()->setCurrentWidget(bubble);
+        QApplication::processEvents();
+        QChart *chart = bubble->findChild<QChartView *>()->chart();
+        auto *axis = qobject_cast<QLogValueAxis *>(chart->axes(Qt::Horizontal).constFirst());
+        QVERIFY(axis);
+        QTRY_COMPARE(axis->base(), 2.0);
+        QVERIFY(axis->isTitleVisible());
+        QVERIFY2(bubble->markerLabel().contains("(simulated"), qPrintable(bubble->markerLabel()));
+        QAction *larger = nullptr;
+        for (QAction *action : w.window.findChildren<QAction *>())
+            if (action->text() == QLatin1String("&Larger text"))
+                larger = action;
+        QVERIFY(larger);
+        for (int step = 0; step < 3; ++step)
+            larger->trigger();
+        w.window.resize(1280, 800);
+        QTRY_VERIFY(axis->base() > 2.0);
+        // Each label with a label's width of room beside it.
+        const double label =
+            QFontMetricsF(axis->labelsFont()).horizontalAdvance(QString::number(axis->max()));
+        const double labels =
+            std::floor(std::log(axis->max() / axis->min()) / std::log(axis->base()) + 1e-9) + 1;
+        QVERIFY2(labels * 2 * label <= chart->plotArea().width(),
+                 qPrintable(QStringLiteral("%1 labels of %2 pixels on %3")
+                                .arg(labels)
+                                .arg(label)
+                                .arg(chart->plotArea().width())));
+        // On a plot too narrow for the whole marker label, the closed form alone.
+        w.window.resize(900, 700);
+        QTRY_COMPARE(bubble->markerLabel(), QStringLiteral("15.8 % at m = 16"));
+        w.window.resize(1280, 800);
+        for (int step = 0; step < 3; ++step)
+            QTest::keyClick(&w.window, Qt::Key_Minus, Qt::ControlModifier);
+        QTRY_COMPARE(axis->base(), 2.0);
+        QTRY_VERIFY(axis->isTitleVisible());
+        QTRY_VERIFY(bubble->markerLabel().contains("(simulated"));
     }
 
     // A refused scenario's note names the field at any text size: where the sentence does not

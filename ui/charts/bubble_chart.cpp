@@ -6,6 +6,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QFontMetricsF>
 #include <QGraphicsSimpleTextItem>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -129,6 +130,11 @@ void BubbleChart::placeLabel()
     m_label->setBrush(m_marker->pointLabelsColor());
     const QPointF at = m_chart->mapToPosition(m_marker->at(0), m_marker);
     const QRectF plot = m_chart->plotArea();
+    // The simulated bubble beside the closed form where the plot has room for both (half its
+    // width): at large text on a narrow plot the closed form alone, the rest on the status line.
+    const QFontMetricsF metrics(m_label->font());
+    m_label->setText(metrics.horizontalAdvance(m_labelText) <= plot.width() / 2 ? m_labelText
+                                                                                : m_shortLabel);
     const QRectF text = m_label->boundingRect();
     const qreal gap = m_marker->markerSize() / 2 + 4;
     // Above and to the right, where the falling curve has already dropped; where that leaves
@@ -228,6 +234,8 @@ void BubbleChart::setScenario(const core::Scenario &s, const core::Report &r,
     if (r.bubbleFractionClosedForm && std::abs(simulated - percent) >= 0.05)
         label += tr(" (simulated %1 %)").arg(simulated, 0, 'f', 1);
     m_marker->setPointLabelsFormat(label);
+    m_labelText = label;
+    m_shortLabel = tr("%1 % at m = %2").arg(percent, 0, 'f', 1).arg(s.microbatches);
     m_label->setText(label);
     placeLabel();
     m_marker->setName(r.bubbleFractionClosedForm ? tr("This scenario")

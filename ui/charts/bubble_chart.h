@@ -59,6 +59,8 @@ private:
     int m_stages = 0;
     int m_virtualStages = 0;
     QGraphicsSimpleTextItem *m_label; // the marker's label, owned by the chart
+    QString m_labelText;              // the label in full; m_shortLabel without the simulation's
+    QString m_shortLabel;
 };
 
 } // namespace ui

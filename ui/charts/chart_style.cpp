@@ -9,6 +9,7 @@
 #include <QFontMetricsF>
 #include <QLegend>
 #include <QLocale>
+#include <QLogValueAxis>
 #include <QPalette>
 #include <QValueAxis>
 #include <QXYSeries>
@@ -38,6 +39,8 @@ namespace {
 // setNiceRange keeps its peak, and keepTicksReadable the intervals there is room for, on the
 // axis itself.
 constexpr const char *kNicePeak = "niceRangePeak";
+// A logarithmic axis's base as its chart set it, which a crowded axis raises to a power.
+constexpr const char *kLogBase = "logAxisBase";
 constexpr const char *kNiceIntervals = "niceRangeIntervals";
 constexpr const char *kNiceDecimals = "niceRangeDecimals";
 
@@ -290,6 +293,30 @@ void fitTicksAcross(QValueAxis *axis, double length)
     setNiceRange(axis, axis->property(kNicePeak).toDouble());
 }
 
+// A horizontal logarithmic axis: its labels at powers of its base, or where they would crowd
+// (large text on a narrow plot, "…" for each), of a power of its base: 1, 4, 16, … in place
+// of 1, 2, 4, …, each label with a gap of one such label beside it.
+void fitLogTicksAcross(QLogValueAxis *axis, double length)
+{
+    if (!axis->property(kLogBase).isValid())
+        axis->setProperty(kLogBase, axis->base());
+    const double base = axis->property(kLogBase).toDouble();
+    if (!(base > 1) || !(axis->min() > 0) || !(axis->max() > axis->min()))
+        return;
+    const QString widest = QString::number(axis->max(), 'f', 0);
+    const double label = QFontMetricsF(axis->labelsFont()).horizontalAdvance(widest);
+    const double decades = std::log(axis->max() / axis->min());
+    double chosen = base;
+    for (int power = 1; power <= 8; ++power) {
+        chosen = std::pow(base, power);
+        const double labels = std::floor(decades / std::log(chosen) + 1e-9) + 1;
+        if (labels * 2 * label <= length)
+            break;
+    }
+    if (axis->base() != chosen)
+        axis->setBase(chosen);
+}
+
 } // namespace
 
 void keepAxesReadable(QChart *chart)
@@ -301,8 +328,22 @@ void keepAxesReadable(QChart *chart)
         for (QAbstractAxis *axis : chart->axes(Qt::Horizontal)) {
             if (auto *values = qobject_cast<QValueAxis *>(axis))
                 fitTicksAcross(values, chart->plotArea().width());
+            else if (auto *log = qobject_cast<QLogValueAxis *>(axis))
+                fitLogTicksAcross(log, chart->plotArea().width());
             if (!axis->titleText().isEmpty())
                 fitTitle(axis, chart->plotArea().width(), false);
+            // A plot shorter than four lines of the axis's text gives its title's line to the
+            // labels, which Qt Charts otherwise cuts to "…" (large text on a short chart); it
+            // takes it back once the plot would keep four lines with the title's two beside
+            // them, so that showing the title does not hide it again.
+            const double line = QFontMetricsF(axis->titleFont()).height();
+            const double height = chart->plotArea().height();
+            if (axis->titleText().isEmpty())
+                continue;
+            if (axis->isTitleVisible() && height < 4 * line)
+                axis->setTitleVisible(false);
+            else if (!axis->isTitleVisible() && height >= 6 * line)
+                axis->setTitleVisible(true);
         }
         for (QAbstractAxis *axis : chart->axes(Qt::Vertical)) {
             if (auto *values = qobject_cast<QValueAxis *>(axis))
