@@ -217,6 +217,7 @@ void StepTimeChart::setReport(const core::Report &report, const core::Report *co
                          : m_secondsPerUnit == 1e-3 ? tr("ms")
                                                     : tr("µs");
     m_axisTitle = tr("Time per step (%1)").arg(unit);
+    m_axisUnit = unit;
     const bool prefill = report.mode == core::Mode::inference;
     m_title = prefill ? tr("Where the prefill's time goes, by pipeline stage")
                       : tr("Where one step's time goes, by pipeline stage");
@@ -347,8 +348,11 @@ void StepTimeChart::paintBars(QPainter &p, const QSize &size) const
     p.save();
     p.translate(kBarPad, l.plot.center().y());
     p.rotate(-90);
+    // The title, or where a short plot (large text) has no room for it, its unit alone.
+    const QString axisTitle =
+        fm.horizontalAdvance(m_axisTitle) <= l.plot.height() ? m_axisTitle : m_axisUnit;
     p.drawText(QRectF(-l.plot.height() / 2, 0, l.plot.height(), fm.height()), Qt::AlignCenter,
-               fm.elidedText(m_axisTitle, Qt::ElideRight, l.plot.height()));
+               fm.elidedText(axisTitle, Qt::ElideRight, l.plot.height()));
     p.restore();
 
     // The bars: whole pixels, no antialiasing; a border only where bars are wide enough.

@@ -106,6 +106,7 @@ private:
     QString m_compareName;
     double m_secondsPerUnit = 1;
     QString m_axisTitle;
+    QString m_axisUnit; // its unit, shown alone where the title does not fit
     // "Where one step's time goes, by pipeline stage"; in inference the step is the prefill,
     // and without a published link its time is a lower bound.
     QString m_title;
