@@ -77,6 +77,21 @@ private:
     int *m_count;
 };
 
+// View → Larger text, its three steps (the largest text it offers), as the menu runs them:
+// without a window manager the shortcuts need a focused window.
+bool largestText(MainWindow &window)
+{
+    QAction *larger = nullptr;
+    for (QAction *action : window.findChildren<QAction *>())
+        if (action->text() == QLatin1String("&Larger text"))
+            larger = action;
+    if (!larger)
+        return false;
+    for (int step = 0; step < 3; ++step)
+        larger->trigger();
+    return true;
+}
+
 } // namespace
 
 class TestMainWindow : public QObject
@@ -1616,13 +1631,7 @@ private Q_SLOTS:
         w.window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w.window));
         w.window.presentationAction()->trigger();
-        QAction *larger = nullptr;
-        for (QAction *action : w.window.findChildren<QAction *>())
-            if (action->text() == QLatin1String("&Larger text"))
-                larger = action;
-        QVERIFY(larger);
-        for (int step = 0; step < 3; ++step)
-            larger->trigger();
+        QVERIFY(largestText(w.window));
         QApplication::processEvents();
         QCOMPARE(w.window.textScale(), 1.5 * 1.2 * 1.2 * 1.2);
         // Each page shown once: a page lays itself out at the new text size when it shows.
@@ -1659,13 +1668,7 @@ private Q_SLOTS:
         QTRY_COMPARE(axis->base(), 2.0);
         QVERIFY(axis->isTitleVisible());
         QVERIFY2(bubble->markerLabel().contains("(simulated"), qPrintable(bubble->markerLabel()));
-        QAction *larger = nullptr;
-        for (QAction *action : w.window.findChildren<QAction *>())
-            if (action->text() == QLatin1String("&Larger text"))
-                larger = action;
-        QVERIFY(larger);
-        for (int step = 0; step < 3; ++step)
-            larger->trigger();
+        QVERIFY(largestText(w.window));
         w.window.resize(1280, 800);
         QTRY_VERIFY(axis->base() > 2.0);
         // Each label with a label's width of room beside it.
