@@ -95,13 +95,12 @@ inline constexpr double kMoeHostWarnShare = 0.05;
 
 // PyTorch FSDP2's published runs on Hopper (OLMo-core on 8 H100s, torchtitan on 32 and 64
 // H200s) took this share of their gathers' and reduce-scatters' modelled time beyond the
-// modelled step: 29 to 40 % OLMo-core's 7B, 8B and 13B in BF16 and FP8 but the 13B in FP8,
-// 68 %, torchtitan's 56 and 67 %, when the range was set; 28 to 66 % as the model times those
-// runs now (docs/step_time.md, "OLMo-core on 8 H100"). Evaluate's
+// modelled step: 28 to 40 % OLMo-core's 7B, 8B and 13B in BF16 and FP8 but the 13B in FP8,
+// 66 %; torchtitan's 53 and 64 % (docs/step_time.md, "OLMo-core on 8 H100"). Evaluate's
 // fsdp-overlap warning quotes the range where its high end adds kFsdpOverlapWarnShare or more
 // to the step, and the planner marks such steps "≥".
-inline constexpr double kFsdpOverlapMinShare = 0.29;
-inline constexpr double kFsdpOverlapMaxShare = 0.68;
+inline constexpr double kFsdpOverlapMinShare = 0.28;
+inline constexpr double kFsdpOverlapMaxShare = 0.66;
 inline constexpr double kFsdpOverlapWarnShare = 0.05;
 
 const TimePartInfo &timePartInfo(TimePart part);

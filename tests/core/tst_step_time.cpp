@@ -2248,7 +2248,7 @@ private Q_SLOTS:
         QCOMPARE(has, warned);
     }
 
-    // PyTorch's FSDP2 on Hopper: OLMo-core's and torchtitan's published runs took 29 to 68 % of
+    // PyTorch's FSDP2 on Hopper: OLMo-core's and torchtitan's published runs took 28 to 66 % of
     // their gathers' and reduce-scatters' modelled time beyond the modelled
     // step (docs/step_time.md, "OLMo-core on 8 H100"). evaluate gives that range of the step,
     // by hand from the report's own collective time, where its high end adds 5 % or more: the
@@ -2284,10 +2284,10 @@ private Q_SLOTS:
             return;
         const double comm = r.stepTime->dpCommTotalS;
         const double step = r.stepTime->stepTimeS;
-        QVERIFY(0.68 * comm >= 0.05 * step);
+        QVERIFY(0.66 * comm >= 0.05 * step);
         const QString expected = QStringLiteral("likely %1 to %2 % longer")
-                                     .arg(100 * 0.29 * comm / step, 0, 'f', 0)
-                                     .arg(100 * 0.68 * comm / step, 0, 'f', 0);
+                                     .arg(100 * 0.28 * comm / step, 0, 'f', 0)
+                                     .arg(100 * 0.66 * comm / step, 0, 'f', 0);
         QVERIFY2(QString::fromStdString(w->message).contains(expected),
                  qPrintable(QString::fromStdString(w->message) + " / " + expected));
     }

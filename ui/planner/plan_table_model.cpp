@@ -197,7 +197,7 @@ QString PlanTableModel::rowTooltip(const core::PlanCandidate &c) const
                     .arg(1e3 * core::kMoeHostGapMinS, 0, 'f', 1)
                     .arg(1e3 * core::kMoeHostGapMaxS, 0, 'f', 1);
     if (c.fsdpOverlap)
-        text += tr("<p>Likely short: PyTorch FSDP2's published runs on Hopper took 29 to 68 % "
+        text += tr("<p>Likely short: PyTorch FSDP2's published runs on Hopper took 28 to 66 % "
                    "of their gathers' and reduce-scatters' time beyond the model "
                    "(docs/step_time.md).</p>");
     if (m_loaded && c.sameLayout(*m_loaded))
