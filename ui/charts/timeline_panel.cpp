@@ -40,9 +40,9 @@ TimelinePanel::TimelinePanel(QWidget *parent)
     connect(m_speed, &QComboBox::currentIndexChanged, this,
             [this] { Settings().setSweepSeconds(sweepSeconds()); });
     m_bubble->setObjectName(QStringLiteral("bubbleSoFar"));
-    // The end of a sweep names the closed form beside the bubble: a long line, elided to the
-    // room the bar leaves (its tooltip in full) rather than widening the window past a
-    // 1,280-pixel screen at the largest text.
+    // The end of a sweep names the closed form beside the bubble: a long line, shortened to
+    // the room the bar leaves (showBubble; the tooltip has it whole) rather than widening the
+    // window past a 1,280-pixel screen at the largest text.
     m_bubble->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_bubble->installEventFilter(this);
 
