@@ -245,6 +245,37 @@ private Q_SLOTS:
         QVERIFY(legend.contains(QStringLiteral("Busiest stage: %1").arg(w.chart->busiestStage())));
     }
 
+    // At the largest text beside the docks the legend's twelve rows do not fit the chart's
+    // height: its text shrinks (to no less than 0.6 of the chart's) so that every row shows,
+    // and at normal size it is the chart's own.
+    void stepTimeLegendShrinksToFit()
+    {
+        StepTimeWindow w({});
+        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
+        QTRY_VERIFY(w.chart->isVisible());
+        QCOMPARE(w.chart->legendScale(), 1.0);
+        QAction *larger = nullptr;
+        for (QAction *action : w.window.findChildren<QAction *>())
+            if (action->text() == QLatin1String("&Larger text"))
+                larger = action;
+        QVERIFY(larger);
+        w.window.presentationAction()->trigger();
+        for (int step = 0; step < 3; ++step)
+            larger->trigger();
+        w.window.resize(1280, 800);
+        QApplication::processEvents();
+        auto *bars = w.chart->findChild<QWidget *>(QStringLiteral("stepTimeBars"));
+        QVERIFY(bars);
+        QTRY_VERIFY2(w.chart->legendScale() < 1.0, qPrintable(QString::number(bars->height())));
+        QVERIFY(w.chart->legendScale() >= 0.6);
+        QFont font = bars->font();
+        font.setPointSizeF(font.pointSizeF() * w.chart->legendScale());
+        const double rows = static_cast<double>(w.chart->legendLabels().size()) *
+                            (QFontMetricsF(font).height() + 4);
+        QVERIFY2(rows <= bars->height(),
+                 qPrintable(QStringLiteral("%1 of %2").arg(rows).arg(bars->height())));
+    }
+
     // At K = 63 the stage axis names every n-th stage (n of 1, 2, 5, 10, …) and the busiest,
     // not 63 labels cut to "…".
     void stepTimeStageLabelsThinOut()

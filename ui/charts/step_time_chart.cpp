@@ -77,6 +77,7 @@ int niceSpacing(double stages)
 
 constexpr double kBarPad = 8;
 constexpr double kBarSwatch = 14;
+constexpr double kLegendMinScale = 0.6;
 constexpr int kBarIntervals = 10;
 
 QFont boldFont(QFont font)
@@ -232,9 +233,19 @@ StepTimeChart::Layout StepTimeChart::layout(const QSize &size) const
     const QFontMetricsF fm(font());
     const QFontMetricsF title(boldFont(font()));
     Layout out;
+    // The legend's rows from the title down: where they would run past the chart's bottom,
+    // smaller text, as far as kLegendMinScale (beyond it the last rows are cut).
+    const QStringList labels = legendLabels();
+    const double count = static_cast<double>(labels.size());
+    const double room = size.height() - title.height() - kBarPad;
+    if (count > 0 && count * (fm.height() + kBarPad / 2) > room)
+        // Rows of s·h + pad/2 in the room, a little under for the font's own rounding.
+        out.legendScale =
+            std::clamp(0.97 * (room / count - kBarPad / 2) / fm.height(), kLegendMinScale, 1.0);
+    const QFontMetricsF legend(legendFont(out));
     double legendWidth = 0;
-    for (const QString &label : legendLabels())
-        legendWidth = std::max(legendWidth, fm.horizontalAdvance(label));
+    for (const QString &label : labels)
+        legendWidth = std::max(legendWidth, legend.horizontalAdvance(label));
     legendWidth += kBarSwatch + 3 * kBarPad;
     const double step = std::max(m_stepTimeS + m_moeHostHighS, m_stepTimeSB) / m_secondsPerUnit;
     const double top = title.height() + 2 * kBarPad;
@@ -263,6 +274,19 @@ StepTimeChart::Layout StepTimeChart::layout(const QSize &size) const
     out.plot = QRectF(left, top, std::max(right - left, 1.0), height);
     out.legend = QRectF(right + kBarPad, top, legendWidth - kBarPad, height);
     return out;
+}
+
+double StepTimeChart::legendScale() const
+{
+    return layout(m_bars->size()).legendScale;
+}
+
+QFont StepTimeChart::legendFont(const Layout &l) const
+{
+    QFont f = font();
+    if (l.legendScale < 1)
+        f.setPointSizeF(f.pointSizeF() * l.legendScale);
+    return f;
 }
 
 QPointF StepTimeChart::positionOf(int stage, double value) const
@@ -465,7 +489,9 @@ void StepTimeChart::paintBars(QPainter &p, const QSize &size) const
 
     // The legend: a swatch and a label per entry, centred beside the plot.
     const QList<std::pair<QString, Entry>> entries = legendEntries();
-    const double rowHeight = fm.height() + kBarPad / 2;
+    p.setFont(legendFont(l));
+    const QFontMetricsF legendMetrics(p.font());
+    const double rowHeight = legendMetrics.height() + kBarPad / 2;
     // Centred beside the plot, but never over the title: a tall legend (presentation mode,
     // two plans compared) runs down past the plot's bottom instead.
     const double legendHeight = rowHeight * static_cast<double>(entries.size());

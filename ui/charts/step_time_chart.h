@@ -42,6 +42,9 @@ public:
     QStringList stageLabels() const;
     // The legend's visible entries: the parts this scenario has, the step time, the busiest.
     QStringList legendLabels() const;
+    // The legend's text size against the chart's at the bars' current size: below 1 where the
+    // rows would not fit the chart's height at full size.
+    double legendScale() const;
     int busiestStage() const { return m_busiest; }
     // Where evaluate warns of it (moe-host): the MoE layers' untimed wait, as seconds on top of
     // the step, drawn as a dashed range over the busiest stage's bar; {0, 0} elsewhere.
@@ -67,7 +70,11 @@ private:
         QRectF legend;
         double top = 1;  // the value axis's top, in its unit
         double tick = 1; // between ticks, in its unit
+        // The legend's text size against the chart's: below 1 where its rows would run past
+        // the chart's bottom (large text on a short chart), never below kLegendMinScale.
+        double legendScale = 1;
     };
+    QFont legendFont(const Layout &l) const;
     Layout layout(const QSize &size) const;
     void relabelStages();
     int stageCount() const;
