@@ -2960,13 +2960,15 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         training && recomputesSomeLayers(s) ? partlyRecomputedStageBytes(s, model, act)
                                             : std::vector<std::int64_t>{};
     // The micro-batches whose loss waits for its backward at once on the head's stage.
-    const int waitingLosses = training && model.hasArchitecture()
-                                  ? heldLosses(s.schedule, s.pp, s.microbatches, s.virtualStages)
-                                  : 0;
+    const int waitingLosses =
+        !training || !model.hasArchitecture() ? 0
+        : options.pipelineCache
+            ? options.pipelineCache->heldLosses(s.schedule, s.pp, s.microbatches, s.virtualStages)
+            : heldLosses(s.schedule, s.pp, s.microbatches, s.virtualStages);
     std::pair<int, int> rebuiltFor{-1, -1}; // the layers and MoE layers rebuiltBytes is for
     std::int64_t rebuiltBytes = 0;
     for (int i = 0; i < s.pp; ++i) {
-        StageReport st;
+        StageReport &st = r.stages.emplace_back(); // built in place: K of them a layout
         st.index = i;
         const StageModelStates &ms = modelStates[static_cast<std::size_t>(i)];
         st.layers = ms.layers;
@@ -3053,7 +3055,6 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
                 st.headroomBytes < r.stages[std::size_t(r.worstOverflowStage)].headroomBytes)
                 r.worstOverflowStage = i;
         }
-        r.stages.push_back(st);
     }
     if (!r.fits && r.firstOverflowStage >= 0) {
         r.firstOverflowTerm =

@@ -496,12 +496,17 @@ const PipelineResult &PipelineCache::simulate(const PipelineInput &in)
 namespace {
 
 // What the order's counts depend on: the schedule, K, m and the chunks a stage.
-std::string shapeKey(const PipelineInput &in)
+std::string shapeKey(Schedule schedule, int stages, int microbatches, int chunks)
 {
     std::string key;
-    for (int value : {static_cast<int>(in.schedule), in.stages, in.microbatches, chunksOf(in)})
+    for (int value : {static_cast<int>(schedule), stages, microbatches, chunks})
         key.append(reinterpret_cast<const char *>(&value), sizeof value);
     return key;
+}
+
+std::string shapeKey(const PipelineInput &in)
+{
+    return shapeKey(in.schedule, in.stages, in.microbatches, chunksOf(in));
 }
 
 } // namespace
@@ -645,6 +650,8 @@ public:
         }
         addAlivePeak(peaks, alive);
     }
+    // For the next stage: its buckets stay allocated.
+    void clear() { m_seen.clear(); }
 
 private:
     std::unordered_set<std::uint64_t> m_seen;
@@ -660,12 +667,13 @@ std::vector<AlivePeaks> alivePeaks(Schedule schedule, int K, int m, int v)
     const PipelineInput in = uniformPipeline(schedule, K, m, v);
     const int chunks = chunksOf(in);
     const bool split = splitsWeightGradients(schedule);
+    AlivePeakTracker tracker;
     for (int s = 0; s < K; ++s) {
         AlivePeaks &peaks = out[static_cast<std::size_t>(s)];
         std::vector<int> alive(static_cast<std::size_t>(chunks), 0);
         // The count after an F that another F follows is covered by the next: only the last of
         // a run of forwards can be a peak.
-        AlivePeakTracker tracker;
+        tracker.clear();
         const auto add = [&] { tracker.add(peaks, alive); };
         bool afterForward = false;
         for (StageCursor cursor(in, s); !cursor.done(); cursor.advance()) {
@@ -716,6 +724,21 @@ const std::vector<AlivePeaks> &PipelineCache::alivePeaks(const PipelineInput &in
                              core::alivePeaks(in.schedule, in.stages, in.microbatches, v))
                     .first;
     return found->second;
+}
+
+int PipelineCache::heldLosses(Schedule schedule, int stages, int microbatches, int virtualStages)
+{
+    // Only the walks are worth remembering: the other schedules' counts are closed forms.
+    if (schedule != Schedule::dualPipe && schedule != Schedule::dualPipeV &&
+        !(schedule == Schedule::interleaved && stages > 0 && microbatches % stages != 0))
+        return core::heldLosses(schedule, stages, microbatches, virtualStages);
+    std::string key =
+        shapeKey(schedule, stages, microbatches, chunksPerStage(schedule, virtualStages));
+    if (const auto found = held_.find(key); found != held_.end())
+        return found->second;
+    const int held = core::heldLosses(schedule, stages, microbatches, virtualStages);
+    held_.emplace(std::move(key), held);
+    return held;
 }
 
 std::vector<std::vector<ScheduleOp>> scheduleOrder(const PipelineInput &in)

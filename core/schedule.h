@@ -211,18 +211,22 @@ public:
     const std::vector<double> &inflight(const PipelineInput &input);
     // alivePeaks for the input's schedule, K, m and v, remembered by those four.
     const std::vector<AlivePeaks> &alivePeaks(const PipelineInput &input);
+    // core::heldLosses, remembered by its four arguments: DualPipe(V)'s walks the order.
+    int heldLosses(Schedule schedule, int stages, int microbatches, int virtualStages);
     std::size_t size() const { return results_.size(); }
     void clear()
     {
         results_.clear();
         inflight_.clear();
         alive_.clear();
+        held_.clear();
     }
 
 private:
     std::unordered_map<std::string, PipelineResult> results_;
     std::unordered_map<std::string, std::vector<double>> inflight_;
     std::unordered_map<std::string, std::vector<AlivePeaks>> alive_;
+    std::unordered_map<std::string, int> held_;
 };
 
 // Closed-form bubble fraction for uniform stages and free communication; nullopt

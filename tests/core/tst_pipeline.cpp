@@ -296,6 +296,22 @@ private Q_SLOTS:
         QFETCH(int, v);
         QFETCH(int, held);
         QCOMPARE(heldLosses(schedule, K, m, v), held);
+        PipelineCache cache; // as the planner asks, twice: counted, then remembered
+        QCOMPARE(cache.heldLosses(schedule, K, m, v), held);
+        QCOMPARE(cache.heldLosses(schedule, K, m, v), held);
+    }
+
+    // The walks the cache remembers give each shape its own count, not another's.
+    void heldLossesRememberedByShape()
+    {
+        PipelineCache cache;
+        for (const auto &[schedule, K, m, v] :
+             {std::tuple{Schedule::dualPipeV, 4, 8, 1}, std::tuple{Schedule::dualPipeV, 4, 16, 1},
+              std::tuple{Schedule::dualPipe, 4, 8, 1}, std::tuple{Schedule::dualPipe, 8, 16, 1},
+              std::tuple{Schedule::interleaved, 4, 6, 2},
+              std::tuple{Schedule::interleaved, 4, 6, 3}})
+            for (int pass = 0; pass < 2; ++pass)
+                QCOMPARE(cache.heldLosses(schedule, K, m, v), heldLosses(schedule, K, m, v));
     }
 
     // Hand-simulated: GPipe, K=2, m=1, F=1, B=2, 0.5 per hop. F on stage 0 [0,1],
