@@ -441,11 +441,19 @@ bool allowedValue(const Scenario &scenario, const FieldInfo &field)
 {
     if (field.only.empty())
         return true;
-    const std::string value = fieldText(scenario, field.key);
-    for (std::string_view name : field.only)
-        if (name == value)
-            return true;
-    return false;
+    const auto allows = [&field](std::string_view value) {
+        return std::ranges::find(field.only, value) != field.only.end();
+    };
+    // An enumeration's name without a copy: every evaluation checks these.
+    return std::visit(
+        [&](auto member) {
+            const auto &slot = scenario.*member;
+            if constexpr (std::is_enum_v<std::remove_cvref_t<decltype(slot)>>)
+                return allows(toString(slot));
+            else
+                return allows(fieldText(scenario, field.key));
+        },
+        field.member);
 }
 
 std::optional<InputError> setField(Scenario &s, std::string_view key, std::string_view text)
