@@ -5,6 +5,7 @@
 // not fit the screen is not restored.
 #include "core/evaluate.h"
 #include "io/presets_io.h"
+#include "ui/charts/bubble_chart.h"
 #include "ui/charts/chart_style.h"
 #include "ui/charts/memory_step_chart.h"
 #include "ui/charts/sharding_chart.h"
@@ -317,6 +318,54 @@ private Q_SLOTS:
                  qPrintable(memory->shownMemoryAxisTitle()));
         window.presentationAction()->setChecked(false);
         settle();
+    }
+
+    // At the largest text in presentation mode, beside the docks, the Bubble chart's legend
+    // names every entry in full (at 1280×800 Qt Charts' single row cut each to "1f1…"): its
+    // text shrinks, to no less than 0.6 of the chart's, and what still does not fit one row
+    // goes on to the next, under the plot and inside the chart. At normal size its text is the
+    // chart's own (where it is too narrow for one row, as on an 800-pixel screen, two rows).
+    void bubbleLegendNamesEveryEntryWhole()
+    {
+        ExplorerWindow w;
+        MainWindow &window = w.window;
+        showActive(window);
+        window.showChart(QStringLiteral("bubble"));
+        settle();
+        auto *bubble = window.chart<BubbleChart>();
+        QChart *chart = bubble->findChild<QChartView *>()->chart();
+        // Five curves (GPipe's is 1F1B's) and this scenario's point.
+        QCOMPARE(bubble->legendLabels().size(), 6);
+        QTRY_COMPARE(bubble->shownLegendLabels(), bubble->legendLabels());
+        QCOMPARE(bubble->legendScale(), 1.0);
+        presentAtTheLargestText(window);
+        settle();
+        QTRY_COMPARE(bubble->shownLegendLabels(), bubble->legendLabels());
+        QVERIFY2(bubble->legendScale() >= chart_style::kLegendMinScale,
+                 qPrintable(QString::number(bubble->legendScale())));
+        // A second row only once the text is as small as it goes.
+        QVERIFY2(bubble->legendRows() == 1 || bubble->legendScale() == chart_style::kLegendMinScale,
+                 qPrintable(QStringLiteral("%1 rows at %2")
+                                .arg(bubble->legendRows())
+                                .arg(bubble->legendScale())));
+        const QList<QRectF> entries = bubble->legendRects();
+        QCOMPARE(entries.size(), bubble->legendLabels().size());
+        for (const QRectF &entry : entries) {
+            QVERIFY2(chart->rect().contains(entry),
+                     qPrintable(QStringLiteral("%1,%2 %3×%4 in %5×%6")
+                                    .arg(entry.x())
+                                    .arg(entry.y())
+                                    .arg(entry.width())
+                                    .arg(entry.height())
+                                    .arg(chart->size().width())
+                                    .arg(chart->size().height())));
+            QVERIFY(entry.top() >= chart->plotArea().bottom());
+        }
+        setZoom(window, 0);
+        window.presentationAction()->setChecked(false);
+        settle();
+        QTRY_COMPARE(bubble->legendScale(), 1.0);
+        QCOMPARE(bubble->shownLegendLabels(), bubble->legendLabels());
     }
 
     // A horizontal axis title that does not fit the plot's width shortens as vertical ones do

@@ -3,6 +3,7 @@
 #include "core/bubble_curves.h"
 #include "io/text.h"
 #include "ui/charts/chart_style.h"
+#include "ui/charts/wrapping_legend.h"
 
 #include <QChart>
 #include <QChartView>
@@ -48,7 +49,6 @@ BubbleChart::BubbleChart(QWidget *parent)
       m_marker(new QScatterSeries), m_compare(new QScatterSeries), m_mAxis(new QLogValueAxis),
       m_bubbleAxis(new QValueAxis), m_label(new QGraphicsSimpleTextItem(m_chart))
 {
-    m_chart->legend()->setAlignment(Qt::AlignBottom);
     m_view->setRenderHint(QPainter::Antialiasing);
 
     m_mAxis->setBase(2);
@@ -109,11 +109,12 @@ BubbleChart::BubbleChart(QWidget *parent)
     connect(m_marker, &QXYSeries::pointLabelsFontChanged, this, &BubbleChart::placeLabel);
     connect(m_marker, &QXYSeries::pointLabelsColorChanged, this, &BubbleChart::placeLabel);
 
+    // Under the plot, in two rows or more where six names do not fit one (presentation
+    // mode's largest text beside the docks), rather than one row of "1f1…".
+    m_legend = new WrappingLegend(m_chart);
     // GPipe and 1F1B idle the same share of the step, (K-1)/(K-1+m) (Narayanan et al. 2021,
     // §2.2): one curve, one legend entry that says so; they differ in memory.
-    for (QLegendMarker *marker :
-         m_chart->legend()->markers(m_curves.value(int(core::Schedule::gpipe))))
-        marker->setVisible(false);
+    m_legend->leaveOut(m_curves.value(int(core::Schedule::gpipe)));
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -168,11 +169,36 @@ QPointF BubbleChart::positionOf(QPointF value) const
 QStringList BubbleChart::legendNames() const
 {
     QStringList names;
-    for (QLegendMarker *marker : m_chart->legend()->markers())
-        if (marker->isVisible() && qobject_cast<QLineSeries *>(marker->series()) &&
+    for (QLegendMarker *marker : m_legend->markers())
+        if (qobject_cast<QLineSeries *>(marker->series()) &&
             !qobject_cast<QScatterSeries *>(marker->series()))
             names << marker->label();
     return names;
+}
+
+QStringList BubbleChart::legendLabels() const
+{
+    return m_legend->labels();
+}
+
+QStringList BubbleChart::shownLegendLabels() const
+{
+    return m_legend->shownLabels();
+}
+
+QList<QRectF> BubbleChart::legendRects() const
+{
+    return m_legend->entryRects();
+}
+
+double BubbleChart::legendScale() const
+{
+    return m_legend->scale();
+}
+
+int BubbleChart::legendRows() const
+{
+    return m_legend->rows();
 }
 
 void BubbleChart::setScenario(const core::Scenario &s, const core::Report &r,

@@ -18,6 +18,8 @@ class QValueAxis;
 
 namespace ui {
 
+class WrappingLegend;
+
 // Bubble fraction against the number of micro-batches m (log axis) for the
 // current K, one closed-form curve per schedule, with the current scenario's
 // simulated point marked and labelled. Qt Charts stays inside this class.
@@ -44,6 +46,14 @@ public:
     // in the legend (GPipe's and 1F1B's curves are one: a single entry says so).
     QRectF markerLabelRect() const;
     QStringList legendNames() const;
+    // The legend as drawn at the chart's present size (ui::WrappingLegend): every entry's
+    // label in full and as shown, its rectangle in the chart's coordinates, its text size
+    // against the chart's legend font and its rows.
+    QStringList legendLabels() const;
+    QStringList shownLegendLabels() const;
+    QList<QRectF> legendRects() const;
+    double legendScale() const;
+    int legendRows() const;
     // A point (m, percent) in the chart's coordinates.
     QPointF positionOf(QPointF value) const;
 
@@ -58,8 +68,9 @@ private:
     QValueAxis *m_bubbleAxis;
     int m_stages = 0;
     int m_virtualStages = 0;
-    QGraphicsSimpleTextItem *m_label; // the marker's label, owned by the chart
-    QString m_labelText;              // the label in full; m_shortLabel without the simulation's
+    QGraphicsSimpleTextItem *m_label;   // the marker's label, owned by the chart
+    WrappingLegend *m_legend = nullptr; // owned by the chart
+    QString m_labelText;                // the label in full; m_shortLabel without the simulation's
     QString m_shortLabel;
 };
 

@@ -69,6 +69,9 @@ constexpr int kMostIntervals = 10;
 constexpr const char *kFullTitle = "fullAxisTitle";
 constexpr const char *kShownTitle = "shownAxisTitle";
 
+// setScale's scale, kept on the chart.
+constexpr const char *kTextScale = "chartTextScale";
+
 // Each item's font and pen at scale 1, kept on the item the first time.
 QFont baseFont(QObject *item, const char *name, const QFont &current)
 {
@@ -89,6 +92,7 @@ QFont scaled(QFont font, double scale)
 
 void setScale(QChart *chart, double scale)
 {
+    chart->setProperty(kTextScale, scale);
     chart->setTitleFont(scaled(baseFont(chart, "baseTitleFont", chart->titleFont()), scale));
     QLegend *legend = chart->legend();
     legend->setFont(scaled(baseFont(legend, "baseFont", legend->font()), scale));
@@ -110,6 +114,24 @@ void setScale(QChart *chart, double scale)
                 set->setLabelFont(scaled(baseFont(set, "baseLabelFont", set->labelFont()), scale));
         }
     }
+}
+
+double textScale(const QChart *chart)
+{
+    const QVariant scale = chart->property(kTextScale);
+    return scale.isValid() ? scale.toDouble() : 1.0;
+}
+
+double legendScale(double room, double text, double fixed, double least)
+{
+    if (!(text > 0) || text + fixed <= room)
+        return 1;
+    return std::clamp(0.97 * (room - fixed) / text, std::min(least, 1.0), 1.0);
+}
+
+double legendLeastScale(double textScale)
+{
+    return textScale > 0 ? std::clamp(1 / textScale, kLegendMinScale, 1.0) : 1.0;
 }
 
 void setExportScale(QWidget *widget, double scale)

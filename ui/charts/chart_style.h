@@ -84,6 +84,21 @@ QPen groupCapacityPen();
 // 1 (presentation mode, Ctrl+= / Ctrl+-). The look at 1 is remembered on the
 // first call.
 void setScale(QChart *chart, double scale);
+// The text size setScale last gave `chart` against its look at 1: 1 before any.
+double textScale(const QChart *chart);
+
+// A legend's text against its chart's where the legend would not fit its room at that size
+// (presentation mode's largest text beside the docks): the largest scale at which `text` (the
+// pixels of it that scale with the font: its rows' heights, or its labels' widths, at the
+// chart's size) and `fixed` (those that do not: gaps) fit `room`, a little under for the
+// font's own rounding. 1 where the legend fits as it is, never below `least`.
+constexpr double kLegendMinScale = 0.6;
+double legendScale(double room, double text, double fixed = 0, double least = kLegendMinScale);
+// The least a legend shrinks to where it has somewhere else to go (another row, under the
+// plot) at `textScale`, the chart's text against the normal size: kLegendMinScale of the
+// chart's, never smaller than the normal size, so that only larger text gives way.
+double legendLeastScale(double textScale);
+
 // For an exported image (ui/export/chart_export.h): every chart of `widget` at `scale`, its
 // title bold and 15 % larger, as the painted charts' titles (step time, timeline), so that
 // a slide's chart has a title that stands out from its labels.

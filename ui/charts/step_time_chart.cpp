@@ -77,7 +77,6 @@ int niceSpacing(double stages)
 
 constexpr double kBarPad = 8;
 constexpr double kBarSwatch = 14;
-constexpr double kLegendMinScale = 0.6;
 constexpr int kBarIntervals = 10;
 
 QFont boldFont(QFont font)
@@ -234,14 +233,12 @@ StepTimeChart::Layout StepTimeChart::layout(const QSize &size) const
     const QFontMetricsF title(boldFont(font()));
     Layout out;
     // The legend's rows from the title down: where they would run past the chart's bottom,
-    // smaller text, as far as kLegendMinScale (beyond it the last rows are cut).
+    // smaller text, as far as chart_style::kLegendMinScale (beyond it the last rows are cut).
     const QStringList labels = legendLabels();
     const double count = static_cast<double>(labels.size());
-    const double room = size.height() - title.height() - kBarPad;
-    if (count > 0 && count * (fm.height() + kBarPad / 2) > room)
-        // Rows of s·h + pad/2 in the room, a little under for the font's own rounding.
-        out.legendScale =
-            std::clamp(0.97 * (room / count - kBarPad / 2) / fm.height(), kLegendMinScale, 1.0);
+    // Rows of s·h + pad/2.
+    out.legendScale = chart_style::legendScale(size.height() - title.height() - kBarPad,
+                                               count * fm.height(), count * kBarPad / 2);
     const QFontMetricsF legend(legendFont(out));
     double legendWidth = 0;
     for (const QString &label : labels)

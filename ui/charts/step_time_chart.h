@@ -71,7 +71,8 @@ private:
         double top = 1;  // the value axis's top, in its unit
         double tick = 1; // between ticks, in its unit
         // The legend's text size against the chart's: below 1 where its rows would run past
-        // the chart's bottom (large text on a short chart), never below kLegendMinScale.
+        // the chart's bottom (large text on a short chart), never below
+        // chart_style::kLegendMinScale.
         double legendScale = 1;
     };
     QFont legendFont(const Layout &l) const;
