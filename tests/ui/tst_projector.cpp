@@ -368,6 +368,68 @@ private Q_SLOTS:
         QCOMPARE(bubble->shownLegendLabels(), bubble->legendLabels());
     }
 
+    // At the largest text in presentation mode, beside the docks, the legend of Memory over
+    // the step gives the plot its share of the width (at 1280×800 the legend took 60 % of it,
+    // the plot 18 %): its text shrinks, to no less than 0.6 of the chart's, until it takes a
+    // third of the width; where it would take more even so, it goes under the plot if the plot
+    // keeps four lines of height there. Every row of it is inside the chart, and the labels
+    // on the plot fit its width. At normal size on a screen as wide as 1280 it is beside the
+    // plot at the chart's own text size.
+    void memoryStepPlotKeepsItsShare()
+    {
+        ExplorerWindow w;
+        MainWindow &window = w.window;
+        showActive(window);
+        window.showChart(QStringLiteral("memory-over-step"));
+        settle();
+        auto *memory = window.charts()->currentWidget()->findChild<MemoryStepChart *>();
+        QVERIFY(memory);
+        QTRY_VERIFY(memory->plotArea().width() > 10);
+        const auto sizes = [memory] {
+            return QStringLiteral("plot %1×%2, legend %3×%4 at %5 in %6×%7")
+                .arg(memory->plotArea().width())
+                .arg(memory->plotArea().height())
+                .arg(memory->legendArea().width())
+                .arg(memory->legendArea().height())
+                .arg(memory->legendScale())
+                .arg(memory->width())
+                .arg(memory->height());
+        };
+        QCOMPARE(memory->legendScale(), 1.0);
+        const bool wide = window.screen()->geometry().width() >= 1280;
+        if (wide)
+            QVERIFY2(memory->legendArea().left() > memory->plotArea().right(), qPrintable(sizes()));
+
+        presentAtTheLargestText(window);
+        settle();
+        QVERIFY2(memory->legendScale() < 1.0, qPrintable(sizes()));
+        QVERIFY2(memory->legendScale() >= chart_style::kLegendMinScale, qPrintable(sizes()));
+        // At 1280×800 every row shows (at 1366×768 the chart is 200 pixels high, too short
+        // for seven rows of 0.6 of its text under its title).
+        if (window.screen()->geometry().size() == QSize(1280, 800))
+            QVERIFY2(memory->rect().contains(memory->legendArea()), qPrintable(sizes()));
+        const bool beside = memory->legendArea().left() > memory->plotArea().right();
+        QVERIFY2(!beside || memory->legendArea().width() <= memory->width() / 3 ||
+                     memory->legendScale() == chart_style::kLegendMinScale,
+                 qPrintable(sizes()));
+        // On the projectors' screens, beside the docks: a plot at least 40 % of the width, and
+        // the peak's and the capacity's labels within it.
+        if (wide) {
+            QVERIFY2(memory->plotArea().width() >= 0.4 * memory->width(), qPrintable(sizes()));
+            const QFontMetrics metrics = memory->fontMetrics();
+            QVERIFY2(metrics.horizontalAdvance(memory->shownPeakLabel()) <
+                         memory->plotArea().width(),
+                     qPrintable(memory->shownPeakLabel()));
+            QVERIFY2(metrics.horizontalAdvance(memory->shownCapacityLabel()) <
+                         memory->plotArea().width(),
+                     qPrintable(memory->shownCapacityLabel()));
+        }
+        setZoom(window, 0);
+        window.presentationAction()->setChecked(false);
+        settle();
+        QCOMPARE(memory->legendScale(), 1.0);
+    }
+
     // A horizontal axis title that does not fit the plot's width shortens as vertical ones do
     // ("Context (thousand tokens)" read "Context (thousand..." on a projector), and comes back
     // whole when there is room.

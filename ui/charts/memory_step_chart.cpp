@@ -3,6 +3,7 @@
 #include "ui/charts/chart_style.h"
 #include "ui/units.h"
 
+#include <QApplication>
 #include <QEvent>
 #include <QHelpEvent>
 #include <QPainter>
@@ -136,6 +137,22 @@ QString MemoryStepChart::peakLabel() const
     return text;
 }
 
+QString MemoryStepChart::shownPeakLabel() const
+{
+    const QString full = peakLabel();
+    if (full.isEmpty() || fontMetrics().horizontalAdvance(full) + 8 <= plotRect().width())
+        return full;
+    return tr("Peak %1").arg(units::format(static_cast<double>(peakBytes())));
+}
+
+QString MemoryStepChart::shownCapacityLabel() const
+{
+    const QString size = units::format(static_cast<double>(m_timeline.capacityBytes));
+    const QString full = tr("Device capacity %1").arg(size);
+    return fontMetrics().horizontalAdvance(full) <= plotRect().width() - 2 * kMemoryStepPad ? full
+                                                                                            : size;
+}
+
 int MemoryStepChart::drawnPoints() const
 {
     if (!m_sweeping)
@@ -222,40 +239,98 @@ QStringList MemoryStepChart::legendEntries() const
     return out;
 }
 
-int MemoryStepChart::legendWidth() const
-{
-    const QFontMetrics fm = fontMetrics();
-    int widest = 0;
-    for (const LegendEntry &e : legend())
-        widest = std::max(widest, fm.horizontalAdvance(e.text));
-    return widest > 0 ? widest + fm.height() + 3 * kMemoryStepPad : 0;
-}
-
 void MemoryStepChart::invalidate()
 {
     m_valid = false;
-    m_plotCache.reset();
+    m_layoutCache.reset();
     m_topCache.reset();
 }
 
-QRect MemoryStepChart::plotRect() const
+const MemoryStepChart::Layout &MemoryStepChart::layout() const
 {
-    // Measured once per size, font and timeline: every point's x and y ask for it.
-    if (!m_plotCache)
-        m_plotCache = measurePlot();
-    return *m_plotCache;
+    // Measured once per size, font and timeline: every point's x and y ask for the plot.
+    if (!m_layoutCache)
+        m_layoutCache = measureLayout();
+    return *m_layoutCache;
 }
 
-QRect MemoryStepChart::measurePlot() const
+QFont MemoryStepChart::legendFont(double scale) const
+{
+    QFont f = font();
+    if (scale < 1)
+        f.setPointSizeF(f.pointSizeF() * scale);
+    return f;
+}
+
+MemoryStepChart::Layout MemoryStepChart::measureLayout() const
 {
     const QFontMetrics fm = fontMetrics();
     const int left = fm.height() + kMemoryStepPad + fm.horizontalAdvance(QStringLiteral("0000.0")) +
                      kMemoryStepPad;
     const int top = fm.height() * 2 + kMemoryStepPad;
     const int bottom = 2 * fm.height() + 2 * kMemoryStepPad;
-    const int right = legendWidth() + kMemoryStepPad;
-    return QRect(left, top, std::max(10, width() - left - right),
-                 std::max(10, height() - top - bottom));
+    const int plotHeight = std::max(10, height() - top - bottom);
+    Layout out;
+    const std::vector<LegendEntry> entries = legend();
+    if (entries.empty()) {
+        out.plot = QRect(left, top, std::max(10, width() - left - kMemoryStepPad), plotHeight);
+        return out;
+    }
+
+    // Beside the plot, a swatch and a label a row, in a third of the width at most and from
+    // under the title down: at presentation mode's larger text, smaller text, to
+    // chart_style's least (at 1280×800 its full size took 60 % of the width, the plot 18 %).
+    const auto widestOf = [&entries](const QFontMetrics &metrics) {
+        int widest = 0;
+        for (const LegendEntry &e : entries)
+            widest = std::max(widest, metrics.horizontalAdvance(e.text));
+        return widest;
+    };
+    const double count = static_cast<double>(entries.size());
+    const double titleBottom = kMemoryStepPad / 2 + fm.height() + 4;
+    const double applicationSize = QApplication::font().pointSizeF();
+    const double least = chart_style::legendLeastScale(
+        applicationSize > 0 && font().pointSizeF() > 0 ? font().pointSizeF() / applicationSize
+                                                       : 1.0);
+    const double third = width() / 3.0;
+    out.legendScale = std::min(
+        chart_style::legendScale(third, widestOf(fm) + fm.height(), 3 * kMemoryStepPad, least),
+        chart_style::legendScale(height() - titleBottom, count * fm.height(), (count - 1) * 4,
+                                 least));
+    const QFontMetrics metrics(legendFont(out.legendScale));
+    const int rowHeight = metrics.height() + 4;
+    const int legendWidth = widestOf(metrics) + metrics.height() + 3 * kMemoryStepPad;
+
+    // Where that is still more than a third, under the plot in columns, if the plot keeps four
+    // lines of height there.
+    if (legendWidth > third) {
+        const int column = widestOf(metrics) + metrics.height() + 2 * kMemoryStepPad;
+        const int across = width() - 2 * kMemoryStepPad;
+        const int columns =
+            std::clamp(across / std::max(column, 1), 1, static_cast<int>(entries.size()));
+        const int rows = (static_cast<int>(entries.size()) + columns - 1) / columns;
+        const int legendHeight = rows * rowHeight - 4 + kMemoryStepPad;
+        const int above = height() - top - bottom - legendHeight;
+        if (above >= 4 * fm.height()) {
+            out.plot = QRect(left, top, std::max(10, width() - left - kMemoryStepPad), above);
+            out.legendRows = rows;
+            const int used = columns * column - kMemoryStepPad;
+            out.legend =
+                QRect((width() - used) / 2, height() - legendHeight, used, rows * rowHeight - 4);
+            return out;
+        }
+    }
+    out.plot =
+        QRect(left, top, std::max(10, width() - left - legendWidth - kMemoryStepPad), plotHeight);
+    // Level with the plot's top, or higher where its rows would run past the bottom, never
+    // over the title. The rows are 4 pixels apart, with none after the last.
+    const int legendHeight = static_cast<int>(count) * rowHeight - 4;
+    int legendTop = out.plot.top();
+    if (legendTop + legendHeight > height())
+        legendTop = std::max(static_cast<int>(std::ceil(titleBottom)), height() - legendHeight);
+    out.legend = QRect(out.plot.right() + 2 * kMemoryStepPad, legendTop,
+                       legendWidth - 2 * kMemoryStepPad, legendHeight);
+    return out;
 }
 
 double MemoryStepChart::topBytes() const
@@ -532,8 +607,7 @@ void MemoryStepChart::paintEvent(QPaintEvent *)
     p.setPen(chart_style::capacityPen().color());
     p.drawText(QRectF(plot.left() + kMemoryStepPad, capY - fm.height() - 2,
                       plot.width() - 2 * kMemoryStepPad, fm.height()),
-               Qt::AlignRight | Qt::AlignVCenter,
-               tr("Device capacity %1").arg(units::format(double(m_timeline.capacityBytes))));
+               Qt::AlignRight | Qt::AlignVCenter, shownCapacityLabel());
 
     // The peak, once the sweep has reached it.
     const core::MemoryPoint &peak = m_timeline.points[m_timeline.peak];
@@ -543,7 +617,7 @@ void MemoryStepChart::paintEvent(QPaintEvent *)
         p.setPen(QPen(pal.color(QPalette::WindowText), 2));
         p.setBrush(pal.color(QPalette::Base));
         p.drawEllipse(at, 5, 5);
-        const QString text = peakLabel();
+        const QString text = shownPeakLabel();
         const double w = fm.horizontalAdvance(text) + 8;
         double left = std::clamp(at.x() + 8, double(plot.left()), double(plot.right()) - w);
         // Above the point, clear of the capacity's label; below the capacity when that is close.
@@ -565,7 +639,7 @@ void MemoryStepChart::paintEvent(QPaintEvent *)
         p.setPen(QPen(pal.color(QPalette::Highlight), 2));
         p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
     }
-    paintLegend(p, plot);
+    paintLegend(p);
 }
 
 void MemoryStepChart::paintAxes(QPainter &p, const QRect &plot) const
@@ -618,13 +692,25 @@ void MemoryStepChart::paintAxes(QPainter &p, const QRect &plot) const
         Qt::AlignHCenter | Qt::AlignTop, timeAxisTitle());
 }
 
-void MemoryStepChart::paintLegend(QPainter &p, const QRect &plot) const
+void MemoryStepChart::paintLegend(QPainter &p) const
 {
-    const QFontMetrics fm = fontMetrics();
+    const Layout &l = layout();
+    p.save();
+    p.setFont(legendFont(l.legendScale));
+    const QFontMetrics fm(p.font());
     const int box = fm.height() - 4;
-    const int left = plot.right() + 2 * kMemoryStepPad;
-    int y = plot.top();
-    for (const LegendEntry &e : legend()) {
+    const int rowHeight = fm.height() + 4;
+    const std::vector<LegendEntry> entries = legend();
+    // Beside the plot, one column; under it, down each column, then across.
+    const int rows = l.legendRows > 0 ? l.legendRows : static_cast<int>(entries.size());
+    int widest = 0;
+    for (const LegendEntry &e : entries)
+        widest = std::max(widest, fm.horizontalAdvance(e.text));
+    const int column = widest + fm.height() + 2 * kMemoryStepPad;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const LegendEntry &e = entries[i];
+        const int left = l.legend.left() + static_cast<int>(i) / rows * column;
+        const int y = l.legend.top() + static_cast<int>(i) % rows * rowHeight;
         const QRectF marker(left, y + 2, box, box);
         switch (e.kind) {
         case kFilled:
@@ -648,8 +734,8 @@ void MemoryStepChart::paintLegend(QPainter &p, const QRect &plot) const
         }
         p.setPen(palette().color(QPalette::WindowText));
         p.drawText(QPointF(left + box + kMemoryStepPad, y + fm.ascent()), e.text);
-        y += fm.height() + 4;
     }
+    p.restore();
 }
 
 } // namespace ui

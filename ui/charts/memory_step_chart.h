@@ -51,10 +51,20 @@ public:
     // projector both were cut at their ends).
     QString shownTitle() const;
     QString shownMemoryAxisTitle() const;
+    // The peak's and the capacity's labels on the plot, the size alone where the whole does
+    // not fit its width (at the largest text they ran over the memory axis).
+    QString shownPeakLabel() const;
+    QString shownCapacityLabel() const;
     QStringList legendEntries() const;
     // Where the curve is drawn, where a memory level is drawn, and the total's outline as
     // last drawn, in pixels.
     QRect plotArea() const { return plotRect(); }
+    // The legend's text size against the chart's, and where its entries are drawn: beside the
+    // plot in a third of the width at most, its text shrinking (to chart_style's least) at
+    // presentation mode's larger text, or under the plot where even that is too wide and the
+    // plot keeps its height.
+    double legendScale() const { return layout().legendScale; }
+    QRect legendArea() const { return layout().legend; }
     double yOfBytes(double bytes) const { return yAt(bytes); }
     const QPolygonF &outline() const { return m_total; }
     // The tooltip at a point of the plot: the time and what is held then.
@@ -83,8 +93,17 @@ private:
         int kind = 0; // 0 a filled box, 1 the capacity's dashed line, 2 the peak's marker
     };
 
-    QRect plotRect() const;
-    int legendWidth() const;
+    struct Layout
+    {
+        QRect plot;
+        QRect legend;
+        double legendScale = 1;
+        int legendRows = 0; // under the plot its entries run down the rows, then across
+    };
+    const Layout &layout() const;
+    Layout measureLayout() const;
+    QFont legendFont(double scale) const;
+    QRect plotRect() const { return layout().plot; }
     std::vector<LegendEntry> legend() const;
     double xAt(double time) const;
     double yAt(double bytes) const;
@@ -93,7 +112,7 @@ private:
     double timeUnit(QString *name) const;
     void rebuild();
     void paintAxes(class QPainter &p, const QRect &plot) const;
-    void paintLegend(class QPainter &p, const QRect &plot) const;
+    void paintLegend(class QPainter &p) const;
 
     core::MemoryTimeline m_timeline;
     QString m_title;
@@ -107,12 +126,11 @@ private:
 
     // In pixels, rebuilt when the timeline, the range or the size changes.
     bool m_valid = false;
-    // The plot's rectangle and the memory axis's top, kept until the size, the font or the
-    // timeline changes (invalidate()).
-    mutable std::optional<QRect> m_plotCache;
+    // The plot's and the legend's places and the memory axis's top, kept until the size, the
+    // font or the timeline changes (invalidate()).
+    mutable std::optional<Layout> m_layoutCache;
     mutable std::optional<double> m_topCache;
     void invalidate();
-    QRect measurePlot() const;
     double measureTop() const;
     QPolygonF m_activations; // the activations' area above the flat bands
     QPolygonF m_loss;        // the loss buffers' area above the activations
