@@ -107,6 +107,46 @@ private Q_SLOTS:
                                 .arg(chart.yOfBytes(double(chart.peakBytes())))));
     }
 
+    // The memory axis keeps the room its own labels take beside its title, at normal text and
+    // at presentation mode's largest: it reserved "0000.0" for labels of "0" to "100", 108
+    // pixels at the largest text, which the plot lost.
+    void memoryAxisTakesItsLabelsRoom_data()
+    {
+        QTest::addColumn<double>("textScale");
+        QTest::addRow("normal text") << 1.0;
+        QTest::addRow("largest text") << 2.6;
+    }
+    void memoryAxisTakesItsLabelsRoom()
+    {
+        QFETCH(double, textScale);
+        ExplorerWindow f;
+        showActive(f.window);
+        f.window.showChart(QStringLiteral("memory-over-step"));
+        auto *panel = f.window.chart<MemoryStepPanel>();
+        QVERIFY(panel);
+        MemoryStepChart &chart = *panel->chart();
+        QFont font = chart.font();
+        font.setPointSizeF(font.pointSizeF() * textScale);
+        chart.setFont(font);
+        chart.grab();
+        const QFontMetrics fm(font);
+        const QStringList labels = chart.memoryAxisLabels();
+        QVERIFY2(labels.size() >= 3, qPrintable(labels.join(u' ')));
+        int widest = 0;
+        for (const QString &label : labels)
+            widest = std::max(widest, fm.horizontalAdvance(label));
+        const int left = chart.plotArea().left();
+        // Beside the axis's title, a line high, with the chart's two 8-pixel pads and no more
+        // than half a line to spare.
+        QVERIFY2(left - widest >= fm.height(),
+                 qPrintable(QStringLiteral("plot at %1, labels %2 wide").arg(left).arg(widest)));
+        QVERIFY2(left <= fm.height() + widest + 16 + fm.height() / 2,
+                 qPrintable(QStringLiteral("plot at %1, labels %2 wide, a line %3")
+                                .arg(left)
+                                .arg(widest)
+                                .arg(fm.height())));
+    }
+
     // In inference nothing is kept for a backward pass: the title names no training schedule,
     // the peak no activations, and the flat terms are the ones the stage has.
     void inferenceKeepsNoActivations()

@@ -239,6 +239,16 @@ QStringList MemoryStepChart::legendEntries() const
     return out;
 }
 
+QStringList MemoryStepChart::memoryAxisLabels() const
+{
+    QStringList out;
+    const double top = topBytes();
+    const auto [step, decimals] = memoryTicks(plotRect().height());
+    for (double v = 0; v <= top * (1 + 1e-9); v += step)
+        out << QString::number(v, 'f', decimals);
+    return out;
+}
+
 void MemoryStepChart::invalidate()
 {
     m_valid = false;
@@ -265,11 +275,15 @@ QFont MemoryStepChart::legendFont(double scale) const
 MemoryStepChart::Layout MemoryStepChart::measureLayout() const
 {
     const QFontMetrics fm = fontMetrics();
-    const int left = fm.height() + kMemoryStepPad + fm.horizontalAdvance(QStringLiteral("0000.0")) +
-                     kMemoryStepPad;
     const int top = fm.height() * 2 + kMemoryStepPad;
     const int bottom = 2 * fm.height() + 2 * kMemoryStepPad;
     const int plotHeight = std::max(10, height() - top - bottom);
+    // Room for the memory axis's widest label, the top one, at the plot's full height: a
+    // legend under the plot only makes it shorter, with fewer labels and no more decimals.
+    const int decimals = memoryTicks(plotHeight).second;
+    const int left = fm.height() + kMemoryStepPad +
+                     fm.horizontalAdvance(QString::number(topBytes(), 'f', decimals)) +
+                     kMemoryStepPad;
     Layout out;
     const std::vector<LegendEntry> entries = legend();
     if (entries.empty()) {
@@ -347,6 +361,14 @@ double MemoryStepChart::measureTop() const
     const double top = units::large(highest * 1.08);
     const double step = memoryStepNice(top / 8);
     return std::ceil(top / step) * step;
+}
+
+std::pair<double, int> MemoryStepChart::memoryTicks(int plotHeight) const
+{
+    // Labels at least 1.6 lines apart and at least two steps up the axis, at a round step.
+    const double step =
+        memoryStepNice(topBytes() / std::max(2.0, plotHeight / (1.6 * fontMetrics().height())));
+    return {step, std::max(0, -int(std::floor(std::log10(step) + 1e-9)))};
 }
 
 double MemoryStepChart::xAt(double time) const
@@ -650,8 +672,7 @@ void MemoryStepChart::paintAxes(QPainter &p, const QRect &plot) const
         chart_style::isDark(pal) ? QColor(0x55, 0x55, 0x55) : QColor(0xDD, 0xDD, 0xDD);
     // Memory, up the left.
     const double top = topBytes();
-    const double step = memoryStepNice(top / std::max(2.0, plot.height() / (1.6 * fm.height())));
-    const int decimals = std::max(0, -int(std::floor(std::log10(step) + 1e-9)));
+    const auto [step, decimals] = memoryTicks(plot.height());
     for (double v = 0; v <= top * (1 + 1e-9); v += step) {
         const double y = plot.bottom() + 1 - v / top * plot.height();
         p.setPen(grid);

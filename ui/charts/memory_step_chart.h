@@ -7,6 +7,7 @@
 #include <QStringList>
 #include <QWidget>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace ui {
@@ -56,6 +57,8 @@ public:
     QString shownPeakLabel() const;
     QString shownCapacityLabel() const;
     QStringList legendEntries() const;
+    // The memory axis's labels at the present size, bottom up.
+    QStringList memoryAxisLabels() const;
     // Where the curve is drawn, where a memory level is drawn, and the total's outline as
     // last drawn, in pixels.
     QRect plotArea() const { return plotRect(); }
@@ -109,6 +112,8 @@ private:
     double yAt(double bytes) const;
     double timeAt(double x) const;
     double topBytes() const;
+    // The memory axis's labels on a plot `plotHeight` pixels high: their spacing and decimals.
+    std::pair<double, int> memoryTicks(int plotHeight) const;
     double timeUnit(QString *name) const;
     void rebuild();
     void paintAxes(class QPainter &p, const QRect &plot) const;
