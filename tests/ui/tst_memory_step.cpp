@@ -147,6 +147,50 @@ private Q_SLOTS:
                                 .arg(fm.height())));
     }
 
+    // The time axis's title gives its line to a plot that would be shorter than four lines
+    // with it (the largest text beside the docks: 56 pixels of plot at 1,280 × 800), and the
+    // last time label carries the unit instead; a taller chart keeps the title.
+    void timeTitleGivesWayOnAShortPlot_data()
+    {
+        QTest::addColumn<double>("textScale");
+        QTest::addColumn<int>("chartHeight");
+        QTest::addColumn<bool>("titled");
+        QTest::addRow("normal text, 480 high") << 1.0 << 480 << true;
+        QTest::addRow("normal text, 130 high") << 1.0 << 130 << false;
+        QTest::addRow("largest text, 600 high") << 2.6 << 600 << true;
+        QTest::addRow("largest text, 224 high") << 2.6 << 224 << false;
+    }
+    void timeTitleGivesWayOnAShortPlot()
+    {
+        QFETCH(double, textScale);
+        QFETCH(int, chartHeight);
+        QFETCH(bool, titled);
+        ExplorerWindow f;
+        showActive(f.window);
+        f.window.showChart(QStringLiteral("memory-over-step"));
+        auto *panel = f.window.chart<MemoryStepPanel>();
+        QVERIFY(panel);
+        MemoryStepChart chart;
+        chart.setTimeline(panel->chart()->timeline(), QStringLiteral("stage 0"), false);
+        QFont font = chart.font();
+        font.setPointSizeF(font.pointSizeF() * textScale);
+        chart.setFont(font);
+        chart.resize(900, chartHeight);
+        chart.grab();
+        const int line = QFontMetrics(font).height();
+        QCOMPARE(chart.timeAxisTitleShown(), titled);
+        // What the plot would have with the title: the chart less the title's two lines and
+        // pad above, and the labels, the title and their pads below.
+        const int withTitle = chartHeight - (2 * line + 8) - (2 * line + 16);
+        if (titled)
+            QVERIFY2(withTitle >= 4 * line, qPrintable(QString::number(withTitle)));
+        else
+            QVERIFY2(chart.plotArea().height() >= withTitle + line,
+                     qPrintable(QStringLiteral("plot %1 high, %2 with the title")
+                                    .arg(chart.plotArea().height())
+                                    .arg(withTitle)));
+    }
+
     // In inference nothing is kept for a backward pass: the title names no training schedule,
     // the peak no activations, and the flat terms are the ones the stage has.
     void inferenceKeepsNoActivations()

@@ -276,7 +276,14 @@ MemoryStepChart::Layout MemoryStepChart::measureLayout() const
 {
     const QFontMetrics fm = fontMetrics();
     const int top = fm.height() * 2 + kMemoryStepPad;
-    const int bottom = 2 * fm.height() + 2 * kMemoryStepPad;
+    Layout out;
+    // The ticks, their labels and the time axis's title; the title's line goes to a plot that
+    // would be shorter than four lines without it.
+    int bottom = 2 * fm.height() + 2 * kMemoryStepPad;
+    if (height() - top - bottom < 4 * fm.height()) {
+        out.timeTitle = false;
+        bottom = fm.height() + kMemoryStepPad + 4;
+    }
     const int plotHeight = std::max(10, height() - top - bottom);
     // Room for the memory axis's widest label, the top one, at the plot's full height: a
     // legend under the plot only makes it shorter, with fewer labels and no more decimals.
@@ -284,7 +291,6 @@ MemoryStepChart::Layout MemoryStepChart::measureLayout() const
     const int left = fm.height() + kMemoryStepPad +
                      fm.horizontalAdvance(QString::number(topBytes(), 'f', decimals)) +
                      kMemoryStepPad;
-    Layout out;
     const std::vector<LegendEntry> entries = legend();
     if (entries.empty()) {
         out.plot = QRect(left, top, std::max(10, width() - left - kMemoryStepPad), plotHeight);
@@ -696,21 +702,29 @@ void MemoryStepChart::paintAxes(QPainter &p, const QRect &plot) const
     const int y = plot.bottom() + 1;
     p.drawLine(plot.left(), y, plot.right(), y);
     const double span = m_viewEnd - m_viewStart;
-    const double sample = fm.horizontalAdvance(QString::number(m_viewEnd / unit, 'f', 1)) + 24;
+    const bool titled = layout().timeTitle;
+    // Without the title, the last label carries the unit: the labels are spaced for it.
+    const QString suffix = titled ? QString() : QStringLiteral(" ") + unitName;
+    const double sample =
+        fm.horizontalAdvance(QString::number(m_viewEnd / unit, 'f', 1) + suffix) + 24;
     const double tStep = memoryStepNice(span / unit * sample / std::max(1, plot.width())) * unit;
     const int tDecimals = std::max(0, -int(std::floor(std::log10(tStep / unit) + 1e-9)));
-    for (double t = std::ceil(m_viewStart / tStep) * tStep; t <= m_viewEnd + tStep * 1e-9;
-         t += tStep) {
+    const double first = std::ceil(m_viewStart / tStep) * tStep;
+    const int ticks = static_cast<int>(std::floor((m_viewEnd + tStep * 1e-9 - first) / tStep));
+    for (int i = 0; i <= ticks; ++i) {
+        const double t = first + i * tStep;
         const double x = xAt(t);
         p.drawLine(QPointF(x, y), QPointF(x, y + 4));
-        const QString text = QString::number(t / unit, 'f', tDecimals);
+        const QString text =
+            QString::number(t / unit, 'f', tDecimals) + (i == ticks ? suffix : QString());
         const double w = fm.horizontalAdvance(text);
         const double left = std::clamp(x - w / 2, 0.0, width() - w - 1);
         p.drawText(QPointF(left, y + 4 + fm.ascent()), text);
     }
-    p.drawText(
-        QRect(plot.left(), y + 4 + fm.height() + kMemoryStepPad / 2, plot.width(), fm.height()),
-        Qt::AlignHCenter | Qt::AlignTop, timeAxisTitle());
+    if (titled)
+        p.drawText(
+            QRect(plot.left(), y + 4 + fm.height() + kMemoryStepPad / 2, plot.width(), fm.height()),
+            Qt::AlignHCenter | Qt::AlignTop, timeAxisTitle());
 }
 
 void MemoryStepChart::paintLegend(QPainter &p) const

@@ -46,6 +46,10 @@ public:
     QString peakLabel() const;
     int drawnPoints() const;
     QString timeAxisTitle() const;
+    // Whether that title is drawn: on a plot it would leave shorter than four lines (the
+    // largest text beside the docks) its line goes to the plot, and the last time label
+    // carries the unit.
+    bool timeAxisTitleShown() const { return layout().timeTitle; }
     QString memoryAxisTitle() const;
     // What the chart draws at its present size: the title, shortened to the widget's width,
     // and the memory axis's title, shortened to the plot's height (at the largest text on a
@@ -101,7 +105,8 @@ private:
         QRect plot;
         QRect legend;
         double legendScale = 1;
-        int legendRows = 0; // under the plot its entries run down the rows, then across
+        int legendRows = 0;    // under the plot its entries run down the rows, then across
+        bool timeTitle = true; // the time axis's title under its labels, or the unit on the last
     };
     const Layout &layout() const;
     Layout measureLayout() const;
