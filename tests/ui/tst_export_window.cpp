@@ -567,6 +567,49 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("%1 px for %2").arg(scroll->height()).arg(need)));
     }
 
+    // The chart keeps above the caption strip at any size export accepts: laid out at its
+    // own minimum (Memory over the step's is 220 pixels high) a chart ran under the caption of a
+    // 700 × 230 image, its time axis's title printed across the caption's text. The strip
+    // holds the caption's grey text on white and nothing of the chart's: no colour and no
+    // black.
+    void chartStaysAboveTheCaption_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<QSize>("size");
+        for (const QString &id : chartPageIds())
+            if (id != QLatin1String("serving")) { // nothing to draw in training
+                QTest::addRow("%s, smallest", qPrintable(id)) << id << ce::kMinSize;
+                QTest::addRow("%s, 700 x 230", qPrintable(id)) << id << QSize(700, 230);
+            }
+    }
+    void chartStaysAboveTheCaption()
+    {
+        QFETCH(QString, id);
+        QFETCH(QSize, size);
+        const core::Presets p = io::builtinPresets();
+        const core::Scenario scenario;
+        const core::Report report = ce::evaluate(scenario, p);
+        ce::Options options;
+        options.size = size;
+        options.date = QDate(2026, 12, 7);
+        const QImage image = ce::renderImage(*createChartPage(id), {scenario, p, report}, options)
+                                 .convertToFormat(QImage::Format_RGB32);
+        QCOMPARE(image.size(), size);
+        // The strip: one line of the caption's font and its padding, under a hairline.
+        QFont caption = QApplication::font();
+        caption.setPointSizeF(caption.pointSizeF() * std::max(1.0, 0.7 * ce::textScale(size)));
+        const int strip = QFontMetrics(caption).height() + 2 * 6;
+        for (int y = size.height() - strip + 1; y < size.height(); ++y)
+            for (int x = 0; x < size.width(); ++x) {
+                const QColor c = image.pixelColor(x, y);
+                QVERIFY2(c.red() == c.green() && c.green() == c.blue() && c.red() >= 0x40,
+                         qPrintable(QStringLiteral("%1 at %2,%3 in the caption strip")
+                                        .arg(c.name())
+                                        .arg(x)
+                                        .arg(y)));
+            }
+    }
+
     // A dark desktop still exports a light chart.
     void lightOnDarkDesktop()
     {

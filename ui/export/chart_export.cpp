@@ -73,6 +73,11 @@ public:
         const int margin = int(std::lround(kMargin * scale));
         layout->setContentsMargins(margin, margin, margin, margin);
         QWidget *chart = page.createImage(inputs, m_container.get()).release();
+        // Exactly the size asked for, caption apart: a chart's own minimum (Memory over the
+        // step's 360 × 220) would otherwise run it under the caption and past the right edge
+        // of the smallest images export takes.
+        chart->setMinimumSize(1, 1);
+        layout->setSizeConstraint(QLayout::SetNoConstraint);
         layout->addWidget(chart);
         chart_style::setExportScale(chart, scale);
         m_container->resize(m_size.width(), m_size.height() - m_captionHeight);
