@@ -2,6 +2,7 @@
 // formula panel, File → Export and `parascope export --chart` all take, and redraws of
 // only what an edit concerns, through the real window offscreen (docs/DESIGN.md §2, 7, 16).
 #include "core/evaluate.h"
+#include "core/memory_timeline.h"
 #include "io/presets_io.h"
 #include "io/text.h"
 #include "modal_answerer.h"
@@ -444,15 +445,32 @@ private Q_SLOTS:
         const QList<QChartView *> views = chart->findChildren<QChartView *>();
         QCOMPARE(views.size(), 2);
         QVERIFY(views.at(1)->isVisible());
+        // The legends name every series in full, also in a window as narrow as it goes, where
+        // Qt Charts' single row cut them to "Mem…" and "Sta…".
+        const QStringList names{QStringLiteral("Memory-bound"),
+                                QStringLiteral("Compute-bound"),
+                                QStringLiteral("This batch (16)"),
+                                QStringLiteral("Stage %1").arg(core::highestStage(r)),
+                                QStringLiteral("Capacity"),
+                                QStringLiteral("This context")};
+        QCOMPARE(chart->legendLabels(), names);
+        QCOMPARE(chart->shownLegendLabels(), names);
+        window.resize(window.minimumSizeHint());
+        QTRY_COMPARE(chart->shownLegendLabels(), names);
+        window.resize(1280, 800);
+
         QVERIFY(document.setField(QStringLiteral("mode"), QStringLiteral("training")));
         document.flush();
         QTRY_VERIFY(chart->message().contains("inference"));
-        // The message alone, not a blank memory chart beside it; back in inference, both.
+        // The message alone, not a blank memory chart beside it, nor a legend; back in
+        // inference, both.
         QVERIFY(!views.at(1)->isVisible());
+        QVERIFY(chart->legendLabels().isEmpty());
         QVERIFY(document.setField(QStringLiteral("mode"), QStringLiteral("inference")));
         document.flush();
         QTRY_VERIFY(chart->message().isEmpty());
         QVERIFY(views.at(1)->isVisible());
+        QCOMPARE(chart->legendLabels(), names);
     }
 
     // An unknown id is no page: nothing falls back to another chart.

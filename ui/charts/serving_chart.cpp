@@ -2,6 +2,7 @@
 
 #include "io/text.h"
 #include "ui/charts/chart_style.h"
+#include "ui/charts/wrapping_legend.h"
 #include "ui/units.h"
 
 #include <QChart>
@@ -22,7 +23,6 @@ QChartView *newView(QChart *chart, QWidget *parent)
 {
     auto *view = new QChartView(chart, parent);
     view->setRenderHint(QPainter::Antialiasing);
-    chart->legend()->setAlignment(Qt::AlignBottom);
     return view;
 }
 
@@ -89,11 +89,26 @@ ServingChart::ServingChart(QWidget *parent)
         chart_style::keepAxesReadable(chart);
         chart_style::groupDigits(chart);
     }
+    // Under each plot in rows that shrink, then wrap: side by side, Qt Charts' single row cut
+    // the names to "Mem…" and "Sta…" on a 640-pixel export. A legend lists the series drawn,
+    // so it empties with them when there is nothing to draw.
+    m_curveLegend = new WrappingLegend(m_curveChart);
+    m_memoryLegend = new WrappingLegend(m_memoryChart);
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addWidget(m_curveView, 3);
     layout->addWidget(m_memoryView, 2);
+}
+
+QStringList ServingChart::legendLabels() const
+{
+    return m_curveLegend->labels() + m_memoryLegend->labels();
+}
+
+QStringList ServingChart::shownLegendLabels() const
+{
+    return m_curveLegend->shownLabels() + m_memoryLegend->shownLabels();
 }
 
 QString ServingChart::unavailableReason(const core::Report &report, bool noCurve)
@@ -119,8 +134,6 @@ void ServingChart::setReport(const core::Report &report,
         series->setVisible(drawn);
     for (QValueAxis *axis : {m_timeAxis, m_rateAxis, m_contextAxis, m_bytesAxis})
         axis->setVisible(drawn);
-    m_curveChart->legend()->setVisible(drawn);
-    m_memoryChart->legend()->setVisible(drawn);
     // Nothing to draw: the message takes the page's width, not a blank chart beside it.
     m_memoryView->setVisible(drawn);
     if (!drawn) {

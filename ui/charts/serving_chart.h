@@ -15,6 +15,8 @@ class QValueAxis;
 
 namespace ui {
 
+class WrappingLegend;
+
 // Serving (docs/inference.md), two charts side by side. Left: throughput per device against
 // time per output token as the batch grows from 1 to the most that fit, the memory-bound
 // part of the curve apart from the compute-bound part, the scenario's batch marked. Right:
@@ -40,6 +42,9 @@ public:
     QList<QPointF> memoryLine() const;
     qreal capacityGb() const;
     QString message() const; // why there is nothing to draw, or empty
+    // Both legends' entries, the curve's then the memory's: in full, and as drawn.
+    QStringList legendLabels() const;
+    QStringList shownLegendLabels() const;
     // The tooltip of the curve's point nearest `at` (ms, tokens/s per device): its batch,
     // time per token, throughput and bound; empty off the curve.
     QString describe(QPointF at) const;
@@ -59,6 +64,8 @@ private:
     QScatterSeries *m_context;
     QValueAxis *m_contextAxis;
     QValueAxis *m_bytesAxis;
+    WrappingLegend *m_curveLegend = nullptr;
+    WrappingLegend *m_memoryLegend = nullptr;
     QString m_message;
     std::vector<core::ServingPoint> m_curve;
 };
