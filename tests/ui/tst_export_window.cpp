@@ -567,11 +567,11 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("%1 px for %2").arg(scroll->height()).arg(need)));
     }
 
-    // The chart keeps above the caption strip at any size export accepts: laid out at its
-    // own minimum (Memory over the step's is 220 pixels high) a chart ran under the caption of a
-    // 700 × 230 image, its time axis's title printed across the caption's text. The strip
-    // holds the caption's grey text on white and nothing of the chart's: no colour and no
-    // black.
+    // The chart keeps above the caption strip and inside the image at the sizes export
+    // accepts: laid out at its own minimum (Memory over the step's is 360 × 220) a chart ran
+    // under the caption of a 700 × 230 image, its time axis's title printed across the
+    // caption's text, and past the right edge of a 320 × 200 one. The strip holds the caption's
+    // grey text on white and nothing of the chart's: no colour and no black.
     void chartStaysAboveTheCaption_data()
     {
         QTest::addColumn<QString>("id");
@@ -579,6 +579,8 @@ private Q_SLOTS:
         for (const QString &id : chartPageIds())
             if (id != QLatin1String("serving")) { // nothing to draw in training
                 QTest::addRow("%s, smallest", qPrintable(id)) << id << ce::kMinSize;
+                QTest::addRow("%s, 1600 x 400", qPrintable(id))
+                    << id << QSize(1600, ce::kMinSize.height());
                 QTest::addRow("%s, 700 x 230", qPrintable(id)) << id << QSize(700, 230);
             }
     }

@@ -52,8 +52,10 @@ double textScale(QSize size);
 
 constexpr int kMinScale = 1;
 constexpr int kMaxScale = 4;
-// Smaller than this, a chart's axes and legend overlap.
-constexpr QSize kMinSize{320, 200};
+// Smaller than this, a chart's axes, labels and legend overlap or are cut: at 480 × 300 the
+// Stage memory legend loses its last entry and the Model weights axis reads "fp…"; every
+// chart reads whole at 640 × 400 (tst_export_window::chartStaysAboveTheCaption).
+constexpr QSize kMinSize{640, 400};
 
 // What a chart is drawn from: the window passes its document's last valid
 // scenario and report, `parascope export` evaluates the scenario it read.
