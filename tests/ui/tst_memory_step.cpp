@@ -40,6 +40,23 @@ void pickStage(MemoryStepPanel &panel, int stage)
     chooseWithKeys(panel.stagePicker(), panel.stagePicker()->findData(stage));
 }
 
+// The window shown on the Memory over the step page, the default scenario's.
+MemoryStepPanel *showMemoryPage(ExplorerWindow &f)
+{
+    showActive(f.window);
+    f.window.showChart(QStringLiteral("memory-over-step"));
+    return f.window.chart<MemoryStepPanel>();
+}
+
+// `chart`'s text `textScale` times its own, as presentation mode scales it.
+QFont scaleText(QWidget &chart, double textScale)
+{
+    QFont font = chart.font();
+    font.setPointSizeF(font.pointSizeF() * textScale);
+    chart.setFont(font);
+    return font;
+}
+
 } // namespace
 
 class TestMemoryStep : public QObject
@@ -108,8 +125,8 @@ private Q_SLOTS:
     }
 
     // The memory axis keeps the room its own labels take beside its title, at normal text and
-    // at presentation mode's largest: it reserved "0000.0" for labels of "0" to "100", 108
-    // pixels at the largest text, which the plot lost.
+    // at presentation mode's largest: it reserved the width of "0000.0" for labels of "0" to
+    // "100", 48 pixels more than they take at the largest text, which the plot lost.
     void memoryAxisTakesItsLabelsRoom_data()
     {
         QTest::addColumn<double>("textScale");
@@ -120,16 +137,11 @@ private Q_SLOTS:
     {
         QFETCH(double, textScale);
         ExplorerWindow f;
-        showActive(f.window);
-        f.window.showChart(QStringLiteral("memory-over-step"));
-        auto *panel = f.window.chart<MemoryStepPanel>();
+        MemoryStepPanel *panel = showMemoryPage(f);
         QVERIFY(panel);
         MemoryStepChart &chart = *panel->chart();
-        QFont font = chart.font();
-        font.setPointSizeF(font.pointSizeF() * textScale);
-        chart.setFont(font);
+        const QFontMetrics fm(scaleText(chart, textScale));
         chart.grab();
-        const QFontMetrics fm(font);
         const QStringList labels = chart.memoryAxisLabels();
         QVERIFY2(labels.size() >= 3, qPrintable(labels.join(u' ')));
         int widest = 0;
@@ -166,18 +178,13 @@ private Q_SLOTS:
         QFETCH(int, chartHeight);
         QFETCH(bool, titled);
         ExplorerWindow f;
-        showActive(f.window);
-        f.window.showChart(QStringLiteral("memory-over-step"));
-        auto *panel = f.window.chart<MemoryStepPanel>();
+        MemoryStepPanel *panel = showMemoryPage(f);
         QVERIFY(panel);
         MemoryStepChart chart;
         chart.setTimeline(panel->chart()->timeline(), QStringLiteral("stage 0"), false);
-        QFont font = chart.font();
-        font.setPointSizeF(font.pointSizeF() * textScale);
-        chart.setFont(font);
+        const int line = QFontMetrics(scaleText(chart, textScale)).height();
         chart.resize(900, chartHeight);
         chart.grab();
-        const int line = QFontMetrics(font).height();
         QCOMPARE(chart.timeAxisTitleShown(), titled);
         // What the plot would have with the title: the chart less the title's two lines and
         // pad above, and the labels, the title and their pads below.
