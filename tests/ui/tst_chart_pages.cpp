@@ -455,8 +455,30 @@ private Q_SLOTS:
                                 QStringLiteral("This context")};
         QCOMPARE(chart->legendLabels(), names);
         QCOMPARE(chart->shownLegendLabels(), names);
+        // Each plot's title the longest of its wordings that fits the plot's chart, where Qt
+        // Charts would cut it with "…": at the window's narrowest, the shorter ones.
+        const auto titlesFit = [chart] {
+            const QList<QChartView *> charts = chart->findChildren<QChartView *>();
+            for (qsizetype i = 0; i < charts.size(); ++i) {
+                QChart *c = charts.at(i)->chart();
+                const QFontMetricsF metrics(c->titleFont());
+                if (metrics.horizontalAdvance(chart->titles().at(i)) >
+                    c->size().width() - c->margins().left() - c->margins().right() -
+                        metrics.height())
+                    return false;
+            }
+            return true;
+        };
+        QVERIFY(titlesFit());
+        QVERIFY2(chart->titles().at(0).endsWith(QStringLiteral(", the most that fit")),
+                 qPrintable(chart->titles().at(0)));
         window.resize(window.minimumSizeHint());
         QTRY_COMPARE(chart->shownLegendLabels(), names);
+        QTRY_VERIFY(titlesFit());
+        QVERIFY2(chart->titles().at(0).startsWith(QStringLiteral("Batch 1 to ")),
+                 qPrintable(chart->titles().at(0)));
+        QVERIFY2(chart->titles().at(1).startsWith(QStringLiteral("Up to ")),
+                 qPrintable(chart->titles().at(1)));
         window.resize(1280, 800);
 
         QVERIFY(document.setField(QStringLiteral("mode"), QStringLiteral("training")));
@@ -471,6 +493,41 @@ private Q_SLOTS:
         QTRY_VERIFY(chart->message().isEmpty());
         QVERIFY(views.at(1)->isVisible());
         QCOMPARE(chart->legendLabels(), names);
+    }
+
+    // A plot's title is the longest of its wordings that fits: the memory plot, two fifths of
+    // the page, says why the context stops ("the model's window") where there is room, and
+    // the context alone where Qt Charts would cut it ("Up to 131,072 tokens: the model'…"
+    // on a 1,600 × 1,000 export).
+    void servingTitlesFitTheirPlots_data()
+    {
+        QTest::addColumn<int>("width");
+        QTest::addColumn<QString>("memoryTitle");
+        QTest::addRow("wide") << 1600 << "Up to 131,072 tokens: the model's window";
+        QTest::addRow("narrow") << 640 << "Up to 131,072 tokens";
+    }
+    void servingTitlesFitTheirPlots()
+    {
+        QFETCH(int, width);
+        QFETCH(QString, memoryTitle);
+        const core::Presets presets = io::builtinPresets();
+        const core::Scenario s = scenario("mode=inference");
+        const core::Report r = core::evaluate(s, presets);
+        QVERIFY(r.serving && r.serving->maxContextIsModelWindow);
+        ServingChart chart;
+        chart.setReport(r, core::servingCurve(s, presets));
+        chart.resize(width, 400);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        QTRY_COMPARE(chart.titles().at(1), memoryTitle);
+        for (QChartView *view : chart.findChildren<QChartView *>()) {
+            const QChart *c = view->chart();
+            const QFontMetricsF metrics(c->titleFont());
+            QVERIFY2(metrics.horizontalAdvance(c->title()) <=
+                         c->size().width() - c->margins().left() - c->margins().right() -
+                             metrics.height(),
+                     qPrintable(c->title()));
+        }
     }
 
     // An unknown id is no page: nothing falls back to another chart.

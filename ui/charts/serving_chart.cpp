@@ -8,6 +8,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QCursor>
+#include <QFontMetricsF>
 #include <QHBoxLayout>
 #include <QLineSeries>
 #include <QScatterSeries>
@@ -94,11 +95,39 @@ ServingChart::ServingChart(QWidget *parent)
     // so it empties with them when there is nothing to draw.
     m_curveLegend = new WrappingLegend(m_curveChart);
     m_memoryLegend = new WrappingLegend(m_memoryChart);
+    for (QChart *chart : {m_curveChart, m_memoryChart})
+        connect(chart, &QChart::plotAreaChanged, this, &ServingChart::fitTitles);
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addWidget(m_curveView, 3);
     layout->addWidget(m_memoryView, 2);
+}
+
+void ServingChart::fitTitles()
+{
+    for (const auto &[chart, wordings] :
+         {std::pair{m_curveChart, &m_curveTitles}, std::pair{m_memoryChart, &m_memoryTitles}}) {
+        if (wordings->isEmpty())
+            continue;
+        // Qt Charts centres the title across the chart inside its margins and a line's room.
+        const QFontMetricsF metrics(chart->titleFont());
+        const double room = chart->size().width() - chart->margins().left() -
+                            chart->margins().right() - metrics.height();
+        QString shown = wordings->last();
+        for (const QString &wording : *wordings)
+            if (metrics.horizontalAdvance(wording) <= room) {
+                shown = wording;
+                break;
+            }
+        if (chart->title() != shown)
+            chart->setTitle(shown);
+    }
+}
+
+QStringList ServingChart::titles() const
+{
+    return {m_curveChart->title(), m_memoryChart->title()};
 }
 
 QStringList ServingChart::legendLabels() const
@@ -139,8 +168,9 @@ void ServingChart::setReport(const core::Report &report,
     if (!drawn) {
         // The model and device are the caption's and the status line's: the title keeps to
         // what only this chart says.
-        m_curveChart->setTitle(m_message);
-        m_memoryChart->setTitle(QString());
+        m_curveTitles = {m_message};
+        m_memoryTitles = {QString()};
+        fitTitles();
         return;
     }
     const core::ServingReport &sv = *report.serving;
@@ -173,10 +203,11 @@ void ServingChart::setReport(const core::Report &report,
     // The model and device are the caption's and the status line's: the title keeps to what
     // only this chart says.
     // Without a published link the times are lower bounds and the rates upper ones.
-    m_curveChart->setTitle(
-        sv.linkTimeExcluded
-            ? tr("Batch 1 to %1; bounds: no link bandwidth published").arg(io::formatCount(most))
-            : tr("Batch 1 to %1, the most that fit").arg(io::formatCount(most)));
+    const QString batches = tr("Batch 1 to %1").arg(io::formatCount(most));
+    m_curveTitles = sv.linkTimeExcluded
+                        ? QStringList{tr("%1; bounds: no link bandwidth published").arg(batches),
+                                      tr("%1; bounds").arg(batches)}
+                        : QStringList{tr("%1, the most that fit").arg(batches), batches};
     m_timeAxis->setTitleText(sv.linkTimeExcluded ? tr("Time per output token (ms, at least)")
                                                  : tr("Time per output token (ms)"));
 
@@ -207,10 +238,11 @@ void ServingChart::setReport(const core::Report &report,
     m_context->replace(
         {QPointF(context / 1e3, units::large(static_cast<double>(fullest->totalBytes)))});
     m_context->setName(tr("This context"));
-    m_memoryChart->setTitle(
-        sv.maxContextIsModelWindow
-            ? tr("Up to %1 tokens: the model's window").arg(io::formatCount(sv.maxContext))
-            : tr("Up to %1 tokens fit").arg(io::formatCount(sv.maxContext)));
+    const QString upTo = tr("Up to %1 tokens").arg(io::formatCount(sv.maxContext));
+    m_memoryTitles = {sv.maxContextIsModelWindow ? tr("%1: the model's window").arg(upTo)
+                                                 : tr("%1 fit").arg(upTo),
+                      upTo};
+    fitTitles();
     m_bytesAxis->setTitleText(tr("Memory per device (%1)").arg(units::largeName()));
     chart_style::setNiceRange(m_contextAxis, end / 1e3);
     m_contextAxis->setLabelFormat(m_contextAxis->max() < 10 ? QStringLiteral("%.1f")

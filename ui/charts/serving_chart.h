@@ -45,6 +45,9 @@ public:
     // Both legends' entries, the curve's then the memory's: in full, and as drawn.
     QStringList legendLabels() const;
     QStringList shownLegendLabels() const;
+    // The two plots' titles as shown: the longest of each one's wordings that fits its width
+    // (Qt Charts cut "Up to 131,072 tokens: the model's window" to "…: the model'…").
+    QStringList titles() const;
     // The tooltip of the curve's point nearest `at` (ms, tokens/s per device): its batch,
     // time per token, throughput and bound; empty off the curve.
     QString describe(QPointF at) const;
@@ -64,6 +67,10 @@ private:
     QScatterSeries *m_context;
     QValueAxis *m_contextAxis;
     QValueAxis *m_bytesAxis;
+    void fitTitles();
+
+    QStringList m_curveTitles; // each plot's title, then shorter wordings of it
+    QStringList m_memoryTitles;
     WrappingLegend *m_curveLegend = nullptr;
     WrappingLegend *m_memoryLegend = nullptr;
     QString m_message;
