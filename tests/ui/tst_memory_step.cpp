@@ -198,6 +198,61 @@ private Q_SLOTS:
                                     .arg(withTitle)));
     }
 
+    // The peak's label keeps to its marker's side of the capacity's line and off the line's
+    // label, at every distance between the two (the capacity from 0.9 to 1.3 times the peak):
+    // a peak a line's height under the capacity had its opaque box drawn over the line.
+    void peakLabelKeepsToItsSideOfTheCapacity_data()
+    {
+        QTest::addColumn<double>("textScale");
+        QTest::addColumn<QSize>("size");
+        QTest::addRow("normal text, 900 x 480") << 1.0 << QSize(900, 480);
+        QTest::addRow("normal text, 640 x 300") << 1.0 << QSize(640, 300);
+        QTest::addRow("largest text, 1,200 x 600") << 2.6 << QSize(1200, 600);
+    }
+    void peakLabelKeepsToItsSideOfTheCapacity()
+    {
+        QFETCH(double, textScale);
+        QFETCH(QSize, size);
+        ExplorerWindow f;
+        MemoryStepPanel *panel = showMemoryPage(f);
+        QVERIFY(panel);
+        core::MemoryTimeline timeline = panel->chart()->timeline();
+        QVERIFY(!timeline.points.empty());
+        const double peakBytes = double(timeline.points[timeline.peak].totalBytes);
+        MemoryStepChart chart;
+        scaleText(chart, textScale);
+        chart.resize(size);
+        const double line = QFontMetrics(chart.font()).height();
+        for (int percent = 90; percent <= 130; ++percent) {
+            timeline.capacityBytes = static_cast<std::int64_t>(percent / 100.0 * peakBytes);
+            chart.setTimeline(timeline, QStringLiteral("stage 0"), false);
+            chart.grab();
+            const QRectF box = chart.peakLabelRect();
+            const double capY = chart.yOfBytes(double(timeline.capacityBytes));
+            const double peakY = chart.yOfBytes(peakBytes);
+            const QString where =
+                QStringLiteral("capacity %1 %: label %2 to %3, line at %4, peak at %5")
+                    .arg(percent)
+                    .arg(box.top())
+                    .arg(box.bottom())
+                    .arg(capY)
+                    .arg(peakY);
+            QVERIFY2(QRectF(chart.plotArea()).adjusted(0, 0, 1, 1).contains(box),
+                     qPrintable(where));
+            QVERIFY2(!box.intersects(chart.capacityLabelRect()), qPrintable(where));
+            // The dashed line is 2 pixels wide: off it, and a peak under the capacity labelled
+            // under it too (over it, where the headroom above the peak is shorter than the
+            // label, the label goes under the line and its figure says which side it is on).
+            QVERIFY2(box.top() > capY + 1 || box.bottom() < capY - 1, qPrintable(where));
+            if (peakY > capY)
+                QVERIFY2(box.top() > capY + 1, qPrintable(where));
+            // And beside the marker: within a line and a half of it.
+            QVERIFY2(std::min(std::abs(box.top() - peakY), std::abs(box.bottom() - peakY)) <=
+                         1.5 * line,
+                     qPrintable(where));
+        }
+    }
+
     // In inference nothing is kept for a backward pass: the title names no training schedule,
     // the peak no activations, and the flat terms are the ones the stage has.
     void inferenceKeepsNoActivations()

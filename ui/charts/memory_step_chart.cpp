@@ -633,9 +633,7 @@ void MemoryStepChart::paintEvent(QPaintEvent *)
     p.setPen(chart_style::capacityPen());
     p.drawLine(QPointF(plot.left(), capY), QPointF(plot.right(), capY));
     p.setPen(chart_style::capacityPen().color());
-    p.drawText(QRectF(plot.left() + kMemoryStepPad, capY - fm.height() - 2,
-                      plot.width() - 2 * kMemoryStepPad, fm.height()),
-               Qt::AlignRight | Qt::AlignVCenter, shownCapacityLabel());
+    p.drawText(capacityLabelRect(), Qt::AlignRight | Qt::AlignVCenter, shownCapacityLabel());
 
     // The peak, once the sweep has reached it.
     const core::MemoryPoint &peak = m_timeline.points[m_timeline.peak];
@@ -645,20 +643,12 @@ void MemoryStepChart::paintEvent(QPaintEvent *)
         p.setPen(QPen(pal.color(QPalette::WindowText), 2));
         p.setBrush(pal.color(QPalette::Base));
         p.drawEllipse(at, 5, 5);
-        const QString text = shownPeakLabel();
-        const double w = fm.horizontalAdvance(text) + 8;
-        double left = std::clamp(at.x() + 8, double(plot.left()), double(plot.right()) - w);
-        // Above the point, clear of the capacity's label; below the capacity when that is close.
-        double top = at.y() - fm.height() - 10;
-        if (std::abs(top + fm.height() / 2.0 - (capY - fm.height() / 2.0 - 2)) < fm.height())
-            top = capY + 4;
-        top = std::clamp(top, double(plot.top()), double(plot.bottom()) - fm.height());
-        const QRectF box(left, top, w, fm.height() + 2);
+        const QRectF box = peakLabelRect();
         QColor back = pal.color(QPalette::Base);
         back.setAlpha(220);
         p.fillRect(box, back);
         p.setPen(pal.color(QPalette::WindowText));
-        p.drawText(box, Qt::AlignCenter, text);
+        p.drawText(box, Qt::AlignCenter, shownPeakLabel());
     }
 
     // The playhead.
@@ -668,6 +658,53 @@ void MemoryStepChart::paintEvent(QPaintEvent *)
         p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
     }
     paintLegend(p);
+}
+
+QRectF MemoryStepChart::capacityLabelRect() const
+{
+    if (m_timeline.points.empty())
+        return {};
+    const QRect plot = plotRect();
+    const QFontMetrics fm = fontMetrics();
+    const double capY = yAt(double(m_timeline.capacityBytes));
+    // Right-aligned over the line, a pad in from the plot's right edge.
+    const double right = plot.right() + 1 - kMemoryStepPad;
+    const double width = std::min(double(fm.horizontalAdvance(shownCapacityLabel())),
+                                  plot.width() - 2.0 * kMemoryStepPad);
+    return {right - width, capY - fm.height() - 2, width, double(fm.height())};
+}
+
+QRectF MemoryStepChart::peakLabelRect() const
+{
+    if (m_timeline.points.empty())
+        return {};
+    const QRect plot = plotRect();
+    const QFontMetrics fm = fontMetrics();
+    const core::MemoryPoint &peak = m_timeline.points[m_timeline.peak];
+    const QPointF at(xAt(peak.time), yAt(double(peak.totalBytes)));
+    const double capY = yAt(double(m_timeline.capacityBytes));
+    const double w = fm.horizontalAdvance(shownPeakLabel()) + 8;
+    const double h = fm.height() + 2;
+    const double left = std::clamp(at.x() + 8, double(plot.left()), double(plot.right()) - w);
+    // On the marker's side of the capacity's dashed line (2 pixels wide), so that a peak under
+    // the capacity does not read as over it, and clear of the line's label. A peak over the
+    // capacity with too little headroom above it for the label has it under the line.
+    const bool underCapacity = at.y() > capY;
+    const auto clear = [&](double top) {
+        const QRectF box(left, top, w, h);
+        const bool sameSide = underCapacity ? top > capY + 2 : top + h + 2 < capY;
+        return sameSide && !box.intersects(capacityLabelRect().adjusted(-1, -1, 1, 1));
+    };
+    // Above the marker (5 pixels in radius) where that is clear and inside the plot.
+    const double above = at.y() - h - 8;
+    if (above >= plot.top() && clear(above))
+        return {left, above, w, h};
+    // Else under it, and under the line where the line runs there.
+    double below = at.y() + 8;
+    if (!clear(below))
+        below = std::max(below, capY + 4);
+    below = std::clamp(below, double(plot.top()), plot.bottom() + 1 - h);
+    return {left, below, w, h};
 }
 
 void MemoryStepChart::paintAxes(QPainter &p, const QRect &plot) const

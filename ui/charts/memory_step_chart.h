@@ -60,6 +60,11 @@ public:
     // not fit its width (at the largest text they ran over the memory axis).
     QString shownPeakLabel() const;
     QString shownCapacityLabel() const;
+    // Where those two labels are drawn, in pixels. The peak's box sits above its marker where
+    // it clears the capacity's line and label, else under the marker and under the line: its
+    // opaque box hid the line when the peak was a line's height below the capacity.
+    QRectF capacityLabelRect() const;
+    QRectF peakLabelRect() const;
     QStringList legendEntries() const;
     // The memory axis's labels at the present size, bottom up.
     QStringList memoryAxisLabels() const;
