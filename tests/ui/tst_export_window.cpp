@@ -612,6 +612,62 @@ private Q_SLOTS:
             }
     }
 
+    // Every chart reaches to within the export's margin and a line of text of the image's top
+    // and of its caption: the Qt Charts ones kept the window's margins and frame, about 40
+    // pixels blank above the title and under the legend of a 640 × 400 image.
+    void chartFillsTheImage_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<QSize>("size");
+        for (const QString &id : chartPageIds()) {
+            QTest::addRow("%s, smallest", qPrintable(id)) << id << ce::kMinSize;
+            QTest::addRow("%s, 1600 x 1000", qPrintable(id)) << id << QSize(1600, 1000);
+        }
+    }
+    void chartFillsTheImage()
+    {
+        QFETCH(QString, id);
+        QFETCH(QSize, size);
+        const core::Presets p = io::builtinPresets();
+        // Serving draws inference only.
+        const core::Scenario scenario = id == QLatin1String("serving")
+                                            ? ::scenario(QStringList{"mode=inference"})
+                                            : core::Scenario{};
+        const core::Report report = ce::evaluate(scenario, p);
+        ce::Options options;
+        options.size = size;
+        options.date = QDate(2026, 12, 7);
+        const QImage image = ce::renderImage(*createChartPage(id), {scenario, p, report}, options)
+                                 .convertToFormat(QImage::Format_RGB32);
+        QFont caption = QApplication::font();
+        caption.setPointSizeF(caption.pointSizeF() * std::max(1.0, 0.7 * ce::textScale(size)));
+        const int strip = QFontMetrics(caption).height() + 2 * 6;
+        const auto blankRow = [&](int y) {
+            for (int x = 0; x < size.width(); ++x)
+                if (image.pixel(x, y) != qRgb(255, 255, 255))
+                    return false;
+            return true;
+        };
+        int top = 0;
+        while (top < size.height() && blankRow(top))
+            ++top;
+        int bottom = size.height() - strip - 1;
+        while (bottom > top && blankRow(bottom))
+            --bottom;
+        const int blankUnder = size.height() - strip - 1 - bottom;
+        // The export's margin (12 pixels at 1 × text), the chart's (4) and a line of its text.
+        QFont text = QApplication::font();
+        text.setPointSizeF(text.pointSizeF() * ce::textScale(size));
+        const double most = (12 + 4) * ce::textScale(size) + QFontMetrics(text).height();
+        const QString what =
+            QStringLiteral("%1 blank rows above the chart, %2 under it, %3 at most")
+                .arg(top)
+                .arg(blankUnder)
+                .arg(most);
+        QVERIFY2(top <= most, qPrintable(what));
+        QVERIFY2(blankUnder <= most, qPrintable(what));
+    }
+
     // A dark desktop still exports a light chart.
     void lightOnDarkDesktop()
     {

@@ -1,5 +1,7 @@
 #include "ui/charts/chart_style.h"
 
+#include "ui/charts/wrapping_legend.h"
+
 #include <QAbstractAxis>
 #include <QAbstractBarSeries>
 #include <QBarSet>
@@ -7,6 +9,7 @@
 #include <QChartView>
 #include <QCoreApplication>
 #include <QFontMetricsF>
+#include <QGraphicsLayout>
 #include <QLegend>
 #include <QLocale>
 #include <QLogValueAxis>
@@ -134,6 +137,11 @@ double legendLeastScale(double textScale)
     return textScale > 0 ? std::clamp(1 / textScale, kLegendMinScale, 1.0) : 1.0;
 }
 
+namespace {
+// Pixels between an exported chart's plot, title or legend and its edge, at 1 × text.
+constexpr int kExportChartMargin = 4;
+} // namespace
+
 void setExportScale(QWidget *widget, double scale)
 {
     QList<QChartView *> views = widget->findChildren<QChartView *>();
@@ -146,6 +154,22 @@ void setExportScale(QWidget *widget, double scale)
         title.setPointSizeF(title.pointSizeF() * 1.15);
         chart->setTitleFont(title);
         setScale(chart, scale);
+        // An image has no window around it: the chart's default margins, its layout's and the
+        // view's frame left about 40 pixels blank above the title and under the legend of a
+        // 640 × 400 export. The export's own margin keeps labels off the image's edge.
+        chart->layout()->setContentsMargins(0, 0, 0, 0);
+        chart->setBackgroundRoundness(0);
+        view->setFrameShape(QFrame::NoFrame);
+        const int m = int(std::lround(kExportChartMargin * scale));
+        const QMargins margins(m, m, m, m);
+        bool wrapping = false;
+        for (QGraphicsItem *item : chart->childItems())
+            if (auto *legend = qobject_cast<WrappingLegend *>(item->toGraphicsObject())) {
+                legend->setChartMargins(margins); // it adds its rows under them
+                wrapping = true;
+            }
+        if (!wrapping)
+            chart->setMargins(margins);
     }
 }
 

@@ -101,7 +101,8 @@ double legendLeastScale(double textScale);
 
 // For an exported image (ui/export/chart_export.h): every chart of `widget` at `scale`, its
 // title bold and 15 % larger, as the painted charts' titles (step time, timeline), so that
-// a slide's chart has a title that stands out from its labels.
+// a slide's chart has a title that stands out from its labels, and the Qt Charts ones laid
+// out to the image's margin, without the window's blank margins and frame.
 void setExportScale(QWidget *widget, double scale);
 
 // Axis labels with thousands separators ("1,000", not "1000"), whatever the system's locale,

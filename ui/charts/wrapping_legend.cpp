@@ -61,6 +61,12 @@ void WrappingLegend::leaveOut(QAbstractSeries *series)
     relayout();
 }
 
+void WrappingLegend::setChartMargins(const QMargins &margins)
+{
+    m_margins = margins;
+    relayout();
+}
+
 QList<QLegendMarker *> WrappingLegend::markers() const
 {
     QList<QLegendMarker *> out;

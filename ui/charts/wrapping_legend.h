@@ -34,6 +34,8 @@ public:
     void leaveOut(QAbstractSeries *series);
     // The markers of the entries, in their order.
     QList<QLegendMarker *> markers() const;
+    // Sets the chart's own margins, which the rows are added under (an export's tighter ones).
+    void setChartMargins(const QMargins &margins);
 
     // What is drawn, for tests: the text size against the chart's legend font, the rows, and
     // each entry's label as drawn and its rectangle, swatch and label, in the chart's
