@@ -231,35 +231,55 @@ private Q_SLOTS:
         QVERIFY2(caption.startsWith(expected), qPrintable(caption));
     }
 
-    // A caption too wide for the image loses whole items from the end, program and date
-    // first, never a word cut in two (issue: "at 800×500 the caption is cut mid-word").
+    // A caption too wide for the image goes on a second line, the program and date kept, the
+    // scenario's items whole and the last of them left out where two lines are short (issue:
+    // "at 800×500 the caption is cut mid-word"; until two lines, the date and version were
+    // what an 800 × 500 export lost).
     void captionKeepsWholeItems_data()
     {
         QTest::addColumn<int>("width");
-        QTest::addRow("1600 px: all of it") << 1600;
-        QTest::addRow("800 px, an 800 × 500 export") << 800 - 24;
-        QTest::addRow("500 px") << 500;
-        QTest::addRow("300 px") << 300;
+        QTest::addColumn<int>("lines");
+        QTest::addColumn<bool>("everyItem");
+        QTest::addRow("1600 px: all of it") << 1600 << 1 << true;
+        QTest::addRow("800 px, an 800 × 500 export") << 800 - 24 << 2 << true;
+        QTest::addRow("500 px") << 500 << 2 << true;
+        QTest::addRow("300 px") << 300 << 2 << false;
     }
     void captionKeepsWholeItems()
     {
         QFETCH(int, width);
+        QFETCH(int, lines);
+        QFETCH(bool, everyItem);
         const QString caption = QStringLiteral(
             "Llama 3.1 70B on NVIDIA H100 SXM · BF16 training · T=8 K=4 D=2 (64 devices) · "
             "m=16 · 1f1b · ZeRO 1 — Parascope 0.1.0, 2026-12-02");
         const QFontMetrics metrics(QApplication::font());
-        const QString fitted = chart_export::fittedCaption(caption, metrics, width);
-        QVERIFY(metrics.horizontalAdvance(fitted) <= width);
-        QVERIFY2(fitted.startsWith("Llama 3.1 70B on NVIDIA H100 SXM"), qPrintable(fitted));
-        if (metrics.horizontalAdvance(caption) <= width) {
-            QCOMPARE(fitted, caption);
-            return;
+        const QStringList shown = chart_export::captionLines(caption, metrics, width);
+        QCOMPARE(shown.size(), lines);
+        for (const QString &line : shown) {
+            QVERIFY2(metrics.horizontalAdvance(line) <= width, qPrintable(line));
+            QVERIFY2(!line.contains(u'…'), qPrintable(line));
         }
-        QVERIFY2(!fitted.contains(u'…') && !fitted.contains("Parascope"), qPrintable(fitted));
-        // What is left is the caption's first items, whole.
-        QVERIFY2(caption.startsWith(fitted + QStringLiteral(" · ")) ||
-                     caption.startsWith(fitted + QStringLiteral(" — ")),
-                 qPrintable(fitted));
+        QVERIFY2(shown.first().startsWith("Llama 3.1 70B on NVIDIA H100 SXM"),
+                 qPrintable(shown.first()));
+        QVERIFY2(shown.last().endsWith("Parascope 0.1.0, 2026-12-02"), qPrintable(shown.last()));
+        // The first line is the caption's first items, whole; the second goes on from there.
+        QVERIFY2(caption.startsWith(shown.first()), qPrintable(shown.first()));
+        if (lines == 1)
+            return;
+        // After the first line's last item: more items, or the program and date alone.
+        const QString rest = caption.mid(shown.first().size());
+        const QString joint = rest.left(3);
+        QVERIFY2(joint == QStringLiteral(" · ") || joint == QStringLiteral(" — "),
+                 qPrintable(rest));
+        if (everyItem)
+            QCOMPARE(joint + shown.last(), rest);
+        else // the last items left out, the ones kept whole and in order
+            QVERIFY2(shown.last() == QStringLiteral("Parascope 0.1.0, 2026-12-02") ||
+                         rest.startsWith(QStringLiteral(" · ") +
+                                         shown.last().section(QStringLiteral(" — "), 0, 0) +
+                                         QStringLiteral(" · ")),
+                     qPrintable(shown.last()));
     }
 
     // Every label of the export dialog shows its text, not a literal "&": each has a buddy
@@ -597,10 +617,8 @@ private Q_SLOTS:
         const QImage image = ce::renderImage(*createChartPage(id), {scenario, p, report}, options)
                                  .convertToFormat(QImage::Format_RGB32);
         QCOMPARE(image.size(), size);
-        // The strip: one line of the caption's font and its padding, under a hairline.
-        QFont caption = QApplication::font();
-        caption.setPointSizeF(caption.pointSizeF() * std::max(1.0, 0.7 * ce::textScale(size)));
-        const int strip = QFontMetrics(caption).height() + 2 * 6;
+        // The strip: the caption's lines and their padding, under a hairline.
+        const int strip = ce::captionHeight({scenario, p, report}, options);
         for (int y = size.height() - strip + 1; y < size.height(); ++y)
             for (int x = 0; x < size.width(); ++x) {
                 const QColor c = image.pixelColor(x, y);
@@ -639,9 +657,7 @@ private Q_SLOTS:
         options.date = QDate(2026, 12, 7);
         const QImage image = ce::renderImage(*createChartPage(id), {scenario, p, report}, options)
                                  .convertToFormat(QImage::Format_RGB32);
-        QFont caption = QApplication::font();
-        caption.setPointSizeF(caption.pointSizeF() * std::max(1.0, 0.7 * ce::textScale(size)));
-        const int strip = QFontMetrics(caption).height() + 2 * 6;
+        const int strip = ce::captionHeight({scenario, p, report}, options);
         const auto blankRow = [&](int y) {
             for (int x = 0; x < size.width(); ++x)
                 if (image.pixel(x, y) != qRgb(255, 255, 255))

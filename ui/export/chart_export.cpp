@@ -40,13 +40,36 @@ QString upper(std::string_view id)
     return io::qs(id).toUpper();
 }
 
+// The caption strip of an image `size` big: its font, the padding around its lines, the
+// lines as drawn and the strip's height.
+struct CaptionLayout
+{
+    QFont font;
+    int padding = 0;
+    QStringList lines;
+    int height = 0;
+};
+CaptionLayout captionLayout(const QString &caption, QSize size)
+{
+    CaptionLayout out;
+    // A footnote: smaller than the chart's text, so that the scenario, version and date fit
+    // one line of a 16:9 export.
+    const double scale = textScale(size);
+    out.font = QApplication::font();
+    out.font.setPointSizeF(out.font.pointSizeF() * std::max(1.0, 0.7 * scale));
+    out.padding = int(std::lround(6 * scale));
+    const QFontMetrics metrics(out.font);
+    out.lines = captionLines(caption, metrics, size.width() - 4 * out.padding);
+    out.height = static_cast<int>(out.lines.size()) * metrics.height() + 2 * out.padding;
+    return out;
+}
+
 // A chart laid out at its size, off screen, with its caption.
 class Prepared
 {
 public:
     Prepared(const ChartPage &page, const Inputs &inputs, const Options &options)
-        : m_size(options.size), m_padding(int(std::lround(kCaptionPadding * textScale(m_size)))),
-          m_container(std::make_unique<QWidget>())
+        : m_size(options.size), m_container(std::make_unique<QWidget>())
     {
         m_container->setAttribute(Qt::WA_DontShowOnScreen);
         m_container->setPalette(lightPalette());
@@ -57,14 +80,10 @@ public:
         QFont font = QApplication::font();
         font.setPointSizeF(font.pointSizeF() * scale);
         m_container->setFont(font);
-        // The caption is a footnote: smaller than the chart's text, so that the scenario,
-        // version and date fit one line of a 16:9 export.
-        m_captionFont = QApplication::font();
-        m_captionFont.setPointSizeF(m_captionFont.pointSizeF() * std::max(1.0, 0.7 * scale));
         if (options.caption) {
             m_caption =
                 captionText(inputs, options.date.isNull() ? QDate::currentDate() : options.date);
-            m_captionHeight = QFontMetrics(m_captionFont).height() + 2 * m_padding;
+            m_captionLayout = captionLayout(m_caption, m_size);
         }
         // Built inside the light container, so that colours a chart reads from its
         // palette while it is constructed are light-scheme colours too.
@@ -80,7 +99,7 @@ public:
         layout->setSizeConstraint(QLayout::SetNoConstraint);
         layout->addWidget(chart);
         chart_style::setExportScale(chart, scale);
-        m_container->resize(m_size.width(), m_size.height() - m_captionHeight);
+        m_container->resize(m_size.width(), m_size.height() - m_captionLayout.height);
         m_container->show();
         // Qt Charts lays out its scene in posted events; no animation runs.
         QCoreApplication::sendPostedEvents();
@@ -100,30 +119,32 @@ public:
     }
 
 private:
-    static constexpr int kCaptionPadding = 6;
     static constexpr int kMargin = 12;
 
-    // A hairline above and one line of grey text, elided when the width is short.
+    // A hairline above and the caption's lines of grey text (captionLines).
     void paintCaption(QPainter &painter) const
     {
-        const QRect strip(0, m_size.height() - m_captionHeight, m_size.width(), m_captionHeight);
+        const CaptionLayout &c = m_captionLayout;
+        const QRect strip(0, m_size.height() - c.height, m_size.width(), c.height);
         painter.save();
         painter.setRenderHint(QPainter::Antialiasing, false);
         painter.fillRect(QRect(strip.topLeft(), QSize(strip.width(), 1)), QColor(0xCC, 0xCC, 0xCC));
-        painter.setFont(m_captionFont);
+        painter.setFont(c.font);
         painter.setPen(QColor(0x44, 0x44, 0x44));
-        const QRect text = strip.adjusted(2 * m_padding, 0, -2 * m_padding, 0);
-        painter.drawText(text, Qt::AlignLeft | Qt::AlignVCenter,
-                         fittedCaption(m_caption, QFontMetrics(m_captionFont), text.width()));
+        const int line = QFontMetrics(c.font).height();
+        QRect text(strip.left() + 2 * c.padding, strip.top() + c.padding,
+                   strip.width() - 4 * c.padding, line);
+        for (const QString &shown : c.lines) {
+            painter.drawText(text, Qt::AlignLeft | Qt::AlignVCenter, shown);
+            text.translate(0, line);
+        }
         painter.restore();
     }
 
     QSize m_size;
-    int m_padding; // around the caption's line
     std::unique_ptr<QWidget> m_container;
-    QFont m_captionFont;
     QString m_caption;
-    int m_captionHeight = 0;
+    CaptionLayout m_captionLayout; // none without a caption
 };
 
 } // namespace
@@ -168,17 +189,43 @@ core::Report evaluate(const core::Scenario &scenario, const core::Presets &prese
     return core::evaluate(scenario, presets, {.timeline = needs == ChartNeeds::timeline});
 }
 
-QString fittedCaption(const QString &caption, const QFontMetrics &metrics, int width)
+int captionHeight(const Inputs &inputs, const Options &options)
+{
+    if (!options.caption)
+        return 0;
+    return captionLayout(
+               captionText(inputs, options.date.isNull() ? QDate::currentDate() : options.date),
+               options.size)
+        .height;
+}
+
+QStringList captionLines(const QString &caption, const QFontMetrics &metrics, int width)
 {
     if (metrics.horizontalAdvance(caption) <= width)
-        return caption;
-    // Whole items, never a word cut in two: first without the program and date, then
-    // without the last items, the model and device kept.
+        return {caption};
+    const auto fits = [&](const QString &text) { return metrics.horizontalAdvance(text) <= width; };
+    // Whole items, never a word cut in two: the scenario's items as far as they go on the
+    // first line (the model and device at least), the rest on the second with the program
+    // and date, which the items left over give way to from the last.
     const QString separator = QStringLiteral(" · ");
-    QStringList items = caption.section(QStringLiteral(" — "), 0, 0).split(separator);
-    while (items.size() > 1 && metrics.horizontalAdvance(items.join(separator)) > width)
-        items.removeLast();
-    return metrics.elidedText(items.join(separator), Qt::ElideRight, width);
+    const QString dash = QStringLiteral(" — ");
+    const QString program = caption.section(dash, 1);
+    QStringList items = caption.section(dash, 0, 0).split(separator);
+    qsizetype first = 1;
+    while (first < items.size() && fits(items.mid(0, first + 1).join(separator)))
+        ++first;
+    QStringList rest = items.mid(first);
+    const auto second = [&] {
+        const QString left = rest.join(separator);
+        return program.isEmpty() ? left : left.isEmpty() ? program : left + dash + program;
+    };
+    while (!rest.isEmpty() && !fits(second()))
+        rest.removeLast();
+    QStringList lines{
+        metrics.elidedText(items.mid(0, first).join(separator), Qt::ElideRight, width)};
+    if (!second().isEmpty())
+        lines << metrics.elidedText(second(), Qt::ElideRight, width);
+    return lines;
 }
 
 QString captionText(const Inputs &inputs, const QDate &date)

@@ -66,12 +66,17 @@ using Inputs = ChartInputs;
 core::Report evaluate(const core::Scenario &scenario, const core::Presets &presets,
                       ChartNeeds needs = ChartNeeds::timeline);
 
-// The caption as it fits `width` pixels: whole, or without the program and date, then
-// without its last items; cut with an ellipsis only if the model and device alone are wider.
-QString fittedCaption(const QString &caption, const QFontMetrics &metrics, int width);
+// The caption as it fits `width` pixels: one line, or two where it does not fit one (the
+// program and date kept: an image of a design review says which version made its numbers),
+// the scenario's items whole and the last of them left out where even two lines are short;
+// cut with an ellipsis only where the model and device alone are wider.
+QStringList captionLines(const QString &caption, const QFontMetrics &metrics, int width);
 
 // The caption strip's text: the scenario, the date and Parascope's version.
 QString captionText(const Inputs &inputs, const QDate &date);
+// The height of the caption strip at the bottom of an image of `options` (0 without one): one
+// or two lines of the caption (captionLines) and their padding.
+int captionHeight(const Inputs &inputs, const Options &options);
 
 // Draws the chart and its caption strip into QRect(0, 0, size): the one
 // rendering path of the window's File → Export and of `parascope export`, so
