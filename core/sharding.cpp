@@ -472,10 +472,11 @@ ShardReport analyzeSharding(const ShardRequest &request, const DeviceSpec &devic
     }
     chooseLink(device, request.tp, request.interNodeGbPerS, report.link);
     const double tflops = device.tflops.at(request.precision);
+    report.mfuForced = request.mfu.has_value();
+    report.matmulEfficiency = request.mfu.value_or(device.matmulEfficiencyOrDefault());
     // Every strategy gives each device 1/T of both matmuls (Shoeybi et al. 2019, §3).
     const double computeS =
-        computeSeconds(ffnFlops(request.shape) / request.tp, tflops,
-                       request.mfu.value_or(device.matmulEfficiencyOrDefault()));
+        computeSeconds(ffnFlops(request.shape) / request.tp, tflops, report.matmulEfficiency);
 
     for (auto [w1, w2] : kStrategies) {
         StrategyReport s;

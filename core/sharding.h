@@ -201,6 +201,10 @@ struct ShardReport
     int tp = 1;
     Precision precision = Precision::bf16;
     Link link;
+    // The fraction of the peak the multiplies run at: the request's mfu, or the device's
+    // matrix-multiply efficiency where that is auto (mfuForced false).
+    double matmulEfficiency = 0;
+    bool mfuForced = false;
     std::vector<StrategyReport>
         strategies; // columns→rows, rows→rows, columns→columns, rows→columns
     int best = 0;   // index into strategies

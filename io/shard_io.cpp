@@ -73,6 +73,8 @@ QJsonObject shardToJson(const core::ShardReport &r, const QString &deviceId)
     root.insert(QStringLiteral("device"), deviceId);
     root.insert(QStringLiteral("precision"), qs(core::toString(r.precision)));
     root.insert(QStringLiteral("tp"), r.tp);
+    root.insert(QStringLiteral("matmul_efficiency"), r.matmulEfficiency);
+    root.insert(QStringLiteral("mfu_forced"), r.mfuForced);
     root.insert(QStringLiteral("requested"), shapeToJson(r.requested));
     const bool executed = verified && r.checkNotRun.empty();
     root.insert(QStringLiteral("executed"),
@@ -104,6 +106,10 @@ QString shardToText(const core::ShardReport &r, const QString &deviceName)
     s << QStringLiteral("%1, %2 activations, %3 link at %4 GB/s per direction\n")
              .arg(deviceName, qs(core::toString(r.precision)), qs(core::toString(r.link.kind)))
              .arg(r.link.gbPerS);
+    s << QStringLiteral("Multiplies at %1 of the peak (%2)\n")
+             .arg(r.matmulEfficiency, 0, 'g', 3)
+             .arg(r.mfuForced ? QStringLiteral("--mfu")
+                              : QStringLiteral("the device's matrix-multiply efficiency"));
     if (r.verify == core::Verify::off)
         s << QStringLiteral("Numerical check: off\n");
     else if (!r.checkNotRun.empty())

@@ -467,6 +467,33 @@ private Q_SLOTS:
         QVERIFY(1 - 1 / expected > 0.3 && 1 - 1 / expected < 0.5);
     }
 
+    // The report says what the multiplies were timed at: the device's matrix-multiply
+    // efficiency (the H100's 0.706, docs/step_time.md, "Device data") where mfu is auto, the
+    // request's mfu where one is given; the compute time follows it.
+    void computeAtTheStatedEfficiency_data()
+    {
+        QTest::addColumn<QVariant>("mfu"); // invalid: auto
+        QTest::addColumn<double>("efficiency");
+        QTest::addRow("auto") << QVariant() << 0.706;
+        QTest::addRow("mfu 0.5") << QVariant(0.5) << 0.5;
+    }
+    void computeAtTheStatedEfficiency()
+    {
+        QFETCH(QVariant, mfu);
+        QFETCH(double, efficiency);
+        ShardRequest request;
+        request.verify = Verify::off;
+        request.mfu = overrideOf(mfu);
+        const ShardReport r = analyzeSharding(request, preset("h100-sxm"));
+        QCOMPARE(r.mfuForced, mfu.isValid());
+        QVERIFY(near(r.matmulEfficiency, efficiency));
+        // 4·tokens·h·f FLOPs of the two multiplies, 1/T of them a device, at the H100's 989
+        // TFLOPS of BF16 times that fraction.
+        const double compute = 4.0 * 4096 * 8192 * 32768 / 4 / (989e12 * efficiency);
+        for (const StrategyReport &s : r.strategies)
+            QVERIFY(near(s.computeS, compute));
+    }
+
     void reducedShapes_data()
     {
         shapeColumns();

@@ -1285,6 +1285,24 @@ private Q_SLOTS:
         QVERIFY(!sharding->summary().contains("Full-size check done"));
     }
 
+    // The page says what its multiplies were timed at: with mfu auto the device's matrix-
+    // multiply efficiency (the H100's 0.706), a forced mfu by its value. It said "the
+    // scenario's MFU" for both.
+    void shardingSaysItsMultiplyRate()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.showChart("sharding");
+        auto *sharding = window.chart<ShardingChart>();
+        QVERIFY2(sharding->summary().contains("matrix-multiply efficiency, 0.706 of its peak"),
+                 qPrintable(sharding->summary()));
+        setAndEvaluate(document, "mfu", "0.45");
+        QVERIFY2(sharding->summary().contains("the scenario's MFU, 0.45"),
+                 qPrintable(sharding->summary()));
+    }
+
     // The expert-parallel demonstrator beside the feed-forward one (docs/sharding.md): reached
     // and driven from the keyboard, its bars are core::runExpertParallel's numbers for the
     // inputs its controls show, and a batch E does not divide is refused naming the field.

@@ -319,9 +319,12 @@ void ShardingChart::setReport(const core::ShardReport &r, const QString &modelNa
     m_table =
         (tr("<table cellspacing=6><tr><th align=left>W1 → W2</th><th align=left>Collectives</th>"
             "<th>Comm.</th><th>Layer</th><th>Rel. error</th></tr>%1</table>"
-            "%2 Times on the %3 link at the scenario's MFU; the best split is %4× faster "
+            "%2 Times on the %3 link, the multiplies at %4; the best split is %5× faster "
             "than the worst.")
-             .arg(rows, checked, io::qs(core::toString(r.link.kind)))
+             .arg(rows, checked, io::qs(core::toString(r.link.kind)),
+                  r.mfuForced ? tr("the scenario's MFU, %1").arg(r.matmulEfficiency, 0, 'g', 3)
+                              : tr("the device's matrix-multiply efficiency, %1 of its peak")
+                                    .arg(r.matmulEfficiency, 0, 'g', 3))
              .arg(r.speedupBestOverWorst, 0, 'f', 2));
     showSummary();
 }
