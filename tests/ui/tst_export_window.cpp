@@ -48,6 +48,25 @@ class TestExportWindow : public QObject
 private:
     QTemporaryDir m_dir;
 
+    // Chart `id` of `scenario` exported at `size` with its caption, and the height of the
+    // caption's strip at the image's bottom (its lines and their padding, under a hairline).
+    struct Exported
+    {
+        QImage image;
+        int strip = 0;
+    };
+    static Exported exported(const QString &id, const core::Scenario &scenario, QSize size)
+    {
+        const core::Presets p = io::builtinPresets();
+        const core::Report report = ce::evaluate(scenario, p);
+        ce::Options options;
+        options.size = size;
+        options.date = QDate(2026, 12, 7);
+        return {ce::renderImage(*createChartPage(id), {scenario, p, report}, options)
+                    .convertToFormat(QImage::Format_RGB32),
+                ce::captionHeight({scenario, p, report}, options)};
+    }
+
     // `parascope export` with `arguments`: its exit status, -1 when it crashed.
     static int runCli(const QStringList &arguments)
     {
@@ -608,17 +627,8 @@ private Q_SLOTS:
     {
         QFETCH(QString, id);
         QFETCH(QSize, size);
-        const core::Presets p = io::builtinPresets();
-        const core::Scenario scenario;
-        const core::Report report = ce::evaluate(scenario, p);
-        ce::Options options;
-        options.size = size;
-        options.date = QDate(2026, 12, 7);
-        const QImage image = ce::renderImage(*createChartPage(id), {scenario, p, report}, options)
-                                 .convertToFormat(QImage::Format_RGB32);
+        const auto [image, strip] = exported(id, core::Scenario{}, size);
         QCOMPARE(image.size(), size);
-        // The strip: the caption's lines and their padding, under a hairline.
-        const int strip = ce::captionHeight({scenario, p, report}, options);
         for (int y = size.height() - strip + 1; y < size.height(); ++y)
             for (int x = 0; x < size.width(); ++x) {
                 const QColor c = image.pixelColor(x, y);
@@ -646,18 +656,14 @@ private Q_SLOTS:
     {
         QFETCH(QString, id);
         QFETCH(QSize, size);
-        const core::Presets p = io::builtinPresets();
         // Serving draws inference only.
-        const core::Scenario scenario = id == QLatin1String("serving")
-                                            ? ::scenario(QStringList{"mode=inference"})
-                                            : core::Scenario{};
-        const core::Report report = ce::evaluate(scenario, p);
-        ce::Options options;
-        options.size = size;
-        options.date = QDate(2026, 12, 7);
-        const QImage image = ce::renderImage(*createChartPage(id), {scenario, p, report}, options)
-                                 .convertToFormat(QImage::Format_RGB32);
-        const int strip = ce::captionHeight({scenario, p, report}, options);
+        const Exported e =
+            exported(id,
+                     id == QLatin1String("serving") ? ::scenario(QStringList{"mode=inference"})
+                                                    : core::Scenario{},
+                     size);
+        const QImage &image = e.image; // not a structured binding: clang 14 cannot capture one
+        const int strip = e.strip;
         const auto blankRow = [&](int y) {
             for (int x = 0; x < size.width(); ++x)
                 if (image.pixel(x, y) != qRgb(255, 255, 255))
