@@ -40,6 +40,12 @@ QString upper(std::string_view id)
     return io::qs(id).toUpper();
 }
 
+// The date an image's caption prints: the one asked for, else today.
+QDate captionDate(const Options &options)
+{
+    return options.date.isNull() ? QDate::currentDate() : options.date;
+}
+
 // The caption strip of an image `size` big: its font, the padding around its lines, the
 // lines as drawn and the strip's height.
 struct CaptionLayout
@@ -81,8 +87,7 @@ public:
         font.setPointSizeF(font.pointSizeF() * scale);
         m_container->setFont(font);
         if (options.caption) {
-            m_caption =
-                captionText(inputs, options.date.isNull() ? QDate::currentDate() : options.date);
+            m_caption = captionText(inputs, captionDate(options));
             m_captionLayout = captionLayout(m_caption, m_size);
         }
         // Built inside the light container, so that colours a chart reads from its
@@ -193,10 +198,7 @@ int captionHeight(const Inputs &inputs, const Options &options)
 {
     if (!options.caption)
         return 0;
-    return captionLayout(
-               captionText(inputs, options.date.isNull() ? QDate::currentDate() : options.date),
-               options.size)
-        .height;
+    return captionLayout(captionText(inputs, captionDate(options)), options.size).height;
 }
 
 QStringList captionLines(const QString &caption, const QFontMetrics &metrics, int width)
