@@ -95,6 +95,23 @@ private:
         }
     };
 
+    // The window shown on the sharding tab, the default scenario's.
+    struct ShardingWindow
+    {
+        ScenarioDocument document{io::builtinPresets()};
+        MainWindow window{&document};
+        ShardingChart *chart = nullptr;
+        bool exposed = false;
+
+        ShardingWindow()
+        {
+            window.show();
+            exposed = QTest::qWaitForWindowExposed(&window);
+            window.showChart(QStringLiteral("sharding"));
+            chart = window.chart<ShardingChart>();
+        }
+    };
+
 private Q_SLOTS:
     // The tabs, their titles and ids as shipped (README, "Export for slides"): users type
     // the ids and examples name them, so a new table must keep them.
@@ -1271,17 +1288,14 @@ private Q_SLOTS:
     // screen while another key changes, and goes (the page redrawn) when the layer changes.
     void shardingRedrawsForItsKeysOnly()
     {
-        ScenarioDocument document(io::builtinPresets());
-        MainWindow window(&document);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        window.showChart("sharding");
-        auto *sharding = window.chart<ShardingChart>();
+        ShardingWindow f;
+        QVERIFY(f.exposed && f.chart);
+        ShardingChart *sharding = f.chart;
         sharding->setNote(QStringLiteral("Full-size check done in 1 s."));
-        setAndEvaluate(document, "microbatches", "32");
-        setAndEvaluate(document, "zero", "2");
+        setAndEvaluate(f.document, "microbatches", "32");
+        setAndEvaluate(f.document, "zero", "2");
         QVERIFY(sharding->summary().contains("Full-size check done"));
-        setAndEvaluate(document, "tp", "4");
+        setAndEvaluate(f.document, "tp", "4");
         QVERIFY(!sharding->summary().contains("Full-size check done"));
     }
 
@@ -1290,15 +1304,12 @@ private Q_SLOTS:
     // scenario's MFU" for both.
     void shardingSaysItsMultiplyRate()
     {
-        ScenarioDocument document(io::builtinPresets());
-        MainWindow window(&document);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        window.showChart("sharding");
-        auto *sharding = window.chart<ShardingChart>();
+        ShardingWindow f;
+        QVERIFY(f.exposed && f.chart);
+        ShardingChart *sharding = f.chart;
         QVERIFY2(sharding->summary().contains("matrix-multiply efficiency, 0.706 of its peak"),
                  qPrintable(sharding->summary()));
-        setAndEvaluate(document, "mfu", "0.45");
+        setAndEvaluate(f.document, "mfu", "0.45");
         QVERIFY2(sharding->summary().contains("the scenario's MFU, 0.45"),
                  qPrintable(sharding->summary()));
     }
