@@ -6,6 +6,7 @@
 #include "io/scenario_io.h"
 #include "test_scenarios.h"
 #include "ui/charts/bubble_chart.h"
+#include "ui/charts/chart_pages.h"
 #include "ui/charts/chart_style.h"
 #include "ui/charts/model_size_chart.h"
 #include "ui/charts/sharding_chart.h"
@@ -1742,6 +1743,28 @@ private Q_SLOTS:
         QTest::keyClick(&window, Qt::Key_F11);
         QCOMPARE(window.textScale(), 1.0);
         QCOMPARE(view->chart()->titleFont().pointSizeF(), title);
+        QVERIFY(view->chart()->titleFont().bold());
+    }
+
+    // Every page's title in one look: the Qt Charts pages' titles were in the regular weight
+    // of their axis labels, where Memory over the step and Step time paint theirs bold.
+    void everyChartTitleIsBold()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        int titled = 0;
+        for (const QString &id : chartPageIds()) {
+            window.showChart(id);
+            for (QChartView *view : window.findChildren<QChartView *>())
+                if (view->isVisible() && !view->chart()->title().isEmpty()) {
+                    ++titled;
+                    QVERIFY2(view->chart()->titleFont().bold(),
+                             qPrintable(id + QStringLiteral(": ") + view->chart()->title()));
+                }
+        }
+        QVERIFY(titled >= 4); // Stage memory, Bubble, Sharding, Model weights at least
     }
 
     // A chart squeezed short (presentation mode with a dock below it) keeps its memory axis

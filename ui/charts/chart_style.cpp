@@ -96,7 +96,11 @@ QFont scaled(QFont font, double scale)
 void setScale(QChart *chart, double scale)
 {
     chart->setProperty(kTextScale, scale);
-    chart->setTitleFont(scaled(baseFont(chart, "baseTitleFont", chart->titleFont()), scale));
+    // Every chart's title bold, as the painted pages' (Memory over the step's, Step time's).
+    QFont title = chart->titleFont();
+    if (!chart->property("baseTitleFont").isValid())
+        title.setBold(true);
+    chart->setTitleFont(scaled(baseFont(chart, "baseTitleFont", title), scale));
     QLegend *legend = chart->legend();
     legend->setFont(scaled(baseFont(legend, "baseFont", legend->font()), scale));
     for (QAbstractAxis *axis : chart->axes()) {
@@ -149,6 +153,7 @@ void setExportScale(QWidget *widget, double scale)
         views.prepend(view);
     for (QChartView *view : std::as_const(views)) {
         QChart *chart = view->chart();
+        // An image's title a little larger than its text, as Step time's (bold from setScale).
         QFont title = chart->titleFont();
         title.setBold(true);
         title.setPointSizeF(title.pointSizeF() * 1.15);

@@ -82,7 +82,7 @@ QPen groupCapacityPen();
 
 // Scales every text and line of a chart by `scale` relative to its look at
 // 1 (presentation mode, Ctrl+= / Ctrl+-). The look at 1 is remembered on the
-// first call.
+// first call, the title made bold then.
 void setScale(QChart *chart, double scale);
 // The text size setScale last gave `chart` against its look at 1: 1 before any.
 double textScale(const QChart *chart);
