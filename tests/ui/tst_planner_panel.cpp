@@ -21,6 +21,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QChartView>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
@@ -885,7 +886,16 @@ private Q_SLOTS:
         w.document.flush();
         open(w);
         setInputs(w, devices, globalBatch, 20);
+        // Before a search a sentence stands in the chart's place, not empty axes numbered 1
+        // and 2; the search's points replace it.
+        PlanChart *chart = w.panel->chart();
+        auto *view = chart->findChild<QChartView *>();
+        QVERIFY(view);
+        QVERIFY2(chart->message().startsWith("Run a search"), qPrintable(chart->message()));
+        QVERIFY(!view->isVisible());
         runAndWait(w);
+        QVERIFY2(chart->message().isEmpty(), qPrintable(chart->message()));
+        QVERIFY(view->isVisible());
 
         const core::PlanResult &r = *w.panel->result();
         qsizetype fits = 0;
@@ -900,7 +910,6 @@ private Q_SLOTS:
         QVERIFY(fitsTheSearch <= qsizetype(r.feasible));
         QVERIFY(fitsTheSearch <= fits);
         QCOMPARE(fits + over, qsizetype(r.evaluated));
-        PlanChart *chart = w.panel->chart();
         QCOMPARE(chart->fittingSeries()->count(), PlanChart::drawnCount(fits));
         QCOMPARE(chart->overSeries()->count(), PlanChart::drawnCount(over));
         QCOMPARE(chart->topSeries()->count(), qsizetype(r.candidates.size()));

@@ -13,6 +13,7 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
+#include <QStackedWidget>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -83,7 +84,7 @@ PlanChart::PlanChart(QWidget *parent)
                     QScatterSeries::MarkerShapeRotatedRectangle)),
       m_selected(scatter(Qt::transparent, chart_style::vermillion(), 20)),
       m_capacity(new QLineSeries), m_memoryAxis(new QLogValueAxis), m_timeAxis(new QLogValueAxis),
-      m_caption(new QLabel)
+      m_caption(new QLabel), m_stack(new QStackedWidget), m_message(new QLabel)
 {
     m_chart->legend()->setAlignment(Qt::AlignBottom);
     m_chart->setMargins(QMargins(4, 4, 4, 4));
@@ -153,11 +154,22 @@ PlanChart::PlanChart(QWidget *parent)
     m_caption->setObjectName(QStringLiteral("planChartCaption"));
     m_caption->setWordWrap(true);
     m_caption->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
+    // Before a search, and after one that failed, a sentence in the chart's place: empty log
+    // axes numbered 1 and 2 said nothing.
+    m_message->setObjectName(QStringLiteral("planChartMessage"));
+    m_message->setAlignment(Qt::AlignCenter);
+    m_message->setWordWrap(true);
+    m_message->setMargin(24);
+    m_message->setFrameShape(QFrame::StyledPanel);
+    m_message->setToolTip(explanation);
+    m_stack->addWidget(m_view);
+    m_stack->addWidget(m_message);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_view, 1);
+    layout->addWidget(m_stack, 1);
     layout->addWidget(m_caption);
-    clear(tr("Run a search to see every layout it evaluated."));
+    clear(tr("Run a search to see each layout it evaluated: its step time against the memory "
+             "of its fullest stage."));
 }
 
 void PlanChart::setResult(const core::PlanResult &result, std::int64_t capacityBytes)
@@ -206,10 +218,12 @@ void PlanChart::setResult(const core::PlanResult &result, std::int64_t capacityB
                        .arg(fitStride)
                        .arg(io::formatCount(m_fitTotal));
     m_caption->setText(caption.join(QLatin1Char(' ')));
+    m_message->clear();
+    m_stack->setCurrentWidget(m_view);
     redraw();
 }
 
-void PlanChart::clear(const QString &caption)
+void PlanChart::clear(const QString &message)
 {
     m_fitPoints.clear();
     m_overPoints.clear();
@@ -217,7 +231,9 @@ void PlanChart::clear(const QString &caption)
     m_selectedPoint.reset();
     m_fitTotal = m_overTotal = 0;
     m_capacityBytes = 0;
-    m_caption->setText(caption);
+    m_caption->clear();
+    m_message->setText(message);
+    m_stack->setCurrentWidget(m_message);
     redraw();
 }
 
@@ -321,6 +337,11 @@ void PlanChart::changeEvent(QEvent *event)
 QString PlanChart::caption() const
 {
     return m_caption->text();
+}
+
+QString PlanChart::message() const
+{
+    return m_stack->currentWidget() == m_message ? m_message->text() : QString();
 }
 
 QString PlanChart::memoryAxisTitle() const

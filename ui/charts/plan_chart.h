@@ -12,6 +12,7 @@ class QLabel;
 class QLineSeries;
 class QLogValueAxis;
 class QScatterSeries;
+class QStackedWidget;
 
 namespace ui {
 
@@ -37,8 +38,8 @@ public:
 
     // Draws a search's evaluated layouts against a device's capacity (bytes).
     void setResult(const core::PlanResult &result, std::int64_t capacityBytes);
-    // No search to show: empty series and `caption` below the chart.
-    void clear(const QString &caption);
+    // No search to show: `message` in the chart's place (no empty axes), no caption.
+    void clear(const QString &message);
     // Rings the selected candidate's point, or nothing.
     void setSelected(const std::optional<core::PlanCandidate> &candidate);
     // The window switched between GB and GiB.
@@ -51,6 +52,8 @@ public:
     QScatterSeries *selectedSeries() const { return m_selected; }
     QLineSeries *capacitySeries() const { return m_capacity; }
     QString caption() const;
+    // The text shown in the chart's place, or empty while the chart is shown.
+    QString message() const;
     QString memoryAxisTitle() const;
 
 Q_SIGNALS:
@@ -82,6 +85,8 @@ private:
     QLogValueAxis *m_memoryAxis;
     QLogValueAxis *m_timeAxis;
     QLabel *m_caption;
+    QStackedWidget *m_stack;
+    QLabel *m_message;
 
     std::vector<Point> m_fitPoints; // thinned
     std::vector<Point> m_overPoints;

@@ -712,7 +712,8 @@ void PlannerPanel::onFinished(const core::PlanResult &result)
     const core::ModelSpec *model = core::resolveModel(m_resultRequest.base, m_document->presets());
     m_model->setCandidates(result.candidates, model && model->hasExperts());
     if (result.error) {
-        m_chart->clear(tr("No search result."));
+        m_chart->clear(tr("Nothing to draw: the request is invalid (the message beside the table "
+                          "says why)."));
     } else {
         const core::DeviceSpec *device =
             core::resolveDevice(m_resultRequest.base, m_document->presets());
