@@ -512,6 +512,45 @@ private Q_SLOTS:
         QCOMPARE(chart->legendLabels(), names);
     }
 
+    // A training scenario's Serving page offers the switch it asks for: one press sets the
+    // mode to inference and draws the curve, one undo brings training and the button back.
+    // An exported image has no button.
+    void servingSwitchesToInference()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.showChart(QStringLiteral("serving"));
+        auto *chart = window.chart<ServingChart>();
+        QVERIFY(chart);
+        QTRY_VERIFY(chart->message().contains("inference"));
+        QPushButton *button = chart->inferenceButton();
+        QVERIFY(button->isVisible());
+        // Under the message, on the page and clear of its title.
+        QVERIFY(chart->rect().contains(button->geometry()));
+        QVERIFY(button->geometry().top() >= 2 * button->fontMetrics().height());
+        QTest::mouseClick(button, Qt::LeftButton);
+        document.flush();
+        QCOMPARE(document.fieldText(QStringLiteral("mode")), QStringLiteral("inference"));
+        QTRY_VERIFY(chart->message().isEmpty());
+        QVERIFY(!button->isVisible());
+        QVERIFY(!chart->memoryBoundPoints().isEmpty());
+        document.undoStack()->undo();
+        document.flush();
+        QCOMPARE(document.fieldText(QStringLiteral("mode")), QStringLiteral("training"));
+        QTRY_VERIFY(button->isVisible());
+
+        const core::Report &r = document.lastValidReport();
+        ServingChart image;
+        image.setReport(r, core::servingCurve(document.scenario(), document.presets()));
+        image.resize(800, 500);
+        image.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&image));
+        QVERIFY(!image.inferenceButton()->isVisible());
+    }
+
     // A plot's title is the longest of its wordings that fits: the memory plot, two fifths of
     // the page, says why the context stops ("the model's window") where there is room, and
     // the context alone where Qt Charts would cut it ("Up to 131,072 tokens: the model'…"

@@ -8,9 +8,11 @@
 #include <QChart>
 #include <QChartView>
 #include <QCursor>
+#include <QFontMetrics>
 #include <QFontMetricsF>
 #include <QHBoxLayout>
 #include <QLineSeries>
+#include <QPushButton>
 #include <QScatterSeries>
 #include <QToolTip>
 #include <QValueAxis>
@@ -42,8 +44,15 @@ ServingChart::ServingChart(QWidget *parent)
       m_current(new QScatterSeries), m_timeAxis(new QValueAxis), m_rateAxis(new QValueAxis),
       m_memoryChart(new QChart), m_memoryView(newView(m_memoryChart, this)),
       m_memory(new QLineSeries), m_capacity(new QLineSeries), m_context(new QScatterSeries),
-      m_contextAxis(new QValueAxis), m_bytesAxis(new QValueAxis)
+      m_contextAxis(new QValueAxis), m_bytesAxis(new QValueAxis),
+      m_toInference(new QPushButton(tr("Switch to &inference"), this))
 {
+    m_toInference->setObjectName(QStringLiteral("servingToInference"));
+    m_toInference->setToolTip(
+        tr("Sets the scenario's mode to inference: the prompt's prefill and one token at a "
+           "time of decode, timed for this layout. Edit → Undo brings training back."));
+    m_toInference->hide();
+    connect(m_toInference, &QPushButton::clicked, this, &ServingChart::inferenceRequested);
     m_timeAxis->setTitleText(tr("Time per output token (ms)"));
     // Shortened to "Throughput (tokens/s)", then "tokens/s", on a short plot
     // (chart_style::keepAxesReadable).
@@ -140,6 +149,32 @@ QStringList ServingChart::shownLegendLabels() const
     return m_curveLegend->shownLabels() + m_memoryLegend->shownLabels();
 }
 
+void ServingChart::setOffersInference(bool offers)
+{
+    m_offersInference = offers;
+    placeInferenceButton();
+}
+
+void ServingChart::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    placeInferenceButton();
+}
+
+void ServingChart::placeInferenceButton()
+{
+    const bool shown = m_offersInference && m_training;
+    m_toInference->setVisible(shown);
+    if (!shown)
+        return;
+    // Under the message, which is the curve's title, across the whole page: the memory plot
+    // is hidden while there is nothing to draw.
+    const QSize size = m_toInference->sizeHint();
+    const int line = QFontMetrics(m_curveChart->titleFont()).height();
+    m_toInference->setGeometry(QRect(QPoint((width() - size.width()) / 2, 5 * line), size));
+    m_toInference->raise();
+}
+
 QString ServingChart::unavailableReason(const core::Report &report, bool noCurve)
 {
     if (report.mode != core::Mode::inference)
@@ -157,6 +192,8 @@ void ServingChart::setReport(const core::Report &report,
 {
     m_curve = curve;
     m_message = unavailableReason(report, curve.empty());
+    m_training = report.mode != core::Mode::inference;
+    placeInferenceButton();
     const bool drawn = m_message.isEmpty();
     for (QAbstractSeries *series : std::initializer_list<QAbstractSeries *>{
              m_memoryBound, m_computeBound, m_current, m_memory, m_capacity, m_context})

@@ -10,6 +10,7 @@ class QChart;
 class QChartView;
 class QLineSeries;
 class QLogValueAxis;
+class QPushButton;
 class QScatterSeries;
 class QValueAxis;
 
@@ -33,6 +34,11 @@ public:
     void setReport(const core::Report &report, const std::vector<core::ServingPoint> &curve);
     // What the chart says instead of drawing, for this report; empty when it draws.
     static QString unavailableReason(const core::Report &report, bool noCurve = false);
+    // In the window (not in an exported image): a training scenario gets a button under the
+    // message that asks for inference (inferenceRequested).
+    void setOffersInference(bool offers);
+    // The button, for tests: visible while it is offered and the scenario trains.
+    QPushButton *inferenceButton() const { return m_toInference; }
 
     // What is drawn, for tests: the curve's points (ms, tokens/s per device) in its memory-
     // and compute-bound series, the marked batch, and the memory line's ends and capacity.
@@ -52,6 +58,13 @@ public:
     // time per token, throughput and bound; empty off the curve.
     QString describe(QPointF at) const;
 
+Q_SIGNALS:
+    // The "Switch to inference" button was pressed.
+    void inferenceRequested();
+
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
     QChart *m_curveChart;
     QChartView *m_curveView;
@@ -68,6 +81,11 @@ private:
     QValueAxis *m_contextAxis;
     QValueAxis *m_bytesAxis;
     void fitTitles();
+    // Shows the inference button, centred on the empty plot, when it applies.
+    void placeInferenceButton();
+    QPushButton *m_toInference;
+    bool m_offersInference = false;
+    bool m_training = false;
 
     QStringList m_curveTitles; // each plot's title, then shorter wordings of it
     QStringList m_memoryTitles;

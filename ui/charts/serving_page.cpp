@@ -3,6 +3,7 @@
 #include "io/text.h"
 #include "ui/charts/serving_chart.h"
 #include "ui/formula_panel.h"
+#include "ui/scenario_document.h"
 
 #include <QObject>
 
@@ -24,9 +25,16 @@ FieldMask ServingPage::dependsOn() const
     return FieldMask::all();
 }
 
-QWidget *ServingPage::createWidget(ScenarioDocument *)
+QWidget *ServingPage::createWidget(ScenarioDocument *document)
 {
-    return m_chart = new ServingChart;
+    m_chart = new ServingChart;
+    if (document) {
+        m_chart->setOffersInference(true);
+        QObject::connect(m_chart, &ServingChart::inferenceRequested, document, [document] {
+            document->setField(QStringLiteral("mode"), QStringLiteral("inference"));
+        });
+    }
+    return m_chart;
 }
 
 void ServingPage::update(const ChartInputs &inputs)
