@@ -45,7 +45,8 @@ ServingChart::ServingChart(QWidget *parent)
       m_memoryChart(new QChart), m_memoryView(newView(m_memoryChart, this)),
       m_memory(new QLineSeries), m_capacity(new QLineSeries), m_context(new QScatterSeries),
       m_contextAxis(new QValueAxis), m_bytesAxis(new QValueAxis),
-      m_toInference(new QPushButton(tr("Switch to &inference"), this))
+      // No mnemonic: the controls beside this page hold every letter of it (Tab reaches it).
+      m_toInference(new QPushButton(tr("Switch to inference"), this))
 {
     m_toInference->setObjectName(QStringLiteral("servingToInference"));
     m_toInference->setToolTip(
