@@ -2217,8 +2217,8 @@ private Q_SLOTS:
                  qPrintable(QString::number(static_cast<double>(bf16 - fp8), 'f', 0)));
     }
 
-    // Published training steps the model times under 250 ms ran from 9 % shorter to twice as
-    // long (docs/step_time.md, "MLPerf Training": Llama 3.1 8B on 32 to 512 Blackwell GPUs,
+    // Published training steps the model times under 250 ms ran from 16 % shorter to twice as
+    // long (docs/step_time.md, "MLPerf Training": Llama 3.1 8B on 8 to 1,024 Blackwell GPUs,
     // NVIDIA/Megatron-LM#5438): such a step is flagged as maybe short. The same model with
     // two sequences of 8,192 tokens a GPU (MLPerf's 8 B200s, −2.5 %) is not, nor is serving,
     // whose decode steps are milliseconds by nature, nor a step timed at a forced efficiency.
@@ -2243,9 +2243,14 @@ private Q_SLOTS:
         QFETCH(bool, warned);
         const Report r = evaluate(scenario(set), io::builtinPresets());
         QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
-        const bool has = std::any_of(r.warnings.begin(), r.warnings.end(),
+        const auto it = std::find_if(r.warnings.begin(), r.warnings.end(),
                                      [](const Warning &w) { return w.code == "short-step"; });
-        QCOMPARE(has, warned);
+        QCOMPARE(it != r.warnings.end(), warned);
+        // The range the published runs span: MLPerf v6.0's 8B on 512 GB300s 16 % shorter,
+        // NVIDIA/Megatron-LM#5438 twice as long.
+        if (warned)
+            QVERIFY2(it->message.find("from 16 % shorter to 2 times as long") != std::string::npos,
+                     it->message.c_str());
     }
 
     // PyTorch's FSDP2 on Hopper: OLMo-core's and torchtitan's published runs took 28 to 66 % of
