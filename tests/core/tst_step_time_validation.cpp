@@ -1490,6 +1490,50 @@ private Q_SLOTS:
                               "microbatches=72,microbatch_size=1,tp_overlap=false,"
                               "ends_in_pipeline_split=true,rank_order=tp-cp-ep-pp-dp")
             << 13.147;
+        // MLPerf Training v6.0 (mlcommons/training_results_v6.0, NeMo 26.04): the median of
+        // each system's logged train_step_time (tracked_stats, every step of the 405B's logs).
+        // NVIDIA's 405B on 512 and 2,048 GB300 (theia-cmh_ngpu512 and _ngpu2048:
+        // config_GB300_128x4x56xtp2pp8cp2_cg_fp4.sh and 512x4x16, whose README names them; the
+        // logs' global_batch_size is MINIBS x D, 896 and 1,024 sequences) and CoreWeave's on
+        // 4,096 (config_GB300_1024x4x8xtp2pp8cp2_cg_fp4.sh, NVIDIA's recipe): the v5.1 GB300
+        // recipe above, its shared settings assumed unchanged where the v6.0 config_common
+        // files are not at hand. Azure's 8,192 GB200 (2048xAzure_GB200: NVIDIA's
+        // config_GB200_640x4x24xtp4pp8cp2_cg_fp4.sh with buckets of 134M parameters,
+        // BUCKET_SIZE; 1,024 sequences a step in its logs, D = 128) has one 800 Gb/s ConnectX-8
+        // port a GPU (systems/2048xAzure_GB200.json), not the preset's 400. Added after the
+        // model was built, as runs it had not seen.
+        const QString v60Gb300 = QStringLiteral(
+            "precision=nvfp4,device=gb300-nvl72,dp_collective_units=8,seq_len=8192,tp=2,pp=8,"
+            "virtual_stages=8,cp=2,microbatch_size=1,tp_overlap=false,"
+            "ends_in_pipeline_split=true,rank_order=tp-cp-ep-pp-dp,");
+        QTest::newRow("Llama 3.1 405B v6.0 NVFP4, 512 GB300")
+            << "llama-3.1-405b" << v60Gb300 + "dp=16,microbatches=56" << 9.595;
+        QTest::newRow("Llama 3.1 405B v6.0 NVFP4, 2,048 GB300")
+            << "llama-3.1-405b" << v60Gb300 + "dp=64,microbatches=16" << 3.104;
+        QTest::newRow("Llama 3.1 405B v6.0 NVFP4, 4,096 GB300 (CoreWeave)")
+            << "llama-3.1-405b" << v60Gb300 + "dp=128,microbatches=8" << 1.747;
+        QTest::newRow("Llama 3.1 405B v6.0 NVFP4, 8,192 GB200 (Azure)")
+            << "llama-3.1-405b"
+            << fp4Gb200 + "dp=128,microbatches=8,inter_node_gb_per_s=100,"
+                          "dp_bucket_params=134217728"
+            << 1.293;
+        // NVIDIA's v6.0 8B runs (their logs give every 32nd step's train_step_time): NVFP4 on 8
+        // GB300 (theia_ngpu8, config_GB300_2x4x2xtp1pp1cp1_8b_fp4.sh: two sequences a GPU)
+        // and on 72 (theia_ngpu72, 18x4x1xtp1pp1cp1_8b_fp4: one a GPU, no context
+        // parallelism, where v5.1 ran C2 in FP8), with the v5.1 NVFP4 rows' FP8 attention
+        // and buckets; FP8 on 512 GB300 (theia_ngpu512, the v5.1 config's name and layout) and
+        // on 1,024 GB200 (tyche-hsg_ngpu1024, config_GB200_256x4x1xtp4pp1cp4_8b.sh: T4 with
+        // userbuffers overlap, C4, D64). Added as runs the model had not seen.
+        QTest::newRow("Llama 3.1 8B v6.0 NVFP4, 8 GB300")
+            << "llama-3.1-8b"
+            << fp4Eight + "device=gb300-nvl72,dp=8,microbatches=1,microbatch_size=2" << 0.3442;
+        QTest::newRow("Llama 3.1 8B v6.0 NVFP4, 72 GB300")
+            << "llama-3.1-8b"
+            << fp4Eight + "device=gb300-nvl72,dp=72,microbatches=1,microbatch_size=1" << 0.1994;
+        QTest::newRow("Llama 3.1 8B v6.0, 512 GB300")
+            << "llama-3.1-8b" << gb300Eight + "tp=2,cp=4,dp=64" << 0.0758;
+        QTest::newRow("Llama 3.1 8B v6.0, 1,024 GB200")
+            << "llama-3.1-8b" << gb200Eight + "tp=4,cp=4,dp=64" << 0.0719;
     }
     void mlperfTraining()
     {
@@ -1529,6 +1573,18 @@ private Q_SLOTS:
                             "tensor-parallel overlap, not found (docs/step_time.md)";
         QEXPECT_FAIL("Llama 3.1 405B v5.1 NVFP4, 2,560 GB200", fp4T4, Continue);
         QEXPECT_FAIL("Llama 3.1 405B v5.1 NVFP4, 5,120 GB200", fp4T4, Continue);
+        QEXPECT_FAIL("Llama 3.1 8B v6.0, 512 GB300",
+                     "modelled 16 % slow, a step under 250 ms (short-step) that is 58 % exposed "
+                     "gradient sync: v6.0 ran v5.1's configuration of it 11 % faster (0.0854 to "
+                     "0.0758 s, NeMo 26.04 for 25.09); what changed "
+                     "is not found (docs/step_time.md)",
+                     Continue);
+        QEXPECT_FAIL("Llama 3.1 8B v6.0, 1,024 GB200",
+                     "modelled 38 % fast, a step under 250 ms (short-step): 512 tokens a GPU at "
+                     "T = 4 and C = 4 ran barely faster than T = 2 on 512 GB300s (0.0719 against "
+                     "0.0758 s) where the model halves each GPU's work; what the smaller pieces "
+                     "cost is not found (docs/step_time.md)",
+                     Continue);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
@@ -1604,6 +1660,19 @@ private Q_SLOTS:
         // not seen.
         QTest::newRow("Llama 2 70B LoRA v5.1, 72 GB300, C8 (Supermicro)")
             << v51 + "device=gb300-nvl72,dp=9" << 0.1789;
+        // MLPerf Training v6.0 (mlcommons/training_results_v6.0, NeMo 26.04 on
+        // Megatron-Bridge): NVIDIA's C8 runs on 72 and 512 GB300 (theia_ngpu72 and
+        // theia_ngpu512, config_GB300_18x4x1xtp1pp1cp8.sh and 128x4x1, v5.1's line for line)
+        // and HPE's on 72 (HPE-GB300-ngpu72_ngc26.04, NVIDIA's file), the median of the
+        // train_step_time their logs give every tenth step. HPE's log prints the recipe:
+        // Transformer Engine's loss (cross_entropy_fusion_impl 'te'), no cached weight
+        // transposes (disable_parameter_transpose_cache), the whole step in one CUDA graph
+        // (cuda_graph_scope full_iteration), FP8 delayed scaling with FP8 attention. Added as
+        // runs the model had not seen.
+        const QString v60 = v51 + "device=gb300-nvl72,loss_fusion=te,full_cuda_graph=true,";
+        QTest::newRow("Llama 2 70B LoRA v6.0, 72 GB300, C8") << v60 + "dp=9" << 0.1688;
+        QTest::newRow("Llama 2 70B LoRA v6.0, 512 GB300, C8") << v60 + "dp=64" << 0.1746;
+        QTest::newRow("Llama 2 70B LoRA v6.0, 72 GB300, C8 (HPE)") << v60 + "dp=9" << 0.1643;
         // Dell's 8 H200 (results/1xXE9680Lx8H200-SXM-141GB, whose logs print the
         // configuration): T2 with sequence parallelism and no userbuffers overlap
         // (tp_comm_overlap=False), D4, two micro-batches a step, FP8 weights (fp8_model_init,
@@ -2219,7 +2288,7 @@ private Q_SLOTS:
                     QSKIP("a subset of the functions ran: the mean is over every run");
         }
         std::vector<double> errors = runErrors();
-        QCOMPARE(errors.size(), std::size_t{245});
+        QCOMPARE(errors.size(), std::size_t{256});
         std::sort(errors.begin(), errors.end());
         double sum = 0;
         for (double e : errors)
@@ -2231,7 +2300,7 @@ private Q_SLOTS:
         qInfo("%zu runs: mean %.1f %%, median %.1f %%, %td beyond 15 %%", errors.size(), 100 * mean,
               100 * median, beyond);
         QVERIFY2(mean <= 0.10, qPrintable(QString::number(100 * mean, 'f', 1)));
-        QCOMPARE(beyond, std::ptrdiff_t{28});
+        QCOMPARE(beyond, std::ptrdiff_t{30});
     }
 };
 
