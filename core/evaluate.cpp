@@ -3105,10 +3105,10 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         char text[256];
         std::snprintf(text, sizeof text,
                       "a step of %.0f ms may be short: published training steps timed under "
-                      "%.0f ms ran from %.0f %% shorter to %.0f times as long as modelled (many "
+                      "%.0f ms ran from %.0f %% shorter to %.0f %% longer than modelled (many "
                       "small kernels, a sync the step cannot hide; docs/step_time.md)",
                       1e3 * r.stepTime->stepTimeS, 1e3 * kShortStepS, 100 * kShortStepShorter,
-                      kShortStepLonger);
+                      100 * (kShortStepLonger - 1));
         r.warnings.push_back({"short-step", text});
     }
     // PyTorch's FSDP2 (the torchtitan profile, ZeRO-3) on Hopper: its published runs took

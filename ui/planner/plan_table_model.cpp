@@ -187,10 +187,10 @@ QString PlanTableModel::rowTooltip(const core::PlanCandidate &c) const
                  units::format(static_cast<double>(c.peakStageBytes)));
     if (c.shortStep)
         text += tr("<p>Likely short: published training steps timed under %1 ms ran from %2 % "
-                   "shorter to %3 times as long as modelled (docs/step_time.md).</p>")
+                   "shorter to %3 % longer than modelled (docs/step_time.md).</p>")
                     .arg(1e3 * core::kShortStepS, 0, 'f', 0)
                     .arg(100 * core::kShortStepShorter, 0, 'f', 0)
-                    .arg(core::kShortStepLonger, 0, 'f', 0);
+                    .arg(100 * (core::kShortStepLonger - 1), 0, 'f', 0);
     if (c.moeHostUntimed)
         text += tr("<p>Likely short: published Megatron-LM MoE runs outside a CUDA graph of "
                    "the whole step, dropless or padded to capacity, took %1 to %2 ms longer a "
