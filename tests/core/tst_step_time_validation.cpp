@@ -1491,7 +1491,8 @@ private Q_SLOTS:
                               "ends_in_pipeline_split=true,rank_order=tp-cp-ep-pp-dp")
             << 13.147;
         // MLPerf Training v6.0 (mlcommons/training_results_v6.0, NeMo 26.04): the median of
-        // each system's logged train_step_time (tracked_stats, every step of the 405B's logs).
+        // the train_step_time values read from each system's logs (tracked_stats; steps within
+        // ±0.5 % of one another, docs/step_time.md).
         // NVIDIA's 405B on 512 and 2,048 GB300 (theia-cmh_ngpu512 and _ngpu2048:
         // config_GB300_128x4x56xtp2pp8cp2_cg_fp4.sh and 512x4x16, whose README names them; the
         // logs' global_batch_size is MINIBS x D, 896 and 1,024 sequences) and CoreWeave's on
