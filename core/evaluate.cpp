@@ -219,12 +219,16 @@ std::int64_t stageParams(const ModelSpec &model, const ParamCounts &perDevice, i
 
 // The precision the weights are held in: FP8 training without FP8 parameters keeps them in
 // BF16 and casts them for each step's FP8 multiplies (Megatron-LM's default, without
-// --fp8-param-gather: megatron/training/arguments.py); NVFP4 training here always does, as
-// without Megatron-LM's --fp4-param-gather (its default, and the MLPerf v5.1 runs').
+// --fp8-param-gather: megatron/training/arguments.py); NVFP4 training does too, as without
+// Megatron-LM's --fp4-param-gather (its default, and MLPerf v5.1's pre-training runs'), but
+// for LoRA's frozen weights with fp8_params, which MLPerf's NVFP4 LoRA runs quantize in place
+// once (mlcommons/training_results_v5.1, NVIDIA llama2_70b_lora custom_callbacks.py,
+// _pre_quantize_model: each TE module's weight replaced by its NVFP4 tensor).
 Precision heldWeightPrecision(const Scenario &s)
 {
-    const bool castEachStep =
-        s.precision == Precision::nvfp4 || (s.precision == Precision::fp8 && !s.fp8Params);
+    const bool nvfp4Frozen = s.precision == Precision::nvfp4 && s.fp8Params && s.loraRank > 0;
+    const bool castEachStep = (s.precision == Precision::nvfp4 && !nvfp4Frozen) ||
+                              (s.precision == Precision::fp8 && !s.fp8Params);
     return s.mode == Mode::training && castEachStep ? Precision::bf16 : s.precision;
 }
 
@@ -282,13 +286,12 @@ std::int64_t gatheredWeightBytes(const Scenario &s, const DeviceSpec &device, st
                                  std::int64_t quantized)
 {
     const Precision held = heldWeightPrecision(s);
-    if (s.mode != Mode::training || held != Precision::fp8)
+    if (s.mode != Mode::training || (held != Precision::fp8 && held != Precision::nvfp4))
         return weightBytes(params, held);
     if (mxfp8Weights(s, device))
         return weightBytes(params, Precision::bf16);
-    const std::int64_t fp8 = std::clamp<std::int64_t>(quantized, 0, params);
-    return saturatingAdd(weightBytes(fp8, Precision::fp8),
-                         weightBytes(params - fp8, Precision::bf16));
+    const std::int64_t narrow = std::clamp<std::int64_t>(quantized, 0, params);
+    return saturatingAdd(weightBytes(narrow, held), weightBytes(params - narrow, Precision::bf16));
 }
 
 // What casting the weights moves each micro-batch, in bytes per layer weight
@@ -2520,19 +2523,22 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
         const Precision held = heldWeightPrecision(s);
         std::int64_t denseWeightBytes = weightBytes(dense, held);
         std::int64_t expertWeightBytes = weightBytes(st.expertParams, held);
-        if (training && held == Precision::fp8 && model.hasArchitecture()) {
+        if (training && (held == Precision::fp8 || held == Precision::nvfp4) &&
+            model.hasArchitecture()) {
             // FP8 parameters are Transformer Engine's modules' weights alone (castParams:
             // Megatron-core builds the model under te.quantized_model_init, and only its TE
             // layers quantize their weights): the embedding, an LM head outside fp8_lm_head
             // and LoRA's adapters stay in BF16 (megatron/core/distributed/
-            // param_and_grad_buffer.py keeps them in a buffer of their own type).
+            // param_and_grad_buffer.py keeps them in a buffer of their own type). LoRA's
+            // NVFP4 frozen weights likewise: MLPerf's pre-quantization replaces the TE
+            // modules' weights only (custom_callbacks.py, _get_quantized_params_cpu).
             const std::int64_t expertAdapters = s.loraRank > 0 ? st.trainableExpertParams : 0;
             const std::int64_t baseExperts = st.expertParams - expertAdapters;
-            const std::int64_t fp8Dense = std::min(dense, st.castParams - baseExperts);
-            denseWeightBytes = saturatingAdd(weightBytes(fp8Dense, Precision::fp8),
-                                             weightBytes(dense - fp8Dense, Precision::bf16));
+            const std::int64_t narrowDense = std::min(dense, st.castParams - baseExperts);
+            denseWeightBytes = saturatingAdd(weightBytes(narrowDense, held),
+                                             weightBytes(dense - narrowDense, Precision::bf16));
             expertWeightBytes =
-                saturatingAdd(weightBytes(baseExperts, Precision::fp8),
+                saturatingAdd(weightBytes(baseExperts, held),
                               weightBytes(st.expertParams - baseExperts, Precision::bf16));
         }
         st.weightsBytes = zeroShard(denseWeightBytes, expertWeightBytes, s.zero >= 3);
@@ -2597,6 +2603,13 @@ std::vector<StageModelStates> stageModelStates(const Scenario &s, const ModelSpe
 
 double castWeightBytesPerParam(const Scenario &s, const DeviceSpec &device)
 {
+    // LoRA's frozen weights held in NVFP4: each quantized with both usages, its 4-bit
+    // column-wise copy and an E4M3 scale per 16 values beside the data the weights count
+    // (custom_callbacks.py asserts both _rowwise_data and _columnwise_data;
+    // transformer_engine/pytorch/csrc/quantizer.cpp, NVFP4Quantizer::create_tensor).
+    if (s.mode == Mode::training && s.precision == Precision::nvfp4 &&
+        heldWeightPrecision(s) == Precision::nvfp4 && s.zero < 3)
+        return 0.5 + 1.0 / 16;
     if (s.mode == Mode::training && s.precision == Precision::fp8 && s.fp8Params && s.zero < 3) {
         // MXFP8 weights hold their column-wise copy from the start, cache or not: Transformer
         // Engine quantizes each with both usages while gradients are on, and only the

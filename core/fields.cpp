@@ -214,7 +214,9 @@ const std::array kFields{
               "FP8 training keeps the weights in FP8: one byte a parameter held (on Hopper their "
               "transposes too, among the cast weights: fp8_weight_cache), gathered by ZeRO and "
               "written by the optimizer (Megatron-LM --fp8-param-gather); off, in BF16, cast for "
-              "each step's FP8 multiplies: two bytes (docs/DESIGN.md §3.5)."},
+              "each step's FP8 multiplies: two bytes. With NVFP4 and LoRA the frozen weights are "
+              "held in NVFP4, as MLPerf's NVFP4 LoRA runs quantize them once (docs/DESIGN.md "
+              "§3.5)."},
     FieldInfo{"fp8_weight_cache", &Scenario::fp8WeightCache,
               "FP8 and NVFP4 training keeps Transformer Engine's weight copies all step: with "
               "16-bit weights (fp8_params off) each weight's cast copy, 2 bytes a parameter on "

@@ -551,6 +551,20 @@ private Q_SLOTS:
             << 0LL;
         QTest::addRow("H100, FP8 weights, the cache off: made and freed in each backward")
             << base + "device=h100-sxm,fp8_params=true,fp8_weight_cache=false" << 0 << 0LL;
+        // LoRA's frozen weights quantized to NVFP4 in place, as MLPerf's NVFP4 LoRA runs do
+        // (custom_callbacks.py, _pre_quantize_model): the weights count the row-wise half a byte
+        // and its scales, this term the column-wise copy, 1/2 + 1/16, the cache on or off.
+        QTest::addRow("GB200, LoRA's NVFP4 frozen weights: their column-wise copy")
+            << base + "device=gb200-nvl72,precision=nvfp4,fp8_params=true,lora_rank=16" << 0
+            << layers / 2 + layers / 16;
+        QTest::addRow("GB200, LoRA's NVFP4 frozen weights, the cache off: kept all the same")
+            << base + "device=gb200-nvl72,precision=nvfp4,fp8_params=true,lora_rank=16,"
+                      "fp8_weight_cache=false"
+            << 0 << layers / 2 + layers / 16;
+        // Full NVFP4 training keeps its 16-bit weights and casts them, fp8_params or not.
+        QTest::addRow("GB200, NVFP4 training with fp8_params: the cast copies")
+            << base + "device=gb200-nvl72,precision=nvfp4,fp8_params=true" << 0
+            << layers + layers / 8;
         QTest::addRow("the cache off")
             << base + "device=h100-sxm,fp8_weight_cache=false" << 0 << 0LL;
         QTest::addRow("ZeRO-3: gathered anew") << base + "device=h100-sxm,dp=8,zero=3" << 0 << 0LL;
@@ -601,6 +615,16 @@ private Q_SLOTS:
             << base + "pp=2" << 1 << 16 * layer + 2 * (table + 4096);
         QTest::addRow("BF16 weights: every parameter at 2")
             << base + "pp=1,fp8_params=false" << 0 << 2 * (32 * layer + 2 * table + 4096);
+        // LoRA's frozen weights in NVFP4 (MLPerf's NVFP4 LoRA runs quantize the TE modules'
+        // weights in place: custom_callbacks.py, _pre_quantize_model): half a byte and an E4M3
+        // scale per 16 values, 9/16; the embedding, the final norm, the LM head and QKV's
+        // adapters, 16 × (4,096 + 6,144) = 163,840 a layer, at 2.
+        QTest::addRow("LoRA on a B200, the frozen weights in NVFP4")
+            << base + "pp=1,device=b200,precision=nvfp4,lora_rank=16,lora_modules=linear_qkv" << 0
+            << 32 * layer * 9 / 16 + 2 * (2 * table + 4096 + 32 * 163840LL);
+        QTest::addRow("NVFP4 training: BF16 weights, fp8_params or not")
+            << base + "pp=1,device=b200,precision=nvfp4" << 0
+            << 2 * (32 * layer + 2 * table + 4096);
     }
     void fp8WeightsAreTheLayers()
     {
