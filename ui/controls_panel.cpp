@@ -647,21 +647,28 @@ void ControlsPanel::refresh()
                                           "the devices alike.\n%1")
                                            .arg(help));
     }
-    // Scales are found only for FP8 casts, and only FP8 training chooses how its weights are
-    // held; a greyed control says why, as its value stays the scenario's.
+    // Scales are found only for FP8 casts, and FP8 training, or NVFP4 LoRA for its frozen
+    // weights, chooses how its weights are held; a greyed control says why, as its value stays
+    // the scenario's.
     const bool fp8 = s.precision == core::Precision::fp8;
+    const bool nvfp4Lora = s.precision == core::Precision::nvfp4 && s.loraRank > 0;
     for (const char *key : {"fp8_scaling", "fp8_params"}) {
         const bool params = std::string_view(key) == "fp8_params";
-        const bool applies = fp8 && !(params && inference);
+        const bool held = fp8 || (params && nvfp4Lora);
+        const bool applies = held && !(params && inference);
         QWidget *control = m_controls.value(QString::fromLatin1(key));
         control->setEnabled(applies);
         const QString help = tooltipFor(QString::fromLatin1(key));
         control->setToolTip(
             applies ? help
-            : !fp8
-                ? tr("Not used at %1 precision: it applies to FP8 only.\n%2")
-                      .arg(QString::fromLatin1(core::toString(s.precision)), help)
-                : tr("Not used in inference: it holds the weights in FP8 already.\n%1").arg(help));
+            : inference && held
+                ? tr("Not used in inference: it holds the weights in FP8 already.\n%1").arg(help)
+            : params && s.precision == core::Precision::nvfp4
+                ? tr("Not used in NVFP4 training of every weight, which holds them in BF16; with "
+                     "LoRA it holds the frozen weights in NVFP4.\n%1")
+                      .arg(help)
+                : tr("Not used at %1 precision: it applies to FP8 only.\n%2")
+                      .arg(QString::fromLatin1(core::toString(s.precision)), help));
     }
     // Only FP8 and NVFP4 training cast the inputs it keeps for the backward, and run
     // attention in FP8.

@@ -333,6 +333,20 @@ private Q_SLOTS:
                     ->control("fp8_params")
                     ->toolTip()
                     .startsWith("Not used in inference"));
+        // NVFP4 holds 16-bit weights but LoRA's frozen ones, which fp8_params holds in NVFP4.
+        QVERIFY(document.setField(QStringLiteral("mode"), QStringLiteral("training")));
+        QVERIFY(document.setField(QStringLiteral("device"), QStringLiteral("b200")));
+        QVERIFY(document.setField(QStringLiteral("precision"), QStringLiteral("nvfp4")));
+        document.flush();
+        QWidget *params = window.controls()->control("fp8_params");
+        QVERIFY(!params->isEnabled());
+        QVERIFY2(params->toolTip().startsWith("Not used in NVFP4 training of every weight"),
+                 qPrintable(params->toolTip()));
+        QVERIFY(document.setField(QStringLiteral("lora_rank"), QStringLiteral("16")));
+        document.flush();
+        QVERIFY(params->isEnabled());
+        QVERIFY(!params->toolTip().startsWith("Not used"));
+        QVERIFY(!window.controls()->control("fp8_scaling")->isEnabled());
     }
 
     // The FP8 LM head applies to FP8 training with block scaling only, and says why when greyed.
