@@ -1088,6 +1088,16 @@ private Q_SLOTS:
             << fp8 + "fp8_params=true,device=b200,fp8_scaling=block,fp8_weight_cache=false"
             << "params × 1.0625 B = "
             << "(fp8_weight_cache)";
+        // LoRA's frozen NVFP4 weights: 9/16 byte the layers', the rest 2, and their
+        // column-wise copy kept all step, not "BF16, cast for each multiply".
+        QTest::addRow("LoRA's NVFP4 frozen weights")
+            << "framework=megatron,precision=nvfp4,fp8_params=true,lora_rank=16,device=b200"
+            << "LoRA's frozen weights held in NVFP4"
+            << "holds them in BF16";
+        QTest::addRow("NVFP4 training: BF16 weights")
+            << "framework=megatron,precision=nvfp4,fp8_params=true,device=b200"
+            << "NVFP4 training holds them in BF16"
+            << "LoRA's frozen";
     }
     void memoryFormulaSaysWhereCastWeightsAre()
     {

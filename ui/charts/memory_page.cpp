@@ -104,21 +104,27 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                           "pipelining keeps their gathered BF16 copies all step")
             : QObject::tr("; torchtitan trains FP32 parameters, and torch.autocast's BF16 casts "
                           "of them are saved for the backward");
-    // FP8 weights are the layers' alone; the rest stays in BF16 (core's stageModelStates).
-    const bool fp8Layers = s.mode == core::Mode::training && s.precision == core::Precision::fp8 &&
-                           s.fp8Params && !r.fp32Parameters && st.castParams < st.params;
+    // FP8 weights are the layers' alone; the rest stays in BF16 (core's stageModelStates). So
+    // are LoRA's frozen NVFP4 ones.
+    const bool nvfp4Held = s.mode == core::Mode::training &&
+                           s.precision == core::Precision::nvfp4 &&
+                           r.weightBytesPerParam < 1; // held at 9/16 (core heldWeightPrecision)
+    const bool fp8Layers = s.mode == core::Mode::training &&
+                           (s.precision == core::Precision::fp8 || nvfp4Held) && s.fp8Params &&
+                           !r.fp32Parameters && st.castParams < st.params;
     out += block(
         QObject::tr("Weights on a device of stage 0"),
         r.fp32Parameters ? QStringLiteral("%1 params × %2 = %3")
                                .arg(io::formatCount(st.params), fp32Weights, bytes(st.weightsBytes))
-        : fp8Layers
-            ? QStringLiteral("%1 params × 1 B + %2 × 2 B%3 = %4")
-                  .arg(io::formatCount(st.castParams), io::formatCount(st.params - st.castParams),
-                       s.zero >= 3 ? d : QString(), bytes(st.weightsBytes))
-            : QStringLiteral("%1 params × %2 B%3 = %4")
-                  .arg(io::formatCount(st.params))
-                  .arg(r.weightBytesPerParam)
-                  .arg(s.zero >= 3 ? d : QString(), bytes(st.weightsBytes)),
+        : fp8Layers ? QStringLiteral("%1 params × %2 B + %3 × 2 B%4 = %5")
+                          .arg(io::formatCount(st.castParams))
+                          .arg(r.weightBytesPerParam)
+                          .arg(io::formatCount(st.params - st.castParams),
+                               s.zero >= 3 ? d : QString(), bytes(st.weightsBytes))
+                    : QStringLiteral("%1 params × %2 B%3 = %4")
+                          .arg(io::formatCount(st.params))
+                          .arg(r.weightBytesPerParam)
+                          .arg(s.zero >= 3 ? d : QString(), bytes(st.weightsBytes)),
         (s.mode == core::Mode::training && s.precision == core::Precision::fp8
              ? QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
                            "§3); FP8 training holds them in %1 (fp8_params; "
@@ -128,6 +134,12 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                                                 "adapters stay in BF16")
                         : s.fp8Params ? QStringLiteral("FP8")
                                       : QObject::tr("BF16, cast for each multiply"))
+         : nvfp4Held
+             ? QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
+                           "§3); LoRA's frozen weights held in NVFP4, the layers' only, as "
+                           "MLPerf's NVFP4 LoRA runs quantize them once (fp8_params; the "
+                           "embedding, the final norm, the LM head and the adapters in BF16; "
+                           "docs/DESIGN.md §3.5)")
          : s.mode == core::Mode::training && s.precision == core::Precision::nvfp4
              ? QObject::tr("Layers split over K, matrices over T (Shoeybi et al. 2019, "
                            "§3); NVFP4 training holds them in BF16, cast for each "
@@ -150,6 +162,9 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
             : fp8Held ? QObject::tr("FP8 weights on a device that multiplies FP8 in the TN layout "
                                     "only: the transpose the backward needs, made after each "
                                     "gather of the updated weights (post_all_gather_processing)")
+            : nvfp4Held
+                ? QObject::tr("LoRA's frozen NVFP4 weights: their 4-bit column-wise copy and its "
+                              "FP8 scale per 16 values, quantized with the data before training")
             : s.precision == core::Precision::nvfp4
                 ? QObject::tr("NVFP4: 4-bit data and its column-wise copy, an FP8 scale per 16 "
                               "values of each")
@@ -160,23 +175,24 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                 ? QObject::tr("FP8 on a device that multiplies FP8 in the TN layout only: the "
                               "data and its transpose for the backward")
                 : QObject::tr("FP8: the data, which the backward multiplies in another layout");
-        out += block(QObject::tr("Cast weights on a device of stage 0"),
-                     QStringLiteral("%1 params × %2 B = %3")
-                         .arg(io::formatCount(st.castParams))
-                         .arg(r.castWeightBytesPerParam, 0, 'g', 6)
-                         .arg(bytes(st.castWeightsBytes)),
-                     (mxfp8Held ? QObject::tr("The layers' weights (the LM head's with "
-                                              "fp8_lm_head), kept all step. %1 "
-                                              "(docs/activations.md, \"Cast weights\")")
-                      : fp8Held ? QObject::tr("The layers' weights (the LM head's with "
-                                              "fp8_lm_head), kept all step (fp8_weight_cache). %1 "
-                                              "(docs/activations.md, \"Cast weights\")")
-                                : QObject::tr("The layers' weights (the LM head's with "
-                                              "fp8_lm_head) cast once a step and kept for every "
-                                              "micro-batch: Transformer Engine's weight workspace "
-                                              "(fp8_weight_cache). %1 (docs/activations.md, "
-                                              "\"Cast weights\")"))
-                         .arg(format));
+        out +=
+            block(QObject::tr("Cast weights on a device of stage 0"),
+                  QStringLiteral("%1 params × %2 B = %3")
+                      .arg(io::formatCount(st.castParams))
+                      .arg(r.castWeightBytesPerParam, 0, 'g', 6)
+                      .arg(bytes(st.castWeightsBytes)),
+                  (mxfp8Held || nvfp4Held ? QObject::tr("The layers' weights (the LM head's with "
+                                                        "fp8_lm_head), kept all step. %1 "
+                                                        "(docs/activations.md, \"Cast weights\")")
+                   : fp8Held              ? QObject::tr("The layers' weights (the LM head's with "
+                                                                     "fp8_lm_head), kept all step (fp8_weight_cache). %1 "
+                                                                     "(docs/activations.md, \"Cast weights\")")
+                                          : QObject::tr("The layers' weights (the LM head's with "
+                                                                     "fp8_lm_head) cast once a step and kept for every "
+                                                                     "micro-batch: Transformer Engine's weight workspace "
+                                                                     "(fp8_weight_cache). %1 (docs/activations.md, "
+                                                                     "\"Cast weights\")"))
+                      .arg(format));
     }
     if (st.expertParams > 0)
         out += block(QObject::tr("Routed experts on a device of stage 0"),
