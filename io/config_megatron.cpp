@@ -3027,6 +3027,14 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
                  ? ", dropout_position='post'"
                  : "") +
             ") (a recipe's peft_scheme='lora'); these arguments train every weight");
+    // MLPerf's NVFP4 LoRA runs quantize the frozen weights in place before training
+    // (mlcommons/training_results_v5.1, NVIDIA llama2_70b_lora custom_callbacks.py,
+    // _pre_quantize_model), which no Megatron-LM flag asks for.
+    if (s.loraRank > 0 && s.mode == core::Mode::training && s.precision == core::Precision::nvfp4 &&
+        s.fp8Params)
+        notes.push_back("fp8_params=true: the frozen weights held in NVFP4, quantized once before "
+                        "training as MLPerf's NVFP4 LoRA runs do (their custom_callbacks.py, "
+                        "_pre_quantize_model); no Megatron-LM flag does it");
     if (s.zeroBuffers != core::ZeroBuffers::none)
         notes.push_back("zero_buffers=" + std::string(core::toString(s.zeroBuffers)) +
                         ": the distributed optimizer's buckets are views of its gradient buffer");

@@ -2632,6 +2632,10 @@ private Q_SLOTS:
             << QStringList{"lora_rank=16", "lora_modules=linear_qkv,linear_proj"}
             << "lora_rank=16: Megatron-LM has no LoRA; Megatron-Bridge's PEFT has it, "
                "peft=LoRA(dim=16, target_modules=['linear_qkv', 'linear_proj'])";
+        QTest::addRow("megatron LoRA with NVFP4 frozen weights")
+            << int(Framework::megatron)
+            << QStringList{"lora_rank=16", "precision=nvfp4", "device=b200", "fp8_params=true"}
+            << "fp8_params=true: the frozen weights held in NVFP4, quantized once before training";
         QTest::addRow("megatron LoRA exchanged by all-to-all")
             << int(Framework::megatron)
             << QStringList{"lora_rank=16", "lora_modules=linear_qkv,linear_proj", "lora_a2a=true"}
