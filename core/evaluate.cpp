@@ -217,6 +217,8 @@ std::int64_t stageParams(const ModelSpec &model, const ParamCounts &perDevice, i
     return params;
 }
 
+} // namespace
+
 // The precision the weights are held in: FP8 training without FP8 parameters keeps them in
 // BF16 and casts them for each step's FP8 multiplies (Megatron-LM's default, without
 // --fp8-param-gather: megatron/training/arguments.py); NVFP4 training does too, as without
@@ -231,6 +233,8 @@ Precision heldWeightPrecision(const Scenario &s)
                               (s.precision == Precision::fp8 && !s.fp8Params);
     return s.mode == Mode::training && castEachStep ? Precision::bf16 : s.precision;
 }
+
+namespace {
 
 // Whether the device's FP8 multiplies take the TN layout only: any layout from compute
 // capability 10.0 to 11.x and from 13.0, only TN before (Transformer Engine,

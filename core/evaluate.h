@@ -163,6 +163,11 @@ std::vector<StageModelStates> stageModelStates(const Scenario &scenario, const M
 // in inference, or with the cache off.
 double castWeightBytesPerParam(const Scenario &scenario, const DeviceSpec &device);
 
+// The precision training holds the layers' weights in: BF16 where FP8 or NVFP4 multiplies cast
+// them each step, FP8 with fp8_params, NVFP4 for LoRA's frozen weights with fp8_params
+// (docs/DESIGN.md §3.5); the scenario's precision otherwise.
+Precision heldWeightPrecision(const Scenario &scenario);
+
 // activationConfig with the device: Transformer Engine without its weight cache
 // (fp8_weight_cache off, outside torchtitan's Float8Linear) saves each micro-batch's cast
 // copy of the layer's weights for its backward, castWeightBytesPerParam's bytes a parameter

@@ -106,9 +106,8 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                           "of them are saved for the backward");
     // FP8 weights are the layers' alone; the rest stays in BF16 (core's stageModelStates). So
     // are LoRA's frozen NVFP4 ones.
-    const bool nvfp4Held = s.mode == core::Mode::training &&
-                           s.precision == core::Precision::nvfp4 &&
-                           r.weightBytesPerParam < 1; // held at 9/16 (core heldWeightPrecision)
+    const bool nvfp4Held =
+        s.mode == core::Mode::training && core::heldWeightPrecision(s) == core::Precision::nvfp4;
     const bool fp8Layers = s.mode == core::Mode::training &&
                            (s.precision == core::Precision::fp8 || nvfp4Held) && s.fp8Params &&
                            !r.fp32Parameters && st.castParams < st.params;
