@@ -10,6 +10,7 @@
 #include <QCoreApplication>
 #include <QFontMetricsF>
 #include <QGraphicsLayout>
+#include <QLabel>
 #include <QLegend>
 #include <QLocale>
 #include <QLogValueAxis>
@@ -369,6 +370,17 @@ void fitLogTicksAcross(QLogValueAxis *axis, double length)
 }
 
 } // namespace
+
+QLabel *newChartMessage(const QString &objectName)
+{
+    auto *label = new QLabel;
+    label->setObjectName(objectName);
+    label->setAlignment(Qt::AlignCenter);
+    label->setWordWrap(true);
+    label->setMargin(24);
+    label->setFrameShape(QFrame::StyledPanel);
+    return label;
+}
 
 void keepAxesReadable(QChart *chart)
 {

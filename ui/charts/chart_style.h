@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <iterator>
 
+class QLabel;
+
 class QChart;
 class QPalette;
 class QValueAxis;
@@ -133,5 +135,9 @@ void setPercentRange(QValueAxis *axis);
 // (presentation mode, a dock below the charts) showed "…" instead, and a narrow one "1…"
 // for "120".
 void keepAxesReadable(QChart *chart);
+
+// The label a chart shows in its place while it has nothing to draw (the planners' charts):
+// centred, wrapped, framed like a page, named `objectName` for tests.
+QLabel *newChartMessage(const QString &objectName);
 
 } // namespace ui::chart_style

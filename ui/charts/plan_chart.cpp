@@ -84,7 +84,8 @@ PlanChart::PlanChart(QWidget *parent)
                     QScatterSeries::MarkerShapeRotatedRectangle)),
       m_selected(scatter(Qt::transparent, chart_style::vermillion(), 20)),
       m_capacity(new QLineSeries), m_memoryAxis(new QLogValueAxis), m_timeAxis(new QLogValueAxis),
-      m_caption(new QLabel), m_stack(new QStackedWidget), m_message(new QLabel)
+      m_caption(new QLabel), m_stack(new QStackedWidget),
+      m_message(chart_style::newChartMessage(QStringLiteral("planChartMessage")))
 {
     m_chart->legend()->setAlignment(Qt::AlignBottom);
     m_chart->setMargins(QMargins(4, 4, 4, 4));
@@ -156,11 +157,6 @@ PlanChart::PlanChart(QWidget *parent)
     m_caption->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
     // Before a search, and after one that failed, a sentence in the chart's place: empty log
     // axes numbered 1 and 2 said nothing.
-    m_message->setObjectName(QStringLiteral("planChartMessage"));
-    m_message->setAlignment(Qt::AlignCenter);
-    m_message->setWordWrap(true);
-    m_message->setMargin(24);
-    m_message->setFrameShape(QFrame::StyledPanel);
     m_message->setToolTip(explanation);
     m_stack->addWidget(m_view);
     m_stack->addWidget(m_message);

@@ -89,7 +89,9 @@ QScatterSeries *scatter(const QColor &fill, qreal size, QScatterSeries::MarkerSh
 
 ServingPlanChart::ServingPlanChart(QWidget *parent)
     : QWidget(parent), m_stack(new QStackedWidget), m_chart(new QChart),
-      m_view(new QChartView(m_chart)), m_message(new QLabel), m_caption(new QLabel),
+      m_view(new QChartView(m_chart)),
+      m_message(chart_style::newChartMessage(QStringLiteral("servingPlanChartMessage"))),
+      m_caption(new QLabel),
       m_memoryBound(scatter(chart_style::blue(), 11, QScatterSeries::MarkerShapeCircle)),
       m_computeBound(
           scatter(chart_style::orange(), 12, QScatterSeries::MarkerShapeRotatedRectangle)),
@@ -157,11 +159,6 @@ ServingPlanChart::ServingPlanChart(QWidget *parent)
            "at most this much. Shapes without any time are listed in the table but not "
            "drawn.</p>");
     m_view->setToolTip(explanation);
-    m_message->setObjectName(QStringLiteral("servingPlanChartMessage"));
-    m_message->setAlignment(Qt::AlignCenter);
-    m_message->setWordWrap(true);
-    m_message->setMargin(24);
-    m_message->setFrameShape(QFrame::StyledPanel);
     m_caption->setObjectName(QStringLiteral("servingPlanChartCaption"));
     m_caption->setWordWrap(true);
     m_caption->setToolTip(explanation);
