@@ -434,10 +434,36 @@ ActivationConfig activationConfig(const Scenario &s, const ModelSpec &m)
     return c;
 }
 
-double expertLoad(const Scenario &s, const ModelSpec &m)
+double expertRankLoadLimit(const Scenario &s, const ModelSpec &m)
 {
-    if (!s.expertCapacityFactor || !m.hasExperts())
+    if (!m.hasExperts() || m.expertsPerToken < 1)
         return 1;
+    // Each token sends k copies to k different experts, so a rank holding n of them takes at
+    // most min(k, n) of its copies, against an even share of k / E.
+    const int ep = std::max(1, s.ep);
+    const int local = (m.experts + ep - 1) / ep;
+    return static_cast<double>(ep) * std::min(m.expertsPerToken, local) / m.expertsPerToken;
+}
+
+namespace {
+
+// The busiest rank's routed copies and each expert's capacity, both over the even share of
+// a rank's tokens' top-k copies; the capacity 0 when dropless.
+struct ExpertShare
+{
+    double routed = 1;
+    double capacity = 0;
+};
+
+ExpertShare expertShare(const Scenario &s, const ModelSpec &m)
+{
+    ExpertShare out;
+    if (!m.hasExperts())
+        return out;
+    // docs/experts.md, "Routing imbalance": the rank every other waits for at the all-to-all.
+    out.routed = std::clamp(s.expertRankLoad, 1.0, expertRankLoadLimit(s, m));
+    if (!s.expertCapacityFactor)
+        return out;
     // A rank routes its s·b / (C·T) tokens (sequence parallelism splits them over T) and
     // sizes each expert's capacity from them: dispatcher preprocess, num_tokens =
     // routing_map.size(0) × topk.
@@ -445,9 +471,24 @@ double expertLoad(const Scenario &s, const ModelSpec &m)
         static_cast<double>(s.seqLen) / std::max(1, s.cp) * s.microbatchSize / std::max(1, s.tp);
     const double share = tokens * m.expertsPerToken / m.experts;
     if (!(share > 0))
-        return 1;
-    const double capacity = std::ceil(share * *s.expertCapacityFactor);
-    return s.padToCapacity ? capacity / share : std::min(1.0, capacity / share);
+        return out;
+    out.capacity = std::ceil(share * *s.expertCapacityFactor) / share;
+    // Megatron-core moe_utils.py, get_capacity: what an expert takes beyond it is dropped.
+    out.routed = std::min(out.routed, out.capacity);
+    return out;
+}
+
+} // namespace
+
+double expertRoutedLoad(const Scenario &s, const ModelSpec &m)
+{
+    return expertShare(s, m).routed;
+}
+
+double expertLoad(const Scenario &s, const ModelSpec &m)
+{
+    const ExpertShare share = expertShare(s, m);
+    return s.padToCapacity && share.capacity > 0 ? share.capacity : share.routed;
 }
 
 int savedInputBytes32(const Scenario &s)

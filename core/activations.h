@@ -82,11 +82,20 @@ unsigned loraModuleBits(const Scenario &scenario);
 ActivationConfig activationConfig(const Scenario &scenario);
 ActivationConfig activationConfig(const Scenario &scenario, const ModelSpec &model);
 
-// The routed copies each expert computes against its even share of a rank's tokens' top-k
-// copies, routing assumed balanced (docs/experts.md, "Capacity"): 1 dropless; with a capacity
-// factor cf, capacity = ceil(tokens x k / experts x cf) (Megatron-core moe_utils.py,
-// get_capacity), so capacity / share padded, at most 1 when only dropping.
+// The routed copies the busiest expert-parallel rank's experts compute against the even share
+// of a rank's tokens' top-k copies (docs/experts.md, "Capacity", "Routing imbalance"):
+// expert_rank_load dropless; with a capacity factor cf, capacity = ceil(tokens x k / experts x
+// cf) (Megatron-core moe_utils.py, get_capacity), so capacity / share padded, and at most
+// that when only dropping.
 double expertLoad(const Scenario &scenario, const ModelSpec &model);
+
+// The copies routed to the busiest rank that it keeps, padding not counted: expert_rank_load,
+// at most the capacity; what crosses the network to it.
+double expertRoutedLoad(const Scenario &scenario, const ModelSpec &model);
+
+// The most a rank can take: every token's copies for its ceil(experts / E) experts, at most
+// k of them, over the even k / E: E x min(k, experts a rank) / k; 1 for a dense model.
+double expertRankLoadLimit(const Scenario &scenario, const ModelSpec &model);
 
 // Each byte count below comes twice, from one formula: exact in 64 bits, stopping at
 // kTooLarge (core/units.h), for evaluate's report; and as a `...Bound` in floating point,

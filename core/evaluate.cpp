@@ -774,6 +774,7 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
         chooseLink(device, c.expertTp, s.interNodeGbPerS, c.expertTpLink);
         c.epFlex = s.epDispatcher == EpDispatcher::flex;
         c.expertLoad = expertLoad(s, model);
+        c.expertRoutedLoad = expertRoutedLoad(s, model);
         c.epRemoteNodes = c.epFlex ? remoteNodes(model, s.ep, c.epPerNode) : 0.0;
     }
     // A separate add reads the accumulated and the new gradient and writes the sum.
@@ -1351,6 +1352,37 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                                    " is below 1: even with balanced routing each expert drops " +
                                    plainNumber(std::round(1000 * (1 - kept)) / 10) +
                                    " % of the copies routed to it, which skip its MLP"});
+    if (model.hasExperts() && s.expertRankLoad > 1) {
+        const double limit = expertRankLoadLimit(s, model);
+        const double routed = expertRoutedLoad(s, model);
+        if (s.expertRankLoad > limit)
+            r.warnings.push_back(
+                {"expert-rank-load-capped",
+                 "expert_rank_load " + plainNumber(s.expertRankLoad) +
+                     " is more than a rank can "
+                     "take at E = " +
+                     std::to_string(s.ep) +
+                     (s.ep == 1 ? " (one device holds every expert)"
+                                : ", every copy for its experts, E x min(k, experts a rank) / k") +
+                     ": timed at " + plainNumber(std::round(1000 * limit) / 1000),
+                 "expert_rank_load", plainNumber(limit)});
+        else if (routed < s.expertRankLoad)
+            r.warnings.push_back(
+                {"tokens-dropped",
+                 "expert_rank_load " + plainNumber(s.expertRankLoad) +
+                     " is above what expert_capacity_factor " +
+                     plainNumber(*s.expertCapacityFactor) +
+                     " lets an expert take: the busiest rank's experts drop about " +
+                     plainNumber(std::round(1000 * (1 - routed / s.expertRankLoad)) / 10) +
+                     " % of the copies routed to them, which skip their MLP",
+                 "expert_rank_load", plainNumber(routed)});
+    }
+    if (!model.hasExperts() && s.expertRankLoad != 1)
+        r.warnings.push_back({"expert-rank-load-unused",
+                              "expert_rank_load sets the busiest expert rank's share of the "
+                              "routed tokens; " +
+                                  name + " is dense, so it changes nothing",
+                              "expert_rank_load", "1"});
     if ((s.expertCapacityFactor || s.padToCapacity) && !model.hasExperts())
         r.warnings.push_back(
             {"capacity-unused", "expert_capacity_factor and pad_to_capacity size each expert's "

@@ -189,6 +189,12 @@ const std::array kFields{
               "expert_capacity_factor times its even share, and the MoE layers need no token "
               "counts from the device (Megatron-LM --moe-pad-expert-input-to-capacity); "
               "published padded runs still took as long as dropless ones (moe-host)."},
+    FieldInfo{"expert_rank_load", &Scenario::expertRankLoad,
+              "Routing as trained: the busiest expert-parallel rank's routed copies over its "
+              "even share, 1 for balanced routing (a router forced to balance); every rank "
+              "waits for it at each all-to-all, so its grouped multiplies, exchanges and "
+              "activations scale by it, capped by expert_capacity_factor (docs/experts.md, "
+              "\"Routing imbalance\")."},
     FieldInfo{"full_cuda_graph", &Scenario::fullCudaGraph,
               "Training: the whole step runs as one CUDA graph (Megatron-LM --cuda-graph-impl "
               "full_iteration), which reads nothing back on the host, so MoE layers in it need "

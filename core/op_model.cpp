@@ -751,7 +751,9 @@ void addExperts(Builder &b, const ModelSpec &model, const LayerConfig &c, double
             // combine adds them in the node and sends one back. Over NVLink go the copies for
             // the other devices of its own node and, of those arriving from other nodes, the
             // ones for another device than the receiver.
-            offNode = tokens / c.tp * h * c.commBytes * c.epRemoteNodes;
+            // The busiest rank's node takes its load's share of them (docs/experts.md,
+            // "Routing imbalance"), taken at the rank's own.
+            offNode = tokens / c.tp * h * c.commBytes * c.epRemoteNodes * c.expertRoutedLoad;
             onNode = sent * h * c.commBytes *
                      ((perNode - 1) / c.ep + (c.ep - perNode) / c.ep * (perNode - 1) / perNode);
             wire = offNode + onNode;

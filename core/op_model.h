@@ -189,6 +189,8 @@ struct LayerConfig
     int expertTp = 1; // each expert split over this many
     // Routed copies an expert takes against its even share (core/activations.h, expertLoad).
     double expertLoad = 1;
+    // Of them, the copies routed to the busiest rank, padding not counted (expertRoutedLoad).
+    double expertRoutedLoad = 1;
     Link epLink;       // the E x expert T ranks of the all-to-all: the network when they span nodes
     Link epNodeLink;   // inside a node, when the all-to-all spans nodes
     int epPerNode = 1; // of the E ranks, those in one node (E when the all-to-all fits one)

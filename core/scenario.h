@@ -317,6 +317,12 @@ struct Scenario
     // Every expert computes exactly its capacity, padded where fewer copies arrive, and the
     // dispatcher needs no token counts from the device (--moe-pad-expert-input-to-capacity).
     bool padToCapacity = false;
+    // Routing as trained: the routed copies the busiest of the E expert-parallel ranks
+    // receives, over its even share (1: balanced, as a router forced to balance gives; at most
+    // E x min(k, experts a rank) / k). Every rank waits for it at each all-to-all, so its
+    // grouped multiplies, exchanges and kept activations set the layer's (docs/experts.md,
+    // "Routing imbalance").
+    double expertRankLoad = 1;
     // The training step is captured and replayed as one CUDA graph (Megatron-LM
     // --cuda-graph-impl full_iteration), which no read back to the host can be part of: MoE
     // layers in it dispatch with static shapes and launch nothing from the host.

@@ -826,6 +826,12 @@ std::optional<InputError> validateScenario(const Scenario &s, const Presets &pre
         return InputError{"expert_capacity_factor", "must be above 0 and at most " +
                                                         plainNumber(limits::kCapacityFactor) +
                                                         ", or dropless"};
+    if (!(s.expertRankLoad >= 1 && s.expertRankLoad <= limits::kExpertParallel))
+        return InputError{"expert_rank_load",
+                          "must be from 1 (balanced routing) to " +
+                              std::to_string(limits::kExpertParallel) +
+                              ", the busiest expert rank's copies over its even share; got " +
+                              plainNumber(s.expertRankLoad)};
     // Megatron-core refuses the padding without a capacity to pad to (transformer_config.py:
     // "moe_expert_capacity_factor must be set to use moe_pad_expert_input_to_capacity").
     if (s.padToCapacity && !s.expertCapacityFactor)

@@ -688,6 +688,8 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
                         ": the model's code chooses which layers it checkpoints "
                         "(deepspeed.checkpointing.checkpoint); recompute only the first " +
                         std::to_string(s.recomputeLayers) + " of each stage to match");
+    if (const std::string note = rankLoadNote(s, model); !note.empty())
+        notes.push_back(note);
     // DeepSpeed-MoE's gate pads every expert to a capacity: ceil(tokens x k / experts x factor)
     // with drop_tokens, else the largest load in its group (deepspeed/moe/sharded_moe.py,
     // topkgating), the even share under Parascope's balanced routing.

@@ -3027,6 +3027,10 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
                  ? ", dropout_position='post'"
                  : "") +
             ") (a recipe's peft_scheme='lora'); these arguments train every weight");
+    // Megatron-LM's --moe-router-force-load-balancing gives every rank its even share, for
+    // benchmarks; nothing sets an imbalance.
+    if (const std::string note = rankLoadNote(s, model); !note.empty())
+        notes.push_back(note);
     // MLPerf's NVFP4 LoRA runs quantize the frozen weights in place before training
     // (mlcommons/training_results_v5.1, NVIDIA llama2_70b_lora custom_callbacks.py,
     // _pre_quantize_model), which no Megatron-LM flag asks for.

@@ -1079,6 +1079,8 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
                         ": torchtitan builds multi-token prediction from its model registry "
                         "(DeepSeek-V3's num_mtp_layers), not from this file, and refuses it with "
                         "pipeline or context parallelism (models/deepseek_v3/MTP.md)");
+    if (const std::string note = rankLoadNote(s, model); !note.empty())
+        notes.push_back(note);
     if (s.expertCapacityFactor)
         notes.push_back("expert_capacity_factor=" + core::fieldText(s, "expert_capacity_factor") +
                         ": torchtitan's MoE routes every token, with no capacity to drop or pad "

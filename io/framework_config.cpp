@@ -1,5 +1,6 @@
 #include "io/framework_config.h"
 
+#include "core/fields.h"
 #include "io/json_fields.h"
 
 #include <QJsonDocument>
@@ -162,6 +163,15 @@ std::string fullAttentionText(int period)
     return period == 0   ? std::string("a window on every layer")
            : period == 1 ? std::string("no window")
                          : "the whole context every " + std::to_string(period) + " layers";
+}
+
+std::string rankLoadNote(const core::Scenario &s, const core::ModelSpec &model)
+{
+    if (!model.hasExperts() || s.expertRankLoad == 1)
+        return {};
+    return "expert_rank_load=" + core::fieldText(s, "expert_rank_load") +
+           ": the busiest expert rank's share of routing as trained, which the router and its "
+           "load-balancing loss decide and no flag sets; timed at that share";
 }
 
 std::string pythonWordList(std::string_view words)

@@ -142,6 +142,10 @@ PeriodFit closestFullAttentionPeriod(const std::vector<bool> &sliding);
 // "the whole context every 2 layers", "a window on every layer", "no window" (period 1).
 std::string fullAttentionText(int period);
 
+// The emitters' note for routing as trained (docs/experts.md, "Routing imbalance"), which no
+// framework's flag sets; empty when routing is taken as balanced or the model is dense.
+std::string rankLoadNote(const core::Scenario &scenario, const core::ModelSpec &model);
+
 // The words of a space- or comma-separated list (lora_modules) as a Python list of strings,
 // for the emitters' notes: "['linear_qkv', 'linear_fc1']".
 std::string pythonWordList(std::string_view words);

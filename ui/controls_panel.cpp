@@ -283,6 +283,10 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
               {0, 64, 2, 0.05})
         ->setSpecialValueText(tr("dropless"));
     addCheck(QStringLiteral("pad_to_capacity"), tr("Pad experts to capacity"));
+    // 1 is balanced routing (docs/experts.md, "Routing imbalance").
+    addNumber(QStringLiteral("expert_rank_load"), tr("Busiest expert rank's load"),
+              {1, 16384, 2, 0.05})
+        ->setSpecialValueText(tr("balanced"));
     addCheck(QStringLiteral("full_cuda_graph"), tr("Whole-step CUDA graph"));
     addCheck(QStringLiteral("fused_swiglu"), tr("Fused SwiGLU"));
     addCheck(QStringLiteral("fp8_activation_input"), tr("SwiGLU input in FP8"));
@@ -745,6 +749,20 @@ void ControlsPanel::refresh()
                                       "has no capacity to pad to.\n%1")
                                        .arg(padHelp)
                                  : padHelp);
+    }
+    // Routing's imbalance is over the ranks that hold experts.
+    {
+        QWidget *control = m_controls.value(QStringLiteral("expert_rank_load"));
+        const QString help = tooltipFor(QStringLiteral("expert_rank_load"));
+        const bool spread = experts && s.ep > 1;
+        control->setEnabled(spread || s.expertRankLoad != 1);
+        control->setToolTip(
+            !experts ? tr("The model is dense: it routes no tokens.\n%1").arg(help)
+            : !spread
+                ? tr("E = 1: one device holds every expert, so no rank takes more than another."
+                     "\n%1")
+                      .arg(help)
+                : help);
     }
     // The all-to-all overlap pairs a backward with a forward: experts, in training.
     {

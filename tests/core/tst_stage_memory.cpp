@@ -166,6 +166,15 @@ private Q_SLOTS:
         QTest::addRow("Qwen3-30B-A3B BF16, capacity 1.25, not padded")
             << qwen + "precision=bf16,expert_capacity_factor=1.25"
             << 4096LL * (16384 + 16384 + 2048 + 128 + 114688);
+        // The busiest of the 8 expert ranks takes 1.5 times its even share of the copies
+        // (docs/experts.md, "Routing imbalance"): 12 x 14,336 kept on it.
+        QTest::addRow("Qwen3-30B-A3B BF16, busiest rank 1.5")
+            << qwen + "precision=bf16,expert_rank_load=1.5"
+            << 4096LL * (16384 + 16384 + 2048 + 128 + 172032);
+        // ... but at most its experts' capacity of 1.25: 10 x 14,336, the rest dropped.
+        QTest::addRow("Qwen3-30B-A3B BF16, busiest rank 1.5, capacity 1.25")
+            << qwen + "precision=bf16,expert_rank_load=1.5,expert_capacity_factor=1.25"
+            << 4096LL * (16384 + 16384 + 2048 + 128 + 143360);
         // FP8 current: the QKV input 2048 (the router keeps its own 16-bit one), the copies'
         // dispatched inputs 2048 and down-projection inputs 768: 8 × (2048 + 4096 + 3·1536 +
         // 768).

@@ -2558,7 +2558,7 @@ private Q_SLOTS:
     void expertCapacity_data()
     {
         QTest::addColumn<QString>("set");
-        QTest::addColumn<double>("load"); // copies an expert computes against dropless
+        QTest::addColumn<double>("load"); // copies an expert computes against balanced dropless
         QTest::addRow("padded to 1.25")
             << "expert_capacity_factor=1.25,pad_to_capacity=true" << 320.0 / 256;
         QTest::addRow("padded to 1") << "expert_capacity_factor=1,pad_to_capacity=true" << 1.0;
@@ -2566,6 +2566,23 @@ private Q_SLOTS:
         QTest::addRow("capacity 0.8, dropping") << "expert_capacity_factor=0.8" << 205.0 / 256;
         QTest::addRow("padded to 1.1 of 62.5")
             << "expert_capacity_factor=1.1,pad_to_capacity=true,seq_len=1000" << 69 / 62.5;
+        // docs/experts.md, "Routing imbalance": the busiest of the 8 ranks, which every other
+        // waits for at the all-to-all, takes 1.5 times the even share.
+        QTest::addRow("busiest rank 1.5, dropless") << "expert_rank_load=1.5" << 1.5;
+        QTest::addRow("busiest rank 1.2 under capacity 1.25")
+            << "expert_capacity_factor=1.25,expert_rank_load=1.2" << 1.2;
+        QTest::addRow("busiest rank 2 over capacity 1.25, dropping")
+            << "expert_capacity_factor=1.25,expert_rank_load=2" << 320.0 / 256;
+        QTest::addRow("busiest rank 1.1 padded to 1.25")
+            << "expert_capacity_factor=1.25,pad_to_capacity=true,expert_rank_load=1.1"
+            << 320.0 / 256;
+        // 128 experts over 8 ranks, 16 a rank: a rank takes at most all 8 of a token's copies
+        // against an even 1.
+        QTest::addRow("busiest rank 9 at E = 8, capped at 8") << "expert_rank_load=9" << 8.0;
+        // Two nodes of 8: the flex dispatcher's copies to the other node grow with the load
+        // as its NVLink fan-out does.
+        QTest::addRow("flex over two nodes, busiest rank 1.5")
+            << "ep_dispatcher=flex,dp=16,ep=16,expert_rank_load=1.5" << 1.5;
         QTest::addRow("padded to 1.1, T = 2 with SP")
             << "expert_capacity_factor=1.1,pad_to_capacity=true,tp=2,expert_tp=1,sequence_parallel="
                "true,"
@@ -2583,7 +2600,8 @@ private Q_SLOTS:
         QStringList same = set.split(QLatin1Char(','));
         same.removeIf([](const QString &kv) {
             return kv.startsWith(QLatin1String("expert_capacity_factor=")) ||
-                   kv.startsWith(QLatin1String("pad_to_capacity="));
+                   kv.startsWith(QLatin1String("pad_to_capacity=")) ||
+                   kv.startsWith(QLatin1String("expert_rank_load="));
         });
         const Report dropless =
             evaluate(scenario(base + same.join(QLatin1Char(','))), io::builtinPresets());

@@ -101,6 +101,11 @@ private Q_SLOTS:
             << "pipeline_layout";
         QTest::addRow("pad_to_capacity, dropless")
             << QStringList{"model=qwen3-30b-a3b", "pad_to_capacity=true"} << "pad_to_capacity";
+        // docs/experts.md, "Routing imbalance": 1 is balanced, and no rank takes less.
+        QTest::addRow("rank load below balanced")
+            << QStringList{"model=qwen3-30b-a3b", "expert_rank_load=0.9"} << "expert_rank_load";
+        QTest::addRow("rank load beyond any E")
+            << QStringList{"model=qwen3-30b-a3b", "expert_rank_load=20000"} << "expert_rank_load";
         QTest::addRow("capacity factor 0")
             << QStringList{"model=qwen3-30b-a3b", "expert_capacity_factor=0"}
             << "expert_capacity_factor";
@@ -567,6 +572,31 @@ private Q_SLOTS:
             << QStringList{"expert_capacity_factor=1.25", "pad_to_capacity=true"}
             << "capacity-unused"
             << "";
+        QTest::addRow("a rank load for a dense model")
+            << QStringList{"expert_rank_load=1.5"} << "expert-rank-load-unused"
+            << "expert_rank_load=1";
+        // Qwen3 30B-A3B: 128 experts, k = 8; at E = 8 a rank holds 16, so it takes at most
+        // 8 of a token's 8 copies against an even 1: 8.
+        QTest::addRow("a rank load beyond what E allows")
+            << QStringList{"model=qwen3-30b-a3b", "tp=1", "pp=1", "dp=8", "ep=8",
+                           "expert_rank_load=9"}
+            << "expert-rank-load-capped"
+            << "expert_rank_load=8";
+        QTest::addRow("a rank load with every expert on one device")
+            << QStringList{"model=qwen3-30b-a3b", "tp=1", "pp=1", "dp=8", "ep=1",
+                           "expert_rank_load=1.2"}
+            << "expert-rank-load-capped"
+            << "expert_rank_load=1";
+        QTest::addRow("a rank load above the capacity")
+            << QStringList{"model=qwen3-30b-a3b",
+                           "tp=1",
+                           "pp=1",
+                           "dp=8",
+                           "ep=8",
+                           "expert_capacity_factor=1.25",
+                           "expert_rank_load=2"}
+            << "tokens-dropped"
+            << "expert_rank_load=1.25";
         QTest::addRow("a whole-step CUDA graph in inference")
             << QStringList{"mode=inference", "full_cuda_graph=true"} << "cuda-graph-unused"
             << "full_cuda_graph=false";

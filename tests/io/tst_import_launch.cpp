@@ -2721,6 +2721,12 @@ private Q_SLOTS:
                                                         "pad_to_capacity=true"}
             << "MoE(capacity_factor=1.25, drop_tokens=True), which pads every expert to its "
                "capacity";
+        // docs/experts.md, "Routing imbalance": no framework's flag sets it.
+        for (const Framework f : {Framework::megatron, Framework::torchtitan, Framework::deepspeed})
+            QTest::addRow("%s with the busiest expert rank at 1.5", core::toString(f).data())
+                << int(f) << QStringList{"model=qwen3-30b-a3b", "tp=1", "pp=1", "dp=8", "ep=8",
+                                         "expert_rank_load=1.5"}
+                << "expert_rank_load=1.5: the busiest expert rank's share of routing as trained";
         QTest::addRow("deepspeed dropless")
             << int(Framework::deepspeed)
             << QStringList{"model=qwen3-30b-a3b", "tp=1", "pp=1", "dp=8", "ep=8"}

@@ -1009,7 +1009,21 @@ private Q_SLOTS:
             << qwen + "expert_capacity_factor=1.25"
             << QStringList{"nothing dropped with balanced routing"} << QStringList{};
         QTest::addRow("dropless: no capacity")
-            << qwen << QStringList{} << QStringList{"Experts' capacity"};
+            << qwen << QStringList{} << QStringList{"Experts' capacity", "Busiest expert rank"};
+        // docs/experts.md, "Routing imbalance": 16 experts a rank take at most all 8 of a
+        // token's copies against an even 8 / 8, so E × 8 / 8 = 8.
+        QTest::addRow("busiest rank 1.5, dropless")
+            << qwen + "expert_rank_load=1.5"
+            << QStringList{"expert_rank_load = 1.5 × its even share",
+                           "E=8 × min(k=8, 16 experts a rank) ÷ k = 8", "carry × 1.5 the copies"}
+            << QStringList{"Experts' capacity"};
+        QTest::addRow("busiest rank 2 over capacity 1.25")
+            << qwen + "expert_rank_load=2,expert_capacity_factor=1.25"
+            << QStringList{"capacity keeps 1.25 of it", "= 320 copies", "nothing padded"}
+            << QStringList{"balanced routing"};
+        QTest::addRow("busiest rank 9 at E = 8")
+            << qwen + "expert_rank_load=9" << QStringList{"more than a rank can take, timed at 8"}
+            << QStringList{};
     }
     void stepFormulaCountsTheStagesWork()
     {
@@ -1177,23 +1191,38 @@ private Q_SLOTS:
     }
 
     // docs/experts.md, "Capacity": padded to 1.25 at 4,096 tokens, each of Qwen3-30B-A3B's
-    // experts keeps ceil(256 × 1.25) = 320 of an even 256 copies: the memory formula says so;
-    // dropless, it says nothing of it.
+    // experts keeps ceil(256 × 1.25) = 320 of an even 256 copies; "Routing imbalance": the
+    // busiest rank keeps expert_rank_load times its share, at most that capacity. The memory
+    // formula says so; balanced and dropless, it says nothing of it.
+    void memoryFormulaSaysTheExpertsLoad_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<QString>("said"); // empty: nothing said
+        QTest::addRow("padded to 1.25") << "expert_capacity_factor=1.25,pad_to_capacity=true"
+                                        << "the busiest expert rank keeps 1.25 × its even share";
+        QTest::addRow("busiest rank 1.5") << "expert_rank_load=1.5"
+                                          << "the busiest expert rank keeps 1.5 × its even share";
+        QTest::addRow("busiest rank 2, capacity 1.25")
+            << "expert_rank_load=2,expert_capacity_factor=1.25"
+            << "the busiest expert rank keeps 1.25 × its even share";
+        QTest::addRow("balanced, dropless") << "zero=1"
+                                            << "";
+    }
     void memoryFormulaSaysTheExpertsLoad()
     {
-        const QString qwen = QStringLiteral("model=qwen3-30b-a3b,tp=1,pp=1,dp=8,ep=8,"
-                                            "seq_len=4096,recompute=none,");
+        QFETCH(QString, set);
+        QFETCH(QString, said);
         const core::Presets presets = io::builtinPresets();
-        for (const bool padded : {true, false}) {
-            const core::Scenario s = scenario(
-                qwen + (padded ? "expert_capacity_factor=1.25,pad_to_capacity=true" : "zero=1"));
-            const core::Report r = core::evaluate(s, presets);
-            QVERIFY(r.ok());
-            const QString text =
-                createChartPage(QStringLiteral("memory"))->formulas(ChartInputs{s, presets, r});
-            QVERIFY2(text.contains("each expert keeps 1.25 × its even share") == padded,
-                     qPrintable(text));
-        }
+        const core::Scenario s =
+            scenario("model=qwen3-30b-a3b,tp=1,pp=1,dp=8,ep=8,seq_len=4096,recompute=none," + set);
+        const core::Report r = core::evaluate(s, presets);
+        QVERIFY(r.ok());
+        const QString text =
+            createChartPage(QStringLiteral("memory"))->formulas(ChartInputs{s, presets, r});
+        if (said.isEmpty())
+            QVERIFY2(!text.contains("busiest expert rank"), qPrintable(text));
+        else
+            QVERIFY2(text.contains(said), qPrintable(text));
     }
 
     // Llama 3.1 8B at T = 1 on K = 2 with one depth: a dense layer of 218,112,000 parameters

@@ -631,6 +631,41 @@ private Q_SLOTS:
         QVERIFY(capacity->toolTip().startsWith("The model is dense"));
     }
 
+    // The busiest expert rank's load: "balanced" at 1, greyed and saying why where no rank
+    // can take more than another (a dense model, or E = 1), and an edit reaches the experts'
+    // multiplies (docs/experts.md, "Routing imbalance").
+    void expertRankLoadControl()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        document.flush();
+        auto *load = qobject_cast<QDoubleSpinBox *>(window.controls()->control("expert_rank_load"));
+        QVERIFY(load);
+        QVERIFY(!load->isEnabled());
+        QVERIFY2(load->toolTip().startsWith("The model is dense"), qPrintable(load->toolTip()));
+        core::Scenario moe = document.scenario();
+        for (const auto &[key, value] : {std::pair{"model", "qwen3-30b-a3b"},
+                                         {"tp", "1"},
+                                         {"pp", "1"},
+                                         {"dp", "8"},
+                                         {"ep", "1"}})
+            QVERIFY(!core::setField(moe, key, value));
+        document.setScenario(moe, QStringLiteral("Qwen3 at E = 1"));
+        document.flush();
+        QVERIFY(!load->isEnabled());
+        QVERIFY2(load->toolTip().startsWith("E = 1"), qPrintable(load->toolTip()));
+        QVERIFY(document.setField(QStringLiteral("ep"), QStringLiteral("8")));
+        document.flush();
+        QVERIFY(load->isEnabled());
+        QCOMPARE(load->text(), QStringLiteral("balanced"));
+        const double balanced = document.report().stepTime->stepTimeS;
+        load->setValue(1.5);
+        document.flush();
+        QCOMPARE(document.scenario().expertRankLoad, 1.5);
+        QCOMPARE(document.report().expertLoad, 1.5);
+        QVERIFY(document.report().stepTime->stepTimeS > balanced);
+    }
+
     // Megatron-LM's recompute modules as a line of words: core_attn by default, a change
     // reaches the report's activations, and it is greyed outside selective recomputation.
     void recomputeModulesControl()

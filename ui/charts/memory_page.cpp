@@ -313,9 +313,10 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                                     .arg(s.recomputeLayers)
                               : QString()) +
                          (r.expertLoad != 1
-                              ? QObject::tr("; each expert keeps %1 × its even share of the "
-                                            "routed copies under its capacity (docs/experts.md, "
-                                            "“Capacity”)")
+                              ? QObject::tr("; the busiest expert rank keeps %1 × its even "
+                                            "share of the routed copies (expert_rank_load under "
+                                            "the experts' capacity; docs/experts.md, "
+                                            "“Capacity”, “Routing imbalance”)")
                                     .arg(r.expertLoad, 0, 'g', 4)
                               : QString()) +
                          savedWeights);

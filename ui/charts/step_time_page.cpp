@@ -374,13 +374,48 @@ QString StepTimePage::stepTimeFormulas(const core::Scenario &s, const core::Repo
 
 namespace {
 
-// What a capacity factor makes each expert take (docs/experts.md, "Capacity"), or nothing
-// when routing is dropless or the model dense.
+// What the busiest expert rank takes under routing as trained (docs/experts.md, "Routing
+// imbalance"), or nothing when routing is balanced or the model dense.
+QString rankLoadFormula(const core::Scenario &s, const core::ModelSpec &model)
+{
+    if (s.expertRankLoad == 1)
+        return {};
+    const double limit = core::expertRankLoadLimit(s, model);
+    const double routed = core::expertRoutedLoad(s, model);
+    const int local = (model.experts + std::max(1, s.ep) - 1) / std::max(1, s.ep);
+    const QString kept =
+        s.expertRankLoad > limit
+            ? QObject::tr("more than a rank can take, timed at %1").arg(limit, 0, 'g', 4)
+        : routed < s.expertRankLoad
+            ? QObject::tr("its experts' capacity keeps %1 of it, the rest dropped")
+                  .arg(routed, 0, 'g', 4)
+            : QObject::tr("its experts' multiplies, permutation, activations and all-to-all "
+                          "carry × %1 the copies, and every rank waits for them")
+                  .arg(routed, 0, 'g', 4);
+    return formula::block(
+        QObject::tr("Busiest expert rank"),
+        QStringLiteral("expert_rank_load = %1 × its even share, of at most E=%2 × min(k=%3, "
+                       "%4 experts a rank) ÷ k = %5: %6")
+            .arg(s.expertRankLoad, 0, 'g', 4)
+            .arg(s.ep)
+            .arg(model.expertsPerToken)
+            .arg(local)
+            .arg(limit, 0, 'g', 4)
+            .arg(kept),
+        QObject::tr("the all-to-all ends when its busiest member does (docs/experts.md, "
+                    "“Routing imbalance”)"));
+}
+
+// What a capacity factor makes each expert take (docs/experts.md, "Capacity"), and what
+// the busiest rank takes, or nothing when routing is balanced and dropless or the model dense.
 QString capacityFormula(const core::Scenario &s, const core::Presets &presets)
 {
     const core::ModelSpec *model = core::resolveModel(s, presets);
-    if (!s.expertCapacityFactor || !model || !model->hasExperts())
+    if (!model || !model->hasExperts())
         return {};
+    const QString rank = rankLoadFormula(s, *model);
+    if (!s.expertCapacityFactor)
+        return rank;
     const double tokens =
         static_cast<double>(s.seqLen) / std::max(1, s.cp) * s.microbatchSize / std::max(1, s.tp);
     const double share = tokens * model->expertsPerToken / model->experts;
@@ -392,20 +427,23 @@ QString capacityFormula(const core::Scenario &s, const core::Presets &presets)
                           "× %1 the copies")
                   .arg(load, 0, 'g', 4)
         : load < 1 ? QObject::tr("%1 % of the copies dropped").arg(100 * (1 - load), 0, 'f', 1)
-                   : QObject::tr("nothing dropped with balanced routing, nothing padded");
-    return formula::block(
-        QObject::tr("Experts' capacity"),
-        QStringLiteral("⌈%1 tokens × k=%2 ÷ %3 experts × %4⌉ = %5 copies an expert takes from "
-                       "each rank, of an even %6: %7")
-            .arg(tokens, 0, 'g', 8)
-            .arg(model->expertsPerToken)
-            .arg(model->experts)
-            .arg(*s.expertCapacityFactor, 0, 'g', 4)
-            .arg(capacity, 0, 'f', 0)
-            .arg(share, 0, 'g', 6)
-            .arg(effect),
-        QObject::tr("s·b ÷ (C·T) tokens a rank routes; Megatron-core moe_utils.py, get_capacity "
-                    "(docs/experts.md, “Capacity”)"));
+        : s.expertRankLoad == 1
+            ? QObject::tr("nothing dropped with balanced routing, nothing padded")
+            : QObject::tr("nothing padded");
+    return rank +
+           formula::block(
+               QObject::tr("Experts' capacity"),
+               QStringLiteral("⌈%1 tokens × k=%2 ÷ %3 experts × %4⌉ = %5 copies an expert takes "
+                              "from each rank, of an even %6: %7")
+                   .arg(tokens, 0, 'g', 8)
+                   .arg(model->expertsPerToken)
+                   .arg(model->experts)
+                   .arg(*s.expertCapacityFactor, 0, 'g', 4)
+                   .arg(capacity, 0, 'f', 0)
+                   .arg(share, 0, 'g', 6)
+                   .arg(effect),
+               QObject::tr("s·b ÷ (C·T) tokens a rank routes; Megatron-core moe_utils.py, "
+                           "get_capacity (docs/experts.md, “Capacity”)"));
 }
 
 } // namespace
