@@ -979,6 +979,7 @@ enum class Flag
     moeFlexBackend,
     moeCapacity,
     moePadToCapacity,
+    moeForceBalance,
     cudaGraphImpl,
     cudaGraphScope,
     windowSize,
@@ -1122,6 +1123,8 @@ constexpr std::array kFlags{
              "expert_capacity_factor"},
     FlagInfo{"--moe-pad-expert-input-to-capacity", Flag::moePadToCapacity, Takes::nothing,
              "pad_to_capacity"},
+    FlagInfo{"--moe-router-force-load-balancing", Flag::moeForceBalance, Takes::nothing,
+             "expert_rank_load"},
     FlagInfo{"--cuda-graph-impl", Flag::cudaGraphImpl, Takes::value, "full_cuda_graph"},
     FlagInfo{"--cuda-graph-scope", Flag::cudaGraphScope, Takes::values, "full_cuda_graph"},
     FlagInfo{"--window-size", Flag::windowSize, Takes::value, "model.sliding_window"},
@@ -1241,8 +1244,9 @@ constexpr std::array kIgnoredFlags{
     IgnoredFlag{"--init-*", kOptimizer},
     IgnoredFlag{"--fp8-*", "FP8 scaling details beyond the recipe (--fp8-recipe): no effect "
                            "on memory or time"},
-    IgnoredFlag{"--moe-*", "MoE routing and dispatch details: Parascope models balanced "
-                           "routing (docs/experts.md)"},
+    IgnoredFlag{"--moe-*", "MoE routing and dispatch details: what Parascope times of them is "
+                           "the busiest expert rank's load, expert_rank_load (docs/experts.md, "
+                           "\"Routing imbalance\")"},
     IgnoredFlag{"--mtp-*", "multi-token prediction's loss weight and logging: no effect on "
                            "memory or time"},
     IgnoredFlag{"--nccl-communicator-config-path",
@@ -1972,6 +1976,18 @@ private:
                                             ": Megatron-core reads a negative factor as none, "
                                             "dropless");
         }
+        // A router forced to balance gives every rank its even share (transformer_config.py,
+        // moe_router_force_load_balancing, "for benchmarking"); without it the file does not
+        // say what the busiest rank takes (docs/experts.md, "Routing imbalance").
+        if (has(Flag::moeForceBalance))
+            s.expertRankLoad = 1;
+        else if (s.ep > 1)
+            m_out.assumptions.push_back(
+                "no --moe-router-force-load-balancing: the router trains as it learns, and the "
+                "busiest expert rank's share is not in the file: expert_rank_load kept at " +
+                core::fieldText(s, "expert_rank_load") +
+                " from the starting scenario (1 is balanced); set the run's (docs/experts.md, "
+                "\"Routing imbalance\")");
         s.padToCapacity = has(Flag::moePadToCapacity);
         if (s.padToCapacity && !s.expertCapacityFactor)
             return core::InputError{"--moe-pad-expert-input-to-capacity",

@@ -1044,6 +1044,40 @@ private Q_SLOTS:
         QCOMPARE(reread->padToCapacity, padded);
     }
 
+    // Routing in Megatron-LM's flags (docs/experts.md, "Routing imbalance"): a router forced
+    // to balance is expert_rank_load 1 whatever the starting scenario had; without the flag
+    // the file does not say, so the starting scenario's load stays and the import says so.
+    // Written back, a load above 1 is a comment, and the router is not forced.
+    void megatronRouting_data()
+    {
+        QTest::addColumn<QByteArray>("flags");
+        QTest::addColumn<double>("load");
+        QTest::addColumn<bool>("assumed");
+        QTest::addRow("forced to balance")
+            << QByteArray("--moe-router-force-load-balancing") << 1.0 << false;
+        QTest::addRow("as trained") << QByteArray("--moe-aux-loss-coeff 0.01") << 1.4 << true;
+    }
+    void megatronRouting()
+    {
+        QFETCH(QByteArray, flags);
+        QFETCH(double, load);
+        QFETCH(bool, assumed);
+        Scenario start;
+        start.expertRankLoad = 1.4;
+        const auto result = importLlama8bExperts(flags, start);
+        const auto *imported = std::get_if<io::ImportedConfig>(&result);
+        QVERIFY2(imported && imported->scenario,
+                 imported ? "no scenario" : std::get<InputError>(result).message.c_str());
+        QCOMPARE(imported->scenario->expertRankLoad, load);
+        QCOMPARE(contains(imported->assumptions, "no --moe-router-force-load-balancing"), assumed);
+        std::string script;
+        const std::optional<Scenario> reread = writtenBackAndRead(*imported, start, script);
+        QVERIFY2(reread, script.c_str());
+        QVERIFY(script.find("--moe-router-force-load-balancing") == std::string::npos);
+        QCOMPARE(script.find("expert_rank_load=1.4") != std::string::npos, load > 1);
+        QCOMPARE(reread->expertRankLoad, 1.4);
+    }
+
     // CUDA graphs in Megatron-LM's flags (arguments.py, --cuda-graph-impl; older releases'
     // --cuda-graph-scope full_iteration): only a graph of the whole step is full_cuda_graph,
     // written back with the NaN check it requires off.
