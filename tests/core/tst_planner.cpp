@@ -340,6 +340,10 @@ private Q_SLOTS:
         // than m·(F + B), which the bound must allow for.
         QTest::newRow("Qwen3-30B-A3B on 16 B200, batch 32, ep_overlap")
             << "model=qwen3-30b-a3b,device=b200,seq_len=2048,ep_overlap=true" << 16 << 32;
+        // Routing as trained (docs/experts.md, "Routing imbalance"): the busiest rank's
+        // copies lengthen the step at every E but 1, which the bound must not outrun.
+        QTest::newRow("Qwen3-30B-A3B on 16 B200, batch 32, busiest rank 1.5")
+            << "model=qwen3-30b-a3b,device=b200,seq_len=2048,expert_rank_load=1.5" << 16 << 32;
         addMtpAndModulesCase();
     }
     // docs/planner.md: pruning is exact only if the bound is a bound.
