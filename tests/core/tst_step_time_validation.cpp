@@ -1531,6 +1531,14 @@ private Q_SLOTS:
         QTest::newRow("Llama 3.1 8B v6.0 NVFP4, 72 GB300")
             << "llama-3.1-8b"
             << fp4Eight + "device=gb300-nvl72,dp=72,microbatches=1,microbatch_size=1" << 0.1994;
+        // Dell's v6.0 8B on 64 GB300s (results/16xXE9712x4GB300, llama31_8b): 64 sequences a
+        // step, one a GPU; its log gives no layout or precision and its configuration is not
+        // published, so NVIDIA's 72-GPU NVFP4 layout above is assumed; the median of the
+        // train_step_time it gives five times a block (0.1951 over whole blocks). Added as a
+        // run the model had not seen.
+        QTest::newRow("Llama 3.1 8B v6.0 NVFP4, 64 GB300 (Dell)")
+            << "llama-3.1-8b"
+            << fp4Eight + "device=gb300-nvl72,dp=64,microbatches=1,microbatch_size=1" << 0.2001;
         QTest::newRow("Llama 3.1 8B v6.0, 512 GB300")
             << "llama-3.1-8b" << gb300Eight + "tp=2,cp=4,dp=64" << 0.0758;
         QTest::newRow("Llama 3.1 8B v6.0, 1,024 GB200")
@@ -1674,6 +1682,11 @@ private Q_SLOTS:
         QTest::newRow("Llama 2 70B LoRA v6.0, 72 GB300, C8") << v60 + "dp=9" << 0.1688;
         QTest::newRow("Llama 2 70B LoRA v6.0, 512 GB300, C8") << v60 + "dp=64" << 0.1746;
         QTest::newRow("Llama 2 70B LoRA v6.0, 72 GB300, C8 (HPE)") << v60 + "dp=9" << 0.1643;
+        // Dell's on 64 GB300s (results/16xXE9712x4GB300): eight sequences a step over 64
+        // GPUs and NVIDIA's C8 recipe's learning rate and 700 steps; its log gives no layout,
+        // so C8 D8 is read from those. The median of every tenth step's train_step_time.
+        // Added as a run the model had not seen.
+        QTest::newRow("Llama 2 70B LoRA v6.0, 64 GB300, C8 (Dell)") << v60 + "dp=8" << 0.1656;
         // NVIDIA's 8-GPU runs in NVFP4 (config_common_fp4.sh: FP4 with the nvfp4 recipe, FP8
         // attention in delayed scaling, no FP8 activation input), the frozen weights quantized
         // to NVFP4 in place before training (PRE_QUANTIZED_MODEL; custom_callbacks.py,
@@ -1692,6 +1705,15 @@ private Q_SLOTS:
             << fp4 + "cp=2,cp_exchange=alltoall,device=gb200-nvl72,dp=4,microbatches=2" << 1.0383;
         QTest::newRow("Llama 2 70B LoRA v6.0 NVFP4, 8 GB300")
             << fp4 + "cp=1,device=gb300-nvl72,dp=8,loss_fusion=te,full_cuda_graph=true" << 0.7255;
+        // Dell's on 4 GB300s (results/1xXE9712x4GB300): eight sequences a step in two
+        // accumulated micro-batches, so D4; the learning rate and 550 steps of NVIDIA's NVFP4
+        // recipe, whose step grows from 1.45 to about 2.1 s at step 350 as the healing phase
+        // begins: the median of the train_step_time both logs give every tenth step before it.
+        // Added as a run the model had not seen.
+        QTest::newRow("Llama 2 70B LoRA v6.0 NVFP4, 4 GB300 (Dell)")
+            << fp4 +
+                   "cp=1,device=gb300-nvl72,dp=4,microbatches=2,loss_fusion=te,full_cuda_graph=true"
+            << 1.4478;
         // Dell's 8 H200 (results/1xXE9680Lx8H200-SXM-141GB, whose logs print the
         // configuration): T2 with sequence parallelism and no userbuffers overlap
         // (tp_comm_overlap=False), D4, two micro-batches a step, FP8 weights (fp8_model_init,
@@ -2307,7 +2329,7 @@ private Q_SLOTS:
                     QSKIP("a subset of the functions ran: the mean is over every run");
         }
         std::vector<double> errors = runErrors();
-        QCOMPARE(errors.size(), std::size_t{259});
+        QCOMPARE(errors.size(), std::size_t{262});
         std::sort(errors.begin(), errors.end());
         double sum = 0;
         for (double e : errors)
