@@ -1534,8 +1534,8 @@ private Q_SLOTS:
         // Dell's v6.0 8B on 64 GB300s (results/16xXE9712x4GB300, llama31_8b): 64 sequences a
         // step, one a GPU; its log gives no layout or precision and its configuration is not
         // published, so NVIDIA's 72-GPU NVFP4 layout above is assumed; the median of the
-        // train_step_time it gives five times a block (0.1951 over whole blocks). Added as a
-        // run the model had not seen.
+        // train_step_time it gives five times a block (whole blocks' wall time gives 0.193-0.196).
+        // Added as a run the model had not seen.
         QTest::newRow("Llama 3.1 8B v6.0 NVFP4, 64 GB300 (Dell)")
             << "llama-3.1-8b"
             << fp4Eight + "device=gb300-nvl72,dp=64,microbatches=1,microbatch_size=1" << 0.2001;
