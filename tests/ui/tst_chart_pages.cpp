@@ -1015,7 +1015,8 @@ private Q_SLOTS:
         QTest::addRow("busiest rank 1.5, dropless")
             << qwen + "expert_rank_load=1.5"
             << QStringList{"expert_rank_load = 1.5 × its even share",
-                           "E=8 × min(k=8, 16 experts a rank) ÷ k = 8", "carry × 1.5 the copies"}
+                           "E=8 × min(k=8, 16 experts a rank) ÷ k = 8", "carry × 1.5 the copies",
+                           "s balanced, ", "% longer"}
             << QStringList{"Experts' capacity"};
         QTest::addRow("busiest rank 2 over capacity 1.25")
             << qwen + "expert_rank_load=2,expert_capacity_factor=1.25"
@@ -1025,6 +1026,29 @@ private Q_SLOTS:
             << qwen + "expert_rank_load=9" << QStringList{"more than a rank can take, timed at 8"}
             << QStringList{};
     }
+    // docs/experts.md, "Routing imbalance": the formula gives what the busiest rank costs,
+    // the step beside the same scenario balanced, and the step is longer for it.
+    void stepFormulaSaysWhatTheBusiestRankCosts()
+    {
+        const core::Presets presets = io::builtinPresets();
+        const QString qwen =
+            QStringLiteral("model=qwen3-30b-a3b,device=h100-sxm,tp=1,pp=1,dp=8,ep=8,seq_len=4096,"
+                           "microbatch_size=1,microbatches=8,recompute=none,");
+        const core::Scenario loaded = scenario(qwen + "expert_rank_load=1.5");
+        const core::Report r = core::evaluate(loaded, presets);
+        const core::Report even = core::evaluate(scenario(qwen), presets);
+        QVERIFY(r.ok() && r.stepTime && even.ok() && even.stepTime);
+        QVERIFY(r.stepTime->stepTimeS > even.stepTime->stepTimeS);
+        const QString text =
+            createChartPage(QStringLiteral("step-time"))->formulas(ChartInputs{loaded, presets, r});
+        const QString said =
+            QStringLiteral("the step takes %1 s against %2 s balanced, %3 % longer")
+                .arg(r.stepTime->stepTimeS, 0, 'g', 4)
+                .arg(even.stepTime->stepTimeS, 0, 'g', 4)
+                .arg(100 * (r.stepTime->stepTimeS / even.stepTime->stepTimeS - 1), 0, 'f', 1);
+        QVERIFY2(text.contains(said), qPrintable(text));
+    }
+
     void stepFormulaCountsTheStagesWork()
     {
         QFETCH(QString, set);

@@ -376,10 +376,27 @@ namespace {
 
 // What the busiest expert rank takes under routing as trained (docs/experts.md, "Routing
 // imbalance"), or nothing when routing is balanced or the model dense.
-QString rankLoadFormula(const core::Scenario &s, const core::ModelSpec &model)
+QString rankLoadFormula(const core::Scenario &s, const core::ModelSpec &model,
+                        const core::Presets &presets, const core::Report &r)
 {
     if (s.expertRankLoad == 1)
         return {};
+    // What the imbalance costs: the same scenario with balanced routing, evaluated beside it
+    // (microseconds; docs/DESIGN.md, "Performance").
+    QString cost;
+    if (r.stepTime && r.stepTime->stepTimeS > 0) {
+        core::Scenario balanced = s;
+        balanced.expertRankLoad = 1;
+        const core::Report even = core::evaluate(balanced, presets);
+        if (even.ok() && even.stepTime && even.stepTime->stepTimeS > 0)
+            cost =
+                QObject::tr("; %1 %2 s against %3 s balanced, %4 % longer")
+                    .arg(s.mode == core::Mode::inference ? QObject::tr("the prefill takes")
+                                                         : QObject::tr("the step takes"))
+                    .arg(r.stepTime->stepTimeS, 0, 'g', 4)
+                    .arg(even.stepTime->stepTimeS, 0, 'g', 4)
+                    .arg(100 * (r.stepTime->stepTimeS / even.stepTime->stepTimeS - 1), 0, 'f', 1);
+    }
     const double limit = core::expertRankLoadLimit(s, model);
     const double routed = core::expertRoutedLoad(s, model);
     const int local = (model.experts + std::max(1, s.ep) - 1) / std::max(1, s.ep);
@@ -401,19 +418,20 @@ QString rankLoadFormula(const core::Scenario &s, const core::ModelSpec &model)
             .arg(model.expertsPerToken)
             .arg(local)
             .arg(limit, 0, 'g', 4)
-            .arg(kept),
+            .arg(kept + cost),
         QObject::tr("the all-to-all ends when its busiest member does (docs/experts.md, "
                     "“Routing imbalance”)"));
 }
 
 // What a capacity factor makes each expert take (docs/experts.md, "Capacity"), and what
 // the busiest rank takes, or nothing when routing is balanced and dropless or the model dense.
-QString capacityFormula(const core::Scenario &s, const core::Presets &presets)
+QString capacityFormula(const core::Scenario &s, const core::Presets &presets,
+                        const core::Report &r)
 {
     const core::ModelSpec *model = core::resolveModel(s, presets);
     if (!model || !model->hasExperts())
         return {};
-    const QString rank = rankLoadFormula(s, *model);
+    const QString rank = rankLoadFormula(s, *model, presets, r);
     if (!s.expertCapacityFactor)
         return rank;
     const double tokens =
@@ -452,7 +470,7 @@ QString StepTimePage::formulas(const ChartInputs &inputs) const
 {
     const core::Scenario &s = inputs.scenario;
     const core::Report &r = inputs.report;
-    QString out = stepTimeFormulas(s, r) + capacityFormula(s, inputs.presets);
+    QString out = stepTimeFormulas(s, r) + capacityFormula(s, inputs.presets, r);
     if (r.layerOps.empty()) {
         return out + formula::block(QObject::tr("Step time"),
                                     r.timeInLayerUnits
