@@ -1345,8 +1345,9 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
     if ((s.ep > 1 || s.expertTp > 0) && !model.hasExperts())
         r.warnings.push_back({"experts-unused", "ep and expert_tp spread experts; " + name +
                                                     " is dense, so they change nothing"});
-    // Below an even share, an expert drops copies however balanced the routing.
-    if (const double kept = std::min(1.0, expertLoad(s, model)); kept < 1)
+    // Below an even share, an expert drops copies however balanced the routing (with the
+    // busiest rank loaded, the warning below says what that rank drops).
+    if (const double kept = std::min(1.0, expertLoad(s, model)); kept < 1 && s.expertRankLoad <= 1)
         r.warnings.push_back(
             {"tokens-dropped", "expert_capacity_factor " + plainNumber(*s.expertCapacityFactor) +
                                    " is below 1: even with balanced routing each expert drops " +
@@ -1359,9 +1360,7 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
             r.warnings.push_back(
                 {"expert-rank-load-capped",
                  "expert_rank_load " + plainNumber(s.expertRankLoad) +
-                     " is more than a rank can "
-                     "take at E = " +
-                     std::to_string(s.ep) +
+                     " is more than a rank can take at E = " + std::to_string(s.ep) +
                      (s.ep == 1 ? " (one device holds every expert)"
                                 : ", every copy for its experts, E x min(k, experts a rank) / k") +
                      ": timed at " + plainNumber(std::round(1000 * limit) / 1000),
@@ -1374,8 +1373,9 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                      plainNumber(*s.expertCapacityFactor) +
                      " lets an expert take: the busiest rank's experts drop about " +
                      plainNumber(std::round(1000 * (1 - routed / s.expertRankLoad)) / 10) +
-                     " % of the copies routed to them, which skip their MLP",
-                 "expert_rank_load", plainNumber(routed)});
+                     " % of the copies routed to them, which skip their MLP; a capacity of the "
+                     "load drops none",
+                 "expert_capacity_factor", plainNumber(s.expertRankLoad)});
     }
     if (!model.hasExperts() && s.expertRankLoad != 1)
         r.warnings.push_back({"expert-rank-load-unused",

@@ -587,6 +587,18 @@ private Q_SLOTS:
                            "expert_rank_load=1.2"}
             << "expert-rank-load-capped"
             << "expert_rank_load=1";
+        // Below an even share and loaded too: one warning, the busiest rank's drop,
+        // 1 - 0.5 / 2 = 75 %.
+        QTest::addRow("a rank load over a capacity below an even share")
+            << QStringList{"model=qwen3-30b-a3b",
+                           "tp=1",
+                           "pp=1",
+                           "dp=8",
+                           "ep=8",
+                           "expert_capacity_factor=0.5",
+                           "expert_rank_load=2"}
+            << "tokens-dropped"
+            << "expert_capacity_factor=2";
         QTest::addRow("a rank load above the capacity")
             << QStringList{"model=qwen3-30b-a3b",
                            "tp=1",
@@ -596,7 +608,7 @@ private Q_SLOTS:
                            "expert_capacity_factor=1.25",
                            "expert_rank_load=2"}
             << "tokens-dropped"
-            << "expert_rank_load=1.25";
+            << "expert_capacity_factor=2";
         QTest::addRow("a whole-step CUDA graph in inference")
             << QStringList{"mode=inference", "full_cuda_graph=true"} << "cuda-graph-unused"
             << "full_cuda_graph=false";
