@@ -1780,7 +1780,8 @@ private Q_SLOTS:
         // logs give the recipe's batch, learning rate, 550 steps and the healing phase's jump at
         // step 350. The steps before step 350. Added as runs the model had not seen.
         // (Supermicro's 8 B200s, AS-4126GS-NBR-LCC, whose log names the same layout, are not
-        // here: Parascope puts it at 243 GB of the B200's 193; docs/step_time.md, "Fine-tuning".)
+        // here: Parascope puts it at about 235 GB of the B200's 193; docs/step_time.md, "MLPerf
+        // Training v6.0".)
         const QString fp4Eights = fp4 + "cp=1,dp=8,loss_fusion=te,full_cuda_graph=true,device=";
         QTest::newRow("Llama 2 70B LoRA v6.0 NVFP4, 8 B300 (Supermicro)")
             << fp4Eights + "b300" << 0.8483;
