@@ -1808,6 +1808,22 @@ private Q_SLOTS:
                               "microbatches=2,fp8_activation_input=true,cp=1,"
                               "lora_a2a=true")
             << 3.1467;
+        // Krai's v6.0 runs on 16, 32 and 64 H200s (Krai/results/Cray-XD670-H200-SXM5-141GB
+        // n2, n4 and n8, on HPE's v5.0 code, whose logs print the configuration: T2, T4 and T4
+        // with sequence parallelism and userbuffers overlap, C = 1, one sequence a replica, FP8
+        // delayed scaling with FP8 attention, no CUDA graphs; QKV's overlap off as in every
+        // NeMo MLPerf LoRA run, the adapters exchanged by all-to-all). Their logs give sequences
+        // a second once a block; the step is the global batch over the median. Added as runs
+        // the model had not seen.
+        const QString krai =
+            QStringLiteral("device=h200,cp=1,sequence_parallel=true,tp_overlap=true,"
+                           "tp_overlap_qkv=false,lora_a2a=true,");
+        QTest::newRow("Llama 2 70B LoRA v6.0 on v5.0 code, 16 H200 (Krai), T2")
+            << krai + "tp=2,dp=8" << 8 / 4.7969;
+        QTest::newRow("Llama 2 70B LoRA v6.0 on v5.0 code, 32 H200 (Krai), T4")
+            << krai + "tp=4,dp=8" << 8 / 9.1090;
+        QTest::newRow("Llama 2 70B LoRA v6.0 on v5.0 code, 64 H200 (Krai), T4")
+            << krai + "tp=4,dp=16" << 16 / 18.0947;
         // Dell's 8 B300 (results/1xXE9780x8B300-SXM-270GB, whose logs print the configuration):
         // T1 D8, one micro-batch, FP8 weights, FP8 attention, the SwiGLU input in FP8, no
         // CUDA graphs (enable_cuda_graph=False).
@@ -2412,7 +2428,7 @@ private Q_SLOTS:
                     QSKIP("a subset of the functions ran: the mean is over every run");
         }
         std::vector<double> errors = runErrors();
-        QCOMPARE(errors.size(), std::size_t{281});
+        QCOMPARE(errors.size(), std::size_t{284});
         std::sort(errors.begin(), errors.end());
         double sum = 0;
         for (double e : errors)
