@@ -125,6 +125,8 @@ private Q_SLOTS:
             << "deepseek-v3" << 671.0 << 37.0 << 0 << false;
         QTest::addRow("gpt-oss model card, Table 1: 116.83B, 5.13B active")
             << "gpt-oss-120b" << 116.83 << 5.13 << 2 << false;
+        QTest::addRow("gpt-oss model card, Table 1: 20.91B, 3.61B active")
+            << "gpt-oss-20b" << 20.91 << 3.61 << 2 << false;
     }
     void expertModelSizes()
     {

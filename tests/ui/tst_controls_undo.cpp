@@ -206,7 +206,7 @@ private Q_SLOTS:
             << "gpt-3-175b";
         QTest::addRow("model: Down ×12 runs into the last item")
             << "model" << Qt::Key_Down << 12 << "llama-3.1-70b"
-            << "gpt-oss-120b";
+            << "gpt-oss-20b";
         QTest::addRow("device: Down ×4, H100 → SN40L")
             << "device" << Qt::Key_Down << 4 << "h100-sxm"
             << "sn40l";
