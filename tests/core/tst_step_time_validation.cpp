@@ -1992,6 +1992,50 @@ private Q_SLOTS:
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
 
+    // MLPerf Training v6.0's gpt-oss-20b benchmark (mlcommons/training_results_v6.0, NVIDIA's
+    // implementations/nemo: pretrain.py, conf/gpt_oss.yaml): gpt-oss-20b's shape with Llama 3's
+    // 128,256-token vocabulary, trained from scratch, 8,192-token sequences, full-step CUDA
+    // graphs, MXFP8 by its configurations' names (the common files that set the recipe are not
+    // in the copy read: MXFP8 multiplies, FP8 parameters, BF16 attention, Transformer Engine's
+    // loss, 768M buckets). Its router trains with no load-balancing loss, so only the run
+    // without expert parallelism is here, where no rank waits for another's experts: NVIDIA's
+    // 8 GB300s (theia_ngpu8, config_GB300_2x4x3xtp1pp1cp1ep1_mxfp8.sh: D8, three sequences a
+    // replica), the median train_step_time of its first log. Added as a run the model had not
+    // seen; the other runs are in docs/step_time.md, "gpt-oss-20b in MLPerf Training v6.0".
+    void mlperfGptOss_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<double>("publishedS");
+        QTest::newRow("gpt-oss-20b v6.0, 8 GB300, E1")
+            << "device=gb300-nvl72,tp=1,cp=1,ep=1,dp=8,microbatch_size=1,microbatches=3" << 0.4927;
+    }
+    void mlperfGptOss()
+    {
+        QFETCH(QString, set);
+        QFETCH(double, publishedS);
+        const core::Presets presets = io::builtinPresets();
+        Scenario s = scenario(
+            QStringLiteral("framework=megatron,precision=fp8,fp8_scaling=block,fp8_params=true,"
+                           "grad_precision=bf16,zero=1,pp=1,schedule=1f1b,seq_len=8192,"
+                           "recompute=none,attention=flash,fp8_attention=false,"
+                           "full_cuda_graph=true,loss_fusion=te,ep_dispatcher=flex,expert_tp=1,"
+                           "cache_outputs=false,dp_bucket_params=768e6,") +
+            set);
+        ModelSpec oss = *presets.model("gpt-oss-20b");
+        oss.id = "gpt-oss-20b-mlperf";
+        oss.vocab = 128256; // pretrain.py: Llama 3's tokenizer
+        s.customModel = oss;
+        s.model = oss.id;
+        const Report r = evaluate(s, presets);
+        QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
+        QVERIFY(r.fits);
+        const double e = error(publishedS / r.stepTime->stepTimeS, 1);
+        qInfo("%s: %.3f s modelled, %.3f s published, %+.1f %% throughput", QTest::currentDataTag(),
+              r.stepTime->stepTimeS, publishedS, 100 * e);
+        counted(e);
+        QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
+    }
+
     // MLPerf Training v5.1, AMD's own submissions (mlcommons/training_results_v5.1, AMD/
     // benchmarks/*/implementations/*/config_*.sh; NeMo with ROCm Transformer Engine): one node of
     // 8 GPUs, D = 8, T1 K1, FP8 with delayed scaling (FP8_AMAX_ALGO most_recent) and FP8 weights,
@@ -2428,7 +2472,7 @@ private Q_SLOTS:
                     QSKIP("a subset of the functions ran: the mean is over every run");
         }
         std::vector<double> errors = runErrors();
-        QCOMPARE(errors.size(), std::size_t{284});
+        QCOMPARE(errors.size(), std::size_t{285});
         std::sort(errors.begin(), errors.end());
         double sum = 0;
         for (double e : errors)
