@@ -13,6 +13,7 @@
 #include "ui/scenario_document.h"
 #include "widget_helpers.h"
 
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QRegularExpression>
 #include <QTabWidget>
@@ -85,6 +86,9 @@ private Q_SLOTS:
                                                                     << "memory";
         QTest::addRow("Megatron-Bridge 26.08: DeepSeek-V3 under one CUDA graph")
             << "deepseek-v3-gb300-full-iteration"
+            << "step-time";
+        QTest::addRow("MLPerf v6.0: DeepSeek-V3 with routing as trained")
+            << "deepseek-v3-gb300-routing"
             << "step-time";
         QTest::addRow("Megatron-Bridge 26.06: Llama 3 70B fine-tuned on packed examples")
             << "llama-70b-sft-h100-packed"
@@ -285,6 +289,25 @@ private Q_SLOTS:
                                 [](const core::LayerOp &o) { return o.key == "fp8_cast"; }));
             QCOMPARE(r.stepTime->busiestStage, 1);
             QCOMPARE(window.currentPage()->id(), "step-time");
+        } else if (id == "deepseek-v3-gb300-routing") {
+            // docs/experts.md, "Routing imbalance": the busiest of the 32 expert ranks at 1.2
+            // times its share (below its bound of 32 and uncapped: dropless) lengthens the
+            // step against the same step balanced, and the control says so.
+            const core::Report &r = document.report();
+            QVERIFY(r.stepTime);
+            QCOMPARE(r.expertLoad, 1.2);
+            QVERIFY(!r.hasWarning("expert-rank-load-capped"));
+            QVERIFY(!r.hasWarning("tokens-dropped"));
+            core::Scenario even = document.scenario();
+            even.expertRankLoad = 1;
+            const core::Report balanced = core::evaluate(even, document.presets());
+            QVERIFY(balanced.ok() && balanced.stepTime);
+            QVERIFY(r.stepTime->stepTimeS > balanced.stepTime->stepTimeS);
+            const auto *load =
+                qobject_cast<QDoubleSpinBox *>(window.controls()->control("expert_rank_load"));
+            QVERIFY(load && load->isEnabled());
+            QCOMPARE(load->value(), 1.2);
+            QCOMPARE(window.currentPage()->id(), "step-time");
         } else if (id == "70b-one-device") {
             QVERIFY(verdict.contains("Does not fit"));
             QCOMPARE(memory("Weights")[0], 2 * 70'553'706'496.0 / 1e9); // 141.1 GB
@@ -350,7 +373,7 @@ private Q_SLOTS:
                                     QString::number(r.stepTime->stepTimeS, 'f', 2)));
             ++checked;
         }
-        QVERIFY(checked >= 2); // the two DeepSeek-V3 GB300 examples
+        QVERIFY(checked >= 3); // the three DeepSeek-V3 GB300 examples
     }
 };
 
