@@ -434,15 +434,20 @@ ActivationConfig activationConfig(const Scenario &s, const ModelSpec &m)
     return c;
 }
 
+int expertsPerRank(const Scenario &s, const ModelSpec &m)
+{
+    const int ep = std::max(1, s.ep);
+    return (m.experts + ep - 1) / ep;
+}
+
 double expertRankLoadLimit(const Scenario &s, const ModelSpec &m)
 {
     if (!m.hasExperts() || m.expertsPerToken < 1)
         return 1;
     // Each token sends k copies to k different experts, so a rank holding n of them takes at
     // most min(k, n) of its copies, against an even share of k / E.
-    const int ep = std::max(1, s.ep);
-    const int local = (m.experts + ep - 1) / ep;
-    return static_cast<double>(ep) * std::min(m.expertsPerToken, local) / m.expertsPerToken;
+    return static_cast<double>(std::max(1, s.ep)) *
+           std::min(m.expertsPerToken, expertsPerRank(s, m)) / m.expertsPerToken;
 }
 
 namespace {

@@ -93,6 +93,9 @@ double expertLoad(const Scenario &scenario, const ModelSpec &model);
 // at most the capacity; what crosses the network to it.
 double expertRoutedLoad(const Scenario &scenario, const ModelSpec &model);
 
+// The routed experts one of the E expert-parallel ranks holds: ceil(experts / E).
+int expertsPerRank(const Scenario &scenario, const ModelSpec &model);
+
 // The most a rank can take: every token's copies for its ceil(experts / E) experts, at most
 // k of them, over the even k / E: E x min(k, experts a rank) / k; 1 for a dense model.
 double expertRankLoadLimit(const Scenario &scenario, const ModelSpec &model);

@@ -1763,17 +1763,13 @@ private Q_SLOTS:
             << fp4 + "cp=2,cp_exchange=alltoall,device=gb200-nvl72,dp=4,microbatches=2" << 1.0383;
         QTest::newRow("Llama 2 70B LoRA v6.0 NVFP4, 8 GB300")
             << fp4 + "cp=1,device=gb300-nvl72,dp=8,loss_fusion=te,full_cuda_graph=true" << 0.7255;
-        // Dell's on 4 GB300s (results/1xXE9712x4GB300): eight sequences a step in two
-        // accumulated micro-batches, so D4; the learning rate and 550 steps of NVIDIA's NVFP4
-        // recipe, whose step grows from 1.45 to about 2.1 s at step 350 as the healing phase
-        // begins: the median of the train_step_time both logs give every tenth step before it.
-        // Added as a run the model had not seen.
         // Oracle's 8 GB300 (8GPU.GB300.4.NVL72; its log names GB300_2x4x1xtp1pp1cp1_fp4, the
         // NVIDIA row's layout) and Cisco's 16 B300 (2xC880A_M8-8xB300-SXM-288GB,
         // config_c880_B300_2x8x1xtp1pp1cp1_fp4.sh and its log: C2 D8, full-step CUDA graphs),
         // the steps before step 350; added as runs the model had not seen.
+        const QString fp4Eights = fp4 + "cp=1,dp=8,loss_fusion=te,full_cuda_graph=true,device=";
         QTest::newRow("Llama 2 70B LoRA v6.0 NVFP4, 8 GB300 (Oracle)")
-            << fp4 + "cp=1,device=gb300-nvl72,dp=8,loss_fusion=te,full_cuda_graph=true" << 0.7123;
+            << fp4Eights + "gb300-nvl72" << 0.7123;
         // The NVFP4 recipe one sequence a GPU on 8 B300s: Supermicro's
         // (AS-4126GS-NB3RT-LCC-8xB300_SXM, config_AS-4126GS-NB3RT-LCC_1x8x1xtp1pp1cp1_fp4.sh and
         // its log), ASUSTeK's (XA_NB3I_E12) and GigaComputing's (G894-SD3-AAX7_pytorch), whose
@@ -1782,7 +1778,6 @@ private Q_SLOTS:
         // (Supermicro's 8 B200s, AS-4126GS-NBR-LCC, whose log names the same layout, are not
         // here: Parascope puts it at about 235 GB of the B200's 193; docs/step_time.md, "MLPerf
         // Training v6.0".)
-        const QString fp4Eights = fp4 + "cp=1,dp=8,loss_fusion=te,full_cuda_graph=true,device=";
         QTest::newRow("Llama 2 70B LoRA v6.0 NVFP4, 8 B300 (Supermicro)")
             << fp4Eights + "b300" << 0.8483;
         QTest::newRow("Llama 2 70B LoRA v6.0 NVFP4, 8 B300 (ASUSTeK)")
@@ -1793,6 +1788,11 @@ private Q_SLOTS:
             << fp4 +
                    "cp=2,cp_exchange=alltoall,device=b300,dp=8,loss_fusion=te,full_cuda_graph=true"
             << 0.4864;
+        // Dell's on 4 GB300s (results/1xXE9712x4GB300): eight sequences a step in two
+        // accumulated micro-batches, so D4; the learning rate and 550 steps of NVIDIA's NVFP4
+        // recipe, whose step grows from 1.45 to about 2.1 s at step 350 as the healing phase
+        // begins: the median of the train_step_time both logs give every tenth step before it.
+        // Added as a run the model had not seen.
         QTest::newRow("Llama 2 70B LoRA v6.0 NVFP4, 4 GB300 (Dell)")
             << fp4 +
                    "cp=1,device=gb300-nvl72,dp=4,microbatches=2,loss_fusion=te,full_cuda_graph=true"

@@ -399,7 +399,6 @@ QString rankLoadFormula(const core::Scenario &s, const core::ModelSpec &model,
     }
     const double limit = core::expertRankLoadLimit(s, model);
     const double routed = core::expertRoutedLoad(s, model);
-    const int local = (model.experts + std::max(1, s.ep) - 1) / std::max(1, s.ep);
     const QString kept =
         s.expertRankLoad > limit
             ? QObject::tr("more than a rank can take, timed at %1").arg(limit, 0, 'g', 4)
@@ -416,7 +415,7 @@ QString rankLoadFormula(const core::Scenario &s, const core::ModelSpec &model,
             .arg(s.expertRankLoad, 0, 'g', 4)
             .arg(s.ep)
             .arg(model.expertsPerToken)
-            .arg(local)
+            .arg(core::expertsPerRank(s, model))
             .arg(limit, 0, 'g', 4)
             .arg(kept + cost),
         QObject::tr("the all-to-all ends when its busiest member does (docs/experts.md, "
