@@ -37,6 +37,9 @@ constexpr double kDefaultMatmulEfficiency = 0.8;
 constexpr double kDefaultMemoryEfficiency = 0.9;
 constexpr double kDefaultIntraNodeEfficiency = 0.8;
 constexpr double kDefaultInterNodeEfficiency = 0.9;
+// A GPU's copy of pinned host memory over PCIe Gen5 x16: 52.77 GB/s device to host of the
+// link's 64 GB/s a direction on an H100 cluster (NVIDIA/nvbandwidth#24, device_to_host).
+constexpr double kDefaultHostEfficiency = 52.77 / 64;
 
 double DeviceSpec::matmulEfficiencyOrDefault() const
 {
@@ -104,7 +107,7 @@ double DeviceSpec::flash3BackwardEfficiencyOrDefault() const
                           attentionBackwardEfficiencyOrDefault());
 }
 
-std::array<std::pair<const char *, double>, 14> efficiencyFields(const DeviceSpec &d)
+std::array<std::pair<const char *, double>, 15> efficiencyFields(const DeviceSpec &d)
 {
     return {{{"matmul_efficiency", d.matmulEfficiency},
              {"fp8_matmul_efficiency", d.fp8MatmulEfficiency},
@@ -119,7 +122,8 @@ std::array<std::pair<const char *, double>, 14> efficiencyFields(const DeviceSpe
              {"memory_efficiency", d.memoryEfficiency},
              {"eager_memory_efficiency", d.eagerMemoryEfficiency},
              {"intra_node_efficiency", d.intraNodeEfficiency},
-             {"inter_node_efficiency", d.interNodeEfficiency}}};
+             {"inter_node_efficiency", d.interNodeEfficiency},
+             {"host_efficiency", d.hostEfficiency}}};
 }
 
 std::vector<std::string> assumedRates(const DeviceSpec &d, Precision compute, bool fusedAttention,
@@ -189,6 +193,11 @@ double DeviceSpec::memoryEfficiencyOrDefault() const
 double DeviceSpec::eagerMemoryEfficiencyOrDefault() const
 {
     return eagerMemoryEfficiency > 0 ? eagerMemoryEfficiency : memoryEfficiencyOrDefault();
+}
+
+double DeviceSpec::hostEfficiencyOrDefault() const
+{
+    return hostEfficiency > 0 ? hostEfficiency : kDefaultHostEfficiency;
 }
 
 double DeviceSpec::linkEfficiencyOrDefault(bool intraNode) const

@@ -79,7 +79,11 @@ struct DeviceSpec
     // The per-operation step-time model (docs/step_time.md). 0 means "not published": memory
     // bandwidth then leaves memory-bound operations untimed, the efficiencies take the
     // defaults below, and no compute units means no wave quantization.
-    double hbmGbPerS = 0;        // memory bandwidth, GB/s
+    double hbmGbPerS = 0; // memory bandwidth, GB/s
+    // The link to the host's memory, GB/s per direction (PCIe, or NVLink-C2C on Grace
+    // superchips): what activation offloading moves over (docs/activations.md, "Offloaded
+    // layers"). 0: not published.
+    double hostGbPerS = 0;
     double matmulEfficiency = 0; // largest matrix multiply's fraction of peak (MAMF ÷ peak)
     // The FP8 multiplies' fraction of the FP8 peak, where measured; 0: as matmul_efficiency.
     double fp8MatmulEfficiency = 0;
@@ -118,6 +122,7 @@ struct DeviceSpec
     double eagerMemoryEfficiency = 0;
     double intraNodeEfficiency = 0; // collective bus bandwidth ÷ link bandwidth, in a node
     double interNodeEfficiency = 0; // the same between nodes
+    double hostEfficiency = 0;      // the same over the host link; 0: kDefaultHostEfficiency
     int computeUnits = 0;           // SMs or CUs a matrix multiply's tiles spread over
     // SMs or CUs a collective's kernels hold while compute runs beside it (NCCL runs one
     // block per channel), where measured; 0: a hidden collective costs the compute nothing.
@@ -152,12 +157,13 @@ struct DeviceSpec
     double memoryEfficiencyOrDefault() const;
     double eagerMemoryEfficiencyOrDefault() const;
     double linkEfficiencyOrDefault(bool intraNode) const;
+    double hostEfficiencyOrDefault() const;
     bool operator==(const DeviceSpec &) const = default;
 };
 
 // The step-time model's fractions a preset may give, by key: one list for reading, checking
 // and writing them (docs/step_time.md, "Device data").
-std::array<std::pair<const char *, double>, 14> efficiencyFields(const DeviceSpec &device);
+std::array<std::pair<const char *, double>, 15> efficiencyFields(const DeviceSpec &device);
 
 // The keys of assumed_rates (DeviceSpec::rateNotes): the rates a run's multiplies and its fused
 // attention take.

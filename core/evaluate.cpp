@@ -4,6 +4,7 @@
 #include "core/comm_cost.h"
 #include "core/echo.h"
 #include "core/framework.h"
+#include "core/offload.h"
 #include "core/op_model.h"
 #include "core/schedule.h"
 #include "core/step_time.h"
@@ -660,6 +661,9 @@ struct Timing
     std::optional<InputError> tpLinkError;
     std::optional<InputError> ppLinkError;
     Link tpLink;
+    // offload_layers: what one micro-batch's forward and backward wait for the copies (one
+    // stage only).
+    OffloadWait offload;
 };
 
 double Timing::windowedLayers(std::size_t i, int layers, double LayerTimes::*part) const
@@ -707,6 +711,32 @@ std::vector<double> recomputedShares(const Scenario &s, const ModelSpec &model)
         out[static_cast<std::size_t>(stage)] = layers > 0 ? rerun / layers : 1.0;
     }
     return out;
+}
+
+// Each layer's forward, backward and one-way copy of its activations over the host link, and
+// what one micro-batch waits for offload_layers' copies (core/offload.h). A layer copies what
+// the memory model keeps of it (docs/activations.md, "Offloaded layers").
+OffloadWait offloadWaitOf(const Scenario &s, const ModelSpec &model, const DeviceSpec &device,
+                          const Timing &t)
+{
+    ActivationConfig act = activationConfig(s, model, device);
+    const double dense = static_cast<double>(layerActivationBytes(model, act));
+    act.moe = true;
+    const double moe =
+        model.hasExperts() ? static_cast<double>(layerActivationBytes(model, act)) : dense;
+    const double rate = device.hostGbPerS * kGB * device.hostEfficiencyOrDefault();
+    const auto n = static_cast<std::size_t>(model.layers);
+    std::vector<double> forward(n), backward(n), copy(n);
+    for (int i = 0; i < model.layers; ++i) {
+        const int expert = moeLayersIn(model, i, 1);
+        const int sliding = t.windows ? slidingLayersIn(model, i, 1) : 0;
+        const auto u = static_cast<std::size_t>(i);
+        forward[u] = t.runLayers(1, expert, sliding, &LayerTimes::forwardS);
+        backward[u] = t.runLayers(1, expert, sliding, &LayerTimes::backwardS) +
+                      t.runLayers(1, expert, sliding, &LayerTimes::weightS);
+        copy[u] = (expert > 0 ? moe : dense) / rate;
+    }
+    return offloadWait(forward, backward, copy, s.offloadLayers);
 }
 
 Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &device,
@@ -880,6 +910,8 @@ Timing timing(const Scenario &s, const ModelSpec &model, const DeviceSpec &devic
         t.sendInsideS = anyInside ? send(t.ppInside) : 0.0;
         t.sendAcrossS = anyAcross ? send(t.ppAcross) : 0.0;
     }
+    if (s.mode == Mode::training && s.offloadLayers > 0 && s.pp == 1 && device.hostGbPerS > 0)
+        t.offload = offloadWaitOf(s, model, device, t);
     return t;
 }
 
@@ -985,6 +1017,11 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
         in.forward.push_back(f);
         in.backward.push_back(training ? (split ? b : b + w) : 0.0);
         in.weight.push_back(split ? w : 0.0);
+    }
+    // offload_layers (one stage): each micro-batch's passes wait for their copies.
+    if (in.forward.size() == 1 && training) {
+        in.forward[0] += t.offload.forwardS;
+        in.backward[0] += t.offload.backwardS;
     }
     // The MoE layers' all-to-all inside each entry's passes, for the timeline to show.
     if (t.rates && !t.moeLayers.empty()) {
@@ -1130,6 +1167,8 @@ std::vector<TimeBreakdown> stageWork(const Scenario &s, const Timing &t,
                 for (const LayerOp &op : end->ops)
                     b[op.part] +=
                         passes * (op.forward.seconds + op.backward.seconds + op.weight.seconds);
+        if (training)
+            b[TimePart::offload] = passes * (t.offload.forwardS + t.offload.backwardS);
         if (s.pp > 1) {
             const std::size_t k = layers.size();
             if (schedule == Schedule::dualPipe) {
@@ -1383,6 +1422,11 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                               "routed tokens; " +
                                   name + " is dense, so it changes nothing",
                               "expert_rank_load", "1"});
+    if (s.offloadLayers > 0 && s.mode != Mode::training)
+        r.warnings.push_back({"offload-layers-unused",
+                              "offload_layers moves activations kept for the backward pass to "
+                              "host memory; inference keeps none, so it changes nothing",
+                              "offload_layers", "0"});
     if ((s.expertCapacityFactor || s.padToCapacity) && !model.hasExperts())
         r.warnings.push_back(
             {"capacity-unused", "expert_capacity_factor and pad_to_capacity size each expert's "
@@ -3044,10 +3088,28 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
             // Multi-token prediction's layers keep what a layer of their kind keeps.
             const int held = st.layers + st.mtpLayers;
             const int heldMoe = st.moeLayers + mtpMoeLayers(model, st.mtpLayers);
-            const std::int64_t stageLayers =
+            std::int64_t stageLayers =
                 !partlyRecomputed.empty()
                     ? partlyRecomputed[static_cast<std::size_t>(i)]
                     : stageActivationBytes(denseLayerBytes, moeLayerBytes, held, heldMoe);
+            // offload_layers (one stage, validate): the device holds at most the s = L - n
+            // sets of activations TE's synchronizer allows, the last s layers' (and the MTP
+            // depths') at the end of the forward, or the first s layers' early in it
+            // (docs/activations.md, "Offloaded layers").
+            if (s.offloadLayers > 0 && s.pp == 1 && model.hasArchitecture()) {
+                const int n = std::min(s.offloadLayers, st.layers - 1);
+                const int slots = st.layers - n;
+                const int mtpMoe = heldMoe - st.moeLayers;
+                const std::int64_t last =
+                    stageActivationBytes(denseLayerBytes, moeLayerBytes, slots + st.mtpLayers,
+                                         moeLayersIn(model, n, slots) + mtpMoe);
+                const std::int64_t first = stageActivationBytes(
+                    denseLayerBytes, moeLayerBytes, slots, moeLayersIn(model, 0, slots));
+                stageLayers = std::max(last, first);
+                st.offloadedLayers = n;
+                st.offloadedBytes = stageActivationBytes(denseLayerBytes, moeLayerBytes, n,
+                                                         moeLayersIn(model, 0, n));
+            }
             // Full recomputation rebuilds one layer of one micro-batch at a time: that layer's
             // activations are alive on top of the kept inputs (docs/activations.md). Stages of
             // the same layers rebuild the same (the middle stages: computed once).

@@ -150,6 +150,14 @@ const std::array kFields{
               "activations, each saving its rerun. 0: every layer; where fewer would fit with 2 "
               "GiB free, a warning names the fewest (docs/activations.md, \"Recomputed "
               "layers\")."},
+    FieldInfo{"offload_layers", &Scenario::offloadLayers,
+              "Training with one pipeline stage and no recomputation: how many layers, counted "
+              "from the first, send their activations to host memory during the forward pass "
+              "and fetch them back for the backward, as Transformer Engine's CPU offloading "
+              "does for Megatron-LM's --cpu-offloading-num-layers. At most the layers less "
+              "offload_layers stay on the device; a transfer that outlasts the layers it runs "
+              "beside stalls them (host_gb_per_s of the device). 0: none (docs/activations.md, "
+              "\"Offloaded layers\")."},
     FieldInfo{
         "attention", &Scenario::attention,
         "Attention kernel: flash is the device's fused one (cuDNN's through Transformer "

@@ -46,6 +46,11 @@ struct StageReport
     double inflightMicrobatches = 0;      // peak micro-batches with live activations (chunks / v)
     // Of activationsBytes, the one layer an ep_overlap pair keeps beyond the schedule's count.
     std::int64_t pairLayerBytes = 0;
+    // offload_layers: the layers whose activations go to host memory, and the host bytes one
+    // device of the stage holds for them at the end of a micro-batch's forward (not counted in
+    // totalBytes, which is the device's).
+    int offloadedLayers = 0;
+    std::int64_t offloadedBytes = 0;
     std::int64_t reserveBytes = 0;
     std::int64_t zeroBuffersBytes = 0; // the ZeRO implementation's own buffers (zero_buffers)
     std::int64_t totalBytes = 0;

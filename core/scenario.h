@@ -385,6 +385,10 @@ struct Scenario
     // interleaving), the rest keeping their activations: Megatron-LM's --recompute-method
     // block --recompute-num-layers N. 0: every layer (docs/activations.md, "Recomputed layers").
     int recomputeLayers = 0;
+    // Transformer Engine's CPU offloading of the first N layers' activations to host memory in
+    // forward and back in backward (Megatron-LM --cpu-offloading-num-layers N); 0: none
+    // (docs/activations.md, "Offloaded layers").
+    int offloadLayers = 0;
     Attention attention = Attention::flash;
     bool sequenceParallel = true;
     // Overlap sequence parallelism's all-gathers and reduce-scatters with the projections

@@ -25,6 +25,7 @@ enum class TimePart : std::uint8_t
     expertComm,
     contextComm,
     pipelineComm,
+    offload,
     bubble,
     dpSync,
     optimizer
@@ -61,6 +62,10 @@ inline constexpr std::array kTimeParts{
                  "does not hide them"},
     TimePartInfo{TimePart::pipelineComm, "pipeline_comm_s", "pipeline sends",
                  "blocking point-to-point sends of activations and gradients between stages"},
+    TimePartInfo{TimePart::offload, "offload_s", "activation offload",
+                 "the layers' wait for their activations' copies to host memory in forward "
+                 "and back in backward where a copy outlasts the layers it runs beside "
+                 "(offload_layers)"},
     TimePartInfo{TimePart::bubble, "bubble_s", "bubble",
                  "time the stage waits in the pipeline schedule"},
     TimePartInfo{TimePart::dpSync, "dp_comm_s", "data-parallel sync",

@@ -593,9 +593,11 @@ std::optional<InputError> validateDevice(const DeviceSpec &d)
         if (!plausibleRate(tflops))
             return error("tflops", std::string(toString(precision)) + " must be " +
                                        rateRange("TFLOPS") + ", got " + inUnit(tflops, "TFLOPS"));
-    if (d.hbmGbPerS < 0 || (d.hbmGbPerS != 0 && !plausibleRate(d.hbmGbPerS)))
-        return error("hbm_gb_per_s", "must be 0 (not published) or " + rateRange("GB/s") +
-                                         ", got " + inUnit(d.hbmGbPerS, "GB/s"));
+    for (auto [key, value] :
+         {std::pair{"hbm_gb_per_s", d.hbmGbPerS}, std::pair{"host_gb_per_s", d.hostGbPerS}})
+        if (value < 0 || (value != 0 && !plausibleRate(value)))
+            return error(key, "must be 0 (not published) or " + rateRange("GB/s") + ", got " +
+                                  inUnit(value, "GB/s"));
     for (auto [key, value] : efficiencyFields(d))
         if (!(value == 0 || (value >= limits::kMinMfu && value <= 1)))
             return error(key, "must be 0 (not published: the default) or from " +
@@ -892,6 +894,35 @@ std::optional<InputError> validateScenario(const Scenario &s, const Presets &pre
                                      std::to_string(model->layers) + " layers, got "
                                : std::string("must be 0 (every layer) or more, got ")) +
                               std::to_string(s.recomputeLayers)};
+    // Transformer Engine's CPU offloading as Megatron-core wires it (transformer_config.py):
+    // fewer layers than the model's, one pipeline stage, no recomputation; and a host link to
+    // time it over (docs/activations.md, "Offloaded layers").
+    if (s.offloadLayers < 0 || (model->hasArchitecture() && s.offloadLayers >= model->layers))
+        return InputError{"offload_layers",
+                          (model->hasArchitecture()
+                               ? "must be from 0 (none) to one fewer than the model's " +
+                                     std::to_string(model->layers) + " layers, got "
+                               : std::string("must be 0 (none) or more, got ")) +
+                              std::to_string(s.offloadLayers)};
+    if (s.offloadLayers > 0 && s.mode == Mode::training) {
+        if (s.pp > 1)
+            return InputError{"offload_layers",
+                              "needs one pipeline stage: Megatron-core has \"no support for "
+                              "Pipeline parallelism with CPU offloading\"; set pp = 1 or "
+                              "offload_layers = 0"};
+        if (s.recompute != Recompute::none)
+            return InputError{"offload_layers",
+                              "needs recompute = none: in Megatron-core \"CPU offloading does not "
+                              "work when activation recomputation is enabled\""};
+        if (!model->hasArchitecture())
+            return InputError{"offload_layers",
+                              "needs the model's layers, which a parameter count alone does not "
+                              "give"};
+        if (!(device->hostGbPerS > 0))
+            return InputError{"offload_layers", "needs the device's link to host memory, which " +
+                                                    quoted(device->name) +
+                                                    " does not publish: set its host_gb_per_s"};
+    }
     // Megatron-core's transformer_config.py: "Storing activation input in FP8 is supported only
     // for SwiGLU", in its fused bias_swiglu_impl (mlp.py).
     if (s.fp8ActivationInput && s.mode == Mode::training) {

@@ -158,6 +158,7 @@ std::optional<core::InputError> parseDevice(const QJsonObject &object, core::Dev
     f.number("inter_node_gb_per_s", d.interNodeGbPerS);
     f.number("tdp_w", d.tdpW);
     f.number("hbm_gb_per_s", d.hbmGbPerS);
+    f.number("host_gb_per_s", d.hostGbPerS);
     f.number("matmul_efficiency", d.matmulEfficiency);
     f.number("fp8_matmul_efficiency", d.fp8MatmulEfficiency);
     f.number("fp8_block_matmul_efficiency", d.fp8BlockMatmulEfficiency);
@@ -177,6 +178,7 @@ std::optional<core::InputError> parseDevice(const QJsonObject &object, core::Dev
     f.number("eager_memory_efficiency", d.eagerMemoryEfficiency);
     f.number("intra_node_efficiency", d.intraNodeEfficiency);
     f.number("inter_node_efficiency", d.interNodeEfficiency);
+    f.number("host_efficiency", d.hostEfficiency);
     f.integer("compute_units", d.computeUnits);
     f.integer("collective_units", d.collectiveUnits);
     f.number("compute_capability", d.computeCapability);
@@ -408,6 +410,8 @@ QJsonObject deviceToJson(const core::DeviceSpec &d)
     // The step-time model's data: written only when given, 0 being "not published".
     if (d.hbmGbPerS != 0)
         o.insert(QStringLiteral("hbm_gb_per_s"), d.hbmGbPerS);
+    if (d.hostGbPerS != 0)
+        o.insert(QStringLiteral("host_gb_per_s"), d.hostGbPerS);
     for (const auto &[key, value] : core::efficiencyFields(d))
         if (value != 0)
             o.insert(QLatin1String(key), value);

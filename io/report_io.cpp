@@ -137,6 +137,10 @@ QJsonObject reportToJson(const core::Report &r)
         for (const core::MemoryTerm &term : core::kMemoryTerms)
             o.insert(QLatin1String(term.key), qint64(st.*term.bytes));
         o.insert(QStringLiteral("inflight_microbatches"), st.inflightMicrobatches);
+        if (st.offloadedLayers > 0) { // offload_layers: host memory, not the device's
+            o.insert(QStringLiteral("offloaded_layers"), st.offloadedLayers);
+            o.insert(QStringLiteral("offloaded_host_bytes"), qint64(st.offloadedBytes));
+        }
         o.insert(QStringLiteral("total_bytes"), qint64(st.totalBytes));
         o.insert(QStringLiteral("capacity_bytes"), qint64(st.capacityBytes));
         o.insert(QStringLiteral("headroom_bytes"), qint64(st.headroomBytes));

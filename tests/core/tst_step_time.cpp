@@ -4,6 +4,7 @@
 #include "core/evaluate.h"
 #include "core/fields.h"
 #include "core/framework.h"
+#include "core/offload.h"
 #include "core/op_model.h"
 #include "core/schedule.h"
 #include "core/step_time.h"
@@ -2553,6 +2554,85 @@ private Q_SLOTS:
         QVERIFY(r.stepTime->stepTimeS > none.stepTime->stepTimeS);
         QVERIFY(r.stepTime->breakdown[TimePart::embeddingHead] >
                 none.stepTime->breakdown[TimePart::embeddingHead]);
+    }
+
+    // core/offload.h worked by hand: four layers, Transformer Engine's synchronizer holding
+    // s = 4 - n activation sets (NVIDIA/TransformerEngine, pytorch/cpu_offload.py).
+    void offloadWaitByHand_data()
+    {
+        QTest::addColumn<int>("offloaded");
+        QTest::addColumn<double>("copy");
+        QTest::addColumn<double>("forwardWait");
+        QTest::addColumn<double>("backwardWait");
+        // s = 3: layer 0's copy (0.5) ends with its forward, long before layer 3 needs it
+        // gone; its copy back starts after layer 3's backward (t = 2) and ends at 2.5, long
+        // before layer 0's backward at 6.
+        QTest::addRow("one layer, copies hidden") << 1 << 0.5 << 0.0 << 0.0;
+        // s = 2: copies of 1.5 end at 1.5 and 3, as layers 2 and 3 start; back, layer 1's
+        // starts at 1 and ends at 2.5, half a unit after layer 1's backward could start (2);
+        // layer 0's queues behind it, 2.5 to 4, where its backward could start at 3.5: 1.
+        QTest::addRow("two layers, backward waits") << 2 << 1.5 << 0.0 << 1.0;
+        // s = 1, as TE warns: no overlap. Each forward after the first waits for the copy
+        // before it (3 for a 1-unit layer: 2 more each, three times), each copy back starts
+        // with its own backward (3 each, three times).
+        QTest::addRow("three of four, serial") << 3 << 3.0 << 6.0 << 9.0;
+        QTest::addRow("none") << 0 << 3.0 << 0.0 << 0.0;
+    }
+    void offloadWaitByHand()
+    {
+        QFETCH(int, offloaded);
+        QFETCH(double, copy);
+        QFETCH(double, forwardWait);
+        QFETCH(double, backwardWait);
+        const std::vector<double> forward(4, 1.0);
+        // Backward 2 a layer in the serial row, 1 in the others.
+        const std::vector<double> backward(4, offloaded == 3 ? 2.0 : 1.0);
+        const std::vector<double> copies(4, copy);
+        const OffloadWait w = offloadWait(forward, backward, copies, offloaded);
+        QCOMPARE(w.forwardS, forwardWait);
+        QCOMPARE(w.backwardS, backwardWait);
+    }
+
+    // offload_layers through evaluate: Llama 3.1 70B's 80 layers at T4 on H200s, whose host
+    // link is PCIe Gen5 x16 at 64 GB/s a direction and 52.77 of them sustained
+    // (NVIDIA/nvbandwidth#24): a layer's 0.56 GB take 10.7 ms, its forward 7.2 ms. With s = 1
+    // (79 layers offloaded) nothing overlaps: each of
+    // the 79 forwards after the first waits out its copy beyond its own time, c - F, and each
+    // of the 79 backwards the whole copy back, c (docs/activations.md, "Offloaded layers").
+    void offloadedLayersSerial()
+    {
+        const QString base = QStringLiteral(
+            "model=llama-3.1-70b,device=h200,precision=bf16,framework=megatron,tp=4,pp=1,dp=2,"
+            "seq_len=8192,microbatch_size=1,microbatches=4,recompute=none,sequence_parallel=true,");
+        const Report none = evaluate(scenario(base + "offload_layers=0"), io::builtinPresets());
+        const Report all = evaluate(scenario(base + "offload_layers=79"), io::builtinPresets());
+        QVERIFY2(none.ok() && all.ok() && none.stepTime && all.stepTime,
+                 all.error ? all.error->message.c_str() : "no step time");
+        double f = 0, b = 0;
+        for (const LayerOp &op : none.layerOps) {
+            f += op.forward.seconds;
+            b += op.backward.seconds + op.weight.seconds;
+        }
+        const double layerBytes = static_cast<double>(none.stages[0].activationsBytes) / 80;
+        const double c = layerBytes / (64e9 * 52.77 / 64);
+        QVERIFY(c > f); // the copy outlasts the layer: the forward waits too
+        const double perMicrobatch = 79 * (c - f) + 79 * c;
+        QVERIFY(near(all.stepTime->stages[0][TimePart::offload], 4 * perMicrobatch, 1e-9));
+        QVERIFY(near(all.stepTime->stepTimeS - none.stepTime->stepTimeS, 4 * perMicrobatch, 1e-6));
+        QCOMPARE(none.stepTime->stages[0][TimePart::offload], 0.0);
+        // The device keeps one layer's set; the host the other 79.
+        QCOMPARE(all.stages[0].activationsBytes, none.stages[0].activationsBytes / 80);
+        QCOMPARE(all.stages[0].offloadedBytes, none.stages[0].activationsBytes / 80 * 79);
+        QCOMPARE(all.stages[0].offloadedLayers, 79);
+        // Twenty layers' copies (0.21 s) fit beside the other sixty's forwards (0.43 s) and
+        // their copies back beside the backwards: the step does not change, the device holds
+        // sixty layers' sets.
+        const Report twenty = evaluate(scenario(base + "offload_layers=20"), io::builtinPresets());
+        QVERIFY(twenty.ok() && twenty.stepTime);
+        QVERIFY(20 * c < 60 * f);
+        QCOMPARE(twenty.stepTime->stages[0][TimePart::offload], 0.0);
+        QCOMPARE(twenty.stepTime->stepTimeS, none.stepTime->stepTimeS);
+        QCOMPARE(twenty.stages[0].activationsBytes, none.stages[0].activationsBytes / 80 * 60);
     }
 
     void expertCapacity_data()

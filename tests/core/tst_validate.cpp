@@ -106,6 +106,19 @@ private Q_SLOTS:
             << QStringList{"model=qwen3-30b-a3b", "expert_rank_load=0.9"} << "expert_rank_load";
         QTest::addRow("rank load beyond any E")
             << QStringList{"model=qwen3-30b-a3b", "expert_rank_load=20000"} << "expert_rank_load";
+        // Megatron-core's transformer_config.py checks for CPU offloading, and a host link to
+        // time it over (docs/activations.md, "Offloaded layers").
+        QTest::addRow("offload_layers below 0")
+            << QStringList{"offload_layers=-1"} << "offload_layers";
+        QTest::addRow("offload_layers = the 70B's 80 layers")
+            << QStringList{"pp=1", "recompute=none", "offload_layers=80"} << "offload_layers";
+        QTest::addRow("offload_layers with pipeline stages")
+            << QStringList{"pp=4", "recompute=none", "offload_layers=10"} << "offload_layers";
+        QTest::addRow("offload_layers with recomputation")
+            << QStringList{"pp=1", "recompute=selective", "offload_layers=10"} << "offload_layers";
+        QTest::addRow("offload_layers on a device without a host link")
+            << QStringList{"device=tpu-v5p", "pp=1", "recompute=none", "offload_layers=10"}
+            << "offload_layers";
         QTest::addRow("capacity factor 0")
             << QStringList{"model=qwen3-30b-a3b", "expert_capacity_factor=0"}
             << "expert_capacity_factor";
@@ -572,6 +585,9 @@ private Q_SLOTS:
             << QStringList{"expert_capacity_factor=1.25", "pad_to_capacity=true"}
             << "capacity-unused"
             << "";
+        QTest::addRow("offloaded layers in inference")
+            << QStringList{"mode=inference", "pp=1", "offload_layers=10"} << "offload-layers-unused"
+            << "offload_layers=0";
         QTest::addRow("a rank load for a dense model")
             << QStringList{"expert_rank_load=1.5"} << "expert-rank-load-unused"
             << "expert_rank_load=1";

@@ -41,6 +41,8 @@ QBrush partBrush(core::TimePart part)
         return QBrush(chart_style::green(), Qt::Dense4Pattern);
     case core::TimePart::pipelineComm:
         return chart_style::yellow();
+    case core::TimePart::offload:
+        return QBrush(chart_style::yellow(), Qt::Dense4Pattern); // host copies: dotted
     case core::TimePart::bubble:
         return QBrush(chart_style::grey(), Qt::BDiagPattern); // nothing runs: hatched
     case core::TimePart::dpSync:
