@@ -942,7 +942,7 @@ private Q_SLOTS:
         QCOMPARE(js.status, 0);
         const QJsonObject root = QJsonDocument::fromJson(js.out.toUtf8()).object();
         QCOMPARE(root.value(QStringLiteral("models")).toArray().size(), 11);  // docs/experts.md
-        QCOMPARE(root.value(QStringLiteral("devices")).toArray().size(), 19); // docs/devices.md
+        QCOMPARE(root.value(QStringLiteral("devices")).toArray().size(), 20); // docs/devices.md
     }
 
     // docs/import.md: a Hugging Face config.json becomes a model in the presets file named,

@@ -13,6 +13,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 #include <sys/stat.h>
 
 using namespace core;
@@ -41,8 +42,8 @@ private Q_SLOTS:
         for (const char *id : {"a100-80gb", "h100-sxm", "h200", "b200", "mi300x", "sn40l", "sn30"})
             QTest::addRow("docs/DESIGN.md §4: device %s", id) << QString::fromLatin1(id) << false;
         for (const char *id :
-             {"h800-sxm", "h100-pcie", "h100-nvl", "gb200-nvl72", "gb300-nvl72", "b300", "mi325x",
-              "mi355x", "gaudi3", "tpu-v5p", "tpu-v6e", "trainium2"})
+             {"h800-sxm", "h100-pcie", "h100-nvl", "h200-nvl", "gb200-nvl72", "gb300-nvl72", "b300",
+              "mi325x", "mi355x", "gaudi3", "tpu-v5p", "tpu-v6e", "trainium2"})
             QTest::addRow("docs/devices.md: device %s", id) << QString::fromLatin1(id) << false;
     }
     void builtinIds()
@@ -149,6 +150,36 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(d->process), process);
     }
 
+    // docs/devices.md, "Host links": each device's link to its host's memory, per direction,
+    // from its datasheet (half the bidirectional figure), and the share a copy reaches.
+    void hostLinks_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<double>("gbPerS");
+        QTest::addColumn<double>("efficiency");
+        // PCIe Gen4 x16, 64 GB/s bidirectional; 25.13 GB/s measured (NVIDIA/nvbandwidth#42).
+        QTest::addRow("A100: PCIe Gen4") << "a100-80gb" << 64.0 / 2 << 25.13 / 32;
+        // PCIe Gen5 x16, 128 GB/s bidirectional; 52.77 GB/s measured (NVIDIA/nvbandwidth#24).
+        QTest::addRow("H100 SXM: PCIe Gen5") << "h100-sxm" << 128.0 / 2 << 52.77 / 64;
+        QTest::addRow("H200 NVL: PCIe Gen5") << "h200-nvl" << 128.0 / 2 << 52.77 / 64;
+        QTest::addRow("MI355X: PCIe Gen5") << "mi355x" << 128.0 / 2 << 52.77 / 64;
+        // NVLink-C2C, 900 GB/s bidirectional a link; 346 GB/s on a GH200 (NVIDIA/nvbandwidth#23).
+        QTest::addRow("GB200: NVLink-C2C") << "gb200-nvl72" << 900.0 / 2 << 0.77;
+        // No host link published for the HGX Blackwell boards here.
+        QTest::addRow("B200: none") << "b200" << 0.0 << 52.77 / 64;
+    }
+    void hostLinks()
+    {
+        QFETCH(QString, id);
+        QFETCH(double, gbPerS);
+        QFETCH(double, efficiency);
+        const Presets presets = io::builtinPresets();
+        const DeviceSpec *d = presets.device(id.toStdString());
+        QVERIFY(d);
+        QCOMPARE(d->hostGbPerS, gbPerS);
+        QVERIFY(std::abs(d->hostEfficiencyOrDefault() - efficiency) < 1e-3);
+    }
+
     // docs/devices.md: the accelerators added with their datasheets. Every figure is typed from
     // the vendor's document: dense TFLOPS (half the sparse figure where only that is printed),
     // link bandwidth per direction (half the bidirectional figure), "80 GB" read as 80 GiB
@@ -172,6 +203,11 @@ private Q_SLOTS:
         // (dense rounded down, as the H100 SXM's 1,979 gives 989), NVLink bridge 600 GB/s.
         QTest::addRow("H100 NVL datasheet")
             << "h100-nvl" << 94.0 << 835.0 << 1670.0 << 3900.0 << 600.0 / 2 << 0.0 << 2;
+        // NVIDIA H200 Tensor Core GPU datasheet, H200 NVL: 141 GB, 4.8 TB/s, BF16 1,671 and
+        // FP8 3,341 with sparsity (dense rounded down, as the H200 SXM's 1,979 gives 989), a
+        // 4-way NVLink bridge at 900 GB/s bidirectional a GPU; no reference network.
+        QTest::addRow("H200 NVL datasheet")
+            << "h200-nvl" << 141.0 << 835.0 << 1670.0 << 4800.0 << 900.0 / 2 << 0.0 << 4;
         // NVIDIA GB200 NVL72 specifications, per rack of 72 GPUs: 13.4 TB (372 GB per 2-GPU
         // superchip), 576 TB/s, 360 PFLOPS BF16 and 720 FP8 with sparsity, NVLink 1.8 TB/s
         // bidirectional per GPU; DGX GB200 User Guide: one 400 Gb/s InfiniBand port per GPU.
