@@ -189,6 +189,37 @@ private Q_SLOTS:
         layerKeeps(set, bytes);
     }
 
+    // offload_layers (docs/activations.md, "Offloaded layers"): Transformer Engine's
+    // synchronizer lets the device hold L - N layers' sets; the N offloaded sit in host
+    // memory. Qwen3-30B-A3B's 48 layers in BF16 at s = 4,096 as castInputsKept counts them,
+    // 4,096 x 149,632 bytes a layer.
+    void offloadedLayersKept_data()
+    {
+        QTest::addColumn<int>("offloaded");
+        QTest::addColumn<qint64>("deviceBytes");
+        QTest::addColumn<qint64>("hostBytes");
+        const qint64 layer = 4096LL * (16384 + 16384 + 2048 + 128 + 114688);
+        QTest::addRow("none") << 0 << 48 * layer << qint64{0};
+        QTest::addRow("12 of 48") << 12 << 36 * layer << 12 * layer;
+        QTest::addRow("47 of 48: one set on the device") << 47 << layer << 47 * layer;
+    }
+    void offloadedLayersKept()
+    {
+        QFETCH(int, offloaded);
+        QFETCH(qint64, deviceBytes);
+        QFETCH(qint64, hostBytes);
+        const Report r = evaluate(
+            scenario(QStringLiteral("model=qwen3-30b-a3b,device=h100-sxm,tp=1,pp=1,dp=8,ep=8,"
+                                    "seq_len=4096,microbatches=4,attention=flash,recompute=none,"
+                                    "sequence_parallel=false,precision=bf16,offload_layers=%1")
+                         .arg(offloaded)),
+            m_presets);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        QCOMPARE(r.stages[0].activationsBytes, deviceBytes);
+        QCOMPARE(r.stages[0].offloadedBytes, hostBytes);
+        QCOMPARE(r.stages[0].offloadedLayers, offloaded);
+    }
+
     // Selective recomputation by Megatron-LM's --recompute-modules (docs/activations.md,
     // "Recomputed modules"), per token at s = 4,096, T = 1, BF16, flash attention. Qwen3-30B-A3B
     // as above: the norm inputs and the QKV and router inputs 4·2·2048 = 16,384, Q and O
