@@ -662,8 +662,10 @@ struct Timing
     std::optional<InputError> ppLinkError;
     Link tpLink;
     // offload_layers: what one micro-batch's forward and backward wait for the copies (one
-    // stage only).
+    // stage only), one layer's copy (the first's) and the host link's sustained rate.
     OffloadWait offload;
+    double offloadCopyS = 0;
+    double hostBytesPerS = 0;
 };
 
 double Timing::windowedLayers(std::size_t i, int layers, double LayerTimes::*part) const
@@ -717,7 +719,7 @@ std::vector<double> recomputedShares(const Scenario &s, const ModelSpec &model)
 // what one micro-batch waits for offload_layers' copies (core/offload.h). A layer copies what
 // the memory model keeps of it (docs/activations.md, "Offloaded layers").
 OffloadWait offloadWaitOf(const Scenario &s, const ModelSpec &model, const DeviceSpec &device,
-                          const Timing &t)
+                          Timing &t)
 {
     ActivationConfig act = activationConfig(s, model, device);
     const double dense = static_cast<double>(layerActivationBytes(model, act));
@@ -736,6 +738,8 @@ OffloadWait offloadWaitOf(const Scenario &s, const ModelSpec &model, const Devic
                       t.runLayers(1, expert, sliding, &LayerTimes::weightS);
         copy[u] = (expert > 0 ? moe : dense) / rate;
     }
+    t.offloadCopyS = copy.empty() ? 0.0 : copy.front();
+    t.hostBytesPerS = rate;
     return offloadWait(forward, backward, copy, s.offloadLayers);
 }
 
@@ -1996,6 +2000,10 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     computed.weightCastOnceParams = out.weightCastOnceParams;
     computed.memoryBytesPerS = out.memoryBytesPerS;
     computed.embeddingSyncS = embeddingSyncS;
+    computed.offloadForwardS = t.offload.forwardS;
+    computed.offloadBackwardS = t.offload.backwardS;
+    computed.offloadCopyS = t.offloadCopyS;
+    computed.hostBytesPerS = t.hostBytesPerS;
     // The factors the attention kernel in use took for the head width (op_model.cpp times it).
     computed.headWidth = (model.headDim() + model.valueHeadDim()) / 2.0;
     if (!s.mfu && s.attention != Attention::eager) {

@@ -209,6 +209,12 @@ struct StepTimeReport
     // were measured at (docs/step_time.md, "Head width"), forward and backward; 1 where the
     // device gives no curve, eager attention, or a forced mfu. headWidth: the mean of the
     // query/key and value head dimensions.
+    // offload_layers: what one micro-batch's forward and backward wait for the copies, one
+    // layer's copy (the first's) and the host link's sustained bytes a second.
+    double offloadForwardS = 0;
+    double offloadBackwardS = 0;
+    double offloadCopyS = 0;
+    double hostBytesPerS = 0;
     double headWidth = 0;
     double attentionWidthForward = 1;
     double attentionWidthBackward = 1;

@@ -991,6 +991,18 @@ private Q_SLOTS:
             << QStringList{};
         QTest::addRow("every layer recomputed")
             << "recompute=full" << QStringList{} << QStringList{"the share of the stage's layers"};
+        // offload_layers (docs/activations.md, "Offloaded layers"): 20 of 80 layers' copies fit
+        // beside the other 60; with 79 of 80 nothing overlaps and the stage's work adds the waits.
+        QTest::addRow("20 of 80 layers offloaded, hidden")
+            << "pp=1,recompute=none,offload_layers=20"
+            << QStringList{"Activation offload on stage 0", "20 layers offloaded",
+                           "offloading costs no time here"}
+            << QStringList{"offload waits"};
+        QTest::addRow("79 of 80 layers offloaded, waited for")
+            << "pp=1,recompute=none,offload_layers=79"
+            << QStringList{"+ sends + offload waits =", "hold 1 layers' sets",
+                           "these copies outlast those layers"}
+            << QStringList{"costs no time"};
         // docs/experts.md, "Capacity": Qwen3-30B-A3B routes 8 of 128 experts; a rank's 4,096
         // tokens give each an even 256 copies, ⌈256 × 1.25⌉ = 320 padded; ⌈256 × 0.8⌉ = 205
         // kept, 19.9 % dropped; at 1.25 without padding balanced routing drops nothing.
@@ -1064,6 +1076,21 @@ private Q_SLOTS:
             QVERIFY2(text.contains(part), qPrintable(text));
         for (const QString &part : saysNot)
             QVERIFY2(!text.contains(part), qPrintable(text));
+    }
+
+    // offload_layers on the memory page: the layers the device keeps and the host's share.
+    void memoryFormulaSaysWhatIsOffloaded()
+    {
+        const core::Presets presets = io::builtinPresets();
+        const core::Scenario s = scenario(QStringLiteral("pp=1,recompute=none,offload_layers=20"));
+        const core::Report r = core::evaluate(s, presets);
+        QVERIFY(r.ok());
+        const QString text =
+            createChartPage(QStringLiteral("memory"))->formulas(ChartInputs{s, presets, r});
+        QVERIFY2(text.contains(QStringLiteral("80 layers, 20 offloaded to host memory (%1 there): "
+                                              "60 layers' sets")
+                                   .arg(formula::bytes(r.stages[0].offloadedBytes))),
+                 qPrintable(text));
     }
 
     // The memory page's activations say when the projections' inputs are kept cast, and in how

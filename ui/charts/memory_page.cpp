@@ -278,11 +278,22 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                                                        .arg(bytes(act.savedMoeWeightBytes))
                                                  : QString());
         }
-        out += block(QObject::tr("Activations of stage 0"),
-                     QStringLiteral("%1 layers × %2 micro-batches in flight → %3")
-                         .arg(st.layers)
-                         .arg(st.inflightMicrobatches, 0, 'g', 4)
-                         .arg(bytes(st.activationsBytes)),
+        // offload_layers: the device holds L - N layers' sets, the host the N offloaded.
+        const QString kept =
+            st.offloadedLayers > 0
+                ? QObject::tr("%1 layers, %2 offloaded to host memory (%3 there): %4 layers' "
+                              "sets × %5 micro-batches in flight → %6")
+                      .arg(st.layers)
+                      .arg(st.offloadedLayers)
+                      .arg(bytes(st.offloadedBytes))
+                      .arg(st.layers - st.offloadedLayers)
+                      .arg(st.inflightMicrobatches, 0, 'g', 4)
+                      .arg(bytes(st.activationsBytes))
+                : QStringLiteral("%1 layers × %2 micro-batches in flight → %3")
+                      .arg(st.layers)
+                      .arg(st.inflightMicrobatches, 0, 'g', 4)
+                      .arg(bytes(st.activationsBytes));
+        out += block(QObject::tr("Activations of stage 0"), kept,
                      (core::savedInputBytes32(s) > 0
                           ? QObject::tr("Per layer sbh(34 + 5as/h), with T, sequence parallelism "
                                         "and recomputation (Korthikanti et al. 2022, Table 2); "
@@ -311,6 +322,12 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                                             "everything (recompute_layers; docs/activations.md, "
                                             "\"Parallelism and recomputation\")")
                                     .arg(s.recomputeLayers)
+                              : QString()) +
+                         (st.offloadedLayers > 0
+                              ? QObject::tr("; Transformer Engine's CPU offloading lets the "
+                                            "device hold at most the layers less those "
+                                            "offloaded (offload_layers; docs/activations.md, "
+                                            "\"Offloaded layers\")")
                               : QString()) +
                          (r.expertLoad != 1
                               ? QObject::tr("; the busiest expert rank keeps %1 × its even "

@@ -530,13 +530,23 @@ QString StepTimePage::formulas(const ChartInputs &inputs) const
             ? static_cast<double>(report.castParams) * r.stepTime->weightCastOnceBytesPerParam /
                   r.stepTime->memoryBytesPerS
             : 0.0;
+    // offload_layers' waits (below), part of the stage's work.
+    const double offloadS =
+        r.stepTime ? r.stepTime->stages[static_cast<std::size_t>(stage)][core::TimePart::offload]
+                   : 0.0;
     out += formula::block(
         QObject::tr("Work of stage %1 in one step").arg(stage),
         (castOnce > 0
-             ? QStringLiteral(
-                   "%1 × (layers × (F + B + W + rerun) + ends) + sends + casts once = %2 "
-                   "× (%3 × (%4 + %5 + %6 + %7 ms) + %8 ms) + %9 + ") +
-                   sec(castOnce) + QStringLiteral(" = %10")
+             ? QStringLiteral("%1 × (layers × (F + B + W + rerun) + ends) + sends + casts once") +
+                   (offloadS > 0 ? QStringLiteral(" + offload waits") : QString()) +
+                   QStringLiteral(" = %2 × (%3 × (%4 + %5 + %6 + %7 ms) + %8 ms) + %9 + ") +
+                   sec(castOnce) +
+                   (offloadS > 0 ? QStringLiteral(" + ") + sec(offloadS) : QString()) +
+                   QStringLiteral(" = %10")
+         : offloadS > 0
+             ? QStringLiteral("%1 × (layers × (F + B + W + rerun) + ends) + sends + offload "
+                              "waits = %2 × (%3 × (%4 + %5 + %6 + %7 ms) + %8 ms) + %9 + ") +
+                   sec(offloadS) + QStringLiteral(" = %10")
              : QStringLiteral("%1 × (layers × (F + B + W + rerun) + ends) + sends = %2 × (%3 × "
                               "(%4 + %5 + %6 + %7 ms) + %8 ms) + %9 = %10"))
             .arg(half ? QStringLiteral("m/2") : QStringLiteral("m"))
@@ -557,6 +567,31 @@ QString StepTimePage::formulas(const ChartInputs &inputs) const
                              .arg(100 * share, 0, 'f', 1)
                              .arg(s.recomputeLayers)
                        : QString()));
+    // offload_layers: what each micro-batch's passes wait for the copies to and from the host
+    // (core/offload.h; docs/activations.md, "Offloaded layers").
+    if (r.stepTime && s.offloadLayers > 0 && r.stepTime->offloadCopyS > 0) {
+        const core::StepTimeReport &t = *r.stepTime;
+        const double waits = t.offloadForwardS + t.offloadBackwardS;
+        out += formula::block(
+            QObject::tr("Activation offload on stage %1").arg(stage),
+            QObject::tr("%1 layers offloaded, each copy %2 ÷ %3 GB/s = %4 a way; per micro-batch "
+                        "the forward waits %5 and the backward %6: m × %7 = %8")
+                .arg(s.offloadLayers)
+                .arg(formula::bytes(report.activationsBytes /
+                                    std::max(1, report.layers - s.offloadLayers)))
+                .arg(t.hostBytesPerS / 1e9, 0, 'f', 1)
+                .arg(sec(t.offloadCopyS), sec(t.offloadForwardS), sec(t.offloadBackwardS),
+                     sec(waits), sec(passes * waits)),
+            waits > 0
+                ? QObject::tr("Transformer Engine lets the device hold %1 layers' sets: a copy "
+                              "out must end before the layer %1 further on starts, a copy back "
+                              "runs beside the backward of the layers after it; these copies "
+                              "outlast those layers (docs/activations.md, \"Offloaded layers\")")
+                      .arg(report.layers - s.offloadLayers)
+                : QObject::tr("Every copy fits beside the layers it runs with: offloading costs "
+                              "no time here, only host memory (docs/activations.md, "
+                              "\"Offloaded layers\")"));
+    }
     out += table.html(QObject::tr("Operations of stage %1: one layer, one micro-batch, one device "
                                   "(↻ rerun before the backward pass; ↻ n % that share of it)")
                           .arg(stage));
