@@ -333,6 +333,28 @@ private Q_SLOTS:
             QCOMPARE(result.rejected.at(reason).count, count);
     }
 
+    // offload_layers is kept as set (docs/planner.md, "Limits"): Megatron-core offloads with
+    // one pipeline stage and no recomputation only, so those are the layouts that rank, and
+    // the others are rejected under the key, with its reason.
+    void offloadKeepsOneStage()
+    {
+        PlanRequest req = request(QStringLiteral("model=llama-3.1-8b,device=h100-sxm,seq_len=8192,"
+                                                 "offload_layers=8"),
+                                  16, 64);
+        const PlanResult result = plan(req, presets);
+        QVERIFY(!result.error);
+        QVERIFY(!result.candidates.empty());
+        for (const PlanCandidate &c : result.candidates) {
+            QCOMPARE(c.pp, 1);
+            QVERIFY(c.recompute == Recompute::none);
+        }
+        const auto offload =
+            std::find_if(result.rejected.begin(), result.rejected.end(), [](const auto &group) {
+                return group.first.starts_with("invalid offload_layers");
+            });
+        QVERIFY(offload != result.rejected.end());
+    }
+
     void boundNeverExceedsStepTime_data()
     {
         addCases();
