@@ -688,6 +688,11 @@ std::string emitDeepSpeed(const core::Scenario &s, const core::ModelSpec &model)
                         ": the model's code chooses which layers it checkpoints "
                         "(deepspeed.checkpointing.checkpoint); recompute only the first " +
                         std::to_string(s.recomputeLayers) + " of each stage to match");
+    if (s.offloadLayers > 0 && s.mode == core::Mode::training)
+        notes.push_back("offload_layers=" + std::to_string(s.offloadLayers) +
+                        ": Transformer Engine's CPU offloading of the first layers' activations "
+                        "is not a DeepSpeed setting; wrap those layers in "
+                        "transformer_engine.pytorch.get_cpu_offload_context to match");
     if (const std::string note = rankLoadNote(s, model); !note.empty())
         notes.push_back(note);
     // DeepSpeed-MoE's gate pads every expert to a capacity: ceil(tokens x k / experts x factor)

@@ -910,6 +910,7 @@ enum class Flag
     recomputeActivations,
     recomputeMethod,
     recomputeNumLayers,
+    cpuOffloadingNumLayers,
     recomputeModules,
     sequenceParallel,
     distributedOptimizer,
@@ -1038,6 +1039,8 @@ constexpr std::array kFlags{
     FlagInfo{"--recompute-method", Flag::recomputeMethod, Takes::value, "recompute"},
     FlagInfo{"--recompute-num-layers", Flag::recomputeNumLayers, Takes::value, "recompute"},
     FlagInfo{"--recompute-modules", Flag::recomputeModules, Takes::values, "recompute"},
+    FlagInfo{"--cpu-offloading-num-layers", Flag::cpuOffloadingNumLayers, Takes::value,
+             "offload_layers"},
     FlagInfo{"--sequence-parallel", Flag::sequenceParallel, Takes::nothing, "sequence_parallel"},
     FlagInfo{"--use-distributed-optimizer", Flag::distributedOptimizer, Takes::nothing, "zero"},
     FlagInfo{"--use-megatron-fsdp", Flag::megatronFsdp, Takes::nothing, "zero"},
@@ -1888,6 +1891,14 @@ private:
             return e;
         if (auto e = readBatch(s))
             return e;
+        // arguments.py: --cpu-offloading-num-layers, 0 by default; above 0 it turns
+        // cpu_offloading on (docs/activations.md, "Offloaded layers").
+        {
+            const auto offload = integer(Flag::cpuOffloadingNumLayers, 0, 0);
+            if (auto *e = std::get_if<core::InputError>(&offload))
+                return *e;
+            s.offloadLayers = std::get<int>(offload);
+        }
         // arguments.py: --mtp-num-layers, None by default (no multi-token prediction).
         {
             const auto mtp = integer(Flag::mtpLayers, 0, 0);
@@ -2905,6 +2916,10 @@ std::string emitMegatron(const core::Scenario &s, const core::ModelSpec &model)
     }
     if (s.mtpLayers > 0 && s.mode == core::Mode::training)
         flag("--mtp-num-layers", number(s.mtpLayers));
+    // Transformer Engine's CPU offloading of the first N layers' activations (transformer_config
+    // .py: cpu_offloading_num_layers; docs/activations.md, "Offloaded layers").
+    if (s.offloadLayers > 0 && s.mode == core::Mode::training)
+        flag("--cpu-offloading-num-layers", number(s.offloadLayers));
     // The experts' capacity (docs/experts.md, "Capacity"); dropless writes neither.
     if (s.expertCapacityFactor) {
         flag("--moe-expert-capacity-factor", core::fieldText(s, "expert_capacity_factor"));

@@ -1120,6 +1120,11 @@ std::string emitTorchtitan(const core::Scenario &s, const core::ModelSpec &model
                             "every layer recomputed");
         break;
     }
+    if (s.offloadLayers > 0 && s.mode == core::Mode::training)
+        notes.push_back("offload_layers=" + std::to_string(s.offloadLayers) +
+                        ": torchtitan has no layer-by-layer activation offloading (its "
+                        "enable_cpu_offload is FSDP2's offload of parameters and optimizer "
+                        "states); written without it");
     if (s.precision == core::Precision::fp8) {
         body += "\n[quantize.linear.float8]\nfilter_fqns = [\"output\"]\n";
         if (s.fp8Params)

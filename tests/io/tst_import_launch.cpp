@@ -1078,6 +1078,34 @@ private Q_SLOTS:
         QCOMPARE(reread->expertRankLoad, 1.4);
     }
 
+    // Transformer Engine's CPU offloading (arguments.py: --cpu-offloading-num-layers, 0 by
+    // default; docs/activations.md, "Offloaded layers"), read and written back as the count.
+    void megatronCpuOffloading()
+    {
+        Scenario start;
+        start.pp = 1;
+        start.recompute = Recompute::none;
+        const auto result = importLlama8b("--tensor-model-parallel-size 1 "
+                                          "--pipeline-model-parallel-size 1 "
+                                          "--cpu-offloading-num-layers 12",
+                                          start);
+        const auto *imported = std::get_if<io::ImportedConfig>(&result);
+        QVERIFY2(imported && imported->scenario,
+                 imported ? "no scenario" : std::get<InputError>(result).message.c_str());
+        QCOMPARE(imported->scenario->offloadLayers, 12);
+        std::string script;
+        const std::optional<Scenario> reread = writtenBackAndRead(*imported, start, script);
+        QVERIFY2(reread, script.c_str());
+        QVERIFY2(script.find("--cpu-offloading-num-layers 12") != std::string::npos,
+                 script.c_str());
+        QCOMPARE(reread->offloadLayers, 12);
+        // Without the flag, none.
+        const auto plain = importLlama8b("--tensor-model-parallel-size 1", start);
+        const auto *none = std::get_if<io::ImportedConfig>(&plain);
+        QVERIFY(none && none->scenario);
+        QCOMPARE(none->scenario->offloadLayers, 0);
+    }
+
     // CUDA graphs in Megatron-LM's flags (arguments.py, --cuda-graph-impl; older releases'
     // --cuda-graph-scope full_iteration): only a graph of the whole step is full_cuda_graph,
     // written back with the NaN check it requires off.
@@ -2630,6 +2658,14 @@ private Q_SLOTS:
         QTest::addRow("deepspeed MiCS, all-reduced every micro-batch")
             << int(Framework::deepspeed) << QStringList{"zero=3", "tp=1", "pp=1", "zero_replicas=2"}
             << "defer_replica_reduce=false: MiCS all-reduces across its replication groups";
+        QTest::addRow("torchtitan activation offloading")
+            << int(Framework::torchtitan)
+            << QStringList{"pp=1", "recompute=none", "offload_layers=10"}
+            << "offload_layers=10: torchtitan has no layer-by-layer activation offloading";
+        QTest::addRow("deepspeed activation offloading")
+            << int(Framework::deepspeed)
+            << QStringList{"pp=1", "recompute=none", "offload_layers=10"}
+            << "offload_layers=10: Transformer Engine's CPU offloading";
         QTest::addRow("megatron GPipe")
             << int(Framework::megatron) << QStringList{"schedule=gpipe"} << "schedule=gpipe";
         QTest::addRow("megatron DualPipeV")
