@@ -175,8 +175,11 @@ MemoryStepSizes memoryStepSizes(const Scenario &s, const Presets &presets, const
     // Multi-token prediction's layers keep what a layer of their kind keeps.
     const int layers = st.layers + st.mtpLayers;
     const int moeLayers = st.moeLayers + mtpMoeLayers(*model, st.mtpLayers);
+    // offload_layers (one stage, one micro-batch alive at a time): what the device holds of
+    // it, the report's own term (docs/activations.md, "Offloaded layers").
     sizes.stageLayersBytes =
-        recomputesSomeLayers(s)
+        st.offloadedLayers > 0 ? st.activationsBytes
+        : recomputesSomeLayers(s)
             ? partlyRecomputedStageBytes(s, *model, act)[static_cast<std::size_t>(stage)]
             : stageActivationBytes(*model, act, layers, moeLayers);
     sizes.chunks = chunksPerStage(s.schedule, s.virtualStages);

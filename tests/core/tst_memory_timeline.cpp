@@ -257,6 +257,12 @@ private Q_SLOTS:
             << scenario({qwen[0], qwen[1], qwen[2], qwen[3], qwen[4], qwen[5], qwen[6], qwen[7],
                          qwen[8], "pp=1", "dp=8", "microbatches=4"})
             << true;
+        // offload_layers: the device's sets of one micro-batch at a time (docs/activations.md,
+        // "Offloaded layers").
+        QTest::addRow("one stage, 20 of 80 layers offloaded")
+            << scenario({"pp=1", "tp=8", "dp=1", "microbatches=4", "recompute=none",
+                         "offload_layers=20", "cache_outputs=false"})
+            << true;
         QTest::addRow("ep_overlap, interleaved v=2 K=2")
             << scenario({qwen[0], qwen[1], qwen[2], qwen[3], qwen[4], qwen[5], qwen[6], qwen[7],
                          qwen[8], "pp=2", "dp=8", "microbatches=8", "schedule=interleaved",
