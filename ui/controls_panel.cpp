@@ -255,6 +255,10 @@ ControlsPanel::ControlsPanel(ScenarioDocument *document, QWidget *parent)
     // (docs/activations.md, "Recomputed layers"; refresh greys it but under full recomputation).
     addNumber(QStringLiteral("recompute_layers"), tr("Recomputed layers"), {0, 1024, 0, 1})
         ->setSpecialValueText(tr("all"));
+    // Transformer Engine's CPU offloading of the first N layers' activations, "none" at 0
+    // (docs/activations.md, "Offloaded layers"; refresh greys it where Megatron-core refuses it).
+    addNumber(QStringLiteral("offload_layers"), tr("Offloaded layers"), {0, 1024, 0, 1})
+        ->setSpecialValueText(tr("none"));
     addEnumItems<core::Attention>(addChoice(QStringLiteral("attention"), tr("Atte&ntion")));
     QComboBox *grads = addChoice(QStringLiteral("grad_precision"), tr("Gradients"));
     grads->addItem(QStringLiteral("bf16"), QStringLiteral("bf16"));
@@ -838,6 +842,30 @@ void ControlsPanel::refresh()
                  : tr("Used with full recomputation only: %1 recomputation reruns its own part "
                       "of every layer.\n%2")
                        .arg(QString::fromLatin1(core::toString(s.recompute)), help));
+    }
+    // Megatron-core offloads activations with one pipeline stage and no recomputation only
+    // (transformer_config.py), and Parascope times the copies over the device's link to host
+    // memory; while set where it does not apply it stays enabled, to be set back to none.
+    {
+        const core::DeviceSpec *device = core::resolveDevice(s, m_document->presets());
+        const QString why =
+            inference  ? tr("Not used in inference: it runs forward passes only and keeps no "
+                             "activations for a backward pass.")
+            : s.pp > 1 ? tr("K = %1: Megatron-core offloads activations with one pipeline stage "
+                            "only.")
+                             .arg(s.pp)
+            : s.recompute != core::Recompute::none
+                ? tr("Used without recomputation only: Megatron-core's CPU offloading does not "
+                     "work with %1 recomputation.")
+                      .arg(QString::fromLatin1(core::toString(s.recompute)))
+            : !(model && model->hasArchitecture())
+                ? tr("The model is given by its size alone: it has no layers to offload.")
+            : !(device && device->hostGbPerS > 0)
+                ? tr("%1 publishes no link to host memory (host_gb_per_s) to offload over.")
+                      .arg(device ? io::qs(device->name) : tr("The device"))
+                : QString();
+        explainUse(m_controls.value(QStringLiteral("offload_layers")),
+                   QStringLiteral("offload_layers"), why.isEmpty(), s.offloadLayers > 0, why);
     }
     // The FP8 copy is of the fused SwiGLU's 2f-wide input (Megatron-core fused_bias_swiglu.py):
     // it changes nothing without a gated MLP or the fused kernel. Validation refuses it there

@@ -78,6 +78,14 @@ const char *const kSources[] = {
     "per-op recomputation (recompute=op), every second multiply rerun. NVIDIA/Megatron-LM, "
     "megatron/core/transformer/transformer_block.py (_checkpointed_forward): the block method, "
     "the first N layers of each chunk recomputed (recompute_layers).",
+    "NVIDIA/TransformerEngine, docs/features/other_optimizations/cpu_offloading and "
+    "transformer_engine/pytorch/cpu_offload.py (DefaultOffloadSynchronizer): activation "
+    "offloading as Transformer Engine schedules it, the first N layers' saved tensors copied "
+    "to host memory in the forward and back before their backward (offload_layers); "
+    "NVIDIA/Megatron-LM, megatron/core/transformer/transformer_config.py: offloading refused "
+    "with pipeline parallelism and with activation recomputation.",
+    "NVIDIA/nvbandwidth#24: a GPU's copy to pinned host memory, 52.77 GB/s of PCIe Gen5 x16's "
+    "64 GB/s a direction on an H100, the default host_efficiency.",
     "Device data sheets: NVIDIA A100, H100, H200, DGX B200; AMD Instinct MI300X; SambaNova "
     "SN40L (Prabhakar et al. 2024) — see each preset's source. NVIDIA Technical Blog, "
     "“Inside NVIDIA Blackwell Ultra”: the B300's and GB300's GPU (160 SMs on the full die, "

@@ -666,6 +666,79 @@ private Q_SLOTS:
         QVERIFY(document.report().stepTime->stepTimeS > balanced);
     }
 
+    // Offloaded layers ("none" at 0): Transformer Engine's CPU offloading applies in training
+    // with one pipeline stage and no recomputation, as Megatron-core's transformer_config.py
+    // allows it, over a device's published host link (docs/activations.md, "Offloaded
+    // layers"); elsewhere the box is greyed and says why, and while set there it stays enabled,
+    // to be set back to none.
+    void offloadLayersControl_data()
+    {
+        QTest::addColumn<QStringList>("settings");
+        QTest::addColumn<bool>("enabled");
+        QTest::addColumn<QString>("tooltipStart");
+        QTest::addRow("K = 4") << QStringList{"recompute=none"} << false
+                               << "K = 4: Megatron-core offloads activations";
+        QTest::addRow("selective recomputation")
+            << QStringList{"pp=1"} << false
+            << "Used without recomputation only: Megatron-core's CPU offloading does not work "
+               "with selective recomputation.";
+        QTest::addRow("full recomputation")
+            << QStringList{"pp=1", "recompute=full"} << false
+            << "Used without recomputation only: Megatron-core's CPU offloading does not work "
+               "with full recomputation.";
+        QTest::addRow("inference") << QStringList{"mode=inference", "pp=1", "recompute=none"}
+                                   << false << "Not used in inference";
+        QTest::addRow("B200: no host link published")
+            << QStringList{"device=b200", "pp=1", "recompute=none"} << false
+            << "NVIDIA B200 (HGX 8-GPU) publishes no link to host memory";
+        QTest::addRow("H100: one stage, no recomputation")
+            << QStringList{"pp=1", "recompute=none"} << true << "Training with one pipeline stage";
+        QTest::addRow("GB200 NVL72: one stage, no recomputation")
+            << QStringList{"device=gb200-nvl72", "pp=1", "recompute=none"} << true
+            << "Training with one pipeline stage";
+    }
+    void offloadLayersControl()
+    {
+        QFETCH(QStringList, settings);
+        QFETCH(bool, enabled);
+        QFETCH(QString, tooltipStart);
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        for (const QString &setting : settings)
+            QVERIFY(document.setField(setting.section(u'=', 0, 0), setting.section(u'=', 1)));
+        document.flush();
+        auto *box = qobject_cast<QDoubleSpinBox *>(window.controls()->control("offload_layers"));
+        QVERIFY(box);
+        QCOMPARE(box->text(), QStringLiteral("none"));
+        QCOMPARE(box->isEnabled(), enabled);
+        QVERIFY2(box->toolTip().startsWith(tooltipStart), qPrintable(box->toolTip()));
+        // The key's help follows any reason.
+        QVERIFY2(box->toolTip().contains(QStringLiteral("--cpu-offloading-num-layers")),
+                 qPrintable(box->toolTip()));
+        if (!enabled)
+            return;
+        // Typed as a user does: the value lands when Enter is pressed.
+        QTest::keyClick(box, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClicks(box, QStringLiteral("20"));
+        QTest::keyClick(box, Qt::Key_Return);
+        document.flush();
+        QCOMPARE(document.scenario().offloadLayers, 20);
+        QVERIFY(document.report().ok());
+        QCOMPARE(document.report().stages.front().offloadedLayers, 20);
+        // Set where Megatron-core refuses it, it stays enabled to be set back to none.
+        QVERIFY(document.setField(QStringLiteral("pp"), QStringLiteral("4")));
+        document.flush();
+        QVERIFY(!document.report().ok());
+        QCOMPARE(document.report().error->key, std::string("offload_layers"));
+        QVERIFY(box->isEnabled());
+        QVERIFY2(box->toolTip().startsWith("K = 4"), qPrintable(box->toolTip()));
+        box->setValue(box->minimum());
+        document.flush();
+        QCOMPARE(document.scenario().offloadLayers, 0);
+        QVERIFY(document.report().ok());
+        QVERIFY(!box->isEnabled());
+    }
+
     // Megatron-LM's recompute modules as a line of words: core_attn by default, a change
     // reaches the report's activations, and it is greyed outside selective recomputation.
     void recomputeModulesControl()
