@@ -1000,7 +1000,7 @@ private Q_SLOTS:
             << QStringList{"offload waits"};
         QTest::addRow("79 of 80 layers offloaded, waited for")
             << "pp=1,recompute=none,offload_layers=79"
-            << QStringList{"+ sends + offload waits =", "hold 1 layers' sets",
+            << QStringList{"+ sends + offload waits =", "hold one layer's activations at once",
                            "these copies outlast those layers"}
             << QStringList{"costs no time"};
         // docs/experts.md, "Capacity": Qwen3-30B-A3B routes 8 of 128 experts; a rank's 4,096

@@ -580,13 +580,17 @@ QString StepTimePage::formulas(const ChartInputs &inputs) const
                 .arg(formula::bytes(report.activationsBytes /
                                     std::max(1, report.layers - s.offloadLayers)))
                 .arg(t.hostBytesPerS / 1e9, 0, 'f', 1)
-                .arg(sec(t.offloadCopyS), sec(t.offloadForwardS), sec(t.offloadBackwardS),
-                     sec(waits), sec(passes * waits)),
+                .arg(ms(t.offloadCopyS) + QStringLiteral(" ms"), sec(t.offloadForwardS),
+                     sec(t.offloadBackwardS), sec(waits), sec(passes * waits)),
             waits > 0
-                ? QObject::tr("Transformer Engine lets the device hold %1 layers' sets: a copy "
-                              "out must end before the layer %1 further on starts, a copy back "
-                              "runs beside the backward of the layers after it; these copies "
-                              "outlast those layers (docs/activations.md, \"Offloaded layers\")")
+                ? QObject::tr("Transformer Engine lets the device hold %1 at once: a copy out "
+                              "must end before the layer %2 further on starts, a copy back runs "
+                              "beside the backward of the layers after it; these copies outlast "
+                              "those layers (docs/activations.md, \"Offloaded layers\")")
+                      .arg(report.layers - s.offloadLayers == 1
+                               ? QObject::tr("one layer's activations")
+                               : QObject::tr("%1 layers' activations")
+                                     .arg(report.layers - s.offloadLayers))
                       .arg(report.layers - s.offloadLayers)
                 : QObject::tr("Every copy fits beside the layers it runs with: offloading costs "
                               "no time here, only host memory (docs/activations.md, "
