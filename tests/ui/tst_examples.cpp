@@ -106,6 +106,9 @@ private Q_SLOTS:
             << "memory";
         QTest::addRow("Transformer Engine: FP8's cast weights") << "llama-70b-fp8-cast-weights-h100"
                                                                 << "memory";
+        QTest::addRow("Megatron-Bridge 26.04.01: activations offloaded on 64 GB200s")
+            << "llama-70b-fsdp-offload-gb200"
+            << "memory";
     }
     void teaches()
     {
@@ -308,6 +311,30 @@ private Q_SLOTS:
             QVERIFY(load && load->isEnabled());
             QCOMPARE(load->value(), 1.2);
             QCOMPARE(window.currentPage()->id(), "step-time");
+        } else if (id == "llama-70b-fsdp-offload-gb200") {
+            // docs/activations.md, "Offloaded layers": 40 of 80 layers offloaded keep 40 sets
+            // on the device, which then fits; none offloaded does not fit; 79 waits for the
+            // copies. The control holds the count.
+            const core::Report &r = document.report();
+            QVERIFY(r.fits && r.stepTime);
+            QCOMPARE(r.stages[0].offloadedLayers, 40);
+            QCOMPARE(r.stages[0].offloadedBytes, r.stages[0].activationsBytes);
+            QCOMPARE(r.stepTime->stages[0][core::TimePart::offload], 0.0);
+            core::Scenario none = document.scenario();
+            none.offloadLayers = 0;
+            const core::Report all = core::evaluate(none, document.presets());
+            QVERIFY(all.ok() && !all.fits);
+            QCOMPARE(all.stages[0].activationsBytes, 2 * r.stages[0].activationsBytes);
+            core::Scenario most = document.scenario();
+            most.offloadLayers = 79;
+            const core::Report serial = core::evaluate(most, document.presets());
+            QVERIFY(serial.ok() && serial.stepTime);
+            QVERIFY(serial.stepTime->stages[0][core::TimePart::offload] > 1.7);
+            const auto *layers =
+                qobject_cast<QDoubleSpinBox *>(window.controls()->control("offload_layers"));
+            QVERIFY(layers && layers->isEnabled());
+            QCOMPARE(layers->value(), 40.0);
+            QCOMPARE(window.currentPage()->id(), "memory");
         } else if (id == "70b-one-device") {
             QVERIFY(verdict.contains("Does not fit"));
             QCOMPARE(memory("Weights")[0], 2 * 70'553'706'496.0 / 1e9); // 141.1 GB
@@ -373,7 +400,7 @@ private Q_SLOTS:
                                     QString::number(r.stepTime->stepTimeS, 'f', 2)));
             ++checked;
         }
-        QVERIFY(checked >= 3); // the three DeepSeek-V3 GB300 examples
+        QVERIFY(checked >= 4); // the three DeepSeek-V3 GB300 examples and the offloading one
     }
 };
 
