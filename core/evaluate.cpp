@@ -2869,6 +2869,44 @@ std::optional<Warning> recomputationWouldFit(const Scenario &s, const Presets &p
     return Warning{"recompute-fits", text, key, value};
 }
 
+// Megatron-LM training of one stage without recomputation that does not fit where offloading
+// the first N layers' activations would, with the planner's headroom free (docs/activations.md,
+// "Offloaded layers"): the fewest such N, found by halving (the device's sets only fall as N
+// grows), with the step it gives.
+std::optional<Warning> offloadWouldFit(const Scenario &s, const Presets &presets,
+                                       const ModelSpec &model, const DeviceSpec &device,
+                                       const Report &r, const EvaluateOptions &options)
+{
+    if (r.fits || s.pp != 1 || s.recompute != Recompute::none ||
+        s.framework != Framework::megatron || !model.hasArchitecture() ||
+        !(device.hostGbPerS > 0) || model.layers < 2 || s.offloadLayers >= model.layers - 1)
+        return std::nullopt;
+    const HintProbes probe(options);
+    Scenario more = s;
+    const auto fits = [&](int n) {
+        more.offloadLayers = n;
+        return fitsWithHeadroom(more, presets, probe.headroom, probe.memory);
+    };
+    int overflows = s.offloadLayers; // known not to fit (r.fits is false)
+    int fit = model.layers - 1;
+    if (!fits(fit))
+        return std::nullopt;
+    while (fit - overflows > 1) {
+        const int n = overflows + (fit - overflows) / 2;
+        (fits(n) ? fit : overflows) = n;
+    }
+    more.offloadLayers = fit;
+    const Report fitted = evaluate(more, presets, probe.timed);
+    if (!fitted.stepTime)
+        return std::nullopt;
+    char text[240];
+    std::snprintf(text, sizeof text,
+                  "offload_layers = %d fits with %.0f GiB free on every stage: a step of %.4g s, "
+                  "the device keeping %d layers' activations and host memory the rest",
+                  fit, kRecomputeHintHeadroomGib, fitted.stepTime->stepTimeS, model.layers - fit);
+    return Warning{"offload-fits", text, "offload_layers", std::to_string(fit)};
+}
+
 // torchtitan with an eager loss whose buffers take kLossBuffersWarnShare or more of a stage:
 // compiled with the model, the loss keeps only the logits' gradient (docs/activations.md, "The
 // loss"), fused_elementwise being how Parascope spells torch.compile.
@@ -3259,6 +3297,9 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
             r.warnings.push_back(std::move(*w));
     if (training && options.warnings)
         if (auto w = recomputationWouldFit(s, presets, r, options))
+            r.warnings.push_back(std::move(*w));
+    if (training && options.warnings)
+        if (auto w = offloadWouldFit(s, presets, model, device, r, options))
             r.warnings.push_back(std::move(*w));
     // Dense models wait on nothing: their step builds no per-stage counts.
     if (training && model.hasExperts() && r.stepTime && t.rates && !(t.rates->forcedMfu > 0))

@@ -220,6 +220,39 @@ private Q_SLOTS:
         QCOMPARE(r.stages[0].offloadedLayers, offloaded);
     }
 
+    // The offload-fits hint (docs/activations.md, "Offloaded layers"): Llama 3.1 70B on 64
+    // GB200s under Megatron-FSDP keeps 332 GB a device without offloading; the hint names the
+    // fewest offloaded layers that leave 2 GiB free, so one fewer does not, and its Set link
+    // gives that count. With pipeline stages Megatron-core cannot offload: no hint.
+    void offloadHintIsTheFewestThatFit()
+    {
+        const QString base = QStringLiteral(
+            "model=llama-3.1-70b,device=gb200-nvl72,framework=megatron,precision=fp8,"
+            "fp8_scaling=current,fp8_params=true,grad_precision=bf16,loss_fusion=te,tp=1,"
+            "dp=64,zero=3,microbatches=2,microbatch_size=2,seq_len=8192,recompute=none,"
+            "sequence_parallel=false,cache_outputs=false,");
+        const Report r = evaluate(scenario(base + "pp=1"), m_presets);
+        QVERIFY(r.ok() && !r.fits);
+        const auto hint = std::find_if(r.warnings.begin(), r.warnings.end(),
+                                       [](const Warning &w) { return w.code == "offload-fits"; });
+        QVERIFY(hint != r.warnings.end());
+        QCOMPARE(hint->setKey, std::string("offload_layers"));
+        const int n = std::stoi(hint->setValue);
+        const std::int64_t headroom = 2 * kGiB;
+        const auto freeOnEveryStage = [&](int layers) {
+            const Report f = evaluate(
+                scenario(base + QStringLiteral("pp=1,offload_layers=%1").arg(layers)), m_presets);
+            return f.ok() && f.fits && std::ranges::all_of(f.stages, [&](const StageReport &st) {
+                       return st.headroomBytes >= headroom;
+                   });
+        };
+        QVERIFY(freeOnEveryStage(n));
+        QVERIFY(!freeOnEveryStage(n - 1));
+        const Report staged = evaluate(scenario(base + "pp=2"), m_presets);
+        QVERIFY(std::none_of(staged.warnings.begin(), staged.warnings.end(),
+                             [](const Warning &w) { return w.code == "offload-fits"; }));
+    }
+
     // Selective recomputation by Megatron-LM's --recompute-modules (docs/activations.md,
     // "Recomputed modules"), per token at s = 4,096, T = 1, BF16, flash attention. Qwen3-30B-A3B
     // as above: the norm inputs and the QKV and router inputs 4·2·2048 = 16,384, Q and O
