@@ -137,7 +137,8 @@ int runPlan(const QStringList &arguments)
     const QCommandLineOption set =
         setOption(QStringLiteral("The layout keys (tp, pp, dp, cp, ep, zero, microbatches, "
                                  "microbatch_size, schedule, virtual_stages, recompute, "
-                                 "sequence_parallel) are what the planner searches; their values "
+                                 "sequence_parallel, offload_layers) are what the planner "
+                                 "searches; their values "
                                  "here are not used, nor is a pipeline_layout (each K is split "
                                  "evenly). expert_tp is kept."));
     parser.addOption(set);

@@ -2430,6 +2430,36 @@ std::optional<int> fewestRecomputedLayers(Scenario s, const Presets &presets,
     return fit < all ? std::optional<int>(fit) : std::nullopt;
 }
 
+bool offloadsActivations(const Scenario &s, const ModelSpec &model, const DeviceSpec &device)
+{
+    return s.mode == Mode::training && s.pp == 1 && s.recompute == Recompute::none &&
+           s.framework == Framework::megatron && model.hasArchitecture() && model.layers >= 2 &&
+           device.hostGbPerS > 0;
+}
+
+std::optional<int> fewestOffloadedLayers(Scenario s, const Presets &presets,
+                                         std::int64_t headroomBytes, const EvaluateOptions &options)
+{
+    const ModelSpec *model = resolveModel(s, presets);
+    const DeviceSpec *device = resolveDevice(s, presets);
+    if (!model || !device || !offloadsActivations(s, *model, *device) ||
+        s.offloadLayers >= model->layers - 1)
+        return std::nullopt;
+    const auto fits = [&](int n) {
+        s.offloadLayers = n;
+        return fitsWithHeadroom(s, presets, headroomBytes, options);
+    };
+    int overflows = std::max(s.offloadLayers, 0); // known not to fit
+    int fit = model->layers - 1;                  // all but the last layer, the most allowed
+    if (!fits(fit))
+        return std::nullopt;
+    while (fit - overflows > 1) {
+        const int n = overflows + (fit - overflows) / 2;
+        (fits(n) ? fit : overflows) = n;
+    }
+    return fit;
+}
+
 std::vector<std::int64_t> unequalChunkBytes(const Scenario &s, const ModelSpec &model,
                                             const ActivationConfig &act,
                                             std::int64_t denseLayerBytes,
@@ -2877,24 +2907,15 @@ std::optional<Warning> offloadWouldFit(const Scenario &s, const Presets &presets
                                        const ModelSpec &model, const DeviceSpec &device,
                                        const Report &r, const EvaluateOptions &options)
 {
-    if (r.fits || s.pp != 1 || s.recompute != Recompute::none ||
-        s.framework != Framework::megatron || !model.hasArchitecture() ||
-        !(device.hostGbPerS > 0) || model.layers < 2 || s.offloadLayers >= model.layers - 1)
+    if (r.fits || !offloadsActivations(s, model, device))
         return std::nullopt;
     const HintProbes probe(options);
-    Scenario more = s;
-    const auto fits = [&](int n) {
-        more.offloadLayers = n;
-        return fitsWithHeadroom(more, presets, probe.headroom, probe.memory);
-    };
-    int overflows = s.offloadLayers; // known not to fit (r.fits is false)
-    int fit = model.layers - 1;
-    if (!fits(fit))
+    const std::optional<int> fewest =
+        fewestOffloadedLayers(s, presets, probe.headroom, probe.memory);
+    if (!fewest)
         return std::nullopt;
-    while (fit - overflows > 1) {
-        const int n = overflows + (fit - overflows) / 2;
-        (fits(n) ? fit : overflows) = n;
-    }
+    const int fit = *fewest;
+    Scenario more = s;
     more.offloadLayers = fit;
     const Report fitted = evaluate(more, presets, probe.timed);
     if (!fitted.stepTime)

@@ -114,6 +114,21 @@ std::optional<int> fewestRecomputedLayers(Scenario scenario, const Presets &pres
                                           std::int64_t headroomBytes,
                                           const EvaluateOptions &options);
 
+// Whether Megatron-LM can offload the first layers' activations of `scenario` to host memory
+// (offload_layers, docs/activations.md, "Offloaded layers"): Megatron-core's CPU offloading
+// needs training of one stage without recomputation (transformer_config.py), the model's
+// layers and, to be timed, the device's host link (host_gb_per_s).
+bool offloadsActivations(const Scenario &scenario, const ModelSpec &model,
+                         const DeviceSpec &device);
+
+// For such a scenario that does not fit with `headroomBytes` free on every stage at its own
+// offload_layers: the fewest offloaded layers above it with which it fits so, found by
+// bisection on memory alone (`options` with memoryOnly); nullopt where offloading all but the
+// last layer does not fit either. The device's sets only fall as more layers are offloaded.
+std::optional<int> fewestOffloadedLayers(Scenario scenario, const Presets &presets,
+                                         std::int64_t headroomBytes,
+                                         const EvaluateOptions &options);
+
 // The headroom the recompute-layers-fewer warning leaves on every stage: the planner's default
 // (PlanRequest::headroomGib), for the memory model is an estimate (docs/planner.md, "Headroom").
 inline constexpr double kRecomputeHintHeadroomGib = 2.0;

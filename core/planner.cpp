@@ -151,6 +151,7 @@ void applySplit(const DeviceSplit &split, Scenario &s)
     s.dp = split.dp;
     s.cp = split.cp;
     s.ep = split.ep;
+    s.offloadLayers = 0; // the base scenario's is replaced: searched where nothing else fits
 }
 
 // Comparison for the ranking: the lower score (faster, cheaper or less energy) first, then less
@@ -717,8 +718,41 @@ int fewestThatFit(const Context &c, const Scenario &s, const EvaluateOptions &me
 // reached.
 constexpr int kRecomputedLayersSearched = -1;
 
-// A waiting layout as the second pass evaluates it, its recomputed layers searched first where
-// the first pass marked them (kRecomputedLayersSearched).
+// Whether a layout that does not fit is tried with the first layers' activations offloaded
+// to host memory (offload_layers, docs/planner.md, "Offloaded layers"): Megatron-LM training
+// of one stage without recomputation on a device with a host link. A layout that fits
+// without offloading is never offloaded: the copies can only add waits.
+bool searchesOffloadedLayers(const Context &c, const Scenario &s)
+{
+    return offloadsActivations(s, c.model, c.device);
+}
+
+// Whether `s` (offloading nothing, not fitting) fits with all but its last layer offloaded,
+// the most Megatron-core allows: then some fewest count fits (fewestOffloadedLayers).
+bool fitsOffloaded(const Context &c, Scenario s, const EvaluateOptions &memoryOptions)
+{
+    if (!searchesOffloadedLayers(c, s))
+        return false;
+    s.offloadLayers = c.model.layers - 1;
+    return evaluateOne(c, s, memoryOptions).fitsSearch;
+}
+
+// The fewest offloaded layers with which `s`, offloading none, fits the search; 0 where none do.
+int fewestOffloadedThatFit(const Context &c, Scenario s, const EvaluateOptions &memoryOptions)
+{
+    s.offloadLayers = 0;
+    return searchesOffloadedLayers(c, s)
+               ? fewestOffloadedLayers(s, c.presets, c.headroomBytes, memoryOptions).value_or(0)
+               : 0;
+}
+
+// Marks a waiting layout that fits only with activations offloaded: the fewest offloaded layers
+// are searched only if the second pass reaches it. It waits with the bound of offloading none,
+// which the copies' waits can only lengthen.
+constexpr int kOffloadedLayersSearched = -1;
+
+// A waiting layout as the second pass evaluates it, its recomputed or offloaded layers searched
+// first where the first pass marked them (kRecomputedLayersSearched, kOffloadedLayersSearched).
 void applyWaiting(const Context &c, const PlanLayout &layout, Scenario &s,
                   const EvaluateOptions &memoryOptions)
 {
@@ -727,6 +761,8 @@ void applyWaiting(const Context &c, const PlanLayout &layout, Scenario &s,
         s.recomputeLayers = 0;
         s.recomputeLayers = fewestThatFit(c, s, memoryOptions);
     }
+    if (s.offloadLayers == kOffloadedLayersSearched)
+        s.offloadLayers = fewestOffloadedThatFit(c, s, memoryOptions);
 }
 
 // First pass over one split: every layout of its ZeRO stages, micro-batch sizes,
@@ -830,7 +866,10 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
                                 Scenario ranked = s;
                                 if (searchesFewer(whole.fitsSearch))
                                     ranked.recomputeLayers = fewestThatFit(c, s, memoryOptions);
-                                record(ranked.recomputeLayers == 0
+                                if (!whole.fitsSearch)
+                                    ranked.offloadLayers =
+                                        fewestOffloadedThatFit(c, s, memoryOptions);
+                                record(ranked.recomputeLayers == 0 && ranked.offloadLayers == 0
                                            ? std::move(whole)
                                            : evaluateOne(c, ranked, options),
                                        out);
@@ -841,7 +880,9 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
                             // model do not fit.
                             const Outcome memory = evaluateOne(c, s, memoryOptions);
                             const bool fewer = searchesFewer(memory.fitsSearch);
-                            if (!memory.fitsSearch) {
+                            const bool offloaded =
+                                !memory.fitsSearch && fitsOffloaded(c, s, memoryOptions);
+                            if (!memory.fitsSearch && !offloaded) {
                                 count(memory, out.rejected, out.fitting);
                                 if (memory.candidate && !memory.candidate->fits)
                                     out.overflowing.emplace_back(memory.candidate->peakStageBytes,
@@ -855,6 +896,8 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
                                 PlanLayout waiting = PlanLayout::of(s);
                                 if (fewer)
                                     waiting.recomputeLayers = kRecomputedLayersSearched;
+                                if (offloaded)
+                                    waiting.offloadLayers = kOffloadedLayersSearched;
                                 out.pending.emplace_back(*bound * c.scorePerSecond(s.devices()),
                                                          waiting);
                             } else { // it says why it has no step time
@@ -929,6 +972,11 @@ std::optional<PlanLayout> firstFitting(const Context &c, const DeviceSplit &spli
                             s.sequenceParallel = sp;
                             if (evaluateOne(c, s, options).fitsSearch)
                                 return PlanLayout::of(s);
+                            if (fitsOffloaded(c, s, options)) {
+                                PlanLayout offloaded = PlanLayout::of(s);
+                                offloaded.offloadLayers = fewestOffloadedThatFit(c, s, options);
+                                return offloaded;
+                            }
                         }
                     }
                 }

@@ -112,6 +112,10 @@ struct PlanLayout
     // hybridSharding also those that shard within one node (docs/planner.md, "Hybrid
     // sharding").
     int zeroReplicas = 1;
+    // Megatron-LM's CPU offloading of the first N layers' activations (offload_layers): 0, or
+    // for a layout of one stage without recomputation that fits only so, the fewest with which
+    // it fits (docs/planner.md, "Offloaded layers").
+    int offloadLayers = 0;
 
     static PlanLayout of(const Scenario &scenario);
     void applyTo(Scenario &scenario) const;
@@ -164,7 +168,8 @@ inline constexpr auto kLayoutFields = std::make_tuple(
                              &PlanLayout::recomputeModules, true},
     LayoutField<int>{"recompute_layers", &Scenario::recomputeLayers, &PlanLayout::recomputeLayers,
                      true},
-    LayoutField<int>{"zero_replicas", &Scenario::zeroReplicas, &PlanLayout::zeroReplicas, true});
+    LayoutField<int>{"zero_replicas", &Scenario::zeroReplicas, &PlanLayout::zeroReplicas, true},
+    LayoutField<int>{"offload_layers", &Scenario::offloadLayers, &PlanLayout::offloadLayers, true});
 
 // Calls `visit(field)` for each row of kLayoutFields, in order.
 template <typename Visit> constexpr void forEachLayoutField(Visit &&visit)

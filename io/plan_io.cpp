@@ -84,6 +84,15 @@ QString recomputedLayersText(const core::PlanLayout &l)
                                                                    : QStringLiteral("stage"));
 }
 
+QString offloadedLayersText(const core::PlanLayout &l)
+{
+    if (l.offloadLayers <= 0)
+        return {};
+    return QStringLiteral("%1 %2")
+        .arg(l.offloadLayers)
+        .arg(l.offloadLayers == 1 ? QStringLiteral("layer") : QStringLiteral("layers"));
+}
+
 QString layoutText(const core::PlanLayout &l)
 {
     // C and E only when they split something, so that a dense layout reads as it always has.
@@ -112,6 +121,8 @@ QString layoutText(const core::PlanLayout &l)
         text += QStringLiteral(", full recompute of %1").arg(layers);
     else if (l.recompute != core::Recompute::none)
         text += QStringLiteral(", %1 recompute").arg(qs(core::toString(l.recompute)));
+    if (l.offloadLayers > 0)
+        text += QStringLiteral(", %1 offloaded").arg(offloadedLayersText(l));
     if (l.sequenceParallel)
         text += QStringLiteral(", SP");
     if (l.endsInPipelineSplit && l.pp > 1)

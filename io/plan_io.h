@@ -28,6 +28,9 @@ QString scheduleText(const core::PlanLayout &layout);
 // Full recomputation of the first N layers of each chunk (recompute_layers): "3 layers a
 // stage", "1 layer a chunk" (interleaved); empty where it reruns every layer.
 QString recomputedLayersText(const core::PlanLayout &layout);
+// The first layers whose activations go to host memory (offload_layers): "36 layers"; empty
+// when none do.
+QString offloadedLayersText(const core::PlanLayout &layout);
 // "T=2 K=4 D=8, ZeRO 1, 1f1b, b=1 m=16, selective recompute, SP", with C and E when above 1
 // ("T=4 C=2 K=1 D=8 E=8, …"): one layout in a line, as
 // the text report, the window's table, its undo history and its status bar write it.

@@ -198,6 +198,39 @@ private Q_SLOTS:
         QVERIFY(someLayers > 0);
     }
 
+    // docs/planner.md, "Offloaded layers": Megatron-LM's Llama 3 70B on 64 GB200s fits one
+    // stage only with activations offloaded; the JSON gives each layout's count and the text
+    // line names it after the recomputation.
+    void textNamesOffloadedLayers()
+    {
+        const QString rest = QStringLiteral(
+            "--set model=llama-3.1-70b --set device=gb200-nvl72 --set framework=megatron "
+            "--set precision=fp8 --set fp8_scaling=current --set fp8_params=true --set "
+            "seq_len=8192 --devices 64 --global-batch 256 --top 5");
+        const ParascopeRun text = runParascope(plan(rest));
+        QCOMPARE(text.status, 0);
+        const QJsonArray candidates = json(rest).value("candidates").toArray();
+        QCOMPARE(candidates.size(), 5);
+        int offloaded = 0;
+        for (const QJsonValue &value : candidates) {
+            const QJsonObject c = value.toObject();
+            const int layers = c.value("offload_layers").toInt(-1);
+            QVERIFY(layers >= 0);
+            if (layers == 0)
+                continue;
+            ++offloaded;
+            QCOMPARE(c.value("pp").toInt(), 1);
+            QCOMPARE(c.value("recompute").toString(), QStringLiteral("none"));
+            const QString line = QStringLiteral("\n%1 ").arg(c.value("rank").toInt(), 3);
+            const qsizetype at = text.out.indexOf(line);
+            QVERIFY(at >= 0);
+            const QString row = text.out.mid(at + 1, text.out.indexOf('\n', at + 1) - at - 1);
+            QVERIFY2(row.contains(QStringLiteral(", %1 layers offloaded").arg(layers)),
+                     qPrintable(row));
+        }
+        QVERIFY(offloaded > 0);
+    }
+
     // A training step timed under 250 ms is a lower bound (evaluate's short-step warning,
     // docs/step_time.md): Llama 3.1 8B on 64 GB200s, one sequence a replica, is marked "≥" in
     // the text with a note saying why, and step_time_lower_bound in the JSON; 70B on 64 H100s

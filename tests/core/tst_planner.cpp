@@ -5,6 +5,7 @@
 #include "core/fields.h"
 #include "core/planner.h"
 #include "core/validate.h"
+#include "io/plan_io.h"
 #include "io/presets_io.h"
 #include "test_scenarios.h"
 
@@ -59,7 +60,9 @@ QString describe(const Scenario &s)
 // ZeRO stage, recomputation, sequence parallelism and schedule (interleaved with v = 2…4),
 // each evaluated by core::evaluate. Combinations evaluate() refuses are skipped. Full
 // recomputation is also tried on the first N layers of each chunk (recompute_layers), N
-// from 1 up to the first that fits: rerunning a layer more never makes a step shorter.
+// from 1 up to the first that fits: rerunning a layer more never makes a step shorter; and a
+// Megatron-LM stage without recomputation that does not fit, with its first N layers'
+// activations offloaded (offload_layers), N likewise.
 struct BruteForce
 {
     double best = std::numeric_limits<double>::infinity();
@@ -137,7 +140,21 @@ BruteForce bruteForce(const PlanRequest &req, const Presets &presets)
                                         s.schedule = sch;
                                         s.virtualStages = v;
                                         s.endsInPipelineSplit = ends;
-                                        if (!consider(s) || rc != Recompute::full)
+                                        const bool fits = consider(s);
+                                        // One Megatron-LM stage without recomputation that
+                                        // does not fit: its first N layers' activations
+                                        // offloaded, N from 1 up to the first that fits
+                                        // (offload_layers; the copies only add waits).
+                                        if (!fits && rc == Recompute::none && k == 1 && training &&
+                                            s.framework == Framework::megatron) {
+                                            for (int off = 1; off < layers; ++off) {
+                                                s.offloadLayers = off;
+                                                if (consider(s))
+                                                    break;
+                                            }
+                                            s.offloadLayers = 0;
+                                        }
+                                        if (!fits || rc != Recompute::full)
                                             continue;
                                         int chunk = 0; // the most layers a chunk holds
                                         for (const LayerRun &run : virtualStageLayers(s, *model))
@@ -176,6 +193,10 @@ class TestPlanner : public QObject
             << "model=llama-3.1-70b,mode=inference,precision=fp16,device=a100-80gb" << 8 << 8;
         // The sanitizer pass, ten times slower, runs the same code on the four cases above;
         // this one, the largest search, is the normal pass's alone (docs/TESTING.md).
+        // Megatron-LM at 8,192 tokens: one stage fits two sequences a micro-batch only with
+        // activations offloaded (offload_layers).
+        QTest::newRow("8B on 4 H100, batch 16, seq 8192, Megatron-LM")
+            << "model=llama-3.1-8b,seq_len=8192,framework=megatron" << 4 << 16;
         if (!kSanitized)
             QTest::newRow("GPT-3 175B on 64 A100, batch 64, FP32 gradients")
                 << "model=gpt-3-175b,device=a100-80gb,seq_len=2048,grad_precision=fp32" << 64 << 64;
@@ -333,26 +354,59 @@ private Q_SLOTS:
             QCOMPARE(result.rejected.at(reason).count, count);
     }
 
-    // offload_layers is kept as set (docs/planner.md, "Limits"): Megatron-core offloads with
-    // one pipeline stage and no recomputation only, so those are the layouts that rank, and
-    // the others are rejected under the key, with its reason.
-    void offloadKeepsOneStage()
+    // docs/planner.md, "Offloaded layers": a layout of one Megatron-LM stage without
+    // recomputation that does not fit is tried with the fewest first layers' activations
+    // offloaded with which it fits; the base scenario's offload_layers is replaced. Megatron-
+    // Bridge's Llama 3 70B on 64 GB200s (v0.4.2, Megatron-FSDP, two micro-batches of two
+    // sequences) fits only with 40 layers offloaded (docs/step_time.md, "Offloaded
+    // activations"): the planner finds that layout, at 40 or fewer.
+    void offloadIsTheFewestThatFit()
     {
-        PlanRequest req = request(QStringLiteral("model=llama-3.1-8b,device=h100-sxm,seq_len=8192,"
-                                                 "offload_layers=8"),
-                                  16, 64);
+        PlanRequest req = request(QStringLiteral("model=llama-3.1-70b,device=gb200-nvl72,"
+                                                 "framework=megatron,precision=fp8,"
+                                                 "fp8_scaling=current,fp8_params=true,"
+                                                 "grad_precision=bf16,loss_fusion=te,"
+                                                 "seq_len=8192,offload_layers=3"),
+                                  64, 256, 1000);
         const PlanResult result = plan(req, presets);
         QVERIFY(!result.error);
-        QVERIFY(!result.candidates.empty());
+        const auto headroom = static_cast<std::int64_t>(req.headroomGib * kGiB);
+        const auto fitsSearch = [&](const Scenario &s) {
+            const Report r = evaluate(s, presets);
+            return r.ok() && r.fits &&
+                   std::all_of(r.stages.begin(), r.stages.end(),
+                               [&](const StageReport &st) { return st.headroomBytes >= headroom; });
+        };
+        bool published = false;
+        int offloaded = 0;
         for (const PlanCandidate &c : result.candidates) {
+            const Scenario s = c.apply(req.base);
+            QVERIFY(fitsSearch(s));
+            QCOMPARE(c.stepTimeS, evaluate(s, presets).stepTime->stepTimeS);
+            if (c.offloadLayers == 0)
+                continue;
+            ++offloaded;
             QCOMPARE(c.pp, 1);
             QVERIFY(c.recompute == Recompute::none);
+            Scenario fewer = s;
+            fewer.offloadLayers = c.offloadLayers - 1;
+            QVERIFY2(!fitsSearch(fewer), qPrintable(io::layoutText(c)));
+            if (c.tp == 1 && c.dp == 64 && c.zero == 3 && c.microbatchSize == 2 &&
+                c.microbatches == 2) {
+                published = true;
+                QVERIFY(c.offloadLayers <= 40);
+            }
         }
-        const auto offload =
-            std::find_if(result.rejected.begin(), result.rejected.end(), [](const auto &group) {
-                return group.first.starts_with("invalid offload_layers");
-            });
-        QVERIFY(offload != result.rejected.end());
+        QVERIFY(offloaded > 0);
+        QVERIFY(published);
+        // Nothing is rejected for the base's own offload_layers, which is not kept.
+        QVERIFY(std::none_of(result.rejected.begin(), result.rejected.end(), [](const auto &g) {
+            return g.first.starts_with("invalid offload_layers");
+        }));
+        // Other frameworks do not offload: the same request under torchtitan offloads nothing.
+        req.base.framework = Framework::torchtitan;
+        for (const PlanCandidate &c : plan(req, presets).candidates)
+            QCOMPARE(c.offloadLayers, 0);
     }
 
     void boundNeverExceedsStepTime_data()
@@ -955,13 +1009,15 @@ private Q_SLOTS:
                                           << "3";
         QTest::addRow("zero_replicas") << "zero_replicas"
                                        << "2";
+        QTest::addRow("offload_layers") << "offload_layers"
+                                        << "5";
     }
     void layoutKeysAreScenarioFields()
     {
         QFETCH(QString, key);
         QFETCH(QString, text);
         const PlanLayout layout{2,     2, 4, 3,    Schedule::interleaved, 2, 2, 8, Recompute::full,
-                                false, 4, 8, true, "mla_up_proj moe_act", 3, 2};
+                                false, 4, 8, true, "mla_up_proj moe_act", 3, 2, 5};
         const Scenario base; // the default layout differs from `layout` in every field
         const Scenario applied = layout.apply(base);
         QVERIFY(PlanLayout::of(applied) == layout);
@@ -980,7 +1036,7 @@ private Q_SLOTS:
             if (field.key == key.toStdString())
                 ++matches;
         });
-        QCOMPARE(rows, 16); // one per row of the _data table
+        QCOMPARE(rows, 17); // one per row of the _data table
         QCOMPARE(matches, 1);
         for (const FieldInfo &field : scenarioFields()) {
             bool isLayoutKey = false;

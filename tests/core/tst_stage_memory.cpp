@@ -866,7 +866,7 @@ private Q_SLOTS:
         const Report r = evaluate(s, m_presets);
         QVERIFY(r.ok());
         const auto w = std::find_if(r.warnings.begin(), r.warnings.end(),
-                                    [](const Warning &w) { return w.code == "loss-buffers"; });
+                                    [](const Warning &x) { return x.code == "loss-buffers"; });
         QCOMPARE(w != r.warnings.end(), named);
         if (!named)
             return;
@@ -884,7 +884,7 @@ private Q_SLOTS:
         const Report after = evaluate(applied, m_presets);
         QCOMPARE(after.stages[0].lossBytes, 2 * n);
         QVERIFY(std::none_of(after.warnings.begin(), after.warnings.end(),
-                             [](const Warning &w) { return w.code == "loss-buffers"; }));
+                             [](const Warning &x) { return x.code == "loss-buffers"; }));
     }
 
     // Inference computes no loss.

@@ -1083,6 +1083,20 @@ private Q_SLOTS:
         QCOMPARE(ui::plan_text::recompute(l), QStringLiteral("full"));
     }
 
+    // A layout that fits only with the first layers' activations offloaded reads so in the
+    // Recompute column and the text output (docs/planner.md, "Offloaded layers").
+    void offloadedLayersAreShown()
+    {
+        core::PlanLayout l;
+        QCOMPARE(ui::plan_text::recompute(l), QStringLiteral("none"));
+        QVERIFY(!io::layoutText(l).contains("offloaded"));
+        l.offloadLayers = 36;
+        QCOMPARE(ui::plan_text::recompute(l), QStringLiteral("none (36 layers offloaded)"));
+        QVERIFY(io::layoutText(l).endsWith(", 36 layers offloaded"));
+        l.offloadLayers = 1;
+        QCOMPARE(ui::plan_text::recompute(l), QStringLiteral("none (1 layer offloaded)"));
+    }
+
     // The device's assumed rates end both summaries, as the text reports' "Assumed rates" do
     // (docs/step_time.md, "Device data"); a search with measured rates says nothing of them.
     void summariesSayTheAssumedRates()

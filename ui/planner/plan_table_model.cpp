@@ -147,10 +147,13 @@ QVariant PlanTableModel::number(const core::PlanCandidate &c, int row, int colum
     case recompute:
         // None, selective, full of the fewest layers up, full of every layer: less memory
         // down the list.
+        // None with the first layers offloaded sits between none and selective, the more
+        // offloaded the lower.
         return static_cast<int>(c.recompute) -
                (c.recompute == core::Recompute::full && c.recomputeLayers > 0
                     ? 0.5 - 1e-4 * c.recomputeLayers
-                    : 0.0);
+                    : 0.0) +
+               (c.offloadLayers > 0 ? 0.1 + 1e-4 * c.offloadLayers : 0.0);
     case sequenceParallel:
         return c.sequenceParallel ? 1 : 0;
     case stepTime:
@@ -326,7 +329,11 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
                       "rest; full keeps only each layer's input and recomputes the rest in "
                       "backward, or in brackets only the first layers of each stage or chunk, "
                       "the fewest with which the layout fits (Megatron-LM's --recompute-method "
-                      "block --recompute-num-layers), the others kept whole.");
+                      "block --recompute-num-layers), the others kept whole. \"none (36 "
+                      "layers offloaded)\": no recomputation, the first layers' activations "
+                      "copied to host memory and back (Megatron-LM's "
+                      "--cpu-offloading-num-layers), the fewest with which a layout of one "
+                      "stage fits.");
         case sequenceParallel:
             return tr("Sequence parallelism: activations outside the tensor-parallel matrices "
                       "split over T as well.");

@@ -33,6 +33,8 @@ QString recompute(const core::PlanLayout &l)
         return QStringLiteral("selective (%1)").arg(io::qs(l.recomputeModules));
     if (const QString layers = io::recomputedLayersText(l); !layers.isEmpty())
         return QStringLiteral("full (%1)").arg(layers);
+    if (const QString layers = io::offloadedLayersText(l); !layers.isEmpty())
+        return QStringLiteral("%1 (%2 offloaded)").arg(recompute(l.recompute), layers);
     return recompute(l.recompute);
 }
 
