@@ -84,6 +84,10 @@ struct DeviceSpec
     // superchips): what activation offloading moves over (docs/activations.md, "Offloaded
     // layers"). 0: not published.
     double hostGbPerS = 0;
+    // The host memory one device can count on, GB (10^9 bytes): its node's or superchip's CPU
+    // memory over the devices that share it, what offloaded activations must fit in
+    // (docs/devices.md, "Host links"). 0: not published, not checked.
+    double hostMemoryGb = 0;
     double matmulEfficiency = 0; // largest matrix multiply's fraction of peak (MAMF ÷ peak)
     // The FP8 multiplies' fraction of the FP8 peak, where measured; 0: as matmul_efficiency.
     double fp8MatmulEfficiency = 0;

@@ -1208,9 +1208,15 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
 {
     if (!r.fits && r.firstOverflowStage >= 0) {
         const auto &st = r.stages[static_cast<std::size_t>(r.firstOverflowStage)];
-        std::string message = "stage " + std::to_string(st.index) + " does not fit: it needs " +
-                              gb(st.totalBytes) + " of " + gb(st.capacityBytes) + ", most of it " +
-                              r.firstOverflowTerm;
+        std::string message =
+            st.headroomBytes >= 0 // only its offloaded activations overflow, in host memory
+                ? "stage " + std::to_string(st.index) + " does not fit: its " +
+                      std::to_string(st.offloadedLayers) + " offloaded layers' activations need " +
+                      gb(st.offloadedBytes) + " of host memory, of the " +
+                      gb(st.hostCapacityBytes) + " a device has (host_memory_gb)"
+                : "stage " + std::to_string(st.index) + " does not fit: it needs " +
+                      gb(st.totalBytes) + " of " + gb(st.capacityBytes) + ", most of it " +
+                      r.firstOverflowTerm;
         // The first stage over is not always the one to fix first: name the furthest over.
         if (r.overflowStages > 1) {
             message += "; " + std::to_string(r.overflowStages) + " stages do not fit";
@@ -2445,18 +2451,26 @@ std::optional<int> fewestOffloadedLayers(Scenario s, const Presets &presets,
     if (!model || !device || !offloadsActivations(s, *model, *device) ||
         s.offloadLayers >= model->layers - 1)
         return std::nullopt;
-    const auto fits = [&](int n) {
+    // The device's sets only fall as more layers are offloaded and the host's only grow: the
+    // fewest that the device holds is the one host memory must hold too.
+    const auto deviceFits = [&](int n) {
         s.offloadLayers = n;
-        return fitsWithHeadroom(s, presets, headroomBytes, options);
+        const Report r = evaluate(s, presets, options);
+        return !r.error && std::ranges::all_of(r.stages, [headroomBytes](const StageReport &st) {
+            return st.headroomBytes >= headroomBytes;
+        });
     };
     int overflows = std::max(s.offloadLayers, 0); // known not to fit
     int fit = model->layers - 1;                  // all but the last layer, the most allowed
-    if (!fits(fit))
+    if (!deviceFits(fit))
         return std::nullopt;
     while (fit - overflows > 1) {
         const int n = overflows + (fit - overflows) / 2;
-        (fits(n) ? fit : overflows) = n;
+        (deviceFits(n) ? fit : overflows) = n;
     }
+    s.offloadLayers = fit;
+    if (!fitsWithHeadroom(s, presets, headroomBytes, options))
+        return std::nullopt;
     return fit;
 }
 
@@ -3223,6 +3237,14 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
         st.capacityBytes = capacity;
         st.headroomBytes = capacity - st.totalBytes;
         st.fits = st.headroomBytes >= 0;
+        // offload_layers: the offloaded sets live in host memory, of which one device counts on
+        // its share of its node's or superchip's (host_memory_gb; docs/devices.md, "Host
+        // links"); unpublished, it is not checked.
+        if (st.offloadedBytes > 0 && device.hostMemoryGb > 0) {
+            st.hostCapacityBytes = std::llround(device.hostMemoryGb * kGB);
+            st.hostOverflow = st.offloadedBytes > st.hostCapacityBytes;
+            st.fits = st.fits && !st.hostOverflow;
+        }
         if (!st.fits) {
             if (r.fits) {
                 r.fits = false;
@@ -3236,9 +3258,9 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     }
     if (!r.fits && r.firstOverflowStage >= 0) {
         r.firstOverflowTerm =
-            largestMemoryTerm(r.stages[static_cast<std::size_t>(r.firstOverflowStage)]);
+            overflowTerm(r.stages[static_cast<std::size_t>(r.firstOverflowStage)]);
         r.worstOverflowTerm =
-            largestMemoryTerm(r.stages[static_cast<std::size_t>(r.worstOverflowStage)]);
+            overflowTerm(r.stages[static_cast<std::size_t>(r.worstOverflowStage)]);
     }
     if (options.warnings)
         addWarnings(r, s, model, device);

@@ -124,7 +124,9 @@ bool offloadsActivations(const Scenario &scenario, const ModelSpec &model,
 // For such a scenario that does not fit with `headroomBytes` free on every stage at its own
 // offload_layers: the fewest offloaded layers above it with which it fits so, found by
 // bisection on memory alone (`options` with memoryOnly); nullopt where offloading all but the
-// last layer does not fit either. The device's sets only fall as more layers are offloaded.
+// last layer does not fit the device either, or where the fewest that does overflow the
+// host's memory (host_memory_gb). The device's sets only fall as more layers are offloaded,
+// the host's only grow.
 std::optional<int> fewestOffloadedLayers(Scenario scenario, const Presets &presets,
                                          std::int64_t headroomBytes,
                                          const EvaluateOptions &options);

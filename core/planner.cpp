@@ -727,16 +727,6 @@ bool searchesOffloadedLayers(const Context &c, const Scenario &s)
     return offloadsActivations(s, c.model, c.device);
 }
 
-// Whether `s` (offloading nothing, not fitting) fits with all but its last layer offloaded,
-// the most Megatron-core allows: then some fewest count fits (fewestOffloadedLayers).
-bool fitsOffloaded(const Context &c, Scenario s, const EvaluateOptions &memoryOptions)
-{
-    if (!searchesOffloadedLayers(c, s))
-        return false;
-    s.offloadLayers = c.model.layers - 1;
-    return evaluateOne(c, s, memoryOptions).fitsSearch;
-}
-
 // The fewest offloaded layers with which `s`, offloading none, fits the search; 0 where none do.
 int fewestOffloadedThatFit(const Context &c, Scenario s, const EvaluateOptions &memoryOptions)
 {
@@ -746,13 +736,8 @@ int fewestOffloadedThatFit(const Context &c, Scenario s, const EvaluateOptions &
                : 0;
 }
 
-// Marks a waiting layout that fits only with activations offloaded: the fewest offloaded layers
-// are searched only if the second pass reaches it. It waits with the bound of offloading none,
-// which the copies' waits can only lengthen.
-constexpr int kOffloadedLayersSearched = -1;
-
-// A waiting layout as the second pass evaluates it, its recomputed or offloaded layers searched
-// first where the first pass marked them (kRecomputedLayersSearched, kOffloadedLayersSearched).
+// A waiting layout as the second pass evaluates it, its recomputed layers searched first where
+// the first pass marked them (kRecomputedLayersSearched).
 void applyWaiting(const Context &c, const PlanLayout &layout, Scenario &s,
                   const EvaluateOptions &memoryOptions)
 {
@@ -761,8 +746,6 @@ void applyWaiting(const Context &c, const PlanLayout &layout, Scenario &s,
         s.recomputeLayers = 0;
         s.recomputeLayers = fewestThatFit(c, s, memoryOptions);
     }
-    if (s.offloadLayers == kOffloadedLayersSearched)
-        s.offloadLayers = fewestOffloadedThatFit(c, s, memoryOptions);
 }
 
 // First pass over one split: every layout of its ZeRO stages, micro-batch sizes,
@@ -880,9 +863,12 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
                             // model do not fit.
                             const Outcome memory = evaluateOne(c, s, memoryOptions);
                             const bool fewer = searchesFewer(memory.fitsSearch);
-                            const bool offloaded =
-                                !memory.fitsSearch && fitsOffloaded(c, s, memoryOptions);
-                            if (!memory.fitsSearch && !offloaded) {
+                            // One that does not fit may with its first layers' activations
+                            // offloaded: the fewest that fit, a handful of memory evaluations
+                            // where the device holds it with all but the last offloaded.
+                            const int offloaded =
+                                memory.fitsSearch ? 0 : fewestOffloadedThatFit(c, s, memoryOptions);
+                            if (!memory.fitsSearch && offloaded == 0) {
                                 count(memory, out.rejected, out.fitting);
                                 if (memory.candidate && !memory.candidate->fits)
                                     out.overflowing.emplace_back(memory.candidate->peakStageBytes,
@@ -892,12 +878,12 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
                             // Full recomputation of fewer layers waits bounded by its least.
                             Scenario least = s;
                             least.recomputeLayers = fewer ? 1 : 0;
+                            least.offloadLayers = offloaded;
                             if (const auto bound = stepTimeLowerBound(least, c.presets, options)) {
                                 PlanLayout waiting = PlanLayout::of(s);
                                 if (fewer)
                                     waiting.recomputeLayers = kRecomputedLayersSearched;
-                                if (offloaded)
-                                    waiting.offloadLayers = kOffloadedLayersSearched;
+                                waiting.offloadLayers = offloaded;
                                 out.pending.emplace_back(*bound * c.scorePerSecond(s.devices()),
                                                          waiting);
                             } else { // it says why it has no step time
@@ -972,9 +958,9 @@ std::optional<PlanLayout> firstFitting(const Context &c, const DeviceSplit &spli
                             s.sequenceParallel = sp;
                             if (evaluateOne(c, s, options).fitsSearch)
                                 return PlanLayout::of(s);
-                            if (fitsOffloaded(c, s, options)) {
+                            if (const int n = fewestOffloadedThatFit(c, s, options); n > 0) {
                                 PlanLayout offloaded = PlanLayout::of(s);
-                                offloaded.offloadLayers = fewestOffloadedThatFit(c, s, options);
+                                offloaded.offloadLayers = n;
                                 return offloaded;
                             }
                         }

@@ -51,6 +51,10 @@ struct StageReport
     // totalBytes, which is the device's).
     int offloadedLayers = 0;
     std::int64_t offloadedBytes = 0;
+    // Of them, the host memory one device can count on (host_memory_gb; 0: not published, not
+    // checked), and whether the offloaded bytes exceed it: then the stage does not fit either.
+    std::int64_t hostCapacityBytes = 0;
+    bool hostOverflow = false;
     std::int64_t reserveBytes = 0;
     std::int64_t zeroBuffersBytes = 0; // the ZeRO implementation's own buffers (zero_buffers)
     std::int64_t totalBytes = 0;
@@ -107,6 +111,14 @@ inline const char *largestMemoryTerm(const StageReport &stage)
         if (stage.*term.bytes > stage.*largest->bytes)
             largest = &term;
     return largest->name;
+}
+
+// What to shrink first where a stage does not fit: its biggest term, or where the device holds
+// it all and only the activations it offloads overflow host memory, "host memory".
+inline const char *overflowTerm(const StageReport &stage)
+{
+    return stage.hostOverflow && stage.headroomBytes >= 0 ? "host memory"
+                                                          : largestMemoryTerm(stage);
 }
 
 // The whole model's weights at one precision (docs/worked-examples.md §1).

@@ -579,6 +579,10 @@ std::optional<InputError> validateDevice(const DeviceSpec &d)
     if (d.memoryGib > limits::kGib)
         return error("memory_gib", "must be at most " + inUnit(limits::kGib, "GiB") +
                                        " (1 PiB), got " + inUnit(d.memoryGib, "GiB"));
+    if (!(d.hostMemoryGb >= 0) || d.hostMemoryGb > limits::kGib)
+        return error("host_memory_gb", "must be 0 (not published) or at most " +
+                                           inUnit(limits::kGib, "GB") + ", got " +
+                                           inUnit(d.hostMemoryGb, "GB"));
     if (d.devicesPerNode <= 0)
         return error("devices_per_node", "must be at least 1");
     for (auto [key, value] : {std::pair{"intra_node_gb_per_s", d.intraNodeGbPerS},

@@ -159,6 +159,7 @@ std::optional<core::InputError> parseDevice(const QJsonObject &object, core::Dev
     f.number("tdp_w", d.tdpW);
     f.number("hbm_gb_per_s", d.hbmGbPerS);
     f.number("host_gb_per_s", d.hostGbPerS);
+    f.number("host_memory_gb", d.hostMemoryGb);
     f.number("matmul_efficiency", d.matmulEfficiency);
     f.number("fp8_matmul_efficiency", d.fp8MatmulEfficiency);
     f.number("fp8_block_matmul_efficiency", d.fp8BlockMatmulEfficiency);
@@ -412,6 +413,8 @@ QJsonObject deviceToJson(const core::DeviceSpec &d)
         o.insert(QStringLiteral("hbm_gb_per_s"), d.hbmGbPerS);
     if (d.hostGbPerS != 0)
         o.insert(QStringLiteral("host_gb_per_s"), d.hostGbPerS);
+    if (d.hostMemoryGb != 0)
+        o.insert(QStringLiteral("host_memory_gb"), d.hostMemoryGb);
     for (const auto &[key, value] : core::efficiencyFields(d))
         if (value != 0)
             o.insert(QLatin1String(key), value);

@@ -140,6 +140,8 @@ QJsonObject reportToJson(const core::Report &r)
         if (st.offloadedLayers > 0) { // offload_layers: host memory, not the device's
             o.insert(QStringLiteral("offloaded_layers"), st.offloadedLayers);
             o.insert(QStringLiteral("offloaded_host_bytes"), qint64(st.offloadedBytes));
+            if (st.hostCapacityBytes > 0) // host_memory_gb: what they must fit in
+                o.insert(QStringLiteral("host_capacity_bytes"), qint64(st.hostCapacityBytes));
         }
         o.insert(QStringLiteral("total_bytes"), qint64(st.totalBytes));
         o.insert(QStringLiteral("capacity_bytes"), qint64(st.capacityBytes));

@@ -86,6 +86,10 @@ const char *const kSources[] = {
     "with pipeline parallelism and with activation recomputation.",
     "NVIDIA/nvbandwidth#24: a GPU's copy to pinned host memory, 52.77 GB/s of PCIe Gen5 x16's "
     "64 GB/s a direction on an H100, the default host_efficiency.",
+    "NVIDIA DGX A100, DGX H100 and DGX H200 datasheets (2 TB of system memory for 8 GPUs), the "
+    "NVIDIA GB200 NVL72 specifications (480 GB of LPDDR5X a Grace CPU for two GPUs) and NVIDIA's "
+    "MLPerf Training v6.0 system descriptions (2.0 TB a four-GPU GB300 tray): the host memory "
+    "offloaded activations must fit in (host_memory_gb).",
     "Device data sheets: NVIDIA A100, H100, H200, DGX B200; AMD Instinct MI300X; SambaNova "
     "SN40L (Prabhakar et al. 2024) — see each preset's source. NVIDIA Technical Blog, "
     "“Inside NVIDIA Blackwell Ultra”: the B300's and GB300's GPU (160 SMs on the full die, "

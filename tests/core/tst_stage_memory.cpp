@@ -220,6 +220,64 @@ private Q_SLOTS:
         QCOMPARE(r.stages[0].offloadedLayers, offloaded);
     }
 
+    // Offloaded activations live in host memory: a DGX H100's 2 TB for 8 GPUs, 250 GB each
+    // (host_memory_gb, docs/devices.md "Host links"). Llama 3.1 8B with 31 of its 32 layers
+    // offloaded: seven sequences a micro-batch the host holds, eight it does not, and that
+    // stage does not fit though the device holds its own, the term "host memory".
+    void offloadedLayersNeedHostMemory_data()
+    {
+        QTest::addColumn<int>("sequences");
+        QTest::addColumn<bool>("hostHolds");
+        QTest::addRow("7 sequences") << 7 << true;
+        QTest::addRow("8 sequences") << 8 << false;
+    }
+    void offloadedLayersNeedHostMemory()
+    {
+        QFETCH(int, sequences);
+        QFETCH(bool, hostHolds);
+        const Report r = evaluate(
+            scenario(QStringLiteral("model=llama-3.1-8b,device=h100-sxm,framework=megatron,tp=1,"
+                                    "pp=1,dp=8,zero=3,seq_len=8192,microbatches=1,"
+                                    "microbatch_size=%1,attention=flash,recompute=none,"
+                                    "sequence_parallel=false,precision=bf16,loss_fusion=te,"
+                                    "offload_layers=31")
+                         .arg(sequences)),
+            m_presets);
+        QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
+        const StageReport &st = r.stages[0];
+        QCOMPARE(st.hostCapacityBytes, qint64{250'000'000'000});
+        QCOMPARE(st.offloadedBytes <= st.hostCapacityBytes, hostHolds);
+        QVERIFY(st.headroomBytes >= 0); // the device holds its share either way
+        QCOMPARE(st.hostOverflow, !hostHolds);
+        QCOMPARE(r.fits, hostHolds);
+        const auto overflow =
+            std::find_if(r.warnings.begin(), r.warnings.end(),
+                         [](const Warning &w) { return w.code == "does-not-fit"; });
+        QCOMPARE(overflow != r.warnings.end(), !hostHolds);
+        if (hostHolds)
+            return;
+        QCOMPARE(r.firstOverflowTerm, std::string("host memory"));
+        QVERIFY2(overflow->message.find("31 offloaded layers' activations need") !=
+                         std::string::npos &&
+                     overflow->message.find("of the 250.0 GB a device has (host_memory_gb)") !=
+                         std::string::npos,
+                 overflow->message.c_str());
+        // Where the host publishes no memory it is not checked.
+        Presets unpublished = m_presets;
+        DeviceSpec device = *unpublished.device("h100-sxm");
+        device.hostMemoryGb = 0;
+        unpublished.put(device);
+        const Report unchecked = evaluate(
+            scenario(QStringLiteral("model=llama-3.1-8b,device=h100-sxm,framework=megatron,tp=1,"
+                                    "pp=1,dp=8,zero=3,seq_len=8192,microbatches=1,"
+                                    "microbatch_size=8,attention=flash,recompute=none,"
+                                    "sequence_parallel=false,precision=bf16,loss_fusion=te,"
+                                    "offload_layers=31")),
+            unpublished);
+        QVERIFY(unchecked.fits);
+        QCOMPARE(unchecked.stages[0].hostCapacityBytes, qint64{0});
+    }
+
     // The offload-fits hint (docs/activations.md, "Offloaded layers"): Llama 3.1 70B on 64
     // GB200s under Megatron-FSDP keeps 332 GB a device without offloading; the hint names the
     // fewest offloaded layers that leave 2 GiB free, so one fewer does not, and its Set link

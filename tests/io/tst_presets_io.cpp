@@ -157,26 +157,36 @@ private Q_SLOTS:
         QTest::addColumn<QString>("id");
         QTest::addColumn<double>("gbPerS");
         QTest::addColumn<double>("efficiency");
+        QTest::addColumn<double>("memoryGb"); // host memory a device, 0: not published
         // PCIe Gen4 x16, 64 GB/s bidirectional; 25.13 GB/s measured (NVIDIA/nvbandwidth#42).
-        QTest::addRow("A100: PCIe Gen4") << "a100-80gb" << 64.0 / 2 << 25.13 / 32;
+        // DGX A100 640GB: 2 TB of system memory for 8 GPUs.
+        QTest::addRow("A100: PCIe Gen4") << "a100-80gb" << 64.0 / 2 << 25.13 / 32 << 2000.0 / 8;
         // PCIe Gen5 x16, 128 GB/s bidirectional; 52.77 GB/s measured (NVIDIA/nvbandwidth#24).
-        QTest::addRow("H100 SXM: PCIe Gen5") << "h100-sxm" << 128.0 / 2 << 52.77 / 64;
-        QTest::addRow("H200 NVL: PCIe Gen5") << "h200-nvl" << 128.0 / 2 << 52.77 / 64;
-        QTest::addRow("MI355X: PCIe Gen5") << "mi355x" << 128.0 / 2 << 52.77 / 64;
+        // DGX H100 and DGX H200: 2 TB for 8 GPUs.
+        QTest::addRow("H100 SXM: PCIe Gen5") << "h100-sxm" << 128.0 / 2 << 52.77 / 64 << 2000.0 / 8;
+        QTest::addRow("H200: PCIe Gen5") << "h200" << 128.0 / 2 << 52.77 / 64 << 2000.0 / 8;
+        // OEM servers: no reference host memory.
+        QTest::addRow("H200 NVL: PCIe Gen5") << "h200-nvl" << 128.0 / 2 << 52.77 / 64 << 0.0;
+        QTest::addRow("MI355X: PCIe Gen5") << "mi355x" << 128.0 / 2 << 52.77 / 64 << 0.0;
         // NVLink-C2C, 900 GB/s bidirectional a link; 346 GB/s on a GH200 (NVIDIA/nvbandwidth#23).
-        QTest::addRow("GB200: NVLink-C2C") << "gb200-nvl72" << 900.0 / 2 << 0.77;
+        // 480 GB of LPDDR5X a Grace for its two GPUs (GB200 NVL72 specifications); MLPerf
+        // Training v6.0's GB300 trays report 2.0 TB for four GPUs.
+        QTest::addRow("GB200: NVLink-C2C") << "gb200-nvl72" << 900.0 / 2 << 0.77 << 480.0 / 2;
+        QTest::addRow("GB300: NVLink-C2C") << "gb300-nvl72" << 900.0 / 2 << 0.77 << 2000.0 / 4;
         // No host link published for the HGX Blackwell boards here.
-        QTest::addRow("B200: none") << "b200" << 0.0 << 52.77 / 64;
+        QTest::addRow("B200: none") << "b200" << 0.0 << 52.77 / 64 << 0.0;
     }
     void hostLinks()
     {
         QFETCH(QString, id);
         QFETCH(double, gbPerS);
         QFETCH(double, efficiency);
+        QFETCH(double, memoryGb);
         const Presets presets = io::builtinPresets();
         const DeviceSpec *d = presets.device(id.toStdString());
         QVERIFY(d);
         QCOMPARE(d->hostGbPerS, gbPerS);
+        QCOMPARE(d->hostMemoryGb, memoryGb);
         QVERIFY(std::abs(d->hostEfficiencyOrDefault() - efficiency) < 1e-3);
     }
 

@@ -281,11 +281,17 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
         // offload_layers: the device holds L - N layers' sets, the host the N offloaded.
         const QString kept =
             st.offloadedLayers > 0
-                ? QObject::tr("%1 layers, %2 offloaded to host memory (%3 there): %4 layers' "
-                              "sets × %5 micro-batches in flight → %6")
+                ? QObject::tr("%1 layers, %2 offloaded to host memory (%3 there%4): %5 layers' "
+                              "sets × %6 micro-batches in flight → %7")
                       .arg(st.layers)
                       .arg(st.offloadedLayers)
                       .arg(bytes(st.offloadedBytes))
+                      .arg(st.hostCapacityBytes > 0
+                               ? QObject::tr(", %1 the %2 a device has")
+                                     .arg(st.hostOverflow ? QObject::tr("beyond")
+                                                          : QObject::tr("within"),
+                                          bytes(st.hostCapacityBytes))
+                               : QObject::tr(", the host's memory unpublished"))
                       .arg(st.layers - st.offloadedLayers)
                       .arg(st.inflightMicrobatches, 0, 'g', 4)
                       .arg(bytes(st.activationsBytes))
