@@ -466,12 +466,21 @@ QString MemoryPage::formulas(const ChartInputs &inputs) const
                      QObject::tr("One micro-batch's prompts prefilled at once; the last stage "
                                  "also its logits (docs/inference.md, \"Memory\")"));
     }
+    // offload_layers: the host must hold the offloaded sets too (host_memory_gb).
+    const bool hostChecked = st.offloadedLayers > 0 && st.hostCapacityBytes > 0;
     out += block(QObject::tr("Fit"),
-                 QStringLiteral("%1 needed of %2 → %3")
-                     .arg(bytes(st.totalBytes), bytes(st.capacityBytes),
-                          st.fits ? QObject::tr("fits") : QObject::tr("does not fit")),
-                 QObject::tr("Capacity = memory_gib × 2³⁰; reserve %1 GiB for the framework")
-                     .arg(s.reserveGib));
+                 (hostChecked ? QObject::tr("%1 needed of %2 on the device, %3 of %4 in host "
+                                            "memory → %5")
+                                    .arg(bytes(st.totalBytes), bytes(st.capacityBytes),
+                                         bytes(st.offloadedBytes), bytes(st.hostCapacityBytes))
+                              : QStringLiteral("%1 needed of %2 → %5")
+                                    .arg(bytes(st.totalBytes), bytes(st.capacityBytes)))
+                     .arg(st.fits ? QObject::tr("fits") : QObject::tr("does not fit")),
+                 QObject::tr("Capacity = memory_gib × 2³⁰; reserve %1 GiB for the framework%2")
+                     .arg(s.reserveGib)
+                     .arg(hostChecked ? QObject::tr("; host memory = host_memory_gb × 10⁹ "
+                                                    "(docs/devices.md, \"Host links\")")
+                                      : QString()));
     return out;
 }
 
