@@ -1093,11 +1093,11 @@ private Q_SLOTS:
                                    .arg(formula::bytes(r.stages[0].offloadedBytes),
                                         formula::bytes(250'000'000'000))),
                  qPrintable(text));
-        QVERIFY2(text.contains(QStringLiteral("%1 of %2 in host memory → %3")
-                                   .arg(formula::bytes(r.stages[0].offloadedBytes),
-                                        formula::bytes(250'000'000'000),
-                                        r.fits ? QStringLiteral("fits")
-                                               : QStringLiteral("does not fit"))),
+        QVERIFY2(text.contains(
+                     QStringLiteral("%1 of %2 in host memory → %3")
+                         .arg(formula::bytes(r.stages[0].offloadedBytes),
+                              formula::bytes(250'000'000'000),
+                              r.fits ? QStringLiteral("fits") : QStringLiteral("does not fit"))),
                  qPrintable(text));
     }
 
