@@ -86,7 +86,8 @@ const char *const kSources[] = {
     "with pipeline parallelism and with activation recomputation.",
     "NVIDIA/nvbandwidth#24: a GPU's copy to pinned host memory, 52.77 GB/s of PCIe Gen5 x16's "
     "64 GB/s a direction on an H100, the default host_efficiency.",
-    "NVIDIA DGX A100, DGX H100 and DGX H200 datasheets (2 TB of system memory for 8 GPUs), the "
+    "NVIDIA DGX A100, DGX H100, DGX H200 and DGX B200 datasheets (2 TB of system memory for 8 "
+    "GPUs), Lambda's MLPerf Training v6.0 B200 system (PCIe Gen5 x16 to the host), the "
     "NVIDIA GB200 NVL72 specifications (480 GB of LPDDR5X a Grace CPU for two GPUs) and NVIDIA's "
     "MLPerf Training v6.0 system descriptions (2.0 TB a four-GPU GB300 tray): the host memory "
     "offloaded activations must fit in (host_memory_gb).",

@@ -173,8 +173,10 @@ private Q_SLOTS:
         // Training v6.0's GB300 trays report 2.0 TB for four GPUs.
         QTest::addRow("GB200: NVLink-C2C") << "gb200-nvl72" << 900.0 / 2 << 0.77 << 480.0 / 2;
         QTest::addRow("GB300: NVLink-C2C") << "gb300-nvl72" << 900.0 / 2 << 0.77 << 2000.0 / 4;
-        // No host link published for the HGX Blackwell boards here.
-        QTest::addRow("B200: none") << "b200" << 0.0 << 52.77 / 64 << 0.0;
+        // PCIe Gen5 x16 (Lambda's MLPerf Training v6.0 B200 system); DGX B200: 2 TB for 8.
+        QTest::addRow("B200: PCIe Gen5") << "b200" << 128.0 / 2 << 52.77 / 64 << 2000.0 / 8;
+        // No host link published for the B300 here.
+        QTest::addRow("B300: none") << "b300" << 0.0 << 52.77 / 64 << 0.0;
     }
     void hostLinks()
     {

@@ -688,9 +688,9 @@ private Q_SLOTS:
                "with full recomputation.";
         QTest::addRow("inference") << QStringList{"mode=inference", "pp=1", "recompute=none"}
                                    << false << "Not used in inference";
-        QTest::addRow("B200: no host link published")
-            << QStringList{"device=b200", "pp=1", "recompute=none"} << false
-            << "NVIDIA B200 (HGX 8-GPU) publishes no link to host memory";
+        QTest::addRow("B300: no host link published")
+            << QStringList{"device=b300", "pp=1", "recompute=none"} << false
+            << "NVIDIA B300 (HGX 8-GPU) publishes no link to host memory";
         QTest::addRow("H100: one stage, no recomputation")
             << QStringList{"pp=1", "recompute=none"} << true << "Training with one pipeline stage";
         QTest::addRow("GB200 NVL72: one stage, no recomputation")
