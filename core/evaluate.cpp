@@ -2443,14 +2443,14 @@ bool offloadsActivations(const Scenario &s, const ModelSpec &model, const Device
            device.hostGbPerS > 0;
 }
 
-std::optional<int> fewestOffloadedLayers(Scenario s, const Presets &presets,
-                                         std::int64_t headroomBytes, const EvaluateOptions &options)
+OffloadedLayers fewestOffloadedLayers(Scenario s, const Presets &presets,
+                                      std::int64_t headroomBytes, const EvaluateOptions &options)
 {
     const ModelSpec *model = resolveModel(s, presets);
     const DeviceSpec *device = resolveDevice(s, presets);
     if (!model || !device || !offloadsActivations(s, *model, *device) ||
         s.offloadLayers >= model->layers - 1)
-        return std::nullopt;
+        return {};
     // The device's sets only fall as more layers are offloaded and the host's only grow: the
     // fewest that the device holds is the one host memory must hold too.
     const auto deviceFits = [&](int n) {
@@ -2463,15 +2463,13 @@ std::optional<int> fewestOffloadedLayers(Scenario s, const Presets &presets,
     int overflows = std::max(s.offloadLayers, 0); // known not to fit
     int fit = model->layers - 1;                  // all but the last layer, the most allowed
     if (!deviceFits(fit))
-        return std::nullopt;
+        return {};
     while (fit - overflows > 1) {
         const int n = overflows + (fit - overflows) / 2;
         (deviceFits(n) ? fit : overflows) = n;
     }
     s.offloadLayers = fit;
-    if (!fitsWithHeadroom(s, presets, headroomBytes, options))
-        return std::nullopt;
-    return fit;
+    return {fitsWithHeadroom(s, presets, headroomBytes, options) ? fit : 0, fit};
 }
 
 std::vector<std::int64_t> unequalChunkBytes(const Scenario &s, const ModelSpec &model,
@@ -2924,11 +2922,28 @@ std::optional<Warning> offloadWouldFit(const Scenario &s, const Presets &presets
     if (r.fits || !offloadsActivations(s, model, device))
         return std::nullopt;
     const HintProbes probe(options);
-    const std::optional<int> fewest =
+    const OffloadedLayers offloaded =
         fewestOffloadedLayers(s, presets, probe.headroom, probe.memory);
-    if (!fewest)
+    if (offloaded.fewest == 0 && offloaded.deviceFewest > 0) {
+        // The device would hold it, the host not: say why offloading is no way out.
+        Scenario more = s;
+        more.offloadLayers = offloaded.deviceFewest;
+        const Report host = evaluate(more, presets, probe.memory);
+        if (host.stages.empty())
+            return std::nullopt;
+        char text[320];
+        std::snprintf(text, sizeof text,
+                      "offload_layers = %d would leave %.0f GiB free on the device, but its "
+                      "offloaded activations need %s of host memory, of the %s a device has "
+                      "(host_memory_gb)",
+                      offloaded.deviceFewest, kRecomputeHintHeadroomGib,
+                      gb(host.stages.front().offloadedBytes).c_str(),
+                      gb(host.stages.front().hostCapacityBytes).c_str());
+        return Warning{"offload-host-memory", text};
+    }
+    if (offloaded.fewest == 0)
         return std::nullopt;
-    const int fit = *fewest;
+    const int fit = offloaded.fewest;
     Scenario more = s;
     more.offloadLayers = fit;
     const Report fitted = evaluate(more, presets, probe.timed);

@@ -123,13 +123,17 @@ bool offloadsActivations(const Scenario &scenario, const ModelSpec &model,
 
 // For such a scenario that does not fit with `headroomBytes` free on every stage at its own
 // offload_layers: the fewest offloaded layers above it with which it fits so, found by
-// bisection on memory alone (`options` with memoryOnly); nullopt where offloading all but the
+// bisection on memory alone (`options` with memoryOnly); none where offloading all but the
 // last layer does not fit the device either, or where the fewest that does overflow the
-// host's memory (host_memory_gb). The device's sets only fall as more layers are offloaded,
-// the host's only grow.
-std::optional<int> fewestOffloadedLayers(Scenario scenario, const Presets &presets,
-                                         std::int64_t headroomBytes,
-                                         const EvaluateOptions &options);
+// host's memory (host_memory_gb), which deviceFewest then says. The device's sets only fall
+// as more layers are offloaded, the host's only grow.
+struct OffloadedLayers
+{
+    int fewest = 0;       // that fit the device and the host; 0: none does
+    int deviceFewest = 0; // that fit the device, whatever the host; 0: none does
+};
+OffloadedLayers fewestOffloadedLayers(Scenario scenario, const Presets &presets,
+                                      std::int64_t headroomBytes, const EvaluateOptions &options);
 
 // The headroom the recompute-layers-fewer warning leaves on every stage: the planner's default
 // (PlanRequest::headroomGib), for the memory model is an estimate (docs/planner.md, "Headroom").

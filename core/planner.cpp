@@ -727,13 +727,23 @@ bool searchesOffloadedLayers(const Context &c, const Scenario &s)
     return offloadsActivations(s, c.model, c.device);
 }
 
-// The fewest offloaded layers with which `s`, offloading none, fits the search; 0 where none do.
-int fewestOffloadedThatFit(const Context &c, Scenario s, const EvaluateOptions &memoryOptions)
+// The fewest offloaded layers with which `s`, offloading none, fits the search (fewest; 0 where
+// none do), and the fewest the device holds where its host cannot (deviceFewest).
+OffloadedLayers offloadedThatFit(const Context &c, Scenario s, const EvaluateOptions &memoryOptions)
 {
     s.offloadLayers = 0;
     return searchesOffloadedLayers(c, s)
-               ? fewestOffloadedLayers(s, c.presets, c.headroomBytes, memoryOptions).value_or(0)
-               : 0;
+               ? fewestOffloadedLayers(s, c.presets, c.headroomBytes, memoryOptions)
+               : OffloadedLayers{};
+}
+
+// A layout that fits with offloading but for host memory (OffloadedLayers::deviceFewest): at
+// that N, which its rejection under "host memory" names.
+Scenario offloadedForHost(const Scenario &s, const OffloadedLayers &offloaded)
+{
+    Scenario at = s;
+    at.offloadLayers = offloaded.deviceFewest;
+    return at;
 }
 
 // A waiting layout as the second pass evaluates it, its recomputed layers searched first where
@@ -849,9 +859,13 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
                                 Scenario ranked = s;
                                 if (searchesFewer(whole.fitsSearch))
                                     ranked.recomputeLayers = fewestThatFit(c, s, memoryOptions);
-                                if (!whole.fitsSearch)
-                                    ranked.offloadLayers =
-                                        fewestOffloadedThatFit(c, s, memoryOptions);
+                                if (!whole.fitsSearch) {
+                                    const OffloadedLayers offloaded =
+                                        offloadedThatFit(c, s, memoryOptions);
+                                    ranked.offloadLayers = offloaded.fewest > 0
+                                                               ? offloaded.fewest
+                                                               : offloaded.deviceFewest;
+                                }
                                 record(ranked.recomputeLayers == 0 && ranked.offloadLayers == 0
                                            ? std::move(whole)
                                            : evaluateOne(c, ranked, options),
@@ -866,8 +880,19 @@ void searchSplit(const Context &c, const DeviceSplit &split, WorkerResult &out,
                             // One that does not fit may with its first layers' activations
                             // offloaded: the fewest that fit, a handful of memory evaluations
                             // where the device holds it with all but the last offloaded.
-                            const int offloaded =
-                                memory.fitsSearch ? 0 : fewestOffloadedThatFit(c, s, memoryOptions);
+                            const OffloadedLayers offloading =
+                                memory.fitsSearch ? OffloadedLayers{}
+                                                  : offloadedThatFit(c, s, memoryOptions);
+                            const int offloaded = offloading.fewest;
+                            // The device would hold it offloaded, but not the host: rejected
+                            // for host memory at the fewest the device holds.
+                            if (!memory.fitsSearch && offloaded == 0 &&
+                                offloading.deviceFewest > 0) {
+                                count(
+                                    evaluateOne(c, offloadedForHost(s, offloading), memoryOptions),
+                                    out.rejected, out.fitting);
+                                continue;
+                            }
                             if (!memory.fitsSearch && offloaded == 0) {
                                 count(memory, out.rejected, out.fitting);
                                 if (memory.candidate && !memory.candidate->fits)
@@ -958,7 +983,7 @@ std::optional<PlanLayout> firstFitting(const Context &c, const DeviceSplit &spli
                             s.sequenceParallel = sp;
                             if (evaluateOne(c, s, options).fitsSearch)
                                 return PlanLayout::of(s);
-                            if (const int n = fewestOffloadedThatFit(c, s, options); n > 0) {
+                            if (const int n = offloadedThatFit(c, s, options).fewest; n > 0) {
                                 PlanLayout offloaded = PlanLayout::of(s);
                                 offloaded.offloadLayers = n;
                                 return offloaded;

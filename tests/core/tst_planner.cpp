@@ -399,6 +399,15 @@ private Q_SLOTS:
         }
         QVERIFY(offloaded > 0);
         QVERIFY(published);
+        // Four sequences a micro-batch would need more host memory than a Grace has for its
+        // two GPUs (480 GB): such layouts are rejected under "host memory", the example at the
+        // fewest offloaded layers the device holds.
+        const auto host = result.rejected.find("host memory");
+        QVERIFY(host != result.rejected.end());
+        QCOMPARE(host->second.layout.pp, 1);
+        QVERIFY(host->second.layout.offloadLayers > 0);
+        const Report overflow = evaluate(host->second.layout.apply(req.base), presets);
+        QVERIFY(overflow.stages[0].hostOverflow && overflow.stages[0].headroomBytes >= headroom);
         // Nothing is rejected for the base's own offload_layers, which is not kept.
         QVERIFY(std::none_of(result.rejected.begin(), result.rejected.end(), [](const auto &g) {
             return g.first.starts_with("invalid offload_layers");

@@ -311,6 +311,44 @@ private Q_SLOTS:
                              [](const Warning &w) { return w.code == "offload-fits"; }));
     }
 
+    // Where the device would hold the stage with layers offloaded but the host cannot hold
+    // them (a GB200's Grace has 480 GB for two GPUs, 240 each), the hint says so instead:
+    // the N it names is the fewest the device holds with 2 GiB free, whose sets overflow the
+    // host, and no offload-fits is given.
+    void offloadHintSaysWhenTheHostCannot()
+    {
+        const QString base = QStringLiteral(
+            "model=llama-3.1-70b,device=gb200-nvl72,framework=megatron,precision=fp8,"
+            "fp8_scaling=current,fp8_params=true,grad_precision=bf16,loss_fusion=te,tp=1,pp=1,"
+            "dp=64,zero=2,microbatches=1,microbatch_size=4,seq_len=8192,recompute=none,"
+            "sequence_parallel=false,cache_outputs=false,");
+        const Report r = evaluate(scenario(base + "offload_layers=0"), m_presets);
+        QVERIFY(r.ok() && !r.fits);
+        const auto code = [&r](const char *c) {
+            return std::find_if(r.warnings.begin(), r.warnings.end(),
+                                [c](const Warning &w) { return w.code == c; });
+        };
+        QVERIFY(code("offload-fits") == r.warnings.end());
+        const auto hint = code("offload-host-memory");
+        QVERIFY(hint != r.warnings.end());
+        QVERIFY(hint->setKey.empty()); // nothing to set that would fit
+        const QString text = QString::fromStdString(hint->message);
+        QVERIFY2(text.contains("of the 240.0 GB a device has (host_memory_gb)"), qPrintable(text));
+        const int n = text.section(QLatin1Char(' '), 2, 2).toInt();
+        QVERIFY2(n > 0, qPrintable(text));
+        const std::int64_t headroom = 2 * kGiB;
+        const auto at = [&](int layers) {
+            return evaluate(scenario(base + QStringLiteral("offload_layers=%1").arg(layers)),
+                            m_presets);
+        };
+        const Report named = at(n);
+        QVERIFY(named.stages[0].headroomBytes >= headroom && named.stages[0].hostOverflow);
+        QVERIFY(text.contains(
+            QStringLiteral("need %1 GB of host memory")
+                .arg(static_cast<double>(named.stages[0].offloadedBytes) / 1e9, 0, 'f', 1)));
+        QVERIFY(at(n - 1).stages[0].headroomBytes < headroom);
+    }
+
     // Selective recomputation by Megatron-LM's --recompute-modules (docs/activations.md,
     // "Recomputed modules"), per token at s = 4,096, T = 1, BF16, flash attention. Qwen3-30B-A3B
     // as above: the norm inputs and the QKV and router inputs 4·2·2048 = 16,384, Q and O
