@@ -22,6 +22,17 @@ class TestStageMemory : public QObject
     Q_OBJECT
 
 private:
+    // Megatron-Bridge's Llama 3 70B on 64 GB200s without its layout's ZeRO stage and
+    // micro-batching (v0.4.2, _GB200_FP8_CS_V2): FP8 current scaling with FP8 parameters, BF16
+    // gradient reduction, Transformer Engine's loss, one stage of D = 64, 8,192 tokens.
+    static QString fsdp70bOnGb200()
+    {
+        return QStringLiteral("model=llama-3.1-70b,device=gb200-nvl72,framework=megatron,"
+                              "precision=fp8,fp8_scaling=current,fp8_params=true,"
+                              "grad_precision=bf16,loss_fusion=te,tp=1,dp=64,seq_len=8192,"
+                              "recompute=none,sequence_parallel=false,cache_outputs=false,");
+    }
+
     const Presets m_presets = io::builtinPresets();
 
     // An evaluation with the timeline kept, for the memory over the step.
@@ -284,11 +295,7 @@ private Q_SLOTS:
     // gives that count. With pipeline stages Megatron-core cannot offload: no hint.
     void offloadHintIsTheFewestThatFit()
     {
-        const QString base = QStringLiteral(
-            "model=llama-3.1-70b,device=gb200-nvl72,framework=megatron,precision=fp8,"
-            "fp8_scaling=current,fp8_params=true,grad_precision=bf16,loss_fusion=te,tp=1,"
-            "dp=64,zero=3,microbatches=2,microbatch_size=2,seq_len=8192,recompute=none,"
-            "sequence_parallel=false,cache_outputs=false,");
+        const QString base = fsdp70bOnGb200() + "zero=3,microbatches=2,microbatch_size=2,";
         const Report r = evaluate(scenario(base + "pp=1"), m_presets);
         QVERIFY(r.ok() && !r.fits);
         const auto hint = std::find_if(r.warnings.begin(), r.warnings.end(),
@@ -317,11 +324,7 @@ private Q_SLOTS:
     // host, and no offload-fits is given.
     void offloadHintSaysWhenTheHostCannot()
     {
-        const QString base = QStringLiteral(
-            "model=llama-3.1-70b,device=gb200-nvl72,framework=megatron,precision=fp8,"
-            "fp8_scaling=current,fp8_params=true,grad_precision=bf16,loss_fusion=te,tp=1,pp=1,"
-            "dp=64,zero=2,microbatches=1,microbatch_size=4,seq_len=8192,recompute=none,"
-            "sequence_parallel=false,cache_outputs=false,");
+        const QString base = fsdp70bOnGb200() + "pp=1,zero=2,microbatches=1,microbatch_size=4,";
         const Report r = evaluate(scenario(base + "offload_layers=0"), m_presets);
         QVERIFY(r.ok() && !r.fits);
         const auto code = [&r](const char *c) {
