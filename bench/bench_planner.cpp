@@ -1,5 +1,6 @@
 // Speed of the planner (docs/planner.md): layouts evaluated per second and the wall time of a whole
 // search for the cluster sizes the README quotes.
+#include "core/framework.h"
 #include "core/planner.h"
 #include "core/serving_plan.h"
 #include "io/presets_io.h"
@@ -62,6 +63,23 @@ BENCHMARK_CAPTURE(planSearch, mixtral8x7b_64_devices, request("mixtral-8x7b", 64
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK_CAPTURE(planSearch, deepseek_v3_2048_devices, request("deepseek-v3", 2048, 4096, 4096))
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+// Megatron-LM's one-stage layouts that fit only with activations offloaded (docs/planner.md,
+// "Offloaded layers"): Megatron-Bridge's Llama 3 70B keys on 64 GB200s, 256 × 8,192 tokens.
+core::PlanRequest offloadingRequest()
+{
+    core::PlanRequest r = request("llama-3.1-70b", 64, 256, 8192);
+    r.base.device = "gb200-nvl72";
+    core::applyFramework(r.base, core::Framework::megatron);
+    r.base.precision = core::Precision::fp8;
+    r.base.fp8Scaling = core::Fp8Scaling::current;
+    r.base.fp8Params = true;
+    r.base.gradPrecision = core::Precision::bf16;
+    return r;
+}
+BENCHMARK_CAPTURE(planSearch, llama70b_gb200_offloading_64_devices, offloadingRequest())
     ->Arg(2)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
