@@ -1026,6 +1026,8 @@ PipelineInput pipelineInput(const Scenario &s, const ModelSpec &model, const Tim
     if (in.forward.size() == 1 && training) {
         in.forward[0] += t.offload.forwardS;
         in.backward[0] += t.offload.backwardS;
+        in.forwardOffloadWait = t.offload.forwardS;
+        in.backwardOffloadWait = t.offload.backwardS;
     }
     // The MoE layers' all-to-all inside each entry's passes, for the timeline to show.
     if (t.rates && !t.moeLayers.empty()) {

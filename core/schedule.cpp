@@ -473,6 +473,8 @@ const PipelineResult &PipelineCache::simulate(const PipelineInput &in)
     put(in.firstForwardExtra.size());
     for (double t : in.firstForwardExtra)
         put(t);
+    put(in.forwardOffloadWait);
+    put(in.backwardOffloadWait);
     put(in.expertOverlap);
     if (in.expertOverlap) {
         put(in.expertCommShare);
@@ -1341,6 +1343,10 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
             timed.end = end;
             timed.send = sendOf[static_cast<std::size_t>(p.cost)];
             timed.expertComm = times.expertComm(timed);
+            if (K == 1)
+                timed.offloadWait = timed.kind == OpKind::forward    ? in.forwardOffloadWait
+                                    : timed.kind == OpKind::backward ? in.backwardOffloadWait
+                                                                     : 0.0;
             timed.paired = paired && isDualPipe(in.schedule);
             if (paired && in.expertOverlap) {
                 timed.paired = true;

@@ -72,6 +72,9 @@ struct ScheduleOp
     // Of [start, end], the seconds its MoE layers spend in the all-to-all (docs/experts.md),
     // spread through the block, layer by layer.
     double expertComm = 0;
+    // Of [start, end], the seconds the pass waits for its layers' activation copies to or from
+    // host memory (offload_layers; docs/activations.md, "Offloaded layers"), its last ones.
+    double offloadWait = 0;
     // One of a pair run together: in the timeline, both (PipelineInput::expertOverlap); in
     // scheduleOrder, DualPipe(V)'s second op of each forward-and-backward pair.
     bool paired = false;
@@ -126,6 +129,10 @@ struct PipelineInput
     // (expertCommShare) for as long: the computation beside them loses it.
     bool expertOverlap = false;
     double expertCommShare = 0;
+    // One stage with offload_layers: of forward[0] and backward[0], the seconds each pass
+    // waits for its activation copies (core/offload.h), for the timeline only.
+    double forwardOffloadWait = 0;
+    double backwardOffloadWait = 0;
 };
 
 // A stage's time of one kind for one micro-batch passing every chunk it holds, from either

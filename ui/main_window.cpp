@@ -797,12 +797,20 @@ void MainWindow::showNote()
             QString message = io::qs(w.message);
             if (w.code == "does-not-fit") { // in the unit the window shows
                 const auto &st = current.stages[std::size_t(current.firstOverflowStage)];
-                message = tr("stage %1 does not fit: it needs %2 of %3, most of it %4")
-                              .arg(st.index)
-                              .arg(units::format(double(st.totalBytes)),
-                                   units::format(double(st.capacityBytes)),
-                                   io::qs(current.firstOverflowTerm)) +
-                          furthestOver(current);
+                message = st.headroomBytes >= 0 && st.hostOverflow
+                              ? tr("stage %1 does not fit: its %2 offloaded layers' activations "
+                                   "need %3 of host memory, of the %4 a device has "
+                                   "(host_memory_gb)")
+                                    .arg(st.index)
+                                    .arg(st.offloadedLayers)
+                                    .arg(units::format(double(st.offloadedBytes)),
+                                         units::format(double(st.hostCapacityBytes)))
+                              : tr("stage %1 does not fit: it needs %2 of %3, most of it %4")
+                                        .arg(st.index)
+                                        .arg(units::format(double(st.totalBytes)),
+                                             units::format(double(st.capacityBytes)),
+                                             io::qs(current.firstOverflowTerm)) +
+                                    furthestOver(current);
             }
             full << message;
             // The link first, so that eliding the line never hides it.
@@ -881,12 +889,19 @@ void MainWindow::showVerdict()
                        .arg(units::format(static_cast<double>(headroom)));
     } else {
         const auto &stage = r.stages[static_cast<std::size_t>(r.firstOverflowStage)];
-        verdict += tr("Does not fit: stage %1 needs %2 of %3; its largest term is %4")
-                       .arg(stage.index)
-                       .arg(units::format(static_cast<double>(stage.totalBytes)),
-                            units::format(static_cast<double>(stage.capacityBytes)),
-                            io::qs(r.firstOverflowTerm)) +
-                   furthestOver(r) + u'.';
+        if (stage.headroomBytes >= 0 && stage.hostOverflow) // offload_layers: the host is full
+            verdict += tr("Does not fit: stage %1's offloaded activations need %2 of host memory, "
+                          "of %3.")
+                           .arg(stage.index)
+                           .arg(units::format(static_cast<double>(stage.offloadedBytes)),
+                                units::format(static_cast<double>(stage.hostCapacityBytes)));
+        else
+            verdict += tr("Does not fit: stage %1 needs %2 of %3; its largest term is %4")
+                           .arg(stage.index)
+                           .arg(units::format(static_cast<double>(stage.totalBytes)),
+                                units::format(static_cast<double>(stage.capacityBytes)),
+                                io::qs(r.firstOverflowTerm)) +
+                       furthestOver(r) + u'.';
     }
     if (m_comparison) {
         const core::Report &b = m_comparison->report;

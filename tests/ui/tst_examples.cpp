@@ -314,7 +314,8 @@ private Q_SLOTS:
         } else if (id == "llama-70b-fsdp-offload-gb200") {
             // docs/activations.md, "Offloaded layers": 40 of 80 layers offloaded keep 40 sets
             // on the device, which then fits; none offloaded does not fit; 79 waits for the
-            // copies. The control holds the count.
+            // copies and overflows the host's 240 GB a GPU, where 63 does not. The control
+            // holds the count.
             const core::Report &r = document.report();
             QVERIFY(r.fits && r.stepTime);
             QCOMPARE(r.stages[0].offloadedLayers, 40);
@@ -330,6 +331,11 @@ private Q_SLOTS:
             const core::Report serial = core::evaluate(most, document.presets());
             QVERIFY(serial.ok() && serial.stepTime);
             QVERIFY(serial.stepTime->stages[0][core::TimePart::offload] > 1.7);
+            QVERIFY(!serial.fits && serial.stages[0].hostOverflow);
+            QCOMPARE(serial.stages[0].hostCapacityBytes, qint64{240'000'000'000});
+            core::Scenario hostFull = document.scenario();
+            hostFull.offloadLayers = 63;
+            QVERIFY(core::evaluate(hostFull, document.presets()).fits);
             const auto *layers =
                 qobject_cast<QDoubleSpinBox *>(window.controls()->control("offload_layers"));
             QVERIFY(layers && layers->isEnabled());

@@ -697,6 +697,37 @@ private Q_SLOTS:
             << QStringList{"device=gb200-nvl72", "pp=1", "recompute=none"} << true
             << "Training with one pipeline stage";
     }
+    // A stage whose device holds its share but whose offloaded activations overflow the host's
+    // memory (host_memory_gb: a GB200's Grace has 480 GB for two GPUs) is said to overflow the
+    // host, not the device it fits (docs/activations.md, "Offloaded layers").
+    void hostOverflowIsSaid()
+    {
+        ScenarioDocument document(io::builtinPresets());
+        MainWindow window(&document);
+        for (const char *setting :
+             {"framework=megatron", "model=llama-3.1-70b", "device=gb200-nvl72", "precision=fp8",
+              "fp8_scaling=current", "fp8_params=true", "seq_len=8192", "tp=1", "pp=1", "dp=64",
+              "zero=3", "microbatches=2", "microbatch_size=2", "recompute=none",
+              "sequence_parallel=false", "offload_layers=79"}) {
+            const QString s = QString::fromLatin1(setting);
+            QVERIFY2(document.setField(s.section(u'=', 0, 0), s.section(u'=', 1)), setting);
+        }
+        document.flush();
+        const core::Report &r = document.report();
+        QVERIFY(r.ok() && !r.fits && r.stages[0].hostOverflow);
+        const QString verdict = window.verdict()->text();
+        QVERIFY2(verdict.contains(QStringLiteral("Does not fit: stage 0's offloaded activations "
+                                                 "need %1 of host memory, of %2.")
+                                      .arg(units::format(double(r.stages[0].offloadedBytes)),
+                                           units::format(240e9))),
+                 qPrintable(verdict));
+        const QString note = window.note()->text() + window.note()->toolTip();
+        QVERIFY2(note.contains(QStringLiteral("its 79 offloaded layers' activations need %1 of "
+                                              "host memory")
+                                   .arg(units::format(double(r.stages[0].offloadedBytes)))),
+                 qPrintable(note));
+    }
+
     void offloadLayersControl()
     {
         QFETCH(QStringList, settings);

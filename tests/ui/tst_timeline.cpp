@@ -1160,6 +1160,61 @@ private Q_SLOTS:
                     1.0);
         }
     }
+
+    // docs/activations.md, "Offloaded layers": each pass that waits for its activation copies
+    // shows the wait as a band along the top of its block's end, as wide as the report's wait
+    // (StepTimeReport::offloadForwardS and offloadBackwardS, one micro-batch). The 70B on 64
+    // GB200s, one sequence a micro-batch: 40 of 80 layers hide their copies and show none; 79
+    // leave nothing to overlap, and their 149 GB fit the host's 240 a GPU.
+    void offloadWaitShowsInTheBlocks_data()
+    {
+        QTest::addColumn<int>("offloaded");
+        QTest::addColumn<bool>("bands");
+        QTest::addRow("40 of 80: hidden") << 40 << false;
+        QTest::addRow("79 of 80: the passes wait") << 79 << true;
+    }
+    void offloadWaitShowsInTheBlocks()
+    {
+        QFETCH(int, offloaded);
+        QFETCH(bool, bands);
+        ScenarioDocument document(io::builtinPresets());
+        for (const char *setting :
+             {"framework=megatron", "model=llama-3.1-70b", "device=gb200-nvl72", "precision=fp8",
+              "fp8_scaling=current", "fp8_params=true", "seq_len=8192", "tp=1", "pp=1", "dp=64",
+              "zero=3", "microbatches=4", "microbatch_size=1", "recompute=none",
+              "sequence_parallel=false"}) {
+            const QString s = QString::fromLatin1(setting);
+            QVERIFY2(document.setField(s.section(u'=', 0, 0), s.section(u'=', 1)), setting);
+        }
+        QVERIFY(document.setField(QStringLiteral("offload_layers"), QString::number(offloaded)));
+        document.flush();
+        const core::Report &r = document.report();
+        QVERIFY(r.ok() && r.fits && r.stepTime);
+        QCOMPARE(r.stepTime->offloadBackwardS > 0, bands);
+        TimelinePanel panel;
+        fill(panel, document);
+        showPanel(panel, 1600, 500);
+        TimelineChart *chart = panel.chart();
+        const auto &blocks = chart->blocks();
+        for (const auto &op : blocks)
+            QCOMPARE(op.offloadWait, op.kind == core::OpKind::forward
+                                         ? r.stepTime->offloadForwardS
+                                         : r.stepTime->offloadBackwardS);
+        chart->grab();
+        QCOMPARE(chart->offloadWaitBands().isEmpty(), !bands);
+        if (!bands)
+            return;
+        const double scale = chart->plotArea().width() / r.makespanS;
+        const auto backward = std::find_if(blocks.begin(), blocks.end(), [](const auto &op) {
+            return op.kind == core::OpKind::backward;
+        });
+        QVERIFY(backward != blocks.end());
+        const double end = chart->plotArea().left() + backward->end * scale;
+        QVERIFY(std::ranges::any_of(chart->offloadWaitBands(), [&](const QRectF &band) {
+            return std::abs(band.right() - end) < 1.0 &&
+                   std::abs(band.width() - backward->offloadWait * scale) < 1.0;
+        }));
+    }
 };
 
 QTEST_MAIN(TestTimeline)

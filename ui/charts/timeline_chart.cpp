@@ -127,6 +127,14 @@ QBrush expertCommBrush()
     return QBrush(QColor(0, 0, 0, 170), Qt::DiagCrossPattern);
 }
 
+// A block's wait for its activation copies to or from host memory (offload_layers): a dotted
+// band along its top quarter at its end, as wide as the wait, the step-time chart's pattern for
+// it.
+QBrush offloadWaitBrush()
+{
+    return QBrush(QColor(0, 0, 0, 190), Qt::Dense4Pattern);
+}
+
 // A step of 1, 2 or 5 × 10^k giving ticks at least `minStep` apart.
 double niceStep(double minStep)
 {
@@ -221,6 +229,7 @@ void TimelineChart::setReport(const core::Report &report, core::Schedule schedul
         m_hasW = false;
         m_hasSends = false;
         m_hasExpertComm = false;
+        m_hasOffloadWait = false;
         m_busy = 0;
         // One pass: at K=64, m=1024 each pass over the blocks is a tenth of a frame.
         for (const auto &op : m_ops) {
@@ -230,6 +239,7 @@ void TimelineChart::setReport(const core::Report &report, core::Schedule schedul
             m_hasW = m_hasW || op.kind == OpKind::weight;
             m_hasSends = m_hasSends || op.send > 0;
             m_hasExpertComm = m_hasExpertComm || op.expertComm > 0;
+            m_hasOffloadWait = m_hasOffloadWait || op.offloadWait > 0;
             m_busy += op.end - op.start;
         }
         m_makespan = report.makespanS;
@@ -398,6 +408,7 @@ void TimelineChart::rebuild(int deviceScale)
     c.edges.clear();
     c.sends.clear();
     c.expertComms.clear();
+    c.offloadWaits.clear();
     c.aggregated = 0;
     c.valid = true;
     if (m_ops.empty()) {
@@ -444,6 +455,14 @@ void TimelineChart::rebuild(int deviceScale)
                 if (to > from)
                     c.expertComms.push_back(QRectF(plot.left() + from, r.bottom() - r.height() / 4,
                                                    to - from, r.height() / 4));
+            }
+            if (op.offloadWait > 0) {
+                const double width = std::max(op.offloadWait * scale, kSendMinPx);
+                const double from = std::max(x1 - width, -1.0);
+                const double to = std::min(x1, columns + 1.0);
+                if (to > from)
+                    c.offloadWaits.push_back(
+                        QRectF(plot.left() + from, r.top(), to - from, r.height() / 4));
             }
             if (!roomForText)
                 continue;
@@ -608,6 +627,8 @@ void TimelineChart::paintEvent(QPaintEvent *)
             p.fillRect(strip.toAlignedRect(), sendShade());
         for (const QRectF &band : m_cache.expertComms)
             p.fillRect(band.toAlignedRect(), expertCommBrush());
+        for (const QRectF &band : m_cache.offloadWaits)
+            p.fillRect(band.toAlignedRect(), offloadWaitBrush());
         p.restore();
     };
     // Qt's raster engine hands a fill of kThreadedRows device rows or more to its thread pool
@@ -777,6 +798,9 @@ TimelineChart::legendEntries(std::vector<std::vector<QColor>> *shades) const
     if (m_hasExpertComm)
         entries.push_back({kindColor(0), Qt::NoBrush, tr("expert all-to-all (its share)"),
                            tr("all-to-all"), false, true});
+    if (m_hasOffloadWait)
+        entries.push_back({kindColor(0), Qt::NoBrush, tr("wait for host copies"), tr("host copies"),
+                           false, false, true});
     const QColor idle = dark ? QColor(0x3C, 0x3C, 0x3C) : QColor(0xE8, 0xE8, 0xE8);
     entries.push_back({idle, Qt::NoBrush, tr("idle"), tr("idle"), false});
     if (isTeaching())
@@ -859,6 +883,10 @@ void TimelineChart::paintLegend(QPainter &p) const
             p.fillRect(
                 QRect(swatch.left(), swatch.bottom() - box / 2, swatch.width() / 2, box / 2 + 1),
                 expertCommBrush());
+        if (e.offloadWait)
+            p.fillRect(QRect(swatch.right() - swatch.width() / 2, swatch.top(),
+                             swatch.width() / 2 + 1, box / 2 + 1),
+                       offloadWaitBrush());
         x += swatch.width() + 4;
         const QString &text = brief ? e.brief : e.text;
         p.setPen(pal.color(QPalette::WindowText));
@@ -1173,6 +1201,11 @@ QString TimelineChart::toolTipAt(QPointF pos) const
         text += tr("<br>Of which expert all-to-all: %1 (%2 %), spread over its MoE layers")
                     .arg(formatTime(op->expertComm, m_units))
                     .arg(100 * op->expertComm / (op->end - op->start), 0, 'f', 1);
+    if (op->offloadWait > 0)
+        text += tr("<br>Of which waiting for activation copies to or from host memory: %1 (%2 "
+                   "%), the copies outlasting the layers beside them (offload_layers)")
+                    .arg(formatTime(op->offloadWait, m_units))
+                    .arg(100 * op->offloadWait / (op->end - op->start), 0, 'f', 1);
     return text + tr("<br><small>Wheel: zoom · Shift+wheel or drag: pan · drag on the axis: zoom "
                      "to a range · Home: the whole step</small></p>");
 }

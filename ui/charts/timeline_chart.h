@@ -103,6 +103,9 @@ public:
     // The all-to-all bands drawn in the last paint, for tests: along the bottom of each block
     // drawn one by one whose MoE layers dispatch tokens (ScheduleOp::expertComm).
     const QVector<QRectF> &expertCommBands() const { return m_cache.expertComms; }
+    // The offload-wait bands drawn in the last paint, for tests: along the top of each block
+    // drawn one by one that waits for its activation copies (ScheduleOp::offloadWait).
+    const QVector<QRectF> &offloadWaitBands() const { return m_cache.offloadWaits; }
     // Where the blocks are drawn: stage rows from the top, the visible range across.
     QRect plotArea() const { return plotRect(); }
     // Whether a range is being dragged out on the time axis (or with the right button).
@@ -135,6 +138,7 @@ private:
         QString brief; // when the full texts do not fit the width
         bool send = false;
         bool expertComm = false;
+        bool offloadWait = false;
     };
     struct Label
     {
@@ -151,9 +155,10 @@ private:
         std::vector<QVector<QRectF>> fills; // blocks drawn one by one, by fillIndex
         QImage aggregate; // the narrow blocks' bands over the plot, transparent where idle
         std::vector<Label> labels;
-        QVector<QLineF> edges;       // left edges of blocks drawn one by one
-        QVector<QRectF> sends;       // the blocking send at the end of a block drawn one by one
-        QVector<QRectF> expertComms; // each block's share of all-to-all, along its bottom
+        QVector<QLineF> edges;        // left edges of blocks drawn one by one
+        QVector<QRectF> sends;        // the blocking send at the end of a block drawn one by one
+        QVector<QRectF> expertComms;  // each block's share of all-to-all, along its bottom
+        QVector<QRectF> offloadWaits; // each block's wait for host copies, along its top
         int aggregated = 0;
     };
 
@@ -188,6 +193,7 @@ private:
     bool m_hasW = false;
     bool m_hasSends = false;
     bool m_hasExpertComm = false;
+    bool m_hasOffloadWait = false;
     double m_busy = 0; // the blocks' total time
     QString m_message;
 
