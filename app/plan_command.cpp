@@ -180,6 +180,11 @@ int runPlan(const QStringList &arguments)
         "node's share cannot hold its model states over the fewest nodes that can, replicated "
         "across the rest (zero_replicas; docs/planner.md). "
         "Without it the scenario's zero_replicas is kept.");
+    const auto noOffloading = option(
+        "no-offloading",
+        "Training: offload no layout's activations to host memory. Without it a one-stage "
+        "Megatron-LM layout without recomputation that does not fit is tried with the fewest "
+        "first layers offloaded that make it fit (offload_layers; docs/planner.md).");
     const auto maxCp = option(
         "max-cp",
         "Training: the largest context-parallel degree C to search (powers of two; default 16, "
@@ -306,6 +311,7 @@ int runPlan(const QStringList &arguments)
     request.prune = !parser.isSet(exhaustive);
     request.distinct = parser.isSet(distinct);
     request.hybridSharding = parser.isSet(hybrid);
+    request.offloading = !parser.isSet(noOffloading);
     if (int status = headroomGib(parser, headroom, request.headroomGib); status >= 0)
         return status;
     {

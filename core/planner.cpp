@@ -724,7 +724,7 @@ constexpr int kRecomputedLayersSearched = -1;
 // without offloading is never offloaded: the copies can only add waits.
 bool searchesOffloadedLayers(const Context &c, const Scenario &s)
 {
-    return offloadsActivations(s, c.model, c.device);
+    return c.request.offloading && offloadsActivations(s, c.model, c.device);
 }
 
 // The fewest offloaded layers with which `s`, offloading none, fits the search (fewest; 0 where

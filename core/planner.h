@@ -60,6 +60,10 @@ struct PlanRequest
     // states, over the fewest whole nodes' that can (docs/planner.md, "Hybrid sharding").
     // false: the base scenario's zero_replicas is kept, and only the D it divides searched.
     bool hybridSharding = false;
+    // Try each layout of one Megatron-LM stage without recomputation that does not fit with the
+    // fewest first layers' activations offloaded to host memory that make it fit
+    // (offload_layers; docs/planner.md, "Offloaded layers"). false: no layout offloads.
+    bool offloading = true;
     // Keep only the fastest of layouts that differ only in ZeRO stage, recomputation or
     // sequence parallelism (PlanLayout::sameSplit): `top` different splits of the work.
     bool distinct = false;

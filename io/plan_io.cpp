@@ -193,6 +193,7 @@ QJsonObject planToJson(const core::PlanRequest &request, const core::PlanResult 
     root.insert(QStringLiteral("global_batch"), request.globalBatch);
     root.insert(QStringLiteral("distinct"), request.distinct);
     root.insert(QStringLiteral("hybrid_sharding"), request.hybridSharding);
+    root.insert(QStringLiteral("offloading"), request.offloading);
     root.insert(QStringLiteral("headroom_gib"), request.headroomGib);
     root.insert(QStringLiteral("rank"), qs(core::toString(request.rank)));
     root.insert(QStringLiteral("layouts"), static_cast<qint64>(result.layouts));
@@ -267,6 +268,9 @@ QString planToText(const core::PlanRequest &request, const core::PlanResult &res
         s << QStringLiteral("Searched        each layout at ZeRO 1 to 3 also sharded within a "
                             "node, or over the fewest nodes that hold its states, its replicas "
                             "across the rest (zero_replicas)\n");
+    if (!request.offloading)
+        s << QStringLiteral("Searched        no layout with activations offloaded to host "
+                            "memory (offload_layers)\n");
     if (result.candidates.empty()) {
         s << noFitText(request, result) << '\n';
         return out;

@@ -1152,7 +1152,8 @@ private Q_SLOTS:
                                              "headroom-gib", "rank",     "max-cp",
                                              "max-ep",       "mode",     "tpot-ms",
                                              "emit",         "ttft-ms",  "tokens-per-s",
-                                             "format",       "presets",  "hybrid-sharding"} +
+                                             "format",       "presets",  "hybrid-sharding",
+                                             "no-offloading"} +
                                      standard;
         QTest::addRow("presets") << "presets" << QStringList{"format", "presets"} + standard;
         QTest::addRow("shard") << "shard"

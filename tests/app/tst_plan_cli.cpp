@@ -229,6 +229,18 @@ private Q_SLOTS:
                      qPrintable(row));
         }
         QVERIFY(offloaded > 0);
+        QCOMPARE(json(rest).value("offloading").toBool(false), true);
+        // --no-offloading: no layout offloads, and the text says so.
+        const QString none = rest + QStringLiteral(" --no-offloading");
+        const QJsonObject off = json(none);
+        QCOMPARE(off.value("offloading").toBool(true), false);
+        for (const QJsonValue &value : off.value("candidates").toArray())
+            QCOMPARE(value.toObject().value("offload_layers").toInt(-1), 0);
+        const ParascopeRun said = runParascope(plan(none));
+        QCOMPARE(said.status, 0);
+        QVERIFY2(said.out.contains(QStringLiteral("Searched        no layout with activations "
+                                                  "offloaded to host memory")),
+                 qPrintable(said.out));
     }
 
     // A training step timed under 250 ms is a lower bound (evaluate's short-step warning,

@@ -412,6 +412,11 @@ private Q_SLOTS:
         QVERIFY(std::none_of(result.rejected.begin(), result.rejected.end(), [](const auto &g) {
             return g.first.starts_with("invalid offload_layers");
         }));
+        // Asked not to offload (--no-offloading, the panel's Offloading unticked), no layout does.
+        PlanRequest none = req;
+        none.offloading = false;
+        for (const PlanCandidate &c : plan(none, presets).candidates)
+            QCOMPARE(c.offloadLayers, 0);
         // Other frameworks do not offload: the same request under torchtitan offloads nothing.
         req.base.framework = Framework::torchtitan;
         for (const PlanCandidate &c : plan(req, presets).candidates)

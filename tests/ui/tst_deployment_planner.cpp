@@ -267,7 +267,7 @@ private Q_SLOTS:
         open(w);
         PlannerPanel *p = w.panel;
         const QList<QWidget *> training{p->globalBatchBox(), p->distinctBox(), p->hybridBox(),
-                                        p->rankBox()};
+                                        p->offloadingBox(), p->rankBox()};
         const QList<QWidget *> serving{p->tpotCheck(), p->tpotBox(),         p->ttftCheck(),
                                        p->ttftBox(),   p->tokensPerSCheck(), p->tokensPerSBox()};
         const auto check = [&](bool inference) {

@@ -156,6 +156,7 @@ private:
         r.top = w.panel->topBox()->value();
         r.distinct = w.panel->distinctBox()->isChecked();
         r.hybridSharding = w.panel->hybridBox()->isChecked();
+        r.offloading = w.panel->offloadingBox()->isChecked();
         r.headroomGib = w.panel->headroomBox()->value();
         r.rank = static_cast<core::PlanRank>(w.panel->rankBox()->currentData().toInt());
         return r;
@@ -233,10 +234,10 @@ private Q_SLOTS:
         Window w;
         for (QWidget *widget : std::initializer_list<QWidget *>{
                  w.panel->devicesBox(), w.panel->globalBatchBox(), w.panel->topBox(),
-                 w.panel->distinctBox(), w.panel->hybridBox(), w.panel->headroomBox(),
-                 w.panel->rankBox(), w.panel->fromScenarioButton(), w.panel->runButton(),
-                 w.panel->cancelButton(), w.panel->loadButton(), w.panel->summaryLabel(),
-                 w.panel->table()})
+                 w.panel->distinctBox(), w.panel->hybridBox(), w.panel->offloadingBox(),
+                 w.panel->headroomBox(), w.panel->rankBox(), w.panel->fromScenarioButton(),
+                 w.panel->runButton(), w.panel->cancelButton(), w.panel->loadButton(),
+                 w.panel->summaryLabel(), w.panel->table()})
             QVERIFY2(!widget->toolTip().isEmpty(), qPrintable(widget->objectName()));
         QVERIFY(w.panel->summaryLabel()->toolTip().contains("pruned"));
         QVERIFY(w.panel->summaryLabel()->toolTip().contains("lower bound"));
@@ -1066,6 +1067,47 @@ private Q_SLOTS:
         QVERIFY(w.panel->messageLabel()->text().contains("model"));
         runAndWait(w);
         QVERIFY(!w.panel->isStale());
+    }
+
+    // docs/planner.md, "Offloaded layers": ticked by default, the search offloads one-stage
+    // Megatron-LM layouts that fit only so, and the Recompute column says how many layers;
+    // unticked, it searches again and no row offloads.
+    void offloadingBoxSwitchesTheSearch()
+    {
+        Window w;
+        for (const char *setting :
+             {"framework=megatron", "model=llama-3.1-70b", "device=gb200-nvl72", "precision=fp8",
+              "fp8_scaling=current", "fp8_params=true", "seq_len=8192"}) {
+            const QString s = QString::fromLatin1(setting);
+            QVERIFY2(w.document.setField(s.section(u'=', 0, 0), s.section(u'=', 1)), setting);
+        }
+        w.document.flush();
+        open(w);
+        setInputs(w, 64, 256, 10);
+        QVERIFY(w.panel->offloadingBox()->isChecked());
+        QVERIFY(w.panel->offloadingBox()->isVisible());
+        runAndWait(w);
+        // The rows that offload, each of them saying so in its Recompute cell; -1 where one
+        // does not.
+        const auto offloadedRows = [&w] {
+            int rows = 0;
+            for (int row = 0; row < w.panel->sortModel()->rowCount(); ++row) {
+                if (rowCandidate(w, row).offloadLayers == 0)
+                    continue;
+                if (!cell(w, row, PlanTableModel::recompute).contains("layers offloaded)"))
+                    return -1;
+                ++rows;
+            }
+            return rows;
+        };
+        QVERIFY(offloadedRows() > 0);
+        QSignalSpy finished(w.panel, &PlannerPanel::finished);
+        QTest::mouseClick(w.panel->offloadingBox(), Qt::LeftButton, {},
+                          QPoint(4, w.panel->offloadingBox()->height() / 2));
+        QVERIFY(!w.panel->offloadingBox()->isChecked());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kPatienceMs);
+        QTRY_VERIFY_WITH_TIMEOUT(w.panel->sortModel()->rowCount() > 0, kPatienceMs);
+        QCOMPARE(offloadedRows(), 0);
     }
 
     // A selective layout's modules read beside the kind where they are not the attention core

@@ -160,12 +160,12 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
       m_globalBatch(spinBox(QStringLiteral("plannerGlobalBatch"), 1, kMaxGlobalBatch)),
       m_top(spinBox(QStringLiteral("plannerTop"), 1, kMaxTop)),
       m_distinct(new QCheckBox(tr("One per split"))),
-      m_hybrid(new QCheckBox(tr("Hybrid sharding"))), m_headroom(new QDoubleSpinBox),
-      m_rank(new QComboBox), m_fromScenario(new QToolButton), m_run(new QPushButton(tr("Run"))),
-      m_cancel(new QPushButton(tr("Cancel"))), m_progress(new QProgressBar), m_summary(new QLabel),
-      m_message(new QLabel), m_model(new PlanTableModel(this)),
-      m_sorted(new QSortFilterProxyModel(this)), m_table(new QTableView),
-      m_load(new QPushButton(tr("Load into explorer"))),
+      m_hybrid(new QCheckBox(tr("Hybrid sharding"))), m_offloading(new QCheckBox(tr("Offloading"))),
+      m_headroom(new QDoubleSpinBox), m_rank(new QComboBox), m_fromScenario(new QToolButton),
+      m_run(new QPushButton(tr("Run"))), m_cancel(new QPushButton(tr("Cancel"))),
+      m_progress(new QProgressBar), m_summary(new QLabel), m_message(new QLabel),
+      m_model(new PlanTableModel(this)), m_sorted(new QSortFilterProxyModel(this)),
+      m_table(new QTableView), m_load(new QPushButton(tr("Load into explorer"))),
       m_exportCsv(new QPushButton(tr("Export CSV…"))), m_chart(new PlanChart),
       m_tpotOn(new QCheckBox(tr("Time per output token ≤"))),
       m_tpot(targetBox(QStringLiteral("plannerTpot"), 0.1, kMaxTpotMs, 1, 50, tr(" ms"))),
@@ -198,6 +198,14 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
            "nodes that hold its model states, and replicated across the rest, as PyTorch "
            "FSDP's hybrid sharding does (zero_replicas; docs/planner.md). "
            "Unticked, the scenario's ZeRO replicas are kept. Changing it searches again."));
+    m_offloading->setObjectName(QStringLiteral("plannerOffloading"));
+    m_offloading->setChecked(core::PlanRequest{}.offloading);
+    m_offloading->setToolTip(
+        tr("Under Megatron-LM, try each layout of one stage without recomputation that does "
+           "not fit with the fewest first layers' activations offloaded to host memory that "
+           "make it fit, as its --cpu-offloading-num-layers does; the host must hold them "
+           "(offload_layers, host_memory_gb; docs/planner.md). Unticked, no layout offloads. "
+           "Changing it searches again."));
     m_headroom->setObjectName(QStringLiteral("plannerHeadroom"));
     m_headroom->setRange(0, kMaxHeadroomGib);
     m_headroom->setDecimals(1);
@@ -326,6 +334,8 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     m_trainingInputs << m_distinct;
     inputs->addWidget(m_hybrid);
     m_trainingInputs << m_hybrid;
+    inputs->addWidget(m_offloading);
+    m_trainingInputs << m_offloading;
     group({labelFor(tr("Headroom:"), m_headroom), m_headroom});
     m_trainingInputs << group({labelFor(tr("Rank by:"), m_rank), m_rank});
     inputs->addWidget(m_fromScenario);
@@ -391,7 +401,7 @@ PlannerPanel::PlannerPanel(ScenarioDocument *document, QWidget *parent)
     connect(m_devices, &QSpinBox::editingFinished, this,
             [this] { m_devices->setSuffix(devicesSuffix(m_devices->value())); });
     // The list on show answers the other question: search again (milliseconds).
-    for (QCheckBox *box : {m_distinct, m_hybrid})
+    for (QCheckBox *box : {m_distinct, m_hybrid, m_offloading})
         connect(box, &QCheckBox::toggled, this, [this] {
             if (m_result || isRunning())
                 run();
@@ -567,6 +577,7 @@ void PlannerPanel::run()
         request.top = m_top->value();
         request.distinct = m_distinct->isChecked();
         request.hybridSharding = m_hybrid->isChecked();
+        request.offloading = m_offloading->isChecked();
         request.headroomGib = m_headroom->value();
         request.rank = static_cast<core::PlanRank>(m_rank->currentData().toInt());
         m_runner->start(request, m_document->presets());

@@ -62,6 +62,7 @@ public:
     QSpinBox *topBox() const { return m_top; }
     QCheckBox *distinctBox() const { return m_distinct; }
     QCheckBox *hybridBox() const { return m_hybrid; }
+    QCheckBox *offloadingBox() const { return m_offloading; }
     QDoubleSpinBox *headroomBox() const { return m_headroom; }
     QComboBox *rankBox() const { return m_rank; }
     QToolButton *fromScenarioButton() const { return m_fromScenario; }
@@ -161,6 +162,7 @@ private:
     QSpinBox *m_top;
     QCheckBox *m_distinct;
     QCheckBox *m_hybrid;
+    QCheckBox *m_offloading;
     QDoubleSpinBox *m_headroom;
     QComboBox *m_rank;
     QToolButton *m_fromScenario;
