@@ -542,6 +542,24 @@ QString reportToText(const core::Report &r)
           << (st.fits ? QStringLiteral("  yes\n") : QStringLiteral("  no\n"));
     }
     s << QStringLiteral("(GB per device: 10^9 bytes)\n");
+    // offload_layers: what the table's device columns leave out, in host memory.
+    for (const auto &st : r.stages)
+        if (st.offloadedLayers > 0)
+            s << QStringLiteral("Offloaded       stage %1: %2 of %3 layers' activations in host "
+                                "memory, %4\n")
+                     .arg(st.index)
+                     .arg(st.offloadedLayers)
+                     .arg(st.layers)
+                     .arg(st.hostCapacityBytes > 0
+                              ? QStringLiteral("%1 of the %2 GB a device has there "
+                                               "(host_memory_gb)%3")
+                                    .arg(double(st.offloadedBytes) / 1e9, 0, 'f', 1)
+                                    .arg(double(st.hostCapacityBytes) / 1e9, 0, 'f', 1)
+                                    .arg(st.hostOverflow ? QStringLiteral(": does not fit")
+                                                         : QString())
+                              : QStringLiteral("%1 GB a device (host_memory_gb not published: "
+                                               "not checked)")
+                                    .arg(double(st.offloadedBytes) / 1e9, 0, 'f', 1));
     s << (r.fits ? QStringLiteral("\nFits: yes\n") : QStringLiteral("\nFits: no\n"));
     for (const auto &w : r.warnings)
         s << QStringLiteral("warning: %1\n").arg(qs(w.message));

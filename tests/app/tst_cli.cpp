@@ -35,6 +35,52 @@ private:
     }
 
 private Q_SLOTS:
+    // docs/activations.md, "Offloaded layers": the text report says what the device columns
+    // leave out, the offloaded layers' bytes in host memory, against the host memory a device
+    // has where the preset publishes it (a GB200's Grace: 480 GB for two GPUs) and unchecked
+    // where it does not (the H200 NVL, sold in other makers' servers).
+    void textSaysWhatIsOffloaded_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("said");
+        const QString example = QStringLiteral(
+            PARASCOPE_SOURCE_DIR "/resources/examples/llama-70b-fsdp-offload-gb200.parascope.json");
+        QTest::addRow("40 of 80 on a GB200")
+            << QStringList{example}
+            << "40 of 80 layers' activations in host memory, %1 of the "
+               "240.0 GB a device has there (host_memory_gb)\n";
+        QTest::addRow("79 of 80: over the host")
+            << QStringList{example, "--set", "offload_layers=79"}
+            << "79 of 80 layers' activations in host memory, %1 of the 240.0 GB a device has "
+               "there (host_memory_gb): does not fit\n";
+        QTest::addRow("H200 NVL: not checked")
+            << QStringList{"--set", "device=h200-nvl",
+                           "--set", "framework=megatron",
+                           "--set", "pp=1",
+                           "--set", "recompute=none",
+                           "--set", "offload_layers=10"}
+            << "10 of 80 layers' activations in host memory, %1 GB a device (host_memory_gb "
+               "not published: not checked)\n";
+    }
+    void textSaysWhatIsOffloaded()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, said);
+        const QJsonObject report = json(arguments + QStringList{"--format", "json"});
+        const double bytes = report.value("stages")
+                                 .toArray()
+                                 .at(0)
+                                 .toObject()
+                                 .value("offloaded_host_bytes")
+                                 .toDouble();
+        QVERIFY(bytes > 0);
+        const ParascopeRun r = runParascope(QStringList{QStringLiteral("eval")} + arguments);
+        QVERIFY(r.status == 0);
+        const QString line =
+            QStringLiteral("Offloaded       stage 0: ") + said.arg(bytes / 1e9, 0, 'f', 1);
+        QVERIFY2(r.out.contains(line), qPrintable(r.out));
+    }
+
     // The runs read no presets but the built-in ones and the files a test gives: none the
     // machine's user saved (QStandardPaths' config location, under XDG_CONFIG_HOME).
     void initTestCase()
