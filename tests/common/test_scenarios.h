@@ -41,6 +41,29 @@ inline core::Scenario scenario(std::initializer_list<const char *> settings)
     return scenario(list);
 }
 
+// Megatron-Bridge's Llama 3 70B on 64 GB200s as one stage of D = 64 (v0.4.2,
+// llama3_workload_base_configs.py, _GB200_FP8_CS_V2), without its ZeRO stage, micro-batching and
+// offloaded layers: Megatron-LM's profile, FP8 current scaling with FP8 parameters, BF16
+// gradient reduction, Transformer Engine's loss, 8,192 tokens, no recomputation. The settings
+// in the order a user sets them, the framework's profile first.
+inline QStringList megatronBridge70bOnGb200()
+{
+    return {"framework=megatron",
+            "model=llama-3.1-70b",
+            "device=gb200-nvl72",
+            "precision=fp8",
+            "fp8_scaling=current",
+            "fp8_params=true",
+            "grad_precision=bf16",
+            "loss_fusion=te",
+            "seq_len=8192",
+            "tp=1",
+            "dp=64",
+            "recompute=none",
+            "sequence_parallel=false",
+            "cache_outputs=false"};
+}
+
 // "key=value,key=value".
 inline core::Scenario scenario(const QString &set)
 {

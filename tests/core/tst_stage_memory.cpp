@@ -22,16 +22,8 @@ class TestStageMemory : public QObject
     Q_OBJECT
 
 private:
-    // Megatron-Bridge's Llama 3 70B on 64 GB200s without its layout's ZeRO stage and
-    // micro-batching (v0.4.2, _GB200_FP8_CS_V2): FP8 current scaling with FP8 parameters, BF16
-    // gradient reduction, Transformer Engine's loss, one stage of D = 64, 8,192 tokens.
-    static QString fsdp70bOnGb200()
-    {
-        return QStringLiteral("model=llama-3.1-70b,device=gb200-nvl72,framework=megatron,"
-                              "precision=fp8,fp8_scaling=current,fp8_params=true,"
-                              "grad_precision=bf16,loss_fusion=te,tp=1,dp=64,seq_len=8192,"
-                              "recompute=none,sequence_parallel=false,cache_outputs=false,");
-    }
+    // The offloading hints' scenario (test_scenarios.h), as --set text.
+    static QString fsdp70bOnGb200() { return megatronBridge70bOnGb200().join(u',') + u','; }
 
     const Presets m_presets = io::builtinPresets();
 

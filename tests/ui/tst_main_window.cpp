@@ -704,14 +704,10 @@ private Q_SLOTS:
     {
         ScenarioDocument document(io::builtinPresets());
         MainWindow window(&document);
-        for (const char *setting :
-             {"framework=megatron", "model=llama-3.1-70b", "device=gb200-nvl72", "precision=fp8",
-              "fp8_scaling=current", "fp8_params=true", "seq_len=8192", "tp=1", "pp=1", "dp=64",
-              "zero=3", "microbatches=2", "microbatch_size=2", "recompute=none",
-              "sequence_parallel=false", "offload_layers=79"}) {
-            const QString s = QString::fromLatin1(setting);
-            QVERIFY2(document.setField(s.section(u'=', 0, 0), s.section(u'=', 1)), setting);
-        }
+        for (const QString &s :
+             megatronBridge70bOnGb200() + QStringList{"pp=1", "zero=3", "microbatches=2",
+                                                      "microbatch_size=2", "offload_layers=79"})
+            QVERIFY2(document.setField(s.section(u'=', 0, 0), s.section(u'=', 1)), qPrintable(s));
         document.flush();
         const core::Report &r = document.report();
         QVERIFY(r.ok() && !r.fits && r.stages[0].hostOverflow);

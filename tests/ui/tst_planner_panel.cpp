@@ -1075,12 +1075,8 @@ private Q_SLOTS:
     void offloadingBoxSwitchesTheSearch()
     {
         Window w;
-        for (const char *setting :
-             {"framework=megatron", "model=llama-3.1-70b", "device=gb200-nvl72", "precision=fp8",
-              "fp8_scaling=current", "fp8_params=true", "seq_len=8192"}) {
-            const QString s = QString::fromLatin1(setting);
-            QVERIFY2(w.document.setField(s.section(u'=', 0, 0), s.section(u'=', 1)), setting);
-        }
+        for (const QString &s : megatronBridge70bOnGb200())
+            QVERIFY2(w.document.setField(s.section(u'=', 0, 0), s.section(u'=', 1)), qPrintable(s));
         w.document.flush();
         open(w);
         setInputs(w, 64, 256, 10);

@@ -2,6 +2,7 @@
 // through real widgets offscreen (docs/DESIGN.md §6).
 #include "core/schedule.h"
 #include "io/presets_io.h"
+#include "test_scenarios.h"
 #include "ui/charts/timeline_chart.h"
 #include "ui/charts/timeline_panel.h"
 #include "ui/main_window.h"
@@ -1178,14 +1179,10 @@ private Q_SLOTS:
         QFETCH(int, offloaded);
         QFETCH(bool, bands);
         ScenarioDocument document(io::builtinPresets());
-        for (const char *setting :
-             {"framework=megatron", "model=llama-3.1-70b", "device=gb200-nvl72", "precision=fp8",
-              "fp8_scaling=current", "fp8_params=true", "seq_len=8192", "tp=1", "pp=1", "dp=64",
-              "zero=3", "microbatches=4", "microbatch_size=1", "recompute=none",
-              "sequence_parallel=false"}) {
-            const QString s = QString::fromLatin1(setting);
-            QVERIFY2(document.setField(s.section(u'=', 0, 0), s.section(u'=', 1)), setting);
-        }
+        for (const QString &s :
+             megatronBridge70bOnGb200() +
+                 QStringList{"pp=1", "zero=3", "microbatches=4", "microbatch_size=1"})
+            QVERIFY2(document.setField(s.section(u'=', 0, 0), s.section(u'=', 1)), qPrintable(s));
         QVERIFY(document.setField(QStringLiteral("offload_layers"), QString::number(offloaded)));
         document.flush();
         const core::Report &r = document.report();
