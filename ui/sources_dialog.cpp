@@ -89,7 +89,8 @@ const char *const kSources[] = {
     "NVIDIA DGX A100, DGX H100, DGX H200 and DGX B200 datasheets (2 TB of system memory for 8 "
     "GPUs), Lambda's MLPerf Training v6.0 B200 system (PCIe Gen5 x16 to the host), the "
     "NVIDIA GB200 NVL72 specifications (480 GB of LPDDR5X a Grace CPU for two GPUs) and NVIDIA's "
-    "MLPerf Training v6.0 system descriptions (2.0 TB a four-GPU GB300 tray): the host memory "
+    "MLPerf Training v6.0 system descriptions (CoreWeave's: 960 GiB of LPDDR5X a four-GPU GB300 "
+    "tray): the host memory "
     "offloaded activations must fit in (host_memory_gb).",
     "Device data sheets: NVIDIA A100, H100, H200, DGX B200; AMD Instinct MI300X; SambaNova "
     "SN40L (Prabhakar et al. 2024) — see each preset's source. NVIDIA Technical Blog, "

@@ -169,10 +169,10 @@ private Q_SLOTS:
         QTest::addRow("H200 NVL: PCIe Gen5") << "h200-nvl" << 128.0 / 2 << 52.77 / 64 << 0.0;
         QTest::addRow("MI355X: PCIe Gen5") << "mi355x" << 128.0 / 2 << 52.77 / 64 << 0.0;
         // NVLink-C2C, 900 GB/s bidirectional a link; 346 GB/s on a GH200 (NVIDIA/nvbandwidth#23).
-        // 480 GB of LPDDR5X a Grace for its two GPUs (GB200 NVL72 specifications); MLPerf
-        // Training v6.0's GB300 trays report 2.0 TB for four GPUs.
+        // 480 GB of LPDDR5X a Grace for its two GPUs (GB200 NVL72 specifications); CoreWeave's
+        // MLPerf Training v6.0 GB300 trays hold 960 GiB of it for four GPUs, the same Graces.
         QTest::addRow("GB200: NVLink-C2C") << "gb200-nvl72" << 900.0 / 2 << 0.77 << 480.0 / 2;
-        QTest::addRow("GB300: NVLink-C2C") << "gb300-nvl72" << 900.0 / 2 << 0.77 << 2000.0 / 4;
+        QTest::addRow("GB300: NVLink-C2C") << "gb300-nvl72" << 900.0 / 2 << 0.77 << 480.0 / 2;
         // PCIe Gen5 x16 (Lambda's MLPerf Training v6.0 B200 system); DGX B200: 2 TB for 8.
         QTest::addRow("B200: PCIe Gen5") << "b200" << 128.0 / 2 << 52.77 / 64 << 2000.0 / 8;
         // No host link published for the B300 here.
