@@ -223,7 +223,7 @@ private Q_SLOTS:
         QCOMPARE(r.stages[0].offloadedLayers, offloaded);
     }
 
-    // Offloaded activations live in host memory: a DGX H100's 2 TB for 8 GPUs, 250 GB each
+    // Offloaded activations live in host memory: a DGX H100's 2 TiB for 8 GPUs, 274.9 GB each
     // (host_memory_gb, docs/devices.md "Host links"). Llama 3.1 8B with 31 of its 32 layers
     // offloaded: seven sequences a micro-batch the host holds, eight it does not, and that
     // stage does not fit though the device holds its own, the term "host memory".
@@ -248,7 +248,7 @@ private Q_SLOTS:
             m_presets);
         QVERIFY2(r.ok(), r.error ? r.error->message.c_str() : "");
         const StageReport &st = r.stages[0];
-        QCOMPARE(st.hostCapacityBytes, qint64{250'000'000'000});
+        QCOMPARE(st.hostCapacityBytes, qint64{274'877'906'944});
         QCOMPARE(st.offloadedBytes <= st.hostCapacityBytes, hostHolds);
         QVERIFY(st.headroomBytes >= 0); // the device holds its share either way
         QCOMPARE(st.hostOverflow, !hostHolds);
@@ -262,7 +262,7 @@ private Q_SLOTS:
         QCOMPARE(r.firstOverflowTerm, std::string("host memory"));
         QVERIFY2(overflow->message.find("31 offloaded layers' activations need") !=
                          std::string::npos &&
-                     overflow->message.find("of the 250.0 GB a device has (host_memory_gb)") !=
+                     overflow->message.find("of the 274.9 GB a device has (host_memory_gb)") !=
                          std::string::npos,
                  overflow->message.c_str());
         // Where the host publishes no memory it is not checked.

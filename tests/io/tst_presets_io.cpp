@@ -159,12 +159,15 @@ private Q_SLOTS:
         QTest::addColumn<double>("efficiency");
         QTest::addColumn<double>("memoryGb"); // host memory a device, 0: not published
         // PCIe Gen4 x16, 64 GB/s bidirectional; 25.13 GB/s measured (NVIDIA/nvbandwidth#42).
-        // DGX A100 640GB: 2 TB of system memory for 8 GPUs.
-        QTest::addRow("A100: PCIe Gen4") << "a100-80gb" << 64.0 / 2 << 25.13 / 32 << 2000.0 / 8;
+        // DGX A100 640GB: 2 TB of system memory for 8 GPUs, 32 DIMMs of 64 GiB.
+        QTest::addRow("A100: PCIe Gen4")
+            << "a100-80gb" << 64.0 / 2 << 25.13 / 32 << 2048 * 1.073741824 / 8;
         // PCIe Gen5 x16, 128 GB/s bidirectional; 52.77 GB/s measured (NVIDIA/nvbandwidth#24).
-        // DGX H100 and DGX H200: 2 TB for 8 GPUs.
-        QTest::addRow("H100 SXM: PCIe Gen5") << "h100-sxm" << 128.0 / 2 << 52.77 / 64 << 2000.0 / 8;
-        QTest::addRow("H200: PCIe Gen5") << "h200" << 128.0 / 2 << 52.77 / 64 << 2000.0 / 8;
+        // DGX H100 and DGX H200: 2 TB for 8 GPUs, 2 TiB in DIMMs.
+        QTest::addRow("H100 SXM: PCIe Gen5")
+            << "h100-sxm" << 128.0 / 2 << 52.77 / 64 << 2048 * 1.073741824 / 8;
+        QTest::addRow("H200: PCIe Gen5")
+            << "h200" << 128.0 / 2 << 52.77 / 64 << 2048 * 1.073741824 / 8;
         // OEM servers: no reference host memory.
         QTest::addRow("H200 NVL: PCIe Gen5") << "h200-nvl" << 128.0 / 2 << 52.77 / 64 << 0.0;
         QTest::addRow("MI355X: PCIe Gen5") << "mi355x" << 128.0 / 2 << 52.77 / 64 << 0.0;
@@ -173,8 +176,10 @@ private Q_SLOTS:
         // MLPerf Training v6.0 GB300 trays hold 960 GiB of it for four GPUs, the same Graces.
         QTest::addRow("GB200: NVLink-C2C") << "gb200-nvl72" << 900.0 / 2 << 0.77 << 480.0 / 2;
         QTest::addRow("GB300: NVLink-C2C") << "gb300-nvl72" << 900.0 / 2 << 0.77 << 480.0 / 2;
-        // PCIe Gen5 x16 (Lambda's MLPerf Training v6.0 B200 system); DGX B200: 2 TB for 8.
-        QTest::addRow("B200: PCIe Gen5") << "b200" << 128.0 / 2 << 52.77 / 64 << 2000.0 / 8;
+        // PCIe Gen5 x16 (Lambda's MLPerf Training v6.0 B200 system); DGX B200: 2 TB for 8, the
+        // 32 DIMMs of 64 GiB Lambda's system lists.
+        QTest::addRow("B200: PCIe Gen5")
+            << "b200" << 128.0 / 2 << 52.77 / 64 << 2048 * 1.073741824 / 8;
         // No host link published for the B300 here.
         QTest::addRow("B300: none") << "b300" << 0.0 << 52.77 / 64 << 0.0;
     }

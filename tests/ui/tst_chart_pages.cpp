@@ -1087,16 +1087,16 @@ private Q_SLOTS:
         QVERIFY(r.ok());
         const QString text =
             createChartPage(QStringLiteral("memory"))->formulas(ChartInputs{s, presets, r});
-        // The default device, an H100 of a DGX: 2 TB for 8 GPUs (host_memory_gb 250).
+        // The default device, an H100 of a DGX: 2 TiB for 8 GPUs (host_memory_gb 274.9).
         QVERIFY2(text.contains(QStringLiteral("80 layers, 20 offloaded to host memory (%1 there, "
                                               "within the %2 a device has): 60 layers' sets")
                                    .arg(formula::bytes(r.stages[0].offloadedBytes),
-                                        formula::bytes(250'000'000'000))),
+                                        formula::bytes(274'877'906'944))),
                  qPrintable(text));
         QVERIFY2(text.contains(
                      QStringLiteral("%1 of %2 in host memory → %3")
                          .arg(formula::bytes(r.stages[0].offloadedBytes),
-                              formula::bytes(250'000'000'000),
+                              formula::bytes(274'877'906'944),
                               r.fits ? QStringLiteral("fits") : QStringLiteral("does not fit"))),
                  qPrintable(text));
     }
