@@ -188,6 +188,9 @@ private Q_SLOTS:
         QTest::addRow("far below capacity") << 16;
         QTest::addRow("stage 3 just under capacity") << 112;
         QTest::addRow("stage 3 over capacity") << 128;
+        // One stage with its first 20 layers' activations offloaded (docs/activations.md,
+        // "Offloaded layers"): the label adds what the host holds.
+        QTest::addRow("one stage, 20 layers offloaded") << -20;
     }
     void stageTotalsClearOfCapacity()
     {
@@ -195,7 +198,15 @@ private Q_SLOTS:
         const core::Presets presets = io::builtinPresets();
         core::Scenario scenario;
         QVERIFY(!core::setField(scenario, "tp", "4"));
-        QVERIFY(!core::setField(scenario, "microbatches", std::to_string(microbatches)));
+        if (microbatches < 0) {
+            for (const auto &[key, value] :
+                 {std::pair{"framework", "megatron"}, std::pair{"pp", "1"},
+                  std::pair{"recompute", "none"}, std::pair{"microbatches", "4"}})
+                QVERIFY(!core::setField(scenario, key, value));
+            QVERIFY(!core::setField(scenario, "offload_layers", std::to_string(-microbatches)));
+        } else {
+            QVERIFY(!core::setField(scenario, "microbatches", std::to_string(microbatches)));
+        }
         const core::Report report = ce::evaluate(scenario, presets, ChartNeeds::report);
         const auto chart = shown<StageMemoryChart>(report);
         QVERIFY(chart);
@@ -203,7 +214,12 @@ private Q_SLOTS:
         QCOMPARE(totals.texts().size(), qsizetype(report.stages.size()));
         for (std::size_t i = 0; i < report.stages.size(); ++i) {
             const double gb = double(report.stages[i].totalBytes) / 1e9;
-            QCOMPARE(totals.texts()[qsizetype(i)], chartNumber(gb));
+            const std::int64_t host = report.stages[i].offloadedBytes;
+            QCOMPARE(host > 0, microbatches < 0);
+            QCOMPARE(totals.texts()[qsizetype(i)],
+                     host > 0 ? QStringLiteral("%1, + %2 on the host")
+                                    .arg(chartNumber(gb), chartNumber(double(host) / 1e9))
+                              : chartNumber(gb));
             QVERIFY(totals.rects()[qsizetype(i)].bottom() <= totals.lineY(gb)); // above its bar
         }
         QVERIFY(clearOfLines(totals, {chart->capacityGb()}));

@@ -209,12 +209,17 @@ void StageMemoryChart::setReport(const core::Report &report, const core::Report 
         const StageLabel &slot = m_stages[j];
         if (!slot.present)
             continue;
-        const double total = toGb(
-            plans[std::size_t(std::max(slot.plan, 0))]->stages[std::size_t(slot.index)].totalBytes);
+        const core::StageReport &st =
+            plans[std::size_t(std::max(slot.plan, 0))]->stages[std::size_t(slot.index)];
+        const double total = toGb(st.totalBytes);
         tops << QPointF(static_cast<qreal>(j), total);
         if (slot.plan == 1)
             m_totalsB << total;
-        texts << chartNumber(total);
+        // offload_layers: the activations the device does not hold, in host memory beside it.
+        texts << (st.offloadedBytes > 0
+                      ? tr("%1, + %2 on the host")
+                            .arg(chartNumber(total), chartNumber(toGb(st.offloadedBytes)))
+                      : chartNumber(total));
     }
     m_totals->setLines(compare ? QList<qreal>{capacity, capacityB} : QList<qreal>{capacity});
     m_totals->setLabels(tops, texts);
