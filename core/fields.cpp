@@ -156,8 +156,9 @@ const std::array kFields{
               "and fetch them back for the backward, as Transformer Engine's CPU offloading "
               "does for Megatron-LM's --cpu-offloading-num-layers. At most the layers less "
               "offload_layers stay on the device; a transfer that outlasts the layers it runs "
-              "beside stalls them (host_gb_per_s of the device). 0: none (docs/activations.md, "
-              "\"Offloaded layers\")."},
+              "beside stalls them (host_gb_per_s of the device), and the host must hold the "
+              "offloaded ones (host_memory_gb). 0: none (docs/activations.md, \"Offloaded "
+              "layers\")."},
     FieldInfo{
         "attention", &Scenario::attention,
         "Attention kernel: flash is the device's fused one (cuDNN's through Transformer "
