@@ -1478,6 +1478,21 @@ void addWarnings(Report &r, const Scenario &s, const ModelSpec &model, const Dev
                               "virtual_stages = " + std::to_string(s.virtualStages) +
                                   " only applies to the interleaved schedule",
                               "virtual_stages", "1"});
+    // torchtitan applies FSDP only where two or more ranks shard (parallel_dims.py,
+    // fsdp_enabled: dp_shard > 1 or cp > 1, and a MoE model's experts over their own group):
+    // at D x C = 1 it trains without it, so the FSDP units' gradient copies and gather buffers a
+    // ZeRO stage charges here are not held (the planner searches ZeRO 0 alone there). Other
+    // profiles' ZeRO changes nothing at D x C = 1 (Megatron-LM) or runs its optimizer as it is
+    // (DeepSpeed's buffers at world size 1).
+    if (s.mode == Mode::training && s.framework == Framework::torchtitan && s.zero > 0 &&
+        s.dp * s.cp == 1 && !(model.hasExperts() && expertShardRanks(s) > 1))
+        r.warnings.push_back({"zero-unused",
+                              "zero = " + std::to_string(s.zero) +
+                                  " under torchtitan with D x C = 1: torchtitan applies FSDP "
+                                  "only over two or more ranks, so the run holds no FSDP "
+                                  "gradient copies or gather buffers; the memory here counts "
+                                  "them",
+                              "zero", "0"});
     // Hybrid sharding splits what ZeRO shards; without ZeRO nothing is sharded.
     if (s.zeroReplicas > 1 && (s.zero == 0 || s.mode != Mode::training))
         r.warnings.push_back(

@@ -543,6 +543,22 @@ private Q_SLOTS:
         QTest::addRow("docs/DESIGN.md §4: does not fit")
             << QStringList{"tp=1", "pp=1", "dp=1"} << "does-not-fit"
             << "";
+        QTest::addRow("ZeRO 1 at D x C = 1 under torchtitan, which then applies no FSDP")
+            << QStringList{"framework=torchtitan", "dp=1", "zero=1"} << "zero-unused"
+            << "zero=0";
+        QTest::addRow("ZeRO 3 at D x C = 1 under torchtitan")
+            << QStringList{"framework=torchtitan", "dp=1", "zero=3"} << "zero-unused"
+            << "zero=0";
+        QTest::addRow("ZeRO under torchtitan on a MoE model whose experts' group is one device")
+            << QStringList{"framework=torchtitan",
+                           "model=mixtral-8x7b",
+                           "tp=8",
+                           "ep=8",
+                           "expert_tp=1",
+                           "dp=1",
+                           "zero=1"}
+            << "zero-unused"
+            << "zero=0";
         QTest::addRow("zero_replicas at ZeRO 0: nothing to shard")
             << QStringList{"zero=0", "zero_replicas=2"} << "zero-replicas-unused"
             << "zero_replicas=1";
@@ -695,6 +711,38 @@ private Q_SLOTS:
             QVERIFY2(after.ok(), after.error ? after.error->toString().c_str() : "");
             QVERIFY2(!after.hasWarning(code.toStdString()), w.setKey.c_str());
         }
+    }
+
+    // torchtitan shards wherever two ranks hold the same parameters: D x C > 1, or a MoE
+    // model's expert data-parallel group T x C x D / (E x expert T) > 1; other profiles' ZeRO at
+    // D x C = 1 is what they run.
+    void zeroShardsSomethingUnwarned_data()
+    {
+        QTest::addColumn<QStringList>("settings");
+        QTest::addRow("torchtitan, D = 2") << QStringList{"framework=torchtitan", "dp=2", "zero=1"};
+        QTest::addRow("torchtitan, C = 2, D = 1")
+            << QStringList{"framework=torchtitan", "dp=1", "cp=2", "zero=3"};
+        QTest::addRow("torchtitan, MoE, D = 1, experts over 4 ranks")
+            << QStringList{"framework=torchtitan",
+                           "model=mixtral-8x7b",
+                           "tp=8",
+                           "ep=2",
+                           "expert_tp=1",
+                           "dp=1",
+                           "zero=1"};
+        QTest::addRow("torchtitan inference: no states to shard")
+            << QStringList{"framework=torchtitan", "mode=inference", "dp=1", "zero=1"};
+        QTest::addRow("Megatron-LM, D = 1") << QStringList{"framework=megatron", "dp=1", "zero=1"};
+        QTest::addRow("DeepSpeed, D = 1: its ZeRO optimizer runs at world size 1")
+            << QStringList{"framework=deepspeed", "dp=1", "zero=2"};
+        QTest::addRow("custom, D = 1") << QStringList{"dp=1", "zero=3"};
+    }
+    void zeroShardsSomethingUnwarned()
+    {
+        QFETCH(QStringList, settings);
+        const Report r = evaluate(scenario(settings), presets);
+        QVERIFY2(r.ok(), r.error ? r.error->toString().c_str() : "");
+        QVERIFY(!r.hasWarning("zero-unused"));
     }
 
     void defaultScenarioHasNoWarnings()
