@@ -45,7 +45,13 @@ void checkStages(const core::Scenario &s, const core::Presets &with, const core:
         require(st.totalBytes == sum, "a stage's total is not the sum of its terms");
         require(st.headroomBytes == st.capacityBytes - st.totalBytes,
                 "headroom is not capacity minus total");
-        require(st.fits == (st.headroomBytes >= 0), "fits disagrees with the headroom");
+        // A stage fits its device's memory and, with layers offloaded, its host's share
+        // (host_memory_gb; unpublished, not checked).
+        require(st.hostOverflow ==
+                    (st.hostCapacityBytes > 0 && st.offloadedBytes > st.hostCapacityBytes),
+                "host overflow disagrees with the offloaded bytes and the host's capacity");
+        require(st.fits == (st.headroomBytes >= 0 && !st.hostOverflow),
+                "fits disagrees with the headroom and the host's memory");
         require(finiteAtLeastZero(st.inflightMicrobatches), "in-flight micro-batches");
         layers += st.layers;
         fits = fits && st.fits;
