@@ -8,6 +8,7 @@
 // (milliseconds) as well.
 #include "core/evaluate.h"
 #include "core/fields.h"
+#include "core/framework.h"
 #include "core/schedule.h"
 #include "core/units.h"
 #include "core/validate.h"
@@ -88,6 +89,10 @@ public:
     Scenario valid(const Presets &presets)
     {
         Scenario s;
+        // Half the draws under a framework's profile, whose keys the draws below then change
+        // as a user would (docs/frameworks.md).
+        if (chance(0.5))
+            applyFramework(s, pickEnum<Framework>());
         const ModelSpec &model = pick(presets.models);
         s.model = model.id;
         s.device = pick(presets.devices).id;
@@ -169,6 +174,29 @@ public:
                     eps.push_back(e);
             s.ep = pick(eps);
         }
+        // The keys of later features, now and then: FP8's scaling and weights, a count of
+        // recomputed layers, LoRA adapters, the busiest expert rank's load, hybrid sharding, a
+        // CUDA graph of the whole step and multi-token prediction.
+        if (s.precision == Precision::fp8 && chance(0.5)) {
+            s.fp8Scaling = pickEnum<Fp8Scaling>();
+            s.fp8Params = chance(0.5);
+        }
+        if (s.recompute == Recompute::full && chance(0.3))
+            s.recomputeLayers = uniform(1, std::max(1, model.layers / s.pp));
+        if (s.mode == Mode::training && model.hasArchitecture() && chance(0.1))
+            s.loraRank = logUniform(1, 256);
+        if (model.hasExperts() && s.ep > 1 && chance(0.3))
+            s.expertRankLoad = real(1, s.ep);
+        if (s.zero > 0 && s.dp > 1 && chance(0.1)) {
+            std::vector<int> divisors;
+            for (int r = 2; r <= s.dp; ++r)
+                if (s.dp % r == 0)
+                    divisors.push_back(r);
+            s.zeroReplicas = pick(divisors);
+        }
+        s.fullCudaGraph = chance(0.1);
+        if (model.hasExperts() && chance(0.2))
+            s.mtpLayers = 1;
         // Now and then activations offloaded to the host (offload_layers): one stage without
         // recomputation, up to every layer, so that the host's memory overflows too
         // (host_memory_gb); devices without a host link are refused.
@@ -505,10 +533,15 @@ private:
     {
         const ModelSpec &model = *resolveModel(s, m_presets);
         // ... whose stage ranks E x expert T still divide (docs/experts.md).
-        const auto expertsFit = [&s](int t) {
-            return std::int64_t{t} * s.cp * s.dp %
-                       (std::int64_t{s.ep} * (s.expertTp > 0 ? s.expertTp : t)) ==
-                   0;
+        // ... and, under hybrid sharding, whose experts' group the replicas still divide.
+        const auto expertsFit = [&s, &model](int t) {
+            const std::int64_t ranks = std::int64_t{t} * s.cp * s.dp;
+            const std::int64_t spread = std::int64_t{s.ep} * (s.expertTp > 0 ? s.expertTp : t);
+            if (ranks % spread != 0)
+                return false;
+            const bool replicas =
+                model.hasExperts() && s.mode == Mode::training && s.zero > 0 && s.zeroReplicas > 1;
+            return !replicas || (ranks / spread) % s.zeroReplicas == 0;
         };
         int next = s.tp + 1;
         while (next <= kMaxTp && !(validTp(model, next) && expertsFit(next)))
@@ -633,7 +666,10 @@ private:
         if (!z3.ok())
             return variantRefused("zero", "3", z3);
         ++m_coverage.zero;
-        const std::int64_t d = std::int64_t{s.dp} * s.cp;
+        // ZeRO shards over the D x C ranks, under hybrid sharding in training over the
+        // D x C / R of a replica (zero_replicas; inference has no replicas to all-reduce).
+        const int replicas = s.mode == Mode::training ? std::max(1, s.zeroReplicas) : 1;
+        const std::int64_t d = std::int64_t{s.dp} * s.cp / replicas;
         for (std::size_t i = 0; i < r.stages.size(); ++i) {
             const StageReport &a = z0.stages[i];
             const StageReport &b = z3.stages[i];
@@ -641,9 +677,19 @@ private:
                 continue;
             const std::int64_t states0 = a.weightsBytes + a.gradsBytes + a.optimizerBytes;
             const std::int64_t states3 = b.weightsBytes + b.gradsBytes + b.optimizerBytes;
-            if (b.weightsBytes != ceilDiv(a.weightsBytes, d) ||
-                b.gradsBytes != ceilDiv(a.gradsBytes, d) ||
-                b.optimizerBytes != ceilDiv(a.optimizerBytes, d))
+            // torchtitan keeps 16-bit copies beside its FP32 weights below ZeRO-3 (autocast's
+            // under DDP, FSDP2's gathered ones under pipelining; docs/frameworks.md), so its
+            // ZeRO-3 states are fewer than a share of ZeRO-0's.
+            if (s.framework == Framework::torchtitan && s.mode == Mode::training) {
+                if (states3 * d > states0 + 3 * d)
+                    return QStringLiteral("stage %1: torchtitan's ZeRO-3 model states %2 are "
+                                          "more than ZeRO-0's %3 / %4")
+                        .arg(i)
+                        .arg(bytes(states3), bytes(states0))
+                        .arg(d);
+            } else if (b.weightsBytes != ceilDiv(a.weightsBytes, d) ||
+                       b.gradsBytes != ceilDiv(a.gradsBytes, d) ||
+                       b.optimizerBytes != ceilDiv(a.optimizerBytes, d))
                 return QStringLiteral("stage %1: ZeRO-3 keeps %2 + %3 + %4 bytes, ZeRO-0 %5 + %6 "
                                       "+ %7 over D = %8")
                     .arg(i)
@@ -651,13 +697,22 @@ private:
                          bytes(a.weightsBytes), bytes(a.gradsBytes), bytes(a.optimizerBytes))
                     .arg(d);
             // Three terms, each rounded up by less than one byte of D.
-            if (states3 * d < states0 || states3 > states0 / d + 3)
+            else if (states3 * d < states0 || states3 > states0 / d + 3)
                 return QStringLiteral("stage %1: ZeRO-3 model states %2 are not ZeRO-0's %3 / %4")
                     .arg(i)
                     .arg(bytes(states3), bytes(states0))
                     .arg(d);
-            if (a.activationsBytes != b.activationsBytes ||
-                a.cachedOutputsBytes != b.cachedOutputsBytes || a.kvCacheBytes != b.kvCacheBytes)
+            // ZeRO-3 keeps no cast copies of the weights (docs/activations.md, "Cast weights"):
+            // without Transformer Engine's cache those are saved with each micro-batch's
+            // activations, so ZeRO-3 keeps fewer of them there.
+            const bool savedCasts =
+                s.mode == Mode::training &&
+                (s.precision == Precision::fp8 || s.precision == Precision::nvfp4) &&
+                !s.fp8WeightCache && s.framework != Framework::torchtitan;
+            const bool activationsAlike = savedCasts ? b.activationsBytes <= a.activationsBytes
+                                                     : a.activationsBytes == b.activationsBytes;
+            if (!activationsAlike || a.cachedOutputsBytes != b.cachedOutputsBytes ||
+                a.kvCacheBytes != b.kvCacheBytes)
                 return QStringLiteral("stage %1: the ZeRO stage changes more than model states")
                     .arg(i);
         }
