@@ -291,6 +291,7 @@ public:
         int zero = 0;
         int offloaded = 0;
         int hostOverflow = 0;
+        int monotone = 0;
     };
     const Coverage &coverage() const { return m_coverage; }
 
@@ -325,7 +326,7 @@ public:
             m_coverage.hostOverflow += st.hostOverflow;
         }
         for (const QString &broken : {report(s, r), tensorParallel(s, r), microbatches(s, r),
-                                      cachedOutputs(s, r), zero(s, r)})
+                                      cachedOutputs(s, r), zero(s, r), monotone(s, r)})
             if (!broken.isEmpty())
                 return broken;
         return {};
@@ -719,6 +720,123 @@ private:
         return {};
     }
 
+    // What more of a cost never makes cheaper, one property a scenario in turn: full
+    // recomputation keeps no more activations and takes no less time than none; one more layer
+    // offloaded leaves no more on the device, puts no less on the host and takes no less time;
+    // hiding the data-parallel sync never lengthens the step; a busier expert rank never
+    // shortens it; a larger reserve takes exactly its bytes off every stage's headroom.
+    QString monotone(const Scenario &s, const Report &r) const
+    {
+        if (s.mode != Mode::training || !r.stepTime)
+            return {};
+        const double step = r.stepTime->stepTimeS;
+        const auto slower = [](double a, double b) { return a > b * (1 + 1e-9) + 1e-15; };
+        switch (m_coverage.reports % 5) {
+        case 0: {
+            if (s.recompute != Recompute::none || s.offloadLayers > 0)
+                return {};
+            const Report full = variant(s, "recompute", "full");
+            if (!full.ok() || !full.stepTime)
+                return {};
+            ++m_coverage.monotone;
+            // Full recomputation keeps each layer's input and rebuilds one layer at a time
+            // beside them (docs/activations.md): more than none only by that one layer, where a
+            // stage holds a layer or two of one micro-batch. A layer's share of what none keeps,
+            // twice for a MoE stage's larger layers.
+            for (std::size_t i = 0; i < r.stages.size(); ++i) {
+                const StageReport &st = r.stages[i];
+                const double held =
+                    std::max(1.0, st.inflightMicrobatches * (st.layers + st.mtpLayers));
+                const double oneLayer = 2.0 * static_cast<double>(st.activationsBytes) / held;
+                if (static_cast<double>(full.stages[i].activationsBytes) >
+                    static_cast<double>(st.activationsBytes) + oneLayer)
+                    return QStringLiteral("stage %1 keeps more activations under full "
+                                          "recomputation than a layer beyond none: %2 against %3")
+                        .arg(i)
+                        .arg(bytes(full.stages[i].activationsBytes), bytes(st.activationsBytes));
+            }
+            // The pipeline's ops only lengthen, in the same order. (The step itself may not:
+            // a longer backward hides more of ZeRO-2's and 3's per-micro-batch collectives, which
+            // are added after the pipeline on the stage that exposes most, not where they
+            // stall; under ZeRO-3 with GPipe, 119 micro-batches and D = 224 full recomputation
+            // took 0.5 % off a step, docs/step_time.md, "Data-parallel sync".)
+            if (slower(r.makespanS, full.makespanS))
+                return QStringLiteral("full recomputation shortens the pipeline from %1 to %2 s")
+                    .arg(r.makespanS)
+                    .arg(full.makespanS);
+            return {};
+        }
+        case 1: {
+            if (s.offloadLayers < 1 || s.offloadLayers + 1 >= r.stages.front().layers)
+                return {};
+            const Report more = variant(s, "offload_layers", std::to_string(s.offloadLayers + 1));
+            if (!more.ok() || !more.stepTime)
+                return {};
+            ++m_coverage.monotone;
+            const StageReport &a = r.stages.front();
+            const StageReport &b = more.stages.front();
+            if (b.activationsBytes > a.activationsBytes || b.offloadedBytes < a.offloadedBytes)
+                return QStringLiteral("one more layer offloaded: %1 on the device and %2 on the "
+                                      "host, against %3 and %4")
+                    .arg(bytes(b.activationsBytes), bytes(b.offloadedBytes),
+                         bytes(a.activationsBytes), bytes(a.offloadedBytes));
+            if (slower(step, more.stepTime->stepTimeS))
+                return QStringLiteral("one more layer offloaded shortens the step from %1 to %2 s")
+                    .arg(step)
+                    .arg(more.stepTime->stepTimeS);
+            return {};
+        }
+        case 2: {
+            const Report none = variant(s, "dp_overlap", "0");
+            const Report all = variant(s, "dp_overlap", "1");
+            if (!none.ok() || !all.ok() || !none.stepTime || !all.stepTime)
+                return {};
+            ++m_coverage.monotone;
+            if (slower(all.stepTime->stepTimeS, none.stepTime->stepTimeS))
+                return QStringLiteral("hiding the whole sync lengthens the step from %1 to %2 s")
+                    .arg(none.stepTime->stepTimeS)
+                    .arg(all.stepTime->stepTimeS);
+            return {};
+        }
+        case 3: {
+            const ModelSpec &model = *resolveModel(s, m_presets);
+            if (!model.hasExperts() || s.ep < 2 || s.expertRankLoad >= s.ep)
+                return {};
+            const double load = std::min<double>(s.ep, s.expertRankLoad + 0.5);
+            const Report busier = variant(s, "expert_rank_load", std::to_string(load));
+            if (!busier.ok() || !busier.stepTime)
+                return {};
+            ++m_coverage.monotone;
+            if (slower(step, busier.stepTime->stepTimeS))
+                return QStringLiteral("a busier expert rank shortens the step from %1 to %2 s")
+                    .arg(step)
+                    .arg(busier.stepTime->stepTimeS);
+            return {};
+        }
+        default: {
+            if (!(s.reserveGib <= kMaxReserveGib))
+                return {};
+            const Report more = variant(s, "reserve_gib", std::to_string(s.reserveGib + 1));
+            if (!more.ok())
+                return {};
+            ++m_coverage.monotone;
+            // The variant's value is written with six decimals: its reserve is a GiB more to
+            // within a few hundred bytes, and every other term stays.
+            const std::int64_t gib = std::int64_t{1} << 30;
+            for (std::size_t i = 0; i < r.stages.size(); ++i) {
+                const std::int64_t taken = r.stages[i].headroomBytes - more.stages[i].headroomBytes;
+                const std::int64_t reserved =
+                    more.stages[i].reserveBytes - r.stages[i].reserveBytes;
+                if (taken != reserved || std::abs(reserved - gib) > 4096)
+                    return QStringLiteral("%1 bytes more reserve take %2 bytes off stage %3")
+                        .arg(bytes(reserved), bytes(taken))
+                        .arg(i);
+            }
+            return {};
+        }
+        }
+    }
+
     const Presets &m_presets;
     mutable Coverage m_coverage;
 };
@@ -828,7 +946,8 @@ private Q_SLOTS:
         for (const auto &[name, n] :
              {std::pair{"refused", c.refused}, std::pair{"tensor parallel", c.tensorParallel},
               std::pair{"1F1B", c.oneFOneB}, std::pair{"cached outputs", c.cachedOutputs},
-              std::pair{"ZeRO", c.zero}, std::pair{"offloaded layers", c.offloaded}})
+              std::pair{"ZeRO", c.zero}, std::pair{"offloaded layers", c.offloaded},
+              std::pair{"monotone", c.monotone}})
             QVERIFY2(std::uint64_t(n) >= some, name);
         // Some offloaded layers overflowed the host's share, the one way a stage with headroom
         // does not fit.
