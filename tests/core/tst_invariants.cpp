@@ -724,14 +724,44 @@ private:
     // recomputation keeps no more activations and takes no less time than none; one more layer
     // offloaded leaves no more on the device, puts no less on the host and takes no less time;
     // hiding the data-parallel sync never lengthens the step; a busier expert rank never
-    // shortens it; a larger reserve takes exactly its bytes off every stage's headroom.
+    // shortens it; a larger reserve takes exactly its bytes off every stage's headroom; a
+    // longer sequence or a larger micro-batch keeps no less on any stage.
     QString monotone(const Scenario &s, const Report &r) const
     {
+        // Longer sequences or more of them a micro-batch keep no less on any stage, in
+        // training (activations, cached outputs, the loss's buffers) and in inference (the KV
+        // cache, the prefill's buffers).
+        const auto keepsNoLess = [&](std::string_view key, const std::string &value) {
+            const Report more = variant(s, key, value);
+            if (!more.ok())
+                return QString();
+            ++m_coverage.monotone;
+            for (std::size_t i = 0; i < r.stages.size(); ++i) {
+                const StageReport &a = r.stages[i];
+                const StageReport &b = more.stages[i];
+                const std::int64_t kept0 = a.activationsBytes + a.cachedOutputsBytes + a.lossBytes +
+                                           a.kvCacheBytes + a.prefillBuffersBytes;
+                const std::int64_t kept1 = b.activationsBytes + b.cachedOutputsBytes + b.lossBytes +
+                                           b.kvCacheBytes + b.prefillBuffersBytes;
+                if (kept1 < kept0)
+                    return QStringLiteral("stage %1 keeps less with %2=%3: %4 against %5")
+                        .arg(i)
+                        .arg(QString::fromUtf8(key.data(), key.size()),
+                             QString::fromStdString(value))
+                        .arg(bytes(kept1), bytes(kept0));
+            }
+            return QString();
+        };
+        if (m_coverage.reports % 7 == 5 && s.microbatchSize < kMaxMicrobatchSize)
+            return keepsNoLess("microbatch_size", std::to_string(s.microbatchSize + 1));
+        if (m_coverage.reports % 7 == 6 && s.seqLen + 128 <= kMaxSeqLen &&
+            s.packedExampleTokens == 0)
+            return keepsNoLess("seq_len", std::to_string(s.seqLen + 128));
         if (s.mode != Mode::training || !r.stepTime)
             return {};
         const double step = r.stepTime->stepTimeS;
         const auto slower = [](double a, double b) { return a > b * (1 + 1e-9) + 1e-15; };
-        switch (m_coverage.reports % 5) {
+        switch (m_coverage.reports % 7) {
         case 0: {
             if (s.recompute != Recompute::none || s.offloadLayers > 0)
                 return {};
@@ -813,7 +843,7 @@ private:
                     .arg(busier.stepTime->stepTimeS);
             return {};
         }
-        default: {
+        case 4: {
             if (!(s.reserveGib <= kMaxReserveGib))
                 return {};
             const Report more = variant(s, "reserve_gib", std::to_string(s.reserveGib + 1));
@@ -834,6 +864,8 @@ private:
             }
             return {};
         }
+        default:
+            return {};
         }
     }
 
