@@ -1690,6 +1690,14 @@ double activeLoraParams(const Scenario &s, const ModelSpec &m)
                 static_cast<double>(m.expertsPerToken) * c.perMoeLayerExperts);
 }
 
+// Per stage, how long it idles before its first op and after its last (PipelineResult's
+// headIdle and tailIdle); empty: none, as a lower bound on the step must assume.
+struct StageIdle
+{
+    std::vector<double> head;
+    std::vector<double> tail;
+};
+
 // The step-time model (docs/step_time.md): the simulated makespan of every stage's
 // per-operation work and sends, then the exposed data-parallel sync and the optimizer step.
 // `hiddenExpertCommS`: per stage, the all-to-all ep_overlap's pairs hide (hiddenExpertComm of
@@ -1697,7 +1705,8 @@ double activeLoraParams(const Scenario &s, const ModelSpec &m)
 std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const ModelSpec &model,
                                              const DeviceSpec &device, const TrainingStates &states,
                                              const Timing &t, const std::vector<int> &layers,
-                                             const std::vector<double> &hiddenExpertCommS)
+                                             const std::vector<double> &hiddenExpertCommS,
+                                             const StageIdle &idle)
 {
     const bool training = s.mode == Mode::training;
     if (r.timeInLayerUnits || !t.rates)
@@ -1841,6 +1850,15 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         {
             std::tuple<bool, std::int64_t, std::int64_t, int, int, double, double, bool, bool> key;
             double exposed = 0;
+            DpEdges edges; // of `exposed`, the step's edges, which the stage's idle ends hide
+        };
+        // What the stage's idle time before its first op and after its last hides of its
+        // edges: there its collectives run with nothing else on the device.
+        const auto idleHides = [&idle](std::size_t stage, const DpEdges &edges) {
+            const auto at = [stage](const std::vector<double> &v) {
+                return stage < v.size() ? v[stage] : 0.0;
+            };
+            return std::min(edges.forward, at(idle.head)) + std::min(edges.backward, at(idle.tail));
         };
         std::vector<StageSync> done;
         for (std::size_t i = 0; i < layers.size() && i < r.stages.size(); ++i) {
@@ -1873,8 +1891,9 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
                                              tensors, layerForward, layerBackward, embedding, head);
             if (const auto same = std::ranges::find(done, key, &StageSync::key);
                 same != done.end()) {
-                st.dpExposedS = std::max(st.dpExposedS, same->exposed);
-                stageExposed[i] = same->exposed;
+                const double exposed = same->exposed - idleHides(i, same->edges);
+                st.dpExposedS = std::max(st.dpExposedS, exposed);
+                stageExposed[i] = exposed;
                 continue; // the same sync as a stage before it, which already counted its bytes
             }
             // The routed experts reduce apart from the rest, over their own group (Megatron-core
@@ -1958,11 +1977,14 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             // Stage 0 runs the step's first forward and last backward; a later stage's
             // reduction runs while stage 0 still works (the cooldown), and Megatron-LM gives
             // it one bucket for that reason (distributed_data_parallel.py).
-            double exposed =
-                dpExposedSeconds(sync, dpOverlapFor(s), forward, backward, s.overlapParamGather,
-                                 dpEdgeShare(s, static_cast<int>(i), own, embeddingParams));
+            const double edgeShare = dpEdgeShare(s, static_cast<int>(i), own, embeddingParams);
+            double exposed = dpExposedSeconds(sync, dpOverlapFor(s), forward, backward,
+                                              s.overlapParamGather, edgeShare);
             exposed += (sync.seconds - exposed) * dpCollectiveShare(device, s) + copyOut;
-            done.push_back({key, exposed});
+            const DpEdges edges = dpEdgeSeconds(sync, dpOverlapFor(s), forward, backward,
+                                                s.overlapParamGather, edgeShare);
+            done.push_back({key, exposed, edges});
+            exposed -= idleHides(i, edges);
             stageExposed[i] = exposed;
             st.dpExposedS = std::max(st.dpExposedS, exposed);
             if (sync.seconds > st.dpCommS) {
@@ -2276,7 +2298,19 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
     r.makespanS = makespan;
     r.timeInLayerUnits = !t.rates;
     r.tpComm = tpComm(r, s, model, t, layers);
-    const auto st = stepTimeReport(r, s, model, device, trainingStates(s), t, layers, hidden);
+    // Without a simulation each stage may idle as long as it likes at the step's edges, but
+    // for stage 0, which starts first and, in these schedules, runs the step's last backward
+    // (or its weight gradient): a bound must let every other stage hide its edges whole.
+    StageIdle idle;
+    const double unbounded = std::numeric_limits<double>::infinity();
+    idle.head.assign(static_cast<std::size_t>(s.pp), unbounded);
+    idle.tail.assign(static_cast<std::size_t>(s.pp), unbounded);
+    if (!idle.head.empty())
+        idle.head.front() = 0;
+    if (!idle.tail.empty() && (s.schedule == Schedule::gpipe || s.schedule == Schedule::oneFOneB ||
+                               s.schedule == Schedule::interleaved || s.schedule == Schedule::zbH1))
+        idle.tail.front() = 0;
+    const auto st = stepTimeReport(r, s, model, device, trainingStates(s), t, layers, hidden, idle);
     // Shaved by a rounding margin: with one stage the bound is the step itself, summed in
     // another order. A step without its links' time is not one the planner ranks.
     return st && !st->linkTimeExcluded ? std::optional<double>((1 - 1e-9) * st->stepTimeS)
@@ -3323,7 +3357,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     }
     if (options.memoryOnly)
         return r;
-    r.stepTime = stepTimeReport(r, s, model, device, states, t, layers, hiddenExpertCommS);
+    r.stepTime = stepTimeReport(r, s, model, device, states, t, layers, hiddenExpertCommS,
+                                StageIdle{pipe.headIdle, pipe.tailIdle});
     // Serving needs no data-parallel link; without a published tensor- or pipeline-parallel
     // one the step time, and so serving, is a lower bound (docs/inference.md).
     if (!training && r.stepTime && model.hasArchitecture())

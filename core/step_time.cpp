@@ -66,22 +66,51 @@ DpSync replicaGradientSync(int zero, std::int64_t shardGradBytes, int replicas, 
     return out;
 }
 
+namespace {
+
+// A collective split into buckets hides behind a pass bucket by bucket: the last bucket
+// reduced is made at the end of the backward, the first gathered is needed at the start of
+// the forward, so that one runs outside the pass and the rest queue behind it (Megatron-LM,
+// megatron/core/distributed/param_and_grad_buffer.py: a bucket's reduce-scatter starts when
+// its last gradient is ready; the forward waits for each bucket's gather and starts the next).
+// With share s of the whole in the edge bucket, a queue of equal buckets over a pass of W
+// outlasts it by max(s·total, total − (1 − s)·W).
+double outlasting(double total, double window, double edgeShare)
+{
+    if (total <= 0)
+        return 0.0;
+    return std::max(edgeShare * total, total - (1.0 - edgeShare) * window);
+}
+
+} // namespace
+
+DpEdges dpEdgeSeconds(const DpSync &sync, std::optional<double> overlap, double forwardS,
+                      double backwardS, bool gatherOverlapped, double edgeShare)
+{
+    if (overlap)
+        return {};
+    // The step's first forward and last backward, as dpExposedSeconds counts them.
+    DpEdges edges;
+    edges.backward =
+        outlasting(sync.stepBackwardS + sync.microbatchBackwardS, backwardS, edgeShare);
+    if (gatherOverlapped) {
+        edges.forward =
+            outlasting(sync.stepForwardS + sync.microbatchForwardS, forwardS, edgeShare);
+    } else {
+        // DeepSpeed's gather at the end of the optimizer step, after the last reduction.
+        edges.backward += sync.stepForwardS;
+        edges.forward = outlasting(sync.microbatchForwardS, forwardS, edgeShare);
+    }
+    return edges;
+}
+
 double dpExposedSeconds(const DpSync &sync, std::optional<double> overlap, double forwardS,
                         double backwardS, bool gatherOverlapped, double edgeShare)
 {
     if (overlap)
         return (1.0 - *overlap) * sync.seconds;
-    // A collective split into buckets hides behind a pass bucket by bucket: the last bucket
-    // reduced is made at the end of the backward, the first gathered is needed at the start of
-    // the forward, so that one runs outside the pass and the rest queue behind it
-    // (Megatron-LM, megatron/core/distributed/param_and_grad_buffer.py: a bucket's
-    // reduce-scatter starts when its last gradient is ready; the forward waits for each
-    // bucket's gather and starts the next). With share s of the whole in the edge bucket, a
-    // queue of equal buckets over a pass of W outlasts it by max(s·total, total − (1 − s)·W).
     const auto piece = [edgeShare](double total, double window) {
-        if (total <= 0)
-            return 0.0;
-        return std::max(edgeShare * total, total - (1.0 - edgeShare) * window);
+        return outlasting(total, window, edgeShare);
     };
     // Megatron-LM's --overlap-grad-reduce starts each bucket's reduction as the last
     // micro-batch's backward produces it, --overlap-param-gather each bucket's gather in the
