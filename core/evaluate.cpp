@@ -1690,14 +1690,6 @@ double activeLoraParams(const Scenario &s, const ModelSpec &m)
                 static_cast<double>(m.expertsPerToken) * c.perMoeLayerExperts);
 }
 
-// Per stage, how long it idles before its first op and after its last (PipelineResult's
-// headIdle and tailIdle); empty: none, as a lower bound on the step must assume.
-struct StageIdle
-{
-    std::vector<double> head;
-    std::vector<double> tail;
-};
-
 // The step-time model (docs/step_time.md): the simulated makespan of every stage's
 // per-operation work and sends, then the exposed data-parallel sync and the optimizer step.
 // `hiddenExpertCommS`: per stage, the all-to-all ep_overlap's pairs hide (hiddenExpertComm of
@@ -1706,7 +1698,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
                                              const DeviceSpec &device, const TrainingStates &states,
                                              const Timing &t, const std::vector<int> &layers,
                                              const std::vector<double> &hiddenExpertCommS,
-                                             const StageIdle &idle)
+                                             const std::vector<double> &tailIdle)
 {
     const bool training = s.mode == Mode::training;
     if (r.timeInLayerUnits || !t.rates)
@@ -1850,15 +1842,12 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
         {
             std::tuple<bool, std::int64_t, std::int64_t, int, int, double, double, bool, bool> key;
             double exposed = 0;
-            DpEdges edges; // of `exposed`, the step's edges, which the stage's idle ends hide
+            double end = 0; // of `exposed`, what runs after the last backward
         };
-        // What the stage's idle time before its first op and after its last hides of its
-        // edges: there its collectives run with nothing else on the device.
-        const auto idleHides = [&idle](std::size_t stage, const DpEdges &edges) {
-            const auto at = [stage](const std::vector<double> &v) {
-                return stage < v.size() ? v[stage] : 0.0;
-            };
-            return std::min(edges.forward, at(idle.head)) + std::min(edges.backward, at(idle.tail));
+        // What the stage's idle time after its last op hides of what follows its last backward:
+        // there its collectives run with nothing else on the device.
+        const auto idleHides = [&tailIdle](std::size_t stage, double end) {
+            return std::min(end, stage < tailIdle.size() ? tailIdle[stage] : 0.0);
         };
         std::vector<StageSync> done;
         for (std::size_t i = 0; i < layers.size() && i < r.stages.size(); ++i) {
@@ -1891,7 +1880,7 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
                                              tensors, layerForward, layerBackward, embedding, head);
             if (const auto same = std::ranges::find(done, key, &StageSync::key);
                 same != done.end()) {
-                const double exposed = same->exposed - idleHides(i, same->edges);
+                const double exposed = same->exposed - idleHides(i, same->end);
                 st.dpExposedS = std::max(st.dpExposedS, exposed);
                 stageExposed[i] = exposed;
                 continue; // the same sync as a stage before it, which already counted its bytes
@@ -1981,10 +1970,10 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             double exposed = dpExposedSeconds(sync, dpOverlapFor(s), forward, backward,
                                               s.overlapParamGather, edgeShare);
             exposed += (sync.seconds - exposed) * dpCollectiveShare(device, s) + copyOut;
-            const DpEdges edges = dpEdgeSeconds(sync, dpOverlapFor(s), forward, backward,
-                                                s.overlapParamGather, edgeShare);
-            done.push_back({key, exposed, edges});
-            exposed -= idleHides(i, edges);
+            const double end =
+                dpEndSeconds(sync, dpOverlapFor(s), backward, s.overlapParamGather, edgeShare);
+            done.push_back({key, exposed, end});
+            exposed -= idleHides(i, end);
             stageExposed[i] = exposed;
             st.dpExposedS = std::max(st.dpExposedS, exposed);
             if (sync.seconds > st.dpCommS) {
@@ -2298,19 +2287,16 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
     r.makespanS = makespan;
     r.timeInLayerUnits = !t.rates;
     r.tpComm = tpComm(r, s, model, t, layers);
-    // Without a simulation each stage may idle as long as it likes at the step's edges, but
-    // for stage 0, which starts first and, in these schedules, runs the step's last backward
-    // (or its weight gradient): a bound must let every other stage hide its edges whole.
-    StageIdle idle;
-    const double unbounded = std::numeric_limits<double>::infinity();
-    idle.head.assign(static_cast<std::size_t>(s.pp), unbounded);
-    idle.tail.assign(static_cast<std::size_t>(s.pp), unbounded);
-    if (!idle.head.empty())
-        idle.head.front() = 0;
-    if (!idle.tail.empty() && (s.schedule == Schedule::gpipe || s.schedule == Schedule::oneFOneB ||
-                               s.schedule == Schedule::interleaved || s.schedule == Schedule::zbH1))
-        idle.tail.front() = 0;
-    const auto st = stepTimeReport(r, s, model, device, trainingStates(s), t, layers, hidden, idle);
+    // Without a simulation each stage may idle as long as it likes after its last op, but for
+    // stage 0, which in these schedules runs the step's last backward (or its weight
+    // gradient): a bound must let every other stage hide its reduction whole.
+    std::vector<double> tailIdle(static_cast<std::size_t>(s.pp),
+                                 std::numeric_limits<double>::infinity());
+    if (!tailIdle.empty() && (s.schedule == Schedule::gpipe || s.schedule == Schedule::oneFOneB ||
+                              s.schedule == Schedule::interleaved || s.schedule == Schedule::zbH1))
+        tailIdle.front() = 0;
+    const auto st =
+        stepTimeReport(r, s, model, device, trainingStates(s), t, layers, hidden, tailIdle);
     // Shaved by a rounding margin: with one stage the bound is the step itself, summed in
     // another order. A step without its links' time is not one the planner ranks.
     return st && !st->linkTimeExcluded ? std::optional<double>((1 - 1e-9) * st->stepTimeS)
@@ -3357,8 +3343,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     }
     if (options.memoryOnly)
         return r;
-    r.stepTime = stepTimeReport(r, s, model, device, states, t, layers, hiddenExpertCommS,
-                                StageIdle{pipe.headIdle, pipe.tailIdle});
+    r.stepTime =
+        stepTimeReport(r, s, model, device, states, t, layers, hiddenExpertCommS, pipe.tailIdle);
     // Serving needs no data-parallel link; without a published tensor- or pipeline-parallel
     // one the step time, and so serving, is a lower bound (docs/inference.md).
     if (!training && r.stepTime && model.hasArchitecture())

@@ -1288,8 +1288,6 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
         }
     freeAt.assign(ks, 0.0);
     r.busy.assign(ks, 0.0);
-    // Each stage's first start: -1 until it runs an op.
-    r.headIdle.assign(ks, -1.0);
     if (keepTimeline)
         r.timeline.reserve(plan.ops.size());
 
@@ -1314,8 +1312,6 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
             time += firstExtra[static_cast<std::size_t>((p.cost % static_cast<int>(rows)) / kRows)];
         const double start = std::max(ready, freeAt[s]);
         const double end = start + time;
-        if (r.headIdle[s] < 0)
-            r.headIdle[s] = start;
         freeAt[s] = end;
         r.busy[s] += time;
         if (p.out >= 0)
@@ -1367,10 +1363,8 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
         r.inflight[s] = static_cast<double>(plan.peak[s]) / v;
     }
     r.tailIdle.resize(ks);
-    for (std::size_t s = 0; s < ks; ++s) {
-        r.headIdle[s] = std::max(0.0, r.headIdle[s]);
+    for (std::size_t s = 0; s < ks; ++s)
         r.tailIdle[s] = r.makespan - freeAt[s];
-    }
     r.alivePeaks = plan.alive;
     finish(r);
     r.simulatedMicrobatches = m;

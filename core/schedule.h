@@ -158,11 +158,10 @@ struct PipelineResult
     // How many micro-batches the event simulation ran: m, fewer when the steady state was
     // extended at its period, 0 for GPipe's closed form (simulatePipeline).
     int simulatedMicrobatches = 0;
-    // Per stage, how long it idles before its first op starts and after its last op ends, to
-    // the makespan: the step's edges, where its data-parallel sync can run with nothing else
-    // on the device (docs/step_time.md, "Data-parallel sync"). Empty where not simulated op
-    // by op (GPipe's closed form): no stage idles there.
-    std::vector<double> headIdle;
+    // Per stage, how long it idles after its last op ends, to the makespan (the pipeline's
+    // drain), where its last gradient reduction runs with nothing else on the device
+    // (docs/step_time.md, "Data-parallel sync"). Empty where not simulated op by op (GPipe's
+    // closed form): no stage idles there.
     std::vector<double> tailIdle;
 };
 

@@ -84,24 +84,15 @@ double outlasting(double total, double window, double edgeShare)
 
 } // namespace
 
-DpEdges dpEdgeSeconds(const DpSync &sync, std::optional<double> overlap, double forwardS,
-                      double backwardS, bool gatherOverlapped, double edgeShare)
+double dpEndSeconds(const DpSync &sync, std::optional<double> overlap, double backwardS,
+                    bool gatherOverlapped, double edgeShare)
 {
     if (overlap)
-        return {};
-    // The step's first forward and last backward, as dpExposedSeconds counts them.
-    DpEdges edges;
-    edges.backward =
-        outlasting(sync.stepBackwardS + sync.microbatchBackwardS, backwardS, edgeShare);
-    if (gatherOverlapped) {
-        edges.forward =
-            outlasting(sync.stepForwardS + sync.microbatchForwardS, forwardS, edgeShare);
-    } else {
-        // DeepSpeed's gather at the end of the optimizer step, after the last reduction.
-        edges.backward += sync.stepForwardS;
-        edges.forward = outlasting(sync.microbatchForwardS, forwardS, edgeShare);
-    }
-    return edges;
+        return 0.0;
+    // The step's last backward, as dpExposedSeconds counts it; DeepSpeed's gather at the end of
+    // the optimizer step follows it.
+    return outlasting(sync.stepBackwardS + sync.microbatchBackwardS, backwardS, edgeShare) +
+           (gatherOverlapped ? 0.0 : sync.stepForwardS);
 }
 
 double dpExposedSeconds(const DpSync &sync, std::optional<double> overlap, double forwardS,

@@ -265,19 +265,13 @@ DpSync replicaGradientSync(int zero, std::int64_t shardGradBytes, int replicas, 
 double dpExposedSeconds(const DpSync &sync, std::optional<double> overlap, double forwardS,
                         double backwardS, bool gatherOverlapped = true, double edgeShare = 0);
 
-// Of what dpExposedSeconds exposes, the step's edges: the gather before the stage's first
-// forward and the reduction after its last backward (with `gatherOverlapped` false, the gather
-// after it). A stage that idles before its first op or after its last (the pipeline's fill and
-// drain, PipelineResult::headIdle and tailIdle) runs them there while other stages still
-// work, so the step waits only for what outlasts that idle time. With `overlap` set, none:
-// a fixed share of the whole is hidden.
-struct DpEdges
-{
-    double forward = 0;
-    double backward = 0;
-};
-DpEdges dpEdgeSeconds(const DpSync &sync, std::optional<double> overlap, double forwardS,
-                      double backwardS, bool gatherOverlapped = true, double edgeShare = 0);
+// Of what dpExposedSeconds exposes, what runs after the stage's last backward: the last
+// reduction (with `gatherOverlapped` false, the gather after it). A pipeline stage that idles
+// after its last op (the drain, PipelineResult::tailIdle) runs it there while other stages
+// still work, so the step waits only for what outlasts that idle time. With `overlap` set,
+// none: a fixed share of the whole is hidden.
+double dpEndSeconds(const DpSync &sync, std::optional<double> overlap, double backwardS,
+                    bool gatherOverlapped = true, double edgeShare = 0);
 
 struct StepTimeInput
 {

@@ -2082,11 +2082,10 @@ private Q_SLOTS:
         QVERIFY(near(dpExposedSeconds(sync, 0.0, 1.0, 2.5), 15.0));
     }
 
-    // Of the exposed sync, the step's edges: the first forward's gather and the last
-    // backward's reduction, which a pipeline stage idle at the step's ends runs there. The
-    // per-micro-batch example above: of its 2.5 s exposed, the last backward's 0.5 and the
-    // first forward's 0.5 are edges, the other three forwards' 1.5 not.
-    void dpEdgesByHand()
+    // Of the exposed sync, what runs after the last backward, which a pipeline stage idle in
+    // the drain runs there. The per-micro-batch example above: of its 2.5 s exposed, the last
+    // backward's 0.5.
+    void dpEndByHand()
     {
         DpSync sync;
         sync.microbatches = 4;
@@ -2094,28 +2093,22 @@ private Q_SLOTS:
         sync.microbatchBackwardS = 2;
         sync.microbatchForwardS = 1.5;
         sync.seconds = 1 + 4 * 2 + 4 * 1.5;
-        DpEdges edges = dpEdgeSeconds(sync, std::nullopt, 1.0, 2.5);
-        QVERIFY(near(edges.backward, 0.5));
-        QVERIFY(near(edges.forward, 0.5));
-        // A fixed share hidden: no edge of its own.
-        edges = dpEdgeSeconds(sync, 0.5, 1.0, 2.5);
-        QVERIFY(near(edges.backward, 0.0) && near(edges.forward, 0.0));
+        QVERIFY(near(dpEndSeconds(sync, std::nullopt, 2.5), 0.5));
+        // A fixed share hidden: nothing of its own after the last backward.
+        QVERIFY(near(dpEndSeconds(sync, 0.5, 2.5), 0.0));
         // ZeRO-1 with the gather in the optimizer step (DeepSpeed's): the gather follows the
-        // last reduction at the step's end, 3 - 2.5 + 0.75; nothing at its start.
+        // last reduction, 3 - 2.5 + 0.75.
         DpSync once;
         once.microbatches = 4;
         once.stepBackwardS = 3;
         once.stepForwardS = 0.75;
         once.seconds = 3.75;
-        edges = dpEdgeSeconds(once, std::nullopt, 1.0, 2.5, false);
-        QVERIFY(near(edges.backward, 0.5 + 0.75));
-        QVERIFY(near(edges.forward, 0.0));
+        QVERIFY(near(dpEndSeconds(once, std::nullopt, 2.5, false), 0.5 + 0.75));
+        QVERIFY(near(dpEndSeconds(once, std::nullopt, 2.5, true), 0.5));
         // With a tenth of each collective in its edge bucket, that bucket shows however long
         // the pass: 0.1 x 2 of a reduction the rest of whose queue fits in 2.5.
         once.stepBackwardS = 2;
-        edges = dpEdgeSeconds(once, std::nullopt, 1.0, 2.5, true, 0.1);
-        QVERIFY(near(edges.backward, 0.2));
-        QVERIFY(near(edges.forward, 0.075));
+        QVERIFY(near(dpEndSeconds(once, std::nullopt, 2.5, true, 0.1), 0.2));
     }
 
     // ZeRO-1's once-per-step gather of the updated parameters: behind the first forward with

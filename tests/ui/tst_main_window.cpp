@@ -1670,9 +1670,9 @@ private Q_SLOTS:
         }
         QVERIFY(terms >= 5); // matmuls, memory-bound, attention, TP comm., bubble at least
         // The default: the sync hides behind the passes it overlaps, and the part left is named;
-        // K = 4 stages also hide their edges in the pipeline's fill and drain.
+        // K = 4 stages also hide their last reduction in the pipeline's drain.
         QVERIFY(text.contains("dp_overlap = auto"));
-        QVERIFY(text.contains("the pipeline's fill and drain"));
+        QVERIFY(text.contains("the pipeline's drain"));
         QVERIFY(text.contains(QStringLiteral("%1 of %2 shows in the step")
                                   .arg(sec(r.stepTime->breakdown[core::TimePart::dpSync]),
                                        sec(r.stepTime->dpCommTotalS))));

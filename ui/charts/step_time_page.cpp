@@ -176,11 +176,11 @@ QString dpSyncNote(const core::Scenario &s, const core::StepTimeReport &st)
         how = QObject::tr("dp_overlap = auto hides the gradient sync behind one micro-batch's "
                           "backward; the parameter gather waits in the optimizer step "
                           "(overlap_param_gather = false)");
-    // A pipeline's stages idle at the step's edges: their edge buckets run there.
+    // A pipeline's stages idle in its drain: their last reduction runs there.
     if (!s.dpOverlap && !core::dpOverlapFor(s) && s.pp > 1)
-        how += QObject::tr("; a stage that idles before its first pass or after its last (the "
-                           "pipeline's fill and drain) runs its first gather and last reduction "
-                           "there, and the step waits for the stage that exposes most");
+        how += QObject::tr("; a stage that idles after its last pass (the pipeline's drain) "
+                           "runs its last reduction there, and the step waits for the stage "
+                           "that exposes most");
     how += QObject::tr("; %1 of %2 shows in the step: what is not hidden, and what the hidden "
                        "part costs the passes in the SMs it holds (docs/step_time.md)")
                .arg(sec(st.breakdown[core::TimePart::dpSync]), sec(st.dpCommTotalS));
