@@ -2068,7 +2068,7 @@ private Q_SLOTS:
 
     // In every micro-batch (ZeRO 2 and 3): each micro-batch's collectives hide behind its own
     // pass; the last backward also carries the once-per-step reduction.
-    void dpExposedPerMicrobatch()
+    static DpSync perMicrobatchSync()
     {
         DpSync sync;
         sync.microbatches = 4;
@@ -2076,6 +2076,11 @@ private Q_SLOTS:
         sync.microbatchBackwardS = 2;
         sync.microbatchForwardS = 1.5;
         sync.seconds = 1 + 4 * 2 + 4 * 1.5;
+        return sync;
+    }
+    void dpExposedPerMicrobatch()
+    {
+        const DpSync sync = perMicrobatchSync();
         // Backward window 2.5: the first three hide all of 2, the last exposes 1 + 2 - 2.5;
         // forward window 1: each of the four exposes 0.5.
         QVERIFY(near(dpExposedSeconds(sync, std::nullopt, 1.0, 2.5), 0.5 + 4 * 0.5));
@@ -2087,12 +2092,7 @@ private Q_SLOTS:
     // backward's 0.5.
     void dpEndByHand()
     {
-        DpSync sync;
-        sync.microbatches = 4;
-        sync.stepBackwardS = 1;
-        sync.microbatchBackwardS = 2;
-        sync.microbatchForwardS = 1.5;
-        sync.seconds = 1 + 4 * 2 + 4 * 1.5;
+        const DpSync sync = perMicrobatchSync();
         QVERIFY(near(dpEndSeconds(sync, std::nullopt, 2.5), 0.5));
         // A fixed share hidden: nothing of its own after the last backward.
         QVERIFY(near(dpEndSeconds(sync, 0.5, 2.5), 0.0));
