@@ -1411,6 +1411,19 @@ PipelineResult gpipeFlowShop(const PipelineInput &in)
         forwardPath += sumF;
     }
     r.makespan = forwardPath + sumB + (m - 1) * maxB + 2 * (K - 1) * hop;
+    // The backwards start at stage K-1 when its forwards end and run to stage 0 the same way:
+    // stage s's last ends after the stages from K-1 down to s, each once, the slowest of them
+    // m-1 more times, and K-1-s hops. Stage 0's is the makespan.
+    r.tailIdle.resize(static_cast<std::size_t>(K));
+    const double backwardsStart = forwardPath + (K - 1) * hop;
+    double downstream = 0, slowest = 0;
+    for (int s = K - 1; s >= 0; --s) {
+        const double b = times.busy(s, OpKind::backward);
+        downstream += b;
+        slowest = std::max(slowest, b);
+        const double end = backwardsStart + downstream + (m - 1) * slowest + (K - 1 - s) * hop;
+        r.tailIdle[static_cast<std::size_t>(s)] = std::max(0.0, r.makespan - end);
+    }
     r.complete = true;
     finish(r);
     return r;

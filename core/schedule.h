@@ -160,8 +160,7 @@ struct PipelineResult
     int simulatedMicrobatches = 0;
     // Per stage, how long it idles after its last op ends, to the makespan (the pipeline's
     // drain), where its last gradient reduction runs with nothing else on the device
-    // (docs/step_time.md, "Data-parallel sync"). Empty where not simulated op by op (GPipe's
-    // closed form): no stage idles there.
+    // (docs/step_time.md, "Data-parallel sync"); GPipe's closed form gives it too.
     std::vector<double> tailIdle;
 };
 

@@ -292,6 +292,7 @@ public:
         int offloaded = 0;
         int hostOverflow = 0;
         int monotone = 0;
+        int timeline = 0;
     };
     const Coverage &coverage() const { return m_coverage; }
 
@@ -325,8 +326,9 @@ public:
             m_coverage.offloaded += st.offloadedLayers > 0;
             m_coverage.hostOverflow += st.hostOverflow;
         }
-        for (const QString &broken : {report(s, r), tensorParallel(s, r), microbatches(s, r),
-                                      cachedOutputs(s, r), zero(s, r), monotone(s, r)})
+        for (const QString &broken :
+             {report(s, r), tensorParallel(s, r), microbatches(s, r), cachedOutputs(s, r),
+              zero(s, r), monotone(s, r), sameWithTheTimeline(s, r)})
             if (!broken.isEmpty())
                 return broken;
         return {};
@@ -720,6 +722,36 @@ private:
         return {};
     }
 
+    // The step is the same whether the timeline is kept (the Timeline tab, eval --timeline),
+    // the pipeline is simulated through the window's cache or neither: each path simulates or
+    // solves the same schedule. Checked where the timeline has at most 4,096 blocks.
+    QString sameWithTheTimeline(const Scenario &s, const Report &r) const
+    {
+        if (!r.stepTime || timelineBlocks(s) > 4096)
+            return {};
+        EvaluateOptions options;
+        options.timeline = true;
+        const Report timed = evaluate(s, m_presets, options);
+        PipelineCache cache;
+        EvaluateOptions cached;
+        cached.pipelineCache = &cache;
+        const Report reused = evaluate(s, m_presets, cached);
+        ++m_coverage.timeline;
+        for (const Report *other : {&timed, &reused}) {
+            if (!other->stepTime)
+                return QStringLiteral("a step time only without the timeline");
+            const double a = r.stepTime->stepTimeS;
+            const double b = other->stepTime->stepTimeS;
+            if (std::abs(a - b) > 1e-9 * std::max(a, b))
+                return QStringLiteral("the step is %1 s, and %2 s %3")
+                    .arg(a)
+                    .arg(b)
+                    .arg(other == &timed ? QStringLiteral("with the timeline")
+                                         : QStringLiteral("through the pipeline cache"));
+        }
+        return {};
+    }
+
     // What more of a cost never makes cheaper, one property a scenario in turn: full
     // recomputation keeps no more activations and takes no less time than none; one more layer
     // offloaded leaves no more on the device, puts no less on the host and takes no less time;
@@ -979,7 +1011,7 @@ private Q_SLOTS:
              {std::pair{"refused", c.refused}, std::pair{"tensor parallel", c.tensorParallel},
               std::pair{"1F1B", c.oneFOneB}, std::pair{"cached outputs", c.cachedOutputs},
               std::pair{"ZeRO", c.zero}, std::pair{"offloaded layers", c.offloaded},
-              std::pair{"monotone", c.monotone}})
+              std::pair{"monotone", c.monotone}, std::pair{"timeline", c.timeline}})
             QVERIFY2(std::uint64_t(n) >= some, name);
         // Some offloaded layers overflowed the host's share, the one way a stage with headroom
         // does not fit.

@@ -505,6 +505,39 @@ private Q_SLOTS:
             QVERIFY(std::abs(r.tailIdle[stage] - 2.0 * double(stage)) < 1e-12);
     }
 
+    // GPipe's closed form gives each stage's drain as the simulation of every op does: the
+    // backwards' flow shop from stage K-1 down to stage s. Unequal stages with the ends' work,
+    // sends and a hop.
+    void gpipeDrainClosedForm_data()
+    {
+        QTest::addColumn<int>("m");
+        QTest::addRow("m = 1") << 1;
+        QTest::addRow("m = 5") << 5;
+        QTest::addRow("m = 32") << 32;
+    }
+    void gpipeDrainClosedForm()
+    {
+        QFETCH(int, m);
+        PipelineInput in = uniformPipeline(Schedule::gpipe, 4, m);
+        in.forward = {1.0, 0.8, 1.3, 1.1};
+        in.backward = {2.1, 1.5, 2.6, 2.4};
+        in.firstChunkExtra = {0.3, 0.2, 0};
+        in.lastChunkExtra = {0.7, 1.4, 0};
+        in.firstForwardExtra = {0.1, 0.2, 0.3, 0.4};
+        in.p2pSend = 0.05;
+        in.p2pLatency = 0.01;
+        const PipelineResult closed = simulatePipeline(in);
+        const PipelineResult everyOp = simulatePipeline(in, true);
+        QCOMPARE(closed.tailIdle.size(), everyOp.tailIdle.size());
+        for (std::size_t stage = 0; stage < closed.tailIdle.size(); ++stage)
+            QVERIFY2(std::abs(closed.tailIdle[stage] - everyOp.tailIdle[stage]) <
+                         1e-12 * everyOp.makespan,
+                     qPrintable(QStringLiteral("stage %1: %2 against %3")
+                                    .arg(stage)
+                                    .arg(closed.tailIdle[stage])
+                                    .arg(everyOp.tailIdle[stage])));
+    }
+
     // Stage 0 ends the step in GPipe, 1F1B, interleaving and ZB-H1: a lower bound on the step
     // (core::stepTimeLowerBound) lets every stage but the first hide its last reduction in the
     // drain, never the first. Unequal stages with the last stage's work and sends, where the
@@ -513,6 +546,7 @@ private Q_SLOTS:
     {
         QTest::addColumn<Schedule>("schedule");
         QTest::addColumn<int>("v");
+        QTest::addRow("GPipe") << Schedule::gpipe << 1;
         QTest::addRow("1F1B") << Schedule::oneFOneB << 1;
         QTest::addRow("interleaved") << Schedule::interleaved << 2;
         QTest::addRow("ZB-H1") << Schedule::zbH1 << 1;
