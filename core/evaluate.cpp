@@ -2251,6 +2251,8 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
         stage.expertParams = st.expertParams;       // synced over the expert data-parallel group
         stage.trainableParams = st.trainableParams; // what syncs and updates (LoRA: adapters)
         stage.trainableExpertParams = st.trainableExpertParams;
+        stage.castParams = st.castParams; // FP8 weights gathered in their byte
+        stage.mtpLayers = st.mtpLayers;   // each depth's tensors in the sync's buckets
         r.stages.push_back(stage);
         layers.push_back(st.layers);
         moeLayers.push_back(st.moeLayers);
@@ -2288,12 +2290,13 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
     r.timeInLayerUnits = !t.rates;
     r.tpComm = tpComm(r, s, model, t, layers);
     // Without a simulation each stage may idle as long as it likes after its last op, but for
-    // stage 0, which in these schedules runs the step's last backward (or its weight
-    // gradient): a bound must let every other stage hide its reduction whole.
+    // stage 0, which in GPipe, 1F1B and interleaving runs the step's last backward (ZB-H1's
+    // deferred weight gradients can end later elsewhere): a bound must let every other stage
+    // hide its reduction whole.
     std::vector<double> tailIdle(static_cast<std::size_t>(s.pp),
                                  std::numeric_limits<double>::infinity());
     if (!tailIdle.empty() && (s.schedule == Schedule::gpipe || s.schedule == Schedule::oneFOneB ||
-                              s.schedule == Schedule::interleaved || s.schedule == Schedule::zbH1))
+                              s.schedule == Schedule::interleaved))
         tailIdle.front() = 0;
     const auto st =
         stepTimeReport(r, s, model, device, trainingStates(s), t, layers, hidden, tailIdle);

@@ -538,7 +538,8 @@ private Q_SLOTS:
                                     .arg(everyOp.tailIdle[stage])));
     }
 
-    // Stage 0 ends the step in GPipe, 1F1B, interleaving and ZB-H1: a lower bound on the step
+    // Stage 0 ends the step in GPipe, 1F1B and interleaving (not always in ZB-H1, whose
+    // deferred weight gradients can end later on another stage): a lower bound on the step
     // (core::stepTimeLowerBound) lets every stage but the first hide its last reduction in the
     // drain, never the first. Unequal stages with the last stage's work and sends, where the
     // last stage is the busiest.
@@ -549,7 +550,6 @@ private Q_SLOTS:
         QTest::addRow("GPipe") << Schedule::gpipe << 1;
         QTest::addRow("1F1B") << Schedule::oneFOneB << 1;
         QTest::addRow("interleaved") << Schedule::interleaved << 2;
-        QTest::addRow("ZB-H1") << Schedule::zbH1 << 1;
     }
     void firstStageEndsTheStep()
     {
@@ -558,8 +558,6 @@ private Q_SLOTS:
         PipelineInput in = uniformPipeline(schedule, 4, 8, v);
         in.forward = {1.0, 0.8, 1.3, 1.1};
         in.backward = {2.1, 1.5, 2.6, 2.4};
-        if (schedule == Schedule::zbH1)
-            in.weight = {0.9, 0.7, 1.2, 1.0};
         in.lastChunkExtra = {0.7, 1.4, 0.6};
         in.p2pSend = 0.05;
         in.p2pLatency = 0.01;

@@ -434,6 +434,11 @@ private Q_SLOTS:
         // copies lengthen the step at every E but 1, which the bound must not outrun.
         QTest::newRow("Qwen3-30B-A3B on 16 B200, batch 32, busiest rank 1.5")
             << "model=qwen3-30b-a3b,device=b200,seq_len=2048,expert_rank_load=1.5" << 16 << 32;
+        // FP8 weights gather in their byte under ZeRO (docs/step_time.md, "FP8 weights"): the
+        // bound must gather them so too, not in 16 bits (it did before it counted each
+        // stage's cast parameters, and its bound exceeded the step).
+        QTest::newRow("8B on 16 H100 in FP8 with FP8 weights, batch 64")
+            << "model=llama-3.1-8b,device=h100-sxm,precision=fp8,fp8_params=true" << 16 << 64;
         addMtpAndModulesCase();
     }
     // docs/planner.md: pruning is exact only if the bound is a bound.
