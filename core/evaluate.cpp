@@ -1690,15 +1690,102 @@ double activeLoraParams(const Scenario &s, const ModelSpec &m)
                 static_cast<double>(m.expertsPerToken) * c.perMoeLayerExperts);
 }
 
+// The rings a stage's data-parallel sync runs over: the dense parameters' over the D x C ranks
+// (gradientSyncRanks), the routed experts' over their own group where the stages hold any and
+// it has peers (expertRanks 0 or 1: none). The error names the link without a bandwidth.
+struct DpRings
+{
+    Link dense;
+    int denseRanks = 1;
+    Link experts;
+    int expertRanks = 0;
+};
+
+std::optional<InputError> dpRings(const DeviceSpec &device, const Scenario &s,
+                                  const ModelSpec &model, DpRings &out)
+{
+    out.denseRanks = gradientSyncRanks(s);
+    if (auto error = dataParallelLink(device, s, out.dense))
+        return error;
+    capDpLink(device, s, out.dense);
+    out.expertRanks = model.hasExperts() ? expertSyncRanks(s) : 0;
+    if (out.expertRanks > 1) {
+        if (auto error = expertDataParallelLink(device, s, out.experts))
+            return error;
+        capDpLink(device, s, out.experts);
+    }
+    return std::nullopt;
+}
+
+// A stage's gradient reduction and parameter gathers before hiding (dpGradientSync), its dense
+// parameters' and, in `expertPart` too, its routed experts'. `held` is a StageReport or
+// StageModelStates: what trains reduces (under LoRA the adapters alone).
+template <typename Stage>
+DpSync stageDpSync(const Scenario &s, const DeviceSpec &device, const TrainingStates &states,
+                   const Stage &held, const DpRings &rings, int passes, int denseBuckets,
+                   int expertBuckets, DpSync &expertPart)
+{
+    const std::int64_t experts = held.trainableExpertParams;
+    const std::int64_t dense = held.trainableParams - experts;
+    // ZeRO-3 gathers every weight it shards, frozen or not; ZeRO-1 and 2 gather what the
+    // optimizer updated.
+    const bool gatherAll = s.zero >= 3;
+    const std::int64_t gatheredExperts = gatherAll ? held.expertParams : experts;
+    const std::int64_t gatheredDense = gatherAll ? held.params - held.expertParams : dense;
+    // Of what is gathered, the layers' FP8 weights (castParams): not LoRA's adapters, which
+    // are all ZeRO-1 and 2 gather under it.
+    const bool adaptersOnly = s.loraRank > 0 && !gatherAll;
+    const std::int64_t baseExperts =
+        held.expertParams - (s.loraRank > 0 ? held.trainableExpertParams : 0);
+    DpSync sync =
+        dpGradientSync(s.zero, dense * states.gradBytes,
+                       gatheredWeightBytes(s, device, gatheredDense,
+                                           adaptersOnly ? 0 : held.castParams - baseExperts),
+                       rings.denseRanks, rings.dense, passes, denseBuckets);
+    expertPart = {};
+    if (rings.expertRanks > 1 && gatheredExperts > 0) {
+        expertPart = dpGradientSync(
+            s.zero, experts * states.gradBytes,
+            gatheredWeightBytes(s, device, gatheredExperts, adaptersOnly ? 0 : baseExperts),
+            rings.expertRanks, rings.experts, passes, expertBuckets);
+        sync = plus(sync, expertPart);
+    }
+    return sync;
+}
+
+// Per stage, the once-per-step gather its first forward waits for whole
+// (gatherHoldsFirstForward: one bucket, dense and experts, each a collective); empty where no
+// stage waits, or a link has no bandwidth (stepTimeReport says so).
+std::vector<double> firstForwardGathers(const Scenario &s, const ModelSpec &model,
+                                        const DeviceSpec &device,
+                                        const std::vector<StageModelStates> &stages)
+{
+    if (s.pp < 2 || !gatherHoldsFirstForward(s, 1))
+        return {};
+    DpRings rings;
+    if (dpRings(device, s, model, rings) || rings.denseRanks < 2)
+        return {};
+    const TrainingStates states = trainingStates(s);
+    std::vector<double> out(stages.size(), 0.0);
+    for (std::size_t i = 1; i < stages.size(); ++i) {
+        DpSync experts;
+        out[i] = stageDpSync(s, device, states, stages[i], rings, s.microbatches, 1, 1, experts)
+                     .stepForwardS;
+    }
+    return out;
+}
+
 // The step-time model (docs/step_time.md): the simulated makespan of every stage's
 // per-operation work and sends, then the exposed data-parallel sync and the optimizer step.
 // `hiddenExpertCommS`: per stage, the all-to-all ep_overlap's pairs hide (hiddenExpertComm of
-// the simulated pipeline); empty where it does not apply.
+// the simulated pipeline); empty where it does not apply. `gatherWaits`: per stage, the
+// gather its first forward waited for in the pipeline (firstForwardGathers); may be empty.
 std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const ModelSpec &model,
                                              const DeviceSpec &device, const TrainingStates &states,
                                              const Timing &t, const std::vector<int> &layers,
                                              const std::vector<double> &hiddenExpertCommS,
-                                             const std::vector<double> &tailIdle)
+                                             const std::vector<double> &tailIdle,
+                                             const std::vector<double> &gatherWaits)
 {
     const bool training = s.mode == Mode::training;
     if (r.timeInLayerUnits || !t.rates)
@@ -1723,6 +1810,9 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             ownComm += op.forward.seconds + op.backward.seconds + op.weight.seconds;
         }
     const double rerunShare = rerunComm + ownComm > 0 ? rerunComm / (rerunComm + ownComm) : 0.0;
+    // The gathers a stage's first forward waited for, inside the simulated pipeline.
+    for (std::size_t i = 0; i < st.stageWork.size() && i < gatherWaits.size(); ++i)
+        st.stageWork[i][TimePart::dpSync] = gatherWaits[i];
     for (std::size_t i = 0; i < st.stageWork.size() && i < hiddenExpertCommS.size(); ++i) {
         st.stageWork[i][TimePart::expertComm] -= (1 - rerunShare) * hiddenExpertCommS[i];
         st.stageWork[i][TimePart::recompute] -= rerunShare * hiddenExpertCommS[i];
@@ -1787,29 +1877,18 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     std::vector<double> stageExposed(layers.size(), 0.0);
     const int replicas = zeroReplicasOf(s);
     if (training && (syncRanks > 1 || replicas > 1)) {
-        Link link;
-        const auto linkError = dataParallelLink(device, s, link);
+        DpRings rings;
+        const auto linkError = dpRings(device, s, model, rings);
+        out.dpLink = std::string(toString(rings.dense.kind));
         if (linkError) {
             r.warnings.push_back({"dp-link-unknown", linkError->message});
-            out.dpLink = std::string(toString(link.kind));
             return std::nullopt;
         }
-        capDpLink(device, s, link);
-        out.dpLink = std::string(toString(link.kind));
-        out.dpBusGbPerS = link.gbPerS * link.efficiency;
-        // The routed experts' own ring, where the stages hold any and the group has peers.
-        Link expertLink;
-        const int expertRanks = model.hasExperts() ? expertSyncRanks(s) : 0;
-        const bool expertSync = expertRanks > 1;
-        if (expertSync) {
-            if (const auto expertError = expertDataParallelLink(device, s, expertLink)) {
-                r.warnings.push_back({"dp-link-unknown", expertError->message});
-                return std::nullopt;
-            }
-            capDpLink(device, s, expertLink);
-            out.expertDpRanks = expertRanks;
-            out.expertDpLink = std::string(toString(expertLink.kind));
-            out.expertDpBusGbPerS = expertLink.gbPerS * expertLink.efficiency;
+        out.dpBusGbPerS = rings.dense.gbPerS * rings.dense.efficiency;
+        if (rings.expertRanks > 1) {
+            out.expertDpRanks = rings.expertRanks;
+            out.expertDpLink = std::string(toString(rings.experts.kind));
+            out.expertDpBusGbPerS = rings.experts.gbPerS * rings.experts.efficiency;
         }
         // Hybrid sharding: the replicas' rings, the dense shards' and the experts'.
         Link denseReplicaLink;
@@ -1895,32 +1974,10 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             // ZeRO-2's and 3's collectives each micro-batch: in DualPipe, of the stage it
             // passes, half the device's parameters, as m/2 collectives of all of them.
             const int passes = static_cast<int>(s.microbatches * passedShare(s.schedule));
-            // ZeRO-3 gathers every weight it shards, frozen or not; ZeRO-1 and 2 gather what
-            // the optimizer updated.
-            const bool gatherAll = s.zero >= 3;
-            const std::int64_t gatheredExperts = gatherAll ? r.stages[i].expertParams : experts;
-            const std::int64_t gatheredDense =
-                gatherAll ? r.stages[i].params - r.stages[i].expertParams : dense;
-            // Of what is gathered, the layers' FP8 weights (castParams): not LoRA's adapters, which
-            // are all ZeRO-1 and 2 gather under it.
-            const StageReport &held = r.stages[i];
-            const bool adaptersOnly = s.loraRank > 0 && !gatherAll;
-            const std::int64_t baseExperts =
-                held.expertParams - (s.loraRank > 0 ? held.trainableExpertParams : 0);
-            DpSync sync = dpGradientSync(
-                s.zero, dense * states.gradBytes,
-                gatheredWeightBytes(s, device, gatheredDense,
-                                    adaptersOnly ? 0 : held.castParams - baseExperts),
-                syncRanks, link, passes, buckets);
             DpSync expertPart;
-            if (expertSync && gatheredExperts > 0) {
-                expertPart = dpGradientSync(
-                    s.zero, experts * states.gradBytes,
-                    gatheredWeightBytes(s, device, gatheredExperts, adaptersOnly ? 0 : baseExperts),
-                    expertRanks, expertLink, passes,
-                    dpBucketCount(s, static_cast<int>(i), experts, 0, layers[i], tensors));
-                sync = plus(sync, expertPart);
-            }
+            DpSync sync = stageDpSync(
+                s, device, states, r.stages[i], rings, passes, buckets,
+                dpBucketCount(s, static_cast<int>(i), experts, 0, layers[i], tensors), expertPart);
             // Hybrid sharding: each shard's gradients all-reduced over the R replicas.
             DpSync replicaPart;
             if (replicas > 1) {
@@ -1965,8 +2022,16 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
                 }
             // Stage 0 runs the step's first forward and last backward; a later stage's
             // reduction runs while stage 0 still works (the cooldown), and Megatron-LM gives
-            // it one bucket for that reason (distributed_data_parallel.py).
+            // it one bucket for that reason (distributed_data_parallel.py): all of it after the
+            // stage's last backward, where the drain's idle time hides what it can.
             const double edgeShare = dpEdgeShare(s, static_cast<int>(i), own, embeddingParams);
+            // That bucket's gather, where it holds the stage's first forward, is waited for in
+            // the pipeline (firstForwardGathers): nothing of it runs beside a pass.
+            const double whole = sync.seconds;
+            if (gatherHoldsFirstForward(s, stage)) {
+                sync.seconds -= sync.stepForwardS;
+                sync.stepForwardS = 0;
+            }
             double exposed = dpExposedSeconds(sync, dpOverlapFor(s), forward, backward,
                                               s.overlapParamGather, edgeShare);
             exposed += (sync.seconds - exposed) * dpCollectiveShare(device, s) + copyOut;
@@ -1976,8 +2041,8 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
             exposed -= idleHides(i, end);
             stageExposed[i] = exposed;
             st.dpExposedS = std::max(st.dpExposedS, exposed);
-            if (sync.seconds > st.dpCommS) {
-                st.dpCommS = sync.seconds;
+            if (whole > st.dpCommS) {
+                st.dpCommS = whole;
                 out.dpBytesPerStep = sync.bytesPerStep;
                 out.expertDpBytesPerStep = expertPart.bytesPerStep;
                 out.dpReplicaBytesPerStep = replicaPart.bytesPerStep;
@@ -2299,7 +2364,7 @@ std::optional<double> stepTimeLowerBound(const Scenario &s, const Presets &prese
                               s.schedule == Schedule::interleaved))
         tailIdle.front() = 0;
     const auto st =
-        stepTimeReport(r, s, model, device, trainingStates(s), t, layers, hidden, tailIdle);
+        stepTimeReport(r, s, model, device, trainingStates(s), t, layers, hidden, tailIdle, {});
     // Shaved by a rounding margin: with one stage the bound is the step itself, summed in
     // another order. A step without its links' time is not one the planner ranks.
     return st && !st->linkTimeExcluded ? std::optional<double>((1 - 1e-9) * st->stepTimeS)
@@ -3116,9 +3181,20 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     Timing t = shapeOnly ? Timing{}
                          : timing(s, model, device, std::move(moeLayers), std::move(slidingLayers));
     PipelineInput pipeIn = shapeOnly ? pipelineShape(s) : pipelineInput(s, model, t, layers);
-    if (!shapeOnly && training)
+    // What a stage's first forward waits for beside its own work: the casts that run once a
+    // step, and a later stage's gather that Megatron-LM's one bucket holds it for.
+    std::vector<double> gatherWaits;
+    if (!shapeOnly && training) {
         pipeIn.firstForwardExtra =
             onceCastSeconds(s, device, t.rates ? &*t.rates : nullptr, modelStates);
+        if (t.rates)
+            gatherWaits = firstForwardGathers(s, model, device, modelStates);
+        if (!gatherWaits.empty()) {
+            pipeIn.firstForwardExtra.resize(gatherWaits.size(), 0.0);
+            for (std::size_t i = 0; i < gatherWaits.size(); ++i)
+                pipeIn.firstForwardExtra[i] += gatherWaits[i];
+        }
+    }
     if (options.timeline)
         r.timelineRefused = checkTimeline(s);
     const bool keepTimeline = options.timeline && !r.timelineRefused;
@@ -3346,8 +3422,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
     }
     if (options.memoryOnly)
         return r;
-    r.stepTime =
-        stepTimeReport(r, s, model, device, states, t, layers, hiddenExpertCommS, pipe.tailIdle);
+    r.stepTime = stepTimeReport(r, s, model, device, states, t, layers, hiddenExpertCommS,
+                                pipe.tailIdle, gatherWaits);
     // Serving needs no data-parallel link; without a published tensor- or pipeline-parallel
     // one the step time, and so serving, is a lower bound (docs/inference.md).
     if (!training && r.stepTime && model.hasArchitecture())

@@ -288,12 +288,33 @@ std::optional<double> dpOverlapFor(const Scenario &s)
     return std::nullopt;
 }
 
+bool syncsInOneBucket(const Scenario &s, int stage)
+{
+    // Megatron-LM's own: the custom profile sizes its buckets alike but syncs as a framework
+    // that starts each stage's collectives when they can would. Megatron-FSDP (ZeRO-2 and 3)
+    // syncs by module; the interleaved schedule's chunks sync apart ("Interleaved chunks'
+    // syncs"); Megatron-LM runs no other schedule.
+    return stage > 0 && s.framework == Framework::megatron && s.zero < 2 &&
+           (s.schedule == Schedule::oneFOneB || s.schedule == Schedule::gpipe);
+}
+
+bool gatherHoldsFirstForward(const Scenario &s, int stage)
+{
+    return s.mode == Mode::training && s.zero == 1 && s.overlapParamGather && !dpOverlapFor(s) &&
+           syncsInOneBucket(s, stage);
+}
+
 double dpEdgeShare(const Scenario &s, int stage, std::int64_t stageParams,
                    std::int64_t embeddingParams)
 {
-    // Only stage 0 has edges; megatron/core/distributed/distributed_data_parallel.py gives
-    // the later stages one bucket, reduced in the pipeline's cooldown.
-    if (stage > 0 || stageParams <= 0)
+    if (stageParams <= 0)
+        return 0;
+    // One bucket is its own edge: reduced after the stage's last backward, gathered before its
+    // first forward.
+    if (syncsInOneBucket(s, stage))
+        return 1;
+    // Only stage 0 has edges; a later stage's reduction runs in the pipeline's cooldown.
+    if (stage > 0)
         return 0;
     const FrameworkProfile &p = frameworkProfile(s.framework);
     const double params = static_cast<double>(stageParams);

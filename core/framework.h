@@ -99,11 +99,25 @@ void applyFramework(Scenario &s, Framework framework);
 // (auto: what outlasts the overlapped passes shows) where it does.
 std::optional<double> dpOverlapFor(const Scenario &s);
 
+// Whether a stage after the first syncs its parameters as one bucket of one model chunk, as
+// Megatron-LM's does without interleaving (distributed_data_parallel.py: bucket_size = None
+// where the pipeline rank is not 0), so that its reduction starts when its last backward ends
+// and its gather is waited for whole by its first forward (docs/step_time.md, "Buckets").
+// Under the Megatron-LM profile only.
+bool syncsInOneBucket(const Scenario &s, int stage);
+
+// Whether that one bucket's once-per-step gather (ZeRO-1 overlapped, dp_overlap auto) holds the
+// stage's first forward: the host dispatches it from that forward's pre-hook, after the
+// receive before it synchronised the device (p2p_communication.py, batch_p2p_sync), so the
+// pipeline waits for it there (PipelineInput::firstForwardExtra) rather than after the step.
+bool gatherHoldsFirstForward(const Scenario &s, int stage);
+
 // The share of a stage's data-parallel collectives in their edge bucket, the last reduced and
 // the first gathered (docs/step_time.md, "Buckets"): the larger of a bucket (dp_bucket_params,
 // or the framework's size) and the embedding, which a bucket holds whole, over the stage's
-// parameters; under FSDP2's and Megatron-FSDP's units, the embedding's share. Stage 0 only:
-// the later stages' reductions run in the pipeline's cooldown.
+// parameters; under FSDP2's and Megatron-FSDP's units, the embedding's share. Stage 0 only,
+// but for a stage that syncsInOneBucket, all of it; the other later stages' reductions run in
+// the pipeline's cooldown.
 double dpEdgeShare(const Scenario &s, int stage, std::int64_t stageParams,
                    std::int64_t embeddingParams);
 

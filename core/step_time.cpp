@@ -160,11 +160,13 @@ StepTimeReport stepTime(const StepTimeInput &in)
     for (std::size_t i = 0; i < in.stageWork.size(); ++i) {
         TimeBreakdown b = in.stageWork[i];
         const double work = b.stageWork();
+        // A gather the stage's first forward waited for, inside the pipeline.
+        const double waited = b[TimePart::dpSync];
         // The stage's idle time in the schedule: what the simulation adds to its own work.
         // (Below a billionth of the makespan it is rounding, not waiting.)
-        const double idle = in.makespanS - work;
+        const double idle = in.makespanS - work - waited;
         b[TimePart::bubble] = idle > 1e-9 * in.makespanS ? idle : 0.0;
-        b[TimePart::dpSync] = dpExposed;
+        b[TimePart::dpSync] = waited + dpExposed;
         b[TimePart::optimizer] = in.optimizerS;
         if (work > busiest) {
             busiest = work;

@@ -275,13 +275,15 @@ double dpEndSeconds(const DpSync &sync, std::optional<double> overlap, double ba
 
 struct StepTimeInput
 {
-    double makespanS = 0;                 // simulated pipeline step (work + bubble)
-    std::vector<TimeBreakdown> stageWork; // each stage's own work in that step
-    double dpCommS = 0;                   // the longest stage's sync per step, before overlap
-    double dpExposedS = 0;                // the most any stage waits for it
-    double optimizerS = 0;                // the slowest stage's optimizer step
-    double tokensPerStep = 0;             // global
-    double modelFlopsPerStep = 0;         // 6·N·tokens (training) or 2·N·tokens (inference)
+    double makespanS = 0; // simulated pipeline step (work + bubble)
+    // Each stage's own work in that step; its dpSync part, a gather it waited for inside the
+    // pipeline (the exposed sync after it is added).
+    std::vector<TimeBreakdown> stageWork;
+    double dpCommS = 0;           // the longest stage's sync per step, before overlap
+    double dpExposedS = 0;        // the most any stage waits for it
+    double optimizerS = 0;        // the slowest stage's optimizer step
+    double tokensPerStep = 0;     // global
+    double modelFlopsPerStep = 0; // 6·N·tokens (training) or 2·N·tokens (inference)
     int devices = 1;
     double peakFlops = 0; // one device, FLOP/s
     double tdpW = 0;      // one device; 0 = not published

@@ -518,7 +518,8 @@ private Q_SLOTS:
     // edge bucket, the last reduced and the first gathered, for a stage of 8e9 parameters.
     // Megatron-LM: max(40M, 1M × D·C) parameters (megatron/core/distributed/
     // distributed_data_parallel.py), each bucket closed at a parameter's end so the embedding
-    // is in one whole (param_and_grad_buffer.py), no edge past stage 0; DeepSpeed:
+    // is in one whole (param_and_grad_buffer.py), past stage 0 one bucket without interleaving
+    // (bucket_size = None there), which is all edge, and none with it; DeepSpeed:
     // reduce_bucket_size 5e8 (deepspeed/runtime/zero/config.py); FSDP2 under torchtitan and
     // Megatron-FSDP: a unit a module, the embedding first gathered and last reduced
     // (torchtitan/distributed/fsdp.py; megatron_fsdp.md, fsdp_unit_modules).
@@ -534,8 +535,13 @@ private Q_SLOTS:
             << "framework=megatron,dp=64,cp=2" << 0 << 20e6 << 128e6 / 8e9;
         QTest::addRow("Megatron-LM, an embedding above the bucket")
             << "framework=megatron,dp=8" << 0 << 500e6 << 500e6 / 8e9;
-        QTest::addRow("Megatron-LM, stage 1: no edge")
-            << "framework=megatron,dp=8" << 1 << 0.0 << 0.0;
+        QTest::addRow("Megatron-LM, stage 1: one bucket, all edge")
+            << "framework=megatron,dp=8" << 1 << 0.0 << 1.0;
+        QTest::addRow("Megatron-LM, stage 1 interleaved: no edge")
+            << "framework=megatron,dp=8,schedule=interleaved,virtual_stages=2" << 1 << 0.0 << 0.0;
+        QTest::addRow("Megatron-FSDP, stage 1: no edge")
+            << "framework=megatron,dp=8,zero=3" << 1 << 0.0 << 0.0;
+        QTest::addRow("custom, stage 1: no edge") << "framework=custom,dp=8" << 1 << 0.0 << 0.0;
         QTest::addRow("Megatron-FSDP (ZeRO-3): the embedding")
             << "framework=megatron,dp=8,zero=3" << 0 << 500e6 << 500e6 / 8e9;
         QTest::addRow("custom, as Megatron-LM")

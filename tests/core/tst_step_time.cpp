@@ -2111,6 +2111,69 @@ private Q_SLOTS:
         QVERIFY(near(dpEndSeconds(once, std::nullopt, 2.5, true, 0.1), 0.2));
     }
 
+    // Megatron-LM without interleaving gives a stage after the first one bucket
+    // (distributed_data_parallel.py: bucket_size = None where the pipeline rank is not 0), whose
+    // gather the first forward's pre-hook dispatches and waits for, after the receive before it
+    // synchronised the device (p2p_communication.py, batch_p2p_sync): stage 1's first forward
+    // waits for the whole all-gather of its BF16 weights over the 8 ranks of its node, which the
+    // breakdown shows as that stage's data-parallel sync; its reduction starts when its last
+    // backward ends and runs in the drain. Not interleaved (its chunks' gathers are launched
+    // together, align_param_gather), not under the custom profile, not with the gather in the
+    // optimizer step.
+    void laterStageWaitsForItsGather_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<bool>("waits");
+        const QString megatron = QStringLiteral(
+            "framework=megatron,model=llama-3.1-8b,device=h100-sxm,precision=bf16,tp=1,pp=2,dp=8,"
+            "zero=1,microbatches=8,microbatch_size=1,seq_len=4096,recompute=none,");
+        QTest::addRow("Megatron-LM, 1F1B") << megatron + "schedule=1f1b" << true;
+        QTest::addRow("Megatron-LM, interleaved")
+            << megatron + "schedule=interleaved,virtual_stages=2" << false;
+        QTest::addRow("custom") << megatron + "schedule=1f1b,framework=custom" << false;
+        QTest::addRow("gather in the optimizer step")
+            << megatron + "schedule=1f1b,overlap_param_gather=false" << false;
+        QTest::addRow("a fixed share hidden") << megatron + "schedule=1f1b,dp_overlap=0.5" << false;
+    }
+    void laterStageWaitsForItsGather()
+    {
+        QFETCH(QString, set);
+        QFETCH(bool, waits);
+        const Presets &presets = io::builtinPresets();
+        EvaluateOptions options;
+        options.timeline = true;
+        const Report r = evaluate(scenario(set), presets, options);
+        QVERIFY2(r.ok() && r.stepTime, r.error ? r.error->message.c_str() : "no step time");
+        QCOMPARE(r.stepTime->stages.size(), std::size_t{2});
+        // The all-gather of stage 1's BF16 weights over a ring of 8 in one NVLink node.
+        Link link;
+        QVERIFY(!chooseLink(*presets.device("h100-sxm"), 8, std::nullopt, link, "data-parallel"));
+        const double gather =
+            collectiveSeconds(Collective::allGather, 2 * r.stages[1].params, 8, link);
+        QVERIFY(gather > 0.005);
+        const double waited =
+            r.stepTime->stages[1][TimePart::dpSync] - r.stepTime->stages[0][TimePart::dpSync];
+        // (Relative to the gather, whatever the wait: rounding alone where there is none.)
+        QVERIFY2(std::abs(waited - (waits ? gather : 0.0)) <= 1e-9 * gather,
+                 qPrintable(QString::number(waited) + " / " + QString::number(gather)));
+        // In the timeline: stage 1's first forward is that much longer than its second.
+        const auto forward = [&r](int microbatch) {
+            for (const ScheduleOp &op : r.timeline)
+                if (op.stage == 1 && op.kind == OpKind::forward && op.chunk == 0 &&
+                    op.microbatch == microbatch)
+                    return op.end - op.start;
+            return -1.0;
+        };
+        QVERIFY(forward(0) > 0 && forward(1) > 0);
+        QVERIFY(std::abs(forward(0) - forward(1) - (waits ? gather : 0.0)) <= 1e-9 * gather);
+        // The breakdown still adds up: each stage's work, the wait inside the pipeline (its
+        // sync past stage 0's, which waits for none) and its bubble fill the makespan.
+        for (const TimeBreakdown &b : r.stepTime->stages)
+            QVERIFY(near(b.stageWork() + b[TimePart::bubble] + b[TimePart::dpSync] -
+                             r.stepTime->stages[0][TimePart::dpSync],
+                         r.makespanS, 1e-9));
+    }
+
     // ZeRO-1's once-per-step gather of the updated parameters: behind the first forward with
     // Megatron-LM's --overlap-param-gather; waited for whole when it runs in the optimizer
     // step, as DeepSpeed's ZeRO-1 and 2 do (stage_1_and_2.py, step: all_gather_dp_groups).

@@ -888,11 +888,6 @@ private Q_SLOTS:
                   e);
         if (QTest::currentTestFailed())
             return;
-        QEXPECT_FAIL("DeepSeek-V3, 256 B200, K16 E8 (26.04)",
-                     "modelled about 16 % fast with Transformer Engine's loss: dropless, no CUDA "
-                     "graph, 16 stages whose MoE layers' wait for their token counts is not timed; "
-                     "the same recipe's B300 row is +9.1 % (docs/step_time.md)",
-                     Continue);
         counted(e);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
     }
@@ -2522,7 +2517,7 @@ private Q_SLOTS:
         qInfo("%zu runs: mean %.1f %%, median %.1f %%, %td beyond 15 %%", errors.size(), 100 * mean,
               100 * median, beyond);
         QVERIFY2(mean <= 0.10, qPrintable(QString::number(100 * mean, 'f', 1)));
-        QCOMPARE(beyond, std::ptrdiff_t{30});
+        QCOMPARE(beyond, std::ptrdiff_t{29});
     }
 };
 
