@@ -1082,6 +1082,7 @@ PipelineInput layersOnly(PipelineInput in)
     in.firstChunkExtra = {};
     in.lastChunkExtra = {};
     in.firstForwardExtra.clear();
+    in.firstForwardGather.clear();
     in.p2pSend = 0.0;
     in.boundarySend.clear();
     return in;
@@ -3193,6 +3194,8 @@ Report evaluate(const Scenario &s, const Presets &presets, const EvaluateOptions
             pipeIn.firstForwardExtra.resize(gatherWaits.size(), 0.0);
             for (std::size_t i = 0; i < gatherWaits.size(); ++i)
                 pipeIn.firstForwardExtra[i] += gatherWaits[i];
+            if (options.timeline)
+                pipeIn.firstForwardGather = gatherWaits;
         }
     }
     if (options.timeline)

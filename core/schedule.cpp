@@ -1343,6 +1343,9 @@ PipelineResult simulateEveryOp(const PipelineInput &in, bool keepTimeline,
             timed.end = end;
             timed.send = sendOf[static_cast<std::size_t>(p.cost)];
             timed.expertComm = times.expertComm(timed);
+            if (timed.kind == OpKind::forward && timed.microbatch == 0 && timed.chunk == 0 &&
+                in.firstForwardGather.size() == ks)
+                timed.gatherWait = in.firstForwardGather[static_cast<std::size_t>(p.stage)];
             if (K == 1)
                 timed.offloadWait = timed.kind == OpKind::forward    ? in.forwardOffloadWait
                                     : timed.kind == OpKind::backward ? in.backwardOffloadWait

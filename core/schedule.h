@@ -75,6 +75,9 @@ struct ScheduleOp
     // Of [start, end], the seconds the pass waits for its layers' activation copies to or from
     // host memory (offload_layers; docs/activations.md, "Offloaded layers"), its last ones.
     double offloadWait = 0;
+    // Of [start, end], the first seconds the pass waits for its stage's parameters to be
+    // gathered (PipelineInput::firstForwardGather): a stage's first forward only.
+    double gatherWait = 0;
     // One of a pair run together: in the timeline, both (PipelineInput::expertOverlap); in
     // scheduleOrder, DualPipe(V)'s second op of each forward-and-backward pair.
     bool paired = false;
@@ -116,6 +119,10 @@ struct PipelineInput
     // adds, a chunk's 1/v of it: the weights' casts that run once a step (docs/step_time.md,
     // "Weight casts"). Empty: none.
     std::vector<double> firstForwardExtra;
+    // Per stage, of firstForwardExtra, the seconds the first forward waits for the stage's
+    // one-bucket parameter gather (Megatron-LM's later stages; docs/step_time.md, "A later
+    // stage's one bucket"), for the timeline only. Empty: none.
+    std::vector<double> firstForwardGather;
     // Per stage, of `forward` and `backward`: the MoE layers' all-to-all, for the timeline
     // only; empty for a dense model.
     std::vector<double> forwardExpertComm;

@@ -1681,6 +1681,14 @@ private Q_SLOTS:
         // The status line gives the same total, not the pipeline's makespan alone.
         QVERIFY(window.verdict()->text().contains(
             QStringLiteral("step %1 s").arg(r.stepTime->stepTimeS, 0, 'g', 3)));
+        // The custom profile hides a later stage's gather; Megatron-LM's one bucket is waited
+        // for by that stage's first forward (docs/step_time.md, "A later stage's one bucket").
+        QVERIFY(!text.contains("as one bucket"));
+        QVERIFY(document.setField(QStringLiteral("framework"), QStringLiteral("megatron")));
+        document.flush();
+        QTRY_VERIFY(window.formulas()->toPlainText().contains(
+            "each stage after the first gathers its parameters as one bucket"));
+        QVERIFY(document.setField(QStringLiteral("framework"), QStringLiteral("custom")));
         // DeepSpeed's ZeRO-1 and 2 gather in the optimizer step: the formula says so.
         QVERIFY(document.setField(QStringLiteral("overlap_param_gather"), QStringLiteral("false")));
         document.flush();

@@ -1212,6 +1212,64 @@ private Q_SLOTS:
                    std::abs(band.width() - backward->offloadWait * scale) < 1.0;
         }));
     }
+
+    // docs/step_time.md, "A later stage's one bucket": under Megatron-LM's profile without
+    // interleaving each stage after the first waits, in its first forward, for its one
+    // bucket's parameter gather; the block shows the wait at its start, as wide as the wait,
+    // which the Step time page counts as that stage's data-parallel sync. None under the
+    // custom profile.
+    void gatherWaitShowsInTheFirstForwards_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<bool>("bands");
+        QTest::addRow("Megatron-LM") << "megatron" << true;
+        QTest::addRow("custom") << "custom" << false;
+    }
+    void gatherWaitShowsInTheFirstForwards()
+    {
+        QFETCH(QString, framework);
+        QFETCH(bool, bands);
+        ScenarioDocument document(io::builtinPresets());
+        for (const QString &s :
+             QStringList{"framework=" + framework, "model=llama-3.1-8b", "device=h100-sxm",
+                         "precision=bf16", "tp=1", "pp=4", "dp=8", "zero=1", "microbatches=8",
+                         "seq_len=4096", "recompute=none"})
+            QVERIFY2(document.setField(s.section(u'=', 0, 0), s.section(u'=', 1)), qPrintable(s));
+        document.flush();
+        const core::Report &r = document.report();
+        QVERIFY(r.ok() && r.fits && r.stepTime);
+        TimelinePanel panel;
+        fill(panel, document);
+        showPanel(panel, 1600, 500);
+        TimelineChart *chart = panel.chart();
+        int waiting = 0;
+        for (const auto &op : chart->blocks()) {
+            const bool first =
+                op.stage > 0 && op.kind == core::OpKind::forward && op.microbatch == 0;
+            QCOMPARE(op.gatherWait > 0, bands && first);
+            if (op.gatherWait > 0) {
+                ++waiting;
+                // The stage's whole wait, which its breakdown shows past stage 0's sync.
+                QVERIFY(
+                    std::abs(op.gatherWait -
+                             (r.stepTime->stages[std::size_t(op.stage)][core::TimePart::dpSync] -
+                              r.stepTime->stages[0][core::TimePart::dpSync])) <
+                    1e-9 * op.gatherWait);
+            }
+        }
+        QCOMPARE(waiting, bands ? 3 : 0);
+        chart->grab();
+        QCOMPARE(chart->gatherWaitBands().size(), waiting);
+        const double scale = chart->plotArea().width() / r.makespanS;
+        for (const auto &op : chart->blocks())
+            if (op.gatherWait > 0) {
+                const double start = chart->plotArea().left() + op.start * scale;
+                QVERIFY(std::ranges::any_of(chart->gatherWaitBands(), [&](const QRectF &band) {
+                    return std::abs(band.left() - start) < 1.0 &&
+                           std::abs(band.width() - op.gatherWait * scale) < 1.0;
+                }));
+            }
+    }
 };
 
 QTEST_MAIN(TestTimeline)

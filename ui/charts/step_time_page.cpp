@@ -181,6 +181,11 @@ QString dpSyncNote(const core::Scenario &s, const core::StepTimeReport &st)
         how += QObject::tr("; a stage that idles after its last pass (the pipeline's drain) "
                            "runs its last reduction there, and the step waits for the stage "
                            "that exposes most");
+    // Megatron-LM's later stages without interleaving: one bucket, waited for in the pipeline.
+    if (s.pp > 1 && core::gatherHoldsFirstForward(s, 1))
+        how += QObject::tr("; each stage after the first gathers its parameters as one bucket, "
+                           "which its first forward waits for whole inside the pipeline "
+                           "(docs/step_time.md, “A later stage's one bucket”)");
     how += QObject::tr("; %1 of %2 shows in the step: what is not hidden, and what the hidden "
                        "part costs the passes in the SMs it holds (docs/step_time.md)")
                .arg(sec(st.breakdown[core::TimePart::dpSync]), sec(st.dpCommTotalS));

@@ -135,6 +135,13 @@ QBrush offloadWaitBrush()
     return QBrush(QColor(0, 0, 0, 190), Qt::Dense4Pattern);
 }
 
+// A first forward's wait for its stage's one-bucket parameter gather (Megatron-LM's later
+// stages): sparse dots over the block's start, full height, as wide as the wait.
+QBrush gatherWaitBrush()
+{
+    return QBrush(QColor(0, 0, 0, 200), Qt::Dense6Pattern);
+}
+
 // A step of 1, 2 or 5 × 10^k giving ticks at least `minStep` apart.
 double niceStep(double minStep)
 {
@@ -230,6 +237,7 @@ void TimelineChart::setReport(const core::Report &report, core::Schedule schedul
         m_hasSends = false;
         m_hasExpertComm = false;
         m_hasOffloadWait = false;
+        m_hasGatherWait = false;
         m_busy = 0;
         // One pass: at K=64, m=1024 each pass over the blocks is a tenth of a frame.
         for (const auto &op : m_ops) {
@@ -240,6 +248,7 @@ void TimelineChart::setReport(const core::Report &report, core::Schedule schedul
             m_hasSends = m_hasSends || op.send > 0;
             m_hasExpertComm = m_hasExpertComm || op.expertComm > 0;
             m_hasOffloadWait = m_hasOffloadWait || op.offloadWait > 0;
+            m_hasGatherWait = m_hasGatherWait || op.gatherWait > 0;
             m_busy += op.end - op.start;
         }
         m_makespan = report.makespanS;
@@ -409,6 +418,7 @@ void TimelineChart::rebuild(int deviceScale)
     c.sends.clear();
     c.expertComms.clear();
     c.offloadWaits.clear();
+    c.gatherWaits.clear();
     c.aggregated = 0;
     c.valid = true;
     if (m_ops.empty()) {
@@ -463,6 +473,14 @@ void TimelineChart::rebuild(int deviceScale)
                 if (to > from)
                     c.offloadWaits.push_back(
                         QRectF(plot.left() + from, r.top(), to - from, r.height() / 4));
+            }
+            if (op.gatherWait > 0) {
+                const double width = std::max(op.gatherWait * scale, kSendMinPx);
+                const double from = std::max(x0, -1.0);
+                const double to = std::min(x0 + width, columns + 1.0);
+                if (to > from)
+                    c.gatherWaits.push_back(
+                        QRectF(plot.left() + from, r.top(), to - from, r.height()));
             }
             if (!roomForText)
                 continue;
@@ -629,6 +647,8 @@ void TimelineChart::paintEvent(QPaintEvent *)
             p.fillRect(band.toAlignedRect(), expertCommBrush());
         for (const QRectF &band : m_cache.offloadWaits)
             p.fillRect(band.toAlignedRect(), offloadWaitBrush());
+        for (const QRectF &band : m_cache.gatherWaits)
+            p.fillRect(band.toAlignedRect(), gatherWaitBrush());
         p.restore();
     };
     // Qt's raster engine hands a fill of kThreadedRows device rows or more to its thread pool
@@ -801,6 +821,9 @@ TimelineChart::legendEntries(std::vector<std::vector<QColor>> *shades) const
     if (m_hasOffloadWait)
         entries.push_back({kindColor(0), Qt::NoBrush, tr("wait for host copies"), tr("host copies"),
                            false, false, true});
+    if (m_hasGatherWait)
+        entries.push_back({kindColor(0), Qt::NoBrush, tr("parameter gather"), tr("gather"), false,
+                           false, false, true});
     const QColor idle = dark ? QColor(0x3C, 0x3C, 0x3C) : QColor(0xE8, 0xE8, 0xE8);
     entries.push_back({idle, Qt::NoBrush, tr("idle"), tr("idle"), false});
     if (isTeaching())
@@ -887,6 +910,9 @@ void TimelineChart::paintLegend(QPainter &p) const
             p.fillRect(QRect(swatch.right() - swatch.width() / 2, swatch.top(),
                              swatch.width() / 2 + 1, box / 2 + 1),
                        offloadWaitBrush());
+        if (e.gatherWait)
+            p.fillRect(QRect(swatch.left(), swatch.top(), swatch.width() / 2, box),
+                       gatherWaitBrush());
         x += swatch.width() + 4;
         const QString &text = brief ? e.brief : e.text;
         p.setPen(pal.color(QPalette::WindowText));
@@ -1206,6 +1232,12 @@ QString TimelineChart::toolTipAt(QPointF pos) const
                    "%), the copies outlasting the layers beside them (offload_layers)")
                     .arg(formatTime(op->offloadWait, m_units))
                     .arg(100 * op->offloadWait / (op->end - op->start), 0, 'f', 1);
+    if (op->gatherWait > 0)
+        text += tr("<br>Of which waiting for the stage's parameters to be gathered: %1 (%2 %), "
+                   "Megatron-LM's one bucket for a stage after the first, gathered once its "
+                   "input has arrived")
+                    .arg(formatTime(op->gatherWait, m_units))
+                    .arg(100 * op->gatherWait / (op->end - op->start), 0, 'f', 1);
     return text + tr("<br><small>Wheel: zoom · Shift+wheel or drag: pan · drag on the axis: zoom "
                      "to a range · Home: the whole step</small></p>");
 }

@@ -106,6 +106,9 @@ public:
     // The offload-wait bands drawn in the last paint, for tests: along the top of each block
     // drawn one by one that waits for its activation copies (ScheduleOp::offloadWait).
     const QVector<QRectF> &offloadWaitBands() const { return m_cache.offloadWaits; }
+    // The plot's bands, after the last paint, of each stage's first forward drawn one by one
+    // that waits for its parameters' gather (ScheduleOp::gatherWait).
+    const QVector<QRectF> &gatherWaitBands() const { return m_cache.gatherWaits; }
     // Where the blocks are drawn: stage rows from the top, the visible range across.
     QRect plotArea() const { return plotRect(); }
     // Whether a range is being dragged out on the time axis (or with the right button).
@@ -139,6 +142,7 @@ private:
         bool send = false;
         bool expertComm = false;
         bool offloadWait = false;
+        bool gatherWait = false;
     };
     struct Label
     {
@@ -159,6 +163,7 @@ private:
         QVector<QRectF> sends;        // the blocking send at the end of a block drawn one by one
         QVector<QRectF> expertComms;  // each block's share of all-to-all, along its bottom
         QVector<QRectF> offloadWaits; // each block's wait for host copies, along its top
+        QVector<QRectF> gatherWaits;  // a first forward's wait for its parameters, at its start
         int aggregated = 0;
     };
 
@@ -194,6 +199,7 @@ private:
     bool m_hasSends = false;
     bool m_hasExpertComm = false;
     bool m_hasOffloadWait = false;
+    bool m_hasGatherWait = false;
     double m_busy = 0; // the blocks' total time
     QString m_message;
 
