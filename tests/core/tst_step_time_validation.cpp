@@ -780,6 +780,23 @@ private Q_SLOTS:
                "ends_in_pipeline_split=true,ep_dispatcher=alltoall,ep_overlap=true,"
                "microbatch_size=1,microbatches=512"
             << 256 << 1712.0;
+        // 26.04.01, MXFP8 on 256 B300s and B200s: K8 without interleaving, the ends counted in
+        // the split, E8 in each node, 8,192 sequences over D = 32; on the B300 micro-batches of
+        // 2 and HybridEP's flex dispatcher, on the B200 of 1 and the all-to-all dispatcher
+        // (qwen3_llm_pretrain.py, qwen3_235b_a22b_pretrain_config_b300 and _b200), neither
+        // overlapped (moe_a2a_overlap = False). Added after a later stage's gather was waited
+        // for, as runs nothing in the model was set from (docs/step_time.md, "A later stage's
+        // one bucket").
+        const QString k8 = QStringLiteral(
+            "fp8_scaling=block,tp=1,pp=8,dp=32,ep=8,expert_tp=1,ends_in_pipeline_split=true,");
+        QTest::addRow("Qwen3 235B-A22B, 256 B300, K8 E8")
+            << "qwen3-235b-a22b"
+            << k8 + "device=b300,ep_dispatcher=flex,microbatch_size=2,microbatches=128" << 256
+            << 5936.0;
+        QTest::addRow("Qwen3 235B-A22B, 256 B200, K8 E8")
+            << "qwen3-235b-a22b"
+            << k8 + "device=b200,ep_dispatcher=alltoall,microbatch_size=1,microbatches=256" << 256
+            << 3776.0;
     }
     void megatronBridgeMoe()
     {
@@ -817,6 +834,11 @@ private Q_SLOTS:
         QEXPECT_FAIL("Qwen3 235B-A22B, 256 H100",
                      "modelled about 17 % fast with Transformer Engine's loss, inside the 15-37 % "
                      "moe-host range of the untimed wait (docs/step_time.md)",
+                     Continue);
+        QEXPECT_FAIL("Qwen3 235B-A22B, 256 B200, K8 E8",
+                     "modelled about 50 % fast at micro-batch 1, where the B300's run at 2 is "
+                     "within 1 %: Qwen3's many small experts' untimed wait on the host, as the "
+                     "H100 rows at micro-batch 1 (docs/step_time.md)",
                      Continue);
         counted(e);
         QVERIFY2(std::abs(e) <= 0.15, qPrintable(QString::number(100 * e, 'f', 1)));
@@ -2505,7 +2527,7 @@ private Q_SLOTS:
                     QSKIP("a subset of the functions ran: the mean is over every run");
         }
         std::vector<double> errors = runErrors();
-        QCOMPARE(errors.size(), std::size_t{288});
+        QCOMPARE(errors.size(), std::size_t{290});
         std::sort(errors.begin(), errors.end());
         double sum = 0;
         for (double e : errors)
@@ -2517,7 +2539,7 @@ private Q_SLOTS:
         qInfo("%zu runs: mean %.1f %%, median %.1f %%, %td beyond 15 %%", errors.size(), 100 * mean,
               100 * median, beyond);
         QVERIFY2(mean <= 0.10, qPrintable(QString::number(100 * mean, 'f', 1)));
-        QCOMPARE(beyond, std::ptrdiff_t{29});
+        QCOMPARE(beyond, std::ptrdiff_t{30});
     }
 };
 
