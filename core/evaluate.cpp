@@ -1691,6 +1691,16 @@ double activeLoraParams(const Scenario &s, const ModelSpec &m)
                 static_cast<double>(m.expertsPerToken) * c.perMoeLayerExperts);
 }
 
+// Whether a training step syncs anything over data parallelism: the dense parameters' D x C
+// ranks (gradientSyncRanks), the replicas of hybrid sharding, or the routed experts' own
+// group, which has peers at D x C = 1 too where T exceeds E x expert T (Megatron-core
+// parallel_state.py, expert_data_parallel_size).
+bool syncsData(const Scenario &s, const ModelSpec &model)
+{
+    return gradientSyncRanks(s) > 1 || zeroReplicasOf(s) > 1 ||
+           (model.hasExperts() && expertSyncRanks(s) > 1);
+}
+
 // The rings a stage's data-parallel sync runs over: the dense parameters' over the D x C ranks
 // (gradientSyncRanks), the routed experts' over their own group where the stages hold any and
 // it has peers (expertRanks 0 or 1: none). The error names the link without a bandwidth.
@@ -1761,10 +1771,10 @@ std::vector<double> firstForwardGathers(const Scenario &s, const ModelSpec &mode
                                         const DeviceSpec &device,
                                         const std::vector<StageModelStates> &stages)
 {
-    if (s.pp < 2 || !gatherHoldsFirstForward(s, 1))
+    if (s.pp < 2 || !gatherHoldsFirstForward(s, 1) || !syncsData(s, model))
         return {};
     DpRings rings;
-    if (dpRings(device, s, model, rings) || rings.denseRanks < 2)
+    if (dpRings(device, s, model, rings))
         return {};
     const TrainingStates states = trainingStates(s);
     std::vector<double> out(stages.size(), 0.0);
@@ -1873,11 +1883,10 @@ std::optional<StepTimeReport> stepTimeReport(Report &r, const Scenario &s, const
     // (Megatron-core distributed_data_parallel.py: the data-parallel group with context
     // parallelism), as the ZeRO shards in the memory model are D x C; DualPipe's mirrored
     // copies join them (gradientSyncRanks).
-    const int syncRanks = gradientSyncRanks(s);
     // What each stage's own sync leaves exposed, for the embedding group's all-reduce below.
     std::vector<double> stageExposed(layers.size(), 0.0);
     const int replicas = zeroReplicasOf(s);
-    if (training && (syncRanks > 1 || replicas > 1)) {
+    if (training && syncsData(s, model)) {
         DpRings rings;
         const auto linkError = dpRings(device, s, model, rings);
         out.dpLink = std::string(toString(rings.dense.kind));

@@ -197,6 +197,14 @@ public:
         s.fullCudaGraph = chance(0.1);
         if (model.hasExperts() && chance(0.2))
             s.mtpLayers = 1;
+        // Half of Megatron-LM's pipelines without interleaving at ZeRO-1 with the gather
+        // overlapped, where a later stage's first forward waits for its one bucket's gather.
+        if (s.framework == Framework::megatron && s.mode == Mode::training && s.pp > 1 &&
+            s.schedule == Schedule::oneFOneB && chance(0.5)) {
+            s.zero = 1;
+            s.overlapParamGather = true;
+            s.dpOverlap.reset();
+        }
         // Now and then activations offloaded to the host (offload_layers): one stage without
         // recomputation, up to every layer, so that the host's memory overflows too
         // (host_memory_gb); devices without a host link are refused.
@@ -677,8 +685,14 @@ private:
         bool waited = false;
         for (std::size_t k = 1; k < stages.size(); ++k) {
             const double wait = stages[k][TimePart::dpSync] - after;
-            const bool holds = gatherHoldsFirstForward(s, static_cast<int>(k)) && s.dp * s.cp > 1 &&
-                               r.stages[k].trainableParams > 0;
+            // Peers to gather from: ZeRO's shards of the dense parameters over D x C / R, of
+            // the routed experts over the expert data-parallel group / R.
+            const StageReport &st = r.stages[k];
+            const int replicas = std::max(1, s.zeroReplicas);
+            const bool peers =
+                (s.dp * s.cp / replicas > 1 && st.trainableParams > st.trainableExpertParams) ||
+                (s.expertDp() / replicas > 1 && st.trainableExpertParams > 0);
+            const bool holds = gatherHoldsFirstForward(s, static_cast<int>(k)) && peers;
             if (holds ? !(wait > 0) : std::abs(wait) > tiny)
                 return QStringLiteral("stage %1 waits %2 s inside the pipeline for its gather, "
                                       "where Megatron-LM's one bucket %3 its first forward")
@@ -697,6 +711,10 @@ private:
         const Report z3 = s.zero == 3 ? r : variant(s, "zero", "3");
         if (!z0.ok())
             return variantRefused("zero", "0", z0);
+        // Hybrid sharding binds from ZeRO-1 on: a zero_replicas that ZeRO-0 leaves unchecked
+        // may not divide the expert group at ZeRO-3, and then there is nothing to compare.
+        if (!z3.ok() && s.zero == 0 && z3.error->key == "zero_replicas")
+            return {};
         if (!z3.ok())
             return variantRefused("zero", "3", z3);
         ++m_coverage.zero;

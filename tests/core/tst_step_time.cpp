@@ -2817,6 +2817,10 @@ private Q_SLOTS:
         // Two apart, four of the ring's eight in each node: four NICs' channels.
         QTest::addRow("Mixtral 8x7B, 16 H100, E2: expert D 8, four a node")
             << common + "model=mixtral-8x7b,tp=1,dp=16,ep=2" << 8 << 4;
+        // D = 1, yet each expert sits on T / (E x expert T) = 4 of the 8 devices, whose
+        // gradients the experts' ring reduces; the dense parameters have no peer.
+        QTest::addRow("Mixtral 8x7B, 8 H100, T8 E2 expert T1, D = 1: expert D 4")
+            << common + "model=mixtral-8x7b,tp=8,dp=1,ep=2,expert_tp=1" << 4 << 0;
     }
     void expertGradientsSyncApart()
     {
