@@ -98,6 +98,48 @@ std::optional<core::InputError> parseModel(const QJsonObject &object, core::Mode
         f.fail("name", "a model needs an id or a name");
     if (m.hasArchitecture() && m.params > 0)
         f.fail("params", "give either the architecture or params, not both");
+    // A model without layers is its parameter count alone, which is all that is written back
+    // (modelToJson): any part of an architecture beside it would be dropped unseen. (Negative
+    // layers, validateModel names.)
+    if (!m.hasArchitecture() && m.layers == 0)
+        for (const char *key : {"hidden",
+                                "heads",
+                                "kv_heads",
+                                "ffn_hidden",
+                                "vocab",
+                                "gated_mlp",
+                                "tied_embeddings",
+                                "dropout",
+                                "bias",
+                                "learned_positions",
+                                "context_window",
+                                "head_dim",
+                                "qk_norm",
+                                "attention_bias",
+                                "qkv_bias",
+                                "attention_sinks",
+                                "sliding_window",
+                                "full_attention_period",
+                                "kv_lora_rank",
+                                "q_lora_rank",
+                                "rope_head_dim",
+                                "v_head_dim",
+                                "experts",
+                                "experts_per_token",
+                                "shared_experts",
+                                "expert_ffn_hidden",
+                                "dense_layers",
+                                "moe_layer_period",
+                                "router_bias",
+                                "router_groups",
+                                "router_group_limit",
+                                "expert_bias"})
+            if (f.has(key)) {
+                f.fail(key, "an architecture needs layers; a model without them is given by "
+                            "params alone: add layers, or remove " +
+                                std::string(key));
+                break;
+            }
     if (auto e = f.finish())
         return e;
     if (auto e = core::validateModel(m)) {

@@ -418,6 +418,20 @@ private Q_SLOTS:
                                      "tflops": {"fp8": 1, "fp8": 2}}]})"
             << "devices[0].tflops.fp8"
             << "duplicate key";
+        // The scenario fuzzer's finding: the architecture beside params without layers was kept
+        // in memory and dropped from the file written back.
+        QTest::addRow("an architecture without layers beside params")
+            << head + R"("models": [{"id": "m", "params": 4, "hidden": 256, "heads": 4}]})"
+            << "models[0].hidden"
+            << "an architecture needs layers";
+        QTest::addRow("an architecture with 0 layers beside params")
+            << head + R"("models": [{"id": "m", "layers": 0, "params": 4, "vocab": 1000}]})"
+            << "models[0].vocab"
+            << "an architecture needs layers";
+        QTest::addRow("an architecture without layers or params")
+            << head + R"("models": [{"id": "m", "experts": 8}]})"
+            << "models[0].experts"
+            << "add layers, or remove experts";
         QTest::addRow("params of 1e18") << head + R"("models": [{"id": "m", "params": 1e18}]})"
                                         << "models[0].params"
                                         << "1e18 is more than the limit of 9e15 parameters";
