@@ -1688,6 +1688,18 @@ private Q_SLOTS:
         document.flush();
         QTRY_VERIFY(window.formulas()->toPlainText().contains(
             "each stage after the first gathers its parameters as one bucket"));
+        {
+            // The shown stage's wait: its data-parallel sync past stage 0's.
+            const core::StepTimeReport &st = *document.lastValidReport().stepTime;
+            QVERIFY(st.busiestStage > 0);
+            const double waited = st.stages[std::size_t(st.busiestStage)][core::TimePart::dpSync] -
+                                  st.stages.front()[core::TimePart::dpSync];
+            QVERIFY(waited > 0);
+            const QString wait =
+                QStringLiteral("%1 on stage %2").arg(sec(waited)).arg(st.busiestStage);
+            QVERIFY2(window.formulas()->toPlainText().contains(wait),
+                     qPrintable(wait + " / " + window.formulas()->toPlainText()));
+        }
         QVERIFY(document.setField(QStringLiteral("framework"), QStringLiteral("custom")));
         // DeepSpeed's ZeRO-1 and 2 gather in the optimizer step: the formula says so.
         QVERIFY(document.setField(QStringLiteral("overlap_param_gather"), QStringLiteral("false")));

@@ -182,10 +182,19 @@ QString dpSyncNote(const core::Scenario &s, const core::StepTimeReport &st)
                            "runs its last reduction there, and the step waits for the stage "
                            "that exposes most");
     // Megatron-LM's later stages without interleaving: one bucket, waited for in the pipeline.
-    if (s.pp > 1 && core::gatherHoldsFirstForward(s, 1))
+    // The shown stage's wait is its sync past stage 0's, which waits for none.
+    if (s.pp > 1 && core::gatherHoldsFirstForward(s, 1)) {
         how += QObject::tr("; each stage after the first gathers its parameters as one bucket, "
-                           "which its first forward waits for whole inside the pipeline "
-                           "(docs/step_time.md, “A later stage's one bucket”)");
+                           "which its first forward waits for whole inside the pipeline");
+        const auto busiest = static_cast<std::size_t>(st.busiestStage);
+        if (busiest > 0 && busiest < st.stages.size()) {
+            const double waited = st.stages[busiest][core::TimePart::dpSync] -
+                                  st.stages.front()[core::TimePart::dpSync];
+            if (waited > 0)
+                how += QObject::tr(", %1 on stage %2").arg(sec(waited)).arg(st.busiestStage);
+        }
+        how += QObject::tr(" (docs/step_time.md, “A later stage's one bucket”)");
+    }
     how += QObject::tr("; %1 of %2 shows in the step: what is not hidden, and what the hidden "
                        "part costs the passes in the SMs it holds (docs/step_time.md)")
                .arg(sec(st.breakdown[core::TimePart::dpSync]), sec(st.dpCommTotalS));
