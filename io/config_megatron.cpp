@@ -1259,6 +1259,10 @@ constexpr std::array kIgnoredFlags{
                                      "(docs/frameworks.md): import a torchtitan TOML for it"},
     IgnoredFlag{"--use-megatron-fsdp", "Megatron-FSDP is not modelled under the megatron "
                                        "profile (docs/frameworks.md)"},
+    IgnoredFlag{"--no-align-param-gather",
+                "Parascope times the interleaved schedule's gathers as Megatron-LM launches "
+                "them by default, every stage's first chunks at once (align_param_gather), and "
+                "a run without it the same (docs/step_time.md, \"A later stage's one bucket\")"},
     IgnoredFlag{"--node_rank", kLauncher},
     IgnoredFlag{"--node-rank", kLauncher},
     IgnoredFlag{"--master_addr", kLauncher},

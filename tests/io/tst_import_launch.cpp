@@ -1714,6 +1714,13 @@ private Q_SLOTS:
             << QStringLiteral("dp_collective_units") << "auto"
             << "--nccl-communicator-config-path"
             << "dp_collective_units";
+        // The interleaved schedule's gathers without alignment: listed as ignored, with what
+        // Parascope assumes instead.
+        QTest::addRow("gathers not aligned")
+            << QByteArray("--overlap-param-gather --no-align-param-gather")
+            << QStringLiteral("overlap_param_gather") << "true"
+            << "--no-align-param-gather"
+            << "A later stage's one bucket";
         QTest::addRow("the default recipe") << QByteArray("--fp8-format hybrid") << fp8 << "delayed"
                                             << ""
                                             << "";
